@@ -1,0 +1,42 @@
+import type { EnvRef } from '../fsm/types.js';
+
+/** A `${env.NAME}` without default whose variable is not set on the worker. */
+export class UndefinedEnvError extends Error {
+  override readonly name = 'UndefinedEnvError';
+  constructor(
+    readonly variable: string,
+    readonly state: string,
+  ) {
+    super(
+      `environment variable ${variable} is not set on the worker (used as \${env.${variable}} in state ${state}); ` +
+        `set it or write \${env.${variable}:-default}`,
+    );
+  }
+}
+
+/**
+ * Looks up one reference in the worker's environment.
+ * Rules (seed semantics): unset or empty with a default → the default; set (even empty) without a
+ * default → its value; unset without a default → {@link UndefinedEnvError}.
+ */
+export function resolveEnvRef(ref: EnvRef, state: string, processEnv: NodeJS.ProcessEnv = process.env): string {
+  const value = processEnv[ref.name];
+  if ((value === undefined || value === '') && ref.default !== undefined) return ref.default;
+  if (value === undefined) throw new UndefinedEnvError(ref.name, state);
+  return value;
+}
+
+/**
+ * Resolves every reference of `env` (keys are the names the script sees, e.g. `LL_E1`).
+ * Values are read here, on the worker, so secrets never enter workflow history.
+ * @throws UndefinedEnvError for the first reference that cannot be resolved.
+ */
+export function resolveEnvRefs(
+  env: Record<string, EnvRef>,
+  state: string,
+  processEnv: NodeJS.ProcessEnv = process.env,
+): { values: Record<string, string> } {
+  const values: Record<string, string> = {};
+  for (const [key, ref] of Object.entries(env)) values[key] = resolveEnvRef(ref, state, processEnv);
+  return { values };
+}

@@ -1,0 +1,137 @@
+import type { ActionResult, EvalResult, EvaluateLlmInput } from '../fsm/types.js';
+import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
+import { SpawnError, runProcess } from './process.js';
+import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, runningLogPath } from './run-action.js';
+
+/** The question asked when the state gives no `prompt`. */
+export const DEFAULT_EVAL_PROMPT = 'Evaluate whether this action succeeded based on its output.';
+/** How much of the action's output the judge sees (its end, where results usually are). */
+export const EVAL_OUTPUT_CHARS = 4000;
+/** How much of the host CLI's output an error message quotes. */
+const QUOTE_CHARS = 300;
+
+/** Builds the judge's prompt: the question, then the tail of the action output. */
+export function evaluationPrompt(prompt: string | undefined, output: string): string {
+  let tail = output.length > EVAL_OUTPUT_CHARS ? output.slice(-EVAL_OUTPUT_CHARS) : output;
+  // Never start with the low half of a surrogate pair cut by the slice.
+  if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
+  return `${prompt ?? DEFAULT_EVAL_PROMPT}\n\n<action_output>\n${tail}\n</action_output>`;
+}
+
+/**
+ * Builds the `evaluateLlm` activity: asks the host CLI for a structured judgement of an output.
+ *
+ * Never throws except to propagate cancellation: every failure (host missing, non-zero exit,
+ * timeout, unparseable output, no verdict) becomes the verdict `error` with `details.error`.
+ */
+export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInput) => Promise<EvalResult> {
+  const workerEnv = deps.env ?? process.env;
+
+  return async function evaluateLlm(input: EvaluateLlmInput): Promise<EvalResult> {
+    const cli = hostCli(workerEnv);
+    const args = hostArgs(cli, llmJsonArgs({ prompt: evaluationPrompt(input.prompt, input.output), schema: input.schema, model: input.model }));
+    const hooks = activityHooks(input.state);
+    let result: ActionResult;
+    try {
+      result = await runProcess({
+        file: cli.binary,
+        args,
+        cwd: input.cwd,
+        env: definedEnv(deps.env),
+        timeoutMs: input.timeout_s * 1000,
+        signal: hooks.signal,
+        onHeartbeat: hooks.onHeartbeat,
+        heartbeatMs: HEARTBEAT_MS,
+        logPath: runningLogPath(input.cwd, input.instanceId, `llm-${fileSafe(input.state)}.log`),
+      });
+    } catch (e) {
+      if (e instanceof SpawnError && e.reason === 'not_found') return evalError(hostNotFoundMessage(cli.binary));
+      return evalError(`LLM evaluation could not start: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    hooks.rethrowIfCancelled(result);
+    if (result.timed_out) return evalError(`LLM evaluation timed out after ${input.timeout_s}s (host CLI '${cli.binary}')${quote(result)}`);
+    if (result.exit_code !== 0) {
+      return evalError(`host CLI '${cli.binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);
+    }
+    try {
+      return judgementToResult(extractJudgement(result.output), input.min_confidence, input.uncertain_suffix);
+    } catch (e) {
+      return evalError(`${e instanceof Error ? e.message : String(e)}${quote(result)}`);
+    }
+  };
+}
+
+/**
+ * Finds the judgement object in the host CLI's stdout (Claude Code `--output-format json`):
+ * `structured_output`, else `result` (an object, or text holding JSON, possibly in a ```json
+ * fence), else the envelope itself. Throws a descriptive Error when there is none.
+ */
+export function extractJudgement(stdout: string): Record<string, unknown> {
+  const envelope = parseJsonText(stdout);
+  if (!isRecord(envelope)) throw new Error('host CLI output is not a JSON object');
+  if (envelope['is_error'] === true) {
+    throw new Error(`host CLI reported an error: ${String(envelope['result'] ?? envelope['subtype'] ?? 'unknown')}`);
+  }
+  const structured = envelope['structured_output'];
+  if (isRecord(structured)) return structured;
+  const res = envelope['result'];
+  if (isRecord(res)) return res;
+  if (typeof res === 'string') {
+    const inner = parseJsonText(res);
+    if (isRecord(inner)) return inner;
+    throw new Error('host CLI result text holds no JSON object');
+  }
+  return envelope;
+}
+
+/** Turns a judgement into the evaluator's result (verdict, confidence gate, `_uncertain` suffix). */
+export function judgementToResult(j: Record<string, unknown>, minConfidence: number, uncertainSuffix: boolean): EvalResult {
+  const verdict = j['verdict'];
+  if (typeof verdict !== 'string' || verdict === '') throw new Error('LLM judgement has no string "verdict"');
+  const c = j['confidence'];
+  const parsed = typeof c === 'number' ? c : typeof c === 'string' && c.trim() !== '' ? Number(c) : NaN;
+  const confidence = Number.isFinite(parsed) ? parsed : 1.0;
+  const confident = confidence >= minConfidence;
+  const reason = typeof j['reason'] === 'string' ? j['reason'] : '';
+  return {
+    verdict: uncertainSuffix && !confident ? `${verdict}_uncertain` : verdict,
+    details: { confidence, confident, reason, raw: j },
+  };
+}
+
+function evalError(message: string): EvalResult {
+  return { verdict: 'error', details: { error: message } };
+}
+
+/** The beginning of stdout and stderr, for error messages. */
+function quote(r: ActionResult): string {
+  const out = r.output.trim().slice(0, QUOTE_CHARS);
+  const err = r.stderr.trim().slice(0, QUOTE_CHARS);
+  return `${out ? `; stdout: ${out}` : ''}${err ? `; stderr: ${err}` : ''}`;
+}
+
+/** Parses JSON from text: the whole text, else a ```json fence, else the last line, else the outermost {...}. */
+function parseJsonText(text: string): unknown {
+  const candidates: string[] = [text.trim()];
+  const fence = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text);
+  if (fence?.[1] !== undefined) candidates.push(fence[1].trim());
+  const lines = text.trim().split('\n');
+  const last = lines[lines.length - 1];
+  if (lines.length > 1 && last !== undefined) candidates.push(last.trim());
+  const open = text.indexOf('{');
+  const close = text.lastIndexOf('}');
+  if (open >= 0 && close > open) candidates.push(text.slice(open, close + 1));
+  for (const c of candidates) {
+    if (c === '') continue;
+    try {
+      return JSON.parse(c) as unknown;
+    } catch {
+      // try the next candidate
+    }
+  }
+  throw new Error('host CLI output is not JSON');
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

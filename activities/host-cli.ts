@@ -1,0 +1,76 @@
+/**
+ * The host CLI: the agent program that runs prompt states and LLM evaluations (Claude Code by
+ * default). Configured on the worker, never in a loop file:
+ * - `LL_HOST_CLI`: binary name or path (default `claude`);
+ * - `LL_HOST_ARGS`: extra arguments put before ours, split on whitespace (no quoting).
+ */
+
+/** The configured host CLI. */
+export interface HostCli {
+  binary: string;
+  extraArgs: string[];
+}
+
+/** Reads the host CLI configuration from `env`. */
+export function hostCli(env: NodeJS.ProcessEnv = process.env): HostCli {
+  const binary = env['LL_HOST_CLI']?.trim() || 'claude';
+  const extra = env['LL_HOST_ARGS']?.trim();
+  return { binary, extraArgs: extra ? extra.split(/\s+/) : [] };
+}
+
+/** Options of a prompt state run. */
+export interface PromptArgsOptions {
+  prompt: string;
+  agent?: string;
+  tools?: string[];
+  model?: string;
+}
+
+/**
+ * Arguments for running a prompt state (without the extra args; see {@link hostArgs}). Prompt
+ * states act unattended, so permissions are skipped: the loop author chose to run an agent here.
+ */
+export function promptArgs(o: PromptArgsOptions): string[] {
+  return [
+    '--dangerously-skip-permissions',
+    ...(o.model ? ['--model', o.model] : []),
+    ...(o.agent ? ['--agent', o.agent] : []),
+    ...(o.tools ? ['--tools', o.tools.join(',')] : []),
+    '-p',
+    o.prompt,
+  ];
+}
+
+/** Options of an LLM evaluation. */
+export interface LlmJsonArgsOptions {
+  prompt: string;
+  schema: Record<string, unknown>;
+  model?: string;
+}
+
+/**
+ * Arguments for a structured LLM judgement: JSON envelope on stdout, output constrained to
+ * `schema`, no saved session. No permission bypass: a judge needs no tools.
+ */
+export function llmJsonArgs(o: LlmJsonArgsOptions): string[] {
+  return [
+    '-p',
+    o.prompt,
+    '--output-format',
+    'json',
+    '--json-schema',
+    JSON.stringify(o.schema),
+    '--no-session-persistence',
+    ...(o.model ? ['--model', o.model] : []),
+  ];
+}
+
+/** The full argument list: the configured extra args first, then `args`. */
+export function hostArgs(cli: HostCli, args: string[]): string[] {
+  return cli.extraArgs.length === 0 ? args : [...cli.extraArgs, ...args];
+}
+
+/** The message for a host CLI that is not installed. */
+export function hostNotFoundMessage(binary: string): string {
+  return `host CLI '${binary}' not found on PATH; install Claude Code or set LL_HOST_CLI`;
+}

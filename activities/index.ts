@@ -1,0 +1,18 @@
+import { makeEvaluateLlm } from './evaluate-llm.js';
+import { type ActivityDeps, makeRunAction } from './run-action.js';
+
+export type { ActivityDeps } from './run-action.js';
+
+/**
+ * The worker's activities. A factory so tests (and embedders) can inject the worker environment;
+ * the keys are the activity type names the workflow proxies.
+ */
+export function createActivities(deps: ActivityDeps = {}) {
+  return {
+    runAction: makeRunAction(deps),
+    evaluateLlm: makeEvaluateLlm(deps),
+  };
+}
+
+/** The activity interface, for `proxyActivities<LoopActivities>()` / `proxyLocalActivities`. */
+export type LoopActivities = ReturnType<typeof createActivities>;

@@ -1,0 +1,237 @@
+import { constants as osConstants } from 'node:os';
+import type { Readable } from 'node:stream';
+import { statSync } from 'node:fs';
+import { execa } from 'execa';
+import type { ActionResult } from '../fsm/types.js';
+import { OutputCapture } from './output-buffer.js';
+
+/** Default tail sizes kept in memory (and in Temporal history). */
+export const STDOUT_TAIL_BYTES = 64 * 1024;
+export const STDERR_TAIL_BYTES = 16 * 1024;
+/** Time between SIGTERM and SIGKILL of a process group. */
+export const KILL_GRACE_MS = 2000;
+/** After the main process exited, how long background children may keep its pipes open. */
+export const LINGER_MS = 200;
+/** After killing lingering children, how long to wait before giving up on the pipes. */
+const DRAIN_AFTER_KILL_MS = 2500;
+
+/** Options of {@link runProcess}. */
+export interface RunProcessOptions {
+  file: string;
+  args: string[];
+  cwd: string;
+  /** Added to the worker's environment (`extendEnv`). */
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Aborting kills the process group; the result then has exit_code 130 and error 'cancelled'. */
+  signal?: AbortSignal;
+  onHeartbeat?: () => void;
+  /** Default 5000. */
+  heartbeatMs?: number;
+  /** Where the full output goes when a tail is cut. Written only then. */
+  logPath: string;
+  /** stdout tail size in bytes; default {@link STDOUT_TAIL_BYTES}. */
+  tailBytes?: number;
+  /** stderr tail size in bytes; default {@link STDERR_TAIL_BYTES}. */
+  stderrTailBytes?: number;
+}
+
+/** Why a process could not be started. */
+export type SpawnFailureReason = 'cwd' | 'not_found' | 'other';
+
+/** The process could not be started at all (no exit code exists). */
+export class SpawnError extends Error {
+  override readonly name = 'SpawnError';
+  constructor(
+    message: string,
+    readonly reason: SpawnFailureReason,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs `file args` in a new process group and reports its exit as an {@link ActionResult}.
+ *
+ * Invariants:
+ * - a non-zero exit, a signal death, a timeout (124, `timed_out`) and an abort (130, `error:
+ *   'cancelled'`) are results; only a failure to start throws ({@link SpawnError});
+ * - on timeout/abort the WHOLE group gets SIGTERM, then SIGKILL after {@link KILL_GRACE_MS};
+ * - once the main process exited, children still holding its pipes get {@link LINGER_MS}, then the
+ *   group is killed, so a stray `cmd &` cannot hang the action;
+ * - memory is bounded by the tails (see {@link OutputCapture}); output is kept verbatim.
+ */
+export async function runProcess(opts: RunProcessOptions): Promise<ActionResult> {
+  const start = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - start);
+  if (opts.signal?.aborted) return { output: '', stderr: '', exit_code: 130, duration_ms: 0, error: 'cancelled' };
+
+  const child = execa(opts.file, opts.args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    extendEnv: true,
+    detached: true,
+    buffer: false,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    reject: false,
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw await spawnError(child, opts);
+  // With buffer:false execa's own promise only tracks completion; it never rejects (reject:false),
+  // and we do not wait on it (it also waits for pipes held by escaped grandchildren).
+  child.catch(() => undefined);
+
+  const stdout = child.stdout as Readable;
+  const stderr = child.stderr as Readable;
+  const capture = new OutputCapture({
+    logPath: opts.logPath,
+    stdoutTailBytes: opts.tailBytes ?? STDOUT_TAIL_BYTES,
+    stderrTailBytes: opts.stderrTailBytes ?? STDERR_TAIL_BYTES,
+    pause: () => {
+      stdout.pause();
+      stderr.pause();
+    },
+    resume: () => {
+      stdout.resume();
+      stderr.resume();
+    },
+  });
+  stdout.on('data', (c: Buffer) => capture.push('stdout', c));
+  stderr.on('data', (c: Buffer) => capture.push('stderr', c));
+  const pipesDone = Promise.all([streamDone(stdout), streamDone(stderr)]);
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    child.once('exit', (code, sig) => resolve([code, sig]));
+  });
+
+  let ended: 'timeout' | 'cancel' | undefined;
+  let escalation: NodeJS.Timeout | undefined;
+  const terminate = (why: 'timeout' | 'cancel'): void => {
+    if (ended !== undefined) return;
+    ended = why;
+    escalation = killGroup(pid);
+  };
+  const timer = setTimeout(() => terminate('timeout'), Math.max(0, opts.timeoutMs));
+  const onAbort = (): void => terminate('cancel');
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const heartbeat = opts.onHeartbeat;
+  const beat =
+    heartbeat === undefined
+      ? undefined
+      : setInterval(() => {
+          try {
+            heartbeat();
+          } catch {
+            // A failing heartbeat must not kill the action; Temporal reports missed heartbeats itself.
+          }
+        }, opts.heartbeatMs ?? 5000);
+
+  let code: number | null;
+  let sig: NodeJS.Signals | null;
+  try {
+    [code, sig] = await exited;
+  } finally {
+    clearTimeout(timer);
+    if (beat !== undefined) clearInterval(beat);
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+
+  if (!(await settlesWithin(pipesDone, LINGER_MS))) {
+    // Background children still hold the pipes: end them (the main process is gone already).
+    escalation ??= killGroup(pid);
+    if (!(await settlesWithin(pipesDone, DRAIN_AFTER_KILL_MS))) {
+      // Holders escaped the group (setsid): stop listening rather than hang.
+      stdout.destroy();
+      stderr.destroy();
+    }
+  }
+  if (escalation !== undefined && !groupAlive(pid)) clearTimeout(escalation);
+
+  const captured = await capture.finish();
+  const result: ActionResult = { ...captured, exit_code: 0, duration_ms: elapsed() };
+  if (ended === 'timeout') {
+    result.exit_code = 124;
+    result.timed_out = true;
+  } else if (ended === 'cancel') {
+    result.exit_code = 130;
+    result.error = 'cancelled';
+  } else if (sig !== null) {
+    result.exit_code = 128 + (osConstants.signals[sig] ?? 0);
+    result.signal = sig;
+  } else {
+    result.exit_code = code ?? 1;
+  }
+  return result;
+}
+
+/** SIGTERM to the group now, SIGKILL after the grace; returns the escalation timer. */
+function killGroup(pid: number): NodeJS.Timeout {
+  signalGroup(pid, 'SIGTERM');
+  const t = setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
+  // Not keeping the worker alive for this: if the worker exits, the children lose their reader anyway.
+  t.unref();
+  return t;
+}
+
+function signalGroup(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves when the stream ended, closed or failed: all mean "no more data". */
+function streamDone(s: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    if (s.closed || s.destroyed) return resolve();
+    s.once('end', resolve);
+    s.once('close', resolve);
+    s.once('error', () => resolve());
+  });
+}
+
+/** True when `p` settled within `ms`. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Builds the error for a process that never started, naming the likely cause. */
+async function spawnError(child: PromiseLike<unknown>, opts: RunProcessOptions): Promise<SpawnError> {
+  const r = (await child) as { code?: string; originalMessage?: string; shortMessage?: string };
+  const code = r.code;
+  if (!isDirectory(opts.cwd)) {
+    return new SpawnError(`cannot run ${opts.file}: working directory ${opts.cwd} does not exist or is not a directory`, 'cwd', code);
+  }
+  if (code === 'ENOENT') {
+    return new SpawnError(`cannot run ${opts.file}: command not found on PATH`, 'not_found', code);
+  }
+  return new SpawnError(`cannot run ${opts.file}: ${r.originalMessage ?? r.shortMessage ?? code ?? 'spawn failed'}`, 'other', code);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

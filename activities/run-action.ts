@@ -1,0 +1,145 @@
+import { join } from 'node:path';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
+import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs } from './env-refs.js';
+import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
+import { SpawnError, runProcess } from './process.js';
+
+/** What the activities read from the worker (injectable for tests). */
+export interface ActivityDeps {
+  /**
+   * The worker environment: the only source of `${env.*}` values and host CLI settings, and
+   * overlaid on `process.env` for children. Default: `process.env`.
+   */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Interval of activity heartbeats while a process runs. */
+export const HEARTBEAT_MS = 5000;
+
+/** The current Temporal activity context, or undefined when called as a plain function. */
+export function currentContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    // Context.current() throws outside an activity (tests, direct calls).
+    return undefined;
+  }
+}
+
+/** Heartbeat and cancellation wiring for {@link runProcess} inside an activity (no-ops outside). */
+export function activityHooks(state: string): {
+  signal?: AbortSignal;
+  onHeartbeat?: () => void;
+  /** Throws the activity's cancellation when `result` reports one; Temporal records it as cancelled. */
+  rethrowIfCancelled: (result: ActionResult) => void;
+} {
+  const ctx = currentContext();
+  if (ctx === undefined) return { rethrowIfCancelled: () => undefined };
+  const start = performance.now();
+  return {
+    signal: ctx.cancellationSignal,
+    // A no-op in local activities; cancellation still arrives through the signal there.
+    onHeartbeat: () => ctx.heartbeat({ state, elapsed_ms: Math.round(performance.now() - start) }),
+    rethrowIfCancelled: (result) => {
+      if (result.error !== 'cancelled') return;
+      const reason: unknown = ctx.cancellationSignal.reason;
+      throw reason instanceof Error ? reason : new CancelledFailure('activity cancelled');
+    },
+  };
+}
+
+/** Makes a name safe as one path segment (state names and workflow ids may hold anything). */
+export function fileSafe(name: string): string {
+  const s = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120);
+  return s === '' || s === '.' || s === '..' ? '_' : s;
+}
+
+/** `<cwd>/.loops/.running/<instanceId>/<file>`: where full outputs of a run go. */
+export function runningLogPath(cwd: string, instanceId: string, file: string): string {
+  return join(cwd, '.loops', '.running', fileSafe(instanceId), file);
+}
+
+/** Entries of `env` that are set, as the plain record execa wants. */
+export function definedEnv(env: NodeJS.ProcessEnv | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (env === undefined) return out;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** An action that could not be prepared: an error verdict for the workflow, not a fault. */
+function setupErrorResult(message: string, exitCode = 2): ActionResult {
+  return { output: '', stderr: message, exit_code: exitCode, duration_ms: 0, error: message };
+}
+
+/**
+ * Builds the `runAction` activity: runs one shell or prompt action to completion.
+ *
+ * A non-zero exit, a timeout or a missing host CLI are RESULTS. Throws only for cancellation
+ * (rethrown from the activity context), for setup faults that retrying cannot fix
+ * (`ApplicationFailure` type `ActionSetupError`: missing cwd, missing bash) and for unexpected
+ * faults (plain errors, retried by Temporal).
+ */
+export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) => Promise<ActionResult> {
+  const workerEnv = deps.env ?? process.env;
+
+  return async function runAction(input: RunActionInput): Promise<ActionResult> {
+    let file: string;
+    let args: string[];
+    // Only an injected environment needs copying; process.env is inherited by execa (extendEnv).
+    const env = definedEnv(deps.env);
+    try {
+      if (input.kind === 'shell') {
+        const shell = input.shell;
+        if (shell === undefined) return setupErrorResult(`state ${input.state}: shell action without a command`);
+        Object.assign(env, shell.vars, resolveEnvRefs(shell.env, input.state, workerEnv).values);
+        file = 'bash';
+        args = ['-c', shell.script];
+      } else {
+        if (input.prompt === undefined) return setupErrorResult(`state ${input.state}: prompt action without a prompt`);
+        const prompt = renderPrompt(input.prompt.parts, input.state, workerEnv);
+        const cli = hostCli(workerEnv);
+        file = cli.binary;
+        args = hostArgs(cli, promptArgs({ prompt, agent: input.agent, tools: input.tools, model: input.model }));
+      }
+    } catch (e) {
+      if (e instanceof UndefinedEnvError) return setupErrorResult(e.message);
+      throw e;
+    }
+
+    const hooks = activityHooks(input.state);
+    let result: ActionResult;
+    try {
+      result = await runProcess({
+        file,
+        args,
+        cwd: input.cwd,
+        env,
+        timeoutMs: input.timeout_s * 1000,
+        signal: hooks.signal,
+        onHeartbeat: hooks.onHeartbeat,
+        heartbeatMs: HEARTBEAT_MS,
+        logPath: runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`),
+      });
+    } catch (e) {
+      if (!(e instanceof SpawnError)) throw e;
+      if (e.reason === 'cwd') throw ApplicationFailure.nonRetryable(e.message, 'ActionSetupError');
+      if (input.kind === 'prompt' && e.reason === 'not_found') return setupErrorResult(hostNotFoundMessage(file), 127);
+      if (input.kind === 'prompt' && e.code === 'EACCES') {
+        return setupErrorResult(`host CLI '${file}' is not executable; fix its permissions or set LL_HOST_CLI`, 126);
+      }
+      if (e.reason === 'not_found') throw ApplicationFailure.nonRetryable(`${e.message} (bash is required on the worker)`, 'ActionSetupError');
+      throw new Error(e.message, { cause: e });
+    }
+    hooks.rethrowIfCancelled(result);
+    return result;
+  };
+}
+
+/** Joins prompt parts, filling `${env.*}` references from the worker environment. */
+function renderPrompt(parts: Array<string | EnvRef>, state: string, env: NodeJS.ProcessEnv): string {
+  let text = '';
+  for (const p of parts) text += typeof p === 'string' ? p : resolveEnvRef(p, state, env);
+  return text;
+}

@@ -1,0 +1,103 @@
+/**
+ * The `ll-loop` command line: one argument parser, a command table, and one error policy
+ * (expected errors print `error:`/`fix:` and exit with their code; nothing prints a stack trace
+ * unless LL_DEBUG is set).
+ */
+import { parseArgs } from 'node:util';
+import { CliError, UsageError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+import { runCommand } from './commands/run.js';
+import { validateCommand } from './commands/validate.js';
+
+const HELP = `ll-loop — durable automation loops (finite state machines in YAML) on Temporal
+
+Usage:
+  ll-loop run <name|path> [options]    run a loop (.loops/<name>.yaml) to its end
+  ll-loop <name> [options]             same as run
+  ll-loop validate <name|path> [--json]
+  ll-loop help
+
+Run options:
+  --max-iterations N     override max_iterations
+  --context KEY=VALUE    set a context value (repeatable)
+  --dry-run              print the execution plan; run nothing
+  --no-llm               disable LLM evaluation
+  --llm-model MODEL      model for LLM evaluation
+  --json                 print the result as JSON
+
+Environment: TEMPORAL_ADDRESS (use that cluster instead of the embedded dev server),
+TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: docs/loop-format.md, docs/cli.md.
+`;
+
+const COMMANDS = new Set(['run', 'validate', 'help']);
+
+function intOption(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+export async function main(argv: string[], cwd = process.cwd()): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+    process.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const command = COMMANDS.has(first) ? first : 'run';
+  const args = COMMANDS.has(first) ? rest : argv;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        'max-iterations': { type: 'string' },
+        context: { type: 'string', multiple: true, short: 'c' },
+        'dry-run': { type: 'boolean' },
+        'no-llm': { type: 'boolean' },
+        'llm-model': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message, 'see ll-loop help');
+  }
+  const { values, positionals } = parsed;
+  const target = positionals[0];
+  if (target === undefined) throw new UsageError(`${command} needs a loop name or path`, `ll-loop ${command} <name>`);
+  if (positionals.length > 1) throw new UsageError(`unexpected arguments: ${positionals.slice(1).join(' ')}`, 'quote values that contain spaces');
+  if (command === 'validate') return validateCommand({ cwd, target, json: values.json === true });
+  const maxIterations = intOption(values['max-iterations'], '--max-iterations');
+  return runCommand({
+    cwd,
+    target,
+    context: values.context ?? [],
+    dryRun: values['dry-run'] === true,
+    noLlm: values['no-llm'] === true,
+    json: values.json === true,
+    ...(maxIterations === undefined ? {} : { maxIterations }),
+    ...(values['llm-model'] === undefined ? {} : { llmModel: values['llm-model'] }),
+  });
+}
+
+/** The bin's entry: run, print expected errors plainly, exit with the right code. */
+export async function runCli(argv: string[]): Promise<void> {
+  let code: number;
+  try {
+    code = await main(argv);
+  } catch (err) {
+    if (err instanceof CliError) {
+      process.stderr.write(`error: ${err.message}\n${err.fix ? `fix: ${err.fix}\n` : ''}`);
+      code = err.exitCode;
+    } else {
+      const e = err as Error;
+      process.stderr.write(`error: ${e?.message ?? String(err)}\n`);
+      if (process.env.LL_DEBUG) process.stderr.write(`${e?.stack ?? ''}\n`);
+      code = EXIT.runError;
+    }
+  }
+  process.exitCode = code;
+  // The SDK's native threads can keep the event loop alive after everything is closed.
+  setTimeout(() => process.exit(code), 100).unref();
+}

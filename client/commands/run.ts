@@ -1,0 +1,159 @@
+/**
+ * `ll-loop run <name|path>`: validate, connect (embedded dev server by default), start the loop
+ * workflow, run an in-process worker for it, show progress, and exit with the run's outcome.
+ */
+import { join } from 'node:path';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import type { NativeConnection } from '@temporalio/worker';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import { eventsPath } from '../../worker/run-files.js';
+import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import type { loopWorkflow } from '../../workflows/loop-workflow.js';
+import { connectClient, connectWorkerConnection, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError } from '../connection.js';
+import { CliError, InfrastructureError, UsageError } from '../errors.js';
+import { EXIT, exitCodeFor } from '../exit-codes.js';
+import { loadLoop, parseContextArgs } from '../load.js';
+import { printDiagnostics } from './validate.js';
+import { printPlan } from './dry-run.js';
+import { createHumanReporter } from '../reporters/human.js';
+import { createJsonReporter } from '../reporters/json.js';
+import type { Reporter } from '../reporters/reporter.js';
+import { colourWanted, createStyle } from '../reporters/style.js';
+
+export interface RunOptions {
+  cwd: string;
+  target: string;
+  maxIterations?: number;
+  context: string[];
+  dryRun: boolean;
+  noLlm: boolean;
+  llmModel?: string;
+  json: boolean;
+  out?: (text: string) => void;
+  err?: (text: string) => void;
+}
+
+/** Seed 001's instance ids: `<loop>-<YYYYMMDDTHHMMSS>` (local time). */
+export function instanceIdFor(loop: string, date: Date, attempt = 0): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}T${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
+  const safe = loop.replace(/[^A-Za-z0-9._-]+/g, '-');
+  return attempt === 0 ? `${safe}-${stamp}` : `${safe}-${stamp}-${attempt + 1}`;
+}
+
+/** Shell actions at most this long run as local activities (docs/architecture.md). */
+const LOCAL_ACTIVITY_MAX_TIMEOUT_S = Number(process.env.LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S ?? 0);
+
+function load(opts: RunOptions): { definition: LoopDefinition; file: string } {
+  const overrides = {
+    context: parseContextArgs(opts.context),
+    noLlm: opts.noLlm,
+    ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
+    ...(opts.llmModel === undefined ? {} : { llmModel: opts.llmModel }),
+  };
+  const loaded = loadLoop(opts.target, opts.cwd, overrides);
+  if (!loaded.definition) {
+    printDiagnostics(loaded.diagnostics, opts.json, opts.out ?? ((t) => process.stdout.write(t)), opts.err ?? ((t) => process.stderr.write(t)));
+    throw new CliError(`${loaded.file} is not a valid loop; nothing was run`, 'fix the errors above, then run again', EXIT.usage);
+  }
+  return { definition: loaded.definition, file: loaded.file };
+}
+
+/** Run a loop to its end in this process. Returns the process exit code. */
+export async function runCommand(opts: RunOptions): Promise<number> {
+  const out = opts.out ?? ((t: string) => process.stdout.write(t));
+  const { definition, file } = load(opts);
+  if (opts.dryRun) {
+    printPlan(definition, opts.json, out);
+    return EXIT.ok;
+  }
+  installQuietRuntime();
+  const endpoint = await connectOrExplain(opts.cwd);
+  const { client, connection } = await connectClient(endpoint);
+  let native: NativeConnection | undefined;
+  try {
+    native = await connectWorkerConnection(endpoint);
+    const started = new Date();
+    let instanceId = instanceIdFor(definition.name, started);
+    const taskQueue = `ll-loop-run/${instanceId}`;
+    const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
+    const style = createStyle(colourWanted(process.stdout));
+    const reporter: Reporter = opts.json ? createJsonReporter(out) : createHumanReporter(out, style, definition.max_iterations);
+    const input: LoopWorkflowInput = {
+      definition,
+      options: { cwd: opts.cwd, searchAttributes: endpoint.mode === 'embedded', localActivityMaxTimeoutS: LOCAL_ACTIVITY_MAX_TIMEOUT_S },
+    };
+    let handle;
+    for (let attempt = 0; ; attempt += 1) {
+      instanceId = instanceIdFor(definition.name, started, attempt);
+      try {
+        handle = await client.workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
+          workflowId: instanceId,
+          taskQueue,
+          args: [input],
+          memo: { cwd: opts.cwd, file, loop: definition.name },
+          staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
+          staticDetails: `${definition.description ?? ''}\n\nfile: ${file}\ncwd: ${opts.cwd}`.trim(),
+          ...(endpoint.mode === 'embedded'
+            ? { typedSearchAttributes: [
+                  { key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: definition.name },
+                  { key: defineSearchAttributeKey('LoopCategory', 'KEYWORD'), value: definition.category ?? '' },
+                ] }
+            : {}),
+        });
+        break;
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt > 20) throw err;
+      }
+    }
+    const info = { instanceId, eventsFile: eventsPath(opts.cwd, instanceId), ...(endpoint.uiUrl ? { uiUrl: `${endpoint.uiUrl}/namespaces/${endpoint.namespace}/workflows/${instanceId}` } : {}) };
+    events.subscribe(instanceId, (e) => reporter.onEvent(e));
+    reporter.onStart?.(info);
+    const stop = onInterrupt(() => void handle.cancel().catch(() => undefined));
+    let result: ExecutionResult;
+    try {
+      result = await worker.runUntil(handle.result());
+    } finally {
+      stop();
+      await events.close();
+    }
+    reporter.onResult(result, info);
+    return exitCodeFor(result);
+  } finally {
+    await native?.close().catch(() => undefined);
+    await connection.close().catch(() => undefined);
+  }
+}
+
+async function connectOrExplain(cwd: string) {
+  try {
+    return await resolveEndpoint(resolveTemporalTarget(), { dataDir: join(cwd, '.loops', '.temporal') });
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    if (err instanceof TemporalUnavailableError) throw new InfrastructureError(err.message);
+    throw new InfrastructureError(`cannot start or reach Temporal: ${(err as Error).message}`, 'see docs/temporal.md');
+  }
+}
+
+/** First Ctrl-C stops the run gracefully (its action is killed, the outcome recorded); a second exits. */
+function onInterrupt(cancel: () => void): () => void {
+  let count = 0;
+  const handler = () => {
+    count += 1;
+    if (count === 1) {
+      process.stderr.write('\nstopping: cancelling the running action (Ctrl-C again to exit at once)\n');
+      cancel();
+    } else process.exit(EXIT.cancelled);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+export { UsageError };

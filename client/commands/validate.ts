@@ -1,0 +1,42 @@
+/** `ll-loop validate <name|path>`: schema, graph and template checks, as text or `--json`. */
+import { formatDiagnostic, hasErrors, type Diagnostic } from '../../fsm/diagnostics.js';
+import { EXIT } from '../exit-codes.js';
+import { loadLoop } from '../load.js';
+
+export interface ValidateOptions {
+  cwd: string;
+  target: string;
+  json: boolean;
+  out?: (text: string) => void;
+  err?: (text: string) => void;
+}
+
+/** Print diagnostics: one line each on stderr, or a JSON document on stdout. */
+export function printDiagnostics(diagnostics: readonly Diagnostic[], json: boolean, out: (t: string) => void, err: (t: string) => void): void {
+  if (json) {
+    out(`${JSON.stringify({ valid: !hasErrors(diagnostics), diagnostics }, null, 2)}\n`);
+    return;
+  }
+  for (const d of diagnostics) err(`${formatDiagnostic(d)}\n`);
+}
+
+export function validateCommand(opts: ValidateOptions): number {
+  const out = opts.out ?? ((t: string) => process.stdout.write(t));
+  const err = opts.err ?? ((t: string) => process.stderr.write(t));
+  const loaded = loadLoop(opts.target, opts.cwd);
+  const valid = loaded.definition !== undefined;
+  if (opts.json) {
+    out(`${JSON.stringify({ file: loaded.file, valid, diagnostics: loaded.diagnostics }, null, 2)}\n`);
+  } else {
+    printDiagnostics(loaded.diagnostics, false, out, err);
+    const warnings = loaded.diagnostics.filter((d) => d.severity === 'warning').length;
+    const errors = loaded.diagnostics.length - warnings;
+    if (valid) {
+      const states = Object.keys(loaded.definition!.states).length;
+      out(`✓ ${loaded.file} is valid (${states} states${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''})\n`);
+    } else {
+      err(`✗ ${loaded.file}: ${errors} error${errors > 1 ? 's' : ''}${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''}\n`);
+    }
+  }
+  return valid ? EXIT.ok : EXIT.usage;
+}

@@ -1,0 +1,297 @@
+/**
+ * ll-loop's embedded default Temporal server: `temporal server start-dev` with
+ * an on-disk SQLite database under the project's `.loops/.temporal/`, started
+ * on first use and left running (detached) for later `ll-loop` invocations.
+ *
+ * Invariants:
+ *  - at most one server per data dir and port: check-and-start runs under the
+ *    lock `<dataDir>/.start-lock`, and re-checks after acquiring it;
+ *  - `<dataDir>/server.pid` names the process started here, if any;
+ *  - every server returned has ll-loop's custom search attributes registered.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect as netConnect } from 'node:net';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES, ensureSearchAttributes, searchAttributeFlags } from './search-attributes.js';
+import { findTemporalCli, pidAlive, sleep, withDirLock } from './temporal-cli.js';
+
+export { SEARCH_ATTRIBUTES, ensureSearchAttributes };
+
+/** Options for {@link ensureDevServer}. */
+export interface DevServerOptions {
+  /** Directory for the database, log and pid file, e.g. `<project>/.loops/.temporal`. */
+  dataDir: string;
+  /** gRPC frontend port (default 7233). */
+  port?: number;
+  /** Web UI port (default 8233). */
+  uiPort?: number;
+  log?: (msg: string) => void;
+}
+
+/** A dev server that answers on `address`. */
+export interface DevServer {
+  /** gRPC address, `127.0.0.1:<port>`. */
+  address: string;
+  /** Web UI URL (assumed to be on `uiPort` when an existing server was reused). */
+  uiUrl: string;
+  /** True when this call started the server, false when one was already answering. */
+  started: boolean;
+  /** Pid of the server process, when this call started it. */
+  pid?: number;
+}
+
+/** The dev server could not be started. */
+export class DevServerStartError extends Error {
+  override readonly name = 'DevServerStartError';
+  constructor(
+    reason: string,
+    readonly command: string,
+    readonly logPath: string,
+    readonly logTail: string,
+  ) {
+    super(
+      `Could not start the embedded Temporal server: ${reason}.\n` +
+        `Command: ${command}\n` +
+        `Last lines of ${logPath}:\n${logTail || '(empty)'}\n` +
+        'Fix: read the log above; if the port is taken, free it or pick another port; ' +
+        `if another server uses this data dir, stop it (kill $(cat ${join(logPath, '..', 'server.pid')})); ` +
+        'or use an external server with TEMPORAL_ADDRESS=host:7233.',
+    );
+  }
+}
+
+/** The lock guards a start (≤ 30 s); a lock older than this is a crashed starter's. */
+const START_LOCK_STALE_MS = 60_000;
+const START_TIMEOUT_MS = 30_000;
+const POLL_MS = 100;
+const NAMESPACE = 'default';
+
+/**
+ * Reuse the Temporal server answering on `127.0.0.1:<port>`, or start the
+ * embedded dev server there with its database in `dataDir`.
+ *
+ * @throws DevServerStartError when the server dies, does not answer within
+ *   30 s, or the port is held by something that is not Temporal
+ * @throws TemporalCliNotFoundError when no CLI can be found or installed
+ */
+export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const port = opts.port ?? 7233;
+  const uiPort = opts.uiPort ?? 8233;
+  const address = `127.0.0.1:${port}`;
+  const uiUrl = `http://127.0.0.1:${uiPort}`;
+  const log = opts.log ?? (() => {});
+  await mkdir(opts.dataDir, { recursive: true });
+
+  const reuse = async (): Promise<DevServer> => {
+    await withConnection(address, (c) => ensureSearchAttributes(c, NAMESPACE));
+    return { address, uiUrl, started: false };
+  };
+
+  // Fast path without the lock. A port that is open but not (yet) answering
+  // may be a server another process is still starting: decide under the lock.
+  if ((await probeTemporal(address)).kind === 'temporal') return reuse();
+
+  return withDirLock(join(opts.dataDir, '.start-lock'), { staleMs: START_LOCK_STALE_MS, timeoutMs: 2 * START_LOCK_STALE_MS, log }, async () => {
+    let probe = await probeTemporal(address);
+    // Give a server started outside our lock (e.g. by hand) a moment to come up.
+    for (let i = 0; probe.kind === 'other' && i < 30; i++) {
+      await sleep(POLL_MS * 2);
+      probe = await probeTemporal(address);
+    }
+    if (probe.kind === 'temporal') return reuse();
+    if (probe.kind === 'other') {
+      throw new DevServerStartError(
+        `port ${port} is in use by something that does not answer as Temporal (${probe.reason})`,
+        '(not started)',
+        join(opts.dataDir, 'server.log'),
+        '',
+      );
+    }
+    return startDevServer({ dataDir: opts.dataDir, port, uiPort, address, uiUrl, log });
+  });
+}
+
+async function startDevServer(o: {
+  dataDir: string;
+  port: number;
+  uiPort: number;
+  address: string;
+  uiUrl: string;
+  log: (m: string) => void;
+}): Promise<DevServer> {
+  const cli = await findTemporalCli({ log: o.log });
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(o.port),
+    '--ui-port', String(o.uiPort),
+    '--db-filename', join(o.dataDir, 'temporal.db'),
+    '--namespace', NAMESPACE,
+    '--log-level', 'warn',
+    ...searchAttributeFlags(),
+  ];
+  const command = [cli.path, ...args].map(shellQuote).join(' ');
+  const logPath = join(o.dataDir, 'server.log');
+  const pidPath = join(o.dataDir, 'server.pid');
+  o.log(`starting embedded Temporal server: ${command}`);
+
+  // Detached, own process group, output to a file, unref'd: the server must
+  // outlive this process and must not be killed by a Ctrl-C aimed at it.
+  const fd = openSync(logPath, 'w');
+  // An object, not a `let`: TS does not see closure assignments when narrowing.
+  const state: { exited: string | null } = { exited: null };
+  const child = spawn(cli.path, args, { detached: true, stdio: ['ignore', fd, fd], cwd: o.dataDir });
+  closeSync(fd); // the child holds its own copy
+  child.on('error', (err) => (state.exited = `could not spawn: ${err.message}`));
+  child.on('exit', (code, signal) => (state.exited = `it exited (${signal ?? `code ${code}`})`));
+  child.unref();
+  if (child.pid !== undefined) await writeFile(pidPath, `${child.pid}\n`);
+
+  const fail = async (reason: string): Promise<never> => {
+    if (child.pid !== undefined && state.exited === null) killGroup(child.pid, 'SIGKILL');
+    await rm(pidPath, { force: true });
+    throw new DevServerStartError(reason, command, logPath, await logTail(logPath));
+  };
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (state.exited !== null) return fail(state.exited);
+    const probe = await probeTemporal(o.address);
+    if (probe.kind === 'temporal') break;
+    if (Date.now() > deadline) return fail(`it did not answer on ${o.address} within ${START_TIMEOUT_MS / 1000} s`);
+    await sleep(POLL_MS);
+  }
+  // Registered by the flags already; harmless, and covers an older CLI that ignored them.
+  await withConnection(o.address, (c) => ensureSearchAttributes(c, NAMESPACE));
+  o.log(`embedded Temporal server ready at ${o.address} (UI ${o.uiUrl}), pid ${child.pid}`);
+  return { address: o.address, uiUrl: o.uiUrl, started: true, ...(child.pid !== undefined ? { pid: child.pid } : {}) };
+}
+
+/**
+ * Stop the server whose pid is in `<dataDir>/server.pid`: SIGTERM to its
+ * process group, SIGKILL after `graceMs`, then remove the pid file.
+ *
+ * @returns true when a running server was stopped, false when none was running
+ */
+export async function stopDevServer(dataDir: string, opts: { graceMs?: number } = {}): Promise<boolean> {
+  const pidPath = join(dataDir, 'server.pid');
+  let pid: number;
+  try {
+    pid = Number((await readFile(pidPath, 'utf8')).trim());
+  } catch {
+    return false;
+  }
+  // Only signal a live process that is still our dev server: pids get reused.
+  const running = Number.isInteger(pid) && pid > 0 && processAlive(pid) && looksLikeDevServer(pid);
+  if (running) {
+    killGroup(pid, 'SIGTERM');
+    const deadline = Date.now() + (opts.graceMs ?? 5_000);
+    while (processAlive(pid) && Date.now() < deadline) await sleep(POLL_MS);
+    if (processAlive(pid)) {
+      killGroup(pid, 'SIGKILL');
+      const hardDeadline = Date.now() + 2_000;
+      while (processAlive(pid) && Date.now() < hardDeadline) await sleep(POLL_MS);
+    }
+  }
+  await rm(pidPath, { force: true });
+  return running;
+}
+
+/** Result of {@link probeTemporal}. */
+export type TemporalProbe =
+  | { kind: 'temporal' }
+  | { kind: 'closed' }
+  | { kind: 'other'; reason: string };
+
+/**
+ * Whether a Temporal frontend answers on `address` (host:port).
+ *
+ * A plain TCP connect first: a refused port answers in microseconds, where a
+ * gRPC connect would wait out its whole timeout. Only an open port gets the
+ * gRPC `GetSystemInfo` check (2 s budget).
+ */
+export async function probeTemporal(address: string): Promise<TemporalProbe> {
+  if (!(await tcpOpen(address, 1_000))) return { kind: 'closed' };
+  try {
+    await withConnection(address, async () => {});
+    return { kind: 'temporal' };
+  } catch (err) {
+    return { kind: 'other', reason: (err as Error).message };
+  }
+}
+
+/** Connect (2 s budget), verify with GetSystemInfo, run `fn`, always close. */
+async function withConnection<T>(address: string, fn: (c: Connection) => Promise<T>): Promise<T> {
+  // lazy + ensureConnected (rather than connect) so a failed attempt's channel is closed too.
+  const connection = Connection.lazy({ address, connectTimeout: '2s' });
+  try {
+    await connection.ensureConnected();
+    await connection.withDeadline(Date.now() + 2_000, () => connection.workflowService.getSystemInfo({}));
+    return await fn(connection);
+  } finally {
+    await connection.close();
+  }
+}
+
+function tcpOpen(address: string, timeoutMs: number): Promise<boolean> {
+  const i = address.lastIndexOf(':');
+  const host = address.slice(0, i).replace(/^\[|\]$/g, '');
+  const port = Number(address.slice(i + 1));
+  return new Promise((resolve) => {
+    const socket = netConnect({ host, port });
+    const done = (open: boolean): void => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** Alive and not a zombie (a killed child of ours stays in the table until reaped). */
+function processAlive(pid: number): boolean {
+  if (!pidAlive(pid)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (macOS): trust kill(0)
+  }
+}
+
+function looksLikeDevServer(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('start-dev');
+  } catch {
+    return true; // no /proc (macOS): cannot tell, trust the pid file
+  }
+}
+
+/** Signal the process group (the server is its leader), falling back to the pid alone. */
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(process.platform === 'win32' ? pid : -pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+async function logTail(path: string, lines = 20): Promise<string> {
+  try {
+    return (await readFile(path, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

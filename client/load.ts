@@ -1,0 +1,127 @@
+/**
+ * Reading a loop file: resolve a name or path, parse YAML 1.2 with positions, apply the command
+ * line's overrides, validate, and point every diagnostic at its file, line and column.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { resolveContext } from '../fsm/context.js';
+import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
+import type { LoopDefinition } from '../fsm/schema.js';
+import { didYouMean } from '../fsm/suggest.js';
+import { validateLoop } from '../fsm/validate.js';
+import { UsageError } from './errors.js';
+
+export interface LoadOverrides {
+  /** `--context KEY=VALUE`, already split. */
+  context?: Record<string, string>;
+  maxIterations?: number;
+  noLlm?: boolean;
+  llmModel?: string;
+}
+
+export interface LoadedLoop {
+  file: string;
+  definition?: LoopDefinition;
+  diagnostics: Diagnostic[];
+}
+
+export function loopsDir(cwd: string): string {
+  return join(cwd, '.loops');
+}
+
+/** Names of the loops in `.loops/` (files ending in .yaml or .yml). */
+export function listLoopNames(cwd: string): string[] {
+  const dir = loopsDir(cwd);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => f.replace(/\.ya?ml$/, ''))
+    .sort();
+}
+
+/** `.loops/<name>.yaml` (or .yml), or a path to a file. Throws UsageError listing the loops. */
+export function resolveLoopFile(nameOrPath: string, cwd: string): string {
+  const candidates = [resolve(cwd, nameOrPath), join(loopsDir(cwd), `${nameOrPath}.yaml`), join(loopsDir(cwd), `${nameOrPath}.yml`)];
+  for (const candidate of candidates) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  const names = listLoopNames(cwd);
+  const known = names.length ? `loops in ${relative(cwd, loopsDir(cwd)) || '.loops'}/: ${names.join(', ')}` : `there are no loops in ${loopsDir(cwd)}`;
+  throw new UsageError(`no loop named "${nameOrPath}"${didYouMean(nameOrPath, names)}; ${known}`, `create .loops/${basename(nameOrPath)}.yaml or pass a path to a loop file`);
+}
+
+/** Parse `KEY=VALUE` pairs from `--context`. */
+export function parseContextArgs(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new UsageError(`--context "${pair}" is not KEY=VALUE`, 'write --context name=value (use quotes for spaces)');
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+/** Position of the key (or, for the document root, the start) a path points at. */
+function positionOf(doc: Document, path: Diagnostic['path'], lines: LineCounter): { line: number; column: number } | undefined {
+  let node: unknown = doc.contents;
+  let offset: number | undefined = (doc.contents as { range?: [number] } | null)?.range?.[0];
+  for (const key of path) {
+    if (!isMap(node)) break;
+    const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(key));
+    if (!pair) break;
+    offset = (pair.key as { range?: [number] }).range?.[0] ?? offset;
+    node = pair.value;
+  }
+  if (offset === undefined) return undefined;
+  const pos = lines.linePos(offset);
+  return { line: pos.line, column: pos.col };
+}
+
+function applyOverrides(raw: Record<string, unknown>, overrides: LoadOverrides): void {
+  if (overrides.context && Object.keys(overrides.context).length) {
+    const context = raw.context && typeof raw.context === 'object' ? (raw.context as Record<string, unknown>) : {};
+    raw.context = { ...context, ...overrides.context };
+  }
+  if (overrides.maxIterations !== undefined) raw.max_iterations = overrides.maxIterations;
+  if (overrides.noLlm || overrides.llmModel) {
+    const llm = raw.llm && typeof raw.llm === 'object' ? { ...(raw.llm as Record<string, unknown>) } : {};
+    if (overrides.noLlm) llm.enabled = false;
+    if (overrides.llmModel) llm.model = overrides.llmModel;
+    raw.llm = llm;
+  }
+}
+
+/** Load, override, validate. Never throws for a bad file: problems are diagnostics. */
+export function loadLoopFile(file: string, overrides: LoadOverrides = {}): LoadedLoop {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    return { file, diagnostics: [{ ...error([], `cannot read the loop file: ${(err as Error).message}`), file }] };
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
+  if (doc.errors.length) {
+    return {
+      file,
+      diagnostics: doc.errors.map((e) => ({
+        ...error([], `invalid YAML: ${e.message.split('\n')[0]}`, 'fix the YAML syntax at this position'),
+        file,
+        ...(e.linePos?.[0] ? { line: e.linePos[0].line, column: e.linePos[0].col } : {}),
+      })),
+    };
+  }
+  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) applyOverrides(raw as Record<string, unknown>, overrides);
+  const result = validateLoop(raw);
+  const diagnostics = result.diagnostics.map((d) => ({ ...d, file, ...positionOf(doc, d.path, lines) }));
+  if (!result.definition || hasErrors(diagnostics)) return { file, diagnostics };
+  const definition = { ...result.definition, context: resolveContext(result.definition.context) };
+  return { file, definition, diagnostics };
+}
+
+/** Resolve a name or path and load it. */
+export function loadLoop(nameOrPath: string, cwd: string, overrides: LoadOverrides = {}): LoadedLoop {
+  return loadLoopFile(resolveLoopFile(nameOrPath, cwd), overrides);
+}

@@ -1,0 +1,50 @@
+/** How a state's action runs: its kind, its timeout, and how it is shown in events. */
+import { resolveRef, type InterpolationScope } from './interpolate.js';
+import type { LoopDefinition, StateConfig } from './schema.js';
+import { parseTemplate } from './template.js';
+
+/** Documented default action timeout (seconds) when neither `timeout` nor `default_timeout` is set. */
+export const DEFAULT_ACTION_TIMEOUT_S = 3600;
+
+/**
+ * `prompt` runs the host CLI, `shell` runs bash. Without `action_type`, a leading `/` marks a slash
+ * command (`/ll:check-code fix`), unless its first word is a path with a second `/`
+ * (`/usr/bin/make test`), which is a shell command.
+ */
+export function actionKind(state: StateConfig): 'shell' | 'prompt' {
+  if (state.action_type === 'shell') return 'shell';
+  if (state.action_type === 'prompt' || state.action_type === 'slash_command') return 'prompt';
+  const action = (state.action ?? '').trimStart();
+  if (!action.startsWith('/')) return 'shell';
+  const firstWord = action.split(/\s/, 1)[0] ?? '';
+  return firstWord.indexOf('/', 1) >= 0 ? 'shell' : 'prompt';
+}
+
+/** The effective action timeout in seconds: state `timeout`, loop `default_timeout`, then 3600. */
+export function actionTimeout(def: LoopDefinition, state: StateConfig): number {
+  return state.timeout ?? def.default_timeout ?? DEFAULT_ACTION_TIMEOUT_S;
+}
+
+/**
+ * The action as shown in events and the progress display: values filled in, `${env.*}` left as
+ * written (env values must not reach history or event files). Unresolvable references stay raw.
+ */
+export function displayAction(template: string, scope: InterpolationScope): string {
+  let out = '';
+  try {
+    for (const segment of parseTemplate(template)) {
+      if (segment.kind === 'text') out += segment.text;
+      else if (segment.namespace === 'env') out += segment.raw;
+      else {
+        try {
+          out += resolveRef(segment, scope);
+        } catch {
+          out += segment.raw;
+        }
+      }
+    }
+  } catch {
+    return template;
+  }
+  return out;
+}

@@ -1,0 +1,43 @@
+/**
+ * Validation findings. A diagnostic names where (a path into the loop document, and the state
+ * when there is one), what is wrong, and how to fix it. The loader adds file, line and column.
+ */
+
+export type Severity = 'error' | 'warning';
+
+export interface Diagnostic {
+  severity: Severity;
+  message: string;
+  /** Path into the loop document, e.g. `['states', 'check', 'on_yes']`. */
+  path: Array<string | number>;
+  state?: string;
+  fix?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+}
+
+export function error(path: Diagnostic['path'], message: string, fix?: string): Diagnostic {
+  return withState({ severity: 'error', path, message, ...(fix ? { fix } : {}) });
+}
+
+export function warning(path: Diagnostic['path'], message: string, fix?: string): Diagnostic {
+  return withState({ severity: 'warning', path, message, ...(fix ? { fix } : {}) });
+}
+
+function withState(d: Diagnostic): Diagnostic {
+  if (d.path[0] === 'states' && typeof d.path[1] === 'string') d.state = d.path[1];
+  return d;
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}
+
+/** `file:line:col: error: [state x] message — fix`, one line per diagnostic. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.file ? `${d.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: ` : '';
+  const state = d.state ? `state "${d.state}": ` : '';
+  const fix = d.fix ? `\n    fix: ${d.fix}` : '';
+  return `${where}${d.severity}: ${state}${d.message}${fix}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * Layer 1 for one state: pick the evaluator (explicit or the default for the action kind),
+ * resolve its templated fields, and either evaluate purely or describe the LLM call to make.
+ */
+import { actionKind } from './action.js';
+import { evaluatePure, type EvalInput } from './evaluators/index.js';
+import { interpolate, type InterpolationScope } from './interpolate.js';
+import { DEFAULT_LLM_SCHEMA } from './llm-schema.js';
+import type { EvaluateConfig, LoopDefinition, StateConfig } from './schema.js';
+import type { Snapshot } from './snapshot.js';
+import type { ActionResult, EvalResult, EvaluateLlmInput } from './types.js';
+
+export type Evaluation =
+  | { kind: 'pure'; type: string; result: EvalResult }
+  | { kind: 'llm'; input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd' | 'state'> };
+
+/** An `error` verdict carrying the reason in `details.error`. */
+export function errorResult(message: string, details: Record<string, unknown> = {}): EvalResult {
+  return { verdict: 'error', details: { ...details, error: message } };
+}
+
+/** The evaluator a state uses: its own, else llm_structured for prompts (when enabled), else exit_code. */
+export function effectiveEvaluator(def: LoopDefinition, state: StateConfig): EvaluateConfig {
+  if (state.evaluate) return state.evaluate;
+  if (state.action !== undefined && actionKind(state) === 'prompt' && def.llm.enabled) {
+    return { type: 'llm_structured', min_confidence: 0.5, uncertain_suffix: false };
+  }
+  return { type: 'exit_code' };
+}
+
+const TEMPLATED_FIELDS = ['target', 'toward', 'tolerance'] as const;
+
+/** Interpolate templated numeric/target fields; `previous` resolves leniently (missing → none). */
+function resolveFields(config: EvaluateConfig, scope: InterpolationScope): EvaluateConfig {
+  const out: Record<string, unknown> = { ...config };
+  for (const field of TEMPLATED_FIELDS) {
+    const value = out[field];
+    if (typeof value === 'string') out[field] = interpolate(value, scope);
+  }
+  if (typeof out.previous === 'string') {
+    try {
+      out.previous = interpolate(out.previous, scope);
+    } catch {
+      delete out.previous;
+    }
+  }
+  return out as EvaluateConfig;
+}
+
+/** Evaluate the current state's outcome. Never throws: problems become `error` verdicts. */
+export function evaluateState(
+  def: LoopDefinition,
+  state: StateConfig,
+  action: ActionResult | null,
+  snap: Snapshot,
+  scope: InterpolationScope,
+): Evaluation {
+  const config = effectiveEvaluator(def, state);
+  const type = config.type;
+  let source: string | undefined;
+  try {
+    if (config.source !== undefined) source = interpolate(config.source, scope);
+  } catch (err) {
+    return { kind: 'pure', type, result: errorResult(`source: ${(err as Error).message}`) };
+  }
+  const output = source ?? action?.output ?? '';
+  if (config.type === 'llm_structured') {
+    if (!def.llm.enabled) {
+      return {
+        kind: 'pure',
+        type,
+        result: errorResult('LLM evaluation is disabled (llm.enabled: false or --no-llm); use a deterministic evaluator for this state'),
+      };
+    }
+    const input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd' | 'state'> = {
+      output,
+      schema: config.schema ?? DEFAULT_LLM_SCHEMA,
+      min_confidence: config.min_confidence,
+      uncertain_suffix: config.uncertain_suffix,
+      timeout_s: def.llm.timeout,
+    };
+    if (config.prompt !== undefined) input.prompt = config.prompt;
+    if (def.llm.model !== undefined) input.model = def.llm.model;
+    return { kind: 'llm', input };
+  }
+  let resolved: EvaluateConfig;
+  try {
+    resolved = resolveFields(config, scope);
+  } catch (err) {
+    return { kind: 'pure', type, result: errorResult(`${type}: ${(err as Error).message}`) };
+  }
+  const exitCode = source !== undefined ? 0 : (action?.exit_code ?? 0);
+  const input: EvalInput = {
+    output,
+    exitCode: config.type === 'exit_code' && source !== undefined ? parseExit(source) : exitCode,
+    abnormal: source === undefined && (action?.timed_out === true || action?.signal !== undefined),
+  };
+  const last = snap.lastValues[snap.current];
+  if (last !== undefined) input.lastValue = last;
+  return { kind: 'pure', type, result: evaluatePure(resolved as Parameters<typeof evaluatePure>[0], input) };
+}
+
+/** `exit_code` with a `source:` judges the source as an exit code ("0", "1", …). */
+function parseExit(text: string): number {
+  const n = Number(text.trim());
+  return Number.isInteger(n) ? n : 2;
+}

@@ -1,0 +1,98 @@
+/** Turning zod issues into diagnostics that say what is wrong and how to fix it. */
+import type { z } from 'zod';
+import { error, type Diagnostic } from './diagnostics.js';
+import { LOOP_KEYS, STATE_KEYS, UNSUPPORTED_EVALUATORS, evaluateConfig } from './schema.js';
+import { didYouMean } from './suggest.js';
+
+const EVALUATOR_TYPES = evaluateConfig.options.map((o) => o.shape.type.value as string);
+
+const EVALUATOR_KEYS: Record<string, string[]> = Object.fromEntries(
+  evaluateConfig.options.map((o) => [o.shape.type.value as string, Object.keys(o.shape)]),
+);
+
+function at(root: unknown, path: PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+type Path = Array<string | number>;
+
+function knownKeysAt(raw: unknown, path: Path): string[] {
+  if (path.length === 0) return LOOP_KEYS;
+  if (path.length === 3 && path[0] === 'states') return STATE_KEYS;
+  if (path[path.length - 1] === 'evaluate') {
+    const type = at(raw, [...path, 'type']);
+    return typeof type === 'string' ? (EVALUATOR_KEYS[type] ?? []) : [];
+  }
+  if (path.length === 1 && path[0] === 'llm') return ['model', 'max_tokens', 'timeout', 'enabled'];
+  return [];
+}
+
+function unknownKey(raw: unknown, path: Path, key: string): Diagnostic {
+  const known = knownKeysAt(raw, path);
+  const hint = didYouMean(key, known);
+  const where = path.length === 0 ? 'top-level field' : path.length === 3 && path[0] === 'states' ? 'state field' : 'field';
+  const fix = hint
+    ? `rename it${hint.replace(' (did you mean', '').replace('?)', '')}`
+    : known.length
+      ? `remove it; allowed here: ${known.join(', ')}`
+      : 'remove it';
+  return error([...path, key], `unknown ${where} "${key}"${hint}`, fix);
+}
+
+function evaluatorType(raw: unknown, path: Path): Diagnostic | undefined {
+  const evaluatePath = path[path.length - 1] === 'type' ? path.slice(0, -1) : path;
+  if (evaluatePath[evaluatePath.length - 1] !== 'evaluate') return undefined;
+  const type = at(raw, [...evaluatePath, 'type']);
+  if (typeof type !== 'string') {
+    return error([...evaluatePath], 'evaluate needs a type', `set type: to one of ${EVALUATOR_TYPES.join(', ')}`);
+  }
+  if ((UNSUPPORTED_EVALUATORS as readonly string[]).includes(type)) {
+    return error(
+      [...evaluatePath, 'type'],
+      `evaluator "${type}" is not supported by this version of ll-loop`,
+      `use one of ${EVALUATOR_TYPES.join(', ')}`,
+    );
+  }
+  return error(
+    [...evaluatePath, 'type'],
+    `unknown evaluator type "${type}"${didYouMean(type, EVALUATOR_TYPES)}`,
+    `use one of ${EVALUATOR_TYPES.join(', ')}`,
+  );
+}
+
+/** One diagnostic per problem zod found (unknown keys expanded one per key). */
+export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unknown): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const issue of issues) {
+    const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) out.push(unknownKey(raw, path, key));
+      continue;
+    }
+    if (issue.code === 'custom' && issue.params && typeof issue.params.unknownKey === 'string') {
+      out.push(unknownKey(raw, path.slice(0, -1), issue.params.unknownKey));
+      continue;
+    }
+    if (issue.code === 'invalid_union' || (issue.code === 'invalid_value' && path[path.length - 1] === 'type')) {
+      const d = evaluatorType(raw, path);
+      if (d) {
+        out.push(d);
+        continue;
+      }
+    }
+    const value = at(raw, path);
+    if (value === undefined && issue.code === 'invalid_type') {
+      const field = path[path.length - 1];
+      out.push(error(path, `missing required field "${String(field)}"`, `add ${String(field)}: to ${path.length > 1 ? path.slice(0, -1).join('.') : 'the loop'}`));
+      continue;
+    }
+    const shown = value === undefined ? '' : ` (got ${JSON.stringify(value)?.slice(0, 60)})`;
+    out.push(error(path, `${path.join('.') || 'loop'}: ${issue.message}${shown}`));
+  }
+  return out;
+}

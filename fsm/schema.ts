@@ -1,0 +1,184 @@
+/**
+ * The loop format: one zod schema, the single source of truth for the YAML a user writes.
+ *
+ * Types (`LoopDefinition`, `StateConfig`, `EvaluateConfig`) and the editor JSON Schema
+ * (`loopJsonSchema()`) are derived from it; nothing else describes the format.
+ * Pure: importable inside the Temporal workflow sandbox.
+ */
+import { z } from 'zod';
+
+/** A number, or a `${…}` template that must render to one when it is used. */
+const numberOrTemplate = z.union([z.number(), z.string()]);
+const stateName = z.string().min(1);
+const seconds = z.number().positive();
+
+export const COMPARISON_OPERATORS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const;
+export type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
+const operator = z.enum(COMPARISON_OPERATORS);
+
+/** Where an evaluator reads from: the action's stdout unless `source` says otherwise. */
+const sourceField = { source: z.string().optional() };
+
+export const exitCodeEvaluate = z.strictObject({ type: z.literal('exit_code'), ...sourceField });
+
+export const outputNumericEvaluate = z.strictObject({
+  type: z.literal('output_numeric'),
+  ...sourceField,
+  operator: operator.default('eq'),
+  target: numberOrTemplate,
+});
+
+export const outputJsonEvaluate = z.strictObject({
+  type: z.literal('output_json'),
+  ...sourceField,
+  path: z.string().min(1),
+  operator: operator.default('eq'),
+  /** Without a target the verdict is `yes` when the value at `path` is truthy. */
+  target: z.unknown().optional(),
+});
+
+export const outputContainsEvaluate = z.strictObject({
+  type: z.literal('output_contains'),
+  ...sourceField,
+  pattern: z.string().min(1),
+  negate: z.boolean().default(false),
+});
+
+export const convergenceEvaluate = z.strictObject({
+  type: z.literal('convergence'),
+  ...sourceField,
+  target: numberOrTemplate.optional(),
+  /** Alias of `target` (seed 001 uses both spellings). */
+  toward: numberOrTemplate.optional(),
+  tolerance: numberOrTemplate.default(0),
+  previous: z.string().optional(),
+  direction: z.enum(['minimize', 'maximize']).default('minimize'),
+});
+
+export const llmStructuredEvaluate = z.strictObject({
+  type: z.literal('llm_structured'),
+  ...sourceField,
+  prompt: z.string().optional(),
+  schema: z.record(z.string(), z.unknown()).optional(),
+  min_confidence: z.number().min(0).max(1).default(0.5),
+  uncertain_suffix: z.boolean().default(false),
+});
+
+export const harborScorerEvaluate = z.strictObject({ type: z.literal('harbor_scorer'), ...sourceField });
+
+export const evaluateConfig = z.discriminatedUnion('type', [
+  exitCodeEvaluate,
+  outputNumericEvaluate,
+  outputJsonEvaluate,
+  outputContainsEvaluate,
+  convergenceEvaluate,
+  llmStructuredEvaluate,
+  harborScorerEvaluate,
+]);
+export type EvaluateConfig = z.output<typeof evaluateConfig>;
+export type EvaluatorType = EvaluateConfig['type'];
+
+/** Evaluator types seed 001 names that this version does not run; validation says so plainly. */
+export const UNSUPPORTED_EVALUATORS = ['diff_stall', 'mcp_result'] as const;
+
+export const ACTION_TYPES = ['shell', 'prompt', 'slash_command'] as const;
+
+export const stateShape = {
+  description: z.string().optional(),
+  action: z.string().optional(),
+  /** `prompt`/`slash_command` run the host CLI; `shell` forces bash even for a leading `/`. */
+  action_type: z.enum(ACTION_TYPES).optional(),
+  evaluate: evaluateConfig.optional(),
+  next: stateName.optional(),
+  route: z.record(z.string(), stateName).optional(),
+  on_yes: stateName.optional(),
+  on_no: stateName.optional(),
+  on_error: stateName.optional(),
+  on_blocked: stateName.optional(),
+  on_success: stateName.optional(),
+  on_failure: stateName.optional(),
+  /** Where maintain mode restarts after this terminal state (seed 000). */
+  on_maintain: stateName.optional(),
+  terminal: z.boolean().default(false),
+  /** Marks a terminal state as a failed outcome (exit code 2, `on_no` of a parent loop). */
+  failure: z.boolean().default(false),
+  capture: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'capture names are identifiers').optional(),
+  timeout: seconds.optional(),
+  fragment: z.string().optional(),
+  agent: z.string().optional(),
+  tools: z.array(z.string()).optional(),
+  loop: z.string().optional(),
+  context_passthrough: z.boolean().optional(),
+  with: z.record(z.string(), z.unknown()).optional(),
+};
+
+export const STATE_KEYS = Object.keys(stateShape);
+/** Any `on_<verdict>` key is a shorthand route; everything else unknown is an error. */
+export const CUSTOM_ROUTE_KEY = /^on_[A-Za-z0-9_]+$/;
+
+export const stateConfig = z.looseObject(stateShape).superRefine((state, ctx) => {
+  for (const [key, value] of Object.entries(state)) {
+    if (key in stateShape) continue;
+    if (CUSTOM_ROUTE_KEY.test(key)) {
+      if (typeof value !== 'string' || value.length === 0) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `${key} must name a state` });
+      }
+      continue;
+    }
+    ctx.addIssue({ code: 'custom', path: [key], message: `unknown state field "${key}"`, params: { unknownKey: key, known: STATE_KEYS } });
+  }
+});
+export type StateConfig = z.output<typeof stateConfig>;
+
+const llmConfig = z.strictObject({
+  /** Omitted: the host CLI's own default model. */
+  model: z.string().optional(),
+  max_tokens: z.number().int().positive().default(256),
+  timeout: seconds.default(1800),
+  enabled: z.boolean().default(true),
+});
+
+const parameterSpec = z.strictObject({
+  type: z.enum(['string', 'integer', 'number', 'boolean', 'enum', 'path']),
+  required: z.boolean().default(false),
+  default: z.unknown().optional(),
+  description: z.string().optional(),
+  values: z.array(z.string()).optional(),
+});
+
+export const loopShape = {
+  name: z.string().min(1),
+  description: z.string().optional(),
+  initial: stateName,
+  states: z.record(z.string(), stateConfig),
+  context: z.record(z.string(), z.unknown()).default({}),
+  scope: z.array(z.string()).optional(),
+  max_iterations: z.number().int().positive().default(50),
+  /** Optional cap on state executions (no cap when absent). */
+  max_steps: z.number().int().positive().optional(),
+  backoff: z.number().nonnegative().optional(),
+  timeout: seconds.optional(),
+  default_timeout: seconds.optional(),
+  maintain: z.boolean().default(false),
+  maintain_delay: z.number().nonnegative().optional(),
+  category: z.string().optional(),
+  labels: z.array(z.string()).default([]),
+  commands: z.array(z.strictObject({ cmd: z.string(), comment: z.string().optional() })).optional(),
+  import: z.array(z.string()).optional(),
+  fragments: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  from: z.string().optional(),
+  parameters: z.record(z.string(), parameterSpec).optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  llm: llmConfig.default({ max_tokens: 256, timeout: 1800, enabled: true }),
+  on_handoff: z.string().optional(),
+};
+export const LOOP_KEYS = Object.keys(loopShape);
+
+export const loopDefinition = z.strictObject(loopShape);
+export type LoopDefinition = z.output<typeof loopDefinition>;
+export type LoopInput = z.input<typeof loopDefinition>;
+
+/** JSON Schema for editors (yaml-language-server, VS Code), derived from the zod schema. */
+export function loopJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(loopDefinition, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}

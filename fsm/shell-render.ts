@@ -1,0 +1,199 @@
+/**
+ * Rendering a shell action so that interpolated data can never become shell syntax.
+ *
+ * The rule (docs/loop-format.md "Interpolation in shell actions"):
+ * - `context`, `state` and `loop` values are written by the loop's author (or `--context` on the
+ *   command line) and are spliced into the script as code: `action: "${context.metric_cmd}"` runs
+ *   the command the author wrote.
+ * - `captured`, `prev` and `result` values come from what actions printed. They are never spliced:
+ *   the script references a bash variable (`${LL_V1}`) and the value travels in the child's
+ *   environment, so `"; rm -rf x; "`, `$(…)` or backticks arrive as plain data.
+ * - `${env.NAME}` becomes a reference too (`${LL_E1}`); the worker looks the value up when the
+ *   action runs, so secrets never enter workflow history.
+ *
+ * Each reference is written to fit the quoting where it appears: `${LL_V1}` unquoted or inside
+ * double quotes (bash expands variables there without re-parsing them; unquoted values are split
+ * into words like the text they stand for), and `'"${LL_V1}"'` inside single quotes, which closes
+ * the quote, expands, and reopens it. So the seed's `echo 'Fixed: ${result.details.reason}'` prints
+ * the reason verbatim, whatever it contains.
+ */
+import { envRefOf, InterpolationError, resolveRef, type InterpolationScope } from './interpolate.js';
+import { parseTemplate, type RefSegment } from './template.js';
+import type { ShellCommand } from './types.js';
+
+type Quote = 'plain' | 'single' | 'double' | 'ansi' | 'backtick' | 'subst';
+
+const TRUSTED = new Set(['context', 'state', 'loop']);
+
+/** Tracks bash quoting across the script as it is assembled. */
+class QuoteTracker {
+  private readonly stack: Quote[] = ['plain'];
+  private parenDepth: number[] = [];
+  private escaped = false;
+  private comment = false;
+  private prev = '\n';
+  /** A pending here-document: its delimiter and whether it was quoted (no expansion inside). */
+  private pendingHeredoc: { delimiter: string; quoted: boolean } | null = null;
+  private heredoc: { delimiter: string; quoted: boolean; line: string } | null = null;
+  private heredocWord = '';
+  private readingHeredocWord = false;
+
+  get top(): Quote {
+    return this.stack[this.stack.length - 1] ?? 'plain';
+  }
+
+  /** Where a reference lands now: a quote context, or inside a here-document body. */
+  get context(): Quote | 'heredoc' | 'quoted-heredoc' {
+    if (this.heredoc) return this.heredoc.quoted ? 'quoted-heredoc' : 'heredoc';
+    return this.top;
+  }
+
+  feed(text: string): void {
+    for (let i = 0; i < text.length; i += 1) this.char(text[i] as string, text[i + 1]);
+  }
+
+  private char(c: string, next: string | undefined): void {
+    if (this.heredoc) return this.heredocChar(c);
+    if (this.readingHeredocWord) {
+      if (!this.heredocWord && (c === '<' || c === '-')) {
+        // `<<<` is a here-string, not a here-document; `<<-` only strips leading tabs.
+        if (c === '<') this.readingHeredocWord = false;
+        this.prev = c;
+        return;
+      }
+      if (/[\s;&|<>()]/.test(c) && this.heredocWord) {
+        const quoted = /['"\\]/.test(this.heredocWord);
+        this.pendingHeredoc = { delimiter: this.heredocWord.replace(/['"\\]/g, ''), quoted };
+        this.readingHeredocWord = false;
+      } else if (!/\s/.test(c)) {
+        this.heredocWord += c;
+        this.prev = c;
+        return;
+      }
+    }
+    if (this.comment) {
+      if (c === '\n') this.comment = false;
+      else return;
+    }
+    if (this.escaped) {
+      this.escaped = false;
+      this.prev = c;
+      return;
+    }
+    this.structural(c, next);
+    if (c === '\n' && this.top === 'plain' && this.pendingHeredoc) {
+      this.heredoc = { ...this.pendingHeredoc, line: '' };
+      this.pendingHeredoc = null;
+    }
+    this.prev = c;
+  }
+
+  private structural(c: string, next: string | undefined): void {
+    const top = this.top;
+    if (top === 'single') {
+      if (c === "'") this.stack.pop();
+      return;
+    }
+    if (c === '\\') {
+      this.escaped = true;
+      return;
+    }
+    if (top === 'ansi') {
+      if (c === "'") this.stack.pop();
+      return;
+    }
+    if (top === 'double') {
+      if (c === '"') this.stack.pop();
+      else if (c === '$' && next === '(') this.openSubst();
+      else if (c === '`') this.stack.push('backtick');
+      return;
+    }
+    // plain, subst, backtick: shell syntax proper.
+    if (c === '#' && /[\s;&|()]/.test(this.prev)) this.comment = true;
+    else if (c === "'") this.stack.push(this.prev === '$' ? 'ansi' : 'single');
+    else if (c === '"') this.stack.push('double');
+    else if (c === '`') top === 'backtick' ? this.stack.pop() : this.stack.push('backtick');
+    else if (c === '$' && next === '(') this.openSubst();
+    else if (c === '(' && top === 'subst') this.parenDepth[this.parenDepth.length - 1]! += 1;
+    else if (c === ')' && top === 'subst') this.closeParen();
+    else if (c === '<' && this.prev === '<' && top === 'plain') {
+      this.readingHeredocWord = true;
+      this.heredocWord = '';
+    }
+  }
+
+  private openSubst(): void {
+    this.stack.push('subst');
+    this.parenDepth.push(-1); // the `(` that follows brings it to 0
+  }
+
+  private closeParen(): void {
+    const depth = this.parenDepth.length - 1;
+    if ((this.parenDepth[depth] ?? 0) > 0) this.parenDepth[depth]! -= 1;
+    else {
+      this.parenDepth.pop();
+      this.stack.pop();
+    }
+  }
+
+  private heredocChar(c: string): void {
+    const doc = this.heredoc!;
+    if (c !== '\n') {
+      doc.line += c;
+      return;
+    }
+    if (doc.line.replace(/^\t+/, '') === doc.delimiter) this.heredoc = null;
+    else doc.line = '';
+  }
+}
+
+/** The bash text that stands for variable `name` at the current quoting. */
+function reference(name: string, where: QuoteTracker['context'], ref: RefSegment): string {
+  switch (where) {
+    case 'single':
+      return `'"\${${name}}"'`;
+    case 'ansi':
+      return `'"\${${name}}"$'`;
+    case 'quoted-heredoc':
+      throw new InterpolationError(
+        `${ref.raw} is inside a quoted here-document (<<'EOF'), where bash expands nothing; ` +
+          `use an unquoted delimiter (<<EOF) so the value can be passed safely`,
+        ref.raw,
+        'syntax',
+      );
+    default:
+      return `\${${name}}`;
+  }
+}
+
+/**
+ * Interpolate a shell action. Data values and env references become bash variables (see the
+ * module comment); author-controlled values are spliced as code.
+ */
+export function renderShell(template: string, scope: InterpolationScope): ShellCommand {
+  const tracker = new QuoteTracker();
+  const command: ShellCommand = { script: '', vars: {}, env: {} };
+  let counter = 0;
+  const append = (code: string) => {
+    command.script += code;
+    tracker.feed(code);
+  };
+  for (const segment of parseTemplate(template)) {
+    if (segment.kind === 'text') {
+      append(segment.text);
+      continue;
+    }
+    if (TRUSTED.has(segment.namespace)) {
+      append(resolveRef(segment, scope));
+      continue;
+    }
+    counter += 1;
+    const isEnv = segment.namespace === 'env';
+    const name = isEnv ? `LL_E${counter}` : `LL_V${counter}`;
+    if (isEnv) command.env[name] = envRefOf(segment);
+    else command.vars[name] = resolveRef(segment, scope);
+    // A reference is plain text to the tracker: it never changes the quoting around it.
+    command.script += reference(name, tracker.context, segment);
+  }
+  return command;
+}

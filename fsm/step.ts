@@ -1,0 +1,307 @@
+/**
+ * The pure core's entry point: `step(definition, snapshot, event) → { snapshot, commands }`.
+ *
+ * The Temporal workflow (or a test) feeds events in and carries out the commands: run an action,
+ * ask an LLM to evaluate, sleep, finish; `emit` commands are the event stream. No I/O, no clock:
+ * time arrives in each event. Decided semantics (docs/loop-format.md):
+ * - A pass starts at the initial state; entering a state already visited in the current pass
+ *   starts the next pass. `max_iterations` caps passes, `max_steps` state executions.
+ * - A terminal state's action runs (recorded, not evaluated), then the run ends.
+ * - Failures to interpolate or evaluate are `error` verdicts, routed like any other.
+ */
+import { evaluateState, errorResult } from './evaluate-state.js';
+import { formatDuration } from './format.js';
+import { InterpolationError, interpolate, renderPrompt, type InterpolationScope } from './interpolate.js';
+import { CURRENT, routeFor } from './routing.js';
+import type { LoopDefinition, StateConfig } from './schema.js';
+import { renderShell } from './shell-render.js';
+import { initialSnapshot, type Command, type Snapshot, type StepEvent, type StepOutput } from './snapshot.js';
+import { TemplateSyntaxError } from './template.js';
+import type { ActionResult, EvalResult, ExecutionResult, TerminatedBy } from './types.js';
+import { actionKind, actionTimeout, displayAction } from './action.js';
+
+/** Mutable working copy for one step; `commands` collects the effects. */
+interface Draft {
+  def: LoopDefinition;
+  snap: Snapshot;
+  now: number;
+  commands: Command[];
+}
+
+function emit(d: Draft, event: string, fields: Record<string, unknown> = {}): void {
+  d.commands.push({ type: 'emit', event: { event, ...fields } });
+}
+
+export function scopeOf(def: LoopDefinition, snap: Snapshot, now: number): InterpolationScope {
+  const elapsed = now - snap.startedAtMs;
+  return {
+    context: def.context,
+    captured: snap.captured,
+    prev: snap.prev,
+    result: snap.result,
+    state: { name: snap.current, iteration: snap.iteration },
+    loop: { name: def.name, started_at: snap.startedAt, elapsed_ms: elapsed, elapsed: formatDuration(elapsed) },
+  };
+}
+
+function stateOf(d: Draft, name = d.snap.current): StateConfig {
+  const state = d.def.states[name];
+  if (!state) throw new Error(`internal: state "${name}" is not in the definition`);
+  return state;
+}
+
+function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): void {
+  const { snap } = d;
+  const state = d.def.states[snap.current];
+  const result: ExecutionResult = {
+    loop: d.def.name,
+    final_state: snap.current,
+    iterations: Math.min(snap.iteration, d.def.max_iterations),
+    steps: snap.steps,
+    terminated_by: terminatedBy,
+    failure: terminatedBy === 'terminal' && state?.failure === true,
+    duration_ms: d.now - snap.startedAtMs,
+    captured: snap.captured,
+  };
+  if (error !== undefined) result.error = error;
+  snap.phase = 'done';
+  snap.pending = null;
+  snap.outcome = result;
+  emit(d, 'loop_complete', {
+    final_state: result.final_state,
+    iterations: result.iterations,
+    steps: result.steps,
+    terminated_by: terminatedBy,
+    duration_ms: result.duration_ms,
+    ...(error === undefined ? {} : { error }),
+  });
+  d.commands.push({ type: 'finish', result });
+}
+
+/** Move into `name`, counting passes and applying limits and backoff. */
+function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
+  const { snap, def } = d;
+  const repeat = options.newCycle !== true && snap.visited.includes(name);
+  if (options.newCycle) {
+    snap.iteration = 1;
+    snap.visited = [name];
+  } else if (repeat || snap.iteration === 0) {
+    snap.iteration += 1;
+    snap.visited = [name];
+  } else {
+    snap.visited = [...snap.visited, name];
+  }
+  snap.current = name;
+  if (snap.iteration > def.max_iterations) return finish(d, 'max_iterations');
+  if (def.max_steps !== undefined && snap.steps >= def.max_steps) return finish(d, 'max_steps');
+  if (repeat && def.backoff) {
+    snap.phase = 'backoff';
+    d.commands.push({ type: 'sleep', ms: def.backoff * 1000, reason: 'backoff' });
+    return;
+  }
+  execute(d);
+}
+
+/** Run the current state: its action, or (without one) its decision. */
+function execute(d: Draft): void {
+  const { snap, def } = d;
+  const state = stateOf(d);
+  snap.steps += 1;
+  emit(d, 'state_enter', { state: snap.current, iteration: snap.iteration });
+  if (state.action === undefined) return decide(d, state, null);
+  const kind = actionKind(state);
+  const scope = scopeOf(def, snap, d.now);
+  let input;
+  try {
+    input =
+      kind === 'shell'
+        ? { kind, shell: renderShell(state.action, scope) }
+        : { kind, prompt: renderPrompt(state.action, scope), agent: state.agent, tools: state.tools };
+  } catch (err) {
+    return failState(d, state, messageOf(err));
+  }
+  emit(d, 'action_start', { state: snap.current, action: displayAction(state.action, scope), action_type: kind });
+  snap.phase = 'action';
+  d.commands.push({
+    type: 'run_action',
+    input: { ...input, state: snap.current, step: snap.steps, timeout_s: actionTimeout(def, state) } as Omit<
+      import('./types.js').RunActionInput,
+      'instanceId' | 'cwd'
+    >,
+  });
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof InterpolationError || err instanceof TemplateSyntaxError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** An error before or instead of evaluation: route it as the `error` verdict, or end the run. */
+function failState(d: Draft, state: StateConfig, message: string, action?: ActionResult): void {
+  const name = d.snap.current;
+  emit(d, 'action_error', { state: name, error: message });
+  const target = state.next !== undefined ? state.on_error : routeFor(state, 'error');
+  if (target === undefined) {
+    if (action) setPrev(d, action);
+    return finish(d, 'error', `state "${name}": ${message}`);
+  }
+  const result = errorResult(message);
+  d.snap.result = result;
+  emit(d, 'evaluate', { state: name, type: 'error', verdict: 'error', error: message });
+  transition(d, state, target, 'error', action ?? null);
+}
+
+function setPrev(d: Draft, action: ActionResult | null): void {
+  d.snap.prev = {
+    state: d.snap.current,
+    output: action?.output ?? '',
+    stderr: action?.stderr ?? '',
+    exit_code: action?.exit_code ?? 0,
+  };
+}
+
+/** Follow `target` (uninterpolated) from the current state. */
+function transition(d: Draft, state: StateConfig, target: string, verdict: string | undefined, action: ActionResult | null): void {
+  const from = d.snap.current;
+  let to: string;
+  try {
+    to = target === CURRENT ? from : interpolate(target, scopeOf(d.def, d.snap, d.now));
+  } catch (err) {
+    setPrev(d, action);
+    return finish(d, 'error', `state "${from}": route target ${target}: ${messageOf(err)}`);
+  }
+  if (to === CURRENT) to = from;
+  if (!(to in d.def.states)) {
+    setPrev(d, action);
+    return finish(d, 'error', `state "${from}": route target "${to}" (from ${target}) is not a state; known: ${Object.keys(d.def.states).join(', ')}`);
+  }
+  emit(d, 'route', { from, to, ...(verdict === undefined ? {} : { verdict }) });
+  setPrev(d, action);
+  void state;
+  enter(d, to);
+}
+
+/** After the action (or without one): `next`, terminal, or evaluate and route. */
+function decide(d: Draft, state: StateConfig, action: ActionResult | null): void {
+  if (state.terminal) {
+    setPrev(d, action);
+    return reachTerminal(d, state);
+  }
+  if (state.next !== undefined) {
+    if (action && action.exit_code !== 0 && state.on_error !== undefined) {
+      return failState(d, state, `action exited with code ${action.exit_code}`, action);
+    }
+    return transition(d, state, state.next, undefined, action);
+  }
+  const evaluation = evaluateState(d.def, state, action, d.snap, scopeOf(d.def, d.snap, d.now));
+  if (evaluation.kind === 'llm') {
+    d.snap.phase = 'llm';
+    d.snap.pending = action;
+    d.commands.push({ type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current } });
+    return;
+  }
+  afterEvaluation(d, state, evaluation.type, evaluation.result, action);
+}
+
+function afterEvaluation(d: Draft, state: StateConfig, type: string, result: EvalResult, action: ActionResult | null): void {
+  const { snap } = d;
+  snap.result = result;
+  const current = result.details.current;
+  if (type === 'convergence' && typeof current === 'number') snap.lastValues = { ...snap.lastValues, [snap.current]: current };
+  const confidence = result.details.confidence;
+  emit(d, 'evaluate', {
+    state: snap.current,
+    type,
+    verdict: result.verdict,
+    ...(typeof confidence === 'number' ? { confidence } : {}),
+    details: result.details,
+  });
+  const target = routeFor(state, result.verdict);
+  if (target === undefined) {
+    setPrev(d, action);
+    const why = result.verdict === 'error' && typeof result.details.error === 'string' ? ` (${result.details.error})` : '';
+    return finish(
+      d,
+      'error',
+      `no valid transition from state "${snap.current}" for verdict "${result.verdict}"${why}: ` +
+        `add on_${result.verdict}: <state> or a route: entry for "${result.verdict}" (or _ as a default)`,
+    );
+  }
+  transition(d, state, target, result.verdict, action);
+}
+
+function reachTerminal(d: Draft, state: StateConfig): void {
+  const { def, snap } = d;
+  if (!def.maintain) return finish(d, 'terminal');
+  snap.cycles += 1;
+  emit(d, 'maintain_restart', { state: snap.current, cycle: snap.cycles });
+  const target = state.on_maintain ?? def.initial;
+  if (def.maintain_delay) {
+    snap.phase = 'maintain_delay';
+    snap.pending = null;
+    d.commands.push({ type: 'sleep', ms: def.maintain_delay * 1000, reason: 'maintain_delay' });
+    snap.visited = [target];
+    snap.current = target;
+    return;
+  }
+  enter(d, target, { newCycle: true });
+}
+
+function onActionDone(d: Draft, result: ActionResult): void {
+  const state = stateOf(d);
+  d.snap.pending = null;
+  emit(d, 'action_complete', {
+    state: d.snap.current,
+    exit_code: result.exit_code,
+    duration_ms: result.duration_ms,
+    ...(result.timed_out ? { timed_out: true } : {}),
+    ...(result.signal ? { signal: result.signal } : {}),
+    ...(result.log_file ? { log_file: result.log_file } : {}),
+  });
+  if (state.capture) {
+    const { output, stderr, exit_code, duration_ms } = result;
+    d.snap.captured = { ...d.snap.captured, [state.capture]: { output, stderr, exit_code, duration_ms } };
+  }
+  if (result.error !== undefined && !state.terminal) return failState(d, state, result.error, result);
+  decide(d, state, result);
+}
+
+/** Start a run: the snapshot for `def` and the commands for its first state. */
+export function start(def: LoopDefinition, now: number): StepOutput {
+  return step(def, initialSnapshot(def.initial, now), { type: 'start', now });
+}
+
+/** Advance the run by one event. Never throws for run-time problems: they end the run with an error. */
+export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent): StepOutput {
+  const d: Draft = { def, snap: { ...snapshot }, now: event.now, commands: [] };
+  if (d.snap.phase === 'done') return { snapshot: d.snap, commands: [] };
+  switch (event.type) {
+    case 'start':
+      emit(d, 'loop_start', { loop: def.name, initial: def.initial, max_iterations: def.max_iterations });
+      enter(d, def.initial);
+      break;
+    case 'action_done':
+      onActionDone(d, event.result);
+      break;
+    case 'action_failed':
+      failState(d, stateOf(d), event.error);
+      break;
+    case 'llm_done':
+      afterEvaluation(d, stateOf(d), 'llm_structured', event.result, d.snap.pending);
+      break;
+    case 'sleep_done':
+      if (d.snap.phase === 'maintain_delay') {
+        const target = d.snap.current;
+        d.snap.visited = [];
+        enter(d, target, { newCycle: true });
+      } else execute(d);
+      break;
+    case 'timeout':
+      finish(d, 'timeout', `loop timeout of ${def.timeout ?? '?'}s reached in state "${d.snap.current}"`);
+      break;
+    case 'cancel':
+      finish(d, 'cancelled');
+      break;
+  }
+  return { snapshot: d.snap, commands: d.commands };
+}

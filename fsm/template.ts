@@ -1,0 +1,117 @@
+/**
+ * `${namespace.path}` templates: parsing only. Resolution is in interpolate.ts, shell rendering in
+ * shell-render.ts.
+ *
+ * Grammar: `$${` is a literal `${`; `${ns.a.b}` is a reference; `${ns.a.b:-text}` falls back to
+ * `text` when the value is missing or empty. References do not nest: the first `}` closes one.
+ */
+
+export const NAMESPACES = ['context', 'captured', 'prev', 'result', 'state', 'loop', 'env'] as const;
+export type Namespace = (typeof NAMESPACES)[number];
+
+export interface TextSegment {
+  kind: 'text';
+  text: string;
+}
+
+export interface RefSegment {
+  kind: 'ref';
+  namespace: Namespace;
+  /** Path below the namespace, e.g. `['errors', 'output']` for `${captured.errors.output}`. */
+  path: string[];
+  /** Present when written as `${…:-default}` (may be the empty string). */
+  fallback?: string;
+  /** The reference as written, e.g. `${captured.errors.output}`. */
+  raw: string;
+  /** Offset of `${` in the template. */
+  offset: number;
+}
+
+export type Segment = TextSegment | RefSegment;
+
+/** A template that cannot be parsed. `offset` points into the template text. */
+export class TemplateSyntaxError extends Error {
+  override readonly name = 'TemplateSyntaxError';
+  constructor(
+    message: string,
+    readonly template: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+const PATH_SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+function isNamespace(value: string): value is Namespace {
+  return (NAMESPACES as readonly string[]).includes(value);
+}
+
+function parseRef(body: string, raw: string, template: string, offset: number): RefSegment {
+  const fallbackAt = body.indexOf(':-');
+  const expr = (fallbackAt >= 0 ? body.slice(0, fallbackAt) : body).trim();
+  const parts = expr.split('.');
+  const [namespace, ...path] = parts;
+  if (!namespace || !isNamespace(namespace)) {
+    throw new TemplateSyntaxError(
+      `unknown variable namespace in ${raw}: use one of ${NAMESPACES.join(', ')} (e.g. \${context.${expr || 'name'}}); ` +
+        `for a literal shell \${…} write $\${…}`,
+      template,
+      offset,
+    );
+  }
+  if (path.length === 0 && namespace !== 'result' && namespace !== 'prev') {
+    throw new TemplateSyntaxError(`${raw} needs a path after "${namespace}." (e.g. \${${namespace}.name})`, template, offset);
+  }
+  for (const segment of path) {
+    if (!PATH_SEGMENT.test(segment)) {
+      throw new TemplateSyntaxError(`invalid path segment "${segment}" in ${raw}: use letters, digits, _ or -`, template, offset);
+    }
+  }
+  if (namespace === 'env' && path.length !== 1) {
+    throw new TemplateSyntaxError(`${raw}: environment references take one name, e.g. \${env.HOME}`, template, offset);
+  }
+  const ref: RefSegment = { kind: 'ref', namespace, path, raw, offset };
+  if (fallbackAt >= 0) ref.fallback = body.slice(fallbackAt + 2);
+  return ref;
+}
+
+/** Split a template into text and references. Throws TemplateSyntaxError on a malformed reference. */
+export function parseTemplate(template: string): Segment[] {
+  const segments: Segment[] = [];
+  let text = '';
+  let i = 0;
+  while (i < template.length) {
+    if (template.startsWith('$${', i)) {
+      text += '${';
+      i += 3;
+      continue;
+    }
+    if (template.startsWith('${', i)) {
+      const close = template.indexOf('}', i + 2);
+      if (close < 0) {
+        throw new TemplateSyntaxError(`unclosed \${ at offset ${i}: add the closing } (or write $\${ for a literal \${)`, template, i);
+      }
+      if (text) segments.push({ kind: 'text', text });
+      text = '';
+      const raw = template.slice(i, close + 1);
+      segments.push(parseRef(template.slice(i + 2, close), raw, template, i));
+      i = close + 1;
+      continue;
+    }
+    text += template[i];
+    i += 1;
+  }
+  if (text) segments.push({ kind: 'text', text });
+  return segments;
+}
+
+/** The references in a template (for validation); malformed ones throw TemplateSyntaxError. */
+export function templateRefs(template: string): RefSegment[] {
+  return parseTemplate(template).filter((s): s is RefSegment => s.kind === 'ref');
+}
+
+/** True when the string contains at least one `${…}` reference (escapes excluded). */
+export function hasRefs(template: string): boolean {
+  return template.replaceAll('$${', '').includes('${');
+}

@@ -1,0 +1,121 @@
+/**
+ * Runtime data shapes shared by the pure core, the workflow, the activities and the client.
+ * Every value here is plain JSON: it crosses Temporal payloads and is stored in history.
+ */
+
+/** What an action produced. `output`/`stderr` are tails; the full text is in `log_file` when cut. */
+export interface ActionResult {
+  output: string;
+  stderr: string;
+  exit_code: number;
+  duration_ms: number;
+  /** Set when the process died by a signal (exit_code is then 128 + signal number). */
+  signal?: string;
+  timed_out?: boolean;
+  /** True when output or stderr was cut to its tail; the whole of both is in `log_file`. */
+  truncated?: boolean;
+  log_file?: string;
+  /** Set when the action could not be prepared on the worker (e.g. an undefined `${env.X}`). */
+  error?: string;
+}
+
+/** The value stored under `captured.<name>` by `capture:`. */
+export interface CapturedValue {
+  output: string;
+  stderr: string;
+  exit_code: number;
+  duration_ms: number;
+}
+
+/** Layer 1's answer: the routing key plus evaluator-specific details (`${result.*}`). */
+export interface EvalResult {
+  verdict: string;
+  details: Record<string, unknown>;
+}
+
+/** `${prev.*}`: the previously executed state. */
+export interface PrevResult {
+  state: string;
+  output: string;
+  stderr: string;
+  exit_code: number;
+}
+
+export const TERMINATED_BY = ['terminal', 'max_iterations', 'max_steps', 'timeout', 'error', 'cancelled'] as const;
+export type TerminatedBy = (typeof TERMINATED_BY)[number];
+
+/** What a run returns (seed 003's ExecutionResult, plus `failure` for failure terminals). */
+export interface ExecutionResult {
+  loop: string;
+  final_state: string;
+  iterations: number;
+  steps: number;
+  terminated_by: TerminatedBy;
+  /** True when the run ended in a terminal state marked `failure: true`. */
+  failure: boolean;
+  duration_ms: number;
+  captured: Record<string, CapturedValue>;
+  error?: string;
+}
+
+/** One entry of the run's event stream (seed 001 "Structured Events"). `ts` is added by the writer. */
+export interface LoopEvent {
+  event: string;
+  [field: string]: unknown;
+}
+
+/** A `${env.NAME}` reference, resolved on the worker when the action runs (never in history). */
+export interface EnvRef {
+  name: string;
+  /** From `${env.NAME:-default}`: used when the variable is unset or empty. */
+  default?: string;
+}
+
+/**
+ * A shell action after interpolation. Interpolated data never becomes shell syntax: `script`
+ * references each value as a bash variable (`${LL_V1}`), and the activity puts the value in the
+ * child's environment: `vars` hold data from the run (captured output, results), `env` names worker
+ * environment variables whose values the activity looks up itself.
+ */
+export interface ShellCommand {
+  script: string;
+  vars: Record<string, string>;
+  env: Record<string, EnvRef>;
+}
+
+/** A prompt after interpolation: text, with `${env.*}` left for the worker to fill in. */
+export interface PromptText {
+  parts: Array<string | EnvRef>;
+}
+
+/** Input of the `runAction` activity. */
+export interface RunActionInput {
+  /** Workflow id of the run; names the log files. */
+  instanceId: string;
+  state: string;
+  /** 1-based count of state executions in the run; makes log file names unique. */
+  step: number;
+  kind: 'shell' | 'prompt';
+  shell?: ShellCommand;
+  prompt?: PromptText;
+  /** Prompt states only: passed to the host CLI as --agent / --tools / --model. */
+  agent?: string;
+  tools?: string[];
+  model?: string;
+  cwd: string;
+  timeout_s: number;
+}
+
+/** Input of the `evaluateLlm` activity. */
+export interface EvaluateLlmInput {
+  instanceId: string;
+  state: string;
+  output: string;
+  prompt?: string;
+  schema: Record<string, unknown>;
+  model?: string;
+  min_confidence: number;
+  uncertain_suffix: boolean;
+  cwd: string;
+  timeout_s: number;
+}

@@ -1,0 +1,166 @@
+/**
+ * Loop validation: the schema, then the graph and the templates. Runs in `ll-loop validate` and
+ * before every run. Pure: takes the parsed YAML value, returns diagnostics and, when there are no
+ * errors, the definition with defaults applied.
+ */
+import { ContextError, resolveContext } from './context.js';
+import { error, hasErrors, warning, type Diagnostic } from './diagnostics.js';
+import { actionKind } from './action.js';
+import { CURRENT, declaredTargets, hasShorthand } from './routing.js';
+import { loopDefinition, type LoopDefinition, type StateConfig } from './schema.js';
+import { schemaDiagnostics } from './schema-issues.js';
+import { didYouMean } from './suggest.js';
+import { TemplateSyntaxError, templateRefs, type RefSegment } from './template.js';
+
+export interface ValidationResult {
+  definition?: LoopDefinition;
+  diagnostics: Diagnostic[];
+}
+
+/** Example 6 of seed 001 writes the Python constant; it means "the default model". */
+const DEFAULT_MODEL_PLACEHOLDER = '${DEFAULT_LLM_MODEL}';
+
+type Path = Diagnostic['path'];
+
+/** Every template in a state, with its path and whether `${env.*}` is allowed there. */
+function stateTemplates(name: string, state: StateConfig): Array<{ path: Path; text: string; envAllowed: boolean }> {
+  const base: Path = ['states', name];
+  const out: Array<{ path: Path; text: string; envAllowed: boolean }> = [];
+  if (state.action !== undefined) out.push({ path: [...base, 'action'], text: state.action, envAllowed: true });
+  const evaluate = state.evaluate as Record<string, unknown> | undefined;
+  for (const field of ['source', 'target', 'toward', 'tolerance', 'previous', 'prompt']) {
+    const value = evaluate?.[field];
+    if (typeof value === 'string') out.push({ path: [...base, 'evaluate', field], text: value, envAllowed: false });
+  }
+  for (const { key, target } of declaredTargets(state)) {
+    out.push({ path: [...base, ...key.split('.')], text: target, envAllowed: false });
+  }
+  return out;
+}
+
+function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
+  const captures = new Set(Object.values(def.states).flatMap((s) => (s.capture ? [s.capture] : [])));
+  for (const [name, state] of Object.entries(def.states)) {
+    for (const { path, text, envAllowed } of stateTemplates(name, state)) {
+      let refs: RefSegment[];
+      try {
+        refs = templateRefs(text);
+      } catch (err) {
+        if (err instanceof TemplateSyntaxError) out.push(error(path, err.message));
+        else throw err;
+        continue;
+      }
+      for (const ref of refs) checkRef(def, ref, path, envAllowed, captures, out);
+    }
+  }
+}
+
+function checkRef(def: LoopDefinition, ref: RefSegment, path: Path, envAllowed: boolean, captures: Set<string>, out: Diagnostic[]): void {
+  const [head] = ref.path;
+  if (ref.namespace === 'env' && !envAllowed) {
+    out.push(error(path, `${ref.raw} is only allowed in action:`, 'environment values are read on the worker when an action runs; pass the value through context or the action instead'));
+  } else if (ref.namespace === 'captured' && head !== undefined && !captures.has(head)) {
+    out.push(
+      error(path, `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`, `add capture: "${head}" to the state that produces it`),
+    );
+  } else if (ref.namespace === 'context' && head !== undefined && !(head in def.context) && ref.fallback === undefined) {
+    out.push(warning(path, `${ref.raw} is not defined in context:`, `add ${head}: to context: or pass --context ${head}=VALUE when running`));
+  }
+}
+
+function checkGraph(def: LoopDefinition, out: Diagnostic[]): void {
+  const names = Object.keys(def.states);
+  if (!(def.initial in def.states)) {
+    out.push(error(['initial'], `initial state "${def.initial}" is not defined${didYouMean(def.initial, names)}`, `define states.${def.initial} or set initial: to one of ${names.join(', ')}`));
+  }
+  if (!names.some((n) => def.states[n]?.terminal)) {
+    out.push(error(['states'], 'no terminal state: the loop can only end by its limits', 'add a state with terminal: true (e.g. done: { terminal: true })'));
+  }
+  for (const [name, state] of Object.entries(def.states)) {
+    for (const { key, target } of declaredTargets(state)) {
+      if (target === CURRENT || target.includes('${') || target in def.states) continue;
+      out.push(error(['states', name, ...key.split('.')], `${key} goes to "${target}", which is not a state${didYouMean(target, names)}`, `define states.${target} or route to one of ${names.join(', ')}`));
+    }
+    checkState(def, name, state, out);
+  }
+  warnUnreachable(def, out);
+}
+
+function checkState(def: LoopDefinition, name: string, state: StateConfig, out: Diagnostic[]): void {
+  const path: Path = ['states', name];
+  const hasWayOut = state.terminal || state.next !== undefined || state.route !== undefined || hasShorthand(state);
+  if (!hasWayOut) {
+    out.push(error(path, 'state has no way out: no next, route, on_* or terminal', 'add next: <state>, on_yes:/on_no:, a route: table, or terminal: true'));
+  }
+  if (state.route && hasShorthand(state)) {
+    out.push(warning(path, 'both route: and on_* shorthand are set; the route table wins and the shorthand is ignored', 'move the shorthand entries into route:'));
+  }
+  if (state.next !== undefined && state.evaluate) {
+    out.push(warning([...path, 'evaluate'], 'evaluate is ignored on a state with next: (next is unconditional)', 'use on_yes/on_no or route: instead of next:'));
+  }
+  if (state.evaluate?.type === 'convergence' && state.evaluate.target === undefined && state.evaluate.toward === undefined) {
+    out.push(error([...path, 'evaluate'], 'convergence needs a target', 'add target: <number> (or toward:)'));
+  }
+  if (state.evaluate?.type === 'llm_structured' && !def.llm.enabled) {
+    out.push(warning([...path, 'evaluate'], 'llm_structured with LLM evaluation disabled gives an error verdict', 'route _error:/on_error:, or use a deterministic evaluator'));
+  }
+  if (state.action === undefined && state.evaluate && state.evaluate.source === undefined && !state.terminal) {
+    out.push(error([...path, 'evaluate'], 'a state without an action has nothing to evaluate', 'add source: "${captured.<name>.output}" to evaluate, or an action:'));
+  }
+  if (state.loop !== undefined) {
+    out.push(error([...path, 'loop'], 'sub-loop states (loop:) are not supported by this version yet', 'run the child loop as an action: "ll-loop run <name>"'));
+  }
+  if (state.fragment !== undefined) out.push(error([...path, 'fragment'], 'fragments are not supported by this version yet', 'inline the fragment fields into the state'));
+  if (state.action !== undefined && actionKind(state) === 'prompt' && state.evaluate === undefined && !state.terminal && state.next === undefined && !def.llm.enabled) {
+    out.push(warning(path, 'prompt state with LLM evaluation disabled is judged by the host CLI exit code', 'add evaluate: to choose how it is judged'));
+  }
+}
+
+function warnUnreachable(def: LoopDefinition, out: Diagnostic[]): void {
+  const all = Object.values(def.states).flatMap((s) => declaredTargets(s));
+  if (!(def.initial in def.states) || all.some((t) => t.target.includes('${'))) return;
+  const seen = new Set([def.initial]);
+  const queue = [def.initial];
+  while (queue.length) {
+    const state = def.states[queue.shift()!];
+    for (const { target } of state ? declaredTargets(state) : []) {
+      if (target in def.states && !seen.has(target)) {
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  for (const name of Object.keys(def.states)) {
+    if (!seen.has(name)) out.push(warning(['states', name], `state is unreachable from initial state "${def.initial}"`, 'route to it from another state, or delete it'));
+  }
+}
+
+function checkLoop(def: LoopDefinition, out: Diagnostic[]): void {
+  if (!def.description) out.push(warning(['name'], 'loop has no description', 'add description: — it is shown by ll-loop list'));
+  try {
+    resolveContext(def.context);
+  } catch (err) {
+    if (!(err instanceof ContextError || err instanceof TemplateSyntaxError)) throw err;
+    out.push(error(['context', ...(err instanceof ContextError ? [err.key] : [])], err.message));
+  }
+  for (const field of ['from', 'import', 'fragments', 'parameters'] as const) {
+    if (def[field] !== undefined) out.push(error([field], `${field}: is not supported by this version yet`, `remove ${field}: and inline what it provides`));
+  }
+}
+
+/** Validate a parsed loop document. */
+export function validateLoop(raw: unknown): ValidationResult {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    const got = raw === null ? 'an empty document' : Array.isArray(raw) ? 'a list' : `a ${typeof raw}`;
+    return { diagnostics: [error([], `a loop file must be a mapping with name:, initial: and states:, but this is ${got}`, 'see docs/loop-format.md for the format')] };
+  }
+  const parsed = loopDefinition.safeParse(raw);
+  if (!parsed.success) return { diagnostics: schemaDiagnostics(parsed.error.issues, raw) };
+  const def = parsed.data;
+  if (def.llm.model === DEFAULT_MODEL_PLACEHOLDER) delete def.llm.model;
+  const diagnostics: Diagnostic[] = [];
+  checkGraph(def, diagnostics);
+  checkTemplates(def, diagnostics);
+  checkLoop(def, diagnostics);
+  return hasErrors(diagnostics) ? { diagnostics } : { definition: def, diagnostics };
+}

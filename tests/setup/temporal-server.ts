@@ -1,0 +1,117 @@
+/**
+ * Vitest globalSetup: ONE throwaway Temporal dev server per test run.
+ *
+ * In-memory database, headless, on a free port, with ll-loop's search
+ * attributes. Tests read its address from `inject('temporalAddress')` or
+ * `process.env.TEMPORAL_TEST_ADDRESS`. When TEMPORAL_TEST_ADDRESS is already
+ * set, that server is reused and nothing is started.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { TestProject } from 'vitest/node';
+import { probeTemporal } from '../../client/dev-server.js';
+import { searchAttributeFlags } from '../../client/search-attributes.js';
+import { findTemporalCli } from '../../client/temporal-cli.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** host:port of the run's Temporal dev server. */
+    temporalAddress: string;
+  }
+}
+
+const START_TIMEOUT_MS = 30_000;
+
+/** Start (or reuse) the run's server; the returned function stops it. */
+export default async function setup({ provide }: Pick<TestProject, 'provide'>): Promise<() => Promise<void>> {
+  const existing = process.env.TEMPORAL_TEST_ADDRESS;
+  if (existing) {
+    provide('temporalAddress', existing);
+    return async () => {};
+  }
+
+  const cli = await findTemporalCli({ install: true, log: (m) => console.log(`[temporal-server] ${m}`) });
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const args = [
+    'server', 'start-dev', '--headless',
+    '--ip', '127.0.0.1',
+    '--port', String(port),
+    '--namespace', 'default',
+    '--log-level', 'error',
+    ...searchAttributeFlags(),
+  ];
+  // Own process group so teardown can kill the server and anything it spawned.
+  const child = spawn(cli.path, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4_000)));
+  const exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(`exited (${signal ?? `code ${code}`})`));
+    child.once('error', (err) => resolve(`could not spawn: ${err.message}`));
+  });
+  // An object, not a `let`: TS does not see closure assignments when narrowing.
+  const state: { exitReason: string | null } = { exitReason: null };
+  void exited.then((r) => (state.exitReason = r));
+
+  const stop = async (): Promise<void> => {
+    if (state.exitReason !== null || child.pid === undefined) return;
+    signalGroup(child.pid, 'SIGTERM');
+    const killed = await Promise.race([exited.then(() => true), delay(5_000).then(() => false)]);
+    if (!killed) {
+      signalGroup(child.pid, 'SIGKILL');
+      await Promise.race([exited, delay(2_000)]);
+    }
+  };
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (state.exitReason !== null) break;
+    if ((await probeTemporal(address)).kind === 'temporal') break;
+    if (Date.now() > deadline) break;
+    await delay(100);
+  }
+  if (state.exitReason !== null || (await probeTemporal(address)).kind !== 'temporal') {
+    await stop();
+    throw new Error(
+      `Test Temporal server did not come up on ${address} (${state.exitReason ?? `no answer within ${START_TIMEOUT_MS / 1000} s`}).\n` +
+        `Command: ${cli.path} ${args.join(' ')}\nstderr: ${stderr.trim() || '(empty)'}\n` +
+        'Fix: run the command by hand to see why, or set TEMPORAL_TEST_ADDRESS=host:port to use a running server.',
+    );
+  }
+
+  process.env.TEMPORAL_TEST_ADDRESS = address;
+  provide('temporalAddress', address);
+  return async () => {
+    await stop();
+    delete process.env.TEMPORAL_TEST_ADDRESS;
+  };
+}
+
+/** A port the OS just handed out; free unless something grabs it in the next moments. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => (port ? resolve(port) : reject(new Error('could not get a free port'))));
+    });
+  });
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,53 @@
+/**
+ * The composition root: a Temporal worker with the loop workflow, the activities and the event
+ * sinks. Used in-process by `ll-loop run`, by tests, and (later) by `ll-loop worker`.
+ */
+import { existsSync } from 'node:fs';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities/index.js';
+import { EventHub } from './event-hub.js';
+import { PREBUILT_BUNDLE, workflowsEntry } from './paths.js';
+
+export interface LoopWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueue: string;
+  /** Defaults to a fresh hub; pass one to listen to events. */
+  events?: EventHub;
+  activityDeps?: ActivityDeps;
+  /** A prebuilt bundle file; defaults to dist/workflow-bundle.js, else bundles from source. */
+  bundlePath?: string;
+}
+
+let runtimeInstalled = false;
+
+/** Keep the SDK's own logging to warnings so it does not interleave with the CLI's output. */
+export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch {
+    // Already installed by the host process (tests): keep theirs.
+  }
+}
+
+async function workflowBundle(bundlePath?: string): Promise<WorkflowBundleOption> {
+  const path = bundlePath ?? process.env.LL_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE;
+  if (existsSync(path)) return { codePath: path };
+  return bundleWorkflowCode({ workflowsPath: workflowsEntry(), logger: new DefaultLogger('WARN') });
+}
+
+export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ worker: Worker; events: EventHub }> {
+  const events = options.events ?? new EventHub();
+  const worker = await Worker.create({
+    connection: options.connection,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.taskQueue,
+    workflowBundle: await workflowBundle(options.bundlePath),
+    activities: createActivities(options.activityDeps),
+    sinks: events.sinks(),
+    shutdownGraceTime: '2s',
+  });
+  return { worker, events };
+}

@@ -1,0 +1,73 @@
+/**
+ * The loop workflow's wire contract: input, queries, sinks. Shared by the workflow, the worker
+ * and the client (one definition each, as in Temporal's samples).
+ */
+import { defineQuery, type Sinks } from '@temporalio/workflow';
+import type { LoopDefinition } from '../fsm/schema.js';
+import type { Command, Phase, Snapshot } from '../fsm/snapshot.js';
+import type { ExecutionResult, LoopEvent } from '../fsm/types.js';
+
+export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
+
+export interface LoopRunOptions {
+  /** Directory the actions run in (the project holding `.loops/`). */
+  cwd: string;
+  /** Upsert the LoopState/LoopStatus search attributes (only when the server has them). */
+  searchAttributes?: boolean;
+  /**
+   * Run shell actions whose timeout is at most this many seconds as local activities (in the
+   * workflow task, no server round trip). 0 disables. See docs/architecture.md.
+   */
+  localActivityMaxTimeoutS?: number;
+}
+
+/** Where a continued run picks up: the snapshot and the effect it was about to carry out. */
+export interface LoopResumePoint {
+  snapshot: Snapshot;
+  command: Command;
+}
+
+export interface LoopWorkflowInput {
+  /** The resolved, validated definition (the client parses YAML; the workflow never reads files). */
+  definition: LoopDefinition;
+  options: LoopRunOptions;
+  resume?: LoopResumePoint;
+}
+
+/** The answer to `statusQuery`. */
+export interface LoopStatus {
+  loop: string;
+  state: string;
+  phase: Phase;
+  iteration: number;
+  max_iterations: number;
+  steps: number;
+  last_verdict: string | null;
+  started_at: string;
+  elapsed_ms: number;
+  captured: string[];
+  result: ExecutionResult | null;
+}
+
+export const statusQuery = defineQuery<LoopStatus>('status');
+
+/** The run state as `.loops/.running/<id>.state.json` holds it (seed 001 "State Persistence"). */
+export interface RunStateFile {
+  loop: string;
+  current_state: string;
+  phase: Phase;
+  iteration: number;
+  steps: number;
+  captured: Snapshot['captured'];
+  last_result: Snapshot['result'];
+  started_at: string;
+  result: ExecutionResult | null;
+}
+
+/** Live events for the worker that runs the workflow (not replayed; the history is the record). */
+export interface LoopSinks extends Sinks {
+  loopEvents: {
+    emit(event: LoopEvent): void;
+    state(state: RunStateFile): void;
+  };
+}
