@@ -67,6 +67,8 @@ export class DevServerStartError extends Error {
 const START_LOCK_STALE_MS = 60_000;
 const START_TIMEOUT_MS = 30_000;
 const POLL_MS = 100;
+/** How long an open-but-not-Temporal port may take to turn into a Temporal server. */
+const OTHER_LISTENER_PATIENCE_MS = 5_000;
 const NAMESPACE = 'default';
 
 /**
@@ -97,7 +99,8 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
   return withDirLock(join(opts.dataDir, '.start-lock'), { staleMs: START_LOCK_STALE_MS, timeoutMs: 2 * START_LOCK_STALE_MS, log }, async () => {
     let probe = await probeTemporal(address);
     // Give a server started outside our lock (e.g. by hand) a moment to come up.
-    for (let i = 0; probe.kind === 'other' && i < 30; i++) {
+    const patience = Date.now() + OTHER_LISTENER_PATIENCE_MS;
+    while (probe.kind === 'other' && Date.now() < patience) {
       await sleep(POLL_MS * 2);
       probe = await probeTemporal(address);
     }

@@ -151,11 +151,16 @@ function failState(d: Draft, state: StateConfig, message: string, action?: Actio
   transition(d, state, target, 'error', action ?? null);
 }
 
+/** Captured and `prev` text drops trailing newlines, as bash's `$(…)` does. */
+function chomp(text: string): string {
+  return text.replace(/[\r\n]+$/, '');
+}
+
 function setPrev(d: Draft, action: ActionResult | null): void {
   d.snap.prev = {
     state: d.snap.current,
-    output: action?.output ?? '',
-    stderr: action?.stderr ?? '',
+    output: chomp(action?.output ?? ''),
+    stderr: chomp(action?.stderr ?? ''),
     exit_code: action?.exit_code ?? 0,
   };
 }
@@ -259,8 +264,9 @@ function onActionDone(d: Draft, result: ActionResult): void {
     ...(result.log_file ? { log_file: result.log_file } : {}),
   });
   if (state.capture) {
-    const { output, stderr, exit_code, duration_ms } = result;
-    d.snap.captured = { ...d.snap.captured, [state.capture]: { output, stderr, exit_code, duration_ms } };
+    const { exit_code, duration_ms } = result;
+    const value = { output: chomp(result.output), stderr: chomp(result.stderr), exit_code, duration_ms };
+    d.snap.captured = { ...d.snap.captured, [state.capture]: value };
   }
   if (result.error !== undefined && !state.terminal) return failState(d, state, result.error, result);
   decide(d, state, result);

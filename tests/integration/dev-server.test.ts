@@ -4,7 +4,7 @@
  * (tests/setup/temporal-server.ts) for the shared-server cases.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import {
   resolveTemporalTarget,
   type TemporalTarget,
 } from '../../client/connection.js';
-import { ensureDevServer, probeTemporal, stopDevServer } from '../../client/dev-server.js';
+import { DevServerStartError, ensureDevServer, probeTemporal, stopDevServer } from '../../client/dev-server.js';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../client/search-attributes.js';
 import { TemporalCliNotFoundError, findTemporalCli, run } from '../../client/temporal-cli.js';
 
@@ -170,6 +170,32 @@ describe('ensureDevServer', () => {
     const log = await run('pgrep', ['-f', `start-dev.*--port ${port} `], { timeoutMs: 5_000 });
     expect(log.stdout.trim().split('\n').filter(Boolean)).toHaveLength(1);
     expect(await stopDevServer(dataDir)).toBe(true);
+  });
+
+  it('a server that dies at start-up gives DevServerStartError with the log tail', SLOW, async () => {
+    const dataDir = join(await tempDir(), '.temporal');
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(join(dataDir, 'temporal.db'), 'this is not an SQLite database'.repeat(200));
+    const err = await ensureDevServer({ dataDir, port: await freePort(), uiPort: await freePort() }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DevServerStartError);
+    expect((err as DevServerStartError).message).toMatch(/exited/);
+    expect((err as DevServerStartError).logTail).toMatch(/not a database/);
+    expect((err as DevServerStartError).command).toContain('start-dev');
+    expect(existsSync(join(dataDir, 'server.pid'))).toBe(false);
+  });
+
+  it('a port held by something that is not Temporal gives DevServerStartError', SLOW, async () => {
+    const squatter = createServer((socket) => socket.end('not grpc\n'));
+    await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r));
+    try {
+      const port = (squatter.address() as { port: number }).port;
+      const dataDir = join(await tempDir(), '.temporal');
+      const err = await ensureDevServer({ dataDir, port, uiPort: await freePort() }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DevServerStartError);
+      expect((err as Error).message).toContain(`port ${port} is in use`);
+    } finally {
+      await new Promise((r) => squatter.close(r));
+    }
   });
 });
 

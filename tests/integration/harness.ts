@@ -1,0 +1,117 @@
+/**
+ * Running loops on the test run's real Temporal dev server: a real worker with the real
+ * activities on a unique task queue, and the run's live events collected from the sinks.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { inject } from 'vitest';
+import type { ExecutionResult } from '../../fsm/types.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import { validateLoop } from '../../fsm/validate.js';
+import { resolveContext } from '../../fsm/context.js';
+import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import type { TimedEvent } from '../../worker/event-hub.js';
+import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
+
+export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+
+let shared: { client: Client; connection: Connection; native: NativeConnection } | undefined;
+
+export async function temporal(): Promise<{ client: Client; native: NativeConnection }> {
+  if (!shared) {
+    installQuietRuntime('ERROR');
+    const address = inject('temporalAddress');
+    const connection = await Connection.connect({ address });
+    const native = await NativeConnection.connect({ address });
+    shared = { client: new Client({ connection }), connection, native };
+  }
+  return shared;
+}
+
+export async function closeTemporal(): Promise<void> {
+  if (!shared) return;
+  await shared.native.close();
+  await shared.connection.close();
+  shared = undefined;
+}
+
+/** A definition from a plain object, validated with defaults applied (throws on errors). */
+export function definition(raw: Record<string, unknown>): LoopDefinition {
+  const result = validateLoop(raw);
+  if (!result.definition) throw new Error(`invalid test loop: ${JSON.stringify(result.diagnostics, null, 2)}`);
+  return { ...result.definition, context: resolveContext(result.definition.context) };
+}
+
+/** A project directory with a `bin/` of fake tools (and fake-claude as `claude`) for PATH. */
+export function project(tools: string[] = []): { cwd: string; bin: string; toolsDir: string } {
+  const cwd = mkdtempSync(join(tmpdir(), 'll-loop-it-'));
+  const bin = join(cwd, 'bin');
+  const toolsDir = join(cwd, 'tools');
+  mkdirSync(bin);
+  mkdirSync(toolsDir);
+  for (const tool of tools) symlinkSync(join(FIXTURES, 'fake-tool'), join(bin, tool));
+  copyFileSync(join(FIXTURES, 'fake-claude'), join(bin, 'claude'));
+  chmodSync(join(bin, 'claude'), 0o755);
+  return { cwd, bin, toolsDir };
+}
+
+/** Script a fake tool: one `[exitCode, stdout]` per call. */
+export function script(toolsDir: string, tool: string, calls: Array<[number, string?]>): void {
+  writeFileSync(join(toolsDir, `${tool}.script`), calls.map(([code, out]) => `${code}\t${(out ?? '').replaceAll('\n', '\\n')}`).join('\n') + '\n');
+}
+
+/** Script fake-claude's judgements, in order. */
+export function verdicts(cwd: string, items: Array<Record<string, unknown>>): string {
+  const file = join(cwd, 'verdicts.jsonl');
+  writeFileSync(file, items.map((v) => JSON.stringify(v)).join('\n') + '\n');
+  return file;
+}
+
+export interface RunOutcome {
+  result: ExecutionResult;
+  events: TimedEvent[];
+  /** States in the order they were entered. */
+  states: string[];
+  workflowId: string;
+}
+
+export interface RunLoopOptions {
+  cwd: string;
+  /** The worker's environment for actions (merged over process.env). */
+  env?: Record<string, string>;
+  localActivityMaxTimeoutS?: number;
+  /** Called once the workflow has started (e.g. to cancel it). */
+  onStarted?: (workflowId: string) => void | Promise<void>;
+}
+
+/** Run a loop to its end on a fresh worker; returns the result and the live events. */
+export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promise<RunOutcome> {
+  const { client, native } = await temporal();
+  const taskQueue = `it-${randomUUID()}`;
+  const workflowId = `${def.name}-${randomUUID().slice(0, 8)}`;
+  const env = { ...process.env, ...(opts.env ?? {}) } as NodeJS.ProcessEnv;
+  const { worker, events } = await createLoopWorker({ connection: native, taskQueue, activityDeps: { env } });
+  const collected: TimedEvent[] = [];
+  events.subscribe(workflowId, (e) => collected.push(e));
+  const input: LoopWorkflowInput = {
+    definition: def,
+    options: { cwd: opts.cwd, searchAttributes: true, localActivityMaxTimeoutS: opts.localActivityMaxTimeoutS ?? 0 },
+  };
+  const result = await worker.runUntil(async () => {
+    const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: opts.cwd } });
+    await opts.onStarted?.(workflowId);
+    return (await handle.result()) as ExecutionResult;
+  });
+  await events.close();
+  const states = collected.filter((e) => e.event === 'state_enter').map((e) => String(e.state));
+  return { result, events: collected, states, workflowId };
+}
+
+/** PATH with the project's fake tools first, and the settings fake-claude and fake-tool read. */
+export function toolEnv(p: { bin: string; toolsDir: string }, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: `${p.bin}:${process.env.PATH ?? ''}`, FAKE_TOOLS_DIR: p.toolsDir, ...extra };
+}
