@@ -56,7 +56,7 @@ function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): void {
   const result: ExecutionResult = {
     loop: d.def.name,
     final_state: snap.current,
-    iterations: Math.min(snap.iteration, d.def.max_iterations),
+    iterations: snap.iteration,
     steps: snap.steps,
     terminated_by: terminatedBy,
     failure: terminatedBy === 'terminal' && state?.failure === true,
@@ -92,7 +92,11 @@ function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): vo
     snap.visited = [...snap.visited, name];
   }
   snap.current = name;
-  if (snap.iteration > def.max_iterations) return finish(d, 'max_iterations');
+  if (snap.iteration > def.max_iterations) {
+    // The pass that would exceed the cap never starts.
+    snap.iteration = def.max_iterations;
+    return finish(d, 'max_iterations');
+  }
   if (def.max_steps !== undefined && snap.steps >= def.max_steps) return finish(d, 'max_steps');
   if (repeat && def.backoff) {
     snap.phase = 'backoff';

@@ -185,7 +185,10 @@ describe('ensureDevServer', () => {
   });
 
   it('a port held by something that is not Temporal gives DevServerStartError', SLOW, async () => {
-    const squatter = createServer((socket) => socket.end('not grpc\n'));
+    const squatter = createServer((socket) => {
+      socket.on('error', () => {}); // the gRPC probe resets the connection
+      socket.end('not grpc\n');
+    });
     await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r));
     try {
       const port = (squatter.address() as { port: number }).port;

@@ -1,0 +1,169 @@
+/**
+ * Test helpers for the pure core: a validated definition from a plain object, and a tiny driver
+ * that plays a run through `start`/`step` with scripted action results and LLM verdicts.
+ * No mocks: the driver only feeds events and records commands, as the workflow does.
+ */
+import { parse as parseYaml } from 'yaml';
+import { resolveContext } from '../../fsm/context.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import type { Command, Snapshot, StepEvent, StepOutput } from '../../fsm/snapshot.js';
+import { start, step } from '../../fsm/step.js';
+import type { ActionResult, EvalResult, ExecutionResult, LoopEvent, RunActionInput } from '../../fsm/types.js';
+import { validateLoop } from '../../fsm/validate.js';
+import type { InterpolationScope } from '../../fsm/interpolate.js';
+
+/** A definition with defaults applied; throws with the diagnostics when the loop is invalid. */
+export function def(raw: Record<string, unknown>): LoopDefinition {
+  const result = validateLoop(raw);
+  if (!result.definition) throw new Error(`invalid test loop:\n${JSON.stringify(result.diagnostics, null, 2)}`);
+  return result.definition;
+}
+
+/** Like `def`, with the context resolved as the client does before a run. */
+export function resolvedDef(raw: Record<string, unknown>): LoopDefinition {
+  const d = def(raw);
+  return { ...d, context: resolveContext(d.context) };
+}
+
+/** `def` from YAML text (YAML 1.2 core schema, as the loader uses). */
+export function defFromYaml(text: string): LoopDefinition {
+  return def(parseYaml(text) as Record<string, unknown>);
+}
+
+/** A loop object with a name, description and a `done` terminal, plus the given states/fields. */
+export function loop(states: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: 'test-loop', description: 'test', initial: Object.keys(states)[0], states: { ...states, done: { terminal: true } }, ...extra };
+}
+
+export type ScriptedAction = Partial<ActionResult>;
+export type ScriptedVerdict = string | EvalResult;
+
+export interface Script {
+  /** Action results per state, consumed in order; the last one repeats; default exit 0, no output. */
+  actions?: Record<string, ScriptedAction[]>;
+  /** LLM evaluations per state, consumed in order; the last one repeats. */
+  llm?: Record<string, ScriptedVerdict[]>;
+  /** Instead of completing the n-th run_action (1-based), feed this event. */
+  interrupt?: { atAction: number; event: 'timeout' | 'cancel' | 'action_failed'; error?: string };
+  /** Start time (epoch ms); the clock advances 10 ms per event fed. */
+  startAt?: number;
+}
+
+export interface Run {
+  result: ExecutionResult;
+  events: LoopEvent[];
+  /** Event names, in order. */
+  names: string[];
+  /** States entered (`state_enter`), in order. */
+  entered: string[];
+  /** Every non-emit command, in order. */
+  commands: Command[];
+  /** Every command including emits, in order: the full trace. */
+  all: Command[];
+  /** run_action inputs, in order. */
+  actions: Array<Omit<RunActionInput, 'instanceId' | 'cwd'>>;
+  /** The snapshot after each step. */
+  snapshots: Snapshot[];
+  final: Snapshot;
+}
+
+function take<T>(queue: T[] | undefined, index: number): T | undefined {
+  if (!queue || queue.length === 0) return undefined;
+  return queue[Math.min(index, queue.length - 1)];
+}
+
+function actionResult(partial: ScriptedAction | undefined): ActionResult {
+  return { output: '', stderr: '', exit_code: 0, duration_ms: 5, ...partial };
+}
+
+function evalResult(v: ScriptedVerdict | undefined, state: string): EvalResult {
+  if (v === undefined) throw new Error(`driver: no LLM verdict scripted for state "${state}"`);
+  return typeof v === 'string' ? { verdict: v, details: { confidence: 0.9, reason: `llm said ${v}` } } : v;
+}
+
+/** Play a run to its `finish` command. */
+export function drive(definition: LoopDefinition, script: Script = {}): Run {
+  let now = script.startAt ?? 1_000;
+  const events: LoopEvent[] = [];
+  const commands: Command[] = [];
+  const all: Command[] = [];
+  const actions: Run['actions'] = [];
+  const snapshots: Snapshot[] = [];
+  const used: Record<string, number> = {};
+  const usedLlm: Record<string, number> = {};
+  let out: StepOutput = start(definition, now);
+  for (let guard = 0; guard < 1_000; guard += 1) {
+    snapshots.push(out.snapshot);
+    let next: StepEvent | undefined;
+    let result: ExecutionResult | undefined;
+    for (const command of out.commands) {
+      all.push(command);
+      if (command.type === 'emit') {
+        events.push(command.event);
+        continue;
+      }
+      commands.push(command);
+      now += 10;
+      if (command.type === 'finish') result = command.result;
+      else if (command.type === 'sleep') next = { type: 'sleep_done', now };
+      else if (command.type === 'run_action') {
+        actions.push(command.input);
+        const state = command.input.state;
+        if (script.interrupt && script.interrupt.atAction === actions.length) {
+          const { event, error } = script.interrupt;
+          next = event === 'action_failed' ? { type: event, error: error ?? 'activity failed', now } : { type: event, now };
+        } else {
+          const index = used[state] ?? 0;
+          used[state] = index + 1;
+          next = { type: 'action_done', result: actionResult(take(script.actions?.[state], index)), now };
+        }
+      } else if (command.type === 'evaluate_llm') {
+        const state = command.input.state;
+        const index = usedLlm[state] ?? 0;
+        usedLlm[state] = index + 1;
+        next = { type: 'llm_done', result: evalResult(take(script.llm?.[state], index), state), now };
+      }
+    }
+    if (result) {
+      return {
+        result,
+        events,
+        names: events.map((e) => e.event),
+        entered: events.filter((e) => e.event === 'state_enter').map((e) => e.state as string),
+        commands,
+        all,
+        actions,
+        snapshots,
+        final: out.snapshot,
+      };
+    }
+    if (!next) throw new Error(`driver: step produced no command to act on: ${JSON.stringify(out.commands)}`);
+    out = step(definition, out.snapshot, next);
+  }
+  throw new Error('driver: run did not finish within 1000 steps');
+}
+
+/** Events named `name`. */
+export function eventsNamed(run: Run, name: string): LoopEvent[] {
+  return run.events.filter((e) => e.event === name);
+}
+
+/** The shell script of the n-th run_action (0-based). */
+export function scriptOf(run: Run, index = 0): string {
+  const input = run.actions[index];
+  if (!input?.shell) throw new Error(`action ${index} is not a shell action`);
+  return input.shell.script;
+}
+
+/** An interpolation scope with empty namespaces, overridable per test. */
+export function scope(overrides: Partial<InterpolationScope> = {}): InterpolationScope {
+  return {
+    context: {},
+    captured: {},
+    prev: null,
+    result: null,
+    state: { name: 'check', iteration: 1 },
+    loop: { name: 'test-loop', started_at: '2024-01-01T00:00:00.000Z', elapsed_ms: 0, elapsed: '0ms' },
+    ...overrides,
+  };
+}
