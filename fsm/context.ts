@@ -3,7 +3,7 @@
  * context values (`metric_cmd: "mypy ${context.target_dir}"`); nothing else, since the run has
  * produced nothing yet. A reference cycle is an error naming the chain.
  */
-import { renderValue } from './interpolate.js';
+import { renderValue, walkPath } from './interpolate.js';
 import { parseTemplate } from './template.js';
 
 /** A context problem found before the run starts; `key` is the context entry. */
@@ -26,8 +26,9 @@ export function resolveContext(context: Record<string, unknown>): Record<string,
   const visiting: string[] = [];
 
   const resolveKey = (key: string): unknown => {
-    if (key in resolved) return resolved[key];
-    if (!(key in context)) return undefined;
+    // Own keys only: `${context.constructor}` must be undefined, not Object's constructor.
+    if (Object.hasOwn(resolved, key)) return resolved[key];
+    if (!Object.hasOwn(context, key)) return undefined;
     if (visiting.includes(key)) {
       const chain = [...visiting.slice(visiting.indexOf(key)), key].join(' → ');
       throw new ContextError(`context reference cycle: ${chain}; make one of these a plain value`, key);
@@ -49,8 +50,8 @@ export function resolveContext(context: Record<string, unknown>): Record<string,
         );
       }
       const [head, ...rest] = segment.path;
-      let value = resolveKey(head ?? '');
-      for (const part of rest) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+      // Below the key, paths read like everywhere else (own keys, negative array indexes).
+      const value = walkPath(resolveKey(head ?? ''), rest);
       if ((value === undefined || value === null || value === '') && segment.fallback !== undefined) out += segment.fallback;
       else if (value === undefined || value === null) {
         throw new ContextError(
@@ -64,5 +65,6 @@ export function resolveContext(context: Record<string, unknown>): Record<string,
   };
 
   for (const key of Object.keys(context)) resolveKey(key);
-  return resolved;
+  // Keep the order the loop file wrote, not the order references were resolved in.
+  return Object.fromEntries(Object.keys(context).map((key) => [key, resolved[key]]));
 }

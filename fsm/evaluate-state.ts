@@ -79,7 +79,14 @@ export function evaluateState(
       uncertain_suffix: config.uncertain_suffix,
       timeout_s: def.llm.timeout,
     };
-    if (config.prompt !== undefined) input.prompt = config.prompt;
+    if (config.prompt !== undefined) {
+      // The judge's question is a template like the other evaluator fields (validation checks it as one).
+      try {
+        input.prompt = interpolate(config.prompt, scope);
+      } catch (err) {
+        return { kind: 'pure', type, result: errorResult(`prompt: ${(err as Error).message}`) };
+      }
+    }
     if (def.llm.model !== undefined) input.model = def.llm.model;
     return { kind: 'llm', input };
   }

@@ -34,7 +34,8 @@ export class InterpolationError extends Error {
   }
 }
 
-function walk(root: unknown, path: string[]): unknown {
+/** The value at `path` below `root`: own keys only; array indexes may be negative (from the end). */
+export function walkPath(root: unknown, path: string[]): unknown {
   let value = root;
   for (const key of path) {
     if (value === null || value === undefined) return undefined;
@@ -89,7 +90,7 @@ export function resolveRef(ref: RefSegment, scope: InterpolationScope): string {
       'env_not_here',
     );
   }
-  const value = walk(namespaceRoot(scope, ref.namespace), ref.path);
+  const value = walkPath(namespaceRoot(scope, ref.namespace), ref.path);
   const missing = value === undefined || value === null;
   if (ref.fallback !== undefined && (missing || value === '')) return ref.fallback;
   if (missing) {

@@ -23,7 +23,7 @@ type Path = Array<string | number>;
 
 function knownKeysAt(raw: unknown, path: Path): string[] {
   if (path.length === 0) return LOOP_KEYS;
-  if (path.length === 3 && path[0] === 'states') return STATE_KEYS;
+  if (path.length === 2 && path[0] === 'states') return STATE_KEYS;
   if (path[path.length - 1] === 'evaluate') {
     const type = at(raw, [...path, 'type']);
     return typeof type === 'string' ? (EVALUATOR_KEYS[type] ?? []) : [];
@@ -35,7 +35,7 @@ function knownKeysAt(raw: unknown, path: Path): string[] {
 function unknownKey(raw: unknown, path: Path, key: string): Diagnostic {
   const known = knownKeysAt(raw, path);
   const hint = didYouMean(key, known);
-  const where = path.length === 0 ? 'top-level field' : path.length === 3 && path[0] === 'states' ? 'state field' : 'field';
+  const where = path.length === 0 ? 'top-level field' : path.length === 2 && path[0] === 'states' ? 'state field' : 'field';
   const fix = hint
     ? `rename it${hint.replace(' (did you mean', '').replace('?)', '')}`
     : known.length
@@ -86,7 +86,8 @@ export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkn
       }
     }
     const value = at(raw, path);
-    if (value === undefined && issue.code === 'invalid_type') {
+    // A missing field whose type is a union (e.g. `target`, a number or a template) fails as invalid_union.
+    if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
       const field = path[path.length - 1];
       out.push(error(path, `missing required field "${String(field)}"`, `add ${String(field)}: to ${path.length > 1 ? path.slice(0, -1).join('.') : 'the loop'}`));
       continue;

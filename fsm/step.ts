@@ -296,9 +296,13 @@ export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent):
     case 'action_failed':
       failState(d, stateOf(d), event.error);
       break;
-    case 'llm_done':
-      afterEvaluation(d, stateOf(d), 'llm_structured', event.result, d.snap.pending);
+    case 'llm_done': {
+      // The action result waited for this evaluation only; nothing is pending any more.
+      const action = d.snap.pending;
+      d.snap.pending = null;
+      afterEvaluation(d, stateOf(d), 'llm_structured', event.result, action);
       break;
+    }
     case 'sleep_done':
       if (d.snap.phase === 'maintain_delay') {
         const target = d.snap.current;

@@ -63,7 +63,7 @@ function checkRef(def: LoopDefinition, ref: RefSegment, path: Path, envAllowed: 
     out.push(
       error(path, `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`, `add capture: "${head}" to the state that produces it`),
     );
-  } else if (ref.namespace === 'context' && head !== undefined && !(head in def.context) && ref.fallback === undefined) {
+  } else if (ref.namespace === 'context' && head !== undefined && !Object.hasOwn(def.context, head) && ref.fallback === undefined) {
     out.push(warning(path, `${ref.raw} is not defined in context:`, `add ${head}: to context: or pass --context ${head}=VALUE when running`));
   }
 }

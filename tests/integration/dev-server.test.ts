@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { msToTs } from '@temporalio/common/lib/time.js';
@@ -19,7 +19,7 @@ import {
 } from '../../client/connection.js';
 import { DevServerStartError, ensureDevServer, probeTemporal, stopDevServer } from '../../client/dev-server.js';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../client/search-attributes.js';
-import { TemporalCliNotFoundError, findTemporalCli, run } from '../../client/temporal-cli.js';
+import { TemporalCliNotFoundError, findTemporalCli, runCommand } from '../../client/temporal-cli.js';
 
 const SLOW = { timeout: 120_000 };
 const tmpDirs: string[] = [];
@@ -50,7 +50,7 @@ afterAll(async () => {
 describe('findTemporalCli', () => {
   it('finds (or installs) a binary that prints its version', SLOW, async () => {
     const cli = await findTemporalCli({ install: true });
-    const r = await run(cli.path, ['--version'], { timeoutMs: 30_000 });
+    const r = await runCommand(cli.path, ['--version'], { timeoutMs: 30_000 });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/temporal version \d+\.\d+/);
     expect(cli.attempts.at(-1)).toMatchObject({ ok: true, source: cli.source });
@@ -167,7 +167,7 @@ describe('ensureDevServer', () => {
     const results = await Promise.all([ensureDevServer({ dataDir, port, uiPort }), ensureDevServer({ dataDir, port, uiPort })]);
     expect(results.filter((r) => r.started)).toHaveLength(1);
     expect(new Set(results.map((r) => r.address))).toEqual(new Set([`127.0.0.1:${port}`]));
-    const log = await run('pgrep', ['-f', `start-dev.*--port ${port} `], { timeoutMs: 5_000 });
+    const log = await runCommand('pgrep', ['-f', `start-dev.*--port ${port} `], { timeoutMs: 5_000 });
     expect(log.stdout.trim().split('\n').filter(Boolean)).toHaveLength(1);
     expect(await stopDevServer(dataDir)).toBe(true);
   });
@@ -185,7 +185,11 @@ describe('ensureDevServer', () => {
   });
 
   it('a port held by something that is not Temporal gives DevServerStartError', SLOW, async () => {
+    // grpc-js leaves its sockets half-open after close(), so track and destroy them.
+    const sockets = new Set<Socket>();
     const squatter = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => {}); // the gRPC probe resets the connection
       socket.end('not grpc\n');
     });
@@ -197,7 +201,9 @@ describe('ensureDevServer', () => {
       expect(err).toBeInstanceOf(DevServerStartError);
       expect((err as Error).message).toContain(`port ${port} is in use`);
     } finally {
-      await new Promise((r) => squatter.close(r));
+      const closed = new Promise((r) => squatter.close(r));
+      for (const socket of sockets) socket.destroy();
+      await closed;
     }
   });
 });
