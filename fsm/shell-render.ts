@@ -21,7 +21,7 @@ import { envRefOf, InterpolationError, resolveRef, type InterpolationScope } fro
 import { parseTemplate, type RefSegment } from './template.js';
 import type { ShellCommand } from './types.js';
 
-type Quote = 'plain' | 'single' | 'double' | 'ansi' | 'backtick' | 'subst';
+type Quote = 'plain' | 'single' | 'double' | 'ansi' | 'backtick' | 'subst' | 'arith' | 'cond';
 
 const TRUSTED = new Set(['context', 'state', 'loop']);
 
@@ -30,6 +30,10 @@ class QuoteTracker {
   private readonly stack: Quote[] = ['plain'];
   private parenDepth: number[] = [];
   private escaped = false;
+  /** Characters already consumed by a multi-character token (`$((`, `((`, `[[`, `]]`, `))`). */
+  private skip = 0;
+  /** Whether `prev` was escaped (`\$'` is not ANSI-C quoting). */
+  private prevEscaped = false;
   private comment = false;
   private prev = '\n';
   /** A pending here-document: its delimiter and whether it was quoted (no expansion inside). */
@@ -48,11 +52,34 @@ class QuoteTracker {
     return this.top;
   }
 
-  feed(text: string): void {
-    for (let i = 0; i < text.length; i += 1) this.char(text[i] as string, text[i + 1]);
+  /**
+   * True inside bash arithmetic (`$((…))`, `((…))`), where the *contents* of a variable are
+   * evaluated as an expression, and `a[$(cmd)]` in them runs `cmd`. Data may not go there.
+   */
+  inArithmetic(): boolean {
+    for (let i = this.stack.length - 1; i >= 0; i -= 1) {
+      const q = this.stack[i];
+      if (q === 'arith') return true;
+      if (q === 'subst' || q === 'backtick') return false;
+    }
+    return false;
   }
 
-  private char(c: string, next: string | undefined): void {
+  /** True inside `[[ … ]]`, where `-eq` and friends evaluate operands as arithmetic. */
+  inConditional(): boolean {
+    return this.stack.includes('cond');
+  }
+
+  feed(text: string): void {
+    for (let i = 0; i < text.length; i += 1) this.char(text[i] as string, text[i + 1], text[i + 2]);
+  }
+
+  private char(c: string, next: string | undefined, next2?: string): void {
+    if (this.skip > 0) {
+      this.skip -= 1;
+      this.prev = c;
+      return;
+    }
     if (this.heredoc) return this.heredocChar(c);
     if (this.readingHeredocWord) {
       if (!this.heredocWord && (c === '<' || c === '-')) {
@@ -78,18 +105,21 @@ class QuoteTracker {
     if (this.escaped) {
       this.escaped = false;
       this.prev = c;
+      this.prevEscaped = true;
       return;
     }
-    this.structural(c, next);
-    if (c === '\n' && this.top === 'plain' && this.pendingHeredoc) {
+    this.structural(c, next, next2);
+    this.prevEscaped = false;
+    if (c === '\n' && (this.top === 'plain' || this.top === 'subst') && this.pendingHeredoc) {
       this.heredoc = { ...this.pendingHeredoc, line: '' };
       this.pendingHeredoc = null;
     }
     this.prev = c;
   }
 
-  private structural(c: string, next: string | undefined): void {
+  private structural(c: string, next: string | undefined, next2: string | undefined): void {
     const top = this.top;
+    if (top === 'arith') return this.arithmetic(c, next, next2);
     if (top === 'single') {
       if (c === "'") this.stack.pop();
       return;
@@ -104,21 +134,52 @@ class QuoteTracker {
     }
     if (top === 'double') {
       if (c === '"') this.stack.pop();
+      else if (c === '$' && next === '(' && next2 === '(') this.openArith(2);
       else if (c === '$' && next === '(') this.openSubst();
       else if (c === '`') this.stack.push('backtick');
       return;
     }
-    // plain, subst, backtick: shell syntax proper.
-    if (c === '#' && /[\s;&|()]/.test(this.prev)) this.comment = true;
-    else if (c === "'") this.stack.push(this.prev === '$' ? 'ansi' : 'single');
+    // plain, subst, backtick, cond: shell syntax proper.
+    const wordStart = /[\s;&|()]/.test(this.prev);
+    if (top === 'cond' && c === ']' && next === ']') {
+      this.stack.pop();
+      this.skip = 1;
+    } else if (c === '#' && wordStart) this.comment = true;
+    else if (c === '$' && next === '(' && next2 === '(') this.openArith(2);
+    else if (c === '(' && next === '(' && wordStart) this.openArith(1);
+    else if (c === '[' && next === '[' && wordStart) {
+      this.stack.push('cond');
+      this.skip = 1;
+    }
+    else if (c === "'") this.stack.push(this.prev === '$' && !this.prevEscaped ? 'ansi' : 'single');
     else if (c === '"') this.stack.push('double');
     else if (c === '`') top === 'backtick' ? this.stack.pop() : this.stack.push('backtick');
     else if (c === '$' && next === '(') this.openSubst();
     else if (c === '(' && top === 'subst') this.parenDepth[this.parenDepth.length - 1]! += 1;
     else if (c === ')' && top === 'subst') this.closeParen();
-    else if (c === '<' && this.prev === '<' && top === 'plain') {
+    else if (c === '<' && this.prev === '<' && (top === 'plain' || top === 'subst')) {
       this.readingHeredocWord = true;
       this.heredocWord = '';
+    }
+  }
+
+  private openArith(consumed: number): void {
+    this.stack.push('arith');
+    this.parenDepth.push(0);
+    this.skip = consumed;
+  }
+
+  /** Inside arithmetic: nested parentheses, `$(…)`, and the closing `))`. */
+  private arithmetic(c: string, next: string | undefined, next2: string | undefined): void {
+    const depth = this.parenDepth.length - 1;
+    if (c === '$' && next === '(' && next2 === '(') this.openArith(2);
+    else if (c === '$' && next === '(') this.openSubst();
+    else if (c === '(') this.parenDepth[depth]! += 1;
+    else if (c === ')' && (this.parenDepth[depth] ?? 0) > 0) this.parenDepth[depth]! -= 1;
+    else if (c === ')' && next === ')') {
+      this.parenDepth.pop();
+      this.stack.pop();
+      this.skip = 1;
     }
   }
 
@@ -145,6 +206,17 @@ class QuoteTracker {
     if (doc.line.replace(/^\t+/, '') === doc.delimiter) this.heredoc = null;
     else doc.line = '';
   }
+}
+
+/** Data in arithmetic would be evaluated by bash as an expression, and could run commands. */
+function arithmeticError(ref: RefSegment): InterpolationError {
+  return new InterpolationError(
+    `${ref.raw} is used in bash arithmetic ($((…)), ((…)) or [[ … -eq … ]]), where bash evaluates the value as ` +
+      `an expression and could run commands hidden in it; compare with [ "${ref.raw}" -eq N ] instead, ` +
+      `or judge the number with an output_numeric evaluator`,
+    ref.raw,
+    'syntax',
+  );
 }
 
 /** The bash text that stands for variable `name` at the current quoting. */
@@ -174,6 +246,7 @@ export function renderShell(template: string, scope: InterpolationScope): ShellC
   const tracker = new QuoteTracker();
   const command: ShellCommand = { script: '', vars: {}, env: {} };
   let counter = 0;
+  const conditionals: Array<{ at: number; ref: RefSegment }> = [];
   const append = (code: string) => {
     command.script += code;
     tracker.feed(code);
@@ -192,8 +265,16 @@ export function renderShell(template: string, scope: InterpolationScope): ShellC
     const name = isEnv ? `LL_E${counter}` : `LL_V${counter}`;
     if (isEnv) command.env[name] = envRefOf(segment);
     else command.vars[name] = resolveRef(segment, scope);
+    if (!isEnv && tracker.inArithmetic()) throw arithmeticError(segment);
+    if (!isEnv && tracker.inConditional()) conditionals.push({ at: command.script.length, ref: segment });
     // A reference is plain text to the tracker: it never changes the quoting around it.
     command.script += reference(name, tracker.context, segment);
+  }
+  for (const { at, ref } of conditionals) {
+    const open = command.script.lastIndexOf('[[', at);
+    const close = command.script.indexOf(']]', at);
+    const body = command.script.slice(open, close < 0 ? undefined : close);
+    if (/\s-(eq|ne|lt|le|gt|ge)\b/.test(body)) throw arithmeticError(ref);
   }
   return command;
 }

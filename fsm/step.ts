@@ -26,7 +26,12 @@ interface Draft {
   snap: Snapshot;
   now: number;
   commands: Command[];
+  /** The state to enter next; `step()` drains this in a loop, so action-less chains never recurse. */
+  goto?: { name: string; newCycle?: boolean };
 }
+
+/** States entered in one `step()` without any effect: past this the loop is spinning in place. */
+const MAX_ENTRIES_PER_STEP = 100_000;
 
 function emit(d: Draft, event: string, fields: Record<string, unknown> = {}): void {
   d.commands.push({ type: 'emit', event: { event, ...fields } });
@@ -82,6 +87,11 @@ function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): void {
 function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
   const { snap, def } = d;
   const repeat = options.newCycle !== true && snap.visited.includes(name);
+  if (def.max_steps !== undefined && snap.steps >= def.max_steps) {
+    // Checked first: a pass that never executes a state is not counted.
+    snap.current = name;
+    return finish(d, 'max_steps');
+  }
   if (options.newCycle) {
     snap.iteration = 1;
     snap.visited = [name];
@@ -97,7 +107,6 @@ function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): vo
     snap.iteration = def.max_iterations;
     return finish(d, 'max_iterations');
   }
-  if (def.max_steps !== undefined && snap.steps >= def.max_steps) return finish(d, 'max_steps');
   if (repeat && def.backoff) {
     snap.phase = 'backoff';
     d.commands.push({ type: 'sleep', ms: def.backoff * 1000, reason: 'backoff' });
@@ -187,7 +196,7 @@ function transition(d: Draft, state: StateConfig, target: string, verdict: strin
   emit(d, 'route', { from, to, ...(verdict === undefined ? {} : { verdict }) });
   setPrev(d, action);
   void state;
-  enter(d, to);
+  d.goto = { name: to };
 }
 
 /** After the action (or without one): `next`, terminal, or evaluate and route. */
@@ -253,7 +262,7 @@ function reachTerminal(d: Draft, state: StateConfig): void {
     snap.current = target;
     return;
   }
-  enter(d, target, { newCycle: true });
+  d.goto = { name: target, newCycle: true };
 }
 
 function onActionDone(d: Draft, result: ActionResult): void {
@@ -288,7 +297,7 @@ export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent):
   switch (event.type) {
     case 'start':
       emit(d, 'loop_start', { loop: def.name, initial: def.initial, max_iterations: def.max_iterations });
-      enter(d, def.initial);
+      d.goto = { name: def.initial };
       break;
     case 'action_done':
       onActionDone(d, event.result);
@@ -307,7 +316,7 @@ export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent):
       if (d.snap.phase === 'maintain_delay') {
         const target = d.snap.current;
         d.snap.visited = [];
-        enter(d, target, { newCycle: true });
+        d.goto = { name: target, newCycle: true };
       } else execute(d);
       break;
     case 'timeout':
@@ -317,5 +326,24 @@ export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent):
       finish(d, 'cancelled');
       break;
   }
+  drain(d);
   return { snapshot: d.snap, commands: d.commands };
+}
+
+/** Enter queued states until one produces an effect or the run ends. */
+function drain(d: Draft): void {
+  for (let entries = 0; d.goto && d.snap.phase !== 'done'; entries += 1) {
+    if (entries >= MAX_ENTRIES_PER_STEP) {
+      d.goto = undefined;
+      return finish(
+        d,
+        'error',
+        `${MAX_ENTRIES_PER_STEP} states ran without any action in between: the loop is spinning in place; ` +
+          'add an action, max_steps, backoff or maintain_delay',
+      );
+    }
+    const { name, newCycle } = d.goto;
+    d.goto = undefined;
+    enter(d, name, newCycle ? { newCycle } : {});
+  }
 }

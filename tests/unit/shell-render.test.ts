@@ -160,26 +160,49 @@ describe('references fit the quoting where they appear', () => {
   });
 });
 
-/**
- * Known bugs of the quote tracker, recorded as expected failures (`it.fails`): each asserts the
- * correct behaviour. When one is fixed, vitest reports it as failing: drop the `.fails` then.
- */
-describe('known quote-tracking bugs', () => {
+describe('quote tracking edge cases (once bugs)', () => {
   const ref = '${captured.x.output}';
 
-  it.fails('BUG: a quoted heredoc inside $(…) is not recognised (value printed as a literal ${LL_V1})', () => {
+  it(' a quoted heredoc inside $(…) is not recognised (value printed as a literal ${LL_V1})', () => {
     expect(() => renderShell(`git commit -m "$(cat <<'EOF'\nmsg ${ref}\nEOF\n)"`, s)).toThrow(InterpolationError);
   });
 
-  it.fails("BUG: an apostrophe in an unquoted heredoc inside $(…) is taken for a quote (value wrapped in '\"…\"')", () => {
+  it(" an apostrophe in an unquoted heredoc inside $(…) is taken for a quote (value wrapped in '\"…\"')", () => {
     expect(renderShell(`echo "$(cat <<EOF\nit's ${ref}\nEOF\n)"`, s).script).toBe(`echo "$(cat <<EOF\nit's ${V(1)}\nEOF\n)"`);
   });
 
-  it.fails('BUG: a << shift in (( … )) starts a phantom heredoc that swallows the next lines', () => {
+  it(' a << shift in (( … )) starts a phantom heredoc that swallows the next lines', () => {
     expect(renderShell(`(( y = 1 << 2 ))\necho '${ref}'`, s).script).toBe(`(( y = 1 << 2 ))\necho '${SQ(V(1))}'`);
   });
 
-  it.fails("BUG: an escaped \\$ before a quote is taken for $'…' (ANSI-C)", () => {
+  it(" an escaped \\$ before a quote is taken for $'…' (ANSI-C)", () => {
     expect(renderShell(`echo \\$'${ref}\\n'`, s).script).toBe(`echo \\$'${SQ(V(1))}\\n'`);
+  });
+});
+
+describe('data in bash arithmetic is refused', () => {
+  const ref = '${captured.x.output}';
+  it.each([
+    [`echo $(( ${ref} + 1 ))`],
+    [`(( ${ref} > 3 )) && echo big`],
+    [`if [[ ${ref} -eq 0 ]]; then echo zero; fi`],
+    [`[[ "${ref}" -gt 2 ]]`],
+    [`echo "$(( ${ref} * 2 ))"`],
+  ])('%s', (template) => {
+    expect(() => renderShell(template, s)).toThrow(/arithmetic/);
+  });
+
+  it.each([
+    [`[ "${ref}" -eq 0 ] && echo zero`],
+    [`[[ -n "${ref}" ]] && echo set`],
+    [`[[ "${ref}" == ok ]]`],
+    [`echo $(( 1 + 2 )) "${ref}"`],
+    [`(( n = 1 << 2 )); echo '${ref}'`],
+  ])('allows %s', (template) => {
+    expect(() => renderShell(template, s)).not.toThrow();
+  });
+
+  it('context values (author code) may be used in arithmetic', () => {
+    expect(() => renderShell('echo $(( ${state.iteration} + 1 ))', s)).not.toThrow();
   });
 });

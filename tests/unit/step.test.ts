@@ -280,9 +280,26 @@ describe('known bugs', () => {
   // BUG: states without actions are processed recursively inside one step(), so a long chain of
   // them overflows the stack and step() throws RangeError (it promises never to throw for
   // run-time problems). Expected: the run ends with max_iterations.
-  it.fails('a decision-only $current loop with a high max_iterations ends normally', () => {
+  it('a decision-only $current loop with a high max_iterations ends normally', () => {
     const d = def(loop({ a: { evaluate: { type: 'exit_code', source: '1' }, on_no: '$current', on_yes: 'done' } }, { max_iterations: 20_000 }));
     const out = start(d, 0);
     expect(out.commands.at(-1)).toMatchObject({ type: 'finish', result: { terminated_by: 'max_iterations', iterations: 20_000 } });
+  });
+});
+
+describe('spinning guard', () => {
+  it('a maintain loop with no action anywhere ends with an error instead of hanging', () => {
+    const d = def({ name: 'spin', initial: 'done', maintain: true, states: { done: { terminal: true } } });
+    const out = start(d, 0);
+    const finish = out.commands.at(-1);
+    expect(finish).toMatchObject({ type: 'finish', result: { terminated_by: 'error' } });
+    expect((finish as { result: { error: string } }).result.error).toContain('spinning');
+  });
+
+  it('max_steps does not count a pass that never started', () => {
+    const d = def(loop({ a: { action: 'x', next: 'a' } }, { max_iterations: 10, max_steps: 3 }));
+    let out = start(d, 0);
+    for (let i = 0; i < 3; i += 1) out = step(d, out.snapshot, { type: 'action_done', result: { output: '', stderr: '', exit_code: 0, duration_ms: 1 }, now: i + 1 });
+    expect(out.commands.at(-1)).toMatchObject({ type: 'finish', result: { terminated_by: 'max_steps', steps: 3, iterations: 3 } });
   });
 });
