@@ -28,7 +28,8 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-async function transitions(localMax) {
+async function transitions(quick) {
+  const localMax = 30;
   const { client, connection } = await connectClient(endpoint);
   const native = await connectWorkerConnection(endpoint);
   const def = validateLoop({
@@ -37,14 +38,15 @@ async function transitions(localMax) {
     initial: 'a',
     max_iterations: TRANSITIONS,
     max_steps: TRANSITIONS,
+    ...(quick ? { default_timeout: 10 } : {}),
     states: {
       a: { action: 'true', on_yes: 'b', on_no: 'b' },
       b: { action: 'false', on_yes: 'a', on_no: 'a' },
       done: { terminal: true },
     },
   }).definition;
-  const taskQueue = `bench-${process.pid}-${localMax}`;
-  const workflowId = `bench-alternate-${Date.now()}-${localMax}`;
+  const taskQueue = `bench-${process.pid}-${quick}`;
+  const workflowId = `bench-alternate-${Date.now()}-${quick ? 'local' : 'remote'}`;
   const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
   const enters = [];
   events.subscribe(workflowId, (e) => {
@@ -97,8 +99,8 @@ async function firstAction() {
 
 try {
   console.log(`ll-loop benchmarks (server ${endpoint.address}, ${TRANSITIONS} transitions)`);
-  for (const [label, localMax] of [['remote activities', 0], ['local activities ', 3600]]) {
-    const r = await transitions(localMax);
+  for (const [label, quick] of [...(process.env.BENCH_SKIP_REMOTE ? [] : [['default timeout (3600 s) → activities', false]]), ['default_timeout: 10 → local activities', true]]) {
+    const r = await transitions(quick);
     console.log(`  transitions, ${label}: median ${r.median.toFixed(2)} ms/transition (mean ${r.mean.toFixed(2)} ms over ${r.steps} steps, ${r.terminated_by})`);
   }
   const times = await firstAction();

@@ -8,6 +8,8 @@ import type { LoopEvent } from '../fsm/types.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { RunFiles } from './run-files.js';
 
+const STATE_WRITE_INTERVAL_MS = 200;
+
 export type TimedEvent = LoopEvent & { ts: string };
 export type EventListener = (event: TimedEvent) => void;
 
@@ -15,6 +17,7 @@ export type EventListener = (event: TimedEvent) => void;
 export class EventHub {
   private readonly listeners = new Map<string, Set<EventListener>>();
   private readonly files = new Map<string, RunFiles>();
+  private readonly pendingStates = new Map<string, { files: RunFiles; state: RunStateFile; timer: NodeJS.Timeout | undefined }>();
 
   /** Listen to one run's events; returns the unsubscribe function. */
   subscribe(workflowId: string, listener: EventListener): () => void {
@@ -53,17 +56,40 @@ export class EventHub {
     }
   }
 
+  /**
+   * The state file is rewritten at most every STATE_WRITE_INTERVAL_MS (latest state wins), and at
+   * once when the run ends: a write per transition would cost more than the transition.
+   */
   state(info: WorkflowInfo, state: RunStateFile): void {
-    try {
-      this.filesFor(info)?.writeState(state);
-      if (state.phase === 'done') this.files.delete(info.workflowId);
-    } catch {
-      // As above: best effort.
+    const files = this.filesFor(info);
+    if (!files) return;
+    const id = info.workflowId;
+    const pending = this.pendingStates.get(id);
+    this.pendingStates.set(id, { files, state, timer: pending?.timer });
+    if (state.phase === 'done') return this.writeState(id);
+    if (!pending?.timer) {
+      const timer = setTimeout(() => this.writeState(id), STATE_WRITE_INTERVAL_MS);
+      timer.unref();
+      this.pendingStates.get(id)!.timer = timer;
     }
+  }
+
+  private writeState(id: string): void {
+    const pending = this.pendingStates.get(id);
+    if (!pending) return;
+    if (pending.timer) clearTimeout(pending.timer);
+    this.pendingStates.delete(id);
+    try {
+      pending.files.writeState(pending.state);
+    } catch {
+      // As with events: best effort, never fail the run.
+    }
+    if (pending.state.phase === 'done') this.files.delete(id);
   }
 
   /** Flush every open events file (worker shutdown). */
   async close(): Promise<void> {
+    for (const id of [...this.pendingStates.keys()]) this.writeState(id);
     await Promise.all([...this.files.values()].map((f) => f.close()));
     this.files.clear();
   }

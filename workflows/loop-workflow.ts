@@ -34,8 +34,21 @@ const HEARTBEAT_TIMEOUT = '30s';
 const MAX_HISTORY_EVENTS = 20_000;
 const MAX_HISTORY_BYTES = 20 * 1024 * 1024;
 
+/**
+ * Local activities are recorded when the workflow task completes. After this much local-activity
+ * work (or this many actions) the workflow takes a 1 ms durable timer, which completes the task
+ * and records them, so a crash re-runs at most this much completed quick work.
+ */
+const LOCAL_FLUSH_AFTER_MS = 1000;
+const LOCAL_FLUSH_AFTER_ACTIONS = 100;
+
 const { loopEvents } = proxySinks<LoopSinks>();
 const TIMED_OUT = Symbol('timed-out');
+
+/** Quick shell actions (timeout at most `localMaxS`) run as local activities. */
+function isLocal(input: RunActionInput, localMaxS: number): boolean {
+  return input.kind === 'shell' && input.timeout_s <= localMaxS;
+}
 
 function actionActivity(input: RunActionInput, localMaxS: number): (input: RunActionInput) => Promise<ActionResult> {
   const common = {
@@ -44,7 +57,7 @@ function actionActivity(input: RunActionInput, localMaxS: number): (input: RunAc
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ActionSetupError'] },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   };
-  if (input.kind === 'shell' && input.timeout_s <= localMaxS) {
+  if (isLocal(input, localMaxS)) {
     return proxyLocalActivities<LoopActivities>(common).runAction;
   }
   return proxyActivities<LoopActivities>({ ...common, heartbeatTimeout: HEARTBEAT_TIMEOUT, summary: input.state }).runAction;
@@ -107,6 +120,23 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionR
       ? new Promise(() => undefined)
       : timeoutScope.run(() => sleep(Math.max(1, deadline - Date.now()))).then(() => TIMED_OUT);
 
+  const unflushed = { actions: 0, ms: 0 };
+  /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
+  const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {
+    if (!local) {
+      unflushed.actions = 0;
+      unflushed.ms = 0;
+      return;
+    }
+    unflushed.actions += 1;
+    unflushed.ms += result.duration_ms;
+    if (unflushed.actions >= LOCAL_FLUSH_AFTER_ACTIONS || unflushed.ms >= LOCAL_FLUSH_AFTER_MS) {
+      unflushed.actions = 0;
+      unflushed.ms = 0;
+      await sleep(1);
+    }
+  };
+
   let lastReported = '';
   const report = (): void => {
     const key = `${snapshot.current}/${snapshot.iteration}/${snapshot.phase}`;
@@ -138,7 +168,9 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionR
         case 'run_action': {
           const full: RunActionInput = { ...command.input, instanceId, cwd };
           try {
+            const local = isLocal(full, localMaxS);
             const result = await actionActivity(full, localMaxS)(full);
+            await flushLocal(result, local);
             return { type: 'action_done', result, now: Date.now() };
           } catch (err) {
             if (isCancellation(err)) throw err;

@@ -2,10 +2,8 @@
  * `ll-loop run <name|path>`: validate, connect (embedded dev server by default), start the loop
  * workflow, run an in-process worker for it, show progress, and exit with the run's outcome.
  */
-import { join } from 'node:path';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import type { NativeConnection } from '@temporalio/worker';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
@@ -17,6 +15,7 @@ import { CliError, InfrastructureError, UsageError } from '../errors.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { loadLoop, parseContextArgs } from '../load.js';
 import { printDiagnostics } from './validate.js';
+import { embeddedServerOptions } from '../embedded.js';
 import { printPlan } from './dry-run.js';
 import { createHumanReporter } from '../reporters/human.js';
 import { createJsonReporter } from '../reporters/json.js';
@@ -44,8 +43,17 @@ export function instanceIdFor(loop: string, date: Date, attempt = 0): string {
   return attempt === 0 ? `${safe}-${stamp}` : `${safe}-${stamp}-${attempt + 1}`;
 }
 
-/** Shell actions at most this long run as local activities (docs/architecture.md). */
-const LOCAL_ACTIVITY_MAX_TIMEOUT_S = Number(process.env.LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S ?? 0);
+/**
+ * Shell actions whose timeout is at most this many seconds run as local activities: in the
+ * worker's workflow task, without a server round trip per action (docs/architecture.md).
+ */
+export const DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S = 30;
+
+function localActivityMax(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S;
+  const n = raw === undefined ? DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S;
+}
 
 function load(opts: RunOptions): { definition: LoopDefinition; file: string } {
   const overrides = {
@@ -72,19 +80,19 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   }
   installQuietRuntime();
   const endpoint = await connectOrExplain(opts.cwd);
-  const { client, connection } = await connectClient(endpoint);
-  let native: NativeConnection | undefined;
+  // Connections, worker creation and the workflow start overlap: time to the first action counts.
+  const [{ client, connection }, native] = await Promise.all([connectClient(endpoint), connectWorkerConnection(endpoint)]);
   try {
-    native = await connectWorkerConnection(endpoint);
     const started = new Date();
     let instanceId = instanceIdFor(definition.name, started);
     const taskQueue = `ll-loop-run/${instanceId}`;
-    const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
+    const workerReady = createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
+    workerReady.catch(() => undefined);
     const style = createStyle(colourWanted(process.stdout));
     const reporter: Reporter = opts.json ? createJsonReporter(out) : createHumanReporter(out, style, definition.max_iterations);
     const input: LoopWorkflowInput = {
       definition,
-      options: { cwd: opts.cwd, searchAttributes: endpoint.mode === 'embedded', localActivityMaxTimeoutS: LOCAL_ACTIVITY_MAX_TIMEOUT_S },
+      options: { cwd: opts.cwd, searchAttributes: endpoint.mode === 'embedded', localActivityMaxTimeoutS: localActivityMax() },
     };
     let handle;
     for (let attempt = 0; ; attempt += 1) {
@@ -109,6 +117,11 @@ export async function runCommand(opts: RunOptions): Promise<number> {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt > 20) throw err;
       }
     }
+    const { worker, events } = await workerReady.catch(async (err: unknown) => {
+      // Nothing can run the workflow without this worker: end it rather than leave it waiting.
+      await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
+      throw err;
+    });
     const info = { instanceId, eventsFile: eventsPath(opts.cwd, instanceId), ...(endpoint.uiUrl ? { uiUrl: `${endpoint.uiUrl}/namespaces/${endpoint.namespace}/workflows/${instanceId}` } : {}) };
     events.subscribe(instanceId, (e) => reporter.onEvent(e));
     reporter.onStart?.(info);
@@ -123,14 +136,14 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     reporter.onResult(result, info);
     return exitCodeFor(result);
   } finally {
-    await native?.close().catch(() => undefined);
+    await native.close().catch(() => undefined);
     await connection.close().catch(() => undefined);
   }
 }
 
 async function connectOrExplain(cwd: string) {
   try {
-    return await resolveEndpoint(resolveTemporalTarget(), { dataDir: join(cwd, '.loops', '.temporal') });
+    return await resolveEndpoint(resolveTemporalTarget(), embeddedServerOptions(cwd));
   } catch (err) {
     if (err instanceof CliError) throw err;
     if (err instanceof TemporalUnavailableError) throw new InfrastructureError(err.message);

@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from 'node:path';
+import proto from '@temporalio/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { statusQuery } from '../../workflows/definitions.js';
 import { eventsPath, statePath } from '../../worker/run-files.js';
@@ -248,5 +249,35 @@ describe('limits, routing errors and run files', () => {
     const run = await runLoop(def, { cwd: p.cwd });
     expect(run.result).toMatchObject({ terminated_by: 'max_iterations', iterations: 2 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+});
+
+describe('quick shell actions run as local activities', () => {
+  it('records them as markers (no activity tasks), flushes durably, and still enforces timeouts', async () => {
+    const p = project();
+    const def = definition({
+      name: 'quick',
+      initial: 'a',
+      max_iterations: 150,
+      default_timeout: 5,
+      states: {
+        a: { action: 'echo ${state.iteration}', capture: 'a', on_yes: 'b' },
+        b: { action: 'test ${state.iteration} -lt 150', on_yes: 'a', on_no: 'hang' },
+        hang: { action: 'sleep 34.1337', timeout: 1, on_error: 'done', on_yes: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const run = await runLoop(def, { cwd: p.cwd, localActivityMaxTimeoutS: 30 });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done', iterations: 150 });
+    expect(run.result.captured.a?.output).toBe('150');
+    expect(sleepersAlive('34.1337')).toBe(0);
+    const { client } = await temporal();
+    const history = await client.workflow.getHandle(run.workflowId).fetchHistory();
+    const E = proto.temporal.api.enums.v1.EventType;
+    const types = (history.events ?? []).map((e) => e.eventType);
+    expect(types.filter((t) => t === E.EVENT_TYPE_MARKER_RECORDED).length).toBe(301);
+    expect(types.includes(E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toBe(false);
+    // 300 quick actions are recorded in several workflow tasks (flushed every 100), not one.
+    expect(types.filter((t) => t === E.EVENT_TYPE_TIMER_STARTED).length).toBeGreaterThanOrEqual(2);
   });
 });
