@@ -5,9 +5,13 @@
  */
 import { parseArgs } from 'node:util';
 import { CliError, UsageError } from './errors.js';
+import { TemporalConfigError, TemporalUnavailableError } from './connection.js';
+import { DevServerStartError } from './dev-server.js';
+import { TemporalCliNotFoundError } from './temporal-cli.js';
 import { EXIT } from './exit-codes.js';
 import { runCommand } from './commands/run.js';
 import { validateCommand } from './commands/validate.js';
+import { serverCommand } from './commands/server.js';
 
 const HELP = `ll-loop — durable automation loops (finite state machines in YAML) on Temporal
 
@@ -15,6 +19,7 @@ Usage:
   ll-loop run <name|path> [options]    run a loop (.loops/<name>.yaml) to its end
   ll-loop <name> [options]             same as run
   ll-loop validate <name|path> [--json]
+  ll-loop server start|status|stop     the embedded Temporal dev server (.loops/.temporal/)
   ll-loop help
 
 Run options:
@@ -29,7 +34,7 @@ Environment: TEMPORAL_ADDRESS (use that cluster instead of the embedded dev serv
 TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: docs/loop-format.md, docs/cli.md.
 `;
 
-const COMMANDS = new Set(['run', 'validate', 'help']);
+const COMMANDS = new Set(['run', 'validate', 'server', 'help']);
 
 function intOption(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -64,6 +69,7 @@ export async function main(argv: string[], cwd = process.cwd()): Promise<number>
     throw new UsageError((err as Error).message, 'see ll-loop help');
   }
   const { values, positionals } = parsed;
+  if (command === 'server') return serverCommand(positionals[0], cwd, values.json === true, (t) => process.stdout.write(t));
   const target = positionals[0];
   if (target === undefined) throw new UsageError(`${command} needs a loop name or path`, `ll-loop ${command} <name>`);
   if (positionals.length > 1) throw new UsageError(`unexpected arguments: ${positionals.slice(1).join(' ')}`, 'quote values that contain spaces');
@@ -87,7 +93,10 @@ export async function runCli(argv: string[]): Promise<void> {
   try {
     code = await main(argv);
   } catch (err) {
-    if (err instanceof CliError) {
+    if (err instanceof TemporalUnavailableError || err instanceof DevServerStartError || err instanceof TemporalCliNotFoundError || err instanceof TemporalConfigError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      code = EXIT.infrastructure;
+    } else if (err instanceof CliError) {
       process.stderr.write(`error: ${err.message}\n${err.fix ? `fix: ${err.fix}\n` : ''}`);
       code = err.exitCode;
     } else {

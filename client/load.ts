@@ -62,6 +62,12 @@ export function parseContextArgs(pairs: readonly string[]): Record<string, strin
   return out;
 }
 
+function positionAt(lines: LineCounter, offset: number | undefined): { line?: number; column?: number } {
+  if (offset === undefined) return {};
+  const pos = lines.linePos(offset);
+  return { line: pos.line, column: pos.col };
+}
+
 /** Position of the key (or, for the document root, the start) a path points at. */
 function positionOf(doc: Document, path: Diagnostic['path'], lines: LineCounter): { line: number; column: number } | undefined {
   let node: unknown = doc.contents;
@@ -108,7 +114,7 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}): Loade
       diagnostics: doc.errors.map((e) => ({
         ...error([], `invalid YAML: ${e.message.split('\n')[0]}`, 'fix the YAML syntax at this position'),
         file,
-        ...(e.linePos?.[0] ? { line: e.linePos[0].line, column: e.linePos[0].col } : {}),
+        ...positionAt(lines, e.pos[0]),
       })),
     };
   }

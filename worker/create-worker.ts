@@ -26,7 +26,8 @@ export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    // No shutdown signals: the CLI handles Ctrl-C itself (it cancels the run, then waits for it).
+    Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
   } catch {
     // Already installed by the host process (tests): keep theirs.
   }

@@ -1,0 +1,176 @@
+/**
+ * The `ll-loop` binary as a user runs it, in a temporary project: the embedded default (a dev
+ * server it starts itself, on ports of its own here), exit codes, JSON output, validation
+ * messages, bad input. Runs the built package (dist/), which `npm test` builds first.
+ */
+import { spawnSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
+let cwd: string;
+let env: NodeJS.ProcessEnv;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function loop(name: string, yaml: string): void {
+  writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
+}
+
+function cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 90_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(async () => {
+  cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-'));
+  mkdirSync(join(cwd, '.loops'));
+  const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
+  env = { ...rest, LL_TEMPORAL_PORT: String(await freePort()), LL_TEMPORAL_UI_PORT: String(await freePort()), NO_COLOR: '1' };
+});
+
+afterAll(() => {
+  cli(['server', 'stop']);
+});
+
+describe('ll-loop run (embedded server)', () => {
+  it('starts its own dev server with on-disk data, runs the loop, and exits 0', () => {
+    loop(
+      'greet',
+      `name: greet
+description: say hello then finish
+initial: hello
+states:
+  hello:
+    action: "echo hello from \${context.who}"
+    capture: greeting
+    next: done
+  done:
+    action: "echo 'done: \${captured.greeting.output}'"
+    terminal: true
+context:
+  who: e2e
+`,
+    );
+    const r = cli(['run', 'greet']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('[1/50] hello → echo hello from e2e');
+    expect(r.stdout).toContain('Loop completed: done (1 iteration');
+    expect(existsSync(join(cwd, '.loops', '.temporal', 'temporal.db'))).toBe(true);
+    const running = readdirSync(join(cwd, '.loops', '.running'));
+    expect(running.some((f) => /^greet-\d{8}T\d{6}\.events\.jsonl$/.test(f))).toBe(true);
+    expect(running.some((f) => /^greet-\d{8}T\d{6}\.state\.json$/.test(f))).toBe(true);
+  });
+
+  it('reuses the server, accepts the `ll-loop <name>` shorthand, --context and --json', () => {
+    const r = cli(['greet', '--context', 'who=json world', '--json']);
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result).toMatchObject({ final_state: 'done', terminated_by: 'terminal', iterations: 1 });
+    expect(result.captured.greeting.output).toBe('hello from json world');
+    expect(result.instance_id).toMatch(/^greet-/);
+  });
+
+  it('exits 2 on a failure terminal, 3 on max_iterations, 5 on a run error', () => {
+    loop('fails', 'name: fails\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "exit 1"\n    on_yes: done\n    on_no: escalate\n  done:\n    terminal: true\n  escalate:\n    terminal: true\n    failure: true\n');
+    expect(cli(['run', 'fails']).code).toBe(2);
+    loop('spins', 'name: spins\ndescription: d\ninitial: a\nmax_iterations: 2\nstates:\n  a:\n    action: "true"\n    next: a\n  done:\n    terminal: true\n');
+    const limited = cli(['run', 'spins']);
+    expect(limited.code).toBe(3);
+    expect(limited.stdout).toContain('max_iterations reached');
+    loop('noroute', 'name: noroute\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "exit 1"\n    on_yes: done\n  done:\n    terminal: true\n');
+    const error = cli(['run', 'noroute']);
+    expect(error.code).toBe(5);
+    expect(error.stdout).toContain('no valid transition from state "a" for verdict "no"');
+  });
+
+  it('Ctrl-C (SIGINT) stops the run gracefully: the action is killed and the run recorded as cancelled', async () => {
+    loop('long', 'name: long\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo started; sleep 35.1337"\n    next: done\n  done:\n    terminal: true\n');
+    const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd, env });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    for (let i = 0; i < 200 && !out.includes('sleep 35.1337'); i += 1) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(6);
+    expect(out).toContain('Loop stopped in state a');
+    const ps = spawnSync('pgrep', ['-f', 'sleep 35.1337'], { encoding: 'utf8' });
+    expect(ps.stdout.trim()).toBe('');
+  });
+});
+
+describe('bad input never crashes', () => {
+  it('an unknown loop lists the loops that exist', () => {
+    const r = cli(['run', 'gret']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no loop named "gret" (did you mean "greet"?)');
+    expect(r.stderr).toContain('greet');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('invalid YAML names the file, line and column', () => {
+    loop('broken', 'name: broken\ninitial: a\nstates:\n  a: [unclosed\n');
+    const r = cli(['validate', 'broken']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/broken\.yaml:\d+:\d+: error: invalid YAML/);
+  });
+
+  it('a wrong field and an unknown state are reported with line, state, hint and fix; --json gives data', () => {
+    loop('typo', 'name: typo\ndescription: d\ninitial: check\nstates:\n  check:\n    acton: "true"\n    on_yes: dne\n  done:\n    terminal: true\n');
+    const r = cli(['validate', 'typo']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/typo\.yaml:6:5: error: state "check": unknown state field "acton" \(did you mean "action"\?\)/);
+    const json = JSON.parse(cli(['validate', 'typo', '--json']).stdout);
+    expect(json.valid).toBe(false);
+    expect(json.diagnostics[0]).toMatchObject({ severity: 'error', state: 'check', line: 6, column: 5 });
+  });
+
+  it('a file that is not a mapping, and a missing --context value, are clear errors', () => {
+    loop('list', '- a\n- b\n');
+    const r = cli(['validate', 'list']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('must be a mapping');
+    const c = cli(['run', 'greet', '--context', 'who']);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toContain('--context "who" is not KEY=VALUE');
+  });
+
+  it('an undefined variable ends the run naming the variable, the state and the fix; events stay on disk', () => {
+    loop('undef', 'name: undef\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo ${context.target_dir}"\n    next: done\n  done:\n    terminal: true\n');
+    const r = cli(['run', 'undef']);
+    expect(r.code).toBe(5);
+    expect(r.stdout).toContain('state "a": undefined variable ${context.target_dir}');
+    expect(r.stdout).toContain('--context target_dir=VALUE');
+    const files = readdirSync(join(cwd, '.loops', '.running')).filter((f) => f.startsWith('undef-') && f.endsWith('.events.jsonl'));
+    const events = readFileSync(join(cwd, '.loops', '.running', files[0]!), 'utf8');
+    expect(events).toContain('"loop_complete"');
+  });
+
+  it('--dry-run prints the plan without a server', () => {
+    const r = cli(['run', 'greet', '--dry-run'], { LL_TEMPORAL_PORT: '1' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Execution plan for greet');
+    expect(r.stdout).toContain('hello (initial)');
+  });
+
+  it('an unreachable TEMPORAL_ADDRESS fails fast with a clear message (exit 7)', () => {
+    const started = Date.now();
+    const r = cli(['run', 'greet'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('127.0.0.1:1');
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
