@@ -19,6 +19,8 @@ export interface LoopRunOptions {
    * workflow task, no server round trip). 0 disables. See docs/architecture.md.
    */
   localActivityMaxTimeoutS?: number;
+  /** Continue as new past this many history events (default 20,000; Temporal's limit is ~51,200). */
+  historyEventLimit?: number;
 }
 
 /** Where a continued run picks up: the snapshot and the effect it was about to carry out. */

@@ -216,7 +216,7 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionR
       if (!effect) throw new Error('internal: the core returned no effect for a running loop');
       if (effect.type === 'finish') return effect.result;
       const info = workflowInfo();
-      if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS || info.historySize > MAX_HISTORY_BYTES) {
+      if (info.continueAsNewSuggested || info.historyLength > (input.options.historyEventLimit ?? MAX_HISTORY_EVENTS) || info.historySize > MAX_HISTORY_BYTES) {
         timeoutScope.cancel();
         await continueAsNew<typeof loopWorkflow>({ ...input, resume: { snapshot, command: effect } });
       }

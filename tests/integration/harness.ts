@@ -84,6 +84,7 @@ export interface RunLoopOptions {
   /** The worker's environment for actions (merged over process.env). */
   env?: Record<string, string>;
   localActivityMaxTimeoutS?: number;
+  historyEventLimit?: number;
   /** Called once the workflow has started (e.g. to cancel it). */
   onStarted?: (workflowId: string) => void | Promise<void>;
 }
@@ -99,7 +100,12 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
   events.subscribe(workflowId, (e) => collected.push(e));
   const input: LoopWorkflowInput = {
     definition: def,
-    options: { cwd: opts.cwd, searchAttributes: true, localActivityMaxTimeoutS: opts.localActivityMaxTimeoutS ?? 0 },
+    options: {
+      cwd: opts.cwd,
+      searchAttributes: true,
+      localActivityMaxTimeoutS: opts.localActivityMaxTimeoutS ?? 0,
+      ...(opts.historyEventLimit === undefined ? {} : { historyEventLimit: opts.historyEventLimit }),
+    },
   };
   const result = await worker.runUntil(async () => {
     const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: opts.cwd } });
