@@ -12,6 +12,7 @@ import { EXIT } from './exit-codes.js';
 import { runCommand } from './commands/run.js';
 import { validateCommand } from './commands/validate.js';
 import { serverCommand } from './commands/server.js';
+import { loopJsonSchema } from '../fsm/schema.js';
 
 const HELP = `ll-loop — durable automation loops (finite state machines in YAML) on Temporal
 
@@ -20,6 +21,7 @@ Usage:
   ll-loop <name> [options]             same as run
   ll-loop validate <name|path> [--json]
   ll-loop server start|status|stop     the embedded Temporal dev server (.loops/.temporal/)
+  ll-loop schema                       print the loop format's JSON Schema (for editors)
   ll-loop help
 
 Run options:
@@ -34,7 +36,7 @@ Environment: TEMPORAL_ADDRESS (use that cluster instead of the embedded dev serv
 TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: docs/loop-format.md, docs/cli.md.
 `;
 
-const COMMANDS = new Set(['run', 'validate', 'server', 'help']);
+const COMMANDS = new Set(['run', 'validate', 'server', 'schema', 'help']);
 
 function intOption(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -69,6 +71,10 @@ export async function main(argv: string[], cwd = process.cwd()): Promise<number>
     throw new UsageError((err as Error).message, 'see ll-loop help');
   }
   const { values, positionals } = parsed;
+  if (command === 'schema') {
+    process.stdout.write(`${JSON.stringify({ title: 'll-loop loop definition', ...loopJsonSchema() }, null, 2)}\n`);
+    return EXIT.ok;
+  }
   if (command === 'server') return serverCommand(positionals[0], cwd, values.json === true, (t) => process.stdout.write(t));
   const target = positionals[0];
   if (target === undefined) throw new UsageError(`${command} needs a loop name or path`, `ll-loop ${command} <name>`);

@@ -180,5 +180,13 @@ export type LoopInput = z.input<typeof loopDefinition>;
 
 /** JSON Schema for editors (yaml-language-server, VS Code), derived from the zod schema. */
 export function loopJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(loopDefinition, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(loopDefinition, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  // zod cannot express "any on_<verdict> key is a route": say it here, and close the state object.
+  const states = (schema.properties as Record<string, { additionalProperties?: Record<string, unknown> }>).states;
+  const state = states?.additionalProperties;
+  if (state) {
+    state.patternProperties = { [CUSTOM_ROUTE_KEY.source]: { type: 'string', minLength: 1 } };
+    state.additionalProperties = false;
+  }
+  return schema;
 }

@@ -242,3 +242,16 @@ describe('planOf', () => {
     expect(plan.states.map((s) => s.name)).toEqual(['a', 'done']);
   });
 });
+
+describe('editor JSON Schema', () => {
+  it('is derived from the zod schema, with defaults, closed states and on_<verdict> routes', async () => {
+    const { loopJsonSchema } = await import('../../fsm/schema.js');
+    const schema = loopJsonSchema() as { required: string[]; properties: Record<string, any> };
+    expect(schema.required).toEqual(expect.arrayContaining(['name', 'initial', 'states']));
+    expect(schema.properties.max_iterations.default).toBe(50);
+    const state = schema.properties.states.additionalProperties;
+    expect(state.additionalProperties).toBe(false);
+    expect(Object.keys(state.patternProperties)).toEqual(['^on_[A-Za-z0-9_]+$']);
+    expect(state.properties.evaluate.oneOf.length).toBeGreaterThanOrEqual(7);
+  });
+});
