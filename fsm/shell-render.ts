@@ -243,6 +243,28 @@ function reference(name: string, where: QuoteTracker['context'], ref: RefSegment
  * module comment); author-controlled values are spliced as code.
  */
 export function renderShell(template: string, scope: InterpolationScope): ShellCommand {
+  return render(template, (ref) => resolveRef(ref, scope));
+}
+
+/**
+ * Check a shell action's placement of data before any value exists (validation): returns the
+ * problem (data in arithmetic, in a quoted here-document) or undefined. Values that are not known
+ * yet render as their reference, which has the same shape as far as quoting is concerned.
+ */
+export function checkShellTemplate(template: string, context: Record<string, unknown>): string | undefined {
+  try {
+    render(template, (ref) => {
+      if (ref.namespace !== 'context') return ref.raw;
+      const value = ref.path.length === 1 ? context[ref.path[0]!] : undefined;
+      return typeof value === 'string' ? value : ref.raw;
+    });
+    return undefined;
+  } catch (err) {
+    return err instanceof InterpolationError ? err.message : undefined;
+  }
+}
+
+function render(template: string, resolve: (ref: RefSegment) => string): ShellCommand {
   const tracker = new QuoteTracker();
   const command: ShellCommand = { script: '', vars: {}, env: {} };
   let counter = 0;
@@ -257,14 +279,14 @@ export function renderShell(template: string, scope: InterpolationScope): ShellC
       continue;
     }
     if (TRUSTED.has(segment.namespace)) {
-      append(resolveRef(segment, scope));
+      append(resolve(segment));
       continue;
     }
     counter += 1;
     const isEnv = segment.namespace === 'env';
     const name = isEnv ? `LL_E${counter}` : `LL_V${counter}`;
     if (isEnv) command.env[name] = envRefOf(segment);
-    else command.vars[name] = resolveRef(segment, scope);
+    else command.vars[name] = resolve(segment);
     if (!isEnv && tracker.inArithmetic()) throw arithmeticError(segment);
     if (!isEnv && tracker.inConditional()) conditionals.push({ at: command.script.length, ref: segment });
     // A reference is plain text to the tracker: it never changes the quoting around it.

@@ -7,6 +7,7 @@ import { ContextError, resolveContext } from './context.js';
 import { error, hasErrors, warning, type Diagnostic } from './diagnostics.js';
 import { actionKind } from './action.js';
 import { CURRENT, declaredTargets, hasShorthand } from './routing.js';
+import { checkShellTemplate } from './shell-render.js';
 import { loopDefinition, type LoopDefinition, type StateConfig } from './schema.js';
 import { schemaDiagnostics } from './schema-issues.js';
 import { didYouMean } from './suggest.js';
@@ -52,6 +53,20 @@ function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
       }
       for (const ref of refs) checkRef(def, ref, path, envAllowed, captures, out);
     }
+  }
+}
+
+/** Shell actions whose data lands where bash would evaluate it are refused before the run. */
+function checkShellActions(def: LoopDefinition, out: Diagnostic[]): void {
+  for (const [name, state] of Object.entries(def.states)) {
+    if (state.action === undefined || actionKind(state) !== 'shell') continue;
+    let problem: string | undefined;
+    try {
+      problem = checkShellTemplate(state.action, def.context);
+    } catch {
+      continue; // template syntax errors are reported by checkTemplates
+    }
+    if (problem) out.push(error(['states', name, 'action'], problem));
   }
 }
 
@@ -161,6 +176,7 @@ export function validateLoop(raw: unknown): ValidationResult {
   const diagnostics: Diagnostic[] = [];
   checkGraph(def, diagnostics);
   checkTemplates(def, diagnostics);
+  checkShellActions(def, diagnostics);
   checkLoop(def, diagnostics);
   return hasErrors(diagnostics) ? { diagnostics } : { definition: def, diagnostics };
 }

@@ -16,6 +16,7 @@ import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { loadLoop, parseContextArgs } from '../load.js';
 import { printDiagnostics } from './validate.js';
 import { embeddedServerOptions } from '../embedded.js';
+import { ensureSearchAttributes } from '../search-attributes.js';
 import { printPlan } from './dry-run.js';
 import { createHumanReporter } from '../reporters/human.js';
 import { createJsonReporter } from '../reporters/json.js';
@@ -79,10 +80,32 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     return EXIT.ok;
   }
   installQuietRuntime();
+  // Ctrl-C from here on is a graceful stop: before the workflow exists it is noted, after, it
+  // cancels the run (which kills its action and records the outcome).
+  const interrupt: { requested: boolean; cancel?: () => void } = { requested: false };
+  const stop = onInterrupt(() => {
+    interrupt.requested = true;
+    interrupt.cancel?.();
+  });
+  try {
+    return await runWithInterrupt(opts, definition, file, out, interrupt);
+  } finally {
+    stop();
+  }
+}
+
+async function runWithInterrupt(
+  opts: RunOptions,
+  definition: LoopDefinition,
+  file: string,
+  out: (t: string) => void,
+  interrupt: { requested: boolean; cancel?: () => void },
+): Promise<number> {
   const endpoint = await connectOrExplain(opts.cwd);
   // Connections, worker creation and the workflow start overlap: time to the first action counts.
   const [{ client, connection }, native] = await Promise.all([connectClient(endpoint), connectWorkerConnection(endpoint)]);
   try {
+    const searchAttributes = endpoint.mode === 'embedded' || (await ensureSearchAttributes(connection, endpoint.namespace).then(() => true, () => false));
     const started = new Date();
     let instanceId = instanceIdFor(definition.name, started);
     const taskQueue = `ll-loop-run/${instanceId}`;
@@ -92,7 +115,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     const reporter: Reporter = opts.json ? createJsonReporter(out) : createHumanReporter(out, style, definition.max_iterations);
     const input: LoopWorkflowInput = {
       definition,
-      options: { cwd: opts.cwd, searchAttributes: endpoint.mode === 'embedded', localActivityMaxTimeoutS: localActivityMax() },
+      options: { cwd: opts.cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax() },
     };
     let handle;
     for (let attempt = 0; ; attempt += 1) {
@@ -105,7 +128,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
           memo: { cwd: opts.cwd, file, loop: definition.name },
           staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
           staticDetails: `${definition.description ?? ''}\n\nfile: ${file}\ncwd: ${opts.cwd}`.trim(),
-          ...(endpoint.mode === 'embedded'
+          ...(searchAttributes
             ? { typedSearchAttributes: [
                   { key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: definition.name },
                   { key: defineSearchAttributeKey('LoopCategory', 'KEYWORD'), value: definition.category ?? '' },
@@ -117,6 +140,9 @@ export async function runCommand(opts: RunOptions): Promise<number> {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt > 20) throw err;
       }
     }
+    const runHandle = handle;
+    interrupt.cancel = () => void runHandle.cancel().catch(() => undefined);
+    if (interrupt.requested) interrupt.cancel();
     const { worker, events } = await workerReady.catch(async (err: unknown) => {
       // Nothing can run the workflow without this worker: end it rather than leave it waiting.
       await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
@@ -125,12 +151,10 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     const info = { instanceId, eventsFile: eventsPath(opts.cwd, instanceId), ...(endpoint.uiUrl ? { uiUrl: `${endpoint.uiUrl}/namespaces/${endpoint.namespace}/workflows/${instanceId}` } : {}) };
     events.subscribe(instanceId, (e) => reporter.onEvent(e));
     reporter.onStart?.(info);
-    const stop = onInterrupt(() => void handle.cancel().catch(() => undefined));
     let result: ExecutionResult;
     try {
       result = await worker.runUntil(handle.result());
     } finally {
-      stop();
       await events.close();
     }
     reporter.onResult(result, info);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loopDefinition } from '../../fsm/schema.js';
 import { DEFAULT_LLM_SCHEMA } from '../../fsm/llm-schema.js';
 import { def, drive, eventsNamed, loop, resolvedDef, scriptOf } from './helpers.js';
 
@@ -173,8 +174,9 @@ describe('interpolation failures in actions', () => {
     for (const part of parts) expect(run.result.error).toContain(part);
   });
 
-  it('a quoted heredoc around a data reference is an error verdict too', () => {
-    const d = def(loop({ a: { action: 'true', capture: 'x', next: 'b' }, b: { action: "cat <<'EOF'\n${captured.x.output}\nEOF", on_yes: 'done', on_error: 'done' } }));
+  it('a quoted heredoc around a data reference is an error verdict too (definitions that skipped validation)', () => {
+    // Validation refuses this action up front; the run-time check still guards direct callers.
+    const d = loopDefinition.parse(loop({ a: { action: 'true', capture: 'x', next: 'b' }, b: { action: "cat <<'EOF'\n${captured.x.output}\nEOF", on_yes: 'done', on_error: 'done' } }));
     const run = drive(d);
     expect(eventsNamed(run, 'action_error')[0]?.error).toMatch(/quoted here-document/);
     expect(run.result.terminated_by).toBe('terminal');

@@ -255,3 +255,21 @@ describe('editor JSON Schema', () => {
     expect(state.properties.evaluate.oneOf.length).toBeGreaterThanOrEqual(7);
   });
 });
+
+describe('shell actions are checked for unsafe data placement before the run', () => {
+  it.each([
+    ['echo $(( ${captured.n.output} + 1 ))', 'arithmetic'],
+    ["cat <<'EOF'\n${captured.n.output}\nEOF\n", 'quoted here-document'],
+  ])('%s', async (action, message) => {
+    const { validateLoop } = await import('../../fsm/validate.js');
+    const result = validateLoop({
+      name: 'x',
+      description: 'd',
+      initial: 'a',
+      states: { a: { action: 'echo 1', capture: 'n', next: 'b' }, b: { action, next: 'done' }, done: { terminal: true } },
+    });
+    expect(result.definition).toBeUndefined();
+    const d = result.diagnostics.find((x) => x.path.join('.') === 'states.b.action');
+    expect(d?.message).toContain(message);
+  });
+});

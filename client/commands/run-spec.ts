@@ -1,0 +1,42 @@
+/** `ll-loop run <name|path>` flags → runCommand. */
+import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { runCommand } from './run.js';
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+export const runSpec: CommandSpec = {
+  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--json]',
+  flags: {
+    'max-iterations': { type: 'string' },
+    context: { type: 'string', multiple: true, short: 'c' },
+    'dry-run': { type: 'boolean' },
+    'no-llm': { type: 'boolean' },
+    'llm-model': { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  run(ctx) {
+    const target = ctx.positionals[0];
+    if (target === undefined) throw new UsageError('run needs a loop name or path', 'll-loop run <name>');
+    if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'quote values that contain spaces');
+    const maxIterations = positiveInt(str(ctx, 'max-iterations'), '--max-iterations');
+    const llmModel = str(ctx, 'llm-model');
+    return runCommand({
+      cwd: ctx.cwd,
+      target,
+      context: list(ctx, 'context'),
+      dryRun: bool(ctx, 'dry-run'),
+      noLlm: bool(ctx, 'no-llm'),
+      json: bool(ctx, 'json'),
+      out: ctx.out,
+      err: ctx.err,
+      ...(maxIterations === undefined ? {} : { maxIterations }),
+      ...(llmModel === undefined ? {} : { llmModel }),
+    });
+  },
+};

@@ -1,0 +1,32 @@
+/** Small commands: validate, server, schema. */
+import { loopJsonSchema } from '../../fsm/schema.js';
+import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { serverCommand } from './server.js';
+import { validateCommand } from './validate.js';
+
+export const validateSpec: CommandSpec = {
+  usage: 'validate <name|path> [--json]                check a loop file',
+  flags: JSON_FLAG,
+  run(ctx) {
+    const target = ctx.positionals[0];
+    if (target === undefined) throw new UsageError('validate needs a loop name or path', 'll-loop validate <name>');
+    return validateCommand({ cwd: ctx.cwd, target, json: bool(ctx, 'json'), out: ctx.out, err: ctx.err });
+  },
+};
+
+export const serverSpec: CommandSpec = {
+  usage: 'server start|status|stop [--json]           the embedded Temporal dev server',
+  flags: JSON_FLAG,
+  run: (ctx) => serverCommand(ctx.positionals[0], ctx.cwd, bool(ctx, 'json'), ctx.out),
+};
+
+export const schemaSpec: CommandSpec = {
+  usage: 'schema                                       the loop format as JSON Schema (for editors)',
+  flags: {},
+  run(ctx) {
+    ctx.out(`${JSON.stringify({ title: 'll-loop loop definition', ...loopJsonSchema() }, null, 2)}\n`);
+    return EXIT.ok;
+  },
+};
