@@ -290,6 +290,30 @@ export function start(def: LoopDefinition, now: number): StepOutput {
   return step(def, initialSnapshot(def.initial, now), { type: 'start', now });
 }
 
+/**
+ * Continue a run from a snapshot another run left (stopped, timed out, failed): the state it was
+ * in runs again, with its captured values, counters and last result. `context` overrides the
+ * definition's context for the new run (as `--context` does).
+ */
+export function resume(def: LoopDefinition, snapshot: Snapshot, now: number, fromRun: string): StepOutput {
+  // A new run: a fresh clock (and so a fresh loop-level timeout budget); everything else carries.
+  const snap: Snapshot = { ...snapshot, outcome: null, pending: null, phase: 'starting', startedAtMs: now, startedAt: new Date(now).toISOString() };
+  const d: Draft = { def, snap, now, commands: [] };
+  emit(d, 'loop_resume', { loop: def.name, from_run: fromRun, state: d.snap.current, iteration: d.snap.iteration });
+  if (!(d.snap.current in def.states)) {
+    finish(d, 'error', `cannot resume: state "${d.snap.current}" is not in the loop definition any more; known: ${Object.keys(def.states).join(', ')}`);
+    return { snapshot: d.snap, commands: d.commands };
+  }
+  if (d.snap.iteration > def.max_iterations) {
+    d.snap.iteration = def.max_iterations;
+    finish(d, 'max_iterations');
+    return { snapshot: d.snap, commands: d.commands };
+  }
+  execute(d);
+  drain(d);
+  return { snapshot: d.snap, commands: d.commands };
+}
+
 /** Advance the run by one event. Never throws for run-time problems: they end the run with an error. */
 export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent): StepOutput {
   const d: Draft = { def, snap: { ...snapshot }, now: event.now, commands: [] };

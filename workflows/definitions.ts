@@ -33,7 +33,10 @@ export interface LoopWorkflowInput {
   /** The resolved, validated definition (the client parses YAML; the workflow never reads files). */
   definition: LoopDefinition;
   options: LoopRunOptions;
+  /** Continue-as-new: the same run, carried into a fresh history. */
   resume?: LoopResumePoint;
+  /** `ll-loop resume`: a new run continuing an earlier run's snapshot from its current state. */
+  continueFrom?: { runId: string; snapshot: Snapshot };
 }
 
 /** The answer to `statusQuery`. */
@@ -52,6 +55,9 @@ export interface LoopStatus {
 }
 
 export const statusQuery = defineQuery<LoopStatus>('status');
+
+/** The whole snapshot: what `ll-loop resume` continues from (also answered by closed runs, by replay). */
+export const snapshotQuery = defineQuery<Snapshot>('snapshot');
 
 /** The run state as `.loops/.running/<id>.state.json` holds it (seed 001 "State Persistence"). */
 export interface RunStateFile {

@@ -21,10 +21,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from '../activities/index.js';
-import { start, step } from '../fsm/step.js';
+import { resume, start, step } from '../fsm/step.js';
 import type { Command, Snapshot, StepEvent, StepOutput } from '../fsm/snapshot.js';
 import type { ActionResult, EvalResult, ExecutionResult, RunActionInput } from '../fsm/types.js';
-import { statusQuery, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
+import { snapshotQuery, statusQuery, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
 
 /** Grace beyond an action's own timeout before Temporal gives up on the activity. */
 const ACTIVITY_TIMEOUT_SLACK_S = 60;
@@ -94,10 +94,13 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionR
   if (input.resume) {
     snapshot = input.resume.snapshot;
     pending = [input.resume.command];
+  } else if (input.continueFrom) {
+    ({ snapshot, commands: pending } = resume(def, input.continueFrom.snapshot, Date.now(), input.continueFrom.runId));
   } else {
     ({ snapshot, commands: pending } = start(def, Date.now()));
   }
 
+  setHandler(snapshotQuery, () => snapshot);
   setHandler(statusQuery, (): LoopStatus => ({
     loop: def.name,
     state: snapshot.current,

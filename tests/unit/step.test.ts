@@ -303,3 +303,27 @@ describe('spinning guard', () => {
     expect(out.commands.at(-1)).toMatchObject({ type: 'finish', result: { terminated_by: 'max_steps', steps: 3, iterations: 3 } });
   });
 });
+
+describe('resume from an earlier run', () => {
+  it('re-runs the state the run was in, keeping captured values and the pass count, with a fresh clock', async () => {
+    const { resume } = await import('../../fsm/step.js');
+    const d = def(loop({ a: { action: 'echo a', capture: 'a', next: 'b' }, b: { action: 'sleep 100', next: 'done' } }));
+    let out = start(d, 0);
+    out = step(d, out.snapshot, { type: 'action_done', result: { output: 'A\n', stderr: '', exit_code: 0, duration_ms: 1 }, now: 5 });
+    out = step(d, out.snapshot, { type: 'cancel', now: 10 });
+    expect(out.snapshot.outcome?.terminated_by).toBe('cancelled');
+    const resumed = resume(d, out.snapshot, 1000, 'run-1');
+    expect(resumed.commands[0]).toMatchObject({ type: 'emit', event: { event: 'loop_resume', from_run: 'run-1', state: 'b' } });
+    expect(resumed.commands.at(-1)).toMatchObject({ type: 'run_action', input: { state: 'b' } });
+    expect(resumed.snapshot).toMatchObject({ current: 'b', iteration: 1, startedAtMs: 1000, outcome: null });
+    expect(resumed.snapshot.captured.a?.output).toBe('A');
+  });
+
+  it('a state that no longer exists ends the resumed run with a clear error', async () => {
+    const { resume } = await import('../../fsm/step.js');
+    const d = def(loop({ a: { action: 'x', next: 'done' } }));
+    const snap = { ...start(d, 0).snapshot, current: 'gone' };
+    const out = resume(d, snap, 1, 'r');
+    expect(out.commands.at(-1)).toMatchObject({ type: 'finish', result: { terminated_by: 'error' } });
+  });
+});
