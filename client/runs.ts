@@ -1,0 +1,117 @@
+/**
+ * Finding loop runs in Temporal by loop name or run id (the workflow id), for status, stop,
+ * resume and history. Temporal's visibility store is the source of truth, so runs started on
+ * other machines are found too.
+ */
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { CliError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+import { LOOP_WORKFLOW_TYPE } from '../workflows/definitions.js';
+
+export interface RunSummary {
+  /** The run id users type: the workflow id (`<loop>-<YYYYMMDDTHHMMSS>`). */
+  id: string;
+  /** Temporal's run id of the latest execution in the chain. */
+  temporalRunId: string;
+  loop: string;
+  status: string;
+  open: boolean;
+  taskQueue: string;
+  startTime: Date;
+  closeTime?: Date;
+  cwd?: string;
+}
+
+/** Several runs match where one was needed: lists them so the user can pick a run id. */
+export class AmbiguousRunError extends CliError {
+  override readonly name = 'AmbiguousRunError';
+  constructor(target: string, readonly runs: RunSummary[], what: string) {
+    super(
+      `"${target}" matches ${runs.length} ${what}:\n${runs.map((r) => `  ${r.id}  ${r.status.toLowerCase()}  started ${r.startTime.toISOString()}`).join('\n')}`,
+      'pass one of these run ids instead of the loop name',
+      EXIT.usage,
+    );
+  }
+}
+
+export class RunNotFoundError extends CliError {
+  override readonly name = 'RunNotFoundError';
+  constructor(target: string, what: string) {
+    super(`no ${what} matches "${target}"`, 'check the loop name or run id with ll-loop history <name> or ll-loop list --running', EXIT.usage);
+  }
+}
+
+function quote(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function summarize(info: WorkflowExecutionInfo): RunSummary {
+  const memo = (info.memo ?? {}) as { loop?: unknown; cwd?: unknown };
+  const loopAttr = info.typedSearchAttributes?.getAll().find((p) => p.key.name === 'LoopName')?.value;
+  const status = info.status.name;
+  const summary: RunSummary = {
+    id: info.workflowId,
+    temporalRunId: info.runId,
+    loop: typeof memo.loop === 'string' ? memo.loop : typeof loopAttr === 'string' ? loopAttr : info.workflowId.replace(/-\d{8}T\d{6}(-\d+)?$/, ''),
+    status,
+    open: status === 'RUNNING',
+    taskQueue: info.taskQueue,
+    startTime: info.startTime,
+  };
+  if (info.closeTime) summary.closeTime = info.closeTime;
+  if (typeof memo.cwd === 'string') summary.cwd = memo.cwd;
+  return summary;
+}
+
+async function collect(client: Client, query: string, limit: number): Promise<RunSummary[]> {
+  const out: RunSummary[] = [];
+  for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
+    out.push(summarize(info));
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/**
+ * Runs whose workflow id is `target`, or whose loop is named `target`, newest first.
+ * Matching by name uses the LoopName search attribute, and the workflow-id prefix where the
+ * attribute is not registered.
+ */
+export async function findRuns(client: Client, target: string, opts: { openOnly?: boolean; limit?: number } = {}): Promise<RunSummary[]> {
+  const limit = opts.limit ?? 200;
+  const open = opts.openOnly ? ` AND ExecutionStatus = 'Running'` : '';
+  const base = `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}`;
+  const byId = await collect(client, `${base} AND WorkflowId = ${quote(target)}`, limit);
+  if (byId.length) return dedupe(byId);
+  let byName: RunSummary[];
+  try {
+    byName = await collect(client, `${base} AND LoopName = ${quote(target)}`, limit);
+  } catch {
+    byName = (await collect(client, `${base} AND WorkflowId STARTS_WITH ${quote(`${target}-`)}`, limit)).filter((r) => r.loop === target);
+  }
+  return dedupe(byName).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+}
+
+/** All loop runs, newest first (for `list --running` and history without a name). */
+export async function listRuns(client: Client, opts: { openOnly?: boolean; limit?: number } = {}): Promise<RunSummary[]> {
+  const open = opts.openOnly ? ` AND ExecutionStatus = 'Running'` : '';
+  const runs = await collect(client, `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}`, opts.limit ?? 200);
+  return dedupe(runs).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+}
+
+/** A continued-as-new chain shares one workflow id: keep its newest execution. */
+function dedupe(runs: RunSummary[]): RunSummary[] {
+  const byId = new Map<string, RunSummary>();
+  for (const run of runs) {
+    const seen = byId.get(run.id);
+    if (!seen || seen.startTime < run.startTime) byId.set(run.id, run);
+  }
+  return [...byId.values()];
+}
+
+/** Exactly one run, or an error that lists the candidates (or says there are none). */
+export function exactlyOne(target: string, runs: RunSummary[], what: string): RunSummary {
+  if (runs.length === 0) throw new RunNotFoundError(target, what);
+  if (runs.length > 1) throw new AmbiguousRunError(target, runs, what);
+  return runs[0]!;
+}

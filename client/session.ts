@@ -1,0 +1,40 @@
+/**
+ * A client connection for commands that talk to Temporal (status, stop, list, history…): the
+ * external cluster from TEMPORAL_ADDRESS, or the project's embedded dev server (started if it is
+ * not running: its runs are on disk). Connection failures are InfrastructureErrors (exit 7)
+ * within a few seconds, never a hang.
+ */
+import type { Client, Connection } from '@temporalio/client';
+import { connectClient, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from './connection.js';
+import { embeddedServerOptions } from './embedded.js';
+import { CliError, InfrastructureError } from './errors.js';
+
+export interface Session {
+  client: Client;
+  connection: Connection;
+  endpoint: TemporalEndpoint & { uiUrl?: string };
+  close(): Promise<void>;
+}
+
+export async function openSession(cwd: string): Promise<Session> {
+  let endpoint: TemporalEndpoint & { uiUrl?: string };
+  try {
+    endpoint = await resolveEndpoint(resolveTemporalTarget(), embeddedServerOptions(cwd));
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    if (err instanceof TemporalUnavailableError) throw new InfrastructureError(err.message);
+    throw new InfrastructureError(`cannot start or reach Temporal: ${(err as Error).message}`, 'see docs/temporal.md');
+  }
+  const { client, connection } = await connectClient(endpoint);
+  return { client, connection, endpoint, close: () => connection.close().catch(() => undefined) };
+}
+
+/** Open a session, run `fn`, always close. */
+export async function withSession<T>(cwd: string, fn: (session: Session) => Promise<T>): Promise<T> {
+  const session = await openSession(cwd);
+  try {
+    return await fn(session);
+  } finally {
+    await session.close();
+  }
+}
