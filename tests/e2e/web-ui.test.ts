@@ -1,0 +1,84 @@
+/**
+ * The Temporal Web UI shows ll-loop runs: headless Chromium from Debian's packages, driven by
+ * playwright-core (no browser download), opens the embedded dev server's UI, finds a run by its
+ * loop name and sees its current state. Set LL_SKIP_BROWSER_TEST=1 where no Chromium can be had.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
+const CHROMIUM = process.env.LL_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Debian's chromium, installed on demand where we are root (CI); otherwise a clear failure. */
+function ensureChromium(): void {
+  if (existsSync(CHROMIUM)) return;
+  if (process.getuid?.() !== 0) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) or set LL_SKIP_BROWSER_TEST=1`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env, timeout: 300_000 });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { encoding: 'utf8', env, timeout: 600_000 });
+  if (!existsSync(CHROMIUM)) throw new Error(`could not install chromium with apt-get: ${install.stderr?.slice(-500)}`);
+}
+
+describe.skipIf(process.env.LL_SKIP_BROWSER_TEST === '1')('Temporal Web UI', () => {
+  let cwd: string;
+  let env: NodeJS.ProcessEnv;
+  let uiPort: number;
+  let run: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    ensureChromium();
+    cwd = mkdtempSync(join(tmpdir(), 'll-loop-ui-'));
+    mkdirSync(join(cwd, '.loops'));
+    writeFileSync(
+      join(cwd, '.loops', 'uiloop.yaml'),
+      'name: uiloop\ndescription: web ui check\ninitial: warm\nstates:\n  warm:\n    action: "true"\n    next: sleeping\n  sleeping:\n    action: "sleep 37.1337"\n    next: done\n  done:\n    terminal: true\n',
+    );
+    uiPort = await freePort();
+    const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
+    env = { ...rest, LL_TEMPORAL_PORT: String(await freePort()), LL_TEMPORAL_UI_PORT: String(uiPort), NO_COLOR: '1' };
+  }, 900_000);
+
+  afterAll(() => {
+    run?.kill('SIGINT');
+    spawnSync(process.execPath, [BIN, 'server', 'stop'], { cwd, env });
+  });
+
+  it('finds the run by loop name and shows its current state', async () => {
+    run = spawn(process.execPath, [BIN, 'run', 'uiloop'], { cwd, env });
+    let out = '';
+    run.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    for (let i = 0; i < 300 && !out.includes('sleep 37.1337'); i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toContain('sleeping → sleep 37.1337');
+
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    try {
+      const page = await browser.newPage();
+      const query = encodeURIComponent('LoopName="uiloop" AND ExecutionStatus="Running"');
+      await page.goto(`http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${query}`);
+      const link = page.locator('a', { hasText: /uiloop-\d{8}T\d{6}/ }).first();
+      await link.waitFor({ timeout: 20_000 });
+      await link.click();
+      await page.getByText('Search Attributes', { exact: true }).first().click();
+      await expect.poll(async () => page.innerText('body'), { timeout: 20_000 }).toMatch(/"LoopState": \[\s*"sleeping"\s*\]/);
+      expect(await page.innerText('body')).toMatch(/"LoopName": "uiloop"/);
+    } finally {
+      await browser.close();
+    }
+  });
+});
