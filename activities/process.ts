@@ -52,6 +52,26 @@ export class SpawnError extends Error {
 }
 
 /**
+ * Process groups of actions still running in this process. If the worker process exits (the CLI
+ * ends, the server is gone), they are killed with it instead of living on as orphans. A SIGKILL of
+ * the worker cannot be intercepted; `ll-loop resume` then re-runs the action (at-least-once).
+ */
+const liveGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of liveGroups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
+function exitedOnce(child: { once(event: 'exit', listener: () => void): unknown }): Promise<void> {
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/**
  * Runs `file args` in a new process group and reports its exit as an {@link ActionResult}.
  *
  * Invariants:
@@ -80,6 +100,8 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   });
   const pid = child.pid;
   if (pid === undefined) throw await spawnError(child, opts);
+  liveGroups.add(pid);
+  void exitedOnce(child).then(() => liveGroups.delete(pid));
   // With buffer:false execa's own promise only tracks completion; it never rejects (reject:false),
   // and we do not wait on it (it also waits for pipes held by escaped grandchildren).
   child.catch(() => undefined);

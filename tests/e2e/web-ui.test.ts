@@ -53,10 +53,14 @@ describe.skipIf(process.env.LL_SKIP_BROWSER_TEST === '1')('Temporal Web UI', () 
     env = { ...rest, LL_TEMPORAL_PORT: String(await freePort()), LL_TEMPORAL_UI_PORT: String(uiPort), NO_COLOR: '1' };
   }, 900_000);
 
-  afterAll(() => {
-    run?.kill('SIGINT');
+  afterAll(async () => {
+    if (run && run.exitCode === null) {
+      const exited = new Promise((resolve) => run!.once('exit', resolve));
+      run.kill('SIGINT');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+    }
     spawnSync(process.execPath, [BIN, 'server', 'stop'], { cwd, env });
-  });
+  }, 60_000);
 
   it('finds the run by loop name and shows its current state', async () => {
     run = spawn(process.execPath, [BIN, 'run', 'uiloop'], { cwd, env });
