@@ -4,6 +4,8 @@
 //   1. A 1,000-transition shell loop alternating `true`/`false`: median ms per transition
 //      (between consecutive state_enter events), for remote and for local activities.
 //   2. Time from `ll-loop run` (process spawn) to the first action starting, server already up.
+// BENCH_LONG=1 runs only the long-loop check instead: a 20,000-transition loop (BENCH_LONG_TRANSITIONS)
+// of local activities to its end, printing the total time and how many runs continued as new.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,6 +72,45 @@ async function transitions(quick) {
   return { steps: result.steps, terminated_by: result.terminated_by, median: median(deltas), mean: total / result.steps };
 }
 
+/** Issue 3 "Long and endless loops": a long loop completes, continuing as new along the way. */
+async function longLoop(count) {
+  const { client, connection } = await connectClient(endpoint);
+  const native = await connectWorkerConnection(endpoint);
+  const def = validateLoop({
+    name: 'bench-long',
+    description: 'a long alternating loop',
+    initial: 'a',
+    max_iterations: count,
+    max_steps: count,
+    default_timeout: 5,
+    states: {
+      a: { action: 'true', capture: 'a', on_yes: 'b', on_no: 'b' },
+      b: { action: 'false', on_yes: 'a', on_no: 'a' },
+      done: { terminal: true },
+    },
+  }).definition;
+  const taskQueue = `bench-long-${process.pid}`;
+  const workflowId = `bench-long-${Date.now()}`;
+  const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
+  const started = performance.now();
+  const result = await worker.runUntil(async () => {
+    const handle = await client.workflow.start('loopWorkflow', {
+      workflowId,
+      taskQueue,
+      args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: 30 } }],
+      memo: { cwd: project },
+    });
+    return handle.result();
+  });
+  const total = performance.now() - started;
+  await events.close();
+  let runs = 0;
+  for await (const _ of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs += 1;
+  await native.close();
+  await connection.close();
+  return { ...result, total, runs };
+}
+
 async function firstAction() {
   writeFileSync(
     join(project, '.loops', 'first.yaml'),
@@ -98,6 +139,22 @@ async function firstAction() {
 }
 
 try {
+  if (process.env.BENCH_LONG) {
+    const count = Number(process.env.BENCH_LONG_TRANSITIONS ?? 20_000);
+    console.log(`ll-loop long-loop benchmark (server ${endpoint.address}, ${count} transitions, local activities)`);
+    const r = await longLoop(count);
+    console.log(
+      `  ${r.steps} transitions, ${r.terminated_by}: ${(r.total / 1000).toFixed(1)} s (${(r.total / r.steps).toFixed(2)} ms/transition); ` +
+        `${r.runs} Temporal runs (${r.runs - 1} continue-as-new); captured a.exit_code ${r.captured.a?.exit_code}`,
+    );
+    if (r.steps !== count) process.exitCode = 1;
+  } else await standardBenchmarks();
+} finally {
+  rmSync(project, { recursive: true, force: true });
+  setTimeout(() => process.exit(), 100).unref();
+}
+
+async function standardBenchmarks() {
   console.log(`ll-loop benchmarks (server ${endpoint.address}, ${TRANSITIONS} transitions)`);
   for (const [label, quick] of [...(process.env.BENCH_SKIP_REMOTE ? [] : [['default timeout (3600 s) → activities', false]]), ['default_timeout: 10 → local activities', true]]) {
     const r = await transitions(quick);
@@ -105,7 +162,4 @@ try {
   }
   const times = await firstAction();
   console.log(`  ll-loop run → first action: median ${median(times).toFixed(0)} ms (runs: ${times.map((t) => t.toFixed(0)).join(', ')} ms)`);
-} finally {
-  rmSync(project, { recursive: true, force: true });
-  setTimeout(() => process.exit(0), 100).unref();
 }

@@ -123,6 +123,16 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
   });
 }
 
+/**
+ * Flags for `temporal server start-dev` beyond the defaults. The dev server fires timers up to
+ * about 1 s late (its timer queue reads ahead by `history.timerProcessorMaxTimeShift`, 1 s);
+ * ll-loop's short durable sleeps — backoff, retry delays, maintain_delay, the local-activity
+ * flush — would all take a second. 10 ms keeps them close to what the loop asked for.
+ */
+export function devServerTuningFlags(): string[] {
+  return ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="10ms"'];
+}
+
 async function startDevServer(o: {
   cliPath: string;
   dataDir: string;
@@ -141,6 +151,7 @@ async function startDevServer(o: {
     '--namespace', NAMESPACE,
     '--log-level', 'warn',
     ...searchAttributeFlags(),
+    ...devServerTuningFlags(),
   ];
   const command = [o.cliPath, ...args].map(shellQuote).join(' ');
   const logPath = join(o.dataDir, 'server.log');

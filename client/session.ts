@@ -25,7 +25,14 @@ export async function openSession(cwd: string): Promise<Session> {
     if (err instanceof TemporalUnavailableError) throw new InfrastructureError(err.message);
     throw new InfrastructureError(`cannot start or reach Temporal: ${(err as Error).message}`, 'see docs/temporal.md');
   }
-  const { client, connection } = await connectClient(endpoint);
+  let connected: Awaited<ReturnType<typeof connectClient>>;
+  try {
+    connected = await connectClient(endpoint);
+  } catch (err) {
+    if (err instanceof TemporalUnavailableError) throw new InfrastructureError(err.message);
+    throw err;
+  }
+  const { client, connection } = connected;
   return { client, connection, endpoint, close: () => connection.close().catch(() => undefined) };
 }
 

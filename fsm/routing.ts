@@ -2,7 +2,8 @@
  * Layer 2: verdict → next state (seed 001 "Resolution Order"). Pure lookups on the state config;
  * `next` and `terminal` are handled by the step function before a verdict exists.
  */
-import type { StateConfig } from './schema.js';
+import { interpolate, type InterpolationScope } from './interpolate.js';
+import type { LoopDefinition, StateConfig } from './schema.js';
 
 /** `on_success`/`on_failure` (seed 000) are aliases of `on_yes`/`on_no`, in both directions. */
 const VERDICT_ALIASES: Record<string, string> = { yes: 'success', success: 'yes', no: 'failure', failure: 'no' };
@@ -48,4 +49,22 @@ export function declaredTargets(state: StateConfig): Array<{ key: string; target
 /** True when the state declares any shorthand `on_*` route (on_maintain excluded). */
 export function hasShorthand(state: StateConfig): boolean {
   return Object.entries(state).some(([k, v]) => k.startsWith('on_') && k !== 'on_maintain' && typeof v === 'string');
+}
+
+/**
+ * A target as written (a state name, `$current`, or a `${…}` template rendered now) → the state
+ * it names, or an error message saying why it names none. `label` names the field in messages.
+ */
+export function resolveTarget(def: LoopDefinition, from: string, target: string, scope: InterpolationScope, label: string): { to: string } | { error: string } {
+  let to: string;
+  try {
+    to = target === CURRENT ? from : interpolate(target, scope);
+  } catch (err) {
+    return { error: `state "${from}": ${label} ${target}: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (to === CURRENT) to = from;
+  if (!(to in def.states)) {
+    return { error: `state "${from}": ${label} "${to}" (from ${target}) is not a state; known: ${Object.keys(def.states).join(', ')}` };
+  }
+  return { to };
 }

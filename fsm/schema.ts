@@ -83,6 +83,25 @@ export const UNSUPPORTED_EVALUATORS = ['diff_stall', 'mcp_result'] as const;
 
 export const ACTION_TYPES = ['shell', 'prompt', 'slash_command'] as const;
 
+/**
+ * Author retries of a flaky action (`retry:` on a state; semantics in fsm/retry.ts and
+ * docs/loop-format.md#retry). Separate from Temporal's retries of infrastructure faults.
+ */
+export const retryConfig = z.strictObject({
+  /** Total attempts, the first included: 1 never retries. */
+  attempts: z.number().int().min(1).default(1),
+  /** Seconds before the second attempt (a durable sleep). */
+  backoff: z.number().nonnegative().default(1),
+  /** Each further delay is the previous one times this. */
+  backoff_coefficient: z.number().min(1).default(2),
+  /** Cap on one delay, in seconds. */
+  max_backoff: seconds.optional(),
+  /** Retry when the evaluation gives one of these verdicts, instead of on a non-zero exit. */
+  on: z.array(z.string().min(1)).min(1).optional(),
+});
+export type RetryConfig = z.output<typeof retryConfig>;
+export const RETRY_KEYS = Object.keys(retryConfig.shape);
+
 export const stateShape = {
   description: z.string().optional(),
   action: z.string().optional(),
@@ -97,13 +116,14 @@ export const stateShape = {
   on_blocked: stateName.optional(),
   on_success: stateName.optional(),
   on_failure: stateName.optional(),
-  /** Where maintain mode restarts after this terminal state (seed 000). */
-  on_maintain: stateName.optional(),
+  /** Where maintain mode restarts after this terminal state (seed 000; `null` there means unset). */
+  on_maintain: stateName.nullish(),
   terminal: z.boolean().default(false),
   /** Marks a terminal state as a failed outcome (exit code 2, `on_no` of a parent loop). */
   failure: z.boolean().default(false),
   capture: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'capture names are identifiers').optional(),
   timeout: seconds.optional(),
+  retry: retryConfig.optional(),
   fragment: z.string().optional(),
   agent: z.string().optional(),
   tools: z.array(z.string()).optional(),

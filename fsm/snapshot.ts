@@ -5,7 +5,7 @@
 import type { ActionResult, CapturedValue, EvalResult, ExecutionResult, LoopEvent, PrevResult, RunActionInput, EvaluateLlmInput } from './types.js';
 
 /** What the run is waiting for. */
-export type Phase = 'starting' | 'action' | 'llm' | 'backoff' | 'maintain_delay' | 'done';
+export type Phase = 'starting' | 'action' | 'llm' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'done';
 
 export interface Snapshot {
   phase: Phase;
@@ -19,6 +19,8 @@ export interface Snapshot {
   steps: number;
   /** Maintain-mode cycles completed. */
   cycles: number;
+  /** Attempt (1-based) of the current state's action under `retry:`; absent means 1. */
+  attempt?: number;
   captured: Record<string, CapturedValue>;
   prev: PrevResult | null;
   result: EvalResult | null;
@@ -46,7 +48,7 @@ export type Command =
   | { type: 'emit'; event: LoopEvent }
   | { type: 'run_action'; input: Omit<RunActionInput, 'instanceId' | 'cwd'> }
   | { type: 'evaluate_llm'; input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd'> }
-  | { type: 'sleep'; ms: number; reason: 'backoff' | 'maintain_delay' }
+  | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' }
   | { type: 'finish'; result: ExecutionResult };
 
 export interface StepOutput {

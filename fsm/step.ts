@@ -11,14 +11,15 @@
  */
 import { evaluateState, errorResult } from './evaluate-state.js';
 import { formatDuration } from './format.js';
-import { InterpolationError, interpolate, renderPrompt, type InterpolationScope } from './interpolate.js';
-import { CURRENT, routeFor } from './routing.js';
+import { InterpolationError, renderPrompt, type InterpolationScope } from './interpolate.js';
+import { resolveTarget, routeFor } from './routing.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
 import { renderShell } from './shell-render.js';
 import { initialSnapshot, type Command, type Snapshot, type StepEvent, type StepOutput } from './snapshot.js';
 import { TemplateSyntaxError } from './template.js';
 import type { ActionResult, EvalResult, ExecutionResult, TerminatedBy } from './types.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
+import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 
 /** Mutable working copy for one step; `commands` collects the effects. */
 interface Draft {
@@ -69,6 +70,7 @@ function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): void {
     captured: snap.captured,
   };
   if (error !== undefined) result.error = error;
+  if (d.def.maintain) result.cycles = snap.cycles;
   snap.phase = 'done';
   snap.pending = null;
   snap.outcome = result;
@@ -78,6 +80,7 @@ function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): void {
     steps: result.steps,
     terminated_by: terminatedBy,
     duration_ms: result.duration_ms,
+    ...(result.cycles === undefined ? {} : { cycles: result.cycles }),
     ...(error === undefined ? {} : { error }),
   });
   d.commands.push({ type: 'finish', result });
@@ -117,23 +120,31 @@ function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): vo
 
 /** Run the current state: its action, or (without one) its decision. */
 function execute(d: Draft): void {
-  const { snap, def } = d;
+  const { snap } = d;
   const state = stateOf(d);
   snap.steps += 1;
+  snap.attempt = 1;
   emit(d, 'state_enter', { state: snap.current, iteration: snap.iteration });
   if (state.action === undefined) return decide(d, state, null);
+  runAction(d, state, state.action);
+}
+
+/** Render and start the current state's action: its first attempt, or a retry (not a new step). */
+function runAction(d: Draft, state: StateConfig, action: string): void {
+  const { snap, def } = d;
   const kind = actionKind(state);
   const scope = scopeOf(def, snap, d.now);
   let input;
   try {
     input =
       kind === 'shell'
-        ? { kind, shell: renderShell(state.action, scope) }
-        : { kind, prompt: renderPrompt(state.action, scope), agent: state.agent, tools: state.tools };
+        ? { kind, shell: renderShell(action, scope) }
+        : { kind, prompt: renderPrompt(action, scope), agent: state.agent, tools: state.tools };
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
-  emit(d, 'action_start', { state: snap.current, action: displayAction(state.action, scope), action_type: kind });
+  const attempt = snap.attempt ?? 1;
+  emit(d, 'action_start', { state: snap.current, action: displayAction(action, scope), action_type: kind, ...(attempt > 1 ? { attempt } : {}) });
   snap.phase = 'action';
   d.commands.push({
     type: 'run_action',
@@ -142,6 +153,25 @@ function execute(d: Draft): void {
       'instanceId' | 'cwd'
     >,
   });
+}
+
+/**
+ * When `outcome` fails this attempt under the state's `retry:` and attempts remain: emit
+ * `action_retry`, then sleep (durably) or start the next attempt at once. False otherwise.
+ */
+function retryIfFailed(d: Draft, state: StateConfig, outcome: AttemptOutcome, why: Record<string, unknown>): boolean {
+  const retry = state.retry;
+  const attempt = d.snap.attempt ?? 1;
+  if (!retry || state.action === undefined || attempt >= retry.attempts || !attemptFailed(state, outcome)) return false;
+  const delay = retryDelayMs(retry, attempt);
+  emit(d, 'action_retry', { state: d.snap.current, attempt, attempts: retry.attempts, delay_ms: delay, ...why });
+  d.snap.attempt = attempt + 1;
+  d.snap.pending = null;
+  if (delay > 0) {
+    d.snap.phase = 'retry_delay';
+    d.commands.push({ type: 'sleep', ms: delay, reason: 'retry' });
+  } else runAction(d, state, state.action);
+  return true;
 }
 
 function messageOf(err: unknown): string {
@@ -181,18 +211,12 @@ function setPrev(d: Draft, action: ActionResult | null): void {
 /** Follow `target` (uninterpolated) from the current state. */
 function transition(d: Draft, state: StateConfig, target: string, verdict: string | undefined, action: ActionResult | null): void {
   const from = d.snap.current;
-  let to: string;
-  try {
-    to = target === CURRENT ? from : interpolate(target, scopeOf(d.def, d.snap, d.now));
-  } catch (err) {
+  const resolved = resolveTarget(d.def, d.snap.current, target, scopeOf(d.def, d.snap, d.now), 'route target');
+  if ('error' in resolved) {
     setPrev(d, action);
-    return finish(d, 'error', `state "${from}": route target ${target}: ${messageOf(err)}`);
+    return finish(d, 'error', resolved.error);
   }
-  if (to === CURRENT) to = from;
-  if (!(to in d.def.states)) {
-    setPrev(d, action);
-    return finish(d, 'error', `state "${from}": route target "${to}" (from ${target}) is not a state; known: ${Object.keys(d.def.states).join(', ')}`);
-  }
+  const { to } = resolved;
   emit(d, 'route', { from, to, ...(verdict === undefined ? {} : { verdict }) });
   setPrev(d, action);
   void state;
@@ -234,6 +258,7 @@ function afterEvaluation(d: Draft, state: StateConfig, type: string, result: Eva
     ...(typeof confidence === 'number' ? { confidence } : {}),
     details: result.details,
   });
+  if (action && retryIfFailed(d, state, { kind: 'verdict', verdict: result.verdict }, { verdict: result.verdict })) return;
   const target = routeFor(state, result.verdict);
   if (target === undefined) {
     setPrev(d, action);
@@ -248,12 +273,18 @@ function afterEvaluation(d: Draft, state: StateConfig, type: string, result: Eva
   transition(d, state, target, result.verdict, action);
 }
 
+/**
+ * A terminal state was reached (its action done): the run ends, or in maintain mode a new cycle
+ * starts at `on_maintain` (a name, `$current` or a template, like a route) or at `initial`.
+ */
 function reachTerminal(d: Draft, state: StateConfig): void {
   const { def, snap } = d;
   if (!def.maintain) return finish(d, 'terminal');
+  const resolved = resolveTarget(def, snap.current, state.on_maintain ?? def.initial, scopeOf(def, snap, d.now), 'on_maintain');
+  if ('error' in resolved) return finish(d, 'error', resolved.error);
+  const target = resolved.to;
   snap.cycles += 1;
-  emit(d, 'maintain_restart', { state: snap.current, cycle: snap.cycles });
-  const target = state.on_maintain ?? def.initial;
+  emit(d, 'maintain_restart', { state: snap.current, cycle: snap.cycles, to: target });
   if (def.maintain_delay) {
     snap.phase = 'maintain_delay';
     snap.pending = null;
@@ -281,7 +312,10 @@ function onActionDone(d: Draft, result: ActionResult): void {
     const value = { output: chomp(result.output), stderr: chomp(result.stderr), exit_code, duration_ms };
     d.snap.captured = { ...d.snap.captured, [state.capture]: value };
   }
-  if (result.error !== undefined && !state.terminal) return failState(d, state, result.error, result);
+  if (result.error !== undefined) {
+    if (retryIfFailed(d, state, { kind: 'could_not_run' }, { exit_code: result.exit_code, error: result.error })) return;
+    if (!state.terminal) return failState(d, state, result.error, result);
+  } else if (retryIfFailed(d, state, { kind: 'exit', exitCode: result.exit_code }, { exit_code: result.exit_code })) return;
   decide(d, state, result);
 }
 
@@ -326,9 +360,11 @@ export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent):
     case 'action_done':
       onActionDone(d, event.result);
       break;
-    case 'action_failed':
-      failState(d, stateOf(d), event.error);
+    case 'action_failed': {
+      const state = stateOf(d);
+      if (!retryIfFailed(d, state, { kind: 'could_not_run' }, { error: event.error })) failState(d, state, event.error);
       break;
+    }
     case 'llm_done': {
       // The action result waited for this evaluation only; nothing is pending any more.
       const action = d.snap.pending;
@@ -341,6 +377,10 @@ export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent):
         const target = d.snap.current;
         d.snap.visited = [];
         d.goto = { name: target, newCycle: true };
+      } else if (d.snap.phase === 'retry_delay') {
+        const state = stateOf(d);
+        if (state.action !== undefined) runAction(d, state, state.action);
+        else execute(d);
       } else execute(d);
       break;
     case 'timeout':

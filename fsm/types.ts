@@ -56,6 +56,8 @@ export interface ExecutionResult {
   duration_ms: number;
   captured: Record<string, CapturedValue>;
   error?: string;
+  /** Maintain mode only: cycles completed (terminal states reached) before the run ended. */
+  cycles?: number;
 }
 
 /** One entry of the run's event stream (seed 001 "Structured Events"). `ts` is added by the writer. */

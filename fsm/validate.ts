@@ -122,12 +122,31 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
   if (state.action === undefined && state.evaluate && state.evaluate.source === undefined && !state.terminal) {
     out.push(error([...path, 'evaluate'], 'a state without an action has nothing to evaluate', 'add source: "${captured.<name>.output}" to evaluate, or an action:'));
   }
+  checkRetryAndMaintain(def, path, state, out);
   if (state.loop !== undefined) {
     out.push(error([...path, 'loop'], 'sub-loop states (loop:) are not supported by this version yet', 'run the child loop as an action: "ll-loop run <name>"'));
   }
   if (state.fragment !== undefined) out.push(error([...path, 'fragment'], 'fragments are not supported by this version yet', 'inline the fragment fields into the state'));
   if (state.action !== undefined && actionKind(state) === 'prompt' && state.evaluate === undefined && !state.terminal && state.next === undefined && !def.llm.enabled) {
     out.push(warning(path, 'prompt state with LLM evaluation disabled is judged by the host CLI exit code', 'add evaluate: to choose how it is judged'));
+  }
+}
+
+/** `retry:` needs an action (and, with `on:`, an evaluated state); `on_maintain` needs maintain mode. */
+function checkRetryAndMaintain(def: LoopDefinition, path: Path, state: StateConfig, out: Diagnostic[]): void {
+  const retry = state.retry;
+  if (retry) {
+    if (state.action === undefined) {
+      out.push(error([...path, 'retry'], 'retry: on a state without an action: there is nothing to retry', 'add an action:, or remove retry:'));
+    } else if (retry.on && (state.terminal || state.next !== undefined)) {
+      const why = state.terminal ? 'terminal states are not evaluated' : 'states with next: are not evaluated';
+      out.push(error([...path, 'retry', 'on'], `retry.on lists verdicts, but ${why}`, 'remove on: to retry when the action exits non-zero'));
+    }
+    if (retry.attempts === 1) out.push(warning([...path, 'retry', 'attempts'], 'retry with attempts: 1 never retries (attempts counts the first one)', 'set attempts: to 2 or more'));
+  }
+  if (typeof state.on_maintain === 'string') {
+    if (!state.terminal) out.push(warning([...path, 'on_maintain'], 'on_maintain is only used on terminal states', 'move it to the terminal state, or remove it'));
+    else if (!def.maintain) out.push(warning([...path, 'on_maintain'], 'on_maintain has no effect without maintain: true', 'add maintain: true at the top level, or remove on_maintain'));
   }
 }
 

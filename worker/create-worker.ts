@@ -27,7 +27,9 @@ export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   runtimeInstalled = true;
   try {
     // No shutdown signals: the CLI handles Ctrl-C itself (it cancels the run, then waits for it).
-    Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [] });
+    // The native core's own retry warnings (a flood while the server restarts) stay quiet: the CLI
+    // explains lost connections itself; its errors still show.
+    Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [], telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
   } catch {
     // Already installed by the host process (tests): keep theirs.
   }

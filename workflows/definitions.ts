@@ -9,6 +9,9 @@ import type { ExecutionResult, LoopEvent } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
 
+/** The ApplicationFailure type of a run failed by `failOnNonTerminal` (details: the ExecutionResult). */
+export const LOOP_FAILED = 'LoopFailed';
+
 export interface LoopRunOptions {
   /** Directory the actions run in (the project holding `.loops/`). */
   cwd: string;
@@ -21,6 +24,12 @@ export interface LoopRunOptions {
   localActivityMaxTimeoutS?: number;
   /** Continue as new past this many history events (default 20,000; Temporal's limit is ~51,200). */
   historyEventLimit?: number;
+  /**
+   * Fail the workflow (ApplicationFailure of type `LoopFailed`, the ExecutionResult as its details)
+   * when the run ends other than in a success terminal or by cancellation. Schedules set it with
+   * `--pause-on-failure`, so that Temporal sees a failed run and pauses the schedule.
+   */
+  failOnNonTerminal?: boolean;
 }
 
 /** Where a continued run picks up: the snapshot and the effect it was about to carry out. */

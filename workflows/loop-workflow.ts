@@ -8,6 +8,7 @@
  */
 import {
   ActivityCancellationType,
+  ApplicationFailure,
   CancellationScope,
   continueAsNew,
   isCancellation,
@@ -24,7 +25,7 @@ import type { LoopActivities } from '../activities/index.js';
 import { resume, start, step } from '../fsm/step.js';
 import type { Command, Snapshot, StepEvent, StepOutput } from '../fsm/snapshot.js';
 import type { ActionResult, EvalResult, ExecutionResult, RunActionInput } from '../fsm/types.js';
-import { snapshotQuery, statusQuery, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
+import { LOOP_FAILED, snapshotQuery, statusQuery, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
 
 /** Grace beyond an action's own timeout before Temporal gives up on the activity. */
 const ACTIVITY_TIMEOUT_SLACK_S = 60;
@@ -71,6 +72,17 @@ function llmActivity(timeoutS: number, state: string): (input: Parameters<LoopAc
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary: `evaluate ${state}`,
   }).evaluateLlm;
+}
+
+/**
+ * The workflow's outcome: the result, or — with `failOnNonTerminal` — a non-retryable failure for
+ * a run that ended by a limit, a timeout, an error or in a `failure: true` terminal (not when cancelled).
+ */
+function settle(result: ExecutionResult, failOnNonTerminal: boolean | undefined): ExecutionResult {
+  const failed = result.terminated_by !== 'cancelled' && (result.terminated_by !== 'terminal' || result.failure);
+  if (!failOnNonTerminal || !failed) return result;
+  const why = result.error ?? (result.failure ? `ended in failure state "${result.final_state}"` : `${result.terminated_by} reached in state "${result.final_state}"`);
+  throw ApplicationFailure.nonRetryable(`loop ${result.loop}: ${why}`, LOOP_FAILED, result);
 }
 
 function errorText(err: unknown): string {
@@ -217,7 +229,7 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionR
       }
       report();
       if (!effect) throw new Error('internal: the core returned no effect for a running loop');
-      if (effect.type === 'finish') return effect.result;
+      if (effect.type === 'finish') return settle(effect.result, input.options.failOnNonTerminal);
       const info = workflowInfo();
       if (info.continueAsNewSuggested || info.historyLength > (input.options.historyEventLimit ?? MAX_HISTORY_EVENTS) || info.historySize > MAX_HISTORY_BYTES) {
         timeoutScope.cancel();

@@ -1,11 +1,26 @@
 /** Every `ll-loop` subcommand, by name (see client/command-table.ts). */
 import type { CommandSpec } from '../command-table.js';
+import { resumeSpec } from './resume-spec.js';
 import { runSpec } from './run-spec.js';
+import { scheduleSpec } from './schedule-spec.js';
 import { schemaSpec, serverSpec, validateSpec } from './simple-specs.js';
+import { historySpec } from './history.js';
+import { listSpec } from './list.js';
+import { monitorSpec, statusSpec } from './status.js';
+import { stopSpec } from './stop.js';
+import { workerSpec } from './worker-spec.js';
 
 export const COMMANDS: Record<string, CommandSpec> = {
   run: runSpec,
   validate: validateSpec,
   server: serverSpec,
   schema: schemaSpec,
+  list: listSpec,
+  status: statusSpec,
+  monitor: monitorSpec,
+  stop: stopSpec,
+  history: historySpec,
+  resume: resumeSpec,
+  worker: workerSpec,
+  schedule: scheduleSpec,
 };

@@ -11,7 +11,7 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 }
 
 export const runSpec: CommandSpec = {
-  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--json]',
+  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--task-queue Q] [--json]',
   flags: {
     'max-iterations': { type: 'string' },
     context: { type: 'string', multiple: true, short: 'c' },
@@ -19,6 +19,8 @@ export const runSpec: CommandSpec = {
     'no-llm': { type: 'boolean' },
     'llm-model': { type: 'string' },
     json: { type: 'boolean' },
+    background: { type: 'boolean' },
+    'task-queue': { type: 'string' },
   },
   run(ctx) {
     const target = ctx.positionals[0];
@@ -26,6 +28,8 @@ export const runSpec: CommandSpec = {
     if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'quote values that contain spaces');
     const maxIterations = positiveInt(str(ctx, 'max-iterations'), '--max-iterations');
     const llmModel = str(ctx, 'llm-model');
+    const taskQueue = str(ctx, 'task-queue');
+    if (taskQueue !== undefined && taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', 'e.g. --task-queue ll-loop (the default queue of ll-loop worker)');
     return runCommand({
       cwd: ctx.cwd,
       target,
@@ -33,10 +37,12 @@ export const runSpec: CommandSpec = {
       dryRun: bool(ctx, 'dry-run'),
       noLlm: bool(ctx, 'no-llm'),
       json: bool(ctx, 'json'),
+      background: bool(ctx, 'background'),
       out: ctx.out,
       err: ctx.err,
       ...(maxIterations === undefined ? {} : { maxIterations }),
       ...(llmModel === undefined ? {} : { llmModel }),
+      ...(taskQueue === undefined ? {} : { taskQueue }),
     });
   },
 };

@@ -70,8 +70,14 @@ export function createHumanReporter(write: (text: string) => void, style: Style,
           exitCode = undefined;
           break;
         case 'action_start':
-          header(String(event.action));
+          if (!headerShown || event.attempt === undefined) header(String(event.action));
           break;
+        case 'action_retry': {
+          const why = event.verdict !== undefined ? `verdict ${String(event.verdict)}` : event.error !== undefined ? oneLine(String(event.error), 120) : `exit ${String(event.exit_code)}`;
+          const wait = Number(event.delay_ms) > 0 ? ` in ${formatDuration(Number(event.delay_ms))}` : '';
+          write(`${INDENT}${style.yellow(`↻ attempt ${String(event.attempt)}/${String(event.attempts)} failed (${why}); retrying${wait}`)}\n`);
+          break;
+        }
         case 'action_complete':
           exitCode = Number(event.exit_code);
           if (event.timed_out) write(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(Number(event.duration_ms))}`)}\n`);

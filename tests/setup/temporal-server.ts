@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
-import { probeTemporal } from '../../client/dev-server.js';
+import { devServerTuningFlags, probeTemporal } from '../../client/dev-server.js';
 import { searchAttributeFlags } from '../../client/search-attributes.js';
 import { findTemporalCli } from '../../client/temporal-cli.js';
 
@@ -40,6 +40,7 @@ export default async function setup({ provide }: Pick<TestProject, 'provide'>): 
     '--namespace', 'default',
     '--log-level', 'error',
     ...searchAttributeFlags(),
+    ...devServerTuningFlags(),
   ];
   // Own process group so teardown can kill the server and anything it spawned.
   const child = spawn(cli.path, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });

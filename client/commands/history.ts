@@ -1,0 +1,222 @@
+/**
+ * `ll-loop history <name> [run-id]`: a loop's past runs, or one run's events — read from Temporal
+ * (visibility for the runs, the history rebuilt through the core for the events), so it works for
+ * runs started on other machines. `--write` (re)writes `.loops/.running/<id>.events.jsonl`.
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { formatDuration, oneLine } from '../../fsm/format.js';
+import type { TerminatedBy } from '../../fsm/types.js';
+import type { TimedEvent } from '../../worker/event-hub.js';
+import { eventsPath } from '../../worker/run-files.js';
+import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { listLoopNames } from '../load.js';
+import { localTime, table } from '../reporters/table.js';
+import { rebuildEvents, type RunEnd } from '../rebuild-events.js';
+import { closedResult, mayHaveResult, queryStatus } from '../run-target.js';
+import { findRuns, RunNotFoundError, type RunSummary } from '../runs.js';
+import { withSession, type Session } from '../session.js';
+
+/** Options of {@link historyCommand}; `out` receives stdout, `err` warnings. */
+export interface HistoryOptions {
+  cwd: string;
+  loop: string;
+  runId?: string;
+  json: boolean;
+  /** Only these event types (`--event`, repeatable). */
+  events?: string[];
+  /** Only events of this state (`--state`). */
+  state?: string;
+  /** Rewrite the run's events file from the rebuild. */
+  write?: boolean;
+  out: (text: string) => void;
+  err?: (text: string) => void;
+}
+
+/** One past run, as `history <name>` lists it. */
+export interface RunHistoryEntry {
+  id: string;
+  status: string;
+  started_at: string;
+  closed_at?: string;
+  iterations: number | null;
+  duration_ms: number | null;
+  terminated_by: TerminatedBy | null;
+  final_state: string | null;
+  /** Open runs: false when no worker answered. */
+  worker?: boolean;
+}
+
+/** One run's rebuilt events (after filters), as `history <name> <run-id> --json` prints them. */
+export interface RunEventsReport {
+  id: string;
+  loop: string;
+  status: string;
+  end?: RunEnd;
+  events: TimedEvent[];
+  warnings: string[];
+  written?: string;
+}
+
+/** Map with at most `limit` calls in flight. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+async function entryFor({ client, connection }: Session, run: RunSummary): Promise<RunHistoryEntry> {
+  const handle = client.workflow.getHandle(run.id);
+  const entry: RunHistoryEntry = {
+    id: run.id,
+    status: run.status.toLowerCase(),
+    started_at: run.startTime.toISOString(),
+    iterations: null,
+    duration_ms: run.closeTime ? run.closeTime.getTime() - run.startTime.getTime() : null,
+    terminated_by: null,
+    final_state: null,
+    ...(run.closeTime ? { closed_at: run.closeTime.toISOString() } : {}),
+  };
+  if (run.open) {
+    const live = await queryStatus(connection, handle).catch(() => null);
+    entry.worker = live !== null;
+    if (live) Object.assign(entry, { iterations: live.iteration, duration_ms: live.elapsed_ms, final_state: live.state });
+  } else if (mayHaveResult(run.status)) {
+    const result = await closedResult(connection, handle);
+    if (result) Object.assign(entry, { iterations: result.iterations, duration_ms: result.duration_ms, terminated_by: result.terminated_by, final_state: result.final_state });
+  }
+  return entry;
+}
+
+/** The loop's runs in Temporal, newest first. */
+export async function loopRuns(session: Session, loop: string, runs?: RunSummary[]): Promise<RunHistoryEntry[]> {
+  return mapLimit(runs ?? (await findRuns(session.client, loop)), 8, (run) => entryFor(session, run));
+}
+
+function printRuns(loop: string, entries: RunHistoryEntry[], out: (t: string) => void): void {
+  if (entries.length === 0) {
+    out(`no runs of ${loop} in Temporal\n`);
+    return;
+  }
+  const rows = entries.map((e) => [
+    e.id,
+    e.worker === false ? 'running (no worker)' : e.status,
+    localTime(new Date(e.started_at)),
+    e.iterations === null ? '-' : String(e.iterations),
+    e.duration_ms === null ? '-' : formatDuration(e.duration_ms),
+    e.terminated_by ? `${e.terminated_by} (${e.final_state})` : e.final_state && e.status === 'running' ? `in ${e.final_state}` : '-',
+  ]);
+  out(table([['RUN ID', 'STATUS', 'STARTED', 'ITERATIONS', 'DURATION', 'ENDED BY'], ...rows]));
+}
+
+/** Whether an event concerns a state (its `state`, a route's `from`, the end's `final_state`). */
+function ofState(event: TimedEvent, state: string): boolean {
+  return event.state === state || event.from === state || event.final_state === state;
+}
+
+function formatEvent(event: TimedEvent): string {
+  const fields = Object.entries(event)
+    .filter(([k]) => k !== 'event' && k !== 'ts')
+    .map(([k, v]) => {
+      const text = typeof v === 'string' ? (/[\s"=]/.test(v) || v === '' ? JSON.stringify(v) : v) : JSON.stringify(v);
+      return `${k}=${oneLine(text, 120)}`;
+    });
+  return `${event.ts}  ${event.event.padEnd(16)}${fields.join(' ')}`.trimEnd();
+}
+
+/** Replace the events file with `events`, atomically. */
+function writeEvents(file: string, events: TimedEvent[]): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.tmp`;
+  writeFileSync(temporary, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+  renameSync(temporary, file);
+}
+
+/** One run's events, rebuilt from Temporal, filtered. */
+export async function runEvents(session: Session, opts: HistoryOptions & { runId: string }): Promise<RunEventsReport> {
+  const [run] = (await findRuns(session.client, opts.runId)).filter((r) => r.id === opts.runId);
+  if (!run) throw new RunNotFoundError(opts.runId, 'run');
+  if (run.loop !== opts.loop && run.id !== opts.loop) {
+    throw new UsageError(`run ${run.id} is a run of loop "${run.loop}", not "${opts.loop}"`, `ll-loop history ${run.loop} ${run.id}`);
+  }
+  const rebuilt = await rebuildEvents(session.client, run.id);
+  const types = opts.events ?? [];
+  const events = rebuilt.events.filter((e) => (types.length === 0 || types.includes(e.event)) && (opts.state === undefined || ofState(e, opts.state)));
+  const report: RunEventsReport = {
+    id: run.id,
+    loop: run.loop,
+    status: run.status.toLowerCase(),
+    events,
+    warnings: rebuilt.warnings,
+    ...(rebuilt.end ? { end: rebuilt.end } : {}),
+  };
+  if (opts.write) {
+    report.written = eventsPath(opts.cwd, run.id);
+    writeEvents(report.written, rebuilt.events);
+  }
+  return report;
+}
+
+/** `ll-loop history`. Returns the exit code. */
+export async function historyCommand(opts: HistoryOptions): Promise<number> {
+  const err = opts.err ?? ((t: string) => process.stderr.write(t));
+  return withSession(opts.cwd, async (session) => {
+    let runId = opts.runId;
+    let runs: RunSummary[] | undefined;
+    if (runId === undefined) {
+      runs = await findRuns(session.client, opts.loop);
+      // `history <run-id>`: a run id in place of the name shows that run's events.
+      if (runs.length === 1 && runs[0]!.id === opts.loop) runId = opts.loop;
+      else if (runs.length === 0 && !listLoopNames(opts.cwd).includes(opts.loop)) throw new RunNotFoundError(opts.loop, 'loop or run');
+    }
+    if (runId === undefined) {
+      if (opts.events?.length || opts.state !== undefined || opts.write) throw new UsageError('--event, --state and --write need a run id', `ll-loop history ${opts.loop} <run-id>`);
+      const entries = await loopRuns(session, opts.loop, runs);
+      if (opts.json) opts.out(`${JSON.stringify(entries, null, 2)}\n`);
+      else printRuns(opts.loop, entries, opts.out);
+      return EXIT.ok;
+    }
+    const report = await runEvents(session, { ...opts, runId });
+    for (const warning of report.warnings) err(`warning: ${warning}\n`);
+    if (opts.json) {
+      opts.out(`${JSON.stringify(report, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    for (const event of report.events) opts.out(`${formatEvent(event)}\n`);
+    if (report.events.length === 0) opts.out('no events match\n');
+    if (report.written) opts.out(`wrote ${report.written}\n`);
+    return EXIT.ok;
+  });
+}
+
+/** `ll-loop history` in the command table. */
+export const historySpec: CommandSpec = {
+  usage: 'history <name> [run-id] [--event T]… [--state S] [--write] [--json]   past runs, or one run\'s events',
+  flags: { event: { type: 'string', multiple: true }, state: { type: 'string' }, write: { type: 'boolean' }, json: { type: 'boolean' } },
+  run(ctx) {
+    const [loop, runId, ...rest] = ctx.positionals;
+    if (loop === undefined) throw new UsageError('history needs a loop name', 'll-loop history <name> [run-id]');
+    if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'll-loop history <name> [run-id]');
+    const state = str(ctx, 'state');
+    return historyCommand({
+      cwd: ctx.cwd,
+      loop,
+      json: bool(ctx, 'json'),
+      events: list(ctx, 'event'),
+      write: bool(ctx, 'write'),
+      out: ctx.out,
+      err: ctx.err,
+      ...(runId === undefined ? {} : { runId }),
+      ...(state === undefined ? {} : { state }),
+    });
+  },
+};

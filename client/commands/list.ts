@@ -1,0 +1,171 @@
+/**
+ * `ll-loop list [--category C] [--label L] [--json]`: the loops in `.loops/`.
+ * `ll-loop list --running [--json]`: the open runs in Temporal, each answering for itself.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { listLoopNames, loadLoopFile, loopsDir } from '../load.js';
+import { localTime, table } from '../reporters/table.js';
+import { describePhase, queryStatus } from '../run-target.js';
+import { listRuns } from '../runs.js';
+import { withSession } from '../session.js';
+
+/** One loop file as `list` shows it. */
+export interface LoopListing {
+  name: string;
+  file: string;
+  valid: boolean;
+  description?: string;
+  category?: string;
+  labels: string[];
+  /** The first error, for an invalid file. */
+  error?: string;
+}
+
+/** One open run as `list --running` shows it; `worker: false` when no worker answered. */
+export interface RunningListing {
+  id: string;
+  loop: string;
+  worker: boolean;
+  state: string | null;
+  phase: string | null;
+  iteration: number | null;
+  max_iterations: number | null;
+  started_at: string;
+  task_queue: string;
+  cwd?: string;
+}
+
+/** Options of {@link listCommand}; `out` receives stdout. */
+export interface ListOptions {
+  cwd: string;
+  json: boolean;
+  running?: boolean;
+  category?: string;
+  labels?: string[];
+  out: (text: string) => void;
+}
+
+/** Every loop file in `.loops/`, valid or not (an invalid one never stops the listing). */
+export function loopListings(cwd: string): LoopListing[] {
+  return listLoopNames(cwd).map((name) => {
+    const yaml = join(loopsDir(cwd), `${name}.yaml`);
+    const file = existsSync(yaml) ? yaml : join(loopsDir(cwd), `${name}.yml`);
+    const loaded = loadLoopFile(file);
+    const def = loaded.definition;
+    if (!def) {
+      const first = loaded.diagnostics.find((d) => d.severity === 'error');
+      return { name, file, valid: false, labels: [], error: first?.message ?? 'invalid loop' };
+    }
+    return {
+      name,
+      file,
+      valid: true,
+      labels: def.labels,
+      ...(def.description === undefined ? {} : { description: def.description }),
+      ...(def.category === undefined ? {} : { category: def.category }),
+    };
+  });
+}
+
+function printLoops(opts: ListOptions): number {
+  const labels = opts.labels ?? [];
+  const loops = loopListings(opts.cwd).filter(
+    (l) => (opts.category === undefined || l.category === opts.category) && labels.every((label) => l.labels.includes(label)),
+  );
+  if (opts.json) {
+    opts.out(`${JSON.stringify(loops, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (loops.length === 0) {
+    const filtered = opts.category !== undefined || labels.length > 0;
+    opts.out(filtered ? 'no loops match\n' : `no loops in ${loopsDir(opts.cwd)}\n`);
+    return EXIT.ok;
+  }
+  const rows = loops.map((l) =>
+    l.valid
+      ? [l.name, l.category ?? '-', l.labels.join(',') || '-', l.description?.split('\n')[0] ?? '']
+      : [l.name, 'invalid', '-', `${l.error ?? ''} (ll-loop validate ${l.name})`],
+  );
+  opts.out(table([['NAME', 'CATEGORY', 'LABELS', 'DESCRIPTION'], ...rows]));
+  return EXIT.ok;
+}
+
+/** The open loop runs, each asked for its status (a bounded query: no worker → `worker: false`). */
+export async function runningListings(cwd: string): Promise<RunningListing[]> {
+  return withSession(cwd, async ({ client, connection }) => {
+    const runs = await listRuns(client, { openOnly: true });
+    return Promise.all(
+      runs.map(async (run): Promise<RunningListing> => {
+        const status = await queryStatus(connection, client.workflow.getHandle(run.id)).catch(() => null);
+        return {
+          id: run.id,
+          loop: status?.loop ?? run.loop,
+          worker: status !== null,
+          state: status?.state ?? null,
+          phase: status?.phase ?? null,
+          iteration: status?.iteration ?? null,
+          max_iterations: status?.max_iterations ?? null,
+          started_at: run.startTime.toISOString(),
+          task_queue: run.taskQueue,
+          ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
+        };
+      }),
+    );
+  });
+}
+
+async function printRunning(opts: ListOptions): Promise<number> {
+  const runs = await runningListings(opts.cwd);
+  if (opts.json) {
+    opts.out(`${JSON.stringify(runs, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (runs.length === 0) {
+    opts.out('no loops are running\n');
+    return EXIT.ok;
+  }
+  const rows = runs.map((r) => [
+    r.id,
+    r.loop,
+    r.worker ? (r.state ?? '') : 'no worker',
+    r.worker && r.phase ? describePhase(r.phase) : '-',
+    r.iteration === null ? '-' : `${r.iteration}/${r.max_iterations}`,
+    localTime(new Date(r.started_at)),
+  ]);
+  opts.out(table([['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED'], ...rows]));
+  if (runs.some((r) => !r.worker)) opts.out('no worker: nothing runs it now; ll-loop resume <run id> starts one\n');
+  return EXIT.ok;
+}
+
+/** `ll-loop list`. Returns the exit code. */
+export async function listCommand(opts: ListOptions): Promise<number> {
+  if (opts.running) {
+    if (opts.category !== undefined || (opts.labels ?? []).length > 0) {
+      throw new UsageError('--category and --label filter the loops in .loops/, not --running', 'use ll-loop list --running alone');
+    }
+    return printRunning(opts);
+  }
+  return printLoops(opts);
+}
+
+/** `ll-loop list` in the command table. */
+export const listSpec: CommandSpec = {
+  usage: 'list [--running] [--category C] [--label L]… [--json]   loops in .loops/, or live runs',
+  flags: { running: { type: 'boolean' }, category: { type: 'string' }, label: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+  run(ctx) {
+    if (ctx.positionals.length > 0) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop list [--running] [--category C] [--label L]');
+    const category = str(ctx, 'category');
+    return listCommand({
+      cwd: ctx.cwd,
+      json: bool(ctx, 'json'),
+      running: bool(ctx, 'running'),
+      labels: list(ctx, 'label'),
+      out: ctx.out,
+      ...(category === undefined ? {} : { category }),
+    });
+  },
+};

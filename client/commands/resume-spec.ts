@@ -1,0 +1,30 @@
+/** `ll-loop resume <name|run-id>` flags → resumeCommand. */
+import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { resumeCommand } from './resume.js';
+
+export const resumeSpec: CommandSpec = {
+  usage: 'resume <name|run-id> [--context K=V]… [--max-iterations N] [--json]   continue a stopped run, or one that lost its worker',
+  flags: {
+    context: { type: 'string', multiple: true, short: 'c' },
+    'max-iterations': { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  run(ctx) {
+    const target = ctx.positionals[0];
+    if (target === undefined) throw new UsageError('resume needs a loop name or a run id', 'll-loop resume <name|run-id>');
+    if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'quote values that contain spaces');
+    const raw = str(ctx, 'max-iterations');
+    const maxIterations = raw === undefined ? undefined : Number(raw);
+    if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations <= 0)) throw new UsageError(`--max-iterations must be a positive integer, got "${raw}"`);
+    return resumeCommand({
+      cwd: ctx.cwd,
+      target,
+      context: list(ctx, 'context'),
+      json: bool(ctx, 'json'),
+      out: ctx.out,
+      err: ctx.err,
+      ...(maxIterations === undefined ? {} : { maxIterations }),
+    });
+  },
+};

@@ -1,0 +1,207 @@
+/**
+ * `ll-loop resume <name|run-id>`: carry on with a run that did not reach its end.
+ * - A closed run that stopped before a terminal state (cancelled, timed out, error, limits, or
+ *   terminated/failed in Temporal): its last snapshot is read back by replay and a NEW run,
+ *   `<id>-r<n>`, continues from the state it was in with its captured values (memo
+ *   `resumed_from`). The id is fixed per attempt, so two concurrent resumes cannot both start.
+ * - An open run whose worker is gone (its terminal was killed): this process runs its worker.
+ * Either way the run is then followed here exactly like `ll-loop run` (progress, exit code).
+ */
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
+import type { Snapshot } from '../../fsm/snapshot.js';
+import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
+import { connectWorkerConnection } from '../connection.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { createReporter, followInProcess, runInfo } from '../in-process-run.js';
+import { armInterrupt, interruptible } from '../interrupt.js';
+import { parseContextArgs } from '../load.js';
+import type { Reporter } from '../reporters/reporter.js';
+import { definitionForResume } from '../resume-definition.js';
+import { chooseRun, type ResumeChoice } from '../resume-target.js';
+import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../resumable.js';
+import { openSession, type Session } from '../session.js';
+import { isPerRunQueue, perRunQueue, searchAttributesAvailable, startLoopRun } from '../start-run.js';
+
+export interface ResumeOptions {
+  cwd: string;
+  target: string;
+  context: string[];
+  maxIterations?: number;
+  json: boolean;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** An open run on a shared queue belongs to that queue's worker pool. */
+export class SharedQueueRunError extends CliError {
+  override readonly name = 'SharedQueueRunError';
+  constructor(id: string, taskQueue: string) {
+    super(`run ${id} is open on the shared task queue ${taskQueue}; it runs when a worker polls that queue`, `start one: ll-loop worker --task-queue ${taskQueue}`, EXIT.usage);
+  }
+}
+
+/** Resume a run; returns the exit code of the run it ends up following. */
+export async function resumeCommand(opts: ResumeOptions): Promise<number> {
+  const cliContext = parseContextArgs(opts.context);
+  installQuietRuntime();
+  const session = await openSession(opts.cwd);
+  let native: NativeConnection | undefined;
+  try {
+    const choice = await chooseRun(session.client, opts.target);
+    const cwd = requireRunDirectory(choice.id, choice.description);
+    if (choice.kind === 'open') {
+      if (!isPerRunQueue(choice.description.taskQueue)) throw new SharedQueueRunError(choice.id, choice.description.taskQueue);
+      if (Object.keys(cliContext).length || opts.maxIterations !== undefined) {
+        opts.err(`note: ${choice.id} is still open; --context and --max-iterations apply only when resuming a stopped run\n`);
+      }
+      native = await connectWorkerConnection(session.endpoint);
+      return await attach(session, native, choice, cwd, opts);
+    }
+    native = await connectWorkerConnection(session.endpoint);
+    return await continueStopped(session, native, choice, cwd, cliContext, opts);
+  } finally {
+    await native?.close().catch(() => undefined);
+    await session.close();
+  }
+}
+
+/** An open run without a worker: poll its own task queue here until it closes. */
+async function attach(session: Session, native: NativeConnection, run: ResumeChoice, cwd: string, opts: ResumeOptions): Promise<number> {
+  const handle = session.client.workflow.getHandle(run.id);
+  const input = await startInputOf(session.client, run.id);
+  await forgetDeadWorker(session, run.id);
+  const { worker, events } = await createLoopWorker({ connection: native, namespace: session.endpoint.namespace, taskQueue: run.description.taskQueue });
+  const reporter = createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0);
+  const seen = { event: false };
+  events.subscribe(run.id, () => (seen.event = true));
+  if (!opts.json) opts.out(`resuming ${run.id}: it is still open but nothing was running it; its worker runs here now\n`);
+  const { interrupt, stop } = interruptible();
+  armInterrupt(interrupt, () => handle.cancel());
+  try {
+    return await followInProcess({
+      handle,
+      worker,
+      events,
+      reporter,
+      info: runInfo(session.endpoint, cwd, run.id),
+      err: opts.err,
+      onRunning: () => (opts.json ? undefined : showWhereItIs(handle, reporter, opts.out, seen)),
+    });
+  } finally {
+    stop();
+  }
+}
+
+/**
+ * The dead worker's sticky queue would hold the run's next workflow task (and queries) until
+ * Temporal gives up on it; resetting stickiness sends them to the run's task queue at once.
+ */
+async function forgetDeadWorker(session: Session, id: string): Promise<void> {
+  await session.client.workflowService
+    .resetStickyTaskQueue({ namespace: session.endpoint.namespace, execution: { workflowId: id } })
+    .catch(() => undefined);
+}
+
+/** Ask the run (answered by the worker just started) where it is, and prime the display. */
+async function showWhereItIs(handle: WorkflowHandle, reporter: Reporter, out: (t: string) => void, seen: { event: boolean }): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const status = await Promise.race([
+    handle.query(statusQuery).catch(() => undefined),
+    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 10_000))),
+  ]);
+  clearTimeout(timer);
+  // Once live events flow, the display knows more than this answer.
+  if (!status || status.phase === 'done' || seen.event) return;
+  reporter.onEvent({ event: 'state_enter', state: status.state, iteration: status.iteration, ts: new Date().toISOString() });
+  out(`in state ${status.state} (pass ${status.iteration}/${status.max_iterations}, ${phaseText(status)})\n`);
+}
+
+function phaseText(status: LoopStatus): string {
+  switch (status.phase) {
+    case 'action':
+      return 'its action was in flight: it runs again once Temporal notices the old worker is gone, within 30 s';
+    case 'llm':
+      return 'its LLM evaluation was in flight: it runs again once Temporal notices the old worker is gone, within 30 s';
+    default:
+      return status.phase.replace('_', ' ');
+  }
+}
+
+/** A closed, stopped run: a new run `<id>-r<n>` continues from its snapshot. */
+async function continueStopped(
+  session: Session,
+  native: NativeConnection,
+  run: ResumeChoice & { kind: 'stopped' },
+  cwd: string,
+  context: Record<string, string>,
+  opts: ResumeOptions,
+): Promise<number> {
+  const { client, connection, endpoint } = session;
+  const newId = await nextResumeId(client, run.id);
+  const memo = memoOf(run.description);
+  const previous = await startInputOf(client, run.id);
+  const { definition, file, fromFile } = definitionForResume({
+    runId: run.id,
+    file: memo.file,
+    previous,
+    context,
+    json: opts.json,
+    out: opts.out,
+    err: opts.err,
+    ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
+  });
+  if (!fromFile) opts.err(`note: the loop file ${memo.file ?? '(none recorded)'} is gone; resuming with the definition ${run.id} started with\n`);
+  const snapshot: Snapshot = await snapshotOfClosedRun(client, native, run.id, run.description.taskQueue);
+  const taskQueue = perRunQueue(newId);
+  const workerReady = createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
+  workerReady.catch(() => undefined);
+  const { interrupt, stop } = interruptible();
+  try {
+    const searchAttributes = await searchAttributesAvailable(endpoint, connection);
+    const { handle } = await startLoopRun({
+      client,
+      definition,
+      file,
+      cwd,
+      taskQueue,
+      searchAttributes,
+      started: new Date(),
+      workflowId: newId,
+      continueFrom: { runId: run.id, snapshot },
+      memo: { resumed_from: run.id },
+    }).catch((err: unknown) => {
+      throw err instanceof WorkflowExecutionAlreadyStartedError ? new AlreadyBeingResumedError(run.id, newId) : err;
+    });
+    armInterrupt(interrupt, () => handle.cancel());
+    const { worker, events } = await workerReady.catch(async (err: unknown) => {
+      await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
+      throw err;
+    });
+    if (!opts.json) {
+      opts.out(`resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}\n`);
+    }
+    return await followInProcess({
+      handle,
+      worker,
+      events,
+      reporter: opts.json ? resumedJsonReporter(opts.out, run.id) : createReporter(false, opts.out, definition.max_iterations),
+      info: runInfo(endpoint, cwd, newId),
+      err: opts.err,
+    });
+  } finally {
+    stop();
+  }
+}
+
+/** `--json`: the result as `run --json` prints it, plus `resumed_from`. */
+function resumedJsonReporter(out: (t: string) => void, resumedFrom: string): Reporter {
+  return {
+    onEvent: () => undefined,
+    onResult(result, info) {
+      out(`${JSON.stringify({ instance_id: info.instanceId, resumed_from: resumedFrom, ...result, ...(info.eventsFile ? { events_file: info.eventsFile } : {}) }, null, 2)}\n`);
+    },
+  };
+}

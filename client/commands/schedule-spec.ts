@@ -1,0 +1,164 @@
+/**
+ * `ll-loop schedule`: Temporal Schedules that run a loop on a timer (client/schedules.ts).
+ *
+ *   schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--task-queue Q] [--pause-on-failure] [--json]
+ *   schedule list [--json]
+ *   schedule pause|unpause|trigger|delete <name> [--json]
+ *
+ * Scheduled runs execute on a shared task queue (`ll-loop` unless `--task-queue`): they need an
+ * `ll-loop worker` polling it.
+ */
+import { bool, list, str, type CommandContext, type CommandSpec } from '../command-table.js';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { loadLoop, parseContextArgs } from '../load.js';
+import {
+  createLoopSchedule,
+  deleteLoopSchedule,
+  describeWhen,
+  listLoopSchedules,
+  parseEvery,
+  scheduleIdFor,
+  setLoopSchedulePaused,
+  triggerLoopSchedule,
+  type LoopScheduleInfo,
+  type ScheduleWhen,
+} from '../schedules.js';
+import { withSession } from '../session.js';
+import { DEFAULT_SHARED_QUEUE, localActivityMax, searchAttributesAvailable } from '../start-run.js';
+import { printDiagnostics } from './validate.js';
+
+const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete'] as const;
+type Action = (typeof ACTIONS)[number];
+
+/** Flags only creating a schedule accepts. */
+const CREATE_FLAGS = ['every', 'cron', 'context', 'task-queue', 'pause-on-failure'] as const;
+
+const USAGE = 'schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--task-queue Q] [--pause-on-failure] [--json]   run a loop on a Temporal Schedule\n  ll-loop schedule list | pause <name> | unpause <name> | trigger <name> | delete <name> [--json]';
+
+function json(ctx: CommandContext, value: unknown): void {
+  ctx.out(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function whenOf(ctx: CommandContext): ScheduleWhen {
+  const every = str(ctx, 'every');
+  const cron = str(ctx, 'cron');
+  if ((every === undefined) === (cron === undefined)) {
+    throw new UsageError('schedule needs exactly one of --every and --cron', 'e.g. ll-loop schedule <name> --every 1h, or --cron "0 9 * * 1-5"');
+  }
+  if (every !== undefined) return { every: every.trim(), everyMs: parseEvery(every) };
+  if (cron!.trim() === '') throw new UsageError('--cron needs an expression', 'e.g. --cron "0 * * * *"');
+  return { cron: cron!.trim() };
+}
+
+async function create(ctx: CommandContext, target: string): Promise<number> {
+  const when = whenOf(ctx);
+  const taskQueue = str(ctx, 'task-queue') ?? DEFAULT_SHARED_QUEUE;
+  if (taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', `omit it to use ${DEFAULT_SHARED_QUEUE}`);
+  const loaded = loadLoop(target, ctx.cwd, { context: parseContextArgs(list(ctx, 'context')) });
+  if (!loaded.definition) {
+    printDiagnostics(loaded.diagnostics, bool(ctx, 'json'), ctx.out, ctx.err);
+    throw new CliError(`${loaded.file} is not a valid loop; no schedule was created`, 'fix the errors above, then run again', EXIT.usage);
+  }
+  const definition = loaded.definition;
+  const info = await withSession(ctx.cwd, async ({ client, connection, endpoint }) =>
+    createLoopSchedule({
+      client,
+      definition,
+      file: loaded.file,
+      cwd: ctx.cwd,
+      when,
+      taskQueue,
+      searchAttributes: await searchAttributesAvailable(endpoint, connection),
+      pauseOnFailure: bool(ctx, 'pause-on-failure'),
+      localActivityMaxTimeoutS: localActivityMax(),
+    }),
+  );
+  if (bool(ctx, 'json')) json(ctx, info);
+  else {
+    ctx.out(`created schedule ${info.id}: ${definition.name} ${describeWhen(when)}${info.pauseOnFailure ? ', pauses after a failed run' : ''}\n`);
+    if (info.next[0]) ctx.out(`next run: ${info.next[0]}\n`);
+    ctx.out(`runs execute on task queue ${taskQueue}: keep a worker running (ll-loop worker${taskQueue === DEFAULT_SHARED_QUEUE ? '' : ` --task-queue ${taskQueue}`})\n`);
+  }
+  return EXIT.ok;
+}
+
+function printList(ctx: CommandContext, schedules: LoopScheduleInfo[]): void {
+  if (schedules.length === 0) {
+    ctx.out('no schedules (create one with ll-loop schedule <name> --every 1h)\n');
+    return;
+  }
+  const rows = [['SCHEDULE', 'LOOP', 'WHEN', 'STATE', 'NEXT RUN', 'LAST RUN']];
+  for (const s of schedules) {
+    const state = s.paused ? `paused${s.note ? ` (${s.note})` : ''}` : 'active';
+    rows.push([s.id, s.loop, s.when, state, s.paused ? '-' : (s.next[0] ?? '-'), s.recent.at(-1) ?? '-']);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const row of rows) ctx.out(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+}
+
+async function act(ctx: CommandContext, action: Exclude<Action, 'list'>, loop: string): Promise<number> {
+  const asJson = bool(ctx, 'json');
+  const scheduleId = scheduleIdFor(loop);
+  await withSession(ctx.cwd, async ({ client }) => {
+    switch (action) {
+      case 'pause':
+      case 'unpause': {
+        await setLoopSchedulePaused(client, loop, action === 'pause');
+        if (asJson) json(ctx, { schedule: scheduleId, paused: action === 'pause' });
+        else ctx.out(`${action === 'pause' ? 'paused' : 'unpaused'} ${scheduleId}\n`);
+        return;
+      }
+      case 'trigger': {
+        const workflowId = await triggerLoopSchedule(client, loop);
+        if (asJson) json(ctx, { schedule: scheduleId, triggered: true, ...(workflowId ? { run: workflowId } : {}) });
+        else if (workflowId) ctx.out(`triggered ${scheduleId}: run ${workflowId} (follow it with ll-loop status ${workflowId})\n`);
+        else ctx.out(`triggered ${scheduleId}; no new run started yet (skipped while a run is still going)\n`);
+        return;
+      }
+      case 'delete': {
+        await deleteLoopSchedule(client, loop);
+        if (asJson) json(ctx, { schedule: scheduleId, deleted: true });
+        else ctx.out(`deleted ${scheduleId} (runs it started are not affected)\n`);
+        return;
+      }
+    }
+  });
+  return EXIT.ok;
+}
+
+export const scheduleSpec: CommandSpec = {
+  usage: USAGE,
+  flags: {
+    every: { type: 'string' },
+    cron: { type: 'string' },
+    context: { type: 'string', multiple: true, short: 'c' },
+    'task-queue': { type: 'string' },
+    'pause-on-failure': { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  async run(ctx) {
+    const [first, second, ...extra] = ctx.positionals;
+    if (first === undefined) throw new UsageError('schedule needs a loop name or an action', 'll-loop schedule <name> --every 1h, or ll-loop schedule list');
+    const action = (ACTIONS as readonly string[]).includes(first) ? (first as Action) : first === 'create' ? 'create' : undefined;
+    if (action === undefined || action === 'create') {
+      const target = action === 'create' ? second : first;
+      const rest = action === 'create' ? extra : [second, ...extra].filter((x): x is string => x !== undefined);
+      if (target === undefined) throw new UsageError('schedule create needs a loop name or path', 'll-loop schedule <name> --every 1h');
+      if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'quote a cron expression: --cron "0 * * * *"');
+      return create(ctx, target);
+    }
+    const misplaced = CREATE_FLAGS.filter((f) => ctx.values[f] !== undefined);
+    if (misplaced.length) throw new UsageError(`schedule ${action} does not take --${misplaced.join(', --')}`, `ll-loop schedule ${action}${action === 'list' ? '' : ' <name>'} [--json]`);
+    if (action === 'list') {
+      if (second !== undefined) throw new UsageError(`unexpected arguments: ${[second, ...extra].join(' ')}`, 'll-loop schedule list [--json]');
+      const schedules = await withSession(ctx.cwd, ({ client }) => listLoopSchedules(client));
+      if (bool(ctx, 'json')) json(ctx, schedules);
+      else printList(ctx, schedules);
+      return EXIT.ok;
+    }
+    if (second === undefined) throw new UsageError(`schedule ${action} needs the loop's name`, `ll-loop schedule ${action} <name> (see ll-loop schedule list)`);
+    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`, `ll-loop schedule ${action} <name>`);
+    return act(ctx, action, second);
+  },
+};

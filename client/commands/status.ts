@@ -1,0 +1,140 @@
+/**
+ * `ll-loop status <name|run-id> [--follow] [--json]`: where a run is, answered by the workflow
+ * itself (its `status` query) while it is open, or its result once it has closed.
+ * `--follow` (and `ll-loop monitor`) streams its progress instead (client/commands/follow.ts).
+ */
+import { formatDuration } from '../../fsm/format.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import type { LoopStatus } from '../../workflows/definitions.js';
+import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { createHumanReporter } from '../reporters/human.js';
+import { createStyle } from '../reporters/style.js';
+import { localTime } from '../reporters/table.js';
+import { closedResult, mayHaveResult, describePhase, queryStatus, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../run-target.js';
+import type { RunSummary } from '../runs.js';
+import { withSession } from '../session.js';
+import { followCommand } from './follow.js';
+
+/** Options of {@link statusCommand}; `out` receives stdout, `err` stderr. */
+export interface StatusOptions {
+  cwd: string;
+  target: string;
+  json: boolean;
+  follow?: boolean;
+  out: (text: string) => void;
+  err?: (text: string) => void;
+}
+
+/** What `status --json` prints. */
+export interface StatusReport {
+  id: string;
+  loop: string;
+  open: boolean;
+  /** Temporal's execution status, lower case: running, completed, terminated, failed, … */
+  status: string;
+  started_at: string;
+  closed_at?: string;
+  /** Open runs: false when no worker answered the status query. */
+  worker?: boolean;
+  /** No answer, but a worker holds the run's workflow task (busy in a local action, or just died). */
+  busy?: boolean;
+  /** Open runs with a worker: the workflow's own answer. */
+  live?: LoopStatus;
+  /** Closed runs that completed: the loop's result. */
+  result?: ExecutionResult;
+  url?: string;
+}
+
+function printOpen(report: StatusReport, out: (t: string) => void): void {
+  const live = report.live;
+  out(`run ${report.id} · running${report.url ? ` · ${report.url}` : ''}\n`);
+  if (!live && report.busy) {
+    out(`no answer within ${QUERY_TIMEOUT_MS / 1000}s, but a worker holds its workflow task (a quick local action runs, up to its timeout): try again shortly\n`);
+    return;
+  }
+  if (!live) {
+    out(
+      `no worker answered within ${QUERY_TIMEOUT_MS / 1000}s: the run is open in Temporal but nothing executes it (the process that ran it is gone)\n` +
+        `fix: ll-loop resume ${report.id} starts a worker and lets it finish; ll-loop stop ${report.id} --force ends it\n`,
+    );
+    return;
+  }
+  const lines: Array<[string, string]> = [
+    ['loop', live.loop],
+    ['state', `${live.state} (${describePhase(live.phase)})`],
+    ['iteration', `${live.iteration}/${live.max_iterations} · ${live.steps} step${live.steps === 1 ? '' : 's'}`],
+    ['last verdict', live.last_verdict ?? '-'],
+    ['elapsed', `${formatDuration(live.elapsed_ms)} (started ${localTime(new Date(live.started_at))})`],
+    ['captured', live.captured.join(', ') || '-'],
+  ];
+  for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);
+}
+
+function printClosed(report: StatusReport, out: (t: string) => void): void {
+  const closed = report.closed_at ? `, closed ${localTime(new Date(report.closed_at))}` : '';
+  out(`run ${report.id} · ${report.status} (started ${localTime(new Date(report.started_at))}${closed})${report.url ? ` · ${report.url}` : ''}\n`);
+  if (report.result) createHumanReporter(out, createStyle(false), 0).onResult(report.result, { instanceId: report.id });
+  else if (report.status === 'completed') out('its result could not be read\n');
+  else out(`it ended without a loop result (${report.status} in Temporal)\n`);
+}
+
+/** The status of the run `target` names (a run id, or a loop's open run, else its latest). */
+export async function runStatus(cwd: string, target: string): Promise<StatusReport> {
+  return withSession(cwd, async ({ client, connection, endpoint }) => {
+    const run: RunSummary = await resolveRun(client, target, { latest: true });
+    const handle = client.workflow.getHandle(run.id);
+    const url = runUrl(endpoint.uiUrl, endpoint.namespace, run.id);
+    const report: StatusReport = {
+      id: run.id,
+      loop: run.loop,
+      open: run.open,
+      status: run.status.toLowerCase(),
+      started_at: run.startTime.toISOString(),
+      ...(run.closeTime ? { closed_at: run.closeTime.toISOString() } : {}),
+      ...(url ? { url } : {}),
+    };
+    if (run.open) {
+      const live = await queryStatus(connection, handle);
+      report.worker = live !== null;
+      if (live) report.live = live;
+      else report.busy = await workflowTaskInFlight(handle).catch(() => false);
+    } else if (mayHaveResult(run.status)) {
+      const result = await closedResult(connection, handle);
+      if (result) report.result = result;
+    }
+    return report;
+  });
+}
+
+/** `ll-loop status`. Returns the exit code (0 whenever the status could be read). */
+export async function statusCommand(opts: StatusOptions): Promise<number> {
+  if (opts.follow) return followCommand(opts);
+  const report = await runStatus(opts.cwd, opts.target);
+  if (opts.json) opts.out(`${JSON.stringify(report, null, 2)}\n`);
+  else if (report.open) printOpen(report, opts.out);
+  else printClosed(report, opts.out);
+  return EXIT.ok;
+}
+
+function target(positionals: string[], command: string): string {
+  const [first, ...rest] = positionals;
+  if (first === undefined) throw new UsageError(`${command} needs a loop name or run id`, `ll-loop ${command} <name|run-id>`);
+  if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, `ll-loop ${command} <name|run-id>`);
+  return first;
+}
+
+/** `ll-loop status` in the command table. */
+export const statusSpec: CommandSpec = {
+  usage: 'status <name|run-id> [--follow] [--json]     where a run is (answered by the run itself)',
+  flags: { ...JSON_FLAG, follow: { type: 'boolean', short: 'f' } },
+  run: (ctx) => statusCommand({ cwd: ctx.cwd, target: target(ctx.positionals, 'status'), json: bool(ctx, 'json'), follow: bool(ctx, 'follow'), out: ctx.out, err: ctx.err }),
+};
+
+/** `ll-loop monitor`: an alias of `status --follow`. */
+export const monitorSpec: CommandSpec = {
+  usage: 'monitor <name|run-id> [--json]               same as status --follow',
+  flags: JSON_FLAG,
+  run: (ctx) => statusCommand({ cwd: ctx.cwd, target: target(ctx.positionals, 'monitor'), json: bool(ctx, 'json'), follow: true, out: ctx.out, err: ctx.err }),
+};

@@ -1,0 +1,136 @@
+/**
+ * `ll-loop stop <name|run-id> [--force] [--wait S] [--json]`: stop an open run gracefully. The
+ * workflow is cancelled; its worker kills the running action's process group and the run
+ * completes with `terminated_by: cancelled`, keeping its state, captured values and events.
+ * Without a worker nothing can do that: `--force` terminates the run in Temporal instead.
+ */
+import type { Connection, WorkflowHandle } from '@temporalio/client';
+import type { ExecutionResult } from '../../fsm/types.js';
+import { bool, str, type CommandSpec } from '../command-table.js';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { createHumanReporter } from '../reporters/human.js';
+import { createStyle } from '../reporters/style.js';
+import { closedResult, mayHaveResult, resolveRun } from '../run-target.js';
+import { withSession } from '../session.js';
+
+/** How long `stop` waits for the run to close, by default. */
+export const DEFAULT_STOP_WAIT_S = 30;
+
+/** Nothing picked up the cancellation: the run has no worker. */
+export class NoWorkerError extends CliError {
+  override readonly name = 'NoWorkerError';
+  constructor(id: string, waitS: number) {
+    super(
+      `run ${id} has no worker: nothing picked up the stop request within ${waitS}s (the process that ran it is gone); the request stays recorded`,
+      `ll-loop resume ${id} starts a worker, which then stops the run (as cancelled, keeping its state); or ll-loop stop ${id} --force terminates it now`,
+      EXIT.runError,
+    );
+  }
+}
+
+/** The worker took the cancellation but the run has not closed yet (a long local action). */
+export class StopPendingError extends CliError {
+  override readonly name = 'StopPendingError';
+  constructor(id: string, waitS: number) {
+    super(
+      `run ${id} is still stopping after ${waitS}s: its worker took the request but the action has not ended yet; the run will end as cancelled`,
+      `check with ll-loop status ${id}, or end it now with ll-loop stop ${id} --force`,
+      EXIT.runError,
+    );
+  }
+}
+
+/** Options of {@link stopCommand}; `out` receives stdout. */
+export interface StopOptions {
+  cwd: string;
+  target: string;
+  force: boolean;
+  /** Seconds to wait for the run to close (default 30). */
+  waitS?: number;
+  json: boolean;
+  out: (text: string) => void;
+}
+
+/** What `stop --json` prints. */
+export interface StopReport {
+  id: string;
+  /** `cancelled` (graceful), `terminated` (--force) or, when the run ended first, how it ended. */
+  outcome: string;
+  /** Temporal's execution status once closed, lower case. */
+  status: string;
+  result?: ExecutionResult;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll until the run closes or `ms` pass; returns its execution status name when closed. */
+async function waitClosed(handle: WorkflowHandle, ms: number): Promise<string | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const status = (await handle.describe()).status.name;
+    if (status !== 'RUNNING') return status;
+    if (Date.now() >= deadline) return undefined;
+    await sleep(Math.min(300, Math.max(0, deadline - Date.now())));
+  }
+}
+
+/** Did a workflow task start after the cancellation request (i.e. is there a worker)? */
+async function cancellationPickedUp(handle: WorkflowHandle): Promise<boolean> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const requested = events.findIndex((e) => e.workflowExecutionCancelRequestedEventAttributes);
+  return requested >= 0 && events.slice(requested + 1).some((e) => e.workflowTaskStartedEventAttributes);
+}
+
+async function stopRun(connection: Connection, handle: WorkflowHandle, id: string, opts: StopOptions): Promise<StopReport> {
+  if (opts.force) {
+    await handle.terminate('stopped with ll-loop stop --force');
+    return { id, outcome: 'terminated', status: 'terminated' };
+  }
+  const waitS = opts.waitS ?? DEFAULT_STOP_WAIT_S;
+  await handle.cancel();
+  const status = await waitClosed(handle, waitS * 1000);
+  if (status === undefined) {
+    if (await cancellationPickedUp(handle)) throw new StopPendingError(id, waitS);
+    throw new NoWorkerError(id, waitS);
+  }
+  const result = mayHaveResult(status) ? await closedResult(connection, handle) : undefined;
+  const outcome = result?.terminated_by ?? status.toLowerCase();
+  return { id, outcome, status: status.toLowerCase(), ...(result ? { result } : {}) };
+}
+
+/** `ll-loop stop`. Returns the exit code: 0 once the run has closed. */
+export async function stopCommand(opts: StopOptions): Promise<number> {
+  const report = await withSession(opts.cwd, async ({ client, connection }) => {
+    const run = await resolveRun(client, opts.target, { latest: false });
+    return stopRun(connection, client.workflow.getHandle(run.id), run.id, opts);
+  });
+  if (opts.json) {
+    opts.out(`${JSON.stringify(report, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (report.outcome === 'terminated') {
+    opts.out(`terminated ${report.id} (no loop result was recorded; its events end where it was)\n`);
+  } else if (report.result) {
+    opts.out(report.outcome === 'cancelled' ? `stopped ${report.id}\n` : `${report.id} ended before the stop took effect\n`);
+    createHumanReporter(opts.out, createStyle(false), 0).onResult(report.result, { instanceId: report.id });
+  } else {
+    opts.out(`${report.id} closed (${report.status})\n`);
+  }
+  return EXIT.ok;
+}
+
+/** `ll-loop stop` in the command table. */
+export const stopSpec: CommandSpec = {
+  usage: 'stop <name|run-id> [--force] [--wait S] [--json]   stop a run (its action is killed)',
+  flags: { force: { type: 'boolean' }, wait: { type: 'string' }, json: { type: 'boolean' } },
+  run(ctx) {
+    const [target, ...rest] = ctx.positionals;
+    if (target === undefined) throw new UsageError('stop needs a loop name or run id', 'll-loop stop <name|run-id>');
+    if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'll-loop stop <name|run-id>');
+    const wait = str(ctx, 'wait');
+    const waitS = wait === undefined ? undefined : Number(wait);
+    if (waitS !== undefined && !(Number.isFinite(waitS) && waitS >= 0)) throw new UsageError(`--wait must be a number of seconds, got "${wait}"`);
+    return stopCommand({ cwd: ctx.cwd, target, force: bool(ctx, 'force'), json: bool(ctx, 'json'), out: ctx.out, ...(waitS === undefined ? {} : { waitS }) });
+  },
+};

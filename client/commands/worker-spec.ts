@@ -1,0 +1,20 @@
+/** `ll-loop worker` flags → workerCommand. */
+import { str, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { DEFAULT_SHARED_QUEUE } from '../start-run.js';
+import { workerCommand } from './worker.js';
+
+export const workerSpec: CommandSpec = {
+  usage: 'worker [--task-queue Q] [--until-closed <run-id>]  a long-running worker for a task queue',
+  flags: {
+    'task-queue': { type: 'string' },
+    'until-closed': { type: 'string' },
+  },
+  run(ctx) {
+    if (ctx.positionals.length) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop worker [--task-queue Q] [--until-closed <run-id>]');
+    const taskQueue = str(ctx, 'task-queue') ?? DEFAULT_SHARED_QUEUE;
+    if (taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', `omit it to use ${DEFAULT_SHARED_QUEUE}`);
+    const untilClosed = str(ctx, 'until-closed');
+    return workerCommand({ cwd: ctx.cwd, taskQueue, out: ctx.out, ...(untilClosed === undefined ? {} : { untilClosed }) });
+  },
+};

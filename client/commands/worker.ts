@@ -1,0 +1,113 @@
+/**
+ * `ll-loop worker [--task-queue Q] [--until-closed <workflow-id>]`: a long-running worker process
+ * for a task queue, for runs started with `run --task-queue Q` (a shared pool, default queue
+ * `ll-loop`) or `run --background` (one run's own queue, until that run closes). It logs a line
+ * per run it starts, picks up or finishes, and shuts down gracefully on SIGINT/SIGTERM.
+ */
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
+import type { LoopEvent } from '../../fsm/types.js';
+import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import { EventHub } from '../../worker/event-hub.js';
+import { awaitClosed } from '../await-result.js';
+import { connectWorkerConnection } from '../connection.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { openSession } from '../session.js';
+
+export interface WorkerOptions {
+  cwd: string;
+  taskQueue: string;
+  /** Exit once this workflow has closed (the background worker of one run). */
+  untilClosed?: string;
+  out: (text: string) => void;
+}
+
+/** `--until-closed` names a workflow that does not exist. */
+export class WorkerTargetNotFoundError extends CliError {
+  override readonly name = 'WorkerTargetNotFoundError';
+  constructor(id: string) {
+    super(`no run ${id} on this Temporal server; nothing to work for`, 'check the run id with ll-loop list --running, or drop --until-closed', EXIT.usage);
+  }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The worker's event hub, also logging when a run starts, is picked up, or finishes. */
+class LoggingEventHub extends EventHub {
+  private readonly seen = new Set<string>();
+  constructor(private readonly log: (line: string) => void) {
+    super();
+  }
+
+  override emit(info: WorkflowInfo, event: LoopEvent): void {
+    super.emit(info, event);
+    const id = info.workflowId;
+    const first = !this.seen.has(id);
+    this.seen.add(id);
+    if (event.event === 'loop_start') this.log(`started ${id} (loop ${String(event.loop)}, cwd ${String(info.memo?.cwd ?? '?')})`);
+    else if (event.event === 'loop_resume') this.log(`started ${id}, resuming ${String(event.from_run)} in state ${String(event.state)}`);
+    else if (first && event.event !== 'loop_complete') this.log(`picked up ${id} (in progress, state ${String(event.state ?? '?')})`);
+    if (event.event === 'loop_complete') {
+      this.seen.delete(id);
+      const error = event.error ? `: ${String(event.error)}` : '';
+      this.log(`finished ${id}: ${String(event.terminated_by)} in state ${String(event.final_state)} (${plural(Number(event.iterations), 'iteration')})${error}`);
+    }
+  }
+}
+
+/** Run the worker until a signal (or the `--until-closed` run closes). Returns the exit code. */
+export async function workerCommand(opts: WorkerOptions): Promise<number> {
+  const log = (line: string) => opts.out(`${new Date().toISOString()} ${line}\n`);
+  installQuietRuntime();
+  const session = await openSession(opts.cwd);
+  let native: NativeConnection | undefined;
+  try {
+    const target = opts.untilClosed === undefined ? undefined : session.client.workflow.getHandle(opts.untilClosed);
+    if (target) {
+      const description = await target.describe().catch((err: unknown) => {
+        throw err instanceof WorkflowNotFoundError ? new WorkerTargetNotFoundError(opts.untilClosed!) : err;
+      });
+      if (description.status.name !== 'RUNNING') {
+        log(`${target.workflowId} is already closed (${description.status.name.toLowerCase()}); nothing to do`);
+        return EXIT.ok;
+      }
+    }
+    native = await connectWorkerConnection(session.endpoint);
+    const events = new LoggingEventHub(log);
+    const { worker } = await createLoopWorker({ connection: native, namespace: session.endpoint.namespace, taskQueue: opts.taskQueue, events });
+    let stopping = false;
+    const shutdown = (why: string, interrupted: boolean) => {
+      if (stopping) return;
+      stopping = true;
+      log(`shutting down (${why})${interrupted ? '; running actions get 2 s to finish, then are killed and retried by the next worker' : ''}`);
+      worker.shutdown();
+    };
+    const onSignal = (signal: NodeJS.Signals) => (stopping ? process.exit(EXIT.cancelled) : shutdown(signal, true));
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const running = worker.run();
+    log(`worker pid ${process.pid} polling task queue ${opts.taskQueue} on ${session.endpoint.address} (namespace ${session.endpoint.namespace})${target ? ` until ${target.workflowId} closes` : ''}`);
+    if (target) {
+      void awaitClosed(target, { onDisconnect: (why) => log(`lost the connection to Temporal (${why}); retrying`), onReconnect: () => log('reconnected to Temporal') }).then(
+        () => shutdown(`${target.workflowId} closed`, false),
+        (err: unknown) => shutdown(`cannot follow ${target.workflowId}: ${(err as Error).message}`, true),
+      );
+    }
+    try {
+      await running;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await events.close();
+    }
+    log('stopped');
+    return EXIT.ok;
+  } finally {
+    await native?.close().catch(() => undefined);
+    await session.close();
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * What `status`, `stop` and `history` act on: a run named by its run id or by its loop's name
+ * (client/runs.ts does the lookup), and bounded reads of a run — a query needs a worker, and on a
+ * run whose worker is gone Temporal would wait for one until the RPC times out.
+ */
+import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { ExecutionResult } from '../fsm/types.js';
+import { LOOP_FAILED, statusQuery, type LoopStatus } from '../workflows/definitions.js';
+import { CliError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+import { AmbiguousRunError, findRuns, RunNotFoundError, type RunSummary } from './runs.js';
+
+/** How long a status query may wait for a worker before the run counts as having none. */
+export const QUERY_TIMEOUT_MS = 2_000;
+
+/** The run exists but is closed, where an open one was needed (stop). */
+export class RunNotOpenError extends CliError {
+  override readonly name = 'RunNotOpenError';
+  constructor(target: string, run: RunSummary) {
+    super(
+      `${run.id === target ? `run ${target}` : `loop "${target}" has no open run; its latest run ${run.id}`} has already finished (${run.status.toLowerCase()})`,
+      `see how it ended with ll-loop status ${run.id}`,
+      EXIT.usage,
+    );
+  }
+}
+
+/**
+ * The run `target` names: that run id exactly; else, for a loop name, its one open run (several
+ * open runs are ambiguous), or with `latest` its newest run when none is open.
+ *
+ * @throws RunNotFoundError, AmbiguousRunError, RunNotOpenError (when `latest` is false)
+ */
+export async function resolveRun(client: Client, target: string, opts: { latest: boolean }): Promise<RunSummary> {
+  const runs = await findRuns(client, target);
+  const exact = runs.find((r) => r.id === target);
+  if (exact) {
+    if (!exact.open && !opts.latest) throw new RunNotOpenError(target, exact);
+    return exact;
+  }
+  if (runs.length === 0) throw new RunNotFoundError(target, 'run');
+  const open = runs.filter((r) => r.open);
+  if (open.length > 1) throw new AmbiguousRunError(target, open, 'open runs');
+  if (open.length === 1) return open[0]!;
+  if (!opts.latest) throw new RunNotOpenError(target, runs[0]!);
+  return runs[0]!;
+}
+
+/** The run's own status, or `null` when no worker answered within `timeoutMs`. */
+export async function queryStatus(connection: Connection, handle: WorkflowHandle, timeoutMs = QUERY_TIMEOUT_MS): Promise<LoopStatus | null> {
+  try {
+    return await bounded(connection, timeoutMs, () => handle.query(statusQuery));
+  } catch (err) {
+    if (isTimeout(err)) return null;
+    throw err;
+  }
+}
+
+/**
+ * Whether a worker holds the run's workflow task right now (a query then waits for that task: a
+ * quick local action can hold it up to its timeout). A dead worker's task also looks held until
+ * Temporal times it out (10 s).
+ */
+export async function workflowTaskInFlight(handle: WorkflowHandle): Promise<boolean> {
+  const state = (await handle.describe()).raw.pendingWorkflowTask?.state as unknown;
+  return state === 2 || state === 'PENDING_WORKFLOW_TASK_STATE_STARTED';
+}
+
+/** Execution statuses of closed runs that may carry a loop result (failed: `failOnNonTerminal`). */
+export function mayHaveResult(status: string): boolean {
+  return status === 'COMPLETED' || status === 'FAILED';
+}
+
+/**
+ * A closed run's result — also when the run failed with it (`LoopFailed`, for schedules);
+ * `undefined` when it ended without one (terminated, crashed) or did not answer in time.
+ */
+export async function closedResult(connection: Connection, handle: WorkflowHandle, timeoutMs = 5_000): Promise<ExecutionResult | undefined> {
+  try {
+    return (await bounded(connection, timeoutMs, () => handle.result())) as ExecutionResult;
+  } catch (err) {
+    const cause = (err as { cause?: { type?: unknown; details?: unknown[] } }).cause;
+    return cause?.type === LOOP_FAILED ? (cause.details?.[0] as ExecutionResult | undefined) : undefined;
+  }
+}
+
+/** Run `fn` with a gRPC deadline, and a timer in case the call ignores it. */
+export async function bounded<T>(connection: Connection, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BoundedTimeout(timeoutMs)), timeoutMs + 500);
+  });
+  try {
+    return await Promise.race([connection.withDeadline(Date.now() + timeoutMs, fn), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+class BoundedTimeout extends Error {
+  override readonly name = 'BoundedTimeout';
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+  }
+}
+
+/**
+ * Our own timer, or the gRPC deadline: DEADLINE_EXCEEDED (4), or CANCELLED (1), which the server
+ * answers when the deadline it was passed runs out first. Possibly wrapped (ServiceError).
+ */
+function isTimeout(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth += 1) {
+    if (e instanceof BoundedTimeout || e.code === 4 || e.code === 1) return true;
+  }
+  return false;
+}
+
+/** Phase names for people. */
+export function describePhase(phase: string): string {
+  const names: Record<string, string> = {
+    starting: 'starting',
+    action: 'action running',
+    llm: 'LLM evaluation',
+    backoff: 'backoff',
+    maintain_delay: 'maintain delay',
+    done: 'done',
+  };
+  return names[phase] ?? phase;
+}
+
+/** The embedded server's Web UI link for a run, when there is one. */
+export function runUrl(uiUrl: string | undefined, namespace: string, id: string): string | undefined {
+  return uiUrl ? `${uiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(id)}` : undefined;
+}

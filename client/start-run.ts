@@ -1,0 +1,121 @@
+/**
+ * Starting a loop workflow the way every ll-loop command does (`run`, `run --background`,
+ * `resume`): the instance id, the task queue, the memo, the Web UI summary and the search
+ * attributes. One place, so a resumed run looks exactly like a fresh one.
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client, type Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/common';
+import type { LoopDefinition } from '../fsm/schema.js';
+import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../workflows/definitions.js';
+import type { loopWorkflow } from '../workflows/loop-workflow.js';
+import { ensureSearchAttributes } from './search-attributes.js';
+
+/** A started loop run. */
+export type LoopHandle = WorkflowHandleWithFirstExecutionRunId<typeof loopWorkflow>;
+
+/** Prefix of the per-run task queues (`ll-loop-run/<workflow id>`), polled by one process. */
+export const PER_RUN_QUEUE_PREFIX = 'll-loop-run/';
+
+/** The task queue `ll-loop worker` polls by default (a shared pool of workers). */
+export const DEFAULT_SHARED_QUEUE = 'll-loop';
+
+/**
+ * Shell actions whose timeout is at most this many seconds run as local activities: in the
+ * worker's workflow task, without a server round trip per action (docs/architecture.md).
+ */
+export const DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S = 30;
+
+/** Seed 001's instance ids: `<loop>-<YYYYMMDDTHHMMSS>` (local time), `-2`, `-3`… on a clash. */
+export function instanceIdFor(loop: string, date: Date, attempt = 0): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}T${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
+  const safe = loop.replace(/[^A-Za-z0-9._-]+/g, '-');
+  return attempt === 0 ? `${safe}-${stamp}` : `${safe}-${stamp}-${attempt + 1}`;
+}
+
+/** The task queue only the process that runs `instanceId` polls. */
+export function perRunQueue(instanceId: string): string {
+  return `${PER_RUN_QUEUE_PREFIX}${instanceId}`;
+}
+
+/** Whether a task queue is a per-run one (as opposed to a shared worker pool's). */
+export function isPerRunQueue(taskQueue: string): boolean {
+  return taskQueue.startsWith(PER_RUN_QUEUE_PREFIX);
+}
+
+/** `LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S`, or the default. */
+export function localActivityMax(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S;
+  const n = raw === undefined ? DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S;
+}
+
+export interface StartRunRequest {
+  client: Client;
+  definition: LoopDefinition;
+  /** The loop file (memo `file`, so `resume` can reload it). */
+  file: string;
+  /** Where the actions run (memo `cwd`, and the workflow's `options.cwd`). */
+  cwd: string;
+  taskQueue: string;
+  /** Whether the server has ll-loop's search attributes. */
+  searchAttributes: boolean;
+  /** The start time the instance id is derived from. */
+  started: Date;
+  /**
+   * A fixed workflow id (`resume`): one attempt, rejected if that id was ever used, so two
+   * concurrent resumes cannot both start. Without it: `<loop>-<stamp>`, `-2`, `-3`… on a clash.
+   */
+  workflowId?: string;
+  continueFrom?: LoopWorkflowInput['continueFrom'];
+  /** Extra memo fields (e.g. `resumed_from`). */
+  memo?: Record<string, unknown>;
+}
+
+/**
+ * Start the loop workflow. With a fixed `workflowId`, a clash surfaces as Temporal's
+ * WorkflowExecutionAlreadyStartedError for the caller to explain.
+ */
+export async function startLoopRun(req: StartRunRequest): Promise<{ handle: LoopHandle; instanceId: string }> {
+  const { client, definition, file, cwd, searchAttributes } = req;
+  const input: LoopWorkflowInput = {
+    definition,
+    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax() },
+    ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
+  };
+  const start = (workflowId: string) =>
+    client.workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: req.taskQueue,
+      args: [input],
+      memo: { cwd, file, loop: definition.name, ...(req.memo ?? {}) },
+      staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
+      staticDetails: `${definition.description ?? ''}\n\nfile: ${file}\ncwd: ${cwd}`.trim(),
+      ...(req.workflowId ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
+      ...(searchAttributes
+        ? {
+            typedSearchAttributes: [
+              { key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: definition.name },
+              { key: defineSearchAttributeKey('LoopCategory', 'KEYWORD'), value: definition.category ?? '' },
+            ],
+          }
+        : {}),
+    });
+  if (req.workflowId) return { handle: await start(req.workflowId), instanceId: req.workflowId };
+  for (let attempt = 0; ; attempt += 1) {
+    const instanceId = instanceIdFor(definition.name, req.started, attempt);
+    try {
+      return { handle: await start(instanceId), instanceId };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt > 20) throw err;
+    }
+  }
+}
+
+/**
+ * Whether runs on this server can carry ll-loop's search attributes: always on the embedded
+ * server (registered at start-up), elsewhere when they are (or can be) registered.
+ */
+export async function searchAttributesAvailable(endpoint: { mode?: 'external' | 'embedded'; namespace: string }, connection: Connection): Promise<boolean> {
+  return endpoint.mode === 'embedded' || ensureSearchAttributes(connection, endpoint.namespace).then(() => true, () => false);
+}

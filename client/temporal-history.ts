@@ -1,0 +1,93 @@
+/**
+ * Reading a loop run's Temporal history: the pages of every execution of a workflow id, from the
+ * first run of a continue-as-new chain to the last (optionally following a run that is still
+ * open), and decoding what the events carry (payloads, timestamps, failures).
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+
+/** One event of a workflow history, as the SDK decodes it (protobuf object). */
+export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+type Payloads = { payloads?: Array<Parameters<typeof defaultPayloadConverter.fromPayload>[0]> | null } | null | undefined;
+type Timestamp = { seconds?: unknown; nanos?: number | null } | null | undefined;
+type Failure = { message?: string | null; cause?: Failure | null; canceledFailureInfo?: unknown } | null | undefined;
+
+/** Epoch milliseconds of a protobuf timestamp, truncated as the workflow's `Date.now()` is. */
+export function timestampMs(ts: Timestamp): number | undefined {
+  if (!ts) return undefined;
+  const seconds = ts.seconds === undefined || ts.seconds === null ? 0 : Number(String(ts.seconds));
+  return seconds * 1000 + Math.floor((ts.nanos ?? 0) / 1_000_000);
+}
+
+/** Milliseconds of a protobuf duration (timers' `startToFireTimeout`). */
+export function durationMs(d: Timestamp): number {
+  return timestampMs(d) ?? 0;
+}
+
+/** When the event was recorded, in epoch milliseconds. */
+export function eventTimeMs(event: HistoryEvent): number {
+  return timestampMs(event.eventTime as Timestamp) ?? 0;
+}
+
+/** The first value of a payload list, decoded with the SDK's default converter. */
+export function decodeFirst<T>(payloads: Payloads): T | undefined {
+  const first = payloads?.payloads?.[0];
+  return first ? defaultPayloadConverter.fromPayload<T>(first) : undefined;
+}
+
+/** The messages of a failure and its causes, outermost first (empty messages skipped). */
+export function failureMessages(failure: Failure): string[] {
+  const out: string[] = [];
+  for (let f = failure, depth = 0; f && depth < 16; f = f.cause, depth += 1) if (f.message) out.push(f.message);
+  return out;
+}
+
+/** True for a failure that reports a cancellation (not a result to feed back to the loop). */
+export function isCancelledFailure(failure: Failure): boolean {
+  return !!failure?.canceledFailureInfo;
+}
+
+/** The run id of the first execution of `workflowId`'s continue-as-new chain. */
+export async function firstRunId(client: Client, workflowId: string): Promise<string | undefined> {
+  const res = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId },
+    maximumPageSize: 1,
+  });
+  const started = res.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+  return started?.firstExecutionRunId || started?.originalExecutionRunId || undefined;
+}
+
+/** One page of one execution's history. */
+export interface HistoryPage {
+  runId: string;
+  events: HistoryEvent[];
+}
+
+/**
+ * Every page of the chain's history, in order, starting at its first run. With `follow`, an open
+ * run is long-polled (`waitNewEvent`) until it closes, so pages arrive as the run progresses.
+ */
+export async function* historyPages(client: Client, workflowId: string, opts: { follow?: boolean; runId?: string } = {}): AsyncGenerator<HistoryPage> {
+  let runId: string | undefined = opts.runId ?? (await firstRunId(client, workflowId));
+  while (runId) {
+    let token: Uint8Array | null | undefined;
+    let next: string | undefined;
+    for (;;) {
+      const res = await client.workflowService.getWorkflowExecutionHistory({
+        namespace: client.options.namespace,
+        execution: { workflowId, runId },
+        nextPageToken: token ?? null,
+        waitNewEvent: opts.follow === true,
+        skipArchival: true,
+      });
+      const events = res.history?.events ?? [];
+      for (const e of events) next = e.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || next;
+      if (events.length) yield { runId, events };
+      token = res.nextPageToken;
+      if (!token || token.length === 0) break;
+    }
+    runId = next;
+  }
+}

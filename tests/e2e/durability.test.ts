@@ -1,0 +1,308 @@
+/**
+ * Durability promises of the `ll-loop` binary, end to end, on an embedded dev server of this
+ * file's own (free ports, a temporary project): a SIGKILLed `run` is finished by `resume`, a dead
+ * worker is noticed within 30 s, the server can restart under a running loop, `resume` refuses
+ * what it cannot do, and `run --background` / `ll-loop worker` run loops outside the terminal.
+ * Runs the built package (dist/), which `npm test` builds first.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
+let cwd: string;
+let env: NodeJS.ProcessEnv;
+let port: number;
+const children = new Set<ChildProcess>();
+const detachedPids = new Set<number>();
+let connection: Connection | undefined;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port: p } = server.address() as { port: number };
+      server.close(() => resolve(p));
+    });
+  });
+}
+
+function loop(name: string, yaml: string): void {
+  writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
+}
+
+function cli(args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 90_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface Running {
+  child: ChildProcess;
+  out: { stdout: string; stderr: string };
+  exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** Start the binary without waiting; its output accumulates in `out`. */
+function start(args: string[]): Running {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env });
+  children.add(child);
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out.stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('exit', (code) => {
+      children.delete(child);
+      resolve({ code, ...out });
+    }),
+  );
+  return { child, out, exited };
+}
+
+async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function lines(file: string): string[] {
+  const path = join(cwd, file);
+  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+/** Live processes whose command line contains `marker` (zombies excluded). */
+function alive(marker: string): number {
+  let n = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (cmd.includes(marker) && !/\) Z /.test(stat)) n += 1;
+    } catch {
+      // ended while we looked
+    }
+  }
+  return n;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/\) Z /.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+async function client(): Promise<Client> {
+  connection ??= await Connection.connect({ address: `127.0.0.1:${port}` });
+  return new Client({ connection });
+}
+
+/** a → b (slow, marked) → c: `a` and `b` leave one line per start, `c` writes what was captured. */
+function threeStates(name: string, sleep: string): string {
+  return `name: ${name}
+description: a, then a slow b, then c
+initial: a
+states:
+  a:
+    action: "echo run >> ${name}-a.log; echo first-\${context.tag}"
+    capture: first
+    next: b
+  b:
+    action: "echo start >> ${name}-b.log; sleep ${sleep}; echo second"
+    capture: second
+    next: c
+  c:
+    action: "echo '\${captured.first.output}+\${captured.second.output}' > ${name}-c.out"
+    terminal: true
+context:
+  tag: none
+`;
+}
+
+beforeAll(async () => {
+  cwd = mkdtempSync(join(tmpdir(), 'll-loop-durability-'));
+  mkdirSync(join(cwd, '.loops'));
+  port = await freePort();
+  const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
+  env = { ...rest, LL_TEMPORAL_PORT: String(port), LL_TEMPORAL_UI_PORT: String(await freePort()), NO_COLOR: '1' };
+  const started = cli(['server', 'start']);
+  expect(started.code, started.stderr).toBe(0);
+});
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const pid of detachedPids) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
+  await connection?.close();
+  cli(['server', 'stop']);
+});
+
+describe.concurrent('a worker that dies mid-action', () => {
+  it('SIGKILL of `ll-loop run`, then `resume <name>`: the run finishes, nothing completed runs again, the in-flight action at most once more', async () => {
+    loop('crash', threeStates('crash', '4.3131'));
+    const run = start(['run', 'crash', '--context', 'tag=kept']);
+    await waitFor('state b to start', () => run.out.stdout.includes('b → echo start'));
+    await new Promise((r) => setTimeout(r, 500));
+    run.child.kill('SIGKILL');
+    await run.exited;
+
+    const resumed = await start(['resume', 'crash']).exited;
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/resuming crash-\d{8}T\d{6}: it is still open but nothing was running it/);
+    expect(resumed.stdout).toContain('in state b (pass 1/50, its action was in flight');
+    expect(resumed.stdout).toContain('Loop completed: c');
+    expect(lines('crash-a.log')).toHaveLength(1); // completed before the crash: not run again
+    expect(lines('crash-b.log')).toHaveLength(2); // the killed worker's attempt, and one retry
+    expect(readFileSync(join(cwd, 'crash-c.out'), 'utf8').trim()).toBe('first-kept+second');
+    await waitFor('no sleeper left', () => alive('sleep 4.3131') === 0, 10_000);
+  }, 120_000);
+
+  it('a dead background worker is noticed within 30 s: the action is retried on the new worker, not after its 3600 s timeout', async () => {
+    loop('deadworker', threeStates('deadworker', '3.7373'));
+    const started = cli(['run', 'deadworker', '--background', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const { instance_id: id, worker_pid: workerPid } = JSON.parse(started.stdout) as { instance_id: string; worker_pid: number };
+    detachedPids.add(workerPid);
+    await waitFor('state b to start', () => lines('deadworker-b.log').length === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    process.kill(workerPid, 'SIGKILL');
+    const killedAt = Date.now();
+
+    const resume = start(['resume', id]);
+    await waitFor('the action to be retried', () => lines('deadworker-b.log').length === 2, 40_000);
+    const noticedAfter = Date.now() - killedAt;
+    expect(noticedAfter).toBeLessThan(36_000);
+    const resumed = await resume.exited;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readFileSync(join(cwd, 'deadworker-c.out'), 'utf8').trim()).toBe('first-none+second');
+    expect(lines('deadworker-a.log')).toHaveLength(1);
+    await waitFor('no sleeper left', () => alive('sleep 3.7373') === 0, 10_000);
+  }, 120_000);
+});
+
+describe('the server restarts under a running loop', () => {
+  it('`server stop` then `server start` mid-action: the worker inside `run` reconnects and the run completes', async () => {
+    loop('restart', threeStates('restart', '5.2929'));
+    const run = start(['run', 'restart', '--context', 'tag=survived']);
+    await waitFor('state b to start', () => run.out.stdout.includes('b → echo start'));
+    expect(cli(['server', 'stop']).stdout).toContain('stopped');
+    await new Promise((r) => setTimeout(r, 2_000));
+    const restarted = cli(['server', 'start']);
+    expect(restarted.code, restarted.stderr).toBe(0);
+    const done = await run.exited;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain('Loop completed: c');
+    expect(done.stderr).not.toContain('WARN'); // the native core's retry noise stays quiet
+    expect(readFileSync(join(cwd, 'restart-c.out'), 'utf8').trim()).toBe('first-survived+second');
+    expect(lines('restart-a.log')).toHaveLength(1);
+  }, 120_000);
+});
+
+describe('resume refuses what it cannot do', () => {
+  it('a run or loop that does not exist, and a run that finished, are clear errors', () => {
+    loop('quick', 'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+    const missing = cli(['resume', 'no-such-loop']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no loop run matches "no-such-loop"');
+    const finished = cli(['run', 'quick', '--json']);
+    expect(finished.code).toBe(0);
+    const id = (JSON.parse(finished.stdout) as { instance_id: string }).instance_id;
+    const byId = cli(['resume', id]);
+    expect(byId.code).toBe(1);
+    expect(byId.stderr).toContain(`run ${id} finished at its terminal state done; there is nothing to resume`);
+    const byName = cli(['resume', 'quick']);
+    expect(byName.code).toBe(1);
+    expect(byName.stderr).toContain(`no run of quick can be resumed; its latest run ${id} finished at its terminal state done`);
+  });
+
+  it('a stopped run continues as <id>-r1 with its captured values; two concurrent resumes: one wins, the other says so', async () => {
+    loop(
+      'gate',
+      `name: gate
+description: b fails until the gate file exists
+initial: a
+states:
+  a:
+    action: "echo run >> gate-a.log; echo first-\${context.tag}"
+    capture: first
+    next: b
+  b:
+    action: "test -f gate-open && sleep 4.1414"
+    on_yes: c
+  c:
+    action: "echo '\${captured.first.output}' > gate-c.out"
+    terminal: true
+context:
+  tag: none
+`,
+    );
+    const failed = cli(['run', 'gate', '--context', 'tag=original', '--json']);
+    expect(failed.code).toBe(5);
+    const id = (JSON.parse(failed.stdout) as { instance_id: string }).instance_id;
+    writeFileSync(join(cwd, 'gate-open'), '');
+
+    const [one, two] = await Promise.all([start(['resume', id]).exited, start(['resume', id]).exited]);
+    const [winner, loser] = one.code === 0 ? [one, two] : [two, one];
+    expect(winner.code, winner.stderr).toBe(0);
+    expect(winner.stdout).toContain(`resuming ${id} (error in state b, pass 1/50) as ${id}-r1`);
+    expect(loser.code).toBe(1);
+    expect(loser.stderr).toContain(`run ${id} is already being resumed as ${id}-r1`);
+    expect(lines('gate-a.log')).toHaveLength(1);
+    expect(readFileSync(join(cwd, 'gate-c.out'), 'utf8').trim()).toBe('first-original');
+    const description = await (await client()).workflow.getHandle(`${id}-r1`).describe();
+    expect(description.memo).toMatchObject({ resumed_from: id, loop: 'gate', cwd });
+    await waitFor('no sleeper left', () => alive('sleep 4.1414') === 0, 10_000);
+  }, 120_000);
+});
+
+describe('runs outside the terminal', () => {
+  it('`run --background` returns at once and its detached worker finishes the run, then exits', async () => {
+    loop('bg', threeStates('bg', '2.8181'));
+    const began = Date.now();
+    const started = cli(['run', 'bg', '--background', '--json']);
+    const tookMs = Date.now() - began;
+    expect(started.code, started.stderr).toBe(0);
+    const out = JSON.parse(started.stdout) as { instance_id: string; task_queue: string; worker_pid: number };
+    detachedPids.add(out.worker_pid);
+    expect(out.task_queue).toBe(`ll-loop-run/${out.instance_id}`);
+    expect(tookMs).toBeLessThan(15_000);
+    const handle = (await client()).workflow.getHandle(out.instance_id);
+    expect((await handle.describe()).status.name).toBe('RUNNING'); // b sleeps; the command did not wait
+    const result = (await handle.result()) as { terminated_by: string; final_state: string };
+    expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'c' });
+    await waitFor('the background worker to exit', () => !pidAlive(out.worker_pid), 15_000);
+    const log = readFileSync(join(cwd, '.loops', '.running', `${out.instance_id}.worker.log`), 'utf8');
+    expect(log).toContain(`started ${out.instance_id}`);
+    expect(log).toContain(`finished ${out.instance_id}: terminal in state c`);
+    expect(readFileSync(join(cwd, 'bg-c.out'), 'utf8').trim()).toBe('first-none+second');
+  }, 60_000);
+
+  it('`run --task-queue Q` is served by `ll-loop worker --task-queue Q`, which stops gracefully on SIGTERM', async () => {
+    loop('pooled', 'name: pooled\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo pooled"\n    capture: said\n    next: done\n  done:\n    terminal: true\n');
+    const queue = `pool-${Date.now()}`;
+    const worker = start(['worker', '--task-queue', queue]);
+    const ran = await start(['run', 'pooled', '--task-queue', queue, '--json']).exited;
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ terminated_by: 'terminal', captured: { said: { output: 'pooled' } } });
+    await waitFor('the worker to log the finished run', () => worker.out.stdout.includes('finished pooled-'));
+    worker.child.kill('SIGTERM');
+    const stopped = await worker.exited;
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toContain(`polling task queue ${queue}`);
+    expect(stopped.stdout).toContain('stopped');
+  }, 60_000);
+
+  it('leaves no process behind', async () => {
+    await waitFor('every sleeper to end', () => ['4.3131', '3.7373', '5.2929', '4.1414', '2.8181'].every((s) => alive(`sleep ${s}`) === 0), 15_000);
+    for (const pid of detachedPids) expect(pidAlive(pid)).toBe(false);
+    expect(children.size).toBe(0);
+  });
+});

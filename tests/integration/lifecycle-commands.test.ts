@@ -1,0 +1,286 @@
+/**
+ * `list`, `status` (and `--follow`), `stop` and `history` against the test run's real Temporal
+ * server, called as functions with a project directory. Runs that must stay open are started on
+ * a worker that runs in the background of this file (or on a task queue nobody polls: no worker).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import type { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { followCommand } from '../../client/commands/follow.js';
+import { historyCommand } from '../../client/commands/history.js';
+import { COMMANDS } from '../../client/commands/index.js';
+import { listCommand } from '../../client/commands/list.js';
+import { runStatus, statusCommand } from '../../client/commands/status.js';
+import { NoWorkerError, stopCommand } from '../../client/commands/stop.js';
+import { InfrastructureError } from '../../client/errors.js';
+import { RunNotOpenError } from '../../client/run-target.js';
+import { AmbiguousRunError, RunNotFoundError } from '../../client/runs.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import { createLoopWorker } from '../../worker/create-worker.js';
+import { eventsPath } from '../../worker/run-files.js';
+import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
+import { closeTemporal, definition, project, temporal } from './harness.js';
+
+const QUEUE = `lifecycle-${randomUUID()}`;
+const NOBODY = `nobody-${randomUUID()}`;
+let cwd: string;
+let worker: Worker;
+let running: Promise<void>;
+let savedAddress: string | undefined;
+
+beforeAll(async () => {
+  savedAddress = process.env.TEMPORAL_ADDRESS;
+  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
+  cwd = project().cwd;
+  const { native } = await temporal();
+  ({ worker } = await createLoopWorker({ connection: native, taskQueue: QUEUE }));
+  running = worker.run();
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await closeTemporal();
+  if (savedAddress === undefined) delete process.env.TEMPORAL_ADDRESS;
+  else process.env.TEMPORAL_ADDRESS = savedAddress;
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function output(): { out: (t: string) => void; text: () => string; json: <T>() => T } {
+  const chunks: string[] = [];
+  return { out: (t) => void chunks.push(t), text: () => chunks.join(''), json: <T>() => JSON.parse(chunks.join('')) as T };
+}
+
+/** Start a loop as `ll-loop run` does (memo, LoopName), on the background worker or on no worker. */
+async function start(def: LoopDefinition, taskQueue = QUEUE): Promise<string> {
+  const { client } = await temporal();
+  const id = `${def.name}-${randomUUID().slice(0, 8)}`;
+  await client.workflow.start(LOOP_WORKFLOW_TYPE, {
+    workflowId: id,
+    taskQueue,
+    args: [{ definition: def, options: { cwd, searchAttributes: true } }],
+    memo: { cwd, loop: def.name },
+    typedSearchAttributes: [{ key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: def.name }],
+  });
+  return id;
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await fn().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+/** Live processes whose command line carries `marker` (zombies excluded). */
+function processesWith(marker: string): number {
+  let n = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) n += 1;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
+}
+
+const unique = () => randomUUID().slice(0, 6);
+
+function sleeper(name: string, marker: string): LoopDefinition {
+  return definition({
+    name,
+    initial: 'first',
+    states: { first: { action: 'echo kept', capture: 'first', next: 'wait' }, wait: { action: `sleep ${marker}`, on_yes: 'done' }, done: { terminal: true } },
+  });
+}
+
+describe('ll-loop list', () => {
+  it('lists the loops in .loops/ with their metadata, filters, and shows an invalid file as invalid', async () => {
+    const dir = join(cwd, '.loops');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'alpha.yaml'), 'name: alpha\ndescription: First loop\ncategory: ci\nlabels: [fast, lint]\ninitial: a\nstates:\n  a:\n    terminal: true\n');
+    writeFileSync(join(dir, 'beta.yml'), 'name: beta\ncategory: docs\ninitial: a\nstates:\n  a:\n    terminal: true\n');
+    writeFileSync(join(dir, 'broken.yaml'), 'name: broken\ninitial: nowhere\nstates:\n  a:\n    terminal: true\n');
+    const all = output();
+    await listCommand({ cwd, json: true, out: all.out });
+    const loops = all.json<Array<{ name: string; valid: boolean; category?: string; labels: string[]; error?: string }>>();
+    expect(loops.map((l) => l.name)).toEqual(['alpha', 'beta', 'broken']);
+    expect(loops[0]).toMatchObject({ valid: true, description: 'First loop', category: 'ci', labels: ['fast', 'lint'] });
+    expect(loops[2]).toMatchObject({ valid: false });
+    expect(loops[2]!.error).toContain('nowhere');
+    const byCategory = output();
+    await listCommand({ cwd, json: true, category: 'docs', out: byCategory.out });
+    expect(byCategory.json<Array<{ name: string }>>().map((l) => l.name)).toEqual(['beta']);
+    const byLabel = output();
+    await listCommand({ cwd, json: true, labels: ['fast'], out: byLabel.out });
+    expect(byLabel.json<Array<{ name: string }>>().map((l) => l.name)).toEqual(['alpha']);
+    const text = output();
+    await listCommand({ cwd, json: false, out: text.out });
+    expect(text.text()).toMatch(/alpha\s+ci\s+fast,lint\s+First loop/);
+    expect(text.text()).toMatch(/broken\s+invalid/);
+  });
+});
+
+describe('a running loop: list --running, status, stop, status of the finished run', () => {
+  it('shows the live state, stops it (its process is killed, captured values kept), then reports the result', async () => {
+    const marker = `37.${Date.now() % 100000}`;
+    const name = `lc-sleeper-${unique()}`;
+    const id = await start(sleeper(name, marker));
+    const live = await until('the run to be in its action', async () => {
+      const report = await runStatus(cwd, id);
+      return report.live?.state === 'wait' && report.live.phase === 'action' ? report : undefined;
+    });
+    expect(live).toMatchObject({ id, loop: name, open: true, worker: true, live: { iteration: 1, steps: 2, captured: ['first'] } });
+    expect(processesWith(marker)).toBe(1);
+
+    const listed = output();
+    await listCommand({ cwd, json: true, running: true, out: listed.out });
+    const mine = listed.json<Array<{ id: string }>>().find((r) => r.id === id);
+    expect(mine).toMatchObject({ loop: name, worker: true, state: 'wait', phase: 'action', iteration: 1 });
+
+    const text = output();
+    await statusCommand({ cwd, target: name, json: false, out: text.out });
+    expect(text.text()).toContain('wait (action running)');
+    expect(text.text()).toContain('1/50');
+
+    const stopped = output();
+    expect(await stopCommand({ cwd, target: name, force: false, json: true, out: stopped.out })).toBe(0);
+    const report = stopped.json<{ outcome: string; result: ExecutionResult }>();
+    expect(report.outcome).toBe('cancelled');
+    expect(report.result).toMatchObject({ terminated_by: 'cancelled', final_state: 'wait' });
+    expect(report.result.captured.first?.output).toBe('kept');
+    expect(processesWith(marker)).toBe(0);
+
+    const after = output();
+    await statusCommand({ cwd, target: name, json: false, out: after.out });
+    expect(after.text()).toContain('completed');
+    expect(after.text()).toContain('Loop stopped in state wait');
+    expect((await runStatus(cwd, id)).result?.terminated_by).toBe('cancelled');
+
+    await expect(stopCommand({ cwd, target: id, force: false, json: false, out: () => undefined })).rejects.toBeInstanceOf(RunNotOpenError);
+    await expect(stopCommand({ cwd, target: name, force: false, json: false, out: () => undefined })).rejects.toBeInstanceOf(RunNotOpenError);
+    await expect(stopCommand({ cwd, target: `no-such-loop-${unique()}`, force: false, json: false, out: () => undefined })).rejects.toBeInstanceOf(RunNotFoundError);
+  });
+});
+
+describe('runs without a worker', () => {
+  it('list --running and status say "no worker"; stop says so and --force terminates', async () => {
+    const id = await start(sleeper(`lc-orphan-${unique()}`, '38.1'), NOBODY);
+    const listed = output();
+    await until('the run to be visible', async () => {
+      const all = output();
+      await listCommand({ cwd, json: true, running: true, out: all.out });
+      return all.json<Array<{ id: string }>>().some((r) => r.id === id) ? true : undefined;
+    });
+    await listCommand({ cwd, json: false, running: true, out: listed.out });
+    expect(listed.text()).toMatch(new RegExp(`${id}\\s+\\S+\\s+no worker`));
+    const status = await runStatus(cwd, id);
+    expect(status).toMatchObject({ open: true, worker: false, busy: false });
+
+    const started = Date.now();
+    const refused = await stopCommand({ cwd, target: id, force: false, waitS: 2, json: false, out: () => undefined }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(NoWorkerError);
+    expect((refused as NoWorkerError).fix).toContain(`ll-loop resume ${id}`);
+    expect((refused as NoWorkerError).fix).toContain('--force');
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    const forced = output();
+    expect(await stopCommand({ cwd, target: id, force: true, json: false, out: forced.out })).toBe(0);
+    expect(forced.text()).toContain(`terminated ${id}`);
+    const after = await until('the run to be closed', async () => {
+      const r = await runStatus(cwd, id);
+      return r.open ? undefined : r;
+    });
+    expect(after.status).toBe('terminated');
+  });
+
+  it('a name with two open runs is ambiguous, and the error lists both', async () => {
+    const name = `lc-twins-${unique()}`;
+    const a = await start(sleeper(name, '39.1'), NOBODY);
+    const b = await start(sleeper(name, '39.1'), NOBODY);
+    const error = await until('both runs to be visible', async () => {
+      const e = await statusCommand({ cwd, target: name, json: true, out: () => undefined }).catch((x: unknown) => x);
+      return e instanceof AmbiguousRunError ? e : undefined;
+    });
+    expect(error.message).toContain(a);
+    expect(error.message).toContain(b);
+    await expect(stopCommand({ cwd, target: name, force: true, json: false, out: () => undefined })).rejects.toBeInstanceOf(AmbiguousRunError);
+    for (const id of [a, b]) await stopCommand({ cwd, target: id, force: true, json: false, out: () => undefined });
+  });
+});
+
+describe('ll-loop history and status --follow', () => {
+  it('follows a run to its end, then lists the loop runs and one run\'s events (filtered, rewritten to the events file)', async () => {
+    const name = `lc-counter-${unique()}`;
+    const def = definition({
+      name,
+      initial: 'count',
+      backoff: 0.3,
+      states: {
+        count: { action: 'echo ${state.iteration}', capture: 'n', evaluate: { type: 'output_numeric', operator: 'ge', target: 3 }, on_yes: 'done', on_no: 'count' },
+        done: { terminal: true },
+      },
+    });
+    const id = await start(def);
+    await until('the run to be visible', async () => ((await runStatus(cwd, id)).id === id ? true : undefined));
+    const followed = output();
+    expect(await followCommand({ cwd, target: id, json: false, out: followed.out, err: () => undefined })).toBe(0);
+    expect(followed.text()).toContain('[1/50] count → echo 1');
+    expect(followed.text()).toContain('✓ yes (value: 3)');
+    expect(followed.text()).toContain('Loop completed: done (3 iterations');
+    expect(COMMANDS.monitor).toBeDefined();
+
+    const runs = output();
+    await historyCommand({ cwd, loop: name, json: true, out: runs.out });
+    expect(runs.json<unknown[]>()).toEqual([
+      expect.objectContaining({ id, status: 'completed', iterations: 3, terminated_by: 'terminal', final_state: 'done', duration_ms: expect.any(Number) }),
+    ]);
+    const table = output();
+    await historyCommand({ cwd, loop: name, json: false, out: table.out });
+    expect(table.text()).toMatch(new RegExp(`${id}\\s+completed\\s+.*\\s+3\\s+.*terminal \\(done\\)`));
+
+    const evaluations = output();
+    await historyCommand({ cwd, loop: name, runId: id, json: true, events: ['evaluate'], state: 'count', out: evaluations.out });
+    const report = evaluations.json<{ events: Array<{ event: string; verdict: string }> }>();
+    expect(report.events.map((e) => [e.event, e.verdict])).toEqual([['evaluate', 'no'], ['evaluate', 'no'], ['evaluate', 'yes']]);
+
+    // The worker wrote the live events file; --write replaces it with the rebuild: same events.
+    const file = eventsPath(cwd, id);
+    const strip = (text: string) => text.trim().split('\n').map((l) => ({ ...JSON.parse(l), ts: undefined }));
+    await until('the events file', async () => (readFileSync(file, 'utf8').includes('loop_complete') ? true : undefined));
+    const liveEvents = strip(readFileSync(file, 'utf8'));
+    const written = output();
+    await historyCommand({ cwd, loop: name, runId: id, json: false, write: true, out: written.out });
+    expect(written.text()).toContain(`wrote ${file}`);
+    expect(written.text()).toMatch(/loop_complete\s+final_state=done/);
+    expect(strip(readFileSync(file, 'utf8'))).toEqual(liveEvents);
+
+    await expect(historyCommand({ cwd, loop: 'other-loop', runId: id, json: true, out: () => undefined })).rejects.toThrow(/is a run of loop/);
+    await expect(historyCommand({ cwd, loop: `nothing-${unique()}`, json: true, out: () => undefined })).rejects.toBeInstanceOf(RunNotFoundError);
+  });
+});
+
+describe('a server that is down', () => {
+  it('fails with an infrastructure error within a few seconds', async () => {
+    const saved = process.env.TEMPORAL_ADDRESS;
+    process.env.TEMPORAL_ADDRESS = '127.0.0.1:1';
+    try {
+      const started = Date.now();
+      await expect(statusCommand({ cwd, target: 'anything', json: false, out: () => undefined })).rejects.toBeInstanceOf(InfrastructureError);
+      await expect(listCommand({ cwd, json: false, running: true, out: () => undefined })).rejects.toBeInstanceOf(InfrastructureError);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      process.env.TEMPORAL_ADDRESS = saved;
+    }
+  });
+});

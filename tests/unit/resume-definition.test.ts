@@ -1,0 +1,76 @@
+/**
+ * The definition `ll-loop resume` continues with: the loop file read again, the stopped run's
+ * context kept (as literal values), `--context` on top; the run's own definition when the file
+ * is gone; an invalid file refused.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { definitionForResume } from '../../client/resume-definition.js';
+import type { LoopWorkflowInput } from '../../workflows/definitions.js';
+import { resolvedDef } from './helpers.js';
+
+const LOOP = `name: fix
+description: d
+initial: check
+states:
+  check:
+    action: "\${context.cmd}"
+    on_yes: done
+    on_no: check
+  done:
+    terminal: true
+context:
+  target: src
+  cmd: "lint \${context.target}"
+`;
+
+function previous(context: Record<string, unknown>): LoopWorkflowInput {
+  const raw = {
+    name: 'fix',
+    description: 'd',
+    initial: 'check',
+    states: { check: { action: '${context.cmd}', on_yes: 'done', on_no: 'check' }, done: { terminal: true } },
+    context,
+  };
+  return { definition: resolvedDef(raw), options: { cwd: '/tmp' } };
+}
+
+function setup(text = LOOP): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'll-loop-resume-def-')), 'fix.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+const io = { json: false, out: () => undefined, err: () => undefined };
+
+describe('definitionForResume', () => {
+  it('re-reads the file (a fix is picked up) and keeps the run context, with --context on top', () => {
+    const file = setup(LOOP.replace('on_no: check', 'on_no: done'));
+    const r = definitionForResume({ runId: 'fix-1', file, previous: previous({ target: 'lib', cmd: 'lint lib', extra: 'a $${b}' }), context: { target: 'app' }, ...io });
+    expect(r.fromFile).toBe(true);
+    expect(r.definition.states.check!.on_no).toBe('done');
+    // The run's resolved values stay as they were (`${` included); --context replaces one value.
+    expect(r.definition.context).toMatchObject({ target: 'app', cmd: 'lint lib', extra: 'a ${b}' });
+  });
+
+  it('applies --max-iterations', () => {
+    const r = definitionForResume({ runId: 'fix-1', file: setup(), previous: previous({}), context: {}, maxIterations: 7, ...io });
+    expect(r.definition.max_iterations).toBe(7);
+    expect(r.definition.context).toMatchObject({ target: 'src', cmd: 'lint src' });
+  });
+
+  it('falls back to the run’s own definition when the file is gone', () => {
+    const r = definitionForResume({ runId: 'fix-1', file: '/nonexistent/fix.yaml', previous: previous({ target: 'lib', cmd: 'lint lib' }), context: { cmd: 'lint ${context.target} --fix' }, ...io });
+    expect(r.fromFile).toBe(false);
+    expect(r.definition.context).toMatchObject({ target: 'lib', cmd: 'lint lib --fix' });
+  });
+
+  it('refuses a file that is no longer valid, and a run with neither file nor input', () => {
+    const errors: string[] = [];
+    expect(() => definitionForResume({ runId: 'fix-1', file: setup('name: fix\ninitial: nope\nstates: {}\n'), previous: undefined, context: {}, json: false, out: () => undefined, err: (t) => errors.push(t) })).toThrow(/is not a valid loop any more; nothing was resumed/);
+    expect(errors.join('')).toContain('error');
+    expect(() => definitionForResume({ runId: 'fix-1', file: undefined, previous: undefined, context: {}, ...io })).toThrow(/its loop file \(none recorded\) is gone/);
+  });
+});
