@@ -16,7 +16,8 @@ import { connect as netConnect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes, searchAttributeFlags } from './search-attributes.js';
-import { findTemporalCli, pidAlive, sleep, withDirLock } from './temporal-cli.js';
+import { findTemporalCli } from './temporal-cli.js';
+import { pidAlive, sleep, withDirLock } from './dir-lock.js';
 
 export { SEARCH_ATTRIBUTES, ensureSearchAttributes };
 

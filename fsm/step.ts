@@ -10,81 +10,20 @@
  * - Failures to interpolate or evaluate are `error` verdicts, routed like any other.
  */
 import { evaluateState, errorResult } from './evaluate-state.js';
-import { formatDuration } from './format.js';
-import { InterpolationError, renderPrompt, type InterpolationScope } from './interpolate.js';
+import { renderPrompt } from './interpolate.js';
 import { resolveTarget, routeFor } from './routing.js';
-import type { LoopDefinition, StateConfig } from './schema.js';
-import { renderShell } from './shell-render.js';
-import { initialSnapshot, type Command, type Snapshot, type StepEvent, type StepOutput } from './snapshot.js';
-import { TemplateSyntaxError } from './template.js';
-import type { ActionResult, EvalResult, ExecutionResult, TerminatedBy } from './types.js';
-import { actionKind, actionTimeout, displayAction } from './action.js';
-import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
+import { chomp, emit, finish, messageOf, scopeOf, setPrev, stateOf, type Draft } from './draft.js';
 
-/** Mutable working copy for one step; `commands` collects the effects. */
-interface Draft {
-  def: LoopDefinition;
-  snap: Snapshot;
-  now: number;
-  commands: Command[];
-  /** The state to enter next; `step()` drains this in a loop, so action-less chains never recurse. */
-  goto?: { name: string; newCycle?: boolean };
-}
+export { scopeOf };
 
 /** States entered in one `step()` without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
-
-function emit(d: Draft, event: string, fields: Record<string, unknown> = {}): void {
-  d.commands.push({ type: 'emit', event: { event, ...fields } });
-}
-
-export function scopeOf(def: LoopDefinition, snap: Snapshot, now: number): InterpolationScope {
-  const elapsed = now - snap.startedAtMs;
-  return {
-    context: def.context,
-    captured: snap.captured,
-    prev: snap.prev,
-    result: snap.result,
-    state: { name: snap.current, iteration: snap.iteration },
-    loop: { name: def.name, started_at: snap.startedAt, elapsed_ms: elapsed, elapsed: formatDuration(elapsed) },
-  };
-}
-
-function stateOf(d: Draft, name = d.snap.current): StateConfig {
-  const state = d.def.states[name];
-  if (!state) throw new Error(`internal: state "${name}" is not in the definition`);
-  return state;
-}
-
-function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): void {
-  const { snap } = d;
-  const state = d.def.states[snap.current];
-  const result: ExecutionResult = {
-    loop: d.def.name,
-    final_state: snap.current,
-    iterations: snap.iteration,
-    steps: snap.steps,
-    terminated_by: terminatedBy,
-    failure: terminatedBy === 'terminal' && state?.failure === true,
-    duration_ms: d.now - snap.startedAtMs,
-    captured: snap.captured,
-  };
-  if (error !== undefined) result.error = error;
-  if (d.def.maintain) result.cycles = snap.cycles;
-  snap.phase = 'done';
-  snap.pending = null;
-  snap.outcome = result;
-  emit(d, 'loop_complete', {
-    final_state: result.final_state,
-    iterations: result.iterations,
-    steps: result.steps,
-    terminated_by: terminatedBy,
-    duration_ms: result.duration_ms,
-    ...(result.cycles === undefined ? {} : { cycles: result.cycles }),
-    ...(error === undefined ? {} : { error }),
-  });
-  d.commands.push({ type: 'finish', result });
-}
+import type { LoopDefinition, StateConfig } from './schema.js';
+import { renderShell } from './shell-render.js';
+import { initialSnapshot, type Command, type Snapshot, type StepEvent, type StepOutput } from './snapshot.js';
+import type { ActionResult, EvalResult } from './types.js';
+import { actionKind, actionTimeout, displayAction } from './action.js';
+import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -174,11 +113,6 @@ function retryIfFailed(d: Draft, state: StateConfig, outcome: AttemptOutcome, wh
   return true;
 }
 
-function messageOf(err: unknown): string {
-  if (err instanceof InterpolationError || err instanceof TemplateSyntaxError) return err.message;
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** An error before or instead of evaluation: route it as the `error` verdict, or end the run. */
 function failState(d: Draft, state: StateConfig, message: string, action?: ActionResult): void {
   const name = d.snap.current;
@@ -192,20 +126,6 @@ function failState(d: Draft, state: StateConfig, message: string, action?: Actio
   d.snap.result = result;
   emit(d, 'evaluate', { state: name, type: 'error', verdict: 'error', error: message });
   transition(d, state, target, 'error', action ?? null);
-}
-
-/** Captured and `prev` text drops trailing newlines, as bash's `$(…)` does. */
-function chomp(text: string): string {
-  return text.replace(/[\r\n]+$/, '');
-}
-
-function setPrev(d: Draft, action: ActionResult | null): void {
-  d.snap.prev = {
-    state: d.snap.current,
-    output: chomp(action?.output ?? ''),
-    stderr: chomp(action?.stderr ?? ''),
-    exit_code: action?.exit_code ?? 0,
-  };
 }
 
 /** Follow `target` (uninterpolated) from the current state. */

@@ -6,12 +6,12 @@
  * Runs the built package (dist/), which `npm test` builds first.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, liveProcesses } from '../support/processes.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
 let cwd: string;
@@ -21,15 +21,6 @@ const children = new Set<ChildProcess>();
 const detachedPids = new Set<number>();
 let connection: Connection | undefined;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port: p } = server.address() as { port: number };
-      server.close(() => resolve(p));
-    });
-  });
-}
 
 function loop(name: string, yaml: string): void {
   writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
@@ -75,21 +66,6 @@ function lines(file: string): string[] {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
 }
 
-/** Live processes whose command line contains `marker` (zombies excluded). */
-function alive(marker: string): number {
-  let n = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (cmd.includes(marker) && !/\) Z /.test(stat)) n += 1;
-    } catch {
-      // ended while we looked
-    }
-  }
-  return n;
-}
 
 function pidAlive(pid: number): boolean {
   try {
@@ -162,7 +138,7 @@ describe.concurrent('a worker that dies mid-action', () => {
     expect(lines('crash-a.log')).toHaveLength(1); // completed before the crash: not run again
     expect(lines('crash-b.log')).toHaveLength(2); // the killed worker's attempt, and one retry
     expect(readFileSync(join(cwd, 'crash-c.out'), 'utf8').trim()).toBe('first-kept+second');
-    await waitFor('no sleeper left', () => alive('sleep 4.3131') === 0, 10_000);
+    await waitFor('no sleeper left', () => liveProcesses('sleep 4.3131') === 0, 10_000);
   }, 120_000);
 
   it('a dead background worker is noticed within 30 s: the action is retried on the new worker, not after its 3600 s timeout', async () => {
@@ -184,7 +160,7 @@ describe.concurrent('a worker that dies mid-action', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(readFileSync(join(cwd, 'deadworker-c.out'), 'utf8').trim()).toBe('first-none+second');
     expect(lines('deadworker-a.log')).toHaveLength(1);
-    await waitFor('no sleeper left', () => alive('sleep 3.7373') === 0, 10_000);
+    await waitFor('no sleeper left', () => liveProcesses('sleep 3.7373') === 0, 10_000);
   }, 120_000);
 });
 
@@ -259,7 +235,7 @@ context:
     expect(readFileSync(join(cwd, 'gate-c.out'), 'utf8').trim()).toBe('first-original');
     const description = await (await client()).workflow.getHandle(`${id}-r1`).describe();
     expect(description.memo).toMatchObject({ resumed_from: id, loop: 'gate', cwd });
-    await waitFor('no sleeper left', () => alive('sleep 4.1414') === 0, 10_000);
+    await waitFor('no sleeper left', () => liveProcesses('sleep 4.1414') === 0, 10_000);
   }, 120_000);
 });
 
@@ -301,7 +277,7 @@ describe('runs outside the terminal', () => {
   }, 60_000);
 
   it('leaves no process behind', async () => {
-    await waitFor('every sleeper to end', () => ['4.3131', '3.7373', '5.2929', '4.1414', '2.8181'].every((s) => alive(`sleep ${s}`) === 0), 15_000);
+    await waitFor('every sleeper to end', () => ['4.3131', '3.7373', '5.2929', '4.1414', '2.8181'].every((s) => liveProcesses(`sleep ${s}`) === 0), 15_000);
     for (const pid of detachedPids) expect(pidAlive(pid)).toBe(false);
     expect(children.size).toBe(0);
   });

@@ -2,31 +2,17 @@
  * The loop workflow's promises, on the real dev server with real processes: injection safety,
  * secrets out of history, timeouts at each level, cancellation, huge and odd output, run files.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from 'node:path';
 import proto from '@temporalio/proto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { liveProcesses } from '../support/processes.js';
 import { statusQuery } from '../../workflows/definitions.js';
 import { eventsPath, statePath } from '../../worker/run-files.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 afterAll(closeTemporal);
 
-function sleepersAlive(marker: string): number {
-  // Count live processes whose command line carries the marker (zombies excluded).
-  let n = 0;
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (cmd.includes(marker) && !/\) Z /.test(stat)) n += 1;
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return n;
-}
 
 
 
@@ -106,7 +92,7 @@ describe('timeouts, cancellation and odd processes', () => {
     expect(run.result.final_state).toBe('timed_out');
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(run.events.find((e) => e.event === 'action_complete')).toMatchObject({ exit_code: 124, timed_out: true });
-    expect(sleepersAlive('31.1337')).toBe(0);
+    expect(liveProcesses('31.1337')).toBe(0);
   });
 
   it('the loop-level timeout ends the run with terminated_by timeout and kills the action', async () => {
@@ -122,7 +108,7 @@ describe('timeouts, cancellation and odd processes', () => {
     expect(run.result).toMatchObject({ terminated_by: 'timeout', final_state: 'work' });
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(existsSync(join(p.cwd, 'started.txt'))).toBe(true);
-    expect(sleepersAlive('32.1337')).toBe(0);
+    expect(liveProcesses('32.1337')).toBe(0);
   });
 
   it('cancelling the workflow kills the running action and records cancelled with captured values', async () => {
@@ -152,7 +138,7 @@ describe('timeouts, cancellation and odd processes', () => {
     });
     expect(run.result).toMatchObject({ terminated_by: 'cancelled', final_state: 'wait' });
     expect(run.result.captured.first?.output).toBe('kept');
-    expect(sleepersAlive('33.1337')).toBe(0);
+    expect(liveProcesses('33.1337')).toBe(0);
   });
 
   it('a command that does not exist is exit 127 → error verdict → on_error', async () => {
@@ -270,7 +256,7 @@ describe('quick shell actions run as local activities', () => {
     const run = await runLoop(def, { cwd: p.cwd, localActivityMaxTimeoutS: 30 });
     expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done', iterations: 150 });
     expect(run.result.captured.a?.output).toBe('150');
-    expect(sleepersAlive('34.1337')).toBe(0);
+    expect(liveProcesses('34.1337')).toBe(0);
     const { client } = await temporal();
     const history = await client.workflow.getHandle(run.workflowId).fetchHistory();
     const E = proto.temporal.api.enums.v1.EventType;
