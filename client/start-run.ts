@@ -13,8 +13,8 @@ import { ensureSearchAttributes } from './search-attributes.js';
 /** A started loop run. */
 export type LoopHandle = WorkflowHandleWithFirstExecutionRunId<typeof loopWorkflow>;
 
-/** Prefix of the per-run task queues (`ll-loop-run/<workflow id>`), polled by one process. */
-export const PER_RUN_QUEUE_PREFIX = 'll-loop-run/';
+/** Prefix of the per-run task queues (`ll-loop-run.<workflow id>`), polled by one process. */
+export const PER_RUN_QUEUE_PREFIX = 'll-loop-run.';
 
 /** The task queue `ll-loop worker` polls by default (a shared pool of workers). */
 export const DEFAULT_SHARED_QUEUE = 'll-loop';

@@ -248,7 +248,7 @@ describe('runs outside the terminal', () => {
     expect(started.code, started.stderr).toBe(0);
     const out = JSON.parse(started.stdout) as { instance_id: string; task_queue: string; worker_pid: number };
     detachedPids.add(out.worker_pid);
-    expect(out.task_queue).toBe(`ll-loop-run/${out.instance_id}`);
+    expect(out.task_queue).toBe(`ll-loop-run.${out.instance_id}`);
     expect(tookMs).toBeLessThan(15_000);
     const handle = (await client()).workflow.getHandle(out.instance_id);
     expect((await handle.describe()).status.name).toBe('RUNNING'); // b sleeps; the command did not wait

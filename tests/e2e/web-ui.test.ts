@@ -69,6 +69,9 @@ describe.skipIf(process.env.LL_SKIP_BROWSER_TEST === '1')('Temporal Web UI', () 
       const link = page.locator('a', { hasText: /uiloop-\d{8}T\d{6}/ }).first();
       await link.waitFor({ timeout: 20_000 });
       await link.click();
+      // The run's worker polls its task queue, and the UI can see it (a `/` in the queue name hid it).
+      await expect.poll(async () => page.innerText('body'), { timeout: 20_000 }).toMatch(/ll-loop-run\.uiloop-/);
+      expect(await page.innerText('body')).not.toContain('No workers polling');
       await page.getByText('Search Attributes', { exact: true }).first().click();
       await expect.poll(async () => page.innerText('body'), { timeout: 20_000 }).toMatch(/"LoopState": \[\s*"sleeping"\s*\]/);
       expect(await page.innerText('body')).toMatch(/"LoopName": "uiloop"/);
