@@ -10,7 +10,10 @@ import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { validateLoop } from '../fsm/validate.js';
+import { compileParadigm } from '../fsm/paradigms/index.js';
+import { builtinLoopFile, builtinLoopNames } from './catalog.js';
 import { UsageError } from './errors.js';
+import { expandReuse } from './reuse.js';
 
 export interface LoadOverrides {
   /** `--context KEY=VALUE`, already split. */
@@ -40,15 +43,32 @@ export function listLoopNames(cwd: string): string[] {
     .sort();
 }
 
-/** `.loops/<name>.yaml` (or .yml), or a path to a file. Throws UsageError listing the loops. */
-export function resolveLoopFile(nameOrPath: string, cwd: string): string {
+/** The project's loop file for `nameOrPath` (a path, or `.loops/<name>.yaml`/.yml), if any. */
+function projectLoopFile(nameOrPath: string, cwd: string): string | undefined {
   const candidates = [resolve(cwd, nameOrPath), join(loopsDir(cwd), `${nameOrPath}.yaml`), join(loopsDir(cwd), `${nameOrPath}.yml`)];
-  for (const candidate of candidates) {
-    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-  }
-  const names = listLoopNames(cwd);
-  const known = names.length ? `loops in ${relative(cwd, loopsDir(cwd)) || '.loops'}/: ${names.join(', ')}` : `there are no loops in ${loopsDir(cwd)}`;
-  throw new UsageError(`no loop named "${nameOrPath}"${didYouMean(nameOrPath, names)}; ${known}`, `create .loops/${basename(nameOrPath)}.yaml or pass a path to a loop file`);
+  return candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+}
+
+/** What `nameOrPath` could have meant, for "no loop named …" messages. */
+export function knownLoopsText(cwd: string): { names: string[]; text: string } {
+  const project = listLoopNames(cwd);
+  const builtin = builtinLoopNames().filter((n) => !project.includes(n));
+  const parts = [
+    project.length ? `loops in ${relative(cwd, loopsDir(cwd)) || '.loops'}/: ${project.join(', ')}` : `there are no loops in ${loopsDir(cwd)}`,
+    ...(builtin.length ? [`built-in: ${builtin.join(', ')}`] : []),
+  ];
+  return { names: [...project, ...builtin], text: parts.join('; ') };
+}
+
+/**
+ * `.loops/<name>.yaml` (or .yml), a path to a file, or a built-in loop of that name.
+ * Throws UsageError listing the loops.
+ */
+export function resolveLoopFile(nameOrPath: string, cwd: string): string {
+  const found = projectLoopFile(nameOrPath, cwd) ?? builtinLoopFile(nameOrPath);
+  if (found) return found;
+  const known = knownLoopsText(cwd);
+  throw new UsageError(`no loop named "${nameOrPath}"${didYouMean(nameOrPath, known.names)}; ${known.text}`, `create .loops/${basename(nameOrPath)}.yaml or pass a path to a loop file`);
 }
 
 /** Parse `KEY=VALUE` pairs from `--context`. */
@@ -99,7 +119,7 @@ function applyOverrides(raw: Record<string, unknown>, overrides: LoadOverrides):
 }
 
 /** Load, override, validate. Never throws for a bad file: problems are diagnostics. */
-export function loadLoopFile(file: string, overrides: LoadOverrides = {}): LoadedLoop {
+export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: string = process.cwd()): LoadedLoop {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -118,10 +138,20 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}): Loade
       })),
     };
   }
-  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
-  if (raw && typeof raw === 'object' && !Array.isArray(raw)) applyOverrides(raw as Record<string, unknown>, overrides);
+  const locate = (d: Diagnostic): Diagnostic => (d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, d.path, lines) });
+  let raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    // Authoring forms become the FSM in this order: inherit (`from:`) and expand fragments, then
+    // compile a paradigm; the command line's overrides apply to the result.
+    const reused = expandReuse(raw as Record<string, unknown>, file, cwd);
+    const compiled = reused.raw ? compileParadigm(reused.raw) : { diagnostics: [] };
+    const early = [...reused.diagnostics, ...compiled.diagnostics].map(locate);
+    if (!compiled.raw || hasErrors(early)) return { file, diagnostics: early };
+    raw = compiled.raw;
+    applyOverrides(compiled.raw, overrides);
+  }
   const result = validateLoop(raw);
-  const diagnostics = result.diagnostics.map((d) => ({ ...d, file, ...positionOf(doc, d.path, lines) }));
+  const diagnostics = result.diagnostics.map(locate);
   if (!result.definition || hasErrors(diagnostics)) return { file, diagnostics };
   const definition = { ...result.definition, context: resolveContext(result.definition.context) };
   return { file, definition, diagnostics };
@@ -129,5 +159,5 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}): Loade
 
 /** Resolve a name or path and load it. */
 export function loadLoop(nameOrPath: string, cwd: string, overrides: LoadOverrides = {}): LoadedLoop {
-  return loadLoopFile(resolveLoopFile(nameOrPath, cwd), overrides);
+  return loadLoopFile(resolveLoopFile(nameOrPath, cwd), overrides, cwd);
 }
