@@ -1,4 +1,5 @@
 import { makeEvaluateLlm } from './evaluate-llm.js';
+import { loadSubloop } from './load-subloop.js';
 import { type ActivityDeps, makeRunAction } from './run-action.js';
 
 export type { ActivityDeps } from './run-action.js';
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps = {}) {
   return {
     runAction: makeRunAction(deps),
     evaluateLlm: makeEvaluateLlm(deps),
+    loadSubloop,
   };
 }
 

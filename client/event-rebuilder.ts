@@ -11,7 +11,8 @@
  */
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { Command, Snapshot, StepEvent, StepOutput } from '../fsm/snapshot.js';
-import { resume, start, step } from '../fsm/step.js';
+import { failedStart, resume, start, step } from '../fsm/step.js';
+import { childStart } from '../fsm/subloop.js';
 import type { ActionResult, EvalResult, ExecutionResult } from '../fsm/types.js';
 import type { TimedEvent } from '../worker/event-hub.js';
 import { LOOP_FAILED, type LoopWorkflowInput } from '../workflows/definitions.js';
@@ -49,6 +50,21 @@ interface LocalActivityMarkerData {
   complete_time?: { seconds?: number; nanos?: number };
 }
 
+/** How a child workflow (a sub-loop) closed, from its parent's history; undefined for other events. */
+function childOutcome(e: HistoryEvent): { result: ExecutionResult } | { error: string } | undefined {
+  const done = e.childWorkflowExecutionCompletedEventAttributes;
+  if (done) {
+    const result = decodeFirst<ExecutionResult>(done.result);
+    return result ? { result } : { error: 'the child workflow completed without a result' };
+  }
+  const failed = e.childWorkflowExecutionFailedEventAttributes ?? e.startChildWorkflowExecutionFailedEventAttributes;
+  if (failed) return { error: ('failure' in failed ? failureMessages(failed.failure) : []).join(': ') || 'the child workflow failed' };
+  if (e.childWorkflowExecutionTimedOutEventAttributes) return { error: 'the child workflow timed out' };
+  if (e.childWorkflowExecutionTerminatedEventAttributes) return { error: 'the child workflow was terminated' };
+  if (e.childWorkflowExecutionCanceledEventAttributes) return { error: 'the child workflow was cancelled' };
+  return undefined;
+}
+
 /** Feeds history events, in order and possibly page by page, through the pure core. */
 export class EventRebuilder {
   /** The events rebuilt so far. */
@@ -80,9 +96,14 @@ export class EventRebuilder {
 
   constructor(private readonly onEvent?: (event: TimedEvent) => void) {}
 
+  /** The definition the run interpreted (a sub-loop's with its parent's bindings applied). */
   get definition(): LoopDefinition | undefined {
-    return this.input?.definition;
+    return this.effective?.definition ?? this.input?.definition;
   }
+
+  private effective: { definition: LoopDefinition; inherited: Parameters<typeof start>[2] } | undefined;
+  private childError: string | undefined;
+  private cancelRequested = false;
 
   /** Feed the next events of execution `runId`. */
   feed(runId: string, events: readonly HistoryEvent[]): void {
@@ -127,7 +148,8 @@ export class EventRebuilder {
       e.activityTaskFailedEventAttributes ||
       e.activityTaskTimedOutEventAttributes ||
       e.timerFiredEventAttributes ||
-      e.workflowExecutionCancelRequestedEventAttributes
+      e.workflowExecutionCancelRequestedEventAttributes ||
+      childOutcome(e)
     ) {
       this.queue.push(e);
       return;
@@ -142,6 +164,11 @@ export class EventRebuilder {
     }
     if (this.input) return; // a continued run: the chain's own snapshot carries on
     this.input = input;
+    if (input.child) {
+      const started = childStart(input.definition, input.child);
+      if ('error' in started) this.childError = started.error;
+      else this.effective = { definition: started.definition, inherited: { captured: started.captured, dataContext: started.dataContext } };
+    }
     if (input.resume) {
       // The chain's earlier runs are gone (retention): start from the carried snapshot.
       this.snapshot = input.resume.snapshot;
@@ -156,7 +183,8 @@ export class EventRebuilder {
     const def = this.definition;
     if (this.pendingStart && def) {
       const from = this.input?.continueFrom;
-      this.apply(this.pendingStart === 'resume' && from ? resume(def, from.snapshot, now, from.runId) : start(def, now), now);
+      if (this.childError !== undefined) this.apply(failedStart(def, now, this.childError), now);
+      else this.apply(this.pendingStart === 'resume' && from ? resume(def, from.snapshot, now, from.runId) : start(def, now, this.effective?.inherited ?? {}), now);
       this.pendingStart = undefined;
     }
     const due = this.queue.filter((q) => Number(String(q.eventId)) < Number(startedEventId));
@@ -191,7 +219,10 @@ export class EventRebuilder {
   }
 
   private process(e: HistoryEvent, now: number): void {
-    if (e.workflowExecutionCancelRequestedEventAttributes) return; // the run's result says how it ended
+    if (e.workflowExecutionCancelRequestedEventAttributes) {
+      this.cancelRequested = true;
+      return; // the run's result says how it ended
+    }
     const fired = e.timerFiredEventAttributes;
     if (fired) {
       if (fired.timerId === this.deadlineTimer) this.timedOut = true;
@@ -206,6 +237,10 @@ export class EventRebuilder {
       return;
     }
     if (this.timedOut) return; // the workflow stopped taking results when the deadline fired
+    const child = childOutcome(e);
+    // A child cancelled because this run was stopped: the run's own end follows.
+    if (child && this.cancelRequested && e.childWorkflowExecutionCanceledEventAttributes) return;
+    if (child) return this.onChildClosed(child, now);
     const done = e.activityTaskCompletedEventAttributes;
     const failed = e.activityTaskFailedEventAttributes;
     const timedOut = e.activityTaskTimedOutEventAttributes;
@@ -222,12 +257,28 @@ export class EventRebuilder {
     // The workflow's errorText(): the first four messages of the error chain.
     const text = outcome.error ? outcome.error.slice(0, 4).join(': ') || 'unknown error' : '';
     let event: StepEvent;
+    if (type === 'loadSubloop') {
+      // A loaded child only starts the child workflow; a child that cannot load fails the state.
+      const loaded = outcome.result as { error?: string } | undefined;
+      const error = outcome.error ? `could not load sub-loop: ${text}` : loaded?.error;
+      if (error !== undefined) this.apply(step(this.definition, this.snapshot, { type: 'loop_failed', error, now }), now);
+      return;
+    }
     if (type === 'evaluateLlm') {
       const result: EvalResult = outcome.error ? { verdict: 'error', details: { error: `LLM evaluation failed: ${text}` } } : (outcome.result as EvalResult);
       event = { type: 'llm_done', result, now };
     } else {
       event = outcome.error ? { type: 'action_failed', error: `action could not run: ${text}`, now } : { type: 'action_done', result: outcome.result as ActionResult, now };
     }
+    this.apply(step(this.definition, this.snapshot, event), now);
+  }
+
+  private onChildClosed(child: NonNullable<ReturnType<typeof childOutcome>>, now: number): void {
+    if (!this.snapshot || !this.definition) return;
+    const event: StepEvent =
+      'result' in child
+        ? { type: 'loop_done', result: child.result, now }
+        : { type: 'loop_failed', error: `sub-loop "${this.effect?.type === 'run_loop' ? this.effect.input.loop : '?'}" failed: ${child.error}`, now };
     this.apply(step(this.definition, this.snapshot, event), now);
   }
 

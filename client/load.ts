@@ -10,10 +10,12 @@ import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { validateLoop } from '../fsm/validate.js';
+import { bindParameters } from '../fsm/parameters.js';
 import { compileParadigm } from '../fsm/paradigms/index.js';
 import { builtinLoopFile, builtinLoopNames } from './catalog.js';
 import { UsageError } from './errors.js';
 import { expandReuse } from './reuse.js';
+import { checkSubloops } from './subloops.js';
 
 export interface LoadOverrides {
   /** `--context KEY=VALUE`, already split. */
@@ -21,6 +23,8 @@ export interface LoadOverrides {
   maxIterations?: number;
   noLlm?: boolean;
   llmModel?: string;
+  /** A run is about to start: required parameters must have values (`--context NAME=VALUE`). */
+  requireParameters?: boolean;
 }
 
 export interface LoadedLoop {
@@ -119,7 +123,7 @@ function applyOverrides(raw: Record<string, unknown>, overrides: LoadOverrides):
 }
 
 /** Load, override, validate. Never throws for a bad file: problems are diagnostics. */
-export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: string = process.cwd()): LoadedLoop {
+export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: string = process.cwd(), chain: readonly string[] = [file]): LoadedLoop {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -153,7 +157,19 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
   const result = validateLoop(raw);
   const diagnostics = result.diagnostics.map(locate);
   if (!result.definition || hasErrors(diagnostics)) return { file, diagnostics };
-  const definition = { ...result.definition, context: resolveContext(result.definition.context) };
+  const parameters = bindParameters(result.definition, overrides.context ?? {}, { source: 'command line', strict: false, requireAll: overrides.requireParameters === true });
+  diagnostics.push(...parameters.problems.map((p) => locate(error(['parameters', p.parameter], p.message, p.fix))));
+  diagnostics.push(
+    ...checkSubloops(result.definition, {
+      cwd,
+      chain,
+      resolve: resolveLoopFile,
+      load: (childFile, childChain) => loadLoopFile(childFile, {}, cwd, childChain),
+      extraContext: Object.keys(overrides.context ?? {}),
+    }).map(locate),
+  );
+  if (hasErrors(diagnostics)) return { file, diagnostics };
+  const definition = { ...result.definition, context: resolveContext({ ...result.definition.context, ...parameters.values }) };
   return { file, definition, diagnostics };
 }
 

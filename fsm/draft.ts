@@ -34,6 +34,7 @@ export function scopeOf(def: LoopDefinition, snap: Snapshot, now: number): Inter
     result: snap.result,
     state: { name: snap.current, iteration: snap.iteration },
     loop: { name: def.name, started_at: snap.startedAt, elapsed_ms: elapsed, elapsed: formatDuration(elapsed) },
+    ...(snap.dataContext?.length ? { dataContext: snap.dataContext } : {}),
   };
 }
 

@@ -18,6 +18,11 @@ export interface InterpolationScope {
   result: EvalResult | null;
   state: { name: string; iteration: number };
   loop: { name: string; started_at: string; elapsed_ms: number; elapsed: string };
+  /**
+   * Context keys whose values came from run-time data (a parent's captured output bound through
+   * `with:`): shell actions treat them like `captured` values, never as code.
+   */
+  dataContext?: readonly string[];
 }
 
 export type InterpolationProblem = 'undefined' | 'env_not_here' | 'syntax';

@@ -8,6 +8,8 @@
  * - `captured`, `prev` and `result` values come from what actions printed. They are never spliced:
  *   the script references a bash variable (`${LL_V1}`) and the value travels in the child's
  *   environment, so `"; rm -rf x; "`, `$(…)` or backticks arrive as plain data.
+ * - Context keys bound from a parent loop's run-time data (`with: { x: "${captured.y.output}" }`)
+ *   are data too (`scope.dataContext`).
  * - `${env.NAME}` becomes a reference too (`${LL_E1}`); the worker looks the value up when the
  *   action runs, so secrets never enter workflow history.
  *
@@ -243,7 +245,7 @@ function reference(name: string, where: QuoteTracker['context'], ref: RefSegment
  * module comment); author-controlled values are spliced as code.
  */
 export function renderShell(template: string, scope: InterpolationScope): ShellCommand {
-  return render(template, (ref) => resolveRef(ref, scope));
+  return render(template, (ref) => resolveRef(ref, scope), scope.dataContext);
 }
 
 /**
@@ -264,7 +266,8 @@ export function checkShellTemplate(template: string, context: Record<string, unk
   }
 }
 
-function render(template: string, resolve: (ref: RefSegment) => string): ShellCommand {
+function render(template: string, resolve: (ref: RefSegment) => string, dataContext: readonly string[] = []): ShellCommand {
+  const trusted = (ref: RefSegment): boolean => TRUSTED.has(ref.namespace) && !(ref.namespace === 'context' && dataContext.includes(ref.path[0] ?? ''));
   const tracker = new QuoteTracker();
   const command: ShellCommand = { script: '', vars: {}, env: {} };
   let counter = 0;
@@ -278,7 +281,7 @@ function render(template: string, resolve: (ref: RefSegment) => string): ShellCo
       append(segment.text);
       continue;
     }
-    if (TRUSTED.has(segment.namespace)) {
+    if (trusted(segment)) {
       append(resolve(segment));
       continue;
     }

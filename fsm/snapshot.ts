@@ -2,10 +2,10 @@
  * The run's state as the pure core sees it. Plain JSON: it is the workflow's memory, the answer
  * to the status query, and (later) the continue-as-new argument.
  */
-import type { ActionResult, CapturedValue, EvalResult, ExecutionResult, LoopEvent, PrevResult, RunActionInput, EvaluateLlmInput } from './types.js';
+import type { ActionResult, CapturedValue, EvalResult, ExecutionResult, LoopEvent, PrevResult, RunActionInput, EvaluateLlmInput, RunLoopInput } from './types.js';
 
 /** What the run is waiting for. */
-export type Phase = 'starting' | 'action' | 'llm' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'done';
+export type Phase = 'starting' | 'action' | 'llm' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'done';
 
 export interface Snapshot {
   phase: Phase;
@@ -31,6 +31,8 @@ export interface Snapshot {
   startedAt: string;
   startedAtMs: number;
   outcome: ExecutionResult | null;
+  /** Context keys holding run-time data from a parent loop (see InterpolationScope.dataContext). */
+  dataContext?: string[];
 }
 
 /** Inputs to the core. `now` is epoch ms from the caller's clock (workflow time in Temporal). */
@@ -39,6 +41,10 @@ export type StepEvent =
   | { type: 'action_done'; result: ActionResult; now: number }
   | { type: 'action_failed'; error: string; now: number }
   | { type: 'llm_done'; result: EvalResult; now: number }
+  /** A sub-loop ended (any way): its result. */
+  | { type: 'loop_done'; result: ExecutionResult; now: number }
+  /** A sub-loop could not run (unknown loop, bad parameters, too deep, workflow failure). */
+  | { type: 'loop_failed'; error: string; now: number }
   | { type: 'sleep_done'; now: number }
   | { type: 'timeout'; now: number }
   | { type: 'cancel'; now: number };
@@ -48,6 +54,7 @@ export type Command =
   | { type: 'emit'; event: LoopEvent }
   | { type: 'run_action'; input: Omit<RunActionInput, 'instanceId' | 'cwd'> }
   | { type: 'evaluate_llm'; input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd'> }
+  | { type: 'run_loop'; input: RunLoopInput }
   | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' }
   | { type: 'finish'; result: ExecutionResult };
 

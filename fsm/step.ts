@@ -21,7 +21,8 @@ const MAX_ENTRIES_PER_STEP = 100_000;
 import type { LoopDefinition, StateConfig } from './schema.js';
 import { renderShell } from './shell-render.js';
 import { initialSnapshot, type Command, type Snapshot, type StepEvent, type StepOutput } from './snapshot.js';
-import type { ActionResult, EvalResult } from './types.js';
+import type { ActionResult, EvalResult, ExecutionResult } from './types.js';
+import { subloopAsAction, subloopDetails, subloopInput, subloopVerdict } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 
@@ -64,6 +65,7 @@ function execute(d: Draft): void {
   snap.steps += 1;
   snap.attempt = 1;
   emit(d, 'state_enter', { state: snap.current, iteration: snap.iteration });
+  if (state.loop !== undefined) return runSubloop(d, { ...state, loop: state.loop });
   if (state.action === undefined) return decide(d, state, null);
   runAction(d, state, state.action);
 }
@@ -92,6 +94,47 @@ function runAction(d: Draft, state: StateConfig, action: string): void {
       'instanceId' | 'cwd'
     >,
   });
+}
+
+/** Start the child loop of a `loop:` state (a child workflow in Temporal). */
+function runSubloop(d: Draft, state: StateConfig & { loop: string }): void {
+  const { snap } = d;
+  let input;
+  try {
+    input = subloopInput(state, snap.current, snap.steps, scopeOf(d.def, snap, d.now));
+  } catch (err) {
+    return failState(d, state, messageOf(err));
+  }
+  emit(d, 'subloop_start', { state: snap.current, loop: input.loop, passthrough: input.passthrough !== undefined });
+  snap.phase = 'subloop';
+  d.commands.push({ type: 'run_loop', input });
+}
+
+/** The child loop ended: merge what it shares back, then judge and route like an action. */
+function onSubloopDone(d: Draft, result: ExecutionResult): void {
+  const state = stateOf(d);
+  const verdict = subloopVerdict(result);
+  const action = subloopAsAction(result);
+  emit(d, 'subloop_complete', {
+    state: d.snap.current,
+    loop: result.loop,
+    final_state: result.final_state,
+    terminated_by: result.terminated_by,
+    verdict,
+    duration_ms: result.duration_ms,
+    ...(result.error === undefined ? {} : { error: result.error }),
+  });
+  if (state.context_passthrough) d.snap.captured = { ...d.snap.captured, ...result.captured };
+  if (state.capture) {
+    const { output, stderr, exit_code, duration_ms } = action;
+    d.snap.captured = { ...d.snap.captured, [state.capture]: { output, stderr, exit_code, duration_ms } };
+  }
+  if (verdict === 'error') {
+    const why = result.error ?? `it ended ${result.terminated_by} in state "${result.final_state}"`;
+    return failState(d, state, `sub-loop "${result.loop}" failed: ${why}`, action);
+  }
+  if (state.next !== undefined) return transition(d, state, state.next, undefined, action);
+  afterEvaluation(d, state, 'subloop', { verdict, details: subloopDetails(result.loop, result) }, action);
 }
 
 /**
@@ -239,9 +282,23 @@ function onActionDone(d: Draft, result: ActionResult): void {
   decide(d, state, result);
 }
 
-/** Start a run: the snapshot for `def` and the commands for its first state. */
-export function start(def: LoopDefinition, now: number): StepOutput {
-  return step(def, initialSnapshot(def.initial, now), { type: 'start', now });
+/**
+ * Start a run: the snapshot for `def` and the commands for its first state. A sub-loop's run
+ * starts with what its parent passed in (`captured`, `dataContext`).
+ */
+export function start(def: LoopDefinition, now: number, inherited: { captured?: Snapshot['captured']; dataContext?: string[] } = {}): StepOutput {
+  const snap = initialSnapshot(def.initial, now);
+  if (inherited.captured) snap.captured = inherited.captured;
+  if (inherited.dataContext?.length) snap.dataContext = inherited.dataContext;
+  return step(def, snap, { type: 'start', now });
+}
+
+/** A run that cannot start (e.g. a sub-loop whose parameters do not fit): it ends with `error`. */
+export function failedStart(def: LoopDefinition, now: number, error: string): StepOutput {
+  const d: Draft = { def, snap: initialSnapshot(def.initial, now), now, commands: [] };
+  emit(d, 'loop_start', { loop: def.name, initial: def.initial, max_iterations: def.max_iterations });
+  finish(d, 'error', error);
+  return { snapshot: d.snap, commands: d.commands };
 }
 
 /**
@@ -285,6 +342,12 @@ export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent):
       if (!retryIfFailed(d, state, { kind: 'could_not_run' }, { error: event.error })) failState(d, state, event.error);
       break;
     }
+    case 'loop_done':
+      onSubloopDone(d, event.result);
+      break;
+    case 'loop_failed':
+      failState(d, stateOf(d), event.error);
+      break;
     case 'llm_done': {
       // The action result waited for this evaluation only; nothing is pending any more.
       const action = d.snap.pending;

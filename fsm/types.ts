@@ -108,6 +108,19 @@ export interface RunActionInput {
   timeout_s: number;
 }
 
+/** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */
+export interface RunLoopInput {
+  state: string;
+  /** 1-based count of state executions in the parent run; makes child workflow ids unique. */
+  step: number;
+  /** The child loop's name (or path), interpolated. */
+  loop: string;
+  /** `context_passthrough: true`: the parent's context and captured values go in. */
+  passthrough?: { context: Record<string, unknown>; captured: Record<string, CapturedValue>; dataContext: string[] };
+  /** `with:` values after interpolation; the child checks them against its `parameters:`. */
+  bindings?: { values: Record<string, unknown>; dataContext: string[] };
+}
+
 /** Input of the `evaluateLlm` activity. */
 export interface EvaluateLlmInput {
   instanceId: string;

@@ -7,6 +7,7 @@ import { ContextError, resolveContext } from './context.js';
 import { error, hasErrors, warning, type Diagnostic } from './diagnostics.js';
 import { actionKind } from './action.js';
 import { CURRENT, declaredTargets, hasShorthand } from './routing.js';
+import { specProblems } from './parameters.js';
 import { checkShellTemplate } from './shell-render.js';
 import { loopDefinition, type LoopDefinition, type StateConfig } from './schema.js';
 import { schemaDiagnostics } from './schema-issues.js';
@@ -35,6 +36,11 @@ function stateTemplates(name: string, state: StateConfig): Array<{ path: Path; t
   }
   for (const { key, target } of declaredTargets(state)) {
     out.push({ path: [...base, ...key.split('.')], text: target, envAllowed: false });
+  }
+  // Sub-loop inputs travel in the child's workflow input (history): no `${env.*}` there.
+  if (state.loop !== undefined) out.push({ path: [...base, 'loop'], text: state.loop, envAllowed: false });
+  for (const [key, value] of Object.entries(state.with ?? {})) {
+    if (typeof value === 'string') out.push({ path: [...base, 'with', key], text: value, envAllowed: false });
   }
   return out;
 }
@@ -78,7 +84,7 @@ function checkRef(def: LoopDefinition, ref: RefSegment, path: Path, envAllowed: 
     out.push(
       error(path, `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`, `add capture: "${head}" to the state that produces it`),
     );
-  } else if (ref.namespace === 'context' && head !== undefined && !Object.hasOwn(def.context, head) && ref.fallback === undefined) {
+  } else if (ref.namespace === 'context' && head !== undefined && !Object.hasOwn(def.context, head) && !Object.hasOwn(def.parameters ?? {}, head) && ref.fallback === undefined) {
     out.push(warning(path, `${ref.raw} is not defined in context:`, `add ${head}: to context: or pass --context ${head}=VALUE when running`));
   }
 }
@@ -123,12 +129,26 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
     out.push(error([...path, 'evaluate'], 'a state without an action has nothing to evaluate', 'add source: "${captured.<name>.output}" to evaluate, or an action:'));
   }
   checkRetryAndMaintain(def, path, state, out);
-  if (state.loop !== undefined) {
-    out.push(error([...path, 'loop'], 'sub-loop states (loop:) are not supported by this version yet', 'run the child loop as an action: "ll-loop run <name>"'));
-  }
-  if (state.fragment !== undefined) out.push(error([...path, 'fragment'], 'fragments are not supported by this version yet', 'inline the fragment fields into the state'));
+  checkSubloopState(path, state, out);
   if (state.action !== undefined && actionKind(state) === 'prompt' && state.evaluate === undefined && !state.terminal && state.next === undefined && !def.llm.enabled) {
     out.push(warning(path, 'prompt state with LLM evaluation disabled is judged by the host CLI exit code', 'add evaluate: to choose how it is judged'));
+  }
+}
+
+/** A `loop:` state runs a child loop instead of an action; its outcome is the verdict. */
+function checkSubloopState(path: Path, state: StateConfig, out: Diagnostic[]): void {
+  if (state.loop === undefined) {
+    for (const key of ['with', 'context_passthrough'] as const) {
+      if (state[key] !== undefined) out.push(error([...path, key], `${key}: only applies to a state that runs a sub-loop (loop:)`, `add loop: <name>, or remove ${key}:`));
+    }
+    return;
+  }
+  if (state.loop.trim() === '') out.push(error([...path, 'loop'], 'loop: names no loop', 'write loop: <name> (a file in .loops/ or a built-in loop)'));
+  if (state.action !== undefined) out.push(error([...path, 'action'], 'a state runs either an action or a sub-loop (loop:), not both', 'move the action to a state of its own'));
+  if (state.evaluate !== undefined) out.push(error([...path, 'evaluate'], "a sub-loop state is judged by the child loop's outcome, not by evaluate:", 'remove evaluate:; route with on_success/on_failure/on_error'));
+  if (state.terminal) out.push(error([...path, 'terminal'], 'a sub-loop state cannot be terminal', 'route its outcome to a terminal state'));
+  if (state.with !== undefined && state.context_passthrough === true) {
+    out.push(error([...path, 'with'], 'with: and context_passthrough: true are mutually exclusive', "bind the child's parameters with with:, or pass the whole context with context_passthrough: true"));
   }
 }
 
@@ -177,8 +197,9 @@ function checkLoop(def: LoopDefinition, out: Diagnostic[]): void {
     if (!(err instanceof ContextError || err instanceof TemplateSyntaxError)) throw err;
     out.push(error(['context', ...(err instanceof ContextError ? [err.key] : [])], err.message));
   }
-  for (const field of ['from', 'import', 'fragments', 'parameters'] as const) {
-    if (def[field] !== undefined) out.push(error([field], `${field}: is not supported by this version yet`, `remove ${field}: and inline what it provides`));
+  for (const problem of specProblems(def)) {
+    const at: Path = ['parameters', problem.parameter];
+    out.push(problem.warning ? warning(at, problem.message, problem.fix) : error(at, problem.message, problem.fix));
   }
 }
 

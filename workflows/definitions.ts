@@ -5,7 +5,7 @@
 import { defineQuery, type Sinks } from '@temporalio/workflow';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { Command, Phase, Snapshot } from '../fsm/snapshot.js';
-import type { ExecutionResult, LoopEvent } from '../fsm/types.js';
+import type { ExecutionResult, LoopEvent, RunLoopInput } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
 
@@ -46,7 +46,23 @@ export interface LoopWorkflowInput {
   resume?: LoopResumePoint;
   /** `ll-loop resume`: a new run continuing an earlier run's snapshot from its current state. */
   continueFrom?: { runId: string; snapshot: Snapshot };
+  /** Set when this run is a sub-loop: how deep it is, and what its parent passed in. */
+  child?: ChildRunInput;
 }
+
+/** A sub-loop's inputs from its parent state (see fsm/subloop.ts). */
+export interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindings'> {
+  /** 1 for a child of a top-level run. */
+  depth: number;
+  /** The parent run's workflow id. */
+  parent: string;
+}
+
+/**
+ * Sub-loops nest at most this deep. Static recursion is rejected when the loop is loaded; this
+ * bounds chains that only templated names (`loop: "${context.next}"`) can build.
+ */
+export const MAX_SUBLOOP_DEPTH = 8;
 
 /** The answer to `statusQuery`. */
 export interface LoopStatus {

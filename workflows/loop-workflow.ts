@@ -22,7 +22,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from '../activities/index.js';
-import { resume, start, step } from '../fsm/step.js';
+import { failedStart, resume, start, step } from '../fsm/step.js';
+import { childStart } from '../fsm/subloop.js';
+import { errorText } from './error-text.js';
+import { runChild } from './run-child.js';
 import type { Command, Snapshot, StepEvent, StepOutput } from '../fsm/snapshot.js';
 import type { ActionResult, EvalResult, ExecutionResult, RunActionInput } from '../fsm/types.js';
 import { LOOP_FAILED, snapshotQuery, statusQuery, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
@@ -85,31 +88,25 @@ function settle(result: ExecutionResult, failOnNonTerminal: boolean | undefined)
   throw ApplicationFailure.nonRetryable(`loop ${result.loop}: ${why}`, LOOP_FAILED, result);
 }
 
-function errorText(err: unknown): string {
-  let e = err as { message?: string; cause?: unknown } | undefined;
-  const parts: string[] = [];
-  while (e && typeof e === 'object' && parts.length < 4) {
-    if (e.message) parts.push(e.message);
-    e = e.cause as typeof e;
-  }
-  return parts.join(': ') || String(err);
-}
-
 export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionResult> {
-  const def = input.definition;
   const { cwd } = input.options;
   const instanceId = workflowInfo().workflowId;
   const localMaxS = input.options.localActivityMaxTimeoutS ?? 0;
+  // A sub-loop runs with what its parent bound (the same on every continue-as-new: deterministic).
+  const childStarted = input.child ? childStart(input.definition, input.child) : undefined;
+  const def = childStarted && 'definition' in childStarted ? childStarted.definition : input.definition;
   let snapshot: Snapshot;
   let pending: Command[];
 
-  if (input.resume) {
+  if (childStarted && 'error' in childStarted) {
+    ({ snapshot, commands: pending } = failedStart(def, Date.now(), childStarted.error));
+  } else if (input.resume) {
     snapshot = input.resume.snapshot;
     pending = [input.resume.command];
   } else if (input.continueFrom) {
     ({ snapshot, commands: pending } = resume(def, input.continueFrom.snapshot, Date.now(), input.continueFrom.runId));
   } else {
-    ({ snapshot, commands: pending } = start(def, Date.now()));
+    ({ snapshot, commands: pending } = start(def, Date.now(), childStarted ?? {}));
   }
 
   setHandler(snapshotQuery, () => snapshot);
@@ -204,6 +201,8 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionR
         case 'sleep':
           await sleep(command.ms);
           return { type: 'sleep_done', now: Date.now() };
+        case 'run_loop':
+          return runChild(input, command.input, instanceId);
         default:
           return null;
       }

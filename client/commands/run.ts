@@ -47,6 +47,7 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string } {
   const overrides = {
     context: parseContextArgs(opts.context),
     noLlm: opts.noLlm,
+    requireParameters: true,
     ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
     ...(opts.llmModel === undefined ? {} : { llmModel: opts.llmModel }),
   };

@@ -55,7 +55,7 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
   const when = whenOf(ctx);
   const taskQueue = str(ctx, 'task-queue') ?? DEFAULT_SHARED_QUEUE;
   if (taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', `omit it to use ${DEFAULT_SHARED_QUEUE}`);
-  const loaded = loadLoop(target, ctx.cwd, { context: parseContextArgs(list(ctx, 'context')) });
+  const loaded = loadLoop(target, ctx.cwd, { context: parseContextArgs(list(ctx, 'context')), requireParameters: true });
   if (!loaded.definition) {
     printDiagnostics(loaded.diagnostics, bool(ctx, 'json'), ctx.out, ctx.err);
     throw new CliError(`${loaded.file} is not a valid loop; no schedule was created`, 'fix the errors above, then run again', EXIT.usage);

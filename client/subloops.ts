@@ -1,0 +1,107 @@
+/**
+ * Load-time checks of sub-loop states (`loop: <name>`) whose name is static: the child exists and
+ * is valid (recursively), the chain of loops never comes back to a loop already in it, and the
+ * state's `with:` fits the child's `parameters:`. Everything here is reported before the parent
+ * starts; the child is loaded again by the worker when the state runs (activities/load-subloop.ts).
+ */
+import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
+import { coerceParameter } from '../fsm/parameters.js';
+import type { LoopDefinition } from '../fsm/schema.js';
+import { didYouMean } from '../fsm/suggest.js';
+import { hasRefs } from '../fsm/template.js';
+import { UsageError } from './errors.js';
+
+/** Loads a child loop file (client/load.ts), carrying the chain of files for cycle detection. */
+export type ChildLoader = (file: string, chain: readonly string[]) => { definition?: LoopDefinition; diagnostics: Diagnostic[] };
+
+export interface SubloopContext {
+  cwd: string;
+  /** Files from the top-level loop down to this one. */
+  chain: readonly string[];
+  resolve: (name: string, cwd: string) => string;
+  load: ChildLoader;
+  /** Context keys the command line adds (they count as present for passthrough). */
+  extraContext?: readonly string[];
+}
+
+/** Diagnostics for every static sub-loop state of `def` (loaded from `ctx.chain`'s last file). */
+export function checkSubloops(def: LoopDefinition, ctx: SubloopContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const cache = new Map<string, { file: string; definition?: LoopDefinition } | { problem: Diagnostic }>();
+  for (const [name, state] of Object.entries(def.states)) {
+    if (state.loop === undefined || hasRefs(state.loop)) continue;
+    const path = ['states', name, 'loop'];
+    let child = cache.get(state.loop);
+    if (!child) {
+      child = loadChild(state.loop, path, ctx, out);
+      cache.set(state.loop, child);
+    }
+    if ('problem' in child) {
+      out.push(child.problem);
+      continue;
+    }
+    if (!child.definition) {
+      out.push(error(path, `sub-loop "${state.loop}" (${child.file}) is not valid; see its errors`, `fix ${child.file}`));
+      continue;
+    }
+    out.push(...checkBindings(def, name, state, child.definition, ctx));
+  }
+  return out;
+}
+
+function loadChild(loopName: string, path: Diagnostic['path'], ctx: SubloopContext, out: Diagnostic[]): { file: string; definition?: LoopDefinition } | { problem: Diagnostic } {
+  let file: string;
+  try {
+    file = ctx.resolve(loopName, ctx.cwd);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return { problem: error(path, `sub-loop: ${err.message}`, err.fix ?? `create .loops/${loopName}.yaml`) };
+  }
+  const at = ctx.chain.indexOf(file);
+  if (at >= 0) {
+    const names = [...ctx.chain.slice(at), file].map(shortName);
+    return {
+      problem: error(
+        path,
+        `loop "${loopName}" runs itself: ${names.join(' → ')}; recursive sub-loops are rejected (nothing would bound the depth)`,
+        'run the repeated work as states of one loop (route back to an earlier state) instead of calling the loop again',
+      ),
+    };
+  }
+  const loaded = ctx.load(file, [...ctx.chain, file]);
+  // The child's own problems keep their file; only its errors matter here.
+  out.push(...loaded.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ ...d, file: d.file ?? file })));
+  return hasErrors(loaded.diagnostics) || !loaded.definition ? { file } : { file, definition: loaded.definition };
+}
+
+function shortName(file: string): string {
+  return (file.split('/').pop() ?? file).replace(/\.ya?ml$/, '');
+}
+
+/** `with:` against the child's parameters; with passthrough, the parent's context must hold them. */
+function checkBindings(parent: LoopDefinition, stateName: string, state: LoopDefinition['states'][string], child: LoopDefinition, ctx: SubloopContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const specs = child.parameters ?? {};
+  const names = Object.keys(specs);
+  const base = ['states', stateName];
+  if (state.with) {
+    for (const [key, value] of Object.entries(state.with)) {
+      const spec = specs[key];
+      if (!spec) {
+        const fix = names.length ? `bind one of its parameters: ${names.join(', ')}` : `"${child.name}" declares no parameters; add parameters: to it, or use context_passthrough: true`;
+        out.push(error([...base, 'with', key], `sub-loop "${child.name}" has no parameter "${key}"${didYouMean(key, names)}`, fix));
+        continue;
+      }
+      if (typeof value === 'string' && hasRefs(value)) continue; // checked when the state runs
+      const coerced = coerceParameter(spec, value);
+      if ('error' in coerced) out.push(error([...base, 'with', key], `parameter "${key}" of sub-loop "${child.name}": ${coerced.error}`, `give a ${spec.type} value`));
+    }
+  }
+  const present = new Set([...Object.keys(state.with ?? {}), ...(state.context_passthrough ? [...Object.keys(parent.context), ...(ctx.extraContext ?? [])] : [])]);
+  for (const [key, spec] of Object.entries(specs)) {
+    if (!spec.required || spec.default !== undefined || present.has(key)) continue;
+    const fix = state.context_passthrough ? `add ${key}: to this loop's context:` : `add with: { ${key}: <value> } to state "${stateName}"`;
+    out.push(error([...base, state.with ? 'with' : 'loop'], `sub-loop "${child.name}" needs parameter "${key}"${spec.description ? ` (${spec.description})` : ''}`, fix));
+  }
+  return out;
+}

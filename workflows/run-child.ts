@@ -1,0 +1,75 @@
+/**
+ * Running a sub-loop state's child loop as a Temporal child workflow (visible as such in the Web
+ * UI, under its parent). The child's definition is read by the `loadSubloop` activity on the
+ * worker; the child runs on the parent's task queue with the parent's options.
+ *
+ * Cancellation: the child runs in the parent's cancellation scope with WAIT_CANCELLATION_COMPLETED,
+ * so stopping the parent (or its loop timeout) cancels the child, which kills its processes
+ * before the parent records its own end. The parent close policy (TERMINATE) covers a parent that
+ * is terminated outright.
+ */
+import {
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  ParentClosePolicy,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { LoopActivities } from '../activities/index.js';
+import type { StepEvent } from '../fsm/snapshot.js';
+import type { RunLoopInput } from '../fsm/types.js';
+import { MAX_SUBLOOP_DEPTH, type LoopWorkflowInput } from './definitions.js';
+import { errorText } from './error-text.js';
+
+const { loadSubloop } = proxyActivities<LoopActivities>({
+  startToCloseTimeout: '60s',
+  retry: { maximumAttempts: 3 },
+  summary: 'load sub-loop',
+});
+
+export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput, parentId: string): Promise<StepEvent> {
+  const depth = (parent.child?.depth ?? 0) + 1;
+  if (depth > MAX_SUBLOOP_DEPTH) {
+    return {
+      type: 'loop_failed',
+      error: `sub-loop "${request.loop}" would nest ${depth} loops deep (the limit is ${MAX_SUBLOOP_DEPTH}); a templated loop: name is probably calling itself`,
+      now: Date.now(),
+    };
+  }
+  let loaded: Awaited<ReturnType<typeof loadSubloop>>;
+  try {
+    loaded = await loadSubloop({ name: request.loop, cwd: parent.options.cwd });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { type: 'loop_failed', error: `could not load sub-loop "${request.loop}": ${errorText(err)}`, now: Date.now() };
+  }
+  if ('error' in loaded) return { type: 'loop_failed', error: loaded.error, now: Date.now() };
+  const definition = loaded.definition;
+  const input: LoopWorkflowInput = {
+    definition,
+    // A child's failure is reported to its parent as a result, never as a workflow failure.
+    options: { ...parent.options, failOnNonTerminal: false },
+    child: { depth, parent: parentId, ...(request.passthrough ? { passthrough: request.passthrough } : {}), ...(request.bindings ? { bindings: request.bindings } : {}) },
+  };
+  try {
+    const result = await executeChild('loopWorkflow', {
+      args: [input],
+      workflowId: `${parentId}.${request.state}.${request.step}`,
+      taskQueue: workflowInfo().taskQueue,
+      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+      parentClosePolicy: ParentClosePolicy.TERMINATE,
+      memo: { cwd: parent.options.cwd, file: loaded.file, loop: definition.name, parent: parentId },
+      staticSummary: `ll-loop: ${definition.name} (sub-loop of state ${request.state})`.slice(0, 190),
+      ...(parent.options.searchAttributes
+        ? { searchAttributes: { LoopName: [definition.name], LoopCategory: [definition.category ?? ''] } }
+        : {}),
+    });
+    return { type: 'loop_done', result, now: Date.now() };
+  } catch (err) {
+    // Only this run being stopped stops it; a child cancelled on its own is a failed sub-loop.
+    if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
+    return { type: 'loop_failed', error: `sub-loop "${definition.name}" failed: ${errorText(err)}`, now: Date.now() };
+  }
+}
