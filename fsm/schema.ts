@@ -124,7 +124,6 @@ export const stateShape = {
   capture: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'capture names are identifiers').optional(),
   timeout: seconds.optional(),
   retry: retryConfig.optional(),
-  fragment: z.string().optional(),
   agent: z.string().optional(),
   tools: z.array(z.string()).optional(),
   loop: z.string().optional(),
@@ -184,9 +183,6 @@ export const loopShape = {
   category: z.string().optional(),
   labels: z.array(z.string()).default([]),
   commands: z.array(z.strictObject({ cmd: z.string(), comment: z.string().optional() })).optional(),
-  import: z.array(z.string()).optional(),
-  fragments: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  from: z.string().optional(),
   parameters: z.record(z.string(), parameterSpec).optional(),
   config: z.record(z.string(), z.unknown()).optional(),
   llm: llmConfig.default({ max_tokens: 256, timeout: 1800, enabled: true }),
@@ -198,13 +194,39 @@ export const loopDefinition = z.strictObject(loopShape);
 export type LoopDefinition = z.output<typeof loopDefinition>;
 export type LoopInput = z.input<typeof loopDefinition>;
 
+/**
+ * Reuse keys (docs/reuse.md): part of the file a user writes, consumed by the loader before
+ * validation (client/reuse.ts). They are deliberately not in `loopDefinition`: a definition never
+ * holds them, so one that reaches validation unexpanded is an error, not silently ignored.
+ */
+export const reuseLoopShape = {
+  from: z.string().min(1),
+  import: z.array(z.string().min(1)),
+  fragments: z.record(z.string(), z.record(z.string(), z.unknown())),
+};
+export const reuseStateShape = {
+  fragment: z.string().min(1),
+};
+export const REUSE_LOOP_KEYS = Object.keys(reuseLoopShape);
+export const REUSE_STATE_KEYS = Object.keys(reuseStateShape);
+
+/** A sub-schema's JSON Schema, without the `$schema` marker that only the root carries. */
+function jsonPart(type: z.ZodType): Record<string, unknown> {
+  const { $schema: _marker, ...rest } = z.toJSONSchema(type) as Record<string, unknown>;
+  return rest;
+}
+
 /** JSON Schema for editors (yaml-language-server, VS Code), derived from the zod schema. */
 export function loopJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(loopDefinition, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const properties = schema.properties as Record<string, Record<string, unknown>>;
+  // The editor sees the file as written, so the reuse keys are part of it there.
+  for (const [key, type] of Object.entries(reuseLoopShape)) properties[key] = jsonPart(type);
   // zod cannot express "any on_<verdict> key is a route": say it here, and close the state object.
-  const states = (schema.properties as Record<string, { additionalProperties?: Record<string, unknown> }>).states;
-  const state = states?.additionalProperties;
+  const state = (properties.states as { additionalProperties?: Record<string, unknown> } | undefined)?.additionalProperties;
   if (state) {
+    const stateProperties = state.properties as Record<string, unknown>;
+    for (const [key, type] of Object.entries(reuseStateShape)) stateProperties[key] = jsonPart(type);
     state.patternProperties = { [CUSTOM_ROUTE_KEY.source]: { type: 'string', minLength: 1 } };
     state.additionalProperties = false;
   }
