@@ -8,6 +8,14 @@ import { PACKAGE_ROOT } from '../worker/paths.js';
 
 export const BUILTIN_LOOPS_DIR = join(PACKAGE_ROOT, 'loops');
 
+/** What a loop name may be: it becomes a file name in `.loops/` and part of workflow ids. */
+const LOOP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** Whether `name` can name a loop file (no path separators, no leading dot). */
+export function isLoopName(name: string): boolean {
+  return LOOP_NAME.test(name) && !name.endsWith('.yaml') && !name.endsWith('.yml');
+}
+
 /** Names of the built-in loops (files ending in .yaml), sorted. */
 export function builtinLoopNames(): string[] {
   if (!existsSync(BUILTIN_LOOPS_DIR)) return [];
@@ -19,7 +27,7 @@ export function builtinLoopNames(): string[] {
 
 /** The file of built-in loop `name`, if there is one. */
 export function builtinLoopFile(name: string): string | undefined {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) return undefined;
+  if (!LOOP_NAME.test(name)) return undefined;
   const file = join(BUILTIN_LOOPS_DIR, `${name}.yaml`);
   return existsSync(file) ? file : undefined;
 }

@@ -1,5 +1,6 @@
 /**
  * `ll-loop list [--category C] [--label L] [--json]`: the loops in `.loops/`.
+ * `ll-loop list --builtin [--category C] [--label L] [--json]`: the built-in catalog (list-builtin.ts).
  * `ll-loop list --running [--json]`: the open runs in Temporal, each answering for itself.
  */
 import { existsSync } from 'node:fs';
@@ -7,11 +8,13 @@ import { join } from 'node:path';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { builtinLoopNames } from '../catalog.js';
 import { listLoopNames, loadLoopFile, loopsDir } from '../load.js';
 import { localTime, table } from '../reporters/table.js';
 import { describePhase, queryStatus } from '../run-target.js';
 import { listRuns } from '../runs.js';
 import { withSession } from '../session.js';
+import { printBuiltins } from './list-builtin.js';
 
 /** One loop file as `list` shows it. */
 export interface LoopListing {
@@ -44,6 +47,8 @@ export interface ListOptions {
   cwd: string;
   json: boolean;
   running?: boolean;
+  /** The built-in catalog instead of `.loops/`. */
+  builtin?: boolean;
   category?: string;
   labels?: string[];
   out: (text: string) => void;
@@ -80,17 +85,19 @@ function printLoops(opts: ListOptions): number {
     opts.out(`${JSON.stringify(loops, null, 2)}\n`);
     return EXIT.ok;
   }
+  const filtered = opts.category !== undefined || labels.length > 0;
   if (loops.length === 0) {
-    const filtered = opts.category !== undefined || labels.length > 0;
     opts.out(filtered ? 'no loops match\n' : `no loops in ${loopsDir(opts.cwd)}\n`);
-    return EXIT.ok;
+  } else {
+    const rows = loops.map((l) =>
+      l.valid
+        ? [l.name, l.category ?? '-', l.labels.join(',') || '-', l.description?.split('\n')[0] ?? '']
+        : [l.name, 'invalid', '-', `${l.error ?? ''} (ll-loop validate ${l.name})`],
+    );
+    opts.out(table([['NAME', 'CATEGORY', 'LABELS', 'DESCRIPTION'], ...rows]));
   }
-  const rows = loops.map((l) =>
-    l.valid
-      ? [l.name, l.category ?? '-', l.labels.join(',') || '-', l.description?.split('\n')[0] ?? '']
-      : [l.name, 'invalid', '-', `${l.error ?? ''} (ll-loop validate ${l.name})`],
-  );
-  opts.out(table([['NAME', 'CATEGORY', 'LABELS', 'DESCRIPTION'], ...rows]));
+  const builtins = builtinLoopNames();
+  if (!filtered && builtins.length) opts.out(`built-in: ${builtins.join(', ')} (ll-loop list --builtin)\n`);
   return EXIT.ok;
 }
 
@@ -144,25 +151,27 @@ async function printRunning(opts: ListOptions): Promise<number> {
 /** `ll-loop list`. Returns the exit code. */
 export async function listCommand(opts: ListOptions): Promise<number> {
   if (opts.running) {
+    if (opts.builtin) throw new UsageError('--running and --builtin cannot be combined', 'use ll-loop list --running or ll-loop list --builtin');
     if (opts.category !== undefined || (opts.labels ?? []).length > 0) {
       throw new UsageError('--category and --label filter the loops in .loops/, not --running', 'use ll-loop list --running alone');
     }
     return printRunning(opts);
   }
-  return printLoops(opts);
+  return opts.builtin ? printBuiltins(opts) : printLoops(opts);
 }
 
 /** `ll-loop list` in the command table. */
 export const listSpec: CommandSpec = {
-  usage: 'list [--running] [--category C] [--label L]… [--json]   loops in .loops/, or live runs',
-  flags: { running: { type: 'boolean' }, category: { type: 'string' }, label: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+  usage: 'list [--running|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live runs, or the built-ins',
+  flags: { running: { type: 'boolean' }, builtin: { type: 'boolean' }, category: { type: 'string' }, label: { type: 'string', multiple: true }, json: { type: 'boolean' } },
   run(ctx) {
-    if (ctx.positionals.length > 0) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop list [--running] [--category C] [--label L]');
+    if (ctx.positionals.length > 0) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop list [--running|--builtin] [--category C] [--label L]');
     const category = str(ctx, 'category');
     return listCommand({
       cwd: ctx.cwd,
       json: bool(ctx, 'json'),
       running: bool(ctx, 'running'),
+      builtin: bool(ctx, 'builtin'),
       labels: list(ctx, 'label'),
       out: ctx.out,
       ...(category === undefined ? {} : { category }),

@@ -1,0 +1,246 @@
+/**
+ * The built-in catalog as a user meets it, through the command table the CLI dispatches to:
+ * every shipped loop validates from an empty directory and follows the catalog's conventions;
+ * `list --builtin`, `list`, and `install` (refusals, --force, --as, unknown names); a project loop
+ * shadows the built-in of the same name; the files ship with the package. Running each built-in
+ * on Temporal is in tests/integration/catalog.test.ts.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_LOOPS_DIR, builtinLoopNames } from '../../client/catalog.js';
+import { COMMANDS } from '../../client/commands/index.js';
+import { CliError } from '../../client/errors.js';
+import { EXIT } from '../../client/exit-codes.js';
+import { loadLoop } from '../../client/load.js';
+import { PACKAGE_ROOT } from '../../worker/paths.js';
+
+const EXPECTED = ['coverage-up', 'fix-lint', 'fix-types', 'reduce-errors', 'test-until-pass'];
+
+/** `ll-loop <argv…>` in `cwd`, as client/cli.ts dispatches it, with its output captured. */
+async function cli(cwd: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const [command, ...args] = argv;
+  const spec = COMMANDS[command!];
+  if (!spec) throw new Error(`no command ${command}`);
+  const parsed = parseArgs({ args, allowPositionals: true, options: spec.flags });
+  let out = '';
+  let err = '';
+  try {
+    const code = await spec.run({
+      cwd,
+      positionals: parsed.positionals,
+      values: parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>,
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+    });
+    return { code, out, err };
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e;
+    return { code: e.exitCode, out, err: `${err}error: ${e.message}\n${e.fix ? `fix: ${e.fix}\n` : ''}` };
+  }
+}
+
+const emptyProject = () => mkdtempSync(join(tmpdir(), 'll-loop-catalog-'));
+
+interface RawLoop {
+  name: string;
+  max_iterations?: number;
+  parameters?: Record<string, { type: string; default?: unknown; required?: boolean; description?: string }>;
+  states: Record<string, { terminal?: boolean; failure?: boolean; action_type?: string; on_error?: string; action?: string }>;
+}
+
+describe('the built-in loops', () => {
+  it('are the five generic loops of the issue', () => {
+    expect(builtinLoopNames()).toEqual(EXPECTED);
+  });
+
+  it.each(EXPECTED)('%s validates from an empty directory, without warnings, through ll-loop validate', async (name) => {
+    const cwd = emptyProject();
+    const r = await cli(cwd, ['validate', name]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toContain(join(BUILTIN_LOOPS_DIR, `${name}.yaml`));
+    expect(r.out).not.toMatch(/warning/);
+  });
+
+  it.each(EXPECTED)('%s follows the catalog conventions (parameters, limits, failure terminals, agent errors)', (name) => {
+    const raw = parse(readFileSync(join(BUILTIN_LOOPS_DIR, `${name}.yaml`), 'utf8'), { version: '1.2' }) as RawLoop;
+    expect(raw.name).toBe(name);
+    // An explicit cap, not the default 50: each loop's own budget is documented against it.
+    expect(raw.max_iterations).toBeGreaterThan(0);
+    expect(raw.max_iterations).toBeLessThan(50);
+    const parameters = Object.entries(raw.parameters ?? {});
+    expect(parameters.length).toBeGreaterThan(0);
+    for (const [, spec] of parameters) {
+      expect(spec.description, `${name}: every parameter says what it is`).toBeTruthy();
+      // Runnable as is: every parameter has a default, so `ll-loop run <name>` needs no --context.
+      expect(spec.default, `${name}: every parameter has a default`).toBeDefined();
+    }
+    const terminals = Object.values(raw.states).filter((s) => s.terminal);
+    expect(terminals.some((s) => s.failure === true)).toBe(true);
+    expect(terminals.some((s) => s.failure !== true)).toBe(true);
+    for (const [stateName, state] of Object.entries(raw.states)) {
+      if (state.action_type === 'prompt') expect(state.on_error, `${name}.${stateName}: a failing agent ends in a failure terminal`).toBeDefined();
+    }
+    // The loop is generic: every command it runs comes from a parameter.
+    const commands = Object.values(raw.states).filter((s) => s.action !== undefined && s.action_type !== 'prompt' && !s.terminal);
+    for (const state of commands) expect(state.action).toMatch(/^\$\{context\.[a-z_]+\}$/);
+  });
+
+  it.each(EXPECTED)('%s has a row in docs/catalog.md naming each parameter with its default', (name) => {
+    const doc = readFileSync(join(PACKAGE_ROOT, 'docs', 'catalog.md'), 'utf8');
+    const row = doc.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
+    expect(row, `docs/catalog.md has no table row for ${name}`).toBeDefined();
+    const raw = parse(readFileSync(join(BUILTIN_LOOPS_DIR, `${name}.yaml`), 'utf8'), { version: '1.2' }) as RawLoop;
+    for (const [param, spec] of Object.entries(raw.parameters ?? {})) {
+      expect(row).toContain(`\`${param}\``);
+      // Short defaults are quoted verbatim; long shell defaults are summarised.
+      const text = String(spec.default);
+      if (text.length <= 40) expect(row).toContain(`(\`${text}\`)`);
+    }
+  });
+
+  it('binds --context values to the declared parameter types, and rejects a value of the wrong type', () => {
+    const cwd = emptyProject();
+    const ok = loadLoop('reduce-errors', cwd, { context: { target: '3' }, requireParameters: true });
+    expect(ok.definition?.context.target).toBe(3);
+    expect(ok.definition?.context.count_cmd).toContain('tsc');
+    const bad = loadLoop('test-until-pass', cwd, { context: { max_fixes: 'many' }, requireParameters: true });
+    expect(bad.definition).toBeUndefined();
+    const problem = bad.diagnostics.find((d) => d.severity === 'error');
+    expect(problem?.message).toBe('parameter "max_fixes" of loop "test-until-pass": expected an integer, got "many"');
+    expect(problem?.file).toBe(join(BUILTIN_LOOPS_DIR, 'test-until-pass.yaml'));
+  });
+
+  it('ship with the package (npm pack lists loops/*.yaml)', () => {
+    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE_ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(0);
+    const files = (JSON.parse(r.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+    expect(files.filter((f) => f.startsWith('loops/')).sort()).toEqual(readdirSync(BUILTIN_LOOPS_DIR).map((f) => `loops/${f}`).sort());
+  });
+});
+
+describe('ll-loop list', () => {
+  it('--builtin lists each built-in with its description and parameters (--json and table)', async () => {
+    const cwd = emptyProject();
+    const json = await cli(cwd, ['list', '--builtin', '--json']);
+    expect(json.code).toBe(EXIT.ok);
+    const listed = JSON.parse(json.out) as Array<{ name: string; valid: boolean; description: string; parameters: Record<string, unknown>; shadowed: boolean }>;
+    expect(listed.map((l) => l.name)).toEqual(EXPECTED);
+    for (const l of listed) {
+      expect(l).toMatchObject({ valid: true, shadowed: false });
+      expect(l.description.length).toBeGreaterThan(20);
+    }
+    expect(Object.keys(listed.find((l) => l.name === 'test-until-pass')!.parameters)).toEqual(['test_cmd', 'max_fixes']);
+    const text = await cli(cwd, ['list', '--builtin']);
+    expect(text.out).toMatch(/^NAME\s+CATEGORY\s+SHADOWED BY\s+DESCRIPTION/);
+    expect(text.out).toMatch(/test-until-pass\s+testing\s+-\s+Run the tests; while they fail/);
+    expect(text.out).toContain('ll-loop install <name>');
+    const filtered = await cli(cwd, ['list', '--builtin', '--category', 'testing', '--json']);
+    expect((JSON.parse(filtered.out) as Array<{ name: string }>).map((l) => l.name)).toEqual(['coverage-up', 'test-until-pass']);
+  });
+
+  it('without --builtin shows the project loops and names the built-ins', async () => {
+    const cwd = emptyProject();
+    const r = await cli(cwd, ['list']);
+    expect(r.out).toContain(`no loops in ${join(cwd, '.loops')}`);
+    expect(r.out).toContain(`built-in: ${EXPECTED.join(', ')} (ll-loop list --builtin)`);
+    // --json keeps listing only .loops/: scripts reading it see the project's own loops.
+    expect(JSON.parse((await cli(cwd, ['list', '--json'])).out)).toEqual([]);
+  });
+
+  it('refuses --builtin with --running', async () => {
+    const r = await cli(emptyProject(), ['list', '--builtin', '--running']);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toContain('--running and --builtin cannot be combined');
+  });
+});
+
+describe('ll-loop install', () => {
+  it('copies the built-in into .loops/, says how to run it, and the copy is the same loop', async () => {
+    const cwd = emptyProject();
+    const r = await cli(cwd, ['install', 'fix-lint']);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toContain('wrote .loops/fix-lint.yaml (the built-in fix-lint)');
+    expect(r.out).toContain('run it:   ll-loop run fix-lint   (set a parameter: --context lint_cmd=VALUE)');
+    expect(r.out).toMatch(/max_fixes\s+default 3\s+Agent fix attempts/);
+    const copy = readFileSync(join(cwd, '.loops', 'fix-lint.yaml'), 'utf8');
+    expect(copy).toBe(`# Installed from the built-in loop fix-lint by ll-loop install; edit it freely.\n${readFileSync(join(BUILTIN_LOOPS_DIR, 'fix-lint.yaml'), 'utf8')}`);
+    const project = loadLoop('fix-lint', cwd);
+    expect(project.file).toBe(join(cwd, '.loops', 'fix-lint.yaml'));
+    expect(project.definition).toEqual(loadLoop(join(BUILTIN_LOOPS_DIR, 'fix-lint.yaml'), cwd).definition);
+  });
+
+  it('refuses to overwrite an existing file without --force, and overwrites it with --force', async () => {
+    const cwd = emptyProject();
+    await cli(cwd, ['install', 'test-until-pass']);
+    const file = join(cwd, '.loops', 'test-until-pass.yaml');
+    writeFileSync(file, 'my edits');
+    const refused = await cli(cwd, ['install', 'test-until-pass']);
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.err).toContain('error: .loops/test-until-pass.yaml already exists');
+    expect(refused.err).toContain('fix: pass --force to overwrite it');
+    expect(readFileSync(file, 'utf8')).toBe('my edits');
+    const forced = await cli(cwd, ['install', 'test-until-pass', '--force']);
+    expect(forced.code).toBe(EXIT.ok);
+    expect(forced.out).toContain('overwrote .loops/test-until-pass.yaml');
+    expect(loadLoop('test-until-pass', cwd).definition?.name).toBe('test-until-pass');
+  });
+
+  it('counts a .yml copy as existing too', async () => {
+    const cwd = emptyProject();
+    mkdirSync(join(cwd, '.loops'));
+    writeFileSync(join(cwd, '.loops', 'fix-types.yml'), 'name: mine');
+    const refused = await cli(cwd, ['install', 'fix-types']);
+    expect(refused.err).toContain('.loops/fix-types.yml already exists');
+  });
+
+  it('says it cannot write when .loops is not a directory', async () => {
+    const cwd = emptyProject();
+    writeFileSync(join(cwd, '.loops'), 'not a directory');
+    const r = await cli(cwd, ['install', 'fix-lint']);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toContain('error: cannot write .loops/fix-lint.yaml: ');
+    expect(r.err).toContain('fix: check that .loops/ is a writable directory');
+  });
+
+  it('names the built-ins, with a did-you-mean, for an unknown name', async () => {
+    const r = await cli(emptyProject(), ['install', 'fix-lnt']);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toContain(`error: no built-in loop named "fix-lnt" (did you mean "fix-lint"?); built-in loops: ${EXPECTED.join(', ')}`);
+    expect(r.err).toContain('fix: ll-loop list --builtin');
+    const none = await cli(emptyProject(), ['install']);
+    expect(none.err).toContain('install needs the name of a built-in loop');
+  });
+
+  it('--as installs under another name, renaming the copy; a bad name is refused', async () => {
+    const cwd = emptyProject();
+    const r = await cli(cwd, ['install', 'reduce-errors', '--as', 'lint-down', '--json']);
+    expect(JSON.parse(r.out)).toMatchObject({ builtin: 'reduce-errors', name: 'lint-down', file: join(cwd, '.loops', 'lint-down.yaml'), overwritten: false });
+    const loaded = loadLoop('lint-down', cwd);
+    expect(loaded.definition?.name).toBe('lint-down');
+    expect(loaded.definition?.states).toEqual(loadLoop('reduce-errors', cwd).definition?.states);
+    const bad = await cli(cwd, ['install', 'reduce-errors', '--as', '../escape']);
+    expect(bad.err).toContain('--as "../escape" is not a loop name');
+  });
+});
+
+describe('shadowing', () => {
+  it('a project loop of the same name runs instead of the built-in, and list --builtin says so', async () => {
+    const cwd = emptyProject();
+    await cli(cwd, ['install', 'coverage-up']);
+    const file = join(cwd, '.loops', 'coverage-up.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^description: .*$/m, 'description: our own coverage loop'));
+    expect(loadLoop('coverage-up', cwd).definition?.description).toBe('our own coverage loop');
+    const listed = JSON.parse((await cli(cwd, ['list', '--builtin', '--json'])).out) as Array<{ name: string; shadowed: boolean; project_file?: string }>;
+    expect(listed.find((l) => l.name === 'coverage-up')).toMatchObject({ shadowed: true, project_file: file });
+    expect(listed.filter((l) => l.shadowed).map((l) => l.name)).toEqual(['coverage-up']);
+    const text = await cli(cwd, ['list', '--builtin']);
+    expect(text.out).toMatch(/coverage-up\s+testing\s+\.loops\/coverage-up\.yaml/);
+    expect(text.out).toContain('a shadowed built-in does not run by its name');
+  });
+});
