@@ -1,0 +1,97 @@
+/** One-line descriptions of a state's parts (action, evaluator, exits) for `ll-loop show`. */
+import { actionKind } from '../../fsm/action.js';
+import { effectiveEvaluator } from '../../fsm/evaluate-state.js';
+import { oneLine } from '../../fsm/format.js';
+import type { EvaluateConfig, LoopDefinition, StateConfig } from '../../fsm/schema.js';
+import type { Exit } from './graph.js';
+
+/** Shown where a state has nothing of that kind (no action, no evaluation). */
+export const NONE = '—';
+
+/** Names and labels as one printable line: control characters (newlines, ESC) become spaces. */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+}
+
+/** What a state does, for the KIND column: a child loop, an end, a shell command or a prompt. */
+export function kindText(state: StateConfig): string {
+  if (state.terminal) return 'terminal';
+  if (typeof state.loop === 'string') return 'sub-loop';
+  if (state.action === undefined) return NONE;
+  return actionKind(state);
+}
+
+/** How a sub-loop state feeds its child: `with: a, b`, passthrough, or isolated. */
+function childInput(state: StateConfig): string {
+  if (state.context_passthrough) return ' (context passthrough)';
+  const keys = Object.keys(state.with ?? {});
+  return keys.length ? ` (with ${keys.join(', ')})` : '';
+}
+
+/** The action (or the child loop), flattened to one line of at most `max` characters. */
+export function actionText(state: StateConfig, max: number): string {
+  if (typeof state.loop === 'string') return oneLine(printable(`${state.loop}${childInput(state)}`), max);
+  if (state.action === undefined) return NONE;
+  return oneLine(printable(state.action), max);
+}
+
+function value(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+}
+
+/** Comparison operators as the symbols people read fastest. */
+const OPERATOR: Record<string, string> = { eq: '=', ne: '≠', lt: '<', le: '≤', gt: '>', ge: '≥' };
+
+/**
+ * One evaluator as a short phrase. A comparison reads `<what> <op> <target>`, where `<what>` is
+ * the `source` when there is one; other evaluators name their source at the end (`of …`).
+ */
+function evaluatorDetail(config: EvaluateConfig): string {
+  const of = config.source === undefined ? '' : ` of ${config.source}`;
+  switch (config.type) {
+    case 'output_numeric':
+      return `output_numeric ${config.source === undefined ? '' : `${config.source} `}${OPERATOR[config.operator]} ${value(config.target)}`;
+    case 'output_json':
+      return `output_json ${config.path}${config.target === undefined ? '' : ` ${OPERATOR[config.operator]} ${value(config.target)}`}${of}`;
+    case 'output_contains':
+      return `output_contains ${config.negate ? 'not ' : ''}${JSON.stringify(config.pattern)}${of}`;
+    case 'convergence': {
+      const target = config.target ?? config.toward;
+      const tolerance = config.tolerance === 0 ? '' : ` ±${value(config.tolerance)}`;
+      return `convergence ${config.direction === 'maximize' ? 'up' : 'down'}${target === undefined ? '' : ` to ${value(target)}`}${tolerance}${of}`;
+    }
+    case 'llm_structured':
+      return (config.min_confidence === 0.5 ? 'llm_structured' : `llm_structured ≥${config.min_confidence}`) + of;
+    default:
+      return config.type + of;
+  }
+}
+
+/**
+ * How the state's outcome is judged: the explicit or default evaluator, `—` when nothing is
+ * evaluated (terminal and `next:` states), the child's outcome for a sub-loop; plus author retries.
+ */
+export function evaluatorText(def: LoopDefinition, state: StateConfig): string {
+  let text: string;
+  if (state.terminal || state.next !== undefined) text = NONE;
+  else if (typeof state.loop === 'string') text = 'child loop result';
+  else {
+    text = evaluatorDetail(effectiveEvaluator(def, state));
+  }
+  const attempts = state.retry?.attempts ?? 1;
+  return printable(attempts > 1 ? `${text}, ${attempts} attempts` : text);
+}
+
+/**
+ * Where an exit goes, as text: a state, the same state again (`$current`), or a template (chosen
+ * at run time; `brief` leaves out the words saying so, for the narrow table).
+ */
+export function targetText(exit: Exit, brief = false): string {
+  if (exit.target.kind === 'dynamic') return brief ? printable(exit.target.template) : `${printable(exit.target.template)} (dynamic)`;
+  return exit.target.viaCurrent ? `${printable(exit.target.name)} ($current)` : printable(exit.target.name);
+}
+
+/** `yes, no` — the labels of one exit. */
+export function labelsText(exit: Exit): string {
+  return printable(exit.labels.join(', '));
+}

@@ -1,0 +1,545 @@
+/**
+ * `ll-loop show`: snapshots of the three outputs (text, Mermaid, JSON) for a simple fix loop, a
+ * 15-state loop with cycles, route tables, a sub-loop, a dynamic target and failure terminals,
+ * and a catalog-style loop with parameters; the main-path ordering of the graph; Mermaid
+ * escaping; and the command's behaviour on bad input. Loops are written to temporary `.loops/`
+ * directories and loaded through the real pipeline (client/load.ts), as the CLI does.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../client/commands/index.js';
+import { showCommand, type ShowFormat } from '../../client/commands/show.js';
+import { validateCommand } from '../../client/commands/validate.js';
+import { CliError } from '../../client/errors.js';
+import { EXIT } from '../../client/exit-codes.js';
+import { loadLoop } from '../../client/load.js';
+import { buildGraph } from '../../client/show/graph.js';
+import { mermaidIds, mermaidText, renderMermaid } from '../../client/show/mermaid.js';
+import { wrapText } from '../../client/show/wrap.js';
+import { def } from './helpers.js';
+
+const FIX_LOOP = `
+name: fix-tests
+description: Run the tests; let the agent fix them until they pass.
+max_iterations: 10
+initial: test
+states:
+  test:
+    action: npm test
+    on_yes: done
+    on_no: fix
+  fix:
+    action: /ll:fix the failing tests
+    next: test
+  done:
+    terminal: true
+`;
+
+const CHILD_LOOP = `
+name: child-check
+description: Checks that a path exists.
+parameters:
+  path: { type: path, required: true, description: Where to look }
+initial: check
+states:
+  check:
+    action: "test -e \${context.path}"
+    on_yes: ok
+    on_no: bad
+  ok: { terminal: true }
+  bad: { terminal: true, failure: true }
+`;
+
+/** 15 states: cycles, a route table with `_`/`_error`, a sub-loop, `$current`, a `\${…}` target, failure ends. */
+const RELEASE_LOOP = `
+name: release
+description: Build, test, review and ship a release; retries flaky steps and escalates when stuck.
+max_iterations: 30
+timeout: 3600
+parameters:
+  version: { type: string, required: true, description: Version to release }
+  channel: { type: enum, values: [stable, beta], default: beta }
+initial: prepare
+states:
+  prepare:
+    action: git fetch --tags
+    next: lint
+    on_error: infra_down
+  lint:
+    action: npm run lint
+    on_yes: build
+    on_no: autofix
+    on_error: infra_down
+  autofix:
+    action: npm run lint -- --fix
+    next: lint
+  build:
+    action: npm run build
+    retry: { attempts: 3 }
+    on_success: test
+    on_failure: fix_build
+  fix_build:
+    action: /ll:fix build errors
+    next: build
+  test:
+    action: npm test -- --reporter=json
+    evaluate: { type: output_json, path: .numFailedTests, operator: eq, target: 0 }
+    route:
+      yes: check_artifacts
+      no: triage
+      _error: infra_down
+  triage:
+    action: "Classify the test failures: flaky, real or infra. Answer with one word."
+    action_type: prompt
+    evaluate: { type: llm_structured }
+    capture: next_state
+    route:
+      flaky: $current
+      real: fix_tests
+      infra: infra_down
+      _: escalate
+  fix_tests:
+    action: /ll:fix the failing tests
+    next: test
+  check_artifacts:
+    loop: child-check
+    with: { path: dist }
+    on_yes: review
+    on_no: build
+    on_error: escalate
+  review:
+    action: "Review the diff for release \${context.version}"
+    action_type: prompt
+    on_yes: publish
+    on_no: fix_tests
+    on_partial: "\${captured.next_state.output}"
+  publish:
+    action: "npm publish --tag \${context.channel}"
+    on_yes: announce
+    on_no: escalate
+  announce:
+    action: "echo released \${context.version}"
+    next: done
+  done: { terminal: true }
+  escalate: { terminal: true, failure: true, action: echo needs a human }
+  infra_down: { terminal: true, failure: true }
+`;
+
+/** Shaped like a built-in catalog loop: parameters with defaults, a decision state, `_` routes. */
+const CATALOG_LOOP = `
+name: until-green
+description: Run the tests; while they fail, have the coding agent fix the code (up to max_fixes attempts).
+category: testing
+max_iterations: 20
+parameters:
+  test_cmd: { type: string, default: npm test, description: Command that runs the tests. }
+  max_fixes: { type: integer, default: 5, description: Fix attempts before giving up. }
+initial: test
+states:
+  test:
+    action: "\${context.test_cmd}"
+    timeout: 1800
+    route:
+      yes: done
+      _: budget
+  budget:
+    evaluate:
+      type: output_numeric
+      source: "\${state.iteration}"
+      operator: le
+      target: "\${context.max_fixes}"
+    on_yes: fix
+    on_no: gave_up
+  fix:
+    action_type: prompt
+    action: |
+      The test command \`\${context.test_cmd}\` fails (attempt \${state.iteration} of \${context.max_fixes}).
+      Fix the code so that it passes.
+    next: test
+    on_error: agent_failed
+  done:
+    terminal: true
+  gave_up:
+    action: "echo 'the tests still fail after \${context.max_fixes} attempts'"
+    terminal: true
+    failure: true
+  agent_failed:
+    terminal: true
+    failure: true
+`;
+
+/** A project directory with these loops in `.loops/`. */
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'll-show-'));
+  mkdirSync(join(dir, '.loops'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, '.loops', `${name}.yaml`), text);
+  return dir;
+}
+
+const ALL = { 'fix-tests': FIX_LOOP, 'child-check': CHILD_LOOP, release: RELEASE_LOOP, 'until-green': CATALOG_LOOP };
+
+interface Output {
+  code: number;
+  out: string;
+  err: string;
+}
+
+function show(cwd: string, target: string, format: ShowFormat, extra: { colour?: boolean; width?: number; context?: string[] } = {}): Output {
+  let out = '';
+  let err = '';
+  const code = showCommand({
+    cwd,
+    target,
+    format,
+    context: extra.context ?? [],
+    colour: extra.colour ?? false,
+    width: extra.width ?? 80,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
+  return { code, out, err };
+}
+
+/** `ll-loop show …` through the command table, as client/cli.ts dispatches it. */
+async function cli(cwd: string, args: string[]): Promise<Output> {
+  const spec = COMMANDS.show!;
+  const parsed = parseArgs({ args, allowPositionals: true, options: spec.flags });
+  let out = '';
+  let err = '';
+  const code = await spec.run({
+    cwd,
+    positionals: parsed.positionals,
+    values: parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+  });
+  return { code, out, err };
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/;
+
+/**
+ * A line-by-line check of the Mermaid subset `renderMermaid` may print. Every id must be a plain
+ * identifier; labels may hold only characters Mermaid reads literally or `#code;` entities.
+ */
+function checkMermaid(text: string): string[] {
+  const problems: string[] = [];
+  const [first, ...rest] = text.trimEnd().split('\n');
+  if (first !== 'stateDiagram-v2') problems.push(`first line is "${first}"`);
+  const ID = '[A-Za-z][A-Za-z0-9_]*';
+  const LABEL = "(?:[A-Za-z0-9 _.,()$!?+*/=@%'-]|#\\d+;)+";
+  const forms = [
+    new RegExp(`^  %% .*$`),
+    new RegExp(`^  state "${LABEL}" as (${ID})$`),
+    new RegExp(`^  (${ID}) : ${LABEL}$`),
+    new RegExp(`^  \\[\\*\\] --> (${ID})$`),
+    new RegExp(`^  (${ID}) --> \\[\\*\\]$`),
+    new RegExp(`^  (${ID}) --> (${ID}) : ${LABEL}$`),
+    new RegExp(`^  classDef [a-z]+ [a-z-]+:[#0-9a-z]+(,[a-z-]+:[#0-9a-z]+)*$`),
+    new RegExp(`^  class ${ID}(,${ID})* [a-z]+$`),
+  ];
+  for (const line of rest) {
+    if (!forms.some((f) => f.test(line))) problems.push(`not Mermaid this renderer may print: ${line}`);
+  }
+  return problems;
+}
+
+describe('ll-loop show: snapshots', () => {
+  const cwd = project(ALL);
+
+  for (const name of ['fix-tests', 'release', 'until-green']) {
+    it(`${name}: text`, () => {
+      const result = show(cwd, name, 'text');
+      expect(result.code).toBe(EXIT.ok);
+      expect(result.err).toBe('');
+      expect(result.out).not.toMatch(ANSI);
+      expect(result.out).toMatchSnapshot();
+    });
+
+    it(`${name}: mermaid`, () => {
+      const result = show(cwd, name, 'mermaid');
+      expect(result.code).toBe(EXIT.ok);
+      expect(checkMermaid(result.out)).toEqual([]);
+      expect(result.out).toMatchSnapshot();
+    });
+
+    it(`${name}: json is the resolved definition`, () => {
+      const result = show(cwd, name, 'json');
+      expect(result.code).toBe(EXIT.ok);
+      expect(JSON.parse(result.out)).toEqual(JSON.parse(JSON.stringify(loadLoop(name, cwd).definition)));
+      expect(result.out).toMatchSnapshot();
+    });
+  }
+});
+
+describe('ll-loop show: text output', () => {
+  const cwd = project(ALL);
+
+  it('keeps the header and every diagram line within the width for a 15-state loop', () => {
+    for (const width of [60, 80, 120]) {
+      const { out } = show(cwd, 'release', 'text', { width });
+      const diagram = out.slice(0, out.indexOf('\nStates\n'));
+      const tooWide = diagram.split('\n').filter((line) => [...line].length > width);
+      expect(tooWide, `width ${width}`).toEqual([]);
+    }
+  });
+
+  it('puts an arrow on its own line when a long target would pass the width', () => {
+    const far = 'wait_for_the_deployment_to_become_healthy';
+    const dir = project({
+      long: `name: long\ninitial: deploy\nstates:\n  deploy:\n    action: ./deploy\n    on_yes: ${far}\n    on_no: rollback_the_deployment_and_notify_the_team_now\n  ${far}:\n    action: ./health\n    on_yes: done\n    on_no: ${far}\n  rollback_the_deployment_and_notify_the_team_now: { terminal: true, failure: true }\n  done: { terminal: true }\n`,
+    });
+    const { out } = show(dir, 'long', 'text', { width: 60 });
+    const diagram = out.slice(0, out.indexOf('\nStates\n')).split('\n');
+    expect(diagram.filter((line) => [...line].length > 60)).toEqual([]);
+    const at = diagram.indexOf('  │    no');
+    expect(diagram[at + 1]).toBe('  │      ──▶ rollback_the_deployment_and_notify_the_team_now');
+    // A name is never cut: the self-loop reads "itself".
+    expect(diagram).toContain('  │    no ──▶ itself ↺');
+  });
+
+  it('says so when no path reaches a successful end', () => {
+    const dir = project({
+      watch: 'name: watch\ndescription: Poll until something breaks.\ninitial: poll\nstates:\n  poll: { action: ./check, on_yes: wait, on_no: alert }\n  wait: { action: sleep 60, next: poll }\n  alert: { terminal: true, failure: true }\n',
+    });
+    const { out } = show(dir, 'watch', 'text', { width: 60 });
+    expect(out.slice(out.indexOf('Diagram'), out.indexOf('\nStates\n'))).toMatchInlineSnapshot(`
+      "Diagram
+        ▶ start  ○ state  ◉ end  ✗ failure end  ↺ loops back
+
+        ▶ poll
+        │    yes ──▶ wait
+        │ no
+        ▼
+        ✗ alert  (terminal, failure)
+        (no path from the start reaches an end that is not a
+        failure: the run ends in failure or at max_iterations)
+
+        ○ wait
+             next ──▶ poll ↺
+      "
+    `);
+  });
+
+  it('colours only when asked (the CLI asks only on a TTY without NO_COLOR)', () => {
+    expect(show(cwd, 'release', 'text', { colour: true }).out).toMatch(ANSI);
+    expect(show(cwd, 'release', 'text', { colour: false }).out).not.toMatch(ANSI);
+  });
+
+  it('lists required parameters as --context in the run commands', () => {
+    const { out } = show(cwd, 'release', 'text');
+    expect(out).toContain('ll-loop run release --context version=…  ');
+    expect(out).toContain('ll-loop run release --context version=… --dry-run');
+    expect(show(cwd, 'fix-tests', 'text').out).toMatch(/ll-loop run fix-tests +# run it\n/);
+  });
+
+  it('uses the loop’s own commands: list instead of the generated one', () => {
+    const dir = project({
+      mine: `${FIX_LOOP.replace('name: fix-tests', 'name: mine')}commands:\n  - cmd: ll-loop run mine --max-iterations 3\n    comment: a short try\n  - cmd: make ci\n`,
+    });
+    const { out } = show(dir, 'mine', 'text');
+    const section = out.slice(out.indexOf('How to run'));
+    expect(section).toBe('How to run\n  ll-loop run mine --max-iterations 3  # a short try\n  make ci\n');
+  });
+
+  it('quotes a path with spaces in the commands, and shows the file relative to the project', () => {
+    const dir = project({});
+    mkdirSync(join(dir, 'my loops'));
+    writeFileSync(join(dir, 'my loops', 'a.yaml'), FIX_LOOP);
+    const { code, out } = show(dir, 'my loops/a.yaml', 'text');
+    expect(code).toBe(EXIT.ok);
+    expect(out).toContain('  file: my loops/a.yaml\n');
+    expect(out).toContain("ll-loop validate 'my loops/a.yaml'");
+  });
+
+  it('binds --context values into the resolved definition', () => {
+    const { out } = show(cwd, 'release', 'json', { context: ['version=1.2.3', 'channel=stable'] });
+    expect(JSON.parse(out).context).toMatchObject({ version: '1.2.3', channel: 'stable' });
+    expect(show(cwd, 'release', 'text', { context: ['version=1.2.3'] }).out).toMatch(/version +string +"1\.2\.3"/);
+  });
+
+  it('prints control characters in names and actions as spaces', () => {
+    const dir = project({
+      odd: 'name: odd\ninitial: a\nstates:\n  a:\n    action: "printf \'\\u001b[31mred\'"\n    on_yes: "b\\u001bc"\n    on_no: "b\\u001bc"\n  "b\\u001bc": { terminal: true }\n',
+    });
+    const { code, out } = show(dir, 'odd', 'text');
+    expect(code).toBe(EXIT.ok);
+    expect(out).not.toContain('\u001b');
+    expect(out).toContain('b c');
+  });
+});
+
+describe('ll-loop show: bad input', () => {
+  it('an invalid loop gives the diagnostics of validate and exit 1', () => {
+    const cwd = project({ broken: FIX_LOOP.replace('on_no: fix', 'on_no: fixx') });
+    const shown = show(cwd, 'broken', 'text');
+    let validated = '';
+    expect(validateCommand({ cwd, target: 'broken', json: false, out: () => {}, err: (t) => void (validated += t) })).toBe(EXIT.usage);
+    expect(shown.code).toBe(EXIT.usage);
+    expect(shown.out).toBe('');
+    const diagnostics = (text: string) => text.split('\n').filter((l) => !l.startsWith('✗'));
+    expect(diagnostics(shown.err)).toEqual(diagnostics(validated));
+    expect(shown.err).toContain('fixx');
+    expect(shown.err).toContain('nothing to show');
+  });
+
+  it('--json on an invalid loop prints the validate report on stdout', () => {
+    const cwd = project({ broken: FIX_LOOP.replace('initial: test', 'initial: tset') });
+    const result = show(cwd, 'broken', 'json');
+    expect(result.code).toBe(EXIT.usage);
+    const report = JSON.parse(result.out);
+    expect(report.valid).toBe(false);
+    expect(report.diagnostics[0].message).toContain('tset');
+  });
+
+  it('an unknown loop is a usage error that lists the known ones', () => {
+    const cwd = project({ 'fix-tests': FIX_LOOP });
+    expect(() => show(cwd, 'fix-test', 'text')).toThrow(CliError);
+    expect(() => show(cwd, 'fix-test', 'text')).toThrow(/no loop named "fix-test" \(did you mean "fix-tests"\?\).*fix-tests/);
+  });
+
+  it('checks --format and its agreement with --json', async () => {
+    const cwd = project({ 'fix-tests': FIX_LOOP });
+    await expect(cli(cwd, ['fix-tests', '--format', 'mermaid'])).resolves.toMatchObject({ code: EXIT.ok, out: expect.stringMatching(/^stateDiagram-v2\n/) });
+    await expect(cli(cwd, ['fix-tests', '--json'])).resolves.toMatchObject({ code: EXIT.ok, out: expect.stringMatching(/^\{\n {2}"name": "fix-tests"/) });
+    await expect(cli(cwd, ['fix-tests', '--format', 'json'])).resolves.toMatchObject({ code: EXIT.ok });
+    await expect(cli(cwd, ['fix-tests', '--format', 'mermid'])).rejects.toThrow(/--format "mermid" is not a format \(did you mean "mermaid"\?\)/);
+    await expect(cli(cwd, ['fix-tests', '--json', '--format', 'mermaid'])).rejects.toThrow(/--json and --format mermaid/);
+    await expect(cli(cwd, [])).rejects.toThrow(/show needs a loop name or path/);
+    await expect(cli(cwd, ['fix-tests', 'extra'])).rejects.toThrow(/unexpected arguments: extra/);
+  });
+});
+
+describe('the graph: main path and order', () => {
+  const states = (s: Record<string, unknown>) => def({ name: 'g', initial: Object.keys(s)[0], states: s });
+
+  it('follows the passing verdicts from the initial state to a successful end', () => {
+    const g = buildGraph(
+      states({
+        a: { action: 'x', on_no: 'fix', on_yes: 'b' },
+        fix: { action: 'y', next: 'a' },
+        b: { action: 'x', on_error: 'fail', on_success: 'done' },
+        done: { terminal: true },
+        fail: { terminal: true, failure: true },
+      }),
+    );
+    expect(g.mainPath).toEqual(['a', 'b', 'done']);
+    expect(g.mainPathComplete).toBe(true);
+    expect(g.order).toEqual(['a', 'b', 'done', 'fix', 'fail']);
+  });
+
+  it('prefers next and yes over other labels, and error routes last', () => {
+    const g = buildGraph(
+      states({
+        a: { action: 'x', route: { _error: 'quick', maybe: 'quick', yes: 'b' } },
+        b: { action: 'x', next: 'done', on_error: 'quick' },
+        quick: { terminal: true },
+        done: { terminal: true },
+      }),
+    );
+    expect(g.mainPath).toEqual(['a', 'b', 'done']);
+  });
+
+  it('takes a detour when the preferred exit leads only back or to failure', () => {
+    const g = buildGraph(
+      states({
+        a: { action: 'x', on_yes: 'a2', on_no: 'c' },
+        a2: { action: 'x', on_yes: 'a', on_no: 'gave_up' },
+        c: { action: 'x', on_yes: 'done', on_no: 'gave_up' },
+        done: { terminal: true },
+        gave_up: { terminal: true, failure: true },
+      }),
+    );
+    expect(g.mainPath).toEqual(['a', 'c', 'done']);
+    expect(g.mainPathComplete).toBe(true);
+  });
+
+  it('ends at a failure terminal, marked incomplete, when no successful end is reachable', () => {
+    const g = buildGraph(states({ a: { action: 'x', on_yes: 'a', on_no: 'stop' }, stop: { terminal: true, failure: true } }));
+    expect(g.mainPath).toEqual(['a', 'stop']);
+    expect(g.mainPathComplete).toBe(false);
+  });
+
+  it('marks back edges and $current, never the main path’s own edges', () => {
+    const g = buildGraph(
+      states({
+        a: { action: 'x', on_yes: 'b', on_no: 'fix' },
+        fix: { action: 'y', next: 'a' },
+        b: { action: 'x', route: { yes: 'done', again: '$current', _: 'a' } },
+        done: { terminal: true },
+      }),
+    );
+    const back = (from: string) => g.nodes[from]!.exits.filter((e) => e.back).map((e) => e.labels.join(','));
+    expect(back('a')).toEqual([]);
+    expect(back('fix')).toEqual(['next']);
+    expect(back('b')).toEqual(['again', 'otherwise']);
+  });
+
+  it('groups labels that lead to the same state, and lists unreachable states last', () => {
+    const g = buildGraph(states({ a: { action: 'x', on_yes: 'done', on_no: 'done' }, orphan: { action: 'y', next: 'done' }, done: { terminal: true } }));
+    expect(g.nodes.a!.exits.map((e) => e.labels)).toEqual([['yes', 'no']]);
+    expect(g.order).toEqual(['a', 'done', 'orphan']);
+    expect(g.nodes.orphan!.unreachable).toBe(true);
+  });
+
+  it('shows a maintain loop’s restart as an exit of its terminal state', () => {
+    const g = buildGraph(def({ name: 'm', maintain: true, initial: 'a', states: { a: { action: 'x', next: 'done' }, done: { terminal: true } } }));
+    expect(g.nodes.done!.exits).toEqual([{ labels: ['maintain'], target: { kind: 'state', name: 'a', viaCurrent: false }, back: true }]);
+  });
+});
+
+describe('Mermaid escaping', () => {
+  it('aliases names that are not plain identifiers or are keywords, uniquely', () => {
+    const ids = mermaidIds(['fix-tests', 'end', 'State', 'ok', 'a b', 's_a_b', 'ünï', '9lives']);
+    expect(Object.fromEntries(ids)).toEqual({
+      'fix-tests': 's_fix_tests',
+      end: 's_end',
+      State: 's_State',
+      ok: 'ok',
+      'a b': 's_a_b_2',
+      s_a_b: 's_a_b',
+      ünï: 's_n',
+      '9lives': 's_9lives',
+    });
+  });
+
+  it('writes other characters as entity codes', () => {
+    expect(mermaidText('a:b;c"d#e{f}')).toBe('a#58;b#59;c#34;d#35;e#123;f#125;');
+  });
+
+  it('prints a valid diagram for awkward names', () => {
+    const loop = def({
+      name: 'awkward: "names"',
+      initial: 'start-here',
+      states: {
+        'start-here': { action: 'x', route: { 'a:b': 'end', 'x;y': 'state', _: '${context.next}' } },
+        end: { terminal: true },
+        state: { terminal: true, failure: true },
+      },
+      context: { next: 'end' },
+    });
+    const text = renderMermaid(loop).join('\n');
+    expect(checkMermaid(text)).toEqual([]);
+    expect(text).toContain('state "start-here" as s_start_here');
+    expect(text).toContain('[*] --> s_start_here');
+    expect(text).toContain('s_start_here --> s_end : a#58;b');
+    expect(text).toContain('s_state --> [*]');
+    expect(text).toContain('class s_state failure');
+  });
+});
+
+describe('wrapText', () => {
+  it('wraps between words, splits words longer than a line, and cuts with …', () => {
+    expect(wrapText('one two three four', 9)).toEqual(['one two', 'three', 'four']);
+    expect(wrapText('abcdefghijklmnopqrst', 8)).toEqual(['abcdefgh', 'ijklmnop', 'qrst']);
+    // Long words break at the seams of references and paths where one is near the end of a line.
+    expect(wrapText('${context.test_cmd}', 12)).toEqual(['${context.', 'test_cmd}']);
+    expect(wrapText('a ${state.iteration} ≤ ${context.max}', 15)).toEqual(['a ${state.', 'iteration} ≤', '${context.max}']);
+    expect(wrapText('one two three four', 9, 2)).toEqual(['one two', 'three…']);
+    expect(wrapText('   ', 5)).toEqual([]);
+  });
+});
