@@ -1,0 +1,190 @@
+/**
+ * `ll-loop create`: write a new `.loops/<name>.yaml`. On a terminal it is a wizard (seed 001's
+ * `/ll:create-loop` session); with `--yes` or without a terminal the answers come from flags.
+ * Either way the loop is generated through a paradigm compiler, loaded like `ll-loop validate`
+ * loads it before it is written, and then optionally validated or run.
+ */
+import { relative } from 'node:path';
+import { confirm, select } from '@inquirer/prompts';
+import { bool, list, str, type CommandContext, type CommandSpec } from '../command-table.js';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { existingLoopFile, loopFilePath, type Answers } from '../create/answers.js';
+import { completePreset } from '../create/complete.js';
+import { generateLoop } from '../create/generate.js';
+import { presetFromFlags, type CreateFlags } from '../create/preset.js';
+import { checkLoopText, InvalidLoopError, saveLoop } from '../create/save.js';
+import { askAnswers, askName } from '../create/wizard.js';
+import { runCommand } from './run.js';
+import { validateCommand } from './validate.js';
+
+type Next = 'validate' | 'run' | 'none';
+
+export interface CreateOptions {
+  cwd: string;
+  flags: CreateFlags;
+  /** Take the defaults instead of asking (also what happens without a terminal). */
+  yes: boolean;
+  force: boolean;
+  /** Print the YAML, write nothing. */
+  dryRun: boolean;
+  /** What to do after writing; undefined = ask (wizard) or nothing (flags). */
+  next?: Exclude<Next, 'none'>;
+  interactive: boolean;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+function preview(yaml: string, out: (t: string) => void): void {
+  out(`\nHere's the loop configuration:\n\n${yaml.endsWith('\n') ? yaml : `${yaml}\n`}\n`);
+}
+
+function stateCount(fsm: Record<string, unknown>): string {
+  const states = fsm.states;
+  return states && typeof states === 'object' ? `${Object.keys(states).length} states` : 'no states';
+}
+
+/** The wizard: ask, preview, confirm the save (and any overwrite), then offer what to do next. */
+async function wizard(opts: CreateOptions): Promise<{ answers: Answers; file?: string }> {
+  let answers = await askAnswers(presetFromFlags(opts.flags), opts.cwd);
+  for (;;) {
+    const { yaml } = generateLoop(answers);
+    const problems = checkLoopText(yaml, opts.cwd, answers.name);
+    if (problems) throw new InvalidLoopError(problems, relative(opts.cwd, loopFilePath(opts.cwd, answers.name)));
+    preview(yaml, opts.out);
+    if (opts.dryRun) return { answers };
+    const shown = relative(opts.cwd, loopFilePath(opts.cwd, answers.name));
+    if (!(await confirm({ message: `Save to ${shown}?`, default: true }))) return { answers };
+    const existing = existingLoopFile(opts.cwd, answers.name);
+    if (existing && !opts.force && !(await confirm({ message: `${relative(opts.cwd, existing)} already exists. Replace it?`, default: false }))) {
+      answers = { ...answers, name: await askName(answers, opts.cwd, answers.name) };
+      continue;
+    }
+    return { answers, file: saveLoop(yaml, opts.cwd, answers.name, true) };
+  }
+}
+
+function askNext(name: string): Promise<Next> {
+  return select({
+    message: 'What next?',
+    choices: [
+      { value: 'validate' as const, name: `Validate it (ll-loop validate ${name})` },
+      { value: 'run' as const, name: `Run it now (ll-loop run ${name})` },
+      { value: 'none' as const, name: 'Nothing for now' },
+    ],
+    default: 'validate',
+  });
+}
+
+async function afterWrite(next: Next, name: string, opts: CreateOptions): Promise<number> {
+  if (next === 'validate') return validateCommand({ cwd: opts.cwd, target: name, json: false, out: opts.out, err: opts.err });
+  if (next === 'run') return runCommand({ cwd: opts.cwd, target: name, context: [], dryRun: false, noLlm: false, json: false, out: opts.out, err: opts.err });
+  opts.out(`Run it with: ll-loop run ${name}   (or look at it first: ll-loop show ${name})\n`);
+  return EXIT.ok;
+}
+
+/** Inquirer rejects with ExitPromptError on Ctrl-C / a closed terminal. */
+function isPromptExit(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError');
+}
+
+export async function createCommand(opts: CreateOptions): Promise<number> {
+  if (opts.interactive) {
+    let result: { answers: Answers; file?: string };
+    try {
+      result = await wizard(opts);
+    } catch (err) {
+      if (isPromptExit(err)) throw new CliError('cancelled; nothing was written', 'run ll-loop create again, or give the answers as flags (see ll-loop help)', EXIT.cancelled);
+      throw err;
+    }
+    if (!result.file) {
+      if (!opts.dryRun) opts.out('Nothing was written.\n');
+      return EXIT.ok;
+    }
+    opts.out(`✓ Wrote ${relative(opts.cwd, result.file)}\n`);
+    let next: Next;
+    try {
+      next = opts.next ?? (await askNext(result.answers.name));
+    } catch (err) {
+      if (isPromptExit(err)) return EXIT.ok;
+      throw err;
+    }
+    return afterWrite(next, result.answers.name, opts);
+  }
+  const answers = completePreset(presetFromFlags(opts.flags), opts.cwd, opts.yes);
+  const { yaml, fsm } = generateLoop(answers);
+  if (opts.dryRun) {
+    const problems = checkLoopText(yaml, opts.cwd, answers.name);
+    if (problems) throw new InvalidLoopError(problems, relative(opts.cwd, loopFilePath(opts.cwd, answers.name)));
+    opts.out(yaml);
+    return EXIT.ok;
+  }
+  const file = saveLoop(yaml, opts.cwd, answers.name, opts.force);
+  opts.out(`✓ Wrote ${relative(opts.cwd, file)} (${stateCount(fsm)})\n`);
+  return afterWrite(opts.next ?? 'none', answers.name, opts);
+}
+
+export const createSpec: CommandSpec = {
+  usage: 'create [--kind K] [--check CMD]… [--fix ACTION]… [--max-attempts N] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)',
+  flags: {
+    kind: { type: 'string' },
+    check: { type: 'string', multiple: true },
+    fix: { type: 'string', multiple: true },
+    'max-attempts': { type: 'string' },
+    name: { type: 'string' },
+    measure: { type: 'string' },
+    toward: { type: 'string' },
+    target: { type: 'string' },
+    tolerance: { type: 'string' },
+    step: { type: 'string', multiple: true },
+    until: { type: 'string' },
+    interval: { type: 'string' },
+    yes: { type: 'boolean', short: 'y' },
+    force: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    validate: { type: 'boolean' },
+    run: { type: 'boolean' },
+  },
+  run(ctx: CommandContext) {
+    if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'quote values that contain spaces, e.g. --check "npm run lint"');
+    if (bool(ctx, 'validate') && bool(ctx, 'run')) throw new UsageError('--validate and --run cannot be used together', 'pick one: --run validates before it starts the loop');
+    if (bool(ctx, 'dry-run') && (bool(ctx, 'validate') || bool(ctx, 'run'))) throw new UsageError('--dry-run writes nothing, so there is nothing to --validate or --run', 'remove --dry-run, or the other flag');
+    const positionalName = ctx.positionals[0];
+    const flagName = str(ctx, 'name');
+    if (positionalName !== undefined && flagName !== undefined && positionalName !== flagName) {
+      throw new UsageError(`two names given: "${positionalName}" and --name "${flagName}"`, 'give the name once');
+    }
+    const name = flagName ?? positionalName;
+    const optional = (flag: string) => {
+      const value = str(ctx, flag);
+      return value === undefined ? {} : { [flag === 'max-attempts' ? 'maxAttempts' : flag]: value };
+    };
+    const flags: CreateFlags = {
+      check: list(ctx, 'check'),
+      fix: list(ctx, 'fix'),
+      step: list(ctx, 'step'),
+      ...optional('kind'),
+      ...optional('max-attempts'),
+      ...optional('measure'),
+      ...optional('toward'),
+      ...optional('target'),
+      ...optional('tolerance'),
+      ...optional('until'),
+      ...optional('interval'),
+      ...(name === undefined ? {} : { name }),
+    };
+    const yes = bool(ctx, 'yes');
+    const next = bool(ctx, 'run') ? 'run' : bool(ctx, 'validate') ? 'validate' : undefined;
+    return createCommand({
+      cwd: ctx.cwd,
+      flags,
+      yes,
+      force: bool(ctx, 'force'),
+      dryRun: bool(ctx, 'dry-run'),
+      ...(next === undefined ? {} : { next }),
+      interactive: !yes && process.stdin.isTTY === true && process.stdout.isTTY === true,
+      out: ctx.out,
+      err: ctx.err,
+    });
+  },
+};

@@ -1,0 +1,69 @@
+/**
+ * Answers → paradigm document → compiled FSM → FSM YAML. The FSM is what is written to
+ * `.loops/<name>.yaml` (seed 001: loops in .loops/ are FSM YAML); the paradigm document is kept
+ * for `--paradigm` output and for messages.
+ */
+import { formatDiagnostic, hasErrors, type Diagnostic } from '../../fsm/diagnostics.js';
+import { compileParadigm } from '../../fsm/paradigms/index.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { toFsmYaml } from '../fsm-yaml.js';
+import { actionTypeFor } from './actions.js';
+import type { Answers } from './answers.js';
+import { paradigmDocument, type ParadigmDocument } from './paradigm.js';
+
+export interface GeneratedLoop {
+  paradigm: Record<string, unknown>;
+  fsm: Record<string, unknown>;
+  yaml: string;
+}
+
+/** The answers make a paradigm document its compiler rejects (e.g. an empty command). */
+export class GenerationError extends CliError {
+  override readonly name = 'GenerationError';
+  constructor(
+    readonly diagnostics: Diagnostic[],
+    paradigm: string,
+  ) {
+    super(
+      `the answers do not make a valid ${paradigm} loop:\n${diagnostics.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}`,
+      'change the answers named above (paths are fields of the paradigm document; see docs/create.md)',
+      EXIT.usage,
+    );
+  }
+}
+
+type States = Record<string, Record<string, unknown>>;
+
+/**
+ * Give each fix/step state the `action_type` its answer asked for, when the loop format would
+ * infer another kind from the text (a prompt that does not start with `/` would otherwise run
+ * in bash). `action_type` goes right after `action`, where a reader looks for it.
+ */
+function applyChosenKinds(fsm: Record<string, unknown>, chosen: ParadigmDocument['chosenKinds'], paradigm: string): void {
+  const states = fsm.states as States | undefined;
+  for (const { state, action } of chosen) {
+    const config = states?.[state];
+    // The compilers' state names are seed 000's contract; a mismatch is a bug, not bad input.
+    if (!config || config.action !== action.text) {
+      throw new Error(`the ${paradigm} compiler did not produce state "${state}" with action ${JSON.stringify(action.text)} (seed 000's shape); ll-loop create cannot mark its action type`);
+    }
+    const type = actionTypeFor(action);
+    if (type === undefined || config.action_type !== undefined) continue;
+    const { action: text, ...rest } = config;
+    states![state] = { action: text, action_type: type, ...rest };
+  }
+}
+
+export function generateLoop(answers: Answers): GeneratedLoop {
+  const { doc, chosenKinds } = paradigmDocument(answers);
+  const paradigm = String(doc.paradigm);
+  const compiled = compileParadigm(structuredClone(doc));
+  if (!compiled.raw || hasErrors(compiled.diagnostics)) throw new GenerationError(compiled.diagnostics, paradigm);
+  if (compiled.raw.paradigm !== undefined) {
+    throw new Error(`compileParadigm returned the ${paradigm} document uncompiled (fsm/paradigms/index.ts)`);
+  }
+  const fsm = structuredClone(compiled.raw);
+  applyChosenKinds(fsm, chosenKinds, paradigm);
+  return { paradigm: doc, fsm, yaml: toFsmYaml(fsm) };
+}
