@@ -18,20 +18,38 @@ function help(): string {
 Usage:
 ${lines.join('\n')}
   ll-loop <name> [run options]    same as ll-loop run <name>
-  ll-loop help
+  ll-loop help [command]
 
 Environment: TEMPORAL_ADDRESS (use that cluster instead of the embedded dev server),
 TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: docs/loop-format.md, docs/cli.md.
 `;
 }
 
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/** One command's usage line, with where its full description lives. */
+function commandHelp(name: string): string {
+  return `Usage:\n  ll-loop ${COMMANDS[name]!.usage}\n\nAll commands: ll-loop help. Details: docs/cli.md.\n`;
+}
+
 export async function main(argv: string[], cwd = process.cwd()): Promise<number> {
   const [first, ...rest] = argv;
-  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+  const isCommand = (name: string | undefined): name is string => name !== undefined && Object.hasOwn(COMMANDS, name);
+  if (first === 'help' && isCommand(rest[0])) {
+    process.stdout.write(commandHelp(rest[0]));
+    return EXIT.ok;
+  }
+  if (first === undefined || first === 'help' || HELP_FLAGS.has(first)) {
     process.stdout.write(help());
     return EXIT.ok;
   }
-  const known = Object.prototype.hasOwnProperty.call(COMMANDS, first);
+  // `ll-loop <command> --help` before `--`: the command's usage, never a run of the command.
+  const beforeDashes = rest.indexOf('--') === -1 ? rest : rest.slice(0, rest.indexOf('--'));
+  if (isCommand(first) && beforeDashes.some((a) => HELP_FLAGS.has(a))) {
+    process.stdout.write(commandHelp(first));
+    return EXIT.ok;
+  }
+  const known = isCommand(first);
   const spec = known ? COMMANDS[first]! : COMMANDS.run!;
   const args = known ? rest : argv;
   let parsed;

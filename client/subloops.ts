@@ -9,6 +9,7 @@ import { coerceParameter } from '../fsm/parameters.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { hasRefs } from '../fsm/template.js';
+import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '../fsm/validate.js';
 import { UsageError } from './errors.js';
 
 /** Loads a child loop file (client/load.ts), carrying the chain of files for cycle detection. */
@@ -46,7 +47,41 @@ export function checkSubloops(def: LoopDefinition, ctx: SubloopContext): Diagnos
     }
     out.push(...checkBindings(def, name, state, child.definition, ctx));
   }
+  if (hasPassthrough(def)) out.push(...checkReturnedCaptures(def, ctx));
   return out;
+}
+
+/**
+ * validateLoop leaves `${captured.x}` unchecked in a loop with passthrough sub-loop states, since
+ * `x` may come back from a child. Here the children are known: `x` must be captured by the loop
+ * or returned by one of its passthrough children. A child named by a template is unknown until
+ * it runs, so then nothing is reported.
+ */
+function checkReturnedCaptures(def: LoopDefinition, ctx: SubloopContext): Diagnostic[] {
+  const available = returnedCaptures(def, ctx, ctx.chain);
+  if (!available) return [];
+  return uncapturedRefs(def, available).map(({ path, ref }) => uncapturedError(path, ref, available));
+}
+
+/** What a loop's captured values can hold when it ends: its own captures and its passthrough children's. */
+function returnedCaptures(def: LoopDefinition, ctx: SubloopContext, chain: readonly string[]): Set<string> | undefined {
+  const names = capturedNames(def);
+  for (const state of Object.values(def.states)) {
+    if (!state.context_passthrough || state.loop === undefined) continue;
+    if (hasRefs(state.loop)) return undefined;
+    let file: string;
+    try {
+      file = ctx.resolve(state.loop, ctx.cwd);
+    } catch {
+      return undefined; // reported by checkSubloops
+    }
+    if (chain.includes(file)) return undefined; // recursion, reported by checkSubloops
+    const child = ctx.load(file, [...chain, file]).definition;
+    const returned = child && returnedCaptures(child, ctx, [...chain, file]);
+    if (!returned) return undefined;
+    for (const n of returned) names.add(n);
+  }
+  return names;
 }
 
 function loadChild(loopName: string, path: Diagnostic['path'], ctx: SubloopContext, out: Diagnostic[]): { file: string; definition?: LoopDefinition } | { problem: Diagnostic } {

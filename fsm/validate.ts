@@ -9,7 +9,7 @@ import { actionKind } from './action.js';
 import { CURRENT, declaredTargets, hasShorthand } from './routing.js';
 import { specProblems } from './parameters.js';
 import { checkShellTemplate } from './shell-render.js';
-import { loopDefinition, type LoopDefinition, type StateConfig } from './schema.js';
+import { REUSE_LOOP_KEYS, REUSE_STATE_KEYS, loopDefinition, type LoopDefinition, type StateConfig } from './schema.js';
 import { schemaDiagnostics } from './schema-issues.js';
 import { didYouMean } from './suggest.js';
 import { TemplateSyntaxError, templateRefs, type RefSegment } from './template.js';
@@ -45,8 +45,52 @@ function stateTemplates(name: string, state: StateConfig): Array<{ path: Path; t
   return out;
 }
 
+/** Names the states of `def` capture. */
+export function capturedNames(def: LoopDefinition): Set<string> {
+  return new Set(Object.values(def.states).flatMap((s) => (s.capture ? [s.capture] : [])));
+}
+
+/**
+ * A loop with a `context_passthrough` sub-loop state gets the child's captured values back, so a
+ * `${captured.x}` the loop itself never captures may be the child's: client/subloops.ts checks
+ * those against the children's captures (`uncapturedRefs`), which only the loader can read.
+ */
+export function hasPassthrough(def: LoopDefinition): boolean {
+  return Object.values(def.states).some((s) => s.context_passthrough === true);
+}
+
+/**
+ * `${captured.x…}` references (without a `:-default`) to names outside `captures`, with where
+ * they are. A reference with a default may name a value a parent passes in (passthrough).
+ */
+export function uncapturedRefs(def: LoopDefinition, captures: ReadonlySet<string>): Array<{ path: Path; ref: RefSegment }> {
+  const out: Array<{ path: Path; ref: RefSegment }> = [];
+  for (const [name, state] of Object.entries(def.states)) {
+    for (const { path, text } of stateTemplates(name, state)) {
+      let refs: RefSegment[];
+      try {
+        refs = templateRefs(text);
+      } catch {
+        continue; // reported by checkTemplates
+      }
+      for (const ref of refs) {
+        const [head] = ref.path;
+        if (ref.namespace === 'captured' && head !== undefined && ref.fallback === undefined && !captures.has(head)) out.push({ path, ref });
+      }
+    }
+  }
+  return out;
+}
+
+export function uncapturedError(path: Path, ref: RefSegment, captures: ReadonlySet<string>): Diagnostic {
+  const head = ref.path[0] ?? '';
+  return error(path, `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`, `add capture: "${head}" to the state that produces it, or write \${captured.${head}.output:-default} if a parent loop passes it in`);
+}
+
 function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
-  const captures = new Set(Object.values(def.states).flatMap((s) => (s.capture ? [s.capture] : [])));
+  const captures = capturedNames(def);
+  // With passthrough, names may come back from a child: client/subloops.ts checks them.
+  const deferCaptures = hasPassthrough(def);
   for (const [name, state] of Object.entries(def.states)) {
     for (const { path, text, envAllowed } of stateTemplates(name, state)) {
       let refs: RefSegment[];
@@ -57,7 +101,7 @@ function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
         else throw err;
         continue;
       }
-      for (const ref of refs) checkRef(def, ref, path, envAllowed, captures, out);
+      for (const ref of refs) checkRef(def, ref, path, envAllowed, captures, deferCaptures, out);
     }
   }
 }
@@ -76,14 +120,12 @@ function checkShellActions(def: LoopDefinition, out: Diagnostic[]): void {
   }
 }
 
-function checkRef(def: LoopDefinition, ref: RefSegment, path: Path, envAllowed: boolean, captures: Set<string>, out: Diagnostic[]): void {
+function checkRef(def: LoopDefinition, ref: RefSegment, path: Path, envAllowed: boolean, captures: Set<string>, deferCaptures: boolean, out: Diagnostic[]): void {
   const [head] = ref.path;
   if (ref.namespace === 'env' && !envAllowed) {
     out.push(error(path, `${ref.raw} is only allowed in action:`, 'environment values are read on the worker when an action runs; pass the value through context or the action instead'));
   } else if (ref.namespace === 'captured' && head !== undefined && !captures.has(head)) {
-    out.push(
-      error(path, `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`, `add capture: "${head}" to the state that produces it`),
-    );
+    if (!deferCaptures && ref.fallback === undefined) out.push(uncapturedError(path, ref, captures));
   } else if (ref.namespace === 'context' && head !== undefined && !Object.hasOwn(def.context, head) && !Object.hasOwn(def.parameters ?? {}, head) && ref.fallback === undefined) {
     out.push(warning(path, `${ref.raw} is not defined in context:`, `add ${head}: to context: or pass --context ${head}=VALUE when running`));
   }
@@ -204,11 +246,32 @@ function checkLoop(def: LoopDefinition, out: Diagnostic[]): void {
 }
 
 /** Validate a parsed loop document. */
+/**
+ * Reuse keys left in a document: the loader expands them (client/reuse.ts) before validation, so
+ * one here means the document skipped that step. Said plainly rather than as "unknown field".
+ */
+function unexpandedReuse(raw: Record<string, unknown>): Diagnostic[] {
+  const fix = 'load the file with ll-loop (validate, run, show), which expands from:, import:, fragments: and fragment: first; see docs/reuse.md';
+  const out = REUSE_LOOP_KEYS.filter((key) => Object.hasOwn(raw, key)).map((key) => error([key], `${key}: was not expanded before validation`, fix));
+  const states = raw.states;
+  if (states !== null && typeof states === 'object' && !Array.isArray(states)) {
+    for (const [name, state] of Object.entries(states)) {
+      if (state === null || typeof state !== 'object' || Array.isArray(state)) continue;
+      for (const key of REUSE_STATE_KEYS) {
+        if (Object.hasOwn(state, key)) out.push(error(['states', name, key], `${key}: was not expanded before validation`, fix));
+      }
+    }
+  }
+  return out;
+}
+
 export function validateLoop(raw: unknown): ValidationResult {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     const got = raw === null ? 'an empty document' : Array.isArray(raw) ? 'a list' : `a ${typeof raw}`;
     return { diagnostics: [error([], `a loop file must be a mapping with name:, initial: and states:, but this is ${got}`, 'see docs/loop-format.md for the format')] };
   }
+  const leftovers = unexpandedReuse(raw as Record<string, unknown>);
+  if (leftovers.length) return { diagnostics: leftovers };
   const parsed = loopDefinition.safeParse(raw);
   if (!parsed.success) return { diagnostics: schemaDiagnostics(parsed.error.issues, raw) };
   const def = parsed.data;

@@ -10,13 +10,22 @@ import { RunFiles } from './run-files.js';
 
 const STATE_WRITE_INTERVAL_MS = 200;
 
-export type TimedEvent = LoopEvent & { ts: string };
+/** Where a sub-loop's event comes from, when it is delivered to an ancestor run's listeners. */
+export interface SubloopOrigin {
+  /** 1 for a child of the listened run, 2 for a grandchild, … */
+  depth: number;
+  workflow_id: string;
+}
+
+export type TimedEvent = LoopEvent & { ts: string; subloop?: SubloopOrigin };
 export type EventListener = (event: TimedEvent) => void;
 
 /** Routes events by workflow id. One per worker process. */
 export class EventHub {
   private readonly listeners = new Map<string, Set<EventListener>>();
   private readonly files = new Map<string, RunFiles>();
+  /** Child run → parent run, for runs whose events passed through this hub (sub-loops). */
+  private readonly parents = new Map<string, string>();
   private readonly pendingStates = new Map<string, { files: RunFiles; state: RunStateFile; timer: NodeJS.Timeout | undefined }>();
 
   /** Listen to one run's events; returns the unsubscribe function. */
@@ -49,10 +58,30 @@ export class EventHub {
       // Event files are a convenience copy; Temporal history is the record. Never fail the run.
     }
     for (const listener of this.listeners.get(info.workflowId) ?? []) listener(timed);
+    this.forwardToAncestors(info, timed);
     if (event.event === 'loop_complete') {
       const files = this.files.get(info.workflowId);
       this.files.delete(info.workflowId);
+      this.parents.delete(info.workflowId);
       void files?.close();
+    }
+  }
+
+  /**
+   * A sub-loop's events also reach the listeners of the runs above it (the parent's progress
+   * display shows the child's steps, indented). Children run on their parent's task queue, so
+   * the whole chain passes through this hub and `parents` knows it.
+   */
+  private forwardToAncestors(info: WorkflowInfo, event: TimedEvent): void {
+    const parent = info.parent?.workflowId;
+    if (parent === undefined) return;
+    this.parents.set(info.workflowId, parent);
+    let depth = 1;
+    for (let id: string | undefined = parent; id !== undefined && depth <= 64; id = this.parents.get(id), depth += 1) {
+      const listeners = this.listeners.get(id);
+      if (!listeners) continue;
+      const forwarded: TimedEvent = { ...event, subloop: { depth, workflow_id: info.workflowId } };
+      for (const listener of listeners) listener(forwarded);
     }
   }
 

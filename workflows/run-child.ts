@@ -9,6 +9,7 @@
  * is terminated outright.
  */
 import {
+  CancelledFailure,
   CancellationScope,
   ChildWorkflowCancellationType,
   ParentClosePolicy,
@@ -66,6 +67,9 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
         ? { searchAttributes: { LoopName: [definition.name], LoopCategory: [definition.category ?? ''] } }
         : {}),
     });
+    // A stopped parent cancels the child, which records its own cancelled end and completes:
+    // that is this run being stopped, not a sub-loop outcome to route on.
+    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(`stopped while sub-loop "${definition.name}" ran`);
     return { type: 'loop_done', result, now: Date.now() };
   } catch (err) {
     // Only this run being stopped stops it; a child cancelled on its own is a failed sub-loop.

@@ -5,7 +5,11 @@ import { runSpec } from './run-spec.js';
 import { scheduleSpec } from './schedule-spec.js';
 import { schemaSpec, serverSpec, validateSpec } from './simple-specs.js';
 import { historySpec } from './history.js';
+import { compileSpec } from './compile.js';
+import { createSpec } from './create.js';
+import { installSpec } from './install.js';
 import { listSpec } from './list.js';
+import { showSpec } from './show.js';
 import { monitorSpec, statusSpec } from './status.js';
 import { stopSpec } from './stop.js';
 import { workerSpec } from './worker-spec.js';
@@ -13,9 +17,13 @@ import { workerSpec } from './worker-spec.js';
 export const COMMANDS: Record<string, CommandSpec> = {
   run: runSpec,
   validate: validateSpec,
+  compile: compileSpec,
+  create: createSpec,
+  show: showSpec,
   server: serverSpec,
   schema: schemaSpec,
   list: listSpec,
+  install: installSpec,
   status: statusSpec,
   monitor: monitorSpec,
   stop: stopSpec,

@@ -48,58 +48,90 @@ function endLine(result: ExecutionResult, style: Style): string {
   }
 }
 
-export function createHumanReporter(write: (text: string) => void, style: Style, maxIterations: number): Reporter {
+/** One run's progress lines (the run itself, or a sub-loop of it, indented by `prefix`). */
+function createLane(write: (text: string) => void, style: Style, maxIterations: number, prefix: string): (event: TimedEvent) => void {
   let iteration = 1;
+  let limit = maxIterations;
   let state = '';
   let headerShown = false;
   let exitCode: number | undefined;
+  const line = (text: string) => write(`${prefix}${text}\n`);
   const header = (action?: string) => {
     headerShown = true;
-    write(`${style.dim(`[${iteration}/${maxIterations}]`)} ${style.bold(state)}${action ? ` → ${oneLine(action, 100)}` : ''}\n`);
+    line(`${style.dim(`[${iteration}/${limit}]`)} ${style.bold(state)}${action ? ` → ${oneLine(action, 100)}` : ''}`);
   };
+  return (event) => {
+    switch (event.event) {
+      case 'loop_start':
+        if (typeof event.max_iterations === 'number') limit = event.max_iterations;
+        break;
+      case 'state_enter':
+        iteration = Number(event.iteration);
+        state = String(event.state);
+        headerShown = false;
+        exitCode = undefined;
+        break;
+      case 'action_start':
+        if (!headerShown || event.attempt === undefined) header(String(event.action));
+        break;
+      case 'subloop_start':
+        header(`loop ${String(event.loop)}${event.passthrough ? ' (passthrough)' : ''}`);
+        break;
+      case 'action_retry': {
+        const why = event.verdict !== undefined ? `verdict ${String(event.verdict)}` : event.error !== undefined ? oneLine(String(event.error), 120) : `exit ${String(event.exit_code)}`;
+        const wait = Number(event.delay_ms) > 0 ? ` in ${formatDuration(Number(event.delay_ms))}` : '';
+        line(`${INDENT}${style.yellow(`↻ attempt ${String(event.attempt)}/${String(event.attempts)} failed (${why}); retrying${wait}`)}`);
+        break;
+      }
+      case 'action_complete':
+        exitCode = Number(event.exit_code);
+        if (event.timed_out) line(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(Number(event.duration_ms))}`)}`);
+        break;
+      case 'subloop_complete':
+        line(`${INDENT}${style.dim(`loop ${String(event.loop)} ended ${String(event.terminated_by)} in ${String(event.final_state)}`)}`);
+        break;
+      case 'evaluate':
+        if (!headerShown) header();
+        line(`${INDENT}${verdictLine(event, style, exitCode)}`);
+        break;
+      case 'action_error':
+        if (!headerShown) header();
+        line(`${INDENT}${style.yellow(`⚠ ${oneLine(String(event.error), 200)}`)}`);
+        break;
+      case 'route':
+        if (!headerShown) header();
+        line(`${INDENT}→ ${event.to}`);
+        break;
+      case 'maintain_restart':
+        line(style.dim(`maintain: cycle ${event.cycle} complete, restarting`));
+        break;
+      default:
+        break;
+    }
+  };
+}
+
+/**
+ * The run's lines, with each sub-loop's lines (events the hub forwards with `subloop` set)
+ * indented under the parent state that runs it.
+ */
+export function createHumanReporter(write: (text: string) => void, style: Style, maxIterations: number): Reporter {
+  const main = createLane(write, style, maxIterations, '');
+  const children = new Map<string, (event: TimedEvent) => void>();
   return {
     onStart(info) {
       write(style.dim(`run ${info.instanceId}${info.uiUrl ? ` · ${info.uiUrl}` : ''}\n`));
     },
     onEvent(event) {
-      switch (event.event) {
-        case 'state_enter':
-          iteration = Number(event.iteration);
-          state = String(event.state);
-          headerShown = false;
-          exitCode = undefined;
-          break;
-        case 'action_start':
-          if (!headerShown || event.attempt === undefined) header(String(event.action));
-          break;
-        case 'action_retry': {
-          const why = event.verdict !== undefined ? `verdict ${String(event.verdict)}` : event.error !== undefined ? oneLine(String(event.error), 120) : `exit ${String(event.exit_code)}`;
-          const wait = Number(event.delay_ms) > 0 ? ` in ${formatDuration(Number(event.delay_ms))}` : '';
-          write(`${INDENT}${style.yellow(`↻ attempt ${String(event.attempt)}/${String(event.attempts)} failed (${why}); retrying${wait}`)}\n`);
-          break;
-        }
-        case 'action_complete':
-          exitCode = Number(event.exit_code);
-          if (event.timed_out) write(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(Number(event.duration_ms))}`)}\n`);
-          break;
-        case 'evaluate':
-          if (!headerShown) header();
-          write(`${INDENT}${verdictLine(event, style, exitCode)}\n`);
-          break;
-        case 'action_error':
-          if (!headerShown) header();
-          write(`${INDENT}${style.yellow(`⚠ ${oneLine(String(event.error), 200)}`)}\n`);
-          break;
-        case 'route':
-          if (!headerShown) header();
-          write(`${INDENT}→ ${event.to}\n`);
-          break;
-        case 'maintain_restart':
-          write(style.dim(`maintain: cycle ${event.cycle} complete, restarting\n`));
-          break;
-        default:
-          break;
+      if (!event.subloop) return main(event);
+      const { workflow_id: id, depth } = event.subloop;
+      let lane = children.get(id);
+      if (!lane) {
+        lane = createLane(write, style, 0, INDENT.repeat(depth));
+        children.set(id, lane);
       }
+      lane(event);
+      if (event.event === 'loop_complete') children.delete(id);
     },
     onResult(result) {
       write(`\n${endLine(result, style)}\n`);

@@ -157,6 +157,16 @@ describe('bad input never crashes', () => {
     expect(r.stdout).toContain('hello (initial)');
   });
 
+  it('help for one command: ll-loop help <command> and <command> --help print its usage and run nothing', () => {
+    for (const args of [['help', 'create'], ['create', '--help'], ['run', 'greet', '-h']]) {
+      const r = cli(args, { LL_TEMPORAL_PORT: '1' });
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toContain(`ll-loop ${args.includes('run') ? 'run <name|path>' : 'create [--kind K]'}`);
+      expect(r.stdout).not.toContain('ll-loop validate');
+    }
+    expect(readdirSync(join(cwd, '.loops')).some((f) => f.startsWith('create'))).toBe(false);
+  });
+
   it('an unreachable TEMPORAL_ADDRESS fails fast with a clear message (exit 7)', () => {
     const started = Date.now();
     const r = cli(['run', 'greet'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });

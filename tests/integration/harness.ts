@@ -76,6 +76,8 @@ export interface RunOutcome {
   events: TimedEvent[];
   /** States in the order they were entered. */
   states: string[];
+  /** Events of sub-loops (any depth), as the run's listeners receive them (`subloop` set). */
+  childEvents: TimedEvent[];
   workflowId: string;
 }
 
@@ -97,7 +99,8 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
   const env = { ...process.env, ...(opts.env ?? {}) } as NodeJS.ProcessEnv;
   const { worker, events } = await createLoopWorker({ connection: native, taskQueue, activityDeps: { env } });
   const collected: TimedEvent[] = [];
-  events.subscribe(workflowId, (e) => collected.push(e));
+  const childEvents: TimedEvent[] = [];
+  events.subscribe(workflowId, (e) => (e.subloop ? childEvents : collected).push(e));
   const input: LoopWorkflowInput = {
     definition: def,
     options: {
@@ -114,7 +117,7 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
   });
   await events.close();
   const states = collected.filter((e) => e.event === 'state_enter').map((e) => String(e.state));
-  return { result, events: collected, states, workflowId };
+  return { result, events: collected, states, childEvents, workflowId };
 }
 
 /** PATH with the project's fake tools first, and the settings fake-claude and fake-tool read. */

@@ -132,6 +132,11 @@ describe('errors', () => {
     ['a bad capture name', base({ a: { action: 'x', capture: '1x', next: 'done' } }), { path: ['states', 'a', 'capture'], state: 'a', message: /capture names are identifiers/ }],
     ['max_iterations: 0', base({}, { max_iterations: 0 }), { path: ['max_iterations'], message: /max_iterations/ }],
     ['an empty target', base({ a: { action: 'x', on_yes: '' } }), { path: ['states', 'a', 'on_yes'], state: 'a', message: /on_yes/ }],
+    // Reuse keys are expanded by the loader (docs/reuse.md); one left in a document is never ignored.
+    ['a fragment: left unexpanded', base({ a: { action: 'x', fragment: 'f', next: 'done' } }), { path: ['states', 'a', 'fragment'], state: 'a', message: /^fragment: was not expanded before validation$/, fix: /expands from:, import:, fragments: and fragment: first/ }],
+    ['a from: left unexpanded', base({}, { from: 'parent' }), { path: ['from'], message: /^from: was not expanded before validation$/, fix: /docs\/reuse\.md/ }],
+    ['an import: left unexpanded', base({}, { import: ['lib.yaml'] }), { path: ['import'], message: /^import: was not expanded/ }],
+    ['a fragments: left unexpanded', base({}, { fragments: { f: { next: 'done' } } }), { path: ['fragments'], message: /^fragments: was not expanded/ }],
   ])('%s', (_label, raw, expected) => {
     const result = validateLoop(raw);
     expect(result.definition).toBeUndefined();
@@ -251,6 +256,16 @@ describe('editor JSON Schema', () => {
     expect(state.additionalProperties).toBe(false);
     expect(Object.keys(state.patternProperties)).toEqual(['^on_[A-Za-z0-9_]+$']);
     expect(state.properties.evaluate.oneOf.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('describes the file as written: from:, import:, fragments: and a state\'s fragment: are accepted there', async () => {
+    const { loopJsonSchema } = await import('../../fsm/schema.js');
+    const schema = loopJsonSchema() as { properties: Record<string, any> };
+    expect(schema.properties.from).toMatchObject({ type: 'string', minLength: 1 });
+    expect(schema.properties.import).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(schema.properties.fragments).toMatchObject({ type: 'object' });
+    expect(schema.properties.states.additionalProperties.properties.fragment).toMatchObject({ type: 'string' });
+    expect(JSON.stringify(schema.properties.from)).not.toContain('$schema');
   });
 });
 

@@ -1,0 +1,352 @@
+/**
+ * Sub-loops on a real Temporal server: the child runs as a child workflow, its outcome routes the
+ * parent, captured values flow only with passthrough, `with:` binds typed parameters, and stopping
+ * or timing out the parent stops the child and its processes.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { formatDiagnostic } from '../../fsm/diagnostics.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import { loadLoopFile } from '../../client/load.js';
+import { liveProcesses } from '../support/processes.js';
+import { closeTemporal, project, runLoop, temporal, toolEnv } from './harness.js';
+
+afterAll(closeTemporal);
+
+/** A project whose `.loops/` holds the given files (name → YAML). */
+function withLoops(files: Record<string, string>) {
+  const p = project();
+  mkdirSync(join(p.cwd, '.loops'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(p.cwd, '.loops', `${name}.yaml`), text);
+  return p;
+}
+
+function load(cwd: string, name: string): LoopDefinition {
+  const loaded = loadLoopFile(join(cwd, '.loops', `${name}.yaml`), {}, cwd);
+  if (!loaded.definition) throw new Error(loaded.diagnostics.map(formatDiagnostic).join('\n'));
+  return loaded.definition;
+}
+
+const CHILD_PASS = `
+name: child-pass
+description: passes at once
+initial: check
+states:
+  check:
+    action: "true"
+    capture: child_note
+    on_yes: done
+    on_no: gave_up
+  done: { terminal: true }
+  gave_up: { terminal: true, failure: true }
+`;
+const CHILD_FAIL = `
+name: child-fail
+description: gives up
+initial: check
+states:
+  check:
+    action: "false"
+    on_yes: done
+    on_no: gave_up
+  done: { terminal: true }
+  gave_up: { terminal: true, failure: true }
+`;
+
+describe('sub-loops on Temporal', () => {
+  it('a passing child routes on_success, a failing child on_failure; each is a child workflow of its parent', async () => {
+    const p = withLoops({
+      'child-pass': CHILD_PASS,
+      'child-fail': CHILD_FAIL,
+      parent: `
+name: parent
+description: runs two children
+initial: first
+states:
+  first:
+    loop: child-pass
+    on_success: second
+    on_failure: broken
+  second:
+    loop: child-fail
+    on_success: broken
+    on_failure: done
+  broken: { terminal: true, failure: true }
+  done: { terminal: true }
+`,
+    });
+    const run = await runLoop(load(p.cwd, 'parent'), { cwd: p.cwd, env: toolEnv(p) });
+    expect(run.states).toEqual(['first', 'second', 'done']);
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done', failure: false });
+    const completions = run.events.filter((e) => e.event === 'subloop_complete');
+    expect(completions).toMatchObject([
+      { state: 'first', loop: 'child-pass', final_state: 'done', verdict: 'yes' },
+      { state: 'second', loop: 'child-fail', final_state: 'gave_up', verdict: 'no' },
+    ]);
+    const { client } = await temporal();
+    const child = await client.workflow.getHandle(`${run.workflowId}.first.1`).describe();
+    expect(child.parentExecution?.workflowId).toBe(run.workflowId);
+    expect(child.type).toBe('loopWorkflow');
+    // The children's events reach the parent's listeners, marked with where they come from.
+    const childStates = run.childEvents.filter((e) => e.event === 'state_enter').map((e) => [e.subloop?.depth, e.state]);
+    expect(childStates).toEqual([
+      [1, 'check'],
+      [1, 'done'],
+      [1, 'check'],
+      [1, 'gave_up'],
+    ]);
+    expect(child.status.name).toBe('COMPLETED');
+  });
+
+  it('context_passthrough shares context and captured values both ways; without it the child is isolated', async () => {
+    const p = withLoops({
+      reporter: `
+name: reporter
+description: reads the parent's values and captures its own
+initial: report
+states:
+  report:
+    action: "echo \\"\${context.greeting} \${captured.count.output:-none}\\""
+    capture: report
+    next: done
+  done: { terminal: true }
+`,
+      'child-pass': CHILD_PASS,
+      parent: `
+name: parent
+description: passthrough then isolation
+initial: count
+context:
+  greeting: hello
+states:
+  count:
+    action: "echo 5"
+    capture: count
+    next: shared
+  shared:
+    loop: reporter
+    context_passthrough: true
+    on_success: isolated
+  isolated:
+    loop: child-pass
+    on_success: show
+  show:
+    action: "echo got \${captured.report.output}"
+    capture: shown
+    next: done
+  done: { terminal: true }
+`,
+    });
+    const run = await runLoop(load(p.cwd, 'parent'), { cwd: p.cwd, env: toolEnv(p) });
+    expect(run.result.terminated_by).toBe('terminal');
+    expect(run.result.captured.report?.output).toBe('hello 5');
+    expect(run.result.captured.shown?.output).toBe('got hello 5');
+    // child-pass captured child_note, but it ran isolated: nothing came back.
+    expect(run.result.captured.child_note).toBeUndefined();
+  });
+
+  it('with: binds typed parameters; run-time data stays data in the child; a mistyped value at run time routes on_error', async () => {
+    const p = withLoops({
+      worker: `
+name: worker
+description: writes what it was given
+initial: write
+parameters:
+  text: { type: string, required: true }
+  times: { type: integer, default: 1 }
+states:
+  write:
+    action: "printf '%s x%s' \\"\${context.text}\\" \${context.times} > out.txt"
+    next: done
+  done: { terminal: true }
+`,
+      parent: `
+name: parent
+description: binds parameters from captured output
+initial: produce
+states:
+  produce:
+    action: "echo '$(touch pwned) ; rm -rf nothing'"
+    capture: raw
+    next: good
+  good:
+    loop: worker
+    with:
+      text: "\${captured.raw.output}"
+      times: 3
+    on_success: bad
+  bad:
+    loop: worker
+    with:
+      text: ok
+      times: "\${captured.raw.output}"
+    on_success: done
+    on_error: rejected
+  rejected: { terminal: true, failure: true }
+  done: { terminal: true }
+`,
+    });
+    const run = await runLoop(load(p.cwd, 'parent'), { cwd: p.cwd, env: toolEnv(p) });
+    expect(readFileSync(join(p.cwd, 'out.txt'), 'utf8')).toBe('$(touch pwned) ; rm -rf nothing x3');
+    expect(existsSync(join(p.cwd, 'pwned'))).toBe(false);
+    expect(run.states).toEqual(['produce', 'good', 'bad', 'rejected']);
+    const bad = run.events.find((e) => e.event === 'subloop_complete' && e.state === 'bad');
+    expect(String(bad?.error)).toContain('parameter "times" of loop "worker": expected an integer');
+  });
+
+  it('a templated loop name is resolved when the state runs; an unknown one routes on_error', async () => {
+    const p = withLoops({
+      'child-pass': CHILD_PASS,
+      parent: `
+name: parent
+description: dynamic child names
+initial: known
+context:
+  which: child-pass
+  missing: no-such-loop
+states:
+  known:
+    loop: "\${context.which}"
+    on_success: unknown
+  unknown:
+    loop: "\${context.missing}"
+    on_success: done
+    on_error: done
+  done: { terminal: true }
+`,
+    });
+    const run = await runLoop(load(p.cwd, 'parent'), { cwd: p.cwd, env: toolEnv(p) });
+    expect(run.states).toEqual(['known', 'unknown', 'done']);
+    const error = run.events.find((e) => e.event === 'action_error' && e.state === 'unknown');
+    expect(String(error?.error)).toMatch(/no loop named "no-such-loop".*child-pass/);
+  });
+
+  it('stopping the parent stops the running child and kills its processes', async () => {
+    const marker = `subloop-cancel-${process.pid}-${Date.now()}`;
+    const p = withLoops({
+      sleeper: `
+name: sleeper
+description: sleeps
+initial: nap
+states:
+  nap:
+    action: "sleep 30; echo ${marker}"
+    timeout: 120
+    next: done
+  done: { terminal: true }
+`,
+      parent: `
+name: parent
+description: runs the sleeper
+initial: run
+states:
+  run:
+    loop: sleeper
+    on_success: done
+  done: { terminal: true }
+`,
+    });
+    const { client } = await temporal();
+    const run = await runLoop(load(p.cwd, 'parent'), {
+      cwd: p.cwd,
+      env: toolEnv(p),
+      onStarted: async (workflowId) => {
+        for (let i = 0; i < 100 && liveProcesses(marker) === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+        expect(liveProcesses(marker)).toBeGreaterThan(0);
+        await client.workflow.getHandle(workflowId).cancel();
+      },
+    });
+    expect(run.result.terminated_by).toBe('cancelled');
+    expect(liveProcesses(marker)).toBe(0);
+    const child = await client.workflow.getHandle(`${run.workflowId}.run.1`).describe();
+    expect(child.status.name).toBe('COMPLETED'); // the child records its own cancelled end
+    const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as { terminated_by: string };
+    expect(childResult.terminated_by).toBe('cancelled');
+  });
+
+  it("the parent's loop timeout stops the running child and kills its processes", async () => {
+    const marker = `subloop-timeout-${process.pid}-${Date.now()}`;
+    const p = withLoops({
+      sleeper: `
+name: sleeper
+description: sleeps
+initial: nap
+states:
+  nap:
+    action: "sleep 30; echo ${marker}"
+    timeout: 120
+    next: done
+  done: { terminal: true }
+`,
+      parent: `
+name: parent
+description: runs the sleeper under a short deadline
+initial: run
+timeout: 3
+states:
+  run:
+    loop: sleeper
+    on_success: done
+  done: { terminal: true }
+`,
+    });
+    const run = await runLoop(load(p.cwd, 'parent'), { cwd: p.cwd, env: toolEnv(p) });
+    expect(run.result.terminated_by).toBe('timeout');
+    expect(liveProcesses(marker)).toBe(0);
+    const { client } = await temporal();
+    const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as { terminated_by: string };
+    expect(childResult.terminated_by).toBe('cancelled');
+  });
+});
+
+describe('sub-loop problems are reported before anything runs', () => {
+  const errorsOf = (cwd: string, name: string) =>
+    loadLoopFile(join(cwd, '.loops', `${name}.yaml`), {}, cwd)
+      .diagnostics.filter((d) => d.severity === 'error')
+      .map(formatDiagnostic)
+      .join('\n');
+
+  it('an unknown child names the state and lists the known loops', () => {
+    const p = withLoops({ 'child-pass': CHILD_PASS, parent: 'name: parent\ninitial: a\nstates:\n  a:\n    loop: child-pas\n    on_success: done\n  done: { terminal: true }\n' });
+    expect(errorsOf(p.cwd, 'parent')).toMatch(/parent\.yaml:5:5: .*state "a".*no loop named "child-pas".*did you mean "child-pass"/);
+  });
+
+  it('a loop that calls itself, directly or through another, is rejected with the chain', () => {
+    const p = withLoops({
+      a: 'name: a\ninitial: s\nstates:\n  s:\n    loop: b\n    next: done\n  done: { terminal: true }\n',
+      b: 'name: b\ninitial: s\nstates:\n  s:\n    loop: a\n    next: done\n  done: { terminal: true }\n',
+    });
+    expect(errorsOf(p.cwd, 'a')).toContain('loop "a" runs itself: a → b → a; recursive sub-loops are rejected');
+  });
+
+  it('with: keys and literal values are checked against the child parameters', () => {
+    const p = withLoops({
+      child: 'name: child\ninitial: s\nparameters:\n  n: { type: integer, required: true }\nstates:\n  s:\n    action: "echo ${context.n}"\n    next: done\n  done: { terminal: true }\n',
+      parent: 'name: parent\ninitial: a\nstates:\n  a:\n    loop: child\n    with: { m: 1, n: lots }\n    next: b\n  b:\n    loop: child\n    next: done\n  done: { terminal: true }\n',
+    });
+    const errors = errorsOf(p.cwd, 'parent');
+    expect(errors).toContain('sub-loop "child" has no parameter "m"');
+    expect(errors).toContain('parameter "n" of sub-loop "child": expected an integer, got "lots"');
+    expect(errors).toMatch(/state "b": sub-loop "child" needs parameter "n"/);
+  });
+
+  it('captured values a parent reads must be captured by it or returned by a passthrough child', () => {
+    const child = 'name: child\ninitial: s\nstates:\n  s:\n    action: "echo ${captured.seed.output:-0}"\n    capture: grown\n    next: done\n  done: { terminal: true }\n';
+    const parent = (ref: string) => `name: parent\ninitial: a\nstates:\n  a:\n    loop: child\n    context_passthrough: true\n    next: b\n  b:\n    action: "echo \${captured.${ref}.output}"\n    next: done\n  done: { terminal: true }\n`;
+    expect(errorsOf(withLoops({ child, parent: parent('grown') }).cwd, 'parent')).toBe('');
+    expect(errorsOf(withLoops({ child, parent: parent('grwn') }).cwd, 'parent')).toMatch(/parent\.yaml:9:5: .*state "b".*\$\{captured\.grwn\.output\} refers to "grwn", which no state captures \(did you mean "grown"\?\)/);
+    // Without a default, a child reading a value only its parent captures is an error of the child.
+    const strictChild = child.replace('${captured.seed.output:-0}', '${captured.seed.output}');
+    expect(errorsOf(withLoops({ child: strictChild, parent: parent('grown') }).cwd, 'child')).toContain(':-default} if a parent loop passes it in');
+  });
+
+  it('a direct run needs required parameters from --context, typed', () => {
+    const p = withLoops({ child: 'name: child\ninitial: s\nparameters:\n  n: { type: integer, required: true }\nstates:\n  s:\n    action: "echo ${context.n}"\n    next: done\n  done: { terminal: true }\n' });
+    const file = join(p.cwd, '.loops', 'child.yaml');
+    const missing = loadLoopFile(file, { requireParameters: true }, p.cwd).diagnostics.filter((d) => d.severity === 'error');
+    expect(missing.map((d) => [d.message, d.fix])).toEqual([['loop "child" needs parameter "n"', 'pass --context n=3']]);
+    expect(loadLoopFile(file, { requireParameters: true, context: { n: 'x' } }, p.cwd).diagnostics.map(formatDiagnostic).join('\n')).toContain('expected an integer, got "x"');
+    expect(loadLoopFile(file, { requireParameters: true, context: { n: '4' } }, p.cwd).definition?.context.n).toBe(4);
+  });
+});
