@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { statSync } from 'node:fs';
 import { execa } from 'execa';
 import type { ActionResult } from '../fsm/types.js';
+import { trackGroup, untrackGroup } from './group-reaper.js';
 import { OutputCapture } from './output-buffer.js';
 
 /** Default tail sizes kept in memory (and in Temporal history). */
@@ -52,26 +53,6 @@ export class SpawnError extends Error {
 }
 
 /**
- * Process groups of actions still running in this process. If the worker process exits (the CLI
- * ends, the server is gone), they are killed with it instead of living on as orphans. A SIGKILL of
- * the worker cannot be intercepted; `ll-loop resume` then re-runs the action (at-least-once).
- */
-const liveGroups = new Set<number>();
-process.once('exit', () => {
-  for (const pid of liveGroups) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-});
-
-function exitedOnce(child: { once(event: 'exit', listener: () => void): unknown }): Promise<void> {
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-/**
  * Runs `file args` in a new process group and reports its exit as an {@link ActionResult}.
  *
  * Invariants:
@@ -100,8 +81,8 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   });
   const pid = child.pid;
   if (pid === undefined) throw await spawnError(child, opts);
-  liveGroups.add(pid);
-  void exitedOnce(child).then(() => liveGroups.delete(pid));
+  // Guarded until runProcess returns, stragglers included (group-reaper.ts).
+  trackGroup(pid);
   // With buffer:false execa's own promise only tracks completion; it never rejects (reject:false),
   // and we do not wait on it (it also waits for pipes held by escaped grandchildren).
   child.catch(() => undefined);
@@ -153,21 +134,25 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   let code: number | null;
   let sig: NodeJS.Signals | null;
   try {
-    [code, sig] = await exited;
-  } finally {
-    clearTimeout(timer);
-    if (beat !== undefined) clearInterval(beat);
-    opts.signal?.removeEventListener('abort', onAbort);
-  }
-
-  if (!(await settlesWithin(pipesDone, LINGER_MS))) {
-    // Background children still hold the pipes: end them (the main process is gone already).
-    escalation ??= killGroup(pid);
-    if (!(await settlesWithin(pipesDone, DRAIN_AFTER_KILL_MS))) {
-      // Holders escaped the group (setsid): stop listening rather than hang.
-      stdout.destroy();
-      stderr.destroy();
+    try {
+      [code, sig] = await exited;
+    } finally {
+      clearTimeout(timer);
+      if (beat !== undefined) clearInterval(beat);
+      opts.signal?.removeEventListener('abort', onAbort);
     }
+
+    if (!(await settlesWithin(pipesDone, LINGER_MS))) {
+      // Background children still hold the pipes: end them (the main process is gone already).
+      escalation ??= killGroup(pid);
+      if (!(await settlesWithin(pipesDone, DRAIN_AFTER_KILL_MS))) {
+        // Holders escaped the group (setsid): stop listening rather than hang.
+        stdout.destroy();
+        stderr.destroy();
+      }
+    }
+  } finally {
+    untrackGroup(pid);
   }
   if (escalation !== undefined && !groupAlive(pid)) clearTimeout(escalation);
 

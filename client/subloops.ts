@@ -5,7 +5,7 @@
  * starts; the child is loaded again by the worker when the state runs (activities/load-subloop.ts).
  */
 import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
-import { coerceParameter } from '../fsm/parameters.js';
+import { coerceParameter, typeNoun } from '../fsm/parameters.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { hasRefs } from '../fsm/template.js';
@@ -129,7 +129,7 @@ function checkBindings(parent: LoopDefinition, stateName: string, state: LoopDef
       }
       if (typeof value === 'string' && hasRefs(value)) continue; // checked when the state runs
       const coerced = coerceParameter(spec, value);
-      if ('error' in coerced) out.push(error([...base, 'with', key], `parameter "${key}" of sub-loop "${child.name}": ${coerced.error}`, `give a ${spec.type} value`));
+      if ('error' in coerced) out.push(error([...base, 'with', key], `parameter "${key}" of sub-loop "${child.name}": ${coerced.error}`, `give ${typeNoun(spec)}`));
     }
   }
   const present = new Set([...Object.keys(state.with ?? {}), ...(state.context_passthrough ? [...Object.keys(parent.context), ...(ctx.extraContext ?? [])] : [])]);

@@ -29,6 +29,12 @@ function describe(value: unknown): string {
   return Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a mapping' : String(value);
 }
 
+/** What a value of the parameter's type is, for fixes: "an integer", "one of a, b". */
+export function typeNoun(spec: ParameterSpec): string {
+  if (spec.type === 'enum') return `one of ${(spec.values ?? []).join(', ')}`;
+  return spec.type === 'integer' ? 'an integer' : `a ${spec.type}`;
+}
+
 /** `value` as the parameter's type, or the reason it is not one. */
 export function coerceParameter(spec: ParameterSpec, value: unknown): { value: unknown } | { error: string } {
   const text = typeof value === 'string' ? value.trim() : undefined;
@@ -127,7 +133,7 @@ export function specProblems(def: LoopDefinition): ParameterProblem[] {
     }
     if (spec.default !== undefined) {
       const coerced = coerceParameter(spec, spec.default);
-      if ('error' in coerced) problems.push({ parameter: name, message: `default of parameter "${name}": ${coerced.error}`, fix: `give a ${spec.type} default` });
+      if ('error' in coerced) problems.push({ parameter: name, message: `default of parameter "${name}": ${coerced.error}`, fix: `give ${typeNoun(spec)} as the default` });
     }
     if (spec.required && spec.default !== undefined) {
       problems.push({ parameter: name, message: `parameter "${name}" is required and has a default: the default is used when none is given`, fix: 'remove required: true or the default', warning: true });

@@ -22,3 +22,25 @@ export const KIND_INFO: Record<LoopKind, KindInfo> = {
 export function isLoopKind(value: string): value is LoopKind {
   return (LOOP_KINDS as readonly string[]).includes(value);
 }
+
+/**
+ * Other names users reach for: the wizard's labels and the paradigm each kind compiles through
+ * (seed 000), so `--kind fix-until-clean` or `--kind convergence` mean what they say.
+ */
+const KIND_ALIASES: Record<string, LoopKind> = {
+  'fix-until-clean': 'fix',
+  goal: 'fix',
+  maintain: 'constraints',
+  'maintain-constraints': 'constraints',
+  invariants: 'constraints',
+  convergence: 'metric',
+  'drive-a-metric': 'metric',
+  imperative: 'sequence',
+  steps: 'sequence',
+};
+
+/** The kind `value` names (case-insensitive, aliases included), if any. */
+export function parseLoopKind(value: string): LoopKind | undefined {
+  const key = value.trim().toLowerCase().replace(/[\s_]+/g, '-');
+  return isLoopKind(key) ? key : KIND_ALIASES[key];
+}

@@ -6,7 +6,7 @@
 import { parseActionArg, type ActionSpec } from './actions.js';
 import { nameProblem, type CheckAnswer, type Direction } from './answers.js';
 import { checkFor } from './detect.js';
-import { isLoopKind, LOOP_KINDS, type LoopKind } from './kinds.js';
+import { LOOP_KINDS, parseLoopKind, type LoopKind } from './kinds.js';
 import { UsageError } from '../errors.js';
 
 /** The raw flag values (strings as typed; repeatable flags as lists). */
@@ -119,8 +119,8 @@ function checksFrom(flags: CreateFlags): CheckAnswer[] | undefined {
 export function presetFromFlags(flags: CreateFlags): Preset {
   let kind: LoopKind | undefined;
   if (flags.kind !== undefined) {
-    if (!isLoopKind(flags.kind)) throw new UsageError(`--kind must be one of ${LOOP_KINDS.join(', ')}, got "${flags.kind}"`, 'e.g. --kind fix');
-    kind = flags.kind;
+    kind = parseLoopKind(flags.kind);
+    if (!kind) throw new UsageError(`--kind must be one of ${LOOP_KINDS.join(', ')}, got "${flags.kind}"`, 'e.g. --kind fix');
     for (const [flag, kinds] of Object.entries(FLAG_KINDS)) {
       if (given(flags, flag) && !kinds.includes(kind)) {
         throw new UsageError(`--${flag} does not apply to --kind ${kind} (it is for --kind ${kinds.join(' or ')})`, `remove --${flag}, or change --kind`);

@@ -56,9 +56,13 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
   let headerShown = false;
   let exitCode: number | undefined;
   const line = (text: string) => write(`${prefix}${text}\n`);
-  const header = (action?: string) => {
+  // A lane joined mid-run (a resumed parent whose child is already running) has seen neither
+  // loop_start nor state_enter: it shows what the event itself says.
+  const header = (event: TimedEvent, action?: string) => {
     headerShown = true;
-    line(`${style.dim(`[${iteration}/${limit}]`)} ${style.bold(state)}${action ? ` → ${oneLine(action, 100)}` : ''}`);
+    if (!state) state = String(event.state ?? event.from ?? '?');
+    const counter = limit > 0 ? `[${iteration}/${limit}]` : `[${iteration}]`;
+    line(`${style.dim(counter)} ${style.bold(state)}${action ? ` → ${oneLine(action, 100)}` : ''}`);
   };
   return (event) => {
     switch (event.event) {
@@ -72,10 +76,10 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         exitCode = undefined;
         break;
       case 'action_start':
-        if (!headerShown || event.attempt === undefined) header(String(event.action));
+        if (!headerShown || event.attempt === undefined) header(event, String(event.action));
         break;
       case 'subloop_start':
-        header(`loop ${String(event.loop)}${event.passthrough ? ' (passthrough)' : ''}`);
+        header(event, `loop ${String(event.loop)}${event.passthrough ? ' (passthrough)' : ''}`);
         break;
       case 'action_retry': {
         const why = event.verdict !== undefined ? `verdict ${String(event.verdict)}` : event.error !== undefined ? oneLine(String(event.error), 120) : `exit ${String(event.exit_code)}`;
@@ -91,15 +95,15 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         line(`${INDENT}${style.dim(`loop ${String(event.loop)} ended ${String(event.terminated_by)} in ${String(event.final_state)}`)}`);
         break;
       case 'evaluate':
-        if (!headerShown) header();
+        if (!headerShown) header(event);
         line(`${INDENT}${verdictLine(event, style, exitCode)}`);
         break;
       case 'action_error':
-        if (!headerShown) header();
+        if (!headerShown) header(event);
         line(`${INDENT}${style.yellow(`⚠ ${oneLine(String(event.error), 200)}`)}`);
         break;
       case 'route':
-        if (!headerShown) header();
+        if (!headerShown) header(event);
         line(`${INDENT}→ ${event.to}`);
         break;
       case 'maintain_restart':

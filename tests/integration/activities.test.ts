@@ -3,6 +3,7 @@
  * killing whole process groups, huge and binary outputs, injection safety, env references, and the
  * host CLI (tests/fixtures/fake-claude) for prompt states and LLM evaluation.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -233,6 +234,29 @@ describe('runProcess', () => {
     let beats = 0;
     await runProcess({ file: 'sleep', args: ['0.5'], cwd: cwd(), env: {}, timeoutMs: 5000, heartbeatMs: 50, onHeartbeat: () => beats++, logPath: join(dir, 'x.log') });
     expect(beats).toBeGreaterThanOrEqual(5);
+  });
+
+  it('a SIGKILLed worker process takes its running actions with it (the watchdog)', async () => {
+    const marker = 'sleep 303.25';
+    const processJs = join(import.meta.dirname, '..', '..', 'dist', 'activities', 'process.js');
+    // A stand-in worker: one quick action that ends normally, then one that runs until killed. The
+    // marker is assembled inside, so only the action's processes carry it on their command line.
+    const script = `
+      const { runProcess } = await import(${JSON.stringify(processJs)});
+      const opts = { cwd: ${JSON.stringify(cwd())}, env: {}, timeoutMs: 600000, logPath: ${JSON.stringify(join(dir, 'w.log'))} };
+      await runProcess({ ...opts, file: 'bash', args: ['-c', 'true'] });
+      const sleep = 'sleep ' + (303 + 0.25);
+      void runProcess({ ...opts, file: 'bash', args: ['-c', sleep + ' & ' + sleep + '; echo after'] });
+      setInterval(() => undefined, 1000);
+    `;
+    const worker = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    // bash -c and its two sleeps.
+    for (let i = 0; i < 100 && live(marker).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(live(marker)).toHaveLength(3);
+    worker.kill('SIGKILL');
+    // SIGTERM at once, SIGKILL after the 2 s grace at the latest.
+    for (let i = 0; i < 80 && live(marker).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await expectNoneLive(marker);
   });
 
   it('throws SpawnError when the program does not exist', async () => {

@@ -186,6 +186,21 @@ describe('missing answers name the flags', () => {
   });
 });
 
+describe('--kind names', () => {
+  it.each<[string, string]>([
+    ['fix', 'fix'],
+    ['Fix until clean', 'fix'],
+    ['fix-until-clean', 'fix'],
+    ['maintain', 'constraints'],
+    ['invariants', 'constraints'],
+    ['convergence', 'metric'],
+    ['METRIC', 'metric'],
+    ['imperative', 'sequence'],
+  ])('--kind %s is %s', (given, kind) => {
+    expect(presetFromFlags(flags({ kind: given })).kind).toBe(kind);
+  });
+});
+
 describe('wrong flags', () => {
   it.each<[string, Partial<CreateFlags>, RegExp]>([
     ['an unknown kind', { kind: 'loop' }, /--kind must be one of fix, constraints, metric, sequence, got "loop"/],

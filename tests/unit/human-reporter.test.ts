@@ -54,4 +54,13 @@ describe('human progress display', () => {
       ].join('\n'),
     );
   });
+
+  it('a lane joined mid-run (resume while a child runs) names the state from the event and no unknown limit', () => {
+    let text = '';
+    const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10);
+    const child = { depth: 1, workflow_id: 'p.one.1' };
+    reporter.onEvent(ev('route', { from: 'a', to: 'done' }, child));
+    reporter.onEvent(ev('loop_complete', {}, child));
+    expect(text).toBe(['       [1] a', '              → done', ''].join('\n'));
+  });
 });
