@@ -69,6 +69,13 @@ export async function main(argv: string[], cwd = process.cwd()): Promise<number>
 
 /** The bin's entry: run, print expected errors plainly, exit with the right code. */
 export async function runCli(argv: string[]): Promise<void> {
+  // A reader that went away (`ll-loop list | head`) is not an error of the command: what it
+  // still prints is dropped, and a running loop carries on rather than losing its worker.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
   let code: number;
   try {
     code = await main(argv);

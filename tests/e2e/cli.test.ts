@@ -167,6 +167,13 @@ describe('bad input never crashes', () => {
     expect(readdirSync(join(cwd, '.loops')).some((f) => f.startsWith('create'))).toBe(false);
   });
 
+  it('a reader that goes away (ll-loop … | true) is not a crash', () => {
+    // `true` exits without reading, long before node starts writing: every write meets EPIPE.
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" list --builtin | true; echo "exit=\${PIPESTATUS[0]}"`], { cwd, env, encoding: 'utf8' });
+    expect(r.stderr).not.toContain('EPIPE');
+    expect(r.stdout.trim()).toBe('exit=0');
+  });
+
   it('an unreachable TEMPORAL_ADDRESS fails fast with a clear message (exit 7)', () => {
     const started = Date.now();
     const r = cli(['run', 'greet'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });

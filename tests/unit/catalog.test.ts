@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -116,11 +116,15 @@ describe('the built-in loops', () => {
     expect(problem?.file).toBe(join(BUILTIN_LOOPS_DIR, 'test-until-pass.yaml'));
   });
 
-  it('ship with the package (npm pack lists loops/*.yaml)', () => {
+  it('ship with the package (npm pack lists loops/*.yaml and the fragment libraries in loops/lib/)', () => {
     const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE_ROOT, encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(0);
     const files = (JSON.parse(r.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
-    expect(files.filter((f) => f.startsWith('loops/')).sort()).toEqual(readdirSync(BUILTIN_LOOPS_DIR).map((f) => `loops/${f}`).sort());
+    const shipped = readdirSync(BUILTIN_LOOPS_DIR, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(PACKAGE_ROOT, join(e.parentPath, e.name)));
+    expect(shipped).toContain('loops/lib/common.yaml');
+    expect(files.filter((f) => f.startsWith('loops/')).sort()).toEqual(shipped.sort());
   });
 });
 

@@ -306,6 +306,37 @@ describe('import:, fragments: and fragment:', () => {
   });
 });
 
+describe('built-in fragment libraries (loops/lib/)', () => {
+  it("seed 001's harbor_scorer example imports lib/benchmark.yaml from the catalog as written", () => {
+    const cwd = projectWith({
+      '.loops/score.yaml': `name: score\ndescription: d\ncontext: { tasks_dir: tasks }\nimport:\n  - lib/benchmark.yaml\ninitial: score\nstates:\n  score:\n    fragment: run_benchmark\n    action: "my-scorer \${context.tasks_dir}"\n    on_yes: pass\n    on_no: fail\n  pass: { terminal: true }\n  fail: { terminal: true, failure: true }\n`,
+    });
+    expect(loaded(cwd, '.loops/score.yaml').states.score).toMatchObject({ action: 'my-scorer ${context.tasks_dir}', action_type: 'shell', evaluate: { type: 'harbor_scorer' } });
+  });
+
+  it('lib/common.yaml fragments compose into valid states; a state refines the evaluator', () => {
+    const cwd = projectWith({
+      '.loops/gates.yaml': `name: gates\ndescription: d\nimport: [lib/common]\ninitial: lint\nstates:
+  lint: { fragment: shell_exit, action: "npm run lint", on_yes: count, on_no: done }
+  count: { fragment: numeric_gate, action: "echo 3", evaluate: { operator: le, target: 5 }, on_yes: ask, on_no: done }
+  ask: { fragment: llm_gate, action: "Is the change small?", on_yes: done, on_no: done }
+  done: { terminal: true }\n`,
+    });
+    const def = loaded(cwd, '.loops/gates.yaml');
+    expect(def.states.lint?.evaluate).toEqual({ type: 'exit_code' });
+    expect(def.states.count?.evaluate).toMatchObject({ type: 'output_numeric', operator: 'le', target: 5 });
+    expect(def.states.ask).toMatchObject({ action_type: 'prompt', evaluate: { type: 'llm_structured' } });
+  });
+
+  it('a project library of the same path wins over the built-in one', () => {
+    const cwd = projectWith({
+      '.loops/lib/common.yaml': 'fragments:\n  shell_exit: { action: "echo mine", next: done }\n',
+      '.loops/mine.yaml': 'name: mine\ndescription: d\nimport: [lib/common.yaml]\ninitial: a\nstates:\n  a: { fragment: shell_exit }\n  done: { terminal: true }\n',
+    });
+    expect(loaded(cwd, '.loops/mine.yaml').states.a).toMatchObject({ action: 'echo mine', next: 'done' });
+  });
+});
+
 describe('locating problems found after composition', () => {
   /** expandReuse, then validation of the composed document, each problem located as the loader does. */
   function composedProblems(cwd: string, path: string): Diagnostic[] {
