@@ -7,6 +7,7 @@
  * turns them into the declared type or says why it cannot.
  */
 import type { LoopDefinition } from './schema.js';
+import { hasRefs } from './template.js';
 
 export type ParameterSpec = NonNullable<LoopDefinition['parameters']>[string];
 
@@ -102,7 +103,14 @@ export function bindParameters(
     }
   }
   for (const [name, spec] of Object.entries(specs)) {
-    const provided = Object.hasOwn(given, name) ? given[name] : undefined;
+    let provided = Object.hasOwn(given, name) ? given[name] : undefined;
+    // The loop's own `context:` value (a `from:` child setting its parent's parameter, say) comes
+    // before the declared default; a template there is filled in when the loop runs.
+    if (provided === undefined && Object.hasOwn(def.context, name)) {
+      const own = def.context[name];
+      if (typeof own === 'string' && hasRefs(own)) continue;
+      provided = own;
+    }
     if (provided === undefined) {
       if (spec.default !== undefined) values[name] = spec.default;
       else if (spec.required && options.requireAll) {

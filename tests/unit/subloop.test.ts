@@ -155,6 +155,19 @@ describe('binding parameters', () => {
     ]);
   });
 
+  it("the loop's own context value comes before a parameter's default (a from: child setting it), and is type-checked", () => {
+    const withContext = (context: Record<string, unknown>) => ({ ...child, context });
+    const opts = { source: 'with', strict: true, requireAll: true } as const;
+    expect(bindParameters(withContext({ count: 7 }), { issue: 'i' }, opts).values).toEqual({ issue: 'i', count: 7, mode: 'fast' });
+    expect(bindParameters(withContext({ count: '7', issue: 'own' }), {}, opts)).toEqual({ values: { issue: 'own', count: 7, mode: 'fast' }, problems: [] });
+    // What the caller gives still wins; a template is left for run time.
+    expect(bindParameters(withContext({ count: 7 }), { issue: 'i', count: 9 }, opts).values.count).toBe(9);
+    expect(bindParameters(withContext({ count: '${context.n}' }), { issue: 'i' }, opts).values).toEqual({ issue: 'i', mode: 'fast' });
+    expect(bindParameters(withContext({ count: 'many' }), { issue: 'i' }, opts).problems.map((p) => p.message)).toEqual(['parameter "count" of loop "child": expected an integer, got "many"']);
+    const started = childStart(withContext({ count: 7 }), { bindings: { values: { issue: 'i' }, dataContext: [] } });
+    expect(started).toMatchObject({ definition: { context: { issue: 'i', count: 7 } } });
+  });
+
   it('childStart binds into the context, or explains why it cannot', () => {
     const ok = childStart(child, { bindings: { values: { issue: 'BUG-1' }, dataContext: ['issue'] } });
     expect(ok).toMatchObject({ definition: { context: { issue: 'BUG-1', count: 2, mode: 'fast' } }, dataContext: ['issue'] });
