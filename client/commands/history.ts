@@ -130,7 +130,8 @@ function formatEvent(event: TimedEvent): string {
       const text = typeof v === 'string' ? (/[\s"=]/.test(v) || v === '' ? JSON.stringify(v) : v) : JSON.stringify(v);
       return `${k}=${oneLine(text, 120)}`;
     });
-  return `${event.ts}  ${event.event.padEnd(16)}${fields.join(' ')}`.trimEnd();
+  // The widest event names (subloop_complete, maintain_restart) still get a space after them.
+  return `${event.ts}  ${event.event.padEnd(17)}${fields.join(' ')}`.trimEnd();
 }
 
 /** Replace the events file with `events`, atomically. */
