@@ -20,7 +20,7 @@ const GRACE_S = 2;
 
 const WATCHDOG_SCRIPT = `
 trap '' INT HUP TERM
-declare -A groups
+groups=()  # indexed by pid (sparse): no associative arrays, so bash 3.2 (macOS) runs it too
 while IFS=' ' read -r op pid; do
   case "$op" in
     +) groups[$pid]=1 ;;

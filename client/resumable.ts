@@ -14,9 +14,15 @@ import { createLoopWorker } from '../worker/create-worker.js';
 import { LOOP_WORKFLOW_TYPE, snapshotQuery, type LoopWorkflowInput } from '../workflows/definitions.js';
 import { CliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import { bounded, isTimeout } from './run-target.js';
 import { isPerRunQueue } from './start-run.js';
 
-const SNAPSHOT_QUERY_TIMEOUT_MS = 30_000;
+/**
+ * Time limits of the snapshot query's attempts (32 s in all). A query the server hands to a
+ * worker that then shuts down (a concurrent `resume` of the same run polls the same queue and
+ * stops once it has its answer) is never answered; a fresh attempt goes to a worker still polling.
+ */
+const SNAPSHOT_QUERY_ATTEMPTS_MS = [8_000, 8_000, 16_000];
 
 /** One run, as resume sees it. */
 export type RunCondition =
@@ -145,16 +151,6 @@ export async function startInputOf(client: Client, id: string): Promise<LoopWork
   return payload ? defaultPayloadConverter.fromPayload<LoopWorkflowInput>(payload) : undefined;
 }
 
-async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms / 1000} s`)), ms)));
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * The closed run's last snapshot. Temporal answers a query on a closed workflow by replaying its
  * history on a worker polling its task queue, so for a per-run queue this process polls it for
@@ -162,7 +158,21 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promi
  * other runs' work).
  */
 export async function snapshotOfClosedRun(client: Client, native: NativeConnection, id: string, taskQueue: string): Promise<Snapshot> {
-  const query = () => withTimeout(client.workflow.getHandle(id).query(snapshotQuery), SNAPSHOT_QUERY_TIMEOUT_MS, 'the snapshot query');
+  const handle = client.workflow.getHandle(id);
+  const query = async (): Promise<Snapshot> => {
+    for (const [i, ms] of SNAPSHOT_QUERY_ATTEMPTS_MS.entries()) {
+      try {
+        return await bounded(client.connection, ms, () => handle.query(snapshotQuery));
+      } catch (err) {
+        if (!isTimeout(err)) throw err;
+        if (i === SNAPSHOT_QUERY_ATTEMPTS_MS.length - 1) {
+          const total = SNAPSHOT_QUERY_ATTEMPTS_MS.reduce((a, b) => a + b, 0);
+          throw new Error(`the snapshot query did not answer within ${total / 1000} s`);
+        }
+      }
+    }
+    throw new Error('unreachable: no snapshot query attempt');
+  };
   try {
     if (!isPerRunQueue(taskQueue)) return await query();
     const { worker } = await createLoopWorker({ connection: native, namespace: client.options.namespace, taskQueue });

@@ -85,7 +85,7 @@ export async function closedResult(connection: Connection, handle: WorkflowHandl
 }
 
 /** Run `fn` with a gRPC deadline, and a timer in case the call ignores it. */
-export async function bounded<T>(connection: Connection, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+export async function bounded<T>(connection: Pick<Connection, 'withDeadline'>, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new BoundedTimeout(timeoutMs)), timeoutMs + 500);
@@ -108,7 +108,7 @@ class BoundedTimeout extends Error {
  * Our own timer, or the gRPC deadline: DEADLINE_EXCEEDED (4), or CANCELLED (1), which the server
  * answers when the deadline it was passed runs out first. Possibly wrapped (ServiceError).
  */
-function isTimeout(err: unknown): boolean {
+export function isTimeout(err: unknown): boolean {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth += 1) {
     if (e instanceof BoundedTimeout || e.code === 4 || e.code === 1) return true;
   }

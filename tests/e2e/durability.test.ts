@@ -229,7 +229,7 @@ context:
     const [winner, loser] = one.code === 0 ? [one, two] : [two, one];
     expect(winner.code, winner.stderr).toBe(0);
     expect(winner.stdout).toContain(`resuming ${id} (error in state b, pass 1/50) as ${id}-r1`);
-    expect(loser.code).toBe(1);
+    expect(loser.code, loser.stderr).toBe(1);
     expect(loser.stderr).toContain(`run ${id} is already being resumed as ${id}-r1`);
     expect(lines('gate-a.log')).toHaveLength(1);
     expect(readFileSync(join(cwd, 'gate-c.out'), 'utf8').trim()).toBe('first-original');
