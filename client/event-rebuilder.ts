@@ -12,7 +12,7 @@
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { Command, Snapshot, StepEvent, StepOutput } from '../fsm/snapshot.js';
 import { failedStart, resume, start, step } from '../fsm/step.js';
-import { childStart } from '../fsm/subloop.js';
+import { childStart, subloopTimeoutError, subloopTimeoutFailure } from '../fsm/subloop.js';
 import type { ActionResult, EvalResult, ExecutionResult } from '../fsm/types.js';
 import type { TimedEvent } from '../worker/event-hub.js';
 import { LOOP_FAILED, type LoopWorkflowInput } from '../workflows/definitions.js';
@@ -102,6 +102,8 @@ export class EventRebuilder {
   }
 
   private effective: { definition: LoopDefinition; inherited: Parameters<typeof start>[2] } | undefined;
+  /** The timer of a running sub-loop state's `timeout:`, and whether it fired (see run-child.ts). */
+  private subloopTimer: { id: string; fired: boolean } | undefined;
   private childError: string | undefined;
   private cancelRequested = false;
 
@@ -202,6 +204,11 @@ export class EventRebuilder {
       this.deadlineTimer = timerId;
       return;
     }
+    // A sub-loop state's `timeout:` runs while its child does.
+    if (this.effect?.type === 'run_loop' && this.effect.input.timeout_s !== undefined && ms === this.effect.input.timeout_s * 1000 && !this.subloopTimer) {
+      this.subloopTimer = { id: timerId, fired: false };
+      return;
+    }
     // A backoff, retry or maintain delay; other timers (the 1 ms local-activity flush) are not
     // effects. (A delay of exactly 1 ms right after a local action would be taken for a flush.)
     if (this.effect?.type === 'sleep' && Math.abs(this.effect.ms - ms) < 1 && this.sleepTimer === undefined) this.sleepTimer = timerId;
@@ -226,6 +233,7 @@ export class EventRebuilder {
     const fired = e.timerFiredEventAttributes;
     if (fired) {
       if (fired.timerId === this.deadlineTimer) this.timedOut = true;
+      else if (this.subloopTimer && fired.timerId === this.subloopTimer.id) this.subloopTimer.fired = true;
       else if (this.flushing && fired.timerId === this.flushing.timerId) {
         const { completion } = this.flushing;
         this.flushing = undefined;
@@ -275,10 +283,18 @@ export class EventRebuilder {
 
   private onChildClosed(child: NonNullable<ReturnType<typeof childOutcome>>, now: number): void {
     if (!this.snapshot || !this.definition) return;
-    const event: StepEvent =
-      'result' in child
-        ? { type: 'loop_done', result: child.result, now }
-        : { type: 'loop_failed', error: `sub-loop "${this.effect?.type === 'run_loop' ? this.effect.input.loop : '?'}" failed: ${child.error}`, now };
+    const input = this.effect?.type === 'run_loop' ? this.effect.input : undefined;
+    const limited = this.subloopTimer?.fired && input?.timeout_s !== undefined ? input.timeout_s : undefined;
+    this.subloopTimer = undefined;
+    let event: StepEvent;
+    if ('result' in child) {
+      const result = limited !== undefined && child.result.terminated_by === 'cancelled' ? { ...child.result, error: subloopTimeoutError(limited) } : child.result;
+      event = { type: 'loop_done', result, now };
+    } else if (limited !== undefined) {
+      event = { type: 'loop_failed', error: subloopTimeoutFailure(input!.loop, limited), now };
+    } else {
+      event = { type: 'loop_failed', error: `sub-loop "${input?.loop ?? '?'}" failed: ${child.error}`, now };
+    }
     this.apply(step(this.definition, this.snapshot, event), now);
   }
 

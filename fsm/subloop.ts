@@ -25,6 +25,9 @@ function carriesData(template: string, dataContext: readonly string[]): boolean 
 export function subloopInput(state: StateConfig & { loop: string }, name: string, step: number, scope: InterpolationScope): RunLoopInput {
   const dataContext = scope.dataContext ?? [];
   const input: RunLoopInput = { state: name, step, loop: interpolate(state.loop, scope).trim() };
+  // Only an explicit `timeout:` bounds a child: `default_timeout` is about actions, and a child's
+  // actions already have their own.
+  if (state.timeout !== undefined) input.timeout_s = state.timeout;
   if (state.context_passthrough) {
     input.passthrough = { context: scope.context, captured: scope.captured, dataContext: [...dataContext] };
   } else if (state.with) {
@@ -41,6 +44,19 @@ export function subloopInput(state: StateConfig & { loop: string }, name: string
     input.bindings = { values, dataContext: tainted };
   }
   return input;
+}
+
+/**
+ * Why a child stopped by its state's `timeout:` ended, as the run records it: added to the child's
+ * (cancelled) result, or, when the child never reported one, the whole error. The workflow and the
+ * history rebuilder (client/event-rebuilder.ts) both use these, so rebuilt events match live ones.
+ */
+export function subloopTimeoutError(seconds: number): string {
+  return `the state's timeout of ${seconds}s ran out; the sub-loop was stopped`;
+}
+
+export function subloopTimeoutFailure(loop: string, seconds: number): string {
+  return `sub-loop "${loop}" failed: ${subloopTimeoutError(seconds)}`;
 }
 
 /** The verdict a child's result gives its sub-loop state. */

@@ -119,6 +119,8 @@ export interface RunLoopInput {
   passthrough?: { context: Record<string, unknown>; captured: Record<string, CapturedValue>; dataContext: string[] };
   /** `with:` values after interpolation; the child checks them against its `parameters:`. */
   bindings?: { values: Record<string, unknown>; dataContext: string[] };
+  /** The state's own `timeout:` (seconds): the child run is stopped when it runs out. */
+  timeout_s?: number;
 }
 
 /** Input of the `evaluateLlm` activity. */

@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import type { LoopActivities } from '../activities/index.js';
 import type { StepEvent } from '../fsm/snapshot.js';
+import { subloopTimeoutError, subloopTimeoutFailure } from '../fsm/subloop.js';
 import type { RunLoopInput } from '../fsm/types.js';
 import { MAX_SUBLOOP_DEPTH, type LoopWorkflowInput } from './definitions.js';
 import { errorText } from './error-text.js';
@@ -54,8 +55,12 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
     options: { ...parent.options, failOnNonTerminal: false },
     child: { depth, parent: parentId, ...(request.passthrough ? { passthrough: request.passthrough } : {}), ...(request.bindings ? { bindings: request.bindings } : {}) },
   };
-  try {
-    const result = await executeChild('loopWorkflow', {
+  // The state's `timeout:` bounds the child run: when it runs out the child is cancelled (its
+  // processes killed, its captured values kept) and the state's verdict is `error`.
+  const limit = request.timeout_s === undefined ? undefined : new CancellationScope({ cancellable: true, timeout: request.timeout_s * 1000 });
+  const timedOut = () => limit !== undefined && limit.consideredCancelled && !CancellationScope.current().consideredCancelled;
+  const run = () =>
+    executeChild('loopWorkflow', {
       args: [input],
       workflowId: `${parentId}.${request.state}.${request.step}`,
       taskQueue: workflowInfo().taskQueue,
@@ -67,13 +72,18 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
         ? { searchAttributes: { LoopName: [definition.name], LoopCategory: [definition.category ?? ''] } }
         : {}),
     });
+  try {
+    const result = limit ? await limit.run(run) : await run();
     // A stopped parent cancels the child, which records its own cancelled end and completes:
     // that is this run being stopped, not a sub-loop outcome to route on.
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(`stopped while sub-loop "${definition.name}" ran`);
+    // The child's own record says cancelled (verdict error); say why.
+    if (timedOut() && result.terminated_by === 'cancelled') return { type: 'loop_done', result: { ...result, error: subloopTimeoutError(request.timeout_s!) }, now: Date.now() };
     return { type: 'loop_done', result, now: Date.now() };
   } catch (err) {
     // Only this run being stopped stops it; a child cancelled on its own is a failed sub-loop.
     if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
+    if (timedOut()) return { type: 'loop_failed', error: subloopTimeoutFailure(request.loop, request.timeout_s!), now: Date.now() };
     return { type: 'loop_failed', error: `sub-loop "${definition.name}" failed: ${errorText(err)}`, now: Date.now() };
   }
 }

@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { loadLoopFile } from '../../client/load.js';
+import { rebuildEvents } from '../../client/rebuild-events.js';
+import type { TimedEvent } from '../../worker/event-hub.js';
 import { liveProcesses } from '../support/processes.js';
 import { closeTemporal, project, runLoop, temporal, toolEnv } from './harness.js';
 
@@ -26,6 +28,15 @@ function load(cwd: string, name: string): LoopDefinition {
   const loaded = loadLoopFile(join(cwd, '.loops', `${name}.yaml`), {}, cwd);
   if (!loaded.definition) throw new Error(loaded.diagnostics.map(formatDiagnostic).join('\n'));
   return loaded.definition;
+}
+
+/** `ll-loop history` rebuilds the parent's events from Temporal history: the same as the live ones. */
+async function expectRebuilt(workflowId: string, live: TimedEvent[]): Promise<void> {
+  const { client } = await temporal();
+  const rebuilt = await rebuildEvents(client, workflowId);
+  const withoutTs = (events: TimedEvent[]) => events.map(({ ts: _ts, ...rest }) => rest);
+  expect(rebuilt.warnings).toEqual([]);
+  expect(withoutTs(rebuilt.events)).toEqual(withoutTs(live));
 }
 
 const CHILD_PASS = `
@@ -97,6 +108,7 @@ states:
       [1, 'gave_up'],
     ]);
     expect(child.status.name).toBe('COMPLETED');
+    await expectRebuilt(run.workflowId, run.events);
   });
 
   it('context_passthrough shares context and captured values both ways; without it the child is isolated', async () => {
@@ -297,6 +309,56 @@ states:
     const { client } = await temporal();
     const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as { terminated_by: string };
     expect(childResult.terminated_by).toBe('cancelled');
+  });
+
+  it("a sub-loop state's timeout: stops the child, kills its processes, keeps what it captured and routes on_error", async () => {
+    const marker = `subloop-state-timeout-${process.pid}-${Date.now()}`;
+    const p = withLoops({
+      sleeper: `
+name: sleeper
+description: captures, then sleeps
+initial: note
+states:
+  note:
+    action: "echo noted"
+    capture: note
+    next: nap
+  nap:
+    action: "sleep 30; echo ${marker}"
+    next: done
+  done: { terminal: true }
+`,
+      parent: `
+name: parent
+description: gives the sleeper 2 s
+initial: run
+states:
+  run:
+    loop: sleeper
+    context_passthrough: true
+    timeout: 2
+    on_success: done
+    on_error: late
+  done: { terminal: true }
+  late:
+    action: "echo 'late: \${captured.note.output}'"
+    terminal: true
+    failure: true
+`,
+    });
+    const started = Date.now();
+    const run = await runLoop(load(p.cwd, 'parent'), { cwd: p.cwd, env: toolEnv(p) });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(run.states).toEqual(['run', 'late']);
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'late', failure: true });
+    expect(run.result.captured.note?.output).toBe('noted');
+    const evaluate = run.events.find((e) => e.event === 'evaluate' && e.state === 'run');
+    expect(evaluate).toMatchObject({ verdict: 'error', error: expect.stringContaining("the state's timeout of 2s ran out") });
+    expect(liveProcesses(marker)).toBe(0);
+    const { client } = await temporal();
+    const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as { terminated_by: string };
+    expect(childResult.terminated_by).toBe('cancelled');
+    await expectRebuilt(run.workflowId, run.events);
   });
 });
 

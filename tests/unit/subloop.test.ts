@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bindParameters, coerceParameter } from '../../fsm/parameters.js';
 import { initialSnapshot } from '../../fsm/snapshot.js';
 import { failedStart, start, step } from '../../fsm/step.js';
-import { childStart, subloopVerdict } from '../../fsm/subloop.js';
+import { childStart, subloopTimeoutError, subloopVerdict } from '../../fsm/subloop.js';
 import { renderShell } from '../../fsm/shell-render.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { validateLoop } from '../../fsm/validate.js';
@@ -99,6 +99,22 @@ describe('what the child gets', () => {
     const d = parent({ with: { n: '${captured.count.output}', label: 'run ${state.iteration}', fixed: 7 } });
     const { command } = toSubloop(d);
     expect(command).toMatchObject({ input: { bindings: { values: { n: '42', label: 'run 1', fixed: 7 }, dataContext: ['n'] } } });
+  });
+
+  it("only the state's own timeout: bounds the child (default_timeout is for actions)", () => {
+    const limited = toSubloop(parent({ timeout: 90 }, { default_timeout: 5 })).command;
+    expect(limited && limited.type === 'run_loop' && limited.input.timeout_s).toBe(90);
+    const unlimited = toSubloop(parent({}, { default_timeout: 5 })).command;
+    expect(unlimited && unlimited.type === 'run_loop' && 'timeout_s' in unlimited.input).toBe(false);
+  });
+
+  it('a child stopped by that timeout is an error verdict that names the timeout', () => {
+    const d = parent({ timeout: 90 });
+    const { snapshot } = toSubloop(d);
+    const out = step(d, snapshot, { type: 'loop_done', result: childResult({ terminated_by: 'cancelled', final_state: 'sub', error: subloopTimeoutError(90) }), now: 2000 });
+    expect(out.snapshot.current).toBe('broken');
+    const evaluate = out.commands.find((c) => c.type === 'emit' && c.event.event === 'evaluate');
+    expect(evaluate).toMatchObject({ event: { verdict: 'error', error: expect.stringContaining("the state's timeout of 90s ran out") } });
   });
 
   it('capture: on a sub-loop state stores the child outcome', () => {
