@@ -14,8 +14,11 @@ export interface ActivityDeps {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Interval of activity heartbeats while a process runs. */
-export const HEARTBEAT_MS = 5000;
+/**
+ * Interval of activity heartbeats while a process runs. Each one is also when a cancellation
+ * request is picked up (worker/create-worker.ts), so it bounds how long a stop takes.
+ */
+export const HEARTBEAT_MS = 1000;
 
 /** The current Temporal activity context, or undefined when called as a plain function. */
 export function currentContext(): Context | undefined {

@@ -51,6 +51,11 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     activities: createActivities(options.activityDeps),
     sinks: events.sinks(),
     shutdownGraceTime: '2s',
+    // Cancellation (ll-loop stop, a timeout, a stopped parent) reaches a running activity only in
+    // the answer to a heartbeat the SDK actually sends; by default it sends one per 0.8 × the
+    // heartbeat timeout (24 s), so a stop could wait that long. Actions beat every second
+    // (activities/run-action.ts HEARTBEAT_MS); this lets each beat through.
+    maxHeartbeatThrottleInterval: '1s',
   });
   return { worker, events };
 }

@@ -153,8 +153,13 @@ describe('a running loop: list --running, status, stop, status of the finished r
     expect(text.text()).toContain('wait (action running)');
     expect(text.text()).toContain('1/50');
 
+    // Past the first heartbeats: a stop must not wait for the SDK's heartbeat throttle (by default
+    // 24 s with a 30 s heartbeat timeout) to reach the running action.
+    await new Promise((r) => setTimeout(r, 6000));
     const stopped = output();
+    const stopStarted = Date.now();
     expect(await stopCommand({ cwd, target: name, force: false, json: true, out: stopped.out })).toBe(0);
+    expect(Date.now() - stopStarted).toBeLessThan(6000);
     const report = stopped.json<{ outcome: string; result: ExecutionResult }>();
     expect(report.outcome).toBe('cancelled');
     expect(report.result).toMatchObject({ terminated_by: 'cancelled', final_state: 'wait' });
