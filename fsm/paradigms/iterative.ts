@@ -14,6 +14,8 @@
  */
 import { z } from 'zod';
 import { error, type Diagnostic } from '../diagnostics.js';
+import { actionKind } from '../action.js';
+import type { StateConfig } from '../schema.js';
 import { TemplateSyntaxError, templateRefs } from '../template.js';
 import type { ParadigmCompiler } from './compiler.js';
 import { settingsOf, settingsSchema } from './fields.js';
@@ -82,19 +84,47 @@ function executorText(spec: IterativeSpec): string {
   return typeof e === 'string' ? e : 'prompt' in e ? e.prompt : e.shell;
 }
 
+/** The executor's action type, as the FSM will run it. */
+function executorKind(spec: IterativeSpec): 'shell' | 'prompt' {
+  const e = spec.executor;
+  if (typeof e !== 'string') return 'prompt' in e ? 'prompt' : 'shell';
+  return actionKind({ action: e } as StateConfig);
+}
+
+/** Where the current input goes when the executor does not say: after the prompt. */
+const CURRENT_INPUT = '${captured.input.output}';
+
+/** Whether the executor's text reads the current input itself; throws TemplateSyntaxError. */
+function readsInput(spec: IterativeSpec): boolean {
+  return templateRefs(executorText(spec)).some((ref) => ref.namespace === 'captured' && ref.path[0] === 'input');
+}
+
+/**
+ * The executor receives the current input (seed 002): a prompt that does not place it gets it
+ * appended after a blank line; a shell command must place it itself, since only its author
+ * knows where an argument belongs.
+ */
 function checkExecutor(spec: IterativeSpec): Diagnostic[] {
   const path = typeof spec.executor === 'string' ? ['executor'] : ['executor', 'prompt' in spec.executor ? 'prompt' : 'shell'];
-  let readsInput: boolean;
   try {
-    readsInput = templateRefs(executorText(spec)).some((ref) => ref.namespace === 'captured' && ref.path[0] === 'input');
+    if (readsInput(spec) || executorKind(spec) === 'prompt') return [];
   } catch (err) {
     if (err instanceof TemplateSyntaxError) return [error(path, `executor: ${err.message}`)];
     throw err;
   }
-  if (readsInput) return [];
   return [
-    error(path, 'the executor never reads the current input, so it would repeat the same attempt every iteration', 'write ${captured.input.output} where the input belongs, e.g. "Work on this task: ${captured.input.output}"'),
+    error(
+      path,
+      'the shell executor never reads the current input, so it would repeat the same attempt every iteration',
+      `write ${CURRENT_INPUT} where the input belongs, e.g. "./attempt.sh ${CURRENT_INPUT}" (it is passed as data, never run as code)`,
+    ),
   ];
+}
+
+/** The executor's action text in the FSM. */
+function executorAction(spec: IterativeSpec): string {
+  const text = executorText(spec);
+  return readsInput(spec) ? text : `${text.trimEnd()}\n\n${CURRENT_INPUT}`;
 }
 
 export const iterativeCompiler: ParadigmCompiler<IterativeSpec> = {
@@ -103,7 +133,7 @@ export const iterativeCompiler: ParadigmCompiler<IterativeSpec> = {
   help: {
     input: { expected: 'text: the input of the first executor call', example: '"Make the parser tests pass"' },
     executor: {
-      expected: 'an action that reads ${captured.input.output}: text (a shell command, or a /slash command), or { prompt: text } or { shell: text }',
+      expected: 'an action: text (a shell command, or a /slash command), or { prompt: text } or { shell: text }; it reads the current input as ${captured.input.output} (a prompt that does not gets it appended)',
       example: '{ prompt: "Work on this task: ${captured.input.output}" }',
     },
     prompt: { expected: 'the prompt text for the host CLI', example: '"Work on this task: ${captured.input.output}"' },
@@ -135,7 +165,7 @@ export const iterativeCompiler: ParadigmCompiler<IterativeSpec> = {
       context: { input: spec.input, test_command: spec.test_command, ...(settings.context as Record<string, unknown> | undefined) },
       states: {
         start: { action: `cat <<'${INPUT_DELIMITER}'\n\${context.input}\n${INPUT_DELIMITER}`, capture: 'input', next: 'execute' },
-        execute: { action: executorText(spec), ...actionType, capture: 'result', next: 'validate' },
+        execute: { action: executorAction(spec), ...actionType, capture: 'result', next: 'validate' },
         validate: { action: '${context.test_command}', capture: 'validation', next: 'control' },
         control: {
           evaluate: { type: 'llm_structured', source: REPORT, prompt: controllerPrompt(spec.controller ?? DEFAULT_CONTROLLER), schema: CONTROLLER_SCHEMA },

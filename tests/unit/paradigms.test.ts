@@ -352,16 +352,20 @@ describe('bad paradigm documents', () => {
     expect(d!.message).toContain(message);
   });
 
-  it('iterative: an executor that never reads the input', () => {
-    const [d] = problems({ paradigm: 'iterative', name: 'it', input: 'x', executor: { prompt: 'do it' }, test_command: 't' });
-    expect(d).toMatchObject({ path: ['executor', 'prompt'] });
+  it.each([
+    ['{ shell }', { shell: './attempt.sh' }, ['executor', 'shell']],
+    ['a shell command', 'make attempt', ['executor']],
+  ])('iterative: a %s executor that never reads the input', (_what, executor, path) => {
+    const [d] = problems({ paradigm: 'iterative', name: 'it', input: 'x', executor, test_command: 't' });
+    expect(d).toMatchObject({ path });
+    expect(d!.message).toContain('the shell executor never reads the current input');
     expect(d!.fix).toContain('${captured.input.output}');
   });
 
   it('iterative: an executor that is neither text nor { prompt } / { shell }', () => {
     const [d] = problems({ paradigm: 'iterative', name: 'it', input: 'x', executor: { bash: 'x' }, test_command: 't' });
     expect(d).toMatchObject({ path: ['executor'] });
-    expect(d!.message).toContain('executor must be an action that reads ${captured.input.output}');
+    expect(d!.message).toContain('executor must be an action: text (a shell command, or a /slash command), or { prompt: text } or { shell: text }');
   });
 
   it('iterative: a malformed executor template is reported at the executor', () => {
@@ -412,6 +416,14 @@ describe('paradigm: iterative', () => {
     expect(props.analysis!.type).toBe('string');
     expect(props.next_input!.type).toBe('string');
     expect(props.new_files).toMatchObject({ type: 'array', items: { type: 'string' } });
+  });
+
+  it.each([
+    ['{ prompt }', { prompt: 'Fix the parser.' }, 'Fix the parser.\n\n${captured.input.output}'],
+    ['a /slash command', '/ll:manage-issue bug fix ', '/ll:manage-issue bug fix\n\n${captured.input.output}'],
+  ])('a %s executor that does not place the input receives it after the prompt', (_what, executor, action) => {
+    // compiled() also asserts there are no diagnostics.
+    expect((compiled({ ...doc, executor }).states as Record<string, unknown>).execute).toMatchObject({ action });
   });
 
   it('a text executor keeps the usual action kind rule; { shell } forces bash', () => {
