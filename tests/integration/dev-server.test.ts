@@ -20,6 +20,7 @@ import {
 import { DevServerStartError, ensureDevServer, probeTemporal, stopDevServer } from '../../client/dev-server.js';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../client/search-attributes.js';
 import { TemporalCliNotFoundError, findTemporalCli, runCommand } from '../../client/temporal-cli.js';
+import { freePort } from '../support/processes.js';
 
 const SLOW = { timeout: 120_000 };
 const tmpDirs: string[] = [];
@@ -28,17 +29,6 @@ async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'll-loop-devserver-'));
   tmpDirs.push(dir);
   return dir;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 afterAll(async () => {

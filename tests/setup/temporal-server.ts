@@ -7,7 +7,7 @@
  * set, that server is reused and nothing is started.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../support/processes.js';
 import type { TestProject } from 'vitest/node';
 import { devServerTuningFlags, probeTemporal } from '../../client/dev-server.js';
 import { searchAttributeFlags } from '../../client/search-attributes.js';
@@ -86,19 +86,6 @@ export default async function setup({ provide }: Pick<TestProject, 'provide'>): 
     await stop();
     delete process.env.TEMPORAL_TEST_ADDRESS;
   };
-}
-
-/** A port the OS just handed out; free unless something grabs it in the next moments. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => (port ? resolve(port) : reject(new Error('could not get a free port'))));
-    });
-  });
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
