@@ -20,7 +20,7 @@ export { scopeOf };
 const MAX_ENTRIES_PER_STEP = 100_000;
 import type { LoopDefinition, StateConfig } from './schema.js';
 import { renderShell } from './shell-render.js';
-import { initialSnapshot, type Command, type Snapshot, type StepEvent, type StepOutput } from './snapshot.js';
+import { initialSnapshot, type Snapshot, type StepEvent, type StepOutput } from './snapshot.js';
 import type { ActionResult, EvalResult, ExecutionResult } from './types.js';
 import { subloopAsAction, subloopDetails, subloopInput, subloopVerdict } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';

@@ -2,7 +2,6 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   evaluatePure,
   isPureEvaluator,
-  parseJsonPath,
   pureEvaluators,
   PURE_EVALUATOR_TYPES,
   type EvalInput,

@@ -3,7 +3,10 @@
  * that plays a run through `start`/`step` with scripted action results and LLM verdicts.
  * No mocks: the driver only feeds events and records commands, as the workflow does.
  */
+import { expect } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import type { Diagnostic } from '../../fsm/diagnostics.js';
+import { compileParadigm } from '../../fsm/paradigms/index.js';
 import { resolveContext } from '../../fsm/context.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { Command, Snapshot, StepEvent, StepOutput } from '../../fsm/snapshot.js';
@@ -166,4 +169,20 @@ export function scope(overrides: Partial<InterpolationScope> = {}): Interpolatio
     loop: { name: 'test-loop', started_at: '2024-01-01T00:00:00.000Z', elapsed_ms: 0, elapsed: '0ms' },
     ...overrides,
   };
+}
+
+/** A paradigm document compiled without diagnostics (fails the test otherwise). */
+export function compiled(doc: Record<string, unknown>): Record<string, unknown> {
+  const out = compileParadigm(doc);
+  if (!out.raw) throw new Error(`did not compile: ${JSON.stringify(out.diagnostics, null, 2)}`);
+  expect(out.diagnostics).toEqual([]);
+  return out.raw;
+}
+
+/** The diagnostics of a paradigm document that does not compile. */
+export function problems(doc: Record<string, unknown>): Diagnostic[] {
+  const out = compileParadigm(doc);
+  expect(out.raw).toBeUndefined();
+  expect(out.diagnostics.length).toBeGreaterThan(0);
+  return out.diagnostics;
 }
