@@ -9,6 +9,8 @@ export interface PlannedState {
   terminal: boolean;
   failure: boolean;
   action?: { kind: 'shell' | 'prompt'; text: string; timeout_s: number };
+  /** A sub-loop state: the child loop, how it gets its values, and its `timeout:` if any. */
+  subloop?: { loop: string; passthrough: boolean; with?: Record<string, unknown>; timeout_s?: number };
   evaluator?: string;
   transitions: Array<{ on: string; to: string }>;
 }
@@ -52,6 +54,14 @@ export function planOf(def: LoopDefinition): Plan {
       transitions: declaredTargets(state).map(({ key, target }) => ({ on: key.replace(/^route\./, '').replace(/^on_/, ''), to: target })),
     };
     if (state.action !== undefined) planned.action = { kind: actionKind(state), text: state.action, timeout_s: actionTimeout(def, state) };
+    if (state.loop !== undefined) {
+      planned.subloop = {
+        loop: state.loop,
+        passthrough: state.context_passthrough === true,
+        ...(state.with ? { with: state.with } : {}),
+        ...(state.timeout !== undefined ? { timeout_s: state.timeout } : {}),
+      };
+    }
     if (!state.terminal && state.next === undefined && (state.action !== undefined || state.evaluate)) planned.evaluator = effectiveEvaluator(def, state).type;
     return planned;
   });

@@ -19,6 +19,11 @@ export function printPlan(def: LoopDefinition, json: boolean, out: (t: string) =
     const marks = [state.name === plan.initial ? 'initial' : '', state.terminal ? (state.failure ? 'terminal, failure' : 'terminal') : ''].filter(Boolean);
     out(`${state.name}${marks.length ? ` (${marks.join(', ')})` : ''}\n`);
     if (state.action) out(`    ${state.action.kind}: ${state.action.text.trim().split('\n').join('\n        ')}  [timeout ${state.action.timeout_s}s]\n`);
+    if (state.subloop) {
+      const { loop, passthrough, with: bindings, timeout_s } = state.subloop;
+      const how = passthrough ? ' (context passthrough)' : bindings ? ` with ${JSON.stringify(bindings)}` : '';
+      out(`    sub-loop: ${loop}${how}${timeout_s === undefined ? '' : `  [timeout ${timeout_s}s]`}\n`);
+    }
     if (state.evaluator) out(`    evaluate: ${state.evaluator}\n`);
     for (const t of state.transitions) out(`    ${t.on} → ${t.to}\n`);
   }

@@ -237,6 +237,23 @@ describe('planOf', () => {
     expect(plan.states[5]?.evaluator).toBe('exit_code');
   });
 
+  it('names the child of a sub-loop state, how it gets its values, and its timeout', () => {
+    const d = def({
+      name: 'parent',
+      description: 'd',
+      initial: 'a',
+      states: {
+        a: { loop: 'child', with: { n: 5 }, timeout: 60, on_success: 'b', on_failure: 'done' },
+        b: { loop: 'other', context_passthrough: true, on_success: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const [a, b] = planOf(d).states;
+    expect(a?.subloop).toEqual({ loop: 'child', passthrough: false, with: { n: 5 }, timeout_s: 60 });
+    expect(b?.subloop).toEqual({ loop: 'other', passthrough: true });
+    expect(a?.action).toBeUndefined();
+  });
+
   it('omits timeout_s and backoff_s when not set and reports llm disabled', () => {
     const plan = planOf(def(base({}, { llm: { enabled: false } })));
     expect(plan.timeout_s).toBeUndefined();
