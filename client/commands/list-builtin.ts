@@ -10,25 +10,17 @@ import { loadLoopFile } from '../load.js';
 import { table } from '../reporters/table.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { projectLoopCopy } from './install.js';
+import type { LoopListing } from './list.js';
 
 type ParameterSpec = NonNullable<LoopDefinition['parameters']>[string];
 
-/** One built-in loop as `list --builtin` shows it. */
-export interface BuiltinListing {
-  name: string;
-  /** The shipped file. */
-  file: string;
-  valid: boolean;
-  description?: string;
-  category?: string;
-  labels: string[];
+/** One built-in loop as `list --builtin` shows it: a listing like `list`'s, with its parameters. */
+export interface BuiltinListing extends LoopListing {
   parameters: Record<string, ParameterSpec>;
   /** A project loop of the same name runs instead of this one. */
   shadowed: boolean;
   /** That project loop's file. */
   project_file?: string;
-  /** The first error, for an invalid file (a packaging bug: the catalog's tests load every file). */
-  error?: string;
 }
 
 /** Every built-in loop, with whether `cwd`'s `.loops/` shadows it. */
