@@ -1,0 +1,226 @@
+/**
+ * The loop shapes whose recorded histories every release must keep replaying: one run of each,
+ * recorded by `npm run record-histories` on a real dev server and committed under
+ * tests/fixtures/histories/<version>/. Each scenario is a definition plus how to drive it (the
+ * fake tools it scripts, the run options, and for stop/timeout shapes what to do once started).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { script, verdicts } from '../integration/harness.js';
+
+export interface ScenarioProject {
+  cwd: string;
+  toolsDir: string;
+}
+
+export interface Scenario {
+  /** File-name-safe; the histories are saved as `<name>.json` (continued runs `<name>.<n>.json`). */
+  name: string;
+  /** What the history exercises, for the manifest. */
+  covers: string;
+  definition: Record<string, unknown>;
+  /** Scripts fake tools / writes sub-loop files; returns extra worker environment. */
+  prepare?: (p: ScenarioProject) => Record<string, string>;
+  localActivityMaxTimeoutS?: number;
+  historyEventLimit?: number;
+  failOnNonTerminal?: boolean;
+  /** Stop the run this long after it starts (the `cancel` shape). */
+  cancelAfterMs?: number;
+}
+
+const CHILD = `
+name: child
+description: counts to two
+initial: work
+states:
+  work:
+    action: "echo child-\${state.iteration}"
+    capture: child_out
+    evaluate: { type: output_contains, pattern: "child-2" }
+    on_yes: done
+    on_no: work
+  done: { terminal: true }
+`;
+
+const FLAKY = 'n=$(cat attempts 2>/dev/null || echo 0); n=$((n + 1)); echo $n > attempts; echo "attempt $n"; [ "$n" -ge 3 ]';
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'shell',
+    covers: 'remote shell activities, capture, output_numeric, backoff timer, terminal action',
+    definition: {
+      name: 'shell',
+      initial: 'count',
+      backoff: 0.05,
+      context: { limit: 3 },
+      states: {
+        count: { action: 'echo ${state.iteration}', capture: 'n', evaluate: { type: 'output_numeric', operator: 'ge', target: '${context.limit}' }, on_yes: 'done', on_no: 'count' },
+        done: { action: "echo 'reached ${captured.n.output}'", terminal: true },
+      },
+    },
+  },
+  {
+    name: 'shell-local',
+    covers: 'quick shell actions as local activities with flush timers, exit codes, on_error, state timeout',
+    localActivityMaxTimeoutS: 30,
+    definition: {
+      name: 'shell-local',
+      initial: 'a',
+      max_iterations: 60,
+      default_timeout: 5,
+      states: {
+        a: { action: 'echo ${state.iteration}', capture: 'a', on_yes: 'b' },
+        b: { action: 'test ${state.iteration} -lt 55', on_yes: 'a', on_no: 'hang' },
+        hang: { action: 'sleep 30.4242', timeout: 1, on_error: 'missing', on_yes: 'done' },
+        missing: { action: 'no-such-command-ll', on_yes: 'done', on_no: 'done', on_error: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'prompt',
+    covers: 'prompt actions through the fake host CLI, judged by llm_structured (the prompt default)',
+    prepare: (p) => {
+      script(p.toolsDir, 'mypy', [[1, 'a.py:1: error: x'], [0, 'Success']]);
+      return { FAKE_CLAUDE_VERDICTS: verdicts(p.cwd, [{ verdict: 'yes', confidence: 0.9, reason: 'fixed' }]) };
+    },
+    definition: {
+      name: 'prompt',
+      initial: 'check',
+      max_iterations: 5,
+      states: {
+        check: { action: 'mypy src/', on_yes: 'done', on_no: 'fix' },
+        fix: { action: 'fix the type errors', action_type: 'prompt', on_yes: 'check', on_no: 'check' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'llm-structured',
+    covers: 'llm_structured evaluation of a shell action, low confidence, custom verdicts',
+    prepare: (p) => ({
+      FAKE_CLAUDE_VERDICTS: verdicts(p.cwd, [
+        { verdict: 'no', confidence: 0.95, reason: 'not yet' },
+        { verdict: 'yes', confidence: 0.3, reason: 'unsure' },
+        { verdict: 'yes', confidence: 0.9, reason: 'looks right' },
+      ]),
+    }),
+    definition: {
+      name: 'llm-structured',
+      initial: 'judge',
+      max_iterations: 6,
+      states: {
+        judge: {
+          action: 'echo output ${state.iteration}',
+          evaluate: { type: 'llm_structured', prompt: 'Is the output good?', min_confidence: 0.5 },
+          route: { yes: 'done', no: 'judge', yes_uncertain: 'judge' },
+        },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'subloop',
+    covers: 'a loop: state as a child workflow (loadSubloop, child history), passthrough, routing on its outcome',
+    prepare: (p) => {
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      writeFileSync(join(p.cwd, '.loops', 'child.yaml'), CHILD);
+      return {};
+    },
+    definition: {
+      name: 'subloop',
+      initial: 'run_child',
+      states: {
+        run_child: { loop: 'child', context_passthrough: true, on_yes: 'report', on_no: 'failed' },
+        report: { action: 'echo "${captured.child_out.output}"', next: 'done' },
+        done: { terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    },
+  },
+  {
+    name: 'retry',
+    covers: 'per-state retry with durable backoff timers, then an exhausted retry routed on_no',
+    definition: {
+      name: 'retry',
+      initial: 'fetch',
+      states: {
+        fetch: { action: FLAKY, capture: 'fetch', retry: { attempts: 3, backoff: 0.05 }, on_yes: 'again', on_no: 'failed' },
+        again: { action: 'false', retry: { attempts: 2, backoff: 0 }, on_yes: 'done', on_no: 'done' },
+        done: { terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    },
+  },
+  {
+    name: 'maintain',
+    covers: 'maintain mode: restarts with maintain_delay timers, on_maintain, ended by max_steps',
+    definition: {
+      name: 'maintain',
+      initial: 'check',
+      maintain: true,
+      maintain_delay: 0.05,
+      max_steps: 9,
+      states: {
+        check: { action: 'echo ${state.iteration}', capture: 'check', next: 'idle' },
+        idle: { terminal: true, on_maintain: 'check' },
+      },
+    },
+  },
+  {
+    name: 'continue-as-new',
+    covers: 'a run continued as new several times, carrying its snapshot and pending effect',
+    historyEventLimit: 60,
+    definition: {
+      name: 'continue-as-new',
+      initial: 'a',
+      max_iterations: 25,
+      states: {
+        a: { action: 'echo ${state.iteration}', capture: 'last', on_yes: 'b' },
+        b: { action: 'test ${state.iteration} -lt 25', on_yes: 'a', on_no: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'cancel',
+    covers: 'a run stopped from outside during a long action (cancellation recorded as the outcome)',
+    cancelAfterMs: 1500,
+    definition: {
+      name: 'cancel',
+      initial: 'first',
+      states: {
+        first: { action: 'echo started', next: 'wait' },
+        wait: { action: 'sleep 30.5151', on_yes: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'timeout',
+    covers: 'the loop-level timeout timer firing during an action',
+    definition: {
+      name: 'timeout',
+      initial: 'work',
+      timeout: 2,
+      states: {
+        work: { action: 'sleep 30.6161', on_yes: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'fail-on-non-terminal',
+    covers: 'failOnNonTerminal (schedules): a run ending at max_iterations fails the workflow with LoopFailed',
+    failOnNonTerminal: true,
+    definition: {
+      name: 'fail-on-non-terminal',
+      initial: 'try',
+      max_iterations: 2,
+      states: {
+        try: { action: 'false', on_yes: 'done', on_no: 'try' },
+        done: { terminal: true },
+      },
+    },
+  },
+];
