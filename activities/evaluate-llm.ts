@@ -1,4 +1,6 @@
-import type { ActionResult, EvalResult, EvaluateLlmInput } from '../fsm/types.js';
+import { readJudgement } from '../fsm/llm-judgement.js';
+import type { LlmReply } from '../fsm/snapshot.js';
+import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
 import { SpawnError, runProcess } from './process.js';
 import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, runningLogPath } from './run-action.js';
@@ -19,15 +21,16 @@ export function evaluationPrompt(prompt: string | undefined, output: string): st
 }
 
 /**
- * Builds the `evaluateLlm` activity: asks the host CLI for a structured judgement of an output.
+ * Builds the `evaluateLlm` activity: asks the host CLI for a structured judgement of an output
+ * and returns it as read (the core judges it: confidence gate, `_uncertain` suffix).
  *
  * Never throws except to propagate cancellation: every failure (host missing, non-zero exit,
- * timeout, unparseable output, no verdict) becomes the verdict `error` with `details.error`.
+ * timeout, unparseable output, no verdict) becomes `{ error }` with the reason.
  */
-export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInput) => Promise<EvalResult> {
+export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInput) => Promise<LlmReply> {
   const workerEnv = deps.env ?? process.env;
 
-  return async function evaluateLlm(input: EvaluateLlmInput): Promise<EvalResult> {
+  return async function evaluateLlm(input: EvaluateLlmInput): Promise<LlmReply> {
     const cli = hostCli(workerEnv);
     const args = hostArgs(cli, llmJsonArgs({ prompt: evaluationPrompt(input.prompt, input.output), schema: input.schema, model: input.model }));
     const hooks = activityHooks(input.state);
@@ -54,7 +57,7 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
       return evalError(`host CLI '${cli.binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);
     }
     try {
-      return judgementToResult(extractJudgement(result.output), input.min_confidence, input.uncertain_suffix);
+      return { judgement: readJudgement(extractJudgement(result.output)) };
     } catch (e) {
       return evalError(`${e instanceof Error ? e.message : String(e)}${quote(result)}`);
     }
@@ -84,23 +87,8 @@ export function extractJudgement(stdout: string): Record<string, unknown> {
   return envelope;
 }
 
-/** Turns a judgement into the evaluator's result (verdict, confidence gate, `_uncertain` suffix). */
-export function judgementToResult(j: Record<string, unknown>, minConfidence: number, uncertainSuffix: boolean): EvalResult {
-  const verdict = j['verdict'];
-  if (typeof verdict !== 'string' || verdict === '') throw new Error('LLM judgement has no string "verdict"');
-  const c = j['confidence'];
-  const parsed = typeof c === 'number' ? c : typeof c === 'string' && c.trim() !== '' ? Number(c) : NaN;
-  const confidence = Number.isFinite(parsed) ? parsed : 1.0;
-  const confident = confidence >= minConfidence;
-  const reason = typeof j['reason'] === 'string' ? j['reason'] : '';
-  return {
-    verdict: uncertainSuffix && !confident ? `${verdict}_uncertain` : verdict,
-    details: { confidence, confident, reason, raw: j },
-  };
-}
-
-function evalError(message: string): EvalResult {
-  return { verdict: 'error', details: { error: message } };
+function evalError(message: string): LlmReply {
+  return { error: message };
 }
 
 /** The beginning of stdout and stderr, for error messages. */

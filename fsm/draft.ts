@@ -1,31 +1,51 @@
 /**
- * The working copy one `step()` mutates, and the small operations every transition shares:
- * emitting events, finishing the run, remembering `prev`. Pure, like the rest of fsm/.
+ * The working copy one transition mutates, and the small operations every transition shares:
+ * emitting events, setting the effect, finishing the run, remembering `prev`. Pure, like the
+ * rest of fsm/.
  */
 import { formatDuration } from './format.js';
 import { InterpolationError, type InterpolationScope } from './interpolate.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
-import type { Command, Snapshot } from './snapshot.js';
+import type { Effect, Phase, RunData, RunStreamEvent } from './snapshot.js';
 import { TemplateSyntaxError } from './template.js';
 import type { ActionResult, ExecutionResult, TerminatedBy } from './types.js';
 
-/** Mutable working copy for one step; `commands` collects the effects. */
+/** The snapshot while a transition works on it: one bag, sealed into the typed union at the end. */
+export interface WorkSnapshot extends RunData {
+  phase: Phase | 'starting';
+  pending: ActionResult | null;
+  outcome: ExecutionResult | null;
+}
+
+/** Mutable working copy for one transition. */
 export interface Draft {
   def: LoopDefinition;
-  snap: Snapshot;
+  snap: WorkSnapshot;
   now: number;
-  commands: Command[];
-  /** The state to enter next; `step()` drains this in a loop, so action-less chains never recurse. */
+  events: RunStreamEvent[];
+  /** The one effect of this transition, once decided. */
+  effect?: Effect;
+  /** The state to enter next; the transition drains this in a loop, so action-less chains never recurse. */
   goto?: { name: string; newCycle?: boolean };
 }
 
-/** Append an event to the stream. */
+/** Append an event to the stream, numbered and timed by the core's clock. */
 export function emit(d: Draft, event: string, fields: Record<string, unknown> = {}): void {
-  d.commands.push({ type: 'emit', event: { event, ...fields } });
+  d.snap.seq += 1;
+  d.events.push({ event, ...fields, seq: d.snap.seq, ts: new Date(d.now).toISOString() });
+}
+
+/**
+ * Decide the transition's effect. A transition has exactly one: deciding a second is a bug in
+ * the core (every path that sets one returns at once), reported loudly rather than dropped.
+ */
+export function setEffect(d: Draft, effect: Effect): void {
+  if (d.effect) throw new Error(`internal: a transition decided two effects (${d.effect.type}, then ${effect.type})`);
+  d.effect = effect;
 }
 
 /** Everything templates can see while the current state runs. */
-export function scopeOf(def: LoopDefinition, snap: Snapshot, now: number): InterpolationScope {
+export function scopeOf(def: LoopDefinition, snap: RunData, now: number): InterpolationScope {
   const elapsed = now - snap.startedAtMs;
   return {
     context: def.context,
@@ -64,6 +84,7 @@ export function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): vo
   snap.phase = 'done';
   snap.pending = null;
   snap.outcome = result;
+  d.goto = undefined;
   emit(d, 'loop_complete', {
     final_state: result.final_state,
     iterations: result.iterations,
@@ -73,7 +94,7 @@ export function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): vo
     ...(result.cycles === undefined ? {} : { cycles: result.cycles }),
     ...(error === undefined ? {} : { error }),
   });
-  d.commands.push({ type: 'finish', result });
+  setEffect(d, { type: 'finish', result });
 }
 
 /** The message of an interpolation or other error. */

@@ -7,7 +7,7 @@ import { evaluatePure, type EvalInput } from './evaluators/index.js';
 import { interpolate, type InterpolationScope } from './interpolate.js';
 import { DEFAULT_LLM_SCHEMA } from './llm-schema.js';
 import type { EvaluateConfig, LoopDefinition, StateConfig } from './schema.js';
-import type { Snapshot } from './snapshot.js';
+import type { RunData } from './snapshot.js';
 import type { ActionResult, EvalResult, EvaluateLlmInput } from './types.js';
 
 export type Evaluation =
@@ -52,7 +52,7 @@ export function evaluateState(
   def: LoopDefinition,
   state: StateConfig,
   action: ActionResult | null,
-  snap: Snapshot,
+  snap: RunData,
   scope: InterpolationScope,
 ): Evaluation {
   const config = effectiveEvaluator(def, state);

@@ -1,14 +1,24 @@
 /**
- * The run's state as the pure core sees it. Plain JSON: it is the workflow's memory, the answer
- * to the status query, and (later) the continue-as-new argument.
+ * The run's state as the pure core sees it, the facts fed into it, and the one effect it asks for.
+ * Plain JSON: the snapshot is the workflow's memory, the answer to the status query, the
+ * continue-as-new argument and (once done) part of the run's result.
  */
-import type { ActionResult, CapturedValue, EvalResult, ExecutionResult, LoopEvent, PrevResult, RunActionInput, EvaluateLlmInput, RunLoopInput } from './types.js';
+import type { ActionResult, CapturedValue, EvalResult, EvaluateLlmInput, ExecutionResult, LoopEvent, PrevResult, RunActionInput, RunLoopInput } from './types.js';
 
-/** What the run is waiting for. */
-export type Phase = 'starting' | 'action' | 'llm' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'done';
+/** What a running loop waits for. */
+export type WaitPhase = 'action' | 'llm' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay';
+/** Every phase a status line can show. */
+export type Phase = WaitPhase | 'done';
 
-export interface Snapshot {
-  phase: Phase;
+/** What every snapshot carries, running or done. */
+export interface RunData {
+  /**
+   * The core semantics version the run started with (see fsm/semantics.ts). Behaviour changes
+   * are gated on it, so a run keeps the rules it started with across upgrades.
+   */
+  semantics: number;
+  /** Sequence number of the last event emitted (events are numbered 1, 2, … per run). */
+  seq: number;
   /** The state being executed (or the final state once done). */
   current: string;
   /** Pass number, 1-based (see docs: a pass ends when a state repeats). */
@@ -19,65 +29,111 @@ export interface Snapshot {
   steps: number;
   /** Maintain-mode cycles completed. */
   cycles: number;
-  /** Attempt (1-based) of the current state's action under `retry:`; absent means 1. */
-  attempt?: number;
+  /** Attempt (1-based) of the current state's action under `retry:`. */
+  attempt: number;
   captured: Record<string, CapturedValue>;
   prev: PrevResult | null;
   result: EvalResult | null;
   /** Last value each convergence state measured (for `previous` when none is given). */
   lastValues: Record<string, number>;
-  /** The action result waiting for LLM evaluation. */
-  pending: ActionResult | null;
   startedAt: string;
   startedAtMs: number;
-  outcome: ExecutionResult | null;
   /** Context keys holding run-time data from a parent loop (see InterpolationScope.dataContext). */
   dataContext?: string[];
 }
 
-/** Inputs to the core. `now` is epoch ms from the caller's clock (workflow time in Temporal). */
-export type StepEvent =
-  | { type: 'start'; now: number }
+/** A running loop, by what it waits for. Only the LLM phase holds an action result. */
+export type RunningSnapshot = RunData & { status: 'running' } & (
+    | { phase: 'llm'; pending: ActionResult | null }
+    | { phase: Exclude<WaitPhase, 'llm'> }
+  );
+
+export interface DoneSnapshot extends RunData {
+  status: 'done';
+  phase: 'done';
+  outcome: ExecutionResult;
+}
+
+export type Snapshot = RunningSnapshot | DoneSnapshot;
+
+/** Why an activity or a child workflow failed: its error chain, outermost first (raw facts). */
+export interface Failure {
+  messages: string[];
+}
+
+/** What an LLM answered, before the core judges it (confidence gate, `_uncertain` suffix). */
+export interface Judgement {
+  verdict: string;
+  confidence: number;
+  reason: string;
+  raw: Record<string, unknown>;
+}
+
+/** What the LLM activity returns: the answer as read, or why there is none. */
+export type LlmReply = { judgement: Judgement } | { error: string };
+
+/** The first transition of a run: fresh, as a sub-loop, continuing an earlier run, or unable to start. */
+export interface StartEvent {
+  type: 'start';
+  now: number;
+  /** A sub-loop's inheritance from its parent. */
+  inherited?: { captured?: Record<string, CapturedValue>; dataContext?: string[] };
+  /** `ll-loop resume`: continue an earlier run's snapshot from its current state. */
+  resumeFrom?: { runId: string; snapshot: Snapshot };
+  /** The run cannot start (a sub-loop whose parameters do not fit): it ends with `error`. */
+  error?: string;
+}
+
+/** Facts fed to a running loop. `now` is epoch ms from the caller's clock (workflow time). */
+export type RunEvent =
   | { type: 'action_done'; result: ActionResult; now: number }
-  | { type: 'action_failed'; error: string; now: number }
+  | { type: 'action_failed'; failure: Failure; now: number }
+  | { type: 'llm_replied'; judgement: Judgement; now: number }
+  /** An evaluation the LLM activity could not make (its own message: host CLI missing, unparseable…). */
+  | { type: 'llm_error'; error: string; now: number }
+  | { type: 'llm_failed'; failure: Failure; now: number }
+  /** Histories of 0.1.0: the activity judged the answer itself. */
   | { type: 'llm_done'; result: EvalResult; now: number }
-  /** A sub-loop ended (any way): its result. */
-  | { type: 'loop_done'; result: ExecutionResult; now: number }
-  /** A sub-loop could not run (unknown loop, bad parameters, too deep, workflow failure). */
-  | { type: 'loop_failed'; error: string; now: number }
+  /** The child run ended; `timedOut` when the state's `timeout:` stopped it. */
+  | { type: 'subloop_done'; result: ExecutionResult; timedOut: boolean; now: number }
+  /** The child workflow failed, or never started; `timedOut` as above. */
+  | { type: 'subloop_failed'; loop: string; failure: Failure; timedOut: boolean; now: number }
+  /** The child could not be prepared: nested too deep, its file unreadable, or invalid. */
+  | { type: 'subloop_unavailable'; why: SubloopUnavailable; now: number }
   | { type: 'sleep_done'; now: number }
   | { type: 'timeout'; now: number }
   | { type: 'cancel'; now: number };
 
-/** Effects for the runtime. At most one of run_action / evaluate_llm / sleep / finish per step. */
-export type Command =
-  | { type: 'emit'; event: LoopEvent }
-  | { type: 'run_action'; input: Omit<RunActionInput, 'instanceId' | 'cwd'> }
-  | { type: 'evaluate_llm'; input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd'> }
+/** Why a sub-loop state's child could not start (raw facts; the core words the error). */
+export type SubloopUnavailable =
+  | { reason: 'too_deep'; loop: string; depth: number; limit: number }
+  | { reason: 'load_failed'; loop: string; failure: Failure }
+  /** The loader's own diagnostic (file, line, fix). */
+  | { reason: 'invalid'; error: string };
+
+export type CoreEvent = StartEvent | RunEvent;
+
+export type ActionRequest = Omit<RunActionInput, 'instanceId' | 'cwd'>;
+export type LlmRequest = Omit<EvaluateLlmInput, 'instanceId' | 'cwd'>;
+
+/** What the runtime must do next for a running loop: exactly one. */
+export type WorkEffect =
+  | { type: 'run_action'; input: ActionRequest }
+  | { type: 'evaluate_llm'; input: LlmRequest }
   | { type: 'run_loop'; input: RunLoopInput }
-  | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' }
-  | { type: 'finish'; result: ExecutionResult };
+  | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' };
 
-export interface StepOutput {
-  snapshot: Snapshot;
-  commands: Command[];
+export interface FinishEffect {
+  type: 'finish';
+  result: ExecutionResult;
 }
 
-export function initialSnapshot(initial: string, now: number): Snapshot {
-  return {
-    phase: 'starting',
-    current: initial,
-    iteration: 0,
-    visited: [],
-    steps: 0,
-    cycles: 0,
-    captured: {},
-    prev: null,
-    result: null,
-    lastValues: {},
-    pending: null,
-    startedAt: new Date(now).toISOString(),
-    startedAtMs: now,
-    outcome: null,
-  };
-}
+export type Effect = WorkEffect | FinishEffect;
+
+/** One event of the run's stream, numbered and timed by the core. */
+export type RunStreamEvent = LoopEvent & { seq: number; ts: string };
+
+/** A transition's output: the next snapshot, the events it emitted, and its one effect. */
+export type Transition =
+  | { snapshot: RunningSnapshot; events: RunStreamEvent[]; effect: WorkEffect }
+  | { snapshot: DoneSnapshot; events: RunStreamEvent[]; effect: FinishEffect };

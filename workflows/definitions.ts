@@ -4,13 +4,32 @@
  */
 import { defineQuery, type Sinks } from '@temporalio/workflow';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { Command, Phase, Snapshot } from '../fsm/snapshot.js';
-import type { ExecutionResult, LoopEvent, RunLoopInput } from '../fsm/types.js';
+import type { DoneSnapshot, Effect, Phase, RunStreamEvent, Snapshot } from '../fsm/snapshot.js';
+import type { ExecutionResult, RunLoopInput } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
 
-/** The ApplicationFailure type of a run failed by `failOnNonTerminal` (details: the ExecutionResult). */
+/** The ApplicationFailure type of a run failed by `failOnNonTerminal` (details: the LoopRunResult). */
 export const LOOP_FAILED = 'LoopFailed';
+
+/**
+ * What a loop workflow returns (and, failed with `LoopFailed`, carries as its failure details):
+ * the run's result plus its final snapshot, so `ll-loop resume` continues a closed run from
+ * its result without replaying its history. Runs of 0.1.0 returned the result alone.
+ */
+export type LoopRunResult = ExecutionResult & { snapshot?: DoneSnapshot };
+
+/** Memo keys every run carries: which ll-loop started it (shown by `list` and the Web UI). */
+export interface RunMemo {
+  cwd: string;
+  /** The ll-loop package version. */
+  version?: string;
+  /** The version plus a hash of the workflow bundle: the code that interprets the run. */
+  build_id?: string;
+  file?: string;
+  loop?: string;
+  parent?: string;
+}
 
 export interface LoopRunOptions {
   /** Directory the actions run in (the project holding `.loops/`). */
@@ -32,10 +51,14 @@ export interface LoopRunOptions {
   failOnNonTerminal?: boolean;
 }
 
-/** Where a continued run picks up: the snapshot and the effect it was about to carry out. */
+/**
+ * Where a run continued as new picks up: the snapshot and the effect it was about to carry out
+ * (`command` in runs of 0.1.0, whose snapshot has the old shape: see fsm/semantics.ts).
+ */
 export interface LoopResumePoint {
   snapshot: Snapshot;
-  command: Command;
+  effect?: Effect;
+  command?: Effect;
 }
 
 export interface LoopWorkflowInput {
@@ -64,7 +87,11 @@ export interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindi
  */
 export const MAX_SUBLOOP_DEPTH = 8;
 
-/** The answer to `statusQuery`. */
+/**
+ * The answer to `statusQuery`. A query runs with the workflow's clock, which stands still between
+ * workflow tasks, so the answer has no elapsed time: the client computes it from `started_at_ms`
+ * (client/runs: `withElapsed`).
+ */
 export interface LoopStatus {
   loop: string;
   state: string;
@@ -74,9 +101,11 @@ export interface LoopStatus {
   steps: number;
   last_verdict: string | null;
   started_at: string;
-  elapsed_ms: number;
+  started_at_ms: number;
   captured: string[];
   result: ExecutionResult | null;
+  /** The core semantics the run follows. */
+  semantics: number;
 }
 
 export const statusQuery = defineQuery<LoopStatus>('status');
@@ -84,7 +113,10 @@ export const statusQuery = defineQuery<LoopStatus>('status');
 /** The whole snapshot: what `ll-loop resume` continues from (also answered by closed runs, by replay). */
 export const snapshotQuery = defineQuery<Snapshot>('snapshot');
 
-/** The run state as `.loops/.running/<id>.state.json` holds it (seed 001 "State Persistence"). */
+/**
+ * The run state as `.loops/.running/<id>.state.json` holds it (seed 001 "State Persistence"),
+ * with the whole snapshot: what a run can continue from when its history cannot be replayed.
+ */
 export interface RunStateFile {
   loop: string;
   current_state: string;
@@ -95,12 +127,19 @@ export interface RunStateFile {
   last_result: Snapshot['result'];
   started_at: string;
   result: ExecutionResult | null;
+  /** The sequence number of the last event emitted. */
+  seq: number;
+  snapshot: Snapshot;
 }
 
-/** Live events for the worker that runs the workflow (not replayed; the history is the record). */
+/**
+ * The run's event stream and state, delivered by the worker that runs the workflow (live) and by
+ * a replay of its history (`ll-loop history`, following a run): the same calls either way, since
+ * events are numbered and timed by the core.
+ */
 export interface LoopSinks extends Sinks {
   loopEvents: {
-    emit(event: LoopEvent): void;
+    emit(event: RunStreamEvent): void;
     state(state: RunStateFile): void;
   };
 }

@@ -1,10 +1,15 @@
-/** A failure's message with its causes (Temporal wraps activity and child failures), for events. */
-export function errorText(err: unknown): string {
+import type { Failure } from '../fsm/snapshot.js';
+
+/**
+ * A failure as raw facts for the core: the messages of its cause chain, outermost first
+ * (Temporal wraps activity and child failures: "Activity task failed" → the activity's error).
+ */
+export function failureOf(err: unknown): Failure {
   let e = err as { message?: string; cause?: unknown } | undefined;
-  const parts: string[] = [];
-  while (e && typeof e === 'object' && parts.length < 4) {
-    if (e.message) parts.push(e.message);
+  const messages: string[] = [];
+  for (let depth = 0; e && typeof e === 'object' && depth < 8; depth += 1) {
+    if (e.message) messages.push(e.message);
     e = e.cause as typeof e;
   }
-  return parts.join(': ') || String(err);
+  return { messages: messages.length ? messages : [String(err)] };
 }

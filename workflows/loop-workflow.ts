@@ -1,5 +1,5 @@
 /**
- * `loopWorkflow`: interprets a loop definition by driving the pure core's `step()`.
+ * `loopWorkflow`: interprets a loop definition by driving the pure core's `transition()`.
  *
  * The workflow owns time and durability: the loop-level timeout is one durable timer, backoff and
  * maintain delays are durable sleeps, actions and LLM evaluations are activities (retried only on
@@ -22,13 +22,16 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from '../activities/index.js';
-import { failedStart, resume, start, step } from '../fsm/step.js';
+import { closing } from '../fsm/outcome.js';
+import { upgradeSnapshot } from '../fsm/semantics.js';
 import { childStart } from '../fsm/subloop.js';
-import { errorText } from './error-text.js';
+import { transition } from '../fsm/transition.js';
+import { failureOf } from './error-text.js';
 import { runChild } from './run-child.js';
-import type { Command, Snapshot, StepEvent, StepOutput } from '../fsm/snapshot.js';
-import type { ActionResult, EvalResult, ExecutionResult, RunActionInput } from '../fsm/types.js';
-import { LOOP_FAILED, snapshotQuery, statusQuery, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
+import type { LoopDefinition } from '../fsm/schema.js';
+import type { DoneSnapshot, FinishEffect, LlmReply, RunEvent, Snapshot, Transition, WorkEffect } from '../fsm/snapshot.js';
+import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
+import { LOOP_FAILED, snapshotQuery, statusQuery, type LoopRunResult, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
 
 /** Grace beyond an action's own timeout before Temporal gives up on the activity. */
 const ACTIVITY_TIMEOUT_SLACK_S = 60;
@@ -67,7 +70,7 @@ function actionActivity(input: RunActionInput, localMaxS: number): (input: RunAc
   return proxyActivities<LoopActivities>({ ...common, heartbeatTimeout: HEARTBEAT_TIMEOUT, summary: input.state }).runAction;
 }
 
-function llmActivity(timeoutS: number, state: string): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<EvalResult> {
+function llmActivity(timeoutS: number, state: string): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply | EvalResult> {
   return proxyActivities<LoopActivities>({
     startToCloseTimeout: `${timeoutS + ACTIVITY_TIMEOUT_SLACK_S}s`,
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
@@ -78,54 +81,41 @@ function llmActivity(timeoutS: number, state: string): (input: Parameters<LoopAc
 }
 
 /**
- * The workflow's outcome: the result, or — with `failOnNonTerminal` — a non-retryable failure for
- * a run that ended by a limit, a timeout, an error or in a `failure: true` terminal (not when cancelled).
+ * Close the workflow for a finished run: its result with the final snapshot, or (see
+ * fsm/outcome.ts) a non-retryable `LoopFailed` failure carrying the same.
  */
-function settle(result: ExecutionResult, failOnNonTerminal: boolean | undefined): ExecutionResult {
-  const failed = result.terminated_by !== 'cancelled' && (result.terminated_by !== 'terminal' || result.failure);
-  if (!failOnNonTerminal || !failed) return result;
-  const why = result.error ?? (result.failure ? `ended in failure state "${result.final_state}"` : `${result.terminated_by} reached in state "${result.final_state}"`);
-  throw ApplicationFailure.nonRetryable(`loop ${result.loop}: ${why}`, LOOP_FAILED, result);
+function settle(snapshot: DoneSnapshot, failOnNonTerminal: boolean | undefined): LoopRunResult {
+  const result: LoopRunResult = { ...snapshot.outcome, snapshot };
+  const close = closing(snapshot.outcome, failOnNonTerminal === true);
+  if (close.kind === 'fail') throw ApplicationFailure.nonRetryable(close.message, LOOP_FAILED, result);
+  return result;
 }
 
-export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionResult> {
+/** The event for an LLM activity's answer; histories of 0.1.0 hold an already judged result. */
+function llmEvent(reply: LlmReply | EvalResult, now: number): RunEvent {
+  if ('verdict' in reply) return { type: 'llm_done', result: reply, now };
+  if ('judgement' in reply) return { type: 'llm_replied', judgement: reply.judgement, now };
+  return { type: 'llm_error', error: reply.error, now };
+}
+
+export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunResult> {
   const { cwd } = input.options;
   const instanceId = workflowInfo().workflowId;
   const localMaxS = input.options.localActivityMaxTimeoutS ?? 0;
   // A sub-loop runs with what its parent bound (the same on every continue-as-new: deterministic).
   const childStarted = input.child ? childStart(input.definition, input.child) : undefined;
   const def = childStarted && 'definition' in childStarted ? childStarted.definition : input.definition;
-  let snapshot: Snapshot;
-  let pending: Command[];
+  /** Where the run is: the last transition (its snapshot, its effect, its events not yet delivered). */
+  let at: Transition = input.resume
+    ? // Continued as new: the same run, its snapshot and the effect it was about to carry out.
+      ({ snapshot: upgradeSnapshot(input.resume.snapshot), effect: (input.resume.effect ?? input.resume.command)!, events: [] } as Transition)
+    : begin(def, input, childStarted, Date.now());
 
-  if (childStarted && 'error' in childStarted) {
-    ({ snapshot, commands: pending } = failedStart(def, Date.now(), childStarted.error));
-  } else if (input.resume) {
-    snapshot = input.resume.snapshot;
-    pending = [input.resume.command];
-  } else if (input.continueFrom) {
-    ({ snapshot, commands: pending } = resume(def, input.continueFrom.snapshot, Date.now(), input.continueFrom.runId));
-  } else {
-    ({ snapshot, commands: pending } = start(def, Date.now(), childStarted ?? {}));
-  }
-
-  setHandler(snapshotQuery, () => snapshot);
-  setHandler(statusQuery, (): LoopStatus => ({
-    loop: def.name,
-    state: snapshot.current,
-    phase: snapshot.phase,
-    iteration: snapshot.iteration,
-    max_iterations: def.max_iterations,
-    steps: snapshot.steps,
-    last_verdict: snapshot.result?.verdict ?? null,
-    started_at: snapshot.startedAt,
-    elapsed_ms: Date.now() - snapshot.startedAtMs,
-    captured: Object.keys(snapshot.captured),
-    result: snapshot.outcome,
-  }));
+  setHandler(snapshotQuery, () => at.snapshot);
+  setHandler(statusQuery, (): LoopStatus => statusOf(def, at.snapshot));
 
   // One durable timer bounds the whole run (loop-level `timeout`), across continue-as-new.
-  const deadline = def.timeout === undefined ? undefined : snapshot.startedAtMs + def.timeout * 1000;
+  const deadline = def.timeout === undefined ? undefined : at.snapshot.startedAtMs + def.timeout * 1000;
   const timeoutScope = new CancellationScope();
   const timedOut: Promise<typeof TIMED_OUT> =
     deadline === undefined
@@ -151,6 +141,7 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionR
 
   let lastReported = '';
   const report = (): void => {
+    const snapshot = at.snapshot;
     const key = `${snapshot.current}/${snapshot.iteration}/${snapshot.phase}`;
     if (key === lastReported) return;
     lastReported = key;
@@ -165,20 +156,22 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionR
       captured: snapshot.captured,
       last_result: snapshot.result,
       started_at: snapshot.startedAt,
-      result: snapshot.outcome,
+      result: snapshot.status === 'done' ? snapshot.outcome : null,
+      seq: snapshot.seq,
+      snapshot,
     });
     if (input.options.searchAttributes) {
-      upsertSearchAttributes({ LoopState: [snapshot.current], LoopStatus: [snapshot.phase === 'done' ? 'done' : 'running'] });
+      upsertSearchAttributes({ LoopState: [snapshot.current], LoopStatus: [snapshot.status] });
     }
   };
 
-  /** Run one effect under the loop deadline; the result is the event to feed back to the core. */
-  const perform = async (command: Command): Promise<StepEvent | null> => {
+  /** Run one effect under the loop deadline; the result is the fact to feed back to the core. */
+  const perform = async (work: WorkEffect): Promise<RunEvent> => {
     const scope = new CancellationScope();
-    const work = scope.run(async (): Promise<StepEvent | null> => {
-      switch (command.type) {
+    const running = scope.run(async (): Promise<RunEvent> => {
+      switch (work.type) {
         case 'run_action': {
-          const full: RunActionInput = { ...command.input, instanceId, cwd };
+          const full: RunActionInput = { ...work.input, instanceId, cwd };
           try {
             const local = isLocal(full, localMaxS);
             const result = await actionActivity(full, localMaxS)(full);
@@ -186,66 +179,87 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<ExecutionR
             return { type: 'action_done', result, now: Date.now() };
           } catch (err) {
             if (isCancellation(err)) throw err;
-            return { type: 'action_failed', error: `action could not run: ${errorText(err)}`, now: Date.now() };
+            return { type: 'action_failed', failure: failureOf(err), now: Date.now() };
           }
         }
         case 'evaluate_llm': {
           try {
-            const result = await llmActivity(command.input.timeout_s, command.input.state)({ ...command.input, instanceId, cwd });
-            return { type: 'llm_done', result, now: Date.now() };
+            const reply = await llmActivity(work.input.timeout_s, work.input.state)({ ...work.input, instanceId, cwd });
+            return llmEvent(reply, Date.now());
           } catch (err) {
             if (isCancellation(err)) throw err;
-            return { type: 'llm_done', result: { verdict: 'error', details: { error: `LLM evaluation failed: ${errorText(err)}` } }, now: Date.now() };
+            return { type: 'llm_failed', failure: failureOf(err), now: Date.now() };
           }
         }
         case 'sleep':
-          await sleep(command.ms);
+          await sleep(work.ms);
           return { type: 'sleep_done', now: Date.now() };
         case 'run_loop':
-          return runChild(input, command.input, instanceId);
-        default:
-          return null;
+          return runChild(input, work.input, instanceId);
       }
     });
-    const winner = await Promise.race([work, timedOut]);
+    const winner = await Promise.race([running, timedOut]);
     if (winner !== TIMED_OUT) return winner;
     scope.cancel();
-    await work.catch(() => undefined); // WAIT_CANCELLATION_COMPLETED: the process group is gone
+    await running.catch(() => undefined); // WAIT_CANCELLATION_COMPLETED: the process group is gone
     return { type: 'timeout', now: Date.now() };
   };
 
-  const apply = (out: StepOutput): void => {
-    snapshot = out.snapshot;
-    pending = out.commands;
+  /** Hand the last transition's events to the sink (each once). */
+  const deliver = (): void => {
+    for (const event of at.events) loopEvents.emit(event);
+    at = { ...at, events: [] };
   };
 
   try {
     for (;;) {
-      let effect: Command | undefined;
-      for (const command of pending) {
-        if (command.type === 'emit') loopEvents.emit(command.event);
-        else effect = command;
-      }
+      deliver();
       report();
-      if (!effect) throw new Error('internal: the core returned no effect for a running loop');
-      if (effect.type === 'finish') return settle(effect.result, input.options.failOnNonTerminal);
+      if (isFinished(at)) return settle(at.snapshot, input.options.failOnNonTerminal);
+      const { snapshot, effect } = at;
       const info = workflowInfo();
       if (info.continueAsNewSuggested || info.historyLength > (input.options.historyEventLimit ?? MAX_HISTORY_EVENTS) || info.historySize > MAX_HISTORY_BYTES) {
         timeoutScope.cancel();
-        await continueAsNew<typeof loopWorkflow>({ ...input, resume: { snapshot, command: effect } });
+        await continueAsNew<typeof loopWorkflow>({ ...input, resume: { snapshot, effect } });
       }
-      const event = await perform(effect);
-      if (!event) throw new Error(`internal: unknown effect ${effect.type}`);
-      apply(step(def, snapshot, event));
+      at = transition(def, snapshot, await perform(effect));
     }
   } catch (err) {
-    if (!isCancellation(err)) throw err;
+    if (!isCancellation(err) || isFinished(at)) throw err;
     // Stopped from outside: record the end like any other, keeping state and captured values.
-    apply(step(def, snapshot, { type: 'cancel', now: Date.now() }));
-    for (const command of pending) if (command.type === 'emit') loopEvents.emit(command.event);
+    at = transition(def, at.snapshot, { type: 'cancel', now: Date.now() });
+    deliver();
     report();
-    const finish = pending.find((c): c is Extract<Command, { type: 'finish' }> => c.type === 'finish');
-    if (!finish) throw err;
-    return finish.result;
+    if (!isFinished(at)) throw err;
+    return { ...at.snapshot.outcome, snapshot: at.snapshot };
   }
+}
+
+function isFinished(t: Transition): t is Extract<Transition, { effect: FinishEffect }> {
+  return t.effect.type === 'finish';
+}
+
+/** The run's first transition: as a sub-loop that cannot start, continuing an earlier run, or fresh. */
+function begin(def: LoopDefinition, input: LoopWorkflowInput, child: ReturnType<typeof childStart> | undefined, now: number): Transition {
+  if (child && 'error' in child) return transition(def, null, { type: 'start', now, error: child.error });
+  const from = input.continueFrom;
+  if (from) return transition(def, null, { type: 'start', now, resumeFrom: { runId: from.runId, snapshot: upgradeSnapshot(from.snapshot) } });
+  return transition(def, null, { type: 'start', now, ...(child ? { inherited: { captured: child.captured, dataContext: child.dataContext } } : {}) });
+}
+
+function statusOf(def: LoopDefinition, snapshot: Snapshot): LoopStatus {
+  return {
+    loop: def.name,
+    state: snapshot.current,
+    phase: snapshot.phase,
+    iteration: snapshot.iteration,
+    max_iterations: def.max_iterations,
+    steps: snapshot.steps,
+    last_verdict: snapshot.result?.verdict ?? null,
+    started_at: snapshot.startedAt,
+    started_at_ms: snapshot.startedAtMs,
+    captured: Object.keys(snapshot.captured),
+    result: snapshot.status === 'done' ? snapshot.outcome : null,
+    semantics: snapshot.semantics,
+  };
 }

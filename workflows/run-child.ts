@@ -19,11 +19,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from '../activities/index.js';
-import type { StepEvent } from '../fsm/snapshot.js';
-import { subloopTimeoutError, subloopTimeoutFailure } from '../fsm/subloop.js';
+import type { RunEvent } from '../fsm/snapshot.js';
 import type { RunLoopInput } from '../fsm/types.js';
 import { MAX_SUBLOOP_DEPTH, type LoopWorkflowInput } from './definitions.js';
-import { errorText } from './error-text.js';
+import { failureOf } from './error-text.js';
 
 const { loadSubloop } = proxyActivities<LoopActivities>({
   startToCloseTimeout: '60s',
@@ -31,23 +30,20 @@ const { loadSubloop } = proxyActivities<LoopActivities>({
   summary: 'load sub-loop',
 });
 
-export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput, parentId: string): Promise<StepEvent> {
+/** Run the child of a sub-loop state; the facts of how it ended are for the core to judge. */
+export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput, parentId: string): Promise<RunEvent> {
   const depth = (parent.child?.depth ?? 0) + 1;
   if (depth > MAX_SUBLOOP_DEPTH) {
-    return {
-      type: 'loop_failed',
-      error: `sub-loop "${request.loop}" would nest ${depth} loops deep (the limit is ${MAX_SUBLOOP_DEPTH}); a templated loop: name is probably calling itself`,
-      now: Date.now(),
-    };
+    return { type: 'subloop_unavailable', why: { reason: 'too_deep', loop: request.loop, depth, limit: MAX_SUBLOOP_DEPTH }, now: Date.now() };
   }
   let loaded: Awaited<ReturnType<typeof loadSubloop>>;
   try {
     loaded = await loadSubloop({ name: request.loop, cwd: parent.options.cwd });
   } catch (err) {
     if (isCancellation(err)) throw err;
-    return { type: 'loop_failed', error: `could not load sub-loop "${request.loop}": ${errorText(err)}`, now: Date.now() };
+    return { type: 'subloop_unavailable', why: { reason: 'load_failed', loop: request.loop, failure: failureOf(err) }, now: Date.now() };
   }
-  if ('error' in loaded) return { type: 'loop_failed', error: loaded.error, now: Date.now() };
+  if ('error' in loaded) return { type: 'subloop_unavailable', why: { reason: 'invalid', error: loaded.error }, now: Date.now() };
   const definition = loaded.definition;
   const input: LoopWorkflowInput = {
     definition,
@@ -66,7 +62,7 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
       taskQueue: workflowInfo().taskQueue,
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       parentClosePolicy: ParentClosePolicy.TERMINATE,
-      memo: { cwd: parent.options.cwd, file: loaded.file, loop: definition.name, parent: parentId },
+      memo: { ...inheritedMemo(), cwd: parent.options.cwd, file: loaded.file, loop: definition.name, parent: parentId },
       staticSummary: `ll-loop: ${definition.name} (sub-loop of state ${request.state})`.slice(0, 190),
       ...(parent.options.searchAttributes
         ? { searchAttributes: { LoopName: [definition.name], LoopCategory: [definition.category ?? ''] } }
@@ -77,13 +73,17 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
     // A stopped parent cancels the child, which records its own cancelled end and completes:
     // that is this run being stopped, not a sub-loop outcome to route on.
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(`stopped while sub-loop "${definition.name}" ran`);
-    // The child's own record says cancelled (verdict error); say why.
-    if (timedOut() && result.terminated_by === 'cancelled') return { type: 'loop_done', result: { ...result, error: subloopTimeoutError(request.timeout_s!) }, now: Date.now() };
-    return { type: 'loop_done', result, now: Date.now() };
+    const { snapshot: _snapshot, ...outcome } = result;
+    return { type: 'subloop_done', result: outcome, timedOut: timedOut(), now: Date.now() };
   } catch (err) {
     // Only this run being stopped stops it; a child cancelled on its own is a failed sub-loop.
     if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
-    if (timedOut()) return { type: 'loop_failed', error: subloopTimeoutFailure(request.loop, request.timeout_s!), now: Date.now() };
-    return { type: 'loop_failed', error: `sub-loop "${definition.name}" failed: ${errorText(err)}`, now: Date.now() };
+    return { type: 'subloop_failed', loop: timedOut() ? request.loop : definition.name, failure: failureOf(err), timedOut: timedOut(), now: Date.now() };
   }
+}
+
+/** The parent's ll-loop version and build id, for the child's memo (the Web UI shows them). */
+function inheritedMemo(): Record<string, unknown> {
+  const memo = workflowInfo().memo ?? {};
+  return Object.fromEntries(['version', 'build_id'].filter((key) => memo[key] !== undefined).map((key) => [key, memo[key]]));
 }

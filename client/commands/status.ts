@@ -66,7 +66,7 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ['state', `${live.state} (${describePhase(live.phase)})`],
     ['iteration', `${live.iteration}/${live.max_iterations} · ${live.steps} step${live.steps === 1 ? '' : 's'}`],
     ['last verdict', live.last_verdict ?? '-'],
-    ['elapsed', `${formatDuration(live.elapsed_ms)} (started ${localTime(new Date(live.started_at))})`],
+    ['elapsed', `${formatDuration(Date.now() - live.started_at_ms)} (started ${localTime(new Date(live.started_at))})`],
     ['captured', live.captured.join(', ') || '-'],
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);

@@ -1,7 +1,7 @@
 /**
  * Test helpers for the pure core: a validated definition from a plain object, and a tiny driver
- * that plays a run through `start`/`step` with scripted action results and LLM verdicts.
- * No mocks: the driver only feeds events and records commands, as the workflow does.
+ * that plays a run through `transition` with scripted action results and LLM verdicts.
+ * No mocks: the driver only feeds facts and records effects, as the workflow does.
  */
 import { expect } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -9,8 +9,8 @@ import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { compileParadigm } from '../../fsm/paradigms/index.js';
 import { resolveContext } from '../../fsm/context.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import type { Command, Snapshot, StepEvent, StepOutput } from '../../fsm/snapshot.js';
-import { start, step } from '../../fsm/step.js';
+import type { Effect, RunEvent, RunStreamEvent, Snapshot, Transition } from '../../fsm/snapshot.js';
+import { transition } from '../../fsm/transition.js';
 import type { ActionResult, EvalResult, ExecutionResult, LoopEvent, RunActionInput } from '../../fsm/types.js';
 import { validateLoop } from '../../fsm/validate.js';
 import type { InterpolationScope } from '../../fsm/interpolate.js';
@@ -52,17 +52,23 @@ export interface Script {
   startAt?: number;
 }
 
+/** An effect, or an event in the trace of a run (`emit`). */
+export type Traced = Effect | { type: 'emit'; event: LoopEvent };
+
 export interface Run {
   result: ExecutionResult;
+  /** The events, without the core's numbering and time (see `stream` for those). */
   events: LoopEvent[];
+  /** The events as emitted: numbered and timed. */
+  stream: RunStreamEvent[];
   /** Event names, in order. */
   names: string[];
   /** States entered (`state_enter`), in order. */
   entered: string[];
-  /** Every non-emit command, in order. */
-  commands: Command[];
-  /** Every command including emits, in order: the full trace. */
-  all: Command[];
+  /** Every effect, in order. */
+  commands: Effect[];
+  /** Every effect and event, in order: the full trace. */
+  all: Traced[];
   /** run_action inputs, in order. */
   actions: Array<Omit<RunActionInput, 'instanceId' | 'cwd'>>;
   /** The snapshot after each step. */
@@ -84,53 +90,31 @@ function evalResult(v: ScriptedVerdict | undefined, state: string): EvalResult {
   return typeof v === 'string' ? { verdict: v, details: { confidence: 0.9, reason: `llm said ${v}` } } : v;
 }
 
-/** Play a run to its `finish` command. */
+/** Play a run to its `finish` effect. */
 export function drive(definition: LoopDefinition, script: Script = {}): Run {
   let now = script.startAt ?? 1_000;
-  const events: LoopEvent[] = [];
-  const commands: Command[] = [];
-  const all: Command[] = [];
+  const stream: RunStreamEvent[] = [];
+  const commands: Effect[] = [];
+  const all: Traced[] = [];
   const actions: Run['actions'] = [];
   const snapshots: Snapshot[] = [];
   const used: Record<string, number> = {};
   const usedLlm: Record<string, number> = {};
-  let out: StepOutput = start(definition, now);
+  let out: Transition = transition(definition, null, { type: 'start', now });
   for (let guard = 0; guard < 1_000; guard += 1) {
     snapshots.push(out.snapshot);
-    let next: StepEvent | undefined;
-    let result: ExecutionResult | undefined;
-    for (const command of out.commands) {
-      all.push(command);
-      if (command.type === 'emit') {
-        events.push(command.event);
-        continue;
-      }
-      commands.push(command);
-      now += 10;
-      if (command.type === 'finish') result = command.result;
-      else if (command.type === 'sleep') next = { type: 'sleep_done', now };
-      else if (command.type === 'run_action') {
-        actions.push(command.input);
-        const state = command.input.state;
-        if (script.interrupt && script.interrupt.atAction === actions.length) {
-          const { event, error } = script.interrupt;
-          next = event === 'action_failed' ? { type: event, error: error ?? 'activity failed', now } : { type: event, now };
-        } else {
-          const index = used[state] ?? 0;
-          used[state] = index + 1;
-          next = { type: 'action_done', result: actionResult(take(script.actions?.[state], index)), now };
-        }
-      } else if (command.type === 'evaluate_llm') {
-        const state = command.input.state;
-        const index = usedLlm[state] ?? 0;
-        usedLlm[state] = index + 1;
-        next = { type: 'llm_done', result: evalResult(take(script.llm?.[state], index), state), now };
-      }
-    }
-    if (result) {
+    stream.push(...out.events);
+    for (const event of out.events) all.push({ type: 'emit', event: withoutStamp(event) });
+    const effect = out.effect;
+    all.push(effect);
+    commands.push(effect);
+    now += 10;
+    if (out.effect.type === 'finish') {
+      const events = stream.map(withoutStamp);
       return {
-        result,
+        result: out.effect.result,
         events,
+        stream,
         names: events.map((e) => e.event),
         entered: events.filter((e) => e.event === 'state_enter').map((e) => e.state as string),
         commands,
@@ -140,10 +124,46 @@ export function drive(definition: LoopDefinition, script: Script = {}): Run {
         final: out.snapshot,
       };
     }
-    if (!next) throw new Error(`driver: step produced no command to act on: ${JSON.stringify(out.commands)}`);
-    out = step(definition, out.snapshot, next);
+    let next: RunEvent;
+    if (out.effect.type === 'sleep') next = { type: 'sleep_done', now };
+    else if (out.effect.type === 'run_action') {
+      actions.push(out.effect.input);
+      const state = out.effect.input.state;
+      if (script.interrupt && script.interrupt.atAction === actions.length) {
+        const { event, error } = script.interrupt;
+        next = event === 'action_failed' ? { type: event, failure: { messages: [error ?? 'activity failed'] }, now } : { type: event, now };
+      } else {
+        const index = used[state] ?? 0;
+        used[state] = index + 1;
+        next = { type: 'action_done', result: actionResult(take(script.actions?.[state], index)), now };
+      }
+    } else if (out.effect.type === 'evaluate_llm') {
+      const state = out.effect.input.state;
+      const index = usedLlm[state] ?? 0;
+      usedLlm[state] = index + 1;
+      next = { type: 'llm_done', result: evalResult(take(script.llm?.[state], index), state), now };
+    } else throw new Error(`driver: no scripted outcome for effect ${out.effect.type}`);
+    if (out.snapshot.status !== 'running') throw new Error('driver: a finished run has no next transition');
+    out = transition(definition, out.snapshot, next);
   }
   throw new Error('driver: run did not finish within 1000 steps');
+}
+
+/** A run's first transition. */
+export function begin(definition: LoopDefinition, now = 0): Transition {
+  return transition(definition, null, { type: 'start', now });
+}
+
+/** The next transition of a run that must still be running. */
+export function next(definition: LoopDefinition, out: Transition, event: RunEvent): Transition {
+  if (out.snapshot.status !== 'running') throw new Error(`the run already finished: ${JSON.stringify(out.effect)}`);
+  return transition(definition, out.snapshot, event);
+}
+
+/** An event without the core's numbering and time, for comparisons. */
+export function withoutStamp(event: RunStreamEvent): LoopEvent {
+  const { seq: _seq, ts: _ts, ...rest } = event;
+  return rest;
 }
 
 /** Events named `name`. */

@@ -3,9 +3,8 @@
  * restarts, per-cycle pass counting, the delay, and the cycle count in the result.
  */
 import { describe, expect, it } from 'vitest';
-import { start, step } from '../../fsm/step.js';
 import { validateLoop } from '../../fsm/validate.js';
-import { def, defFromYaml, drive, eventsNamed } from './helpers.js';
+import { begin, def, defFromYaml, drive, eventsNamed, next } from './helpers.js';
 
 /** Seed 000's compiled invariants loop, shortened: all_valid restarts at check_tests. */
 const guardian = (extra: Record<string, unknown> = {}) =>
@@ -86,11 +85,11 @@ describe('maintain mode', () => {
 
   it('a cancellation during the delay ends the run with its cycles', () => {
     const d = def({ name: 'm', description: 'm', initial: 'a', maintain: true, maintain_delay: 60, states: { a: { action: 'x', next: 'done' }, done: { terminal: true } } });
-    let out = start(d, 0);
-    out = step(d, out.snapshot, { type: 'action_done', result: { output: '', stderr: '', exit_code: 0, duration_ms: 1 }, now: 5 });
+    let out = begin(d);
+    out = next(d, out, { type: 'action_done', result: { output: '', stderr: '', exit_code: 0, duration_ms: 1 }, now: 5 });
     expect(out.snapshot.phase).toBe('maintain_delay');
-    out = step(d, out.snapshot, { type: 'cancel', now: 10 });
-    expect(out.commands.at(-1)).toMatchObject({ type: 'finish', result: { terminated_by: 'cancelled', cycles: 1 } });
+    out = next(d, out, { type: 'cancel', now: 10 });
+    expect(out.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'cancelled', cycles: 1 } });
   });
 
   it('runs without maintain have no cycles field', () => {

@@ -4,9 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { retryDelayMs } from '../../fsm/retry.js';
-import { start, step } from '../../fsm/step.js';
 import { validateLoop } from '../../fsm/validate.js';
-import { def, drive, eventsNamed, loop } from './helpers.js';
+import { begin, def, drive, eventsNamed, loop, next } from './helpers.js';
 
 const sleeps = (run: ReturnType<typeof drive>) => run.commands.filter((c) => c.type === 'sleep');
 
@@ -56,7 +55,7 @@ describe('retry without on: (a non-zero exit fails the attempt)', () => {
   });
 
   it('retries an activity that failed after its infrastructure retry (action_failed)', () => {
-    const run = drive(flaky, { interrupt: { atAction: 1, event: 'action_failed', error: 'action could not run: worker lost' }, actions: { fetch: [{ exit_code: 0 }] } });
+    const run = drive(flaky, { interrupt: { atAction: 1, event: 'action_failed', error: 'worker lost' }, actions: { fetch: [{ exit_code: 0 }] } });
     expect(eventsNamed(run, 'action_retry')).toEqual([expect.objectContaining({ attempt: 1, error: 'action could not run: worker lost' })]);
     expect(eventsNamed(run, 'action_error')).toEqual([]);
     expect(run.entered).toEqual(['fetch', 'done']);
@@ -110,16 +109,16 @@ describe('retry without on: (a non-zero exit fails the attempt)', () => {
 
   it('the loop timeout or a cancellation ends a run waiting between attempts', () => {
     const d = def(loop({ a: { action: 'x', retry: { attempts: 3, backoff: 60 }, on_yes: 'done', on_no: 'done' } }, { timeout: 30 }));
-    let out = start(d, 0);
-    out = step(d, out.snapshot, { type: 'action_done', result: { output: '', stderr: '', exit_code: 1, duration_ms: 1 }, now: 10 });
-    expect(out.snapshot).toMatchObject({ phase: 'retry_delay', attempt: 2, steps: 1 });
-    expect(out.commands.at(-1)).toEqual({ type: 'sleep', ms: 60_000, reason: 'retry' });
-    const timedOut = step(d, out.snapshot, { type: 'timeout', now: 30_000 });
-    expect(timedOut.commands.at(-1)).toMatchObject({ type: 'finish', result: { terminated_by: 'timeout', final_state: 'a' } });
+    let out = begin(d);
+    out = next(d, out, { type: 'action_done', result: { output: '', stderr: '', exit_code: 1, duration_ms: 1 }, now: 10 });
+    expect(out.snapshot).toMatchObject({ status: 'running', phase: 'retry_delay', attempt: 2, steps: 1 });
+    expect(out.effect).toEqual({ type: 'sleep', ms: 60_000, reason: 'retry' });
+    const timedOut = next(d, out, { type: 'timeout', now: 30_000 });
+    expect(timedOut.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'timeout', final_state: 'a' } });
     // A snapshot carried across continue-as-new resumes the retry where it was.
-    const resumed = step(d, JSON.parse(JSON.stringify(out.snapshot)), { type: 'sleep_done', now: 60_010 });
-    expect(resumed.commands.find((c) => c.type === 'emit' && c.event.event === 'action_start')).toMatchObject({ event: { attempt: 2 } });
-    expect(resumed.commands.at(-1)).toMatchObject({ type: 'run_action', input: { state: 'a', step: 1 } });
+    const resumed = next(d, JSON.parse(JSON.stringify(out)) as typeof out, { type: 'sleep_done', now: 60_010 });
+    expect(resumed.events.find((e) => e.event === 'action_start')).toMatchObject({ attempt: 2 });
+    expect(resumed.effect).toMatchObject({ type: 'run_action', input: { state: 'a', step: 1 } });
   });
 });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loopDefinition } from '../../fsm/schema.js';
 import { DEFAULT_LLM_SCHEMA } from '../../fsm/llm-schema.js';
-import { def, drive, eventsNamed, loop, resolvedDef, scriptOf } from './helpers.js';
+import type { Transition } from '../../fsm/snapshot.js';
+import { begin, def, drive, eventsNamed, loop, next, resolvedDef, scriptOf } from './helpers.js';
 
 describe('prompt actions and LLM evaluation', () => {
   it('a slash command runs as a prompt and is evaluated by the LLM', () => {
@@ -20,8 +21,9 @@ describe('prompt actions and LLM evaluation', () => {
     const d = def(loop({ fix: { action: '/ll:fix', on_yes: 'done', on_no: 'check' }, check: { action: 'make', next: 'done' } }));
     const run = drive(d, { actions: { fix: [{ output: 'patched' }] }, llm: { fix: ['no'] } });
     expect(run.snapshots.map((s) => s.phase)).toEqual(['action', 'llm', 'action', 'done']);
-    expect(run.snapshots[1]?.pending).toMatchObject({ output: 'patched' });
-    expect(run.snapshots[2]?.pending).toBeNull();
+    expect(run.snapshots[1]).toMatchObject({ phase: 'llm', pending: { output: 'patched' } });
+    // Only the LLM phase has room for a pending result: the type says so, and so does the data.
+    expect(run.snapshots[2]).not.toHaveProperty('pending');
   });
 
   it.each([
@@ -185,5 +187,28 @@ describe('interpolation failures in actions', () => {
   it('context values are resolved by the client before the run (resolvedDef)', () => {
     const d = resolvedDef(loop({ a: { action: '${context.metric_cmd}', next: 'done' } }, { context: { target_dir: 'src/', metric_cmd: 'mypy ${context.target_dir}' } }));
     expect(scriptOf(drive(d))).toBe('mypy src/');
+  });
+});
+
+describe('LLM answers are judged by the core', () => {
+  const d = def(loop({ fix: { action: '/ll:fix', evaluate: { type: 'llm_structured', min_confidence: 0.6, uncertain_suffix: true }, route: { yes: 'done', no: 'fix', yes_uncertain: 'fix' } } }));
+  const atLlm = () => next(d, begin(d), { type: 'action_done', result: { output: 'patched', stderr: '', exit_code: 0, duration_ms: 1 }, now: 5 });
+  const evaluated = (out: Transition) => out.events.find((e) => e.event === 'evaluate');
+
+  it.each([
+    [{ verdict: 'yes', confidence: 0.9 }, 'yes', true],
+    [{ verdict: 'yes', confidence: 0.6 }, 'yes', true],
+    [{ verdict: 'yes', confidence: 0.59 }, 'yes_uncertain', false],
+    [{ verdict: 'no', confidence: 0.1 }, 'no_uncertain', false],
+  ])('%o → %s (below min_confidence with uncertain_suffix: the _uncertain verdict)', (answer, verdict, confident) => {
+    const out = next(d, atLlm(), { type: 'llm_replied', judgement: { ...answer, reason: 'r', raw: answer }, now: 10 });
+    expect(evaluated(out)).toMatchObject({ type: 'llm_structured', verdict, details: { confident, confidence: answer.confidence } });
+  });
+
+  it('an answer the activity could not read, or an activity failure, is the error verdict with the reason', () => {
+    const noAnswer = next(d, atLlm(), { type: 'llm_error', error: 'host CLI output is not JSON', now: 10 });
+    expect(evaluated(noAnswer)).toMatchObject({ verdict: 'error', details: { error: 'host CLI output is not JSON' } });
+    const failed = next(d, atLlm(), { type: 'llm_failed', failure: { messages: ['Activity task timed out'] }, now: 10 });
+    expect(evaluated(failed)).toMatchObject({ verdict: 'error', details: { error: 'LLM evaluation failed: Activity task timed out' } });
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { initialSnapshot } from '../../fsm/snapshot.js';
-import { start, step } from '../../fsm/step.js';
-import { def, drive, eventsNamed, loop, scriptOf } from './helpers.js';
+import { transition } from '../../fsm/transition.js';
+import { begin, def, drive, eventsNamed, loop, next, scriptOf } from './helpers.js';
 
 /** check → (no) fix → check …; check passes on the n-th attempt. */
 const checkFix = (extra: Record<string, unknown> = {}) =>
@@ -70,20 +69,30 @@ describe('passes and limits', () => {
     expect(scriptOf(run, 1)).toBe('echo test-loop 10 1970-01-01T00:00:00.000Z');
   });
 
-  it('a finished snapshot ignores further events', () => {
+  it('a run that finishes at once is a done snapshot with the finish effect (no further transition is typed)', () => {
     const d = def(loop({ a: { next: 'done' } }));
-    const out = start(d, 0);
-    expect(out.snapshot.phase).toBe('done');
-    expect(step(d, out.snapshot, { type: 'start', now: 5 })).toEqual({ snapshot: out.snapshot, commands: [] });
-    expect(step(d, out.snapshot, { type: 'cancel', now: 5 }).commands).toEqual([]);
+    const out = begin(d);
+    expect(out.snapshot).toMatchObject({ status: 'done', phase: 'done', outcome: { terminated_by: 'terminal' } });
+    expect(out.effect).toEqual({ type: 'finish', result: out.snapshot.status === 'done' ? out.snapshot.outcome : null });
   });
 
-  it('step does not mutate the snapshot it is given', () => {
+  it('transition does not mutate the snapshot it is given', () => {
     const d = checkFix();
-    const snap = initialSnapshot('check', 0);
-    const copy = structuredClone(snap);
-    step(d, snap, { type: 'start', now: 0 });
-    expect(snap).toEqual(copy);
+    const first = begin(d);
+    const copy = structuredClone(first.snapshot);
+    next(d, first, { type: 'action_done', result: { output: '', stderr: '', exit_code: 1, duration_ms: 1 }, now: 5 });
+    expect(first.snapshot).toEqual(copy);
+  });
+
+  it('numbers its events and times them with the clock it is given', () => {
+    const d = checkFix();
+    const first = begin(d, 1_000);
+    const second = next(d, first, { type: 'action_done', result: { output: '', stderr: '', exit_code: 1, duration_ms: 1 }, now: 2_500 });
+    const stream = [...first.events, ...second.events];
+    expect(stream.map((e) => e.seq)).toEqual(stream.map((_, i) => i + 1));
+    expect(first.events.every((e) => e.ts === new Date(1_000).toISOString())).toBe(true);
+    expect(second.events.every((e) => e.ts === new Date(2_500).toISOString())).toBe(true);
+    expect(second.snapshot.seq).toBe(stream.length);
   });
 });
 
@@ -262,10 +271,11 @@ describe('timeout, cancel and failed activities', () => {
     ['routes to on_error', { a: { action: 'x', on_yes: 'done', on_error: 'recover' }, recover: { next: 'done' } }, 'terminal', ['a', 'recover', 'done']],
     ['ends the run without on_error', { a: { action: 'x', on_yes: 'done' } }, 'error', ['a']],
   ])('a failed activity %s', (_label, states, terminatedBy, entered) => {
+    // The runtime reports the failure's error chain; the core words it.
     const run = drive(def(loop(states)), { interrupt: { atAction: 1, event: 'action_failed', error: 'worker lost' } });
     expect(run.result.terminated_by).toBe(terminatedBy);
     expect(run.entered).toEqual(entered);
-    expect(eventsNamed(run, 'action_error')).toEqual([{ event: 'action_error', state: 'a', error: 'worker lost' }]);
+    expect(eventsNamed(run, 'action_error')).toEqual([{ event: 'action_error', state: 'a', error: 'action could not run: worker lost' }]);
   });
 
   it('an action result carrying error (worker-side preparation failure) is an error verdict', () => {
@@ -282,48 +292,47 @@ describe('known bugs', () => {
   // run-time problems). Expected: the run ends with max_iterations.
   it('a decision-only $current loop with a high max_iterations ends normally', () => {
     const d = def(loop({ a: { evaluate: { type: 'exit_code', source: '1' }, on_no: '$current', on_yes: 'done' } }, { max_iterations: 20_000 }));
-    const out = start(d, 0);
-    expect(out.commands.at(-1)).toMatchObject({ type: 'finish', result: { terminated_by: 'max_iterations', iterations: 20_000 } });
+    const out = begin(d);
+    expect(out.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'max_iterations', iterations: 20_000 } });
   });
 });
 
 describe('spinning guard', () => {
   it('a maintain loop with no action anywhere ends with an error instead of hanging', () => {
     const d = def({ name: 'spin', initial: 'done', maintain: true, states: { done: { terminal: true } } });
-    const out = start(d, 0);
-    const finish = out.commands.at(-1);
+    const out = begin(d);
+    const finish = out.effect;
     expect(finish).toMatchObject({ type: 'finish', result: { terminated_by: 'error' } });
     expect((finish as { result: { error: string } }).result.error).toContain('spinning');
   });
 
   it('max_steps does not count a pass that never started', () => {
     const d = def(loop({ a: { action: 'x', next: 'a' } }, { max_iterations: 10, max_steps: 3 }));
-    let out = start(d, 0);
-    for (let i = 0; i < 3; i += 1) out = step(d, out.snapshot, { type: 'action_done', result: { output: '', stderr: '', exit_code: 0, duration_ms: 1 }, now: i + 1 });
-    expect(out.commands.at(-1)).toMatchObject({ type: 'finish', result: { terminated_by: 'max_steps', steps: 3, iterations: 3 } });
+    let out = begin(d);
+    for (let i = 0; i < 3; i += 1) out = next(d, out, { type: 'action_done', result: { output: '', stderr: '', exit_code: 0, duration_ms: 1 }, now: i + 1 });
+    expect(out.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'max_steps', steps: 3, iterations: 3 } });
   });
 });
 
 describe('resume from an earlier run', () => {
   it('re-runs the state the run was in, keeping captured values and the pass count, with a fresh clock', async () => {
-    const { resume } = await import('../../fsm/step.js');
     const d = def(loop({ a: { action: 'echo a', capture: 'a', next: 'b' }, b: { action: 'sleep 100', next: 'done' } }));
-    let out = start(d, 0);
-    out = step(d, out.snapshot, { type: 'action_done', result: { output: 'A\n', stderr: '', exit_code: 0, duration_ms: 1 }, now: 5 });
-    out = step(d, out.snapshot, { type: 'cancel', now: 10 });
-    expect(out.snapshot.outcome?.terminated_by).toBe('cancelled');
-    const resumed = resume(d, out.snapshot, 1000, 'run-1');
-    expect(resumed.commands[0]).toMatchObject({ type: 'emit', event: { event: 'loop_resume', from_run: 'run-1', state: 'b' } });
-    expect(resumed.commands.at(-1)).toMatchObject({ type: 'run_action', input: { state: 'b' } });
-    expect(resumed.snapshot).toMatchObject({ current: 'b', iteration: 1, startedAtMs: 1000, outcome: null });
+    let out = begin(d);
+    out = next(d, out, { type: 'action_done', result: { output: 'A\n', stderr: '', exit_code: 0, duration_ms: 1 }, now: 5 });
+    out = next(d, out, { type: 'cancel', now: 10 });
+    expect(out.snapshot).toMatchObject({ status: 'done', outcome: { terminated_by: 'cancelled' } });
+    const resumed = transition(d, null, { type: 'start', now: 1000, resumeFrom: { runId: 'run-1', snapshot: out.snapshot } });
+    expect(resumed.events[0]).toMatchObject({ event: 'loop_resume', from_run: 'run-1', state: 'b', seq: 1 });
+    expect(resumed.effect).toMatchObject({ type: 'run_action', input: { state: 'b' } });
+    expect(resumed.snapshot).toMatchObject({ status: 'running', current: 'b', iteration: 1, startedAtMs: 1000 });
+    expect(resumed.snapshot).not.toHaveProperty('outcome');
     expect(resumed.snapshot.captured.a?.output).toBe('A');
   });
 
   it('a state that no longer exists ends the resumed run with a clear error', async () => {
-    const { resume } = await import('../../fsm/step.js');
     const d = def(loop({ a: { action: 'x', next: 'done' } }));
-    const snap = { ...start(d, 0).snapshot, current: 'gone' };
-    const out = resume(d, snap, 1, 'r');
-    expect(out.commands.at(-1)).toMatchObject({ type: 'finish', result: { terminated_by: 'error' } });
+    const snap = { ...begin(d).snapshot, current: 'gone' };
+    const out = transition(d, null, { type: 'start', now: 1, resumeFrom: { runId: 'r', snapshot: snap } });
+    expect(out.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'error' } });
   });
 });

@@ -1,13 +1,13 @@
 /** Sub-loop states and parameters in the pure core: inputs, verdicts, bindings, validation. */
 import { describe, expect, it } from 'vitest';
 import { bindParameters, coerceParameter } from '../../fsm/parameters.js';
-import { initialSnapshot } from '../../fsm/snapshot.js';
-import { failedStart, start, step } from '../../fsm/step.js';
+import type { RunStreamEvent } from '../../fsm/snapshot.js';
+import { transition } from '../../fsm/transition.js';
 import { childStart, subloopTimeoutError, subloopVerdict } from '../../fsm/subloop.js';
 import { renderShell } from '../../fsm/shell-render.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { validateLoop } from '../../fsm/validate.js';
-import { def, loop } from './helpers.js';
+import { begin, def, loop, next } from './helpers.js';
 
 const childResult = (over: Partial<ExecutionResult> = {}): ExecutionResult => ({
   loop: 'child',
@@ -26,11 +26,12 @@ const parent = (state: Record<string, unknown>, extra: Record<string, unknown> =
 
 /** Run the parent to its sub-loop state; returns the snapshot and the run_loop command. */
 function toSubloop(d: ReturnType<typeof def>) {
-  let out = start(d, 1000);
-  out = step(d, out.snapshot, { type: 'action_done', result: { output: '42\n', stderr: '', exit_code: 0, duration_ms: 3 }, now: 1010 });
-  const command = out.commands.find((c) => c.type === 'run_loop');
-  return { snapshot: out.snapshot, command, events: out.commands };
+  let out = begin(d, 1000);
+  out = next(d, out, { type: 'action_done', result: { output: '42\n', stderr: '', exit_code: 0, duration_ms: 3 }, now: 1010 });
+  return { at: out, snapshot: out.snapshot, command: out.effect, events: out.events };
 }
+
+const eventNamed = (events: RunStreamEvent[], name: string) => events.find((e) => e.event === name);
 
 describe('sub-loop verdicts', () => {
   it.each([
@@ -52,46 +53,60 @@ describe('sub-loop verdicts', () => {
     [childResult({ terminated_by: 'error', error: 'boom' }), 'broken'],
   ])('routes the parent by the child outcome (%#)', (result, to) => {
     const d = parent({});
-    const { snapshot, command } = toSubloop(d);
+    const { at, snapshot, command } = toSubloop(d);
     expect(command).toMatchObject({ type: 'run_loop', input: { state: 'sub', loop: 'child', step: 2 } });
     expect(snapshot.phase).toBe('subloop');
-    const out = step(d, snapshot, { type: 'loop_done', result, now: 2000 });
-    const route = out.commands.find((c) => c.type === 'emit' && c.event.event === 'route');
-    expect(route).toMatchObject({ event: { from: 'sub', to } });
+    const out = next(d, at, { type: 'subloop_done', result, timedOut: false, now: 2000 });
+    expect(eventNamed(out.events, 'route')).toMatchObject({ from: 'sub', to });
   });
 
   it('a child that cannot run routes on_error with the reason', () => {
     const d = parent({});
-    const { snapshot } = toSubloop(d);
-    const out = step(d, snapshot, { type: 'loop_failed', error: 'no loop named "child"', now: 2000 });
+    const { at } = toSubloop(d);
+    const out = next(d, at, { type: 'subloop_unavailable', why: { reason: 'invalid', error: 'no loop named "child"' }, now: 2000 });
     expect(out.snapshot.current).toBe('broken');
-    const errorEvent = out.commands.find((c) => c.type === 'emit' && c.event.event === 'action_error');
-    expect(errorEvent).toMatchObject({ event: { state: 'sub', error: 'no loop named "child"' } });
+    expect(eventNamed(out.events, 'action_error')).toMatchObject({ state: 'sub', error: 'no loop named "child"' });
+  });
+
+  it.each([
+    [{ reason: 'too_deep' as const, loop: 'child', depth: 9, limit: 8 }, 'sub-loop "child" would nest 9 loops deep (the limit is 8)'],
+    [{ reason: 'load_failed' as const, loop: 'child', failure: { messages: ['Activity task failed', 'EACCES'] } }, 'could not load sub-loop "child": Activity task failed: EACCES'],
+  ])('the core words why a child could not run (%#)', (why, message) => {
+    const { at } = toSubloop(parent({}));
+    const out = next(parent({}), at, { type: 'subloop_unavailable', why, now: 2000 });
+    expect(eventNamed(out.events, 'action_error')).toMatchObject({ error: expect.stringContaining(message) });
+  });
+
+  it('a child workflow that failed, or was stopped by the state timeout before it reported, is an error', () => {
+    const d = parent({ timeout: 30 });
+    const failed = next(d, toSubloop(d).at, { type: 'subloop_failed', loop: 'child', failure: { messages: ['Child Workflow execution failed', 'boom'] }, timedOut: false, now: 2000 });
+    expect(eventNamed(failed.events, 'action_error')).toMatchObject({ error: 'sub-loop "child" failed: Child Workflow execution failed: boom' });
+    const limited = next(d, toSubloop(d).at, { type: 'subloop_failed', loop: 'child', failure: { messages: ['cancelled'] }, timedOut: true, now: 2000 });
+    expect(eventNamed(limited.events, 'action_error')).toMatchObject({ error: `sub-loop "child" failed: ${subloopTimeoutError(30)}` });
   });
 
   it('without on_error, a failed child ends the parent with an error naming the state', () => {
     const d = def(loop({ sub: { loop: 'child', on_success: 'done', on_failure: 'done' } }));
-    const { snapshot } = { snapshot: start(d, 0).snapshot };
-    const out = step(d, snapshot, { type: 'loop_done', result: childResult({ terminated_by: 'error', error: 'exploded' }), now: 10 });
-    expect(out.snapshot.outcome).toMatchObject({ terminated_by: 'error' });
-    expect(out.snapshot.outcome?.error).toContain('state "sub": sub-loop "child" failed: exploded');
+    const out = next(d, begin(d), { type: 'subloop_done', result: childResult({ terminated_by: 'error', error: 'exploded' }), timedOut: false, now: 10 });
+    expect(out.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'error' } });
+    expect(out.effect.type === 'finish' && out.effect.result.error).toContain('state "sub": sub-loop "child" failed: exploded');
   });
 });
 
 describe('what the child gets', () => {
   it('context_passthrough passes context and captured in, and merges captured back', () => {
     const d = parent({ context_passthrough: true }, { context: { target: 3 } });
-    const { snapshot, command } = toSubloop(d);
+    const { at, command } = toSubloop(d);
     expect(command).toMatchObject({ input: { passthrough: { context: { target: 3 }, captured: { count: { output: '42' } } } } });
-    const out = step(d, snapshot, { type: 'loop_done', result: childResult({ captured: { fixed: { output: 'yes', stderr: '', exit_code: 0, duration_ms: 1 } } }), now: 2000 });
+    const out = next(d, at, { type: 'subloop_done', result: childResult({ captured: { fixed: { output: 'yes', stderr: '', exit_code: 0, duration_ms: 1 } } }), timedOut: false, now: 2000 });
     expect(Object.keys(out.snapshot.captured).sort()).toEqual(['count', 'fixed']);
   });
 
   it('without passthrough the child is isolated: nothing goes in, nothing comes back', () => {
     const d = parent({});
-    const { snapshot, command } = toSubloop(d);
-    expect(command && command.type === 'run_loop' && command.input.passthrough).toBeUndefined();
-    const out = step(d, snapshot, { type: 'loop_done', result: childResult({ captured: { fixed: { output: 'yes', stderr: '', exit_code: 0, duration_ms: 1 } } }), now: 2000 });
+    const { at, command } = toSubloop(d);
+    expect(command.type === 'run_loop' && command.input.passthrough).toBeUndefined();
+    const out = next(d, at, { type: 'subloop_done', result: childResult({ captured: { fixed: { output: 'yes', stderr: '', exit_code: 0, duration_ms: 1 } } }), timedOut: false, now: 2000 });
     expect(Object.keys(out.snapshot.captured)).toEqual(['count']);
   });
 
@@ -103,24 +118,24 @@ describe('what the child gets', () => {
 
   it("only the state's own timeout: bounds the child (default_timeout is for actions)", () => {
     const limited = toSubloop(parent({ timeout: 90 }, { default_timeout: 5 })).command;
-    expect(limited && limited.type === 'run_loop' && limited.input.timeout_s).toBe(90);
+    expect(limited.type === 'run_loop' && limited.input.timeout_s).toBe(90);
     const unlimited = toSubloop(parent({}, { default_timeout: 5 })).command;
-    expect(unlimited && unlimited.type === 'run_loop' && 'timeout_s' in unlimited.input).toBe(false);
+    expect(unlimited.type === 'run_loop' && 'timeout_s' in unlimited.input).toBe(false);
   });
 
   it('a child stopped by that timeout is an error verdict that names the timeout', () => {
     const d = parent({ timeout: 90 });
-    const { snapshot } = toSubloop(d);
-    const out = step(d, snapshot, { type: 'loop_done', result: childResult({ terminated_by: 'cancelled', final_state: 'sub', error: subloopTimeoutError(90) }), now: 2000 });
+    const { at } = toSubloop(d);
+    // The child records its own end as cancelled; the core knows the state's timeout stopped it.
+    const out = next(d, at, { type: 'subloop_done', result: childResult({ terminated_by: 'cancelled', final_state: 'sub' }), timedOut: true, now: 2000 });
     expect(out.snapshot.current).toBe('broken');
-    const evaluate = out.commands.find((c) => c.type === 'emit' && c.event.event === 'evaluate');
-    expect(evaluate).toMatchObject({ event: { verdict: 'error', error: expect.stringContaining("the state's timeout of 90s ran out") } });
+    expect(eventNamed(out.events, 'evaluate')).toMatchObject({ verdict: 'error', error: expect.stringContaining("the state's timeout of 90s ran out") });
   });
 
   it('capture: on a sub-loop state stores the child outcome', () => {
     const d = parent({ capture: 'child_run' });
-    const { snapshot } = toSubloop(d);
-    const out = step(d, snapshot, { type: 'loop_done', result: childResult({ failure: true, final_state: 'gave_up' }), now: 2000 });
+    const { at } = toSubloop(d);
+    const out = next(d, at, { type: 'subloop_done', result: childResult({ failure: true, final_state: 'gave_up' }), timedOut: false, now: 2000 });
     expect(out.snapshot.captured.child_run).toMatchObject({ output: 'gave_up', exit_code: 1 });
   });
 });
@@ -192,12 +207,12 @@ describe('binding parameters', () => {
   });
 
   it('a child that cannot start ends with an error at once', () => {
-    const out = failedStart(child, 0, 'parameter "count": expected an integer');
-    expect(out.snapshot.outcome).toMatchObject({ terminated_by: 'error', error: 'parameter "count": expected an integer', steps: 0 });
+    const out = transition(child, null, { type: 'start', now: 0, error: 'parameter "count": expected an integer' });
+    expect(out.snapshot.status === 'done' && out.snapshot.outcome).toMatchObject({ terminated_by: 'error', error: 'parameter "count": expected an integer', steps: 0 });
   });
 
   it('a data-bound parameter is quoted data in shell actions; an author value is code', () => {
-    const snap = initialSnapshot('run', 0);
+    const snap = { startedAt: new Date(0).toISOString() };
     const scope = (dataContext: string[]) => ({
       context: { issue: '$(touch pwned)' },
       captured: {},

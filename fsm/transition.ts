@@ -1,30 +1,41 @@
 /**
- * The pure core's entry point: `step(definition, snapshot, event) → { snapshot, commands }`.
+ * The pure core's one entry point, after xstate's contract:
+ * `transition(definition, snapshot, event) → { snapshot, events, effect }`.
  *
- * The Temporal workflow (or a test) feeds events in and carries out the commands: run an action,
- * ask an LLM to evaluate, sleep, finish; `emit` commands are the event stream. No I/O, no clock:
- * time arrives in each event. Decided semantics (docs/loop-format.md):
+ * A run begins with the initial transition (`snapshot` null, a `start` event); every later
+ * transition takes the running snapshot and a fact the runtime observed (an action's result, an
+ * LLM's answer, a child run's end, a timer, a stop). Each returns exactly one effect for the
+ * runtime to carry out — run an action, evaluate with an LLM, run a sub-loop, sleep, or finish —
+ * and the events it emitted, numbered and timed by the core. No I/O, no clock: time arrives in
+ * each event. Decided semantics (docs/loop-format.md):
  * - A pass starts at the initial state; entering a state already visited in the current pass
  *   starts the next pass. `max_iterations` caps passes, `max_steps` state executions.
  * - A terminal state's action runs (recorded, not evaluated), then the run ends.
  * - Failures to interpolate or evaluate are `error` verdicts, routed like any other.
  */
-import { evaluateState, errorResult } from './evaluate-state.js';
+import { effectiveEvaluator, evaluateState, errorResult } from './evaluate-state.js';
 import { renderPrompt } from './interpolate.js';
+import { judge } from './llm-judgement.js';
 import { resolveTarget, routeFor } from './routing.js';
-import { chomp, emit, finish, messageOf, scopeOf, setPrev, stateOf, type Draft } from './draft.js';
+import { chomp, emit, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, type Draft, type WorkSnapshot } from './draft.js';
+import type { LoopDefinition, StateConfig } from './schema.js';
+import { CORE_SEMANTICS } from './semantics.js';
+import { renderShell } from './shell-render.js';
+import type { ActionRequest, CoreEvent, Failure, RunEvent, RunningSnapshot, Snapshot, StartEvent, SubloopUnavailable, Transition } from './snapshot.js';
+import type { ActionResult, EvalResult, ExecutionResult } from './types.js';
+import { subloopAsAction, subloopDetails, subloopInput, subloopTimeoutError, subloopTimeoutFailure, subloopVerdict } from './subloop.js';
+import { actionKind, actionTimeout, displayAction } from './action.js';
+import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 
 export { scopeOf };
 
-/** States entered in one `step()` without any effect: past this the loop is spinning in place. */
+/** States entered in one transition without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
-import type { LoopDefinition, StateConfig } from './schema.js';
-import { renderShell } from './shell-render.js';
-import { initialSnapshot, type Snapshot, type StepEvent, type StepOutput } from './snapshot.js';
-import type { ActionResult, EvalResult, ExecutionResult } from './types.js';
-import { subloopAsAction, subloopDetails, subloopInput, subloopVerdict } from './subloop.js';
-import { actionKind, actionTimeout, displayAction } from './action.js';
-import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
+
+/** An error chain as one line: its first four messages (Temporal wraps activity and child failures). */
+export function failureText(failure: Failure): string {
+  return failure.messages.slice(0, 4).join(': ') || 'unknown error';
+}
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -52,7 +63,7 @@ function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): vo
   }
   if (repeat && def.backoff) {
     snap.phase = 'backoff';
-    d.commands.push({ type: 'sleep', ms: def.backoff * 1000, reason: 'backoff' });
+    setEffect(d, { type: 'sleep', ms: def.backoff * 1000, reason: 'backoff' });
     return;
   }
   execute(d);
@@ -87,13 +98,7 @@ function runAction(d: Draft, state: StateConfig, action: string): void {
   const attempt = snap.attempt ?? 1;
   emit(d, 'action_start', { state: snap.current, action: displayAction(action, scope), action_type: kind, ...(attempt > 1 ? { attempt } : {}) });
   snap.phase = 'action';
-  d.commands.push({
-    type: 'run_action',
-    input: { ...input, state: snap.current, step: snap.steps, timeout_s: actionTimeout(def, state) } as Omit<
-      import('./types.js').RunActionInput,
-      'instanceId' | 'cwd'
-    >,
-  });
+  setEffect(d, { type: 'run_action', input: { ...input, state: snap.current, step: snap.steps, timeout_s: actionTimeout(def, state) } as ActionRequest });
 }
 
 /** Start the child loop of a `loop:` state (a child workflow in Temporal). */
@@ -107,7 +112,7 @@ function runSubloop(d: Draft, state: StateConfig & { loop: string }): void {
   }
   emit(d, 'subloop_start', { state: snap.current, loop: input.loop, passthrough: input.passthrough !== undefined });
   snap.phase = 'subloop';
-  d.commands.push({ type: 'run_loop', input });
+  setEffect(d, { type: 'run_loop', input });
 }
 
 /** The child loop ended: merge what it shares back, then judge and route like an action. */
@@ -133,7 +138,7 @@ function onSubloopDone(d: Draft, result: ExecutionResult): void {
     const why = result.error ?? `it ended ${result.terminated_by} in state "${result.final_state}"`;
     return failState(d, state, `sub-loop "${result.loop}" failed: ${why}`, action);
   }
-  if (state.next !== undefined) return transition(d, state, state.next, undefined, action);
+  if (state.next !== undefined) return routeTo(d, state, state.next, undefined, action);
   afterEvaluation(d, state, 'subloop', { verdict, details: subloopDetails(result.loop, result) }, action);
 }
 
@@ -151,7 +156,7 @@ function retryIfFailed(d: Draft, state: StateConfig, outcome: AttemptOutcome, wh
   d.snap.pending = null;
   if (delay > 0) {
     d.snap.phase = 'retry_delay';
-    d.commands.push({ type: 'sleep', ms: delay, reason: 'retry' });
+    setEffect(d, { type: 'sleep', ms: delay, reason: 'retry' });
   } else runAction(d, state, state.action);
   return true;
 }
@@ -168,11 +173,11 @@ function failState(d: Draft, state: StateConfig, message: string, action?: Actio
   const result = errorResult(message);
   d.snap.result = result;
   emit(d, 'evaluate', { state: name, type: 'error', verdict: 'error', error: message });
-  transition(d, state, target, 'error', action ?? null);
+  routeTo(d, state, target, 'error', action ?? null);
 }
 
 /** Follow `target` (uninterpolated) from the current state. */
-function transition(d: Draft, state: StateConfig, target: string, verdict: string | undefined, action: ActionResult | null): void {
+function routeTo(d: Draft, state: StateConfig, target: string, verdict: string | undefined, action: ActionResult | null): void {
   const from = d.snap.current;
   const resolved = resolveTarget(d.def, d.snap.current, target, scopeOf(d.def, d.snap, d.now), 'route target');
   if ('error' in resolved) {
@@ -196,13 +201,13 @@ function decide(d: Draft, state: StateConfig, action: ActionResult | null): void
     if (action && action.exit_code !== 0 && state.on_error !== undefined) {
       return failState(d, state, `action exited with code ${action.exit_code}`, action);
     }
-    return transition(d, state, state.next, undefined, action);
+    return routeTo(d, state, state.next, undefined, action);
   }
   const evaluation = evaluateState(d.def, state, action, d.snap, scopeOf(d.def, d.snap, d.now));
   if (evaluation.kind === 'llm') {
     d.snap.phase = 'llm';
     d.snap.pending = action;
-    d.commands.push({ type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current } });
+    setEffect(d, { type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current } });
     return;
   }
   afterEvaluation(d, state, evaluation.type, evaluation.result, action);
@@ -233,7 +238,7 @@ function afterEvaluation(d: Draft, state: StateConfig, type: string, result: Eva
         `add on_${result.verdict}: <state> or a route: entry for "${result.verdict}" (or _ as a default)`,
     );
   }
-  transition(d, state, target, result.verdict, action);
+  routeTo(d, state, target, result.verdict, action);
 }
 
 /**
@@ -251,7 +256,7 @@ function reachTerminal(d: Draft, state: StateConfig): void {
   if (def.maintain_delay) {
     snap.phase = 'maintain_delay';
     snap.pending = null;
-    d.commands.push({ type: 'sleep', ms: def.maintain_delay * 1000, reason: 'maintain_delay' });
+    setEffect(d, { type: 'sleep', ms: def.maintain_delay * 1000, reason: 'maintain_delay' });
     snap.visited = [target];
     snap.current = target;
     return;
@@ -282,78 +287,142 @@ function onActionDone(d: Draft, result: ActionResult): void {
   decide(d, state, result);
 }
 
-/**
- * Start a run: the snapshot for `def` and the commands for its first state. A sub-loop's run
- * starts with what its parent passed in (`captured`, `dataContext`).
- */
-export function start(def: LoopDefinition, now: number, inherited: { captured?: Snapshot['captured']; dataContext?: string[] } = {}): StepOutput {
-  const snap = initialSnapshot(def.initial, now);
-  if (inherited.captured) snap.captured = inherited.captured;
-  if (inherited.dataContext?.length) snap.dataContext = inherited.dataContext;
-  return step(def, snap, { type: 'start', now });
+/** A subloop's end, judged: the verdict comes from the child's result, a timeout or a failure. */
+function onSubloopEvent(d: Draft, event: Extract<RunEvent, { type: 'subloop_done' | 'subloop_failed' | 'subloop_unavailable' }>): void {
+  const input = runLoopTimeout(d);
+  if (event.type === 'subloop_unavailable') return failState(d, stateOf(d), unavailableText(event.why));
+  if (event.type === 'subloop_failed') {
+    // The state's timeout stopped the child before it reported a result.
+    if (event.timedOut && input !== undefined) return failState(d, stateOf(d), subloopTimeoutFailure(event.loop, input));
+    return failState(d, stateOf(d), `sub-loop "${event.loop}" failed: ${failureText(event.failure)}`);
+  }
+  // A child stopped by the state's timeout records its own end as cancelled: say why.
+  const result = event.timedOut && input !== undefined && event.result.terminated_by === 'cancelled' ? { ...event.result, error: subloopTimeoutError(input) } : event.result;
+  onSubloopDone(d, result);
 }
 
-/** A run that cannot start (e.g. a sub-loop whose parameters do not fit): it ends with `error`. */
-export function failedStart(def: LoopDefinition, now: number, error: string): StepOutput {
-  const d: Draft = { def, snap: initialSnapshot(def.initial, now), now, commands: [] };
+/** Why a child could not run, as the state's error says it. */
+function unavailableText(why: SubloopUnavailable): string {
+  switch (why.reason) {
+    case 'too_deep':
+      return `sub-loop "${why.loop}" would nest ${why.depth} loops deep (the limit is ${why.limit}); a templated loop: name is probably calling itself`;
+    case 'load_failed':
+      return `could not load sub-loop "${why.loop}": ${failureText(why.failure)}`;
+    case 'invalid':
+      return why.error;
+  }
+}
+
+/** The `timeout:` (seconds) of the current sub-loop state, if it has one. */
+function runLoopTimeout(d: Draft): number | undefined {
+  return d.def.states[d.snap.current]?.timeout;
+}
+
+/** An LLM answer (or its absence), judged by the current state's evaluator settings. */
+function llmResult(d: Draft, event: Extract<RunEvent, { type: 'llm_replied' | 'llm_error' | 'llm_failed' | 'llm_done' }>): EvalResult {
+  switch (event.type) {
+    case 'llm_done':
+      return event.result;
+    case 'llm_error':
+      return errorResult(event.error);
+    case 'llm_failed':
+      return errorResult(`LLM evaluation failed: ${failureText(event.failure)}`);
+    case 'llm_replied': {
+      const config = effectiveEvaluator(d.def, stateOf(d));
+      const minConfidence = config.type === 'llm_structured' ? config.min_confidence : 0.5;
+      const suffix = config.type === 'llm_structured' ? config.uncertain_suffix : false;
+      return judge(event.judgement, minConfidence, suffix);
+    }
+  }
+}
+
+/** The first transition: a fresh run, a sub-loop, a run continuing an earlier one, or one that cannot start. */
+function begin(def: LoopDefinition, event: StartEvent): Draft {
+  const { now } = event;
+  if (event.resumeFrom) return beginResumed(def, event.resumeFrom, now);
+  const d: Draft = { def, snap: freshSnapshot(def.initial, now), now, events: [] };
+  if (event.inherited?.captured) d.snap.captured = event.inherited.captured;
+  if (event.inherited?.dataContext?.length) d.snap.dataContext = event.inherited.dataContext;
   emit(d, 'loop_start', { loop: def.name, initial: def.initial, max_iterations: def.max_iterations });
-  finish(d, 'error', error);
-  return { snapshot: d.snap, commands: d.commands };
+  if (event.error !== undefined) finish(d, 'error', event.error);
+  else d.goto = { name: def.initial };
+  return d;
+}
+
+function freshSnapshot(initial: string, now: number): WorkSnapshot {
+  return {
+    semantics: CORE_SEMANTICS,
+    seq: 0,
+    phase: 'starting',
+    current: initial,
+    iteration: 0,
+    visited: [],
+    steps: 0,
+    cycles: 0,
+    attempt: 1,
+    captured: {},
+    prev: null,
+    result: null,
+    lastValues: {},
+    pending: null,
+    startedAt: new Date(now).toISOString(),
+    startedAtMs: now,
+    outcome: null,
+  };
 }
 
 /**
  * Continue a run from a snapshot another run left (stopped, timed out, failed): the state it was
- * in runs again, with its captured values, counters and last result. `context` overrides the
- * definition's context for the new run (as `--context` does).
+ * in runs again, with its captured values, counters and last result, on today's semantics, with a
+ * fresh clock (and so a fresh loop-level timeout budget) and a new event stream.
  */
-export function resume(def: LoopDefinition, snapshot: Snapshot, now: number, fromRun: string): StepOutput {
-  // A new run: a fresh clock (and so a fresh loop-level timeout budget); everything else carries.
-  const snap: Snapshot = { ...snapshot, outcome: null, pending: null, phase: 'starting', startedAtMs: now, startedAt: new Date(now).toISOString() };
-  const d: Draft = { def, snap, now, commands: [] };
-  emit(d, 'loop_resume', { loop: def.name, from_run: fromRun, state: d.snap.current, iteration: d.snap.iteration });
+function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snapshot }, now: number): Draft {
+  const { status: _status, phase: _phase, ...rest } = from.snapshot as Snapshot & { outcome?: unknown; pending?: unknown };
+  const { outcome: _outcome, pending: _pending, ...data } = rest;
+  const snap: WorkSnapshot = {
+    ...data,
+    semantics: CORE_SEMANTICS,
+    seq: 0,
+    phase: 'starting',
+    pending: null,
+    outcome: null,
+    startedAtMs: now,
+    startedAt: new Date(now).toISOString(),
+  };
+  const d: Draft = { def, snap, now, events: [] };
+  emit(d, 'loop_resume', { loop: def.name, from_run: from.runId, state: d.snap.current, iteration: d.snap.iteration });
   if (!(d.snap.current in def.states)) {
     finish(d, 'error', `cannot resume: state "${d.snap.current}" is not in the loop definition any more; known: ${Object.keys(def.states).join(', ')}`);
-    return { snapshot: d.snap, commands: d.commands };
-  }
-  if (d.snap.iteration > def.max_iterations) {
+  } else if (d.snap.iteration > def.max_iterations) {
     d.snap.iteration = def.max_iterations;
     finish(d, 'max_iterations');
-    return { snapshot: d.snap, commands: d.commands };
-  }
-  execute(d);
-  drain(d);
-  return { snapshot: d.snap, commands: d.commands };
+  } else execute(d);
+  return d;
 }
 
-/** Advance the run by one event. Never throws for run-time problems: they end the run with an error. */
-export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent): StepOutput {
-  const d: Draft = { def, snap: { ...snapshot }, now: event.now, commands: [] };
-  if (d.snap.phase === 'done') return { snapshot: d.snap, commands: [] };
+/** Feed one observed fact to a running loop. Never throws for run-time problems: they end the run with an error. */
+function advance(d: Draft, event: RunEvent): void {
   switch (event.type) {
-    case 'start':
-      emit(d, 'loop_start', { loop: def.name, initial: def.initial, max_iterations: def.max_iterations });
-      d.goto = { name: def.initial };
-      break;
     case 'action_done':
-      onActionDone(d, event.result);
-      break;
+      return onActionDone(d, event.result);
     case 'action_failed': {
       const state = stateOf(d);
-      if (!retryIfFailed(d, state, { kind: 'could_not_run' }, { error: event.error })) failState(d, state, event.error);
-      break;
+      const error = `action could not run: ${failureText(event.failure)}`;
+      if (!retryIfFailed(d, state, { kind: 'could_not_run' }, { error })) failState(d, state, error);
+      return;
     }
-    case 'loop_done':
-      onSubloopDone(d, event.result);
-      break;
-    case 'loop_failed':
-      failState(d, stateOf(d), event.error);
-      break;
+    case 'subloop_done':
+    case 'subloop_failed':
+    case 'subloop_unavailable':
+      return onSubloopEvent(d, event);
+    case 'llm_replied':
+    case 'llm_error':
+    case 'llm_failed':
     case 'llm_done': {
       // The action result waited for this evaluation only; nothing is pending any more.
       const action = d.snap.pending;
       d.snap.pending = null;
-      afterEvaluation(d, stateOf(d), 'llm_structured', event.result, action);
-      break;
+      return afterEvaluation(d, stateOf(d), 'llm_structured', llmResult(d, event), action);
     }
     case 'sleep_done':
       if (d.snap.phase === 'maintain_delay') {
@@ -365,16 +434,41 @@ export function step(def: LoopDefinition, snapshot: Snapshot, event: StepEvent):
         if (state.action !== undefined) runAction(d, state, state.action);
         else execute(d);
       } else execute(d);
-      break;
+      return;
     case 'timeout':
-      finish(d, 'timeout', `loop timeout of ${def.timeout ?? '?'}s reached in state "${d.snap.current}"`);
-      break;
+      return finish(d, 'timeout', `loop timeout of ${d.def.timeout ?? '?'}s reached in state "${d.snap.current}"`);
     case 'cancel':
-      finish(d, 'cancelled');
-      break;
+      return finish(d, 'cancelled');
+  }
+}
+
+/** The transition's typed output: the sealed snapshot with its one effect. */
+function seal(d: Draft): Transition {
+  const { phase, pending, outcome, ...data } = d.snap;
+  const effect = d.effect;
+  if (!effect) throw new Error(`internal: the transition in state "${d.snap.current}" decided no effect`);
+  if (effect.type === 'finish') return { snapshot: { ...data, status: 'done', phase: 'done', outcome: outcome ?? effect.result }, events: d.events, effect };
+  const running: RunningSnapshot =
+    phase === 'llm' ? { ...data, status: 'running', phase, pending } : { ...data, status: 'running', phase: phase === 'done' || phase === 'starting' ? 'action' : phase };
+  return { snapshot: running, events: d.events, effect };
+}
+
+/** The first transition of a run. */
+export function transition(def: LoopDefinition, snapshot: null, event: StartEvent): Transition;
+/** Every later transition of a running loop. */
+export function transition(def: LoopDefinition, snapshot: RunningSnapshot, event: RunEvent): Transition;
+export function transition(def: LoopDefinition, snapshot: RunningSnapshot | null, event: CoreEvent): Transition {
+  let d: Draft;
+  if (event.type === 'start' || snapshot === null) {
+    if (event.type !== 'start') throw new Error(`internal: a run must begin with a start event, not ${event.type}`);
+    d = begin(def, event);
+  } else {
+    const { status: _status, ...rest } = snapshot;
+    d = { def, snap: { pending: null, outcome: null, ...rest }, now: event.now, events: [] };
+    advance(d, event);
   }
   drain(d);
-  return { snapshot: d.snap, commands: d.commands };
+  return seal(d);
 }
 
 /** Enter queued states until one produces an effect or the run ends. */
