@@ -35,7 +35,8 @@ export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   }
 }
 
-async function workflowBundle(bundlePath?: string): Promise<WorkflowBundleOption> {
+/** The prebuilt bundle (LL_WORKFLOW_BUNDLE in tests), else a bundle made from source now. */
+export async function workflowBundle(bundlePath?: string): Promise<WorkflowBundleOption> {
   const path = bundlePath ?? process.env.LL_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE;
   if (existsSync(path)) return { codePath: path };
   return bundleWorkflowCode({ workflowsPath: workflowsEntry(), logger: new DefaultLogger('WARN') });

@@ -1,10 +1,12 @@
 /**
- * Fan-out of live loop events on a worker: the workflow's sink calls land here, get a timestamp,
- * go to the run's files, and to any in-process listener (the `ll-loop run` progress display).
+ * The live sink of a worker: the workflow's event and state calls land here and go to the run's
+ * files (`.loops/.running/`), and to in-process listeners (tests compare this live stream with
+ * the one a replay of the history gives). Events arrive numbered and timed by the core; each
+ * number reaches the files and the listeners once.
  */
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { InjectedSinks } from '@temporalio/worker';
-import type { LoopEvent } from '../fsm/types.js';
+import type { RunStreamEvent } from '../fsm/snapshot.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { RunFiles } from './run-files.js';
 
@@ -17,7 +19,7 @@ export interface SubloopOrigin {
   workflow_id: string;
 }
 
-export type TimedEvent = LoopEvent & { ts: string; subloop?: SubloopOrigin };
+export type TimedEvent = RunStreamEvent & { subloop?: SubloopOrigin };
 export type EventListener = (event: TimedEvent) => void;
 
 /** Routes events by workflow id. One per worker process. */
@@ -50,19 +52,25 @@ export class EventHub {
     return files;
   }
 
-  emit(info: WorkflowInfo, event: LoopEvent): void {
-    const timed: TimedEvent = { ...event, ts: new Date().toISOString() };
+  /** The last event number delivered per run (listeners get each number once, like the files). */
+  private readonly delivered = new Map<string, number>();
+
+  emit(info: WorkflowInfo, event: RunStreamEvent): void {
+    const timed: TimedEvent = event;
     try {
       this.filesFor(info)?.appendEvent(timed);
     } catch {
       // Event files are a convenience copy; Temporal history is the record. Never fail the run.
     }
+    if (event.seq <= (this.delivered.get(info.workflowId) ?? 0)) return;
+    this.delivered.set(info.workflowId, event.seq);
     for (const listener of this.listeners.get(info.workflowId) ?? []) listener(timed);
     this.forwardToAncestors(info, timed);
     if (event.event === 'loop_complete') {
       const files = this.files.get(info.workflowId);
       this.files.delete(info.workflowId);
       this.parents.delete(info.workflowId);
+      this.delivered.delete(info.workflowId);
       void files?.close();
     }
   }

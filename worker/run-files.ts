@@ -2,9 +2,9 @@
  * `.loops/.running/<instance-id>.events.jsonl` and `.state.json` (seed 001 "File Structure"),
  * written by the worker that runs the loop, so they exist whoever started the run.
  */
-import { createWriteStream, mkdirSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { LoopEvent } from '../fsm/types.js';
+import type { RunStreamEvent } from '../fsm/snapshot.js';
 import type { RunStateFile } from '../workflows/definitions.js';
 
 export function runningDir(cwd: string): string {
@@ -19,25 +19,67 @@ export function statePath(cwd: string, instanceId: string): string {
   return join(runningDir(cwd), `${instanceId}.state.json`);
 }
 
-/** Appends one run's events and keeps its state file current. */
+/** How much of an existing events file is read to find the last sequence number written. */
+const TAIL_BYTES = 64 * 1024;
+
+/** The `seq` of the last complete event line of an events file (0 when there is none). */
+export function lastSeqIn(path: string): number {
+  if (!existsSync(path)) return 0;
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    const lines = buffer.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+    for (const line of lines.reverse()) {
+      try {
+        const seq = (JSON.parse(line) as { seq?: unknown }).seq;
+        if (typeof seq === 'number') return seq;
+      } catch {
+        // a cut first line of the tail, or a line torn by a crash: look further back
+      }
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Appends one run's events and keeps its state file current. The file is one stream per run:
+ * events are numbered by the core, and a number already written is never written again — not
+ * after a worker crash, a re-run of flushed local activities, or a server restart (a new writer
+ * learns the last number from the file's tail).
+ */
 export class RunFiles {
   private events: WriteStream | undefined;
+  private lastSeq = 0;
+  private lastStateSeq = -1;
 
   constructor(
     readonly cwd: string,
     readonly instanceId: string,
   ) {}
 
-  appendEvent(event: LoopEvent & { ts: string }): void {
+  /** Append `event` unless its number was written already; true when appended. */
+  appendEvent(event: RunStreamEvent): boolean {
     if (!this.events) {
       mkdirSync(runningDir(this.cwd), { recursive: true });
-      this.events = createWriteStream(eventsPath(this.cwd, this.instanceId), { flags: 'a' });
+      const path = eventsPath(this.cwd, this.instanceId);
+      this.lastSeq = lastSeqIn(path);
+      this.events = createWriteStream(path, { flags: 'a' });
     }
+    if (event.seq <= this.lastSeq) return false;
+    this.lastSeq = event.seq;
     this.events.write(`${JSON.stringify(event)}\n`);
+    return true;
   }
 
-  /** Write-then-rename, so a reader never sees half a file. */
+  /** Write-then-rename, so a reader never sees half a file. An older state never replaces a newer one. */
   writeState(state: RunStateFile): void {
+    if (state.seq < this.lastStateSeq) return;
+    this.lastStateSeq = state.seq;
     mkdirSync(runningDir(this.cwd), { recursive: true });
     const target = statePath(this.cwd, this.instanceId);
     const temporary = `${target}.tmp`;

@@ -1,0 +1,107 @@
+/**
+ * The one interpreter of a run's history: replaying it through the real workflow bundle, with the
+ * event sink called during replay, gives the run's event stream — the very events the live run
+ * emitted, since the core numbers and times them with the workflow's clock. `ll-loop history`,
+ * `status --follow`, `monitor` and `run` all read events this way, whoever runs the worker.
+ *
+ * One replay worker serves a session (the SDK replays the histories fed to it one at a time);
+ * each replay starts from the beginning of the history it is given.
+ */
+import type { History } from '@temporalio/common/lib/proto-utils.js';
+import { Worker, type InjectedSinks, type ReplayResult } from '@temporalio/worker';
+import type { RunStreamEvent } from '../fsm/snapshot.js';
+import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
+import { installQuietRuntime, workflowBundle } from './create-worker.js';
+
+/** What a replay of one execution's history gave. */
+export interface ReplayedExecution {
+  events: RunStreamEvent[];
+  /** The last state the workflow reported (its snapshot, sequence…), if any. */
+  state: RunStateFile | undefined;
+  /** Set when this ll-loop cannot interpret the history (recorded by an incompatible release). */
+  error?: Error;
+}
+
+/** A queue the replay worker reads histories from, one per `replay()` call. */
+class HistoryQueue implements AsyncIterable<{ history: History; workflowId: string }> {
+  private readonly waiting: Array<{ history: History; workflowId: string }> = [];
+  private wake: (() => void) | undefined;
+  private closed = false;
+
+  push(item: { history: History; workflowId: string }): void {
+    this.waiting.push(item);
+    this.wake?.();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<{ history: History; workflowId: string }> {
+    for (;;) {
+      const next = this.waiting.shift();
+      if (next) {
+        yield next;
+        continue;
+      }
+      if (this.closed) return;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+  }
+}
+
+/** Replays histories through the bundle, one at a time, and collects what the sinks receive. */
+export class HistoryReplayer {
+  private readonly queue = new HistoryQueue();
+  private results: AsyncIterator<ReplayResult> | undefined;
+  private current: ReplayedExecution = { events: [], state: undefined };
+  private busy: Promise<unknown> = Promise.resolve();
+
+  private sinks(): InjectedSinks<LoopSinks> {
+    return {
+      loopEvents: {
+        emit: { fn: (_info, event) => void this.current.events.push(event), callDuringReplay: true },
+        state: { fn: (_info, state) => void (this.current.state = state), callDuringReplay: true },
+      },
+    };
+  }
+
+  private async start(): Promise<AsyncIterator<ReplayResult>> {
+    installQuietRuntime('ERROR');
+    const options = { workflowBundle: await workflowBundle(), sinks: this.sinks(), replayName: 'll-loop events' };
+    return Worker.runReplayHistories(options, this.queue)[Symbol.asyncIterator]();
+  }
+
+  /** The events and last state of one execution's history (complete or still growing). */
+  replay(history: History, workflowId: string): Promise<ReplayedExecution> {
+    const run = this.busy.then(async () => {
+      this.results ??= await this.start();
+      this.current = { events: [], state: undefined };
+      this.queue.push({ history, workflowId });
+      const next = await this.results.next();
+      const out = this.current;
+      if (next.done) return { ...out, error: new Error('the replay worker stopped') };
+      return next.value.error ? { ...out, error: next.value.error } : out;
+    });
+    this.busy = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    this.queue.close();
+    await this.busy;
+    await this.results?.return?.();
+  }
+}
+
+/** Replay one history and close the replayer. */
+export async function replayExecution(history: History, workflowId: string): Promise<ReplayedExecution> {
+  const replayer = new HistoryReplayer();
+  try {
+    return await replayer.replay(history, workflowId);
+  } finally {
+    await replayer.close();
+  }
+}
