@@ -4,7 +4,7 @@
  * unless LL_DEBUG is set).
  */
 import { parseArgs } from 'node:util';
-import { CliError, UsageError } from './errors.js';
+import { CliError, toCliError, UsageError } from './errors.js';
 import { TemporalConfigError, TemporalUnavailableError } from './connection.js';
 import { DevServerStartError } from './dev-server.js';
 import { TemporalCliNotFoundError } from './temporal-cli.js';
@@ -79,7 +79,8 @@ export async function runCli(argv: string[]): Promise<void> {
   let code: number;
   try {
     code = await main(argv);
-  } catch (err) {
+  } catch (caught) {
+    const err = toCliError(caught);
     if (err instanceof TemporalUnavailableError || err instanceof DevServerStartError || err instanceof TemporalCliNotFoundError || err instanceof TemporalConfigError) {
       process.stderr.write(`error: ${err.message}\n`);
       code = EXIT.infrastructure;

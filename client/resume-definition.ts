@@ -10,7 +10,7 @@ import type { LoopWorkflowInput } from '../workflows/definitions.js';
 import { printDiagnostics } from './commands/validate.js';
 import { CliError } from './errors.js';
 import { EXIT } from './exit-codes.js';
-import { loadLoopFile } from './load.js';
+import { loadLoopFile } from '../loader/load.js';
 
 export interface ResumeDefinitionRequest {
   runId: string;

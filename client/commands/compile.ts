@@ -12,9 +12,9 @@ import { compileParadigm } from '../../fsm/paradigms/index.js';
 import { str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { toFsmYaml } from '../fsm-yaml.js';
-import { loadLoop } from '../load.js';
-import { expandReuse } from '../reuse.js';
+import { toFsmYaml } from '../../loader/fsm-yaml.js';
+import { loadLoop } from '../../loader/load.js';
+import { expandReuse } from '../../loader/reuse.js';
 import { printDiagnostics } from './validate.js';
 
 /**

@@ -12,7 +12,7 @@ import { eventsPath } from '../../worker/run-files.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { listLoopNames } from '../load.js';
+import { listLoopNames } from '../../loader/load.js';
 import { localTime, table } from '../reporters/table.js';
 import { rebuildEvents, type RunEnd } from '../rebuild-events.js';
 import { closedResult, mayHaveResult, queryStatus } from '../run-target.js';

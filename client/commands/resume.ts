@@ -17,7 +17,7 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { createReporter, followInProcess, runInfo } from '../in-process-run.js';
 import { armInterrupt, interruptible } from '../interrupt.js';
-import { parseContextArgs } from '../load.js';
+import { parseContextArgs } from '../../loader/load.js';
 import type { Reporter } from '../reporters/reporter.js';
 import { definitionForResume } from '../resume-definition.js';
 import { chooseRun, type ResumeChoice } from '../resume-target.js';

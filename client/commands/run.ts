@@ -16,7 +16,7 @@ import { CliError, InfrastructureError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { createReporter, followInProcess, runInfo } from '../in-process-run.js';
 import { armInterrupt, interruptible, type Interrupt } from '../interrupt.js';
-import { loadLoop, parseContextArgs } from '../load.js';
+import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import { followByPolling } from '../poll-progress.js';
 import { instanceIdFor, perRunQueue, searchAttributesAvailable, startLoopRun } from '../start-run.js';
 import { printPlan } from './dry-run.js';

@@ -11,7 +11,7 @@
 import { bool, list, str, type CommandContext, type CommandSpec } from '../command-table.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { loadLoop, parseContextArgs } from '../load.js';
+import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import {
   createLoopSchedule,
   deleteLoopSchedule,

@@ -1,7 +1,7 @@
 /** `ll-loop validate <name|path>`: schema, graph and template checks, as text or `--json`. */
 import { formatDiagnostic, hasErrors, type Diagnostic } from '../../fsm/diagnostics.js';
 import { EXIT } from '../exit-codes.js';
-import { loadLoop } from '../load.js';
+import { loadLoop } from '../../loader/load.js';
 
 export interface ValidateOptions {
   cwd: string;

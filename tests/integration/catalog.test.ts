@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { COMMANDS } from '../../client/commands/index.js';
-import { loadLoop, type LoadOverrides } from '../../client/load.js';
+import { loadLoop, type LoadOverrides } from '../../loader/load.js';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { closeTemporal, project, runLoop, toolEnv } from './harness.js';

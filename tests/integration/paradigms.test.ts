@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { COMMANDS } from '../../client/commands/index.js';
 import { CliError } from '../../client/errors.js';
-import { loadLoop } from '../../client/load.js';
+import { loadLoop } from '../../loader/load.js';
 import { closeTemporal, project, runLoop, script, toolEnv, verdicts } from './harness.js';
 
 afterAll(closeTemporal);

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadLoopFile } from '../../client/load.js';
+import { loadLoopFile } from '../../loader/load.js';
 import { rebuildEvents } from '../../client/rebuild-events.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import { statusQuery } from '../../workflows/definitions.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { loadLoopFile } from '../../client/load.js';
+import { loadLoopFile } from '../../loader/load.js';
 import { rebuildEvents } from '../../client/rebuild-events.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import { liveProcesses } from '../support/processes.js';

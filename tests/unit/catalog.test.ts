@@ -12,11 +12,11 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_LOOPS_DIR, builtinLoopNames } from '../../client/catalog.js';
+import { BUILTIN_LOOPS_DIR, builtinLoopNames } from '../../loader/catalog.js';
 import { COMMANDS } from '../../client/commands/index.js';
 import { CliError } from '../../client/errors.js';
 import { EXIT } from '../../client/exit-codes.js';
-import { loadLoop } from '../../client/load.js';
+import { loadLoop } from '../../loader/load.js';
 import { PACKAGE_ROOT } from '../../worker/paths.js';
 
 const EXPECTED = ['coverage-up', 'fix-lint', 'fix-types', 'reduce-errors', 'test-until-pass'];

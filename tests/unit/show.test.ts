@@ -13,9 +13,9 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../client/commands/index.js';
 import { showCommand, type ShowFormat } from '../../client/commands/show.js';
 import { validateCommand } from '../../client/commands/validate.js';
-import { CliError } from '../../client/errors.js';
+import { LoadError } from '../../loader/errors.js';
 import { EXIT } from '../../client/exit-codes.js';
-import { loadLoop } from '../../client/load.js';
+import { loadLoop } from '../../loader/load.js';
 import { checkMermaid } from '../support/mermaid-check.js';
 
 const FIX_LOOP = `
@@ -369,7 +369,7 @@ describe('ll-loop show: bad input', () => {
 
   it('an unknown loop is a usage error that lists the known ones', () => {
     const cwd = project({ 'fix-tests': FIX_LOOP });
-    expect(() => show(cwd, 'fix-test', 'text')).toThrow(CliError);
+    expect(() => show(cwd, 'fix-test', 'text')).toThrow(LoadError);
     expect(() => show(cwd, 'fix-test', 'text')).toThrow(/no loop named "fix-test" \(did you mean "fix-tests"\?\).*fix-tests/);
   });
 
