@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const dist = (p) => import(join(root, 'dist', p));
-const { resolveEndpoint, resolveTemporalTarget, connectClient, connectWorkerConnection } = await dist('client/connection.js');
+const { resolveEndpoint, resolveTemporalTarget, connectClient, connectWorkerConnection } = await dist('client/temporal/connection.js');
 const { createLoopWorker, installQuietRuntime } = await dist('worker/create-worker.js');
 const { validateLoop } = await dist('fsm/validate.js');
 

@@ -5,9 +5,9 @@
  */
 import { parseArgs } from 'node:util';
 import { CliError, toCliError, UsageError } from './errors.js';
-import { TemporalConfigError, TemporalUnavailableError } from './connection.js';
-import { DevServerStartError } from './dev-server.js';
-import { TemporalCliNotFoundError } from './temporal-cli.js';
+import { TemporalConfigError, TemporalUnavailableError } from './temporal/connection.js';
+import { DevServerStartError } from './temporal/dev-server.js';
+import { TemporalCliNotFoundError } from './temporal/temporal-cli.js';
 import { EXIT } from './exit-codes.js';
 import { COMMANDS } from './commands/index.js';
 

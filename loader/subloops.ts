@@ -12,7 +12,7 @@ import { hasRefs } from '../fsm/template.js';
 import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '../fsm/validate.js';
 import { LoadError } from './errors.js';
 
-/** Loads a child loop file (client/load.ts), carrying the chain of files for cycle detection. */
+/** Loads a child loop file (loader/load.ts), carrying the chain of files for cycle detection. */
 export type ChildLoader = (file: string, chain: readonly string[]) => { definition?: LoopDefinition; diagnostics: Diagnostic[] };
 
 export interface SubloopContext {

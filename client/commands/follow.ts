@@ -8,9 +8,9 @@ import { exitCodeFor, EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
 import type { Reporter, RunInfo } from '../reporters/reporter.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
-import { rebuildEvents } from '../rebuild-events.js';
-import { queryStatus, resolveRun, runUrl } from '../run-target.js';
-import { withSession } from '../session.js';
+import { rebuildEvents } from '../runs/rebuild-events.js';
+import { queryStatus, resolveRun, runUrl } from '../runs/run-target.js';
+import { withSession } from '../temporal/session.js';
 
 /** Options of {@link followCommand}; `out` receives the progress display, `err` notes. */
 export interface FollowOptions {

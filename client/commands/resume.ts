@@ -12,18 +12,18 @@ import type { NativeConnection } from '@temporalio/worker';
 import type { Snapshot } from '../../fsm/snapshot.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
-import { connectWorkerConnection } from '../connection.js';
+import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { createReporter, followInProcess, runInfo } from '../in-process-run.js';
-import { armInterrupt, interruptible } from '../interrupt.js';
+import { createReporter, followInProcess, runInfo } from '../runs/in-process-run.js';
+import { armInterrupt, interruptible } from '../runs/interrupt.js';
 import { parseContextArgs } from '../../loader/load.js';
 import type { Reporter } from '../reporters/reporter.js';
-import { definitionForResume } from '../resume-definition.js';
-import { chooseRun, type ResumeChoice } from '../resume-target.js';
-import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../resumable.js';
-import { openSession, type Session } from '../session.js';
-import { isPerRunQueue, perRunQueue, searchAttributesAvailable, startLoopRun } from '../start-run.js';
+import { definitionForResume } from '../runs/resume-definition.js';
+import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
+import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../runs/resumable.js';
+import { openSession, type Session } from '../temporal/session.js';
+import { isPerRunQueue, perRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 
 export interface ResumeOptions {
   cwd: string;

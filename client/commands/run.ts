@@ -9,20 +9,20 @@
 import { relative } from 'node:path';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import { spawnBackgroundWorker } from '../background.js';
-import { connectClient, connectWorkerConnection, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../connection.js';
-import { embeddedServerOptions } from '../embedded.js';
+import { spawnBackgroundWorker } from '../runs/background.js';
+import { connectClient, connectWorkerConnection, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
+import { embeddedServerOptions } from '../temporal/embedded.js';
 import { CliError, InfrastructureError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { createReporter, followInProcess, runInfo } from '../in-process-run.js';
-import { armInterrupt, interruptible, type Interrupt } from '../interrupt.js';
+import { createReporter, followInProcess, runInfo } from '../runs/in-process-run.js';
+import { armInterrupt, interruptible, type Interrupt } from '../runs/interrupt.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
-import { followByPolling } from '../poll-progress.js';
-import { instanceIdFor, perRunQueue, searchAttributesAvailable, startLoopRun } from '../start-run.js';
+import { followByPolling } from '../runs/poll-progress.js';
+import { instanceIdFor, perRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
-import { printDiagnostics } from './validate.js';
+import { printDiagnostics } from '../reporters/diagnostics.js';
 
-export { DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S, instanceIdFor } from '../start-run.js';
+export { DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S, instanceIdFor } from '../runs/start-run.js';
 
 export interface RunOptions {
   cwd: string;

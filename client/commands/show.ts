@@ -17,7 +17,7 @@ import { loadLoopFile, parseContextArgs, resolveLoopFile } from '../../loader/lo
 import { colourWanted, createStyle } from '../reporters/style.js';
 import { renderMermaid } from '../show/mermaid.js';
 import { renderShow } from '../show/render.js';
-import { printDiagnostics } from './validate.js';
+import { printDiagnostics } from '../reporters/diagnostics.js';
 
 export const SHOW_FORMATS = ['text', 'mermaid', 'json'] as const;
 export type ShowFormat = (typeof SHOW_FORMATS)[number];

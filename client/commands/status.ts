@@ -12,9 +12,9 @@ import { EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
 import { createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
-import { closedResult, mayHaveResult, describePhase, queryStatus, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../run-target.js';
-import type { RunSummary } from '../runs.js';
-import { withSession } from '../session.js';
+import { closedResult, mayHaveResult, describePhase, queryStatus, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../runs/run-target.js';
+import type { RunSummary } from '../runs/find-runs.js';
+import { withSession } from '../temporal/session.js';
 import { followCommand } from './follow.js';
 
 /** Options of {@link statusCommand}; `out` receives stdout, `err` stderr. */

@@ -1,5 +1,5 @@
 /**
- * Paradigm files loaded through the real pipeline (client/load.ts: reuse → compile → validate)
+ * Paradigm files loaded through the real pipeline (loader/load.ts: reuse → compile → validate)
  * and run on the real Temporal dev server with ordinary shell tools (scripted stand-ins on PATH);
  * the iterative loop's executor and controller go through the fake host CLI. Then
  * `ll-loop compile` through the command table, as the CLI dispatches it.

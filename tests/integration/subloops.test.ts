@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { loadLoopFile } from '../../loader/load.js';
-import { rebuildEvents } from '../../client/rebuild-events.js';
+import { rebuildEvents } from '../../client/runs/rebuild-events.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import { liveProcesses } from '../support/processes.js';
 import { closeTemporal, project, runLoop, temporal, toolEnv } from './harness.js';

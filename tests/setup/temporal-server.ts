@@ -9,9 +9,9 @@
 import { spawn } from 'node:child_process';
 import { freePort } from '../support/processes.js';
 import type { TestProject } from 'vitest/node';
-import { devServerTuningFlags, probeTemporal } from '../../client/dev-server.js';
-import { searchAttributeFlags } from '../../client/search-attributes.js';
-import { findTemporalCli } from '../../client/temporal-cli.js';
+import { devServerTuningFlags, probeTemporal } from '../../client/temporal/dev-server.js';
+import { searchAttributeFlags } from '../../client/temporal/search-attributes.js';
+import { findTemporalCli } from '../../client/temporal/temporal-cli.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

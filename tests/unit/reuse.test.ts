@@ -1,5 +1,5 @@
 /**
- * Reuse through the real loader (client/load.ts `loadLoopFile`) on files in a temporary project:
+ * Reuse through the real loader (loader/load.ts `loadLoopFile`) on files in a temporary project:
  * `from:` chains, cycles, missing and broken parents, `import:` libraries, inline `fragments:`,
  * unknown fragments, and where each problem is reported (file, line).
  */

@@ -3,7 +3,7 @@
  * 15-state loop with cycles, route tables, a sub-loop, a dynamic target and failure terminals,
  * and a catalog-style loop with parameters; the main-path ordering of the graph; Mermaid
  * escaping; and the command's behaviour on bad input. Loops are written to temporary `.loops/`
- * directories and loaded through the real pipeline (client/load.ts), as the CLI does.
+ * directories and loaded through the real pipeline (loader/load.ts), as the CLI does.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,7 +4,7 @@
  * recorded); a second exits at once. The Temporal SDK's own signal handling is off
  * (installQuietRuntime), so this is the only handler.
  */
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../exit-codes.js';
 
 /** Where a stop request goes once the workflow exists; before that it is only noted. */
 export interface Interrupt {
