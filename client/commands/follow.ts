@@ -19,6 +19,8 @@ export interface FollowOptions {
   json: boolean;
   out: (text: string) => void;
   err?: (text: string) => void;
+  /** ANSI colour in the human display; by default when stdout is a terminal. */
+  colour?: boolean;
 }
 
 /** JSON Lines: one event per line as it happens, then `{"instance_id", …result}`. */
@@ -45,7 +47,7 @@ export async function followCommand(opts: FollowOptions): Promise<number> {
       onInput: (input) => {
         reporter = opts.json
           ? jsonLinesReporter(opts.out)
-          : createHumanReporter(opts.out, createStyle(colourWanted(process.stdout)), input.definition.max_iterations);
+          : createHumanReporter(opts.out, createStyle(opts.colour ?? colourWanted(process.stdout)), input.definition.max_iterations);
         reporter.onStart?.(info);
       },
       onEvent: (event) => reporter?.onEvent(event),

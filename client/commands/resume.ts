@@ -78,7 +78,7 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
   const seen = { event: false };
   events.subscribe(run.id, () => (seen.event = true));
   if (!opts.json) opts.out(`resuming ${run.id}: it is still open but nothing was running it; its worker runs here now\n`);
-  const { interrupt, stop } = interruptible();
+  const { interrupt, stop } = interruptible(opts.err);
   armInterrupt(interrupt, () => handle.cancel());
   try {
     return await followInProcess({
@@ -158,7 +158,7 @@ async function continueStopped(
   const taskQueue = perRunQueue(newId);
   const workerReady = createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
   workerReady.catch(() => undefined);
-  const { interrupt, stop } = interruptible();
+  const { interrupt, stop } = interruptible(opts.err);
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
     const { handle } = await startLoopRun({

@@ -71,7 +71,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   if (opts.background) return runInBackground(opts, definition, file, out);
   // Ctrl-C from here on is a graceful stop: before the workflow exists it is noted, after, it
   // cancels the run (which kills its action and records the outcome).
-  const { interrupt, stop } = interruptible();
+  const { interrupt, stop } = interruptible(opts.err);
   try {
     return opts.taskQueue === undefined
       ? await runHere(opts, definition, file, out, interrupt)

@@ -117,7 +117,7 @@ export const showSpec: CommandSpec = {
     if (target === undefined) throw new UsageError('show needs a loop name or path', 'll-loop show <name>');
     if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'll-loop show <name> [--format mermaid]');
     const format = formatOf(str(ctx, 'format'), bool(ctx, 'json'));
-    const stdout = process.stdout;
+    const stdout = ctx.terminal;
     return showCommand({
       cwd: ctx.cwd,
       target,

@@ -242,6 +242,7 @@ describe('the command line', () => {
     values: values as never,
     out: () => {},
     err: () => {},
+    terminal: {},
   });
 
   it('--validate with --run, and --dry-run with either, are usage errors', () => {
