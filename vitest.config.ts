@@ -1,15 +1,28 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * One Temporal dev server and one workflow bundle per test run, shared by every file of the tiers
+ * that need them: the first project to start sets them up, the next reuses them
+ * (tests/setup/*.ts), and the last teardown stops them.
+ */
+const SERVER_AND_BUNDLE = ['tests/setup/temporal-server.ts', 'tests/setup/workflow-bundle.ts'];
+
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
-    // One Temporal dev server and one workflow bundle per test run, shared by all files.
-    globalSetup: ['tests/setup/temporal-server.ts', 'tests/setup/workflow-bundle.ts'],
+    // No globalSetup here: the root config's setup would run for every project, unit included.
     reporters: ['default', './tests/setup/summary-reporter.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: integration files start workers and processes; keep parallelism modest.
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    projects: [
+      // The pure core and everything that needs no server, no bundle and no built package.
+      { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      // Workflows and activities against the real dev server, with real processes.
+      { extends: true, test: { name: 'integration', include: ['tests/integration/**/*.test.ts'], globalSetup: SERVER_AND_BUNDLE } },
+      // The built `ll-loop` binary as a user runs it.
+      { extends: true, test: { name: 'e2e', include: ['tests/e2e/**/*.test.ts'], globalSetup: SERVER_AND_BUNDLE } },
+    ],
   },
 });

@@ -5,8 +5,8 @@
  */
 import { formatDiagnostic } from '../fsm/diagnostics.js';
 import type { LoopDefinition } from '../fsm/schema.js';
-import { CliError } from '../client/errors.js';
-import { loadLoop } from '../client/load.js';
+import { LoadError } from '../loader/errors.js';
+import { loadLoop } from '../loader/load.js';
 
 export interface LoadSubloopInput {
   name: string;
@@ -21,7 +21,7 @@ export async function loadSubloop(input: LoadSubloopInput): Promise<{ definition
     const errors = loaded.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
     return { error: `sub-loop "${input.name}" is not valid: ${errors.join('; ')}` };
   } catch (err) {
-    if (err instanceof CliError) return { error: err.fix ? `${err.message} (${err.fix})` : err.message };
+    if (err instanceof LoadError) return { error: err.fix ? `${err.message} (${err.fix})` : err.message };
     throw err;
   }
 }

@@ -4,6 +4,7 @@
 //   1. A 1,000-transition shell loop alternating `true`/`false`: median ms per transition
 //      (between consecutive state_enter events), for remote and for local activities.
 //   2. Time from `ll-loop run` (process spawn) to the first action starting, server already up.
+//   3. The cost of one shell action in the activity itself (`runAction`, `bash -c true`), no Temporal.
 // BENCH_LONG=1 runs only the long-loop check instead: a 20,000-transition loop (BENCH_LONG_TRANSITIONS)
 // of local activities to its end, printing the total time and how many runs continued as new.
 import { spawn } from 'node:child_process';
@@ -14,9 +15,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const dist = (p) => import(join(root, 'dist', p));
-const { resolveEndpoint, resolveTemporalTarget, connectClient, connectWorkerConnection } = await dist('client/connection.js');
+const { resolveEndpoint, resolveTemporalTarget, connectClient, connectWorkerConnection } = await dist('client/temporal/connection.js');
 const { createLoopWorker, installQuietRuntime } = await dist('worker/create-worker.js');
 const { validateLoop } = await dist('fsm/validate.js');
+const { createActivities } = await dist('activities/index.js');
 
 const TRANSITIONS = Number(process.env.BENCH_TRANSITIONS ?? 1000);
 const project = mkdtempSync(join(tmpdir(), 'll-loop-bench-'));
@@ -162,4 +164,15 @@ async function standardBenchmarks() {
   }
   const times = await firstAction();
   console.log(`  ll-loop run → first action: median ${median(times).toFixed(0)} ms (runs: ${times.map((t) => t.toFixed(0)).join(', ')} ms)`);
+  const perSpawn = await actionSpawns(200);
+  console.log(`  runAction(bash -c true), no Temporal: mean ${perSpawn.toFixed(2)} ms/run over 200 runs`);
+}
+
+/** Mean wall time of `runAction` on `bash -c true`, called directly (outside any worker). */
+async function actionSpawns(n) {
+  const { runAction } = createActivities();
+  const input = { instanceId: 'bench', state: 'spawn', step: 1, kind: 'shell', shell: { script: 'true', vars: {}, env: {} }, cwd: project, timeout_s: 30 };
+  const t0 = performance.now();
+  for (let i = 0; i < n; i += 1) await runAction(input);
+  return (performance.now() - t0) / n;
 }

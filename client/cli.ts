@@ -4,10 +4,11 @@
  * unless LL_DEBUG is set).
  */
 import { parseArgs } from 'node:util';
-import { CliError, UsageError } from './errors.js';
-import { TemporalConfigError, TemporalUnavailableError } from './connection.js';
-import { DevServerStartError } from './dev-server.js';
-import { TemporalCliNotFoundError } from './temporal-cli.js';
+import { CliError, toCliError, UsageError } from './errors.js';
+import { TemporalConfigError, TemporalUnavailableError } from './temporal/connection.js';
+import { DevServerStartError } from './temporal/dev-server.js';
+import { TemporalCliNotFoundError } from './temporal/temporal-cli.js';
+import type { OutputSink } from './command-table.js';
 import { EXIT } from './exit-codes.js';
 import { COMMANDS } from './commands/index.js';
 
@@ -32,21 +33,47 @@ function commandHelp(name: string): string {
   return `Usage:\n  ll-loop ${COMMANDS[name]!.usage}\n\nAll commands: ll-loop help. Details: docs/cli.md.\n`;
 }
 
-export async function main(argv: string[], cwd = process.cwd()): Promise<number> {
+/** Where {@link main} runs and writes: the bin passes the process's own, tests pass buffers. */
+export interface CliIo {
+  cwd: string;
+  stdout: OutputSink;
+  stderr: OutputSink;
+}
+
+/** The process's working directory and standard streams. */
+export function processIo(): CliIo {
+  return { cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr };
+}
+
+/**
+ * Run `ll-loop <argv…>` and return its exit code. The whole error policy is here: an expected
+ * error prints `error:` (and `fix:`) on `stderr` and exits with its code; an unexpected one prints
+ * its message (and, with LL_DEBUG, its stack) and exits 5. Never throws.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (caught) {
+    return reportError(caught, io.stderr);
+  }
+}
+
+/** Help, or parse the arguments of one command and run it. */
+async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const [first, ...rest] = argv;
   const isCommand = (name: string | undefined): name is string => name !== undefined && Object.hasOwn(COMMANDS, name);
   if (first === 'help' && isCommand(rest[0])) {
-    process.stdout.write(commandHelp(rest[0]));
+    io.stdout.write(commandHelp(rest[0]));
     return EXIT.ok;
   }
   if (first === undefined || first === 'help' || HELP_FLAGS.has(first)) {
-    process.stdout.write(help());
+    io.stdout.write(help());
     return EXIT.ok;
   }
   // `ll-loop <command> --help` before `--`: the command's usage, never a run of the command.
   const beforeDashes = rest.indexOf('--') === -1 ? rest : rest.slice(0, rest.indexOf('--'));
   if (isCommand(first) && beforeDashes.some((a) => HELP_FLAGS.has(a))) {
-    process.stdout.write(commandHelp(first));
+    io.stdout.write(commandHelp(first));
     return EXIT.ok;
   }
   const known = isCommand(first);
@@ -59,15 +86,33 @@ export async function main(argv: string[], cwd = process.cwd()): Promise<number>
     throw new UsageError((err as Error).message, `see ll-loop help`);
   }
   return spec.run({
-    cwd,
+    cwd: io.cwd,
     positionals: parsed.positionals,
     values: parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>,
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
+    out: (t) => void io.stdout.write(t),
+    err: (t) => void io.stderr.write(t),
+    terminal: io.stdout,
   });
 }
 
-/** The bin's entry: run, print expected errors plainly, exit with the right code. */
+/** The error policy: what to print for `caught`, and the exit code it means. */
+function reportError(caught: unknown, stderr: OutputSink): number {
+  const err = toCliError(caught);
+  if (err instanceof TemporalUnavailableError || err instanceof DevServerStartError || err instanceof TemporalCliNotFoundError || err instanceof TemporalConfigError) {
+    stderr.write(`error: ${err.message}\n`);
+    return EXIT.infrastructure;
+  }
+  if (err instanceof CliError) {
+    stderr.write(`error: ${err.message}\n${err.fix ? `fix: ${err.fix}\n` : ''}`);
+    return err.exitCode;
+  }
+  const e = err as Error;
+  stderr.write(`error: ${e?.message ?? String(err)}\n`);
+  if (process.env.LL_DEBUG) stderr.write(`${e?.stack ?? ''}\n`);
+  return EXIT.runError;
+}
+
+/** The bin's entry: {@link main} on the process's streams, then exit with its code. */
 export async function runCli(argv: string[]): Promise<void> {
   // A reader that went away (`ll-loop list | head`) is not an error of the command: what it
   // still prints is dropped, and a running loop carries on rather than losing its worker.
@@ -76,23 +121,7 @@ export async function runCli(argv: string[]): Promise<void> {
       if (err.code !== 'EPIPE') throw err;
     });
   }
-  let code: number;
-  try {
-    code = await main(argv);
-  } catch (err) {
-    if (err instanceof TemporalUnavailableError || err instanceof DevServerStartError || err instanceof TemporalCliNotFoundError || err instanceof TemporalConfigError) {
-      process.stderr.write(`error: ${err.message}\n`);
-      code = EXIT.infrastructure;
-    } else if (err instanceof CliError) {
-      process.stderr.write(`error: ${err.message}\n${err.fix ? `fix: ${err.fix}\n` : ''}`);
-      code = err.exitCode;
-    } else {
-      const e = err as Error;
-      process.stderr.write(`error: ${e?.message ?? String(err)}\n`);
-      if (process.env.LL_DEBUG) process.stderr.write(`${e?.stack ?? ''}\n`);
-      code = EXIT.runError;
-    }
-  }
+  const code = await main(argv, processIo());
   process.exitCode = code;
   // The SDK's native threads can keep the event loop alive after everything is closed.
   setTimeout(() => process.exit(code), 100).unref();

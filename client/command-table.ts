@@ -7,12 +7,27 @@ import type { ParseArgsConfig } from 'node:util';
 
 export type Flags = NonNullable<ParseArgsConfig['options']>;
 
+/**
+ * Where the CLI writes: `process.stdout`/`process.stderr` in the bin, a string buffer in tests.
+ * `isTTY` and `columns` describe a terminal when the sink is one (colour, width, prompts).
+ */
+export interface OutputSink {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+/** What `out` writes to: whether it is a terminal, and how wide. */
+export type Terminal = Pick<OutputSink, 'isTTY' | 'columns'>;
+
 export interface CommandContext {
   cwd: string;
   positionals: string[];
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** The sink behind `out`, for colour and width decisions; commands never write to it directly. */
+  terminal: Terminal;
 }
 
 export interface CommandSpec {

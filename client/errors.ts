@@ -2,6 +2,7 @@
  * The CLI's error policy: every expected failure is a CliError with an exit code and a fix; the
  * bin prints `error: <message>` and `fix: <fix>`, never a stack trace.
  */
+import { LoadError } from '../loader/errors.js';
 import { EXIT } from './exit-codes.js';
 
 export class CliError extends Error {
@@ -26,4 +27,13 @@ export class InfrastructureError extends CliError {
   constructor(message: string, fix?: string) {
     super(message, fix, EXIT.infrastructure);
   }
+}
+
+/**
+ * The CLI's reading of errors thrown by the layers below it, in one place: a loader error is a
+ * usage error (exit 1) with the loader's fix. Anything else is returned unchanged.
+ */
+export function toCliError(err: unknown): unknown {
+  if (err instanceof LoadError) return new UsageError(err.message, err.fix);
+  return err;
 }

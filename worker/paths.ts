@@ -1,20 +1,10 @@
-/** Where the package's own files are, whether running from source (tests) or from dist/. */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+/** Where the worker's own files are, whether running from source (tests) or from dist/. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../loader/package-root.js';
 
-function findPackageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'll-loop') return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the ll-loop package root from ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-}
-
-export const PACKAGE_ROOT = findPackageRoot();
+export { PACKAGE_ROOT };
 
 /** The prebuilt workflow bundle written by `npm run build`. */
 export const PREBUILT_BUNDLE = join(PACKAGE_ROOT, 'dist', 'workflow-bundle.js');

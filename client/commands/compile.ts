@@ -12,13 +12,13 @@ import { compileParadigm } from '../../fsm/paradigms/index.js';
 import { str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { toFsmYaml } from '../fsm-yaml.js';
-import { loadLoop } from '../load.js';
-import { expandReuse } from '../reuse.js';
-import { printDiagnostics } from './validate.js';
+import { toFsmYaml } from '../../loader/fsm-yaml.js';
+import { loadLoop } from '../../loader/load.js';
+import { expandReuse } from '../../loader/reuse.js';
+import { printDiagnostics } from '../reporters/diagnostics.js';
 
 /**
- * The authoring stages of client/load.ts (reuse, then the paradigm) without validation and
+ * The authoring stages of loader/load.ts (reuse, then the paradigm) without validation and
  * defaults. Only called on a file `loadLoop` accepted, so none of them can fail here.
  */
 function compiledDocument(file: string, cwd: string): Record<string, unknown> {

@@ -182,7 +182,7 @@ export const createSpec: CommandSpec = {
       force: bool(ctx, 'force'),
       dryRun: bool(ctx, 'dry-run'),
       ...(next === undefined ? {} : { next }),
-      interactive: !yes && process.stdin.isTTY === true && process.stdout.isTTY === true,
+      interactive: !yes && process.stdin.isTTY === true && ctx.terminal.isTTY === true,
       out: ctx.out,
       err: ctx.err,
     });

@@ -8,9 +8,9 @@ import { exitCodeFor, EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
 import type { Reporter, RunInfo } from '../reporters/reporter.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
-import { rebuildEvents } from '../rebuild-events.js';
-import { queryStatus, resolveRun, runUrl } from '../run-target.js';
-import { withSession } from '../session.js';
+import { rebuildEvents } from '../runs/rebuild-events.js';
+import { queryStatus, resolveRun, runUrl } from '../runs/run-target.js';
+import { withSession } from '../temporal/session.js';
 
 /** Options of {@link followCommand}; `out` receives the progress display, `err` notes. */
 export interface FollowOptions {
@@ -19,6 +19,8 @@ export interface FollowOptions {
   json: boolean;
   out: (text: string) => void;
   err?: (text: string) => void;
+  /** ANSI colour in the human display; by default when stdout is a terminal. */
+  colour?: boolean;
 }
 
 /** JSON Lines: one event per line as it happens, then `{"instance_id", …result}`. */
@@ -45,7 +47,7 @@ export async function followCommand(opts: FollowOptions): Promise<number> {
       onInput: (input) => {
         reporter = opts.json
           ? jsonLinesReporter(opts.out)
-          : createHumanReporter(opts.out, createStyle(colourWanted(process.stdout)), input.definition.max_iterations);
+          : createHumanReporter(opts.out, createStyle(opts.colour ?? colourWanted(process.stdout)), input.definition.max_iterations);
         reporter.onStart?.(info);
       },
       onEvent: (event) => reporter?.onEvent(event),

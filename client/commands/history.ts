@@ -12,12 +12,12 @@ import { eventsPath } from '../../worker/run-files.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { listLoopNames } from '../load.js';
+import { listLoopNames } from '../../loader/load.js';
 import { localTime, table } from '../reporters/table.js';
-import { rebuildEvents, type RunEnd } from '../rebuild-events.js';
-import { closedResult, mayHaveResult, queryStatus } from '../run-target.js';
-import { findRuns, RunNotFoundError, type RunSummary } from '../runs.js';
-import { withSession, type Session } from '../session.js';
+import { rebuildEvents, type RunEnd } from '../runs/rebuild-events.js';
+import { closedResult, mayHaveResult, queryStatus } from '../runs/run-target.js';
+import { findRuns, RunNotFoundError, type RunSummary } from '../runs/find-runs.js';
+import { withSession, type Session } from '../temporal/session.js';
 
 /** Options of {@link historyCommand}; `out` receives stdout, `err` warnings. */
 export interface HistoryOptions {

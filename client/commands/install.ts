@@ -7,10 +7,10 @@ import { join, relative } from 'node:path';
 import { isMap, isPair, isScalar, parse, parseDocument, stringify } from 'yaml';
 import { didYouMean } from '../../fsm/suggest.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
-import { builtinLoopFile, builtinLoopNames, isLoopName } from '../catalog.js';
+import { builtinLoopFile, builtinLoopNames, isLoopName } from '../../loader/catalog.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { loopsDir } from '../load.js';
+import { loopsDir } from '../../loader/load.js';
 import { table } from '../reporters/table.js';
 
 export interface InstallOptions {

@@ -4,9 +4,9 @@
  * `.loops/` first).
  */
 import { relative } from 'node:path';
-import { builtinLoopFile, builtinLoopNames } from '../catalog.js';
+import { builtinLoopFile, builtinLoopNames } from '../../loader/catalog.js';
 import { EXIT } from '../exit-codes.js';
-import { loadLoopFile } from '../load.js';
+import { loadLoopFile } from '../../loader/load.js';
 import { table } from '../reporters/table.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { projectLoopCopy } from './install.js';

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { builtinLoopNames } from '../catalog.js';
-import { listLoopNames, loadLoopFile, loopsDir } from '../load.js';
+import { builtinLoopNames } from '../../loader/catalog.js';
+import { listLoopNames, loadLoopFile, loopsDir } from '../../loader/load.js';
 import { localTime, table } from '../reporters/table.js';
-import { describePhase, queryStatus } from '../run-target.js';
-import { listRuns } from '../runs.js';
-import { withSession } from '../session.js';
+import { describePhase, queryStatus } from '../runs/run-target.js';
+import { listRuns } from '../runs/find-runs.js';
+import { withSession } from '../temporal/session.js';
 import { printBuiltins } from './list-builtin.js';
 
 /** One loop file as `list` shows it. */

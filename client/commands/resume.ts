@@ -12,18 +12,18 @@ import type { NativeConnection } from '@temporalio/worker';
 import type { Snapshot } from '../../fsm/snapshot.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
-import { connectWorkerConnection } from '../connection.js';
+import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { createReporter, followInProcess, runInfo } from '../in-process-run.js';
-import { armInterrupt, interruptible } from '../interrupt.js';
-import { parseContextArgs } from '../load.js';
+import { createReporter, followInProcess, runInfo } from '../runs/in-process-run.js';
+import { armInterrupt, interruptible } from '../runs/interrupt.js';
+import { parseContextArgs } from '../../loader/load.js';
 import type { Reporter } from '../reporters/reporter.js';
-import { definitionForResume } from '../resume-definition.js';
-import { chooseRun, type ResumeChoice } from '../resume-target.js';
-import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../resumable.js';
-import { openSession, type Session } from '../session.js';
-import { isPerRunQueue, perRunQueue, searchAttributesAvailable, startLoopRun } from '../start-run.js';
+import { definitionForResume } from '../runs/resume-definition.js';
+import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
+import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../runs/resumable.js';
+import { openSession, type Session } from '../temporal/session.js';
+import { isPerRunQueue, perRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 
 export interface ResumeOptions {
   cwd: string;
@@ -78,7 +78,7 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
   const seen = { event: false };
   events.subscribe(run.id, () => (seen.event = true));
   if (!opts.json) opts.out(`resuming ${run.id}: it is still open but nothing was running it; its worker runs here now\n`);
-  const { interrupt, stop } = interruptible();
+  const { interrupt, stop } = interruptible(opts.err);
   armInterrupt(interrupt, () => handle.cancel());
   try {
     return await followInProcess({
@@ -158,7 +158,7 @@ async function continueStopped(
   const taskQueue = perRunQueue(newId);
   const workerReady = createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
   workerReady.catch(() => undefined);
-  const { interrupt, stop } = interruptible();
+  const { interrupt, stop } = interruptible(opts.err);
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
     const { handle } = await startLoopRun({

@@ -9,20 +9,20 @@
 import { relative } from 'node:path';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import { spawnBackgroundWorker } from '../background.js';
-import { connectClient, connectWorkerConnection, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../connection.js';
-import { embeddedServerOptions } from '../embedded.js';
+import { spawnBackgroundWorker } from '../runs/background.js';
+import { connectClient, connectWorkerConnection, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
+import { embeddedServerOptions } from '../temporal/embedded.js';
 import { CliError, InfrastructureError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { createReporter, followInProcess, runInfo } from '../in-process-run.js';
-import { armInterrupt, interruptible, type Interrupt } from '../interrupt.js';
-import { loadLoop, parseContextArgs } from '../load.js';
-import { followByPolling } from '../poll-progress.js';
-import { instanceIdFor, perRunQueue, searchAttributesAvailable, startLoopRun } from '../start-run.js';
+import { createReporter, followInProcess, runInfo } from '../runs/in-process-run.js';
+import { armInterrupt, interruptible, type Interrupt } from '../runs/interrupt.js';
+import { loadLoop, parseContextArgs } from '../../loader/load.js';
+import { followByPolling } from '../runs/poll-progress.js';
+import { instanceIdFor, perRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
-import { printDiagnostics } from './validate.js';
+import { printDiagnostics } from '../reporters/diagnostics.js';
 
-export { DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S, instanceIdFor } from '../start-run.js';
+export { DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S, instanceIdFor } from '../runs/start-run.js';
 
 export interface RunOptions {
   cwd: string;
@@ -71,7 +71,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   if (opts.background) return runInBackground(opts, definition, file, out);
   // Ctrl-C from here on is a graceful stop: before the workflow exists it is noted, after, it
   // cancels the run (which kills its action and records the outcome).
-  const { interrupt, stop } = interruptible();
+  const { interrupt, stop } = interruptible(opts.err);
   try {
     return opts.taskQueue === undefined
       ? await runHere(opts, definition, file, out, interrupt)

@@ -1,5 +1,5 @@
 /**
- * `ll-loop schedule`: Temporal Schedules that run a loop on a timer (client/schedules.ts).
+ * `ll-loop schedule`: Temporal Schedules that run a loop on a timer (client/runs/schedules.ts).
  *
  *   schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--task-queue Q] [--pause-on-failure] [--json]
  *   schedule list [--json]
@@ -11,7 +11,7 @@
 import { bool, list, str, type CommandContext, type CommandSpec } from '../command-table.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { loadLoop, parseContextArgs } from '../load.js';
+import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import {
   createLoopSchedule,
   deleteLoopSchedule,
@@ -23,10 +23,10 @@ import {
   triggerLoopSchedule,
   type LoopScheduleInfo,
   type ScheduleWhen,
-} from '../schedules.js';
-import { withSession } from '../session.js';
-import { DEFAULT_SHARED_QUEUE, localActivityMax, searchAttributesAvailable } from '../start-run.js';
-import { printDiagnostics } from './validate.js';
+} from '../runs/schedules.js';
+import { withSession } from '../temporal/session.js';
+import { DEFAULT_SHARED_QUEUE, localActivityMax, searchAttributesAvailable } from '../runs/start-run.js';
+import { printDiagnostics } from '../reporters/diagnostics.js';
 
 const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete'] as const;
 type Action = (typeof ACTIONS)[number];

@@ -1,10 +1,10 @@
 /** `ll-loop server start|status|stop`: the embedded dev server (data in .loops/.temporal/). */
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
-import { ensureDevServer, probeTemporal, stopDevServer } from '../dev-server.js';
+import { ensureDevServer, probeTemporal, stopDevServer } from '../temporal/dev-server.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { embeddedServerOptions } from '../embedded.js';
+import { embeddedServerOptions } from '../temporal/embedded.js';
 
 export async function serverCommand(action: string | undefined, cwd: string, json: boolean, out: (t: string) => void): Promise<number> {
   const opts = embeddedServerOptions(cwd);

@@ -10,14 +10,14 @@ import { parse } from 'yaml';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import { didYouMean } from '../../fsm/suggest.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
-import { builtinLoopFile } from '../catalog.js';
+import { builtinLoopFile } from '../../loader/catalog.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { loadLoopFile, parseContextArgs, resolveLoopFile } from '../load.js';
+import { loadLoopFile, parseContextArgs, resolveLoopFile } from '../../loader/load.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
 import { renderMermaid } from '../show/mermaid.js';
 import { renderShow } from '../show/render.js';
-import { printDiagnostics } from './validate.js';
+import { printDiagnostics } from '../reporters/diagnostics.js';
 
 export const SHOW_FORMATS = ['text', 'mermaid', 'json'] as const;
 export type ShowFormat = (typeof SHOW_FORMATS)[number];
@@ -117,7 +117,7 @@ export const showSpec: CommandSpec = {
     if (target === undefined) throw new UsageError('show needs a loop name or path', 'll-loop show <name>');
     if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'll-loop show <name> [--format mermaid]');
     const format = formatOf(str(ctx, 'format'), bool(ctx, 'json'));
-    const stdout = process.stdout;
+    const stdout = ctx.terminal;
     return showCommand({
       cwd: ctx.cwd,
       target,

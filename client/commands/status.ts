@@ -10,11 +10,11 @@ import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
-import { createStyle } from '../reporters/style.js';
+import { colourWanted, createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
-import { closedResult, mayHaveResult, describePhase, queryStatus, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../run-target.js';
-import type { RunSummary } from '../runs.js';
-import { withSession } from '../session.js';
+import { closedResult, mayHaveResult, describePhase, queryStatus, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../runs/run-target.js';
+import type { RunSummary } from '../runs/find-runs.js';
+import { withSession } from '../temporal/session.js';
 import { followCommand } from './follow.js';
 
 /** Options of {@link statusCommand}; `out` receives stdout, `err` stderr. */
@@ -25,6 +25,8 @@ export interface StatusOptions {
   follow?: boolean;
   out: (text: string) => void;
   err?: (text: string) => void;
+  /** ANSI colour when following (see {@link FollowOptions}). */
+  colour?: boolean;
 }
 
 /** What `status --json` prints. */
@@ -129,12 +131,12 @@ function target(positionals: string[], command: string): string {
 export const statusSpec: CommandSpec = {
   usage: 'status <name|run-id> [--follow] [--json]     where a run is (answered by the run itself)',
   flags: { ...JSON_FLAG, follow: { type: 'boolean', short: 'f' } },
-  run: (ctx) => statusCommand({ cwd: ctx.cwd, target: target(ctx.positionals, 'status'), json: bool(ctx, 'json'), follow: bool(ctx, 'follow'), out: ctx.out, err: ctx.err }),
+  run: (ctx) => statusCommand({ cwd: ctx.cwd, target: target(ctx.positionals, 'status'), json: bool(ctx, 'json'), follow: bool(ctx, 'follow'), out: ctx.out, err: ctx.err, colour: colourWanted(ctx.terminal) }),
 };
 
 /** `ll-loop monitor`: an alias of `status --follow`. */
 export const monitorSpec: CommandSpec = {
   usage: 'monitor <name|run-id> [--json]               same as status --follow',
   flags: JSON_FLAG,
-  run: (ctx) => statusCommand({ cwd: ctx.cwd, target: target(ctx.positionals, 'monitor'), json: bool(ctx, 'json'), follow: true, out: ctx.out, err: ctx.err }),
+  run: (ctx) => statusCommand({ cwd: ctx.cwd, target: target(ctx.positionals, 'monitor'), json: bool(ctx, 'json'), follow: true, out: ctx.out, err: ctx.err, colour: colourWanted(ctx.terminal) }),
 };

@@ -11,8 +11,8 @@ import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
 import { createStyle } from '../reporters/style.js';
-import { closedResult, mayHaveResult, resolveRun } from '../run-target.js';
-import { withSession } from '../session.js';
+import { closedResult, mayHaveResult, resolveRun } from '../runs/run-target.js';
+import { withSession } from '../temporal/session.js';
 
 /** How long `stop` waits for the run to close, by default. */
 export const DEFAULT_STOP_WAIT_S = 30;

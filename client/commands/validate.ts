@@ -1,7 +1,7 @@
 /** `ll-loop validate <name|path>`: schema, graph and template checks, as text or `--json`. */
-import { formatDiagnostic, hasErrors, type Diagnostic } from '../../fsm/diagnostics.js';
 import { EXIT } from '../exit-codes.js';
-import { loadLoop } from '../load.js';
+import { loadLoop } from '../../loader/load.js';
+import { printDiagnostics } from '../reporters/diagnostics.js';
 
 export interface ValidateOptions {
   cwd: string;
@@ -9,15 +9,6 @@ export interface ValidateOptions {
   json: boolean;
   out?: (text: string) => void;
   err?: (text: string) => void;
-}
-
-/** Print diagnostics: one line each on stderr, or a JSON document on stdout. */
-export function printDiagnostics(diagnostics: readonly Diagnostic[], json: boolean, out: (t: string) => void, err: (t: string) => void): void {
-  if (json) {
-    out(`${JSON.stringify({ valid: !hasErrors(diagnostics), diagnostics }, null, 2)}\n`);
-    return;
-  }
-  for (const d of diagnostics) err(`${formatDiagnostic(d)}\n`);
 }
 
 export function validateCommand(opts: ValidateOptions): number {

@@ -1,7 +1,7 @@
 /** `ll-loop worker` flags → workerCommand. */
 import { str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_SHARED_QUEUE } from '../start-run.js';
+import { DEFAULT_SHARED_QUEUE } from '../runs/start-run.js';
 import { workerCommand } from './worker.js';
 
 export const workerSpec: CommandSpec = {

@@ -10,11 +10,11 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { LoopEvent } from '../../fsm/types.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import { EventHub } from '../../worker/event-hub.js';
-import { awaitClosed } from '../await-result.js';
-import { connectWorkerConnection } from '../connection.js';
+import { awaitClosed } from '../runs/await-result.js';
+import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { openSession } from '../session.js';
+import { openSession } from '../temporal/session.js';
 
 export interface WorkerOptions {
   cwd: string;

@@ -7,7 +7,7 @@ import { formatDiagnostic, hasErrors, type Diagnostic } from '../../fsm/diagnost
 import { compileParadigm } from '../../fsm/paradigms/index.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { toFsmYaml } from '../fsm-yaml.js';
+import { toFsmYaml } from '../../loader/fsm-yaml.js';
 import { actionTypeFor } from './actions.js';
 import type { Answers } from './answers.js';
 import { paradigmDocument, type ParadigmDocument } from './paradigm.js';

@@ -10,7 +10,7 @@ import { dirname, join, relative } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../../fsm/diagnostics.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { loadLoopFile } from '../load.js';
+import { loadLoopFile } from '../../loader/load.js';
 import { existingLoopFile, loopFilePath } from './answers.js';
 
 /** The generated YAML does not load cleanly; nothing was written. */

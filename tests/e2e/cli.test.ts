@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCliBinary } from '../support/cli.js';
 import { freePort } from '../support/processes.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
 let cwd: string;
 let env: NodeJS.ProcessEnv;
 
@@ -19,10 +19,8 @@ function loop(name: string, yaml: string): void {
   writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
 }
 
-function cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 90_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+/** `ll-loop <args…>` in the test project, waited for. */
+const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCliBinary(args, { cwd, env: { ...env, ...extraEnv } });
 
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-'));

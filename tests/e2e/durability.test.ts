@@ -5,15 +5,15 @@
  * what it cannot do, and `run --background` / `ll-loop worker` run loops outside the terminal.
  * Runs the built package (dist/), which `npm test` builds first.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, liveProcesses } from '../support/processes.js';
+import { BIN, runCliBinary } from '../support/cli.js';
+import { freePort, liveProcesses, pidAlive, waitFor } from '../support/processes.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
 let cwd: string;
 let env: NodeJS.ProcessEnv;
 let port: number;
@@ -26,10 +26,8 @@ function loop(name: string, yaml: string): void {
   writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
 }
 
-function cli(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 90_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+/** `ll-loop <args…>` in the test project, waited for. */
+const cli = (args: string[]) => runCliBinary(args, { cwd, env });
 
 interface Running {
   child: ChildProcess;
@@ -53,28 +51,11 @@ function start(args: string[]): Running {
   return { child, out, exited };
 }
 
-async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 function lines(file: string): string[] {
   const path = join(cwd, file);
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
 }
 
-
-function pidAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/\) Z /.test(stat);
-  } catch {
-    return false;
-  }
-}
 
 async function client(): Promise<Client> {
   connection ??= await Connection.connect({ address: `127.0.0.1:${port}` });

@@ -8,10 +8,9 @@
  */
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { COMMANDS } from '../../client/commands/index.js';
-import { loadLoop, type LoadOverrides } from '../../client/load.js';
+import { runCliInProcess } from '../support/cli.js';
+import { loadLoop, type LoadOverrides } from '../../loader/load.js';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { closeTemporal, project, runLoop, toolEnv } from './harness.js';
@@ -277,15 +276,7 @@ describe('ll-loop run <built-in>', () => {
     process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
     process.env.LL_HOST_CLI = join(p.bin, 'claude');
     const args = ['test-until-pass', '--context', 'test_cmd=./run-tests.sh', '--context', 'max_fixes=2', '--json'];
-    const parsed = parseArgs({ args, allowPositionals: true, options: COMMANDS.run!.flags });
-    let out = '';
-    const code = await COMMANDS.run!.run({
-      cwd: p.cwd,
-      positionals: parsed.positionals,
-      values: parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>,
-      out: (t) => void (out += t),
-      err: () => undefined,
-    });
+    const { code, stdout: out } = await runCliInProcess(args, { cwd: p.cwd });
     expect(code).toBe(0);
     expect(JSON.parse(out)).toMatchObject({ final_state: 'done', failure: false });
     expect(prompts(p)[0]).toContain('(fix attempt 1 of 2)');

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { loadLoopFile } from '../../client/load.js';
+import { loadLoopFile } from '../../loader/load.js';
 import { project, script, toolEnv } from './harness.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

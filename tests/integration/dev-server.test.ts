@@ -16,10 +16,10 @@ import {
   connectWorkerConnection,
   resolveTemporalTarget,
   type TemporalTarget,
-} from '../../client/connection.js';
-import { DevServerStartError, ensureDevServer, probeTemporal, stopDevServer } from '../../client/dev-server.js';
-import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../client/search-attributes.js';
-import { TemporalCliNotFoundError, findTemporalCli, runCommand } from '../../client/temporal-cli.js';
+} from '../../client/temporal/connection.js';
+import { DevServerStartError, ensureDevServer, probeTemporal, stopDevServer } from '../../client/temporal/dev-server.js';
+import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../client/temporal/search-attributes.js';
+import { TemporalCliNotFoundError, findTemporalCli, runCommand } from '../../client/temporal/temporal-cli.js';
 import { freePort } from '../support/processes.js';
 
 const SLOW = { timeout: 120_000 };

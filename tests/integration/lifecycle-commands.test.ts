@@ -4,7 +4,7 @@
  * a worker that runs in the background of this file (or on a task queue nobody polls: no worker).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { Worker } from '@temporalio/worker';
@@ -16,13 +16,14 @@ import { listCommand } from '../../client/commands/list.js';
 import { runStatus, statusCommand } from '../../client/commands/status.js';
 import { NoWorkerError, stopCommand } from '../../client/commands/stop.js';
 import { InfrastructureError } from '../../client/errors.js';
-import { RunNotOpenError } from '../../client/run-target.js';
-import { AmbiguousRunError, RunNotFoundError } from '../../client/runs.js';
+import { RunNotOpenError } from '../../client/runs/run-target.js';
+import { AmbiguousRunError, RunNotFoundError } from '../../client/runs/find-runs.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { eventsPath } from '../../worker/run-files.js';
 import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
+import { liveProcesses, until } from '../support/processes.js';
 import { closeTemporal, definition, project, temporal } from './harness.js';
 
 const QUEUE = `lifecycle-${randomUUID()}`;
@@ -49,8 +50,6 @@ afterAll(async () => {
   else process.env.TEMPORAL_ADDRESS = savedAddress;
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function output(): { out: (t: string) => void; text: () => string; json: <T>() => T } {
   const chunks: string[] = [];
   return { out: (t) => void chunks.push(t), text: () => chunks.join(''), json: <T>() => JSON.parse(chunks.join('')) as T };
@@ -68,30 +67,6 @@ async function start(def: LoopDefinition, taskQueue = QUEUE): Promise<string> {
     typedSearchAttributes: [{ key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: def.name }],
   });
   return id;
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
-
-/** Live processes whose command line carries `marker` (zombies excluded). */
-function processesWith(marker: string): number {
-  let n = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) n += 1;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return n;
 }
 
 const unique = () => randomUUID().slice(0, 6);
@@ -141,7 +116,7 @@ describe('a running loop: list --running, status, stop, status of the finished r
       return report.live?.state === 'wait' && report.live.phase === 'action' ? report : undefined;
     });
     expect(live).toMatchObject({ id, loop: name, open: true, worker: true, live: { iteration: 1, steps: 2, captured: ['first'] } });
-    expect(processesWith(marker)).toBe(1);
+    expect(liveProcesses(marker)).toBe(1);
 
     const listed = output();
     await listCommand({ cwd, json: true, running: true, out: listed.out });
@@ -164,7 +139,7 @@ describe('a running loop: list --running, status, stop, status of the finished r
     expect(report.outcome).toBe('cancelled');
     expect(report.result).toMatchObject({ terminated_by: 'cancelled', final_state: 'wait' });
     expect(report.result.captured.first?.output).toBe('kept');
-    expect(processesWith(marker)).toBe(0);
+    expect(liveProcesses(marker)).toBe(0);
 
     const after = output();
     await statusCommand({ cwd, target: name, json: false, out: after.out });

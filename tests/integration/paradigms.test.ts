@@ -1,17 +1,15 @@
 /**
- * Paradigm files loaded through the real pipeline (client/load.ts: reuse → compile → validate)
+ * Paradigm files loaded through the real pipeline (loader/load.ts: reuse → compile → validate)
  * and run on the real Temporal dev server with ordinary shell tools (scripted stand-ins on PATH);
  * the iterative loop's executor and controller go through the fake host CLI. Then
- * `ll-loop compile` through the command table, as the CLI dispatches it.
+ * `ll-loop compile` through the CLI's `main`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { COMMANDS } from '../../client/commands/index.js';
-import { CliError } from '../../client/errors.js';
-import { loadLoop } from '../../client/load.js';
+import { loadLoop } from '../../loader/load.js';
+import { runCliInProcess } from '../support/cli.js';
 import { closeTemporal, project, runLoop, script, toolEnv, verdicts } from './harness.js';
 
 afterAll(closeTemporal);
@@ -153,19 +151,8 @@ max_iterations: 2
 });
 
 describe('ll-loop compile', () => {
-  async function cli(cwd: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-    const spec = COMMANDS.compile!;
-    let out = '';
-    let err = '';
-    const parsed = parseArgs({ args, allowPositionals: true, options: spec.flags });
-    const ctx = { cwd, positionals: parsed.positionals, values: parsed.values as Record<string, string | boolean | undefined>, out: (t: string) => (out += t), err: (t: string) => (err += t) };
-    try {
-      return { code: await spec.run(ctx), out, err };
-    } catch (e) {
-      if (!(e instanceof CliError)) throw e;
-      return { code: e.exitCode, out, err: `${err}error: ${e.message}\n` };
-    }
-  }
+  /** `ll-loop compile <args…>` in `cwd`, through the CLI's `main`. */
+  const cli = (cwd: string, ...args: string[]) => runCliInProcess(['compile', ...args], { cwd });
 
   const CONVERGENCE = `paradigm: convergence
 name: "reduce-lint-errors"
@@ -179,9 +166,9 @@ max_iterations: 8
   it('prints the compiled FSM as YAML, in canonical order, with a header saying where it came from', async () => {
     const p = withLoop([], 'lint', CONVERGENCE);
     const r = await cli(p.cwd, 'lint');
-    expect(r).toMatchObject({ code: 0, err: '' });
-    expect(r.out.startsWith('# Compiled by ll-loop compile from .loops/lint.yaml (paradigm: convergence).\n')).toBe(true);
-    const doc = parse(r.out) as Record<string, unknown>;
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout.startsWith('# Compiled by ll-loop compile from .loops/lint.yaml (paradigm: convergence).\n')).toBe(true);
+    const doc = parse(r.stdout) as Record<string, unknown>;
     expect(Object.keys(doc)).toEqual(['name', 'description', 'initial', 'context', 'max_iterations', 'states']);
     expect(doc).toStrictEqual({
       name: 'reduce-lint-errors',
@@ -206,7 +193,7 @@ max_iterations: 8
     const p = withLoop([], 'lint', CONVERGENCE);
     const r = await cli(p.cwd, 'lint', '-o', '.loops/lint.fsm.yaml');
     expect(r.code).toBe(0);
-    expect(r.out).toBe('✓ compiled .loops/lint.yaml → .loops/lint.fsm.yaml (3 states)\n');
+    expect(r.stdout).toBe('✓ compiled .loops/lint.yaml → .loops/lint.fsm.yaml (3 states)\n');
     expect(load(p.cwd, 'lint.fsm')).toEqual(load(p.cwd, 'lint'));
   });
 
@@ -214,21 +201,21 @@ max_iterations: 8
     const p = withLoop([], 'bad', 'paradigm: convergence\nname: bad\ncheck: count\ntoward: 0\nusing: fix\nmax_iterations: "ten"\ntolerence: 1\n');
     const r = await cli(p.cwd, 'bad');
     expect(r.code).toBe(1);
-    expect(r.out).toBe('');
+    expect(r.stdout).toBe('');
     const file = join(p.cwd, '.loops', 'bad.yaml');
-    expect(r.err).toContain(`${file}:6:1: error: max_iterations must be a whole number of 1 or more (got "ten")\n    fix: write max_iterations: 20`);
-    expect(r.err).toContain(`${file}:7:1: error: unknown field "tolerence" in a paradigm: convergence file (did you mean "tolerance"?)`);
-    let validateErr = '';
-    const code = await COMMANDS.validate!.run({ cwd: p.cwd, positionals: ['bad'], values: {}, out: () => {}, err: (t) => (validateErr += t) });
-    expect(code).toBe(1);
+    expect(r.stderr).toContain(`${file}:6:1: error: max_iterations must be a whole number of 1 or more (got "ten")\n    fix: write max_iterations: 20`);
+    expect(r.stderr).toContain(`${file}:7:1: error: unknown field "tolerence" in a paradigm: convergence file (did you mean "tolerance"?)`);
+    const validated = await runCliInProcess(['validate', 'bad'], { cwd: p.cwd });
+    expect(validated.code).toBe(1);
+    const validateErr = validated.stderr;
     const diagnosticLines = (text: string) => text.split('\n').filter((l) => !l.startsWith('✗'));
-    expect(diagnosticLines(r.err)).toEqual(diagnosticLines(validateErr));
+    expect(diagnosticLines(r.stderr)).toEqual(diagnosticLines(validateErr));
   });
 
   it('an unknown loop is a usage error listing the loops', async () => {
     const p = withLoop([], 'lint', CONVERGENCE);
     const r = await cli(p.cwd, 'lnt');
     expect(r.code).toBe(1);
-    expect(r.err).toContain('no loop named "lnt" (did you mean "lint"?)');
+    expect(r.stderr).toContain('no loop named "lnt" (did you mean "lint"?)');
   });
 });

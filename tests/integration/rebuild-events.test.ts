@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadLoopFile } from '../../client/load.js';
-import { rebuildEvents } from '../../client/rebuild-events.js';
+import { loadLoopFile } from '../../loader/load.js';
+import { rebuildEvents } from '../../client/runs/rebuild-events.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import { statusQuery } from '../../workflows/definitions.js';
 import { closeTemporal, definition, FIXTURES, project, runLoop, script, temporal, toolEnv, verdicts, type RunOutcome } from './harness.js';

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
-import { loadLoopFile } from '../../client/load.js';
+import { loadLoopFile } from '../../loader/load.js';
 import { closeTemporal, project, runLoop, script, toolEnv } from './harness.js';
 
 afterAll(closeTemporal);

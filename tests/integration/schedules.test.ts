@@ -6,16 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { scheduleSpec } from '../../client/commands/schedule-spec.js';
-import { TemporalUnavailableError } from '../../client/connection.js';
-import { CliError } from '../../client/errors.js';
-import { describeLoopSchedule, LoopScheduleNotFoundError } from '../../client/schedules.js';
+import { describeLoopSchedule, LoopScheduleNotFoundError } from '../../client/runs/schedules.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
+import { runCliInProcess } from '../support/cli.js';
+import { settle } from '../support/processes.js';
 import { closeTemporal, project, temporal } from './harness.js';
 
 const suffix = randomUUID().slice(0, 8);
@@ -26,38 +24,11 @@ let worker: Worker;
 let running: Promise<void>;
 const savedAddress = process.env.TEMPORAL_ADDRESS;
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const parsed = parseArgs({ args, allowPositionals: true, options: scheduleSpec.flags });
-  try {
-    const code = await scheduleSpec.run({
-      cwd,
-      positionals: parsed.positionals,
-      values: parsed.values as Record<string, string | boolean | string[] | undefined>,
-      out: (t) => (out += t),
-      err: (t) => (err += t),
-    });
-    return { code, out, err };
-  } catch (e) {
-    // As the bin does (client/cli.ts): an unreachable server is exit 7.
-    if (e instanceof TemporalUnavailableError) return { code: 7, out, err: `${err}error: ${e.message}\n` };
-    if (!(e instanceof CliError)) throw e;
-    return { code: e.exitCode, out, err: `${err}error: ${e.message}\n${e.fix ? `fix: ${e.fix}\n` : ''}` };
-  }
-}
+/** `ll-loop schedule <args…>` in the test project, through the CLI's `main`. */
+const cli = (...args: string[]) => runCliInProcess(['schedule', ...args], { cwd });
 
 function writeLoop(name: string, body: string): void {
   writeFileSync(join(cwd, '.loops', `${name}.yaml`), `name: ${name}\ndescription: scheduled test loop\n${body}`);
-}
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await fn();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 beforeAll(async () => {
@@ -82,17 +53,17 @@ describe('ll-loop schedule', () => {
     const name = `greet-${suffix}`;
     writeLoop(name, 'initial: hello\nstates:\n  hello:\n    action: "echo ${context.greeting}"\n    capture: greeting\n    next: done\n  done:\n    terminal: true\n');
     const created = await cli(name, '--every', '1h', '--context', 'greeting=scheduled hello', '--task-queue', taskQueue, '--json');
-    expect(created.code, created.err).toBe(0);
-    const info = JSON.parse(created.out);
+    expect(created.code, created.stderr).toBe(0);
+    const info = JSON.parse(created.stdout);
     expect(info).toMatchObject({ id: `ll-loop-${name}`, loop: name, when: 'every 1h', paused: false, pauseOnFailure: false, taskQueue });
     expect(info.next.length).toBeGreaterThan(0);
 
-    const listed = await until(() => cli('list', '--json'), (r) => JSON.parse(r.out).some((s: { id: string }) => s.id === info.id));
-    expect(JSON.parse(listed.out).find((s: { id: string }) => s.id === info.id)).toMatchObject({ loop: name, when: 'every 1h', paused: false });
+    const listed = await settle(() => cli('list', '--json'), (r) => JSON.parse(r.stdout).some((s: { id: string }) => s.id === info.id));
+    expect(JSON.parse(listed.stdout).find((s: { id: string }) => s.id === info.id)).toMatchObject({ loop: name, when: 'every 1h', paused: false });
 
     const triggered = await cli('trigger', name, '--json');
-    expect(triggered.code, triggered.err).toBe(0);
-    const { run } = JSON.parse(triggered.out) as { run: string };
+    expect(triggered.code, triggered.stderr).toBe(0);
+    const { run } = JSON.parse(triggered.stdout) as { run: string };
     expect(run.startsWith(`${name}-`)).toBe(true);
     const { client } = await temporal();
     const result = (await client.workflow.getHandle(run).result()) as ExecutionResult;
@@ -101,29 +72,29 @@ describe('ll-loop schedule', () => {
     const description = await client.workflow.getHandle(run).describe();
     expect(description.memo).toMatchObject({ loop: name, cwd });
 
-    expect((await cli('pause', name)).out).toBe(`paused ll-loop-${name}\n`);
+    expect((await cli('pause', name)).stdout).toBe(`paused ll-loop-${name}\n`);
     expect((await describeLoopSchedule(client, name)).paused).toBe(true);
     const human = await cli('list');
-    expect(human.out).toMatch(new RegExp(`ll-loop-${name}\\s+${name}\\s+every 1h\\s+paused`));
-    expect((await cli('unpause', name, '--json')).out).toContain('"paused": false');
+    expect(human.stdout).toMatch(new RegExp(`ll-loop-${name}\\s+${name}\\s+every 1h\\s+paused`));
+    expect((await cli('unpause', name, '--json')).stdout).toContain('"paused": false');
     expect((await describeLoopSchedule(client, name)).paused).toBe(false);
 
     expect((await cli('delete', name)).code).toBe(0);
     await expect(describeLoopSchedule(client, name)).rejects.toBeInstanceOf(LoopScheduleNotFoundError);
     const again = await cli('pause', name);
     expect(again.code).toBe(1);
-    expect(again.err).toContain(`no schedule ll-loop-${name}`);
+    expect(again.stderr).toContain(`no schedule ll-loop-${name}`);
   }, 60_000);
 
   it('uses the shared ll-loop task queue by default, takes cron expressions, and refuses a second schedule for a loop', async () => {
     const name = `cron-${suffix}`;
     writeLoop(name, 'initial: done\nstates:\n  done:\n    terminal: true\n');
     const created = await cli(name, '--cron', '0 9 * * 1-5', '--json');
-    expect(created.code, created.err).toBe(0);
-    expect(JSON.parse(created.out)).toMatchObject({ when: 'cron "0 9 * * 1-5"', taskQueue: 'll-loop' });
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ when: 'cron "0 9 * * 1-5"', taskQueue: 'll-loop' });
     const twice = await cli(name, '--every', '5m');
     expect(twice.code).toBe(1);
-    expect(twice.err).toContain(`schedule ll-loop-${name} already exists`);
+    expect(twice.stderr).toContain(`schedule ll-loop-${name} already exists`);
     expect((await cli('delete', name)).code).toBe(0);
   });
 
@@ -131,14 +102,14 @@ describe('ll-loop schedule', () => {
     const name = `fails-${suffix}`;
     writeLoop(name, 'initial: check\nstates:\n  check:\n    action: "exit 1"\n    on_yes: done\n    on_no: broken\n  done:\n    terminal: true\n  broken:\n    terminal: true\n    failure: true\n');
     expect((await cli(name, '--every', '1h', '--pause-on-failure', '--task-queue', taskQueue)).code).toBe(0);
-    const { run } = JSON.parse((await cli('trigger', name, '--json')).out) as { run: string };
+    const { run } = JSON.parse((await cli('trigger', name, '--json')).stdout) as { run: string };
     const { client } = await temporal();
     const failure = await client.workflow.getHandle(run).result().then(() => undefined, (e: unknown) => e);
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     const cause = (failure as WorkflowFailedError).cause as { type?: string; details?: unknown[] };
     expect(cause.type).toBe('LoopFailed');
     expect(cause.details?.[0]).toMatchObject({ terminated_by: 'terminal', failure: true, final_state: 'broken' });
-    const paused = await until(() => describeLoopSchedule(client, name), (s) => s.paused);
+    const paused = await settle(() => describeLoopSchedule(client, name), (s) => s.paused);
     expect(paused.paused).toBe(true);
     expect((await cli('delete', name)).code).toBe(0);
   }, 60_000);
@@ -148,15 +119,15 @@ describe('ll-loop schedule', () => {
     writeLoop(name, 'initial: chek\nstates:\n  check:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
     const invalid = await cli(name, '--every', '1h');
     expect(invalid.code).toBe(1);
-    expect(invalid.err).toContain('initial state "chek" is not defined');
-    expect(invalid.err).toContain('no schedule was created');
+    expect(invalid.stderr).toContain('initial state "chek" is not defined');
+    expect(invalid.stderr).toContain('no schedule was created');
     const { client } = await temporal();
     await expect(describeLoopSchedule(client, name)).rejects.toBeInstanceOf(LoopScheduleNotFoundError);
 
     writeLoop(`ok-${suffix}`, 'initial: done\nstates:\n  done:\n    terminal: true\n');
     for (const args of [[], ['--every', '1h', '--cron', '* * * * *'], ['--every', 'hourly'], ['--every', '500ms'], ['--cron', 'not a cron']]) {
       const r = await cli(`ok-${suffix}`, ...args);
-      expect(r.code, `${args.join(' ')}: ${r.err}`).toBe(1);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
     }
     await expect(describeLoopSchedule(client, `ok-${suffix}`)).rejects.toBeInstanceOf(LoopScheduleNotFoundError);
     expect((await cli('list', '--every', '1h')).code).toBe(1);
@@ -169,7 +140,7 @@ describe('ll-loop schedule', () => {
       const started = Date.now();
       const r = await cli('list');
       expect(r.code).toBe(7);
-      expect(r.err).toContain('cannot reach Temporal at 127.0.0.1:1');
+      expect(r.stderr).toContain('cannot reach Temporal at 127.0.0.1:1');
       expect(Date.now() - started).toBeLessThan(15_000);
     } finally {
       process.env.TEMPORAL_ADDRESS = inject('temporalAddress');

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadLoopFile } from '../../client/load.js';
+import { loadLoopFile } from '../../loader/load.js';
 import { closeTemporal, FIXTURES, project, runLoop, script, toolEnv, verdicts } from './harness.js';
 
 afterAll(closeTemporal);

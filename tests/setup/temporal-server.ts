@@ -4,14 +4,16 @@
  * In-memory database, headless, on a free port, with ll-loop's search
  * attributes. Tests read its address from `inject('temporalAddress')` or
  * `process.env.TEMPORAL_TEST_ADDRESS`. When TEMPORAL_TEST_ADDRESS is already
- * set, that server is reused and nothing is started.
+ * set, that server is reused and nothing is started — which is also how the
+ * second project listing this file (e2e after integration; global setups run
+ * one project after another) shares the first one's server.
  */
 import { spawn } from 'node:child_process';
 import { freePort } from '../support/processes.js';
 import type { TestProject } from 'vitest/node';
-import { devServerTuningFlags, probeTemporal } from '../../client/dev-server.js';
-import { searchAttributeFlags } from '../../client/search-attributes.js';
-import { findTemporalCli } from '../../client/temporal-cli.js';
+import { devServerTuningFlags, probeTemporal } from '../../client/temporal/dev-server.js';
+import { searchAttributeFlags } from '../../client/temporal/search-attributes.js';
+import { findTemporalCli } from '../../client/temporal/temporal-cli.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,13 +1,24 @@
 /**
  * Vitest globalSetup: bundle the workflow code from source ONCE per test run and hand the file to
  * every test worker (LL_WORKFLOW_BUNDLE), so each integration test file does not re-run webpack.
+ * Several projects list this file; global setups run one project after another in the main
+ * process, so the first bundles and the others reuse its file (a key on globalThis, because
+ * each project loads this module afresh).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
+const SHARED = Symbol.for('ll-loop.test-workflow-bundle');
+const shared = globalThis as { [SHARED]?: string };
+
 export default async function setup(): Promise<() => void> {
+  const bundled = shared[SHARED];
+  if (bundled !== undefined) {
+    process.env.LL_WORKFLOW_BUNDLE = bundled;
+    return () => {};
+  }
   const dir = mkdtempSync(join(tmpdir(), 'll-loop-bundle-'));
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(import.meta.dirname, '..', '..', 'workflows', 'index.ts'),
@@ -16,5 +27,9 @@ export default async function setup(): Promise<() => void> {
   const path = join(dir, 'workflow-bundle.js');
   writeFileSync(path, code);
   process.env.LL_WORKFLOW_BUNDLE = path;
-  return () => rmSync(dir, { recursive: true, force: true });
+  shared[SHARED] = path;
+  return () => {
+    delete shared[SHARED];
+    rmSync(dir, { recursive: true, force: true });
+  };
 }

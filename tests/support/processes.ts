@@ -1,21 +1,76 @@
-/** Test helpers about the machine: live processes and free ports. */
+/** Test helpers about the machine: live processes, polling until something holds, free ports. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** Live processes whose command line contains `marker` (zombies excluded). */
-export function liveProcesses(marker: string): number {
-  let n = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+/**
+ * Pids of live processes whose command line contains `marker` (its arguments joined by spaces,
+ * so `sleep 4.2` matches both `bash -c "sleep 4.2"` and the `sleep` it runs); zombies excluded.
+ */
+export function livePids(marker: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
     try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (cmd.includes(marker) && !/\) Z /.test(stat)) n += 1;
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (cmd.includes(marker) && !/\) Z /.test(stat)) pids.push(Number(name));
     } catch {
       // The process ended while we looked.
     }
   }
-  return n;
+  return pids;
+}
+
+/** How many live processes have `marker` in their command line (see {@link livePids}). */
+export function liveProcesses(marker: string): number {
+  return livePids(marker).length;
+}
+
+/** Whether process `pid` exists and is not a zombie. */
+export function pidAlive(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Check every `intervalMs` until `check` holds; throws "timed out waiting for <what>" after `timeoutMs`. */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000, intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/**
+ * Call `fn` every `intervalMs` until it returns a value (a rejection counts as "not yet");
+ * throws "timed out waiting for <what>" after `timeoutMs`.
+ */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/**
+ * Call `fn` every `intervalMs` until `ok` accepts its value or `timeoutMs` has passed, and return
+ * the last value either way, so the caller's assertion shows what it was.
+ */
+export async function settle<T>(fn: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (ok(value) || Date.now() > deadline) return value;
+    await sleep(intervalMs);
+  }
 }
 
 /** Whether a server can listen on 127.0.0.1:`port` right now. */

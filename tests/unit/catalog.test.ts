@@ -9,40 +9,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_LOOPS_DIR, builtinLoopNames } from '../../client/catalog.js';
-import { COMMANDS } from '../../client/commands/index.js';
-import { CliError } from '../../client/errors.js';
+import { BUILTIN_LOOPS_DIR, builtinLoopNames } from '../../loader/catalog.js';
 import { EXIT } from '../../client/exit-codes.js';
-import { loadLoop } from '../../client/load.js';
+import { loadLoop } from '../../loader/load.js';
 import { PACKAGE_ROOT } from '../../worker/paths.js';
+import { runCliInProcess } from '../support/cli.js';
 
 const EXPECTED = ['coverage-up', 'fix-lint', 'fix-types', 'reduce-errors', 'test-until-pass'];
-
-/** `ll-loop <argv…>` in `cwd`, as client/cli.ts dispatches it, with its output captured. */
-async function cli(cwd: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const [command, ...args] = argv;
-  const spec = COMMANDS[command!];
-  if (!spec) throw new Error(`no command ${command}`);
-  const parsed = parseArgs({ args, allowPositionals: true, options: spec.flags });
-  let out = '';
-  let err = '';
-  try {
-    const code = await spec.run({
-      cwd,
-      positionals: parsed.positionals,
-      values: parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>,
-      out: (t) => void (out += t),
-      err: (t) => void (err += t),
-    });
-    return { code, out, err };
-  } catch (e) {
-    if (!(e instanceof CliError)) throw e;
-    return { code: e.exitCode, out, err: `${err}error: ${e.message}\n${e.fix ? `fix: ${e.fix}\n` : ''}` };
-  }
-}
 
 const emptyProject = () => mkdtempSync(join(tmpdir(), 'll-loop-catalog-'));
 
@@ -60,11 +35,11 @@ describe('the built-in loops', () => {
 
   it.each(EXPECTED)('%s validates from an empty directory, without warnings, through ll-loop validate', async (name) => {
     const cwd = emptyProject();
-    const r = await cli(cwd, ['validate', name]);
-    expect(r.err).toBe('');
+    const r = await runCliInProcess(['validate', name], { cwd: cwd });
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(EXIT.ok);
-    expect(r.out).toContain(join(BUILTIN_LOOPS_DIR, `${name}.yaml`));
-    expect(r.out).not.toMatch(/warning/);
+    expect(r.stdout).toContain(join(BUILTIN_LOOPS_DIR, `${name}.yaml`));
+    expect(r.stdout).not.toMatch(/warning/);
   });
 
   it.each(EXPECTED)('%s follows the catalog conventions (parameters, limits, failure terminals, agent errors)', (name) => {
@@ -131,47 +106,47 @@ describe('the built-in loops', () => {
 describe('ll-loop list', () => {
   it('--builtin lists each built-in with its description and parameters (--json and table)', async () => {
     const cwd = emptyProject();
-    const json = await cli(cwd, ['list', '--builtin', '--json']);
+    const json = await runCliInProcess(['list', '--builtin', '--json'], { cwd: cwd });
     expect(json.code).toBe(EXIT.ok);
-    const listed = JSON.parse(json.out) as Array<{ name: string; valid: boolean; description: string; parameters: Record<string, unknown>; shadowed: boolean }>;
+    const listed = JSON.parse(json.stdout) as Array<{ name: string; valid: boolean; description: string; parameters: Record<string, unknown>; shadowed: boolean }>;
     expect(listed.map((l) => l.name)).toEqual(EXPECTED);
     for (const l of listed) {
       expect(l).toMatchObject({ valid: true, shadowed: false });
       expect(l.description.length).toBeGreaterThan(20);
     }
     expect(Object.keys(listed.find((l) => l.name === 'test-until-pass')!.parameters)).toEqual(['test_cmd', 'max_fixes']);
-    const text = await cli(cwd, ['list', '--builtin']);
-    expect(text.out).toMatch(/^NAME\s+CATEGORY\s+SHADOWED BY\s+DESCRIPTION/);
-    expect(text.out).toMatch(/test-until-pass\s+testing\s+-\s+Run the tests; while they fail/);
-    expect(text.out).toContain('ll-loop install <name>');
-    const filtered = await cli(cwd, ['list', '--builtin', '--category', 'testing', '--json']);
-    expect((JSON.parse(filtered.out) as Array<{ name: string }>).map((l) => l.name)).toEqual(['coverage-up', 'test-until-pass']);
+    const text = await runCliInProcess(['list', '--builtin'], { cwd: cwd });
+    expect(text.stdout).toMatch(/^NAME\s+CATEGORY\s+SHADOWED BY\s+DESCRIPTION/);
+    expect(text.stdout).toMatch(/test-until-pass\s+testing\s+-\s+Run the tests; while they fail/);
+    expect(text.stdout).toContain('ll-loop install <name>');
+    const filtered = await runCliInProcess(['list', '--builtin', '--category', 'testing', '--json'], { cwd: cwd });
+    expect((JSON.parse(filtered.stdout) as Array<{ name: string }>).map((l) => l.name)).toEqual(['coverage-up', 'test-until-pass']);
   });
 
   it('without --builtin shows the project loops and names the built-ins', async () => {
     const cwd = emptyProject();
-    const r = await cli(cwd, ['list']);
-    expect(r.out).toContain(`no loops in ${join(cwd, '.loops')}`);
-    expect(r.out).toContain(`built-in: ${EXPECTED.join(', ')} (ll-loop list --builtin)`);
+    const r = await runCliInProcess(['list'], { cwd: cwd });
+    expect(r.stdout).toContain(`no loops in ${join(cwd, '.loops')}`);
+    expect(r.stdout).toContain(`built-in: ${EXPECTED.join(', ')} (ll-loop list --builtin)`);
     // --json keeps listing only .loops/: scripts reading it see the project's own loops.
-    expect(JSON.parse((await cli(cwd, ['list', '--json'])).out)).toEqual([]);
+    expect(JSON.parse((await runCliInProcess(['list', '--json'], { cwd: cwd })).stdout)).toEqual([]);
   });
 
   it('refuses --builtin with --running', async () => {
-    const r = await cli(emptyProject(), ['list', '--builtin', '--running']);
+    const r = await runCliInProcess(['list', '--builtin', '--running'], { cwd: emptyProject() });
     expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toContain('--running and --builtin cannot be combined');
+    expect(r.stderr).toContain('--running and --builtin cannot be combined');
   });
 });
 
 describe('ll-loop install', () => {
   it('copies the built-in into .loops/, says how to run it, and the copy is the same loop', async () => {
     const cwd = emptyProject();
-    const r = await cli(cwd, ['install', 'fix-lint']);
+    const r = await runCliInProcess(['install', 'fix-lint'], { cwd: cwd });
     expect(r.code).toBe(EXIT.ok);
-    expect(r.out).toContain('wrote .loops/fix-lint.yaml (the built-in fix-lint)');
-    expect(r.out).toContain('run it:   ll-loop run fix-lint   (set a parameter: --context lint_cmd=VALUE)');
-    expect(r.out).toMatch(/max_fixes\s+default 3\s+Agent fix attempts/);
+    expect(r.stdout).toContain('wrote .loops/fix-lint.yaml (the built-in fix-lint)');
+    expect(r.stdout).toContain('run it:   ll-loop run fix-lint   (set a parameter: --context lint_cmd=VALUE)');
+    expect(r.stdout).toMatch(/max_fixes\s+default 3\s+Agent fix attempts/);
     const copy = readFileSync(join(cwd, '.loops', 'fix-lint.yaml'), 'utf8');
     expect(copy).toBe(`# Installed from the built-in loop fix-lint by ll-loop install; edit it freely.\n${readFileSync(join(BUILTIN_LOOPS_DIR, 'fix-lint.yaml'), 'utf8')}`);
     const project = loadLoop('fix-lint', cwd);
@@ -181,17 +156,17 @@ describe('ll-loop install', () => {
 
   it('refuses to overwrite an existing file without --force, and overwrites it with --force', async () => {
     const cwd = emptyProject();
-    await cli(cwd, ['install', 'test-until-pass']);
+    await runCliInProcess(['install', 'test-until-pass'], { cwd: cwd });
     const file = join(cwd, '.loops', 'test-until-pass.yaml');
     writeFileSync(file, 'my edits');
-    const refused = await cli(cwd, ['install', 'test-until-pass']);
+    const refused = await runCliInProcess(['install', 'test-until-pass'], { cwd: cwd });
     expect(refused.code).toBe(EXIT.usage);
-    expect(refused.err).toContain('error: .loops/test-until-pass.yaml already exists');
-    expect(refused.err).toContain('fix: pass --force to overwrite it');
+    expect(refused.stderr).toContain('error: .loops/test-until-pass.yaml already exists');
+    expect(refused.stderr).toContain('fix: pass --force to overwrite it');
     expect(readFileSync(file, 'utf8')).toBe('my edits');
-    const forced = await cli(cwd, ['install', 'test-until-pass', '--force']);
+    const forced = await runCliInProcess(['install', 'test-until-pass', '--force'], { cwd: cwd });
     expect(forced.code).toBe(EXIT.ok);
-    expect(forced.out).toContain('overwrote .loops/test-until-pass.yaml');
+    expect(forced.stdout).toContain('overwrote .loops/test-until-pass.yaml');
     expect(loadLoop('test-until-pass', cwd).definition?.name).toBe('test-until-pass');
   });
 
@@ -199,52 +174,52 @@ describe('ll-loop install', () => {
     const cwd = emptyProject();
     mkdirSync(join(cwd, '.loops'));
     writeFileSync(join(cwd, '.loops', 'fix-types.yml'), 'name: mine');
-    const refused = await cli(cwd, ['install', 'fix-types']);
-    expect(refused.err).toContain('.loops/fix-types.yml already exists');
+    const refused = await runCliInProcess(['install', 'fix-types'], { cwd: cwd });
+    expect(refused.stderr).toContain('.loops/fix-types.yml already exists');
   });
 
   it('says it cannot write when .loops is not a directory', async () => {
     const cwd = emptyProject();
     writeFileSync(join(cwd, '.loops'), 'not a directory');
-    const r = await cli(cwd, ['install', 'fix-lint']);
+    const r = await runCliInProcess(['install', 'fix-lint'], { cwd: cwd });
     expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toContain('error: cannot write .loops/fix-lint.yaml: ');
-    expect(r.err).toContain('fix: check that .loops/ is a writable directory');
+    expect(r.stderr).toContain('error: cannot write .loops/fix-lint.yaml: ');
+    expect(r.stderr).toContain('fix: check that .loops/ is a writable directory');
   });
 
   it('names the built-ins, with a did-you-mean, for an unknown name', async () => {
-    const r = await cli(emptyProject(), ['install', 'fix-lnt']);
+    const r = await runCliInProcess(['install', 'fix-lnt'], { cwd: emptyProject() });
     expect(r.code).toBe(EXIT.usage);
-    expect(r.err).toContain(`error: no built-in loop named "fix-lnt" (did you mean "fix-lint"?); built-in loops: ${EXPECTED.join(', ')}`);
-    expect(r.err).toContain('fix: ll-loop list --builtin');
-    const none = await cli(emptyProject(), ['install']);
-    expect(none.err).toContain('install needs the name of a built-in loop');
+    expect(r.stderr).toContain(`error: no built-in loop named "fix-lnt" (did you mean "fix-lint"?); built-in loops: ${EXPECTED.join(', ')}`);
+    expect(r.stderr).toContain('fix: ll-loop list --builtin');
+    const none = await runCliInProcess(['install'], { cwd: emptyProject() });
+    expect(none.stderr).toContain('install needs the name of a built-in loop');
   });
 
   it('--as installs under another name, renaming the copy; a bad name is refused', async () => {
     const cwd = emptyProject();
-    const r = await cli(cwd, ['install', 'reduce-errors', '--as', 'lint-down', '--json']);
-    expect(JSON.parse(r.out)).toMatchObject({ builtin: 'reduce-errors', name: 'lint-down', file: join(cwd, '.loops', 'lint-down.yaml'), overwritten: false });
+    const r = await runCliInProcess(['install', 'reduce-errors', '--as', 'lint-down', '--json'], { cwd: cwd });
+    expect(JSON.parse(r.stdout)).toMatchObject({ builtin: 'reduce-errors', name: 'lint-down', file: join(cwd, '.loops', 'lint-down.yaml'), overwritten: false });
     const loaded = loadLoop('lint-down', cwd);
     expect(loaded.definition?.name).toBe('lint-down');
     expect(loaded.definition?.states).toEqual(loadLoop('reduce-errors', cwd).definition?.states);
-    const bad = await cli(cwd, ['install', 'reduce-errors', '--as', '../escape']);
-    expect(bad.err).toContain('--as "../escape" is not a loop name');
+    const bad = await runCliInProcess(['install', 'reduce-errors', '--as', '../escape'], { cwd: cwd });
+    expect(bad.stderr).toContain('--as "../escape" is not a loop name');
   });
 });
 
 describe('shadowing', () => {
   it('a project loop of the same name runs instead of the built-in, and list --builtin says so', async () => {
     const cwd = emptyProject();
-    await cli(cwd, ['install', 'coverage-up']);
+    await runCliInProcess(['install', 'coverage-up'], { cwd: cwd });
     const file = join(cwd, '.loops', 'coverage-up.yaml');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^description: .*$/m, 'description: our own coverage loop'));
     expect(loadLoop('coverage-up', cwd).definition?.description).toBe('our own coverage loop');
-    const listed = JSON.parse((await cli(cwd, ['list', '--builtin', '--json'])).out) as Array<{ name: string; shadowed: boolean; project_file?: string }>;
+    const listed = JSON.parse((await runCliInProcess(['list', '--builtin', '--json'], { cwd: cwd })).stdout) as Array<{ name: string; shadowed: boolean; project_file?: string }>;
     expect(listed.find((l) => l.name === 'coverage-up')).toMatchObject({ shadowed: true, project_file: file });
     expect(listed.filter((l) => l.shadowed).map((l) => l.name)).toEqual(['coverage-up']);
-    const text = await cli(cwd, ['list', '--builtin']);
-    expect(text.out).toMatch(/coverage-up\s+testing\s+\.loops\/coverage-up\.yaml/);
-    expect(text.out).toContain('a shadowed built-in does not run by its name');
+    const text = await runCliInProcess(['list', '--builtin'], { cwd: cwd });
+    expect(text.stdout).toMatch(/coverage-up\s+testing\s+\.loops\/coverage-up\.yaml/);
+    expect(text.stdout).toContain('a shadowed built-in does not run by its name');
   });
 });

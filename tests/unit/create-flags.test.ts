@@ -11,7 +11,7 @@ import { completePreset } from '../../client/create/complete.js';
 import { parseInterval, presetFromFlags, type CreateFlags } from '../../client/create/preset.js';
 import { InvalidLoopError, LoopExistsError } from '../../client/create/save.js';
 import { UsageError } from '../../client/errors.js';
-import { loadLoopFile } from '../../client/load.js';
+import { loadLoopFile } from '../../loader/load.js';
 
 function dir(files: Record<string, string> = {}): string {
   const cwd = mkdtempSync(join(tmpdir(), 'll-create-flags-'));
@@ -242,6 +242,7 @@ describe('the command line', () => {
     values: values as never,
     out: () => {},
     err: () => {},
+    terminal: {},
   });
 
   it('--validate with --run, and --dry-run with either, are usage errors', () => {

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { compileParadigm } from '../../fsm/paradigms/index.js';
 import { constraintStems, goalName } from '../../fsm/paradigms/names.js';
 import { validateLoop } from '../../fsm/validate.js';
-import { toFsmYaml } from '../../client/fsm-yaml.js';
+import { toFsmYaml } from '../../loader/fsm-yaml.js';
 import { compiled, problems } from './helpers.js';
 
 const yaml = (text: string) => parse(text, { version: '1.2' }) as Record<string, unknown>;

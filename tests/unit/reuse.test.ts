@@ -1,5 +1,5 @@
 /**
- * Reuse through the real loader (client/load.ts `loadLoopFile`) on files in a temporary project:
+ * Reuse through the real loader (loader/load.ts `loadLoopFile`) on files in a temporary project:
  * `from:` chains, cycles, missing and broken parents, `import:` libraries, inline `fragments:`,
  * unknown fragments, and where each problem is reported (file, line).
  */
@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { formatDiagnostic, type Diagnostic } from '../../fsm/diagnostics.js';
 import { validateLoop } from '../../fsm/validate.js';
-import { loadLoopFile } from '../../client/load.js';
-import { expandReuse } from '../../client/reuse.js';
+import { loadLoopFile } from '../../loader/load.js';
+import { expandReuse } from '../../loader/reuse.js';
 
 /** A project directory holding `files` (path relative to the project → YAML text). */
 function projectWith(files: Record<string, string>): string {

@@ -3,19 +3,18 @@
  * 15-state loop with cycles, route tables, a sub-loop, a dynamic target and failure terminals,
  * and a catalog-style loop with parameters; the main-path ordering of the graph; Mermaid
  * escaping; and the command's behaviour on bad input. Loops are written to temporary `.loops/`
- * directories and loaded through the real pipeline (client/load.ts), as the CLI does.
+ * directories and loaded through the real pipeline (loader/load.ts), as the CLI does.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../client/commands/index.js';
 import { showCommand, type ShowFormat } from '../../client/commands/show.js';
 import { validateCommand } from '../../client/commands/validate.js';
-import { CliError } from '../../client/errors.js';
+import { LoadError } from '../../loader/errors.js';
 import { EXIT } from '../../client/exit-codes.js';
-import { loadLoop } from '../../client/load.js';
+import { loadLoop } from '../../loader/load.js';
+import { runCliInProcess } from '../support/cli.js';
 import { checkMermaid } from '../support/mermaid-check.js';
 
 const FIX_LOOP = `
@@ -200,22 +199,6 @@ function show(cwd: string, target: string, format: ShowFormat, extra: { colour?:
   return { code, out, err };
 }
 
-/** `ll-loop show …` through the command table, as client/cli.ts dispatches it. */
-async function cli(cwd: string, args: string[]): Promise<Output> {
-  const spec = COMMANDS.show!;
-  const parsed = parseArgs({ args, allowPositionals: true, options: spec.flags });
-  let out = '';
-  let err = '';
-  const code = await spec.run({
-    cwd,
-    positionals: parsed.positionals,
-    values: parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-  });
-  return { code, out, err };
-}
-
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/;
 
@@ -367,20 +350,25 @@ describe('ll-loop show: bad input', () => {
     expect(report.diagnostics[0].message).toContain('tset');
   });
 
-  it('an unknown loop is a usage error that lists the known ones', () => {
+  it('an unknown loop is a usage error that lists the known ones', async () => {
     const cwd = project({ 'fix-tests': FIX_LOOP });
-    expect(() => show(cwd, 'fix-test', 'text')).toThrow(CliError);
+    expect(() => show(cwd, 'fix-test', 'text')).toThrow(LoadError);
     expect(() => show(cwd, 'fix-test', 'text')).toThrow(/no loop named "fix-test" \(did you mean "fix-tests"\?\).*fix-tests/);
+    const r = await runCliInProcess(['show', 'fix-test'], { cwd });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: no loop named "fix-test" \(did you mean "fix-tests"\?\).*fix-tests.*\nfix: create \.loops\/fix-test\.yaml/);
   });
 
   it('checks --format and its agreement with --json', async () => {
     const cwd = project({ 'fix-tests': FIX_LOOP });
-    await expect(cli(cwd, ['fix-tests', '--format', 'mermaid'])).resolves.toMatchObject({ code: EXIT.ok, out: expect.stringMatching(/^stateDiagram-v2\n/) });
-    await expect(cli(cwd, ['fix-tests', '--json'])).resolves.toMatchObject({ code: EXIT.ok, out: expect.stringMatching(/^\{\n {2}"name": "fix-tests"/) });
-    await expect(cli(cwd, ['fix-tests', '--format', 'json'])).resolves.toMatchObject({ code: EXIT.ok });
-    await expect(cli(cwd, ['fix-tests', '--format', 'mermid'])).rejects.toThrow(/--format "mermid" is not a format \(did you mean "mermaid"\?\)/);
-    await expect(cli(cwd, ['fix-tests', '--json', '--format', 'mermaid'])).rejects.toThrow(/--json and --format mermaid/);
-    await expect(cli(cwd, [])).rejects.toThrow(/show needs a loop name or path/);
-    await expect(cli(cwd, ['fix-tests', 'extra'])).rejects.toThrow(/unexpected arguments: extra/);
+    await expect(runCliInProcess(['show', 'fix-tests', '--format', 'mermaid'], { cwd })).resolves.toMatchObject({ code: EXIT.ok, stdout: expect.stringMatching(/^stateDiagram-v2\n/) });
+    await expect(runCliInProcess(['show', 'fix-tests', '--json'], { cwd })).resolves.toMatchObject({ code: EXIT.ok, stdout: expect.stringMatching(/^\{\n {2}"name": "fix-tests"/) });
+    await expect(runCliInProcess(['show', 'fix-tests', '--format', 'json'], { cwd })).resolves.toMatchObject({ code: EXIT.ok });
+    const usage = (pattern: RegExp) => ({ code: EXIT.usage, stderr: expect.stringMatching(pattern) });
+    await expect(runCliInProcess(['show', 'fix-tests', '--format', 'mermid'], { cwd })).resolves.toMatchObject(usage(/--format "mermid" is not a format \(did you mean "mermaid"\?\)/));
+    await expect(runCliInProcess(['show', 'fix-tests', '--json', '--format', 'mermaid'], { cwd })).resolves.toMatchObject(usage(/--json and --format mermaid/));
+    await expect(runCliInProcess(['show'], { cwd })).resolves.toMatchObject(usage(/show needs a loop name or path/));
+    await expect(runCliInProcess(['show', 'fix-tests', 'extra'], { cwd })).resolves.toMatchObject(usage(/unexpected arguments: extra/));
   });
 });

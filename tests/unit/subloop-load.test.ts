@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadLoopFile } from '../../client/load.js';
+import { loadLoopFile } from '../../loader/load.js';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 
 /** A project whose `.loops/` holds the given files (name → YAML). */

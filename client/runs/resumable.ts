@@ -8,12 +8,12 @@ import { existsSync } from 'node:fs';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
-import type { Snapshot } from '../fsm/snapshot.js';
-import type { ExecutionResult } from '../fsm/types.js';
-import { createLoopWorker } from '../worker/create-worker.js';
-import { LOOP_WORKFLOW_TYPE, snapshotQuery, type LoopWorkflowInput } from '../workflows/definitions.js';
-import { CliError } from './errors.js';
-import { EXIT } from './exit-codes.js';
+import type { Snapshot } from '../../fsm/snapshot.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import { createLoopWorker } from '../../worker/create-worker.js';
+import { LOOP_WORKFLOW_TYPE, snapshotQuery, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import { bounded, isTimeout } from './run-target.js';
 import { isPerRunQueue } from './start-run.js';
 

@@ -5,10 +5,10 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client, type Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/common';
-import type { LoopDefinition } from '../fsm/schema.js';
-import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../workflows/definitions.js';
-import type { loopWorkflow } from '../workflows/loop-workflow.js';
-import { ensureSearchAttributes } from './search-attributes.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import type { loopWorkflow } from '../../workflows/loop-workflow.js';
+import { ensureSearchAttributes } from '../temporal/search-attributes.js';
 
 /** A started loop run. */
 export type LoopHandle = WorkflowHandleWithFirstExecutionRunId<typeof loopWorkflow>;

@@ -4,13 +4,13 @@
  * the definition the run started with, from its workflow input.
  */
 import { existsSync } from 'node:fs';
-import { resolveContext } from '../fsm/context.js';
-import type { LoopDefinition } from '../fsm/schema.js';
-import type { LoopWorkflowInput } from '../workflows/definitions.js';
-import { printDiagnostics } from './commands/validate.js';
-import { CliError } from './errors.js';
-import { EXIT } from './exit-codes.js';
-import { loadLoopFile } from './load.js';
+import { resolveContext } from '../../fsm/context.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import type { LoopWorkflowInput } from '../../workflows/definitions.js';
+import { printDiagnostics } from '../reporters/diagnostics.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { loadLoopFile } from '../../loader/load.js';
 
 export interface ResumeDefinitionRequest {
   runId: string;

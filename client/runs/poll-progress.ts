@@ -4,10 +4,10 @@
  * time the state, pass or phase changes. The result is awaited through the client.
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { statusQuery, type LoopStatus } from '../workflows/definitions.js';
+import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { awaitResult, delay } from './await-result.js';
-import { exitCodeFor } from './exit-codes.js';
-import type { Reporter, RunInfo } from './reporters/reporter.js';
+import { exitCodeFor } from '../exit-codes.js';
+import type { Reporter, RunInfo } from '../reporters/reporter.js';
 
 const POLL_EVERY_MS = 1_000;
 const QUERY_TIMEOUT_MS = 5_000;

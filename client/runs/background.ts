@@ -6,10 +6,10 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../worker/paths.js';
-import { runningDir } from '../worker/run-files.js';
-import { CliError } from './errors.js';
-import { EXIT } from './exit-codes.js';
+import { PACKAGE_ROOT } from '../../worker/paths.js';
+import { runningDir } from '../../worker/run-files.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 
 /** The installed entry point, run with the current Node. */
 export const LL_LOOP_BIN = join(PACKAGE_ROOT, 'bin', 'll-loop.js');

@@ -10,9 +10,9 @@ import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { hasRefs } from '../fsm/template.js';
 import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '../fsm/validate.js';
-import { UsageError } from './errors.js';
+import { LoadError } from './errors.js';
 
-/** Loads a child loop file (client/load.ts), carrying the chain of files for cycle detection. */
+/** Loads a child loop file (loader/load.ts), carrying the chain of files for cycle detection. */
 export type ChildLoader = (file: string, chain: readonly string[]) => { definition?: LoopDefinition; diagnostics: Diagnostic[] };
 
 export interface SubloopContext {
@@ -89,7 +89,7 @@ function loadChild(loopName: string, path: Diagnostic['path'], ctx: SubloopConte
   try {
     file = ctx.resolve(loopName, ctx.cwd);
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
+    if (!(err instanceof LoadError)) throw err;
     return { problem: error(path, `sub-loop: ${err.message}`, err.fix ?? `create .loops/${loopName}.yaml`) };
   }
   const at = ctx.chain.indexOf(file);

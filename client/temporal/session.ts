@@ -7,7 +7,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import { connectClient, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from './connection.js';
 import { embeddedServerOptions } from './embedded.js';
-import { CliError, InfrastructureError } from './errors.js';
+import { CliError, InfrastructureError } from '../errors.js';
 
 export interface Session {
   client: Client;

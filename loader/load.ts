@@ -13,7 +13,7 @@ import { validateLoop } from '../fsm/validate.js';
 import { bindParameters } from '../fsm/parameters.js';
 import { compileParadigm } from '../fsm/paradigms/index.js';
 import { builtinLoopFile, builtinLoopNames } from './catalog.js';
-import { UsageError } from './errors.js';
+import { LOAD_ERROR_KIND, LoadError } from './errors.js';
 import { expandReuse } from './reuse.js';
 import { checkSubloops } from './subloops.js';
 
@@ -66,13 +66,13 @@ export function knownLoopsText(cwd: string): { names: string[]; text: string } {
 
 /**
  * `.loops/<name>.yaml` (or .yml), a path to a file, or a built-in loop of that name.
- * Throws UsageError listing the loops.
+ * Throws LoadError (`unknown-loop`) listing the loops.
  */
 export function resolveLoopFile(nameOrPath: string, cwd: string): string {
   const found = projectLoopFile(nameOrPath, cwd) ?? builtinLoopFile(nameOrPath);
   if (found) return found;
   const known = knownLoopsText(cwd);
-  throw new UsageError(`no loop named "${nameOrPath}"${didYouMean(nameOrPath, known.names)}; ${known.text}`, `create .loops/${basename(nameOrPath)}.yaml or pass a path to a loop file`);
+  throw new LoadError(LOAD_ERROR_KIND.unknownLoop, `no loop named "${nameOrPath}"${didYouMean(nameOrPath, known.names)}; ${known.text}`, `create .loops/${basename(nameOrPath)}.yaml or pass a path to a loop file`);
 }
 
 /** Parse `KEY=VALUE` pairs from `--context`. */
@@ -80,7 +80,7 @@ export function parseContextArgs(pairs: readonly string[]): Record<string, strin
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`--context "${pair}" is not KEY=VALUE`, 'write --context name=value (use quotes for spaces)');
+    if (at <= 0) throw new LoadError(LOAD_ERROR_KIND.badContext, `--context "${pair}" is not KEY=VALUE`, 'write --context name=value (use quotes for spaces)');
     out[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return out;

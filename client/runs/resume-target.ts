@@ -5,10 +5,10 @@
  * open runs are ambiguous (each may be the one that lost its terminal).
  */
 import type { Client } from '@temporalio/client';
-import { CliError } from './errors.js';
-import { EXIT } from './exit-codes.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import { inspectRun, RunFinishedError, wasResumed, type RunCondition } from './resumable.js';
-import { AmbiguousRunError, findRuns, RunNotFoundError } from './runs.js';
+import { AmbiguousRunError, findRuns, RunNotFoundError } from './find-runs.js';
 
 /** How many of a loop's newest runs are looked at. */
 const SCAN_LIMIT = 50;

@@ -9,13 +9,13 @@
  * events the live run emitted; a cancellation or the loop timeout is taken from the run's result.
  * Timestamps (`ts`) are the workflow's own clock at each step.
  */
-import type { LoopDefinition } from '../fsm/schema.js';
-import type { Command, Snapshot, StepEvent, StepOutput } from '../fsm/snapshot.js';
-import { failedStart, resume, start, step } from '../fsm/step.js';
-import { childStart, subloopTimeoutError, subloopTimeoutFailure } from '../fsm/subloop.js';
-import type { ActionResult, EvalResult, ExecutionResult } from '../fsm/types.js';
-import type { TimedEvent } from '../worker/event-hub.js';
-import { LOOP_FAILED, type LoopWorkflowInput } from '../workflows/definitions.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import type { Command, Snapshot, StepEvent, StepOutput } from '../../fsm/snapshot.js';
+import { failedStart, resume, start, step } from '../../fsm/step.js';
+import { childStart, subloopTimeoutError, subloopTimeoutFailure } from '../../fsm/subloop.js';
+import type { ActionResult, EvalResult, ExecutionResult } from '../../fsm/types.js';
+import type { TimedEvent } from '../../worker/event-hub.js';
+import { LOOP_FAILED, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import {
   decodeFirst,
   durationMs,

@@ -6,11 +6,11 @@
  */
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleSummary } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import type { LoopDefinition } from '../fsm/schema.js';
-import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../workflows/definitions.js';
-import type { loopWorkflow } from '../workflows/loop-workflow.js';
-import { CliError, UsageError } from './errors.js';
-import { EXIT } from './exit-codes.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import type { loopWorkflow } from '../../workflows/loop-workflow.js';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 
 /** Every ll-loop schedule id starts with this; the rest is the loop's name. */
 export const SCHEDULE_ID_PREFIX = 'll-loop-';

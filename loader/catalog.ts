@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../worker/paths.js';
+import { PACKAGE_ROOT } from './package-root.js';
 
 export const BUILTIN_LOOPS_DIR = join(PACKAGE_ROOT, 'loops');
 

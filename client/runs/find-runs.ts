@@ -4,9 +4,9 @@
  * other machines are found too.
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { CliError } from './errors.js';
-import { EXIT } from './exit-codes.js';
-import { LOOP_WORKFLOW_TYPE } from '../workflows/definitions.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
 
 export interface RunSummary {
   /** The run id users type: the workflow id (`<loop>-<YYYYMMDDTHHMMSS>`). */

@@ -4,9 +4,9 @@
  * waiter keeps asking until the server answers again.
  */
 import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
-import type { ExecutionResult } from '../fsm/types.js';
-import { CliError } from './errors.js';
-import { EXIT } from './exit-codes.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 
 /** gRPC codes that mean "ask again later", not "this will never work". */
 const PERMANENT_CODES = new Set([3 /* INVALID_ARGUMENT */, 5 /* NOT_FOUND */, 7 /* PERMISSION_DENIED */, 12 /* UNIMPLEMENTED */, 16 /* UNAUTHENTICATED */]);

@@ -5,16 +5,16 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import type { ExecutionResult } from '../fsm/types.js';
-import type { EventHub } from '../worker/event-hub.js';
-import { eventsPath } from '../worker/run-files.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import type { EventHub } from '../../worker/event-hub.js';
+import { eventsPath } from '../../worker/run-files.js';
 import { awaitResult } from './await-result.js';
-import type { TemporalEndpoint } from './connection.js';
-import { exitCodeFor } from './exit-codes.js';
-import { createHumanReporter } from './reporters/human.js';
-import { createJsonReporter } from './reporters/json.js';
-import type { Reporter, RunInfo } from './reporters/reporter.js';
-import { colourWanted, createStyle } from './reporters/style.js';
+import type { TemporalEndpoint } from '../temporal/connection.js';
+import { exitCodeFor } from '../exit-codes.js';
+import { createHumanReporter } from '../reporters/human.js';
+import { createJsonReporter } from '../reporters/json.js';
+import type { Reporter, RunInfo } from '../reporters/reporter.js';
+import { colourWanted, createStyle } from '../reporters/style.js';
 
 /** Where to find a run: its id, events file and (embedded server) Web UI page. */
 export function runInfo(endpoint: TemporalEndpoint & { uiUrl?: string }, cwd: string, instanceId: string): RunInfo {

@@ -1,11 +1,11 @@
 /**
  * A run's event stream rebuilt from its Temporal history, for runs this machine did not follow
  * (`ll-loop history`, `status --follow`): every execution of the workflow id, first to last, fed
- * through the pure core by {@link EventRebuilder} (client/event-rebuilder.ts, which explains how).
+ * through the pure core by {@link EventRebuilder} (client/runs/event-rebuilder.ts, which explains how).
  */
 import type { Client } from '@temporalio/client';
-import type { TimedEvent } from '../worker/event-hub.js';
-import type { LoopWorkflowInput } from '../workflows/definitions.js';
+import type { TimedEvent } from '../../worker/event-hub.js';
+import type { LoopWorkflowInput } from '../../workflows/definitions.js';
 import { EventRebuilder, type RunEnd } from './event-rebuilder.js';
 import { historyPages } from './temporal-history.js';
 

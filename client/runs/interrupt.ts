@@ -4,7 +4,7 @@
  * recorded); a second exits at once. The Temporal SDK's own signal handling is off
  * (installQuietRuntime), so this is the only handler.
  */
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../exit-codes.js';
 
 /** Where a stop request goes once the workflow exists; before that it is only noted. */
 export interface Interrupt {
@@ -30,13 +30,16 @@ export function onInterrupt(cancel: () => void, err: (text: string) => void = (t
   };
 }
 
-/** An Interrupt wired to the process signals: `cancel` is set once the workflow is started. */
-export function interruptible(): { interrupt: Interrupt; stop: () => void } {
+/**
+ * An Interrupt wired to the process signals: `cancel` is set once the workflow is started. The
+ * "stopping" note goes to `err` (stderr by default).
+ */
+export function interruptible(err?: (text: string) => void): { interrupt: Interrupt; stop: () => void } {
   const interrupt: Interrupt = { requested: false };
   const stop = onInterrupt(() => {
     interrupt.requested = true;
     interrupt.cancel?.();
-  });
+  }, err);
   return { interrupt, stop };
 }
 

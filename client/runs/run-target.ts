@@ -1,14 +1,14 @@
 /**
  * What `status`, `stop` and `history` act on: a run named by its run id or by its loop's name
- * (client/runs.ts does the lookup), and bounded reads of a run — a query needs a worker, and on a
+ * (client/runs/find-runs.ts does the lookup), and bounded reads of a run — a query needs a worker, and on a
  * run whose worker is gone Temporal would wait for one until the RPC times out.
  */
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
-import type { ExecutionResult } from '../fsm/types.js';
-import { LOOP_FAILED, statusQuery, type LoopStatus } from '../workflows/definitions.js';
-import { CliError } from './errors.js';
-import { EXIT } from './exit-codes.js';
-import { AmbiguousRunError, findRuns, RunNotFoundError, type RunSummary } from './runs.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import { LOOP_FAILED, statusQuery, type LoopStatus } from '../../workflows/definitions.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { AmbiguousRunError, findRuns, RunNotFoundError, type RunSummary } from './find-runs.js';
 
 /** How long a status query may wait for a worker before the run counts as having none. */
 export const QUERY_TIMEOUT_MS = 2_000;
