@@ -1,14 +1,12 @@
 /**
  * `ll-loop status --follow <name|run-id>` (alias `ll-loop monitor`): the progress display of a
- * run started anywhere. The events are rebuilt from the run's Temporal history as it grows (the
- * history is long-polled, so each workflow task shows up as it completes), printed through the
- * same reporter `ll-loop run` uses, until the run closes; then the end line.
+ * run started anywhere: its events, read from its Temporal history as it grows (runs/follow-run.ts,
+ * the same way `ll-loop run` shows its own), until the run closes; then the end line.
  */
-import { exitCodeFor, EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
 import type { Reporter, RunInfo } from '../reporters/reporter.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
-import { rebuildEvents } from '../runs/rebuild-events.js';
+import { followRun } from '../runs/follow-run.js';
 import { queryStatus, resolveRun, runUrl } from '../runs/run-target.js';
 import { withSession } from '../temporal/session.js';
 
@@ -41,26 +39,14 @@ export async function followCommand(opts: FollowOptions): Promise<number> {
     if (run.open && (await queryStatus(connection, client.workflow.getHandle(run.id)).catch(() => null)) === null) {
       err(`note: no worker is running ${run.id}; it makes no progress until one does (ll-loop resume ${run.id})\n`);
     }
-    let reporter: Reporter | undefined;
-    const rebuilt = await rebuildEvents(client, run.id, {
-      follow: true,
-      onInput: (input) => {
-        reporter = opts.json
-          ? jsonLinesReporter(opts.out)
-          : createHumanReporter(opts.out, createStyle(opts.colour ?? colourWanted(process.stdout)), input.definition.max_iterations);
-        reporter.onStart?.(info);
-      },
-      onEvent: (event) => reporter?.onEvent(event),
+    return followRun({
+      client,
+      workflowId: run.id,
+      info,
+      err,
+      reporter: (maxIterations) =>
+        opts.json ? jsonLinesReporter(opts.out) : createHumanReporter(opts.out, createStyle(opts.colour ?? colourWanted(process.stdout)), maxIterations),
+      ...(opts.json ? { json: opts.out } : {}),
     });
-    for (const warning of rebuilt.warnings) err(`warning: ${warning}\n`);
-    const end = rebuilt.end;
-    if (end?.status === 'completed') {
-      reporter?.onResult(end.result, info);
-      return exitCodeFor(end.result);
-    }
-    const why = end ? `${end.status.replace('_', ' ')}: ${end.reason}` : 'closed';
-    if (opts.json) opts.out(`${JSON.stringify({ instance_id: run.id, status: end?.status ?? 'closed', reason: end && 'reason' in end ? end.reason : undefined })}\n`);
-    else opts.out(`\nRun ${why} (no loop result)\n`);
-    return EXIT.runError;
   });
 }

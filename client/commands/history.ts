@@ -1,7 +1,7 @@
 /**
  * `ll-loop history <name> [run-id]`: a loop's past runs, or one run's events — read from Temporal
- * (visibility for the runs, the history rebuilt through the core for the events), so it works for
- * runs started on other machines. `--write` (re)writes `.loops/.running/<id>.events.jsonl`.
+ * (visibility for the runs; for the events, its history replayed through the workflow bundle:
+ * runs/follow-events.ts), so it works for runs started on other machines. `--write` (re)writes `.loops/.running/<id>.events.jsonl`.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -14,7 +14,7 @@ import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { listLoopNames } from '../../loader/load.js';
 import { localTime, table } from '../reporters/table.js';
-import { rebuildEvents, type RunEnd } from '../runs/rebuild-events.js';
+import { followEvents, type RunEnd } from '../runs/follow-events.js';
 import { closedResult, mayHaveResult, queryStatus } from '../runs/run-target.js';
 import { findRuns, RunNotFoundError, type RunSummary } from '../runs/find-runs.js';
 import { withSession, type Session } from '../temporal/session.js';
@@ -142,14 +142,14 @@ function writeEvents(file: string, events: TimedEvent[]): void {
   renameSync(temporary, file);
 }
 
-/** One run's events, rebuilt from Temporal, filtered. */
+/** One run's events, read from its Temporal history, filtered. */
 export async function runEvents(session: Session, opts: HistoryOptions & { runId: string }): Promise<RunEventsReport> {
   const [run] = (await findRuns(session.client, opts.runId)).filter((r) => r.id === opts.runId);
   if (!run) throw new RunNotFoundError(opts.runId, 'run');
   if (run.loop !== opts.loop && run.id !== opts.loop) {
     throw new UsageError(`run ${run.id} is a run of loop "${run.loop}", not "${opts.loop}"`, `ll-loop history ${run.loop} ${run.id}`);
   }
-  const rebuilt = await rebuildEvents(session.client, run.id);
+  const rebuilt = await followEvents(session.client, run.id, { children: false });
   const types = opts.events ?? [];
   const events = rebuilt.events.filter((e) => (types.length === 0 || types.includes(e.event)) && (opts.state === undefined || ofState(e, opts.state)));
   const report: RunEventsReport = {

@@ -1,7 +1,8 @@
 /**
  * `ll-loop resume <name|run-id>`: carry on with a run that did not reach its end.
  * - A closed run that stopped before a terminal state (cancelled, timed out, error, limits, or
- *   terminated/failed in Temporal): its last snapshot is read back by replay and a NEW run,
+ *   terminated/failed in Temporal): its last snapshot (in its result, else read back by a local
+ *   replay of its history) is continued by a NEW run,
  *   `<id>-r<n>`, continues from the state it was in with its captured values (memo
  *   `resumed_from`). The id is fixed per attempt, so two concurrent resumes cannot both start.
  * - An open run whose worker is gone (its terminal was killed): this process runs its worker.
@@ -15,7 +16,7 @@ import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { createReporter, followInProcess, runInfo } from '../runs/in-process-run.js';
+import { createReporter, followRun, runInfo } from '../runs/follow-run.js';
 import { armInterrupt, interruptible } from '../runs/interrupt.js';
 import { parseContextArgs } from '../../loader/load.js';
 import type { Reporter } from '../reporters/reporter.js';
@@ -31,6 +32,8 @@ export interface ResumeOptions {
   context: string[];
   maxIterations?: number;
   json: boolean;
+  /** Colour in the progress display. */
+  colour?: boolean;
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -74,24 +77,22 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
   const input = await startInputOf(session.client, run.id);
   await forgetDeadWorker(session, run.id);
   const { worker, events } = await createLoopWorker({ connection: native, namespace: session.endpoint.namespace, taskQueue: run.description.taskQueue });
-  const reporter = createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0);
-  const seen = { event: false };
-  events.subscribe(run.id, () => (seen.event = true));
+  // The display replays the run's events so far, then follows it live.
   if (!opts.json) opts.out(`resuming ${run.id}: it is still open but nothing was running it; its worker runs here now\n`);
   const { interrupt, stop } = interruptible(opts.err);
   armInterrupt(interrupt, () => handle.cancel());
   try {
-    return await followInProcess({
-      handle,
+    return await followRun({
+      client: session.client,
+      workflowId: run.id,
       worker,
-      events,
-      reporter,
+      reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour),
       info: runInfo(session.endpoint, cwd, run.id),
       err: opts.err,
-      onRunning: () => (opts.json ? undefined : showWhereItIs(handle, reporter, opts.out, seen)),
     });
   } finally {
     stop();
+    await events.close();
   }
 }
 
@@ -103,31 +104,6 @@ async function forgetDeadWorker(session: Session, id: string): Promise<void> {
   await session.client.workflowService
     .resetStickyTaskQueue({ namespace: session.endpoint.namespace, execution: { workflowId: id } })
     .catch(() => undefined);
-}
-
-/** Ask the run (answered by the worker just started) where it is, and prime the display. */
-async function showWhereItIs(handle: WorkflowHandle, reporter: Reporter, out: (t: string) => void, seen: { event: boolean }): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const status = await Promise.race([
-    handle.query(statusQuery).catch(() => undefined),
-    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 10_000))),
-  ]);
-  clearTimeout(timer);
-  // Once live events flow, the display knows more than this answer.
-  if (!status || status.phase === 'done' || seen.event) return;
-  reporter.onEvent({ event: 'state_enter', state: status.state, iteration: status.iteration, ts: new Date().toISOString() });
-  out(`in state ${status.state} (pass ${status.iteration}/${status.max_iterations}, ${phaseText(status)})\n`);
-}
-
-function phaseText(status: LoopStatus): string {
-  switch (status.phase) {
-    case 'action':
-      return 'its action was in flight: it runs again once Temporal notices the old worker is gone, within 30 s';
-    case 'llm':
-      return 'its LLM evaluation was in flight: it runs again once Temporal notices the old worker is gone, within 30 s';
-    default:
-      return status.phase.replace('_', ' ');
-  }
 }
 
 /** A closed, stopped run: a new run `<id>-r<n>` continues from its snapshot. */
@@ -154,7 +130,7 @@ async function continueStopped(
     ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
   });
   if (!fromFile) opts.err(`note: the loop file ${memo.file ?? '(none recorded)'} is gone; resuming with the definition ${run.id} started with\n`);
-  const snapshot: Snapshot = await snapshotOfClosedRun(client, native, run.id, run.description.taskQueue);
+  const snapshot: Snapshot = await snapshotOfClosedRun(client, run.id);
   const taskQueue = perRunQueue(newId);
   const workerReady = createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
   workerReady.catch(() => undefined);
@@ -183,14 +159,18 @@ async function continueStopped(
     if (!opts.json) {
       opts.out(`resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}\n`);
     }
-    return await followInProcess({
-      handle,
-      worker,
-      events,
-      reporter: opts.json ? resumedJsonReporter(opts.out, run.id) : createReporter(false, opts.out, definition.max_iterations),
-      info: runInfo(endpoint, cwd, newId),
-      err: opts.err,
-    });
+    try {
+      return await followRun({
+        client,
+        workflowId: newId,
+        worker,
+        reporter: opts.json ? resumedJsonReporter(opts.out, run.id) : createReporter(false, opts.out, definition.max_iterations, opts.colour),
+        info: runInfo(endpoint, cwd, newId),
+        err: opts.err,
+      });
+    } finally {
+      await events.close();
+    }
   } finally {
     stop();
   }

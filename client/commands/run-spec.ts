@@ -2,6 +2,7 @@
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { runCommand } from './run.js';
+import { colourWanted } from '../reporters/style.js';
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -38,6 +39,7 @@ export const runSpec: CommandSpec = {
       noLlm: bool(ctx, 'no-llm'),
       json: bool(ctx, 'json'),
       background: bool(ctx, 'background'),
+      colour: colourWanted(ctx.terminal),
       out: ctx.out,
       err: ctx.err,
       ...(maxIterations === undefined ? {} : { maxIterations }),

@@ -4,9 +4,12 @@
  * - default: run a worker for it in this process, show progress, exit with the run's outcome;
  * - `--background`: hand it to a detached `ll-loop worker` process and return at once;
  * - `--task-queue Q`: send it to a shared pool of workers (`ll-loop worker --task-queue Q`) and
- *   follow it by polling its status (or return at once with `--background`).
+ *   follow it (or return at once with `--background`).
+ * Either way the progress shown is the run's event stream, read from its history
+ * (runs/follow-run.ts).
  */
 import { relative } from 'node:path';
+import type { Client } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import { spawnBackgroundWorker } from '../runs/background.js';
@@ -14,10 +17,9 @@ import { connectClient, connectWorkerConnection, resolveEndpoint, resolveTempora
 import { embeddedServerOptions } from '../temporal/embedded.js';
 import { CliError, InfrastructureError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { createReporter, followInProcess, runInfo } from '../runs/in-process-run.js';
+import { createReporter, followRun, runInfo } from '../runs/follow-run.js';
 import { armInterrupt, interruptible, type Interrupt } from '../runs/interrupt.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
-import { followByPolling } from '../runs/poll-progress.js';
 import { instanceIdFor, perRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
@@ -37,6 +39,8 @@ export interface RunOptions {
   background?: boolean;
   /** A shared task queue served by `ll-loop worker` instead of this process's own worker. */
   taskQueue?: string;
+  /** Colour in the progress display (stdout is a terminal that wants it). */
+  colour?: boolean;
   out?: (text: string) => void;
   err?: (text: string) => void;
 }
@@ -99,14 +103,18 @@ async function runHere(opts: RunOptions, definition: LoopDefinition, file: strin
       await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
       throw err;
     });
-    return await followInProcess({
-      handle,
-      worker,
-      events,
-      reporter: createReporter(opts.json, out, definition.max_iterations),
-      info: runInfo(endpoint, opts.cwd, instanceId),
-      err: opts.err ?? ((t) => process.stderr.write(t)),
-    });
+    try {
+      return await followRun({
+        client,
+        workflowId: instanceId,
+        worker,
+        reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour),
+        info: runInfo(endpoint, opts.cwd, instanceId),
+        err: opts.err ?? ((t) => process.stderr.write(t)),
+      });
+    } finally {
+      await events.close();
+    }
   } finally {
     await native.close().catch(() => undefined);
     await connection.close().catch(() => undefined);
@@ -121,13 +129,14 @@ async function runOnSharedQueue(opts: RunOptions, taskQueue: string, definition:
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
     const { handle, instanceId } = await startLoopRun({ client, definition, file, cwd: opts.cwd, taskQueue, searchAttributes, started: new Date() });
     armInterrupt(interrupt, () => handle.cancel());
-    return await followByPolling({
-      handle,
-      taskQueue,
-      reporter: createReporter(opts.json, out, definition.max_iterations),
+    const err = opts.err ?? ((t: string) => process.stderr.write(t));
+    warnWhenUnserved(client, taskQueue, err);
+    return await followRun({
+      client,
+      workflowId: instanceId,
+      reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour),
       info: runInfo(endpoint, opts.cwd, instanceId),
-      ...(opts.json ? {} : { progress: out }),
-      err: opts.err ?? ((t) => process.stderr.write(t)),
+      err,
     });
   } finally {
     await connection.close().catch(() => undefined);
@@ -173,6 +182,16 @@ function printBackgroundStart(
   else out(`  queued on task queue ${r.taskQueue}; it runs once a worker polls it: ll-loop worker --task-queue ${r.taskQueue}\n`);
   if (r.uiUrl) out(`  Web UI: ${r.uiUrl}\n`);
   out(`  follow: ll-loop status ${r.instanceId} --follow\n  stop:   ll-loop stop ${r.instanceId}\n`);
+}
+
+/** Say once when no worker polls a shared queue: the run waits there until one does. */
+function warnWhenUnserved(client: Client, taskQueue: string, err: (t: string) => void): void {
+  void client.workflowService
+    .describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: taskQueue }, taskQueueType: 1 })
+    .then((res) => {
+      if ((res.pollers ?? []).length === 0) err(`note: no worker polls task queue ${taskQueue} yet; start one with: ll-loop worker --task-queue ${taskQueue}\n`);
+    })
+    .catch(() => undefined);
 }
 
 async function connectOrExplain(cwd: string): Promise<Endpoint> {

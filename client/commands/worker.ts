@@ -7,7 +7,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import type { LoopEvent } from '../../fsm/types.js';
+import type { RunStreamEvent } from '../../fsm/snapshot.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import { EventHub } from '../../worker/event-hub.js';
 import { awaitClosed } from '../runs/await-result.js';
@@ -43,7 +43,7 @@ class LoggingEventHub extends EventHub {
     super();
   }
 
-  override emit(info: WorkflowInfo, event: LoopEvent): void {
+  override emit(info: WorkflowInfo, event: RunStreamEvent): void {
     super.emit(info, event);
     const id = info.workflowId;
     const first = !this.seen.has(id);

@@ -1,28 +1,20 @@
 /**
  * What `ll-loop resume` needs to know about one run, from Temporal: whether it is open, stopped
  * before a terminal state (resumable) or finished; what it started with (its workflow input);
- * whether it has been resumed already (runs `<id>-r1`, `-r2`, …); and its last snapshot, asked of
- * the closed workflow by replay.
+ * whether it has been resumed already (runs `<id>-r1`, `-r2`, …); and its last snapshot — in
+ * its result (or failure details) since the run returns it, else from a replay of its history.
  */
 import { existsSync } from 'node:fs';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { NativeConnection } from '@temporalio/worker';
+import { upgradeSnapshot } from '../../fsm/semantics.js';
 import type { Snapshot } from '../../fsm/snapshot.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { createLoopWorker } from '../../worker/create-worker.js';
-import { LOOP_WORKFLOW_TYPE, snapshotQuery, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import { HistoryReplayer } from '../../worker/replay-events.js';
+import { LOOP_FAILED, LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { bounded, isTimeout } from './run-target.js';
-import { isPerRunQueue } from './start-run.js';
-
-/**
- * Time limits of the snapshot query's attempts (32 s in all). A query the server hands to a
- * worker that then shuts down (a concurrent `resume` of the same run polls the same queue and
- * stops once it has its answer) is never answered; a fresh attempt goes to a worker still polling.
- */
-const SNAPSHOT_QUERY_ATTEMPTS_MS = [8_000, 8_000, 16_000];
+import { decodeFirst, historyPages, type HistoryEvent } from './temporal-history.js';
 
 /** One run, as resume sees it. */
 export type RunCondition =
@@ -151,40 +143,41 @@ export async function startInputOf(client: Client, id: string): Promise<LoopWork
   return payload ? defaultPayloadConverter.fromPayload<LoopWorkflowInput>(payload) : undefined;
 }
 
+/** The snapshot a run's close event carries: its result's, or a LoopFailed failure's details. */
+function snapshotInClose(e: HistoryEvent | undefined): Snapshot | undefined {
+  const completed = e?.workflowExecutionCompletedEventAttributes;
+  if (completed) return decodeFirst<LoopRunResult>(completed.result)?.snapshot;
+  const info = e?.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo;
+  if (info?.type === LOOP_FAILED) return decodeFirst<LoopRunResult>(info.details)?.snapshot;
+  return undefined;
+}
+
 /**
- * The closed run's last snapshot. Temporal answers a query on a closed workflow by replaying its
- * history on a worker polling its task queue, so for a per-run queue this process polls it for
- * the query's duration. A shared queue is left to its worker pool (polling it here would take
- * other runs' work).
+ * The closed run's last snapshot. A run returns its final snapshot with its result (and in the
+ * details of a LoopFailed failure): nothing is replayed for it. A run that closed without
+ * recording its end (terminated, timed out at the Temporal level) or one started by 0.1.0 is
+ * replayed here, through the workflow bundle, up to its last workflow task: the snapshot is the
+ * last state the run reported.
  */
-export async function snapshotOfClosedRun(client: Client, native: NativeConnection, id: string, taskQueue: string): Promise<Snapshot> {
-  const handle = client.workflow.getHandle(id);
-  const query = async (): Promise<Snapshot> => {
-    for (const [i, ms] of SNAPSHOT_QUERY_ATTEMPTS_MS.entries()) {
-      try {
-        return await bounded(client.connection, ms, () => handle.query(snapshotQuery));
-      } catch (err) {
-        if (!isTimeout(err)) throw err;
-        if (i === SNAPSHOT_QUERY_ATTEMPTS_MS.length - 1) {
-          const total = SNAPSHOT_QUERY_ATTEMPTS_MS.reduce((a, b) => a + b, 0);
-          throw new Error(`the snapshot query did not answer within ${total / 1000} s`);
-        }
-      }
-    }
-    throw new Error('unreachable: no snapshot query attempt');
-  };
+export async function snapshotOfClosedRun(client: Client, id: string): Promise<Snapshot> {
   try {
-    if (!isPerRunQueue(taskQueue)) return await query();
-    const { worker } = await createLoopWorker({ connection: native, namespace: client.options.namespace, taskQueue });
-    return await worker.runUntil(query);
+    let last: { runId: string; events: HistoryEvent[] } | undefined;
+    for await (const page of historyPages(client, id)) {
+      if (last?.runId !== page.runId) last = { runId: page.runId, events: [] };
+      last.events.push(...page.events);
+    }
+    const recorded = snapshotInClose(last?.events.at(-1));
+    if (recorded) return upgradeSnapshot(recorded);
+    if (!last) throw new Error('its history is empty');
+    const replayer = new HistoryReplayer();
+    try {
+      const replayed = await replayer.replay({ events: last.events }, id);
+      if (replayed.state) return upgradeSnapshot(replayed.state.snapshot);
+      throw new Error(replayed.error ? `this ll-loop cannot interpret its history (${replayed.error.message.split('\n')[0]})` : 'the run never reported a state');
+    } finally {
+      await replayer.close();
+    }
   } catch (err) {
-    const why = (err as Error).message;
-    throw new SnapshotUnavailableError(
-      id,
-      why,
-      isPerRunQueue(taskQueue)
-        ? 'if the run never got going, start a new one with ll-loop run <loop>; with LL_DEBUG=1 the stack is shown'
-        : `its task queue ${taskQueue} is a shared one: start a worker for it (ll-loop worker --task-queue ${taskQueue}) and resume again`,
-    );
+    throw new SnapshotUnavailableError(id, (err as Error).message, 'if the run never got going, start a new one with ll-loop run <loop>; with LL_DEBUG=1 the stack is shown');
   }
 }

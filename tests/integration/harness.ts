@@ -15,7 +15,7 @@ import { validateLoop } from '../../fsm/validate.js';
 import { resolveContext } from '../../fsm/context.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
-import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
@@ -73,6 +73,8 @@ export function verdicts(cwd: string, items: Array<Record<string, unknown>>): st
 
 export interface RunOutcome {
   result: ExecutionResult;
+  /** The final snapshot the workflow returned with its result. */
+  snapshot: LoopRunResult['snapshot'];
   events: TimedEvent[];
   /** States in the order they were entered. */
   states: string[];
@@ -110,14 +112,14 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       ...(opts.historyEventLimit === undefined ? {} : { historyEventLimit: opts.historyEventLimit }),
     },
   };
-  const result = await worker.runUntil(async () => {
+  const { snapshot, ...result } = await worker.runUntil(async () => {
     const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: opts.cwd } });
     await opts.onStarted?.(workflowId);
-    return (await handle.result()) as ExecutionResult;
+    return (await handle.result()) as LoopRunResult;
   });
   await events.close();
   const states = collected.filter((e) => e.event === 'state_enter').map((e) => String(e.state));
-  return { result, events: collected, states, childEvents, workflowId };
+  return { result, snapshot, events: collected, states, childEvents, workflowId };
 }
 
 /** PATH with the project's fake tools first, and the settings fake-claude and fake-tool read. */

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { loadLoopFile } from '../../loader/load.js';
-import { rebuildEvents } from '../../client/runs/rebuild-events.js';
+import { followEvents } from '../../client/runs/follow-events.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import { liveProcesses } from '../support/processes.js';
 import { closeTemporal, project, runLoop, temporal, toolEnv } from './harness.js';
@@ -30,13 +30,26 @@ function load(cwd: string, name: string): LoopDefinition {
   return loaded.definition;
 }
 
-/** `ll-loop history` rebuilds the parent's events from Temporal history: the same as the live ones. */
-async function expectRebuilt(workflowId: string, live: TimedEvent[]): Promise<void> {
+/**
+ * The events read from Temporal history (`history`, `status --follow`) are the live ones, byte
+ * for byte: the parent's, and each sub-loop's (followed through its own history, marked with its
+ * depth), every one of a child's events delivered before the parent's `subloop_complete`.
+ */
+async function expectRebuilt(workflowId: string, live: TimedEvent[], liveChildren: TimedEvent[]): Promise<void> {
   const { client } = await temporal();
-  const rebuilt = await rebuildEvents(client, workflowId);
-  const withoutTs = (events: TimedEvent[]) => events.map(({ ts: _ts, ...rest }) => rest);
+  const delivered: TimedEvent[] = [];
+  const rebuilt = await followEvents(client, workflowId, { onEvent: (e) => delivered.push(e) });
+  const text = (events: TimedEvent[]) => events.map((e) => JSON.stringify(e));
   expect(rebuilt.warnings).toEqual([]);
-  expect(withoutTs(rebuilt.events)).toEqual(withoutTs(live));
+  expect(text(rebuilt.events)).toEqual(text(live));
+  const byChild = (events: TimedEvent[]) => text(events.filter((e) => e.subloop).sort((a, b) => a.subloop!.workflow_id.localeCompare(b.subloop!.workflow_id) || a.seq - b.seq));
+  expect(byChild(delivered)).toEqual(byChild(liveChildren));
+  const completes = delivered.map((e, i) => (e.event === 'subloop_complete' && !e.subloop ? i : -1)).filter((i) => i >= 0);
+  for (const [k, at] of completes.entries()) {
+    const childId = [...new Set(delivered.filter((e) => e.subloop?.depth === 1).map((e) => e.subloop!.workflow_id))][k];
+    const lastOfChild = delivered.map((e, i) => (e.subloop?.workflow_id === childId ? i : -1)).filter((i) => i >= 0).at(-1);
+    if (lastOfChild !== undefined) expect(lastOfChild).toBeLessThan(at);
+  }
 }
 
 const CHILD_PASS = `
@@ -121,7 +134,7 @@ states:
       [1, 'gave_up'],
     ]);
     expect(child.status.name).toBe('COMPLETED');
-    await expectRebuilt(run.workflowId, run.events);
+    await expectRebuilt(run.workflowId, run.events, run.childEvents);
   });
 
   it('context_passthrough shares context and captured values both ways; without it the child is isolated', async () => {
@@ -351,6 +364,6 @@ states:
     const { client } = await temporal();
     const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as { terminated_by: string };
     expect(childResult.terminated_by).toBe('cancelled');
-    await expectRebuilt(run.workflowId, run.events);
+    await expectRebuilt(run.workflowId, run.events, run.childEvents);
   });
 });
