@@ -40,6 +40,9 @@ export interface RunningListing {
   started_at: string;
   task_queue: string;
   cwd?: string;
+  /** The ll-loop release that started the run, and its build id (memo); absent for 0.1.0 runs. */
+  version?: string;
+  build_id?: string;
 }
 
 /** Options of {@link listCommand}; `out` receives stdout. */
@@ -119,6 +122,8 @@ export async function runningListings(cwd: string): Promise<RunningListing[]> {
           started_at: run.startTime.toISOString(),
           task_queue: run.taskQueue,
           ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
+          ...(run.version === undefined ? {} : { version: run.version }),
+          ...(run.buildId === undefined ? {} : { build_id: run.buildId }),
         };
       }),
     );
@@ -142,8 +147,9 @@ async function printRunning(opts: ListOptions): Promise<number> {
     r.worker && r.phase ? describePhase(r.phase) : '-',
     r.iteration === null ? '-' : `${r.iteration}/${r.max_iterations}`,
     localTime(new Date(r.started_at)),
+    r.build_id ?? r.version ?? '0.1.0 or older',
   ]);
-  opts.out(table([['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED'], ...rows]));
+  opts.out(table([['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED', 'LL-LOOP'], ...rows]));
   if (runs.some((r) => !r.worker)) opts.out('no worker: nothing runs it now; ll-loop resume <run id> starts one\n');
   return EXIT.ok;
 }

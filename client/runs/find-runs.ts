@@ -20,6 +20,9 @@ export interface RunSummary {
   startTime: Date;
   closeTime?: Date;
   cwd?: string;
+  /** The ll-loop release that started the run and its build id (memo; absent for 0.1.0 runs). */
+  version?: string;
+  buildId?: string;
 }
 
 /** Several runs match where one was needed: lists them so the user can pick a run id. */
@@ -46,7 +49,7 @@ function quote(value: string): string {
 }
 
 function summarize(info: WorkflowExecutionInfo): RunSummary {
-  const memo = (info.memo ?? {}) as { loop?: unknown; cwd?: unknown };
+  const memo = (info.memo ?? {}) as { loop?: unknown; cwd?: unknown; version?: unknown; build_id?: unknown };
   const loopAttr = info.typedSearchAttributes?.getAll().find((p) => p.key.name === 'LoopName')?.value;
   const status = info.status.name;
   const summary: RunSummary = {
@@ -60,6 +63,8 @@ function summarize(info: WorkflowExecutionInfo): RunSummary {
   };
   if (info.closeTime) summary.closeTime = info.closeTime;
   if (typeof memo.cwd === 'string') summary.cwd = memo.cwd;
+  if (typeof memo.version === 'string') summary.version = memo.version;
+  if (typeof memo.build_id === 'string') summary.buildId = memo.build_id;
   return summary;
 }
 

@@ -4,6 +4,7 @@
  * definition on a shared task queue (the one `ll-loop worker` polls). Overlap policy SKIP: a
  * cycle is skipped while the previous run is still going.
  */
+import { buildInfo } from '../../worker/build-info.js';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleSummary } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
@@ -106,7 +107,9 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
       ...(req.pauseOnFailure ? { failOnNonTerminal: true } : {}),
     },
   };
-  const memo = { cwd, file, loop: definition.name };
+  // The release that created the schedule; each run it starts carries it (see start-run.ts).
+  const build = buildInfo();
+  const memo = { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id };
   try {
     await client.schedule.create<typeof loopWorkflow>({
       scheduleId,

@@ -3,6 +3,7 @@
  * `resume`): the instance id, the task queue, the memo, the Web UI summary and the search
  * attributes. One place, so a resumed run looks exactly like a fresh one.
  */
+import { buildInfo } from '../../worker/build-info.js';
 import { WorkflowExecutionAlreadyStartedError, type Client, type Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
@@ -83,14 +84,16 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
     options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax() },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
   };
+  // Which ll-loop started the run (shown by `list --running` and in the Web UI's memo and details).
+  const build = buildInfo();
   const start = (workflowId: string) =>
     client.workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
       workflowId,
       taskQueue: req.taskQueue,
       args: [input],
-      memo: { cwd, file, loop: definition.name, ...(req.memo ?? {}) },
+      memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
-      staticDetails: `${definition.description ?? ''}\n\nfile: ${file}\ncwd: ${cwd}`.trim(),
+      staticDetails: `${definition.description ?? ''}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),
       ...(req.workflowId ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
       ...(searchAttributes
         ? {
