@@ -57,7 +57,8 @@ export interface StartRunRequest {
   file: string;
   /** Where the actions run (memo `cwd`, and the workflow's `options.cwd`). */
   cwd: string;
-  taskQueue: string;
+  /** A shared queue; omitted: the run's own, `ll-loop-run.<instance id>` of the id it ends up with. */
+  taskQueue?: string;
   /** Whether the server has ll-loop's search attributes. */
   searchAttributes: boolean;
   /** The start time the instance id is derived from. */
@@ -76,17 +77,20 @@ export interface StartRunRequest {
  * Start the loop workflow. With a fixed `workflowId`, a clash surfaces as Temporal's
  * WorkflowExecutionAlreadyStartedError for the caller to explain.
  */
-export async function startLoopRun(req: StartRunRequest): Promise<{ handle: LoopHandle; instanceId: string }> {
+export async function startLoopRun(req: StartRunRequest): Promise<{ handle: LoopHandle; instanceId: string; taskQueue: string }> {
   const { client, definition, file, cwd, searchAttributes } = req;
   const input: LoopWorkflowInput = {
     definition,
     options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax() },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
   };
+  // The queue follows the id of each attempt: a `-2` run polled on the first run's queue could be
+  // run by the first run's worker.
+  const queueOf = (workflowId: string): string => req.taskQueue ?? perRunQueue(workflowId);
   const start = (workflowId: string) =>
     client.workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
       workflowId,
-      taskQueue: req.taskQueue,
+      taskQueue: queueOf(workflowId),
       args: [input],
       memo: { cwd, file, loop: definition.name, ...(req.memo ?? {}) },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
@@ -101,11 +105,11 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
           }
         : {}),
     });
-  if (req.workflowId) return { handle: await start(req.workflowId), instanceId: req.workflowId };
+  if (req.workflowId) return { handle: await start(req.workflowId), instanceId: req.workflowId, taskQueue: queueOf(req.workflowId) };
   for (let attempt = 0; ; attempt += 1) {
     const instanceId = instanceIdFor(definition.name, req.started, attempt);
     try {
-      return { handle: await start(instanceId), instanceId };
+      return { handle: await start(instanceId), instanceId, taskQueue: queueOf(instanceId) };
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt > 20) throw err;
     }
