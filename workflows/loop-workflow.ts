@@ -21,7 +21,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { LoopActivities } from '../activities/index.js';
+import type { LoopActivities } from './activity-types.js';
 import { failedStart, resume, start, step } from '../fsm/step.js';
 import { childStart } from '../fsm/subloop.js';
 import { errorText } from './error-text.js';

@@ -18,7 +18,7 @@ import {
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { LoopActivities } from '../activities/index.js';
+import type { LoopActivities } from './activity-types.js';
 import type { StepEvent } from '../fsm/snapshot.js';
 import { subloopTimeoutError, subloopTimeoutFailure } from '../fsm/subloop.js';
 import type { RunLoopInput } from '../fsm/types.js';
