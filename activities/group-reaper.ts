@@ -9,6 +9,8 @@
  *   dies the kernel closes the pipe, the watchdog reads end-of-file, and it kills the groups still
  *   on its list (SIGTERM, then SIGKILL after a grace). It runs in a session of its own, so a
  *   Ctrl-C at the terminal does not take it down before it has done its job.
+ * An action runs only once its group is on the list (spawn-gate.ts), so no kill can fall between
+ * its start and its registration.
  * One long-lived watchdog rather than one per action: a spawn costs milliseconds of the worker's
  * main thread, and quick actions are the hot path.
  */
@@ -59,6 +61,15 @@ function ensureWatchdog(): Writable | undefined {
     watchdogFailed = true;
     return undefined;
   }
+}
+
+/**
+ * Starts the watchdog now, so it is running before the first action is spawned (the worker calls
+ * this as it is created). Otherwise a SIGKILL between that spawn and the watchdog's own start-up
+ * would leave the action unguarded.
+ */
+export function startGroupWatchdog(): void {
+  ensureWatchdog();
 }
 
 /** Records a new action's process group (its leader's pid). */

@@ -1,10 +1,11 @@
 import { constants as osConstants } from 'node:os';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { statSync } from 'node:fs';
 import { execa } from 'execa';
 import type { ActionResult } from '../fsm/types.js';
 import { trackGroup, untrackGroup } from './group-reaper.js';
 import { OutputCapture } from './output-buffer.js';
+import { findExecutable, GATE_SHELL, gateArgs, openGate } from './spawn-gate.js';
 
 /** Default tail sizes kept in memory (and in Temporal history). */
 export const STDOUT_TAIL_BYTES = 64 * 1024;
@@ -68,21 +69,23 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   const elapsed = (): number => Math.round(performance.now() - start);
   if (opts.signal?.aborted) return { output: '', stderr: '', exit_code: 130, duration_ms: 0, error: 'cancelled' };
 
-  const child = execa(opts.file, opts.args, {
+  const missing = findExecutable(opts.file, opts.cwd, opts.env.PATH ?? process.env.PATH);
+  if (missing !== undefined) throw spawnFailure(opts, missing);
+  // Spawned behind the gate (spawn-gate.ts): the action starts only once its group is tracked.
+  const child = execa(GATE_SHELL, gateArgs(opts.file, opts.args), {
     cwd: opts.cwd,
     env: opts.env,
     extendEnv: true,
     detached: true,
     buffer: false,
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     reject: false,
   });
   const pid = child.pid;
   if (pid === undefined) throw await spawnError(child, opts);
   // Guarded until runProcess returns, stragglers included (group-reaper.ts).
   trackGroup(pid);
+  openGate(child.stdio[3] as unknown as Writable);
   // With buffer:false execa's own promise only tracks completion; it never rejects (reject:false),
   // and we do not wait on it (it also waits for pipes held by escaped grandchildren).
   child.catch(() => undefined);
@@ -225,14 +228,17 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
 /** Builds the error for a process that never started, naming the likely cause. */
 async function spawnError(child: PromiseLike<unknown>, opts: RunProcessOptions): Promise<SpawnError> {
   const r = (await child) as { code?: string; originalMessage?: string; shortMessage?: string };
-  const code = r.code;
+  return spawnFailure(opts, r.code, r.originalMessage ?? r.shortMessage);
+}
+
+function spawnFailure(opts: RunProcessOptions, code: string | undefined, detail?: string): SpawnError {
   if (!isDirectory(opts.cwd)) {
     return new SpawnError(`cannot run ${opts.file}: working directory ${opts.cwd} does not exist or is not a directory`, 'cwd', code);
   }
   if (code === 'ENOENT') {
     return new SpawnError(`cannot run ${opts.file}: command not found on PATH`, 'not_found', code);
   }
-  return new SpawnError(`cannot run ${opts.file}: ${r.originalMessage ?? r.shortMessage ?? code ?? 'spawn failed'}`, 'other', code);
+  return new SpawnError(`cannot run ${opts.file}: ${detail ?? code ?? 'spawn failed'}`, 'other', code);
 }
 
 function isDirectory(path: string): boolean {

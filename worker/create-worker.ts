@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import { startGroupWatchdog } from '../activities/group-reaper.js';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { EventHub } from './event-hub.js';
 import { PREBUILT_BUNDLE, workflowsEntry } from './paths.js';
@@ -44,6 +45,8 @@ export async function workflowBundle(bundlePath?: string): Promise<WorkflowBundl
 
 export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ worker: Worker; events: EventHub }> {
   const events = options.events ?? new EventHub();
+  // Before any action can be spawned: an action is guarded from the moment its group is known.
+  startGroupWatchdog();
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',

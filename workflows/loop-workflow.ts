@@ -21,7 +21,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { LoopActivities } from '../activities/index.js';
+import type { LoopActivities } from './activity-types.js';
 import { closing } from '../fsm/outcome.js';
 import { upgradeSnapshot } from '../fsm/semantics.js';
 import { childStart } from '../fsm/subloop.js';

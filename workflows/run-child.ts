@@ -18,7 +18,7 @@ import {
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { LoopActivities } from '../activities/index.js';
+import type { LoopActivities } from './activity-types.js';
 import type { RunEvent } from '../fsm/snapshot.js';
 import type { RunLoopInput } from '../fsm/types.js';
 import { MAX_SUBLOOP_DEPTH, type LoopWorkflowInput } from './definitions.js';

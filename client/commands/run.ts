@@ -88,17 +88,14 @@ export async function runCommand(opts: RunOptions): Promise<number> {
 /** The default: this process runs the worker for the run's own task queue. */
 async function runHere(opts: RunOptions, definition: LoopDefinition, file: string, out: (t: string) => void, interrupt: Interrupt): Promise<number> {
   const endpoint = await connectOrExplain(opts.cwd);
-  // Connections, worker creation and the workflow start overlap: time to the first action counts.
+  // The two connections open concurrently: time to the first action counts.
   const [{ client, connection }, native] = await Promise.all([connectClient(endpoint), connectWorkerConnection(endpoint)]);
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
-    const started = new Date();
-    const taskQueue = perRunQueue(instanceIdFor(definition.name, started));
-    const workerReady = createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
-    workerReady.catch(() => undefined);
-    const { handle, instanceId } = await startLoopRun({ client, definition, file, cwd: opts.cwd, taskQueue, searchAttributes, started });
+    // The worker's queue is known only once the run's id is (`-2` on a clash), so it follows the start.
+    const { handle, instanceId, taskQueue } = await startLoopRun({ client, definition, file, cwd: opts.cwd, searchAttributes, started: new Date() });
     armInterrupt(interrupt, () => handle.cancel());
-    const { worker, events } = await workerReady.catch(async (err: unknown) => {
+    const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue }).catch(async (err: unknown) => {
       // Nothing can run the workflow without this worker: end it rather than leave it waiting.
       await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
       throw err;
@@ -149,9 +146,15 @@ async function runInBackground(opts: RunOptions, definition: LoopDefinition, fil
   const { client, connection } = await connectClient(endpoint);
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
-    const started = new Date();
-    const taskQueue = opts.taskQueue ?? perRunQueue(instanceIdFor(definition.name, started));
-    const { handle, instanceId } = await startLoopRun({ client, definition, file, cwd: opts.cwd, taskQueue, searchAttributes, started });
+    const { handle, instanceId, taskQueue } = await startLoopRun({
+      client,
+      definition,
+      file,
+      cwd: opts.cwd,
+      taskQueue: opts.taskQueue,
+      searchAttributes,
+      started: new Date(),
+    });
     let worker: { pid: number; logFile: string } | undefined;
     if (opts.taskQueue === undefined) {
       try {

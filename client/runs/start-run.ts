@@ -58,7 +58,8 @@ export interface StartRunRequest {
   file: string;
   /** Where the actions run (memo `cwd`, and the workflow's `options.cwd`). */
   cwd: string;
-  taskQueue: string;
+  /** A shared queue; omitted: the run's own, `ll-loop-run.<instance id>` of the id it ends up with. */
+  taskQueue?: string;
   /** Whether the server has ll-loop's search attributes. */
   searchAttributes: boolean;
   /** The start time the instance id is derived from. */
@@ -77,7 +78,7 @@ export interface StartRunRequest {
  * Start the loop workflow. With a fixed `workflowId`, a clash surfaces as Temporal's
  * WorkflowExecutionAlreadyStartedError for the caller to explain.
  */
-export async function startLoopRun(req: StartRunRequest): Promise<{ handle: LoopHandle; instanceId: string }> {
+export async function startLoopRun(req: StartRunRequest): Promise<{ handle: LoopHandle; instanceId: string; taskQueue: string }> {
   const { client, definition, file, cwd, searchAttributes } = req;
   const input: LoopWorkflowInput = {
     definition,
@@ -86,10 +87,13 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
   };
   // Which ll-loop started the run (shown by `list --running` and in the Web UI's memo and details).
   const build = buildInfo();
+  // The queue follows the id of each attempt: a `-2` run polled on the first run's queue could be
+  // run by the first run's worker.
+  const queueOf = (workflowId: string): string => req.taskQueue ?? perRunQueue(workflowId);
   const start = (workflowId: string) =>
     client.workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
       workflowId,
-      taskQueue: req.taskQueue,
+      taskQueue: queueOf(workflowId),
       args: [input],
       memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
@@ -104,11 +108,11 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
           }
         : {}),
     });
-  if (req.workflowId) return { handle: await start(req.workflowId), instanceId: req.workflowId };
+  if (req.workflowId) return { handle: await start(req.workflowId), instanceId: req.workflowId, taskQueue: queueOf(req.workflowId) };
   for (let attempt = 0; ; attempt += 1) {
     const instanceId = instanceIdFor(definition.name, req.started, attempt);
     try {
-      return { handle: await start(instanceId), instanceId };
+      return { handle: await start(instanceId), instanceId, taskQueue: queueOf(instanceId) };
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt > 20) throw err;
     }

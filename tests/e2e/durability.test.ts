@@ -122,6 +122,21 @@ describe.concurrent('a worker that dies mid-action', () => {
     await waitFor('no sleeper left', () => liveProcesses('sleep 4.3131') === 0, 10_000);
   }, 120_000);
 
+  it('SIGKILL of `ll-loop run` as soon as its first action has started: the action dies with it', async () => {
+    // The action is the run's first: the process-group watchdog must already guard it.
+    loop('early', 'name: early\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo $$ > early.pid; exec sleep 6.0606"\n    next: done\n  done:\n    terminal: true\n');
+    const run = start(['run', 'early']);
+    const pidFile = join(cwd, 'early.pid');
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+    run.child.kill('SIGKILL');
+    await run.exited;
+    await waitFor('the pid file to be written', () => /^\d+\n$/.test(readFileSync(pidFile, 'utf8')), 1_000);
+    const actionPid = Number(readFileSync(pidFile, 'utf8'));
+    await waitFor(`the action (pid ${actionPid}) to be killed`, () => !pidAlive(actionPid), 5_000);
+    expect(liveProcesses('sleep 6.0606')).toBe(0);
+  }, 60_000);
+
   it('a dead background worker is noticed within 30 s: the action is retried on the new worker, not after its 3600 s timeout', async () => {
     loop('deadworker', threeStates('deadworker', '3.7373'));
     const started = cli(['run', 'deadworker', '--background', '--json']);
@@ -258,7 +273,7 @@ describe('runs outside the terminal', () => {
   }, 60_000);
 
   it('leaves no process behind', async () => {
-    await waitFor('every sleeper to end', () => ['4.3131', '3.7373', '5.2929', '4.1414', '2.8181'].every((s) => liveProcesses(`sleep ${s}`) === 0), 15_000);
+    await waitFor('every sleeper to end', () => ['4.3131', '3.7373', '5.2929', '4.1414', '2.8181', '6.0606'].every((s) => liveProcesses(`sleep ${s}`) === 0), 15_000);
     for (const pid of detachedPids) expect(pidAlive(pid)).toBe(false);
     expect(children.size).toBe(0);
   });

@@ -1,0 +1,31 @@
+/**
+ * ESLint (flat config): promises are never left floating anywhere (type-aware), and the
+ * determinism boundary of fsm/ and workflows/ (eslint/boundary.js). `npm run lint` runs it with
+ * tsconfig.core.json, which type-checks those two folders without Node's types.
+ */
+import { defineConfig, globalIgnores } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import { boundaryConfigs } from './eslint/boundary.js';
+
+export default defineConfig([
+  globalIgnores(['dist/', 'coverage/', '.cache/', '**/.loops/']),
+  // Only a few rules are on, so a directive for one that is off (e.g. no-control-regex) is not stale.
+  { linterOptions: { reportUnusedDisableDirectives: 'off' } },
+  {
+    name: 'll-loop/promises',
+    files: ['{fsm,workflows,activities,worker,client,loader,tests,bench,bin,eslint}/**/*.{ts,js,mjs}', '*.{ts,js,mjs}'],
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: {
+        // Files outside tsconfig.json (plain JS tooling) get the default project.
+        projectService: { allowDefaultProject: ['bench/*.mjs', 'bin/*.js', 'eslint/*.js', 'eslint.config.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
+  ...boundaryConfigs,
+]);

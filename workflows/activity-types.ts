@@ -1,0 +1,25 @@
+/**
+ * The activities the workflows call, as the workflows see them: signatures only, in the core's
+ * types, so sandboxed code type-checks without Node's types. activities/index.ts implements it
+ * (`createActivities(): LoopActivities`), so the two cannot drift apart.
+ */
+import type { LoopDefinition } from '../fsm/schema.js';
+import type { LlmReply } from '../fsm/snapshot.js';
+import type { ActionResult, EvaluateLlmInput, RunActionInput } from '../fsm/types.js';
+
+/** Which sub-loop to load, resolved like `ll-loop run <name>` from `cwd`. */
+export interface LoadSubloopInput {
+  name: string;
+  cwd: string;
+}
+
+/** The child's definition, or why it could not be loaded (routed as `error` by the parent). */
+export type LoadSubloopResult = { definition: LoopDefinition; file: string } | { error: string };
+
+/** For `proxyActivities<LoopActivities>()` / `proxyLocalActivities`; the keys are the activity type names. */
+export interface LoopActivities {
+  runAction: (input: RunActionInput) => Promise<ActionResult>;
+  /** The answer as read; the core judges it (histories of 0.1.0 hold an already judged EvalResult). */
+  evaluateLlm: (input: EvaluateLlmInput) => Promise<LlmReply>;
+  loadSubloop: (input: LoadSubloopInput) => Promise<LoadSubloopResult>;
+}
