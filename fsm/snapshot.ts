@@ -69,6 +69,18 @@ export interface Judgement {
   raw: Record<string, unknown>;
 }
 
+/**
+ * The same run, moved onto this release because its history cannot be replayed by it (see
+ * docs/architecture.md, "Changing workflow or core behaviour"): it keeps its clock and its event
+ * numbering, and says so with a `loop_upgraded` event.
+ */
+export interface Upgrade {
+  /** Why it was moved (the replay error, in a line). */
+  reason: string;
+  /** The build id that started it, when known. */
+  fromBuild?: string;
+}
+
 /** What the LLM activity returns: the answer as read, or why there is none. */
 export type LlmReply = { judgement: Judgement } | { error: string };
 
@@ -79,7 +91,7 @@ export interface StartEvent {
   /** A sub-loop's inheritance from its parent. */
   inherited?: { captured?: Record<string, CapturedValue>; dataContext?: string[] };
   /** `ll-loop resume`: continue an earlier run's snapshot from its current state. */
-  resumeFrom?: { runId: string; snapshot: Snapshot };
+  resumeFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade };
   /** The run cannot start (a sub-loop whose parameters do not fit): it ends with `error`. */
   error?: string;
 }

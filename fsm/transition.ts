@@ -21,7 +21,7 @@ import { chomp, emit, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, t
 import type { LoopDefinition, StateConfig } from './schema.js';
 import { CORE_SEMANTICS } from './semantics.js';
 import { renderShell } from './shell-render.js';
-import type { ActionRequest, CoreEvent, Failure, RunEvent, RunningSnapshot, Snapshot, StartEvent, SubloopUnavailable, Transition } from './snapshot.js';
+import type { ActionRequest, CoreEvent, Failure, RunEvent, RunningSnapshot, Snapshot, StartEvent, SubloopUnavailable, Transition, Upgrade } from './snapshot.js';
 import type { ActionResult, EvalResult, ExecutionResult } from './types.js';
 import { subloopAsAction, subloopDetails, subloopInput, subloopTimeoutError, subloopTimeoutFailure, subloopVerdict } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
@@ -376,21 +376,32 @@ function freshSnapshot(initial: string, now: number): WorkSnapshot {
  * in runs again, with its captured values, counters and last result, on today's semantics, with a
  * fresh clock (and so a fresh loop-level timeout budget) and a new event stream.
  */
-function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snapshot }, now: number): Draft {
+function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade }, now: number): Draft {
   const { status: _status, phase: _phase, ...rest } = from.snapshot as Snapshot & { outcome?: unknown; pending?: unknown };
   const { outcome: _outcome, pending: _pending, ...data } = rest;
+  const upgrade = from.upgrade;
   const snap: WorkSnapshot = {
     ...data,
     semantics: CORE_SEMANTICS,
-    seq: 0,
+    // An upgraded run is the same run: its events go on numbering and its clock keeps running.
+    seq: upgrade ? data.seq : 0,
     phase: 'starting',
     pending: null,
     outcome: null,
-    startedAtMs: now,
-    startedAt: new Date(now).toISOString(),
+    ...(upgrade ? {} : { startedAtMs: now, startedAt: new Date(now).toISOString() }),
   };
   const d: Draft = { def, snap, now, events: [] };
-  emit(d, 'loop_resume', { loop: def.name, from_run: from.runId, state: d.snap.current, iteration: d.snap.iteration });
+  if (upgrade) {
+    emit(d, 'loop_upgraded', {
+      loop: def.name,
+      from_semantics: from.snapshot.semantics,
+      to_semantics: CORE_SEMANTICS,
+      ...(upgrade.fromBuild === undefined ? {} : { from_build: upgrade.fromBuild }),
+      state: d.snap.current,
+      iteration: d.snap.iteration,
+      reason: upgrade.reason,
+    });
+  } else emit(d, 'loop_resume', { loop: def.name, from_run: from.runId, state: d.snap.current, iteration: d.snap.iteration });
   if (!(d.snap.current in def.states)) {
     finish(d, 'error', `cannot resume: state "${d.snap.current}" is not in the loop definition any more; known: ${Object.keys(def.states).join(', ')}`);
   } else if (d.snap.iteration > def.max_iterations) {

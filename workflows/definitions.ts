@@ -4,7 +4,7 @@
  */
 import { defineQuery, type Sinks } from '@temporalio/workflow';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { DoneSnapshot, Effect, Phase, RunStreamEvent, Snapshot } from '../fsm/snapshot.js';
+import type { DoneSnapshot, Effect, Phase, RunStreamEvent, Snapshot, Upgrade } from '../fsm/snapshot.js';
 import type { ExecutionResult, RunLoopInput } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
@@ -67,8 +67,11 @@ export interface LoopWorkflowInput {
   options: LoopRunOptions;
   /** Continue-as-new: the same run, carried into a fresh history. */
   resume?: LoopResumePoint;
-  /** `ll-loop resume`: a new run continuing an earlier run's snapshot from its current state. */
-  continueFrom?: { runId: string; snapshot: Snapshot };
+  /**
+   * `ll-loop resume`: a new run continuing an earlier run's snapshot from its current state; with
+   * `upgrade`, the same run moved onto this release (its history could not be replayed).
+   */
+  continueFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade };
   /** Set when this run is a sub-loop: how deep it is, and what its parent passed in. */
   child?: ChildRunInput;
 }

@@ -243,7 +243,7 @@ function isFinished(t: Transition): t is Extract<Transition, { effect: FinishEff
 function begin(def: LoopDefinition, input: LoopWorkflowInput, child: ReturnType<typeof childStart> | undefined, now: number): Transition {
   if (child && 'error' in child) return transition(def, null, { type: 'start', now, error: child.error });
   const from = input.continueFrom;
-  if (from) return transition(def, null, { type: 'start', now, resumeFrom: { runId: from.runId, snapshot: upgradeSnapshot(from.snapshot) } });
+  if (from) return transition(def, null, { type: 'start', now, resumeFrom: { runId: from.runId, snapshot: upgradeSnapshot(from.snapshot), ...(from.upgrade ? { upgrade: from.upgrade } : {}) } });
   return transition(def, null, { type: 'start', now, ...(child ? { inherited: { captured: child.captured, dataContext: child.dataContext } } : {}) });
 }
 

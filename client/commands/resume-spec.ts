@@ -1,4 +1,5 @@
 /** `ll-loop resume <name|run-id>` flags → resumeCommand. */
+import { colourWanted } from '../reporters/style.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { resumeCommand } from './resume.js';
@@ -22,6 +23,7 @@ export const resumeSpec: CommandSpec = {
       target,
       context: list(ctx, 'context'),
       json: bool(ctx, 'json'),
+      colour: colourWanted(ctx.terminal),
       out: ctx.out,
       err: ctx.err,
       ...(maxIterations === undefined ? {} : { maxIterations }),

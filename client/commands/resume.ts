@@ -8,11 +8,11 @@
  * - An open run whose worker is gone (its terminal was killed): this process runs its worker.
  * Either way the run is then followed here exactly like `ll-loop run` (progress, exit code).
  */
-import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import type { Snapshot } from '../../fsm/snapshot.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
+import type { RunStateFile } from '../../workflows/definitions.js';
 import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -24,6 +24,7 @@ import { definitionForResume } from '../runs/resume-definition.js';
 import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
 import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../runs/resumable.js';
 import { openSession, type Session } from '../temporal/session.js';
+import { moveOntoThisRelease, readOpenRun } from '../runs/upgrade.js';
 import { isPerRunQueue, perRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 
 export interface ResumeOptions {
@@ -60,8 +61,14 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
       if (Object.keys(cliContext).length || opts.maxIterations !== undefined) {
         opts.err(`note: ${choice.id} is still open; --context and --max-iterations apply only when resuming a stopped run\n`);
       }
+      // A run this release cannot replay would wedge on its first workflow task here: move it.
+      const reading = await readOpenRun(session.client, choice.id, choice.description, cwd);
+      if (!reading.replays) {
+        await moveOntoThisRelease(session.client, choice.id, choice.description, reading.plan);
+        if (!opts.json) opts.out(`moved ${choice.id} onto this ll-loop (${reading.plan.upgrade.reason}); it continues in state ${reading.plan.snapshot.current}\n`);
+      }
       native = await connectWorkerConnection(session.endpoint);
-      return await attach(session, native, choice, cwd, opts);
+      return await attach(session, native, choice, cwd, opts, reading.replays ? reading.state : undefined);
     }
     native = await connectWorkerConnection(session.endpoint);
     return await continueStopped(session, native, choice, cwd, cliContext, opts);
@@ -72,13 +79,16 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
 }
 
 /** An open run without a worker: poll its own task queue here until it closes. */
-async function attach(session: Session, native: NativeConnection, run: ResumeChoice, cwd: string, opts: ResumeOptions): Promise<number> {
+async function attach(session: Session, native: NativeConnection, run: ResumeChoice, cwd: string, opts: ResumeOptions, where?: RunStateFile): Promise<number> {
   const handle = session.client.workflow.getHandle(run.id);
   const input = await startInputOf(session.client, run.id);
   await forgetDeadWorker(session, run.id);
   const { worker, events } = await createLoopWorker({ connection: native, namespace: session.endpoint.namespace, taskQueue: run.description.taskQueue });
   // The display replays the run's events so far, then follows it live.
-  if (!opts.json) opts.out(`resuming ${run.id}: it is still open but nothing was running it; its worker runs here now\n`);
+  if (!opts.json) {
+    opts.out(`resuming ${run.id}: it is still open but nothing was running it; its worker runs here now\n`);
+    if (where && where.phase !== 'done') opts.out(`in state ${where.current_state} (pass ${where.iteration}/${input?.definition.max_iterations ?? '?'}, ${phaseText(where.phase)})\n`);
+  }
   const { interrupt, stop } = interruptible(opts.err);
   armInterrupt(interrupt, () => handle.cancel());
   try {
@@ -184,4 +194,16 @@ function resumedJsonReporter(out: (t: string) => void, resumedFrom: string): Rep
       out(`${JSON.stringify({ instance_id: info.instanceId, resumed_from: resumedFrom, ...result, ...(info.eventsFile ? { events_file: info.eventsFile } : {}) }, null, 2)}\n`);
     },
   };
+}
+
+/** What an open run was doing when its worker went away. */
+function phaseText(phase: RunStateFile['phase']): string {
+  switch (phase) {
+    case 'action':
+      return 'its action was in flight: it runs again once Temporal notices the old worker is gone, within 30 s';
+    case 'llm':
+      return 'its LLM evaluation was in flight: it runs again once Temporal notices the old worker is gone, within 30 s';
+    default:
+      return phase.replace('_', ' ');
+  }
 }

@@ -14,6 +14,9 @@ import { delay, isTransientServiceError } from './await-result.js';
 import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from './temporal-history.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 
+/** The least time between two replays of a growing history. */
+const MIN_REPLAY_SPACING_MS = 200;
+
 /** How the chain ended, as far as its history goes. */
 export type RunEnd =
   | { status: 'completed'; result: ExecutionResult }
@@ -166,10 +169,24 @@ class ChainFollower {
     }
   }
 
-  /** Replay the execution's history so far; deliver the events not delivered yet. */
+  /** When the last replay started and how long it took (for the pace of replays while following). */
+  private lastReplay = { at: 0, ms: 0 };
+
+  /**
+   * Replay the execution's history so far; deliver the events not delivered yet. While following,
+   * replays are spaced by twice the time the last one took (at least 200 ms): each replays the
+   * whole history, so a long run must not keep a core busy; the pages that arrive meanwhile are
+   * taken by the next one.
+   */
   private async replay(history: HistoryEvent[], final: boolean): Promise<void> {
     if (history.length === 0) return;
+    if (!final) {
+      const wait = this.lastReplay.at + Math.max(MIN_REPLAY_SPACING_MS, 2 * this.lastReplay.ms) - Date.now();
+      if (wait > 0) await delay(wait);
+    }
+    const started = Date.now();
     const replayed = await this.replayer.replay({ events: history }, this.workflowId);
+    this.lastReplay = { at: started, ms: Date.now() - started };
     for (const event of replayed.events) {
       if (event.seq <= this.delivered) continue;
       // A sub-loop's own events come before its end in the parent's stream.

@@ -22,9 +22,9 @@ function placeOf(file: string): string {
 /** What each place may import besides itself; `type:` entries allow type-only imports. */
 const ALLOWED: Record<string, readonly string[]> = {
   fsm: [],
-  workflows: ['fsm', 'type:activities'],
+  workflows: ['fsm'],
   loader: ['fsm'],
-  activities: ['fsm', 'loader'],
+  activities: ['fsm', 'loader', 'type:workflows'],
   worker: ['activities', 'loader', 'fsm', 'workflows'],
   client: ['client/commands', 'client/temporal', 'loader', 'fsm'],
   'client/commands': ['client', 'client/runs', 'client/temporal', 'client/reporters', 'client/show', 'client/create', 'loader', 'worker', 'workflows', 'fsm'],

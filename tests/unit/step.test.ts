@@ -336,3 +336,16 @@ describe('resume from an earlier run', () => {
     expect(out.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'error' } });
   });
 });
+
+describe('a run moved onto this release (its history cannot be replayed)', () => {
+  it('keeps its clock and event numbering, says so, and runs its state again', () => {
+    const d = def(loop({ a: { action: 'echo a', capture: 'a', next: 'b' }, b: { action: 'sleep 100', next: 'done' } }));
+    let out = begin(d, 1_000);
+    out = next(d, out, { type: 'action_done', result: { output: 'A\n', stderr: '', exit_code: 0, duration_ms: 1 }, now: 5_000 });
+    const before = out.snapshot;
+    const moved = transition(d, null, { type: 'start', now: 90_000, resumeFrom: { runId: 'r', snapshot: before, upgrade: { reason: 'replay failed', fromBuild: '0.1.0+abc' } } });
+    expect(moved.events[0]).toMatchObject({ event: 'loop_upgraded', from_build: '0.1.0+abc', state: 'b', reason: 'replay failed', seq: before.seq + 1 });
+    expect(moved.snapshot).toMatchObject({ status: 'running', current: 'b', startedAtMs: 1_000, captured: { a: { output: 'A' } } });
+    expect(moved.effect).toMatchObject({ type: 'run_action', input: { state: 'b' } });
+  });
+});
