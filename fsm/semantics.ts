@@ -2,8 +2,10 @@
  * Versioned core semantics: how a run keeps the rules it started with when ll-loop is upgraded
  * under it (docs/architecture.md, "Changing workflow or core behaviour").
  *
- * Every snapshot carries the semantics version its run started with. A change to the core that
- * would make an existing run decide differently — route elsewhere, run another action, sleep
+ * Every snapshot carries the semantics version its run started with; the workflow records that
+ * version in the run's history when it starts (workflows/semantics-gate.ts: one patch marker per
+ * version above 1), so every later replay starts the run with the same one. A change to the core
+ * that would make an existing run decide differently — route elsewhere, run another action, sleep
  * another time — bumps CORE_SEMANTICS and keeps the old rule for older runs:
  *
  *   if (since(d.snap, 2)) newRule(); else oldRule();

@@ -88,6 +88,11 @@ export type LlmReply = { judgement: Judgement } | { error: string };
 export interface StartEvent {
   type: 'start';
   now: number;
+  /**
+   * The core semantics the run follows (default: CORE_SEMANTICS). The workflow records the value
+   * in the run's history (workflows/semantics-gate.ts), so a replay starts the run the same way.
+   */
+  semantics?: number;
   /** A sub-loop's inheritance from its parent. */
   inherited?: { captured?: Record<string, CapturedValue>; dataContext?: string[] };
   /** `ll-loop resume`: continue an earlier run's snapshot from its current state. */

@@ -339,8 +339,9 @@ function llmResult(d: Draft, event: Extract<RunEvent, { type: 'llm_replied' | 'l
 /** The first transition: a fresh run, a sub-loop, a run continuing an earlier one, or one that cannot start. */
 function begin(def: LoopDefinition, event: StartEvent): Draft {
   const { now } = event;
-  if (event.resumeFrom) return beginResumed(def, event.resumeFrom, now);
-  const d: Draft = { def, snap: freshSnapshot(def.initial, now), now, events: [] };
+  const semantics = event.semantics ?? CORE_SEMANTICS;
+  if (event.resumeFrom) return beginResumed(def, event.resumeFrom, now, semantics);
+  const d: Draft = { def, snap: freshSnapshot(def.initial, now, semantics), now, events: [] };
   if (event.inherited?.captured) d.snap.captured = event.inherited.captured;
   if (event.inherited?.dataContext?.length) d.snap.dataContext = event.inherited.dataContext;
   emit(d, 'loop_start', { loop: def.name, initial: def.initial, max_iterations: def.max_iterations });
@@ -349,9 +350,9 @@ function begin(def: LoopDefinition, event: StartEvent): Draft {
   return d;
 }
 
-function freshSnapshot(initial: string, now: number): WorkSnapshot {
+function freshSnapshot(initial: string, now: number, semantics: number): WorkSnapshot {
   return {
-    semantics: CORE_SEMANTICS,
+    semantics,
     seq: 0,
     phase: 'starting',
     current: initial,
@@ -376,13 +377,13 @@ function freshSnapshot(initial: string, now: number): WorkSnapshot {
  * in runs again, with its captured values, counters and last result, on today's semantics, with a
  * fresh clock (and so a fresh loop-level timeout budget) and a new event stream.
  */
-function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade }, now: number): Draft {
+function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade }, now: number, semantics: number): Draft {
   const { status: _status, phase: _phase, ...rest } = from.snapshot as Snapshot & { outcome?: unknown; pending?: unknown };
   const { outcome: _outcome, pending: _pending, ...data } = rest;
   const upgrade = from.upgrade;
   const snap: WorkSnapshot = {
     ...data,
-    semantics: CORE_SEMANTICS,
+    semantics,
     // An upgraded run is the same run: its events go on numbering and its clock keeps running.
     seq: upgrade ? data.seq : 0,
     phase: 'starting',
@@ -395,7 +396,7 @@ function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snap
     emit(d, 'loop_upgraded', {
       loop: def.name,
       from_semantics: from.snapshot.semantics,
-      to_semantics: CORE_SEMANTICS,
+      to_semantics: semantics,
       ...(upgrade.fromBuild === undefined ? {} : { from_build: upgrade.fromBuild }),
       state: d.snap.current,
       iteration: d.snap.iteration,

@@ -28,6 +28,7 @@ import { childStart } from '../fsm/subloop.js';
 import { transition } from '../fsm/transition.js';
 import { failureOf } from './error-text.js';
 import { runChild } from './run-child.js';
+import { startingSemantics } from './semantics-gate.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { DoneSnapshot, FinishEffect, LlmReply, RunEvent, Snapshot, Transition, WorkEffect } from '../fsm/snapshot.js';
 import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
@@ -241,10 +242,11 @@ function isFinished(t: Transition): t is Extract<Transition, { effect: FinishEff
 
 /** The run's first transition: as a sub-loop that cannot start, continuing an earlier run, or fresh. */
 function begin(def: LoopDefinition, input: LoopWorkflowInput, child: ReturnType<typeof childStart> | undefined, now: number): Transition {
-  if (child && 'error' in child) return transition(def, null, { type: 'start', now, error: child.error });
+  const start = { type: 'start', now, semantics: startingSemantics() } as const;
+  if (child && 'error' in child) return transition(def, null, { ...start, error: child.error });
   const from = input.continueFrom;
-  if (from) return transition(def, null, { type: 'start', now, resumeFrom: { runId: from.runId, snapshot: upgradeSnapshot(from.snapshot), ...(from.upgrade ? { upgrade: from.upgrade } : {}) } });
-  return transition(def, null, { type: 'start', now, ...(child ? { inherited: { captured: child.captured, dataContext: child.dataContext } } : {}) });
+  if (from) return transition(def, null, { ...start, resumeFrom: { runId: from.runId, snapshot: upgradeSnapshot(from.snapshot), ...(from.upgrade ? { upgrade: from.upgrade } : {}) } });
+  return transition(def, null, { ...start, ...(child ? { inherited: { captured: child.captured, dataContext: child.dataContext } } : {}) });
 }
 
 function statusOf(def: LoopDefinition, snapshot: Snapshot): LoopStatus {
