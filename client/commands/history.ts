@@ -89,7 +89,7 @@ async function entryFor({ client, connection }: Session, run: RunSummary): Promi
   if (run.open) {
     const live = await queryStatus(connection, handle).catch(() => null);
     entry.worker = live !== null;
-    if (live) Object.assign(entry, { iterations: live.iteration, duration_ms: Date.now() - live.started_at_ms, final_state: live.state });
+    if (live) Object.assign(entry, { iterations: live.iteration, duration_ms: live.elapsed_ms, final_state: live.state });
   } else if (mayHaveResult(run.status)) {
     const result = await closedResult(connection, handle);
     if (result) Object.assign(entry, { iterations: result.iterations, duration_ms: result.duration_ms, terminated_by: result.terminated_by, final_state: result.final_state });

@@ -5,7 +5,7 @@
  */
 import { formatDuration } from '../../fsm/format.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import type { LoopStatus } from '../../workflows/definitions.js';
+import type { LiveStatus } from '../runs/run-target.js';
 import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -43,7 +43,7 @@ export interface StatusReport {
   /** No answer, but a worker holds the run's workflow task (busy in a local action, or just died). */
   busy?: boolean;
   /** Open runs with a worker: the workflow's own answer. */
-  live?: LoopStatus;
+  live?: LiveStatus;
   /** Closed runs that completed: the loop's result. */
   result?: ExecutionResult;
   url?: string;
@@ -68,7 +68,7 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ['state', `${live.state} (${describePhase(live.phase)})`],
     ['iteration', `${live.iteration}/${live.max_iterations} · ${live.steps} step${live.steps === 1 ? '' : 's'}`],
     ['last verdict', live.last_verdict ?? '-'],
-    ['elapsed', `${formatDuration(Date.now() - live.started_at_ms)} (started ${localTime(new Date(live.started_at))})`],
+    ['elapsed', `${formatDuration(live.elapsed_ms)} (started ${localTime(new Date(live.started_at))})`],
     ['captured', live.captured.join(', ') || '-'],
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);

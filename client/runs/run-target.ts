@@ -47,9 +47,17 @@ export async function resolveRun(client: Client, target: string, opts: { latest:
 }
 
 /** The run's own status, or `null` when no worker answered within `timeoutMs`. */
-export async function queryStatus(connection: Connection, handle: WorkflowHandle, timeoutMs = QUERY_TIMEOUT_MS): Promise<LoopStatus | null> {
+/**
+ * The run's answer to the status query, with its elapsed time computed here: the workflow's
+ * clock stands still between workflow tasks, so an elapsed time from the workflow would be stale
+ * during a long action.
+ */
+export type LiveStatus = LoopStatus & { elapsed_ms: number };
+
+export async function queryStatus(connection: Connection, handle: WorkflowHandle, timeoutMs = QUERY_TIMEOUT_MS): Promise<LiveStatus | null> {
   try {
-    return await bounded(connection, timeoutMs, () => handle.query(statusQuery));
+    const status = await bounded(connection, timeoutMs, () => handle.query(statusQuery));
+    return { ...status, elapsed_ms: status.result ? status.result.duration_ms : Math.max(0, Date.now() - status.started_at_ms) };
   } catch (err) {
     if (isTimeout(err)) return null;
     throw err;

@@ -117,6 +117,10 @@ describe('a running loop: list --running, status, stop, status of the finished r
     });
     expect(live).toMatchObject({ id, loop: name, open: true, worker: true, live: { iteration: 1, steps: 2, captured: ['first'] } });
     expect(liveProcesses(marker)).toBe(1);
+    // The elapsed time goes on during a long action (the workflow's own clock stands still there).
+    await new Promise((r) => setTimeout(r, 1_200));
+    const later = await runStatus(cwd, id);
+    expect((later.live?.elapsed_ms ?? 0) - (live.live?.elapsed_ms ?? 0)).toBeGreaterThanOrEqual(1_000);
 
     const listed = output();
     await listCommand({ cwd, json: true, running: true, out: listed.out });
