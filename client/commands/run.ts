@@ -20,7 +20,7 @@ import { EXIT } from '../exit-codes.js';
 import { createReporter, followRun, runInfo } from '../runs/follow-run.js';
 import { armInterrupt, interruptible, type Interrupt } from '../runs/interrupt.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
-import { instanceIdFor, perRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
+import { searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
 

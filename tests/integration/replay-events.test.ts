@@ -1,11 +1,13 @@
 /**
- * One interpreter: the event stream a replay of a run's history gives (worker/replay-events.ts)
- * is the stream the live run emitted, byte for byte — for every loop shape of the committed
+ * One interpreter: the event stream a replay of a run's history gives (worker/replay-events.ts,
+ * both directly and through the follower every command uses, client/runs/follow-events.ts) is
+ * the stream the live run emitted, byte for byte — for every loop shape of the committed
  * histories — and the run's events file holds that stream once.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventsPath } from '../../worker/run-files.js';
+import { followEvents } from '../../client/runs/follow-events.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';
 import { SCENARIOS } from '../replay/scenarios.js';
 import { closeTemporal, definition, project, runLoop, temporal, toolEnv } from './harness.js';
@@ -56,6 +58,9 @@ describe('events by replay equal the live events', () => {
       expect(live.length).toBeGreaterThan(2);
       const replayed = (await replayChain(run.workflowId)).map((e) => JSON.stringify(e));
       expect(replayed).toEqual(live);
+      const followed = await followEvents(client, run.workflowId, { children: false });
+      expect(followed.events.map((e) => JSON.stringify(e))).toEqual(live);
+      expect(followed.end).toEqual({ status: 'completed', result: run.result });
       const file = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8').trim().split('\n');
       expect(file).toEqual(live);
     });
