@@ -2,19 +2,13 @@
  * History-level guarantees: runs replay deterministically from their recorded history, and long
  * runs continue as new with their state (captured values, counters, timeout) carried across.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { Worker } from '@temporalio/worker';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { replayExecution } from '../../worker/replay-events.js';
 import { eventsPath } from '../../worker/run-files.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 afterAll(closeTemporal);
-
-function bundle(): { codePath: string } {
-  const codePath = process.env.LL_WORKFLOW_BUNDLE;
-  if (!codePath || !existsSync(codePath)) throw new Error('LL_WORKFLOW_BUNDLE is not set by the global setup');
-  return { codePath };
-}
 
 describe('durability', () => {
   it('a recorded run (actions, LLM-free evaluation, backoff, capture) replays without non-determinism', async () => {
@@ -33,7 +27,9 @@ describe('durability', () => {
     expect(run.result).toMatchObject({ final_state: 'done', iterations: 3 });
     const { client } = await temporal();
     const history = await client.workflow.getHandle(run.workflowId).fetchHistory();
-    await expect(Worker.runReplayHistory({ workflowBundle: bundle() }, history, run.workflowId)).resolves.toBeUndefined();
+    const replayed = await replayExecution(history, run.workflowId);
+    expect(replayed.error).toBeUndefined();
+    expect(replayed.events).toEqual(run.events);
   });
 
   it('continues as new before the history limit, carrying captured values, counters and events', async () => {
