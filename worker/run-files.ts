@@ -24,23 +24,30 @@ const TAIL_BYTES = 64 * 1024;
 
 /** The `seq` of the last complete event line of an events file (0 when there is none). */
 export function lastSeqIn(path: string): number {
-  if (!existsSync(path)) return 0;
+  return tailOf(path).lastSeq;
+}
+
+/** The last sequence number in an events file, and whether its last line is complete. */
+function tailOf(path: string): { lastSeq: number; torn: boolean } {
+  if (!existsSync(path)) return { lastSeq: 0, torn: false };
   const fd = openSync(path, 'r');
   try {
     const size = fstatSync(fd).size;
     const length = Math.min(size, TAIL_BYTES);
     const buffer = Buffer.alloc(length);
     readSync(fd, buffer, 0, length, size - length);
-    const lines = buffer.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+    const text = buffer.toString('utf8');
+    const torn = text.length > 0 && !text.endsWith('\n');
+    const lines = text.split('\n').filter((l) => l.trim() !== '');
     for (const line of lines.reverse()) {
       try {
         const seq = (JSON.parse(line) as { seq?: unknown }).seq;
-        if (typeof seq === 'number') return seq;
+        if (typeof seq === 'number') return { lastSeq: seq, torn };
       } catch {
         // a cut first line of the tail, or a line torn by a crash: look further back
       }
     }
-    return 0;
+    return { lastSeq: 0, torn };
   } finally {
     closeSync(fd);
   }
@@ -67,8 +74,11 @@ export class RunFiles {
     if (!this.events) {
       mkdirSync(runningDir(this.cwd), { recursive: true });
       const path = eventsPath(this.cwd, this.instanceId);
-      this.lastSeq = lastSeqIn(path);
+      const tail = tailOf(path);
+      this.lastSeq = tail.lastSeq;
       this.events = createWriteStream(path, { flags: 'a' });
+      // A line a crash cut short stays a line of its own: the next event starts on a fresh one.
+      if (tail.torn) this.events.write('\n');
     }
     if (event.seq <= this.lastSeq) return false;
     this.lastSeq = event.seq;

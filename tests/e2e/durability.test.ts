@@ -120,6 +120,12 @@ describe.concurrent('a worker that dies mid-action', () => {
     expect(lines('crash-b.log')).toHaveLength(2); // the killed worker's attempt, and one retry
     expect(readFileSync(join(cwd, 'crash-c.out'), 'utf8').trim()).toBe('first-kept+second');
     await waitFor('no sleeper left', () => liveProcesses('sleep 4.3131') === 0, 10_000);
+    // One event stream across the crash: each number once, in order, one start and one end.
+    const id = /resuming (crash-\d{8}T\d{6})/.exec(resumed.stdout)![1]!;
+    const events = readFileSync(join(cwd, '.loops', '.running', `${id}.events.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; event: string });
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.event === 'loop_start')).toHaveLength(1);
+    expect(events.filter((e) => e.event === 'loop_complete')).toHaveLength(1);
   }, 120_000);
 
   it('SIGKILL of `ll-loop run` as soon as its first action has started: the action dies with it', async () => {
@@ -175,6 +181,11 @@ describe('the server restarts under a running loop', () => {
     expect(done.stderr).not.toContain('WARN'); // the native core's retry noise stays quiet
     expect(readFileSync(join(cwd, 'restart-c.out'), 'utf8').trim()).toBe('first-survived+second');
     expect(lines('restart-a.log')).toHaveLength(1);
+    // One event stream across the server restart: each number once, in order.
+    const id = /run (restart-\d{8}T\d{6}(?:-\d+)?)/.exec(done.stdout)?.[1] ?? /(restart-\d{8}T\d{6}(?:-\d+)?)/.exec(done.stdout)![1]!;
+    const events = readFileSync(join(cwd, '.loops', '.running', `${id}.events.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; event: string });
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.event === 'loop_start')).toHaveLength(1);
   }, 120_000);
 });
 
