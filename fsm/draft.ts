@@ -25,6 +25,8 @@ export interface Draft {
   events: RunStreamEvent[];
   /** The one effect of this transition, once decided. */
   effect?: Effect;
+  /** The begun run (resumed or moved) runs its current state again, without entering it anew. */
+  rerunCurrent?: boolean;
   /** The state to enter next; the transition drains this in a loop, so action-less chains never recurse. */
   goto?: { name: string; newCycle?: boolean };
 }

@@ -13,29 +13,23 @@
  * - A terminal state's action runs (recorded, not evaluated), then the run ends.
  * - Failures to interpolate or evaluate are `error` verdicts, routed like any other.
  */
-import { effectiveEvaluator, evaluateState, errorResult } from './evaluate-state.js';
+import { evaluateState, errorResult } from './evaluate-state.js';
+import { failureText, llmResult, unavailableText } from './facts.js';
 import { renderPrompt } from './interpolate.js';
-import { judge } from './llm-judgement.js';
 import { resolveTarget, routeFor } from './routing.js';
-import { chomp, emit, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, type Draft, type WorkSnapshot } from './draft.js';
+import { begin } from './begin.js';
+import { chomp, emit, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, type Draft } from './draft.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
-import { CORE_SEMANTICS } from './semantics.js';
 import { renderShell } from './shell-render.js';
-import type { ActionRequest, CoreEvent, Failure, RunEvent, RunningSnapshot, Snapshot, StartEvent, SubloopUnavailable, Transition, Upgrade } from './snapshot.js';
+import type { ActionRequest, CoreEvent, RunEvent, RunningSnapshot, StartEvent, Transition } from './snapshot.js';
 import type { ActionResult, EvalResult, ExecutionResult } from './types.js';
 import { subloopAsAction, subloopDetails, subloopInput, subloopTimeoutError, subloopTimeoutFailure, subloopVerdict } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 
-export { scopeOf };
-
 /** States entered in one transition without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
 
-/** An error chain as one line: its first four messages (Temporal wraps activity and child failures). */
-export function failureText(failure: Failure): string {
-  return failure.messages.slice(0, 4).join(': ') || 'unknown error';
-}
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -177,7 +171,7 @@ function failState(d: Draft, state: StateConfig, message: string, action?: Actio
 }
 
 /** Follow `target` (uninterpolated) from the current state. */
-function routeTo(d: Draft, state: StateConfig, target: string, verdict: string | undefined, action: ActionResult | null): void {
+function routeTo(d: Draft, _state: StateConfig, target: string, verdict: string | undefined, action: ActionResult | null): void {
   const from = d.snap.current;
   const resolved = resolveTarget(d.def, d.snap.current, target, scopeOf(d.def, d.snap, d.now), 'route target');
   if ('error' in resolved) {
@@ -187,7 +181,6 @@ function routeTo(d: Draft, state: StateConfig, target: string, verdict: string |
   const { to } = resolved;
   emit(d, 'route', { from, to, ...(verdict === undefined ? {} : { verdict }) });
   setPrev(d, action);
-  void state;
   d.goto = { name: to };
 }
 
@@ -301,116 +294,12 @@ function onSubloopEvent(d: Draft, event: Extract<RunEvent, { type: 'subloop_done
   onSubloopDone(d, result);
 }
 
-/** Why a child could not run, as the state's error says it. */
-function unavailableText(why: SubloopUnavailable): string {
-  switch (why.reason) {
-    case 'too_deep':
-      return `sub-loop "${why.loop}" would nest ${why.depth} loops deep (the limit is ${why.limit}); a templated loop: name is probably calling itself`;
-    case 'load_failed':
-      return `could not load sub-loop "${why.loop}": ${failureText(why.failure)}`;
-    case 'invalid':
-      return why.error;
-  }
-}
 
 /** The `timeout:` (seconds) of the current sub-loop state, if it has one. */
 function runLoopTimeout(d: Draft): number | undefined {
   return d.def.states[d.snap.current]?.timeout;
 }
 
-/** An LLM answer (or its absence), judged by the current state's evaluator settings. */
-function llmResult(d: Draft, event: Extract<RunEvent, { type: 'llm_replied' | 'llm_error' | 'llm_failed' | 'llm_done' }>): EvalResult {
-  switch (event.type) {
-    case 'llm_done':
-      return event.result;
-    case 'llm_error':
-      return errorResult(event.error);
-    case 'llm_failed':
-      return errorResult(`LLM evaluation failed: ${failureText(event.failure)}`);
-    case 'llm_replied': {
-      const config = effectiveEvaluator(d.def, stateOf(d));
-      const minConfidence = config.type === 'llm_structured' ? config.min_confidence : 0.5;
-      const suffix = config.type === 'llm_structured' ? config.uncertain_suffix : false;
-      return judge(event.judgement, minConfidence, suffix);
-    }
-  }
-}
-
-/** The first transition: a fresh run, a sub-loop, a run continuing an earlier one, or one that cannot start. */
-function begin(def: LoopDefinition, event: StartEvent): Draft {
-  const { now } = event;
-  const semantics = event.semantics ?? CORE_SEMANTICS;
-  if (event.resumeFrom) return beginResumed(def, event.resumeFrom, now, semantics);
-  const d: Draft = { def, snap: freshSnapshot(def.initial, now, semantics), now, events: [] };
-  if (event.inherited?.captured) d.snap.captured = event.inherited.captured;
-  if (event.inherited?.dataContext?.length) d.snap.dataContext = event.inherited.dataContext;
-  emit(d, 'loop_start', { loop: def.name, initial: def.initial, max_iterations: def.max_iterations });
-  if (event.error !== undefined) finish(d, 'error', event.error);
-  else d.goto = { name: def.initial };
-  return d;
-}
-
-function freshSnapshot(initial: string, now: number, semantics: number): WorkSnapshot {
-  return {
-    semantics,
-    seq: 0,
-    phase: 'starting',
-    current: initial,
-    iteration: 0,
-    visited: [],
-    steps: 0,
-    cycles: 0,
-    attempt: 1,
-    captured: {},
-    prev: null,
-    result: null,
-    lastValues: {},
-    pending: null,
-    startedAt: new Date(now).toISOString(),
-    startedAtMs: now,
-    outcome: null,
-  };
-}
-
-/**
- * Continue a run from a snapshot another run left (stopped, timed out, failed): the state it was
- * in runs again, with its captured values, counters and last result, on today's semantics, with a
- * fresh clock (and so a fresh loop-level timeout budget) and a new event stream.
- */
-function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade }, now: number, semantics: number): Draft {
-  const { status: _status, phase: _phase, ...rest } = from.snapshot as Snapshot & { outcome?: unknown; pending?: unknown };
-  const { outcome: _outcome, pending: _pending, ...data } = rest;
-  const upgrade = from.upgrade;
-  const snap: WorkSnapshot = {
-    ...data,
-    semantics,
-    // An upgraded run is the same run: its events go on numbering and its clock keeps running.
-    seq: upgrade ? data.seq : 0,
-    phase: 'starting',
-    pending: null,
-    outcome: null,
-    ...(upgrade ? {} : { startedAtMs: now, startedAt: new Date(now).toISOString() }),
-  };
-  const d: Draft = { def, snap, now, events: [] };
-  if (upgrade) {
-    emit(d, 'loop_upgraded', {
-      loop: def.name,
-      from_semantics: from.snapshot.semantics,
-      to_semantics: semantics,
-      ...(upgrade.fromBuild === undefined ? {} : { from_build: upgrade.fromBuild }),
-      state: d.snap.current,
-      iteration: d.snap.iteration,
-      reason: upgrade.reason,
-    });
-  } else emit(d, 'loop_resume', { loop: def.name, from_run: from.runId, state: d.snap.current, iteration: d.snap.iteration });
-  if (!(d.snap.current in def.states)) {
-    finish(d, 'error', `cannot resume: state "${d.snap.current}" is not in the loop definition any more; known: ${Object.keys(def.states).join(', ')}`);
-  } else if (d.snap.iteration > def.max_iterations) {
-    d.snap.iteration = def.max_iterations;
-    finish(d, 'max_iterations');
-  } else execute(d);
-  return d;
-}
 
 /** Feed one observed fact to a running loop. Never throws for run-time problems: they end the run with an error. */
 function advance(d: Draft, event: RunEvent): void {
@@ -434,7 +323,7 @@ function advance(d: Draft, event: RunEvent): void {
       // The action result waited for this evaluation only; nothing is pending any more.
       const action = d.snap.pending;
       d.snap.pending = null;
-      return afterEvaluation(d, stateOf(d), 'llm_structured', llmResult(d, event), action);
+      return afterEvaluation(d, stateOf(d), 'llm_structured', llmResult(d.def, stateOf(d), event), action);
     }
     case 'sleep_done':
       if (d.snap.phase === 'maintain_delay') {
@@ -474,6 +363,10 @@ export function transition(def: LoopDefinition, snapshot: RunningSnapshot | null
   if (event.type === 'start' || snapshot === null) {
     if (event.type !== 'start') throw new Error(`internal: a run must begin with a start event, not ${event.type}`);
     d = begin(def, event);
+    if (d.rerunCurrent) {
+      d.rerunCurrent = false;
+      execute(d);
+    }
   } else {
     const { status: _status, ...rest } = snapshot;
     d = { def, snap: { pending: null, outcome: null, ...rest }, now: event.now, events: [] };
