@@ -8,7 +8,7 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { InjectedSinks } from '@temporalio/worker';
 import type { RunStreamEvent } from '../fsm/snapshot.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
-import { RunFiles } from './run-files.js';
+import { RunFiles, stateFileOf } from './run-files.js';
 
 const STATE_WRITE_INTERVAL_MS = 200;
 
@@ -135,7 +135,7 @@ export class EventHub {
     return {
       loopEvents: {
         emit: { fn: (info, event) => this.emit(info, event), callDuringReplay: false },
-        state: { fn: (info, state) => this.state(info, state), callDuringReplay: false },
+        state: { fn: (info, report) => this.state(info, stateFileOf(report)), callDuringReplay: false },
       },
     };
   }

@@ -12,6 +12,7 @@ import { Worker, type InjectedSinks, type ReplayResult } from '@temporalio/worke
 import type { RunStreamEvent } from '../fsm/snapshot.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { installQuietRuntime, workflowBundle } from './create-worker.js';
+import { stateFileOf } from './run-files.js';
 
 /** What a replay of one execution's history gave. */
 export interface ReplayedExecution {
@@ -63,7 +64,7 @@ export class HistoryReplayer {
     return {
       loopEvents: {
         emit: { fn: (_info, event) => void this.current.events.push(event), callDuringReplay: true },
-        state: { fn: (_info, state) => void (this.current.state = state), callDuringReplay: true },
+        state: { fn: (_info, report) => void (this.current.state = stateFileOf(report)), callDuringReplay: true },
       },
     };
   }

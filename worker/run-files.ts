@@ -5,7 +5,7 @@
 import { closeSync, createWriteStream, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { RunStreamEvent } from '../fsm/snapshot.js';
-import type { RunStateFile } from '../workflows/definitions.js';
+import type { RunStateFile, RunStateReport } from '../workflows/definitions.js';
 
 export function runningDir(cwd: string): string {
   return join(cwd, '.loops', '.running');
@@ -17,6 +17,24 @@ export function eventsPath(cwd: string, instanceId: string): string {
 
 export function statePath(cwd: string, instanceId: string): string {
   return join(runningDir(cwd), `${instanceId}.state.json`);
+}
+
+/** The state file's content for the workflow's report: seed 001's fields, plus the whole snapshot. */
+export function stateFileOf(report: RunStateReport): RunStateFile {
+  const { loop, snapshot } = report;
+  return {
+    loop,
+    current_state: snapshot.current,
+    phase: snapshot.phase,
+    iteration: snapshot.iteration,
+    steps: snapshot.steps,
+    captured: snapshot.captured,
+    last_result: snapshot.result,
+    started_at: snapshot.startedAt,
+    result: snapshot.status === 'done' ? snapshot.outcome : null,
+    seq: snapshot.seq,
+    snapshot,
+  };
 }
 
 /** How much of an existing events file is read to find the last sequence number written. */

@@ -135,6 +135,12 @@ export interface RunStateFile {
   snapshot: Snapshot;
 }
 
+/** What the workflow reports after each transition; `stateFileOf()` (worker/) makes the state file of it. */
+export interface RunStateReport {
+  loop: string;
+  snapshot: Snapshot;
+}
+
 /**
  * The run's event stream and state, delivered by the worker that runs the workflow (live) and by
  * a replay of its history (`ll-loop history`, following a run): the same calls either way, since
@@ -143,6 +149,6 @@ export interface RunStateFile {
 export interface LoopSinks extends Sinks {
   loopEvents: {
     emit(event: RunStreamEvent): void;
-    state(state: RunStateFile): void;
+    state(state: RunStateReport): void;
   };
 }

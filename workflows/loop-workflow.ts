@@ -148,19 +148,8 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
     lastReported = key;
     const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
     setCurrentDetails(`**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${verdict}`);
-    loopEvents.state({
-      loop: def.name,
-      current_state: snapshot.current,
-      phase: snapshot.phase,
-      iteration: snapshot.iteration,
-      steps: snapshot.steps,
-      captured: snapshot.captured,
-      last_result: snapshot.result,
-      started_at: snapshot.startedAt,
-      result: snapshot.status === 'done' ? snapshot.outcome : null,
-      seq: snapshot.seq,
-      snapshot,
-    });
+    // The snapshot once, not beside copies of its parts: the worker shapes the state file.
+    loopEvents.state({ loop: def.name, snapshot });
     if (input.options.searchAttributes) {
       upsertSearchAttributes({ LoopState: [snapshot.current], LoopStatus: [snapshot.status] });
     }
