@@ -49,6 +49,49 @@ export interface LoopRunOptions {
    * `--pause-on-failure`, so that Temporal sees a failed run and pauses the schedule.
    */
   failOnNonTerminal?: boolean;
+  /**
+   * The task queue actions and LLM evaluations go to when it is not the workflow's own: a pinned
+   * pool run's workflow tasks go to any pool worker, its actions only to the queue of the
+   * checkout's worker (Temporal's worker-specific task queue pattern). Unset: the workflow's queue.
+   */
+  actionQueue?: string;
+  /** A portable pool run (`--checkout git`, `--worktree`): see PortableCheckout. */
+  portable?: PortableCheckout;
+}
+
+/**
+ * A run that brings its own checkout: the first worker to take it prepares a worktree or clone of
+ * `repository` at `commit` under its data dir and keeps every later action on its own host
+ * queue; if that host is gone another worker takes over with a fresh checkout (`host_change`).
+ */
+export interface PortableCheckout {
+  /** The pool queue whose workers may claim the run. */
+  claimQueue: string;
+  /** Where to clone from (a remote URL, or the path of the checkout the run was started in). */
+  repository: string;
+  commit: string;
+  /** The branch the run works on: `ll-loop/<run id>`. */
+  branch: string;
+  /** `--worktree`: a git worktree of `repository` (same machine) rather than a clone. */
+  worktree: boolean;
+}
+
+/**
+ * A run's scope lock (seed 001 "Concurrency and Locking"): the run asks the lock workflow of its
+ * domain for `scopes` before its first action and releases them when it ends in any way.
+ */
+export interface ScopeLockRequest {
+  /** `checkout:<host>:<abs path>` or `repo:<repository>`. */
+  domain: string;
+  /** The lock workflow's id (`ll-loop-lock.<hash of domain>`) and the queue it runs on. */
+  workflowId: string;
+  taskQueue: string;
+  /** Paths relative to the checkout, normalised (`.` is the whole checkout). */
+  scopes: string[];
+  /** `--queue`: wait in FIFO order; otherwise a conflict ends the run at once (exit 8). */
+  wait: boolean;
+  /** `--queue-timeout`: give up waiting after this many seconds. */
+  queueTimeoutS?: number;
 }
 
 /**
@@ -74,6 +117,8 @@ export interface LoopWorkflowInput {
   continueFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade };
   /** Set when this run is a sub-loop: how deep it is, and what its parent passed in. */
   child?: ChildRunInput;
+  /** The scopes this run holds while it runs (none for sub-loops: they run under the parent's). */
+  lock?: ScopeLockRequest;
 }
 
 /** A sub-loop's inputs from its parent state (see fsm/subloop.ts). */
