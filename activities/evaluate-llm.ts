@@ -3,7 +3,7 @@ import type { LlmReply } from '../fsm/snapshot.js';
 import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
 import { SpawnError, runProcess } from './process.js';
-import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, runningLogPath } from './run-action.js';
+import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
 
 /** The question asked when the state gives no `prompt`. */
 export const DEFAULT_EVAL_PROMPT = 'Evaluate whether this action succeeded based on its output.';
@@ -28,9 +28,9 @@ export function evaluationPrompt(prompt: string | undefined, output: string): st
  * timeout, unparseable output, no verdict) becomes `{ error }` with the reason.
  */
 export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInput) => Promise<LlmReply> {
-  const workerEnv = deps.env ?? process.env;
-
   return async function evaluateLlm(input: EvaluateLlmInput): Promise<LlmReply> {
+    const injected = injectedEnv(deps, input.instanceId);
+    const workerEnv = injected ?? process.env;
     const cli = hostCli(workerEnv);
     const args = hostArgs(cli, llmJsonArgs({ prompt: evaluationPrompt(input.prompt, input.output), schema: input.schema, model: input.model }));
     const hooks = activityHooks(input.state);
@@ -40,7 +40,7 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
         file: cli.binary,
         args,
         cwd: input.cwd,
-        env: definedEnv(deps.env),
+        env: definedEnv(injected),
         timeoutMs: input.timeout_s * 1000,
         signal: hooks.signal,
         onHeartbeat: hooks.onHeartbeat,

@@ -12,6 +12,16 @@ export interface ActivityDeps {
    * overlaid on `process.env` for children. Default: `process.env`.
    */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The environment a run's command left for it (worker/run-env.ts), by workflow id; used when
+   * `env` is not injected. Undefined for a run without one: the worker's own environment.
+   */
+  envFor?: (workflowId: string) => NodeJS.ProcessEnv | undefined;
+}
+
+/** The environment one call of an activity sees for run `workflowId` (undefined: process.env). */
+export function injectedEnv(deps: ActivityDeps, workflowId: string): NodeJS.ProcessEnv | undefined {
+  return deps.env ?? deps.envFor?.(workflowId);
 }
 
 /**
@@ -85,13 +95,13 @@ function setupErrorResult(message: string, exitCode = 2): ActionResult {
  * faults (plain errors, retried by Temporal).
  */
 export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) => Promise<ActionResult> {
-  const workerEnv = deps.env ?? process.env;
-
   return async function runAction(input: RunActionInput): Promise<ActionResult> {
     let file: string;
     let args: string[];
+    const injected = injectedEnv(deps, input.instanceId);
+    const workerEnv = injected ?? process.env;
     // Only an injected environment needs copying; process.env is inherited by execa (extendEnv).
-    const env = definedEnv(deps.env);
+    const env = definedEnv(injected);
     try {
       if (input.kind === 'shell') {
         const shell = input.shell;

@@ -10,7 +10,7 @@ import { DevServerStartError } from './temporal/dev-server.js';
 import { TemporalCliNotFoundError } from './temporal/temporal-cli.js';
 import type { OutputSink } from './command-table.js';
 import { EXIT } from './exit-codes.js';
-import { COMMANDS } from './commands/index.js';
+import { beforeCommand, COMMANDS } from './commands/index.js';
 
 function help(): string {
   const lines = Object.values(COMMANDS).map((c) => `  ll-loop ${c.usage}`);
@@ -85,6 +85,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     throw new UsageError((err as Error).message, `see ll-loop help`);
   }
+  beforeCommand(known ? first : 'run', io.cwd);
   return spec.run({
     cwd: io.cwd,
     positionals: parsed.positionals,

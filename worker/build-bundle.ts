@@ -2,10 +2,11 @@
  * Build step: bundle the workflow code once (`npm run build`), so starting a worker does not
  * spend seconds in webpack on every `ll-loop run`.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { PACKAGE_ROOT, PREBUILT_BUNDLE } from './paths.js';
+import { BUILD_STAMP, PACKAGE_ROOT, PREBUILT_BUNDLE } from './paths.js';
 
 const { code } = await bundleWorkflowCode({
   workflowsPath: join(PACKAGE_ROOT, 'dist', 'workflows', 'index.js'),
@@ -14,3 +15,5 @@ const { code } = await bundleWorkflowCode({
 mkdirSync(dirname(PREBUILT_BUNDLE), { recursive: true });
 writeFileSync(PREBUILT_BUNDLE, code);
 console.log(`workflow bundle: ${PREBUILT_BUNDLE} (${(code.length / 1024).toFixed(0)} KiB)`);
+// Every build is a new code id: a checkout's worker of an earlier build is replaced (build-info.ts).
+writeFileSync(BUILD_STAMP, JSON.stringify({ code_id: randomUUID().slice(0, 8), built_at: new Date().toISOString() }));

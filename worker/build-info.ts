@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { PACKAGE_ROOT, PREBUILT_BUNDLE } from './paths.js';
+import { BUILD_STAMP, PACKAGE_ROOT, PREBUILT_BUNDLE } from './paths.js';
 
 export interface BuildInfo {
   version: string;
@@ -33,4 +33,26 @@ export function buildInfo(path = bundlePath()): BuildInfo {
   const info = { version, build_id: `${version}+${hash}` };
   cached = { path, info };
   return info;
+}
+
+let codeIdCached: string | undefined;
+
+/**
+ * The build of the whole code a process runs: `build_id` plus the stamp of the `npm run build`
+ * that made dist/ (activities and the worker change without the bundle changing). A checkout's
+ * worker with another code id is replaced by the next command.
+ */
+export function codeId(): string {
+  // LL_CODE_ID stands for another build (how the tests show a worker handing over).
+  if (process.env.LL_CODE_ID) return process.env.LL_CODE_ID;
+  if (codeIdCached === undefined) {
+    let stamp = 'source';
+    try {
+      stamp = (JSON.parse(readFileSync(BUILD_STAMP, 'utf8')) as { code_id: string }).code_id;
+    } catch {
+      // Not built: running from source (tests); the bundle hash alone tells builds apart.
+    }
+    codeIdCached = `${buildInfo().build_id}/${stamp}`;
+  }
+  return codeIdCached;
 }

@@ -94,9 +94,14 @@ export interface WorkerRecord {
   /** The ll-loop version and build (version + bundle hash) the worker runs. */
   version: string;
   build_id: string;
+  /** build-info.ts codeId(): a worker of another code id is replaced by the next command. */
+  code_id: string;
   /** The checkout it serves and the queue it polls. */
   root: string;
   queue: string;
+  /** The Temporal server it polls (`host:port`) and namespace. */
+  address: string;
+  namespace: string;
   /** The worker identity Temporal shows (`<pid>@<host> ll-loop <version>`). */
   identity: string;
   started_at: string;

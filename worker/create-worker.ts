@@ -7,6 +7,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type NativeConnecti
 import { startGroupWatchdog } from '../activities/group-reaper.js';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { EventHub } from './event-hub.js';
+import { runEnvFor } from './run-env.js';
 import { PREBUILT_BUNDLE, workflowsEntry } from './paths.js';
 
 export interface LoopWorkerOptions {
@@ -18,6 +19,10 @@ export interface LoopWorkerOptions {
   activityDeps?: ActivityDeps;
   /** A prebuilt bundle file; defaults to dist/workflow-bundle.js, else bundles from source. */
   bundlePath?: string;
+  /** The identity Temporal shows for this worker (default: the SDK's `<pid>@<host>`). */
+  identity?: string;
+  /** How long running activities may finish after shutdown starts (default 2 s). */
+  shutdownGraceTime?: string;
 }
 
 let runtimeInstalled = false;
@@ -52,9 +57,11 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(options.bundlePath),
-    activities: createActivities(options.activityDeps),
+    // Each run's actions see the environment its command left (worker/run-env.ts).
+    activities: createActivities({ envFor: runEnvFor, ...options.activityDeps }),
     sinks: events.sinks(),
-    shutdownGraceTime: '2s',
+    shutdownGraceTime: options.shutdownGraceTime ?? '2s',
+    ...(options.identity ? { identity: options.identity } : {}),
     // Cancellation (ll-loop stop, a timeout, a stopped parent) reaches a running activity only in
     // the answer to a heartbeat the SDK actually sends; by default it sends one per 0.8 × the
     // heartbeat timeout (24 s), so a stop could wait that long. Actions beat every second

@@ -9,6 +9,9 @@ export { PACKAGE_ROOT };
 /** The prebuilt workflow bundle written by `npm run build`. */
 export const PREBUILT_BUNDLE = join(PACKAGE_ROOT, 'dist', 'workflow-bundle.js');
 
+/** Written by every `npm run build`: which build of the whole code (not only the bundle) this is. */
+export const BUILD_STAMP = join(PACKAGE_ROOT, 'dist', 'build-stamp.json');
+
 /** The workflows' entry point: compiled JS when running from dist/, the TS source otherwise. */
 export function workflowsEntry(): string {
   const compiled = join(PACKAGE_ROOT, 'dist', 'workflows', 'index.js');

@@ -13,6 +13,7 @@ import { showSpec } from './show.js';
 import { monitorSpec, statusSpec } from './status.js';
 import { stopSpec } from './stop.js';
 import { workerSpec } from './worker-spec.js';
+import { reviveCheckoutWorker } from '../runs/checkout-worker.js';
 
 export const COMMANDS: Record<string, CommandSpec> = {
   run: runSpec,
@@ -32,3 +33,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
   worker: workerSpec,
   schedule: scheduleSpec,
 };
+
+/**
+ * Before any command but `worker` itself: when the checkout's worker is gone (killed, rebooted,
+ * an older ll-loop), start it again, so that open runs continue without `ll-loop resume`.
+ */
+export function beforeCommand(name: string, cwd: string): void {
+  if (name !== 'worker') reviveCheckoutWorker(cwd);
+}

@@ -13,6 +13,7 @@ import { listLoopNames, loadLoopFile, loopsDir } from '../../loader/load.js';
 import { localTime, table } from '../reporters/table.js';
 import { describePhase, queryStatus } from '../runs/run-target.js';
 import { listRuns } from '../runs/find-runs.js';
+import { describeWorker, queueWorkers, type QueueWorker } from '../runs/queue-pollers.js';
 import { withSession } from '../temporal/session.js';
 import { printBuiltins } from './list-builtin.js';
 
@@ -43,6 +44,8 @@ export interface RunningListing {
   /** The ll-loop release that started the run, and its build id (memo); absent for 0.1.0 runs. */
   version?: string;
   build_id?: string;
+  /** The workers polling the queue its actions go to (host, pid, version): who serves it now. */
+  served_by: QueueWorker[];
 }
 
 /** Options of {@link listCommand}; `out` receives stdout. */
@@ -108,9 +111,15 @@ function printLoops(opts: ListOptions): number {
 export async function runningListings(cwd: string): Promise<RunningListing[]> {
   return withSession(cwd, async ({ client, connection }) => {
     const runs = await listRuns(client, { openOnly: true });
+    // One DescribeTaskQueue per queue, however many runs share it.
+    const workersOf = new Map<string, Promise<QueueWorker[]>>();
+    const served = (queue: string): Promise<QueueWorker[]> => {
+      if (!workersOf.has(queue)) workersOf.set(queue, queueWorkers(client, queue, 'activity').catch(() => []));
+      return workersOf.get(queue)!;
+    };
     return Promise.all(
       runs.map(async (run): Promise<RunningListing> => {
-        const status = await queryStatus(connection, client.workflow.getHandle(run.id)).catch(() => null);
+        const [status, servedBy] = await Promise.all([queryStatus(connection, client.workflow.getHandle(run.id)).catch(() => null), served(run.actionQueue ?? run.taskQueue)]);
         return {
           id: run.id,
           loop: status?.loop ?? run.loop,
@@ -124,6 +133,7 @@ export async function runningListings(cwd: string): Promise<RunningListing[]> {
           ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
           ...(run.version === undefined ? {} : { version: run.version }),
           ...(run.buildId === undefined ? {} : { build_id: run.buildId }),
+          served_by: servedBy,
         };
       }),
     );
@@ -148,9 +158,10 @@ async function printRunning(opts: ListOptions): Promise<number> {
     r.iteration === null ? '-' : `${r.iteration}/${r.max_iterations}`,
     localTime(new Date(r.started_at)),
     r.build_id ?? r.version ?? '0.1.0 or older',
+    r.served_by.length ? r.served_by.map(describeWorker).join(', ') : 'none',
   ]);
-  opts.out(table([['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED', 'LL-LOOP'], ...rows]));
-  if (runs.some((r) => !r.worker)) opts.out('no worker: nothing runs it now; ll-loop resume <run id> starts one\n');
+  opts.out(table([['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED', 'LL-LOOP', 'WORKER'], ...rows]));
+  if (runs.some((r) => !r.worker)) opts.out('no worker: nothing runs it now; a checkout\'s worker is started by any ll-loop command in it (ll-loop resume <run id> for runs of ll-loop 0.2.0)\n');
   return EXIT.ok;
 }
 

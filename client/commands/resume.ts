@@ -5,7 +5,8 @@
  *   replay of its history) is continued by a NEW run,
  *   `<id>-r<n>`, continues from the state it was in with its captured values (memo
  *   `resumed_from`). The id is fixed per attempt, so two concurrent resumes cannot both start.
- * - An open run whose worker is gone (its terminal was killed): this process runs its worker.
+ * - An open run: its checkout's worker runs it (started if it was gone), this process follows it;
+ *   a run of 0.2.0 on its own queue is served by this process.
  * Either way the run is then followed here exactly like `ll-loop run` (progress, exit code).
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
@@ -25,7 +26,9 @@ import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
 import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../runs/resumable.js';
 import { openSession, type Session } from '../temporal/session.js';
 import { moveOntoThisRelease, readOpenRun } from '../runs/upgrade.js';
-import { isPerRunQueue, perRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
+import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
+import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../worker/checkout.js';
+import { checkoutRootOf, ensureCheckoutWorker } from '../runs/checkout-worker.js';
 
 export interface ResumeOptions {
   cwd: string;
@@ -57,7 +60,8 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
     const choice = await chooseRun(session.client, opts.target);
     const cwd = requireRunDirectory(choice.id, choice.description);
     if (choice.kind === 'open') {
-      if (!isPerRunQueue(choice.description.taskQueue)) throw new SharedQueueRunError(choice.id, choice.description.taskQueue);
+      const servedByCheckout = choice.description.taskQueue.startsWith(CHECKOUT_QUEUE_PREFIX);
+      if (!servedByCheckout && !isPerRunQueue(choice.description.taskQueue)) throw new SharedQueueRunError(choice.id, choice.description.taskQueue);
       if (Object.keys(cliContext).length || opts.maxIterations !== undefined) {
         opts.err(`note: ${choice.id} is still open; --context and --max-iterations apply only when resuming a stopped run\n`);
       }
@@ -67,11 +71,12 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
         await moveOntoThisRelease(session.client, choice.id, choice.description, reading.plan);
         if (!opts.json) opts.out(`moved ${choice.id} onto this ll-loop (${reading.plan.upgrade.reason}); it continues in state ${reading.plan.snapshot.current}\n`);
       }
+      if (servedByCheckout) return await followServed(session, choice, cwd, opts);
+      // A run of ll-loop 0.2.0, on its own queue: this process serves it.
       native = await connectWorkerConnection(session.endpoint);
       return await attach(session, native, choice, cwd, opts, reading.replays ? reading.state : undefined);
     }
-    native = await connectWorkerConnection(session.endpoint);
-    return await continueStopped(session, native, choice, cwd, cliContext, opts);
+    return await continueStopped(session, choice, cwd, cliContext, opts);
   } finally {
     await native?.close().catch(() => undefined);
     await session.close();
@@ -106,6 +111,26 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
   }
 }
 
+/** An open run of a checkout: its worker (started now if it was gone) runs it; follow it here. */
+async function followServed(session: Session, run: ResumeChoice, cwd: string, opts: ResumeOptions): Promise<number> {
+  const worker = await ensureCheckoutWorker(cwd, session.endpoint.address);
+  const input = await startInputOf(session.client, run.id);
+  if (!opts.json) opts.out(`${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it; following it\n`);
+  const { interrupt, stop } = interruptible(opts.err);
+  armInterrupt(interrupt, () => session.client.workflow.getHandle(run.id).cancel());
+  try {
+    return await followRun({
+      client: session.client,
+      workflowId: run.id,
+      reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour),
+      info: runInfo(session.endpoint, cwd, run.id),
+      err: opts.err,
+    });
+  } finally {
+    stop();
+  }
+}
+
 /**
  * The dead worker's sticky queue would hold the run's next workflow task (and queries) until
  * Temporal gives up on it; resetting stickiness sends them to the run's task queue at once.
@@ -119,7 +144,6 @@ async function forgetDeadWorker(session: Session, id: string): Promise<void> {
 /** A closed, stopped run: a new run `<id>-r<n>` continues from its snapshot. */
 async function continueStopped(
   session: Session,
-  native: NativeConnection,
   run: ResumeChoice & { kind: 'stopped' },
   cwd: string,
   context: Record<string, string>,
@@ -141,8 +165,8 @@ async function continueStopped(
   });
   if (!fromFile) opts.err(`note: the loop file ${memo.file ?? '(none recorded)'} is gone; resuming with the definition ${run.id} started with\n`);
   const snapshot: Snapshot = await snapshotOfClosedRun(client, run.id);
-  const taskQueue = perRunQueue(newId);
-  const workerReady = createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
+  const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
+  const workerReady = ensureCheckoutWorker(cwd, endpoint.address);
   workerReady.catch(() => undefined);
   const { interrupt, stop } = interruptible(opts.err);
   try {
@@ -162,25 +186,20 @@ async function continueStopped(
       throw err instanceof WorkflowExecutionAlreadyStartedError ? new AlreadyBeingResumedError(run.id, newId) : err;
     });
     armInterrupt(interrupt, () => handle.cancel());
-    const { worker, events } = await workerReady.catch(async (err: unknown) => {
-      await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
+    await workerReady.catch(async (err: unknown) => {
+      await handle.terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`).catch(() => undefined);
       throw err;
     });
     if (!opts.json) {
       opts.out(`resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}\n`);
     }
-    try {
-      return await followRun({
-        client,
-        workflowId: newId,
-        worker,
-        reporter: opts.json ? resumedJsonReporter(opts.out, run.id) : createReporter(false, opts.out, definition.max_iterations, opts.colour),
-        info: runInfo(endpoint, cwd, newId),
-        err: opts.err,
-      });
-    } finally {
-      await events.close();
-    }
+    return await followRun({
+      client,
+      workflowId: newId,
+      reporter: opts.json ? resumedJsonReporter(opts.out, run.id) : createReporter(false, opts.out, definition.max_iterations, opts.colour),
+      info: runInfo(endpoint, cwd, newId),
+      err: opts.err,
+    });
   } finally {
     stop();
   }

@@ -1,24 +1,23 @@
 /**
  * `ll-loop run <name|path>`: validate, connect (embedded dev server by default), start the loop
- * workflow, and then, by mode:
- * - default: run a worker for it in this process, show progress, exit with the run's outcome;
- * - `--background`: hand it to a detached `ll-loop worker` process and return at once;
- * - `--task-queue Q`: send it to a shared pool of workers (`ll-loop worker --task-queue Q`) and
- *   follow it (or return at once with `--background`).
- * Either way the progress shown is the run's event stream, read from its history
- * (runs/follow-run.ts).
+ * workflow on the queue of the checkout's worker (started on demand: client/runs/checkout-worker.ts)
+ * or of a `--task-queue` pool, then follow it to its end and exit with its outcome, or return at
+ * once with `--background`. The run never depends on this process: closing the terminal leaves
+ * it going; Ctrl-C stops it. The progress shown is the run's event stream, read from its
+ * history (runs/follow-run.ts).
  */
 import { relative } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import { spawnBackgroundWorker } from '../runs/background.js';
-import { connectClient, connectWorkerConnection, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
+import { installQuietRuntime } from '../../worker/create-worker.js';
+import { checkoutAt, workerLogPath, type WorkerRecord } from '../../worker/checkout.js';
+import { checkoutRootOf, ensureCheckoutWorker } from '../runs/checkout-worker.js';
+import { connectClient, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
 import { CliError, InfrastructureError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { createReporter, followRun, runInfo } from '../runs/follow-run.js';
-import { armInterrupt, interruptible, type Interrupt } from '../runs/interrupt.js';
+import { armInterrupt, interruptible } from '../runs/interrupt.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import { searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
@@ -66,122 +65,72 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string } {
 /** Run a loop (to its end, unless `--background`). Returns the process exit code. */
 export async function runCommand(opts: RunOptions): Promise<number> {
   const out = opts.out ?? ((t: string) => process.stdout.write(t));
+  const err = opts.err ?? ((t: string) => process.stderr.write(t));
   const { definition, file } = load(opts);
   if (opts.dryRun) {
     printPlan(definition, opts.json, out);
     return EXIT.ok;
   }
   installQuietRuntime();
-  if (opts.background) return runInBackground(opts, definition, file, out);
   // Ctrl-C from here on is a graceful stop: before the workflow exists it is noted, after, it
-  // cancels the run (which kills its action and records the outcome).
-  const { interrupt, stop } = interruptible(opts.err);
+  // cancels the run (which kills its action and records the outcome). A closed terminal (SIGHUP)
+  // ends only this process: the run goes on in its worker.
+  const interruption = opts.background ? undefined : interruptible(opts.err);
   try {
-    return opts.taskQueue === undefined
-      ? await runHere(opts, definition, file, out, interrupt)
-      : await runOnSharedQueue(opts, opts.taskQueue, definition, file, out, interrupt);
-  } finally {
-    stop();
-  }
-}
-
-/** The default: this process runs the worker for the run's own task queue. */
-async function runHere(opts: RunOptions, definition: LoopDefinition, file: string, out: (t: string) => void, interrupt: Interrupt): Promise<number> {
-  const endpoint = await connectOrExplain(opts.cwd);
-  // The two connections open concurrently: time to the first action counts.
-  const [{ client, connection }, native] = await Promise.all([connectClient(endpoint), connectWorkerConnection(endpoint)]);
-  try {
-    const searchAttributes = await searchAttributesAvailable(endpoint, connection);
-    // The worker's queue is known only once the run's id is (`-2` on a clash), so it follows the start.
-    const { handle, instanceId, taskQueue } = await startLoopRun({ client, definition, file, cwd: opts.cwd, searchAttributes, started: new Date() });
-    armInterrupt(interrupt, () => handle.cancel());
-    const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue }).catch(async (err: unknown) => {
-      // Nothing can run the workflow without this worker: end it rather than leave it waiting.
-      await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
-      throw err;
-    });
+    const endpoint = await connectOrExplain(opts.cwd);
+    const { client, connection } = await connectClient(endpoint);
     try {
+      const served = serving(opts, endpoint);
+      const searchAttributes = await searchAttributesAvailable(endpoint, connection);
+      const { handle, instanceId, taskQueue } = await startLoopRun({ client, definition, file, cwd: opts.cwd, taskQueue: served.queue, searchAttributes, started: new Date() });
+      if (interruption) armInterrupt(interruption.interrupt, () => handle.cancel());
+      const worker = await served.worker.catch(async (e: unknown) => {
+        // Nothing can run the workflow without a worker: end it rather than leave it waiting.
+        await handle.terminate(`ll-loop could not start a worker for it: ${(e as Error).message}`).catch(() => undefined);
+        throw e;
+      });
+      if (!worker) warnWhenUnserved(client, taskQueue, err);
+      if (opts.background) {
+        printBackgroundStart(out, opts.json, { instanceId, taskQueue, worker, cwd: opts.cwd, uiUrl: runInfo(endpoint, opts.cwd, instanceId).uiUrl });
+        return EXIT.ok;
+      }
       return await followRun({
         client,
         workflowId: instanceId,
-        worker,
         reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour),
         info: runInfo(endpoint, opts.cwd, instanceId),
-        err: opts.err ?? ((t) => process.stderr.write(t)),
+        err,
       });
     } finally {
-      await events.close();
+      await connection.close().catch(() => undefined);
     }
   } finally {
-    await native.close().catch(() => undefined);
-    await connection.close().catch(() => undefined);
+    interruption?.stop();
   }
 }
 
-/** `--task-queue Q` without `--background`: a worker pool runs it; this process follows it. */
-async function runOnSharedQueue(opts: RunOptions, taskQueue: string, definition: LoopDefinition, file: string, out: (t: string) => void, interrupt: Interrupt): Promise<number> {
-  const endpoint = await connectOrExplain(opts.cwd);
-  const { client, connection } = await connectClient(endpoint);
-  try {
-    const searchAttributes = await searchAttributesAvailable(endpoint, connection);
-    const { handle, instanceId } = await startLoopRun({ client, definition, file, cwd: opts.cwd, taskQueue, searchAttributes, started: new Date() });
-    armInterrupt(interrupt, () => handle.cancel());
-    const err = opts.err ?? ((t: string) => process.stderr.write(t));
-    warnWhenUnserved(client, taskQueue, err);
-    return await followRun({
-      client,
-      workflowId: instanceId,
-      reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour),
-      info: runInfo(endpoint, opts.cwd, instanceId),
-      err,
-    });
-  } finally {
-    await connection.close().catch(() => undefined);
-  }
-}
-
-/** `--background`: start, spawn a detached worker (unless a shared queue serves it), return. */
-async function runInBackground(opts: RunOptions, definition: LoopDefinition, file: string, out: (t: string) => void): Promise<number> {
-  const endpoint = await connectOrExplain(opts.cwd);
-  const { client, connection } = await connectClient(endpoint);
-  try {
-    const searchAttributes = await searchAttributesAvailable(endpoint, connection);
-    const { handle, instanceId, taskQueue } = await startLoopRun({
-      client,
-      definition,
-      file,
-      cwd: opts.cwd,
-      taskQueue: opts.taskQueue,
-      searchAttributes,
-      started: new Date(),
-    });
-    let worker: { pid: number; logFile: string } | undefined;
-    if (opts.taskQueue === undefined) {
-      try {
-        worker = spawnBackgroundWorker(opts.cwd, taskQueue, instanceId);
-      } catch (err) {
-        await handle.terminate(`ll-loop could not start its background worker: ${(err as Error).message}`).catch(() => undefined);
-        throw err;
-      }
-    }
-    printBackgroundStart(out, opts.json, { instanceId, taskQueue, worker, cwd: opts.cwd, uiUrl: runInfo(endpoint, opts.cwd, instanceId).uiUrl });
-    return EXIT.ok;
-  } finally {
-    await connection.close().catch(() => undefined);
-  }
+/**
+ * Which queue runs the loop and who serves it: the checkout's own worker (started on demand,
+ * concurrently with the start: time to the first action counts), or `--task-queue Q`'s pool.
+ */
+function serving(opts: RunOptions, endpoint: Endpoint): { queue: string; worker: Promise<WorkerRecord | undefined> } {
+  if (opts.taskQueue !== undefined) return { queue: opts.taskQueue, worker: Promise.resolve(undefined) };
+  const worker = ensureCheckoutWorker(opts.cwd, endpoint.address);
+  worker.catch(() => undefined);
+  return { queue: checkoutAt(checkoutRootOf(opts.cwd)).queue, worker };
 }
 
 function printBackgroundStart(
   out: (t: string) => void,
   json: boolean,
-  r: { instanceId: string; taskQueue: string; worker: { pid: number; logFile: string } | undefined; cwd: string; uiUrl: string | undefined },
+  r: { instanceId: string; taskQueue: string; worker: WorkerRecord | undefined; cwd: string; uiUrl: string | undefined },
 ): void {
   if (json) {
-    out(`${JSON.stringify({ instance_id: r.instanceId, task_queue: r.taskQueue, worker_pid: r.worker?.pid ?? null })}\n`);
+    out(`${JSON.stringify({ instance_id: r.instanceId, task_queue: r.taskQueue, worker_pid: r.worker?.pid ?? null, worker_host: r.worker?.host ?? null })}\n`);
     return;
   }
   out(`started ${r.instanceId} in the background\n`);
-  if (r.worker) out(`  worker: pid ${r.worker.pid}, log ${relative(r.cwd, r.worker.logFile)}\n`);
+  if (r.worker) out(`  worker: pid ${r.worker.pid} on ${r.worker.host} serves this checkout (log ${relative(r.cwd, workerLogPath(r.worker.root)) || workerLogPath(r.worker.root)}); the run goes on when this terminal closes\n`);
   else out(`  queued on task queue ${r.taskQueue}; it runs once a worker polls it: ll-loop worker --task-queue ${r.taskQueue}\n`);
   if (r.uiUrl) out(`  Web UI: ${r.uiUrl}\n`);
   out(`  follow: ll-loop status ${r.instanceId} --follow\n  stop:   ll-loop stop ${r.instanceId}\n`);

@@ -25,6 +25,8 @@ import {
   type ScheduleWhen,
 } from '../runs/schedules.js';
 import { withSession } from '../temporal/session.js';
+import { checkoutAt, type WorkerRecord } from '../../worker/checkout.js';
+import { checkoutRootOf, ensureCheckoutWorker } from '../runs/checkout-worker.js';
 import { DEFAULT_SHARED_QUEUE, localActivityMax, searchAttributesAvailable } from '../runs/start-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
 
@@ -53,16 +55,20 @@ function whenOf(ctx: CommandContext): ScheduleWhen {
 
 async function create(ctx: CommandContext, target: string): Promise<number> {
   const when = whenOf(ctx);
-  const taskQueue = str(ctx, 'task-queue') ?? DEFAULT_SHARED_QUEUE;
-  if (taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', `omit it to use ${DEFAULT_SHARED_QUEUE}`);
+  // By default the checkout's own worker runs the scheduled runs (`worker install` keeps it up).
+  const named = str(ctx, 'task-queue');
+  if (named !== undefined && named.trim() === '') throw new UsageError('--task-queue needs a task queue name', "omit it to use this checkout's worker");
+  const taskQueue = named ?? checkoutAt(checkoutRootOf(ctx.cwd)).queue;
   const loaded = loadLoop(target, ctx.cwd, { context: parseContextArgs(list(ctx, 'context')), requireParameters: true });
   if (!loaded.definition) {
     printDiagnostics(loaded.diagnostics, bool(ctx, 'json'), ctx.out, ctx.err);
     throw new CliError(`${loaded.file} is not a valid loop; no schedule was created`, 'fix the errors above, then run again', EXIT.usage);
   }
   const definition = loaded.definition;
-  const info = await withSession(ctx.cwd, async ({ client, connection, endpoint }) =>
-    createLoopSchedule({
+  let worker: WorkerRecord | undefined;
+  const info = await withSession(ctx.cwd, async ({ client, connection, endpoint }) => {
+    if (named === undefined) worker = await ensureCheckoutWorker(ctx.cwd, endpoint.address);
+    return createLoopSchedule({
       client,
       definition,
       file: loaded.file,
@@ -72,13 +78,14 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
       searchAttributes: await searchAttributesAvailable(endpoint, connection),
       pauseOnFailure: bool(ctx, 'pause-on-failure'),
       localActivityMaxTimeoutS: localActivityMax(),
-    }),
-  );
+    });
+  });
   if (bool(ctx, 'json')) json(ctx, info);
   else {
     ctx.out(`created schedule ${info.id}: ${definition.name} ${describeWhen(when)}${info.pauseOnFailure ? ', pauses after a failed run' : ''}\n`);
     if (info.next[0]) ctx.out(`next run: ${info.next[0]}\n`);
-    ctx.out(`runs execute on task queue ${taskQueue}: keep a worker running (ll-loop worker${taskQueue === DEFAULT_SHARED_QUEUE ? '' : ` --task-queue ${taskQueue}`})\n`);
+    if (worker) ctx.out(`runs execute on this checkout's worker (pid ${worker.pid}); to keep it running across reboots: ll-loop worker install\n`);
+    else ctx.out(`runs execute on task queue ${taskQueue}: keep a worker running (ll-loop worker${taskQueue === DEFAULT_SHARED_QUEUE ? ' --task-queue ll-loop' : ` --task-queue ${taskQueue}`})\n`);
   }
   return EXIT.ok;
 }

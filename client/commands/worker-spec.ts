@@ -2,16 +2,22 @@
 import { str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SHARED_QUEUE } from '../runs/start-run.js';
+import { serveCheckout } from './serve-checkout.js';
 import { workerCommand } from './worker.js';
 
 export const workerSpec: CommandSpec = {
-  usage: 'worker [--task-queue Q] [--until-closed <run-id>]  a long-running worker for a task queue',
+  usage: 'worker [--task-queue Q]   the checkout\'s worker (started on demand by every command), or a worker for a task queue',
   flags: {
     'task-queue': { type: 'string' },
     'until-closed': { type: 'string' },
   },
   run(ctx) {
     if (ctx.positionals.length) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop worker [--task-queue Q] [--until-closed <run-id>]');
+    // No queue named: the worker of the checkout it is started in.
+    if (str(ctx, 'task-queue') === undefined && str(ctx, 'until-closed') === undefined) {
+      const startedBy = process.env.LL_WORKER_STARTED_BY === 'on-demand' || process.env.LL_WORKER_STARTED_BY === 'service' ? process.env.LL_WORKER_STARTED_BY : 'foreground';
+      return serveCheckout({ cwd: ctx.cwd, out: ctx.out, startedBy });
+    }
     const taskQueue = str(ctx, 'task-queue') ?? DEFAULT_SHARED_QUEUE;
     if (taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', `omit it to use ${DEFAULT_SHARED_QUEUE}`);
     const untilClosed = str(ctx, 'until-closed');

@@ -6,10 +6,8 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import type { WorkflowInfo } from '@temporalio/workflow';
-import type { RunStreamEvent } from '../../fsm/snapshot.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import { EventHub } from '../../worker/event-hub.js';
+import { LoggingEventHub } from './worker-log.js';
 import { awaitClosed } from '../runs/await-result.js';
 import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
@@ -29,33 +27,6 @@ export class WorkerTargetNotFoundError extends CliError {
   override readonly name = 'WorkerTargetNotFoundError';
   constructor(id: string) {
     super(`no run ${id} on this Temporal server; nothing to work for`, 'check the run id with ll-loop list --running, or drop --until-closed', EXIT.usage);
-  }
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
-/** The worker's event hub, also logging when a run starts, is picked up, or finishes. */
-class LoggingEventHub extends EventHub {
-  private readonly seen = new Set<string>();
-  constructor(private readonly log: (line: string) => void) {
-    super();
-  }
-
-  override emit(info: WorkflowInfo, event: RunStreamEvent): void {
-    super.emit(info, event);
-    const id = info.workflowId;
-    const first = !this.seen.has(id);
-    this.seen.add(id);
-    if (event.event === 'loop_start') this.log(`started ${id} (loop ${String(event.loop)}, cwd ${String(info.memo?.cwd ?? '?')})`);
-    else if (event.event === 'loop_resume') this.log(`started ${id}, resuming ${String(event.from_run)} in state ${String(event.state)}`);
-    else if (first && event.event !== 'loop_complete') this.log(`picked up ${id} (in progress, state ${String(event.state ?? '?')})`);
-    if (event.event === 'loop_complete') {
-      this.seen.delete(id);
-      const error = event.error ? `: ${String(event.error)}` : '';
-      this.log(`finished ${id}: ${String(event.terminated_by)} in state ${String(event.final_state)} (${plural(Number(event.iterations), 'iteration')})${error}`);
-    }
   }
 }
 

@@ -22,6 +22,8 @@ export interface RunSummary {
   cwd?: string;
   /** The ll-loop release that started the run and its build id (memo; absent for 0.1.0 runs). */
   version?: string;
+  /** Where its actions go when not its own queue (pinned pool runs). */
+  actionQueue?: string;
   buildId?: string;
 }
 
@@ -49,7 +51,7 @@ function quote(value: string): string {
 }
 
 function summarize(info: WorkflowExecutionInfo): RunSummary {
-  const memo = (info.memo ?? {}) as { loop?: unknown; cwd?: unknown; version?: unknown; build_id?: unknown };
+  const memo = (info.memo ?? {}) as { loop?: unknown; cwd?: unknown; version?: unknown; build_id?: unknown; action_queue?: unknown };
   const loopAttr = info.typedSearchAttributes?.getAll().find((p) => p.key.name === 'LoopName')?.value;
   const status = info.status.name;
   const summary: RunSummary = {
@@ -65,6 +67,7 @@ function summarize(info: WorkflowExecutionInfo): RunSummary {
   if (typeof memo.cwd === 'string') summary.cwd = memo.cwd;
   if (typeof memo.version === 'string') summary.version = memo.version;
   if (typeof memo.build_id === 'string') summary.buildId = memo.build_id;
+  if (typeof memo.action_queue === 'string') summary.actionQueue = memo.action_queue;
   return summary;
 }
 

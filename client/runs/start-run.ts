@@ -4,6 +4,7 @@
  * attributes. One place, so a resumed run looks exactly like a fresh one.
  */
 import { buildInfo } from '../../worker/build-info.js';
+import { removeRunEnv, writeRunEnv } from '../../worker/run-env.js';
 import { WorkflowExecutionAlreadyStartedError, type Client, type Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
@@ -58,8 +59,8 @@ export interface StartRunRequest {
   file: string;
   /** Where the actions run (memo `cwd`, and the workflow's `options.cwd`). */
   cwd: string;
-  /** A shared queue; omitted: the run's own, `ll-loop-run.<instance id>` of the id it ends up with. */
-  taskQueue?: string;
+  /** The queue its workflow tasks go to: the checkout's (worker/checkout.ts) or a pool's. */
+  taskQueue: string;
   /** Whether the server has ll-loop's search attributes. */
   searchAttributes: boolean;
   /** The start time the instance id is derived from. */
@@ -72,6 +73,13 @@ export interface StartRunRequest {
   continueFrom?: LoopWorkflowInput['continueFrom'];
   /** Extra memo fields (e.g. `resumed_from`). */
   memo?: Record<string, unknown>;
+  /** Extra workflow options (e.g. `actionQueue` of a pinned pool run). */
+  options?: Partial<LoopWorkflowInput['options']>;
+  /**
+   * The environment the run's actions see (worker/run-env.ts), left for the worker before each
+   * start attempt under that attempt's id. Default: this process's environment.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -82,18 +90,31 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
   const { client, definition, file, cwd, searchAttributes } = req;
   const input: LoopWorkflowInput = {
     definition,
-    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax() },
+    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), ...req.options },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
   };
   // Which ll-loop started the run (shown by `list --running` and in the Web UI's memo and details).
   const build = buildInfo();
-  // The queue follows the id of each attempt: a `-2` run polled on the first run's queue could be
-  // run by the first run's worker.
-  const queueOf = (workflowId: string): string => req.taskQueue ?? perRunQueue(workflowId);
-  const start = (workflowId: string) =>
+  const queueOf = (): string => req.taskQueue;
+  const env = req.env ?? process.env;
+  const start = async (workflowId: string) => {
+    // Left before the start, since the worker may take the first action at once; never over the
+    // file of a run that already has this id (a clash), so only created here if absent.
+    const created = writeRunEnv(workflowId, env, { exclusive: true });
+    try {
+      const handle = await startWorkflow(workflowId);
+      // The id is ours: a file that was there belonged to an earlier, ended run of the same id.
+      if (!created) writeRunEnv(workflowId, env);
+      return handle;
+    } catch (err) {
+      if (created) removeRunEnv(workflowId);
+      throw err;
+    }
+  };
+  const startWorkflow = (workflowId: string) =>
     client.workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
       workflowId,
-      taskQueue: queueOf(workflowId),
+      taskQueue: queueOf(),
       args: [input],
       memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
@@ -108,13 +129,15 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
           }
         : {}),
     });
-  if (req.workflowId) return { handle: await start(req.workflowId), instanceId: req.workflowId, taskQueue: queueOf(req.workflowId) };
+  if (req.workflowId) return { handle: await start(req.workflowId), instanceId: req.workflowId, taskQueue: queueOf() };
   for (let attempt = 0; ; attempt += 1) {
     const instanceId = instanceIdFor(definition.name, req.started, attempt);
     try {
-      return { handle: await start(instanceId), instanceId, taskQueue: queueOf(instanceId) };
+      return { handle: await start(instanceId), instanceId, taskQueue: queueOf() };
     } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt > 20) throw err;
+      // The id is taken: the environment left under it belongs to the run that has it.
+      if (err instanceof WorkflowExecutionAlreadyStartedError && attempt <= 20) continue;
+      throw err;
     }
   }
 }

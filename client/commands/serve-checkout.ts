@@ -1,0 +1,175 @@
+/**
+ * `ll-loop worker` in a checkout: the checkout's long-lived worker. It polls the checkout's task
+ * queue (worker/checkout.ts) for workflow and activity tasks, so every run started from this
+ * checkout is served by it, whichever terminal started it. Commands start it on demand, detached
+ * (client/runs/checkout-worker.ts); `ll-loop worker install` runs it as a user service.
+ *
+ * One worker per checkout: it claims `.loops/.worker/claim/` first. A live worker of the same build
+ * and server wins (a second one exits with a message); one of another build (an older ll-loop) or
+ * another server is asked to drain (SIGTERM) and this one takes over as soon as the old one stops
+ * polling. Draining: no new tasks are taken, running actions get `LL_WORKER_DRAIN_S` (default
+ * 600 s) to finish; what is still running then is cancelled and retried by the new worker.
+ * Nothing runs twice at once, since each task goes to one worker.
+ */
+import type { NativeConnection } from '@temporalio/worker';
+import { buildInfo, codeId } from '../../worker/build-info.js';
+import { checkoutAt, findCheckoutRoot, hostId, workerIdentity, type WorkerRecord } from '../../worker/checkout.js';
+import { liveClaimOwner, releaseClaim, tryClaim, writeWorkerRecord, type ClaimOwner } from '../../worker/checkout-claim.js';
+import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import { connectWorkerConnection } from '../temporal/connection.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { openSession } from '../temporal/session.js';
+import { LoggingEventHub } from './worker-log.js';
+
+/** How long a replaced worker may take to stop polling before this one gives up. */
+const HANDOVER_TIMEOUT_MS = 60_000;
+
+export interface ServeCheckoutOptions {
+  cwd: string;
+  out: (text: string) => void;
+  /** Started by a command (on demand) or the user service; foreground otherwise. */
+  startedBy: WorkerRecord['started_by'];
+}
+
+/** `ll-loop worker` outside any checkout. */
+export class NotACheckoutError extends CliError {
+  override readonly name = 'NotACheckoutError';
+  constructor(cwd: string) {
+    super(
+      `${cwd} is not a checkout: neither it nor a parent directory has .loops/ or .git, so there is nothing for a checkout worker to serve`,
+      'run it in your project (where .loops/ is), or serve a shared pool instead: ll-loop worker --pool NAME',
+      EXIT.usage,
+    );
+  }
+}
+
+/** A second worker for a checkout that already has one. */
+export class CheckoutAlreadyServedError extends CliError {
+  override readonly name = 'CheckoutAlreadyServedError';
+  constructor(root: string, pid: number) {
+    super(
+      `a worker (pid ${pid}) already serves ${root}; one checkout has one worker`,
+      `see it with: ll-loop worker status; stop it with: ll-loop worker stop`,
+      EXIT.usage,
+    );
+  }
+}
+
+function drainSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.LL_WORKER_DRAIN_S ?? 600);
+  return Number.isFinite(n) && n >= 0 ? n : 600;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Claim the checkout, asking a worker of another build or server to hand over. */
+async function claim(root: string, me: ClaimOwner, log: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + HANDOVER_TIMEOUT_MS;
+  let asked = 0;
+  for (;;) {
+    const attempt = tryClaim(root, me);
+    if (attempt.claimed) return;
+    const owner = attempt.owner;
+    if (owner.pid !== 0 && owner.code_id === me.code_id && owner.address === me.address) throw new CheckoutAlreadyServedError(root, owner.pid);
+    if (owner.pid !== 0 && asked !== owner.pid) {
+      log(`replacing the worker pid ${owner.pid} (build ${owner.code_id}, server ${owner.address}): asking it to drain`);
+      try {
+        process.kill(owner.pid, 'SIGTERM');
+      } catch {
+        // Gone already: the next attempt breaks its claim.
+      }
+      asked = owner.pid;
+    }
+    if (Date.now() > deadline) {
+      throw new CliError(`the worker pid ${owner.pid} did not hand ${root} over within ${HANDOVER_TIMEOUT_MS / 1000} s`, `stop it (kill ${owner.pid}) and run the command again`, EXIT.infrastructure);
+    }
+    await sleep(100);
+  }
+}
+
+/** Serve the checkout until a signal. Returns the exit code. */
+export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number> {
+  const log = (line: string) => opts.out(`${new Date().toISOString()} ${line}\n`);
+  const root = findCheckoutRoot(opts.cwd);
+  if (!root) throw new NotACheckoutError(opts.cwd);
+  const host = hostId();
+  const checkout = checkoutAt(root, host);
+  const build = buildInfo();
+  installQuietRuntime();
+  const session = await openSession(opts.cwd);
+  const me: ClaimOwner = { pid: process.pid, build_id: build.build_id, code_id: codeId(), address: session.endpoint.address };
+  let native: NativeConnection | undefined;
+  let claimed = false;
+  try {
+    try {
+      await claim(root, me, log);
+    } catch (err) {
+      // Started on demand while another command's worker came up: not an error of anyone's.
+      if (err instanceof CheckoutAlreadyServedError && opts.startedBy === 'on-demand') {
+        log(`${err.message}; this one exits`);
+        return EXIT.ok;
+      }
+      throw err;
+    }
+    claimed = true;
+    native = await connectWorkerConnection(session.endpoint);
+    const identity = workerIdentity(process.pid, host, build.version);
+    const events = new LoggingEventHub(log);
+    const { worker } = await createLoopWorker({
+      connection: native,
+      namespace: session.endpoint.namespace,
+      taskQueue: checkout.queue,
+      events,
+      identity,
+      shutdownGraceTime: `${drainSeconds()}s`,
+    });
+    let stopping = false;
+    const shutdown = (why: string) => {
+      if (stopping) return;
+      stopping = true;
+      log(`draining (${why}): no new work is taken; running actions may finish within ${drainSeconds()} s`);
+      worker.shutdown();
+      // The checkout is free for a successor as soon as this worker stops polling.
+      releaseClaim(root);
+      claimed = false;
+    };
+    const onSignal = (signal: NodeJS.Signals) => (stopping ? process.exit(EXIT.cancelled) : shutdown(signal));
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    // A closed terminal or SSH session is not a reason to stop serving.
+    const onHangup = () => log('SIGHUP ignored: the worker keeps serving the checkout');
+    process.on('SIGHUP', onHangup);
+    const running = worker.run();
+    const record: WorkerRecord = {
+      pid: process.pid,
+      host,
+      version: build.version,
+      build_id: build.build_id,
+      code_id: me.code_id,
+      root,
+      queue: checkout.queue,
+      address: session.endpoint.address,
+      namespace: session.endpoint.namespace,
+      identity,
+      started_at: new Date().toISOString(),
+      started_by: opts.startedBy,
+    };
+    writeWorkerRecord(root, record);
+    log(`worker pid ${process.pid} (ll-loop ${me.code_id}) serves ${root} on task queue ${checkout.queue} at ${session.endpoint.address}`);
+    try {
+      await running;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.off('SIGHUP', onHangup);
+      await events.close();
+    }
+    log('stopped');
+    return EXIT.ok;
+  } finally {
+    if (claimed && liveClaimOwner(root)?.pid === process.pid) releaseClaim(root);
+    await native?.close().catch(() => undefined);
+    await session.close();
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * A long-running worker's event hub: the live sink (run files) plus a log line when a run starts,
+ * is picked up or finishes. When a top-level run finishes, the environment its command left for
+ * it (worker/run-env.ts) is removed.
+ */
+import type { WorkflowInfo } from '@temporalio/workflow';
+import type { RunStreamEvent } from '../../fsm/snapshot.js';
+import { EventHub } from '../../worker/event-hub.js';
+import { removeRunEnv } from '../../worker/run-env.js';
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export class LoggingEventHub extends EventHub {
+  private readonly seen = new Set<string>();
+  constructor(private readonly log: (line: string) => void) {
+    super();
+  }
+
+  override emit(info: WorkflowInfo, event: RunStreamEvent): void {
+    super.emit(info, event);
+    const id = info.workflowId;
+    const first = !this.seen.has(id);
+    this.seen.add(id);
+    if (event.event === 'loop_start') this.log(`started ${id} (loop ${String(event.loop)}, cwd ${String(info.memo?.cwd ?? '?')})`);
+    else if (event.event === 'loop_resume') this.log(`started ${id}, resuming ${String(event.from_run)} in state ${String(event.state)}`);
+    else if (first && event.event !== 'loop_complete') this.log(`picked up ${id} (in progress, state ${String(event.state ?? '?')})`);
+    if (event.event === 'loop_complete') {
+      this.seen.delete(id);
+      if (!info.parent) removeRunEnv(id);
+      const error = event.error ? `: ${String(event.error)}` : '';
+      this.log(`finished ${id}: ${String(event.terminated_by)} in state ${String(event.final_state)} (${plural(Number(event.iterations), 'iteration')})${error}`);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The environment a run's actions see. A checkout's worker outlives the command that started a
+ * run, so its own environment is whatever the first command had; users expect
+ * `FOO=bar ll-loop run x` to give the run `${env.FOO}` = bar. The command therefore leaves its
+ * environment for the worker in a file only the user can read, outside the checkout (never in
+ * Temporal history, never under `.loops/`), keyed by the run's id; the worker reads it when it
+ * runs the run's actions (and its sub-loops'), and removes it when the run ends. Runs without a
+ * file (schedules) get the worker's own environment.
+ */
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** `LL_STATE_DIR`, else `$XDG_STATE_HOME/ll-loop`, else `~/.local/state/ll-loop`. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LL_STATE_DIR) return env.LL_STATE_DIR;
+  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'll-loop');
+}
+
+export function runEnvDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateDir(env), 'run-env');
+}
+
+function fileOf(workflowId: string, env: NodeJS.ProcessEnv): string {
+  return join(runEnvDir(env), `${encodeURIComponent(workflowId)}.json`);
+}
+
+/**
+ * Leave `values` for the worker that runs `workflowId` (mode 0600 in a 0700 directory). With
+ * `exclusive`, only when no file is there; returns whether it wrote one.
+ */
+export function writeRunEnv(workflowId: string, values: NodeJS.ProcessEnv, opts: { exclusive?: boolean } = {}, env: NodeJS.ProcessEnv = process.env): boolean {
+  const dir = runEnvDir(env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const defined: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) if (v !== undefined) defined[k] = v;
+  try {
+    writeFileSync(fileOf(workflowId, env), JSON.stringify(defined), { mode: 0o600, flag: opts.exclusive ? 'wx' : 'w' });
+    return true;
+  } catch (err) {
+    if (opts.exclusive && (err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+export function removeRunEnv(workflowId: string, env: NodeJS.ProcessEnv = process.env): void {
+  rmSync(fileOf(workflowId, env), { force: true });
+}
+
+const cache = new Map<string, { mtimeMs: number; values: NodeJS.ProcessEnv }>();
+
+/**
+ * The environment left for `workflowId` or, for a sub-loop (`<parent>.<state>.<step>`), for the
+ * nearest ancestor run that has one. Undefined when none has.
+ */
+export function runEnvFor(workflowId: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv | undefined {
+  for (let id = workflowId; id; ) {
+    const found = readRunEnv(fileOf(id, env));
+    if (found) return found;
+    // A child's id adds `.<state>.<step>` to its parent's.
+    const parts = id.split('.');
+    if (parts.length < 3) return undefined;
+    id = parts.slice(0, -2).join('.');
+  }
+  return undefined;
+}
+
+function readRunEnv(path: string): NodeJS.ProcessEnv | undefined {
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+  } catch {
+    cache.delete(path);
+    return undefined;
+  }
+  const hit = cache.get(path);
+  if (hit?.mtimeMs === mtimeMs) return hit.values;
+  try {
+    const values = JSON.parse(readFileSync(path, 'utf8')) as NodeJS.ProcessEnv;
+    cache.set(path, { mtimeMs, values });
+    return values;
+  } catch {
+    return undefined;
+  }
+}
