@@ -1,8 +1,8 @@
 /**
  * Durability promises of the `ll-loop` binary, end to end, on an embedded dev server of this
- * file's own (free ports, a temporary project): a SIGKILLed `run` is finished by `resume`, a dead
- * worker is noticed within 30 s, the server can restart under a running loop, `resume` refuses
- * what it cannot do, and `run --background` / `ll-loop worker` run loops outside the terminal.
+ * file's own (free ports, a temporary project): the server can restart under a running loop,
+ * `resume` refuses what it cannot do, and `ll-loop worker --task-queue` serves a shared queue.
+ * (The checkout's worker and what survives it: checkout-worker.test.ts.)
  * Runs the built package (dist/), which `npm test` builds first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,7 +18,6 @@ let cwd: string;
 let env: NodeJS.ProcessEnv;
 let port: number;
 const children = new Set<ChildProcess>();
-const detachedPids = new Set<number>();
 let connection: Connection | undefined;
 
 
@@ -96,78 +95,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
-  for (const pid of detachedPids) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
   await connection?.close();
   cli(['server', 'stop']);
 });
 
-describe.concurrent('a worker that dies mid-action', () => {
-  it('SIGKILL of `ll-loop run`, then `resume <name>`: the run finishes, nothing completed runs again, the in-flight action at most once more', async () => {
-    loop('crash', threeStates('crash', '4.3131'));
-    const run = start(['run', 'crash', '--context', 'tag=kept']);
-    await waitFor('state b to start', () => run.out.stdout.includes('b → echo start'));
-    await new Promise((r) => setTimeout(r, 500));
-    run.child.kill('SIGKILL');
-    await run.exited;
-
-    const resumed = await start(['resume', 'crash']).exited;
-    expect(resumed.stderr).toBe('');
-    expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(/resuming crash-\d{8}T\d{6}: it is still open but nothing was running it/);
-    expect(resumed.stdout).toContain('in state b (pass 1/50, its action was in flight');
-    expect(resumed.stdout).toContain('Loop completed: c');
-    expect(lines('crash-a.log')).toHaveLength(1); // completed before the crash: not run again
-    expect(lines('crash-b.log')).toHaveLength(2); // the killed worker's attempt, and one retry
-    expect(readFileSync(join(cwd, 'crash-c.out'), 'utf8').trim()).toBe('first-kept+second');
-    await waitFor('no sleeper left', () => liveProcesses('sleep 4.3131') === 0, 10_000);
-    // One event stream across the crash: each number once, in order, one start and one end.
-    const id = /resuming (crash-\d{8}T\d{6})/.exec(resumed.stdout)![1]!;
-    const events = readFileSync(join(cwd, '.loops', '.running', `${id}.events.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; event: string });
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(events.filter((e) => e.event === 'loop_start')).toHaveLength(1);
-    expect(events.filter((e) => e.event === 'loop_complete')).toHaveLength(1);
-  }, 120_000);
-
-  it('SIGKILL of `ll-loop run` as soon as its first action has started: the action dies with it', async () => {
-    // The action is the run's first: the process-group watchdog must already guard it.
-    loop('early', 'name: early\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo $$ > early.pid; exec sleep 6.0606"\n    next: done\n  done:\n    terminal: true\n');
-    const run = start(['run', 'early']);
-    const pidFile = join(cwd, 'early.pid');
-    const deadline = Date.now() + 30_000;
-    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
-    run.child.kill('SIGKILL');
-    await run.exited;
-    await waitFor('the pid file to be written', () => /^\d+\n$/.test(readFileSync(pidFile, 'utf8')), 1_000);
-    const actionPid = Number(readFileSync(pidFile, 'utf8'));
-    await waitFor(`the action (pid ${actionPid}) to be killed`, () => !pidAlive(actionPid), 5_000);
-    expect(liveProcesses('sleep 6.0606')).toBe(0);
-  }, 60_000);
-
-  it('a dead background worker is noticed within 30 s: the action is retried on the new worker, not after its 3600 s timeout', async () => {
-    loop('deadworker', threeStates('deadworker', '3.7373'));
-    const started = cli(['run', 'deadworker', '--background', '--json']);
-    expect(started.code, started.stderr).toBe(0);
-    const { instance_id: id, worker_pid: workerPid } = JSON.parse(started.stdout) as { instance_id: string; worker_pid: number };
-    detachedPids.add(workerPid);
-    await waitFor('state b to start', () => lines('deadworker-b.log').length === 1);
-    await new Promise((r) => setTimeout(r, 300));
-    process.kill(workerPid, 'SIGKILL');
-    const killedAt = Date.now();
-
-    const resume = start(['resume', id]);
-    await waitFor('the action to be retried', () => lines('deadworker-b.log').length === 2, 40_000);
-    const noticedAfter = Date.now() - killedAt;
-    expect(noticedAfter).toBeLessThan(36_000);
-    const resumed = await resume.exited;
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(readFileSync(join(cwd, 'deadworker-c.out'), 'utf8').trim()).toBe('first-none+second');
-    expect(lines('deadworker-a.log')).toHaveLength(1);
-    await waitFor('no sleeper left', () => liveProcesses('sleep 3.7373') === 0, 10_000);
-  }, 120_000);
-});
-
 describe('the server restarts under a running loop', () => {
-  it('`server stop` then `server start` mid-action: the worker inside `run` reconnects and the run completes', async () => {
+  it('`server stop` then `server start` mid-action: the checkout worker reconnects and the run completes', async () => {
     loop('restart', threeStates('restart', '5.2929'));
     const run = start(['run', 'restart', '--context', 'tag=survived']);
     await waitFor('state b to start', () => run.out.stdout.includes('b → echo start'));
@@ -247,27 +180,6 @@ context:
 });
 
 describe('runs outside the terminal', () => {
-  it('`run --background` returns at once and its detached worker finishes the run, then exits', async () => {
-    loop('bg', threeStates('bg', '2.8181'));
-    const began = Date.now();
-    const started = cli(['run', 'bg', '--background', '--json']);
-    const tookMs = Date.now() - began;
-    expect(started.code, started.stderr).toBe(0);
-    const out = JSON.parse(started.stdout) as { instance_id: string; task_queue: string; worker_pid: number };
-    detachedPids.add(out.worker_pid);
-    expect(out.task_queue).toBe(`ll-loop-run.${out.instance_id}`);
-    expect(tookMs).toBeLessThan(15_000);
-    const handle = (await client()).workflow.getHandle(out.instance_id);
-    expect((await handle.describe()).status.name).toBe('RUNNING'); // b sleeps; the command did not wait
-    const result = (await handle.result()) as { terminated_by: string; final_state: string };
-    expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'c' });
-    await waitFor('the background worker to exit', () => !pidAlive(out.worker_pid), 15_000);
-    const log = readFileSync(join(cwd, '.loops', '.running', `${out.instance_id}.worker.log`), 'utf8');
-    expect(log).toContain(`started ${out.instance_id}`);
-    expect(log).toContain(`finished ${out.instance_id}: terminal in state c`);
-    expect(readFileSync(join(cwd, 'bg-c.out'), 'utf8').trim()).toBe('first-none+second');
-  }, 60_000);
-
   it('`run --task-queue Q` is served by `ll-loop worker --task-queue Q`, which stops gracefully on SIGTERM', async () => {
     loop('pooled', 'name: pooled\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo pooled"\n    capture: said\n    next: done\n  done:\n    terminal: true\n');
     const queue = `pool-${Date.now()}`;
@@ -283,9 +195,12 @@ describe('runs outside the terminal', () => {
     expect(stopped.stdout).toContain('stopped');
   }, 60_000);
 
-  it('leaves no process behind', async () => {
-    await waitFor('every sleeper to end', () => ['4.3131', '3.7373', '5.2929', '4.1414', '2.8181', '6.0606'].every((s) => liveProcesses(`sleep ${s}`) === 0), 15_000);
-    for (const pid of detachedPids) expect(pidAlive(pid)).toBe(false);
+  it('leaves no process behind but the checkout worker, which drains and exits on SIGTERM', async () => {
+    await waitFor('every sleeper to end', () => ['5.2929', '4.1414'].every((s) => liveProcesses(`sleep ${s}`) === 0), 15_000);
+    const record = JSON.parse(readFileSync(join(cwd, '.loops', '.worker', 'worker.json'), 'utf8')) as { pid: number };
+    process.kill(record.pid, 'SIGTERM');
+    await waitFor('the checkout worker to exit', () => !pidAlive(record.pid), 15_000);
+    expect(existsSync(join(cwd, '.loops', '.worker', 'worker.json'))).toBe(false);
     expect(children.size).toBe(0);
   });
 });

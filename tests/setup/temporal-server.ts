@@ -9,7 +9,8 @@
  * one project after another) shares the first one's server.
  */
 import { spawn } from 'node:child_process';
-import { freePort } from '../support/processes.js';
+import { randomUUID } from 'node:crypto';
+import { checkoutWorkersOf, freePort } from '../support/processes.js';
 import type { TestProject } from 'vitest/node';
 import { devServerTuningFlags, probeTemporal } from '../../client/temporal/dev-server.js';
 import { searchAttributeFlags } from '../../client/temporal/search-attributes.js';
@@ -26,10 +27,14 @@ const START_TIMEOUT_MS = 30_000;
 
 /** Start (or reuse) the run's server; the returned function stops it. */
 export default async function setup({ provide }: Pick<TestProject, 'provide'>): Promise<() => Promise<void>> {
+  // Test files run in forks of this process and inherit it: the checkout workers their commands
+  // start carry it too, so teardown stops exactly those.
+  process.env.LL_TEST_RUN_ID ??= randomUUID();
+  const testRunId = process.env.LL_TEST_RUN_ID;
   const existing = process.env.TEMPORAL_TEST_ADDRESS;
   if (existing) {
     provide('temporalAddress', existing);
-    return async () => {};
+    return async () => stopCheckoutWorkers(testRunId);
   }
 
   const cli = await findTemporalCli({ install: true, log: (m) => console.log(`[temporal-server] ${m}`) });
@@ -85,9 +90,15 @@ export default async function setup({ provide }: Pick<TestProject, 'provide'>): 
   process.env.TEMPORAL_TEST_ADDRESS = address;
   provide('temporalAddress', address);
   return async () => {
+    await stopCheckoutWorkers(testRunId);
     await stop();
     delete process.env.TEMPORAL_TEST_ADDRESS;
   };
+}
+
+/** SIGKILL the checkout workers this test run's commands started (their runs are over). */
+async function stopCheckoutWorkers(testRunId: string): Promise<void> {
+  for (const pid of checkoutWorkersOf(testRunId)) signalGroup(pid, 'SIGKILL');
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

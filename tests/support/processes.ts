@@ -94,3 +94,23 @@ export async function freePort(): Promise<number> {
   }
   throw new Error('no free port between 20000 and 32000 on 127.0.0.1');
 }
+
+/**
+ * The checkout workers (`ll-loop worker`, detached, started on demand) that this test run's
+ * commands started: those whose environment carries this run's LL_TEST_RUN_ID. Teardown stops
+ * them (and only them: other test runs on the machine have their own id).
+ */
+export function checkoutWorkersOf(testRunId: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (!cmdline.includes('ll-loop.js\0worker')) continue;
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`LL_TEST_RUN_ID=${testRunId}`)) out.push(Number(name));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return out;
+}
