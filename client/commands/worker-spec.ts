@@ -3,14 +3,18 @@ import { str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SHARED_QUEUE } from '../runs/start-run.js';
 import { workerCommand } from './worker.js';
+import { runWorkerService, WORKER_SERVICE_FLAGS, WORKER_SERVICE_USAGE } from './worker-service.js';
 
 export const workerSpec: CommandSpec = {
-  usage: 'worker [--task-queue Q] [--until-closed <run-id>]  a long-running worker for a task queue',
+  usage: `worker [--task-queue Q] [--until-closed <run-id>]  a long-running worker for a task queue\n  ll-loop ${WORKER_SERVICE_USAGE}  the checkout's worker: user service, state, stop`,
   flags: {
     'task-queue': { type: 'string' },
     'until-closed': { type: 'string' },
+    ...WORKER_SERVICE_FLAGS,
   },
   run(ctx) {
+    const service = runWorkerService(ctx);
+    if (service) return service;
     if (ctx.positionals.length) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop worker [--task-queue Q] [--until-closed <run-id>]');
     const taskQueue = str(ctx, 'task-queue') ?? DEFAULT_SHARED_QUEUE;
     if (taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', `omit it to use ${DEFAULT_SHARED_QUEUE}`);
