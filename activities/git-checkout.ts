@@ -154,7 +154,7 @@ async function commonDir(dir: string, opts: GitOptions): Promise<string> {
  * - worktree: `git worktree add -b <branch> <baseDir>/worktrees/<runId> <commit>`; an existing
  *   worktree of the same repository on that branch is reused, and an existing branch (a retry
  *   after the directory was lost) is checked out as it is, keeping its commits.
- * - clone: `git clone --no-checkout` into a `.partial` directory, the commit checked out on a new
+ * - clone: `git clone --no-checkout` into `checkouts/.partial/`, the commit checked out on a new
  *   `branch`, then renamed into place, so `<baseDir>/checkouts/<runId>` exists only complete; an
  *   existing one on that branch is reused.
  */
@@ -194,9 +194,13 @@ async function prepareClone(o: PrepareCheckoutOptions, dir: string, opts: GitOpt
     if (state.top || !isEmptyDir(dir)) throw occupied(dir, `is not a clone on ${o.branch}`);
     rmSync(dir, { recursive: true, force: true });
   }
-  // Leftovers of attempts that died before the rename hold nothing of value.
-  for (const name of readdirSync(dirname(dir))) if (name.startsWith(`${basename(dir)}.partial-`)) rmSync(join(dirname(dir), name), { recursive: true, force: true });
-  const partial = `${dir}.partial-${process.pid}`;
+  // Clones in progress live in `checkouts/.partial/<runId>.<pid>` (no run id starts with a dot);
+  // leftovers of this run's attempts that died before the rename hold nothing of value.
+  const partials = join(dirname(dir), '.partial');
+  mkdirSync(partials, { recursive: true });
+  const mine = new RegExp(`^${basename(dir).replace(/[.]/g, '\\.')}\\.\\d+$`);
+  for (const name of readdirSync(partials)) if (mine.test(name)) rmSync(join(partials, name), { recursive: true, force: true });
+  const partial = join(partials, `${basename(dir)}.${process.pid}`);
   await git(['clone', '--no-checkout', '--quiet', '--', o.repository, partial], o.repository, { ...opts, timeoutMs: CLONE_TIMEOUT_MS });
   // A commit on no branch of the source (a detached HEAD) is not cloned; ask for it by name.
   if (!(await tryGit(['-C', partial, 'cat-file', '-e', `${o.commit}^{commit}`], opts)).ok) {

@@ -179,6 +179,17 @@ describe('prepareCheckout and finishCheckout with a clone', () => {
     expect(await prepareCheckout(opts(r, 'c-1'))).toBe(dir);
   });
 
+  it('clears what an attempt that died mid-clone left, and nothing of other runs', async () => {
+    const r = repo();
+    const partials = join(r.base, 'data', 'checkouts', '.partial');
+    mkdirSync(join(partials, 'c-5.4242'), { recursive: true });
+    mkdirSync(join(partials, 'c-5.1.4242'), { recursive: true });
+    const dir = await prepareCheckout(opts(r, 'c-5'));
+    expect(sh(dir, 'rev-parse', 'HEAD')).toBe(r.head);
+    expect(existsSync(join(partials, 'c-5.4242'))).toBe(false);
+    expect(existsSync(join(partials, 'c-5.1.4242'))).toBe(true);
+  });
+
   it('fetches a commit that is on no branch of the source (a detached HEAD)', async () => {
     const r = repo();
     sh(r.dir, 'checkout', '--quiet', '--detach');
