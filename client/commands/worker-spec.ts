@@ -4,14 +4,18 @@ import { UsageError } from '../errors.js';
 import { DEFAULT_SHARED_QUEUE } from '../runs/start-run.js';
 import { serveCheckout } from './serve-checkout.js';
 import { workerCommand } from './worker.js';
+import { runWorkerService, WORKER_SERVICE_FLAGS, WORKER_SERVICE_USAGE } from './worker-service.js';
 
 export const workerSpec: CommandSpec = {
-  usage: 'worker [--task-queue Q]   the checkout\'s worker (started on demand by every command), or a worker for a task queue',
+  usage: `worker [--task-queue Q]   the checkout's worker (started on demand by any command), or a worker for a task queue\n  ll-loop ${WORKER_SERVICE_USAGE}  the checkout's worker: user service, state, stop`,
   flags: {
     'task-queue': { type: 'string' },
     'until-closed': { type: 'string' },
+    ...WORKER_SERVICE_FLAGS,
   },
   run(ctx) {
+    const service = runWorkerService(ctx);
+    if (service) return service;
     if (ctx.positionals.length) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop worker [--task-queue Q] [--until-closed <run-id>]');
     // No queue named: the worker of the checkout it is started in.
     if (str(ctx, 'task-queue') === undefined && str(ctx, 'until-closed') === undefined) {

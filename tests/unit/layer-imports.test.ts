@@ -27,12 +27,13 @@ const ALLOWED: Record<string, readonly string[]> = {
   activities: ['fsm', 'loader', 'type:workflows'],
   worker: ['activities', 'loader', 'fsm', 'workflows'],
   client: ['client/commands', 'client/temporal', 'loader', 'fsm'],
-  'client/commands': ['client', 'client/runs', 'client/temporal', 'client/reporters', 'client/show', 'client/create', 'loader', 'worker', 'workflows', 'fsm'],
+  'client/commands': ['client', 'client/runs', 'client/temporal', 'client/reporters', 'client/show', 'client/create', 'client/service', 'loader', 'worker', 'workflows', 'fsm'],
   'client/runs': ['client', 'client/temporal', 'client/reporters', 'loader', 'worker', 'workflows', 'fsm'],
   'client/temporal': ['client'],
   'client/reporters': ['fsm', 'type:worker'],
   'client/show': ['client/reporters', 'fsm'],
   'client/create': ['client', 'loader', 'fsm'],
+  'client/service': ['client', 'client/runs', 'worker'],
 };
 
 function sources(dir: string): string[] {
