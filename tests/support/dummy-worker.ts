@@ -35,6 +35,9 @@ export async function startDummyWorker(root: string, record: Partial<WorkerRecor
   const full: Omit<WorkerRecord, 'pid'> = {
     version: '0.0.0-dummy',
     build_id: '0.0.0-dummy+000000000000',
+    code_id: '0.0.0-dummy+000000000000/dummy',
+    address: '127.0.0.1:0',
+    namespace: 'default',
     root,
     queue: 'll-loop.checkout.dummy',
     identity: 'dummy',
