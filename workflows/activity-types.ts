@@ -6,6 +6,7 @@
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { LlmReply } from '../fsm/snapshot.js';
 import type { ActionResult, EvaluateLlmInput, RunActionInput } from '../fsm/types.js';
+import type { PortableCheckout } from './definitions.js';
 
 /** Which sub-loop to load, resolved like `ll-loop run <name>` from `cwd`. */
 export interface LoadSubloopInput {
@@ -22,4 +23,19 @@ export interface LoopActivities {
   /** The answer as read; the core judges it (histories of 0.1.0 hold an already judged EvalResult). */
   evaluateLlm: (input: EvaluateLlmInput) => Promise<LlmReply>;
   loadSubloop: (input: LoadSubloopInput) => Promise<LoadSubloopResult>;
+}
+
+/** A portable run's checkout, claimed by the worker that answers first (see workflows/placement.ts). */
+export interface ClaimedCheckout {
+  host: string;
+  /** The worker's own host queue: every later action of the run goes there. */
+  queue: string;
+  /** The checkout's directory, and the run's directory in it. */
+  dir: string;
+  cwd: string;
+}
+
+export interface PlacementActivities {
+  claimCheckout: (input: PortableCheckout & { path: string }) => Promise<ClaimedCheckout>;
+  releaseCheckout: (input: PortableCheckout & { dir: string }) => Promise<{ kept: boolean; why?: string }>;
 }

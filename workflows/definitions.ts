@@ -57,6 +57,8 @@ export interface LoopRunOptions {
   actionQueue?: string;
   /** A portable pool run (`--checkout git`, `--worktree`): see PortableCheckout. */
   portable?: PortableCheckout;
+  /** Where a portable run's checkout was claimed (carried across continue-as-new and into sub-loops). */
+  placedOn?: { host: string; dir: string };
 }
 
 /**
@@ -74,6 +76,8 @@ export interface PortableCheckout {
   branch: string;
   /** `--worktree`: a git worktree of `repository` (same machine) rather than a clone. */
   worktree: boolean;
+  /** The run's directory inside the repository (`''`: its top), as in the checkout it was started from. */
+  path?: string;
 }
 
 /**
@@ -154,6 +158,10 @@ export interface LoopStatus {
   result: ExecutionResult | null;
   /** The core semantics the run follows. */
   semantics: number;
+  /** What the run waits for, when its actions' host or pool does not answer (pool runs). */
+  waiting_for?: string;
+  /** The host holding a portable run's checkout. */
+  host?: string;
 }
 
 export const statusQuery = defineQuery<LoopStatus>('status');

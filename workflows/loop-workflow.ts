@@ -27,6 +27,8 @@ import { upgradeSnapshot } from '../fsm/semantics.js';
 import { childStart } from '../fsm/subloop.js';
 import { transition } from '../fsm/transition.js';
 import { failureOf } from './error-text.js';
+import { noteHostChange } from '../fsm/notes.js';
+import { Placement } from './placement.js';
 import { runChild } from './run-child.js';
 import { startingSemantics } from './semantics-gate.js';
 import type { LoopDefinition } from '../fsm/schema.js';
@@ -54,25 +56,26 @@ const { loopEvents } = proxySinks<LoopSinks>();
 const TIMED_OUT = Symbol('timed-out');
 
 /** Quick shell actions (timeout at most `localMaxS`) run as local activities. */
-function isLocal(input: RunActionInput, localMaxS: number): boolean {
+function isLocal(input: Pick<RunActionInput, 'kind' | 'timeout_s'>, localMaxS: number): boolean {
   return input.kind === 'shell' && input.timeout_s <= localMaxS;
 }
 
-function actionActivity(input: RunActionInput, localMaxS: number): (input: RunActionInput) => Promise<ActionResult> {
+function actionActivity(input: RunActionInput, local: boolean, at: ReturnType<Placement['activityOptions']>): (input: RunActionInput) => Promise<ActionResult> {
   const common = {
     startToCloseTimeout: `${input.timeout_s + ACTIVITY_TIMEOUT_SLACK_S}s`,
     // A dead worker's action is re-run at most once (at-least-once delivery of actions).
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ActionSetupError'] },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   };
-  if (isLocal(input, localMaxS)) {
+  if (local) {
     return proxyLocalActivities<LoopActivities>(common).runAction;
   }
-  return proxyActivities<LoopActivities>({ ...common, heartbeatTimeout: HEARTBEAT_TIMEOUT, summary: input.state }).runAction;
+  return proxyActivities<LoopActivities>({ ...common, heartbeatTimeout: HEARTBEAT_TIMEOUT, summary: input.state, ...at }).runAction;
 }
 
-function llmActivity(timeoutS: number, state: string): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply | EvalResult> {
+function llmActivity(timeoutS: number, state: string, at: ReturnType<Placement['activityOptions']>): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply | EvalResult> {
   return proxyActivities<LoopActivities>({
+    ...at,
     startToCloseTimeout: `${timeoutS + ACTIVITY_TIMEOUT_SLACK_S}s`,
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: { maximumAttempts: 3 },
@@ -100,7 +103,6 @@ function llmEvent(reply: LlmReply | EvalResult, now: number): RunEvent {
 }
 
 export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunResult> {
-  const { cwd } = input.options;
   const instanceId = workflowInfo().workflowId;
   const localMaxS = input.options.localActivityMaxTimeoutS ?? 0;
   // A sub-loop runs with what its parent bound (the same on every continue-as-new: deterministic).
@@ -112,8 +114,17 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
       ({ snapshot: upgradeSnapshot(input.resume.snapshot), effect: (input.resume.effect ?? input.resume.command)!, events: [] } as Transition)
     : begin(def, input, childStarted, Date.now());
 
+  // Where actions run (the checkout's queue, a pinned host's, or a portable run's claimed checkout).
+  // A portable run's checkout moving to another host is a fact of its event stream.
+  const placement = new Placement(input, (change) => {
+    if (at.snapshot.status !== 'running') return;
+    const noted = noteHostChange(at.snapshot, change, Date.now());
+    at = { ...at, snapshot: noted.snapshot } as Transition;
+    loopEvents.emit(noted.event);
+  });
+
   setHandler(snapshotQuery, () => at.snapshot);
-  setHandler(statusQuery, (): LoopStatus => statusOf(def, at.snapshot));
+  setHandler(statusQuery, (): LoopStatus => ({ ...statusOf(def, at.snapshot), ...(placement.waitingFor ? { waiting_for: placement.waitingFor } : {}), ...(placement.current.host ? { host: placement.current.host } : {}) }));
 
   // One durable timer bounds the whole run (loop-level `timeout`), across continue-as-new.
   const deadline = def.timeout === undefined ? undefined : at.snapshot.startedAtMs + def.timeout * 1000;
@@ -161,10 +172,12 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
     const running = scope.run(async (): Promise<RunEvent> => {
       switch (work.type) {
         case 'run_action': {
-          const full: RunActionInput = { ...work.input, instanceId, cwd };
           try {
-            const local = isLocal(full, localMaxS);
-            const result = await actionActivity(full, localMaxS)(full);
+            const local = !placement.remote && isLocal(work.input, localMaxS);
+            const result = await placement.run((place) => {
+              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd };
+              return actionActivity(full, local, placement.activityOptions())(full);
+            });
             await flushLocal(result, local);
             return { type: 'action_done', result, now: Date.now() };
           } catch (err) {
@@ -174,7 +187,7 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
         }
         case 'evaluate_llm': {
           try {
-            const reply = await llmActivity(work.input.timeout_s, work.input.state)({ ...work.input, instanceId, cwd });
+            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd }));
             return llmEvent(reply, Date.now());
           } catch (err) {
             if (isCancellation(err)) throw err;
@@ -185,7 +198,8 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
           await sleep(work.ms);
           return { type: 'sleep_done', now: Date.now() };
         case 'run_loop':
-          return runChild(input, work.input, instanceId);
+          // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
+          return runChild({ ...input, options: { ...placement.carried(), portable: undefined } }, work.input, instanceId);
       }
     });
     const winner = await Promise.race([running, timedOut]);
@@ -205,14 +219,19 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
     for (;;) {
       deliver();
       report();
-      if (isFinished(at)) return settle(at.snapshot, input.options.failOnNonTerminal);
+      if (isFinished(at)) {
+        await placement.release();
+        return settle(at.snapshot, input.options.failOnNonTerminal);
+      }
       const { snapshot, effect } = at;
       const info = workflowInfo();
       if (info.continueAsNewSuggested || info.historyLength > (input.options.historyEventLimit ?? MAX_HISTORY_EVENTS) || info.historySize > MAX_HISTORY_BYTES) {
         timeoutScope.cancel();
-        await continueAsNew<typeof loopWorkflow>({ ...input, resume: { snapshot, effect } });
+        await continueAsNew<typeof loopWorkflow>({ ...input, options: placement.carried(), resume: { snapshot, effect } });
       }
-      at = transition(def, snapshot, await perform(effect));
+      const fact = await perform(effect);
+      // The snapshot as it is now: a note made during the effect (host_change) took a number.
+      at = transition(def, at.snapshot as typeof snapshot, fact);
     }
   } catch (err) {
     if (!isCancellation(err) || isFinished(at)) throw err;
@@ -221,6 +240,7 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
     deliver();
     report();
     if (!isFinished(at)) throw err;
+    await CancellationScope.nonCancellable(() => placement.release());
     return { ...at.snapshot.outcome, snapshot: at.snapshot };
   }
 }

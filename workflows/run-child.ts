@@ -24,11 +24,17 @@ import type { RunLoopInput } from '../fsm/types.js';
 import { MAX_SUBLOOP_DEPTH, type LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
 
-const { loadSubloop } = proxyActivities<LoopActivities>({
+const LOAD_OPTIONS = {
   startToCloseTimeout: '60s',
   retry: { maximumAttempts: 3 },
   summary: 'load sub-loop',
-});
+};
+
+/** The loop files are where the actions run: on the pinned or claimed host's queue when there is one. */
+function loader(parent: LoopWorkflowInput): LoopActivities['loadSubloop'] {
+  const queue = parent.options.actionQueue;
+  return proxyActivities<LoopActivities>(queue ? { ...LOAD_OPTIONS, taskQueue: queue } : LOAD_OPTIONS).loadSubloop;
+}
 
 /** Run the child of a sub-loop state; the facts of how it ended are for the core to judge. */
 export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput, parentId: string): Promise<RunEvent> {
@@ -36,9 +42,9 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
   if (depth > MAX_SUBLOOP_DEPTH) {
     return { type: 'subloop_unavailable', why: { reason: 'too_deep', loop: request.loop, depth, limit: MAX_SUBLOOP_DEPTH }, now: Date.now() };
   }
-  let loaded: Awaited<ReturnType<typeof loadSubloop>>;
+  let loaded: Awaited<ReturnType<LoopActivities['loadSubloop']>>;
   try {
-    loaded = await loadSubloop({ name: request.loop, cwd: parent.options.cwd });
+    loaded = await loader(parent)({ name: request.loop, cwd: parent.options.cwd });
   } catch (err) {
     if (isCancellation(err)) throw err;
     return { type: 'subloop_unavailable', why: { reason: 'load_failed', loop: request.loop, failure: failureOf(err) }, now: Date.now() };
