@@ -1,7 +1,8 @@
 import { makeEvaluateLlm } from './evaluate-llm.js';
 import { loadSubloop } from './load-subloop.js';
 import { type ActivityDeps, makeRunAction } from './run-action.js';
-import type { LoopActivities } from '../workflows/activity-types.js';
+import { makePlacementActivities } from './placement.js';
+import type { LoopActivities, PlacementActivities } from '../workflows/activity-types.js';
 
 export type { ActivityDeps } from './run-action.js';
 export type { LoopActivities } from '../workflows/activity-types.js';
@@ -10,10 +11,11 @@ export type { LoopActivities } from '../workflows/activity-types.js';
  * The worker's activities. A factory so tests (and embedders) can inject the worker environment;
  * the keys are the activity type names the workflow proxies.
  */
-export function createActivities(deps: ActivityDeps = {}): LoopActivities {
+export function createActivities(deps: ActivityDeps = {}): LoopActivities & PlacementActivities {
   return {
     runAction: makeRunAction(deps),
     evaluateLlm: makeEvaluateLlm(deps),
     loadSubloop,
+    ...makePlacementActivities(deps.place),
   };
 }

@@ -4,6 +4,7 @@ import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
 import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs } from './env-refs.js';
 import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
 import { SpawnError, runProcess } from './process.js';
+import type { WorkerPlace } from './placement.js';
 
 /** What the activities read from the worker (injectable for tests). */
 export interface ActivityDeps {
@@ -17,6 +18,8 @@ export interface ActivityDeps {
    * `env` is not injected. Undefined for a run without one: the worker's own environment.
    */
   envFor?: (workflowId: string) => NodeJS.ProcessEnv | undefined;
+  /** Where this worker is, for portable runs (activities/placement.ts); unset: it takes none. */
+  place?: WorkerPlace;
 }
 
 /** The environment one call of an activity sees for run `workflowId` (undefined: process.env). */

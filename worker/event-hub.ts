@@ -4,6 +4,7 @@
  * the one a replay of the history gives). Events arrive numbered and timed by the core; each
  * number reaches the files and the listeners once.
  */
+import { existsSync } from 'node:fs';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { InjectedSinks } from '@temporalio/worker';
 import type { RunStreamEvent } from '../fsm/snapshot.js';
@@ -45,6 +46,9 @@ export class EventHub {
     const cwd = info.memo?.cwd;
     if (typeof cwd !== 'string') return undefined;
     let files = this.files.get(info.workflowId);
+    // A pool worker on another host than the run's checkout has no such directory: it writes no
+    // copy (never creates the path); the history is the record.
+    if (!files && !existsSync(cwd)) return undefined;
     if (!files) {
       files = new RunFiles(cwd, info.workflowId);
       this.files.set(info.workflowId, files);

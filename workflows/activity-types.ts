@@ -36,6 +36,6 @@ export interface ClaimedCheckout {
 }
 
 export interface PlacementActivities {
-  claimCheckout: (input: PortableCheckout & { path: string }) => Promise<ClaimedCheckout>;
+  claimCheckout: (input: PortableCheckout & { path: string; runId: string }) => Promise<ClaimedCheckout>;
   releaseCheckout: (input: PortableCheckout & { dir: string }) => Promise<{ kept: boolean; why?: string }>;
 }

@@ -199,6 +199,7 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
           return { type: 'sleep_done', now: Date.now() };
         case 'run_loop':
           // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
+          await placement.ensureClaimed();
           return runChild({ ...input, options: { ...placement.carried(), portable: undefined } }, work.input, instanceId);
       }
     });

@@ -13,7 +13,7 @@
  *   action not taken within the notice, or a running one that stops heartbeating), the checkout
  *   is claimed again, by whichever worker answers first, and the run's events say so.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities, setCurrentDetails, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, setCurrentDetails, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { LoopActivities, PlacementActivities } from './activity-types.js';
 import type { LoopWorkflowInput, PortableCheckout } from './definitions.js';
 
@@ -108,7 +108,8 @@ export class Placement {
     }
   }
 
-  private async ensureClaimed(): Promise<void> {
+  /** A portable run's checkout, claimed before anything needs its directory. */
+  async ensureClaimed(): Promise<void> {
     const portable = this.input.options.portable;
     if (portable && !this.place.host) await this.claim(portable, 'first action');
   }
@@ -125,7 +126,7 @@ export class Placement {
     });
     for (;;) {
       try {
-        const got = await claimCheckout({ ...portable, path: portable.path ?? '' });
+        const got = await claimCheckout({ ...portable, path: portable.path ?? '', runId: workflowInfo().workflowId });
         const from = this.place.host;
         this.place = { queue: got.queue, cwd: got.cwd, host: got.host, dir: got.dir };
         this.waitingFor = undefined;

@@ -2,6 +2,7 @@
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { runCommand } from './run.js';
+import { runPlaceOf } from '../runs/where-to-run.js';
 import { colourWanted } from '../reporters/style.js';
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -12,7 +13,7 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 }
 
 export const runSpec: CommandSpec = {
-  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--task-queue Q] [--json]',
+  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--json]',
   flags: {
     'max-iterations': { type: 'string' },
     context: { type: 'string', multiple: true, short: 'c' },
@@ -22,6 +23,9 @@ export const runSpec: CommandSpec = {
     json: { type: 'boolean' },
     background: { type: 'boolean' },
     'task-queue': { type: 'string' },
+    pool: { type: 'string' },
+    checkout: { type: 'string' },
+    worktree: { type: 'boolean' },
   },
   run(ctx) {
     const target = ctx.positionals[0];
@@ -44,7 +48,7 @@ export const runSpec: CommandSpec = {
       err: ctx.err,
       ...(maxIterations === undefined ? {} : { maxIterations }),
       ...(llmModel === undefined ? {} : { llmModel }),
-      ...(taskQueue === undefined ? {} : { taskQueue }),
+      place: runPlaceOf({ taskQueue, pool: str(ctx, 'pool'), checkout: str(ctx, 'checkout'), worktree: bool(ctx, 'worktree') }),
     });
   },
 };

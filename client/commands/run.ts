@@ -10,8 +10,9 @@ import { relative } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { installQuietRuntime } from '../../worker/create-worker.js';
-import { checkoutAt, workerLogPath, type WorkerRecord } from '../../worker/checkout.js';
-import { checkoutRootOf, ensureCheckoutWorker } from '../runs/checkout-worker.js';
+import { workerLogPath, type WorkerRecord } from '../../worker/checkout.js';
+import { placeRun, type RunPlace } from '../runs/where-to-run.js';
+import { queueWorkers } from '../runs/queue-pollers.js';
 import { connectClient, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
 import { CliError, InfrastructureError, UsageError } from '../errors.js';
@@ -36,8 +37,8 @@ export interface RunOptions {
   json: boolean;
   /** Start, hand the run to a worker outside this process, and return at once. */
   background?: boolean;
-  /** A shared task queue served by `ll-loop worker` instead of this process's own worker. */
-  taskQueue?: string;
+  /** Where the run goes (client/runs/where-to-run.ts); default: the checkout's worker. */
+  place?: RunPlace;
   /** Colour in the progress display (stdout is a terminal that wants it). */
   colour?: boolean;
   out?: (text: string) => void;
@@ -80,16 +81,27 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     const endpoint = await connectOrExplain(opts.cwd);
     const { client, connection } = await connectClient(endpoint);
     try {
-      const served = serving(opts, endpoint);
+      // The checkout's worker (when it must serve the run) starts concurrently: time to the first action counts.
+      const placed = await placeRun(opts.place ?? { kind: 'checkout' }, opts.cwd, endpoint.address);
       const searchAttributes = await searchAttributesAvailable(endpoint, connection);
-      const { handle, instanceId, taskQueue } = await startLoopRun({ client, definition, file, cwd: opts.cwd, taskQueue: served.queue, searchAttributes, started: new Date() });
+      const { handle, instanceId, taskQueue } = await startLoopRun({
+        client,
+        definition,
+        file,
+        cwd: opts.cwd,
+        taskQueue: placed.queue,
+        options: placed.optionsFor,
+        memo: placed.memo,
+        searchAttributes,
+        started: new Date(),
+      });
       if (interruption) armInterrupt(interruption.interrupt, () => handle.cancel());
-      const worker = await served.worker.catch(async (e: unknown) => {
+      const worker = await placed.worker.catch(async (e: unknown) => {
         // Nothing can run the workflow without a worker: end it rather than leave it waiting.
         await handle.terminate(`ll-loop could not start a worker for it: ${(e as Error).message}`).catch(() => undefined);
         throw e;
       });
-      if (!worker) warnWhenUnserved(client, taskQueue, err);
+      if (placed.place.kind !== 'checkout' && placed.place.kind !== 'worktree') warnWhenUnserved(client, taskQueue, placed.place, err);
       if (opts.background) {
         printBackgroundStart(out, opts.json, { instanceId, taskQueue, worker, cwd: opts.cwd, uiUrl: runInfo(endpoint, opts.cwd, instanceId).uiUrl });
         return EXIT.ok;
@@ -109,17 +121,6 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   }
 }
 
-/**
- * Which queue runs the loop and who serves it: the checkout's own worker (started on demand,
- * concurrently with the start: time to the first action counts), or `--task-queue Q`'s pool.
- */
-function serving(opts: RunOptions, endpoint: Endpoint): { queue: string; worker: Promise<WorkerRecord | undefined> } {
-  if (opts.taskQueue !== undefined) return { queue: opts.taskQueue, worker: Promise.resolve(undefined) };
-  const worker = ensureCheckoutWorker(opts.cwd, endpoint.address);
-  worker.catch(() => undefined);
-  return { queue: checkoutAt(checkoutRootOf(opts.cwd)).queue, worker };
-}
-
 function printBackgroundStart(
   out: (t: string) => void,
   json: boolean,
@@ -136,12 +137,12 @@ function printBackgroundStart(
   out(`  follow: ll-loop status ${r.instanceId} --follow\n  stop:   ll-loop stop ${r.instanceId}\n`);
 }
 
-/** Say once when no worker polls a shared queue: the run waits there until one does. */
-function warnWhenUnserved(client: Client, taskQueue: string, err: (t: string) => void): void {
-  void client.workflowService
-    .describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: taskQueue }, taskQueueType: 1 })
-    .then((res) => {
-      if ((res.pollers ?? []).length === 0) err(`note: no worker polls task queue ${taskQueue} yet; start one with: ll-loop worker --task-queue ${taskQueue}\n`);
+/** Say at once when no worker polls a pool's or shared queue: the run waits there until one does. */
+function warnWhenUnserved(client: Client, taskQueue: string, place: RunPlace, err: (t: string) => void): void {
+  const how = place.kind === 'pinned' || place.kind === 'portable' ? `ll-loop worker --pool ${place.pool}` : `ll-loop worker --task-queue ${taskQueue}`;
+  void queueWorkers(client, taskQueue)
+    .then((workers) => {
+      if (workers.length === 0) err(`note: no worker serves ${place.kind === 'queue' ? `task queue ${taskQueue}` : `pool ${(place as { pool: string }).pool}`} yet; the run waits until one does. Start one with: ${how}\n`);
     })
     .catch(() => undefined);
 }

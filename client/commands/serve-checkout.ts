@@ -16,6 +16,7 @@ import { buildInfo, codeId } from '../../worker/build-info.js';
 import { checkoutAt, findCheckoutRoot, hostId, workerIdentity, type WorkerRecord } from '../../worker/checkout.js';
 import { liveClaimOwner, releaseClaim, tryClaim, writeWorkerRecord, type ClaimOwner } from '../../worker/checkout-claim.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import { stateDir } from '../../worker/run-env.js';
 import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -56,7 +57,7 @@ export class CheckoutAlreadyServedError extends CliError {
   }
 }
 
-function drainSeconds(env: NodeJS.ProcessEnv = process.env): number {
+export function drainSeconds(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.LL_WORKER_DRAIN_S ?? 600);
   return Number.isFinite(n) && n >= 0 ? n : 600;
 }
@@ -123,6 +124,8 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       events,
       identity,
       shutdownGraceTime: `${drainSeconds()}s`,
+      // `run --worktree`: this worker prepares the run's worktree and keeps its actions here.
+      activityDeps: { place: { host, queue: checkout.queue, dataDir: stateDir() } },
     });
     let stopping = false;
     const shutdown = (why: string) => {

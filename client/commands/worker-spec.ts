@@ -3,13 +3,15 @@ import { str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SHARED_QUEUE } from '../runs/start-run.js';
 import { serveCheckout } from './serve-checkout.js';
+import { servePool } from './serve-pool.js';
 import { workerCommand } from './worker.js';
 import { runWorkerService, WORKER_SERVICE_FLAGS, WORKER_SERVICE_USAGE } from './worker-service.js';
 
 export const workerSpec: CommandSpec = {
-  usage: `worker [--task-queue Q]   the checkout's worker (started on demand by any command), or a worker for a task queue\n  ll-loop ${WORKER_SERVICE_USAGE}  the checkout's worker: user service, state, stop`,
+  usage: `worker [--pool NAME | --task-queue Q]   the checkout's worker (started on demand by any command), a pool worker, or a worker for a task queue\n  ll-loop ${WORKER_SERVICE_USAGE}  the checkout's worker: user service, state, stop`,
   flags: {
     'task-queue': { type: 'string' },
+    pool: { type: 'string' },
     'until-closed': { type: 'string' },
     ...WORKER_SERVICE_FLAGS,
   },
@@ -17,6 +19,11 @@ export const workerSpec: CommandSpec = {
     const service = runWorkerService(ctx);
     if (service) return service;
     if (ctx.positionals.length) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop worker [--task-queue Q] [--until-closed <run-id>]');
+    const pool = str(ctx, 'pool');
+    if (pool !== undefined) {
+      if (str(ctx, 'task-queue') !== undefined) throw new UsageError('--pool and --task-queue cannot be combined', 'a pool worker polls its pool\'s queues: ll-loop worker --pool NAME');
+      return servePool({ cwd: ctx.cwd, pool, out: ctx.out });
+    }
     // No queue named: the worker of the checkout it is started in.
     if (str(ctx, 'task-queue') === undefined && str(ctx, 'until-closed') === undefined) {
       const startedBy = process.env.LL_WORKER_STARTED_BY === 'on-demand' || process.env.LL_WORKER_STARTED_BY === 'service' ? process.env.LL_WORKER_STARTED_BY : 'foreground';

@@ -109,6 +109,15 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
       case 'maintain_restart':
         line(style.dim(`maintain: cycle ${event.cycle} complete, restarting`));
         break;
+      case 'host_change':
+        line(
+          style.dim(
+            event.from_host === undefined
+              ? `checkout: ${String(event.dir)} on ${String(event.to_host)}`
+              : `checkout moved from ${String(event.from_host)} to ${String(event.to_host)} (${String(event.reason)}): ${String(event.dir)}`,
+          ),
+        );
+        break;
       default:
         break;
     }

@@ -73,8 +73,8 @@ export interface StartRunRequest {
   continueFrom?: LoopWorkflowInput['continueFrom'];
   /** Extra memo fields (e.g. `resumed_from`). */
   memo?: Record<string, unknown>;
-  /** Extra workflow options (e.g. `actionQueue` of a pinned pool run). */
-  options?: Partial<LoopWorkflowInput['options']>;
+  /** Extra workflow options (e.g. `actionQueue` of a pinned pool run), per workflow id when a function. */
+  options?: Partial<LoopWorkflowInput['options']> | ((workflowId: string) => Partial<LoopWorkflowInput['options']>);
   /**
    * The environment the run's actions see (worker/run-env.ts), left for the worker before each
    * start attempt under that attempt's id. Default: this process's environment.
@@ -88,11 +88,11 @@ export interface StartRunRequest {
  */
 export async function startLoopRun(req: StartRunRequest): Promise<{ handle: LoopHandle; instanceId: string; taskQueue: string }> {
   const { client, definition, file, cwd, searchAttributes } = req;
-  const input: LoopWorkflowInput = {
+  const inputFor = (workflowId: string): LoopWorkflowInput => ({
     definition,
-    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), ...req.options },
+    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
-  };
+  });
   // Which ll-loop started the run (shown by `list --running` and in the Web UI's memo and details).
   const build = buildInfo();
   const queueOf = (): string => req.taskQueue;
@@ -115,7 +115,7 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
     client.workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
       workflowId,
       taskQueue: queueOf(),
-      args: [input],
+      args: [inputFor(workflowId)],
       memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
       staticDetails: `${definition.description ?? ''}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),
