@@ -57,6 +57,8 @@ export interface LoopRunOptions {
   actionQueue?: string;
   /** A portable pool run (`--checkout git`, `--worktree`): see PortableCheckout. */
   portable?: PortableCheckout;
+  /** Seconds an action of a pool run may wait for its host before the run says it is gone (default 60). */
+  hostNoticeS?: number;
   /** Where a portable run's checkout was claimed (carried across continue-as-new and into sub-loops). */
   placedOn?: { host: string; dir: string };
 }

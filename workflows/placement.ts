@@ -5,7 +5,7 @@
  *
  * - local (no `actionQueue`, no `portable`): actions on the workflow's own queue, the checkout's.
  * - pinned (`actionQueue`): workflow tasks may go to any pool worker, actions only to the queue of
- *   the worker that holds the checkout. An action nobody takes within {@link WAIT_NOTICE} means
+ *   the worker that holds the checkout. An action nobody takes within {@link WAIT_NOTICE_S} s (`hostNoticeS`) means
  *   that host is gone: the run says so (Web UI details, status query) and keeps waiting for it —
  *   it never runs an action on another host.
  * - portable (`portable`): the first pool worker to answer `claimCheckout` prepares its own
@@ -17,8 +17,8 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, setCurrentDetails
 import type { LoopActivities, PlacementActivities } from './activity-types.js';
 import type { LoopWorkflowInput, PortableCheckout } from './definitions.js';
 
-/** How long an action may wait for its host before the run says the host is gone. */
-export const WAIT_NOTICE = '60s';
+/** How long an action may wait for its host before the run says the host is gone (default). */
+export const WAIT_NOTICE_S = 60;
 
 /** Where actions go now: the queue (undefined: the workflow's own) and the directory. */
 export interface Place {
@@ -77,10 +77,22 @@ export class Placement {
     };
   }
 
-  /** Activity options for the current place: its queue, and the notice when a host may be gone. */
-  activityOptions(): { taskQueue?: string; scheduleToStartTimeout?: string } {
+  private get notice(): string {
+    return `${this.input.options.hostNoticeS ?? WAIT_NOTICE_S}s`;
+  }
+
+  /**
+   * Activity options for the current place: its queue, and the notice when a host may be gone. A
+   * portable run's action is not retried by Temporal on the host that went silent: the run claims
+   * a checkout again instead (run()).
+   */
+  activityOptions(): { taskQueue?: string; scheduleToStartTimeout?: string; retry?: { maximumAttempts: number } } {
     if (!this.remote) return {};
-    return { ...(this.place.queue ? { taskQueue: this.place.queue } : {}), scheduleToStartTimeout: WAIT_NOTICE };
+    return {
+      ...(this.place.queue ? { taskQueue: this.place.queue } : {}),
+      scheduleToStartTimeout: this.notice,
+      ...(this.input.options.portable ? { retry: { maximumAttempts: 1 } } : {}),
+    };
   }
 
   /**
@@ -99,10 +111,10 @@ export class Placement {
         if (!lost || !this.remote) throw err;
         const portable = this.input.options.portable;
         if (portable) {
-          await this.claim(portable, lost === 'silent' ? 'its host stopped answering mid-action' : 'its host took no action for 60 s');
+          await this.claim(portable, lost === 'silent' ? 'its host stopped answering mid-action' : `its host took no action for ${this.notice}`);
           continue;
         }
-        this.waitingFor = `the worker of the checkout's host (task queue ${this.place.queue}): nothing took the action for ${WAIT_NOTICE}; the run waits for that host and never runs the action elsewhere`;
+        this.waitingFor = `the worker of the checkout's host (task queue ${this.place.queue}): nothing took the action for ${this.notice}; the run waits for that host and never runs the action elsewhere`;
         setCurrentDetails(`**waiting for its host** · ${this.waitingFor}`);
       }
     }
@@ -119,7 +131,7 @@ export class Placement {
     const { claimCheckout } = proxyActivities<PlacementActivities>({
       taskQueue: portable.claimQueue,
       startToCloseTimeout: '20m',
-      scheduleToStartTimeout: WAIT_NOTICE,
+      scheduleToStartTimeout: this.notice,
       heartbeatTimeout: '60s',
       retry: { maximumAttempts: 3, nonRetryableErrorTypes: ['GitCheckoutError'] },
       summary: 'claim a checkout',
@@ -134,7 +146,7 @@ export class Placement {
         return;
       } catch (err) {
         if (hostLost(err) !== 'not_taken') throw err;
-        this.waitingFor = `a worker of pool queue ${portable.claimQueue}: none has answered for ${WAIT_NOTICE}; start one with ll-loop worker --pool NAME`;
+        this.waitingFor = `a worker of pool queue ${portable.claimQueue}: none has answered for ${this.notice}; start one with ll-loop worker --pool NAME`;
         setCurrentDetails(`**waiting for a pool worker** · ${this.waitingFor}`);
       }
     }
@@ -147,7 +159,7 @@ export class Placement {
     const { releaseCheckout } = proxyActivities<PlacementActivities>({
       taskQueue: this.place.queue,
       startToCloseTimeout: '5m',
-      scheduleToStartTimeout: WAIT_NOTICE,
+      scheduleToStartTimeout: this.notice,
       retry: { maximumAttempts: 2 },
       summary: 'release the checkout',
     });

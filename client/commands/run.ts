@@ -101,7 +101,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
         await handle.terminate(`ll-loop could not start a worker for it: ${(e as Error).message}`).catch(() => undefined);
         throw e;
       });
-      if (placed.place.kind !== 'checkout' && placed.place.kind !== 'worktree') warnWhenUnserved(client, taskQueue, placed.place, err);
+      if (placed.place.kind !== 'checkout' && placed.place.kind !== 'worktree') await warnWhenUnserved(client, taskQueue, placed.place, err);
       if (opts.background) {
         printBackgroundStart(out, opts.json, { instanceId, taskQueue, worker, cwd: opts.cwd, uiUrl: runInfo(endpoint, opts.cwd, instanceId).uiUrl });
         return EXIT.ok;
@@ -138,13 +138,15 @@ function printBackgroundStart(
 }
 
 /** Say at once when no worker polls a pool's or shared queue: the run waits there until one does. */
-function warnWhenUnserved(client: Client, taskQueue: string, place: RunPlace, err: (t: string) => void): void {
+async function warnWhenUnserved(client: Client, taskQueue: string, place: RunPlace, err: (t: string) => void): Promise<void> {
   const how = place.kind === 'pinned' || place.kind === 'portable' ? `ll-loop worker --pool ${place.pool}` : `ll-loop worker --task-queue ${taskQueue}`;
-  void queueWorkers(client, taskQueue)
+  // Bounded: a slow answer must not hold the run's progress back.
+  const asked = queueWorkers(client, taskQueue)
     .then((workers) => {
       if (workers.length === 0) err(`note: no worker serves ${place.kind === 'queue' ? `task queue ${taskQueue}` : `pool ${(place as { pool: string }).pool}`} yet; the run waits until one does. Start one with: ${how}\n`);
     })
     .catch(() => undefined);
+  await Promise.race([asked, new Promise((r) => setTimeout(r, 3000).unref())]);
 }
 
 async function connectOrExplain(cwd: string): Promise<Endpoint> {

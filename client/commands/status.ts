@@ -59,7 +59,7 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
   if (!live) {
     out(
       `no worker answered within ${QUERY_TIMEOUT_MS / 1000}s: the run is open in Temporal but nothing executes it (the process that ran it is gone)\n` +
-        `fix: ll-loop resume ${report.id} starts a worker and lets it finish; ll-loop stop ${report.id} --force ends it\n`,
+        `fix: any ll-loop command in its checkout starts the checkout's worker (ll-loop resume ${report.id} for runs of ll-loop 0.2.0); ll-loop stop ${report.id} --force ends it\n`,
     );
     return;
   }
@@ -70,6 +70,8 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ['last verdict', live.last_verdict ?? '-'],
     ['elapsed', `${formatDuration(live.elapsed_ms)} (started ${localTime(new Date(live.started_at))})`],
     ['captured', live.captured.join(', ') || '-'],
+    ...(live.host ? [['host', live.host] as [string, string]] : []),
+    ...(live.waiting_for ? [['waiting for', live.waiting_for] as [string, string]] : []),
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);
 }

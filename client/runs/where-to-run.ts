@@ -58,6 +58,12 @@ export function runPlaceOf(flags: { pool?: string; checkout?: string; worktree?:
   return { kind: 'checkout' };
 }
 
+/** `LL_HOST_NOTICE_S`: how long a pool run's action waits for its host before saying it is gone. */
+function hostNotice(env: NodeJS.ProcessEnv = process.env): Partial<LoopRunOptions> {
+  const n = Number(env.LL_HOST_NOTICE_S);
+  return env.LL_HOST_NOTICE_S !== undefined && Number.isFinite(n) && n >= 1 ? { hostNoticeS: n } : {};
+}
+
 /** Decide where the run goes; starts the checkout's worker when this machine must serve it. */
 export async function placeRun(place: RunPlace, cwd: string, address: string): Promise<Placed> {
   const checkout = checkoutAt(checkoutRootOf(cwd));
@@ -79,7 +85,7 @@ export async function placeRun(place: RunPlace, cwd: string, address: string): P
         queue: poolQueue(place.pool),
         checkout,
         worker: serveHere(),
-        optionsFor: () => ({ actionQueue: checkout.queue, localActivityMaxTimeoutS: 0 }),
+        optionsFor: () => ({ actionQueue: checkout.queue, localActivityMaxTimeoutS: 0, ...hostNotice() }),
         memo: { action_queue: checkout.queue, pool: place.pool },
         lockDomain: checkout.lockDomain,
       };
@@ -97,6 +103,7 @@ export async function placeRun(place: RunPlace, cwd: string, address: string): P
         worker: worktree ? serveHere() : none,
         optionsFor: (workflowId) => ({
           localActivityMaxTimeoutS: 0,
+          ...hostNotice(),
           portable: { claimQueue, repository: source.repository, commit: source.commit, branch: `ll-loop/${workflowId}`, worktree, path: source.path },
         }),
         memo: worktree ? { checkout_mode: 'worktree' } : { pool: place.pool, checkout_mode: 'git' },
