@@ -13,7 +13,9 @@ import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import {
+  backfillLoopSchedule,
   createLoopSchedule,
+  overlapOf,
   deleteLoopSchedule,
   describeWhen,
   listLoopSchedules,
@@ -30,13 +32,17 @@ import { checkoutRootOf, ensureCheckoutWorker } from '../runs/checkout-worker.js
 import { DEFAULT_SHARED_QUEUE, localActivityMax, searchAttributesAvailable } from '../runs/start-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
 
-const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete'] as const;
+const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete', 'backfill'] as const;
 type Action = (typeof ACTIONS)[number];
 
 /** Flags only creating a schedule accepts. */
 const CREATE_FLAGS = ['every', 'cron', 'context', 'task-queue', 'pause-on-failure'] as const;
+const BACKFILL_FLAGS = ['start', 'end'] as const;
 
-const USAGE = 'schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--task-queue Q] [--pause-on-failure] [--json]   run a loop on a Temporal Schedule\n  ll-loop schedule list | pause <name> | unpause <name> | trigger <name> | delete <name> [--json]';
+const USAGE =
+  'schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--overlap skip|buffer-one|buffer-all|cancel-other|allow-all] [--task-queue Q] [--pause-on-failure] [--json]   run a loop on a Temporal Schedule\n' +
+  '  ll-loop schedule list | pause <name> | unpause <name> | trigger <name> | delete <name> [--json]\n' +
+  '  ll-loop schedule backfill <name> --start TIME --end TIME [--overlap P]   start the runs a period missed';
 
 function json(ctx: CommandContext, value: unknown): void {
   ctx.out(`${JSON.stringify(value, null, 2)}\n`);
@@ -78,6 +84,7 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
       searchAttributes: await searchAttributesAvailable(endpoint, connection),
       pauseOnFailure: bool(ctx, 'pause-on-failure'),
       localActivityMaxTimeoutS: localActivityMax(),
+      overlap: overlapOf(str(ctx, 'overlap')),
     });
   });
   if (bool(ctx, 'json')) json(ctx, info);
@@ -104,6 +111,15 @@ function printList(ctx: CommandContext, schedules: LoopScheduleInfo[]): void {
   for (const row of rows) ctx.out(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
 }
 
+/** `--start`/`--end`: an ISO 8601 time (local time when no zone is given). */
+function timeFlag(ctx: CommandContext, name: 'start' | 'end'): Date {
+  const raw = str(ctx, name);
+  if (raw === undefined) throw new UsageError(`schedule backfill needs --${name}`, 'e.g. ll-loop schedule backfill <name> --start 2026-11-20T00:00 --end 2026-11-21T00:00');
+  const date = new Date(raw);
+  if (Number.isNaN(date.getTime())) throw new UsageError(`--${name} ${raw} is not a time`, 'use ISO 8601, e.g. 2026-11-20T09:00 or 2026-11-20T09:00Z');
+  return date;
+}
+
 async function act(ctx: CommandContext, action: Exclude<Action, 'list'>, loop: string): Promise<number> {
   const asJson = bool(ctx, 'json');
   const scheduleId = scheduleIdFor(loop);
@@ -121,6 +137,16 @@ async function act(ctx: CommandContext, action: Exclude<Action, 'list'>, loop: s
         if (asJson) json(ctx, { schedule: scheduleId, triggered: true, ...(workflowId ? { run: workflowId } : {}) });
         else if (workflowId) ctx.out(`triggered ${scheduleId}: run ${workflowId} (follow it with ll-loop status ${workflowId})\n`);
         else ctx.out(`triggered ${scheduleId}; no new run started yet (skipped while a run is still going)\n`);
+        return;
+      }
+      case 'backfill': {
+        const start = timeFlag(ctx, 'start');
+        const end = timeFlag(ctx, 'end');
+        if (end <= start) throw new UsageError('--end must be after --start', 'e.g. --start 2026-11-20T00:00 --end 2026-11-21T00:00');
+        const overlap = str(ctx, 'overlap');
+        await backfillLoopSchedule(client, loop, start, end, overlap === undefined ? undefined : overlapOf(overlap));
+        if (asJson) json(ctx, { schedule: scheduleId, backfill: { start: start.toISOString(), end: end.toISOString() } });
+        else ctx.out(`backfilling ${scheduleId} from ${start.toISOString()} to ${end.toISOString()}: the runs that period would have had start now (ll-loop list --running)\n`);
         return;
       }
       case 'delete': {
@@ -142,6 +168,9 @@ export const scheduleSpec: CommandSpec = {
     context: { type: 'string', multiple: true, short: 'c' },
     'task-queue': { type: 'string' },
     'pause-on-failure': { type: 'boolean' },
+    overlap: { type: 'string' },
+    start: { type: 'string' },
+    end: { type: 'string' },
     json: { type: 'boolean' },
   },
   async run(ctx) {
@@ -155,7 +184,7 @@ export const scheduleSpec: CommandSpec = {
       if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'quote a cron expression: --cron "0 * * * *"');
       return create(ctx, target);
     }
-    const misplaced = CREATE_FLAGS.filter((f) => ctx.values[f] !== undefined);
+    const misplaced = [...CREATE_FLAGS, ...(action === 'backfill' ? [] : BACKFILL_FLAGS), ...(action === 'backfill' ? [] : (['overlap'] as const))].filter((f) => ctx.values[f] !== undefined);
     if (misplaced.length) throw new UsageError(`schedule ${action} does not take --${misplaced.join(', --')}`, `ll-loop schedule ${action}${action === 'list' ? '' : ' <name>'} [--json]`);
     if (action === 'list') {
       if (second !== undefined) throw new UsageError(`unexpected arguments: ${[second, ...extra].join(' ')}`, 'll-loop schedule list [--json]');

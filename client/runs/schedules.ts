@@ -75,6 +75,24 @@ export interface CreateScheduleRequest {
   /** Runs that do not end in a success terminal fail the workflow, which pauses the schedule. */
   pauseOnFailure: boolean;
   localActivityMaxTimeoutS: number;
+  /** What the schedule does when a run is due while its previous one still runs (default skip). */
+  overlap?: OverlapName;
+}
+
+/** `--overlap` names, Temporal's schedule overlap policies. */
+export const OVERLAP_POLICIES = {
+  skip: ScheduleOverlapPolicy.SKIP,
+  'buffer-one': ScheduleOverlapPolicy.BUFFER_ONE,
+  'buffer-all': ScheduleOverlapPolicy.BUFFER_ALL,
+  'cancel-other': ScheduleOverlapPolicy.CANCEL_OTHER,
+  'allow-all': ScheduleOverlapPolicy.ALLOW_ALL,
+} as const;
+export type OverlapName = keyof typeof OVERLAP_POLICIES;
+
+export function overlapOf(name: string | undefined): OverlapName {
+  if (name === undefined) return 'skip';
+  if (Object.hasOwn(OVERLAP_POLICIES, name)) return name as OverlapName;
+  throw new UsageError(`--overlap ${name} is not an overlap policy`, `use one of ${Object.keys(OVERLAP_POLICIES).join(', ')}`);
 }
 
 /** One schedule as the CLI shows it. */
@@ -133,8 +151,8 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
             }
           : {}),
       },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, pauseOnFailure: req.pauseOnFailure },
-      memo: { ...memo, when: describeWhen(when) },
+      policies: { overlap: OVERLAP_POLICIES[req.overlap ?? 'skip'], pauseOnFailure: req.pauseOnFailure },
+      memo: { ...memo, when: describeWhen(when), overlap: req.overlap ?? 'skip' },
     });
   } catch (err) {
     if (err instanceof ScheduleAlreadyRunning) throw new LoopScheduleExistsError(scheduleId, definition.name);
@@ -243,4 +261,16 @@ export async function triggerLoopSchedule(client: Client, loop: string, waitMs =
 export async function deleteLoopSchedule(client: Client, loop: string): Promise<void> {
   const id = scheduleIdFor(loop);
   await onSchedule(id, () => client.schedule.getHandle(id).delete());
+}
+
+/**
+ * `schedule backfill`: the runs the schedule would have started between `start` and `end` (the
+ * missed runs of a period, e.g. while the machine was off), started now under `overlap`
+ * (default: the schedule's own policy).
+ */
+export async function backfillLoopSchedule(client: Client, loop: string, start: Date, end: Date, overlap?: OverlapName): Promise<void> {
+  const id = scheduleIdFor(loop);
+  const handle = client.schedule.getHandle(id);
+  const own = ((await onSchedule(id, () => handle.describe())).memo?.overlap as OverlapName | undefined) ?? 'skip';
+  await onSchedule(id, () => handle.backfill([{ start, end, overlap: OVERLAP_POLICIES[overlap ?? own] }]));
 }

@@ -4,7 +4,7 @@
  * pauses the schedule after a failed run; invalid loops and arguments create nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { describeLoopSchedule, LoopScheduleNotFoundError } from '../../client/runs/schedules.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
+import { checkoutAt } from '../../worker/checkout.js';
 import { runCliInProcess } from '../support/cli.js';
 import { settle } from '../support/processes.js';
 import { closeTemporal, project, temporal } from './harness.js';
@@ -49,6 +50,31 @@ afterAll(async () => {
 });
 
 describe('ll-loop schedule', () => {
+  it('--overlap sets the schedule\'s overlap policy; backfill starts the runs a period missed', async () => {
+    const name = `backfill-${suffix}`;
+    writeLoop(name, 'initial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+    expect((await cli(name, '--every', '1h', '--overlap', 'buffer-all', '--task-queue', taskQueue)).code).toBe(0);
+    const { client } = await temporal();
+    const handle = client.schedule.getHandle(`ll-loop-${name}`);
+    expect((await handle.describe()).policies.overlap).toBe('BUFFER_ALL');
+    const end = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+    const start = new Date(end.getTime() - 3 * 3_600_000 + 1);
+    const filled = await cli('backfill', name, '--start', start.toISOString(), '--end', end.toISOString(), '--json');
+    expect(filled.code, filled.stderr).toBe(0);
+    // Three hourly fire times fall in the window: three runs, each completed by the queue's worker.
+    const described = await settle(() => handle.describe(), (d) => d.info.recentActions.length >= 3, 30_000);
+    for (const action of described.info.recentActions.slice(-3)) {
+      expect(await client.workflow.getHandle(action.action.workflow.workflowId).result()).toMatchObject({ terminated_by: 'terminal' });
+    }
+    const bad = await cli(name, '--every', '1h', '--overlap', 'sometimes');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--overlap sometimes is not an overlap policy');
+    const backwards = await cli('backfill', name, '--start', end.toISOString(), '--end', start.toISOString());
+    expect(backwards.code).toBe(1);
+    expect(backwards.stderr).toContain('--end must be after --start');
+    await cli('delete', name);
+  }, 60_000);
+
   it('creates, lists, triggers, pauses, unpauses and deletes a schedule', async () => {
     const name = `greet-${suffix}`;
     writeLoop(name, 'initial: hello\nstates:\n  hello:\n    action: "echo ${context.greeting}"\n    capture: greeting\n    next: done\n  done:\n    terminal: true\n');
@@ -86,12 +112,13 @@ describe('ll-loop schedule', () => {
     expect(again.stderr).toContain(`no schedule ll-loop-${name}`);
   }, 60_000);
 
-  it('uses the shared ll-loop task queue by default, takes cron expressions, and refuses a second schedule for a loop', async () => {
+  it("runs on the checkout's worker by default (started for it), takes cron expressions, and refuses a second schedule for a loop", async () => {
     const name = `cron-${suffix}`;
     writeLoop(name, 'initial: done\nstates:\n  done:\n    terminal: true\n');
     const created = await cli(name, '--cron', '0 9 * * 1-5', '--json');
     expect(created.code, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ when: 'cron "0 9 * * 1-5"', taskQueue: 'll-loop' });
+    expect(JSON.parse(created.stdout)).toMatchObject({ when: 'cron "0 9 * * 1-5"', taskQueue: checkoutAt(cwd).queue });
+    expect(JSON.parse(readFileSync(join(cwd, '.loops', '.worker', 'worker.json'), 'utf8'))).toMatchObject({ queue: checkoutAt(cwd).queue });
     const twice = await cli(name, '--every', '5m');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`schedule ll-loop-${name} already exists`);
