@@ -1,6 +1,7 @@
 import { makeEvaluateLlm } from './evaluate-llm.js';
 import { loadSubloop } from './load-subloop.js';
 import { type ActivityDeps, makeRunAction } from './run-action.js';
+import { makeScopeLockActivities } from './scope-lock.js';
 import type { LoopActivities } from '../workflows/activity-types.js';
 
 export type { ActivityDeps } from './run-action.js';
@@ -15,5 +16,6 @@ export function createActivities(deps: ActivityDeps = {}): LoopActivities {
     runAction: makeRunAction(deps),
     evaluateLlm: makeEvaluateLlm(deps),
     loadSubloop,
+    ...makeScopeLockActivities(deps.client),
   };
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
 import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs } from './env-refs.js';
 import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
@@ -12,6 +13,11 @@ export interface ActivityDeps {
    * overlaid on `process.env` for children. Default: `process.env`.
    */
   env?: NodeJS.ProcessEnv;
+  /**
+   * A Temporal client, for the scope lock's activities (signal-with-start the lock workflow,
+   * describe runs). createLoopWorker makes one on the worker's own connection when it is absent.
+   */
+  client?: Client;
 }
 
 /**

@@ -3,6 +3,7 @@
  * sinks. Used in-process by `ll-loop run`, by tests, and (later) by `ll-loop worker`.
  */
 import { existsSync } from 'node:fs';
+import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import { startGroupWatchdog } from '../activities/group-reaper.js';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
@@ -52,7 +53,8 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(options.bundlePath),
-    activities: createActivities(options.activityDeps),
+    // The scope lock's activities call Temporal: on the worker's own connection unless given a client.
+    activities: createActivities({ ...options.activityDeps, client: options.activityDeps?.client ?? new Client({ connection: options.connection, namespace: options.namespace ?? 'default' }) }),
     sinks: events.sinks(),
     shutdownGraceTime: '2s',
     // Cancellation (ll-loop stop, a timeout, a stopped parent) reaches a running activity only in

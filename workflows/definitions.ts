@@ -92,6 +92,13 @@ export interface ScopeLockRequest {
   wait: boolean;
   /** `--queue-timeout`: give up waiting after this many seconds. */
   queueTimeoutS?: number;
+  /**
+   * While waiting, ask the lock again this often (default 30 s): a lock workflow that has vanished
+   * (terminated by hand) is started afresh and the run queues there, instead of waiting forever.
+   */
+  recheckIntervalS?: number;
+  /** Settings of the lock workflow, used when this request is the one that starts it (tests). */
+  lockWorkflow?: { livenessIntervalS?: number; historyEventLimit?: number; idleCloseS?: number };
 }
 
 /**
@@ -154,6 +161,18 @@ export interface LoopStatus {
   result: ExecutionResult | null;
   /** The core semantics the run follows. */
   semantics: number;
+  /** Runs with a scope lock: waiting for it (and for whom), or holding it. */
+  lock?: LockStatus;
+}
+
+export interface LockStatus {
+  state: 'waiting' | 'held';
+  domain: string;
+  scopes: string[];
+  /** While waiting: the run holding (or queued ahead for) an overlapping scope, when known. */
+  holder?: string;
+  /** When the run asked (waiting) or got its scopes (held), in ms since the epoch. */
+  since_ms: number;
 }
 
 export const statusQuery = defineQuery<LoopStatus>('status');
