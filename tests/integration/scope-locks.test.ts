@@ -237,7 +237,7 @@ describe('scope locks', () => {
     const busy = await start(blocker(`${domain}-b`), lockIn(domain, ['src/deep']));
     expect((await busyFailure(busy)).details.blockers[0]).toMatchObject({ run: holder.workflowId, holds: true });
     // The waiter re-asks (every 2 s here) and queues in the new lock workflow.
-    await waitFor('the waiter to queue again', async () => (await waitersOf(lock).catch(() => [])).includes(waiter.workflowId));
+    await waitFor('the waiter to queue again', async () => (await waitersOf(lock).catch((): string[] => [])).includes(waiter.workflowId));
     release(domain);
     await holding(waiter);
     release(`${domain}-w`);
@@ -254,7 +254,8 @@ describe('scope locks', () => {
     });
     const holder = await start(counter, lockIn(domain, ['src']), { historyEventLimit: 40, localActivityMaxTimeoutS: 0 });
     await holding(holder);
-    await waitFor('a continue-as-new', async () => (await holder.describe()).runId !== holder.firstExecutionRunId, 30_000);
+    const firstRun = (await holder.describe()).runId;
+    await waitFor('a continue-as-new', async () => (await holder.describe()).runId !== firstRun, 30_000);
     expect(await lockStateOf(holder)).toBe('held');
     const busy = await start(blocker(`${domain}-b`), lockIn(domain, ['src']));
     expect((await busyFailure(busy)).details.blockers[0]?.run).toBe(holder.workflowId);
