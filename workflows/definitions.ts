@@ -169,7 +169,7 @@ export interface LockStatus {
   state: 'waiting' | 'held';
   domain: string;
   scopes: string[];
-  /** While waiting: the run holding (or queued ahead for) an overlapping scope, when known. */
+  /** While waiting: a run holding an overlapping scope (else one queued ahead for one), when known. */
   holder?: string;
   /** When the run asked (waiting) or got its scopes (held), in ms since the epoch. */
   since_ms: number;

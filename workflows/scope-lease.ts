@@ -75,7 +75,8 @@ export class ScopeLease {
     this.state = { state: held ? 'held' : 'waiting', domain: lock.domain, scopes: lock.scopes, since_ms: (held ? memo?.since_ms : undefined) ?? Date.now() };
     setHandler(scopeAnswerSignal, (answer) => {
       if (answer.kind === 'queued') {
-        const first = answer.blockers[0];
+        // Whom it waits for: a run holding an overlapping scope, else the first queued ahead of it.
+        const first = answer.blockers.find((b) => b.holds) ?? answer.blockers[0];
         this.blockers = answer.blockers;
         this.state = { ...this.state, ...(first ? { holder: first.run } : {}) };
         setCurrentDetails(`waiting for scope ${this.lock.scopes.join(', ')} ${describeBlocker(first)}`);

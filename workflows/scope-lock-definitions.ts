@@ -69,6 +69,9 @@ export interface ScopeQueueView extends ScopeQueue {
 }
 export const scopeQueueQuery = defineQuery<ScopeQueueView>('ll-scope-queue');
 
+/** The lock workflow's memo key holding its queue (a ScopeQueue), kept current. */
+export const SCOPE_QUEUE_MEMO_KEY = 'scope_queue';
+
 /** What the loop workflow memoises once it holds its scopes: how a fresh lock workflow finds it (rebuild). */
 export const SCOPE_LOCK_MEMO_KEY = 'scope_lock';
 export interface ScopeLockMemo {

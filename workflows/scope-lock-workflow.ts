@@ -15,12 +15,13 @@
  *   request starts it again (signal-with-start). A signal that arrives while it continues or
  *   closes is not lost: Temporal refuses the close and hands the signal to the workflow first.
  */
-import { allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, proxyActivities, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { decide, EMPTY_QUEUE, inQueue, type QueueFact, type ScopeAnswer, type ScopeQueue } from '../fsm/scope-queue.js';
 import type { LoopActivities } from './activity-types.js';
 import { LOOP_WORKFLOW_TYPE } from './definitions.js';
 import {
   SCOPE_LOCK_MEMO_KEY,
+  SCOPE_QUEUE_MEMO_KEY,
   scopeAnswerSignal,
   scopeQueueQuery,
   scopeReleaseSignal,
@@ -55,6 +56,18 @@ export async function scopeLockWorkflow(input: ScopeLockInput): Promise<void> {
     outbox.push(...d.answers);
   };
   const pending = (): boolean => inbox.length > 0 || outbox.length > 0;
+
+  /**
+   * Keep the queue in the memo too, so the client's pre-check (and `queue list` when no worker
+   * answers) reads it with a describe, which needs no worker.
+   */
+  let published = '';
+  const publish = (): void => {
+    const text = JSON.stringify(queue);
+    if (text === published) return;
+    published = text;
+    upsertMemo({ [SCOPE_QUEUE_MEMO_KEY]: queue });
+  };
 
   setHandler(scopeRequestSignal, (r) => void inbox.push({ type: 'request', run: r.run, scopes: r.scopes, wait: r.wait, now: Date.now() }));
   setHandler(scopeReleaseSignal, ({ run }) => void inbox.push({ type: 'release', run, now: Date.now() }));
@@ -97,6 +110,7 @@ export async function scopeLockWorkflow(input: ScopeLockInput): Promise<void> {
   let checkedAt = Date.now();
   for (;;) {
     while (inbox.length) apply(inbox.shift()!);
+    publish();
     if (outbox.length) {
       await deliver();
       continue;

@@ -11,6 +11,7 @@ import { installSpec } from './install.js';
 import { listSpec } from './list.js';
 import { showSpec } from './show.js';
 import { monitorSpec, statusSpec } from './status.js';
+import { queueSpec } from './queue.js';
 import { stopSpec } from './stop.js';
 import { workerSpec } from './worker-spec.js';
 
@@ -31,4 +32,5 @@ export const COMMANDS: Record<string, CommandSpec> = {
   resume: resumeSpec,
   worker: workerSpec,
   schedule: scheduleSpec,
+  queue: queueSpec,
 };

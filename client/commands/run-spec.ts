@@ -2,6 +2,7 @@
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { runCommand } from './run.js';
+import { parseDuration } from '../runs/schedules.js';
 import { colourWanted } from '../reporters/style.js';
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -12,7 +13,7 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 }
 
 export const runSpec: CommandSpec = {
-  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--task-queue Q] [--json]',
+  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--json]',
   flags: {
     'max-iterations': { type: 'string' },
     context: { type: 'string', multiple: true, short: 'c' },
@@ -22,6 +23,10 @@ export const runSpec: CommandSpec = {
     json: { type: 'boolean' },
     background: { type: 'boolean' },
     'task-queue': { type: 'string' },
+    // Scope locks: wait for busy scopes in FIFO order (optionally bounded), or take none at all.
+    queue: { type: 'boolean' },
+    'queue-timeout': { type: 'string' },
+    'no-lock': { type: 'boolean' },
   },
   run(ctx) {
     const target = ctx.positionals[0];
@@ -31,6 +36,11 @@ export const runSpec: CommandSpec = {
     const llmModel = str(ctx, 'llm-model');
     const taskQueue = str(ctx, 'task-queue');
     if (taskQueue !== undefined && taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', 'e.g. --task-queue ll-loop (the default queue of ll-loop worker)');
+    const queueTimeout = str(ctx, 'queue-timeout');
+    // --queue-timeout implies --queue: a bound on waiting only makes sense when waiting.
+    const queueTimeoutS = queueTimeout === undefined ? undefined : parseDuration(queueTimeout, '--queue-timeout') / 1000;
+    const queue = bool(ctx, 'queue') || queueTimeoutS !== undefined;
+    if (bool(ctx, 'no-lock') && queue) throw new UsageError('--no-lock takes no scope lock, so there is nothing to queue for', 'drop --queue/--queue-timeout, or --no-lock');
     return runCommand({
       cwd: ctx.cwd,
       target,
@@ -39,12 +49,15 @@ export const runSpec: CommandSpec = {
       noLlm: bool(ctx, 'no-llm'),
       json: bool(ctx, 'json'),
       background: bool(ctx, 'background'),
+      queue,
+      noLock: bool(ctx, 'no-lock'),
       colour: colourWanted(ctx.terminal),
       out: ctx.out,
       err: ctx.err,
       ...(maxIterations === undefined ? {} : { maxIterations }),
       ...(llmModel === undefined ? {} : { llmModel }),
       ...(taskQueue === undefined ? {} : { taskQueue }),
+      ...(queueTimeoutS === undefined ? {} : { queueTimeoutS }),
     });
   },
 };

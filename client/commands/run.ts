@@ -11,7 +11,11 @@
 import { relative } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
+import { checkoutAt } from '../../worker/checkout.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import type { ScopeLockRequest } from '../../workflows/definitions.js';
+import { serveLockQueue, spawnLockQueueWorker } from '../runs/lock-bridge.js';
+import { lockRequestFor } from '../runs/scope-lock.js';
 import { spawnBackgroundWorker } from '../runs/background.js';
 import { connectClient, connectWorkerConnection, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
@@ -39,6 +43,12 @@ export interface RunOptions {
   background?: boolean;
   /** A shared task queue served by `ll-loop worker` instead of this process's own worker. */
   taskQueue?: string;
+  /** `--queue`: wait in FIFO order for busy scopes (else a busy scope ends the run, exit 8). */
+  queue?: boolean;
+  /** `--queue-timeout`: give up waiting after this many seconds. */
+  queueTimeoutS?: number;
+  /** `--no-lock`: take no scope lock at all (dangerous: overlapping runs work at once). */
+  noLock?: boolean;
   /** Colour in the progress display (stdout is a terminal that wants it). */
   colour?: boolean;
   out?: (text: string) => void;
@@ -61,6 +71,12 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string } {
     throw new CliError(`${loaded.file} is not a valid loop; nothing was run`, 'fix the errors above, then run again', EXIT.usage);
   }
   return { definition: loaded.definition, file: loaded.file };
+}
+
+/** The run's scope lock in the checkout it starts in, unless `--no-lock`. */
+function lockOf(opts: RunOptions, definition: LoopDefinition): ScopeLockRequest | undefined {
+  if (opts.noLock) return undefined;
+  return lockRequestFor(definition, checkoutAt(opts.cwd), { wait: opts.queue === true, ...(opts.queueTimeoutS === undefined ? {} : { queueTimeoutS: opts.queueTimeoutS }) });
 }
 
 /** Run a loop (to its end, unless `--background`). Returns the process exit code. */
@@ -93,24 +109,27 @@ async function runHere(opts: RunOptions, definition: LoopDefinition, file: strin
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
     // The worker's queue is known only once the run's id is (`-2` on a clash), so it follows the start.
-    const { handle, instanceId, taskQueue } = await startLoopRun({ client, definition, file, cwd: opts.cwd, searchAttributes, started: new Date() });
+    const lock = lockOf(opts, definition);
+    const { handle, instanceId, taskQueue } = await startLoopRun({ client, definition, file, cwd: opts.cwd, searchAttributes, started: new Date(), lock });
     armInterrupt(interrupt, () => handle.cancel());
     const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue }).catch(async (err: unknown) => {
       // Nothing can run the workflow without this worker: end it rather than leave it waiting.
       await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
       throw err;
     });
+    const lockQueue = await serveLockQueue(lock, { endpoint, connection: native });
     try {
       return await followRun({
         client,
         workflowId: instanceId,
-        worker,
+        worker: lockQueue.alongside(worker),
         reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour),
         info: runInfo(endpoint, opts.cwd, instanceId),
         err: opts.err ?? ((t) => process.stderr.write(t)),
       });
     } finally {
       await events.close();
+      await lockQueue.close();
     }
   } finally {
     await native.close().catch(() => undefined);
@@ -124,17 +143,24 @@ async function runOnSharedQueue(opts: RunOptions, taskQueue: string, definition:
   const { client, connection } = await connectClient(endpoint);
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
-    const { handle, instanceId } = await startLoopRun({ client, definition, file, cwd: opts.cwd, taskQueue, searchAttributes, started: new Date() });
+    const lock = lockOf(opts, definition);
+    const { handle, instanceId } = await startLoopRun({ client, definition, file, cwd: opts.cwd, taskQueue, searchAttributes, started: new Date(), lock });
     armInterrupt(interrupt, () => handle.cancel());
     const err = opts.err ?? ((t: string) => process.stderr.write(t));
     warnWhenUnserved(client, taskQueue, err);
-    return await followRun({
-      client,
-      workflowId: instanceId,
-      reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour),
-      info: runInfo(endpoint, opts.cwd, instanceId),
-      err,
-    });
+    const lockQueue = await serveLockQueue(lock, { endpoint });
+    try {
+      return await followRun({
+        client,
+        workflowId: instanceId,
+        worker: lockQueue.alongside(undefined),
+        reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour),
+        info: runInfo(endpoint, opts.cwd, instanceId),
+        err,
+      });
+    } finally {
+      await lockQueue.close();
+    }
   } finally {
     await connection.close().catch(() => undefined);
   }
@@ -146,6 +172,7 @@ async function runInBackground(opts: RunOptions, definition: LoopDefinition, fil
   const { client, connection } = await connectClient(endpoint);
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
+    const lock = lockOf(opts, definition);
     const { handle, instanceId, taskQueue } = await startLoopRun({
       client,
       definition,
@@ -154,15 +181,15 @@ async function runInBackground(opts: RunOptions, definition: LoopDefinition, fil
       taskQueue: opts.taskQueue,
       searchAttributes,
       started: new Date(),
+      lock,
     });
     let worker: { pid: number; logFile: string } | undefined;
-    if (opts.taskQueue === undefined) {
-      try {
-        worker = spawnBackgroundWorker(opts.cwd, taskQueue, instanceId);
-      } catch (err) {
-        await handle.terminate(`ll-loop could not start its background worker: ${(err as Error).message}`).catch(() => undefined);
-        throw err;
-      }
+    try {
+      if (opts.taskQueue === undefined) worker = spawnBackgroundWorker(opts.cwd, taskQueue, instanceId);
+      spawnLockQueueWorker(opts.cwd, lock, instanceId);
+    } catch (err) {
+      await handle.terminate(`ll-loop could not start its background worker: ${(err as Error).message}`).catch(() => undefined);
+      throw err;
     }
     printBackgroundStart(out, opts.json, { instanceId, taskQueue, worker, cwd: opts.cwd, uiUrl: runInfo(endpoint, opts.cwd, instanceId).uiUrl });
     return EXIT.ok;

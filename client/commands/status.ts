@@ -5,6 +5,7 @@
  */
 import { formatDuration } from '../../fsm/format.js';
 import type { ExecutionResult } from '../../fsm/types.js';
+import type { LockStatus } from '../../workflows/definitions.js';
 import type { LiveStatus } from '../runs/run-target.js';
 import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
@@ -70,8 +71,17 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ['last verdict', live.last_verdict ?? '-'],
     ['elapsed', `${formatDuration(live.elapsed_ms)} (started ${localTime(new Date(live.started_at))})`],
     ['captured', live.captured.join(', ') || '-'],
+    ...(live.lock ? [['scope lock', describeLock(live.lock)] as [string, string]] : []),
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);
+}
+
+/** A run's scope lock for people: what it holds, or what it waits for and behind whom. */
+function describeLock(lock: LockStatus): string {
+  const scopes = lock.scopes.join(', ');
+  const since = formatDuration(Math.max(0, Date.now() - lock.since_ms));
+  if (lock.state === 'held') return `holds ${scopes} (for ${since})`;
+  return `waiting for ${scopes}${lock.holder ? ` behind ${lock.holder}` : ''} (for ${since}; ll-loop queue list shows the queue)`;
 }
 
 function printClosed(report: StatusReport, out: (t: string) => void): void {
