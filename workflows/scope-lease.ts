@@ -31,6 +31,7 @@ import type { LockStatus, ScopeLockRequest } from './definitions.js';
 import {
   SCOPE_BUSY,
   SCOPE_LOCK_MEMO_KEY,
+  scopeBusyMessage,
   SCOPE_LOCK_WORKFLOW_TYPE,
   scopeAnswerSignal,
   scopeReleaseSignal,
@@ -160,13 +161,13 @@ export class ScopeLease {
   private busy(reason: ScopeBusyDetails['reason'], blockers: Blocker[], waitedS?: number): ApplicationFailure {
     const { lock } = this;
     const details: ScopeBusyDetails = { domain: lock.domain, scopes: lock.scopes, reason, blockers, ...(waitedS === undefined ? {} : { waited_s: waitedS }) };
-    const what = `scope ${lock.scopes.join(', ')}`;
-    const message =
+    const why =
       reason === 'timeout'
-        ? `gave up waiting for ${what} after ${waitedS ?? 0} s (--queue-timeout)`
+        ? `gave up waiting after ${waitedS ?? 0} s (--queue-timeout)${blockers[0] ? `; it was ${describeBlocker(blockers[0])}` : ''}`
         : reason === 'removed'
-          ? `removed from the queue for ${what} (ll-loop queue remove); it was waiting ${describeBlocker(blockers[0])}`
-          : `${what} is busy: ${describeBlocker(blockers[0])}`;
+          ? `removed from the queue (ll-loop queue remove) while it waited; it was ${describeBlocker(blockers[0])}`
+          : describeBlocker(blockers[0]);
+    const message = scopeBusyMessage(lock.scopes, why);
     return ApplicationFailure.nonRetryable(message, SCOPE_BUSY, details);
   }
 }

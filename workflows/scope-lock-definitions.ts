@@ -23,6 +23,15 @@ export const SCOPE_LOCK_ID_PREFIX = 'll-loop-lock.';
  */
 export const SCOPE_BUSY = 'ScopeBusy';
 
+/** Every ScopeBusy message reads `scope <paths> is busy: <why>`, so logs can tell them apart. */
+export function scopeBusyMessage(scopes: readonly string[], why: string): string {
+  return `scope ${scopes.join(', ')} is busy: ${why}`;
+}
+
+export function isScopeBusyMessage(message: string): boolean {
+  return /^scope .+ is busy: /.test(message);
+}
+
 export interface ScopeBusyDetails {
   domain: string;
   /** The scopes the run asked for. */

@@ -10,7 +10,7 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import { claimedScopes } from '../../fsm/scopes.js';
 import { shortHash, type Checkout } from '../../worker/checkout.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
-import { SCOPE_LOCK_ID_PREFIX, SCOPE_QUEUE_MEMO_KEY, type ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
+import { SCOPE_LOCK_ID_PREFIX, SCOPE_QUEUE_MEMO_KEY, scopeBusyMessage, type ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { bounded } from './run-target.js';
@@ -94,5 +94,5 @@ export async function precheckScopes(client: Client, lock: ScopeLockRequest, tim
     return;
   }
   if (blockers.length === 0) return;
-  throw new ScopeBusyError(`scope ${lock.scopes.join(', ')} is busy: ${describeBlocker(blockers[0])}; nothing was started`, { scopes: lock.scopes, blockers, reason: 'busy', domain: lock.domain });
+  throw new ScopeBusyError(`${scopeBusyMessage(lock.scopes, describeBlocker(blockers[0]))}; nothing was started`, { scopes: lock.scopes, blockers, reason: 'busy', domain: lock.domain });
 }
