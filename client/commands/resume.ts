@@ -11,6 +11,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import type { Snapshot } from '../../fsm/snapshot.js';
+import { serveLockQueue } from '../runs/lock-bridge.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import type { RunStateFile } from '../../workflows/definitions.js';
 import { connectWorkerConnection } from '../temporal/connection.js';
@@ -84,6 +85,7 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
   const input = await startInputOf(session.client, run.id);
   await forgetDeadWorker(session, run.id);
   const { worker, events } = await createLoopWorker({ connection: native, namespace: session.endpoint.namespace, taskQueue: run.description.taskQueue });
+  const lockQueue = await serveLockQueue(input?.lock, { endpoint: session.endpoint, connection: native });
   // The display replays the run's events so far, then follows it live.
   if (!opts.json) {
     opts.out(`resuming ${run.id}: it is still open but nothing was running it; its worker runs here now\n`);
@@ -95,7 +97,7 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
     return await followRun({
       client: session.client,
       workflowId: run.id,
-      worker,
+      worker: lockQueue.alongside(worker),
       reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour),
       info: runInfo(session.endpoint, cwd, run.id),
       err: opts.err,
@@ -103,6 +105,7 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
   } finally {
     stop();
     await events.close();
+    await lockQueue.close();
   }
 }
 
@@ -158,6 +161,8 @@ async function continueStopped(
       workflowId: newId,
       continueFrom: { runId: run.id, snapshot },
       memo: { resumed_from: run.id },
+      // The new run asks for the scopes the stopped one had, as it asked for them.
+      ...(previous?.lock ? { lock: previous.lock } : {}),
     }).catch((err: unknown) => {
       throw err instanceof WorkflowExecutionAlreadyStartedError ? new AlreadyBeingResumedError(run.id, newId) : err;
     });
@@ -166,6 +171,7 @@ async function continueStopped(
       await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
       throw err;
     });
+    const lockQueue = await serveLockQueue(previous?.lock, { endpoint, connection: native });
     if (!opts.json) {
       opts.out(`resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}\n`);
     }
@@ -173,13 +179,14 @@ async function continueStopped(
       return await followRun({
         client,
         workflowId: newId,
-        worker,
+        worker: lockQueue.alongside(worker),
         reporter: opts.json ? resumedJsonReporter(opts.out, run.id) : createReporter(false, opts.out, definition.max_iterations, opts.colour),
         info: runInfo(endpoint, cwd, newId),
         err: opts.err,
       });
     } finally {
       await events.close();
+      await lockQueue.close();
     }
   } finally {
     stop();
