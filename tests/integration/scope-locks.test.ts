@@ -264,6 +264,18 @@ describe('scope locks', () => {
     await waitFor('the lock to be free', async () => (await holdersOf(lockIn(domain, []))).length === 0);
   });
 
+  it('an idle lock workflow closes, and the next request starts it again', async () => {
+    const domain = short();
+    const { client } = await temporal();
+    const lock = lockIn(domain, ['src'], { lockWorkflow: { livenessIntervalS: 1, idleCloseS: 1 } });
+    release(domain);
+    await start(blocker(domain), lock).then((h) => h.result());
+    await waitFor('the idle lock to close', async () => (await client.workflow.getHandle(lock.workflowId).describe()).status.name === 'COMPLETED');
+    release(`${domain}-2`);
+    const again = await start(blocker(`${domain}-2`), lock);
+    expect(((await again.result()) as LoopRunResult).terminated_by).toBe('terminal');
+  });
+
   it('a sub-loop runs under its parent lock (no lock of its own, no deadlock)', async () => {
     const domain = short();
     const p = project();
