@@ -14,7 +14,7 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import { checkoutAt } from '../../worker/checkout.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
-import { serveLockQueue, spawnLockQueueWorker } from '../runs/lock-bridge.js';
+import { noteWhileQueued, serveLockQueue, spawnLockQueueWorker } from '../runs/lock-bridge.js';
 import { lockRequestFor } from '../runs/scope-lock.js';
 import { spawnBackgroundWorker } from '../runs/background.js';
 import { connectClient, connectWorkerConnection, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
@@ -118,6 +118,7 @@ async function runHere(opts: RunOptions, definition: LoopDefinition, file: strin
       throw err;
     });
     const lockQueue = await serveLockQueue(lock, { endpoint, connection: native });
+    noteWhileQueued(client, instanceId, lock, opts.err ?? ((t) => process.stderr.write(t)));
     try {
       return await followRun({
         client,

@@ -64,6 +64,11 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     );
     return;
   }
+  if (live.lock?.state === 'waiting') {
+    // Nothing has run yet: the run starts once it holds its scopes.
+    out(`${'loop:'.padEnd(14)}${live.loop}\n${'scope lock:'.padEnd(14)}${describeLock(live.lock)}\nnothing has run yet: it starts in state ${live.state} once it holds its scopes\n`);
+    return;
+  }
   const lines: Array<[string, string]> = [
     ['loop', live.loop],
     ['state', `${live.state} (${describePhase(live.phase)})`],

@@ -106,12 +106,14 @@ describe('ll-loop run with scope locks', () => {
 
     const status = await settle(() => cli(cwd, 'status', waiterId), (r: CliResult) => r.stdout.includes('behind'), 20_000);
     expect(status.stdout).toMatch(new RegExp(`scope lock: +waiting for src behind ${holder}`));
+    expect(status.stdout).toContain('nothing has run yet: it starts in state work once it holds its scopes');
 
     // Remove the first waiter: it ends as a busy run; the second moves up.
     const removed = await cli(cwd, 'queue', 'remove', waiterId);
     expect(removed.code, removed.stderr).toBe(EXIT.ok);
     const waiterEnd = await waiter;
     expect(waiterEnd.code).toBe(EXIT.scopeBusy);
+    expect(waiterEnd.stderr).toContain(`note: waiting for scope src behind ${holder} (--queue)`);
     expect(waiterEnd.stderr).toContain(`run ${waiterId} did not start: scope src is busy: removed from the queue (ll-loop queue remove) while it waited; it was held by ${holder}`);
     expect((await queueOf(cwd))!.waiters.map((w) => [w.run, w.position])).toEqual([[patientId, 1]]);
 
