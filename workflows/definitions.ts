@@ -93,8 +93,9 @@ export interface ScopeLockRequest {
   /** `--queue-timeout`: give up waiting after this many seconds. */
   queueTimeoutS?: number;
   /**
-   * While waiting, ask the lock again this often (default 30 s): a lock workflow that has vanished
-   * (terminated by hand) is started afresh and the run queues there, instead of waiting forever.
+   * While waiting, ask the lock again after this long (default 30 s; then twice as long each time,
+   * up to 10 min): a lock workflow that has vanished (terminated by hand) is started afresh and the
+   * run queues there, instead of waiting forever.
    */
   recheckIntervalS?: number;
   /** Settings of the lock workflow, used when this request is the one that starts it (tests). */

@@ -8,8 +8,9 @@
  *   (`--queue-timeout`): the run fails with a non-retryable `ScopeBusy` ApplicationFailure whose
  *   details name who was in the way (the CLI's exit 8).
  * - Stopped while waiting: it leaves the queue, and the run ends as stopped.
- * - While waiting it asks again every `recheckIntervalS`: a repeated request keeps its place, and
- *   a lock workflow that vanished (terminated by hand) is started afresh and queues it there.
+ * - While waiting it asks again after `recheckIntervalS` (30 s), then twice as long each time up to
+ *   10 min: a repeated request keeps its place, and a lock workflow that vanished (terminated by
+ *   hand) is started afresh and queues it there.
  * - Holding, it records its scopes in its memo, which is how a fresh lock workflow finds it.
  * - Release is a signal sent in a non-cancellable scope, so a stopped run still releases; a run
  *   that continues as new keeps its scopes (the lock keys holders by workflow id).
@@ -43,6 +44,12 @@ import {
 } from './scope-lock-definitions.js';
 
 const DEFAULT_RECHECK_S = 30;
+/**
+ * Each re-ask doubles the wait before the next, up to this: a run may wait for days, and each ask
+ * costs about ten history events (a timer and an activity), so a fixed 30 s would fill a waiting
+ * run's history within two days; 10 min still finds a vanished lock the same day it vanished.
+ */
+const MAX_RECHECK_S = 600;
 /** A run that would not wait is not left hanging by a lock nobody serves: it fails after this. */
 const NO_WAIT_ANSWER_TIMEOUT_S = 60;
 /** The ApplicationFailure type of a run whose lock never answered. */
@@ -99,7 +106,7 @@ export class ScopeLease {
     const started = Date.now();
     const deadline = lock.queueTimeoutS !== undefined && lock.wait ? started + lock.queueTimeoutS * 1000 : undefined;
     const answerBy = lock.wait ? undefined : started + NO_WAIT_ANSWER_TIMEOUT_S * 1000;
-    const recheckMs = (lock.recheckIntervalS ?? DEFAULT_RECHECK_S) * 1000;
+    let recheckMs = (lock.recheckIntervalS ?? DEFAULT_RECHECK_S) * 1000;
     setCurrentDetails(`asking for scope ${lock.scopes.join(', ')} (lock ${lock.workflowId})`);
     try {
       await this.request();
@@ -118,6 +125,7 @@ export class ScopeLease {
           );
         }
         await this.request();
+        recheckMs = Math.min(recheckMs * 2, Math.max(recheckMs, MAX_RECHECK_S * 1000));
       }
     } catch (err) {
       if (!isCancellation(err)) throw err;
