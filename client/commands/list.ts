@@ -43,6 +43,8 @@ export interface RunningListing {
   /** The ll-loop release that started the run, and its build id (memo); absent for 0.1.0 runs. */
   version?: string;
   build_id?: string;
+  /** Runs with a scope lock: waiting for their scopes (nothing has run yet) or holding them. */
+  lock?: 'waiting' | 'held';
 }
 
 /** Options of {@link listCommand}; `out` receives stdout. */
@@ -124,6 +126,7 @@ export async function runningListings(cwd: string): Promise<RunningListing[]> {
           ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
           ...(run.version === undefined ? {} : { version: run.version }),
           ...(run.buildId === undefined ? {} : { build_id: run.buildId }),
+          ...(status?.lock ? { lock: status.lock.state } : {}),
         };
       }),
     );
@@ -144,7 +147,7 @@ async function printRunning(opts: ListOptions): Promise<number> {
     r.id,
     r.loop,
     r.worker ? (r.state ?? '') : 'no worker',
-    r.worker && r.phase ? describePhase(r.phase) : '-',
+    r.lock === 'waiting' ? 'waiting for its scopes' : r.worker && r.phase ? describePhase(r.phase) : '-',
     r.iteration === null ? '-' : `${r.iteration}/${r.max_iterations}`,
     localTime(new Date(r.started_at)),
     r.build_id ?? r.version ?? '0.1.0 or older',
