@@ -62,10 +62,14 @@ async function client(): Promise<Client> {
   return new Client({ connection });
 }
 
-/** a → b (slow, marked) → c: `a` and `b` leave one line per start, `c` writes what was captured. */
+/**
+ * a → b (slow, marked) → c: `a` and `b` leave one line per start, `c` writes what was captured.
+ * Each loop claims a scope of its own: the tests share one checkout and run side by side.
+ */
 function threeStates(name: string, sleep: string): string {
   return `name: ${name}
 description: a, then a slow b, then c
+scope: ["${name}"]
 initial: a
 states:
   a:
@@ -130,7 +134,7 @@ describe.concurrent('a worker that dies mid-action', () => {
 
   it('SIGKILL of `ll-loop run` as soon as its first action has started: the action dies with it', async () => {
     // The action is the run's first: the process-group watchdog must already guard it.
-    loop('early', 'name: early\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo $$ > early.pid; exec sleep 6.0606"\n    next: done\n  done:\n    terminal: true\n');
+    loop('early', 'name: early\ndescription: d\nscope: [early]\ninitial: a\nstates:\n  a:\n    action: "echo $$ > early.pid; exec sleep 6.0606"\n    next: done\n  done:\n    terminal: true\n');
     const run = start(['run', 'early']);
     const pidFile = join(cwd, 'early.pid');
     const deadline = Date.now() + 30_000;
@@ -191,7 +195,7 @@ describe('the server restarts under a running loop', () => {
 
 describe('resume refuses what it cannot do', () => {
   it('a run or loop that does not exist, and a run that finished, are clear errors', () => {
-    loop('quick', 'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+    loop('quick', 'name: quick\ndescription: d\nscope: [quick]\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
     const missing = cli(['resume', 'no-such-loop']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no loop run matches "no-such-loop"');
@@ -211,6 +215,7 @@ describe('resume refuses what it cannot do', () => {
       'gate',
       `name: gate
 description: b fails until the gate file exists
+scope: [gate]
 initial: a
 states:
   a:
@@ -269,7 +274,7 @@ describe('runs outside the terminal', () => {
   }, 60_000);
 
   it('`run --task-queue Q` is served by `ll-loop worker --task-queue Q`, which stops gracefully on SIGTERM', async () => {
-    loop('pooled', 'name: pooled\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo pooled"\n    capture: said\n    next: done\n  done:\n    terminal: true\n');
+    loop('pooled', 'name: pooled\ndescription: d\nscope: [pooled]\ninitial: a\nstates:\n  a:\n    action: "echo pooled"\n    capture: said\n    next: done\n  done:\n    terminal: true\n');
     const queue = `pool-${Date.now()}`;
     const worker = start(['worker', '--task-queue', queue]);
     const ran = await start(['run', 'pooled', '--task-queue', queue, '--json']).exited;
