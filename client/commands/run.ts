@@ -112,12 +112,14 @@ async function runHere(opts: RunOptions, definition: LoopDefinition, file: strin
     const lock = lockOf(opts, definition);
     const { handle, instanceId, taskQueue } = await startLoopRun({ client, definition, file, cwd: opts.cwd, searchAttributes, started: new Date(), lock });
     armInterrupt(interrupt, () => handle.cancel());
-    const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue }).catch(async (err: unknown) => {
+    const [{ worker, events }, lockQueue] = await Promise.all([
+      createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue }),
+      serveLockQueue(lock, { endpoint, connection: native }),
+    ]).catch(async (err: unknown) => {
       // Nothing can run the workflow without this worker: end it rather than leave it waiting.
       await handle.terminate(`ll-loop could not start its worker: ${(err as Error).message}`).catch(() => undefined);
       throw err;
     });
-    const lockQueue = await serveLockQueue(lock, { endpoint, connection: native });
     noteWhileQueued(client, instanceId, lock, opts.err ?? ((t) => process.stderr.write(t)));
     try {
       return await followRun({
