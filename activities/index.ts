@@ -3,6 +3,7 @@ import { loadSubloop } from './load-subloop.js';
 import { type ActivityDeps, makeRunAction } from './run-action.js';
 import { makePlacementActivities } from './placement.js';
 import type { LoopActivities, PlacementActivities } from '../workflows/activity-types.js';
+import { makeScopeLockActivities } from './scope-lock.js';
 
 export type { ActivityDeps } from './run-action.js';
 export type { LoopActivities } from '../workflows/activity-types.js';
@@ -17,5 +18,6 @@ export function createActivities(deps: ActivityDeps = {}): LoopActivities & Plac
     evaluateLlm: makeEvaluateLlm(deps),
     loadSubloop,
     ...makePlacementActivities(deps.place),
+    ...makeScopeLockActivities(deps.client),
   };
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
 import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs } from './env-refs.js';
 import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
@@ -20,6 +21,11 @@ export interface ActivityDeps {
   envFor?: (workflowId: string) => NodeJS.ProcessEnv | undefined;
   /** Where this worker is, for portable runs (activities/placement.ts); unset: it takes none. */
   place?: WorkerPlace;
+  /**
+   * A Temporal client, for the scope lock's activities (signal-with-start the lock workflow,
+   * describe runs). createLoopWorker makes one on the worker's own connection when it is absent.
+   */
+  client?: Client;
 }
 
 /** The environment one call of an activity sees for run `workflowId` (undefined: process.env). */

@@ -18,6 +18,8 @@ export const EXIT = {
   cancelled: 6,
   /** Temporal could not be reached or the embedded server could not start. */
   infrastructure: 7,
+  /** Scope busy: another run holds (or waits ahead for) an overlapping scope (run it with --queue to wait). */
+  scopeBusy: 8,
 } as const;
 
 export function exitCodeFor(result: ExecutionResult): number {

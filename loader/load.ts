@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { resolveContext } from '../fsm/context.js';
 import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
 import type { LoopDefinition } from '../fsm/schema.js';
@@ -15,6 +15,7 @@ import { compileParadigm } from '../fsm/paradigms/index.js';
 import { builtinLoopFile, builtinLoopNames } from './catalog.js';
 import { LOAD_ERROR_KIND, LoadError } from './errors.js';
 import { expandReuse } from './reuse.js';
+import { checkScopes } from './scope-check.js';
 import { checkSubloops } from './subloops.js';
 
 export interface LoadOverrides {
@@ -97,6 +98,12 @@ function positionOf(doc: Document, path: Diagnostic['path'], lines: LineCounter)
   let node: unknown = doc.contents;
   let offset: number | undefined = (doc.contents as { range?: [number] } | null)?.range?.[0];
   for (const key of path) {
+    if (isSeq(node) && typeof key === 'number') {
+      // A list item (e.g. `scope[1]`): point at the item itself.
+      node = node.items[key];
+      offset = (node as { range?: [number] } | undefined)?.range?.[0] ?? offset;
+      continue;
+    }
     if (!isMap(node)) break;
     const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(key));
     if (!pair) break;
@@ -157,6 +164,9 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
   const result = validateLoop(raw);
   const diagnostics = result.diagnostics.map(locate);
   if (!result.definition || hasErrors(diagnostics)) return { file, diagnostics };
+  // Scopes are paths of the checkout the run works in: the directory it runs from.
+  const scoped = checkScopes(result.definition, cwd);
+  diagnostics.push(...scoped.diagnostics.map(locate));
   const parameters = bindParameters(result.definition, overrides.context ?? {}, { source: 'command line', strict: false, requireAll: overrides.requireParameters === true });
   diagnostics.push(...parameters.problems.map((p) => locate(error(['parameters', p.parameter], p.message, p.fix))));
   diagnostics.push(
@@ -169,7 +179,7 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
     }).map(locate),
   );
   if (hasErrors(diagnostics)) return { file, diagnostics };
-  const definition = { ...result.definition, context: resolveContext({ ...result.definition.context, ...parameters.values }) };
+  const definition = { ...scoped.definition, context: resolveContext({ ...result.definition.context, ...parameters.values }) };
   return { file, definition, diagnostics };
 }
 

@@ -3,7 +3,9 @@
  * sinks. Used in-process by `ll-loop run`, by tests, and (later) by `ll-loop worker`.
  */
 import { existsSync } from 'node:fs';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type LogLevel, type LogMetadata, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import { isScopeBusyMessage } from '../workflows/scope-lock-definitions.js';
 import { startGroupWatchdog } from '../activities/group-reaper.js';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { EventHub } from './event-hub.js';
@@ -27,6 +29,19 @@ export interface LoopWorkerOptions {
 
 let runtimeInstalled = false;
 
+/**
+ * The SDK logs every failed workflow at WARN, with its stack. A run denied its scopes fails by
+ * design (ScopeBusy) and the CLI reports it itself (exit 8), so that one is not logged. The error
+ * reaches the logger as a plain Error (its failure type is lost crossing the workflow thread), so
+ * it is known by its message.
+ */
+class QuietLogger extends DefaultLogger {
+  override log(level: LogLevel, message: string, meta?: LogMetadata): void {
+    if (message === 'Workflow failed' && isScopeBusyMessage(String((meta?.error as Error | undefined)?.message ?? ''))) return;
+    super.log(level, message, meta);
+  }
+}
+
 /** Keep the SDK's own logging to warnings so it does not interleave with the CLI's output. */
 export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   if (runtimeInstalled) return;
@@ -35,7 +50,7 @@ export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
     // No shutdown signals: the CLI handles Ctrl-C itself (it cancels the run, then waits for it).
     // The native core's own retry warnings (a flood while the server restarts) stay quiet: the CLI
     // explains lost connections itself; its errors still show.
-    Runtime.install({ logger: new DefaultLogger(level), shutdownSignals: [], telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+    Runtime.install({ logger: new QuietLogger(level), shutdownSignals: [], telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
   } catch {
     // Already installed by the host process (tests): keep theirs.
   }
@@ -57,8 +72,13 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(options.bundlePath),
-    // Each run's actions see the environment its command left (worker/run-env.ts).
-    activities: createActivities({ envFor: runEnvFor, ...options.activityDeps }),
+    // Each run's actions see the environment its command left (worker/run-env.ts); the scope
+    // lock's activities call Temporal, on the worker's own connection unless given a client.
+    activities: createActivities({
+      envFor: runEnvFor,
+      ...options.activityDeps,
+      client: options.activityDeps?.client ?? new Client({ connection: options.connection, namespace: options.namespace ?? 'default' }),
+    }),
     sinks: events.sinks(),
     shutdownGraceTime: options.shutdownGraceTime ?? '2s',
     ...(options.identity ? { identity: options.identity } : {}),

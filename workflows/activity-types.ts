@@ -7,6 +7,7 @@ import type { LoopDefinition } from '../fsm/schema.js';
 import type { LlmReply } from '../fsm/snapshot.js';
 import type { ActionResult, EvaluateLlmInput, RunActionInput } from '../fsm/types.js';
 import type { PortableCheckout } from './definitions.js';
+import type { ScopeLockInput, ScopeRequest } from './scope-lock-definitions.js';
 
 /** Which sub-loop to load, resolved like `ll-loop run <name>` from `cwd`. */
 export interface LoadSubloopInput {
@@ -17,12 +18,48 @@ export interface LoadSubloopInput {
 /** The child's definition, or why it could not be loaded (routed as `error` by the parent). */
 export type LoadSubloopResult = { definition: LoopDefinition; file: string } | { error: string };
 
+/** Signal-with-start the lock workflow of a domain with a run's request. */
+export interface RequestScopesInput {
+  workflowId: string;
+  taskQueue: string;
+  workflowType: string;
+  signal: string;
+  request: ScopeRequest;
+  /** The lock workflow's input, should this request start it. */
+  lockInput: ScopeLockInput;
+}
+
+export interface DescribeRunsInput {
+  runs: string[];
+}
+
+/** The runs (workflow ids) that are closed or unknown: their scopes are free. */
+export interface DescribeRunsResult {
+  gone: string[];
+}
+
+export interface FindScopeHoldersInput {
+  domain: string;
+  /** The loop workflow type and the memo key under which a holding run records its scopes. */
+  loopWorkflowType: string;
+  memoKey: string;
+}
+
+export interface FoundScopeHolder {
+  run: string;
+  scopes: string[];
+  sinceMs: number;
+}
+
 /** For `proxyActivities<LoopActivities>()` / `proxyLocalActivities`; the keys are the activity type names. */
 export interface LoopActivities {
   runAction: (input: RunActionInput) => Promise<ActionResult>;
   /** The answer as read; the core judges it (histories of 0.1.0 hold an already judged EvalResult). */
   evaluateLlm: (input: EvaluateLlmInput) => Promise<LlmReply>;
   loadSubloop: (input: LoadSubloopInput) => Promise<LoadSubloopResult>;
+  requestScopes: (input: RequestScopesInput) => Promise<void>;
+  describeRuns: (input: DescribeRunsInput) => Promise<DescribeRunsResult>;
+  findScopeHolders: (input: FindScopeHoldersInput) => Promise<FoundScopeHolder[]>;
 }
 
 /** A portable run's checkout, claimed by the worker that answers first (see workflows/placement.ts). */

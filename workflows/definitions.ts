@@ -98,6 +98,14 @@ export interface ScopeLockRequest {
   wait: boolean;
   /** `--queue-timeout`: give up waiting after this many seconds. */
   queueTimeoutS?: number;
+  /**
+   * While waiting, ask the lock again after this long (default 30 s; then twice as long each time,
+   * up to 10 min): a lock workflow that has vanished (terminated by hand) is started afresh and the
+   * run queues there, instead of waiting forever.
+   */
+  recheckIntervalS?: number;
+  /** Settings of the lock workflow, used when this request is the one that starts it (tests). */
+  lockWorkflow?: { livenessIntervalS?: number; historyEventLimit?: number; idleCloseS?: number };
 }
 
 /**
@@ -164,6 +172,18 @@ export interface LoopStatus {
   waiting_for?: string;
   /** The host holding a portable run's checkout. */
   host?: string;
+  /** Runs with a scope lock: waiting for it (and for whom), or holding it. */
+  lock?: LockStatus;
+}
+
+export interface LockStatus {
+  state: 'waiting' | 'held';
+  domain: string;
+  scopes: string[];
+  /** While waiting: a run holding an overlapping scope (else one queued ahead for one), when known. */
+  holder?: string;
+  /** When the run asked (waiting) or got its scopes (held), in ms since the epoch. */
+  since_ms: number;
 }
 
 export const statusQuery = defineQuery<LoopStatus>('status');

@@ -10,6 +10,8 @@ import {
   ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
+  ContinueAsNew,
   continueAsNew,
   isCancellation,
   proxyActivities,
@@ -30,6 +32,8 @@ import { failureOf } from './error-text.js';
 import { noteHostChange } from '../fsm/notes.js';
 import { Placement } from './placement.js';
 import { runChild } from './run-child.js';
+import { SCOPE_BUSY } from './scope-lock-definitions.js';
+import { ScopeLease } from './scope-lease.js';
 import { startingSemantics } from './semantics-gate.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { DoneSnapshot, FinishEffect, LlmReply, RunEvent, Snapshot, Transition, WorkEffect } from '../fsm/snapshot.js';
@@ -103,6 +107,22 @@ function llmEvent(reply: LlmReply | EvalResult, now: number): RunEvent {
 }
 
 export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunResult> {
+  // A scope lock is held by top-level runs that ask for one (sub-loops run under their parent's).
+  // Runs without one issue exactly the commands they always did.
+  const lease = input.lock && !input.child ? new ScopeLease(input.lock, input.resume !== undefined) : undefined;
+  if (!lease) return runLoop(input, undefined);
+  try {
+    const result = await runLoop(input, lease);
+    await lease.release();
+    return result;
+  } catch (err) {
+    // Continuing as new is the same run, keeping its scopes; a denied run holds nothing.
+    if (!(err instanceof ContinueAsNew) && !(err instanceof ApplicationFailure && err.type === SCOPE_BUSY)) await lease.release();
+    throw err;
+  }
+}
+
+async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined): Promise<LoopRunResult> {
   const instanceId = workflowInfo().workflowId;
   const localMaxS = input.options.localActivityMaxTimeoutS ?? 0;
   // A sub-loop runs with what its parent bound (the same on every continue-as-new: deterministic).
@@ -124,7 +144,50 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
   });
 
   setHandler(snapshotQuery, () => at.snapshot);
-  setHandler(statusQuery, (): LoopStatus => ({ ...statusOf(def, at.snapshot), ...(placement.waitingFor ? { waiting_for: placement.waitingFor } : {}), ...(placement.current.host ? { host: placement.current.host } : {}) }));
+  setHandler(
+    statusQuery,
+    (): LoopStatus => ({
+      ...statusOf(def, at.snapshot),
+      ...(lease ? { lock: lease.status() } : {}),
+      ...(placement.waitingFor ? { waiting_for: placement.waitingFor } : {}),
+      ...(placement.current.host ? { host: placement.current.host } : {}),
+    }),
+  );
+
+  let lastReported = '';
+  const report = (): void => {
+    const snapshot = at.snapshot;
+    const key = `${snapshot.current}/${snapshot.iteration}/${snapshot.phase}`;
+    if (key === lastReported) return;
+    lastReported = key;
+    const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
+    setCurrentDetails(`**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${verdict}`);
+    // The snapshot once, not beside copies of its parts: the worker shapes the state file.
+    loopEvents.state({ loop: def.name, snapshot });
+    if (input.options.searchAttributes) {
+      upsertSearchAttributes({ LoopState: [snapshot.current], LoopStatus: [snapshot.status] });
+    }
+  };
+
+  /** Hand the last transition's events to the sink (each once). */
+  const deliver = (): void => {
+    for (const event of at.events) loopEvents.emit(event);
+    at = { ...at, events: [] };
+  };
+
+  if (lease && !input.resume) {
+    // The run starts once it holds its scopes: its clock, and so its loop timeout, start then.
+    const granted = await lease.acquire();
+    at = begin(def, input, childStarted, Date.now());
+    if (!granted) {
+      // Stopped while waiting: it has left the queue; it ends as stopped, like any stopped run.
+      if (!isFinished(at)) at = transition(def, at.snapshot, { type: 'cancel', now: Date.now() });
+      deliver();
+      report();
+      if (isFinished(at)) return settle(at.snapshot, input.options.failOnNonTerminal);
+      throw new CancelledFailure('stopped while waiting for its scopes');
+    }
+  }
 
   // One durable timer bounds the whole run (loop-level `timeout`), across continue-as-new.
   const deadline = def.timeout === undefined ? undefined : at.snapshot.startedAtMs + def.timeout * 1000;
@@ -148,21 +211,6 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
       unflushed.actions = 0;
       unflushed.ms = 0;
       await sleep(1);
-    }
-  };
-
-  let lastReported = '';
-  const report = (): void => {
-    const snapshot = at.snapshot;
-    const key = `${snapshot.current}/${snapshot.iteration}/${snapshot.phase}`;
-    if (key === lastReported) return;
-    lastReported = key;
-    const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
-    setCurrentDetails(`**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${verdict}`);
-    // The snapshot once, not beside copies of its parts: the worker shapes the state file.
-    loopEvents.state({ loop: def.name, snapshot });
-    if (input.options.searchAttributes) {
-      upsertSearchAttributes({ LoopState: [snapshot.current], LoopStatus: [snapshot.status] });
     }
   };
 
@@ -208,12 +256,6 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
     scope.cancel();
     await running.catch(() => undefined); // WAIT_CANCELLATION_COMPLETED: the process group is gone
     return { type: 'timeout', now: Date.now() };
-  };
-
-  /** Hand the last transition's events to the sink (each once). */
-  const deliver = (): void => {
-    for (const event of at.events) loopEvents.emit(event);
-    at = { ...at, events: [] };
   };
 
   try {

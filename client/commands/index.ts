@@ -11,6 +11,7 @@ import { installSpec } from './install.js';
 import { listSpec } from './list.js';
 import { showSpec } from './show.js';
 import { monitorSpec, statusSpec } from './status.js';
+import { queueSpec } from './queue.js';
 import { stopSpec } from './stop.js';
 import { workerSpec } from './worker-spec.js';
 import { reviveCheckoutWorker } from '../runs/checkout-worker.js';
@@ -32,6 +33,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   resume: resumeSpec,
   worker: workerSpec,
   schedule: scheduleSpec,
+  queue: queueSpec,
 };
 
 /**

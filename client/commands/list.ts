@@ -46,6 +46,8 @@ export interface RunningListing {
   build_id?: string;
   /** The workers polling the queue its actions go to (host, pid, version): who serves it now. */
   served_by: QueueWorker[];
+  /** Runs with a scope lock: waiting for their scopes (nothing has run yet) or holding them. */
+  lock?: 'waiting' | 'held';
 }
 
 /** Options of {@link listCommand}; `out` receives stdout. */
@@ -134,6 +136,7 @@ export async function runningListings(cwd: string): Promise<RunningListing[]> {
           ...(run.version === undefined ? {} : { version: run.version }),
           ...(run.buildId === undefined ? {} : { build_id: run.buildId }),
           served_by: servedBy,
+          ...(status?.lock ? { lock: status.lock.state } : {}),
         };
       }),
     );
@@ -154,7 +157,7 @@ async function printRunning(opts: ListOptions): Promise<number> {
     r.id,
     r.loop,
     r.worker ? (r.state ?? '') : 'no worker',
-    r.worker && r.phase ? describePhase(r.phase) : '-',
+    r.lock === 'waiting' ? 'waiting for its scopes' : r.worker && r.phase ? describePhase(r.phase) : '-',
     r.iteration === null ? '-' : `${r.iteration}/${r.max_iterations}`,
     localTime(new Date(r.started_at)),
     r.build_id ?? r.version ?? '0.1.0 or older',

@@ -182,6 +182,8 @@ async function continueStopped(
       workflowId: newId,
       continueFrom: { runId: run.id, snapshot },
       memo: { resumed_from: run.id },
+      // The new run asks for the scopes the stopped one had, as it asked for them.
+      ...(previous?.lock ? { lock: previous.lock } : {}),
     }).catch((err: unknown) => {
       throw err instanceof WorkflowExecutionAlreadyStartedError ? new AlreadyBeingResumedError(run.id, newId) : err;
     });

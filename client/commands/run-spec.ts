@@ -3,6 +3,7 @@ import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { runCommand } from './run.js';
 import { runPlaceOf } from '../runs/where-to-run.js';
+import { parseDuration } from '../runs/schedules.js';
 import { colourWanted } from '../reporters/style.js';
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -13,7 +14,7 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 }
 
 export const runSpec: CommandSpec = {
-  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--json]',
+  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--json]',
   flags: {
     'max-iterations': { type: 'string' },
     context: { type: 'string', multiple: true, short: 'c' },
@@ -26,6 +27,10 @@ export const runSpec: CommandSpec = {
     pool: { type: 'string' },
     checkout: { type: 'string' },
     worktree: { type: 'boolean' },
+    // Scope locks: wait for busy scopes in FIFO order (optionally bounded), or take none at all.
+    queue: { type: 'boolean' },
+    'queue-timeout': { type: 'string' },
+    'no-lock': { type: 'boolean' },
   },
   run(ctx) {
     const target = ctx.positionals[0];
@@ -35,6 +40,11 @@ export const runSpec: CommandSpec = {
     const llmModel = str(ctx, 'llm-model');
     const taskQueue = str(ctx, 'task-queue');
     if (taskQueue !== undefined && taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', 'e.g. --task-queue ll-loop (the default queue of ll-loop worker)');
+    const queueTimeout = str(ctx, 'queue-timeout');
+    // --queue-timeout implies --queue: a bound on waiting only makes sense when waiting.
+    const queueTimeoutS = queueTimeout === undefined ? undefined : parseDuration(queueTimeout, '--queue-timeout') / 1000;
+    const queue = bool(ctx, 'queue') || queueTimeoutS !== undefined;
+    if (bool(ctx, 'no-lock') && queue) throw new UsageError('--no-lock takes no scope lock, so there is nothing to queue for', 'drop --queue/--queue-timeout, or --no-lock');
     return runCommand({
       cwd: ctx.cwd,
       target,
@@ -43,12 +53,15 @@ export const runSpec: CommandSpec = {
       noLlm: bool(ctx, 'no-llm'),
       json: bool(ctx, 'json'),
       background: bool(ctx, 'background'),
+      queue,
+      noLock: bool(ctx, 'no-lock'),
       colour: colourWanted(ctx.terminal),
       out: ctx.out,
       err: ctx.err,
       ...(maxIterations === undefined ? {} : { maxIterations }),
       ...(llmModel === undefined ? {} : { llmModel }),
       place: runPlaceOf({ taskQueue, pool: str(ctx, 'pool'), checkout: str(ctx, 'checkout'), worktree: bool(ctx, 'worktree') }),
+      ...(queueTimeoutS === undefined ? {} : { queueTimeoutS }),
     });
   },
 };

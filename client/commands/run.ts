@@ -14,6 +14,10 @@ import { workerLogPath, type WorkerRecord } from '../../worker/checkout.js';
 import { placeRun, type RunPlace } from '../runs/where-to-run.js';
 import { queueWorkers } from '../runs/queue-pollers.js';
 import { connectClient, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
+import type { ScopeLockRequest } from '../../workflows/definitions.js';
+import { noteWhileQueued } from '../runs/queue-note.js';
+import { lockRequestFor } from '../runs/scope-lock.js';
+import type { Placed } from '../runs/where-to-run.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
 import { CliError, InfrastructureError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -39,6 +43,12 @@ export interface RunOptions {
   background?: boolean;
   /** Where the run goes (client/runs/where-to-run.ts); default: the checkout's worker. */
   place?: RunPlace;
+  /** `--queue`: wait in FIFO order for busy scopes (else a busy scope ends the run, exit 8). */
+  queue?: boolean;
+  /** `--queue-timeout`: give up waiting after this many seconds. */
+  queueTimeoutS?: number;
+  /** `--no-lock`: take no scope lock at all (dangerous: overlapping runs work at once). */
+  noLock?: boolean;
   /** Colour in the progress display (stdout is a terminal that wants it). */
   colour?: boolean;
   out?: (text: string) => void;
@@ -63,6 +73,19 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string } {
   return { definition: loaded.definition, file: loaded.file };
 }
 
+/**
+ * The run's scope lock: in its checkout's domain (a portable run: its repository's), granted by
+ * the lock workflow on the queue that serves the run's workflow (the checkout's worker, or the pool).
+ */
+function lockOf(opts: RunOptions, definition: LoopDefinition, placed: Placed): ScopeLockRequest | undefined {
+  if (opts.noLock) return undefined;
+  return lockRequestFor(
+    definition,
+    { root: placed.checkout.root, lockDomain: placed.lockDomain, queue: placed.queue },
+    { wait: opts.queue === true, ...(opts.queueTimeoutS === undefined ? {} : { queueTimeoutS: opts.queueTimeoutS }) },
+  );
+}
+
 /** Run a loop (to its end, unless `--background`). Returns the process exit code. */
 export async function runCommand(opts: RunOptions): Promise<number> {
   const out = opts.out ?? ((t: string) => process.stdout.write(t));
@@ -83,6 +106,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     try {
       // The checkout's worker (when it must serve the run) starts concurrently: time to the first action counts.
       const placed = await placeRun(opts.place ?? { kind: 'checkout' }, opts.cwd, endpoint.address);
+      const lock = lockOf(opts, definition, placed);
       const searchAttributes = await searchAttributesAvailable(endpoint, connection);
       const { handle, instanceId, taskQueue } = await startLoopRun({
         client,
@@ -94,8 +118,10 @@ export async function runCommand(opts: RunOptions): Promise<number> {
         memo: placed.memo,
         searchAttributes,
         started: new Date(),
+        lock,
       });
       if (interruption) armInterrupt(interruption.interrupt, () => handle.cancel());
+      noteWhileQueued(client, instanceId, lock, err);
       const worker = await placed.worker.catch(async (e: unknown) => {
         // Nothing can run the workflow without a worker: end it rather than leave it waiting.
         await handle.terminate(`ll-loop could not start a worker for it: ${(e as Error).message}`).catch(() => undefined);

@@ -5,6 +5,7 @@
  */
 import { formatDuration } from '../../fsm/format.js';
 import type { ExecutionResult } from '../../fsm/types.js';
+import type { LockStatus } from '../../workflows/definitions.js';
 import type { LiveStatus } from '../runs/run-target.js';
 import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
@@ -63,6 +64,11 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     );
     return;
   }
+  if (live.lock?.state === 'waiting') {
+    // Nothing has run yet: the run starts once it holds its scopes.
+    out(`${'loop:'.padEnd(14)}${live.loop}\n${'scope lock:'.padEnd(14)}${describeLock(live.lock)}\nnothing has run yet: it starts in state ${live.state} once it holds its scopes\n`);
+    return;
+  }
   const lines: Array<[string, string]> = [
     ['loop', live.loop],
     ['state', `${live.state} (${describePhase(live.phase)})`],
@@ -70,10 +76,19 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ['last verdict', live.last_verdict ?? '-'],
     ['elapsed', `${formatDuration(live.elapsed_ms)} (started ${localTime(new Date(live.started_at))})`],
     ['captured', live.captured.join(', ') || '-'],
+    ...(live.lock ? [['scope lock', describeLock(live.lock)] as [string, string]] : []),
     ...(live.host ? [['host', live.host] as [string, string]] : []),
     ...(live.waiting_for ? [['waiting for', live.waiting_for] as [string, string]] : []),
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);
+}
+
+/** A run's scope lock for people: what it holds, or what it waits for and behind whom. */
+function describeLock(lock: LockStatus): string {
+  const scopes = lock.scopes.join(', ');
+  const since = formatDuration(Math.max(0, Date.now() - lock.since_ms));
+  if (lock.state === 'held') return `holds ${scopes} (for ${since})`;
+  return `waiting for ${scopes}${lock.holder ? ` behind ${lock.holder}` : ''} (for ${since}; ll-loop queue list shows the queue)`;
 }
 
 function printClosed(report: StatusReport, out: (t: string) => void): void {

@@ -20,7 +20,14 @@ const MIN_REPLAY_SPACING_MS = 200;
 /** How the chain ended, as far as its history goes. */
 export type RunEnd =
   | { status: 'completed'; result: ExecutionResult }
-  | { status: 'failed' | 'terminated' | 'timed_out' | 'canceled'; reason: string; result?: ExecutionResult };
+  | { status: 'failed' | 'terminated' | 'timed_out' | 'canceled'; reason: string; result?: ExecutionResult; failure?: FailureInfo };
+
+/** A failed run's ApplicationFailure: its type and first detail (e.g. `ScopeBusy` and who was in the way). */
+export interface FailureInfo {
+  type: string;
+  message: string;
+  details?: unknown;
+}
 
 export interface FollowEventsOptions {
   /** Wait for an open run's new events until it closes (else: what the history holds now). */
@@ -62,7 +69,8 @@ function closeOf(e: HistoryEvent): RunEnd | undefined {
   if (failed) {
     const info = failed.failure?.applicationFailureInfo;
     const result = info?.type === LOOP_FAILED ? resultOf(decodeFirst<LoopRunResult>(info.details)) : undefined;
-    return { status: 'failed', reason: failureMessages(failed.failure).join(': ') || 'failed', ...(result ? { result } : {}) };
+    const failure: FailureInfo | undefined = info?.type ? { type: info.type, message: failed.failure?.message ?? '', details: decodeFirst<unknown>(info.details) } : undefined;
+    return { status: 'failed', reason: failureMessages(failed.failure).join(': ') || 'failed', ...(result ? { result } : {}), ...(failure ? { failure } : {}) };
   }
   if (e.workflowExecutionTerminatedEventAttributes) return { status: 'terminated', reason: e.workflowExecutionTerminatedEventAttributes.reason || 'terminated' };
   if (e.workflowExecutionTimedOutEventAttributes) return { status: 'timed_out', reason: 'the workflow execution timed out' };

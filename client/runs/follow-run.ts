@@ -15,6 +15,8 @@ import type { Reporter, RunInfo } from '../reporters/reporter.js';
 import { createStyle } from '../reporters/style.js';
 import type { TemporalEndpoint } from '../temporal/connection.js';
 import { followEvents, type FollowedRun } from './follow-events.js';
+import { ScopeBusyError } from './scope-lock.js';
+import { SCOPE_BUSY, type ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
 
 /** Where to find a run: its id, events file and (embedded server) Web UI page. */
 export function runInfo(endpoint: TemporalEndpoint & { uiUrl?: string }, cwd: string, instanceId: string): RunInfo {
@@ -38,8 +40,8 @@ export interface FollowRun {
   info: RunInfo;
   /** Notices (lost connection…) go here, never into stdout's progress or JSON. */
   err: (text: string) => void;
-  /** The run's worker, when this process hosts it: it runs until the run has closed. */
-  worker?: Worker;
+  /** The run's worker (or workers), when this process hosts it: it runs until the run has closed. */
+  worker?: Pick<Worker, 'runUntil'>;
   /** How an end without a loop result is shown with `--json` (else it is an error). */
   json?: (text: string) => void;
 }
@@ -74,6 +76,14 @@ export function endOfRun(followed: FollowedRun, reporter: Reporter | undefined, 
     return exitCodeFor(result);
   }
   const reason = end && end.status !== 'completed' ? end.reason : undefined;
+  // Denied its scopes (busy, removed from the queue, out of patience): exit 8, naming who holds them.
+  const failure = end && end.status === 'failed' ? end.failure : undefined;
+  if (failure?.type === SCOPE_BUSY) {
+    const busy = ScopeBusyError.fromFailure(info.instanceId, failure.message, failure.details as ScopeBusyDetails | undefined);
+    if (!json) throw busy;
+    json(`${JSON.stringify({ instance_id: info.instanceId, status: 'scope_busy', reason: failure.message, scope_busy: failure.details ?? null })}\n`);
+    return busy.exitCode;
+  }
   const why = end ? `${end.status.replace('_', ' ')}: ${reason ?? ''}` : 'closed';
   if (json) {
     json(`${JSON.stringify({ instance_id: info.instanceId, status: end?.status ?? 'closed', reason })}\n`);

@@ -43,19 +43,24 @@ export function scheduleIdFor(loop: string): string {
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
- * `--every` → milliseconds: one or more `<number><unit>` with units s, m, h, d
- * (`90s`, `15m`, `1h30m`, `1d`); at least one second.
+ * A duration flag → milliseconds: one or more `<number><unit>` with units s, m, h, d
+ * (`90s`, `15m`, `1h30m`, `1d`); at least one second. `flag` names it in errors.
  */
-export function parseEvery(text: string): number {
+export function parseDuration(text: string, flag: string): number {
   const trimmed = text.trim();
   const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)([smhd])/g)];
   const consumed = parts.map((p) => p[0]).join('');
   if (parts.length === 0 || consumed !== trimmed) {
-    throw new UsageError(`--every "${text}" is not a duration`, 'write a number and a unit: 30s, 15m, 1h, 1h30m, 1d');
+    throw new UsageError(`${flag} "${text}" is not a duration`, 'write a number and a unit: 30s, 15m, 1h, 1h30m, 1d');
   }
   const ms = parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_MS[unit!]!, 0);
-  if (ms < 1_000) throw new UsageError(`--every "${text}" is shorter than one second`, 'use an interval of at least 1s');
+  if (ms < 1_000) throw new UsageError(`${flag} "${text}" is shorter than one second`, 'use at least 1s');
   return Math.round(ms);
+}
+
+/** `--every` → milliseconds (see {@link parseDuration}). */
+export function parseEvery(text: string): number {
+  return parseDuration(text, '--every');
 }
 
 /** How a schedule's timing is shown (kept in its memo: Temporal stores cron as calendars). */

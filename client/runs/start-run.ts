@@ -8,9 +8,10 @@ import { removeRunEnv, writeRunEnv } from '../../worker/run-env.js';
 import { WorkflowExecutionAlreadyStartedError, type Client, type Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
+import { precheckScopes } from './scope-lock.js';
 
 /** A started loop run. */
 export type LoopHandle = WorkflowHandleWithFirstExecutionRunId<typeof loopWorkflow>;
@@ -80,18 +81,23 @@ export interface StartRunRequest {
    * start attempt under that attempt's id. Default: this process's environment.
    */
   env?: NodeJS.ProcessEnv;
+  /** The run's scope lock (lockRequestFor); omitted: the run takes none (`--no-lock`). */
+  lock?: ScopeLockRequest;
 }
 
 /**
  * Start the loop workflow. With a fixed `workflowId`, a clash surfaces as Temporal's
- * WorkflowExecutionAlreadyStartedError for the caller to explain.
+ * WorkflowExecutionAlreadyStartedError for the caller to explain. A run whose scopes are busy
+ * (and that would not wait) is refused with ScopeBusyError before anything is started.
  */
 export async function startLoopRun(req: StartRunRequest): Promise<{ handle: LoopHandle; instanceId: string; taskQueue: string }> {
   const { client, definition, file, cwd, searchAttributes } = req;
+  if (req.lock) await precheckScopes(client, req.lock);
   const inputFor = (workflowId: string): LoopWorkflowInput => ({
     definition,
     options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
+    ...(req.lock ? { lock: req.lock } : {}),
   });
   // Which ll-loop started the run (shown by `list --running` and in the Web UI's memo and details).
   const build = buildInfo();

@@ -61,10 +61,14 @@ async function client(): Promise<Client> {
   return new Client({ connection });
 }
 
-/** a → b (slow, marked) → c: `a` and `b` leave one line per start, `c` writes what was captured. */
+/**
+ * a → b (slow, marked) → c: `a` and `b` leave one line per start, `c` writes what was captured.
+ * Each loop claims a scope of its own: the tests share one checkout and run side by side.
+ */
 function threeStates(name: string, sleep: string): string {
   return `name: ${name}
 description: a, then a slow b, then c
+scope: ["${name}"]
 initial: a
 states:
   a:
@@ -124,7 +128,7 @@ describe('the server restarts under a running loop', () => {
 
 describe('resume refuses what it cannot do', () => {
   it('a run or loop that does not exist, and a run that finished, are clear errors', () => {
-    loop('quick', 'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+    loop('quick', 'name: quick\ndescription: d\nscope: [quick]\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
     const missing = cli(['resume', 'no-such-loop']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no loop run matches "no-such-loop"');
@@ -144,6 +148,7 @@ describe('resume refuses what it cannot do', () => {
       'gate',
       `name: gate
 description: b fails until the gate file exists
+scope: [gate]
 initial: a
 states:
   a:
@@ -181,7 +186,7 @@ context:
 
 describe('runs outside the terminal', () => {
   it('`run --task-queue Q` is served by `ll-loop worker --task-queue Q`, which stops gracefully on SIGTERM', async () => {
-    loop('pooled', 'name: pooled\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo pooled"\n    capture: said\n    next: done\n  done:\n    terminal: true\n');
+    loop('pooled', 'name: pooled\ndescription: d\nscope: [pooled]\ninitial: a\nstates:\n  a:\n    action: "echo pooled"\n    capture: said\n    next: done\n  done:\n    terminal: true\n');
     const queue = `pool-${Date.now()}`;
     const worker = start(['worker', '--task-queue', queue]);
     const ran = await start(['run', 'pooled', '--task-queue', queue, '--json']).exited;

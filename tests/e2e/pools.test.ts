@@ -137,7 +137,7 @@ describe('pinned runs', () => {
     const dir = checkout('pinned', { held: heldLoop('held', notes, gate) });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const started = cli(dir, ['run', 'held', '--pool', 'pinned', '--background', '--json']);
+      const started = cli(dir, ['run', 'held', '--pool', 'pinned', '--background', '--json', '--no-lock']);
       expect(started.code, started.stderr).toBe(0);
       ids.push((JSON.parse(started.stdout) as { instance_id: string }).instance_id);
     }

@@ -33,7 +33,8 @@ it('two runs started in the same second each get the task queue of their own id'
   vi.setSystemTime(new Date());
   const outputs: string[][] = [[], []];
   const run = (i: number) =>
-    runCommand({ cwd, target: 'twin', context: [], dryRun: false, noLlm: false, json: true, out: (t) => void outputs[i]!.push(t), err: () => undefined });
+    // Two runs of one loop in one checkout, at once: without --no-lock the second would be refused (scope busy).
+    runCommand({ cwd, target: 'twin', context: [], dryRun: false, noLlm: false, json: true, noLock: true, out: (t) => void outputs[i]!.push(t), err: () => undefined });
   const first = run(0);
   await new Promise((r) => setTimeout(r, 700)); // the first run has started its workflow by now
   const codes = await Promise.all([first, run(1)]);
