@@ -90,6 +90,8 @@ function lockOf(opts: RunOptions, definition: LoopDefinition, placed: Placed): S
 export async function runCommand(opts: RunOptions): Promise<number> {
   const out = opts.out ?? ((t: string) => process.stdout.write(t));
   const err = opts.err ?? ((t: string) => process.stderr.write(t));
+  // The run's actions see the environment of this command as it was invoked (worker/run-env.ts).
+  const env = { ...process.env };
   const { definition, file } = load(opts);
   if (opts.dryRun) {
     printPlan(definition, opts.json, out);
@@ -119,6 +121,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
         searchAttributes,
         started: new Date(),
         lock,
+        env,
       });
       if (interruption) armInterrupt(interruption.interrupt, () => handle.cancel());
       noteWhileQueued(client, instanceId, lock, err);

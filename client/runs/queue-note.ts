@@ -15,10 +15,12 @@ export function noteWhileQueued(client: Client, workflowId: string, lock: ScopeL
   if (!lock?.wait) return;
   const handle = client.workflow.getHandle(workflowId);
   void (async () => {
-    for (;;) {
+    // Until the worker has run the workflow's first task there is no answer yet: keep asking.
+    for (let asked = 0; asked < 120; asked += 1) {
       await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
       const status = await bounded(client, 2_000, () => handle.query(statusQuery)).catch(() => undefined);
-      if (!status?.lock || status.lock.state === 'held' || status.result) return;
+      if (status === undefined) continue;
+      if (!status.lock || status.lock.state === 'held' || status.result) return;
       if (status.lock.holder) {
         err(`note: waiting for scope ${status.lock.scopes.join(', ')} behind ${status.lock.holder} (--queue); see the queue with ll-loop queue list\n`);
         return;

@@ -74,8 +74,8 @@ describe.skipIf(process.env.LL_SKIP_BROWSER_TEST === '1')('Temporal Web UI', () 
       const link = page.locator('a', { hasText: /uiloop-\d{8}T\d{6}/ }).first();
       await link.waitFor({ timeout: 20_000 });
       await link.click();
-      // The run's worker polls its task queue, and the UI can see it (a `/` in the queue name hid it).
-      await expect.poll(async () => page.innerText('body'), { timeout: 20_000 }).toMatch(/ll-loop-run\.uiloop-/);
+      // The checkout's worker polls the run's task queue, and the UI can see it (a `/` in the queue name hid it).
+      await expect.poll(async () => page.innerText('body'), { timeout: 20_000 }).toMatch(/ll-loop\.checkout\./);
       expect(await page.innerText('body')).not.toContain('No workers polling');
       await page.getByText('Search Attributes', { exact: true }).first().click();
       await expect.poll(async () => page.innerText('body'), { timeout: 20_000 }).toMatch(/"LoopState": \[\s*"sleeping"\s*\]/);

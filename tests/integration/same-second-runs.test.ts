@@ -1,13 +1,15 @@
 /**
  * Two `ll-loop run`s of one loop started in the same second: the second gets the id
- * `<loop>-<stamp>-2`, and its task queue must be its own (`ll-loop-run.<loop>-<stamp>-2`), or the
- * first run's worker could run the second run's workflow. The clock is frozen so both runs see
- * the same second; the first is still running when the second starts (a closed id may be reused).
+ * `<loop>-<stamp>-2`; both run on the checkout's worker, each with the environment its own
+ * command left (the second's start must not overwrite the first's under the clashing id). The
+ * clock is frozen so both runs see the same second; the first is still running when the second
+ * starts (a closed id may be reused).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it, vi } from 'vitest';
 import { runCommand } from '../../client/commands/run.js';
+import { checkoutAt } from '../../worker/checkout.js';
 import { closeTemporal, project, temporal } from './harness.js';
 
 let cwd: string;
@@ -18,7 +20,7 @@ beforeAll(() => {
   process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
   cwd = project().cwd;
   mkdirSync(join(cwd, '.loops'));
-  writeFileSync(join(cwd, '.loops', 'twin.yaml'), 'name: twin\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "sleep 1.5"\n    next: done\n  done:\n    terminal: true\n');
+  writeFileSync(join(cwd, '.loops', 'twin.yaml'), 'name: twin\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "sleep 1.5; echo $TWIN_MARK"\n    capture: mark\n    next: done\n  done:\n    terminal: true\n');
 });
 
 afterAll(async () => {
@@ -28,21 +30,27 @@ afterAll(async () => {
   else process.env.TEMPORAL_ADDRESS = savedAddress;
 });
 
-it('two runs started in the same second each get the task queue of their own id', async () => {
+it('two runs started in the same second get ids of their own and each its own environment', async () => {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(new Date());
   const outputs: string[][] = [[], []];
   const run = (i: number) =>
     // Two runs of one loop in one checkout, at once: without --no-lock the second would be refused (scope busy).
     runCommand({ cwd, target: 'twin', context: [], dryRun: false, noLlm: false, json: true, noLock: true, out: (t) => void outputs[i]!.push(t), err: () => undefined });
+  process.env.TWIN_MARK = 'first';
   const first = run(0);
   await new Promise((r) => setTimeout(r, 700)); // the first run has started its workflow by now
-  const codes = await Promise.all([first, run(1)]);
+  process.env.TWIN_MARK = 'second';
+  const second = run(1);
+  delete process.env.TWIN_MARK;
+  const codes = await Promise.all([first, second]);
   vi.useRealTimers();
   expect(codes).toEqual([0, 0]);
 
   const ids = outputs.map((o) => (JSON.parse(o.join('')) as { instance_id: string }).instance_id);
   expect(ids[1]).toBe(`${ids[0]}-2`);
   const { client } = await temporal();
-  for (const id of ids) expect((await client.workflow.getHandle(id).describe()).taskQueue).toBe(`ll-loop-run.${id}`);
+  for (const id of ids) expect((await client.workflow.getHandle(id).describe()).taskQueue).toBe(checkoutAt(cwd).queue);
+  const marks = outputs.map((o) => (JSON.parse(o.join('')) as { captured: { mark: { output: string } } }).captured.mark.output);
+  expect(marks).toEqual(['first', 'second']);
 }, 60_000);
