@@ -16,6 +16,7 @@ import {
   backfillLoopSchedule,
   createLoopSchedule,
   overlapOf,
+  scheduledRunsWait,
   deleteLoopSchedule,
   describeWhen,
   listLoopSchedules,
@@ -27,6 +28,7 @@ import {
   type ScheduleWhen,
 } from '../runs/schedules.js';
 import { withSession } from '../temporal/session.js';
+import { lockRequestFor } from '../runs/scope-lock.js';
 import { checkoutAt, type WorkerRecord } from '../../worker/checkout.js';
 import { checkoutRootOf, ensureCheckoutWorker } from '../runs/checkout-worker.js';
 import { DEFAULT_SHARED_QUEUE, localActivityMax, searchAttributesAvailable } from '../runs/start-run.js';
@@ -36,11 +38,11 @@ const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete', 'backfill'] as
 type Action = (typeof ACTIONS)[number];
 
 /** Flags only creating a schedule accepts. */
-const CREATE_FLAGS = ['every', 'cron', 'context', 'task-queue', 'pause-on-failure'] as const;
+const CREATE_FLAGS = ['every', 'cron', 'context', 'task-queue', 'pause-on-failure', 'no-lock'] as const;
 const BACKFILL_FLAGS = ['start', 'end'] as const;
 
 const USAGE =
-  'schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--overlap skip|buffer-one|buffer-all|cancel-other|allow-all] [--task-queue Q] [--pause-on-failure] [--json]   run a loop on a Temporal Schedule\n' +
+  'schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--overlap skip|buffer-one|buffer-all|cancel-other|allow-all] [--no-lock] [--task-queue Q] [--pause-on-failure] [--json]   run a loop on a Temporal Schedule\n' +
   '  ll-loop schedule list | pause <name> | unpause <name> | trigger <name> | delete <name> [--json]\n' +
   '  ll-loop schedule backfill <name> --start TIME --end TIME [--overlap P]   start the runs a period missed';
 
@@ -71,6 +73,7 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
     throw new CliError(`${loaded.file} is not a valid loop; no schedule was created`, 'fix the errors above, then run again', EXIT.usage);
   }
   const definition = loaded.definition;
+  const overlap = overlapOf(str(ctx, 'overlap'));
   let worker: WorkerRecord | undefined;
   const info = await withSession(ctx.cwd, async ({ client, connection, endpoint }) => {
     if (named === undefined) worker = await ensureCheckoutWorker(ctx.cwd, endpoint.address);
@@ -84,7 +87,8 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
       searchAttributes: await searchAttributesAvailable(endpoint, connection),
       pauseOnFailure: bool(ctx, 'pause-on-failure'),
       localActivityMaxTimeoutS: localActivityMax(),
-      overlap: overlapOf(str(ctx, 'overlap')),
+      overlap,
+      ...(bool(ctx, 'no-lock') ? {} : { lock: lockRequestFor(definition, checkoutAt(checkoutRootOf(ctx.cwd)), { wait: scheduledRunsWait(overlap), ...(named === undefined ? {} : { taskQueue: named }) }) }),
     });
   });
   if (bool(ctx, 'json')) json(ctx, info);
@@ -168,6 +172,7 @@ export const scheduleSpec: CommandSpec = {
     context: { type: 'string', multiple: true, short: 'c' },
     'task-queue': { type: 'string' },
     'pause-on-failure': { type: 'boolean' },
+    'no-lock': { type: 'boolean' },
     overlap: { type: 'string' },
     start: { type: 'string' },
     end: { type: 'string' },

@@ -8,7 +8,7 @@ import { buildInfo } from '../../worker/build-info.js';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleSummary } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -82,6 +82,8 @@ export interface CreateScheduleRequest {
   localActivityMaxTimeoutS: number;
   /** What the schedule does when a run is due while its previous one still runs (default skip). */
   overlap?: OverlapName;
+  /** The scheduled runs' scope lock (its `wait` follows the overlap policy); omitted: `--no-lock`. */
+  lock?: ScopeLockRequest;
 }
 
 /** `--overlap` names, Temporal's schedule overlap policies. */
@@ -98,6 +100,15 @@ export function overlapOf(name: string | undefined): OverlapName {
   if (name === undefined) return 'skip';
   if (Object.hasOwn(OVERLAP_POLICIES, name)) return name as OverlapName;
   throw new UsageError(`--overlap ${name} is not an overlap policy`, `use one of ${Object.keys(OVERLAP_POLICIES).join(', ')}`);
+}
+
+/**
+ * Whether a scheduled run whose scopes are busy waits for them: it skips (ends at once as scope
+ * busy) under `skip`, like a run due while the previous one still runs; it waits its turn under
+ * every other policy.
+ */
+export function scheduledRunsWait(overlap: OverlapName): boolean {
+  return overlap !== 'skip';
 }
 
 /** One schedule as the CLI shows it. */
@@ -129,6 +140,7 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
       localActivityMaxTimeoutS: req.localActivityMaxTimeoutS,
       ...(req.pauseOnFailure ? { failOnNonTerminal: true } : {}),
     },
+    ...(req.lock ? { lock: req.lock } : {}),
   };
   // The release that created the schedule; each run it starts carries it (see start-run.ts).
   const build = buildInfo();
