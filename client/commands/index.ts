@@ -37,9 +37,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
 };
 
 /**
- * Before any command but `worker` itself: when the checkout's worker is gone (killed, rebooted,
- * an older ll-loop), start it again, so that open runs continue without `ll-loop resume`.
+ * Before any command but `worker` itself and `server` (a worker would start the server again
+ * right after `server stop`): when the checkout's worker is gone (killed, rebooted, an older
+ * ll-loop), start it again, so that open runs continue without `ll-loop resume`.
  */
 export function beforeCommand(name: string, cwd: string): void {
-  if (name !== 'worker') reviveCheckoutWorker(cwd);
+  if (name !== 'worker' && name !== 'server') reviveCheckoutWorker(cwd);
 }
