@@ -22,8 +22,8 @@ export class NoWorkerError extends CliError {
   override readonly name = 'NoWorkerError';
   constructor(id: string, waitS: number) {
     super(
-      `run ${id} has no worker: nothing picked up the stop request within ${waitS}s (the process that ran it is gone); the request stays recorded`,
-      `ll-loop resume ${id} starts a worker, which then stops the run (as cancelled, keeping its state); or ll-loop stop ${id} --force terminates it now`,
+      `run ${id} has no worker: nothing picked up the stop request within ${waitS}s (no worker serves its task queue now); the request stays recorded`,
+      `once a worker serves it again (its checkout's worker comes back with any ll-loop command there; a pool's with ll-loop worker --pool NAME), it stops the run as cancelled, keeping its state; or ll-loop stop ${id} --force terminates it now`,
       EXIT.runError,
     );
   }

@@ -83,7 +83,7 @@ function workerRecord(dir: string): Record | undefined {
 }
 
 async function client(): Promise<Client> {
-  connection ??= await Connection.connect({ address: `127.0.0.1:${port}` });
+  connection ??= await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: '60s' });
   return new Client({ connection });
 }
 

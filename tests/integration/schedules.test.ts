@@ -100,8 +100,10 @@ describe('ll-loop schedule', () => {
 
     expect((await cli('pause', name)).stdout).toBe(`paused ll-loop-${name}\n`);
     expect((await describeLoopSchedule(client, name)).paused).toBe(true);
-    const human = await cli('list');
-    expect(human.stdout).toMatch(new RegExp(`ll-loop-${name}\\s+${name}\\s+every 1h\\s+paused`));
+    // The list comes from the visibility store, which may lag behind the pause by a moment.
+    const pausedRow = new RegExp(`ll-loop-${name}\\s+${name}\\s+every 1h\\s+paused`);
+    const human = await settle(() => cli('list'), (r) => pausedRow.test(r.stdout));
+    expect(human.stdout).toMatch(pausedRow);
     expect((await cli('unpause', name, '--json')).stdout).toContain('"paused": false');
     expect((await describeLoopSchedule(client, name)).paused).toBe(false);
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lockRequestFor } from '../../client/runs/scope-lock.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { closeTemporal, definition, project, temporal, toolEnv } from '../integration/harness.js';
@@ -68,7 +69,9 @@ async function record(scenario: Scenario): Promise<HistoryManifest['scenarios'][
       localActivityMaxTimeoutS: scenario.localActivityMaxTimeoutS ?? 0,
       ...(scenario.historyEventLimit === undefined ? {} : { historyEventLimit: scenario.historyEventLimit }),
       ...(scenario.failOnNonTerminal ? { failOnNonTerminal: true } : {}),
+      ...(scenario.pinned ? { actionQueue: taskQueue, hostNoticeS: 60 } : {}),
     },
+    ...(scenario.scopeLock ? { lock: lockRequestFor(definition(scenario.definition), { root: p.cwd, lockDomain: `checkout:recorder:${p.cwd}`, queue: taskQueue }, { wait: true }) } : {}),
   };
   const outcome = await worker.runUntil(async () => {
     const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: p.cwd } });

@@ -26,6 +26,10 @@ export interface Scenario {
   failOnNonTerminal?: boolean;
   /** Stop the run this long after it starts (the `cancel` shape). */
   cancelAfterMs?: number;
+  /** The run asks the recording worker's queue's lock workflow for the whole checkout. */
+  scopeLock?: boolean;
+  /** Actions go to the recording worker's queue as a pinned pool run's do (`actionQueue`). */
+  pinned?: boolean;
 }
 
 const CHILD = `
@@ -206,6 +210,32 @@ export const SCENARIOS: Scenario[] = [
       states: {
         work: { action: 'sleep 30.6161', on_yes: 'done' },
         done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'scope-lock',
+    covers: 'a run holding a scope lock: signal-with-start of the lock workflow, the grant, the release at the end',
+    scopeLock: true,
+    definition: {
+      name: 'scope-lock',
+      initial: 'work',
+      states: {
+        work: { action: 'echo locked', next: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'pinned',
+    covers: "a pinned pool run: every activity on the checkout's queue (actionQueue) with a schedule-to-start notice, no local activities",
+    pinned: true,
+    definition: {
+      name: 'pinned',
+      initial: 'work',
+      states: {
+        work: { action: 'echo pinned', capture: 'where', next: 'done' },
+        done: { action: 'echo ${captured.where.output}', terminal: true },
       },
     },
   },
