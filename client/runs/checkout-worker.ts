@@ -12,7 +12,7 @@ import { findCheckoutRoot, workerDir, workerLogPath, type WorkerRecord } from '.
 import { liveClaimOwner, liveWorkerRecord, pidAlive } from '../../worker/checkout-claim.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { LL_LOOP_BIN } from './background.js';
+import { LL_LOOP_BIN } from './bin-path.js';
 
 /** How long `run` waits for a worker it started (it may have to start the dev server first). */
 const READY_TIMEOUT_MS = 60_000;

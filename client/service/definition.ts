@@ -5,7 +5,7 @@
  * (systemd.ts, launchd.ts).
  */
 import { workerLogPath } from '../../worker/checkout.js';
-import { LL_LOOP_BIN } from '../runs/background.js';
+import { LL_LOOP_BIN } from '../runs/bin-path.js';
 
 /** Tells the worker it runs under the user service (its record's `started_by`). */
 export const STARTED_BY_ENV = 'LL_WORKER_STARTED_BY';
