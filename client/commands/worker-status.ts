@@ -99,7 +99,7 @@ export async function workerStatus(ctx: ServiceContext): Promise<number> {
     const r = state.record;
     lines.push(`  host ${r.host} · queue ${r.queue}`);
     lines.push(`  started ${r.started_at}${up === undefined ? '' : ` (up ${duration(up)})`} · ${r.started_by}`);
-    lines.push(`  version ${r.version} (build ${r.build_id}): ${sameBuild ? 'this ll-loop' : `this ll-loop is ${cli.version} (build ${cli.build_id}); stop it to let the next command start this one`}`);
+    lines.push(`  version ${r.version} (build ${r.build_id}): ${sameBuild ? 'this ll-loop' : `this ll-loop is ${cli.version} (build ${cli.build_id}); the next ll-loop command (other than worker …) replaces it, after it drains`}`);
   }
   lines.push(`  log ${workerLogPath(root)}`);
   lines.push(service.kind === null ? 'service: none on this platform' : service.installed ? `service: installed, ${service.file}${service.state ? ` (${service.state})` : ''}` : `service: not installed (ll-loop worker install)`);
