@@ -174,7 +174,7 @@ describe('runs without a worker', () => {
     const started = Date.now();
     const refused = await stopCommand({ cwd, target: id, force: false, waitS: 2, json: false, out: () => undefined }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(NoWorkerError);
-    expect((refused as NoWorkerError).fix).toContain(`ll-loop resume ${id}`);
+    expect((refused as NoWorkerError).fix).toContain("once a worker serves it again (its checkout's worker comes back with any ll-loop command there");
     expect((refused as NoWorkerError).fix).toContain('--force');
     expect(Date.now() - started).toBeLessThan(10_000);
 
