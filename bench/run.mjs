@@ -21,7 +21,7 @@
 // Env: BENCH_TRANSITIONS, BENCH_SKIP_REMOTE, BENCH_NO_FILES as before; LL_TEMPORAL_CLI to use a
 // temporal binary already on the machine.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -571,6 +571,7 @@ try {
   // Only what this bench started: its checkout worker (by the pid it recorded) and its server.
   await stopBenchWorker();
   await stopDevServer(serverOptions.dataDir);
-  if (!existsSync(join(tmp, 'keep'))) rmSync(tmp, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) note(`kept ${tmp}`);
+  else rmSync(tmp, { recursive: true, force: true });
   setTimeout(() => process.exit(), 100).unref();
 }
