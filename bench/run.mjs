@@ -13,9 +13,11 @@
 //      checkout's worker (client/runs/start-run.ts, the queue of worker/checkout.ts): all must end
 //      in their terminal state; transitions per second, peak RSS of the worker (VmHWM) and CPU
 //      time of the worker and the server.
+//   5. parked (only with --parked N or --only parked, last): N loops parked on a 15-minute backoff, each held in the
+//      checkout worker's cache (up to its limit): the worker's RSS with that many open runs.
 // Flags: --json (one JSON object on stdout, progress on stderr), --quick (development: 100 loops,
-// 200 transitions), --loops N, --only a,b (transitions, first-action, spawn, concurrent),
-// --first-runs N (default 5).
+// 200 transitions), --loops N, --only a,b (transitions, first-action, spawn, concurrent, parked),
+// --first-runs N (default 5), --parked N.
 // BENCH_LONG=1 runs only the long-loop check instead: a 20,000-transition loop (BENCH_LONG_TRANSITIONS)
 // of local activities to its end, printing the total time and how many runs continued as new.
 // Env: BENCH_TRANSITIONS, BENCH_SKIP_REMOTE, BENCH_NO_FILES as before; LL_TEMPORAL_CLI to use a
@@ -35,6 +37,7 @@ const { values: flags } = parseArgs({
     loops: { type: 'string' },
     only: { type: 'string' },
     'first-runs': { type: 'string' },
+    parked: { type: 'string' },
   },
 });
 const QUICK = flags.quick;
@@ -42,7 +45,10 @@ const LOOPS = Number(flags.loops ?? (QUICK ? 100 : 1000));
 const FIRST_RUNS = Number(flags['first-runs'] ?? 5);
 const TRANSITIONS = Number(process.env.BENCH_TRANSITIONS ?? (QUICK ? 200 : 1000));
 const PARTS = new Set((flags.only ?? 'transitions,first-action,spawn,concurrent').split(',').map((s) => s.trim()));
-for (const p of PARTS) if (!['transitions', 'first-action', 'spawn', 'concurrent'].includes(p)) throw new Error(`--only: unknown part ${p}`);
+for (const p of PARTS) if (!['transitions', 'first-action', 'spawn', 'concurrent', 'parked'].includes(p)) throw new Error(`--only: unknown part ${p}`);
+// Parked runs: only when asked for (--parked N, or --only parked with --loops N).
+const PARKED = flags.parked !== undefined ? Number(flags.parked) : PARTS.has('parked') ? LOOPS : 0;
+if (!Number.isInteger(PARKED) || PARKED < 0) throw new Error(`--parked must be a number of loops, got ${flags.parked}`);
 if (!Number.isInteger(LOOPS) || LOOPS < 1) throw new Error(`--loops must be a positive integer, got ${flags.loops}`);
 
 /** Human output (stdout), or progress notes (stderr) when --json keeps stdout for the JSON. */
@@ -474,6 +480,54 @@ async function concurrentLoops(count) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 5. N open runs parked in the checkout worker
+
+async function parkedLoops(count) {
+  const { checkoutAt } = await dist('worker/checkout.js');
+  const { ensureCheckoutWorker } = await dist('client/runs/checkout-worker.js');
+  const { startLoopRun } = await dist('client/runs/start-run.js');
+  const { loadLoop } = await dist('loader/load.js');
+  // One quick action, then a new pass: a 900 s backoff (a durable timer) keeps the run open.
+  writeFileSync(
+    join(project, '.loops', 'park.yaml'),
+    'name: park\ndescription: one action, then a long backoff\ninitial: a\nbackoff: 900\ndefault_timeout: 10\nstates:\n  a:\n    action: "true"\n    on_yes: a\n    on_no: done\n  done:\n    terminal: true\n',
+  );
+  const loaded = loadLoop('park', project, { requireParameters: true });
+  spawnProfiledWorker();
+  const worker = await ensureCheckoutWorker(project, endpoint.address);
+  benchWorkerPid = worker.pid;
+  const { client, connection } = await connectClient(endpoint);
+  const before = procStatus(worker.pid);
+  const ids = [];
+  const batch = `park-${Date.now()}`;
+  const t0 = wall();
+  let next = 0;
+  const startOne = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const workflowId = `${batch}-${i}`;
+      await startLoopRun({ client, definition: loaded.definition, file: loaded.file, cwd: project, taskQueue: checkoutAt(project).queue, searchAttributes: true, started: new Date(), workflowId });
+      ids.push(workflowId);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(20, count) }, startOne));
+  // Parked once each has had its first workflow task (it set its LoopState).
+  const deadline = Date.now() + 600_000;
+  while ((await client.workflow.count(`LoopName = 'park' AND ExecutionStatus = 'Running' AND LoopState = 'a'`)).count < count && Date.now() < deadline) await sleep(1000);
+  const parkedAfterS = (wall() - t0) / 1000;
+  await sleep(5000);
+  const after = procStatus(worker.pid);
+  for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => client.workflow.getHandle(id).terminate('bench done').catch(() => undefined)));
+  await connection.close();
+  return {
+    loops: count,
+    parked_after_s: round(parkedAfterS, 1),
+    worker_rss_before_mb: round((before?.rss_kb ?? 0) / 1024),
+    worker_rss_parked_mb: round((after?.rss_kb ?? 0) / 1024),
+    worker_peak_rss_mb: round((after?.hwm_kb ?? 0) / 1024),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 
 /**
  * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p" (options Node refuses in NODE_OPTIONS):
@@ -550,6 +604,14 @@ async function standardBenchmarks() {
         `${c.per_loop_mean.workflow_task_timeouts} timed out`,
     );
     if (c.not_completed > 0) process.exitCode = 1;
+  }
+  if (PARKED > 0) {
+    const p = await parkedLoops(PARKED);
+    report.parked = p;
+    say(
+      `  ${p.loops} runs parked on a timer (parked after ${p.parked_after_s} s): worker RSS ${p.worker_rss_before_mb} MB → ${p.worker_rss_parked_mb} MB, ` +
+        `peak ${p.worker_peak_rss_mb} MB (VmHWM, the worker's whole life)`,
+    );
   }
 }
 
