@@ -10,10 +10,10 @@ import { DevServerStartError } from './temporal/dev-server.js';
 import { TemporalCliNotFoundError } from './temporal/temporal-cli.js';
 import type { OutputSink } from './command-table.js';
 import { EXIT } from './exit-codes.js';
-import { beforeCommand, COMMANDS } from './commands/index.js';
+import { allCommands, beforeCommand, COMMANDS } from './commands/index.js';
 
-function help(): string {
-  const lines = Object.values(COMMANDS).map((c) => `  ll-loop ${c.usage}`);
+async function help(): Promise<string> {
+  const lines = (await allCommands()).map(([, c]) => `  ll-loop ${c.usage}`);
   return `ll-loop — durable automation loops (finite state machines in YAML) on Temporal
 
 Usage:
@@ -29,8 +29,8 @@ TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: docs/loop-format.md, doc
 const HELP_FLAGS = new Set(['--help', '-h']);
 
 /** One command's usage line, with where its full description lives. */
-function commandHelp(name: string): string {
-  return `Usage:\n  ll-loop ${COMMANDS[name]!.usage}\n\nAll commands: ll-loop help. Details: docs/cli.md.\n`;
+async function commandHelp(name: string): Promise<string> {
+  return `Usage:\n  ll-loop ${(await COMMANDS[name]!()).usage}\n\nAll commands: ll-loop help. Details: docs/cli.md.\n`;
 }
 
 /** Where {@link main} runs and writes: the bin passes the process's own, tests pass buffers. */
@@ -63,21 +63,22 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const [first, ...rest] = argv;
   const isCommand = (name: string | undefined): name is string => name !== undefined && Object.hasOwn(COMMANDS, name);
   if (first === 'help' && isCommand(rest[0])) {
-    io.stdout.write(commandHelp(rest[0]));
+    io.stdout.write(await commandHelp(rest[0]));
     return EXIT.ok;
   }
   if (first === undefined || first === 'help' || HELP_FLAGS.has(first)) {
-    io.stdout.write(help());
+    io.stdout.write(await help());
     return EXIT.ok;
   }
   // `ll-loop <command> --help` before `--`: the command's usage, never a run of the command.
   const beforeDashes = rest.indexOf('--') === -1 ? rest : rest.slice(0, rest.indexOf('--'));
   if (isCommand(first) && beforeDashes.some((a) => HELP_FLAGS.has(a))) {
-    io.stdout.write(commandHelp(first));
+    io.stdout.write(await commandHelp(first));
     return EXIT.ok;
   }
   const known = isCommand(first);
-  const spec = known ? COMMANDS[first]! : COMMANDS.run!;
+  // Only the command that runs is loaded (client/commands/index.ts).
+  const spec = await (known ? COMMANDS[first]! : COMMANDS.run!)();
   const args = known ? rest : argv;
   let parsed;
   try {

@@ -25,7 +25,12 @@ export interface LoopWorkerOptions {
   identity?: string;
   /** How long running activities may finish after shutdown starts (default 2 s). */
   shutdownGraceTime?: string;
+  /** Runs kept in the worker's cache between their workflow tasks (default {@link DEFAULT_MAX_CACHED_WORKFLOWS}). */
+  maxCachedWorkflows?: number;
 }
+
+/** The worker's cache of runs: see the comment where it is set in {@link createLoopWorker}. */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
 
 let runtimeInstalled = false;
 
@@ -87,6 +92,14 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     // heartbeat timeout (24 s), so a stop could wait that long. Actions beat every second
     // (activities/run-action.ts HEARTBEAT_MS); this lets each beat through.
     maxHeartbeatThrottleInterval: '1s',
+    // Memory. A run kept in the worker's cache between its workflow tasks costs 1.5–1.9 MB
+    // (measured: 1,000 runs parked on a timer grew a checkout worker to 1.7 GB). The SDK sizes
+    // the cache from the heap limit (about 2,300 runs with Node's default 4 GB heap), so a
+    // checkout worker had no practical bound; it serves one checkout, where a few hundred runs
+    // open at once is already a lot. An evicted run is replayed from its history on its next
+    // task. Measured with the same 1,000 parked runs: 1.08 GB steady (1.5 GB peak: V8 collects
+    // the evicted runs late), against 1.7 GB. docs/decisions.md, "The checkout worker's cache".
+    maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
   });
   return { worker, events };
 }

@@ -1,40 +1,38 @@
-/** Every `ll-loop` subcommand, by name (see client/command-table.ts). */
+/**
+ * Every `ll-loop` subcommand, by name (see client/command-table.ts). Each entry loads its command's
+ * module when asked: a command pays only for the modules it uses (`run` never loads `create`'s
+ * prompts, `list`'s tables or the worker SDK before its workflow has started; docs/architecture.md,
+ * "Performance"). `help` loads them all.
+ */
 import type { CommandSpec } from '../command-table.js';
-import { resumeSpec } from './resume-spec.js';
-import { runSpec } from './run-spec.js';
-import { scheduleSpec } from './schedule-spec.js';
-import { schemaSpec, serverSpec, validateSpec } from './simple-specs.js';
-import { historySpec } from './history.js';
-import { compileSpec } from './compile.js';
-import { createSpec } from './create.js';
-import { installSpec } from './install.js';
-import { listSpec } from './list.js';
-import { showSpec } from './show.js';
-import { monitorSpec, statusSpec } from './status.js';
-import { queueSpec } from './queue.js';
-import { stopSpec } from './stop.js';
-import { workerSpec } from './worker-spec.js';
 import { reviveCheckoutWorker } from '../runs/checkout-worker.js';
 
-export const COMMANDS: Record<string, CommandSpec> = {
-  run: runSpec,
-  validate: validateSpec,
-  compile: compileSpec,
-  create: createSpec,
-  show: showSpec,
-  server: serverSpec,
-  schema: schemaSpec,
-  list: listSpec,
-  install: installSpec,
-  status: statusSpec,
-  monitor: monitorSpec,
-  stop: stopSpec,
-  history: historySpec,
-  resume: resumeSpec,
-  worker: workerSpec,
-  schedule: scheduleSpec,
-  queue: queueSpec,
+export type LoadCommand = () => Promise<CommandSpec>;
+
+export const COMMANDS: Record<string, LoadCommand> = {
+  run: async () => (await import('./run-spec.js')).runSpec,
+  validate: async () => (await import('./simple-specs.js')).validateSpec,
+  compile: async () => (await import('./compile.js')).compileSpec,
+  create: async () => (await import('./create.js')).createSpec,
+  show: async () => (await import('./show.js')).showSpec,
+  server: async () => (await import('./simple-specs.js')).serverSpec,
+  schema: async () => (await import('./simple-specs.js')).schemaSpec,
+  list: async () => (await import('./list.js')).listSpec,
+  install: async () => (await import('./install.js')).installSpec,
+  status: async () => (await import('./status.js')).statusSpec,
+  monitor: async () => (await import('./status.js')).monitorSpec,
+  stop: async () => (await import('./stop.js')).stopSpec,
+  history: async () => (await import('./history.js')).historySpec,
+  resume: async () => (await import('./resume-spec.js')).resumeSpec,
+  worker: async () => (await import('./worker-spec.js')).workerSpec,
+  schedule: async () => (await import('./schedule-spec.js')).scheduleSpec,
+  queue: async () => (await import('./queue.js')).queueSpec,
 };
+
+/** Every command's spec, in the table's order (for `ll-loop help`). */
+export async function allCommands(): Promise<Array<[string, CommandSpec]>> {
+  return Promise.all(Object.entries(COMMANDS).map(async ([name, load]) => [name, await load()] as [string, CommandSpec]));
+}
 
 /**
  * Before any command but `worker` itself and `server` (a worker would start the server again

@@ -7,13 +7,12 @@
  * history (runs/follow-run.ts).
  */
 import { relative } from 'node:path';
-import type { Client } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { installQuietRuntime } from '../../worker/create-worker.js';
 import { workerLogPath, type WorkerRecord } from '../../worker/checkout.js';
 import { placeRun, type RunPlace } from '../runs/where-to-run.js';
 import { queueWorkers } from '../runs/queue-pollers.js';
-import { connectClient, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
+import { clientFor, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
 import { noteWhileQueued } from '../runs/queue-note.js';
 import { lockRequestFor } from '../runs/scope-lock.js';
@@ -21,8 +20,8 @@ import type { Placed } from '../runs/where-to-run.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
 import { CliError, InfrastructureError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { createReporter, followRun, runInfo } from '../runs/follow-run.js';
 import { armInterrupt, interruptible } from '../runs/interrupt.js';
+import { runInfo } from '../runs/run-info.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import { searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
@@ -97,14 +96,14 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     printPlan(definition, opts.json, out);
     return EXIT.ok;
   }
-  installQuietRuntime();
   // Ctrl-C from here on is a graceful stop: before the workflow exists it is noted, after, it
   // cancels the run (which kills its action and records the outcome). A closed terminal (SIGHUP)
   // ends only this process: the run goes on in its worker.
   const interruption = opts.background ? undefined : interruptible(opts.err);
   try {
-    const endpoint = await connectOrExplain(opts.cwd);
-    const { client, connection } = await connectClient(endpoint);
+    // One connection: the one that found the embedded server running, when it was.
+    const { connection: handedOver, ...endpoint } = await connectOrExplain(opts.cwd);
+    const { client, connection } = await clientFor({ ...endpoint, ...(handedOver ? { connection: handedOver } : {}) });
     try {
       // The checkout's worker (when it must serve the run) starts concurrently: time to the first action counts.
       const placed = await placeRun(opts.place ?? { kind: 'checkout' }, opts.cwd, endpoint.address);
@@ -125,6 +124,10 @@ export async function runCommand(opts: RunOptions): Promise<number> {
       });
       if (interruption) armInterrupt(interruption.interrupt, () => handle.cancel());
       noteWhileQueued(client, instanceId, lock, err);
+      // Loaded only now, while the worker takes the run's first task: following replays the run's
+      // history through the worker SDK, which nothing before the start needs.
+      const following = opts.background ? undefined : loadFollowing();
+      following?.catch(() => undefined);
       const worker = await placed.worker.catch(async (e: unknown) => {
         // Nothing can run the workflow without a worker: end it rather than leave it waiting.
         await handle.terminate(`ll-loop could not start a worker for it: ${(e as Error).message}`).catch(() => undefined);
@@ -135,6 +138,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
         printBackgroundStart(out, opts.json, { instanceId, taskQueue, worker, cwd: opts.cwd, uiUrl: runInfo(endpoint, opts.cwd, instanceId).uiUrl });
         return EXIT.ok;
       }
+      const { createReporter, followRun } = await (following ?? loadFollowing());
       return await followRun({
         client,
         workflowId: instanceId,
@@ -148,6 +152,14 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   } finally {
     interruption?.stop();
   }
+}
+
+/** What following a run needs, loaded after its start (see runCommand). */
+async function loadFollowing(): Promise<typeof import('../runs/follow-run.js')> {
+  const [{ installQuietRuntime }, follow] = await Promise.all([import('../../worker/create-worker.js'), import('../runs/follow-run.js')]);
+  // The SDK's runtime (used by the replay) without its own signal handlers: Ctrl-C is ours.
+  installQuietRuntime();
+  return follow;
 }
 
 function printBackgroundStart(
@@ -178,9 +190,9 @@ async function warnWhenUnserved(client: Client, taskQueue: string, place: RunPla
   await Promise.race([asked, new Promise((r) => setTimeout(r, 3000).unref())]);
 }
 
-async function connectOrExplain(cwd: string): Promise<Endpoint> {
+async function connectOrExplain(cwd: string): Promise<Endpoint & { connection?: Connection }> {
   try {
-    return await resolveEndpoint(resolveTemporalTarget(), embeddedServerOptions(cwd));
+    return await resolveEndpoint(resolveTemporalTarget(), { ...embeddedServerOptions(cwd), keepConnection: true });
   } catch (err) {
     if (err instanceof CliError) throw err;
     if (err instanceof TemporalUnavailableError) throw new InfrastructureError(err.message);

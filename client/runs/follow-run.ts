@@ -6,26 +6,17 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { eventsPath } from '../../worker/run-files.js';
 import { CliError } from '../errors.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
 import { createJsonReporter } from '../reporters/json.js';
 import type { Reporter, RunInfo } from '../reporters/reporter.js';
 import { createStyle } from '../reporters/style.js';
-import type { TemporalEndpoint } from '../temporal/connection.js';
 import { followEvents, type FollowedRun } from './follow-events.js';
 import { ScopeBusyError } from './scope-lock.js';
 import { SCOPE_BUSY, type ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
 
-/** Where to find a run: its id, events file and (embedded server) Web UI page. */
-export function runInfo(endpoint: TemporalEndpoint & { uiUrl?: string }, cwd: string, instanceId: string): RunInfo {
-  return {
-    instanceId,
-    eventsFile: eventsPath(cwd, instanceId),
-    ...(endpoint.uiUrl ? { uiUrl: `${endpoint.uiUrl}/namespaces/${endpoint.namespace}/workflows/${encodeURIComponent(instanceId)}` } : {}),
-  };
-}
+export { runInfo } from './run-info.js';
 
 /** The human progress display, or nothing until the JSON result with `--json`. */
 export function createReporter(json: boolean, out: (text: string) => void, maxIterations: number, colour = false): Reporter {

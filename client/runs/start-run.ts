@@ -8,10 +8,17 @@ import { removeRunEnv, writeRunEnv } from '../../worker/run-env.js';
 import { WorkflowExecutionAlreadyStartedError, type Client, type Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
+import type { LOOP_WORKFLOW_TYPE as LoopWorkflowType, LoopWorkflowInput, ScopeLockRequest } from '../../workflows/definitions.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
 import { precheckScopes } from './scope-lock.js';
+
+/**
+ * workflows/definitions.ts's LOOP_WORKFLOW_TYPE, checked against it by its type: importing that
+ * module's values would load @temporalio/workflow (for its query definitions) on `run`'s way to
+ * the start, which needs only this name.
+ */
+const LOOP_WORKFLOW_TYPE: typeof LoopWorkflowType = 'loopWorkflow';
 
 /** A started loop run. */
 export type LoopHandle = WorkflowHandleWithFirstExecutionRunId<typeof loopWorkflow>;

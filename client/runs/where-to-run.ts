@@ -10,7 +10,6 @@
  * - `--worktree`: portable on this machine, in a git worktree on branch `ll-loop/<run id>`.
  */
 import { checkoutAt, poolQueue, type Checkout, type WorkerRecord } from '../../worker/checkout.js';
-import { GitCheckoutError, portableSource } from '../../worker/portable.js';
 import type { LoopRunOptions } from '../../workflows/definitions.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -92,6 +91,8 @@ export async function placeRun(place: RunPlace, cwd: string, address: string): P
     case 'portable':
     case 'worktree': {
       const worktree = place.kind === 'worktree';
+      // Loaded only for portable runs: git and its helpers are not on an ordinary run's path.
+      const { GitCheckoutError, portableSource } = await import('../../worker/portable.js');
       const source = await portableSource(checkout.root, { worktree }).catch((err: unknown) => {
         throw err instanceof GitCheckoutError ? new CliError(`${err.message}`, err.fix, EXIT.usage) : err;
       });

@@ -10,7 +10,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+// Types only: the worker SDK (its native core and the workflow sandbox) is loaded by the one helper
+// that needs it, so that commands which only talk to the server (`run`, `status`…) never load it.
+import type { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer } from './dev-server.js';
 
 /** TLS settings from the environment; files are read at connect time, keeping resolution pure. */
@@ -135,11 +137,25 @@ export function resolveTemporalTarget(env: NodeJS.ProcessEnv = process.env): Tem
  */
 export async function resolveEndpoint(
   target: TemporalTarget,
-  opts: { dataDir: string; port?: number; uiPort?: number; log?: (msg: string) => void },
-): Promise<TemporalEndpoint & { uiUrl?: string }> {
+  opts: { dataDir: string; port?: number; uiPort?: number; log?: (msg: string) => void; keepConnection?: boolean },
+): Promise<TemporalEndpoint & { uiUrl?: string; connection?: Connection }> {
   if (target.mode === 'external') return target;
   const server = await ensureDevServer(opts);
-  return { mode: 'embedded', address: server.address, namespace: 'default', uiUrl: server.uiUrl };
+  // With keepConnection: the connection that checked an embedded server already running (the
+  // caller owns it; see clientFor).
+  return { mode: 'embedded', address: server.address, namespace: 'default', uiUrl: server.uiUrl, ...(server.connection ? { connection: server.connection } : {}) };
+}
+
+/**
+ * A client on the connection {@link resolveEndpoint} handed over (`keepConnection`), else on a
+ * new one ({@link connectClient}).
+ */
+export async function clientFor(
+  endpoint: TemporalEndpoint & { connection?: Connection },
+  opts: ConnectOptions = {},
+): Promise<{ connection: Connection; client: Client }> {
+  if (!endpoint.connection) return connectClient(endpoint, opts);
+  return { connection: endpoint.connection, client: new Client({ connection: endpoint.connection, namespace: endpoint.namespace }) };
 }
 
 /** Read the TLS files named in a spec into the SDK's TLS config. */
@@ -212,6 +228,7 @@ export async function connectWorkerConnection(
   opts: ConnectOptions = {},
 ): Promise<NativeConnection> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const { NativeConnection } = await import('@temporalio/worker');
   const pending = NativeConnection.connect({
     address: endpoint.address,
     tls: loadTlsConfig(endpoint.tls),

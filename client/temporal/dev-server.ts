@@ -30,6 +30,13 @@ export interface DevServerOptions {
   /** Web UI port (default 8233). */
   uiPort?: number;
   log?: (msg: string) => void;
+  /**
+   * Hand the connection that checked a server already running to the caller
+   * ({@link DevServer.connection}; the caller closes it) rather than closing it, so the caller
+   * needs no connection of its own: one connection instead of two on `ll-loop run`'s way to
+   * starting its workflow.
+   */
+  keepConnection?: boolean;
 }
 
 /** A dev server that answers on `address`. */
@@ -42,6 +49,8 @@ export interface DevServer {
   started: boolean;
   /** Pid of the server process, when this call started it. */
   pid?: number;
+  /** With `keepConnection`, when a running server was reused: the verified connection to it. */
+  connection?: Connection;
 }
 
 /** The dev server could not be started. */
@@ -97,9 +106,11 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
     return { address, uiUrl, started: false };
   };
 
-  // Fast path without the lock. A port that is open but not (yet) answering
-  // may be a server another process is still starting: decide under the lock.
-  if ((await probeTemporal(address)).kind === 'temporal') return reuse();
+  // Fast path without the lock: a server that answers as Temporal is checked and reused on one
+  // connection. A port that is open but not (yet) answering may be a server another process is
+  // still starting: decide under the lock.
+  const running = await reuseRunning(address, uiUrl, opts.keepConnection === true);
+  if (running) return running;
 
   // Find (maybe install) the CLI before taking the start lock: an install can
   // take minutes and has its own lock; the start lock only covers the start.
@@ -241,6 +252,30 @@ export async function probeTemporal(address: string): Promise<TemporalProbe> {
     return { kind: 'temporal' };
   } catch (err) {
     return { kind: 'other', reason: (err as Error).message };
+  }
+}
+
+/**
+ * The server answering as Temporal on `address`, with ll-loop's search attributes ensured, all on
+ * one connection (what {@link probeTemporal} and then `reuse` check on two); undefined when the
+ * port is closed or does not answer as Temporal. The connection is returned when `keep` is set.
+ */
+async function reuseRunning(address: string, uiUrl: string, keep: boolean): Promise<DevServer | undefined> {
+  if (!(await tcpOpen(address, 1_000))) return undefined;
+  const connection = Connection.lazy({ address, connectTimeout: '2s' });
+  let kept = false;
+  try {
+    try {
+      await connection.ensureConnected();
+      await connection.withDeadline(Date.now() + 2_000, () => connection.workflowService.getSystemInfo({}));
+    } catch {
+      return undefined;
+    }
+    await ensureSearchAttributes(connection, NAMESPACE);
+    kept = keep;
+    return { address, uiUrl, started: false, ...(keep ? { connection } : {}) };
+  } finally {
+    if (!kept) await connection.close();
   }
 }
 

@@ -5,7 +5,7 @@
  * within a few seconds, never a hang.
  */
 import type { Client, Connection } from '@temporalio/client';
-import { connectClient, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from './connection.js';
+import { clientFor, connectClient, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from './connection.js';
 import { embeddedServerOptions } from './embedded.js';
 import { CliError, InfrastructureError } from '../errors.js';
 
@@ -18,8 +18,10 @@ export interface Session {
 
 export async function openSession(cwd: string): Promise<Session> {
   let endpoint: TemporalEndpoint & { uiUrl?: string };
+  // The connection that found the embedded server running, when it was: the session's own.
+  let handedOver: Connection | undefined;
   try {
-    endpoint = await resolveEndpoint(resolveTemporalTarget(), embeddedServerOptions(cwd));
+    ({ connection: handedOver, ...endpoint } = await resolveEndpoint(resolveTemporalTarget(), { ...embeddedServerOptions(cwd), keepConnection: true }));
   } catch (err) {
     if (err instanceof CliError) throw err;
     if (err instanceof TemporalUnavailableError) throw new InfrastructureError(err.message);
@@ -27,7 +29,7 @@ export async function openSession(cwd: string): Promise<Session> {
   }
   let connected: Awaited<ReturnType<typeof connectClient>>;
   try {
-    connected = await connectClient(endpoint);
+    connected = await clientFor({ ...endpoint, ...(handedOver ? { connection: handedOver } : {}) });
   } catch (err) {
     if (err instanceof TemporalUnavailableError) throw new InfrastructureError(err.message);
     throw err;

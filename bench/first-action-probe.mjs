@@ -1,0 +1,34 @@
+// Loaded with `node --import` in front of `ll-loop run` by bench/run.mjs, for the breakdown runs of
+// "ll-loop run → first action" only (the headline runs are plain). It records, in wall-clock ms
+// (performance.timeOrigin + performance.now(), the clock bench/run.mjs uses for the spawn):
+//   preload     when Node has booted and runs this file;
+//   cli_loaded  after importing dist/client/cli.js and the `run` command's module
+//               (dist/client/commands/run-spec.js) with their static module graphs: what the CLI
+//               loads before it does anything (the bin then finds them in the module cache, so
+//               nothing is loaded twice; what `run` loads later, after its start, is not counted);
+//   sockets     each TCP connection the process opens (diagnostics channel `net.client.socket`);
+//   worker_sdk  when @temporalio/worker's code is first required (undefined: never loaded);
+// and writes them as JSON to $LL_BENCH_PROBE_OUT when the process exits.
+import dc from 'node:diagnostics_channel';
+import { writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const now = () => performance.timeOrigin + performance.now();
+const probe = { preload: now(), cli_loaded: undefined, sockets: [], worker_sdk: undefined };
+
+dc.subscribe('net.client.socket', () => probe.sockets.push(now()));
+const load = Module._load;
+Module._load = function (request, parent, ...rest) {
+  if (probe.worker_sdk === undefined && (request === '@temporalio/worker' || parent?.filename?.includes('/@temporalio/worker/'))) probe.worker_sdk = now();
+  return load.call(this, request, parent, ...rest);
+};
+process.on('exit', () => {
+  if (process.env.LL_BENCH_PROBE_OUT) writeFileSync(process.env.LL_BENCH_PROBE_OUT, JSON.stringify(probe));
+});
+
+const root = join(fileURLToPath(import.meta.url), '..', '..');
+await import(join(root, 'dist', 'client', 'cli.js'));
+await import(join(root, 'dist', 'client', 'commands', 'run-spec.js'));
+probe.cli_loaded = now();
