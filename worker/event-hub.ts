@@ -12,6 +12,9 @@ import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { RunFiles, stateFileOf } from './run-files.js';
 
 const STATE_WRITE_INTERVAL_MS = 200;
+/** A long-lived worker closes the events file of a run idle this long, checking every IDLE_SWEEP_MS. */
+const IDLE_CLOSE_MS = 10 * 60_000;
+const IDLE_SWEEP_MS = 60_000;
 
 /** Where a sub-loop's event comes from, when it is delivered to an ancestor run's listeners. */
 export interface SubloopOrigin {
@@ -27,6 +30,9 @@ export type EventListener = (event: TimedEvent) => void;
 export class EventHub {
   private readonly listeners = new Map<string, Set<EventListener>>();
   private readonly files = new Map<string, RunFiles>();
+  /** When each open events file was last written: a run that never ends (terminated) must not keep its file open. */
+  private readonly lastUsed = new Map<string, number>();
+  private sweeper: NodeJS.Timeout | undefined;
   /** Child run → parent run, for runs whose events passed through this hub (sub-loops). */
   private readonly parents = new Map<string, string>();
   private readonly pendingStates = new Map<string, { files: RunFiles; state: RunStateFile; timer: NodeJS.Timeout | undefined }>();
@@ -49,6 +55,8 @@ export class EventHub {
     // A pool worker on another host than the run's checkout has no such directory: it writes no
     // copy (never creates the path); the history is the record.
     if (!files && !existsSync(cwd)) return undefined;
+    this.lastUsed.set(info.workflowId, Date.now());
+    this.sweeper ??= setInterval(() => this.closeIdle(), IDLE_SWEEP_MS).unref();
     if (!files) {
       files = new RunFiles(cwd, info.workflowId);
       this.files.set(info.workflowId, files);
@@ -128,8 +136,24 @@ export class EventHub {
     if (pending.state.phase === 'done') this.files.delete(id);
   }
 
+  /**
+   * Close the events files of runs that have not emitted for IDLE_CLOSE_MS (a run terminated from
+   * outside never emits loop_complete). A later event reopens the file and appends.
+   */
+  private closeIdle(now = Date.now()): void {
+    for (const [id, at] of this.lastUsed) {
+      if (now - at < IDLE_CLOSE_MS || this.pendingStates.has(id)) continue;
+      this.lastUsed.delete(id);
+      const files = this.files.get(id);
+      this.files.delete(id);
+      void files?.close();
+    }
+  }
+
   /** Flush every open events file (worker shutdown). */
   async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
     for (const id of [...this.pendingStates.keys()]) this.writeState(id);
     await Promise.all([...this.files.values()].map((f) => f.close()));
     this.files.clear();
