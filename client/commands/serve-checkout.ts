@@ -22,6 +22,7 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
 import { LoggingEventHub } from './worker-log.js';
+import { drainSeconds, serveUntilStopped } from './serve-until-stopped.js';
 
 /** How long a replaced worker may take to stop polling before this one gives up. */
 const HANDOVER_TIMEOUT_MS = 60_000;
@@ -55,11 +56,6 @@ export class CheckoutAlreadyServedError extends CliError {
       EXIT.usage,
     );
   }
-}
-
-export function drainSeconds(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.LL_WORKER_DRAIN_S ?? 600);
-  return Number.isFinite(n) && n >= 0 ? n : 600;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -127,45 +123,35 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       // `run --worktree`: this worker prepares the run's worktree and keeps its actions here.
       activityDeps: { place: { host, queue: checkout.queue, dataDir: stateDir() } },
     });
-    let stopping = false;
-    const shutdown = (why: string) => {
-      if (stopping) return;
-      stopping = true;
-      log(`draining (${why}): no new work is taken; running actions may finish within ${drainSeconds()} s`);
-      worker.shutdown();
-      // The checkout is free for a successor as soon as this worker stops polling.
-      releaseClaim(root);
-      claimed = false;
+    const publish = () => {
+      const record: WorkerRecord = {
+        pid: process.pid,
+        host,
+        version: build.version,
+        build_id: build.build_id,
+        code_id: me.code_id,
+        root,
+        queue: checkout.queue,
+        address: session.endpoint.address,
+        namespace: session.endpoint.namespace,
+        identity,
+        started_at: new Date().toISOString(),
+        started_by: opts.startedBy,
+      };
+      writeWorkerRecord(root, record);
+      log(`worker pid ${process.pid} (ll-loop ${me.code_id}) serves ${root} on task queue ${checkout.queue} at ${session.endpoint.address}`);
     };
-    const onSignal = (signal: NodeJS.Signals) => (stopping ? process.exit(EXIT.cancelled) : shutdown(signal));
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    // A closed terminal or SSH session is not a reason to stop serving.
-    const onHangup = () => log('SIGHUP ignored: the worker keeps serving the checkout');
-    process.on('SIGHUP', onHangup);
-    const running = worker.run();
-    const record: WorkerRecord = {
-      pid: process.pid,
-      host,
-      version: build.version,
-      build_id: build.build_id,
-      code_id: me.code_id,
-      root,
-      queue: checkout.queue,
-      address: session.endpoint.address,
-      namespace: session.endpoint.namespace,
-      identity,
-      started_at: new Date().toISOString(),
-      started_by: opts.startedBy,
-    };
-    writeWorkerRecord(root, record);
-    log(`worker pid ${process.pid} (ll-loop ${me.code_id}) serves ${root} on task queue ${checkout.queue} at ${session.endpoint.address}`);
     try {
-      await running;
+      await serveUntilStopped([worker], {
+        log,
+        started: publish,
+        // The checkout is free for a successor as soon as this worker stops polling.
+        draining: () => {
+          releaseClaim(root);
+          claimed = false;
+        },
+      });
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      process.off('SIGHUP', onHangup);
       await events.close();
     }
     log('stopped');

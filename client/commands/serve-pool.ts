@@ -16,7 +16,7 @@ import { stateDir } from '../../worker/run-env.js';
 import { connectWorkerConnection } from '../temporal/connection.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
-import { drainSeconds } from './serve-checkout.js';
+import { drainSeconds, serveUntilStopped } from './serve-until-stopped.js';
 import { checkPoolName } from '../runs/where-to-run.js';
 import { LoggingEventHub } from './worker-log.js';
 
@@ -49,30 +49,13 @@ export async function servePool(opts: ServePoolOptions): Promise<number> {
       (await createLoopWorker({ ...common, taskQueue: poolQueue(pool) })).worker,
       (await createLoopWorker({ ...common, taskQueue: place.queue })).worker,
     ];
-    let stopping = false;
-    const shutdown = (why: string) => {
-      if (stopping) return;
-      stopping = true;
-      log(`draining (${why}): no new work is taken; running actions may finish within ${drainSeconds()} s`);
-      for (const w of workers) w.shutdown();
-    };
-    const onSignal = (signal: NodeJS.Signals) => (stopping ? process.exit(EXIT.cancelled) : shutdown(signal));
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    const onHangup = () => log('SIGHUP ignored: the worker keeps serving the pool');
-    process.on('SIGHUP', onHangup);
-    const running = workers.map((w) => w.run());
-    log(`pool worker pid ${process.pid} on ${host} (ll-loop ${build.build_id}) serves pool ${pool} (queue ${poolQueue(pool)}) and its host queue ${place.queue}; checkouts under ${place.dataDir}`);
     try {
-      // One worker failing stops the other: the process is one member of the pool.
-      await Promise.all(running.map((r) => r.catch((err: unknown) => {
-        shutdown(`a worker failed: ${(err as Error).message}`);
-        throw err;
-      })));
+      await serveUntilStopped(workers, {
+        log,
+        started: () =>
+          log(`pool worker pid ${process.pid} on ${host} (ll-loop ${build.build_id}) serves pool ${pool} (queue ${poolQueue(pool)}) and its host queue ${place.queue}; checkouts under ${place.dataDir}`),
+      });
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      process.off('SIGHUP', onHangup);
       await events.close();
     }
     log('stopped');
