@@ -127,6 +127,8 @@ export async function stopWorker(root: string, record: WorkerRecord, opts: { wai
   if (!opts.force) return { pid: record.pid, drained: false, killed: false, alive: true, waitedMs: Date.now() - started };
   signal('SIGKILL');
   const gone = await waitForExit(record.pid, 5_000);
-  if (gone && readWorkerRecord(root)?.pid === record.pid) rmSync(workerRecordPath(root), { force: true });
+  // SIGKILL cannot be caught: whether or not its exit has shown yet (a slow machine, a parent
+  // that has not reaped it), the process writes nothing more, so its record is stale now.
+  if (readWorkerRecord(root)?.pid === record.pid) rmSync(workerRecordPath(root), { force: true });
   return { pid: record.pid, drained: false, killed: gone, alive: !gone, waitedMs: Date.now() - started };
 }

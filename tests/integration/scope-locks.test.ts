@@ -328,6 +328,10 @@ describe('50 runs contending for overlapping scopes, with --queue', () => {
       }
     }
     const results = (await Promise.all(runs.map((r) => r.handle.result()))) as LoopRunResult[];
+    // A stop sent just as the lock granted the run can lose the race: that run holds its scopes and
+    // finishes like any other (the span checks below then cover it); every other stopped waiter
+    // ends cancelled without ever running.
+    for (const i of [...stopped]) if (results[i]!.terminated_by === 'terminal') stopped.delete(i);
     results.forEach((r, i) => expect(r.terminated_by, runs[i]!.id).toBe(stopped.has(i) ? 'cancelled' : 'terminal'));
     expect(stopped.size).toBeGreaterThan(0);
 
