@@ -138,7 +138,8 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
       cwd,
       searchAttributes: req.searchAttributes,
       localActivityMaxTimeoutS: req.localActivityMaxTimeoutS,
-      ...(req.pauseOnFailure ? { failOnNonTerminal: true } : {}),
+      // Every run closes as it ended (a failed run is Failed: `--pause-on-failure` pauses on it).
+      closeAsOutcome: true,
     },
     ...(req.lock ? { lock: req.lock } : {}),
   };

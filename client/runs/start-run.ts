@@ -102,7 +102,7 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
   if (req.lock) await precheckScopes(client, req.lock);
   const inputFor = (workflowId: string): LoopWorkflowInput => ({
     definition,
-    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
+    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), closeAsOutcome: true, ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
     ...(req.lock ? { lock: req.lock } : {}),
   });
