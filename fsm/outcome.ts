@@ -64,6 +64,14 @@ export function closing(result: ExecutionResult, rules: CloseRules): Closing {
   return { kind: 'fail', message: `loop ${result.loop}: ${why}` };
 }
 
+/**
+ * Whether an error message is the one {@link closing} gives a failed run (`loop <name>: …`): the
+ * worker knows an outcome from a fault by it where the failure's type was lost in transit.
+ */
+export function isLoopFailedMessage(message: string): boolean {
+  return /^loop .+?: /.test(message);
+}
+
 /** One line saying how a run that did not succeed ended. */
 export function whyItFailed(result: ExecutionResult): string {
   if (result.error) return result.error;

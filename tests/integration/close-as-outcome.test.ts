@@ -174,5 +174,10 @@ describe('a run closes its workflow the way the loop ended', () => {
     expect(await historyCommand({ cwd, loop: name, json: false, out: table.out })).toBe(0);
     expect(table.text()).toContain('failure terminal (oops)');
     expect(table.text()).toMatch(/succeeded\s+terminal \(done\)/);
+
+    // One run's events: its loop_complete says it was a failure terminal.
+    const events = output();
+    expect(await historyCommand({ cwd, loop: name, runId: bad.workflowId, json: false, events: ['loop_complete'], out: events.out })).toBe(0);
+    expect(events.text()).toMatch(/loop_complete\s+final_state=oops .*terminated_by=terminal failure=true/);
   });
 });
