@@ -182,6 +182,8 @@ async function continueStopped(
       workflowId: newId,
       continueFrom: { runId: run.id, snapshot },
       memo: { resumed_from: run.id },
+      // `--context` given to resume is data like run's (the stopped run's own keys are in its snapshot).
+      dataContext: Object.keys(context),
       // The new run asks for the scopes the stopped one had, as it asked for them.
       ...(previous?.lock ? { lock: previous.lock } : {}),
     }).catch((err: unknown) => {
