@@ -3,8 +3,9 @@
  * the workflow, full-output files, captured values): each occurrence becomes `***`.
  *
  * Invariants:
- * - a secret split across chunks is still masked: the masker holds back the last
- *   `longest secret - 1` bytes of what it has seen until the next chunk (or the end) decides them;
+ * - a secret split across chunks is still masked: the masker holds back the end of what it has
+ *   seen (at most `longest secret - 1` bytes) while it could be the start of a secret, until the
+ *   next chunk (or the end of the stream) decides;
  * - secrets are matched as bytes (their UTF-8 form), so a chunk boundary inside a multi-byte
  *   character changes nothing;
  * - values shorter than {@link MIN_MASKED_LENGTH} bytes are not masked: masking `1` or `on` would
@@ -67,24 +68,37 @@ export class StreamMasker {
   }
 
   /**
-   * Masks every complete match starting before the cut; bytes from the cut on stay raw (a secret
-   * may start there and end in the next chunk). A match that starts before the cut and ends after
-   * it moves the cut to its end.
+   * Masks every complete match that starts before the cut and returns the rest raw. The cut is the
+   * first position (in the last `hold` bytes) from which the remaining bytes could still begin a
+   * secret that the next chunk completes; at the end of the stream, the end. Holding back only
+   * such a tail keeps the arrival order of both streams in the full log as it was.
    */
   private scan(data: Buffer, final: boolean): { out: Buffer; rest: Buffer } {
-    let cut = final ? data.length : Math.max(0, data.length - this.hold);
+    const base = Math.max(0, data.length - this.hold);
     const parts: Buffer[] = [];
     let from = 0;
+    let cut: number;
     for (;;) {
+      cut = final ? data.length : this.partialStart(data, Math.max(base, from));
       const m = this.nextMatch(data, from);
       if (m === undefined || m.at >= cut) break;
       parts.push(data.subarray(from, m.at), MASK_BYTES);
       from = m.at + m.length;
-      if (from > cut) cut = from;
     }
     parts.push(data.subarray(from, cut));
     // Copied: the rest may hold a slice of a large chunk that would otherwise stay referenced.
     return { out: parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts), rest: Buffer.from(data.subarray(cut)) };
+  }
+
+  /** The first position >= `from` whose remaining bytes are a proper prefix of a secret; else the end. */
+  private partialStart(data: Buffer, from: number): number {
+    for (let p = from; p < data.length; p++) {
+      const left = data.length - p;
+      for (const s of this.secrets) {
+        if (left < s.length && data.compare(s, 0, left, p, data.length) === 0) return p;
+      }
+    }
+    return data.length;
   }
 
   /** The earliest match at or after `from`; at one position the longest secret (they are sorted). */

@@ -272,7 +272,8 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
     const log = join(dir, 'claude.log');
     const acts = createActivities({ env: hostEnv({ LL_T_TARGET: 'the build', FAKE_CLAUDE_LOG: log, LL_HOST_ARGS: '--verbose  --x' }) });
     const r = await acts.runAction(prompt({ agent: 'fixer', tools: ['Read', 'Edit'], model: 'sonnet' }));
-    expect(r).toMatchObject({ output: 'done: Fix the build now\n', exit_code: 0 });
+    // The fake echoes its prompt; the value of LL_T_TARGET in it is masked (secret-mask.ts).
+    expect(r).toMatchObject({ output: 'done: Fix *** now\n', exit_code: 0 });
     const call = JSON.parse(readFileSync(log, 'utf8').trim()) as { prompt: string; args: string[] };
     expect(call.prompt).toBe('Fix the build now');
     // The prompt arrives on stdin (host-cli.ts promptArgs): argv ends with the bare -p.

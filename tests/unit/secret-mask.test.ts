@@ -35,10 +35,17 @@ describe('secret masking', () => {
     expect(m.end().length).toBe(0);
   });
 
-  it('holds back no more than a secret could still need', () => {
+  it('holds back only a tail that could still begin a secret', () => {
     const m = new StreamMasker(maskableSecrets(['secret']));
-    expect(m.push(Buffer.from('hello secr')).toString()).toBe('hello');
-    expect(m.push(Buffer.from('et!')).toString()).toBe(' ***');
-    expect(m.end().toString()).toBe('!');
+    expect(m.push(Buffer.from('hello secr')).toString()).toBe('hello ');
+    expect(m.push(Buffer.from('et!\n')).toString()).toBe('***!\n');
+    expect(m.push(Buffer.from('no match\n')).toString()).toBe('no match\n');
+    expect(m.push(Buffer.from('s')).toString()).toBe('');
+    expect(m.end().toString()).toBe('s');
+  });
+
+  it('masks a short secret complete inside the held tail of a longer one', () => {
+    const secrets = ['abcd', 'abcdefgh'];
+    for (const size of [1, 2, 3, 4, 5, 9]) expect(streamed('xxabcdx abcdefg abcdefgh', secrets, size)).toBe('xx***x ***efg ***');
   });
 });
