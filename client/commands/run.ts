@@ -23,6 +23,7 @@ import { EXIT } from '../exit-codes.js';
 import { armInterrupt, interruptible } from '../runs/interrupt.js';
 import { runInfo } from '../runs/run-info.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
+import { commandLineDataKeys } from '../../fsm/parameters.js';
 import { searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
@@ -71,7 +72,7 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string; dat
     throw new CliError(`${loaded.file} is not a valid loop; nothing was run`, 'fix the errors above, then run again', EXIT.usage);
   }
   // Values from the command line are data in shell actions, not code (docs/decisions.md).
-  return { definition: loaded.definition, file: loaded.file, dataContext: Object.keys(context) };
+  return { definition: loaded.definition, file: loaded.file, dataContext: commandLineDataKeys(loaded.definition, context) };
 }
 
 /**

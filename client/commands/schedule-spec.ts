@@ -12,6 +12,7 @@ import { bool, list, str, type CommandContext, type CommandSpec } from '../comma
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
+import { commandLineDataKeys } from '../../fsm/parameters.js';
 import {
   backfillLoopSchedule,
   createLoopSchedule,
@@ -89,7 +90,7 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
       pauseOnFailure: bool(ctx, 'pause-on-failure'),
       localActivityMaxTimeoutS: localActivityMax(),
       overlap,
-      dataContext: Object.keys(context),
+      dataContext: commandLineDataKeys(definition, context),
       ...(bool(ctx, 'no-lock') ? {} : { lock: lockRequestFor(definition, checkoutAt(checkoutRootOf(ctx.cwd)), { wait: scheduledRunsWait(overlap), ...(named === undefined ? {} : { taskQueue: named }) }) }),
     });
   });
