@@ -69,7 +69,8 @@ export class SpawnError extends Error {
  * - on timeout/abort the WHOLE group gets SIGTERM, then SIGKILL after {@link KILL_GRACE_MS};
  * - once the main process exited, children still holding its pipes get {@link LINGER_MS}, then the
  *   group is killed, so a stray `cmd &` cannot hang the action;
- * - memory is bounded by the tails (see {@link OutputCapture}); output is kept verbatim.
+ * - memory is bounded by the tails (see {@link OutputCapture}); output is kept verbatim, except
+ *   that `secrets` are masked (secret-mask.ts) before any of it is kept.
  */
 export async function runProcess(opts: RunProcessOptions): Promise<ActionResult> {
   const start = performance.now();
