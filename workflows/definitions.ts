@@ -9,7 +9,10 @@ import type { ExecutionResult, RunLoopInput } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
 
-/** The ApplicationFailure type of a run failed by `failOnNonTerminal` (details: the LoopRunResult). */
+/**
+ * The ApplicationFailure type of a run that ended other than at a success terminal (`closeAsOutcome`,
+ * or `failOnNonTerminal`); its details are the LoopRunResult.
+ */
 export const LOOP_FAILED = 'LoopFailed';
 
 /**
@@ -49,6 +52,12 @@ export interface LoopRunOptions {
    * `--pause-on-failure`, so that Temporal sees a failed run and pauses the schedule.
    */
   failOnNonTerminal?: boolean;
+  /**
+   * Close the workflow the way the run ended (fsm/outcome.ts): Completed at a success terminal,
+   * Failed (`LoopFailed`) otherwise, Canceled when stopped; `LoopStatus` holds the outcome. Set on
+   * every run started by 0.4.0 and later; absent from older histories, which replay as they ran.
+   */
+  closeAsOutcome?: boolean;
   /**
    * The task queue actions and LLM evaluations go to when it is not the workflow's own: a pinned
    * pool run's workflow tasks go to any pool worker, its actions only to the queue of the

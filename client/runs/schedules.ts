@@ -140,7 +140,8 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
       cwd,
       searchAttributes: req.searchAttributes,
       localActivityMaxTimeoutS: req.localActivityMaxTimeoutS,
-      ...(req.pauseOnFailure ? { failOnNonTerminal: true } : {}),
+      // Every run closes as it ended (a failed run is Failed: `--pause-on-failure` pauses on it).
+      closeAsOutcome: true,
       maskLoopEnv: true,
     },
     ...(req.lock ? { lock: req.lock } : {}),
