@@ -70,6 +70,12 @@ export interface LoopRunOptions {
   hostNoticeS?: number;
   /** Where a portable run's checkout was claimed (carried across continue-as-new and into sub-loops). */
   placedOn?: { host: string; dir: string };
+  /**
+   * Mask the values of every variable the loop references (`${env.NAME}` anywhere) in each action's
+   * and judge's output (RunActionInput.mask_env). Set by the client for new runs; runs of older
+   * releases lack it and replay with the activity inputs they had.
+   */
+  maskLoopEnv?: boolean;
 }
 
 /**
@@ -142,6 +148,11 @@ export interface LoopWorkflowInput {
   child?: ChildRunInput;
   /** The scopes this run holds while it runs (none for sub-loops: they run under the parent's). */
   lock?: ScopeLockRequest;
+  /**
+   * Context keys whose values came from the command line (`--context`): data, not code, in shell
+   * actions (fsm/shell-render.ts). Absent in runs of older releases, which replay as they ran.
+   */
+  dataContext?: string[];
 }
 
 /** A sub-loop's inputs from its parent state (see fsm/subloop.ts). */

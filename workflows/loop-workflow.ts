@@ -25,6 +25,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
+import { loopEnvNames } from '../fsm/env-names.js';
 import { closing, outcomeOf, type LoopOutcome } from '../fsm/outcome.js';
 import { upgradeSnapshot } from '../fsm/semantics.js';
 import { childStart } from '../fsm/subloop.js';
@@ -140,6 +141,9 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   // A sub-loop runs with what its parent bound (the same on every continue-as-new: deterministic).
   const childStarted = input.child ? childStart(input.definition, input.child) : undefined;
   const def = childStarted && 'definition' in childStarted ? childStarted.definition : input.definition;
+  // Runs started by this release ask the worker to mask every variable the loop names (older
+  // histories lack the option: their activity inputs stay as they were).
+  const maskEnv = input.options.maskLoopEnv ? { mask_env: loopEnvNames(def) } : {};
   /** Where the run is: the last transition (its snapshot, its effect, its events not yet delivered). */
   let at: Transition = input.resume
     ? // Continued as new: the same run, its snapshot and the effect it was about to carry out.
@@ -235,7 +239,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           try {
             const local = !placement.remote && isLocal(work.input, localMaxS);
             const result = await placement.run((place) => {
-              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd };
+              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd, ...maskEnv };
               return actionActivity(full, local, placement.activityOptions())(full);
             });
             await flushLocal(result, local);
@@ -247,7 +251,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         }
         case 'evaluate_llm': {
           try {
-            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd }));
+            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv }));
             return llmEvent(reply, Date.now());
           } catch (err) {
             if (isCancellation(err)) throw err;
@@ -315,8 +319,19 @@ function begin(def: LoopDefinition, input: LoopWorkflowInput, child: ReturnType<
   const start = { type: 'start', now, semantics: startingSemantics() } as const;
   if (child && 'error' in child) return transition(def, null, { ...start, error: child.error });
   const from = input.continueFrom;
-  if (from) return transition(def, null, { ...start, resumeFrom: { runId: from.runId, snapshot: upgradeSnapshot(from.snapshot), ...(from.upgrade ? { upgrade: from.upgrade } : {}) } });
-  return transition(def, null, { ...start, ...(child ? { inherited: { captured: child.captured, dataContext: child.dataContext } } : {}) });
+  if (from) {
+    const snapshot = withDataContext(upgradeSnapshot(from.snapshot), input.dataContext);
+    return transition(def, null, { ...start, resumeFrom: { runId: from.runId, snapshot, ...(from.upgrade ? { upgrade: from.upgrade } : {}) } });
+  }
+  if (child) return transition(def, null, { ...start, inherited: { captured: child.captured, dataContext: child.dataContext } });
+  // `--context` values are data (input.dataContext, absent in runs of older releases).
+  return transition(def, null, { ...start, ...(input.dataContext?.length ? { inherited: { dataContext: input.dataContext } } : {}) });
+}
+
+/** The snapshot with `keys` added to its data context keys (unchanged when there are none). */
+function withDataContext(snapshot: Snapshot, keys: string[] | undefined): Snapshot {
+  if (!keys?.length) return snapshot;
+  return { ...snapshot, dataContext: [...new Set([...(snapshot.dataContext ?? []), ...keys])] };
 }
 
 function statusOf(def: LoopDefinition, snapshot: Snapshot): LoopStatus {

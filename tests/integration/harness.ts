@@ -95,6 +95,10 @@ export interface RunLoopOptions {
   historyEventLimit?: number;
   /** Called once the workflow has started (e.g. to cancel it). */
   onStarted?: (workflowId: string) => void | Promise<void>;
+  /** LoopRunOptions.maskLoopEnv, as `ll-loop run` sets it. */
+  maskLoopEnv?: boolean;
+  /** LoopWorkflowInput.dataContext: context keys given on the command line. */
+  dataContext?: string[];
 }
 
 /** Run a loop to its end on a fresh worker; returns the result and the live events. */
@@ -115,7 +119,9 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       localActivityMaxTimeoutS: opts.localActivityMaxTimeoutS ?? 0,
       closeAsOutcome: true,
       ...(opts.historyEventLimit === undefined ? {} : { historyEventLimit: opts.historyEventLimit }),
+      ...(opts.maskLoopEnv ? { maskLoopEnv: true } : {}),
     },
+    ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
   };
   const { snapshot, ...result } = await worker.runUntil(async () => {
     const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: opts.cwd, loop: def.name }, typedSearchAttributes: [{ key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: def.name }] });
