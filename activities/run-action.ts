@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { expectedFailure } from './expected-failure.js';
 import type { Client } from '@temporalio/client';
 import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
 import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs, secretValues } from './env-refs.js';
@@ -102,7 +103,7 @@ function setupErrorResult(message: string, exitCode = 2): ActionResult {
  *
  * A non-zero exit, a timeout or a missing host CLI are RESULTS. Throws only for cancellation
  * (rethrown from the activity context), for setup faults that retrying cannot fix
- * (`ApplicationFailure` type `ActionSetupError`: missing cwd, missing bash) and for unexpected
+ * (`ActionSetupError`, BENIGN: missing cwd, missing bash) and for unexpected
  * faults (plain errors, retried by Temporal).
  */
 export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) => Promise<ActionResult> {
@@ -161,12 +162,15 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       });
     } catch (e) {
       if (!(e instanceof SpawnError)) throw e;
-      if (e.reason === 'cwd') throw ApplicationFailure.nonRetryable(e.message, 'ActionSetupError');
+      if (e.reason === 'cwd') throw expectedFailure(e.message, 'ActionSetupError');
       if (input.kind === 'prompt' && e.reason === 'not_found') return setupErrorResult(hostNotFoundMessage(file), 127);
       if (input.kind === 'prompt' && e.code === 'EACCES') {
         return setupErrorResult(`host CLI '${file}' is not executable; fix its permissions or set LL_HOST_CLI`, 126);
       }
-      if (e.reason === 'not_found') throw ApplicationFailure.nonRetryable(`${e.message} (bash is required on the worker)`, 'ActionSetupError');
+      if (e.reason === 'not_found') throw expectedFailure(`${e.message} (bash is required on the worker)`, 'ActionSetupError');
+      // The arguments or environment are too large for the OS (large values go through files,
+      // activities/shell-launch.ts, but an action may still build a huge one): retrying cannot help.
+      if (e.code === 'E2BIG') return setupErrorResult(`state ${input.state}: the action's arguments and environment are too large to start it (${e.message}); pass large data through a file`, 126);
       throw new Error(e.message, { cause: e });
     } finally {
       launch?.cleanup();
