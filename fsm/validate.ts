@@ -12,6 +12,7 @@ import { checkShellTemplate } from './shell-render.js';
 import { REUSE_LOOP_KEYS, REUSE_STATE_KEYS, loopDefinition, type LoopDefinition, type StateConfig } from './schema.js';
 import { schemaDiagnostics } from './schema-issues.js';
 import { didYouMean } from './suggest.js';
+import { verdictWarnings } from './verdict-checks.js';
 import { TemplateSyntaxError, templateRefs, type RefSegment } from './template.js';
 
 export interface ValidationResult {
@@ -281,5 +282,6 @@ export function validateLoop(raw: unknown): ValidationResult {
   checkTemplates(def, diagnostics);
   checkShellActions(def, diagnostics);
   checkLoop(def, diagnostics);
+  diagnostics.push(...verdictWarnings(def));
   return hasErrors(diagnostics) ? { diagnostics } : { definition: def, diagnostics };
 }
