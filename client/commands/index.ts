@@ -27,6 +27,7 @@ export const COMMANDS: Record<string, LoadCommand> = {
   worker: async () => (await import('./worker-spec.js')).workerSpec,
   schedule: async () => (await import('./schedule-spec.js')).scheduleSpec,
   queue: async () => (await import('./queue.js')).queueSpec,
+  simulate: async () => (await import('./simulate.js')).simulateSpec,
 };
 
 /** Every command's spec, in the table's order (for `ll-loop help`). */

@@ -24,8 +24,10 @@ export const EVALUATOR_VERDICTS: { readonly [K in EvaluatorType]: VerdictSet } =
   output_json: YES_NO,
   output_contains: YES_NO,
   harbor_scorer: YES_NO,
-  // `progress` is neither: the value moved toward the target (or was measured the first time).
-  convergence: { verdicts: ['target', 'progress', 'stall'], pass: 'target', fail: 'stall' },
+  // A failing check is one not at the target yet: `progress`. `stall` needs an earlier
+  // measurement (a first one never stalls), so a simulation that failed with it would show a
+  // path no run can take.
+  convergence: { verdicts: ['target', 'progress', 'stall'], pass: 'target', fail: 'progress' },
   // The default schema's enum (fsm/llm-schema.ts); a custom schema declares its own.
   llm_structured: { verdicts: ['yes', 'no', 'blocked', 'partial'], pass: 'yes', fail: 'no' },
 };
