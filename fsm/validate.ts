@@ -25,8 +25,8 @@ const DEFAULT_MODEL_PLACEHOLDER = '${DEFAULT_LLM_MODEL}';
 
 type Path = Diagnostic['path'];
 
-/** Every template in a state, with its path and whether `${env.*}` is allowed there. */
-function stateTemplates(name: string, state: StateConfig): Array<{ path: Path; text: string; envAllowed: boolean }> {
+/** Every template in a state, with its path and whether `${env.*}` is allowed there (also for `ll-loop test`). */
+export function stateTemplates(name: string, state: StateConfig): Array<{ path: Path; text: string; envAllowed: boolean }> {
   const base: Path = ['states', name];
   const out: Array<{ path: Path; text: string; envAllowed: boolean }> = [];
   if (state.action !== undefined) out.push({ path: [...base, 'action'], text: state.action, envAllowed: true });
