@@ -131,6 +131,10 @@ describe('what ll-loop writes validates without these warnings', () => {
     { kind: 'metric', name: 'm', maxAttempts: 10, measure: 'grep -c TODO src', direction: 'minimize', target: 0, tolerance: 0, improve: prompt('Resolve a TODO') },
     { kind: 'metric', name: 'm2', maxAttempts: 10, measure: './coverage.sh', direction: 'maximize', target: 90, tolerance: 1, improve: shell('./add-test.sh') },
     { kind: 'sequence', name: 's', maxAttempts: 10, steps: [prompt('Write the code'), shell('make fmt')], until: 'make test' },
+    // Checks written as /slash commands are judged by the LLM: blocked and partial take the failure route.
+    { kind: 'fix', name: 'fs', maxAttempts: 10, checks: [{ id: 'review', topic: 'types', command: '/ll:check-code types', fix: prompt('Fix them') }] },
+    { kind: 'constraints', name: 'cs', maxAttempts: 10, intervalS: 0, checks: [{ id: 'review', topic: 'types', command: '/ll:check-code types', fix: prompt('Fix them') }] },
+    { kind: 'sequence', name: 'ss', maxAttempts: 10, steps: [prompt('Write the code')], until: '/ll:check-code done' },
   ];
   for (const a of answers) {
     it(`ll-loop create --kind ${a.kind} (${a.name})`, () => {
@@ -139,6 +143,17 @@ describe('what ll-loop writes validates without these warnings', () => {
       expect(result.diagnostics.filter((d) => d.severity === 'warning')).toEqual([]);
     });
   }
+
+  it('a /slash check routes the LLM\'s blocked and partial like a failure, right after on_failure', () => {
+    const fsm = generateLoop(answers.find((a) => a.name === 'fs')!).fsm as { states: Record<string, Record<string, unknown>> };
+    expect(Object.entries(fsm.states.check_review!)).toEqual([
+      ['action', '/ll:check-code types'],
+      ['on_success', 'all_valid'],
+      ['on_failure', 'fix_review'],
+      ['on_blocked', 'fix_review'],
+      ['on_partial', 'fix_review'],
+    ]);
+  });
 
   const paradigms: Record<string, Record<string, unknown>> = {
     goal: { paradigm: 'goal', goal: 'No type errors', tools: ['/ll:check_code types', '/ll:manage_issue bug fix'] },
