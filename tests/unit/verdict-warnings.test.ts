@@ -11,6 +11,8 @@ import { prompt, shell } from '../../client/create/actions.js';
 import type { Answers } from '../../client/create/answers.js';
 import { generateLoop } from '../../client/create/generate.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
+import { evaluatePure } from '../../fsm/evaluators/index.js';
+import { EVALUATOR_VERDICTS } from '../../fsm/evaluators/verdicts.js';
 import { compileParadigm } from '../../fsm/paradigms/index.js';
 import { validateLoop } from '../../fsm/validate.js';
 import { loadLoopFile } from '../../loader/load.js';
@@ -190,5 +192,43 @@ describe('what ll-loop writes validates without these warnings', () => {
       ['fix-types.yaml fix', expect.stringMatching(/^its evaluator \(llm_structured, the default here\) can answer "blocked", "partial"/)],
       ['reduce-errors.yaml measure', expect.stringMatching(/^\$\{prev\.output\} is the output of the state run before this one \("fix"\)/)],
     ]);
+  });
+});
+
+describe('the verdict registry matches the evaluators', () => {
+  const outputs = ['', '0', '3', '7', '-1', 'ok', 'error: x', '{"a": 1, "b": [1, 2]}', '{"a": 0}', 'not json', '5\n2\n'];
+  const exits = [0, 1, 2, 124];
+  const configs: Array<Parameters<typeof evaluatePure>[0]> = [
+    { type: 'exit_code' },
+    { type: 'output_numeric', operator: 'lt', target: 5 },
+    { type: 'output_json', path: '.a', operator: 'eq', target: 1 },
+    { type: 'output_json', path: '.b' },
+    { type: 'output_contains', pattern: 'ok' },
+    { type: 'output_contains', pattern: 'ok', negate: true },
+    { type: 'convergence', target: 2 },
+    { type: 'convergence', target: 2, previous: '3' },
+    { type: 'convergence', target: 2, previous: '7', direction: 'maximize' },
+    { type: 'harbor_scorer' },
+  ];
+  it('every verdict a deterministic evaluator gives (but error) is declared, and pass/fail are among them', () => {
+    const seen = new Map<string, Set<string>>();
+    for (const config of configs) {
+      for (const output of outputs) {
+        for (const exitCode of exits) {
+          for (const lastValue of [undefined, 1, 9]) {
+            const { verdict } = evaluatePure(config, { output, exitCode, abnormal: false, ...(lastValue === undefined ? {} : { lastValue }) });
+            if (verdict !== 'error') seen.set(config.type, (seen.get(config.type) ?? new Set()).add(verdict));
+          }
+        }
+      }
+    }
+    for (const [type, verdicts] of seen) {
+      const declared = EVALUATOR_VERDICTS[type as keyof typeof EVALUATOR_VERDICTS];
+      // Each declared verdict occurs too: the declarations are neither short nor padded.
+      expect([...verdicts].sort(), type).toEqual([...declared.verdicts].sort());
+      expect(declared.verdicts).toContain(declared.pass);
+      expect(declared.verdicts).toContain(declared.fail);
+    }
+    expect([...seen.keys()].sort()).toEqual(['convergence', 'exit_code', 'harbor_scorer', 'output_contains', 'output_json', 'output_numeric']);
   });
 });
