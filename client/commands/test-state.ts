@@ -59,8 +59,9 @@ function missingValues(def: LoopDefinition, name: string, captured: Record<strin
         problems.add(`${ref.raw} (${path.slice(2).join('.')}): no state has run before this one in a test, so nothing is captured; pass --captured ${head}=VALUE`);
       } else if (ref.namespace === 'prev') {
         problems.add(`${ref.raw} (${path.slice(2).join('.')}): the state run before this one does not exist in a test; write ${ref.raw.slice(0, -1)}:-default} in the loop, or run the loop`);
-      } else if (ref.namespace === 'result' && path[2] === 'action') {
-        problems.add(`${ref.raw} (action): no evaluation has run before this state in a test; write ${ref.raw.slice(0, -1)}:-default} in the loop, or run the loop`);
+      } else if (ref.namespace === 'result' && (path[2] === 'action' || path[2] === 'evaluate')) {
+        // In a route target, `${result.*}` is this state's own evaluation; before it, the last one's.
+        problems.add(`${ref.raw} (${path.slice(2).join('.')}): no evaluation has run before this state in a test; write ${ref.raw.slice(0, -1)}:-default} in the loop, or run the loop`);
       } else if (ref.namespace === 'context' && head !== undefined && !Object.hasOwn(def.context, head)) {
         problems.add(`${ref.raw} (${path.slice(2).join('.')}): not in context:; pass --context ${head}=VALUE`);
       }

@@ -46,6 +46,11 @@ states:
   report:
     action: "echo errors were \${captured.count.output}"
     next: done
+  judged:
+    action: "echo 1"
+    evaluate: { type: output_numeric, operator: lt, target: "\${result.details.current}" }
+    on_yes: done
+    on_no: "\${prev.state}"
   child:
     loop: other
     on_success: done
@@ -183,6 +188,14 @@ describe('ll-loop test: what it refuses, with the fix', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('| errors were 7');
     expect(ok.stdout).toContain('route: report → done (next)');
+  });
+
+  it('the previous state and the last evaluation: says where, and how to write a fallback', async () => {
+    const r = await test('judged');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('state "judged" reads values a single-state test does not have:');
+    expect(r.stderr).toContain('${result.details.current} (evaluate.target): no evaluation has run before this state in a test; write ${result.details.current:-default} in the loop');
+    expect(r.stderr).toContain('${prev.state} (on_no): the state run before this one does not exist in a test');
   });
 
   it('bad --exit-code', async () => {
