@@ -143,7 +143,8 @@ export const testSpec: CommandSpec = {
     const code = exitCodeOf(result);
     if (json) {
       const actions = result.actions.map((a) => ({ kind: a.kind, action: a.display, simulated: a.simulated, ...a.result }));
-      ctx.out(`${JSON.stringify({ file, loop: definition.name, ...result, actions, exit_code: code }, null, 2)}\n`);
+      const { actionError, ...rest } = result;
+      ctx.out(`${JSON.stringify({ file, loop: definition.name, ...rest, actions, ...(actionError === undefined ? {} : { action_error: actionError }), exit_code: code }, null, 2)}\n`);
     } else printResult(definition.name, result, ctx.cwd, ctx.out);
     return code;
   },

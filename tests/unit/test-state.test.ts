@@ -31,6 +31,11 @@ states:
   unrouted:
     action: "exit 1"
     on_yes: done
+  secret:
+    action: "curl -H \${env.LL_TEST_UNSET_VAR} example.invalid"
+    on_yes: done
+    on_no: fix
+    on_error: escalate
   flaky:
     action: "echo try >> attempts; exit 1"
     retry: { attempts: 3, backoff: 0 }
@@ -136,6 +141,15 @@ describe('ll-loop test: a passing and a failing state', () => {
     expect(r.stdout).toContain('| done: Review the change');
     expect(r.stdout).toMatch(/evaluator: llm_structured\nverdict: yes\n/);
     expect(r.stdout).toContain('route: review → done (verdict yes)');
+  });
+
+  it('an action that cannot be prepared (an unset ${env.*}) is the error verdict, said as such', async () => {
+    delete process.env.LL_TEST_UNSET_VAR;
+    const r = await test('secret', '--json');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as { verdict: string; to: string; action_error?: string };
+    expect(json).toMatchObject({ verdict: 'error', to: 'escalate' });
+    expect(json.action_error).toMatch(/LL_TEST_UNSET_VAR/);
   });
 
   it('a verdict nothing routes: the run would end with an error (exit 5)', async () => {
