@@ -22,7 +22,7 @@ export const EXIT = {
   scopeBusy: 8,
 } as const;
 
-export function exitCodeFor(result: ExecutionResult): number {
+export function exitCodeFor(result: Pick<ExecutionResult, 'terminated_by' | 'failure'>): number {
   switch (result.terminated_by) {
     case 'terminal':
       return result.failure ? EXIT.failureTerminal : EXIT.ok;

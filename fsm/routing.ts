@@ -68,3 +68,8 @@ export function resolveTarget(def: LoopDefinition, from: string, target: string,
   }
   return { to };
 }
+
+/** The verdicts among `verdicts` that the state routes nowhere (a run would end with an error). */
+export function unroutedVerdicts(state: StateConfig, verdicts: readonly string[]): string[] {
+  return verdicts.filter((verdict) => routeFor(state, verdict) === undefined);
+}

@@ -12,6 +12,7 @@ import { checkShellTemplate } from './shell-render.js';
 import { REUSE_LOOP_KEYS, REUSE_STATE_KEYS, loopDefinition, type LoopDefinition, type StateConfig } from './schema.js';
 import { schemaDiagnostics } from './schema-issues.js';
 import { didYouMean } from './suggest.js';
+import { verdictWarnings } from './verdict-checks.js';
 import { TemplateSyntaxError, templateRefs, type RefSegment } from './template.js';
 
 export interface ValidationResult {
@@ -24,8 +25,8 @@ const DEFAULT_MODEL_PLACEHOLDER = '${DEFAULT_LLM_MODEL}';
 
 type Path = Diagnostic['path'];
 
-/** Every template in a state, with its path and whether `${env.*}` is allowed there. */
-function stateTemplates(name: string, state: StateConfig): Array<{ path: Path; text: string; envAllowed: boolean }> {
+/** Every template in a state, with its path and whether `${env.*}` is allowed there (also for `ll-loop test`). */
+export function stateTemplates(name: string, state: StateConfig): Array<{ path: Path; text: string; envAllowed: boolean }> {
   const base: Path = ['states', name];
   const out: Array<{ path: Path; text: string; envAllowed: boolean }> = [];
   if (state.action !== undefined) out.push({ path: [...base, 'action'], text: state.action, envAllowed: true });
@@ -281,5 +282,6 @@ export function validateLoop(raw: unknown): ValidationResult {
   checkTemplates(def, diagnostics);
   checkShellActions(def, diagnostics);
   checkLoop(def, diagnostics);
+  diagnostics.push(...verdictWarnings(def));
   return hasErrors(diagnostics) ? { diagnostics } : { definition: def, diagnostics };
 }

@@ -17,6 +17,7 @@ import { LOAD_ERROR_KIND, LoadError } from './errors.js';
 import { expandReuse } from './reuse.js';
 import { checkScopes } from './scope-check.js';
 import { checkSubloops } from './subloops.js';
+import { yamlValue } from './yaml-value.js';
 
 export interface LoadOverrides {
   /** `--context KEY=VALUE`, already split. */
@@ -87,12 +88,6 @@ export function parseContextArgs(pairs: readonly string[]): Record<string, strin
   return out;
 }
 
-function positionAt(lines: LineCounter, offset: number | undefined): { line?: number; column?: number } {
-  if (offset === undefined) return {};
-  const pos = lines.linePos(offset);
-  return { line: pos.line, column: pos.col };
-}
-
 /** Position of the key (or, for the document root, the start) a path points at. */
 function positionOf(doc: Document, path: Diagnostic['path'], lines: LineCounter): { line: number; column: number } | undefined {
   let node: unknown = doc.contents;
@@ -139,18 +134,10 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
   }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
-  if (doc.errors.length) {
-    return {
-      file,
-      diagnostics: doc.errors.map((e) => ({
-        ...error([], `invalid YAML: ${e.message.split('\n')[0]}`, 'fix the YAML syntax at this position'),
-        file,
-        ...positionAt(lines, e.pos[0]),
-      })),
-    };
-  }
+  const parsed = yamlValue(doc, lines, file);
+  if ('diagnostics' in parsed) return { file, diagnostics: parsed.diagnostics };
   const locate = (d: Diagnostic): Diagnostic => (d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, d.path, lines) });
-  let raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  let raw: unknown = parsed.value;
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     // Authoring forms become the FSM in this order: inherit (`from:`) and expand fragments, then
     // compile a paradigm; the command line's overrides apply to the result.

@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { yamlValue } from './yaml-value.js';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { error, type Diagnostic } from '../fsm/diagnostics.js';
 import { BUILTIN_LOOPS_DIR } from './catalog.js';
@@ -131,19 +132,8 @@ export function readSource(file: string): { source?: SourceFile; diagnostics: Di
   }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
-  if (doc.errors.length) {
-    return {
-      diagnostics: doc.errors.map((e) => {
-        const pos = lines.linePos(e.pos[0]);
-        return { ...error([], `invalid YAML: ${e.message.split('\n')[0]}`, 'fix the YAML syntax at this position'), file, line: pos.line, column: pos.col };
-      }),
-    };
-  }
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    return { diagnostics: [{ ...error([], `invalid YAML: ${(err as Error).message}`, 'simplify the aliases in this file'), file, line: 1, column: 1 }] };
-  }
+  const parsed = yamlValue(doc, lines, file);
+  if ('diagnostics' in parsed) return { diagnostics: parsed.diagnostics };
+  const raw = parsed.value;
   return { source: { file, id: identity(file), raw, position: (path) => positionOf(doc, lines, path) }, diagnostics: [] };
 }

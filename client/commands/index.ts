@@ -27,6 +27,8 @@ export const COMMANDS: Record<string, LoadCommand> = {
   worker: async () => (await import('./worker-spec.js')).workerSpec,
   schedule: async () => (await import('./schedule-spec.js')).scheduleSpec,
   queue: async () => (await import('./queue.js')).queueSpec,
+  simulate: async () => (await import('./simulate.js')).simulateSpec,
+  test: async () => (await import('./test-state.js')).testSpec,
 };
 
 /** Every command's spec, in the table's order (for `ll-loop help`). */

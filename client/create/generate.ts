@@ -5,6 +5,9 @@
  */
 import { formatDiagnostic, hasErrors, type Diagnostic } from '../../fsm/diagnostics.js';
 import { compileParadigm } from '../../fsm/paradigms/index.js';
+import { unroutedVerdicts } from '../../fsm/routing.js';
+import { validateLoop } from '../../fsm/validate.js';
+import { stateVerdicts } from '../../fsm/verdicts.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { toFsmYaml } from '../../loader/fsm-yaml.js';
@@ -55,6 +58,30 @@ function applyChosenKinds(fsm: Record<string, unknown>, chosen: ParadigmDocument
   }
 }
 
+/**
+ * A check written as a `/slash` command or prompt is judged by the LLM, which may also answer
+ * `blocked` or `partial` (fsm/evaluators/verdicts.ts); seed 000's compilers route only success and
+ * failure, and an unrouted verdict would end the run with an error. Such verdicts take the
+ * failure route: the check did not pass. Added right after it, where a reader looks.
+ */
+function routeEveryVerdict(fsm: Record<string, unknown>): void {
+  const def = validateLoop(structuredClone(fsm)).definition;
+  const states = fsm.states as States | undefined;
+  if (!def || !states) return;
+  for (const [name, state] of Object.entries(def.states)) {
+    const set = stateVerdicts(def, state);
+    const failure = state.on_failure ?? state.on_no;
+    if (!set || failure === undefined || state.route) continue;
+    const missing = unroutedVerdicts(state, set.verdicts);
+    if (!missing.length) continue;
+    const raw = states[name]!;
+    const entries = Object.entries(raw);
+    const at = entries.findIndex(([key]) => key === 'on_failure' || key === 'on_no') + 1;
+    entries.splice(at, 0, ...missing.map((v) => [`on_${v}`, failure] as [string, unknown]));
+    states[name] = Object.fromEntries(entries);
+  }
+}
+
 export function generateLoop(answers: Answers): GeneratedLoop {
   const { doc, chosenKinds } = paradigmDocument(answers);
   const paradigm = String(doc.paradigm);
@@ -65,5 +92,6 @@ export function generateLoop(answers: Answers): GeneratedLoop {
   }
   const fsm = structuredClone(compiled.raw);
   applyChosenKinds(fsm, chosenKinds, paradigm);
+  routeEveryVerdict(fsm);
   return { paradigm: doc, fsm, yaml: toFsmYaml(fsm) };
 }

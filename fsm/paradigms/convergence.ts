@@ -1,7 +1,9 @@
 /**
  * `paradigm: convergence` (seed 000 "Convergence"): drive a measured number toward a target.
  * `measure → (target → done, progress → apply, stall → done), apply → measure`, the command and
- * the numbers kept in `context:` as seed 000's compiler does.
+ * the numbers kept in `context:` as seed 000's compiler does. Unlike seed 000 it writes no
+ * `previous: ${prev.output}`: at `measure` that is `apply`'s output, not the last measurement, so
+ * the evaluator compares with its own last value instead (docs/paradigms.md).
  */
 import { z } from 'zod';
 import { error, type Diagnostic } from '../diagnostics.js';
@@ -61,7 +63,6 @@ export const convergenceCompiler: ParadigmCompiler<ConvergenceSpec> = {
             type: 'convergence',
             target: '${context.target}',
             tolerance: '${context.tolerance}',
-            previous: '${prev.output}',
             ...(spec.direction === undefined ? {} : { direction: spec.direction }),
           },
           route: { target: 'done', progress: 'apply', stall: 'done' },

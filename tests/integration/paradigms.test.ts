@@ -180,7 +180,7 @@ max_iterations: 8
         measure: {
           action: '${context.metric_cmd}',
           capture: 'current_value',
-          evaluate: { type: 'convergence', target: '${context.target}', tolerance: '${context.tolerance}', previous: '${prev.output}' },
+          evaluate: { type: 'convergence', target: '${context.target}', tolerance: '${context.tolerance}' },
           route: { target: 'done', progress: 'apply', stall: 'done' },
         },
         apply: { action: '/ll:check_code fix', next: 'measure' },

@@ -121,7 +121,7 @@ describe('maintain constraints → invariants with maintain: true', () => {
 describe('drive a metric → convergence', () => {
   const base = { kind: 'metric', name: 'reduce-metric', maxAttempts: 8, measure: 'ruff check . | wc -l', target: 0, tolerance: 0, improve: prompt('/ll:check-code fix') } as const;
 
-  it("compiles to seed 000's convergence FSM (minimize: no direction written)", () => {
+  it("compiles to seed 000's convergence FSM (minimize: no direction written), less its previous: ${prev.output}", () => {
     const { fsm } = generateLoop({ ...base, direction: 'minimize' });
     expect(fsm).toMatchObject({
       initial: 'measure',
@@ -131,7 +131,6 @@ describe('drive a metric → convergence', () => {
         measure: {
           action: '${context.metric_cmd}',
           capture: 'current_value',
-          evaluate: { type: 'convergence', target: '${context.target}', tolerance: '${context.tolerance}', previous: '${prev.output}' },
           route: { target: 'done', progress: 'apply', stall: 'done' },
         },
         apply: { action: '/ll:check-code fix', next: 'measure' },
@@ -139,7 +138,8 @@ describe('drive a metric → convergence', () => {
       },
     });
     const states = fsm.states as Record<string, Record<string, Record<string, unknown>>>;
-    expect(states.measure!.evaluate!.direction).toBeUndefined();
+    // `previous` would read apply's output, not the last measurement (docs/paradigms.md).
+    expect(states.measure!.evaluate).toStrictEqual({ type: 'convergence', target: '${context.target}', tolerance: '${context.tolerance}' });
     valid(fsm);
   });
 

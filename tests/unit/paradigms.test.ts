@@ -50,6 +50,8 @@ toward: 0
 using: "/ll:check_code fix"
 tolerance: 0  # optional: stop when within tolerance of target
 `,
+    // Seed 000 also writes previous: "${prev.output}", which is the output of `apply` there, not the
+    // last measurement (docs/paradigms.md): the compiler leaves it out.
     fsm: `
 name: "reduce-lint-errors"
 initial: "measure"
@@ -65,7 +67,6 @@ states:
       type: convergence
       target: "\${context.target}"
       tolerance: "\${context.tolerance}"
-      previous: "\${prev.output}"
     route:
       target: "done"
       progress: "apply"
@@ -215,7 +216,7 @@ describe('variations the seed implies', () => {
     expect(out.context).toStrictEqual({ metric_cmd: 'cov.sh', target: 90, tolerance: 0, pkg: 'api' });
     expect(Object.keys(out.context as object)).toEqual(['metric_cmd', 'target', 'tolerance', 'pkg']);
     const measure = (out.states as Record<string, Record<string, unknown>>).measure!;
-    expect(measure.evaluate).toStrictEqual({ type: 'convergence', target: '${context.target}', tolerance: '${context.tolerance}', previous: '${prev.output}', direction: 'maximize' });
+    expect(measure.evaluate).toStrictEqual({ type: 'convergence', target: '${context.target}', tolerance: '${context.tolerance}', direction: 'maximize' });
   });
 
   it('loop-level settings pass through unchanged; defaults are not added', () => {

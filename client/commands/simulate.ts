@@ -1,0 +1,73 @@
+/**
+ * `ll-loop simulate <loop> [--scenario S] [--max-steps N] [--context K=V…] [--json]`: the path a
+ * run would take if every check passed, failed, failed first, or alternated (fsm/simulate.ts).
+ * Nothing runs and no server is needed.
+ */
+import { SCENARIOS, simulate, type Scenario, type Simulation } from '../../fsm/simulate.js';
+import { didYouMean } from '../../fsm/suggest.js';
+import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { EXIT, exitCodeFor } from '../exit-codes.js';
+import { table } from '../reporters/table.js';
+import { loadValidLoop } from './load-valid.js';
+
+/** State executions traced when `--max-steps` is not given: enough for any loop that ends. */
+export const DEFAULT_SIMULATION_STEPS = 100;
+
+const SCENARIO_TEXT: Record<Scenario, string> = {
+  'all-pass': 'every check passes',
+  'all-fail': 'every check fails',
+  'first-fail': 'the first check fails, every later one passes',
+  alternating: 'checks pass and fail in turn, the first one passing',
+};
+
+function parseScenario(value: string | undefined): Scenario {
+  if (value === undefined) return 'all-pass';
+  if ((SCENARIOS as readonly string[]).includes(value)) return value as Scenario;
+  throw new UsageError(`unknown scenario "${value}"${didYouMean(value, SCENARIOS)}`, `use --scenario ${SCENARIOS.join('|')}`);
+}
+
+function parseMaxSteps(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_SIMULATION_STEPS;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-steps "${value}" is not a positive whole number`, 'write --max-steps 50');
+  return n;
+}
+
+function printSimulation(s: Simulation, maxSteps: number, out: (t: string) => void): void {
+  out(`Simulation of ${s.loop}: ${SCENARIO_TEXT[s.scenario]} (--scenario ${s.scenario}); nothing runs.\n\n`);
+  const rows = s.steps.map((step) => [
+    String(step.step),
+    String(step.iteration),
+    step.state,
+    step.evaluator ?? '-',
+    `${step.verdict ?? '-'}${step.retries ? ` (after ${step.retries} ${step.retries === 1 ? 'retry' : 'retries'})` : ''}`,
+    step.to === undefined ? '(end)' : `→ ${step.to}`,
+  ]);
+  out(`${table([['STEP', 'PASS', 'STATE', 'EVALUATOR', 'VERDICT', 'NEXT'], ...rows])}\n`);
+  if (s.truncated || !s.outcome) {
+    out(`Stopped after ${maxSteps} steps (--max-steps) without reaching an end; the loop would go on.\n`);
+    return;
+  }
+  const o = s.outcome;
+  const how =
+    o.terminated_by === 'terminal' ? `reaches ${o.failure ? 'the failure terminal' : 'the terminal'} "${o.final_state}"` : `ends by ${o.terminated_by} in state "${o.final_state}"${o.error ? `: ${o.error}` : ''}`;
+  out(`The run ${how} after ${o.iterations} pass${o.iterations === 1 ? '' : 'es'} and ${s.steps.length} step${s.steps.length === 1 ? '' : 's'} (ll-loop run would exit ${exitCodeFor(o)}).\n`);
+}
+
+export const simulateSpec: CommandSpec = {
+  usage: 'simulate <loop> [--scenario all-pass|all-fail|first-fail|alternating] [--max-steps N] [--json]   trace the path without running anything',
+  flags: { scenario: { type: 'string' }, 'max-steps': { type: 'string' }, context: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+  run(ctx) {
+    const target = ctx.positionals[0];
+    if (target === undefined) throw new UsageError('simulate needs a loop name or path', 'll-loop simulate <loop> --scenario all-fail');
+    const scenario = parseScenario(str(ctx, 'scenario'));
+    const maxSteps = parseMaxSteps(str(ctx, 'max-steps'));
+    const json = bool(ctx, 'json');
+    const { definition, file } = loadValidLoop(target, ctx.cwd, list(ctx, 'context'), json, ctx.out, ctx.err, 'simulated');
+    const simulation = simulate(definition, scenario, maxSteps);
+    if (json) ctx.out(`${JSON.stringify({ file, ...simulation, ...(simulation.outcome ? { exit_code: exitCodeFor(simulation.outcome) } : {}) }, null, 2)}\n`);
+    else printSimulation(simulation, maxSteps, ctx.out);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,36 @@
+/**
+ * What each evaluator can answer, declared next to the evaluators: the verdicts it produces, and
+ * which of them mean "the check passed" and "the check failed" (`ll-loop simulate` picks those).
+ * Every evaluator can also answer `error` (bad output, abnormal exit); an unrouted `error` ends
+ * the run with that error by design, so it is not listed here.
+ */
+import type { EvaluatorType } from '../schema.js';
+
+export interface VerdictSet {
+  /** Every verdict other than `error` the evaluator can produce. */
+  readonly verdicts: readonly string[];
+  /** The verdict of a passing check. */
+  readonly pass: string;
+  /** The verdict of a failing check. */
+  readonly fail: string;
+}
+
+const YES_NO: VerdictSet = { verdicts: ['yes', 'no'], pass: 'yes', fail: 'no' };
+
+/** The registry: one entry per evaluator type (`llm_structured` with the default schema). */
+export const EVALUATOR_VERDICTS: { readonly [K in EvaluatorType]: VerdictSet } = {
+  exit_code: YES_NO,
+  output_numeric: YES_NO,
+  output_json: YES_NO,
+  output_contains: YES_NO,
+  harbor_scorer: YES_NO,
+  // A failing check is one not at the target yet: `progress`. `stall` needs an earlier
+  // measurement (a first one never stalls), so a simulation that failed with it would show a
+  // path no run can take.
+  convergence: { verdicts: ['target', 'progress', 'stall'], pass: 'target', fail: 'progress' },
+  // The default schema's enum (fsm/llm-schema.ts); a custom schema declares its own.
+  llm_structured: { verdicts: ['yes', 'no', 'blocked', 'partial'], pass: 'yes', fail: 'no' },
+};
+
+/** A sub-loop state's verdicts: the child ended in a success terminal (yes) or did not (no). */
+export const SUBLOOP_VERDICTS: VerdictSet = YES_NO;
