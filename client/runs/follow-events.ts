@@ -13,9 +13,12 @@ import { LOOP_FAILED } from '../../workflows/definitions.js';
 import { delay, isTransientServiceError } from './await-result.js';
 import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from './temporal-history.js';
 import type { ExecutionResult } from '../../fsm/types.js';
+import { actionResultsOf, type ActionOutput } from './action-results.js';
 
 /** The least time between two replays of a growing history. */
 const MIN_REPLAY_SPACING_MS = 200;
+
+export type { ActionOutput };
 
 /** How the chain ended, as far as its history goes. */
 export type RunEnd =
@@ -34,6 +37,12 @@ export interface FollowEventsOptions {
   follow?: boolean;
   /** Follow sub-loops too, delivering their events marked `subloop` (default: true). */
   children?: boolean;
+  /**
+   * Add to each `action_complete` event what the action printed (`action_output`, from its
+   * activity result in the history: runs/action-results.ts). Off by default: events stay as the
+   * worker wrote them (`history`, `--json` streams).
+   */
+  actionOutput?: boolean;
   onEvent?: (event: TimedEvent) => void;
   /** The first run's input (its definition), as soon as it is known. */
   onInput?: (input: LoopWorkflowInput) => void;
@@ -195,7 +204,14 @@ class ChainFollower {
     const started = Date.now();
     const replayed = await this.replayer.replay({ events: history }, this.workflowId);
     this.lastReplay = { at: started, ms: Date.now() - started };
-    for (const event of replayed.events) {
+    const outputs = this.opts.actionOutput ? actionResultsOf(history) : [];
+    let completed = 0;
+    for (const replayedEvent of replayed.events) {
+      let event: TimedEvent = replayedEvent;
+      if (event.event === 'action_complete' && this.opts.actionOutput) {
+        const output = outputs[completed++];
+        if (output) event = { ...event, action_output: output };
+      }
       if (event.seq <= this.delivered) continue;
       // A sub-loop's own events come before its end in the parent's stream.
       if (event.event === 'subloop_complete') await this.children.shift();
