@@ -20,6 +20,8 @@ export interface ActionOutput {
   /** Set when the tails were cut: the whole output is in `log_file` on the worker's machine. */
   truncated?: boolean;
   log_file?: string;
+  /** stderr's file beside it (results of 0.3.0 and earlier: one `log_file` held both streams). */
+  stderr_file?: string;
 }
 
 const RUN_ACTION = 'runAction';
@@ -55,5 +57,6 @@ function pushResult(out: ActionOutput[], result: ActionResult | undefined): void
     stderr: typeof result?.stderr === 'string' ? result.stderr : '',
     ...(result?.truncated ? { truncated: true } : {}),
     ...(result?.log_file ? { log_file: result.log_file } : {}),
+    ...(result?.stderr_file ? { stderr_file: result.stderr_file } : {}),
   });
 }
