@@ -87,6 +87,31 @@ function closeOf(e: HistoryEvent): RunEnd | undefined {
   return undefined;
 }
 
+/**
+ * Holds a sub-loop's events until its parent has shown the state that starts it: the child's
+ * history is read beside the parent's, and the parent's replays are spaced, so without it a quick
+ * child's lines would appear before the parent's earlier ones.
+ */
+class Gate {
+  private held: Array<() => void> | undefined;
+
+  constructor(open: boolean) {
+    this.held = open ? undefined : [];
+  }
+
+  /** Runs `show` now when open, else when {@link open} is called (in order). */
+  pass(show: () => void): void {
+    if (this.held) this.held.push(show);
+    else show();
+  }
+
+  open(): void {
+    const held = this.held;
+    this.held = undefined;
+    for (const show of held ?? []) show();
+  }
+}
+
 /** Follows one workflow id (its continue-as-new chain), and its children. */
 class ChainFollower {
   readonly events: TimedEvent[] = [];
@@ -98,12 +123,17 @@ class ChainFollower {
   /** Children initiated and not yet accounted for by a `subloop_complete`, oldest first. */
   private readonly children: Array<Promise<void>> = [];
   private readonly seenChildren = new Set<string>();
+  /** The gates of initiated children whose `subloop_start` this run has not shown yet, oldest first. */
+  private readonly childGates: Gate[] = [];
+  /** `subloop_start`s shown before their child was seen in the history (it is initiated later). */
+  private startsAhead = 0;
 
   constructor(
     private readonly client: Client,
     private readonly workflowId: string,
     private readonly opts: FollowEventsOptions,
     private readonly depth = 0,
+    private readonly gate = new Gate(true),
   ) {}
 
   async run(): Promise<void> {
@@ -126,6 +156,9 @@ class ChainFollower {
       }
       if (runId !== undefined) await this.replay(history, true);
       // Sub-loops whose end the parent never recorded (a stopped parent): their events still count.
+      this.gate.pass(() => {
+        for (const gate of this.childGates.splice(0)) gate.open();
+      });
       await Promise.all(this.children.splice(0));
     } finally {
       await this.replayer.close();
@@ -176,7 +209,10 @@ class ChainFollower {
       const id = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
       if (!id || this.seenChildren.has(id)) continue;
       this.seenChildren.add(id);
-      const child = new ChainFollower(this.client, id, { ...this.opts, onInput: undefined, onDisconnect: undefined, onReconnect: undefined }, this.depth + 1);
+      const gate = new Gate(this.startsAhead > 0);
+      if (this.startsAhead > 0) this.startsAhead -= 1;
+      else this.childGates.push(gate);
+      const child = new ChainFollower(this.client, id, { ...this.opts, onInput: undefined, onDisconnect: undefined, onReconnect: undefined }, this.depth + 1, gate);
       this.children.push(
         child.run().then(
           () => void this.warnings.push(...child.warnings),
@@ -224,10 +260,18 @@ class ChainFollower {
   }
 
   private deliver(event: TimedEvent): void {
-    if (this.depth === 0) {
-      this.events.push(event);
-      this.opts.onEvent?.(event);
-    } else this.opts.onEvent?.({ ...event, subloop: { depth: this.depth, workflow_id: this.workflowId } });
+    this.gate.pass(() => {
+      if (this.depth === 0) {
+        this.events.push(event);
+        this.opts.onEvent?.(event);
+      } else this.opts.onEvent?.({ ...event, subloop: { depth: this.depth, workflow_id: this.workflowId } });
+      // The state that runs the next child is on screen: the child's lines may follow.
+      if (event.event === 'subloop_start') {
+        const next = this.childGates.shift();
+        if (next) next.open();
+        else this.startsAhead += 1;
+      }
+    });
   }
 }
 
