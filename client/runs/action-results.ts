@@ -17,6 +17,7 @@ import { decodeFirst, type HistoryEvent } from './temporal-history.js';
 export interface ActionOutput {
   output: string;
   stderr: string;
+  exit_code: number;
   /** Set when the tails were cut: the whole output is in `log_file` on the worker's machine. */
   truncated?: boolean;
   log_file?: string;
@@ -55,6 +56,7 @@ function pushResult(out: ActionOutput[], result: ActionResult | undefined): void
   out.push({
     output: typeof result?.output === 'string' ? result.output : '',
     stderr: typeof result?.stderr === 'string' ? result.stderr : '',
+    exit_code: typeof result?.exit_code === 'number' ? result.exit_code : -1,
     ...(result?.truncated ? { truncated: true } : {}),
     ...(result?.log_file ? { log_file: result.log_file } : {}),
     ...(result?.stderr_file ? { stderr_file: result.stderr_file } : {}),
