@@ -131,6 +131,9 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
       case 'action_retry': {
         const why = event.verdict !== undefined ? `verdict ${safeText(String(event.verdict))}` : event.error !== undefined ? safeText(oneLine(String(event.error), 120)) : `exit ${String(event.exit_code)}`;
         const wait = Number(event.delay_ms) > 0 ? ` in ${formatDuration(Number(event.delay_ms))}` : '';
+        // A failed attempt is a failing check too: why it failed, before it is retried.
+        if (pending) showOutput(pending, FAILURE_TAIL_LINES);
+        pending = undefined;
         line(`${INDENT}${style.yellow(`↻ attempt ${String(event.attempt)}/${String(event.attempts)} failed (${why}); retrying${wait}`)}`);
         break;
       }

@@ -118,6 +118,16 @@ describe('human progress display', () => {
       expect(text).toContain('       out│ line 12\n       err│ boom\\x1b]0;pwned\\a\n       ✗ no (exit 1)\n');
     });
 
+    it('shows why a failed attempt is retried', () => {
+      let text = '';
+      const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10);
+      reporter.onEvent(ev('state_enter', { state: 'flaky', iteration: 1 }));
+      reporter.onEvent(ev('action_start', { state: 'flaky', action: 'curl x' }));
+      reporter.onEvent(ev('action_complete', { state: 'flaky', exit_code: 7, action_output: { output: '', stderr: 'connection refused\n' } }));
+      reporter.onEvent(ev('action_retry', { state: 'flaky', attempt: 1, attempts: 3, exit_code: 7, delay_ms: 0 }));
+      expect(text).toBe('[1/10] flaky → curl x\n       err│ connection refused\n       ↻ attempt 1/3 failed (exit 7); retrying\n');
+    });
+
     it('--quiet prints only the end line', () => {
       expect(run('quiet')).toBe('Loop completed: done (2 iterations, 1.2s)\n');
     });
