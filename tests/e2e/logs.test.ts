@@ -179,7 +179,7 @@ states:
     action: "echo first-marker"
     next: second
   second:
-    action: "sleep 3; echo second-marker"
+    action: "sleep 5; echo second-marker"
     next: done
   done:
     terminal: true
@@ -192,6 +192,7 @@ states:
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('first-marker');
     expect(r.stdout).toContain('second-marker');
+    expect(r.stderr).not.toContain('still running');
   });
 });
 
