@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import { CappedLogFile, LOG_KEEP_ACTIONS, pruneActionLogs } from './capped-log.js';
+import { StreamMasker } from './secret-mask.js';
 
 /**
  * A byte-bounded tail of a byte stream: keeps the last `capacity` bytes seen, nothing more.
@@ -109,6 +110,11 @@ export interface OutputCaptureOptions {
   pause: () => void;
   /** Resume reading after the log file drained. */
   resume: () => void;
+  /**
+   * Values masked (`***`) before anything is kept, tails and log file alike (secret-mask.ts:
+   * `maskableSecrets`). Default: none.
+   */
+  secrets?: readonly Buffer[];
 }
 
 /** The stderr file that goes with stdout's `logPath`. */
@@ -124,7 +130,8 @@ export function stderrLogPath(logPath: string): string {
  * Invariants: until the spill, every byte is still held by the tails (the spill check runs before a
  * tail can drop anything), so each file starts at its stream's first byte; after the spill, memory
  * stays bounded: the pipes are paused while a file drains its head, and its tail is bounded. Small
- * outputs never touch the file system.
+ * outputs never touch the file system. With `secrets`, every chunk passes a masking stage first, so
+ * no secret reaches a tail or a file (the bytes kept and written are the masked ones).
  */
 export class OutputCapture {
   private readonly out: TailBuffer;
@@ -133,14 +140,21 @@ export class OutputCapture {
   private logError: Error | undefined;
   /** Files waiting for a drain; the pipes are paused while there is any. */
   private waiting = 0;
+  private readonly maskers: { stdout: StreamMasker; stderr: StreamMasker } | undefined;
 
   constructor(private readonly opts: OutputCaptureOptions) {
     this.out = new TailBuffer(opts.stdoutTailBytes);
     this.err = new TailBuffer(opts.stderrTailBytes);
+    const secrets = opts.secrets ?? [];
+    this.maskers = secrets.length === 0 ? undefined : { stdout: new StreamMasker(secrets), stderr: new StreamMasker(secrets) };
   }
 
-  /** Records one chunk of `stream`. */
+  /** Records one chunk of `stream` (masked first, when there are secrets). */
   push(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    this.record(stream, this.maskers ? this.maskers[stream].push(chunk) : chunk);
+  }
+
+  private record(stream: 'stdout' | 'stderr', chunk: Buffer): void {
     const tail = stream === 'stdout' ? this.out : this.err;
     if (this.logs === undefined && this.logError === undefined && tail.totalBytes + chunk.length > tail.capacity) this.spill();
     tail.push(chunk);
@@ -149,6 +163,11 @@ export class OutputCapture {
 
   /** Closes the log files (if any) and returns the tails. Call once, after both streams ended. */
   async finish(): Promise<CapturedOutput> {
+    if (this.maskers) {
+      // What the maskers held back in case a secret continued (both streams ended: it did not).
+      this.record('stdout', this.maskers.stdout.end());
+      this.record('stderr', this.maskers.stderr.end());
+    }
     const logs = this.logs;
     if (logs !== undefined) {
       await Promise.all([logs.stdout.finish(), logs.stderr.finish()]);
