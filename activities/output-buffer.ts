@@ -1,5 +1,5 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
+import { CappedLogFile, LOG_KEEP_ACTIONS, pruneActionLogs } from './capped-log.js';
 import { StreamMasker } from './secret-mask.js';
 
 /**
@@ -94,11 +94,15 @@ export interface CapturedOutput {
   output: string;
   stderr: string;
   truncated?: true;
+  /** stdout's file (capped: activities/capped-log.ts), when a tail was cut. */
   log_file?: string;
+  /** stderr's file beside it. */
+  stderr_file?: string;
 }
 
 /** Options of {@link OutputCapture}. */
 export interface OutputCaptureOptions {
+  /** stdout's file; stderr's is the same path with `.log` replaced by `.stderr.log`. */
   logPath: string;
   stdoutTailBytes: number;
   stderrTailBytes: number;
@@ -113,24 +117,29 @@ export interface OutputCaptureOptions {
   secrets?: readonly Buffer[];
 }
 
+/** The stderr file that goes with stdout's `logPath`. */
+export function stderrLogPath(logPath: string): string {
+  return logPath.endsWith('.log') ? `${logPath.slice(0, -'.log'.length)}.stderr.log` : `${logPath}.stderr`;
+}
+
 /**
  * Captures a child's stdout and stderr: tails in memory, and, only once a tail would lose bytes,
- * EVERYTHING (both streams, in arrival order, verbatim, from the first byte) in `logPath`.
+ * each stream in a file of its own (`logPath` and {@link stderrLogPath}), from its first byte,
+ * capped to a head and a tail with a note of what was cut between them (capped-log.ts).
  *
  * Invariants: until the spill, every byte is still held by the tails (the spill check runs before a
- * tail can drop anything), so the log file is complete; after the spill, memory stays bounded
- * because the child's pipes are paused whenever the file stream reports backpressure. Small
+ * tail can drop anything), so each file starts at its stream's first byte; after the spill, memory
+ * stays bounded: the pipes are paused while a file drains its head, and its tail is bounded. Small
  * outputs never touch the file system. With `secrets`, every chunk passes a masking stage first, so
- * no secret reaches a tail or the file (the bytes kept and written are the masked ones).
+ * no secret reaches a tail or a file (the bytes kept and written are the masked ones).
  */
 export class OutputCapture {
   private readonly out: TailBuffer;
   private readonly err: TailBuffer;
-  /** Arrival-ordered references to the chunks held before the spill (bounded by both tails). */
-  private ordered: Buffer[] = [];
-  private log: WriteStream | undefined;
+  private logs: { stdout: CappedLogFile; stderr: CappedLogFile } | undefined;
   private logError: Error | undefined;
-  private waitingDrain = false;
+  /** Files waiting for a drain; the pipes are paused while there is any. */
+  private waiting = 0;
   private readonly maskers: { stdout: StreamMasker; stderr: StreamMasker } | undefined;
 
   constructor(private readonly opts: OutputCaptureOptions) {
@@ -147,27 +156,22 @@ export class OutputCapture {
 
   private record(stream: 'stdout' | 'stderr', chunk: Buffer): void {
     const tail = stream === 'stdout' ? this.out : this.err;
-    if (this.log === undefined && this.logError === undefined) {
-      if (tail.totalBytes + chunk.length > tail.capacity) this.spill();
-      else this.ordered.push(chunk);
-    }
+    if (this.logs === undefined && this.logError === undefined && tail.totalBytes + chunk.length > tail.capacity) this.spill();
     tail.push(chunk);
-    if (this.log !== undefined) this.write(chunk);
+    this.logs?.[stream].write(chunk);
   }
 
-  /** Closes the log file (if any) and returns the tails. Call once, after both streams ended. */
+  /** Closes the log files (if any) and returns the tails. Call once, after both streams ended. */
   async finish(): Promise<CapturedOutput> {
     if (this.maskers) {
       // What the maskers held back in case a secret continued (both streams ended: it did not).
       this.record('stdout', this.maskers.stdout.end());
       this.record('stderr', this.maskers.stderr.end());
     }
-    const log = this.log;
-    if (log !== undefined && !log.closed) {
-      await new Promise<void>((resolve) => {
-        log.once('close', () => resolve());
-        log.end();
-      });
+    const logs = this.logs;
+    if (logs !== undefined) {
+      await Promise.all([logs.stdout.finish(), logs.stderr.finish()]);
+      this.logError ??= logs.stdout.error ?? logs.stderr.error;
     }
     let stderr = this.err.text();
     if (this.logError !== undefined) {
@@ -177,48 +181,30 @@ export class OutputCapture {
     const result: CapturedOutput = { output: this.out.text(), stderr };
     if (truncated) {
       result.truncated = true;
-      if (this.logError === undefined) result.log_file = this.opts.logPath;
+      if (this.logError === undefined && logs !== undefined) {
+        result.log_file = logs.stdout.path;
+        result.stderr_file = logs.stderr.path;
+      }
     }
     return result;
   }
 
-  /** Opens the log lazily and writes what was held so far, in arrival order. */
+  /** Opens both files and writes what the tails hold so far: everything, until now. */
   private spill(): void {
-    const held = this.ordered;
-    this.ordered = [];
     try {
-      mkdirSync(dirname(this.opts.logPath), { recursive: true });
-      const log = createWriteStream(this.opts.logPath);
-      log.on('error', (e) => this.onLogError(e));
-      this.log = log;
-      for (const c of held) this.write(c);
+      const wait = (on: boolean) => {
+        this.waiting += on ? 1 : -1;
+        if (on && this.waiting === 1) this.opts.pause();
+        if (!on && this.waiting === 0) this.opts.resume();
+      };
+      pruneActionLogs(dirname(this.opts.logPath), LOG_KEEP_ACTIONS - 1);
+      const logs = { stdout: new CappedLogFile(this.opts.logPath, wait), stderr: new CappedLogFile(stderrLogPath(this.opts.logPath), wait) };
+      this.logs = logs;
+      if (this.out.totalBytes > 0) logs.stdout.write(this.out.bytes());
+      if (this.err.totalBytes > 0) logs.stderr.write(this.err.bytes());
     } catch (e) {
-      this.onLogError(e instanceof Error ? e : new Error(String(e)));
-    }
-  }
-
-  private write(chunk: Buffer): void {
-    const log = this.log;
-    if (log === undefined) return;
-    if (!log.write(chunk) && !this.waitingDrain) {
-      this.waitingDrain = true;
-      this.opts.pause();
-      log.once('drain', () => {
-        this.waitingDrain = false;
-        this.opts.resume();
-      });
-    }
-  }
-
-  /** A failing log file must not fail the action: keep the tails, say so in stderr. */
-  private onLogError(e: Error): void {
-    this.logError ??= e;
-    const log = this.log;
-    this.log = undefined;
-    log?.destroy();
-    if (this.waitingDrain) {
-      this.waitingDrain = false;
-      this.opts.resume();
+      this.logError = e instanceof Error ? e : new Error(String(e));
+      this.logs = undefined;
     }
   }
 }

@@ -3,7 +3,7 @@
  * Every value here is plain JSON: it crosses Temporal payloads and is stored in history.
  */
 
-/** What an action produced. `output`/`stderr` are tails; the full text is in `log_file` when cut. */
+/** What an action produced. `output`/`stderr` are tails; the full text is in `log_file`/`stderr_file` when cut. */
 export interface ActionResult {
   output: string;
   stderr: string;
@@ -12,9 +12,14 @@ export interface ActionResult {
   /** Set when the process died by a signal (exit_code is then 128 + signal number). */
   signal?: string;
   timed_out?: boolean;
-  /** True when output or stderr was cut to its tail; the whole of both is in `log_file`. */
+  /**
+   * True when output or stderr was cut to its tail; then stdout is in `log_file` and stderr in
+   * `stderr_file` on the worker's machine (each capped to its first and last MiB; 0.3.0 and earlier wrote one
+   * file held both, whole).
+   */
   truncated?: boolean;
   log_file?: string;
+  stderr_file?: string;
   /** Set when the action could not be prepared on the worker (e.g. an undefined `${env.X}`). */
   error?: string;
 }

@@ -14,6 +14,7 @@ import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { listLoopNames } from '../../loader/load.js';
+import { safeText } from '../reporters/safe-text.js';
 import { localTime, table } from '../reporters/table.js';
 import { followEvents, type RunEnd } from '../runs/follow-events.js';
 import { closedResult, mayHaveResult, queryStatus } from '../runs/run-target.js';
@@ -144,7 +145,8 @@ function formatEvent(event: TimedEvent): string {
     .filter(([k]) => k !== 'event' && k !== 'ts')
     .map(([k, v]) => {
       const text = typeof v === 'string' ? (/[\s"=]/.test(v) || v === '' ? JSON.stringify(v) : v) : JSON.stringify(v);
-      return `${k}=${oneLine(text, 120)}`;
+      // Values may be action output (errors, captured values): shown, never acted on by the terminal.
+      return `${k}=${safeText(oneLine(text, 120))}`;
     });
   // The widest event names (subloop_complete, maintain_restart) still get a space after them.
   return `${event.ts}  ${event.event.padEnd(17)}${fields.join(' ')}`.trimEnd();

@@ -23,6 +23,7 @@ export const COMMANDS: Record<string, LoadCommand> = {
   monitor: async () => (await import('./status.js')).monitorSpec,
   stop: async () => (await import('./stop.js')).stopSpec,
   history: async () => (await import('./history.js')).historySpec,
+  logs: async () => (await import('./logs.js')).logsSpec,
   resume: async () => (await import('./resume-spec.js')).resumeSpec,
   worker: async () => (await import('./worker-spec.js')).workerSpec,
   schedule: async () => (await import('./schedule-spec.js')).scheduleSpec,

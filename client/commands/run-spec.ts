@@ -14,7 +14,7 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 }
 
 export const runSpec: CommandSpec = {
-  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--json]',
+  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json]',
   flags: {
     'max-iterations': { type: 'string' },
     context: { type: 'string', multiple: true, short: 'c' },
@@ -31,6 +31,9 @@ export const runSpec: CommandSpec = {
     queue: { type: 'boolean' },
     'queue-timeout': { type: 'string' },
     'no-lock': { type: 'boolean' },
+    // How much progress: every action's last lines, or only the end line.
+    verbose: { type: 'boolean' },
+    quiet: { type: 'boolean' },
   },
   run(ctx) {
     const target = ctx.positionals[0];
@@ -45,6 +48,7 @@ export const runSpec: CommandSpec = {
     const queueTimeoutS = queueTimeout === undefined ? undefined : parseDuration(queueTimeout, '--queue-timeout') / 1000;
     const queue = bool(ctx, 'queue') || queueTimeoutS !== undefined;
     if (bool(ctx, 'no-lock') && queue) throw new UsageError('--no-lock takes no scope lock, so there is nothing to queue for', 'drop --queue/--queue-timeout, or --no-lock');
+    if (bool(ctx, 'verbose') && bool(ctx, 'quiet')) throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
     return runCommand({
       cwd: ctx.cwd,
       target,
@@ -56,6 +60,7 @@ export const runSpec: CommandSpec = {
       queue,
       noLock: bool(ctx, 'no-lock'),
       colour: colourWanted(ctx.terminal),
+      detail: bool(ctx, 'verbose') ? 'verbose' : bool(ctx, 'quiet') ? 'quiet' : 'normal',
       out: ctx.out,
       err: ctx.err,
       ...(maxIterations === undefined ? {} : { maxIterations }),

@@ -27,6 +27,7 @@ import { commandLineDataKeys } from '../../fsm/parameters.js';
 import { searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
+import type { Detail } from '../reporters/human.js';
 
 export { DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S, instanceIdFor } from '../runs/start-run.js';
 
@@ -51,6 +52,8 @@ export interface RunOptions {
   noLock?: boolean;
   /** Colour in the progress display (stdout is a terminal that wants it). */
   colour?: boolean;
+  /** `--verbose` / `--quiet`: how much of the progress display (client/reporters/human.ts). */
+  detail?: Detail;
   out?: (text: string) => void;
   err?: (text: string) => void;
 }
@@ -146,7 +149,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
       return await followRun({
         client,
         workflowId: instanceId,
-        reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour),
+        reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail),
         info: runInfo(endpoint, opts.cwd, instanceId),
         err,
       });

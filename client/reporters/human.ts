@@ -9,9 +9,46 @@ import { formatDuration, oneLine } from '../../fsm/format.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import type { Reporter } from './reporter.js';
+import { safeText } from './safe-text.js';
 import type { Style } from './style.js';
 
 const INDENT = '       ';
+
+/**
+ * How much the display shows: `quiet` only the end line; `normal` the progress lines, and the last
+ * {@link FAILURE_TAIL_LINES} lines of an action whose verdict is a failure (why a check failed, at
+ * once); `verbose` the last {@link VERBOSE_TAIL_LINES} lines of every action.
+ */
+export type Detail = 'quiet' | 'normal' | 'verbose';
+
+/** Lines of each stream shown under a failing action without `--verbose`. */
+export const FAILURE_TAIL_LINES = 5;
+/** Lines of each stream shown under every action with `--verbose`. */
+export const VERBOSE_TAIL_LINES = 10;
+/** Longer output lines are cut (a 64 KiB line without a newline is one line). */
+const MAX_LINE_CHARS = 400;
+/** Verdicts after which the action's output explains what went wrong. */
+const FAILING_VERDICTS = new Set(['no', 'error', 'failure']);
+
+/** What the follower attached to `action_complete` (client/runs/action-results.ts). */
+interface AttachedOutput {
+  output: string;
+  stderr: string;
+}
+
+function attachedOutput(event: TimedEvent): AttachedOutput | undefined {
+  const o = event.action_output as Partial<AttachedOutput> | undefined;
+  return o && typeof o.output === 'string' && typeof o.stderr === 'string' ? { output: o.output, stderr: o.stderr } : undefined;
+}
+
+/** The last `n` lines of `text` (without the final newline), and how many lines came before them. */
+export function lastLines(text: string, n: number): { lines: string[]; more: number } {
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  if (body === '') return { lines: [], more: 0 };
+  const all = body.split('\n');
+  const lines = all.slice(-n).map((l) => (l.length > MAX_LINE_CHARS ? `${l.slice(0, MAX_LINE_CHARS - 1)}…` : l));
+  return { lines, more: all.length - lines.length };
+}
 
 function verdictLine(event: TimedEvent, style: Style, exitCode: number | undefined): string {
   const verdict = String(event.verdict);
@@ -19,9 +56,9 @@ function verdictLine(event: TimedEvent, style: Style, exitCode: number | undefin
   const extra: string[] = [];
   if (typeof event.confidence === 'number') extra.push(`confidence: ${event.confidence}`);
   else if (event.type === 'exit_code' && exitCode !== undefined) extra.push(`exit ${exitCode}`);
-  else if ('value' in details && details.value !== undefined) extra.push(`value: ${JSON.stringify(details.value)}`);
-  else if ('current' in details) extra.push(`current: ${JSON.stringify(details.current)}`);
-  if (typeof details.error === 'string') extra.push(oneLine(details.error, 160));
+  else if ('value' in details && details.value !== undefined) extra.push(`value: ${safeText(JSON.stringify(details.value) ?? '')}`);
+  else if ('current' in details) extra.push(`current: ${safeText(JSON.stringify(details.current) ?? '')}`);
+  if (typeof details.error === 'string') extra.push(safeText(oneLine(details.error, 160)));
   const suffix = extra.length ? ` (${extra.join(', ')})` : '';
   if (verdict === 'yes' || verdict === 'target' || verdict === 'success') return style.green(`✓ ${verdict}${suffix}`);
   if (verdict === 'error') return style.yellow(`⚠ error${suffix}`);
@@ -44,25 +81,35 @@ function endLine(result: ExecutionResult, style: Style): string {
     case 'cancelled':
       return style.yellow(`Loop stopped in state ${result.final_state} (${passes})`);
     default:
-      return style.red(`Loop failed in state ${result.final_state} (${passes})\n${INDENT}error: ${result.error ?? 'unknown error'}`);
+      return style.red(`Loop failed in state ${result.final_state} (${passes})\n${INDENT}error: ${safeText(result.error ?? 'unknown error')}`);
   }
 }
 
 /** One run's progress lines (the run itself, or a sub-loop of it, indented by `prefix`). */
-function createLane(write: (text: string) => void, style: Style, maxIterations: number, prefix: string): (event: TimedEvent) => void {
+function createLane(write: (text: string) => void, style: Style, maxIterations: number, prefix: string, detail: Detail): (event: TimedEvent) => void {
   let iteration = 1;
   let limit = maxIterations;
   let state = '';
   let headerShown = false;
   let exitCode: number | undefined;
+  /** The last action's output, until its verdict says whether a failure shows it. */
+  let pending: AttachedOutput | undefined;
   const line = (text: string) => write(`${prefix}${text}\n`);
+  /** The last lines of each stream, marked `out│`/`err│`, made safe for the terminal. */
+  const showOutput = (o: AttachedOutput, n: number) => {
+    for (const [mark, text] of [['out│', o.output], ['err│', o.stderr]] as const) {
+      const { lines, more } = lastLines(text, n);
+      if (more > 0) line(`${INDENT}${style.dim(`${mark} … ${more} more line${more === 1 ? '' : 's'} (ll-loop logs)`)}`);
+      for (const l of lines) line(`${INDENT}${style.dim(mark)} ${safeText(l)}`);
+    }
+  };
   // A lane joined mid-run (a resumed parent whose child is already running) has seen neither
   // loop_start nor state_enter: it shows what the event itself says.
   const header = (event: TimedEvent, action?: string) => {
     headerShown = true;
     if (!state) state = String(event.state ?? event.from ?? '?');
     const counter = limit > 0 ? `[${iteration}/${limit}]` : `[${iteration}]`;
-    line(`${style.dim(counter)} ${style.bold(state)}${action ? ` → ${oneLine(action, 100)}` : ''}`);
+    line(`${style.dim(counter)} ${style.bold(safeText(state))}${action ? ` → ${safeText(oneLine(action, 100))}` : ''}`);
   };
   return (event) => {
     switch (event.event) {
@@ -82,29 +129,40 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         header(event, `loop ${String(event.loop)}${event.passthrough ? ' (passthrough)' : ''}`);
         break;
       case 'action_retry': {
-        const why = event.verdict !== undefined ? `verdict ${String(event.verdict)}` : event.error !== undefined ? oneLine(String(event.error), 120) : `exit ${String(event.exit_code)}`;
+        const why = event.verdict !== undefined ? `verdict ${safeText(String(event.verdict))}` : event.error !== undefined ? safeText(oneLine(String(event.error), 120)) : `exit ${String(event.exit_code)}`;
         const wait = Number(event.delay_ms) > 0 ? ` in ${formatDuration(Number(event.delay_ms))}` : '';
+        // A failed attempt is a failing check too: why it failed, before it is retried.
+        if (pending) showOutput(pending, FAILURE_TAIL_LINES);
+        pending = undefined;
         line(`${INDENT}${style.yellow(`↻ attempt ${String(event.attempt)}/${String(event.attempts)} failed (${why}); retrying${wait}`)}`);
         break;
       }
       case 'action_complete':
         exitCode = Number(event.exit_code);
         if (event.timed_out) line(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(Number(event.duration_ms))}`)}`);
+        pending = attachedOutput(event);
+        if (detail === 'verbose' && pending) {
+          showOutput(pending, VERBOSE_TAIL_LINES);
+          pending = undefined;
+        }
         break;
       case 'subloop_complete':
-        line(`${INDENT}${style.dim(`loop ${String(event.loop)} ended ${String(event.terminated_by)} in ${String(event.final_state)}`)}`);
+        line(`${INDENT}${style.dim(safeText(`loop ${String(event.loop)} ended ${String(event.terminated_by)} in ${String(event.final_state)}`))}`);
         break;
       case 'evaluate':
         if (!headerShown) header(event);
+        // Why a check failed, without a second command: its last lines, before its verdict.
+        if (pending && FAILING_VERDICTS.has(String(event.verdict))) showOutput(pending, FAILURE_TAIL_LINES);
+        pending = undefined;
         line(`${INDENT}${verdictLine(event, style, exitCode)}`);
         break;
       case 'action_error':
         if (!headerShown) header(event);
-        line(`${INDENT}${style.yellow(`⚠ ${oneLine(String(event.error), 200)}`)}`);
+        line(`${INDENT}${style.yellow(`⚠ ${safeText(oneLine(String(event.error), 200))}`)}`);
         break;
       case 'route':
         if (!headerShown) header(event);
-        line(`${INDENT}→ ${event.to}`);
+        line(`${INDENT}→ ${safeText(String(event.to))}`);
         break;
       case 'maintain_restart':
         line(style.dim(`maintain: cycle ${event.cycle} complete, restarting`));
@@ -128,8 +186,9 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
  * The run's lines, with each sub-loop's lines (events the hub forwards with `subloop` set)
  * indented under the parent state that runs it.
  */
-export function createHumanReporter(write: (text: string) => void, style: Style, maxIterations: number): Reporter {
-  const main = createLane(write, style, maxIterations, '');
+export function createHumanReporter(write: (text: string) => void, style: Style, maxIterations: number, detail: Detail = 'normal'): Reporter {
+  if (detail === 'quiet') return { onEvent: () => undefined, onResult: (result) => write(`${endLine(result, style)}\n`) };
+  const main = createLane(write, style, maxIterations, '', detail);
   const children = new Map<string, (event: TimedEvent) => void>();
   return {
     onStart(info) {
@@ -140,7 +199,7 @@ export function createHumanReporter(write: (text: string) => void, style: Style,
       const { workflow_id: id, depth } = event.subloop;
       let lane = children.get(id);
       if (!lane) {
-        lane = createLane(write, style, 0, INDENT.repeat(depth));
+        lane = createLane(write, style, 0, INDENT.repeat(depth), detail);
         children.set(id, lane);
       }
       lane(event);

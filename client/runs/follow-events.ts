@@ -14,9 +14,12 @@ import { delay, isTransientServiceError } from './await-result.js';
 import { resultInHistory } from './run-result.js';
 import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from './temporal-history.js';
 import type { ExecutionResult } from '../../fsm/types.js';
+import { actionResultsOf, type ActionOutput } from './action-results.js';
 
 /** The least time between two replays of a growing history. */
 const MIN_REPLAY_SPACING_MS = 200;
+
+export type { ActionOutput };
 
 /** How the chain ended, as far as its history goes. */
 export type RunEnd =
@@ -35,6 +38,12 @@ export interface FollowEventsOptions {
   follow?: boolean;
   /** Follow sub-loops too, delivering their events marked `subloop` (default: true). */
   children?: boolean;
+  /**
+   * Add to each `action_complete` event what the action printed (`action_output`, from its
+   * activity result in the history: runs/action-results.ts). Off by default: events stay as the
+   * worker wrote them (`history`, `--json` streams).
+   */
+  actionOutput?: boolean;
   onEvent?: (event: TimedEvent) => void;
   /** The first run's input (its definition), as soon as it is known. */
   onInput?: (input: LoopWorkflowInput) => void;
@@ -83,6 +92,31 @@ function closeOf(e: HistoryEvent, history: HistoryEvent[]): RunEnd | undefined {
   return undefined;
 }
 
+/**
+ * Holds a sub-loop's events until its parent has shown the state that starts it: the child's
+ * history is read beside the parent's, and the parent's replays are spaced, so without it a quick
+ * child's lines would appear before the parent's earlier ones.
+ */
+class Gate {
+  private held: Array<() => void> | undefined;
+
+  constructor(open: boolean) {
+    this.held = open ? undefined : [];
+  }
+
+  /** Runs `show` now when open, else when {@link open} is called (in order). */
+  pass(show: () => void): void {
+    if (this.held) this.held.push(show);
+    else show();
+  }
+
+  open(): void {
+    const held = this.held;
+    this.held = undefined;
+    for (const show of held ?? []) show();
+  }
+}
+
 /** Follows one workflow id (its continue-as-new chain), and its children. */
 class ChainFollower {
   readonly events: TimedEvent[] = [];
@@ -94,12 +128,17 @@ class ChainFollower {
   /** Children initiated and not yet accounted for by a `subloop_complete`, oldest first. */
   private readonly children: Array<Promise<void>> = [];
   private readonly seenChildren = new Set<string>();
+  /** The gates of initiated children whose `subloop_start` this run has not shown yet, oldest first. */
+  private readonly childGates: Gate[] = [];
+  /** `subloop_start`s shown before their child was seen in the history (it is initiated later). */
+  private startsAhead = 0;
 
   constructor(
     private readonly client: Client,
     private readonly workflowId: string,
     private readonly opts: FollowEventsOptions,
     private readonly depth = 0,
+    private readonly gate = new Gate(true),
   ) {}
 
   async run(): Promise<void> {
@@ -122,6 +161,9 @@ class ChainFollower {
       }
       if (runId !== undefined) await this.replay(history, true);
       // Sub-loops whose end the parent never recorded (a stopped parent): their events still count.
+      this.gate.pass(() => {
+        for (const gate of this.childGates.splice(0)) gate.open();
+      });
       await Promise.all(this.children.splice(0));
     } finally {
       await this.replayer.close();
@@ -172,7 +214,10 @@ class ChainFollower {
       const id = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
       if (!id || this.seenChildren.has(id)) continue;
       this.seenChildren.add(id);
-      const child = new ChainFollower(this.client, id, { ...this.opts, onInput: undefined, onDisconnect: undefined, onReconnect: undefined }, this.depth + 1);
+      const gate = new Gate(this.startsAhead > 0);
+      if (this.startsAhead > 0) this.startsAhead -= 1;
+      else this.childGates.push(gate);
+      const child = new ChainFollower(this.client, id, { ...this.opts, onInput: undefined, onDisconnect: undefined, onReconnect: undefined }, this.depth + 1, gate);
       this.children.push(
         child.run().then(
           () => void this.warnings.push(...child.warnings),
@@ -200,7 +245,14 @@ class ChainFollower {
     const started = Date.now();
     const replayed = await this.replayer.replay({ events: history }, this.workflowId);
     this.lastReplay = { at: started, ms: Date.now() - started };
-    for (const event of replayed.events) {
+    const outputs = this.opts.actionOutput ? actionResultsOf(history) : [];
+    let completed = 0;
+    for (const replayedEvent of replayed.events) {
+      let event: TimedEvent = replayedEvent;
+      if (event.event === 'action_complete' && this.opts.actionOutput) {
+        const output = outputs[completed++];
+        if (output) event = { ...event, action_output: output };
+      }
       if (event.seq <= this.delivered) continue;
       // A sub-loop's own events come before its end in the parent's stream.
       if (event.event === 'subloop_complete') await this.children.shift();
@@ -213,10 +265,18 @@ class ChainFollower {
   }
 
   private deliver(event: TimedEvent): void {
-    if (this.depth === 0) {
-      this.events.push(event);
-      this.opts.onEvent?.(event);
-    } else this.opts.onEvent?.({ ...event, subloop: { depth: this.depth, workflow_id: this.workflowId } });
+    this.gate.pass(() => {
+      if (this.depth === 0) {
+        this.events.push(event);
+        this.opts.onEvent?.(event);
+      } else this.opts.onEvent?.({ ...event, subloop: { depth: this.depth, workflow_id: this.workflowId } });
+      // The state that runs the next child is on screen: the child's lines may follow.
+      if (event.event === 'subloop_start') {
+        const next = this.childGates.shift();
+        if (next) next.open();
+        else this.startsAhead += 1;
+      }
+    });
   }
 }
 

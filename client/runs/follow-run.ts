@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { CliError } from '../errors.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { createHumanReporter } from '../reporters/human.js';
+import { createHumanReporter, type Detail } from '../reporters/human.js';
 import { createJsonReporter } from '../reporters/json.js';
 import type { Reporter, RunInfo } from '../reporters/reporter.js';
 import { createStyle } from '../reporters/style.js';
@@ -18,9 +18,9 @@ import { SCOPE_BUSY, type ScopeBusyDetails } from '../../workflows/scope-lock-de
 
 export { runInfo } from './run-info.js';
 
-/** The human progress display, or nothing until the JSON result with `--json`. */
-export function createReporter(json: boolean, out: (text: string) => void, maxIterations: number, colour = false): Reporter {
-  return json ? createJsonReporter(out) : createHumanReporter(out, createStyle(colour), maxIterations);
+/** The human progress display (as detailed as `detail` says), or nothing until the JSON result with `--json`. */
+export function createReporter(json: boolean, out: (text: string) => void, maxIterations: number, colour = false, detail: Detail = 'normal'): Reporter {
+  return json ? createJsonReporter(out) : createHumanReporter(out, createStyle(colour), maxIterations, detail);
 }
 
 export interface FollowRun {
@@ -44,6 +44,8 @@ export async function followRun(f: FollowRun): Promise<number> {
   const follow = (): Promise<FollowedRun> =>
     followEvents(f.client, f.workflowId, {
       follow: true,
+      // The progress display shows what actions printed; a JSON Lines stream stays as recorded.
+      actionOutput: f.json === undefined,
       onInput: (input) => {
         if (reporter || typeof f.reporter !== 'function') return;
         reporter = f.reporter(input.definition.max_iterations);

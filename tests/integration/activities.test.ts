@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvaluateLlmInput, RunActionInput } from '../../fsm/types.js';
 import { createActivities } from '../../activities/index.js';
 import { TailBuffer } from '../../activities/output-buffer.js';
+import { cutNote, LOG_HEAD_BYTES, LOG_KEEP_ACTIONS, LOG_TAIL_BYTES } from '../../activities/capped-log.js';
 import { SpawnError, runProcess } from '../../activities/process.js';
 import { livePids } from '../support/processes.js';
 
@@ -98,13 +99,13 @@ describe('runAction: shell', () => {
     await expectNoneLive(`sleep ${marker}`);
   });
 
-  it('keeps a bounded tail of 100 MB of output and streams all of it to the log', async () => {
+  it('keeps a bounded tail of 100 MB of output, and its first and last MiB on disk, saying what was cut', async () => {
     const c = cwd();
     const rssBefore = process.memoryUsage().rss;
     let rssMax = rssBefore;
     const r = await runProcess({
       file: 'bash',
-      args: ['-c', "head -c 100000000 /dev/zero | tr '\\0' 'x'; echo done >&2"],
+      args: ['-c', "echo first-line; head -c 100000000 /dev/zero | tr '\\0' 'x'; echo; echo last-line; echo done >&2"],
       cwd: c,
       env: {},
       timeoutMs: 60_000,
@@ -116,19 +117,42 @@ describe('runAction: shell', () => {
     });
     expect(r.exit_code).toBe(0);
     expect(r.output.length).toBeLessThanOrEqual(64 * 1024);
-    expect(r.output.endsWith('xxxx')).toBe(true);
+    expect(r.output.endsWith('xxxx\nlast-line\n')).toBe(true);
     expect(r.stderr).toBe('done\n');
-    expect(r).toMatchObject({ truncated: true, log_file: join(c, 'logs', 'big.log') });
-    expect(statSync(join(c, 'logs', 'big.log')).size).toBe(100_000_000 + 'done\n'.length);
+    expect(r).toMatchObject({ truncated: true, log_file: join(c, 'logs', 'big.log'), stderr_file: join(c, 'logs', 'big.stderr.log') });
+    const total = 'first-line\n'.length + 100_000_000 + '\nlast-line\n'.length;
+    const cut = total - LOG_HEAD_BYTES - LOG_TAIL_BYTES;
+    const note = cutNote(cut, total, LOG_HEAD_BYTES, LOG_TAIL_BYTES);
+    expect(statSync(join(c, 'logs', 'big.log')).size).toBe(LOG_HEAD_BYTES + note.length + LOG_TAIL_BYTES);
+    const text = readFileSync(join(c, 'logs', 'big.log'), 'utf8');
+    expect(text.startsWith('first-line\nxxx')).toBe(true);
+    expect(text).toContain(`xxx${note}xxx`);
+    expect(text.endsWith('xxx\nlast-line\n')).toBe(true);
+    expect(readFileSync(join(c, 'logs', 'big.stderr.log'), 'utf8')).toBe('done\n');
     expect(rssMax - rssBefore).toBeLessThan(64 * 1024 * 1024);
   }, 60_000);
 
-  it('names the log file after step and sanitized state', async () => {
+  it('names the log files after step and sanitized state, one per stream, whole when under the cap', async () => {
     const c = cwd();
-    const r = await runAction(shell('head -c 70000 /dev/zero | tr "\\0" y', { cwd: c, state: 'a/b c', step: 7, instanceId: 'wf/1' }));
+    const r = await runAction(shell('echo err-line >&2; head -c 70000 /dev/zero | tr "\\0" y', { cwd: c, state: 'a/b c', step: 7, instanceId: 'wf/1' }));
     expect(r.log_file).toBe(join(c, '.loops', '.running', 'wf_1', '7-a_b_c.log'));
+    expect(r.stderr_file).toBe(join(c, '.loops', '.running', 'wf_1', '7-a_b_c.stderr.log'));
     expect(statSync(r.log_file as string).size).toBe(70000);
+    expect(readFileSync(r.stderr_file as string, 'utf8')).toBe('err-line\n');
   });
+
+  it(`keeps the output files of the last ${LOG_KEEP_ACTIONS} actions of a run`, async () => {
+    const c = cwd();
+    const runDir = join(c, '.loops', '.running', 'wf_keep');
+    for (let step = 1; step <= LOG_KEEP_ACTIONS + 2; step++) {
+      const r = await runAction(shell('head -c 70000 /dev/zero', { cwd: c, step, instanceId: 'wf_keep' }));
+      expect(r.log_file).toBe(join(runDir, `${step}-act.log`));
+    }
+    const steps = new Set(readdirSync(runDir).map((n) => Number(n.split('-')[0])));
+    expect(steps.size).toBe(LOG_KEEP_ACTIONS);
+    expect(steps.has(1) || steps.has(2)).toBe(false);
+    expect(steps.has(LOG_KEEP_ACTIONS + 2)).toBe(true);
+  }, 60_000);
 
   it('turns binary garbage into a well-formed string', async () => {
     const r = await runAction(shell('head -c 4096 /dev/urandom; printf "\\0\\0end"'));

@@ -63,4 +63,73 @@ describe('human progress display', () => {
     reporter.onEvent(ev('loop_complete', {}, child));
     expect(text).toBe(['       [1] a', '              → done', ''].join('\n'));
   });
+
+  describe("what actions printed (action_output, attached by the follower)", () => {
+    const result = { terminated_by: 'terminal', final_state: 'done', iterations: 2, duration_ms: 1200 } as unknown as Parameters<ReturnType<typeof createHumanReporter>['onResult']>[0];
+    const numbered = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`).join('\n') + '\n';
+    const run = (detail?: 'quiet' | 'normal' | 'verbose') => {
+      let text = '';
+      const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10, detail);
+      for (const e of [
+        ev('state_enter', { state: 'build', iteration: 1 }),
+        ev('action_start', { state: 'build', action: 'make' }),
+        ev('action_complete', { state: 'build', exit_code: 0, action_output: { output: 'built ok\n', stderr: '' } }),
+        ev('evaluate', { type: 'exit_code', verdict: 'yes' }),
+        ev('route', { from: 'build', to: 'check' }),
+        ev('state_enter', { state: 'check', iteration: 1 }),
+        ev('action_start', { state: 'check', action: 'npm test' }),
+        ev('action_complete', { state: 'check', exit_code: 1, action_output: { output: numbered('line ', 12), stderr: 'boom\x1b]0;pwned\x07\n' } }),
+        ev('evaluate', { type: 'exit_code', verdict: 'no' }),
+        ev('route', { from: 'check', to: 'done' }),
+      ]) {
+        reporter.onEvent(e);
+      }
+      reporter.onResult(result, { instanceId: 'x' });
+      return text;
+    };
+
+    it('by default shows only a failing action\'s last 5 lines of each stream, before its verdict, escaped', () => {
+      expect(run()).toBe(
+        [
+          '[1/10] build → make',
+          '       ✓ yes (exit 0)',
+          '       → check',
+          '[1/10] check → npm test',
+          '       out│ … 7 more lines (ll-loop logs)',
+          '       out│ line 8',
+          '       out│ line 9',
+          '       out│ line 10',
+          '       out│ line 11',
+          '       out│ line 12',
+          '       err│ boom\\x1b]0;pwned\\a',
+          '       ✗ no (exit 1)',
+          '       → done',
+          '',
+          'Loop completed: done (2 iterations, 1.2s)',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('--verbose shows the last 10 lines of every action', () => {
+      const text = run('verbose');
+      expect(text).toContain('[1/10] build → make\n       out│ built ok\n       ✓ yes (exit 0)\n');
+      expect(text).toContain('       out│ … 2 more lines (ll-loop logs)\n       out│ line 3\n');
+      expect(text).toContain('       out│ line 12\n       err│ boom\\x1b]0;pwned\\a\n       ✗ no (exit 1)\n');
+    });
+
+    it('shows why a failed attempt is retried', () => {
+      let text = '';
+      const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10);
+      reporter.onEvent(ev('state_enter', { state: 'flaky', iteration: 1 }));
+      reporter.onEvent(ev('action_start', { state: 'flaky', action: 'curl x' }));
+      reporter.onEvent(ev('action_complete', { state: 'flaky', exit_code: 7, action_output: { output: '', stderr: 'connection refused\n' } }));
+      reporter.onEvent(ev('action_retry', { state: 'flaky', attempt: 1, attempts: 3, exit_code: 7, delay_ms: 0 }));
+      expect(text).toBe('[1/10] flaky → curl x\n       err│ connection refused\n       ↻ attempt 1/3 failed (exit 7); retrying\n');
+    });
+
+    it('--quiet prints only the end line', () => {
+      expect(run('quiet')).toBe('Loop completed: done (2 iterations, 1.2s)\n');
+    });
+  });
 });

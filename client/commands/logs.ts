@@ -1,0 +1,112 @@
+/**
+ * `ll-loop logs <run|name> [--state S] [--follow] [--json]`: what each action of a run wrote,
+ * stdout and stderr marked, under its state, pass and exit code — sub-loops' actions included,
+ * named by their loop. The run is found like `status` finds it (a run id, or a loop name: its open
+ * run, else its latest). Output comes from the worker's files on this machine when the result in
+ * Temporal keeps only a tail, else from that result (runs/action-logs.ts).
+ */
+import { formatDuration } from '../../fsm/format.js';
+import { bool, str, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { safeText } from '../reporters/safe-text.js';
+import { actionLogCollector, type ActionLogRecord } from '../runs/action-logs.js';
+import { followEvents } from '../runs/follow-events.js';
+import { resolveRun } from '../runs/run-target.js';
+import { withSession } from '../temporal/session.js';
+
+export interface LogsOptions {
+  cwd: string;
+  target: string;
+  /** Only actions of this state (in the run or a sub-loop). */
+  state?: string;
+  /** Keep printing new actions' output until the run ends. */
+  follow: boolean;
+  json: boolean;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** `check · pass 2 · exit 1 · 1.2s` (with the sub-loop, attempt, timeout or signal when they apply). */
+function headerOf(r: ActionLogRecord): string {
+  const where = r.subloop ? `${r.subloop.loop} › ${r.state}` : r.state;
+  const parts = [safeText(where), `pass ${r.pass}`];
+  if (r.attempt !== undefined) parts.push(`attempt ${r.attempt}`);
+  parts.push(`exit ${r.exit_code}`);
+  if (r.timed_out) parts.push('timed out');
+  if (r.signal) parts.push(`signal ${r.signal}`);
+  parts.push(formatDuration(r.duration_ms));
+  return `=== ${parts.join(' · ')} ===`;
+}
+
+/** One stream's block: its mark, then its text (made safe), or that it was empty. */
+function block(mark: string, text: string): string {
+  if (text === '') return `--- ${mark}: (empty)\n`;
+  return `--- ${mark}:\n${safeText(text)}${text.endsWith('\n') ? '' : '\n'}`;
+}
+
+/** Where the output shown came from, when it is not simply the complete result. */
+function sourceNote(r: ActionLogRecord): string | undefined {
+  if (!r.truncated) return undefined;
+  const files = [r.log_file, r.stderr_file].filter((f) => f !== undefined).map((f) => safeText(f)).join(', ');
+  if (r.files_missing) {
+    return `(only the tail kept in Temporal is shown: the full log is in ${files || 'the worker\'s run directory'} on the worker's machine, not found here)`;
+  }
+  if (r.source === 'file+history') return `(stdout and stderr together from ${safeText(r.log_file ?? '')}; stderr's tail from Temporal)`;
+  return `(from ${files}: each keeps its stream's first and last MiB)`;
+}
+
+function printRecord(r: ActionLogRecord, out: (t: string) => void): void {
+  let text = `${headerOf(r)}\n`;
+  const note = sourceNote(r);
+  if (note) text += `${note}\n`;
+  text += block(r.source === 'file+history' ? 'stdout+stderr' : 'stdout', r.stdout);
+  text += block('stderr', r.stderr);
+  out(`${text}\n`);
+}
+
+/** `ll-loop logs`. Returns the exit code. */
+export async function logsCommand(opts: LogsOptions): Promise<number> {
+  return withSession(opts.cwd, async ({ client }) => {
+    const run = await resolveRun(client, opts.target, { latest: true });
+    let records: ActionLogRecord[] = [];
+    const onAction = (r: ActionLogRecord): void => {
+      if (opts.state !== undefined && r.state !== opts.state) return;
+      records.push(r);
+      // Following, each action prints as it finishes (JSON Lines with --json).
+      if (!opts.follow) return;
+      if (opts.json) opts.out(`${JSON.stringify(r)}\n`);
+      else printRecord(r, opts.out);
+    };
+    const followed = await followEvents(client, run.id, { follow: opts.follow, children: true, actionOutput: true, onEvent: actionLogCollector(run.id, onAction) });
+    for (const warning of followed.warnings) opts.err(`warning: ${warning}\n`);
+    if (!opts.follow) {
+      // A sub-loop's history is read beside its parent's, so its actions may arrive first: order by time.
+      records = records.map((r, i) => ({ r, i })).sort((a, b) => a.r.ts.localeCompare(b.r.ts) || a.i - b.i).map(({ r }) => r);
+      if (opts.json) {
+        opts.out(`${JSON.stringify({ id: run.id, loop: run.loop, status: run.status.toLowerCase(), actions: records }, null, 2)}\n`);
+        return EXIT.ok;
+      }
+      for (const r of records) printRecord(r, opts.out);
+    }
+    if (opts.json) return EXIT.ok;
+    if (records.length === 0) {
+      opts.out(opts.state === undefined ? `no action of ${run.id} has finished yet\n` : `no action of state ${safeText(opts.state)} in ${run.id}\n`);
+    }
+    if (!opts.follow && followed.end === undefined) opts.err(`note: ${run.id} is still running; ll-loop logs ${run.id} --follow prints its actions as they finish\n`);
+    return EXIT.ok;
+  });
+}
+
+/** `ll-loop logs` in the command table. */
+export const logsSpec: CommandSpec = {
+  usage: 'logs <name|run-id> [--state S] [--follow] [--json]   what each action printed',
+  flags: { state: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, json: { type: 'boolean' } },
+  run(ctx) {
+    const [target, ...rest] = ctx.positionals;
+    if (target === undefined) throw new UsageError('logs needs a run id or a loop name', 'll-loop logs <name|run-id>');
+    if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'll-loop logs <name|run-id> [--state S]');
+    const state = str(ctx, 'state');
+    return logsCommand({ cwd: ctx.cwd, target, follow: bool(ctx, 'follow'), json: bool(ctx, 'json'), out: ctx.out, err: ctx.err, ...(state === undefined ? {} : { state }) });
+  },
+};
