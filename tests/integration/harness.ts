@@ -17,6 +17,7 @@ import { resolveContext } from '../../fsm/context.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import type { DoneSnapshot } from '../../fsm/snapshot.js';
+import { outcomeOf } from '../../fsm/outcome.js';
 import { snapshotOfClosedRun } from '../../client/runs/resumable.js';
 import { resultInFailure } from '../../client/runs/run-result.js';
 import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
@@ -148,6 +149,12 @@ export async function loopRunResult(client: Client, workflowId: string): Promise
     const snapshot = (await snapshotOfClosedRun(client, workflowId)) as DoneSnapshot;
     return { ...snapshot.outcome, snapshot };
   }
+}
+
+/** How a run's workflow closes for its result (fsm/outcome.ts), as a follower's `end.status` reads it. */
+export function closedAs(result: ExecutionResult): 'completed' | 'failed' | 'canceled' {
+  const outcome = outcomeOf(result);
+  return outcome === 'succeeded' ? 'completed' : outcome === 'stopped' ? 'canceled' : 'failed';
 }
 
 /** PATH with the project's fake tools first, and the settings fake-claude and fake-tool read. */
