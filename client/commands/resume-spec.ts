@@ -5,9 +5,10 @@ import { UsageError } from '../errors.js';
 import { resumeCommand } from './resume.js';
 
 export const resumeSpec: CommandSpec = {
-  usage: 'resume <name|run-id> [--context K=V]… [--max-iterations N] [--json]   continue a stopped run, or one that lost its worker',
+  usage: 'resume <name|run-id> [--context K=V]… [--context-allow-unknown] [--max-iterations N] [--json]   continue a stopped run, or one that lost its worker',
   flags: {
     context: { type: 'string', multiple: true, short: 'c' },
+    'context-allow-unknown': { type: 'boolean' },
     'max-iterations': { type: 'string' },
     json: { type: 'boolean' },
   },
@@ -22,6 +23,7 @@ export const resumeSpec: CommandSpec = {
       cwd: ctx.cwd,
       target,
       context: list(ctx, 'context'),
+      allowUnknownContext: bool(ctx, 'context-allow-unknown'),
       json: bool(ctx, 'json'),
       colour: colourWanted(ctx.terminal),
       out: ctx.out,

@@ -34,6 +34,8 @@ export interface ResumeOptions {
   cwd: string;
   target: string;
   context: string[];
+  /** `--context-allow-unknown`: hand the loop `--context` keys it does not use. */
+  allowUnknownContext?: boolean;
   maxIterations?: number;
   json: boolean;
   /** Colour in the progress display. */
@@ -158,6 +160,7 @@ async function continueStopped(
     file: memo.file,
     previous,
     context,
+    refuseUnusedContext: opts.allowUnknownContext !== true,
     json: opts.json,
     out: opts.out,
     err: opts.err,

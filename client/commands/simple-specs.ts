@@ -3,7 +3,6 @@ import { loopJsonSchema } from '../../fsm/schema.js';
 import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { serverCommand } from './server.js';
 import { validateCommand } from './validate.js';
 
 export const validateSpec: CommandSpec = {
@@ -19,7 +18,8 @@ export const validateSpec: CommandSpec = {
 export const serverSpec: CommandSpec = {
   usage: 'server start|status|stop [--json]           the embedded Temporal dev server',
   flags: JSON_FLAG,
-  run: (ctx) => serverCommand(ctx.positionals[0], ctx.cwd, bool(ctx, 'json'), ctx.out),
+  // Loaded when it runs: validate and schema, in this module too, never touch Temporal.
+  run: async (ctx) => (await import('./server.js')).serverCommand(ctx.positionals[0], ctx.cwd, bool(ctx, 'json'), ctx.out),
 };
 
 export const schemaSpec: CommandSpec = {
