@@ -11,10 +11,7 @@ import { beforeCommand, COMMANDS } from './commands/index.js';
 import { usageLines, usageOf } from './commands/usage-index.js';
 import { argumentError, unknownCommandError } from './commands/argument-errors.js';
 import { projectInvocation } from './commands/project-root.js';
-import { knownLoopsText, resolveLoopFile } from '../loader/load.js';
-import { PACKAGE_ROOT } from '../loader/package-root.js';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 
 async function help(): Promise<string> {
   const lines = (await usageLines()).map(([, usage]) => `  ll-loop ${usage}`);
@@ -34,18 +31,31 @@ TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: docs/loop-format.md, doc
 const HELP_FLAGS = new Set(['--help', '-h']);
 const VERSION_FLAGS = new Set(['--version', '-V']);
 
-/** This ll-loop's release, from its package.json. */
+/** This ll-loop's release, from its package.json (two levels up from client/cli.{ts,js}, in dist/ three). */
 function version(): string {
-  return (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  for (const up of ['../package.json', '../../package.json']) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'll-loop' && manifest.version) return manifest.version;
+    } catch {
+      // not this level
+    }
+  }
+  return 'unknown';
 }
 
-/** Whether `word` names a loop from `root` (a file, `.loops/<word>.yaml`, a built-in). */
-function isLoop(word: string, root: string): boolean {
+/**
+ * Whether `word` names a loop from `root` (a file, `.loops/<word>.yaml`, a built-in); if not, the
+ * usage error to give when it looks like a mistyped command. The loader is loaded only here:
+ * `--help` and `--version` must not pay for zod and yaml.
+ */
+async function notALoop(word: string, root: string): Promise<CliError | undefined> {
+  const { knownLoopsText, resolveLoopFile } = await import('../loader/load.js');
   try {
     resolveLoopFile(word, root);
-    return true;
+    return undefined;
   } catch {
-    return false;
+    return unknownCommandError(word, Object.keys(COMMANDS), knownLoopsText(root).names);
   }
 }
 
@@ -116,8 +126,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   // Every command works in the project, found from the directory it was started in (like git).
   const invocation = projectInvocation(io.cwd, parsed.positionals);
-  if (!known && !word.startsWith('-') && !isLoop(invocation.positionals[0] ?? word, invocation.root)) {
-    const mistyped = unknownCommandError(word, Object.keys(COMMANDS), knownLoopsText(invocation.root).names);
+  if (!known && !word.startsWith('-')) {
+    const mistyped = await notALoop(invocation.positionals[0] ?? word, invocation.root);
     if (mistyped) throw mistyped;
   }
   await beforeCommand(command, invocation.root);
