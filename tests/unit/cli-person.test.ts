@@ -69,6 +69,12 @@ describe('unknown options and commands', () => {
     expect(extra.stderr).toContain('error: --json of ll-loop list takes no value');
   });
 
+  it('server --port takes a port number', async () => {
+    const r = await runCliInProcess(['server', 'start', '--port', 'abc'], { cwd: root });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toBe('error: --port must be a port number (1-65535), got "abc"\nfix: e.g. --port 7243\n');
+  });
+
   it('`ll-loop --verison` suggests --version', async () => {
     const r = await runCliInProcess(['--verison'], { cwd: root });
     expect(r.code).toBe(EXIT.usage);
