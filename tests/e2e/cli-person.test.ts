@@ -66,6 +66,10 @@ describe('resume --background', () => {
     expect(failed.code).toBe(5);
     const id = (JSON.parse(failed.stdout) as { instance_id: string }).instance_id;
     writeFileSync(join(cwd, 'gate-open'), '');
+    // A --context key new on the resume is checked like run's.
+    const mistyped = cli(['resume', id, '--context', 'gat=1', '--background']);
+    expect(mistyped.code).toBe(1);
+    expect(mistyped.stderr).toContain('error: --context "gat": loop "gate" does not use this key');
     const resumed = cli(['resume', id, '--background', '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toEqual({ instance_id: `${id}-r1`, resumed_from: id });
