@@ -40,3 +40,18 @@ export function resolveEnvRefs(
   for (const [key, ref] of Object.entries(env)) values[key] = resolveEnvRef(ref, state, processEnv);
   return { values };
 }
+
+/**
+ * The values to mask in an action's output: those of the variables it references itself (`own`
+ * names) and of every variable the loop references anywhere (`loopNames`, from the workflow:
+ * RunActionInput `mask_env`), as set on the worker. Defaults (`${env.X:-dflt}`) are written in the
+ * loop file, not secrets: not masked. Masking and its length threshold: secret-mask.ts.
+ */
+export function secretValues(own: Iterable<string>, loopNames: readonly string[] | undefined, processEnv: NodeJS.ProcessEnv = process.env): string[] {
+  const out: string[] = [];
+  for (const name of [...own, ...(loopNames ?? [])]) {
+    const v = processEnv[name];
+    if (v !== undefined && v !== '') out.push(v);
+  }
+  return out;
+}

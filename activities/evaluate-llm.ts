@@ -2,7 +2,9 @@ import { readJudgement } from '../fsm/llm-judgement.js';
 import type { LlmReply } from '../fsm/snapshot.js';
 import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
+import { secretValues } from './env-refs.js';
 import { SpawnError, runProcess } from './process.js';
+import { maskableSecrets } from './secret-mask.js';
 import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
 
 /** The question asked when the state gives no `prompt`. */
@@ -32,7 +34,7 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
     const injected = injectedEnv(deps, input.instanceId);
     const workerEnv = injected ?? process.env;
     const cli = hostCli(workerEnv);
-    const args = hostArgs(cli, llmJsonArgs({ prompt: evaluationPrompt(input.prompt, input.output), schema: input.schema, model: input.model }));
+    const args = hostArgs(cli, llmJsonArgs({ schema: input.schema, model: input.model }));
     const hooks = activityHooks(input.state);
     let result: ActionResult;
     try {
@@ -41,6 +43,9 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
         args,
         cwd: input.cwd,
         env: definedEnv(injected),
+        // The prompt holds the action's output: stdin, never argv (host-cli.ts promptArgs).
+        input: evaluationPrompt(input.prompt, input.output),
+        secrets: maskableSecrets(secretValues([], input.mask_env, workerEnv)),
         timeoutMs: input.timeout_s * 1000,
         signal: hooks.signal,
         onHeartbeat: hooks.onHeartbeat,

@@ -18,9 +18,8 @@ export function hostCli(env: NodeJS.ProcessEnv = process.env): HostCli {
   return { binary, extraArgs: extra ? extra.split(/\s+/) : [] };
 }
 
-/** Options of a prompt state run. */
+/** Options of a prompt state run (the prompt itself goes to stdin: see {@link promptArgs}). */
 export interface PromptArgsOptions {
-  prompt: string;
   agent?: string;
   tools?: string[];
   model?: string;
@@ -29,6 +28,10 @@ export interface PromptArgsOptions {
 /**
  * Arguments for running a prompt state (without the extra args; see {@link hostArgs}). Prompt
  * states act unattended, so permissions are skipped: the loop author chose to run an agent here.
+ *
+ * The prompt is NOT an argument: `claude -p` without one reads it from stdin, and the caller writes
+ * it there. In argv it would be readable by every local user (`ps`, /proc/<pid>/cmdline) with the
+ * `${env.*}` secrets it may hold, and bound by the 128 KiB limit of one argument (E2BIG).
  */
 export function promptArgs(o: PromptArgsOptions): string[] {
   return [
@@ -37,13 +40,11 @@ export function promptArgs(o: PromptArgsOptions): string[] {
     ...(o.agent ? ['--agent', o.agent] : []),
     ...(o.tools ? ['--tools', o.tools.join(',')] : []),
     '-p',
-    o.prompt,
   ];
 }
 
-/** Options of an LLM evaluation. */
+/** Options of an LLM evaluation (the prompt goes to stdin, as for {@link promptArgs}). */
 export interface LlmJsonArgsOptions {
-  prompt: string;
   schema: Record<string, unknown>;
   model?: string;
 }
@@ -55,7 +56,6 @@ export interface LlmJsonArgsOptions {
 export function llmJsonArgs(o: LlmJsonArgsOptions): string[] {
   return [
     '-p',
-    o.prompt,
     '--output-format',
     'json',
     '--json-schema',

@@ -1,5 +1,6 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
+import { StreamMasker } from './secret-mask.js';
 
 /**
  * A byte-bounded tail of a byte stream: keeps the last `capacity` bytes seen, nothing more.
@@ -105,6 +106,11 @@ export interface OutputCaptureOptions {
   pause: () => void;
   /** Resume reading after the log file drained. */
   resume: () => void;
+  /**
+   * Values masked (`***`) before anything is kept, tails and log file alike (secret-mask.ts:
+   * `maskableSecrets`). Default: none.
+   */
+  secrets?: readonly Buffer[];
 }
 
 /**
@@ -114,7 +120,8 @@ export interface OutputCaptureOptions {
  * Invariants: until the spill, every byte is still held by the tails (the spill check runs before a
  * tail can drop anything), so the log file is complete; after the spill, memory stays bounded
  * because the child's pipes are paused whenever the file stream reports backpressure. Small
- * outputs never touch the file system.
+ * outputs never touch the file system. With `secrets`, every chunk passes a masking stage first, so
+ * no secret reaches a tail or the file (the bytes kept and written are the masked ones).
  */
 export class OutputCapture {
   private readonly out: TailBuffer;
@@ -124,14 +131,21 @@ export class OutputCapture {
   private log: WriteStream | undefined;
   private logError: Error | undefined;
   private waitingDrain = false;
+  private readonly maskers: { stdout: StreamMasker; stderr: StreamMasker } | undefined;
 
   constructor(private readonly opts: OutputCaptureOptions) {
     this.out = new TailBuffer(opts.stdoutTailBytes);
     this.err = new TailBuffer(opts.stderrTailBytes);
+    const secrets = opts.secrets ?? [];
+    this.maskers = secrets.length === 0 ? undefined : { stdout: new StreamMasker(secrets), stderr: new StreamMasker(secrets) };
   }
 
-  /** Records one chunk of `stream`. */
+  /** Records one chunk of `stream` (masked first, when there are secrets). */
   push(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    this.record(stream, this.maskers ? this.maskers[stream].push(chunk) : chunk);
+  }
+
+  private record(stream: 'stdout' | 'stderr', chunk: Buffer): void {
     const tail = stream === 'stdout' ? this.out : this.err;
     if (this.log === undefined && this.logError === undefined) {
       if (tail.totalBytes + chunk.length > tail.capacity) this.spill();
@@ -143,6 +157,11 @@ export class OutputCapture {
 
   /** Closes the log file (if any) and returns the tails. Call once, after both streams ended. */
   async finish(): Promise<CapturedOutput> {
+    if (this.maskers) {
+      // What the maskers held back in case a secret continued (both streams ended: it did not).
+      this.record('stdout', this.maskers.stdout.end());
+      this.record('stderr', this.maskers.stderr.end());
+    }
     const log = this.log;
     if (log !== undefined && !log.closed) {
       await new Promise<void>((resolve) => {

@@ -5,7 +5,7 @@
  * where they are (a pool worker, or a checkout worker for `--worktree`) can take portable runs.
  */
 import { join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/activity';
+import { expectedFailure } from './expected-failure.js';
 import type { ClaimedCheckout, PlacementActivities } from '../workflows/activity-types.js';
 import { finishCheckout, prepareCheckout } from './git-checkout.js';
 import { GitCheckoutError } from './git.js';
@@ -19,14 +19,14 @@ export interface WorkerPlace {
 
 /** A git failure that retrying cannot fix goes back to the workflow as such (non-retryable). */
 function asFailure(err: unknown): unknown {
-  if (err instanceof GitCheckoutError) return ApplicationFailure.nonRetryable(err.message, 'GitCheckoutError');
+  if (err instanceof GitCheckoutError) return expectedFailure(err.message, 'GitCheckoutError');
   return err;
 }
 
 export function makePlacementActivities(place: WorkerPlace | undefined): PlacementActivities {
   const here = (): WorkerPlace => {
     if (place) return place;
-    throw ApplicationFailure.nonRetryable('this worker does not take portable runs: it serves one checkout', 'NoPlacement');
+    throw expectedFailure('this worker does not take portable runs: it serves one checkout', 'NoPlacement');
   };
   return {
     async claimCheckout(input): Promise<ClaimedCheckout> {

@@ -36,6 +36,13 @@ export interface RunProcessOptions {
   tailBytes?: number;
   /** stderr tail size in bytes; default {@link STDERR_TAIL_BYTES}. */
   stderrTailBytes?: number;
+  /**
+   * Written to the process's stdin, which is then closed (a prompt: never in argv, where `ps`
+   * shows it to every local user, and not bound by the argv size limit). Unset: stdin is /dev/null.
+   */
+  input?: string;
+  /** Values masked in stdout and stderr before they are kept anywhere (secret-mask.ts). */
+  secrets?: readonly Buffer[];
 }
 
 /** Why a process could not be started. */
@@ -62,7 +69,8 @@ export class SpawnError extends Error {
  * - on timeout/abort the WHOLE group gets SIGTERM, then SIGKILL after {@link KILL_GRACE_MS};
  * - once the main process exited, children still holding its pipes get {@link LINGER_MS}, then the
  *   group is killed, so a stray `cmd &` cannot hang the action;
- * - memory is bounded by the tails (see {@link OutputCapture}); output is kept verbatim.
+ * - memory is bounded by the tails (see {@link OutputCapture}); output is kept verbatim, except
+ *   that `secrets` are masked (secret-mask.ts) before any of it is kept.
  */
 export async function runProcess(opts: RunProcessOptions): Promise<ActionResult> {
   const start = performance.now();
@@ -78,13 +86,19 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
     extendEnv: true,
     detached: true,
     buffer: false,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
     reject: false,
   });
   const pid = child.pid;
   if (pid === undefined) throw await spawnError(child, opts);
   // Guarded until runProcess returns, stragglers included (group-reaper.ts).
   trackGroup(pid);
+  if (opts.input !== undefined) {
+    const stdin = child.stdin as Writable;
+    // A program that exits without reading all of it closes the pipe: EPIPE is no fault of ours.
+    stdin.on('error', () => undefined);
+    stdin.end(opts.input);
+  }
   openGate(child.stdio[3] as unknown as Writable);
   // With buffer:false execa's own promise only tracks completion; it never rejects (reject:false),
   // and we do not wait on it (it also waits for pipes held by escaped grandchildren).
@@ -96,6 +110,7 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
     logPath: opts.logPath,
     stdoutTailBytes: opts.tailBytes ?? STDOUT_TAIL_BYTES,
     stderrTailBytes: opts.stderrTailBytes ?? STDERR_TAIL_BYTES,
+    ...(opts.secrets ? { secrets: opts.secrets } : {}),
     pause: () => {
       stdout.pause();
       stderr.pause();

@@ -2,9 +2,11 @@ import { join } from 'node:path';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
-import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs } from './env-refs.js';
+import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs, secretValues } from './env-refs.js';
 import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
 import { SpawnError, runProcess } from './process.js';
+import { maskableSecrets } from './secret-mask.js';
+import { prepareShell, type ShellLaunch } from './shell-launch.js';
 import type { WorkerPlace } from './placement.js';
 
 /** What the activities read from the worker (injectable for tests). */
@@ -108,6 +110,9 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
   return async function runAction(input: RunActionInput): Promise<ActionResult> {
     let file: string;
     let args: string[];
+    let stdin: string | undefined;
+    let launch: ShellLaunch | undefined;
+    let secrets: Buffer[];
     const injected = injectedEnv(deps, input.instanceId);
     const workerEnv = injected ?? process.env;
     // Only an injected environment needs copying; process.env is inherited by execa (extendEnv).
@@ -116,15 +121,23 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       if (input.kind === 'shell') {
         const shell = input.shell;
         if (shell === undefined) return setupErrorResult(`state ${input.state}: shell action without a command`);
-        Object.assign(env, shell.vars, resolveEnvRefs(shell.env, input.state, workerEnv).values);
+        const envValues = resolveEnvRefs(shell.env, input.state, workerEnv).values;
+        secrets = maskableSecrets(secretValues(Object.values(shell.env).map((r) => r.name), input.mask_env, workerEnv));
+        // Large values through files, not argv/environment (shell-launch.ts).
+        launch = prepareShell(shell.script, { ...shell.vars, ...envValues });
+        Object.assign(env, launch.env);
         file = 'bash';
-        args = ['-c', shell.script];
+        args = launch.args;
       } else {
         if (input.prompt === undefined) return setupErrorResult(`state ${input.state}: prompt action without a prompt`);
         const prompt = renderPrompt(input.prompt.parts, input.state, workerEnv);
+        const own = input.prompt.parts.flatMap((p) => (typeof p === 'string' ? [] : [p.name]));
+        secrets = maskableSecrets(secretValues(own, input.mask_env, workerEnv));
         const cli = hostCli(workerEnv);
         file = cli.binary;
-        args = hostArgs(cli, promptArgs({ prompt, agent: input.agent, tools: input.tools, model: input.model }));
+        args = hostArgs(cli, promptArgs({ agent: input.agent, tools: input.tools, model: input.model }));
+        // On stdin, not in argv (host-cli.ts promptArgs).
+        stdin = prompt;
       }
     } catch (e) {
       if (e instanceof UndefinedEnvError) return setupErrorResult(e.message);
@@ -139,6 +152,8 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
         args,
         cwd: input.cwd,
         env,
+        ...(stdin === undefined ? {} : { input: stdin }),
+        secrets,
         timeoutMs: input.timeout_s * 1000,
         signal: hooks.signal,
         onHeartbeat: hooks.onHeartbeat,
@@ -154,6 +169,8 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       }
       if (e.reason === 'not_found') throw ApplicationFailure.nonRetryable(`${e.message} (bash is required on the worker)`, 'ActionSetupError');
       throw new Error(e.message, { cause: e });
+    } finally {
+      launch?.cleanup();
     }
     hooks.rethrowIfCancelled(result);
     return result;

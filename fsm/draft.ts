@@ -92,6 +92,8 @@ export function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): vo
     iterations: result.iterations,
     steps: result.steps,
     terminated_by: terminatedBy,
+    // A `failure: true` terminal, told apart from a success terminal (seed 001's event has no such field).
+    ...(result.failure ? { failure: true } : {}),
     duration_ms: result.duration_ms,
     ...(result.cycles === undefined ? {} : { cycles: result.cycles }),
     ...(error === undefined ? {} : { error }),

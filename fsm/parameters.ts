@@ -44,6 +44,9 @@ export function coerceParameter(spec: ParameterSpec, value: unknown): { value: u
       if (typeof value === 'string') return { value };
       if (typeof value === 'number' || typeof value === 'boolean') return { value: String(value) };
       return { error: `expected a string, got ${describe(value)}` };
+    case 'command':
+      if (typeof value !== 'string' || value.trim() === '') return { error: `expected a shell command, got ${describe(value)}` };
+      return { value };
     case 'path':
       if (typeof value !== 'string' || value.trim() === '') return { error: `expected a path, got ${describe(value)}` };
       if (value.includes('\0')) return { error: 'a path cannot contain a NUL character' };
@@ -68,6 +71,14 @@ export function coerceParameter(spec: ParameterSpec, value: unknown): { value: u
       return { error: `expected one of ${allowed.join(', ')}, got ${describe(value)}` };
     }
   }
+}
+
+/**
+ * The `--context` keys that are data in shell actions: all of them except the values of declared
+ * `command` parameters, which the operator gives as code to run (docs/decisions.md).
+ */
+export function commandLineDataKeys(def: Pick<LoopDefinition, 'parameters'>, given: Record<string, unknown>): string[] {
+  return Object.keys(given).filter((key) => def.parameters?.[key]?.type !== 'command');
 }
 
 /** How to give parameter `name` a value, for messages. */

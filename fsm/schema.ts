@@ -158,7 +158,9 @@ const llmConfig = z.strictObject({
 });
 
 const parameterSpec = z.strictObject({
-  type: z.enum(['string', 'integer', 'number', 'boolean', 'enum', 'path']),
+  // `command`: a shell command the operator supplies; the one kind of `--context` value spliced
+  // into shell actions as code (every other one is data: docs/loop-format.md).
+  type: z.enum(['string', 'integer', 'number', 'boolean', 'enum', 'path', 'command']),
   required: z.boolean().default(false),
   default: z.unknown().optional(),
   description: z.string().optional(),

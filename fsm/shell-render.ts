@@ -2,14 +2,14 @@
  * Rendering a shell action so that interpolated data can never become shell syntax.
  *
  * The rule (docs/loop-format.md "Interpolation in shell actions"):
- * - `context`, `state` and `loop` values are written by the loop's author (or `--context` on the
- *   command line) and are spliced into the script as code: `action: "${context.metric_cmd}"` runs
- *   the command the author wrote.
+ * - `context`, `state` and `loop` values are written by the loop's author and are spliced into
+ *   the script as code: `action: "${context.metric_cmd}"` runs the command the author wrote.
  * - `captured`, `prev` and `result` values come from what actions printed. They are never spliced:
  *   the script references a bash variable (`${LL_V1}`) and the value travels in the child's
  *   environment, so `"; rm -rf x; "`, `$(…)` or backticks arrive as plain data.
  * - Context keys bound from a parent loop's run-time data (`with: { x: "${captured.y.output}" }`)
- *   are data too (`scope.dataContext`).
+ *   are data too (`scope.dataContext`), and so are keys given with `--context` on the command line
+ *   (except `command` parameters) in runs that carry them (LoopWorkflowInput.dataContext).
  * - `${env.NAME}` becomes a reference too (`${LL_E1}`); the worker looks the value up when the
  *   action runs, so secrets never enter workflow history.
  *

@@ -106,6 +106,12 @@ export interface RunActionInput {
   model?: string;
   cwd: string;
   timeout_s: number;
+  /**
+   * Names of the environment variables the loop references anywhere (`${env.NAME}`): their values
+   * are masked in the action's output. Set by the workflow for runs that ask for it
+   * (LoopRunOptions.maskLoopEnv); absent in older runs, which mask the action's own references only.
+   */
+  mask_env?: string[];
 }
 
 /** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */
@@ -135,4 +141,6 @@ export interface EvaluateLlmInput {
   uncertain_suffix: boolean;
   cwd: string;
   timeout_s: number;
+  /** As RunActionInput.mask_env: values masked in the judge's output. */
+  mask_env?: string[];
 }

@@ -5,7 +5,9 @@
 import { existsSync } from 'node:fs';
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type LogLevel, type LogMetadata, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
-import { isScopeBusyMessage } from '../workflows/scope-lock-definitions.js';
+import { isScopeBusyMessage, SCOPE_BUSY } from '../workflows/scope-lock-definitions.js';
+import { LOOP_FAILED } from '../workflows/definitions.js';
+import { isLoopFailedMessage } from '../fsm/outcome.js';
 import { startGroupWatchdog } from '../activities/group-reaper.js';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { EventHub } from './event-hub.js';
@@ -35,16 +37,25 @@ export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
 let runtimeInstalled = false;
 
 /**
- * The SDK logs every failed workflow at WARN, with its stack. A run denied its scopes fails by
- * design (ScopeBusy) and the CLI reports it itself (exit 8), so that one is not logged. The error
- * reaches the logger as a plain Error (its failure type is lost crossing the workflow thread), so
- * it is known by its message.
+ * The SDK logs every failed workflow and activity at WARN, with its stack. Some failures are
+ * outcomes, not faults, and the CLI reports them itself: a run that did not succeed closes Failed
+ * with `LoopFailed` (fsm/outcome.ts; exit 2–5), a run denied its scopes fails with ScopeBusy
+ * (exit 8). Those are not logged. The error may reach the logger as a plain Error (its failure
+ * type lost crossing the workflow thread), so it is also known by its message.
  */
 class QuietLogger extends DefaultLogger {
   override log(level: LogLevel, message: string, meta?: LogMetadata): void {
-    if (message === 'Workflow failed' && isScopeBusyMessage(String((meta?.error as Error | undefined)?.message ?? ''))) return;
+    if (message === 'Workflow failed' && isOutcomeFailure(meta?.error)) return;
     super.log(level, message, meta);
   }
+}
+
+function isOutcomeFailure(error: unknown): boolean {
+  const e = error as { type?: unknown; stack?: unknown; message?: unknown } | undefined;
+  if (e?.type === LOOP_FAILED || e?.type === SCOPE_BUSY) return true;
+  // Crossing the thread leaves a plain Error whose stack still starts with the failure's class.
+  const message = String(e?.message ?? '');
+  return isScopeBusyMessage(message) || (String(e?.stack ?? '').startsWith('ApplicationFailure: ') && isLoopFailedMessage(message));
 }
 
 /** Keep the SDK's own logging to warnings so it does not interleave with the CLI's output. */

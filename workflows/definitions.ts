@@ -9,7 +9,10 @@ import type { ExecutionResult, RunLoopInput } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
 
-/** The ApplicationFailure type of a run failed by `failOnNonTerminal` (details: the LoopRunResult). */
+/**
+ * The ApplicationFailure type of a run that ended other than at a success terminal (`closeAsOutcome`,
+ * or `failOnNonTerminal`); its details are the LoopRunResult.
+ */
 export const LOOP_FAILED = 'LoopFailed';
 
 /**
@@ -50,6 +53,12 @@ export interface LoopRunOptions {
    */
   failOnNonTerminal?: boolean;
   /**
+   * Close the workflow the way the run ended (fsm/outcome.ts): Completed at a success terminal,
+   * Failed (`LoopFailed`) otherwise, Canceled when stopped; `LoopStatus` holds the outcome. Set on
+   * every run started by 0.4.0 and later; absent from older histories, which replay as they ran.
+   */
+  closeAsOutcome?: boolean;
+  /**
    * The task queue actions and LLM evaluations go to when it is not the workflow's own: a pinned
    * pool run's workflow tasks go to any pool worker, its actions only to the queue of the
    * checkout's worker (Temporal's worker-specific task queue pattern). Unset: the workflow's queue.
@@ -61,6 +70,12 @@ export interface LoopRunOptions {
   hostNoticeS?: number;
   /** Where a portable run's checkout was claimed (carried across continue-as-new and into sub-loops). */
   placedOn?: { host: string; dir: string };
+  /**
+   * Mask the values of every variable the loop references (`${env.NAME}` anywhere) in each action's
+   * and judge's output (RunActionInput.mask_env). Set by the client for new runs; runs of older
+   * releases lack it and replay with the activity inputs they had.
+   */
+  maskLoopEnv?: boolean;
 }
 
 /**
@@ -133,6 +148,11 @@ export interface LoopWorkflowInput {
   child?: ChildRunInput;
   /** The scopes this run holds while it runs (none for sub-loops: they run under the parent's). */
   lock?: ScopeLockRequest;
+  /**
+   * Context keys whose values came from the command line (`--context`): data, not code, in shell
+   * actions (fsm/shell-render.ts). Absent in runs of older releases, which replay as they ran.
+   */
+  dataContext?: string[];
 }
 
 /** A sub-loop's inputs from its parent state (see fsm/subloop.ts). */

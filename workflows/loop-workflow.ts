@@ -20,11 +20,13 @@ import {
   setCurrentDetails,
   setHandler,
   sleep,
+  upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
-import { closing } from '../fsm/outcome.js';
+import { loopEnvNames } from '../fsm/env-names.js';
+import { closing, outcomeOf, type LoopOutcome } from '../fsm/outcome.js';
 import { upgradeSnapshot } from '../fsm/semantics.js';
 import { childStart } from '../fsm/subloop.js';
 import { transition } from '../fsm/transition.js';
@@ -47,6 +49,8 @@ const HEARTBEAT_TIMEOUT = '30s';
 /** Continue as new well before Temporal's ~51,200-event / 50 MB history limits. */
 const MAX_HISTORY_EVENTS = 20_000;
 const MAX_HISTORY_BYTES = 20 * 1024 * 1024;
+/** A stopped run's memo carries its captured values when their JSON is at most this long. */
+const MAX_MEMO_CAPTURED_CHARS = 16 * 1024;
 
 /**
  * Local activities are recorded when the workflow task completes. After this much local-activity
@@ -89,13 +93,22 @@ function llmActivity(timeoutS: number, state: string, at: ReturnType<Placement['
 }
 
 /**
- * Close the workflow for a finished run: its result with the final snapshot, or (see
- * fsm/outcome.ts) a non-retryable `LoopFailed` failure carrying the same.
+ * Close the workflow for a finished run (fsm/outcome.ts): its result with the final snapshot, a
+ * non-retryable `LoopFailed` failure carrying the same, or — stopped — Canceled. A cancellation
+ * carries no details, so a stopped run leaves its result in its memo as `outcome` (captured values
+ * beyond MAX_MEMO_CAPTURED_CHARS only by name: `resume` replays the history for them).
  */
-function settle(snapshot: DoneSnapshot, failOnNonTerminal: boolean | undefined): LoopRunResult {
+function settle(snapshot: DoneSnapshot, input: LoopWorkflowInput): LoopRunResult {
   const result: LoopRunResult = { ...snapshot.outcome, snapshot };
-  const close = closing(snapshot.outcome, failOnNonTerminal === true);
+  const close = closing(snapshot.outcome, { failOnNonTerminal: input.options.failOnNonTerminal, closeAsOutcome: input.options.closeAsOutcome, child: input.child !== undefined });
   if (close.kind === 'fail') throw ApplicationFailure.nonRetryable(close.message, LOOP_FAILED, result);
+  if (close.kind === 'cancel') {
+    const outcome = snapshot.outcome;
+    // Every list of runs carries the memo: large captured values are named, not copied.
+    const small = JSON.stringify(outcome.captured).length <= MAX_MEMO_CAPTURED_CHARS;
+    upsertMemo({ outcome: small ? outcome : { ...outcome, captured: Object.fromEntries(Object.keys(outcome.captured).map((k) => [k, null])) } });
+    throw new CancelledFailure(`loop ${outcome.loop} stopped in state "${outcome.final_state}"`);
+  }
   return result;
 }
 
@@ -128,6 +141,9 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   // A sub-loop runs with what its parent bound (the same on every continue-as-new: deterministic).
   const childStarted = input.child ? childStart(input.definition, input.child) : undefined;
   const def = childStarted && 'definition' in childStarted ? childStarted.definition : input.definition;
+  // Runs started by this release ask the worker to mask every variable the loop names (older
+  // histories lack the option: their activity inputs stay as they were).
+  const maskEnv = input.options.maskLoopEnv ? { mask_env: loopEnvNames(def) } : {};
   /** Where the run is: the last transition (its snapshot, its effect, its events not yet delivered). */
   let at: Transition = input.resume
     ? // Continued as new: the same run, its snapshot and the effect it was about to carry out.
@@ -165,7 +181,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     // The snapshot once, not beside copies of its parts: the worker shapes the state file.
     loopEvents.state({ loop: def.name, snapshot });
     if (input.options.searchAttributes) {
-      upsertSearchAttributes({ LoopState: [snapshot.current], LoopStatus: [snapshot.status] });
+      upsertSearchAttributes({ LoopState: [snapshot.current], LoopStatus: [loopStatusOf(snapshot, input.options.closeAsOutcome === true)] });
     }
   };
 
@@ -184,7 +200,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       if (!isFinished(at)) at = transition(def, at.snapshot, { type: 'cancel', now: Date.now() });
       deliver();
       report();
-      if (isFinished(at)) return settle(at.snapshot, input.options.failOnNonTerminal);
+      if (isFinished(at)) return settle(at.snapshot, input);
       throw new CancelledFailure('stopped while waiting for its scopes');
     }
   }
@@ -223,7 +239,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           try {
             const local = !placement.remote && isLocal(work.input, localMaxS);
             const result = await placement.run((place) => {
-              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd };
+              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd, ...maskEnv };
               return actionActivity(full, local, placement.activityOptions())(full);
             });
             await flushLocal(result, local);
@@ -235,7 +251,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         }
         case 'evaluate_llm': {
           try {
-            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd }));
+            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv }));
             return llmEvent(reply, Date.now());
           } catch (err) {
             if (isCancellation(err)) throw err;
@@ -264,7 +280,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       report();
       if (isFinished(at)) {
         await placement.release();
-        return settle(at.snapshot, input.options.failOnNonTerminal);
+        return settle(at.snapshot, input);
       }
       const { snapshot, effect } = at;
       const info = workflowInfo();
@@ -284,8 +300,14 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     report();
     if (!isFinished(at)) throw err;
     await CancellationScope.nonCancellable(() => placement.release());
-    return { ...at.snapshot.outcome, snapshot: at.snapshot };
+    return settle(at.snapshot, input);
   }
+}
+
+/** The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before. */
+function loopStatusOf(snapshot: Snapshot, outcome: boolean): LoopOutcome | 'done' {
+  if (snapshot.status === 'running') return 'running';
+  return outcome ? outcomeOf(snapshot.outcome) : 'done';
 }
 
 function isFinished(t: Transition): t is Extract<Transition, { effect: FinishEffect }> {
@@ -297,8 +319,19 @@ function begin(def: LoopDefinition, input: LoopWorkflowInput, child: ReturnType<
   const start = { type: 'start', now, semantics: startingSemantics() } as const;
   if (child && 'error' in child) return transition(def, null, { ...start, error: child.error });
   const from = input.continueFrom;
-  if (from) return transition(def, null, { ...start, resumeFrom: { runId: from.runId, snapshot: upgradeSnapshot(from.snapshot), ...(from.upgrade ? { upgrade: from.upgrade } : {}) } });
-  return transition(def, null, { ...start, ...(child ? { inherited: { captured: child.captured, dataContext: child.dataContext } } : {}) });
+  if (from) {
+    const snapshot = withDataContext(upgradeSnapshot(from.snapshot), input.dataContext);
+    return transition(def, null, { ...start, resumeFrom: { runId: from.runId, snapshot, ...(from.upgrade ? { upgrade: from.upgrade } : {}) } });
+  }
+  if (child) return transition(def, null, { ...start, inherited: { captured: child.captured, dataContext: child.dataContext } });
+  // `--context` values are data (input.dataContext, absent in runs of older releases).
+  return transition(def, null, { ...start, ...(input.dataContext?.length ? { inherited: { dataContext: input.dataContext } } : {}) });
+}
+
+/** The snapshot with `keys` added to its data context keys (unchanged when there are none). */
+function withDataContext(snapshot: Snapshot, keys: string[] | undefined): Snapshot {
+  if (!keys?.length) return snapshot;
+  return { ...snapshot, dataContext: [...new Set([...(snapshot.dataContext ?? []), ...keys])] };
 }
 
 function statusOf(def: LoopDefinition, snapshot: Snapshot): LoopStatus {

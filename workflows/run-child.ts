@@ -9,7 +9,9 @@
  * is terminated outright.
  */
 import {
+  ApplicationFailure,
   CancelledFailure,
+  ChildWorkflowFailure,
   CancellationScope,
   ChildWorkflowCancellationType,
   ParentClosePolicy,
@@ -21,7 +23,7 @@ import {
 import type { LoopActivities } from './activity-types.js';
 import type { RunEvent } from '../fsm/snapshot.js';
 import type { RunLoopInput } from '../fsm/types.js';
-import { MAX_SUBLOOP_DEPTH, type LoopWorkflowInput } from './definitions.js';
+import { LOOP_FAILED, MAX_SUBLOOP_DEPTH, type LoopRunResult, type LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
 
 const LOAD_OPTIONS = {
@@ -53,7 +55,8 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
   const definition = loaded.definition;
   const input: LoopWorkflowInput = {
     definition,
-    // A child's failure is reported to its parent as a result, never as a workflow failure.
+    // A child's end is reported to its parent as a result: with the parent's `closeAsOutcome` a
+    // child that did not succeed fails with it (LoopFailed), never otherwise.
     options: { ...parent.options, failOnNonTerminal: false },
     child: { depth, parent: parentId, ...(request.passthrough ? { passthrough: request.passthrough } : {}), ...(request.bindings ? { bindings: request.bindings } : {}) },
   };
@@ -75,7 +78,12 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
         : {}),
     });
   try {
-    const result = limit ? await limit.run(run) : await run();
+    // A child of 0.4.0 or later that did not succeed fails with its result (fsm/outcome.ts).
+    const result = await (limit ? limit.run(run) : run()).catch((err: unknown) => {
+      const failed = resultOfFailedChild(err);
+      if (failed) return failed;
+      throw err;
+    });
     // A stopped parent cancels the child, which records its own cancelled end and completes:
     // that is this run being stopped, not a sub-loop outcome to route on.
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(`stopped while sub-loop "${definition.name}" ran`);
@@ -86,6 +94,14 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
     if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
     return { type: 'subloop_failed', loop: timedOut() ? request.loop : definition.name, failure: failureOf(err), timedOut: timedOut(), now: Date.now() };
   }
+}
+
+/** The loop result a child that did not succeed failed with (LoopFailed), if that is what `err` is. */
+function resultOfFailedChild(err: unknown): LoopRunResult | undefined {
+  if (!(err instanceof ChildWorkflowFailure)) return undefined;
+  const cause = err.cause;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== LOOP_FAILED) return undefined;
+  return cause.details?.[0] as LoopRunResult | undefined;
 }
 
 /** The parent's ll-loop version and build id, for the child's memo (the Web UI shows them). */

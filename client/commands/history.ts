@@ -6,6 +6,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { formatDuration, oneLine } from '../../fsm/format.js';
+import { outcomeOf, type LoopOutcome } from '../../fsm/outcome.js';
 import type { TerminatedBy } from '../../fsm/types.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import { eventsPath } from '../../worker/run-files.js';
@@ -45,6 +46,10 @@ export interface RunHistoryEntry {
   duration_ms: number | null;
   terminated_by: TerminatedBy | null;
   final_state: string | null;
+  /** How it ended (fsm/outcome.ts); null while open or when the run left no result. */
+  outcome: LoopOutcome | null;
+  /** True when it ended in a terminal state marked `failure: true`. */
+  failure: boolean | null;
   /** Open runs: false when no worker answered. */
   worker?: boolean;
 }
@@ -84,6 +89,8 @@ async function entryFor({ client, connection }: Session, run: RunSummary): Promi
     duration_ms: run.closeTime ? run.closeTime.getTime() - run.startTime.getTime() : null,
     terminated_by: null,
     final_state: null,
+    outcome: run.open ? 'running' : null,
+    failure: null,
     ...(run.closeTime ? { closed_at: run.closeTime.toISOString() } : {}),
   };
   if (run.open) {
@@ -92,7 +99,9 @@ async function entryFor({ client, connection }: Session, run: RunSummary): Promi
     if (live) Object.assign(entry, { iterations: live.iteration, duration_ms: live.elapsed_ms, final_state: live.state });
   } else if (mayHaveResult(run.status)) {
     const result = await closedResult(connection, handle);
-    if (result) Object.assign(entry, { iterations: result.iterations, duration_ms: result.duration_ms, terminated_by: result.terminated_by, final_state: result.final_state });
+    if (result) {
+      Object.assign(entry, { iterations: result.iterations, duration_ms: result.duration_ms, terminated_by: result.terminated_by, final_state: result.final_state, outcome: outcomeOf(result), failure: result.failure });
+    }
   }
   return entry;
 }
@@ -113,9 +122,16 @@ function printRuns(loop: string, entries: RunHistoryEntry[], out: (t: string) =>
     localTime(new Date(e.started_at)),
     e.iterations === null ? '-' : String(e.iterations),
     e.duration_ms === null ? '-' : formatDuration(e.duration_ms),
-    e.terminated_by ? `${e.terminated_by} (${e.final_state})` : e.final_state && e.status === 'running' ? `in ${e.final_state}` : '-',
+    e.outcome ?? '-',
+    e.terminated_by ? endedBy(e) : e.final_state && e.status === 'running' ? `in ${e.final_state}` : '-',
   ]);
-  out(table([['RUN ID', 'STATUS', 'STARTED', 'ITERATIONS', 'DURATION', 'ENDED BY'], ...rows]));
+  out(table([['RUN ID', 'STATUS', 'STARTED', 'ITERATIONS', 'DURATION', 'OUTCOME', 'ENDED BY'], ...rows]));
+}
+
+/** How a run ended, a failure terminal told apart from a success terminal. */
+function endedBy(e: RunHistoryEntry): string {
+  if (e.terminated_by === 'terminal') return `${e.failure ? 'failure terminal' : 'terminal'} (${e.final_state})`;
+  return `${e.terminated_by} (${e.final_state})`;
 }
 
 /** Whether an event concerns a state (its `state`, a route's `from`, the end's `final_state`). */

@@ -2,6 +2,7 @@
  * `ll-loop list [--category C] [--label L] [--json]`: the loops in `.loops/`.
  * `ll-loop list --builtin [--category C] [--label L] [--json]`: the built-in catalog (list-builtin.ts).
  * `ll-loop list --running [--json]`: the open runs in Temporal, each answering for itself.
+ * `ll-loop list --failed [--json]`: the runs that did not succeed (list-failed.ts).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,6 +53,8 @@ export interface ListOptions {
   cwd: string;
   json: boolean;
   running?: boolean;
+  /** The runs that did not succeed, instead of the loops. */
+  failed?: boolean;
   /** The built-in catalog instead of `.loops/`. */
   builtin?: boolean;
   category?: string;
@@ -175,6 +178,12 @@ async function printRunning(opts: ListOptions): Promise<number> {
 
 /** `ll-loop list`. Returns the exit code. */
 export async function listCommand(opts: ListOptions): Promise<number> {
+  if (opts.failed) {
+    if (opts.running || opts.builtin || opts.category !== undefined || (opts.labels ?? []).length > 0) {
+      throw new UsageError('--failed lists runs; it takes no other filter', 'use ll-loop list --failed alone (with --json if wanted)');
+    }
+    return (await import('./list-failed.js')).printFailed(opts);
+  }
   if (opts.running) {
     if (opts.builtin) throw new UsageError('--running and --builtin cannot be combined', 'use ll-loop list --running or ll-loop list --builtin');
     if (opts.category !== undefined || (opts.labels ?? []).length > 0) {
@@ -187,8 +196,8 @@ export async function listCommand(opts: ListOptions): Promise<number> {
 
 /** `ll-loop list` in the command table. */
 export const listSpec: CommandSpec = {
-  usage: 'list [--running|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live runs, or the built-ins',
-  flags: { running: { type: 'boolean' }, builtin: { type: 'boolean' }, category: { type: 'string' }, label: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+  usage: 'list [--running|--failed|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
+  flags: { running: { type: 'boolean' }, failed: { type: 'boolean' }, builtin: { type: 'boolean' }, category: { type: 'string' }, label: { type: 'string', multiple: true }, json: { type: 'boolean' } },
   run(ctx) {
     if (ctx.positionals.length > 0) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop list [--running|--builtin] [--category C] [--label L]');
     const category = str(ctx, 'category');
@@ -196,6 +205,7 @@ export const listSpec: CommandSpec = {
       cwd: ctx.cwd,
       json: bool(ctx, 'json'),
       running: bool(ctx, 'running'),
+      failed: bool(ctx, 'failed'),
       builtin: bool(ctx, 'builtin'),
       labels: list(ctx, 'label'),
       out: ctx.out,

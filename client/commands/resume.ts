@@ -27,6 +27,7 @@ import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, sn
 import { openSession, type Session } from '../temporal/session.js';
 import { moveOntoThisRelease, readOpenRun } from '../runs/upgrade.js';
 import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
+import { commandLineDataKeys } from '../../fsm/parameters.js';
 import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../worker/checkout.js';
 import { checkoutRootOf, ensureCheckoutWorker } from '../runs/checkout-worker.js';
 
@@ -198,6 +199,8 @@ async function continueStopped(
       workflowId: newId,
       continueFrom: { runId: run.id, snapshot },
       memo: { resumed_from: run.id },
+      // `--context` given to resume is data like run's (the stopped run's own keys are in its snapshot).
+      dataContext: commandLineDataKeys(definition, context),
       // The new run asks for the scopes the stopped one had, as it asked for them.
       ...(previous?.lock ? { lock: previous.lock } : {}),
     }).catch((err: unknown) => {

@@ -23,6 +23,7 @@ import { EXIT } from '../exit-codes.js';
 import { armInterrupt, interruptible } from '../runs/interrupt.js';
 import { runInfo } from '../runs/run-info.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
+import { commandLineDataKeys } from '../../fsm/parameters.js';
 import { searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
@@ -58,9 +59,10 @@ export interface RunOptions {
 
 type Endpoint = TemporalEndpoint & { uiUrl?: string };
 
-function load(opts: RunOptions): { definition: LoopDefinition; file: string } {
+function load(opts: RunOptions): { definition: LoopDefinition; file: string; dataContext: string[] } {
+  const context = parseContextArgs(opts.context);
   const overrides = {
-    context: parseContextArgs(opts.context),
+    context,
     noLlm: opts.noLlm,
     requireParameters: true,
     refuseUnusedContext: opts.allowUnknownContext !== true,
@@ -72,7 +74,8 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string } {
     printDiagnostics(loaded.diagnostics, opts.json, opts.out ?? ((t) => process.stdout.write(t)), opts.err ?? ((t) => process.stderr.write(t)));
     throw new CliError(`${loaded.file} is not a valid loop; nothing was run`, 'fix the errors above, then run again', EXIT.usage);
   }
-  return { definition: loaded.definition, file: loaded.file };
+  // Values from the command line are data in shell actions, not code (docs/decisions.md).
+  return { definition: loaded.definition, file: loaded.file, dataContext: commandLineDataKeys(loaded.definition, context) };
 }
 
 /**
@@ -94,7 +97,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   const err = opts.err ?? ((t: string) => process.stderr.write(t));
   // The run's actions see the environment of this command as it was invoked (worker/run-env.ts).
   const env = { ...process.env };
-  const { definition, file } = load(opts);
+  const { definition, file, dataContext } = load(opts);
   if (opts.dryRun) {
     printPlan(definition, opts.json, out);
     return EXIT.ok;
@@ -124,6 +127,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
         started: new Date(),
         lock,
         env,
+        dataContext,
       });
       if (interruption) armInterrupt(interruption.interrupt, () => handle.cancel());
       noteWhileQueued(client, instanceId, lock, err);

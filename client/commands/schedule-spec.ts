@@ -12,6 +12,7 @@ import { bool, list, str, type CommandContext, type CommandSpec } from '../comma
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
+import { commandLineDataKeys } from '../../fsm/parameters.js';
 import {
   backfillLoopSchedule,
   createLoopSchedule,
@@ -67,7 +68,8 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
   const named = str(ctx, 'task-queue');
   if (named !== undefined && named.trim() === '') throw new UsageError('--task-queue needs a task queue name', "omit it to use this checkout's worker");
   const taskQueue = named ?? checkoutAt(checkoutRootOf(ctx.cwd)).queue;
-  const loaded = loadLoop(target, ctx.cwd, { context: parseContextArgs(list(ctx, 'context')), requireParameters: true, refuseUnusedContext: !bool(ctx, 'context-allow-unknown') });
+  const context = parseContextArgs(list(ctx, 'context'));
+  const loaded = loadLoop(target, ctx.cwd, { context, requireParameters: true, refuseUnusedContext: !bool(ctx, 'context-allow-unknown') });
   if (!loaded.definition) {
     printDiagnostics(loaded.diagnostics, bool(ctx, 'json'), ctx.out, ctx.err);
     throw new CliError(`${loaded.file} is not a valid loop; no schedule was created`, 'fix the errors above, then run again', EXIT.usage);
@@ -88,6 +90,7 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
       pauseOnFailure: bool(ctx, 'pause-on-failure'),
       localActivityMaxTimeoutS: localActivityMax(),
       overlap,
+      dataContext: commandLineDataKeys(definition, context),
       ...(bool(ctx, 'no-lock') ? {} : { lock: lockRequestFor(definition, checkoutAt(checkoutRootOf(ctx.cwd)), { wait: scheduledRunsWait(overlap), ...(named === undefined ? {} : { taskQueue: named }) }) }),
     });
   });

@@ -30,7 +30,8 @@ export class LoggingEventHub extends EventHub {
       this.seen.delete(id);
       if (!info.parent) removeRunEnv(id);
       const error = event.error ? `: ${String(event.error)}` : '';
-      this.log(`finished ${id}: ${String(event.terminated_by)} in state ${String(event.final_state)} (${plural(Number(event.iterations), 'iteration')})${error}`);
+      const ending = event.terminated_by === 'terminal' && event.failure === true ? 'failure terminal' : String(event.terminated_by);
+      this.log(`finished ${id}: ${ending} in state ${String(event.final_state)} (${plural(Number(event.iterations), 'iteration')})${error}`);
     }
   }
 }

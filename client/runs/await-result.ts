@@ -7,6 +7,7 @@ import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError, type Wo
 import type { ExecutionResult } from '../../fsm/types.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { resultInFailure } from './run-result.js';
 
 /** gRPC codes that mean "ask again later", not "this will never work". */
 const PERMANENT_CODES = new Set([3 /* INVALID_ARGUMENT */, 5 /* NOT_FOUND */, 7 /* PERMISSION_DENIED */, 12 /* UNIMPLEMENTED */, 16 /* UNAUTHENTICATED */]);
@@ -51,7 +52,11 @@ export async function awaitResult(handle: WorkflowHandle, opts: AwaitOptions = {
       if (disconnected) opts.onReconnect?.();
       return result;
     } catch (err) {
-      if (err instanceof WorkflowFailedError) throw new RunClosedAbnormallyError(handle.workflowId, err);
+      if (err instanceof WorkflowFailedError) {
+        const result = resultInFailure(err);
+        if (result) return result;
+        throw new RunClosedAbnormallyError(handle.workflowId, err);
+      }
       if (err instanceof WorkflowNotFoundError || !isTransientServiceError(err)) throw err;
       if (!disconnected) opts.onDisconnect?.((err as Error).message);
       disconnected = true;

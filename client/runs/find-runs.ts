@@ -25,6 +25,11 @@ export interface RunSummary {
   /** Where its actions go when not its own queue (pinned pool runs). */
   actionQueue?: string;
   buildId?: string;
+  /** The LoopStatus / LoopState search attributes, where the server has them (fsm/outcome.ts). */
+  loopStatus?: string;
+  loopState?: string;
+  /** A sub-loop's parent run (memo). */
+  parent?: string;
 }
 
 /** Several runs match where one was needed: lists them so the user can pick a run id. */
@@ -51,8 +56,9 @@ function quote(value: string): string {
 }
 
 function summarize(info: WorkflowExecutionInfo): RunSummary {
-  const memo = (info.memo ?? {}) as { loop?: unknown; cwd?: unknown; version?: unknown; build_id?: unknown; action_queue?: unknown };
-  const loopAttr = info.typedSearchAttributes?.getAll().find((p) => p.key.name === 'LoopName')?.value;
+  const memo = (info.memo ?? {}) as { loop?: unknown; cwd?: unknown; version?: unknown; build_id?: unknown; action_queue?: unknown; parent?: unknown };
+  const attr = (name: string): unknown => info.typedSearchAttributes?.getAll().find((p) => p.key.name === name)?.value;
+  const loopAttr = attr('LoopName');
   const status = info.status.name;
   const summary: RunSummary = {
     id: info.workflowId,
@@ -68,6 +74,10 @@ function summarize(info: WorkflowExecutionInfo): RunSummary {
   if (typeof memo.version === 'string') summary.version = memo.version;
   if (typeof memo.build_id === 'string') summary.buildId = memo.build_id;
   if (typeof memo.action_queue === 'string') summary.actionQueue = memo.action_queue;
+  if (typeof memo.parent === 'string') summary.parent = memo.parent;
+  const [loopStatus, loopState] = [attr('LoopStatus'), attr('LoopState')];
+  if (typeof loopStatus === 'string') summary.loopStatus = loopStatus;
+  if (typeof loopState === 'string') summary.loopState = loopState;
   return summary;
 }
 
@@ -114,10 +124,14 @@ export function scheduledRunId(target: string): string | undefined {
   return m ? `${m[1]}:${m[2]}:${m[3]}` : undefined;
 }
 
-/** All loop runs, newest first (for `list --running` and history without a name). */
-export async function listRuns(client: Client, opts: { openOnly?: boolean; limit?: number } = {}): Promise<RunSummary[]> {
+/**
+ * All loop runs, newest first (for `list --running`, `list --failed` and history without a name);
+ * `where` narrows them with a visibility query.
+ */
+export async function listRuns(client: Client, opts: { openOnly?: boolean; limit?: number; where?: string } = {}): Promise<RunSummary[]> {
   const open = opts.openOnly ? ` AND ExecutionStatus = 'Running'` : '';
-  const runs = await collect(client, `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}`, opts.limit ?? 200);
+  const where = opts.where ? ` AND (${opts.where})` : '';
+  const runs = await collect(client, `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}${where}`, opts.limit ?? 200);
   return dedupe(runs).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
 }
 

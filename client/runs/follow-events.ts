@@ -11,6 +11,7 @@ import type { TimedEvent } from '../../worker/event-hub.js';
 import type { LoopRunResult, LoopWorkflowInput } from '../../workflows/definitions.js';
 import { LOOP_FAILED } from '../../workflows/definitions.js';
 import { delay, isTransientServiceError } from './await-result.js';
+import { resultInHistory } from './run-result.js';
 import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from './temporal-history.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 
@@ -59,7 +60,7 @@ export function resultOf(value: LoopRunResult | undefined): ExecutionResult | un
 }
 
 /** How the execution closed, from its last event; undefined while it is open or continued as new. */
-function closeOf(e: HistoryEvent): RunEnd | undefined {
+function closeOf(e: HistoryEvent, history: HistoryEvent[]): RunEnd | undefined {
   const done = e.workflowExecutionCompletedEventAttributes;
   if (done) {
     const result = resultOf(decodeFirst<LoopRunResult>(done.result));
@@ -74,7 +75,11 @@ function closeOf(e: HistoryEvent): RunEnd | undefined {
   }
   if (e.workflowExecutionTerminatedEventAttributes) return { status: 'terminated', reason: e.workflowExecutionTerminatedEventAttributes.reason || 'terminated' };
   if (e.workflowExecutionTimedOutEventAttributes) return { status: 'timed_out', reason: 'the workflow execution timed out' };
-  if (e.workflowExecutionCanceledEventAttributes) return { status: 'canceled', reason: 'cancelled before the loop recorded its end' };
+  if (e.workflowExecutionCanceledEventAttributes) {
+    // A run of 0.4.0 or later records its end (memo `outcome`) before it closes as Canceled.
+    const result = resultInHistory(history);
+    return result ? { status: 'canceled', reason: 'stopped', result } : { status: 'canceled', reason: 'cancelled before the loop recorded its end' };
+  }
   return undefined;
 }
 
@@ -112,7 +117,7 @@ class ChainFollower {
         this.noteChildren(page.events);
         if (this.opts.follow && page.events.some((e) => e.workflowTaskCompletedEventAttributes)) await this.replay(history, false);
         const last = page.events.at(-1);
-        const end = last ? closeOf(last) : undefined;
+        const end = last ? closeOf(last, history) : undefined;
         if (end) this.end = end;
       }
       if (runId !== undefined) await this.replay(history, true);

@@ -14,6 +14,7 @@ import { HistoryReplayer } from '../../worker/replay-events.js';
 import { LOOP_FAILED, LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { resultInFailure } from './run-result.js';
 import { decodeFirst, historyPages, type HistoryEvent } from './temporal-history.js';
 
 /** One run, as resume sees it. */
@@ -95,8 +96,10 @@ export async function inspectRun(client: Client, id: string): Promise<RunConditi
   if (description.type !== LOOP_WORKFLOW_TYPE) return undefined;
   const status = description.status.name;
   if (status === 'RUNNING') return { kind: 'open', id, description };
-  if (status !== 'COMPLETED') return { kind: 'stopped', id, description, reason: status.toLowerCase().replace('_', ' ') };
-  const result = (await handle.result()) as ExecutionResult;
+  // A run of 0.4.0 or later that did not succeed failed with its result (LoopFailed); it may
+  // still have ended in a terminal state (a `failure: true` one), which is not resumable.
+  const result = status === 'COMPLETED' ? ((await handle.result()) as ExecutionResult) : status === 'FAILED' ? await handle.result().then(() => undefined, resultInFailure) : undefined;
+  if (!result) return { kind: 'stopped', id, description, reason: status.toLowerCase().replace('_', ' ') };
   if (result.terminated_by === 'terminal') return { kind: 'finished', id, description, result };
   return { kind: 'stopped', id, description, reason: result.terminated_by.replace('_', ' ') };
 }

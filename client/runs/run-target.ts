@@ -3,12 +3,14 @@
  * (client/runs/find-runs.ts does the lookup), and bounded reads of a run — a query needs a worker, and on a
  * run whose worker is gone Temporal would wait for one until the RPC times out.
  */
-import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { LOOP_FAILED, statusQuery, type LoopStatus } from '../../workflows/definitions.js';
+import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { AmbiguousRunError, findRuns, RunNotFoundError, scheduledRunId, type RunSummary } from './find-runs.js';
+import { resultInFailure, resultInMemo } from './run-result.js';
 
 /** How long a status query may wait for a worker before the run counts as having none. */
 export const QUERY_TIMEOUT_MS = 2_000;
@@ -74,21 +76,21 @@ export async function workflowTaskInFlight(handle: WorkflowHandle): Promise<bool
   return state === 2 || state === 'PENDING_WORKFLOW_TASK_STATE_STARTED';
 }
 
-/** Execution statuses of closed runs that may carry a loop result (failed: `failOnNonTerminal`). */
-export function mayHaveResult(status: string): boolean {
-  return status === 'COMPLETED' || status === 'FAILED';
-}
+export { mayHaveResult } from './run-result.js';
 
 /**
- * A closed run's result — also when the run failed with it (`LoopFailed`, for schedules);
- * `undefined` when it ended without one (terminated, crashed) or did not answer in time.
+ * A closed run's result, however the workflow closed (client/runs/run-result.ts); `undefined`
+ * when it ended without one (terminated, crashed) or did not answer in time.
  */
 export async function closedResult(connection: Connection, handle: WorkflowHandle, timeoutMs = 5_000): Promise<ExecutionResult | undefined> {
   try {
     return (await bounded(connection, timeoutMs, () => handle.result())) as ExecutionResult;
   } catch (err) {
-    const cause = (err as { cause?: { type?: unknown; details?: unknown[] } }).cause;
-    return cause?.type === LOOP_FAILED ? (cause.details?.[0] as ExecutionResult | undefined) : undefined;
+    const failed = resultInFailure(err);
+    if (failed) return failed;
+    if (!(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure)) return undefined;
+    const description = await bounded(connection, timeoutMs, () => handle.describe()).catch(() => undefined);
+    return resultInMemo(description?.memo);
   }
 }
 

@@ -84,6 +84,8 @@ export interface CreateScheduleRequest {
   overlap?: OverlapName;
   /** The scheduled runs' scope lock (its `wait` follows the overlap policy); omitted: `--no-lock`. */
   lock?: ScopeLockRequest;
+  /** Context keys given on the command line: data, not code (LoopWorkflowInput.dataContext). */
+  dataContext?: string[];
 }
 
 /** `--overlap` names, Temporal's schedule overlap policies. */
@@ -138,9 +140,12 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
       cwd,
       searchAttributes: req.searchAttributes,
       localActivityMaxTimeoutS: req.localActivityMaxTimeoutS,
-      ...(req.pauseOnFailure ? { failOnNonTerminal: true } : {}),
+      // Every run closes as it ended (a failed run is Failed: `--pause-on-failure` pauses on it).
+      closeAsOutcome: true,
+      maskLoopEnv: true,
     },
     ...(req.lock ? { lock: req.lock } : {}),
+    ...(req.dataContext?.length ? { dataContext: req.dataContext } : {}),
   };
   // The release that created the schedule; each run it starts carries it (see start-run.ts).
   const build = buildInfo();

@@ -90,6 +90,8 @@ export interface StartRunRequest {
   env?: NodeJS.ProcessEnv;
   /** The run's scope lock (lockRequestFor); omitted: the run takes none (`--no-lock`). */
   lock?: ScopeLockRequest;
+  /** Context keys given on the command line (`--context`): data, not code (LoopWorkflowInput.dataContext). */
+  dataContext?: string[];
 }
 
 /**
@@ -102,8 +104,9 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
   if (req.lock) await precheckScopes(client, req.lock);
   const inputFor = (workflowId: string): LoopWorkflowInput => ({
     definition,
-    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
+    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), closeAsOutcome: true, maskLoopEnv: true, ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
+    ...(req.dataContext?.length ? { dataContext: req.dataContext } : {}),
     ...(req.lock ? { lock: req.lock } : {}),
   });
   // Which ll-loop started the run (shown by `list --running` and in the Web UI's memo and details).

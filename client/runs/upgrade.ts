@@ -90,7 +90,8 @@ export async function moveOntoThisRelease(client: Client, id: string, descriptio
   await client.workflow.start(LOOP_WORKFLOW_TYPE, {
     workflowId: id,
     taskQueue: description.taskQueue,
-    args: [{ ...input, continueFrom: { runId: id, snapshot: plan.snapshot, upgrade: plan.upgrade } } satisfies LoopWorkflowInput],
+    // A new execution under this release's rules: it closes as it ends (fsm/outcome.ts).
+    args: [{ ...input, options: { ...input.options, closeAsOutcome: true }, continueFrom: { runId: id, snapshot: plan.snapshot, upgrade: plan.upgrade } } satisfies LoopWorkflowInput],
     // The terminated execution frees the id; the chain goes on under it.
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     memo: { ...(description.memo ?? {}), version: build.version, build_id: build.build_id, upgraded_from: plan.upgrade.fromBuild ?? 'unknown' },

@@ -83,6 +83,11 @@ context:
     const error = cli(['run', 'noroute']);
     expect(error.code).toBe(5);
     expect(error.stdout).toContain('no valid transition from state "a" for verdict "no"');
+    // The checkout's worker logs how each ended, one line each: outcomes are not faults (no stacks).
+    const log = readFileSync(join(cwd, '.loops', '.worker', 'worker.log'), 'utf8');
+    expect(log).toMatch(/finished fails-\S+: failure terminal in state escalate/);
+    expect(log).not.toMatch(/^\s+at /m);
+    expect(log).not.toContain('[WARN]');
   });
 
   it('Ctrl-C (SIGINT) stops the run gracefully: the action is killed and the run recorded as cancelled', async () => {

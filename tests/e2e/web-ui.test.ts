@@ -84,4 +84,30 @@ describe.skipIf(process.env.LL_SKIP_BROWSER_TEST === '1')('Temporal Web UI', () 
       await browser.close();
     }
   });
+
+  it('lists a run that ended in a failure state as Failed, and a stopped one as Canceled', async () => {
+    writeFileSync(join(cwd, '.loops', 'uibad.yaml'), 'name: uibad\ninitial: check\nstates:\n  check:\n    action: "false"\n    on_yes: done\n    on_no: broken\n  done:\n    terminal: true\n  broken:\n    terminal: true\n    failure: true\n');
+    writeFileSync(join(cwd, '.loops', 'uistop.yaml'), 'name: uistop\ninitial: wait\nstates:\n  wait:\n    action: "sleep 41.1337"\n    next: done\n  done:\n    terminal: true\n');
+    const failed = spawnSync(process.execPath, [BIN, 'run', 'uibad', '--no-lock'], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+    expect(failed.status, failed.stderr).toBe(2); // the first test's run still holds the checkout's scope: --no-lock
+    const started = spawnSync(process.execPath, [BIN, 'run', 'uistop', '--background', '--no-lock'], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+    expect(started.status).toBe(0);
+    const stopped = spawnSync(process.execPath, [BIN, 'stop', 'uistop'], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+    expect(stopped.status, stopped.stderr).toBe(0);
+
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    try {
+      const page = await browser.newPage();
+      for (const [loop, status] of [['uibad', 'Failed'], ['uistop', 'Canceled']] as const) {
+        await page.goto(`http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${encodeURIComponent(`LoopName="${loop}"`)}`);
+        const row = page.locator('tr, [role="row"]', { hasText: new RegExp(`${loop}-\\d{8}T\\d{6}`) }).first();
+        await row.waitFor({ timeout: 20_000 });
+        // The badge is upper-cased by CSS (innerText applies it).
+        await expect.poll(async () => (await row.innerText()).toLowerCase(), { timeout: 20_000 }).toContain(status.toLowerCase());
+      }
+    } finally {
+      await browser.close();
+    }
+  });
 });

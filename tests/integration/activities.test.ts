@@ -148,14 +148,15 @@ describe('runAction: shell', () => {
 
   it('resolves env references on the worker, with defaults', async () => {
     const { runAction: run } = createActivities({ env: { ...process.env, LL_T_SET: 'secret', LL_T_EMPTY: '' } });
-    const input = shell('printf "%s|%s|%s|%s" "$LL_E1" "$LL_E2" "$LL_E3" "$LL_E4"');
+    // Upper-cased: the value itself would be masked in the output (secret-mask.ts).
+    const input = shell('printf "%s|%s|%s|%s" "${LL_E1^^}" "$LL_E2" "$LL_E3" "$LL_E4"');
     input.shell!.env = {
       LL_E1: { name: 'LL_T_SET' },
       LL_E2: { name: 'LL_T_UNSET', default: 'dflt' },
       LL_E3: { name: 'LL_T_EMPTY', default: 'was-empty' },
       LL_E4: { name: 'LL_T_EMPTY' },
     };
-    expect((await run(input)).output).toBe('secret|dflt|was-empty|');
+    expect((await run(input)).output).toBe('SECRET|dflt|was-empty|');
   });
 
   it('returns an error result for an undefined env reference', async () => {
@@ -271,10 +272,12 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
     const log = join(dir, 'claude.log');
     const acts = createActivities({ env: hostEnv({ LL_T_TARGET: 'the build', FAKE_CLAUDE_LOG: log, LL_HOST_ARGS: '--verbose  --x' }) });
     const r = await acts.runAction(prompt({ agent: 'fixer', tools: ['Read', 'Edit'], model: 'sonnet' }));
-    expect(r).toMatchObject({ output: 'done: Fix the build now\n', exit_code: 0 });
+    // The fake echoes its prompt; the value of LL_T_TARGET in it is masked (secret-mask.ts).
+    expect(r).toMatchObject({ output: 'done: Fix *** now\n', exit_code: 0 });
     const call = JSON.parse(readFileSync(log, 'utf8').trim()) as { prompt: string; args: string[] };
     expect(call.prompt).toBe('Fix the build now');
-    expect(call.args).toEqual(['--verbose', '--x', '--dangerously-skip-permissions', '--model', 'sonnet', '--agent', 'fixer', '--tools', 'Read,Edit', '-p', 'Fix the build now']);
+    // The prompt arrives on stdin (host-cli.ts promptArgs): argv ends with the bare -p.
+    expect(call.args).toEqual(['--verbose', '--x', '--dangerously-skip-permissions', '--model', 'sonnet', '--agent', 'fixer', '--tools', 'Read,Edit', '-p']);
   });
 
   it('reports the host CLI exit code as a result', async () => {

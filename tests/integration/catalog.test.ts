@@ -19,14 +19,16 @@ afterAll(closeTemporal);
 
 /**
  * The fake coding agent: saves its prompt as prompts/<n>.txt, then runs the project's ./agent.sh
- * (the scripted "fix") with the prompt as $1, exiting with its status.
+ * (the scripted "fix") with the prompt as $1, exiting with its status. Like `claude -p`, it reads
+ * the prompt from stdin when no argument follows -p (ll-loop never puts it in argv).
  */
 const HOST = `#!/bin/sh
 prompt=
 while [ $# -gt 0 ]; do
-  if [ "$1" = "-p" ]; then prompt=$2; shift; fi
+  if [ "$1" = "-p" ]; then case "\${2-}" in ''|-*) ;; *) prompt=$2; shift ;; esac; fi
   shift
 done
+[ -n "$prompt" ] || prompt=$(cat)
 mkdir -p prompts
 printf '%s' "$prompt" > "prompts/$(ls prompts | wc -l | tr -d ' ').txt"
 if [ -x ./agent.sh ]; then exec ./agent.sh "$prompt"; fi

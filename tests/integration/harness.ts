@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure, defineSearchAttributeKey } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ExecutionResult } from '../../fsm/types.js';
@@ -15,6 +16,9 @@ import { validateLoop } from '../../fsm/validate.js';
 import { resolveContext } from '../../fsm/context.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
+import type { DoneSnapshot } from '../../fsm/snapshot.js';
+import { snapshotOfClosedRun } from '../../client/runs/resumable.js';
+import { resultInFailure } from '../../client/runs/run-result.js';
 import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -91,6 +95,10 @@ export interface RunLoopOptions {
   historyEventLimit?: number;
   /** Called once the workflow has started (e.g. to cancel it). */
   onStarted?: (workflowId: string) => void | Promise<void>;
+  /** LoopRunOptions.maskLoopEnv, as `ll-loop run` sets it. */
+  maskLoopEnv?: boolean;
+  /** LoopWorkflowInput.dataContext: context keys given on the command line. */
+  dataContext?: string[];
 }
 
 /** Run a loop to its end on a fresh worker; returns the result and the live events. */
@@ -109,17 +117,37 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       cwd: opts.cwd,
       searchAttributes: true,
       localActivityMaxTimeoutS: opts.localActivityMaxTimeoutS ?? 0,
+      closeAsOutcome: true,
       ...(opts.historyEventLimit === undefined ? {} : { historyEventLimit: opts.historyEventLimit }),
+      ...(opts.maskLoopEnv ? { maskLoopEnv: true } : {}),
     },
+    ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
   };
   const { snapshot, ...result } = await worker.runUntil(async () => {
-    const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: opts.cwd } });
+    const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: opts.cwd, loop: def.name }, typedSearchAttributes: [{ key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: def.name }] });
     await opts.onStarted?.(workflowId);
-    return (await handle.result()) as LoopRunResult;
+    return loopRunResult(client, workflowId);
   });
   await events.close();
   const states = collected.filter((e) => e.event === 'state_enter').map((e) => String(e.state));
   return { result, snapshot, events: collected, states, childEvents, workflowId };
+}
+
+/**
+ * The run's result and final snapshot however its workflow closed: Completed (a success
+ * terminal), Failed with `LoopFailed` (its details), or Canceled (stopped: the snapshot is read
+ * back by replaying its history, as `resume` does).
+ */
+export async function loopRunResult(client: Client, workflowId: string): Promise<LoopRunResult> {
+  try {
+    return (await client.workflow.getHandle(workflowId).result()) as LoopRunResult;
+  } catch (err) {
+    const failed = resultInFailure(err);
+    if (failed) return failed;
+    if (!(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure)) throw err;
+    const snapshot = (await snapshotOfClosedRun(client, workflowId)) as DoneSnapshot;
+    return { ...snapshot.outcome, snapshot };
+  }
 }
 
 /** PATH with the project's fake tools first, and the settings fake-claude and fake-tool read. */

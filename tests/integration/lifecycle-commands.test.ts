@@ -62,7 +62,7 @@ async function start(def: LoopDefinition, taskQueue = QUEUE): Promise<string> {
   await client.workflow.start(LOOP_WORKFLOW_TYPE, {
     workflowId: id,
     taskQueue,
-    args: [{ definition: def, options: { cwd, searchAttributes: true } }],
+    args: [{ definition: def, options: { cwd, searchAttributes: true, closeAsOutcome: true } }],
     memo: { cwd, loop: def.name },
     typedSearchAttributes: [{ key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: def.name }],
   });
@@ -147,7 +147,7 @@ describe('a running loop: list --running, status, stop, status of the finished r
 
     const after = output();
     await statusCommand({ cwd, target: name, json: false, out: after.out });
-    expect(after.text()).toContain('completed');
+    expect(after.text()).toContain('cancelled'); // a stopped run's workflow is Canceled (fsm/outcome.ts)
     expect(after.text()).toContain('Loop stopped in state wait');
     expect((await runStatus(cwd, id)).result?.terminated_by).toBe('cancelled');
 

@@ -67,6 +67,8 @@ async function record(scenario: Scenario): Promise<HistoryManifest['scenarios'][
       cwd: p.cwd,
       searchAttributes: true,
       localActivityMaxTimeoutS: scenario.localActivityMaxTimeoutS ?? 0,
+      // As every run of 0.4.0 and later: the workflow closes the way the loop ended.
+      closeAsOutcome: true,
       ...(scenario.historyEventLimit === undefined ? {} : { historyEventLimit: scenario.historyEventLimit }),
       ...(scenario.failOnNonTerminal ? { failOnNonTerminal: true } : {}),
       ...(scenario.pinned ? { actionQueue: taskQueue, hostNoticeS: 60 } : {}),

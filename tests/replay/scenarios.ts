@@ -240,6 +240,25 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'failure-terminal',
+    covers: 'closeAsOutcome: a failure terminal fails the workflow (LoopFailed); a failing sub-loop fails its child workflow and the parent routes on its result',
+    prepare: (p) => {
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      writeFileSync(join(p.cwd, '.loops', 'broken-child.yaml'), 'name: broken-child\ninitial: a\nstates:\n  a:\n    action: "echo child"\n    next: bad\n  bad:\n    terminal: true\n    failure: true\n');
+      return {};
+    },
+    definition: {
+      name: 'failure-terminal',
+      initial: 'sub',
+      states: {
+        sub: { loop: 'broken-child', on_success: 'done', on_failure: 'check' },
+        check: { action: 'echo checked', next: 'broken' },
+        done: { terminal: true },
+        broken: { terminal: true, failure: true },
+      },
+    },
+  },
+  {
     name: 'fail-on-non-terminal',
     covers: 'failOnNonTerminal (schedules): a run ending at max_iterations fails the workflow with LoopFailed',
     failOnNonTerminal: true,

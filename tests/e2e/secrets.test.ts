@@ -1,0 +1,98 @@
+/**
+ * Secrets and untrusted values through the `ll-loop` binary, as a user runs it: `--context` values
+ * are data (a `command` parameter stays code), and a secret an action prints is in no file under
+ * `.loops/`, the embedded server's database included. Runs the built package (dist/).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliBinary } from '../support/cli.js';
+import { freePort } from '../support/processes.js';
+
+let cwd: string;
+let env: NodeJS.ProcessEnv;
+
+const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCliBinary(args, { cwd, env: { ...env, ...extraEnv } });
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+beforeAll(async () => {
+  cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-secrets-'));
+  mkdirSync(join(cwd, '.loops'));
+  const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(await freePort()),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    LL_STATE_DIR: join(cwd, 'state'),
+    NO_COLOR: '1',
+  };
+});
+
+afterAll(() => {
+  cli(['worker', 'stop']);
+  cli(['server', 'stop']);
+});
+
+describe('ll-loop run: secrets and untrusted values', () => {
+  it('--context values are data; a parameter of type command stays code', () => {
+    writeFileSync(
+      join(cwd, '.loops', 'inject.yaml'),
+      `name: inject
+parameters:
+  check_cmd: { type: command, default: "true" }
+context:
+  x: plain
+initial: use
+states:
+  use:
+    action: "printf %s \\"\${context.x}\\" > seen.txt; \${context.check_cmd}"
+    next: done
+  done:
+    terminal: true
+`,
+    );
+    const r = cli(['run', 'inject', '--context', 'x=a"; touch F; echo "$(touch G)', '--context', 'check_cmd=echo ran > H', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(cwd, 'seen.txt'), 'utf8')).toBe('a"; touch F; echo "$(touch G)');
+    expect(existsSync(join(cwd, 'F'))).toBe(false);
+    expect(existsSync(join(cwd, 'G'))).toBe(false);
+    expect(readFileSync(join(cwd, 'H'), 'utf8')).toBe('ran\n');
+  });
+
+  it('a secret the action prints is in no file under .loops/ (the server database included)', () => {
+    const secret = `e2e-${Date.now()}-TOPSECRET`;
+    writeFileSync(
+      join(cwd, '.loops', 'leak.yaml'),
+      `name: leak
+initial: use
+states:
+  use:
+    action: "echo \\"token \${env.API_TOKEN}\\"; echo \\"$API_TOKEN\\" >&2"
+    capture: out
+    next: again
+  again:
+    action: "echo \\"again $API_TOKEN\\""
+    capture: again
+    next: done
+  done:
+    terminal: true
+`,
+    );
+    const r = cli(['run', 'leak', '--json'], { API_TOKEN: secret });
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as { captured: Record<string, { output: string; stderr: string }> };
+    expect(result.captured.out).toMatchObject({ output: 'token ***', stderr: '***' });
+    expect(result.captured.again?.output).toBe('again ***');
+    expect(r.stdout + r.stderr).not.toContain(secret);
+    const files = filesUnder(join(cwd, '.loops'));
+    expect(files.some((f) => f.endsWith('temporal.db'))).toBe(true);
+    for (const f of files) expect(readFileSync(f).includes(Buffer.from(secret)), f).toBe(false);
+  });
+});
