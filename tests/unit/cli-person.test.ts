@@ -135,6 +135,11 @@ describe('from a subdirectory', () => {
     const local = await runCliInProcess(['validate', 'local.yaml'], { cwd: sub });
     expect(local.code, local.stderr).toBe(EXIT.ok);
     expect(local.stdout).toContain(join(sub, 'local.yaml'));
+    // Scope paths are the project's, whichever directory the command starts in.
+    loop('scoped', 'name: scoped\ndescription: d\nscope: [src/]\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+    const shown = await runCliInProcess(['show', 'scoped', '--format', 'json'], { cwd: sub });
+    expect(shown.code, shown.stderr).toBe(EXIT.ok);
+    expect((JSON.parse(shown.stdout) as { scope: string[] }).scope).toEqual(['src']);
     // `ll-loop <name>` from the subdirectory is the project's loop.
     expect((await runCliInProcess(['greet', '--dry-run'], { cwd: sub })).stdout).toContain('Execution plan for greet');
   });
