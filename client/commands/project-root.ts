@@ -5,7 +5,7 @@
  * the user typed is still the user's: it is made absolute against the directory they typed it in.
  */
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve, sep } from 'node:path';
 import { findCheckoutRoot } from '../../worker/checkout.js';
 
 export interface Invocation {
@@ -23,14 +23,20 @@ function isFile(path: string): boolean {
   }
 }
 
+/** Written as a path: with a directory part, or a loop file's extension (`draft.yaml`). */
+function looksLikePath(word: string): boolean {
+  return word.includes(sep) || word.includes('/') || /\.ya?ml$/.test(word);
+}
+
 /**
  * The project of `invokedIn` and the positionals as the command must read them from there. Only
- * positionals that name an existing file relative to `invokedIn` change (a loop file given by
- * path): names of loops, run ids and words are left alone.
+ * a positional written as a path (see {@link looksLikePath}) that names an existing file relative
+ * to `invokedIn` changes: names of loops and commands, run ids and other words are left alone,
+ * even when a file of that name happens to be there (`ll-loop create fix` beside a file `fix`).
  */
 export function projectInvocation(invokedIn: string, positionals: readonly string[]): Invocation {
   const here = resolve(invokedIn);
   const root = findCheckoutRoot(here) ?? here;
   if (root === here) return { root, positionals: [...positionals] };
-  return { root, positionals: positionals.map((p) => (!isAbsolute(p) && isFile(resolve(here, p)) ? resolve(here, p) : p)) };
+  return { root, positionals: positionals.map((p) => (!isAbsolute(p) && looksLikePath(p) && isFile(resolve(here, p)) ? resolve(here, p) : p)) };
 }

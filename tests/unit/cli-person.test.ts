@@ -140,6 +140,9 @@ describe('from a subdirectory', () => {
     const shown = await runCliInProcess(['show', 'scoped', '--format', 'json'], { cwd: sub });
     expect(shown.code, shown.stderr).toBe(EXIT.ok);
     expect((JSON.parse(shown.stdout) as { scope: string[] }).scope).toEqual(['src']);
+    // A bare word is a name even beside a file of that name: only paths are read from here.
+    writeFileSync(join(sub, 'greet'), 'not a loop');
+    expect((await runCliInProcess(['validate', 'greet'], { cwd: sub })).code).toBe(EXIT.ok);
     // `ll-loop <name>` from the subdirectory is the project's loop.
     expect((await runCliInProcess(['greet', '--dry-run'], { cwd: sub })).stdout).toContain('Execution plan for greet');
   });
