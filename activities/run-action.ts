@@ -82,7 +82,8 @@ export function fileSafe(name: string): string {
 
 /** `<cwd>/.loops/.running/<instanceId>/<file>`: where full outputs of a run go. */
 export function runningLogPath(cwd: string, instanceId: string, file: string): string {
-  return join(cwd, '.loops', '.running', fileSafe(instanceId), file);
+  // A scheduled run's `:` becomes `-`, as in its events and state files (worker/run-files.ts runFileStem).
+  return join(cwd, '.loops', '.running', fileSafe(instanceId.replaceAll(':', '-')), file);
 }
 
 /** Entries of `env` that are set, as the plain record execa wants. */

@@ -2,6 +2,7 @@
 // `npm run bench`: the issue's benchmarks against the built package (dist/), on a dedicated
 // embedded Temporal dev server this script starts in a temporary directory (LL_TEMPORAL_PORT,
 // LL_TEMPORAL_UI_PORT, LL_TEMPORAL_DATA_DIR) and stops at the end, with the checkout worker it used.
+//   0. cli: wall time of `ll-loop --help`, `validate`, `show` and `list` (bench/cli-latency.mjs), goal 0.3 s.
 //   1. transitions: a 1,000-transition shell loop alternating `true`/`false`: median ms per
 //      transition (between consecutive state_enter events), remote and local activities, on a
 //      worker in this process.
@@ -16,7 +17,7 @@
 //   5. parked (only with --parked N or --only parked, last): N loops parked on a 15-minute backoff, each held in the
 //      checkout worker's cache (up to its limit): the worker's RSS with that many open runs.
 // Flags: --json (one JSON object on stdout, progress on stderr), --quick (development: 100 loops,
-// 200 transitions), --loops N, --only a,b (transitions, first-action, spawn, concurrent, parked),
+// 200 transitions), --loops N, --only a,b (cli, transitions, first-action, spawn, concurrent, parked),
 // --first-runs N (default 5), --parked N.
 // BENCH_LONG=1 runs only the long-loop check instead: a 20,000-transition loop (BENCH_LONG_TRANSITIONS)
 // of local activities to its end, printing the total time and how many runs continued as new.
@@ -29,6 +30,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cliLatency } from './cli-latency.mjs';
 
 const { values: flags } = parseArgs({
   options: {
@@ -44,8 +46,8 @@ const QUICK = flags.quick;
 const LOOPS = Number(flags.loops ?? (QUICK ? 100 : 1000));
 const FIRST_RUNS = Number(flags['first-runs'] ?? 5);
 const TRANSITIONS = Number(process.env.BENCH_TRANSITIONS ?? (QUICK ? 200 : 1000));
-const PARTS = new Set((flags.only ?? 'transitions,first-action,spawn,concurrent').split(',').map((s) => s.trim()));
-for (const p of PARTS) if (!['transitions', 'first-action', 'spawn', 'concurrent', 'parked'].includes(p)) throw new Error(`--only: unknown part ${p}`);
+const PARTS = new Set((flags.only ?? 'cli,transitions,first-action,spawn,concurrent').split(',').map((s) => s.trim()));
+for (const p of PARTS) if (!['cli', 'transitions', 'first-action', 'spawn', 'concurrent', 'parked'].includes(p)) throw new Error(`--only: unknown part ${p}`);
 // Parked runs: only when asked for (--parked N, or --only parked with --loops N).
 const PARKED = flags.parked !== undefined ? Number(flags.parked) : PARTS.has('parked') ? LOOPS : 0;
 if (!Number.isInteger(PARKED) || PARKED < 0) throw new Error(`--parked must be a number of loops, got ${flags.parked}`);
@@ -566,6 +568,12 @@ async function stopBenchWorker() {
 
 async function standardBenchmarks() {
   say(`ll-loop benchmarks (dedicated server ${endpoint.address}, ${cpus().length} cores, load ${report.machine.loadavg_at_start.join(' ')})`);
+  if (PARTS.has('cli')) {
+    const c = cliLatency({ bin: BIN, project });
+    report.cli = c;
+    const shown = Object.entries(c.commands).map(([name, r]) => `${name} ${r.median_ms} ms (CPU ${r.cpu_median_ms} ms)${r.within_goal ? '' : ' over'}`);
+    say(`  commands without Temporal (median of ${c.runs}, goal ${c.goal_ms} ms): ${shown.join(', ')}`);
+  }
   if (PARTS.has('transitions')) {
     report.transitions = {};
     for (const [key, label, quick] of [

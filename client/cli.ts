@@ -4,22 +4,24 @@
  * unless LL_DEBUG is set).
  */
 import { parseArgs } from 'node:util';
-import { CliError, toCliError, UsageError } from './errors.js';
-import { TemporalConfigError, TemporalUnavailableError } from './temporal/connection.js';
-import { DevServerStartError } from './temporal/dev-server.js';
-import { TemporalCliNotFoundError } from './temporal/temporal-cli.js';
+import { CliError, toCliError } from './errors.js';
 import type { OutputSink } from './command-table.js';
 import { EXIT } from './exit-codes.js';
-import { allCommands, beforeCommand, COMMANDS } from './commands/index.js';
+import { beforeCommand, COMMANDS } from './commands/index.js';
+import { usageLines, usageOf } from './commands/usage-index.js';
+import { argumentError, unknownCommandError } from './commands/argument-errors.js';
+import { projectInvocation } from './commands/project-root.js';
+import { readFileSync } from 'node:fs';
 
 async function help(): Promise<string> {
-  const lines = (await allCommands()).map(([, c]) => `  ll-loop ${c.usage}`);
+  const lines = (await usageLines()).map(([, usage]) => `  ll-loop ${usage}`);
   return `ll-loop — durable automation loops (finite state machines in YAML) on Temporal
 
 Usage:
 ${lines.join('\n')}
   ll-loop <name> [run options]    same as ll-loop run <name>
   ll-loop help [command]
+  ll-loop --version
 
 Environment: TEMPORAL_ADDRESS (use that cluster instead of the embedded dev server),
 TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: docs/loop-format.md, docs/cli.md.
@@ -27,10 +29,39 @@ TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: docs/loop-format.md, doc
 }
 
 const HELP_FLAGS = new Set(['--help', '-h']);
+const VERSION_FLAGS = new Set(['--version', '-V']);
+
+/** This ll-loop's release, from its package.json (two levels up from client/cli.{ts,js}, in dist/ three). */
+function version(): string {
+  for (const up of ['../package.json', '../../package.json']) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'll-loop' && manifest.version) return manifest.version;
+    } catch {
+      // not this level
+    }
+  }
+  return 'unknown';
+}
+
+/**
+ * Whether `word` names a loop from `root` (a file, `.loops/<word>.yaml`, a built-in); if not, the
+ * usage error to give when it looks like a mistyped command. The loader is loaded only here:
+ * `--help` and `--version` must not pay for zod and yaml.
+ */
+async function notALoop(word: string, root: string): Promise<CliError | undefined> {
+  const { knownLoopsText, resolveLoopFile } = await import('../loader/load.js');
+  try {
+    resolveLoopFile(word, root);
+    return undefined;
+  } catch {
+    return unknownCommandError(word, Object.keys(COMMANDS), knownLoopsText(root).names);
+  }
+}
 
 /** One command's usage line, with where its full description lives. */
 async function commandHelp(name: string): Promise<string> {
-  return `Usage:\n  ll-loop ${(await COMMANDS[name]!()).usage}\n\nAll commands: ll-loop help. Details: docs/cli.md.\n`;
+  return `Usage:\n  ll-loop ${await usageOf(name)}\n\nAll commands: ll-loop help. Details: docs/cli.md.\n`;
 }
 
 /** Where {@link main} runs and writes: the bin passes the process's own, tests pass buffers. */
@@ -70,26 +101,40 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(await help());
     return EXIT.ok;
   }
+  if (VERSION_FLAGS.has(first)) {
+    io.stdout.write(`ll-loop ${version()}\n`);
+    return EXIT.ok;
+  }
   // `ll-loop <command> --help` before `--`: the command's usage, never a run of the command.
   const beforeDashes = rest.indexOf('--') === -1 ? rest : rest.slice(0, rest.indexOf('--'));
   if (isCommand(first) && beforeDashes.some((a) => HELP_FLAGS.has(a))) {
     io.stdout.write(await commandHelp(first));
     return EXIT.ok;
   }
-  const known = isCommand(first);
+  const word: string = first;
+  const known = Object.hasOwn(COMMANDS, word);
+  const command = known ? word : 'run';
   // Only the command that runs is loaded (client/commands/index.ts).
-  const spec = await (known ? COMMANDS[first]! : COMMANDS.run!)();
+  const spec = await COMMANDS[command]!();
   const args = known ? rest : argv;
   let parsed;
   try {
     parsed = parseArgs({ args, allowPositionals: true, options: spec.flags });
   } catch (err) {
-    throw new UsageError((err as Error).message, `see ll-loop help`);
+    // `ll-loop --verison` is read as `ll-loop run --verison`: ll-loop's own options are candidates too.
+    throw argumentError(err, command, spec.flags, known ? ['--help'] : ['--help', '--version']);
   }
-  beforeCommand(known ? first : 'run', io.cwd);
+  // Every command works in the project, found from the directory it was started in (like git).
+  const invocation = projectInvocation(io.cwd, parsed.positionals);
+  if (!known && !word.startsWith('-')) {
+    const mistyped = await notALoop(invocation.positionals[0] ?? word, invocation.root);
+    if (mistyped) throw mistyped;
+  }
+  await beforeCommand(command, invocation.root);
   return spec.run({
-    cwd: io.cwd,
-    positionals: parsed.positionals,
+    cwd: invocation.root,
+    invokedIn: io.cwd,
+    positionals: invocation.positionals,
     values: parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>,
     out: (t) => void io.stdout.write(t),
     err: (t) => void io.stderr.write(t),
@@ -97,10 +142,16 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   });
 }
 
+/**
+ * Errors of client/temporal/ that mean Temporal is out of reach (exit 7), told by their names:
+ * importing their classes would load the Temporal SDK (~0.3 s) for every command, even `--help`.
+ */
+const INFRASTRUCTURE_ERRORS = new Set(['TemporalUnavailableError', 'DevServerStartError', 'TemporalCliNotFoundError', 'TemporalConfigError']);
+
 /** The error policy: what to print for `caught`, and the exit code it means. */
 function reportError(caught: unknown, stderr: OutputSink): number {
   const err = toCliError(caught);
-  if (err instanceof TemporalUnavailableError || err instanceof DevServerStartError || err instanceof TemporalCliNotFoundError || err instanceof TemporalConfigError) {
+  if (err instanceof Error && INFRASTRUCTURE_ERRORS.has(err.name)) {
     stderr.write(`error: ${err.message}\n`);
     return EXIT.infrastructure;
   }

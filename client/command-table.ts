@@ -21,7 +21,10 @@ export interface OutputSink {
 export type Terminal = Pick<OutputSink, 'isTTY' | 'columns'>;
 
 export interface CommandContext {
+  /** The project root (the nearest `.loops/` or git root above where ll-loop was started). */
   cwd: string;
+  /** The directory ll-loop was started in: for paths the user typed (`compile -o`). */
+  invokedIn?: string;
   positionals: string[];
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
   out: (text: string) => void;

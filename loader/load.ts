@@ -18,6 +18,7 @@ import { expandReuse } from './reuse.js';
 import { checkScopes } from './scope-check.js';
 import { checkSubloops } from './subloops.js';
 import { yamlValue } from './yaml-value.js';
+import { checkContextKeys, usedContextKeys } from './context-keys.js';
 
 export interface LoadOverrides {
   /** `--context KEY=VALUE`, already split. */
@@ -27,6 +28,13 @@ export interface LoadOverrides {
   llmModel?: string;
   /** A run is about to start: required parameters must have values (`--context NAME=VALUE`). */
   requireParameters?: boolean;
+  /**
+   * Refuse (LoadError) `context` keys the loop does not use (loader/context-keys.ts): commands
+   * that start a run set it unless `--context-allow-unknown` is given.
+   */
+  refuseUnusedContext?: boolean;
+  /** Keys accepted even when unused: a resumed run's context from when it started. */
+  acceptedContext?: readonly string[];
 }
 
 export interface LoadedLoop {
@@ -146,6 +154,12 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
     const early = [...reused.diagnostics, ...compiled.diagnostics].map(locate);
     if (!compiled.raw || hasErrors(early)) return { file, diagnostics: early };
     raw = compiled.raw;
+    const accepted = new Set(overrides.acceptedContext ?? []);
+    const given = Object.keys(overrides.context ?? {}).filter((k) => !accepted.has(k));
+    if (given.length && overrides.refuseUnusedContext) {
+      const name = typeof compiled.raw.name === 'string' ? compiled.raw.name : basename(file);
+      checkContextKeys(given, usedContextKeys({ ...reused.raw, ...compiled.raw }, cwd, resolveLoopFile), name);
+    }
     applyOverrides(compiled.raw, overrides);
   }
   const result = validateLoop(raw);

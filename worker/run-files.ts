@@ -11,12 +11,30 @@ export function runningDir(cwd: string): string {
   return join(cwd, '.loops', '.running');
 }
 
+/**
+ * The name a run's files take from its id: the id with every `:` written as `-`. A scheduled run's
+ * id is the schedule's action id plus the `-<RFC 3339 time>` Temporal appends
+ * (`fix-lint-2026-11-24T03:00:00Z`), and a `:` in a file name breaks on Windows and macOS Finder
+ * and in scp/rsync paths; so its files are `fix-lint-2026-11-24T03-00-00Z.*`.
+ */
+export function runFileStem(instanceId: string): string {
+  return instanceId.replaceAll(':', '-');
+}
+
+/** `dir/<stem><suffix>`, or the file an earlier release named after the raw id when only that exists. */
+function runFile(cwd: string, instanceId: string, suffix: string): string {
+  const path = join(runningDir(cwd), `${runFileStem(instanceId)}${suffix}`);
+  if (!instanceId.includes(':') || existsSync(path)) return path;
+  const legacy = join(runningDir(cwd), `${instanceId}${suffix}`);
+  return existsSync(legacy) ? legacy : path;
+}
+
 export function eventsPath(cwd: string, instanceId: string): string {
-  return join(runningDir(cwd), `${instanceId}.events.jsonl`);
+  return runFile(cwd, instanceId, '.events.jsonl');
 }
 
 export function statePath(cwd: string, instanceId: string): string {
-  return join(runningDir(cwd), `${instanceId}.state.json`);
+  return runFile(cwd, instanceId, '.state.json');
 }
 
 /** The state file's content for the workflow's report: seed 001's fields, plus the whole snapshot. */

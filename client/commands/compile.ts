@@ -55,7 +55,7 @@ export const compileSpec: CommandSpec = {
       ctx.out(yaml);
       return EXIT.ok;
     }
-    const path = resolve(ctx.cwd, output);
+    const path = resolve(ctx.invokedIn ?? ctx.cwd, output);
     try {
       writeFileSync(path, yaml);
     } catch (err) {

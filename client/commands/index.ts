@@ -5,7 +5,6 @@
  * "Performance"). `help` loads them all.
  */
 import type { CommandSpec } from '../command-table.js';
-import { reviveCheckoutWorker } from '../runs/checkout-worker.js';
 
 export type LoadCommand = () => Promise<CommandSpec>;
 
@@ -42,6 +41,6 @@ export async function allCommands(): Promise<Array<[string, CommandSpec]>> {
  * right after `server stop`): when the checkout's worker is gone (killed, rebooted, an older
  * ll-loop), start it again, so that open runs continue without `ll-loop resume`.
  */
-export function beforeCommand(name: string, cwd: string): void {
-  if (name !== 'worker' && name !== 'server') reviveCheckoutWorker(cwd);
+export async function beforeCommand(name: string, cwd: string): Promise<void> {
+  if (name !== 'worker' && name !== 'server') (await import('../runs/checkout-worker.js')).reviveCheckoutWorker(cwd);
 }

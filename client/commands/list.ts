@@ -12,10 +12,7 @@ import { EXIT } from '../exit-codes.js';
 import { builtinLoopNames } from '../../loader/catalog.js';
 import { listLoopNames, loadLoopFile, loopsDir } from '../../loader/load.js';
 import { localTime, table } from '../reporters/table.js';
-import { describePhase, queryStatus } from '../runs/run-target.js';
-import { listRuns } from '../runs/find-runs.js';
-import { describeWorker, queueWorkers, type QueueWorker } from '../runs/queue-pollers.js';
-import { withSession } from '../temporal/session.js';
+import type { QueueWorker } from '../runs/queue-pollers.js';
 import { printBuiltins } from './list-builtin.js';
 
 /** One loop file as `list` shows it. */
@@ -114,6 +111,13 @@ function printLoops(opts: ListOptions): number {
 
 /** The open loop runs, each asked for its status (a bounded query: no worker → `worker: false`). */
 export async function runningListings(cwd: string): Promise<RunningListing[]> {
+  // Loaded here, not at the top: listing the loop files must not pay for the Temporal SDK.
+  const [{ queryStatus }, { listRuns }, { queueWorkers }, { withSession }] = await Promise.all([
+    import('../runs/run-target.js'),
+    import('../runs/find-runs.js'),
+    import('../runs/queue-pollers.js'),
+    import('../temporal/session.js'),
+  ]);
   return withSession(cwd, async ({ client, connection }) => {
     const runs = await listRuns(client, { openOnly: true });
     // One DescribeTaskQueue per queue, however many runs share it.
@@ -148,6 +152,7 @@ export async function runningListings(cwd: string): Promise<RunningListing[]> {
 
 async function printRunning(opts: ListOptions): Promise<number> {
   const runs = await runningListings(opts.cwd);
+  const [{ describePhase }, { describeWorker }] = await Promise.all([import('../runs/run-target.js'), import('../runs/queue-pollers.js')]);
   if (opts.json) {
     opts.out(`${JSON.stringify(runs, null, 2)}\n`);
     return EXIT.ok;

@@ -5,11 +5,13 @@ import { UsageError } from '../errors.js';
 import { resumeCommand } from './resume.js';
 
 export const resumeSpec: CommandSpec = {
-  usage: 'resume <name|run-id> [--context K=V]… [--max-iterations N] [--json]   continue a stopped run, or one that lost its worker',
+  usage: 'resume <name|run-id> [--context K=V]… [--context-allow-unknown] [--max-iterations N] [--background] [--json]   continue a stopped run, or one that lost its worker',
   flags: {
     context: { type: 'string', multiple: true, short: 'c' },
+    'context-allow-unknown': { type: 'boolean' },
     'max-iterations': { type: 'string' },
     json: { type: 'boolean' },
+    background: { type: 'boolean' },
   },
   run(ctx) {
     const target = ctx.positionals[0];
@@ -22,7 +24,9 @@ export const resumeSpec: CommandSpec = {
       cwd: ctx.cwd,
       target,
       context: list(ctx, 'context'),
+      allowUnknownContext: bool(ctx, 'context-allow-unknown'),
       json: bool(ctx, 'json'),
+      background: bool(ctx, 'background'),
       colour: colourWanted(ctx.terminal),
       out: ctx.out,
       err: ctx.err,

@@ -35,6 +35,10 @@ export interface ResumeOptions {
   cwd: string;
   target: string;
   context: string[];
+  /** `--context-allow-unknown`: hand the loop `--context` keys it does not use. */
+  allowUnknownContext?: boolean;
+  /** `--background`: start (or hand over) the resumed run and return at once, like `run --background`. */
+  background?: boolean;
   maxIterations?: number;
   json: boolean;
   /** Colour in the progress display. */
@@ -73,6 +77,13 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
         if (!opts.json) opts.out(`moved ${choice.id} onto this ll-loop (${reading.plan.upgrade.reason}); it continues in state ${reading.plan.snapshot.current}\n`);
       }
       if (servedByCheckout) return await followServed(session, choice, cwd, opts);
+      if (opts.background) {
+        throw new CliError(
+          `${choice.id} is a run of ll-loop 0.2.0 on its own task queue: this process must serve it, so it cannot resume in the background`,
+          `ll-loop resume ${choice.id} (without --background), and keep it open until the run ends`,
+          EXIT.usage,
+        );
+      }
       // A run of ll-loop 0.2.0, on its own queue: this process serves it.
       native = await connectWorkerConnection(session.endpoint);
       return await attach(session, native, choice, cwd, opts, reading.replays ? reading.state : undefined);
@@ -115,6 +126,10 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
 /** An open run of a checkout: its worker (started now if it was gone) runs it; follow it here. */
 async function followServed(session: Session, run: ResumeChoice, cwd: string, opts: ResumeOptions): Promise<number> {
   const worker = await ensureCheckoutWorker(cwd, session.endpoint.address);
+  if (opts.background) {
+    printResumedInBackground(opts, { id: run.id, resumedFrom: undefined, line: `${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it` });
+    return EXIT.ok;
+  }
   const input = await startInputOf(session.client, run.id);
   if (!opts.json) opts.out(`${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it; following it\n`);
   const { interrupt, stop } = interruptible(opts.err);
@@ -159,6 +174,7 @@ async function continueStopped(
     file: memo.file,
     previous,
     context,
+    refuseUnusedContext: opts.allowUnknownContext !== true,
     json: opts.json,
     out: opts.out,
     err: opts.err,
@@ -195,9 +211,12 @@ async function continueStopped(
       await handle.terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`).catch(() => undefined);
       throw err;
     });
-    if (!opts.json) {
-      opts.out(`resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}\n`);
+    const line = `resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}`;
+    if (opts.background) {
+      printResumedInBackground(opts, { id: newId, resumedFrom: run.id, line: `${line}, in the background` });
+      return EXIT.ok;
     }
+    if (!opts.json) opts.out(`${line}\n`);
     return await followRun({
       client,
       workflowId: newId,
@@ -208,6 +227,15 @@ async function continueStopped(
   } finally {
     stop();
   }
+}
+
+/** `--background`: what was started (or is still running) and how to follow or stop it. */
+function printResumedInBackground(opts: ResumeOptions, r: { id: string; resumedFrom: string | undefined; line: string }): void {
+  if (opts.json) {
+    opts.out(`${JSON.stringify({ instance_id: r.id, ...(r.resumedFrom === undefined ? {} : { resumed_from: r.resumedFrom }) })}\n`);
+    return;
+  }
+  opts.out(`${r.line}\n  follow: ll-loop status ${r.id} --follow\n  stop:   ll-loop stop ${r.id}\n`);
 }
 
 /** `--json`: the result as `run --json` prints it, plus `resumed_from`. */

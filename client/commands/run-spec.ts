@@ -14,10 +14,11 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 }
 
 export const runSpec: CommandSpec = {
-  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json]',
+  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json]',
   flags: {
     'max-iterations': { type: 'string' },
     context: { type: 'string', multiple: true, short: 'c' },
+    'context-allow-unknown': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     'no-llm': { type: 'boolean' },
     'llm-model': { type: 'string' },
@@ -53,6 +54,7 @@ export const runSpec: CommandSpec = {
       cwd: ctx.cwd,
       target,
       context: list(ctx, 'context'),
+      allowUnknownContext: bool(ctx, 'context-allow-unknown'),
       dryRun: bool(ctx, 'dry-run'),
       noLlm: bool(ctx, 'no-llm'),
       json: bool(ctx, 'json'),

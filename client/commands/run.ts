@@ -36,6 +36,8 @@ export interface RunOptions {
   target: string;
   maxIterations?: number;
   context: string[];
+  /** `--context-allow-unknown`: hand the loop `--context` keys it does not use. */
+  allowUnknownContext?: boolean;
   dryRun: boolean;
   noLlm: boolean;
   llmModel?: string;
@@ -66,6 +68,7 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string; dat
     context,
     noLlm: opts.noLlm,
     requireParameters: true,
+    refuseUnusedContext: opts.allowUnknownContext !== true,
     ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
     ...(opts.llmModel === undefined ? {} : { llmModel: opts.llmModel }),
   };

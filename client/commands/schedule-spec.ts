@@ -39,11 +39,11 @@ const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete', 'backfill'] as
 type Action = (typeof ACTIONS)[number];
 
 /** Flags only creating a schedule accepts. */
-const CREATE_FLAGS = ['every', 'cron', 'context', 'task-queue', 'pause-on-failure', 'no-lock'] as const;
+const CREATE_FLAGS = ['every', 'cron', 'context', 'context-allow-unknown', 'task-queue', 'pause-on-failure', 'no-lock'] as const;
 const BACKFILL_FLAGS = ['start', 'end'] as const;
 
 const USAGE =
-  'schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--overlap skip|buffer-one|buffer-all|cancel-other|allow-all] [--no-lock] [--task-queue Q] [--pause-on-failure] [--json]   run a loop on a Temporal Schedule\n' +
+  'schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--context-allow-unknown] [--overlap skip|buffer-one|buffer-all|cancel-other|allow-all] [--no-lock] [--task-queue Q] [--pause-on-failure] [--json]   run a loop on a Temporal Schedule\n' +
   '  ll-loop schedule list | pause <name> | unpause <name> | trigger <name> | delete <name> [--json]\n' +
   '  ll-loop schedule backfill <name> --start TIME --end TIME [--overlap P]   start the runs a period missed';
 
@@ -69,7 +69,7 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
   if (named !== undefined && named.trim() === '') throw new UsageError('--task-queue needs a task queue name', "omit it to use this checkout's worker");
   const taskQueue = named ?? checkoutAt(checkoutRootOf(ctx.cwd)).queue;
   const context = parseContextArgs(list(ctx, 'context'));
-  const loaded = loadLoop(target, ctx.cwd, { context, requireParameters: true });
+  const loaded = loadLoop(target, ctx.cwd, { context, requireParameters: true, refuseUnusedContext: !bool(ctx, 'context-allow-unknown') });
   if (!loaded.definition) {
     printDiagnostics(loaded.diagnostics, bool(ctx, 'json'), ctx.out, ctx.err);
     throw new CliError(`${loaded.file} is not a valid loop; no schedule was created`, 'fix the errors above, then run again', EXIT.usage);
@@ -173,6 +173,7 @@ export const scheduleSpec: CommandSpec = {
     every: { type: 'string' },
     cron: { type: 'string' },
     context: { type: 'string', multiple: true, short: 'c' },
+    'context-allow-unknown': { type: 'boolean' },
     'task-queue': { type: 'string' },
     'pause-on-failure': { type: 'boolean' },
     'no-lock': { type: 'boolean' },

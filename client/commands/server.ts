@@ -6,14 +6,39 @@ import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
 
-export async function serverCommand(action: string | undefined, cwd: string, json: boolean, out: (t: string) => void): Promise<number> {
-  const opts = embeddedServerOptions(cwd);
+/** A port from `--port`/`--ui-port`, checked. */
+function portOf(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new UsageError(`${flag} must be a port number (1-65535), got "${value}"`, `e.g. ${flag} 7243`);
+  return n;
+}
+
+export async function serverCommand(
+  action: string | undefined,
+  cwd: string,
+  json: boolean,
+  out: (t: string) => void,
+  ports: { port?: string | undefined; uiPort?: string | undefined } = {},
+): Promise<number> {
+  // --port/--ui-port stand for LL_TEMPORAL_PORT/LL_TEMPORAL_UI_PORT for this one command.
+  const port = portOf(ports.port, '--port');
+  const uiPort = portOf(ports.uiPort, '--ui-port');
+  const opts = {
+    ...embeddedServerOptions(cwd),
+    ...(port === undefined ? {} : { port }),
+    ...(uiPort === undefined ? {} : { uiPort }),
+  };
   const address = `127.0.0.1:${opts.port}`;
   switch (action) {
     case 'start': {
       const server = await ensureDevServer(opts);
       const text = `${server.started ? 'started' : 'already running'}: ${server.address} · Web UI ${server.uiUrl} · data ${opts.dataDir}`;
-      out(json ? `${JSON.stringify({ ...server, dataDir: opts.dataDir })}\n` : `${text}\n`);
+      const { connection: _connection, ...shown } = server;
+      out(json ? `${JSON.stringify({ ...shown, dataDir: opts.dataDir })}\n` : `${text}\n`);
+      if (port !== undefined && !json && process.env.LL_TEMPORAL_PORT !== String(port)) {
+        out(`other commands use it with LL_TEMPORAL_PORT=${port}${uiPort === undefined ? '' : ` LL_TEMPORAL_UI_PORT=${uiPort}`} (export it, or put it before each ll-loop)\n`);
+      }
       return EXIT.ok;
     }
     case 'status': {

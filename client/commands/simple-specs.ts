@@ -1,9 +1,8 @@
 /** Small commands: validate, server, schema. */
 import { loopJsonSchema } from '../../fsm/schema.js';
-import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
+import { bool, JSON_FLAG, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { serverCommand } from './server.js';
 import { validateCommand } from './validate.js';
 
 export const validateSpec: CommandSpec = {
@@ -17,9 +16,14 @@ export const validateSpec: CommandSpec = {
 };
 
 export const serverSpec: CommandSpec = {
-  usage: 'server start|status|stop [--json]           the embedded Temporal dev server',
-  flags: JSON_FLAG,
-  run: (ctx) => serverCommand(ctx.positionals[0], ctx.cwd, bool(ctx, 'json'), ctx.out),
+  usage: 'server start|status|stop [--port N] [--ui-port N] [--json]   the embedded Temporal dev server',
+  flags: { ...JSON_FLAG, port: { type: 'string' }, 'ui-port': { type: 'string' } },
+  // Loaded when it runs: validate and schema, in this module too, never touch Temporal.
+  run: async (ctx) =>
+    (await import('./server.js')).serverCommand(ctx.positionals[0], ctx.cwd, bool(ctx, 'json'), ctx.out, {
+      port: str(ctx, 'port'),
+      uiPort: str(ctx, 'ui-port'),
+    }),
 };
 
 export const schemaSpec: CommandSpec = {

@@ -101,6 +101,11 @@ export async function findRuns(client: Client, target: string, opts: { openOnly?
   const base = `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}`;
   const byId = await collect(client, `${base} AND WorkflowId = ${quote(target)}`, limit);
   if (byId.length) return dedupe(byId);
+  const scheduled = scheduledRunId(target);
+  if (scheduled !== undefined) {
+    const byFileName = await collect(client, `${base} AND WorkflowId = ${quote(scheduled)}`, limit);
+    if (byFileName.length) return dedupe(byFileName);
+  }
   let byName: RunSummary[];
   try {
     byName = await collect(client, `${base} AND LoopName = ${quote(target)}`, limit);
@@ -108,6 +113,15 @@ export async function findRuns(client: Client, target: string, opts: { openOnly?
     byName = (await collect(client, `${base} AND WorkflowId STARTS_WITH ${quote(`${target}-`)}`, limit)).filter((r) => r.loop === target);
   }
   return dedupe(byName).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+}
+
+/**
+ * Temporal's id of a scheduled run written as its files are named (worker/run-files.ts
+ * `runFileStem`): `…-2026-11-24T03-00-00Z` → `…-2026-11-24T03:00:00Z`. Undefined for other ids.
+ */
+export function scheduledRunId(target: string): string | undefined {
+  const m = /^(.*-\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2}(?:\.\d+)?Z)$/.exec(target);
+  return m ? `${m[1]}:${m[2]}:${m[3]}` : undefined;
 }
 
 /**

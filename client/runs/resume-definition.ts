@@ -10,7 +10,9 @@ import type { LoopWorkflowInput } from '../../workflows/definitions.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { loadLoopFile } from '../../loader/load.js';
+import { loadLoopFile, resolveLoopFile } from '../../loader/load.js';
+import { checkContextKeys, usedContextKeys } from '../../loader/context-keys.js';
+import { dirname } from 'node:path';
 
 export interface ResumeDefinitionRequest {
   runId: string;
@@ -20,6 +22,8 @@ export interface ResumeDefinitionRequest {
   previous: LoopWorkflowInput | undefined;
   /** `--context KEY=VALUE`, already split. */
   context: Record<string, string>;
+  /** Refuse `context` keys the loop does not use (not `--context-allow-unknown`). */
+  refuseUnusedContext?: boolean;
   maxIterations?: number;
   json: boolean;
   out: (text: string) => void;
@@ -55,7 +59,9 @@ function previousContext(previous: LoopWorkflowInput | undefined): Record<string
 export function definitionForResume(req: ResumeDefinitionRequest): { definition: LoopDefinition; file: string; fromFile: boolean } {
   const context = { ...previousContext(req.previous), ...req.context };
   if (req.file !== undefined && existsSync(req.file)) {
-    const loaded = loadLoopFile(req.file, { context, ...(req.maxIterations === undefined ? {} : { maxIterations: req.maxIterations }) });
+    // The stopped run's own keys are accepted as they are: only keys new on this command line are checked.
+    const checked = { refuseUnusedContext: req.refuseUnusedContext === true, acceptedContext: Object.keys(previousContext(req.previous)) };
+    const loaded = loadLoopFile(req.file, { context, ...checked, ...(req.maxIterations === undefined ? {} : { maxIterations: req.maxIterations }) });
     if (!loaded.definition) {
       printDiagnostics(loaded.diagnostics, req.json, req.out, req.err);
       throw new CliError(`${req.file} is not a valid loop any more; nothing was resumed`, 'fix the errors above, then resume again', EXIT.usage);
@@ -64,6 +70,10 @@ export function definitionForResume(req: ResumeDefinitionRequest): { definition:
   }
   if (!req.previous) throw new NoDefinitionError(req.runId, req.file);
   const old = req.previous.definition;
+  if (req.refuseUnusedContext) {
+    const fresh = Object.keys(req.context).filter((k) => !Object.hasOwn(old.context, k));
+    checkContextKeys(fresh, usedContextKeys(old as unknown as Record<string, unknown>, dirname(req.file ?? '.'), resolveLoopFile), old.name);
+  }
   const definition: LoopDefinition = {
     ...old,
     context: resolveContext({ ...previousContext(req.previous), ...Object.fromEntries(Object.entries(old.context).filter(([, v]) => typeof v !== 'string')), ...req.context }),

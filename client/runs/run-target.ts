@@ -9,7 +9,7 @@ import type { ExecutionResult } from '../../fsm/types.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { AmbiguousRunError, findRuns, RunNotFoundError, type RunSummary } from './find-runs.js';
+import { AmbiguousRunError, findRuns, RunNotFoundError, scheduledRunId, type RunSummary } from './find-runs.js';
 import { resultInFailure, resultInMemo } from './run-result.js';
 
 /** How long a status query may wait for a worker before the run counts as having none. */
@@ -35,7 +35,7 @@ export class RunNotOpenError extends CliError {
  */
 export async function resolveRun(client: Client, target: string, opts: { latest: boolean }): Promise<RunSummary> {
   const runs = await findRuns(client, target);
-  const exact = runs.find((r) => r.id === target);
+  const exact = runs.find((r) => r.id === target || r.id === scheduledRunId(target));
   if (exact) {
     if (!exact.open && !opts.latest) throw new RunNotOpenError(target, exact);
     return exact;

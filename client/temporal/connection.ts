@@ -13,7 +13,7 @@ import { Client, Connection, type TLSConfig } from '@temporalio/client';
 // Types only: the worker SDK (its native core and the workflow sandbox) is loaded by the one helper
 // that needs it, so that commands which only talk to the server (`run`, `status`…) never load it.
 import type { NativeConnection } from '@temporalio/worker';
-import { ensureDevServer } from './dev-server.js';
+import { ensureDevServer, type DevServerOptions } from './dev-server.js';
 
 /** TLS settings from the environment; files are read at connect time, keeping resolution pure. */
 export interface TemporalTlsSpec {
@@ -137,7 +137,7 @@ export function resolveTemporalTarget(env: NodeJS.ProcessEnv = process.env): Tem
  */
 export async function resolveEndpoint(
   target: TemporalTarget,
-  opts: { dataDir: string; port?: number; uiPort?: number; log?: (msg: string) => void; keepConnection?: boolean },
+  opts: { dataDir: string; port?: number; uiPort?: number; log?: (msg: string) => void; keepConnection?: boolean; onForeignServer?: DevServerOptions['onForeignServer'] },
 ): Promise<TemporalEndpoint & { uiUrl?: string; connection?: Connection }> {
   if (target.mode === 'external') return target;
   const server = await ensureDevServer(opts);

@@ -18,6 +18,7 @@ import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes, searchAttributeFlags } from './search-attributes.js';
 import { findTemporalCli } from './temporal-cli.js';
 import { pidAlive, sleep, withDirLock } from './dir-lock.js';
+import { readServerHome, recordServerHome, type ServerHome } from './server-home.js';
 
 export { SEARCH_ATTRIBUTES, ensureSearchAttributes };
 
@@ -37,6 +38,12 @@ export interface DevServerOptions {
    * starting its workflow.
    */
   keepConnection?: boolean;
+  /**
+   * Called when the server already answering on the port is not this data directory's: another
+   * project's (`home`), or one ll-loop did not start (`home` undefined). The runs go there anyway;
+   * the caller decides how to tell the user (client/temporal/embedded.ts: once per project).
+   */
+  onForeignServer?: (found: { address: string; home: ServerHome | undefined; assumedUiUrl: string }) => void;
 }
 
 /** A dev server that answers on `address`. */
@@ -102,14 +109,17 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
   await mkdir(dataDir, { recursive: true });
 
   const reuse = async (): Promise<DevServer> => {
-    await withConnection(address, (c) => ensureSearchAttributes(c, NAMESPACE));
-    return { address, uiUrl, started: false };
+    const home = await withConnection(address, async (c) => {
+      await ensureSearchAttributes(c, NAMESPACE);
+      return whoseServer(c, dataDir, address, uiUrl, opts);
+    });
+    return { address, uiUrl: home?.uiUrl ?? uiUrl, started: false };
   };
 
   // Fast path without the lock: a server that answers as Temporal is checked and reused on one
   // connection. A port that is open but not (yet) answering may be a server another process is
   // still starting: decide under the lock.
-  const running = await reuseRunning(address, uiUrl, opts.keepConnection === true);
+  const running = await reuseRunning(address, uiUrl, opts.keepConnection === true, (c) => whoseServer(c, dataDir, address, uiUrl, opts));
   if (running) return running;
 
   // Find (maybe install) the CLI before taking the start lock: an install can
@@ -196,8 +206,12 @@ async function startDevServer(o: {
     if (Date.now() > deadline) return fail(`it did not answer on ${o.address} within ${START_TIMEOUT_MS / 1000} s`);
     await sleep(POLL_MS);
   }
-  // Registered by the flags already; harmless, and covers an older CLI that ignored them.
-  await withConnection(o.address, (c) => ensureSearchAttributes(c, NAMESPACE));
+  // Registered by the flags already; harmless, and covers an older CLI that ignored them. The
+  // server's home is recorded in it, for other projects that find it on this port.
+  await withConnection(o.address, async (c) => {
+    await ensureSearchAttributes(c, NAMESPACE);
+    await recordServerHome(c, NAMESPACE, { dataDir: o.dataDir, uiUrl: o.uiUrl });
+  });
   o.log(`embedded Temporal server ready at ${o.address} (UI ${o.uiUrl}), pid ${child.pid}`);
   return { address: o.address, uiUrl: o.uiUrl, started: true, ...(child.pid !== undefined ? { pid: child.pid } : {}) };
 }
@@ -260,7 +274,7 @@ export async function probeTemporal(address: string): Promise<TemporalProbe> {
  * one connection (what {@link probeTemporal} and then `reuse` check on two); undefined when the
  * port is closed or does not answer as Temporal. The connection is returned when `keep` is set.
  */
-async function reuseRunning(address: string, uiUrl: string, keep: boolean): Promise<DevServer | undefined> {
+async function reuseRunning(address: string, uiUrl: string, keep: boolean, whose: (c: Connection) => Promise<ServerHome | undefined>): Promise<DevServer | undefined> {
   if (!(await tcpOpen(address, 1_000))) return undefined;
   const connection = Connection.lazy({ address, connectTimeout: '2s' });
   let kept = false;
@@ -272,10 +286,41 @@ async function reuseRunning(address: string, uiUrl: string, keep: boolean): Prom
       return undefined;
     }
     await ensureSearchAttributes(connection, NAMESPACE);
+    const home = await whose(connection);
     kept = keep;
-    return { address, uiUrl, started: false, ...(keep ? { connection } : {}) };
+    return { address, uiUrl: home?.uiUrl ?? uiUrl, started: false, ...(keep ? { connection } : {}) };
   } finally {
     if (!kept) await connection.close();
+  }
+}
+
+/**
+ * The home of the server on `connection`, telling `opts.onForeignServer` when it is not `dataDir`.
+ * A server without a recorded home whose pid is in `dataDir/server.pid` is this directory's,
+ * started by an ll-loop that did not record homes yet: its home is recorded now.
+ */
+async function whoseServer(connection: Connection, dataDir: string, address: string, uiUrl: string, opts: DevServerOptions): Promise<ServerHome | undefined> {
+  let home: ServerHome | undefined;
+  try {
+    home = await readServerHome(connection, NAMESPACE);
+  } catch {
+    return undefined; // cannot tell (no permission to describe the namespace): say nothing
+  }
+  if (home === undefined && startedHere(dataDir)) {
+    home = { dataDir, uiUrl };
+    await recordServerHome(connection, NAMESPACE, home).catch(() => undefined);
+  }
+  if (home === undefined || resolve(home.dataDir) !== dataDir) opts.onForeignServer?.({ address, home, assumedUiUrl: uiUrl });
+  return home;
+}
+
+/** Whether `dataDir/server.pid` names a live dev server (one started from this directory). */
+function startedHere(dataDir: string): boolean {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'server.pid'), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && processAlive(pid) && looksLikeDevServer(pid);
+  } catch {
+    return false;
   }
 }
 
