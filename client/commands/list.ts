@@ -60,6 +60,8 @@ export interface ListOptions {
   category?: string;
   labels?: string[];
   out: (text: string) => void;
+  /** Warnings (a loop file that cannot be read is skipped with one). Default: stderr. */
+  err?: (text: string) => void;
 }
 
 /** Every loop file in `.loops/`, valid or not (an invalid one never stops the listing). */
@@ -86,7 +88,8 @@ export function loopListings(cwd: string): LoopListing[] {
 
 function printLoops(opts: ListOptions): number {
   const labels = opts.labels ?? [];
-  const loops = loopListings(opts.cwd).filter(
+  const all = loopListings(opts.cwd);
+  const loops = all.filter(
     (l) => (opts.category === undefined || l.category === opts.category) && labels.every((label) => l.labels.includes(label)),
   );
   if (opts.json) {
@@ -94,14 +97,15 @@ function printLoops(opts: ListOptions): number {
     return EXIT.ok;
   }
   const filtered = opts.category !== undefined || labels.length > 0;
-  if (loops.length === 0) {
+  // A file that cannot be read is skipped with a warning (its name and first error), never
+  // stopping the listing; `--json` keeps it as `valid: false` for scripts.
+  const err = opts.err ?? ((t: string) => void process.stderr.write(t));
+  for (const l of all.filter((x) => !x.valid)) err(`warning: skipped ${l.file}: ${l.error ?? 'invalid loop'} (ll-loop validate ${l.name})\n`);
+  const valid = loops.filter((l) => l.valid);
+  if (valid.length === 0) {
     opts.out(filtered ? 'no loops match\n' : `no loops in ${loopsDir(opts.cwd)}\n`);
   } else {
-    const rows = loops.map((l) =>
-      l.valid
-        ? [l.name, l.category ?? '-', l.labels.join(',') || '-', l.description?.split('\n')[0] ?? '']
-        : [l.name, 'invalid', '-', `${l.error ?? ''} (ll-loop validate ${l.name})`],
-    );
+    const rows = valid.map((l) => [l.name, l.category ?? '-', l.labels.join(',') || '-', l.description?.split('\n')[0] ?? '']);
     opts.out(table([['NAME', 'CATEGORY', 'LABELS', 'DESCRIPTION'], ...rows]));
   }
   const builtins = builtinLoopNames();
@@ -209,6 +213,7 @@ export const listSpec: CommandSpec = {
       builtin: bool(ctx, 'builtin'),
       labels: list(ctx, 'label'),
       out: ctx.out,
+      err: ctx.err,
       ...(category === undefined ? {} : { category }),
     });
   },

@@ -80,7 +80,7 @@ function sleeper(name: string, marker: string): LoopDefinition {
 }
 
 describe('ll-loop list', () => {
-  it('lists the loops in .loops/ with their metadata, filters, and shows an invalid file as invalid', async () => {
+  it('lists the loops in .loops/ with their metadata, filters, and skips an invalid file with a warning', async () => {
     const dir = join(cwd, '.loops');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'alpha.yaml'), 'name: alpha\ndescription: First loop\ncategory: ci\nlabels: [fast, lint]\ninitial: a\nstates:\n  a:\n    terminal: true\n');
@@ -100,9 +100,11 @@ describe('ll-loop list', () => {
     await listCommand({ cwd, json: true, labels: ['fast'], out: byLabel.out });
     expect(byLabel.json<Array<{ name: string }>>().map((l) => l.name)).toEqual(['alpha']);
     const text = output();
-    await listCommand({ cwd, json: false, out: text.out });
+    const warnings = output();
+    await listCommand({ cwd, json: false, out: text.out, err: warnings.out });
     expect(text.text()).toMatch(/alpha\s+ci\s+fast,lint\s+First loop/);
-    expect(text.text()).toMatch(/broken\s+invalid/);
+    expect(text.text()).not.toContain('broken');
+    expect(warnings.text()).toMatch(/^warning: skipped .*broken\.yaml: .*nowhere.* \(ll-loop validate broken\)\n$/);
   });
 });
 
