@@ -69,10 +69,12 @@ async function record(scenario: Scenario): Promise<HistoryManifest['scenarios'][
       localActivityMaxTimeoutS: scenario.localActivityMaxTimeoutS ?? 0,
       // As every run of 0.4.0 and later: the workflow closes the way the loop ended.
       closeAsOutcome: true,
+      maskLoopEnv: true,
       ...(scenario.historyEventLimit === undefined ? {} : { historyEventLimit: scenario.historyEventLimit }),
       ...(scenario.failOnNonTerminal ? { failOnNonTerminal: true } : {}),
       ...(scenario.pinned ? { actionQueue: taskQueue, hostNoticeS: 60 } : {}),
     },
+    ...(scenario.dataContext ? { dataContext: scenario.dataContext } : {}),
     ...(scenario.scopeLock ? { lock: lockRequestFor(definition(scenario.definition), { root: p.cwd, lockDomain: `checkout:recorder:${p.cwd}`, queue: taskQueue }, { wait: true }) } : {}),
   };
   const outcome = await worker.runUntil(async () => {

@@ -30,6 +30,8 @@ export interface Scenario {
   scopeLock?: boolean;
   /** Actions go to the recording worker's queue as a pinned pool run's do (`actionQueue`). */
   pinned?: boolean;
+  /** Context keys given on the command line (`--context`): data, not code. */
+  dataContext?: string[];
 }
 
 const CHILD = `
@@ -255,6 +257,22 @@ export const SCENARIOS: Scenario[] = [
         check: { action: 'echo checked', next: 'broken' },
         done: { terminal: true },
         broken: { terminal: true, failure: true },
+      },
+    },
+  },
+  {
+    name: 'context-data',
+    covers: '--context values as data (dataContext) and masked ${env.*} values (maskLoopEnv) in shell and prompt actions',
+    dataContext: ['note'],
+    prepare: () => ({ LL_RECORD_SECRET: 'recorded-secret-value' }),
+    definition: {
+      name: 'context-data',
+      initial: 'say',
+      context: { note: 'a"; echo injected; "b' },
+      states: {
+        say: { action: 'echo "note: ${context.note}"; echo "token ${env.LL_RECORD_SECRET}"', capture: 'said', next: 'ask' },
+        ask: { action: 'summarise: ${captured.said.output}', action_type: 'prompt', next: 'done' },
+        done: { terminal: true },
       },
     },
   },
