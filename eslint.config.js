@@ -13,13 +13,13 @@ export default defineConfig([
   { linterOptions: { reportUnusedDisableDirectives: 'off' } },
   {
     name: 'll-loop/promises',
-    files: ['{fsm,workflows,activities,worker,client,loader,tests,bench,bin,eslint}/**/*.{ts,js,mjs}', '*.{ts,js,mjs}'],
+    files: ['{fsm,workflows,activities,worker,client,loader,tests,bench,bin,eslint,tools}/**/*.{ts,js,mjs}', '*.{ts,js,mjs}'],
     plugins: { '@typescript-eslint': tseslint.plugin },
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: {
         // Files outside tsconfig.json (plain JS tooling) get the default project.
-        projectService: { allowDefaultProject: ['bench/*.mjs', 'bin/*.js', 'eslint/*.js', 'eslint.config.js'] },
+        projectService: { allowDefaultProject: ['bench/*.mjs', 'bin/*.js', 'eslint/*.js', 'tools/*.mjs', 'eslint.config.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

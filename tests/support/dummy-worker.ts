@@ -13,12 +13,13 @@ const SCRIPT = `
 const fs = require('fs');
 const [, , , file, json, mode, drainMs] = process.argv;
 const record = { ...JSON.parse(json), pid: process.pid };
-fs.mkdirSync(require('path').dirname(file), { recursive: true });
-fs.writeFileSync(file, JSON.stringify(record));
+// The handler before the record: a SIGTERM sent as soon as the record shows must find it.
 process.on('SIGTERM', () => {
   if (mode === 'stubborn') return;
   setTimeout(() => { fs.rmSync(file, { force: true }); process.exit(0); }, Number(drainMs));
 });
+fs.mkdirSync(require('path').dirname(file), { recursive: true });
+fs.writeFileSync(file, JSON.stringify(record));
 setInterval(() => {}, 1000);
 `;
 
