@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { resolveContext } from '../fsm/context.js';
+import { checkJsonSchemas } from './json-schema.js';
 import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
@@ -168,6 +169,7 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
   // Scopes are paths of the checkout the run works in: the directory it runs from.
   const scoped = checkScopes(result.definition, cwd);
   diagnostics.push(...scoped.diagnostics.map(locate));
+  diagnostics.push(...checkJsonSchemas(result.definition).map(locate));
   const parameters = bindParameters(result.definition, overrides.context ?? {}, { source: 'command line', strict: false, requireAll: overrides.requireParameters === true });
   diagnostics.push(...parameters.problems.map((p) => locate(error(['parameters', p.parameter], p.message, p.fix))));
   diagnostics.push(

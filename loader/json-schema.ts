@@ -1,0 +1,60 @@
+/**
+ * JSON Schemas a loop gives for answers (`llm_structured`'s `schema:`), checked with ajv: once
+ * at load (is it a JSON Schema at all?) and on the worker for each answer. One compiler for both,
+ * so a schema that loads is one the worker can apply.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { error, type Diagnostic } from '../fsm/diagnostics.js';
+import type { LoopDefinition } from '../fsm/schema.js';
+
+// strict: false — seed schemas carry annotations (`description`, `examples`) and keywords of later
+// drafts that ajv's strict mode refuses though they are harmless; what matters is that each
+// keyword it knows is well-formed (the meta-schema) and that every $ref resolves (compile).
+const ajv = new Ajv({ strict: false, allErrors: true });
+const compiled = new Map<string, ValidateFunction>();
+
+/** The schema compiled, or why it is not a usable JSON Schema. Compilations are cached by content. */
+export function compileJsonSchema(schema: Record<string, unknown>): { validate: ValidateFunction } | { problem: string } {
+  const key = JSON.stringify(schema);
+  const cached = compiled.get(key);
+  if (cached) return { validate: cached };
+  try {
+    if (!ajv.validateSchema(schema)) return { problem: errorTexts(ajv.errors ?? [], 'schema').join('; ') };
+    const validate = ajv.compile(schema);
+    compiled.set(key, validate);
+    return { validate };
+  } catch (e) {
+    return { problem: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** Every way `value` misses `schema`, one line each (`/verdict must be equal to one of the allowed values: yes, no`); empty when it fits. */
+export function schemaErrors(schema: Record<string, unknown>, value: unknown): string[] {
+  const c = compileJsonSchema(schema);
+  if ('problem' in c) return [`the schema is not a valid JSON Schema: ${c.problem}`];
+  return c.validate(value) ? [] : errorTexts(c.validate.errors ?? [], 'answer');
+}
+
+function errorTexts(errors: readonly ErrorObject[], root: string): string[] {
+  return errors.map((e) => {
+    const where = e.instancePath === '' ? root : e.instancePath;
+    const allowed = e.keyword === 'enum' && Array.isArray(e.params['allowedValues']) ? `: ${(e.params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` : '';
+    return `${where} ${e.message ?? 'is invalid'}${allowed}`;
+  });
+}
+
+/** A diagnostic for each `schema:` in the loop that is not a valid JSON Schema (the loader adds file:line). */
+export function checkJsonSchemas(definition: LoopDefinition): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [name, state] of Object.entries(definition.states)) {
+    const evaluate = state.evaluate;
+    if (evaluate?.type !== 'llm_structured' || evaluate.schema === undefined) continue;
+    const c = compileJsonSchema(evaluate.schema);
+    if ('problem' in c) {
+      out.push(
+        error(['states', name, 'evaluate', 'schema'], `schema is not a valid JSON Schema: ${c.problem}`, 'write a JSON Schema (https://json-schema.org), e.g. { type: object, properties: { verdict: { type: string, enum: [yes, no] } }, required: [verdict] }'),
+      );
+    }
+  }
+  return out;
+}
