@@ -1,6 +1,7 @@
 import { readJudgement } from '../fsm/llm-judgement.js';
 import type { LlmReply } from '../fsm/snapshot.js';
 import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
+import { compileJsonSchema, schemaErrors } from '../loader/json-schema.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
 import { secretValues } from './env-refs.js';
 import { SpawnError, runProcess } from './process.js';
@@ -14,13 +15,21 @@ export const EVAL_OUTPUT_CHARS = 4000;
 /** How much of the host CLI's output an error message quotes. */
 const QUOTE_CHARS = 300;
 
-/** Builds the judge's prompt: the question, then the tail of the action output. */
-export function evaluationPrompt(prompt: string | undefined, output: string): string {
+/**
+ * Builds the judge's prompt: the question, then the tail of the action output; asking again, how
+ * the previous answer missed the schema (`schemaErrors`, one line each).
+ */
+export function evaluationPrompt(prompt: string | undefined, output: string, schemaErrors: readonly string[] = []): string {
   let tail = output.length > EVAL_OUTPUT_CHARS ? output.slice(-EVAL_OUTPUT_CHARS) : output;
   // Never start with the low half of a surrogate pair cut by the slice.
   if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
-  return `${prompt ?? DEFAULT_EVAL_PROMPT}\n\n<action_output>\n${tail}\n</action_output>`;
+  const question = `${prompt ?? DEFAULT_EVAL_PROMPT}\n\n<action_output>\n${tail}\n</action_output>`;
+  if (schemaErrors.length === 0) return question;
+  return `${question}\n\n${REASK_INTRO}\n<schema_errors>\n${schemaErrors.map((e) => `- ${e}`).join('\n')}\n</schema_errors>\nAnswer again with a JSON object that matches the schema.`;
 }
+
+/** What a re-asked judge is told before the errors of its previous answer. */
+export const REASK_INTRO = 'Your previous answer did not match the required JSON schema:';
 
 /**
  * Builds the `evaluateLlm` activity: asks the host CLI for a structured judgement of an output
@@ -44,7 +53,7 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
         cwd: input.cwd,
         env: definedEnv(injected),
         // The prompt holds the action's output: stdin, never argv (host-cli.ts promptArgs).
-        input: evaluationPrompt(input.prompt, input.output),
+        input: evaluationPrompt(input.prompt, input.output, input.schema_errors),
         secrets: maskableSecrets(secretValues([], input.mask_env, workerEnv)),
         timeoutMs: input.timeout_s * 1000,
         signal: hooks.signal,
@@ -62,7 +71,15 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
       return evalError(`host CLI '${cli.binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);
     }
     try {
-      return { judgement: readJudgement(extractJudgement(result.output)) };
+      const answer = extractJudgement(result.output);
+      if (input.check_schema) {
+        // The loader refuses such schemas; a definition from before that check is not asked again in vain.
+        const compiled = compileJsonSchema(input.schema);
+        if ('problem' in compiled) return evalError(`the evaluator's schema is not a valid JSON Schema: ${compiled.problem}`);
+        const errors = schemaErrors(input.schema, answer);
+        if (errors.length > 0) return { invalid: { errors, answer } };
+      }
+      return { judgement: readJudgement(answer) };
     } catch (e) {
       return evalError(`${e instanceof Error ? e.message : String(e)}${quote(result)}`);
     }

@@ -6,7 +6,7 @@
 import { effectiveEvaluator, errorResult } from './evaluate-state.js';
 import { judge } from './llm-judgement.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
-import type { Failure, RunEvent, SubloopUnavailable } from './snapshot.js';
+import type { Failure, InvalidAnswer, LlmReply, RunEvent, SubloopUnavailable } from './snapshot.js';
 import type { EvalResult } from './types.js';
 
 /** An error chain as one line: its first four messages (Temporal wraps activity and child failures). */
@@ -24,6 +24,23 @@ export function unavailableText(why: SubloopUnavailable): string {
     case 'invalid':
       return why.error;
   }
+}
+
+/** The fact for the LLM activity's reply. */
+export function llmReplyFact(reply: LlmReply, now: number): RunEvent {
+  if ('judgement' in reply) return { type: 'llm_replied', judgement: reply.judgement, now };
+  if ('invalid' in reply) return { type: 'llm_invalid', invalid: reply.invalid, now };
+  return { type: 'llm_error', error: reply.error, now };
+}
+
+/** The `error` verdict for an answer still missing its schema after `asks` asks; `details.errors` lists how. */
+export function invalidAnswerResult(invalid: InvalidAnswer, asks: number): EvalResult {
+  const first = invalid.errors[0] ?? 'it does not match';
+  const more = invalid.errors.length > 1 ? ` (and ${invalid.errors.length - 1} more)` : '';
+  return errorResult(`LLM answer does not match the evaluator's schema after ${asks} ${asks === 1 ? 'ask' : 'asks'}: ${first}${more}`, {
+    errors: invalid.errors,
+    answer: invalid.answer,
+  });
 }
 
 /** An LLM answer (or its absence), judged by the current state's evaluator settings. */

@@ -149,12 +149,17 @@ export const stateConfig = z.looseObject(stateShape).superRefine((state, ctx) =>
 });
 export type StateConfig = z.output<typeof stateConfig>;
 
+/** `llm.schema_retries` when the loop gives none (issue 13 §4). */
+export const DEFAULT_SCHEMA_RETRIES = 2;
+
 const llmConfig = z.strictObject({
   /** Omitted: the host CLI's own default model. */
   model: z.string().optional(),
   max_tokens: z.number().int().positive().default(256),
   timeout: seconds.default(1800),
   enabled: z.boolean().default(true),
+  /** How many times an answer that misses its JSON Schema is asked again (errors appended) before the verdict is `error`. */
+  schema_retries: z.number().int().min(0).max(10).default(DEFAULT_SCHEMA_RETRIES),
 });
 
 const parameterSpec = z.strictObject({
@@ -187,7 +192,7 @@ export const loopShape = {
   commands: z.array(z.strictObject({ cmd: z.string(), comment: z.string().optional() })).optional(),
   parameters: z.record(z.string(), parameterSpec).optional(),
   config: z.record(z.string(), z.unknown()).optional(),
-  llm: llmConfig.default({ max_tokens: 256, timeout: 1800, enabled: true }),
+  llm: llmConfig.default({ max_tokens: 256, timeout: 1800, enabled: true, schema_retries: DEFAULT_SCHEMA_RETRIES }),
   on_handoff: z.string().optional(),
 };
 export const LOOP_KEYS = Object.keys(loopShape);

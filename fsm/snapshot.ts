@@ -40,6 +40,8 @@ export interface RunData {
   startedAtMs: number;
   /** Context keys holding run-time data from a parent loop (see InterpolationScope.dataContext). */
   dataContext?: string[];
+  /** How many times the current evaluation was asked again for an answer that missed its schema; absent before the first. */
+  schemaAsks?: number;
 }
 
 /** A running loop, by what it waits for. Only the LLM phase holds an action result. */
@@ -82,7 +84,13 @@ export interface Upgrade {
 }
 
 /** What the LLM activity returns: the answer as read, or why there is none. */
-export type LlmReply = { judgement: Judgement } | { error: string };
+export type LlmReply = { judgement: Judgement } | { error: string } | { invalid: InvalidAnswer };
+
+/** An answer that misses its JSON Schema: every way it misses (one line each), and the answer as read. */
+export interface InvalidAnswer {
+  errors: string[];
+  answer: unknown;
+}
 
 /** The first transition of a run: fresh, as a sub-loop, continuing an earlier run, or unable to start. */
 export interface StartEvent {
@@ -109,6 +117,8 @@ export type RunEvent =
   /** An evaluation the LLM activity could not make (its own message: host CLI missing, unparseable…). */
   | { type: 'llm_error'; error: string; now: number }
   | { type: 'llm_failed'; failure: Failure; now: number }
+  /** The answer misses the evaluator's JSON Schema (only runs that check answers: EvaluateLlmInput.check_schema). */
+  | { type: 'llm_invalid'; invalid: InvalidAnswer; now: number }
   /** Histories of 0.1.0: the activity judged the answer itself. */
   | { type: 'llm_done'; result: EvalResult; now: number }
   /** The child run ended; `timedOut` when the state's `timeout:` stopped it. */

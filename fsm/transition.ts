@@ -14,14 +14,14 @@
  * - Failures to interpolate or evaluate are `error` verdicts, routed like any other.
  */
 import { evaluateState, errorResult } from './evaluate-state.js';
-import { failureText, llmResult, unavailableText } from './facts.js';
+import { failureText, invalidAnswerResult, llmResult, unavailableText } from './facts.js';
 import { renderPrompt } from './interpolate.js';
 import { resolveTarget, routeFor } from './routing.js';
 import { begin } from './begin.js';
 import { chomp, emit, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, type Draft } from './draft.js';
-import type { LoopDefinition, StateConfig } from './schema.js';
+import { DEFAULT_SCHEMA_RETRIES, type LoopDefinition, type StateConfig } from './schema.js';
 import { renderShell } from './shell-render.js';
-import type { ActionRequest, CoreEvent, RunEvent, RunningSnapshot, StartEvent, Transition } from './snapshot.js';
+import type { ActionRequest, CoreEvent, InvalidAnswer, RunEvent, RunningSnapshot, StartEvent, Transition } from './snapshot.js';
 import type { ActionResult, EvalResult, ExecutionResult } from './types.js';
 import { subloopAsAction, subloopDetails, subloopInput, subloopTimeoutError, subloopTimeoutFailure, subloopVerdict } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
@@ -200,6 +200,7 @@ function decide(d: Draft, state: StateConfig, action: ActionResult | null): void
   if (evaluation.kind === 'llm') {
     d.snap.phase = 'llm';
     d.snap.pending = action;
+    delete d.snap.schemaAsks;
     setEffect(d, { type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current } });
     return;
   }
@@ -316,6 +317,8 @@ function advance(d: Draft, event: RunEvent): void {
     case 'subloop_failed':
     case 'subloop_unavailable':
       return onSubloopEvent(d, event);
+    case 'llm_invalid':
+      return onInvalidAnswer(d, event.invalid);
     case 'llm_replied':
     case 'llm_error':
     case 'llm_failed':
@@ -323,6 +326,7 @@ function advance(d: Draft, event: RunEvent): void {
       // The action result waited for this evaluation only; nothing is pending any more.
       const action = d.snap.pending;
       d.snap.pending = null;
+      delete d.snap.schemaAsks;
       return afterEvaluation(d, stateOf(d), 'llm_structured', llmResult(d.def, stateOf(d), event), action);
     }
     case 'sleep_done':
@@ -341,6 +345,31 @@ function advance(d: Draft, event: RunEvent): void {
     case 'cancel':
       return finish(d, 'cancelled');
   }
+}
+
+/**
+ * An answer that missed its schema (only runs that check answers get one): ask the same question
+ * again with the errors appended, up to `llm.schema_retries` times (each ask its own activity, the
+ * count in the snapshot), then judge `error` with the errors in `details.errors`.
+ */
+function onInvalidAnswer(d: Draft, invalid: InvalidAnswer): void {
+  const state = stateOf(d);
+  const action = d.snap.pending;
+  const asked = d.snap.schemaAsks ?? 0;
+  // Definitions loaded before schema_retries existed carry no value; they get the default.
+  const retries = d.def.llm.schema_retries ?? DEFAULT_SCHEMA_RETRIES;
+  if (asked < retries) {
+    const evaluation = evaluateState(d.def, state, action, d.snap, scopeOf(d.def, d.snap, d.now));
+    if (evaluation.kind === 'llm') {
+      d.snap.schemaAsks = asked + 1;
+      emit(d, 'llm_reask', { state: d.snap.current, ask: asked + 2, asks: retries + 1, errors: invalid.errors });
+      setEffect(d, { type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current, schema_errors: invalid.errors } });
+      return;
+    }
+  }
+  d.snap.pending = null;
+  delete d.snap.schemaAsks;
+  afterEvaluation(d, state, 'llm_structured', invalidAnswerResult(invalid, asked + 1), action);
 }
 
 /** The transition's typed output: the sealed snapshot with its one effect. */

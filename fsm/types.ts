@@ -148,4 +148,11 @@ export interface EvaluateLlmInput {
   timeout_s: number;
   /** As RunActionInput.mask_env: values masked in the judge's output. */
   mask_env?: string[];
+  /**
+   * Check the answer against `schema` (ajv) and reply `invalid` when it misses. Set by the workflow
+   * for runs started with LoopRunOptions.checkAnswers; older runs take any answer with a verdict.
+   */
+  check_schema?: boolean;
+  /** Asking again: how the previous answer missed the schema, appended to the prompt. */
+  schema_errors?: string[];
 }

@@ -12,6 +12,7 @@ import { createActivities } from '../activities/index.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { CORE_SEMANTICS } from '../fsm/semantics.js';
 import type { RunEvent, RunningSnapshot, Transition } from '../fsm/snapshot.js';
+import { llmReplyFact } from '../fsm/facts.js';
 import { transition } from '../fsm/transition.js';
 import type { ActionResult, CapturedValue, TerminatedBy } from '../fsm/types.js';
 
@@ -116,8 +117,9 @@ export async function testState(input: StateTestInput): Promise<StateTestResult>
       out.actions.push({ ...(pendingAction ?? { kind: effect.input.kind, display: '' }), result, simulated });
       fact = { type: 'action_done', result, now: ++now };
     } else if (effect.type === 'evaluate_llm') {
-      const reply = await activities.evaluateLlm({ ...effect.input, instanceId, cwd });
-      fact = 'judgement' in reply ? { type: 'llm_replied', judgement: reply.judgement, now: ++now } : { type: 'llm_error', error: reply.error, now: ++now };
+      // Answers are checked against their schema as in a run started by this release.
+      const reply = await activities.evaluateLlm({ ...effect.input, instanceId, cwd, check_schema: true });
+      fact = llmReplyFact(reply, ++now);
     } else if (effect.type === 'sleep') {
       // A retry's delay: the test does not wait for it.
       fact = { type: 'sleep_done', now: ++now };

@@ -76,6 +76,12 @@ export interface LoopRunOptions {
    * releases lack it and replay with the activity inputs they had.
    */
   maskLoopEnv?: boolean;
+  /**
+   * Check each LLM answer against its evaluator's JSON Schema and ask again when it misses
+   * (EvaluateLlmInput.check_schema, `llm.schema_retries`). Set by the client for new runs; runs of
+   * older releases lack it and take any answer with a verdict, as they did.
+   */
+  checkAnswers?: boolean;
 }
 
 /**

@@ -29,6 +29,7 @@ import { loopEnvNames } from '../fsm/env-names.js';
 import { closing, outcomeOf, type LoopOutcome } from '../fsm/outcome.js';
 import { upgradeSnapshot } from '../fsm/semantics.js';
 import { childStart } from '../fsm/subloop.js';
+import { llmReplyFact } from '../fsm/facts.js';
 import { transition } from '../fsm/transition.js';
 import { failureOf } from './error-text.js';
 import { noteHostChange } from '../fsm/notes.js';
@@ -115,8 +116,7 @@ function settle(snapshot: DoneSnapshot, input: LoopWorkflowInput): LoopRunResult
 /** The event for an LLM activity's answer; histories of 0.1.0 hold an already judged result. */
 function llmEvent(reply: LlmReply | EvalResult, now: number): RunEvent {
   if ('verdict' in reply) return { type: 'llm_done', result: reply, now };
-  if ('judgement' in reply) return { type: 'llm_replied', judgement: reply.judgement, now };
-  return { type: 'llm_error', error: reply.error, now };
+  return llmReplyFact(reply, now);
 }
 
 export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunResult> {
@@ -144,6 +144,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   // Runs started by this release ask the worker to mask every variable the loop names (older
   // histories lack the option: their activity inputs stay as they were).
   const maskEnv = input.options.maskLoopEnv ? { mask_env: loopEnvNames(def) } : {};
+  const checkAnswers = input.options.checkAnswers ? { check_schema: true } : {};
   /** Where the run is: the last transition (its snapshot, its effect, its events not yet delivered). */
   let at: Transition = input.resume
     ? // Continued as new: the same run, its snapshot and the effect it was about to carry out.
@@ -251,7 +252,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         }
         case 'evaluate_llm': {
           try {
-            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv }));
+            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers }));
             return llmEvent(reply, Date.now());
           } catch (err) {
             if (isCancellation(err)) throw err;

@@ -142,7 +142,7 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
       localActivityMaxTimeoutS: req.localActivityMaxTimeoutS,
       // Every run closes as it ended (a failed run is Failed: `--pause-on-failure` pauses on it).
       closeAsOutcome: true,
-      maskLoopEnv: true,
+      maskLoopEnv: true, checkAnswers: true,
     },
     ...(req.lock ? { lock: req.lock } : {}),
     ...(req.dataContext?.length ? { dataContext: req.dataContext } : {}),

@@ -104,7 +104,7 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
   if (req.lock) await precheckScopes(client, req.lock);
   const inputFor = (workflowId: string): LoopWorkflowInput => ({
     definition,
-    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), closeAsOutcome: true, maskLoopEnv: true, ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
+    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true, ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
     ...(req.dataContext?.length ? { dataContext: req.dataContext } : {}),
     ...(req.lock ? { lock: req.lock } : {}),

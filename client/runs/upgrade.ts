@@ -91,7 +91,7 @@ export async function moveOntoThisRelease(client: Client, id: string, descriptio
     workflowId: id,
     taskQueue: description.taskQueue,
     // A new execution under this release's rules: it closes as it ends (fsm/outcome.ts).
-    args: [{ ...input, options: { ...input.options, closeAsOutcome: true, maskLoopEnv: true }, continueFrom: { runId: id, snapshot: plan.snapshot, upgrade: plan.upgrade } } satisfies LoopWorkflowInput],
+    args: [{ ...input, options: { ...input.options, closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true }, continueFrom: { runId: id, snapshot: plan.snapshot, upgrade: plan.upgrade } } satisfies LoopWorkflowInput],
     // The terminated execution frees the id; the chain goes on under it.
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     memo: { ...(description.memo ?? {}), version: build.version, build_id: build.build_id, upgraded_from: plan.upgrade.fromBuild ?? 'unknown' },

@@ -98,6 +98,8 @@ export interface RunLoopOptions {
   onStarted?: (workflowId: string) => void | Promise<void>;
   /** LoopRunOptions.maskLoopEnv, as `ll-loop run` sets it. */
   maskLoopEnv?: boolean;
+  /** LoopRunOptions.checkAnswers, as `ll-loop run` sets it. */
+  checkAnswers?: boolean;
   /** LoopWorkflowInput.dataContext: context keys given on the command line. */
   dataContext?: string[];
 }
@@ -121,6 +123,7 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       closeAsOutcome: true,
       ...(opts.historyEventLimit === undefined ? {} : { historyEventLimit: opts.historyEventLimit }),
       ...(opts.maskLoopEnv ? { maskLoopEnv: true } : {}),
+      ...(opts.checkAnswers ? { checkAnswers: true } : {}),
     },
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
   };

@@ -47,7 +47,7 @@ describe('a valid loop', () => {
   it('keeps explicit values and partial llm settings', () => {
     const d = def(base({}, { max_iterations: 3, llm: { enabled: false } }));
     expect(d.max_iterations).toBe(3);
-    expect(d.llm).toEqual({ enabled: false, timeout: 1800, max_tokens: 256 });
+    expect(d.llm).toEqual({ enabled: false, timeout: 1800, max_tokens: 256, schema_retries: 2 });
   });
 
   it('treats the ${DEFAULT_LLM_MODEL} placeholder as the default model', () => {
