@@ -1,3 +1,5 @@
+import { reaskText } from '../fsm/answer-check.js';
+import { parseJsonText } from './json-text.js';
 import { readJudgement } from '../fsm/llm-judgement.js';
 import type { LlmReply } from '../fsm/snapshot.js';
 import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
@@ -24,12 +26,8 @@ export function evaluationPrompt(prompt: string | undefined, output: string, sch
   // Never start with the low half of a surrogate pair cut by the slice.
   if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
   const question = `${prompt ?? DEFAULT_EVAL_PROMPT}\n\n<action_output>\n${tail}\n</action_output>`;
-  if (schemaErrors.length === 0) return question;
-  return `${question}\n\n${REASK_INTRO}\n<schema_errors>\n${schemaErrors.map((e) => `- ${e}`).join('\n')}\n</schema_errors>\nAnswer again with a JSON object that matches the schema.`;
+  return schemaErrors.length === 0 ? question : `${question}\n\n${reaskText(schemaErrors)}`;
 }
-
-/** What a re-asked judge is told before the errors of its previous answer. */
-export const REASK_INTRO = 'Your previous answer did not match the required JSON schema:';
 
 /**
  * Builds the `evaluateLlm` activity: asks the host CLI for a structured judgement of an output
@@ -118,28 +116,6 @@ function quote(r: ActionResult): string {
   const out = r.output.trim().slice(0, QUOTE_CHARS);
   const err = r.stderr.trim().slice(0, QUOTE_CHARS);
   return `${out ? `; stdout: ${out}` : ''}${err ? `; stderr: ${err}` : ''}`;
-}
-
-/** Parses JSON from text: the whole text, else a ```json fence, else the last line, else the outermost {...}. */
-function parseJsonText(text: string): unknown {
-  const candidates: string[] = [text.trim()];
-  const fence = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text);
-  if (fence?.[1] !== undefined) candidates.push(fence[1].trim());
-  const lines = text.trim().split('\n');
-  const last = lines[lines.length - 1];
-  if (lines.length > 1 && last !== undefined) candidates.push(last.trim());
-  const open = text.indexOf('{');
-  const close = text.lastIndexOf('}');
-  if (open >= 0 && close > open) candidates.push(text.slice(open, close + 1));
-  for (const c of candidates) {
-    if (c === '') continue;
-    try {
-      return JSON.parse(c) as unknown;
-    } catch {
-      // try the next candidate
-    }
-  }
-  throw new Error('host CLI output is not JSON');
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

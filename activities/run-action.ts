@@ -1,3 +1,4 @@
+import { checkOutput } from './output-check.js';
 import { join } from 'node:path';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { expectedFailure } from './expected-failure.js';
@@ -177,6 +178,9 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       launch?.cleanup();
     }
     hooks.rethrowIfCancelled(result);
+    // Only a successful action's output is checked: a failing one (non-zero exit, timed out, killed)
+    // is judged by its evaluator as any failure is, whatever it printed.
+    if (input.output_schema !== undefined && result.exit_code === 0 && !result.timed_out && result.signal === undefined) return { ...result, output_check: checkOutput(input.output_schema, result) };
     return result;
   };
 }

@@ -125,6 +125,8 @@ export const stateShape = {
   timeout: seconds.optional(),
   retry: retryConfig.optional(),
   agent: z.string().optional(),
+  /** A JSON Schema the action's output (JSON) must match; the parsed value is `${captured.<name>.json}` and `${result.details.value}`. */
+  output_schema: z.record(z.string(), z.unknown()).optional(),
   tools: z.array(z.string()).optional(),
   loop: z.string().optional(),
   context_passthrough: z.boolean().optional(),

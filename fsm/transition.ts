@@ -22,7 +22,8 @@ import { chomp, emit, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, t
 import { DEFAULT_SCHEMA_RETRIES, type LoopDefinition, type StateConfig } from './schema.js';
 import { renderShell } from './shell-render.js';
 import type { ActionRequest, CoreEvent, InvalidAnswer, RunEvent, RunningSnapshot, StartEvent, Transition } from './snapshot.js';
-import type { ActionResult, EvalResult, ExecutionResult } from './types.js';
+import type { ActionResult, CapturedValue, EvalResult, ExecutionResult, PromptText } from './types.js';
+import { reaskText } from './answer-check.js';
 import { subloopAsAction, subloopDetails, subloopInput, subloopTimeoutError, subloopTimeoutFailure, subloopVerdict } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
@@ -76,7 +77,7 @@ function execute(d: Draft): void {
 }
 
 /** Render and start the current state's action: its first attempt, or a retry (not a new step). */
-function runAction(d: Draft, state: StateConfig, action: string): void {
+function runAction(d: Draft, state: StateConfig, action: string, schemaErrors?: readonly string[]): void {
   const { snap, def } = d;
   const kind = actionKind(state);
   const scope = scopeOf(def, snap, d.now);
@@ -85,14 +86,21 @@ function runAction(d: Draft, state: StateConfig, action: string): void {
     input =
       kind === 'shell'
         ? { kind, shell: renderShell(action, scope) }
-        : { kind, prompt: renderPrompt(action, scope), agent: state.agent, tools: state.tools };
+        : { kind, prompt: withReask(renderPrompt(action, scope), schemaErrors), agent: state.agent, tools: state.tools };
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
+  // Only definitions written with output_schema: carry it, so older runs issue the inputs they did.
+  if (state.output_schema !== undefined) Object.assign(input, { output_schema: state.output_schema });
   const attempt = snap.attempt ?? 1;
   emit(d, 'action_start', { state: snap.current, action: displayAction(action, scope), action_type: kind, ...(attempt > 1 ? { attempt } : {}) });
   snap.phase = 'action';
   setEffect(d, { type: 'run_action', input: { ...input, state: snap.current, step: snap.steps, timeout_s: actionTimeout(def, state) } as ActionRequest });
+}
+
+/** A prompt asked again: the previous output's schema errors appended. */
+function withReask(prompt: PromptText, schemaErrors: readonly string[] | undefined): PromptText {
+  return schemaErrors === undefined ? prompt : { parts: [...prompt.parts, `\n\n${reaskText(schemaErrors)}`] };
 }
 
 /** Start the child loop of a `loop:` state (a child workflow in Temporal). */
@@ -207,8 +215,11 @@ function decide(d: Draft, state: StateConfig, action: ActionResult | null): void
   afterEvaluation(d, state, evaluation.type, evaluation.result, action);
 }
 
-function afterEvaluation(d: Draft, state: StateConfig, type: string, result: EvalResult, action: ActionResult | null): void {
+function afterEvaluation(d: Draft, state: StateConfig, type: string, evaluated: EvalResult, action: ActionResult | null): void {
   const { snap } = d;
+  // An output that matched its output_schema: its parsed value is ${result.details.value} (unless the evaluator set one).
+  const check = action?.output_check;
+  const result = check !== undefined && 'value' in check && !('value' in evaluated.details) ? { ...evaluated, details: { ...evaluated.details, value: check.value } } : evaluated;
   snap.result = result;
   const current = result.details.current;
   if (type === 'convergence' && typeof current === 'number') snap.lastValues = { ...snap.lastValues, [snap.current]: current };
@@ -269,16 +280,41 @@ function onActionDone(d: Draft, result: ActionResult): void {
     ...(result.signal ? { signal: result.signal } : {}),
     ...(result.log_file ? { log_file: result.log_file } : {}),
   });
+  const check = result.output_check;
   if (state.capture) {
     const { exit_code, duration_ms } = result;
-    const value = { output: chomp(result.output), stderr: chomp(result.stderr), exit_code, duration_ms };
+    const value: CapturedValue = { output: chomp(result.output), stderr: chomp(result.stderr), exit_code, duration_ms };
+    if (check !== undefined && 'value' in check) value.json = check.value;
     d.snap.captured = { ...d.snap.captured, [state.capture]: value };
   }
   if (result.error !== undefined) {
     if (retryIfFailed(d, state, { kind: 'could_not_run' }, { exit_code: result.exit_code, error: result.error })) return;
     if (!state.terminal) return failState(d, state, result.error, result);
   } else if (retryIfFailed(d, state, { kind: 'exit', exitCode: result.exit_code }, { exit_code: result.exit_code })) return;
+  if (check !== undefined && 'errors' in check && !state.terminal) return onInvalidOutput(d, state, result, check.errors);
+  delete d.snap.schemaAsks;
   decide(d, state, result);
+}
+
+/**
+ * An output that missed the state's `output_schema:` (only definitions that have one get a check):
+ * a prompt is asked again with the errors appended, up to `llm.schema_retries` times; then — and
+ * at once for a shell command, which would print the same again — the state's verdict is `error`
+ * with the errors in `details.errors`.
+ */
+function onInvalidOutput(d: Draft, state: StateConfig, result: ActionResult, errors: string[]): void {
+  const asked = d.snap.schemaAsks ?? 0;
+  const retries = d.def.llm.schema_retries ?? DEFAULT_SCHEMA_RETRIES;
+  if (actionKind(state) === 'prompt' && state.action !== undefined && asked < retries) {
+    d.snap.schemaAsks = asked + 1;
+    emit(d, 'output_reask', { state: d.snap.current, ask: asked + 2, asks: retries + 1, errors });
+    return runAction(d, state, state.action, errors);
+  }
+  delete d.snap.schemaAsks;
+  const asks = actionKind(state) === 'prompt' ? ` after ${asked + 1} ${asked === 0 ? 'ask' : 'asks'}` : '';
+  const message = `output does not match output_schema${asks}: ${errors[0] ?? 'it does not match'}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
+  if (state.next !== undefined) return failState(d, state, message, result);
+  afterEvaluation(d, state, 'output_schema', errorResult(message, { errors }), result);
 }
 
 /** A subloop's end, judged: the verdict comes from the child's result, a timeout or a failure. */

@@ -3,6 +3,8 @@
  * Every value here is plain JSON: it crosses Temporal payloads and is stored in history.
  */
 
+import type { OutputCheck } from './answer-check.js';
+
 /** What an action produced. `output`/`stderr` are tails; the full text is in `log_file`/`stderr_file` when cut. */
 export interface ActionResult {
   output: string;
@@ -22,6 +24,8 @@ export interface ActionResult {
   stderr_file?: string;
   /** Set when the action could not be prepared on the worker (e.g. an undefined `${env.X}`). */
   error?: string;
+  /** With RunActionInput.output_schema: the output parsed and checked. */
+  output_check?: OutputCheck;
 }
 
 /** The value stored under `captured.<name>` by `capture:`. */
@@ -30,6 +34,8 @@ export interface CapturedValue {
   stderr: string;
   exit_code: number;
   duration_ms: number;
+  /** A state with `output_schema:` whose output matched: the parsed value. */
+  json?: unknown;
 }
 
 /** Layer 1's answer: the routing key plus evaluator-specific details (`${result.*}`). */
@@ -117,6 +123,8 @@ export interface RunActionInput {
    * (LoopRunOptions.maskLoopEnv); absent in older runs, which mask the action's own references only.
    */
   mask_env?: string[];
+  /** The state's `output_schema:`: the worker parses the output as JSON and checks it (ActionResult.output_check). */
+  output_schema?: Record<string, unknown>;
 }
 
 /** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */

@@ -43,18 +43,19 @@ function errorTexts(errors: readonly ErrorObject[], root: string): string[] {
   });
 }
 
-/** A diagnostic for each `schema:` in the loop that is not a valid JSON Schema (the loader adds file:line). */
+const SCHEMA_FIX = 'write a JSON Schema (https://json-schema.org), e.g. { type: object, properties: { verdict: { type: string, enum: [yes, no] } }, required: [verdict] }';
+
+/** A diagnostic for each `schema:` / `output_schema:` in the loop that is not a valid JSON Schema (the loader adds file:line). */
 export function checkJsonSchemas(definition: LoopDefinition): Diagnostic[] {
   const out: Diagnostic[] = [];
+  const check = (path: Array<string | number>, field: string, schema: Record<string, unknown> | undefined) => {
+    if (schema === undefined) return;
+    const c = compileJsonSchema(schema);
+    if ('problem' in c) out.push(error(path, `${field} is not a valid JSON Schema: ${c.problem}`, SCHEMA_FIX));
+  };
   for (const [name, state] of Object.entries(definition.states)) {
-    const evaluate = state.evaluate;
-    if (evaluate?.type !== 'llm_structured' || evaluate.schema === undefined) continue;
-    const c = compileJsonSchema(evaluate.schema);
-    if ('problem' in c) {
-      out.push(
-        error(['states', name, 'evaluate', 'schema'], `schema is not a valid JSON Schema: ${c.problem}`, 'write a JSON Schema (https://json-schema.org), e.g. { type: object, properties: { verdict: { type: string, enum: [yes, no] } }, required: [verdict] }'),
-      );
-    }
+    if (state.evaluate?.type === 'llm_structured') check(['states', name, 'evaluate', 'schema'], 'schema', state.evaluate.schema);
+    check(['states', name, 'output_schema'], 'output_schema', state.output_schema);
   }
   return out;
 }

@@ -75,4 +75,14 @@ describe('a schema: that is not a JSON Schema', () => {
     expect(d?.state).toBe('check');
     expect(d?.fix).toMatch(/JSON Schema/);
   });
+
+  it('an output_schema: that is not a JSON Schema is an error at its line too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'll-json-schema-'));
+    const file = join(dir, 'planned.yaml');
+    writeFileSync(file, ['name: planned', 'initial: plan', 'states:', '  plan:', '    action: "make plan"', '    output_schema: { type: objekt }', '    next: done', '  done: { terminal: true }', ''].join('\n'));
+    const loaded = loadLoopFile(file, {}, dir);
+    const d = loaded.diagnostics.find((x) => x.severity === 'error');
+    expect(d?.message).toMatch(/^output_schema is not a valid JSON Schema: .*type/);
+    expect(d?.line).toBe(6);
+  });
 });

@@ -4,7 +4,8 @@
  * `error` with the errors in details; the activity's re-ask prompt carries the errors.
  */
 import { describe, expect, it } from 'vitest';
-import { REASK_INTRO, evaluationPrompt } from '../../activities/evaluate-llm.js';
+import { evaluationPrompt } from '../../activities/evaluate-llm.js';
+import { REASK_INTRO } from '../../fsm/answer-check.js';
 import { llmReplyFact } from '../../fsm/facts.js';
 import type { InvalidAnswer, Transition } from '../../fsm/snapshot.js';
 import { begin, def, loop, next } from './helpers.js';
