@@ -156,10 +156,11 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         pending = undefined;
         line(`${INDENT}${verdictLine(event, style, exitCode)}`);
         break;
-      case 'llm_reask': {
+      case 'llm_reask':
+      case 'output_reask': {
         if (!headerShown) header(event);
         const errors = Array.isArray(event.errors) ? event.errors.map(String) : [];
-        line(`${INDENT}${style.yellow(`↻ answer missed its schema (${safeText(oneLine(errors[0] ?? '?', 120))}); asking again (${String(event.ask)}/${String(event.asks)})`)}`);
+        line(`${INDENT}${style.yellow(`↻ ${event.event === 'llm_reask' ? 'answer' : 'output'} missed its schema (${safeText(oneLine(errors[0] ?? '?', 120))}); asking again (${String(event.ask)}/${String(event.asks)})`)}`);
         break;
       }
       case 'action_error':

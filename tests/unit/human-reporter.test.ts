@@ -132,4 +132,20 @@ describe('human progress display', () => {
       expect(run('quiet')).toBe('Loop completed: done (2 iterations, 1.2s)\n');
     });
   });
+
+  it('says when an answer or an output missed its schema and is asked for again', () => {
+    let text = '';
+    const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10);
+    for (const e of [
+      ev('state_enter', { state: 'check', iteration: 1 }),
+      ev('action_start', { state: 'check', action: 'make' }),
+      ev('action_complete', { exit_code: 0 }),
+      ev('llm_reask', { state: 'check', ask: 2, asks: 3, errors: ['/verdict must be equal to one of the allowed values: "done"'] }),
+      ev('output_reask', { state: 'check', ask: 3, asks: 3, errors: ['the output is not JSON'] }),
+    ]) {
+      reporter.onEvent(e);
+    }
+    expect(text).toContain('↻ answer missed its schema (/verdict must be equal to one of the allowed values: "done"); asking again (2/3)\n');
+    expect(text).toContain('↻ output missed its schema (the output is not JSON); asking again (3/3)\n');
+  });
 });
