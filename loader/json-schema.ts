@@ -19,7 +19,7 @@ export function compileJsonSchema(schema: Record<string, unknown>): { validate: 
   const cached = compiled.get(key);
   if (cached) return { validate: cached };
   try {
-    if (!ajv.validateSchema(schema)) return { problem: errorTexts(ajv.errors ?? [], 'schema').join('; ') };
+    if (!ajv.validateSchema(schema)) return { problem: errorTexts(firstPerPlace(ajv.errors ?? []), 'schema').join('; ') };
     const validate = ajv.compile(schema);
     compiled.set(key, validate);
     return { validate };
@@ -33,6 +33,19 @@ export function schemaErrors(schema: Record<string, unknown>, value: unknown): s
   const c = compileJsonSchema(schema);
   if ('problem' in c) return [`the schema is not a valid JSON Schema: ${c.problem}`];
   return c.validate(value) ? [] : errorTexts(c.validate.errors ?? [], 'answer');
+}
+
+/**
+ * The meta-schema explains one bad keyword several ways (`type` is one of the names, or an array
+ * of them, or anyOf failed): the first explanation per place is the useful one.
+ */
+function firstPerPlace(errors: readonly ErrorObject[]): ErrorObject[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    if (e.keyword === 'anyOf' || seen.has(e.instancePath)) return false;
+    seen.add(e.instancePath);
+    return true;
+  });
 }
 
 function errorTexts(errors: readonly ErrorObject[], root: string): string[] {
