@@ -1,6 +1,7 @@
 import { reaskText } from '../fsm/answer-check.js';
 import { parseJsonText } from './json-text.js';
 import { readJudgement } from '../fsm/llm-judgement.js';
+import { answerCheckSchema } from '../fsm/llm-schema.js';
 import type { LlmReply } from '../fsm/snapshot.js';
 import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
 import { compileJsonSchema, schemaErrors } from '../loader/json-schema.js';
@@ -72,9 +73,10 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
       const answer = extractJudgement(result.output);
       if (input.check_schema) {
         // The loader refuses such schemas; a definition from before that check is not asked again in vain.
-        const compiled = compileJsonSchema(input.schema);
+        const schema = answerCheckSchema(input.schema);
+        const compiled = compileJsonSchema(schema);
         if ('problem' in compiled) return evalError(`the evaluator's schema is not a valid JSON Schema: ${compiled.problem}`);
-        const errors = schemaErrors(input.schema, answer);
+        const errors = schemaErrors(schema, answer);
         if (errors.length > 0) return { invalid: { errors, answer } };
       }
       return { judgement: readJudgement(answer) };

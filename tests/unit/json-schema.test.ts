@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LLM_SCHEMA } from '../../fsm/llm-schema.js';
+import { DEFAULT_LLM_SCHEMA, answerCheckSchema } from '../../fsm/llm-schema.js';
 import { compileJsonSchema, schemaErrors } from '../../loader/json-schema.js';
 import { loadLoopFile } from '../../loader/load.js';
 
@@ -27,6 +27,19 @@ describe('schemaErrors', () => {
     expect(errors).toContain('/confidence must be <= 1');
     expect(errors).toContain("answer must have required property 'reason'");
     expect(errors).toHaveLength(2);
+  });
+});
+
+describe('answerCheckSchema', () => {
+  it('checks answers to the default schema for their verdict only (confidence and reason stay optional)', () => {
+    const check = answerCheckSchema(DEFAULT_LLM_SCHEMA);
+    expect(schemaErrors(check, { verdict: 'yes' })).toEqual([]);
+    expect(schemaErrors(check, { verdict: 'maybe' })).toEqual(['/verdict must be equal to one of the allowed values: "yes", "no", "blocked", "partial"']);
+    expect(schemaErrors(check, { verdict: 'no', confidence: 3 })).toEqual(['/confidence must be <= 1']);
+  });
+
+  it('keeps a loop’s own schema as written', () => {
+    expect(answerCheckSchema(VERDICTS)).toBe(VERDICTS);
   });
 });
 
