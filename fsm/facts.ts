@@ -32,7 +32,7 @@ export function llmResult(def: LoopDefinition, state: StateConfig, event: Extrac
     case 'llm_done':
       return event.result;
     case 'llm_error':
-      return errorResult(event.error);
+      return errorResult(event.error, event.details);
     case 'llm_failed':
       return errorResult(`LLM evaluation failed: ${failureText(event.failure)}`);
     case 'llm_replied': {

@@ -81,8 +81,18 @@ export interface Upgrade {
   fromBuild?: string;
 }
 
-/** What the LLM activity returns: the answer as read, or why there is none. */
-export type LlmReply = { judgement: Judgement } | { error: string };
+/** Tokens (and cost, when the provider states it) one LLM call used; for budgets. */
+export interface LlmUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+}
+
+/**
+ * What the LLM activity returns: the answer as read, or why there is none (`details`: facts for
+ * the `error` verdict, e.g. a rate limit's `retry_after`). `usage` when the provider reported it.
+ */
+export type LlmReply = ({ judgement: Judgement } | { error: string; details?: Record<string, unknown> }) & { usage?: LlmUsage };
 
 /** The first transition of a run: fresh, as a sub-loop, continuing an earlier run, or unable to start. */
 export interface StartEvent {
@@ -107,7 +117,7 @@ export type RunEvent =
   | { type: 'action_failed'; failure: Failure; now: number }
   | { type: 'llm_replied'; judgement: Judgement; now: number }
   /** An evaluation the LLM activity could not make (its own message: host CLI missing, unparseable…). */
-  | { type: 'llm_error'; error: string; now: number }
+  | { type: 'llm_error'; error: string; details?: Record<string, unknown>; now: number }
   | { type: 'llm_failed'; failure: Failure; now: number }
   /** Histories of 0.1.0: the activity judged the answer itself. */
   | { type: 'llm_done'; result: EvalResult; now: number }

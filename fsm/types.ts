@@ -2,6 +2,7 @@
  * Runtime data shapes shared by the pure core, the workflow, the activities and the client.
  * Every value here is plain JSON: it crosses Temporal payloads and is stored in history.
  */
+import type { LlmProviderRequest } from './llm-provider.js';
 
 /** What an action produced. `output`/`stderr` are tails; the full text is in `log_file`/`stderr_file` when cut. */
 export interface ActionResult {
@@ -148,4 +149,6 @@ export interface EvaluateLlmInput {
   timeout_s: number;
   /** As RunActionInput.mask_env: values masked in the judge's output. */
   mask_env?: string[];
+  /** An HTTP API provider answers instead of the host CLI (fsm/llm-provider.ts); absent: the host CLI. */
+  llm?: LlmProviderRequest;
 }

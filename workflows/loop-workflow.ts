@@ -116,7 +116,8 @@ function settle(snapshot: DoneSnapshot, input: LoopWorkflowInput): LoopRunResult
 function llmEvent(reply: LlmReply | EvalResult, now: number): RunEvent {
   if ('verdict' in reply) return { type: 'llm_done', result: reply, now };
   if ('judgement' in reply) return { type: 'llm_replied', judgement: reply.judgement, now };
-  return { type: 'llm_error', error: reply.error, now };
+  // `details` only in replies of API providers (0.5.0): older histories give the event they always did.
+  return reply.details === undefined ? { type: 'llm_error', error: reply.error, now } : { type: 'llm_error', error: reply.error, details: reply.details, now };
 }
 
 export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunResult> {
