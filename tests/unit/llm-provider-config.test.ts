@@ -3,7 +3,12 @@
  * the loop's settings overridden per evaluation, the request the LLM activity gets (a key's
  * variable name, never a key), the keys a run needs, and `error` details from a provider reply.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { checkProviderKeys } from '../../client/runs/provider-keys.js';
+import { runCliInProcess } from '../support/cli.js';
 import { llmJudged } from '../../fsm/evaluate-state.js';
 import { llmResult } from '../../fsm/facts.js';
 import { providerRequest, requiredKeys } from '../../fsm/llm-provider.js';
@@ -80,5 +85,34 @@ describe('llm provider settings', () => {
     const d = judged({ llm: { provider: 'anthropic', model: 'm' } });
     const r = llmResult(d, d.states['check']!, { type: 'llm_error', error: 'rate limited', details: { status: 429, retry_after: 42 }, now: 0 });
     expect(r).toEqual({ verdict: 'error', details: { status: 429, retry_after: 42, error: 'rate limited' } });
+  });
+});
+
+describe('a missing key is refused before the run starts', () => {
+  it('ll-loop run names the variable and the fix, exit 1, no stack trace, nothing started', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'll-loop-keys-'));
+    mkdirSync(join(cwd, '.loops'));
+    writeFileSync(
+      join(cwd, '.loops', 'judged.yaml'),
+      ['name: judged', 'initial: check', 'llm: { provider: anthropic, model: claude-x, api_key_env: LL_P13_ABSENT_KEY }', 'states:', '  check: { action: make test, on_yes: done, on_no: done, evaluate: { type: llm_structured } }', '  done: { terminal: true }', ''].join('\n'),
+    );
+    // Were the check missing, the run would fail reaching this address (exit 7), not exit 1.
+    vi.stubEnv('TEMPORAL_ADDRESS', '127.0.0.1:9');
+    vi.stubEnv('LL_P13_ABSENT_KEY', '');
+    try {
+      const r = await runCliInProcess(['run', 'judged'], { cwd });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('state "check" is judged by the anthropic API, but LL_P13_ABSENT_KEY is not set; nothing was run');
+      expect(r.stderr).toContain('export LL_P13_ABSENT_KEY=<your key>');
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('checkProviderKeys passes when the variable is set', () => {
+    const d = judged({ llm: { provider: 'anthropic', model: 'm' } });
+    expect(() => checkProviderKeys(d, { ANTHROPIC_API_KEY: 'k' })).not.toThrow();
+    expect(() => checkProviderKeys(d, {})).toThrow(/ANTHROPIC_API_KEY is not set/);
   });
 });
