@@ -37,7 +37,11 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
     if (input.llm !== undefined) {
       const hooks = activityHooks(input.state);
       const call = { request: input.llm, prompt: evaluationPrompt(input.prompt, input.output), schema: input.schema, timeoutMs: input.timeout_s * 1000 };
-      return askProvider(call, workerEnv, hooks.signal, hooks.onHeartbeat);
+      return askProvider(call, workerEnv, {
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}),
+        secrets: secretValues([], input.mask_env, workerEnv),
+      });
     }
     const cli = hostCli(workerEnv);
     const args = hostArgs(cli, llmJsonArgs({ schema: input.schema, model: input.model }));

@@ -26,14 +26,20 @@ export const PROVIDERS: Record<ApiProvider, ProviderFn> = {
 };
 
 /** Asks the request's provider; every failure is an `error` reply naming the provider and reason. */
-export async function askProvider(call: Omit<ProviderCall, 'apiKey'>, env: NodeJS.ProcessEnv, signal?: AbortSignal, onHeartbeat?: () => void): Promise<LlmReply> {
+export async function askProvider(
+  call: Omit<ProviderCall, 'apiKey'>,
+  env: NodeJS.ProcessEnv,
+  o: { signal?: AbortSignal; onHeartbeat?: () => void; secrets?: string[] } = {},
+): Promise<LlmReply> {
+  const { signal, onHeartbeat } = o;
   const { request } = call;
   const apiKey = env[request.api_key_env] || undefined;
   const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
   if (apiKey === undefined && request.key_required) {
     return { error: `LLM provider ${request.provider}: the API key variable ${request.api_key_env} is not set on the worker`, details: { provider: request.provider, api_key_env: request.api_key_env } };
   }
-  const secrets = maskableSecrets(apiKey === undefined ? [] : [apiKey]);
+  // The key, and the values of the variables the loop references (an answer may quote them).
+  const secrets = maskableSecrets([...(apiKey === undefined ? [] : [apiKey]), ...(o.secrets ?? [])]);
   let answer: ProviderAnswer;
   // Heartbeats while the request is out: they carry a stop of the run to the signal.
   const beat = onHeartbeat ? setInterval(onHeartbeat, HEARTBEAT_MS) : undefined;

@@ -6,7 +6,8 @@
  *   message content), with usage;
  * - `rate-limited`: HTTP 429 with `retry-after: 42` and the API's error body;
  * - `garbage`: HTTP 200 with an HTML body;
- * - `prose`: a well-formed response whose answer is text, not JSON.
+ * - `prose`: a well-formed response whose answer is text, not JSON;
+ * - `echo:<text>`: like `prose`, answering `echo:<text>` (to see what an error quotes).
  * Every request is recorded (path, headers, parsed body) for the test to inspect.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -59,13 +60,14 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
         return res.end('<html><body>502 upstream garbage</body></html>');
       }
       const verdict = model.startsWith('verdict-') ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' } : undefined;
+      const prose = model.startsWith('echo:') ? model : 'I think it went fine.';
       if (anthropic) {
         return json(200, {
           id: 'msg_fake',
           type: 'message',
           role: 'assistant',
           model,
-          content: verdict ? [{ type: 'tool_use', id: 'toolu_fake', name: (body['tool_choice'] as { name?: string } | undefined)?.name ?? 'tool', input: verdict }] : [{ type: 'text', text: 'I think it went fine.' }],
+          content: verdict ? [{ type: 'tool_use', id: 'toolu_fake', name: (body['tool_choice'] as { name?: string } | undefined)?.name ?? 'tool', input: verdict }] : [{ type: 'text', text: prose }],
           stop_reason: verdict ? 'tool_use' : 'end_turn',
           stop_sequence: null,
           usage: { input_tokens: 120, output_tokens: 15 },
@@ -76,7 +78,7 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
         object: 'chat.completion',
         created: 1_700_000_000,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: verdict ? JSON.stringify(verdict) : 'I think it went fine.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        choices: [{ index: 0, message: { role: 'assistant', content: verdict ? JSON.stringify(verdict) : prose, refusal: null }, logprobs: null, finish_reason: 'stop' }],
         usage: { prompt_tokens: 130, completion_tokens: 17, total_tokens: 147 },
       });
     });

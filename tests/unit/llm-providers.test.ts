@@ -114,3 +114,16 @@ describe('retry-after', () => {
     expect(retryAfterSeconds(null)).toBeUndefined();
   });
 });
+
+describe('masking', () => {
+  it("values of the loop's variables quoted back in an answer are masked", async () => {
+    const secret = 'deploy-token-5678';
+    const evaluate = makeEvaluateLlm({ env: { ANTHROPIC_API_KEY: KEY, DEPLOY: secret } });
+    const reply = await evaluate({
+      instanceId: 'unit-2', state: 'check', output: 'x', schema: {}, min_confidence: 0.5, uncertain_suffix: false, cwd: '/nonexistent', timeout_s: 5, mask_env: ['DEPLOY'],
+      llm: { provider: 'anthropic', model: `echo:${secret}`, base_url: api.url, api_key_env: 'ANTHROPIC_API_KEY', key_required: true, max_tokens: 10 },
+    });
+    expect(reply).toMatchObject({ error: expect.stringContaining('answer: echo:***') });
+    expect(JSON.stringify(reply)).not.toContain(secret);
+  });
+});
