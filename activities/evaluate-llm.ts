@@ -7,6 +7,7 @@ import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
 import { compileJsonSchema, schemaErrors } from '../loader/json-schema.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
 import { secretValues } from './env-refs.js';
+import { askProvider } from './llm-providers.js';
 import { SpawnError, runProcess } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
@@ -41,6 +42,15 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
   return async function evaluateLlm(input: EvaluateLlmInput): Promise<LlmReply> {
     const injected = injectedEnv(deps, input.instanceId);
     const workerEnv = injected ?? process.env;
+    if (input.llm !== undefined) {
+      const hooks = activityHooks(input.state);
+      const call = { request: input.llm, prompt: evaluationPrompt(input.prompt, input.output), schema: input.schema, timeoutMs: input.timeout_s * 1000 };
+      return askProvider(call, workerEnv, {
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}),
+        secrets: secretValues([], input.mask_env, workerEnv),
+      });
+    }
     const cli = hostCli(workerEnv);
     const args = hostArgs(cli, llmJsonArgs({ schema: input.schema, model: input.model }));
     const hooks = activityHooks(input.state);

@@ -10,6 +10,7 @@
 //      already running; for a quick action (a local activity) and a default one (an activity),
 //      and a breakdown of where the time goes (bench/first-action-probe.mjs, the run's history).
 //   3. spawn: the cost of one shell action in the activity itself (`runAction`, `bash -c true`).
+//   3b. llm: what an API provider's LLM evaluation adds beyond the model call (bench/llm-overhead.mjs), goal 50 ms.
 //   4. concurrent: N (default 1,000) 10-state loops of quick actions started at once on the
 //      checkout's worker (client/runs/start-run.ts, the queue of worker/checkout.ts): all must end
 //      in their terminal state; transitions per second, peak RSS of the worker (VmHWM) and CPU
@@ -17,7 +18,7 @@
 //   5. parked (only with --parked N or --only parked, last): N loops parked on a 15-minute backoff, each held in the
 //      checkout worker's cache (up to its limit): the worker's RSS with that many open runs.
 // Flags: --json (one JSON object on stdout, progress on stderr), --quick (development: 100 loops,
-// 200 transitions), --loops N, --only a,b (cli, transitions, first-action, spawn, concurrent, parked),
+// 200 transitions), --loops N, --only a,b (cli, transitions, first-action, spawn, llm, concurrent, parked),
 // --first-runs N (default 5), --parked N.
 // BENCH_LONG=1 runs only the long-loop check instead: a 20,000-transition loop (BENCH_LONG_TRANSITIONS)
 // of local activities to its end, printing the total time and how many runs continued as new.
@@ -31,6 +32,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cliLatency } from './cli-latency.mjs';
+import { llmOverhead } from './llm-overhead.mjs';
 
 const { values: flags } = parseArgs({
   options: {
@@ -46,8 +48,8 @@ const QUICK = flags.quick;
 const LOOPS = Number(flags.loops ?? (QUICK ? 100 : 1000));
 const FIRST_RUNS = Number(flags['first-runs'] ?? 5);
 const TRANSITIONS = Number(process.env.BENCH_TRANSITIONS ?? (QUICK ? 200 : 1000));
-const PARTS = new Set((flags.only ?? 'cli,transitions,first-action,spawn,concurrent').split(',').map((s) => s.trim()));
-for (const p of PARTS) if (!['cli', 'transitions', 'first-action', 'spawn', 'concurrent', 'parked'].includes(p)) throw new Error(`--only: unknown part ${p}`);
+const PARTS = new Set((flags.only ?? 'cli,transitions,first-action,spawn,llm,concurrent').split(',').map((s) => s.trim()));
+for (const p of PARTS) if (!['cli', 'transitions', 'first-action', 'spawn', 'llm', 'concurrent', 'parked'].includes(p)) throw new Error(`--only: unknown part ${p}`);
 // Parked runs: only when asked for (--parked N, or --only parked with --loops N).
 const PARKED = flags.parked !== undefined ? Number(flags.parked) : PARTS.has('parked') ? LOOPS : 0;
 if (!Number.isInteger(PARKED) || PARKED < 0) throw new Error(`--parked must be a number of loops, got ${flags.parked}`);
@@ -601,6 +603,12 @@ async function standardBenchmarks() {
     const perSpawn = await actionSpawns(200);
     report.run_action_ms = round(perSpawn, 2);
     say(`  runAction(bash -c true), no Temporal: mean ${perSpawn.toFixed(2)} ms/run over 200 runs`);
+  }
+  if (PARTS.has('llm')) {
+    const l = await llmOverhead({ dist });
+    report.llm = l;
+    const shown = Object.entries(l.providers).map(([name, r]) => `${name} median ${r.median_ms} ms, p95 ${r.p95_ms} ms (first ${r.first_ms} ms)${r.within_goal ? '' : ' over'}`);
+    say(`  LLM evaluation overhead, fake API answering at once (${l.calls} calls, goal ${l.goal_ms} ms): ${shown.join('; ')}`);
   }
   if (PARTS.has('concurrent')) {
     const c = await concurrentLoops(LOOPS);

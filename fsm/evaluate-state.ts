@@ -6,6 +6,7 @@ import { actionKind } from './action.js';
 import { evaluatePure, type EvalInput } from './evaluators/index.js';
 import { interpolate, type InterpolationScope } from './interpolate.js';
 import { DEFAULT_LLM_SCHEMA } from './llm-schema.js';
+import { mergedLlm, providerRequest } from './llm-provider.js';
 import type { EvaluateConfig, LoopDefinition, StateConfig } from './schema.js';
 import type { RunData } from './snapshot.js';
 import type { ActionResult, EvalResult, EvaluateLlmInput } from './types.js';
@@ -26,6 +27,19 @@ export function effectiveEvaluator(def: LoopDefinition, state: StateConfig): Eva
     return { type: 'llm_structured', min_confidence: 0.5, uncertain_suffix: false };
   }
   return { type: 'exit_code' };
+}
+
+/** The states judged by an LLM (explicitly or by default), with their evaluator settings. */
+export function llmJudged(def: LoopDefinition): Array<{ state: string; config: EvaluateConfig }> {
+  if (!def.llm.enabled) return [];
+  const out: Array<{ state: string; config: EvaluateConfig }> = [];
+  for (const [name, state] of Object.entries(def.states)) {
+    if (state.terminal || state.next !== undefined || state.loop !== undefined) continue;
+    if (state.action === undefined && state.evaluate?.source === undefined) continue;
+    const config = effectiveEvaluator(def, state);
+    if (config.type === 'llm_structured') out.push({ state: name, config });
+  }
+  return out;
 }
 
 const TEMPLATED_FIELDS = ['target', 'toward', 'tolerance'] as const;
@@ -87,7 +101,12 @@ export function evaluateState(
         return { kind: 'pure', type, result: errorResult(`prompt: ${(err as Error).message}`) };
       }
     }
-    if (def.llm.model !== undefined) input.model = def.llm.model;
+    const provider = providerRequest(def, config);
+    if (provider !== undefined && 'invalid' in provider) return { kind: 'pure', type, result: errorResult(`llm: ${provider.invalid}`) };
+    // Only API-provider runs carry `llm`: host CLI evaluations schedule the input they always did.
+    if (provider !== undefined) input.llm = provider;
+    const model = mergedLlm(def, config).model;
+    if (model !== undefined) input.model = model;
     return { kind: 'llm', input };
   }
   let resolved: EvaluateConfig;

@@ -30,7 +30,8 @@ export function unavailableText(why: SubloopUnavailable): string {
 export function llmReplyFact(reply: LlmReply, now: number): RunEvent {
   if ('judgement' in reply) return { type: 'llm_replied', judgement: reply.judgement, now };
   if ('invalid' in reply) return { type: 'llm_invalid', invalid: reply.invalid, now };
-  return { type: 'llm_error', error: reply.error, now };
+  // `details` only in replies of API providers (0.5.0): older histories give the event they always did.
+  return reply.details === undefined ? { type: 'llm_error', error: reply.error, now } : { type: 'llm_error', error: reply.error, details: reply.details, now };
 }
 
 /** The `error` verdict for an answer still missing its schema after `asks` asks; `details.errors` lists how. */
@@ -49,7 +50,7 @@ export function llmResult(def: LoopDefinition, state: StateConfig, event: Extrac
     case 'llm_done':
       return event.result;
     case 'llm_error':
-      return errorResult(event.error);
+      return errorResult(event.error, event.details);
     case 'llm_failed':
       return errorResult(`LLM evaluation failed: ${failureText(event.failure)}`);
     case 'llm_replied': {

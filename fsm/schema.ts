@@ -55,11 +55,31 @@ export const convergenceEvaluate = z.strictObject({
   direction: z.enum(['minimize', 'maximize']).default('minimize'),
 });
 
+/** Who answers LLM evaluations (fsm/llm-provider.ts): the host CLI (default) or an HTTP API. */
+export const LLM_PROVIDERS = ['host-cli', 'anthropic', 'openai-compatible'] as const;
+
+/**
+ * Provider fields, at loop level (`llm:`) and per evaluation (`evaluate.llm:`, which overrides
+ * the loop's field by field). `api_key_env` names the variable holding the key; the key itself
+ * is read on the worker and never appears in a definition or in history.
+ */
+const llmProviderShape = {
+  provider: z.enum(LLM_PROVIDERS).optional(),
+  /** Omitted: the host CLI's own default model (an API provider requires one). */
+  model: z.string().optional(),
+  /** The API's address (`openai-compatible`: a local server such as Ollama, llama.cpp, vLLM). */
+  base_url: z.url({ protocol: /^https?$/, error: 'base_url must be an http(s) URL' }).optional(),
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env names an environment variable').optional(),
+};
+export const llmOverride = z.strictObject(llmProviderShape);
+export type LlmOverride = z.output<typeof llmOverride>;
+
 export const llmStructuredEvaluate = z.strictObject({
   type: z.literal('llm_structured'),
   ...sourceField,
   prompt: z.string().optional(),
   schema: z.record(z.string(), z.unknown()).optional(),
+  llm: llmOverride.optional(),
   min_confidence: z.number().min(0).max(1).default(0.5),
   uncertain_suffix: z.boolean().default(false),
 });
@@ -155,8 +175,7 @@ export type StateConfig = z.output<typeof stateConfig>;
 export const DEFAULT_SCHEMA_RETRIES = 2;
 
 const llmConfig = z.strictObject({
-  /** Omitted: the host CLI's own default model. */
-  model: z.string().optional(),
+  ...llmProviderShape,
   max_tokens: z.number().int().positive().default(256),
   timeout: seconds.default(1800),
   enabled: z.boolean().default(true),

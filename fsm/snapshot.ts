@@ -83,8 +83,19 @@ export interface Upgrade {
   fromBuild?: string;
 }
 
-/** What the LLM activity returns: the answer as read, or why there is none. */
-export type LlmReply = { judgement: Judgement } | { error: string } | { invalid: InvalidAnswer };
+/** Tokens (and cost, when the provider states it) one LLM call used; for budgets. */
+export interface LlmUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+}
+
+/**
+ * What the LLM activity returns: the answer as read, why there is none (`details`: facts for the
+ * `error` verdict, e.g. a rate limit's `retry_after`), or how it misses its schema; `usage` when
+ * the provider reported it.
+ */
+export type LlmReply = ({ judgement: Judgement } | { error: string; details?: Record<string, unknown> } | { invalid: InvalidAnswer }) & { usage?: LlmUsage };
 
 /** An answer that misses its JSON Schema: every way it misses (one line each), and the answer as read. */
 export interface InvalidAnswer {
@@ -115,7 +126,7 @@ export type RunEvent =
   | { type: 'action_failed'; failure: Failure; now: number }
   | { type: 'llm_replied'; judgement: Judgement; now: number }
   /** An evaluation the LLM activity could not make (its own message: host CLI missing, unparseable…). */
-  | { type: 'llm_error'; error: string; now: number }
+  | { type: 'llm_error'; error: string; details?: Record<string, unknown>; now: number }
   | { type: 'llm_failed'; failure: Failure; now: number }
   /** The answer misses the evaluator's JSON Schema (only runs that check answers: EvaluateLlmInput.check_schema). */
   | { type: 'llm_invalid'; invalid: InvalidAnswer; now: number }

@@ -2,6 +2,7 @@
  * Runtime data shapes shared by the pure core, the workflow, the activities and the client.
  * Every value here is plain JSON: it crosses Temporal payloads and is stored in history.
  */
+import type { LlmProviderRequest } from './llm-provider.js';
 
 import type { OutputCheck } from './answer-check.js';
 
@@ -163,4 +164,6 @@ export interface EvaluateLlmInput {
   check_schema?: boolean;
   /** Asking again: how the previous answer missed the schema, appended to the prompt. */
   schema_errors?: string[];
+  /** An HTTP API provider answers instead of the host CLI (fsm/llm-provider.ts); absent: the host CLI. */
+  llm?: LlmProviderRequest;
 }

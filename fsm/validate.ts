@@ -6,6 +6,7 @@
 import { ContextError, resolveContext } from './context.js';
 import { error, hasErrors, warning, type Diagnostic } from './diagnostics.js';
 import { actionKind } from './action.js';
+import { providerDiagnostics } from './llm-provider.js';
 import { CURRENT, declaredTargets, hasShorthand } from './routing.js';
 import { specProblems } from './parameters.js';
 import { checkShellTemplate } from './shell-render.js';
@@ -148,6 +149,7 @@ function checkGraph(def: LoopDefinition, out: Diagnostic[]): void {
     checkState(def, name, state, out);
   }
   warnUnreachable(def, out);
+  out.push(...providerDiagnostics(def, Object.entries(def.states).flatMap(([state, s]) => (s.evaluate ? [{ state, config: s.evaluate }] : []))));
 }
 
 function checkState(def: LoopDefinition, name: string, state: StateConfig, out: Diagnostic[]): void {

@@ -28,6 +28,7 @@ import { searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
 import type { Detail } from '../reporters/human.js';
+import { checkProviderKeys } from '../runs/provider-keys.js';
 
 export { DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S, instanceIdFor } from '../runs/start-run.js';
 
@@ -105,6 +106,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     printPlan(definition, opts.json, out);
     return EXIT.ok;
   }
+  checkProviderKeys(definition, env);
   // Ctrl-C from here on is a graceful stop: before the workflow exists it is noted, after, it
   // cancels the run (which kills its action and records the outcome). A closed terminal (SIGHUP)
   // ends only this process: the run goes on in its worker.

@@ -1,0 +1,93 @@
+/**
+ * HTTP API providers of LLM evaluations (`llm.provider`, fsm/llm-provider.ts): a registry from
+ * provider name to the function that asks it, and what they share — the key read on the worker,
+ * and every failure turned into an `error` reply with its reason (never a throw, never a stack).
+ *
+ * Invariants:
+ * - the key is read here, from the variable the request names, in the environment the run's
+ *   worker sees; it is never returned, logged or put into a reply (messages are masked with it);
+ * - the SDKs' own retries are off (`maxRetries: 0`): a 429 is reported at once with its
+ *   `retry_after`, for the workflow to decide (issue 13 §1 turns it into a durable pause);
+ * - usage (tokens, cost when the answer states it) is returned whenever the provider sent it.
+ */
+import { readJudgement } from '../fsm/llm-judgement.js';
+import type { ApiProvider } from '../fsm/llm-provider.js';
+import type { LlmReply, LlmUsage } from '../fsm/snapshot.js';
+import { ProviderError, type ProviderAnswer, type ProviderCall, type ProviderFn } from './llm-provider-call.js';
+import { askAnthropic } from './llm-anthropic.js';
+import { askOpenAiCompatible } from './llm-openai.js';
+import { HEARTBEAT_MS } from './run-action.js';
+import { maskText, maskableSecrets } from './secret-mask.js';
+
+/** The registry: one file per provider. */
+export const PROVIDERS: Record<ApiProvider, ProviderFn> = {
+  anthropic: askAnthropic,
+  'openai-compatible': askOpenAiCompatible,
+};
+
+/** Asks the request's provider; every failure is an `error` reply naming the provider and reason. */
+export async function askProvider(
+  call: Omit<ProviderCall, 'apiKey'>,
+  env: NodeJS.ProcessEnv,
+  o: { signal?: AbortSignal; onHeartbeat?: () => void; secrets?: string[] } = {},
+): Promise<LlmReply> {
+  const { signal, onHeartbeat } = o;
+  const { request } = call;
+  const apiKey = env[request.api_key_env] || undefined;
+  const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
+  if (apiKey === undefined && request.key_required) {
+    return { error: `LLM provider ${request.provider}: the API key variable ${request.api_key_env} is not set on the worker`, details: { provider: request.provider, api_key_env: request.api_key_env } };
+  }
+  // The key, and the values of the variables the loop references (an answer may quote them).
+  const secrets = maskableSecrets([...(apiKey === undefined ? [] : [apiKey]), ...(o.secrets ?? [])]);
+  let answer: ProviderAnswer;
+  // Heartbeats while the request is out: they carry a stop of the run to the signal.
+  const beat = onHeartbeat ? setInterval(onHeartbeat, HEARTBEAT_MS) : undefined;
+  try {
+    answer = await PROVIDERS[request.provider]({ ...call, apiKey, ...(signal ? { signal } : {}) });
+  } catch (e) {
+    // A stop of the run cancels the call: that is the activity's cancellation, not a verdict.
+    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : e;
+    if (e instanceof ProviderError) {
+      return withUsage({ error: maskText(`LLM provider ${where}: ${e.message}`, secrets), details: { provider: request.provider, ...e.details } }, e.usage);
+    }
+    return { error: maskText(`LLM provider ${where}: ${e instanceof Error ? e.message : String(e)}`, secrets), details: { provider: request.provider } };
+  } finally {
+    if (beat) clearInterval(beat);
+  }
+  try {
+    return withUsage({ judgement: readJudgement(answerObject(answer.answer)) }, answer.usage);
+  } catch (e) {
+    const quoted = maskText(quote(answer.answer), secrets);
+    return withUsage({ error: `LLM provider ${where}: ${(e as Error).message}${quoted ? `; answer: ${quoted}` : ''}`, details: { provider: request.provider } }, answer.usage);
+  }
+}
+
+function withUsage(reply: LlmReply, usage: LlmUsage | undefined): LlmReply {
+  return usage === undefined ? reply : { ...reply, usage };
+}
+
+/** The judgement object in an answer: an object, or text that is one JSON object (possibly fenced). */
+export function answerObject(answer: unknown): Record<string, unknown> {
+  if (isRecord(answer)) return answer;
+  if (typeof answer !== 'string') throw new Error('the answer holds no JSON object');
+  const fence = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(answer);
+  const text = (fence?.[1] ?? answer).trim();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('the answer is not JSON');
+  }
+  if (!isRecord(parsed)) throw new Error('the answer is not a JSON object');
+  return parsed;
+}
+
+function quote(answer: unknown): string {
+  const text = typeof answer === 'string' ? answer : JSON.stringify(answer) ?? '';
+  return text.trim().slice(0, 300);
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

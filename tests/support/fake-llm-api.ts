@@ -1,0 +1,93 @@
+/**
+ * A tiny HTTP server speaking the real wire formats of the Anthropic Messages API
+ * (`POST /v1/messages`) and OpenAI Chat Completions (`POST /v1/chat/completions`), for tests of
+ * the API providers through their official SDKs. The requested `model` picks the answer:
+ * - `verdict-<v>`: a valid structured verdict `<v>` (Anthropic: a tool_use block; OpenAI: JSON
+ *   message content), with usage;
+ * - `rate-limited`: HTTP 429 with `retry-after: 42` and the API's error body;
+ * - `garbage`: HTTP 200 with an HTML body;
+ * - `prose`: a well-formed response whose answer is text, not JSON;
+ * - `echo:<text>`: like `prose`, answering `echo:<text>` (to see what an error quotes).
+ * Every request is recorded (path, headers, parsed body) for the test to inspect.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+export interface FakeLlmApi {
+  /** `http://127.0.0.1:<port>`: the Anthropic base URL; OpenAI's is `${url}/v1`. */
+  url: string;
+  requests: RecordedRequest[];
+  close: () => Promise<void>;
+}
+
+export const RETRY_AFTER_S = 42;
+
+export async function startFakeLlmApi(): Promise<FakeLlmApi> {
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (raw += c));
+    req.on('end', () => {
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        // recorded as empty: the test sees it
+      }
+      const path = req.url ?? '';
+      requests.push({ path, headers: req.headers, body });
+      const model = String(body['model'] ?? '');
+      const json = (status: number, value: unknown, headers: Record<string, string> = {}): void => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify(value));
+      };
+      const anthropic = path === '/v1/messages';
+      if (!anthropic && path !== '/v1/chat/completions') return json(404, { error: { message: `no route ${path}` } });
+      if (model === 'rate-limited') {
+        return anthropic
+          ? json(429, { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } }, { 'retry-after': String(RETRY_AFTER_S) })
+          : json(429, { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': String(RETRY_AFTER_S) });
+      }
+      if (model === 'garbage') {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        return res.end('<html><body>502 upstream garbage</body></html>');
+      }
+      const verdict = model.startsWith('verdict-') ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' } : undefined;
+      const prose = model.startsWith('echo:') ? model : 'I think it went fine.';
+      if (anthropic) {
+        return json(200, {
+          id: 'msg_fake',
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: verdict ? [{ type: 'tool_use', id: 'toolu_fake', name: (body['tool_choice'] as { name?: string } | undefined)?.name ?? 'tool', input: verdict }] : [{ type: 'text', text: prose }],
+          stop_reason: verdict ? 'tool_use' : 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 120, output_tokens: 15 },
+        });
+      }
+      return json(200, {
+        id: 'chatcmpl-fake',
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model,
+        choices: [{ index: 0, message: { role: 'assistant', content: verdict ? JSON.stringify(verdict) : prose, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 130, completion_tokens: 17, total_tokens: 147 },
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
