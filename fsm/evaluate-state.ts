@@ -12,7 +12,9 @@ import type { ActionResult, EvalResult, EvaluateLlmInput } from './types.js';
 
 export type Evaluation =
   | { kind: 'pure'; type: string; result: EvalResult }
-  | { kind: 'llm'; input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd' | 'state'> };
+  | { kind: 'llm'; input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd' | 'state'> }
+  /** diff_stall: the worker takes the `git diff --stat` snapshot; the core compares it (diff-stall.ts). */
+  | { kind: 'diff'; scope: string[] };
 
 /** An `error` verdict carrying the reason in `details.error`. */
 export function errorResult(message: string, details: Record<string, unknown> = {}): EvalResult {
@@ -57,6 +59,7 @@ export function evaluateState(
 ): Evaluation {
   const config = effectiveEvaluator(def, state);
   const type = config.type;
+  if (config.type === 'diff_stall') return { kind: 'diff', scope: config.scope ?? [] };
   let source: string | undefined;
   try {
     if (config.source !== undefined) source = interpolate(config.source, scope);

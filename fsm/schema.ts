@@ -66,6 +66,14 @@ export const llmStructuredEvaluate = z.strictObject({
 
 export const harborScorerEvaluate = z.strictObject({ type: z.literal('harbor_scorer'), ...sourceField });
 
+/** Compares `git diff --stat` of `scope` (default: the whole repository) between passes. */
+export const diffStallEvaluate = z.strictObject({
+  type: z.literal('diff_stall'),
+  scope: z.array(z.string().min(1)).optional(),
+  /** Consecutive unchanged passes before the verdict is `no`. */
+  max_stall: z.number().int().positive().default(1),
+});
+
 export const evaluateConfig = z.discriminatedUnion('type', [
   exitCodeEvaluate,
   outputNumericEvaluate,
@@ -74,12 +82,13 @@ export const evaluateConfig = z.discriminatedUnion('type', [
   convergenceEvaluate,
   llmStructuredEvaluate,
   harborScorerEvaluate,
+  diffStallEvaluate,
 ]);
 export type EvaluateConfig = z.output<typeof evaluateConfig>;
 export type EvaluatorType = EvaluateConfig['type'];
 
 /** Evaluator types seed 001 names that this version does not run; validation says so plainly. */
-export const UNSUPPORTED_EVALUATORS = ['diff_stall', 'mcp_result'] as const;
+export const UNSUPPORTED_EVALUATORS: readonly string[] = ['mcp_result'];
 
 export const ACTION_TYPES = ['shell', 'prompt', 'slash_command'] as const;
 

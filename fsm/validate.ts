@@ -168,7 +168,7 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
   if (state.evaluate?.type === 'llm_structured' && !def.llm.enabled) {
     out.push(warning([...path, 'evaluate'], 'llm_structured with LLM evaluation disabled gives an error verdict', 'route _error:/on_error:, or use a deterministic evaluator'));
   }
-  if (state.action === undefined && state.evaluate && state.evaluate.source === undefined && !state.terminal) {
+  if (state.action === undefined && state.evaluate && !('source' in state.evaluate && state.evaluate.source !== undefined) && state.evaluate.type !== 'diff_stall' && !state.terminal) {
     out.push(error([...path, 'evaluate'], 'a state without an action has nothing to evaluate', 'add source: "${captured.<name>.output}" to evaluate, or an action:'));
   }
   checkRetryAndMaintain(def, path, state, out);

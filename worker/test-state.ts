@@ -118,6 +118,10 @@ export async function testState(input: StateTestInput): Promise<StateTestResult>
     } else if (effect.type === 'evaluate_llm') {
       const reply = await activities.evaluateLlm({ ...effect.input, instanceId, cwd });
       fact = 'judgement' in reply ? { type: 'llm_replied', judgement: reply.judgement, now: ++now } : { type: 'llm_error', error: reply.error, now: ++now };
+    } else if (effect.type === 'diff_stat') {
+      // One pass only: a diff_stall state's first snapshot, which is always `yes` (or `error`).
+      const reply = await activities.diffStat({ ...effect.input, cwd });
+      fact = 'stat' in reply ? { type: 'diff_stat_done', stat: reply.stat, now: ++now } : { type: 'diff_stat_error', error: reply.error, now: ++now };
     } else if (effect.type === 'sleep') {
       // A retry's delay: the test does not wait for it.
       fact = { type: 'sleep_done', now: ++now };
