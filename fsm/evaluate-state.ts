@@ -21,9 +21,10 @@ export function errorResult(message: string, details: Record<string, unknown> = 
   return { verdict: 'error', details: { ...details, error: message } };
 }
 
-/** The evaluator a state uses: its own, else llm_structured for prompts (when enabled), else exit_code. */
+/** The evaluator a state uses: its own, else mcp_result for MCP tool calls, llm_structured for prompts (when enabled), else exit_code. */
 export function effectiveEvaluator(def: LoopDefinition, state: StateConfig): EvaluateConfig {
   if (state.evaluate) return state.evaluate;
+  if (state.action !== undefined && actionKind(state) === 'mcp') return { type: 'mcp_result' };
   if (state.action !== undefined && actionKind(state) === 'prompt' && def.llm.enabled) {
     return { type: 'llm_structured', min_confidence: 0.5, uncertain_suffix: false };
   }
@@ -62,7 +63,7 @@ export function evaluateState(
   if (config.type === 'diff_stall') return { kind: 'diff', scope: config.scope ?? [] };
   let source: string | undefined;
   try {
-    if (config.source !== undefined) source = interpolate(config.source, scope);
+    if ('source' in config && config.source !== undefined) source = interpolate(config.source, scope);
   } catch (err) {
     return { kind: 'pure', type, result: errorResult(`source: ${(err as Error).message}`) };
   }

@@ -21,6 +21,7 @@ import { begin } from './begin.js';
 import { chomp, emit, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, type Draft } from './draft.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
 import { renderShell } from './shell-render.js';
+import { renderMcpCall } from './mcp-call.js';
 import type { ActionRequest, CoreEvent, RunEvent, RunningSnapshot, StartEvent, Transition } from './snapshot.js';
 import type { ActionResult, EvalResult, ExecutionResult } from './types.js';
 import { subloopAsAction, subloopDetails, subloopInput, subloopTimeoutError, subloopTimeoutFailure, subloopVerdict } from './subloop.js';
@@ -86,7 +87,9 @@ function runAction(d: Draft, state: StateConfig, action: string): void {
     input =
       kind === 'shell'
         ? { kind, shell: renderShell(action, scope) }
-        : { kind, prompt: renderPrompt(action, scope), agent: state.agent, tools: state.tools };
+        : kind === 'mcp'
+          ? { kind, mcp: renderMcpCall(action, state.params, scope) }
+          : { kind, prompt: renderPrompt(action, scope), agent: state.agent, tools: state.tools };
   } catch (err) {
     return failState(d, state, messageOf(err));
   }

@@ -6,6 +6,7 @@
 import { ContextError, resolveContext } from './context.js';
 import { error, hasErrors, warning, type Diagnostic } from './diagnostics.js';
 import { actionKind } from './action.js';
+import { parseMcpTarget } from './mcp-call.js';
 import { CURRENT, declaredTargets, hasShorthand } from './routing.js';
 import { specProblems } from './parameters.js';
 import { checkShellTemplate } from './shell-render.js';
@@ -43,6 +44,13 @@ export function stateTemplates(name: string, state: StateConfig): Array<{ path: 
   for (const [key, value] of Object.entries(state.with ?? {})) {
     if (typeof value === 'string') out.push({ path: [...base, 'with', key], text: value, envAllowed: false });
   }
+  // An MCP tool's arguments are filled in on the worker, like an action: `${env.*}` is allowed.
+  const visitParam = (value: unknown, path: Path): void => {
+    if (typeof value === 'string') out.push({ path, text: value, envAllowed: true });
+    else if (Array.isArray(value)) value.forEach((v, i) => visitParam(v, [...path, String(i)]));
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) visitParam(v, [...path, k]);
+  };
+  if (state.params !== undefined) visitParam(state.params, [...base, 'params']);
   return out;
 }
 
@@ -150,6 +158,23 @@ function checkGraph(def: LoopDefinition, out: Diagnostic[]): void {
   warnUnreachable(def, out);
 }
 
+/** An mcp_tool state names `<server>/<tool>`; `params:` and `mcp_result` belong to such states only. */
+function checkMcpState(path: Path, state: StateConfig, out: Diagnostic[]): void {
+  const mcp = state.action_type === 'mcp_tool';
+  if (mcp && state.action === undefined) {
+    out.push(error([...path, 'action_type'], 'an mcp_tool state needs action: "<server>/<tool>"', 'add action: naming a server of .mcp.json and its tool, e.g. action: "github/get_issue"'));
+  } else if (mcp && state.action !== undefined && !state.action.includes('${')) {
+    const target = parseMcpTarget(state.action);
+    if ('error' in target) out.push(error([...path, 'action'], target.error, 'write action: "<server>/<tool>", e.g. action: "github/get_issue"'));
+  }
+  if (!mcp && state.params !== undefined) {
+    out.push(error([...path, 'params'], 'params: is for action_type: mcp_tool states (the tool\'s arguments)', 'add action_type: mcp_tool, or remove params:'));
+  }
+  if (!mcp && state.evaluate?.type === 'mcp_result') {
+    out.push(error([...path, 'evaluate'], 'mcp_result judges the result of an action_type: mcp_tool state', 'add action_type: mcp_tool with action: "<server>/<tool>", or choose another evaluator'));
+  }
+}
+
 function checkState(def: LoopDefinition, name: string, state: StateConfig, out: Diagnostic[]): void {
   const path: Path = ['states', name];
   const hasWayOut = state.terminal || state.next !== undefined || state.route !== undefined || hasShorthand(state);
@@ -173,6 +198,7 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
   }
   checkRetryAndMaintain(def, path, state, out);
   checkSubloopState(path, state, out);
+  checkMcpState(path, state, out);
   if (state.action !== undefined && actionKind(state) === 'prompt' && state.evaluate === undefined && !state.terminal && state.next === undefined && !def.llm.enabled) {
     out.push(warning(path, 'prompt state with LLM evaluation disabled is judged by the host CLI exit code', 'add evaluate: to choose how it is judged'));
   }

@@ -29,7 +29,7 @@ export interface StateTestInput {
 
 /** What one attempt of the action did (or was taken to do, with `--exit-code`). */
 export interface TestedAction {
-  kind: 'shell' | 'prompt';
+  kind: 'shell' | 'prompt' | 'mcp';
   /** As the progress display shows it (secrets as `${env.X}`). */
   display: string;
   result: ActionResult;
@@ -77,11 +77,11 @@ export async function testState(input: StateTestInput): Promise<StateTestResult>
   const { definition: def, state, cwd, instanceId } = input;
   const activities = createActivities(input.env ? { env: input.env } : {});
   const out: StateTestResult = { state, actions: [] };
-  let pendingAction: { kind: 'shell' | 'prompt'; display: string } | undefined;
+  let pendingAction: { kind: 'shell' | 'prompt' | 'mcp'; display: string } | undefined;
 
   const read = (t: Transition): boolean => {
     for (const e of t.events) {
-      if (e.event === 'action_start') pendingAction = { kind: e.action_type === 'prompt' ? 'prompt' : 'shell', display: String(e.action) };
+      if (e.event === 'action_start') pendingAction = { kind: e.action_type === 'prompt' || e.action_type === 'mcp' ? e.action_type : 'shell', display: String(e.action) };
       else if (e.event === 'action_error') out.actionError = String(e.error);
       else if (e.event === 'evaluate') {
         out.evaluator = String(e.type);
