@@ -91,14 +91,20 @@ export async function runMcpTool(input: RunActionInput, workerEnv: NodeJS.Proces
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr.text = (stderr.text + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
   });
-  // The first transport error says why a connection closed (garbage on stdout, a dead pipe).
+  const controller = new AbortController();
+  const where = `MCP server "${call.server}" (${server.command})`;
+  // The first transport error says why a connection closed (a dead pipe). A line on stdout that is
+  // not JSON-RPC is dropped by the SDK and the request would wait for the timeout: end it now.
   let transportError: Error | undefined;
   transport.onerror = (err) => {
     transportError ??= err;
+    if (err instanceof SyntaxError || err.name === 'ZodError') {
+      const line = stderr.text.trim().split('\n').pop()?.trim();
+      controller.abort(new McpFailure(`${where} printed something that is not MCP JSON-RPC on stdout (${err.message.slice(0, 200)})${line ? `; its last stderr line: ${line.slice(0, 300)}` : ''}`, MCP_EXIT.failed));
+    }
   };
   const client = new Client({ name: 'll-loop', version: '1' });
   client.onerror = () => undefined; // recorded through the transport; a result is the answer
-  const controller = new AbortController();
   const timeoutMs = input.timeout_s * 1000;
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -110,7 +116,6 @@ export async function runMcpTool(input: RunActionInput, workerEnv: NodeJS.Proces
   const beat = hooks.onHeartbeat ? setInterval(hooks.onHeartbeat, hooks.heartbeatMs ?? 1000) : undefined;
   // Ask the SDK not to time out by itself before our own deadline does.
   const options = { signal: controller.signal, timeout: timeoutMs + 1000 };
-  const where = `MCP server "${call.server}" (${server.command})`;
   try {
     await abortable(client.connect(transport, options), controller.signal);
     if (!(await offersTool(client, call.tool, options, controller.signal))) {
@@ -123,6 +128,7 @@ export async function runMcpTool(input: RunActionInput, workerEnv: NodeJS.Proces
     if (timedOut || (e instanceof McpError && e.code === Number(ErrorCode.RequestTimeout))) {
       return finish(MCP_EXIT.timeout, { error: `${where} did not answer ${call.tool} within ${input.timeout_s} s` }, { timed_out: true });
     }
+    if (e instanceof McpFailure) return finish(e.exitCode, { error: e.message });
     return finish(MCP_EXIT.failed, { error: failureText(where, e, transportError, stderr.text) });
   } finally {
     clearTimeout(timer);
@@ -220,10 +226,7 @@ function failureText(where: string, err: unknown, transportError: Error | undefi
   const said = lastLine ? `; its last stderr line: ${lastLine.slice(0, 300)}` : '';
   const code = (err as { code?: unknown }).code;
   if (code === 'ENOENT' || code === 'EACCES') return `${where} could not be started (${String(code)}): check "command" in .mcp.json`;
-  if (transportError && !(transportError instanceof McpError)) {
-    const what = /JSON|Unexpected token|parse/i.test(transportError.message) ? 'printed something that is not MCP JSON-RPC' : 'failed';
-    return `${where} ${what}: ${transportError.message.slice(0, 300)}${said}`;
-  }
   if (err instanceof McpError && err.code === Number(ErrorCode.ConnectionClosed)) return `${where} exited before it answered${said}`;
+  if (transportError && !(transportError instanceof McpError)) return `${where} failed: ${transportError.message.slice(0, 300)}${said}`;
   return `${where} failed: ${err instanceof Error ? err.message.slice(0, 300) : String(err)}${said}`;
 }

@@ -64,7 +64,7 @@ function evaluatorDetail(config: EvaluateConfig): string {
     case 'llm_structured':
       return (config.min_confidence === 0.5 ? 'llm_structured' : `llm_structured ≥${config.min_confidence}`) + of;
     case 'diff_stall':
-      return `diff_stall of ${config.scope?.join(' ') ?? 'the repository'}, stall after ${config.max_stall}`;
+      return `diff_stall ${config.scope?.join(' ') ?? 'repo'}${config.max_stall === 1 ? '' : ` max_stall ${config.max_stall}`}`;
     default:
       return config.type + of;
   }
