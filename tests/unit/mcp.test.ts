@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateMcpResult } from '../../fsm/evaluators/mcp-result.js';
 import { parseMcpTarget, renderMcpCall } from '../../fsm/mcp-call.js';
+import { simulate } from '../../fsm/simulate.js';
 import { validateLoop } from '../../fsm/validate.js';
 import { def, drive, eventsNamed, loop } from './helpers.js';
 
@@ -57,6 +58,12 @@ describe('mcp_tool states', () => {
     expect(run.actions[0]).toEqual({ kind: 'mcp', mcp: { server: 'tiny', tool: 'echo', params: { text: 'hi' } }, state: 'call', step: 1, timeout_s: 30 });
     expect(eventsNamed(run, 'evaluate')[0]).toMatchObject({ type: 'mcp_result', verdict: 'success' });
     expect(eventsNamed(run, 'action_start')[0]).toMatchObject({ action: 'tiny/echo', action_type: 'mcp' });
+  });
+
+  it('simulate passes with success and fails with tool_error', () => {
+    const d = def(loop({ call: { action: 'tiny/echo', action_type: 'mcp_tool', route: { success: 'done', tool_error: 'failed', _: 'failed' } }, failed: { terminal: true, failure: true } }));
+    expect(simulate(d, 'all-pass', 10).outcome?.final_state).toBe('done');
+    expect(simulate(d, 'all-fail', 10).outcome?.final_state).toBe('failed');
   });
 
   it('a target that cannot be rendered is the state error, routed', () => {
