@@ -1,3 +1,4 @@
+import { makeDiffStat } from './diff-stat.js';
 import { makeEvaluateLlm } from './evaluate-llm.js';
 import { loadSubloop } from './load-subloop.js';
 import { type ActivityDeps, makeRunAction } from './run-action.js';
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps = {}): LoopActivities & Plac
   return {
     runAction: makeRunAction(deps),
     evaluateLlm: makeEvaluateLlm(deps),
+    diffStat: makeDiffStat(),
     loadSubloop,
     ...makePlacementActivities(deps.place),
     ...makeScopeLockActivities(deps.client),

@@ -8,6 +8,7 @@ import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs, secretValues } from '
 import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
 import { SpawnError, runProcess } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
+import { runMcpTool } from './mcp-tool.js';
 import { prepareShell, type ShellLaunch } from './shell-launch.js';
 import type { WorkerPlace } from './placement.js';
 
@@ -119,6 +120,10 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
     const workerEnv = injected ?? process.env;
     // Only an injected environment needs copying; process.env is inherited by execa (extendEnv).
     const env = definedEnv(injected);
+    if (input.kind === 'mcp') {
+      const mcpHooks = activityHooks(input.state);
+      return runMcpTool(input, workerEnv, { signal: mcpHooks.signal, onHeartbeat: mcpHooks.onHeartbeat, heartbeatMs: HEARTBEAT_MS });
+    }
     try {
       if (input.kind === 'shell') {
         const shell = input.shell;

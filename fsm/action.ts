@@ -1,6 +1,7 @@
 /** How a state's action runs: its kind, its timeout, and how it is shown in events. */
 import { resolveRef, type InterpolationScope } from './interpolate.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
+import { DEFAULT_MCP_TIMEOUT_S } from './mcp-call.js';
 import { parseTemplate } from './template.js';
 
 /** Documented default action timeout (seconds) when neither `timeout` nor `default_timeout` is set. */
@@ -11,18 +12,24 @@ export const DEFAULT_ACTION_TIMEOUT_S = 3600;
  * command (`/ll:check-code fix`), unless its first word is a path with a second `/`
  * (`/usr/bin/make test`), which is a shell command.
  */
-export function actionKind(state: StateConfig): 'shell' | 'prompt' {
+export function actionKind(state: StateConfig): 'shell' | 'prompt' | 'mcp' {
   if (state.action_type === 'shell') return 'shell';
+  if (state.action_type === 'mcp_tool') return 'mcp';
   if (state.action_type === 'prompt' || state.action_type === 'slash_command') return 'prompt';
-  const action = (state.action ?? '').trimStart();
+  return textKind(state.action ?? '');
+}
+
+/** How an action without `action_type` runs, from its text alone (never an MCP call). */
+export function textKind(text: string): 'shell' | 'prompt' {
+  const action = text.trimStart();
   if (!action.startsWith('/')) return 'shell';
   const firstWord = action.split(/\s/, 1)[0] ?? '';
   return firstWord.indexOf('/', 1) >= 0 ? 'shell' : 'prompt';
 }
 
-/** The effective action timeout in seconds: state `timeout`, loop `default_timeout`, then 3600. */
+/** The effective action timeout in seconds: state `timeout`, loop `default_timeout`, then 3600 (30 for an MCP tool call). */
 export function actionTimeout(def: LoopDefinition, state: StateConfig): number {
-  return state.timeout ?? def.default_timeout ?? DEFAULT_ACTION_TIMEOUT_S;
+  return state.timeout ?? def.default_timeout ?? (state.action_type === 'mcp_tool' ? DEFAULT_MCP_TIMEOUT_S : DEFAULT_ACTION_TIMEOUT_S);
 }
 
 /**

@@ -13,16 +13,19 @@ import type { ActionResult, EvalResult, EvaluateLlmInput } from './types.js';
 
 export type Evaluation =
   | { kind: 'pure'; type: string; result: EvalResult }
-  | { kind: 'llm'; input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd' | 'state'> };
+  | { kind: 'llm'; input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd' | 'state'> }
+  /** diff_stall: the worker takes the `git diff --stat` snapshot; the core compares it (diff-stall.ts). */
+  | { kind: 'diff'; scope: string[] };
 
 /** An `error` verdict carrying the reason in `details.error`. */
 export function errorResult(message: string, details: Record<string, unknown> = {}): EvalResult {
   return { verdict: 'error', details: { ...details, error: message } };
 }
 
-/** The evaluator a state uses: its own, else llm_structured for prompts (when enabled), else exit_code. */
+/** The evaluator a state uses: its own, else mcp_result for MCP tool calls, llm_structured for prompts (when enabled), else exit_code. */
 export function effectiveEvaluator(def: LoopDefinition, state: StateConfig): EvaluateConfig {
   if (state.evaluate) return state.evaluate;
+  if (state.action !== undefined && actionKind(state) === 'mcp') return { type: 'mcp_result' };
   if (state.action !== undefined && actionKind(state) === 'prompt' && def.llm.enabled) {
     return { type: 'llm_structured', min_confidence: 0.5, uncertain_suffix: false };
   }
@@ -35,7 +38,7 @@ export function llmJudged(def: LoopDefinition): Array<{ state: string; config: E
   const out: Array<{ state: string; config: EvaluateConfig }> = [];
   for (const [name, state] of Object.entries(def.states)) {
     if (state.terminal || state.next !== undefined || state.loop !== undefined) continue;
-    if (state.action === undefined && state.evaluate?.source === undefined) continue;
+    if (state.action === undefined && (state.evaluate === undefined || !('source' in state.evaluate) || state.evaluate.source === undefined)) continue;
     const config = effectiveEvaluator(def, state);
     if (config.type === 'llm_structured') out.push({ state: name, config });
   }
@@ -71,9 +74,10 @@ export function evaluateState(
 ): Evaluation {
   const config = effectiveEvaluator(def, state);
   const type = config.type;
+  if (config.type === 'diff_stall') return { kind: 'diff', scope: config.scope ?? [] };
   let source: string | undefined;
   try {
-    if (config.source !== undefined) source = interpolate(config.source, scope);
+    if ('source' in config && config.source !== undefined) source = interpolate(config.source, scope);
   } catch (err) {
     return { kind: 'pure', type, result: errorResult(`source: ${(err as Error).message}`) };
   }

@@ -8,7 +8,7 @@ export interface PlannedState {
   name: string;
   terminal: boolean;
   failure: boolean;
-  action?: { kind: 'shell' | 'prompt'; text: string; timeout_s: number };
+  action?: { kind: 'shell' | 'prompt' | 'mcp'; text: string; timeout_s: number };
   /** A sub-loop state: the child loop, how it gets its values, and its `timeout:` if any. */
   subloop?: { loop: string; passthrough: boolean; with?: Record<string, unknown>; timeout_s?: number };
   evaluator?: string;

@@ -86,6 +86,17 @@ export const llmStructuredEvaluate = z.strictObject({
 
 export const harborScorerEvaluate = z.strictObject({ type: z.literal('harbor_scorer'), ...sourceField });
 
+/** Compares `git diff --stat` of `scope` (default: the whole repository) between passes. */
+export const diffStallEvaluate = z.strictObject({
+  type: z.literal('diff_stall'),
+  scope: z.array(z.string().min(1)).optional(),
+  /** Consecutive unchanged passes before the verdict is `no`. */
+  max_stall: z.number().int().positive().default(1),
+});
+
+/** Judges an mcp_tool state's result envelope; no fields (seed 001 tier 3). */
+export const mcpResultEvaluate = z.strictObject({ type: z.literal('mcp_result') });
+
 export const evaluateConfig = z.discriminatedUnion('type', [
   exitCodeEvaluate,
   outputNumericEvaluate,
@@ -94,14 +105,16 @@ export const evaluateConfig = z.discriminatedUnion('type', [
   convergenceEvaluate,
   llmStructuredEvaluate,
   harborScorerEvaluate,
+  diffStallEvaluate,
+  mcpResultEvaluate,
 ]);
 export type EvaluateConfig = z.output<typeof evaluateConfig>;
 export type EvaluatorType = EvaluateConfig['type'];
 
 /** Evaluator types seed 001 names that this version does not run; validation says so plainly. */
-export const UNSUPPORTED_EVALUATORS = ['diff_stall', 'mcp_result'] as const;
+export const UNSUPPORTED_EVALUATORS: readonly string[] = [];
 
-export const ACTION_TYPES = ['shell', 'prompt', 'slash_command'] as const;
+export const ACTION_TYPES = ['shell', 'prompt', 'slash_command', 'mcp_tool'] as const;
 
 /**
  * Author retries of a flaky action (`retry:` on a state; semantics in fsm/retry.ts and
@@ -125,8 +138,13 @@ export const RETRY_KEYS = Object.keys(retryConfig.shape);
 export const stateShape = {
   description: z.string().optional(),
   action: z.string().optional(),
-  /** `prompt`/`slash_command` run the host CLI; `shell` forces bash even for a leading `/`. */
+  /**
+   * `prompt`/`slash_command` run the host CLI; `shell` forces bash even for a leading `/`;
+   * `mcp_tool` calls `action: "<server>/<tool>"` of the project's `.mcp.json` with `params:`.
+   */
   action_type: z.enum(ACTION_TYPES).optional(),
+  /** mcp_tool only: the tool's arguments; string values are templates. */
+  params: z.record(z.string(), z.unknown()).optional(),
   evaluate: evaluateConfig.optional(),
   next: stateName.optional(),
   route: z.record(z.string(), stateName).optional(),

@@ -171,6 +171,12 @@ function factFor(t: Transition, state: string, verdict: string, set: VerdictSet 
       };
       return { type: 'subloop_done', result, timedOut: false, now };
     }
+    case 'diff_stat': {
+      // A passing pass changed the diff; a failing one shows the last diff again (a state's first
+      // snapshot is always `yes`, as in a real run).
+      const last = t.snapshot.diffStats?.[state]?.stat;
+      return { type: 'diff_stat_done', stat: passes || last === undefined ? `simulated change ${t.snapshot.seq}` : last, now };
+    }
     case 'sleep':
       return { type: 'sleep_done', now };
     case 'finish':

@@ -3,10 +3,13 @@
  * Plain JSON: the snapshot is the workflow's memory, the answer to the status query, the
  * continue-as-new argument and (once done) part of the run's result.
  */
+import type { DiffStallMemory } from './evaluators/diff-stall.js';
 import type { ActionResult, CapturedValue, EvalResult, EvaluateLlmInput, ExecutionResult, LoopEvent, PrevResult, RunActionInput, RunLoopInput } from './types.js';
 
 /** What a running loop waits for. */
-export type WaitPhase = 'action' | 'llm' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay';
+export type WaitPhase = 'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay';
+/** Phases that hold the action result while its evaluation is being made on the worker. */
+export type EvaluatingPhase = 'llm' | 'git_diff';
 /** Every phase a status line can show. */
 export type Phase = WaitPhase | 'done';
 
@@ -42,12 +45,14 @@ export interface RunData {
   dataContext?: string[];
   /** How many times the current evaluation was asked again for an answer that missed its schema; absent before the first. */
   schemaAsks?: number;
+  /** What each diff_stall state saw last (absent until one is evaluated). */
+  diffStats?: Record<string, DiffStallMemory>;
 }
 
 /** A running loop, by what it waits for. Only the LLM phase holds an action result. */
 export type RunningSnapshot = RunData & { status: 'running' } & (
-    | { phase: 'llm'; pending: ActionResult | null }
-    | { phase: Exclude<WaitPhase, 'llm'> }
+    | { phase: EvaluatingPhase; pending: ActionResult | null }
+    | { phase: Exclude<WaitPhase, EvaluatingPhase> }
   );
 
 export interface DoneSnapshot extends RunData {
@@ -138,6 +143,10 @@ export type RunEvent =
   | { type: 'subloop_failed'; loop: string; failure: Failure; timedOut: boolean; now: number }
   /** The child could not be prepared: nested too deep, its file unreadable, or invalid. */
   | { type: 'subloop_unavailable'; why: SubloopUnavailable; now: number }
+  /** diff_stall: the worker's `git diff --stat` of the state's scope, or why it has none. */
+  | { type: 'diff_stat_done'; stat: string; now: number }
+  | { type: 'diff_stat_error'; error: string; now: number }
+  | { type: 'diff_stat_failed'; failure: Failure; now: number }
   | { type: 'sleep_done'; now: number }
   | { type: 'timeout'; now: number }
   | { type: 'cancel'; now: number };
@@ -153,11 +162,18 @@ export type CoreEvent = StartEvent | RunEvent;
 
 export type ActionRequest = Omit<RunActionInput, 'instanceId' | 'cwd'>;
 export type LlmRequest = Omit<EvaluateLlmInput, 'instanceId' | 'cwd'>;
+/** A diff_stall state asks the worker for `git diff --stat -- <scope>` in the run's directory. */
+export interface DiffStatRequest {
+  state: string;
+  /** Paths given to git diff; empty: the whole repository. */
+  scope: string[];
+}
 
 /** What the runtime must do next for a running loop: exactly one. */
 export type WorkEffect =
   | { type: 'run_action'; input: ActionRequest }
   | { type: 'evaluate_llm'; input: LlmRequest }
+  | { type: 'diff_stat'; input: DiffStatRequest }
   | { type: 'run_loop'; input: RunLoopInput }
   | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' };
 

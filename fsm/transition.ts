@@ -21,12 +21,14 @@ import { begin } from './begin.js';
 import { chomp, emit, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, type Draft } from './draft.js';
 import { DEFAULT_SCHEMA_RETRIES, type LoopDefinition, type StateConfig } from './schema.js';
 import { renderShell } from './shell-render.js';
+import { renderMcpCall } from './mcp-call.js';
 import type { ActionRequest, CoreEvent, InvalidAnswer, RunEvent, RunningSnapshot, StartEvent, Transition } from './snapshot.js';
 import type { ActionResult, CapturedValue, EvalResult, ExecutionResult, PromptText } from './types.js';
 import { reaskText } from './answer-check.js';
 import { subloopAsAction, subloopDetails, subloopInput, subloopTimeoutError, subloopTimeoutFailure, subloopVerdict } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
+import { compareDiffStall, DEFAULT_MAX_STALL } from './evaluators/diff-stall.js';
 
 /** States entered in one transition without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
@@ -86,7 +88,9 @@ function runAction(d: Draft, state: StateConfig, action: string, schemaErrors?: 
     input =
       kind === 'shell'
         ? { kind, shell: renderShell(action, scope) }
-        : { kind, prompt: withReask(renderPrompt(action, scope), schemaErrors), agent: state.agent, tools: state.tools };
+        : kind === 'mcp'
+          ? { kind, mcp: renderMcpCall(action, state.params, scope) }
+          : { kind, prompt: withReask(renderPrompt(action, scope), schemaErrors), agent: state.agent, tools: state.tools };
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
@@ -210,6 +214,12 @@ function decide(d: Draft, state: StateConfig, action: ActionResult | null): void
     d.snap.pending = action;
     delete d.snap.schemaAsks;
     setEffect(d, { type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current } });
+    return;
+  }
+  if (evaluation.kind === 'diff') {
+    d.snap.phase = 'git_diff';
+    d.snap.pending = action;
+    setEffect(d, { type: 'diff_stat', input: { state: d.snap.current, scope: evaluation.scope } });
     return;
   }
   afterEvaluation(d, state, evaluation.type, evaluation.result, action);
@@ -338,6 +348,18 @@ function runLoopTimeout(d: Draft): number | undefined {
 }
 
 
+/** The diff_stall verdict for the worker's snapshot (remembered for the state's next pass), or its error. */
+function diffStallResult(d: Draft, event: Extract<RunEvent, { type: 'diff_stat_done' | 'diff_stat_error' | 'diff_stat_failed' }>): EvalResult {
+  const config = stateOf(d).evaluate;
+  const maxStall = config?.type === 'diff_stall' ? config.max_stall : DEFAULT_MAX_STALL;
+  if (event.type === 'diff_stat_error') return errorResult(event.error, { max_stall: maxStall });
+  if (event.type === 'diff_stat_failed') return errorResult(`git diff --stat failed: ${failureText(event.failure)}`, { max_stall: maxStall });
+  const name = d.snap.current;
+  const { result, memory } = compareDiffStall(maxStall, d.snap.diffStats?.[name], event.stat);
+  d.snap.diffStats = { ...d.snap.diffStats, [name]: memory };
+  return result;
+}
+
 /** Feed one observed fact to a running loop. Never throws for run-time problems: they end the run with an error. */
 function advance(d: Draft, event: RunEvent): void {
   switch (event.type) {
@@ -364,6 +386,13 @@ function advance(d: Draft, event: RunEvent): void {
       d.snap.pending = null;
       delete d.snap.schemaAsks;
       return afterEvaluation(d, stateOf(d), 'llm_structured', llmResult(d.def, stateOf(d), event), action);
+    }
+    case 'diff_stat_done':
+    case 'diff_stat_error':
+    case 'diff_stat_failed': {
+      const action = d.snap.pending;
+      d.snap.pending = null;
+      return afterEvaluation(d, stateOf(d), 'diff_stall', diffStallResult(d, event), action);
     }
     case 'sleep_done':
       if (d.snap.phase === 'maintain_delay') {
@@ -415,7 +444,7 @@ function seal(d: Draft): Transition {
   if (!effect) throw new Error(`internal: the transition in state "${d.snap.current}" decided no effect`);
   if (effect.type === 'finish') return { snapshot: { ...data, status: 'done', phase: 'done', outcome: outcome ?? effect.result }, events: d.events, effect };
   const running: RunningSnapshot =
-    phase === 'llm' ? { ...data, status: 'running', phase, pending } : { ...data, status: 'running', phase: phase === 'done' || phase === 'starting' ? 'action' : phase };
+    phase === 'llm' || phase === 'git_diff' ? { ...data, status: 'running', phase, pending } : { ...data, status: 'running', phase: phase === 'done' || phase === 'starting' ? 'action' : phase };
   return { snapshot: running, events: d.events, effect };
 }
 

@@ -102,6 +102,22 @@ export interface PromptText {
   parts: Array<string | EnvRef>;
 }
 
+/** A `params:` string value holding `${env.*}`: filled in on the worker at `path`. */
+export interface McpEnvParam {
+  path: Array<string | number>;
+  text: PromptText;
+}
+
+/** An `action_type: mcp_tool` call after interpolation (fsm/mcp-call.ts). */
+export interface McpCall {
+  /** A server of the project's `.mcp.json` (`mcpServers`). */
+  server: string;
+  tool: string;
+  /** The tool's arguments; values listed in `env_params` are null here. */
+  params: Record<string, unknown>;
+  env_params?: McpEnvParam[];
+}
+
 /** Input of the `runAction` activity. */
 export interface RunActionInput {
   /** Workflow id of the run; names the log files. */
@@ -109,9 +125,11 @@ export interface RunActionInput {
   state: string;
   /** 1-based count of state executions in the run; makes log file names unique. */
   step: number;
-  kind: 'shell' | 'prompt';
+  kind: 'shell' | 'prompt' | 'mcp';
   shell?: ShellCommand;
   prompt?: PromptText;
+  /** kind `mcp`: the tool call the worker makes through the server's stdio transport. */
+  mcp?: McpCall;
   /** Prompt states only: passed to the host CLI as --agent / --tools / --model. */
   agent?: string;
   tools?: string[];

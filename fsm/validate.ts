@@ -7,6 +7,7 @@ import { ContextError, resolveContext } from './context.js';
 import { error, hasErrors, warning, type Diagnostic } from './diagnostics.js';
 import { actionKind } from './action.js';
 import { providerDiagnostics } from './llm-provider.js';
+import { parseMcpTarget } from './mcp-call.js';
 import { CURRENT, declaredTargets, hasShorthand } from './routing.js';
 import { specProblems } from './parameters.js';
 import { checkShellTemplate } from './shell-render.js';
@@ -44,6 +45,13 @@ export function stateTemplates(name: string, state: StateConfig): Array<{ path: 
   for (const [key, value] of Object.entries(state.with ?? {})) {
     if (typeof value === 'string') out.push({ path: [...base, 'with', key], text: value, envAllowed: false });
   }
+  // An MCP tool's arguments are filled in on the worker, like an action: `${env.*}` is allowed.
+  const visitParam = (value: unknown, path: Path): void => {
+    if (typeof value === 'string') out.push({ path, text: value, envAllowed: true });
+    else if (Array.isArray(value)) value.forEach((v, i) => visitParam(v, [...path, String(i)]));
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) visitParam(v, [...path, k]);
+  };
+  if (state.params !== undefined) visitParam(state.params, [...base, 'params']);
   return out;
 }
 
@@ -152,6 +160,23 @@ function checkGraph(def: LoopDefinition, out: Diagnostic[]): void {
   out.push(...providerDiagnostics(def, Object.entries(def.states).flatMap(([state, s]) => (s.evaluate ? [{ state, config: s.evaluate }] : []))));
 }
 
+/** An mcp_tool state names `<server>/<tool>`; `params:` and `mcp_result` belong to such states only. */
+function checkMcpState(path: Path, state: StateConfig, out: Diagnostic[]): void {
+  const mcp = state.action_type === 'mcp_tool';
+  if (mcp && state.action === undefined) {
+    out.push(error([...path, 'action_type'], 'an mcp_tool state needs action: "<server>/<tool>"', 'add action: naming a server of .mcp.json and its tool, e.g. action: "github/get_issue"'));
+  } else if (mcp && state.action !== undefined && !state.action.includes('${')) {
+    const target = parseMcpTarget(state.action);
+    if ('error' in target) out.push(error([...path, 'action'], target.error, 'write action: "<server>/<tool>", e.g. action: "github/get_issue"'));
+  }
+  if (!mcp && state.params !== undefined) {
+    out.push(error([...path, 'params'], 'params: is for action_type: mcp_tool states (the tool\'s arguments)', 'add action_type: mcp_tool, or remove params:'));
+  }
+  if (!mcp && state.evaluate?.type === 'mcp_result') {
+    out.push(error([...path, 'evaluate'], 'mcp_result judges the result of an action_type: mcp_tool state', 'add action_type: mcp_tool with action: "<server>/<tool>", or choose another evaluator'));
+  }
+}
+
 function checkState(def: LoopDefinition, name: string, state: StateConfig, out: Diagnostic[]): void {
   const path: Path = ['states', name];
   const hasWayOut = state.terminal || state.next !== undefined || state.route !== undefined || hasShorthand(state);
@@ -170,11 +195,12 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
   if (state.evaluate?.type === 'llm_structured' && !def.llm.enabled) {
     out.push(warning([...path, 'evaluate'], 'llm_structured with LLM evaluation disabled gives an error verdict', 'route _error:/on_error:, or use a deterministic evaluator'));
   }
-  if (state.action === undefined && state.evaluate && state.evaluate.source === undefined && !state.terminal) {
+  if (state.action === undefined && state.evaluate && !('source' in state.evaluate && state.evaluate.source !== undefined) && state.evaluate.type !== 'diff_stall' && !state.terminal) {
     out.push(error([...path, 'evaluate'], 'a state without an action has nothing to evaluate', 'add source: "${captured.<name>.output}" to evaluate, or an action:'));
   }
   checkRetryAndMaintain(def, path, state, out);
   checkSubloopState(path, state, out);
+  checkMcpState(path, state, out);
   if (state.action !== undefined && actionKind(state) === 'prompt' && state.evaluate === undefined && !state.terminal && state.next === undefined && !def.llm.enabled) {
     out.push(warning(path, 'prompt state with LLM evaluation disabled is judged by the host CLI exit code', 'add evaluate: to choose how it is judged'));
   }

@@ -30,7 +30,7 @@ export interface StateTestInput {
 
 /** What one attempt of the action did (or was taken to do, with `--exit-code`). */
 export interface TestedAction {
-  kind: 'shell' | 'prompt';
+  kind: 'shell' | 'prompt' | 'mcp';
   /** As the progress display shows it (secrets as `${env.X}`). */
   display: string;
   result: ActionResult;
@@ -78,11 +78,11 @@ export async function testState(input: StateTestInput): Promise<StateTestResult>
   const { definition: def, state, cwd, instanceId } = input;
   const activities = createActivities(input.env ? { env: input.env } : {});
   const out: StateTestResult = { state, actions: [] };
-  let pendingAction: { kind: 'shell' | 'prompt'; display: string } | undefined;
+  let pendingAction: { kind: 'shell' | 'prompt' | 'mcp'; display: string } | undefined;
 
   const read = (t: Transition): boolean => {
     for (const e of t.events) {
-      if (e.event === 'action_start') pendingAction = { kind: e.action_type === 'prompt' ? 'prompt' : 'shell', display: String(e.action) };
+      if (e.event === 'action_start') pendingAction = { kind: e.action_type === 'prompt' || e.action_type === 'mcp' ? e.action_type : 'shell', display: String(e.action) };
       else if (e.event === 'action_error') out.actionError = String(e.error);
       else if (e.event === 'evaluate') {
         out.evaluator = String(e.type);
@@ -120,6 +120,10 @@ export async function testState(input: StateTestInput): Promise<StateTestResult>
       // Answers are checked against their schema as in a run started by this release.
       const reply = await activities.evaluateLlm({ ...effect.input, instanceId, cwd, check_schema: true });
       fact = llmReplyFact(reply, ++now);
+    } else if (effect.type === 'diff_stat') {
+      // One pass only: a diff_stall state's first snapshot, which is always `yes` (or `error`).
+      const reply = await activities.diffStat({ ...effect.input, cwd });
+      fact = 'stat' in reply ? { type: 'diff_stat_done', stat: reply.stat, now: ++now } : { type: 'diff_stat_error', error: reply.error, now: ++now };
     } else if (effect.type === 'sleep') {
       // A retry's delay: the test does not wait for it.
       fact = { type: 'sleep_done', now: ++now };

@@ -4,7 +4,7 @@
  * (`createActivities(): LoopActivities`), so the two cannot drift apart.
  */
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { LlmReply } from '../fsm/snapshot.js';
+import type { DiffStatRequest, LlmReply } from '../fsm/snapshot.js';
 import type { ActionResult, EvaluateLlmInput, RunActionInput } from '../fsm/types.js';
 import type { PortableCheckout } from './definitions.js';
 import type { ScopeLockInput, ScopeRequest } from './scope-lock-definitions.js';
@@ -57,6 +57,8 @@ export interface LoopActivities {
   /** The answer as read; the core judges it (histories of 0.1.0 hold an already judged EvalResult). */
   evaluateLlm: (input: EvaluateLlmInput) => Promise<LlmReply>;
   loadSubloop: (input: LoadSubloopInput) => Promise<LoadSubloopResult>;
+  /** diff_stall: `git diff --stat -- <scope>` in `cwd`, or why there is none (the core compares). */
+  diffStat: (input: DiffStatRequest & { cwd: string }) => Promise<{ stat: string } | { error: string }>;
   requestScopes: (input: RequestScopesInput) => Promise<void>;
   describeRuns: (input: DescribeRunsInput) => Promise<DescribeRunsResult>;
   findScopeHolders: (input: FindScopeHoldersInput) => Promise<FoundScopeHolder[]>;

@@ -93,6 +93,11 @@ function llmActivity(timeoutS: number, state: string, at: ReturnType<Placement['
   }).evaluateLlm;
 }
 
+/** diff_stall's git call: quick, local to the run's directory; a dead worker's is simply asked again. */
+function diffStatActivity(state: string, at: ReturnType<Placement['activityOptions']>): LoopActivities['diffStat'] {
+  return proxyActivities<LoopActivities>({ ...at, startToCloseTimeout: '90s', retry: { maximumAttempts: 3 }, summary: `diff ${state}` }).diffStat;
+}
+
 /**
  * Close the workflow for a finished run (fsm/outcome.ts): its result with the final snapshot, a
  * non-retryable `LoopFailed` failure carrying the same, or — stopped — Canceled. A cancellation
@@ -257,6 +262,16 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           } catch (err) {
             if (isCancellation(err)) throw err;
             return { type: 'llm_failed', failure: failureOf(err), now: Date.now() };
+          }
+        }
+        case 'diff_stat': {
+          try {
+            const reply = await placement.run((place) => diffStatActivity(work.input.state, placement.activityOptions())({ ...work.input, cwd: place.cwd }));
+            const now = Date.now();
+            return 'stat' in reply ? { type: 'diff_stat_done', stat: reply.stat, now } : { type: 'diff_stat_error', error: reply.error, now };
+          } catch (err) {
+            if (isCancellation(err)) throw err;
+            return { type: 'diff_stat_failed', failure: failureOf(err), now: Date.now() };
           }
         }
         case 'sleep':

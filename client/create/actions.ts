@@ -3,7 +3,7 @@
  * LL_HOST_CLI says otherwise). Checks and metrics are always shell commands; fixes and sequence
  * steps are prompts unless written `shell: <command>`.
  */
-import { actionKind } from '../../fsm/action.js';
+import { textKind } from '../../fsm/action.js';
 import type { StateConfig } from '../../fsm/schema.js';
 import { UsageError } from '../errors.js';
 
@@ -44,7 +44,7 @@ export function parseActionArg(value: string, flag: string): ActionSpec {
  * single-segment `/word` is a slash command (a prompt), anything else is shell.
  */
 export function inferredKind(text: string): ActionKind {
-  return actionKind({ action: text } as StateConfig);
+  return textKind(text);
 }
 
 /** The `action_type` a state needs so `text` runs as `kind`, or undefined when inference agrees. */

@@ -131,6 +131,7 @@ export function describePhase(phase: string): string {
     starting: 'starting',
     action: 'action running',
     llm: 'LLM evaluation',
+    git_diff: 'diff_stall git snapshot',
     backoff: 'backoff',
     maintain_delay: 'maintain delay',
     done: 'done',

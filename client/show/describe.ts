@@ -47,10 +47,11 @@ const OPERATOR: Record<string, string> = { eq: '=', ne: '≠', lt: '<', le: '≤
  * the `source` when there is one; other evaluators name their source at the end (`of …`).
  */
 function evaluatorDetail(config: EvaluateConfig): string {
-  const of = config.source === undefined ? '' : ` of ${config.source}`;
+  const source = 'source' in config ? config.source : undefined;
+  const of = source === undefined ? '' : ` of ${source}`;
   switch (config.type) {
     case 'output_numeric':
-      return `output_numeric ${config.source === undefined ? '' : `${config.source} `}${OPERATOR[config.operator]} ${value(config.target)}`;
+      return `output_numeric ${source === undefined ? '' : `${source} `}${OPERATOR[config.operator]} ${value(config.target)}`;
     case 'output_json':
       return `output_json ${config.path}${config.target === undefined ? '' : ` ${OPERATOR[config.operator]} ${value(config.target)}`}${of}`;
     case 'output_contains':
@@ -62,6 +63,8 @@ function evaluatorDetail(config: EvaluateConfig): string {
     }
     case 'llm_structured':
       return (config.min_confidence === 0.5 ? 'llm_structured' : `llm_structured ≥${config.min_confidence}`) + of;
+    case 'diff_stall':
+      return `diff_stall ${config.scope?.join(' ') ?? 'repo'}${config.max_stall === 1 ? '' : ` max_stall ${config.max_stall}`}`;
     default:
       return config.type + of;
   }

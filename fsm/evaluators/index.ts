@@ -10,6 +10,7 @@ import { errorMessage, evalError } from './error-result.js';
 import type { EvalInput, Evaluator } from './eval-input.js';
 import { evaluateExitCode } from './exit-code.js';
 import { evaluateHarborScorer } from './harbor-scorer.js';
+import { evaluateMcpResult } from './mcp-result.js';
 import { evaluateOutputContains } from './output-contains.js';
 import { evaluateOutputJson } from './output-json.js';
 import { evaluateOutputNumeric } from './output-numeric.js';
@@ -22,6 +23,7 @@ export {
   type ConvergenceConfig,
   type ExitCodeConfig,
   type HarborScorerConfig,
+  type McpResultConfig,
   type OutputContainsConfig,
   type OutputJsonConfig,
   type OutputNumericConfig,
@@ -33,6 +35,7 @@ export { formatJsonPath, parseJsonPath, resolveJsonPath, type JsonPathLookup, ty
 export { evaluateConvergence } from './convergence.js';
 export { evaluateExitCode } from './exit-code.js';
 export { evaluateHarborScorer } from './harbor-scorer.js';
+export { evaluateMcpResult, MCP_EXIT } from './mcp-result.js';
 export { evaluateOutputContains } from './output-contains.js';
 export { evaluateOutputJson } from './output-json.js';
 export { evaluateOutputNumeric } from './output-numeric.js';
@@ -45,6 +48,7 @@ export const pureEvaluators: { readonly [K in PureEvaluatorType]: Evaluator<Extr
   output_contains: evaluateOutputContains,
   convergence: evaluateConvergence,
   harbor_scorer: evaluateHarborScorer,
+  mcp_result: evaluateMcpResult,
 };
 
 /**

@@ -9,6 +9,7 @@ import type {
   convergenceEvaluate,
   exitCodeEvaluate,
   harborScorerEvaluate,
+  mcpResultEvaluate,
   outputContainsEvaluate,
   outputJsonEvaluate,
   outputNumericEvaluate,
@@ -22,6 +23,7 @@ export const PURE_EVALUATOR_TYPES = [
   'output_contains',
   'convergence',
   'harbor_scorer',
+  'mcp_result',
 ] as const;
 export type PureEvaluatorType = (typeof PURE_EVALUATOR_TYPES)[number];
 
@@ -34,6 +36,7 @@ export type ConvergenceConfig = Omit<z.input<typeof convergenceEvaluate>, 'previ
   previous?: string | number;
 };
 export type HarborScorerConfig = z.input<typeof harborScorerEvaluate>;
+export type McpResultConfig = z.input<typeof mcpResultEvaluate>;
 
 /** Any config `evaluatePure` accepts. */
 export type PureEvaluatorConfig =
@@ -42,7 +45,8 @@ export type PureEvaluatorConfig =
   | OutputJsonConfig
   | OutputContainsConfig
   | ConvergenceConfig
-  | HarborScorerConfig;
+  | HarborScorerConfig
+  | McpResultConfig;
 
 /** True when `type` names an evaluator that `evaluatePure` runs. */
 export function isPureEvaluator(type: string): type is PureEvaluatorType {

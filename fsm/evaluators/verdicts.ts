@@ -24,6 +24,10 @@ export const EVALUATOR_VERDICTS: { readonly [K in EvaluatorType]: VerdictSet } =
   output_json: YES_NO,
   output_contains: YES_NO,
   harbor_scorer: YES_NO,
+  // `no` once max_stall passes in a row changed nothing; the first snapshot is always `yes`.
+  diff_stall: YES_NO,
+  // The only built-in evaluator whose pass is `success` (seed 001): on_yes/on_no match nothing.
+  mcp_result: { verdicts: ['success', 'tool_error', 'not_found', 'timeout'], pass: 'success', fail: 'tool_error' },
   // A failing check is one not at the target yet: `progress`. `stall` needs an earlier
   // measurement (a first one never stalls), so a simulation that failed with it would show a
   // path no run can take.

@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { error, type Diagnostic } from '../diagnostics.js';
-import { actionKind } from '../action.js';
+import { textKind } from '../action.js';
 import type { StateConfig } from '../schema.js';
 import { TemplateSyntaxError, templateRefs } from '../template.js';
 import type { ParadigmCompiler } from './compiler.js';
@@ -88,7 +88,7 @@ function executorText(spec: IterativeSpec): string {
 function executorKind(spec: IterativeSpec): 'shell' | 'prompt' {
   const e = spec.executor;
   if (typeof e !== 'string') return 'prompt' in e ? 'prompt' : 'shell';
-  return actionKind({ action: e } as StateConfig);
+  return textKind(e);
 }
 
 /** Where the current input goes when the executor does not say: after the prompt. */

@@ -33,6 +33,7 @@ describe('contract', () => {
     ['output_contains', true],
     ['convergence', true],
     ['harbor_scorer', true],
+    ['mcp_result', true],
     ['llm_structured', false],
     ['diff_stall', false],
     ['', false],

@@ -46,6 +46,8 @@ export interface Script {
   actions?: Record<string, ScriptedAction[]>;
   /** LLM evaluations per state, consumed in order; the last one repeats. */
   llm?: Record<string, ScriptedVerdict[]>;
+  /** diff_stall: the worker's `git diff --stat` per state (or its error), consumed in order; the last one repeats. */
+  diffs?: Record<string, Array<string | { error: string }>>;
   /** Instead of completing the n-th run_action (1-based), feed this event. */
   interrupt?: { atAction: number; event: 'timeout' | 'cancel' | 'action_failed'; error?: string };
   /** Start time (epoch ms); the clock advances 10 ms per event fed. */
@@ -100,6 +102,7 @@ export function drive(definition: LoopDefinition, script: Script = {}): Run {
   const snapshots: Snapshot[] = [];
   const used: Record<string, number> = {};
   const usedLlm: Record<string, number> = {};
+  const usedDiff: Record<string, number> = {};
   let out: Transition = transition(definition, null, { type: 'start', now });
   for (let guard = 0; guard < 1_000; guard += 1) {
     snapshots.push(out.snapshot);
@@ -142,6 +145,13 @@ export function drive(definition: LoopDefinition, script: Script = {}): Run {
       const index = usedLlm[state] ?? 0;
       usedLlm[state] = index + 1;
       next = { type: 'llm_done', result: evalResult(take(script.llm?.[state], index), state), now };
+    } else if (out.effect.type === 'diff_stat') {
+      const state = out.effect.input.state;
+      const index = usedDiff[state] ?? 0;
+      usedDiff[state] = index + 1;
+      const reply = take(script.diffs?.[state], index);
+      if (reply === undefined) throw new Error(`driver: no diff scripted for state "${state}"`);
+      next = typeof reply === 'string' ? { type: 'diff_stat_done', stat: reply, now } : { type: 'diff_stat_error', error: reply.error, now };
     } else throw new Error(`driver: no scripted outcome for effect ${out.effect.type}`);
     if (out.snapshot.status !== 'running') throw new Error('driver: a finished run has no next transition');
     out = transition(definition, out.snapshot, next);
