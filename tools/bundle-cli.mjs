@@ -4,7 +4,8 @@
  * time resolving and compiling ~200 small modules (ours, zod's, yaml's); bundled, `validate`,
  * `show` and `list` answer in well under 0.3 s (docs/architecture.md, "Performance").
  *
- * The Temporal SDK and packages with native or file-relative parts stay external: they load from
+ * The Temporal SDK, the LLM and MCP SDKs, ajv and packages with native or file-relative parts stay
+ * external: they load from
  * node_modules as before, one copy each, only when a command needs them.
  */
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
@@ -23,7 +24,7 @@ await build({
   platform: 'node',
   target: 'node20',
   outdir,
-  external: ['@temporalio/*', 'execa', '@inquirer/*', 'protobufjs', 'playwright-core', '@swc/*'],
+  external: ['@temporalio/*', 'execa', '@inquirer/*', 'protobufjs', 'playwright-core', '@swc/*', '@anthropic-ai/*', 'openai', '@modelcontextprotocol/*', 'ajv'],
   // Bundled CommonJS code (yaml's, zod's helpers) may call require(): give the ESM bundle one.
   banner: { js: "import { createRequire as __llCreateRequire } from 'node:module'; const require = __llCreateRequire(import.meta.url);" },
   logLevel: 'warning',
