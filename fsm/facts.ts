@@ -30,6 +30,7 @@ export function unavailableText(why: SubloopUnavailable): string {
 export function llmReplyFact(reply: LlmReply, now: number): RunEvent {
   if ('judgement' in reply) return { type: 'llm_replied', judgement: reply.judgement, now };
   if ('invalid' in reply) return { type: 'llm_invalid', invalid: reply.invalid, now };
+  if ('rate_limit' in reply) return { type: 'llm_rate_limited', rate_limit: reply.rate_limit, now };
   // `details` only in replies of API providers (0.5.0): older histories give the event they always did.
   return reply.details === undefined ? { type: 'llm_error', error: reply.error, now } : { type: 'llm_error', error: reply.error, details: reply.details, now };
 }

@@ -4,7 +4,7 @@
  * continue-as-new argument and (once done) part of the run's result.
  */
 import type { DiffStallMemory } from './evaluators/diff-stall.js';
-import type { ActionResult, CapturedValue, EvalResult, EvaluateLlmInput, ExecutionResult, LoopEvent, PrevResult, RunActionInput, RunLoopInput } from './types.js';
+import type { ActionResult, CapturedValue, LlmUsage, RateLimitFact, EvalResult, EvaluateLlmInput, ExecutionResult, LoopEvent, PrevResult, RunActionInput, RunLoopInput } from './types.js';
 
 /** What a running loop waits for. */
 export type WaitPhase = 'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay';
@@ -88,19 +88,14 @@ export interface Upgrade {
   fromBuild?: string;
 }
 
-/** Tokens (and cost, when the provider states it) one LLM call used; for budgets. */
-export interface LlmUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cost_usd?: number;
-}
+export type { LlmUsage, RateLimitFact } from './types.js';
 
 /**
  * What the LLM activity returns: the answer as read, why there is none (`details`: facts for the
  * `error` verdict, e.g. a rate limit's `retry_after`), or how it misses its schema; `usage` when
  * the provider reported it.
  */
-export type LlmReply = ({ judgement: Judgement } | { error: string; details?: Record<string, unknown> } | { invalid: InvalidAnswer }) & { usage?: LlmUsage };
+export type LlmReply = ({ judgement: Judgement } | { error: string; details?: Record<string, unknown> } | { invalid: InvalidAnswer } | { rate_limit: RateLimitFact }) & { usage?: LlmUsage };
 
 /** An answer that misses its JSON Schema: every way it misses (one line each), and the answer as read. */
 export interface InvalidAnswer {
@@ -135,6 +130,8 @@ export type RunEvent =
   | { type: 'llm_failed'; failure: Failure; now: number }
   /** The answer misses the evaluator's JSON Schema (only runs that check answers: EvaluateLlmInput.check_schema). */
   | { type: 'llm_invalid'; invalid: InvalidAnswer; now: number }
+  /** The LLM answered with a rate limit or spent quota (only runs that detect them): pause, then ask again. */
+  | { type: 'llm_rate_limited'; rate_limit: RateLimitFact; now: number }
   /** Histories of 0.1.0: the activity judged the answer itself. */
   | { type: 'llm_done'; result: EvalResult; now: number }
   /** The child run ended; `timedOut` when the state's `timeout:` stopped it. */

@@ -27,6 +27,38 @@ export interface ActionResult {
   error?: string;
   /** With RunActionInput.output_schema: the output parsed and checked. */
   output_check?: OutputCheck;
+  /** A prompt action: what the agent call used, as the host CLI's envelope or the provider reported it. */
+  usage?: LlmUsage;
+  /**
+   * The agent answered with a rate limit or a spent quota instead of doing the work (only runs
+   * whose input asks for detection get one): the run pauses and runs the action again.
+   */
+  rate_limit?: RateLimitFact;
+}
+
+/** What one agent call (a prompt action or an LLM evaluation) used, as reported; for budgets. */
+export interface LlmUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+  /** The call's wall time on the worker (agent seconds). */
+  duration_ms?: number;
+}
+
+/**
+ * A rate limit, an overloaded API or a spent usage quota, as the host CLI or an API provider
+ * announced it. Facts only: the core decides how long to pause (fsm/rate-limit.ts).
+ */
+export interface RateLimitFact {
+  kind: 'rate_limit' | 'overloaded' | 'quota';
+  /** What was said, in a line (masked, control text removed). */
+  message: string;
+  /** When the limit resets (epoch ms), when it was announced. */
+  resets_at_ms?: number;
+  /** How long the provider asked to wait (`retry-after`), in ms. */
+  retry_after_ms?: number;
+  /** Drawn on the worker in [0, 1) for the backoff's jitter; recorded, so a replay pauses the same. */
+  jitter: number;
 }
 
 /** The value stored under `captured.<name>` by `capture:`. */
