@@ -31,6 +31,12 @@ export interface Draft {
   goto?: { name: string; newCycle?: boolean };
 }
 
+/** The current call's schema re-asks are over (answered, judged or abandoned). */
+export function endAsks(d: Draft): void {
+  delete d.snap.schemaAsks;
+  delete d.snap.reaskErrors;
+}
+
 /** Append an event to the stream, numbered and timed by the core's clock. */
 export function emit(d: Draft, event: string, fields: Record<string, unknown> = {}): void {
   d.snap.seq += 1;

@@ -4,7 +4,7 @@
  */
 import { evaluateState, errorResult } from './evaluate-state.js';
 import { invalidAnswerResult } from './facts.js';
-import { emit, scopeOf, setEffect, stateOf, type Draft } from './draft.js';
+import { emit, endAsks, scopeOf, setEffect, stateOf, type Draft } from './draft.js';
 import { DEFAULT_SCHEMA_RETRIES, type StateConfig } from './schema.js';
 import type { InvalidAnswer } from './snapshot.js';
 import type { ActionResult } from './types.js';
@@ -22,10 +22,11 @@ export function onInvalidOutput(d: Draft, state: StateConfig, result: ActionResu
   const retries = d.def.llm.schema_retries ?? DEFAULT_SCHEMA_RETRIES;
   if (actionKind(state) === 'prompt' && state.action !== undefined && asked < retries) {
     d.snap.schemaAsks = asked + 1;
+    d.snap.reaskErrors = errors;
     emit(d, 'output_reask', { state: d.snap.current, ask: asked + 2, asks: retries + 1, errors });
     return runAction(d, state, state.action, errors);
   }
-  delete d.snap.schemaAsks;
+  endAsks(d);
   const asks = actionKind(state) === 'prompt' ? ` after ${asked + 1} ${asked === 0 ? 'ask' : 'asks'}` : '';
   const message = `output does not match output_schema${asks}: ${errors[0] ?? 'it does not match'}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
   if (state.next !== undefined) return failState(d, state, message, result);
@@ -48,12 +49,13 @@ export function onInvalidAnswer(d: Draft, invalid: InvalidAnswer): void {
     const evaluation = evaluateState(d.def, state, action, d.snap, scopeOf(d.def, d.snap, d.now));
     if (evaluation.kind === 'llm') {
       d.snap.schemaAsks = asked + 1;
+      d.snap.reaskErrors = invalid.errors;
       emit(d, 'llm_reask', { state: d.snap.current, ask: asked + 2, asks: retries + 1, errors: invalid.errors });
       setEffect(d, { type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current, schema_errors: invalid.errors } });
       return;
     }
   }
   d.snap.pending = null;
-  delete d.snap.schemaAsks;
+  endAsks(d);
   afterEvaluation(d, state, 'llm_structured', invalidAnswerResult(invalid, asked + 1), action);
 }

@@ -12,6 +12,23 @@ const numberOrTemplate = z.union([z.number(), z.string()]);
 const stateName = z.string().min(1);
 const seconds = z.number().positive();
 
+/** A duration in seconds: a number, or a string with a unit (`90s`, `30m`, `6h`, `1d`). */
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+const DURATION_HELP = 'a duration is a number of seconds or a string like "90s", "30m", "6h", "1d"';
+const duration = z.union(
+  [
+    z.number().positive(),
+    z
+      .string()
+      .regex(/^\s*\d+(\.\d+)?\s*[smhd]\s*$/, DURATION_HELP)
+      .transform((text) => {
+        const m = /^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$/.exec(text)!;
+        return Number(m[1]) * DURATION_UNITS[m[2]!]!;
+      }),
+  ],
+  { error: (issue) => (typeof issue.input === 'number' ? 'a duration must be more than 0 seconds' : DURATION_HELP) },
+);
+
 export const COMPARISON_OPERATORS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const;
 export type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
 const operator = z.enum(COMPARISON_OPERATORS);
@@ -199,6 +216,18 @@ const llmConfig = z.strictObject({
   enabled: z.boolean().default(true),
   /** How many times an answer that misses its JSON Schema is asked again (errors appended) before the verdict is `error`. */
   schema_retries: z.number().int().min(0).max(10).default(DEFAULT_SCHEMA_RETRIES),
+  /** Pauses on rate limits and spent quotas (fsm/rate-limit.ts has the defaults). */
+  rate_limit: z
+    .strictObject({
+      /** The longest a call may stay rate limited, from its first pause; past it the verdict is `error`. */
+      max_wait: duration.optional(),
+      /** The first pause when no reset time is announced; doubled each time, up to `max_backoff`. */
+      backoff: duration.optional(),
+      max_backoff: duration.optional(),
+      /** Added to an announced reset time. */
+      margin: z.union([z.literal(0), duration]).optional(),
+    })
+    .optional(),
 });
 
 const parameterSpec = z.strictObject({

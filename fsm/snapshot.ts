@@ -7,9 +7,12 @@ import type { DiffStallMemory } from './evaluators/diff-stall.js';
 import type { ActionResult, CapturedValue, LlmUsage, RateLimitFact, EvalResult, EvaluateLlmInput, ExecutionResult, LoopEvent, PrevResult, RunActionInput, RunLoopInput } from './types.js';
 
 /** What a running loop waits for. */
-export type WaitPhase = 'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay';
-/** Phases that hold the action result while its evaluation is being made on the worker. */
-export type EvaluatingPhase = 'llm' | 'git_diff';
+export type WaitPhase = 'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited';
+/**
+ * Phases that hold the action result while its evaluation is being made on the worker (or, rate
+ * limited, waits to be made again; an action paused by a rate limit holds none).
+ */
+export type EvaluatingPhase = 'llm' | 'git_diff' | 'rate_limited';
 /** Every phase a status line can show. */
 export type Phase = WaitPhase | 'done';
 
@@ -47,6 +50,22 @@ export interface RunData {
   schemaAsks?: number;
   /** What each diff_stall state saw last (absent until one is evaluated). */
   diffStats?: Record<string, DiffStallMemory>;
+  /** The errors the current prompt or evaluation was last asked again with (kept for a call paused by a rate limit). */
+  reaskErrors?: string[];
+  /** The current agent call is (or was just) paused by a rate limit; cleared by its first other answer. */
+  rateLimit?: RateLimitPause;
+}
+
+/** A call paused by rate limits: since when, how often, until when (fsm/rate-limit.ts). */
+export interface RateLimitPause {
+  /** The prompt action, or the state's LLM evaluation. */
+  source: 'action' | 'llm';
+  kind: RateLimitFact['kind'];
+  message: string;
+  /** The first pause of this call (max_wait counts from here). */
+  since_ms: number;
+  pauses: number;
+  resumes_at_ms: number;
 }
 
 /** A running loop, by what it waits for. Only the LLM phase holds an action result. */
@@ -172,7 +191,9 @@ export type WorkEffect =
   | { type: 'evaluate_llm'; input: LlmRequest }
   | { type: 'diff_stat'; input: DiffStatRequest }
   | { type: 'run_loop'; input: RunLoopInput }
-  | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' };
+  | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' }
+  /** A rate limit's pause: until an instant, so a continue-as-new mid-pause does not wait again from the start. */
+  | { type: 'sleep'; ms: number; until_ms: number; reason: 'rate_limit' };
 
 export interface FinishEffect {
   type: 'finish';

@@ -7,7 +7,7 @@
 import { evaluateState, errorResult } from './evaluate-state.js';
 import { renderPrompt } from './interpolate.js';
 import { resolveTarget, routeFor } from './routing.js';
-import { emit, finish, scopeOf, setEffect, setPrev, stateOf, messageOf, type Draft } from './draft.js';
+import { emit, endAsks, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, type Draft } from './draft.js';
 import type { StateConfig } from './schema.js';
 import { renderShell } from './shell-render.js';
 import { renderMcpCall } from './mcp-call.js';
@@ -170,7 +170,7 @@ export function decide(d: Draft, state: StateConfig, action: ActionResult | null
   if (evaluation.kind === 'llm') {
     d.snap.phase = 'llm';
     d.snap.pending = action;
-    delete d.snap.schemaAsks;
+    endAsks(d);
     setEffect(d, { type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current } });
     return;
   }

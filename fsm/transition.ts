@@ -16,7 +16,7 @@
 import { errorResult } from './evaluate-state.js';
 import { failureText, llmResult } from './facts.js';
 import { begin } from './begin.js';
-import { chomp, emit, finish, stateOf, type Draft } from './draft.js';
+import { chomp, emit, endAsks, finish, stateOf, type Draft } from './draft.js';
 import type { LoopDefinition } from './schema.js';
 import type { CoreEvent, RunEvent, RunningSnapshot, StartEvent, Transition } from './snapshot.js';
 import type { ActionResult, CapturedValue, EvalResult } from './types.js';
@@ -24,6 +24,7 @@ import { compareDiffStall, DEFAULT_MAX_STALL } from './evaluators/diff-stall.js'
 import { afterEvaluation, decide, enter, execute, failState, retryIfFailed, runAction } from './steps.js';
 import { onInvalidAnswer, onInvalidOutput } from './reask.js';
 import { onSubloopEvent } from './on-subloop.js';
+import { onRateLimited, resumeAfterRateLimit } from './rate-limit.js';
 
 /** States entered in one transition without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
@@ -38,7 +39,11 @@ function onActionDone(d: Draft, result: ActionResult): void {
     ...(result.timed_out ? { timed_out: true } : {}),
     ...(result.signal ? { signal: result.signal } : {}),
     ...(result.log_file ? { log_file: result.log_file } : {}),
+    ...(result.rate_limit ? { rate_limited: true } : {}),
   });
+  // A rate limit is no answer: nothing is captured or judged; the call is made again after a pause.
+  if (result.rate_limit !== undefined) return onRateLimited(d, 'action', result.rate_limit, null);
+  delete d.snap.rateLimit;
   const check = result.output_check;
   if (state.capture) {
     const { exit_code, duration_ms } = result;
@@ -51,7 +56,7 @@ function onActionDone(d: Draft, result: ActionResult): void {
     if (!state.terminal) return failState(d, state, result.error, result);
   } else if (retryIfFailed(d, state, { kind: 'exit', exitCode: result.exit_code }, { exit_code: result.exit_code })) return;
   if (check !== undefined && 'errors' in check && !state.terminal) return onInvalidOutput(d, state, result, check.errors);
-  delete d.snap.schemaAsks;
+  endAsks(d);
   decide(d, state, result);
 }
 
@@ -83,7 +88,10 @@ function advance(d: Draft, event: RunEvent): void {
     case 'subloop_failed':
     case 'subloop_unavailable':
       return onSubloopEvent(d, event);
+    case 'llm_rate_limited':
+      return onRateLimited(d, 'llm', event.rate_limit, d.snap.pending);
     case 'llm_invalid':
+      delete d.snap.rateLimit;
       return onInvalidAnswer(d, event.invalid);
     case 'llm_replied':
     case 'llm_error':
@@ -92,7 +100,8 @@ function advance(d: Draft, event: RunEvent): void {
       // The action result waited for this evaluation only; nothing is pending any more.
       const action = d.snap.pending;
       d.snap.pending = null;
-      delete d.snap.schemaAsks;
+      endAsks(d);
+      delete d.snap.rateLimit;
       return afterEvaluation(d, stateOf(d), 'llm_structured', llmResult(d.def, stateOf(d), event), action);
     }
     case 'diff_stat_done':
@@ -107,6 +116,8 @@ function advance(d: Draft, event: RunEvent): void {
         const target = d.snap.current;
         d.snap.visited = [];
         d.goto = { name: target, newCycle: true };
+      } else if (d.snap.phase === 'rate_limited') {
+        resumeAfterRateLimit(d);
       } else if (d.snap.phase === 'retry_delay') {
         const state = stateOf(d);
         if (state.action !== undefined) runAction(d, state, state.action);
@@ -127,7 +138,7 @@ function seal(d: Draft): Transition {
   if (!effect) throw new Error(`internal: the transition in state "${d.snap.current}" decided no effect`);
   if (effect.type === 'finish') return { snapshot: { ...data, status: 'done', phase: 'done', outcome: outcome ?? effect.result }, events: d.events, effect };
   const running: RunningSnapshot =
-    phase === 'llm' || phase === 'git_diff' ? { ...data, status: 'running', phase, pending } : { ...data, status: 'running', phase: phase === 'done' || phase === 'starting' ? 'action' : phase };
+    phase === 'llm' || phase === 'git_diff' || phase === 'rate_limited' ? { ...data, status: 'running', phase, pending } : { ...data, status: 'running', phase: phase === 'done' || phase === 'starting' ? 'action' : phase };
   return { snapshot: running, events: d.events, effect };
 }
 
