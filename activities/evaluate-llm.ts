@@ -8,6 +8,7 @@ import { compileJsonSchema, schemaErrors } from '../loader/json-schema.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
 import { secretValues } from './env-refs.js';
 import { askProvider } from './llm-providers.js';
+import { callFailed, hostRateLimit } from './rate-limit.js';
 import { SpawnError, runProcess } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
@@ -75,6 +76,10 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
       return evalError(`LLM evaluation could not start: ${e instanceof Error ? e.message : String(e)}`);
     }
     hooks.rethrowIfCancelled(result);
+    if (input.detect_rate_limits && !result.timed_out) {
+      const limit = hostRateLimit(result.output, result.stderr, { failed: callFailed(result.exit_code, result.output), now: Date.now(), jitter: Math.random() });
+      if (limit !== undefined) return { rate_limit: limit };
+    }
     if (result.timed_out) return evalError(`LLM evaluation timed out after ${input.timeout_s}s (host CLI '${cli.binary}')${quote(result)}`);
     if (result.exit_code !== 0) {
       return evalError(`host CLI '${cli.binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);

@@ -3,9 +3,10 @@
  * the host CLI's output when it exits non-zero. The answer is a fact (fsm/types.ts RateLimitFact);
  * how long to pause is the core's decision (fsm/rate-limit.ts).
  *
- * Only a failed call is read (non-zero exit): an agent that succeeded while *talking about* rate
- * limits (fixing a 429 handler, say) did its work. Only the last few KiB are read: the host CLI's
- * own message ends its output.
+ * Only a failed call is read — a non-zero exit, or a JSON envelope with `is_error: true` (headless
+ * `claude -p` reports an API rate limit with exit 0 and `"is_error": true`, anthropics/claude-code
+ * #79500): an agent that succeeded while *talking about* rate limits (fixing a 429 handler, say)
+ * did its work. Only the last few KiB are read: the host CLI's own message ends its output.
  *
  * Known forms (Claude Code):
  * - `Claude AI usage limit reached|1767225600` (the reset as epoch seconds);
@@ -33,8 +34,8 @@ const RATE_FORM = /(rate_limit_error|API Error:\s*429|\b429\b[^\n]*too many requ
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 export interface DetectOptions {
-  /** The call's exit status: 0 is never a rate limit. */
-  exitCode: number;
+  /** Whether the call failed ({@link callFailed}): a successful call is never a rate limit. */
+  failed: boolean;
   /** The worker's clock (epoch ms), for reset times given as a wall-clock time. */
   now: number;
   /** In [0, 1): the backoff's jitter, drawn by the caller. */
@@ -45,7 +46,7 @@ export interface DetectOptions {
 
 /** The rate limit or quota the host CLI reported, if its output says one. */
 export function hostRateLimit(stdout: string, stderr: string, o: DetectOptions): RateLimitFact | undefined {
-  if (o.exitCode === 0) return undefined;
+  if (!o.failed) return undefined;
   const text = `${stdout.slice(-TAIL_CHARS)}\n${stderr.slice(-TAIL_CHARS)}`;
   const epoch = EPOCH_FORM.exec(text);
   if (epoch) {
@@ -113,4 +114,24 @@ function resetTime(text: string, o: DetectOptions): number | undefined {
   if (candidate === undefined) return undefined;
   // A time of day already past today means tomorrow's (a wall-clock day; DST shifts are ignored).
   return candidate <= o.now ? candidate + 86_400_000 : candidate;
+}
+
+/** The largest stdout parsed for its envelope: an envelope holding a rate limit is small. */
+const ENVELOPE_CHARS = 1024 * 1024;
+
+/** A host CLI call failed: a non-zero exit, or a JSON envelope (or the `result` item of an array of them) saying `is_error`. */
+export function callFailed(exitCode: number, stdout: string): boolean {
+  if (exitCode !== 0) return true;
+  const text = stdout.trim();
+  if (text.length > ENVELOPE_CHARS || !(text.startsWith('{') || text.startsWith('['))) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const items = Array.isArray(parsed) ? parsed : [parsed];
+  const objects = items.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
+  const result = [...objects].reverse().find((item) => item['type'] === 'result') ?? objects[objects.length - 1];
+  return result?.['is_error'] === true;
 }

@@ -9,6 +9,7 @@ import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.j
 import { SpawnError, runProcess } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { runMcpTool } from './mcp-tool.js';
+import { callFailed, hostRateLimit } from './rate-limit.js';
 import { prepareShell, type ShellLaunch } from './shell-launch.js';
 import type { WorkerPlace } from './placement.js';
 
@@ -183,6 +184,10 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       launch?.cleanup();
     }
     hooks.rethrowIfCancelled(result);
+    if (input.kind === 'prompt' && input.detect_rate_limits && !result.timed_out) {
+      const limit = hostRateLimit(result.output, result.stderr, { failed: callFailed(result.exit_code, result.output), now: Date.now(), jitter: Math.random() });
+      if (limit !== undefined) return { ...result, rate_limit: limit };
+    }
     // Only a successful action's output is checked: a failing one (non-zero exit, timed out, killed)
     // is judged by its evaluator as any failure is, whatever it printed.
     if (input.output_schema !== undefined && result.exit_code === 0 && !result.timed_out && result.signal === undefined) return { ...result, output_check: checkOutput(input.output_schema, result) };

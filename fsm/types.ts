@@ -176,6 +176,11 @@ export interface RunActionInput {
   mask_env?: string[];
   /** The state's `output_schema:`: the worker parses the output as JSON and checks it (ActionResult.output_check). */
   output_schema?: Record<string, unknown>;
+  /**
+   * A prompt action's answer is read for a rate limit or spent quota (ActionResult.rate_limit).
+   * Set by the workflow for runs started with LoopRunOptions.pauseOnRateLimit.
+   */
+  detect_rate_limits?: boolean;
 }
 
 /** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */
@@ -212,6 +217,8 @@ export interface EvaluateLlmInput {
    * for runs started with LoopRunOptions.checkAnswers; older runs take any answer with a verdict.
    */
   check_schema?: boolean;
+  /** As RunActionInput.detect_rate_limits: a rate limit is replied as `rate_limit`, not as an error. */
+  detect_rate_limits?: boolean;
   /** Asking again: how the previous answer missed the schema, appended to the prompt. */
   schema_errors?: string[];
   /** An HTTP API provider answers instead of the host CLI (fsm/llm-provider.ts); absent: the host CLI. */

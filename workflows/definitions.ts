@@ -82,6 +82,12 @@ export interface LoopRunOptions {
    * older releases lack it and take any answer with a verdict, as they did.
    */
   checkAnswers?: boolean;
+  /**
+   * Read prompt actions' and LLM evaluations' answers for rate limits and spent quotas and pause
+   * on them (RunActionInput.detect_rate_limits, fsm/rate-limit.ts). Set by the client for new runs;
+   * runs of older releases lack it and judge such answers as they did.
+   */
+  pauseOnRateLimit?: boolean;
 }
 
 /**
@@ -200,6 +206,16 @@ export interface LoopStatus {
   host?: string;
   /** Runs with a scope lock: waiting for it (and for whom), or holding it. */
   lock?: LockStatus;
+  /** Paused by a rate limit or spent quota (phase `rate_limited`): what was said, and when the call is made again. */
+  rate_limited?: {
+    source: 'action' | 'llm';
+    kind: 'rate_limit' | 'overloaded' | 'quota';
+    message: string;
+    /** The call's first pause (ISO time); `llm.rate_limit.max_wait` counts from here. */
+    since: string;
+    resumes_at: string;
+    pauses: number;
+  };
 }
 
 export interface LockStatus {

@@ -39,7 +39,7 @@ import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
 import { startingSemantics } from './semantics-gate.js';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { DoneSnapshot, FinishEffect, LlmReply, RunEvent, Snapshot, Transition, WorkEffect } from '../fsm/snapshot.js';
+import type { DoneSnapshot, FinishEffect, LlmReply, RateLimitPause, RunEvent, Snapshot, Transition, WorkEffect } from '../fsm/snapshot.js';
 import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
 import { LOOP_FAILED, snapshotQuery, statusQuery, type LoopRunResult, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
 
@@ -150,6 +150,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   // histories lack the option: their activity inputs stay as they were).
   const maskEnv = input.options.maskLoopEnv ? { mask_env: loopEnvNames(def) } : {};
   const checkAnswers = input.options.checkAnswers ? { check_schema: true } : {};
+  // Runs started by 0.5.0 and later pause on rate limits (fsm/rate-limit.ts); older ones judge them as they did.
+  const detectLimits = input.options.pauseOnRateLimit ? { detect_rate_limits: true } : {};
   /** Where the run is: the last transition (its snapshot, its effect, its events not yet delivered). */
   let at: Transition = input.resume
     ? // Continued as new: the same run, its snapshot and the effect it was about to carry out.
@@ -183,7 +185,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     if (key === lastReported) return;
     lastReported = key;
     const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
-    setCurrentDetails(`**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${verdict}`);
+    const paused = snapshot.phase === 'rate_limited' && snapshot.rateLimit ? ` until ${new Date(snapshot.rateLimit.resumes_at_ms).toISOString()} (${snapshot.rateLimit.kind.replace('_', ' ')}: ${snapshot.rateLimit.message})` : '';
+    setCurrentDetails(`**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${verdict}`);
     // The snapshot once, not beside copies of its parts: the worker shapes the state file.
     loopEvents.state({ loop: def.name, snapshot });
     if (input.options.searchAttributes) {
@@ -245,7 +248,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           try {
             const local = !placement.remote && isLocal(work.input, localMaxS);
             const result = await placement.run((place) => {
-              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd, ...maskEnv };
+              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...(work.input.kind === 'prompt' ? detectLimits : {}) };
               return actionActivity(full, local, placement.activityOptions())(full);
             });
             await flushLocal(result, local);
@@ -257,7 +260,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         }
         case 'evaluate_llm': {
           try {
-            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers }));
+            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers, ...detectLimits }));
             return llmEvent(reply, Date.now());
           } catch (err) {
             if (isCancellation(err)) throw err;
@@ -275,7 +278,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           }
         }
         case 'sleep':
-          await sleep(work.ms);
+          // A rate limit's pause ends at an instant (continued as new mid-pause, it waits only the rest).
+          await sleep('until_ms' in work ? Math.max(1, work.until_ms - Date.now()) : work.ms);
           return { type: 'sleep_done', now: Date.now() };
         case 'run_loop':
           // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
@@ -320,9 +324,9 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   }
 }
 
-/** The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before. */
-function loopStatusOf(snapshot: Snapshot, outcome: boolean): LoopOutcome | 'done' {
-  if (snapshot.status === 'running') return 'running';
+/** The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before; `rate_limited` while paused by one. */
+function loopStatusOf(snapshot: Snapshot, outcome: boolean): LoopOutcome | 'done' | 'rate_limited' {
+  if (snapshot.status === 'running') return snapshot.phase === 'rate_limited' ? 'rate_limited' : 'running';
   return outcome ? outcomeOf(snapshot.outcome) : 'done';
 }
 
@@ -364,5 +368,10 @@ function statusOf(def: LoopDefinition, snapshot: Snapshot): LoopStatus {
     captured: Object.keys(snapshot.captured),
     result: snapshot.status === 'done' ? snapshot.outcome : null,
     semantics: snapshot.semantics,
+    ...(snapshot.phase === 'rate_limited' && snapshot.rateLimit ? { rate_limited: rateLimitedStatus(snapshot.rateLimit) } : {}),
   };
+}
+
+function rateLimitedStatus(p: RateLimitPause): NonNullable<LoopStatus['rate_limited']> {
+  return { source: p.source, kind: p.kind, message: p.message, since: new Date(p.since_ms).toISOString(), resumes_at: new Date(p.resumes_at_ms).toISOString(), pauses: p.pauses };
 }

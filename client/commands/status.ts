@@ -3,9 +3,9 @@
  * itself (its `status` query) while it is open, or its result once it has closed.
  * `--follow` (and `ll-loop monitor`) streams its progress instead (client/commands/follow.ts).
  */
-import { formatDuration } from '../../fsm/format.js';
+import { formatDuration, oneLine } from '../../fsm/format.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import type { LockStatus } from '../../workflows/definitions.js';
+import type { LockStatus, LoopStatus } from '../../workflows/definitions.js';
 import type { LiveStatus } from '../runs/run-target.js';
 import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
@@ -13,6 +13,7 @@ import { EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
+import { safeText } from '../reporters/safe-text.js';
 import { closedResult, mayHaveResult, describePhase, queryStatus, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../runs/run-target.js';
 import type { RunSummary } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
@@ -79,8 +80,18 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ...(live.lock ? [['scope lock', describeLock(live.lock)] as [string, string]] : []),
     ...(live.host ? [['host', live.host] as [string, string]] : []),
     ...(live.waiting_for ? [['waiting for', live.waiting_for] as [string, string]] : []),
+    ...(live.rate_limited ? [['rate limited', describeRateLimit(live.rate_limited)] as [string, string]] : []),
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);
+}
+
+/** A pause for a rate limit, for people: when the call is made again, and what was said. */
+function describeRateLimit(r: NonNullable<LoopStatus['rate_limited']>): string {
+  const resumes = new Date(r.resumes_at);
+  const left = formatDuration(Math.max(0, resumes.getTime() - Date.now()));
+  const what = r.source === 'llm' ? 'the LLM evaluation' : 'the action';
+  const count = r.pauses > 1 ? `, pause ${r.pauses} since ${localTime(new Date(r.since))}` : '';
+  return `${r.kind.replace('_', ' ')}: ${safeText(oneLine(r.message, 160))}\n${''.padEnd(14)}runs ${what} again at ${localTime(resumes)} (in ${left}${count}); ll-loop stop ends the run now`;
 }
 
 /** A run's scope lock for people: what it holds, or what it waits for and behind whom. */

@@ -11,6 +11,7 @@ import type { TimedEvent } from '../../worker/event-hub.js';
 import type { Reporter } from './reporter.js';
 import { safeText } from './safe-text.js';
 import type { Style } from './style.js';
+import { localTime } from './table.js';
 
 const INDENT = '       ';
 
@@ -161,6 +162,15 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         if (!headerShown) header(event);
         const errors = Array.isArray(event.errors) ? event.errors.map(String) : [];
         line(`${INDENT}${style.yellow(`↻ ${event.event === 'llm_reask' ? 'answer' : 'output'} missed its schema (${safeText(oneLine(errors[0] ?? '?', 120))}); asking again (${String(event.ask)}/${String(event.asks)})`)}`);
+        break;
+      }
+      case 'rate_limited': {
+        if (!headerShown) header(event);
+        // The limited call printed the message, not work: nothing of it is shown as output.
+        pending = undefined;
+        const resumes = new Date(String(event.resumes_at));
+        const what = event.source === 'llm' ? 'evaluating again' : 'running it again';
+        line(`${INDENT}${style.yellow(`⏸ ${safeText(String(event.kind).replace('_', ' '))}: ${safeText(oneLine(String(event.message), 160))}; ${what} at ${localTime(resumes)} (in ${formatDuration(Number(event.wait_ms))})`)}`);
         break;
       }
       case 'action_error':

@@ -133,7 +133,9 @@ export function describePhase(phase: string): string {
     llm: 'LLM evaluation',
     git_diff: 'diff_stall git snapshot',
     backoff: 'backoff',
+    retry_delay: 'waiting to retry',
     maintain_delay: 'maintain delay',
+    rate_limited: 'rate limited, paused',
     done: 'done',
   };
   return names[phase] ?? phase;

@@ -9,6 +9,7 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, t
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
+import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -141,8 +142,7 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
       searchAttributes: req.searchAttributes,
       localActivityMaxTimeoutS: req.localActivityMaxTimeoutS,
       // Every run closes as it ended (a failed run is Failed: `--pause-on-failure` pauses on it).
-      closeAsOutcome: true,
-      maskLoopEnv: true, checkAnswers: true,
+      ...CURRENT_RUN_RULES,
     },
     ...(req.lock ? { lock: req.lock } : {}),
     ...(req.dataContext?.length ? { dataContext: req.dataContext } : {}),

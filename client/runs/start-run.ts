@@ -9,6 +9,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client, type Connection, typ
 import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { LOOP_WORKFLOW_TYPE as LoopWorkflowType, LoopWorkflowInput, ScopeLockRequest } from '../../workflows/definitions.js';
+import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
 import { precheckScopes } from './scope-lock.js';
@@ -104,7 +105,7 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
   if (req.lock) await precheckScopes(client, req.lock);
   const inputFor = (workflowId: string): LoopWorkflowInput => ({
     definition,
-    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true, ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
+    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), ...CURRENT_RUN_RULES, ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
     ...(req.dataContext?.length ? { dataContext: req.dataContext } : {}),
     ...(req.lock ? { lock: req.lock } : {}),

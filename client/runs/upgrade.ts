@@ -16,6 +16,7 @@ import { buildInfo } from '../../worker/build-info.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';
 import { statePath } from '../../worker/run-files.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type RunStateFile } from '../../workflows/definitions.js';
+import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { decodeFirst, historyPages, type HistoryEvent } from './temporal-history.js';
@@ -91,7 +92,7 @@ export async function moveOntoThisRelease(client: Client, id: string, descriptio
     workflowId: id,
     taskQueue: description.taskQueue,
     // A new execution under this release's rules: it closes as it ends (fsm/outcome.ts).
-    args: [{ ...input, options: { ...input.options, closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true }, continueFrom: { runId: id, snapshot: plan.snapshot, upgrade: plan.upgrade } } satisfies LoopWorkflowInput],
+    args: [{ ...input, options: { ...input.options, ...CURRENT_RUN_RULES }, continueFrom: { runId: id, snapshot: plan.snapshot, upgrade: plan.upgrade } } satisfies LoopWorkflowInput],
     // The terminated execution frees the id; the chain goes on under it.
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     memo: { ...(description.memo ?? {}), version: build.version, build_id: build.build_id, upgraded_from: plan.upgrade.fromBuild ?? 'unknown' },

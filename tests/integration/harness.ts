@@ -100,6 +100,8 @@ export interface RunLoopOptions {
   maskLoopEnv?: boolean;
   /** LoopRunOptions.checkAnswers, as `ll-loop run` sets it. */
   checkAnswers?: boolean;
+  /** LoopRunOptions.pauseOnRateLimit, as `ll-loop run` sets it. */
+  pauseOnRateLimit?: boolean;
   /** LoopWorkflowInput.dataContext: context keys given on the command line. */
   dataContext?: string[];
 }
@@ -124,6 +126,7 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       ...(opts.historyEventLimit === undefined ? {} : { historyEventLimit: opts.historyEventLimit }),
       ...(opts.maskLoopEnv ? { maskLoopEnv: true } : {}),
       ...(opts.checkAnswers ? { checkAnswers: true } : {}),
+      ...(opts.pauseOnRateLimit ? { pauseOnRateLimit: true } : {}),
     },
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
   };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { hostRateLimit } from '../../activities/rate-limit.js';
+import { callFailed, hostRateLimit } from '../../activities/rate-limit.js';
 import { wallTimeIn } from '../../activities/wall-time.js';
 
 // 2026-04-20T12:00:00Z, a Monday.
 const NOW = Date.UTC(2026, 3, 20, 12, 0, 0);
-const opts = { exitCode: 1, now: NOW, jitter: 0.25 };
+const opts = { failed: true, now: NOW, jitter: 0.25 };
 
 describe('hostRateLimit', () => {
   it('reads the epoch form of a spent usage quota (seconds)', () => {
@@ -59,7 +59,7 @@ describe('hostRateLimit', () => {
   });
 
   it('never reads a successful call, whatever it printed', () => {
-    expect(hostRateLimit('fixed the rate_limit_error handler; API Error: 429 is now retried', '', { ...opts, exitCode: 0 })).toBeUndefined();
+    expect(hostRateLimit('fixed the rate_limit_error handler; API Error: 429 is now retried', '', { ...opts, failed: false })).toBeUndefined();
   });
 
   it('reads an ordinary failure as no rate limit', () => {
@@ -76,6 +76,26 @@ describe('hostRateLimit', () => {
   it('strips control text from the message', () => {
     const f = hostRateLimit('\u001b[31mAPI Error: 429 rate_limit_error\u0007', '', opts);
     expect(f?.message).not.toMatch(/[\u0000-\u001f]/);
+  });
+});
+
+describe('callFailed', () => {
+  it('is a non-zero exit', () => {
+    expect(callFailed(1, 'whatever')).toBe(true);
+  });
+  it('is an envelope with is_error, even with exit 0 (headless claude -p reports API errors so)', () => {
+    const envelope = { type: 'result', subtype: 'success', is_error: true, duration_api_ms: 0, result: 'API Error: Rate limit reached', total_cost_usd: 0 };
+    expect(callFailed(0, JSON.stringify(envelope))).toBe(true);
+    expect(hostRateLimit(JSON.stringify(envelope), '', { ...opts, failed: callFailed(0, JSON.stringify(envelope)) })?.kind).toBe('rate_limit');
+  });
+  it('reads the result item of an array of messages', () => {
+    const items = [{ type: 'system', subtype: 'init' }, { type: 'result', subtype: 'success', is_error: true, result: 'API Error: Rate limit reached' }];
+    expect(callFailed(0, JSON.stringify(items))).toBe(true);
+  });
+  it('is not a successful envelope or plain text', () => {
+    expect(callFailed(0, JSON.stringify({ type: 'result', is_error: false, result: 'rate limit reached' }))).toBe(false);
+    expect(callFailed(0, 'API Error: Rate limit reached')).toBe(false);
+    expect(callFailed(0, '{not json')).toBe(false);
   });
 });
 

@@ -1,0 +1,8 @@
+/**
+ * The rules every run started by this release follows, each an option older runs lack (their
+ * histories replay with the behaviour they had): `run`, schedules and `upgrade` set them all.
+ * Its own module, free of the workflow SDK, so the CLI can import it cheaply.
+ */
+import type { LoopRunOptions } from './definitions.js';
+
+export const CURRENT_RUN_RULES = { closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true, pauseOnRateLimit: true } as const satisfies Partial<LoopRunOptions>;
