@@ -148,4 +148,22 @@ describe('human progress display', () => {
     expect(text).toContain('↻ answer missed its schema (/verdict must be equal to one of the allowed values: "done"); asking again (2/3)\n');
     expect(text).toContain('↻ output missed its schema (the output is not JSON); asking again (3/3)\n');
   });
+
+  it('says when a rate limit pauses the run, when it goes on, and shows no output of the limited call', () => {
+    let text = '';
+    const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10);
+    const resumes = '2026-11-23T01:01:00.000Z';
+    for (const e of [
+      ev('state_enter', { state: 'fix', iteration: 1 }),
+      ev('action_start', { state: 'fix', action: 'Fix it' }),
+      ev('action_complete', { exit_code: 1, rate_limited: true, action_output: { output: 'API Error: 429', stderr: '', exit_code: 1 } }),
+      ev('rate_limited', { state: 'fix', source: 'action', kind: 'quota', message: 'Claude AI usage limit reached|1795600800\u001b[2J', resumes_at: resumes, wait_ms: 3_660_000, pause: 1 }),
+    ]) {
+      reporter.onEvent(e);
+    }
+    const local = new Date(resumes);
+    const p = (n: number) => String(n).padStart(2, '0');
+    expect(text).toContain(`⏸ quota: Claude AI usage limit reached|1795600800\\x1b[2J; running it again at ${local.getFullYear()}-${p(local.getMonth() + 1)}-${p(local.getDate())} ${p(local.getHours())}:${p(local.getMinutes())}:00 (in 1h 1m)\n`);
+    expect(text).not.toContain('out│');
+  });
 });
