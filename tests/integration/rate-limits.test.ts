@@ -48,7 +48,7 @@ describe('a rate-limited prompt action', () => {
     // One verdict only (the real answer), two action starts, one step for `fix`.
     expect(run.events.filter((e) => e.event === 'evaluate').map((e) => e.verdict)).toEqual(['yes']);
     expect(run.events.filter((e) => e.event === 'action_start' && e.state === 'fix')).toHaveLength(2);
-    expect(run.snapshot.steps).toBe(2);
+    expect(run.snapshot?.steps).toBe(2);
     expect(run.snapshot).not.toHaveProperty('rateLimit');
   });
 

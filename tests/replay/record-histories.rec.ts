@@ -15,13 +15,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lockRequestFor } from '../../client/runs/scope-lock.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import { closeTemporal, definition, project, temporal, toolEnv } from '../integration/harness.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 import { HISTORIES_DIR, type HistoryManifest, type RecordedExecution } from './histories.js';
 
 afterAll(closeTemporal);
 
-const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+/** The release being recorded; LL_RECORD_VERSION records into another directory (a dry run of new scenarios). */
+const VERSION = process.env['LL_RECORD_VERSION'] ?? (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 const OUT = join(HISTORIES_DIR, VERSION);
 
 /** Every execution of `workflowId` (its continue-as-new chain, first to last) and of its children. */
@@ -67,9 +69,8 @@ async function record(scenario: Scenario): Promise<HistoryManifest['scenarios'][
       cwd: p.cwd,
       searchAttributes: true,
       localActivityMaxTimeoutS: scenario.localActivityMaxTimeoutS ?? 0,
-      // As every run of 0.4.0 and later: the workflow closes the way the loop ended.
-      closeAsOutcome: true,
-      maskLoopEnv: true,
+      // As every run this release starts (workflows/run-rules.ts).
+      ...CURRENT_RUN_RULES,
       ...(scenario.historyEventLimit === undefined ? {} : { historyEventLimit: scenario.historyEventLimit }),
       ...(scenario.failOnNonTerminal ? { failOnNonTerminal: true } : {}),
       ...(scenario.pinned ? { actionQueue: taskQueue, hostNoticeS: 60 } : {}),

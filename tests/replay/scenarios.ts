@@ -4,9 +4,10 @@
  * tests/fixtures/histories/<version>/. Each scenario is a definition plus how to drive it (the
  * fake tools it scripts, the run options, and for stop/timeout shapes what to do once started).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { script, verdicts } from '../integration/harness.js';
+import { FIXTURES, script, verdicts } from '../integration/harness.js';
 
 export interface ScenarioProject {
   cwd: string;
@@ -47,6 +48,13 @@ states:
     on_no: work
   done: { terminal: true }
 `;
+
+/** A fake tool named `name` in the project's bin/ (fake-claude is `claude` already). */
+function tool(p: ScenarioProject, name: string): void {
+  symlinkSync(join(FIXTURES, 'fake-tool'), join(p.cwd, 'bin', name));
+}
+
+const JUDGE_SCHEMA = { type: 'object', properties: { verdict: { type: 'string', enum: ['done', 'again'] }, confidence: { type: 'number' }, reason: { type: 'string' } }, required: ['verdict'] };
 
 const FLAKY = 'n=$(cat attempts 2>/dev/null || echo 0); n=$((n + 1)); echo $n > attempts; echo "attempt $n"; [ "$n" -ge 3 ]';
 
@@ -286,6 +294,74 @@ export const SCENARIOS: Scenario[] = [
       max_iterations: 2,
       states: {
         try: { action: 'false', on_yes: 'done', on_no: 'try' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'rate-limit',
+    covers: 'pauseOnRateLimit: a prompt action and an LLM evaluation answered with a rate limit pause on a timer (rate_limit sleep until an instant) and are made again',
+    prepare: (p) => {
+      tool(p, 'agent');
+      const judged = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, structured_output: { verdict: 'yes', confidence: 0.9, reason: 'fine' } });
+      const limited = JSON.stringify({ type: 'result', subtype: 'success', is_error: true, result: 'API Error: Rate limit reached' });
+      script(p.toolsDir, 'agent', [
+        [1, 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}} retry-after: 1'],
+        [0, 'fixed'],
+        [0, limited],
+        [0, judged],
+      ]);
+      return { LL_HOST_CLI: 'agent' };
+    },
+    definition: {
+      name: 'rate-limit',
+      initial: 'fix',
+      llm: { rate_limit: { backoff: 1 } },
+      states: {
+        fix: { action: 'fix it', action_type: 'prompt', capture: 'fixed', next: 'check' },
+        check: { action: 'echo checked', evaluate: { type: 'llm_structured', prompt: 'Good?' }, on_yes: 'done', on_no: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'schema-reask',
+    covers: 'checkAnswers: an answer outside the schema is asked again (llm_reask); output_schema parses a shell output into captured json',
+    prepare: (p) => ({
+      FAKE_CLAUDE_VERDICTS: verdicts(p.cwd, [
+        { verdict: 'maybe', confidence: 0.9, reason: 'unsure' },
+        { verdict: 'done', confidence: 0.9, reason: 'fine' },
+      ]),
+    }),
+    definition: {
+      name: 'schema-reask',
+      initial: 'plan',
+      states: {
+        plan: { action: 'echo \'{"files":["a.ts"]}\'', output_schema: { type: 'object', required: ['files'] }, capture: 'plan', next: 'judge' },
+        judge: { action: 'echo ${captured.plan.json.files.0}', evaluate: { type: 'llm_structured', schema: JUDGE_SCHEMA }, route: { done: 'done', again: 'judge', error: 'done' } },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'diff-mcp',
+    covers: 'diff_stall (the diffStat activity, memory in the snapshot) and an mcp_tool state judged by mcp_result',
+    prepare: (p) => {
+      execFileSync('git', ['init', '-q'], { cwd: p.cwd });
+      writeFileSync(join(p.cwd, 'a.txt'), 'one\n');
+      execFileSync('git', ['-c', 'user.email=r@example.com', '-c', 'user.name=r', 'add', 'a.txt'], { cwd: p.cwd });
+      execFileSync('git', ['-c', 'user.email=r@example.com', '-c', 'user.name=r', 'commit', '-qm', 'one'], { cwd: p.cwd });
+      writeFileSync(join(p.cwd, '.mcp.json'), JSON.stringify({ mcpServers: { tiny: { command: process.execPath, args: [join(FIXTURES, 'mcp-server')] } } }));
+      return {};
+    },
+    definition: {
+      name: 'diff-mcp',
+      initial: 'call',
+      max_iterations: 4,
+      states: {
+        call: { action: 'tiny/echo', action_type: 'mcp_tool', params: { text: 'hi' }, route: { success: 'edit', _: 'done' } },
+        // The first pass sees a.txt changed; the second sees the same diff: a stall, so `no`.
+        edit: { action: 'echo "changed" > a.txt', evaluate: { type: 'diff_stall', max_stall: 1 }, on_yes: 'edit', on_no: 'done', on_error: 'done' },
         done: { terminal: true },
       },
     },
