@@ -5,18 +5,21 @@ import { UsageError } from '../errors.js';
 import { resumeCommand } from './resume.js';
 
 export const resumeSpec: CommandSpec = {
-  usage: 'resume <name|run-id> [--context K=V]… [--context-allow-unknown] [--max-iterations N] [--background] [--json]   continue a stopped run, or one that lost its worker',
+  usage: 'resume <name|run-id> [--context K=V]… [--context-allow-unknown] [--max-iterations N] [--background] [--verbose|--quiet] [--json]   continue a stopped run, or one that lost its worker',
   flags: {
     context: { type: 'string', multiple: true, short: 'c' },
     'context-allow-unknown': { type: 'boolean' },
     'max-iterations': { type: 'string' },
     json: { type: 'boolean' },
     background: { type: 'boolean' },
+    verbose: { type: 'boolean' },
+    quiet: { type: 'boolean' },
   },
   run(ctx) {
     const target = ctx.positionals[0];
     if (target === undefined) throw new UsageError('resume needs a loop name or a run id', 'll-loop resume <name|run-id>');
     if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'quote values that contain spaces');
+    if (bool(ctx, 'verbose') && bool(ctx, 'quiet')) throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
     const raw = str(ctx, 'max-iterations');
     const maxIterations = raw === undefined ? undefined : Number(raw);
     if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations <= 0)) throw new UsageError(`--max-iterations must be a positive integer, got "${raw}"`);
@@ -27,6 +30,7 @@ export const resumeSpec: CommandSpec = {
       allowUnknownContext: bool(ctx, 'context-allow-unknown'),
       json: bool(ctx, 'json'),
       background: bool(ctx, 'background'),
+      detail: bool(ctx, 'verbose') ? 'verbose' : bool(ctx, 'quiet') ? 'quiet' : 'normal',
       colour: colourWanted(ctx.terminal),
       out: ctx.out,
       err: ctx.err,

@@ -21,6 +21,7 @@ import { createReporter, followRun, runInfo } from '../runs/follow-run.js';
 import { armInterrupt, interruptible } from '../runs/interrupt.js';
 import { parseContextArgs } from '../../loader/load.js';
 import type { Reporter } from '../reporters/reporter.js';
+import type { Detail } from '../reporters/human.js';
 import { definitionForResume } from '../runs/resume-definition.js';
 import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
 import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../runs/resumable.js';
@@ -43,6 +44,8 @@ export interface ResumeOptions {
   json: boolean;
   /** Colour in the progress display. */
   colour?: boolean;
+  /** `--verbose` / `--quiet`: how much of the progress display, as for `run`. */
+  detail?: Detail;
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -113,7 +116,7 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
       client: session.client,
       workflowId: run.id,
       worker,
-      reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour),
+      reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour, opts.detail),
       info: runInfo(session.endpoint, cwd, run.id),
       err: opts.err,
     });
@@ -138,7 +141,7 @@ async function followServed(session: Session, run: ResumeChoice, cwd: string, op
     return await followRun({
       client: session.client,
       workflowId: run.id,
-      reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour),
+      reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour, opts.detail),
       info: runInfo(session.endpoint, cwd, run.id),
       err: opts.err,
     });
@@ -220,7 +223,7 @@ async function continueStopped(
     return await followRun({
       client,
       workflowId: newId,
-      reporter: opts.json ? resumedJsonReporter(opts.out, run.id) : createReporter(false, opts.out, definition.max_iterations, opts.colour),
+      reporter: opts.json ? resumedJsonReporter(opts.out, run.id) : createReporter(false, opts.out, definition.max_iterations, opts.colour, opts.detail),
       info: runInfo(endpoint, cwd, newId),
       err: opts.err,
     });
