@@ -24,6 +24,7 @@ import { compareDiffStall, DEFAULT_MAX_STALL } from './evaluators/diff-stall.js'
 import { afterEvaluation, decide, enter, execute, failState, retryIfFailed, runAction } from './steps.js';
 import { onInvalidAnswer, onInvalidOutput } from './reask.js';
 import { onSubloopEvent } from './on-subloop.js';
+import { chargeAgentCall, llmUsage } from './on-budget.js';
 
 /** States entered in one transition without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
@@ -46,6 +47,7 @@ function onActionDone(d: Draft, result: ActionResult): void {
     if (check !== undefined && 'value' in check) value.json = check.value;
     d.snap.captured = { ...d.snap.captured, [state.capture]: value };
   }
+  if (chargeAgentCall(d, state, result.usage, result.duration_ms, result)) return;
   if (result.error !== undefined) {
     if (retryIfFailed(d, state, { kind: 'could_not_run' }, { exit_code: result.exit_code, error: result.error })) return;
     if (!state.terminal) return failState(d, state, result.error, result);
@@ -84,6 +86,7 @@ function advance(d: Draft, event: RunEvent): void {
     case 'subloop_unavailable':
       return onSubloopEvent(d, event);
     case 'llm_invalid':
+      if (chargeAgentCall(d, stateOf(d), event.usage, undefined, d.snap.pending)) return;
       return onInvalidAnswer(d, event.invalid);
     case 'llm_replied':
     case 'llm_error':
@@ -93,6 +96,7 @@ function advance(d: Draft, event: RunEvent): void {
       const action = d.snap.pending;
       d.snap.pending = null;
       delete d.snap.schemaAsks;
+      if (chargeAgentCall(d, stateOf(d), llmUsage(event), undefined, action)) return;
       return afterEvaluation(d, stateOf(d), 'llm_structured', llmResult(d.def, stateOf(d), event), action);
     }
     case 'diff_stat_done':

@@ -78,6 +78,8 @@ function endLine(result: ExecutionResult, style: Style): string {
       return style.yellow(`Loop stopped: ${result.terminated_by} reached in state ${result.final_state} (${passes})`);
     case 'timeout':
       return style.yellow(`Loop timed out in state ${result.final_state} (${passes})`);
+    case 'budget':
+      return style.yellow(`Loop stopped: ${safeText(result.error ?? `budget spent in state ${result.final_state}`)} (${passes})`);
     case 'cancelled':
       return style.yellow(`Loop stopped in state ${result.final_state} (${passes})`);
     default:
