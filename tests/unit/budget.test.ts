@@ -3,7 +3,11 @@
  * agent calls report usage — `budget_spent`, `on_budget`, `terminated_by: budget`, the check
  * before a provider call that states its maximum, and what a sub-loop inherits and reports.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/cli.js';
 import { addSpend, budgetHit, budgetMessage, cannotCover, charged, formatUsd, loopLimits, reachedLimit, remainingBudget, spendLine, usageSpend } from '../../fsm/budget.js';
 import { outcomeOf, closing, FAILED_OUTCOMES } from '../../fsm/outcome.js';
 import { subloopVerdict } from '../../fsm/subloop.js';
@@ -72,7 +76,7 @@ describe('budget arithmetic', () => {
     );
     expect(spendLine({ cost_usd: 0.42, tokens: 10, agent_ms: 0 }, { max_cost_usd: 5 })).toBe('$0.42 of $5');
     expect(spendLine(undefined, { max_tokens: 5000, max_agent_seconds: 60 })).toBe('0 of 5000 tokens · 0s of 60s agent time');
-    expect(spendLine({ cost_usd: 0.5, tokens: 10, agent_ms: 0 }, undefined)).toBe('$0.5 · 10 tokens'.replace('$0.5', '$0.50'));
+    expect(spendLine({ cost_usd: 0.5, tokens: 10, agent_ms: 0 }, undefined)).toBe('$0.50 · 10 tokens');
     expect(spendLine(undefined, undefined)).toBeUndefined();
   });
 });
@@ -87,6 +91,21 @@ describe('the loop format', () => {
     const result = validateLoop(loop({ a: { action: 'x', next: 'done' } }, extra));
     expect(result.definition).toBeUndefined();
     expect(result.diagnostics.some((d) => d.severity === 'error' && d.path.join('.').startsWith(where))).toBe(true);
+  });
+
+  it('ll-loop validate names the file and line of a negative or non-numeric budget', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'll-budget-'));
+    try {
+      const file = join(dir, 'b.yaml');
+      writeFileSync(file, 'name: b\ninitial: a\nbudget:\n  max_cost_usd: -1\nstates:\n  a:\n    action: echo\n    next: done\n    budget: { max_tokens: lots }\n  done: { terminal: true }\n');
+      const r = await runCliInProcess(['validate', file], { cwd: dir });
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).toContain(`${file}:4:3: error: budget.max_cost_usd: Too small: expected number to be >0 (got -1)`);
+      expect(r.stdout + r.stderr).toMatch(new RegExp(`${file}:9:\\d+: error: state "a": states\\.a\\.budget\\.max_tokens: Invalid input: expected number, received string`));
+      expect(r.stdout + r.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('accepts budget and on_budget on a state; on_budget must name a state and is not a way out', () => {
