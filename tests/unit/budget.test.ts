@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../support/cli.js';
+import { stateTransitions } from '../../client/show/graph.js';
 import { addSpend, budgetHit, budgetMessage, cannotCover, charged, formatUsd, loopLimits, reachedLimit, remainingBudget, spendLine, usageSpend } from '../../fsm/budget.js';
 import { outcomeOf, closing, FAILED_OUTCOMES } from '../../fsm/outcome.js';
 import { subloopVerdict } from '../../fsm/subloop.js';
@@ -114,6 +115,21 @@ describe('the loop format', () => {
     expect(missing.diagnostics.some((d) => d.severity === 'error' && d.path.includes('on_budget'))).toBe(true);
     const noWayOut = validateLoop(loop({ a: { action: '/fix', on_budget: 'done' } }));
     expect(noWayOut.diagnostics.some((d) => d.severity === 'error' && d.message.includes('no way out'))).toBe(true);
+  });
+});
+
+describe('ll-loop show', () => {
+  it('draws on_budget as a budget edge whichever routing the state uses', () => {
+    const d = def(
+      loop({
+        a: { action: '/fix', next: 'b', on_budget: 'done' },
+        b: { action: '/fix', route: { yes: 'done', _: 'a' }, on_budget: 'done' },
+        c: { action: '/fix', on_yes: 'done', on_no: 'a', on_budget: 'done' },
+      }),
+    );
+    expect(stateTransitions(d, d.states.a!)).toEqual([{ label: 'next', target: 'b' }, { label: 'budget', target: 'done' }]);
+    expect(stateTransitions(d, d.states.b!).map((t) => t.label)).toEqual(['yes', 'otherwise', 'budget']);
+    expect(stateTransitions(d, d.states.c!).map((t) => t.label)).toEqual(['yes', 'no', 'budget']);
   });
 });
 
