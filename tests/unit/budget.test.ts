@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../support/cli.js';
 import { stateTransitions } from '../../client/show/graph.js';
+import { createHumanReporter } from '../../client/reporters/human.js';
+import { createStyle } from '../../client/reporters/style.js';
+import type { TimedEvent } from '../../worker/event-hub.js';
 import { addSpend, budgetHit, budgetMessage, cannotCover, charged, formatUsd, loopLimits, reachedLimit, remainingBudget, spendLine, usageSpend } from '../../fsm/budget.js';
 import { outcomeOf, closing, FAILED_OUTCOMES } from '../../fsm/outcome.js';
 import { subloopVerdict } from '../../fsm/subloop.js';
@@ -130,6 +133,29 @@ describe('ll-loop show', () => {
     expect(stateTransitions(d, d.states.a!)).toEqual([{ label: 'next', target: 'b' }, { label: 'budget', target: 'done' }]);
     expect(stateTransitions(d, d.states.b!).map((t) => t.label)).toEqual(['yes', 'otherwise', 'budget']);
     expect(stateTransitions(d, d.states.c!).map((t) => t.label)).toEqual(['yes', 'no', 'budget']);
+  });
+});
+
+describe('the human display', () => {
+  it('says when a budget is spent, ends with the budget line and what was spent', () => {
+    let text = '';
+    const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10);
+    const ts = '2026-11-23T00:00:00.000Z';
+    for (const e of [
+      { event: 'state_enter', state: 'fix', iteration: 3 },
+      { event: 'action_start', state: 'fix', action: 'fix it' },
+      { event: 'action_complete', state: 'fix', exit_code: 0, duration_ms: 5 },
+      { event: 'budget_spent', state: 'fix', scope: 'loop', limit: 'max_cost_usd', spent: 5.031, max: 5 },
+    ]) {
+      reporter.onEvent({ ...e, ts } as TimedEvent);
+    }
+    reporter.onResult(
+      { loop: 'l', final_state: 'fix', iterations: 3, steps: 3, terminated_by: 'budget', failure: false, duration_ms: 1000, captured: {}, error: 'budget spent in state "fix": $5.03 of max_cost_usd 5', spent: { cost_usd: 5.031, tokens: 4000, agent_ms: 9000 } },
+      { instanceId: 'l-1' },
+    );
+    expect(text).toContain('⚠ budget spent: $5.03 of max_cost_usd 5\n');
+    expect(text).toContain('Loop stopped: budget spent in state "fix": $5.03 of max_cost_usd 5 (3 iterations, 1.0s)\n');
+    expect(text).toContain('spent: $5.03 · 4000 tokens\n');
   });
 });
 
