@@ -108,6 +108,23 @@ export function remainingBudget(def: LoopDefinition, snap: Pick<RunData, 'spent'
 }
 
 /**
+ * What a `loop:` state's child may spend: what is left of the run's loop limits and of the state's
+ * own `budget:` (the smaller of the two per limit), or undefined when neither has any.
+ */
+export function childBudget(def: LoopDefinition, snap: Pick<RunData, 'spent' | 'spentByState' | 'inheritedBudget'>, name: string): BudgetLimits | undefined {
+  const loop = remainingBudget(def, snap);
+  const own = def.states[name]?.budget;
+  if (own === undefined) return loop;
+  const spent = snap.spentByState?.[name] ?? NO_SPEND;
+  const state: BudgetLimits = {};
+  for (const limit of BUDGET_LIMITS) {
+    const max = own[limit];
+    if (max !== undefined) state[limit] = Math.max(0, round(max - spentIn(spent, limit)));
+  }
+  return loopLimits({ budget: state }, loop);
+}
+
+/**
  * A call that states its maximum (an API provider's `max_tokens`) must fit in the tokens left:
  * the state's and the run's. The hit when it does not (`needed` set), else undefined.
  */

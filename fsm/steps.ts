@@ -17,7 +17,7 @@ import { reaskText } from './answer-check.js';
 import { subloopInput } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
-import { budgetMessage, cannotCover, remainingBudget, type BudgetHit } from './budget.js';
+import { budgetMessage, cannotCover, childBudget, type BudgetHit } from './budget.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 export function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -101,8 +101,8 @@ function runSubloop(d: Draft, state: StateConfig & { loop: string }): void {
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
-  // A parent with a budget passes what is left of it: the child spends from it (fsm/budget.ts).
-  const remaining = remainingBudget(d.def, snap);
+  // A parent with a budget passes what is left of it (the loop's and the state's): the child spends from it (fsm/budget.ts).
+  const remaining = childBudget(d.def, snap, snap.current);
   if (remaining !== undefined) input.budget = remaining;
   emit(d, 'subloop_start', { state: snap.current, loop: input.loop, passthrough: input.passthrough !== undefined });
   snap.phase = 'subloop';

@@ -12,7 +12,7 @@ import { stateTransitions } from '../../client/show/graph.js';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { createStyle } from '../../client/reporters/style.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
-import { addSpend, budgetHit, budgetMessage, cannotCover, charged, formatUsd, loopLimits, reachedLimit, remainingBudget, spendLine, usageSpend } from '../../fsm/budget.js';
+import { addSpend, budgetHit, childBudget, budgetMessage, cannotCover, charged, formatUsd, loopLimits, reachedLimit, remainingBudget, spendLine, usageSpend } from '../../fsm/budget.js';
 import { outcomeOf, closing, FAILED_OUTCOMES } from '../../fsm/outcome.js';
 import { subloopVerdict } from '../../fsm/subloop.js';
 import type { RunEvent, Transition } from '../../fsm/snapshot.js';
@@ -147,7 +147,7 @@ describe('the human display', () => {
       { event: 'action_complete', state: 'fix', exit_code: 0, duration_ms: 5 },
       { event: 'budget_spent', state: 'fix', scope: 'loop', limit: 'max_cost_usd', spent: 5.031, max: 5 },
     ]) {
-      reporter.onEvent({ ...e, ts } as TimedEvent);
+      reporter.onEvent({ ...e, ts, seq: 1 } as unknown as TimedEvent);
     }
     reporter.onResult(
       { loop: 'l', final_state: 'fix', iterations: 3, steps: 3, terminated_by: 'budget', failure: false, duration_ms: 1000, captured: {}, error: 'budget spent in state "fix": $5.03 of max_cost_usd 5', spent: { cost_usd: 5.031, tokens: 4000, agent_ms: 9000 } },
@@ -257,6 +257,17 @@ describe('sub-loops and budgets', () => {
     expect(out.effect).toMatchObject({ type: 'run_loop', input: { loop: 'kid', budget: { max_cost_usd: 2, max_tokens: 10_000 } } });
     const none = begin(def({ name: 'p', initial: 'c', states: { c: { loop: 'kid', next: 'done' }, done: { terminal: true } } }));
     expect(none.effect.type === 'run_loop' && 'budget' in none.effect.input).toBe(false);
+  });
+
+  it("a loop: state's own budget lowers what the child gets", () => {
+    const d = def({
+      name: 'p',
+      initial: 'c',
+      budget: { max_cost_usd: 2 },
+      states: { c: { loop: 'kid', next: 'done', budget: { max_cost_usd: 0.5, max_tokens: 300 } }, done: { terminal: true } },
+    });
+    expect(begin(d).effect).toMatchObject({ type: 'run_loop', input: { budget: { max_cost_usd: 0.5, max_tokens: 300 } } });
+    expect(childBudget(d, { spent: { cost_usd: 1.8, tokens: 0, agent_ms: 0 }, spentByState: { c: { cost_usd: 0.1, tokens: 100, agent_ms: 0 } } }, 'c')).toEqual({ max_cost_usd: 0.2, max_tokens: 200 });
   });
 
   it("a child spends from what it inherited, and reports what it spent", () => {
