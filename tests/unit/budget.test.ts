@@ -222,6 +222,19 @@ describe('runs with a budget', () => {
     expect(out.events.map((e) => e.event)).toEqual(['budget_spent', 'loop_complete']);
   });
 
+  it('an answer that missed its schema is not asked again once its cost spent the budget', () => {
+    const d = def(loop({ fix: { action: 'work', evaluate: { type: 'llm_structured' }, on_yes: 'done', on_no: 'fix' } }, { budget: { max_cost_usd: 0.5 } }));
+    let out: Transition = begin(d);
+    out = next(d, out, { type: 'action_done', result: { output: 'ok', stderr: '', exit_code: 0, duration_ms: 5 }, now: 10 });
+    const invalid: RunEvent = { type: 'llm_invalid', invalid: { errors: ['verdict is missing'], answer: {} }, usage: { cost_usd: 0.2 }, now: 20 };
+    out = next(d, out, invalid);
+    expect(out.effect.type).toBe('evaluate_llm');
+    expect(out.events.map((e) => e.event)).toEqual(['llm_reask']);
+    out = next(d, out, { ...invalid, usage: { cost_usd: 0.3 }, now: 30 } as RunEvent);
+    expect(out.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'budget', spent: { cost_usd: 0.5 } } });
+    expect(out.snapshot).not.toHaveProperty('schemaAsks');
+  });
+
   it("does not start a provider evaluation the tokens left cannot cover (its max_tokens)", () => {
     const d = def(
       loop(
