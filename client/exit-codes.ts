@@ -8,7 +8,7 @@ export const EXIT = {
   usage: 1,
   /** The loop reached a terminal state marked `failure: true` (e.g. escalate, failed). */
   failureTerminal: 2,
-  /** `max_iterations` or `max_steps` reached. */
+  /** `max_iterations` or `max_steps` reached, or a budget spent (`terminated_by: budget`). */
   limit: 3,
   /** The loop-level `timeout` fired. */
   timeout: 4,
@@ -28,6 +28,7 @@ export function exitCodeFor(result: Pick<ExecutionResult, 'terminated_by' | 'fai
       return result.failure ? EXIT.failureTerminal : EXIT.ok;
     case 'max_iterations':
     case 'max_steps':
+    case 'budget':
       return EXIT.limit;
     case 'timeout':
       return EXIT.timeout;

@@ -17,6 +17,8 @@ export function begin(def: LoopDefinition, event: StartEvent): Draft {
   const d: Draft = { def, snap: freshSnapshot(def.initial, now, semantics), now, events: [] };
   if (event.inherited?.captured) d.snap.captured = event.inherited.captured;
   if (event.inherited?.dataContext?.length) d.snap.dataContext = event.inherited.dataContext;
+  // A sub-loop of a run with a budget spends from what its parent had left (fsm/budget.ts).
+  if (event.inherited?.budget !== undefined) d.snap.inheritedBudget = event.inherited.budget;
   emit(d, 'loop_start', { loop: def.name, initial: def.initial, max_iterations: def.max_iterations });
   if (event.error !== undefined) finish(d, 'error', event.error);
   else d.goto = { name: def.initial };

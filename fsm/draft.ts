@@ -89,6 +89,8 @@ export function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): vo
   };
   if (error !== undefined) result.error = error;
   if (d.def.maintain) result.cycles = snap.cycles;
+  // Only runs whose agent calls reported usage have spent anything (fsm/budget.ts).
+  if (snap.spent !== undefined) result.spent = snap.spent;
   snap.phase = 'done';
   snap.pending = null;
   snap.outcome = result;
@@ -103,6 +105,7 @@ export function finish(d: Draft, terminatedBy: TerminatedBy, error?: string): vo
     duration_ms: result.duration_ms,
     ...(result.cycles === undefined ? {} : { cycles: result.cycles }),
     ...(error === undefined ? {} : { error }),
+    ...(result.spent === undefined ? {} : { spent: result.spent }),
   });
   setEffect(d, { type: 'finish', result });
 }

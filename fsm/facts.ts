@@ -28,11 +28,13 @@ export function unavailableText(why: SubloopUnavailable): string {
 
 /** The fact for the LLM activity's reply. */
 export function llmReplyFact(reply: LlmReply, now: number): RunEvent {
-  if ('judgement' in reply) return { type: 'llm_replied', judgement: reply.judgement, now };
-  if ('invalid' in reply) return { type: 'llm_invalid', invalid: reply.invalid, now };
+  // What the call used goes with the fact (budgets: fsm/budget.ts); replies without usage give the fact they always did.
+  const usage = reply.usage === undefined ? {} : { usage: reply.usage };
+  if ('judgement' in reply) return { type: 'llm_replied', judgement: reply.judgement, ...usage, now };
+  if ('invalid' in reply) return { type: 'llm_invalid', invalid: reply.invalid, ...usage, now };
   if ('rate_limit' in reply) return { type: 'llm_rate_limited', rate_limit: reply.rate_limit, now };
   // `details` only in replies of API providers (0.5.0): older histories give the event they always did.
-  return reply.details === undefined ? { type: 'llm_error', error: reply.error, now } : { type: 'llm_error', error: reply.error, details: reply.details, now };
+  return reply.details === undefined ? { type: 'llm_error', error: reply.error, ...usage, now } : { type: 'llm_error', error: reply.error, details: reply.details, ...usage, now };
 }
 
 /** The `error` verdict for an answer still missing its schema after `asks` asks; `details.errors` lists how. */

@@ -9,6 +9,7 @@ import type { RunEvent } from './snapshot.js';
 import type { ExecutionResult } from './types.js';
 import { subloopAsAction, subloopDetails, subloopTimeoutError, subloopTimeoutFailure, subloopVerdict } from './subloop.js';
 import { afterEvaluation, failState, routeTo } from './steps.js';
+import { chargeSpend } from './on-budget.js';
 
 /** The child loop ended: merge what it shares back, then judge and route like an action. */
 function onSubloopDone(d: Draft, result: ExecutionResult): void {
@@ -29,6 +30,8 @@ function onSubloopDone(d: Draft, result: ExecutionResult): void {
     const { output, stderr, exit_code, duration_ms } = action;
     d.snap.captured = { ...d.snap.captured, [state.capture]: { output, stderr, exit_code, duration_ms } };
   }
+  // The child spent from this run's budget: charged to the run and to this state.
+  if (chargeSpend(d, state, result.spent, action)) return;
   if (verdict === 'error') {
     const why = result.error ?? `it ended ${result.terminated_by} in state "${result.final_state}"`;
     return failState(d, state, `sub-loop "${result.loop}" failed: ${why}`, action);

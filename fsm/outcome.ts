@@ -12,11 +12,11 @@
 import type { ExecutionResult } from './types.js';
 
 /** Every value of the `LoopStatus` search attribute (runs of 0.3.0 and older wrote `running`/`done`). */
-export const LOOP_OUTCOMES = ['running', 'succeeded', 'failed', 'limit', 'timed_out', 'error', 'stopped'] as const;
+export const LOOP_OUTCOMES = ['running', 'succeeded', 'failed', 'limit', 'timed_out', 'error', 'stopped', 'budget'] as const;
 export type LoopOutcome = (typeof LOOP_OUTCOMES)[number];
 
 /** The outcomes the Web UI shows as Failed (`list --failed`). */
-export const FAILED_OUTCOMES: readonly LoopOutcome[] = ['failed', 'limit', 'timed_out', 'error'];
+export const FAILED_OUTCOMES: readonly LoopOutcome[] = ['failed', 'limit', 'timed_out', 'error', 'budget'];
 
 /** True when the run ended in a terminal state not marked `failure: true`. */
 export function succeeded(result: ExecutionResult): boolean {
@@ -37,6 +37,8 @@ export function outcomeOf(result: ExecutionResult): Exclude<LoopOutcome, 'runnin
       return 'error';
     case 'cancelled':
       return 'stopped';
+    case 'budget':
+      return 'budget';
   }
 }
 

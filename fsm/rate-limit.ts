@@ -13,7 +13,7 @@
  */
 import { formatDuration } from './format.js';
 import { errorResult, evaluateState } from './evaluate-state.js';
-import { emit, scopeOf, setEffect, stateOf, type Draft } from './draft.js';
+import { emit, endAsks, scopeOf, setEffect, stateOf, type Draft } from './draft.js';
 import type { LoopDefinition } from './schema.js';
 import type { RateLimitPause } from './snapshot.js';
 import type { ActionResult, RateLimitFact } from './types.js';
@@ -71,8 +71,7 @@ export function onRateLimited(d: Draft, source: RateLimitPause['source'], fact: 
   const decided = pauseFor(rateLimitSettings(d.def), fact, prior?.source === source ? prior : undefined, d.now);
   if ('error' in decided) {
     delete d.snap.rateLimit;
-    delete d.snap.reaskErrors;
-    delete d.snap.schemaAsks;
+    endAsks(d);
     const details = { rate_limit: { kind: fact.kind, message: fact.message, ...(fact.resets_at_ms === undefined ? {} : { resets_at: new Date(fact.resets_at_ms).toISOString() }) } };
     if (source === 'action') return failState(d, state, decided.error);
     d.snap.pending = null;

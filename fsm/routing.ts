@@ -46,9 +46,12 @@ export function declaredTargets(state: StateConfig): Array<{ key: string; target
   return out;
 }
 
-/** True when the state declares any shorthand `on_*` route (on_maintain excluded). */
+/** `on_*` keys that are not verdict routes: where maintain mode restarts, where a spent budget goes. */
+export const NOT_VERDICT_ROUTES: readonly string[] = ['on_maintain', 'on_budget'];
+
+/** True when the state declares any shorthand `on_*` verdict route (on_maintain and on_budget excluded). */
 export function hasShorthand(state: StateConfig): boolean {
-  return Object.entries(state).some(([k, v]) => k.startsWith('on_') && k !== 'on_maintain' && typeof v === 'string');
+  return Object.entries(state).some(([k, v]) => k.startsWith('on_') && !NOT_VERDICT_ROUTES.includes(k) && typeof v === 'string');
 }
 
 /**

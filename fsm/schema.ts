@@ -152,6 +152,21 @@ export const retryConfig = z.strictObject({
 export type RetryConfig = z.output<typeof retryConfig>;
 export const RETRY_KEYS = Object.keys(retryConfig.shape);
 
+/**
+ * What a run may spend on agent calls (prompt actions, LLM evaluations), at loop level and per
+ * state (fsm/budget.ts, docs/loop-format.md#budgets). Each limit is reached when the spend is at
+ * least the maximum; a run whose budget is spent routes `on_budget:` or ends `terminated_by: budget`.
+ */
+export const budgetConfig = z.strictObject({
+  /** US dollars, as the host CLI's JSON envelope or the provider's usage states them. */
+  max_cost_usd: z.number().positive().optional(),
+  /** Input plus output tokens. */
+  max_tokens: z.number().int().positive().optional(),
+  /** Wall time of agent calls, in seconds. */
+  max_agent_seconds: z.number().positive().optional(),
+});
+export type BudgetConfig = z.output<typeof budgetConfig>;
+
 export const stateShape = {
   description: z.string().optional(),
   action: z.string().optional(),
@@ -168,6 +183,10 @@ export const stateShape = {
   on_yes: stateName.optional(),
   on_no: stateName.optional(),
   on_error: stateName.optional(),
+  /** Where the run goes when a budget (the loop's or this state's) is spent in this state; not a verdict route. */
+  on_budget: stateName.optional(),
+  /** This state's own limits on agent calls (its spend across all its executions). */
+  budget: budgetConfig.optional(),
   on_blocked: stateName.optional(),
   on_success: stateName.optional(),
   on_failure: stateName.optional(),
@@ -262,6 +281,8 @@ export const loopShape = {
   config: z.record(z.string(), z.unknown()).optional(),
   llm: llmConfig.default({ max_tokens: 256, timeout: 1800, enabled: true, schema_retries: DEFAULT_SCHEMA_RETRIES }),
   on_handoff: z.string().optional(),
+  /** The run's limits on agent calls (sub-loops spend from it too). */
+  budget: budgetConfig.optional(),
 };
 export const LOOP_KEYS = Object.keys(loopShape);
 

@@ -4,7 +4,7 @@
  * continue-as-new argument and (once done) part of the run's result.
  */
 import type { DiffStallMemory } from './evaluators/diff-stall.js';
-import type { ActionResult, CapturedValue, LlmUsage, RateLimitFact, EvalResult, EvaluateLlmInput, ExecutionResult, LoopEvent, PrevResult, RunActionInput, RunLoopInput } from './types.js';
+import type { ActionResult, BudgetLimits, CapturedValue, LlmUsage, RateLimitFact, Spend, EvalResult, EvaluateLlmInput, ExecutionResult, LoopEvent, PrevResult, RunActionInput, RunLoopInput } from './types.js';
 
 /** What a running loop waits for. */
 export type WaitPhase = 'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited';
@@ -50,6 +50,12 @@ export interface RunData {
   schemaAsks?: number;
   /** What each diff_stall state saw last (absent until one is evaluated). */
   diffStats?: Record<string, DiffStallMemory>;
+  /** What agent calls (and sub-loops) spent (fsm/budget.ts); absent until one reports usage. */
+  spent?: Spend;
+  /** The same, by state name. */
+  spentByState?: Record<string, Spend>;
+  /** A sub-loop: what its parent's loop budget had left when it started (its loop limits are at most these). */
+  inheritedBudget?: BudgetLimits;
   /** The errors the current prompt or evaluation was last asked again with (kept for a call paused by a rate limit). */
   reaskErrors?: string[];
   /** The current agent call is (or was just) paused by a rate limit; cleared by its first other answer. */
@@ -132,7 +138,7 @@ export interface StartEvent {
    */
   semantics?: number;
   /** A sub-loop's inheritance from its parent. */
-  inherited?: { captured?: Record<string, CapturedValue>; dataContext?: string[] };
+  inherited?: { captured?: Record<string, CapturedValue>; dataContext?: string[]; budget?: BudgetLimits };
   /** `ll-loop resume`: continue an earlier run's snapshot from its current state. */
   resumeFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade };
   /** The run cannot start (a sub-loop whose parameters do not fit): it ends with `error`. */
@@ -143,12 +149,12 @@ export interface StartEvent {
 export type RunEvent =
   | { type: 'action_done'; result: ActionResult; now: number }
   | { type: 'action_failed'; failure: Failure; now: number }
-  | { type: 'llm_replied'; judgement: Judgement; now: number }
+  | { type: 'llm_replied'; judgement: Judgement; usage?: LlmUsage; now: number }
   /** An evaluation the LLM activity could not make (its own message: host CLI missing, unparseable…). */
-  | { type: 'llm_error'; error: string; details?: Record<string, unknown>; now: number }
+  | { type: 'llm_error'; error: string; details?: Record<string, unknown>; usage?: LlmUsage; now: number }
   | { type: 'llm_failed'; failure: Failure; now: number }
   /** The answer misses the evaluator's JSON Schema (only runs that check answers: EvaluateLlmInput.check_schema). */
-  | { type: 'llm_invalid'; invalid: InvalidAnswer; now: number }
+  | { type: 'llm_invalid'; invalid: InvalidAnswer; usage?: LlmUsage; now: number }
   /** The LLM answered with a rate limit or spent quota (only runs that detect them): pause, then ask again. */
   | { type: 'llm_rate_limited'; rate_limit: RateLimitFact; now: number }
   /** Histories of 0.1.0: the activity judged the answer itself. */

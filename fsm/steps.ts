@@ -17,6 +17,7 @@ import { reaskText } from './answer-check.js';
 import { subloopInput } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
+import { budgetMessage, cannotCover, childBudget, type BudgetHit } from './budget.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 export function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -100,6 +101,9 @@ function runSubloop(d: Draft, state: StateConfig & { loop: string }): void {
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
+  // A parent with a budget passes what is left of it (the loop's and the state's): the child spends from it (fsm/budget.ts).
+  const remaining = childBudget(d.def, snap, snap.current);
+  if (remaining !== undefined) input.budget = remaining;
   emit(d, 'subloop_start', { state: snap.current, loop: input.loop, passthrough: input.passthrough !== undefined });
   snap.phase = 'subloop';
   setEffect(d, { type: 'run_loop', input });
@@ -140,6 +144,21 @@ export function failState(d: Draft, state: StateConfig, message: string, action?
   routeTo(d, state, target, 'error', action ?? null);
 }
 
+/**
+ * A budget is spent (fsm/budget.ts): `budget_spent`, then `on_budget:` when the state has one,
+ * else the run ends `terminated_by: budget`. Whatever the last agent call answered is not followed.
+ */
+export function budgetSpent(d: Draft, state: StateConfig, hit: BudgetHit, action: ActionResult | null): void {
+  const name = d.snap.current;
+  d.snap.pending = null;
+  endAsks(d);
+  delete d.snap.rateLimit;
+  emit(d, 'budget_spent', { state: name, scope: hit.scope, limit: hit.limit, spent: hit.spent, max: hit.max, ...(hit.needed === undefined ? {} : { needed: hit.needed }) });
+  if (state.on_budget !== undefined) return routeTo(d, state, state.on_budget, undefined, action);
+  setPrev(d, action);
+  finish(d, 'budget', budgetMessage(hit, name));
+}
+
 /** Follow `target` (uninterpolated) from the current state. */
 export function routeTo(d: Draft, _state: StateConfig, target: string, verdict: string | undefined, action: ActionResult | null): void {
   const from = d.snap.current;
@@ -168,6 +187,9 @@ export function decide(d: Draft, state: StateConfig, action: ActionResult | null
   }
   const evaluation = evaluateState(d.def, state, action, d.snap, scopeOf(d.def, d.snap, d.now));
   if (evaluation.kind === 'llm') {
+    // A provider's stated maximum that the tokens left cannot cover: the call is not made.
+    const short = cannotCover(d.def, d.snap, d.snap.current, evaluation.input.llm?.max_tokens);
+    if (short !== undefined) return budgetSpent(d, state, short, action);
     d.snap.phase = 'llm';
     d.snap.pending = action;
     endAsks(d);

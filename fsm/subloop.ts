@@ -4,14 +4,14 @@
  * The child's outcome is the state's verdict (docs/loop-format.md "Sub-loops"):
  * - `yes` (on_yes / on_success): it ended in a terminal state not marked `failure: true`;
  * - `no` (on_no / on_failure): it ended in a `failure: true` terminal, or by max_iterations,
- *   max_steps or its own timeout — it gave up without succeeding;
+ *   max_steps, its own timeout or its budget — it gave up without succeeding;
  * - `error` (on_error): it could not run or ended with an error (or was cancelled on its own).
  */
 import { interpolate, type InterpolationScope } from './interpolate.js';
 import { bindParameters } from './parameters.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
 import { templateRefs } from './template.js';
-import type { ActionResult, CapturedValue, ExecutionResult, RunLoopInput } from './types.js';
+import type { ActionResult, BudgetLimits, CapturedValue, ExecutionResult, RunLoopInput } from './types.js';
 
 /** Namespaces whose values come from what the run printed, not from the loop's author. */
 const RUNTIME_DATA = new Set(['captured', 'prev', 'result']);
@@ -98,6 +98,8 @@ export interface ChildStart {
   definition: LoopDefinition;
   captured: Record<string, CapturedValue>;
   dataContext: string[];
+  /** What is left of the parent's loop budget (parents with a budget only). */
+  budget?: BudgetLimits;
 }
 
 /**
@@ -105,7 +107,12 @@ export interface ChildStart {
  * unknown names, required ones) and bound into its context, or the parent's context and captured
  * values passed through. Returns the reason when the bindings do not fit the child.
  */
-export function childStart(def: LoopDefinition, input: Pick<RunLoopInput, 'passthrough' | 'bindings'>): ChildStart | { error: string } {
+export function childStart(def: LoopDefinition, input: Pick<RunLoopInput, 'passthrough' | 'bindings' | 'budget'>): ChildStart | { error: string } {
+  const start = childStartOf(def, input);
+  return 'error' in start || input.budget === undefined ? start : { ...start, budget: input.budget };
+}
+
+function childStartOf(def: LoopDefinition, input: Pick<RunLoopInput, 'passthrough' | 'bindings'>): ChildStart | { error: string } {
   const given = input.bindings?.values ?? input.passthrough?.context ?? {};
   const bound = bindParameters(def, given, { source: 'with', strict: input.bindings !== undefined, requireAll: true });
   if (bound.problems.length) return { error: bound.problems.map((p) => `${p.message} (${p.fix})`).join('; ') };

@@ -25,6 +25,7 @@ import { afterEvaluation, decide, enter, execute, failState, retryIfFailed, runA
 import { onInvalidAnswer, onInvalidOutput } from './reask.js';
 import { onSubloopEvent } from './on-subloop.js';
 import { onRateLimited, resumeAfterRateLimit } from './rate-limit.js';
+import { chargeAgentCall, llmUsage } from './on-budget.js';
 
 /** States entered in one transition without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
@@ -51,6 +52,7 @@ function onActionDone(d: Draft, result: ActionResult): void {
     if (check !== undefined && 'value' in check) value.json = check.value;
     d.snap.captured = { ...d.snap.captured, [state.capture]: value };
   }
+  if (chargeAgentCall(d, state, result.usage, result.duration_ms, result)) return;
   if (result.error !== undefined) {
     if (retryIfFailed(d, state, { kind: 'could_not_run' }, { exit_code: result.exit_code, error: result.error })) return;
     if (!state.terminal) return failState(d, state, result.error, result);
@@ -92,6 +94,7 @@ function advance(d: Draft, event: RunEvent): void {
       return onRateLimited(d, 'llm', event.rate_limit, d.snap.pending);
     case 'llm_invalid':
       delete d.snap.rateLimit;
+      if (chargeAgentCall(d, stateOf(d), event.usage, undefined, d.snap.pending)) return;
       return onInvalidAnswer(d, event.invalid);
     case 'llm_replied':
     case 'llm_error':
@@ -102,6 +105,7 @@ function advance(d: Draft, event: RunEvent): void {
       d.snap.pending = null;
       endAsks(d);
       delete d.snap.rateLimit;
+      if (chargeAgentCall(d, stateOf(d), llmUsage(event), undefined, action)) return;
       return afterEvaluation(d, stateOf(d), 'llm_structured', llmResult(d.def, stateOf(d), event), action);
     }
     case 'diff_stat_done':

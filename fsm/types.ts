@@ -45,6 +45,22 @@ export interface LlmUsage {
   duration_ms?: number;
 }
 
+/** What a run (or one state of it) has spent on agent calls so far (fsm/budget.ts). */
+export interface Spend {
+  cost_usd: number;
+  /** Input plus output tokens. */
+  tokens: number;
+  /** Agent wall time: the reported duration, else the prompt action's own. */
+  agent_ms: number;
+}
+
+/** Limits on agent calls (a `budget:` block, or what a parent leaves its sub-loop). */
+export interface BudgetLimits {
+  max_cost_usd?: number;
+  max_tokens?: number;
+  max_agent_seconds?: number;
+}
+
 /**
  * A rate limit, an overloaded API or a spent usage quota, as the host CLI or an API provider
  * announced it. Facts only: the core decides how long to pause (fsm/rate-limit.ts).
@@ -85,7 +101,7 @@ export interface PrevResult {
   exit_code: number;
 }
 
-export const TERMINATED_BY = ['terminal', 'max_iterations', 'max_steps', 'timeout', 'error', 'cancelled'] as const;
+export const TERMINATED_BY = ['terminal', 'max_iterations', 'max_steps', 'timeout', 'error', 'cancelled', 'budget'] as const;
 export type TerminatedBy = (typeof TERMINATED_BY)[number];
 
 /** What a run returns (seed 003's ExecutionResult, plus `failure` for failure terminals). */
@@ -102,6 +118,8 @@ export interface ExecutionResult {
   error?: string;
   /** Maintain mode only: cycles completed (terminal states reached) before the run ended. */
   cycles?: number;
+  /** What the run (with its sub-loops) spent on agent calls; absent when none reported usage. */
+  spent?: Spend;
 }
 
 /** One entry of the run's event stream (seed 001 "Structured Events"). `ts` is added by the writer. */
@@ -196,6 +214,8 @@ export interface RunLoopInput {
   bindings?: { values: Record<string, unknown>; dataContext: string[] };
   /** The state's own `timeout:` (seconds): the child run is stopped when it runs out. */
   timeout_s?: number;
+  /** What is left of the parent's loop budget: the child spends from it (only parents with a budget). */
+  budget?: BudgetLimits;
 }
 
 /** Input of the `evaluateLlm` activity. */

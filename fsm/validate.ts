@@ -223,7 +223,7 @@ function checkSubloopState(path: Path, state: StateConfig, out: Diagnostic[]): v
   }
 }
 
-/** `retry:` needs an action (and, with `on:`, an evaluated state); `on_maintain` needs maintain mode. */
+/** `retry:` needs an action (and, with `on:`, an evaluated state); `on_maintain` needs maintain mode; terminal states are never budget-checked. */
 function checkRetryAndMaintain(def: LoopDefinition, path: Path, state: StateConfig, out: Diagnostic[]): void {
   const retry = state.retry;
   if (retry) {
@@ -234,6 +234,9 @@ function checkRetryAndMaintain(def: LoopDefinition, path: Path, state: StateConf
       out.push(error([...path, 'retry', 'on'], `retry.on lists verdicts, but ${why}`, 'remove on: to retry when the action exits non-zero'));
     }
     if (retry.attempts === 1) out.push(warning([...path, 'retry', 'attempts'], 'retry with attempts: 1 never retries (attempts counts the first one)', 'set attempts: to 2 or more'));
+  }
+  if (state.terminal && (state.on_budget !== undefined || state.budget !== undefined)) {
+    out.push(warning([...path, state.budget !== undefined ? 'budget' : 'on_budget'], 'a terminal state ends the run anyway: its budget is never checked', 'move budget:/on_budget: to the states that call agents'));
   }
   if (typeof state.on_maintain === 'string') {
     if (!state.terminal) out.push(warning([...path, 'on_maintain'], 'on_maintain is only used on terminal states', 'move it to the terminal state, or remove it'));

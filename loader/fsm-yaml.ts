@@ -26,6 +26,7 @@ const STATE_ORDER = [
   'capture',
   'timeout',
   'retry',
+  'budget',
   'evaluate',
   'route',
   'on_yes',
@@ -34,6 +35,7 @@ const STATE_ORDER = [
   'on_failure',
   'on_blocked',
   'on_error',
+  'on_budget',
 ];
 /** After any other `on_<verdict>` shorthand. */
 const STATE_LAST = ['on_maintain', 'next', 'terminal', 'failure'];

@@ -5,7 +5,7 @@
 import { defineQuery, type Sinks } from '@temporalio/workflow';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { DoneSnapshot, Effect, Phase, RunStreamEvent, Snapshot, Upgrade } from '../fsm/snapshot.js';
-import type { ExecutionResult, RunLoopInput } from '../fsm/types.js';
+import type { BudgetLimits, ExecutionResult, RunLoopInput, Spend } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
 
@@ -168,7 +168,7 @@ export interface LoopWorkflowInput {
 }
 
 /** A sub-loop's inputs from its parent state (see fsm/subloop.ts). */
-export interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindings'> {
+export interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindings' | 'budget'> {
   /** 1 for a child of a top-level run. */
   depth: number;
   /** The parent run's workflow id. */
@@ -206,6 +206,10 @@ export interface LoopStatus {
   host?: string;
   /** Runs with a scope lock: waiting for it (and for whom), or holding it. */
   lock?: LockStatus;
+  /** What agent calls (and sub-loops) spent so far; absent until one reports usage. */
+  spent?: Spend;
+  /** The run's loop budget (its own, lowered to what a parent left it); absent without one. */
+  budget?: BudgetLimits;
   /** Paused by a rate limit or spent quota (phase `rate_limited`): what was said, and when the call is made again. */
   rate_limited?: {
     source: 'action' | 'llm';

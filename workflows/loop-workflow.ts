@@ -30,6 +30,7 @@ import { closing, outcomeOf, type LoopOutcome } from '../fsm/outcome.js';
 import { upgradeSnapshot } from '../fsm/semantics.js';
 import { childStart } from '../fsm/subloop.js';
 import { llmReplyFact } from '../fsm/facts.js';
+import { budgetDetails, budgetStatus } from './budget-status.js';
 import { transition } from '../fsm/transition.js';
 import { failureOf } from './error-text.js';
 import { noteHostChange } from '../fsm/notes.js';
@@ -185,8 +186,9 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     if (key === lastReported) return;
     lastReported = key;
     const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
+    const spend = budgetDetails(def, snapshot);
     const paused = snapshot.phase === 'rate_limited' && snapshot.rateLimit ? ` until ${new Date(snapshot.rateLimit.resumes_at_ms).toISOString()} (${snapshot.rateLimit.kind.replace('_', ' ')}: ${snapshot.rateLimit.message})` : '';
-    setCurrentDetails(`**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${verdict}`);
+    setCurrentDetails(`**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${verdict}${spend}`);
     // The snapshot once, not beside copies of its parts: the worker shapes the state file.
     loopEvents.state({ loop: def.name, snapshot });
     if (input.options.searchAttributes) {
@@ -343,7 +345,7 @@ function begin(def: LoopDefinition, input: LoopWorkflowInput, child: ReturnType<
     const snapshot = withDataContext(upgradeSnapshot(from.snapshot), input.dataContext);
     return transition(def, null, { ...start, resumeFrom: { runId: from.runId, snapshot, ...(from.upgrade ? { upgrade: from.upgrade } : {}) } });
   }
-  if (child) return transition(def, null, { ...start, inherited: { captured: child.captured, dataContext: child.dataContext } });
+  if (child) return transition(def, null, { ...start, inherited: { captured: child.captured, dataContext: child.dataContext, ...(child.budget ? { budget: child.budget } : {}) } });
   // `--context` values are data (input.dataContext, absent in runs of older releases).
   return transition(def, null, { ...start, ...(input.dataContext?.length ? { inherited: { dataContext: input.dataContext } } : {}) });
 }
@@ -368,6 +370,7 @@ function statusOf(def: LoopDefinition, snapshot: Snapshot): LoopStatus {
     captured: Object.keys(snapshot.captured),
     result: snapshot.status === 'done' ? snapshot.outcome : null,
     semantics: snapshot.semantics,
+    ...budgetStatus(def, snapshot),
     ...(snapshot.phase === 'rate_limited' && snapshot.rateLimit ? { rate_limited: rateLimitedStatus(snapshot.rateLimit) } : {}),
   };
 }

@@ -58,7 +58,14 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
     // A child's end is reported to its parent as a result: with the parent's `closeAsOutcome` a
     // child that did not succeed fails with it (LoopFailed), never otherwise.
     options: { ...parent.options, failOnNonTerminal: false },
-    child: { depth, parent: parentId, ...(request.passthrough ? { passthrough: request.passthrough } : {}), ...(request.bindings ? { bindings: request.bindings } : {}) },
+    child: {
+      depth,
+      parent: parentId,
+      ...(request.passthrough ? { passthrough: request.passthrough } : {}),
+      ...(request.bindings ? { bindings: request.bindings } : {}),
+      // Only parents with a budget pass one: the child spends from what is left of it.
+      ...(request.budget ? { budget: request.budget } : {}),
+    },
   };
   // The state's `timeout:` bounds the child run: when it runs out the child is cancelled (its
   // processes killed, its captured values kept) and the state's verdict is `error`.

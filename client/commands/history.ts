@@ -7,7 +7,8 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import { outcomeOf, type LoopOutcome } from '../../fsm/outcome.js';
-import type { TerminatedBy } from '../../fsm/types.js';
+import type { Spend, TerminatedBy } from '../../fsm/types.js';
+import { spendLine } from '../../fsm/budget.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import { eventsPath } from '../../worker/run-files.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
@@ -53,6 +54,8 @@ export interface RunHistoryEntry {
   failure: boolean | null;
   /** Open runs: false when no worker answered. */
   worker?: boolean;
+  /** What its agent calls spent (runs whose calls reported usage). */
+  spent?: Spend;
 }
 
 /** One run's rebuilt events (after filters), as `history <name> <run-id> --json` prints them. */
@@ -97,11 +100,12 @@ async function entryFor({ client, connection }: Session, run: RunSummary): Promi
   if (run.open) {
     const live = await queryStatus(connection, handle).catch(() => null);
     entry.worker = live !== null;
-    if (live) Object.assign(entry, { iterations: live.iteration, duration_ms: live.elapsed_ms, final_state: live.state });
+    if (live) Object.assign(entry, { iterations: live.iteration, duration_ms: live.elapsed_ms, final_state: live.state, ...(live.spent ? { spent: live.spent } : {}) });
   } else if (mayHaveResult(run.status)) {
     const result = await closedResult(connection, handle);
     if (result) {
       Object.assign(entry, { iterations: result.iterations, duration_ms: result.duration_ms, terminated_by: result.terminated_by, final_state: result.final_state, outcome: outcomeOf(result), failure: result.failure });
+      if (result.spent) entry.spent = result.spent;
     }
   }
   return entry;
@@ -126,7 +130,13 @@ function printRuns(loop: string, entries: RunHistoryEntry[], out: (t: string) =>
     e.outcome ?? '-',
     e.terminated_by ? endedBy(e) : e.final_state && e.status === 'running' ? `in ${e.final_state}` : '-',
   ]);
-  out(table([['RUN ID', 'STATUS', 'STARTED', 'ITERATIONS', 'DURATION', 'OUTCOME', 'ENDED BY'], ...rows]));
+  const header = ['RUN ID', 'STATUS', 'STARTED', 'ITERATIONS', 'DURATION', 'OUTCOME', 'ENDED BY'];
+  // A SPENT column only when some run's agent calls reported usage: other listings stay as they were.
+  if (entries.some((e) => e.spent)) {
+    header.push('SPENT');
+    rows.forEach((row, i) => row.push(spendLine(entries[i]!.spent, undefined) ?? '-'));
+  }
+  out(table([header, ...rows]));
 }
 
 /** How a run ended, a failure terminal told apart from a success terminal. */

@@ -1,6 +1,6 @@
 /**
  * `ll-loop list --failed [--json]`: the runs that did not succeed, as the Web UI's Failed filter
- * shows them — by the `LoopStatus` search attribute (`failed`, `limit`, `timed_out`, `error`:
+ * shows them — by the `LoopStatus` search attribute (`failed`, `limit`, `budget`, `timed_out`, `error`:
  * fsm/outcome.ts), and by the workflow's own status for runs that failed at the Temporal level.
  * Runs of 0.3.0 and older recorded only `done` and are found only when their workflow failed.
  * Sub-loops are left out: a failed sub-loop is an outcome its parent routed on (the parent's own

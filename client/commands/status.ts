@@ -4,6 +4,7 @@
  * `--follow` (and `ll-loop monitor`) streams its progress instead (client/commands/follow.ts).
  */
 import { formatDuration, oneLine } from '../../fsm/format.js';
+import { spendLine } from '../../fsm/budget.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import type { LockStatus, LoopStatus } from '../../workflows/definitions.js';
 import type { LiveStatus } from '../runs/run-target.js';
@@ -77,6 +78,7 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ['last verdict', live.last_verdict ?? '-'],
     ['elapsed', `${formatDuration(live.elapsed_ms)} (started ${localTime(new Date(live.started_at))})`],
     ['captured', live.captured.join(', ') || '-'],
+    ...(live.spent || live.budget ? [['spent', spendLine(live.spent, live.budget) ?? '$0'] as [string, string]] : []),
     ...(live.lock ? [['scope lock', describeLock(live.lock)] as [string, string]] : []),
     ...(live.host ? [['host', live.host] as [string, string]] : []),
     ...(live.waiting_for ? [['waiting for', live.waiting_for] as [string, string]] : []),

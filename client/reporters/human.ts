@@ -7,6 +7,7 @@
  */
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import type { ExecutionResult } from '../../fsm/types.js';
+import { formatIn, spendLine, type BudgetLimit } from '../../fsm/budget.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import type { Reporter } from './reporter.js';
 import { safeText } from './safe-text.js';
@@ -68,6 +69,12 @@ function verdictLine(event: TimedEvent, style: Style, exitCode: number | undefin
 }
 
 function endLine(result: ExecutionResult, style: Style): string {
+  // What agent calls spent, when any reported usage (fsm/budget.ts).
+  const spent = result.spent === undefined ? '' : `\n${INDENT}${style.dim(`spent: ${spendLine(result.spent, undefined) ?? '$0'}`)}`;
+  return endLineOf(result, style) + spent;
+}
+
+function endLineOf(result: ExecutionResult, style: Style): string {
   const passes = `${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${formatDuration(result.duration_ms)}`;
   switch (result.terminated_by) {
     case 'terminal':
@@ -79,6 +86,8 @@ function endLine(result: ExecutionResult, style: Style): string {
       return style.yellow(`Loop stopped: ${result.terminated_by} reached in state ${result.final_state} (${passes})`);
     case 'timeout':
       return style.yellow(`Loop timed out in state ${result.final_state} (${passes})`);
+    case 'budget':
+      return style.yellow(`Loop stopped: ${safeText(result.error ?? `budget spent in state ${result.final_state}`)} (${passes})`);
     case 'cancelled':
       return style.yellow(`Loop stopped in state ${result.final_state} (${passes})`);
     default:
@@ -177,6 +186,14 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         if (!headerShown) header(event);
         line(`${INDENT}${style.yellow(`⚠ ${safeText(oneLine(String(event.error), 200))}`)}`);
         break;
+      case 'budget_spent': {
+        if (!headerShown) header(event);
+        const limit = String(event.limit) as BudgetLimit;
+        const spent = formatIn(limit, Number(event.spent));
+        const why = event.needed === undefined ? `${spent} of ${limit} ${String(event.max)}` : `the next call may use ${String(event.needed)} tokens; ${spent} of ${limit} ${String(event.max)} spent`;
+        line(`${INDENT}${style.yellow(`⚠ ${event.scope === 'state' ? "state's " : ''}budget spent: ${safeText(why)}`)}`);
+        break;
+      }
       case 'route':
         if (!headerShown) header(event);
         line(`${INDENT}→ ${safeText(String(event.to))}`);

@@ -3,7 +3,7 @@
  * actually follow), the main path, a display order and the back edges. Pure and deterministic:
  * the same definition always gives the same graph, whatever the renderer.
  */
-import { CURRENT, declaredTargets } from '../../fsm/routing.js';
+import { CURRENT, declaredTargets, NOT_VERDICT_ROUTES } from '../../fsm/routing.js';
 import type { LoopDefinition, StateConfig } from '../../fsm/schema.js';
 
 /** Where an exit goes: a state (`$current` resolves to the state itself), or a `${…}` template. */
@@ -59,12 +59,18 @@ function routeLabel(verdict: string): string {
 /**
  * The transitions the engine can take from `state`, as (label, target as written), in declared
  * order. Mirrors fsm/step.ts: a terminal state ends the run (or restarts in maintain mode); `next`
- * is unconditional, with `on_error` for a failed action; a `route:` table replaces the shorthand.
+ * is unconditional, with `on_error` for a failed action; a `route:` table replaces the shorthand;
+ * `on_budget` applies whichever does (a spent budget, fsm/budget.ts).
  */
 export function stateTransitions(def: LoopDefinition, state: StateConfig): Array<{ label: string; target: string }> {
   if (state.terminal) {
     return def.maintain ? [{ label: 'maintain', target: state.on_maintain ?? def.initial }] : [];
   }
+  return [...verdictTransitions(state), ...(state.on_budget === undefined ? [] : [{ label: 'budget', target: state.on_budget }])];
+}
+
+/** `next`, the route table or the shorthand routes; `on_budget` (taken whichever applies) is added by the caller. */
+function verdictTransitions(state: StateConfig): Array<{ label: string; target: string }> {
   const declared = declaredTargets(state);
   if (state.next !== undefined) {
     return declared.filter((t) => t.key === 'next' || t.key === 'on_error').map((t) => ({ label: t.key === 'next' ? 'next' : 'error', target: t.target }));
@@ -72,7 +78,7 @@ export function stateTransitions(def: LoopDefinition, state: StateConfig): Array
   if (state.route) {
     return declared.filter((t) => t.key.startsWith('route.')).map((t) => ({ label: routeLabel(t.key.slice('route.'.length)), target: t.target }));
   }
-  return declared.filter((t) => t.key.startsWith('on_') && t.key !== 'on_maintain').map((t) => ({ label: t.key.slice('on_'.length), target: t.target }));
+  return declared.filter((t) => t.key.startsWith('on_') && !NOT_VERDICT_ROUTES.includes(t.key)).map((t) => ({ label: t.key.slice('on_'.length), target: t.target }));
 }
 
 function parseTarget(from: string, target: string): Target {

@@ -7,7 +7,9 @@
  * - `rate-limited`: HTTP 429 with `retry-after: 42` and the API's error body;
  * - `garbage`: HTTP 200 with an HTML body;
  * - `prose`: a well-formed response whose answer is text, not JSON;
- * - `echo:<text>`: like `prose`, answering `echo:<text>` (to see what an error quotes).
+ * - `echo:<text>`: like `prose`, answering `echo:<text>` (to see what an error quotes);
+ * - any of these with `+cost-<usd>` appended: the usage also states that cost (Anthropic's
+ *   `cost_usd`, OpenAI-compatible gateways' `cost`), for budgets.
  * Every request is recorded (path, headers, parsed body) for the test to inspect.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -43,7 +45,10 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
       }
       const path = req.url ?? '';
       requests.push({ path, headers: req.headers, body });
-      const model = String(body['model'] ?? '');
+      const asked = String(body['model'] ?? '');
+      const costAt = asked.indexOf('+cost-');
+      const model = costAt < 0 ? asked : asked.slice(0, costAt);
+      const cost = costAt < 0 ? undefined : Number(asked.slice(costAt + '+cost-'.length));
       const json = (status: number, value: unknown, headers: Record<string, string> = {}): void => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(value));
@@ -70,7 +75,7 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
           content: verdict ? [{ type: 'tool_use', id: 'toolu_fake', name: (body['tool_choice'] as { name?: string } | undefined)?.name ?? 'tool', input: verdict }] : [{ type: 'text', text: prose }],
           stop_reason: verdict ? 'tool_use' : 'end_turn',
           stop_sequence: null,
-          usage: { input_tokens: 120, output_tokens: 15 },
+          usage: { input_tokens: 120, output_tokens: 15, ...(cost === undefined ? {} : { cost_usd: cost }) },
         });
       }
       return json(200, {
@@ -79,7 +84,7 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
         created: 1_700_000_000,
         model,
         choices: [{ index: 0, message: { role: 'assistant', content: verdict ? JSON.stringify(verdict) : prose, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 130, completion_tokens: 17, total_tokens: 147 },
+        usage: { prompt_tokens: 130, completion_tokens: 17, total_tokens: 147, ...(cost === undefined ? {} : { cost }) },
       });
     });
   });
