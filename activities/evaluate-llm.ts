@@ -8,6 +8,7 @@ import { compileJsonSchema, schemaErrors } from '../loader/json-schema.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
 import { secretValues } from './env-refs.js';
 import { askProvider } from './llm-providers.js';
+import { parseEnvelope, runUsage } from './host-envelope.js';
 import { SpawnError, runProcess } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
@@ -75,25 +76,33 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
       return evalError(`LLM evaluation could not start: ${e instanceof Error ? e.message : String(e)}`);
     }
     hooks.rethrowIfCancelled(result);
-    if (result.timed_out) return evalError(`LLM evaluation timed out after ${input.timeout_s}s (host CLI '${cli.binary}')${quote(result)}`);
-    if (result.exit_code !== 0) {
-      return evalError(`host CLI '${cli.binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);
-    }
-    try {
-      const answer = extractJudgement(result.output);
-      if (input.check_schema) {
-        // The loader refuses such schemas; a definition from before that check is not asked again in vain.
-        const schema = answerCheckSchema(input.schema);
-        const compiled = compileJsonSchema(schema);
-        if ('problem' in compiled) return evalError(`the evaluator's schema is not a valid JSON Schema: ${compiled.problem}`);
-        const errors = schemaErrors(schema, answer);
-        if (errors.length > 0) return { invalid: { errors, answer } };
-      }
-      return { judgement: readJudgement(answer) };
-    } catch (e) {
-      return evalError(`${e instanceof Error ? e.message : String(e)}${quote(result)}`);
-    }
+    // What the call used, when the host CLI printed its envelope (activities/host-envelope.ts).
+    const envelope = parseEnvelope(result.output);
+    const usage = envelope === undefined ? {} : { usage: runUsage(envelope, result) };
+    return { ...judgedReply(input, result, cli.binary), ...usage };
   };
+}
+
+/** The reply to a host CLI judgement that ran: the judgement, `invalid`, or an `error` with the reason. */
+function judgedReply(input: EvaluateLlmInput, result: ActionResult, binary: string): LlmReply {
+  if (result.timed_out) return evalError(`LLM evaluation timed out after ${input.timeout_s}s (host CLI '${binary}')${quote(result)}`);
+  if (result.exit_code !== 0) {
+    return evalError(`host CLI '${binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);
+  }
+  try {
+    const answer = extractJudgement(result.output);
+    if (input.check_schema) {
+      // The loader refuses such schemas; a definition from before that check is not asked again in vain.
+      const schema = answerCheckSchema(input.schema);
+      const compiled = compileJsonSchema(schema);
+      if ('problem' in compiled) return evalError(`the evaluator's schema is not a valid JSON Schema: ${compiled.problem}`);
+      const errors = schemaErrors(schema, answer);
+      if (errors.length > 0) return { invalid: { errors, answer } };
+    }
+    return { judgement: readJudgement(answer) };
+  } catch (e) {
+    return evalError(`${e instanceof Error ? e.message : String(e)}${quote(result)}`);
+  }
 }
 
 /**

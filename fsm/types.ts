@@ -176,6 +176,11 @@ export interface RunActionInput {
   mask_env?: string[];
   /** The state's `output_schema:`: the worker parses the output as JSON and checks it (ActionResult.output_check). */
   output_schema?: Record<string, unknown>;
+  /**
+   * kind `prompt` under an HTTP API provider (fsm/llm-provider.ts promptProviderRequest): the
+   * prompt is a plain completion by that provider instead of a host CLI run. Absent: the host CLI.
+   */
+  llm?: LlmProviderRequest;
 }
 
 /** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */
