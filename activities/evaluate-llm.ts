@@ -78,8 +78,8 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
     hooks.rethrowIfCancelled(result);
     // What the call used, when the host CLI printed its envelope (activities/host-envelope.ts).
     const envelope = parseEnvelope(result.output);
-    const usage = envelope === undefined ? {} : { usage: runUsage(envelope, result) };
-    return { ...judgedReply(input, result, cli.binary), ...usage };
+    const usage = envelope === undefined ? undefined : runUsage(envelope, result);
+    return { ...judgedReply(input, result, cli.binary), ...(usage === undefined ? {} : { usage }) };
   };
 }
 

@@ -68,9 +68,12 @@ function envelopeUsage(env: Record<string, unknown>): LlmUsage | undefined {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
-/** An envelope's usage with the run's wall time on the worker (LlmUsage.duration_ms). */
-export function runUsage(envelope: HostEnvelope, run: ActionResult): LlmUsage {
-  return { ...envelope.usage, duration_ms: run.duration_ms };
+/**
+ * An envelope's usage with the run's wall time on the worker (LlmUsage.duration_ms); undefined
+ * when the envelope states no cost and no tokens (usage is what the host CLI reports).
+ */
+export function runUsage(envelope: HostEnvelope, run: ActionResult): LlmUsage | undefined {
+  return envelope.usage === undefined ? undefined : { ...envelope.usage, duration_ms: run.duration_ms };
 }
 
 /** Largest full log read back for an envelope whose stdout was cut to its tail. */
@@ -90,7 +93,8 @@ export function fromEnvelope(result: ActionResult, secrets: readonly Buffer[] = 
   const out: ActionResult = { ...result, output: cut.output };
   if (cut.truncated || result.stderr_file !== undefined) out.truncated = true;
   else delete out.truncated;
-  out.usage = runUsage(envelope, result);
+  const usage = runUsage(envelope, result);
+  if (usage !== undefined) out.usage = usage;
   if (envelope.isError) {
     const why = `host CLI reported an error${envelope.subtype ? ` (${envelope.subtype})` : ''}`;
     out.stderr = result.stderr === '' ? why : `${result.stderr.replace(/\n$/, '')}\n${why}`;
