@@ -8,7 +8,8 @@ import { compileJsonSchema, schemaErrors } from '../loader/json-schema.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
 import { secretValues } from './env-refs.js';
 import { askProvider } from './llm-providers.js';
-import { callFailed, hostRateLimit } from './rate-limit.js';
+import { hostRateLimit } from './rate-limit.js';
+import { parseEnvelope, runUsage } from './host-envelope.js';
 import { SpawnError, runProcess } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
@@ -50,6 +51,7 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}),
         secrets: secretValues([], input.mask_env, workerEnv),
+        ...(input.detect_rate_limits ? { detectRateLimits: true } : {}),
       });
     }
     const cli = hostCli(workerEnv);
@@ -76,29 +78,39 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
       return evalError(`LLM evaluation could not start: ${e instanceof Error ? e.message : String(e)}`);
     }
     hooks.rethrowIfCancelled(result);
+    // What the call used, when the host CLI printed its envelope (activities/host-envelope.ts).
+    const envelope = parseEnvelope(result.output);
+    const usage = envelope === undefined ? undefined : runUsage(envelope, result);
     if (input.detect_rate_limits && !result.timed_out) {
-      const limit = hostRateLimit(result.output, result.stderr, { failed: callFailed(result.exit_code, result.output), now: Date.now(), jitter: Math.random() });
-      if (limit !== undefined) return { rate_limit: limit };
+      // An error envelope (`is_error`, even with exit 0) is a failed call: its text may be a rate limit.
+      const failed = result.exit_code !== 0 || envelope?.isError === true;
+      const limit = hostRateLimit(envelope?.text ?? result.output, result.stderr, { failed, now: Date.now(), jitter: Math.random() });
+      if (limit !== undefined) return { rate_limit: limit, ...(usage === undefined ? {} : { usage }) };
     }
-    if (result.timed_out) return evalError(`LLM evaluation timed out after ${input.timeout_s}s (host CLI '${cli.binary}')${quote(result)}`);
-    if (result.exit_code !== 0) {
-      return evalError(`host CLI '${cli.binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);
-    }
-    try {
-      const answer = extractJudgement(result.output);
-      if (input.check_schema) {
-        // The loader refuses such schemas; a definition from before that check is not asked again in vain.
-        const schema = answerCheckSchema(input.schema);
-        const compiled = compileJsonSchema(schema);
-        if ('problem' in compiled) return evalError(`the evaluator's schema is not a valid JSON Schema: ${compiled.problem}`);
-        const errors = schemaErrors(schema, answer);
-        if (errors.length > 0) return { invalid: { errors, answer } };
-      }
-      return { judgement: readJudgement(answer) };
-    } catch (e) {
-      return evalError(`${e instanceof Error ? e.message : String(e)}${quote(result)}`);
-    }
+    return { ...judgedReply(input, result, cli.binary), ...(usage === undefined ? {} : { usage }) };
   };
+}
+
+/** The reply to a host CLI judgement that ran: the judgement, `invalid`, or an `error` with the reason. */
+function judgedReply(input: EvaluateLlmInput, result: ActionResult, binary: string): LlmReply {
+  if (result.timed_out) return evalError(`LLM evaluation timed out after ${input.timeout_s}s (host CLI '${binary}')${quote(result)}`);
+  if (result.exit_code !== 0) {
+    return evalError(`host CLI '${binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);
+  }
+  try {
+    const answer = extractJudgement(result.output);
+    if (input.check_schema) {
+      // The loader refuses such schemas; a definition from before that check is not asked again in vain.
+      const schema = answerCheckSchema(input.schema);
+      const compiled = compileJsonSchema(schema);
+      if ('problem' in compiled) return evalError(`the evaluator's schema is not a valid JSON Schema: ${compiled.problem}`);
+      const errors = schemaErrors(schema, answer);
+      if (errors.length > 0) return { invalid: { errors, answer } };
+    }
+    return { judgement: readJudgement(answer) };
+  } catch (e) {
+    return evalError(`${e instanceof Error ? e.message : String(e)}${quote(result)}`);
+  }
 }
 
 /**

@@ -28,6 +28,7 @@ export interface PromptArgsOptions {
 /**
  * Arguments for running a prompt state (without the extra args; see {@link hostArgs}). Prompt
  * states act unattended, so permissions are skipped: the loop author chose to run an agent here.
+ * The output is the JSON envelope, whose `result` text becomes the action's output.
  *
  * The prompt is NOT an argument: `claude -p` without one reads it from stdin, and the caller writes
  * it there. In argv it would be readable by every local user (`ps`, /proc/<pid>/cmdline) with the
@@ -36,6 +37,9 @@ export interface PromptArgsOptions {
 export function promptArgs(o: PromptArgsOptions): string[] {
   return [
     '--dangerously-skip-permissions',
+    // The answer comes in a JSON envelope with its cost and tokens (activities/host-envelope.ts).
+    '--output-format',
+    'json',
     ...(o.model ? ['--model', o.model] : []),
     ...(o.agent ? ['--agent', o.agent] : []),
     ...(o.tools ? ['--tools', o.tools.join(',')] : []),

@@ -1,5 +1,5 @@
 /**
- * HTTP API providers of LLM evaluations (`llm.provider`, fsm/llm-provider.ts): a registry from
+ * HTTP API providers of LLM evaluations and prompt states (`llm.provider`, fsm/llm-provider.ts): a registry from
  * provider name to the function that asks it, and what they share — the key read on the worker,
  * and every failure turned into an `error` reply with its reason (never a throw, never a stack).
  *
@@ -13,11 +13,12 @@
 import { readJudgement } from '../fsm/llm-judgement.js';
 import type { ApiProvider } from '../fsm/llm-provider.js';
 import type { LlmReply, LlmUsage } from '../fsm/snapshot.js';
-import { ProviderError, type ProviderAnswer, type ProviderCall, type ProviderFn } from './llm-provider-call.js';
+import { ProviderError, type ProviderCall, type ProviderFn } from './llm-provider-call.js';
 import { askAnthropic } from './llm-anthropic.js';
 import { askOpenAiCompatible } from './llm-openai.js';
 import { HEARTBEAT_MS } from './run-action.js';
 import { maskText, maskableSecrets } from './secret-mask.js';
+import { providerLimitFact } from './rate-limit.js';
 
 /** The registry: one file per provider. */
 export const PROVIDERS: Record<ApiProvider, ProviderFn> = {
@@ -25,41 +26,69 @@ export const PROVIDERS: Record<ApiProvider, ProviderFn> = {
   'openai-compatible': askOpenAiCompatible,
 };
 
-/** Asks the request's provider; every failure is an `error` reply naming the provider and reason. */
-export async function askProvider(
+/** What one provider call gave: its answer, or an error naming the provider and reason; usage when sent. */
+export type ProviderOutcome =
+  | { answer: unknown; usage?: LlmUsage; secrets: Buffer[] }
+  | { error: string; details: Record<string, unknown>; usage?: LlmUsage; secrets: Buffer[] };
+
+/**
+ * Calls the request's provider (a judgement or a plain completion): the key read from the worker's
+ * environment, heartbeats while the request is out, every failure an outcome naming the provider
+ * and its address (masked), never a throw — except the activity's cancellation, rethrown as is.
+ * `usage.duration_ms` is the call's wall time.
+ */
+export async function callProvider(
   call: Omit<ProviderCall, 'apiKey'>,
   env: NodeJS.ProcessEnv,
   o: { signal?: AbortSignal; onHeartbeat?: () => void; secrets?: string[] } = {},
-): Promise<LlmReply> {
+): Promise<ProviderOutcome> {
   const { signal, onHeartbeat } = o;
   const { request } = call;
   const apiKey = env[request.api_key_env] || undefined;
-  const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
-  if (apiKey === undefined && request.key_required) {
-    return { error: `LLM provider ${request.provider}: the API key variable ${request.api_key_env} is not set on the worker`, details: { provider: request.provider, api_key_env: request.api_key_env } };
-  }
   // The key, and the values of the variables the loop references (an answer may quote them).
   const secrets = maskableSecrets([...(apiKey === undefined ? [] : [apiKey]), ...(o.secrets ?? [])]);
-  let answer: ProviderAnswer;
+  if (apiKey === undefined && request.key_required) {
+    return { error: `LLM provider ${request.provider}: the API key variable ${request.api_key_env} is not set on the worker`, details: { provider: request.provider, api_key_env: request.api_key_env }, secrets };
+  }
+  const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
   // Heartbeats while the request is out: they carry a stop of the run to the signal.
   const beat = onHeartbeat ? setInterval(onHeartbeat, HEARTBEAT_MS) : undefined;
+  const started = performance.now();
+  const timed = (usage: LlmUsage | undefined): { usage: LlmUsage } => ({ usage: { ...usage, duration_ms: Math.round(performance.now() - started) } });
   try {
-    answer = await PROVIDERS[request.provider]({ ...call, apiKey, ...(signal ? { signal } : {}) });
+    const answer = await PROVIDERS[request.provider]({ ...call, apiKey, ...(signal ? { signal } : {}) });
+    return { answer: answer.answer, ...timed(answer.usage), secrets };
   } catch (e) {
     // A stop of the run cancels the call: that is the activity's cancellation, not a verdict.
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : e;
     if (e instanceof ProviderError) {
-      return withUsage({ error: maskText(`LLM provider ${where}: ${e.message}`, secrets), details: { provider: request.provider, ...e.details } }, e.usage);
+      return { error: maskText(`LLM provider ${where}: ${e.message}`, secrets), details: { provider: request.provider, ...e.details }, ...timed(e.usage), secrets };
     }
-    return { error: maskText(`LLM provider ${where}: ${e instanceof Error ? e.message : String(e)}`, secrets), details: { provider: request.provider } };
+    return { error: maskText(`LLM provider ${where}: ${e instanceof Error ? e.message : String(e)}`, secrets), details: { provider: request.provider }, ...timed(undefined), secrets };
   } finally {
     if (beat) clearInterval(beat);
   }
+}
+
+/** Asks the request's provider for a judgement; every failure is an `error` reply naming the provider and reason. */
+export async function askProvider(
+  call: Omit<ProviderCall, 'apiKey'> & { schema: Record<string, unknown> },
+  env: NodeJS.ProcessEnv,
+  o: { signal?: AbortSignal; onHeartbeat?: () => void; secrets?: string[]; detectRateLimits?: boolean } = {},
+): Promise<LlmReply> {
+  const out = await callProvider(call, env, o);
+  if ('error' in out) {
+    // Runs that pause on rate limits get the limit as a fact (EvaluateLlmInput.detect_rate_limits).
+    const limit = o.detectRateLimits ? providerLimitFact(out.error, out.details, Math.random()) : undefined;
+    return withUsage(limit === undefined ? { error: out.error, details: out.details } : { rate_limit: limit }, out.usage);
+  }
+  const { request } = call;
+  const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
   try {
-    return withUsage({ judgement: readJudgement(answerObject(answer.answer)) }, answer.usage);
+    return withUsage({ judgement: readJudgement(answerObject(out.answer)) }, out.usage);
   } catch (e) {
-    const quoted = maskText(quote(answer.answer), secrets);
-    return withUsage({ error: `LLM provider ${where}: ${(e as Error).message}${quoted ? `; answer: ${quoted}` : ''}`, details: { provider: request.provider } }, answer.usage);
+    const quoted = maskText(quote(out.answer), out.secrets);
+    return withUsage({ error: `LLM provider ${where}: ${(e as Error).message}${quoted ? `; answer: ${quoted}` : ''}`, details: { provider: request.provider } }, out.usage);
   }
 }
 

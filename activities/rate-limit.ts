@@ -16,6 +16,7 @@
  *   `overloaded_error` / 529 for an overloaded API.
  */
 import type { RateLimitFact } from '../fsm/types.js';
+import { providerRateLimit } from './llm-provider-call.js';
 import { wallTimeIn } from './wall-time.js';
 
 /** How much of the end of stdout and stderr is searched. */
@@ -34,7 +35,10 @@ const RATE_FORM = /(rate_limit_error|API Error:\s*429|\b429\b[^\n]*too many requ
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 export interface DetectOptions {
-  /** Whether the call failed ({@link callFailed}): a successful call is never a rate limit. */
+  /**
+   * Whether the call failed: a non-zero exit, or an error envelope (activities/host-envelope.ts).
+   * A successful call is never a rate limit.
+   */
   failed: boolean;
   /** The worker's clock (epoch ms), for reset times given as a wall-clock time. */
   now: number;
@@ -116,22 +120,12 @@ function resetTime(text: string, o: DetectOptions): number | undefined {
   return candidate <= o.now ? candidate + 86_400_000 : candidate;
 }
 
-/** The largest stdout parsed for its envelope: an envelope holding a rate limit is small. */
-const ENVELOPE_CHARS = 1024 * 1024;
 
-/** A host CLI call failed: a non-zero exit, or a JSON envelope (or the `result` item of an array of them) saying `is_error`. */
-export function callFailed(exitCode: number, stdout: string): boolean {
-  if (exitCode !== 0) return true;
-  const text = stdout.trim();
-  if (text.length > ENVELOPE_CHARS || !(text.startsWith('{') || text.startsWith('['))) return false;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return false;
-  }
-  const items = Array.isArray(parsed) ? parsed : [parsed];
-  const objects = items.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
-  const result = [...objects].reverse().find((item) => item['type'] === 'result') ?? objects[objects.length - 1];
-  return result?.['is_error'] === true;
+/**
+ * The rate limit an API provider's error reply reports (HTTP 429/529, `rate_limit_error`,
+ * `overloaded_error`: activities/llm-provider-call.ts recognises them), as a fact with its jitter.
+ */
+export function providerLimitFact(error: string, details: Record<string, unknown>, jitter: number): RateLimitFact | undefined {
+  const limit = providerRateLimit({ ...details, error });
+  return limit === undefined ? undefined : { ...limit, jitter };
 }

@@ -9,7 +9,10 @@ import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.j
 import { SpawnError, runProcess } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { runMcpTool } from './mcp-tool.js';
-import { callFailed, hostRateLimit } from './rate-limit.js';
+import { hostRateLimit } from './rate-limit.js';
+import { runPromptByProvider } from './prompt-provider.js';
+import { fromEnvelope } from './host-envelope.js';
+import type { LlmProviderRequest } from '../fsm/llm-provider.js';
 import { prepareShell, type ShellLaunch } from './shell-launch.js';
 import type { WorkerPlace } from './placement.js';
 
@@ -125,6 +128,7 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       const mcpHooks = activityHooks(input.state);
       return runMcpTool(input, workerEnv, { signal: mcpHooks.signal, onHeartbeat: mcpHooks.onHeartbeat, heartbeatMs: HEARTBEAT_MS });
     }
+    if (input.kind === 'prompt' && input.llm !== undefined) return runProviderPrompt({ ...input, llm: input.llm }, workerEnv);
     try {
       if (input.kind === 'shell') {
         const shell = input.shell;
@@ -184,15 +188,33 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       launch?.cleanup();
     }
     hooks.rethrowIfCancelled(result);
+    // A host CLI's JSON envelope (--output-format json): its result text is the output, with usage;
+    // an error envelope is a failed run (exit 1).
+    if (input.kind === 'prompt') result = fromEnvelope(result, secrets);
     if (input.kind === 'prompt' && input.detect_rate_limits && !result.timed_out) {
-      const limit = hostRateLimit(result.output, result.stderr, { failed: callFailed(result.exit_code, result.output), now: Date.now(), jitter: Math.random() });
+      const limit = hostRateLimit(result.output, result.stderr, { failed: result.exit_code !== 0, now: Date.now(), jitter: Math.random() });
       if (limit !== undefined) return { ...result, rate_limit: limit };
     }
-    // Only a successful action's output is checked: a failing one (non-zero exit, timed out, killed)
-    // is judged by its evaluator as any failure is, whatever it printed.
-    if (input.output_schema !== undefined && result.exit_code === 0 && !result.timed_out && result.signal === undefined) return { ...result, output_check: checkOutput(input.output_schema, result) };
-    return result;
+    return checked(input, result);
   };
+}
+
+/** Only a successful action's output is checked: a failing one (non-zero exit, timed out, killed) is judged by its evaluator as any failure is. */
+function checked(input: RunActionInput, result: ActionResult): ActionResult {
+  if (input.output_schema !== undefined && result.exit_code === 0 && !result.timed_out && result.signal === undefined) return { ...result, output_check: checkOutput(input.output_schema, result) };
+  return result;
+}
+
+/** A prompt state under an API provider: one completion (activities/prompt-provider.ts). */
+async function runProviderPrompt(input: RunActionInput & { llm: LlmProviderRequest }, workerEnv: NodeJS.ProcessEnv): Promise<ActionResult> {
+  const hooks = activityHooks(input.state);
+  try {
+    const log = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
+    return checked(input, await runPromptByProvider(input, workerEnv, { ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}) }, log));
+  } catch (e) {
+    if (e instanceof UndefinedEnvError) return setupErrorResult(e.message);
+    throw e;
+  }
 }
 
 /** Joins prompt parts, filling `${env.*}` references from the worker environment. */

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 
 const VERDICT = { verdict: 'yes', confidence: 0.9, reason: 'bench' };
 
-function fakeApi() {
+export function fakeApi() {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {

@@ -87,6 +87,8 @@ const llmProviderShape = {
   /** The API's address (`openai-compatible`: a local server such as Ollama, llama.cpp, vLLM). */
   base_url: z.url({ protocol: /^https?$/, error: 'base_url must be an http(s) URL' }).optional(),
   api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env names an environment variable').optional(),
+  /** The answer's length cap in tokens, for an API provider (loop level: the judges', default 256). */
+  max_tokens: z.number().int().positive().optional(),
 };
 export const llmOverride = z.strictObject(llmProviderShape);
 export type LlmOverride = z.output<typeof llmOverride>;
@@ -199,6 +201,11 @@ export const stateShape = {
   timeout: seconds.optional(),
   retry: retryConfig.optional(),
   agent: z.string().optional(),
+  /**
+   * A prompt state's provider (fsm/llm-provider.ts): the loop's `llm:` overridden field by field.
+   * Under an API provider the prompt is a plain completion whose text is the output.
+   */
+  llm: llmOverride.optional(),
   /** A JSON Schema the action's output (JSON) must match; the parsed value is `${captured.<name>.json}` and `${result.details.value}`. */
   output_schema: z.record(z.string(), z.unknown()).optional(),
   tools: z.array(z.string()).optional(),

@@ -8,7 +8,8 @@ import { evaluateState, errorResult } from './evaluate-state.js';
 import { renderPrompt } from './interpolate.js';
 import { resolveTarget, routeFor } from './routing.js';
 import { emit, endAsks, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, type Draft } from './draft.js';
-import type { StateConfig } from './schema.js';
+import type { LoopDefinition, StateConfig } from './schema.js';
+import { promptProviderRequest, type LlmProviderRequest } from './llm-provider.js';
 import { renderShell } from './shell-render.js';
 import { renderMcpCall } from './mcp-call.js';
 import type { ActionRequest } from './snapshot.js';
@@ -75,7 +76,7 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
         ? { kind, shell: renderShell(action, scope) }
         : kind === 'mcp'
           ? { kind, mcp: renderMcpCall(action, state.params, scope) }
-          : { kind, prompt: withReask(renderPrompt(action, scope), schemaErrors), agent: state.agent, tools: state.tools };
+          : { kind, prompt: withReask(renderPrompt(action, scope), schemaErrors), agent: state.agent, tools: state.tools, ...promptRunner(def, state) };
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
@@ -85,6 +86,18 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   emit(d, 'action_start', { state: snap.current, action: displayAction(action, scope), action_type: kind, ...(attempt > 1 ? { attempt } : {}) });
   snap.phase = 'action';
   setEffect(d, { type: 'run_action', input: { ...input, state: snap.current, step: snap.steps, timeout_s: actionTimeout(def, state) } as ActionRequest });
+}
+
+/**
+ * Who runs a prompt: an API provider (`llm` in the input), a model for the host CLI from the
+ * state's own `llm.model`, or nothing. A state without an `llm:` of its own under a loop without
+ * an API provider adds nothing, so definitions from before issue 13 issue byte-identical inputs.
+ */
+function promptRunner(def: LoopDefinition, state: StateConfig): { llm?: LlmProviderRequest; model?: string } {
+  const request = promptProviderRequest(def, state);
+  // Validation refuses invalid settings before a run starts; one that slipped through runs nothing new.
+  if (request !== undefined && !('invalid' in request)) return { llm: request };
+  return state.llm?.model !== undefined && request === undefined ? { model: state.llm.model } : {};
 }
 
 /** A prompt asked again: the previous output's schema errors appended. */

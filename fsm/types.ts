@@ -199,6 +199,11 @@ export interface RunActionInput {
    * Set by the workflow for runs started with LoopRunOptions.pauseOnRateLimit.
    */
   detect_rate_limits?: boolean;
+  /**
+   * kind `prompt` under an HTTP API provider (fsm/llm-provider.ts promptProviderRequest): the
+   * prompt is a plain completion by that provider instead of a host CLI run. Absent: the host CLI.
+   */
+  llm?: LlmProviderRequest;
 }
 
 /** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */

@@ -23,6 +23,7 @@ import { parseContextArgs } from '../../loader/load.js';
 import type { Reporter } from '../reporters/reporter.js';
 import type { Detail } from '../reporters/human.js';
 import { definitionForResume } from '../runs/resume-definition.js';
+import { checkProviderKeys } from '../runs/provider-keys.js';
 import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
 import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../runs/resumable.js';
 import { openSession, type Session } from '../temporal/session.js';
@@ -102,6 +103,8 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
 async function attach(session: Session, native: NativeConnection, run: ResumeChoice, cwd: string, opts: ResumeOptions, where?: RunStateFile): Promise<number> {
   const handle = session.client.workflow.getHandle(run.id);
   const input = await startInputOf(session.client, run.id);
+  // This process's worker serves the run: its actions see this environment.
+  if (input !== undefined) checkProviderKeys(input.definition, process.env, 'resume');
   await forgetDeadWorker(session, run.id);
   const { worker, events } = await createLoopWorker({ connection: native, namespace: session.endpoint.namespace, taskQueue: run.description.taskQueue });
   // The display replays the run's events so far, then follows it live.
@@ -184,6 +187,8 @@ async function continueStopped(
     ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
   });
   if (!fromFile) opts.err(`note: the loop file ${memo.file ?? '(none recorded)'} is gone; resuming with the definition ${run.id} started with\n`);
+  // The resumed run's worker gets this command's environment, as for `run`.
+  checkProviderKeys(definition, process.env, 'resume');
   const snapshot: Snapshot = await snapshotOfClosedRun(client, run.id);
   const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
   const workerReady = ensureCheckoutWorker(cwd, endpoint.address);

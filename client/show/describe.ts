@@ -1,6 +1,7 @@
 /** One-line descriptions of a state's parts (action, evaluator, exits) for `ll-loop show`. */
 import { actionKind } from '../../fsm/action.js';
 import { effectiveEvaluator } from '../../fsm/evaluate-state.js';
+import { mergedLlm, promptProviderRequest, providerRequest, type ProviderChoice } from '../../fsm/llm-provider.js';
 import { oneLine } from '../../fsm/format.js';
 import type { EvaluateConfig, LoopDefinition, StateConfig } from '../../fsm/schema.js';
 import type { Exit } from './graph.js';
@@ -28,11 +29,22 @@ function childInput(state: StateConfig): string {
   return keys.length ? ` (with ${keys.join(', ')})` : '';
 }
 
-/** The action (or the child loop), flattened to one line of at most `max` characters. */
-export function actionText(state: StateConfig, max: number): string {
+/** The action (or the child loop), flattened to one line of at most `max` characters; a prompt says who runs it when the loop names a provider or model. */
+export function actionText(state: StateConfig, max: number, def?: LoopDefinition): string {
   if (typeof state.loop === 'string') return oneLine(printable(`${state.loop}${childInput(state)}`), max);
   if (state.action === undefined) return NONE;
-  return oneLine(printable(state.action), max);
+  const runner = def === undefined || actionKind(state) !== 'prompt' ? undefined : runnerText(promptProviderRequest(def, state), state.llm?.model);
+  return oneLine(printable(runner === undefined ? state.action : `[${runner}] ${state.action}`), max);
+}
+
+/**
+ * Who answers, when the loop says: `anthropic claude-sonnet-4-5`, `host CLI sonnet`, or undefined
+ * for the host CLI with its own default model (nothing configured, nothing to show).
+ */
+function runnerText(choice: ProviderChoice, model: string | undefined): string | undefined {
+  if (choice !== undefined && 'invalid' in choice) return `llm: ${choice.invalid}`;
+  if (choice !== undefined) return `${choice.provider} ${choice.model}`;
+  return model === undefined ? undefined : `host CLI ${model}`;
 }
 
 function value(v: unknown): string {
@@ -79,7 +91,10 @@ export function evaluatorText(def: LoopDefinition, state: StateConfig): string {
   if (state.terminal || state.next !== undefined) text = NONE;
   else if (typeof state.loop === 'string') text = 'child loop result';
   else {
-    text = evaluatorDetail(effectiveEvaluator(def, state));
+    const config = effectiveEvaluator(def, state);
+    text = evaluatorDetail(config);
+    const runner = config.type === 'llm_structured' ? runnerText(providerRequest(def, config), mergedLlm(def, config).model) : undefined;
+    if (runner !== undefined) text += ` by ${runner}`;
   }
   const attempts = state.retry?.attempts ?? 1;
   return printable(attempts > 1 ? `${text}, ${attempts} attempts` : text);

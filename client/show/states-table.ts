@@ -42,7 +42,7 @@ export function renderStatesTable(def: LoopDefinition, graph: LoopGraph, maxWidt
   const actionWidth = Math.min(MAX_TEXT, Math.max(MIN_TEXT, room - evaluatorWidth));
   const rows: string[][] = [['STATE', 'KIND', 'ACTION', 'EVALUATOR', 'TRANSITIONS']];
   nodes.forEach((node, i) => {
-    const action = wrapText(actionText(node.config, actionWidth * ACTION_LINES), actionWidth, ACTION_LINES);
+    const action = wrapText(actionText(node.config, actionWidth * ACTION_LINES, def), actionWidth, ACTION_LINES);
     const evaluator = wrapText(evaluators[i]!, evaluatorWidth, EVALUATOR_LINES);
     const height = Math.max(action.length, evaluator.length, exits[i]!.length);
     for (let line = 0; line < height; line += 1) {

@@ -301,7 +301,7 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
     const call = JSON.parse(readFileSync(log, 'utf8').trim()) as { prompt: string; args: string[] };
     expect(call.prompt).toBe('Fix the build now');
     // The prompt arrives on stdin (host-cli.ts promptArgs): argv ends with the bare -p.
-    expect(call.args).toEqual(['--verbose', '--x', '--dangerously-skip-permissions', '--model', 'sonnet', '--agent', 'fixer', '--tools', 'Read,Edit', '-p']);
+    expect(call.args).toEqual(['--verbose', '--x', '--dangerously-skip-permissions', '--output-format', 'json', '--model', 'sonnet', '--agent', 'fixer', '--tools', 'Read,Edit', '-p']);
   });
 
   it('reports the host CLI exit code as a result', async () => {
@@ -332,6 +332,19 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
     expect(second).toMatchObject({ judgement: { verdict: 'yes', confidence: 1, reason: '' } });
     const third = await evaluateLlm(judge()); // lines used up: the fake's default
     expect(third).toMatchObject({ judgement: { verdict: 'yes', confidence: 0.9, reason: 'fake' } });
+  });
+
+  it("reads a prompt's JSON envelope: the result text is the output, cost and tokens its usage", async () => {
+    const envelope = { type: 'result', subtype: 'success', is_error: false, duration_ms: 1200, num_turns: 2, result: 'Fixed it.', session_id: 's-1', total_cost_usd: 0.0123, usage: { input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 42 } };
+    const r = await createActivities({ env: hostEnv({ LL_T_TARGET: 'x', FAKE_CLAUDE_OUTPUT: JSON.stringify(envelope) }) }).runAction(prompt());
+    expect(r).toMatchObject({ output: 'Fixed it.', exit_code: 0, usage: { cost_usd: 0.0123, input_tokens: 1110, output_tokens: 42, duration_ms: r.duration_ms } });
+  });
+
+  it('an LLM evaluation by the host CLI returns the usage its envelope states', async () => {
+    const raw = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, structured_output: { verdict: 'yes', confidence: 0.9 }, total_cost_usd: 0.004, usage: { input_tokens: 300, cache_read_input_tokens: 50, output_tokens: 20 } });
+    const r = await createActivities({ env: hostEnv({ FAKE_CLAUDE_RAW: raw }) }).evaluateLlm(judge());
+    expect(r).toMatchObject({ judgement: { verdict: 'yes' }, usage: { cost_usd: 0.004, input_tokens: 350, output_tokens: 20 } });
+    expect(r.usage?.duration_ms).toBeGreaterThan(0);
   });
 
   it('reads a verdict from a fenced JSON block in `result`', async () => {

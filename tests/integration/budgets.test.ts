@@ -58,7 +58,9 @@ describe('budgets', () => {
     expect(run.result).toMatchObject({ terminated_by: 'budget', final_state: 'work', iterations: 3, spent: { cost_usd: 1.2, tokens: 3 * TOKENS_PER_CALL } });
     expect(run.result.error).toBe('budget spent in state "work": $1.20 of max_cost_usd 1');
     expect(run.events.filter((e) => e.event === 'budget_spent')).toEqual([expect.objectContaining({ state: 'work', scope: 'loop', limit: 'max_cost_usd', spent: 1.2, max: 1 })]);
-    expect(run.snapshot?.spentByState).toEqual({ work: { cost_usd: 1.2, tokens: 3 * TOKENS_PER_CALL, agent_ms: 0 } });
+    // Agent time is each provider call's wall time on the worker: within the run's own time.
+    expect(run.snapshot?.spentByState).toEqual({ work: { cost_usd: 1.2, tokens: 3 * TOKENS_PER_CALL, agent_ms: expect.any(Number) } });
+    expect(run.snapshot!.spentByState!['work']!.agent_ms).toBeLessThanOrEqual(run.result.duration_ms);
 
     // Closed as Failed with the budget outcome: `list --failed` finds it by LoopStatus.
     const { client } = await temporal();
@@ -159,7 +161,9 @@ describe('budgets', () => {
     const kidEnd = run.childEvents.find((e) => e.event === 'loop_complete');
     expect(kidEnd).toMatchObject({ terminated_by: 'budget', spent: { cost_usd: 0.75 } });
     expect(run.result).toMatchObject({ final_state: 'over', failure: true, spent: { cost_usd: 0.75, tokens: 3 * TOKENS_PER_CALL } });
-    expect(run.snapshot?.spentByState).toEqual({ child: { cost_usd: 0.75, tokens: 3 * TOKENS_PER_CALL, agent_ms: 0 } });
+    // Agent time is each provider call's wall time on the worker: within the run's own time.
+    expect(run.snapshot?.spentByState).toEqual({ child: { cost_usd: 0.75, tokens: 3 * TOKENS_PER_CALL, agent_ms: expect.any(Number) } });
+    expect(run.snapshot!.spentByState!['child']!.agent_ms).toBeLessThanOrEqual(run.result.duration_ms);
     expect(run.events.find((e) => e.event === 'subloop_start')).toBeDefined();
     expect(run.events.find((e) => e.event === 'budget_spent')).toMatchObject({ state: 'child', scope: 'loop', spent: 0.75, max: 0.6 });
   });

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlmApi, type FakeLlmApi } from '../support/fake-llm-api.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { closeTemporal, definition, project, runLoop, script, temporal, toolEnv } from './harness.js';
 
@@ -135,3 +136,37 @@ describe('a rate-limited LLM evaluation', () => {
     expect(calls(p.toolsDir, 'judge')).toBe(2);
   });
 });
+
+describe('an API provider’s 429', () => {
+  let api: FakeLlmApi;
+  beforeAll(async () => {
+    api = await startFakeLlmApi();
+  });
+  afterAll(() => api.close());
+
+  it('pauses an evaluation and a prompt state for its retry-after, then asks again', async () => {
+    const p = project();
+    const def = definition({
+      name: 'provided',
+      initial: 'ask',
+      llm: { provider: 'anthropic', model: 'prose', base_url: api.url, api_key_env: 'FAKE_KEY' },
+      states: {
+        ask: { action: 'Summarise', action_type: 'prompt', llm: { model: 'limited-once-1:prose' }, capture: 'summary', next: 'check' },
+        check: { action: 'echo built', evaluate: { type: 'llm_structured', llm: { model: 'limited-once-1:verdict-yes' } }, on_yes: 'done', on_no: 'failed', on_error: 'failed' },
+        done: { terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    });
+    const run = await runLoop(def, { cwd: p.cwd, env: { FAKE_KEY: 'k-123456' }, pauseOnRateLimit: true });
+    expect(run.result).toMatchObject({ final_state: 'done' });
+    expect(run.result.captured.summary?.output).toBe('I think it went fine.');
+    const pauses = run.events.filter((e) => e.event === 'rate_limited');
+    expect(pauses.map((e) => [e.state, e.source, e.kind])).toEqual([
+      ['ask', 'action', 'rate_limit'],
+      ['check', 'llm', 'rate_limit'],
+    ]);
+    for (const e of pauses) expect(Number(e.wait_ms)).toBeGreaterThanOrEqual(1000);
+    expect(api.requests.filter((r) => String(r.body['model']).startsWith('limited-once-1:'))).toHaveLength(4);
+  });
+});
+

@@ -5,9 +5,15 @@
  * - `verdict-<v>`: a valid structured verdict `<v>` (Anthropic: a tool_use block; OpenAI: JSON
  *   message content), with usage;
  * - `rate-limited`: HTTP 429 with `retry-after: 42` and the API's error body;
+ * - `limited-once-<s>:<model>`: the first request for it is a 429 with `retry-after: <s>`, later
+ *   ones answer as `<model>` does (a rate limit that passes);
  * - `garbage`: HTTP 200 with an HTML body;
  * - `prose`: a well-formed response whose answer is text, not JSON;
  * - `echo:<text>`: like `prose`, answering `echo:<text>` (to see what an error quotes);
+ * - `overloaded`: HTTP 529 with Anthropic's `overloaded_error` body (OpenAI: 503);
+ * - `no-text`: a well-formed response without text (Anthropic: no content blocks; OpenAI: null content);
+ * - `slow-<ms>`: like `prose`, answered after <ms> milliseconds (a request in flight; `closed`
+ *   counts the requests whose client went away before the answer).
  * - any of these with `+cost-<usd>` appended: the usage also states that cost (Anthropic's
  *   `cost_usd`, OpenAI-compatible gateways' `cost`), for budgets.
  * Every request is recorded (path, headers, parsed body) for the test to inspect.
@@ -25,6 +31,8 @@ export interface FakeLlmApi {
   /** `http://127.0.0.1:<port>`: the Anthropic base URL; OpenAI's is `${url}/v1`. */
   url: string;
   requests: RecordedRequest[];
+  /** Requests whose connection closed before they were answered (a cancelled call). */
+  closed: () => number;
   close: () => Promise<void>;
 }
 
@@ -32,6 +40,9 @@ export const RETRY_AFTER_S = 42;
 
 export async function startFakeLlmApi(): Promise<FakeLlmApi> {
   const requests: RecordedRequest[] = [];
+  let closed = 0;
+  /** `limited-once-…` models already answered with their one 429. */
+  const limitedOnce = new Set<string>();
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -55,37 +66,41 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
       };
       const anthropic = path === '/v1/messages';
       if (!anthropic && path !== '/v1/chat/completions') return json(404, { error: { message: `no route ${path}` } });
+      const once = /^limited-once-(\d+):(.*)$/.exec(model);
+      if (once && !limitedOnce.has(model)) {
+        limitedOnce.add(model);
+        return anthropic
+          ? json(429, { type: 'error', error: { type: 'rate_limit_error', message: 'rate limited for now' } }, { 'retry-after': once[1]! })
+          : json(429, { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': once[1]! });
+      }
+      if (once) return answer(json, anthropic, once[2]!, body, cost);
       if (model === 'rate-limited') {
         return anthropic
           ? json(429, { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } }, { 'retry-after': String(RETRY_AFTER_S) })
           : json(429, { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': String(RETRY_AFTER_S) });
       }
+      if (model === 'overloaded') {
+        return anthropic ? json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) : json(503, { error: { message: 'The server is overloaded', type: 'server_error' } });
+      }
+      if (model === 'no-text') {
+        return anthropic
+          ? json(200, { id: 'msg_fake', type: 'message', role: 'assistant', model, content: [], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 0 } })
+          : json(200, { id: 'chatcmpl-fake', object: 'chat.completion', created: 1_700_000_000, model, choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 } });
+      }
+      const slow = /^slow-(\d+)$/.exec(model);
+      if (slow) {
+        const timer = setTimeout(() => answer(json, anthropic, model, body, cost), Number(slow[1]));
+        res.on('close', () => {
+          if (!res.writableEnded) closed += 1;
+          clearTimeout(timer);
+        });
+        return;
+      }
       if (model === 'garbage') {
         res.writeHead(200, { 'content-type': 'text/html' });
         return res.end('<html><body>502 upstream garbage</body></html>');
       }
-      const verdict = model.startsWith('verdict-') ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' } : undefined;
-      const prose = model.startsWith('echo:') ? model : 'I think it went fine.';
-      if (anthropic) {
-        return json(200, {
-          id: 'msg_fake',
-          type: 'message',
-          role: 'assistant',
-          model,
-          content: verdict ? [{ type: 'tool_use', id: 'toolu_fake', name: (body['tool_choice'] as { name?: string } | undefined)?.name ?? 'tool', input: verdict }] : [{ type: 'text', text: prose }],
-          stop_reason: verdict ? 'tool_use' : 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 120, output_tokens: 15, ...(cost === undefined ? {} : { cost_usd: cost }) },
-        });
-      }
-      return json(200, {
-        id: 'chatcmpl-fake',
-        object: 'chat.completion',
-        created: 1_700_000_000,
-        model,
-        choices: [{ index: 0, message: { role: 'assistant', content: verdict ? JSON.stringify(verdict) : prose, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 130, completion_tokens: 17, total_tokens: 147, ...(cost === undefined ? {} : { cost }) },
-      });
+      answer(json, anthropic, model, body, cost);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -93,6 +108,35 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    closed: () => closed,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+type Json = (status: number, value: unknown, headers?: Record<string, string>) => void;
+
+/** The well-formed answers: a verdict for `verdict-<v>`, else prose (or the echoed text). */
+function answer(json: Json, anthropic: boolean, model: string, body: Record<string, unknown>, cost: number | undefined): void {
+  const verdict = model.startsWith('verdict-') ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' } : undefined;
+  const prose = model.startsWith('echo:') ? model : 'I think it went fine.';
+  if (anthropic) {
+    return json(200, {
+      id: 'msg_fake',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: verdict ? [{ type: 'tool_use', id: 'toolu_fake', name: (body['tool_choice'] as { name?: string } | undefined)?.name ?? 'tool', input: verdict }] : [{ type: 'text', text: prose }],
+      stop_reason: verdict ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 120, output_tokens: 15, ...(cost === undefined ? {} : { cost_usd: cost }) },
+    });
+  }
+  return json(200, {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: verdict ? JSON.stringify(verdict) : prose, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 130, completion_tokens: 17, total_tokens: 147, ...(cost === undefined ? {} : { cost }) },
+  });
 }

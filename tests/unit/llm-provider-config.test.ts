@@ -46,15 +46,16 @@ describe('llm provider settings', () => {
     const local = judged({ llm: { provider: 'openai-compatible', model: 'llama3', base_url: 'http://localhost:11434/v1' } });
     expect(requiredKeys(local, llmJudged(local))).toEqual([]);
     const named = judged({ llm: { provider: 'openai-compatible', model: 'llama3', base_url: 'http://localhost:8000/v1', api_key_env: 'VLLM_KEY' } });
-    expect(requiredKeys(named, llmJudged(named))).toEqual([{ variable: 'VLLM_KEY', provider: 'openai-compatible', state: 'check' }]);
+    expect(requiredKeys(named, llmJudged(named))).toEqual([{ variable: 'VLLM_KEY', provider: 'openai-compatible', state: 'check', role: 'evaluation' }]);
     const openai = judged({ llm: { provider: 'openai-compatible', model: 'gpt-x' } });
-    expect(requiredKeys(openai, llmJudged(openai))).toEqual([{ variable: 'OPENAI_API_KEY', provider: 'openai-compatible', state: 'check' }]);
+    expect(requiredKeys(openai, llmJudged(openai))).toEqual([{ variable: 'OPENAI_API_KEY', provider: 'openai-compatible', state: 'check', role: 'evaluation' }]);
   });
 
   it('prompt states judged by default need the key too; disabled LLM evaluation needs none', () => {
-    const d = def(loop({ fix: { action: '/ll:fix', on_yes: 'done', on_no: 'done' } }, { llm: { provider: 'anthropic', model: 'm' } }));
-    expect(requiredKeys(d, llmJudged(d)).map((k) => k.variable)).toEqual(['ANTHROPIC_API_KEY']);
-    const off = def(loop({ fix: { action: '/ll:fix', on_yes: 'done', on_no: 'done' } }, { llm: { provider: 'anthropic', model: 'm', enabled: false } }));
+    // The prompt runs in the host CLI (its own llm:); its default llm_structured judge uses the loop's provider.
+    const d = def(loop({ fix: { action: '/ll:fix', llm: { provider: 'host-cli' }, on_yes: 'done', on_no: 'done' } }, { llm: { provider: 'anthropic', model: 'm' } }));
+    expect(requiredKeys(d, llmJudged(d))).toEqual([{ variable: 'ANTHROPIC_API_KEY', provider: 'anthropic', state: 'fix', role: 'evaluation' }]);
+    const off = def(loop({ fix: { action: '/ll:fix', llm: { provider: 'host-cli' }, on_yes: 'done', on_no: 'done' } }, { llm: { provider: 'anthropic', model: 'm', enabled: false } }));
     expect(requiredKeys(off, llmJudged(off))).toEqual([]);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callFailed, hostRateLimit } from '../../activities/rate-limit.js';
+import { fromEnvelope, parseEnvelope } from '../../activities/host-envelope.js';
+import { hostRateLimit } from '../../activities/rate-limit.js';
 import { wallTimeIn } from '../../activities/wall-time.js';
 
 // 2026-04-20T12:00:00Z, a Monday.
@@ -79,23 +80,20 @@ describe('hostRateLimit', () => {
   });
 });
 
-describe('callFailed', () => {
-  it('is a non-zero exit', () => {
-    expect(callFailed(1, 'whatever')).toBe(true);
+describe('an error envelope (headless claude -p reports an API rate limit with exit 0 and is_error)', () => {
+  const envelope = { type: 'result', subtype: 'success', is_error: true, duration_api_ms: 0, result: 'API Error: Rate limit reached', total_cost_usd: 0 };
+  it('is a failed prompt run whose text is the rate limit', () => {
+    const run = fromEnvelope({ output: JSON.stringify(envelope), stderr: '', exit_code: 0, duration_ms: 3 });
+    expect(run.exit_code).toBe(1);
+    expect(hostRateLimit(run.output, run.stderr, { ...opts, failed: run.exit_code !== 0 })).toMatchObject({ kind: 'rate_limit', message: 'API Error: Rate limit reached' });
   });
-  it('is an envelope with is_error, even with exit 0 (headless claude -p reports API errors so)', () => {
-    const envelope = { type: 'result', subtype: 'success', is_error: true, duration_api_ms: 0, result: 'API Error: Rate limit reached', total_cost_usd: 0 };
-    expect(callFailed(0, JSON.stringify(envelope))).toBe(true);
-    expect(hostRateLimit(JSON.stringify(envelope), '', { ...opts, failed: callFailed(0, JSON.stringify(envelope)) })?.kind).toBe('rate_limit');
+  it('is read from the result message of the --verbose array form', () => {
+    const parsed = parseEnvelope(JSON.stringify([{ type: 'system', subtype: 'init' }, envelope]));
+    expect(parsed).toMatchObject({ isError: true, text: 'API Error: Rate limit reached' });
   });
-  it('reads the result item of an array of messages', () => {
-    const items = [{ type: 'system', subtype: 'init' }, { type: 'result', subtype: 'success', is_error: true, result: 'API Error: Rate limit reached' }];
-    expect(callFailed(0, JSON.stringify(items))).toBe(true);
-  });
-  it('is not a successful envelope or plain text', () => {
-    expect(callFailed(0, JSON.stringify({ type: 'result', is_error: false, result: 'rate limit reached' }))).toBe(false);
-    expect(callFailed(0, 'API Error: Rate limit reached')).toBe(false);
-    expect(callFailed(0, '{not json')).toBe(false);
+  it('a successful envelope that talks about rate limits is no rate limit', () => {
+    const run = fromEnvelope({ output: JSON.stringify({ ...envelope, is_error: false, result: 'Fixed: API Error: Rate limit reached is now retried' }), stderr: '', exit_code: 0, duration_ms: 3 });
+    expect(hostRateLimit(run.output, run.stderr, { ...opts, failed: run.exit_code !== 0 })).toBeUndefined();
   });
 });
 

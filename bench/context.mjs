@@ -1,0 +1,160 @@
+// The bench's shared world (bench/run.mjs runs the parts): flags, a dedicated embedded Temporal
+// dev server in a temporary directory (LL_TEMPORAL_PORT, LL_TEMPORAL_UI_PORT, LL_TEMPORAL_DATA_DIR)
+// and its project, the report, measuring helpers, and the checkout worker a part may start.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+export const { values: flags } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
+    loops: { type: 'string' },
+    only: { type: 'string' },
+    'first-runs': { type: 'string' },
+    parked: { type: 'string' },
+  },
+});
+export const QUICK = flags.quick;
+export const LOOPS = Number(flags.loops ?? (QUICK ? 100 : 1000));
+export const FIRST_RUNS = Number(flags['first-runs'] ?? 5);
+export const TRANSITIONS = Number(process.env.BENCH_TRANSITIONS ?? (QUICK ? 200 : 1000));
+export const PARTS = new Set((flags.only ?? 'cli,transitions,first-action,spawn,llm,concurrent').split(',').map((s) => s.trim()));
+for (const p of PARTS) if (!['cli', 'transitions', 'first-action', 'spawn', 'llm', 'concurrent', 'parked'].includes(p)) throw new Error(`--only: unknown part ${p}`);
+// Parked runs: only when asked for (--parked N, or --only parked with --loops N).
+export const PARKED = flags.parked !== undefined ? Number(flags.parked) : PARTS.has('parked') ? LOOPS : 0;
+if (!Number.isInteger(PARKED) || PARKED < 0) throw new Error(`--parked must be a number of loops, got ${flags.parked}`);
+if (!Number.isInteger(LOOPS) || LOOPS < 1) throw new Error(`--loops must be a positive integer, got ${flags.loops}`);
+
+/** Human output (stdout), or progress notes (stderr) when --json keeps stdout for the JSON. */
+export const say = (line) => (flags.json ? process.stderr.write(`${line}\n`) : process.stdout.write(`${line}\n`));
+export const note = (line) => process.stderr.write(`${line}\n`);
+
+export const root = join(fileURLToPath(import.meta.url), '..', '..');
+export const BIN = join(root, 'bin', 'll-loop.js');
+export const PROBE = join(root, 'bench', 'first-action-probe.mjs');
+export const wall = () => performance.timeOrigin + performance.now();
+
+// The bench's own world: a project (a checkout: it has .loops/), its server's data, the state
+// directory the runs leave their environment in. Set before anything reads them, so the checkout
+// worker and every `ll-loop run` spawned below inherit them.
+export const tmp = mkdtempSync(join(tmpdir(), 'll-loop-bench-'));
+export const project = join(tmp, 'project');
+mkdirSync(join(project, '.loops'), { recursive: true });
+delete process.env.TEMPORAL_ADDRESS;
+process.env.LL_TEMPORAL_DATA_DIR = join(tmp, 'temporal');
+process.env.LL_TEMPORAL_PORT = String(await freePort());
+process.env.LL_TEMPORAL_UI_PORT = String(await freePort());
+process.env.LL_STATE_DIR = join(tmp, 'state');
+
+export const dist = (p) => import(join(root, 'dist', p));
+export const { resolveEndpoint, resolveTemporalTarget, connectClient, connectWorkerConnection } = await dist('client/temporal/connection.js');
+export const { embeddedServerOptions } = await dist('client/temporal/embedded.js');
+export const { stopDevServer } = await dist('client/temporal/dev-server.js');
+export const { createLoopWorker, installQuietRuntime } = await dist('worker/create-worker.js');
+export const { validateLoop } = await dist('fsm/validate.js');
+export const { createActivities } = await dist('activities/index.js');
+
+installQuietRuntime('ERROR');
+export const serverOptions = embeddedServerOptions(project);
+export const serverStarted = wall();
+export const endpoint = await resolveEndpoint(resolveTemporalTarget(), serverOptions);
+export const serverPid = Number(readFileSync(join(serverOptions.dataDir, 'server.pid'), 'utf8').trim());
+export const report = {
+  machine: { cpus: cpus().length, loadavg_at_start: loadavg().map((l) => Number(l.toFixed(2))) },
+  server: { address: endpoint.address, pid: serverPid, start_ms: Math.round(wall() - serverStarted) },
+};
+/** The checkout worker this bench started (stopped at the end). */
+export const benchWorker = { pid: undefined };
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+export const round = (x, d = 0) => (x === undefined || Number.isNaN(x) ? undefined : Number(x.toFixed(d)));
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** /proc/<pid>/status fields in kB (VmHWM, VmRSS), or undefined when the process is gone. */
+export function procStatus(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1]);
+    return { hwm_kb: kb('VmHWM'), rss_kb: kb('VmRSS') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy and total jiffies of the whole machine (first line of /proc/stat). */
+export function machineJiffies() {
+  const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const n = f.map(Number);
+  const idle = n[3] + n[4];
+  const total = n.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** A Temporal timestamp ({seconds: Long, nanos}) in ms. */
+export const tsMs = (t) => Number(String(t.seconds)) * 1000 + (t.nanos ?? 0) / 1e6;
+
+/**
+ * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p" (options Node refuses in NODE_OPTIONS):
+ * start the checkout's worker here with them, before a command would start a plain one.
+ */
+export function spawnProfiledWorker() {
+  const extra = process.env.BENCH_WORKER_NODE_ARGS?.split(/\s+/).filter(Boolean);
+  if (!extra?.length || benchWorker.pid) return;
+  mkdirSync(join(project, '.loops', '.worker'), { recursive: true });
+  const log = openSync(join(project, '.loops', '.worker', 'worker.log'), 'a');
+  const child = spawn(process.execPath, [...extra, BIN, 'worker'], { cwd: project, detached: true, stdio: ['ignore', log, log], env: { ...process.env, LL_WORKER_STARTED_BY: 'on-demand' } });
+  child.unref();
+  benchWorker.pid = child.pid;
+}
+
+export async function stopBenchWorker() {
+  if (!benchWorker.pid) return;
+  try {
+    process.kill(benchWorker.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline && procStatus(benchWorker.pid)) {
+    if (/State:\s+Z/.test(readFileSync(`/proc/${benchWorker.pid}/status`, 'utf8'))) break;
+    await sleep(100);
+  }
+  if (procStatus(benchWorker.pid)) {
+    try {
+      process.kill(benchWorker.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
