@@ -80,6 +80,10 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
+  // A completion's stated maximum that the tokens left cannot cover: the call is not made.
+  const provider = 'llm' in input ? input.llm : undefined;
+  const short = provider === undefined ? undefined : cannotCover(def, snap, snap.current, provider.max_tokens);
+  if (short !== undefined) return budgetSpent(d, state, short, null);
   // Only definitions written with output_schema: carry it, so older runs issue the inputs they did.
   if (state.output_schema !== undefined) Object.assign(input, { output_schema: state.output_schema });
   const attempt = snap.attempt ?? 1;

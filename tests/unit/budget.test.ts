@@ -255,6 +255,22 @@ describe('runs with a budget', () => {
     expect(out.effect).toMatchObject({ type: 'run_action', input: { state: 'stop' } });
     expect(out.events.find((e) => e.event === 'budget_spent')).toMatchObject({ state: 'fix', limit: 'max_tokens', spent: 701, max: 1000, needed: 300 });
   });
+
+  it('does not start a prompt completion the tokens left cannot cover (its max_tokens)', () => {
+    const d = def(
+      loop(
+        { write: { action: 'Write the summary', action_type: 'prompt', llm: { max_tokens: 500 }, next: 'write', on_budget: 'stop' }, stop: { action: 'echo out of tokens', next: 'done' } },
+        { budget: { max_tokens: 1000 }, llm: { provider: 'anthropic', model: 'm' } },
+      ),
+    );
+    let out: Transition = begin(d);
+    expect(out.effect).toMatchObject({ type: 'run_action', input: { kind: 'prompt', llm: { provider: 'anthropic', max_tokens: 500 } } });
+    out = next(d, out, { type: 'action_done', result: { output: 'text', stderr: '', exit_code: 0, duration_ms: 5, usage: { input_tokens: 400, output_tokens: 150 } }, now: 10 });
+    // 550 spent, 450 left: the next completion may use 500, so it is not started.
+    expect(out.effect).toMatchObject({ type: 'run_action', input: { state: 'stop' } });
+    expect(out.events.find((e) => e.event === 'budget_spent')).toMatchObject({ state: 'write', limit: 'max_tokens', spent: 550, max: 1000, needed: 500 });
+    expect(out.events.filter((e) => e.event === 'action_start').map((e) => e.state)).toEqual(['stop']);
+  });
 });
 
 describe('sub-loops and budgets', () => {
