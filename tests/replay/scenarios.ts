@@ -366,4 +366,23 @@ export const SCENARIOS: Scenario[] = [
       },
     },
   },
+  {
+    name: 'budget',
+    covers: 'budgets: spend from the host CLI envelope (prompt usage) reaches max_cost_usd, budget_spent, on_budget routes',
+    prepare: (p) => {
+      tool(p, 'agent');
+      const envelope = (text: string) => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, total_cost_usd: 0.3, usage: { input_tokens: 100, output_tokens: 20 } });
+      script(p.toolsDir, 'agent', [[0, envelope('first')], [0, envelope('second')]]);
+      return { LL_HOST_CLI: 'agent' };
+    },
+    definition: {
+      name: 'budget',
+      initial: 'work',
+      budget: { max_cost_usd: 0.5 },
+      states: {
+        work: { action: 'do some work', action_type: 'prompt', next: 'work', on_budget: 'stop' },
+        stop: { action: 'echo out of budget', terminal: true },
+      },
+    },
+  },
 ];
