@@ -158,8 +158,8 @@ function formatEvent(event: TimedEvent): string {
       // Values may be action output (errors, captured values): shown, never acted on by the terminal.
       return `${k}=${safeText(oneLine(text, 120))}`;
     });
-  // The widest event names (subloop_complete, maintain_restart) still get a space after them.
-  return `${event.ts}  ${event.event.padEnd(17)}${fields.join(' ')}`.trimEnd();
+  // Every event name, the widest (rate_limit_resume) included, gets a space after it.
+  return `${event.ts}  ${event.event.padEnd(18)}${fields.join(' ')}`.trimEnd();
 }
 
 /** Replace the events file with `events`, atomically. */
