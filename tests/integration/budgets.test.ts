@@ -13,22 +13,20 @@ import { runStatus, statusCommand } from '../../client/commands/status.js';
 import { EXIT } from '../../client/exit-codes.js';
 import { statusQuery } from '../../workflows/definitions.js';
 import { runCliInProcess } from '../support/cli.js';
-import { startFakeLlmApi, type FakeLlmApi } from '../support/fake-llm-api.js';
+import { useFakeLlmApi } from '../support/fake-llm-suite.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 /** Each call of the fake Anthropic API uses 120 + 15 tokens. */
 const TOKENS_PER_CALL = 135;
 const KEY = { ANTHROPIC_API_KEY: 'sk-ant-budget-test' };
 
-let api: FakeLlmApi;
+const api = useFakeLlmApi();
 let savedAddress: string | undefined;
 beforeAll(async () => {
-  api = await startFakeLlmApi();
   savedAddress = process.env.TEMPORAL_ADDRESS;
   process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
 });
 afterAll(async () => {
-  await api.close();
   await closeTemporal();
   if (savedAddress === undefined) delete process.env.TEMPORAL_ADDRESS;
   else process.env.TEMPORAL_ADDRESS = savedAddress;

@@ -6,18 +6,13 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RETRY_AFTER_S, startFakeLlmApi, type FakeLlmApi } from '../support/fake-llm-api.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RETRY_AFTER_S } from '../support/fake-llm-api.js';
+import { useFakeLlmApi } from '../support/fake-llm-suite.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
-let api: FakeLlmApi;
-beforeAll(async () => {
-  api = await startFakeLlmApi();
-});
-afterAll(async () => {
-  await api.close();
-  await closeTemporal();
-});
+const api = useFakeLlmApi();
+afterAll(closeTemporal);
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];

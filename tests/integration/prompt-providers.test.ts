@@ -5,19 +5,13 @@
  * output (captured, routed on), usage is in the action's result, an unreachable base_url is an
  * `error` verdict naming the URL, and stopping the run while the call is out cancels it at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { statusQuery } from '../../workflows/definitions.js';
-import { startFakeLlmApi, type FakeLlmApi } from '../support/fake-llm-api.js';
+import { useFakeLlmApi } from '../support/fake-llm-suite.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
-let api: FakeLlmApi;
-beforeAll(async () => {
-  api = await startFakeLlmApi();
-});
-afterAll(async () => {
-  await api.close();
-  await closeTemporal();
-});
+const api = useFakeLlmApi();
+afterAll(closeTemporal);
 
 /** The results of the run's runAction activities, as recorded in its history. */
 async function actionResults(workflowId: string): Promise<Array<Record<string, unknown>>> {

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeLlmApi, type FakeLlmApi } from '../support/fake-llm-api.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useFakeLlmApi } from '../support/fake-llm-suite.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { closeTemporal, definition, project, runLoop, script, temporal, toolEnv } from './harness.js';
 
@@ -138,11 +138,7 @@ describe('a rate-limited LLM evaluation', () => {
 });
 
 describe('an API provider’s 429', () => {
-  let api: FakeLlmApi;
-  beforeAll(async () => {
-    api = await startFakeLlmApi();
-  });
-  afterAll(() => api.close());
+  const api = useFakeLlmApi();
 
   it('pauses an evaluation and a prompt state for its retry-after, then asks again', async () => {
     const p = project();

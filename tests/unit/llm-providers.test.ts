@@ -4,18 +4,15 @@
  * answer that is not JSON, an unreachable base_url, a missing key. No Temporal: the activity is
  * called as a plain function (the integration test runs it in loops).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeEvaluateLlm } from '../../activities/evaluate-llm.js';
 import { retryAfterSeconds } from '../../activities/llm-provider-call.js';
 import type { LlmProviderRequest } from '../../fsm/llm-provider.js';
 import type { LlmReply } from '../../fsm/snapshot.js';
-import { RETRY_AFTER_S, startFakeLlmApi, type FakeLlmApi } from '../support/fake-llm-api.js';
+import { RETRY_AFTER_S } from '../support/fake-llm-api.js';
+import { useFakeLlmApi } from '../support/fake-llm-suite.js';
 
-let api: FakeLlmApi;
-beforeAll(async () => {
-  api = await startFakeLlmApi();
-});
-afterAll(() => api.close());
+const api = useFakeLlmApi();
 
 const KEY = 'sk-test-0123456789-secret';
 

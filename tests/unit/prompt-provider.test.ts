@@ -4,20 +4,17 @@
  * usage comes back, failures are results naming the URL / the key variable, a stop aborts the
  * request at once; and providerRateLimit(), the one recogniser of rate limits and overload.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { providerRateLimit, ProviderError } from '../../activities/llm-provider-call.js';
 import { askProvider } from '../../activities/llm-providers.js';
 import { runPromptByProvider } from '../../activities/prompt-provider.js';
 import { makeRunAction } from '../../activities/run-action.js';
 import type { ApiProvider, LlmProviderRequest } from '../../fsm/llm-provider.js';
 import type { RunActionInput } from '../../fsm/types.js';
-import { RETRY_AFTER_S, startFakeLlmApi, type FakeLlmApi } from '../support/fake-llm-api.js';
+import { RETRY_AFTER_S } from '../support/fake-llm-api.js';
+import { useFakeLlmApi } from '../support/fake-llm-suite.js';
 
-let api: FakeLlmApi;
-beforeAll(async () => {
-  api = await startFakeLlmApi();
-});
-afterAll(() => api.close());
+const api = useFakeLlmApi();
 
 const KEY = 'sk-prompt-0123456789-secret';
 const KEY_ENV: Record<ApiProvider, string> = { anthropic: 'ANTHROPIC_API_KEY', 'openai-compatible': 'OPENAI_API_KEY' };
