@@ -177,6 +177,8 @@ export const stateShape = {
    * `mcp_tool` calls `action: "<server>/<tool>"` of the project's `.mcp.json` with `params:`.
    */
   action_type: z.enum(ACTION_TYPES).optional(),
+  /** mcp_tool only: the tool, with the server in `action:` (folded into `action: "<server>/<tool>"` at load; fsm/mcp-tool-field.ts). */
+  tool: z.string().min(1).optional(),
   /** mcp_tool only: the tool's arguments; string values are templates. */
   params: z.record(z.string(), z.unknown()).optional(),
   evaluate: evaluateConfig.optional(),

@@ -8,6 +8,7 @@ import { error, hasErrors, warning, type Diagnostic } from './diagnostics.js';
 import { actionKind } from './action.js';
 import { providerDiagnostics } from './llm-provider.js';
 import { parseMcpTarget } from './mcp-call.js';
+import { foldMcpTools } from './mcp-tool-field.js';
 import { CURRENT, declaredTargets, hasShorthand } from './routing.js';
 import { specProblems } from './parameters.js';
 import { checkShellTemplate } from './shell-render.js';
@@ -163,9 +164,10 @@ function checkGraph(def: LoopDefinition, out: Diagnostic[]): void {
 /** An mcp_tool state names `<server>/<tool>`; `params:` and `mcp_result` belong to such states only. */
 function checkMcpState(path: Path, state: StateConfig, out: Diagnostic[]): void {
   const mcp = state.action_type === 'mcp_tool';
-  if (mcp && state.action === undefined) {
+  // A `tool:` that could not be folded into action: has its own error (fsm/mcp-tool-field.ts).
+  if (mcp && state.action === undefined && state.tool === undefined) {
     out.push(error([...path, 'action_type'], 'an mcp_tool state needs action: "<server>/<tool>"', 'add action: naming a server of .mcp.json and its tool, e.g. action: "github/get_issue"'));
-  } else if (mcp && state.action !== undefined && !state.action.includes('${')) {
+  } else if (mcp && state.action !== undefined && state.tool === undefined && !state.action.includes('${')) {
     const target = parseMcpTarget(state.action);
     if ('error' in target) out.push(error([...path, 'action'], target.error, 'write action: "<server>/<tool>", e.g. action: "github/get_issue"'));
   }
@@ -308,7 +310,7 @@ export function validateLoop(raw: unknown): ValidationResult {
   if (!parsed.success) return { diagnostics: schemaDiagnostics(parsed.error.issues, raw) };
   const def = parsed.data;
   if (def.llm.model === DEFAULT_MODEL_PLACEHOLDER) delete def.llm.model;
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics: Diagnostic[] = foldMcpTools(def);
   checkGraph(def, diagnostics);
   checkTemplates(def, diagnostics);
   checkShellActions(def, diagnostics);

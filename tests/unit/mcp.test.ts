@@ -89,4 +89,21 @@ describe('mcp_tool states', () => {
     const result = validateLoop(loop({ a: { action: '${context.server}/echo', action_type: 'mcp_tool', params: { token: '${env.TOKEN}' }, route: { success: 'done', _: 'done' } } }, { context: { server: 'tiny' } }));
     expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
+
+  it('tool: names the tool apart from its server, and runs exactly as action: "<server>/<tool>"', () => {
+    const split = def(loop({ call: { action: 'tiny', tool: 'echo', action_type: 'mcp_tool', params: { text: 'hi' }, route: { success: 'done', _: 'done' } } }));
+    const joined = def(loop({ call: { action: 'tiny/echo', action_type: 'mcp_tool', params: { text: 'hi' }, route: { success: 'done', _: 'done' } } }));
+    expect(split).toEqual(joined);
+    expect(split.states['call']).not.toHaveProperty('tool');
+  });
+
+  it('tool: without mcp_tool, without a server, or beside a full target is an error naming the fix', () => {
+    const errors = (state: Record<string, unknown>) =>
+      validateLoop(loop({ call: { route: { success: 'done', _: 'done' }, ...state } })).diagnostics.filter((d) => d.severity === 'error');
+    expect(errors({ action: 'tiny', tool: 'echo' })).toMatchObject([{ path: ['states', 'call', 'tool'], message: 'tool: names the tool of an action_type: mcp_tool state' }]);
+    expect(errors({ tool: 'echo', action_type: 'mcp_tool' })).toMatchObject([{ path: ['states', 'call', 'tool'], message: 'tool: "echo" needs its server' }]);
+    expect(errors({ action: 'tiny/echo', tool: 'echo', action_type: 'mcp_tool' })).toMatchObject([{ message: 'action: "tiny/echo" already names a tool' }]);
+    expect(errors({ action: 'tiny', tool: 'other/echo', action_type: 'mcp_tool' })).toMatchObject([{ message: 'tool: "other/echo" names a server too, and action: names one' }]);
+    expect(errors({ tool: 'tiny/echo', action_type: 'mcp_tool' })).toEqual([]);
+  });
 });
