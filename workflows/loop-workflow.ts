@@ -281,7 +281,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         }
         case 'sleep':
           // A rate limit's pause ends at an instant (continued as new mid-pause, it waits only the rest).
-          await sleep('until_ms' in work ? Math.max(1, work.until_ms - Date.now()) : work.ms);
+          await sleep('until_ms' in work ? Math.max(1, work.until_ms - Date.now()) : work.ms, { summary: sleepSummary(work, at.snapshot) });
           return { type: 'sleep_done', now: Date.now() };
         case 'run_loop':
           // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
@@ -323,6 +323,21 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     if (!isFinished(at)) throw err;
     await CancellationScope.nonCancellable(() => placement.release());
     return settle(at.snapshot, input);
+  }
+}
+
+/** What a durable sleep is for, as the Web UI lists the timer (user metadata: replays ignore it). */
+function sleepSummary(work: Extract<WorkEffect, { type: 'sleep' }>, snapshot: Snapshot): string {
+  const state = snapshot.current;
+  switch (work.reason) {
+    case 'rate_limit':
+      return `${state}: rate limited until ${new Date(work.until_ms).toISOString()}`;
+    case 'retry':
+      return `${state}: before attempt ${snapshot.attempt}`;
+    case 'maintain_delay':
+      return 'maintain delay';
+    case 'backoff':
+      return `${state}: backoff`;
   }
 }
 

@@ -51,6 +51,13 @@ describe('a rate-limited prompt action', () => {
     expect(run.events.filter((e) => e.event === 'action_start' && e.state === 'fix')).toHaveLength(2);
     expect(run.snapshot?.steps).toBe(2);
     expect(run.snapshot).not.toHaveProperty('rateLimit');
+    // The Web UI lists the pause's timer by what it is for.
+    const { client } = await temporal();
+    const history = await client.workflow.getHandle(run.workflowId).fetchHistory();
+    const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes);
+    expect(timers).toHaveLength(1);
+    const summary = timers[0]!.userMetadata?.summary?.data;
+    expect(summary && JSON.parse(Buffer.from(summary).toString('utf8'))).toBe(`fix: rate limited until ${String(limited!.resumes_at)}`);
   });
 
   it('in a run of an older release (no pauseOnRateLimit) is judged as it was', async () => {
