@@ -25,6 +25,8 @@ import { afterEvaluation, decide, enter, execute, failState, retryIfFailed, runA
 import { onInvalidAnswer, onInvalidOutput } from './reask.js';
 import { onSubloopEvent } from './on-subloop.js';
 import { onRateLimited, resumeAfterRateLimit } from './rate-limit.js';
+import { actionKind } from './action.js';
+import { hasBudget } from './budget.js';
 import { chargeAgentCall, llmUsage } from './on-budget.js';
 
 /** States entered in one transition without any effect: past this the loop is spinning in place. */
@@ -52,7 +54,11 @@ function onActionDone(d: Draft, result: ActionResult): void {
     if (check !== undefined && 'value' in check) value.json = check.value;
     d.snap.captured = { ...d.snap.captured, [state.capture]: value };
   }
-  if (chargeAgentCall(d, state, result.usage, result.duration_ms, result)) return;
+  // Under a budget an agent call spends its time even when its host CLI reports no usage (another
+  // CLI than Claude Code), so max_agent_seconds holds for any; without one, only reports are kept.
+  const timed = actionKind(state) === 'prompt' && result.error === undefined && hasBudget(d.def, d.snap, state);
+  const usage = result.usage ?? (timed ? {} : undefined);
+  if (chargeAgentCall(d, state, usage, result.duration_ms, result)) return;
   if (result.error !== undefined) {
     if (retryIfFailed(d, state, { kind: 'could_not_run' }, { exit_code: result.exit_code, error: result.error })) return;
     if (!state.terminal) return failState(d, state, result.error, result);

@@ -201,6 +201,19 @@ describe('runs with a budget', () => {
     expect(run.result).toMatchObject({ terminated_by: 'budget', spent: { agent_ms: 1100 } });
   });
 
+  it('a prompt whose host CLI reports no usage still spends its time (max_agent_seconds holds for any host CLI)', () => {
+    const d = def(loop({ fix: { action: 'work', action_type: 'prompt', next: 'fix' } }, { budget: { max_agent_seconds: 1 } }));
+    const run = drive(d, { actions: { fix: [{ duration_ms: 700 }, { duration_ms: 700 }] } });
+    expect(run.result).toMatchObject({ terminated_by: 'budget', spent: { agent_ms: 1400, tokens: 0, cost_usd: 0 } });
+  });
+
+  it("a shell action spends nothing", () => {
+    const d = def(loop({ build: { action: 'make', next: 'build' } }, { budget: { max_agent_seconds: 1 }, max_steps: 5 }));
+    const run = drive(d, { actions: { build: [{ duration_ms: 700 }] } });
+    expect(run.result.terminated_by).toBe('max_steps');
+    expect(run.final).not.toHaveProperty('spent');
+  });
+
   it("a terminal state's call is charged but ends the run as a terminal", () => {
     const d = def({ name: 't', initial: 'end', budget: { max_cost_usd: 1 }, states: { end: { action: 'sum up', action_type: 'prompt', terminal: true } } });
     const run = drive(d, { actions: { end: [{ ...usage(5) }] } });
