@@ -7,15 +7,12 @@
  * grows past Temporal's limits. Everything it knows is in `snapshot`, answered by `statusQuery`.
  */
 import {
-  ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
   ContinueAsNew,
   continueAsNew,
   isCancellation,
-  proxyActivities,
-  proxyLocalActivities,
   proxySinks,
   setCurrentDetails,
   setHandler,
@@ -24,7 +21,6 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { LoopActivities } from './activity-types.js';
 import { loopEnvNames } from '../fsm/env-names.js';
 import { closing, outcomeOf, type LoopOutcome } from '../fsm/outcome.js';
 import { upgradeSnapshot } from '../fsm/semantics.js';
@@ -35,6 +31,7 @@ import { transition } from '../fsm/transition.js';
 import { failureOf } from './error-text.js';
 import { noteHostChange } from '../fsm/notes.js';
 import { Placement } from './placement.js';
+import { actionActivity, diffStatActivity, isLocal, llmActivity, sleepSummary } from './activity-proxies.js';
 import { runChild } from './run-child.js';
 import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
@@ -44,10 +41,6 @@ import type { DoneSnapshot, FinishEffect, LlmReply, RateLimitPause, RunEvent, Sn
 import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
 import { LOOP_FAILED, snapshotQuery, statusQuery, type LoopRunResult, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
 
-/** Grace beyond an action's own timeout before Temporal gives up on the activity. */
-const ACTIVITY_TIMEOUT_SLACK_S = 60;
-/** A worker that stops heartbeating for this long is presumed dead; the action is retried once. */
-const HEARTBEAT_TIMEOUT = '30s';
 /** Continue as new well before Temporal's ~51,200-event / 50 MB history limits. */
 const MAX_HISTORY_EVENTS = 20_000;
 const MAX_HISTORY_BYTES = 20 * 1024 * 1024;
@@ -64,40 +57,6 @@ const LOCAL_FLUSH_AFTER_ACTIONS = 100;
 
 const { loopEvents } = proxySinks<LoopSinks>();
 const TIMED_OUT = Symbol('timed-out');
-
-/** Quick shell actions (timeout at most `localMaxS`) run as local activities. */
-function isLocal(input: Pick<RunActionInput, 'kind' | 'timeout_s'>, localMaxS: number): boolean {
-  return input.kind === 'shell' && input.timeout_s <= localMaxS;
-}
-
-function actionActivity(input: RunActionInput, local: boolean, at: ReturnType<Placement['activityOptions']>): (input: RunActionInput) => Promise<ActionResult> {
-  const common = {
-    startToCloseTimeout: `${input.timeout_s + ACTIVITY_TIMEOUT_SLACK_S}s`,
-    // A dead worker's action is re-run at most once (at-least-once delivery of actions).
-    retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ActionSetupError'] },
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  };
-  if (local) {
-    return proxyLocalActivities<LoopActivities>(common).runAction;
-  }
-  return proxyActivities<LoopActivities>({ ...common, heartbeatTimeout: HEARTBEAT_TIMEOUT, summary: input.state, ...at }).runAction;
-}
-
-function llmActivity(timeoutS: number, state: string, at: ReturnType<Placement['activityOptions']>): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply | EvalResult> {
-  return proxyActivities<LoopActivities>({
-    ...at,
-    startToCloseTimeout: `${timeoutS + ACTIVITY_TIMEOUT_SLACK_S}s`,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
-    retry: { maximumAttempts: 3 },
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    summary: `evaluate ${state}`,
-  }).evaluateLlm;
-}
-
-/** diff_stall's git call: quick, local to the run's directory; a dead worker's is simply asked again. */
-function diffStatActivity(state: string, at: ReturnType<Placement['activityOptions']>): LoopActivities['diffStat'] {
-  return proxyActivities<LoopActivities>({ ...at, startToCloseTimeout: '90s', retry: { maximumAttempts: 3 }, summary: `diff ${state}` }).diffStat;
-}
 
 /**
  * Close the workflow for a finished run (fsm/outcome.ts): its result with the final snapshot, a
@@ -323,21 +282,6 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     if (!isFinished(at)) throw err;
     await CancellationScope.nonCancellable(() => placement.release());
     return settle(at.snapshot, input);
-  }
-}
-
-/** What a durable sleep is for, as the Web UI lists the timer (user metadata: replays ignore it). */
-function sleepSummary(work: Extract<WorkEffect, { type: 'sleep' }>, snapshot: Snapshot): string {
-  const state = snapshot.current;
-  switch (work.reason) {
-    case 'rate_limit':
-      return `${state}: rate limited until ${new Date(work.until_ms).toISOString()}`;
-    case 'retry':
-      return `${state}: before attempt ${snapshot.attempt}`;
-    case 'maintain_delay':
-      return 'maintain delay';
-    case 'backoff':
-      return `${state}: backoff`;
   }
 }
 

@@ -1,0 +1,64 @@
+/**
+ * How the loop workflow calls its work: the activity proxies (timeouts, heartbeats, retries,
+ * cancellation, the Web UI summaries) for actions, LLM evaluations and diff_stall's git call, and
+ * the summary of a durable sleep. Workflow code: deterministic, no Node built-ins.
+ */
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { LoopActivities } from './activity-types.js';
+import type { Placement } from './placement.js';
+import type { LlmReply, Snapshot, WorkEffect } from '../fsm/snapshot.js';
+import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
+
+/** Grace beyond an action's own timeout before Temporal gives up on the activity. */
+const ACTIVITY_TIMEOUT_SLACK_S = 60;
+/** A worker that stops heartbeating for this long is presumed dead; the action is retried once. */
+const HEARTBEAT_TIMEOUT = '30s';
+
+/** Quick shell actions (timeout at most `localMaxS`) run as local activities. */
+export function isLocal(input: Pick<RunActionInput, 'kind' | 'timeout_s'>, localMaxS: number): boolean {
+  return input.kind === 'shell' && input.timeout_s <= localMaxS;
+}
+
+export function actionActivity(input: RunActionInput, local: boolean, at: ReturnType<Placement['activityOptions']>): (input: RunActionInput) => Promise<ActionResult> {
+  const common = {
+    startToCloseTimeout: `${input.timeout_s + ACTIVITY_TIMEOUT_SLACK_S}s`,
+    // A dead worker's action is re-run at most once (at-least-once delivery of actions).
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ActionSetupError'] },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  };
+  if (local) {
+    return proxyLocalActivities<LoopActivities>(common).runAction;
+  }
+  return proxyActivities<LoopActivities>({ ...common, heartbeatTimeout: HEARTBEAT_TIMEOUT, summary: input.state, ...at }).runAction;
+}
+
+export function llmActivity(timeoutS: number, state: string, at: ReturnType<Placement['activityOptions']>): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply | EvalResult> {
+  return proxyActivities<LoopActivities>({
+    ...at,
+    startToCloseTimeout: `${timeoutS + ACTIVITY_TIMEOUT_SLACK_S}s`,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { maximumAttempts: 3 },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    summary: `evaluate ${state}`,
+  }).evaluateLlm;
+}
+
+/** diff_stall's git call: quick, local to the run's directory; a dead worker's is simply asked again. */
+export function diffStatActivity(state: string, at: ReturnType<Placement['activityOptions']>): LoopActivities['diffStat'] {
+  return proxyActivities<LoopActivities>({ ...at, startToCloseTimeout: '90s', retry: { maximumAttempts: 3 }, summary: `diff ${state}` }).diffStat;
+}
+
+/** What a durable sleep is for, as the Web UI lists the timer (user metadata: replays ignore it). */
+export function sleepSummary(work: Extract<WorkEffect, { type: 'sleep' }>, snapshot: Snapshot): string {
+  const state = snapshot.current;
+  switch (work.reason) {
+    case 'rate_limit':
+      return `${state}: rate limited until ${new Date(work.until_ms).toISOString()}`;
+    case 'retry':
+      return `${state}: before attempt ${snapshot.attempt}`;
+    case 'maintain_delay':
+      return 'maintain delay';
+    case 'backoff':
+      return `${state}: backoff`;
+  }
+}
