@@ -4,38 +4,17 @@
  * activity asks it through the official SDKs, and the verdicts route. The API key is read on the
  * worker and appears nowhere in the run's history or under `.loops/`.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RETRY_AFTER_S } from '../support/fake-llm-api.js';
 import { useFakeLlmApi } from '../support/fake-llm-suite.js';
+import { filesUnder, historyText } from '../support/leak-scan.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 const api = useFakeLlmApi();
 afterAll(closeTemporal);
 
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
-
-/** The run's whole history as text, payload bytes decoded (see secrets.test.ts). */
-async function historyText(workflowId: string): Promise<string> {
-  const { client } = await temporal();
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  const parts: string[] = [];
-  const visit = (v: unknown): void => {
-    if (typeof v === 'string') parts.push(v);
-    else if (v instanceof Uint8Array) parts.push(Buffer.from(v).toString('utf8'));
-    else if (Array.isArray(v)) v.forEach(visit);
-    else if (typeof v === 'object' && v !== null) Object.values(v).forEach(visit);
-  };
-  visit(history);
-  return parts.join('\n');
-}
 
 describe('LLM evaluations by API providers', () => {
   it('routes the verdicts of both providers; the keys stay out of history and .loops/', async () => {
@@ -70,7 +49,7 @@ describe('LLM evaluations by API providers', () => {
     const evaluations = run.events.filter((e) => e.event === 'evaluate');
     expect(evaluations.map((e) => e['verdict'])).toEqual(['yes', 'no']);
 
-    const history = await historyText(run.workflowId);
+    const history = await historyText((await temporal()).client, run.workflowId);
     expect(history).toContain('MY_OAI_KEY');
     expect(history).toContain('input_tokens');
     for (const key of [anthropicKey, openaiKey]) {

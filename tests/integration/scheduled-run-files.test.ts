@@ -4,43 +4,23 @@
  * (worker/run-files.ts `runFileStem`), and that name is accepted as the run id.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { createLoopWorker } from '../../worker/create-worker.js';
+import { expect, it } from 'vitest';
 import { runFileStem } from '../../worker/run-files.js';
 import { runCliInProcess } from '../support/cli.js';
-import { closeTemporal, project, temporal } from './harness.js';
+import { temporal } from './harness.js';
+import { useServedProject } from './served-project.js';
 
 const suffix = randomUUID().slice(0, 8);
 const taskQueue = `ll-loop-scheduled-files-${suffix}`;
-let cwd: string;
-let worker: Worker;
-let running: Promise<void>;
-const savedAddress = process.env.TEMPORAL_ADDRESS;
+const served = useServedProject(taskQueue);
 
-beforeAll(async () => {
-  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
-  cwd = project().cwd;
-  mkdirSync(join(cwd, '.loops'));
-  const { native } = await temporal();
-  ({ worker } = await createLoopWorker({ connection: native, taskQueue }));
-  running = worker.run();
-});
-
-afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await closeTemporal();
-  if (savedAddress === undefined) delete process.env.TEMPORAL_ADDRESS;
-  else process.env.TEMPORAL_ADDRESS = savedAddress;
-});
 
 it("a schedule-started run's files have no ':' in their names, and that name finds the run", async () => {
   const name = `nightly-${suffix}`;
-  writeFileSync(join(cwd, '.loops', `${name}.yaml`), `name: ${name}\ninitial: a\nstates:\n  a:\n    action: "echo tick"\n    next: done\n  done:\n    terminal: true\n`);
-  const cli = (...args: string[]) => runCliInProcess(args, { cwd });
+  writeFileSync(join(served.cwd, '.loops', `${name}.yaml`), `name: ${name}\ninitial: a\nstates:\n  a:\n    action: "echo tick"\n    next: done\n  done:\n    terminal: true\n`);
+  const cli = (...args: string[]) => runCliInProcess(args, { cwd: served.cwd });
   expect((await cli('schedule', name, '--every', '1h', '--task-queue', taskQueue)).code).toBe(0);
   try {
     const triggered = await cli('schedule', 'trigger', name, '--json');
@@ -49,7 +29,7 @@ it("a schedule-started run's files have no ':' in their names, and that name fin
     expect(run).toMatch(new RegExp(`^${name}-\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$`)); // Temporal's id, as it is
     const { client } = await temporal();
     await client.workflow.getHandle(run).result();
-    const files = readdirSync(join(cwd, '.loops', '.running'));
+    const files = readdirSync(join(served.cwd, '.loops', '.running'));
     expect(files.filter((f) => f.startsWith(name)).sort()).toEqual([`${runFileStem(run)}.events.jsonl`, `${runFileStem(run)}.state.json`]);
     expect(files.some((f) => f.includes(':'))).toBe(false);
     const status = await cli('status', runFileStem(run));

@@ -4,50 +4,30 @@
  * pauses the schedule after a failed run; invalid loops and arguments create nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { describeLoopSchedule, LoopScheduleNotFoundError } from '../../client/runs/schedules.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { createLoopWorker } from '../../worker/create-worker.js';
 import { checkoutAt } from '../../worker/checkout.js';
 import { runCliInProcess } from '../support/cli.js';
 import { settle } from '../support/processes.js';
-import { closeTemporal, project, temporal } from './harness.js';
+import { temporal } from './harness.js';
+import { useServedProject } from './served-project.js';
 
 const suffix = randomUUID().slice(0, 8);
 /** A queue of this test's own, so that no other test's worker takes its runs. */
 const taskQueue = `ll-loop-schedules-${suffix}`;
-let cwd: string;
-let worker: Worker;
-let running: Promise<void>;
-const savedAddress = process.env.TEMPORAL_ADDRESS;
+const served = useServedProject(taskQueue);
 
 /** `ll-loop schedule <args…>` in the test project, through the CLI's `main`. */
-const cli = (...args: string[]) => runCliInProcess(['schedule', ...args], { cwd });
+const cli = (...args: string[]) => runCliInProcess(['schedule', ...args], { cwd: served.cwd });
 
 function writeLoop(name: string, body: string): void {
-  writeFileSync(join(cwd, '.loops', `${name}.yaml`), `name: ${name}\ndescription: scheduled test loop\n${body}`);
+  writeFileSync(join(served.cwd, '.loops', `${name}.yaml`), `name: ${name}\ndescription: scheduled test loop\n${body}`);
 }
 
-beforeAll(async () => {
-  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
-  cwd = project().cwd;
-  mkdirSync(join(cwd, '.loops'));
-  const { native } = await temporal();
-  ({ worker } = await createLoopWorker({ connection: native, taskQueue }));
-  running = worker.run();
-});
-
-afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await closeTemporal();
-  if (savedAddress === undefined) delete process.env.TEMPORAL_ADDRESS;
-  else process.env.TEMPORAL_ADDRESS = savedAddress;
-});
 
 describe('ll-loop schedule', () => {
   it('--overlap sets the schedule\'s overlap policy; backfill starts the runs a period missed', async () => {
@@ -96,7 +76,7 @@ describe('ll-loop schedule', () => {
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
     expect(result.captured.greeting?.output).toBe('scheduled hello');
     const description = await client.workflow.getHandle(run).describe();
-    expect(description.memo).toMatchObject({ loop: name, cwd });
+    expect(description.memo).toMatchObject({ loop: name, cwd: served.cwd });
 
     expect((await cli('pause', name)).stdout).toBe(`paused ll-loop-${name}\n`);
     expect((await describeLoopSchedule(client, name)).paused).toBe(true);
@@ -119,8 +99,8 @@ describe('ll-loop schedule', () => {
     writeLoop(name, 'initial: done\nstates:\n  done:\n    terminal: true\n');
     const created = await cli(name, '--cron', '0 9 * * 1-5', '--json');
     expect(created.code, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ when: 'cron "0 9 * * 1-5"', taskQueue: checkoutAt(cwd).queue });
-    expect(JSON.parse(readFileSync(join(cwd, '.loops', '.worker', 'worker.json'), 'utf8'))).toMatchObject({ queue: checkoutAt(cwd).queue });
+    expect(JSON.parse(created.stdout)).toMatchObject({ when: 'cron "0 9 * * 1-5"', taskQueue: checkoutAt(served.cwd).queue });
+    expect(JSON.parse(readFileSync(join(served.cwd, '.loops', '.worker', 'worker.json'), 'utf8'))).toMatchObject({ queue: checkoutAt(served.cwd).queue });
     const twice = await cli(name, '--every', '5m');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`schedule ll-loop-${name} already exists`);

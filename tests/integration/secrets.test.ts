@@ -5,41 +5,15 @@
  * passed as data, and values far above the argv/environment limits arriving intact.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { filesUnder, historyText } from '../support/leak-scan.js';
 import { closeTemporal, definition, project, runLoop, temporal, toolEnv } from './harness.js';
 
 afterAll(closeTemporal);
 
 const sha = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
-
-/** Every file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
-
-/**
- * The run's whole history as text: every string, and every payload's bytes decoded (payload data
- * are bytes, which JSON.stringify would show as numbers, hiding a secret from a plain search).
- */
-async function historyText(workflowId: string): Promise<string> {
-  const { client } = await temporal();
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  const parts: string[] = [];
-  const visit = (v: unknown): void => {
-    if (typeof v === 'string') parts.push(v);
-    else if (v instanceof Uint8Array) parts.push(Buffer.from(v).toString('utf8'));
-    else if (Array.isArray(v)) v.forEach(visit);
-    else if (typeof v === 'object' && v !== null) Object.values(v).forEach(visit);
-  };
-  visit(history);
-  return parts.join('\n');
-}
 
 describe('secrets stay secret', () => {
   it('masks ${env.*} values an action prints (stdout, stderr, captured, full log) in history and under .loops/', async () => {
@@ -70,7 +44,7 @@ describe('secrets stay secret', () => {
     expect(files.some((f) => f.endsWith('.events.jsonl'))).toBe(true);
     for (const f of files) expect(readFileSync(f, 'utf8'), f).not.toContain(secret);
 
-    const history = await historyText(run.workflowId);
+    const history = await historyText((await temporal()).client, run.workflowId);
     expect(history).toContain('token is ***');
     expect(history).not.toContain(secret);
   });
@@ -100,7 +74,7 @@ describe('secrets stay secret', () => {
     // The fake echoes the prompt it read from stdin: the key is masked before anything keeps it.
     expect(run.result.captured.reply?.output).toBe('done: Deploy with key *** please');
     for (const f of filesUnder(join(p.cwd, '.loops'))) expect(readFileSync(f, 'utf8'), f).not.toContain(secret);
-    expect(await historyText(run.workflowId)).not.toContain(secret);
+    expect(await historyText((await temporal()).client, run.workflowId)).not.toContain(secret);
   });
 });
 
