@@ -16,6 +16,7 @@ import { compileParadigm } from '../fsm/paradigms/index.js';
 import { builtinLoopFile, builtinLoopNames } from './catalog.js';
 import { LOAD_ERROR_KIND, LoadError } from './errors.js';
 import { expandReuse } from './reuse.js';
+import { payloadProblem } from './payload-limit.js';
 import { checkScopes } from './scope-check.js';
 import { checkSubloops } from './subloops.js';
 import { yamlValue } from './yaml-value.js';
@@ -183,6 +184,8 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
   );
   if (hasErrors(diagnostics)) return { file, diagnostics };
   const definition = { ...scoped.definition, context: resolveContext({ ...result.definition.context, ...parameters.values }) };
+  const tooLarge = payloadProblem(definition);
+  if (tooLarge) return { file, diagnostics: [...diagnostics, { ...tooLarge, file, line: 1, column: 1 }] };
   return { file, definition, diagnostics };
 }
 

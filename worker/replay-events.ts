@@ -9,6 +9,7 @@
  */
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type InjectedSinks, type ReplayResult } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
 import type { RunStreamEvent } from '../fsm/snapshot.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { installQuietRuntime, workflowBundle } from './create-worker.js';
@@ -60,11 +61,19 @@ export class HistoryReplayer {
   private current: ReplayedExecution = { events: [], state: undefined };
   private busy: Promise<unknown> = Promise.resolve();
 
+  /**
+   * Only calls made while replaying recorded events count. A history fetched while its run is in
+   * a workflow task ends without that task's completion, and the SDK then runs the last task as
+   * new work: with no activities here, a local action in it "fails" ("Local activity … not
+   * registered"), and what the workflow emits after that is not what the run did. The live worker
+   * emits the real events once the task completes; the next poll of the history shows them.
+   */
   private sinks(): InjectedSinks<LoopSinks> {
+    const recorded = (info: WorkflowInfo): boolean => info.unsafe.isReplayingHistoryEvents;
     return {
       loopEvents: {
-        emit: { fn: (_info, event) => void this.current.events.push(event), callDuringReplay: true },
-        state: { fn: (_info, report) => void (this.current.state = stateFileOf(report)), callDuringReplay: true },
+        emit: { fn: (info, event) => void (recorded(info) && this.current.events.push(event)), callDuringReplay: true },
+        state: { fn: (info, report) => void (recorded(info) && (this.current.state = stateFileOf(report))), callDuringReplay: true },
       },
     };
   }

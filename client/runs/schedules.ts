@@ -13,6 +13,7 @@ import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { detailsDescription } from './start-limits.js';
 
 /** Every ll-loop schedule id starts with this; the rest is the loop's name. */
 export const SCHEDULE_ID_PREFIX = 'll-loop-';
@@ -163,7 +164,7 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
         args: [input],
         memo,
         staticSummary: `ll-loop: ${definition.name} (scheduled)`.slice(0, 190),
-        staticDetails: `${definition.description ?? ''}\n\nschedule: ${scheduleId}\nfile: ${file}\ncwd: ${cwd}`.trim(),
+        staticDetails: `${detailsDescription(definition.description)}\n\nschedule: ${scheduleId}\nfile: ${file}\ncwd: ${cwd}`.trim(),
         ...(req.searchAttributes
           ? {
               typedSearchAttributes: [

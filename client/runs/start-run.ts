@@ -13,6 +13,7 @@ import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
 import { precheckScopes } from './scope-lock.js';
+import { detailsDescription, payloadRefusal } from './start-limits.js';
 
 /**
  * workflows/definitions.ts's LOOP_WORKFLOW_TYPE, checked against it by its type: importing that
@@ -125,7 +126,7 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
       return handle;
     } catch (err) {
       if (created) removeRunEnv(workflowId);
-      throw err;
+      throw payloadRefusal(err, Buffer.byteLength(JSON.stringify(inputFor(workflowId)), 'utf8')) ?? err;
     }
   };
   const startWorkflow = (workflowId: string) =>
@@ -135,7 +136,7 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
       args: [inputFor(workflowId)],
       memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
-      staticDetails: `${definition.description ?? ''}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),
+      staticDetails: `${detailsDescription(definition.description)}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),
       ...(req.workflowId ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
       ...(searchAttributes
         ? {

@@ -7,26 +7,33 @@
 const STRONG_AFTER = new Set(['.', '/', '}', ',', ':']);
 const WEAK_AFTER = new Set(['_', '-']);
 
-/** Where to cut `chars` so the first piece fits `width`: the last seam that keeps a third of a line. */
-function cutAt(chars: readonly string[], width: number): number {
+/**
+ * Where to cut `chars[from…]` so the piece fits `width`: the last seam that keeps a third of a
+ * line. Returns the index in `chars` where the next piece starts.
+ */
+function cutAt(chars: readonly string[], from: number, width: number): number {
   for (const seams of [STRONG_AFTER, WEAK_AFTER]) {
-    for (let i = width; i > width / 3; i -= 1) {
+    for (let i = from + width; i > from + width / 3; i -= 1) {
       if (seams.has(chars[i - 1]!) || (seams === STRONG_AFTER && chars[i] === '$')) return i;
     }
   }
-  return width;
+  return from + width;
 }
 
-/** Split a word longer than `width` into pieces that fit (a path or a `${…}` reference). */
+/**
+ * Split a word longer than `width` into pieces that fit (a path or a `${…}` reference). Walks an
+ * index, never re-slicing the rest: a word of megabytes (a huge description) stays linear.
+ */
 function pieces(word: string, width: number): string[] {
-  let chars = [...word];
+  const chars = [...word];
   const out: string[] = [];
-  while (chars.length > width) {
-    const at = cutAt(chars, width);
-    out.push(chars.slice(0, at).join(''));
-    chars = chars.slice(at);
+  let from = 0;
+  while (chars.length - from > width) {
+    const at = cutAt(chars, from, width);
+    out.push(chars.slice(from, at).join(''));
+    from = at;
   }
-  if (chars.length) out.push(chars.join(''));
+  if (from < chars.length) out.push(chars.slice(from).join(''));
   return out;
 }
 

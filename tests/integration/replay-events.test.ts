@@ -68,3 +68,45 @@ describe('events by replay equal the live events', () => {
     });
   }
 });
+
+describe('a history read while its run is in a workflow task', () => {
+  // The follower fetches histories of live runs: one that ends at a WorkflowTaskStarted holding
+  // local actions must not make the replay run them (it has no activities) and show a failure.
+  it('shows only what the history records: no invented failure, the live stream cut short', async () => {
+    const p = project();
+    const run = await runLoop(
+      definition({
+        name: 'quick',
+        initial: 'a',
+        default_timeout: 10,
+        max_iterations: 4,
+        states: {
+          a: { action: 'echo a1', next: 'b' },
+          b: { action: 'sleep 0.05; echo b', on_yes: 'a', on_no: 'done' },
+          done: { terminal: true },
+        },
+      }),
+      { cwd: p.cwd, env: toolEnv(p), localActivityMaxTimeoutS: 30 },
+    );
+    const { client } = await temporal();
+    const history = await client.workflow.getHandle(run.workflowId).fetchHistory();
+    const events = history.events ?? [];
+    // Quick actions all run inside workflow tasks (their markers follow the task's completion):
+    // cut the history right after each task started, as a poll during that task sees it.
+    expect(events.some((e) => e.markerRecordedEventAttributes)).toBe(true);
+    const cuts = events.flatMap((e, i) => (e.workflowTaskStartedEventAttributes ? [i + 1] : []));
+    expect(cuts.length).toBeGreaterThan(0);
+    const live = run.events.map((e) => JSON.stringify(e));
+    const replayer = new HistoryReplayer();
+    try {
+      for (const cut of cuts) {
+        const partial = await replayer.replay({ ...history, events: events.slice(0, cut) }, run.workflowId);
+        const shown = partial.events.map((e) => JSON.stringify(e));
+        expect(shown.join('\n')).not.toMatch(/not registered|could not run/);
+        expect(live.slice(0, shown.length)).toEqual(shown);
+      }
+    } finally {
+      await replayer.close();
+    }
+  });
+});

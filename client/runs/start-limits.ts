@@ -1,0 +1,35 @@
+/**
+ * What a run's start sends besides its input, kept within Temporal's limits, and Temporal's
+ * refusal of a payload said plainly when it happens anyway (a server with a lower limit).
+ */
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { sizeText, TEMPORAL_PAYLOAD_LIMIT } from '../../loader/payload-limit.js';
+
+/** The description as the Web UI's details show it: a glance, not the whole text. */
+const DETAILS_DESCRIPTION_CHARS = 2_000;
+
+export function detailsDescription(description: string | undefined): string {
+  if (!description) return '';
+  const chars = [...description];
+  return chars.length <= DETAILS_DESCRIPTION_CHARS ? description : `${chars.slice(0, DETAILS_DESCRIPTION_CHARS - 1).join('')}…`;
+}
+
+/** gRPC INVALID_ARGUMENT, Temporal's answer to a payload over its blob limit. */
+const GRPC_INVALID_ARGUMENT = 3;
+
+/** Temporal refused the start because a payload was too large: a CliError naming the limit and the fix. */
+export function payloadRefusal(err: unknown, inputBytes: number): CliError | undefined {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === GRPC_INVALID_ARGUMENT && typeof e.message === 'string' && /size exceeds limit/i.test(e.message)) {
+      return new CliError(
+        `Temporal refused to start the run: its input is ${sizeText(inputBytes)}, over this server's payload limit ` +
+          `(${sizeText(TEMPORAL_PAYLOAD_LIMIT)} by default, limit.blobSize.error)`,
+        'keep large text in files the actions read instead of in the loop file or its context values, or raise the server\'s limit.blobSize.error',
+        EXIT.usage,
+      );
+    }
+    if (e.cause === e) break;
+  }
+  return undefined;
+}
