@@ -17,7 +17,7 @@ import { askAnthropic } from './llm-anthropic.js';
 import { checkedAnswer } from './checked-answer.js';
 import { askOpenAiCompatible } from './llm-openai.js';
 import { HEARTBEAT_MS } from './run-action.js';
-import { maskText, maskableSecrets } from './secret-mask.js';
+import { maskText, maskValue, maskableSecrets } from './secret-mask.js';
 import { providerLimitFact } from './rate-limit.js';
 
 /** The registry: one file per provider. */
@@ -89,7 +89,8 @@ export async function askProvider(
   const { request } = call;
   const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
   try {
-    const reply = checkedAnswer(answerObject(out.answer), call.schema, o.checkSchema);
+    // The answer goes into the run's history (the judgement's `raw`, an invalid answer): masked first, as the host CLI's output is.
+    const reply = checkedAnswer(maskValue(answerObject(out.answer), out.secrets), call.schema, o.checkSchema);
     if ('error' in reply) return withUsage({ ...reply, details: { provider: request.provider } }, out.usage);
     return withUsage(reply, out.usage);
   } catch (e) {

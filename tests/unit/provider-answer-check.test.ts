@@ -44,6 +44,12 @@ describe.each(['anthropic', 'openai-compatible'] as const)('%s: answers held aga
     expect(await evaluate(input(provider, 'verdict-dirty'))).toMatchObject({ judgement: { verdict: 'dirty' } });
   });
 
+  it("the answer is masked before it is kept: a verdict that is the API key is *** (the judgement's raw, an invalid answer)", async () => {
+    const key = 'k-unit-check';
+    expect(await evaluate(input(provider, `verdict-${key}`))).toMatchObject({ judgement: { verdict: '***', raw: { verdict: '***' } } });
+    expect(await evaluate(input(provider, `verdict-${key}`, { check_schema: true }))).toMatchObject({ invalid: { answer: { verdict: '***' } } });
+  });
+
   it('asked again, the question carries the previous errors; the request states llm.max_tokens', async () => {
     const before = api.requests.length;
     expect(await evaluate(input(provider, 'verdict-clean', { check_schema: true, schema_errors: [ENUM_ERROR] }))).toMatchObject({ judgement: { verdict: 'clean' } });
