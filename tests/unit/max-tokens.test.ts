@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Transition } from '../../fsm/snapshot.js';
 import { validateLoop } from '../../fsm/validate.js';
-import { begin, def, eventsNamed, loop, next } from './helpers.js';
+import { begin, def, loop, next } from './helpers.js';
 
 const judged = (llm?: Record<string, unknown>) => ({ action: 'echo out', evaluate: { type: 'llm_structured', ...(llm ? { llm } : {}) }, on_yes: 'done', on_no: 'done' });
 const raw = (extra: Record<string, unknown>, states: Record<string, unknown> = { check: judged() }) => ({ name: 'm', description: 'd', initial: Object.keys(states)[0], ...extra, states: { ...states, done: { terminal: true } } });
@@ -42,7 +42,7 @@ describe('llm.max_tokens and budgets', () => {
     out = next(d, out, { type: 'action_done', result: { output: 'text', stderr: '', exit_code: 0, duration_ms: 5, usage: { input_tokens: 800, output_tokens: 200 } }, now: 10 });
     // 1000 spent, 4000 left: a completion that may use 4096 is not started.
     expect(out.effect).toMatchObject({ type: 'run_action', input: { state: 'stop' } });
-    expect(eventsNamed(out, 'budget_spent')[0]).toMatchObject({ state: 'write', limit: 'max_tokens', spent: 1000, max: 5000, needed: 4096 });
+    expect(out.events.find((e) => e.event === 'budget_spent')).toMatchObject({ state: 'write', limit: 'max_tokens', spent: 1000, max: 5000, needed: 4096 });
   });
 
   it('a host CLI evaluation states no maximum: it is made, whatever llm.max_tokens says', () => {
