@@ -1,10 +1,8 @@
 import { reaskText } from '../fsm/answer-check.js';
 import { parseJsonText } from './json-text.js';
-import { readJudgement } from '../fsm/llm-judgement.js';
-import { answerCheckSchema } from '../fsm/llm-schema.js';
 import type { LlmReply } from '../fsm/snapshot.js';
 import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
-import { compileJsonSchema, schemaErrors } from '../loader/json-schema.js';
+import { checkedAnswer } from './checked-answer.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
 import { secretValues } from './env-refs.js';
 import { askProvider } from './llm-providers.js';
@@ -46,12 +44,14 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
     const workerEnv = injected ?? process.env;
     if (input.llm !== undefined) {
       const hooks = activityHooks(input.state);
-      const call = { request: input.llm, prompt: evaluationPrompt(input.prompt, input.output), schema: input.schema, timeoutMs: input.timeout_s * 1000 };
+      // Asked again, the question carries the previous answer's schema errors, as for the host CLI.
+      const call = { request: input.llm, prompt: evaluationPrompt(input.prompt, input.output, input.schema_errors), schema: input.schema, timeoutMs: input.timeout_s * 1000 };
       return askProvider(call, workerEnv, {
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}),
         secrets: secretValues([], input.mask_env, workerEnv),
         ...(input.detect_rate_limits ? { detectRateLimits: true } : {}),
+        ...(input.check_schema ? { checkSchema: true } : {}),
       });
     }
     const cli = hostCli(workerEnv);
@@ -98,16 +98,7 @@ function judgedReply(input: EvaluateLlmInput, result: ActionResult, binary: stri
     return evalError(`host CLI '${binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);
   }
   try {
-    const answer = extractJudgement(result.output);
-    if (input.check_schema) {
-      // The loader refuses such schemas; a definition from before that check is not asked again in vain.
-      const schema = answerCheckSchema(input.schema);
-      const compiled = compileJsonSchema(schema);
-      if ('problem' in compiled) return evalError(`the evaluator's schema is not a valid JSON Schema: ${compiled.problem}`);
-      const errors = schemaErrors(schema, answer);
-      if (errors.length > 0) return { invalid: { errors, answer } };
-    }
-    return { judgement: readJudgement(answer) };
+    return checkedAnswer(extractJudgement(result.output), input.schema, input.check_schema);
   } catch (e) {
     return evalError(`${e instanceof Error ? e.message : String(e)}${quote(result)}`);
   }

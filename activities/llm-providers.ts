@@ -10,14 +10,14 @@
  *   `retry_after`, for the workflow to decide (issue 13 §1 turns it into a durable pause);
  * - usage (tokens, cost when the answer states it) is returned whenever the provider sent it.
  */
-import { readJudgement } from '../fsm/llm-judgement.js';
 import type { ApiProvider } from '../fsm/llm-provider.js';
 import type { LlmReply, LlmUsage } from '../fsm/snapshot.js';
 import { ProviderError, type ProviderCall, type ProviderFn } from './llm-provider-call.js';
 import { askAnthropic } from './llm-anthropic.js';
+import { checkedAnswer } from './checked-answer.js';
 import { askOpenAiCompatible } from './llm-openai.js';
 import { HEARTBEAT_MS } from './run-action.js';
-import { maskText, maskableSecrets } from './secret-mask.js';
+import { maskText, maskValue, maskableSecrets } from './secret-mask.js';
 import { providerLimitFact } from './rate-limit.js';
 
 /** The registry: one file per provider. */
@@ -70,11 +70,15 @@ export async function callProvider(
   }
 }
 
-/** Asks the request's provider for a judgement; every failure is an `error` reply naming the provider and reason. */
+/**
+ * Asks the request's provider for a judgement; every failure is an `error` reply naming the
+ * provider and reason. With `checkSchema` (EvaluateLlmInput.check_schema) an answer that misses
+ * the schema is an `invalid` reply, as the host CLI's is (activities/checked-answer.ts).
+ */
 export async function askProvider(
   call: Omit<ProviderCall, 'apiKey'> & { schema: Record<string, unknown> },
   env: NodeJS.ProcessEnv,
-  o: { signal?: AbortSignal; onHeartbeat?: () => void; secrets?: string[]; detectRateLimits?: boolean } = {},
+  o: { signal?: AbortSignal; onHeartbeat?: () => void; secrets?: string[]; detectRateLimits?: boolean; checkSchema?: boolean } = {},
 ): Promise<LlmReply> {
   const out = await callProvider(call, env, o);
   if ('error' in out) {
@@ -85,7 +89,10 @@ export async function askProvider(
   const { request } = call;
   const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
   try {
-    return withUsage({ judgement: readJudgement(answerObject(out.answer)) }, out.usage);
+    // The answer goes into the run's history (the judgement's `raw`, an invalid answer): masked first, as the host CLI's output is.
+    const reply = checkedAnswer(maskValue(answerObject(out.answer), out.secrets), call.schema, o.checkSchema);
+    if ('error' in reply) return withUsage({ ...reply, details: { provider: request.provider } }, out.usage);
+    return withUsage(reply, out.usage);
   } catch (e) {
     const quoted = maskText(quote(out.answer), out.secrets);
     return withUsage({ error: `LLM provider ${where}: ${(e as Error).message}${quoted ? `; answer: ${quoted}` : ''}`, details: { provider: request.provider } }, out.usage);

@@ -41,6 +41,15 @@ export function maskText(text: string, secrets: readonly Buffer[]): string {
   return Buffer.concat([m.push(Buffer.from(text, 'utf8')), m.end()]).toString('utf8');
 }
 
+/** Every string inside a parsed JSON value masked (keys and values); numbers, booleans and null as they are. */
+export function maskValue<T>(value: T, secrets: readonly Buffer[]): T {
+  if (secrets.length === 0) return value;
+  if (typeof value === 'string') return maskText(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => maskValue(v, secrets)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [maskText(k, secrets), maskValue(v, secrets)])) as T;
+}
+
 /** A masking stage for one byte stream (see the module invariants). */
 export class StreamMasker {
   private pending: Buffer = Buffer.alloc(0);

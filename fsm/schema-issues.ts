@@ -21,6 +21,10 @@ function at(root: unknown, path: PropertyKey[]): unknown {
 
 type Path = Array<string | number>;
 
+/** The fields of an entry of `commands:` (the "How to run" section of `ll-loop show`). */
+const COMMAND_KEYS = ['cmd', 'comment'];
+const COMMANDS_FIX = 'write commands: as a list of entries like - cmd: "ll-loop run my-loop --context x=1" with an optional comment: "…" (both text)';
+
 function knownKeysAt(raw: unknown, path: Path): string[] {
   if (path.length === 0) return LOOP_KEYS;
   if (path.length === 2 && path[0] === 'states') return STATE_KEYS;
@@ -31,6 +35,7 @@ function knownKeysAt(raw: unknown, path: Path): string[] {
   if (path.length === 3 && path[0] === 'states' && path[2] === 'retry') return RETRY_KEYS;
   if (path.length === 1 && path[0] === 'llm') return ['provider', 'model', 'base_url', 'api_key_env', 'max_tokens', 'timeout', 'enabled', 'schema_retries'];
   if (path[path.length - 1] === 'llm') return Object.keys(llmOverride.shape);
+  if (path.length === 2 && path[0] === 'commands') return COMMAND_KEYS;
   return [];
 }
 
@@ -95,7 +100,7 @@ export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkn
       continue;
     }
     const shown = value === undefined ? '' : ` (got ${JSON.stringify(value)?.slice(0, 60)})`;
-    out.push(error(path, `${path.join('.') || 'loop'}: ${issue.message}${shown}`));
+    out.push(error(path, `${path.join('.') || 'loop'}: ${issue.message}${shown}`, path[0] === 'commands' ? COMMANDS_FIX : undefined));
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { ContextError, resolveContext } from './context.js';
 import { error, hasErrors, warning, type Diagnostic } from './diagnostics.js';
 import { actionKind } from './action.js';
 import { providerDiagnostics } from './llm-provider.js';
+import { maxTokensWarnings } from './max-tokens.js';
 import { parseMcpTarget } from './mcp-call.js';
 import { foldMcpTools } from './mcp-tool-field.js';
 import { CURRENT, declaredTargets, hasShorthand } from './routing.js';
@@ -299,6 +300,12 @@ function unexpandedReuse(raw: Record<string, unknown>): Diagnostic[] {
   return out;
 }
 
+/** Whether the file itself gives `llm.max_tokens` (the definition always has one: 256 by default). */
+function loopMaxTokensGiven(raw: Record<string, unknown>): boolean {
+  const llm = raw['llm'];
+  return typeof llm === 'object' && llm !== null && (llm as Record<string, unknown>)['max_tokens'] !== undefined;
+}
+
 export function validateLoop(raw: unknown): ValidationResult {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     const got = raw === null ? 'an empty document' : Array.isArray(raw) ? 'a list' : `a ${typeof raw}`;
@@ -316,5 +323,6 @@ export function validateLoop(raw: unknown): ValidationResult {
   checkShellActions(def, diagnostics);
   checkLoop(def, diagnostics);
   diagnostics.push(...verdictWarnings(def));
+  diagnostics.push(...maxTokensWarnings(def, loopMaxTokensGiven(raw as Record<string, unknown>)));
   return hasErrors(diagnostics) ? { diagnostics } : { definition: def, diagnostics };
 }

@@ -4,6 +4,9 @@
  * the API providers through their official SDKs. The requested `model` picks the answer:
  * - `verdict-<v>`: a valid structured verdict `<v>` (Anthropic: a tool_use block; OpenAI: JSON
  *   message content), with usage;
+ * - `verdicts-<a>,<b>,…`: the n-th request for this model (per API) answers as `verdict-<n-th>`,
+ *   the last one repeating (an answer that misses its schema, then one asked again); a suffix
+ *   after `#` only makes the model name, and so its count, a test's own;
  * - `rate-limited`: HTTP 429 with `retry-after: 42` and the API's error body;
  * - `limited-once-<s>:<model>`: the first request for it is a 429 with `retry-after: <s>`, later
  *   ones answer as `<model>` does (a rate limit that passes);
@@ -43,6 +46,8 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
   let closed = 0;
   /** `limited-once-…` models already answered with their one 429. */
   const limitedOnce = new Set<string>();
+  /** How many requests each `verdicts-…` model (per API path) has had. */
+  const asked = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -56,10 +61,10 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
       }
       const path = req.url ?? '';
       requests.push({ path, headers: req.headers, body });
-      const asked = String(body['model'] ?? '');
-      const costAt = asked.indexOf('+cost-');
-      const model = costAt < 0 ? asked : asked.slice(0, costAt);
-      const cost = costAt < 0 ? undefined : Number(asked.slice(costAt + '+cost-'.length));
+      const named = String(body['model'] ?? '');
+      const costAt = named.indexOf('+cost-');
+      const model = costAt < 0 ? named : named.slice(0, costAt);
+      const cost = costAt < 0 ? undefined : Number(named.slice(costAt + '+cost-'.length));
       const json = (status: number, value: unknown, headers: Record<string, string> = {}): void => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(value));
@@ -74,6 +79,14 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
           : json(429, { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': once[1]! });
       }
       if (once) return answer(json, anthropic, once[2]!, body, cost);
+      const sequence = /^verdicts-([^#]*)/.exec(model);
+      if (sequence) {
+        const key = `${path} ${model}`;
+        const n = asked.get(key) ?? 0;
+        asked.set(key, n + 1);
+        const list = sequence[1]!.split(',');
+        return answer(json, anthropic, `verdict-${list[Math.min(n, list.length - 1)]!}`, body, cost);
+      }
       if (model === 'rate-limited') {
         return anthropic
           ? json(429, { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } }, { 'retry-after': String(RETRY_AFTER_S) })
@@ -120,13 +133,16 @@ function answer(json: Json, anthropic: boolean, model: string, body: Record<stri
   const verdict = model.startsWith('verdict-') ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' } : undefined;
   const prose = model.startsWith('echo:') ? model : 'I think it went fine.';
   if (anthropic) {
+    // A verdict is the forced tool's input when the request forces one; asked for plain text (a prompt state), its JSON as text.
+    const tool = (body['tool_choice'] as { name?: string } | undefined)?.name;
+    const content = verdict === undefined ? [{ type: 'text', text: prose }] : tool === undefined ? [{ type: 'text', text: JSON.stringify(verdict) }] : [{ type: 'tool_use', id: 'toolu_fake', name: tool, input: verdict }];
     return json(200, {
       id: 'msg_fake',
       type: 'message',
       role: 'assistant',
       model,
-      content: verdict ? [{ type: 'tool_use', id: 'toolu_fake', name: (body['tool_choice'] as { name?: string } | undefined)?.name ?? 'tool', input: verdict }] : [{ type: 'text', text: prose }],
-      stop_reason: verdict ? 'tool_use' : 'end_turn',
+      content,
+      stop_reason: verdict && tool !== undefined ? 'tool_use' : 'end_turn',
       stop_sequence: null,
       usage: { input_tokens: 120, output_tokens: 15, ...(cost === undefined ? {} : { cost_usd: cost }) },
     });
