@@ -12,6 +12,7 @@ import { runMcpTool } from './mcp-tool.js';
 import { hostRateLimit } from './rate-limit.js';
 import { runPromptByProvider } from './prompt-provider.js';
 import { fromEnvelope } from './host-envelope.js';
+import { detectStdoutSignal } from '../fsm/stdout-signals.js';
 import type { LlmProviderRequest } from '../fsm/llm-provider.js';
 import { prepareShell, type ShellLaunch } from './shell-launch.js';
 import type { WorkerPlace } from './placement.js';
@@ -195,8 +196,15 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       const limit = hostRateLimit(result.output, result.stderr, { failed: result.exit_code !== 0, now: Date.now(), jitter: Math.random() });
       if (limit !== undefined) return { ...result, rate_limit: limit };
     }
-    return checked(input, result);
+    return checked(input, withSignal(input, result));
   };
+}
+
+/** With RunActionInput.detect_signals: the stdout signal the action's output (its kept tail) gives. */
+function withSignal(input: RunActionInput, result: ActionResult): ActionResult {
+  if (!input.detect_signals || result.error !== undefined) return result;
+  const signal = detectStdoutSignal(result.output);
+  return signal === undefined ? result : { ...result, stdout_signal: signal };
 }
 
 /** Only a successful action's output is checked: a failing one (non-zero exit, timed out, killed) is judged by its evaluator as any failure is. */
@@ -210,7 +218,7 @@ async function runProviderPrompt(input: RunActionInput & { llm: LlmProviderReque
   const hooks = activityHooks(input.state);
   try {
     const log = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
-    return checked(input, await runPromptByProvider(input, workerEnv, { ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}) }, log));
+    return checked(input, withSignal(input, await runPromptByProvider(input, workerEnv, { ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}) }, log)));
   } catch (e) {
     if (e instanceof UndefinedEnvError) return setupErrorResult(e.message);
     throw e;
