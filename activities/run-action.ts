@@ -157,6 +157,8 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       throw e;
     }
 
+    // The agent's context monitor hands off at this percentage (the loop's config.handoff_threshold).
+    if (input.handoff_threshold !== undefined) env['LL_HANDOFF_THRESHOLD'] = String(input.handoff_threshold);
     const hooks = activityHooks(input.state);
     let result: ActionResult;
     try {

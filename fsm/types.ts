@@ -213,6 +213,12 @@ export interface RunActionInput {
    */
   detect_signals?: boolean;
   /**
+   * The loop's `config.handoff_threshold`: given to shell and prompt processes as
+   * `LL_HANDOFF_THRESHOLD`, which the agent's context monitor reads. Set by the workflow, with
+   * detect_signals, for runs started with LoopRunOptions.stdoutSignals.
+   */
+  handoff_threshold?: number;
+  /**
    * kind `prompt` under an HTTP API provider (fsm/llm-provider.ts promptProviderRequest): the
    * prompt is a plain completion by that provider instead of a host CLI run. Absent: the host CLI.
    */

@@ -114,7 +114,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   // Runs started by 0.5.0 and later pause on rate limits (fsm/rate-limit.ts); older ones judge them as they did.
   const detectLimits = input.options.pauseOnRateLimit ? { detect_rate_limits: true } : {};
   // Runs started by this release act on stdout signals (fsm/on-signal.ts); older ones read them as plain output.
-  const detectSignals = input.options.stdoutSignals ? { detect_signals: true } : {};
+  const threshold = def.config?.handoff_threshold;
+  const detectSignals = input.options.stdoutSignals ? { detect_signals: true, ...(threshold === undefined ? {} : { handoff_threshold: threshold }) } : {};
   /** Where the run is: the last transition (its snapshot, its effect, its events not yet delivered). */
   let at: Transition = input.resume
     ? // Continued as new: the same run, its snapshot and the effect it was about to carry out.

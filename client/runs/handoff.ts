@@ -3,7 +3,7 @@
  * workflow's `resumeHandoff` update, which the workflow validates (it refuses a run that is not
  * waiting on one), and then follows the run as for any open run.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { resumeHandoffUpdate, statusQuery } from '../../workflows/definitions.js';
 
 /**
@@ -14,6 +14,12 @@ export async function continueHandoff(client: Client, id: string): Promise<{ sta
   const handle = client.workflow.getHandle(id);
   const status = await handle.query(statusQuery);
   if (status.phase !== 'handoff' || status.handoff === undefined) return undefined;
-  const { state } = await handle.executeUpdate(resumeHandoffUpdate);
-  return { state, payload: status.handoff.payload };
+  try {
+    const { state } = await handle.executeUpdate(resumeHandoffUpdate);
+    return { state, payload: status.handoff.payload };
+  } catch (err) {
+    // Refused: it stopped waiting between the question and the update (continued by another resume, or stopped).
+    if (err instanceof WorkflowUpdateFailedError) return undefined;
+    throw err;
+  }
 }
