@@ -5,13 +5,15 @@
  * continues at once; `terminate` ends the run. A run without the stdoutSignals rule (an older
  * release's) treats the lines as plain output.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resumeHandoffUpdate, statusQuery, type LoopStatus } from '../../workflows/definitions.js';
+import { LOOP_WORKFLOW_TYPE, resumeHandoffUpdate, statusQuery, type LoopStatus, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { waitFor } from '../support/processes.js';
-import { closeTemporal, closedAs, definition, project, runLoop, script, temporal, toolEnv } from './harness.js';
+import { closeTemporal, closedAs, definition, loopRunResult, project, runLoop, script, temporal, toolEnv } from './harness.js';
+import { createLoopWorker } from '../../worker/create-worker.js';
 
 afterAll(closeTemporal);
 
@@ -81,6 +83,34 @@ describe('CONTEXT_HANDOFF: from an agent', () => {
     expect(prompts[1]).toContain('continue with the lexer tests');
   });
 
+  it('pause survives a worker restart: a new worker takes the waiting run and the update continues it', async () => {
+    const p = project(['agent', 'checker']);
+    script(p.toolsDir, 'agent', [[0, HANDOFF], [0, 'all done']]);
+    const { client, native } = await temporal();
+    const taskQueue = `it-${randomUUID()}`;
+    const workflowId = `handoff-restart-${randomUUID().slice(0, 8)}`;
+    const env = { ...process.env, ...toolEnv(p, { LL_HOST_CLI: 'agent' }) } as NodeJS.ProcessEnv;
+    const input: LoopWorkflowInput = { definition: agentLoop(), options: { cwd: p.cwd, localActivityMaxTimeoutS: 0, closeAsOutcome: true, stdoutSignals: true } };
+    const first = await createLoopWorker({ connection: native, taskQueue, activityDeps: { env } });
+    const handle = await first.worker.runUntil(async () => {
+      const h = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: p.cwd, loop: 'handoff' } });
+      await waitFor('the run to pause on its handoff', async () => (await h.query(statusQuery)).phase === 'handoff', 30_000);
+      return h;
+    });
+    await first.events.close();
+    // The first worker is gone; the run waits in Temporal alone. A second worker picks it up.
+    const second = await createLoopWorker({ connection: native, taskQueue, activityDeps: { env } });
+    const result = await second.worker.runUntil(async () => {
+      await client.workflowService.resetStickyTaskQueue({ namespace: 'default', execution: { workflowId } });
+      expect((await handle.query(statusQuery)).handoff).toMatchObject({ payload: 'continue with the lexer tests' });
+      await handle.executeUpdate(resumeHandoffUpdate);
+      return loopRunResult(client, workflowId);
+    });
+    await second.events.close();
+    expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(stdins(p.toolsDir, 'agent')).toHaveLength(2);
+  });
+
   it('the resumeHandoff update is refused by a run that does not wait on a handoff', async () => {
     const p = project(['agent', 'checker']);
     script(p.toolsDir, 'agent', [[0, HANDOFF], [0, 'done']]);
@@ -141,6 +171,15 @@ describe('FATAL_ERROR: and LOOP_STOP:', () => {
     expect(run.events.find((e) => e.event === 'route')).toMatchObject({ from: 'probe', to: 'next_step', verdict: 'yes' });
     const { client } = await temporal();
     expect((await client.workflow.getHandle(run.workflowId).describe()).status.name).toBe('COMPLETED');
+  });
+
+  it('config.handoff_threshold reaches the action as LL_HANDOFF_THRESHOLD (runs with the rule only)', async () => {
+    const p = project();
+    const d = definition({ name: 'threshold', initial: 'a', config: { handoff_threshold: 70 }, states: { a: { action: 'echo "t=$${LL_HANDOFF_THRESHOLD:-unset}"', capture: 't', next: 'done' }, done: { terminal: true } } });
+    const run = await runLoop(d, { cwd: p.cwd, stdoutSignals: true });
+    expect(run.result.captured.t).toMatchObject({ output: 't=70' });
+    const old = await runLoop(d, { cwd: p.cwd });
+    expect(old.result.captured.t).toMatchObject({ output: 't=unset' });
   });
 
   it('in a run without the stdoutSignals rule, the lines are plain output', async () => {

@@ -10,6 +10,9 @@ import { closing } from '../../fsm/outcome.js';
 import type { ActionResult } from '../../fsm/types.js';
 import type { Transition } from '../../fsm/snapshot.js';
 import { begin, def, loop, next } from './helpers.js';
+import { validateLoop } from '../../fsm/validate.js';
+
+const problems = (raw: Record<string, unknown>) => validateLoop(raw).diagnostics;
 
 describe('detectStdoutSignal', () => {
   const cases: Array<[string, string, ReturnType<typeof detectStdoutSignal>]> = [
@@ -137,5 +140,25 @@ describe('a run without the stdoutSignals rule', () => {
     const { t } = afterWork({ on_handoff: 'terminate' }, line, false);
     expect(names(t)).toEqual(['action_complete', 'route', 'state_enter', 'action_start']);
     expect(t.effect).toMatchObject({ type: 'run_action', input: { state: 'check' } });
+  });
+});
+
+describe('validation of on_handoff and config', () => {
+  const base = loop({ a: { action: 'echo', next: 'done' } });
+  it.each([
+    [{ on_handoff: 'resume' }, 'on_handoff', /expected one of "pause"\|"spawn"\|"terminate"/, /use pause .*, spawn .* or terminate/],
+    [{ config: { handoff_threshold: 101 } }, 'config.handoff_threshold', /<=100/, /from 1 to 100/],
+    [{ config: { automation: { max_continuations: 0 } } }, 'config.automation.max_continuations', />0/, /at least 1/],
+    [{ config: { continuation: { max_continuations: 1.5 } } }, 'config.continuation.max_continuations', /integer|int/i, /at least 1/],
+  ])('%j is an error with a fix', (extra, path, message, fix) => {
+    const found = problems({ ...base, ...extra }).filter((p) => p.severity === 'error');
+    expect(found).toHaveLength(1);
+    expect(found[0]!.path.join('.')).toBe(path);
+    expect(found[0]!.message).toMatch(message);
+    expect(found[0]!.fix).toMatch(fix);
+  });
+  it('accepts the documented keys and passes other config keys through', () => {
+    const ok = { ...base, on_handoff: 'spawn', config: { handoff_threshold: 70, automation: { max_continuations: 3 }, commands: { confidence_gate: { readiness_threshold: 80 } } } };
+    expect(problems(ok).filter((p) => p.severity === 'error')).toEqual([]);
   });
 });
