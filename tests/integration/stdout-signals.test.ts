@@ -111,6 +111,25 @@ describe('CONTEXT_HANDOFF: from an agent', () => {
     expect(stdins(p.toolsDir, 'agent')).toHaveLength(2);
   });
 
+  it('a run paused on a handoff is stopped like any run (ll-loop stop cancels the wait)', async () => {
+    const p = project(['agent', 'checker']);
+    script(p.toolsDir, 'agent', [[0, HANDOFF]]);
+    const { client } = await temporal();
+    const run = await runLoop(agentLoop(), {
+      cwd: p.cwd,
+      env: toolEnv(p, { LL_HOST_CLI: 'agent' }),
+      stdoutSignals: true,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waitFor('the run to pause on its handoff', async () => (await handle.query(statusQuery)).phase === 'handoff', 30_000);
+        await handle.cancel();
+      },
+    });
+    expect(run.result).toMatchObject({ terminated_by: 'cancelled', final_state: 'work' });
+    expect(run.result.stopped_by).toBeUndefined();
+    expect(closedAs(run.result)).toBe('canceled');
+  });
+
   it('the resumeHandoff update is refused by a run that does not wait on a handoff', async () => {
     const p = project(['agent', 'checker']);
     script(p.toolsDir, 'agent', [[0, HANDOFF], [0, 'done']]);
