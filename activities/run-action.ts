@@ -1,4 +1,5 @@
 import { checkOutput } from './output-check.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { expectedFailure } from './expected-failure.js';
@@ -202,11 +203,25 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
   };
 }
 
-/** With RunActionInput.detect_signals: the stdout signal the action's output (its kept tail) gives. */
+/**
+ * With RunActionInput.detect_signals: the stdout signal the action's output gives. A shell action's
+ * cut output is read from its log file (its first and last MiB) so a signal printed early counts, as
+ * in little-loops, which reads all of it; a prompt's output is the agent's answer, read as kept.
+ */
 function withSignal(input: RunActionInput, result: ActionResult): ActionResult {
   if (!input.detect_signals || result.error !== undefined) return result;
-  const signal = detectStdoutSignal(result.output);
+  const signal = detectStdoutSignal(fullShellOutput(input, result) ?? result.output);
   return signal === undefined ? result : { ...result, stdout_signal: signal };
+}
+
+function fullShellOutput(input: RunActionInput, result: ActionResult): string | undefined {
+  if (input.kind !== 'shell' || !result.truncated || result.log_file === undefined) return undefined;
+  try {
+    return readFileSync(result.log_file, 'utf8');
+  } catch {
+    // The file is gone (or unreadable): the kept tail is all there is to read.
+    return undefined;
+  }
 }
 
 /** Only a successful action's output is checked: a failing one (non-zero exit, timed out, killed) is judged by its evaluator as any failure is. */
