@@ -1,4 +1,5 @@
 import { checkOutput } from './output-check.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { expectedFailure } from './expected-failure.js';
@@ -12,6 +13,7 @@ import { runMcpTool } from './mcp-tool.js';
 import { hostRateLimit } from './rate-limit.js';
 import { runPromptByProvider } from './prompt-provider.js';
 import { fromEnvelope } from './host-envelope.js';
+import { detectStdoutSignal } from '../fsm/stdout-signals.js';
 import type { LlmProviderRequest } from '../fsm/llm-provider.js';
 import { prepareShell, type ShellLaunch } from './shell-launch.js';
 import type { WorkerPlace } from './placement.js';
@@ -156,6 +158,8 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       throw e;
     }
 
+    // The agent's context monitor hands off at this percentage (the loop's config.handoff_threshold).
+    if (input.handoff_threshold !== undefined) env['LL_HANDOFF_THRESHOLD'] = String(input.handoff_threshold);
     const hooks = activityHooks(input.state);
     let result: ActionResult;
     try {
@@ -195,8 +199,29 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       const limit = hostRateLimit(result.output, result.stderr, { failed: result.exit_code !== 0, now: Date.now(), jitter: Math.random() });
       if (limit !== undefined) return { ...result, rate_limit: limit };
     }
-    return checked(input, result);
+    return checked(input, withSignal(input, result));
   };
+}
+
+/**
+ * With RunActionInput.detect_signals: the stdout signal the action's output gives. A shell action's
+ * cut output is read from its log file (its first and last MiB) so a signal printed early counts, as
+ * in little-loops, which reads all of it; a prompt's output is the agent's answer, read as kept.
+ */
+function withSignal(input: RunActionInput, result: ActionResult): ActionResult {
+  if (!input.detect_signals || result.error !== undefined) return result;
+  const signal = detectStdoutSignal(fullShellOutput(input, result) ?? result.output);
+  return signal === undefined ? result : { ...result, stdout_signal: signal };
+}
+
+function fullShellOutput(input: RunActionInput, result: ActionResult): string | undefined {
+  if (input.kind !== 'shell' || !result.truncated || result.log_file === undefined) return undefined;
+  try {
+    return readFileSync(result.log_file, 'utf8');
+  } catch {
+    // The file is gone (or unreadable): the kept tail is all there is to read.
+    return undefined;
+  }
 }
 
 /** Only a successful action's output is checked: a failing one (non-zero exit, timed out, killed) is judged by its evaluator as any failure is. */
@@ -210,7 +235,7 @@ async function runProviderPrompt(input: RunActionInput & { llm: LlmProviderReque
   const hooks = activityHooks(input.state);
   try {
     const log = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
-    return checked(input, await runPromptByProvider(input, workerEnv, { ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}) }, log));
+    return checked(input, withSignal(input, await runPromptByProvider(input, workerEnv, { ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}) }, log)));
   } catch (e) {
     if (e instanceof UndefinedEnvError) return setupErrorResult(e.message);
     throw e;

@@ -14,7 +14,7 @@ export const EXIT = {
   timeout: 4,
   /** The run ended with an error (no route for a verdict, undefined variable, …). */
   runError: 5,
-  /** The run was stopped (Ctrl-C, `ll-loop stop`). */
+  /** The run was stopped (Ctrl-C, `ll-loop stop`, a `LOOP_STOP:` line) or handed off (`on_handoff: terminate`): `resume` continues it. */
   cancelled: 6,
   /** Temporal could not be reached or the embedded server could not start. */
   infrastructure: 7,
@@ -33,6 +33,7 @@ export function exitCodeFor(result: Pick<ExecutionResult, 'terminated_by' | 'fai
     case 'timeout':
       return EXIT.timeout;
     case 'cancelled':
+    case 'handoff':
       return EXIT.cancelled;
     default:
       return EXIT.runError;

@@ -55,7 +55,7 @@ function freshSnapshot(initial: string, now: number, semantics: number): WorkSna
 function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade }, now: number, semantics: number): Draft {
   const { status: _status, phase: _phase, ...rest } = from.snapshot as Snapshot & { outcome?: unknown; pending?: unknown };
   // The state runs again from its start: a pause or re-ask of its last call is over.
-  const { outcome: _outcome, pending: _pending, rateLimit: _paused, reaskErrors: _asked, ...data } = rest;
+  const { outcome: _outcome, pending: _pending, rateLimit: _paused, reaskErrors: _asked, handoff: _handedOff, stopping: _stopping, ...data } = rest;
   const upgrade = from.upgrade;
   const snap: WorkSnapshot = {
     ...data,

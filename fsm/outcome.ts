@@ -12,7 +12,7 @@
 import type { ExecutionResult } from './types.js';
 
 /** Every value of the `LoopStatus` search attribute (runs of 0.3.0 and older wrote `running`/`done`). */
-export const LOOP_OUTCOMES = ['running', 'succeeded', 'failed', 'limit', 'timed_out', 'error', 'stopped', 'budget'] as const;
+export const LOOP_OUTCOMES = ['running', 'succeeded', 'failed', 'limit', 'timed_out', 'error', 'stopped', 'budget', 'handoff'] as const;
 export type LoopOutcome = (typeof LOOP_OUTCOMES)[number];
 
 /** The outcomes the Web UI shows as Failed (`list --failed`). */
@@ -39,6 +39,8 @@ export function outcomeOf(result: ExecutionResult): Exclude<LoopOutcome, 'runnin
       return 'stopped';
     case 'budget':
       return 'budget';
+    case 'handoff':
+      return 'handoff';
   }
 }
 
@@ -59,6 +61,9 @@ export interface CloseRules {
 
 export function closing(result: ExecutionResult, rules: CloseRules): Closing {
   if (succeeded(result)) return { kind: 'complete' };
+  // Ended by the loop's own stdout signal (`LOOP_STOP:`, a `CONTEXT_HANDOFF:` under `on_handoff:
+  // terminate`): nobody cancelled the workflow, and the run did not fail; `resume` continues it.
+  if (result.stopped_by === 'loop_stop' || result.terminated_by === 'handoff') return { kind: 'complete' };
   if (result.terminated_by === 'cancelled') return rules.closeAsOutcome && !rules.child ? { kind: 'cancel' } : { kind: 'complete' };
   if (!rules.closeAsOutcome && !rules.failOnNonTerminal) return { kind: 'complete' };
   // The text runs of 0.3.0 and older failed with (kept: their histories replay unchanged).

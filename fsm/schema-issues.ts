@@ -72,6 +72,15 @@ function evaluatorType(raw: unknown, path: Path): Diagnostic | undefined {
   );
 }
 
+const AT_LEAST_ONE = 'set a whole number of at least 1 (how many handoffs a run continues), or remove it for no cap';
+/** How to fix a bad value of fields whose type says too little. */
+const FIXES: Record<string, string> = {
+  on_handoff: 'use pause (wait for ll-loop resume), spawn (continue at once in a fresh session) or terminate (end the run)',
+  'config.handoff_threshold': 'set a whole number from 1 to 100 (a percentage of the agent\'s context)',
+  'config.automation.max_continuations': AT_LEAST_ONE,
+  'config.continuation.max_continuations': AT_LEAST_ONE,
+};
+
 /** One diagnostic per problem zod found (unknown keys expanded one per key). */
 export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unknown): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -100,7 +109,7 @@ export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkn
       continue;
     }
     const shown = value === undefined ? '' : ` (got ${JSON.stringify(value)?.slice(0, 60)})`;
-    out.push(error(path, `${path.join('.') || 'loop'}: ${issue.message}${shown}`, path[0] === 'commands' ? COMMANDS_FIX : undefined));
+    out.push(error(path, `${path.join('.') || 'loop'}: ${issue.message}${shown}`, FIXES[path.join('.')] ?? (path[0] === 'commands' ? COMMANDS_FIX : undefined)));
   }
   return out;
 }

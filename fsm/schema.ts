@@ -268,6 +268,17 @@ const parameterSpec = z.strictObject({
   values: z.array(z.string()).optional(),
 });
 
+const continuationConfig = z.looseObject({ max_continuations: z.number().int().positive().optional() });
+/**
+ * `config:`, little-loops' per-loop overrides of its global settings. The keys ll-loop reads are
+ * typed; the rest (settings of little-loops' other tools) pass through unread (docs/decisions.md).
+ */
+const loopConfig = z.looseObject({
+  handoff_threshold: z.number().int().min(1).max(100).optional(),
+  automation: continuationConfig.optional(),
+  continuation: continuationConfig.optional(),
+});
+
 export const loopShape = {
   name: z.string().min(1),
   description: z.string().optional(),
@@ -287,9 +298,10 @@ export const loopShape = {
   labels: z.array(z.string()).default([]),
   commands: z.array(z.strictObject({ cmd: z.string(), comment: z.string().optional() })).optional(),
   parameters: z.record(z.string(), parameterSpec).optional(),
-  config: z.record(z.string(), z.unknown()).optional(),
+  config: loopConfig.optional(),
   llm: llmConfig.default({ max_tokens: 256, timeout: 1800, enabled: true, schema_retries: DEFAULT_SCHEMA_RETRIES }),
-  on_handoff: z.string().optional(),
+  /** What a `CONTEXT_HANDOFF:` line in an action's output does (fsm/on-signal.ts); absent: pause. */
+  on_handoff: z.enum(['pause', 'spawn', 'terminate']).optional(),
   /** The run's limits on agent calls (sub-loops spend from it too). */
   budget: budgetConfig.optional(),
 };

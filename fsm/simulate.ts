@@ -179,6 +179,9 @@ function factFor(t: Transition, state: string, verdict: string, set: VerdictSet 
     }
     case 'sleep':
       return { type: 'sleep_done', now };
+    case 'await_handoff':
+      // Simulated actions print no signals; a handoff pause cannot come up, but would be continued.
+      return { type: 'handoff_resumed', now };
     case 'finish':
       throw new Error('internal: a finished simulation has no next fact');
   }

@@ -7,7 +7,7 @@ import type { DiffStallMemory } from './evaluators/diff-stall.js';
 import type { ActionResult, BudgetLimits, CapturedValue, LlmUsage, RateLimitFact, Spend, EvalResult, EvaluateLlmInput, ExecutionResult, LoopEvent, PrevResult, RunActionInput, RunLoopInput } from './types.js';
 
 /** What a running loop waits for. */
-export type WaitPhase = 'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited';
+export type WaitPhase = 'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited' | 'handoff';
 /**
  * Phases that hold the action result while its evaluation is being made on the worker (or, rate
  * limited, waits to be made again; an action paused by a rate limit holds none).
@@ -60,6 +60,21 @@ export interface RunData {
   reaskErrors?: string[];
   /** The current agent call is (or was just) paused by a rate limit; cleared by its first other answer. */
   rateLimit?: RateLimitPause;
+  /** Paused on a `CONTEXT_HANDOFF:` (`on_handoff: pause`): waits for `ll-loop resume` (fsm/on-signal.ts). */
+  handoff?: HandoffPause;
+  /** A handoff's payload, for the next shell or prompt action (then dropped): the fresh session's context. */
+  continuation?: string;
+  /** Handoffs the run continued (spawned or resumed); `config.automation.max_continuations` caps them. */
+  continuations?: number;
+  /** A `LOOP_STOP:` seen: the run ends once the state has routed (its reason, possibly ''). */
+  stopping?: string;
+}
+
+/** A run waiting on a handoff: which state handed off, with what, since when. */
+export interface HandoffPause {
+  state: string;
+  payload: string;
+  since_ms: number;
 }
 
 /** A call paused by rate limits: since when, how often, until when (fsm/rate-limit.ts). */
@@ -170,6 +185,8 @@ export type RunEvent =
   | { type: 'diff_stat_error'; error: string; now: number }
   | { type: 'diff_stat_failed'; failure: Failure; now: number }
   | { type: 'sleep_done'; now: number }
+  /** A run paused on a handoff was told to continue (`ll-loop resume`: the workflow's resumeHandoff update). */
+  | { type: 'handoff_resumed'; now: number }
   | { type: 'timeout'; now: number }
   | { type: 'cancel'; now: number };
 
@@ -199,7 +216,9 @@ export type WorkEffect =
   | { type: 'run_loop'; input: RunLoopInput }
   | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' }
   /** A rate limit's pause: until an instant, so a continue-as-new mid-pause does not wait again from the start. */
-  | { type: 'sleep'; ms: number; until_ms: number; reason: 'rate_limit' };
+  | { type: 'sleep'; ms: number; until_ms: number; reason: 'rate_limit' }
+  /** Wait, durably and without a deadline of its own, until someone continues the handed-off run. */
+  | { type: 'await_handoff'; state: string };
 
 export interface FinishEffect {
   type: 'finish';

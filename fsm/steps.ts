@@ -13,7 +13,8 @@ import { promptProviderRequest, type LlmProviderRequest } from './llm-provider.j
 import { renderShell } from './shell-render.js';
 import { renderMcpCall } from './mcp-call.js';
 import type { ActionRequest } from './snapshot.js';
-import type { ActionResult, EvalResult, PromptText } from './types.js';
+import type { ActionResult, EvalResult, PromptText, ShellCommand } from './types.js';
+import { CONTINUATION_VAR, continuationText, stopAfterRoute, takeContinuation } from './on-signal.js';
 import { reaskText } from './answer-check.js';
 import { subloopInput } from './subloop.js';
 import { actionKind, actionTimeout, displayAction } from './action.js';
@@ -80,6 +81,8 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
+  // A handed-off session's payload goes to the next action that can take it (fsm/on-signal.ts).
+  if (d.snap.continuation !== undefined && input.kind !== 'mcp') input = withContinuation(input, takeContinuation(d) ?? '');
   // A completion's stated maximum that the tokens left cannot cover: the call is not made.
   const provider = 'llm' in input ? input.llm : undefined;
   const short = provider === undefined ? undefined : cannotCover(def, snap, snap.current, provider.max_tokens);
@@ -102,6 +105,13 @@ function promptRunner(def: LoopDefinition, state: StateConfig): { llm?: LlmProvi
   // Validation refuses invalid settings before a run starts; one that slipped through runs nothing new.
   if (request !== undefined && !('invalid' in request)) return { llm: request };
   return state.llm?.model !== undefined && request === undefined ? { model: state.llm.model } : {};
+}
+
+/** The action with a handoff's payload: appended to a prompt, in `$LL_CONTINUATION` for a shell action. */
+function withContinuation<T extends { shell?: ShellCommand; prompt?: PromptText }>(input: T, payload: string): T {
+  if (input.prompt !== undefined) return { ...input, prompt: { parts: [...input.prompt.parts, continuationText(payload)] } };
+  if (input.shell !== undefined) return { ...input, shell: { ...input.shell, vars: { ...input.shell.vars, [CONTINUATION_VAR]: payload } } };
+  return input;
 }
 
 /** A prompt asked again: the previous output's schema errors appended. */
@@ -187,6 +197,7 @@ export function routeTo(d: Draft, _state: StateConfig, target: string, verdict: 
   const { to } = resolved;
   emit(d, 'route', { from, to, ...(verdict === undefined ? {} : { verdict }) });
   setPrev(d, action);
+  if (stopAfterRoute(d, to)) return;
   d.goto = { name: to };
 }
 

@@ -28,6 +28,7 @@ import { onRateLimited, resumeAfterRateLimit } from './rate-limit.js';
 import { actionKind } from './action.js';
 import { hasBudget } from './budget.js';
 import { chargeAgentCall, llmUsage } from './on-budget.js';
+import { continueHandoff, onStdoutSignal } from './on-signal.js';
 
 /** States entered in one transition without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
@@ -59,6 +60,8 @@ function onActionDone(d: Draft, result: ActionResult): void {
   const timed = actionKind(state) === 'prompt' && result.error === undefined && hasBudget(d.def, d.snap, state);
   const usage = result.usage ?? (timed ? {} : undefined);
   if (chargeAgentCall(d, state, usage, result.duration_ms, result)) return;
+  // Only runs that detect stdout signals have one (LoopRunOptions.stdoutSignals).
+  if (result.stdout_signal !== undefined && onStdoutSignal(d, result.stdout_signal, result)) return;
   if (result.error !== undefined) {
     if (retryIfFailed(d, state, { kind: 'could_not_run' }, { exit_code: result.exit_code, error: result.error })) return;
     if (!state.terminal) return failState(d, state, result.error, result);
@@ -134,6 +137,8 @@ function advance(d: Draft, event: RunEvent): void {
         else execute(d);
       } else execute(d);
       return;
+    case 'handoff_resumed':
+      return continueHandoff(d);
     case 'timeout':
       return finish(d, 'timeout', `loop timeout of ${d.def.timeout ?? '?'}s reached in state "${d.snap.current}"`);
     case 'cancel':

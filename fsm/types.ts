@@ -5,6 +5,7 @@
 import type { LlmProviderRequest } from './llm-provider.js';
 
 import type { OutputCheck } from './answer-check.js';
+import type { StdoutSignal } from './stdout-signals.js';
 
 /** What an action produced. `output`/`stderr` are tails; the full text is in `log_file`/`stderr_file` when cut. */
 export interface ActionResult {
@@ -34,6 +35,11 @@ export interface ActionResult {
    * whose input asks for detection get one): the run pauses and runs the action again.
    */
   rate_limit?: RateLimitFact;
+  /**
+   * A `CONTEXT_HANDOFF:`, `FATAL_ERROR:` or `LOOP_STOP:` line in the output (fsm/stdout-signals.ts);
+   * only runs whose input asks for detection (RunActionInput.detect_signals) get one.
+   */
+  stdout_signal?: StdoutSignal;
 }
 
 /** What one agent call (a prompt action or an LLM evaluation) used, as reported; for budgets. */
@@ -101,7 +107,7 @@ export interface PrevResult {
   exit_code: number;
 }
 
-export const TERMINATED_BY = ['terminal', 'max_iterations', 'max_steps', 'timeout', 'error', 'cancelled', 'budget'] as const;
+export const TERMINATED_BY = ['terminal', 'max_iterations', 'max_steps', 'timeout', 'error', 'cancelled', 'budget', 'handoff'] as const;
 export type TerminatedBy = (typeof TERMINATED_BY)[number];
 
 /** What a run returns (seed 003's ExecutionResult, plus `failure` for failure terminals). */
@@ -120,6 +126,8 @@ export interface ExecutionResult {
   cycles?: number;
   /** What the run (with its sub-loops) spent on agent calls; absent when none reported usage. */
   spent?: Spend;
+  /** `terminated_by: cancelled` asked for by the loop itself (a `LOOP_STOP:` line), not from outside. */
+  stopped_by?: 'loop_stop';
 }
 
 /** One entry of the run's event stream (seed 001 "Structured Events"). `ts` is added by the writer. */
@@ -199,6 +207,17 @@ export interface RunActionInput {
    * Set by the workflow for runs started with LoopRunOptions.pauseOnRateLimit.
    */
   detect_rate_limits?: boolean;
+  /**
+   * The output is read for stdout signals (ActionResult.stdout_signal). Set by the workflow for
+   * runs started with LoopRunOptions.stdoutSignals; older runs treat such lines as plain output.
+   */
+  detect_signals?: boolean;
+  /**
+   * The loop's `config.handoff_threshold`: given to shell and prompt processes as
+   * `LL_HANDOFF_THRESHOLD`, which the agent's context monitor reads. Set by the workflow, with
+   * detect_signals, for runs started with LoopRunOptions.stdoutSignals.
+   */
+  handoff_threshold?: number;
   /**
    * kind `prompt` under an HTTP API provider (fsm/llm-provider.ts promptProviderRequest): the
    * prompt is a plain completion by that provider instead of a host CLI run. Absent: the host CLI.

@@ -2,7 +2,7 @@
  * The loop workflow's wire contract: input, queries, sinks. Shared by the workflow, the worker
  * and the client (one definition each, as in Temporal's samples).
  */
-import { defineQuery, type Sinks } from '@temporalio/workflow';
+import { defineQuery, defineUpdate, type Sinks } from '@temporalio/workflow';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { DoneSnapshot, Effect, Phase, RunStreamEvent, Snapshot, Upgrade } from '../fsm/snapshot.js';
 import type { BudgetLimits, ExecutionResult, RunLoopInput, Spend } from '../fsm/types.js';
@@ -88,6 +88,12 @@ export interface LoopRunOptions {
    * runs of older releases lack it and judge such answers as they did.
    */
   pauseOnRateLimit?: boolean;
+  /**
+   * Read shell and prompt actions' output for `CONTEXT_HANDOFF:`, `FATAL_ERROR:` and `LOOP_STOP:`
+   * and act on them (RunActionInput.detect_signals, fsm/on-signal.ts, `on_handoff`). Set by the
+   * client for new runs; runs of older releases lack it and treat such lines as plain output.
+   */
+  stdoutSignals?: boolean;
 }
 
 /**
@@ -220,6 +226,15 @@ export interface LoopStatus {
     resumes_at: string;
     pauses: number;
   };
+  /** Paused on a `CONTEXT_HANDOFF:` (phase `handoff`, `on_handoff: pause`): waits for `resume`. */
+  handoff?: {
+    state: string;
+    payload: string;
+    /** When it handed off (ISO time). */
+    since: string;
+    /** The command that continues it. */
+    resume: string;
+  };
 }
 
 export interface LockStatus {
@@ -233,6 +248,13 @@ export interface LockStatus {
 }
 
 export const statusQuery = defineQuery<LoopStatus>('status');
+
+/**
+ * Continue a run paused on a handoff (`ll-loop resume <run>`): the state that handed off runs
+ * again, its next action carrying the payload. Refused (by the validator, so nothing is recorded)
+ * unless the run waits on a handoff. Answers the state that runs again.
+ */
+export const resumeHandoffUpdate = defineUpdate<{ state: string }, []>('resumeHandoff');
 
 /** The whole snapshot: what `ll-loop resume` continues from (also answered by closed runs, by replay). */
 export const snapshotQuery = defineQuery<Snapshot>('snapshot');

@@ -10,6 +10,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
+  condition,
   ContinueAsNew,
   continueAsNew,
   isCancellation,
@@ -39,7 +40,7 @@ import { startingSemantics } from './semantics-gate.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { DoneSnapshot, FinishEffect, LlmReply, RateLimitPause, RunEvent, Snapshot, Transition, WorkEffect } from '../fsm/snapshot.js';
 import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
-import { LOOP_FAILED, snapshotQuery, statusQuery, type LoopRunResult, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
+import { LOOP_FAILED, resumeHandoffUpdate, snapshotQuery, statusQuery, type LoopRunResult, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
 
 /** Continue as new well before Temporal's ~51,200-event / 50 MB history limits. */
 const MAX_HISTORY_EVENTS = 20_000;
@@ -112,6 +113,9 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   const checkAnswers = input.options.checkAnswers ? { check_schema: true } : {};
   // Runs started by 0.5.0 and later pause on rate limits (fsm/rate-limit.ts); older ones judge them as they did.
   const detectLimits = input.options.pauseOnRateLimit ? { detect_rate_limits: true } : {};
+  // Runs started by this release act on stdout signals (fsm/on-signal.ts); older ones read them as plain output.
+  const threshold = def.config?.handoff_threshold;
+  const detectSignals = input.options.stdoutSignals ? { detect_signals: true, ...(threshold === undefined ? {} : { handoff_threshold: threshold }) } : {};
   /** Where the run is: the last transition (its snapshot, its effect, its events not yet delivered). */
   let at: Transition = input.resume
     ? // Continued as new: the same run, its snapshot and the effect it was about to carry out.
@@ -128,10 +132,24 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   });
 
   setHandler(snapshotQuery, () => at.snapshot);
+  /** Set by the resumeHandoff update; read by the `await_handoff` effect. */
+  let handoffResumed = false;
+  setHandler(
+    resumeHandoffUpdate,
+    () => {
+      handoffResumed = true;
+      return { state: at.snapshot.current };
+    },
+    {
+      validator: () => {
+        if (at.snapshot.phase !== 'handoff' || handoffResumed) throw new Error(`run ${instanceId} is not waiting on a handoff (state "${at.snapshot.current}", phase ${at.snapshot.phase})`);
+      },
+    },
+  );
   setHandler(
     statusQuery,
     (): LoopStatus => ({
-      ...statusOf(def, at.snapshot),
+      ...statusOf(def, at.snapshot, instanceId),
       ...(lease ? { lock: lease.status() } : {}),
       ...(placement.waitingFor ? { waiting_for: placement.waitingFor } : {}),
       ...(placement.current.host ? { host: placement.current.host } : {}),
@@ -146,7 +164,12 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     lastReported = key;
     const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
     const spend = budgetDetails(def, snapshot);
-    const paused = snapshot.phase === 'rate_limited' && snapshot.rateLimit ? ` until ${new Date(snapshot.rateLimit.resumes_at_ms).toISOString()} (${snapshot.rateLimit.kind.replace('_', ' ')}: ${snapshot.rateLimit.message})` : '';
+    const paused =
+      snapshot.phase === 'rate_limited' && snapshot.rateLimit
+        ? ` until ${new Date(snapshot.rateLimit.resumes_at_ms).toISOString()} (${snapshot.rateLimit.kind.replace('_', ' ')}: ${snapshot.rateLimit.message})`
+        : snapshot.phase === 'handoff'
+          ? ` · waiting for \`ll-loop resume ${instanceId}\``
+          : '';
     setCurrentDetails(`**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${verdict}${spend}`);
     // The snapshot once, not beside copies of its parts: the worker shapes the state file.
     loopEvents.state({ loop: def.name, snapshot });
@@ -209,7 +232,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           try {
             const local = !placement.remote && isLocal(work.input, localMaxS);
             const result = await placement.run((place) => {
-              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...(work.input.kind === 'prompt' ? detectLimits : {}) };
+              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...(work.input.kind === 'prompt' ? detectLimits : {}), ...(work.input.kind === 'mcp' ? {} : detectSignals) };
               return actionActivity(full, local, placement.activityOptions())(full);
             });
             await flushLocal(result, local);
@@ -242,6 +265,11 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           // A rate limit's pause ends at an instant (continued as new mid-pause, it waits only the rest).
           await sleep('until_ms' in work ? Math.max(1, work.until_ms - Date.now()) : work.ms, { summary: sleepSummary(work, at.snapshot) });
           return { type: 'sleep_done', now: Date.now() };
+        case 'await_handoff':
+          // No timer of its own: the loop's timeout and `ll-loop stop` still end the wait.
+          await condition(() => handoffResumed);
+          handoffResumed = false;
+          return { type: 'handoff_resumed', now: Date.now() };
         case 'run_loop':
           // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
           await placement.ensureClaimed();
@@ -286,8 +314,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
 }
 
 /** The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before; `rate_limited` while paused by one. */
-function loopStatusOf(snapshot: Snapshot, outcome: boolean): LoopOutcome | 'done' | 'rate_limited' {
-  if (snapshot.status === 'running') return snapshot.phase === 'rate_limited' ? 'rate_limited' : 'running';
+function loopStatusOf(snapshot: Snapshot, outcome: boolean): LoopOutcome | 'done' | 'rate_limited' | 'paused' {
+  if (snapshot.status === 'running') return snapshot.phase === 'rate_limited' ? 'rate_limited' : snapshot.phase === 'handoff' ? 'paused' : 'running';
   return outcome ? outcomeOf(snapshot.outcome) : 'done';
 }
 
@@ -315,7 +343,7 @@ function withDataContext(snapshot: Snapshot, keys: string[] | undefined): Snapsh
   return { ...snapshot, dataContext: [...new Set([...(snapshot.dataContext ?? []), ...keys])] };
 }
 
-function statusOf(def: LoopDefinition, snapshot: Snapshot): LoopStatus {
+function statusOf(def: LoopDefinition, snapshot: Snapshot, runId: string): LoopStatus {
   return {
     loop: def.name,
     state: snapshot.current,
@@ -331,6 +359,7 @@ function statusOf(def: LoopDefinition, snapshot: Snapshot): LoopStatus {
     semantics: snapshot.semantics,
     ...budgetStatus(def, snapshot),
     ...(snapshot.phase === 'rate_limited' && snapshot.rateLimit ? { rate_limited: rateLimitedStatus(snapshot.rateLimit) } : {}),
+    ...(snapshot.phase === 'handoff' && snapshot.handoff ? { handoff: { state: snapshot.handoff.state, payload: snapshot.handoff.payload, since: new Date(snapshot.handoff.since_ms).toISOString(), resume: `ll-loop resume ${runId}` } } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
  *   `<id>-r<n>`, continues from the state it was in with its captured values (memo
  *   `resumed_from`). The id is fixed per attempt, so two concurrent resumes cannot both start.
  * - An open run: its checkout's worker runs it (started if it was gone), this process follows it;
+ *   one paused on a handoff (`on_handoff: pause`) is told to continue (its resumeHandoff update);
  *   a run of 0.2.0 on its own queue is served by this process.
  * Either way the run is then followed here exactly like `ll-loop run` (progress, exit code).
  */
@@ -25,6 +26,7 @@ import type { Detail } from '../reporters/human.js';
 import { definitionForResume } from '../runs/resume-definition.js';
 import { checkProviderKeys } from '../runs/provider-keys.js';
 import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
+import { continueHandoff } from '../runs/handoff.js';
 import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../runs/resumable.js';
 import { openSession, type Session } from '../temporal/session.js';
 import { moveOntoThisRelease, readOpenRun } from '../runs/upgrade.js';
@@ -132,6 +134,9 @@ async function attach(session: Session, native: NativeConnection, run: ResumeCho
 /** An open run of a checkout: its worker (started now if it was gone) runs it; follow it here. */
 async function followServed(session: Session, run: ResumeChoice, cwd: string, opts: ResumeOptions): Promise<number> {
   const worker = await ensureCheckoutWorker(cwd, session.endpoint.address);
+  // Waiting on a handoff (`on_handoff: pause`): this is the command that continues it.
+  const handedOff = await continueHandoff(session.client, run.id);
+  if (handedOff && !opts.json) opts.out(`${run.id} was paused on a handoff: state ${handedOff.state} runs again, continuing from it\n`);
   if (opts.background) {
     printResumedInBackground(opts, { id: run.id, resumedFrom: undefined, line: `${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it` });
     return EXIT.ok;

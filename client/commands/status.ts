@@ -83,6 +83,7 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ...(live.host ? [['host', live.host] as [string, string]] : []),
     ...(live.waiting_for ? [['waiting for', live.waiting_for] as [string, string]] : []),
     ...(live.rate_limited ? [['rate limited', describeRateLimit(live.rate_limited)] as [string, string]] : []),
+    ...(live.handoff ? [['handed off', `${safeText(oneLine(live.handoff.payload, 160))} (since ${localTime(new Date(live.handoff.since))})\n${''.padEnd(14)}continue it: ${live.handoff.resume}`] as [string, string]] : []),
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);
 }

@@ -89,7 +89,9 @@ function endLineOf(result: ExecutionResult, style: Style): string {
     case 'budget':
       return style.yellow(`Loop stopped: ${safeText(result.error ?? `budget spent in state ${result.final_state}`)} (${passes})`);
     case 'cancelled':
-      return style.yellow(`Loop stopped in state ${result.final_state} (${passes})`);
+      return style.yellow(`Loop stopped in state ${result.final_state}${result.stopped_by === 'loop_stop' ? ` by ${safeText(oneLine(result.error ?? 'LOOP_STOP:', 160))}` : ''} (${passes})`);
+    case 'handoff':
+      return style.yellow(`Loop handed off in state ${result.final_state} (${passes}); ll-loop resume continues it\n${INDENT}${safeText(oneLine(result.error ?? '', 200))}`);
     default:
       return style.red(`Loop failed in state ${result.final_state} (${passes})\n${INDENT}error: ${safeText(result.error ?? 'unknown error')}`);
   }
@@ -182,6 +184,27 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         line(`${INDENT}${style.yellow(`⏸ ${safeText(String(event.kind).replace('_', ' '))}: ${safeText(oneLine(String(event.message), 160))}; ${what} at ${localTime(resumes)} (in ${formatDuration(Number(event.wait_ms))})`)}`);
         break;
       }
+      case 'handoff': {
+        if (!headerShown) header(event);
+        pending = undefined;
+        const mode = String(event.mode);
+        const then = mode === 'pause' ? 'paused; continue it with ll-loop resume' : mode === 'spawn' ? `continuing in a fresh session (${String(event.continuation)})` : 'ending the run';
+        line(`${INDENT}${style.yellow(`⇄ handed off: ${safeText(oneLine(String(event.payload), 160))}; ${then}`)}`);
+        break;
+      }
+      case 'handoff_resumed':
+        line(`${INDENT}${style.cyan(`▶ continued after ${formatDuration(Number(event.waited_ms))}`)}`);
+        break;
+      case 'loop_stop':
+        if (!headerShown) header(event);
+        line(`${INDENT}${style.yellow(`■ LOOP_STOP${event.message ? `: ${safeText(oneLine(String(event.message), 160))}` : ''}; the run stops after routing`)}`);
+        break;
+      case 'fatal_error':
+        if (!headerShown) header(event);
+        if (pending) showOutput(pending, FAILURE_TAIL_LINES);
+        pending = undefined;
+        line(`${INDENT}${style.red(`✗ FATAL_ERROR: ${safeText(oneLine(String(event.message), 200))}`)}`);
+        break;
       case 'action_error':
         if (!headerShown) header(event);
         line(`${INDENT}${style.yellow(`⚠ ${safeText(oneLine(String(event.error), 200))}`)}`);

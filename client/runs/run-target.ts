@@ -136,6 +136,7 @@ export function describePhase(phase: string): string {
     retry_delay: 'waiting to retry',
     maintain_delay: 'maintain delay',
     rate_limited: 'rate limited, paused',
+    handoff: 'paused on a handoff',
     done: 'done',
   };
   return names[phase] ?? phase;

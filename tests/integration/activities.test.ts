@@ -55,6 +55,15 @@ describe('runAction: shell', () => {
     expect(r.log_file).toBeUndefined();
   });
 
+  it('reads stdout signals only when asked, also from the log file of a cut output', async () => {
+    const early = 'echo "FATAL_ERROR: early"; head -c 200000 /dev/zero | tr "\\0" x; echo';
+    expect((await runAction(shell(early))).stdout_signal).toBeUndefined();
+    const cut = await runAction(shell(early, { detect_signals: true }));
+    expect(cut.truncated).toBe(true);
+    expect(cut.stdout_signal).toEqual({ kind: 'fatal_error', payload: 'early' });
+    expect((await runAction(shell('echo "LOOP_STOP: now"', { detect_signals: true }))).stdout_signal).toEqual({ kind: 'loop_stop', payload: 'now' });
+  });
+
   it("returns bash's 127 for an unknown command", async () => {
     const r = await runAction(shell('no-such-command-xyz'));
     expect(r.exit_code).toBe(127);

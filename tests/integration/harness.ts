@@ -17,7 +17,7 @@ import { resolveContext } from '../../fsm/context.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import type { TimedEvent } from '../../worker/event-hub.js';
 import type { DoneSnapshot } from '../../fsm/snapshot.js';
-import { outcomeOf } from '../../fsm/outcome.js';
+import { closing } from '../../fsm/outcome.js';
 import { snapshotOfClosedRun } from '../../client/runs/resumable.js';
 import { resultInFailure } from '../../client/runs/run-result.js';
 import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
@@ -102,6 +102,8 @@ export interface RunLoopOptions {
   checkAnswers?: boolean;
   /** LoopRunOptions.pauseOnRateLimit, as `ll-loop run` sets it. */
   pauseOnRateLimit?: boolean;
+  /** LoopRunOptions.stdoutSignals, as `ll-loop run` sets it. */
+  stdoutSignals?: boolean;
   /** LoopWorkflowInput.dataContext: context keys given on the command line. */
   dataContext?: string[];
 }
@@ -127,6 +129,7 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       ...(opts.maskLoopEnv ? { maskLoopEnv: true } : {}),
       ...(opts.checkAnswers ? { checkAnswers: true } : {}),
       ...(opts.pauseOnRateLimit ? { pauseOnRateLimit: true } : {}),
+      ...(opts.stdoutSignals ? { stdoutSignals: true } : {}),
     },
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
   };
@@ -159,8 +162,8 @@ export async function loopRunResult(client: Client, workflowId: string): Promise
 
 /** How a run's workflow closes for its result (fsm/outcome.ts), as a follower's `end.status` reads it. */
 export function closedAs(result: ExecutionResult): 'completed' | 'failed' | 'canceled' {
-  const outcome = outcomeOf(result);
-  return outcome === 'succeeded' ? 'completed' : outcome === 'stopped' ? 'canceled' : 'failed';
+  const close = closing(result, { closeAsOutcome: true });
+  return close.kind === 'complete' ? 'completed' : close.kind === 'cancel' ? 'canceled' : 'failed';
 }
 
 /** PATH with the project's fake tools first, and the settings fake-claude and fake-tool read. */
