@@ -11,6 +11,7 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import type { LOOP_WORKFLOW_TYPE as LoopWorkflowType, LoopWorkflowInput, ScopeLockRequest } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
+import { checkoutKey } from '../../worker/checkout.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
 import { precheckScopes } from './scope-lock.js';
 
@@ -66,7 +67,10 @@ export interface StartRunRequest {
   definition: LoopDefinition;
   /** The loop file (memo `file`, so `resume` can reload it). */
   file: string;
-  /** Where the actions run (memo `cwd`, and the workflow's `options.cwd`). */
+  /**
+   * Where the actions run (memo `cwd`, and the workflow's `options.cwd`): the project root the
+   * command was run in (also for pool and worktree runs), whose checkout the run belongs to.
+   */
   cwd: string;
   /** The queue its workflow tasks go to: the checkout's (worker/checkout.ts) or a pool's. */
   taskQueue: string;
@@ -142,6 +146,8 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
             typedSearchAttributes: [
               { key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: definition.name },
               { key: defineSearchAttributeKey('LoopCategory', 'KEYWORD'), value: definition.category ?? '' },
+              // The checkout whose run this is: loop names resolve among a checkout's own runs (find-runs.ts).
+              { key: defineSearchAttributeKey('LoopCheckout', 'KEYWORD'), value: checkoutKey(cwd) },
             ],
           }
         : {}),
