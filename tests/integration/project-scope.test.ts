@@ -167,4 +167,39 @@ describe('a loop name in another project', () => {
     await expect(runStatus(b, name)).rejects.toBeInstanceOf(RunNotFoundError);
     expect(await stopCommand({ cwd: a, target: name, force: false, json: true, out: ignore })).toBe(0);
   });
+
+  it('a sub-loop run carries its parent\'s checkout (childCheckout); without the rule it is still found by its memo', async () => {
+    const { client } = await temporal();
+    const child = `kid-${unique()}`;
+    mkdirSync(join(a, '.loops'), { recursive: true });
+    writeFileSync(join(a, '.loops', `${child}.yaml`), JSON.stringify({ name: child, initial: 'check', states: { check: { action: 'true', on_yes: 'done', on_no: 'done' }, done: { terminal: true } } }));
+    const checkoutOf = async (id: string) => (await client.workflow.getHandle(id).describe()).typedSearchAttributes.get(defineSearchAttributeKey('LoopCheckout', 'KEYWORD'));
+    // A parent loop of its own per run: two runs of one loop in the same second would share an id.
+    const runParent = async (childCheckout: boolean) => {
+      const raw = { name: `parent-${unique()}`, initial: 'call', states: { call: { loop: child, on_success: 'done', on_failure: 'done' }, done: { terminal: true } } };
+      const file = join(a, '.loops', `${raw.name}.yaml`);
+      writeFileSync(file, JSON.stringify(raw));
+      const { handle, instanceId } = await startLoopRun({
+        client, definition: definition(raw), file, cwd: a, taskQueue: QUEUE, searchAttributes: true, started: new Date(), options: { childCheckout },
+      });
+      await handle.result();
+      return { parent: instanceId, child: `${instanceId}.call.1` };
+    };
+
+    const withRule = await runParent(true);
+    expect(await checkoutOf(withRule.child)).toBe(await checkoutOf(withRule.parent));
+    expect(await checkoutOf(withRule.parent)).toContain(a);
+    const without = await runParent(false);
+    expect(await checkoutOf(without.child)).toBeUndefined();
+
+    // Both children are the project's runs of that loop by name; not another project's.
+    const history = await until('both children in the history of A', async () => {
+      const out = output();
+      await historyCommand({ cwd: a, loop: child, json: true, out: out.out });
+      const ids = out.json<Array<{ id: string }>>().map((r) => r.id);
+      return ids.length === 2 ? ids : undefined;
+    });
+    expect(history.sort()).toEqual([withRule.child, without.child].sort());
+    await expect(runStatus(b, child)).rejects.toBeInstanceOf(RunNotFoundError);
+  });
 });
