@@ -219,6 +219,16 @@ export async function listCommand(opts: ListOptions): Promise<number> {
   return opts.builtin ? printBuiltins(opts) : printLoops(opts);
 }
 
+/**
+ * The labels `--label` asks for: repeated (`--label a --label b`) or as a comma list
+ * (`--label a,b`), the same; a loop is listed when it has every one of them.
+ */
+export function labelsWanted(given: readonly string[]): string[] {
+  const labels = given.flatMap((g) => g.split(',')).map((l) => l.trim());
+  if (labels.some((l) => l === '')) throw new UsageError('--label needs a label name (an empty one was given)', 'll-loop list --label fast, or --label fast,lint for loops with both');
+  return [...new Set(labels)];
+}
+
 /** `ll-loop list` in the command table. */
 export const listSpec: CommandSpec = {
   usage: 'list [--running|--failed [--all-projects]|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
@@ -241,7 +251,7 @@ export const listSpec: CommandSpec = {
       failed: bool(ctx, 'failed'),
       builtin: bool(ctx, 'builtin'),
       allProjects: bool(ctx, 'all-projects'),
-      labels: list(ctx, 'label'),
+      labels: labelsWanted(list(ctx, 'label')),
       out: ctx.out,
       err: ctx.err,
       ...(category === undefined ? {} : { category }),
