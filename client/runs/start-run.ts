@@ -140,7 +140,9 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
       memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
       staticDetails: `${definition.description ?? ''}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),
-      ...(req.workflowId ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
+      // A run id names one run, from any project: an id used before, even by a run that has
+      // closed (another project's run of a loop of the same name in the same second), is a clash.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       ...(searchAttributes
         ? {
             typedSearchAttributes: [

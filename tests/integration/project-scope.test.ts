@@ -202,4 +202,56 @@ describe('a loop name in another project', () => {
     expect(history.sort()).toEqual([withRule.child, without.child].sort());
     await expect(runStatus(b, child)).rejects.toBeInstanceOf(RunNotFoundError);
   });
+
+  it('list --failed shows this project\'s failed runs; --all-projects every project\'s, with a PROJECT column', async () => {
+    const { client } = await temporal();
+    const name = `broken-${unique()}`;
+    const raw = { name, initial: 'check', states: { check: { action: 'false', on_yes: 'done', on_no: 'gave_up' }, done: { terminal: true }, gave_up: { terminal: true, failure: true } } };
+    const failIn = async (cwd: string) => {
+      mkdirSync(join(cwd, '.loops'), { recursive: true });
+      const file = join(cwd, '.loops', `${name}.yaml`);
+      writeFileSync(file, JSON.stringify(raw));
+      const { handle, instanceId } = await startLoopRun({ client, definition: definition(raw), file, cwd, taskQueue: QUEUE, searchAttributes: true, started: new Date() });
+      await handle.result().catch(() => undefined);
+      return instanceId;
+    };
+    const [inA, inB] = [await failIn(a), await failIn(b)];
+    const failed = (cwd: string, allProjects: boolean) =>
+      until(`failed runs of ${cwd}`, async () => {
+        const out = output();
+        await listCommand({ cwd, json: true, failed: true, allProjects, out: out.out });
+        const ids = out.json<Array<{ id: string }>>().map((r) => r.id);
+        return ids.includes(allProjects ? inA : inB) && (!allProjects || ids.includes(inB)) ? ids : undefined;
+      });
+    const own = await failed(b, false);
+    expect(own).toContain(inB);
+    expect(own).not.toContain(inA);
+    expect(await failed(b, true)).toEqual(expect.arrayContaining([inA, inB]));
+    const table = output();
+    await listCommand({ cwd: b, json: false, failed: true, allProjects: true, out: table.out });
+    expect(table.text()).toMatch(/^RUN ID\s+LOOP\s+PROJECT\s+OUTCOME/);
+    expect(table.text()).toMatch(new RegExp(`${inA}\\s+${name}\\s+${a}\\s+failed`));
+  });
+
+  it('a run id names one run: a run of the same name started in the same second as a closed one gets -2', async () => {
+    const { client } = await temporal();
+    const name = `quick-${unique()}`;
+    const raw = { name, initial: 'done', states: { done: { terminal: true } } };
+    const started = new Date();
+    const startIn = async (cwd: string) => {
+      mkdirSync(join(cwd, '.loops'), { recursive: true });
+      const file = join(cwd, '.loops', `${name}.yaml`);
+      writeFileSync(file, JSON.stringify(raw));
+      const { handle, instanceId } = await startLoopRun({ client, definition: definition(raw), file, cwd, taskQueue: QUEUE, searchAttributes: true, started });
+      await handle.result();
+      return instanceId;
+    };
+    const inA = await startIn(a);
+    const inB = await startIn(b);
+    expect(inB).toBe(`${inA}-2`);
+    expect((await runStatus(b, inA)).id).toBe(inA);
+    expect((await runStatus(a, name)).id).toBe(inA);
+    expect((await runStatus(b, name)).id).toBe(inB);
+  });
 });
+
