@@ -50,6 +50,14 @@ export function hostQueue(pool: string, host: string): string {
   return `${HOST_QUEUE_PREFIX}${pool}.${host}`;
 }
 
+/**
+ * The identity of the checkout at `root` on `host` that every run started in it carries (the
+ * `LoopCheckout` search attribute): loop names are looked up among this checkout's runs only.
+ */
+export function checkoutKey(root: string, host: string = hostId()): string {
+  return `${host}:${resolve(root)}`;
+}
+
 /** The checkout at `root` on `host`. */
 export function checkoutAt(root: string, host: string = hostId()): Checkout {
   const abs = resolve(root);

@@ -94,6 +94,12 @@ export interface LoopRunOptions {
    * client for new runs; runs of older releases lack it and treat such lines as plain output.
    */
   stdoutSignals?: boolean;
+  /**
+   * Start each sub-loop's child run with this run's `LoopCheckout` search attribute, so a child
+   * belongs to the checkout its parent was started in (loop names resolve per checkout). Set by
+   * the client for new runs; runs of older releases lack it and start children as they did.
+   */
+  childCheckout?: boolean;
 }
 
 /**

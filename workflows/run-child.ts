@@ -81,7 +81,7 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
       memo: { ...inheritedMemo(), cwd: parent.options.cwd, file: loaded.file, loop: definition.name, parent: parentId },
       staticSummary: `ll-loop: ${definition.name} (sub-loop of state ${request.state})`.slice(0, 190),
       ...(parent.options.searchAttributes
-        ? { searchAttributes: { LoopName: [definition.name], LoopCategory: [definition.category ?? ''] } }
+        ? { searchAttributes: { LoopName: [definition.name], LoopCategory: [definition.category ?? ''], ...inheritedCheckout(parent) } }
         : {}),
     });
   try {
@@ -109,6 +109,16 @@ function resultOfFailedChild(err: unknown): LoopRunResult | undefined {
   const cause = err.cause;
   if (!(cause instanceof ApplicationFailure) || cause.type !== LOOP_FAILED) return undefined;
   return cause.details?.[0] as LoopRunResult | undefined;
+}
+
+/**
+ * The parent's checkout (its `LoopCheckout`) for the child's search attributes, under the
+ * `childCheckout` rule: a sub-loop run belongs to the project its parent was started in.
+ */
+function inheritedCheckout(parent: LoopWorkflowInput): { LoopCheckout?: string[] } {
+  if (!parent.options.childCheckout) return {};
+  const checkout = workflowInfo().searchAttributes?.LoopCheckout?.[0];
+  return typeof checkout === 'string' && checkout !== '' ? { LoopCheckout: [checkout] } : {};
 }
 
 /** The parent's ll-loop version and build id, for the child's memo (the Web UI shows them). */

@@ -5,4 +5,4 @@
  */
 import type { LoopRunOptions } from './definitions.js';
 
-export const CURRENT_RUN_RULES = { closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true, pauseOnRateLimit: true, stdoutSignals: true } as const satisfies Partial<LoopRunOptions>;
+export const CURRENT_RUN_RULES = { closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true, pauseOnRateLimit: true, stdoutSignals: true, childCheckout: true } as const satisfies Partial<LoopRunOptions>;

@@ -8,6 +8,7 @@ import type { Reporter, RunInfo } from '../reporters/reporter.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
 import { followRun } from '../runs/follow-run.js';
 import { queryStatus, resolveRun, runUrl } from '../runs/run-target.js';
+import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
 
 /** Options of {@link followCommand}; `out` receives the progress display, `err` notes. */
@@ -33,7 +34,7 @@ function jsonLinesReporter(out: (t: string) => void): Reporter {
 export async function followCommand(opts: FollowOptions): Promise<number> {
   const err = opts.err ?? ((t: string) => process.stderr.write(t));
   return withSession(opts.cwd, async ({ client, connection, endpoint }) => {
-    const run = await resolveRun(client, opts.target, { latest: true });
+    const run = await resolveRun(client, opts.target, { latest: true, project: projectScope(opts.cwd) });
     const url = runUrl(endpoint.uiUrl, endpoint.namespace, run.id);
     const info: RunInfo = { instanceId: run.id, ...(url ? { uiUrl: url } : {}) };
     if (run.open && (await queryStatus(connection, client.workflow.getHandle(run.id)).catch(() => null)) === null) {

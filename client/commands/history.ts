@@ -19,7 +19,7 @@ import { safeText } from '../reporters/safe-text.js';
 import { localTime, table } from '../reporters/table.js';
 import { followEvents, type RunEnd } from '../runs/follow-events.js';
 import { closedResult, mayHaveResult, queryStatus } from '../runs/run-target.js';
-import { findRuns, RunNotFoundError, type RunSummary } from '../runs/find-runs.js';
+import { findRuns, projectScope, RunNotFoundError, runNotFound, type ProjectScope, type RunSummary } from '../runs/find-runs.js';
 import { withSession, type Session } from '../temporal/session.js';
 
 /** Options of {@link historyCommand}; `out` receives stdout, `err` warnings. */
@@ -112,13 +112,13 @@ async function entryFor({ client, connection }: Session, run: RunSummary): Promi
 }
 
 /** The loop's runs in Temporal, newest first. */
-export async function loopRuns(session: Session, loop: string, runs?: RunSummary[]): Promise<RunHistoryEntry[]> {
-  return mapLimit(runs ?? (await findRuns(session.client, loop)), 8, (run) => entryFor(session, run));
+export async function loopRuns(session: Session, loop: string, project: ProjectScope, runs?: RunSummary[]): Promise<RunHistoryEntry[]> {
+  return mapLimit(runs ?? (await findRuns(session.client, loop, { project })), 8, (run) => entryFor(session, run));
 }
 
 function printRuns(loop: string, entries: RunHistoryEntry[], out: (t: string) => void): void {
   if (entries.length === 0) {
-    out(`no runs of ${loop} in Temporal\n`);
+    out(`no runs of ${loop} in this project (a run id shows a run of any project)\n`);
     return;
   }
   const rows = entries.map((e) => [
@@ -201,15 +201,17 @@ export async function historyCommand(opts: HistoryOptions): Promise<number> {
   return withSession(opts.cwd, async (session) => {
     let runId = opts.runId;
     let runs: RunSummary[] | undefined;
+    // A loop name means this project's runs; a run id, any project's.
+    const project = projectScope(opts.cwd);
     if (runId === undefined) {
-      runs = await findRuns(session.client, opts.loop);
+      runs = await findRuns(session.client, opts.loop, { project });
       // `history <run-id>`: a run id in place of the name shows that run's events.
       if (runs.length === 1 && runs[0]!.id === opts.loop) runId = opts.loop;
-      else if (runs.length === 0 && !listLoopNames(opts.cwd).includes(opts.loop)) throw new RunNotFoundError(opts.loop, 'loop or run');
+      else if (runs.length === 0 && !listLoopNames(opts.cwd).includes(opts.loop)) throw await runNotFound(session.client, opts.loop, 'loop or run', project);
     }
     if (runId === undefined) {
       if (opts.events?.length || opts.state !== undefined || opts.write) throw new UsageError('--event, --state and --write need a run id', `ll-loop history ${opts.loop} <run-id>`);
-      const entries = await loopRuns(session, opts.loop, runs);
+      const entries = await loopRuns(session, opts.loop, project, runs);
       if (opts.json) opts.out(`${JSON.stringify(entries, null, 2)}\n`);
       else printRuns(opts.loop, entries, opts.out);
       return EXIT.ok;

@@ -9,7 +9,8 @@
 import { FAILED_OUTCOMES } from '../../fsm/outcome.js';
 import { EXIT } from '../exit-codes.js';
 import { localTime, table } from '../reporters/table.js';
-import { listRuns, type RunSummary } from '../runs/find-runs.js';
+import { listRuns, projectScope, type RunSummary } from '../runs/find-runs.js';
+import { withProjects } from './list.js';
 import { withSession } from '../temporal/session.js';
 
 /** One run as `list --failed` shows it. */
@@ -27,13 +28,17 @@ export interface FailedListing {
 const BY_OUTCOME = `LoopStatus IN (${FAILED_OUTCOMES.map((o) => `'${o}'`).join(', ')})`;
 const BY_STATUS = `ExecutionStatus IN ('Failed', 'TimedOut')`;
 
-/** The failed runs, newest first (the workflow's status alone where the server lacks LoopStatus). */
-export async function failedListings(cwd: string, limit = 200): Promise<FailedListing[]> {
+/**
+ * The failed runs of the project at `cwd` (of every project with `allProjects`), newest first
+ * (the workflow's status alone where the server lacks LoopStatus).
+ */
+export async function failedListings(cwd: string, opts: { limit?: number; allProjects?: boolean } = {}): Promise<FailedListing[]> {
+  const scope = { limit: opts.limit ?? 200, ...(opts.allProjects ? {} : { project: projectScope(cwd) }) };
   return withSession(cwd, async ({ client }) => {
-    const runs = await listRuns(client, { where: `${BY_OUTCOME} OR ${BY_STATUS}`, limit }).catch(async (err: unknown) => {
+    const runs = await listRuns(client, { where: `${BY_OUTCOME} OR ${BY_STATUS}`, ...scope }).catch(async (err: unknown) => {
       // A server without ll-loop's search attributes rejects the query naming LoopStatus.
       if (!/LoopStatus/.test((err as Error).message ?? '')) throw err;
-      return listRuns(client, { where: BY_STATUS, limit });
+      return listRuns(client, { where: BY_STATUS, ...scope });
     });
     return runs.filter((run) => run.parent === undefined).map(listing);
   });
@@ -51,18 +56,18 @@ function listing(run: RunSummary): FailedListing {
   };
 }
 
-export async function printFailed(opts: { cwd: string; json: boolean; out: (text: string) => void }): Promise<number> {
-  const runs = await failedListings(opts.cwd);
+export async function printFailed(opts: { cwd: string; json: boolean; allProjects?: boolean; out: (text: string) => void }): Promise<number> {
+  const runs = await failedListings(opts.cwd, { allProjects: opts.allProjects === true });
   if (opts.json) {
     opts.out(`${JSON.stringify(runs, null, 2)}\n`);
     return EXIT.ok;
   }
   if (runs.length === 0) {
-    opts.out('no failed runs\n');
+    opts.out(opts.allProjects ? 'no failed runs\n' : 'no failed runs in this project (ll-loop list --failed --all-projects for every project\'s)\n');
     return EXIT.ok;
   }
   const rows = runs.map((r) => [r.id, r.loop, r.outcome, r.final_state ?? '-', localTime(new Date(r.started_at)), r.closed_at ? localTime(new Date(r.closed_at)) : '-']);
-  opts.out(table([['RUN ID', 'LOOP', 'OUTCOME', 'FINAL STATE', 'STARTED', 'ENDED'], ...rows]));
+  opts.out(table(withProjects(['RUN ID', 'LOOP', 'OUTCOME', 'FINAL STATE', 'STARTED', 'ENDED'], rows, runs)));
   opts.out('details: ll-loop status <run id>, ll-loop history <loop> <run id>\n');
   return EXIT.ok;
 }

@@ -59,6 +59,8 @@ export interface ListOptions {
   builtin?: boolean;
   category?: string;
   labels?: string[];
+  /** `--running`/`--failed`: the runs of every project on the server, not only this one's. */
+  allProjects?: boolean;
   out: (text: string) => void;
   /** Warnings (a loop file that cannot be read is skipped with one). Default: stderr. */
   err?: (text: string) => void;
@@ -113,17 +115,20 @@ function printLoops(opts: ListOptions): number {
   return EXIT.ok;
 }
 
-/** The open loop runs, each asked for its status (a bounded query: no worker → `worker: false`). */
-export async function runningListings(cwd: string): Promise<RunningListing[]> {
+/**
+ * The open loop runs of the project at `cwd` (of every project with `allProjects`), each asked
+ * for its status (a bounded query: no worker → `worker: false`).
+ */
+export async function runningListings(cwd: string, opts: { allProjects?: boolean } = {}): Promise<RunningListing[]> {
   // Loaded here, not at the top: listing the loop files must not pay for the Temporal SDK.
-  const [{ queryStatus }, { listRuns }, { queueWorkers }, { withSession }] = await Promise.all([
+  const [{ queryStatus }, { listRuns, projectScope }, { queueWorkers }, { withSession }] = await Promise.all([
     import('../runs/run-target.js'),
     import('../runs/find-runs.js'),
     import('../runs/queue-pollers.js'),
     import('../temporal/session.js'),
   ]);
   return withSession(cwd, async ({ client, connection }) => {
-    const runs = await listRuns(client, { openOnly: true });
+    const runs = await listRuns(client, { openOnly: true, ...(opts.allProjects ? {} : { project: projectScope(cwd) }) });
     // One DescribeTaskQueue per queue, however many runs share it.
     const workersOf = new Map<string, Promise<QueueWorker[]>>();
     const served = (queue: string): Promise<QueueWorker[]> => {
@@ -155,14 +160,14 @@ export async function runningListings(cwd: string): Promise<RunningListing[]> {
 }
 
 async function printRunning(opts: ListOptions): Promise<number> {
-  const runs = await runningListings(opts.cwd);
+  const runs = await runningListings(opts.cwd, { allProjects: opts.allProjects === true });
   const [{ describePhase }, { describeWorker }] = await Promise.all([import('../runs/run-target.js'), import('../runs/queue-pollers.js')]);
   if (opts.json) {
     opts.out(`${JSON.stringify(runs, null, 2)}\n`);
     return EXIT.ok;
   }
   if (runs.length === 0) {
-    opts.out('no loops are running\n');
+    opts.out(opts.allProjects ? 'no loops are running\n' : 'no loops of this project are running (ll-loop list --running --all-projects for every project\'s)\n');
     return EXIT.ok;
   }
   const rows = runs.map((r) => [
@@ -175,13 +180,29 @@ async function printRunning(opts: ListOptions): Promise<number> {
     r.build_id ?? r.version ?? '0.1.0 or older',
     r.served_by.length ? r.served_by.map(describeWorker).join(', ') : 'none',
   ]);
-  opts.out(table([['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED', 'LL-LOOP', 'WORKER'], ...rows]));
+  opts.out(table(withProjects(['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED', 'LL-LOOP', 'WORKER'], rows, runs)));
   if (runs.some((r) => !r.worker)) opts.out('no worker: nothing runs it now; a checkout\'s worker is started by any ll-loop command in it (ll-loop resume <run id> for runs of ll-loop 0.2.0)\n');
   return EXIT.ok;
 }
 
+/**
+ * The table with a PROJECT column (each run's directory) after LOOP, when its runs belong to
+ * more than one project (`--all-projects`); as it is otherwise.
+ */
+export function withProjects(header: string[], rows: string[][], runs: { cwd?: string }[]): string[][] {
+  if (new Set(runs.map((r) => r.cwd ?? '')).size < 2) return [header, ...rows];
+  const at = 2;
+  return [
+    [...header.slice(0, at), 'PROJECT', ...header.slice(at)],
+    ...rows.map((row, i) => [...row.slice(0, at), runs[i]!.cwd ?? '-', ...row.slice(at)]),
+  ];
+}
+
 /** `ll-loop list`. Returns the exit code. */
 export async function listCommand(opts: ListOptions): Promise<number> {
+  if (opts.allProjects && !opts.running && !opts.failed) {
+    throw new UsageError('--all-projects widens --running and --failed; the loops listed are always this project\'s', 'use ll-loop list --running --all-projects or ll-loop list --failed --all-projects');
+  }
   if (opts.failed) {
     if (opts.running || opts.builtin || opts.category !== undefined || (opts.labels ?? []).length > 0) {
       throw new UsageError('--failed lists runs; it takes no other filter', 'use ll-loop list --failed alone (with --json if wanted)');
@@ -198,10 +219,28 @@ export async function listCommand(opts: ListOptions): Promise<number> {
   return opts.builtin ? printBuiltins(opts) : printLoops(opts);
 }
 
+/**
+ * The labels `--label` asks for: repeated (`--label a --label b`) or as a comma list
+ * (`--label a,b`), the same; a loop is listed when it has every one of them.
+ */
+export function labelsWanted(given: readonly string[]): string[] {
+  const labels = given.flatMap((g) => g.split(',')).map((l) => l.trim());
+  if (labels.some((l) => l === '')) throw new UsageError('--label needs a label name (an empty one was given)', 'll-loop list --label fast, or --label fast,lint for loops with both');
+  return [...new Set(labels)];
+}
+
 /** `ll-loop list` in the command table. */
 export const listSpec: CommandSpec = {
-  usage: 'list [--running|--failed|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
-  flags: { running: { type: 'boolean' }, failed: { type: 'boolean' }, builtin: { type: 'boolean' }, category: { type: 'string' }, label: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+  usage: 'list [--running|--failed [--all-projects]|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
+  flags: {
+    running: { type: 'boolean' },
+    failed: { type: 'boolean' },
+    'all-projects': { type: 'boolean' },
+    builtin: { type: 'boolean' },
+    category: { type: 'string' },
+    label: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+  },
   run(ctx) {
     if (ctx.positionals.length > 0) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop list [--running|--builtin] [--category C] [--label L]');
     const category = str(ctx, 'category');
@@ -211,7 +250,8 @@ export const listSpec: CommandSpec = {
       running: bool(ctx, 'running'),
       failed: bool(ctx, 'failed'),
       builtin: bool(ctx, 'builtin'),
-      labels: list(ctx, 'label'),
+      allProjects: bool(ctx, 'all-projects'),
+      labels: labelsWanted(list(ctx, 'label')),
       out: ctx.out,
       err: ctx.err,
       ...(category === undefined ? {} : { category }),

@@ -13,6 +13,7 @@ import { safeText } from '../reporters/safe-text.js';
 import { actionLogCollector, type ActionLogRecord } from '../runs/action-logs.js';
 import { followEvents } from '../runs/follow-events.js';
 import { resolveRun } from '../runs/run-target.js';
+import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
 
 export interface LogsOptions {
@@ -68,7 +69,7 @@ function printRecord(r: ActionLogRecord, out: (t: string) => void): void {
 /** `ll-loop logs`. Returns the exit code. */
 export async function logsCommand(opts: LogsOptions): Promise<number> {
   return withSession(opts.cwd, async ({ client }) => {
-    const run = await resolveRun(client, opts.target, { latest: true });
+    const run = await resolveRun(client, opts.target, { latest: true, project: projectScope(opts.cwd) });
     let records: ActionLogRecord[] = [];
     const onAction = (r: ActionLogRecord): void => {
       if (opts.state !== undefined && r.state !== opts.state) return;

@@ -27,6 +27,7 @@ import { definitionForResume } from '../runs/resume-definition.js';
 import { checkProviderKeys } from '../runs/provider-keys.js';
 import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
 import { continueHandoff } from '../runs/handoff.js';
+import { projectScope } from '../runs/find-runs.js';
 import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../runs/resumable.js';
 import { openSession, type Session } from '../temporal/session.js';
 import { moveOntoThisRelease, readOpenRun } from '../runs/upgrade.js';
@@ -68,7 +69,7 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
   const session = await openSession(opts.cwd);
   let native: NativeConnection | undefined;
   try {
-    const choice = await chooseRun(session.client, opts.target);
+    const choice = await chooseRun(session.client, opts.target, projectScope(opts.cwd));
     const cwd = requireRunDirectory(choice.id, choice.description);
     if (choice.kind === 'open') {
       const servedByCheckout = choice.description.taskQueue.startsWith(CHECKOUT_QUEUE_PREFIX);

@@ -16,7 +16,7 @@ import { colourWanted, createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
 import { safeText } from '../reporters/safe-text.js';
 import { closedResult, mayHaveResult, describePhase, queryStatus, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../runs/run-target.js';
-import type { RunSummary } from '../runs/find-runs.js';
+import { projectScope, type RunSummary } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
 import { followCommand } from './follow.js';
 
@@ -116,7 +116,7 @@ function printClosed(report: StatusReport, out: (t: string) => void): void {
 /** The status of the run `target` names (a run id, or a loop's open run, else its latest). */
 export async function runStatus(cwd: string, target: string): Promise<StatusReport> {
   return withSession(cwd, async ({ client, connection, endpoint }) => {
-    const run: RunSummary = await resolveRun(client, target, { latest: true });
+    const run: RunSummary = await resolveRun(client, target, { latest: true, project: projectScope(cwd) });
     const handle = client.workflow.getHandle(run.id);
     const url = runUrl(endpoint.uiUrl, endpoint.namespace, run.id);
     const report: StatusReport = {

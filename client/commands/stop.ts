@@ -12,6 +12,7 @@ import { EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
 import { createStyle } from '../reporters/style.js';
 import { closedResult, mayHaveResult, resolveRun } from '../runs/run-target.js';
+import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
 
 /** How long `stop` waits for the run to close, by default. */
@@ -102,7 +103,7 @@ async function stopRun(connection: Connection, handle: WorkflowHandle, id: strin
 /** `ll-loop stop`. Returns the exit code: 0 once the run has closed. */
 export async function stopCommand(opts: StopOptions): Promise<number> {
   const report = await withSession(opts.cwd, async ({ client, connection }) => {
-    const run = await resolveRun(client, opts.target, { latest: false });
+    const run = await resolveRun(client, opts.target, { latest: false, project: projectScope(opts.cwd) });
     return stopRun(connection, client.workflow.getHandle(run.id), run.id, opts);
   });
   if (opts.json) {

@@ -2,8 +2,15 @@
  * Finding loop runs in Temporal by loop name or run id (the workflow id), for status, stop,
  * resume and history. Temporal's visibility store is the source of truth, so runs started on
  * other machines are found too.
+ *
+ * Invariant: a run id finds its run from anywhere; a loop name, given a project, finds only
+ * that project's runs (one server serves every project of a machine, and two projects may each
+ * have a loop of the same name). A run belongs to the checkout in its `LoopCheckout` search
+ * attribute; runs of releases that did not set it belong to the directory in their memo `cwd`.
  */
+import { resolve } from 'node:path';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { checkoutKey } from '../../worker/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
@@ -30,6 +37,25 @@ export interface RunSummary {
   loopState?: string;
   /** A sub-loop's parent run (memo). */
   parent?: string;
+  /** The checkout it was started in (LoopCheckout; absent for runs of earlier releases). */
+  checkout?: string;
+}
+
+/** The project whose runs a loop name means: its checkout key and root directory. */
+export interface ProjectScope {
+  key: string;
+  root: string;
+}
+
+/** The project rooted at `root` (a command's `cwd`) on this host. */
+export function projectScope(root: string): ProjectScope {
+  return { key: checkoutKey(root), root: resolve(root) };
+}
+
+/** Whether `run` belongs to `project` (see the invariant above). */
+export function inProject(run: RunSummary, project: ProjectScope): boolean {
+  if (run.checkout !== undefined) return run.checkout === project.key;
+  return run.cwd !== undefined && resolve(run.cwd) === project.root;
 }
 
 /** Several runs match where one was needed: lists them so the user can pick a run id. */
@@ -46,9 +72,34 @@ export class AmbiguousRunError extends CliError {
 
 export class RunNotFoundError extends CliError {
   override readonly name = 'RunNotFoundError';
-  constructor(target: string, what: string) {
-    super(`no ${what} matches "${target}"`, 'check the loop name or run id with ll-loop history <name> or ll-loop list --running', EXIT.usage);
+  /** `elsewhere`: runs of that loop name in other projects, which a name does not reach. */
+  constructor(target: string, what: string, readonly elsewhere: RunSummary[] = []) {
+    super(
+      elsewhere.length === 0
+        ? `no ${what} matches "${target}"`
+        : `no ${what} of this project matches "${target}"; runs of that name in other projects:\n${elsewhere
+            .slice(0, 5)
+            .map((r) => `  ${r.id}  ${r.status.toLowerCase()}  ${r.cwd ?? 'unknown project'}`)
+            .join('\n')}${elsewhere.length > 5 ? `\n  … and ${elsewhere.length - 5} more` : ''}`,
+      elsewhere.length === 0
+        ? 'check the loop name or run id with ll-loop history <name> or ll-loop list --running'
+        : 'a loop name means the runs of the project you are in: pass the run id (it works from any project), run the command in that project, or see every project\'s runs with ll-loop list --running --all-projects',
+      EXIT.usage,
+    );
   }
+}
+
+/**
+ * The error for a name that matched none of `project`'s runs, naming the runs of that name in
+ * other projects when there are some (a name never reaches them; their run ids do).
+ */
+export async function runNotFound(client: Client, target: string, what: string, project?: ProjectScope): Promise<RunNotFoundError> {
+  if (!project) return new RunNotFoundError(target, what);
+  const elsewhere = await findRuns(client, target, { limit: 20 }).then(
+    (runs) => runs.filter((r) => !inProject(r, project)),
+    () => [],
+  );
+  return new RunNotFoundError(target, what, elsewhere);
 }
 
 function quote(value: string): string {
@@ -75,6 +126,8 @@ function summarize(info: WorkflowExecutionInfo): RunSummary {
   if (typeof memo.build_id === 'string') summary.buildId = memo.build_id;
   if (typeof memo.action_queue === 'string') summary.actionQueue = memo.action_queue;
   if (typeof memo.parent === 'string') summary.parent = memo.parent;
+  const checkout = attr('LoopCheckout');
+  if (typeof checkout === 'string' && checkout !== '') summary.checkout = checkout;
   const [loopStatus, loopState] = [attr('LoopStatus'), attr('LoopState')];
   if (typeof loopStatus === 'string') summary.loopStatus = loopStatus;
   if (typeof loopState === 'string') summary.loopState = loopState;
@@ -91,11 +144,24 @@ async function collect(client: Client, query: string, limit: number): Promise<Ru
 }
 
 /**
- * Runs whose workflow id is `target`, or whose loop is named `target`, newest first.
- * Matching by name uses the LoopName search attribute, and the workflow-id prefix where the
- * attribute is not registered.
+ * The runs `query` matches that belong to `project` (all of them without one). The server is
+ * asked for the project's runs and the runs that carry no checkout (earlier releases), which are
+ * told apart by their memo here; a server without LoopCheckout is asked without that clause.
  */
-export async function findRuns(client: Client, target: string, opts: { openOnly?: boolean; limit?: number } = {}): Promise<RunSummary[]> {
+async function collectIn(client: Client, query: string, limit: number, project?: ProjectScope): Promise<RunSummary[]> {
+  if (!project) return collect(client, query, limit);
+  const runs = await collect(client, `${query} AND (LoopCheckout = ${quote(project.key)} OR LoopCheckout IS NULL)`, limit).catch(() =>
+    collect(client, query, limit),
+  );
+  return runs.filter((r) => inProject(r, project));
+}
+
+/**
+ * Runs whose workflow id is `target` (from any project), or whose loop is named `target` (of
+ * `project` only, when given), newest first. Matching by name uses the LoopName search
+ * attribute, and the workflow-id prefix where the attribute is not registered.
+ */
+export async function findRuns(client: Client, target: string, opts: { openOnly?: boolean; limit?: number; project?: ProjectScope } = {}): Promise<RunSummary[]> {
   const limit = opts.limit ?? 200;
   const open = opts.openOnly ? ` AND ExecutionStatus = 'Running'` : '';
   const base = `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}`;
@@ -108,9 +174,9 @@ export async function findRuns(client: Client, target: string, opts: { openOnly?
   }
   let byName: RunSummary[];
   try {
-    byName = await collect(client, `${base} AND LoopName = ${quote(target)}`, limit);
+    byName = await collectIn(client, `${base} AND LoopName = ${quote(target)}`, limit, opts.project);
   } catch {
-    byName = (await collect(client, `${base} AND WorkflowId STARTS_WITH ${quote(`${target}-`)}`, limit)).filter((r) => r.loop === target);
+    byName = (await collectIn(client, `${base} AND WorkflowId STARTS_WITH ${quote(`${target}-`)}`, limit, opts.project)).filter((r) => r.loop === target);
   }
   return dedupe(byName).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
 }
@@ -125,13 +191,13 @@ export function scheduledRunId(target: string): string | undefined {
 }
 
 /**
- * All loop runs, newest first (for `list --running`, `list --failed` and history without a name);
- * `where` narrows them with a visibility query.
+ * The loop runs of `project` (of every project without one), newest first (for `list --running`,
+ * `list --failed` and history without a name); `where` narrows them with a visibility query.
  */
-export async function listRuns(client: Client, opts: { openOnly?: boolean; limit?: number; where?: string } = {}): Promise<RunSummary[]> {
+export async function listRuns(client: Client, opts: { openOnly?: boolean; limit?: number; where?: string; project?: ProjectScope } = {}): Promise<RunSummary[]> {
   const open = opts.openOnly ? ` AND ExecutionStatus = 'Running'` : '';
   const where = opts.where ? ` AND (${opts.where})` : '';
-  const runs = await collect(client, `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}${where}`, opts.limit ?? 200);
+  const runs = await collectIn(client, `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}${where}`, opts.limit ?? 200, opts.project);
   return dedupe(runs).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
 }
 

@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { inspectRun, RunFinishedError, wasResumed, type RunCondition } from './resumable.js';
-import { AmbiguousRunError, findRuns, RunNotFoundError } from './find-runs.js';
+import { AmbiguousRunError, findRuns, runNotFound, type ProjectScope } from './find-runs.js';
 
 /** How many of a loop's newest runs are looked at. */
 const SCAN_LIMIT = 50;
@@ -27,15 +27,15 @@ export class NothingToResumeError extends CliError {
   }
 }
 
-/** The run to resume, or a clear error. */
-export async function chooseRun(client: Client, target: string): Promise<ResumeChoice> {
+/** The run to resume (a run id from any project; a loop name among `project`'s runs), or a clear error. */
+export async function chooseRun(client: Client, target: string, project?: ProjectScope): Promise<ResumeChoice> {
   const direct = await inspectRun(client, target);
   if (direct) {
     if (direct.kind === 'finished') throw new RunFinishedError(target, direct.result);
     return direct;
   }
-  const runs = await findRuns(client, target, { limit: SCAN_LIMIT });
-  if (runs.length === 0) throw new RunNotFoundError(target, 'loop run');
+  const runs = await findRuns(client, target, { limit: SCAN_LIMIT, ...(project ? { project } : {}) });
+  if (runs.length === 0) throw await runNotFound(client, target, 'loop run', project);
   const open = runs.filter((r) => r.open);
   if (open.length > 1) throw new AmbiguousRunError(target, open, 'open runs');
   const openRun = open[0];

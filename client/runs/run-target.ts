@@ -9,7 +9,7 @@ import type { ExecutionResult } from '../../fsm/types.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { AmbiguousRunError, findRuns, RunNotFoundError, scheduledRunId, type RunSummary } from './find-runs.js';
+import { AmbiguousRunError, findRuns, runNotFound, scheduledRunId, type ProjectScope, type RunSummary } from './find-runs.js';
 import { resultInFailure, resultInMemo } from './run-result.js';
 
 /** How long a status query may wait for a worker before the run counts as having none. */
@@ -28,19 +28,20 @@ export class RunNotOpenError extends CliError {
 }
 
 /**
- * The run `target` names: that run id exactly; else, for a loop name, its one open run (several
- * open runs are ambiguous), or with `latest` its newest run when none is open.
+ * The run `target` names: that run id exactly (from any project); else, for a loop name, the
+ * one open run of `project` (several open runs are ambiguous), or with `latest` its newest run
+ * when none is open. Without `project`, a name means the runs of every project.
  *
  * @throws RunNotFoundError, AmbiguousRunError, RunNotOpenError (when `latest` is false)
  */
-export async function resolveRun(client: Client, target: string, opts: { latest: boolean }): Promise<RunSummary> {
-  const runs = await findRuns(client, target);
+export async function resolveRun(client: Client, target: string, opts: { latest: boolean; project?: ProjectScope }): Promise<RunSummary> {
+  const runs = await findRuns(client, target, opts.project ? { project: opts.project } : {});
   const exact = runs.find((r) => r.id === target || r.id === scheduledRunId(target));
   if (exact) {
     if (!exact.open && !opts.latest) throw new RunNotOpenError(target, exact);
     return exact;
   }
-  if (runs.length === 0) throw new RunNotFoundError(target, 'run');
+  if (runs.length === 0) throw await runNotFound(client, target, 'run', opts.project);
   const open = runs.filter((r) => r.open);
   if (open.length > 1) throw new AmbiguousRunError(target, open, 'open runs');
   if (open.length === 1) return open[0]!;

@@ -5,6 +5,7 @@
  * cycle is skipped while the previous run is still going.
  */
 import { buildInfo } from '../../worker/build-info.js';
+import { checkoutKey } from '../../worker/checkout.js';
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleSummary } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
@@ -77,7 +78,7 @@ export interface CreateScheduleRequest {
   cwd: string;
   when: ScheduleWhen;
   taskQueue: string;
-  /** The server has ll-loop's search attributes (set LoopName/LoopCategory on each run). */
+  /** The server has ll-loop's search attributes (set LoopName/LoopCategory/LoopCheckout on each run). */
   searchAttributes: boolean;
   /** Runs that do not end in a success terminal fail the workflow, which pauses the schedule. */
   pauseOnFailure: boolean;
@@ -170,6 +171,8 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
               typedSearchAttributes: [
                 { key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: definition.name },
                 { key: defineSearchAttributeKey('LoopCategory', 'KEYWORD'), value: definition.category ?? '' },
+                // Each scheduled run belongs to the checkout the schedule was made in (find-runs.ts).
+                { key: defineSearchAttributeKey('LoopCheckout', 'KEYWORD'), value: checkoutKey(cwd) },
               ],
             }
           : {}),

@@ -11,6 +11,7 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import type { LOOP_WORKFLOW_TYPE as LoopWorkflowType, LoopWorkflowInput, ScopeLockRequest } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
+import { checkoutKey } from '../../worker/checkout.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
 import { precheckScopes } from './scope-lock.js';
 import { detailsDescription, payloadRefusal } from './start-limits.js';
@@ -67,7 +68,10 @@ export interface StartRunRequest {
   definition: LoopDefinition;
   /** The loop file (memo `file`, so `resume` can reload it). */
   file: string;
-  /** Where the actions run (memo `cwd`, and the workflow's `options.cwd`). */
+  /**
+   * Where the actions run (memo `cwd`, and the workflow's `options.cwd`): the project root the
+   * command was run in (also for pool and worktree runs), whose checkout the run belongs to.
+   */
   cwd: string;
   /** The queue its workflow tasks go to: the checkout's (worker/checkout.ts) or a pool's. */
   taskQueue: string;
@@ -137,12 +141,16 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
       memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
       staticDetails: `${detailsDescription(definition.description)}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),
-      ...(req.workflowId ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
+      // A run id names one run, from any project: an id used before, even by a run that has
+      // closed (another project's run of a loop of the same name in the same second), is a clash.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       ...(searchAttributes
         ? {
             typedSearchAttributes: [
               { key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: definition.name },
               { key: defineSearchAttributeKey('LoopCategory', 'KEYWORD'), value: definition.category ?? '' },
+              // The checkout whose run this is: loop names resolve among a checkout's own runs (find-runs.ts).
+              { key: defineSearchAttributeKey('LoopCheckout', 'KEYWORD'), value: checkoutKey(cwd) },
             ],
           }
         : {}),

@@ -23,6 +23,8 @@ export const SEARCH_ATTRIBUTES = {
   LoopState: 'Keyword',
   LoopStatus: 'Keyword',
   LoopCategory: 'Keyword',
+  /** The checkout the run was started in (worker/checkout.ts checkoutKey): names resolve per checkout. */
+  LoopCheckout: 'Keyword',
 } as const satisfies Record<string, SearchAttributeKind>;
 
 /** Name of one of ll-loop's custom search attributes. */

@@ -3,7 +3,7 @@
  * `<loop>-<stamp>-2`; both run on the checkout's worker, each with the environment its own
  * command left (the second's start must not overwrite the first's under the clashing id). The
  * clock is frozen so both runs see the same second; the first is still running when the second
- * starts (a closed id may be reused).
+ * starts (a closed id is never reused either: tests/integration/project-scope.test.ts).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

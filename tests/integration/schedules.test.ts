@@ -7,10 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
+import { defineSearchAttributeKey } from '@temporalio/common';
 import { describe, expect, inject, it } from 'vitest';
 import { describeLoopSchedule, LoopScheduleNotFoundError } from '../../client/runs/schedules.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { checkoutAt } from '../../worker/checkout.js';
+import { checkoutAt, checkoutKey } from '../../worker/checkout.js';
 import { runCliInProcess } from '../support/cli.js';
 import { settle } from '../support/processes.js';
 import { temporal } from './harness.js';
@@ -77,6 +78,8 @@ describe('ll-loop schedule', () => {
     expect(result.captured.greeting?.output).toBe('scheduled hello');
     const description = await client.workflow.getHandle(run).describe();
     expect(description.memo).toMatchObject({ loop: name, cwd: served.cwd });
+    // The scheduled run belongs to the checkout the schedule was made in: found there by name.
+    expect(description.typedSearchAttributes.get(defineSearchAttributeKey('LoopCheckout', 'KEYWORD'))).toBe(checkoutKey(served.cwd));
 
     expect((await cli('pause', name)).stdout).toBe(`paused ll-loop-${name}\n`);
     expect((await describeLoopSchedule(client, name)).paused).toBe(true);
