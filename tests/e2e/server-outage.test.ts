@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
+import { BIN, runCliBinary } from '../support/cli.js';
 import { freePort, pidAlive, waitFor } from '../support/processes.js';
 
 let dir: string;
@@ -19,6 +19,16 @@ let env: NodeJS.ProcessEnv;
 const stopped = new Set<number>();
 
 const cli = (args: string[]) => runCliBinary(args, { cwd: dir, env });
+
+/** `ll-loop <args…>` without blocking the test (which acts while it runs). */
+function runAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { cwd: dir, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
 
 function lines(file: string): string[] {
   const path = join(dir, file);
@@ -130,7 +140,12 @@ describe('the embedded server dies under a running loop', () => {
     expect(log).not.toContain('retried');
   }, 180_000);
 
-  it('a command revives the server when the worker cannot (here: stopped), and `worker status` says the server is down meanwhile', async () => {
+  it('a command revives the server when the worker cannot (here: stopped), `worker status` says the server is down meanwhile, and `status` waits for the worker after restarting it', async () => {
+    writeFileSync(join(dir, '.loops', 'held2.yaml'), held('held2'));
+    const started = cli(['run', 'held2', '--background', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await waitFor('state b to start', () => lines('held2-b.log').length === 1);
     const worker = workerPid();
     process.kill(worker, 'SIGSTOP');
     stopped.add(worker);
@@ -145,11 +160,24 @@ describe('the embedded server dies under a running loop', () => {
       expect(list.code, list.stderr).toBe(0);
       await serverBack(killed, 'the command to revive the server');
       await waitFor('the server to answer', () => cli(['server', 'status']).code === 0, 30_000);
-    } finally {
+
+      // Killed again while the worker still cannot poll: `status` restarts the server and waits
+      // for the worker, which resumes only once the new server is up.
+      const again = killServer();
+      const status = runAsync(['status', id]);
+      await serverBack(again, '`status` to restart the server');
       process.kill(worker, 'SIGCONT');
       stopped.delete(worker);
+      const answered = await status;
+      expect(answered.code, answered.stderr).toBe(0);
+      expect(answered.stdout).toContain('b (action running)');
+    } finally {
+      if (stopped.delete(worker)) process.kill(worker, 'SIGCONT');
     }
-  }, 120_000);
+    writeFileSync(join(dir, 'held2.go'), '');
+    await waitFor('the run to finish by itself', () => existsSync(join(dir, 'held2-c.out')), 60_000);
+    expect(lines('held2-b.log')).toHaveLength(1);
+  }, 180_000);
 
   it('`server stop` is not undone by the worker', async () => {
     expect(cli(['server', 'stop']).stdout).toContain('stopped');
