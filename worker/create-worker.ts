@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type LogLevel, type LogMetadata, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker, type LogLevel, type LogMetadata, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import { isScopeBusyMessage, SCOPE_BUSY } from '../workflows/scope-lock-definitions.js';
 import { LOOP_FAILED } from '../workflows/definitions.js';
 import { isLoopFailedMessage } from '../fsm/outcome.js';
@@ -36,6 +36,9 @@ export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
 
 let runtimeInstalled = false;
 
+/** The native core's retrying gRPC client: the log target of its "retried N times" lines. */
+export const CORE_RETRY_TARGET = 'temporalio_client::retry';
+
 /**
  * The SDK logs every failed workflow and activity at WARN, with its stack. Some failures are
  * outcomes, not faults, and the CLI reports them itself: a run that did not succeed closes Failed
@@ -65,8 +68,12 @@ export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   try {
     // No shutdown signals: the CLI handles Ctrl-C itself (it cancels the run, then waits for it).
     // The native core's own retry warnings (a flood while the server restarts) stay quiet: the CLI
-    // explains lost connections itself; its errors still show.
-    Runtime.install({ logger: new QuietLogger(level), shutdownSignals: [], telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+    // explains lost connections itself; its errors still show. Its retrying client reports every
+    // poll retry past the 15th as an ERROR (`gRPC call poll_… retried N times … tcp connect error`,
+    // some 150 lines a minute from a worker's pollers while the server is down): those are off too;
+    // a worker logs an outage itself (client/temporal/server-watch.ts).
+    const filter = `${makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' })},${CORE_RETRY_TARGET}=off`;
+    Runtime.install({ logger: new QuietLogger(level), shutdownSignals: [], telemetryOptions: { logging: { filter } } });
   } catch {
     // Already installed by the host process (tests): keep theirs.
   }

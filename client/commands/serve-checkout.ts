@@ -21,6 +21,7 @@ import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
+import { watchSessionServer, type ServerWatch } from '../temporal/server-watch.js';
 import { LoggingEventHub } from './worker-log.js';
 import { drainSeconds, serveUntilStopped } from './serve-until-stopped.js';
 
@@ -97,6 +98,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
   const session = await openSession(opts.cwd);
   const me: ClaimOwner = { pid: process.pid, build_id: build.build_id, code_id: codeId(), address: session.endpoint.address };
   let native: NativeConnection | undefined;
+  let watch: ServerWatch | undefined;
   let claimed = false;
   try {
     try {
@@ -140,6 +142,9 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       };
       writeWorkerRecord(root, record);
       log(`worker pid ${process.pid} (ll-loop ${me.code_id}) serves ${root} on task queue ${checkout.queue} at ${session.endpoint.address}`);
+      // The server this worker depends on: an outage is logged (once, then once a minute), and the
+      // project's embedded server is restarted when it dies.
+      watch = watchSessionServer(session.endpoint, opts.cwd, log);
     };
     try {
       await serveUntilStopped([worker], {
@@ -152,6 +157,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
         },
       });
     } finally {
+      await watch?.stop();
       await events.close();
     }
     log('stopped');

@@ -15,9 +15,12 @@ import { createHumanReporter } from '../reporters/human.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
 import { safeText } from '../reporters/safe-text.js';
-import { closedResult, mayHaveResult, describePhase, queryStatus, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../runs/run-target.js';
+import { closedResult, mayHaveResult, describePhase, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../runs/run-target.js';
 import { projectScope, type RunSummary } from '../runs/find-runs.js';
+import { awaitNamespace, queryStatusSettled, retryTransient, SERVER_SETTLE_MS } from '../runs/server-settle.js';
 import { withSession } from '../temporal/session.js';
+import { embeddedServerOptions } from '../temporal/embedded.js';
+import { startedWithin } from '../temporal/server-pid.js';
 import { followCommand } from './follow.js';
 
 /** Options of {@link statusCommand}; `out` receives stdout, `err` stderr. */
@@ -116,7 +119,11 @@ function printClosed(report: StatusReport, out: (t: string) => void): void {
 /** The status of the run `target` names (a run id, or a loop's open run, else its latest). */
 export async function runStatus(cwd: string, target: string): Promise<StatusReport> {
   return withSession(cwd, async ({ client, connection, endpoint }) => {
-    const run: RunSummary = await resolveRun(client, target, { latest: true, project: projectScope(cwd) });
+    // A server that has just (re)started is waited for: its namespace, then a worker's answer.
+    const deadline = Date.now() + SERVER_SETTLE_MS;
+    const restarted = endpoint.started === true || (endpoint.mode === 'embedded' && !endpoint.foreign && startedWithin(embeddedServerOptions(cwd).dataDir, SERVER_SETTLE_MS));
+    if (restarted) await awaitNamespace(connection, endpoint.namespace, deadline);
+    const run: RunSummary = await retryTransient(deadline, () => resolveRun(client, target, { latest: true, project: projectScope(cwd) }));
     const handle = client.workflow.getHandle(run.id);
     const url = runUrl(endpoint.uiUrl, endpoint.namespace, run.id);
     const report: StatusReport = {
@@ -129,7 +136,7 @@ export async function runStatus(cwd: string, target: string): Promise<StatusRepo
       ...(url ? { url } : {}),
     };
     if (run.open) {
-      const live = await queryStatus(connection, handle);
+      const live = await queryStatusSettled(connection, handle, { restarted, deadline });
       report.worker = live !== null;
       if (live) report.live = live;
       else report.busy = await workflowTaskInFlight(handle).catch(() => false);

@@ -15,6 +15,7 @@ import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, type ServiceContext } from '../service/context.js';
 import { managerFor, UnsupportedPlatformError, type ServiceManager } from '../service/manager.js';
 import { stopWorker, workerState, type WorkerState } from '../service/worker-control.js';
+import { probeTemporal } from '../temporal/dev-server.js';
 
 /** How long `worker stop` waits for the worker to drain, by default. */
 export const DEFAULT_WORKER_STOP_WAIT_S = 60;
@@ -74,6 +75,8 @@ export async function workerStatus(ctx: ServiceContext): Promise<number> {
   const running = state.kind === 'running';
   const up = running ? uptimeMs(state.record) : undefined;
   const service = await serviceReport(ctx, root);
+  // A worker whose server is down serves nothing: say so, whatever its process does.
+  const server = running ? { address: state.record.address, answering: (await probeTemporal(state.record.address)).kind === 'temporal' } : null;
   const sameVersion = running ? state.record.version === cli.version : null;
   const sameBuild = running ? state.record.build_id === cli.build_id : null;
   if (ctx.json) {
@@ -83,6 +86,7 @@ export async function workerStatus(ctx: ServiceContext): Promise<number> {
         running,
         state: state.kind,
         worker: running ? { ...state.record, uptime_s: up === undefined ? null : Math.round(up / 1000) } : null,
+        server,
         ...(record && !running ? { record_pid: record.pid, record_host: record.host } : {}),
         record: workerRecordPath(root),
         log: workerLogPath(root),
@@ -94,9 +98,14 @@ export async function workerStatus(ctx: ServiceContext): Promise<number> {
     );
     return EXIT.ok;
   }
-  const lines = [`checkout ${root}`, `worker: ${stateLine(state, hostId(ctx.env))}`];
+  const lines = [`checkout ${root}`, `worker: ${stateLine(state, hostId(ctx.env))}${server && !server.answering ? ', but its Temporal server does not answer: nothing runs' : ''}`];
   if (running) {
     const r = state.record;
+    lines.push(
+      server?.answering
+        ? `  server ${r.address}: answering`
+        : `  server ${r.address}: NOT ANSWERING; the worker restarts the project's embedded server within seconds (an external one: start it); see the log below`,
+    );
     lines.push(`  host ${r.host} · queue ${r.queue}`);
     lines.push(`  started ${r.started_at}${up === undefined ? '' : ` (up ${duration(up)})`} · ${r.started_by}`);
     lines.push(`  version ${r.version} (build ${r.build_id}): ${sameBuild ? 'this ll-loop' : `this ll-loop is ${cli.version} (build ${cli.build_id}); the next ll-loop command (other than worker …) replaces it, after it drains`}`);

@@ -13,6 +13,7 @@ import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
+import { watchSessionServer } from '../temporal/server-watch.js';
 
 export interface WorkerOptions {
   cwd: string;
@@ -62,6 +63,7 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     process.on('SIGTERM', onSignal);
     const running = worker.run();
     log(`worker pid ${process.pid} polling task queue ${opts.taskQueue} on ${session.endpoint.address} (namespace ${session.endpoint.namespace})${target ? ` until ${target.workflowId} closes` : ''}`);
+    const watch = watchSessionServer(session.endpoint, opts.cwd, log);
     if (target) {
       void awaitClosed(target, { onDisconnect: (why) => log(`lost the connection to Temporal (${why}); retrying`), onReconnect: () => log('reconnected to Temporal') }).then(
         () => shutdown(`${target.workflowId} closed`, false),
@@ -73,6 +75,7 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      await watch.stop();
       await events.close();
     }
     log('stopped');

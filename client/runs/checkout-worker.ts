@@ -13,6 +13,8 @@ import { liveClaimOwner, liveWorkerRecord, pidAlive } from '../../worker/checkou
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { LL_LOOP_BIN } from './bin-path.js';
+import { diedWithoutStop } from '../temporal/server-pid.js';
+import { embeddedServerOptions } from '../temporal/embedded.js';
 
 /** How long `run` waits for a worker it started (it may have to start the dev server first). */
 const READY_TIMEOUT_MS = 60_000;
@@ -87,13 +89,34 @@ export function reviveCheckoutWorker(cwd: string): void {
   try {
     const root = findCheckoutRoot(cwd);
     if (!root || !existsSync(workerDir(root))) return;
-    if (current(liveWorkerRecord(root), undefined)) return;
+    const running = liveWorkerRecord(root);
+    if (current(running, undefined)) {
+      reviveEmbeddedServer(cwd, running);
+      return;
+    }
     const starting = liveClaimOwner(root);
     if (starting && starting.code_id === codeId()) return;
     spawnCheckoutWorker(cwd, root);
   } catch {
     // Reviving is a courtesy of every command; the command itself must not fail for it.
   }
+}
+
+/**
+ * When the worker that serves the checkout polls this project's embedded server and that server
+ * died without `ll-loop server stop` (its pid file names a dead process), start it again in the
+ * background (`ll-loop server start`, detached: the command does not wait, the start lock keeps it
+ * to one start however many commands and workers try at once). The worker restarts it too, within
+ * seconds; this covers a worker that cannot (busy, or of a build that does not watch). A worker
+ * that is gone needs nothing here: the worker started in its place starts the server first.
+ */
+function reviveEmbeddedServer(cwd: string, worker: WorkerRecord, env: NodeJS.ProcessEnv = process.env): void {
+  if (env.TEMPORAL_ADDRESS?.trim()) return; // an external server (client/temporal/connection.ts)
+  const { dataDir, port } = embeddedServerOptions(cwd, env);
+  if (worker.address !== `127.0.0.1:${port}` || !diedWithoutStop(dataDir)) return;
+  const child = spawn(process.execPath, [LL_LOOP_BIN, 'server', 'start'], { cwd, env, detached: true, stdio: 'ignore' });
+  child.on('error', () => undefined);
+  child.unref();
 }
 
 function lastLines(file: string, n = 5): string {

@@ -138,12 +138,21 @@ export function resolveTemporalTarget(env: NodeJS.ProcessEnv = process.env): Tem
 export async function resolveEndpoint(
   target: TemporalTarget,
   opts: { dataDir: string; port?: number; uiPort?: number; log?: (msg: string) => void; keepConnection?: boolean; onForeignServer?: DevServerOptions['onForeignServer'] },
-): Promise<TemporalEndpoint & { uiUrl?: string; connection?: Connection }> {
+): Promise<TemporalEndpoint & { uiUrl?: string; connection?: Connection; started?: boolean; foreign?: boolean }> {
   if (target.mode === 'external') return target;
   const server = await ensureDevServer(opts);
   // With keepConnection: the connection that checked an embedded server already running (the
-  // caller owns it; see clientFor).
-  return { mode: 'embedded', address: server.address, namespace: 'default', uiUrl: server.uiUrl, ...(server.connection ? { connection: server.connection } : {}) };
+  // caller owns it; see clientFor). `started`: this call (re)started the server, whose workers
+  // have yet to reconnect; `foreign`: the server on the port is not this project's.
+  return {
+    mode: 'embedded',
+    address: server.address,
+    namespace: 'default',
+    uiUrl: server.uiUrl,
+    ...(server.started ? { started: true } : {}),
+    ...(server.foreign ? { foreign: true } : {}),
+    ...(server.connection ? { connection: server.connection } : {}),
+  };
 }
 
 /**

@@ -19,6 +19,9 @@ import { SEARCH_ATTRIBUTES, ensureSearchAttributes, searchAttributeFlags } from 
 import { findTemporalCli } from './temporal-cli.js';
 import { pidAlive, sleep, withDirLock } from './dir-lock.js';
 import { readServerHome, recordServerHome, type ServerHome } from './server-home.js';
+import { looksLikeDevServer, processAlive } from './server-pid.js';
+
+export { diedWithoutStop } from './server-pid.js';
 
 export { SEARCH_ATTRIBUTES, ensureSearchAttributes };
 
@@ -58,6 +61,11 @@ export interface DevServer {
   pid?: number;
   /** With `keepConnection`, when a running server was reused: the verified connection to it. */
   connection?: Connection;
+  /**
+   * True when the server answering is not this data directory's (another project's, or one
+   * ll-loop did not start): nothing of this project may restart or stop it.
+   */
+  foreign?: boolean;
 }
 
 /** The dev server could not be started. */
@@ -113,13 +121,13 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
       await ensureSearchAttributes(c, NAMESPACE);
       return whoseServer(c, dataDir, address, uiUrl, opts);
     });
-    return { address, uiUrl: home?.uiUrl ?? uiUrl, started: false };
+    return { address, uiUrl: home?.uiUrl ?? uiUrl, started: false, ...(isForeign(home, dataDir) ? { foreign: true } : {}) };
   };
 
   // Fast path without the lock: a server that answers as Temporal is checked and reused on one
   // connection. A port that is open but not (yet) answering may be a server another process is
   // still starting: decide under the lock.
-  const running = await reuseRunning(address, uiUrl, opts.keepConnection === true, (c) => whoseServer(c, dataDir, address, uiUrl, opts));
+  const running = await reuseRunning(address, uiUrl, dataDir, opts.keepConnection === true, (c) => whoseServer(c, dataDir, address, uiUrl, opts));
   if (running) return running;
 
   // Find (maybe install) the CLI before taking the start lock: an install can
@@ -232,6 +240,9 @@ export async function stopDevServer(dataDir: string, opts: { graceMs?: number } 
   }
   // Only signal a live process that is still our dev server: pids get reused.
   const running = Number.isInteger(pid) && pid > 0 && processAlive(pid) && looksLikeDevServer(pid);
+  // The pid file goes first: a server whose pid file remains after it died is restarted by the
+  // checkout's worker (diedWithoutStop), which must never take this stop for a crash.
+  await rm(pidPath, { force: true });
   if (running) {
     killGroup(pid, 'SIGTERM');
     const deadline = Date.now() + (opts.graceMs ?? 5_000);
@@ -242,7 +253,6 @@ export async function stopDevServer(dataDir: string, opts: { graceMs?: number } 
       while (processAlive(pid) && Date.now() < hardDeadline) await sleep(POLL_MS);
     }
   }
-  await rm(pidPath, { force: true });
   return running;
 }
 
@@ -274,7 +284,7 @@ export async function probeTemporal(address: string): Promise<TemporalProbe> {
  * one connection (what {@link probeTemporal} and then `reuse` check on two); undefined when the
  * port is closed or does not answer as Temporal. The connection is returned when `keep` is set.
  */
-async function reuseRunning(address: string, uiUrl: string, keep: boolean, whose: (c: Connection) => Promise<ServerHome | undefined>): Promise<DevServer | undefined> {
+async function reuseRunning(address: string, uiUrl: string, dataDir: string, keep: boolean, whose: (c: Connection) => Promise<ServerHome | undefined>): Promise<DevServer | undefined> {
   if (!(await tcpOpen(address, 1_000))) return undefined;
   const connection = Connection.lazy({ address, connectTimeout: '2s' });
   let kept = false;
@@ -288,7 +298,7 @@ async function reuseRunning(address: string, uiUrl: string, keep: boolean, whose
     await ensureSearchAttributes(connection, NAMESPACE);
     const home = await whose(connection);
     kept = keep;
-    return { address, uiUrl: home?.uiUrl ?? uiUrl, started: false, ...(keep ? { connection } : {}) };
+    return { address, uiUrl: home?.uiUrl ?? uiUrl, started: false, ...(isForeign(home, dataDir) ? { foreign: true } : {}), ...(keep ? { connection } : {}) };
   } finally {
     if (!kept) await connection.close();
   }
@@ -314,6 +324,11 @@ async function whoseServer(connection: Connection, dataDir: string, address: str
   return home;
 }
 
+/** Whether a server whose home is `home` (undefined: unknown) is not `dataDir`'s. */
+function isForeign(home: ServerHome | undefined, dataDir: string): boolean {
+  return home === undefined || resolve(home.dataDir) !== dataDir;
+}
+
 /** Whether `dataDir/server.pid` names a live dev server (one started from this directory). */
 function startedHere(dataDir: string): boolean {
   try {
@@ -337,7 +352,8 @@ async function withConnection<T>(address: string, fn: (c: Connection) => Promise
   }
 }
 
-function tcpOpen(address: string, timeoutMs: number): Promise<boolean> {
+/** Whether a TCP connection to `address` (host:port) opens within `timeoutMs`: cheap, no gRPC. */
+export function tcpOpen(address: string, timeoutMs: number): Promise<boolean> {
   const i = address.lastIndexOf(':');
   const host = address.slice(0, i).replace(/^\[|\]$/g, '');
   const port = Number(address.slice(i + 1));
@@ -351,25 +367,6 @@ function tcpOpen(address: string, timeoutMs: number): Promise<boolean> {
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
-}
-
-/** Alive and not a zombie (a killed child of ours stays in the table until reaped). */
-function processAlive(pid: number): boolean {
-  if (!pidAlive(pid)) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true; // no /proc (macOS): trust kill(0)
-  }
-}
-
-function looksLikeDevServer(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('start-dev');
-  } catch {
-    return true; // no /proc (macOS): cannot tell, trust the pid file
-  }
 }
 
 /** Signal the process group (the server is its leader), falling back to the pid alone. */

@@ -12,12 +12,13 @@ import { CliError, InfrastructureError } from '../errors.js';
 export interface Session {
   client: Client;
   connection: Connection;
-  endpoint: TemporalEndpoint & { uiUrl?: string };
+  /** `started`: this session (re)started the embedded server; `foreign`: the server on its port is another's. */
+  endpoint: TemporalEndpoint & { uiUrl?: string; started?: boolean; foreign?: boolean };
   close(): Promise<void>;
 }
 
 export async function openSession(cwd: string): Promise<Session> {
-  let endpoint: TemporalEndpoint & { uiUrl?: string };
+  let endpoint: Session['endpoint'];
   // The connection that found the embedded server running, when it was: the session's own.
   let handedOver: Connection | undefined;
   try {

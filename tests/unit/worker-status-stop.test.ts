@@ -75,6 +75,17 @@ describe('worker status', () => {
     expect(out).toContain('service: not installed');
   });
 
+  it('does not call a worker whose Temporal server is down all well', async () => {
+    const s = setup();
+    const d = await dummy(s.root, s.env); // its record names 127.0.0.1:0, where nothing answers
+    const { report } = await s.json(workerStatus);
+    expect(report).toMatchObject({ running: true, server: { address: '127.0.0.1:0', answering: false } });
+    await workerStatus(s.ctx());
+    const { out } = s.output();
+    expect(out).toContain(`worker: running: pid ${d.pid}, but its Temporal server does not answer: nothing runs`);
+    expect(out).toContain('server 127.0.0.1:0: NOT ANSWERING');
+  });
+
   it('says when the worker runs another version, and when a service file is installed', async () => {
     const s = setup();
     await dummy(s.root, s.env);
