@@ -21,6 +21,8 @@ import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
+import { startRunEnvSweeps } from '../../worker/run-env-sweep.js';
+import { serverKey } from '../../worker/run-env.js';
 import { LoggingEventHub } from './worker-log.js';
 import { drainSeconds, serveUntilStopped } from './serve-until-stopped.js';
 
@@ -123,6 +125,8 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       // `run --worktree`: this worker prepares the run's worktree and keeps its actions here.
       activityDeps: { place: { host, queue: checkout.queue, dataDir: stateDir() } },
     });
+    // Environment files of runs that ended out of any worker's sight (worker/run-env-sweep.ts).
+    const stopSweeps = startRunEnvSweeps({ client: session.client, server: serverKey(session.endpoint.address, session.endpoint.namespace), log });
     const publish = () => {
       const record: WorkerRecord = {
         pid: process.pid,
@@ -152,6 +156,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
         },
       });
     } finally {
+      stopSweeps();
       await events.close();
     }
     log('stopped');
