@@ -11,10 +11,12 @@
  *   beyond the start commit, or uncommitted changes), which is kept for the user.
  *
  * Untracked files in a `.loops/` directory never count as changes: they are ll-loop's own run
- * files (`.loops/.running/`, `.worker/`) and loop files, which travel in the run's input.
+ * files (`.loops/.running/`, `.worker/`) and loop files, which travel in the run's input. Nor do
+ * ll-loop's runtime files when tracked (loader/runtime-dir.ts `isRuntimePath`).
  */
 import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isRuntimePath } from '../loader/runtime-dir.js';
 import { CLONE_TIMEOUT_MS, git, GIT_ERROR_KIND, GitCheckoutError, tryGit, type GitOptions } from './git.js';
 
 /** Where a portable run comes from. */
@@ -51,8 +53,12 @@ async function statusOf(dir: string, opts: GitOptions): Promise<StatusEntry[]> {
   return entries;
 }
 
-/** Untracked files of ll-loop's own in a `.loops/` directory, which never make a tree dirty. */
-const isRunnerFile = (e: StatusEntry): boolean => e.xy === '??' && /(^|\/)\.loops\//.test(e.path);
+/**
+ * Files that never make a tree dirty: untracked files in a `.loops/` directory (loop files travel
+ * in the run's input), and ll-loop's runtime files whatever their state — a user may have
+ * committed `.loops/.worker/worker.log` before it was ignored, and it changes on every run.
+ */
+const isRunnerFile = (e: StatusEntry): boolean => (e.xy === '??' && /(^|\/)\.loops\//.test(e.path)) || isRuntimePath(e.path);
 
 /** The changes that count (see the module comment). */
 async function changesOf(dir: string, opts: GitOptions): Promise<StatusEntry[]> {

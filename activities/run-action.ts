@@ -1,6 +1,8 @@
 import { checkOutput } from './output-check.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { ensureRuntimeDir } from '../loader/runtime-dir.js';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { expectedFailure } from './expected-failure.js';
 import type { Client } from '@temporalio/client';
@@ -88,8 +90,12 @@ export function fileSafe(name: string): string {
   return s === '' || s === '.' || s === '..' ? '_' : s;
 }
 
-/** `<cwd>/.loops/.running/<instanceId>/<file>`: where full outputs of a run go. */
+/**
+ * `<cwd>/.loops/.running/<instanceId>/<file>`: where full outputs of a run go. Callers write there
+ * next, so `.running/` is made on the way, git-ignored (loader/runtime-dir.ts), when `cwd` exists.
+ */
 export function runningLogPath(cwd: string, instanceId: string, file: string): string {
+  if (existsSync(cwd)) ensureRuntimeDir(join(cwd, '.loops', '.running'));
   // A scheduled run's `:` becomes `-`, as in its events and state files (worker/run-files.ts runFileStem).
   return join(cwd, '.loops', '.running', fileSafe(instanceId.replaceAll(':', '-')), file);
 }

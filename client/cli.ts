@@ -4,14 +4,15 @@
  * unless LL_DEBUG is set).
  */
 import { parseArgs } from 'node:util';
-import { CliError, toCliError } from './errors.js';
+import { CliError, toCliError, UsageError } from './errors.js';
 import type { OutputSink } from './command-table.js';
 import { EXIT } from './exit-codes.js';
 import { beforeCommand, COMMANDS } from './commands/index.js';
 import { usageLines, usageOf } from './commands/usage-index.js';
 import { argumentError, unknownCommandError } from './commands/argument-errors.js';
 import { projectInvocation } from './commands/project-root.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 async function help(): Promise<string> {
   const lines = (await usageLines()).map(([, usage]) => `  ll-loop ${usage}`);
@@ -24,8 +25,21 @@ ${lines.join('\n')}
   ll-loop --version
 
 Environment: TEMPORAL_ADDRESS (use that cluster instead of the embedded dev server),
-TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: docs/loop-format.md, docs/cli.md.
+TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: ${docsPath('loop-format.md')}, ${docsPath('cli.md')}.
 `;
+}
+
+/**
+ * Where a page of this ll-loop's docs is on disk (the package ships `docs/`): an absolute path a
+ * user can open wherever ll-loop is installed, found from this file (client/ in the source,
+ * dist/client/ or dist/cli/ when built).
+ */
+function docsPath(page: string): string {
+  for (const up of ['../docs/', '../../docs/']) {
+    const path = fileURLToPath(new URL(`${up}${page}`, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  return `docs/${page} of the ll-loop package`;
 }
 
 const HELP_FLAGS = new Set(['--help', '-h']);
@@ -61,7 +75,7 @@ async function notALoop(word: string, root: string): Promise<CliError | undefine
 
 /** One command's usage line, with where its full description lives. */
 async function commandHelp(name: string): Promise<string> {
-  return `Usage:\n  ll-loop ${await usageOf(name)}\n\nAll commands: ll-loop help. Details: docs/cli.md.\n`;
+  return `Usage:\n  ll-loop ${await usageOf(name)}\n\nAll commands: ll-loop help. Details: ${docsPath('cli.md')}\n`;
 }
 
 /** Where {@link main} runs and writes: the bin passes the process's own, tests pass buffers. */
@@ -96,6 +110,11 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (first === 'help' && isCommand(rest[0])) {
     io.stdout.write(await commandHelp(rest[0]));
     return EXIT.ok;
+  }
+  if (first === 'help' && rest[0] !== undefined) {
+    const commands = Object.keys(COMMANDS);
+    const guess = unknownCommandError(rest[0], commands, []);
+    throw new UsageError(`unknown command "${rest[0]}"`, guess ? guess.fix! : `ll-loop help lists the commands: ${commands.join(', ')}`);
   }
   if (first === undefined || first === 'help' || HELP_FLAGS.has(first)) {
     io.stdout.write(await help());

@@ -109,7 +109,27 @@ export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkn
       continue;
     }
     const shown = value === undefined ? '' : ` (got ${JSON.stringify(value)?.slice(0, 60)})`;
-    out.push(error(path, `${path.join('.') || 'loop'}: ${issue.message}${shown}`, FIXES[path.join('.')] ?? (path[0] === 'commands' ? COMMANDS_FIX : undefined)));
+    out.push(error(path, `${path.join('.') || 'loop'}: ${issue.message}${shown}`, FIXES[path.join('.')] ?? (path[0] === 'commands' ? COMMANDS_FIX : fixFor(issue, path, value))));
   }
   return out;
+}
+
+/** YAML 1.1's booleans, which YAML 1.2 (the loader's) reads as strings. */
+const YAML11_BOOLEANS: Readonly<Record<string, boolean>> = { yes: true, no: false, on: true, off: false, y: true, n: false };
+
+/** What to write instead, for an issue the cases above do not cover: every load error has a fix. */
+function fixFor(issue: z.core.$ZodIssue, path: Path, value: unknown): string {
+  const field = path.length ? path.join('.') : 'the loop';
+  if (issue.code === 'invalid_type') {
+    const expected = String(issue.expected);
+    if (expected === 'boolean' && typeof value === 'string' && Object.hasOwn(YAML11_BOOLEANS, value.toLowerCase())) {
+      return `write ${field.split('.').at(-1)}: ${String(YAML11_BOOLEANS[value.toLowerCase()])} (YAML 1.2 reads ${value} as text; only true and false are booleans)`;
+    }
+    if (expected === 'boolean') return `write true or false`;
+    if (expected === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return `write the number without quotes: ${value.trim()}`;
+    return `give ${field} a${/^[aeiou]/.test(expected) ? 'n' : ''} ${expected}`;
+  }
+  if (issue.code === 'invalid_value' && 'values' in issue) return `use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'too_small' || issue.code === 'too_big') return `change ${field} to fit: ${issue.message.replace(/^Too (small|big): /, '')}`;
+  return `see what ${field} takes in docs/loop-format.md`;
 }

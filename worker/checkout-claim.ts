@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureRuntimeDir } from '../loader/runtime-dir.js';
 import { workerDir, workerRecordPath, type WorkerRecord } from './checkout.js';
 
 export interface ClaimOwner {
@@ -64,7 +65,7 @@ export type ClaimAttempt = { claimed: true } | { claimed: false; owner: ClaimOwn
  */
 export function tryClaim(root: string, me: ClaimOwner): ClaimAttempt {
   const dir = claimDir(root);
-  mkdirSync(workerDir(root), { recursive: true });
+  ensureRuntimeDir(workerDir(root));
   for (let attempt = 0; attempt < 5; attempt += 1) {
     try {
       mkdirSync(dir);

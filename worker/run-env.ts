@@ -6,6 +6,12 @@
  * Temporal history, never under `.loops/`), keyed by the run's id; the worker reads it when it
  * runs the run's actions (and its sub-loops'), and removes it when the run ends. Runs without a
  * file (schedules) get the worker's own environment.
+ *
+ * The file holds every variable of the caller, secrets included, so it must not outlive the run:
+ * the command removes it when the run does not start or is refused (scope busy, removed from its
+ * queue), the worker when the run ends, and a worker sweeps the files of runs that are over
+ * (worker/run-env-sweep.ts). The file records the Temporal server the run was started on, so a
+ * worker of another server never judges it.
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -25,18 +31,54 @@ function fileOf(workflowId: string, env: NodeJS.ProcessEnv): string {
   return join(runEnvDir(env), `${encodeURIComponent(workflowId)}.json`);
 }
 
+/** The run id a file of {@link runEnvDir} belongs to, or undefined for another file. */
+export function runIdOfFile(name: string): string | undefined {
+  if (!name.endsWith('.json')) return undefined;
+  try {
+    return decodeURIComponent(name.slice(0, -'.json'.length));
+  } catch {
+    return undefined;
+  }
+}
+
+/** How a run's file names the server it was started on. */
+export function serverKey(address: string, namespace: string): string {
+  return `${address}/${namespace}`;
+}
+
+/** Marks the current format; a file without it (older releases) is the bare variables. */
+const FORMAT_KEY = 'll_loop_run_env';
+
+/** A run's environment file: the variables and the server (`address/namespace`) the run was started on. */
+export interface RunEnvFile {
+  [FORMAT_KEY]: 2;
+  server?: string;
+  env: Record<string, string>;
+}
+
+/** The parsed contents of a run's file, in either format. */
+export function parseRunEnvFile(text: string): { server?: string; env: NodeJS.ProcessEnv } {
+  const parsed = JSON.parse(text) as Partial<RunEnvFile> & NodeJS.ProcessEnv;
+  if (parsed && typeof parsed === 'object' && (parsed as Partial<RunEnvFile>)[FORMAT_KEY] === 2) {
+    const f = parsed as RunEnvFile;
+    return { ...(typeof f.server === 'string' ? { server: f.server } : {}), env: f.env ?? {} };
+  }
+  return { env: parsed as NodeJS.ProcessEnv };
+}
+
 /**
  * Leave `values` for the worker that runs `workflowId` (mode 0600 in a 0700 directory). With
  * `exclusive`, only when no file is there; returns whether it wrote one.
  */
-export function writeRunEnv(workflowId: string, values: NodeJS.ProcessEnv, opts: { exclusive?: boolean } = {}, env: NodeJS.ProcessEnv = process.env): boolean {
+export function writeRunEnv(workflowId: string, values: NodeJS.ProcessEnv, opts: { exclusive?: boolean; server?: string } = {}, env: NodeJS.ProcessEnv = process.env): boolean {
   const dir = runEnvDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const defined: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) if (v !== undefined) defined[k] = v;
+  const file: RunEnvFile = { [FORMAT_KEY]: 2, ...(opts.server ? { server: opts.server } : {}), env: defined };
   try {
-    writeFileSync(fileOf(workflowId, env), JSON.stringify(defined), { mode: 0o600, flag: opts.exclusive ? 'wx' : 'w' });
+    writeFileSync(fileOf(workflowId, env), JSON.stringify(file), { mode: 0o600, flag: opts.exclusive ? 'wx' : 'w' });
     return true;
   } catch (err) {
     if (opts.exclusive && (err as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -77,7 +119,7 @@ function readRunEnv(path: string): NodeJS.ProcessEnv | undefined {
   const hit = cache.get(path);
   if (hit?.mtimeMs === mtimeMs) return hit.values;
   try {
-    const values = JSON.parse(readFileSync(path, 'utf8')) as NodeJS.ProcessEnv;
+    const values = parseRunEnvFile(readFileSync(path, 'utf8')).env;
     cache.set(path, { mtimeMs, values });
     return values;
   } catch {

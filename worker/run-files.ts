@@ -4,6 +4,7 @@
  */
 import { closeSync, createWriteStream, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
+import { ensureRuntimeDir } from '../loader/runtime-dir.js';
 import type { RunStreamEvent } from '../fsm/snapshot.js';
 import type { RunStateFile, RunStateReport } from '../workflows/definitions.js';
 
@@ -108,7 +109,7 @@ export class RunFiles {
   /** Append `event` unless its number was written already; true when appended. */
   appendEvent(event: RunStreamEvent): boolean {
     if (!this.events) {
-      mkdirSync(runningDir(this.cwd), { recursive: true });
+      ensureRuntimeDir(runningDir(this.cwd));
       const path = eventsPath(this.cwd, this.instanceId);
       const tail = tailOf(path);
       this.lastSeq = tail.lastSeq;
@@ -126,7 +127,7 @@ export class RunFiles {
   writeState(state: RunStateFile): void {
     if (state.seq < this.lastStateSeq) return;
     this.lastStateSeq = state.seq;
-    mkdirSync(runningDir(this.cwd), { recursive: true });
+    ensureRuntimeDir(runningDir(this.cwd));
     const target = statePath(this.cwd, this.instanceId);
     const temporary = `${target}.tmp`;
     writeFileSync(temporary, `${JSON.stringify({ instance_id: this.instanceId, ...state, updated_at: new Date().toISOString() }, null, 2)}\n`);

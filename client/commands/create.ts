@@ -77,7 +77,7 @@ function askNext(name: string): Promise<Next> {
 }
 
 async function afterWrite(next: Next, name: string, opts: CreateOptions): Promise<number> {
-  if (next === 'validate') return validateCommand({ cwd: opts.cwd, target: name, json: false, out: opts.out, err: opts.err });
+  if (next === 'validate') return validateCommand({ cwd: opts.cwd, target: name, json: false, out: opts.out, err: opts.err, invokedIn: opts.cwd });
   if (next === 'run') return runCommand({ cwd: opts.cwd, target: name, context: [], dryRun: false, noLlm: false, json: false, out: opts.out, err: opts.err });
   opts.out(`Run it with: ll-loop run ${name}   (or look at it first: ll-loop show ${name})\n`);
   return EXIT.ok;

@@ -3,7 +3,8 @@
  * (visibility for the runs; for the events, its history replayed through the workflow bundle:
  * runs/follow-events.ts), so it works for runs started on other machines. `--write` (re)writes `.loops/.running/<id>.events.jsonl`.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
+import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 import { dirname } from 'node:path';
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import { outcomeOf, type LoopOutcome } from '../../fsm/outcome.js';
@@ -164,7 +165,8 @@ function formatEvent(event: TimedEvent): string {
 
 /** Replace the events file with `events`, atomically. */
 function writeEvents(file: string, events: TimedEvent[]): void {
-  mkdirSync(dirname(file), { recursive: true });
+  // `.loops/.running/`: git-ignored like every runtime directory (loader/runtime-dir.ts).
+  ensureRuntimeDir(dirname(file));
   const temporary = `${file}.tmp`;
   writeFileSync(temporary, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
   renameSync(temporary, file);

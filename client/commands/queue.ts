@@ -10,6 +10,7 @@ import { EXIT } from '../exit-codes.js';
 import { table } from '../reporters/table.js';
 import { listLockQueues, removeFromQueue, type LockQueueReport } from '../runs/scope-queues.js';
 import { withSession } from '../temporal/session.js';
+import { removeRunEnv } from '../../worker/run-env.js';
 
 const USAGE = 'queue list [--json] | queue remove <run-id> [--json]   scope locks: who holds, who waits (in order)';
 
@@ -42,6 +43,8 @@ async function remove(ctx: CommandContext): Promise<number> {
   const [, run, ...rest] = ctx.positionals;
   if (run === undefined || rest.length) throw new UsageError('queue remove needs exactly one run id', 'll-loop queue remove <run-id> (see ll-loop queue list)');
   const removed = await withSession(ctx.cwd, ({ client }) => removeFromQueue(client, run));
+  // It never starts: the environment its command left (secrets included) goes now.
+  removeRunEnv(run);
   if (bool(ctx, 'json')) ctx.out(`${JSON.stringify({ removed: run, domain: removed.domain, lock_workflow_id: removed.lockWorkflowId })}\n`);
   else ctx.out(`removed ${run} from the queue of ${removed.domain}; it ends as a busy run (exit 8)\n`);
   return EXIT.ok;

@@ -1,13 +1,14 @@
 /** `ll-loop resume <name|run-id>` flags → resumeCommand. */
 import { colourWanted } from '../reporters/style.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { UsageError } from '../errors.js';
 import { resumeCommand } from './resume.js';
 
 export const resumeSpec: CommandSpec = {
-  usage: 'resume <name|run-id> [--context K=V]… [--context-allow-unknown] [--max-iterations N] [--background] [--verbose|--quiet] [--json]   continue a stopped run, or one that lost its worker',
+  usage: 'resume <name|run-id> [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--max-iterations N] [--background] [--verbose|--quiet] [--json]   continue a stopped run, or one that lost its worker',
   flags: {
-    context: { type: 'string', multiple: true, short: 'c' },
+    ...CONTEXT_FLAGS,
     'context-allow-unknown': { type: 'boolean' },
     'max-iterations': { type: 'string' },
     json: { type: 'boolean' },
@@ -26,7 +27,7 @@ export const resumeSpec: CommandSpec = {
     return resumeCommand({
       cwd: ctx.cwd,
       target,
-      context: list(ctx, 'context'),
+      context: contextPairs(ctx),
       allowUnknownContext: bool(ctx, 'context-allow-unknown'),
       json: bool(ctx, 'json'),
       background: bool(ctx, 'background'),

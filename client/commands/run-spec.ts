@@ -1,5 +1,6 @@
 /** `ll-loop run <name|path>` flags → runCommand. */
 import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { UsageError } from '../errors.js';
 import { runCommand } from './run.js';
 import { runPlaceOf } from '../runs/where-to-run.js';
@@ -14,10 +15,10 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 }
 
 export const runSpec: CommandSpec = {
-  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json]',
+  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json]',
   flags: {
     'max-iterations': { type: 'string' },
-    context: { type: 'string', multiple: true, short: 'c' },
+    ...CONTEXT_FLAGS,
     'context-allow-unknown': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     'no-llm': { type: 'boolean' },
@@ -53,7 +54,7 @@ export const runSpec: CommandSpec = {
     return runCommand({
       cwd: ctx.cwd,
       target,
-      context: list(ctx, 'context'),
+      context: contextPairs(ctx),
       allowUnknownContext: bool(ctx, 'context-allow-unknown'),
       dryRun: bool(ctx, 'dry-run'),
       noLlm: bool(ctx, 'no-llm'),

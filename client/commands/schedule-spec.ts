@@ -1,7 +1,7 @@
 /**
  * `ll-loop schedule`: Temporal Schedules that run a loop on a timer (client/runs/schedules.ts).
  *
- *   schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--task-queue Q] [--pause-on-failure] [--json]
+ *   schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--context-file K=PATH]… [--task-queue Q] [--pause-on-failure] [--json]
  *   schedule list [--json]
  *   schedule pause|unpause|trigger|delete <name> [--json]
  *
@@ -9,6 +9,7 @@
  * `ll-loop worker` polling it.
  */
 import { bool, list, str, type CommandContext, type CommandSpec } from '../command-table.js';
+import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
@@ -39,11 +40,11 @@ const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete', 'backfill'] as
 type Action = (typeof ACTIONS)[number];
 
 /** Flags only creating a schedule accepts. */
-const CREATE_FLAGS = ['every', 'cron', 'context', 'context-allow-unknown', 'task-queue', 'pause-on-failure', 'no-lock'] as const;
+const CREATE_FLAGS = ['every', 'cron', 'context', 'context-file', 'context-allow-unknown', 'task-queue', 'pause-on-failure', 'no-lock'] as const;
 const BACKFILL_FLAGS = ['start', 'end'] as const;
 
 const USAGE =
-  'schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--context-allow-unknown] [--overlap skip|buffer-one|buffer-all|cancel-other|allow-all] [--no-lock] [--task-queue Q] [--pause-on-failure] [--json]   run a loop on a Temporal Schedule\n' +
+  'schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--overlap skip|buffer-one|buffer-all|cancel-other|allow-all] [--no-lock] [--task-queue Q] [--pause-on-failure] [--json]   run a loop on a Temporal Schedule\n' +
   '  ll-loop schedule list | pause <name> | unpause <name> | trigger <name> | delete <name> [--json]\n' +
   '  ll-loop schedule backfill <name> --start TIME --end TIME [--overlap P]   start the runs a period missed';
 
@@ -68,7 +69,7 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
   const named = str(ctx, 'task-queue');
   if (named !== undefined && named.trim() === '') throw new UsageError('--task-queue needs a task queue name', "omit it to use this checkout's worker");
   const taskQueue = named ?? checkoutAt(checkoutRootOf(ctx.cwd)).queue;
-  const context = parseContextArgs(list(ctx, 'context'));
+  const context = parseContextArgs(contextPairs(ctx));
   const loaded = loadLoop(target, ctx.cwd, { context, requireParameters: true, refuseUnusedContext: !bool(ctx, 'context-allow-unknown') });
   if (!loaded.definition) {
     printDiagnostics(loaded.diagnostics, bool(ctx, 'json'), ctx.out, ctx.err);
@@ -172,7 +173,7 @@ export const scheduleSpec: CommandSpec = {
   flags: {
     every: { type: 'string' },
     cron: { type: 'string' },
-    context: { type: 'string', multiple: true, short: 'c' },
+    ...CONTEXT_FLAGS,
     'context-allow-unknown': { type: 'boolean' },
     'task-queue': { type: 'string' },
     'pause-on-failure': { type: 'boolean' },

@@ -22,6 +22,8 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
 import { watchSessionServer, type ServerWatch } from '../temporal/server-watch.js';
+import { startRunEnvSweeps } from '../../worker/run-env-sweep.js';
+import { serverKey } from '../../worker/run-env.js';
 import { LoggingEventHub } from './worker-log.js';
 import { drainSeconds, serveUntilStopped } from './serve-until-stopped.js';
 
@@ -125,6 +127,8 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       // `run --worktree`: this worker prepares the run's worktree and keeps its actions here.
       activityDeps: { place: { host, queue: checkout.queue, dataDir: stateDir() } },
     });
+    // Environment files of runs that ended out of any worker's sight (worker/run-env-sweep.ts).
+    const stopSweeps = startRunEnvSweeps({ client: session.client, server: serverKey(session.endpoint.address, session.endpoint.namespace), log });
     const publish = () => {
       const record: WorkerRecord = {
         pid: process.pid,
@@ -158,6 +162,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       });
     } finally {
       await watch?.stop();
+      stopSweeps();
       await events.close();
     }
     log('stopped');

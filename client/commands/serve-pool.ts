@@ -18,6 +18,8 @@ import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
 import { drainSeconds, serveUntilStopped } from './serve-until-stopped.js';
 import { checkPoolName } from '../runs/where-to-run.js';
+import { startRunEnvSweeps } from '../../worker/run-env-sweep.js';
+import { serverKey } from '../../worker/run-env.js';
 import { LoggingEventHub } from './worker-log.js';
 
 export interface ServePoolOptions {
@@ -49,6 +51,8 @@ export async function servePool(opts: ServePoolOptions): Promise<number> {
       (await createLoopWorker({ ...common, taskQueue: poolQueue(pool) })).worker,
       (await createLoopWorker({ ...common, taskQueue: place.queue })).worker,
     ];
+    // Environment files of runs that ended out of any worker's sight (worker/run-env-sweep.ts).
+    const stopSweeps = startRunEnvSweeps({ client: session.client, server: serverKey(session.endpoint.address, session.endpoint.namespace), log });
     try {
       await serveUntilStopped(workers, {
         log,
@@ -56,6 +60,7 @@ export async function servePool(opts: ServePoolOptions): Promise<number> {
           log(`pool worker pid ${process.pid} on ${host} (ll-loop ${build.build_id}) serves pool ${pool} (queue ${poolQueue(pool)}) and its host queue ${place.queue}; checkouts under ${place.dataDir}`),
       });
     } finally {
+      stopSweeps();
       await events.close();
     }
     log('stopped');

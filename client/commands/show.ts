@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import { didYouMean } from '../../fsm/suggest.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { builtinLoopFile } from '../../loader/catalog.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -110,7 +111,7 @@ export const showSpec: CommandSpec = {
   flags: {
     format: { type: 'string', short: 'f' },
     json: { type: 'boolean' },
-    context: { type: 'string', multiple: true, short: 'c' },
+    ...CONTEXT_FLAGS,
   },
   run(ctx) {
     const target = ctx.positionals[0];
@@ -122,7 +123,7 @@ export const showSpec: CommandSpec = {
       cwd: ctx.cwd,
       target,
       format,
-      context: list(ctx, 'context'),
+      context: contextPairs(ctx),
       colour: colourWanted(stdout),
       width: stdout.isTTY && stdout.columns ? stdout.columns : DEFAULT_WIDTH,
       out: ctx.out,

@@ -1,4 +1,5 @@
 /** `ll-loop validate <name|path>`: schema, graph and template checks, as text or `--json`. */
+import { relative, sep } from 'node:path';
 import { EXIT } from '../exit-codes.js';
 import { loadLoop } from '../../loader/load.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
@@ -9,6 +10,18 @@ export interface ValidateOptions {
   json: boolean;
   out?: (text: string) => void;
   err?: (text: string) => void;
+  /** Where the command was started: text output names files of the project relative to it. */
+  invokedIn?: string;
+}
+
+/**
+ * A file as the text output names it: relative to where the command was started when it is in the
+ * project (as git does, `../` included), else absolute (a built-in loop of the installed package).
+ * `--json` keeps absolute paths.
+ */
+function shownPath(file: string, project: string, from: string | undefined): string {
+  if (from === undefined || !file.startsWith(`${project}${sep}`)) return file;
+  return relative(from, file) || file;
 }
 
 export function validateCommand(opts: ValidateOptions): number {
@@ -19,14 +32,15 @@ export function validateCommand(opts: ValidateOptions): number {
   if (opts.json) {
     out(`${JSON.stringify({ file: loaded.file, valid, diagnostics: loaded.diagnostics }, null, 2)}\n`);
   } else {
-    printDiagnostics(loaded.diagnostics, false, out, err);
+    const show = (file: string) => shownPath(file, opts.cwd, opts.invokedIn);
+    printDiagnostics(loaded.diagnostics.map((d) => (d.file ? { ...d, file: show(d.file) } : d)), false, out, err);
     const warnings = loaded.diagnostics.filter((d) => d.severity === 'warning').length;
     const errors = loaded.diagnostics.length - warnings;
     if (valid) {
       const states = Object.keys(loaded.definition!.states).length;
-      out(`✓ ${loaded.file} is valid (${states} states${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''})\n`);
+      out(`✓ ${show(loaded.file)} is valid (${states} states${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''})\n`);
     } else {
-      err(`✗ ${loaded.file}: ${errors} error${errors > 1 ? 's' : ''}${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''}\n`);
+      err(`✗ ${show(loaded.file)}: ${errors} error${errors > 1 ? 's' : ''}${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''}\n`);
     }
   }
   return valid ? EXIT.ok : EXIT.usage;

@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { workerDir } from '../../worker/checkout.js';
+import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, requireCheckoutRoot, type ServiceContext } from '../service/context.js';
@@ -53,7 +54,7 @@ export async function workerInstall(ctx: ServiceContext, opts: { dryRun: boolean
     return EXIT.ok;
   }
   // The log's directory must exist before the manager opens the log for appending.
-  mkdirSync(workerDir(root), { recursive: true });
+  ensureRuntimeDir(workerDir(root));
   if (changed) writeAtomically(manager.file, text);
   // A worker a command or a terminal started serves the checkout already; a second one would
   // not be welcome, so the service is enabled for the next login and started only once it stops.

@@ -7,6 +7,8 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import { startRunEnvSweeps } from '../../worker/run-env-sweep.js';
+import { serverKey } from '../../worker/run-env.js';
 import { LoggingEventHub } from './worker-log.js';
 import { awaitClosed } from '../runs/await-result.js';
 import { connectWorkerConnection } from '../temporal/connection.js';
@@ -51,6 +53,8 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     native = await connectWorkerConnection(session.endpoint);
     const events = new LoggingEventHub(log);
     const { worker } = await createLoopWorker({ connection: native, namespace: session.endpoint.namespace, taskQueue: opts.taskQueue, events });
+    // Environment files of runs that ended out of any worker's sight (worker/run-env-sweep.ts).
+    const stopSweeps = startRunEnvSweeps({ client: session.client, server: serverKey(session.endpoint.address, session.endpoint.namespace), log });
     let stopping = false;
     const shutdown = (why: string, interrupted: boolean) => {
       if (stopping) return;
@@ -76,6 +80,7 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await watch.stop();
+      stopSweeps();
       await events.close();
     }
     log('stopped');

@@ -94,9 +94,12 @@ const RUNNERS = new Set(['npx', 'npm', 'pnpm', 'yarn', 'run', 'exec', 'bunx', 'b
 /**
  * An identifier for a check given as a command, e.g. `npx eslint .` → `eslint`, `make check` →
  * `check`: the first word that is not a runner, else the last word; `check` when none is usable.
+ * The shell's `test`/`[` is named after what it tests: `test -f ok.txt` → `ok_txt`.
  */
 export function idForCommand(command: string): string {
-  const words = command.trim().split(/\s+/).filter((w) => /^[A-Za-z]/.test(w));
+  const all = command.trim().split(/\s+/);
+  const operands = all[0] === 'test' || all[0] === '[' ? all.slice(1).filter((w) => w !== ']') : all;
+  const words = operands.filter((w) => /^[A-Za-z]/.test(w));
   const word = words.find((w) => !RUNNERS.has(w.toLowerCase())) ?? words[words.length - 1] ?? '';
   const slug = word
     .toLowerCase()

@@ -104,6 +104,8 @@ function rustChecks(cwd: string): CheckOption[] {
 /** What a check command finds, guessed from its words (for its id, label and default fix). */
 export function topicOf(command: string): CheckTopic {
   const c = command.toLowerCase();
+  // The shell's own `test` (and `[`) checks a condition; it runs no test suite.
+  if (/^\s*(test|\[)(\s|$)/.test(c)) return 'other';
   if (/\b(tsc|mypy|pyright|typecheck|type-check|check-types|types)\b/.test(c) || /^cargo check\b/.test(c)) return 'types';
   if (/\b(lint|eslint|ruff|clippy|flake8|pylint|golangci-lint|biome|stylelint|rubocop)\b/.test(c)) return 'lint';
   if (/\b(test|tests|pytest|jest|vitest|mocha|rspec)\b/.test(c)) return 'tests';

@@ -15,6 +15,7 @@ import { EXIT } from '../exit-codes.js';
 import { LL_LOOP_BIN } from './bin-path.js';
 import { diedWithoutStop } from '../temporal/server-pid.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
+import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 
 /** How long `run` waits for a worker it started (it may have to start the dev server first). */
 const READY_TIMEOUT_MS = 60_000;
@@ -39,7 +40,7 @@ function current(record: WorkerRecord | undefined, address: string | undefined):
 
 /** Spawn `ll-loop worker` detached (own session: a closed terminal does not reach it). */
 export function spawnCheckoutWorker(cwd: string, root: string, env: NodeJS.ProcessEnv = process.env): number {
-  mkdirSync(workerDir(root), { recursive: true });
+  ensureRuntimeDir(workerDir(root));
   const fd = openSync(workerLogPath(root), 'a');
   try {
     const child = spawn(process.execPath, [LL_LOOP_BIN, 'worker'], {

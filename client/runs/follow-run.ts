@@ -14,6 +14,7 @@ import type { Reporter, RunInfo } from '../reporters/reporter.js';
 import { createStyle } from '../reporters/style.js';
 import { followEvents, type FollowedRun } from './follow-events.js';
 import { ScopeBusyError } from './scope-lock.js';
+import { removeRunEnv } from '../../worker/run-env.js';
 import { SCOPE_BUSY, type ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
 
 export { runInfo } from './run-info.js';
@@ -63,6 +64,9 @@ export async function followRun(f: FollowRun): Promise<number> {
 /** The exit code of a followed run: its result's, or an error when it closed without one. */
 export function endOfRun(followed: FollowedRun, reporter: Reporter | undefined, info: RunInfo, json?: (text: string) => void): number {
   const end = followed.end;
+  // The run is over: the environment its command left (secrets included) goes now, whether or
+  // not a worker saw it end (a run refused its scopes, or terminated, ends out of its sight).
+  if (end) removeRunEnv(info.instanceId);
   const result = end?.status === 'completed' ? end.result : end?.result;
   if (result) {
     reporter?.onResult(result, info);

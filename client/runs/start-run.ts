@@ -4,7 +4,7 @@
  * attributes. One place, so a resumed run looks exactly like a fresh one.
  */
 import { buildInfo } from '../../worker/build-info.js';
-import { removeRunEnv, writeRunEnv } from '../../worker/run-env.js';
+import { removeRunEnv, serverKey, writeRunEnv } from '../../worker/run-env.js';
 import { WorkflowExecutionAlreadyStartedError, type Client, type Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
@@ -119,14 +119,17 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
   const build = buildInfo();
   const queueOf = (): string => req.taskQueue;
   const env = req.env ?? process.env;
+  // Which server the run is on, so that only a worker of that server sweeps its file.
+  const address = (client.connection as { options?: { address?: string } }).options?.address;
+  const server = address ? serverKey(address, client.options.namespace) : undefined;
   const start = async (workflowId: string) => {
     // Left before the start, since the worker may take the first action at once; never over the
     // file of a run that already has this id (a clash), so only created here if absent.
-    const created = writeRunEnv(workflowId, env, { exclusive: true });
+    const created = writeRunEnv(workflowId, env, { exclusive: true, ...(server ? { server } : {}) });
     try {
       const handle = await startWorkflow(workflowId);
       // The id is ours: a file that was there belonged to an earlier, ended run of the same id.
-      if (!created) writeRunEnv(workflowId, env);
+      if (!created) writeRunEnv(workflowId, env, server ? { server } : {});
       return handle;
     } catch (err) {
       if (created) removeRunEnv(workflowId);

@@ -10,10 +10,11 @@
  *  - every server returned has ll-loop's custom search attributes registered.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect as netConnect } from 'node:net';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes, searchAttributeFlags } from './search-attributes.js';
 import { findTemporalCli } from './temporal-cli.js';
@@ -114,7 +115,10 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
   const log = opts.log ?? (() => {});
   // Absolute: the server runs with cwd = dataDir, so a relative --db-filename would double up.
   const dataDir = resolve(opts.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  // Git-ignored when it is ll-loop's own: made here, or the project's `.loops/.temporal/`.
+  const ours = !existsSync(dataDir) || (basename(dataDir) === '.temporal' && basename(dirname(dataDir)) === '.loops');
+  if (ours) ensureRuntimeDir(dataDir);
+  else await mkdir(dataDir, { recursive: true });
 
   const reuse = async (): Promise<DevServer> => {
     const home = await withConnection(address, async (c) => {

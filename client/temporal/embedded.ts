@@ -3,12 +3,16 @@
  * 7233 and the Web UI on 8233 (Temporal's usual ports), each overridable by environment.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
+import { dirname, join, resolve } from 'node:path';
 import { foreignServerNote, type ServerHome } from './server-home.js';
 
-/** Where a project remembers the foreign server it was told about (`.loops/.server-note.json`). */
+/**
+ * Where a project remembers the foreign server it was told about: in `.loops/.temporal/`, a
+ * runtime directory ll-loop ignores for git (loader/runtime-dir.ts), never beside the loop files.
+ */
 export function serverNoteFile(cwd: string): string {
-  return join(cwd, '.loops', '.server-note.json');
+  return join(cwd, '.loops', '.temporal', 'server-note.json');
 }
 
 /**
@@ -30,7 +34,10 @@ export function noteForeignServer(cwd: string, env: NodeJS.ProcessEnv, write: (t
     }
     write(foreignServerNote(found.address, found.home, found.assumedUiUrl));
     try {
-      if (existsSync(join(cwd, '.loops'))) writeFileSync(file, `${JSON.stringify({ told: key })}\n`);
+      if (existsSync(join(cwd, '.loops'))) {
+        ensureRuntimeDir(dirname(file));
+        writeFileSync(file, `${JSON.stringify({ told: key })}\n`);
+      }
     } catch {
       // Not remembered: the note comes again next time, which is the lesser harm.
     }

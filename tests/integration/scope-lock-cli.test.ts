@@ -5,7 +5,8 @@
  * `--queue-timeout` gives up with exit 8, `--no-lock` runs regardless. The checkout's worker
  * (started on demand) serves the runs and the checkout's lock queue.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../client/exit-codes.js';
@@ -13,17 +14,27 @@ import type { LockQueueReport } from '../../client/runs/scope-queues.js';
 import { runCliInProcess, type CliResult } from '../support/cli.js';
 import { settle, waitFor } from '../support/processes.js';
 import { closeTemporal, project } from './harness.js';
+import { runEnvDir } from '../../worker/run-env.js';
 
 let saved: string | undefined;
+let savedState: string | undefined;
 beforeAll(() => {
   saved = process.env.TEMPORAL_ADDRESS;
   process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
+  // The runs' environment files (worker/run-env.ts) in a directory of this test's own.
+  savedState = process.env.LL_STATE_DIR;
+  process.env.LL_STATE_DIR = mkdtempSync(join(tmpdir(), 'll-scope-lock-state-'));
 });
 afterAll(async () => {
   if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
   else process.env.TEMPORAL_ADDRESS = saved;
+  if (savedState === undefined) delete process.env.LL_STATE_DIR;
+  else process.env.LL_STATE_DIR = savedState;
   await closeTemporal();
 });
+
+/** Whether the environment a run's command left (the caller's variables, secrets included) is on disk. */
+const envFileOf = (runId: string): boolean => existsSync(join(runEnvDir(), `${encodeURIComponent(runId)}.json`));
 
 /** A project with loops that hold their scope until `release-<name>` exists. */
 function checkout(): string {
@@ -99,6 +110,7 @@ describe('ll-loop run with scope locks', () => {
       ['patient', ['src/api/v2'], 2],
     ]);
     const [waiterId, patientId] = q.waiters.map((w) => w.run) as [string, string];
+    expect(envFileOf(waiterId)).toBe(true);
 
     const human = await cli(cwd, 'queue', 'list');
     expect(human.stdout).toMatch(new RegExp(`holds +${holder} +src/api`));
@@ -115,6 +127,8 @@ describe('ll-loop run with scope locks', () => {
     expect(waiterEnd.code).toBe(EXIT.scopeBusy);
     expect(waiterEnd.stderr).toContain(`note: waiting for scope src behind ${holder} (--queue)`);
     expect(waiterEnd.stderr).toContain(`run ${waiterId} did not start: scope src is busy: removed from the queue (ll-loop queue remove) while it waited; it was held by ${holder}`);
+    // A run that never starts leaves no copy of its caller's environment behind.
+    expect(envFileOf(waiterId)).toBe(false);
     expect((await queueOf(cwd))!.waiters.map((w) => [w.run, w.position])).toEqual([[patientId, 1]]);
 
     // A holder cannot be removed; an unknown run is not in any queue.
@@ -125,10 +139,15 @@ describe('ll-loop run with scope locks', () => {
     const hasty = await cli(cwd, 'run', 'waiter', '--queue-timeout', '1s');
     expect(hasty.code).toBe(EXIT.scopeBusy);
     expect(hasty.stderr).toMatch(/scope src is busy: gave up waiting after \d+ s \(--queue-timeout\); it was held by api-/);
+    const hastyId = /run (\S+) did not start/.exec(hasty.stderr)?.[1] ?? '';
+    expect(hastyId).toMatch(/^waiter-/);
+    expect(envFileOf(hastyId)).toBe(false);
 
     release(cwd, 'api');
     release(cwd, 'patient');
     expect((await api).code).toBe(EXIT.ok);
     expect((await patient).code).toBe(EXIT.ok);
+    // The worker removes the files of runs that ended.
+    await waitFor('the ended runs’ environment files to go', () => !envFileOf(holder) && !envFileOf(patientId), 20_000);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../support/cli.js';
 import { stateTransitions } from '../../client/show/graph.js';
@@ -104,8 +104,9 @@ describe('the loop format', () => {
       writeFileSync(file, 'name: b\ninitial: a\nbudget:\n  max_cost_usd: -1\nstates:\n  a:\n    action: echo\n    next: done\n    budget: { max_tokens: lots }\n  done: { terminal: true }\n');
       const r = await runCliInProcess(['validate', file], { cwd: dir });
       expect(r.code).toBe(1);
-      expect(r.stdout + r.stderr).toContain(`${file}:4:3: error: budget.max_cost_usd: Too small: expected number to be >0 (got -1)`);
-      expect(r.stdout + r.stderr).toMatch(new RegExp(`${file}:9:\\d+: error: state "a": states\\.a\\.budget\\.max_tokens: Invalid input: expected number, received string`));
+      // Named relative to where the command was started.
+      expect(r.stdout + r.stderr).toContain(`${relative(dir, file)}:4:3: error: budget.max_cost_usd: Too small: expected number to be >0 (got -1)`);
+      expect(r.stdout + r.stderr).toMatch(new RegExp(`${relative(dir, file)}:9:\\d+: error: state "a": states\\.a\\.budget\\.max_tokens: Invalid input: expected number, received string`));
       expect(r.stdout + r.stderr).not.toMatch(/^\s+at /m);
     } finally {
       rmSync(dir, { recursive: true, force: true });

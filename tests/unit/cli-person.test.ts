@@ -95,6 +95,35 @@ describe('unknown options and commands', () => {
   });
 });
 
+describe('help and validate as a new user meets them', () => {
+  it('`help nosuch` is an unknown command (exit 1), and help names where the docs are installed', async () => {
+    const r = await runCliInProcess(['help', 'nosuch'], { cwd: root });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: unknown command "nosuch"\nfix: ll-loop help lists the commands: run, /);
+    const near = await runCliInProcess(['help', 'statsu'], { cwd: root });
+    expect(near.stderr).toContain('fix: did you mean ll-loop status?');
+    const usage = await runCliInProcess(['run', '--help'], { cwd: root });
+    const docs = join(import.meta.dirname, '..', '..', 'docs', 'cli.md');
+    expect(usage.stdout).toContain(`Details: ${docs}\n`);
+    expect((await runCliInProcess(['help'], { cwd: root })).stdout).toContain(docs);
+  });
+
+  it('validate names files relative to where it was started, and every load error has a fix', async () => {
+    loop('yes', 'name: yes\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: yes\n');
+    mkdirSync(join(root, 'src'));
+    const fromSub = await runCliInProcess(['validate', 'yes'], { cwd: join(root, 'src') });
+    expect(fromSub.code).toBe(EXIT.usage);
+    expect(fromSub.stderr).toBe(
+      '../.loops/yes.yaml:8:5: error: state "done": states.done.terminal: Invalid input: expected boolean, received string (got "yes")\n' +
+        '    fix: write terminal: true (YAML 1.2 reads yes as text; only true and false are booleans)\n' +
+        '✗ ../.loops/yes.yaml: 1 error\n',
+    );
+    const ok = await runCliInProcess(['validate', 'greet'], { cwd: root });
+    expect(ok.stdout).toMatch(/^✓ \.loops\/greet\.yaml is valid \(2 states/);
+  });
+});
+
 describe('--context keys the loop does not use', () => {
   it('are refused, naming the key, the closest used key and all of them', async () => {
     const r = await runCliInProcess(['run', 'greet', '--context', 'moood=happy', '--dry-run'], { cwd: root });
@@ -134,7 +163,8 @@ describe('from a subdirectory', () => {
     writeFileSync(join(sub, 'local.yaml'), GREET.replace('name: greet', 'name: local'));
     const local = await runCliInProcess(['validate', 'local.yaml'], { cwd: sub });
     expect(local.code, local.stderr).toBe(EXIT.ok);
-    expect(local.stdout).toContain(join(sub, 'local.yaml'));
+    // Named as typed: relative to where the command was started.
+    expect(local.stdout).toMatch(/^✓ local\.yaml is valid/);
     // Scope paths are the project's, whichever directory the command starts in.
     loop('scoped', 'name: scoped\ndescription: d\nscope: [src/]\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
     const shown = await runCliInProcess(['show', 'scoped', '--format', 'json'], { cwd: sub });

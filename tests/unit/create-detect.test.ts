@@ -77,6 +77,9 @@ describe('commands typed by the user', () => {
     ['go vet ./...', 'vet'],
     ['make check', 'other'],
     ['./scripts/verify.sh', 'other'],
+    // The shell's test command checks a condition, not a test suite.
+    ['test -f ok.txt', 'other'],
+    ['[ -d dist ]', 'other'],
   ])('%s is about %s', (command, topic) => {
     expect(topicOf(command)).toBe(topic);
   });
@@ -87,6 +90,8 @@ describe('commands typed by the user', () => {
     ['python -m pip check', 'pip'],
     ['./scripts/verify.sh', 'check'],
     ['bash ./ci/check-format.sh', 'bash'],
+    ['test -f ok.txt', 'ok_txt'],
+    ['[ -d dist ]', 'dist'],
   ])('an "other" check %s gets the id %s', (command, id) => {
     expect(idForCommand(command)).toBe(id);
   });

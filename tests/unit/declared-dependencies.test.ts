@@ -55,3 +55,15 @@ describe('declared dependencies', () => {
     expect(undeclared(['tests', 'bench', 'eslint', 'tools'], { ...pkg.dependencies, ...pkg.devDependencies })).toEqual([]);
   });
 });
+
+describe('install scripts', () => {
+  it('every dependency with an install script is reviewed in allowScripts (npm warns of the rest)', () => {
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const allow = (pkg as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
+    const withScripts = Object.entries(lock.packages)
+      .filter(([path, p]) => path !== '' && p.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(withScripts.length).toBeGreaterThan(0);
+    expect(withScripts.filter((name) => !Object.hasOwn(allow, name))).toEqual([]);
+  });
+});

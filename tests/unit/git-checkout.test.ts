@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkoutDir, finishCheckout, portableSource, prepareCheckout } from '../../activities/git-checkout.js';
 import { GitCheckoutError } from '../../activities/git.js';
@@ -71,6 +71,23 @@ describe('portableSource', () => {
     writeFileSync(join(r.dir, '.loops', '.running', 'x.events.jsonl'), '{}\n');
     writeFileSync(join(r.dir, '.loops', 'new-loop.yaml'), 'name: n\n');
     expect((await portableSource(r.dir)).commit).toBe(r.head);
+    writeFileSync(join(r.dir, '.loops', 'fix.yaml'), 'name: changed\n');
+    expect((await refusal(portableSource(r.dir))).message).toContain('.loops/fix.yaml');
+  });
+
+  it('ignores ll-loop’s runtime files even when a user committed them before (worker.log changes on every run)', async () => {
+    const r = repo();
+    for (const f of ['.worker/worker.log', '.running/x.state.json', '.temporal/server.log', '.server-note.json']) {
+      mkdirSync(dirname(join(r.dir, '.loops', f)), { recursive: true });
+      writeFileSync(join(r.dir, '.loops', f), 'one\n');
+    }
+    sh(r.dir, 'add', '-A');
+    sh(r.dir, 'commit', '--quiet', '-m', 'runtime files committed by mistake');
+    for (const f of ['.worker/worker.log', '.running/x.state.json', '.temporal/server.log', '.server-note.json']) writeFileSync(join(r.dir, '.loops', f), 'two\n');
+    rmSync(join(r.dir, '.loops', '.running', 'x.state.json'));
+    expect((await portableSource(r.dir)).commit).toBe(sh(r.dir, 'rev-parse', 'HEAD'));
+    // Only ll-loop's own directories: a tracked file elsewhere in .loops/ still counts.
+    mkdirSync(join(r.dir, '.loops', 'lib'), { recursive: true });
     writeFileSync(join(r.dir, '.loops', 'fix.yaml'), 'name: changed\n');
     expect((await refusal(portableSource(r.dir))).message).toContain('.loops/fix.yaml');
   });

@@ -29,7 +29,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   client: ['client/commands', 'client/temporal', 'loader', 'fsm'],
   'client/commands': ['client', 'client/runs', 'client/temporal', 'client/reporters', 'client/show', 'client/create', 'client/service', 'loader', 'worker', 'workflows', 'fsm'],
   'client/runs': ['client', 'client/temporal', 'client/reporters', 'loader', 'worker', 'workflows', 'fsm'],
-  'client/temporal': ['client'],
+  'client/temporal': ['client', 'loader'],
   'client/reporters': ['fsm', 'type:worker'],
   'client/show': ['client/reporters', 'fsm'],
   'client/create': ['client', 'loader', 'fsm'],

@@ -112,7 +112,7 @@ describe('validate prints the warnings and still succeeds', () => {
   it('text: file:line: warning, exit 0', async () => {
     const r = await runCliInProcess(['validate', 'conv'], { cwd: dir });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`${join(dir, '.loops', 'conv.yaml')}:5:3: warning: state "measure": its evaluator (convergence) can answer "target", "progress", "stall"`);
+    expect(r.stderr).toContain(`${join('.loops', 'conv.yaml')}:5:3: warning: state "measure": its evaluator (convergence) can answer "target", "progress", "stall"`);
     expect(r.stdout).toMatch(/is valid \(2 states, 1 warning\)/);
   });
 

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../support/cli.js';
 
@@ -51,7 +51,7 @@ describe('YAML the parser refuses', () => {
       expect(text.stderr).not.toMatch(/^\s+at /m);
       const file = join(dir, '.loops', `${name}.yaml`);
       expect(text.stdout + text.stderr).toMatch(message);
-      if (line !== undefined) expect(text.stdout + text.stderr).toContain(`${file}:${line}:${column ?? ''}`);
+      if (line !== undefined) expect(text.stdout + text.stderr).toContain(`${relative(dir, file)}:${line}:${column ?? ''}`);
 
       const json = await runCliInProcess(['validate', name, '--json'], { cwd: dir });
       expect(json.code).toBe(1);

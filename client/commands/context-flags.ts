@@ -1,0 +1,65 @@
+/**
+ * The context a command line gives: `--context KEY=VALUE` and `--context-file KEY=PATH`, as the
+ * `KEY=VALUE` pairs the loader parses (a value may hold anything, `=` and newlines included).
+ *
+ * `--context-file` exists because one argument cannot exceed 128 KiB on Linux (MAX_ARG_STRLEN):
+ * a larger value can only come from a file. The file's bytes are the value, exactly (no trimming
+ * of a final newline); they must be UTF-8 text, since a context value is a string carried as
+ * JSON — a file that is not is refused rather than silently altered. A relative PATH is relative
+ * to the directory the command was started in.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { list, type CommandContext } from '../command-table.js';
+import { UsageError } from '../errors.js';
+
+/** The flags every command that takes context declares. */
+export const CONTEXT_FLAGS = {
+  context: { type: 'string', multiple: true, short: 'c' },
+  'context-file': { type: 'string', multiple: true },
+} as const;
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** One `--context-file KEY=PATH`, read: `[KEY, contents]`. */
+export function readContextFile(pair: string, baseDir: string): [string, string] {
+  const at = pair.indexOf('=');
+  if (at <= 0 || at === pair.length - 1) {
+    throw new UsageError(`--context-file "${pair}" is not KEY=PATH`, 'write --context-file name=path/to/file (the file’s contents become the value of context.name)');
+  }
+  const key = pair.slice(0, at);
+  const path = resolve(baseDir, pair.slice(at + 1));
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.code === 'EACCES' ? 'permission denied' : e.message;
+    throw new UsageError(`--context-file ${key}=${pair.slice(at + 1)}: cannot read ${path} (${why})`, 'give the path of a readable file, relative to the directory you run ll-loop in');
+  }
+  try {
+    return [key, UTF8.decode(bytes)];
+  } catch {
+    throw new UsageError(`--context-file ${key}: ${path} is not UTF-8 text`, 'a context value is text: convert the file to UTF-8 (or encode binary data, e.g. base64) and give that file');
+  }
+}
+
+/**
+ * The command line's context as `KEY=VALUE` pairs: `--context` ones, then one per
+ * `--context-file`. A key given both ways, or by two files, is refused: which should win is not
+ * obvious.
+ */
+export function contextPairs(ctx: CommandContext): string[] {
+  const pairs = list(ctx, 'context');
+  const files = list(ctx, 'context-file');
+  if (files.length === 0) return pairs;
+  const given = new Set(pairs.map((p) => p.slice(0, Math.max(0, p.indexOf('=')))));
+  const out = [...pairs];
+  for (const file of files) {
+    const [key, value] = readContextFile(file, ctx.invokedIn ?? ctx.cwd);
+    if (given.has(key)) throw new UsageError(`context key "${key}" is given twice (--context and --context-file, or two files)`, 'give each key once');
+    given.add(key);
+    out.push(`${key}=${value}`);
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+/**
+ * ll-loop's own runtime directories inside a project (`.loops/.running/`, `.loops/.worker/`,
+ * `.loops/.temporal/`): each holds a `.gitignore` of `*`, written by ll-loop, so neither the
+ * directory nor the `.gitignore` itself shows in `git status` and a user needs no setup. The
+ * user's own `.gitignore` files are never touched.
+ *
+ * {@link isRuntimePath} names the same paths for the dirty-repository check, which must skip them
+ * even when a user committed them before ignoring them.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The directories under `.loops/` that hold only ll-loop's runtime files. */
+export const RUNTIME_DIRS = ['.running', '.worker', '.temporal'] as const;
+
+const IGNORE_ALL = '# written by ll-loop: everything here is its runtime state, never to commit\n*\n';
+
+/**
+ * Create `dir` (and its parents) if missing, and its `.gitignore` of `*` if it has none. Only for
+ * directories that hold nothing but ll-loop's runtime files. Never throws for the `.gitignore`:
+ * a directory that cannot hold one still works.
+ */
+export function ensureRuntimeDir(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  try {
+    writeFileSync(join(dir, '.gitignore'), IGNORE_ALL, { flag: 'wx' });
+  } catch {
+    // There already (ours or the user's, kept either way), or not writable: nothing to do.
+  }
+}
+
+/**
+ * Whether a repository-relative path (`/`-separated) is one of ll-loop's runtime files: under a
+ * runtime directory of some `.loops/`, or the server note `.loops/.server-note.json` that older
+ * releases wrote.
+ */
+export function isRuntimePath(path: string): boolean {
+  return /(^|\/)\.loops\/(\.running|\.worker|\.temporal)(\/|$)/.test(path) || /(^|\/)\.loops\/\.server-note\.json$/.test(path);
+}

@@ -1,0 +1,53 @@
+/**
+ * ll-loop's runtime directories (loader/runtime-dir.ts) never show in `git status` of the
+ * project, with real git, and a user's own `.gitignore` is never replaced.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ensureRuntimeDir, isRuntimePath } from '../../loader/runtime-dir.js';
+import { RunFiles } from '../../worker/run-files.js';
+import { tryClaim } from '../../worker/checkout-claim.js';
+import { runningLogPath } from '../../activities/run-action.js';
+import { noteForeignServer } from '../../client/temporal/embedded.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'll-runtime-dir-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const status = (dir: string): string =>
+  execFileSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+
+describe('runtime directories', () => {
+  it('leave git status clean after ll-loop writes its run files, worker claim, action logs and server note', async () => {
+    const dir = join(tmp, 'project');
+    mkdirSync(join(dir, '.loops'), { recursive: true });
+    execFileSync('git', ['init', '--quiet', dir]);
+    writeFileSync(join(dir, '.loops', 'fix.yaml'), 'name: fix\n');
+    const files = new RunFiles(dir, 'fix-20260101T000000');
+    files.appendEvent({ event: 'loop_start', seq: 1, ts: '2026-01-01T00:00:00Z' } as never);
+    files.writeState({ seq: 1 } as never);
+    await files.close();
+    const log = runningLogPath(dir, 'fix-20260101T000000', '1-check.log');
+    mkdirSync(dirname(log), { recursive: true });
+    writeFileSync(log, 'output\n');
+    expect(tryClaim(dir, { pid: process.pid, build_id: 'b', code_id: 'c', address: 'a' }).claimed).toBe(true);
+    noteForeignServer(dir, {}, () => {})({ address: '127.0.0.1:1', home: undefined, assumedUiUrl: 'http://x' });
+    ensureRuntimeDir(join(dir, '.loops', '.temporal'));
+    writeFileSync(join(dir, '.loops', '.temporal', 'server.log'), 'log\n');
+    expect(status(dir).trim().split('\n')).toEqual(['?? .loops/fix.yaml']);
+  });
+
+  it('keeps a .gitignore that is there already', () => {
+    const dir = join(tmp, 'own', '.loops', '.worker');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, '.gitignore'), 'mine\n');
+    ensureRuntimeDir(dir);
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('mine\n');
+  });
+
+  it('names the runtime paths the dirty-repository check skips', () => {
+    for (const p of ['.loops/.worker/worker.log', 'sub/.loops/.running/a/1-x.log', '.loops/.temporal/x', '.loops/.server-note.json']) expect(isRuntimePath(p)).toBe(true);
+    for (const p of ['.loops/fix.yaml', '.loops/lib/common.yaml', 'x/.worker/a', '.loops/.workers/a']) expect(isRuntimePath(p)).toBe(false);
+  });
+});
