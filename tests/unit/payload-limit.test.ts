@@ -11,6 +11,9 @@ import { MAX_DEFINITION_BYTES } from '../../loader/payload-limit.js';
 import { wrapText } from '../../client/show/wrap.js';
 import { runCliInProcess } from '../support/cli.js';
 
+// A unit test starts no server: were the check ever lost, `run` must fail to connect, not start one.
+process.env.TEMPORAL_ADDRESS = '127.0.0.1:1';
+
 const root = mkdtempSync(join(tmpdir(), 'll-loop-payload-'));
 mkdirSync(join(root, '.loops'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
