@@ -18,6 +18,7 @@ import { checkoutAt, findCheckoutRoot, hostId, workerIdentity, type WorkerRecord
 import { liveClaimOwner, ownerBuild, releaseClaim, tryClaim, writeWorkerRecord, type ClaimOwner } from '../../worker/checkout-claim.js';
 import { NewerWorkerServesError } from '../runs/checkout-worker.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import { failOverDeadWorkers } from '../../worker/fail-over.js';
 import { stateDir } from '../../worker/run-env.js';
 import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
@@ -145,6 +146,11 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       };
       writeWorkerRecord(root, record);
       log(`worker pid ${process.pid} (ll-loop ${me.code_id}) serves ${root} on task queue ${checkout.queue} at ${session.endpoint.address}`);
+      // Polling now: what a dead predecessor left running is run again here at once (worker/fail-over.ts).
+      void failOverDeadWorkers(session.client, checkout.queue, host).then(
+        (failed) => failed.forEach((f) => log(`${f.workflowId}: action ${f.activityId} was running on the dead worker ${f.worker}; it runs again here`)),
+        (err: unknown) => log(`could not look for actions of a dead worker: ${(err as Error).message}; Temporal retries them after their heartbeat timeout`),
+      );
     };
     try {
       await serveUntilStopped([worker], {
