@@ -19,6 +19,7 @@ import { detectStdoutSignal } from '../fsm/stdout-signals.js';
 import type { LlmProviderRequest } from '../fsm/llm-provider.js';
 import { prepareShell, type ShellLaunch } from './shell-launch.js';
 import type { WorkerPlace } from './placement.js';
+import { readJournal, writeJournal } from './action-journal.js';
 
 /** What the activities read from the worker (injectable for tests). */
 export interface ActivityDeps {
@@ -39,6 +40,11 @@ export interface ActivityDeps {
    * describe runs). createLoopWorker makes one on the worker's own connection when it is absent.
    */
   client?: Client;
+  /**
+   * Where completed actions are journaled (activities/action-journal.ts), so that one whose
+   * completion was lost is not run again; unset: no journal (direct calls, tests of one action).
+   */
+  journalDir?: string;
 }
 
 /** The environment one call of an activity sees for run `workflowId` (undefined: process.env). */
@@ -122,6 +128,32 @@ function setupErrorResult(message: string, exitCode = 2): ActionResult {
  * faults (plain errors, retried by Temporal).
  */
 export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) => Promise<ActionResult> {
+  const once = runActionOnce(deps);
+  const journalDir = deps.journalDir;
+  if (journalDir === undefined) return once;
+  return async function runAction(input: RunActionInput): Promise<ActionResult> {
+    const ctx = currentContext();
+    const workflowExecution = ctx?.info.workflowExecution;
+    if (ctx === undefined || workflowExecution === undefined) return once(input);
+    const activityId = ctx.info.activityId;
+    const key = { workflowId: workflowExecution.workflowId, runId: workflowExecution.runId, activityId };
+    const done = readJournal(journalDir, key);
+    if (done !== undefined) {
+      ctx.log.warn(`state ${input.state}: this action completed before (attempt ${ctx.info.attempt}); its result is delivered again from the journal, not run again`, { workflowId: key.workflowId, activityId });
+      return { ...done, redelivered: true };
+    }
+    const result = await once(input);
+    try {
+      writeJournal(journalDir, key, input.state, result);
+    } catch (err) {
+      // The result still goes to the run; only a lost completion of it could run it again.
+      ctx.log.warn(`state ${input.state}: could not journal the action's result (${(err as Error).message}); should its completion be lost, it runs again`);
+    }
+    return result;
+  };
+}
+
+function runActionOnce(deps: ActivityDeps): (input: RunActionInput) => Promise<ActionResult> {
   return async function runAction(input: RunActionInput): Promise<ActionResult> {
     let file: string;
     let args: string[];

@@ -40,6 +40,12 @@ export interface ActionResult {
    * only runs whose input asks for detection (RunActionInput.detect_signals) get one.
    */
   stdout_signal?: StdoutSignal;
+  /**
+   * The action had completed before and this is its result delivered again from the worker's
+   * journal (activities/action-journal.ts): its first completion never reached the run (the
+   * server was unreachable), and it was not run a second time.
+   */
+  redelivered?: boolean;
 }
 
 /** What one agent call (a prompt action or an LLM evaluation) used, as reported; for budgets. */

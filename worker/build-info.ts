@@ -36,6 +36,72 @@ export function buildInfo(path = bundlePath()): BuildInfo {
 }
 
 let codeIdCached: string | undefined;
+let builtAtCached: { value: string | undefined } | undefined;
+
+/** When `npm run build` made this dist/ (ISO time); undefined when running from source. */
+export function builtAt(): string | undefined {
+  if (builtAtCached === undefined) {
+    let value: string | undefined;
+    try {
+      value = (JSON.parse(readFileSync(BUILD_STAMP, 'utf8')) as { built_at?: string }).built_at;
+    } catch {
+      value = undefined;
+    }
+    builtAtCached = { value };
+  }
+  return builtAtCached.value;
+}
+
+/** What orders two builds: the package version, then (same version) when each was built. */
+export interface BuildOrder {
+  version: string;
+  built_at?: string;
+}
+
+/** This process's place in the order of builds. */
+export function thisBuild(): BuildOrder {
+  const at = builtAt();
+  return { version: buildInfo().version, ...(at === undefined ? {} : { built_at: at }) };
+}
+
+/**
+ * Whether `other` is strictly newer than `me`: a higher version (semver precedence: numbers,
+ * then a pre-release below its release), or the same version built later. Unknown build times
+ * do not order: a build is not newer for lack of a stamp.
+ */
+export function isNewerBuild(other: BuildOrder, me: BuildOrder = thisBuild()): boolean {
+  const byVersion = compareVersions(other.version, me.version);
+  if (byVersion !== 0) return byVersion > 0;
+  if (other.built_at === undefined || me.built_at === undefined) return false;
+  return Date.parse(other.built_at) > Date.parse(me.built_at);
+}
+
+/** Semver precedence of `a` against `b` (negative, 0, positive); build metadata (`+…`) is ignored. */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const [core = '', pre] = v.split('+')[0]!.split(/-(.*)/s);
+    return { nums: core.split('.').map((n) => Number.parseInt(n, 10) || 0), pre: pre === undefined || pre === '' ? undefined : pre.split('.') };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  for (let i = 0; i < Math.max(x.nums.length, y.nums.length); i += 1) {
+    const d = (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  if (x.pre === undefined || y.pre === undefined) return (x.pre === undefined ? 1 : 0) - (y.pre === undefined ? 1 : 0);
+  for (let i = 0; i < Math.max(x.pre.length, y.pre.length); i += 1) {
+    const p = x.pre[i];
+    const q = y.pre[i];
+    if (p === undefined || q === undefined) return p === undefined ? -1 : 1;
+    if (p === q) continue;
+    const pn = /^\d+$/.test(p);
+    const qn = /^\d+$/.test(q);
+    if (pn && qn) return Number(p) - Number(q);
+    if (pn !== qn) return pn ? -1 : 1;
+    return p < q ? -1 : 1;
+  }
+  return 0;
+}
 
 /**
  * The build of the whole code a process runs: `build_id` plus the stamp of the `npm run build`

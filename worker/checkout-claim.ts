@@ -16,6 +16,14 @@ export interface ClaimOwner {
   code_id: string;
   /** The Temporal address the owner serves (a worker of another server is replaced too). */
   address: string;
+  /** Its version and build time (build-info.ts BuildOrder); absent in claims of older releases. */
+  version?: string;
+  built_at?: string;
+}
+
+/** A claim owner's place in the order of builds (older releases' claims: the version in their build id). */
+export function ownerBuild(owner: ClaimOwner): { version: string; built_at?: string } {
+  return { version: owner.version ?? owner.build_id.split('+')[0] ?? '0.0.0', ...(owner.built_at === undefined ? {} : { built_at: owner.built_at }) };
 }
 
 export function claimDir(root: string): string {

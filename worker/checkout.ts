@@ -102,7 +102,12 @@ export interface WorkerRecord {
   /** The ll-loop version and build (version + bundle hash) the worker runs. */
   version: string;
   build_id: string;
-  /** build-info.ts codeId(): a worker of another code id is replaced by the next command. */
+  /** When its build was made (build-info.ts builtAt()); orders builds of one version. */
+  built_at?: string;
+  /**
+   * build-info.ts codeId(): a worker of another code id is replaced by the next command — unless
+   * it is newer (build-info.ts isNewerBuild): an older build never replaces a newer worker.
+   */
   code_id: string;
   /** The checkout it serves and the queue it polls. */
   root: string;

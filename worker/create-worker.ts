@@ -11,7 +11,9 @@ import { isLoopFailedMessage } from '../fsm/outcome.js';
 import { startGroupWatchdog } from '../activities/group-reaper.js';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { EventHub } from './event-hub.js';
-import { runEnvFor } from './run-env.js';
+import { runEnvFor, stateDir } from './run-env.js';
+import { join } from 'node:path';
+import { sweepJournal } from '../activities/action-journal.js';
 import { PREBUILT_BUNDLE, workflowsEntry } from './paths.js';
 
 export interface LoopWorkerOptions {
@@ -79,6 +81,11 @@ export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   }
 }
 
+/** Where this machine's workers journal completed actions: `<state dir>/action-journal`. */
+export function actionJournalDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateDir(env), 'action-journal');
+}
+
 /** The prebuilt bundle (LL_WORKFLOW_BUNDLE in tests), else a bundle made from source now. */
 export async function workflowBundle(bundlePath?: string): Promise<WorkflowBundleOption> {
   const path = bundlePath ?? process.env.LL_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE;
@@ -90,6 +97,9 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
   const events = options.events ?? new EventHub();
   // Before any action can be spawned: an action is guarded from the moment its group is known.
   startGroupWatchdog();
+  // Completed actions are journaled on this machine (activities/action-journal.ts); old runs' entries go.
+  const journalDir = options.activityDeps?.journalDir ?? actionJournalDir();
+  sweepJournal(journalDir);
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
@@ -100,6 +110,7 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     activities: createActivities({
       envFor: runEnvFor,
       ...options.activityDeps,
+      journalDir,
       client: options.activityDeps?.client ?? new Client({ connection: options.connection, namespace: options.namespace ?? 'default' }),
     }),
     sinks: events.sinks(),

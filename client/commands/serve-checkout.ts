@@ -5,17 +5,20 @@
  * (client/runs/checkout-worker.ts); `ll-loop worker install` runs it as a user service.
  *
  * One worker per checkout: it claims `.loops/.worker/claim/` first. A live worker of the same build
- * and server wins (a second one exits with a message); one of another build (an older ll-loop) or
- * another server is asked to drain (SIGTERM) and this one takes over as soon as the old one stops
+ * and server wins (a second one exits with a message), and so does a newer build's (this one is
+ * older: it exits, saying which version serves); one of another, not newer, build or of another
+ * server is asked to drain (SIGTERM) and this one takes over as soon as the old one stops
  * polling. Draining: no new tasks are taken, running actions get `LL_WORKER_DRAIN_S` (default
  * 600 s) to finish; what is still running then is cancelled and retried by the new worker.
  * Nothing runs twice at once, since each task goes to one worker.
  */
 import type { NativeConnection } from '@temporalio/worker';
-import { buildInfo, codeId } from '../../worker/build-info.js';
+import { buildInfo, builtAt, codeId, isNewerBuild } from '../../worker/build-info.js';
 import { checkoutAt, findCheckoutRoot, hostId, workerIdentity, type WorkerRecord } from '../../worker/checkout.js';
-import { liveClaimOwner, releaseClaim, tryClaim, writeWorkerRecord, type ClaimOwner } from '../../worker/checkout-claim.js';
+import { liveClaimOwner, ownerBuild, releaseClaim, tryClaim, writeWorkerRecord, type ClaimOwner } from '../../worker/checkout-claim.js';
+import { NewerWorkerServesError } from '../runs/checkout-worker.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import { failOverDeadWorkers } from '../../worker/fail-over.js';
 import { stateDir } from '../../worker/run-env.js';
 import { connectWorkerConnection } from '../temporal/connection.js';
 import { CliError } from '../errors.js';
@@ -72,6 +75,7 @@ async function claim(root: string, me: ClaimOwner, log: (line: string) => void):
     if (attempt.claimed) return;
     const owner = attempt.owner;
     if (owner.pid !== 0 && owner.code_id === me.code_id && owner.address === me.address) throw new CheckoutAlreadyServedError(root, owner.pid);
+    if (owner.pid !== 0 && isNewerBuild(ownerBuild(owner), ownerBuild(me))) throw new NewerWorkerServesError(root, { ...owner, version: ownerBuild(owner).version });
     if (owner.pid !== 0 && asked !== owner.pid) {
       log(`replacing the worker pid ${owner.pid} (build ${owner.code_id}, server ${owner.address}): asking it to drain`);
       try {
@@ -98,7 +102,8 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
   const build = buildInfo();
   installQuietRuntime();
   const session = await openSession(opts.cwd);
-  const me: ClaimOwner = { pid: process.pid, build_id: build.build_id, code_id: codeId(), address: session.endpoint.address };
+  const at = builtAt();
+  const me: ClaimOwner = { pid: process.pid, build_id: build.build_id, code_id: codeId(), address: session.endpoint.address, version: build.version, ...(at === undefined ? {} : { built_at: at }) };
   let native: NativeConnection | undefined;
   let watch: ServerWatch | undefined;
   let claimed = false;
@@ -107,7 +112,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       await claim(root, me, log);
     } catch (err) {
       // Started on demand while another command's worker came up: not an error of anyone's.
-      if (err instanceof CheckoutAlreadyServedError && opts.startedBy === 'on-demand') {
+      if ((err instanceof CheckoutAlreadyServedError || err instanceof NewerWorkerServesError) && opts.startedBy === 'on-demand') {
         log(`${err.message}; this one exits`);
         return EXIT.ok;
       }
@@ -135,6 +140,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
         host,
         version: build.version,
         build_id: build.build_id,
+        ...(at === undefined ? {} : { built_at: at }),
         code_id: me.code_id,
         root,
         queue: checkout.queue,
@@ -149,6 +155,11 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       // The server this worker depends on: an outage is logged (once, then once a minute), and the
       // project's embedded server is restarted when it dies.
       watch = watchSessionServer(session.endpoint, opts.cwd, log);
+      // Polling now: what a dead predecessor left running is run again here at once (worker/fail-over.ts).
+      void failOverDeadWorkers(session.client, checkout.queue, host).then(
+        (failed) => failed.forEach((f) => log(`${f.workflowId}: action ${f.activityId} was running on the dead worker ${f.worker}; it runs again here`)),
+        (err: unknown) => log(`could not look for actions of a dead worker: ${(err as Error).message}; Temporal retries them after their heartbeat timeout`),
+      );
     };
     try {
       await serveUntilStopped([worker], {

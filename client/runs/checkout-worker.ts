@@ -2,14 +2,15 @@
  * The checkout's worker, started on demand like the embedded dev server: any command makes sure
  * a worker of this code serves the checkout (client/commands/serve-checkout.ts), spawning one
  * detached from the terminal when none does (or when the one that does is of another build or
- * server: the new one takes over). `run` waits for it; other commands only revive it, so that the
+ * server: the new one takes over — unless it is a newer build's, which an older one never
+ * replaces). `run` waits for it; other commands only revive it, so that the
  * open runs of a checkout continue by themselves after a crash or a reboot.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { codeId } from '../../worker/build-info.js';
+import { buildInfo, codeId, isNewerBuild } from '../../worker/build-info.js';
 import { findCheckoutRoot, workerDir, workerLogPath, type WorkerRecord } from '../../worker/checkout.js';
-import { liveClaimOwner, liveWorkerRecord, pidAlive } from '../../worker/checkout-claim.js';
+import { liveClaimOwner, liveWorkerRecord, ownerBuild, pidAlive } from '../../worker/checkout-claim.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { LL_LOOP_BIN } from './bin-path.js';
@@ -25,6 +26,22 @@ export class CheckoutWorkerError extends CliError {
   override readonly name = 'CheckoutWorkerError';
   constructor(root: string, why: string, logFile: string) {
     super(`the worker for ${root} did not start: ${why}`, `see its log: ${logFile}; or run it in the foreground to see why: ll-loop worker`, EXIT.infrastructure);
+  }
+}
+
+/**
+ * A newer ll-loop's worker serves the checkout: this (older) build does not replace it, since
+ * the newer one may serve runs this build cannot interpret, and a newer command would only
+ * replace it back.
+ */
+export class NewerWorkerServesError extends CliError {
+  override readonly name = 'NewerWorkerServesError';
+  constructor(root: string, worker: { pid: number; version: string; build_id: string }) {
+    super(
+      `ll-loop ${worker.version} (worker pid ${worker.pid}, build ${worker.build_id}) serves ${root}; this ll-loop is ${buildInfo().version} (build ${buildInfo().build_id}), older, and an older build never replaces a newer worker`,
+      `run the newer ll-loop (upgrade this one, or call the one that started the worker: see ll-loop worker status); to go back to this version on purpose, stop that worker first: ll-loop worker stop`,
+      EXIT.usage,
+    );
   }
 }
 
@@ -66,8 +83,10 @@ export async function ensureCheckoutWorker(cwd: string, address?: string): Promi
   const root = checkoutRootOf(cwd);
   const running = liveWorkerRecord(root);
   if (current(running, address)) return running;
+  if (running && isNewerBuild(running)) throw new NewerWorkerServesError(root, running);
   // A worker still starting (claimed, not yet polling) is waited for, not duplicated.
   const starting = liveClaimOwner(root);
+  if (starting && isNewerBuild(ownerBuild(starting))) throw new NewerWorkerServesError(root, { ...starting, version: ownerBuild(starting).version });
   const pid = starting && starting.code_id === codeId() ? starting.pid : spawnCheckoutWorker(cwd, root);
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
@@ -95,8 +114,10 @@ export function reviveCheckoutWorker(cwd: string): void {
       reviveEmbeddedServer(cwd, running);
       return;
     }
+    // A newer build's worker serves the checkout: reviving means keeping it.
+    if (running && isNewerBuild(running)) return;
     const starting = liveClaimOwner(root);
-    if (starting && starting.code_id === codeId()) return;
+    if (starting && (starting.code_id === codeId() || isNewerBuild(ownerBuild(starting)))) return;
     spawnCheckoutWorker(cwd, root);
   } catch {
     // Reviving is a courtesy of every command; the command itself must not fail for it.

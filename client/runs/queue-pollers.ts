@@ -2,10 +2,11 @@
  * Who serves a task queue: the workers that polled it lately, as Temporal's DescribeTaskQueue
  * reports them (identity `<pid>@<host> ll-loop <version>` for ll-loop's workers). A poller that
  * has not polled for longer than a long poll lasts is gone (Temporal keeps listing dead pollers
- * for minutes).
+ * for minutes), and so is one of this host whose process is not alive.
  */
 import type { Client } from '@temporalio/client';
-import { parseWorkerIdentity } from '../../worker/checkout.js';
+import { hostId, parseWorkerIdentity } from '../../worker/checkout.js';
+import { pidAlive } from '../../worker/checkout-claim.js';
 
 /** A long poll lasts up to ~60 s; a live poller has polled within this. */
 const LIVE_POLLER_MS = 75_000;
@@ -26,12 +27,15 @@ export async function queueWorkers(client: Client, taskQueue: string, kind: 'wor
     taskQueueType: kind === 'workflow' ? 1 : 2,
   });
   const out: QueueWorker[] = [];
+  const host = hostId();
   for (const poller of res.pollers ?? []) {
     const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
     const at = seconds * 1000 + Math.floor((poller.lastAccessTime?.nanos ?? 0) / 1e6);
     if (now - at > LIVE_POLLER_MS) continue;
     const identity = poller.identity ?? '?';
     const parts = parseWorkerIdentity(identity);
+    // A worker of this host whose process is gone serves nothing, however recently it polled.
+    if (parts && parts.host === host && !pidAlive(parts.pid)) continue;
     out.push({ identity, ...(parts ?? {}), last_poll: new Date(at).toISOString() });
   }
   return out;

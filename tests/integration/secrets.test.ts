@@ -4,6 +4,7 @@
  * action's output is kept (Temporal history, run files, full-output logs), `--context` values
  * passed as data, and values far above the argv/environment limits arriving intact.
  */
+import { actionJournalDir } from '../../worker/create-worker.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,6 +48,12 @@ describe('secrets stay secret', () => {
     const history = await historyText((await temporal()).client, run.workflowId);
     expect(history).toContain('token is ***');
     expect(history).not.toContain(secret);
+
+    // The worker's journal of completed actions (activities/action-journal.ts) holds the masked results.
+    const journal = filesUnder(actionJournalDir()).filter((f) => readFileSync(f, 'utf8').includes(`"workflow_id":"${run.workflowId}"`));
+    expect(journal.length).toBeGreaterThanOrEqual(3);
+    for (const f of journal) expect(readFileSync(f, 'utf8'), f).not.toContain(secret);
+    expect(journal.some((f) => readFileSync(f, 'utf8').includes('token is ***'))).toBe(true);
   });
 
   it('never puts a prompt in the host CLI argv; its echo of a secret is masked', async () => {

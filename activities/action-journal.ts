@@ -1,0 +1,108 @@
+/**
+ * The worker's journal of completed actions: no completed action runs again because its
+ * completion was lost.
+ *
+ * An action's result reaches its run only through the Temporal server: a remote activity's
+ * completion RPC, or (a quick action run as a local activity) the completion of the workflow
+ * task that ran it. When the server is unreachable at that moment (killed, restarting), the
+ * completion is lost: Temporal retries the activity (a remote one after its heartbeat timeout;
+ * a local one when the workflow task is replayed), and without a journal the action would run a
+ * second time — appending twice, pushing twice, spending an agent call twice.
+ *
+ * Invariants:
+ * - the key is (workflow id, run id, activity id). The workflow numbers its activities (local
+ *   and remote alike) deterministically, so a retry of the same call — a new attempt, a
+ *   replayed workflow task — has the same key, while each FSM step or `retry:` attempt schedules
+ *   a new activity with a new id, and a reset or continued run has a new run id;
+ * - an entry is written (to a temporary name, flushed, renamed: never half-written) before the
+ *   result is returned, so every result Temporal could have lost is on disk;
+ * - an entry holds exactly what the activity returns to the workflow, which has its secrets
+ *   masked already (activities/secret-mask.ts): the journal holds nothing the run's history does
+ *   not; its files are the user's alone (0600 in 0700 directories);
+ * - an activity invoked again with an entry returns the entry, marked `redelivered`, without
+ *   running anything;
+ * - entries of runs untouched for {@link JOURNAL_KEEP_MS} are swept when a worker starts.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ActionResult } from '../fsm/types.js';
+
+/** How long a run's entries are kept after its last action completed: longer than any outage a run survives. */
+export const JOURNAL_KEEP_MS = 7 * 24 * 3600 * 1000;
+
+/** One activity call of one run. */
+export interface JournalKey {
+  workflowId: string;
+  runId: string;
+  activityId: string;
+}
+
+interface JournalEntry {
+  workflow_id: string;
+  run_id: string;
+  activity_id: string;
+  state: string;
+  completed_at: string;
+  result: ActionResult;
+}
+
+/** `<dir>/<hash of workflow id and run id>/<activity id>.json`. */
+export function journalFile(dir: string, key: JournalKey): string {
+  const run = createHash('sha256').update(`${key.workflowId}\n${key.runId}`).digest('hex').slice(0, 32);
+  return join(dir, run, `${key.activityId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
+}
+
+/** The journaled result of this call, when it completed before (an unreadable entry counts as none). */
+export function readJournal(dir: string, key: JournalKey): ActionResult | undefined {
+  let entry: JournalEntry;
+  try {
+    entry = JSON.parse(readFileSync(journalFile(dir, key), 'utf8')) as JournalEntry;
+  } catch {
+    return undefined;
+  }
+  // The file name is a hash: the entry must name this very call.
+  if (entry.workflow_id !== key.workflowId || entry.run_id !== key.runId || entry.activity_id !== key.activityId) return undefined;
+  return entry.result;
+}
+
+/** Record a completed call, durably and atomically. */
+export function writeJournal(dir: string, key: JournalKey, state: string, result: ActionResult, now = new Date()): void {
+  const file = journalFile(dir, key);
+  const runDir = join(file, '..');
+  mkdirSync(runDir, { recursive: true, mode: 0o700 });
+  const entry: JournalEntry = { workflow_id: key.workflowId, run_id: key.runId, activity_id: key.activityId, state, completed_at: now.toISOString(), result };
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(entry));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/** Remove the entries of runs whose last entry is older than `keepMs`. Never throws. */
+export function sweepJournal(dir: string, keepMs = JOURNAL_KEEP_MS, now = Date.now()): number {
+  let removed = 0;
+  let runs: string[];
+  try {
+    runs = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const run of runs) {
+    try {
+      const path = join(dir, run);
+      // A directory's mtime moves with every entry written into it: the run's last completion.
+      if (now - statSync(path).mtimeMs > keepMs) {
+        rmSync(path, { recursive: true, force: true });
+        removed += 1;
+      }
+    } catch {
+      // Removed by another worker in between, or unreadable: left for the next sweep.
+    }
+  }
+  return removed;
+}

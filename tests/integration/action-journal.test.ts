@@ -1,0 +1,132 @@
+/**
+ * No completed action runs again when its completion is lost (activities/action-journal.ts):
+ * the action itself SIGKILLs this file's own dev server (on-disk persistence) right after doing
+ * its work, so its result cannot be reported; once the worker has given the completion up, the
+ * test restarts the server on the same database,
+ * and the run must finish with the action's work done exactly once — for a quick action (a local
+ * activity: its workflow task completion is lost) and a slow one (a remote activity: its
+ * completion RPC is lost).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type LogEntry } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findTemporalCli } from '../../client/temporal/temporal-cli.js';
+import { devServerTuningFlags, probeTemporal } from '../../client/temporal/dev-server.js';
+import { searchAttributeFlags } from '../../client/temporal/search-attributes.js';
+import { createLoopWorker } from '../../worker/create-worker.js';
+import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import { freePort, pidAlive, waitFor } from '../support/processes.js';
+import { definition } from './harness.js';
+
+let dir: string;
+let port: number;
+let cliPath: string;
+let server: ChildProcess | undefined;
+/** What the SDK and its core logged (a lost completion is known by what they say). */
+const sdkLog: string[] = [];
+const connections: Array<{ close(): Promise<void> }> = [];
+
+/** A dev server on `port` keeping its state in `dir` (so a restart finds the runs again). */
+async function startServer(): Promise<ChildProcess> {
+  const child = spawn(cliPath, [
+    'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--namespace', 'default',
+    '--db-filename', join(dir, 'temporal.db'), '--log-level', 'error', ...searchAttributeFlags(), ...devServerTuningFlags(),
+  ], { stdio: 'ignore' });
+  await waitFor('the dev server to answer', async () => (await probeTemporal(`127.0.0.1:${port}`)).kind === 'temporal', 60_000, 100);
+  return child;
+}
+
+beforeAll(async () => {
+  Runtime.install({
+    // Kept, not printed: the test waits for the core to give a completion up.
+    logger: new DefaultLogger('WARN', (entry: LogEntry) => sdkLog.push(entry.message)),
+    telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } },
+  });
+  dir = mkdtempSync(join(tmpdir(), 'll-loop-journal-'));
+  port = await freePort();
+  cliPath = (await findTemporalCli({ install: true, log: () => undefined })).path;
+});
+
+afterAll(async () => {
+  for (const c of connections) await c.close().catch(() => undefined);
+  server?.kill('SIGKILL');
+});
+
+/**
+ * Run `a` (appends a line to `ran.log`, then kills the server once) → `b`, restarting the
+ * server after the kill; returns the run's result and the lines `a` appended.
+ */
+async function runAcrossServerKill(name: string, opts: { timeoutS: number; localMaxS: number }): Promise<{ result: LoopRunResult; lines: string[]; journal: string; delivered: string[] }> {
+  sdkLog.length = 0;
+  server = await startServer();
+  const killed = server.pid!;
+  const cwd = mkdtempSync(join(dir, `${name}-`));
+  const journal = join(cwd, 'journal');
+  const native = await NativeConnection.connect({ address: `127.0.0.1:${port}` });
+  connections.push(native);
+  const taskQueue = `journal-${randomUUID()}`;
+  const { worker } = await createLoopWorker({ connection: native, taskQueue, activityDeps: { journalDir: journal } });
+  const running = worker.run();
+  const def = definition({
+    name,
+    initial: 'a',
+    states: {
+      a: {
+        action: `echo ran >> ran.log; if [ ! -e killed ]; then touch killed; kill -9 ${killed}; fi; echo done-a`,
+        timeout: opts.timeoutS,
+        capture: 'a',
+        next: 'b',
+      },
+      b: { action: 'echo "b saw ${captured.a.output}"', terminal: true },
+    },
+  });
+  const input: LoopWorkflowInput = { definition: def, options: { cwd, searchAttributes: false, localActivityMaxTimeoutS: opts.localMaxS, closeAsOutcome: true } };
+  const workflowId = `${name}-${randomUUID().slice(0, 8)}`;
+  const first = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${port}` }) });
+  connections.push(first.connection);
+  await first.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input] });
+  // The action kills the server after its work: its result cannot be reported.
+  await waitFor('the action to kill the server', () => !pidAlive(killed), 60_000);
+  // The core retries a completion for a while, then gives it up (and says so): only then is it lost.
+  await waitFor('the worker to give the completion up', () => sdkLog.some((m) => /error while completing (workflow activation|activity)/i.test(m)), 90_000);
+  server = await startServer();
+  const again = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${port}` }) });
+  connections.push(again.connection);
+  const handle = again.workflow.getHandle(workflowId);
+  const result = (await handle.result()) as LoopRunResult;
+  // The results the run received, as its history holds them (a local activity's in its marker).
+  const delivered = (await handle.fetchHistory()).events!.flatMap((e) => [
+    ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
+    ...Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((d) => d.payloads ?? []),
+  ]).map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8'));
+  worker.shutdown();
+  await running;
+  server.kill('SIGKILL');
+  await waitFor('the server to stop', () => !pidAlive(server!.pid!), 30_000);
+  const log = join(cwd, 'ran.log');
+  return { result, lines: existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [], journal, delivered };
+}
+
+describe('a completed action whose completion was lost', () => {
+  it('a quick action (local activity) is not run again when the server dies before its workflow task completes', async () => {
+    const { result, lines, journal, delivered } = await runAcrossServerKill('journal-local', { timeoutS: 10, localMaxS: 60 });
+    expect(result.final_state).toBe('b');
+    expect(lines).toEqual(['ran']);
+    expect(delivered.filter((d) => d.includes('"output":"done-a'))).toEqual([expect.stringContaining('"redelivered":true')]);
+    expect(result.captured.a?.output).toBe('done-a');
+    expect(readdirSync(journal).length).toBe(1);
+  }, 180_000);
+
+  it('a slow action (remote activity) is not run again when its completion cannot reach the server', async () => {
+    const { result, lines, delivered } = await runAcrossServerKill('journal-remote', { timeoutS: 600, localMaxS: 0 });
+    expect(result.final_state).toBe('b');
+    expect(lines).toEqual(['ran']);
+    expect(delivered.filter((d) => d.includes('"output":"done-a'))).toEqual([expect.stringContaining('"redelivered":true')]);
+    expect(result.captured.a?.output).toBe('done-a');
+  }, 180_000);
+});
