@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import { CappedLogFile, LOG_KEEP_ACTIONS, pruneActionLogs } from './capped-log.js';
 import { StreamMasker } from './secret-mask.js';
+import { ensureRuntimeDirOf } from '../loader/runtime-dir.js';
 
 /**
  * A byte-bounded tail of a byte stream: keeps the last `capacity` bytes seen, nothing more.
@@ -197,6 +198,7 @@ export class OutputCapture {
         if (on && this.waiting === 1) this.opts.pause();
         if (!on && this.waiting === 0) this.opts.resume();
       };
+      ensureRuntimeDirOf(this.opts.logPath);
       pruneActionLogs(dirname(this.opts.logPath), LOG_KEEP_ACTIONS - 1);
       const logs = { stdout: new CappedLogFile(this.opts.logPath, wait), stderr: new CappedLogFile(stderrLogPath(this.opts.logPath), wait) };
       this.logs = logs;

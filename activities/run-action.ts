@@ -1,8 +1,6 @@
 import { checkOutput } from './output-check.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
-import { ensureRuntimeDir } from '../loader/runtime-dir.js';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { expectedFailure } from './expected-failure.js';
 import type { Client } from '@temporalio/client';
@@ -97,11 +95,11 @@ export function fileSafe(name: string): string {
 }
 
 /**
- * `<cwd>/.loops/.running/<instanceId>/<file>`: where full outputs of a run go. Callers write there
- * next, so `.running/` is made on the way, git-ignored (loader/runtime-dir.ts), when `cwd` exists.
+ * `<cwd>/.loops/.running/<instanceId>/<file>`: where full outputs of a run go. Only a path: the
+ * writer makes the directories (git-ignored, loader/runtime-dir.ts) when an output is large
+ * enough to need a file, so a run of small outputs leaves nothing in the project.
  */
 export function runningLogPath(cwd: string, instanceId: string, file: string): string {
-  if (existsSync(cwd)) ensureRuntimeDir(join(cwd, '.loops', '.running'));
   // A scheduled run's `:` becomes `-`, as in its events and state files (worker/run-files.ts runFileStem).
   return join(cwd, '.loops', '.running', fileSafe(instanceId.replaceAll(':', '-')), file);
 }

@@ -8,7 +8,7 @@
  * even when a user committed them before ignoring them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** The directories under `.loops/` that hold only ll-loop's runtime files. */
 export const RUNTIME_DIRS = ['.running', '.worker', '.temporal'] as const;
@@ -27,6 +27,21 @@ export function ensureRuntimeDir(dir: string): void {
   } catch {
     // There already (ours or the user's, kept either way), or not writable: nothing to do.
   }
+}
+
+/**
+ * Make the runtime directory that will hold `file` (the nearest `.loops/<runtime dir>` above it)
+ * ignored, and every directory up to `file`'s own. For writers that only know the file's path
+ * (an action's log). A path under no runtime directory gets its directories made, nothing else.
+ */
+export function ensureRuntimeDirOf(file: string): void {
+  for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
+    if ((RUNTIME_DIRS as readonly string[]).includes(basename(dir)) && basename(dirname(dir)) === '.loops') {
+      ensureRuntimeDir(dir);
+      break;
+    }
+  }
+  mkdirSync(dirname(file), { recursive: true });
 }
 
 /**

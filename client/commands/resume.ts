@@ -32,6 +32,7 @@ import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, sn
 import { openSession, type Session } from '../temporal/session.js';
 import { moveOntoThisRelease, readOpenRun } from '../runs/upgrade.js';
 import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
+import { ScopeBusyError } from '../runs/scope-lock.js';
 import { commandLineDataKeys } from '../../fsm/parameters.js';
 import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../worker/checkout.js';
 import { checkoutRootOf, ensureCheckoutWorker } from '../runs/checkout-worker.js';
@@ -218,7 +219,9 @@ async function continueStopped(
       // The new run asks for the scopes the stopped one had, as it asked for them.
       ...(previous?.lock ? { lock: previous.lock } : {}),
     }).catch((err: unknown) => {
-      throw err instanceof WorkflowExecutionAlreadyStartedError ? new AlreadyBeingResumedError(run.id, newId) : err;
+      // Another resume of this run won the race: its id is taken, or (seen first) it holds the scopes.
+      const wonByOther = err instanceof WorkflowExecutionAlreadyStartedError || (err instanceof ScopeBusyError && err.details.blockers.some((b) => b.run === newId));
+      throw wonByOther ? new AlreadyBeingResumedError(run.id, newId) : err;
     });
     armInterrupt(interrupt, () => handle.cancel());
     await workerReady.catch(async (err: unknown) => {
