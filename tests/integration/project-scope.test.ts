@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { historyCommand } from '../../client/commands/history.js';
 import { listCommand } from '../../client/commands/list.js';
@@ -20,34 +19,19 @@ import { stopCommand } from '../../client/commands/stop.js';
 import { RunNotFoundError } from '../../client/runs/find-runs.js';
 import { startLoopRun } from '../../client/runs/start-run.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { createLoopWorker } from '../../worker/create-worker.js';
 import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
 import { until } from '../support/processes.js';
-import { closeTemporal, definition, project, temporal } from './harness.js';
+import { definition, temporal } from './harness.js';
+import { useServedProjects } from './served-project.js';
 
 const QUEUE = `project-scope-${randomUUID()}`;
-let worker: Worker;
-let running: Promise<void>;
-let savedAddress: string | undefined;
+const served = useServedProjects(QUEUE, 2);
 let a: string;
 let b: string;
 
-beforeAll(async () => {
-  savedAddress = process.env.TEMPORAL_ADDRESS;
-  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
-  a = project().cwd;
-  b = project().cwd;
-  const { native } = await temporal();
-  ({ worker } = await createLoopWorker({ connection: native, taskQueue: QUEUE }));
-  running = worker.run();
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await closeTemporal();
-  if (savedAddress === undefined) delete process.env.TEMPORAL_ADDRESS;
-  else process.env.TEMPORAL_ADDRESS = savedAddress;
+beforeAll(() => {
+  a = served.cwd(0);
+  b = served.cwd(1);
 });
 
 function output(): { out: (t: string) => void; text: () => string; json: <T>() => T } {

@@ -11,14 +11,30 @@ import { createLoopWorker } from '../../worker/create-worker.js';
 import { closeTemporal, project, temporal } from './harness.js';
 
 export function useServedProject(taskQueue: string): { readonly cwd: string } {
-  let cwd: string | undefined;
+  const served = useServedProjects(taskQueue, 1);
+  return {
+    get cwd() {
+      return served.cwd(0);
+    },
+  };
+}
+
+/**
+ * `count` projects served by one worker on `taskQueue` (as {@link useServedProject}): for tests of
+ * what one project sees of another's runs on the same server.
+ */
+export function useServedProjects(taskQueue: string, count: number): { cwd(index: number): string } {
+  const cwds: string[] = [];
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   const savedAddress = process.env.TEMPORAL_ADDRESS;
   beforeAll(async () => {
     process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
-    cwd = project().cwd;
-    mkdirSync(join(cwd, '.loops'));
+    for (let i = 0; i < count; i += 1) {
+      const { cwd } = project();
+      mkdirSync(join(cwd, '.loops'));
+      cwds.push(cwd);
+    }
     const { native } = await temporal();
     ({ worker } = await createLoopWorker({ connection: native, taskQueue }));
     running = worker.run();
@@ -31,8 +47,9 @@ export function useServedProject(taskQueue: string): { readonly cwd: string } {
     else process.env.TEMPORAL_ADDRESS = savedAddress;
   });
   return {
-    get cwd() {
-      if (cwd === undefined) throw new Error('the served project exists only while the tests of its file run');
+    cwd(index: number): string {
+      const cwd = cwds[index];
+      if (cwd === undefined) throw new Error('the served projects exist only while the tests of their file run');
       return cwd;
     },
   };
