@@ -124,7 +124,7 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
   return (event) => {
     // An event this release does not know (an earlier release's, or a later one's): shown as it is.
     // A known one may lack a field an earlier release did not write: `?` stands for it.
-    if (!isKnownEvent(event)) return line(style.dim(safeText(plainEvent(event))));
+    if (!isKnownEvent(event)) return line(`${INDENT}${style.dim(safeText(plainEvent(event)))}`);
     switch (event.event) {
       case 'loop_start':
         if (event.max_iterations !== undefined) limit = event.max_iterations;
