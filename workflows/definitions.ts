@@ -149,7 +149,7 @@ export interface ScopeLockRequest {
 
 /**
  * Where a run continued as new picks up: the snapshot and the effect it was about to carry out
- * (`command` in runs of 0.1.0, whose snapshot has the old shape: see fsm/semantics.ts).
+ * (`command` in runs of 0.1.0, whose snapshot has the old shape: see fsm/snapshot-upgrade.ts).
  */
 export interface LoopResumePoint {
   snapshot: Snapshot;
@@ -210,7 +210,7 @@ export interface LoopStatus {
   started_at_ms: number;
   captured: string[];
   result: ExecutionResult | null;
-  /** The core semantics the run follows. */
+  /** Always 1 (fsm/snapshot.ts SNAPSHOT_SEMANTICS): kept in the answer for its readers. */
   semantics: number;
   /** What the run waits for, when its actions' host or pool does not answer (pool runs). */
   waiting_for?: string;
