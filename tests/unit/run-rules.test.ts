@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import type { LoopRunOptions } from '../../workflows/definitions.js';
-import { committedSets } from '../replay/histories.js';
+import { committedInputs, committedSets } from '../replay/histories.js';
 
 /** A test by its file (under tests/) and its exact title. */
 interface TestRef {
@@ -62,25 +62,9 @@ function titlesIn(file: string): string[] {
   return found;
 }
 
-interface Payload {
-  data?: string;
-}
-
-/** The options of every committed history's first execution (what its run was started with). */
+/** The options every committed execution was started with. */
 function recordedOptions(): Array<{ where: string; options: Partial<LoopRunOptions> }> {
-  const out: Array<{ where: string; options: Partial<LoopRunOptions> }> = [];
-  for (const { dir, manifest } of committedSets()) {
-    for (const scenario of manifest.scenarios) {
-      const first = scenario.executions[0];
-      if (!first) continue;
-      const history = JSON.parse(readFileSync(join(dir, first.file), 'utf8')) as { events: Array<{ workflowExecutionStartedEventAttributes?: { input?: { payloads?: Payload[] } } }> };
-      const payload = history.events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-      if (!payload?.data) continue;
-      const input = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) as { options: Partial<LoopRunOptions> };
-      out.push({ where: `${manifest.version}/${first.file}`, options: input.options });
-    }
-  }
-  return out;
+  return committedInputs().map(({ where, input }) => ({ where, options: input.options as Partial<LoopRunOptions> }));
 }
 
 describe('run rules are tested on both sides', () => {
