@@ -87,8 +87,8 @@ export interface RunRules {
   closeAsOutcome?: boolean;
   /**
    * Fail the workflow (ApplicationFailure of type `LoopFailed`, the ExecutionResult as its details)
-   * when the run ends other than in a success terminal or by cancellation. Schedules set it with
-   * `--pause-on-failure`, so that Temporal sees a failed run and pauses the schedule.
+   * when the run ends other than in a success terminal or by cancellation. Schedules of 0.1.0 to
+   * 0.3.0 set it with `--pause-on-failure`; closeAsOutcome has done its work since.
    */
   failOnNonTerminal?: boolean;
   /**
