@@ -14,8 +14,12 @@
  *   and remote alike) deterministically, so a retry of the same call — a new attempt, a
  *   replayed workflow task — has the same key, while each FSM step or `retry:` attempt schedules
  *   a new activity with a new id, and a reset or continued run has a new run id;
- * - an entry is written (to a temporary name, flushed, renamed: never half-written) before the
- *   result is returned, so every result Temporal could have lost is on disk;
+ * - an entry is written (to a temporary name, then renamed: never half-written) before the
+ *   result is returned, so every result Temporal could have lost is on file. It is not fsynced:
+ *   it must outlive the server and the worker process, which the page cache does; a machine that
+ *   crashes loses the worker's work in flight anyway, and an entry torn by that reads as none
+ *   (the action runs again, as without a journal). An fsync would cost every quick action
+ *   milliseconds for that case alone;
  * - an entry holds exactly what the activity returns to the workflow, which has its secrets
  *   masked already (activities/secret-mask.ts): the journal holds nothing the run's history does
  *   not; its files are the user's alone (0600 in 0700 directories);
@@ -24,7 +28,7 @@
  * - entries of runs untouched for {@link JOURNAL_KEEP_MS} are swept when a worker starts.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ActionResult } from '../fsm/types.js';
 
@@ -66,20 +70,14 @@ export function readJournal(dir: string, key: JournalKey): ActionResult | undefi
   return entry.result;
 }
 
-/** Record a completed call, durably and atomically. */
+/** Record a completed call, atomically. */
 export function writeJournal(dir: string, key: JournalKey, state: string, result: ActionResult, now = new Date()): void {
   const file = journalFile(dir, key);
   const runDir = join(file, '..');
   mkdirSync(runDir, { recursive: true, mode: 0o700 });
   const entry: JournalEntry = { workflow_id: key.workflowId, run_id: key.runId, activity_id: key.activityId, state, completed_at: now.toISOString(), result };
   const tmp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, JSON.stringify(entry));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileSync(tmp, JSON.stringify(entry), { mode: 0o600 });
   renameSync(tmp, file);
 }
 

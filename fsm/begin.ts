@@ -6,13 +6,12 @@
  */
 import { emit, finish, type Draft, type WorkSnapshot } from './draft.js';
 import type { LoopDefinition } from './schema.js';
-import { CORE_SEMANTICS } from './semantics.js';
-import type { Snapshot, StartEvent, Upgrade } from './snapshot.js';
+import { SNAPSHOT_SEMANTICS, type Snapshot, type StartEvent, type Upgrade } from './snapshot.js';
 
 /** The first transition: a fresh run, a sub-loop, a run continuing an earlier one, or one that cannot start. */
 export function begin(def: LoopDefinition, event: StartEvent): Draft {
   const { now } = event;
-  const semantics = event.semantics ?? CORE_SEMANTICS;
+  const semantics = SNAPSHOT_SEMANTICS;
   if (event.resumeFrom) return beginResumed(def, event.resumeFrom, now, semantics);
   const d: Draft = { def, snap: freshSnapshot(def.initial, now, semantics), now, events: [] };
   if (event.inherited?.captured) d.snap.captured = event.inherited.captured;
@@ -49,7 +48,7 @@ function freshSnapshot(initial: string, now: number, semantics: number): WorkSna
 
 /**
  * Continue a run from a snapshot another run left (stopped, timed out, failed): the state it was
- * in runs again, with its captured values, counters and last result, on today's semantics, with a
+ * in runs again, with its captured values, counters and last result, under today's rules, with a
  * fresh clock (and so a fresh loop-level timeout budget) and a new event stream.
  */
 function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade }, now: number, semantics: number): Draft {

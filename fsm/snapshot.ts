@@ -17,11 +17,18 @@ export type EvaluatingPhase = 'llm' | 'git_diff' | 'rate_limited';
 /** Every phase a status line can show. */
 export type Phase = WaitPhase | 'done';
 
+/**
+ * The `semantics` every snapshot carries. Versioned core semantics were replaced by run rules
+ * (docs/decisions.md, "One way to change a run's behaviour"); no release recorded another value.
+ */
+export const SNAPSHOT_SEMANTICS = 1;
+
 /** What every snapshot carries, running or done. */
 export interface RunData {
   /**
-   * The core semantics version the run started with (see fsm/semantics.ts). Behaviour changes
-   * are gated on it, so a run keeps the rules it started with across upgrades.
+   * Always SNAPSHOT_SEMANTICS (1). Kept because `status --json` and `loop_upgraded` show it and
+   * recorded snapshots carry it; no behaviour depends on it — a run's behaviour is versioned by
+   * its run rules (workflows/run-rules.ts).
    */
   semantics: number;
   /** Sequence number of the last event emitted (events are numbered 1, 2, … per run). */
@@ -148,11 +155,6 @@ export interface InvalidAnswer {
 export interface StartEvent {
   type: 'start';
   now: number;
-  /**
-   * The core semantics the run follows (default: CORE_SEMANTICS). The workflow records the value
-   * in the run's history (workflows/semantics-gate.ts), so a replay starts the run the same way.
-   */
-  semantics?: number;
   /** A sub-loop's inheritance from its parent. */
   inherited?: { captured?: Record<string, CapturedValue>; dataContext?: string[]; budget?: BudgetLimits };
   /** `ll-loop resume`: continue an earlier run's snapshot from its current state. */

@@ -10,8 +10,7 @@
  */
 import { createActivities } from '../activities/index.js';
 import type { LoopDefinition } from '../fsm/schema.js';
-import { CORE_SEMANTICS } from '../fsm/semantics.js';
-import type { RunEvent, RunningSnapshot, Transition } from '../fsm/snapshot.js';
+import { SNAPSHOT_SEMANTICS, type RunEvent, type RunningSnapshot, type Transition } from '../fsm/snapshot.js';
 import { llmReplyFact } from '../fsm/facts.js';
 import { transition } from '../fsm/transition.js';
 import type { ActionResult, CapturedValue, TerminatedBy } from '../fsm/types.js';
@@ -56,7 +55,7 @@ function startSnapshot(def: LoopDefinition, state: string, captured: Record<stri
   return {
     status: 'running',
     phase: 'action',
-    semantics: CORE_SEMANTICS,
+    semantics: SNAPSHOT_SEMANTICS,
     seq: 0,
     current: state,
     iteration: 1,

@@ -35,30 +35,17 @@ export interface RunMemo {
   parent?: string;
 }
 
-export interface LoopRunOptions {
+/**
+ * A run's options as its input records them: one flat object, the shape every release recorded
+ * (so histories and open runs continuing as new are read as they are), made of three parts that
+ * workflows/run-options.ts tells apart: the run's rules, its placement and its tuning.
+ */
+export type LoopRunOptions = RunPlacement & RunTuning & RunRules;
+
+/** Where the run and its actions run: its project, its queues, its checkout, its server. */
+export interface RunPlacement {
   /** Directory the actions run in (the project holding `.loops/`). */
   cwd: string;
-  /** Upsert the LoopState/LoopStatus search attributes (only when the server has them). */
-  searchAttributes?: boolean;
-  /**
-   * Run shell actions whose timeout is at most this many seconds as local activities (in the
-   * workflow task, no server round trip). 0 disables. See docs/architecture.md.
-   */
-  localActivityMaxTimeoutS?: number;
-  /** Continue as new past this many history events (default 20,000; Temporal's limit is ~51,200). */
-  historyEventLimit?: number;
-  /**
-   * Fail the workflow (ApplicationFailure of type `LoopFailed`, the ExecutionResult as its details)
-   * when the run ends other than in a success terminal or by cancellation. Schedules set it with
-   * `--pause-on-failure`, so that Temporal sees a failed run and pauses the schedule.
-   */
-  failOnNonTerminal?: boolean;
-  /**
-   * Close the workflow the way the run ended (fsm/outcome.ts): Completed at a success terminal,
-   * Failed (`LoopFailed`) otherwise, Canceled when stopped; `LoopStatus` holds the outcome. Set on
-   * every run started by 0.4.0 and later; absent from older histories, which replay as they ran.
-   */
-  closeAsOutcome?: boolean;
   /**
    * The task queue actions and LLM evaluations go to when it is not the workflow's own: a pinned
    * pool run's workflow tasks go to any pool worker, its actions only to the queue of the
@@ -71,6 +58,40 @@ export interface LoopRunOptions {
   hostNoticeS?: number;
   /** Where a portable run's checkout was claimed (carried across continue-as-new and into sub-loops). */
   placedOn?: { host: string; dir: string };
+  /** Upsert the LoopState/LoopStatus search attributes (only when the server has them). */
+  searchAttributes?: boolean;
+}
+
+/** Limits that change how the run is carried out, never what it decides. */
+export interface RunTuning {
+  /**
+   * Run shell actions whose timeout is at most this many seconds as local activities (in the
+   * workflow task, no server round trip). 0 disables. See docs/architecture.md.
+   */
+  localActivityMaxTimeoutS?: number;
+  /** Continue as new past this many history events (default 20,000; Temporal's limit is ~51,200). */
+  historyEventLimit?: number;
+}
+
+/**
+ * The behaviour gates (docs/architecture.md, "Changing workflow or core behaviour"): each rule is
+ * absent from the runs of releases before it, which keep the behaviour they had. New runs get
+ * CURRENT_RUN_RULES (workflows/run-rules.ts); `failOnNonTerminal`, which closeAsOutcome
+ * supersedes, is in the runs of schedules of 0.1.0 to 0.3.0 created with `--pause-on-failure`.
+ */
+export interface RunRules {
+  /**
+   * Close the workflow the way the run ended (fsm/outcome.ts): Completed at a success terminal,
+   * Failed (`LoopFailed`) otherwise, Canceled when stopped; `LoopStatus` holds the outcome. Set on
+   * every run started by 0.4.0 and later; absent from older histories, which replay as they ran.
+   */
+  closeAsOutcome?: boolean;
+  /**
+   * Fail the workflow (ApplicationFailure of type `LoopFailed`, the ExecutionResult as its details)
+   * when the run ends other than in a success terminal or by cancellation. Schedules of 0.1.0 to
+   * 0.3.0 set it with `--pause-on-failure`; closeAsOutcome has done its work since.
+   */
+  failOnNonTerminal?: boolean;
   /**
    * Mask the values of every variable the loop references (`${env.NAME}` anywhere) in each action's
    * and judge's output (RunActionInput.mask_env). Set by the client for new runs; runs of older
@@ -150,7 +171,7 @@ export interface ScopeLockRequest {
 
 /**
  * Where a run continued as new picks up: the snapshot and the effect it was about to carry out
- * (`command` in runs of 0.1.0, whose snapshot has the old shape: see fsm/semantics.ts).
+ * (`command` in runs of 0.1.0, whose snapshot has the old shape: see fsm/snapshot-upgrade.ts).
  */
 export interface LoopResumePoint {
   snapshot: Snapshot;
@@ -211,7 +232,7 @@ export interface LoopStatus {
   started_at_ms: number;
   captured: string[];
   result: ExecutionResult | null;
-  /** The core semantics the run follows. */
+  /** Always 1 (fsm/snapshot.ts SNAPSHOT_SEMANTICS): kept in the answer for its readers. */
   semantics: number;
   /** What the run waits for, when its actions' host or pool does not answer (pool runs). */
   waiting_for?: string;

@@ -24,7 +24,7 @@ import {
 } from '@temporalio/workflow';
 import { loopEnvNames } from '../fsm/env-names.js';
 import { closing, outcomeOf, type LoopOutcome } from '../fsm/outcome.js';
-import { upgradeSnapshot } from '../fsm/semantics.js';
+import { upgradeSnapshot } from '../fsm/snapshot-upgrade.js';
 import { childStart } from '../fsm/subloop.js';
 import { llmReplyFact } from '../fsm/facts.js';
 import { budgetDetails, budgetStatus } from './budget-status.js';
@@ -36,7 +36,6 @@ import { actionActivity, diffStatActivity, isLocal, llmActivity, sleepSummary } 
 import { runChild } from './run-child.js';
 import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
-import { startingSemantics } from './semantics-gate.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { DoneSnapshot, FinishEffect, LlmReply, RateLimitPause, RunEvent, Snapshot, Transition, WorkEffect } from '../fsm/snapshot.js';
 import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
@@ -325,7 +324,7 @@ function isFinished(t: Transition): t is Extract<Transition, { effect: FinishEff
 
 /** The run's first transition: as a sub-loop that cannot start, continuing an earlier run, or fresh. */
 function begin(def: LoopDefinition, input: LoopWorkflowInput, child: ReturnType<typeof childStart> | undefined, now: number): Transition {
-  const start = { type: 'start', now, semantics: startingSemantics() } as const;
+  const start = { type: 'start', now } as const;
   if (child && 'error' in child) return transition(def, null, { ...start, error: child.error });
   const from = input.continueFrom;
   if (from) {

@@ -3,6 +3,6 @@
  * histories replay with the behaviour they had): `run`, schedules and `upgrade` set them all.
  * Its own module, free of the workflow SDK, so the CLI can import it cheaply.
  */
-import type { LoopRunOptions } from './definitions.js';
+import type { RunRules } from './definitions.js';
 
-export const CURRENT_RUN_RULES = { closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true, pauseOnRateLimit: true, stdoutSignals: true, childCheckout: true } as const satisfies Partial<LoopRunOptions>;
+export const CURRENT_RUN_RULES = { closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true, pauseOnRateLimit: true, stdoutSignals: true, childCheckout: true } as const satisfies RunRules;

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { upgradeSnapshot } from '../../fsm/semantics.js';
+import { upgradeSnapshot } from '../../fsm/snapshot-upgrade.js';
 import type { Snapshot } from '../../fsm/snapshot.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';

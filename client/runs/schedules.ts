@@ -11,6 +11,7 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
+import { recordedRunOptions } from '../../workflows/run-options.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -139,13 +140,8 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
   const scheduleId = scheduleIdFor(definition.name);
   const input: LoopWorkflowInput = {
     definition,
-    options: {
-      cwd,
-      searchAttributes: req.searchAttributes,
-      localActivityMaxTimeoutS: req.localActivityMaxTimeoutS,
-      // Every run closes as it ended (a failed run is Failed: `--pause-on-failure` pauses on it).
-      ...CURRENT_RUN_RULES,
-    },
+    // Every run closes as it ended (a failed run is Failed: `--pause-on-failure` pauses on it).
+    options: recordedRunOptions({ placement: { cwd, searchAttributes: req.searchAttributes }, tuning: { localActivityMaxTimeoutS: req.localActivityMaxTimeoutS }, rules: CURRENT_RUN_RULES }),
     ...(req.lock ? { lock: req.lock } : {}),
     ...(req.dataContext?.length ? { dataContext: req.dataContext } : {}),
   };

@@ -10,6 +10,7 @@ import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/com
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { LOOP_WORKFLOW_TYPE as LoopWorkflowType, LoopWorkflowInput, ScopeLockRequest } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
+import { recordedRunOptions } from '../../workflows/run-options.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { checkoutKey } from '../../worker/checkout.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
@@ -110,7 +111,10 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
   if (req.lock) await precheckScopes(client, req.lock);
   const inputFor = (workflowId: string): LoopWorkflowInput => ({
     definition,
-    options: { cwd, searchAttributes, localActivityMaxTimeoutS: localActivityMax(), ...CURRENT_RUN_RULES, ...(typeof req.options === 'function' ? req.options(workflowId) : req.options) },
+    options: {
+      ...recordedRunOptions({ placement: { cwd, searchAttributes }, tuning: { localActivityMaxTimeoutS: localActivityMax() }, rules: CURRENT_RUN_RULES }),
+      ...(typeof req.options === 'function' ? req.options(workflowId) : req.options),
+    },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
     ...(req.dataContext?.length ? { dataContext: req.dataContext } : {}),
     ...(req.lock ? { lock: req.lock } : {}),

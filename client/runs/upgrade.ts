@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { upgradeSnapshot } from '../../fsm/semantics.js';
+import { upgradeSnapshot } from '../../fsm/snapshot-upgrade.js';
 import type { Snapshot, Upgrade } from '../../fsm/snapshot.js';
 import { buildInfo } from '../../worker/build-info.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';

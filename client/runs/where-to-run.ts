@@ -10,7 +10,7 @@
  * - `--worktree`: portable on this machine, in a git worktree on branch `ll-loop/<run id>`.
  */
 import { checkoutAt, poolQueue, type Checkout, type WorkerRecord } from '../../worker/checkout.js';
-import type { LoopRunOptions } from '../../workflows/definitions.js';
+import type { RunPlacement, RunTuning } from '../../workflows/definitions.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, ensureCheckoutWorker } from './checkout-worker.js';
@@ -29,8 +29,11 @@ export interface Placed {
   checkout: Checkout;
   /** The checkout's worker, when this machine's must serve the run (waited for by `run`). */
   worker: Promise<WorkerRecord | undefined>;
-  /** Workflow options for the run that gets `workflowId` (a portable run's branch is named after it). */
-  optionsFor(workflowId: string): Partial<LoopRunOptions>;
+  /**
+   * The placement (and the tuning it implies: a pinned run's actions are never local activities)
+   * of the run that gets `workflowId` (a portable run's branch is named after it); never a rule.
+   */
+  optionsFor(workflowId: string): Partial<RunPlacement & RunTuning>;
   memo: Record<string, unknown>;
   /** The scope-lock domain: the checkout, or the repository of a portable run. */
   lockDomain: string;
@@ -58,7 +61,7 @@ export function runPlaceOf(flags: { pool?: string; checkout?: string; worktree?:
 }
 
 /** `LL_HOST_NOTICE_S`: how long a pool run's action waits for its host before saying it is gone. */
-function hostNotice(env: NodeJS.ProcessEnv = process.env): Partial<LoopRunOptions> {
+function hostNotice(env: NodeJS.ProcessEnv = process.env): Pick<RunPlacement, 'hostNoticeS'> {
   const n = Number(env.LL_HOST_NOTICE_S);
   return env.LL_HOST_NOTICE_S !== undefined && Number.isFinite(n) && n >= 1 ? { hostNoticeS: n } : {};
 }

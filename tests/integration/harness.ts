@@ -99,6 +99,10 @@ export interface RunLoopOptions {
   historyEventLimit?: number;
   /** Called once the workflow has started (e.g. to cancel it). */
   onStarted?: (workflowId: string) => void | Promise<void>;
+  /** LoopRunOptions.closeAsOutcome (default true, as `ll-loop run` sets it; false: a run of 0.3.0). */
+  closeAsOutcome?: boolean;
+  /** LoopRunOptions.failOnNonTerminal, as a schedule with `--pause-on-failure` sets it. */
+  failOnNonTerminal?: boolean;
   /** LoopRunOptions.maskLoopEnv, as `ll-loop run` sets it. */
   maskLoopEnv?: boolean;
   /** LoopRunOptions.checkAnswers, as `ll-loop run` sets it. */
@@ -127,7 +131,8 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       cwd: opts.cwd,
       searchAttributes: true,
       localActivityMaxTimeoutS: opts.localActivityMaxTimeoutS ?? 0,
-      closeAsOutcome: true,
+      ...(opts.closeAsOutcome === false ? {} : { closeAsOutcome: true }),
+      ...(opts.failOnNonTerminal ? { failOnNonTerminal: true } : {}),
       ...(opts.historyEventLimit === undefined ? {} : { historyEventLimit: opts.historyEventLimit }),
       ...(opts.maskLoopEnv ? { maskLoopEnv: true } : {}),
       ...(opts.checkAnswers ? { checkAnswers: true } : {}),
