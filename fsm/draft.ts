@@ -6,7 +6,8 @@
 import { formatDuration } from './format.js';
 import { InterpolationError, type InterpolationScope } from './interpolate.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
-import type { Effect, Phase, RunData, RunStreamEvent } from './snapshot.js';
+import type { EventFields, EventName, RunStreamEvent } from './events.js';
+import type { Effect, Phase, RunData } from './snapshot.js';
 import { TemplateSyntaxError } from './template.js';
 import type { ActionResult, ExecutionResult, TerminatedBy } from './types.js';
 
@@ -38,9 +39,11 @@ export function endAsks(d: Draft): void {
 }
 
 /** Append an event to the stream, numbered and timed by the core's clock. */
-export function emit(d: Draft, event: string, fields: Record<string, unknown> = {}): void {
+export function emit<E extends EventName>(d: Draft, event: E, fields: EventFields<E>): void {
   d.snap.seq += 1;
-  d.events.push({ event, ...fields, seq: d.snap.seq, ts: new Date(d.now).toISOString() });
+  // `fields` are the fields of event `event` (the signature), so this is that member of the union;
+  // the compiler cannot follow a generic name into the union, hence the cast.
+  d.events.push({ event, ...fields, seq: d.snap.seq, ts: new Date(d.now).toISOString() } as unknown as RunStreamEvent);
 }
 
 /**

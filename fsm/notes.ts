@@ -3,7 +3,8 @@
  * an effect is under way (where a portable run's checkout moved to). Numbered and timed by the
  * core like every event, so the stream stays one numbered sequence.
  */
-import type { RunningSnapshot, RunStreamEvent } from './snapshot.js';
+import type { RunningSnapshot } from './snapshot.js';
+import type { RunStreamEvent } from './events.js';
 
 export interface HostChangeNote {
   /** The host that held the run's checkout (none before the first claim). */

@@ -4,7 +4,8 @@
  * continue-as-new argument and (once done) part of the run's result.
  */
 import type { DiffStallMemory } from './evaluators/diff-stall.js';
-import type { ActionResult, BudgetLimits, CapturedValue, LlmUsage, RateLimitFact, Spend, EvalResult, EvaluateLlmInput, ExecutionResult, LoopEvent, PrevResult, RunActionInput, RunLoopInput } from './types.js';
+import type { ActionResult, BudgetLimits, CapturedValue, LlmUsage, RateLimitFact, Spend, EvalResult, EvaluateLlmInput, ExecutionResult, PrevResult, RunActionInput, RunLoopInput } from './types.js';
+import type { RunStreamEvent } from './events.js';
 
 /** What a running loop waits for. */
 export type WaitPhase = 'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited' | 'handoff';
@@ -229,8 +230,6 @@ export interface FinishEffect {
 
 export type Effect = WorkEffect | FinishEffect;
 
-/** One event of the run's stream, numbered and timed by the core. */
-export type RunStreamEvent = LoopEvent & { seq: number; ts: string };
 
 /** A transition's output: the next snapshot, the events it emitted, and its one effect. */
 export type Transition =

@@ -13,6 +13,7 @@ import { promptProviderRequest, type LlmProviderRequest } from './llm-provider.j
 import { renderShell } from './shell-render.js';
 import { renderMcpCall } from './mcp-call.js';
 import type { ActionRequest } from './snapshot.js';
+import type { RetryCause } from './events.js';
 import type { ActionResult, EvalResult, PromptText, ShellCommand } from './types.js';
 import { CONTINUATION_VAR, continuationText, stopAfterRoute, takeContinuation } from './on-signal.js';
 import { reaskText } from './answer-check.js';
@@ -141,7 +142,7 @@ function runSubloop(d: Draft, state: StateConfig & { loop: string }): void {
  * When `outcome` fails this attempt under the state's `retry:` and attempts remain: emit
  * `action_retry`, then sleep (durably) or start the next attempt at once. False otherwise.
  */
-export function retryIfFailed(d: Draft, state: StateConfig, outcome: AttemptOutcome, why: Record<string, unknown>): boolean {
+export function retryIfFailed(d: Draft, state: StateConfig, outcome: AttemptOutcome, why: RetryCause): boolean {
   const retry = state.retry;
   const attempt = d.snap.attempt ?? 1;
   if (!retry || state.action === undefined || attempt >= retry.attempts || !attemptFailed(state, outcome)) return false;

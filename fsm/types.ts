@@ -136,12 +136,6 @@ export interface ExecutionResult {
   stopped_by?: 'loop_stop';
 }
 
-/** One entry of the run's event stream (seed 001 "Structured Events"). `ts` is added by the writer. */
-export interface LoopEvent {
-  event: string;
-  [field: string]: unknown;
-}
-
 /** A `${env.NAME}` reference, resolved on the worker when the action runs (never in history). */
 export interface EnvRef {
   name: string;

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { InjectedSinks } from '@temporalio/worker';
-import type { RunStreamEvent } from '../fsm/snapshot.js';
+import type { RunStreamEvent, TimedEvent } from '../fsm/events.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { RunFiles, stateFileOf } from './run-files.js';
 
@@ -16,14 +16,6 @@ const STATE_WRITE_INTERVAL_MS = 200;
 const IDLE_CLOSE_MS = 10 * 60_000;
 const IDLE_SWEEP_MS = 60_000;
 
-/** Where a sub-loop's event comes from, when it is delivered to an ancestor run's listeners. */
-export interface SubloopOrigin {
-  /** 1 for a child of the listened run, 2 for a grandchild, … */
-  depth: number;
-  workflow_id: string;
-}
-
-export type TimedEvent = RunStreamEvent & { subloop?: SubloopOrigin };
 export type EventListener = (event: TimedEvent) => void;
 
 /** Routes events by workflow id. One per worker process. */
@@ -70,7 +62,7 @@ export class EventHub {
   emit(info: WorkflowInfo, event: RunStreamEvent): void {
     const timed: TimedEvent = event;
     try {
-      this.filesFor(info)?.appendEvent(timed);
+      this.filesFor(info)?.appendEvent(event);
     } catch {
       // Event files are a convenience copy; Temporal history is the record. Never fail the run.
     }

@@ -10,7 +10,7 @@
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type InjectedSinks, type ReplayResult } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import type { RunStreamEvent } from '../fsm/snapshot.js';
+import type { RunStreamEvent } from '../fsm/events.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { installQuietRuntime, workflowBundle } from './create-worker.js';
 import { stateFileOf } from './run-files.js';

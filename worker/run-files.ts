@@ -5,7 +5,7 @@
 import { closeSync, createWriteStream, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { ensureRuntimeDir } from '../loader/runtime-dir.js';
-import type { RunStreamEvent } from '../fsm/snapshot.js';
+import type { RunStreamEvent } from '../fsm/events.js';
 import type { RunStateFile, RunStateReport } from '../workflows/definitions.js';
 
 export function runningDir(cwd: string): string {

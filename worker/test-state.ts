@@ -81,18 +81,18 @@ export async function testState(input: StateTestInput): Promise<StateTestResult>
 
   const read = (t: Transition): boolean => {
     for (const e of t.events) {
-      if (e.event === 'action_start') pendingAction = { kind: e.action_type === 'prompt' || e.action_type === 'mcp' ? e.action_type : 'shell', display: String(e.action) };
-      else if (e.event === 'action_error') out.actionError = String(e.error);
+      if (e.event === 'action_start') pendingAction = { kind: e.action_type, display: e.action };
+      else if (e.event === 'action_error') out.actionError = e.error;
       else if (e.event === 'evaluate') {
-        out.evaluator = String(e.type);
-        out.verdict = String(e.verdict);
-        out.details = (e.details as Record<string, unknown> | undefined) ?? (e.error === undefined ? {} : { error: e.error });
+        out.evaluator = e.type;
+        out.verdict = e.verdict;
+        out.details = e.details ?? (e.error === undefined ? {} : { error: e.error });
       } else if (e.event === 'route' && e.from === state) {
-        out.to = String(e.to);
-        if (out.verdict === undefined && e.verdict !== undefined) out.verdict = String(e.verdict);
+        out.to = e.to;
+        if (out.verdict === undefined && e.verdict !== undefined) out.verdict = e.verdict;
         return true; // the next state is not the test's business
       } else if (e.event === 'maintain_restart') {
-        out.to = String(e.to);
+        out.to = e.to;
         return true;
       } else if (e.event === 'loop_complete' && t.effect.type === 'finish') {
         const r = t.effect.result;

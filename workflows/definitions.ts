@@ -4,7 +4,8 @@
  */
 import { defineQuery, defineUpdate, type Sinks } from '@temporalio/workflow';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { DoneSnapshot, Effect, Phase, RunStreamEvent, Snapshot, Upgrade } from '../fsm/snapshot.js';
+import type { DoneSnapshot, Effect, Phase, Snapshot, Upgrade } from '../fsm/snapshot.js';
+import type { RunStreamEvent } from '../fsm/events.js';
 import type { BudgetLimits, ExecutionResult, RunLoopInput, Spend } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';

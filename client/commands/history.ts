@@ -10,12 +10,13 @@ import { formatDuration, oneLine } from '../../fsm/format.js';
 import { outcomeOf, type LoopOutcome } from '../../fsm/outcome.js';
 import type { Spend, TerminatedBy } from '../../fsm/types.js';
 import { spendLine } from '../../fsm/budget.js';
-import type { TimedEvent } from '../../worker/event-hub.js';
+import type { TimedEvent } from '../../fsm/events.js';
 import { eventsPath } from '../../worker/run-files.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { listLoopNames } from '../../loader/load.js';
+import { plainFields } from '../reporters/plain-event.js';
 import { safeText } from '../reporters/safe-text.js';
 import { localTime, table } from '../reporters/table.js';
 import { followEvents, type RunEnd } from '../runs/follow-events.js';
@@ -148,19 +149,13 @@ function endedBy(e: RunHistoryEntry): string {
 
 /** Whether an event concerns a state (its `state`, a route's `from`, the end's `final_state`). */
 function ofState(event: TimedEvent, state: string): boolean {
-  return event.state === state || event.from === state || event.final_state === state;
+  if ('state' in event && event.state === state) return true;
+  return ('from' in event && event.from === state) || ('final_state' in event && event.final_state === state);
 }
 
 function formatEvent(event: TimedEvent): string {
-  const fields = Object.entries(event)
-    .filter(([k]) => k !== 'event' && k !== 'ts')
-    .map(([k, v]) => {
-      const text = typeof v === 'string' ? (/[\s"=]/.test(v) || v === '' ? JSON.stringify(v) : v) : JSON.stringify(v);
-      // Values may be action output (errors, captured values): shown, never acted on by the terminal.
-      return `${k}=${safeText(oneLine(text, 120))}`;
-    });
   // Every event name, the widest (rate_limit_resume) included, gets a space after it.
-  return `${event.ts}  ${event.event.padEnd(18)}${fields.join(' ')}`.trimEnd();
+  return `${event.ts}  ${event.event.padEnd(18)}${plainFields(event)}`.trimEnd();
 }
 
 /** Replace the events file with `events`, atomically. */

@@ -4,7 +4,7 @@
  * it (worker/run-env.ts) is removed.
  */
 import type { WorkflowInfo } from '@temporalio/workflow';
-import type { RunStreamEvent } from '../../fsm/snapshot.js';
+import type { RunStreamEvent } from '../../fsm/events.js';
 import { EventHub } from '../../worker/event-hub.js';
 import { removeRunEnv } from '../../worker/run-env.js';
 
@@ -23,15 +23,15 @@ export class LoggingEventHub extends EventHub {
     const id = info.workflowId;
     const first = !this.seen.has(id);
     this.seen.add(id);
-    if (event.event === 'loop_start') this.log(`started ${id} (loop ${String(event.loop)}, cwd ${String(info.memo?.cwd ?? '?')})`);
-    else if (event.event === 'loop_resume') this.log(`started ${id}, resuming ${String(event.from_run)} in state ${String(event.state)}`);
-    else if (first && event.event !== 'loop_complete') this.log(`picked up ${id} (in progress, state ${String(event.state ?? '?')})`);
+    if (event.event === 'loop_start') this.log(`started ${id} (loop ${event.loop}, cwd ${String(info.memo?.cwd ?? '?')})`);
+    else if (event.event === 'loop_resume') this.log(`started ${id}, resuming ${event.from_run} in state ${event.state}`);
+    else if (first && event.event !== 'loop_complete') this.log(`picked up ${id} (in progress, state ${'state' in event ? event.state : '?'})`);
     if (event.event === 'loop_complete') {
       this.seen.delete(id);
       if (!info.parent) removeRunEnv(id);
-      const error = event.error ? `: ${String(event.error)}` : '';
-      const ending = event.terminated_by === 'terminal' && event.failure === true ? 'failure terminal' : String(event.terminated_by);
-      this.log(`finished ${id}: ${ending} in state ${String(event.final_state)} (${plural(Number(event.iterations), 'iteration')})${error}`);
+      const error = event.error ? `: ${event.error}` : '';
+      const ending = event.terminated_by === 'terminal' && event.failure === true ? 'failure terminal' : event.terminated_by;
+      this.log(`finished ${id}: ${ending} in state ${event.final_state} (${plural(event.iterations, 'iteration')})${error}`);
     }
   }
 }

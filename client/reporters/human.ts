@@ -7,8 +7,9 @@
  */
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { formatIn, spendLine, type BudgetLimit } from '../../fsm/budget.js';
-import type { TimedEvent } from '../../worker/event-hub.js';
+import { formatIn, spendLine } from '../../fsm/budget.js';
+import { isKnownEvent, type ActionOutput, type ReadEvent, type TimedEvent } from '../../fsm/events.js';
+import { plainEvent } from './plain-event.js';
 import type { Reporter } from './reporter.js';
 import { safeText } from './safe-text.js';
 import type { Style } from './style.js';
@@ -32,11 +33,8 @@ const MAX_LINE_CHARS = 400;
 /** Verdicts after which the action's output explains what went wrong. */
 const FAILING_VERDICTS = new Set(['no', 'error', 'failure']);
 
-/** What the follower attached to `action_complete` (client/runs/action-results.ts). */
-interface AttachedOutput {
-  output: string;
-  stderr: string;
-}
+/** What the progress display shows of the output the follower attached to `action_complete`. */
+type AttachedOutput = Pick<ActionOutput, 'output' | 'stderr'>;
 
 function attachedOutput(event: TimedEvent): AttachedOutput | undefined {
   const o = event.action_output as Partial<AttachedOutput> | undefined;
@@ -52,9 +50,9 @@ export function lastLines(text: string, n: number): { lines: string[]; more: num
   return { lines, more: all.length - lines.length };
 }
 
-function verdictLine(event: TimedEvent, style: Style, exitCode: number | undefined): string {
-  const verdict = String(event.verdict);
-  const details = (event.details ?? {}) as Record<string, unknown>;
+function verdictLine(event: Extract<ReadEvent, { event: 'evaluate' }>, style: Style, exitCode: number | undefined): string {
+  const verdict = event.verdict ?? '?';
+  const details = event.details ?? {};
   const extra: string[] = [];
   if (typeof event.confidence === 'number') extra.push(`confidence: ${event.confidence}`);
   else if (event.type === 'exit_code' && exitCode !== undefined) extra.push(`exit ${exitCode}`);
@@ -117,41 +115,45 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
   };
   // A lane joined mid-run (a resumed parent whose child is already running) has seen neither
   // loop_start nor state_enter: it shows what the event itself says.
-  const header = (event: TimedEvent, action?: string) => {
+  const header = (event: ReadEvent, action?: string) => {
     headerShown = true;
-    if (!state) state = String(event.state ?? event.from ?? '?');
+    if (!state) state = ('state' in event ? event.state : undefined) ?? ('from' in event ? event.from : undefined) ?? '?';
     const counter = limit > 0 ? `[${iteration}/${limit}]` : `[${iteration}]`;
     line(`${style.dim(counter)} ${style.bold(safeText(state))}${action ? ` → ${safeText(oneLine(action, 100))}` : ''}`);
   };
   return (event) => {
+    // An event this release does not know (an earlier release's, or a later one's): shown as it is.
+    // A known one may lack a field an earlier release did not write: `?` stands for it.
+    if (!isKnownEvent(event)) return line(`${INDENT}${style.dim(safeText(plainEvent(event)))}`);
     switch (event.event) {
       case 'loop_start':
-        if (typeof event.max_iterations === 'number') limit = event.max_iterations;
+        if (event.max_iterations !== undefined) limit = event.max_iterations;
         break;
       case 'state_enter':
-        iteration = Number(event.iteration);
-        state = String(event.state);
+        iteration = event.iteration ?? iteration;
+        state = event.state ?? '';
         headerShown = false;
         exitCode = undefined;
         break;
       case 'action_start':
-        if (!headerShown || event.attempt === undefined) header(event, String(event.action));
+        if (!headerShown || event.attempt === undefined) header(event, event.action);
         break;
       case 'subloop_start':
-        header(event, `loop ${String(event.loop)}${event.passthrough ? ' (passthrough)' : ''}`);
+        header(event, `loop ${event.loop}${event.passthrough ? ' (passthrough)' : ''}`);
         break;
       case 'action_retry': {
-        const why = event.verdict !== undefined ? `verdict ${safeText(String(event.verdict))}` : event.error !== undefined ? safeText(oneLine(String(event.error), 120)) : `exit ${String(event.exit_code)}`;
-        const wait = Number(event.delay_ms) > 0 ? ` in ${formatDuration(Number(event.delay_ms))}` : '';
+        const why = event.verdict !== undefined ? `verdict ${safeText(event.verdict)}` : event.error !== undefined ? safeText(oneLine(event.error, 120)) : `exit ${String(event.exit_code)}`;
+        const delay = event.delay_ms ?? 0;
+        const wait = delay > 0 ? ` in ${formatDuration(delay)}` : '';
         // A failed attempt is a failing check too: why it failed, before it is retried.
         if (pending) showOutput(pending, FAILURE_TAIL_LINES);
         pending = undefined;
-        line(`${INDENT}${style.yellow(`↻ attempt ${String(event.attempt)}/${String(event.attempts)} failed (${why}); retrying${wait}`)}`);
+        line(`${INDENT}${style.yellow(`↻ attempt ${event.attempt ?? '?'}/${event.attempts ?? '?'} failed (${why}); retrying${wait}`)}`);
         break;
       }
       case 'action_complete':
-        exitCode = Number(event.exit_code);
-        if (event.timed_out) line(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(Number(event.duration_ms))}`)}`);
+        exitCode = event.exit_code;
+        if (event.timed_out) line(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(event.duration_ms ?? 0)}`)}`);
         pending = attachedOutput(event);
         if (detail === 'verbose' && pending) {
           showOutput(pending, VERBOSE_TAIL_LINES);
@@ -159,67 +161,68 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         }
         break;
       case 'subloop_complete':
-        line(`${INDENT}${style.dim(safeText(`loop ${String(event.loop)} ended ${String(event.terminated_by)} in ${String(event.final_state)}`))}`);
+        line(`${INDENT}${style.dim(safeText(`loop ${event.loop ?? '?'} ended ${event.terminated_by ?? '?'} in ${event.final_state ?? '?'}`))}`);
         break;
       case 'evaluate':
         if (!headerShown) header(event);
         // Why a check failed, without a second command: its last lines, before its verdict.
-        if (pending && FAILING_VERDICTS.has(String(event.verdict))) showOutput(pending, FAILURE_TAIL_LINES);
+        if (pending && FAILING_VERDICTS.has(event.verdict ?? '')) showOutput(pending, FAILURE_TAIL_LINES);
         pending = undefined;
         line(`${INDENT}${verdictLine(event, style, exitCode)}`);
         break;
       case 'llm_reask':
       case 'output_reask': {
         if (!headerShown) header(event);
-        const errors = Array.isArray(event.errors) ? event.errors.map(String) : [];
-        line(`${INDENT}${style.yellow(`↻ ${event.event === 'llm_reask' ? 'answer' : 'output'} missed its schema (${safeText(oneLine(errors[0] ?? '?', 120))}); asking again (${String(event.ask)}/${String(event.asks)})`)}`);
+        const errors = event.errors ?? [];
+        line(`${INDENT}${style.yellow(`↻ ${event.event === 'llm_reask' ? 'answer' : 'output'} missed its schema (${safeText(oneLine(errors[0] ?? '?', 120))}); asking again (${event.ask ?? '?'}/${event.asks ?? '?'})`)}`);
         break;
       }
       case 'rate_limited': {
         if (!headerShown) header(event);
         // The limited call printed the message, not work: nothing of it is shown as output.
         pending = undefined;
-        const resumes = new Date(String(event.resumes_at));
+        const resumes = new Date(event.resumes_at ?? Number.NaN);
         const what = event.source === 'llm' ? 'evaluating again' : 'running it again';
-        line(`${INDENT}${style.yellow(`⏸ ${safeText(String(event.kind).replace('_', ' '))}: ${safeText(oneLine(String(event.message), 160))}; ${what} at ${localTime(resumes)} (in ${formatDuration(Number(event.wait_ms))})`)}`);
+        line(`${INDENT}${style.yellow(`⏸ ${safeText((event.kind ?? '?').replace('_', ' '))}: ${safeText(oneLine(event.message ?? '', 160))}; ${what} at ${localTime(resumes)} (in ${formatDuration(event.wait_ms ?? 0)})`)}`);
         break;
       }
       case 'handoff': {
         if (!headerShown) header(event);
         pending = undefined;
-        const mode = String(event.mode);
+        const mode = event.mode;
         const then = mode === 'pause' ? 'paused; continue it with ll-loop resume' : mode === 'spawn' ? `continuing in a fresh session (${String(event.continuation)})` : 'ending the run';
-        line(`${INDENT}${style.yellow(`⇄ handed off: ${safeText(oneLine(String(event.payload), 160))}; ${then}`)}`);
+        line(`${INDENT}${style.yellow(`⇄ handed off: ${safeText(oneLine(event.payload ?? '', 160))}; ${then}`)}`);
         break;
       }
       case 'handoff_resumed':
-        line(`${INDENT}${style.cyan(`▶ continued after ${formatDuration(Number(event.waited_ms))}`)}`);
+        line(`${INDENT}${style.cyan(`▶ continued after ${formatDuration(event.waited_ms ?? 0)}`)}`);
         break;
       case 'loop_stop':
         if (!headerShown) header(event);
-        line(`${INDENT}${style.yellow(`■ LOOP_STOP${event.message ? `: ${safeText(oneLine(String(event.message), 160))}` : ''}; the run stops after routing`)}`);
+        line(`${INDENT}${style.yellow(`■ LOOP_STOP${event.message ? `: ${safeText(oneLine(event.message, 160))}` : ''}; the run stops after routing`)}`);
         break;
       case 'fatal_error':
         if (!headerShown) header(event);
         if (pending) showOutput(pending, FAILURE_TAIL_LINES);
         pending = undefined;
-        line(`${INDENT}${style.red(`✗ FATAL_ERROR: ${safeText(oneLine(String(event.message), 200))}`)}`);
+        line(`${INDENT}${style.red(`✗ FATAL_ERROR: ${safeText(oneLine(event.message ?? '', 200))}`)}`);
         break;
       case 'action_error':
         if (!headerShown) header(event);
-        line(`${INDENT}${style.yellow(`⚠ ${safeText(oneLine(String(event.error), 200))}`)}`);
+        line(`${INDENT}${style.yellow(`⚠ ${safeText(oneLine(event.error ?? '', 200))}`)}`);
         break;
       case 'budget_spent': {
         if (!headerShown) header(event);
-        const limit = String(event.limit) as BudgetLimit;
-        const spent = formatIn(limit, Number(event.spent));
-        const why = event.needed === undefined ? `${spent} of ${limit} ${String(event.max)}` : `the next call may use ${String(event.needed)} tokens; ${spent} of ${limit} ${String(event.max)} spent`;
+        const limit = event.limit ?? '?';
+        const spent = event.limit === undefined || event.spent === undefined ? '?' : formatIn(event.limit, event.spent);
+        const max = event.max ?? '?';
+        const why = event.needed === undefined ? `${spent} of ${limit} ${max}` : `the next call may use ${event.needed} tokens; ${spent} of ${limit} ${max} spent`;
         line(`${INDENT}${style.yellow(`⚠ ${event.scope === 'state' ? "state's " : ''}budget spent: ${safeText(why)}`)}`);
         break;
       }
       case 'route':
         if (!headerShown) header(event);
-        line(`${INDENT}→ ${safeText(String(event.to))}`);
+        line(`${INDENT}→ ${safeText(event.to ?? '?')}`);
         break;
       case 'maintain_restart':
         line(style.dim(`maintain: cycle ${event.cycle} complete, restarting`));
@@ -228,8 +231,8 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         line(
           style.dim(
             event.from_host === undefined
-              ? `checkout: ${String(event.dir)} on ${String(event.to_host)}`
-              : `checkout moved from ${String(event.from_host)} to ${String(event.to_host)} (${String(event.reason)}): ${String(event.dir)}`,
+              ? `checkout: ${event.dir ?? '?'} on ${event.to_host ?? '?'}`
+              : `checkout moved from ${event.from_host} to ${event.to_host ?? '?'} (${event.reason ?? '?'}): ${event.dir ?? '?'}`,
           ),
         );
         break;

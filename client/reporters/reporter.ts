@@ -1,6 +1,6 @@
 /** Reporters turn one event stream (and the final result) into output. */
 import type { ExecutionResult } from '../../fsm/types.js';
-import type { TimedEvent } from '../../worker/event-hub.js';
+import type { TimedEvent } from '../../fsm/events.js';
 
 export interface RunInfo {
   instanceId: string;

@@ -6,8 +6,8 @@
  * the tail its result keeps in Temporal, saying where the full log is.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { TimedEvent } from '../../worker/event-hub.js';
-import type { ActionOutput } from './action-results.js';
+import { isKnownEvent, type TimedEvent } from '../../fsm/events.js';
+import type { ActionOutput } from '../../fsm/events.js';
 
 /** One finished action and what it wrote. */
 export interface ActionLogRecord {
@@ -77,6 +77,9 @@ function outputOf(o: ActionOutput | undefined): Pick<ActionLogRecord, 'stdout' |
 export function actionLogCollector(runId: string, onAction: (record: ActionLogRecord) => void): (event: TimedEvent) => void {
   const lanes = new Map<string, Lane>();
   return (event) => {
+    // An event this release does not know holds no action of this release's shape; a known one
+    // may lack fields an earlier release did not write (defaults as below).
+    if (!isKnownEvent(event)) return;
     const id = event.subloop?.workflow_id ?? runId;
     let lane = lanes.get(id);
     if (!lane) {
@@ -85,29 +88,29 @@ export function actionLogCollector(runId: string, onAction: (record: ActionLogRe
     }
     switch (event.event) {
       case 'loop_start':
-        lane.loop = String(event.loop ?? '');
+        lane.loop = event.loop ?? '';
         break;
       case 'state_enter':
-        lane.state = String(event.state);
-        lane.pass = Number(event.iteration) || 1;
+        lane.state = event.state ?? '';
+        lane.pass = event.iteration || 1;
         lane.attempt = 1;
         break;
       case 'action_start':
-        lane.attempt = typeof event.attempt === 'number' ? event.attempt : 1;
+        lane.attempt = event.attempt ?? 1;
         break;
       case 'action_complete': {
         const record: ActionLogRecord = {
           workflow_id: id,
           ...(event.subloop ? { subloop: { loop: lane.loop, depth: event.subloop.depth } } : {}),
-          state: String(event.state ?? lane.state),
+          state: event.state ?? lane.state,
           pass: lane.pass,
           ts: event.ts,
           ...(lane.attempt > 1 ? { attempt: lane.attempt } : {}),
-          exit_code: Number(event.exit_code),
-          duration_ms: Number(event.duration_ms) || 0,
+          exit_code: event.exit_code ?? Number.NaN,
+          duration_ms: event.duration_ms || 0,
           ...(event.timed_out ? { timed_out: true as const } : {}),
-          ...(typeof event.signal === 'string' ? { signal: event.signal } : {}),
-          ...outputOf(event.action_output as ActionOutput | undefined),
+          ...(event.signal === undefined ? {} : { signal: event.signal }),
+          ...outputOf(event.action_output),
         };
         onAction(record);
         break;

@@ -11,19 +11,8 @@
  * action finishing as the loop's deadline fires, ends the run: nothing comes after it to misalign.)
  */
 import type { ActionResult } from '../../fsm/types.js';
+import type { ActionOutput } from '../../fsm/events.js';
 import { decodeFirst, type HistoryEvent } from './temporal-history.js';
-
-/** The part of an action's result that `logs` and the progress display show. */
-export interface ActionOutput {
-  output: string;
-  stderr: string;
-  exit_code: number;
-  /** Set when the tails were cut: the whole output is in `log_file` on the worker's machine. */
-  truncated?: boolean;
-  log_file?: string;
-  /** stderr's file beside it (results of 0.3.0 and earlier: one `log_file` held both streams). */
-  stderr_file?: string;
-}
 
 const RUN_ACTION = 'runAction';
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';

@@ -7,19 +7,17 @@
  */
 import type { Client } from '@temporalio/client';
 import { HistoryReplayer } from '../../worker/replay-events.js';
-import type { TimedEvent } from '../../worker/event-hub.js';
+import type { TimedEvent } from '../../fsm/events.js';
 import type { LoopRunResult, LoopWorkflowInput } from '../../workflows/definitions.js';
 import { LOOP_FAILED } from '../../workflows/definitions.js';
 import { delay, isTransientServiceError } from './await-result.js';
 import { resultInHistory } from './run-result.js';
 import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from './temporal-history.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { actionResultsOf, type ActionOutput } from './action-results.js';
+import { actionResultsOf } from './action-results.js';
 
 /** The least time between two replays of a growing history. */
 const MIN_REPLAY_SPACING_MS = 200;
-
-export type { ActionOutput };
 
 /** How the chain ended, as far as its history goes. */
 export type RunEnd =

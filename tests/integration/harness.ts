@@ -15,7 +15,10 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import { validateLoop } from '../../fsm/validate.js';
 import { resolveContext } from '../../fsm/context.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import type { TimedEvent } from '../../worker/event-hub.js';
+import type { TimedEvent as DeliveredEvent } from '../../fsm/events.js';
+
+/** A delivered event, its fields read by name (tests look at fields of events they filtered by name). */
+export type TimedEvent = DeliveredEvent & { [field: string]: unknown };
 import type { DoneSnapshot } from '../../fsm/snapshot.js';
 import { closing } from '../../fsm/outcome.js';
 import { snapshotOfClosedRun } from '../../client/runs/resumable.js';

@@ -10,7 +10,7 @@ import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { loadLoopFile } from '../../loader/load.js';
 import { followEvents } from '../../client/runs/follow-events.js';
-import type { TimedEvent } from '../../worker/event-hub.js';
+import type { TimedEvent } from '../../fsm/events.js';
 import { liveProcesses } from '../support/processes.js';
 import { closeTemporal, project, runLoop, temporal, toolEnv } from './harness.js';
 

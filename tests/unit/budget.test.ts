@@ -11,7 +11,7 @@ import { runCliInProcess } from '../support/cli.js';
 import { stateTransitions } from '../../client/show/graph.js';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { createStyle } from '../../client/reporters/style.js';
-import type { TimedEvent } from '../../worker/event-hub.js';
+import type { TimedEvent } from '../../fsm/events.js';
 import { addSpend, budgetHit, childBudget, budgetMessage, cannotCover, charged, formatUsd, loopLimits, reachedLimit, remainingBudget, spendLine, usageSpend } from '../../fsm/budget.js';
 import { outcomeOf, closing, FAILED_OUTCOMES } from '../../fsm/outcome.js';
 import { subloopVerdict } from '../../fsm/subloop.js';

@@ -9,9 +9,10 @@ import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { compileParadigm } from '../../fsm/paradigms/index.js';
 import { resolveContext } from '../../fsm/context.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import type { Effect, RunEvent, RunStreamEvent, Snapshot, Transition } from '../../fsm/snapshot.js';
+import type { Effect, RunEvent, Snapshot, Transition } from '../../fsm/snapshot.js';
+import type { LoopEvent as KnownLoopEvent, RunStreamEvent } from '../../fsm/events.js';
 import { transition } from '../../fsm/transition.js';
-import type { ActionResult, EvalResult, ExecutionResult, LoopEvent, RunActionInput } from '../../fsm/types.js';
+import type { ActionResult, EvalResult, ExecutionResult, RunActionInput } from '../../fsm/types.js';
 import { validateLoop } from '../../fsm/validate.js';
 import type { InterpolationScope } from '../../fsm/interpolate.js';
 
@@ -170,15 +171,18 @@ export function next(definition: LoopDefinition, out: Transition, event: RunEven
   return transition(definition, out.snapshot, event);
 }
 
+/** An event of the core, its fields read by name (tests look at fields of events they filtered by name). */
+export type LoopEvent = KnownLoopEvent & { [field: string]: unknown };
+
 /** An event without the core's numbering and time, for comparisons. */
 export function withoutStamp(event: RunStreamEvent): LoopEvent {
   const { seq: _seq, ts: _ts, ...rest } = event;
-  return rest;
+  return rest as LoopEvent;
 }
 
 /** Events named `name`. */
 export function eventsNamed(run: Run, name: string): LoopEvent[] {
-  return run.events.filter((e) => e.event === name);
+  return run.events.filter((e) => e.event === name) as LoopEvent[];
 }
 
 /** The shell script of the n-th run_action (0-based). */

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync, appendFileSync, mkdirSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunStreamEvent } from '../../fsm/snapshot.js';
+import type { RunStreamEvent } from '../../fsm/events.js';
 import { eventsPath, lastSeqIn, RunFiles, runningDir } from '../../worker/run-files.js';
 
 const event = (seq: number): RunStreamEvent => ({ event: 'state_enter', state: 'a', iteration: seq, seq, ts: new Date(seq * 1000).toISOString() });

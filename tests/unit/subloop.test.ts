@@ -1,7 +1,7 @@
 /** Sub-loop states and parameters in the pure core: inputs, verdicts, bindings, validation. */
 import { describe, expect, it } from 'vitest';
 import { bindParameters, coerceParameter } from '../../fsm/parameters.js';
-import type { RunStreamEvent } from '../../fsm/snapshot.js';
+import type { RunStreamEvent } from '../../fsm/events.js';
 import { transition } from '../../fsm/transition.js';
 import { childStart, subloopTimeoutError, subloopVerdict } from '../../fsm/subloop.js';
 import { renderShell } from '../../fsm/shell-render.js';
