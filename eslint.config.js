@@ -13,14 +13,20 @@ export default defineConfig([
   { linterOptions: { reportUnusedDisableDirectives: 'off' } },
   {
     name: 'll-loop/promises',
-    files: ['{fsm,workflows,activities,worker,client,loader,tests,bench,bin,eslint,tools}/**/*.{ts,js,mjs}', '*.{ts,js,mjs}'],
+    files: [
+      '{fsm,workflows,activities,worker,client,loader,tests,bench,bin,eslint,tools}/**/*.{ts,js,mjs}',
+      '*.{ts,js,mjs}',
+    ],
     plugins: { '@typescript-eslint': tseslint.plugin },
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: {
         // Files outside tsconfig.json (plain JS tooling) get the default project.
         // The bench is one module per part (bench/run.mjs), more than the default cap of 8 such files.
-        projectService: { allowDefaultProject: ['bench/*.mjs', 'bin/*.js', 'eslint/*.js', 'tools/*.mjs', 'eslint.config.js'], maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 32 },
+        projectService: {
+          allowDefaultProject: ['bench/*.mjs', 'bin/*.js', 'eslint/*.js', 'tools/*.mjs', 'eslint.config.js'],
+          maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 32,
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

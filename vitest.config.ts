@@ -20,9 +20,19 @@ export default defineConfig({
       // The pure core and everything that needs no server, no bundle and no built package.
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
       // Every committed history (tests/fixtures/histories/) replayed with today's bundle: no server.
-      { extends: true, test: { name: 'replay', include: ['tests/replay/**/*.test.ts'], globalSetup: ['tests/setup/workflow-bundle.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'replay',
+          include: ['tests/replay/**/*.test.ts'],
+          globalSetup: ['tests/setup/workflow-bundle.ts'],
+        },
+      },
       // Workflows and activities against the real dev server, with real processes.
-      { extends: true, test: { name: 'integration', include: ['tests/integration/**/*.test.ts'], globalSetup: SERVER_AND_BUNDLE } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['tests/integration/**/*.test.ts'], globalSetup: SERVER_AND_BUNDLE },
+      },
       // The built `ll-loop` binary as a user runs it.
       { extends: true, test: { name: 'e2e', include: ['tests/e2e/**/*.test.ts'], globalSetup: SERVER_AND_BUNDLE } },
     ],

@@ -66,16 +66,30 @@ export function readJournal(dir: string, key: JournalKey): ActionResult | undefi
     return undefined;
   }
   // The file name is a hash: the entry must name this very call.
-  if (entry.workflow_id !== key.workflowId || entry.run_id !== key.runId || entry.activity_id !== key.activityId) return undefined;
+  if (entry.workflow_id !== key.workflowId || entry.run_id !== key.runId || entry.activity_id !== key.activityId)
+    return undefined;
   return entry.result;
 }
 
 /** Record a completed call, atomically. */
-export function writeJournal(dir: string, key: JournalKey, state: string, result: ActionResult, now = new Date()): void {
+export function writeJournal(
+  dir: string,
+  key: JournalKey,
+  state: string,
+  result: ActionResult,
+  now = new Date(),
+): void {
   const file = journalFile(dir, key);
   const runDir = join(file, '..');
   mkdirSync(runDir, { recursive: true, mode: 0o700 });
-  const entry: JournalEntry = { workflow_id: key.workflowId, run_id: key.runId, activity_id: key.activityId, state, completed_at: now.toISOString(), result };
+  const entry: JournalEntry = {
+    workflow_id: key.workflowId,
+    run_id: key.runId,
+    activity_id: key.activityId,
+    state,
+    completed_at: now.toISOString(),
+    result,
+  };
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(entry), { mode: 0o600 });
   renameSync(tmp, file);

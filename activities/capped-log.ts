@@ -64,7 +64,8 @@ export class CappedLogFile {
   async finish(): Promise<void> {
     if (this.error === undefined && this.tail.totalBytes > 0) {
       const cut = this.tail.totalBytes - this.tail.bytes().length;
-      if (cut > 0) this.stream.write(cutNote(cut, this.written + this.tail.totalBytes, this.headBytes, this.tail.capacity));
+      if (cut > 0)
+        this.stream.write(cutNote(cut, this.written + this.tail.totalBytes, this.headBytes, this.tail.capacity));
       this.stream.write(this.tail.bytes());
     }
     if (this.stream.closed || this.stream.destroyed) return;

@@ -14,12 +14,17 @@ import { compileJsonSchema, schemaErrors } from '../loader/json-schema.js';
  * The reply for an answer object: `invalid` with every way it misses `schema` when `check` is
  * set, else the judgement. Throws a descriptive Error when the answer has no string `verdict`.
  */
-export function checkedAnswer(answer: Record<string, unknown>, schema: Record<string, unknown>, check: boolean | undefined): LlmReply {
+export function checkedAnswer(
+  answer: Record<string, unknown>,
+  schema: Record<string, unknown>,
+  check: boolean | undefined,
+): LlmReply {
   if (check) {
     // The loader refuses such schemas; a definition from before that check is not asked again in vain.
     const against = answerCheckSchema(schema);
     const compiled = compileJsonSchema(against);
-    if ('problem' in compiled) return { error: `the evaluator's schema is not a valid JSON Schema: ${compiled.problem}` };
+    if ('problem' in compiled)
+      return { error: `the evaluator's schema is not a valid JSON Schema: ${compiled.problem}` };
     const errors = schemaErrors(against, answer);
     if (errors.length > 0) return { invalid: { errors, answer } };
   }

@@ -20,14 +20,20 @@ export type DiffStatReply = { stat: string } | { error: string };
 export function makeDiffStat(options: { git?: string } = {}): (input: DiffStatInput) => Promise<DiffStatReply> {
   return async ({ cwd, scope }) => {
     try {
-      const r = await tryGit(['-C', cwd, 'diff', '--stat', '--', ...scope], options.git === undefined ? {} : { git: options.git });
+      const r = await tryGit(
+        ['-C', cwd, 'diff', '--stat', '--', ...scope],
+        options.git === undefined ? {} : { git: options.git },
+      );
       if (r.ok) return { stat: r.stdout };
       if (/not a git repository/i.test(r.stderr)) {
-        return { error: `diff_stall: ${cwd} is not inside a git repository: run git init there, or use another evaluator` };
+        return {
+          error: `diff_stall: ${cwd} is not inside a git repository: run git init there, or use another evaluator`,
+        };
       }
       return { error: `diff_stall: ${r.command} failed: ${r.why}` };
     } catch (err) {
-      if (err instanceof GitCheckoutError) return { error: `diff_stall: ${err.message}: install git on the worker's machine` };
+      if (err instanceof GitCheckoutError)
+        return { error: `diff_stall: ${err.message}: install git on the worker's machine` };
       throw err;
     }
   };

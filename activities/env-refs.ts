@@ -47,7 +47,11 @@ export function resolveEnvRefs(
  * RunActionInput `mask_env`), as set on the worker. Defaults (`${env.X:-dflt}`) are written in the
  * loop file, not secrets: not masked. Masking and its length threshold: secret-mask.ts.
  */
-export function secretValues(own: Iterable<string>, loopNames: readonly string[] | undefined, processEnv: NodeJS.ProcessEnv = process.env): string[] {
+export function secretValues(
+  own: Iterable<string>,
+  loopNames: readonly string[] | undefined,
+  processEnv: NodeJS.ProcessEnv = process.env,
+): string[] {
   const out: string[] = [];
   for (const name of [...own, ...(loopNames ?? [])]) {
     const v = processEnv[name];

@@ -10,7 +10,15 @@ import { hostRateLimit } from './rate-limit.js';
 import { parseEnvelope, runUsage } from './host-envelope.js';
 import { SpawnError, runProcess } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
-import { type ActivityDeps, HEARTBEAT_MS, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
+import {
+  type ActivityDeps,
+  HEARTBEAT_MS,
+  activityHooks,
+  definedEnv,
+  fileSafe,
+  injectedEnv,
+  runningLogPath,
+} from './run-action.js';
 
 /** The question asked when the state gives no `prompt`. */
 export const DEFAULT_EVAL_PROMPT = 'Evaluate whether this action succeeded based on its output.';
@@ -23,7 +31,11 @@ const QUOTE_CHARS = 300;
  * Builds the judge's prompt: the question, then the tail of the action output; asking again, how
  * the previous answer missed the schema (`schemaErrors`, one line each).
  */
-export function evaluationPrompt(prompt: string | undefined, output: string, schemaErrors: readonly string[] = []): string {
+export function evaluationPrompt(
+  prompt: string | undefined,
+  output: string,
+  schemaErrors: readonly string[] = [],
+): string {
   let tail = output.length > EVAL_OUTPUT_CHARS ? output.slice(-EVAL_OUTPUT_CHARS) : output;
   // Never start with the low half of a surrogate pair cut by the slice.
   if (/^[\uDC00-\uDFFF]/.test(tail)) tail = tail.slice(1);
@@ -45,7 +57,12 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
     if (input.llm !== undefined) {
       const hooks = activityHooks(input.state);
       // Asked again, the question carries the previous answer's schema errors, as for the host CLI.
-      const call = { request: input.llm, prompt: evaluationPrompt(input.prompt, input.output, input.schema_errors), schema: input.schema, timeoutMs: input.timeout_s * 1000 };
+      const call = {
+        request: input.llm,
+        prompt: evaluationPrompt(input.prompt, input.output, input.schema_errors),
+        schema: input.schema,
+        timeoutMs: input.timeout_s * 1000,
+      };
       return askProvider(call, workerEnv, {
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}),
@@ -84,7 +101,11 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
     if (input.detect_rate_limits && !result.timed_out) {
       // An error envelope (`is_error`, even with exit 0) is a failed call: its text may be a rate limit.
       const failed = result.exit_code !== 0 || envelope?.isError === true;
-      const limit = hostRateLimit(envelope?.text ?? result.output, result.stderr, { failed, now: Date.now(), jitter: Math.random() });
+      const limit = hostRateLimit(envelope?.text ?? result.output, result.stderr, {
+        failed,
+        now: Date.now(),
+        jitter: Math.random(),
+      });
       if (limit !== undefined) return { rate_limit: limit, ...(usage === undefined ? {} : { usage }) };
     }
     return { ...judgedReply(input, result, cli.binary), ...(usage === undefined ? {} : { usage }) };
@@ -93,9 +114,12 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
 
 /** The reply to a host CLI judgement that ran: the judgement, `invalid`, or an `error` with the reason. */
 function judgedReply(input: EvaluateLlmInput, result: ActionResult, binary: string): LlmReply {
-  if (result.timed_out) return evalError(`LLM evaluation timed out after ${input.timeout_s}s (host CLI '${binary}')${quote(result)}`);
+  if (result.timed_out)
+    return evalError(`LLM evaluation timed out after ${input.timeout_s}s (host CLI '${binary}')${quote(result)}`);
   if (result.exit_code !== 0) {
-    return evalError(`host CLI '${binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`);
+    return evalError(
+      `host CLI '${binary}' exited with code ${result.exit_code}${result.signal ? ` (${result.signal})` : ''}${quote(result)}`,
+    );
   }
   try {
     return checkedAnswer(extractJudgement(result.output), input.schema, input.check_schema);

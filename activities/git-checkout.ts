@@ -39,7 +39,13 @@ interface StatusEntry {
 async function statusOf(dir: string, opts: GitOptions): Promise<StatusEntry[]> {
   // Untrimmed: an entry's first status letter may be a space.
   const r = await tryGit(['-C', dir, 'status', '--porcelain=v1', '-z', '--untracked-files=all'], opts);
-  if (!r.ok) throw new GitCheckoutError(GIT_ERROR_KIND.gitFailed, `${r.command} failed: ${r.why}`, dir, 'run git status there to see why');
+  if (!r.ok)
+    throw new GitCheckoutError(
+      GIT_ERROR_KIND.gitFailed,
+      `${r.command} failed: ${r.why}`,
+      dir,
+      'run git status there to see why',
+    );
   const fields = r.stdout.split('\0');
   const entries: StatusEntry[] = [];
   for (let i = 0; i < fields.length; i++) {
@@ -58,7 +64,8 @@ async function statusOf(dir: string, opts: GitOptions): Promise<StatusEntry[]> {
  * in the run's input), and ll-loop's runtime files whatever their state — a user may have
  * committed `.loops/.worker/worker.log` before it was ignored, and it changes on every run.
  */
-const isRunnerFile = (e: StatusEntry): boolean => (e.xy === '??' && /(^|\/)\.loops\//.test(e.path)) || isRuntimePath(e.path);
+const isRunnerFile = (e: StatusEntry): boolean =>
+  (e.xy === '??' && /(^|\/)\.loops\//.test(e.path)) || isRuntimePath(e.path);
 
 /** The changes that count (see the module comment). */
 async function changesOf(dir: string, opts: GitOptions): Promise<StatusEntry[]> {
@@ -76,15 +83,29 @@ function listPaths(entries: StatusEntry[], max = 5): string {
  * commit must then be on a branch of origin the workers can fetch (checked against the
  * remote-tracking refs, offline) — else the local path (workers on this machine clone from it).
  */
-export async function portableSource(root: string, opts: GitOptions & { worktree?: boolean } = {}): Promise<PortableSource> {
+export async function portableSource(
+  root: string,
+  opts: GitOptions & { worktree?: boolean } = {},
+): Promise<PortableSource> {
   const abs = resolve(root);
   const top = await tryGit(['-C', abs, 'rev-parse', '--show-toplevel'], opts);
   if (!top.ok) {
-    throw new GitCheckoutError(GIT_ERROR_KIND.notRepository, `${abs} is not in a git repository (${top.why})`, abs, 'run git init and commit there, or run the loop in place (without --checkout git / --worktree)');
+    throw new GitCheckoutError(
+      GIT_ERROR_KIND.notRepository,
+      `${abs} is not in a git repository (${top.why})`,
+      abs,
+      'run git init and commit there, or run the loop in place (without --checkout git / --worktree)',
+    );
   }
   const repository = top.stdout.trim();
   const head = await tryGit(['-C', repository, 'rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], opts);
-  if (!head.ok) throw new GitCheckoutError(GIT_ERROR_KIND.noCommit, `the repository ${repository} has no commit yet`, repository, 'commit your work first (git add -A && git commit), then start the run again');
+  if (!head.ok)
+    throw new GitCheckoutError(
+      GIT_ERROR_KIND.noCommit,
+      `the repository ${repository} has no commit yet`,
+      repository,
+      'commit your work first (git add -A && git commit), then start the run again',
+    );
   const commit = head.stdout.trim();
   const changes = await changesOf(repository, opts);
   if (changes.length) {
@@ -99,7 +120,11 @@ export async function portableSource(root: string, opts: GitOptions & { worktree
   if (opts.worktree) return { repository, commit, path };
   const origin = await tryGit(['-C', repository, 'remote', 'get-url', 'origin'], opts);
   if (!origin.ok) return { repository, commit, path };
-  const pushed = await git(['-C', repository, 'branch', '--remotes', '--contains', commit, '--list', 'origin/*'], repository, opts);
+  const pushed = await git(
+    ['-C', repository, 'branch', '--remotes', '--contains', commit, '--list', 'origin/*'],
+    repository,
+    opts,
+  );
   if (pushed === '') {
     throw new GitCheckoutError(
       GIT_ERROR_KIND.unpushed,
@@ -126,17 +151,33 @@ export interface PrepareCheckoutOptions extends GitOptions {
 /** The directory a run's checkout lives in (run ids are workflow ids: one path segment, made safe). */
 export function checkoutDir(baseDir: string, runId: string, worktree: boolean): string {
   const segment = runId.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^\.+/, '_');
-  if (!segment) throw new GitCheckoutError(GIT_ERROR_KIND.badName, `run id ${JSON.stringify(runId)} cannot name a directory`, baseDir, 'give the run a name of letters, digits, dots, dashes or underscores');
+  if (!segment)
+    throw new GitCheckoutError(
+      GIT_ERROR_KIND.badName,
+      `run id ${JSON.stringify(runId)} cannot name a directory`,
+      baseDir,
+      'give the run a name of letters, digits, dots, dashes or underscores',
+    );
   return join(resolve(baseDir), worktree ? 'worktrees' : 'checkouts', segment);
 }
 
 async function checkBranchName(branch: string, opts: GitOptions): Promise<void> {
   const r = await tryGit(['check-ref-format', '--branch', branch], opts);
-  if (!r.ok) throw new GitCheckoutError(GIT_ERROR_KIND.badName, `${JSON.stringify(branch)} is not a valid branch name`, branch, 'name the branch ll-loop/<run id> with a run id git accepts');
+  if (!r.ok)
+    throw new GitCheckoutError(
+      GIT_ERROR_KIND.badName,
+      `${JSON.stringify(branch)} is not a valid branch name`,
+      branch,
+      'name the branch ll-loop/<run id> with a run id git accepts',
+    );
 }
 
 /** Whether `dir` is the top of a git work tree whose HEAD is `branch`. */
-async function isCheckoutOn(dir: string, branch: string, opts: GitOptions): Promise<{ top: boolean; onBranch: boolean }> {
+async function isCheckoutOn(
+  dir: string,
+  branch: string,
+  opts: GitOptions,
+): Promise<{ top: boolean; onBranch: boolean }> {
   const top = await tryGit(['-C', dir, 'rev-parse', '--show-toplevel'], opts);
   if (!top.ok || resolve(top.stdout.trim()) !== realpathSync(dir)) return { top: false, onBranch: false };
   const head = await tryGit(['-C', dir, 'symbolic-ref', '--quiet', '--short', 'HEAD'], opts);
@@ -146,7 +187,12 @@ async function isCheckoutOn(dir: string, branch: string, opts: GitOptions): Prom
 const isEmptyDir = (dir: string): boolean => readdirSync(dir).length === 0;
 
 function occupied(dir: string, what: string): GitCheckoutError {
-  return new GitCheckoutError(GIT_ERROR_KIND.occupied, `${dir} exists but ${what}`, dir, `remove it (rm -rf '${dir}') if nothing in it is needed, then retry the run`);
+  return new GitCheckoutError(
+    GIT_ERROR_KIND.occupied,
+    `${dir} exists but ${what}`,
+    dir,
+    `remove it (rm -rf '${dir}') if nothing in it is needed, then retry the run`,
+  );
 }
 
 /** The git directory shared by all worktrees of the repository at `dir`, resolved. */
@@ -174,7 +220,12 @@ export async function prepareCheckout(o: PrepareCheckoutOptions): Promise<string
 
 async function prepareWorktree(o: PrepareCheckoutOptions, dir: string, opts: GitOptions): Promise<string> {
   if (!isAbsolute(o.repository) || !existsSync(o.repository)) {
-    throw new GitCheckoutError(GIT_ERROR_KIND.notRepository, `a worktree needs the repository on this machine; ${o.repository} is not a local path`, o.repository, 'use --checkout git (a clone) for runs whose repository is remote');
+    throw new GitCheckoutError(
+      GIT_ERROR_KIND.notRepository,
+      `a worktree needs the repository on this machine; ${o.repository} is not a local path`,
+      o.repository,
+      'use --checkout git (a clone) for runs whose repository is remote',
+    );
   }
   if (existsSync(dir)) {
     const state = await isCheckoutOn(dir, o.branch, opts);
@@ -186,8 +237,11 @@ async function prepareWorktree(o: PrepareCheckoutOptions, dir: string, opts: Git
   // (git lists real paths). Pruning also forgets other missing, unlocked worktrees, as git gc would.
   const listed = await git(['-C', o.repository, 'worktree', 'list', '--porcelain'], o.repository, opts);
   const real = join(realpathSync(dirname(dir)), basename(dir));
-  if (listed.split('\n').some((line) => line === `worktree ${real}`)) await git(['-C', o.repository, 'worktree', 'prune'], o.repository, opts);
-  const branchExists = (await tryGit(['-C', o.repository, 'show-ref', '--verify', '--quiet', `refs/heads/${o.branch}`], opts)).ok;
+  if (listed.split('\n').some((line) => line === `worktree ${real}`))
+    await git(['-C', o.repository, 'worktree', 'prune'], o.repository, opts);
+  const branchExists = (
+    await tryGit(['-C', o.repository, 'show-ref', '--verify', '--quiet', `refs/heads/${o.branch}`], opts)
+  ).ok;
   const add = branchExists ? ['worktree', 'add', dir, o.branch] : ['worktree', 'add', '-b', o.branch, dir, o.commit];
   await git(['-C', o.repository, ...add], o.repository, opts);
   return dir;
@@ -205,12 +259,19 @@ async function prepareClone(o: PrepareCheckoutOptions, dir: string, opts: GitOpt
   const partials = join(dirname(dir), '.partial');
   mkdirSync(partials, { recursive: true });
   const mine = new RegExp(`^${basename(dir).replace(/[.]/g, '\\.')}\\.\\d+$`);
-  for (const name of readdirSync(partials)) if (mine.test(name)) rmSync(join(partials, name), { recursive: true, force: true });
+  for (const name of readdirSync(partials))
+    if (mine.test(name)) rmSync(join(partials, name), { recursive: true, force: true });
   const partial = join(partials, `${basename(dir)}.${process.pid}`);
-  await git(['clone', '--no-checkout', '--quiet', '--', o.repository, partial], o.repository, { ...opts, timeoutMs: CLONE_TIMEOUT_MS });
+  await git(['clone', '--no-checkout', '--quiet', '--', o.repository, partial], o.repository, {
+    ...opts,
+    timeoutMs: CLONE_TIMEOUT_MS,
+  });
   // A commit on no branch of the source (a detached HEAD) is not cloned; ask for it by name.
   if (!(await tryGit(['-C', partial, 'cat-file', '-e', `${o.commit}^{commit}`], opts)).ok) {
-    await git(['-C', partial, 'fetch', '--quiet', 'origin', o.commit], o.repository, { ...opts, timeoutMs: CLONE_TIMEOUT_MS });
+    await git(['-C', partial, 'fetch', '--quiet', 'origin', o.commit], o.repository, {
+      ...opts,
+      timeoutMs: CLONE_TIMEOUT_MS,
+    });
   }
   await git(['-C', partial, 'checkout', '--quiet', '-b', o.branch, o.commit], partial, opts);
   renameSync(partial, dir);
@@ -246,12 +307,22 @@ export async function finishCheckout(o: FinishCheckoutOptions): Promise<FinishOu
   // Where the branch lives: the repository for a worktree, the clone itself otherwise.
   const branchHome = o.worktree ? o.repository : o.dir;
   const ahead = present || o.worktree ? await commitsBeyond(branchHome, o.branch, o.commit, opts) : 0;
-  if (ahead > 0) return { kept: true, why: `${ahead} commit${ahead === 1 ? '' : 's'} on ${o.branch} beyond ${o.commit.slice(0, 12)}${present ? ` in ${o.dir}` : ''}` };
+  if (ahead > 0)
+    return {
+      kept: true,
+      why: `${ahead} commit${ahead === 1 ? '' : 's'} on ${o.branch} beyond ${o.commit.slice(0, 12)}${present ? ` in ${o.dir}` : ''}`,
+    };
   if (o.worktree) {
     if (present) await git(['-C', o.repository, 'worktree', 'remove', '--force', o.dir], o.repository, opts);
     else await git(['-C', o.repository, 'worktree', 'prune'], o.repository, opts);
     const deleted = await tryGit(['-C', o.repository, 'branch', '-D', o.branch], opts);
-    if (!deleted.ok && !/not found/.test(deleted.why)) throw new GitCheckoutError(GIT_ERROR_KIND.gitFailed, `${deleted.command} failed: ${deleted.why}`, o.repository, 'delete the branch by hand (git branch -D)');
+    if (!deleted.ok && !/not found/.test(deleted.why))
+      throw new GitCheckoutError(
+        GIT_ERROR_KIND.gitFailed,
+        `${deleted.command} failed: ${deleted.why}`,
+        o.repository,
+        'delete the branch by hand (git branch -D)',
+      );
   } else if (present) {
     rmSync(o.dir, { recursive: true, force: true });
   }

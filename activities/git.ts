@@ -62,26 +62,52 @@ export interface GitResult {
   why: string;
 }
 
-const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', SSH_ASKPASS: 'true', GCM_INTERACTIVE: 'never', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
+const GIT_ENV = {
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: 'true',
+  SSH_ASKPASS: 'true',
+  GCM_INTERACTIVE: 'never',
+  LC_ALL: 'C',
+  GIT_OPTIONAL_LOCKS: '0',
+};
 
 /** `git args…`; a failure is a result, except git missing, which is a {@link GitCheckoutError}. */
 export async function tryGit(args: readonly string[], opts: GitOptions = {}): Promise<GitResult> {
   const git = opts.git ?? 'git';
   const timeoutMs = opts.timeoutMs ?? GIT_TIMEOUT_MS;
   const command = `git ${args.join(' ')}`;
-  const r = await execa(git, [...args], { reject: false, timeout: timeoutMs, env: GIT_ENV, stdin: 'ignore', stripFinalNewline: false });
+  const r = await execa(git, [...args], {
+    reject: false,
+    timeout: timeoutMs,
+    env: GIT_ENV,
+    stdin: 'ignore',
+    stripFinalNewline: false,
+  });
   if (r.code === 'ENOENT') {
-    throw new GitCheckoutError(GIT_ERROR_KIND.noGit, `git is not installed (cannot run ${git})`, git, 'install git (https://git-scm.com) on this machine, or run without --checkout git / --worktree');
+    throw new GitCheckoutError(
+      GIT_ERROR_KIND.noGit,
+      `git is not installed (cannot run ${git})`,
+      git,
+      'install git (https://git-scm.com) on this machine, or run without --checkout git / --worktree',
+    );
   }
   const stdout = String(r.stdout);
   const stderr = String(r.stderr);
-  const why = r.timedOut ? `timed out after ${Math.round(timeoutMs / 1000)} s` : stderr.trim().split('\n').pop()?.trim() || `exit code ${r.exitCode ?? '?'}`;
+  const why = r.timedOut
+    ? `timed out after ${Math.round(timeoutMs / 1000)} s`
+    : stderr.trim().split('\n').pop()?.trim() || `exit code ${r.exitCode ?? '?'}`;
   return { ok: !r.failed, stdout, stderr, exitCode: r.exitCode, command, why };
 }
 
 /** `git args…`, its stdout trimmed; a failure is a {@link GitCheckoutError} of kind git-failed about `where`. */
 export async function git(args: readonly string[], where: string, opts: GitOptions = {}): Promise<string> {
   const r = await tryGit(args, opts);
-  if (!r.ok) throw new GitCheckoutError(GIT_ERROR_KIND.gitFailed, `${r.command} failed: ${r.why}`, where, 'run the command by hand in that directory to see why; the activity retries it');
+  if (!r.ok)
+    throw new GitCheckoutError(
+      GIT_ERROR_KIND.gitFailed,
+      `${r.command} failed: ${r.why}`,
+      where,
+      'run the command by hand in that directory to see why; the activity retries it',
+    );
   return r.stdout.trim();
 }

@@ -61,7 +61,9 @@ function envelopeUsage(env: Record<string, unknown>): LlmUsage | undefined {
   if (typeof env['total_cost_usd'] === 'number') out.cost_usd = env['total_cost_usd'];
   const u = env['usage'];
   if (isRecord(u)) {
-    const inputs = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'].map((k) => u[k]).filter((v): v is number => typeof v === 'number');
+    const inputs = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens']
+      .map((k) => u[k])
+      .filter((v): v is number => typeof v === 'number');
     if (inputs.length > 0) out.input_tokens = inputs.reduce((a, b) => a + b, 0);
     if (typeof u['output_tokens'] === 'number') out.output_tokens = u['output_tokens'];
   }

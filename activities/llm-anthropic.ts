@@ -5,7 +5,17 @@
  * the text of the answer's text blocks.
  */
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
-import { ProviderError, VERDICT_TOOL, clientOptions, sdkRequest, shown, usageFrom, type ProviderAnswer, type ProviderCall, type SdkErrors } from './llm-provider-call.js';
+import {
+  ProviderError,
+  VERDICT_TOOL,
+  clientOptions,
+  sdkRequest,
+  shown,
+  usageFrom,
+  type ProviderAnswer,
+  type ProviderCall,
+  type SdkErrors,
+} from './llm-provider-call.js';
 
 const SDK: SdkErrors = {
   api: 'Messages API',
@@ -21,25 +31,51 @@ const SDK: SdkErrors = {
 
 export async function askAnthropic(call: ProviderCall): Promise<ProviderAnswer> {
   const client = new Anthropic(clientOptions(call));
-  const judge = call.schema === undefined ? {} : {
-    tools: [{ name: VERDICT_TOOL, description: 'Record your verdict on the action output.', input_schema: { type: 'object' as const, ...call.schema } }],
-    tool_choice: { type: 'tool' as const, name: VERDICT_TOOL },
-  };
+  const judge =
+    call.schema === undefined
+      ? {}
+      : {
+          tools: [
+            {
+              name: VERDICT_TOOL,
+              description: 'Record your verdict on the action output.',
+              input_schema: { type: 'object' as const, ...call.schema },
+            },
+          ],
+          tool_choice: { type: 'tool' as const, name: VERDICT_TOOL },
+        };
   const message: unknown = await sdkRequest(call, SDK, (options) =>
-    client.messages.create({ model: call.request.model, max_tokens: call.request.max_tokens, messages: [{ role: 'user', content: call.prompt }], ...judge }, options),
+    client.messages.create(
+      {
+        model: call.request.model,
+        max_tokens: call.request.max_tokens,
+        messages: [{ role: 'user', content: call.prompt }],
+        ...judge,
+      },
+      options,
+    ),
   );
   if (typeof message !== 'object' || message === null || !Array.isArray((message as { content?: unknown }).content)) {
     throw new ProviderError(`the answer is not a Messages API response: ${shown(message)}`);
   }
   const m = message as { content: Array<{ type?: unknown; input?: unknown; text?: unknown }>; usage?: unknown };
   // Cache reads and writes are input tokens too (billed at their own rates).
-  const usage = usageFrom(m.usage, { input: ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'], output: 'output_tokens', cost: 'cost_usd' });
+  const usage = usageFrom(m.usage, {
+    input: ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'],
+    output: 'output_tokens',
+    cost: 'cost_usd',
+  });
   const texts = m.content.filter((b) => b.type === 'text');
   const tool = m.content.find((b) => b.type === 'tool_use');
   if (call.schema === undefined && texts.length === 0) {
-    throw new ProviderError(`the answer holds no text (content blocks: ${m.content.map((b) => String(b.type)).join(', ') || 'none'})`, { reason: 'non_text' }, usage);
+    throw new ProviderError(
+      `the answer holds no text (content blocks: ${m.content.map((b) => String(b.type)).join(', ') || 'none'})`,
+      { reason: 'non_text' },
+      usage,
+    );
   }
   // Without the tool call (a server that ignores tool_choice), a text answer may still hold the JSON.
-  const answer = call.schema !== undefined && tool !== undefined ? tool.input : texts.map((b) => String(b.text)).join('');
+  const answer =
+    call.schema !== undefined && tool !== undefined ? tool.input : texts.map((b) => String(b.text)).join('');
   return usage === undefined ? { answer } : { answer, usage };
 }

@@ -5,7 +5,17 @@
  * plain completion (a prompt state) is the message's text.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { ProviderError, VERDICT_TOOL, clientOptions, sdkRequest, shown, usageFrom, type ProviderAnswer, type ProviderCall, type SdkErrors } from './llm-provider-call.js';
+import {
+  ProviderError,
+  VERDICT_TOOL,
+  clientOptions,
+  sdkRequest,
+  shown,
+  usageFrom,
+  type ProviderAnswer,
+  type ProviderCall,
+  type SdkErrors,
+} from './llm-provider-call.js';
 
 const SDK: SdkErrors = {
   api: 'Chat Completions',
@@ -21,13 +31,28 @@ const SDK: SdkErrors = {
 
 export async function askOpenAiCompatible(call: ProviderCall): Promise<ProviderAnswer> {
   const client = new OpenAI(clientOptions(call));
-  const judge = call.schema === undefined ? {} : { response_format: { type: 'json_schema' as const, json_schema: { name: VERDICT_TOOL, schema: call.schema } } };
+  const judge =
+    call.schema === undefined
+      ? {}
+      : { response_format: { type: 'json_schema' as const, json_schema: { name: VERDICT_TOOL, schema: call.schema } } };
   const completion: unknown = await sdkRequest(call, SDK, (options) =>
-    client.chat.completions.create({ model: call.request.model, max_tokens: call.request.max_tokens, messages: [{ role: 'user', content: call.prompt }], ...judge }, options),
+    client.chat.completions.create(
+      {
+        model: call.request.model,
+        max_tokens: call.request.max_tokens,
+        messages: [{ role: 'user', content: call.prompt }],
+        ...judge,
+      },
+      options,
+    ),
   );
-  const c = completion as { choices?: Array<{ message?: { content?: unknown; refusal?: unknown } }>; usage?: unknown } | null;
+  const c = completion as {
+    choices?: Array<{ message?: { content?: unknown; refusal?: unknown } }>;
+    usage?: unknown;
+  } | null;
   const choice = typeof c === 'object' && c !== null && Array.isArray(c.choices) ? c.choices[0] : undefined;
-  if (choice?.message === undefined) throw new ProviderError(`the answer is not a Chat Completions response: ${shown(completion)}`);
+  if (choice?.message === undefined)
+    throw new ProviderError(`the answer is not a Chat Completions response: ${shown(completion)}`);
   // OpenAI does not state a cost; some compatible gateways (OpenRouter) do, as `cost` in USD.
   const usage = usageFrom(c?.usage, { input: ['prompt_tokens'], output: 'completion_tokens', cost: 'cost' });
   if (typeof choice.message.refusal === 'string' && choice.message.refusal !== '') {
@@ -35,7 +60,11 @@ export async function askOpenAiCompatible(call: ProviderCall): Promise<ProviderA
   }
   const content = choice.message.content;
   if (call.schema === undefined && (typeof content !== 'string' || content === '')) {
-    throw new ProviderError(`the answer holds no text (message content: ${shown(content ?? null)})`, { reason: 'non_text' }, usage);
+    throw new ProviderError(
+      `the answer holds no text (message content: ${shown(content ?? null)})`,
+      { reason: 'non_text' },
+      usage,
+    );
   }
   const answer = content ?? '';
   return usage === undefined ? { answer } : { answer, usage };

@@ -54,7 +54,12 @@ export function retryAfterSeconds(value: string | null | undefined, now = Date.n
 }
 
 /** The options both SDK clients take: the key (a placeholder for a keyless local server), the URL, no SDK retries. */
-export function clientOptions(call: ProviderCall): { apiKey: string; baseURL?: string; maxRetries: 0; timeout: number } {
+export function clientOptions(call: ProviderCall): {
+  apiKey: string;
+  baseURL?: string;
+  maxRetries: 0;
+  timeout: number;
+} {
   return {
     // Local servers take no key, but the SDKs insist on one: a placeholder then.
     apiKey: call.apiKey ?? 'none',
@@ -82,7 +87,11 @@ export interface SdkErrors {
  * Makes one SDK request: every SDK failure becomes a {@link ProviderError}; a cancellation by
  * the call's signal is rethrown as it is (the activity's cancellation, not a verdict).
  */
-export async function sdkRequest<T>(call: ProviderCall, sdk: SdkErrors, request: (options: { signal?: AbortSignal }) => Promise<T>): Promise<T> {
+export async function sdkRequest<T>(
+  call: ProviderCall,
+  sdk: SdkErrors,
+  request: (options: { signal?: AbortSignal }) => Promise<T>,
+): Promise<T> {
   try {
     return await request(call.signal ? { signal: call.signal } : {});
   } catch (e) {
@@ -92,14 +101,22 @@ export async function sdkRequest<T>(call: ProviderCall, sdk: SdkErrors, request:
     if (e instanceof sdk.status) {
       const s = e as Error & { status?: number; headers?: { get(name: string): string | null } };
       const body = sdk.body(e);
-      throw sdkFailure(e, { status: s.status, headers: s.headers, apiMessage: body.message, ...(body.type ? { errorType: body.type } : {}) });
+      throw sdkFailure(e, {
+        status: s.status,
+        headers: s.headers,
+        apiMessage: body.message,
+        ...(body.type ? { errorType: body.type } : {}),
+      });
     }
     throw new ProviderError(`the answer is not a ${sdk.api} response (${(e as Error).message})`);
   }
 }
 
 /** Token counts (and a cost when the answer states one) from a usage object, by field name. */
-export function usageFrom(u: unknown, fields: { input: string[]; output: string; cost?: string }): LlmUsage | undefined {
+export function usageFrom(
+  u: unknown,
+  fields: { input: string[]; output: string; cost?: string },
+): LlmUsage | undefined {
   if (typeof u !== 'object' || u === null) return undefined;
   const r = u as Record<string, unknown>;
   const out: LlmUsage = {};
@@ -119,23 +136,43 @@ export function shown(value: unknown): string {
  * Turns an SDK error into a {@link ProviderError}: HTTP status and the API's message, a 429 with
  * its retry-after, an unreachable server or a timeout in plain words.
  */
-export function sdkFailure(e: unknown, o: { status?: number; headers?: { get(name: string): string | null }; apiMessage?: string | null; errorType?: string; connection?: boolean; timeout?: boolean }): ProviderError {
+export function sdkFailure(
+  e: unknown,
+  o: {
+    status?: number;
+    headers?: { get(name: string): string | null };
+    apiMessage?: string | null;
+    errorType?: string;
+    connection?: boolean;
+    timeout?: boolean;
+  },
+): ProviderError {
   if (o.timeout) return new ProviderError('no answer before the timeout', { reason: 'timeout' });
   if (o.connection) {
     const cause = (e as { cause?: { message?: string; code?: string } }).cause;
-    return new ProviderError(`cannot reach the server (${cause?.code ?? cause?.message ?? (e as Error).message}); check base_url and that the server runs`, { reason: 'unreachable' });
+    return new ProviderError(
+      `cannot reach the server (${cause?.code ?? cause?.message ?? (e as Error).message}); check base_url and that the server runs`,
+      { reason: 'unreachable' },
+    );
   }
   const typed = o.errorType === undefined ? {} : { error_type: o.errorType };
   if (o.status === 429) {
     const retryAfter = retryAfterSeconds(o.headers?.get('retry-after'));
-    return new ProviderError(`rate limited (HTTP 429)${retryAfter === undefined ? '' : `; retry after ${retryAfter}s`}${o.apiMessage ? `: ${o.apiMessage}` : ''}`, {
-      status: 429,
-      reason: 'rate_limited',
-      ...typed,
-      ...(retryAfter === undefined ? {} : { retry_after: retryAfter }),
-    });
+    return new ProviderError(
+      `rate limited (HTTP 429)${retryAfter === undefined ? '' : `; retry after ${retryAfter}s`}${o.apiMessage ? `: ${o.apiMessage}` : ''}`,
+      {
+        status: 429,
+        reason: 'rate_limited',
+        ...typed,
+        ...(retryAfter === undefined ? {} : { retry_after: retryAfter }),
+      },
+    );
   }
-  if (o.status !== undefined) return new ProviderError(`HTTP ${o.status}${o.apiMessage ? `: ${o.apiMessage}` : ''}`, { status: o.status, ...typed });
+  if (o.status !== undefined)
+    return new ProviderError(`HTTP ${o.status}${o.apiMessage ? `: ${o.apiMessage}` : ''}`, {
+      status: o.status,
+      ...typed,
+    });
   return new ProviderError(e instanceof Error ? e.message : String(e));
 }
 
@@ -173,10 +210,20 @@ export function providerRateLimit(err: unknown): ProviderRateLimit | undefined {
     seconds = retryAfterSeconds(typeof e.headers?.get === 'function' ? e.headers.get('retry-after') : undefined);
     message = e.message;
   }
-  const kind = status === 429 || type === 'rate_limit_error' || type === 'rate_limit_exceeded' ? 'rate_limit' : status === 529 || type === 'overloaded_error' ? 'overloaded' : undefined;
+  const kind =
+    status === 429 || type === 'rate_limit_error' || type === 'rate_limit_exceeded'
+      ? 'rate_limit'
+      : status === 529 || type === 'overloaded_error'
+        ? 'overloaded'
+        : undefined;
   if (kind === undefined) return undefined;
-  const text = typeof message === 'string' && message !== '' ? message : kind === 'rate_limit' ? 'rate limited' : 'overloaded';
-  return { kind, message: text.split('\n', 1)[0]!.slice(0, 300), ...(seconds === undefined ? {} : { retry_after_ms: seconds * 1000 }) };
+  const text =
+    typeof message === 'string' && message !== '' ? message : kind === 'rate_limit' ? 'rate limited' : 'overloaded';
+  return {
+    kind,
+    message: text.split('\n', 1)[0]!.slice(0, 300),
+    ...(seconds === undefined ? {} : { retry_after_ms: seconds * 1000 }),
+  };
 }
 
 /** An API error body's type: Anthropic `{ error: { type } }`, OpenAI `{ type, code }`. */

@@ -48,13 +48,19 @@ export async function callProvider(
   // The key, and the values of the variables the loop references (an answer may quote them).
   const secrets = maskableSecrets([...(apiKey === undefined ? [] : [apiKey]), ...(o.secrets ?? [])]);
   if (apiKey === undefined && request.key_required) {
-    return { error: `LLM provider ${request.provider}: the API key variable ${request.api_key_env} is not set on the worker`, details: { provider: request.provider, api_key_env: request.api_key_env }, secrets };
+    return {
+      error: `LLM provider ${request.provider}: the API key variable ${request.api_key_env} is not set on the worker`,
+      details: { provider: request.provider, api_key_env: request.api_key_env },
+      secrets,
+    };
   }
   const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
   // Heartbeats while the request is out: they carry a stop of the run to the signal.
   const beat = onHeartbeat ? setInterval(onHeartbeat, HEARTBEAT_MS) : undefined;
   const started = performance.now();
-  const timed = (usage: LlmUsage | undefined): { usage: LlmUsage } => ({ usage: { ...usage, duration_ms: Math.round(performance.now() - started) } });
+  const timed = (usage: LlmUsage | undefined): { usage: LlmUsage } => ({
+    usage: { ...usage, duration_ms: Math.round(performance.now() - started) },
+  });
   try {
     const answer = await PROVIDERS[request.provider]({ ...call, apiKey, ...(signal ? { signal } : {}) });
     return { answer: answer.answer, ...timed(answer.usage), secrets };
@@ -62,9 +68,19 @@ export async function callProvider(
     // A stop of the run cancels the call: that is the activity's cancellation, not a verdict.
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : e;
     if (e instanceof ProviderError) {
-      return { error: maskText(`LLM provider ${where}: ${e.message}`, secrets), details: { provider: request.provider, ...e.details }, ...timed(e.usage), secrets };
+      return {
+        error: maskText(`LLM provider ${where}: ${e.message}`, secrets),
+        details: { provider: request.provider, ...e.details },
+        ...timed(e.usage),
+        secrets,
+      };
     }
-    return { error: maskText(`LLM provider ${where}: ${e instanceof Error ? e.message : String(e)}`, secrets), details: { provider: request.provider }, ...timed(undefined), secrets };
+    return {
+      error: maskText(`LLM provider ${where}: ${e instanceof Error ? e.message : String(e)}`, secrets),
+      details: { provider: request.provider },
+      ...timed(undefined),
+      secrets,
+    };
   } finally {
     if (beat) clearInterval(beat);
   }
@@ -78,13 +94,22 @@ export async function callProvider(
 export async function askProvider(
   call: Omit<ProviderCall, 'apiKey'> & { schema: Record<string, unknown> },
   env: NodeJS.ProcessEnv,
-  o: { signal?: AbortSignal; onHeartbeat?: () => void; secrets?: string[]; detectRateLimits?: boolean; checkSchema?: boolean } = {},
+  o: {
+    signal?: AbortSignal;
+    onHeartbeat?: () => void;
+    secrets?: string[];
+    detectRateLimits?: boolean;
+    checkSchema?: boolean;
+  } = {},
 ): Promise<LlmReply> {
   const out = await callProvider(call, env, o);
   if ('error' in out) {
     // Runs that pause on rate limits get the limit as a fact (EvaluateLlmInput.detect_rate_limits).
     const limit = o.detectRateLimits ? providerLimitFact(out.error, out.details, Math.random()) : undefined;
-    return withUsage(limit === undefined ? { error: out.error, details: out.details } : { rate_limit: limit }, out.usage);
+    return withUsage(
+      limit === undefined ? { error: out.error, details: out.details } : { rate_limit: limit },
+      out.usage,
+    );
   }
   const { request } = call;
   const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
@@ -95,7 +120,13 @@ export async function askProvider(
     return withUsage(reply, out.usage);
   } catch (e) {
     const quoted = maskText(quote(out.answer), out.secrets);
-    return withUsage({ error: `LLM provider ${where}: ${(e as Error).message}${quoted ? `; answer: ${quoted}` : ''}`, details: { provider: request.provider } }, out.usage);
+    return withUsage(
+      {
+        error: `LLM provider ${where}: ${(e as Error).message}${quoted ? `; answer: ${quoted}` : ''}`,
+        details: { provider: request.provider },
+      },
+      out.usage,
+    );
   }
 }
 
@@ -120,7 +151,7 @@ export function answerObject(answer: unknown): Record<string, unknown> {
 }
 
 function quote(answer: unknown): string {
-  const text = typeof answer === 'string' ? answer : JSON.stringify(answer) ?? '';
+  const text = typeof answer === 'string' ? answer : (JSON.stringify(answer) ?? '');
   return text.trim().slice(0, 300);
 }
 

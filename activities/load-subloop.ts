@@ -14,7 +14,9 @@ export interface LoadSubloopInput {
 }
 
 /** Never throws for a bad child: the reason comes back for the parent to route as `error`. */
-export async function loadSubloop(input: LoadSubloopInput): Promise<{ definition: LoopDefinition; file: string } | { error: string }> {
+export async function loadSubloop(
+  input: LoadSubloopInput,
+): Promise<{ definition: LoopDefinition; file: string } | { error: string }> {
   try {
     const loaded = loadLoop(input.name, input.cwd);
     if (loaded.definition) return { definition: loaded.definition, file: loaded.file };

@@ -50,19 +50,33 @@ class McpFailure extends Error {
 }
 
 /** Run one MCP tool call; `workerEnv` fills `${env.*}` and `${VAR}` in `.mcp.json`. */
-export async function runMcpTool(input: RunActionInput, workerEnv: NodeJS.ProcessEnv, hooks: McpHooks = {}): Promise<ActionResult> {
+export async function runMcpTool(
+  input: RunActionInput,
+  workerEnv: NodeJS.ProcessEnv,
+  hooks: McpHooks = {},
+): Promise<ActionResult> {
   const started = performance.now();
   const call = input.mcp;
   const elapsed = (): number => Math.round(performance.now() - started);
-  if (call === undefined) return { output: '', stderr: '', exit_code: 2, duration_ms: 0, error: `state ${input.state}: mcp_tool action without a call` };
+  if (call === undefined)
+    return {
+      output: '',
+      stderr: '',
+      exit_code: 2,
+      duration_ms: 0,
+      error: `state ${input.state}: mcp_tool action without a call`,
+    };
   let args: Record<string, unknown>;
   try {
     args = fillEnvParams(call, input.state, workerEnv);
   } catch (e) {
-    if (e instanceof UndefinedEnvError) return { output: '', stderr: e.message, exit_code: 2, duration_ms: 0, error: e.message };
+    if (e instanceof UndefinedEnvError)
+      return { output: '', stderr: e.message, exit_code: 2, duration_ms: 0, error: e.message };
     throw e;
   }
-  const own = (call.env_params ?? []).flatMap((p) => p.text.parts.flatMap((part) => (typeof part === 'string' ? [] : [part.name])));
+  const own = (call.env_params ?? []).flatMap((p) =>
+    p.text.parts.flatMap((part) => (typeof part === 'string' ? [] : [part.name])),
+  );
   const secrets = maskableSecrets(secretValues(own, input.mask_env, workerEnv));
   const stderr = { text: '' };
   const finish = (exitCode: number, envelope: unknown, extra: Partial<ActionResult> = {}): ActionResult => ({
@@ -100,7 +114,12 @@ export async function runMcpTool(input: RunActionInput, workerEnv: NodeJS.Proces
     transportError ??= err;
     if (err instanceof SyntaxError || err.name === 'ZodError') {
       const line = stderr.text.trim().split('\n').pop()?.trim();
-      controller.abort(new McpFailure(`${where} printed something that is not MCP JSON-RPC on stdout (${err.message.slice(0, 200)})${line ? `; its last stderr line: ${line.slice(0, 300)}` : ''}`, MCP_EXIT.failed));
+      controller.abort(
+        new McpFailure(
+          `${where} printed something that is not MCP JSON-RPC on stdout (${err.message.slice(0, 200)})${line ? `; its last stderr line: ${line.slice(0, 300)}` : ''}`,
+          MCP_EXIT.failed,
+        ),
+      );
     }
   };
   const client = new Client({ name: 'll-loop', version: '1' });
@@ -109,7 +128,12 @@ export async function runMcpTool(input: RunActionInput, workerEnv: NodeJS.Proces
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort(new McpFailure(`MCP server "${call.server}" did not answer ${call.tool} within ${input.timeout_s} s`, MCP_EXIT.timeout));
+    controller.abort(
+      new McpFailure(
+        `MCP server "${call.server}" did not answer ${call.tool} within ${input.timeout_s} s`,
+        MCP_EXIT.timeout,
+      ),
+    );
   }, timeoutMs);
   const onCancel = (): void => controller.abort(hooks.signal?.reason);
   hooks.signal?.addEventListener('abort', onCancel, { once: true });
@@ -121,12 +145,19 @@ export async function runMcpTool(input: RunActionInput, workerEnv: NodeJS.Proces
     if (!(await offersTool(client, call.tool, options, controller.signal))) {
       return finish(MCP_EXIT.notFound, { error: `${where} has no tool "${call.tool}"` });
     }
-    const result = await abortable(client.callTool({ name: call.tool, arguments: args }, undefined, options), controller.signal);
+    const result = await abortable(
+      client.callTool({ name: call.tool, arguments: args }, undefined, options),
+      controller.signal,
+    );
     return finish(MCP_EXIT.ok, result);
   } catch (e) {
     if (hooks.signal?.aborted) throw hooks.signal.reason instanceof Error ? hooks.signal.reason : e;
     if (timedOut || (e instanceof McpError && e.code === Number(ErrorCode.RequestTimeout))) {
-      return finish(MCP_EXIT.timeout, { error: `${where} did not answer ${call.tool} within ${input.timeout_s} s` }, { timed_out: true });
+      return finish(
+        MCP_EXIT.timeout,
+        { error: `${where} did not answer ${call.tool} within ${input.timeout_s} s` },
+        { timed_out: true },
+      );
     }
     if (e instanceof McpFailure) return finish(e.exitCode, { error: e.message });
     return finish(MCP_EXIT.failed, { error: failureText(where, e, transportError, stderr.text) });
@@ -158,7 +189,10 @@ function serverConfig(cwd: string, name: string, env: NodeJS.ProcessEnv): McpSer
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new McpFailure(`no .mcp.json in ${cwd}: server "${name}" is not configured (add it under "mcpServers")`, MCP_EXIT.notFound);
+    throw new McpFailure(
+      `no .mcp.json in ${cwd}: server "${name}" is not configured (add it under "mcpServers")`,
+      MCP_EXIT.notFound,
+    );
   }
   let parsed: unknown;
   try {
@@ -173,24 +207,40 @@ function serverConfig(cwd: string, name: string, env: NodeJS.ProcessEnv): McpSer
   const entry = (servers as Record<string, unknown>)[name];
   if (entry === undefined) {
     const known = Object.keys(servers);
-    throw new McpFailure(`server "${name}" is not in ${file} (${known.length ? `its servers: ${known.join(', ')}` : 'it has none'})`, MCP_EXIT.notFound);
+    throw new McpFailure(
+      `server "${name}" is not in ${file} (${known.length ? `its servers: ${known.join(', ')}` : 'it has none'})`,
+      MCP_EXIT.notFound,
+    );
   }
   const server = entry as McpServerConfig;
   if (server === null || typeof server !== 'object' || (server.type !== undefined && server.type !== 'stdio')) {
-    throw new McpFailure(`server "${name}" in ${file} is not a stdio server: ll-loop starts servers with "command" (type "stdio")`, MCP_EXIT.failed);
+    throw new McpFailure(
+      `server "${name}" in ${file} is not a stdio server: ll-loop starts servers with "command" (type "stdio")`,
+      MCP_EXIT.failed,
+    );
   }
-  if (typeof server.command !== 'string' || server.command === '') throw new McpFailure(`server "${name}" in ${file} has no "command"`, MCP_EXIT.failed);
+  if (typeof server.command !== 'string' || server.command === '')
+    throw new McpFailure(`server "${name}" in ${file} has no "command"`, MCP_EXIT.failed);
   if (server.args !== undefined && (!Array.isArray(server.args) || server.args.some((a) => typeof a !== 'string'))) {
     throw new McpFailure(`server "${name}" in ${file}: "args" must be a list of strings`, MCP_EXIT.failed);
   }
-  const expand = (s: string): string => s.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, v: string, d: string | undefined) => env[v] || d || '');
+  const expand = (s: string): string =>
+    s.replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+      (_m, v: string, d: string | undefined) => env[v] || d || '',
+    );
   const serverEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(server.env ?? {})) serverEnv[k] = expand(String(v));
   return { command: expand(server.command), args: (server.args ?? []).map(expand), env: serverEnv };
 }
 
 /** Whether the server lists `tool` (following pages). */
-async function offersTool(client: Client, tool: string, options: { signal: AbortSignal; timeout: number }, signal: AbortSignal): Promise<boolean> {
+async function offersTool(
+  client: Client,
+  tool: string,
+  options: { signal: AbortSignal; timeout: number },
+  signal: AbortSignal,
+): Promise<boolean> {
   let cursor: string | undefined;
   for (let page = 0; page < MAX_TOOL_PAGES; page += 1) {
     const listed = await abortable(client.listTools(cursor === undefined ? undefined : { cursor }, options), signal);
@@ -225,8 +275,11 @@ function failureText(where: string, err: unknown, transportError: Error | undefi
   const lastLine = stderr.trim().split('\n').pop()?.trim();
   const said = lastLine ? `; its last stderr line: ${lastLine.slice(0, 300)}` : '';
   const code = (err as { code?: unknown }).code;
-  if (code === 'ENOENT' || code === 'EACCES') return `${where} could not be started (${String(code)}): check "command" in .mcp.json`;
-  if (err instanceof McpError && err.code === Number(ErrorCode.ConnectionClosed)) return `${where} exited before it answered${said}`;
-  if (transportError && !(transportError instanceof McpError)) return `${where} failed: ${transportError.message.slice(0, 300)}${said}`;
+  if (code === 'ENOENT' || code === 'EACCES')
+    return `${where} could not be started (${String(code)}): check "command" in .mcp.json`;
+  if (err instanceof McpError && err.code === Number(ErrorCode.ConnectionClosed))
+    return `${where} exited before it answered${said}`;
+  if (transportError && !(transportError instanceof McpError))
+    return `${where} failed: ${transportError.message.slice(0, 300)}${said}`;
   return `${where} failed: ${err instanceof Error ? err.message.slice(0, 300) : String(err)}${said}`;
 }

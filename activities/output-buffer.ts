@@ -147,7 +147,8 @@ export class OutputCapture {
     this.out = new TailBuffer(opts.stdoutTailBytes);
     this.err = new TailBuffer(opts.stderrTailBytes);
     const secrets = opts.secrets ?? [];
-    this.maskers = secrets.length === 0 ? undefined : { stdout: new StreamMasker(secrets), stderr: new StreamMasker(secrets) };
+    this.maskers =
+      secrets.length === 0 ? undefined : { stdout: new StreamMasker(secrets), stderr: new StreamMasker(secrets) };
   }
 
   /** Records one chunk of `stream` (masked first, when there are secrets). */
@@ -157,7 +158,8 @@ export class OutputCapture {
 
   private record(stream: 'stdout' | 'stderr', chunk: Buffer): void {
     const tail = stream === 'stdout' ? this.out : this.err;
-    if (this.logs === undefined && this.logError === undefined && tail.totalBytes + chunk.length > tail.capacity) this.spill();
+    if (this.logs === undefined && this.logError === undefined && tail.totalBytes + chunk.length > tail.capacity)
+      this.spill();
     tail.push(chunk);
     this.logs?.[stream].write(chunk);
   }
@@ -200,7 +202,10 @@ export class OutputCapture {
       };
       ensureRuntimeDirOf(this.opts.logPath);
       pruneActionLogs(dirname(this.opts.logPath), LOG_KEEP_ACTIONS - 1);
-      const logs = { stdout: new CappedLogFile(this.opts.logPath, wait), stderr: new CappedLogFile(stderrLogPath(this.opts.logPath), wait) };
+      const logs = {
+        stdout: new CappedLogFile(this.opts.logPath, wait),
+        stderr: new CappedLogFile(stderrLogPath(this.opts.logPath), wait),
+      };
       this.logs = logs;
       if (this.out.totalBytes > 0) logs.stdout.write(this.out.bytes());
       if (this.err.totalBytes > 0) logs.stderr.write(this.err.bytes());

@@ -15,7 +15,9 @@ export function checkOutput(schema: Record<string, unknown>, result: ActionResul
   try {
     value = parseJsonText(result.output);
   } catch {
-    const cut = result.truncated ? ' (only its last part is kept: the output was longer than the tail ll-loop keeps)' : '';
+    const cut = result.truncated
+      ? ' (only its last part is kept: the output was longer than the tail ll-loop keeps)'
+      : '';
     return { errors: [`the output is not JSON${cut}`] };
   }
   const errors = schemaErrors(schema, value);

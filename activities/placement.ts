@@ -40,7 +40,13 @@ export function makePlacementActivities(place: WorkerPlace | undefined): Placeme
     },
     async releaseCheckout(input) {
       try {
-        const outcome = await finishCheckout({ dir: input.dir, repository: input.repository, branch: input.branch, commit: input.commit, worktree: input.worktree });
+        const outcome = await finishCheckout({
+          dir: input.dir,
+          repository: input.repository,
+          branch: input.branch,
+          commit: input.commit,
+          worktree: input.worktree,
+        });
         return outcome.kept ? { kept: true, why: outcome.why } : { kept: false };
       } catch (err) {
         throw asFailure(err);

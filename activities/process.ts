@@ -248,7 +248,11 @@ async function spawnError(child: PromiseLike<unknown>, opts: RunProcessOptions):
 
 function spawnFailure(opts: RunProcessOptions, code: string | undefined, detail?: string): SpawnError {
   if (!isDirectory(opts.cwd)) {
-    return new SpawnError(`cannot run ${opts.file}: working directory ${opts.cwd} does not exist or is not a directory`, 'cwd', code);
+    return new SpawnError(
+      `cannot run ${opts.file}: working directory ${opts.cwd} does not exist or is not a directory`,
+      'cwd',
+      code,
+    );
   }
   if (code === 'ENOENT') {
     return new SpawnError(`cannot run ${opts.file}: command not found on PATH`, 'not_found', code);

@@ -36,21 +36,38 @@ export interface PromptHooks {
  * is longer than the tail kept in the result (as for a process's output).
  * @throws UndefinedEnvError for a `${env.*}` of the prompt that is not set (the caller's setup error).
  */
-export async function runPromptByProvider(input: RunActionInput & { llm: LlmProviderRequest }, env: NodeJS.ProcessEnv, hooks: PromptHooks, logPath: string): Promise<ActionResult> {
+export async function runPromptByProvider(
+  input: RunActionInput & { llm: LlmProviderRequest },
+  env: NodeJS.ProcessEnv,
+  hooks: PromptHooks,
+  logPath: string,
+): Promise<ActionResult> {
   const parts = input.prompt?.parts ?? [];
   const prompt = parts.map((p) => (typeof p === 'string' ? p : resolveEnvRef(p, input.state, env))).join('');
   const own = parts.flatMap((p: string | EnvRef) => (typeof p === 'string' ? [] : [p.name]));
   const started = performance.now();
-  const out = await callProvider({ request: input.llm, prompt, timeoutMs: input.timeout_s * 1000 }, env, { ...hooks, secrets: secretValues(own, input.mask_env, env) });
+  const out = await callProvider({ request: input.llm, prompt, timeoutMs: input.timeout_s * 1000 }, env, {
+    ...hooks,
+    secrets: secretValues(own, input.mask_env, env),
+  });
   const duration_ms = Math.round(performance.now() - started);
   const usage = out.usage === undefined ? {} : { usage: out.usage };
   if ('error' in out) {
     // Runs that pause on rate limits get the limit as a fact (RunActionInput.detect_rate_limits).
     const limit = input.detect_rate_limits ? providerLimitFact(out.error, out.details, Math.random()) : undefined;
-    if (limit !== undefined) return { output: '', stderr: out.error, exit_code: EXIT_FAILED, duration_ms, rate_limit: limit, ...usage };
+    if (limit !== undefined)
+      return { output: '', stderr: out.error, exit_code: EXIT_FAILED, duration_ms, rate_limit: limit, ...usage };
     const timedOut = out.details['reason'] === 'timeout';
     const message = timedOut ? `${out.error} (the state's timeout, ${input.timeout_s}s)` : out.error;
-    return { output: '', stderr: message, exit_code: timedOut ? EXIT_TIMED_OUT : EXIT_FAILED, duration_ms, error: message, ...(timedOut ? { timed_out: true } : {}), ...usage };
+    return {
+      output: '',
+      stderr: message,
+      exit_code: timedOut ? EXIT_TIMED_OUT : EXIT_FAILED,
+      duration_ms,
+      error: message,
+      ...(timedOut ? { timed_out: true } : {}),
+      ...usage,
+    };
   }
   const text = maskText(String(out.answer), out.secrets);
   return { ...tail(text, logPath), stderr: '', exit_code: 0, duration_ms, ...usage };

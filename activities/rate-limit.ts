@@ -30,7 +30,8 @@ const QUOTA_FORM = /(usage limit reached|hit your (?:usage )?limit|limit will re
 const RESET_FORM =
   /resets?\s+(?:at\s+)?(?:(?<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?<day>\d{1,2})(?:,?\s+\d{4})?\s+at\s+)?(?<hour>\d{1,2})(?::(?<minute>\d{2}))?\s*(?<ampm>am|pm)?(?:\s*\((?<zone>[A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\))?/i;
 const OVERLOADED_FORM = /(overloaded_error|\b529\b.*overloaded|overloaded.*\b529\b)/i;
-const RATE_FORM = /(rate_limit_error|API Error:\s*429|\b429\b[^\n]*too many requests|rate limit(?:ed| exceeded| reached))/i;
+const RATE_FORM =
+  /(rate_limit_error|API Error:\s*429|\b429\b[^\n]*too many requests|rate limit(?:ed| exceeded| reached))/i;
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
@@ -69,7 +70,12 @@ export function hostRateLimit(stdout: string, stderr: string, o: DetectOptions):
   return undefined;
 }
 
-function fact(kind: RateLimitFact['kind'], message: string, jitter: number, when: Pick<RateLimitFact, 'resets_at_ms' | 'retry_after_ms'>): RateLimitFact {
+function fact(
+  kind: RateLimitFact['kind'],
+  message: string,
+  jitter: number,
+  when: Pick<RateLimitFact, 'resets_at_ms' | 'retry_after_ms'>,
+): RateLimitFact {
   return { kind, message, jitter, ...when };
 }
 
@@ -84,7 +90,10 @@ function lineAround(text: string, index: number): string {
   const start = text.lastIndexOf('\n', index) + 1;
   const end = text.indexOf('\n', index);
   // eslint-disable-next-line no-control-regex -- control text is exactly what is removed
-  const line = text.slice(start, end === -1 ? undefined : end).replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  const line = text
+    .slice(start, end === -1 ? undefined : end)
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .trim();
   return line.length > MESSAGE_CHARS ? `${line.slice(0, MESSAGE_CHARS - 1)}…` : line;
 }
 
@@ -120,12 +129,15 @@ function resetTime(text: string, o: DetectOptions): number | undefined {
   return candidate <= o.now ? candidate + 86_400_000 : candidate;
 }
 
-
 /**
  * The rate limit an API provider's error reply reports (HTTP 429/529, `rate_limit_error`,
  * `overloaded_error`: activities/llm-provider-call.ts recognises them), as a fact with its jitter.
  */
-export function providerLimitFact(error: string, details: Record<string, unknown>, jitter: number): RateLimitFact | undefined {
+export function providerLimitFact(
+  error: string,
+  details: Record<string, unknown>,
+  jitter: number,
+): RateLimitFact | undefined {
   const limit = providerRateLimit({ ...details, error });
   return limit === undefined ? undefined : { ...limit, jitter };
 }

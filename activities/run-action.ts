@@ -137,7 +137,10 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
     const key = { workflowId: workflowExecution.workflowId, runId: workflowExecution.runId, activityId };
     const done = readJournal(journalDir, key);
     if (done !== undefined) {
-      ctx.log.warn(`state ${input.state}: this action completed before (attempt ${ctx.info.attempt}); its result is delivered again from the journal, not run again`, { workflowId: key.workflowId, activityId });
+      ctx.log.warn(
+        `state ${input.state}: this action completed before (attempt ${ctx.info.attempt}); its result is delivered again from the journal, not run again`,
+        { workflowId: key.workflowId, activityId },
+      );
       return { ...done, redelivered: true };
     }
     const result = await once(input);
@@ -145,7 +148,9 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
       writeJournal(journalDir, key, input.state, result);
     } catch (err) {
       // The result still goes to the run; only a lost completion of it could run it again.
-      ctx.log.warn(`state ${input.state}: could not journal the action's result (${(err as Error).message}); should its completion be lost, it runs again`);
+      ctx.log.warn(
+        `state ${input.state}: could not journal the action's result (${(err as Error).message}); should its completion be lost, it runs again`,
+      );
     }
     return result;
   };
@@ -164,15 +169,26 @@ function runActionOnce(deps: ActivityDeps): (input: RunActionInput) => Promise<A
     const env = definedEnv(injected);
     if (input.kind === 'mcp') {
       const mcpHooks = activityHooks(input.state);
-      return runMcpTool(input, workerEnv, { signal: mcpHooks.signal, onHeartbeat: mcpHooks.onHeartbeat, heartbeatMs: HEARTBEAT_MS });
+      return runMcpTool(input, workerEnv, {
+        signal: mcpHooks.signal,
+        onHeartbeat: mcpHooks.onHeartbeat,
+        heartbeatMs: HEARTBEAT_MS,
+      });
     }
-    if (input.kind === 'prompt' && input.llm !== undefined) return runProviderPrompt({ ...input, llm: input.llm }, workerEnv);
+    if (input.kind === 'prompt' && input.llm !== undefined)
+      return runProviderPrompt({ ...input, llm: input.llm }, workerEnv);
     try {
       if (input.kind === 'shell') {
         const shell = input.shell;
         if (shell === undefined) return setupErrorResult(`state ${input.state}: shell action without a command`);
         const envValues = resolveEnvRefs(shell.env, input.state, workerEnv).values;
-        secrets = maskableSecrets(secretValues(Object.values(shell.env).map((r) => r.name), input.mask_env, workerEnv));
+        secrets = maskableSecrets(
+          secretValues(
+            Object.values(shell.env).map((r) => r.name),
+            input.mask_env,
+            workerEnv,
+          ),
+        );
         // Large values through files, not argv/environment (shell-launch.ts).
         launch = prepareShell(shell.script, { ...shell.vars, ...envValues });
         Object.assign(env, launch.env);
@@ -219,10 +235,15 @@ function runActionOnce(deps: ActivityDeps): (input: RunActionInput) => Promise<A
       if (input.kind === 'prompt' && e.code === 'EACCES') {
         return setupErrorResult(`host CLI '${file}' is not executable; fix its permissions or set LL_HOST_CLI`, 126);
       }
-      if (e.reason === 'not_found') throw expectedFailure(`${e.message} (bash is required on the worker)`, 'ActionSetupError');
+      if (e.reason === 'not_found')
+        throw expectedFailure(`${e.message} (bash is required on the worker)`, 'ActionSetupError');
       // The arguments or environment are too large for the OS (large values go through files,
       // activities/shell-launch.ts, but an action may still build a huge one): retrying cannot help.
-      if (e.code === 'E2BIG') return setupErrorResult(`state ${input.state}: the action's arguments and environment are too large to start it (${e.message}); pass large data through a file`, 126);
+      if (e.code === 'E2BIG')
+        return setupErrorResult(
+          `state ${input.state}: the action's arguments and environment are too large to start it (${e.message}); pass large data through a file`,
+          126,
+        );
       throw new Error(e.message, { cause: e });
     } finally {
       launch?.cleanup();
@@ -232,7 +253,11 @@ function runActionOnce(deps: ActivityDeps): (input: RunActionInput) => Promise<A
     // an error envelope is a failed run (exit 1).
     if (input.kind === 'prompt') result = fromEnvelope(result, secrets);
     if (input.kind === 'prompt' && input.detect_rate_limits && !result.timed_out) {
-      const limit = hostRateLimit(result.output, result.stderr, { failed: result.exit_code !== 0, now: Date.now(), jitter: Math.random() });
+      const limit = hostRateLimit(result.output, result.stderr, {
+        failed: result.exit_code !== 0,
+        now: Date.now(),
+        jitter: Math.random(),
+      });
       if (limit !== undefined) return { ...result, rate_limit: limit };
     }
     return checked(input, withSignal(input, result));
@@ -262,16 +287,34 @@ function fullShellOutput(input: RunActionInput, result: ActionResult): string | 
 
 /** Only a successful action's output is checked: a failing one (non-zero exit, timed out, killed) is judged by its evaluator as any failure is. */
 function checked(input: RunActionInput, result: ActionResult): ActionResult {
-  if (input.output_schema !== undefined && result.exit_code === 0 && !result.timed_out && result.signal === undefined) return { ...result, output_check: checkOutput(input.output_schema, result) };
+  if (input.output_schema !== undefined && result.exit_code === 0 && !result.timed_out && result.signal === undefined)
+    return { ...result, output_check: checkOutput(input.output_schema, result) };
   return result;
 }
 
 /** A prompt state under an API provider: one completion (activities/prompt-provider.ts). */
-async function runProviderPrompt(input: RunActionInput & { llm: LlmProviderRequest }, workerEnv: NodeJS.ProcessEnv): Promise<ActionResult> {
+async function runProviderPrompt(
+  input: RunActionInput & { llm: LlmProviderRequest },
+  workerEnv: NodeJS.ProcessEnv,
+): Promise<ActionResult> {
   const hooks = activityHooks(input.state);
   try {
     const log = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
-    return checked(input, withSignal(input, await runPromptByProvider(input, workerEnv, { ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}) }, log)));
+    return checked(
+      input,
+      withSignal(
+        input,
+        await runPromptByProvider(
+          input,
+          workerEnv,
+          {
+            ...(hooks.signal ? { signal: hooks.signal } : {}),
+            ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}),
+          },
+          log,
+        ),
+      ),
+    );
   } catch (e) {
     if (e instanceof UndefinedEnvError) return setupErrorResult(e.message);
     throw e;

@@ -10,7 +10,13 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { DescribeRunsInput, DescribeRunsResult, FindScopeHoldersInput, FoundScopeHolder, RequestScopesInput } from '../workflows/activity-types.js';
+import type {
+  DescribeRunsInput,
+  DescribeRunsResult,
+  FindScopeHoldersInput,
+  FoundScopeHolder,
+  RequestScopesInput,
+} from '../workflows/activity-types.js';
 import type { ScopeLockMemo } from '../workflows/scope-lock-definitions.js';
 
 /** How many runs `describeRuns` describes at once. */

@@ -96,7 +96,10 @@ export class StreamMasker {
     }
     parts.push(data.subarray(from, cut));
     // Copied: the rest may hold a slice of a large chunk that would otherwise stay referenced.
-    return { out: parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts), rest: Buffer.from(data.subarray(cut)) };
+    return {
+      out: parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts),
+      rest: Buffer.from(data.subarray(cut)),
+    };
   }
 
   /** The first position >= `from` whose remaining bytes are a proper prefix of a secret; else the end. */

@@ -33,7 +33,14 @@ export function wallTimeIn(zone: string, now: number): ZonedDay | undefined {
   /** The zone's wall clock at `epoch`, read as if it were UTC, minus `epoch`: the zone's offset. */
   const offset = (epoch: number): number => {
     const parts = Object.fromEntries(format.formatToParts(new Date(epoch)).map((p) => [p.type, p.value]));
-    const asUtc = Date.UTC(Number(parts['year']), Number(parts['month']) - 1, Number(parts['day']), Number(parts['hour']), Number(parts['minute']), Number(parts['second']));
+    const asUtc = Date.UTC(
+      Number(parts['year']),
+      Number(parts['month']) - 1,
+      Number(parts['day']),
+      Number(parts['hour']),
+      Number(parts['minute']),
+      Number(parts['second']),
+    );
     return asUtc - Math.floor(epoch / 1000) * 1000;
   };
   const local = new Date(now + offset(now));

@@ -31,20 +31,35 @@ const median = (xs) => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.le
 /** Median wall time (ms) of each command over `runs` runs in `project`, and whether it meets the goal. */
 export function cliLatency({ bin, project, runs = 7, env = process.env }) {
   writeFileSync(join(project, '.loops', 'cli-bench.yaml'), LOOP);
-  const commands = { help: ['--help'], validate: ['validate', 'cli-bench'], show: ['show', 'cli-bench'], list: ['list'] };
+  const commands = {
+    help: ['--help'],
+    validate: ['validate', 'cli-bench'],
+    show: ['show', 'cli-bench'],
+    list: ['list'],
+  };
   const out = {};
   for (const [name, args] of Object.entries(commands)) {
     const times = [];
     const cpu = [];
     for (let i = 0; i < runs; i += 1) {
       const t0 = performance.now();
-      const r = spawnSync(process.execPath, ['--import', CPU_HOOK, bin, ...args], { cwd: project, env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--import', CPU_HOOK, bin, ...args], {
+        cwd: project,
+        env,
+        encoding: 'utf8',
+      });
       times.push(performance.now() - t0);
       if (r.status !== 0) throw new Error(`ll-loop ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
       cpu.push(Number(/ll-loop-bench-cpu (\d+)/.exec(r.stderr)?.[1] ?? NaN));
     }
     const wall = median(times);
-    out[name] = { median_ms: wall, min_ms: Math.round(Math.min(...times)), max_ms: Math.round(Math.max(...times)), cpu_median_ms: median(cpu), within_goal: wall <= CLI_GOAL_MS };
+    out[name] = {
+      median_ms: wall,
+      min_ms: Math.round(Math.min(...times)),
+      max_ms: Math.round(Math.max(...times)),
+      cpu_median_ms: median(cpu),
+      within_goal: wall <= CLI_GOAL_MS,
+    };
   }
   return { goal_ms: CLI_GOAL_MS, runs, commands: out };
 }

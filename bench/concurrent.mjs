@@ -1,8 +1,23 @@
 // `npm run bench` part `concurrent`: N 10-state loops started at once on the checkout's worker.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchWorker, connectClient, cpuSeconds, dist, endpoint, machineJiffies, note, procStatus, project, round, say, serverPid, sleep, spawnProfiledWorker, wall } from './context.mjs';
-
+import {
+  benchWorker,
+  connectClient,
+  cpuSeconds,
+  dist,
+  endpoint,
+  machineJiffies,
+  note,
+  procStatus,
+  project,
+  round,
+  say,
+  serverPid,
+  sleep,
+  spawnProfiledWorker,
+  wall,
+} from './context.mjs';
 
 const TEN_STATES = 10;
 
@@ -12,8 +27,14 @@ export async function concurrentLoops(count) {
   const { startLoopRun, searchAttributesAvailable } = await dist('client/runs/start-run.js');
   const { loadLoop } = await dist('loader/load.js');
   // s1 → s2 → … → s10 → done, each a quick shell action (local activities).
-  const states = Array.from({ length: TEN_STATES }, (_, i) => `  s${i + 1}:\n    action: "true"\n    next: ${i + 1 < TEN_STATES ? `s${i + 2}` : 'done'}\n`).join('');
-  writeFileSync(join(project, '.loops', 'ten.yaml'), `name: ten\ndescription: ten quick states\ninitial: s1\ndefault_timeout: 10\nstates:\n${states}  done:\n    terminal: true\n`);
+  const states = Array.from(
+    { length: TEN_STATES },
+    (_, i) => `  s${i + 1}:\n    action: "true"\n    next: ${i + 1 < TEN_STATES ? `s${i + 2}` : 'done'}\n`,
+  ).join('');
+  writeFileSync(
+    join(project, '.loops', 'ten.yaml'),
+    `name: ten\ndescription: ten quick states\ninitial: s1\ndefault_timeout: 10\nstates:\n${states}  done:\n    terminal: true\n`,
+  );
   const loaded = loadLoop('ten', project, { requireParameters: true });
   if (!loaded.definition) throw new Error(`ten.yaml: ${JSON.stringify(loaded.diagnostics)}`);
 
@@ -42,7 +63,16 @@ export async function concurrentLoops(count) {
       const i = next++;
       if (i >= count) return;
       const workflowId = `${batch}-${i}`;
-      await startLoopRun({ client, definition: loaded.definition, file: loaded.file, cwd: project, taskQueue: queue, searchAttributes, started: new Date(), workflowId });
+      await startLoopRun({
+        client,
+        definition: loaded.definition,
+        file: loaded.file,
+        cwd: project,
+        taskQueue: queue,
+        searchAttributes,
+        started: new Date(),
+        workflowId,
+      });
       ids.push(workflowId);
     }
   };
@@ -62,7 +92,9 @@ export async function concurrentLoops(count) {
     if (open === 0 || Date.now() > deadline) break;
     if (Date.now() - lastNote > 10_000) {
       lastNote = Date.now();
-      note(`  … ${count - open}/${count} ended after ${((wall() - t0) / 1000).toFixed(0)} s (worker RSS ${Math.round((procStatus(worker.pid)?.rss_kb ?? 0) / 1024)} MB)`);
+      note(
+        `  … ${count - open}/${count} ended after ${((wall() - t0) / 1000).toFixed(0)} s (worker RSS ${Math.round((procStatus(worker.pid)?.rss_kb ?? 0) / 1024)} MB)`,
+      );
     }
     await sleep(1000);
   }
@@ -90,7 +122,9 @@ export async function concurrentLoops(count) {
   // A sample of the runs' histories (20, spread over the batch): how many workflow tasks (server
   // round trips) a 10-state loop took, and whether any timed out or failed (an overloaded worker).
   const sampleIds = ids.filter((_, i) => i % Math.max(1, Math.floor(ids.length / 20)) === 0).slice(0, 20);
-  const histories = await Promise.all(sampleIds.map(async (id) => (await client.workflow.getHandle(id).fetchHistory()).events ?? []));
+  const histories = await Promise.all(
+    sampleIds.map(async (id) => (await client.workflow.getHandle(id).fetchHistory()).events ?? []),
+  );
   const per = (f) => round(histories.reduce((n, h) => n + h.filter(f).length, 0) / Math.max(1, histories.length), 1);
   await connection.close();
   const machineBusy = (cpu1.machine.busy - cpu0.machine.busy) / (cpu1.machine.total - cpu0.machine.total);
@@ -120,4 +154,3 @@ export async function concurrentLoops(count) {
     },
   };
 }
-

@@ -23,8 +23,12 @@ export const QUICK = flags.quick;
 export const LOOPS = Number(flags.loops ?? (QUICK ? 100 : 1000));
 export const FIRST_RUNS = Number(flags['first-runs'] ?? 5);
 export const TRANSITIONS = Number(process.env.BENCH_TRANSITIONS ?? (QUICK ? 200 : 1000));
-export const PARTS = new Set((flags.only ?? 'cli,transitions,first-action,spawn,llm,concurrent').split(',').map((s) => s.trim()));
-for (const p of PARTS) if (!['cli', 'transitions', 'first-action', 'spawn', 'llm', 'concurrent', 'parked'].includes(p)) throw new Error(`--only: unknown part ${p}`);
+export const PARTS = new Set(
+  (flags.only ?? 'cli,transitions,first-action,spawn,llm,concurrent').split(',').map((s) => s.trim()),
+);
+for (const p of PARTS)
+  if (!['cli', 'transitions', 'first-action', 'spawn', 'llm', 'concurrent', 'parked'].includes(p))
+    throw new Error(`--only: unknown part ${p}`);
 // Parked runs: only when asked for (--parked N, or --only parked with --loops N).
 export const PARKED = flags.parked !== undefined ? Number(flags.parked) : PARTS.has('parked') ? LOOPS : 0;
 if (!Number.isInteger(PARKED) || PARKED < 0) throw new Error(`--parked must be a number of loops, got ${flags.parked}`);
@@ -52,7 +56,9 @@ process.env.LL_TEMPORAL_UI_PORT = String(await freePort());
 process.env.LL_STATE_DIR = join(tmp, 'state');
 
 export const dist = (p) => import(join(root, 'dist', p));
-export const { resolveEndpoint, resolveTemporalTarget, connectClient, connectWorkerConnection } = await dist('client/temporal/connection.js');
+export const { resolveEndpoint, resolveTemporalTarget, connectClient, connectWorkerConnection } = await dist(
+  'client/temporal/connection.js',
+);
 export const { embeddedServerOptions } = await dist('client/temporal/embedded.js');
 export const { stopDevServer } = await dist('client/temporal/dev-server.js');
 export const { createLoopWorker, installQuietRuntime } = await dist('worker/create-worker.js');
@@ -132,7 +138,12 @@ export function spawnProfiledWorker() {
   if (!extra?.length || benchWorker.pid) return;
   mkdirSync(join(project, '.loops', '.worker'), { recursive: true });
   const log = openSync(join(project, '.loops', '.worker', 'worker.log'), 'a');
-  const child = spawn(process.execPath, [...extra, BIN, 'worker'], { cwd: project, detached: true, stdio: ['ignore', log, log], env: { ...process.env, LL_WORKER_STARTED_BY: 'on-demand' } });
+  const child = spawn(process.execPath, [...extra, BIN, 'worker'], {
+    cwd: project,
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: { ...process.env, LL_WORKER_STARTED_BY: 'on-demand' },
+  });
   child.unref();
   benchWorker.pid = child.pid;
 }
@@ -157,4 +168,3 @@ export async function stopBenchWorker() {
     }
   }
 }
-

@@ -21,7 +21,11 @@ const probe = { preload: now(), cli_loaded: undefined, sockets: [], worker_sdk: 
 dc.subscribe('net.client.socket', () => probe.sockets.push(now()));
 const load = Module._load;
 Module._load = function (request, parent, ...rest) {
-  if (probe.worker_sdk === undefined && (request === '@temporalio/worker' || parent?.filename?.includes('/@temporalio/worker/'))) probe.worker_sdk = now();
+  if (
+    probe.worker_sdk === undefined &&
+    (request === '@temporalio/worker' || parent?.filename?.includes('/@temporalio/worker/'))
+  )
+    probe.worker_sdk = now();
   return load.call(this, request, parent, ...rest);
 };
 process.on('exit', () => {

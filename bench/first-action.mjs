@@ -2,8 +2,21 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, FIRST_RUNS, PROBE, benchWorker, connectClient, endpoint, median, project, round, spawnProfiledWorker, tmp, tsMs, wall } from './context.mjs';
-
+import {
+  BIN,
+  FIRST_RUNS,
+  PROBE,
+  benchWorker,
+  connectClient,
+  endpoint,
+  median,
+  project,
+  round,
+  spawnProfiledWorker,
+  tmp,
+  tsMs,
+  wall,
+} from './context.mjs';
 
 /** `node [--import probe] bin/ll-loop.js run <loop> --json` in the project; its instance id. */
 function runCli(loop, probeOut) {
@@ -83,7 +96,10 @@ export async function firstAction() {
   const out = { warmup_ms: round(warm.ms), worker_pid: record.pid };
   const { client, connection } = await connectClient(endpoint);
   try {
-    for (const [key, loop] of [['local', 'first'], ['remote', 'first-remote']]) {
+    for (const [key, loop] of [
+      ['local', 'first'],
+      ['remote', 'first-remote'],
+    ]) {
       const runs = [];
       for (let i = 0; i < FIRST_RUNS; i += 1) runs.push(await timedRun(loop));
       const parts = await Promise.all(runs.map((r) => breakdownOf(client, r)));
@@ -102,7 +118,9 @@ export async function firstAction() {
       probed.push(await breakdownOf(client, run, JSON.parse(readFileSync(file, 'utf8'))));
     }
     out.breakdown_median_ms = medians(probed);
-    out.breakdown_runs = probed.map((p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, typeof v === 'number' ? round(v, 1) : v])));
+    out.breakdown_runs = probed.map((p) =>
+      Object.fromEntries(Object.entries(p).map(([k, v]) => [k, typeof v === 'number' ? round(v, 1) : v])),
+    );
   } finally {
     await connection.close();
   }
@@ -120,4 +138,3 @@ function medians(rows) {
   }
   return out;
 }
-

@@ -6,7 +6,17 @@
 // events, median and p95) is what one evaluation adds: the evaluateLlm activity's round trip
 // through the server, the SDK and the loopback HTTP call, reading the verdict, the core judging it.
 import { fakeApi } from './llm-overhead.mjs';
-import { QUICK, connectClient, connectWorkerConnection, createLoopWorker, endpoint, median, project, round, validateLoop } from './context.mjs';
+import {
+  QUICK,
+  connectClient,
+  connectWorkerConnection,
+  createLoopWorker,
+  endpoint,
+  median,
+  project,
+  round,
+  validateLoop,
+} from './context.mjs';
 
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
 
@@ -32,20 +42,30 @@ async function passTimes(def, env) {
   const native = await connectWorkerConnection(endpoint);
   const taskQueue = `bench-llm-${def.name}-${process.pid}`;
   const workflowId = `${def.name}-${Date.now()}`;
-  const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue, activityDeps: { env } });
+  const { worker, events } = await createLoopWorker({
+    connection: native,
+    namespace: endpoint.namespace,
+    taskQueue,
+    activityDeps: { env },
+  });
   const enters = [];
   events.subscribe(workflowId, (e) => {
     if (e.event === 'state_enter') enters.push(performance.now());
   });
   const result = await worker.runUntil(async () => {
     // Shell actions up to 30 s are local activities, as `ll-loop run` runs them; the evaluation is an activity.
-    const handle = await client.workflow.start('loopWorkflow', { workflowId, taskQueue, args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: 30 } }] });
+    const handle = await client.workflow.start('loopWorkflow', {
+      workflowId,
+      taskQueue,
+      args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: 30 } }],
+    });
     return handle.result();
   });
   await events.close();
   await native.close();
   await connection.close();
-  if (result.final_state === 'failed') throw new Error(`bench llm: ${def.name} ended in failure: ${result.error ?? ''}`);
+  if (result.final_state === 'failed')
+    throw new Error(`bench llm: ${def.name} ended in failure: ${result.error ?? ''}`);
   // The first pass includes the worker's warm-up (SDK modules loading): left out.
   return enters.slice(2).map((t, i) => t - enters[i + 1]);
 }
@@ -56,7 +76,13 @@ export async function llmEndToEnd({ passes = QUICK ? 60 : 200, goalMs = 50 } = {
   const url = `http://127.0.0.1:${server.address().port}`;
   try {
     const env = { ...process.env, ANTHROPIC_API_KEY: 'bench-key' };
-    const judged = await passTimes(definition('bench-llm-judged', passes, { type: 'llm_structured', llm: { provider: 'anthropic', model: 'bench', base_url: url } }), env);
+    const judged = await passTimes(
+      definition('bench-llm-judged', passes, {
+        type: 'llm_structured',
+        llm: { provider: 'anthropic', model: 'bench', base_url: url },
+      }),
+      env,
+    );
     const plain = await passTimes(definition('bench-llm-exit', passes, { type: 'exit_code' }), env);
     const m = { judged: median(judged), plain: median(plain) };
     const p = { judged: p95(judged), plain: p95(plain) };

@@ -13,8 +13,30 @@ export function fakeApi() {
     req.on('end', () => {
       const body =
         req.url === '/v1/messages'
-          ? { id: 'msg_b', type: 'message', role: 'assistant', model: 'b', content: [{ type: 'tool_use', id: 't', name: 'record_verdict', input: VERDICT }], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }
-          : { id: 'c', object: 'chat.completion', created: 0, model: 'b', choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(VERDICT), refusal: null }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1 } };
+          ? {
+              id: 'msg_b',
+              type: 'message',
+              role: 'assistant',
+              model: 'b',
+              content: [{ type: 'tool_use', id: 't', name: 'record_verdict', input: VERDICT }],
+              stop_reason: 'tool_use',
+              stop_sequence: null,
+              usage: { input_tokens: 1, output_tokens: 1 },
+            }
+          : {
+              id: 'c',
+              object: 'chat.completion',
+              created: 0,
+              model: 'b',
+              choices: [
+                {
+                  index: 0,
+                  message: { role: 'assistant', content: JSON.stringify(VERDICT), refusal: null },
+                  finish_reason: 'stop',
+                },
+              ],
+              usage: { prompt_tokens: 1, completion_tokens: 1 },
+            };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     });
@@ -40,8 +62,14 @@ export async function llmOverhead({ dist, n = 100, goalMs = 50 }) {
       ['openai-compatible', `${url}/v1`, 'OPENAI_API_KEY'],
     ]) {
       const input = {
-        instanceId: 'bench', state: 'judge', output, schema: { type: 'object', properties: { verdict: { type: 'string' } }, required: ['verdict'] },
-        min_confidence: 0.5, uncertain_suffix: false, cwd: '/tmp', timeout_s: 30,
+        instanceId: 'bench',
+        state: 'judge',
+        output,
+        schema: { type: 'object', properties: { verdict: { type: 'string' } }, required: ['verdict'] },
+        min_confidence: 0.5,
+        uncertain_suffix: false,
+        cwd: '/tmp',
+        timeout_s: 30,
         llm: { provider, model: 'bench', base_url, api_key_env, key_required: true, max_tokens: 256 },
       };
       const times = [];
@@ -54,7 +82,12 @@ export async function llmOverhead({ dist, n = 100, goalMs = 50 }) {
         if (i === 0) first = ms;
         else times.push(ms);
       }
-      out.providers[provider] = { first_ms: r2(first), median_ms: r2(median(times)), p95_ms: r2(p95(times)), within_goal: median(times) <= goalMs };
+      out.providers[provider] = {
+        first_ms: r2(first),
+        median_ms: r2(median(times)),
+        p95_ms: r2(p95(times)),
+        within_goal: median(times) <= goalMs,
+      };
     }
   } finally {
     server.close();

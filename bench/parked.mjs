@@ -1,8 +1,18 @@
 // `npm run bench` part `parked`: N open runs parked on a timer in the checkout's worker.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchWorker, connectClient, dist, endpoint, procStatus, project, round, sleep, spawnProfiledWorker, wall } from './context.mjs';
-
+import {
+  benchWorker,
+  connectClient,
+  dist,
+  endpoint,
+  procStatus,
+  project,
+  round,
+  sleep,
+  spawnProfiledWorker,
+  wall,
+} from './context.mjs';
 
 export async function parkedLoops(count) {
   const { checkoutAt } = await dist('worker/checkout.js');
@@ -27,18 +37,40 @@ export async function parkedLoops(count) {
   const startOne = async () => {
     for (let i = next++; i < count; i = next++) {
       const workflowId = `${batch}-${i}`;
-      await startLoopRun({ client, definition: loaded.definition, file: loaded.file, cwd: project, taskQueue: checkoutAt(project).queue, searchAttributes: true, started: new Date(), workflowId });
+      await startLoopRun({
+        client,
+        definition: loaded.definition,
+        file: loaded.file,
+        cwd: project,
+        taskQueue: checkoutAt(project).queue,
+        searchAttributes: true,
+        started: new Date(),
+        workflowId,
+      });
       ids.push(workflowId);
     }
   };
   await Promise.all(Array.from({ length: Math.min(20, count) }, startOne));
   // Parked once each has had its first workflow task (it set its LoopState).
   const deadline = Date.now() + 600_000;
-  while ((await client.workflow.count(`LoopName = 'park' AND ExecutionStatus = 'Running' AND LoopState = 'a'`)).count < count && Date.now() < deadline) await sleep(1000);
+  while (
+    (await client.workflow.count(`LoopName = 'park' AND ExecutionStatus = 'Running' AND LoopState = 'a'`)).count <
+      count &&
+    Date.now() < deadline
+  )
+    await sleep(1000);
   const parkedAfterS = (wall() - t0) / 1000;
   await sleep(5000);
   const after = procStatus(worker.pid);
-  for (let i = 0; i < ids.length; i += 50) await Promise.all(ids.slice(i, i + 50).map((id) => client.workflow.getHandle(id).terminate('bench done').catch(() => undefined)));
+  for (let i = 0; i < ids.length; i += 50)
+    await Promise.all(
+      ids.slice(i, i + 50).map((id) =>
+        client.workflow
+          .getHandle(id)
+          .terminate('bench done')
+          .catch(() => undefined),
+      ),
+    );
   await connection.close();
   return {
     loops: count,
@@ -48,4 +80,3 @@ export async function parkedLoops(count) {
     worker_peak_rss_mb: round((after?.hwm_kb ?? 0) / 1024),
   };
 }
-

@@ -36,23 +36,53 @@ import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
 import { parkedLoops } from './parked.mjs';
 import { longLoop, transitions } from './transitions.mjs';
-import { BIN, LOOPS, PARKED, PARTS, createActivities, dist, endpoint, flags, note, project, report, round, say, serverOptions, stopBenchWorker, stopDevServer, tmp } from './context.mjs';
+import {
+  BIN,
+  LOOPS,
+  PARKED,
+  PARTS,
+  createActivities,
+  dist,
+  endpoint,
+  flags,
+  note,
+  project,
+  report,
+  round,
+  say,
+  serverOptions,
+  stopBenchWorker,
+  stopDevServer,
+  tmp,
+} from './context.mjs';
 
 /** Mean wall time of `runAction` on `bash -c true`, called directly (outside any worker). */
 async function actionSpawns(n) {
   const { runAction } = createActivities();
-  const input = { instanceId: 'bench', state: 'spawn', step: 1, kind: 'shell', shell: { script: 'true', vars: {}, env: {} }, cwd: project, timeout_s: 30 };
+  const input = {
+    instanceId: 'bench',
+    state: 'spawn',
+    step: 1,
+    kind: 'shell',
+    shell: { script: 'true', vars: {}, env: {} },
+    cwd: project,
+    timeout_s: 30,
+  };
   const t0 = performance.now();
   for (let i = 0; i < n; i += 1) await runAction(input);
   return (performance.now() - t0) / n;
 }
 
 async function standardBenchmarks() {
-  say(`ll-loop benchmarks (dedicated server ${endpoint.address}, ${cpus().length} cores, load ${report.machine.loadavg_at_start.join(' ')})`);
+  say(
+    `ll-loop benchmarks (dedicated server ${endpoint.address}, ${cpus().length} cores, load ${report.machine.loadavg_at_start.join(' ')})`,
+  );
   if (PARTS.has('cli')) {
     const c = cliLatency({ bin: BIN, project });
     report.cli = c;
-    const shown = Object.entries(c.commands).map(([name, r]) => `${name} ${r.median_ms} ms (CPU ${r.cpu_median_ms} ms)${r.within_goal ? '' : ' over'}`);
+    const shown = Object.entries(c.commands).map(
+      ([name, r]) => `${name} ${r.median_ms} ms (CPU ${r.cpu_median_ms} ms)${r.within_goal ? '' : ' over'}`,
+    );
     say(`  commands without Temporal (median of ${c.runs}, goal ${c.goal_ms} ms): ${shown.join(', ')}`);
   }
   if (PARTS.has('transitions')) {
@@ -63,14 +93,20 @@ async function standardBenchmarks() {
     ]) {
       const r = await transitions(quick);
       report.transitions[key] = r;
-      say(`  transitions, ${label}: median ${r.median_ms.toFixed(2)} ms/transition (mean ${r.mean_ms.toFixed(2)} ms over ${r.steps} steps, ${r.terminated_by})`);
+      say(
+        `  transitions, ${label}: median ${r.median_ms.toFixed(2)} ms/transition (mean ${r.mean_ms.toFixed(2)} ms over ${r.steps} steps, ${r.terminated_by})`,
+      );
     }
   }
   if (PARTS.has('first-action')) {
     const f = await firstAction();
     report.first_action = f;
-    say(`  ll-loop run → first action (worker up), quick action: median ${f.local.median_ms} ms, max ${f.local.max_ms} ms (runs: ${f.local.runs_ms.join(', ')} ms)`);
-    say(`  ll-loop run → first action (worker up), default action: median ${f.remote.median_ms} ms, max ${f.remote.max_ms} ms (runs: ${f.remote.runs_ms.join(', ')} ms)`);
+    say(
+      `  ll-loop run → first action (worker up), quick action: median ${f.local.median_ms} ms, max ${f.local.max_ms} ms (runs: ${f.local.runs_ms.join(', ')} ms)`,
+    );
+    say(
+      `  ll-loop run → first action (worker up), default action: median ${f.remote.median_ms} ms, max ${f.remote.max_ms} ms (runs: ${f.remote.runs_ms.join(', ')} ms)`,
+    );
     const b = f.breakdown_median_ms;
     say(
       `    where it goes (median of ${f.breakdown_runs.length} probed runs, ms): node ${b.node_startup_ms}, CLI modules ${b.cli_modules_ms}, ` +
@@ -86,8 +122,13 @@ async function standardBenchmarks() {
   if (PARTS.has('llm')) {
     const l = await llmOverhead({ dist });
     report.llm = l;
-    const shown = Object.entries(l.providers).map(([name, r]) => `${name} median ${r.median_ms} ms, p95 ${r.p95_ms} ms (first ${r.first_ms} ms)${r.within_goal ? '' : ' over'}`);
-    say(`  LLM evaluation activity alone, fake API answering at once (${l.calls} calls, goal ${l.goal_ms} ms): ${shown.join('; ')}`);
+    const shown = Object.entries(l.providers).map(
+      ([name, r]) =>
+        `${name} median ${r.median_ms} ms, p95 ${r.p95_ms} ms (first ${r.first_ms} ms)${r.within_goal ? '' : ' over'}`,
+    );
+    say(
+      `  LLM evaluation activity alone, fake API answering at once (${l.calls} calls, goal ${l.goal_ms} ms): ${shown.join('; ')}`,
+    );
     const e = await llmEndToEnd();
     report.llm_end_to_end = e;
     say(
@@ -121,7 +162,13 @@ try {
     const count = Number(process.env.BENCH_LONG_TRANSITIONS ?? 20_000);
     say(`ll-loop long-loop benchmark (server ${endpoint.address}, ${count} transitions, local activities)`);
     const r = await longLoop(count);
-    report.long_loop = { transitions: r.steps, terminated_by: r.terminated_by, total_s: round(r.total / 1000, 1), ms_per_transition: round(r.total / r.steps, 2), temporal_runs: r.runs };
+    report.long_loop = {
+      transitions: r.steps,
+      terminated_by: r.terminated_by,
+      total_s: round(r.total / 1000, 1),
+      ms_per_transition: round(r.total / r.steps, 2),
+      temporal_runs: r.runs,
+    };
     say(
       `  ${r.steps} transitions, ${r.terminated_by}: ${(r.total / 1000).toFixed(1)} s (${(r.total / r.steps).toFixed(2)} ms/transition); ` +
         `${r.runs} Temporal runs (${r.runs - 1} continue-as-new); captured a.exit_code ${r.captured.a?.exit_code}`,

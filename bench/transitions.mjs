@@ -1,6 +1,15 @@
 // `npm run bench` part `transitions` (and BENCH_LONG's long loop): shell loops on a worker in this process.
-import { TRANSITIONS, connectClient, connectWorkerConnection, createLoopWorker, endpoint, median, project, round, validateLoop } from './context.mjs';
-
+import {
+  TRANSITIONS,
+  connectClient,
+  connectWorkerConnection,
+  createLoopWorker,
+  endpoint,
+  median,
+  project,
+  round,
+  validateLoop,
+} from './context.mjs';
 
 export async function transitions(quick) {
   const localMax = 30;
@@ -41,7 +50,12 @@ export async function transitions(quick) {
   await native.close();
   await connection.close();
   const deltas = enters.slice(1).map((t, i) => t - enters[i]);
-  return { steps: result.steps, terminated_by: result.terminated_by, median_ms: round(median(deltas), 2), mean_ms: round(total / result.steps, 2) };
+  return {
+    steps: result.steps,
+    terminated_by: result.terminated_by,
+    median_ms: round(median(deltas), 2),
+    mean_ms: round(total / result.steps, 2),
+  };
 }
 
 /** Issue 3 "Long and endless loops": a long loop completes, continuing as new along the way. */
@@ -82,4 +96,3 @@ export async function longLoop(count) {
   await connection.close();
   return { ...result, total, runs };
 }
-

@@ -10,7 +10,9 @@ const bundled = join(root, 'dist', 'cli', 'cli.js');
 const compiled = join(root, 'dist', 'client', 'cli.js');
 const entry = process.env.LL_NO_CLI_BUNDLE !== '1' && existsSync(bundled) ? bundled : compiled;
 if (!existsSync(entry)) {
-  process.stderr.write(`error: ll-loop is not built (${entry} is missing)\nfix: run "npm install" (or "npm run build") in ${root}\n`);
+  process.stderr.write(
+    `error: ll-loop is not built (${entry} is missing)\nfix: run "npm install" (or "npm run build") in ${root}\n`,
+  );
   process.exit(1);
 }
 const { runCli } = await import(entry);

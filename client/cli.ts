@@ -49,7 +49,10 @@ const VERSION_FLAGS = new Set(['--version', '-V']);
 function version(): string {
   for (const up of ['../package.json', '../../package.json']) {
     try {
-      const manifest = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const manifest = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (manifest.name === 'll-loop' && manifest.version) return manifest.version;
     } catch {
       // not this level
@@ -114,7 +117,10 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if (first === 'help' && rest[0] !== undefined) {
     const commands = Object.keys(COMMANDS);
     const guess = unknownCommandError(rest[0], commands, []);
-    throw new UsageError(`unknown command "${rest[0]}"`, guess ? guess.fix! : `ll-loop help lists the commands: ${commands.join(', ')}`);
+    throw new UsageError(
+      `unknown command "${rest[0]}"`,
+      guess ? guess.fix! : `ll-loop help lists the commands: ${commands.join(', ')}`,
+    );
   }
   if (first === undefined || first === 'help' || HELP_FLAGS.has(first)) {
     io.stdout.write(await help());
@@ -165,7 +171,12 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
  * Errors of client/temporal/ that mean Temporal is out of reach (exit 7), told by their names:
  * importing their classes would load the Temporal SDK (~0.3 s) for every command, even `--help`.
  */
-const INFRASTRUCTURE_ERRORS = new Set(['TemporalUnavailableError', 'DevServerStartError', 'TemporalCliNotFoundError', 'TemporalConfigError']);
+const INFRASTRUCTURE_ERRORS = new Set([
+  'TemporalUnavailableError',
+  'DevServerStartError',
+  'TemporalCliNotFoundError',
+  'TemporalConfigError',
+]);
 
 /** The error policy: what to print for `caught`, and the exit code it means. */
 function reportError(caught: unknown, stderr: OutputSink): number {

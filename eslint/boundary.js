@@ -28,7 +28,16 @@ const commonPaths = [
 
 const commonPatterns = [
   { group: ['node:*', ...BUILTINS.map((m) => `${m}/*`)], message: NODE_MESSAGE },
-  { group: ['@temporalio/activity/*', '@temporalio/client/*', '@temporalio/worker/*', '@temporalio/testing/*', '@temporalio/proto/*'], message: 'Not sandbox-safe.' },
+  {
+    group: [
+      '@temporalio/activity/*',
+      '@temporalio/client/*',
+      '@temporalio/worker/*',
+      '@temporalio/testing/*',
+      '@temporalio/proto/*',
+    ],
+    message: 'Not sandbox-safe.',
+  },
 ];
 
 /** A relative import of a folder of another layer, e.g. `../activities/index.js`. */
@@ -39,7 +48,10 @@ const fsmImports = {
   patterns: [
     ...commonPatterns,
     { group: ['@temporalio/*'], message: 'The pure core knows nothing of Temporal.' },
-    { regex: layer(['workflows', 'activities', 'worker', 'client', 'loader']), message: 'The pure core imports only itself (and zod): outer layers depend on it, not the reverse.' },
+    {
+      regex: layer(['workflows', 'activities', 'worker', 'client', 'loader']),
+      message: 'The pure core imports only itself (and zod): outer layers depend on it, not the reverse.',
+    },
   ],
 };
 
@@ -47,26 +59,50 @@ const workflowImports = {
   paths: commonPaths,
   patterns: [
     ...commonPatterns,
-    { regex: layer(['activities']), allowTypeImports: true, message: 'Workflows may import activities only as types (`import type`): the implementations run on the worker.' },
-    { regex: layer(['worker', 'client', 'loader']), message: 'Workflow code imports only @temporalio/workflow, fsm/ and activity types.' },
+    {
+      regex: layer(['activities']),
+      allowTypeImports: true,
+      message: 'Workflows may import activities only as types (`import type`): the implementations run on the worker.',
+    },
+    {
+      regex: layer(['worker', 'client', 'loader']),
+      message: 'Workflow code imports only @temporalio/workflow, fsm/ and activity types.',
+    },
   ],
 };
 
 const AMBIENT = 'Ambient state breaks replay: it must come in through the workflow input or an activity.';
 /** Globals neither layer may read: the host, the real clock's timers, CommonJS. */
 const restrictedGlobals = [
-  ...['process', 'Buffer', 'crypto', 'global', 'require', 'module', '__dirname', '__filename'].map((name) => ({ name, message: AMBIENT })),
+  ...['process', 'Buffer', 'crypto', 'global', 'require', 'module', '__dirname', '__filename'].map((name) => ({
+    name,
+    message: AMBIENT,
+  })),
   // Timers: workflows wait with `sleep()` / `condition()` from @temporalio/workflow (durable
   // timers); the core never waits. queueMicrotask has no use in either and escapes the
   // sandbox's ordering of activations, so it goes with them.
-  ...['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate', 'queueMicrotask'].map((name) => ({
+  ...[
+    'setTimeout',
+    'setInterval',
+    'setImmediate',
+    'clearTimeout',
+    'clearInterval',
+    'clearImmediate',
+    'queueMicrotask',
+  ].map((name) => ({
     name,
     message: 'No host timers here: workflows use sleep()/condition() from @temporalio/workflow; the core never waits.',
   })),
 ];
 
 /** Randomness in both layers; the clock in the core only (the workflow sandbox makes Date replay-safe). */
-const randomness = [{ object: 'Math', property: 'random', message: 'No randomness: use uuid4() from @temporalio/workflow, or take it as input.' }];
+const randomness = [
+  {
+    object: 'Math',
+    property: 'random',
+    message: 'No randomness: use uuid4() from @temporalio/workflow, or take it as input.',
+  },
+];
 const CLOCK = 'The pure core has no clock: time comes in as an argument (`now`).';
 const clockProperties = [
   { object: 'Date', property: 'now', message: CLOCK },
@@ -77,7 +113,9 @@ const clockSyntax = [
   { selector: "CallExpression[callee.name='Date']", message: CLOCK },
 ];
 /** no-restricted-imports sees only static imports: a dynamic one would slip past it. */
-const dynamicImport = [{ selector: 'ImportExpression', message: 'No dynamic import(): what these layers may import is checked statically.' }];
+const dynamicImport = [
+  { selector: 'ImportExpression', message: 'No dynamic import(): what these layers may import is checked statically.' },
+];
 
 const tsPlugin = { '@typescript-eslint': tseslint.plugin };
 const tsLanguage = { parser: tseslint.parser };

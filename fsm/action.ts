@@ -29,7 +29,11 @@ export function textKind(text: string): 'shell' | 'prompt' {
 
 /** The effective action timeout in seconds: state `timeout`, loop `default_timeout`, then 3600 (30 for an MCP tool call). */
 export function actionTimeout(def: LoopDefinition, state: StateConfig): number {
-  return state.timeout ?? def.default_timeout ?? (state.action_type === 'mcp_tool' ? DEFAULT_MCP_TIMEOUT_S : DEFAULT_ACTION_TIMEOUT_S);
+  return (
+    state.timeout ??
+    def.default_timeout ??
+    (state.action_type === 'mcp_tool' ? DEFAULT_MCP_TIMEOUT_S : DEFAULT_ACTION_TIMEOUT_S)
+  );
 }
 
 /**

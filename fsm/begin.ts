@@ -51,10 +51,27 @@ function freshSnapshot(initial: string, now: number, semantics: number): WorkSna
  * in runs again, with its captured values, counters and last result, under today's rules, with a
  * fresh clock (and so a fresh loop-level timeout budget) and a new event stream.
  */
-function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade }, now: number, semantics: number): Draft {
-  const { status: _status, phase: _phase, ...rest } = from.snapshot as Snapshot & { outcome?: unknown; pending?: unknown };
+function beginResumed(
+  def: LoopDefinition,
+  from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade },
+  now: number,
+  semantics: number,
+): Draft {
+  const {
+    status: _status,
+    phase: _phase,
+    ...rest
+  } = from.snapshot as Snapshot & { outcome?: unknown; pending?: unknown };
   // The state runs again from its start: a pause or re-ask of its last call is over.
-  const { outcome: _outcome, pending: _pending, rateLimit: _paused, reaskErrors: _asked, handoff: _handedOff, stopping: _stopping, ...data } = rest;
+  const {
+    outcome: _outcome,
+    pending: _pending,
+    rateLimit: _paused,
+    reaskErrors: _asked,
+    handoff: _handedOff,
+    stopping: _stopping,
+    ...data
+  } = rest;
   const upgrade = from.upgrade;
   const snap: WorkSnapshot = {
     ...data,
@@ -77,13 +94,22 @@ function beginResumed(def: LoopDefinition, from: { runId: string; snapshot: Snap
       iteration: d.snap.iteration,
       reason: upgrade.reason,
     });
-  } else emit(d, 'loop_resume', { loop: def.name, from_run: from.runId, state: d.snap.current, iteration: d.snap.iteration });
+  } else
+    emit(d, 'loop_resume', {
+      loop: def.name,
+      from_run: from.runId,
+      state: d.snap.current,
+      iteration: d.snap.iteration,
+    });
   if (!(d.snap.current in def.states)) {
-    finish(d, 'error', `cannot resume: state "${d.snap.current}" is not in the loop definition any more; known: ${Object.keys(def.states).join(', ')}`);
+    finish(
+      d,
+      'error',
+      `cannot resume: state "${d.snap.current}" is not in the loop definition any more; known: ${Object.keys(def.states).join(', ')}`,
+    );
   } else if (d.snap.iteration > def.max_iterations) {
     d.snap.iteration = def.max_iterations;
     finish(d, 'max_iterations');
   } else d.rerunCurrent = true;
   return d;
 }
-

@@ -43,16 +43,30 @@ export function usageSpend(usage: LlmUsage, fallbackMs?: number): Spend {
 export function addSpend(a: Spend | undefined, b: Spend): Spend {
   const base = a ?? NO_SPEND;
   // Rounded to a tenth of a micro-dollar: sums of decimal costs do not drift in the display.
-  return { cost_usd: Math.round((base.cost_usd + b.cost_usd) * 1e7) / 1e7, tokens: base.tokens + b.tokens, agent_ms: base.agent_ms + b.agent_ms };
+  return {
+    cost_usd: Math.round((base.cost_usd + b.cost_usd) * 1e7) / 1e7,
+    tokens: base.tokens + b.tokens,
+    agent_ms: base.agent_ms + b.agent_ms,
+  };
 }
 
 /** The spend fields of a snapshot after `spend` was charged to the run and to `state`. */
-export function charged(snap: Pick<RunData, 'spent' | 'spentByState'>, state: string, spend: Spend): Pick<RunData, 'spent' | 'spentByState'> {
-  return { spent: addSpend(snap.spent, spend), spentByState: { ...snap.spentByState, [state]: addSpend(snap.spentByState?.[state], spend) } };
+export function charged(
+  snap: Pick<RunData, 'spent' | 'spentByState'>,
+  state: string,
+  spend: Spend,
+): Pick<RunData, 'spent' | 'spentByState'> {
+  return {
+    spent: addSpend(snap.spent, spend),
+    spentByState: { ...snap.spentByState, [state]: addSpend(snap.spentByState?.[state], spend) },
+  };
 }
 
 /** The run's loop limits: its own `budget:`, lowered to what a parent left it. Undefined: none. */
-export function loopLimits(def: Pick<LoopDefinition, 'budget'>, inherited: BudgetLimits | undefined): BudgetLimits | undefined {
+export function loopLimits(
+  def: Pick<LoopDefinition, 'budget'>,
+  inherited: BudgetLimits | undefined,
+): BudgetLimits | undefined {
   if (def.budget === undefined && inherited === undefined) return undefined;
   const out: BudgetLimits = {};
   for (const key of BUDGET_LIMITS) {
@@ -63,7 +77,11 @@ export function loopLimits(def: Pick<LoopDefinition, 'budget'>, inherited: Budge
 }
 
 /** True when the run or `state` has any limit to check (the gate: runs without budgets do nothing new). */
-export function hasBudget(def: LoopDefinition, snap: Pick<RunData, 'inheritedBudget'>, state: StateConfig | undefined): boolean {
+export function hasBudget(
+  def: LoopDefinition,
+  snap: Pick<RunData, 'inheritedBudget'>,
+  state: StateConfig | undefined,
+): boolean {
   return def.budget !== undefined || snap.inheritedBudget !== undefined || state?.budget !== undefined;
 }
 
@@ -75,7 +93,10 @@ export function spentIn(spend: Spend, limit: BudgetLimit): number {
 }
 
 /** The first limit of `limits` that `spend` has reached (cost, then tokens, then agent time). */
-export function reachedLimit(limits: BudgetLimits | undefined, spend: Spend | undefined): { limit: BudgetLimit; spent: number; max: number } | undefined {
+export function reachedLimit(
+  limits: BudgetLimits | undefined,
+  spend: Spend | undefined,
+): { limit: BudgetLimit; spent: number; max: number } | undefined {
   if (limits === undefined) return undefined;
   for (const limit of BUDGET_LIMITS) {
     const max = limits[limit];
@@ -87,7 +108,11 @@ export function reachedLimit(limits: BudgetLimits | undefined, spend: Spend | un
 }
 
 /** The limit the current state's spend or the run's spend has reached: the state's own first. */
-export function budgetHit(def: LoopDefinition, snap: Pick<RunData, 'spent' | 'spentByState' | 'inheritedBudget'>, name: string): BudgetHit | undefined {
+export function budgetHit(
+  def: LoopDefinition,
+  snap: Pick<RunData, 'spent' | 'spentByState' | 'inheritedBudget'>,
+  name: string,
+): BudgetHit | undefined {
   const own = reachedLimit(def.states[name]?.budget, snap.spentByState?.[name]);
   if (own) return { scope: 'state', ...own };
   const loop = reachedLimit(loopLimits(def, snap.inheritedBudget), snap.spent);
@@ -95,7 +120,10 @@ export function budgetHit(def: LoopDefinition, snap: Pick<RunData, 'spent' | 'sp
 }
 
 /** What is left of the run's loop limits (what a sub-loop may spend), or undefined without any. */
-export function remainingBudget(def: LoopDefinition, snap: Pick<RunData, 'spent' | 'inheritedBudget'>): BudgetLimits | undefined {
+export function remainingBudget(
+  def: LoopDefinition,
+  snap: Pick<RunData, 'spent' | 'inheritedBudget'>,
+): BudgetLimits | undefined {
   const limits = loopLimits(def, snap.inheritedBudget);
   if (limits === undefined) return undefined;
   const spent = snap.spent ?? NO_SPEND;
@@ -111,7 +139,11 @@ export function remainingBudget(def: LoopDefinition, snap: Pick<RunData, 'spent'
  * What a `loop:` state's child may spend: what is left of the run's loop limits and of the state's
  * own `budget:` (the smaller of the two per limit), or undefined when neither has any.
  */
-export function childBudget(def: LoopDefinition, snap: Pick<RunData, 'spent' | 'spentByState' | 'inheritedBudget'>, name: string): BudgetLimits | undefined {
+export function childBudget(
+  def: LoopDefinition,
+  snap: Pick<RunData, 'spent' | 'spentByState' | 'inheritedBudget'>,
+  name: string,
+): BudgetLimits | undefined {
   const loop = remainingBudget(def, snap);
   const own = def.states[name]?.budget;
   if (own === undefined) return loop;
@@ -128,14 +160,20 @@ export function childBudget(def: LoopDefinition, snap: Pick<RunData, 'spent' | '
  * A call that states its maximum (an API provider's `max_tokens`) must fit in the tokens left:
  * the state's and the run's. The hit when it does not (`needed` set), else undefined.
  */
-export function cannotCover(def: LoopDefinition, snap: Pick<RunData, 'spent' | 'spentByState' | 'inheritedBudget'>, name: string, maxTokens: number | undefined): BudgetHit | undefined {
+export function cannotCover(
+  def: LoopDefinition,
+  snap: Pick<RunData, 'spent' | 'spentByState' | 'inheritedBudget'>,
+  name: string,
+  maxTokens: number | undefined,
+): BudgetHit | undefined {
   if (maxTokens === undefined) return undefined;
   const checks: Array<{ scope: BudgetHit['scope']; max: number | undefined; spent: number }> = [
     { scope: 'state', max: def.states[name]?.budget?.max_tokens, spent: snap.spentByState?.[name]?.tokens ?? 0 },
     { scope: 'loop', max: loopLimits(def, snap.inheritedBudget)?.max_tokens, spent: snap.spent?.tokens ?? 0 },
   ];
   for (const { scope, max, spent } of checks) {
-    if (max !== undefined && max - spent < maxTokens) return { scope, limit: 'max_tokens', spent, max, needed: maxTokens };
+    if (max !== undefined && max - spent < maxTokens)
+      return { scope, limit: 'max_tokens', spent, max, needed: maxTokens };
   }
   return undefined;
 }
@@ -176,7 +214,8 @@ export function spendLine(spent: Spend | undefined, limits: BudgetLimits | undef
   else if (s.cost_usd > 0) parts.push(formatUsd(s.cost_usd));
   if (limits?.max_tokens !== undefined) parts.push(`${s.tokens} of ${limits.max_tokens} tokens`);
   else if (s.tokens > 0 && limits === undefined) parts.push(`${s.tokens} tokens`);
-  if (limits?.max_agent_seconds !== undefined) parts.push(`${Math.round(s.agent_ms / 100) / 10}s of ${limits.max_agent_seconds}s agent time`);
+  if (limits?.max_agent_seconds !== undefined)
+    parts.push(`${Math.round(s.agent_ms / 100) / 10}s of ${limits.max_agent_seconds}s agent time`);
   if (!parts.length) return undefined;
   return parts.join(' · ');
 }

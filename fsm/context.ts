@@ -52,7 +52,8 @@ export function resolveContext(context: Record<string, unknown>): Record<string,
       const [head, ...rest] = segment.path;
       // Below the key, paths read like everywhere else (own keys, negative array indexes).
       const value = walkPath(resolveKey(head ?? ''), rest);
-      if ((value === undefined || value === null || value === '') && segment.fallback !== undefined) out += segment.fallback;
+      if ((value === undefined || value === null || value === '') && segment.fallback !== undefined)
+        out += segment.fallback;
       else if (value === undefined || value === null) {
         throw new ContextError(
           `context.${key} references ${segment.raw}, which is not defined: add it under context: or pass --context ${head}=VALUE`,

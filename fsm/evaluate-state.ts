@@ -38,7 +38,11 @@ export function llmJudged(def: LoopDefinition): Array<{ state: string; config: E
   const out: Array<{ state: string; config: EvaluateConfig }> = [];
   for (const [name, state] of Object.entries(def.states)) {
     if (state.terminal || state.next !== undefined || state.loop !== undefined) continue;
-    if (state.action === undefined && (state.evaluate === undefined || !('source' in state.evaluate) || state.evaluate.source === undefined)) continue;
+    if (
+      state.action === undefined &&
+      (state.evaluate === undefined || !('source' in state.evaluate) || state.evaluate.source === undefined)
+    )
+      continue;
     const config = effectiveEvaluator(def, state);
     if (config.type === 'llm_structured') out.push({ state: name, config });
   }
@@ -87,7 +91,9 @@ export function evaluateState(
       return {
         kind: 'pure',
         type,
-        result: errorResult('LLM evaluation is disabled (llm.enabled: false or --no-llm); use a deterministic evaluator for this state'),
+        result: errorResult(
+          'LLM evaluation is disabled (llm.enabled: false or --no-llm); use a deterministic evaluator for this state',
+        ),
       };
     }
     const input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd' | 'state'> = {
@@ -106,7 +112,8 @@ export function evaluateState(
       }
     }
     const provider = providerRequest(def, config);
-    if (provider !== undefined && 'invalid' in provider) return { kind: 'pure', type, result: errorResult(`llm: ${provider.invalid}`) };
+    if (provider !== undefined && 'invalid' in provider)
+      return { kind: 'pure', type, result: errorResult(`llm: ${provider.invalid}`) };
     // Only API-provider runs carry `llm`: host CLI evaluations schedule the input they always did.
     if (provider !== undefined) input.llm = provider;
     const model = mergedLlm(def, config).model;

@@ -13,34 +13,80 @@ export type LoopStartEvent = Fact<'loop_start', { loop: string; initial: string;
 export type LoopResumeEvent = Fact<'loop_resume', { loop: string; from_run: string; state: string; iteration: number }>;
 export type LoopUpgradedEvent = Fact<
   'loop_upgraded',
-  { loop: string; from_semantics: number; to_semantics: number; from_build?: string; state: string; iteration: number; reason: string }
+  {
+    loop: string;
+    from_semantics: number;
+    to_semantics: number;
+    from_build?: string;
+    state: string;
+    iteration: number;
+    reason: string;
+  }
 >;
 export type StateEnterEvent = Fact<'state_enter', { state: string; iteration: number }>;
-export type ActionStartEvent = Fact<'action_start', { state: string; action: string; action_type: 'shell' | 'prompt' | 'mcp'; attempt?: number }>;
+export type ActionStartEvent = Fact<
+  'action_start',
+  { state: string; action: string; action_type: 'shell' | 'prompt' | 'mcp'; attempt?: number }
+>;
 export type SubloopStartEvent = Fact<'subloop_start', { state: string; loop: string; passthrough: boolean }>;
 export type ActionCompleteEvent = Fact<
   'action_complete',
-  { state: string; exit_code: number; duration_ms: number; timed_out?: true; signal?: string; log_file?: string; rate_limited?: true }
+  {
+    state: string;
+    exit_code: number;
+    duration_ms: number;
+    timed_out?: true;
+    signal?: string;
+    log_file?: string;
+    rate_limited?: true;
+  }
 >;
 /** Why the attempt failed: its exit code, its verdict (with `retry.on`), or why it could not run. */
 export type RetryCause = { exit_code?: number; verdict?: string; error?: string };
-export type ActionRetryEvent = Fact<'action_retry', { state: string; attempt: number; attempts: number; delay_ms: number } & RetryCause>;
+export type ActionRetryEvent = Fact<
+  'action_retry',
+  { state: string; attempt: number; attempts: number; delay_ms: number } & RetryCause
+>;
 export type ActionErrorEvent = Fact<'action_error', { state: string; error: string }>;
 export type OutputReaskEvent = Fact<'output_reask', { state: string; ask: number; asks: number; errors: string[] }>;
 export type LlmReaskEvent = Fact<'llm_reask', { state: string; ask: number; asks: number; errors: string[] }>;
 /** An evaluator's verdict, or (type `error`, with `error` and no `details`) the error verdict after `action_error`. */
 export type EvaluateEvent = Fact<
   'evaluate',
-  { state: string; type: string; verdict: string; confidence?: number; details?: Record<string, unknown>; error?: string }
+  {
+    state: string;
+    type: string;
+    verdict: string;
+    confidence?: number;
+    details?: Record<string, unknown>;
+    error?: string;
+  }
 >;
 export type RateLimitedEvent = Fact<
   'rate_limited',
-  { state: string; source: 'action' | 'llm'; kind: RateLimitFact['kind']; message: string; resumes_at: string; wait_ms: number; pause: number }
+  {
+    state: string;
+    source: 'action' | 'llm';
+    kind: RateLimitFact['kind'];
+    message: string;
+    resumes_at: string;
+    wait_ms: number;
+    pause: number;
+  }
 >;
-export type RateLimitResumeEvent = Fact<'rate_limit_resume', { state: string; source: 'action' | 'llm'; pause: number }>;
+export type RateLimitResumeEvent = Fact<
+  'rate_limit_resume',
+  { state: string; source: 'action' | 'llm'; pause: number }
+>;
 export type HandoffEvent = Fact<
   'handoff',
-  { state: string; mode: 'pause' | 'spawn' | 'terminate'; payload: string; max_continuations?: number; continuation?: number }
+  {
+    state: string;
+    mode: 'pause' | 'spawn' | 'terminate';
+    payload: string;
+    max_continuations?: number;
+    continuation?: number;
+  }
 >;
 export type HandoffResumedEvent = Fact<'handoff_resumed', { state: string; waited_ms: number }>;
 export type FatalErrorEvent = Fact<'fatal_error', { state: string; message: string }>;
@@ -51,7 +97,15 @@ export type BudgetSpentEvent = Fact<
 >;
 export type SubloopCompleteEvent = Fact<
   'subloop_complete',
-  { state: string; loop: string; final_state: string; terminated_by: TerminatedBy; verdict: string; duration_ms: number; error?: string }
+  {
+    state: string;
+    loop: string;
+    final_state: string;
+    terminated_by: TerminatedBy;
+    verdict: string;
+    duration_ms: number;
+    error?: string;
+  }
 >;
 export type RouteEvent = Fact<'route', { from: string; to: string; verdict?: string }>;
 export type MaintainRestartEvent = Fact<'maintain_restart', { state: string; cycle: number; to: string }>;
@@ -70,7 +124,10 @@ export type LoopCompleteEvent = Fact<
   }
 >;
 /** Where a portable run's checkout moved (fsm/notes.ts); the first claim has no `from_host`. */
-export type HostChangeEvent = Fact<'host_change', { state: string; from_host?: string; to_host: string; dir: string; reason: string }>;
+export type HostChangeEvent = Fact<
+  'host_change',
+  { state: string; from_host?: string; to_host: string; dir: string; reason: string }
+>;
 
 /** One entry of the run's event stream: exactly the events the core emits. */
 export type LoopEvent =
@@ -106,7 +163,15 @@ export type EventFields<E extends EventName> = Omit<Extract<LoopEvent, { event: 
 /** One event of the run's stream, numbered and timed by the core. */
 export type RunStreamEvent = LoopEvent & { seq: number; ts: string };
 
-type Kind<V> = [V] extends [string] ? 'string' : [V] extends [number] ? 'number' : [V] extends [boolean] ? 'boolean' : [V] extends [string[]] ? 'string[]' : 'object';
+type Kind<V> = [V] extends [string]
+  ? 'string'
+  : [V] extends [number]
+    ? 'number'
+    : [V] extends [boolean]
+      ? 'boolean'
+      : [V] extends [string[]]
+        ? 'string[]'
+        : 'object';
 type Spec<F> = { [K in keyof F]-?: object extends Pick<F, K> ? `${Kind<Exclude<F[K], undefined>>}?` : Kind<F[K]> };
 /** Each event's fields and their JSON kinds (`?`: may be absent), checked against the union by the compiler. */
 type EventSpecs = { [E in EventName]: Spec<EventFields<E>> };
@@ -140,18 +205,54 @@ export const EVENT_FIELDS = {
     log_file: 'string?',
     rate_limited: 'boolean?',
   },
-  action_retry: { state: 'string', attempt: 'number', attempts: 'number', delay_ms: 'number', exit_code: 'number?', verdict: 'string?', error: 'string?' },
+  action_retry: {
+    state: 'string',
+    attempt: 'number',
+    attempts: 'number',
+    delay_ms: 'number',
+    exit_code: 'number?',
+    verdict: 'string?',
+    error: 'string?',
+  },
   action_error: { state: 'string', error: 'string' },
   output_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
   llm_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
-  evaluate: { state: 'string', type: 'string', verdict: 'string', confidence: 'number?', details: 'object?', error: 'string?' },
-  rate_limited: { state: 'string', source: 'string', kind: 'string', message: 'string', resumes_at: 'string', wait_ms: 'number', pause: 'number' },
+  evaluate: {
+    state: 'string',
+    type: 'string',
+    verdict: 'string',
+    confidence: 'number?',
+    details: 'object?',
+    error: 'string?',
+  },
+  rate_limited: {
+    state: 'string',
+    source: 'string',
+    kind: 'string',
+    message: 'string',
+    resumes_at: 'string',
+    wait_ms: 'number',
+    pause: 'number',
+  },
   rate_limit_resume: { state: 'string', source: 'string', pause: 'number' },
-  handoff: { state: 'string', mode: 'string', payload: 'string', max_continuations: 'number?', continuation: 'number?' },
+  handoff: {
+    state: 'string',
+    mode: 'string',
+    payload: 'string',
+    max_continuations: 'number?',
+    continuation: 'number?',
+  },
   handoff_resumed: { state: 'string', waited_ms: 'number' },
   fatal_error: { state: 'string', message: 'string' },
   loop_stop: { state: 'string', message: 'string' },
-  budget_spent: { state: 'string', scope: 'string', limit: 'string', spent: 'number', max: 'number', needed: 'number?' },
+  budget_spent: {
+    state: 'string',
+    scope: 'string',
+    limit: 'string',
+    spent: 'number',
+    max: 'number',
+    needed: 'number?',
+  },
   subloop_complete: {
     state: 'string',
     loop: 'string',
@@ -237,7 +338,12 @@ function fieldsFit(event: TimedEvent, complete: boolean): boolean {
   const fields = event as Record<string, unknown>;
   for (const [name, declared] of Object.entries(spec)) {
     const value = fields[name];
-    if (value === undefined ? complete && !declared.endsWith('?') : !hasKind(value, declared.replace('?', '') as FieldKind)) return false;
+    if (
+      value === undefined
+        ? complete && !declared.endsWith('?')
+        : !hasKind(value, declared.replace('?', '') as FieldKind)
+    )
+      return false;
   }
   return true;
 }

@@ -34,21 +34,30 @@ export function llmReplyFact(reply: LlmReply, now: number): RunEvent {
   if ('invalid' in reply) return { type: 'llm_invalid', invalid: reply.invalid, ...usage, now };
   if ('rate_limit' in reply) return { type: 'llm_rate_limited', rate_limit: reply.rate_limit, now };
   // `details` only in replies of API providers (0.5.0): older histories give the event they always did.
-  return reply.details === undefined ? { type: 'llm_error', error: reply.error, ...usage, now } : { type: 'llm_error', error: reply.error, details: reply.details, ...usage, now };
+  return reply.details === undefined
+    ? { type: 'llm_error', error: reply.error, ...usage, now }
+    : { type: 'llm_error', error: reply.error, details: reply.details, ...usage, now };
 }
 
 /** The `error` verdict for an answer still missing its schema after `asks` asks; `details.errors` lists how. */
 export function invalidAnswerResult(invalid: InvalidAnswer, asks: number): EvalResult {
   const first = invalid.errors[0] ?? 'it does not match';
   const more = invalid.errors.length > 1 ? ` (and ${invalid.errors.length - 1} more)` : '';
-  return errorResult(`LLM answer does not match the evaluator's schema after ${asks} ${asks === 1 ? 'ask' : 'asks'}: ${first}${more}`, {
-    errors: invalid.errors,
-    answer: invalid.answer,
-  });
+  return errorResult(
+    `LLM answer does not match the evaluator's schema after ${asks} ${asks === 1 ? 'ask' : 'asks'}: ${first}${more}`,
+    {
+      errors: invalid.errors,
+      answer: invalid.answer,
+    },
+  );
 }
 
 /** An LLM answer (or its absence), judged by the current state's evaluator settings. */
-export function llmResult(def: LoopDefinition, state: StateConfig, event: Extract<RunEvent, { type: 'llm_replied' | 'llm_error' | 'llm_failed' | 'llm_done' }>): EvalResult {
+export function llmResult(
+  def: LoopDefinition,
+  state: StateConfig,
+  event: Extract<RunEvent, { type: 'llm_replied' | 'llm_error' | 'llm_failed' | 'llm_done' }>,
+): EvalResult {
   switch (event.type) {
     case 'llm_done':
       return event.result;

@@ -38,15 +38,29 @@ const FRAGMENT_EXAMPLE = 'write fragments: { shell_check: { action_type: shell, 
 /** Problems in a `fragments:` block; paths are relative to the document that holds it. */
 export function fragmentsBlockProblems(block: unknown): Diagnostic[] {
   if (!isPlainObject(block)) {
-    return [error(['fragments'], 'fragments: must be a mapping from fragment names to partial states', FRAGMENT_EXAMPLE)];
+    return [
+      error(['fragments'], 'fragments: must be a mapping from fragment names to partial states', FRAGMENT_EXAMPLE),
+    ];
   }
   const out: Diagnostic[] = [];
   for (const [name, body] of Object.entries(block)) {
     if (!isPlainObject(body)) {
-      out.push(error(['fragments', name], `fragment "${name}" must be a mapping of state fields`, 'give it state fields, e.g. evaluate: { type: exit_code }'));
+      out.push(
+        error(
+          ['fragments', name],
+          `fragment "${name}" must be a mapping of state fields`,
+          'give it state fields, e.g. evaluate: { type: exit_code }',
+        ),
+      );
     } else if (Object.hasOwn(body, 'fragment')) {
       // One level only: a fragment is a plain partial state, so expansion cannot recurse.
-      out.push(error(['fragments', name, 'fragment'], `fragment "${name}" uses another fragment; fragments cannot be nested`, `copy the fields of fragment "${String(body.fragment)}" into "${name}"`));
+      out.push(
+        error(
+          ['fragments', name, 'fragment'],
+          `fragment "${name}" uses another fragment; fragments cannot be nested`,
+          `copy the fields of fragment "${String(body.fragment)}" into "${name}"`,
+        ),
+      );
     }
   }
   return out;
@@ -58,7 +72,15 @@ export function importListProblems(value: unknown): Diagnostic[] {
     return [error(['import'], 'import: must be a list of fragment library files', 'write import: [lib/common.yaml]')];
   }
   return value.flatMap((item, i) =>
-    typeof item === 'string' && item.trim() !== '' ? [] : [error(['import', i], 'each import: entry must be the path of a fragment library file', 'write a path such as lib/common.yaml')],
+    typeof item === 'string' && item.trim() !== ''
+      ? []
+      : [
+          error(
+            ['import', i],
+            'each import: entry must be the path of a fragment library file',
+            'write a path such as lib/common.yaml',
+          ),
+        ],
   );
 }
 
@@ -109,7 +131,12 @@ function describeKnown(table: ReadonlyMap<string, unknown>): string {
   return names.length ? `known fragments: ${names.join(', ')}` : 'no fragments are defined';
 }
 
-function composeState<O>(name: string, entry: StateVersions, table: ReadonlyMap<string, FragmentDef<O>>, composed: Composed<O>): unknown {
+function composeState<O>(
+  name: string,
+  entry: StateVersions,
+  table: ReadonlyMap<string, FragmentDef<O>>,
+  composed: Composed<O>,
+): unknown {
   const { versions } = entry;
   const last = versions[versions.length - 1]!;
   if (!isPlainObject(last.value)) return cloneValue(last.value);
@@ -122,7 +149,14 @@ function composeState<O>(name: string, entry: StateVersions, table: ReadonlyMap<
   const setter = [...versions].reverse().find((v) => Object.hasOwn(v.value as PlainObject, 'fragment')) ?? last;
   const path = ['states', name, 'fragment'];
   if (typeof fragment !== 'string' || fragment.trim() === '') {
-    composed.findings.push({ layer: setter.layer, diagnostic: error(path, 'fragment: must be the name of a fragment', `write fragment: <name>; ${describeKnown(table)}`) });
+    composed.findings.push({
+      layer: setter.layer,
+      diagnostic: error(
+        path,
+        'fragment: must be the name of a fragment',
+        `write fragment: <name>; ${describeKnown(table)}`,
+      ),
+    });
     return own;
   }
   const def = table.get(fragment);
@@ -151,10 +185,15 @@ function composeState<O>(name: string, entry: StateVersions, table: ReadonlyMap<
  * fragment it names, the state's keys winning at every depth. A single layer is kept as written
  * except where `fragment:` is expanded.
  */
-export function composeLoop<O>(layers: readonly PlainObject[], table: ReadonlyMap<string, FragmentDef<O>>): Composed<O> {
+export function composeLoop<O>(
+  layers: readonly PlainObject[],
+  table: ReadonlyMap<string, FragmentDef<O>>,
+): Composed<O> {
   const stripped = layers.map((doc) => omit(doc, REUSE_LOOP_KEYS));
   const composed: Composed<O> = { raw: {}, findings: [], applied: new Map() };
-  const statesAreMappings = stripped.every((doc) => doc.states === undefined || doc.states === null || isPlainObject(doc.states));
+  const statesAreMappings = stripped.every(
+    (doc) => doc.states === undefined || doc.states === null || isPlainObject(doc.states),
+  );
   if (!statesAreMappings) {
     // Validation reports the malformed states: value; there is nothing to expand.
     composed.raw = mergeLayers(stripped);

@@ -90,10 +90,18 @@ export function promptProviderRequest(def: LoopDefinition, state: StateConfig): 
 function requestOf(m: LlmOverride, maxTokens: number): ProviderChoice {
   if (m.provider === undefined || m.provider === 'host-cli') {
     const stray = (['base_url', 'api_key_env'] as const).find((k) => m[k] !== undefined);
-    if (stray) return { invalid: `llm.${stray} applies only to an API provider, not the host CLI`, fix: 'add provider: anthropic or provider: openai-compatible, or remove it' };
+    if (stray)
+      return {
+        invalid: `llm.${stray} applies only to an API provider, not the host CLI`,
+        fix: 'add provider: anthropic or provider: openai-compatible, or remove it',
+      };
     return undefined;
   }
-  if (m.model === undefined) return { invalid: `provider ${m.provider} needs a model`, fix: 'add llm.model: <model name> (e.g. claude-sonnet-4-5, or the name your local server serves)' };
+  if (m.model === undefined)
+    return {
+      invalid: `provider ${m.provider} needs a model`,
+      fix: 'add llm.model: <model name> (e.g. claude-sonnet-4-5, or the name your local server serves)',
+    };
   const req: LlmProviderRequest = {
     provider: m.provider,
     model: m.model,
@@ -106,7 +114,10 @@ function requestOf(m: LlmOverride, maxTokens: number): ProviderChoice {
 }
 
 /** Validation diagnostics for the provider settings of every LLM-judged state, every prompt state (and the loop's own). */
-export function providerDiagnostics(def: LoopDefinition, judged: Array<{ state: string; config: EvaluateConfig }>): Diagnostic[] {
+export function providerDiagnostics(
+  def: LoopDefinition,
+  judged: Array<{ state: string; config: EvaluateConfig }>,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const loopLevel = providerRequest(def);
   if (loopLevel !== undefined && 'invalid' in loopLevel) out.push(error(['llm'], loopLevel.invalid, loopLevel.fix));
@@ -127,13 +138,27 @@ function promptDiagnostics(def: LoopDefinition, name: string, state: StateConfig
   const path = ['states', name];
   const prompt = state.action !== undefined && state.loop === undefined && actionKind(state) === 'prompt';
   if (state.llm !== undefined && !prompt) {
-    return [error([...path, 'llm'], `state "${name}": llm: on a state applies to its prompt, and this state runs no prompt`, 'move it under evaluate: (an llm_structured evaluation), or remove it')];
+    return [
+      error(
+        [...path, 'llm'],
+        `state "${name}": llm: on a state applies to its prompt, and this state runs no prompt`,
+        'move it under evaluate: (an llm_structured evaluation), or remove it',
+      ),
+    ];
   }
   const r = promptProviderRequest(def, state);
   if (r === undefined) return [];
-  if ('invalid' in r) return [error([...path, state.llm === undefined ? 'action' : 'llm'], `state "${name}": ${r.invalid}`, r.fix)];
-  const where = state.llm?.provider !== undefined ? "the state's llm.provider" : 'the loop\'s llm.provider';
-  const hostOnly = state.agent !== undefined ? 'agent' : state.tools !== undefined ? 'tools' : state.action_type === 'slash_command' || state.action_type === undefined ? 'slash command' : undefined;
+  if ('invalid' in r)
+    return [error([...path, state.llm === undefined ? 'action' : 'llm'], `state "${name}": ${r.invalid}`, r.fix)];
+  const where = state.llm?.provider !== undefined ? "the state's llm.provider" : "the loop's llm.provider";
+  const hostOnly =
+    state.agent !== undefined
+      ? 'agent'
+      : state.tools !== undefined
+        ? 'tools'
+        : state.action_type === 'slash_command' || state.action_type === undefined
+          ? 'slash command'
+          : undefined;
   if (hostOnly === undefined) return [];
   const field = hostOnly === 'slash command' ? 'action' : hostOnly;
   return [
@@ -153,7 +178,10 @@ export interface ProviderUse {
 }
 
 /** Every API provider use of the loop (evaluations of `judged`, prompt states), in state order. */
-export function providerUses(def: LoopDefinition, judged: Array<{ state: string; config: EvaluateConfig }>): ProviderUse[] {
+export function providerUses(
+  def: LoopDefinition,
+  judged: Array<{ state: string; config: EvaluateConfig }>,
+): ProviderUse[] {
   const out: ProviderUse[] = [];
   for (const [name, state] of Object.entries(def.states)) {
     const p = promptProviderRequest(def, state);
@@ -168,7 +196,10 @@ export function providerUses(def: LoopDefinition, judged: Array<{ state: string;
 }
 
 /** The key variables a run needs set (deduplicated), with the first state that needs each and what for. */
-export function requiredKeys(def: LoopDefinition, judged: Array<{ state: string; config: EvaluateConfig }>): Array<{ variable: string; provider: ApiProvider; state: string; role: ProviderUse['role'] }> {
+export function requiredKeys(
+  def: LoopDefinition,
+  judged: Array<{ state: string; config: EvaluateConfig }>,
+): Array<{ variable: string; provider: ApiProvider; state: string; role: ProviderUse['role'] }> {
   const seen = new Map<string, { variable: string; provider: ApiProvider; state: string; role: ProviderUse['role'] }>();
   for (const { state, role, request: r } of providerUses(def, judged)) {
     if (!r.key_required || seen.has(r.api_key_env)) continue;

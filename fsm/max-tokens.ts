@@ -23,17 +23,39 @@ const WHY = 'the host CLI (claude -p) has no option for it; llm.max_tokens bound
 export function maxTokensWarnings(def: LoopDefinition, loopGiven: boolean): Diagnostic[] {
   const out: Diagnostic[] = [];
   const fix = 'remove it, or set provider: anthropic or openai-compatible (with a model) where it should apply';
-  const evaluations = Object.entries(def.states).flatMap(([name, s]) => (s.evaluate?.type === 'llm_structured' ? [{ name, config: s.evaluate }] : []));
-  const viaApi = providerRequest(def) !== undefined || evaluations.some((e) => providerRequest(def, e.config) !== undefined);
-  if (loopGiven && !viaApi) out.push(warning(['llm', 'max_tokens'], `llm.max_tokens has no effect: every evaluation is judged by the host CLI, and ${WHY}`, fix));
+  const evaluations = Object.entries(def.states).flatMap(([name, s]) =>
+    s.evaluate?.type === 'llm_structured' ? [{ name, config: s.evaluate }] : [],
+  );
+  const viaApi =
+    providerRequest(def) !== undefined || evaluations.some((e) => providerRequest(def, e.config) !== undefined);
+  if (loopGiven && !viaApi)
+    out.push(
+      warning(
+        ['llm', 'max_tokens'],
+        `llm.max_tokens has no effect: every evaluation is judged by the host CLI, and ${WHY}`,
+        fix,
+      ),
+    );
   for (const { name, config } of evaluations) {
     if (config.llm?.max_tokens !== undefined && providerRequest(def, config) === undefined) {
-      out.push(warning(['states', name, 'evaluate', 'llm', 'max_tokens'], `max_tokens has no effect on an evaluation judged by the host CLI: ${WHY}`, fix));
+      out.push(
+        warning(
+          ['states', name, 'evaluate', 'llm', 'max_tokens'],
+          `max_tokens has no effect on an evaluation judged by the host CLI: ${WHY}`,
+          fix,
+        ),
+      );
     }
   }
   for (const [name, state] of Object.entries(def.states)) {
     if (state.llm?.max_tokens !== undefined && isPrompt(state) && promptProviderRequest(def, state) === undefined) {
-      out.push(warning(['states', name, 'llm', 'max_tokens'], `max_tokens has no effect on a prompt run by the host CLI: ${WHY}`, fix));
+      out.push(
+        warning(
+          ['states', name, 'llm', 'max_tokens'],
+          `max_tokens has no effect on a prompt run by the host CLI: ${WHY}`,
+          fix,
+        ),
+      );
     }
   }
   return out;

@@ -15,15 +15,26 @@ export function parseMcpTarget(action: string): { server: string; tool: string }
   const server = action.slice(0, at).trim();
   const tool = action.slice(at + 1).trim();
   if (at < 0 || server === '' || tool === '') {
-    return { error: `an mcp_tool action is "<server>/<tool>" (a server of .mcp.json and one of its tools), not ${JSON.stringify(action)}` };
+    return {
+      error: `an mcp_tool action is "<server>/<tool>" (a server of .mcp.json and one of its tools), not ${JSON.stringify(action)}`,
+    };
   }
   return { server, tool };
 }
 
 /** Render the call. Throws InterpolationError for an unresolvable reference or a bad target. */
-export function renderMcpCall(action: string, params: Record<string, unknown> | undefined, scope: InterpolationScope): McpCall {
+export function renderMcpCall(
+  action: string,
+  params: Record<string, unknown> | undefined,
+  scope: InterpolationScope,
+): McpCall {
   const target = renderPrompt(action, scope);
-  if (target.parts.some((p) => typeof p !== 'string')) throw new InterpolationError('an mcp_tool action cannot name its server or tool with ${env.*}', action, 'env_not_here');
+  if (target.parts.some((p) => typeof p !== 'string'))
+    throw new InterpolationError(
+      'an mcp_tool action cannot name its server or tool with ${env.*}',
+      action,
+      'env_not_here',
+    );
   const parsed = parseMcpTarget(target.parts.join(''));
   if ('error' in parsed) throw new InterpolationError(parsed.error, action, 'syntax');
   const envParams: McpEnvParam[] = [];

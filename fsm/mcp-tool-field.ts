@@ -19,13 +19,37 @@ export function foldMcpTools(def: LoopDefinition): Diagnostic[] {
     if (tool === undefined) continue;
     const path = ['states', name, 'tool'];
     if (state.action_type !== 'mcp_tool') {
-      out.push(error(path, 'tool: names the tool of an action_type: mcp_tool state', 'add action_type: mcp_tool (with the server in action:), or remove tool:'));
+      out.push(
+        error(
+          path,
+          'tool: names the tool of an action_type: mcp_tool state',
+          'add action_type: mcp_tool (with the server in action:), or remove tool:',
+        ),
+      );
     } else if (tool.includes('/') && state.action !== undefined) {
-      out.push(error(path, `tool: "${tool}" names a server too, and action: names one`, 'give the server in action: and the tool in tool:, or both in action: "<server>/<tool>"'));
+      out.push(
+        error(
+          path,
+          `tool: "${tool}" names a server too, and action: names one`,
+          'give the server in action: and the tool in tool:, or both in action: "<server>/<tool>"',
+        ),
+      );
     } else if (state.action !== undefined && state.action.includes('/')) {
-      out.push(error(path, `action: "${state.action}" already names a tool`, 'with tool:, action: is the server alone (action: github, tool: get_issue)'));
+      out.push(
+        error(
+          path,
+          `action: "${state.action}" already names a tool`,
+          'with tool:, action: is the server alone (action: github, tool: get_issue)',
+        ),
+      );
     } else if (state.action === undefined && !tool.includes('/')) {
-      out.push(error(path, `tool: "${tool}" needs its server`, 'add action: naming a server of .mcp.json (action: github, tool: get_issue)'));
+      out.push(
+        error(
+          path,
+          `tool: "${tool}" needs its server`,
+          'add action: naming a server of .mcp.json (action: github, tool: get_issue)',
+        ),
+      );
     } else {
       state.action = state.action === undefined ? tool : `${state.action}/${tool}`;
       delete state.tool;

@@ -16,7 +16,11 @@ export interface HostChangeNote {
 }
 
 /** The `host_change` event, and the snapshot with its number taken. */
-export function noteHostChange(snapshot: RunningSnapshot, change: HostChangeNote, now: number): { snapshot: RunningSnapshot; event: RunStreamEvent } {
+export function noteHostChange(
+  snapshot: RunningSnapshot,
+  change: HostChangeNote,
+  now: number,
+): { snapshot: RunningSnapshot; event: RunStreamEvent } {
   const seq = snapshot.seq + 1;
   const event: RunStreamEvent = {
     event: 'host_change',

@@ -14,13 +14,24 @@ import { budgetSpent } from './steps.js';
 import type { ActionResult, LlmUsage, Spend } from './types.js';
 
 /** Charge an agent call's usage (time: reported, else `fallbackMs`); true when that spent a budget and the run moved on. */
-export function chargeAgentCall(d: Draft, state: StateConfig, usage: LlmUsage | undefined, fallbackMs: number | undefined, action: ActionResult | null): boolean {
+export function chargeAgentCall(
+  d: Draft,
+  state: StateConfig,
+  usage: LlmUsage | undefined,
+  fallbackMs: number | undefined,
+  action: ActionResult | null,
+): boolean {
   if (usage === undefined) return false;
   return chargeSpend(d, state, usageSpend(usage, fallbackMs), action);
 }
 
 /** Charge what a finished sub-loop spent to the run and to its `loop:` state; true when a budget is spent. */
-export function chargeSpend(d: Draft, state: StateConfig, spend: Spend | undefined, action: ActionResult | null): boolean {
+export function chargeSpend(
+  d: Draft,
+  state: StateConfig,
+  spend: Spend | undefined,
+  action: ActionResult | null,
+): boolean {
   if (spend === undefined) return false;
   Object.assign(d.snap, charged(d.snap, d.snap.current, spend));
   if (state.terminal || !hasBudget(d.def, d.snap, state)) return false;

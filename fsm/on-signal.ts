@@ -60,7 +60,13 @@ function handOff(d: Draft, payload: string): void {
   const cap = maxContinuations(def);
   const done = snap.continuations ?? 0;
   const capped = mode !== 'terminate' && cap !== undefined && done >= cap;
-  emit(d, 'handoff', { state, mode: capped ? 'terminate' : mode, payload, ...(capped ? { max_continuations: cap } : {}), ...(mode === 'terminate' ? {} : { continuation: done + 1 }) });
+  emit(d, 'handoff', {
+    state,
+    mode: capped ? 'terminate' : mode,
+    payload,
+    ...(capped ? { max_continuations: cap } : {}),
+    ...(mode === 'terminate' ? {} : { continuation: done + 1 }),
+  });
   // The payload stays with the run: whoever continues it (now, after a pause, or `ll-loop resume`) gets it.
   snap.continuation = payload;
   if (mode === 'terminate' || capped) {
@@ -115,4 +121,3 @@ export function takeContinuation(d: Draft): string | undefined {
 export function continuationText(payload: string): string {
   return `\n\nA previous agent session handed this task off before finishing (CONTEXT_HANDOFF). Continue from where it left off:\n${payload}`;
 }
-

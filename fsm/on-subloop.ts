@@ -7,7 +7,13 @@ import { failureText, unavailableText } from './facts.js';
 import { emit, stateOf, type Draft } from './draft.js';
 import type { RunEvent } from './snapshot.js';
 import type { ExecutionResult } from './types.js';
-import { subloopAsAction, subloopDetails, subloopTimeoutError, subloopTimeoutFailure, subloopVerdict } from './subloop.js';
+import {
+  subloopAsAction,
+  subloopDetails,
+  subloopTimeoutError,
+  subloopTimeoutFailure,
+  subloopVerdict,
+} from './subloop.js';
 import { afterEvaluation, failState, routeTo } from './steps.js';
 import { chargeSpend } from './on-budget.js';
 
@@ -41,19 +47,25 @@ function onSubloopDone(d: Draft, result: ExecutionResult): void {
 }
 
 /** A subloop's end, judged: the verdict comes from the child's result, a timeout or a failure. */
-export function onSubloopEvent(d: Draft, event: Extract<RunEvent, { type: 'subloop_done' | 'subloop_failed' | 'subloop_unavailable' }>): void {
+export function onSubloopEvent(
+  d: Draft,
+  event: Extract<RunEvent, { type: 'subloop_done' | 'subloop_failed' | 'subloop_unavailable' }>,
+): void {
   const input = runLoopTimeout(d);
   if (event.type === 'subloop_unavailable') return failState(d, stateOf(d), unavailableText(event.why));
   if (event.type === 'subloop_failed') {
     // The state's timeout stopped the child before it reported a result.
-    if (event.timedOut && input !== undefined) return failState(d, stateOf(d), subloopTimeoutFailure(event.loop, input));
+    if (event.timedOut && input !== undefined)
+      return failState(d, stateOf(d), subloopTimeoutFailure(event.loop, input));
     return failState(d, stateOf(d), `sub-loop "${event.loop}" failed: ${failureText(event.failure)}`);
   }
   // A child stopped by the state's timeout records its own end as cancelled: say why.
-  const result = event.timedOut && input !== undefined && event.result.terminated_by === 'cancelled' ? { ...event.result, error: subloopTimeoutError(input) } : event.result;
+  const result =
+    event.timedOut && input !== undefined && event.result.terminated_by === 'cancelled'
+      ? { ...event.result, error: subloopTimeoutError(input) }
+      : event.result;
   onSubloopDone(d, result);
 }
-
 
 /** The `timeout:` (seconds) of the current sub-loop state, if it has one. */
 function runLoopTimeout(d: Draft): number | undefined {

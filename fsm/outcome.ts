@@ -12,7 +12,17 @@
 import type { ExecutionResult } from './types.js';
 
 /** Every value of the `LoopStatus` search attribute (runs of 0.3.0 and older wrote `running`/`done`). */
-export const LOOP_OUTCOMES = ['running', 'succeeded', 'failed', 'limit', 'timed_out', 'error', 'stopped', 'budget', 'handoff'] as const;
+export const LOOP_OUTCOMES = [
+  'running',
+  'succeeded',
+  'failed',
+  'limit',
+  'timed_out',
+  'error',
+  'stopped',
+  'budget',
+  'handoff',
+] as const;
 export type LoopOutcome = (typeof LOOP_OUTCOMES)[number];
 
 /** The outcomes the Web UI shows as Failed (`list --failed`). */
@@ -64,10 +74,16 @@ export function closing(result: ExecutionResult, rules: CloseRules): Closing {
   // Ended by the loop's own stdout signal (`LOOP_STOP:`, a `CONTEXT_HANDOFF:` under `on_handoff:
   // terminate`): nobody cancelled the workflow, and the run did not fail; `resume` continues it.
   if (result.stopped_by === 'loop_stop' || result.terminated_by === 'handoff') return { kind: 'complete' };
-  if (result.terminated_by === 'cancelled') return rules.closeAsOutcome && !rules.child ? { kind: 'cancel' } : { kind: 'complete' };
+  if (result.terminated_by === 'cancelled')
+    return rules.closeAsOutcome && !rules.child ? { kind: 'cancel' } : { kind: 'complete' };
   if (!rules.closeAsOutcome && !rules.failOnNonTerminal) return { kind: 'complete' };
   // The text runs of 0.3.0 and older failed with (kept: their histories replay unchanged).
-  const why = rules.closeAsOutcome ? whyItFailed(result) : (result.error ?? (result.failure ? `ended in failure state "${result.final_state}"` : `${result.terminated_by} reached in state "${result.final_state}"`));
+  const why = rules.closeAsOutcome
+    ? whyItFailed(result)
+    : (result.error ??
+      (result.failure
+        ? `ended in failure state "${result.final_state}"`
+        : `${result.terminated_by} reached in state "${result.final_state}"`));
   return { kind: 'fail', message: `loop ${result.loop}: ${why}` };
 }
 
@@ -83,7 +99,8 @@ export function isLoopFailedMessage(message: string): boolean {
 export function whyItFailed(result: ExecutionResult): string {
   if (result.error) return result.error;
   if (result.terminated_by === 'terminal') return `ended in failure state "${result.final_state}"`;
-  if (result.terminated_by === 'max_iterations') return `max_iterations reached in state "${result.final_state}" after ${result.iterations} passes`;
+  if (result.terminated_by === 'max_iterations')
+    return `max_iterations reached in state "${result.final_state}" after ${result.iterations} passes`;
   if (result.terminated_by === 'max_steps') return `max_steps reached in state "${result.final_state}"`;
   if (result.terminated_by === 'timeout') return `timed out in state "${result.final_state}"`;
   return `${result.terminated_by} in state "${result.final_state}"`;

@@ -45,7 +45,8 @@ export function coerceParameter(spec: ParameterSpec, value: unknown): { value: u
       if (typeof value === 'number' || typeof value === 'boolean') return { value: String(value) };
       return { error: `expected a string, got ${describe(value)}` };
     case 'command':
-      if (typeof value !== 'string' || value.trim() === '') return { error: `expected a shell command, got ${describe(value)}` };
+      if (typeof value !== 'string' || value.trim() === '')
+        return { error: `expected a shell command, got ${describe(value)}` };
       return { value };
     case 'path':
       if (typeof value !== 'string' || value.trim() === '') return { error: `expected a path, got ${describe(value)}` };
@@ -53,7 +54,8 @@ export function coerceParameter(spec: ParameterSpec, value: unknown): { value: u
       return { value };
     case 'integer':
       if (typeof value === 'number' && Number.isSafeInteger(value)) return { value };
-      if (text !== undefined && INTEGER.test(text) && Number.isSafeInteger(Number(text))) return { value: Number(text) };
+      if (text !== undefined && INTEGER.test(text) && Number.isSafeInteger(Number(text)))
+        return { value: Number(text) };
       return { error: `expected an integer, got ${describe(value)}` };
     case 'number':
       if (typeof value === 'number' && Number.isFinite(value)) return { value };
@@ -66,7 +68,12 @@ export function coerceParameter(spec: ParameterSpec, value: unknown): { value: u
       return { error: `expected true or false, got ${describe(value)}` };
     case 'enum': {
       const allowed = spec.values ?? [];
-      const candidate = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+      const candidate =
+        typeof value === 'string'
+          ? value
+          : typeof value === 'number' || typeof value === 'boolean'
+            ? String(value)
+            : undefined;
       if (candidate !== undefined && allowed.includes(candidate)) return { value: candidate };
       return { error: `expected one of ${allowed.join(', ')}, got ${describe(value)}` };
     }
@@ -85,8 +92,17 @@ export function commandLineDataKeys(def: Pick<LoopDefinition, 'parameters'>, giv
 export type BindingSource = 'command line' | 'with';
 
 function fixFor(name: string, spec: ParameterSpec, source: BindingSource): string {
-  const example = spec.type === 'enum' ? (spec.values?.[0] ?? 'VALUE') : spec.type === 'boolean' ? 'true' : spec.type === 'integer' || spec.type === 'number' ? '3' : 'VALUE';
-  return source === 'command line' ? `pass --context ${name}=${example}` : `set with: { ${name}: ${example} } on the state that runs this loop`;
+  const example =
+    spec.type === 'enum'
+      ? (spec.values?.[0] ?? 'VALUE')
+      : spec.type === 'boolean'
+        ? 'true'
+        : spec.type === 'integer' || spec.type === 'number'
+          ? '3'
+          : 'VALUE';
+  return source === 'command line'
+    ? `pass --context ${name}=${example}`
+    : `set with: { ${name}: ${example} } on the state that runs this loop`;
 }
 
 /**
@@ -109,7 +125,9 @@ export function bindParameters(
       problems.push({
         parameter: key,
         message: `loop "${def.name}" has no parameter "${key}"`,
-        fix: names.length ? `use one of its parameters: ${names.join(', ')}` : `loop "${def.name}" declares no parameters: remove with:, or use context_passthrough: true`,
+        fix: names.length
+          ? `use one of its parameters: ${names.join(', ')}`
+          : `loop "${def.name}" declares no parameters: remove with:, or use context_passthrough: true`,
       });
     }
   }
@@ -126,13 +144,21 @@ export function bindParameters(
       if (spec.default !== undefined) values[name] = spec.default;
       else if (spec.required && options.requireAll) {
         const about = spec.description ? ` (${spec.description})` : '';
-        problems.push({ parameter: name, message: `loop "${def.name}" needs parameter "${name}"${about}`, fix: fixFor(name, spec, options.source) });
+        problems.push({
+          parameter: name,
+          message: `loop "${def.name}" needs parameter "${name}"${about}`,
+          fix: fixFor(name, spec, options.source),
+        });
       }
       continue;
     }
     const coerced = coerceParameter(spec, provided);
     if ('error' in coerced) {
-      problems.push({ parameter: name, message: `parameter "${name}" of loop "${def.name}": ${coerced.error}`, fix: fixFor(name, spec, options.source) });
+      problems.push({
+        parameter: name,
+        message: `parameter "${name}" of loop "${def.name}": ${coerced.error}`,
+        fix: fixFor(name, spec, options.source),
+      });
     } else values[name] = coerced.value;
   }
   return { values, problems };
@@ -143,19 +169,41 @@ export function specProblems(def: LoopDefinition): ParameterProblem[] {
   const problems: ParameterProblem[] = [];
   for (const [name, spec] of Object.entries(def.parameters ?? {})) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      problems.push({ parameter: name, message: `parameter name "${name}" is not an identifier`, fix: 'use letters, digits and _ (it is read as ${context.' + name + '})' });
+      problems.push({
+        parameter: name,
+        message: `parameter name "${name}" is not an identifier`,
+        fix: 'use letters, digits and _ (it is read as ${context.' + name + '})',
+      });
     }
     if (spec.type === 'enum' && !spec.values?.length) {
-      problems.push({ parameter: name, message: `enum parameter "${name}" has no values`, fix: 'add values: [a, b, ...]' });
+      problems.push({
+        parameter: name,
+        message: `enum parameter "${name}" has no values`,
+        fix: 'add values: [a, b, ...]',
+      });
     } else if (spec.type !== 'enum' && spec.values !== undefined) {
-      problems.push({ parameter: name, message: `values: only applies to enum parameters ("${name}" is ${spec.type})`, fix: 'remove values:, or set type: enum' });
+      problems.push({
+        parameter: name,
+        message: `values: only applies to enum parameters ("${name}" is ${spec.type})`,
+        fix: 'remove values:, or set type: enum',
+      });
     }
     if (spec.default !== undefined) {
       const coerced = coerceParameter(spec, spec.default);
-      if ('error' in coerced) problems.push({ parameter: name, message: `default of parameter "${name}": ${coerced.error}`, fix: `give ${typeNoun(spec)} as the default` });
+      if ('error' in coerced)
+        problems.push({
+          parameter: name,
+          message: `default of parameter "${name}": ${coerced.error}`,
+          fix: `give ${typeNoun(spec)} as the default`,
+        });
     }
     if (spec.required && spec.default !== undefined) {
-      problems.push({ parameter: name, message: `parameter "${name}" is required and has a default: the default is used when none is given`, fix: 'remove required: true or the default', warning: true });
+      problems.push({
+        parameter: name,
+        message: `parameter "${name}" is required and has a default: the default is used when none is given`,
+        fix: 'remove required: true or the default',
+        warning: true,
+      });
     }
   }
   return problems;

@@ -51,9 +51,13 @@ export function planOf(def: LoopDefinition): Plan {
       name,
       terminal: state.terminal,
       failure: state.failure,
-      transitions: declaredTargets(state).map(({ key, target }) => ({ on: key.replace(/^route\./, '').replace(/^on_/, ''), to: target })),
+      transitions: declaredTargets(state).map(({ key, target }) => ({
+        on: key.replace(/^route\./, '').replace(/^on_/, ''),
+        to: target,
+      })),
     };
-    if (state.action !== undefined) planned.action = { kind: actionKind(state), text: state.action, timeout_s: actionTimeout(def, state) };
+    if (state.action !== undefined)
+      planned.action = { kind: actionKind(state), text: state.action, timeout_s: actionTimeout(def, state) };
     if (state.loop !== undefined) {
       planned.subloop = {
         loop: state.loop,
@@ -62,7 +66,8 @@ export function planOf(def: LoopDefinition): Plan {
         ...(state.timeout !== undefined ? { timeout_s: state.timeout } : {}),
       };
     }
-    if (!state.terminal && state.next === undefined && (state.action !== undefined || state.evaluate)) planned.evaluator = effectiveEvaluator(def, state).type;
+    if (!state.terminal && state.next === undefined && (state.action !== undefined || state.evaluate))
+      planned.evaluator = effectiveEvaluator(def, state).type;
     return planned;
   });
   const plan: Plan = {

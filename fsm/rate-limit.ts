@@ -32,7 +32,12 @@ export function rateLimitSettings(def: LoopDefinition): RateLimitSettings {
 }
 
 /** How long to pause for `fact`, given the call's earlier pauses; or why it may not wait longer. */
-export function pauseFor(settings: RateLimitSettings, fact: RateLimitFact, prior: RateLimitPause | undefined, now: number): { wait_ms: number } | { error: string } {
+export function pauseFor(
+  settings: RateLimitSettings,
+  fact: RateLimitFact,
+  prior: RateLimitPause | undefined,
+  now: number,
+): { wait_ms: number } | { error: string } {
   const since = prior?.since_ms ?? now;
   const deadline = since + settings.max_wait * 1000;
   const said = `${fact.kind.replace('_', ' ')}: ${fact.message || 'no message'}`;
@@ -40,7 +45,9 @@ export function pauseFor(settings: RateLimitSettings, fact: RateLimitFact, prior
   if (fact.resets_at_ms !== undefined && fact.resets_at_ms > now) {
     const until = fact.resets_at_ms + settings.margin * 1000;
     if (until > deadline) {
-      return { error: `${said}; it resets at ${new Date(fact.resets_at_ms).toISOString()}, past ${bound}: raise max_wait to wait for it` };
+      return {
+        error: `${said}; it resets at ${new Date(fact.resets_at_ms).toISOString()}, past ${bound}: raise max_wait to wait for it`,
+      };
     }
     return { wait_ms: Math.max(MIN_PAUSE_MS, until - now) };
   }
@@ -65,21 +72,39 @@ export function pauseFor(settings: RateLimitSettings, fact: RateLimitFact, prior
  * sleep), or — past max_wait — judge it `error`. `action`: the result an LLM evaluation judges
  * (null for a paused prompt action, whose own result is discarded).
  */
-export function onRateLimited(d: Draft, source: RateLimitPause['source'], fact: RateLimitFact, action: ActionResult | null): void {
+export function onRateLimited(
+  d: Draft,
+  source: RateLimitPause['source'],
+  fact: RateLimitFact,
+  action: ActionResult | null,
+): void {
   const state = stateOf(d);
   const prior = d.snap.rateLimit;
   const decided = pauseFor(rateLimitSettings(d.def), fact, prior?.source === source ? prior : undefined, d.now);
   if ('error' in decided) {
     delete d.snap.rateLimit;
     endAsks(d);
-    const details = { rate_limit: { kind: fact.kind, message: fact.message, ...(fact.resets_at_ms === undefined ? {} : { resets_at: new Date(fact.resets_at_ms).toISOString() }) } };
+    const details = {
+      rate_limit: {
+        kind: fact.kind,
+        message: fact.message,
+        ...(fact.resets_at_ms === undefined ? {} : { resets_at: new Date(fact.resets_at_ms).toISOString() }),
+      },
+    };
     if (source === 'action') return failState(d, state, decided.error);
     d.snap.pending = null;
     return afterEvaluation(d, state, 'llm_structured', errorResult(decided.error, details), action);
   }
   const resumes = d.now + decided.wait_ms;
   const pauses = (prior?.source === source ? prior.pauses : 0) + 1;
-  d.snap.rateLimit = { source, kind: fact.kind, message: fact.message, since_ms: prior?.source === source ? prior.since_ms : d.now, pauses, resumes_at_ms: resumes };
+  d.snap.rateLimit = {
+    source,
+    kind: fact.kind,
+    message: fact.message,
+    since_ms: prior?.source === source ? prior.since_ms : d.now,
+    pauses,
+    resumes_at_ms: resumes,
+  };
   emit(d, 'rate_limited', {
     state: d.snap.current,
     source,
@@ -109,5 +134,8 @@ export function resumeAfterRateLimit(d: Draft): void {
     return failState(d, state, 'internal: a rate-limited evaluation is no longer an LLM evaluation');
   }
   d.snap.phase = 'llm';
-  setEffect(d, { type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current, ...(errors ? { schema_errors: errors } : {}) } });
+  setEffect(d, {
+    type: 'evaluate_llm',
+    input: { ...evaluation.input, state: d.snap.current, ...(errors ? { schema_errors: errors } : {}) },
+  });
 }

@@ -34,7 +34,6 @@ export function onInvalidOutput(d: Draft, state: StateConfig, result: ActionResu
   afterEvaluation(d, state, 'output_schema', errorResult(message, { errors }), result);
 }
 
-
 /**
  * An answer that missed its schema (only runs that check answers get one): ask the same question
  * again with the errors appended, up to `llm.schema_retries` times (each ask its own activity, the
@@ -54,7 +53,10 @@ export function onInvalidAnswer(d: Draft, invalid: InvalidAnswer): void {
       d.snap.schemaAsks = asked + 1;
       d.snap.reaskErrors = invalid.errors;
       emit(d, 'llm_reask', { state: d.snap.current, ask: asked + 2, asks: retries + 1, errors: invalid.errors });
-      setEffect(d, { type: 'evaluate_llm', input: { ...evaluation.input, state: d.snap.current, schema_errors: invalid.errors } });
+      setEffect(d, {
+        type: 'evaluate_llm',
+        input: { ...evaluation.input, state: d.snap.current, schema_errors: invalid.errors },
+      });
       return;
     }
   }

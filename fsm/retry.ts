@@ -17,9 +17,7 @@ import type { RetryConfig, StateConfig } from './schema.js';
 
 /** What one attempt produced, as far as retrying is concerned. */
 export type AttemptOutcome =
-  | { kind: 'exit'; exitCode: number }
-  | { kind: 'verdict'; verdict: string }
-  | { kind: 'could_not_run' };
+  { kind: 'exit'; exitCode: number } | { kind: 'verdict'; verdict: string } | { kind: 'could_not_run' };
 
 /** Does `outcome` make this attempt a failure that `state.retry` wants to retry? */
 export function attemptFailed(state: StateConfig, outcome: AttemptOutcome): boolean {

@@ -51,14 +51,22 @@ export const NOT_VERDICT_ROUTES: readonly string[] = ['on_maintain', 'on_budget'
 
 /** True when the state declares any shorthand `on_*` verdict route (on_maintain and on_budget excluded). */
 export function hasShorthand(state: StateConfig): boolean {
-  return Object.entries(state).some(([k, v]) => k.startsWith('on_') && !NOT_VERDICT_ROUTES.includes(k) && typeof v === 'string');
+  return Object.entries(state).some(
+    ([k, v]) => k.startsWith('on_') && !NOT_VERDICT_ROUTES.includes(k) && typeof v === 'string',
+  );
 }
 
 /**
  * A target as written (a state name, `$current`, or a `${…}` template rendered now) → the state
  * it names, or an error message saying why it names none. `label` names the field in messages.
  */
-export function resolveTarget(def: LoopDefinition, from: string, target: string, scope: InterpolationScope, label: string): { to: string } | { error: string } {
+export function resolveTarget(
+  def: LoopDefinition,
+  from: string,
+  target: string,
+  scope: InterpolationScope,
+  label: string,
+): { to: string } | { error: string } {
   let to: string;
   try {
     to = target === CURRENT ? from : interpolate(target, scope);
@@ -67,7 +75,9 @@ export function resolveTarget(def: LoopDefinition, from: string, target: string,
   }
   if (to === CURRENT) to = from;
   if (!(to in def.states)) {
-    return { error: `state "${from}": ${label} "${to}" (from ${target}) is not a state; known: ${Object.keys(def.states).join(', ')}` };
+    return {
+      error: `state "${from}": ${label} "${to}" (from ${target}) is not a state; known: ${Object.keys(def.states).join(', ')}`,
+    };
   }
   return { to };
 }

@@ -23,7 +23,8 @@ type Path = Array<string | number>;
 
 /** The fields of an entry of `commands:` (the "How to run" section of `ll-loop show`). */
 const COMMAND_KEYS = ['cmd', 'comment'];
-const COMMANDS_FIX = 'write commands: as a list of entries like - cmd: "ll-loop run my-loop --context x=1" with an optional comment: "…" (both text)';
+const COMMANDS_FIX =
+  'write commands: as a list of entries like - cmd: "ll-loop run my-loop --context x=1" with an optional comment: "…" (both text)';
 
 function knownKeysAt(raw: unknown, path: Path): string[] {
   if (path.length === 0) return LOOP_KEYS;
@@ -33,7 +34,8 @@ function knownKeysAt(raw: unknown, path: Path): string[] {
     return typeof type === 'string' ? (EVALUATOR_KEYS[type] ?? []) : [];
   }
   if (path.length === 3 && path[0] === 'states' && path[2] === 'retry') return RETRY_KEYS;
-  if (path.length === 1 && path[0] === 'llm') return ['provider', 'model', 'base_url', 'api_key_env', 'max_tokens', 'timeout', 'enabled', 'schema_retries'];
+  if (path.length === 1 && path[0] === 'llm')
+    return ['provider', 'model', 'base_url', 'api_key_env', 'max_tokens', 'timeout', 'enabled', 'schema_retries'];
   if (path[path.length - 1] === 'llm') return Object.keys(llmOverride.shape);
   if (path.length === 2 && path[0] === 'commands') return COMMAND_KEYS;
   return [];
@@ -42,7 +44,8 @@ function knownKeysAt(raw: unknown, path: Path): string[] {
 function unknownKey(raw: unknown, path: Path, key: string): Diagnostic {
   const known = knownKeysAt(raw, path);
   const hint = didYouMean(key, known);
-  const where = path.length === 0 ? 'top-level field' : path.length === 2 && path[0] === 'states' ? 'state field' : 'field';
+  const where =
+    path.length === 0 ? 'top-level field' : path.length === 2 && path[0] === 'states' ? 'state field' : 'field';
   const fix = hint
     ? `rename it${hint.replace(' (did you mean', '').replace('?)', '')}`
     : known.length
@@ -75,8 +78,9 @@ function evaluatorType(raw: unknown, path: Path): Diagnostic | undefined {
 const AT_LEAST_ONE = 'set a whole number of at least 1 (how many handoffs a run continues), or remove it for no cap';
 /** How to fix a bad value of fields whose type says too little. */
 const FIXES: Record<string, string> = {
-  on_handoff: 'use pause (wait for ll-loop resume), spawn (continue at once in a fresh session) or terminate (end the run)',
-  'config.handoff_threshold': 'set a whole number from 1 to 100 (a percentage of the agent\'s context)',
+  on_handoff:
+    'use pause (wait for ll-loop resume), spawn (continue at once in a fresh session) or terminate (end the run)',
+  'config.handoff_threshold': "set a whole number from 1 to 100 (a percentage of the agent's context)",
   'config.automation.max_continuations': AT_LEAST_ONE,
   'config.continuation.max_continuations': AT_LEAST_ONE,
 };
@@ -105,17 +109,36 @@ export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkn
     // A missing field whose type is a union (e.g. `target`, a number or a template) fails as invalid_union.
     if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
       const field = path[path.length - 1];
-      out.push(error(path, `missing required field "${String(field)}"`, `add ${String(field)}: to ${path.length > 1 ? path.slice(0, -1).join('.') : 'the loop'}`));
+      out.push(
+        error(
+          path,
+          `missing required field "${String(field)}"`,
+          `add ${String(field)}: to ${path.length > 1 ? path.slice(0, -1).join('.') : 'the loop'}`,
+        ),
+      );
       continue;
     }
     const shown = value === undefined ? '' : ` (got ${JSON.stringify(value)?.slice(0, 60)})`;
-    out.push(error(path, `${path.join('.') || 'loop'}: ${issue.message}${shown}`, FIXES[path.join('.')] ?? (path[0] === 'commands' ? COMMANDS_FIX : fixFor(issue, path, value))));
+    out.push(
+      error(
+        path,
+        `${path.join('.') || 'loop'}: ${issue.message}${shown}`,
+        FIXES[path.join('.')] ?? (path[0] === 'commands' ? COMMANDS_FIX : fixFor(issue, path, value)),
+      ),
+    );
   }
   return out;
 }
 
 /** YAML 1.1's booleans, which YAML 1.2 (the loader's) reads as strings. */
-const YAML11_BOOLEANS: Readonly<Record<string, boolean>> = { yes: true, no: false, on: true, off: false, y: true, n: false };
+const YAML11_BOOLEANS: Readonly<Record<string, boolean>> = {
+  yes: true,
+  no: false,
+  on: true,
+  off: false,
+  y: true,
+  n: false,
+};
 
 /** What to write instead, for an issue the cases above do not cover: every load error has a fix. */
 function fixFor(issue: z.core.$ZodIssue, path: Path, value: unknown): string {
@@ -126,10 +149,13 @@ function fixFor(issue: z.core.$ZodIssue, path: Path, value: unknown): string {
       return `write ${field.split('.').at(-1)}: ${String(YAML11_BOOLEANS[value.toLowerCase()])} (YAML 1.2 reads ${value} as text; only true and false are booleans)`;
     }
     if (expected === 'boolean') return `write true or false`;
-    if (expected === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return `write the number without quotes: ${value.trim()}`;
+    if (expected === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+      return `write the number without quotes: ${value.trim()}`;
     return `give ${field} a${/^[aeiou]/.test(expected) ? 'n' : ''} ${expected}`;
   }
-  if (issue.code === 'invalid_value' && 'values' in issue) return `use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-  if (issue.code === 'too_small' || issue.code === 'too_big') return `change ${field} to fit: ${issue.message.replace(/^Too (small|big): /, '')}`;
+  if (issue.code === 'invalid_value' && 'values' in issue)
+    return `use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'too_small' || issue.code === 'too_big')
+    return `change ${field} to fit: ${issue.message.replace(/^Too (small|big): /, '')}`;
   return `see what ${field} takes in docs/loop-format.md`;
 }

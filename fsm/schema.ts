@@ -86,7 +86,10 @@ const llmProviderShape = {
   model: z.string().optional(),
   /** The API's address (`openai-compatible`: a local server such as Ollama, llama.cpp, vLLM). */
   base_url: z.url({ protocol: /^https?$/, error: 'base_url must be an http(s) URL' }).optional(),
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env names an environment variable').optional(),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env names an environment variable')
+    .optional(),
   /** The answer's length cap in tokens, for an API provider (loop level: the judges', default 256). */
   max_tokens: z.number().int().positive().optional(),
 };
@@ -199,7 +202,10 @@ export const stateShape = {
   terminal: z.boolean().default(false),
   /** Marks a terminal state as a failed outcome (exit code 2, `on_no` of a parent loop). */
   failure: z.boolean().default(false),
-  capture: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'capture names are identifiers').optional(),
+  capture: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'capture names are identifiers')
+    .optional(),
   timeout: seconds.optional(),
   retry: retryConfig.optional(),
   agent: z.string().optional(),
@@ -229,7 +235,12 @@ export const stateConfig = z.looseObject(stateShape).superRefine((state, ctx) =>
       }
       continue;
     }
-    ctx.addIssue({ code: 'custom', path: [key], message: `unknown state field "${key}"`, params: { unknownKey: key, known: STATE_KEYS } });
+    ctx.addIssue({
+      code: 'custom',
+      path: [key],
+      message: `unknown state field "${key}"`,
+      params: { unknownKey: key, known: STATE_KEYS },
+    });
   }
 });
 export type StateConfig = z.output<typeof stateConfig>;
@@ -340,7 +351,8 @@ export function loopJsonSchema(): Record<string, unknown> {
   // The editor sees the file as written, so the reuse keys are part of it there.
   for (const [key, type] of Object.entries(reuseLoopShape)) properties[key] = jsonPart(type);
   // zod cannot express "any on_<verdict> key is a route": say it here, and close the state object.
-  const state = (properties.states as { additionalProperties?: Record<string, unknown> } | undefined)?.additionalProperties;
+  const state = (properties.states as { additionalProperties?: Record<string, unknown> } | undefined)
+    ?.additionalProperties;
   if (state) {
     const stateProperties = state.properties as Record<string, unknown>;
     for (const [key, type] of Object.entries(reuseStateShape)) stateProperties[key] = jsonPart(type);

@@ -65,10 +65,19 @@ export interface Decision {
 export const EMPTY_QUEUE: ScopeQueue = { holders: [], waiters: [] };
 
 /** The holders and the waiters (ahead of a position) whose scopes overlap `scopes`. */
-export function blockersOf(queue: ScopeQueue, scopes: readonly string[], waitersAhead = queue.waiters.length): Blocker[] {
+export function blockersOf(
+  queue: ScopeQueue,
+  scopes: readonly string[],
+  waitersAhead = queue.waiters.length,
+): Blocker[] {
   return [
-    ...queue.holders.filter((h) => claimsOverlap(h.scopes, scopes)).map((h) => ({ run: h.run, scopes: h.scopes, holds: true })),
-    ...queue.waiters.slice(0, waitersAhead).filter((w) => claimsOverlap(w.scopes, scopes)).map((w) => ({ run: w.run, scopes: w.scopes, holds: false })),
+    ...queue.holders
+      .filter((h) => claimsOverlap(h.scopes, scopes))
+      .map((h) => ({ run: h.run, scopes: h.scopes, holds: true })),
+    ...queue.waiters
+      .slice(0, waitersAhead)
+      .filter((w) => claimsOverlap(w.scopes, scopes))
+      .map((w) => ({ run: w.run, scopes: w.scopes, holds: false })),
   ];
 }
 
@@ -80,7 +89,10 @@ export function inQueue(queue: ScopeQueue, run: string): 'holder' | 'waiter' | u
 }
 
 function without(queue: ScopeQueue, runs: readonly string[]): ScopeQueue {
-  return { holders: queue.holders.filter((h) => !runs.includes(h.run)), waiters: queue.waiters.filter((w) => !runs.includes(w.run)) };
+  return {
+    holders: queue.holders.filter((h) => !runs.includes(h.run)),
+    waiters: queue.waiters.filter((w) => !runs.includes(w.run)),
+  };
 }
 
 /** Grant, in order, every waiter that overlaps no holder and no waiter still ahead of it. */
@@ -106,10 +118,16 @@ function request(queue: ScopeQueue, fact: Extract<QueueFact, { type: 'request' }
   const claim: ScopeClaim = { run: fact.run, scopes: fact.scopes, wait: fact.wait, requestedAtMs: fact.now };
   const blockers = blockersOf(queue, fact.scopes);
   if (blockers.length === 0) {
-    return { queue: { ...queue, holders: [...queue.holders, { ...claim, grantedAtMs: fact.now }] }, answers: [{ run: fact.run, answer: { kind: 'granted' } }] };
+    return {
+      queue: { ...queue, holders: [...queue.holders, { ...claim, grantedAtMs: fact.now }] },
+      answers: [{ run: fact.run, answer: { kind: 'granted' } }],
+    };
   }
   if (!fact.wait) return { queue, answers: [{ run: fact.run, answer: { kind: 'denied', reason: 'busy', blockers } }] };
-  return { queue: { ...queue, waiters: [...queue.waiters, claim] }, answers: [{ run: fact.run, answer: { kind: 'queued', blockers } }] };
+  return {
+    queue: { ...queue, waiters: [...queue.waiters, claim] },
+    answers: [{ run: fact.run, answer: { kind: 'queued', blockers } }],
+  };
 }
 
 /** The next queue and the answers to send, for one fact. */
@@ -127,16 +145,28 @@ export function decide(queue: ScopeQueue, fact: QueueFact): Decision {
       const index = queue.waiters.indexOf(waiter);
       const blockers = blockersOf(queue, waiter.scopes, index);
       const next = promote(without(queue, [fact.run]), fact.now);
-      return { queue: next.queue, answers: [{ run: fact.run, answer: { kind: 'denied', reason: 'removed', blockers } }, ...next.answers] };
+      return {
+        queue: next.queue,
+        answers: [{ run: fact.run, answer: { kind: 'denied', reason: 'removed', blockers } }, ...next.answers],
+      };
     }
     case 'restore': {
       const known = new Set([...queue.holders.map((h) => h.run)]);
       const restored = fact.holders
         .filter((h) => !known.has(h.run))
-        .map((h): ScopeHolder => ({ run: h.run, scopes: h.scopes, wait: false, requestedAtMs: h.sinceMs, grantedAtMs: h.sinceMs }));
+        .map((h): ScopeHolder => ({
+          run: h.run,
+          scopes: h.scopes,
+          wait: false,
+          requestedAtMs: h.sinceMs,
+          grantedAtMs: h.sinceMs,
+        }));
       // A restored holder that was also waiting here (it re-requested first) holds: drop the wait.
       const runs = restored.map((h) => h.run);
-      return promote({ holders: [...queue.holders, ...restored], waiters: queue.waiters.filter((w) => !runs.includes(w.run)) }, fact.now);
+      return promote(
+        { holders: [...queue.holders, ...restored], waiters: queue.waiters.filter((w) => !runs.includes(w.run)) },
+        fact.now,
+      );
     }
   }
 }

@@ -47,7 +47,10 @@ export function normaliseScope(path: string, root: string): ScopeCheck {
 }
 
 /** The scopes a loop claims: its `scope:` list normalised (duplicates dropped), or the whole checkout. */
-export function claimedScopes(scope: readonly string[] | undefined, root: string): { scopes: string[]; problems: Array<{ index: number; message: string }> } {
+export function claimedScopes(
+  scope: readonly string[] | undefined,
+  root: string,
+): { scopes: string[]; problems: Array<{ index: number; message: string }> } {
   const scopes: string[] = [];
   const problems: Array<{ index: number; message: string }> = [];
   (scope ?? []).forEach((path, index) => {
@@ -55,7 +58,8 @@ export function claimedScopes(scope: readonly string[] | undefined, root: string
     if ('problem' in checked) problems.push({ index, message: checked.message });
     else if (!scopes.includes(checked.scope)) scopes.push(checked.scope);
   });
-  if (scope === undefined || (scope.length === 0 && problems.length === 0)) return { scopes: [WHOLE_CHECKOUT], problems };
+  if (scope === undefined || (scope.length === 0 && problems.length === 0))
+    return { scopes: [WHOLE_CHECKOUT], problems };
   return { scopes, problems };
 }
 

@@ -152,8 +152,7 @@ class QuoteTracker {
     else if (c === '[' && next === '[' && wordStart) {
       this.stack.push('cond');
       this.skip = 1;
-    }
-    else if (c === "'") this.stack.push(this.prev === '$' && !this.prevEscaped ? 'ansi' : 'single');
+    } else if (c === "'") this.stack.push(this.prev === '$' && !this.prevEscaped ? 'ansi' : 'single');
     else if (c === '"') this.stack.push('double');
     else if (c === '`') top === 'backtick' ? this.stack.pop() : this.stack.push('backtick');
     else if (c === '$' && next === '(') this.openSubst();
@@ -266,8 +265,13 @@ export function checkShellTemplate(template: string, context: Record<string, unk
   }
 }
 
-function render(template: string, resolve: (ref: RefSegment) => string, dataContext: readonly string[] = []): ShellCommand {
-  const trusted = (ref: RefSegment): boolean => TRUSTED.has(ref.namespace) && !(ref.namespace === 'context' && dataContext.includes(ref.path[0] ?? ''));
+function render(
+  template: string,
+  resolve: (ref: RefSegment) => string,
+  dataContext: readonly string[] = [],
+): ShellCommand {
+  const trusted = (ref: RefSegment): boolean =>
+    TRUSTED.has(ref.namespace) && !(ref.namespace === 'context' && dataContext.includes(ref.path[0] ?? ''));
   const tracker = new QuoteTracker();
   const command: ShellCommand = { script: '', vars: {}, env: {} };
   let counter = 0;

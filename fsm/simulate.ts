@@ -81,8 +81,15 @@ function decidedStates(def: LoopDefinition): Map<string, VerdictSet> {
 function simulationDefinition(def: LoopDefinition, decided: ReadonlyMap<string, VerdictSet>): LoopDefinition {
   const states: Record<string, StateConfig> = {};
   for (const [name, state] of Object.entries(def.states)) {
-    const judged = decided.has(name) && state.loop === undefined ? { evaluate: { type: 'llm_structured', min_confidence: 0, uncertain_suffix: false } as const } : {};
-    states[name] = { ...state, ...(state.action === undefined ? {} : { action: SIMULATED_ACTION, action_type: 'shell' as const }), ...judged };
+    const judged =
+      decided.has(name) && state.loop === undefined
+        ? { evaluate: { type: 'llm_structured', min_confidence: 0, uncertain_suffix: false } as const }
+        : {};
+    states[name] = {
+      ...state,
+      ...(state.action === undefined ? {} : { action: SIMULATED_ACTION, action_type: 'shell' as const }),
+      ...judged,
+    };
   }
   return { ...def, llm: { ...def.llm, enabled: true }, states };
 }
@@ -107,7 +114,12 @@ export function simulate(def: LoopDefinition, scenario: Scenario, maxSteps: numb
         const state = String(e.state);
         const original = def.states[state]!;
         const evaluated = decided.has(state) && original.loop === undefined;
-        steps.push({ step: steps.length + 1, iteration: Number(e.iteration), state, ...(evaluated ? { evaluator: effectiveEvaluator(def, original).type } : {}) });
+        steps.push({
+          step: steps.length + 1,
+          iteration: Number(e.iteration),
+          state,
+          ...(evaluated ? { evaluator: effectiveEvaluator(def, original).type } : {}),
+        });
       } else if (e.event === 'evaluate' && last) {
         last.verdict = String(e.verdict);
         if (decided.has(last.state)) evaluations += 1;
@@ -143,7 +155,13 @@ export function simulate(def: LoopDefinition, scenario: Scenario, maxSteps: numb
     loop: def.name,
     scenario,
     steps,
-    outcome: { terminated_by: r.terminated_by, final_state: r.final_state, failure: r.failure, iterations: r.iterations, ...(r.error === undefined ? {} : { error: r.error }) },
+    outcome: {
+      terminated_by: r.terminated_by,
+      final_state: r.final_state,
+      failure: r.failure,
+      iterations: r.iterations,
+      ...(r.error === undefined ? {} : { error: r.error }),
+    },
     truncated: false,
   };
 }
@@ -155,7 +173,11 @@ function factFor(t: Transition, state: string, verdict: string, set: VerdictSet 
   switch (effect.type) {
     case 'run_action':
       // Only a decided state's action fails; `next:` and terminal states' actions succeed.
-      return { type: 'action_done', result: { output: '', stderr: '', exit_code: passes ? 0 : 1, duration_ms: 0 }, now };
+      return {
+        type: 'action_done',
+        result: { output: '', stderr: '', exit_code: passes ? 0 : 1, duration_ms: 0 },
+        now,
+      };
     case 'evaluate_llm':
       return { type: 'llm_replied', judgement: { verdict, confidence: 1, reason: 'simulated', raw: { verdict } }, now };
     case 'run_loop': {
@@ -175,7 +197,11 @@ function factFor(t: Transition, state: string, verdict: string, set: VerdictSet 
       // A passing pass changed the diff; a failing one shows the last diff again (a state's first
       // snapshot is always `yes`, as in a real run).
       const last = t.snapshot.diffStats?.[state]?.stat;
-      return { type: 'diff_stat_done', stat: passes || last === undefined ? `simulated change ${t.snapshot.seq}` : last, now };
+      return {
+        type: 'diff_stat_done',
+        stat: passes || last === undefined ? `simulated change ${t.snapshot.seq}` : last,
+        now,
+      };
     }
     case 'sleep':
       return { type: 'sleep_done', now };

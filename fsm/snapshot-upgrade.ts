@@ -27,6 +27,9 @@ export function upgradeSnapshot(raw: Snapshot | LegacySnapshot): Snapshot {
   const base: RunData = { ...data, semantics: SNAPSHOT_SEMANTICS, seq: 0, attempt: attempt ?? 1 };
   if (phase === 'done' && outcome) return { ...base, status: 'done', phase: 'done', outcome };
   if (phase === 'llm') return { ...base, status: 'running', phase: 'llm', pending: pending ?? null };
-  const waiting = phase === 'subloop' || phase === 'backoff' || phase === 'retry_delay' || phase === 'maintain_delay' ? phase : 'action';
+  const waiting =
+    phase === 'subloop' || phase === 'backoff' || phase === 'retry_delay' || phase === 'maintain_delay'
+      ? phase
+      : 'action';
   return { ...base, status: 'running', phase: waiting };
 }

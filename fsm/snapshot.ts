@@ -4,11 +4,25 @@
  * continue-as-new argument and (once done) part of the run's result.
  */
 import type { DiffStallMemory } from './evaluators/diff-stall.js';
-import type { ActionResult, BudgetLimits, CapturedValue, LlmUsage, RateLimitFact, Spend, EvalResult, EvaluateLlmInput, ExecutionResult, PrevResult, RunActionInput, RunLoopInput } from './types.js';
+import type {
+  ActionResult,
+  BudgetLimits,
+  CapturedValue,
+  LlmUsage,
+  RateLimitFact,
+  Spend,
+  EvalResult,
+  EvaluateLlmInput,
+  ExecutionResult,
+  PrevResult,
+  RunActionInput,
+  RunLoopInput,
+} from './types.js';
 import type { RunStreamEvent } from './events.js';
 
 /** What a running loop waits for. */
-export type WaitPhase = 'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited' | 'handoff';
+export type WaitPhase =
+  'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited' | 'handoff';
 /**
  * Phases that hold the action result while its evaluation is being made on the worker (or, rate
  * limited, waits to be made again; an action paused by a rate limit holds none).
@@ -99,8 +113,7 @@ export interface RateLimitPause {
 
 /** A running loop, by what it waits for. Only the LLM phase holds an action result. */
 export type RunningSnapshot = RunData & { status: 'running' } & (
-    | { phase: EvaluatingPhase; pending: ActionResult | null }
-    | { phase: Exclude<WaitPhase, EvaluatingPhase> }
+    { phase: EvaluatingPhase; pending: ActionResult | null } | { phase: Exclude<WaitPhase, EvaluatingPhase> }
   );
 
 export interface DoneSnapshot extends RunData {
@@ -143,7 +156,12 @@ export type { LlmUsage, RateLimitFact } from './types.js';
  * `error` verdict, e.g. a rate limit's `retry_after`), or how it misses its schema; `usage` when
  * the provider reported it.
  */
-export type LlmReply = ({ judgement: Judgement } | { error: string; details?: Record<string, unknown> } | { invalid: InvalidAnswer } | { rate_limit: RateLimitFact }) & { usage?: LlmUsage };
+export type LlmReply = (
+  | { judgement: Judgement }
+  | { error: string; details?: Record<string, unknown> }
+  | { invalid: InvalidAnswer }
+  | { rate_limit: RateLimitFact }
+) & { usage?: LlmUsage };
 
 /** An answer that misses its JSON Schema: every way it misses (one line each), and the answer as read. */
 export interface InvalidAnswer {
@@ -229,7 +247,6 @@ export interface FinishEffect {
 }
 
 export type Effect = WorkEffect | FinishEffect;
-
 
 /** A transition's output: the next snapshot, the events it emitted, and its one effect. */
 export type Transition =

@@ -34,7 +34,8 @@ export const MAX_SIGNAL_PAYLOAD_CHARS = 16 * 1024;
 
 /** The signal `output` gives, if any (see the module comment for the rules). */
 export function detectStdoutSignal(output: string): StdoutSignal | undefined {
-  if (!output.includes('CONTEXT_HANDOFF:') && !output.includes('FATAL_ERROR:') && !output.includes('LOOP_STOP:')) return undefined;
+  if (!output.includes('CONTEXT_HANDOFF:') && !output.includes('FATAL_ERROR:') && !output.includes('LOOP_STOP:'))
+    return undefined;
   const lines = output.split(/\r?\n/);
   for (const { kind, marker, needsPayload } of MARKERS) {
     for (const line of lines) {

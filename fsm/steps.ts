@@ -78,12 +78,19 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
         ? { kind, shell: renderShell(action, scope) }
         : kind === 'mcp'
           ? { kind, mcp: renderMcpCall(action, state.params, scope) }
-          : { kind, prompt: withReask(renderPrompt(action, scope), schemaErrors), agent: state.agent, tools: state.tools, ...promptRunner(def, state) };
+          : {
+              kind,
+              prompt: withReask(renderPrompt(action, scope), schemaErrors),
+              agent: state.agent,
+              tools: state.tools,
+              ...promptRunner(def, state),
+            };
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
   // A handed-off session's payload goes to the next action that can take it (fsm/on-signal.ts).
-  if (d.snap.continuation !== undefined && input.kind !== 'mcp') input = withContinuation(input, takeContinuation(d) ?? '');
+  if (d.snap.continuation !== undefined && input.kind !== 'mcp')
+    input = withContinuation(input, takeContinuation(d) ?? '');
   // A completion's stated maximum that the tokens left cannot cover: the call is not made.
   const provider = 'llm' in input ? input.llm : undefined;
   const short = provider === undefined ? undefined : cannotCover(def, snap, snap.current, provider.max_tokens);
@@ -91,9 +98,17 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   // Only definitions written with output_schema: carry it, so older runs issue the inputs they did.
   if (state.output_schema !== undefined) Object.assign(input, { output_schema: state.output_schema });
   const attempt = snap.attempt ?? 1;
-  emit(d, 'action_start', { state: snap.current, action: displayAction(action, scope), action_type: kind, ...(attempt > 1 ? { attempt } : {}) });
+  emit(d, 'action_start', {
+    state: snap.current,
+    action: displayAction(action, scope),
+    action_type: kind,
+    ...(attempt > 1 ? { attempt } : {}),
+  });
   snap.phase = 'action';
-  setEffect(d, { type: 'run_action', input: { ...input, state: snap.current, step: snap.steps, timeout_s: actionTimeout(def, state) } as ActionRequest });
+  setEffect(d, {
+    type: 'run_action',
+    input: { ...input, state: snap.current, step: snap.steps, timeout_s: actionTimeout(def, state) } as ActionRequest,
+  });
 }
 
 /**
@@ -110,8 +125,10 @@ function promptRunner(def: LoopDefinition, state: StateConfig): { llm?: LlmProvi
 
 /** The action with a handoff's payload: appended to a prompt, in `$LL_CONTINUATION` for a shell action. */
 function withContinuation<T extends { shell?: ShellCommand; prompt?: PromptText }>(input: T, payload: string): T {
-  if (input.prompt !== undefined) return { ...input, prompt: { parts: [...input.prompt.parts, continuationText(payload)] } };
-  if (input.shell !== undefined) return { ...input, shell: { ...input.shell, vars: { ...input.shell.vars, [CONTINUATION_VAR]: payload } } };
+  if (input.prompt !== undefined)
+    return { ...input, prompt: { parts: [...input.prompt.parts, continuationText(payload)] } };
+  if (input.shell !== undefined)
+    return { ...input, shell: { ...input.shell, vars: { ...input.shell.vars, [CONTINUATION_VAR]: payload } } };
   return input;
 }
 
@@ -136,7 +153,6 @@ function runSubloop(d: Draft, state: StateConfig & { loop: string }): void {
   snap.phase = 'subloop';
   setEffect(d, { type: 'run_loop', input });
 }
-
 
 /**
  * When `outcome` fails this attempt under the state's `retry:` and attempts remain: emit
@@ -181,14 +197,27 @@ export function budgetSpent(d: Draft, state: StateConfig, hit: BudgetHit, action
   d.snap.pending = null;
   endAsks(d);
   delete d.snap.rateLimit;
-  emit(d, 'budget_spent', { state: name, scope: hit.scope, limit: hit.limit, spent: hit.spent, max: hit.max, ...(hit.needed === undefined ? {} : { needed: hit.needed }) });
+  emit(d, 'budget_spent', {
+    state: name,
+    scope: hit.scope,
+    limit: hit.limit,
+    spent: hit.spent,
+    max: hit.max,
+    ...(hit.needed === undefined ? {} : { needed: hit.needed }),
+  });
   if (state.on_budget !== undefined) return routeTo(d, state, state.on_budget, undefined, action);
   setPrev(d, action);
   finish(d, 'budget', budgetMessage(hit, name));
 }
 
 /** Follow `target` (uninterpolated) from the current state. */
-export function routeTo(d: Draft, _state: StateConfig, target: string, verdict: string | undefined, action: ActionResult | null): void {
+export function routeTo(
+  d: Draft,
+  _state: StateConfig,
+  target: string,
+  verdict: string | undefined,
+  action: ActionResult | null,
+): void {
   const from = d.snap.current;
   const resolved = resolveTarget(d.def, d.snap.current, target, scopeOf(d.def, d.snap, d.now), 'route target');
   if ('error' in resolved) {
@@ -234,14 +263,24 @@ export function decide(d: Draft, state: StateConfig, action: ActionResult | null
   afterEvaluation(d, state, evaluation.type, evaluation.result, action);
 }
 
-export function afterEvaluation(d: Draft, state: StateConfig, type: string, evaluated: EvalResult, action: ActionResult | null): void {
+export function afterEvaluation(
+  d: Draft,
+  state: StateConfig,
+  type: string,
+  evaluated: EvalResult,
+  action: ActionResult | null,
+): void {
   const { snap } = d;
   // An output that matched its output_schema: its parsed value is ${result.details.value} (unless the evaluator set one).
   const check = action?.output_check;
-  const result = check !== undefined && 'value' in check && !('value' in evaluated.details) ? { ...evaluated, details: { ...evaluated.details, value: check.value } } : evaluated;
+  const result =
+    check !== undefined && 'value' in check && !('value' in evaluated.details)
+      ? { ...evaluated, details: { ...evaluated.details, value: check.value } }
+      : evaluated;
   snap.result = result;
   const current = result.details.current;
-  if (type === 'convergence' && typeof current === 'number') snap.lastValues = { ...snap.lastValues, [snap.current]: current };
+  if (type === 'convergence' && typeof current === 'number')
+    snap.lastValues = { ...snap.lastValues, [snap.current]: current };
   const confidence = result.details.confidence;
   emit(d, 'evaluate', {
     state: snap.current,
@@ -250,11 +289,13 @@ export function afterEvaluation(d: Draft, state: StateConfig, type: string, eval
     ...(typeof confidence === 'number' ? { confidence } : {}),
     details: result.details,
   });
-  if (action && retryIfFailed(d, state, { kind: 'verdict', verdict: result.verdict }, { verdict: result.verdict })) return;
+  if (action && retryIfFailed(d, state, { kind: 'verdict', verdict: result.verdict }, { verdict: result.verdict }))
+    return;
   const target = routeFor(state, result.verdict);
   if (target === undefined) {
     setPrev(d, action);
-    const why = result.verdict === 'error' && typeof result.details.error === 'string' ? ` (${result.details.error})` : '';
+    const why =
+      result.verdict === 'error' && typeof result.details.error === 'string' ? ` (${result.details.error})` : '';
     return finish(
       d,
       'error',
@@ -272,7 +313,13 @@ export function afterEvaluation(d: Draft, state: StateConfig, type: string, eval
 function reachTerminal(d: Draft, state: StateConfig): void {
   const { def, snap } = d;
   if (!def.maintain) return finish(d, 'terminal');
-  const resolved = resolveTarget(def, snap.current, state.on_maintain ?? def.initial, scopeOf(def, snap, d.now), 'on_maintain');
+  const resolved = resolveTarget(
+    def,
+    snap.current,
+    state.on_maintain ?? def.initial,
+    scopeOf(def, snap, d.now),
+    'on_maintain',
+  );
   if ('error' in resolved) return finish(d, 'error', resolved.error);
   const target = resolved.to;
   snap.cycles += 1;

@@ -18,11 +18,19 @@ const RUNTIME_DATA = new Set(['captured', 'prev', 'result']);
 
 /** Whether `template` carries run-time data (directly or through a data-bound context key). */
 function carriesData(template: string, dataContext: readonly string[]): boolean {
-  return templateRefs(template).some((ref) => RUNTIME_DATA.has(ref.namespace) || (ref.namespace === 'context' && dataContext.includes(ref.path[0] ?? '')));
+  return templateRefs(template).some(
+    (ref) =>
+      RUNTIME_DATA.has(ref.namespace) || (ref.namespace === 'context' && dataContext.includes(ref.path[0] ?? '')),
+  );
 }
 
 /** The child's input for sub-loop state `state`. Throws InterpolationError for a bad reference. */
-export function subloopInput(state: StateConfig & { loop: string }, name: string, step: number, scope: InterpolationScope): RunLoopInput {
+export function subloopInput(
+  state: StateConfig & { loop: string },
+  name: string,
+  step: number,
+  scope: InterpolationScope,
+): RunLoopInput {
   const dataContext = scope.dataContext ?? [];
   const input: RunLoopInput = { state: name, step, loop: interpolate(state.loop, scope).trim() };
   // Only an explicit `timeout:` bounds a child: `default_timeout` is about actions, and a child's
@@ -107,12 +115,18 @@ export interface ChildStart {
  * unknown names, required ones) and bound into its context, or the parent's context and captured
  * values passed through. Returns the reason when the bindings do not fit the child.
  */
-export function childStart(def: LoopDefinition, input: Pick<RunLoopInput, 'passthrough' | 'bindings' | 'budget'>): ChildStart | { error: string } {
+export function childStart(
+  def: LoopDefinition,
+  input: Pick<RunLoopInput, 'passthrough' | 'bindings' | 'budget'>,
+): ChildStart | { error: string } {
   const start = childStartOf(def, input);
   return 'error' in start || input.budget === undefined ? start : { ...start, budget: input.budget };
 }
 
-function childStartOf(def: LoopDefinition, input: Pick<RunLoopInput, 'passthrough' | 'bindings'>): ChildStart | { error: string } {
+function childStartOf(
+  def: LoopDefinition,
+  input: Pick<RunLoopInput, 'passthrough' | 'bindings'>,
+): ChildStart | { error: string } {
   const given = input.bindings?.values ?? input.passthrough?.context ?? {};
   const bound = bindParameters(def, given, { source: 'with', strict: input.bindings !== undefined, requireAll: true });
   if (bound.problems.length) return { error: bound.problems.map((p) => `${p.message} (${p.fix})`).join('; ') };

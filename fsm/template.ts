@@ -61,11 +61,19 @@ function parseRef(body: string, raw: string, template: string, offset: number): 
     );
   }
   if (path.length === 0 && namespace !== 'result' && namespace !== 'prev') {
-    throw new TemplateSyntaxError(`${raw} needs a path after "${namespace}." (e.g. \${${namespace}.name})`, template, offset);
+    throw new TemplateSyntaxError(
+      `${raw} needs a path after "${namespace}." (e.g. \${${namespace}.name})`,
+      template,
+      offset,
+    );
   }
   for (const segment of path) {
     if (!PATH_SEGMENT.test(segment)) {
-      throw new TemplateSyntaxError(`invalid path segment "${segment}" in ${raw}: use letters, digits, _ or -`, template, offset);
+      throw new TemplateSyntaxError(
+        `invalid path segment "${segment}" in ${raw}: use letters, digits, _ or -`,
+        template,
+        offset,
+      );
     }
   }
   if (namespace === 'env' && path.length !== 1) {
@@ -90,7 +98,11 @@ export function parseTemplate(template: string): Segment[] {
     if (template.startsWith('${', i)) {
       const close = template.indexOf('}', i + 2);
       if (close < 0) {
-        throw new TemplateSyntaxError(`unclosed \${ at offset ${i}: add the closing } (or write $\${ for a literal \${)`, template, i);
+        throw new TemplateSyntaxError(
+          `unclosed \${ at offset ${i}: add the closing } (or write $\${ for a literal \${)`,
+          template,
+          i,
+        );
       }
       if (text) segments.push({ kind: 'text', text });
       text = '';

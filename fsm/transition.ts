@@ -63,21 +63,27 @@ function onActionDone(d: Draft, result: ActionResult): void {
   // Only runs that detect stdout signals have one (LoopRunOptions.stdoutSignals).
   if (result.stdout_signal !== undefined && onStdoutSignal(d, result.stdout_signal, result)) return;
   if (result.error !== undefined) {
-    if (retryIfFailed(d, state, { kind: 'could_not_run' }, { exit_code: result.exit_code, error: result.error })) return;
+    if (retryIfFailed(d, state, { kind: 'could_not_run' }, { exit_code: result.exit_code, error: result.error }))
+      return;
     if (!state.terminal) return failState(d, state, result.error, result);
-  } else if (retryIfFailed(d, state, { kind: 'exit', exitCode: result.exit_code }, { exit_code: result.exit_code })) return;
-  if (check !== undefined && 'errors' in check && !state.terminal) return onInvalidOutput(d, state, result, check.errors);
+  } else if (retryIfFailed(d, state, { kind: 'exit', exitCode: result.exit_code }, { exit_code: result.exit_code }))
+    return;
+  if (check !== undefined && 'errors' in check && !state.terminal)
+    return onInvalidOutput(d, state, result, check.errors);
   endAsks(d);
   decide(d, state, result);
 }
 
-
 /** The diff_stall verdict for the worker's snapshot (remembered for the state's next pass), or its error. */
-function diffStallResult(d: Draft, event: Extract<RunEvent, { type: 'diff_stat_done' | 'diff_stat_error' | 'diff_stat_failed' }>): EvalResult {
+function diffStallResult(
+  d: Draft,
+  event: Extract<RunEvent, { type: 'diff_stat_done' | 'diff_stat_error' | 'diff_stat_failed' }>,
+): EvalResult {
   const config = stateOf(d).evaluate;
   const maxStall = config?.type === 'diff_stall' ? config.max_stall : DEFAULT_MAX_STALL;
   if (event.type === 'diff_stat_error') return errorResult(event.error, { max_stall: maxStall });
-  if (event.type === 'diff_stat_failed') return errorResult(`git diff --stat failed: ${failureText(event.failure)}`, { max_stall: maxStall });
+  if (event.type === 'diff_stat_failed')
+    return errorResult(`git diff --stat failed: ${failureText(event.failure)}`, { max_stall: maxStall });
   const name = d.snap.current;
   const { result, memory } = compareDiffStall(maxStall, d.snap.diffStats?.[name], event.stat);
   d.snap.diffStats = { ...d.snap.diffStats, [name]: memory };
@@ -151,9 +157,16 @@ function seal(d: Draft): Transition {
   const { phase, pending, outcome, ...data } = d.snap;
   const effect = d.effect;
   if (!effect) throw new Error(`internal: the transition in state "${d.snap.current}" decided no effect`);
-  if (effect.type === 'finish') return { snapshot: { ...data, status: 'done', phase: 'done', outcome: outcome ?? effect.result }, events: d.events, effect };
+  if (effect.type === 'finish')
+    return {
+      snapshot: { ...data, status: 'done', phase: 'done', outcome: outcome ?? effect.result },
+      events: d.events,
+      effect,
+    };
   const running: RunningSnapshot =
-    phase === 'llm' || phase === 'git_diff' || phase === 'rate_limited' ? { ...data, status: 'running', phase, pending } : { ...data, status: 'running', phase: phase === 'done' || phase === 'starting' ? 'action' : phase };
+    phase === 'llm' || phase === 'git_diff' || phase === 'rate_limited'
+      ? { ...data, status: 'running', phase, pending }
+      : { ...data, status: 'running', phase: phase === 'done' || phase === 'starting' ? 'action' : phase };
   return { snapshot: running, events: d.events, effect };
 }
 

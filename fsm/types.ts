@@ -113,7 +113,16 @@ export interface PrevResult {
   exit_code: number;
 }
 
-export const TERMINATED_BY = ['terminal', 'max_iterations', 'max_steps', 'timeout', 'error', 'cancelled', 'budget', 'handoff'] as const;
+export const TERMINATED_BY = [
+  'terminal',
+  'max_iterations',
+  'max_steps',
+  'timeout',
+  'error',
+  'cancelled',
+  'budget',
+  'handoff',
+] as const;
 export type TerminatedBy = (typeof TERMINATED_BY)[number];
 
 /** What a run returns (seed 003's ExecutionResult, plus `failure` for failure terminals). */

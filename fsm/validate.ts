@@ -30,7 +30,10 @@ const DEFAULT_MODEL_PLACEHOLDER = '${DEFAULT_LLM_MODEL}';
 type Path = Diagnostic['path'];
 
 /** Every template in a state, with its path and whether `${env.*}` is allowed there (also for `ll-loop test`). */
-export function stateTemplates(name: string, state: StateConfig): Array<{ path: Path; text: string; envAllowed: boolean }> {
+export function stateTemplates(
+  name: string,
+  state: StateConfig,
+): Array<{ path: Path; text: string; envAllowed: boolean }> {
   const base: Path = ['states', name];
   const out: Array<{ path: Path; text: string; envAllowed: boolean }> = [];
   if (state.action !== undefined) out.push({ path: [...base, 'action'], text: state.action, envAllowed: true });
@@ -51,7 +54,8 @@ export function stateTemplates(name: string, state: StateConfig): Array<{ path: 
   const visitParam = (value: unknown, path: Path): void => {
     if (typeof value === 'string') out.push({ path, text: value, envAllowed: true });
     else if (Array.isArray(value)) value.forEach((v, i) => visitParam(v, [...path, String(i)]));
-    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) visitParam(v, [...path, k]);
+    else if (value !== null && typeof value === 'object')
+      for (const [k, v] of Object.entries(value)) visitParam(v, [...path, k]);
   };
   if (state.params !== undefined) visitParam(state.params, [...base, 'params']);
   return out;
@@ -75,7 +79,10 @@ export function hasPassthrough(def: LoopDefinition): boolean {
  * `${captured.x…}` references (without a `:-default`) to names outside `captures`, with where
  * they are. A reference with a default may name a value a parent passes in (passthrough).
  */
-export function uncapturedRefs(def: LoopDefinition, captures: ReadonlySet<string>): Array<{ path: Path; ref: RefSegment }> {
+export function uncapturedRefs(
+  def: LoopDefinition,
+  captures: ReadonlySet<string>,
+): Array<{ path: Path; ref: RefSegment }> {
   const out: Array<{ path: Path; ref: RefSegment }> = [];
   for (const [name, state] of Object.entries(def.states)) {
     for (const { path, text } of stateTemplates(name, state)) {
@@ -87,7 +94,8 @@ export function uncapturedRefs(def: LoopDefinition, captures: ReadonlySet<string
       }
       for (const ref of refs) {
         const [head] = ref.path;
-        if (ref.namespace === 'captured' && head !== undefined && ref.fallback === undefined && !captures.has(head)) out.push({ path, ref });
+        if (ref.namespace === 'captured' && head !== undefined && ref.fallback === undefined && !captures.has(head))
+          out.push({ path, ref });
       }
     }
   }
@@ -96,7 +104,11 @@ export function uncapturedRefs(def: LoopDefinition, captures: ReadonlySet<string
 
 export function uncapturedError(path: Path, ref: RefSegment, captures: ReadonlySet<string>): Diagnostic {
   const head = ref.path[0] ?? '';
-  return error(path, `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`, `add capture: "${head}" to the state that produces it, or write \${captured.${head}.output:-default} if a parent loop passes it in`);
+  return error(
+    path,
+    `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`,
+    `add capture: "${head}" to the state that produces it, or write \${captured.${head}.output:-default} if a parent loop passes it in`,
+  );
 }
 
 function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
@@ -132,34 +144,83 @@ function checkShellActions(def: LoopDefinition, out: Diagnostic[]): void {
   }
 }
 
-function checkRef(def: LoopDefinition, ref: RefSegment, path: Path, envAllowed: boolean, captures: Set<string>, deferCaptures: boolean, out: Diagnostic[]): void {
+function checkRef(
+  def: LoopDefinition,
+  ref: RefSegment,
+  path: Path,
+  envAllowed: boolean,
+  captures: Set<string>,
+  deferCaptures: boolean,
+  out: Diagnostic[],
+): void {
   const [head] = ref.path;
   if (ref.namespace === 'env' && !envAllowed) {
-    out.push(error(path, `${ref.raw} is only allowed in action:`, 'environment values are read on the worker when an action runs; pass the value through context or the action instead'));
+    out.push(
+      error(
+        path,
+        `${ref.raw} is only allowed in action:`,
+        'environment values are read on the worker when an action runs; pass the value through context or the action instead',
+      ),
+    );
   } else if (ref.namespace === 'captured' && head !== undefined && !captures.has(head)) {
     if (!deferCaptures && ref.fallback === undefined) out.push(uncapturedError(path, ref, captures));
-  } else if (ref.namespace === 'context' && head !== undefined && !Object.hasOwn(def.context, head) && !Object.hasOwn(def.parameters ?? {}, head) && ref.fallback === undefined) {
-    out.push(warning(path, `${ref.raw} is not defined in context:`, `add ${head}: to context: or pass --context ${head}=VALUE when running`));
+  } else if (
+    ref.namespace === 'context' &&
+    head !== undefined &&
+    !Object.hasOwn(def.context, head) &&
+    !Object.hasOwn(def.parameters ?? {}, head) &&
+    ref.fallback === undefined
+  ) {
+    out.push(
+      warning(
+        path,
+        `${ref.raw} is not defined in context:`,
+        `add ${head}: to context: or pass --context ${head}=VALUE when running`,
+      ),
+    );
   }
 }
 
 function checkGraph(def: LoopDefinition, out: Diagnostic[]): void {
   const names = Object.keys(def.states);
   if (!(def.initial in def.states)) {
-    out.push(error(['initial'], `initial state "${def.initial}" is not defined${didYouMean(def.initial, names)}`, `define states.${def.initial} or set initial: to one of ${names.join(', ')}`));
+    out.push(
+      error(
+        ['initial'],
+        `initial state "${def.initial}" is not defined${didYouMean(def.initial, names)}`,
+        `define states.${def.initial} or set initial: to one of ${names.join(', ')}`,
+      ),
+    );
   }
   if (!names.some((n) => def.states[n]?.terminal)) {
-    out.push(error(['states'], 'no terminal state: the loop can only end by its limits', 'add a state with terminal: true (e.g. done: { terminal: true })'));
+    out.push(
+      error(
+        ['states'],
+        'no terminal state: the loop can only end by its limits',
+        'add a state with terminal: true (e.g. done: { terminal: true })',
+      ),
+    );
   }
   for (const [name, state] of Object.entries(def.states)) {
     for (const { key, target } of declaredTargets(state)) {
       if (target === CURRENT || target.includes('${') || target in def.states) continue;
-      out.push(error(['states', name, ...key.split('.')], `${key} goes to "${target}", which is not a state${didYouMean(target, names)}`, `define states.${target} or route to one of ${names.join(', ')}`));
+      out.push(
+        error(
+          ['states', name, ...key.split('.')],
+          `${key} goes to "${target}", which is not a state${didYouMean(target, names)}`,
+          `define states.${target} or route to one of ${names.join(', ')}`,
+        ),
+      );
     }
     checkState(def, name, state, out);
   }
   warnUnreachable(def, out);
-  out.push(...providerDiagnostics(def, Object.entries(def.states).flatMap(([state, s]) => (s.evaluate ? [{ state, config: s.evaluate }] : []))));
+  out.push(
+    ...providerDiagnostics(
+      def,
+      Object.entries(def.states).flatMap(([state, s]) => (s.evaluate ? [{ state, config: s.evaluate }] : [])),
+    ),
+  );
 }
 
 /** An mcp_tool state names `<server>/<tool>`; `params:` and `mcp_result` belong to such states only. */
@@ -167,16 +228,37 @@ function checkMcpState(path: Path, state: StateConfig, out: Diagnostic[]): void 
   const mcp = state.action_type === 'mcp_tool';
   // A `tool:` that could not be folded into action: has its own error (fsm/mcp-tool-field.ts).
   if (mcp && state.action === undefined && state.tool === undefined) {
-    out.push(error([...path, 'action_type'], 'an mcp_tool state needs action: "<server>/<tool>"', 'add action: naming a server of .mcp.json and its tool, e.g. action: "github/get_issue"'));
+    out.push(
+      error(
+        [...path, 'action_type'],
+        'an mcp_tool state needs action: "<server>/<tool>"',
+        'add action: naming a server of .mcp.json and its tool, e.g. action: "github/get_issue"',
+      ),
+    );
   } else if (mcp && state.action !== undefined && state.tool === undefined && !state.action.includes('${')) {
     const target = parseMcpTarget(state.action);
-    if ('error' in target) out.push(error([...path, 'action'], target.error, 'write action: "<server>/<tool>", e.g. action: "github/get_issue"'));
+    if ('error' in target)
+      out.push(
+        error([...path, 'action'], target.error, 'write action: "<server>/<tool>", e.g. action: "github/get_issue"'),
+      );
   }
   if (!mcp && state.params !== undefined) {
-    out.push(error([...path, 'params'], 'params: is for action_type: mcp_tool states (the tool\'s arguments)', 'add action_type: mcp_tool, or remove params:'));
+    out.push(
+      error(
+        [...path, 'params'],
+        "params: is for action_type: mcp_tool states (the tool's arguments)",
+        'add action_type: mcp_tool, or remove params:',
+      ),
+    );
   }
   if (!mcp && state.evaluate?.type === 'mcp_result') {
-    out.push(error([...path, 'evaluate'], 'mcp_result judges the result of an action_type: mcp_tool state', 'add action_type: mcp_tool with action: "<server>/<tool>", or choose another evaluator'));
+    out.push(
+      error(
+        [...path, 'evaluate'],
+        'mcp_result judges the result of an action_type: mcp_tool state',
+        'add action_type: mcp_tool with action: "<server>/<tool>", or choose another evaluator',
+      ),
+    );
   }
 }
 
@@ -184,28 +266,81 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
   const path: Path = ['states', name];
   const hasWayOut = state.terminal || state.next !== undefined || state.route !== undefined || hasShorthand(state);
   if (!hasWayOut) {
-    out.push(error(path, 'state has no way out: no next, route, on_* or terminal', 'add next: <state>, on_yes:/on_no:, a route: table, or terminal: true'));
+    out.push(
+      error(
+        path,
+        'state has no way out: no next, route, on_* or terminal',
+        'add next: <state>, on_yes:/on_no:, a route: table, or terminal: true',
+      ),
+    );
   }
   if (state.route && hasShorthand(state)) {
-    out.push(warning(path, 'both route: and on_* shorthand are set; the route table wins and the shorthand is ignored', 'move the shorthand entries into route:'));
+    out.push(
+      warning(
+        path,
+        'both route: and on_* shorthand are set; the route table wins and the shorthand is ignored',
+        'move the shorthand entries into route:',
+      ),
+    );
   }
   if (state.next !== undefined && state.evaluate) {
-    out.push(warning([...path, 'evaluate'], 'evaluate is ignored on a state with next: (next is unconditional)', 'use on_yes/on_no or route: instead of next:'));
+    out.push(
+      warning(
+        [...path, 'evaluate'],
+        'evaluate is ignored on a state with next: (next is unconditional)',
+        'use on_yes/on_no or route: instead of next:',
+      ),
+    );
   }
-  if (state.evaluate?.type === 'convergence' && state.evaluate.target === undefined && state.evaluate.toward === undefined) {
+  if (
+    state.evaluate?.type === 'convergence' &&
+    state.evaluate.target === undefined &&
+    state.evaluate.toward === undefined
+  ) {
     out.push(error([...path, 'evaluate'], 'convergence needs a target', 'add target: <number> (or toward:)'));
   }
   if (state.evaluate?.type === 'llm_structured' && !def.llm.enabled) {
-    out.push(warning([...path, 'evaluate'], 'llm_structured with LLM evaluation disabled gives an error verdict', 'route _error:/on_error:, or use a deterministic evaluator'));
+    out.push(
+      warning(
+        [...path, 'evaluate'],
+        'llm_structured with LLM evaluation disabled gives an error verdict',
+        'route _error:/on_error:, or use a deterministic evaluator',
+      ),
+    );
   }
-  if (state.action === undefined && state.evaluate && !('source' in state.evaluate && state.evaluate.source !== undefined) && state.evaluate.type !== 'diff_stall' && !state.terminal) {
-    out.push(error([...path, 'evaluate'], 'a state without an action has nothing to evaluate', 'add source: "${captured.<name>.output}" to evaluate, or an action:'));
+  if (
+    state.action === undefined &&
+    state.evaluate &&
+    !('source' in state.evaluate && state.evaluate.source !== undefined) &&
+    state.evaluate.type !== 'diff_stall' &&
+    !state.terminal
+  ) {
+    out.push(
+      error(
+        [...path, 'evaluate'],
+        'a state without an action has nothing to evaluate',
+        'add source: "${captured.<name>.output}" to evaluate, or an action:',
+      ),
+    );
   }
   checkRetryAndMaintain(def, path, state, out);
   checkSubloopState(path, state, out);
   checkMcpState(path, state, out);
-  if (state.action !== undefined && actionKind(state) === 'prompt' && state.evaluate === undefined && !state.terminal && state.next === undefined && !def.llm.enabled) {
-    out.push(warning(path, 'prompt state with LLM evaluation disabled is judged by the host CLI exit code', 'add evaluate: to choose how it is judged'));
+  if (
+    state.action !== undefined &&
+    actionKind(state) === 'prompt' &&
+    state.evaluate === undefined &&
+    !state.terminal &&
+    state.next === undefined &&
+    !def.llm.enabled
+  ) {
+    out.push(
+      warning(
+        path,
+        'prompt state with LLM evaluation disabled is judged by the host CLI exit code',
+        'add evaluate: to choose how it is judged',
+      ),
+    );
   }
 }
 
@@ -213,16 +348,49 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
 function checkSubloopState(path: Path, state: StateConfig, out: Diagnostic[]): void {
   if (state.loop === undefined) {
     for (const key of ['with', 'context_passthrough'] as const) {
-      if (state[key] !== undefined) out.push(error([...path, key], `${key}: only applies to a state that runs a sub-loop (loop:)`, `add loop: <name>, or remove ${key}:`));
+      if (state[key] !== undefined)
+        out.push(
+          error(
+            [...path, key],
+            `${key}: only applies to a state that runs a sub-loop (loop:)`,
+            `add loop: <name>, or remove ${key}:`,
+          ),
+        );
     }
     return;
   }
-  if (state.loop.trim() === '') out.push(error([...path, 'loop'], 'loop: names no loop', 'write loop: <name> (a file in .loops/ or a built-in loop)'));
-  if (state.action !== undefined) out.push(error([...path, 'action'], 'a state runs either an action or a sub-loop (loop:), not both', 'move the action to a state of its own'));
-  if (state.evaluate !== undefined) out.push(error([...path, 'evaluate'], "a sub-loop state is judged by the child loop's outcome, not by evaluate:", 'remove evaluate:; route with on_success/on_failure/on_error'));
-  if (state.terminal) out.push(error([...path, 'terminal'], 'a sub-loop state cannot be terminal', 'route its outcome to a terminal state'));
+  if (state.loop.trim() === '')
+    out.push(
+      error([...path, 'loop'], 'loop: names no loop', 'write loop: <name> (a file in .loops/ or a built-in loop)'),
+    );
+  if (state.action !== undefined)
+    out.push(
+      error(
+        [...path, 'action'],
+        'a state runs either an action or a sub-loop (loop:), not both',
+        'move the action to a state of its own',
+      ),
+    );
+  if (state.evaluate !== undefined)
+    out.push(
+      error(
+        [...path, 'evaluate'],
+        "a sub-loop state is judged by the child loop's outcome, not by evaluate:",
+        'remove evaluate:; route with on_success/on_failure/on_error',
+      ),
+    );
+  if (state.terminal)
+    out.push(
+      error([...path, 'terminal'], 'a sub-loop state cannot be terminal', 'route its outcome to a terminal state'),
+    );
   if (state.with !== undefined && state.context_passthrough === true) {
-    out.push(error([...path, 'with'], 'with: and context_passthrough: true are mutually exclusive', "bind the child's parameters with with:, or pass the whole context with context_passthrough: true"));
+    out.push(
+      error(
+        [...path, 'with'],
+        'with: and context_passthrough: true are mutually exclusive',
+        "bind the child's parameters with with:, or pass the whole context with context_passthrough: true",
+      ),
+    );
   }
 }
 
@@ -231,19 +399,58 @@ function checkRetryAndMaintain(def: LoopDefinition, path: Path, state: StateConf
   const retry = state.retry;
   if (retry) {
     if (state.action === undefined) {
-      out.push(error([...path, 'retry'], 'retry: on a state without an action: there is nothing to retry', 'add an action:, or remove retry:'));
+      out.push(
+        error(
+          [...path, 'retry'],
+          'retry: on a state without an action: there is nothing to retry',
+          'add an action:, or remove retry:',
+        ),
+      );
     } else if (retry.on && (state.terminal || state.next !== undefined)) {
       const why = state.terminal ? 'terminal states are not evaluated' : 'states with next: are not evaluated';
-      out.push(error([...path, 'retry', 'on'], `retry.on lists verdicts, but ${why}`, 'remove on: to retry when the action exits non-zero'));
+      out.push(
+        error(
+          [...path, 'retry', 'on'],
+          `retry.on lists verdicts, but ${why}`,
+          'remove on: to retry when the action exits non-zero',
+        ),
+      );
     }
-    if (retry.attempts === 1) out.push(warning([...path, 'retry', 'attempts'], 'retry with attempts: 1 never retries (attempts counts the first one)', 'set attempts: to 2 or more'));
+    if (retry.attempts === 1)
+      out.push(
+        warning(
+          [...path, 'retry', 'attempts'],
+          'retry with attempts: 1 never retries (attempts counts the first one)',
+          'set attempts: to 2 or more',
+        ),
+      );
   }
   if (state.terminal && (state.on_budget !== undefined || state.budget !== undefined)) {
-    out.push(warning([...path, state.budget !== undefined ? 'budget' : 'on_budget'], 'a terminal state ends the run anyway: its budget is never checked', 'move budget:/on_budget: to the states that call agents'));
+    out.push(
+      warning(
+        [...path, state.budget !== undefined ? 'budget' : 'on_budget'],
+        'a terminal state ends the run anyway: its budget is never checked',
+        'move budget:/on_budget: to the states that call agents',
+      ),
+    );
   }
   if (typeof state.on_maintain === 'string') {
-    if (!state.terminal) out.push(warning([...path, 'on_maintain'], 'on_maintain is only used on terminal states', 'move it to the terminal state, or remove it'));
-    else if (!def.maintain) out.push(warning([...path, 'on_maintain'], 'on_maintain has no effect without maintain: true', 'add maintain: true at the top level, or remove on_maintain'));
+    if (!state.terminal)
+      out.push(
+        warning(
+          [...path, 'on_maintain'],
+          'on_maintain is only used on terminal states',
+          'move it to the terminal state, or remove it',
+        ),
+      );
+    else if (!def.maintain)
+      out.push(
+        warning(
+          [...path, 'on_maintain'],
+          'on_maintain has no effect without maintain: true',
+          'add maintain: true at the top level, or remove on_maintain',
+        ),
+      );
   }
 }
 
@@ -262,12 +469,20 @@ function warnUnreachable(def: LoopDefinition, out: Diagnostic[]): void {
     }
   }
   for (const name of Object.keys(def.states)) {
-    if (!seen.has(name)) out.push(warning(['states', name], `state is unreachable from initial state "${def.initial}"`, 'route to it from another state, or delete it'));
+    if (!seen.has(name))
+      out.push(
+        warning(
+          ['states', name],
+          `state is unreachable from initial state "${def.initial}"`,
+          'route to it from another state, or delete it',
+        ),
+      );
   }
 }
 
 function checkLoop(def: LoopDefinition, out: Diagnostic[]): void {
-  if (!def.description) out.push(warning(['name'], 'loop has no description', 'add description: — it is shown by ll-loop list'));
+  if (!def.description)
+    out.push(warning(['name'], 'loop has no description', 'add description: — it is shown by ll-loop list'));
   try {
     resolveContext(def.context);
   } catch (err) {
@@ -286,14 +501,18 @@ function checkLoop(def: LoopDefinition, out: Diagnostic[]): void {
  * one here means the document skipped that step. Said plainly rather than as "unknown field".
  */
 function unexpandedReuse(raw: Record<string, unknown>): Diagnostic[] {
-  const fix = 'load the file with ll-loop (validate, run, show), which expands from:, import:, fragments: and fragment: first; see docs/reuse.md';
-  const out = REUSE_LOOP_KEYS.filter((key) => Object.hasOwn(raw, key)).map((key) => error([key], `${key}: was not expanded before validation`, fix));
+  const fix =
+    'load the file with ll-loop (validate, run, show), which expands from:, import:, fragments: and fragment: first; see docs/reuse.md';
+  const out = REUSE_LOOP_KEYS.filter((key) => Object.hasOwn(raw, key)).map((key) =>
+    error([key], `${key}: was not expanded before validation`, fix),
+  );
   const states = raw.states;
   if (states !== null && typeof states === 'object' && !Array.isArray(states)) {
     for (const [name, state] of Object.entries(states)) {
       if (state === null || typeof state !== 'object' || Array.isArray(state)) continue;
       for (const key of REUSE_STATE_KEYS) {
-        if (Object.hasOwn(state, key)) out.push(error(['states', name, key], `${key}: was not expanded before validation`, fix));
+        if (Object.hasOwn(state, key))
+          out.push(error(['states', name, key], `${key}: was not expanded before validation`, fix));
       }
     }
   }
@@ -309,7 +528,15 @@ function loopMaxTokensGiven(raw: Record<string, unknown>): boolean {
 export function validateLoop(raw: unknown): ValidationResult {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     const got = raw === null ? 'an empty document' : Array.isArray(raw) ? 'a list' : `a ${typeof raw}`;
-    return { diagnostics: [error([], `a loop file must be a mapping with name:, initial: and states:, but this is ${got}`, 'see docs/loop-format.md for the format')] };
+    return {
+      diagnostics: [
+        error(
+          [],
+          `a loop file must be a mapping with name:, initial: and states:, but this is ${got}`,
+          'see docs/loop-format.md for the format',
+        ),
+      ],
+    };
   }
   const leftovers = unexpandedReuse(raw as Record<string, unknown>);
   if (leftovers.length) return { diagnostics: leftovers };

@@ -21,11 +21,18 @@ function checkRoutes(def: LoopDefinition, name: string, state: StateConfig, out:
   const missing = unroutedVerdicts(state, set.verdicts);
   if (!missing.length) return;
   const type = effectiveEvaluator(def, state).type;
-  const what = state.loop !== undefined ? 'its sub-loop' : `its evaluator (${type}${state.evaluate ? '' : ', the default here'})`;
+  const what =
+    state.loop !== undefined ? 'its sub-loop' : `its evaluator (${type}${state.evaluate ? '' : ', the default here'})`;
   const fix = state.route
     ? `add ${missing.map((v) => `${v}: <state>`).join(', ')} to route: (or _: <state> as a default)`
     : `add ${missing.map((v) => `on_${v}: <state>`).join(', ')} (or a route: table with _: <state> as a default)`;
-  out.push(warning(['states', name, ...(state.route ? ['route'] : [])], `${what} can answer ${quoteAll(missing)}, which no route handles: the run would end with "no valid transition"`, fix));
+  out.push(
+    warning(
+      ['states', name, ...(state.route ? ['route'] : [])],
+      `${what} can answer ${quoteAll(missing)}, which no route handles: the run would end with "no valid transition"`,
+      fix,
+    ),
+  );
 }
 
 /** States whose routes (or `initial`) lead into `name`, other than `name` itself. */
@@ -50,11 +57,23 @@ function checkPrevious(def: LoopDefinition, name: string, state: StateConfig, ou
     if (ref.namespace === 'prev') {
       const others = otherPredecessors(def, name);
       if (others.length) {
-        out.push(warning(path, `${ref.raw} is the output of the state run before this one (${others.map((s) => `"${s}"`).join(', ')}), not this state's last measurement, so progress and stall compare against the wrong value`, fix));
+        out.push(
+          warning(
+            path,
+            `${ref.raw} is the output of the state run before this one (${others.map((s) => `"${s}"`).join(', ')}), not this state's last measurement, so progress and stall compare against the wrong value`,
+            fix,
+          ),
+        );
         return;
       }
     } else if (ref.namespace === 'captured' && state.capture !== undefined && ref.path[0] === state.capture) {
-      out.push(warning(path, `${ref.raw} is this state's own capture, which already holds the new measurement when it is evaluated: it never improves on itself, so the verdict is never progress`, fix));
+      out.push(
+        warning(
+          path,
+          `${ref.raw} is this state's own capture, which already holds the new measurement when it is evaluated: it never improves on itself, so the verdict is never progress`,
+          fix,
+        ),
+      );
       return;
     }
   }

@@ -15,7 +15,9 @@ function schemaVerdicts(schema: Record<string, unknown>): string[] | undefined {
   const properties = schema.properties as Record<string, unknown> | undefined;
   const verdict = properties?.verdict as { enum?: unknown } | undefined;
   const values = verdict?.enum;
-  return Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string') ? (values as string[]) : undefined;
+  return Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string')
+    ? (values as string[])
+    : undefined;
 }
 
 /**
@@ -27,7 +29,8 @@ export function stateVerdicts(def: LoopDefinition, state: StateConfig): VerdictS
   if (state.loop !== undefined) return SUBLOOP_VERDICTS;
   const config = effectiveEvaluator(def, state);
   // Without an action or a source, exit_code judges exit 0: the answer is always yes.
-  if (config.type === 'exit_code' && state.action === undefined && config.source === undefined) return { verdicts: ['yes'], pass: 'yes', fail: 'yes' };
+  if (config.type === 'exit_code' && state.action === undefined && config.source === undefined)
+    return { verdicts: ['yes'], pass: 'yes', fail: 'yes' };
   if (config.type !== 'llm_structured') return EVALUATOR_VERDICTS[config.type];
   const declared = config.schema === undefined ? schemaVerdicts(DEFAULT_LLM_SCHEMA) : schemaVerdicts(config.schema);
   if (declared === undefined) return undefined;

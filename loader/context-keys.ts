@@ -28,9 +28,16 @@ export type ResolveLoop = (name: string, cwd: string) => string;
  * The context keys `raw` (a loop as plain data) uses, or undefined when they cannot be known.
  * `seen`: the files already walked (a sub-loop cycle is the validator's to report).
  */
-export function usedContextKeys(raw: Record<string, unknown>, cwd: string, resolve: ResolveLoop, seen: ReadonlySet<string> = new Set()): Set<string> | undefined {
+export function usedContextKeys(
+  raw: Record<string, unknown>,
+  cwd: string,
+  resolve: ResolveLoop,
+  seen: ReadonlySet<string> = new Set(),
+): Set<string> | undefined {
   const used = new Set([...keysOf(raw.context), ...keysOf(raw.parameters), ...referencedIn(JSON.stringify(raw))]);
-  for (const state of Object.values(raw.states && typeof raw.states === 'object' ? (raw.states as Record<string, unknown>) : {})) {
+  for (const state of Object.values(
+    raw.states && typeof raw.states === 'object' ? (raw.states as Record<string, unknown>) : {},
+  )) {
     const s = state as { loop?: unknown; context_passthrough?: unknown } | null;
     if (!s || typeof s.loop !== 'string' || s.context_passthrough !== true) continue;
     if (s.loop.includes('${')) return undefined;
@@ -59,7 +66,11 @@ export function usedContextKeys(raw: Record<string, unknown>, cwd: string, resol
  * Refuse `--context` keys the loop does not use (a LoadError naming them and the keys it uses).
  * `--context-allow-unknown` skips this check.
  */
-export function checkContextKeys(given: readonly string[], used: ReadonlySet<string> | undefined, loopName: string): void {
+export function checkContextKeys(
+  given: readonly string[],
+  used: ReadonlySet<string> | undefined,
+  loopName: string,
+): void {
   if (used === undefined) return;
   const unknown = given.filter((k) => !used.has(k));
   if (unknown.length === 0) return;

@@ -40,7 +40,23 @@ const STATE_ORDER = [
 /** After any other `on_<verdict>` shorthand. */
 const STATE_LAST = ['on_maintain', 'next', 'terminal', 'failure'];
 
-const EVALUATE_ORDER = ['type', 'source', 'path', 'operator', 'target', 'toward', 'tolerance', 'previous', 'direction', 'pattern', 'negate', 'prompt', 'min_confidence', 'uncertain_suffix', 'schema'];
+const EVALUATE_ORDER = [
+  'type',
+  'source',
+  'path',
+  'operator',
+  'target',
+  'toward',
+  'tolerance',
+  'previous',
+  'direction',
+  'pattern',
+  'negate',
+  'prompt',
+  'min_confidence',
+  'uncertain_suffix',
+  'schema',
+];
 const PARAMETER_ORDER = ['type', 'required', 'default', 'values', 'description'];
 
 type Plain = Record<string, unknown>;
@@ -58,7 +74,11 @@ function ordered(value: Plain, first: readonly string[], last: readonly string[]
 }
 
 /** A mapping in the given key order; values converted by `child(key, value)`. */
-function toMap(value: Plain, keys: readonly string[], child: (key: string, v: unknown) => unknown = (_k, v) => plainToMap(v)): Map<string, unknown> {
+function toMap(
+  value: Plain,
+  keys: readonly string[],
+  child: (key: string, v: unknown) => unknown = (_k, v) => plainToMap(v),
+): Map<string, unknown> {
   return new Map(keys.map((key) => [key, child(key, value[key])]));
 }
 
@@ -81,11 +101,22 @@ function stateToMap(state: unknown): unknown {
 }
 
 export function toFsmYaml(def: Record<string, unknown>): string {
-  const top = toMap(def, ordered(def, LOOP_ORDER.filter((k) => !LAST_AT_LOOP.includes(k)), LAST_AT_LOOP), (key, v) => {
-    if (key === 'states' && isPlain(v)) return toMap(v, Object.keys(v), (_name, state) => stateToMap(state));
-    if (key === 'parameters' && isPlain(v)) return toMap(v, Object.keys(v), (_name, p) => (isPlain(p) ? toMap(p, ordered(p, PARAMETER_ORDER)) : plainToMap(p)));
-    return plainToMap(v);
-  });
+  const top = toMap(
+    def,
+    ordered(
+      def,
+      LOOP_ORDER.filter((k) => !LAST_AT_LOOP.includes(k)),
+      LAST_AT_LOOP,
+    ),
+    (key, v) => {
+      if (key === 'states' && isPlain(v)) return toMap(v, Object.keys(v), (_name, state) => stateToMap(state));
+      if (key === 'parameters' && isPlain(v))
+        return toMap(v, Object.keys(v), (_name, p) =>
+          isPlain(p) ? toMap(p, ordered(p, PARAMETER_ORDER)) : plainToMap(p),
+        );
+      return plainToMap(v);
+    },
+  );
   // lineWidth 0: never fold long commands; multi-line text becomes a `|` block.
   return stringify(top, { lineWidth: 0, version: '1.2' });
 }

@@ -14,12 +14,15 @@ const ajv = new Ajv({ strict: false, allErrors: true });
 const compiled = new Map<string, ValidateFunction>();
 
 /** The schema compiled, or why it is not a usable JSON Schema. Compilations are cached by content. */
-export function compileJsonSchema(schema: Record<string, unknown>): { validate: ValidateFunction } | { problem: string } {
+export function compileJsonSchema(
+  schema: Record<string, unknown>,
+): { validate: ValidateFunction } | { problem: string } {
   const key = JSON.stringify(schema);
   const cached = compiled.get(key);
   if (cached) return { validate: cached };
   try {
-    if (!ajv.validateSchema(schema)) return { problem: errorTexts(firstPerPlace(ajv.errors ?? []), 'schema').join('; ') };
+    if (!ajv.validateSchema(schema))
+      return { problem: errorTexts(firstPerPlace(ajv.errors ?? []), 'schema').join('; ') };
     const validate = ajv.compile(schema);
     compiled.set(key, validate);
     return { validate };
@@ -51,12 +54,16 @@ function firstPerPlace(errors: readonly ErrorObject[]): ErrorObject[] {
 function errorTexts(errors: readonly ErrorObject[], root: string): string[] {
   return errors.map((e) => {
     const where = e.instancePath === '' ? root : e.instancePath;
-    const allowed = e.keyword === 'enum' && Array.isArray(e.params['allowedValues']) ? `: ${(e.params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` : '';
+    const allowed =
+      e.keyword === 'enum' && Array.isArray(e.params['allowedValues'])
+        ? `: ${(e.params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+        : '';
     return `${where} ${e.message ?? 'is invalid'}${allowed}`;
   });
 }
 
-const SCHEMA_FIX = 'write a JSON Schema (https://json-schema.org), e.g. { type: object, properties: { verdict: { type: string, enum: [yes, no] } }, required: [verdict] }';
+const SCHEMA_FIX =
+  'write a JSON Schema (https://json-schema.org), e.g. { type: object, properties: { verdict: { type: string, enum: [yes, no] } }, required: [verdict] }';
 
 /** A diagnostic for each `schema:` / `output_schema:` in the loop that is not a valid JSON Schema (the loader adds file:line). */
 export function checkJsonSchemas(definition: LoopDefinition): Diagnostic[] {
@@ -67,7 +74,8 @@ export function checkJsonSchemas(definition: LoopDefinition): Diagnostic[] {
     if ('problem' in c) out.push(error(path, `${field} is not a valid JSON Schema: ${c.problem}`, SCHEMA_FIX));
   };
   for (const [name, state] of Object.entries(definition.states)) {
-    if (state.evaluate?.type === 'llm_structured') check(['states', name, 'evaluate', 'schema'], 'schema', state.evaluate.schema);
+    if (state.evaluate?.type === 'llm_structured')
+      check(['states', name, 'evaluate', 'schema'], 'schema', state.evaluate.schema);
     check(['states', name, 'output_schema'], 'output_schema', state.output_schema);
   }
   return out;

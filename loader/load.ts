@@ -61,7 +61,11 @@ export function listLoopNames(cwd: string): string[] {
 
 /** The project's loop file for `nameOrPath` (a path, or `.loops/<name>.yaml`/.yml), if any. */
 function projectLoopFile(nameOrPath: string, cwd: string): string | undefined {
-  const candidates = [resolve(cwd, nameOrPath), join(loopsDir(cwd), `${nameOrPath}.yaml`), join(loopsDir(cwd), `${nameOrPath}.yml`)];
+  const candidates = [
+    resolve(cwd, nameOrPath),
+    join(loopsDir(cwd), `${nameOrPath}.yaml`),
+    join(loopsDir(cwd), `${nameOrPath}.yml`),
+  ];
   return candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
 }
 
@@ -70,7 +74,9 @@ export function knownLoopsText(cwd: string): { names: string[]; text: string } {
   const project = listLoopNames(cwd);
   const builtin = builtinLoopNames().filter((n) => !project.includes(n));
   const parts = [
-    project.length ? `loops in ${relative(cwd, loopsDir(cwd)) || '.loops'}/: ${project.join(', ')}` : `there are no loops in ${loopsDir(cwd)}`,
+    project.length
+      ? `loops in ${relative(cwd, loopsDir(cwd)) || '.loops'}/: ${project.join(', ')}`
+      : `there are no loops in ${loopsDir(cwd)}`,
     ...(builtin.length ? [`built-in: ${builtin.join(', ')}`] : []),
   ];
   return { names: [...project, ...builtin], text: parts.join('; ') };
@@ -84,7 +90,11 @@ export function resolveLoopFile(nameOrPath: string, cwd: string): string {
   const found = projectLoopFile(nameOrPath, cwd) ?? builtinLoopFile(nameOrPath);
   if (found) return found;
   const known = knownLoopsText(cwd);
-  throw new LoadError(LOAD_ERROR_KIND.unknownLoop, `no loop named "${nameOrPath}"${didYouMean(nameOrPath, known.names)}; ${known.text}`, `create .loops/${basename(nameOrPath)}.yaml or pass a path to a loop file`);
+  throw new LoadError(
+    LOAD_ERROR_KIND.unknownLoop,
+    `no loop named "${nameOrPath}"${didYouMean(nameOrPath, known.names)}; ${known.text}`,
+    `create .loops/${basename(nameOrPath)}.yaml or pass a path to a loop file`,
+  );
 }
 
 /** Parse `KEY=VALUE` pairs from `--context`. */
@@ -92,14 +102,23 @@ export function parseContextArgs(pairs: readonly string[]): Record<string, strin
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new LoadError(LOAD_ERROR_KIND.badContext, `--context "${pair}" is not KEY=VALUE`, 'write --context name=value (use quotes for spaces)');
+    if (at <= 0)
+      throw new LoadError(
+        LOAD_ERROR_KIND.badContext,
+        `--context "${pair}" is not KEY=VALUE`,
+        'write --context name=value (use quotes for spaces)',
+      );
     out[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return out;
 }
 
 /** Position of the key (or, for the document root, the start) a path points at. */
-function positionOf(doc: Document, path: Diagnostic['path'], lines: LineCounter): { line: number; column: number } | undefined {
+function positionOf(
+  doc: Document,
+  path: Diagnostic['path'],
+  lines: LineCounter,
+): { line: number; column: number } | undefined {
   let node: unknown = doc.contents;
   let offset: number | undefined = (doc.contents as { range?: [number] } | null)?.range?.[0];
   for (const key of path) {
@@ -135,7 +154,12 @@ function applyOverrides(raw: Record<string, unknown>, overrides: LoadOverrides):
 }
 
 /** Load, override, validate. Never throws for a bad file: problems are diagnostics. */
-export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: string = process.cwd(), chain: readonly string[] = [file]): LoadedLoop {
+export function loadLoopFile(
+  file: string,
+  overrides: LoadOverrides = {},
+  cwd: string = process.cwd(),
+  chain: readonly string[] = [file],
+): LoadedLoop {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -146,7 +170,8 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
   const parsed = yamlValue(doc, lines, file);
   if ('diagnostics' in parsed) return { file, diagnostics: parsed.diagnostics };
-  const locate = (d: Diagnostic): Diagnostic => (d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, d.path, lines) });
+  const locate = (d: Diagnostic): Diagnostic =>
+    d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, d.path, lines) };
   let raw: unknown = parsed.value;
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     // Authoring forms become the FSM in this order: inherit (`from:`) and expand fragments, then
@@ -171,7 +196,11 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
   const scoped = checkScopes(result.definition, cwd);
   diagnostics.push(...scoped.diagnostics.map(locate));
   diagnostics.push(...checkJsonSchemas(result.definition).map(locate));
-  const parameters = bindParameters(result.definition, overrides.context ?? {}, { source: 'command line', strict: false, requireAll: overrides.requireParameters === true });
+  const parameters = bindParameters(result.definition, overrides.context ?? {}, {
+    source: 'command line',
+    strict: false,
+    requireAll: overrides.requireParameters === true,
+  });
   diagnostics.push(...parameters.problems.map((p) => locate(error(['parameters', p.parameter], p.message, p.fix))));
   diagnostics.push(
     ...checkSubloops(result.definition, {
@@ -183,7 +212,10 @@ export function loadLoopFile(file: string, overrides: LoadOverrides = {}, cwd: s
     }).map(locate),
   );
   if (hasErrors(diagnostics)) return { file, diagnostics };
-  const definition = { ...scoped.definition, context: resolveContext({ ...result.definition.context, ...parameters.values }) };
+  const definition = {
+    ...scoped.definition,
+    context: resolveContext({ ...result.definition.context, ...parameters.values }),
+  };
   const tooLarge = payloadProblem(definition);
   if (tooLarge) return { file, diagnostics: [...diagnostics, { ...tooLarge, file, line: 1, column: 1 }] };
   return { file, definition, diagnostics };

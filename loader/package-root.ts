@@ -7,7 +7,8 @@ function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'll-loop') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'll-loop')
+      return dir;
     const parent = dirname(dir);
     if (parent === dir) throw new Error('cannot find the ll-loop package root from ' + fileURLToPath(import.meta.url));
     dir = parent;

@@ -81,7 +81,10 @@ export function knownReferences(fromFile: string, cwd: string): { names: string[
     names.forEach((n) => seen.add(n));
     if (names.length) parts.push(`${dirLabel(dir, cwd)}: ${names.join(', ')}`);
   }
-  return { names: [...seen], text: parts.length ? `known loops: ${parts.join('; ')}` : 'there are no loop files to inherit from' };
+  return {
+    names: [...seen],
+    text: parts.length ? `known loops: ${parts.join('; ')}` : 'there are no loop files to inherit from',
+  };
 }
 
 export function identity(file: string): string {
@@ -98,7 +101,11 @@ export function display(file: string, cwd: string): string {
   return rel && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel) ? rel : file;
 }
 
-function positionOf(doc: Document, lines: LineCounter, path: Diagnostic['path']): { line: number; column: number } | undefined {
+function positionOf(
+  doc: Document,
+  lines: LineCounter,
+  path: Diagnostic['path'],
+): { line: number; column: number } | undefined {
   let node: unknown = doc.contents;
   let offset: number | undefined = (doc.contents as { range?: [number] } | null)?.range?.[0];
   for (const key of path) {
@@ -128,12 +135,19 @@ export function readSource(file: string): { source?: SourceFile; diagnostics: Di
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return { diagnostics: [{ ...error([], `cannot read the file: ${(err as Error).message}`, 'check the path and its permissions'), file }] };
+    return {
+      diagnostics: [
+        { ...error([], `cannot read the file: ${(err as Error).message}`, 'check the path and its permissions'), file },
+      ],
+    };
   }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
   const parsed = yamlValue(doc, lines, file);
   if ('diagnostics' in parsed) return { diagnostics: parsed.diagnostics };
   const raw = parsed.value;
-  return { source: { file, id: identity(file), raw, position: (path) => positionOf(doc, lines, path) }, diagnostics: [] };
+  return {
+    source: { file, id: identity(file), raw, position: (path) => positionOf(doc, lines, path) },
+    diagnostics: [],
+  };
 }

@@ -5,11 +5,28 @@
  * diagnostic of the loaded file itself carries no `file`, so the loader places it.
  */
 import { error, hasErrors, warning, type Diagnostic } from '../fsm/diagnostics.js';
-import { addFragments, composeLoop, fragmentsBlockProblems, importListProblems, type Composed, type FragmentTable } from '../fsm/fragments.js';
+import {
+  addFragments,
+  composeLoop,
+  fragmentsBlockProblems,
+  importListProblems,
+  type Composed,
+  type FragmentTable,
+} from '../fsm/fragments.js';
 import { isPlainObject, valueAt, type PlainObject } from '../fsm/merge.js';
 import { REUSE_LOOP_KEYS, REUSE_STATE_KEYS } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
-import { dirLabel, display, identity, inFile, knownReferences, readSource, resolveReference, searchDirs, type SourceFile } from './reuse-files.js';
+import {
+  dirLabel,
+  display,
+  identity,
+  inFile,
+  knownReferences,
+  readSource,
+  resolveReference,
+  searchDirs,
+  type SourceFile,
+} from './reuse-files.js';
 
 export interface ReuseOutput {
   raw?: Record<string, unknown>;
@@ -31,7 +48,10 @@ interface Layer {
 /** Whether the document has anything to expand; a plain loop passes through untouched. */
 function usesReuse(raw: PlainObject): boolean {
   if (REUSE_LOOP_KEYS.some((key) => Object.hasOwn(raw, key))) return true;
-  return isPlainObject(raw.states) && Object.values(raw.states).some((s) => isPlainObject(s) && REUSE_STATE_KEYS.some((key) => Object.hasOwn(s, key)));
+  return (
+    isPlainObject(raw.states) &&
+    Object.values(raw.states).some((s) => isPlainObject(s) && REUSE_STATE_KEYS.some((key) => Object.hasOwn(s, key)))
+  );
 }
 
 function kindOf(value: unknown): string {
@@ -57,7 +77,9 @@ class Reuse {
   }
 
   private where(fromFile: string): string {
-    return searchDirs(fromFile, this.cwd).map((dir) => dirLabel(dir, this.cwd)).join(', ');
+    return searchDirs(fromFile, this.cwd)
+      .map((dir) => dirLabel(dir, this.cwd))
+      .join(', ');
   }
 
   /** Reads a file another one refers to; its problems say `why` it was read. */
@@ -70,11 +92,20 @@ class Reuse {
   /** The loaded file and its `from:` ancestors, loaded file first; undefined when the chain is broken. */
   chain(root: Layer): Layer[] | undefined {
     const layers = [root];
-    for (let child = root; child.raw.from !== undefined && child.raw.from !== null; ) {
+    for (let child = root; child.raw.from !== undefined && child.raw.from !== null;) {
       const ref = child.raw.from;
       const names = () => layers.map((l) => this.show(l.source.file));
       if (typeof ref !== 'string' || ref.trim() === '') {
-        this.diagnostics.push(this.at(error(['from'], `from: must name a parent loop file, but it is ${kindOf(ref)}`, 'write from: lib/base (a path relative to this file, or a loop name in .loops/)'), child));
+        this.diagnostics.push(
+          this.at(
+            error(
+              ['from'],
+              `from: must name a parent loop file, but it is ${kindOf(ref)}`,
+              'write from: lib/base (a path relative to this file, or a loop name in .loops/)',
+            ),
+            child,
+          ),
+        );
         return undefined;
       }
       const found = resolveReference(ref, child.source.file, this.cwd);
@@ -96,14 +127,26 @@ class Reuse {
       const id = identity(found.file);
       if (layers.some((l) => l.source.id === id)) {
         const cycle = [...names(), this.show(found.file)].join(' → ');
-        this.diagnostics.push(this.at(error(['from'], `inheritance cycle: ${cycle}`, 'remove from: from one of these files so the chain ends'), child));
+        this.diagnostics.push(
+          this.at(
+            error(['from'], `inheritance cycle: ${cycle}`, 'remove from: from one of these files so the chain ends'),
+            child,
+          ),
+        );
         return undefined;
       }
       const source = this.readReferenced(found.file, `parent of ${this.show(child.source.file)} through from:`);
       if (!source) return undefined;
       if (!isPlainObject(source.raw)) {
         this.diagnostics.push(
-          inFile(error([], `a parent loop must be a mapping of loop fields, but this file is ${kindOf(source.raw)} (parent of ${this.show(child.source.file)} through from:)`, 'write the shared fields (context:, states: …) as a mapping'), source),
+          inFile(
+            error(
+              [],
+              `a parent loop must be a mapping of loop fields, but this file is ${kindOf(source.raw)} (parent of ${this.show(child.source.file)} through from:)`,
+              'write the shared fields (context:, states: …) as a mapping',
+            ),
+            source,
+          ),
         );
         return undefined;
       }
@@ -118,7 +161,14 @@ class Reuse {
     const found = resolveReference(ref, layer.source.file, this.cwd);
     if (!found.file) {
       this.diagnostics.push(
-        this.at(error(['import', index], `fragment library "${ref}" not found; looked in ${this.where(layer.source.file)} (.yaml/.yml may be omitted)`, 'correct the path (it is relative to this file\'s directory) or create the library'), layer),
+        this.at(
+          error(
+            ['import', index],
+            `fragment library "${ref}" not found; looked in ${this.where(layer.source.file)} (.yaml/.yml may be omitted)`,
+            "correct the path (it is relative to this file's directory) or create the library",
+          ),
+          layer,
+        ),
       );
       return undefined;
     }
@@ -131,20 +181,38 @@ class Reuse {
 
   private checkLibrary(source: SourceFile): boolean {
     const lib = source.raw;
-    const example = 'add fragments: with named partial states, e.g. fragments: { shell_check: { evaluate: { type: exit_code } } }';
+    const example =
+      'add fragments: with named partial states, e.g. fragments: { shell_check: { evaluate: { type: exit_code } } }';
     if (!isPlainObject(lib)) {
-      this.diagnostics.push(inFile(error([], `a fragment library must be a mapping with fragments:, but this file is ${kindOf(lib)}`, example), source));
+      this.diagnostics.push(
+        inFile(
+          error([], `a fragment library must be a mapping with fragments:, but this file is ${kindOf(lib)}`, example),
+          source,
+        ),
+      );
       return false;
     }
     if (!isPlainObject(lib.fragments) || Object.keys(lib.fragments).length === 0) {
       const path = Object.hasOwn(lib, 'fragments') ? ['fragments'] : [];
-      const problems = lib.fragments === undefined || lib.fragments === null || isPlainObject(lib.fragments) ? [error(path, 'this fragment library has no fragments', example)] : fragmentsBlockProblems(lib.fragments);
+      const problems =
+        lib.fragments === undefined || lib.fragments === null || isPlainObject(lib.fragments)
+          ? [error(path, 'this fragment library has no fragments', example)]
+          : fragmentsBlockProblems(lib.fragments);
       this.diagnostics.push(...problems.map((d) => inFile(d, source)));
       return false;
     }
     for (const key of ['from', 'import'] as const) {
       if (lib[key] !== undefined) {
-        this.diagnostics.push(inFile(warning([key], `${key}: in a fragment library is not followed; only its fragments: are used`, `list the files it names in the loop's own import:`), source));
+        this.diagnostics.push(
+          inFile(
+            warning(
+              [key],
+              `${key}: in a fragment library is not followed; only its fragments: are used`,
+              `list the files it names in the loop's own import:`,
+            ),
+            source,
+          ),
+        );
       }
     }
     const problems = fragmentsBlockProblems(lib.fragments);
@@ -175,7 +243,12 @@ class Reuse {
     return table;
   }
 
-  private importInto(table: FragmentTable<Layer>, imports: readonly unknown[], layer: Layer, inline: PlainObject): void {
+  private importInto(
+    table: FragmentTable<Layer>,
+    imports: readonly unknown[],
+    layer: Layer,
+    inline: PlainObject,
+  ): void {
     const definedBy = new Map<string, SourceFile>();
     imports.forEach((ref, i) => {
       if (typeof ref !== 'string' || ref.trim() === '') return;
@@ -210,7 +283,8 @@ class Reuse {
       if (owner) return this.at(d, owner);
       // Not written in any layer: the value came from the fragment the state uses.
       const [head, state, ...rest] = d.path;
-      const fragment = head === 'states' && typeof state === 'string' && rest.length ? composed.applied.get(state) : undefined;
+      const fragment =
+        head === 'states' && typeof state === 'string' && rest.length ? composed.applied.get(state) : undefined;
       if (fragment && valueAt(fragment.body, rest) !== undefined) {
         const { source } = fragment.origin;
         return { ...d, file: source.file, ...source.position(['fragments', fragment.name, ...rest]) };
@@ -252,7 +326,13 @@ export function expandReuse(raw: Record<string, unknown>, file: string, cwd: str
   reuse.diagnostics.push(...composed.findings.map((f) => reuse.at(f.diagnostic, baseFirst[f.layer]!)));
   const namer = layers.slice(1).find((l) => typeof l.raw.name === 'string');
   if (namer && raw.name === undefined) {
-    reuse.diagnostics.push(warning(['from'], `name: "${String(namer.raw.name)}" is inherited from ${display(namer.source.file, cwd)}, so this loop shares that name`, 'add name: to this file'));
+    reuse.diagnostics.push(
+      warning(
+        ['from'],
+        `name: "${String(namer.raw.name)}" is inherited from ${display(namer.source.file, cwd)}, so this loop shares that name`,
+        'add name: to this file',
+      ),
+    );
   }
   if (hasErrors(reuse.diagnostics)) return { diagnostics: reuse.diagnostics };
   return { raw: composed.raw, diagnostics: reuse.diagnostics, locate: reuse.locator(layers, composed) };

@@ -50,5 +50,8 @@ export function ensureRuntimeDirOf(file: string): void {
  * releases wrote.
  */
 export function isRuntimePath(path: string): boolean {
-  return /(^|\/)\.loops\/(\.running|\.worker|\.temporal)(\/|$)/.test(path) || /(^|\/)\.loops\/\.server-note\.json$/.test(path);
+  return (
+    /(^|\/)\.loops\/(\.running|\.worker|\.temporal)(\/|$)/.test(path) ||
+    /(^|\/)\.loops\/\.server-note\.json$/.test(path)
+  );
 }

@@ -9,11 +9,18 @@ import type { LoopDefinition } from '../fsm/schema.js';
 import { claimedScopes } from '../fsm/scopes.js';
 
 /** The definition with its scopes normalised, and a diagnostic per path outside `root`. */
-export function checkScopes(definition: LoopDefinition, root: string): { definition: LoopDefinition; diagnostics: Diagnostic[] } {
+export function checkScopes(
+  definition: LoopDefinition,
+  root: string,
+): { definition: LoopDefinition; diagnostics: Diagnostic[] } {
   if (definition.scope === undefined) return { definition, diagnostics: [] };
   const { scopes, problems } = claimedScopes(definition.scope, root);
   const diagnostics = problems.map((p) =>
-    error(['scope', p.index], p.message, `use a path inside the checkout, relative to ${root} (e.g. "src/"), or run the loop from the checkout that holds it`),
+    error(
+      ['scope', p.index],
+      p.message,
+      `use a path inside the checkout, relative to ${root} (e.g. "src/"), or run the loop from the checkout that holds it`,
+    ),
   );
   return { definition: diagnostics.length ? definition : { ...definition, scope: scopes }, diagnostics };
 }

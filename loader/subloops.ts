@@ -13,7 +13,10 @@ import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '
 import { LoadError } from './errors.js';
 
 /** Loads a child loop file (loader/load.ts), carrying the chain of files for cycle detection. */
-export type ChildLoader = (file: string, chain: readonly string[]) => { definition?: LoopDefinition; diagnostics: Diagnostic[] };
+export type ChildLoader = (
+  file: string,
+  chain: readonly string[],
+) => { definition?: LoopDefinition; diagnostics: Diagnostic[] };
 
 export interface SubloopContext {
   cwd: string;
@@ -42,7 +45,9 @@ export function checkSubloops(def: LoopDefinition, ctx: SubloopContext): Diagnos
       continue;
     }
     if (!child.definition) {
-      out.push(error(path, `sub-loop "${state.loop}" (${child.file}) is not valid; see its errors`, `fix ${child.file}`));
+      out.push(
+        error(path, `sub-loop "${state.loop}" (${child.file}) is not valid; see its errors`, `fix ${child.file}`),
+      );
       continue;
     }
     out.push(...checkBindings(def, name, state, child.definition, ctx));
@@ -84,7 +89,12 @@ function returnedCaptures(def: LoopDefinition, ctx: SubloopContext, chain: reado
   return names;
 }
 
-function loadChild(loopName: string, path: Diagnostic['path'], ctx: SubloopContext, out: Diagnostic[]): { file: string; definition?: LoopDefinition } | { problem: Diagnostic } {
+function loadChild(
+  loopName: string,
+  path: Diagnostic['path'],
+  ctx: SubloopContext,
+  out: Diagnostic[],
+): { file: string; definition?: LoopDefinition } | { problem: Diagnostic } {
   let file: string;
   try {
     file = ctx.resolve(loopName, ctx.cwd);
@@ -114,7 +124,13 @@ function shortName(file: string): string {
 }
 
 /** `with:` against the child's parameters; with passthrough, the parent's context must hold them. */
-function checkBindings(parent: LoopDefinition, stateName: string, state: LoopDefinition['states'][string], child: LoopDefinition, ctx: SubloopContext): Diagnostic[] {
+function checkBindings(
+  parent: LoopDefinition,
+  stateName: string,
+  state: LoopDefinition['states'][string],
+  child: LoopDefinition,
+  ctx: SubloopContext,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const specs = child.parameters ?? {};
   const names = Object.keys(specs);
@@ -123,20 +139,46 @@ function checkBindings(parent: LoopDefinition, stateName: string, state: LoopDef
     for (const [key, value] of Object.entries(state.with)) {
       const spec = specs[key];
       if (!spec) {
-        const fix = names.length ? `bind one of its parameters: ${names.join(', ')}` : `"${child.name}" declares no parameters; add parameters: to it, or use context_passthrough: true`;
-        out.push(error([...base, 'with', key], `sub-loop "${child.name}" has no parameter "${key}"${didYouMean(key, names)}`, fix));
+        const fix = names.length
+          ? `bind one of its parameters: ${names.join(', ')}`
+          : `"${child.name}" declares no parameters; add parameters: to it, or use context_passthrough: true`;
+        out.push(
+          error(
+            [...base, 'with', key],
+            `sub-loop "${child.name}" has no parameter "${key}"${didYouMean(key, names)}`,
+            fix,
+          ),
+        );
         continue;
       }
       if (typeof value === 'string' && hasRefs(value)) continue; // checked when the state runs
       const coerced = coerceParameter(spec, value);
-      if ('error' in coerced) out.push(error([...base, 'with', key], `parameter "${key}" of sub-loop "${child.name}": ${coerced.error}`, `give ${typeNoun(spec)}`));
+      if ('error' in coerced)
+        out.push(
+          error(
+            [...base, 'with', key],
+            `parameter "${key}" of sub-loop "${child.name}": ${coerced.error}`,
+            `give ${typeNoun(spec)}`,
+          ),
+        );
     }
   }
-  const present = new Set([...Object.keys(state.with ?? {}), ...(state.context_passthrough ? [...Object.keys(parent.context), ...(ctx.extraContext ?? [])] : [])]);
+  const present = new Set([
+    ...Object.keys(state.with ?? {}),
+    ...(state.context_passthrough ? [...Object.keys(parent.context), ...(ctx.extraContext ?? [])] : []),
+  ]);
   for (const [key, spec] of Object.entries(specs)) {
     if (!spec.required || spec.default !== undefined || present.has(key)) continue;
-    const fix = state.context_passthrough ? `add ${key}: to this loop's context:` : `add with: { ${key}: <value> } to state "${stateName}"`;
-    out.push(error([...base, state.with ? 'with' : 'loop'], `sub-loop "${child.name}" needs parameter "${key}"${spec.description ? ` (${spec.description})` : ''}`, fix));
+    const fix = state.context_passthrough
+      ? `add ${key}: to this loop's context:`
+      : `add with: { ${key}: <value> } to state "${stateName}"`;
+    out.push(
+      error(
+        [...base, state.with ? 'with' : 'loop'],
+        `sub-loop "${child.name}" needs parameter "${key}"${spec.description ? ` (${spec.description})` : ''}`,
+        fix,
+      ),
+    );
   }
   return out;
 }

@@ -22,9 +22,13 @@ function at(lines: LineCounter, offset: number | undefined): { line?: number; co
 function syntaxMessage(code: string, message: string): { message: string; fix: string } {
   const first = message.split('\n')[0] ?? message;
   if (code === 'MULTIPLE_DOCS') {
-    return { message: 'invalid YAML: the file holds more than one YAML document (a second "---" starts another)', fix: 'keep one loop per file: remove the second document or move it to a file of its own' };
+    return {
+      message: 'invalid YAML: the file holds more than one YAML document (a second "---" starts another)',
+      fix: 'keep one loop per file: remove the second document or move it to a file of its own',
+    };
   }
-  if (code === 'DUPLICATE_KEY') return { message: `invalid YAML: ${first}`, fix: 'remove or rename one of the two keys' };
+  if (code === 'DUPLICATE_KEY')
+    return { message: `invalid YAML: ${first}`, fix: 'remove or rename one of the two keys' };
   if (code === 'TAB_AS_INDENT') return { message: `invalid YAML: ${first}`, fix: 'indent with spaces, not tabs' };
   return { message: `invalid YAML: ${first}`, fix: SYNTAX_FIX };
 }
@@ -47,7 +51,11 @@ export function yamlValue(doc: Document, lines: LineCounter, file: string): Yaml
       // The anchor must appear before its alias (resolve() looks only backwards).
       if (node.resolve(doc) === undefined) {
         unresolved.push({
-          ...error([], `invalid YAML: alias *${node.source} refers to no anchor &${node.source} before it`, `define &${node.source} on a value above this line, or write the value here instead of *${node.source}`),
+          ...error(
+            [],
+            `invalid YAML: alias *${node.source} refers to no anchor &${node.source} before it`,
+            `define &${node.source} on a value above this line, or write the value here instead of *${node.source}`,
+          ),
           file,
           ...at(lines, node.range?.[0]),
         });
@@ -66,7 +74,9 @@ export function yamlValue(doc: Document, lines: LineCounter, file: string): Yaml
         {
           ...error(
             [],
-            excessive ? `invalid YAML: aliases expand to more than ${MAX_ALIAS_COUNT} copies (a document built to exhaust memory?)` : `invalid YAML: ${message.split('\n')[0]}`,
+            excessive
+              ? `invalid YAML: aliases expand to more than ${MAX_ALIAS_COUNT} copies (a document built to exhaust memory?)`
+              : `invalid YAML: ${message.split('\n')[0]}`,
             excessive ? 'write the repeated values out, or use fewer nested aliases' : SYNTAX_FIX,
           ),
           file,

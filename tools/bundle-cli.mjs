@@ -24,9 +24,22 @@ await build({
   platform: 'node',
   target: 'node20',
   outdir,
-  external: ['@temporalio/*', 'execa', '@inquirer/*', 'protobufjs', 'playwright-core', '@swc/*', '@anthropic-ai/*', 'openai', '@modelcontextprotocol/*', 'ajv'],
+  external: [
+    '@temporalio/*',
+    'execa',
+    '@inquirer/*',
+    'protobufjs',
+    'playwright-core',
+    '@swc/*',
+    '@anthropic-ai/*',
+    'openai',
+    '@modelcontextprotocol/*',
+    'ajv',
+  ],
   // Bundled CommonJS code (yaml's, zod's helpers) may call require(): give the ESM bundle one.
-  banner: { js: "import { createRequire as __llCreateRequire } from 'node:module'; const require = __llCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __llCreateRequire } from 'node:module'; const require = __llCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 // `--help` reads the usage lines next to the module that reads them (client/commands/usage-index.ts).

@@ -80,7 +80,10 @@ export function isNewerBuild(other: BuildOrder, me: BuildOrder = thisBuild()): b
 export function compareVersions(a: string, b: string): number {
   const parse = (v: string) => {
     const [core = '', pre] = v.split('+')[0]!.split(/-(.*)/s);
-    return { nums: core.split('.').map((n) => Number.parseInt(n, 10) || 0), pre: pre === undefined || pre === '' ? undefined : pre.split('.') };
+    return {
+      nums: core.split('.').map((n) => Number.parseInt(n, 10) || 0),
+      pre: pre === undefined || pre === '' ? undefined : pre.split('.'),
+    };
   };
   const x = parse(a);
   const y = parse(b);

@@ -23,7 +23,10 @@ export interface ClaimOwner {
 
 /** A claim owner's place in the order of builds (older releases' claims: the version in their build id). */
 export function ownerBuild(owner: ClaimOwner): { version: string; built_at?: string } {
-  return { version: owner.version ?? owner.build_id.split('+')[0] ?? '0.0.0', ...(owner.built_at === undefined ? {} : { built_at: owner.built_at }) };
+  return {
+    version: owner.version ?? owner.build_id.split('+')[0] ?? '0.0.0',
+    ...(owner.built_at === undefined ? {} : { built_at: owner.built_at }),
+  };
 }
 
 export function claimDir(root: string): string {
@@ -87,7 +90,8 @@ export function tryClaim(root: string, me: ClaimOwner): ClaimAttempt {
     }
     const owner = readJson<ClaimOwner>(join(dir, 'owner.json'));
     if (owner && pidAlive(owner.pid)) return { claimed: false, owner };
-    if (!owner && !claimIsOld(dir)) return { claimed: false, owner: { pid: 0, build_id: '?', code_id: '?', address: '?' } };
+    if (!owner && !claimIsOld(dir))
+      return { claimed: false, owner: { pid: 0, build_id: '?', code_id: '?', address: '?' } };
     rmSync(dir, { recursive: true, force: true });
   }
   throw new Error(`could not claim ${dir}: it keeps reappearing`);

@@ -4,7 +4,17 @@
  */
 import { existsSync } from 'node:fs';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker, type LogLevel, type LogMetadata, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  makeTelemetryFilterString,
+  Runtime,
+  Worker,
+  type LogLevel,
+  type LogMetadata,
+  type NativeConnection,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import { isScopeBusyMessage, SCOPE_BUSY } from '../workflows/scope-lock-definitions.js';
 import { LOOP_FAILED } from '../workflows/definitions.js';
 import { isLoopFailedMessage } from '../fsm/outcome.js';
@@ -60,7 +70,10 @@ function isOutcomeFailure(error: unknown): boolean {
   if (e?.type === LOOP_FAILED || e?.type === SCOPE_BUSY) return true;
   // Crossing the thread leaves a plain Error whose stack still starts with the failure's class.
   const message = String(e?.message ?? '');
-  return isScopeBusyMessage(message) || (String(e?.stack ?? '').startsWith('ApplicationFailure: ') && isLoopFailedMessage(message));
+  return (
+    isScopeBusyMessage(message) ||
+    (String(e?.stack ?? '').startsWith('ApplicationFailure: ') && isLoopFailedMessage(message))
+  );
 }
 
 /** Keep the SDK's own logging to warnings so it does not interleave with the CLI's output. */
@@ -111,7 +124,9 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
       envFor: runEnvFor,
       ...options.activityDeps,
       journalDir,
-      client: options.activityDeps?.client ?? new Client({ connection: options.connection, namespace: options.namespace ?? 'default' }),
+      client:
+        options.activityDeps?.client ??
+        new Client({ connection: options.connection, namespace: options.namespace ?? 'default' }),
     }),
     sinks: events.sinks(),
     shutdownGraceTime: options.shutdownGraceTime ?? '2s',

@@ -27,7 +27,10 @@ export class EventHub {
   private sweeper: NodeJS.Timeout | undefined;
   /** Child run → parent run, for runs whose events passed through this hub (sub-loops). */
   private readonly parents = new Map<string, string>();
-  private readonly pendingStates = new Map<string, { files: RunFiles; state: RunStateFile; timer: NodeJS.Timeout | undefined }>();
+  private readonly pendingStates = new Map<
+    string,
+    { files: RunFiles; state: RunStateFile; timer: NodeJS.Timeout | undefined }
+  >();
 
   /** Listen to one run's events; returns the unsubscribe function. */
   subscribe(workflowId: string, listener: EventListener): () => void {

@@ -50,11 +50,26 @@ export async function failOverDeadWorkers(client: Client, taskQueue: string, hos
       continue; // Closed in between.
     }
     for (const activity of pending) {
-      if (Number(activity.state) !== STARTED || !activity.activityId || !isDeadWorker(activity.lastWorkerIdentity, host)) continue;
-      const failure = ApplicationFailure.retryable(`the worker running this action (${activity.lastWorkerIdentity}) died; the action is run again by the worker that took the checkout over`, 'WorkerDied');
+      if (
+        Number(activity.state) !== STARTED ||
+        !activity.activityId ||
+        !isDeadWorker(activity.lastWorkerIdentity, host)
+      )
+        continue;
+      const failure = ApplicationFailure.retryable(
+        `the worker running this action (${activity.lastWorkerIdentity}) died; the action is run again by the worker that took the checkout over`,
+        'WorkerDied',
+      );
       try {
-        await client.activity.fail({ workflowId: run.workflowId, runId: run.runId, activityId: activity.activityId }, failure);
-        done.push({ workflowId: run.workflowId, activityId: activity.activityId, worker: activity.lastWorkerIdentity ?? '?' });
+        await client.activity.fail(
+          { workflowId: run.workflowId, runId: run.runId, activityId: activity.activityId },
+          failure,
+        );
+        done.push({
+          workflowId: run.workflowId,
+          activityId: activity.activityId,
+          worker: activity.lastWorkerIdentity ?? '?',
+        });
       } catch {
         // The attempt is over already (completed, timed out): nothing to fail over.
       }

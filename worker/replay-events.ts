@@ -73,7 +73,10 @@ export class HistoryReplayer {
     return {
       loopEvents: {
         emit: { fn: (info, event) => void (recorded(info) && this.current.events.push(event)), callDuringReplay: true },
-        state: { fn: (info, report) => void (recorded(info) && (this.current.state = stateFileOf(report))), callDuringReplay: true },
+        state: {
+          fn: (info, report) => void (recorded(info) && (this.current.state = stateFileOf(report))),
+          callDuringReplay: true,
+        },
       },
     };
   }

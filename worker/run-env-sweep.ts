@@ -77,7 +77,10 @@ export function startRunEnvSweeps(opts: SweepOptions & { log: (line: string) => 
     running = true;
     try {
       const removed = await sweepRunEnv(opts);
-      if (removed.length) opts.log(`removed the environment files of ${removed.length} ended run${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`);
+      if (removed.length)
+        opts.log(
+          `removed the environment files of ${removed.length} ended run${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`,
+        );
     } catch (err) {
       opts.log(`could not sweep run environment files: ${(err as Error).message}`);
     } finally {

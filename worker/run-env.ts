@@ -70,7 +70,12 @@ export function parseRunEnvFile(text: string): { server?: string; env: NodeJS.Pr
  * Leave `values` for the worker that runs `workflowId` (mode 0600 in a 0700 directory). With
  * `exclusive`, only when no file is there; returns whether it wrote one.
  */
-export function writeRunEnv(workflowId: string, values: NodeJS.ProcessEnv, opts: { exclusive?: boolean; server?: string } = {}, env: NodeJS.ProcessEnv = process.env): boolean {
+export function writeRunEnv(
+  workflowId: string,
+  values: NodeJS.ProcessEnv,
+  opts: { exclusive?: boolean; server?: string } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   const dir = runEnvDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
@@ -97,7 +102,7 @@ const cache = new Map<string, { mtimeMs: number; values: NodeJS.ProcessEnv }>();
  * nearest ancestor run that has one. Undefined when none has.
  */
 export function runEnvFor(workflowId: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv | undefined {
-  for (let id = workflowId; id; ) {
+  for (let id = workflowId; id;) {
     const found = readRunEnv(fileOf(id, env));
     if (found) return found;
     // A child's id adds `.<state>.<step>` to its parent's.

@@ -2,7 +2,18 @@
  * `.loops/.running/<instance-id>.events.jsonl` and `.state.json` (seed 001 "File Structure"),
  * written by the worker that runs the loop, so they exist whoever started the run.
  */
-import { closeSync, createWriteStream, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
+import {
+  closeSync,
+  createWriteStream,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+  type WriteStream,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ensureRuntimeDir } from '../loader/runtime-dir.js';
 import type { RunStreamEvent } from '../fsm/events.js';
@@ -130,7 +141,10 @@ export class RunFiles {
     ensureRuntimeDir(runningDir(this.cwd));
     const target = statePath(this.cwd, this.instanceId);
     const temporary = `${target}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify({ instance_id: this.instanceId, ...state, updated_at: new Date().toISOString() }, null, 2)}\n`);
+    writeFileSync(
+      temporary,
+      `${JSON.stringify({ instance_id: this.instanceId, ...state, updated_at: new Date().toISOString() }, null, 2)}\n`,
+    );
     renameSync(temporary, target);
   }
 

@@ -96,7 +96,11 @@ export async function testState(input: StateTestInput): Promise<StateTestResult>
         return true;
       } else if (e.event === 'loop_complete' && t.effect.type === 'finish') {
         const r = t.effect.result;
-        out.end = { terminated_by: r.terminated_by, failure: r.failure, ...(r.error === undefined ? {} : { error: r.error }) };
+        out.end = {
+          terminated_by: r.terminated_by,
+          failure: r.failure,
+          ...(r.error === undefined ? {} : { error: r.error }),
+        };
         return true;
       }
     }
@@ -104,7 +108,11 @@ export async function testState(input: StateTestInput): Promise<StateTestResult>
   };
 
   let now = 1;
-  let t = transition(def, null, { type: 'start', now, resumeFrom: { runId: instanceId, snapshot: startSnapshot(def, state, input.captured ?? {}) } });
+  let t = transition(def, null, {
+    type: 'start',
+    now,
+    resumeFrom: { runId: instanceId, snapshot: startSnapshot(def, state, input.captured ?? {}) },
+  });
   while (!read(t) && t.snapshot.status === 'running') {
     const effect = t.effect;
     let fact: RunEvent;
@@ -122,12 +130,17 @@ export async function testState(input: StateTestInput): Promise<StateTestResult>
     } else if (effect.type === 'diff_stat') {
       // One pass only: a diff_stall state's first snapshot, which is always `yes` (or `error`).
       const reply = await activities.diffStat({ ...effect.input, cwd });
-      fact = 'stat' in reply ? { type: 'diff_stat_done', stat: reply.stat, now: ++now } : { type: 'diff_stat_error', error: reply.error, now: ++now };
+      fact =
+        'stat' in reply
+          ? { type: 'diff_stat_done', stat: reply.stat, now: ++now }
+          : { type: 'diff_stat_error', error: reply.error, now: ++now };
     } else if (effect.type === 'sleep') {
       // A retry's delay: the test does not wait for it.
       fact = { type: 'sleep_done', now: ++now };
     } else {
-      throw new Error(`internal: ll-loop test cannot carry out ${effect.type} (a sub-loop state is refused before it starts)`);
+      throw new Error(
+        `internal: ll-loop test cannot carry out ${effect.type} (a sub-loop state is refused before it starts)`,
+      );
     }
     t = transition(def, t.snapshot, fact);
   }

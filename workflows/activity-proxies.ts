@@ -19,7 +19,11 @@ export function isLocal(input: Pick<RunActionInput, 'kind' | 'timeout_s'>, local
   return input.kind === 'shell' && input.timeout_s <= localMaxS;
 }
 
-export function actionActivity(input: RunActionInput, local: boolean, at: ReturnType<Placement['activityOptions']>): (input: RunActionInput) => Promise<ActionResult> {
+export function actionActivity(
+  input: RunActionInput,
+  local: boolean,
+  at: ReturnType<Placement['activityOptions']>,
+): (input: RunActionInput) => Promise<ActionResult> {
   const common = {
     startToCloseTimeout: `${input.timeout_s + ACTIVITY_TIMEOUT_SLACK_S}s`,
     // A dead worker's action is re-run at most once (at-least-once delivery of actions).
@@ -29,10 +33,19 @@ export function actionActivity(input: RunActionInput, local: boolean, at: Return
   if (local) {
     return proxyLocalActivities<LoopActivities>(common).runAction;
   }
-  return proxyActivities<LoopActivities>({ ...common, heartbeatTimeout: HEARTBEAT_TIMEOUT, summary: input.state, ...at }).runAction;
+  return proxyActivities<LoopActivities>({
+    ...common,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    summary: input.state,
+    ...at,
+  }).runAction;
 }
 
-export function llmActivity(timeoutS: number, state: string, at: ReturnType<Placement['activityOptions']>): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply | EvalResult> {
+export function llmActivity(
+  timeoutS: number,
+  state: string,
+  at: ReturnType<Placement['activityOptions']>,
+): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply | EvalResult> {
   return proxyActivities<LoopActivities>({
     ...at,
     startToCloseTimeout: `${timeoutS + ACTIVITY_TIMEOUT_SLACK_S}s`,
@@ -44,8 +57,16 @@ export function llmActivity(timeoutS: number, state: string, at: ReturnType<Plac
 }
 
 /** diff_stall's git call: quick, local to the run's directory; a dead worker's is simply asked again. */
-export function diffStatActivity(state: string, at: ReturnType<Placement['activityOptions']>): LoopActivities['diffStat'] {
-  return proxyActivities<LoopActivities>({ ...at, startToCloseTimeout: '90s', retry: { maximumAttempts: 3 }, summary: `diff ${state}` }).diffStat;
+export function diffStatActivity(
+  state: string,
+  at: ReturnType<Placement['activityOptions']>,
+): LoopActivities['diffStat'] {
+  return proxyActivities<LoopActivities>({
+    ...at,
+    startToCloseTimeout: '90s',
+    retry: { maximumAttempts: 3 },
+    summary: `diff ${state}`,
+  }).diffStat;
 }
 
 /** What a durable sleep is for, as the Web UI lists the timer (user metadata: replays ignore it). */

@@ -37,9 +37,27 @@ import { runChild } from './run-child.js';
 import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { DoneSnapshot, FinishEffect, LlmReply, RateLimitPause, RunEvent, Snapshot, Transition, WorkEffect } from '../fsm/snapshot.js';
+import type {
+  DoneSnapshot,
+  FinishEffect,
+  LlmReply,
+  RateLimitPause,
+  RunEvent,
+  Snapshot,
+  Transition,
+  WorkEffect,
+} from '../fsm/snapshot.js';
 import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
-import { LOOP_FAILED, resumeHandoffUpdate, snapshotQuery, statusQuery, type LoopRunResult, type LoopSinks, type LoopStatus, type LoopWorkflowInput } from './definitions.js';
+import {
+  LOOP_FAILED,
+  resumeHandoffUpdate,
+  snapshotQuery,
+  statusQuery,
+  type LoopRunResult,
+  type LoopSinks,
+  type LoopStatus,
+  type LoopWorkflowInput,
+} from './definitions.js';
 
 /** Continue as new well before Temporal's ~51,200-event / 50 MB history limits. */
 const MAX_HISTORY_EVENTS = 20_000;
@@ -66,13 +84,21 @@ const TIMED_OUT = Symbol('timed-out');
  */
 function settle(snapshot: DoneSnapshot, input: LoopWorkflowInput): LoopRunResult {
   const result: LoopRunResult = { ...snapshot.outcome, snapshot };
-  const close = closing(snapshot.outcome, { failOnNonTerminal: input.options.failOnNonTerminal, closeAsOutcome: input.options.closeAsOutcome, child: input.child !== undefined });
+  const close = closing(snapshot.outcome, {
+    failOnNonTerminal: input.options.failOnNonTerminal,
+    closeAsOutcome: input.options.closeAsOutcome,
+    child: input.child !== undefined,
+  });
   if (close.kind === 'fail') throw ApplicationFailure.nonRetryable(close.message, LOOP_FAILED, result);
   if (close.kind === 'cancel') {
     const outcome = snapshot.outcome;
     // Every list of runs carries the memo: large captured values are named, not copied.
     const small = JSON.stringify(outcome.captured).length <= MAX_MEMO_CAPTURED_CHARS;
-    upsertMemo({ outcome: small ? outcome : { ...outcome, captured: Object.fromEntries(Object.keys(outcome.captured).map((k) => [k, null])) } });
+    upsertMemo({
+      outcome: small
+        ? outcome
+        : { ...outcome, captured: Object.fromEntries(Object.keys(outcome.captured).map((k) => [k, null])) },
+    });
     throw new CancelledFailure(`loop ${outcome.loop} stopped in state "${outcome.final_state}"`);
   }
   return result;
@@ -95,7 +121,8 @@ export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunRes
     return result;
   } catch (err) {
     // Continuing as new is the same run, keeping its scopes; a denied run holds nothing.
-    if (!(err instanceof ContinueAsNew) && !(err instanceof ApplicationFailure && err.type === SCOPE_BUSY)) await lease.release();
+    if (!(err instanceof ContinueAsNew) && !(err instanceof ApplicationFailure && err.type === SCOPE_BUSY))
+      await lease.release();
     throw err;
   }
 }
@@ -114,11 +141,17 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   const detectLimits = input.options.pauseOnRateLimit ? { detect_rate_limits: true } : {};
   // Runs started by this release act on stdout signals (fsm/on-signal.ts); older ones read them as plain output.
   const threshold = def.config?.handoff_threshold;
-  const detectSignals = input.options.stdoutSignals ? { detect_signals: true, ...(threshold === undefined ? {} : { handoff_threshold: threshold }) } : {};
+  const detectSignals = input.options.stdoutSignals
+    ? { detect_signals: true, ...(threshold === undefined ? {} : { handoff_threshold: threshold }) }
+    : {};
   /** Where the run is: the last transition (its snapshot, its effect, its events not yet delivered). */
   let at: Transition = input.resume
     ? // Continued as new: the same run, its snapshot and the effect it was about to carry out.
-      ({ snapshot: upgradeSnapshot(input.resume.snapshot), effect: (input.resume.effect ?? input.resume.command)!, events: [] } as Transition)
+      ({
+        snapshot: upgradeSnapshot(input.resume.snapshot),
+        effect: (input.resume.effect ?? input.resume.command)!,
+        events: [],
+      } as Transition)
     : begin(def, input, childStarted, Date.now());
 
   // Where actions run (the checkout's queue, a pinned host's, or a portable run's claimed checkout).
@@ -141,19 +174,19 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     },
     {
       validator: () => {
-        if (at.snapshot.phase !== 'handoff' || handoffResumed) throw new Error(`run ${instanceId} is not waiting on a handoff (state "${at.snapshot.current}", phase ${at.snapshot.phase})`);
+        if (at.snapshot.phase !== 'handoff' || handoffResumed)
+          throw new Error(
+            `run ${instanceId} is not waiting on a handoff (state "${at.snapshot.current}", phase ${at.snapshot.phase})`,
+          );
       },
     },
   );
-  setHandler(
-    statusQuery,
-    (): LoopStatus => ({
-      ...statusOf(def, at.snapshot, instanceId),
-      ...(lease ? { lock: lease.status() } : {}),
-      ...(placement.waitingFor ? { waiting_for: placement.waitingFor } : {}),
-      ...(placement.current.host ? { host: placement.current.host } : {}),
-    }),
-  );
+  setHandler(statusQuery, (): LoopStatus => ({
+    ...statusOf(def, at.snapshot, instanceId),
+    ...(lease ? { lock: lease.status() } : {}),
+    ...(placement.waitingFor ? { waiting_for: placement.waitingFor } : {}),
+    ...(placement.current.host ? { host: placement.current.host } : {}),
+  }));
 
   let lastReported = '';
   const report = (): void => {
@@ -169,11 +202,16 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         : snapshot.phase === 'handoff'
           ? ` · waiting for \`ll-loop resume ${instanceId}\``
           : '';
-    setCurrentDetails(`**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${verdict}${spend}`);
+    setCurrentDetails(
+      `**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${verdict}${spend}`,
+    );
     // The snapshot once, not beside copies of its parts: the worker shapes the state file.
     loopEvents.state({ loop: def.name, snapshot });
     if (input.options.searchAttributes) {
-      upsertSearchAttributes({ LoopState: [snapshot.current], LoopStatus: [loopStatusOf(snapshot, input.options.closeAsOutcome === true)] });
+      upsertSearchAttributes({
+        LoopState: [snapshot.current],
+        LoopStatus: [loopStatusOf(snapshot, input.options.closeAsOutcome === true)],
+      });
     }
   };
 
@@ -231,7 +269,14 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           try {
             const local = !placement.remote && isLocal(work.input, localMaxS);
             const result = await placement.run((place) => {
-              const full: RunActionInput = { ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...(work.input.kind === 'prompt' ? detectLimits : {}), ...(work.input.kind === 'mcp' ? {} : detectSignals) };
+              const full: RunActionInput = {
+                ...work.input,
+                instanceId,
+                cwd: place.cwd,
+                ...maskEnv,
+                ...(work.input.kind === 'prompt' ? detectLimits : {}),
+                ...(work.input.kind === 'mcp' ? {} : detectSignals),
+              };
               return actionActivity(full, local, placement.activityOptions())(full);
             });
             await flushLocal(result, local);
@@ -243,7 +288,13 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         }
         case 'evaluate_llm': {
           try {
-            const reply = await placement.run((place) => llmActivity(work.input.timeout_s, work.input.state, placement.activityOptions())({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers, ...detectLimits }));
+            const reply = await placement.run((place) =>
+              llmActivity(
+                work.input.timeout_s,
+                work.input.state,
+                placement.activityOptions(),
+              )({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers, ...detectLimits }),
+            );
             return llmEvent(reply, Date.now());
           } catch (err) {
             if (isCancellation(err)) throw err;
@@ -252,9 +303,13 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         }
         case 'diff_stat': {
           try {
-            const reply = await placement.run((place) => diffStatActivity(work.input.state, placement.activityOptions())({ ...work.input, cwd: place.cwd }));
+            const reply = await placement.run((place) =>
+              diffStatActivity(work.input.state, placement.activityOptions())({ ...work.input, cwd: place.cwd }),
+            );
             const now = Date.now();
-            return 'stat' in reply ? { type: 'diff_stat_done', stat: reply.stat, now } : { type: 'diff_stat_error', error: reply.error, now };
+            return 'stat' in reply
+              ? { type: 'diff_stat_done', stat: reply.stat, now }
+              : { type: 'diff_stat_error', error: reply.error, now };
           } catch (err) {
             if (isCancellation(err)) throw err;
             return { type: 'diff_stat_failed', failure: failureOf(err), now: Date.now() };
@@ -262,7 +317,9 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         }
         case 'sleep':
           // A rate limit's pause ends at an instant (continued as new mid-pause, it waits only the rest).
-          await sleep('until_ms' in work ? Math.max(1, work.until_ms - Date.now()) : work.ms, { summary: sleepSummary(work, at.snapshot) });
+          await sleep('until_ms' in work ? Math.max(1, work.until_ms - Date.now()) : work.ms, {
+            summary: sleepSummary(work, at.snapshot),
+          });
           return { type: 'sleep_done', now: Date.now() };
         case 'await_handoff':
           // No timer of its own: the loop's timeout and `ll-loop stop` still end the wait.
@@ -272,7 +329,11 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         case 'run_loop':
           // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
           await placement.ensureClaimed();
-          return runChild({ ...input, options: { ...placement.carried(), portable: undefined } }, work.input, instanceId);
+          return runChild(
+            { ...input, options: { ...placement.carried(), portable: undefined } },
+            work.input,
+            instanceId,
+          );
       }
     });
     const winner = await Promise.race([running, timedOut]);
@@ -292,9 +353,17 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       }
       const { snapshot, effect } = at;
       const info = workflowInfo();
-      if (info.continueAsNewSuggested || info.historyLength > (input.options.historyEventLimit ?? MAX_HISTORY_EVENTS) || info.historySize > MAX_HISTORY_BYTES) {
+      if (
+        info.continueAsNewSuggested ||
+        info.historyLength > (input.options.historyEventLimit ?? MAX_HISTORY_EVENTS) ||
+        info.historySize > MAX_HISTORY_BYTES
+      ) {
         timeoutScope.cancel();
-        await continueAsNew<typeof loopWorkflow>({ ...input, options: placement.carried(), resume: { snapshot, effect } });
+        await continueAsNew<typeof loopWorkflow>({
+          ...input,
+          options: placement.carried(),
+          resume: { snapshot, effect },
+        });
       }
       const fact = await perform(effect);
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
@@ -314,7 +383,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
 
 /** The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before; `rate_limited` while paused by one. */
 function loopStatusOf(snapshot: Snapshot, outcome: boolean): LoopOutcome | 'done' | 'rate_limited' | 'paused' {
-  if (snapshot.status === 'running') return snapshot.phase === 'rate_limited' ? 'rate_limited' : snapshot.phase === 'handoff' ? 'paused' : 'running';
+  if (snapshot.status === 'running')
+    return snapshot.phase === 'rate_limited' ? 'rate_limited' : snapshot.phase === 'handoff' ? 'paused' : 'running';
   return outcome ? outcomeOf(snapshot.outcome) : 'done';
 }
 
@@ -323,17 +393,36 @@ function isFinished(t: Transition): t is Extract<Transition, { effect: FinishEff
 }
 
 /** The run's first transition: as a sub-loop that cannot start, continuing an earlier run, or fresh. */
-function begin(def: LoopDefinition, input: LoopWorkflowInput, child: ReturnType<typeof childStart> | undefined, now: number): Transition {
+function begin(
+  def: LoopDefinition,
+  input: LoopWorkflowInput,
+  child: ReturnType<typeof childStart> | undefined,
+  now: number,
+): Transition {
   const start = { type: 'start', now } as const;
   if (child && 'error' in child) return transition(def, null, { ...start, error: child.error });
   const from = input.continueFrom;
   if (from) {
     const snapshot = withDataContext(upgradeSnapshot(from.snapshot), input.dataContext);
-    return transition(def, null, { ...start, resumeFrom: { runId: from.runId, snapshot, ...(from.upgrade ? { upgrade: from.upgrade } : {}) } });
+    return transition(def, null, {
+      ...start,
+      resumeFrom: { runId: from.runId, snapshot, ...(from.upgrade ? { upgrade: from.upgrade } : {}) },
+    });
   }
-  if (child) return transition(def, null, { ...start, inherited: { captured: child.captured, dataContext: child.dataContext, ...(child.budget ? { budget: child.budget } : {}) } });
+  if (child)
+    return transition(def, null, {
+      ...start,
+      inherited: {
+        captured: child.captured,
+        dataContext: child.dataContext,
+        ...(child.budget ? { budget: child.budget } : {}),
+      },
+    });
   // `--context` values are data (input.dataContext, absent in runs of older releases).
-  return transition(def, null, { ...start, ...(input.dataContext?.length ? { inherited: { dataContext: input.dataContext } } : {}) });
+  return transition(def, null, {
+    ...start,
+    ...(input.dataContext?.length ? { inherited: { dataContext: input.dataContext } } : {}),
+  });
 }
 
 /** The snapshot with `keys` added to its data context keys (unchanged when there are none). */
@@ -357,11 +446,29 @@ function statusOf(def: LoopDefinition, snapshot: Snapshot, runId: string): LoopS
     result: snapshot.status === 'done' ? snapshot.outcome : null,
     semantics: snapshot.semantics,
     ...budgetStatus(def, snapshot),
-    ...(snapshot.phase === 'rate_limited' && snapshot.rateLimit ? { rate_limited: rateLimitedStatus(snapshot.rateLimit) } : {}),
-    ...(snapshot.phase === 'handoff' && snapshot.handoff ? { handoff: { state: snapshot.handoff.state, payload: snapshot.handoff.payload, since: new Date(snapshot.handoff.since_ms).toISOString(), resume: `ll-loop resume ${runId}` } } : {}),
+    ...(snapshot.phase === 'rate_limited' && snapshot.rateLimit
+      ? { rate_limited: rateLimitedStatus(snapshot.rateLimit) }
+      : {}),
+    ...(snapshot.phase === 'handoff' && snapshot.handoff
+      ? {
+          handoff: {
+            state: snapshot.handoff.state,
+            payload: snapshot.handoff.payload,
+            since: new Date(snapshot.handoff.since_ms).toISOString(),
+            resume: `ll-loop resume ${runId}`,
+          },
+        }
+      : {}),
   };
 }
 
 function rateLimitedStatus(p: RateLimitPause): NonNullable<LoopStatus['rate_limited']> {
-  return { source: p.source, kind: p.kind, message: p.message, since: new Date(p.since_ms).toISOString(), resumes_at: new Date(p.resumes_at_ms).toISOString(), pauses: p.pauses };
+  return {
+    source: p.source,
+    kind: p.kind,
+    message: p.message,
+    since: new Date(p.since_ms).toISOString(),
+    resumes_at: new Date(p.resumes_at_ms).toISOString(),
+    pauses: p.pauses,
+  };
 }

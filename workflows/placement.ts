@@ -13,7 +13,14 @@
  *   action not taken within the notice, or a running one that stops heartbeating), the checkout
  *   is claimed again, by whichever worker answers first, and the run's events say so.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities, setCurrentDetails, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  setCurrentDetails,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { LoopActivities, PlacementActivities } from './activity-types.js';
 import type { LoopWorkflowInput, PortableCheckout } from './definitions.js';
 
@@ -54,7 +61,11 @@ export class Placement {
     private readonly onHostChange: (change: HostChange) => void,
   ) {
     const o = input.options;
-    this.place = { cwd: o.cwd, ...(o.actionQueue ? { queue: o.actionQueue } : {}), ...(o.placedOn ? { host: o.placedOn.host, dir: o.placedOn.dir } : {}) };
+    this.place = {
+      cwd: o.cwd,
+      ...(o.actionQueue ? { queue: o.actionQueue } : {}),
+      ...(o.placedOn ? { host: o.placedOn.host, dir: o.placedOn.dir } : {}),
+    };
   }
 
   /** Whether actions leave the workflow's queue (then never as local activities). */
@@ -111,7 +122,10 @@ export class Placement {
         if (!lost || !this.remote) throw err;
         const portable = this.input.options.portable;
         if (portable) {
-          await this.claim(portable, lost === 'silent' ? 'its host stopped answering mid-action' : `its host took no action for ${this.notice}`);
+          await this.claim(
+            portable,
+            lost === 'silent' ? 'its host stopped answering mid-action' : `its host took no action for ${this.notice}`,
+          );
           continue;
         }
         this.waitingFor = `the worker of the checkout's host (task queue ${this.place.queue}): nothing took the action for ${this.notice}; the run waits for that host and never runs the action elsewhere`;

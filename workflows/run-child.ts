@@ -42,16 +42,25 @@ function loader(parent: LoopWorkflowInput): LoopActivities['loadSubloop'] {
 export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput, parentId: string): Promise<RunEvent> {
   const depth = (parent.child?.depth ?? 0) + 1;
   if (depth > MAX_SUBLOOP_DEPTH) {
-    return { type: 'subloop_unavailable', why: { reason: 'too_deep', loop: request.loop, depth, limit: MAX_SUBLOOP_DEPTH }, now: Date.now() };
+    return {
+      type: 'subloop_unavailable',
+      why: { reason: 'too_deep', loop: request.loop, depth, limit: MAX_SUBLOOP_DEPTH },
+      now: Date.now(),
+    };
   }
   let loaded: Awaited<ReturnType<LoopActivities['loadSubloop']>>;
   try {
     loaded = await loader(parent)({ name: request.loop, cwd: parent.options.cwd });
   } catch (err) {
     if (isCancellation(err)) throw err;
-    return { type: 'subloop_unavailable', why: { reason: 'load_failed', loop: request.loop, failure: failureOf(err) }, now: Date.now() };
+    return {
+      type: 'subloop_unavailable',
+      why: { reason: 'load_failed', loop: request.loop, failure: failureOf(err) },
+      now: Date.now(),
+    };
   }
-  if ('error' in loaded) return { type: 'subloop_unavailable', why: { reason: 'invalid', error: loaded.error }, now: Date.now() };
+  if ('error' in loaded)
+    return { type: 'subloop_unavailable', why: { reason: 'invalid', error: loaded.error }, now: Date.now() };
   const definition = loaded.definition;
   const input: LoopWorkflowInput = {
     definition,
@@ -69,8 +78,12 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
   };
   // The state's `timeout:` bounds the child run: when it runs out the child is cancelled (its
   // processes killed, its captured values kept) and the state's verdict is `error`.
-  const limit = request.timeout_s === undefined ? undefined : new CancellationScope({ cancellable: true, timeout: request.timeout_s * 1000 });
-  const timedOut = () => limit !== undefined && limit.consideredCancelled && !CancellationScope.current().consideredCancelled;
+  const limit =
+    request.timeout_s === undefined
+      ? undefined
+      : new CancellationScope({ cancellable: true, timeout: request.timeout_s * 1000 });
+  const timedOut = () =>
+    limit !== undefined && limit.consideredCancelled && !CancellationScope.current().consideredCancelled;
   const run = () =>
     executeChild('loopWorkflow', {
       args: [input],
@@ -81,7 +94,13 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
       memo: { ...inheritedMemo(), cwd: parent.options.cwd, file: loaded.file, loop: definition.name, parent: parentId },
       staticSummary: `ll-loop: ${definition.name} (sub-loop of state ${request.state})`.slice(0, 190),
       ...(parent.options.searchAttributes
-        ? { searchAttributes: { LoopName: [definition.name], LoopCategory: [definition.category ?? ''], ...inheritedCheckout(parent) } }
+        ? {
+            searchAttributes: {
+              LoopName: [definition.name],
+              LoopCategory: [definition.category ?? ''],
+              ...inheritedCheckout(parent),
+            },
+          }
         : {}),
     });
   try {
@@ -93,13 +112,20 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
     });
     // A stopped parent cancels the child, which records its own cancelled end and completes:
     // that is this run being stopped, not a sub-loop outcome to route on.
-    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(`stopped while sub-loop "${definition.name}" ran`);
+    if (CancellationScope.current().consideredCancelled)
+      throw new CancelledFailure(`stopped while sub-loop "${definition.name}" ran`);
     const { snapshot: _snapshot, ...outcome } = result;
     return { type: 'subloop_done', result: outcome, timedOut: timedOut(), now: Date.now() };
   } catch (err) {
     // Only this run being stopped stops it; a child cancelled on its own is a failed sub-loop.
     if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
-    return { type: 'subloop_failed', loop: timedOut() ? request.loop : definition.name, failure: failureOf(err), timedOut: timedOut(), now: Date.now() };
+    return {
+      type: 'subloop_failed',
+      loop: timedOut() ? request.loop : definition.name,
+      failure: failureOf(err),
+      timedOut: timedOut(),
+      now: Date.now(),
+    };
   }
 }
 
@@ -124,5 +150,7 @@ function inheritedCheckout(parent: LoopWorkflowInput): { LoopCheckout?: string[]
 /** The parent's ll-loop version and build id, for the child's memo (the Web UI shows them). */
 function inheritedMemo(): Record<string, unknown> {
   const memo = workflowInfo().memo ?? {};
-  return Object.fromEntries(['version', 'build_id'].filter((key) => memo[key] !== undefined).map((key) => [key, memo[key]]));
+  return Object.fromEntries(
+    ['version', 'build_id'].filter((key) => memo[key] !== undefined).map((key) => [key, memo[key]]),
+  );
 }

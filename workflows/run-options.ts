@@ -7,9 +7,26 @@
 import type { LoopRunOptions, RunPlacement, RunRules, RunTuning } from './definitions.js';
 
 /** Every key of each part: a key of LoopRunOptions in none of them fails the type check below. */
-export const RUN_RULE_KEYS = ['closeAsOutcome', 'failOnNonTerminal', 'maskLoopEnv', 'checkAnswers', 'pauseOnRateLimit', 'stdoutSignals', 'childCheckout'] as const satisfies ReadonlyArray<keyof RunRules>;
-export const PLACEMENT_KEYS = ['cwd', 'actionQueue', 'portable', 'hostNoticeS', 'placedOn', 'searchAttributes'] as const satisfies ReadonlyArray<keyof RunPlacement>;
-export const TUNING_KEYS = ['localActivityMaxTimeoutS', 'historyEventLimit'] as const satisfies ReadonlyArray<keyof RunTuning>;
+export const RUN_RULE_KEYS = [
+  'closeAsOutcome',
+  'failOnNonTerminal',
+  'maskLoopEnv',
+  'checkAnswers',
+  'pauseOnRateLimit',
+  'stdoutSignals',
+  'childCheckout',
+] as const satisfies ReadonlyArray<keyof RunRules>;
+export const PLACEMENT_KEYS = [
+  'cwd',
+  'actionQueue',
+  'portable',
+  'hostNoticeS',
+  'placedOn',
+  'searchAttributes',
+] as const satisfies ReadonlyArray<keyof RunPlacement>;
+export const TUNING_KEYS = ['localActivityMaxTimeoutS', 'historyEventLimit'] as const satisfies ReadonlyArray<
+  keyof RunTuning
+>;
 
 type Listed = (typeof RUN_RULE_KEYS)[number] | (typeof PLACEMENT_KEYS)[number] | (typeof TUNING_KEYS)[number];
 /** Compile-time check: every option is listed in one part. */

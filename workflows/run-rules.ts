@@ -5,4 +5,11 @@
  */
 import type { RunRules } from './definitions.js';
 
-export const CURRENT_RUN_RULES = { closeAsOutcome: true, maskLoopEnv: true, checkAnswers: true, pauseOnRateLimit: true, stdoutSignals: true, childCheckout: true } as const satisfies RunRules;
+export const CURRENT_RUN_RULES = {
+  closeAsOutcome: true,
+  maskLoopEnv: true,
+  checkAnswers: true,
+  pauseOnRateLimit: true,
+  stdoutSignals: true,
+  childCheckout: true,
+} as const satisfies RunRules;

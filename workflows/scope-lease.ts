@@ -80,7 +80,12 @@ export class ScopeLease {
     held: boolean,
   ) {
     const memo = workflowInfo().memo?.[SCOPE_LOCK_MEMO_KEY] as ScopeLockMemo | undefined;
-    this.state = { state: held ? 'held' : 'waiting', domain: lock.domain, scopes: lock.scopes, since_ms: (held ? memo?.since_ms : undefined) ?? Date.now() };
+    this.state = {
+      state: held ? 'held' : 'waiting',
+      domain: lock.domain,
+      scopes: lock.scopes,
+      since_ms: (held ? memo?.since_ms : undefined) ?? Date.now(),
+    };
     setHandler(scopeAnswerSignal, (answer) => {
       if (answer.kind === 'queued') {
         // Whom it waits for: a run holding an overlapping scope, else the first queued ahead of it.
@@ -168,7 +173,13 @@ export class ScopeLease {
 
   private busy(reason: ScopeBusyDetails['reason'], blockers: Blocker[], waitedS?: number): ApplicationFailure {
     const { lock } = this;
-    const details: ScopeBusyDetails = { domain: lock.domain, scopes: lock.scopes, reason, blockers, ...(waitedS === undefined ? {} : { waited_s: waitedS }) };
+    const details: ScopeBusyDetails = {
+      domain: lock.domain,
+      scopes: lock.scopes,
+      reason,
+      blockers,
+      ...(waitedS === undefined ? {} : { waited_s: waitedS }),
+    };
     const why =
       reason === 'timeout'
         ? `gave up waiting after ${waitedS ?? 0} s (--queue-timeout)${blockers[0] ? `; it was ${describeBlocker(blockers[0])}` : ''}`

@@ -15,7 +15,16 @@
  *   request starts it again (signal-with-start). A signal that arrives while it continues or
  *   closes is not lost: Temporal refuses the close and hands the signal to the workflow first.
  */
-import { allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, proxyActivities, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { decide, EMPTY_QUEUE, inQueue, type QueueFact, type ScopeAnswer, type ScopeQueue } from '../fsm/scope-queue.js';
 import type { LoopActivities } from './activity-types.js';
 import { LOOP_WORKFLOW_TYPE } from './definitions.js';
@@ -69,7 +78,10 @@ export async function scopeLockWorkflow(input: ScopeLockInput): Promise<void> {
     upsertMemo({ [SCOPE_QUEUE_MEMO_KEY]: queue });
   };
 
-  setHandler(scopeRequestSignal, (r) => void inbox.push({ type: 'request', run: r.run, scopes: r.scopes, wait: r.wait, now: Date.now() }));
+  setHandler(
+    scopeRequestSignal,
+    (r) => void inbox.push({ type: 'request', run: r.run, scopes: r.scopes, wait: r.wait, now: Date.now() }),
+  );
   setHandler(scopeReleaseSignal, ({ run }) => void inbox.push({ type: 'release', run, now: Date.now() }));
   setHandler(scopeQueueQuery, () => ({ domain: input.domain, ...queue }));
   setHandler(scopeRemoveUpdate, async ({ run }): Promise<ScopeRemoveResult> => {
@@ -103,7 +115,11 @@ export async function scopeLockWorkflow(input: ScopeLockInput): Promise<void> {
   };
 
   if (!input.queue) {
-    const holders = await findScopeHolders({ domain: input.domain, loopWorkflowType: LOOP_WORKFLOW_TYPE, memoKey: SCOPE_LOCK_MEMO_KEY });
+    const holders = await findScopeHolders({
+      domain: input.domain,
+      loopWorkflowType: LOOP_WORKFLOW_TYPE,
+      memoKey: SCOPE_LOCK_MEMO_KEY,
+    });
     apply({ type: 'restore', holders, now: Date.now() });
   }
   ready = true;

@@ -15,14 +15,21 @@ function spellings(flags: Flags): string[] {
 /** The flag `written` (`--name`, `-x`, `--name=value`) stands for, if any. */
 function flagOf(written: string, flags: Flags): [string, Flags[string]] | undefined {
   const bare = written.replace(/=.*$/, '');
-  return Object.entries(flags).find(([name, o]) => bare === `--${name}` || (o.short !== undefined && bare === `-${o.short}`));
+  return Object.entries(flags).find(
+    ([name, o]) => bare === `--${name}` || (o.short !== undefined && bare === `-${o.short}`),
+  );
 }
 
 /**
  * The usage error for `err`, thrown by parseArgs for the arguments of `ll-loop <command>`.
  * `extra`: spellings accepted besides the command's flags (`--help`).
  */
-export function argumentError(err: unknown, command: string, flags: Flags, extra: readonly string[] = ['--help']): UsageError {
+export function argumentError(
+  err: unknown,
+  command: string,
+  flags: Flags,
+  extra: readonly string[] = ['--help'],
+): UsageError {
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: string } | undefined)?.code;
   const where = `ll-loop ${command}`;
@@ -31,15 +38,21 @@ export function argumentError(err: unknown, command: string, flags: Flags, extra
     const hit = closest(option.replace(/=.*$/, ''), [...spellings(flags), ...extra]);
     return new UsageError(
       `unknown option ${option} for ${where}`,
-      hit === undefined ? `see ll-loop help ${command} for its options (a value starting with "-" goes after --)` : `did you mean ${hit}?`,
+      hit === undefined
+        ? `see ll-loop help ${command} for its options (a value starting with "-" goes after --)`
+        : `did you mean ${hit}?`,
     );
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const written = /'([^']+)'/.exec(message)?.[1] ?? '';
     const long = /--[\w-]+/.exec(written)?.[0] ?? written;
     const flag = flagOf(long, flags);
-    if (flag?.[1].type === 'boolean') return new UsageError(`${long} of ${where} takes no value`, `write ${long} alone`);
-    return new UsageError(`${long} of ${where} needs a value`, `write ${long} VALUE (quote values that contain spaces)`);
+    if (flag?.[1].type === 'boolean')
+      return new UsageError(`${long} of ${where} takes no value`, `write ${long} alone`);
+    return new UsageError(
+      `${long} of ${where} needs a value`,
+      `write ${long} VALUE (quote values that contain spaces)`,
+    );
   }
   return new UsageError(`${message.replace(/\.$/, '')} (${where})`, `see ll-loop help ${command}`);
 }
@@ -49,8 +62,15 @@ export function argumentError(err: unknown, command: string, flags: Flags, extra
  * command than to any loop (a typo: `ll-loop statsu`). Undefined otherwise: the word is then read
  * as a loop name (`ll-loop <name>` = `ll-loop run <name>`), whose own error suggests the closest loop.
  */
-export function unknownCommandError(word: string, commands: readonly string[], loops: readonly string[]): UsageError | undefined {
+export function unknownCommandError(
+  word: string,
+  commands: readonly string[],
+  loops: readonly string[],
+): UsageError | undefined {
   const hit = closest(word, [...commands, ...loops]);
   if (hit === undefined || !commands.includes(hit)) return undefined;
-  return new UsageError(`unknown command "${word}" (and no loop of that name)`, `did you mean ll-loop ${hit}? (ll-loop help lists the commands)`);
+  return new UsageError(
+    `unknown command "${word}" (and no loop of that name)`,
+    `did you mean ll-loop ${hit}? (ll-loop help lists the commands)`,
+  );
 }

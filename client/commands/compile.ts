@@ -22,7 +22,10 @@ import { printDiagnostics } from '../reporters/diagnostics.js';
  * defaults. Only called on a file `loadLoop` accepted, so none of them can fail here.
  */
 function compiledDocument(file: string, cwd: string): Record<string, unknown> {
-  const raw = parseDocument(readFileSync(file, 'utf8'), { version: '1.2' }).toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
+  const raw = parseDocument(readFileSync(file, 'utf8'), { version: '1.2' }).toJS({ maxAliasCount: 100 }) as Record<
+    string,
+    unknown
+  >;
   const reused = expandReuse(raw, file, cwd);
   const compiled = reused.raw ? compileParadigm(reused.raw) : undefined;
   if (!compiled?.raw) throw new Error(`internal: ${file} loaded but did not compile again`);
@@ -39,8 +42,13 @@ export const compileSpec: CommandSpec = {
   flags: { output: { type: 'string', short: 'o' } },
   run(ctx) {
     const target = ctx.positionals[0];
-    if (target === undefined) throw new UsageError('compile needs a loop name or path', 'll-loop compile <name|path> [-o out.yaml]');
-    if (ctx.positionals.length > 1) throw new UsageError(`compile takes one loop, got ${ctx.positionals.length}: ${ctx.positionals.join(' ')}`, 'll-loop compile <name|path> [-o out.yaml]');
+    if (target === undefined)
+      throw new UsageError('compile needs a loop name or path', 'll-loop compile <name|path> [-o out.yaml]');
+    if (ctx.positionals.length > 1)
+      throw new UsageError(
+        `compile takes one loop, got ${ctx.positionals.length}: ${ctx.positionals.join(' ')}`,
+        'll-loop compile <name|path> [-o out.yaml]',
+      );
     const loaded = loadLoop(target, ctx.cwd);
     printDiagnostics(loaded.diagnostics, false, ctx.out, ctx.err);
     if (!loaded.definition) {
@@ -48,7 +56,10 @@ export const compileSpec: CommandSpec = {
       ctx.err(`✗ ${loaded.file}: ${errors} error${errors === 1 ? '' : 's'}; nothing compiled\n`);
       return EXIT.usage;
     }
-    const source = parseDocument(readFileSync(loaded.file, 'utf8'), { version: '1.2' }).toJS() as Record<string, unknown>;
+    const source = parseDocument(readFileSync(loaded.file, 'utf8'), { version: '1.2' }).toJS() as Record<
+      string,
+      unknown
+    >;
     const yaml = header(loaded.file, ctx.cwd, source) + toFsmYaml(compiledDocument(loaded.file, ctx.cwd));
     const output = str(ctx, 'output');
     if (output === undefined) {
@@ -59,9 +70,14 @@ export const compileSpec: CommandSpec = {
     try {
       writeFileSync(path, yaml);
     } catch (err) {
-      throw new UsageError(`cannot write ${output}: ${(err as Error).message}`, 'pass -o a path in an existing, writable directory');
+      throw new UsageError(
+        `cannot write ${output}: ${(err as Error).message}`,
+        'pass -o a path in an existing, writable directory',
+      );
     }
-    ctx.out(`✓ compiled ${relative(ctx.cwd, loaded.file) || loaded.file} → ${output} (${Object.keys(loaded.definition.states).length} states)\n`);
+    ctx.out(
+      `✓ compiled ${relative(ctx.cwd, loaded.file) || loaded.file} → ${output} (${Object.keys(loaded.definition.states).length} states)\n`,
+    );
     return EXIT.ok;
   },
 };

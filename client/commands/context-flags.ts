@@ -25,7 +25,10 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export function readContextFile(pair: string, baseDir: string): [string, string] {
   const at = pair.indexOf('=');
   if (at <= 0 || at === pair.length - 1) {
-    throw new UsageError(`--context-file "${pair}" is not KEY=PATH`, 'write --context-file name=path/to/file (the file’s contents become the value of context.name)');
+    throw new UsageError(
+      `--context-file "${pair}" is not KEY=PATH`,
+      'write --context-file name=path/to/file (the file’s contents become the value of context.name)',
+    );
   }
   const key = pair.slice(0, at);
   const path = resolve(baseDir, pair.slice(at + 1));
@@ -34,13 +37,26 @@ export function readContextFile(pair: string, baseDir: string): [string, string]
     bytes = readFileSync(path);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.code === 'EACCES' ? 'permission denied' : e.message;
-    throw new UsageError(`--context-file ${key}=${pair.slice(at + 1)}: cannot read ${path} (${why})`, 'give the path of a readable file, relative to the directory you run ll-loop in');
+    const why =
+      e.code === 'ENOENT'
+        ? 'no such file'
+        : e.code === 'EISDIR'
+          ? 'it is a directory'
+          : e.code === 'EACCES'
+            ? 'permission denied'
+            : e.message;
+    throw new UsageError(
+      `--context-file ${key}=${pair.slice(at + 1)}: cannot read ${path} (${why})`,
+      'give the path of a readable file, relative to the directory you run ll-loop in',
+    );
   }
   try {
     return [key, UTF8.decode(bytes)];
   } catch {
-    throw new UsageError(`--context-file ${key}: ${path} is not UTF-8 text`, 'a context value is text: convert the file to UTF-8 (or encode binary data, e.g. base64) and give that file');
+    throw new UsageError(
+      `--context-file ${key}: ${path} is not UTF-8 text`,
+      'a context value is text: convert the file to UTF-8 (or encode binary data, e.g. base64) and give that file',
+    );
   }
 }
 
@@ -57,7 +73,11 @@ export function contextPairs(ctx: CommandContext): string[] {
   const out = [...pairs];
   for (const file of files) {
     const [key, value] = readContextFile(file, ctx.invokedIn ?? ctx.cwd);
-    if (given.has(key)) throw new UsageError(`context key "${key}" is given twice (--context and --context-file, or two files)`, 'give each key once');
+    if (given.has(key))
+      throw new UsageError(
+        `context key "${key}" is given twice (--context and --context-file, or two files)`,
+        'give each key once',
+      );
     given.add(key);
     out.push(`${key}=${value}`);
   }

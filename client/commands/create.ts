@@ -56,7 +56,11 @@ async function wizard(opts: CreateOptions): Promise<{ answers: Answers; file?: s
     const shown = relative(opts.cwd, loopFilePath(opts.cwd, answers.name));
     if (!(await confirm({ message: `Save to ${shown}?`, default: true }))) return { answers };
     const existing = existingLoopFile(opts.cwd, answers.name);
-    if (existing && !opts.force && !(await confirm({ message: `${relative(opts.cwd, existing)} already exists. Replace it?`, default: false }))) {
+    if (
+      existing &&
+      !opts.force &&
+      !(await confirm({ message: `${relative(opts.cwd, existing)} already exists. Replace it?`, default: false }))
+    ) {
       answers = { ...answers, name: await askName(answers, opts.cwd, answers.name) };
       continue;
     }
@@ -77,8 +81,26 @@ function askNext(name: string): Promise<Next> {
 }
 
 async function afterWrite(next: Next, name: string, opts: CreateOptions): Promise<number> {
-  if (next === 'validate') return validateCommand({ cwd: opts.cwd, target: name, json: false, out: opts.out, err: opts.err, invokedIn: opts.cwd });
-  if (next === 'run') return runCommand({ cwd: opts.cwd, target: name, context: [], dryRun: false, noLlm: false, json: false, out: opts.out, err: opts.err });
+  if (next === 'validate')
+    return validateCommand({
+      cwd: opts.cwd,
+      target: name,
+      json: false,
+      out: opts.out,
+      err: opts.err,
+      invokedIn: opts.cwd,
+    });
+  if (next === 'run')
+    return runCommand({
+      cwd: opts.cwd,
+      target: name,
+      context: [],
+      dryRun: false,
+      noLlm: false,
+      json: false,
+      out: opts.out,
+      err: opts.err,
+    });
   opts.out(`Run it with: ll-loop run ${name}   (or look at it first: ll-loop show ${name})\n`);
   return EXIT.ok;
 }
@@ -94,7 +116,12 @@ export async function createCommand(opts: CreateOptions): Promise<number> {
     try {
       result = await wizard(opts);
     } catch (err) {
-      if (isPromptExit(err)) throw new CliError('cancelled; nothing was written', 'run ll-loop create again, or give the answers as flags (see ll-loop help)', EXIT.cancelled);
+      if (isPromptExit(err))
+        throw new CliError(
+          'cancelled; nothing was written',
+          'run ll-loop create again, or give the answers as flags (see ll-loop help)',
+          EXIT.cancelled,
+        );
       throw err;
     }
     if (!result.file) {
@@ -125,7 +152,8 @@ export async function createCommand(opts: CreateOptions): Promise<number> {
 }
 
 export const createSpec: CommandSpec = {
-  usage: 'create [--kind K] [--check CMD]… [--fix ACTION]… [--max-attempts N] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)',
+  usage:
+    'create [--kind K] [--check CMD]… [--fix ACTION]… [--max-attempts N] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)',
   flags: {
     kind: { type: 'string' },
     check: { type: 'string', multiple: true },
@@ -146,9 +174,21 @@ export const createSpec: CommandSpec = {
     run: { type: 'boolean' },
   },
   run(ctx: CommandContext) {
-    if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'quote values that contain spaces, e.g. --check "npm run lint"');
-    if (bool(ctx, 'validate') && bool(ctx, 'run')) throw new UsageError('--validate and --run cannot be used together', 'pick one: --run validates before it starts the loop');
-    if (bool(ctx, 'dry-run') && (bool(ctx, 'validate') || bool(ctx, 'run'))) throw new UsageError('--dry-run writes nothing, so there is nothing to --validate or --run', 'remove --dry-run, or the other flag');
+    if (ctx.positionals.length > 1)
+      throw new UsageError(
+        `unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`,
+        'quote values that contain spaces, e.g. --check "npm run lint"',
+      );
+    if (bool(ctx, 'validate') && bool(ctx, 'run'))
+      throw new UsageError(
+        '--validate and --run cannot be used together',
+        'pick one: --run validates before it starts the loop',
+      );
+    if (bool(ctx, 'dry-run') && (bool(ctx, 'validate') || bool(ctx, 'run')))
+      throw new UsageError(
+        '--dry-run writes nothing, so there is nothing to --validate or --run',
+        'remove --dry-run, or the other flag',
+      );
     const positionalName = ctx.positionals[0];
     const flagName = str(ctx, 'name');
     if (positionalName !== undefined && flagName !== undefined && positionalName !== flagName) {

@@ -16,9 +16,15 @@ export function printPlan(def: LoopDefinition, json: boolean, out: (t: string) =
   if (Object.keys(plan.context).length) out(`context: ${JSON.stringify(plan.context)}\n`);
   out('\n');
   for (const state of plan.states) {
-    const marks = [state.name === plan.initial ? 'initial' : '', state.terminal ? (state.failure ? 'terminal, failure' : 'terminal') : ''].filter(Boolean);
+    const marks = [
+      state.name === plan.initial ? 'initial' : '',
+      state.terminal ? (state.failure ? 'terminal, failure' : 'terminal') : '',
+    ].filter(Boolean);
     out(`${state.name}${marks.length ? ` (${marks.join(', ')})` : ''}\n`);
-    if (state.action) out(`    ${state.action.kind}: ${state.action.text.trim().split('\n').join('\n        ')}  [timeout ${state.action.timeout_s}s]\n`);
+    if (state.action)
+      out(
+        `    ${state.action.kind}: ${state.action.text.trim().split('\n').join('\n        ')}  [timeout ${state.action.timeout_s}s]\n`,
+      );
     if (state.subloop) {
       const { loop, passthrough, with: bindings, timeout_s } = state.subloop;
       const how = passthrough ? ' (context passthrough)' : bindings ? ` with ${JSON.stringify(bindings)}` : '';

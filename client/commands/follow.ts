@@ -46,7 +46,9 @@ export async function followCommand(opts: FollowOptions): Promise<number> {
       info,
       err,
       reporter: (maxIterations) =>
-        opts.json ? jsonLinesReporter(opts.out) : createHumanReporter(opts.out, createStyle(opts.colour ?? colourWanted(process.stdout)), maxIterations),
+        opts.json
+          ? jsonLinesReporter(opts.out)
+          : createHumanReporter(opts.out, createStyle(opts.colour ?? colourWanted(process.stdout)), maxIterations),
       ...(opts.json ? { json: opts.out } : {}),
     });
   });

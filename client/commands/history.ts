@@ -21,7 +21,14 @@ import { safeText } from '../reporters/safe-text.js';
 import { localTime, table } from '../reporters/table.js';
 import { followEvents, type RunEnd } from '../runs/follow-events.js';
 import { closedResult, mayHaveResult, queryStatus } from '../runs/run-target.js';
-import { findRuns, projectScope, RunNotFoundError, runNotFound, type ProjectScope, type RunSummary } from '../runs/find-runs.js';
+import {
+  findRuns,
+  projectScope,
+  RunNotFoundError,
+  runNotFound,
+  type ProjectScope,
+  type RunSummary,
+} from '../runs/find-runs.js';
 import { withSession, type Session } from '../temporal/session.js';
 
 /** Options of {@link historyCommand}; `out` receives stdout, `err` warnings. */
@@ -102,11 +109,24 @@ async function entryFor({ client, connection }: Session, run: RunSummary): Promi
   if (run.open) {
     const live = await queryStatus(connection, handle).catch(() => null);
     entry.worker = live !== null;
-    if (live) Object.assign(entry, { iterations: live.iteration, duration_ms: live.elapsed_ms, final_state: live.state, ...(live.spent ? { spent: live.spent } : {}) });
+    if (live)
+      Object.assign(entry, {
+        iterations: live.iteration,
+        duration_ms: live.elapsed_ms,
+        final_state: live.state,
+        ...(live.spent ? { spent: live.spent } : {}),
+      });
   } else if (mayHaveResult(run.status)) {
     const result = await closedResult(connection, handle);
     if (result) {
-      Object.assign(entry, { iterations: result.iterations, duration_ms: result.duration_ms, terminated_by: result.terminated_by, final_state: result.final_state, outcome: outcomeOf(result), failure: result.failure });
+      Object.assign(entry, {
+        iterations: result.iterations,
+        duration_ms: result.duration_ms,
+        terminated_by: result.terminated_by,
+        final_state: result.final_state,
+        outcome: outcomeOf(result),
+        failure: result.failure,
+      });
       if (result.spent) entry.spent = result.spent;
     }
   }
@@ -114,7 +134,12 @@ async function entryFor({ client, connection }: Session, run: RunSummary): Promi
 }
 
 /** The loop's runs in Temporal, newest first. */
-export async function loopRuns(session: Session, loop: string, project: ProjectScope, runs?: RunSummary[]): Promise<RunHistoryEntry[]> {
+export async function loopRuns(
+  session: Session,
+  loop: string,
+  project: ProjectScope,
+  runs?: RunSummary[],
+): Promise<RunHistoryEntry[]> {
   return mapLimit(runs ?? (await findRuns(session.client, loop, { project })), 8, (run) => entryFor(session, run));
 }
 
@@ -172,11 +197,16 @@ export async function runEvents(session: Session, opts: HistoryOptions & { runId
   const [run] = (await findRuns(session.client, opts.runId)).filter((r) => r.id === opts.runId);
   if (!run) throw new RunNotFoundError(opts.runId, 'run');
   if (run.loop !== opts.loop && run.id !== opts.loop) {
-    throw new UsageError(`run ${run.id} is a run of loop "${run.loop}", not "${opts.loop}"`, `ll-loop history ${run.loop} ${run.id}`);
+    throw new UsageError(
+      `run ${run.id} is a run of loop "${run.loop}", not "${opts.loop}"`,
+      `ll-loop history ${run.loop} ${run.id}`,
+    );
   }
   const rebuilt = await followEvents(session.client, run.id, { children: false });
   const types = opts.events ?? [];
-  const events = rebuilt.events.filter((e) => (types.length === 0 || types.includes(e.event)) && (opts.state === undefined || ofState(e, opts.state)));
+  const events = rebuilt.events.filter(
+    (e) => (types.length === 0 || types.includes(e.event)) && (opts.state === undefined || ofState(e, opts.state)),
+  );
   const report: RunEventsReport = {
     id: run.id,
     loop: run.loop,
@@ -204,10 +234,12 @@ export async function historyCommand(opts: HistoryOptions): Promise<number> {
       runs = await findRuns(session.client, opts.loop, { project });
       // `history <run-id>`: a run id in place of the name shows that run's events.
       if (runs.length === 1 && runs[0]!.id === opts.loop) runId = opts.loop;
-      else if (runs.length === 0 && !listLoopNames(opts.cwd).includes(opts.loop)) throw await runNotFound(session.client, opts.loop, 'loop or run', project);
+      else if (runs.length === 0 && !listLoopNames(opts.cwd).includes(opts.loop))
+        throw await runNotFound(session.client, opts.loop, 'loop or run', project);
     }
     if (runId === undefined) {
-      if (opts.events?.length || opts.state !== undefined || opts.write) throw new UsageError('--event, --state and --write need a run id', `ll-loop history ${opts.loop} <run-id>`);
+      if (opts.events?.length || opts.state !== undefined || opts.write)
+        throw new UsageError('--event, --state and --write need a run id', `ll-loop history ${opts.loop} <run-id>`);
       const entries = await loopRuns(session, opts.loop, project, runs);
       if (opts.json) opts.out(`${JSON.stringify(entries, null, 2)}\n`);
       else printRuns(opts.loop, entries, opts.out);
@@ -228,8 +260,13 @@ export async function historyCommand(opts: HistoryOptions): Promise<number> {
 
 /** `ll-loop history` in the command table. */
 export const historySpec: CommandSpec = {
-  usage: 'history <name> [run-id] [--event T]… [--state S] [--write] [--json]   past runs, or one run\'s events',
-  flags: { event: { type: 'string', multiple: true }, state: { type: 'string' }, write: { type: 'boolean' }, json: { type: 'boolean' } },
+  usage: "history <name> [run-id] [--event T]… [--state S] [--write] [--json]   past runs, or one run's events",
+  flags: {
+    event: { type: 'string', multiple: true },
+    state: { type: 'string' },
+    write: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
   run(ctx) {
     const [loop, runId, ...rest] = ctx.positionals;
     if (loop === undefined) throw new UsageError('history needs a loop name', 'll-loop history <name> [run-id]');

@@ -33,7 +33,9 @@ export const COMMANDS: Record<string, LoadCommand> = {
 
 /** Every command's spec, in the table's order (for `ll-loop help`). */
 export async function allCommands(): Promise<Array<[string, CommandSpec]>> {
-  return Promise.all(Object.entries(COMMANDS).map(async ([name, load]) => [name, await load()] as [string, CommandSpec]));
+  return Promise.all(
+    Object.entries(COMMANDS).map(async ([name, load]) => [name, await load()] as [string, CommandSpec]),
+  );
 }
 
 /**

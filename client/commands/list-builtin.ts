@@ -33,7 +33,15 @@ export function builtinListings(cwd: string): BuiltinListing[] {
     const def = loaded.definition;
     if (!def) {
       const first = loaded.diagnostics.find((d) => d.severity === 'error');
-      return { name, file, valid: false, labels: [], parameters: {}, ...shadow, error: first?.message ?? 'invalid loop' };
+      return {
+        name,
+        file,
+        valid: false,
+        labels: [],
+        parameters: {},
+        ...shadow,
+        error: first?.message ?? 'invalid loop',
+      };
     }
     return {
       name,
@@ -60,14 +68,20 @@ export interface BuiltinListOptions {
 export function printBuiltins(opts: BuiltinListOptions): number {
   const labels = opts.labels ?? [];
   const loops = builtinListings(opts.cwd).filter(
-    (l) => (opts.category === undefined || l.category === opts.category) && labels.every((label) => l.labels.includes(label)),
+    (l) =>
+      (opts.category === undefined || l.category === opts.category) &&
+      labels.every((label) => l.labels.includes(label)),
   );
   if (opts.json) {
     opts.out(`${JSON.stringify(loops, null, 2)}\n`);
     return EXIT.ok;
   }
   if (loops.length === 0) {
-    opts.out(opts.category !== undefined || labels.length > 0 ? 'no built-in loops match\n' : 'this installation has no built-in loops\n');
+    opts.out(
+      opts.category !== undefined || labels.length > 0
+        ? 'no built-in loops match\n'
+        : 'this installation has no built-in loops\n',
+    );
     return EXIT.ok;
   }
   const rows = loops.map((l) => [
@@ -77,7 +91,10 @@ export function printBuiltins(opts: BuiltinListOptions): number {
     l.valid ? (l.description?.split('\n')[0] ?? '') : (l.error ?? ''),
   ]);
   opts.out(table([['NAME', 'CATEGORY', 'SHADOWED BY', 'DESCRIPTION'], ...rows]));
-  opts.out('run one as is: ll-loop run <name> [--context param=value]; copy one into .loops/ to edit it: ll-loop install <name>\n');
-  if (loops.some((l) => l.shadowed)) opts.out('a shadowed built-in does not run by its name: the loop in .loops/ does\n');
+  opts.out(
+    'run one as is: ll-loop run <name> [--context param=value]; copy one into .loops/ to edit it: ll-loop install <name>\n',
+  );
+  if (loops.some((l) => l.shadowed))
+    opts.out('a shadowed built-in does not run by its name: the loop in .loops/ does\n');
   return EXIT.ok;
 }

@@ -32,14 +32,19 @@ const BY_STATUS = `ExecutionStatus IN ('Failed', 'TimedOut')`;
  * The failed runs of the project at `cwd` (of every project with `allProjects`), newest first
  * (the workflow's status alone where the server lacks LoopStatus).
  */
-export async function failedListings(cwd: string, opts: { limit?: number; allProjects?: boolean } = {}): Promise<FailedListing[]> {
+export async function failedListings(
+  cwd: string,
+  opts: { limit?: number; allProjects?: boolean } = {},
+): Promise<FailedListing[]> {
   const scope = { limit: opts.limit ?? 200, ...(opts.allProjects ? {} : { project: projectScope(cwd) }) };
   return withSession(cwd, async ({ client }) => {
-    const runs = await listRuns(client, { where: `${BY_OUTCOME} OR ${BY_STATUS}`, ...scope }).catch(async (err: unknown) => {
-      // A server without ll-loop's search attributes rejects the query naming LoopStatus.
-      if (!/LoopStatus/.test((err as Error).message ?? '')) throw err;
-      return listRuns(client, { where: BY_STATUS, ...scope });
-    });
+    const runs = await listRuns(client, { where: `${BY_OUTCOME} OR ${BY_STATUS}`, ...scope }).catch(
+      async (err: unknown) => {
+        // A server without ll-loop's search attributes rejects the query naming LoopStatus.
+        if (!/LoopStatus/.test((err as Error).message ?? '')) throw err;
+        return listRuns(client, { where: BY_STATUS, ...scope });
+      },
+    );
     return runs.filter((run) => run.parent === undefined).map(listing);
   });
 }
@@ -48,7 +53,10 @@ function listing(run: RunSummary): FailedListing {
   return {
     id: run.id,
     loop: run.loop,
-    outcome: run.loopStatus && run.loopStatus !== 'done' && run.loopStatus !== 'running' ? run.loopStatus : run.status.toLowerCase().replace('_', ' '),
+    outcome:
+      run.loopStatus && run.loopStatus !== 'done' && run.loopStatus !== 'running'
+        ? run.loopStatus
+        : run.status.toLowerCase().replace('_', ' '),
     final_state: run.loopState ?? null,
     started_at: run.startTime.toISOString(),
     closed_at: run.closeTime?.toISOString() ?? null,
@@ -56,17 +64,33 @@ function listing(run: RunSummary): FailedListing {
   };
 }
 
-export async function printFailed(opts: { cwd: string; json: boolean; allProjects?: boolean; out: (text: string) => void }): Promise<number> {
+export async function printFailed(opts: {
+  cwd: string;
+  json: boolean;
+  allProjects?: boolean;
+  out: (text: string) => void;
+}): Promise<number> {
   const runs = await failedListings(opts.cwd, { allProjects: opts.allProjects === true });
   if (opts.json) {
     opts.out(`${JSON.stringify(runs, null, 2)}\n`);
     return EXIT.ok;
   }
   if (runs.length === 0) {
-    opts.out(opts.allProjects ? 'no failed runs\n' : 'no failed runs in this project (ll-loop list --failed --all-projects for every project\'s)\n');
+    opts.out(
+      opts.allProjects
+        ? 'no failed runs\n'
+        : "no failed runs in this project (ll-loop list --failed --all-projects for every project's)\n",
+    );
     return EXIT.ok;
   }
-  const rows = runs.map((r) => [r.id, r.loop, r.outcome, r.final_state ?? '-', localTime(new Date(r.started_at)), r.closed_at ? localTime(new Date(r.closed_at)) : '-']);
+  const rows = runs.map((r) => [
+    r.id,
+    r.loop,
+    r.outcome,
+    r.final_state ?? '-',
+    localTime(new Date(r.started_at)),
+    r.closed_at ? localTime(new Date(r.closed_at)) : '-',
+  ]);
   opts.out(table(withProjects(['RUN ID', 'LOOP', 'OUTCOME', 'FINAL STATE', 'STARTED', 'ENDED'], rows, runs)));
   opts.out('details: ll-loop status <run id>, ll-loop history <loop> <run id>\n');
   return EXIT.ok;

@@ -92,7 +92,9 @@ function printLoops(opts: ListOptions): number {
   const labels = opts.labels ?? [];
   const all = loopListings(opts.cwd);
   const loops = all.filter(
-    (l) => (opts.category === undefined || l.category === opts.category) && labels.every((label) => l.labels.includes(label)),
+    (l) =>
+      (opts.category === undefined || l.category === opts.category) &&
+      labels.every((label) => l.labels.includes(label)),
   );
   if (opts.json) {
     opts.out(`${JSON.stringify(loops, null, 2)}\n`);
@@ -102,12 +104,18 @@ function printLoops(opts: ListOptions): number {
   // A file that cannot be read is skipped with a warning (its name and first error), never
   // stopping the listing; `--json` keeps it as `valid: false` for scripts.
   const err = opts.err ?? ((t: string) => void process.stderr.write(t));
-  for (const l of all.filter((x) => !x.valid)) err(`warning: skipped ${l.file}: ${l.error ?? 'invalid loop'} (ll-loop validate ${l.name})\n`);
+  for (const l of all.filter((x) => !x.valid))
+    err(`warning: skipped ${l.file}: ${l.error ?? 'invalid loop'} (ll-loop validate ${l.name})\n`);
   const valid = loops.filter((l) => l.valid);
   if (valid.length === 0) {
     opts.out(filtered ? 'no loops match\n' : `no loops in ${loopsDir(opts.cwd)}\n`);
   } else {
-    const rows = valid.map((l) => [l.name, l.category ?? '-', l.labels.join(',') || '-', l.description?.split('\n')[0] ?? '']);
+    const rows = valid.map((l) => [
+      l.name,
+      l.category ?? '-',
+      l.labels.join(',') || '-',
+      l.description?.split('\n')[0] ?? '',
+    ]);
     opts.out(table([['NAME', 'CATEGORY', 'LABELS', 'DESCRIPTION'], ...rows]));
   }
   const builtins = builtinLoopNames();
@@ -128,16 +136,26 @@ export async function runningListings(cwd: string, opts: { allProjects?: boolean
     import('../temporal/session.js'),
   ]);
   return withSession(cwd, async ({ client, connection }) => {
-    const runs = await listRuns(client, { openOnly: true, ...(opts.allProjects ? {} : { project: projectScope(cwd) }) });
+    const runs = await listRuns(client, {
+      openOnly: true,
+      ...(opts.allProjects ? {} : { project: projectScope(cwd) }),
+    });
     // One DescribeTaskQueue per queue, however many runs share it.
     const workersOf = new Map<string, Promise<QueueWorker[]>>();
     const served = (queue: string): Promise<QueueWorker[]> => {
-      if (!workersOf.has(queue)) workersOf.set(queue, queueWorkers(client, queue, 'activity').catch(() => []));
+      if (!workersOf.has(queue))
+        workersOf.set(
+          queue,
+          queueWorkers(client, queue, 'activity').catch(() => []),
+        );
       return workersOf.get(queue)!;
     };
     return Promise.all(
       runs.map(async (run): Promise<RunningListing> => {
-        const [status, servedBy] = await Promise.all([queryStatus(connection, client.workflow.getHandle(run.id)).catch(() => null), served(run.actionQueue ?? run.taskQueue)]);
+        const [status, servedBy] = await Promise.all([
+          queryStatus(connection, client.workflow.getHandle(run.id)).catch(() => null),
+          served(run.actionQueue ?? run.taskQueue),
+        ]);
         return {
           id: run.id,
           loop: status?.loop ?? run.loop,
@@ -161,13 +179,20 @@ export async function runningListings(cwd: string, opts: { allProjects?: boolean
 
 async function printRunning(opts: ListOptions): Promise<number> {
   const runs = await runningListings(opts.cwd, { allProjects: opts.allProjects === true });
-  const [{ describePhase }, { describeWorker }] = await Promise.all([import('../runs/run-target.js'), import('../runs/queue-pollers.js')]);
+  const [{ describePhase }, { describeWorker }] = await Promise.all([
+    import('../runs/run-target.js'),
+    import('../runs/queue-pollers.js'),
+  ]);
   if (opts.json) {
     opts.out(`${JSON.stringify(runs, null, 2)}\n`);
     return EXIT.ok;
   }
   if (runs.length === 0) {
-    opts.out(opts.allProjects ? 'no loops are running\n' : 'no loops of this project are running (ll-loop list --running --all-projects for every project\'s)\n');
+    opts.out(
+      opts.allProjects
+        ? 'no loops are running\n'
+        : "no loops of this project are running (ll-loop list --running --all-projects for every project's)\n",
+    );
     return EXIT.ok;
   }
   const rows = runs.map((r) => [
@@ -180,8 +205,13 @@ async function printRunning(opts: ListOptions): Promise<number> {
     r.build_id ?? r.version ?? '0.1.0 or older',
     r.served_by.length ? r.served_by.map(describeWorker).join(', ') : 'none',
   ]);
-  opts.out(table(withProjects(['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED', 'LL-LOOP', 'WORKER'], rows, runs)));
-  if (runs.some((r) => !r.worker)) opts.out('no worker: nothing runs it now; a checkout\'s worker is started by any ll-loop command in it (ll-loop resume <run id> for runs of ll-loop 0.2.0)\n');
+  opts.out(
+    table(withProjects(['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED', 'LL-LOOP', 'WORKER'], rows, runs)),
+  );
+  if (runs.some((r) => !r.worker))
+    opts.out(
+      "no worker: nothing runs it now; a checkout's worker is started by any ll-loop command in it (ll-loop resume <run id> for runs of ll-loop 0.2.0)\n",
+    );
   return EXIT.ok;
 }
 
@@ -201,18 +231,31 @@ export function withProjects(header: string[], rows: string[][], runs: { cwd?: s
 /** `ll-loop list`. Returns the exit code. */
 export async function listCommand(opts: ListOptions): Promise<number> {
   if (opts.allProjects && !opts.running && !opts.failed) {
-    throw new UsageError('--all-projects widens --running and --failed; the loops listed are always this project\'s', 'use ll-loop list --running --all-projects or ll-loop list --failed --all-projects');
+    throw new UsageError(
+      "--all-projects widens --running and --failed; the loops listed are always this project's",
+      'use ll-loop list --running --all-projects or ll-loop list --failed --all-projects',
+    );
   }
   if (opts.failed) {
     if (opts.running || opts.builtin || opts.category !== undefined || (opts.labels ?? []).length > 0) {
-      throw new UsageError('--failed lists runs; it takes no other filter', 'use ll-loop list --failed alone (with --json if wanted)');
+      throw new UsageError(
+        '--failed lists runs; it takes no other filter',
+        'use ll-loop list --failed alone (with --json if wanted)',
+      );
     }
     return (await import('./list-failed.js')).printFailed(opts);
   }
   if (opts.running) {
-    if (opts.builtin) throw new UsageError('--running and --builtin cannot be combined', 'use ll-loop list --running or ll-loop list --builtin');
+    if (opts.builtin)
+      throw new UsageError(
+        '--running and --builtin cannot be combined',
+        'use ll-loop list --running or ll-loop list --builtin',
+      );
     if (opts.category !== undefined || (opts.labels ?? []).length > 0) {
-      throw new UsageError('--category and --label filter the loops in .loops/, not --running', 'use ll-loop list --running alone');
+      throw new UsageError(
+        '--category and --label filter the loops in .loops/, not --running',
+        'use ll-loop list --running alone',
+      );
     }
     return printRunning(opts);
   }
@@ -225,13 +268,18 @@ export async function listCommand(opts: ListOptions): Promise<number> {
  */
 export function labelsWanted(given: readonly string[]): string[] {
   const labels = given.flatMap((g) => g.split(',')).map((l) => l.trim());
-  if (labels.some((l) => l === '')) throw new UsageError('--label needs a label name (an empty one was given)', 'll-loop list --label fast, or --label fast,lint for loops with both');
+  if (labels.some((l) => l === ''))
+    throw new UsageError(
+      '--label needs a label name (an empty one was given)',
+      'll-loop list --label fast, or --label fast,lint for loops with both',
+    );
   return [...new Set(labels)];
 }
 
 /** `ll-loop list` in the command table. */
 export const listSpec: CommandSpec = {
-  usage: 'list [--running|--failed [--all-projects]|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
+  usage:
+    'list [--running|--failed [--all-projects]|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
   flags: {
     running: { type: 'boolean' },
     failed: { type: 'boolean' },
@@ -242,7 +290,11 @@ export const listSpec: CommandSpec = {
     json: { type: 'boolean' },
   },
   run(ctx) {
-    if (ctx.positionals.length > 0) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop list [--running|--builtin] [--category C] [--label L]');
+    if (ctx.positionals.length > 0)
+      throw new UsageError(
+        `unexpected arguments: ${ctx.positionals.join(' ')}`,
+        'll-loop list [--running|--builtin] [--category C] [--label L]',
+      );
     const category = str(ctx, 'category');
     return listCommand({
       cwd: ctx.cwd,

@@ -14,11 +14,23 @@ export interface ValidLoop {
  * The loop `target` names, with `--context` applied, validated as `run` does. Diagnostics are
  * printed (stderr, or JSON on stdout) and a CliError says nothing ran when the file is invalid.
  */
-export function loadValidLoop(target: string, cwd: string, context: readonly string[], json: boolean, out: (t: string) => void, err: (t: string) => void, what: string): ValidLoop {
+export function loadValidLoop(
+  target: string,
+  cwd: string,
+  context: readonly string[],
+  json: boolean,
+  out: (t: string) => void,
+  err: (t: string) => void,
+  what: string,
+): ValidLoop {
   const loaded = loadLoop(target, cwd, { context: parseContextArgs(context) });
   if (!loaded.definition) {
     printDiagnostics(loaded.diagnostics, json, out, err);
-    throw new CliError(`${loaded.file} is not a valid loop; nothing was ${what}`, 'fix the errors above (ll-loop validate shows them), then try again', EXIT.usage);
+    throw new CliError(
+      `${loaded.file} is not a valid loop; nothing was ${what}`,
+      'fix the errors above (ll-loop validate shows them), then try again',
+      EXIT.usage,
+    );
   }
   return { file: loaded.file, definition: loaded.definition };
 }

@@ -49,11 +49,15 @@ function block(mark: string, text: string): string {
 /** Where the output shown came from, when it is not simply the complete result. */
 function sourceNote(r: ActionLogRecord): string | undefined {
   if (!r.truncated) return undefined;
-  const files = [r.log_file, r.stderr_file].filter((f) => f !== undefined).map((f) => safeText(f)).join(', ');
+  const files = [r.log_file, r.stderr_file]
+    .filter((f) => f !== undefined)
+    .map((f) => safeText(f))
+    .join(', ');
   if (r.files_missing) {
-    return `(only the tail kept in Temporal is shown: the full log is in ${files || 'the worker\'s run directory'} on the worker's machine, not found here)`;
+    return `(only the tail kept in Temporal is shown: the full log is in ${files || "the worker's run directory"} on the worker's machine, not found here)`;
   }
-  if (r.source === 'file+history') return `(stdout and stderr together from ${safeText(r.log_file ?? '')}; stderr's tail from Temporal)`;
+  if (r.source === 'file+history')
+    return `(stdout and stderr together from ${safeText(r.log_file ?? '')}; stderr's tail from Temporal)`;
   return `(from ${files}: each keeps its stream's first and last MiB)`;
 }
 
@@ -79,22 +83,37 @@ export async function logsCommand(opts: LogsOptions): Promise<number> {
       if (opts.json) opts.out(`${JSON.stringify(r)}\n`);
       else printRecord(r, opts.out);
     };
-    const followed = await followEvents(client, run.id, { follow: opts.follow, children: true, actionOutput: true, onEvent: actionLogCollector(run.id, onAction) });
+    const followed = await followEvents(client, run.id, {
+      follow: opts.follow,
+      children: true,
+      actionOutput: true,
+      onEvent: actionLogCollector(run.id, onAction),
+    });
     for (const warning of followed.warnings) opts.err(`warning: ${warning}\n`);
     if (!opts.follow) {
       // A sub-loop's history is read beside its parent's, so its actions may arrive first: order by time.
-      records = records.map((r, i) => ({ r, i })).sort((a, b) => a.r.ts.localeCompare(b.r.ts) || a.i - b.i).map(({ r }) => r);
+      records = records
+        .map((r, i) => ({ r, i }))
+        .sort((a, b) => a.r.ts.localeCompare(b.r.ts) || a.i - b.i)
+        .map(({ r }) => r);
       if (opts.json) {
-        opts.out(`${JSON.stringify({ id: run.id, loop: run.loop, status: run.status.toLowerCase(), actions: records }, null, 2)}\n`);
+        opts.out(
+          `${JSON.stringify({ id: run.id, loop: run.loop, status: run.status.toLowerCase(), actions: records }, null, 2)}\n`,
+        );
         return EXIT.ok;
       }
       for (const r of records) printRecord(r, opts.out);
     }
     if (opts.json) return EXIT.ok;
     if (records.length === 0) {
-      opts.out(opts.state === undefined ? `no action of ${run.id} has finished yet\n` : `no action of state ${safeText(opts.state)} in ${run.id}\n`);
+      opts.out(
+        opts.state === undefined
+          ? `no action of ${run.id} has finished yet\n`
+          : `no action of state ${safeText(opts.state)} in ${run.id}\n`,
+      );
     }
-    if (!opts.follow && followed.end === undefined) opts.err(`note: ${run.id} is still running; ll-loop logs ${run.id} --follow prints its actions as they finish\n`);
+    if (!opts.follow && followed.end === undefined)
+      opts.err(`note: ${run.id} is still running; ll-loop logs ${run.id} --follow prints its actions as they finish\n`);
     return EXIT.ok;
   });
 }
@@ -106,8 +125,17 @@ export const logsSpec: CommandSpec = {
   run(ctx) {
     const [target, ...rest] = ctx.positionals;
     if (target === undefined) throw new UsageError('logs needs a run id or a loop name', 'll-loop logs <name|run-id>');
-    if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'll-loop logs <name|run-id> [--state S]');
+    if (rest.length)
+      throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'll-loop logs <name|run-id> [--state S]');
     const state = str(ctx, 'state');
-    return logsCommand({ cwd: ctx.cwd, target, follow: bool(ctx, 'follow'), json: bool(ctx, 'json'), out: ctx.out, err: ctx.err, ...(state === undefined ? {} : { state }) });
+    return logsCommand({
+      cwd: ctx.cwd,
+      target,
+      follow: bool(ctx, 'follow'),
+      json: bool(ctx, 'json'),
+      out: ctx.out,
+      err: ctx.err,
+      ...(state === undefined ? {} : { state }),
+    });
   },
 };

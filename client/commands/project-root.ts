@@ -38,5 +38,10 @@ export function projectInvocation(invokedIn: string, positionals: readonly strin
   const here = resolve(invokedIn);
   const root = findCheckoutRoot(here) ?? here;
   if (root === here) return { root, positionals: [...positionals] };
-  return { root, positionals: positionals.map((p) => (!isAbsolute(p) && looksLikePath(p) && isFile(resolve(here, p)) ? resolve(here, p) : p)) };
+  return {
+    root,
+    positionals: positionals.map((p) =>
+      !isAbsolute(p) && looksLikePath(p) && isFile(resolve(here, p)) ? resolve(here, p) : p,
+    ),
+  };
 }

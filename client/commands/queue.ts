@@ -24,7 +24,13 @@ function printQueues(reports: LockQueueReport[], out: (t: string) => void): void
     out(`${r.domain}  (lock ${r.lock_workflow_id})\n`);
     const rows = [
       ['', 'run', 'scopes', 'waited', 'held'],
-      ...r.holders.map((h) => ['holds', h.run, h.scopes.join(', '), formatDuration(h.waited_ms), formatDuration(h.held_ms)]),
+      ...r.holders.map((h) => [
+        'holds',
+        h.run,
+        h.scopes.join(', '),
+        formatDuration(h.waited_ms),
+        formatDuration(h.held_ms),
+      ]),
       ...r.waiters.map((w) => [`waits #${w.position}`, w.run, w.scopes.join(', '), formatDuration(w.waiting_ms), '-']),
     ];
     out(table(rows.map((row) => ['  ' + row[0]!, ...row.slice(1)])));
@@ -32,7 +38,8 @@ function printQueues(reports: LockQueueReport[], out: (t: string) => void): void
 }
 
 async function list(ctx: CommandContext): Promise<number> {
-  if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'll-loop queue list [--json]');
+  if (ctx.positionals.length > 1)
+    throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'll-loop queue list [--json]');
   const reports = await withSession(ctx.cwd, ({ client }) => listLockQueues(client));
   if (bool(ctx, 'json')) ctx.out(`${JSON.stringify(reports, null, 2)}\n`);
   else printQueues(reports, ctx.out);
@@ -41,11 +48,16 @@ async function list(ctx: CommandContext): Promise<number> {
 
 async function remove(ctx: CommandContext): Promise<number> {
   const [, run, ...rest] = ctx.positionals;
-  if (run === undefined || rest.length) throw new UsageError('queue remove needs exactly one run id', 'll-loop queue remove <run-id> (see ll-loop queue list)');
+  if (run === undefined || rest.length)
+    throw new UsageError(
+      'queue remove needs exactly one run id',
+      'll-loop queue remove <run-id> (see ll-loop queue list)',
+    );
   const removed = await withSession(ctx.cwd, ({ client }) => removeFromQueue(client, run));
   // It never starts: the environment its command left (secrets included) goes now.
   removeRunEnv(run);
-  if (bool(ctx, 'json')) ctx.out(`${JSON.stringify({ removed: run, domain: removed.domain, lock_workflow_id: removed.lockWorkflowId })}\n`);
+  if (bool(ctx, 'json'))
+    ctx.out(`${JSON.stringify({ removed: run, domain: removed.domain, lock_workflow_id: removed.lockWorkflowId })}\n`);
   else ctx.out(`removed ${run} from the queue of ${removed.domain}; it ends as a busy run (exit 8)\n`);
   return EXIT.ok;
 }

@@ -6,7 +6,8 @@ import { UsageError } from '../errors.js';
 import { resumeCommand } from './resume.js';
 
 export const resumeSpec: CommandSpec = {
-  usage: 'resume <name|run-id> [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--max-iterations N] [--background] [--verbose|--quiet] [--json]   continue a stopped run, or one that lost its worker',
+  usage:
+    'resume <name|run-id> [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--max-iterations N] [--background] [--verbose|--quiet] [--json]   continue a stopped run, or one that lost its worker',
   flags: {
     ...CONTEXT_FLAGS,
     'context-allow-unknown': { type: 'boolean' },
@@ -18,12 +19,19 @@ export const resumeSpec: CommandSpec = {
   },
   run(ctx) {
     const target = ctx.positionals[0];
-    if (target === undefined) throw new UsageError('resume needs a loop name or a run id', 'll-loop resume <name|run-id>');
-    if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'quote values that contain spaces');
-    if (bool(ctx, 'verbose') && bool(ctx, 'quiet')) throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
+    if (target === undefined)
+      throw new UsageError('resume needs a loop name or a run id', 'll-loop resume <name|run-id>');
+    if (ctx.positionals.length > 1)
+      throw new UsageError(
+        `unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`,
+        'quote values that contain spaces',
+      );
+    if (bool(ctx, 'verbose') && bool(ctx, 'quiet'))
+      throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
     const raw = str(ctx, 'max-iterations');
     const maxIterations = raw === undefined ? undefined : Number(raw);
-    if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations <= 0)) throw new UsageError(`--max-iterations must be a positive integer, got "${raw}"`);
+    if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations <= 0))
+      throw new UsageError(`--max-iterations must be a positive integer, got "${raw}"`);
     return resumeCommand({
       cwd: ctx.cwd,
       target,

@@ -28,7 +28,14 @@ import { checkProviderKeys } from '../runs/provider-keys.js';
 import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
 import { continueHandoff } from '../runs/handoff.js';
 import { projectScope } from '../runs/find-runs.js';
-import { AlreadyBeingResumedError, memoOf, nextResumeId, requireRunDirectory, snapshotOfClosedRun, startInputOf } from '../runs/resumable.js';
+import {
+  AlreadyBeingResumedError,
+  memoOf,
+  nextResumeId,
+  requireRunDirectory,
+  snapshotOfClosedRun,
+  startInputOf,
+} from '../runs/resumable.js';
 import { openSession, type Session } from '../temporal/session.js';
 import { moveOntoThisRelease, readOpenRun } from '../runs/upgrade.js';
 import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
@@ -59,7 +66,11 @@ export interface ResumeOptions {
 export class SharedQueueRunError extends CliError {
   override readonly name = 'SharedQueueRunError';
   constructor(id: string, taskQueue: string) {
-    super(`run ${id} is open on the shared task queue ${taskQueue}; it runs when a worker polls that queue`, `start one: ll-loop worker --task-queue ${taskQueue}`, EXIT.usage);
+    super(
+      `run ${id} is open on the shared task queue ${taskQueue}; it runs when a worker polls that queue`,
+      `start one: ll-loop worker --task-queue ${taskQueue}`,
+      EXIT.usage,
+    );
   }
 }
 
@@ -74,15 +85,21 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
     const cwd = requireRunDirectory(choice.id, choice.description);
     if (choice.kind === 'open') {
       const servedByCheckout = choice.description.taskQueue.startsWith(CHECKOUT_QUEUE_PREFIX);
-      if (!servedByCheckout && !isPerRunQueue(choice.description.taskQueue)) throw new SharedQueueRunError(choice.id, choice.description.taskQueue);
+      if (!servedByCheckout && !isPerRunQueue(choice.description.taskQueue))
+        throw new SharedQueueRunError(choice.id, choice.description.taskQueue);
       if (Object.keys(cliContext).length || opts.maxIterations !== undefined) {
-        opts.err(`note: ${choice.id} is still open; --context and --max-iterations apply only when resuming a stopped run\n`);
+        opts.err(
+          `note: ${choice.id} is still open; --context and --max-iterations apply only when resuming a stopped run\n`,
+        );
       }
       // A run this release cannot replay would wedge on its first workflow task here: move it.
       const reading = await readOpenRun(session.client, choice.id, choice.description, cwd);
       if (!reading.replays) {
         await moveOntoThisRelease(session.client, choice.id, choice.description, reading.plan);
-        if (!opts.json) opts.out(`moved ${choice.id} onto this ll-loop (${reading.plan.upgrade.reason}); it continues in state ${reading.plan.snapshot.current}\n`);
+        if (!opts.json)
+          opts.out(
+            `moved ${choice.id} onto this ll-loop (${reading.plan.upgrade.reason}); it continues in state ${reading.plan.snapshot.current}\n`,
+          );
       }
       if (servedByCheckout) return await followServed(session, choice, cwd, opts);
       if (opts.background) {
@@ -104,17 +121,31 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
 }
 
 /** An open run without a worker: poll its own task queue here until it closes. */
-async function attach(session: Session, native: NativeConnection, run: ResumeChoice, cwd: string, opts: ResumeOptions, where?: RunStateFile): Promise<number> {
+async function attach(
+  session: Session,
+  native: NativeConnection,
+  run: ResumeChoice,
+  cwd: string,
+  opts: ResumeOptions,
+  where?: RunStateFile,
+): Promise<number> {
   const handle = session.client.workflow.getHandle(run.id);
   const input = await startInputOf(session.client, run.id);
   // This process's worker serves the run: its actions see this environment.
   if (input !== undefined) checkProviderKeys(input.definition, process.env, 'resume');
   await forgetDeadWorker(session, run.id);
-  const { worker, events } = await createLoopWorker({ connection: native, namespace: session.endpoint.namespace, taskQueue: run.description.taskQueue });
+  const { worker, events } = await createLoopWorker({
+    connection: native,
+    namespace: session.endpoint.namespace,
+    taskQueue: run.description.taskQueue,
+  });
   // The display replays the run's events so far, then follows it live.
   if (!opts.json) {
     opts.out(`resuming ${run.id}: it is still open but nothing was running it; its worker runs here now\n`);
-    if (where && where.phase !== 'done') opts.out(`in state ${where.current_state} (pass ${where.iteration}/${input?.definition.max_iterations ?? '?'}, ${phaseText(where.phase)})\n`);
+    if (where && where.phase !== 'done')
+      opts.out(
+        `in state ${where.current_state} (pass ${where.iteration}/${input?.definition.max_iterations ?? '?'}, ${phaseText(where.phase)})\n`,
+      );
   }
   const { interrupt, stop } = interruptible(opts.err);
   armInterrupt(interrupt, () => handle.cancel());
@@ -138,13 +169,19 @@ async function followServed(session: Session, run: ResumeChoice, cwd: string, op
   const worker = await ensureCheckoutWorker(cwd, session.endpoint.address);
   // Waiting on a handoff (`on_handoff: pause`): this is the command that continues it.
   const handedOff = await continueHandoff(session.client, run.id);
-  if (handedOff && !opts.json) opts.out(`${run.id} was paused on a handoff: state ${handedOff.state} runs again, continuing from it\n`);
+  if (handedOff && !opts.json)
+    opts.out(`${run.id} was paused on a handoff: state ${handedOff.state} runs again, continuing from it\n`);
   if (opts.background) {
-    printResumedInBackground(opts, { id: run.id, resumedFrom: undefined, line: `${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it` });
+    printResumedInBackground(opts, {
+      id: run.id,
+      resumedFrom: undefined,
+      line: `${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it`,
+    });
     return EXIT.ok;
   }
   const input = await startInputOf(session.client, run.id);
-  if (!opts.json) opts.out(`${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it; following it\n`);
+  if (!opts.json)
+    opts.out(`${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it; following it\n`);
   const { interrupt, stop } = interruptible(opts.err);
   armInterrupt(interrupt, () => session.client.workflow.getHandle(run.id).cancel());
   try {
@@ -193,7 +230,10 @@ async function continueStopped(
     err: opts.err,
     ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
   });
-  if (!fromFile) opts.err(`note: the loop file ${memo.file ?? '(none recorded)'} is gone; resuming with the definition ${run.id} started with\n`);
+  if (!fromFile)
+    opts.err(
+      `note: the loop file ${memo.file ?? '(none recorded)'} is gone; resuming with the definition ${run.id} started with\n`,
+    );
   // The resumed run's worker gets this command's environment, as for `run`.
   checkProviderKeys(definition, process.env, 'resume');
   const snapshot: Snapshot = await snapshotOfClosedRun(client, run.id);
@@ -220,12 +260,16 @@ async function continueStopped(
       ...(previous?.lock ? { lock: previous.lock } : {}),
     }).catch((err: unknown) => {
       // Another resume of this run won the race: its id is taken, or (seen first) it holds the scopes.
-      const wonByOther = err instanceof WorkflowExecutionAlreadyStartedError || (err instanceof ScopeBusyError && err.details.blockers.some((b) => b.run === newId));
+      const wonByOther =
+        err instanceof WorkflowExecutionAlreadyStartedError ||
+        (err instanceof ScopeBusyError && err.details.blockers.some((b) => b.run === newId));
       throw wonByOther ? new AlreadyBeingResumedError(run.id, newId) : err;
     });
     armInterrupt(interrupt, () => handle.cancel());
     await workerReady.catch(async (err: unknown) => {
-      await handle.terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`).catch(() => undefined);
+      await handle
+        .terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`)
+        .catch(() => undefined);
       throw err;
     });
     const line = `resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}`;
@@ -237,7 +281,9 @@ async function continueStopped(
     return await followRun({
       client,
       workflowId: newId,
-      reporter: opts.json ? resumedJsonReporter(opts.out, run.id) : createReporter(false, opts.out, definition.max_iterations, opts.colour, opts.detail),
+      reporter: opts.json
+        ? resumedJsonReporter(opts.out, run.id)
+        : createReporter(false, opts.out, definition.max_iterations, opts.colour, opts.detail),
       info: runInfo(endpoint, cwd, newId),
       err: opts.err,
     });
@@ -247,9 +293,14 @@ async function continueStopped(
 }
 
 /** `--background`: what was started (or is still running) and how to follow or stop it. */
-function printResumedInBackground(opts: ResumeOptions, r: { id: string; resumedFrom: string | undefined; line: string }): void {
+function printResumedInBackground(
+  opts: ResumeOptions,
+  r: { id: string; resumedFrom: string | undefined; line: string },
+): void {
   if (opts.json) {
-    opts.out(`${JSON.stringify({ instance_id: r.id, ...(r.resumedFrom === undefined ? {} : { resumed_from: r.resumedFrom }) })}\n`);
+    opts.out(
+      `${JSON.stringify({ instance_id: r.id, ...(r.resumedFrom === undefined ? {} : { resumed_from: r.resumedFrom }) })}\n`,
+    );
     return;
   }
   opts.out(`${r.line}\n  follow: ll-loop status ${r.id} --follow\n  stop:   ll-loop stop ${r.id}\n`);
@@ -260,7 +311,9 @@ function resumedJsonReporter(out: (t: string) => void, resumedFrom: string): Rep
   return {
     onEvent: () => undefined,
     onResult(result, info) {
-      out(`${JSON.stringify({ instance_id: info.instanceId, resumed_from: resumedFrom, ...result, ...(info.eventsFile ? { events_file: info.eventsFile } : {}) }, null, 2)}\n`);
+      out(
+        `${JSON.stringify({ instance_id: info.instanceId, resumed_from: resumedFrom, ...result, ...(info.eventsFile ? { events_file: info.eventsFile } : {}) }, null, 2)}\n`,
+      );
     },
   };
 }

@@ -15,7 +15,8 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 }
 
 export const runSpec: CommandSpec = {
-  usage: 'run <name|path> [--max-iterations N] [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json]',
+  usage:
+    'run <name|path> [--max-iterations N] [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json]',
   flags: {
     'max-iterations': { type: 'string' },
     ...CONTEXT_FLAGS,
@@ -40,17 +41,31 @@ export const runSpec: CommandSpec = {
   run(ctx) {
     const target = ctx.positionals[0];
     if (target === undefined) throw new UsageError('run needs a loop name or path', 'll-loop run <name>');
-    if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'quote values that contain spaces');
+    if (ctx.positionals.length > 1)
+      throw new UsageError(
+        `unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`,
+        'quote values that contain spaces',
+      );
     const maxIterations = positiveInt(str(ctx, 'max-iterations'), '--max-iterations');
     const llmModel = str(ctx, 'llm-model');
     const taskQueue = str(ctx, 'task-queue');
-    if (taskQueue !== undefined && taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', 'e.g. --task-queue ll-loop (the default queue of ll-loop worker)');
+    if (taskQueue !== undefined && taskQueue.trim() === '')
+      throw new UsageError(
+        '--task-queue needs a task queue name',
+        'e.g. --task-queue ll-loop (the default queue of ll-loop worker)',
+      );
     const queueTimeout = str(ctx, 'queue-timeout');
     // --queue-timeout implies --queue: a bound on waiting only makes sense when waiting.
-    const queueTimeoutS = queueTimeout === undefined ? undefined : parseDuration(queueTimeout, '--queue-timeout') / 1000;
+    const queueTimeoutS =
+      queueTimeout === undefined ? undefined : parseDuration(queueTimeout, '--queue-timeout') / 1000;
     const queue = bool(ctx, 'queue') || queueTimeoutS !== undefined;
-    if (bool(ctx, 'no-lock') && queue) throw new UsageError('--no-lock takes no scope lock, so there is nothing to queue for', 'drop --queue/--queue-timeout, or --no-lock');
-    if (bool(ctx, 'verbose') && bool(ctx, 'quiet')) throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
+    if (bool(ctx, 'no-lock') && queue)
+      throw new UsageError(
+        '--no-lock takes no scope lock, so there is nothing to queue for',
+        'drop --queue/--queue-timeout, or --no-lock',
+      );
+    if (bool(ctx, 'verbose') && bool(ctx, 'quiet'))
+      throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
     return runCommand({
       cwd: ctx.cwd,
       target,
@@ -68,7 +83,12 @@ export const runSpec: CommandSpec = {
       err: ctx.err,
       ...(maxIterations === undefined ? {} : { maxIterations }),
       ...(llmModel === undefined ? {} : { llmModel }),
-      place: runPlaceOf({ taskQueue, pool: str(ctx, 'pool'), checkout: str(ctx, 'checkout'), worktree: bool(ctx, 'worktree') }),
+      place: runPlaceOf({
+        taskQueue,
+        pool: str(ctx, 'pool'),
+        checkout: str(ctx, 'checkout'),
+        worktree: bool(ctx, 'worktree'),
+      }),
       ...(queueTimeoutS === undefined ? {} : { queueTimeoutS }),
     });
   },

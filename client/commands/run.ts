@@ -12,7 +12,13 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import { workerLogPath, type WorkerRecord } from '../../worker/checkout.js';
 import { placeRun, type RunPlace } from '../runs/where-to-run.js';
 import { queueWorkers } from '../runs/queue-pollers.js';
-import { clientFor, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from '../temporal/connection.js';
+import {
+  clientFor,
+  resolveEndpoint,
+  resolveTemporalTarget,
+  TemporalUnavailableError,
+  type TemporalEndpoint,
+} from '../temporal/connection.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
 import { noteWhileQueued } from '../runs/queue-note.js';
 import { lockRequestFor } from '../runs/scope-lock.js';
@@ -75,11 +81,24 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string; dat
   };
   const loaded = loadLoop(opts.target, opts.cwd, overrides);
   if (!loaded.definition) {
-    printDiagnostics(loaded.diagnostics, opts.json, opts.out ?? ((t) => process.stdout.write(t)), opts.err ?? ((t) => process.stderr.write(t)));
-    throw new CliError(`${loaded.file} is not a valid loop; nothing was run`, 'fix the errors above, then run again', EXIT.usage);
+    printDiagnostics(
+      loaded.diagnostics,
+      opts.json,
+      opts.out ?? ((t) => process.stdout.write(t)),
+      opts.err ?? ((t) => process.stderr.write(t)),
+    );
+    throw new CliError(
+      `${loaded.file} is not a valid loop; nothing was run`,
+      'fix the errors above, then run again',
+      EXIT.usage,
+    );
   }
   // Values from the command line are data in shell actions, not code (docs/decisions.md).
-  return { definition: loaded.definition, file: loaded.file, dataContext: commandLineDataKeys(loaded.definition, context) };
+  return {
+    definition: loaded.definition,
+    file: loaded.file,
+    dataContext: commandLineDataKeys(loaded.definition, context),
+  };
 }
 
 /**
@@ -142,12 +161,21 @@ export async function runCommand(opts: RunOptions): Promise<number> {
       following?.catch(() => undefined);
       const worker = await placed.worker.catch(async (e: unknown) => {
         // Nothing can run the workflow without a worker: end it rather than leave it waiting.
-        await handle.terminate(`ll-loop could not start a worker for it: ${(e as Error).message}`).catch(() => undefined);
+        await handle
+          .terminate(`ll-loop could not start a worker for it: ${(e as Error).message}`)
+          .catch(() => undefined);
         throw e;
       });
-      if (placed.place.kind !== 'checkout' && placed.place.kind !== 'worktree') await warnWhenUnserved(client, taskQueue, placed.place, err);
+      if (placed.place.kind !== 'checkout' && placed.place.kind !== 'worktree')
+        await warnWhenUnserved(client, taskQueue, placed.place, err);
       if (opts.background) {
-        printBackgroundStart(out, opts.json, { instanceId, taskQueue, worker, cwd: opts.cwd, uiUrl: runInfo(endpoint, opts.cwd, instanceId).uiUrl });
+        printBackgroundStart(out, opts.json, {
+          instanceId,
+          taskQueue,
+          worker,
+          cwd: opts.cwd,
+          uiUrl: runInfo(endpoint, opts.cwd, instanceId).uiUrl,
+        });
         return EXIT.ok;
       }
       const { createReporter, followRun } = await (following ?? loadFollowing());
@@ -168,7 +196,10 @@ export async function runCommand(opts: RunOptions): Promise<number> {
 
 /** What following a run needs, loaded after its start (see runCommand). */
 async function loadFollowing(): Promise<typeof import('../runs/follow-run.js')> {
-  const [{ installQuietRuntime }, follow] = await Promise.all([import('../../worker/create-worker.js'), import('../runs/follow-run.js')]);
+  const [{ installQuietRuntime }, follow] = await Promise.all([
+    import('../../worker/create-worker.js'),
+    import('../runs/follow-run.js'),
+  ]);
   // The SDK's runtime (used by the replay) without its own signal handlers: Ctrl-C is ours.
   installQuietRuntime();
   return follow;
@@ -177,26 +208,51 @@ async function loadFollowing(): Promise<typeof import('../runs/follow-run.js')> 
 function printBackgroundStart(
   out: (t: string) => void,
   json: boolean,
-  r: { instanceId: string; taskQueue: string; worker: WorkerRecord | undefined; cwd: string; uiUrl: string | undefined },
+  r: {
+    instanceId: string;
+    taskQueue: string;
+    worker: WorkerRecord | undefined;
+    cwd: string;
+    uiUrl: string | undefined;
+  },
 ): void {
   if (json) {
-    out(`${JSON.stringify({ instance_id: r.instanceId, task_queue: r.taskQueue, worker_pid: r.worker?.pid ?? null, worker_host: r.worker?.host ?? null })}\n`);
+    out(
+      `${JSON.stringify({ instance_id: r.instanceId, task_queue: r.taskQueue, worker_pid: r.worker?.pid ?? null, worker_host: r.worker?.host ?? null })}\n`,
+    );
     return;
   }
   out(`started ${r.instanceId} in the background\n`);
-  if (r.worker) out(`  worker: pid ${r.worker.pid} on ${r.worker.host} serves this checkout (log ${relative(r.cwd, workerLogPath(r.worker.root)) || workerLogPath(r.worker.root)}); the run goes on when this terminal closes\n`);
-  else out(`  queued on task queue ${r.taskQueue}; it runs once a worker polls it: ll-loop worker --task-queue ${r.taskQueue}\n`);
+  if (r.worker)
+    out(
+      `  worker: pid ${r.worker.pid} on ${r.worker.host} serves this checkout (log ${relative(r.cwd, workerLogPath(r.worker.root)) || workerLogPath(r.worker.root)}); the run goes on when this terminal closes\n`,
+    );
+  else
+    out(
+      `  queued on task queue ${r.taskQueue}; it runs once a worker polls it: ll-loop worker --task-queue ${r.taskQueue}\n`,
+    );
   if (r.uiUrl) out(`  Web UI: ${r.uiUrl}\n`);
   out(`  follow: ll-loop status ${r.instanceId} --follow\n  stop:   ll-loop stop ${r.instanceId}\n`);
 }
 
 /** Say at once when no worker polls a pool's or shared queue: the run waits there until one does. */
-async function warnWhenUnserved(client: Client, taskQueue: string, place: RunPlace, err: (t: string) => void): Promise<void> {
-  const how = place.kind === 'pinned' || place.kind === 'portable' ? `ll-loop worker --pool ${place.pool}` : `ll-loop worker --task-queue ${taskQueue}`;
+async function warnWhenUnserved(
+  client: Client,
+  taskQueue: string,
+  place: RunPlace,
+  err: (t: string) => void,
+): Promise<void> {
+  const how =
+    place.kind === 'pinned' || place.kind === 'portable'
+      ? `ll-loop worker --pool ${place.pool}`
+      : `ll-loop worker --task-queue ${taskQueue}`;
   // Bounded: a slow answer must not hold the run's progress back.
   const asked = queueWorkers(client, taskQueue)
     .then((workers) => {
-      if (workers.length === 0) err(`note: no worker serves ${place.kind === 'queue' ? `task queue ${taskQueue}` : `pool ${(place as { pool: string }).pool}`} yet; the run waits until one does. Start one with: ${how}\n`);
+      if (workers.length === 0)
+        err(
+          `note: no worker serves ${place.kind === 'queue' ? `task queue ${taskQueue}` : `pool ${(place as { pool: string }).pool}`} yet; the run waits until one does. Start one with: ${how}\n`,
+        );
     })
     .catch(() => undefined);
   await Promise.race([asked, new Promise((r) => setTimeout(r, 3000).unref())]);

@@ -40,7 +40,16 @@ const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete', 'backfill'] as
 type Action = (typeof ACTIONS)[number];
 
 /** Flags only creating a schedule accepts. */
-const CREATE_FLAGS = ['every', 'cron', 'context', 'context-file', 'context-allow-unknown', 'task-queue', 'pause-on-failure', 'no-lock'] as const;
+const CREATE_FLAGS = [
+  'every',
+  'cron',
+  'context',
+  'context-file',
+  'context-allow-unknown',
+  'task-queue',
+  'pause-on-failure',
+  'no-lock',
+] as const;
 const BACKFILL_FLAGS = ['start', 'end'] as const;
 
 const USAGE =
@@ -56,7 +65,10 @@ function whenOf(ctx: CommandContext): ScheduleWhen {
   const every = str(ctx, 'every');
   const cron = str(ctx, 'cron');
   if ((every === undefined) === (cron === undefined)) {
-    throw new UsageError('schedule needs exactly one of --every and --cron', 'e.g. ll-loop schedule <name> --every 1h, or --cron "0 9 * * 1-5"');
+    throw new UsageError(
+      'schedule needs exactly one of --every and --cron',
+      'e.g. ll-loop schedule <name> --every 1h, or --cron "0 9 * * 1-5"',
+    );
   }
   if (every !== undefined) return { every: every.trim(), everyMs: parseEvery(every) };
   if (cron!.trim() === '') throw new UsageError('--cron needs an expression', 'e.g. --cron "0 * * * *"');
@@ -67,13 +79,22 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
   const when = whenOf(ctx);
   // By default the checkout's own worker runs the scheduled runs (`worker install` keeps it up).
   const named = str(ctx, 'task-queue');
-  if (named !== undefined && named.trim() === '') throw new UsageError('--task-queue needs a task queue name', "omit it to use this checkout's worker");
+  if (named !== undefined && named.trim() === '')
+    throw new UsageError('--task-queue needs a task queue name', "omit it to use this checkout's worker");
   const taskQueue = named ?? checkoutAt(checkoutRootOf(ctx.cwd)).queue;
   const context = parseContextArgs(contextPairs(ctx));
-  const loaded = loadLoop(target, ctx.cwd, { context, requireParameters: true, refuseUnusedContext: !bool(ctx, 'context-allow-unknown') });
+  const loaded = loadLoop(target, ctx.cwd, {
+    context,
+    requireParameters: true,
+    refuseUnusedContext: !bool(ctx, 'context-allow-unknown'),
+  });
   if (!loaded.definition) {
     printDiagnostics(loaded.diagnostics, bool(ctx, 'json'), ctx.out, ctx.err);
-    throw new CliError(`${loaded.file} is not a valid loop; no schedule was created`, 'fix the errors above, then run again', EXIT.usage);
+    throw new CliError(
+      `${loaded.file} is not a valid loop; no schedule was created`,
+      'fix the errors above, then run again',
+      EXIT.usage,
+    );
   }
   const definition = loaded.definition;
   const overlap = overlapOf(str(ctx, 'overlap'));
@@ -92,15 +113,30 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
       localActivityMaxTimeoutS: localActivityMax(),
       overlap,
       dataContext: commandLineDataKeys(definition, context),
-      ...(bool(ctx, 'no-lock') ? {} : { lock: lockRequestFor(definition, checkoutAt(checkoutRootOf(ctx.cwd)), { wait: scheduledRunsWait(overlap), ...(named === undefined ? {} : { taskQueue: named }) }) }),
+      ...(bool(ctx, 'no-lock')
+        ? {}
+        : {
+            lock: lockRequestFor(definition, checkoutAt(checkoutRootOf(ctx.cwd)), {
+              wait: scheduledRunsWait(overlap),
+              ...(named === undefined ? {} : { taskQueue: named }),
+            }),
+          }),
     });
   });
   if (bool(ctx, 'json')) json(ctx, info);
   else {
-    ctx.out(`created schedule ${info.id}: ${definition.name} ${describeWhen(when)}${info.pauseOnFailure ? ', pauses after a failed run' : ''}\n`);
+    ctx.out(
+      `created schedule ${info.id}: ${definition.name} ${describeWhen(when)}${info.pauseOnFailure ? ', pauses after a failed run' : ''}\n`,
+    );
     if (info.next[0]) ctx.out(`next run: ${info.next[0]}\n`);
-    if (worker) ctx.out(`runs execute on this checkout's worker (pid ${worker.pid}); to keep it running across reboots: ll-loop worker install\n`);
-    else ctx.out(`runs execute on task queue ${taskQueue}: keep a worker running (ll-loop worker${taskQueue === DEFAULT_SHARED_QUEUE ? ' --task-queue ll-loop' : ` --task-queue ${taskQueue}`})\n`);
+    if (worker)
+      ctx.out(
+        `runs execute on this checkout's worker (pid ${worker.pid}); to keep it running across reboots: ll-loop worker install\n`,
+      );
+    else
+      ctx.out(
+        `runs execute on task queue ${taskQueue}: keep a worker running (ll-loop worker${taskQueue === DEFAULT_SHARED_QUEUE ? ' --task-queue ll-loop' : ` --task-queue ${taskQueue}`})\n`,
+      );
   }
   return EXIT.ok;
 }
@@ -116,15 +152,21 @@ function printList(ctx: CommandContext, schedules: LoopScheduleInfo[]): void {
     rows.push([s.id, s.loop, s.when, state, s.paused ? '-' : (s.next[0] ?? '-'), s.recent.at(-1) ?? '-']);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows) ctx.out(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
+  for (const row of rows)
+    ctx.out(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
 }
 
 /** `--start`/`--end`: an ISO 8601 time (local time when no zone is given). */
 function timeFlag(ctx: CommandContext, name: 'start' | 'end'): Date {
   const raw = str(ctx, name);
-  if (raw === undefined) throw new UsageError(`schedule backfill needs --${name}`, 'e.g. ll-loop schedule backfill <name> --start 2026-11-20T00:00 --end 2026-11-21T00:00');
+  if (raw === undefined)
+    throw new UsageError(
+      `schedule backfill needs --${name}`,
+      'e.g. ll-loop schedule backfill <name> --start 2026-11-20T00:00 --end 2026-11-21T00:00',
+    );
   const date = new Date(raw);
-  if (Number.isNaN(date.getTime())) throw new UsageError(`--${name} ${raw} is not a time`, 'use ISO 8601, e.g. 2026-11-20T09:00 or 2026-11-20T09:00Z');
+  if (Number.isNaN(date.getTime()))
+    throw new UsageError(`--${name} ${raw} is not a time`, 'use ISO 8601, e.g. 2026-11-20T09:00 or 2026-11-20T09:00Z');
   return date;
 }
 
@@ -143,18 +185,24 @@ async function act(ctx: CommandContext, action: Exclude<Action, 'list'>, loop: s
       case 'trigger': {
         const workflowId = await triggerLoopSchedule(client, loop);
         if (asJson) json(ctx, { schedule: scheduleId, triggered: true, ...(workflowId ? { run: workflowId } : {}) });
-        else if (workflowId) ctx.out(`triggered ${scheduleId}: run ${workflowId} (follow it with ll-loop status ${workflowId})\n`);
+        else if (workflowId)
+          ctx.out(`triggered ${scheduleId}: run ${workflowId} (follow it with ll-loop status ${workflowId})\n`);
         else ctx.out(`triggered ${scheduleId}; no new run started yet (skipped while a run is still going)\n`);
         return;
       }
       case 'backfill': {
         const start = timeFlag(ctx, 'start');
         const end = timeFlag(ctx, 'end');
-        if (end <= start) throw new UsageError('--end must be after --start', 'e.g. --start 2026-11-20T00:00 --end 2026-11-21T00:00');
+        if (end <= start)
+          throw new UsageError('--end must be after --start', 'e.g. --start 2026-11-20T00:00 --end 2026-11-21T00:00');
         const overlap = str(ctx, 'overlap');
         await backfillLoopSchedule(client, loop, start, end, overlap === undefined ? undefined : overlapOf(overlap));
-        if (asJson) json(ctx, { schedule: scheduleId, backfill: { start: start.toISOString(), end: end.toISOString() } });
-        else ctx.out(`backfilling ${scheduleId} from ${start.toISOString()} to ${end.toISOString()}: the runs that period would have had start now (ll-loop list --running)\n`);
+        if (asJson)
+          json(ctx, { schedule: scheduleId, backfill: { start: start.toISOString(), end: end.toISOString() } });
+        else
+          ctx.out(
+            `backfilling ${scheduleId} from ${start.toISOString()} to ${end.toISOString()}: the runs that period would have had start now (ll-loop list --running)\n`,
+          );
         return;
       }
       case 'delete': {
@@ -185,26 +233,50 @@ export const scheduleSpec: CommandSpec = {
   },
   async run(ctx) {
     const [first, second, ...extra] = ctx.positionals;
-    if (first === undefined) throw new UsageError('schedule needs a loop name or an action', 'll-loop schedule <name> --every 1h, or ll-loop schedule list');
-    const action = (ACTIONS as readonly string[]).includes(first) ? (first as Action) : first === 'create' ? 'create' : undefined;
+    if (first === undefined)
+      throw new UsageError(
+        'schedule needs a loop name or an action',
+        'll-loop schedule <name> --every 1h, or ll-loop schedule list',
+      );
+    const action = (ACTIONS as readonly string[]).includes(first)
+      ? (first as Action)
+      : first === 'create'
+        ? 'create'
+        : undefined;
     if (action === undefined || action === 'create') {
       const target = action === 'create' ? second : first;
       const rest = action === 'create' ? extra : [second, ...extra].filter((x): x is string => x !== undefined);
-      if (target === undefined) throw new UsageError('schedule create needs a loop name or path', 'll-loop schedule <name> --every 1h');
-      if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'quote a cron expression: --cron "0 * * * *"');
+      if (target === undefined)
+        throw new UsageError('schedule create needs a loop name or path', 'll-loop schedule <name> --every 1h');
+      if (rest.length)
+        throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'quote a cron expression: --cron "0 * * * *"');
       return create(ctx, target);
     }
-    const misplaced = [...CREATE_FLAGS, ...(action === 'backfill' ? [] : BACKFILL_FLAGS), ...(action === 'backfill' ? [] : (['overlap'] as const))].filter((f) => ctx.values[f] !== undefined);
-    if (misplaced.length) throw new UsageError(`schedule ${action} does not take --${misplaced.join(', --')}`, `ll-loop schedule ${action}${action === 'list' ? '' : ' <name>'} [--json]`);
+    const misplaced = [
+      ...CREATE_FLAGS,
+      ...(action === 'backfill' ? [] : BACKFILL_FLAGS),
+      ...(action === 'backfill' ? [] : (['overlap'] as const)),
+    ].filter((f) => ctx.values[f] !== undefined);
+    if (misplaced.length)
+      throw new UsageError(
+        `schedule ${action} does not take --${misplaced.join(', --')}`,
+        `ll-loop schedule ${action}${action === 'list' ? '' : ' <name>'} [--json]`,
+      );
     if (action === 'list') {
-      if (second !== undefined) throw new UsageError(`unexpected arguments: ${[second, ...extra].join(' ')}`, 'll-loop schedule list [--json]');
+      if (second !== undefined)
+        throw new UsageError(`unexpected arguments: ${[second, ...extra].join(' ')}`, 'll-loop schedule list [--json]');
       const schedules = await withSession(ctx.cwd, ({ client }) => listLoopSchedules(client));
       if (bool(ctx, 'json')) json(ctx, schedules);
       else printList(ctx, schedules);
       return EXIT.ok;
     }
-    if (second === undefined) throw new UsageError(`schedule ${action} needs the loop's name`, `ll-loop schedule ${action} <name> (see ll-loop schedule list)`);
-    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`, `ll-loop schedule ${action} <name>`);
+    if (second === undefined)
+      throw new UsageError(
+        `schedule ${action} needs the loop's name`,
+        `ll-loop schedule ${action} <name> (see ll-loop schedule list)`,
+      );
+    if (extra.length)
+      throw new UsageError(`unexpected arguments: ${extra.join(' ')}`, `ll-loop schedule ${action} <name>`);
     return act(ctx, action, second);
   },
 };

@@ -15,7 +15,14 @@
 import type { NativeConnection } from '@temporalio/worker';
 import { buildInfo, builtAt, codeId, isNewerBuild } from '../../worker/build-info.js';
 import { checkoutAt, findCheckoutRoot, hostId, workerIdentity, type WorkerRecord } from '../../worker/checkout.js';
-import { liveClaimOwner, ownerBuild, releaseClaim, tryClaim, writeWorkerRecord, type ClaimOwner } from '../../worker/checkout-claim.js';
+import {
+  liveClaimOwner,
+  ownerBuild,
+  releaseClaim,
+  tryClaim,
+  writeWorkerRecord,
+  type ClaimOwner,
+} from '../../worker/checkout-claim.js';
 import { NewerWorkerServesError } from '../runs/checkout-worker.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import { failOverDeadWorkers } from '../../worker/fail-over.js';
@@ -74,10 +81,14 @@ async function claim(root: string, me: ClaimOwner, log: (line: string) => void):
     const attempt = tryClaim(root, me);
     if (attempt.claimed) return;
     const owner = attempt.owner;
-    if (owner.pid !== 0 && owner.code_id === me.code_id && owner.address === me.address) throw new CheckoutAlreadyServedError(root, owner.pid);
-    if (owner.pid !== 0 && isNewerBuild(ownerBuild(owner), ownerBuild(me))) throw new NewerWorkerServesError(root, { ...owner, version: ownerBuild(owner).version });
+    if (owner.pid !== 0 && owner.code_id === me.code_id && owner.address === me.address)
+      throw new CheckoutAlreadyServedError(root, owner.pid);
+    if (owner.pid !== 0 && isNewerBuild(ownerBuild(owner), ownerBuild(me)))
+      throw new NewerWorkerServesError(root, { ...owner, version: ownerBuild(owner).version });
     if (owner.pid !== 0 && asked !== owner.pid) {
-      log(`replacing the worker pid ${owner.pid} (build ${owner.code_id}, server ${owner.address}): asking it to drain`);
+      log(
+        `replacing the worker pid ${owner.pid} (build ${owner.code_id}, server ${owner.address}): asking it to drain`,
+      );
       try {
         process.kill(owner.pid, 'SIGTERM');
       } catch {
@@ -86,7 +97,11 @@ async function claim(root: string, me: ClaimOwner, log: (line: string) => void):
       asked = owner.pid;
     }
     if (Date.now() > deadline) {
-      throw new CliError(`the worker pid ${owner.pid} did not hand ${root} over within ${HANDOVER_TIMEOUT_MS / 1000} s`, `stop it (kill ${owner.pid}) and run the command again`, EXIT.infrastructure);
+      throw new CliError(
+        `the worker pid ${owner.pid} did not hand ${root} over within ${HANDOVER_TIMEOUT_MS / 1000} s`,
+        `stop it (kill ${owner.pid}) and run the command again`,
+        EXIT.infrastructure,
+      );
     }
     await sleep(100);
   }
@@ -103,7 +118,14 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
   installQuietRuntime();
   const session = await openSession(opts.cwd);
   const at = builtAt();
-  const me: ClaimOwner = { pid: process.pid, build_id: build.build_id, code_id: codeId(), address: session.endpoint.address, version: build.version, ...(at === undefined ? {} : { built_at: at }) };
+  const me: ClaimOwner = {
+    pid: process.pid,
+    build_id: build.build_id,
+    code_id: codeId(),
+    address: session.endpoint.address,
+    version: build.version,
+    ...(at === undefined ? {} : { built_at: at }),
+  };
   let native: NativeConnection | undefined;
   let watch: ServerWatch | undefined;
   let claimed = false;
@@ -112,7 +134,10 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       await claim(root, me, log);
     } catch (err) {
       // Started on demand while another command's worker came up: not an error of anyone's.
-      if ((err instanceof CheckoutAlreadyServedError || err instanceof NewerWorkerServesError) && opts.startedBy === 'on-demand') {
+      if (
+        (err instanceof CheckoutAlreadyServedError || err instanceof NewerWorkerServesError) &&
+        opts.startedBy === 'on-demand'
+      ) {
         log(`${err.message}; this one exits`);
         return EXIT.ok;
       }
@@ -133,7 +158,11 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       activityDeps: { place: { host, queue: checkout.queue, dataDir: stateDir() } },
     });
     // Environment files of runs that ended out of any worker's sight (worker/run-env-sweep.ts).
-    const stopSweeps = startRunEnvSweeps({ client: session.client, server: serverKey(session.endpoint.address, session.endpoint.namespace), log });
+    const stopSweeps = startRunEnvSweeps({
+      client: session.client,
+      server: serverKey(session.endpoint.address, session.endpoint.namespace),
+      log,
+    });
     const publish = () => {
       const record: WorkerRecord = {
         pid: process.pid,
@@ -151,14 +180,24 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
         started_by: opts.startedBy,
       };
       writeWorkerRecord(root, record);
-      log(`worker pid ${process.pid} (ll-loop ${me.code_id}) serves ${root} on task queue ${checkout.queue} at ${session.endpoint.address}`);
+      log(
+        `worker pid ${process.pid} (ll-loop ${me.code_id}) serves ${root} on task queue ${checkout.queue} at ${session.endpoint.address}`,
+      );
       // The server this worker depends on: an outage is logged (once, then once a minute), and the
       // project's embedded server is restarted when it dies.
       watch = watchSessionServer(session.endpoint, opts.cwd, log);
       // Polling now: what a dead predecessor left running is run again here at once (worker/fail-over.ts).
       void failOverDeadWorkers(session.client, checkout.queue, host).then(
-        (failed) => failed.forEach((f) => log(`${f.workflowId}: action ${f.activityId} was running on the dead worker ${f.worker}; it runs again here`)),
-        (err: unknown) => log(`could not look for actions of a dead worker: ${(err as Error).message}; Temporal retries them after their heartbeat timeout`),
+        (failed) =>
+          failed.forEach((f) =>
+            log(
+              `${f.workflowId}: action ${f.activityId} was running on the dead worker ${f.worker}; it runs again here`,
+            ),
+          ),
+        (err: unknown) =>
+          log(
+            `could not look for actions of a dead worker: ${(err as Error).message}; Temporal retries them after their heartbeat timeout`,
+          ),
       );
     };
     try {

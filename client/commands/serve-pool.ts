@@ -46,18 +46,31 @@ export async function servePool(opts: ServePoolOptions): Promise<number> {
     const identity = workerIdentity(process.pid, host, build.version);
     const place = { host, queue: hostQueue(pool, host), dataDir: poolDataDir(pool, host) };
     const events = new LoggingEventHub(log);
-    const common = { connection: native, namespace: session.endpoint.namespace, events, identity, shutdownGraceTime: `${drainSeconds()}s`, activityDeps: { place } };
+    const common = {
+      connection: native,
+      namespace: session.endpoint.namespace,
+      events,
+      identity,
+      shutdownGraceTime: `${drainSeconds()}s`,
+      activityDeps: { place },
+    };
     const workers: Worker[] = [
       (await createLoopWorker({ ...common, taskQueue: poolQueue(pool) })).worker,
       (await createLoopWorker({ ...common, taskQueue: place.queue })).worker,
     ];
     // Environment files of runs that ended out of any worker's sight (worker/run-env-sweep.ts).
-    const stopSweeps = startRunEnvSweeps({ client: session.client, server: serverKey(session.endpoint.address, session.endpoint.namespace), log });
+    const stopSweeps = startRunEnvSweeps({
+      client: session.client,
+      server: serverKey(session.endpoint.address, session.endpoint.namespace),
+      log,
+    });
     try {
       await serveUntilStopped(workers, {
         log,
         started: () =>
-          log(`pool worker pid ${process.pid} on ${host} (ll-loop ${build.build_id}) serves pool ${pool} (queue ${poolQueue(pool)}) and its host queue ${place.queue}; checkouts under ${place.dataDir}`),
+          log(
+            `pool worker pid ${process.pid} on ${host} (ll-loop ${build.build_id}) serves pool ${pool} (queue ${poolQueue(pool)}) and its host queue ${place.queue}; checkouts under ${place.dataDir}`,
+          ),
       });
     } finally {
       stopSweeps();

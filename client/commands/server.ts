@@ -10,7 +10,8 @@ import { embeddedServerOptions } from '../temporal/embedded.js';
 function portOf(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new UsageError(`${flag} must be a port number (1-65535), got "${value}"`, `e.g. ${flag} 7243`);
+  if (!Number.isInteger(n) || n < 1 || n > 65535)
+    throw new UsageError(`${flag} must be a port number (1-65535), got "${value}"`, `e.g. ${flag} 7243`);
   return n;
 }
 
@@ -37,7 +38,9 @@ export async function serverCommand(
       const { connection: _connection, ...shown } = server;
       out(json ? `${JSON.stringify({ ...shown, dataDir: opts.dataDir })}\n` : `${text}\n`);
       if (port !== undefined && !json && process.env.LL_TEMPORAL_PORT !== String(port)) {
-        out(`other commands use it with LL_TEMPORAL_PORT=${port}${uiPort === undefined ? '' : ` LL_TEMPORAL_UI_PORT=${uiPort}`} (export it, or put it before each ll-loop)\n`);
+        out(
+          `other commands use it with LL_TEMPORAL_PORT=${port}${uiPort === undefined ? '' : ` LL_TEMPORAL_UI_PORT=${uiPort}`} (export it, or put it before each ll-loop)\n`,
+        );
       }
       return EXIT.ok;
     }
@@ -46,13 +49,27 @@ export async function serverCommand(
       const pidFile = join(opts.dataDir, 'server.pid');
       const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : undefined;
       const running = probe.kind === 'temporal';
-      if (json) out(`${JSON.stringify({ address, running, pid, dataDir: opts.dataDir, uiUrl: `http://127.0.0.1:${opts.uiPort}` })}\n`);
-      else out(running ? `running: ${address} · Web UI http://127.0.0.1:${opts.uiPort}${pid ? ` · pid ${pid}` : ''}\n` : `not running (${address})\n`);
+      if (json)
+        out(
+          `${JSON.stringify({ address, running, pid, dataDir: opts.dataDir, uiUrl: `http://127.0.0.1:${opts.uiPort}` })}\n`,
+        );
+      else
+        out(
+          running
+            ? `running: ${address} · Web UI http://127.0.0.1:${opts.uiPort}${pid ? ` · pid ${pid}` : ''}\n`
+            : `not running (${address})\n`,
+        );
       return running ? EXIT.ok : EXIT.infrastructure;
     }
     case 'stop': {
       const stopped = await stopDevServer(opts.dataDir);
-      out(json ? `${JSON.stringify({ stopped })}\n` : stopped ? 'stopped\n' : `no server started from ${opts.dataDir} is running\n`);
+      out(
+        json
+          ? `${JSON.stringify({ stopped })}\n`
+          : stopped
+            ? 'stopped\n'
+            : `no server started from ${opts.dataDir} is running\n`,
+      );
       return EXIT.ok;
     }
     default:

@@ -89,7 +89,12 @@ export function showCommand(opts: ShowOptions): number {
     const builtin = builtinLoopFile(opts.target) === file;
     opts.out(
       renderShow(
-        { definition: def, file: displayPath(file, opts.cwd), target: { arg: opts.target, builtin }, source: authoredAs(file) },
+        {
+          definition: def,
+          file: displayPath(file, opts.cwd),
+          target: { arg: opts.target, builtin },
+          source: authoredAs(file),
+        },
         { style: createStyle(opts.colour), width: Math.max(MIN_WIDTH, opts.width) },
       ),
     );
@@ -100,9 +105,16 @@ export function showCommand(opts: ShowOptions): number {
 function formatOf(value: string | undefined, json: boolean): ShowFormat {
   if (value === undefined) return json ? 'json' : 'text';
   if (!(SHOW_FORMATS as readonly string[]).includes(value)) {
-    throw new UsageError(`--format "${value}" is not a format${didYouMean(value, SHOW_FORMATS)}`, `use one of: ${SHOW_FORMATS.join(', ')}`);
+    throw new UsageError(
+      `--format "${value}" is not a format${didYouMean(value, SHOW_FORMATS)}`,
+      `use one of: ${SHOW_FORMATS.join(', ')}`,
+    );
   }
-  if (json && value !== 'json') throw new UsageError(`--json and --format ${value} ask for different outputs`, `drop one of them (--json is --format json)`);
+  if (json && value !== 'json')
+    throw new UsageError(
+      `--json and --format ${value} ask for different outputs`,
+      `drop one of them (--json is --format json)`,
+    );
   return value as ShowFormat;
 }
 
@@ -116,7 +128,11 @@ export const showSpec: CommandSpec = {
   run(ctx) {
     const target = ctx.positionals[0];
     if (target === undefined) throw new UsageError('show needs a loop name or path', 'll-loop show <name>');
-    if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'll-loop show <name> [--format mermaid]');
+    if (ctx.positionals.length > 1)
+      throw new UsageError(
+        `unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`,
+        'll-loop show <name> [--format mermaid]',
+      );
     const format = formatOf(str(ctx, 'format'), bool(ctx, 'json'));
     const stdout = ctx.terminal;
     return showCommand({

@@ -11,7 +11,14 @@ export const validateSpec: CommandSpec = {
   run(ctx) {
     const target = ctx.positionals[0];
     if (target === undefined) throw new UsageError('validate needs a loop name or path', 'll-loop validate <name>');
-    return validateCommand({ cwd: ctx.cwd, target, json: bool(ctx, 'json'), out: ctx.out, err: ctx.err, ...(ctx.invokedIn ? { invokedIn: ctx.invokedIn } : {}) });
+    return validateCommand({
+      cwd: ctx.cwd,
+      target,
+      json: bool(ctx, 'json'),
+      out: ctx.out,
+      err: ctx.err,
+      ...(ctx.invokedIn ? { invokedIn: ctx.invokedIn } : {}),
+    });
   },
 };
 

@@ -24,13 +24,17 @@ const SCENARIO_TEXT: Record<Scenario, string> = {
 function parseScenario(value: string | undefined): Scenario {
   if (value === undefined) return 'all-pass';
   if ((SCENARIOS as readonly string[]).includes(value)) return value as Scenario;
-  throw new UsageError(`unknown scenario "${value}"${didYouMean(value, SCENARIOS)}`, `use --scenario ${SCENARIOS.join('|')}`);
+  throw new UsageError(
+    `unknown scenario "${value}"${didYouMean(value, SCENARIOS)}`,
+    `use --scenario ${SCENARIOS.join('|')}`,
+  );
 }
 
 function parseMaxSteps(value: string | undefined): number {
   if (value === undefined) return DEFAULT_SIMULATION_STEPS;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-steps "${value}" is not a positive whole number`, 'write --max-steps 50');
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--max-steps "${value}" is not a positive whole number`, 'write --max-steps 50');
   return n;
 }
 
@@ -51,22 +55,44 @@ function printSimulation(s: Simulation, maxSteps: number, out: (t: string) => vo
   }
   const o = s.outcome;
   const how =
-    o.terminated_by === 'terminal' ? `reaches ${o.failure ? 'the failure terminal' : 'the terminal'} "${o.final_state}"` : `ends by ${o.terminated_by} in state "${o.final_state}"${o.error ? `: ${o.error}` : ''}`;
-  out(`The run ${how} after ${o.iterations} pass${o.iterations === 1 ? '' : 'es'} and ${s.steps.length} step${s.steps.length === 1 ? '' : 's'} (ll-loop run would exit ${exitCodeFor(o)}).\n`);
+    o.terminated_by === 'terminal'
+      ? `reaches ${o.failure ? 'the failure terminal' : 'the terminal'} "${o.final_state}"`
+      : `ends by ${o.terminated_by} in state "${o.final_state}"${o.error ? `: ${o.error}` : ''}`;
+  out(
+    `The run ${how} after ${o.iterations} pass${o.iterations === 1 ? '' : 'es'} and ${s.steps.length} step${s.steps.length === 1 ? '' : 's'} (ll-loop run would exit ${exitCodeFor(o)}).\n`,
+  );
 }
 
 export const simulateSpec: CommandSpec = {
-  usage: 'simulate <loop> [--scenario all-pass|all-fail|first-fail|alternating] [--max-steps N] [--json]   trace the path without running anything',
-  flags: { scenario: { type: 'string' }, 'max-steps': { type: 'string' }, context: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+  usage:
+    'simulate <loop> [--scenario all-pass|all-fail|first-fail|alternating] [--max-steps N] [--json]   trace the path without running anything',
+  flags: {
+    scenario: { type: 'string' },
+    'max-steps': { type: 'string' },
+    context: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+  },
   run(ctx) {
     const target = ctx.positionals[0];
-    if (target === undefined) throw new UsageError('simulate needs a loop name or path', 'll-loop simulate <loop> --scenario all-fail');
+    if (target === undefined)
+      throw new UsageError('simulate needs a loop name or path', 'll-loop simulate <loop> --scenario all-fail');
     const scenario = parseScenario(str(ctx, 'scenario'));
     const maxSteps = parseMaxSteps(str(ctx, 'max-steps'));
     const json = bool(ctx, 'json');
-    const { definition, file } = loadValidLoop(target, ctx.cwd, list(ctx, 'context'), json, ctx.out, ctx.err, 'simulated');
+    const { definition, file } = loadValidLoop(
+      target,
+      ctx.cwd,
+      list(ctx, 'context'),
+      json,
+      ctx.out,
+      ctx.err,
+      'simulated',
+    );
     const simulation = simulate(definition, scenario, maxSteps);
-    if (json) ctx.out(`${JSON.stringify({ file, ...simulation, ...(simulation.outcome ? { exit_code: exitCodeFor(simulation.outcome) } : {}) }, null, 2)}\n`);
+    if (json)
+      ctx.out(
+        `${JSON.stringify({ file, ...simulation, ...(simulation.outcome ? { exit_code: exitCodeFor(simulation.outcome) } : {}) }, null, 2)}\n`,
+      );
     else printSimulation(simulation, maxSteps, ctx.out);
     return EXIT.ok;
   },

@@ -15,7 +15,15 @@ import { createHumanReporter } from '../reporters/human.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
 import { safeText } from '../reporters/safe-text.js';
-import { closedResult, mayHaveResult, describePhase, QUERY_TIMEOUT_MS, resolveRun, runUrl, workflowTaskInFlight } from '../runs/run-target.js';
+import {
+  closedResult,
+  mayHaveResult,
+  describePhase,
+  QUERY_TIMEOUT_MS,
+  resolveRun,
+  runUrl,
+  workflowTaskInFlight,
+} from '../runs/run-target.js';
 import { projectScope, type RunSummary } from '../runs/find-runs.js';
 import { awaitNamespace, queryStatusSettled, retryTransient, SERVER_SETTLE_MS } from '../runs/server-settle.js';
 import { withSession } from '../temporal/session.js';
@@ -59,7 +67,9 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
   const live = report.live;
   out(`run ${report.id} · running${report.url ? ` · ${report.url}` : ''}\n`);
   if (!live && report.busy) {
-    out(`no answer within ${QUERY_TIMEOUT_MS / 1000}s, but a worker holds its workflow task (a quick local action runs, up to its timeout): try again shortly\n`);
+    out(
+      `no answer within ${QUERY_TIMEOUT_MS / 1000}s, but a worker holds its workflow task (a quick local action runs, up to its timeout): try again shortly\n`,
+    );
     return;
   }
   if (!live) {
@@ -71,7 +81,9 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
   }
   if (live.lock?.state === 'waiting') {
     // Nothing has run yet: the run starts once it holds its scopes.
-    out(`${'loop:'.padEnd(14)}${live.loop}\n${'scope lock:'.padEnd(14)}${describeLock(live.lock)}\nnothing has run yet: it starts in state ${live.state} once it holds its scopes\n`);
+    out(
+      `${'loop:'.padEnd(14)}${live.loop}\n${'scope lock:'.padEnd(14)}${describeLock(live.lock)}\nnothing has run yet: it starts in state ${live.state} once it holds its scopes\n`,
+    );
     return;
   }
   const lines: Array<[string, string]> = [
@@ -86,7 +98,14 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ...(live.host ? [['host', live.host] as [string, string]] : []),
     ...(live.waiting_for ? [['waiting for', live.waiting_for] as [string, string]] : []),
     ...(live.rate_limited ? [['rate limited', describeRateLimit(live.rate_limited)] as [string, string]] : []),
-    ...(live.handoff ? [['handed off', `${safeText(oneLine(live.handoff.payload, 160))} (since ${localTime(new Date(live.handoff.since))})\n${''.padEnd(14)}continue it: ${live.handoff.resume}`] as [string, string]] : []),
+    ...(live.handoff
+      ? [
+          [
+            'handed off',
+            `${safeText(oneLine(live.handoff.payload, 160))} (since ${localTime(new Date(live.handoff.since))})\n${''.padEnd(14)}continue it: ${live.handoff.resume}`,
+          ] as [string, string],
+        ]
+      : []),
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);
 }
@@ -110,7 +129,9 @@ function describeLock(lock: LockStatus): string {
 
 function printClosed(report: StatusReport, out: (t: string) => void): void {
   const closed = report.closed_at ? `, closed ${localTime(new Date(report.closed_at))}` : '';
-  out(`run ${report.id} · ${report.status} (started ${localTime(new Date(report.started_at))}${closed})${report.url ? ` · ${report.url}` : ''}\n`);
+  out(
+    `run ${report.id} · ${report.status} (started ${localTime(new Date(report.started_at))}${closed})${report.url ? ` · ${report.url}` : ''}\n`,
+  );
   if (report.result) createHumanReporter(out, createStyle(false), 0).onResult(report.result, { instanceId: report.id });
   else if (report.status === 'completed') out('its result could not be read\n');
   else out(`it ended without a loop result (${report.status} in Temporal)\n`);
@@ -121,9 +142,15 @@ export async function runStatus(cwd: string, target: string): Promise<StatusRepo
   return withSession(cwd, async ({ client, connection, endpoint }) => {
     // A server that has just (re)started is waited for: its namespace, then a worker's answer.
     const deadline = Date.now() + SERVER_SETTLE_MS;
-    const restarted = endpoint.started === true || (endpoint.mode === 'embedded' && !endpoint.foreign && startedWithin(embeddedServerOptions(cwd).dataDir, SERVER_SETTLE_MS));
+    const restarted =
+      endpoint.started === true ||
+      (endpoint.mode === 'embedded' &&
+        !endpoint.foreign &&
+        startedWithin(embeddedServerOptions(cwd).dataDir, SERVER_SETTLE_MS));
     if (restarted) await awaitNamespace(connection, endpoint.namespace, deadline);
-    const run: RunSummary = await retryTransient(deadline, () => resolveRun(client, target, { latest: true, project: projectScope(cwd) }));
+    const run: RunSummary = await retryTransient(deadline, () =>
+      resolveRun(client, target, { latest: true, project: projectScope(cwd) }),
+    );
     const handle = client.workflow.getHandle(run.id);
     const url = runUrl(endpoint.uiUrl, endpoint.namespace, run.id);
     const report: StatusReport = {
@@ -160,7 +187,8 @@ export async function statusCommand(opts: StatusOptions): Promise<number> {
 
 function target(positionals: string[], command: string): string {
   const [first, ...rest] = positionals;
-  if (first === undefined) throw new UsageError(`${command} needs a loop name or run id`, `ll-loop ${command} <name|run-id>`);
+  if (first === undefined)
+    throw new UsageError(`${command} needs a loop name or run id`, `ll-loop ${command} <name|run-id>`);
   if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, `ll-loop ${command} <name|run-id>`);
   return first;
 }
@@ -169,12 +197,30 @@ function target(positionals: string[], command: string): string {
 export const statusSpec: CommandSpec = {
   usage: 'status <name|run-id> [--follow] [--json]     where a run is (answered by the run itself)',
   flags: { ...JSON_FLAG, follow: { type: 'boolean', short: 'f' } },
-  run: (ctx) => statusCommand({ cwd: ctx.cwd, target: target(ctx.positionals, 'status'), json: bool(ctx, 'json'), follow: bool(ctx, 'follow'), out: ctx.out, err: ctx.err, colour: colourWanted(ctx.terminal) }),
+  run: (ctx) =>
+    statusCommand({
+      cwd: ctx.cwd,
+      target: target(ctx.positionals, 'status'),
+      json: bool(ctx, 'json'),
+      follow: bool(ctx, 'follow'),
+      out: ctx.out,
+      err: ctx.err,
+      colour: colourWanted(ctx.terminal),
+    }),
 };
 
 /** `ll-loop monitor`: an alias of `status --follow`. */
 export const monitorSpec: CommandSpec = {
   usage: 'monitor <name|run-id> [--json]               same as status --follow',
   flags: JSON_FLAG,
-  run: (ctx) => statusCommand({ cwd: ctx.cwd, target: target(ctx.positionals, 'monitor'), json: bool(ctx, 'json'), follow: true, out: ctx.out, err: ctx.err, colour: colourWanted(ctx.terminal) }),
+  run: (ctx) =>
+    statusCommand({
+      cwd: ctx.cwd,
+      target: target(ctx.positionals, 'monitor'),
+      json: bool(ctx, 'json'),
+      follow: true,
+      out: ctx.out,
+      err: ctx.err,
+      colour: colourWanted(ctx.terminal),
+    }),
 };

@@ -83,7 +83,12 @@ async function cancellationPickedUp(handle: WorkflowHandle): Promise<boolean> {
   return requested >= 0 && events.slice(requested + 1).some((e) => e.workflowTaskStartedEventAttributes);
 }
 
-async function stopRun(connection: Connection, handle: WorkflowHandle, id: string, opts: StopOptions): Promise<StopReport> {
+async function stopRun(
+  connection: Connection,
+  handle: WorkflowHandle,
+  id: string,
+  opts: StopOptions,
+): Promise<StopReport> {
   if (opts.force) {
     await handle.terminate('stopped with ll-loop stop --force');
     return { id, outcome: 'terminated', status: 'terminated' };
@@ -113,7 +118,9 @@ export async function stopCommand(opts: StopOptions): Promise<number> {
   if (report.outcome === 'terminated') {
     opts.out(`terminated ${report.id} (no loop result was recorded; its events end where it was)\n`);
   } else if (report.result) {
-    opts.out(report.outcome === 'cancelled' ? `stopped ${report.id}\n` : `${report.id} ended before the stop took effect\n`);
+    opts.out(
+      report.outcome === 'cancelled' ? `stopped ${report.id}\n` : `${report.id} ended before the stop took effect\n`,
+    );
     createHumanReporter(opts.out, createStyle(false), 0).onResult(report.result, { instanceId: report.id });
   } else {
     opts.out(`${report.id} closed (${report.status})\n`);
@@ -131,7 +138,15 @@ export const stopSpec: CommandSpec = {
     if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'll-loop stop <name|run-id>');
     const wait = str(ctx, 'wait');
     const waitS = wait === undefined ? undefined : Number(wait);
-    if (waitS !== undefined && !(Number.isFinite(waitS) && waitS >= 0)) throw new UsageError(`--wait must be a number of seconds, got "${wait}"`);
-    return stopCommand({ cwd: ctx.cwd, target, force: bool(ctx, 'force'), json: bool(ctx, 'json'), out: ctx.out, ...(waitS === undefined ? {} : { waitS }) });
+    if (waitS !== undefined && !(Number.isFinite(waitS) && waitS >= 0))
+      throw new UsageError(`--wait must be a number of seconds, got "${wait}"`);
+    return stopCommand({
+      cwd: ctx.cwd,
+      target,
+      force: bool(ctx, 'force'),
+      json: bool(ctx, 'json'),
+      out: ctx.out,
+      ...(waitS === undefined ? {} : { waitS }),
+    });
   },
 };

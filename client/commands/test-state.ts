@@ -21,7 +21,11 @@ const TAIL_LINES = 10;
 function parseExitCode(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n > 255) throw new UsageError(`--exit-code "${value}" is not an exit code (0–255)`, 'write --exit-code 0 (passes an exit_code check) or --exit-code 1');
+  if (!/^\d+$/.test(value.trim()) || n > 255)
+    throw new UsageError(
+      `--exit-code "${value}" is not an exit code (0–255)`,
+      'write --exit-code 0 (passes an exit_code check) or --exit-code 1',
+    );
   return n;
 }
 
@@ -30,7 +34,11 @@ function parseCaptured(pairs: readonly string[]): Record<string, CapturedValue> 
   const out: Record<string, CapturedValue> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`--captured "${pair}" is not NAME=VALUE`, 'write --captured errors=3 (the output the capturing state would have had)');
+    if (at <= 0)
+      throw new UsageError(
+        `--captured "${pair}" is not NAME=VALUE`,
+        'write --captured errors=3 (the output the capturing state would have had)',
+      );
     out[pair.slice(0, at)] = { output: pair.slice(at + 1), stderr: '', exit_code: 0, duration_ms: 0 };
   }
   return out;
@@ -55,13 +63,24 @@ function missingValues(def: LoopDefinition, name: string, captured: Record<strin
     for (const ref of refs) {
       if (ref.fallback !== undefined) continue;
       const [head] = ref.path;
-      if (ref.namespace === 'captured' && head !== undefined && !Object.hasOwn(captured, head) && !(ownCaptureExists && head === state.capture)) {
-        problems.add(`${ref.raw} (${path.slice(2).join('.')}): no state has run before this one in a test, so nothing is captured; pass --captured ${head}=VALUE`);
+      if (
+        ref.namespace === 'captured' &&
+        head !== undefined &&
+        !Object.hasOwn(captured, head) &&
+        !(ownCaptureExists && head === state.capture)
+      ) {
+        problems.add(
+          `${ref.raw} (${path.slice(2).join('.')}): no state has run before this one in a test, so nothing is captured; pass --captured ${head}=VALUE`,
+        );
       } else if (ref.namespace === 'prev') {
-        problems.add(`${ref.raw} (${path.slice(2).join('.')}): the state run before this one does not exist in a test; write ${ref.raw.slice(0, -1)}:-default} in the loop, or run the loop`);
+        problems.add(
+          `${ref.raw} (${path.slice(2).join('.')}): the state run before this one does not exist in a test; write ${ref.raw.slice(0, -1)}:-default} in the loop, or run the loop`,
+        );
       } else if (ref.namespace === 'result' && (path[2] === 'action' || path[2] === 'evaluate')) {
         // In a route target, `${result.*}` is this state's own evaluation; before it, the last one's.
-        problems.add(`${ref.raw} (${path.slice(2).join('.')}): no evaluation has run before this state in a test; write ${ref.raw.slice(0, -1)}:-default} in the loop, or run the loop`);
+        problems.add(
+          `${ref.raw} (${path.slice(2).join('.')}): no evaluation has run before this state in a test; write ${ref.raw.slice(0, -1)}:-default} in the loop, or run the loop`,
+        );
       } else if (ref.namespace === 'context' && head !== undefined && !Object.hasOwn(def.context, head)) {
         problems.add(`${ref.raw} (${path.slice(2).join('.')}): not in context:; pass --context ${head}=VALUE`);
       }
@@ -73,7 +92,9 @@ function missingValues(def: LoopDefinition, name: string, captured: Record<strin
 function tail(text: string): string[] {
   const lines = text.replace(/\n$/, '').split('\n');
   if (text === '') return [];
-  return lines.length > TAIL_LINES ? [`… (${lines.length - TAIL_LINES} more lines)`, ...lines.slice(-TAIL_LINES)] : lines;
+  return lines.length > TAIL_LINES
+    ? [`… (${lines.length - TAIL_LINES} more lines)`, ...lines.slice(-TAIL_LINES)]
+    : lines;
 }
 
 function printAction(a: TestedAction, n: number, total: number, cwd: string, out: (t: string) => void): void {
@@ -85,8 +106,13 @@ function printAction(a: TestedAction, n: number, total: number, cwd: string, out
   }
   const r = a.result;
   const how = r.timed_out ? ' (timed out)' : r.signal ? ` (${r.signal})` : '';
-  out(`  exit code ${r.exit_code}${how} after ${(r.duration_ms / 1000).toFixed(2)} s${r.error ? `: ${r.error}` : ''}\n`);
-  for (const [label, text] of [['stdout', r.output], ['stderr', r.stderr]] as const) {
+  out(
+    `  exit code ${r.exit_code}${how} after ${(r.duration_ms / 1000).toFixed(2)} s${r.error ? `: ${r.error}` : ''}\n`,
+  );
+  for (const [label, text] of [
+    ['stdout', r.output],
+    ['stderr', r.stderr],
+  ] as const) {
     const lines = tail(text);
     if (lines.length) out(`  ${label}:\n${lines.map((l) => `    | ${l}\n`).join('')}`);
   }
@@ -98,7 +124,9 @@ function exitCodeOf(r: StateTestResult): number {
 }
 
 function printResult(loop: string, r: StateTestResult, cwd: string, out: (t: string) => void): void {
-  out(`Testing state "${r.state}" of ${loop}: its action and evaluation only; no run is started and the next state is not entered.\n\n`);
+  out(
+    `Testing state "${r.state}" of ${loop}: its action and evaluation only; no run is started and the next state is not entered.\n\n`,
+  );
   if (!r.actions.length) out('action: none\n');
   r.actions.forEach((a, i) => printAction(a, i + 1, r.actions.length, cwd, out));
   if (r.actionError) out(`error: ${r.actionError}\n`);
@@ -109,25 +137,42 @@ function printResult(loop: string, r: StateTestResult, cwd: string, out: (t: str
   }
   out('\n');
   if (r.to !== undefined) out(`route: ${r.state} → ${r.to}${r.verdict ? ` (verdict ${r.verdict})` : ' (next)'}\n`);
-  else if (r.end?.terminated_by === 'terminal') out(`route: none — "${r.state}" is a ${r.end.failure ? 'failure ' : ''}terminal state: the run would end here (ll-loop run would exit ${exitCodeOf(r)})\n`);
+  else if (r.end?.terminated_by === 'terminal')
+    out(
+      `route: none — "${r.state}" is a ${r.end.failure ? 'failure ' : ''}terminal state: the run would end here (ll-loop run would exit ${exitCodeOf(r)})\n`,
+    );
   else if (r.end) out(`route: none — the run would end here with an error: ${r.end.error ?? r.end.terminated_by}\n`);
 }
 
 export const testSpec: CommandSpec = {
-  usage: 'test <loop> <state> [--exit-code N] [--context K=V] [--captured NAME=VALUE] [--json]   run one state, show its route',
-  flags: { 'exit-code': { type: 'string' }, context: { type: 'string', multiple: true }, captured: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+  usage:
+    'test <loop> <state> [--exit-code N] [--context K=V] [--captured NAME=VALUE] [--json]   run one state, show its route',
+  flags: {
+    'exit-code': { type: 'string' },
+    context: { type: 'string', multiple: true },
+    captured: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+  },
   async run(ctx) {
     const [target, stateName] = ctx.positionals;
-    if (target === undefined) throw new UsageError('test needs a loop and a state', 'll-loop test <loop> <state> [--exit-code N]');
+    if (target === undefined)
+      throw new UsageError('test needs a loop and a state', 'll-loop test <loop> <state> [--exit-code N]');
     const exitCode = parseExitCode(str(ctx, 'exit-code'));
     const captured = parseCaptured(list(ctx, 'captured'));
     const json = bool(ctx, 'json');
     const { file, definition } = loadValidLoop(target, ctx.cwd, list(ctx, 'context'), json, ctx.out, ctx.err, 'tested');
     const names = Object.keys(definition.states);
-    if (stateName === undefined) throw new UsageError(`test needs the state to run; ${definition.name} has ${names.join(', ')}`, `ll-loop test ${target} ${definition.initial}`);
+    if (stateName === undefined)
+      throw new UsageError(
+        `test needs the state to run; ${definition.name} has ${names.join(', ')}`,
+        `ll-loop test ${target} ${definition.initial}`,
+      );
     const state = definition.states[stateName];
     if (state === undefined) {
-      throw new UsageError(`${definition.name} has no state "${stateName}"${didYouMean(stateName, names)}; its states: ${names.join(', ')}`, `ll-loop test ${target} <state>`);
+      throw new UsageError(
+        `${definition.name} has no state "${stateName}"${didYouMean(stateName, names)}; its states: ${names.join(', ')}`,
+        `ll-loop test ${target} <state>`,
+      );
     }
     if (state.loop !== undefined) {
       throw new UsageError(
@@ -137,14 +182,31 @@ export const testSpec: CommandSpec = {
     }
     const missing = missingValues(definition, stateName, captured);
     if (missing.length) {
-      throw new UsageError(`state "${stateName}" reads values a single-state test does not have:\n  ${missing.join('\n  ')}`, 'pass them as said above, then test again');
+      throw new UsageError(
+        `state "${stateName}" reads values a single-state test does not have:\n  ${missing.join('\n  ')}`,
+        'pass them as said above, then test again',
+      );
     }
-    const result = await testState({ definition, state: stateName, cwd: ctx.cwd, instanceId: `test-${definition.name}-${Date.now()}`, captured, ...(exitCode === undefined ? {} : { exitCode }) });
+    const result = await testState({
+      definition,
+      state: stateName,
+      cwd: ctx.cwd,
+      instanceId: `test-${definition.name}-${Date.now()}`,
+      captured,
+      ...(exitCode === undefined ? {} : { exitCode }),
+    });
     const code = exitCodeOf(result);
     if (json) {
-      const actions = result.actions.map((a) => ({ kind: a.kind, action: a.display, simulated: a.simulated, ...a.result }));
+      const actions = result.actions.map((a) => ({
+        kind: a.kind,
+        action: a.display,
+        simulated: a.simulated,
+        ...a.result,
+      }));
       const { actionError, ...rest } = result;
-      ctx.out(`${JSON.stringify({ file, loop: definition.name, ...rest, actions, ...(actionError === undefined ? {} : { action_error: actionError }), exit_code: code }, null, 2)}\n`);
+      ctx.out(
+        `${JSON.stringify({ file, loop: definition.name, ...rest, actions, ...(actionError === undefined ? {} : { action_error: actionError }), exit_code: code }, null, 2)}\n`,
+      );
     } else printResult(definition.name, result, ctx.cwd, ctx.out);
     return code;
   },

@@ -33,14 +33,23 @@ export function validateCommand(opts: ValidateOptions): number {
     out(`${JSON.stringify({ file: loaded.file, valid, diagnostics: loaded.diagnostics }, null, 2)}\n`);
   } else {
     const show = (file: string) => shownPath(file, opts.cwd, opts.invokedIn);
-    printDiagnostics(loaded.diagnostics.map((d) => (d.file ? { ...d, file: show(d.file) } : d)), false, out, err);
+    printDiagnostics(
+      loaded.diagnostics.map((d) => (d.file ? { ...d, file: show(d.file) } : d)),
+      false,
+      out,
+      err,
+    );
     const warnings = loaded.diagnostics.filter((d) => d.severity === 'warning').length;
     const errors = loaded.diagnostics.length - warnings;
     if (valid) {
       const states = Object.keys(loaded.definition!.states).length;
-      out(`✓ ${show(loaded.file)} is valid (${states} states${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''})\n`);
+      out(
+        `✓ ${show(loaded.file)} is valid (${states} states${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''})\n`,
+      );
     } else {
-      err(`✗ ${show(loaded.file)}: ${errors} error${errors > 1 ? 's' : ''}${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''}\n`);
+      err(
+        `✗ ${show(loaded.file)}: ${errors} error${errors > 1 ? 's' : ''}${warnings ? `, ${warnings} warning${warnings > 1 ? 's' : ''}` : ''}\n`,
+      );
     }
   }
   return valid ? EXIT.ok : EXIT.usage;

@@ -13,15 +13,28 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, requireCheckoutRoot, type ServiceContext } from '../service/context.js';
 import { serviceDefinition } from '../service/definition.js';
-import { displayCommand, managerFor, runCommands, type ServiceCommand, type ServiceManager } from '../service/manager.js';
+import {
+  displayCommand,
+  managerFor,
+  runCommands,
+  type ServiceCommand,
+  type ServiceManager,
+} from '../service/manager.js';
 import { workerState } from '../service/worker-control.js';
 
 /** A service manager command failed after it answered the probe. */
 export class ServiceCommandError extends CliError {
   override readonly name = 'ServiceCommandError';
   constructor(what: string, command: string, why: string, toRun: readonly ServiceCommand[], manager: ServiceManager) {
-    const logs = manager.kind === 'systemd' ? `journalctl --user -u ${manager.name}` : `launchctl print gui/$(id -u)/${manager.name}`;
-    super(`${what}: \`${command}\` failed: ${why}`, `run it by hand and read why (${logs}): ${toRun.map((c) => displayCommand(c.argv)).join(' && ')}`, EXIT.runError);
+    const logs =
+      manager.kind === 'systemd'
+        ? `journalctl --user -u ${manager.name}`
+        : `launchctl print gui/$(id -u)/${manager.name}`;
+    super(
+      `${what}: \`${command}\` failed: ${why}`,
+      `run it by hand and read why (${logs}): ${toRun.map((c) => displayCommand(c.argv)).join(' && ')}`,
+      EXIT.runError,
+    );
   }
 }
 
@@ -46,10 +59,15 @@ export async function workerInstall(ctx: ServiceContext, opts: { dryRun: boolean
   const replaced = previous !== undefined && changed;
   if (opts.dryRun) {
     const commands = commandLines(manager.activate({ changed: replaced, startNow: true, loaded: false }));
-    if (ctx.json) ctx.out(`${JSON.stringify({ dry_run: true, root, kind: manager.kind, name: manager.name, file: manager.file, content: text, commands })}\n`);
+    if (ctx.json)
+      ctx.out(
+        `${JSON.stringify({ dry_run: true, root, kind: manager.kind, name: manager.name, file: manager.file, content: text, commands })}\n`,
+      );
     else {
       ctx.out(text);
-      ctx.err(`# dry run: nothing written; install would write ${manager.file}, then run:\n${commands.map((c) => `#   ${c}\n`).join('')}`);
+      ctx.err(
+        `# dry run: nothing written; install would write ${manager.file}, then run:\n${commands.map((c) => `#   ${c}\n`).join('')}`,
+      );
     }
     return EXIT.ok;
   }
@@ -63,7 +81,14 @@ export async function workerInstall(ctx: ServiceContext, opts: { dryRun: boolean
   const probe = await manager.probe();
   const loaded = probe.usable ? await manager.loaded() : false;
   const commands = manager.activate({ changed: replaced, startNow: !otherWorker, loaded });
-  const report = { root, kind: manager.kind, name: manager.name, file: manager.file, changed, log: serviceDefinition(root, ctx.env).logFile };
+  const report = {
+    root,
+    kind: manager.kind,
+    name: manager.name,
+    file: manager.file,
+    changed,
+    log: serviceDefinition(root, ctx.env).logFile,
+  };
   if (!probe.usable) {
     const toRun = commandLines(manager.activate({ changed: replaced, startNow: true, loaded: false }));
     if (ctx.json) ctx.out(`${JSON.stringify({ ...report, started: false, why: probe.why, commands_to_run: toRun })}\n`);
@@ -75,20 +100,34 @@ export async function workerInstall(ctx: ServiceContext, opts: { dryRun: boolean
     }
     return EXIT.ok;
   }
-  if (replaced && worker.kind === 'running' && !otherWorker) ctx.err(`restarting ${manager.name} with the new file: its worker drains first…\n`);
+  if (replaced && worker.kind === 'running' && !otherWorker)
+    ctx.err(`restarting ${manager.name} with the new file: its worker drains first…\n`);
   const { ran, failed } = await runCommands(commands, ctx.env);
-  if (failed) throw new ServiceCommandError(`wrote ${manager.file} but could not enable and start it`, failed.command, failed.why ?? '', commands, manager);
+  if (failed)
+    throw new ServiceCommandError(
+      `wrote ${manager.file} but could not enable and start it`,
+      failed.command,
+      failed.why ?? '',
+      commands,
+      manager,
+    );
   const started = !otherWorker;
   if (ctx.json) {
-    ctx.out(`${JSON.stringify({ ...report, started, commands_run: ran.map((r) => r.command), ...(otherWorker ? { serving_pid: otherWorker.pid } : {}) })}\n`);
+    ctx.out(
+      `${JSON.stringify({ ...report, started, commands_run: ran.map((r) => r.command), ...(otherWorker ? { serving_pid: otherWorker.pid } : {}) })}\n`,
+    );
     return EXIT.ok;
   }
   ctx.out(`${changed ? 'wrote' : 'unchanged'}: ${manager.file} (${describeKind(manager)})\n`);
   for (const r of ran) ctx.out(`ran: ${r.command}${r.ok ? '' : ` (failed, harmless: ${r.why})`}\n`);
   if (otherWorker) {
-    ctx.out(`enabled, not started: worker pid ${otherWorker.pid} (${otherWorker.started_by}) serves ${root} now; the service starts it at the next login, or now after \`ll-loop worker stop\` and ${commandLines(manager.activate({ changed: false, startNow: true, loaded: false })).pop()}\n`);
+    ctx.out(
+      `enabled, not started: worker pid ${otherWorker.pid} (${otherWorker.started_by}) serves ${root} now; the service starts it at the next login, or now after \`ll-loop worker stop\` and ${commandLines(manager.activate({ changed: false, startNow: true, loaded: false })).pop()}\n`,
+    );
   } else {
-    ctx.out(`the worker of ${root} runs now and from every login${manager.kind === 'systemd' ? ' (from boot: loginctl enable-linger $USER)' : ''}; log ${report.log}\n`);
+    ctx.out(
+      `the worker of ${root} runs now and from every login${manager.kind === 'systemd' ? ' (from boot: loginctl enable-linger $USER)' : ''}; log ${report.log}\n`,
+    );
   }
   return EXIT.ok;
 }
@@ -97,7 +136,10 @@ export async function workerUninstall(ctx: ServiceContext): Promise<number> {
   const root = checkoutRootOf(ctx.cwd);
   const manager = managerFor(ctx.platform, root, ctx.env);
   if (!existsSync(manager.file)) {
-    if (ctx.json) ctx.out(`${JSON.stringify({ root, kind: manager.kind, name: manager.name, file: manager.file, installed: false, removed: false })}\n`);
+    if (ctx.json)
+      ctx.out(
+        `${JSON.stringify({ root, kind: manager.kind, name: manager.name, file: manager.file, installed: false, removed: false })}\n`,
+      );
     else ctx.out(`no service installed for ${root} (no ${manager.file})\n`);
     return EXIT.ok;
   }
@@ -106,18 +148,41 @@ export async function workerUninstall(ctx: ServiceContext): Promise<number> {
   if (probe.usable) {
     ctx.err(`stopping ${manager.name} (a running worker drains first)…\n`);
     const { failed } = await runCommands(stop, ctx.env);
-    if (failed) throw new ServiceCommandError(`could not stop and disable ${manager.name}; ${manager.file} is left in place`, failed.command, failed.why ?? '', stop, manager);
+    if (failed)
+      throw new ServiceCommandError(
+        `could not stop and disable ${manager.name}; ${manager.file} is left in place`,
+        failed.command,
+        failed.why ?? '',
+        stop,
+        manager,
+      );
   }
   rmSync(manager.file, { force: true });
   const forgotten = probe.usable ? await runCommands(manager.forget(), ctx.env) : undefined;
-  const report = { root, kind: manager.kind, name: manager.name, file: manager.file, installed: true, removed: true, stopped: probe.usable };
+  const report = {
+    root,
+    kind: manager.kind,
+    name: manager.name,
+    file: manager.file,
+    installed: true,
+    removed: true,
+    stopped: probe.usable,
+  };
   if (ctx.json) {
-    ctx.out(`${JSON.stringify({ ...report, ...(probe.usable ? {} : { why: probe.why, commands_to_run: commandLines(stop) }) })}\n`);
+    ctx.out(
+      `${JSON.stringify({ ...report, ...(probe.usable ? {} : { why: probe.why, commands_to_run: commandLines(stop) }) })}\n`,
+    );
     return EXIT.ok;
   }
   if (probe.usable) ctx.out(`stopped and disabled ${manager.name}\n`);
   ctx.out(`removed ${manager.file}\n`);
-  if (forgotten?.failed) ctx.out(`note: \`${forgotten.failed.command}\` failed (${forgotten.failed.why}); the manager forgets the unit at its next reload\n`);
-  if (!probe.usable) ctx.out(`not stopped by a service manager: ${probe.why}\nif the service runs somewhere this cannot reach, stop it there: ${commandLines(stop).join(' && ')}\n`);
+  if (forgotten?.failed)
+    ctx.out(
+      `note: \`${forgotten.failed.command}\` failed (${forgotten.failed.why}); the manager forgets the unit at its next reload\n`,
+    );
+  if (!probe.usable)
+    ctx.out(
+      `not stopped by a service manager: ${probe.why}\nif the service runs somewhere this cannot reach, stop it there: ${commandLines(stop).join(' && ')}\n`,
+    );
   return EXIT.ok;
 }

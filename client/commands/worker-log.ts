@@ -23,15 +23,21 @@ export class LoggingEventHub extends EventHub {
     const id = info.workflowId;
     const first = !this.seen.has(id);
     this.seen.add(id);
-    if (event.event === 'loop_start') this.log(`started ${id} (loop ${event.loop}, cwd ${String(info.memo?.cwd ?? '?')})`);
-    else if (event.event === 'loop_resume') this.log(`started ${id}, resuming ${event.from_run} in state ${event.state}`);
-    else if (first && event.event !== 'loop_complete') this.log(`picked up ${id} (in progress, state ${'state' in event ? event.state : '?'})`);
+    if (event.event === 'loop_start')
+      this.log(`started ${id} (loop ${event.loop}, cwd ${String(info.memo?.cwd ?? '?')})`);
+    else if (event.event === 'loop_resume')
+      this.log(`started ${id}, resuming ${event.from_run} in state ${event.state}`);
+    else if (first && event.event !== 'loop_complete')
+      this.log(`picked up ${id} (in progress, state ${'state' in event ? event.state : '?'})`);
     if (event.event === 'loop_complete') {
       this.seen.delete(id);
       if (!info.parent) removeRunEnv(id);
       const error = event.error ? `: ${event.error}` : '';
-      const ending = event.terminated_by === 'terminal' && event.failure === true ? 'failure terminal' : event.terminated_by;
-      this.log(`finished ${id}: ${ending} in state ${event.final_state} (${plural(event.iterations, 'iteration')})${error}`);
+      const ending =
+        event.terminated_by === 'terminal' && event.failure === true ? 'failure terminal' : event.terminated_by;
+      this.log(
+        `finished ${id}: ${ending} in state ${event.final_state} (${plural(event.iterations, 'iteration')})${error}`,
+      );
     }
   }
 }

@@ -31,7 +31,11 @@ function waitSeconds(ctx: CommandContext): number {
   const text = str(ctx, 'wait');
   if (text === undefined) return DEFAULT_WORKER_STOP_WAIT_S;
   const n = Number(text);
-  if (!Number.isFinite(n) || n < 0) throw new UsageError(`--wait needs a number of seconds, not "${text}"`, `e.g. ll-loop worker stop --wait ${DEFAULT_WORKER_STOP_WAIT_S}`);
+  if (!Number.isFinite(n) || n < 0)
+    throw new UsageError(
+      `--wait needs a number of seconds, not "${text}"`,
+      `e.g. ll-loop worker stop --wait ${DEFAULT_WORKER_STOP_WAIT_S}`,
+    );
   return n;
 }
 
@@ -45,13 +49,29 @@ export function runWorkerService(ctx: CommandContext): Promise<number> | undefin
   const given = Object.keys(ctx.values).filter((name) => ctx.values[name] !== undefined);
   if (action === undefined || !Object.hasOwn(ACTION_FLAGS, action)) {
     const misplaced = given.filter((name) => name !== 'json' && Object.hasOwn(WORKER_SERVICE_FLAGS, name));
-    if (misplaced.length) throw new UsageError(`--${misplaced[0]} belongs to an action of ll-loop worker`, `ll-loop ${WORKER_SERVICE_USAGE}`);
+    if (misplaced.length)
+      throw new UsageError(
+        `--${misplaced[0]} belongs to an action of ll-loop worker`,
+        `ll-loop ${WORKER_SERVICE_USAGE}`,
+      );
     return undefined;
   }
-  if (ctx.positionals.length > 1) throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, `ll-loop ${WORKER_SERVICE_USAGE}`);
+  if (ctx.positionals.length > 1)
+    throw new UsageError(
+      `unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`,
+      `ll-loop ${WORKER_SERVICE_USAGE}`,
+    );
   const foreign = given.filter((name) => !ACTION_FLAGS[action]!.includes(name));
-  if (foreign.length) throw new UsageError(`ll-loop worker ${action} takes no --${foreign[0]}`, `ll-loop ${WORKER_SERVICE_USAGE}`);
-  const service: ServiceContext = { cwd: ctx.cwd, env: process.env, platform: process.platform, json: bool(ctx, 'json'), out: ctx.out, err: ctx.err };
+  if (foreign.length)
+    throw new UsageError(`ll-loop worker ${action} takes no --${foreign[0]}`, `ll-loop ${WORKER_SERVICE_USAGE}`);
+  const service: ServiceContext = {
+    cwd: ctx.cwd,
+    env: process.env,
+    platform: process.platform,
+    json: bool(ctx, 'json'),
+    out: ctx.out,
+    err: ctx.err,
+  };
   switch (action) {
     case 'install':
       return workerInstall(service, { dryRun: bool(ctx, 'dry-run') });

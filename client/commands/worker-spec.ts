@@ -18,20 +18,37 @@ export const workerSpec: CommandSpec = {
   run(ctx) {
     const service = runWorkerService(ctx);
     if (service) return service;
-    if (ctx.positionals.length) throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop worker [--task-queue Q] [--until-closed <run-id>]');
+    if (ctx.positionals.length)
+      throw new UsageError(
+        `unexpected arguments: ${ctx.positionals.join(' ')}`,
+        'll-loop worker [--task-queue Q] [--until-closed <run-id>]',
+      );
     const pool = str(ctx, 'pool');
     if (pool !== undefined) {
-      if (str(ctx, 'task-queue') !== undefined) throw new UsageError('--pool and --task-queue cannot be combined', 'a pool worker polls its pool\'s queues: ll-loop worker --pool NAME');
+      if (str(ctx, 'task-queue') !== undefined)
+        throw new UsageError(
+          '--pool and --task-queue cannot be combined',
+          "a pool worker polls its pool's queues: ll-loop worker --pool NAME",
+        );
       return servePool({ cwd: ctx.cwd, pool, out: ctx.out });
     }
     // No queue named: the worker of the checkout it is started in.
     if (str(ctx, 'task-queue') === undefined && str(ctx, 'until-closed') === undefined) {
-      const startedBy = process.env.LL_WORKER_STARTED_BY === 'on-demand' || process.env.LL_WORKER_STARTED_BY === 'service' ? process.env.LL_WORKER_STARTED_BY : 'foreground';
+      const startedBy =
+        process.env.LL_WORKER_STARTED_BY === 'on-demand' || process.env.LL_WORKER_STARTED_BY === 'service'
+          ? process.env.LL_WORKER_STARTED_BY
+          : 'foreground';
       return serveCheckout({ cwd: ctx.cwd, out: ctx.out, startedBy });
     }
     const taskQueue = str(ctx, 'task-queue') ?? DEFAULT_SHARED_QUEUE;
-    if (taskQueue.trim() === '') throw new UsageError('--task-queue needs a task queue name', `omit it to use ${DEFAULT_SHARED_QUEUE}`);
+    if (taskQueue.trim() === '')
+      throw new UsageError('--task-queue needs a task queue name', `omit it to use ${DEFAULT_SHARED_QUEUE}`);
     const untilClosed = str(ctx, 'until-closed');
-    return workerCommand({ cwd: ctx.cwd, taskQueue, out: ctx.out, ...(untilClosed === undefined ? {} : { untilClosed }) });
+    return workerCommand({
+      cwd: ctx.cwd,
+      taskQueue,
+      out: ctx.out,
+      ...(untilClosed === undefined ? {} : { untilClosed }),
+    });
   },
 };

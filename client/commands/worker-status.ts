@@ -44,7 +44,9 @@ const uptimeMs = (record: WorkerRecord): number | undefined => {
 };
 
 /** Whether a user service is installed for the checkout (`kind: null`: no manager on this platform). */
-type ServiceReport = { kind: null; installed: false } | { kind: ServiceManager['kind']; name: string; file: string; installed: boolean; state?: string };
+type ServiceReport =
+  | { kind: null; installed: false }
+  | { kind: ServiceManager['kind']; name: string; file: string; installed: boolean; state?: string };
 
 async function serviceReport(ctx: ServiceContext, root: string): Promise<ServiceReport> {
   const manager = managerOrNone(ctx, root);
@@ -76,7 +78,9 @@ export async function workerStatus(ctx: ServiceContext): Promise<number> {
   const up = running ? uptimeMs(state.record) : undefined;
   const service = await serviceReport(ctx, root);
   // A worker whose server is down serves nothing: say so, whatever its process does.
-  const server = running ? { address: state.record.address, answering: (await probeTemporal(state.record.address)).kind === 'temporal' } : null;
+  const server = running
+    ? { address: state.record.address, answering: (await probeTemporal(state.record.address)).kind === 'temporal' }
+    : null;
   const sameVersion = running ? state.record.version === cli.version : null;
   const sameBuild = running ? state.record.build_id === cli.build_id : null;
   if (ctx.json) {
@@ -98,7 +102,10 @@ export async function workerStatus(ctx: ServiceContext): Promise<number> {
     );
     return EXIT.ok;
   }
-  const lines = [`checkout ${root}`, `worker: ${stateLine(state, hostId(ctx.env))}${server && !server.answering ? ', but its Temporal server does not answer: nothing runs' : ''}`];
+  const lines = [
+    `checkout ${root}`,
+    `worker: ${stateLine(state, hostId(ctx.env))}${server && !server.answering ? ', but its Temporal server does not answer: nothing runs' : ''}`,
+  ];
   if (running) {
     const r = state.record;
     lines.push(
@@ -108,10 +115,18 @@ export async function workerStatus(ctx: ServiceContext): Promise<number> {
     );
     lines.push(`  host ${r.host} · queue ${r.queue}`);
     lines.push(`  started ${r.started_at}${up === undefined ? '' : ` (up ${duration(up)})`} · ${r.started_by}`);
-    lines.push(`  version ${r.version} (build ${r.build_id}): ${sameBuild ? 'this ll-loop' : `this ll-loop is ${cli.version} (build ${cli.build_id}); the next ll-loop command (other than worker …) replaces it, after it drains`}`);
+    lines.push(
+      `  version ${r.version} (build ${r.build_id}): ${sameBuild ? 'this ll-loop' : `this ll-loop is ${cli.version} (build ${cli.build_id}); the next ll-loop command (other than worker …) replaces it, after it drains`}`,
+    );
   }
   lines.push(`  log ${workerLogPath(root)}`);
-  lines.push(service.kind === null ? 'service: none on this platform' : service.installed ? `service: installed, ${service.file}${service.state ? ` (${service.state})` : ''}` : `service: not installed (ll-loop worker install)`);
+  lines.push(
+    service.kind === null
+      ? 'service: none on this platform'
+      : service.installed
+        ? `service: installed, ${service.file}${service.state ? ` (${service.state})` : ''}`
+        : `service: not installed (ll-loop worker install)`,
+  );
   ctx.out(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }
@@ -133,24 +148,49 @@ export async function workerStop(ctx: ServiceContext, opts: { waitS: number; for
   const state = workerState(root, ctx.env);
   const service = await serviceReport(ctx, root);
   const installedFile = service.kind !== null && service.installed ? service.file : undefined;
-  const report = { root, service_installed: service.installed, ...(installedFile ? { service_file: installedFile } : {}) };
+  const report = {
+    root,
+    service_installed: service.installed,
+    ...(installedFile ? { service_file: installedFile } : {}),
+  };
   if (state.kind === 'other-host') {
-    throw new CliError(`the worker of ${root} was recorded on host ${state.record.host} (pid ${state.record.pid}), not this host (${hostId(ctx.env)})`, `stop it on ${state.record.host}, or set LL_HOST_ID to the host it was started with`, EXIT.usage);
+    throw new CliError(
+      `the worker of ${root} was recorded on host ${state.record.host} (pid ${state.record.pid}), not this host (${hostId(ctx.env)})`,
+      `stop it on ${state.record.host}, or set LL_HOST_ID to the host it was started with`,
+      EXIT.usage,
+    );
   }
   if (state.kind !== 'running') {
-    if (ctx.json) ctx.out(`${JSON.stringify({ ...report, running: false, stopped: false, ...(state.kind === 'stale' ? { stale: state.why } : {}) })}\n`);
-    else ctx.out(state.kind === 'stale' ? `no worker running for ${root} (stale record: ${state.why})\n` : `no worker running for ${root}\n`);
+    if (ctx.json)
+      ctx.out(
+        `${JSON.stringify({ ...report, running: false, stopped: false, ...(state.kind === 'stale' ? { stale: state.why } : {}) })}\n`,
+      );
+    else
+      ctx.out(
+        state.kind === 'stale'
+          ? `no worker running for ${root} (stale record: ${state.why})\n`
+          : `no worker running for ${root}\n`,
+      );
     return EXIT.ok;
   }
-  ctx.err(`stopping worker pid ${state.record.pid} (SIGTERM: it stops polling and lets its running actions finish; waiting up to ${opts.waitS} s)…\n`);
+  ctx.err(
+    `stopping worker pid ${state.record.pid} (SIGTERM: it stops polling and lets its running actions finish; waiting up to ${opts.waitS} s)…\n`,
+  );
   const outcome = await stopWorker(root, state.record, { waitMs: opts.waitS * 1000, force: opts.force });
   if (outcome.alive && !opts.force) throw new WorkerStillStoppingError(outcome.pid, opts.waitS);
-  if (outcome.alive) throw new CliError(`worker pid ${outcome.pid} is still alive after SIGKILL`, `check the process (ps -p ${outcome.pid}); it may be stuck in the kernel`, EXIT.runError);
+  if (outcome.alive)
+    throw new CliError(
+      `worker pid ${outcome.pid} is still alive after SIGKILL`,
+      `check the process (ps -p ${outcome.pid}); it may be stuck in the kernel`,
+      EXIT.runError,
+    );
   const note = installedFile
     ? `a user service is installed (${installedFile}): it starts the worker again at the next login${outcome.killed ? ', and restarts it now after the SIGKILL' : ''}; ll-loop worker uninstall removes it${service.kind === 'systemd' ? `, systemctl --user stop ${service.name} stops it until then` : ''}`
     : undefined;
   if (ctx.json) {
-    ctx.out(`${JSON.stringify({ ...report, running: false, stopped: true, pid: outcome.pid, killed: outcome.killed, waited_s: Math.round(outcome.waitedMs / 100) / 10, ...(note ? { note } : {}) })}\n`);
+    ctx.out(
+      `${JSON.stringify({ ...report, running: false, stopped: true, pid: outcome.pid, killed: outcome.killed, waited_s: Math.round(outcome.waitedMs / 100) / 10, ...(note ? { note } : {}) })}\n`,
+    );
     return EXIT.ok;
   }
   ctx.out(

@@ -29,7 +29,11 @@ export interface WorkerOptions {
 export class WorkerTargetNotFoundError extends CliError {
   override readonly name = 'WorkerTargetNotFoundError';
   constructor(id: string) {
-    super(`no run ${id} on this Temporal server; nothing to work for`, 'check the run id with ll-loop list --running, or drop --until-closed', EXIT.usage);
+    super(
+      `no run ${id} on this Temporal server; nothing to work for`,
+      'check the run id with ll-loop list --running, or drop --until-closed',
+      EXIT.usage,
+    );
   }
 }
 
@@ -52,24 +56,40 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     }
     native = await connectWorkerConnection(session.endpoint);
     const events = new LoggingEventHub(log);
-    const { worker } = await createLoopWorker({ connection: native, namespace: session.endpoint.namespace, taskQueue: opts.taskQueue, events });
+    const { worker } = await createLoopWorker({
+      connection: native,
+      namespace: session.endpoint.namespace,
+      taskQueue: opts.taskQueue,
+      events,
+    });
     // Environment files of runs that ended out of any worker's sight (worker/run-env-sweep.ts).
-    const stopSweeps = startRunEnvSweeps({ client: session.client, server: serverKey(session.endpoint.address, session.endpoint.namespace), log });
+    const stopSweeps = startRunEnvSweeps({
+      client: session.client,
+      server: serverKey(session.endpoint.address, session.endpoint.namespace),
+      log,
+    });
     let stopping = false;
     const shutdown = (why: string, interrupted: boolean) => {
       if (stopping) return;
       stopping = true;
-      log(`shutting down (${why})${interrupted ? '; running actions get 2 s to finish, then are killed and retried by the next worker' : ''}`);
+      log(
+        `shutting down (${why})${interrupted ? '; running actions get 2 s to finish, then are killed and retried by the next worker' : ''}`,
+      );
       worker.shutdown();
     };
     const onSignal = (signal: NodeJS.Signals) => (stopping ? process.exit(EXIT.cancelled) : shutdown(signal, true));
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const running = worker.run();
-    log(`worker pid ${process.pid} polling task queue ${opts.taskQueue} on ${session.endpoint.address} (namespace ${session.endpoint.namespace})${target ? ` until ${target.workflowId} closes` : ''}`);
+    log(
+      `worker pid ${process.pid} polling task queue ${opts.taskQueue} on ${session.endpoint.address} (namespace ${session.endpoint.namespace})${target ? ` until ${target.workflowId} closes` : ''}`,
+    );
     const watch = watchSessionServer(session.endpoint, opts.cwd, log);
     if (target) {
-      void awaitClosed(target, { onDisconnect: (why) => log(`lost the connection to Temporal (${why}); retrying`), onReconnect: () => log('reconnected to Temporal') }).then(
+      void awaitClosed(target, {
+        onDisconnect: (why) => log(`lost the connection to Temporal (${why}); retrying`),
+        onReconnect: () => log('reconnected to Temporal'),
+      }).then(
         () => shutdown(`${target.workflowId} closed`, false),
         (err: unknown) => shutdown(`cannot follow ${target.workflowId}: ${(err as Error).message}`, true),
       );

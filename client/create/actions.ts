@@ -34,7 +34,10 @@ export function parseActionArg(value: string, flag: string): ActionSpec {
   const isShell = trimmed.toLowerCase().startsWith(SHELL_PREFIX);
   const text = isShell ? trimmed.slice(SHELL_PREFIX.length).trim() : trimmed;
   if (text === '') {
-    throw new UsageError(`${flag} needs ${isShell ? 'a command after "shell:"' : 'a prompt or "shell: <command>"'}`, `e.g. ${flag} "Fix the failing tests" or ${flag} "shell: npm run lint -- --fix"`);
+    throw new UsageError(
+      `${flag} needs ${isShell ? 'a command after "shell:"' : 'a prompt or "shell: <command>"'}`,
+      `e.g. ${flag} "Fix the failing tests" or ${flag} "shell: npm run lint -- --fix"`,
+    );
   }
   return isShell ? shell(text) : prompt(text);
 }

@@ -27,7 +27,14 @@ export type Direction = 'minimize' | 'maximize';
 export type Answers =
   | (Common & { kind: 'fix'; checks: CheckAnswer[] })
   | (Common & { kind: 'constraints'; checks: CheckAnswer[]; intervalS: number })
-  | (Common & { kind: 'metric'; measure: string; direction: Direction; target: number; tolerance: number; improve: ActionSpec })
+  | (Common & {
+      kind: 'metric';
+      measure: string;
+      direction: Direction;
+      target: number;
+      tolerance: number;
+      improve: ActionSpec;
+    })
   | (Common & { kind: 'sequence'; steps: ActionSpec[]; until: string });
 
 export type AnswersOf<K extends LoopKind> = Extract<Answers, { kind: K }>;
@@ -46,8 +53,10 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Why `name` cannot be a loop name, or undefined when it can. */
 export function nameProblem(name: string): string | undefined {
   if (name.trim() === '') return 'the name is empty';
-  if (!NAME.test(name)) return `"${name}" is not a usable loop name: use letters, digits, ".", "_" and "-", starting with a letter or digit`;
-  if (/\.ya?ml$/i.test(name)) return `"${name}" ends in a YAML extension; give the name only (the file becomes .loops/<name>.yaml)`;
+  if (!NAME.test(name))
+    return `"${name}" is not a usable loop name: use letters, digits, ".", "_" and "-", starting with a letter or digit`;
+  if (/\.ya?ml$/i.test(name))
+    return `"${name}" ends in a YAML extension; give the name only (the file becomes .loops/<name>.yaml)`;
   if (name.length > 80) return `"${name}" is longer than 80 characters`;
   return undefined;
 }
@@ -89,7 +98,26 @@ export function freeName(cwd: string, base: string): string {
 }
 
 /** Words that run a tool rather than name it (`npx eslint .` is about eslint). */
-const RUNNERS = new Set(['npx', 'npm', 'pnpm', 'yarn', 'run', 'exec', 'bunx', 'bun', 'uv', 'poetry', 'python', 'python3', '-m', 'go', 'cargo', 'make', 'sudo', 'env']);
+const RUNNERS = new Set([
+  'npx',
+  'npm',
+  'pnpm',
+  'yarn',
+  'run',
+  'exec',
+  'bunx',
+  'bun',
+  'uv',
+  'poetry',
+  'python',
+  'python3',
+  '-m',
+  'go',
+  'cargo',
+  'make',
+  'sudo',
+  'env',
+]);
 
 /**
  * An identifier for a check given as a command, e.g. `npx eslint .` → `eslint`, `make check` →

@@ -6,7 +6,15 @@
  * 0 when minimizing). All missing flags are reported at once.
  */
 import { UsageError } from '../errors.js';
-import { baseName, DEFAULT_INTERVAL_S, DEFAULT_MAX_ATTEMPTS, freeName, type Answers, type CheckAnswer, type Draft } from './answers.js';
+import {
+  baseName,
+  DEFAULT_INTERVAL_S,
+  DEFAULT_MAX_ATTEMPTS,
+  freeName,
+  type Answers,
+  type CheckAnswer,
+  type Draft,
+} from './answers.js';
 import { detectChecks } from './detect.js';
 import { defaultImprove } from './fixes.js';
 import type { Preset } from './preset.js';
@@ -16,7 +24,8 @@ export const EXAMPLES: Record<string, string> = {
   fix: 'll-loop create --kind fix --check "npx tsc --noEmit" --check "npm run lint" --max-attempts 10',
   constraints: 'll-loop create --kind constraints --check "npm test" --interval 5m',
   metric: 'll-loop create --kind metric --measure "npx eslint . -f json | jq length" --toward min --target 0',
-  sequence: 'll-loop create --kind sequence --step "shell: npm run build" --step "Fix the build errors" --until "npm run build"',
+  sequence:
+    'll-loop create --kind sequence --step "shell: npm run build" --step "Fix the build errors" --until "npm run build"',
 };
 
 function detectedChecks(cwd: string): CheckAnswer[] {
@@ -39,8 +48,12 @@ export function completePreset(preset: Preset, cwd: string, yes: boolean): Answe
   let answers: Draft | undefined;
   if (kind === 'fix' || kind === 'constraints') {
     const checks = preset.checks ?? (yes ? detectedChecks(cwd) : []);
-    if (!checks.length) missing.push(yes ? '--check (none detected in this project)' : '--check (repeat it for each check)');
-    answers = kind === 'fix' ? { kind, maxAttempts, checks } : { kind, maxAttempts, checks, intervalS: preset.intervalS ?? DEFAULT_INTERVAL_S };
+    if (!checks.length)
+      missing.push(yes ? '--check (none detected in this project)' : '--check (repeat it for each check)');
+    answers =
+      kind === 'fix'
+        ? { kind, maxAttempts, checks }
+        : { kind, maxAttempts, checks, intervalS: preset.intervalS ?? DEFAULT_INTERVAL_S };
   } else if (kind === 'metric') {
     const direction = preset.direction ?? 'minimize';
     const target = preset.target ?? (yes && direction === 'minimize' ? 0 : undefined);
@@ -48,12 +61,21 @@ export function completePreset(preset: Preset, cwd: string, yes: boolean): Answe
     if (target === undefined) missing.push('--target (the number to reach)');
     if (preset.measure !== undefined && target !== undefined) {
       const improve = preset.improve ?? defaultImprove(preset.measure, direction, target);
-      answers = { kind, maxAttempts, measure: preset.measure, direction, target, tolerance: preset.tolerance ?? 0, improve };
+      answers = {
+        kind,
+        maxAttempts,
+        measure: preset.measure,
+        direction,
+        target,
+        tolerance: preset.tolerance ?? 0,
+        improve,
+      };
     }
   } else {
     if (!preset.steps?.length) missing.push('--step (repeat it for each step, in order)');
     if (preset.until === undefined) missing.push('--until (the command that ends the sequence when it passes)');
-    if (preset.steps?.length && preset.until !== undefined) answers = { kind, maxAttempts, steps: preset.steps, until: preset.until };
+    if (preset.steps?.length && preset.until !== undefined)
+      answers = { kind, maxAttempts, steps: preset.steps, until: preset.until };
   }
   if (missing.length || !answers) {
     throw new UsageError(`ll-loop create --kind ${kind} needs ${missing.join(' and ')}`, `e.g. ${EXAMPLES[kind]}`);

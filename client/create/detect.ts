@@ -35,13 +35,22 @@ const WHAT: Record<CheckTopic, string> = {
 const PRESELECTED: ReadonlySet<CheckTopic> = new Set(['types', 'lint', 'vet']);
 
 function option(topic: CheckTopic, command: string, id: string = topic): CheckOption {
-  return { id, topic, what: WHAT[topic], command, fix: defaultFix(topic, command), preselected: PRESELECTED.has(topic) };
+  return {
+    id,
+    topic,
+    what: WHAT[topic],
+    command,
+    fix: defaultFix(topic, command),
+    preselected: PRESELECTED.has(topic),
+  };
 }
 
 function readJson(file: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -60,7 +69,9 @@ const NO_TEST_SPECIFIED = /no test specified/;
 function hasEslintConfig(cwd: string, pkg: Record<string, unknown>): boolean {
   if (pkg.eslintConfig !== undefined) return true;
   try {
-    return readdirSync(cwd).some((f) => /^(eslint\.config\.(js|mjs|cjs|ts|mts|cts)|\.eslintrc(\.(js|cjs|json|ya?ml))?)$/.test(f));
+    return readdirSync(cwd).some((f) =>
+      /^(eslint\.config\.(js|mjs|cjs|ts|mts|cts)|\.eslintrc(\.(js|cjs|json|ya?ml))?)$/.test(f),
+    );
   } catch {
     return false;
   }
@@ -106,7 +117,8 @@ export function topicOf(command: string): CheckTopic {
   const c = command.toLowerCase();
   // The shell's own `test` (and `[`) checks a condition; it runs no test suite.
   if (/^\s*(test|\[)(\s|$)/.test(c)) return 'other';
-  if (/\b(tsc|mypy|pyright|typecheck|type-check|check-types|types)\b/.test(c) || /^cargo check\b/.test(c)) return 'types';
+  if (/\b(tsc|mypy|pyright|typecheck|type-check|check-types|types)\b/.test(c) || /^cargo check\b/.test(c))
+    return 'types';
   if (/\b(lint|eslint|ruff|clippy|flake8|pylint|golangci-lint|biome|stylelint|rubocop)\b/.test(c)) return 'lint';
   if (/\b(test|tests|pytest|jest|vitest|mocha|rspec)\b/.test(c)) return 'tests';
   if (/\bvet\b/.test(c)) return 'vet';

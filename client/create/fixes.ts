@@ -24,5 +24,7 @@ export function defaultFix(topic: CheckTopic, command: string): ActionSpec {
 /** The metric loop's default improvement step. */
 export function defaultImprove(measure: string, direction: 'minimize' | 'maximize', target: number): ActionSpec {
   const way = direction === 'minimize' ? 'lower' : 'higher';
-  return prompt(`Run \`${measure}\`: it prints a number that should get ${way} (target ${target}). Make one focused change that moves it toward the target.`);
+  return prompt(
+    `Run \`${measure}\`: it prints a number that should get ${way} (target ${target}). Make one focused change that moves it toward the target.`,
+  );
 }

@@ -43,13 +43,19 @@ type States = Record<string, Record<string, unknown>>;
  * infer another kind from the text (a prompt that does not start with `/` would otherwise run
  * in bash). `action_type` goes right after `action`, where a reader looks for it.
  */
-function applyChosenKinds(fsm: Record<string, unknown>, chosen: ParadigmDocument['chosenKinds'], paradigm: string): void {
+function applyChosenKinds(
+  fsm: Record<string, unknown>,
+  chosen: ParadigmDocument['chosenKinds'],
+  paradigm: string,
+): void {
   const states = fsm.states as States | undefined;
   for (const { state, action } of chosen) {
     const config = states?.[state];
     // The compilers' state names are seed 000's contract; a mismatch is a bug, not bad input.
     if (!config || config.action !== action.text) {
-      throw new Error(`the ${paradigm} compiler did not produce state "${state}" with action ${JSON.stringify(action.text)} (seed 000's shape); ll-loop create cannot mark its action type`);
+      throw new Error(
+        `the ${paradigm} compiler did not produce state "${state}" with action ${JSON.stringify(action.text)} (seed 000's shape); ll-loop create cannot mark its action type`,
+      );
     }
     const type = actionTypeFor(action);
     if (type === undefined || config.action_type !== undefined) continue;

@@ -14,8 +14,14 @@ export interface KindInfo {
 
 export const KIND_INFO: Record<LoopKind, KindInfo> = {
   fix: { label: 'Fix until clean', description: 'Run checks, fix what fails, repeat until they all pass' },
-  constraints: { label: 'Maintain constraints', description: 'Keep checks passing: re-check on an interval and fix what breaks (runs until stopped)' },
-  metric: { label: 'Drive a metric toward a target', description: 'Measure a number, improve it, repeat until it reaches the target or stops improving' },
+  constraints: {
+    label: 'Maintain constraints',
+    description: 'Keep checks passing: re-check on an interval and fix what breaks (runs until stopped)',
+  },
+  metric: {
+    label: 'Drive a metric toward a target',
+    description: 'Measure a number, improve it, repeat until it reaches the target or stops improving',
+  },
   sequence: { label: 'Run a sequence of steps', description: 'Do X, then Y, … until a check passes' },
 };
 
@@ -41,6 +47,9 @@ const KIND_ALIASES: Record<string, LoopKind> = {
 
 /** The kind `value` names (case-insensitive, aliases included), if any. */
 export function parseLoopKind(value: string): LoopKind | undefined {
-  const key = value.trim().toLowerCase().replace(/[\s_]+/g, '-');
+  const key = value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, '-');
   return isLoopKind(key) ? key : KIND_ALIASES[key];
 }

@@ -61,14 +61,17 @@ function given(flags: CreateFlags, flag: string): boolean {
 
 export function positiveInteger(value: string, flag: string): number {
   const n = Number(value.trim());
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number of 1 or more, got "${value}"`, `e.g. ${flag} 10`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`${flag} must be a whole number of 1 or more, got "${value}"`, `e.g. ${flag} 10`);
   return n;
 }
 
 function finiteNumber(value: string, flag: string, min?: number): number {
   const n = Number(value.trim());
-  if (value.trim() === '' || !Number.isFinite(n)) throw new UsageError(`${flag} must be a number, got "${value}"`, `e.g. ${flag} 0`);
-  if (min !== undefined && n < min) throw new UsageError(`${flag} must be ${min} or more, got "${value}"`, `e.g. ${flag} ${min}`);
+  if (value.trim() === '' || !Number.isFinite(n))
+    throw new UsageError(`${flag} must be a number, got "${value}"`, `e.g. ${flag} 0`);
+  if (min !== undefined && n < min)
+    throw new UsageError(`${flag} must be ${min} or more, got "${value}"`, `e.g. ${flag} ${min}`);
   return n;
 }
 
@@ -77,7 +80,8 @@ const UNIT_S: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600 };
 /** `90`, `90s`, `5m`, `1h` → seconds (0 = no wait between rounds). */
 export function parseInterval(value: string, flag = '--interval'): number {
   const m = /^(\d+(?:\.\d+)?)\s*([smh]?)$/i.exec(value.trim());
-  if (!m) throw new UsageError(`${flag} must be a duration such as 60, 90s, 5m or 1h, got "${value}"`, `e.g. ${flag} 5m`);
+  if (!m)
+    throw new UsageError(`${flag} must be a duration such as 60, 90s, 5m or 1h, got "${value}"`, `e.g. ${flag} 5m`);
   return Number(m[1]) * UNIT_S[m[2]!.toLowerCase()]!;
 }
 
@@ -85,7 +89,10 @@ export function parseDirection(value: string): Direction {
   const v = value.trim().toLowerCase();
   if (['min', 'minimize', 'down', 'lower'].includes(v)) return 'minimize';
   if (['max', 'maximize', 'up', 'higher'].includes(v)) return 'maximize';
-  throw new UsageError(`--toward must be min or max, got "${value}"`, 'e.g. --toward min (a lower number is better) or --toward max');
+  throw new UsageError(
+    `--toward must be min or max, got "${value}"`,
+    'e.g. --toward min (a lower number is better) or --toward max',
+  );
 }
 
 export function checkName(name: string, flag = '--name'): string {
@@ -104,7 +111,10 @@ function nonEmpty(value: string, flag: string, what: string): string {
 function checksFrom(flags: CreateFlags): CheckAnswer[] | undefined {
   if (!flags.check.length) return undefined;
   if (flags.fix.length > flags.check.length) {
-    throw new UsageError(`${flags.fix.length} --fix for ${flags.check.length} --check: each --fix belongs to the --check in the same position`, 'give one --check per --fix (a check without --fix gets a fix prompt for the host CLI)');
+    throw new UsageError(
+      `${flags.fix.length} --fix for ${flags.check.length} --check: each --fix belongs to the --check in the same position`,
+      'give one --check per --fix (a check without --fix gets a fix prompt for the host CLI)',
+    );
   }
   const taken = new Set<string>();
   return flags.check.map((raw, i) => {
@@ -120,10 +130,14 @@ export function presetFromFlags(flags: CreateFlags): Preset {
   let kind: LoopKind | undefined;
   if (flags.kind !== undefined) {
     kind = parseLoopKind(flags.kind);
-    if (!kind) throw new UsageError(`--kind must be one of ${LOOP_KINDS.join(', ')}, got "${flags.kind}"`, 'e.g. --kind fix');
+    if (!kind)
+      throw new UsageError(`--kind must be one of ${LOOP_KINDS.join(', ')}, got "${flags.kind}"`, 'e.g. --kind fix');
     for (const [flag, kinds] of Object.entries(FLAG_KINDS)) {
       if (given(flags, flag) && !kinds.includes(kind)) {
-        throw new UsageError(`--${flag} does not apply to --kind ${kind} (it is for --kind ${kinds.join(' or ')})`, `remove --${flag}, or change --kind`);
+        throw new UsageError(
+          `--${flag} does not apply to --kind ${kind} (it is for --kind ${kinds.join(' or ')})`,
+          `remove --${flag}, or change --kind`,
+        );
       }
     }
   }
@@ -133,14 +147,17 @@ export function presetFromFlags(flags: CreateFlags): Preset {
   if (flags.maxAttempts !== undefined) preset.maxAttempts = positiveInteger(flags.maxAttempts, '--max-attempts');
   const checks = checksFrom(flags);
   if (checks) preset.checks = checks;
-  if (kind === 'metric' && flags.fix.length > 1) throw new UsageError('--kind metric takes one --fix (the action that improves the number)', 'keep one --fix');
+  if (kind === 'metric' && flags.fix.length > 1)
+    throw new UsageError('--kind metric takes one --fix (the action that improves the number)', 'keep one --fix');
   if (kind === 'metric' && flags.fix[0] !== undefined) preset.improve = parseActionArg(flags.fix[0], '--fix');
-  if (flags.measure !== undefined) preset.measure = nonEmpty(flags.measure, '--measure', 'a command that prints a number');
+  if (flags.measure !== undefined)
+    preset.measure = nonEmpty(flags.measure, '--measure', 'a command that prints a number');
   if (flags.toward !== undefined) preset.direction = parseDirection(flags.toward);
   if (flags.target !== undefined) preset.target = finiteNumber(flags.target, '--target');
   if (flags.tolerance !== undefined) preset.tolerance = finiteNumber(flags.tolerance, '--tolerance', 0);
   if (flags.step.length) preset.steps = flags.step.map((s) => parseActionArg(s, '--step'));
-  if (flags.until !== undefined) preset.until = nonEmpty(flags.until, '--until', 'a command that exits 0 when the sequence is done');
+  if (flags.until !== undefined)
+    preset.until = nonEmpty(flags.until, '--until', 'a command that exits 0 when the sequence is done');
   if (flags.interval !== undefined) preset.intervalS = parseInterval(flags.interval);
   return preset;
 }

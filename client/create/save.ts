@@ -32,7 +32,11 @@ export class InvalidLoopError extends CliError {
 export class LoopExistsError extends CliError {
   override readonly name = 'LoopExistsError';
   constructor(readonly file: string) {
-    super(`${file} already exists; nothing was written`, 'choose another --name, or pass --force to replace it', EXIT.usage);
+    super(
+      `${file} already exists; nothing was written`,
+      'choose another --name, or pass --force to replace it',
+      EXIT.usage,
+    );
   }
 }
 
@@ -41,13 +45,20 @@ export class LoopExistsError extends CliError {
  * `shownAs`. Returns the diagnostics when it does not load; the temporary file is kept on
  * success only when `keep` (the caller renames it).
  */
-function loadAs(yaml: string, dir: string, shownAs: string, cwd: string, keep: boolean): { temp: string; errors?: Diagnostic[] } {
+function loadAs(
+  yaml: string,
+  dir: string,
+  shownAs: string,
+  cwd: string,
+  keep: boolean,
+): { temp: string; errors?: Diagnostic[] } {
   const temp = join(dir, `.${process.pid}-${Date.now()}.create.tmp`);
   writeFileSync(temp, yaml, { mode: 0o644 });
   let ok = false;
   try {
     const loaded = loadLoopFile(temp, {}, cwd);
-    if (!loaded.definition) return { temp, errors: loaded.diagnostics.map((d) => (d.file === temp ? { ...d, file: shownAs } : d)) };
+    if (!loaded.definition)
+      return { temp, errors: loaded.diagnostics.map((d) => (d.file === temp ? { ...d, file: shownAs } : d)) };
     ok = true;
     return { temp };
   } finally {

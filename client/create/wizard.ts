@@ -5,7 +5,18 @@
  */
 import { checkbox, confirm, input, number, select } from '@inquirer/prompts';
 import { parseActionArg, SHELL_PREFIX, type ActionSpec } from './actions.js';
-import { baseName, DEFAULT_INTERVAL_S, DEFAULT_MAX_ATTEMPTS, freeName, MAX_ATTEMPT_CHOICES, nameProblem, type Answers, type CheckAnswer, type Direction, type Draft } from './answers.js';
+import {
+  baseName,
+  DEFAULT_INTERVAL_S,
+  DEFAULT_MAX_ATTEMPTS,
+  freeName,
+  MAX_ATTEMPT_CHOICES,
+  nameProblem,
+  type Answers,
+  type CheckAnswer,
+  type Direction,
+  type Draft,
+} from './answers.js';
 import { checkFor, detectChecks } from './detect.js';
 import { defaultImprove } from './fixes.js';
 import { KIND_INFO, LOOP_KINDS, type LoopKind } from './kinds.js';
@@ -44,7 +55,11 @@ async function askAction(message: string, fallback: string | undefined, flag: st
 function askKind(): Promise<LoopKind> {
   return select({
     message: 'What kind of automation loop do you want to create?',
-    choices: LOOP_KINDS.map((k) => ({ value: k, name: `${KIND_INFO[k].label}${k === 'fix' ? ' (Recommended)' : ''}`, description: KIND_INFO[k].description })),
+    choices: LOOP_KINDS.map((k) => ({
+      value: k,
+      name: `${KIND_INFO[k].label}${k === 'fix' ? ' (Recommended)' : ''}`,
+      description: KIND_INFO[k].description,
+    })),
     default: 'fix',
   });
 }
@@ -52,7 +67,9 @@ function askKind(): Promise<LoopKind> {
 async function askOtherChecks(taken: Set<string>): Promise<CheckAnswer[]> {
   const out: CheckAnswer[] = [];
   do {
-    const command = (await input({ message: 'Command for the other check (it exits 0 when the check passes):', required: true })).trim();
+    const command = (
+      await input({ message: 'Command for the other check (it exits 0 when the check passes):', required: true })
+    ).trim();
     const proposed = checkFor(command, taken);
     const fix = await askAction(`How should its failures be fixed? (${actionHint()})`, proposed.fix.text, 'the fix');
     const check = checkFor(command, taken, fix);
@@ -66,10 +83,15 @@ async function askChecks(kind: 'fix' | 'constraints', cwd: string): Promise<Chec
   const detected = detectChecks(cwd);
   const picked = await checkbox({
     message: kind === 'fix' ? 'What should the loop fix?' : 'Which checks must keep passing?',
-    choices: [...detected.map((c) => ({ value: c.id, name: `${c.what} (${c.command})`, checked: c.preselected })), { value: OTHER, name: 'Other…', checked: detected.length === 0 }],
+    choices: [
+      ...detected.map((c) => ({ value: c.id, name: `${c.what} (${c.command})`, checked: c.preselected })),
+      { value: OTHER, name: 'Other…', checked: detected.length === 0 },
+    ],
     required: true,
   });
-  const checks: CheckAnswer[] = detected.filter((c) => picked.includes(c.id)).map(({ id, topic, command, fix }) => ({ id, topic, command, fix }));
+  const checks: CheckAnswer[] = detected
+    .filter((c) => picked.includes(c.id))
+    .map(({ id, topic, command, fix }) => ({ id, topic, command, fix }));
   if (picked.includes(OTHER)) checks.push(...(await askOtherChecks(new Set(checks.map((c) => c.id)))));
   return checks;
 }
@@ -103,7 +125,9 @@ async function askInterval(): Promise<number> {
 }
 
 async function askMetric(preset: Preset, maxAttempts: () => Promise<number>): Promise<Draft> {
-  const measure = preset.measure ?? (await input({ message: 'Command that prints the number to drive (e.g. an error count):', required: true })).trim();
+  const measure =
+    preset.measure ??
+    (await input({ message: 'Command that prints the number to drive (e.g. an error count):', required: true })).trim();
   const direction: Direction =
     preset.direction ??
     (await select({
@@ -114,26 +138,57 @@ async function askMetric(preset: Preset, maxAttempts: () => Promise<number>): Pr
       ],
       default: 'minimize',
     }));
-  const target = preset.target ?? (await number({ message: 'Target value:', ...(direction === 'minimize' ? { default: 0 } : {}), required: true, step: 'any' }));
-  const improve = preset.improve ?? (await askAction(`What should each round do to improve it? (${actionHint()})`, defaultImprove(measure, direction, target).text, 'the improvement'));
-  return { kind: 'metric', measure, direction, target, tolerance: preset.tolerance ?? 0, improve, maxAttempts: await maxAttempts() };
+  const target =
+    preset.target ??
+    (await number({
+      message: 'Target value:',
+      ...(direction === 'minimize' ? { default: 0 } : {}),
+      required: true,
+      step: 'any',
+    }));
+  const improve =
+    preset.improve ??
+    (await askAction(
+      `What should each round do to improve it? (${actionHint()})`,
+      defaultImprove(measure, direction, target).text,
+      'the improvement',
+    ));
+  return {
+    kind: 'metric',
+    measure,
+    direction,
+    target,
+    tolerance: preset.tolerance ?? 0,
+    improve,
+    maxAttempts: await maxAttempts(),
+  };
 }
 
 async function askSteps(): Promise<ActionSpec[]> {
   const steps: ActionSpec[] = [];
   for (;;) {
     const n = steps.length + 1;
-    const text = await input({ message: `Step ${n} (${actionHint()})${n > 1 ? ', empty to finish' : ''}:`, required: n === 1 });
+    const text = await input({
+      message: `Step ${n} (${actionHint()})${n > 1 ? ', empty to finish' : ''}:`,
+      required: n === 1,
+    });
     if (text.trim() === '') return steps;
     steps.push(parseActionArg(text, `step ${n}`));
   }
 }
 
 async function askMaxAttempts(kind: LoopKind): Promise<number> {
-  const what = kind === 'metric' ? 'rounds of improvement' : kind === 'sequence' ? 'rounds of the steps' : 'fix attempts';
+  const what =
+    kind === 'metric' ? 'rounds of improvement' : kind === 'sequence' ? 'rounds of the steps' : 'fix attempts';
   const choice = await select({
     message: `What's the maximum number of ${what}?`,
-    choices: [...MAX_ATTEMPT_CHOICES.map((n) => ({ value: n as number, name: n === DEFAULT_MAX_ATTEMPTS ? `${n} (Recommended)` : String(n) })), { value: CUSTOM, name: 'Custom…' }],
+    choices: [
+      ...MAX_ATTEMPT_CHOICES.map((n) => ({
+        value: n as number,
+        name: n === DEFAULT_MAX_ATTEMPTS ? `${n} (Recommended)` : String(n),
+      })),
+      { value: CUSTOM, name: 'Custom…' },
+    ],
     default: DEFAULT_MAX_ATTEMPTS,
   });
   if (choice !== CUSTOM) return choice;
@@ -161,7 +216,13 @@ export async function askAnswers(preset: Preset, cwd: string): Promise<Answers> 
     case 'constraints': {
       const checks = preset.checks ?? (await askChecks(kind, cwd));
       if (kind === 'fix') draft = { kind, checks, maxAttempts: await maxAttempts() };
-      else draft = { kind, checks, intervalS: preset.intervalS ?? (await askInterval()), maxAttempts: await maxAttempts() };
+      else
+        draft = {
+          kind,
+          checks,
+          intervalS: preset.intervalS ?? (await askInterval()),
+          maxAttempts: await maxAttempts(),
+        };
       break;
     }
     case 'metric':
@@ -169,7 +230,9 @@ export async function askAnswers(preset: Preset, cwd: string): Promise<Answers> 
       break;
     case 'sequence': {
       const steps = preset.steps ?? (await askSteps());
-      const until = preset.until ?? (await input({ message: 'Repeat the steps until which command passes?', required: true })).trim();
+      const until =
+        preset.until ??
+        (await input({ message: 'Repeat the steps until which command passes?', required: true })).trim();
       draft = { kind, steps, until, maxAttempts: await maxAttempts() };
       break;
     }

@@ -2,7 +2,12 @@
 import { formatDiagnostic, hasErrors, type Diagnostic } from '../../fsm/diagnostics.js';
 
 /** Print diagnostics: one line each on stderr, or a JSON document on stdout. */
-export function printDiagnostics(diagnostics: readonly Diagnostic[], json: boolean, out: (t: string) => void, err: (t: string) => void): void {
+export function printDiagnostics(
+  diagnostics: readonly Diagnostic[],
+  json: boolean,
+  out: (t: string) => void,
+  err: (t: string) => void,
+): void {
   if (json) {
     out(`${JSON.stringify({ valid: !hasErrors(diagnostics), diagnostics }, null, 2)}\n`);
     return;

@@ -38,7 +38,9 @@ type AttachedOutput = Pick<ActionOutput, 'output' | 'stderr'>;
 
 function attachedOutput(event: TimedEvent): AttachedOutput | undefined {
   const o = event.action_output as Partial<AttachedOutput> | undefined;
-  return o && typeof o.output === 'string' && typeof o.stderr === 'string' ? { output: o.output, stderr: o.stderr } : undefined;
+  return o && typeof o.output === 'string' && typeof o.stderr === 'string'
+    ? { output: o.output, stderr: o.stderr }
+    : undefined;
 }
 
 /** The last `n` lines of `text` (without the final newline), and how many lines came before them. */
@@ -50,13 +52,18 @@ export function lastLines(text: string, n: number): { lines: string[]; more: num
   return { lines, more: all.length - lines.length };
 }
 
-function verdictLine(event: Extract<ReadEvent, { event: 'evaluate' }>, style: Style, exitCode: number | undefined): string {
+function verdictLine(
+  event: Extract<ReadEvent, { event: 'evaluate' }>,
+  style: Style,
+  exitCode: number | undefined,
+): string {
   const verdict = event.verdict ?? '?';
   const details = event.details ?? {};
   const extra: string[] = [];
   if (typeof event.confidence === 'number') extra.push(`confidence: ${event.confidence}`);
   else if (event.type === 'exit_code' && exitCode !== undefined) extra.push(`exit ${exitCode}`);
-  else if ('value' in details && details.value !== undefined) extra.push(`value: ${safeText(JSON.stringify(details.value) ?? '')}`);
+  else if ('value' in details && details.value !== undefined)
+    extra.push(`value: ${safeText(JSON.stringify(details.value) ?? '')}`);
   else if ('current' in details) extra.push(`current: ${safeText(JSON.stringify(details.current) ?? '')}`);
   if (typeof details.error === 'string') extra.push(safeText(oneLine(details.error, 160)));
   const suffix = extra.length ? ` (${extra.join(', ')})` : '';
@@ -68,7 +75,8 @@ function verdictLine(event: Extract<ReadEvent, { event: 'evaluate' }>, style: St
 
 function endLine(result: ExecutionResult, style: Style): string {
   // What agent calls spent, when any reported usage (fsm/budget.ts).
-  const spent = result.spent === undefined ? '' : `\n${INDENT}${style.dim(`spent: ${spendLine(result.spent, undefined) ?? '$0'}`)}`;
+  const spent =
+    result.spent === undefined ? '' : `\n${INDENT}${style.dim(`spent: ${spendLine(result.spent, undefined) ?? '$0'}`)}`;
   return endLineOf(result, style) + spent;
 }
 
@@ -85,18 +93,32 @@ function endLineOf(result: ExecutionResult, style: Style): string {
     case 'timeout':
       return style.yellow(`Loop timed out in state ${result.final_state} (${passes})`);
     case 'budget':
-      return style.yellow(`Loop stopped: ${safeText(result.error ?? `budget spent in state ${result.final_state}`)} (${passes})`);
+      return style.yellow(
+        `Loop stopped: ${safeText(result.error ?? `budget spent in state ${result.final_state}`)} (${passes})`,
+      );
     case 'cancelled':
-      return style.yellow(`Loop stopped in state ${result.final_state}${result.stopped_by === 'loop_stop' ? ` by ${safeText(oneLine(result.error ?? 'LOOP_STOP:', 160))}` : ''} (${passes})`);
+      return style.yellow(
+        `Loop stopped in state ${result.final_state}${result.stopped_by === 'loop_stop' ? ` by ${safeText(oneLine(result.error ?? 'LOOP_STOP:', 160))}` : ''} (${passes})`,
+      );
     case 'handoff':
-      return style.yellow(`Loop handed off in state ${result.final_state} (${passes}); ll-loop resume continues it\n${INDENT}${safeText(oneLine(result.error ?? '', 200))}`);
+      return style.yellow(
+        `Loop handed off in state ${result.final_state} (${passes}); ll-loop resume continues it\n${INDENT}${safeText(oneLine(result.error ?? '', 200))}`,
+      );
     default:
-      return style.red(`Loop failed in state ${result.final_state} (${passes})\n${INDENT}error: ${safeText(result.error ?? 'unknown error')}`);
+      return style.red(
+        `Loop failed in state ${result.final_state} (${passes})\n${INDENT}error: ${safeText(result.error ?? 'unknown error')}`,
+      );
   }
 }
 
 /** One run's progress lines (the run itself, or a sub-loop of it, indented by `prefix`). */
-function createLane(write: (text: string) => void, style: Style, maxIterations: number, prefix: string, detail: Detail): (event: TimedEvent) => void {
+function createLane(
+  write: (text: string) => void,
+  style: Style,
+  maxIterations: number,
+  prefix: string,
+  detail: Detail,
+): (event: TimedEvent) => void {
   let iteration = 1;
   let limit = maxIterations;
   let state = '';
@@ -107,7 +129,10 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
   const line = (text: string) => write(`${prefix}${text}\n`);
   /** The last lines of each stream, marked `out│`/`err│`, made safe for the terminal. */
   const showOutput = (o: AttachedOutput, n: number) => {
-    for (const [mark, text] of [['out│', o.output], ['err│', o.stderr]] as const) {
+    for (const [mark, text] of [
+      ['out│', o.output],
+      ['err│', o.stderr],
+    ] as const) {
       const { lines, more } = lastLines(text, n);
       if (more > 0) line(`${INDENT}${style.dim(`${mark} … ${more} more line${more === 1 ? '' : 's'} (ll-loop logs)`)}`);
       for (const l of lines) line(`${INDENT}${style.dim(mark)} ${safeText(l)}`);
@@ -117,7 +142,8 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
   // loop_start nor state_enter: it shows what the event itself says.
   const header = (event: ReadEvent, action?: string) => {
     headerShown = true;
-    if (!state) state = ('state' in event ? event.state : undefined) ?? ('from' in event ? event.from : undefined) ?? '?';
+    if (!state)
+      state = ('state' in event ? event.state : undefined) ?? ('from' in event ? event.from : undefined) ?? '?';
     const counter = limit > 0 ? `[${iteration}/${limit}]` : `[${iteration}]`;
     line(`${style.dim(counter)} ${style.bold(safeText(state))}${action ? ` → ${safeText(oneLine(action, 100))}` : ''}`);
   };
@@ -142,18 +168,26 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         header(event, `loop ${event.loop}${event.passthrough ? ' (passthrough)' : ''}`);
         break;
       case 'action_retry': {
-        const why = event.verdict !== undefined ? `verdict ${safeText(event.verdict)}` : event.error !== undefined ? safeText(oneLine(event.error, 120)) : `exit ${String(event.exit_code)}`;
+        const why =
+          event.verdict !== undefined
+            ? `verdict ${safeText(event.verdict)}`
+            : event.error !== undefined
+              ? safeText(oneLine(event.error, 120))
+              : `exit ${String(event.exit_code)}`;
         const delay = event.delay_ms ?? 0;
         const wait = delay > 0 ? ` in ${formatDuration(delay)}` : '';
         // A failed attempt is a failing check too: why it failed, before it is retried.
         if (pending) showOutput(pending, FAILURE_TAIL_LINES);
         pending = undefined;
-        line(`${INDENT}${style.yellow(`↻ attempt ${event.attempt ?? '?'}/${event.attempts ?? '?'} failed (${why}); retrying${wait}`)}`);
+        line(
+          `${INDENT}${style.yellow(`↻ attempt ${event.attempt ?? '?'}/${event.attempts ?? '?'} failed (${why}); retrying${wait}`)}`,
+        );
         break;
       }
       case 'action_complete':
         exitCode = event.exit_code;
-        if (event.timed_out) line(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(event.duration_ms ?? 0)}`)}`);
+        if (event.timed_out)
+          line(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(event.duration_ms ?? 0)}`)}`);
         pending = attachedOutput(event);
         if (detail === 'verbose' && pending) {
           showOutput(pending, VERBOSE_TAIL_LINES);
@@ -161,7 +195,9 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         }
         break;
       case 'subloop_complete':
-        line(`${INDENT}${style.dim(safeText(`loop ${event.loop ?? '?'} ended ${event.terminated_by ?? '?'} in ${event.final_state ?? '?'}`))}`);
+        line(
+          `${INDENT}${style.dim(safeText(`loop ${event.loop ?? '?'} ended ${event.terminated_by ?? '?'} in ${event.final_state ?? '?'}`))}`,
+        );
         break;
       case 'evaluate':
         if (!headerShown) header(event);
@@ -174,7 +210,9 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
       case 'output_reask': {
         if (!headerShown) header(event);
         const errors = event.errors ?? [];
-        line(`${INDENT}${style.yellow(`↻ ${event.event === 'llm_reask' ? 'answer' : 'output'} missed its schema (${safeText(oneLine(errors[0] ?? '?', 120))}); asking again (${event.ask ?? '?'}/${event.asks ?? '?'})`)}`);
+        line(
+          `${INDENT}${style.yellow(`↻ ${event.event === 'llm_reask' ? 'answer' : 'output'} missed its schema (${safeText(oneLine(errors[0] ?? '?', 120))}); asking again (${event.ask ?? '?'}/${event.asks ?? '?'})`)}`,
+        );
         break;
       }
       case 'rate_limited': {
@@ -183,14 +221,21 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         pending = undefined;
         const resumes = new Date(event.resumes_at ?? Number.NaN);
         const what = event.source === 'llm' ? 'evaluating again' : 'running it again';
-        line(`${INDENT}${style.yellow(`⏸ ${safeText((event.kind ?? '?').replace('_', ' '))}: ${safeText(oneLine(event.message ?? '', 160))}; ${what} at ${localTime(resumes)} (in ${formatDuration(event.wait_ms ?? 0)})`)}`);
+        line(
+          `${INDENT}${style.yellow(`⏸ ${safeText((event.kind ?? '?').replace('_', ' '))}: ${safeText(oneLine(event.message ?? '', 160))}; ${what} at ${localTime(resumes)} (in ${formatDuration(event.wait_ms ?? 0)})`)}`,
+        );
         break;
       }
       case 'handoff': {
         if (!headerShown) header(event);
         pending = undefined;
         const mode = event.mode;
-        const then = mode === 'pause' ? 'paused; continue it with ll-loop resume' : mode === 'spawn' ? `continuing in a fresh session (${String(event.continuation)})` : 'ending the run';
+        const then =
+          mode === 'pause'
+            ? 'paused; continue it with ll-loop resume'
+            : mode === 'spawn'
+              ? `continuing in a fresh session (${String(event.continuation)})`
+              : 'ending the run';
         line(`${INDENT}${style.yellow(`⇄ handed off: ${safeText(oneLine(event.payload ?? '', 160))}; ${then}`)}`);
         break;
       }
@@ -199,7 +244,9 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         break;
       case 'loop_stop':
         if (!headerShown) header(event);
-        line(`${INDENT}${style.yellow(`■ LOOP_STOP${event.message ? `: ${safeText(oneLine(event.message, 160))}` : ''}; the run stops after routing`)}`);
+        line(
+          `${INDENT}${style.yellow(`■ LOOP_STOP${event.message ? `: ${safeText(oneLine(event.message, 160))}` : ''}; the run stops after routing`)}`,
+        );
         break;
       case 'fatal_error':
         if (!headerShown) header(event);
@@ -216,8 +263,13 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
         const limit = event.limit ?? '?';
         const spent = event.limit === undefined || event.spent === undefined ? '?' : formatIn(event.limit, event.spent);
         const max = event.max ?? '?';
-        const why = event.needed === undefined ? `${spent} of ${limit} ${max}` : `the next call may use ${event.needed} tokens; ${spent} of ${limit} ${max} spent`;
-        line(`${INDENT}${style.yellow(`⚠ ${event.scope === 'state' ? "state's " : ''}budget spent: ${safeText(why)}`)}`);
+        const why =
+          event.needed === undefined
+            ? `${spent} of ${limit} ${max}`
+            : `the next call may use ${event.needed} tokens; ${spent} of ${limit} ${max} spent`;
+        line(
+          `${INDENT}${style.yellow(`⚠ ${event.scope === 'state' ? "state's " : ''}budget spent: ${safeText(why)}`)}`,
+        );
         break;
       }
       case 'route':
@@ -246,8 +298,14 @@ function createLane(write: (text: string) => void, style: Style, maxIterations: 
  * The run's lines, with each sub-loop's lines (events the hub forwards with `subloop` set)
  * indented under the parent state that runs it.
  */
-export function createHumanReporter(write: (text: string) => void, style: Style, maxIterations: number, detail: Detail = 'normal'): Reporter {
-  if (detail === 'quiet') return { onEvent: () => undefined, onResult: (result) => write(`${endLine(result, style)}\n`) };
+export function createHumanReporter(
+  write: (text: string) => void,
+  style: Style,
+  maxIterations: number,
+  detail: Detail = 'normal',
+): Reporter {
+  if (detail === 'quiet')
+    return { onEvent: () => undefined, onResult: (result) => write(`${endLine(result, style)}\n`) };
   const main = createLane(write, style, maxIterations, '', detail);
   const children = new Map<string, (event: TimedEvent) => void>();
   return {

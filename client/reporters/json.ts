@@ -5,7 +5,9 @@ export function createJsonReporter(write: (text: string) => void): Reporter {
   return {
     onEvent: () => undefined,
     onResult(result, info) {
-      write(`${JSON.stringify({ instance_id: info.instanceId, ...result, ...(info.eventsFile ? { events_file: info.eventsFile } : {}) }, null, 2)}\n`);
+      write(
+        `${JSON.stringify({ instance_id: info.instanceId, ...result, ...(info.eventsFile ? { events_file: info.eventsFile } : {}) }, null, 2)}\n`,
+      );
     },
   };
 }

@@ -60,10 +60,16 @@ function readOutputFile(path: string | undefined): string | undefined {
 }
 
 /** The output of one action: from its files when they are here and the history has only a tail. */
-function outputOf(o: ActionOutput | undefined): Pick<ActionLogRecord, 'stdout' | 'stderr' | 'source' | 'truncated' | 'log_file' | 'stderr_file' | 'files_missing'> {
+function outputOf(
+  o: ActionOutput | undefined,
+): Pick<ActionLogRecord, 'stdout' | 'stderr' | 'source' | 'truncated' | 'log_file' | 'stderr_file' | 'files_missing'> {
   const base = { stdout: o?.output ?? '', stderr: o?.stderr ?? '', source: 'history' as const };
   if (!o?.truncated) return base;
-  const files = { truncated: true as const, ...(o.log_file ? { log_file: o.log_file } : {}), ...(o.stderr_file ? { stderr_file: o.stderr_file } : {}) };
+  const files = {
+    truncated: true as const,
+    ...(o.log_file ? { log_file: o.log_file } : {}),
+    ...(o.stderr_file ? { stderr_file: o.stderr_file } : {}),
+  };
   const stdout = readOutputFile(o.log_file);
   if (stdout === undefined) return { ...base, ...files, files_missing: true };
   const stderr = readOutputFile(o.stderr_file);
@@ -74,7 +80,10 @@ function outputOf(o: ActionOutput | undefined): Pick<ActionLogRecord, 'stdout' |
  * Turns a run's event stream (with `action_output` attached, sub-loops' events marked) into
  * {@link ActionLogRecord}s, one per `action_complete`, handed to `onAction` as they finish.
  */
-export function actionLogCollector(runId: string, onAction: (record: ActionLogRecord) => void): (event: TimedEvent) => void {
+export function actionLogCollector(
+  runId: string,
+  onAction: (record: ActionLogRecord) => void,
+): (event: TimedEvent) => void {
   const lanes = new Map<string, Lane>();
   return (event) => {
     // An event this release does not know holds no action of this release's shape; a known one

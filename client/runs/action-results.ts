@@ -29,7 +29,8 @@ export function actionResultsOf(history: HistoryEvent[]): ActionOutput[] {
     }
     const done = e.activityTaskCompletedEventAttributes;
     if (done) {
-      if (scheduled.get(String(done.scheduledEventId)) === RUN_ACTION) pushResult(out, decodeFirst<ActionResult>(done.result));
+      if (scheduled.get(String(done.scheduledEventId)) === RUN_ACTION)
+        pushResult(out, decodeFirst<ActionResult>(done.result));
       continue;
     }
     const marker = e.markerRecordedEventAttributes;

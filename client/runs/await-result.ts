@@ -3,28 +3,47 @@
  * (`ll-loop server stop` / `start`, a cluster restart): the run is durable on the server, so the
  * waiter keeps asking until the server answers again.
  */
-import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import {
+  isGrpcServiceError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { resultInFailure } from './run-result.js';
 
 /** gRPC codes that mean "ask again later", not "this will never work". */
-const PERMANENT_CODES = new Set([3 /* INVALID_ARGUMENT */, 5 /* NOT_FOUND */, 7 /* PERMISSION_DENIED */, 12 /* UNIMPLEMENTED */, 16 /* UNAUTHENTICATED */]);
+const PERMANENT_CODES = new Set([
+  3 /* INVALID_ARGUMENT */, 5 /* NOT_FOUND */, 7 /* PERMISSION_DENIED */, 12 /* UNIMPLEMENTED */,
+  16 /* UNAUTHENTICATED */,
+]);
 const RETRY_EVERY_MS = 1_000;
 
 /** The workflow closed without a result: terminated, failed or timed out at the Temporal level. */
 export class RunClosedAbnormallyError extends CliError {
   override readonly name = 'RunClosedAbnormallyError';
-  constructor(readonly workflowId: string, cause: WorkflowFailedError) {
+  constructor(
+    readonly workflowId: string,
+    cause: WorkflowFailedError,
+  ) {
     const why = [cause.message, (cause.cause as Error | undefined)?.message].filter(Boolean).join(': ');
-    super(`run ${workflowId} ended without a result (${why})`, `continue it from where it was with: ll-loop resume ${workflowId}`, EXIT.runError);
+    super(
+      `run ${workflowId} ended without a result (${why})`,
+      `continue it from where it was with: ll-loop resume ${workflowId}`,
+      EXIT.runError,
+    );
   }
 }
 
 /** Whether an error from a client call is the server being unreachable for now. */
 export function isTransientServiceError(err: unknown): boolean {
-  const grpc = isGrpcServiceError(err) ? err : isGrpcServiceError((err as { cause?: unknown } | undefined)?.cause) ? (err as { cause: { code: number } }).cause : undefined;
+  const grpc = isGrpcServiceError(err)
+    ? err
+    : isGrpcServiceError((err as { cause?: unknown } | undefined)?.cause)
+      ? (err as { cause: { code: number } }).cause
+      : undefined;
   if (grpc) return !PERMANENT_CODES.has(grpc.code);
   return (err as Error | undefined)?.name === 'ServiceError';
 }

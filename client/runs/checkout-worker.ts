@@ -25,7 +25,11 @@ const READY_TIMEOUT_MS = 60_000;
 export class CheckoutWorkerError extends CliError {
   override readonly name = 'CheckoutWorkerError';
   constructor(root: string, why: string, logFile: string) {
-    super(`the worker for ${root} did not start: ${why}`, `see its log: ${logFile}; or run it in the foreground to see why: ll-loop worker`, EXIT.infrastructure);
+    super(
+      `the worker for ${root} did not start: ${why}`,
+      `see its log: ${logFile}; or run it in the foreground to see why: ll-loop worker`,
+      EXIT.infrastructure,
+    );
   }
 }
 
@@ -67,7 +71,8 @@ export function spawnCheckoutWorker(cwd: string, root: string, env: NodeJS.Proce
       stdio: ['ignore', fd, fd],
     });
     child.on('error', () => undefined);
-    if (child.pid === undefined) throw new CheckoutWorkerError(root, `${process.execPath} could not be spawned`, workerLogPath(root));
+    if (child.pid === undefined)
+      throw new CheckoutWorkerError(root, `${process.execPath} could not be spawned`, workerLogPath(root));
     child.unref();
     return child.pid;
   } finally {
@@ -86,7 +91,8 @@ export async function ensureCheckoutWorker(cwd: string, address?: string): Promi
   if (running && isNewerBuild(running)) throw new NewerWorkerServesError(root, running);
   // A worker still starting (claimed, not yet polling) is waited for, not duplicated.
   const starting = liveClaimOwner(root);
-  if (starting && isNewerBuild(ownerBuild(starting))) throw new NewerWorkerServesError(root, { ...starting, version: ownerBuild(starting).version });
+  if (starting && isNewerBuild(ownerBuild(starting)))
+    throw new NewerWorkerServesError(root, { ...starting, version: ownerBuild(starting).version });
   const pid = starting && starting.code_id === codeId() ? starting.pid : spawnCheckoutWorker(cwd, root);
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
@@ -95,7 +101,8 @@ export async function ensureCheckoutWorker(cwd: string, address?: string): Promi
     if (!pidAlive(pid) && !liveClaimOwner(root)) {
       throw new CheckoutWorkerError(root, `it exited: ${lastLines(workerLogPath(root))}`, workerLogPath(root));
     }
-    if (Date.now() > deadline) throw new CheckoutWorkerError(root, `not polling after ${READY_TIMEOUT_MS / 1000} s`, workerLogPath(root));
+    if (Date.now() > deadline)
+      throw new CheckoutWorkerError(root, `not polling after ${READY_TIMEOUT_MS / 1000} s`, workerLogPath(root));
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -136,7 +143,12 @@ function reviveEmbeddedServer(cwd: string, worker: WorkerRecord, env: NodeJS.Pro
   if (env.TEMPORAL_ADDRESS?.trim()) return; // an external server (client/temporal/connection.ts)
   const { dataDir, port } = embeddedServerOptions(cwd, env);
   if (worker.address !== `127.0.0.1:${port}` || !diedWithoutStop(dataDir)) return;
-  const child = spawn(process.execPath, [LL_LOOP_BIN, 'server', 'start'], { cwd, env, detached: true, stdio: 'ignore' });
+  const child = spawn(process.execPath, [LL_LOOP_BIN, 'server', 'start'], {
+    cwd,
+    env,
+    detached: true,
+    stdio: 'ignore',
+  });
   child.on('error', () => undefined);
   child.unref();
 }

@@ -61,7 +61,11 @@ export function inProject(run: RunSummary, project: ProjectScope): boolean {
 /** Several runs match where one was needed: lists them so the user can pick a run id. */
 export class AmbiguousRunError extends CliError {
   override readonly name = 'AmbiguousRunError';
-  constructor(target: string, readonly runs: RunSummary[], what: string) {
+  constructor(
+    target: string,
+    readonly runs: RunSummary[],
+    what: string,
+  ) {
     super(
       `"${target}" matches ${runs.length} ${what}:\n${runs.map((r) => `  ${r.id}  ${r.status.toLowerCase()}  started ${r.startTime.toISOString()}`).join('\n')}`,
       'pass one of these run ids instead of the loop name',
@@ -73,7 +77,11 @@ export class AmbiguousRunError extends CliError {
 export class RunNotFoundError extends CliError {
   override readonly name = 'RunNotFoundError';
   /** `elsewhere`: runs of that loop name in other projects, which a name does not reach. */
-  constructor(target: string, what: string, readonly elsewhere: RunSummary[] = []) {
+  constructor(
+    target: string,
+    what: string,
+    readonly elsewhere: RunSummary[] = [],
+  ) {
     super(
       elsewhere.length === 0
         ? `no ${what} matches "${target}"`
@@ -83,7 +91,7 @@ export class RunNotFoundError extends CliError {
             .join('\n')}${elsewhere.length > 5 ? `\n  … and ${elsewhere.length - 5} more` : ''}`,
       elsewhere.length === 0
         ? 'check the loop name or run id with ll-loop history <name> or ll-loop list --running'
-        : 'a loop name means the runs of the project you are in: pass the run id (it works from any project), run the command in that project, or see every project\'s runs with ll-loop list --running --all-projects',
+        : "a loop name means the runs of the project you are in: pass the run id (it works from any project), run the command in that project, or see every project's runs with ll-loop list --running --all-projects",
       EXIT.usage,
     );
   }
@@ -93,7 +101,12 @@ export class RunNotFoundError extends CliError {
  * The error for a name that matched none of `project`'s runs, naming the runs of that name in
  * other projects when there are some (a name never reaches them; their run ids do).
  */
-export async function runNotFound(client: Client, target: string, what: string, project?: ProjectScope): Promise<RunNotFoundError> {
+export async function runNotFound(
+  client: Client,
+  target: string,
+  what: string,
+  project?: ProjectScope,
+): Promise<RunNotFoundError> {
   if (!project) return new RunNotFoundError(target, what);
   const elsewhere = await findRuns(client, target, { limit: 20 }).then(
     (runs) => runs.filter((r) => !inProject(r, project)),
@@ -107,14 +120,26 @@ function quote(value: string): string {
 }
 
 function summarize(info: WorkflowExecutionInfo): RunSummary {
-  const memo = (info.memo ?? {}) as { loop?: unknown; cwd?: unknown; version?: unknown; build_id?: unknown; action_queue?: unknown; parent?: unknown };
+  const memo = (info.memo ?? {}) as {
+    loop?: unknown;
+    cwd?: unknown;
+    version?: unknown;
+    build_id?: unknown;
+    action_queue?: unknown;
+    parent?: unknown;
+  };
   const attr = (name: string): unknown => info.typedSearchAttributes?.getAll().find((p) => p.key.name === name)?.value;
   const loopAttr = attr('LoopName');
   const status = info.status.name;
   const summary: RunSummary = {
     id: info.workflowId,
     temporalRunId: info.runId,
-    loop: typeof memo.loop === 'string' ? memo.loop : typeof loopAttr === 'string' ? loopAttr : info.workflowId.replace(/-\d{8}T\d{6}(-\d+)?$/, ''),
+    loop:
+      typeof memo.loop === 'string'
+        ? memo.loop
+        : typeof loopAttr === 'string'
+          ? loopAttr
+          : info.workflowId.replace(/-\d{8}T\d{6}(-\d+)?$/, ''),
     status,
     open: status === 'RUNNING',
     taskQueue: info.taskQueue,
@@ -150,9 +175,11 @@ async function collect(client: Client, query: string, limit: number): Promise<Ru
  */
 async function collectIn(client: Client, query: string, limit: number, project?: ProjectScope): Promise<RunSummary[]> {
   if (!project) return collect(client, query, limit);
-  const runs = await collect(client, `${query} AND (LoopCheckout = ${quote(project.key)} OR LoopCheckout IS NULL)`, limit).catch(() =>
-    collect(client, query, limit),
-  );
+  const runs = await collect(
+    client,
+    `${query} AND (LoopCheckout = ${quote(project.key)} OR LoopCheckout IS NULL)`,
+    limit,
+  ).catch(() => collect(client, query, limit));
   return runs.filter((r) => inProject(r, project));
 }
 
@@ -161,7 +188,11 @@ async function collectIn(client: Client, query: string, limit: number, project?:
  * `project` only, when given), newest first. Matching by name uses the LoopName search
  * attribute, and the workflow-id prefix where the attribute is not registered.
  */
-export async function findRuns(client: Client, target: string, opts: { openOnly?: boolean; limit?: number; project?: ProjectScope } = {}): Promise<RunSummary[]> {
+export async function findRuns(
+  client: Client,
+  target: string,
+  opts: { openOnly?: boolean; limit?: number; project?: ProjectScope } = {},
+): Promise<RunSummary[]> {
   const limit = opts.limit ?? 200;
   const open = opts.openOnly ? ` AND ExecutionStatus = 'Running'` : '';
   const base = `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}`;
@@ -176,7 +207,9 @@ export async function findRuns(client: Client, target: string, opts: { openOnly?
   try {
     byName = await collectIn(client, `${base} AND LoopName = ${quote(target)}`, limit, opts.project);
   } catch {
-    byName = (await collectIn(client, `${base} AND WorkflowId STARTS_WITH ${quote(`${target}-`)}`, limit, opts.project)).filter((r) => r.loop === target);
+    byName = (
+      await collectIn(client, `${base} AND WorkflowId STARTS_WITH ${quote(`${target}-`)}`, limit, opts.project)
+    ).filter((r) => r.loop === target);
   }
   return dedupe(byName).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
 }
@@ -194,10 +227,18 @@ export function scheduledRunId(target: string): string | undefined {
  * The loop runs of `project` (of every project without one), newest first (for `list --running`,
  * `list --failed` and history without a name); `where` narrows them with a visibility query.
  */
-export async function listRuns(client: Client, opts: { openOnly?: boolean; limit?: number; where?: string; project?: ProjectScope } = {}): Promise<RunSummary[]> {
+export async function listRuns(
+  client: Client,
+  opts: { openOnly?: boolean; limit?: number; where?: string; project?: ProjectScope } = {},
+): Promise<RunSummary[]> {
   const open = opts.openOnly ? ` AND ExecutionStatus = 'Running'` : '';
   const where = opts.where ? ` AND (${opts.where})` : '';
-  const runs = await collectIn(client, `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}${where}`, opts.limit ?? 200, opts.project);
+  const runs = await collectIn(
+    client,
+    `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}${where}`,
+    opts.limit ?? 200,
+    opts.project,
+  );
   return dedupe(runs).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
 }
 

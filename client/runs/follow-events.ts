@@ -22,7 +22,12 @@ const MIN_REPLAY_SPACING_MS = 200;
 /** How the chain ended, as far as its history goes. */
 export type RunEnd =
   | { status: 'completed'; result: ExecutionResult }
-  | { status: 'failed' | 'terminated' | 'timed_out' | 'canceled'; reason: string; result?: ExecutionResult; failure?: FailureInfo };
+  | {
+      status: 'failed' | 'terminated' | 'timed_out' | 'canceled';
+      reason: string;
+      result?: ExecutionResult;
+      failure?: FailureInfo;
+    };
 
 /** A failed run's ApplicationFailure: its type and first detail (e.g. `ScopeBusy` and who was in the way). */
 export interface FailureInfo {
@@ -71,21 +76,34 @@ function closeOf(e: HistoryEvent, history: HistoryEvent[]): RunEnd | undefined {
   const done = e.workflowExecutionCompletedEventAttributes;
   if (done) {
     const result = resultOf(decodeFirst<LoopRunResult>(done.result));
-    return result ? { status: 'completed', result } : { status: 'failed', reason: 'the workflow completed without a result' };
+    return result
+      ? { status: 'completed', result }
+      : { status: 'failed', reason: 'the workflow completed without a result' };
   }
   const failed = e.workflowExecutionFailedEventAttributes;
   if (failed) {
     const info = failed.failure?.applicationFailureInfo;
     const result = info?.type === LOOP_FAILED ? resultOf(decodeFirst<LoopRunResult>(info.details)) : undefined;
-    const failure: FailureInfo | undefined = info?.type ? { type: info.type, message: failed.failure?.message ?? '', details: decodeFirst<unknown>(info.details) } : undefined;
-    return { status: 'failed', reason: failureMessages(failed.failure).join(': ') || 'failed', ...(result ? { result } : {}), ...(failure ? { failure } : {}) };
+    const failure: FailureInfo | undefined = info?.type
+      ? { type: info.type, message: failed.failure?.message ?? '', details: decodeFirst<unknown>(info.details) }
+      : undefined;
+    return {
+      status: 'failed',
+      reason: failureMessages(failed.failure).join(': ') || 'failed',
+      ...(result ? { result } : {}),
+      ...(failure ? { failure } : {}),
+    };
   }
-  if (e.workflowExecutionTerminatedEventAttributes) return { status: 'terminated', reason: e.workflowExecutionTerminatedEventAttributes.reason || 'terminated' };
-  if (e.workflowExecutionTimedOutEventAttributes) return { status: 'timed_out', reason: 'the workflow execution timed out' };
+  if (e.workflowExecutionTerminatedEventAttributes)
+    return { status: 'terminated', reason: e.workflowExecutionTerminatedEventAttributes.reason || 'terminated' };
+  if (e.workflowExecutionTimedOutEventAttributes)
+    return { status: 'timed_out', reason: 'the workflow execution timed out' };
   if (e.workflowExecutionCanceledEventAttributes) {
     // A run of 0.4.0 or later records its end (memo `outcome`) before it closes as Canceled.
     const result = resultInHistory(history);
-    return result ? { status: 'canceled', reason: 'stopped', result } : { status: 'canceled', reason: 'cancelled before the loop recorded its end' };
+    return result
+      ? { status: 'canceled', reason: 'stopped', result }
+      : { status: 'canceled', reason: 'cancelled before the loop recorded its end' };
   }
   return undefined;
 }
@@ -152,7 +170,8 @@ class ChainFollower {
         history.push(...page.events);
         this.noteInput(page.events);
         this.noteChildren(page.events);
-        if (this.opts.follow && page.events.some((e) => e.workflowTaskCompletedEventAttributes)) await this.replay(history, false);
+        if (this.opts.follow && page.events.some((e) => e.workflowTaskCompletedEventAttributes))
+          await this.replay(history, false);
         const last = page.events.at(-1);
         const end = last ? closeOf(last, history) : undefined;
         if (end) this.end = end;
@@ -175,7 +194,10 @@ class ChainFollower {
     for (;;) {
       let current: { runId: string; count: number } | undefined;
       try {
-        for await (const page of historyPages(this.client, this.workflowId, { follow: this.opts.follow === true, ...(resumeAt ? { runId: resumeAt.runId } : {}) })) {
+        for await (const page of historyPages(this.client, this.workflowId, {
+          follow: this.opts.follow === true,
+          ...(resumeAt ? { runId: resumeAt.runId } : {}),
+        })) {
           if (disconnected) {
             disconnected = false;
             this.opts.onReconnect?.();
@@ -215,7 +237,13 @@ class ChainFollower {
       const gate = new Gate(this.startsAhead > 0);
       if (this.startsAhead > 0) this.startsAhead -= 1;
       else this.childGates.push(gate);
-      const child = new ChainFollower(this.client, id, { ...this.opts, onInput: undefined, onDisconnect: undefined, onReconnect: undefined }, this.depth + 1, gate);
+      const child = new ChainFollower(
+        this.client,
+        id,
+        { ...this.opts, onInput: undefined, onDisconnect: undefined, onReconnect: undefined },
+        this.depth + 1,
+        gate,
+      );
       this.children.push(
         child.run().then(
           () => void this.warnings.push(...child.warnings),
@@ -258,7 +286,9 @@ class ChainFollower {
       this.deliver(event);
     }
     if (replayed.error && final) {
-      this.warnings.push(`this ll-loop cannot interpret the history of ${this.workflowId} (${replayed.error.message.split('\n')[0]}); events after #${this.delivered} are missing`);
+      this.warnings.push(
+        `this ll-loop cannot interpret the history of ${this.workflowId} (${replayed.error.message.split('\n')[0]}); events after #${this.delivered} are missing`,
+      );
     }
   }
 
@@ -279,7 +309,11 @@ class ChainFollower {
 }
 
 /** The run's events (and how it ended), read from its history; with `follow`, until it closes. */
-export async function followEvents(client: Client, workflowId: string, opts: FollowEventsOptions = {}): Promise<FollowedRun> {
+export async function followEvents(
+  client: Client,
+  workflowId: string,
+  opts: FollowEventsOptions = {},
+): Promise<FollowedRun> {
   const follower = new ChainFollower(client, workflowId, opts);
   await follower.run();
   return { workflowId, events: follower.events, end: follower.end, input: follower.input, warnings: follower.warnings };

@@ -20,7 +20,13 @@ import { SCOPE_BUSY, type ScopeBusyDetails } from '../../workflows/scope-lock-de
 export { runInfo } from './run-info.js';
 
 /** The human progress display (as detailed as `detail` says), or nothing until the JSON result with `--json`. */
-export function createReporter(json: boolean, out: (text: string) => void, maxIterations: number, colour = false, detail: Detail = 'normal'): Reporter {
+export function createReporter(
+  json: boolean,
+  out: (text: string) => void,
+  maxIterations: number,
+  colour = false,
+  detail: Detail = 'normal',
+): Reporter {
   return json ? createJsonReporter(out) : createHumanReporter(out, createStyle(colour), maxIterations, detail);
 }
 
@@ -53,7 +59,10 @@ export async function followRun(f: FollowRun): Promise<number> {
         reporter.onStart?.(f.info);
       },
       onEvent: (event) => reporter?.onEvent(event),
-      onDisconnect: (why) => f.err(`note: lost the connection to Temporal (${why}); the run is safe on the server, waiting for it to come back\n`),
+      onDisconnect: (why) =>
+        f.err(
+          `note: lost the connection to Temporal (${why}); the run is safe on the server, waiting for it to come back\n`,
+        ),
       onReconnect: () => f.err('note: reconnected to Temporal\n'),
     });
   const followed = f.worker ? await f.worker.runUntil(follow) : await follow();
@@ -62,7 +71,12 @@ export async function followRun(f: FollowRun): Promise<number> {
 }
 
 /** The exit code of a followed run: its result's, or an error when it closed without one. */
-export function endOfRun(followed: FollowedRun, reporter: Reporter | undefined, info: RunInfo, json?: (text: string) => void): number {
+export function endOfRun(
+  followed: FollowedRun,
+  reporter: Reporter | undefined,
+  info: RunInfo,
+  json?: (text: string) => void,
+): number {
   const end = followed.end;
   // The run is over: the environment its command left (secrets included) goes now, whether or
   // not a worker saw it end (a run refused its scopes, or terminated, ends out of its sight).
@@ -76,9 +90,15 @@ export function endOfRun(followed: FollowedRun, reporter: Reporter | undefined, 
   // Denied its scopes (busy, removed from the queue, out of patience): exit 8, naming who holds them.
   const failure = end && end.status === 'failed' ? end.failure : undefined;
   if (failure?.type === SCOPE_BUSY) {
-    const busy = ScopeBusyError.fromFailure(info.instanceId, failure.message, failure.details as ScopeBusyDetails | undefined);
+    const busy = ScopeBusyError.fromFailure(
+      info.instanceId,
+      failure.message,
+      failure.details as ScopeBusyDetails | undefined,
+    );
     if (!json) throw busy;
-    json(`${JSON.stringify({ instance_id: info.instanceId, status: 'scope_busy', reason: failure.message, scope_busy: failure.details ?? null })}\n`);
+    json(
+      `${JSON.stringify({ instance_id: info.instanceId, status: 'scope_busy', reason: failure.message, scope_busy: failure.details ?? null })}\n`,
+    );
     return busy.exitCode;
   }
   const why = end ? `${end.status.replace('_', ' ')}: ${reason ?? ''}` : 'closed';
@@ -86,5 +106,9 @@ export function endOfRun(followed: FollowedRun, reporter: Reporter | undefined, 
     json(`${JSON.stringify({ instance_id: info.instanceId, status: end?.status ?? 'closed', reason })}\n`);
     return EXIT.runError;
   }
-  throw new CliError(`run ${info.instanceId} ended without a result (${why})`, `continue it from where it was with: ll-loop resume ${info.instanceId}`, EXIT.runError);
+  throw new CliError(
+    `run ${info.instanceId} ended without a result (${why})`,
+    `continue it from where it was with: ll-loop resume ${info.instanceId}`,
+    EXIT.runError,
+  );
 }

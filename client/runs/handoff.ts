@@ -10,7 +10,10 @@ import { resumeHandoffUpdate, statusQuery } from '../../workflows/definitions.js
  * When run `id` waits on a handoff, tell it to continue; the state that runs again, or undefined
  * when it waits on none. The status is asked first, so a run that does not wait is left alone.
  */
-export async function continueHandoff(client: Client, id: string): Promise<{ state: string; payload: string } | undefined> {
+export async function continueHandoff(
+  client: Client,
+  id: string,
+): Promise<{ state: string; payload: string } | undefined> {
   const handle = client.workflow.getHandle(id);
   const status = await handle.query(statusQuery);
   if (status.phase !== 'handoff' || status.handoff === undefined) return undefined;

@@ -13,7 +13,10 @@ export interface Interrupt {
 }
 
 /** Install the handlers; returns the function that removes them. */
-export function onInterrupt(cancel: () => void, err: (text: string) => void = (t) => process.stderr.write(t)): () => void {
+export function onInterrupt(
+  cancel: () => void,
+  err: (text: string) => void = (t) => process.stderr.write(t),
+): () => void {
   let count = 0;
   const handler = () => {
     count += 1;

@@ -11,11 +11,21 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 
 /** Throws a CliError naming the first key variable the run needs that `env` does not set. */
-export function checkProviderKeys(def: LoopDefinition, env: NodeJS.ProcessEnv, command: 'run' | 'resume' = 'run'): void {
+export function checkProviderKeys(
+  def: LoopDefinition,
+  env: NodeJS.ProcessEnv,
+  command: 'run' | 'resume' = 'run',
+): void {
   const missing = requiredKeys(def, llmJudged(def)).filter((k) => !env[k.variable]);
   const first = missing[0];
   if (first === undefined) return;
-  const more = missing.length > 1 ? ` (and ${missing.slice(1).map((k) => k.variable).join(', ')})` : '';
+  const more =
+    missing.length > 1
+      ? ` (and ${missing
+          .slice(1)
+          .map((k) => k.variable)
+          .join(', ')})`
+      : '';
   const use = first.role === 'prompt' ? 'runs its prompt through' : 'is judged by';
   throw new CliError(
     `loop ${def.name}: state "${first.state}" ${use} the ${first.provider} API, but ${first.variable} is not set${more}; nothing was ${command === 'run' ? 'run' : 'resumed'}`,

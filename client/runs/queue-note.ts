@@ -11,7 +11,12 @@ import { bounded } from './run-target.js';
  * with the run's first event, which comes only once it holds its scopes). Stops asking once the
  * run holds its scopes or has closed.
  */
-export function noteWhileQueued(client: Client, workflowId: string, lock: ScopeLockRequest | undefined, err: (text: string) => void): void {
+export function noteWhileQueued(
+  client: Client,
+  workflowId: string,
+  lock: ScopeLockRequest | undefined,
+  err: (text: string) => void,
+): void {
   if (!lock?.wait) return;
   const handle = client.workflow.getHandle(workflowId);
   void (async () => {
@@ -22,7 +27,9 @@ export function noteWhileQueued(client: Client, workflowId: string, lock: ScopeL
       if (status === undefined) continue;
       if (!status.lock || status.lock.state === 'held' || status.result) return;
       if (status.lock.holder) {
-        err(`note: waiting for scope ${status.lock.scopes.join(', ')} behind ${status.lock.holder} (--queue); see the queue with ll-loop queue list\n`);
+        err(
+          `note: waiting for scope ${status.lock.scopes.join(', ')} behind ${status.lock.holder} (--queue); see the queue with ll-loop queue list\n`,
+        );
         return;
       }
     }

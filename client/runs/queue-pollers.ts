@@ -20,7 +20,12 @@ export interface QueueWorker {
 }
 
 /** `kind`: which tasks — workflow tasks or activity (action) tasks. */
-export async function queueWorkers(client: Client, taskQueue: string, kind: 'workflow' | 'activity' = 'workflow', now = Date.now()): Promise<QueueWorker[]> {
+export async function queueWorkers(
+  client: Client,
+  taskQueue: string,
+  kind: 'workflow' | 'activity' = 'workflow',
+  now = Date.now(),
+): Promise<QueueWorker[]> {
   const res = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
     taskQueue: { name: taskQueue },

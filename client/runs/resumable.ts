@@ -11,7 +11,12 @@ import { upgradeSnapshot } from '../../fsm/snapshot-upgrade.js';
 import type { Snapshot } from '../../fsm/snapshot.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';
-import { LOOP_FAILED, LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import {
+  LOOP_FAILED,
+  LOOP_WORKFLOW_TYPE,
+  type LoopRunResult,
+  type LoopWorkflowInput,
+} from '../../workflows/definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { resultInFailure } from './run-result.js';
@@ -55,7 +60,9 @@ export class RunDirectoryMissingError extends CliError {
       cwd === undefined
         ? `run ${id} does not record its project directory (memo "cwd"), so its actions have nowhere to run`
         : `run ${id} runs its actions in ${cwd}, which does not exist on this machine`,
-      cwd === undefined ? 'resume runs that ll-loop started' : `resume it on the machine (and in the project) where it was started, from ${cwd}`,
+      cwd === undefined
+        ? 'resume runs that ll-loop started'
+        : `resume it on the machine (and in the project) where it was started, from ${cwd}`,
       EXIT.usage,
     );
   }
@@ -70,7 +77,12 @@ export class SnapshotUnavailableError extends CliError {
 }
 
 /** Memo fields ll-loop sets on every run. */
-export function memoOf(description: WorkflowExecutionDescription): { cwd?: string; file?: string; loop?: string; resumed_from?: string } {
+export function memoOf(description: WorkflowExecutionDescription): {
+  cwd?: string;
+  file?: string;
+  loop?: string;
+  resumed_from?: string;
+} {
   const memo = (description.memo ?? {}) as Record<string, unknown>;
   const pick = (k: string) => (typeof memo[k] === 'string' ? { [k]: memo[k] as string } : {});
   return { ...pick('cwd'), ...pick('file'), ...pick('loop'), ...pick('resumed_from') };
@@ -98,7 +110,12 @@ export async function inspectRun(client: Client, id: string): Promise<RunConditi
   if (status === 'RUNNING') return { kind: 'open', id, description };
   // A run of 0.4.0 or later that did not succeed failed with its result (LoopFailed); it may
   // still have ended in a terminal state (a `failure: true` one), which is not resumable.
-  const result = status === 'COMPLETED' ? ((await handle.result()) as ExecutionResult) : status === 'FAILED' ? await handle.result().then(() => undefined, resultInFailure) : undefined;
+  const result =
+    status === 'COMPLETED'
+      ? ((await handle.result()) as ExecutionResult)
+      : status === 'FAILED'
+        ? await handle.result().then(() => undefined, resultInFailure)
+        : undefined;
   if (!result) return { kind: 'stopped', id, description, reason: status.toLowerCase().replace('_', ' ') };
   if (result.terminated_by === 'terminal') return { kind: 'finished', id, description, result };
   return { kind: 'stopped', id, description, reason: result.terminated_by.replace('_', ' ') };
@@ -176,11 +193,19 @@ export async function snapshotOfClosedRun(client: Client, id: string): Promise<S
     try {
       const replayed = await replayer.replay({ events: last.events }, id);
       if (replayed.state) return upgradeSnapshot(replayed.state.snapshot);
-      throw new Error(replayed.error ? `this ll-loop cannot interpret its history (${replayed.error.message.split('\n')[0]})` : 'the run never reported a state');
+      throw new Error(
+        replayed.error
+          ? `this ll-loop cannot interpret its history (${replayed.error.message.split('\n')[0]})`
+          : 'the run never reported a state',
+      );
     } finally {
       await replayer.close();
     }
   } catch (err) {
-    throw new SnapshotUnavailableError(id, (err as Error).message, 'if the run never got going, start a new one with ll-loop run <loop>; with LL_DEBUG=1 the stack is shown');
+    throw new SnapshotUnavailableError(
+      id,
+      (err as Error).message,
+      'if the run never got going, start a new one with ll-loop run <loop>; with LL_DEBUG=1 the stack is shown',
+    );
   }
 }

@@ -34,7 +34,11 @@ export interface ResumeDefinitionRequest {
 export class NoDefinitionError extends CliError {
   override readonly name = 'NoDefinitionError';
   constructor(runId: string, file: string | undefined) {
-    super(`cannot resume ${runId}: its loop file ${file ?? '(none recorded)'} is gone and its start input could not be read`, 'start a new run with ll-loop run <loop>', EXIT.usage);
+    super(
+      `cannot resume ${runId}: its loop file ${file ?? '(none recorded)'} is gone and its start input could not be read`,
+      'start a new run with ll-loop run <loop>',
+      EXIT.usage,
+    );
   }
 }
 
@@ -47,7 +51,8 @@ function literal(value: string): string {
 /** The stopped run's string context values, as literals (they were resolved when it started). */
 function previousContext(previous: LoopWorkflowInput | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(previous?.definition.context ?? {})) if (typeof value === 'string') out[key] = literal(value);
+  for (const [key, value] of Object.entries(previous?.definition.context ?? {}))
+    if (typeof value === 'string') out[key] = literal(value);
   return out;
 }
 
@@ -56,15 +61,30 @@ function previousContext(previous: LoopWorkflowInput | undefined): Record<string
  * run's own definition had to be used).
  * @throws CliError when the file is there but no longer valid (diagnostics are printed first)
  */
-export function definitionForResume(req: ResumeDefinitionRequest): { definition: LoopDefinition; file: string; fromFile: boolean } {
+export function definitionForResume(req: ResumeDefinitionRequest): {
+  definition: LoopDefinition;
+  file: string;
+  fromFile: boolean;
+} {
   const context = { ...previousContext(req.previous), ...req.context };
   if (req.file !== undefined && existsSync(req.file)) {
     // The stopped run's own keys are accepted as they are: only keys new on this command line are checked.
-    const checked = { refuseUnusedContext: req.refuseUnusedContext === true, acceptedContext: Object.keys(previousContext(req.previous)) };
-    const loaded = loadLoopFile(req.file, { context, ...checked, ...(req.maxIterations === undefined ? {} : { maxIterations: req.maxIterations }) });
+    const checked = {
+      refuseUnusedContext: req.refuseUnusedContext === true,
+      acceptedContext: Object.keys(previousContext(req.previous)),
+    };
+    const loaded = loadLoopFile(req.file, {
+      context,
+      ...checked,
+      ...(req.maxIterations === undefined ? {} : { maxIterations: req.maxIterations }),
+    });
     if (!loaded.definition) {
       printDiagnostics(loaded.diagnostics, req.json, req.out, req.err);
-      throw new CliError(`${req.file} is not a valid loop any more; nothing was resumed`, 'fix the errors above, then resume again', EXIT.usage);
+      throw new CliError(
+        `${req.file} is not a valid loop any more; nothing was resumed`,
+        'fix the errors above, then resume again',
+        EXIT.usage,
+      );
     }
     return { definition: loaded.definition, file: req.file, fromFile: true };
   }
@@ -72,11 +92,19 @@ export function definitionForResume(req: ResumeDefinitionRequest): { definition:
   const old = req.previous.definition;
   if (req.refuseUnusedContext) {
     const fresh = Object.keys(req.context).filter((k) => !Object.hasOwn(old.context, k));
-    checkContextKeys(fresh, usedContextKeys(old as unknown as Record<string, unknown>, dirname(req.file ?? '.'), resolveLoopFile), old.name);
+    checkContextKeys(
+      fresh,
+      usedContextKeys(old as unknown as Record<string, unknown>, dirname(req.file ?? '.'), resolveLoopFile),
+      old.name,
+    );
   }
   const definition: LoopDefinition = {
     ...old,
-    context: resolveContext({ ...previousContext(req.previous), ...Object.fromEntries(Object.entries(old.context).filter(([, v]) => typeof v !== 'string')), ...req.context }),
+    context: resolveContext({
+      ...previousContext(req.previous),
+      ...Object.fromEntries(Object.entries(old.context).filter(([, v]) => typeof v !== 'string')),
+      ...req.context,
+    }),
     ...(req.maxIterations === undefined ? {} : { max_iterations: req.maxIterations }),
   };
   return { definition, file: req.file ?? '', fromFile: false };

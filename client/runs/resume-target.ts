@@ -23,7 +23,11 @@ export class NothingToResumeError extends CliError {
       latest?.kind === 'finished'
         ? `; its latest run ${latest.id} finished at its terminal state ${latest.result.final_state}`
         : '; every stopped run of it has been resumed already';
-    super(`no run of ${loop} can be resumed${detail}`, `start a new run with ll-loop run ${loop}, or pass a run id (ll-loop history ${loop})`, EXIT.usage);
+    super(
+      `no run of ${loop} can be resumed${detail}`,
+      `start a new run with ll-loop run ${loop}, or pass a run id (ll-loop history ${loop})`,
+      EXIT.usage,
+    );
   }
 }
 

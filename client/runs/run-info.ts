@@ -10,6 +10,8 @@ export function runInfo(endpoint: TemporalEndpoint & { uiUrl?: string }, cwd: st
   return {
     instanceId,
     eventsFile: eventsPath(cwd, instanceId),
-    ...(endpoint.uiUrl ? { uiUrl: `${endpoint.uiUrl}/namespaces/${endpoint.namespace}/workflows/${encodeURIComponent(instanceId)}` } : {}),
+    ...(endpoint.uiUrl
+      ? { uiUrl: `${endpoint.uiUrl}/namespaces/${endpoint.namespace}/workflows/${encodeURIComponent(instanceId)}` }
+      : {}),
   };
 }

@@ -47,7 +47,13 @@ export function mayHaveResult(status: string): boolean {
 
 function isResult(value: unknown): value is ExecutionResult {
   const v = value as Partial<ExecutionResult> | null;
-  return typeof v === 'object' && v !== null && typeof v.loop === 'string' && typeof v.terminated_by === 'string' && typeof v.final_state === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.loop === 'string' &&
+    typeof v.terminated_by === 'string' &&
+    typeof v.final_state === 'string'
+  );
 }
 
 /** Captured values too large for the memo are named there (null): the result leaves them out. */

@@ -9,7 +9,14 @@ import type { ExecutionResult } from '../../fsm/types.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { AmbiguousRunError, findRuns, runNotFound, scheduledRunId, type ProjectScope, type RunSummary } from './find-runs.js';
+import {
+  AmbiguousRunError,
+  findRuns,
+  runNotFound,
+  scheduledRunId,
+  type ProjectScope,
+  type RunSummary,
+} from './find-runs.js';
 import { resultInFailure, resultInMemo } from './run-result.js';
 
 /** How long a status query may wait for a worker before the run counts as having none. */
@@ -34,7 +41,11 @@ export class RunNotOpenError extends CliError {
  *
  * @throws RunNotFoundError, AmbiguousRunError, RunNotOpenError (when `latest` is false)
  */
-export async function resolveRun(client: Client, target: string, opts: { latest: boolean; project?: ProjectScope }): Promise<RunSummary> {
+export async function resolveRun(
+  client: Client,
+  target: string,
+  opts: { latest: boolean; project?: ProjectScope },
+): Promise<RunSummary> {
   const runs = await findRuns(client, target, opts.project ? { project: opts.project } : {});
   const exact = runs.find((r) => r.id === target || r.id === scheduledRunId(target));
   if (exact) {
@@ -57,10 +68,17 @@ export async function resolveRun(client: Client, target: string, opts: { latest:
  */
 export type LiveStatus = LoopStatus & { elapsed_ms: number };
 
-export async function queryStatus(connection: Connection, handle: WorkflowHandle, timeoutMs = QUERY_TIMEOUT_MS): Promise<LiveStatus | null> {
+export async function queryStatus(
+  connection: Connection,
+  handle: WorkflowHandle,
+  timeoutMs = QUERY_TIMEOUT_MS,
+): Promise<LiveStatus | null> {
   try {
     const status = await bounded(connection, timeoutMs, () => handle.query(statusQuery));
-    return { ...status, elapsed_ms: status.result ? status.result.duration_ms : Math.max(0, Date.now() - status.started_at_ms) };
+    return {
+      ...status,
+      elapsed_ms: status.result ? status.result.duration_ms : Math.max(0, Date.now() - status.started_at_ms),
+    };
   } catch (err) {
     if (isTimeout(err)) return null;
     throw err;
@@ -83,7 +101,11 @@ export { mayHaveResult } from './run-result.js';
  * A closed run's result, however the workflow closed (client/runs/run-result.ts); `undefined`
  * when it ended without one (terminated, crashed) or did not answer in time.
  */
-export async function closedResult(connection: Connection, handle: WorkflowHandle, timeoutMs = 5_000): Promise<ExecutionResult | undefined> {
+export async function closedResult(
+  connection: Connection,
+  handle: WorkflowHandle,
+  timeoutMs = 5_000,
+): Promise<ExecutionResult | undefined> {
   try {
     return (await bounded(connection, timeoutMs, () => handle.result())) as ExecutionResult;
   } catch (err) {
@@ -96,7 +118,11 @@ export async function closedResult(connection: Connection, handle: WorkflowHandl
 }
 
 /** Run `fn` with a gRPC deadline, and a timer in case the call ignores it. */
-export async function bounded<T>(connection: Pick<Connection, 'withDeadline'>, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+export async function bounded<T>(
+  connection: Pick<Connection, 'withDeadline'>,
+  timeoutMs: number,
+  fn: () => Promise<T>,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new BoundedTimeout(timeoutMs)), timeoutMs + 500);
@@ -120,7 +146,11 @@ class BoundedTimeout extends Error {
  * answers when the deadline it was passed runs out first. Possibly wrapped (ServiceError).
  */
 export function isTimeout(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth += 1) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth += 1
+  ) {
     if (e instanceof BoundedTimeout || e.code === 4 || e.code === 1) return true;
   }
   return false;

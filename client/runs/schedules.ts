@@ -6,7 +6,14 @@
  */
 import { buildInfo } from '../../worker/build-info.js';
 import { checkoutKey } from '../../worker/checkout.js';
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleSummary } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleDescription,
+  type ScheduleSummary,
+} from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
@@ -34,8 +41,15 @@ export class LoopScheduleNotFoundError extends CliError {
 /** A schedule with this id exists already. */
 export class LoopScheduleExistsError extends CliError {
   override readonly name = 'LoopScheduleExistsError';
-  constructor(readonly scheduleId: string, loop: string) {
-    super(`schedule ${scheduleId} already exists`, `delete it first (ll-loop schedule delete ${loop}), then create it again`, EXIT.usage);
+  constructor(
+    readonly scheduleId: string,
+    loop: string,
+  ) {
+    super(
+      `schedule ${scheduleId} already exists`,
+      `delete it first (ll-loop schedule delete ${loop}), then create it again`,
+      EXIT.usage,
+    );
   }
 }
 
@@ -105,7 +119,10 @@ export type OverlapName = keyof typeof OVERLAP_POLICIES;
 export function overlapOf(name: string | undefined): OverlapName {
   if (name === undefined) return 'skip';
   if (Object.hasOwn(OVERLAP_POLICIES, name)) return name as OverlapName;
-  throw new UsageError(`--overlap ${name} is not an overlap policy`, `use one of ${Object.keys(OVERLAP_POLICIES).join(', ')}`);
+  throw new UsageError(
+    `--overlap ${name} is not an overlap policy`,
+    `use one of ${Object.keys(OVERLAP_POLICIES).join(', ')}`,
+  );
 }
 
 /**
@@ -141,7 +158,11 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
   const input: LoopWorkflowInput = {
     definition,
     // Every run closes as it ended (a failed run is Failed: `--pause-on-failure` pauses on it).
-    options: recordedRunOptions({ placement: { cwd, searchAttributes: req.searchAttributes }, tuning: { localActivityMaxTimeoutS: req.localActivityMaxTimeoutS }, rules: CURRENT_RUN_RULES }),
+    options: recordedRunOptions({
+      placement: { cwd, searchAttributes: req.searchAttributes },
+      tuning: { localActivityMaxTimeoutS: req.localActivityMaxTimeoutS },
+      rules: CURRENT_RUN_RULES,
+    }),
     ...(req.lock ? { lock: req.lock } : {}),
     ...(req.dataContext?.length ? { dataContext: req.dataContext } : {}),
   };
@@ -161,7 +182,8 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
         args: [input],
         memo,
         staticSummary: `ll-loop: ${definition.name} (scheduled)`.slice(0, 190),
-        staticDetails: `${detailsDescription(definition.description)}\n\nschedule: ${scheduleId}\nfile: ${file}\ncwd: ${cwd}`.trim(),
+        staticDetails:
+          `${detailsDescription(definition.description)}\n\nschedule: ${scheduleId}\nfile: ${file}\ncwd: ${cwd}`.trim(),
         ...(req.searchAttributes
           ? {
               typedSearchAttributes: [
@@ -179,14 +201,22 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
   } catch (err) {
     if (err instanceof ScheduleAlreadyRunning) throw new LoopScheduleExistsError(scheduleId, definition.name);
     if (err instanceof TypeError && 'cron' in when) {
-      throw new UsageError(`--cron "${when.cron}" is not a valid cron expression: ${err.message}`, 'write five fields: minute hour day-of-month month day-of-week, e.g. "0 * * * *"');
+      throw new UsageError(
+        `--cron "${when.cron}" is not a valid cron expression: ${err.message}`,
+        'write five fields: minute hour day-of-month month day-of-week, e.g. "0 * * * *"',
+      );
     }
     throw err;
   }
   return describeLoopSchedule(client, definition.name);
 }
 
-function memoOf(s: ScheduleSummary | ScheduleDescription): { loop?: string; file?: string; cwd?: string; when?: string } {
+function memoOf(s: ScheduleSummary | ScheduleDescription): {
+  loop?: string;
+  file?: string;
+  cwd?: string;
+  when?: string;
+} {
   const memo = (s.memo ?? {}) as Record<string, unknown>;
   const text = (k: string) => (typeof memo[k] === 'string' ? (memo[k] as string) : undefined);
   const out: { loop?: string; file?: string; cwd?: string; when?: string } = {};
@@ -197,7 +227,10 @@ function memoOf(s: ScheduleSummary | ScheduleDescription): { loop?: string; file
   return out;
 }
 
-function infoOf(s: ScheduleSummary | ScheduleDescription, extra: { pauseOnFailure: boolean; taskQueue?: string }): LoopScheduleInfo {
+function infoOf(
+  s: ScheduleSummary | ScheduleDescription,
+  extra: { pauseOnFailure: boolean; taskQueue?: string },
+): LoopScheduleInfo {
   const memo = memoOf(s);
   const info: LoopScheduleInfo = {
     id: s.scheduleId,
@@ -226,7 +259,10 @@ async function onSchedule<T>(scheduleId: string, fn: () => Promise<T>): Promise<
 }
 
 /** The schedule of loop `loop`, in full. */
-export async function describeLoopSchedule(client: Client, loop: string): Promise<LoopScheduleInfo & { running: string[]; actionsTaken: number }> {
+export async function describeLoopSchedule(
+  client: Client,
+  loop: string,
+): Promise<LoopScheduleInfo & { running: string[]; actionsTaken: number }> {
   const id = scheduleIdFor(loop);
   const d = await onSchedule(id, () => client.schedule.getHandle(id).describe());
   return {
@@ -245,7 +281,12 @@ export async function listLoopSchedules(client: Client): Promise<LoopScheduleInf
   }
   // The summary lacks the policies; describe each (few schedules per project).
   const withPolicies = await Promise.all(
-    out.map((s) => describeLoopSchedule(client, s.loop).then((d) => ({ ...s, pauseOnFailure: d.pauseOnFailure, ...(d.taskQueue ? { taskQueue: d.taskQueue } : {}) }), () => s)),
+    out.map((s) =>
+      describeLoopSchedule(client, s.loop).then(
+        (d) => ({ ...s, pauseOnFailure: d.pauseOnFailure, ...(d.taskQueue ? { taskQueue: d.taskQueue } : {}) }),
+        () => s,
+      ),
+    ),
   );
   return withPolicies.sort((a, b) => a.id.localeCompare(b.id));
 }
@@ -254,7 +295,11 @@ export async function listLoopSchedules(client: Client): Promise<LoopScheduleInf
 export async function setLoopSchedulePaused(client: Client, loop: string, paused: boolean): Promise<void> {
   const id = scheduleIdFor(loop);
   const handle = client.schedule.getHandle(id);
-  await onSchedule(id, () => (paused ? handle.pause('paused with ll-loop schedule pause') : handle.unpause('unpaused with ll-loop schedule unpause')));
+  await onSchedule(id, () =>
+    paused
+      ? handle.pause('paused with ll-loop schedule pause')
+      : handle.unpause('unpaused with ll-loop schedule unpause'),
+  );
 }
 
 /**
@@ -290,7 +335,13 @@ export async function deleteLoopSchedule(client: Client, loop: string): Promise<
  * missed runs of a period, e.g. while the machine was off), started now under `overlap`
  * (default: the schedule's own policy).
  */
-export async function backfillLoopSchedule(client: Client, loop: string, start: Date, end: Date, overlap?: OverlapName): Promise<void> {
+export async function backfillLoopSchedule(
+  client: Client,
+  loop: string,
+  start: Date,
+  end: Date,
+  overlap?: OverlapName,
+): Promise<void> {
   const id = scheduleIdFor(loop);
   const handle = client.schedule.getHandle(id);
   const own = ((await onSchedule(id, () => handle.describe())).memo?.overlap as OverlapName | undefined) ?? 'skip';

@@ -10,7 +10,12 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import { claimedScopes } from '../../fsm/scopes.js';
 import { shortHash, type Checkout } from '../../worker/checkout.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
-import { SCOPE_LOCK_ID_PREFIX, SCOPE_QUEUE_MEMO_KEY, scopeBusyMessage, type ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
+import {
+  SCOPE_LOCK_ID_PREFIX,
+  SCOPE_QUEUE_MEMO_KEY,
+  scopeBusyMessage,
+  type ScopeBusyDetails,
+} from '../../workflows/scope-lock-definitions.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { bounded } from './run-target.js';
@@ -37,9 +42,17 @@ export interface LockOptions {
  * queue: a portable run's `repo:<repository>`). Scopes are normalised against the root; a scope
  * outside it (which the loader already rejects in files) is a usage error.
  */
-export function lockRequestFor(definition: LoopDefinition, checkout: Pick<Checkout, 'root' | 'lockDomain' | 'queue'>, opts: LockOptions): ScopeLockRequest {
+export function lockRequestFor(
+  definition: LoopDefinition,
+  checkout: Pick<Checkout, 'root' | 'lockDomain' | 'queue'>,
+  opts: LockOptions,
+): ScopeLockRequest {
   const { scopes, problems } = claimedScopes(definition.scope, checkout.root);
-  if (problems.length) throw new UsageError(`loop "${definition.name}": ${problems.map((p) => p.message).join('; ')}`, `use scope paths inside ${checkout.root}`);
+  if (problems.length)
+    throw new UsageError(
+      `loop "${definition.name}": ${problems.map((p) => p.message).join('; ')}`,
+      `use scope paths inside ${checkout.root}`,
+    );
   return {
     domain: checkout.lockDomain,
     workflowId: lockWorkflowId(checkout.lockDomain),
@@ -82,7 +95,11 @@ export class ScopeBusyError extends CliError {
  * `lock.scopes`. Runs that wait (`--queue`) are not checked. Anything uncertain (no lock
  * workflow, no answer within 2 s) lets the run start: its own request decides.
  */
-export async function precheckScopes(client: Client, lock: ScopeLockRequest, timeoutMs = PRECHECK_TIMEOUT_MS): Promise<void> {
+export async function precheckScopes(
+  client: Client,
+  lock: ScopeLockRequest,
+  timeoutMs = PRECHECK_TIMEOUT_MS,
+): Promise<void> {
   if (lock.wait) return;
   let blockers: Blocker[];
   try {
@@ -94,5 +111,10 @@ export async function precheckScopes(client: Client, lock: ScopeLockRequest, tim
     return;
   }
   if (blockers.length === 0) return;
-  throw new ScopeBusyError(`${scopeBusyMessage(lock.scopes, describeBlocker(blockers[0]))}; nothing was started`, { scopes: lock.scopes, blockers, reason: 'busy', domain: lock.domain });
+  throw new ScopeBusyError(`${scopeBusyMessage(lock.scopes, describeBlocker(blockers[0]))}; nothing was started`, {
+    scopes: lock.scopes,
+    blockers,
+    reason: 'busy',
+    domain: lock.domain,
+  });
 }

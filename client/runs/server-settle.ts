@@ -20,7 +20,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * which a server that has just started may not have loaded yet.
  */
 export function isTransientServerError(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth += 1) {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth += 1
+  ) {
     if (e.code === 14 || e.code === 8 || e.code === 10) return true;
     if (e.code === 5 && /namespace/i.test(String(e.message))) return true;
   }
@@ -56,7 +60,11 @@ export async function awaitNamespace(connection: Connection, namespace: string, 
  * The run's status query (client/runs/run-target.ts queryStatus), tried again on transient errors
  * until `deadline`; with `restarted`, a run no worker answered for yet is asked again too.
  */
-export async function queryStatusSettled(connection: Connection, handle: WorkflowHandle, opts: { restarted: boolean; deadline: number }): Promise<LiveStatus | null> {
+export async function queryStatusSettled(
+  connection: Connection,
+  handle: WorkflowHandle,
+  opts: { restarted: boolean; deadline: number },
+): Promise<LiveStatus | null> {
   for (;;) {
     const live = await retryTransient(opts.deadline, () => queryStatus(connection, handle));
     if (live !== null || !opts.restarted || Date.now() > opts.deadline) return live;

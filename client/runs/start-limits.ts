@@ -12,7 +12,9 @@ const DETAILS_DESCRIPTION_CHARS = 2_000;
 export function detailsDescription(description: string | undefined): string {
   if (!description) return '';
   const chars = [...description];
-  return chars.length <= DETAILS_DESCRIPTION_CHARS ? description : `${chars.slice(0, DETAILS_DESCRIPTION_CHARS - 1).join('')}…`;
+  return chars.length <= DETAILS_DESCRIPTION_CHARS
+    ? description
+    : `${chars.slice(0, DETAILS_DESCRIPTION_CHARS - 1).join('')}…`;
 }
 
 /** gRPC INVALID_ARGUMENT, Temporal's answer to a payload over its blob limit. */
@@ -25,7 +27,7 @@ export function payloadRefusal(err: unknown, inputBytes: number): CliError | und
       return new CliError(
         `Temporal refused to start the run: its input is ${sizeText(inputBytes)}, over this server's payload limit ` +
           `(${sizeText(TEMPORAL_PAYLOAD_LIMIT)} by default, limit.blobSize.error)`,
-        'keep large text in files the actions read instead of in the loop file or its context values, or raise the server\'s limit.blobSize.error',
+        "keep large text in files the actions read instead of in the loop file or its context values, or raise the server's limit.blobSize.error",
         EXIT.usage,
       );
     }

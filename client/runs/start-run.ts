@@ -5,10 +5,19 @@
  */
 import { buildInfo } from '../../worker/build-info.js';
 import { removeRunEnv, serverKey, writeRunEnv } from '../../worker/run-env.js';
-import { WorkflowExecutionAlreadyStartedError, type Client, type Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type Connection,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { defineSearchAttributeKey, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import type { LOOP_WORKFLOW_TYPE as LoopWorkflowType, LoopWorkflowInput, ScopeLockRequest } from '../../workflows/definitions.js';
+import type {
+  LOOP_WORKFLOW_TYPE as LoopWorkflowType,
+  LoopWorkflowInput,
+  ScopeLockRequest,
+} from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import { recordedRunOptions } from '../../workflows/run-options.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
@@ -106,13 +115,19 @@ export interface StartRunRequest {
  * WorkflowExecutionAlreadyStartedError for the caller to explain. A run whose scopes are busy
  * (and that would not wait) is refused with ScopeBusyError before anything is started.
  */
-export async function startLoopRun(req: StartRunRequest): Promise<{ handle: LoopHandle; instanceId: string; taskQueue: string }> {
+export async function startLoopRun(
+  req: StartRunRequest,
+): Promise<{ handle: LoopHandle; instanceId: string; taskQueue: string }> {
   const { client, definition, file, cwd, searchAttributes } = req;
   if (req.lock) await precheckScopes(client, req.lock);
   const inputFor = (workflowId: string): LoopWorkflowInput => ({
     definition,
     options: {
-      ...recordedRunOptions({ placement: { cwd, searchAttributes }, tuning: { localActivityMaxTimeoutS: localActivityMax() }, rules: CURRENT_RUN_RULES }),
+      ...recordedRunOptions({
+        placement: { cwd, searchAttributes },
+        tuning: { localActivityMaxTimeoutS: localActivityMax() },
+        rules: CURRENT_RUN_RULES,
+      }),
       ...(typeof req.options === 'function' ? req.options(workflowId) : req.options),
     },
     ...(req.continueFrom ? { continueFrom: req.continueFrom } : {}),
@@ -147,7 +162,8 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
       args: [inputFor(workflowId)],
       memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
-      staticDetails: `${detailsDescription(definition.description)}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),
+      staticDetails:
+        `${detailsDescription(definition.description)}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),
       // A run id names one run, from any project: an id used before, even by a run that has
       // closed (another project's run of a loop of the same name in the same second), is a clash.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -179,6 +195,15 @@ export async function startLoopRun(req: StartRunRequest): Promise<{ handle: Loop
  * Whether runs on this server can carry ll-loop's search attributes: always on the embedded
  * server (registered at start-up), elsewhere when they are (or can be) registered.
  */
-export async function searchAttributesAvailable(endpoint: { mode?: 'external' | 'embedded'; namespace: string }, connection: Connection): Promise<boolean> {
-  return endpoint.mode === 'embedded' || ensureSearchAttributes(connection, endpoint.namespace).then(() => true, () => false);
+export async function searchAttributesAvailable(
+  endpoint: { mode?: 'external' | 'embedded'; namespace: string },
+  connection: Connection,
+): Promise<boolean> {
+  return (
+    endpoint.mode === 'embedded' ||
+    ensureSearchAttributes(connection, endpoint.namespace).then(
+      () => true,
+      () => false,
+    )
+  );
 }

@@ -9,7 +9,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 /** One event of a workflow history, as the SDK decodes it (protobuf object). */
 export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
-type Payloads = { payloads?: Array<Parameters<typeof defaultPayloadConverter.fromPayload>[0]> | null } | null | undefined;
+type Payloads =
+  { payloads?: Array<Parameters<typeof defaultPayloadConverter.fromPayload>[0]> | null } | null | undefined;
 type Timestamp = { seconds?: unknown; nanos?: number | null } | null | undefined;
 type Failure = { message?: string | null; cause?: Failure | null; canceledFailureInfo?: unknown } | null | undefined;
 
@@ -69,7 +70,11 @@ export interface HistoryPage {
  * Every page of the chain's history, in order, starting at its first run. With `follow`, an open
  * run is long-polled (`waitNewEvent`) until it closes, so pages arrive as the run progresses.
  */
-export async function* historyPages(client: Client, workflowId: string, opts: { follow?: boolean; runId?: string } = {}): AsyncGenerator<HistoryPage> {
+export async function* historyPages(
+  client: Client,
+  workflowId: string,
+  opts: { follow?: boolean; runId?: string } = {},
+): AsyncGenerator<HistoryPage> {
   let runId: string | undefined = opts.runId ?? (await firstRunId(client, workflowId));
   while (runId) {
     let token: Uint8Array | null | undefined;

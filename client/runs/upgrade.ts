@@ -57,7 +57,12 @@ export type OpenRunReading = { replays: true; state: RunStateFile | undefined } 
  * Replay the open run's current execution with this release's bundle: where the run is when it
  * replays (a worker of this release can take it), else how to move it onto this release.
  */
-export async function readOpenRun(client: Client, id: string, description: WorkflowExecutionDescription, cwd: string): Promise<OpenRunReading> {
+export async function readOpenRun(
+  client: Client,
+  id: string,
+  description: WorkflowExecutionDescription,
+  cwd: string,
+): Promise<OpenRunReading> {
   const events: HistoryEvent[] = [];
   for await (const page of historyPages(client, id, { runId: description.runId })) events.push(...page.events);
   const replayer = new HistoryReplayer();
@@ -75,27 +80,54 @@ export async function readOpenRun(client: Client, id: string, description: Workf
   const input = decodeFirst<LoopWorkflowInput>(started?.input);
   // The worker's state file is written after every transition; a replay up to the point where
   // the rules part is the fallback (it is this release's reading of the run's past).
-  const snapshot = snapshotInStateFile(cwd, id) ?? (replayed.state ? upgradeSnapshot(replayed.state.snapshot) : undefined);
-  if (!snapshot || !input?.definition) throw new NotUpgradableError(id, `this release cannot replay its history (${reason})`, fromBuild);
-  return { replays: false, plan: { upgrade: { reason: `this release cannot replay its history (${reason})`, ...(fromBuild ? { fromBuild } : {}) }, snapshot, input } };
+  const snapshot =
+    snapshotInStateFile(cwd, id) ?? (replayed.state ? upgradeSnapshot(replayed.state.snapshot) : undefined);
+  if (!snapshot || !input?.definition)
+    throw new NotUpgradableError(id, `this release cannot replay its history (${reason})`, fromBuild);
+  return {
+    replays: false,
+    plan: {
+      upgrade: { reason: `this release cannot replay its history (${reason})`, ...(fromBuild ? { fromBuild } : {}) },
+      snapshot,
+      input,
+    },
+  };
 }
 
 /**
  * Move the run: terminate its execution and continue the same workflow id from the snapshot on
  * this release, on the same task queue, with the memo it had plus this release's build.
  */
-export async function moveOntoThisRelease(client: Client, id: string, description: WorkflowExecutionDescription, plan: UpgradePlan): Promise<void> {
+export async function moveOntoThisRelease(
+  client: Client,
+  id: string,
+  description: WorkflowExecutionDescription,
+  plan: UpgradePlan,
+): Promise<void> {
   const build = buildInfo();
-  await client.workflow.getHandle(id, description.runId).terminate(`moved onto ll-loop ${build.build_id}: ${plan.upgrade.reason}`);
+  await client.workflow
+    .getHandle(id, description.runId)
+    .terminate(`moved onto ll-loop ${build.build_id}: ${plan.upgrade.reason}`);
   const { resume: _resume, continueFrom: _continueFrom, ...input } = plan.input;
   await client.workflow.start(LOOP_WORKFLOW_TYPE, {
     workflowId: id,
     taskQueue: description.taskQueue,
     // A new execution under this release's rules: it closes as it ends (fsm/outcome.ts).
-    args: [{ ...input, options: { ...input.options, ...CURRENT_RUN_RULES }, continueFrom: { runId: id, snapshot: plan.snapshot, upgrade: plan.upgrade } } satisfies LoopWorkflowInput],
+    args: [
+      {
+        ...input,
+        options: { ...input.options, ...CURRENT_RUN_RULES },
+        continueFrom: { runId: id, snapshot: plan.snapshot, upgrade: plan.upgrade },
+      } satisfies LoopWorkflowInput,
+    ],
     // The terminated execution frees the id; the chain goes on under it.
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    memo: { ...(description.memo ?? {}), version: build.version, build_id: build.build_id, upgraded_from: plan.upgrade.fromBuild ?? 'unknown' },
+    memo: {
+      ...(description.memo ?? {}),
+      version: build.version,
+      build_id: build.build_id,
+      upgraded_from: plan.upgrade.fromBuild ?? 'unknown',
+    },
     staticSummary: `ll-loop: ${input.definition.name} (moved onto ${build.build_id})`.slice(0, 190),
     ...(description.typedSearchAttributes ? { typedSearchAttributes: description.typedSearchAttributes } : {}),
   });

@@ -48,15 +48,34 @@ export function checkPoolName(pool: string): string {
 }
 
 /** The place `--pool`, `--checkout`, `--worktree` and `--task-queue` ask for. */
-export function runPlaceOf(flags: { pool?: string; checkout?: string; worktree?: boolean; taskQueue?: string }): RunPlace {
+export function runPlaceOf(flags: {
+  pool?: string;
+  checkout?: string;
+  worktree?: boolean;
+  taskQueue?: string;
+}): RunPlace {
   const { pool, checkout, worktree, taskQueue } = flags;
-  if (checkout !== undefined && checkout !== 'git') throw new UsageError(`--checkout ${checkout} is not a checkout mode`, 'use --checkout git (the pool worker prepares a clone of the repository)');
-  if (taskQueue !== undefined && (pool !== undefined || worktree)) throw new UsageError('--task-queue cannot be combined with --pool or --worktree', 'use --pool NAME for pools of ll-loop worker --pool NAME');
-  if (worktree && pool !== undefined) throw new UsageError('--worktree runs on this machine; --pool sends a run to a pool', 'for a pool run in its own checkout use --pool NAME --checkout git');
-  if (checkout !== undefined && pool === undefined) throw new UsageError('--checkout git needs --pool NAME', 'on this machine use --worktree');
+  if (checkout !== undefined && checkout !== 'git')
+    throw new UsageError(
+      `--checkout ${checkout} is not a checkout mode`,
+      'use --checkout git (the pool worker prepares a clone of the repository)',
+    );
+  if (taskQueue !== undefined && (pool !== undefined || worktree))
+    throw new UsageError(
+      '--task-queue cannot be combined with --pool or --worktree',
+      'use --pool NAME for pools of ll-loop worker --pool NAME',
+    );
+  if (worktree && pool !== undefined)
+    throw new UsageError(
+      '--worktree runs on this machine; --pool sends a run to a pool',
+      'for a pool run in its own checkout use --pool NAME --checkout git',
+    );
+  if (checkout !== undefined && pool === undefined)
+    throw new UsageError('--checkout git needs --pool NAME', 'on this machine use --worktree');
   if (taskQueue !== undefined) return { kind: 'queue', queue: taskQueue };
   if (worktree) return { kind: 'worktree' };
-  if (pool !== undefined) return checkout ? { kind: 'portable', pool: checkPoolName(pool) } : { kind: 'pinned', pool: checkPoolName(pool) };
+  if (pool !== undefined)
+    return checkout ? { kind: 'portable', pool: checkPoolName(pool) } : { kind: 'pinned', pool: checkPoolName(pool) };
   return { kind: 'checkout' };
 }
 
@@ -77,9 +96,25 @@ export async function placeRun(place: RunPlace, cwd: string, address: string): P
   const none = Promise.resolve(undefined);
   switch (place.kind) {
     case 'checkout':
-      return { place, queue: checkout.queue, checkout, worker: serveHere(), optionsFor: () => ({}), memo: {}, lockDomain: checkout.lockDomain };
+      return {
+        place,
+        queue: checkout.queue,
+        checkout,
+        worker: serveHere(),
+        optionsFor: () => ({}),
+        memo: {},
+        lockDomain: checkout.lockDomain,
+      };
     case 'queue':
-      return { place, queue: place.queue, checkout, worker: none, optionsFor: () => ({}), memo: {}, lockDomain: checkout.lockDomain };
+      return {
+        place,
+        queue: place.queue,
+        checkout,
+        worker: none,
+        optionsFor: () => ({}),
+        memo: {},
+        lockDomain: checkout.lockDomain,
+      };
     case 'pinned':
       // Local activities would run on whichever pool worker runs the workflow task: none.
       return {
@@ -108,7 +143,14 @@ export async function placeRun(place: RunPlace, cwd: string, address: string): P
         optionsFor: (workflowId) => ({
           localActivityMaxTimeoutS: 0,
           ...hostNotice(),
-          portable: { claimQueue, repository: source.repository, commit: source.commit, branch: `ll-loop/${workflowId}`, worktree, path: source.path },
+          portable: {
+            claimQueue,
+            repository: source.repository,
+            commit: source.commit,
+            branch: `ll-loop/${workflowId}`,
+            worktree,
+            path: source.path,
+          },
         }),
         memo: worktree ? { checkout_mode: 'worktree' } : { pool: place.pool, checkout_mode: 'git' },
         lockDomain: `repo:${source.repository}`,

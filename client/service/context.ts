@@ -25,6 +25,10 @@ export function checkoutRootOf(cwd: string): string {
 /** The checkout holding `cwd`; a service is only installed for one. */
 export function requireCheckoutRoot(cwd: string): string {
   const root = findCheckoutRoot(cwd);
-  if (!root) throw new UsageError(`${resolve(cwd)} is in no checkout (no .loops/ or .git here or above): there is nothing for a worker to serve`, 'run it in your project (where .loops/ is), or create .loops/ there first');
+  if (!root)
+    throw new UsageError(
+      `${resolve(cwd)} is in no checkout (no .loops/ or .git here or above): there is nothing for a worker to serve`,
+      'run it in your project (where .loops/ is), or create .loops/ there first',
+    );
   return root;
 }

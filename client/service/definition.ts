@@ -29,13 +29,21 @@ export interface ServiceDefinition {
  */
 export function copiedEnv(env: NodeJS.ProcessEnv): Array<[string, string]> {
   const names = Object.keys(env)
-    .filter((name) => name === 'PATH' || name === 'TEMPORAL_ADDRESS' || name === 'TEMPORAL_NAMESPACE' || name.startsWith('LL_'))
+    .filter(
+      (name) =>
+        name === 'PATH' || name === 'TEMPORAL_ADDRESS' || name === 'TEMPORAL_NAMESPACE' || name.startsWith('LL_'),
+    )
     .filter((name) => name !== STARTED_BY_ENV && env[name] !== undefined && env[name] !== '')
     .sort();
   return [...names.map((name): [string, string] => [name, env[name]!]), [STARTED_BY_ENV, 'service']];
 }
 
 /** The service of the checkout at `root`, as installed from a shell with `env`. */
-export function serviceDefinition(root: string, env: NodeJS.ProcessEnv, node: string = process.execPath, bin: string = LL_LOOP_BIN): ServiceDefinition {
+export function serviceDefinition(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  node: string = process.execPath,
+  bin: string = LL_LOOP_BIN,
+): ServiceDefinition {
   return { root, argv: [node, bin, 'worker'], env: copiedEnv(env), logFile: workerLogPath(root) };
 }

@@ -22,7 +22,12 @@ export function launchdLabel(root: string): string {
 /** Text as XML character data; control characters other than tab, newline and return cannot be written at all. */
 export function xmlText(text: string): string {
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(text)) throw new CliError(`a control character cannot be written into a launchd plist: ${JSON.stringify(text)}`, 'install from a checkout path and an environment without control characters', EXIT.usage);
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(text))
+    throw new CliError(
+      `a control character cannot be written into a launchd plist: ${JSON.stringify(text)}`,
+      'install from a checkout path and an environment without control characters',
+      EXIT.usage,
+    );
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
@@ -61,7 +66,11 @@ export function renderLaunchdPlist(def: ServiceDefinition, label: string = launc
   ].join('\n');
 }
 
-export function launchdManager(root: string, env: NodeJS.ProcessEnv, uid: number = process.getuid?.() ?? 0): ServiceManager {
+export function launchdManager(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  uid: number = process.getuid?.() ?? 0,
+): ServiceManager {
   const label = launchdLabel(root);
   const file = join(launchAgentsDir(env), `${label}.plist`);
   const domain = `gui/${uid}`;
@@ -69,7 +78,11 @@ export function launchdManager(root: string, env: NodeJS.ProcessEnv, uid: number
     const program = findProgram('launchctl', env);
     return program ? runProgram(program, args, { env, timeoutMs: 15_000 }) : Promise.resolve(undefined);
   };
-  const bootout: ServiceCommand = { argv: ['launchctl', 'bootout', `${domain}/${label}`], tolerate: true, timeoutMs: (STOP_TIMEOUT_S + 30) * 1000 };
+  const bootout: ServiceCommand = {
+    argv: ['launchctl', 'bootout', `${domain}/${label}`],
+    tolerate: true,
+    timeoutMs: (STOP_TIMEOUT_S + 30) * 1000,
+  };
   return {
     kind: 'launchd',
     name: label,
@@ -79,7 +92,10 @@ export function launchdManager(root: string, env: NodeJS.ProcessEnv, uid: number
       const result = await launchctl(['print', domain]);
       if (!result) return { usable: false, why: 'launchctl is not on PATH (no launchd here)' };
       if (result.ok) return { usable: true };
-      return { usable: false, why: `launchctl cannot reach the ${domain} domain (${result.why}); usual over SSH without a graphical login` };
+      return {
+        usable: false,
+        why: `launchctl cannot reach the ${domain} domain (${result.why}); usual over SSH without a graphical login`,
+      };
     },
     async loaded(): Promise<boolean> {
       return (await launchctl(['print', `${domain}/${label}`]))?.ok ?? false;

@@ -48,7 +48,11 @@ export interface ServiceManager {
 export class UnsupportedPlatformError extends CliError {
   override readonly name = 'UnsupportedPlatformError';
   constructor(platform: string) {
-    super(`ll-loop knows no user service manager on ${platform} (systemd on Linux, launchd on macOS)`, 'run ll-loop worker in a terminal, or from the service manager you use (it runs in the foreground and stops on SIGTERM)', EXIT.usage);
+    super(
+      `ll-loop knows no user service manager on ${platform} (systemd on Linux, launchd on macOS)`,
+      'run ll-loop worker in a terminal, or from the service manager you use (it runs in the foreground and stops on SIGTERM)',
+      EXIT.usage,
+    );
   }
 }
 
@@ -74,12 +78,17 @@ export interface CommandOutcome {
  * Run `commands` in order with `env`, stopping at the first failure that is not tolerated.
  * Returns what ran; `failed` is the outcome that stopped it.
  */
-export async function runCommands(commands: readonly ServiceCommand[], env: NodeJS.ProcessEnv): Promise<{ ran: CommandOutcome[]; failed?: CommandOutcome }> {
+export async function runCommands(
+  commands: readonly ServiceCommand[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ ran: CommandOutcome[]; failed?: CommandOutcome }> {
   const ran: CommandOutcome[] = [];
   for (const c of commands) {
     const command = displayCommand(c.argv);
     const program = findProgram(c.argv[0]!, env);
-    const result = program ? await runProgram(program, c.argv.slice(1), { env, ...(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}) }) : { ok: false, why: `${c.argv[0]} not found on PATH` };
+    const result = program
+      ? await runProgram(program, c.argv.slice(1), { env, ...(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}) })
+      : { ok: false, why: `${c.argv[0]} not found on PATH` };
     const outcome: CommandOutcome = result.ok ? { command, ok: true } : { command, ok: false, why: result.why };
     ran.push(outcome);
     if (!result.ok && !c.tolerate) return { ran, failed: outcome };

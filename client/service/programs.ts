@@ -34,15 +34,28 @@ export interface ProgramResult {
 }
 
 /** Run `file args…` with `env`, at most `timeoutMs`. Never rejects. */
-export function runProgram(file: string, args: readonly string[], opts: { env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ProgramResult> {
+export function runProgram(
+  file: string,
+  args: readonly string[],
+  opts: { env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<ProgramResult> {
   const timeoutMs = opts.timeoutMs ?? 20_000;
   return new Promise((resolve) => {
-    execFile(file, [...args], { env: opts.env, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (!error) return resolve({ ok: true, code: 0, stdout, stderr, why: '' });
-      const e = error as NodeJS.ErrnoException & { code?: number | string; killed?: boolean };
-      const lastLine = stderr.trim().split('\n').pop()?.trim() || stdout.trim().split('\n').pop()?.trim() || '';
-      const why = e.killed ? `timed out after ${Math.round(timeoutMs / 1000)} s` : typeof e.code === 'number' ? lastLine || `exit code ${e.code}` : `${e.code ?? ''} ${e.message}`.trim();
-      resolve({ ok: false, code: typeof e.code === 'number' ? e.code : null, stdout, stderr, why });
-    });
+    execFile(
+      file,
+      [...args],
+      { env: opts.env, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (!error) return resolve({ ok: true, code: 0, stdout, stderr, why: '' });
+        const e = error as NodeJS.ErrnoException & { code?: number | string; killed?: boolean };
+        const lastLine = stderr.trim().split('\n').pop()?.trim() || stdout.trim().split('\n').pop()?.trim() || '';
+        const why = e.killed
+          ? `timed out after ${Math.round(timeoutMs / 1000)} s`
+          : typeof e.code === 'number'
+            ? lastLine || `exit code ${e.code}`
+            : `${e.code ?? ''} ${e.message}`.trim();
+        resolve({ ok: false, code: typeof e.code === 'number' ? e.code : null, stdout, stderr, why });
+      },
+    );
   });
 }

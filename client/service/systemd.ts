@@ -25,7 +25,12 @@ export function systemdUnitName(root: string): string {
 
 /** A value systemd would misread: a newline ends the setting. */
 function refuseNewline(what: string, value: string): string {
-  if (/[\n\r]/.test(value)) throw new CliError(`${what} contains a line break, which a systemd unit cannot hold: ${JSON.stringify(value)}`, 'install from a checkout path and an environment without line breaks', EXIT.usage);
+  if (/[\n\r]/.test(value))
+    throw new CliError(
+      `${what} contains a line break, which a systemd unit cannot hold: ${JSON.stringify(value)}`,
+      'install from a checkout path and an environment without line breaks',
+      EXIT.usage,
+    );
   return value;
 }
 

@@ -10,7 +10,12 @@ import { EXIT } from '../exit-codes.js';
 /** The user's home from `env`; a service file needs one. */
 export function homeOf(env: NodeJS.ProcessEnv): string {
   const home = env.HOME;
-  if (!home || !isAbsolute(home)) throw new CliError('HOME is not set to an absolute path: there is no user configuration to install a service in', 'run it from a login shell of the user who should own the service', EXIT.usage);
+  if (!home || !isAbsolute(home))
+    throw new CliError(
+      'HOME is not set to an absolute path: there is no user configuration to install a service in',
+      'run it from a login shell of the user who should own the service',
+      EXIT.usage,
+    );
   return home;
 }
 

@@ -17,7 +17,9 @@ import { EXIT } from '../exit-codes.js';
 export function readWorkerRecord(root: string): WorkerRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(workerRecordPath(root), 'utf8')) as Partial<WorkerRecord>;
-    return typeof record.pid === 'number' && Number.isInteger(record.pid) && record.pid > 0 ? (record as WorkerRecord) : undefined;
+    return typeof record.pid === 'number' && Number.isInteger(record.pid) && record.pid > 0
+      ? (record as WorkerRecord)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -41,13 +43,19 @@ export function pidAlive(pid: number): boolean {
 export function commandLineOf(pid: number): string[] | undefined {
   if (existsSync('/proc/self/cmdline')) {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .filter((a) => a !== '');
     } catch {
       return undefined;
     }
   }
   try {
-    const text = execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const text = execFileSync('ps', ['-o', 'command=', '-p', String(pid)], {
+      encoding: 'utf8',
+      timeout: 5_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return text.trim() === '' ? undefined : text.trim().split(/\s+/);
   } catch {
     return undefined;
@@ -79,7 +87,12 @@ export function workerState(root: string, env: NodeJS.ProcessEnv = process.env):
   if (record.host && record.host !== hostId(env)) return { kind: 'other-host', record };
   if (!pidAlive(record.pid)) return { kind: 'stale', record, why: `pid ${record.pid} is not alive` };
   const argv = commandLineOf(record.pid);
-  if (!isWorkerCommandLine(argv)) return { kind: 'stale', record, why: `pid ${record.pid} is another program now (${(argv ?? []).join(' ').slice(0, 120)})` };
+  if (!isWorkerCommandLine(argv))
+    return {
+      kind: 'stale',
+      record,
+      why: `pid ${record.pid} is another program now (${(argv ?? []).join(' ').slice(0, 120)})`,
+    };
   return { kind: 'running', record };
 }
 
@@ -111,20 +124,31 @@ export interface StopOutcome {
  * and lets its running actions finish), then, with `force`, SIGKILL it. A SIGKILLed worker cannot
  * remove its record, so it is removed here if it still names that pid.
  */
-export async function stopWorker(root: string, record: WorkerRecord, opts: { waitMs: number; force: boolean }): Promise<StopOutcome> {
+export async function stopWorker(
+  root: string,
+  record: WorkerRecord,
+  opts: { waitMs: number; force: boolean },
+): Promise<StopOutcome> {
   const started = Date.now();
   const signal = (sig: NodeJS.Signals) => {
     try {
       process.kill(record.pid, sig);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EPERM') throw new CliError(`not allowed to signal worker pid ${record.pid} (another user's process)`, `stop it as the user who runs it`, EXIT.usage);
+      if (code === 'EPERM')
+        throw new CliError(
+          `not allowed to signal worker pid ${record.pid} (another user's process)`,
+          `stop it as the user who runs it`,
+          EXIT.usage,
+        );
       if (code !== 'ESRCH') throw err;
     }
   };
   signal('SIGTERM');
-  if (await waitForExit(record.pid, opts.waitMs)) return { pid: record.pid, drained: true, killed: false, alive: false, waitedMs: Date.now() - started };
-  if (!opts.force) return { pid: record.pid, drained: false, killed: false, alive: true, waitedMs: Date.now() - started };
+  if (await waitForExit(record.pid, opts.waitMs))
+    return { pid: record.pid, drained: true, killed: false, alive: false, waitedMs: Date.now() - started };
+  if (!opts.force)
+    return { pid: record.pid, drained: false, killed: false, alive: true, waitedMs: Date.now() - started };
   signal('SIGKILL');
   const gone = await waitForExit(record.pid, 5_000);
   // SIGKILL cannot be caught: whether or not its exit has shown yet (a slow machine, a parent

@@ -33,7 +33,10 @@ function childInput(state: StateConfig): string {
 export function actionText(state: StateConfig, max: number, def?: LoopDefinition): string {
   if (typeof state.loop === 'string') return oneLine(printable(`${state.loop}${childInput(state)}`), max);
   if (state.action === undefined) return NONE;
-  const runner = def === undefined || actionKind(state) !== 'prompt' ? undefined : runnerText(promptProviderRequest(def, state), state.llm?.model);
+  const runner =
+    def === undefined || actionKind(state) !== 'prompt'
+      ? undefined
+      : runnerText(promptProviderRequest(def, state), state.llm?.model);
   return oneLine(printable(runner === undefined ? state.action : `[${runner}] ${state.action}`), max);
 }
 
@@ -48,7 +51,7 @@ function runnerText(choice: ProviderChoice, model: string | undefined): string |
 }
 
 function value(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  return typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
 }
 
 /** Comparison operators as the symbols people read fastest. */
@@ -93,7 +96,10 @@ export function evaluatorText(def: LoopDefinition, state: StateConfig): string {
   else {
     const config = effectiveEvaluator(def, state);
     text = evaluatorDetail(config);
-    const runner = config.type === 'llm_structured' ? runnerText(providerRequest(def, config), mergedLlm(def, config).model) : undefined;
+    const runner =
+      config.type === 'llm_structured'
+        ? runnerText(providerRequest(def, config), mergedLlm(def, config).model)
+        : undefined;
     if (runner !== undefined) text += ` by ${runner}`;
   }
   const attempts = state.retry?.attempts ?? 1;
@@ -105,7 +111,8 @@ export function evaluatorText(def: LoopDefinition, state: StateConfig): string {
  * at run time; `brief` leaves out the words saying so, for the narrow table).
  */
 export function targetText(exit: Exit, brief = false): string {
-  if (exit.target.kind === 'dynamic') return brief ? printable(exit.target.template) : `${printable(exit.target.template)} (dynamic)`;
+  if (exit.target.kind === 'dynamic')
+    return brief ? printable(exit.target.template) : `${printable(exit.target.template)} (dynamic)`;
   return exit.target.viaCurrent ? `${printable(exit.target.name)} ($current)` : printable(exit.target.name);
 }
 

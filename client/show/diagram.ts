@@ -34,7 +34,10 @@ interface Piece {
 }
 
 const piece = (plain: string, paint: (s: string) => string = (s) => s): Piece => ({ plain, styled: paint(plain) });
-const join = (pieces: Piece[]): Piece => ({ plain: pieces.map((p) => p.plain).join(''), styled: pieces.map((p) => p.styled).join('') });
+const join = (pieces: Piece[]): Piece => ({
+  plain: pieces.map((p) => p.plain).join(''),
+  styled: pieces.map((p) => p.styled).join(''),
+});
 const width = (text: string): number => [...text].length;
 
 function glyph(node: StateNode, style: Style): Piece {
@@ -54,7 +57,12 @@ function notes(node: StateNode): string[] {
 
 /** The state's line; its notes move to a line of their own (after `prefix`) when both would pass `maxWidth`. */
 function nodeLines(node: StateNode, style: Style, prefix: Piece, maxWidth: number): string[] {
-  const name = join([piece(INDENT), glyph(node, style), piece(' '), piece(printable(node.name), node.failure ? (s) => style.bold(style.red(s)) : style.bold)]);
+  const name = join([
+    piece(INDENT),
+    glyph(node, style),
+    piece(' '),
+    piece(printable(node.name), node.failure ? (s) => style.bold(style.red(s)) : style.bold),
+  ]);
   const extra = notes(node);
   if (extra.length === 0) return [name.styled];
   const note = piece(`(${extra.join('; ')})`, style.dim);
@@ -69,7 +77,8 @@ function marker(exit: Exit, style: Style): Piece {
 
 /** The target as the diagram shows it: the state's own name reads as "itself". */
 function diagramTarget(exit: Exit, from: string): string {
-  if (exit.target.kind === 'state' && exit.target.name === from) return exit.target.viaCurrent ? 'itself ($current)' : 'itself';
+  if (exit.target.kind === 'state' && exit.target.name === from)
+    return exit.target.viaCurrent ? 'itself ($current)' : 'itself';
   return targetText(exit);
 }
 
@@ -78,7 +87,14 @@ function diagramTarget(exit: Exit, from: string): string {
  * fit. State names are never shortened (a cut name is ambiguous): a line with a name longer than
  * the width overflows. Only `${…}` templates are cut.
  */
-function exitLines(exit: Exit, from: string, prefix: Piece, labelWidth: number, style: Style, maxWidth: number): string[] {
+function exitLines(
+  exit: Exit,
+  from: string,
+  prefix: Piece,
+  labelWidth: number,
+  style: Style,
+  maxWidth: number,
+): string[] {
   const labels = labelsText(exit);
   const label = piece(labels, style.cyan);
   const mark = marker(exit, style);
@@ -111,14 +127,23 @@ export function renderDiagram(graph: LoopGraph, style: Style, maxWidth = 80): st
     const spine = spineExit(node, next);
     const prefix = join([piece(INDENT), next === undefined ? piece(' ') : piece('│', style.dim), piece(EXIT_GAP)]);
     lines.push(...nodeLines(node, style, prefix, maxWidth));
-    lines.push(...exitBlock(node, node.exits.filter((e) => e !== spine), prefix, style, maxWidth));
+    lines.push(
+      ...exitBlock(
+        node,
+        node.exits.filter((e) => e !== spine),
+        prefix,
+        style,
+        maxWidth,
+      ),
+    );
     if (spine) {
       lines.push(`${INDENT}${style.dim('│')} ${style.cyan(labelsText(spine))}`);
       lines.push(`${INDENT}${style.dim('▼')}`);
     }
   });
   if (graph.mainPath.length > 0 && !graph.mainPathComplete) {
-    const note = '(no path from the start reaches an end that is not a failure: the run ends in failure or at max_iterations)';
+    const note =
+      '(no path from the start reaches an end that is not a failure: the run ends in failure or at max_iterations)';
     lines.push(...wrapText(note, maxWidth - INDENT.length).map((line) => style.yellow(`${INDENT}${line}`)));
   }
   let previousHadExits = true;

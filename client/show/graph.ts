@@ -66,19 +66,28 @@ export function stateTransitions(def: LoopDefinition, state: StateConfig): Array
   if (state.terminal) {
     return def.maintain ? [{ label: 'maintain', target: state.on_maintain ?? def.initial }] : [];
   }
-  return [...verdictTransitions(state), ...(state.on_budget === undefined ? [] : [{ label: 'budget', target: state.on_budget }])];
+  return [
+    ...verdictTransitions(state),
+    ...(state.on_budget === undefined ? [] : [{ label: 'budget', target: state.on_budget }]),
+  ];
 }
 
 /** `next`, the route table or the shorthand routes; `on_budget` (taken whichever applies) is added by the caller. */
 function verdictTransitions(state: StateConfig): Array<{ label: string; target: string }> {
   const declared = declaredTargets(state);
   if (state.next !== undefined) {
-    return declared.filter((t) => t.key === 'next' || t.key === 'on_error').map((t) => ({ label: t.key === 'next' ? 'next' : 'error', target: t.target }));
+    return declared
+      .filter((t) => t.key === 'next' || t.key === 'on_error')
+      .map((t) => ({ label: t.key === 'next' ? 'next' : 'error', target: t.target }));
   }
   if (state.route) {
-    return declared.filter((t) => t.key.startsWith('route.')).map((t) => ({ label: routeLabel(t.key.slice('route.'.length)), target: t.target }));
+    return declared
+      .filter((t) => t.key.startsWith('route.'))
+      .map((t) => ({ label: routeLabel(t.key.slice('route.'.length)), target: t.target }));
   }
-  return declared.filter((t) => t.key.startsWith('on_') && !NOT_VERDICT_ROUTES.includes(t.key)).map((t) => ({ label: t.key.slice('on_'.length), target: t.target }));
+  return declared
+    .filter((t) => t.key.startsWith('on_') && !NOT_VERDICT_ROUTES.includes(t.key))
+    .map((t) => ({ label: t.key.slice('on_'.length), target: t.target }));
 }
 
 function parseTarget(from: string, target: string): Target {
@@ -116,23 +125,34 @@ function stateTarget(nodes: Record<string, StateNode>, exit: Exit): string | und
 }
 
 function rank(exit: Exit): number {
-  const preferred = Math.min(...exit.labels.map((l) => (PREFERRED.includes(l) ? PREFERRED.indexOf(l) : PREFERRED.length)));
+  const preferred = Math.min(
+    ...exit.labels.map((l) => (PREFERRED.includes(l) ? PREFERRED.indexOf(l) : PREFERRED.length)),
+  );
   // Error routes last: they are the way out when something broke, not the path the author meant.
   return exit.labels.every((l) => l === 'error') ? PREFERRED.length + 1 : preferred;
 }
 
 /** Exits in the order the main path tries them (stable: ties keep declared order). */
 function byPreference(exits: readonly Exit[]): Exit[] {
-  return exits.map((exit, i) => ({ exit, i, r: rank(exit) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.exit);
+  return exits
+    .map((exit, i) => ({ exit, i, r: rank(exit) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.exit);
 }
 
 /**
  * A path from `start` to the first state satisfying `goal`, depth first, trying preferred exits
  * first. Each state is explored once, so this is linear in the size of the graph.
  */
-function findPath(nodes: Record<string, StateNode>, start: string, goal: (n: StateNode) => boolean): string[] | undefined {
+function findPath(
+  nodes: Record<string, StateNode>,
+  start: string,
+  goal: (n: StateNode) => boolean,
+): string[] | undefined {
   const seen = new Set<string>([start]);
-  const stack: Array<{ name: string; exits: Exit[]; next: number }> = [{ name: start, exits: byPreference(nodes[start]!.exits), next: 0 }];
+  const stack: Array<{ name: string; exits: Exit[]; next: number }> = [
+    { name: start, exits: byPreference(nodes[start]!.exits), next: 0 },
+  ];
   if (goal(nodes[start]!)) return [start];
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
@@ -185,12 +205,20 @@ function markBackEdges(nodes: Record<string, StateNode>, order: readonly string[
     const exits = nodes[name]!.exits;
     const at = mainPath.indexOf(name);
     const spineNext = at >= 0 ? mainPath[at + 1] : undefined;
-    const spine = exits.filter((e) => spineNext !== undefined && stateTarget(nodes, e) === spineNext && e.target.kind === 'state' && !e.target.viaCurrent);
+    const spine = exits.filter(
+      (e) =>
+        spineNext !== undefined &&
+        stateTarget(nodes, e) === spineNext &&
+        e.target.kind === 'state' &&
+        !e.target.viaCurrent,
+    );
     return [...spine, ...exits.filter((e) => !spine.includes(e))];
   };
   for (const root of order) {
     if (visited.has(root)) continue;
-    const stack: Array<{ name: string; exits: Exit[]; next: number }> = [{ name: root, exits: childOrder(root), next: 0 }];
+    const stack: Array<{ name: string; exits: Exit[]; next: number }> = [
+      { name: root, exits: childOrder(root), next: 0 },
+    ];
     visited.add(root);
     onStack.add(root);
     while (stack.length > 0) {
@@ -234,7 +262,12 @@ export function buildGraph(def: LoopDefinition): LoopGraph {
   const unreachable = Object.keys(nodes).filter((n) => !reached.has(n));
   for (const name of unreachable) nodes[name]!.unreachable = true;
   const side = reachable.slice(mainPath.length);
-  const order = [...mainPath, ...side.filter((n) => !nodes[n]!.terminal), ...side.filter((n) => nodes[n]!.terminal), ...unreachable];
+  const order = [
+    ...mainPath,
+    ...side.filter((n) => !nodes[n]!.terminal),
+    ...side.filter((n) => nodes[n]!.terminal),
+    ...unreachable,
+  ];
   markBackEdges(nodes, order, mainPath);
   return { order, mainPath, mainPathComplete: complete, nodes };
 }

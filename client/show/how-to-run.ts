@@ -45,7 +45,10 @@ export function defaultCommands(def: LoopDefinition, target: ShowTarget): Comman
   const required = requiredParameters(def);
   const context = required.map((name) => ` --context ${shellQuote(name)}=…`).join('');
   const commands: Command[] = [
-    { cmd: `ll-loop run ${arg}${context}`, comment: required.length ? `run it (required: ${required.join(', ')})` : 'run it' },
+    {
+      cmd: `ll-loop run ${arg}${context}`,
+      comment: required.length ? `run it (required: ${required.join(', ')})` : 'run it',
+    },
     { cmd: `ll-loop run ${arg}${context} --dry-run`, comment: 'print the execution plan; nothing runs' },
     { cmd: `ll-loop validate ${arg}`, comment: 'check the file again after editing' },
     { cmd: `ll-loop show ${arg} --format mermaid`, comment: 'this diagram for Markdown/GitHub' },
@@ -80,7 +83,15 @@ function defaultText(name: string, spec: Parameter, def: LoopDefinition): string
 export function renderParameters(def: LoopDefinition): string[] {
   const entries = Object.entries(def.parameters ?? {});
   if (entries.length === 0) return [];
-  const rows = [['NAME', 'TYPE', 'VALUE', 'DESCRIPTION'], ...entries.map(([name, spec]) => [printable(name), typeText(spec), defaultText(name, spec, def), oneLine(printable(spec.description ?? ''), DESCRIPTION_MAX)])];
+  const rows = [
+    ['NAME', 'TYPE', 'VALUE', 'DESCRIPTION'],
+    ...entries.map(([name, spec]) => [
+      printable(name),
+      typeText(spec),
+      defaultText(name, spec, def),
+      oneLine(printable(spec.description ?? ''), DESCRIPTION_MAX),
+    ]),
+  ];
   return table(rows)
     .trimEnd()
     .split('\n')

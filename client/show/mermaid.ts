@@ -13,7 +13,35 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 
 /** Ids Mermaid would read as syntax, compared case-insensitively. */
 const KEYWORDS = new Set(
-  ['state', 'note', 'end', 'as', 'direction', 'class', 'classDef', 'style', 'click', 'left', 'right', 'of', 'over', 'hide', 'empty', 'description', 'TB', 'BT', 'LR', 'RL', 'accTitle', 'accDescr', 'stateDiagram', 'root', 'fork', 'join', 'choice'].map((k) => k.toLowerCase()),
+  [
+    'state',
+    'note',
+    'end',
+    'as',
+    'direction',
+    'class',
+    'classDef',
+    'style',
+    'click',
+    'left',
+    'right',
+    'of',
+    'over',
+    'hide',
+    'empty',
+    'description',
+    'TB',
+    'BT',
+    'LR',
+    'RL',
+    'accTitle',
+    'accDescr',
+    'stateDiagram',
+    'root',
+    'fork',
+    'join',
+    'choice',
+  ].map((k) => k.toLowerCase()),
 );
 const PLAIN_ID = /^[A-Za-z][A-Za-z0-9_]*$/;
 /** Characters written as they are in labels; everything else becomes `#<code point>;`. */
@@ -53,7 +81,11 @@ export function mermaidIds(names: readonly string[], used: Set<string> = new Set
 
 function edgeLabel(exit: Exit, from: StateNode): string {
   const labels = labelsText(exit);
-  return mermaidText(exit.target.kind === 'state' && exit.target.viaCurrent && exit.target.name === from.name ? `${labels} ($current)` : labels);
+  return mermaidText(
+    exit.target.kind === 'state' && exit.target.viaCurrent && exit.target.name === from.name
+      ? `${labels} ($current)`
+      : labels,
+  );
 }
 
 /** The diagram's lines (no trailing newline). */

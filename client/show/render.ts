@@ -32,7 +32,8 @@ function joinParts(parts: readonly string[], width: number): string[] {
   const lines: string[] = [];
   for (const part of parts) {
     const last = lines[lines.length - 1];
-    if (last !== undefined && [...last].length + 3 + [...part].length <= width) lines[lines.length - 1] = `${last} · ${part}`;
+    if (last !== undefined && [...last].length + 3 + [...part].length <= width)
+      lines[lines.length - 1] = `${last} · ${part}`;
     else lines.push(part);
   }
   return lines;
@@ -40,11 +41,16 @@ function joinParts(parts: readonly string[], width: number): string[] {
 
 function limits(def: LoopDefinition): string[] {
   // Hitting a limit is not a transition, so the diagram cannot show it: say what happens here.
-  const parts = [`${Object.keys(def.states).length} states`, `starts at ${printable(def.initial)}`, `max_iterations ${def.max_iterations} (then stops, exit 3)`];
+  const parts = [
+    `${Object.keys(def.states).length} states`,
+    `starts at ${printable(def.initial)}`,
+    `max_iterations ${def.max_iterations} (then stops, exit 3)`,
+  ];
   if (def.max_steps !== undefined) parts.push(`max_steps ${def.max_steps}`);
   if (def.timeout !== undefined) parts.push(`timeout ${def.timeout}s`);
   if (def.backoff !== undefined) parts.push(`backoff ${def.backoff}s`);
-  if (def.maintain) parts.push(`maintain (restarts after a terminal${def.maintain_delay ? `, ${def.maintain_delay}s later` : ''})`);
+  if (def.maintain)
+    parts.push(`maintain (restarts after a terminal${def.maintain_delay ? `, ${def.maintain_delay}s later` : ''})`);
   if (!def.llm.enabled) parts.push('LLM evaluation off');
   return parts;
 }

@@ -35,10 +35,18 @@ export function renderStatesTable(def: LoopDefinition, graph: LoopGraph, maxWidt
   const kinds = nodes.map((n) => kindText(n.config));
   const evaluators = nodes.map((n) => evaluatorText(def, n.config));
   const exits = nodes.map(transitions);
-  const fixed = [['STATE', ...names], ['KIND', ...kinds], ['TRANSITIONS', ...exits.flat()]].reduce((sum, column) => sum + cellWidth(column), 0);
+  const fixed = [
+    ['STATE', ...names],
+    ['KIND', ...kinds],
+    ['TRANSITIONS', ...exits.flat()],
+  ].reduce((sum, column) => sum + cellWidth(column), 0);
   // ACTION and EVALUATOR share what is left of the width (the evaluator never more than it needs).
   const room = maxWidth - INDENT.length - fixed - 4 * GAP;
-  const evaluatorWidth = Math.min(cellWidth(['EVALUATOR', ...evaluators]), MAX_TEXT, Math.max(MIN_TEXT, Math.floor(room * EVALUATOR_SHARE)));
+  const evaluatorWidth = Math.min(
+    cellWidth(['EVALUATOR', ...evaluators]),
+    MAX_TEXT,
+    Math.max(MIN_TEXT, Math.floor(room * EVALUATOR_SHARE)),
+  );
   const actionWidth = Math.min(MAX_TEXT, Math.max(MIN_TEXT, room - evaluatorWidth));
   const rows: string[][] = [['STATE', 'KIND', 'ACTION', 'EVALUATOR', 'TRANSITIONS']];
   nodes.forEach((node, i) => {
@@ -46,7 +54,13 @@ export function renderStatesTable(def: LoopDefinition, graph: LoopGraph, maxWidt
     const evaluator = wrapText(evaluators[i]!, evaluatorWidth, EVALUATOR_LINES);
     const height = Math.max(action.length, evaluator.length, exits[i]!.length);
     for (let line = 0; line < height; line += 1) {
-      rows.push([line === 0 ? names[i]! : '', line === 0 ? kinds[i]! : '', action[line] ?? '', evaluator[line] ?? '', exits[i]![line] ?? '']);
+      rows.push([
+        line === 0 ? names[i]! : '',
+        line === 0 ? kinds[i]! : '',
+        action[line] ?? '',
+        evaluator[line] ?? '',
+        exits[i]![line] ?? '',
+      ]);
     }
   });
   return table(rows)

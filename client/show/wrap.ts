@@ -46,7 +46,10 @@ export function wrapText(text: string, width: number, maxLines = Infinity): stri
   const size = Math.max(1, width);
   const lines: string[] = [];
   let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean).flatMap((w) => pieces(w, size))) {
+  for (const word of text
+    .split(/\s+/)
+    .filter(Boolean)
+    .flatMap((w) => pieces(w, size))) {
     const len = [...line].length;
     if (len > 0 && len + 1 + [...word].length > size) {
       lines.push(line);

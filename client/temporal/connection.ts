@@ -137,7 +137,14 @@ export function resolveTemporalTarget(env: NodeJS.ProcessEnv = process.env): Tem
  */
 export async function resolveEndpoint(
   target: TemporalTarget,
-  opts: { dataDir: string; port?: number; uiPort?: number; log?: (msg: string) => void; keepConnection?: boolean; onForeignServer?: DevServerOptions['onForeignServer'] },
+  opts: {
+    dataDir: string;
+    port?: number;
+    uiPort?: number;
+    log?: (msg: string) => void;
+    keepConnection?: boolean;
+    onForeignServer?: DevServerOptions['onForeignServer'];
+  },
 ): Promise<TemporalEndpoint & { uiUrl?: string; connection?: Connection; started?: boolean; foreign?: boolean }> {
   if (target.mode === 'external') return target;
   const server = await ensureDevServer(opts);
@@ -164,7 +171,10 @@ export async function clientFor(
   opts: ConnectOptions = {},
 ): Promise<{ connection: Connection; client: Client }> {
   if (!endpoint.connection) return connectClient(endpoint, opts);
-  return { connection: endpoint.connection, client: new Client({ connection: endpoint.connection, namespace: endpoint.namespace }) };
+  return {
+    connection: endpoint.connection,
+    client: new Client({ connection: endpoint.connection, namespace: endpoint.namespace }),
+  };
 }
 
 /** Read the TLS files named in a spec into the SDK's TLS config. */
@@ -183,7 +193,10 @@ export function loadTlsConfig(tls: boolean | TemporalTlsSpec | undefined): TLSCo
   if (tls.serverName) config.serverNameOverride = tls.serverName;
   if (tls.serverCaPath) config.serverRootCACertificate = read(tls.serverCaPath, 'CA certificate');
   if (tls.clientCertPath && tls.clientKeyPath) {
-    config.clientCertPair = { crt: read(tls.clientCertPath, 'client certificate'), key: read(tls.clientKeyPath, 'client key') };
+    config.clientCertPair = {
+      crt: read(tls.clientCertPath, 'client certificate'),
+      key: read(tls.clientKeyPath, 'client key'),
+    };
   }
   return config;
 }

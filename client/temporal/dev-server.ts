@@ -125,36 +125,47 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
       await ensureSearchAttributes(c, NAMESPACE);
       return whoseServer(c, dataDir, address, uiUrl, opts);
     });
-    return { address, uiUrl: home?.uiUrl ?? uiUrl, started: false, ...(isForeign(home, dataDir) ? { foreign: true } : {}) };
+    return {
+      address,
+      uiUrl: home?.uiUrl ?? uiUrl,
+      started: false,
+      ...(isForeign(home, dataDir) ? { foreign: true } : {}),
+    };
   };
 
   // Fast path without the lock: a server that answers as Temporal is checked and reused on one
   // connection. A port that is open but not (yet) answering may be a server another process is
   // still starting: decide under the lock.
-  const running = await reuseRunning(address, uiUrl, dataDir, opts.keepConnection === true, (c) => whoseServer(c, dataDir, address, uiUrl, opts));
+  const running = await reuseRunning(address, uiUrl, dataDir, opts.keepConnection === true, (c) =>
+    whoseServer(c, dataDir, address, uiUrl, opts),
+  );
   if (running) return running;
 
   // Find (maybe install) the CLI before taking the start lock: an install can
   // take minutes and has its own lock; the start lock only covers the start.
   const cli = await findTemporalCli({ log });
 
-  return withDirLock(join(dataDir, '.start-lock'), { staleMs: START_LOCK_STALE_MS, timeoutMs: 2 * START_LOCK_STALE_MS, log }, async () => {
-    let probe = await probeTemporal(address);
-    // Give a server started outside our lock (e.g. by hand) a moment to come up.
-    const patience = Date.now() + OTHER_LISTENER_PATIENCE_MS;
-    while (probe.kind === 'other' && Date.now() < patience) {
-      await sleep(POLL_MS * 2);
-      probe = await probeTemporal(address);
-    }
-    if (probe.kind === 'temporal') return reuse();
-    if (probe.kind === 'other') {
-      throw new DevServerStartError(
-        `port ${port} is in use by something that does not answer as Temporal (${probe.reason})`,
-        dataDir,
-      );
-    }
-    return startDevServer({ cliPath: cli.path, dataDir, port, uiPort, address, uiUrl, log });
-  });
+  return withDirLock(
+    join(dataDir, '.start-lock'),
+    { staleMs: START_LOCK_STALE_MS, timeoutMs: 2 * START_LOCK_STALE_MS, log },
+    async () => {
+      let probe = await probeTemporal(address);
+      // Give a server started outside our lock (e.g. by hand) a moment to come up.
+      const patience = Date.now() + OTHER_LISTENER_PATIENCE_MS;
+      while (probe.kind === 'other' && Date.now() < patience) {
+        await sleep(POLL_MS * 2);
+        probe = await probeTemporal(address);
+      }
+      if (probe.kind === 'temporal') return reuse();
+      if (probe.kind === 'other') {
+        throw new DevServerStartError(
+          `port ${port} is in use by something that does not answer as Temporal (${probe.reason})`,
+          dataDir,
+        );
+      }
+      return startDevServer({ cliPath: cli.path, dataDir, port, uiPort, address, uiUrl, log });
+    },
+  );
 }
 
 /**
@@ -177,13 +188,20 @@ async function startDevServer(o: {
   log: (m: string) => void;
 }): Promise<DevServer> {
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(o.port),
-    '--ui-port', String(o.uiPort),
-    '--db-filename', join(o.dataDir, 'temporal.db'),
-    '--namespace', NAMESPACE,
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(o.port),
+    '--ui-port',
+    String(o.uiPort),
+    '--db-filename',
+    join(o.dataDir, 'temporal.db'),
+    '--namespace',
+    NAMESPACE,
+    '--log-level',
+    'warn',
     ...searchAttributeFlags(),
     ...devServerTuningFlags(),
   ];
@@ -261,10 +279,7 @@ export async function stopDevServer(dataDir: string, opts: { graceMs?: number } 
 }
 
 /** Result of {@link probeTemporal}. */
-export type TemporalProbe =
-  | { kind: 'temporal' }
-  | { kind: 'closed' }
-  | { kind: 'other'; reason: string };
+export type TemporalProbe = { kind: 'temporal' } | { kind: 'closed' } | { kind: 'other'; reason: string };
 
 /**
  * Whether a Temporal frontend answers on `address` (host:port).
@@ -288,7 +303,13 @@ export async function probeTemporal(address: string): Promise<TemporalProbe> {
  * one connection (what {@link probeTemporal} and then `reuse` check on two); undefined when the
  * port is closed or does not answer as Temporal. The connection is returned when `keep` is set.
  */
-async function reuseRunning(address: string, uiUrl: string, dataDir: string, keep: boolean, whose: (c: Connection) => Promise<ServerHome | undefined>): Promise<DevServer | undefined> {
+async function reuseRunning(
+  address: string,
+  uiUrl: string,
+  dataDir: string,
+  keep: boolean,
+  whose: (c: Connection) => Promise<ServerHome | undefined>,
+): Promise<DevServer | undefined> {
   if (!(await tcpOpen(address, 1_000))) return undefined;
   const connection = Connection.lazy({ address, connectTimeout: '2s' });
   let kept = false;
@@ -302,7 +323,13 @@ async function reuseRunning(address: string, uiUrl: string, dataDir: string, kee
     await ensureSearchAttributes(connection, NAMESPACE);
     const home = await whose(connection);
     kept = keep;
-    return { address, uiUrl: home?.uiUrl ?? uiUrl, started: false, ...(isForeign(home, dataDir) ? { foreign: true } : {}), ...(keep ? { connection } : {}) };
+    return {
+      address,
+      uiUrl: home?.uiUrl ?? uiUrl,
+      started: false,
+      ...(isForeign(home, dataDir) ? { foreign: true } : {}),
+      ...(keep ? { connection } : {}),
+    };
   } finally {
     if (!kept) await connection.close();
   }
@@ -313,7 +340,13 @@ async function reuseRunning(address: string, uiUrl: string, dataDir: string, kee
  * A server without a recorded home whose pid is in `dataDir/server.pid` is this directory's,
  * started by an ll-loop that did not record homes yet: its home is recorded now.
  */
-async function whoseServer(connection: Connection, dataDir: string, address: string, uiUrl: string, opts: DevServerOptions): Promise<ServerHome | undefined> {
+async function whoseServer(
+  connection: Connection,
+  dataDir: string,
+  address: string,
+  uiUrl: string,
+  opts: DevServerOptions,
+): Promise<ServerHome | undefined> {
   let home: ServerHome | undefined;
   try {
     home = await readServerHome(connection, NAMESPACE);
@@ -324,7 +357,8 @@ async function whoseServer(connection: Connection, dataDir: string, address: str
     home = { dataDir, uiUrl };
     await recordServerHome(connection, NAMESPACE, home).catch(() => undefined);
   }
-  if (home === undefined || resolve(home.dataDir) !== dataDir) opts.onForeignServer?.({ address, home, assumedUiUrl: uiUrl });
+  if (home === undefined || resolve(home.dataDir) !== dataDir)
+    opts.onForeignServer?.({ address, home, assumedUiUrl: uiUrl });
   return home;
 }
 

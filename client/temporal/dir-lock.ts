@@ -19,7 +19,10 @@ export interface DirLockOptions {
 /** Waiting for an inter-process lock took longer than the holder could legitimately need. */
 export class LockTimeoutError extends Error {
   override readonly name = 'LockTimeoutError';
-  constructor(readonly lockDir: string, waitedMs: number) {
+  constructor(
+    readonly lockDir: string,
+    waitedMs: number,
+  ) {
     super(
       `Timed out after ${Math.round(waitedMs / 1000)} s waiting for lock ${lockDir}. ` +
         `Fix: if no other ll-loop process is running, remove it (rm -r '${lockDir}') and try again.`,

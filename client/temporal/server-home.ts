@@ -19,7 +19,9 @@ export interface ServerHome {
 export async function recordServerHome(connection: Connection, namespace: string, home: ServerHome): Promise<void> {
   await connection.workflowService.updateNamespace({
     namespace,
-    updateInfo: { data: { [DATA_DIR_KEY]: home.dataDir, ...(home.uiUrl === undefined ? {} : { [UI_KEY]: home.uiUrl }) } },
+    updateInfo: {
+      data: { [DATA_DIR_KEY]: home.dataDir, ...(home.uiUrl === undefined ? {} : { [UI_KEY]: home.uiUrl }) },
+    },
   });
 }
 

@@ -53,4 +53,3 @@ export function looksLikeDevServer(pid: number): boolean {
     return true; // no /proc (macOS): cannot tell, trust the pid file
   }
 }
-

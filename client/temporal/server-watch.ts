@@ -70,16 +70,26 @@ export function watchServer(opts: ServerWatchOptions): ServerWatch {
   const restart = async (o: Outage): Promise<void> => {
     if (!embedded || Date.now() < o.nextRestart) return;
     if (!diedWithoutStop(embedded.dataDir)) {
-      if (!o.toldStopped) log(`the embedded Temporal server was stopped on purpose (ll-loop server stop): not restarting it; the next ll-loop command that needs it starts it again`);
+      if (!o.toldStopped)
+        log(
+          `the embedded Temporal server was stopped on purpose (ll-loop server stop): not restarting it; the next ll-loop command that needs it starts it again`,
+        );
       o.toldStopped = true;
       return;
     }
     try {
       const server = await ensureDevServer({ ...embedded, log: () => undefined });
-      ended(server.started ? `restarted the embedded Temporal server at ${address} (pid ${server.pid ?? '?'}, data ${embedded.dataDir})` : `the Temporal server at ${address} answers again (restarted by another ll-loop process)`);
+      ended(
+        server.started
+          ? `restarted the embedded Temporal server at ${address} (pid ${server.pid ?? '?'}, data ${embedded.dataDir})`
+          : `the Temporal server at ${address} answers again (restarted by another ll-loop process)`,
+      );
     } catch (err) {
       const why = (err as Error).message.split('\n')[0] ?? String(err);
-      if (o.lastError === undefined) log(`could not restart the embedded Temporal server at ${address}: ${why}; trying again every ${seconds(retryMs)}`);
+      if (o.lastError === undefined)
+        log(
+          `could not restart the embedded Temporal server at ${address}: ${why}; trying again every ${seconds(retryMs)}`,
+        );
       o.lastError = why;
       o.nextRestart = Date.now() + retryMs;
     }
@@ -91,10 +101,14 @@ export function watchServer(opts: ServerWatchOptions): ServerWatch {
     if (!outage) {
       outage = { since: now, lastLine: now, nextRestart: now };
       const restarting = embedded !== undefined && diedWithoutStop(embedded.dataDir);
-      log(`the Temporal server at ${address} does not answer${restarting ? ` (the embedded server, data ${embedded.dataDir}): restarting it` : ': nothing runs until it is back'}`);
+      log(
+        `the Temporal server at ${address} does not answer${restarting ? ` (the embedded server, data ${embedded.dataDir}): restarting it` : ': nothing runs until it is back'}`,
+      );
     } else if (now - outage.lastLine >= reminderMs) {
       outage.lastLine = now;
-      log(`the Temporal server at ${address} is still down (for ${seconds(now - outage.since)})${outage.lastError ? `; last restart attempt: ${outage.lastError}` : ''}`);
+      log(
+        `the Temporal server at ${address} is still down (for ${seconds(now - outage.since)})${outage.lastError ? `; last restart attempt: ${outage.lastError}` : ''}`,
+      );
     }
     await restart(outage);
   };
@@ -103,7 +117,9 @@ export function watchServer(opts: ServerWatchOptions): ServerWatch {
     if (stopped) return;
     timer = setTimeout(() => {
       current = check()
-        .catch((err: unknown) => log(`watching the Temporal server at ${address} failed once: ${(err as Error).message}`))
+        .catch((err: unknown) =>
+          log(`watching the Temporal server at ${address} failed once: ${(err as Error).message}`),
+        )
         .finally(schedule);
     }, intervalMs);
     timer.unref();
@@ -122,7 +138,11 @@ export function watchServer(opts: ServerWatchOptions): ServerWatch {
  * Watch the server a worker's session reached: the project's embedded server (not a foreign one
  * on its port, never TEMPORAL_ADDRESS's) may be restarted, any other only watched.
  */
-export function watchSessionServer(endpoint: { address: string; mode?: 'external' | 'embedded'; foreign?: boolean }, cwd: string, log: (line: string) => void): ServerWatch {
+export function watchSessionServer(
+  endpoint: { address: string; mode?: 'external' | 'embedded'; foreign?: boolean },
+  cwd: string,
+  log: (line: string) => void,
+): ServerWatch {
   const ours = endpoint.mode === 'embedded' && endpoint.foreign !== true;
   const { dataDir, port, uiPort } = embeddedServerOptions(cwd);
   return watchServer({ address: endpoint.address, ...(ours ? { embedded: { dataDir, port, uiPort } } : {}), log });

@@ -5,7 +5,14 @@
  * within a few seconds, never a hang.
  */
 import type { Client, Connection } from '@temporalio/client';
-import { clientFor, connectClient, resolveEndpoint, resolveTemporalTarget, TemporalUnavailableError, type TemporalEndpoint } from './connection.js';
+import {
+  clientFor,
+  connectClient,
+  resolveEndpoint,
+  resolveTemporalTarget,
+  TemporalUnavailableError,
+  type TemporalEndpoint,
+} from './connection.js';
 import { embeddedServerOptions } from './embedded.js';
 import { CliError, InfrastructureError } from '../errors.js';
 
@@ -22,7 +29,10 @@ export async function openSession(cwd: string): Promise<Session> {
   // The connection that found the embedded server running, when it was: the session's own.
   let handedOver: Connection | undefined;
   try {
-    ({ connection: handedOver, ...endpoint } = await resolveEndpoint(resolveTemporalTarget(), { ...embeddedServerOptions(cwd), keepConnection: true }));
+    ({ connection: handedOver, ...endpoint } = await resolveEndpoint(resolveTemporalTarget(), {
+      ...embeddedServerOptions(cwd),
+      keepConnection: true,
+    }));
   } catch (err) {
     if (err instanceof CliError) throw err;
     if (err instanceof TemporalUnavailableError) throw new InfrastructureError(err.message);

@@ -236,7 +236,10 @@ async function installFromPip(cache: string, env: NodeJS.ProcessEnv): Promise<{ 
         continue;
       }
       if (r.code !== 0) {
-        failures.push({ target, detail: `exit ${r.code ?? r.signal}${r.timedOut ? ' (timed out)' : ''}: ${tail(r.stderr, 5)}` });
+        failures.push({
+          target,
+          detail: `exit ${r.code ?? r.signal}${r.timedOut ? ' (timed out)' : ''}: ${tail(r.stderr, 5)}`,
+        });
         continue;
       }
       const bin = join(tmp, 'bin', EXE);
@@ -250,7 +253,10 @@ async function installFromPip(cache: string, env: NodeJS.ProcessEnv): Promise<{ 
       const path = join(dest, 'bin', EXE);
       const version = await runCommand(path, ['--version'], { timeoutMs: 30_000 });
       if (version.code !== 0) {
-        failures.push({ target, detail: `installed binary does not run: ${tail(version.stderr || version.spawnError, 3)}` });
+        failures.push({
+          target,
+          detail: `installed binary does not run: ${tail(version.stderr || version.spawnError, 3)}`,
+        });
         continue;
       }
       return { path };
@@ -330,7 +336,14 @@ export function runCommand(
     }, opts.timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);
-      resolve({ code: null, signal: null, stdout, stderr, timedOut, spawnError: (err as NodeJS.ErrnoException).code ?? err.message });
+      resolve({
+        code: null,
+        signal: null,
+        stdout,
+        stderr,
+        timedOut,
+        spawnError: (err as NodeJS.ErrnoException).code ?? err.message,
+      });
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);

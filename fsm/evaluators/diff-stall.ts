@@ -24,7 +24,11 @@ export const DEFAULT_MAX_STALL = 1;
  * passes left it unchanged; `no` once `maxStall` passes in a row changed nothing.
  * Details `{ stall_count, max_stall, diff_changed }` (seed 001).
  */
-export function compareDiffStall(maxStall: number, previous: DiffStallMemory | undefined, stat: string): { result: EvalResult; memory: DiffStallMemory } {
+export function compareDiffStall(
+  maxStall: number,
+  previous: DiffStallMemory | undefined,
+  stat: string,
+): { result: EvalResult; memory: DiffStallMemory } {
   const changed = previous === undefined || previous.stat !== stat;
   const stallCount = changed ? 0 : previous.stall_count + 1;
   const verdict = !changed && stallCount >= maxStall ? 'no' : 'yes';

@@ -31,7 +31,14 @@ export {
   type PureEvaluatorType,
 } from './pure-config.js';
 export { abnormalExitReason } from './abnormal-exit.js';
-export { formatJsonPath, parseJsonPath, resolveJsonPath, type JsonPathLookup, type JsonPathParse, type JsonPathSegment } from './json-path.js';
+export {
+  formatJsonPath,
+  parseJsonPath,
+  resolveJsonPath,
+  type JsonPathLookup,
+  type JsonPathParse,
+  type JsonPathSegment,
+} from './json-path.js';
 export { evaluateConvergence } from './convergence.js';
 export { evaluateExitCode } from './exit-code.js';
 export { evaluateHarborScorer } from './harbor-scorer.js';
@@ -41,7 +48,9 @@ export { evaluateOutputJson } from './output-json.js';
 export { evaluateOutputNumeric } from './output-numeric.js';
 
 /** The registry: one pure evaluator per type, each taking the config of its own type. */
-export const pureEvaluators: { readonly [K in PureEvaluatorType]: Evaluator<Extract<PureEvaluatorConfig, { type: K }>> } = {
+export const pureEvaluators: {
+  readonly [K in PureEvaluatorType]: Evaluator<Extract<PureEvaluatorConfig, { type: K }>>;
+} = {
   exit_code: evaluateExitCode,
   output_numeric: evaluateOutputNumeric,
   output_json: evaluateOutputJson,

@@ -83,7 +83,10 @@ export function parseJsonPath(path: string): JsonPathParse {
 }
 
 /** Reads the JSON string literal starting at `text[start] === '"'`; `end` is just past its closing quote. */
-function readString(text: string, start: number): { ok: true; value: string; end: number } | { ok: false; error: string } {
+function readString(
+  text: string,
+  start: number,
+): { ok: true; value: string; end: number } | { ok: false; error: string } {
   let j = start + 1;
   while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
   if (j >= text.length) return { ok: false, error: 'unterminated quoted key' };

@@ -23,10 +23,15 @@ export function evaluateMcpResult(_config: McpResultConfig, input: EvalInput): E
     case MCP_EXIT.timeout:
       return { verdict: 'timeout', details };
     case MCP_EXIT.ok:
-      if (envelope === null) return evalError('the MCP call gave no result envelope (mcp_result judges action_type: mcp_tool states)', details);
+      if (envelope === null)
+        return evalError(
+          'the MCP call gave no result envelope (mcp_result judges action_type: mcp_tool states)',
+          details,
+        );
       return { verdict: envelope.isError === true ? 'tool_error' : 'success', details };
     default: {
-      const why = typeof envelope?.error === 'string' ? envelope.error : `the MCP call failed with exit code ${input.exitCode}`;
+      const why =
+        typeof envelope?.error === 'string' ? envelope.error : `the MCP call failed with exit code ${input.exitCode}`;
       return evalError(why, details);
     }
   }
@@ -36,7 +41,9 @@ export function evaluateMcpResult(_config: McpResultConfig, input: EvalInput): E
 function parseEnvelope(output: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(output);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

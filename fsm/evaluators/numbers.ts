@@ -24,7 +24,10 @@ export type NumericParse = { ok: true; value: number } | { ok: false; error: str
 export function parseNumericOutput(output: string): NumericParse {
   const whole = toNumber(output);
   if (whole !== undefined) return { ok: true, value: whole };
-  const lines = output.split(/\r?\n/).map((line) => line.trim()).filter((line) => line.length > 0);
+  const lines = output
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
   const last = lines.at(-1);
   if (last === undefined) return { ok: false, error: 'could not parse a number: the output is empty' };
   const fromLast = toNumber(last);

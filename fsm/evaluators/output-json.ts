@@ -52,7 +52,10 @@ export function evaluateOutputJson(config: OutputJsonConfig, input: EvalInput): 
   const left = toNumber(value);
   const right = toNumber(config.target);
   if (left === undefined) {
-    return evalError(`operator ${operator} needs a number, but the value at ${config.path} is ${describe(value)}`, details);
+    return evalError(
+      `operator ${operator} needs a number, but the value at ${config.path} is ${describe(value)}`,
+      details,
+    );
   }
   if (right === undefined) {
     return evalError(`operator ${operator} needs a number, but the target is ${describe(config.target)}`, details);

@@ -27,7 +27,11 @@ export type CompileResult = { raw: FsmDocument; diagnostics: [] } | { raw?: unde
 export function runCompiler<Spec>(compiler: ParadigmCompiler<Spec>, raw: Record<string, unknown>): CompileResult {
   const parsed = compiler.schema.safeParse(raw);
   if (!parsed.success) {
-    const rules = { paradigm: compiler.paradigm, help: compiler.help, knownKeys: (path: Diagnostic['path']) => shapeKeysAt(compiler.schema, path) };
+    const rules = {
+      paradigm: compiler.paradigm,
+      help: compiler.help,
+      knownKeys: (path: Diagnostic['path']) => shapeKeysAt(compiler.schema, path),
+    };
     return { diagnostics: fieldDiagnostics(parsed.error.issues, raw, rules) };
   }
   const problems = compiler.check?.(parsed.data, raw) ?? [];

@@ -31,7 +31,10 @@ export const convergenceCompiler: ParadigmCompiler<ConvergenceSpec> = {
   paradigm: 'convergence',
   schema,
   help: {
-    check: { expected: 'a command that prints the current value of the metric (a number)', example: `"ruff check src/ --output-format=json | jq '.count'"` },
+    check: {
+      expected: 'a command that prints the current value of the metric (a number)',
+      example: `"ruff check src/ --output-format=json | jq '.count'"`,
+    },
     toward: { expected: 'the target number (or a ${context.*} template that renders to one)', example: '0' },
     using: { expected: 'the action that moves the metric toward the target', example: '"/ll:check_code fix"' },
     tolerance: { expected: 'a number of 0 or more: stop when this close to the target', example: '0' },
@@ -42,14 +45,25 @@ export const convergenceCompiler: ParadigmCompiler<ConvergenceSpec> = {
     const out: Diagnostic[] = [];
     for (const [key, field] of Object.entries(GENERATED_CONTEXT)) {
       if (context && Object.hasOwn(context, key)) {
-        out.push(error(['context', key], `context.${key} is set by the convergence compiler (from ${field}:)`, `rename this context entry, or set ${field}: instead`));
+        out.push(
+          error(
+            ['context', key],
+            `context.${key} is set by the convergence compiler (from ${field}:)`,
+            `rename this context entry, or set ${field}: instead`,
+          ),
+        );
       }
     }
     return out;
   },
   compile(spec, raw) {
     const settings = settingsOf(raw);
-    const context = { metric_cmd: spec.check, target: spec.toward, tolerance: spec.tolerance ?? 0, ...(settings.context as Record<string, unknown> | undefined) };
+    const context = {
+      metric_cmd: spec.check,
+      target: spec.toward,
+      tolerance: spec.tolerance ?? 0,
+      ...(settings.context as Record<string, unknown> | undefined),
+    };
     return {
       name: spec.name,
       ...settings,

@@ -179,7 +179,11 @@ export function fieldDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkno
       const owner = path.length > 1 ? ` in ${formatPath(path.slice(0, -1))}` : '';
       const what = info ? ` (${info.expected})` : '';
       out.push(
-        error(path, `missing required field "${String(path[path.length - 1])}"${owner} for paradigm: ${rules.paradigm}${what}`, `add ${String(path[path.length - 1])}: ${info?.example ?? '…'}`),
+        error(
+          path,
+          `missing required field "${String(path[path.length - 1])}"${owner} for paradigm: ${rules.paradigm}${what}`,
+          `add ${String(path[path.length - 1])}: ${info?.example ?? '…'}`,
+        ),
       );
       continue;
     }

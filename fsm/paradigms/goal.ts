@@ -31,7 +31,13 @@ export const goalCompiler: ParadigmCompiler<GoalSpec> = {
   },
   check(spec) {
     if (spec.name !== undefined || goalName(spec.goal) !== undefined) return [];
-    return [error(['goal'], `cannot derive a loop name from goal ${JSON.stringify(spec.goal)}: it has no words before its scope`, 'add name: <loop-name>')];
+    return [
+      error(
+        ['goal'],
+        `cannot derive a loop name from goal ${JSON.stringify(spec.goal)}: it has no words before its scope`,
+        'add name: <loop-name>',
+      ),
+    ];
   },
   compile(spec, raw) {
     const [check, fix] = spec.tools as [string, string];

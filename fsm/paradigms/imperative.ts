@@ -21,8 +21,15 @@ export const imperativeCompiler: ParadigmCompiler<ImperativeSpec> = {
   paradigm: 'imperative',
   schema,
   help: {
-    steps: { expected: 'a list of one or more actions, run in order', example: '["/ll:check_code types", "/ll:manage_issue bug fix"]', item: 'an action (a shell command or a /slash command)' },
-    until: { expected: 'a mapping with check (a command) and passes (true or false)', example: '{ check: "mypy src/", passes: true }' },
+    steps: {
+      expected: 'a list of one or more actions, run in order',
+      example: '["/ll:check_code types", "/ll:manage_issue bug fix"]',
+      item: 'an action (a shell command or a /slash command)',
+    },
+    until: {
+      expected: 'a mapping with check (a command) and passes (true or false)',
+      example: '{ check: "mypy src/", passes: true }',
+    },
     check: { expected: 'the command that decides whether to stop', example: '"mypy src/"' },
     passes: { expected: 'true (stop when the check passes) or false (stop when it fails)', example: 'true' },
   },
@@ -32,7 +39,11 @@ export const imperativeCompiler: ParadigmCompiler<ImperativeSpec> = {
       states[`step_${i}`] = { action, next: i + 1 < spec.steps.length ? `step_${i + 1}` : 'check_done' };
     });
     const passes = spec.until.passes;
-    states.check_done = { action: spec.until.check, on_success: passes ? 'done' : 'step_0', on_failure: passes ? 'step_0' : 'done' };
+    states.check_done = {
+      action: spec.until.check,
+      on_success: passes ? 'done' : 'step_0',
+      on_failure: passes ? 'step_0' : 'done',
+    };
     states.done = { terminal: true };
     return { name: spec.name, ...settingsOf(raw), initial: 'step_0', states };
   },

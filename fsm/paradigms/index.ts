@@ -20,7 +20,10 @@ export interface ParadigmOutput {
 }
 
 const COMPILERS: Record<string, ParadigmCompiler<never>> = Object.fromEntries(
-  [goalCompiler, convergenceCompiler, invariantsCompiler, imperativeCompiler, iterativeCompiler].map((c) => [c.paradigm, c as unknown as ParadigmCompiler<never>]),
+  [goalCompiler, convergenceCompiler, invariantsCompiler, imperativeCompiler, iterativeCompiler].map((c) => [
+    c.paradigm,
+    c as unknown as ParadigmCompiler<never>,
+  ]),
 );
 
 /** `fsm` is the native format: nothing to compile. */
@@ -33,8 +36,17 @@ export function compileParadigm(raw: Record<string, unknown>): ParadigmOutput {
   if (paradigm === 'fsm') return { raw: rest, diagnostics: [] };
   const compiler = typeof paradigm === 'string' ? COMPILERS[paradigm] : undefined;
   if (compiler) return runCompiler(compiler, raw);
-  const shown = typeof paradigm === 'string' ? `"${paradigm}"${didYouMean(paradigm, PARADIGMS)}` : JSON.stringify(paradigm) ?? String(paradigm);
+  const shown =
+    typeof paradigm === 'string'
+      ? `"${paradigm}"${didYouMean(paradigm, PARADIGMS)}`
+      : (JSON.stringify(paradigm) ?? String(paradigm));
   return {
-    diagnostics: [error(['paradigm'], `unknown paradigm ${shown}; known paradigms: ${PARADIGMS.join(', ')}`, 'write paradigm: goal, convergence, invariants, imperative, iterative or fsm (see docs/paradigms.md)')],
+    diagnostics: [
+      error(
+        ['paradigm'],
+        `unknown paradigm ${shown}; known paradigms: ${PARADIGMS.join(', ')}`,
+        'write paradigm: goal, convergence, invariants, imperative, iterative or fsm (see docs/paradigms.md)',
+      ),
+    ],
   };
 }

@@ -41,8 +41,17 @@ export const invariantsCompiler: ParadigmCompiler<InvariantsSpec> = {
     names.forEach((name, i) => {
       if (stems[i] !== undefined) return;
       const twin = names.findIndex((other, j) => j !== i && nameWords(other) === nameWords(name));
-      const why = twin >= 0 ? `gives the same state names as constraints[${twin}] (${JSON.stringify(names[twin])})` : 'has no letters or digits to name its states with';
-      out.push(error(['constraints', i, 'name'], `constraint name ${JSON.stringify(name)} ${why}`, 'give each constraint a distinct name made of words, e.g. tests-pass'));
+      const why =
+        twin >= 0
+          ? `gives the same state names as constraints[${twin}] (${JSON.stringify(names[twin])})`
+          : 'has no letters or digits to name its states with';
+      out.push(
+        error(
+          ['constraints', i, 'name'],
+          `constraint name ${JSON.stringify(name)} ${why}`,
+          'give each constraint a distinct name made of words, e.g. tests-pass',
+        ),
+      );
     });
     return out;
   },

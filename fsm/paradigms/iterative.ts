@@ -20,7 +20,11 @@ import { TemplateSyntaxError, templateRefs } from '../template.js';
 import type { ParadigmCompiler } from './compiler.js';
 import { settingsOf, settingsSchema } from './fields.js';
 
-const executor = z.union([z.string().min(1), z.strictObject({ prompt: z.string().min(1) }), z.strictObject({ shell: z.string().min(1) })]);
+const executor = z.union([
+  z.string().min(1),
+  z.strictObject({ prompt: z.string().min(1) }),
+  z.strictObject({ shell: z.string().min(1) }),
+]);
 
 const schema = settingsSchema.extend({
   paradigm: z.literal('iterative'),
@@ -38,18 +42,30 @@ export const INPUT_DELIMITER = 'LL_INPUT_END';
 export const CONTROLLER_SCHEMA: Record<string, unknown> = {
   type: 'object',
   properties: {
-    verdict: { type: 'string', enum: ['success', 'continue'], description: 'success when the goal is met (exactly when success is true), else continue' },
+    verdict: {
+      type: 'string',
+      enum: ['success', 'continue'],
+      description: 'success when the goal is met (exactly when success is true), else continue',
+    },
     success: { type: 'boolean', description: "true if this iteration met the loop's goal" },
-    analysis: { type: 'string', description: "what happened in this iteration and why" },
-    next_input: { type: 'string', description: "the complete input for the executor's next attempt (empty when success is true)" },
-    new_files: { type: 'array', items: { type: 'string' }, description: 'paths of files the next attempt should look at ([] for none)' },
+    analysis: { type: 'string', description: 'what happened in this iteration and why' },
+    next_input: {
+      type: 'string',
+      description: "the complete input for the executor's next attempt (empty when success is true)",
+    },
+    new_files: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'paths of files the next attempt should look at ([] for none)',
+    },
   },
   required: ['verdict', 'success', 'analysis', 'next_input', 'new_files'],
   additionalProperties: false,
 };
 
 /** The controller's instructions when the loop file gives none. */
-export const DEFAULT_CONTROLLER = 'Decide whether the task in the current input is done. The validator exiting with 0 means its checks pass.';
+export const DEFAULT_CONTROLLER =
+  'Decide whether the task in the current input is done. The validator exiting with 0 means its checks pass.';
 
 /** The controller's question: the author's instructions, then the loop's protocol. */
 function controllerPrompt(instructions: string): string {
@@ -105,7 +121,8 @@ function readsInput(spec: IterativeSpec): boolean {
  * knows where an argument belongs.
  */
 function checkExecutor(spec: IterativeSpec): Diagnostic[] {
-  const path = typeof spec.executor === 'string' ? ['executor'] : ['executor', 'prompt' in spec.executor ? 'prompt' : 'shell'];
+  const path =
+    typeof spec.executor === 'string' ? ['executor'] : ['executor', 'prompt' in spec.executor ? 'prompt' : 'shell'];
   try {
     if (readsInput(spec) || executorKind(spec) === 'prompt') return [];
   } catch (err) {
@@ -133,24 +150,40 @@ export const iterativeCompiler: ParadigmCompiler<IterativeSpec> = {
   help: {
     input: { expected: 'text: the input of the first executor call', example: '"Make the parser tests pass"' },
     executor: {
-      expected: 'an action: text (a shell command, or a /slash command), or { prompt: text } or { shell: text }; it reads the current input as ${captured.input.output} (a prompt that does not gets it appended)',
+      expected:
+        'an action: text (a shell command, or a /slash command), or { prompt: text } or { shell: text }; it reads the current input as ${captured.input.output} (a prompt that does not gets it appended)',
       example: '{ prompt: "Work on this task: ${captured.input.output}" }',
     },
     prompt: { expected: 'the prompt text for the host CLI', example: '"Work on this task: ${captured.input.output}"' },
     shell: { expected: 'a shell command', example: `"./attempt.sh '\${captured.input.output}'"` },
     test_command: { expected: 'the validator: a shell command run after each executor call', example: '"npm test"' },
-    controller: { expected: "instructions for the controller LLM's analysis (text)", example: '"Done when all parser tests pass."' },
+    controller: {
+      expected: "instructions for the controller LLM's analysis (text)",
+      example: '"Done when all parser tests pass."',
+    },
   },
   check(spec, raw) {
     const out = checkExecutor(spec);
     const context = raw.context as Record<string, unknown> | undefined;
     for (const [key, field] of Object.entries(GENERATED_CONTEXT)) {
       if (context && Object.hasOwn(context, key)) {
-        out.push(error(['context', key], `context.${key} is set by the iterative compiler (from ${field}:)`, `rename this context entry, or set ${field}: instead`));
+        out.push(
+          error(
+            ['context', key],
+            `context.${key} is set by the iterative compiler (from ${field}:)`,
+            `rename this context entry, or set ${field}: instead`,
+          ),
+        );
       }
     }
     if (spec.input.split('\n').includes(INPUT_DELIMITER)) {
-      out.push(error(['input'], `a line of the input is ${INPUT_DELIMITER}, which ends the here-document that passes the input on`, `reword that line of the input`));
+      out.push(
+        error(
+          ['input'],
+          `a line of the input is ${INPUT_DELIMITER}, which ends the here-document that passes the input on`,
+          `reword that line of the input`,
+        ),
+      );
     }
     return out;
   },
@@ -162,13 +195,26 @@ export const iterativeCompiler: ParadigmCompiler<IterativeSpec> = {
       name: spec.name,
       ...settings,
       initial: 'start',
-      context: { input: spec.input, test_command: spec.test_command, ...(settings.context as Record<string, unknown> | undefined) },
+      context: {
+        input: spec.input,
+        test_command: spec.test_command,
+        ...(settings.context as Record<string, unknown> | undefined),
+      },
       states: {
-        start: { action: `cat <<'${INPUT_DELIMITER}'\n\${context.input}\n${INPUT_DELIMITER}`, capture: 'input', next: 'execute' },
+        start: {
+          action: `cat <<'${INPUT_DELIMITER}'\n\${context.input}\n${INPUT_DELIMITER}`,
+          capture: 'input',
+          next: 'execute',
+        },
         execute: { action: executorAction(spec), ...actionType, capture: 'result', next: 'validate' },
         validate: { action: '${context.test_command}', capture: 'validation', next: 'control' },
         control: {
-          evaluate: { type: 'llm_structured', source: REPORT, prompt: controllerPrompt(spec.controller ?? DEFAULT_CONTROLLER), schema: CONTROLLER_SCHEMA },
+          evaluate: {
+            type: 'llm_structured',
+            source: REPORT,
+            prompt: controllerPrompt(spec.controller ?? DEFAULT_CONTROLLER),
+            schema: CONTROLLER_SCHEMA,
+          },
           route: { success: 'done', continue: 'next_input' },
         },
         next_input: { action: `printf '%s' "\${result.details.raw.next_input}"`, capture: 'input', next: 'execute' },

@@ -24,7 +24,19 @@ export function goalName(goal: string): string | undefined {
 }
 
 /** A last word that states the constraint's wanted status ("tests-pass"): the stem drops it. */
-const STATUS_WORDS = new Set(['pass', 'passes', 'passing', 'clean', 'valid', 'ok', 'green', 'good', 'fixed', 'succeeds', 'works']);
+const STATUS_WORDS = new Set([
+  'pass',
+  'passes',
+  'passing',
+  'clean',
+  'valid',
+  'ok',
+  'green',
+  'good',
+  'fixed',
+  'succeeds',
+  'works',
+]);
 
 /** The words of a constraint name, lowercased: "Tests-Pass" → ["tests", "pass"]. */
 function words(name: string): string[] {

@@ -33,7 +33,8 @@ function loop(dir: string, name: string, yaml: string): void {
   writeFileSync(join(dir, '.loops', `${name}.yaml`), yaml);
 }
 
-const cli = (dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
+const cli = (dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+  runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
 
 interface Running {
   child: ChildProcess;
@@ -47,11 +48,12 @@ function start(dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): R
   const out = { stdout: '', stderr: '' };
   child.stdout!.on('data', (d: Buffer) => (out.stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out.stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal, ...out });
-    }),
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) =>
+      child.on('exit', (code, signal) => {
+        children.delete(child);
+        resolve({ code, signal, ...out });
+      }),
   );
   return { child, out, exited };
 }
@@ -118,7 +120,13 @@ beforeAll(async () => {
   mkdirSync(join(base, '.loops'));
   port = await freePort();
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = { ...rest, LL_TEMPORAL_PORT: String(port), LL_TEMPORAL_UI_PORT: String(await freePort()), LL_TEMPORAL_DATA_DIR: join(base, '.loops', '.temporal'), NO_COLOR: '1' };
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(port),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    LL_TEMPORAL_DATA_DIR: join(base, '.loops', '.temporal'),
+    NO_COLOR: '1',
+  };
   const started = cli(base, ['server', 'start']);
   expect(started.code, started.stderr).toBe(0);
 });
@@ -146,7 +154,9 @@ describe.concurrent('a run outlives the terminal that started it', () => {
     release(dir, 'crash');
     const resumed = await following.exited;
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toMatch(/crash-\d{8}T\d{6} is still open: the worker pid \d+ on \S+ serves it; following it/);
+    expect(resumed.stdout).toMatch(
+      /crash-\d{8}T\d{6} is still open: the worker pid \d+ on \S+ serves it; following it/,
+    );
     expect(resumed.stdout).toContain('Loop completed: c');
     expect(lines(dir, 'crash-a.log')).toHaveLength(1);
     expect(lines(dir, 'crash-b.log')).toHaveLength(1); // the worker never died: no retry
@@ -187,11 +197,20 @@ describe.concurrent('a run outlives the terminal that started it', () => {
     expect(log).toContain(`started ${out.instance_id}`);
     expect(log).toContain(`finished ${out.instance_id}: terminal in state c`);
     // list --running shows who serves a run: host, pid, version.
-    loop(dir, 'wait', 'name: wait\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "while [ ! -e wait.go ]; do sleep 0.05; done"\n    next: done\n  done:\n    terminal: true\n');
+    loop(
+      dir,
+      'wait',
+      'name: wait\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "while [ ! -e wait.go ]; do sleep 0.05; done"\n    next: done\n  done:\n    terminal: true\n',
+    );
     const second = JSON.parse(cli(dir, ['run', 'wait', '--background', '--json']).stdout) as { instance_id: string };
-    const listed = JSON.parse(cli(dir, ['list', '--running', '--json']).stdout) as Array<{ id: string; served_by: Array<{ pid: number; host: string; version: string }> }>;
+    const listed = JSON.parse(cli(dir, ['list', '--running', '--json']).stdout) as Array<{
+      id: string;
+      served_by: Array<{ pid: number; host: string; version: string }>;
+    }>;
     const row = listed.find((r) => r.id === second.instance_id)!;
-    expect(row.served_by).toEqual([expect.objectContaining({ pid: record.pid, host: record.host, version: record.version })]);
+    expect(row.served_by).toEqual([
+      expect.objectContaining({ pid: record.pid, host: record.host, version: record.version }),
+    ]);
     const table = cli(dir, ['list', '--running']).stdout;
     expect(table).toContain(`pid ${record.pid} on ${record.host} (${record.version})`);
     release(dir, 'wait');
@@ -205,17 +224,28 @@ describe.concurrent('a worker that dies', () => {
     loop(dir, 'deadworker', threeStates('deadworker'));
     const started = cli(dir, ['run', 'deadworker', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
-    const { instance_id: id, worker_pid: workerPid } = JSON.parse(started.stdout) as { instance_id: string; worker_pid: number };
+    const { instance_id: id, worker_pid: workerPid } = JSON.parse(started.stdout) as {
+      instance_id: string;
+      worker_pid: number;
+    };
     await waitFor('state b to start', () => lines(dir, 'deadworker-b.log').length === 1);
     process.kill(workerPid, 'SIGKILL');
     const killedAt = Date.now();
     // The action dies with its worker (process-group watchdog).
-    await waitFor('the killed worker\'s action to end', () => liveProcesses('deadworker.go') === 0, 10_000);
+    await waitFor("the killed worker's action to end", () => liveProcesses('deadworker.go') === 0, 10_000);
     const listed = cli(dir, ['list']);
     expect(listed.code, listed.stderr).toBe(0);
-    await waitFor('a new worker to serve the checkout', () => (workerRecord(dir)?.pid ?? workerPid) !== workerPid && pidAlive(workerRecord(dir)!.pid), 20_000);
+    await waitFor(
+      'a new worker to serve the checkout',
+      () => (workerRecord(dir)?.pid ?? workerPid) !== workerPid && pidAlive(workerRecord(dir)!.pid),
+      20_000,
+    );
     // Temporal notices the dead worker by the action's heartbeat timeout (30 s), not its 3600 s one.
-    await waitFor('the action to be retried on the new worker', () => lines(dir, 'deadworker-b.log').length === 2, 45_000);
+    await waitFor(
+      'the action to be retried on the new worker',
+      () => lines(dir, 'deadworker-b.log').length === 2,
+      45_000,
+    );
     expect(Date.now() - killedAt).toBeLessThan(45_000);
     release(dir, 'deadworker');
     const result = await (await client()).workflow.getHandle(id).result();
@@ -223,14 +253,21 @@ describe.concurrent('a worker that dies', () => {
     expect(lines(dir, 'deadworker-a.log')).toHaveLength(1);
     expect(lines(dir, 'deadworker-b.log')).toHaveLength(2); // the killed attempt, and one retry
     expect(readFileSync(join(dir, 'deadworker-c.out'), 'utf8').trim()).toBe('first-none+second');
-    const events = readFileSync(join(dir, '.loops', '.running', `${id}.events.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; event: string });
+    const events = readFileSync(join(dir, '.loops', '.running', `${id}.events.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; event: string });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.filter((e) => e.event === 'loop_complete')).toHaveLength(1);
   }, 120_000);
 
   it('one worker per checkout: a second `ll-loop worker` says which one serves it; outside a checkout it says why not', async () => {
     const dir = project('single');
-    loop(dir, 'quick', 'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+    loop(
+      dir,
+      'quick',
+      'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
+    );
     expect(cli(dir, ['run', 'quick']).code).toBe(0);
     const record = workerRecord(dir)!;
     const second = cli(dir, ['worker'], { LL_WORKER_STARTED_BY: '' });
@@ -259,7 +296,11 @@ describe.concurrent('a worker that dies', () => {
     const gone = await old.exited;
     expect(gone.code).toBe(0);
     expect(gone.stdout).toContain('draining (SIGTERM)');
-    await waitFor('the new worker to serve', () => workerRecord(dir) !== undefined && workerRecord(dir)!.code_id !== 'older-build', 20_000);
+    await waitFor(
+      'the new worker to serve',
+      () => workerRecord(dir) !== undefined && workerRecord(dir)!.code_id !== 'older-build',
+      20_000,
+    );
     const result = await (await client()).workflow.getHandle(id).result();
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'c' });
     expect(lines(dir, 'handover-b.log')).toHaveLength(1); // finished on the old worker while it drained

@@ -14,7 +14,8 @@ import { freePort, waitFor } from '../support/processes.js';
 let cwd: string;
 let env: NodeJS.ProcessEnv;
 
-const cli = (args: string[], dir = cwd, extraEnv: NodeJS.ProcessEnv = {}) => runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
+const cli = (args: string[], dir = cwd, extraEnv: NodeJS.ProcessEnv = {}) =>
+  runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
 
 function loop(name: string, yaml: string): void {
   writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
@@ -24,7 +25,12 @@ beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-person-'));
   mkdirSync(join(cwd, '.loops'));
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = { ...rest, LL_TEMPORAL_PORT: String(await freePort()), LL_TEMPORAL_UI_PORT: String(await freePort()), NO_COLOR: '1' };
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(await freePort()),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    NO_COLOR: '1',
+  };
   const started = cli(['server', 'start']);
   expect(started.code, started.stderr).toBe(0);
 });
@@ -36,7 +42,10 @@ afterAll(() => {
 
 describe('from a subdirectory', () => {
   it('run, list and status work in the project above, like git', () => {
-    loop('where', 'name: where\ninitial: a\nstates:\n  a:\n    action: "pwd"\n    capture: dir\n    next: done\n  done:\n    terminal: true\n');
+    loop(
+      'where',
+      'name: where\ninitial: a\nstates:\n  a:\n    action: "pwd"\n    capture: dir\n    next: done\n  done:\n    terminal: true\n',
+    );
     const sub = join(cwd, 'src', 'deep');
     mkdirSync(sub, { recursive: true });
     const ran = cli(['run', 'where', '--json'], sub);
@@ -105,7 +114,9 @@ describe('another server on the port', () => {
     const port = inject('temporalAddress').split(':').pop()!;
     const r = cli(['list', '--running'], stranger, { LL_TEMPORAL_PORT: port });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`note: a Temporal server that ll-loop did not start answers on 127.0.0.1:${port} (its data directory is unknown`);
+    expect(r.stderr).toContain(
+      `note: a Temporal server that ll-loop did not start answers on 127.0.0.1:${port} (its data directory is unknown`,
+    );
     expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
   }, 60_000);
 });

@@ -14,19 +14,24 @@ import { freePort } from '../support/processes.js';
 let cwd: string;
 let env: NodeJS.ProcessEnv;
 
-
 function loop(name: string, yaml: string): void {
   writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
 }
 
 /** `ll-loop <args…>` in the test project, waited for. */
-const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCliBinary(args, { cwd, env: { ...env, ...extraEnv } });
+const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+  runCliBinary(args, { cwd, env: { ...env, ...extraEnv } });
 
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-'));
   mkdirSync(join(cwd, '.loops'));
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = { ...rest, LL_TEMPORAL_PORT: String(await freePort()), LL_TEMPORAL_UI_PORT: String(await freePort()), NO_COLOR: '1' };
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(await freePort()),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    NO_COLOR: '1',
+  };
 });
 
 afterAll(() => {
@@ -73,13 +78,22 @@ context:
   });
 
   it('exits 2 on a failure terminal, 3 on max_iterations, 5 on a run error', () => {
-    loop('fails', 'name: fails\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "exit 1"\n    on_yes: done\n    on_no: escalate\n  done:\n    terminal: true\n  escalate:\n    terminal: true\n    failure: true\n');
+    loop(
+      'fails',
+      'name: fails\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "exit 1"\n    on_yes: done\n    on_no: escalate\n  done:\n    terminal: true\n  escalate:\n    terminal: true\n    failure: true\n',
+    );
     expect(cli(['run', 'fails']).code).toBe(2);
-    loop('spins', 'name: spins\ndescription: d\ninitial: a\nmax_iterations: 2\nstates:\n  a:\n    action: "true"\n    next: a\n  done:\n    terminal: true\n');
+    loop(
+      'spins',
+      'name: spins\ndescription: d\ninitial: a\nmax_iterations: 2\nstates:\n  a:\n    action: "true"\n    next: a\n  done:\n    terminal: true\n',
+    );
     const limited = cli(['run', 'spins']);
     expect(limited.code).toBe(3);
     expect(limited.stdout).toContain('max_iterations reached');
-    loop('noroute', 'name: noroute\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "exit 1"\n    on_yes: done\n  done:\n    terminal: true\n');
+    loop(
+      'noroute',
+      'name: noroute\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "exit 1"\n    on_yes: done\n  done:\n    terminal: true\n',
+    );
     const error = cli(['run', 'noroute']);
     expect(error.code).toBe(5);
     expect(error.stdout).toContain('no valid transition from state "a" for verdict "no"');
@@ -91,7 +105,10 @@ context:
   });
 
   it('Ctrl-C (SIGINT) stops the run gracefully: the action is killed and the run recorded as cancelled', async () => {
-    loop('long', 'name: long\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo started; sleep 35.1337"\n    next: done\n  done:\n    terminal: true\n');
+    loop(
+      'long',
+      'name: long\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo started; sleep 35.1337"\n    next: done\n  done:\n    terminal: true\n',
+    );
     const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd, env });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -123,10 +140,15 @@ describe('bad input never crashes', () => {
   });
 
   it('a wrong field and an unknown state are reported with line, state, hint and fix; --json gives data', () => {
-    loop('typo', 'name: typo\ndescription: d\ninitial: check\nstates:\n  check:\n    acton: "true"\n    on_yes: dne\n  done:\n    terminal: true\n');
+    loop(
+      'typo',
+      'name: typo\ndescription: d\ninitial: check\nstates:\n  check:\n    acton: "true"\n    on_yes: dne\n  done:\n    terminal: true\n',
+    );
     const r = cli(['validate', 'typo']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/typo\.yaml:6:5: error: state "check": unknown state field "acton" \(did you mean "action"\?\)/);
+    expect(r.stderr).toMatch(
+      /typo\.yaml:6:5: error: state "check": unknown state field "acton" \(did you mean "action"\?\)/,
+    );
     const json = JSON.parse(cli(['validate', 'typo', '--json']).stdout);
     expect(json.valid).toBe(false);
     expect(json.diagnostics[0]).toMatchObject({ severity: 'error', state: 'check', line: 6, column: 5 });
@@ -143,12 +165,17 @@ describe('bad input never crashes', () => {
   });
 
   it('an undefined variable ends the run naming the variable, the state and the fix; events stay on disk', () => {
-    loop('undef', 'name: undef\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo ${context.target_dir}"\n    next: done\n  done:\n    terminal: true\n');
+    loop(
+      'undef',
+      'name: undef\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo ${context.target_dir}"\n    next: done\n  done:\n    terminal: true\n',
+    );
     const r = cli(['run', 'undef']);
     expect(r.code).toBe(5);
     expect(r.stdout).toContain('state "a": undefined variable ${context.target_dir}');
     expect(r.stdout).toContain('--context target_dir=VALUE');
-    const files = readdirSync(join(cwd, '.loops', '.running')).filter((f) => f.startsWith('undef-') && f.endsWith('.events.jsonl'));
+    const files = readdirSync(join(cwd, '.loops', '.running')).filter(
+      (f) => f.startsWith('undef-') && f.endsWith('.events.jsonl'),
+    );
     const events = readFileSync(join(cwd, '.loops', '.running', files[0]!), 'utf8');
     expect(events).toContain('"loop_complete"');
   });
@@ -161,7 +188,11 @@ describe('bad input never crashes', () => {
   });
 
   it('help for one command: ll-loop help <command> and <command> --help print its usage and run nothing', () => {
-    for (const args of [['help', 'create'], ['create', '--help'], ['run', 'greet', '-h']]) {
+    for (const args of [
+      ['help', 'create'],
+      ['create', '--help'],
+      ['run', 'greet', '-h'],
+    ]) {
       const r = cli(args, { LL_TEMPORAL_PORT: '1' });
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toContain(`ll-loop ${args.includes('run') ? 'run <name|path>' : 'create [--kind K]'}`);
@@ -172,7 +203,11 @@ describe('bad input never crashes', () => {
 
   it('a reader that goes away (ll-loop … | true) is not a crash', () => {
     // `true` exits without reading, long before node starts writing: every write meets EPIPE.
-    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" list --builtin | true; echo "exit=\${PIPESTATUS[0]}"`], { cwd, env, encoding: 'utf8' });
+    const r = spawnSync(
+      'bash',
+      ['-c', `"${process.execPath}" "${BIN}" list --builtin | true; echo "exit=\${PIPESTATUS[0]}"`],
+      { cwd, env, encoding: 'utf8' },
+    );
     expect(r.stderr).not.toContain('EPIPE');
     expect(r.stdout.trim()).toBe('exit=0');
   });

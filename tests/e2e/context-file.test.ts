@@ -19,7 +19,13 @@ beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-context-file-'));
   mkdirSync(join(cwd, '.loops'));
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = { ...rest, LL_TEMPORAL_PORT: String(await freePort()), LL_TEMPORAL_UI_PORT: String(await freePort()), LL_STATE_DIR: join(cwd, 'state'), NO_COLOR: '1' };
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(await freePort()),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    LL_STATE_DIR: join(cwd, 'state'),
+    NO_COLOR: '1',
+  };
 });
 
 afterAll(() => {

@@ -20,7 +20,6 @@ let port: number;
 const children = new Set<ChildProcess>();
 let connection: Connection | undefined;
 
-
 function loop(name: string, yaml: string): void {
   writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
 }
@@ -54,7 +53,6 @@ function lines(file: string): string[] {
   const path = join(cwd, file);
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
 }
-
 
 async function client(): Promise<Client> {
   connection ??= await Connection.connect({ address: `127.0.0.1:${port}` });
@@ -119,8 +117,13 @@ describe('the server restarts under a running loop', () => {
     expect(readFileSync(join(cwd, 'restart-c.out'), 'utf8').trim()).toBe('first-survived+second');
     expect(lines('restart-a.log')).toHaveLength(1);
     // One event stream across the server restart: each number once, in order.
-    const id = /run (restart-\d{8}T\d{6}(?:-\d+)?)/.exec(done.stdout)?.[1] ?? /(restart-\d{8}T\d{6}(?:-\d+)?)/.exec(done.stdout)![1]!;
-    const events = readFileSync(join(cwd, '.loops', '.running', `${id}.events.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; event: string });
+    const id =
+      /run (restart-\d{8}T\d{6}(?:-\d+)?)/.exec(done.stdout)?.[1] ??
+      /(restart-\d{8}T\d{6}(?:-\d+)?)/.exec(done.stdout)![1]!;
+    const events = readFileSync(join(cwd, '.loops', '.running', `${id}.events.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; event: string });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.filter((e) => e.event === 'loop_start')).toHaveLength(1);
   }, 120_000);
@@ -128,7 +131,10 @@ describe('the server restarts under a running loop', () => {
 
 describe('resume refuses what it cannot do', () => {
   it('a run or loop that does not exist, and a run that finished, are clear errors', () => {
-    loop('quick', 'name: quick\ndescription: d\nscope: [quick]\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+    loop(
+      'quick',
+      'name: quick\ndescription: d\nscope: [quick]\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
+    );
     const missing = cli(['resume', 'no-such-loop']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no loop run matches "no-such-loop"');
@@ -140,7 +146,9 @@ describe('resume refuses what it cannot do', () => {
     expect(byId.stderr).toContain(`run ${id} finished at its terminal state done; there is nothing to resume`);
     const byName = cli(['resume', 'quick']);
     expect(byName.code).toBe(1);
-    expect(byName.stderr).toContain(`no run of quick can be resumed; its latest run ${id} finished at its terminal state done`);
+    expect(byName.stderr).toContain(
+      `no run of quick can be resumed; its latest run ${id} finished at its terminal state done`,
+    );
   });
 
   it('a stopped run continues as <id>-r1 with its captured values; two concurrent resumes: one wins, the other says so', async () => {
@@ -186,12 +194,18 @@ context:
 
 describe('runs outside the terminal', () => {
   it('`run --task-queue Q` is served by `ll-loop worker --task-queue Q`, which stops gracefully on SIGTERM', async () => {
-    loop('pooled', 'name: pooled\ndescription: d\nscope: [pooled]\ninitial: a\nstates:\n  a:\n    action: "echo pooled"\n    capture: said\n    next: done\n  done:\n    terminal: true\n');
+    loop(
+      'pooled',
+      'name: pooled\ndescription: d\nscope: [pooled]\ninitial: a\nstates:\n  a:\n    action: "echo pooled"\n    capture: said\n    next: done\n  done:\n    terminal: true\n',
+    );
     const queue = `pool-${Date.now()}`;
     const worker = start(['worker', '--task-queue', queue]);
     const ran = await start(['run', 'pooled', '--task-queue', queue, '--json']).exited;
     expect(ran.code, ran.stderr).toBe(0);
-    expect(JSON.parse(ran.stdout)).toMatchObject({ terminated_by: 'terminal', captured: { said: { output: 'pooled' } } });
+    expect(JSON.parse(ran.stdout)).toMatchObject({
+      terminated_by: 'terminal',
+      captured: { said: { output: 'pooled' } },
+    });
     await waitFor('the worker to log the finished run', () => worker.out.stdout.includes('finished pooled-'));
     worker.child.kill('SIGTERM');
     const stopped = await worker.exited;
@@ -201,7 +215,11 @@ describe('runs outside the terminal', () => {
   }, 60_000);
 
   it('leaves no process behind but the checkout worker, which drains and exits on SIGTERM', async () => {
-    await waitFor('every sleeper to end', () => ['5.2929', '4.1414'].every((s) => liveProcesses(`sleep ${s}`) === 0), 15_000);
+    await waitFor(
+      'every sleeper to end',
+      () => ['5.2929', '4.1414'].every((s) => liveProcesses(`sleep ${s}`) === 0),
+      15_000,
+    );
     const record = JSON.parse(readFileSync(join(cwd, '.loops', '.worker', 'worker.json'), 'utf8')) as { pid: number };
     process.kill(record.pid, 'SIGTERM');
     await waitFor('the checkout worker to exit', () => !pidAlive(record.pid), 15_000);

@@ -29,7 +29,12 @@ beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-handoff-'));
   mkdirSync(join(cwd, '.loops'));
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = { ...rest, LL_TEMPORAL_PORT: String(await freePort()), LL_TEMPORAL_UI_PORT: String(await freePort()), NO_COLOR: '1' };
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(await freePort()),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    NO_COLOR: '1',
+  };
   const started = cli(['server', 'start']);
   expect(started.code, started.stderr).toBe(0);
 });
@@ -46,7 +51,11 @@ describe('a handed-off run', () => {
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
     let status = cli(['status', id]);
-    await waitFor('the run to pause on its handoff', () => (status = cli(['status', id])).stdout.includes('paused on a handoff'), 60_000);
+    await waitFor(
+      'the run to pause on its handoff',
+      () => (status = cli(['status', id])).stdout.includes('paused on a handoff'),
+      60_000,
+    );
     expect(status.stdout).toContain('handed off:   pick up at step 2');
     expect(status.stdout).toContain(`continue it: ll-loop resume ${id}`);
     const resumed = cli(['resume', id]);

@@ -23,10 +23,15 @@ function loop(name: string, yaml: string): void {
 /** `ll-loop <args…>` in the test project, waited for without blocking the test worker's event loop. */
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 90_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env, encoding: 'utf8', timeout: 90_000, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -45,7 +50,12 @@ beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'll-loop-logs-'));
   mkdirSync(join(cwd, '.loops'));
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = { ...rest, LL_TEMPORAL_PORT: String(await freePort()), LL_TEMPORAL_UI_PORT: String(await freePort()), NO_COLOR: '1' };
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(await freePort()),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    NO_COLOR: '1',
+  };
   loop(
     'noisy',
     `name: noisy
@@ -110,7 +120,9 @@ describe('ll-loop run: action output in the progress display', () => {
   it('--verbose shows the last lines of every action, sub-loops included', async () => {
     const r = await cli(['run', 'noisy', '--verbose']);
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/\[1\/50\] build → echo build-out-marker.*\n {7}out│ build-out-marker\n {7}err│ build-err-marker\n/);
+    expect(r.stdout).toMatch(
+      /\[1\/50\] build → echo build-out-marker.*\n {7}out│ build-out-marker\n {7}err│ build-err-marker\n/,
+    );
     expect(r.stdout).toContain('out│ big-end-marker');
     expect(r.stdout).toContain('out│ inner-out-marker');
     expect(r.stdout).toContain('out│ check-line-1\n');
@@ -129,12 +141,18 @@ describe('ll-loop run: action output in the progress display', () => {
     it('prints what each action wrote, stdout and stderr marked, with state, pass and exit code', async () => {
       const r = await cli(['logs', runId]);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/=== build · pass 1 · exit 0 · \S+ ===\n--- stdout:\nbuild-out-marker\n--- stderr:\nbuild-err-marker\n/);
-      expect(r.stdout).toMatch(/=== check · pass 1 · exit 1 · \S+ ===\n--- stdout:\ncheck-line-1\n(check-line-\d\n){7}--- stderr:\ncheck-err-marker\n/);
+      expect(r.stdout).toMatch(
+        /=== build · pass 1 · exit 0 · \S+ ===\n--- stdout:\nbuild-out-marker\n--- stderr:\nbuild-err-marker\n/,
+      );
+      expect(r.stdout).toMatch(
+        /=== check · pass 1 · exit 1 · \S+ ===\n--- stdout:\ncheck-line-1\n(check-line-\d\n){7}--- stderr:\ncheck-err-marker\n/,
+      );
       // A sub-loop's action, named by its loop.
       expect(r.stdout).toMatch(/=== inner › hello · pass 1 · exit 0 · \S+ ===\n--- stdout:\ninner-out-marker\n/);
       // The big output comes whole from the worker's files (under the cap), not from the 64 KiB tail.
-      expect(r.stdout).toMatch(/=== big · pass 1 · exit 0 · \S+ ===\n\(from \S+\/2-big\.log, \S+\/2-big\.stderr\.log: each keeps its stream's first and last MiB\)\n--- stdout:\nz{100000}\nbig-end-marker\n--- stderr:\nbig-err-marker\n/);
+      expect(r.stdout).toMatch(
+        /=== big · pass 1 · exit 0 · \S+ ===\n\(from \S+\/2-big\.log, \S+\/2-big\.stderr\.log: each keeps its stream's first and last MiB\)\n--- stdout:\nz{100000}\nbig-end-marker\n--- stderr:\nbig-err-marker\n/,
+      );
     });
 
     it('--state shows only that state; a loop name means its latest run', async () => {
@@ -148,10 +166,25 @@ describe('ll-loop run: action output in the progress display', () => {
     it('--json is one object with every action', async () => {
       const r = await cli(['logs', runId, '--json']);
       expect(r.code).toBe(0);
-      const report = JSON.parse(r.stdout) as { id: string; actions: Array<{ state: string; exit_code: number; stdout: string; stderr: string; subloop?: { loop: string } }> };
+      const report = JSON.parse(r.stdout) as {
+        id: string;
+        actions: Array<{
+          state: string;
+          exit_code: number;
+          stdout: string;
+          stderr: string;
+          subloop?: { loop: string };
+        }>;
+      };
       expect(report.id).toBe(runId);
       expect(report.actions.map((a) => a.state)).toEqual(['build', 'big', 'hello', 'check']);
-      expect(report.actions[0]).toMatchObject({ state: 'build', exit_code: 0, stdout: 'build-out-marker\n', stderr: 'build-err-marker\n', source: 'history' });
+      expect(report.actions[0]).toMatchObject({
+        state: 'build',
+        exit_code: 0,
+        stdout: 'build-out-marker\n',
+        stderr: 'build-err-marker\n',
+        source: 'history',
+      });
       expect(report.actions[2]).toMatchObject({ subloop: { loop: 'inner', depth: 1 } });
     });
 
@@ -159,7 +192,9 @@ describe('ll-loop run: action output in the progress display', () => {
       rmSync(join(cwd, '.loops', '.running', runId), { recursive: true, force: true });
       const r = await cli(['logs', runId, '--state', 'big']);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/\(only the tail kept in Temporal is shown: the full log is in \S+\/2-big\.log, \S+\/2-big\.stderr\.log on the worker's machine, not found here\)/);
+      expect(r.stdout).toMatch(
+        /\(only the tail kept in Temporal is shown: the full log is in \S+\/2-big\.log, \S+\/2-big\.stderr\.log on the worker's machine, not found here\)/,
+      );
       expect(r.stdout).toContain('big-end-marker');
       // The 64 KiB tail, not the whole 100,000 bytes.
       expect(r.stdout).not.toMatch(/z{70000}/);
@@ -221,7 +256,11 @@ states:
     const id = runIdOf(run.stdout);
     const logs = await cli(['logs', id]);
     const history = await cli(['history', 'hostile', id]);
-    for (const [name, out] of [['run', run.stdout], ['logs', logs.stdout], ['history', history.stdout]] as const) {
+    for (const [name, out] of [
+      ['run', run.stdout],
+      ['logs', logs.stdout],
+      ['history', history.stdout],
+    ] as const) {
       expect(RAW_CONTROL.test(out), `${name} printed a raw control character`).toBe(false);
     }
     expect(run.stdout).toContain('out│ a\\x1b]0;pwned\\ab \\x1b[2J c\\rd \\x9be');

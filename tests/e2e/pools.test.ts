@@ -30,7 +30,10 @@ interface PoolWorker {
 
 function poolWorker(pool: string, host: string): PoolWorker {
   const dataDir = join(base, `data-${pool}-${host}`);
-  const child = spawn(process.execPath, [BIN, 'worker', '--pool', pool], { cwd: base, env: { ...env, LL_HOST_ID: host, LL_WORKER_DATA_DIR: dataDir } });
+  const child = spawn(process.execPath, [BIN, 'worker', '--pool', pool], {
+    cwd: base,
+    env: { ...env, LL_HOST_ID: host, LL_WORKER_DATA_DIR: dataDir },
+  });
   children.add(child);
   const out = { text: '' };
   child.stdout!.on('data', (d: Buffer) => (out.text += d.toString()));
@@ -56,7 +59,8 @@ function checkout(name: string, loops: Record<string, string>): string {
   return dir;
 }
 
-const cli = (dir: string, args: string[], extra: NodeJS.ProcessEnv = {}) => runCliBinary(args, { cwd: dir, env: { ...env, ...extra } });
+const cli = (dir: string, args: string[], extra: NodeJS.ProcessEnv = {}) =>
+  runCliBinary(args, { cwd: dir, env: { ...env, ...extra } });
 
 async function client(): Promise<Client> {
   connection ??= await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: '60s' });
@@ -131,7 +135,11 @@ describe('pinned runs', () => {
   it('kill one of two pool workers mid-run: every run finishes, and every action ran in its checkout, by its checkout worker', async () => {
     const a = poolWorker('pinned', 'hostA');
     const b = poolWorker('pinned', 'hostB');
-    await waitFor('both pool workers to poll', () => a.out.text.includes('serves pool') && b.out.text.includes('serves pool'), 30_000);
+    await waitFor(
+      'both pool workers to poll',
+      () => a.out.text.includes('serves pool') && b.out.text.includes('serves pool'),
+      30_000,
+    );
     const gate = join(base, 'pinned.go');
     const notes = join(base, 'pinned-notes');
     const dir = checkout('pinned', { held: heldLoop('held', notes, gate) });
@@ -145,7 +153,8 @@ describe('pinned runs', () => {
     a.child.kill('SIGKILL');
     writeFileSync(gate, '');
     const c = await client();
-    for (const id of ids) expect(await c.workflow.getHandle(id).result()).toMatchObject({ terminated_by: 'terminal', final_state: 'c' });
+    for (const id of ids)
+      expect(await c.workflow.getHandle(id).result()).toMatchObject({ terminated_by: 'terminal', final_state: 'c' });
     const worker = checkoutWorkerPid(dir)!;
     const ran = [...lines(notes), ...lines(`${notes}.b`)];
     expect(ran).toHaveLength(4 * 3);
@@ -161,7 +170,9 @@ describe('pinned runs', () => {
     writeFileSync(gate, '');
     const notes = join(base, 'waits-notes');
     const dir = checkout('waits', {
-      held: heldLoop('held', notes, gate).replace('initial: a', 'initial: first').replace('states:\n', 'states:\n  first:\n    action: "sleep 2.5151"\n    timeout: 600\n    next: a\n'),
+      held: heldLoop('held', notes, gate)
+        .replace('initial: a', 'initial: first')
+        .replace('states:\n', 'states:\n  first:\n    action: "sleep 2.5151"\n    timeout: 600\n    next: a\n'),
     });
     const started = cli(dir, ['run', 'held', '--pool', 'waits', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
@@ -171,7 +182,10 @@ describe('pinned runs', () => {
     const handle = (await client()).workflow.getHandle(id);
     await waitFor(
       'status to say what the run waits for',
-      async () => String(((await handle.query('status').catch(() => ({}))) as { waiting_for?: string }).waiting_for ?? '').includes('never runs the action elsewhere'),
+      async () =>
+        String(
+          ((await handle.query('status').catch(() => ({}))) as { waiting_for?: string }).waiting_for ?? '',
+        ).includes('never runs the action elsewhere'),
       90_000,
       500,
     );
@@ -185,12 +199,17 @@ describe('pinned runs', () => {
   }, 180_000);
 
   it('a pool with no worker: `run --pool` says so at once and the run waits', async () => {
-    const dir = checkout('lonely', { quick: 'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n' });
+    const dir = checkout('lonely', {
+      quick:
+        'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
+    });
     const began = Date.now();
     const started = cli(dir, ['run', 'quick', '--pool', 'nobody', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     expect(Date.now() - began).toBeLessThan(10_000);
-    expect(started.stderr).toContain('no worker serves pool nobody yet; the run waits until one does. Start one with: ll-loop worker --pool nobody');
+    expect(started.stderr).toContain(
+      'no worker serves pool nobody yet; the run waits until one does. Start one with: ll-loop worker --pool nobody',
+    );
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
     expect((await (await client()).workflow.getHandle(id).describe()).status.name).toBe('RUNNING');
     // Nothing runs it, so nothing can record a graceful stop: end it outright.
@@ -202,7 +221,11 @@ describe('portable runs', () => {
   it('--checkout git: the first pool worker works in its own clone; when its host dies the other takes over with a fresh checkout (host_change)', async () => {
     const a = poolWorker('portable', 'hostA');
     const b = poolWorker('portable', 'hostB');
-    await waitFor('both pool workers to poll', () => a.out.text.includes('serves pool') && b.out.text.includes('serves pool'), 30_000);
+    await waitFor(
+      'both pool workers to poll',
+      () => a.out.text.includes('serves pool') && b.out.text.includes('serves pool'),
+      30_000,
+    );
     const gate = join(base, 'portable.go');
     const notes = join(base, 'portable-notes');
     const dir = checkout('portable', { held: heldLoop('held', notes, gate) });
@@ -218,13 +241,19 @@ describe('portable runs', () => {
     first.child.kill('SIGKILL');
     await waitFor('b to run again on the other host', () => lines(`${notes}.b`).length === 2, 90_000, 200);
     writeFileSync(gate, '');
-    expect(await (await client()).workflow.getHandle(id).result()).toMatchObject({ terminated_by: 'terminal', final_state: 'c' });
+    expect(await (await client()).workflow.getHandle(id).result()).toMatchObject({
+      terminated_by: 'terminal',
+      final_state: 'c',
+    });
     const [, secondDir] = lines(`${notes}.b`)[1]!.split(' ');
     expect(secondDir!.startsWith(other.dataDir)).toBe(true);
     expect(lines(notes).at(-1)!.split(' ')[1]).toBe(secondDir);
     expect(readFileSync(join(secondDir!, 'result.txt'), 'utf8').trim()).toBe('work'); // kept: it holds a change
     expect(existsSync(join(dir, 'result.txt'))).toBe(false); // the user's checkout was never touched
-    const events = readFileSync(join(dir, '.loops', '.running', `${id}.events.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; seq: number; from_host?: string; to_host?: string });
+    const events = readFileSync(join(dir, '.loops', '.running', `${id}.events.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; seq: number; from_host?: string; to_host?: string });
     const moves = events.filter((e) => e.event === 'host_change');
     expect(moves).toEqual([
       expect.objectContaining({ to_host: first.host }),
@@ -235,7 +264,10 @@ describe('portable runs', () => {
   }, 240_000);
 
   it('a portable run of a repository with uncommitted changes is refused with the fix', () => {
-    const dir = checkout('dirty', { quick: 'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n' });
+    const dir = checkout('dirty', {
+      quick:
+        'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
+    });
     writeFileSync(join(dir, 'new-file.txt'), 'not committed');
     for (const args of [['--pool', 'any', '--checkout', 'git'], ['--worktree']]) {
       const refused = cli(dir, ['run', 'quick', ...args]);
@@ -248,8 +280,10 @@ describe('portable runs', () => {
 
   it('--worktree: the run works on branch ll-loop/<id> in a worktree of its own, kept when it holds work and removed when not', async () => {
     const dir = checkout('worktree', {
-      changes: 'name: changes\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "pwd > where.txt"\n    next: done\n  done:\n    terminal: true\n',
-      clean: 'name: clean\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "pwd"\n    capture: where\n    next: done\n  done:\n    terminal: true\n',
+      changes:
+        'name: changes\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "pwd > where.txt"\n    next: done\n  done:\n    terminal: true\n',
+      clean:
+        'name: clean\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "pwd"\n    capture: where\n    next: done\n  done:\n    terminal: true\n',
     });
     const changed = cli(dir, ['run', 'changes', '--worktree', '--json']);
     expect(changed.code, changed.stderr).toBe(0);

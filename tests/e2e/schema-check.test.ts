@@ -21,7 +21,10 @@ beforeAll(async () => {
   copyFileSync(join(import.meta.dirname, '..', 'fixtures', 'fake-claude'), join(cwd, 'bin', 'claude'));
   chmodSync(join(cwd, 'bin', 'claude'), 0o755);
   const verdicts = join(cwd, 'verdicts.jsonl');
-  writeFileSync(verdicts, `${JSON.stringify({ verdict: 'maybe' })}\n${JSON.stringify({ verdict: 'done', confidence: 0.9, reason: 'built' })}\n`);
+  writeFileSync(
+    verdicts,
+    `${JSON.stringify({ verdict: 'maybe' })}\n${JSON.stringify({ verdict: 'done', confidence: 0.9, reason: 'built' })}\n`,
+  );
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
   env = {
     ...rest,
@@ -62,7 +65,9 @@ states:
 `,
     );
     const r = cli(['run', 'judged']);
-    expect(r.stdout).toContain('↻ answer missed its schema (/verdict must be equal to one of the allowed values: "done", "retry"); asking again (2/3)');
+    expect(r.stdout).toContain(
+      '↻ answer missed its schema (/verdict must be equal to one of the allowed values: "done", "retry"); asking again (2/3)',
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Loop completed: done');
     const prompts = readFileSync(join(cwd, 'judge.log'), 'utf8').trim().split('\n');

@@ -13,7 +13,8 @@ import { freePort } from '../support/processes.js';
 let cwd: string;
 let env: NodeJS.ProcessEnv;
 
-const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCliBinary(args, { cwd, env: { ...env, ...extraEnv } });
+const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+  runCliBinary(args, { cwd, env: { ...env, ...extraEnv } });
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -58,7 +59,15 @@ states:
     terminal: true
 `,
     );
-    const r = cli(['run', 'inject', '--context', 'x=a"; touch F; echo "$(touch G)', '--context', 'check_cmd=echo ran > H', '--json']);
+    const r = cli([
+      'run',
+      'inject',
+      '--context',
+      'x=a"; touch F; echo "$(touch G)',
+      '--context',
+      'check_cmd=echo ran > H',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(cwd, 'seen.txt'), 'utf8')).toBe('a"; touch F; echo "$(touch G)');
     expect(existsSync(join(cwd, 'F'))).toBe(false);

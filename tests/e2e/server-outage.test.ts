@@ -35,20 +35,28 @@ function lines(file: string): string[] {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
 }
 
-const workerLog = (): string => (existsSync(join(dir, '.loops', '.worker', 'worker.log')) ? readFileSync(join(dir, '.loops', '.worker', 'worker.log'), 'utf8') : '');
+const workerLog = (): string =>
+  existsSync(join(dir, '.loops', '.worker', 'worker.log'))
+    ? readFileSync(join(dir, '.loops', '.worker', 'worker.log'), 'utf8')
+    : '';
 const serverPid = (): number => Number(readFileSync(join(dataDir, 'server.pid'), 'utf8').trim());
-const workerPid = (): number => (JSON.parse(readFileSync(join(dir, '.loops', '.worker', 'worker.json'), 'utf8')) as { pid: number }).pid;
+const workerPid = (): number =>
+  (JSON.parse(readFileSync(join(dir, '.loops', '.worker', 'worker.json'), 'utf8')) as { pid: number }).pid;
 
 /** A new server answers: another pid in server.pid, alive, and its port open to `server status`. */
 async function serverBack(after: number, what: string): Promise<number> {
-  await waitFor(what, () => {
-    try {
-      const pid = serverPid();
-      return pid !== after && pidAlive(pid);
-    } catch {
-      return false;
-    }
-  }, 45_000);
+  await waitFor(
+    what,
+    () => {
+      try {
+        const pid = serverPid();
+        return pid !== after && pidAlive(pid);
+      } catch {
+        return false;
+      }
+    },
+    45_000,
+  );
   return serverPid();
 }
 
@@ -83,7 +91,13 @@ beforeAll(async () => {
   mkdirSync(join(dir, '.loops'));
   dataDir = join(dir, '.loops', '.temporal');
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = { ...rest, LL_TEMPORAL_PORT: String(await freePort()), LL_TEMPORAL_UI_PORT: String(await freePort()), LL_TEMPORAL_DATA_DIR: dataDir, NO_COLOR: '1' };
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(await freePort()),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    LL_TEMPORAL_DATA_DIR: dataDir,
+    NO_COLOR: '1',
+  };
   const started = cli(['server', 'start']);
   expect(started.code, started.stderr).toBe(0);
 });
@@ -111,7 +125,11 @@ describe('the embedded server dies under a running loop', () => {
     const killedAt = Date.now();
     const first = killServer();
     await serverBack(first, 'the worker to restart the server');
-    await waitFor('the worker to log the restart', () => workerLog().includes('restarted the embedded Temporal server'), 10_000);
+    await waitFor(
+      'the worker to log the restart',
+      () => workerLog().includes('restarted the embedded Temporal server'),
+      10_000,
+    );
     expect(Date.now() - killedAt).toBeLessThan(30_000);
 
     // 2. `status` right after the restart: the run answers for itself.
@@ -131,7 +149,11 @@ describe('the embedded server dies under a running loop', () => {
     await waitFor('the run to finish by itself', () => existsSync(join(dir, 'held-c.out')), 60_000);
     expect(lines('held-a.log')).toHaveLength(1);
     expect(lines('held-b.log')).toHaveLength(1);
-    await waitFor('the worker to log the finished run', () => workerLog().includes(`finished ${id}: terminal in state c`), 30_000);
+    await waitFor(
+      'the worker to log the finished run',
+      () => workerLog().includes(`finished ${id}: terminal in state c`),
+      30_000,
+    );
 
     // 5. One line when each outage began, none of the SDK's retry errors.
     const log = workerLog();

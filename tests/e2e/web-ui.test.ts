@@ -12,16 +12,30 @@ import { freePort } from '../support/processes.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
 const CHROMIUM = process.env.LL_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Debian's chromium, installed on demand where we are root (CI); otherwise a clear failure. */
 function ensureChromium(): void {
   if (existsSync(CHROMIUM)) return;
-  if (process.getuid?.() !== 0) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) or set LL_SKIP_BROWSER_TEST=1`);
+  if (process.getuid?.() !== 0)
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) or set LL_SKIP_BROWSER_TEST=1`,
+    );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env, timeout: 300_000 });
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { encoding: 'utf8', env, timeout: 600_000 });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
+    encoding: 'utf8',
+    env,
+    timeout: 600_000,
+  });
   if (!existsSync(CHROMIUM)) throw new Error(`could not install chromium with apt-get: ${install.stderr?.slice(-500)}`);
 }
 
@@ -78,7 +92,9 @@ describe.skipIf(process.env.LL_SKIP_BROWSER_TEST === '1')('Temporal Web UI', () 
       await expect.poll(async () => page.innerText('body'), { timeout: 20_000 }).toMatch(/ll-loop\.checkout\./);
       expect(await page.innerText('body')).not.toContain('No workers polling');
       await page.getByText('Search Attributes', { exact: true }).first().click();
-      await expect.poll(async () => page.innerText('body'), { timeout: 20_000 }).toMatch(/"LoopState": \[\s*"sleeping"\s*\]/);
+      await expect
+        .poll(async () => page.innerText('body'), { timeout: 20_000 })
+        .toMatch(/"LoopState": \[\s*"sleeping"\s*\]/);
       expect(await page.innerText('body')).toMatch(/"LoopName": "uiloop"/);
     } finally {
       await browser.close();
@@ -86,25 +102,53 @@ describe.skipIf(process.env.LL_SKIP_BROWSER_TEST === '1')('Temporal Web UI', () 
   });
 
   it('lists a run that ended in a failure state as Failed, and a stopped one as Canceled', async () => {
-    writeFileSync(join(cwd, '.loops', 'uibad.yaml'), 'name: uibad\ninitial: check\nstates:\n  check:\n    action: "false"\n    on_yes: done\n    on_no: broken\n  done:\n    terminal: true\n  broken:\n    terminal: true\n    failure: true\n');
-    writeFileSync(join(cwd, '.loops', 'uistop.yaml'), 'name: uistop\ninitial: wait\nstates:\n  wait:\n    action: "sleep 41.1337"\n    next: done\n  done:\n    terminal: true\n');
-    const failed = spawnSync(process.execPath, [BIN, 'run', 'uibad', '--no-lock'], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+    writeFileSync(
+      join(cwd, '.loops', 'uibad.yaml'),
+      'name: uibad\ninitial: check\nstates:\n  check:\n    action: "false"\n    on_yes: done\n    on_no: broken\n  done:\n    terminal: true\n  broken:\n    terminal: true\n    failure: true\n',
+    );
+    writeFileSync(
+      join(cwd, '.loops', 'uistop.yaml'),
+      'name: uistop\ninitial: wait\nstates:\n  wait:\n    action: "sleep 41.1337"\n    next: done\n  done:\n    terminal: true\n',
+    );
+    const failed = spawnSync(process.execPath, [BIN, 'run', 'uibad', '--no-lock'], {
+      cwd,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(failed.status, failed.stderr).toBe(2); // the first test's run still holds the checkout's scope: --no-lock
-    const started = spawnSync(process.execPath, [BIN, 'run', 'uistop', '--background', '--no-lock'], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+    const started = spawnSync(process.execPath, [BIN, 'run', 'uistop', '--background', '--no-lock'], {
+      cwd,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(started.status).toBe(0);
-    const stopped = spawnSync(process.execPath, [BIN, 'stop', 'uistop'], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+    const stopped = spawnSync(process.execPath, [BIN, 'stop', 'uistop'], {
+      cwd,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(stopped.status, stopped.stderr).toBe(0);
 
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
     try {
       const page = await browser.newPage();
-      for (const [loop, status] of [['uibad', 'Failed'], ['uistop', 'Canceled']] as const) {
-        await page.goto(`http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${encodeURIComponent(`LoopName="${loop}"`)}`);
+      for (const [loop, status] of [
+        ['uibad', 'Failed'],
+        ['uistop', 'Canceled'],
+      ] as const) {
+        await page.goto(
+          `http://127.0.0.1:${uiPort}/namespaces/default/workflows?query=${encodeURIComponent(`LoopName="${loop}"`)}`,
+        );
         const row = page.locator('tr, [role="row"]', { hasText: new RegExp(`${loop}-\\d{8}T\\d{6}`) }).first();
         await row.waitFor({ timeout: 20_000 });
         // The badge is upper-cased by CSS (innerText applies it).
-        await expect.poll(async () => (await row.innerText()).toLowerCase(), { timeout: 20_000 }).toContain(status.toLowerCase());
+        await expect
+          .poll(async () => (await row.innerText()).toLowerCase(), { timeout: 20_000 })
+          .toContain(status.toLowerCase());
       }
     } finally {
       await browser.close();

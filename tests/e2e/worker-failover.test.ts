@@ -38,7 +38,13 @@ beforeAll(() => {
   return freePort().then(async (p) => {
     port = p;
     const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-    env = { ...rest, LL_TEMPORAL_PORT: String(port), LL_TEMPORAL_UI_PORT: String(await freePort()), LL_TEMPORAL_DATA_DIR: join(dir, '.loops', '.temporal'), NO_COLOR: '1' };
+    env = {
+      ...rest,
+      LL_TEMPORAL_PORT: String(port),
+      LL_TEMPORAL_UI_PORT: String(await freePort()),
+      LL_TEMPORAL_DATA_DIR: join(dir, '.loops', '.temporal'),
+      NO_COLOR: '1',
+    };
     const started = cli(['server', 'start']);
     expect(started.code, started.stderr).toBe(0);
   });
@@ -53,7 +59,9 @@ afterAll(async () => {
 
 describe('a worker killed during a long action', () => {
   it('the next worker runs the action again within seconds, and `list --running` never shows the dead pid', async () => {
-    writeFileSync(join(dir, '.loops', 'held.yaml'), `name: held
+    writeFileSync(
+      join(dir, '.loops', 'held.yaml'),
+      `name: held
 initial: a
 states:
   a:
@@ -63,28 +71,41 @@ states:
   b:
     action: "echo b"
     terminal: true
-`);
+`,
+    );
     const started = cli(['run', 'held', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
-    const { instance_id: id, worker_pid: dead } = JSON.parse(started.stdout) as { instance_id: string; worker_pid: number };
+    const { instance_id: id, worker_pid: dead } = JSON.parse(started.stdout) as {
+      instance_id: string;
+      worker_pid: number;
+    };
     await waitFor('state a to start', () => lines('held-a.log').length === 1);
     process.kill(dead, 'SIGKILL');
     const killedAt = Date.now();
     await waitFor("the killed worker's action to end", () => liveProcesses('held.go') === 0, 10_000);
     // Each listing also revives the checkout's worker (as any command does).
     const servedBy: number[][] = [];
-    await waitFor('the action to run again on a new worker', () => {
-      const listed = cli(['list', '--running', '--json']);
-      expect(listed.code, listed.stderr).toBe(0);
-      const run = (JSON.parse(listed.stdout) as Array<{ id: string; served_by: Array<{ pid?: number }> }>).find((r) => r.id === id);
-      servedBy.push(run?.served_by.map((w) => w.pid ?? 0) ?? []);
-      return lines('held-a.log').length === 2;
-    }, 60_000, 200);
+    await waitFor(
+      'the action to run again on a new worker',
+      () => {
+        const listed = cli(['list', '--running', '--json']);
+        expect(listed.code, listed.stderr).toBe(0);
+        const run = (JSON.parse(listed.stdout) as Array<{ id: string; served_by: Array<{ pid?: number }> }>).find(
+          (r) => r.id === id,
+        );
+        servedBy.push(run?.served_by.map((w) => w.pid ?? 0) ?? []);
+        return lines('held-a.log').length === 2;
+      },
+      60_000,
+      200,
+    );
     expect(servedBy.flat()).not.toContain(dead);
     // Not the 30 s heartbeat timeout: the new worker failed the dead one's attempt over as it started.
     expect(Date.now() - killedAt).toBeLessThan(20_000);
     const now = cli(['list', '--running', '--json']);
-    const served = (JSON.parse(now.stdout) as Array<{ id: string; served_by: Array<{ pid?: number }> }>).find((r) => r.id === id)?.served_by.map((w) => w.pid);
+    const served = (JSON.parse(now.stdout) as Array<{ id: string; served_by: Array<{ pid?: number }> }>)
+      .find((r) => r.id === id)
+      ?.served_by.map((w) => w.pid);
     expect(served).toEqual([workerPid()]);
     writeFileSync(join(dir, 'held.go'), '');
     connection ??= await Connection.connect({ address: `127.0.0.1:${port}` });

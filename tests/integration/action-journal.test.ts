@@ -33,11 +33,33 @@ const connections: Array<{ close(): Promise<void> }> = [];
 
 /** A dev server on `port` keeping its state in `dir` (so a restart finds the runs again). */
 async function startServer(): Promise<ChildProcess> {
-  const child = spawn(cliPath, [
-    'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--namespace', 'default',
-    '--db-filename', join(dir, 'temporal.db'), '--log-level', 'error', ...searchAttributeFlags(), ...devServerTuningFlags(),
-  ], { stdio: 'ignore' });
-  await waitFor('the dev server to answer', async () => (await probeTemporal(`127.0.0.1:${port}`)).kind === 'temporal', 60_000, 100);
+  const child = spawn(
+    cliPath,
+    [
+      'server',
+      'start-dev',
+      '--headless',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--namespace',
+      'default',
+      '--db-filename',
+      join(dir, 'temporal.db'),
+      '--log-level',
+      'error',
+      ...searchAttributeFlags(),
+      ...devServerTuningFlags(),
+    ],
+    { stdio: 'ignore' },
+  );
+  await waitFor(
+    'the dev server to answer',
+    async () => (await probeTemporal(`127.0.0.1:${port}`)).kind === 'temporal',
+    60_000,
+    100,
+  );
   return child;
 }
 
@@ -61,7 +83,10 @@ afterAll(async () => {
  * Run `a` (appends a line to `ran.log`, then kills the server once) → `b`, restarting the
  * server after the kill; returns the run's result and the lines `a` appended.
  */
-async function runAcrossServerKill(name: string, opts: { timeoutS: number; localMaxS: number }): Promise<{ result: LoopRunResult; lines: string[]; journal: string; delivered: string[] }> {
+async function runAcrossServerKill(
+  name: string,
+  opts: { timeoutS: number; localMaxS: number },
+): Promise<{ result: LoopRunResult; lines: string[]; journal: string; delivered: string[] }> {
   sdkLog.length = 0;
   server = await startServer();
   const killed = server.pid!;
@@ -85,7 +110,10 @@ async function runAcrossServerKill(name: string, opts: { timeoutS: number; local
       b: { action: 'echo "b saw ${captured.a.output}"', terminal: true },
     },
   });
-  const input: LoopWorkflowInput = { definition: def, options: { cwd, searchAttributes: false, localActivityMaxTimeoutS: opts.localMaxS, closeAsOutcome: true } };
+  const input: LoopWorkflowInput = {
+    definition: def,
+    options: { cwd, searchAttributes: false, localActivityMaxTimeoutS: opts.localMaxS, closeAsOutcome: true },
+  };
   const workflowId = `${name}-${randomUUID().slice(0, 8)}`;
   const first = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${port}` }) });
   connections.push(first.connection);
@@ -93,31 +121,47 @@ async function runAcrossServerKill(name: string, opts: { timeoutS: number; local
   // The action kills the server after its work: its result cannot be reported.
   await waitFor('the action to kill the server', () => !pidAlive(killed), 60_000);
   // The core retries a completion for a while, then gives it up (and says so): only then is it lost.
-  await waitFor('the worker to give the completion up', () => sdkLog.some((m) => /error while completing (workflow activation|activity)/i.test(m)), 90_000);
+  await waitFor(
+    'the worker to give the completion up',
+    () => sdkLog.some((m) => /error while completing (workflow activation|activity)/i.test(m)),
+    90_000,
+  );
   server = await startServer();
   const again = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${port}` }) });
   connections.push(again.connection);
   const handle = again.workflow.getHandle(workflowId);
   const result = (await handle.result()) as LoopRunResult;
   // The results the run received, as its history holds them (a local activity's in its marker).
-  const delivered = (await handle.fetchHistory()).events!.flatMap((e) => [
-    ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
-    ...Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((d) => d.payloads ?? []),
-  ]).map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8'));
+  const delivered = (await handle.fetchHistory())
+    .events!.flatMap((e) => [
+      ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
+      ...Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((d) => d.payloads ?? []),
+    ])
+    .map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8'));
   worker.shutdown();
   await running;
   server.kill('SIGKILL');
   await waitFor('the server to stop', () => !pidAlive(server!.pid!), 30_000);
   const log = join(cwd, 'ran.log');
-  return { result, lines: existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [], journal, delivered };
+  return {
+    result,
+    lines: existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [],
+    journal,
+    delivered,
+  };
 }
 
 describe('a completed action whose completion was lost', () => {
   it('a quick action (local activity) is not run again when the server dies before its workflow task completes', async () => {
-    const { result, lines, journal, delivered } = await runAcrossServerKill('journal-local', { timeoutS: 10, localMaxS: 60 });
+    const { result, lines, journal, delivered } = await runAcrossServerKill('journal-local', {
+      timeoutS: 10,
+      localMaxS: 60,
+    });
     expect(result.final_state).toBe('b');
     expect(lines).toEqual(['ran']);
-    expect(delivered.filter((d) => d.includes('"output":"done-a'))).toEqual([expect.stringContaining('"redelivered":true')]);
+    expect(delivered.filter((d) => d.includes('"output":"done-a'))).toEqual([
+      expect.stringContaining('"redelivered":true'),
+    ]);
     expect(result.captured.a?.output).toBe('done-a');
     expect(readdirSync(journal).length).toBe(1);
   }, 180_000);
@@ -126,7 +170,9 @@ describe('a completed action whose completion was lost', () => {
     const { result, lines, delivered } = await runAcrossServerKill('journal-remote', { timeoutS: 600, localMaxS: 0 });
     expect(result.final_state).toBe('b');
     expect(lines).toEqual(['ran']);
-    expect(delivered.filter((d) => d.includes('"output":"done-a'))).toEqual([expect.stringContaining('"redelivered":true')]);
+    expect(delivered.filter((d) => d.includes('"output":"done-a'))).toEqual([
+      expect.stringContaining('"redelivered":true'),
+    ]);
     expect(result.captured.a?.output).toBe('done-a');
   }, 180_000);
 });

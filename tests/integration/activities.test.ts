@@ -34,7 +34,16 @@ function cwd(): string {
 }
 
 function shell(script: string, extra: Partial<RunActionInput> = {}, vars: Record<string, string> = {}): RunActionInput {
-  return { instanceId: 'run-1', state: 'act', step: 1, kind: 'shell', shell: { script, vars, env: {} }, cwd: extra.cwd ?? cwd(), timeout_s: 30, ...extra };
+  return {
+    instanceId: 'run-1',
+    state: 'act',
+    step: 1,
+    kind: 'shell',
+    shell: { script, vars, env: {} },
+    cwd: extra.cwd ?? cwd(),
+    timeout_s: 30,
+    ...extra,
+  };
 }
 
 const { runAction } = createActivities();
@@ -61,7 +70,10 @@ describe('runAction: shell', () => {
     const cut = await runAction(shell(early, { detect_signals: true }));
     expect(cut.truncated).toBe(true);
     expect(cut.stdout_signal).toEqual({ kind: 'fatal_error', payload: 'early' });
-    expect((await runAction(shell('echo "LOOP_STOP: now"', { detect_signals: true }))).stdout_signal).toEqual({ kind: 'loop_stop', payload: 'now' });
+    expect((await runAction(shell('echo "LOOP_STOP: now"', { detect_signals: true }))).stdout_signal).toEqual({
+      kind: 'loop_stop',
+      payload: 'now',
+    });
   });
 
   it("returns bash's 127 for an unknown command", async () => {
@@ -128,7 +140,11 @@ describe('runAction: shell', () => {
     expect(r.output.length).toBeLessThanOrEqual(64 * 1024);
     expect(r.output.endsWith('xxxx\nlast-line\n')).toBe(true);
     expect(r.stderr).toBe('done\n');
-    expect(r).toMatchObject({ truncated: true, log_file: join(c, 'logs', 'big.log'), stderr_file: join(c, 'logs', 'big.stderr.log') });
+    expect(r).toMatchObject({
+      truncated: true,
+      log_file: join(c, 'logs', 'big.log'),
+      stderr_file: join(c, 'logs', 'big.stderr.log'),
+    });
     const total = 'first-line\n'.length + 100_000_000 + '\nlast-line\n'.length;
     const cut = total - LOG_HEAD_BYTES - LOG_TAIL_BYTES;
     const note = cutNote(cut, total, LOG_HEAD_BYTES, LOG_TAIL_BYTES);
@@ -143,7 +159,14 @@ describe('runAction: shell', () => {
 
   it('names the log files after step and sanitized state, one per stream, whole when under the cap', async () => {
     const c = cwd();
-    const r = await runAction(shell('echo err-line >&2; head -c 70000 /dev/zero | tr "\\0" y', { cwd: c, state: 'a/b c', step: 7, instanceId: 'wf/1' }));
+    const r = await runAction(
+      shell('echo err-line >&2; head -c 70000 /dev/zero | tr "\\0" y', {
+        cwd: c,
+        state: 'a/b c',
+        step: 7,
+        instanceId: 'wf/1',
+      }),
+    );
     expect(r.log_file).toBe(join(c, '.loops', '.running', 'wf_1', '7-a_b_c.log'));
     expect(r.stderr_file).toBe(join(c, '.loops', '.running', 'wf_1', '7-a_b_c.stderr.log'));
     expect(statSync(r.log_file as string).size).toBe(70000);
@@ -214,7 +237,10 @@ describe('runAction: shell', () => {
 describe('runAction in an activity context', () => {
   it('runs normally', async () => {
     const env = new MockActivityEnvironment();
-    expect(await env.run(runAction, shell('echo in-activity'))).toMatchObject({ output: 'in-activity\n', exit_code: 0 });
+    expect(await env.run(runAction, shell('echo in-activity'))).toMatchObject({
+      output: 'in-activity\n',
+      exit_code: 0,
+    });
   });
 
   it('kills the group and rethrows the cancellation', async () => {
@@ -233,7 +259,15 @@ describe('runProcess', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
     const t0 = performance.now();
-    const r = await runProcess({ file: 'bash', args: ['-c', `sleep ${marker} & sleep ${marker}`], cwd: cwd(), env: {}, timeoutMs: 30_000, signal: ac.signal, logPath: join(dir, 'x.log') });
+    const r = await runProcess({
+      file: 'bash',
+      args: ['-c', `sleep ${marker} & sleep ${marker}`],
+      cwd: cwd(),
+      env: {},
+      timeoutMs: 30_000,
+      signal: ac.signal,
+      logPath: join(dir, 'x.log'),
+    });
     expect(performance.now() - t0).toBeLessThan(3000);
     expect(r).toMatchObject({ exit_code: 130, error: 'cancelled' });
     await expectNoneLive(`sleep ${marker}`);
@@ -241,7 +275,16 @@ describe('runProcess', () => {
 
   it('heartbeats while running', async () => {
     let beats = 0;
-    await runProcess({ file: 'sleep', args: ['0.5'], cwd: cwd(), env: {}, timeoutMs: 5000, heartbeatMs: 50, onHeartbeat: () => beats++, logPath: join(dir, 'x.log') });
+    await runProcess({
+      file: 'sleep',
+      args: ['0.5'],
+      cwd: cwd(),
+      env: {},
+      timeoutMs: 5000,
+      heartbeatMs: 50,
+      onHeartbeat: () => beats++,
+      logPath: join(dir, 'x.log'),
+    });
     expect(beats).toBeGreaterThanOrEqual(5);
   });
 
@@ -269,7 +312,14 @@ describe('runProcess', () => {
   });
 
   it('throws SpawnError when the program does not exist', async () => {
-    const err = await runProcess({ file: 'no-such-binary-xyz', args: [], cwd: cwd(), env: {}, timeoutMs: 5000, logPath: join(dir, 'x.log') }).catch((e: unknown) => e);
+    const err = await runProcess({
+      file: 'no-such-binary-xyz',
+      args: [],
+      cwd: cwd(),
+      env: {},
+      timeoutMs: 5000,
+      logPath: join(dir, 'x.log'),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpawnError);
     expect((err as SpawnError).reason).toBe('not_found');
   });
@@ -295,26 +345,62 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
     return { ...process.env, LL_HOST_CLI: FAKE_CLAUDE, ...extra };
   }
   function prompt(extra: Partial<RunActionInput> = {}): RunActionInput {
-    return { instanceId: 'run-1', state: 'fix', step: 2, kind: 'prompt', prompt: { parts: ['Fix ', { name: 'LL_T_TARGET' }, ' now'] }, cwd: cwd(), timeout_s: 30, ...extra };
+    return {
+      instanceId: 'run-1',
+      state: 'fix',
+      step: 2,
+      kind: 'prompt',
+      prompt: { parts: ['Fix ', { name: 'LL_T_TARGET' }, ' now'] },
+      cwd: cwd(),
+      timeout_s: 30,
+      ...extra,
+    };
   }
   function judge(extra: Partial<EvaluateLlmInput> = {}): EvaluateLlmInput {
-    return { instanceId: 'run-1', state: 'check', output: 'all tests passed', schema: { type: 'object' }, min_confidence: 0.5, uncertain_suffix: false, cwd: cwd(), timeout_s: 30, ...extra };
+    return {
+      instanceId: 'run-1',
+      state: 'check',
+      output: 'all tests passed',
+      schema: { type: 'object' },
+      min_confidence: 0.5,
+      uncertain_suffix: false,
+      cwd: cwd(),
+      timeout_s: 30,
+      ...extra,
+    };
   }
 
   it('runs the host CLI with the rendered prompt and options', async () => {
     const log = join(dir, 'claude.log');
-    const acts = createActivities({ env: hostEnv({ LL_T_TARGET: 'the build', FAKE_CLAUDE_LOG: log, LL_HOST_ARGS: '--verbose  --x' }) });
+    const acts = createActivities({
+      env: hostEnv({ LL_T_TARGET: 'the build', FAKE_CLAUDE_LOG: log, LL_HOST_ARGS: '--verbose  --x' }),
+    });
     const r = await acts.runAction(prompt({ agent: 'fixer', tools: ['Read', 'Edit'], model: 'sonnet' }));
     // The fake echoes its prompt; the value of LL_T_TARGET in it is masked (secret-mask.ts).
     expect(r).toMatchObject({ output: 'done: Fix *** now\n', exit_code: 0 });
     const call = JSON.parse(readFileSync(log, 'utf8').trim()) as { prompt: string; args: string[] };
     expect(call.prompt).toBe('Fix the build now');
     // The prompt arrives on stdin (host-cli.ts promptArgs): argv ends with the bare -p.
-    expect(call.args).toEqual(['--verbose', '--x', '--dangerously-skip-permissions', '--output-format', 'json', '--model', 'sonnet', '--agent', 'fixer', '--tools', 'Read,Edit', '-p']);
+    expect(call.args).toEqual([
+      '--verbose',
+      '--x',
+      '--dangerously-skip-permissions',
+      '--output-format',
+      'json',
+      '--model',
+      'sonnet',
+      '--agent',
+      'fixer',
+      '--tools',
+      'Read,Edit',
+      '-p',
+    ]);
   });
 
   it('reports the host CLI exit code as a result', async () => {
-    const acts = createActivities({ env: hostEnv({ LL_T_TARGET: 'x', FAKE_CLAUDE_EXIT: '3', FAKE_CLAUDE_OUTPUT: 'nope' }) });
+    const acts = createActivities({
+      env: hostEnv({ LL_T_TARGET: 'x', FAKE_CLAUDE_EXIT: '3', FAKE_CLAUDE_OUTPUT: 'nope' }),
+    });
     expect(await acts.runAction(prompt())).toMatchObject({ output: 'nope', exit_code: 3 });
   });
 
@@ -336,7 +422,14 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
     writeFileSync(verdicts, '{"verdict":"no","confidence":0.3,"reason":"flaky"}\n{"verdict":"yes"}\n');
     const { evaluateLlm } = createActivities({ env: hostEnv({ FAKE_CLAUDE_VERDICTS: verdicts }) });
     const first = await evaluateLlm(judge({ uncertain_suffix: true }));
-    expect(first).toEqual({ judgement: { verdict: 'no', confidence: 0.3, reason: 'flaky', raw: { verdict: 'no', confidence: 0.3, reason: 'flaky' } } });
+    expect(first).toEqual({
+      judgement: {
+        verdict: 'no',
+        confidence: 0.3,
+        reason: 'flaky',
+        raw: { verdict: 'no', confidence: 0.3, reason: 'flaky' },
+      },
+    });
     const second = await evaluateLlm(judge({ uncertain_suffix: true }));
     expect(second).toMatchObject({ judgement: { verdict: 'yes', confidence: 1, reason: '' } });
     const third = await evaluateLlm(judge()); // lines used up: the fake's default
@@ -344,15 +437,41 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
   });
 
   it("reads a prompt's JSON envelope: the result text is the output, cost and tokens its usage", async () => {
-    const envelope = { type: 'result', subtype: 'success', is_error: false, duration_ms: 1200, num_turns: 2, result: 'Fixed it.', session_id: 's-1', total_cost_usd: 0.0123, usage: { input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 42 } };
-    const r = await createActivities({ env: hostEnv({ LL_T_TARGET: 'x', FAKE_CLAUDE_OUTPUT: JSON.stringify(envelope) }) }).runAction(prompt());
-    expect(r).toMatchObject({ output: 'Fixed it.', exit_code: 0, usage: { cost_usd: 0.0123, input_tokens: 1110, output_tokens: 42, duration_ms: r.duration_ms } });
+    const envelope = {
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      duration_ms: 1200,
+      num_turns: 2,
+      result: 'Fixed it.',
+      session_id: 's-1',
+      total_cost_usd: 0.0123,
+      usage: { input_tokens: 10, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 42 },
+    };
+    const r = await createActivities({
+      env: hostEnv({ LL_T_TARGET: 'x', FAKE_CLAUDE_OUTPUT: JSON.stringify(envelope) }),
+    }).runAction(prompt());
+    expect(r).toMatchObject({
+      output: 'Fixed it.',
+      exit_code: 0,
+      usage: { cost_usd: 0.0123, input_tokens: 1110, output_tokens: 42, duration_ms: r.duration_ms },
+    });
   });
 
   it('an LLM evaluation by the host CLI returns the usage its envelope states', async () => {
-    const raw = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, structured_output: { verdict: 'yes', confidence: 0.9 }, total_cost_usd: 0.004, usage: { input_tokens: 300, cache_read_input_tokens: 50, output_tokens: 20 } });
+    const raw = JSON.stringify({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      structured_output: { verdict: 'yes', confidence: 0.9 },
+      total_cost_usd: 0.004,
+      usage: { input_tokens: 300, cache_read_input_tokens: 50, output_tokens: 20 },
+    });
     const r = await createActivities({ env: hostEnv({ FAKE_CLAUDE_RAW: raw }) }).evaluateLlm(judge());
-    expect(r).toMatchObject({ judgement: { verdict: 'yes' }, usage: { cost_usd: 0.004, input_tokens: 350, output_tokens: 20 } });
+    expect(r).toMatchObject({
+      judgement: { verdict: 'yes' },
+      usage: { cost_usd: 0.004, input_tokens: 350, output_tokens: 20 },
+    });
     expect(r.usage?.duration_ms).toBeGreaterThan(0);
   });
 
@@ -365,7 +484,11 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
   it.each([
     ['unparseable output', { FAKE_CLAUDE_RAW: 'I think it worked' }, 'not JSON'],
     ['a missing verdict', { FAKE_CLAUDE_RAW: '{"structured_output":{"confidence":1}}' }, 'no string "verdict"'],
-    ['a non-zero exit', { FAKE_CLAUDE_EXIT: '4', FAKE_CLAUDE_RAW: 'rate limited' }, 'exited with code 4; stdout: rate limited'],
+    [
+      'a non-zero exit',
+      { FAKE_CLAUDE_EXIT: '4', FAKE_CLAUDE_RAW: 'rate limited' },
+      'exited with code 4; stdout: rate limited',
+    ],
     ['a missing host CLI', { LL_HOST_CLI: 'no-such-claude-xyz' }, "host CLI 'no-such-claude-xyz' not found"],
   ])('turns %s into the error verdict', async (_name, env, message) => {
     const r = await createActivities({ env: hostEnv(env) }).evaluateLlm(judge());
@@ -373,7 +496,9 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
   });
 
   it('turns a timeout into the error verdict', async () => {
-    const r = await createActivities({ env: hostEnv({ FAKE_CLAUDE_SLEEP_MS: '5000' }) }).evaluateLlm(judge({ timeout_s: 0.5 }));
+    const r = await createActivities({ env: hostEnv({ FAKE_CLAUDE_SLEEP_MS: '5000' }) }).evaluateLlm(
+      judge({ timeout_s: 0.5 }),
+    );
     expect('error' in r && r.error).toContain('timed out');
   });
 });

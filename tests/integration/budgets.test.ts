@@ -33,7 +33,11 @@ afterAll(async () => {
 });
 
 /** A loop that works, is judged `no` by the fake API at `cost` a call, and works again. */
-function spendy(extra: Record<string, unknown>, cost = 0.4, work: Record<string, unknown> = {}): Record<string, unknown> {
+function spendy(
+  extra: Record<string, unknown>,
+  cost = 0.4,
+  work: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     name: 'spendy',
     description: 'spends on every judgement',
@@ -53,11 +57,20 @@ describe('budgets', () => {
   it('ends terminated_by budget once the cost the provider states reaches max_cost_usd; status and history show the spend', async () => {
     const p = project();
     const run = await runLoop(definition(spendy({ budget: { max_cost_usd: 1 } })), { cwd: p.cwd, env: KEY });
-    expect(run.result).toMatchObject({ terminated_by: 'budget', final_state: 'work', iterations: 3, spent: { cost_usd: 1.2, tokens: 3 * TOKENS_PER_CALL } });
+    expect(run.result).toMatchObject({
+      terminated_by: 'budget',
+      final_state: 'work',
+      iterations: 3,
+      spent: { cost_usd: 1.2, tokens: 3 * TOKENS_PER_CALL },
+    });
     expect(run.result.error).toBe('budget spent in state "work": $1.20 of max_cost_usd 1');
-    expect(run.events.filter((e) => e.event === 'budget_spent')).toEqual([expect.objectContaining({ state: 'work', scope: 'loop', limit: 'max_cost_usd', spent: 1.2, max: 1 })]);
+    expect(run.events.filter((e) => e.event === 'budget_spent')).toEqual([
+      expect.objectContaining({ state: 'work', scope: 'loop', limit: 'max_cost_usd', spent: 1.2, max: 1 }),
+    ]);
     // Agent time is each provider call's wall time on the worker: within the run's own time.
-    expect(run.snapshot?.spentByState).toEqual({ work: { cost_usd: 1.2, tokens: 3 * TOKENS_PER_CALL, agent_ms: expect.any(Number) } });
+    expect(run.snapshot?.spentByState).toEqual({
+      work: { cost_usd: 1.2, tokens: 3 * TOKENS_PER_CALL, agent_ms: expect.any(Number) },
+    });
     expect(run.snapshot!.spentByState!['work']!.agent_ms).toBeLessThanOrEqual(run.result.duration_ms);
 
     // Closed as Failed with the budget outcome: `list --failed` finds it by LoopStatus.
@@ -69,7 +82,9 @@ describe('budgets', () => {
     const report = await runStatus(p.cwd, run.workflowId);
     expect(report.result).toMatchObject({ terminated_by: 'budget', spent: { cost_usd: 1.2 } });
     const chunks: string[] = [];
-    expect(await historyCommand({ cwd: p.cwd, loop: 'spendy', json: false, out: (t) => void chunks.push(t) })).toBe(EXIT.ok);
+    expect(await historyCommand({ cwd: p.cwd, loop: 'spendy', json: false, out: (t) => void chunks.push(t) })).toBe(
+      EXIT.ok,
+    );
     const listing = chunks.join('');
     expect(listing).toContain('SPENT');
     expect(listing).toMatch(new RegExp(`${run.workflowId}.*budget \\(work\\).*\\$1\\.20 · 405 tokens`));
@@ -80,7 +95,10 @@ describe('budgets', () => {
     const release = join(p.cwd, 'release');
     const raw = spendy({ budget: { max_cost_usd: 5 } }, 0.42, { on_no: 'wait' });
     const states = raw.states as Record<string, unknown>;
-    states.wait = { action: `for i in $(seq 600); do [ -f ${release} ] && exit 0; sleep 0.1; done; exit 1`, next: 'done' };
+    states.wait = {
+      action: `for i in $(seq 600); do [ -f ${release} ] && exit 0; sleep 0.1; done; exit 1`,
+      next: 'done',
+    };
     delete states.report;
     const def = definition(raw);
     const seen: { query?: unknown; text?: string; details?: string } = {};
@@ -111,7 +129,10 @@ describe('budgets', () => {
       },
     });
     expect(run.result).toMatchObject({ terminated_by: 'terminal', spent: { cost_usd: 0.42 } });
-    expect(seen.query).toMatchObject({ spent: { cost_usd: 0.42, tokens: TOKENS_PER_CALL }, budget: { max_cost_usd: 5 } });
+    expect(seen.query).toMatchObject({
+      spent: { cost_usd: 0.42, tokens: TOKENS_PER_CALL },
+      budget: { max_cost_usd: 5 },
+    });
     expect(seen.text).toMatch(/spent:\s+\$0\.42 of \$5\n/);
     expect(seen.details).toBe('**wait** · pass 1/40 · action · last verdict no · $0.42 of $5');
   });
@@ -123,8 +144,18 @@ describe('budgets', () => {
     const def = definition({ ...raw, llm: { ...(raw.llm as object), max_tokens: 100 } });
     const run = await runLoop(def, { cwd: p.cwd, env: KEY });
     expect(run.states).toEqual(['work', 'work', 'report', 'done']);
-    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done', spent: { tokens: 2 * TOKENS_PER_CALL, cost_usd: 0.02 } });
-    expect(run.events.find((e) => e.event === 'budget_spent')).toMatchObject({ state: 'work', scope: 'state', limit: 'max_tokens', spent: 270, max: 270 });
+    expect(run.result).toMatchObject({
+      terminated_by: 'terminal',
+      final_state: 'done',
+      spent: { tokens: 2 * TOKENS_PER_CALL, cost_usd: 0.02 },
+    });
+    expect(run.events.find((e) => e.event === 'budget_spent')).toMatchObject({
+      state: 'work',
+      scope: 'state',
+      limit: 'max_tokens',
+      spent: 270,
+      max: 270,
+    });
   });
 
   it('does not start an evaluation whose max_tokens the tokens left cannot cover', async () => {
@@ -134,7 +165,13 @@ describe('budgets', () => {
     // After 3 calls (405 tokens) 195 are left: a call that may use up to 256 (llm.max_tokens) is not made.
     expect(run.result).toMatchObject({ terminated_by: 'budget', spent: { tokens: 405 } });
     expect(run.result.error).toContain('cannot cover the next agent call in state "work": it may use up to 256 tokens');
-    expect(run.events.find((e) => e.event === 'budget_spent')).toMatchObject({ state: 'work', limit: 'max_tokens', spent: 405, max: 600, needed: 256 });
+    expect(run.events.find((e) => e.event === 'budget_spent')).toMatchObject({
+      state: 'work',
+      limit: 'max_tokens',
+      spent: 405,
+      max: 600,
+      needed: 256,
+    });
   });
 
   it("a sub-loop spends from its parent's budget; the parent adds what it spent and routes on_budget", async () => {
@@ -158,19 +195,34 @@ describe('budgets', () => {
     const run = await runLoop(parent, { cwd: p.cwd, env: KEY });
     const kidEnd = run.childEvents.find((e) => e.event === 'loop_complete');
     expect(kidEnd).toMatchObject({ terminated_by: 'budget', spent: { cost_usd: 0.75 } });
-    expect(run.result).toMatchObject({ final_state: 'over', failure: true, spent: { cost_usd: 0.75, tokens: 3 * TOKENS_PER_CALL } });
+    expect(run.result).toMatchObject({
+      final_state: 'over',
+      failure: true,
+      spent: { cost_usd: 0.75, tokens: 3 * TOKENS_PER_CALL },
+    });
     // Agent time is each provider call's wall time on the worker: within the run's own time.
-    expect(run.snapshot?.spentByState).toEqual({ child: { cost_usd: 0.75, tokens: 3 * TOKENS_PER_CALL, agent_ms: expect.any(Number) } });
+    expect(run.snapshot?.spentByState).toEqual({
+      child: { cost_usd: 0.75, tokens: 3 * TOKENS_PER_CALL, agent_ms: expect.any(Number) },
+    });
     expect(run.snapshot!.spentByState!['child']!.agent_ms).toBeLessThanOrEqual(run.result.duration_ms);
     expect(run.events.find((e) => e.event === 'subloop_start')).toBeDefined();
-    expect(run.events.find((e) => e.event === 'budget_spent')).toMatchObject({ state: 'child', scope: 'loop', spent: 0.75, max: 0.6 });
+    expect(run.events.find((e) => e.event === 'budget_spent')).toMatchObject({
+      state: 'child',
+      scope: 'loop',
+      spent: 0.75,
+      max: 0.6,
+    });
   });
 
   it('the spend survives continue-as-new', async () => {
     const p = project();
     const def = definition(spendy({ budget: { max_cost_usd: 0.8 } }, 0.1));
     const run = await runLoop(def, { cwd: p.cwd, env: KEY, historyEventLimit: 40 });
-    expect(run.result).toMatchObject({ terminated_by: 'budget', iterations: 8, spent: { cost_usd: 0.8, tokens: 8 * TOKENS_PER_CALL } });
+    expect(run.result).toMatchObject({
+      terminated_by: 'budget',
+      iterations: 8,
+      spent: { cost_usd: 0.8, tokens: 8 * TOKENS_PER_CALL },
+    });
     const { client } = await temporal();
     const runs = [];
     for await (const w of client.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) runs.push(w.runId);

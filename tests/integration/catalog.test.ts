@@ -72,7 +72,8 @@ const run = (p: Project, def: LoopDefinition) => runLoop(def, { cwd: p.cwd, env:
 
 /** Tests that fail while bugs.txt has lines; the agent removes one line per prompt. */
 const TESTS = {
-  'run-tests.sh': 'if [ -s bugs.txt ]; then echo "FAIL: $(wc -l < bugs.txt | tr -d \' \') failing"; exit 1; fi; echo "all tests pass"',
+  'run-tests.sh':
+    'if [ -s bugs.txt ]; then echo "FAIL: $(wc -l < bugs.txt | tr -d \' \') failing"; exit 1; fi; echo "all tests pass"',
 };
 const FIX_ONE_BUG = { 'agent.sh': "sed -i '1d' bugs.txt" };
 
@@ -91,7 +92,10 @@ describe('test-until-pass', () => {
 
   it('gives up after max_fixes attempts the agent cannot fix (failure terminal)', async () => {
     const p = sandbox({ ...TESTS, 'agent.sh': 'echo "looked, changed nothing"' }, { 'bugs.txt': 'a\n' });
-    const { result, states } = await run(p, builtin(p, 'test-until-pass', { test_cmd: './run-tests.sh', max_fixes: '2' }));
+    const { result, states } = await run(
+      p,
+      builtin(p, 'test-until-pass', { test_cmd: './run-tests.sh', max_fixes: '2' }),
+    );
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'gave_up', failure: true });
     expect(states.filter((s) => s === 'fix')).toHaveLength(2);
     expect(prompts(p)).toHaveLength(2);
@@ -165,7 +169,10 @@ describe('reduce-errors', () => {
   });
 
   it('stops in stalled when a pass removes no error, and honours a non-zero target', async () => {
-    const p = sandbox({ 'agent.sh': "sed -i '1d' errors.txt; [ $(wc -l < errors.txt) -gt 2 ] || echo e >> errors.txt" }, { 'errors.txt': 'e1\ne2\ne3\ne4\n' });
+    const p = sandbox(
+      { 'agent.sh': "sed -i '1d' errors.txt; [ $(wc -l < errors.txt) -gt 2 ] || echo e >> errors.txt" },
+      { 'errors.txt': 'e1\ne2\ne3\ne4\n' },
+    );
     // 4 → 3 (progress) → 3 (the agent's fix added one back: stall).
     const { result, states } = await run(p, builtin(p, 'reduce-errors', { ...COUNT, target: '1' }));
     expect(states).toEqual(['measure', 'fix', 'measure', 'fix', 'measure', 'stalled']);
@@ -194,7 +201,19 @@ describe('coverage-up', () => {
     const def = builtin(p, 'coverage-up', { coverage_cmd: './coverage.sh', test_cmd: './run-tests.sh' });
     expect(def.context.target).toBe(80);
     const { result, states } = await run(p, def);
-    expect(states).toEqual(['baseline', 'measure', 'add_tests', 'verify', 'repair', 'reverify', 'measure', 'add_tests', 'verify', 'measure', 'done']);
+    expect(states).toEqual([
+      'baseline',
+      'measure',
+      'add_tests',
+      'verify',
+      'repair',
+      'reverify',
+      'measure',
+      'add_tests',
+      'verify',
+      'measure',
+      'done',
+    ]);
     expect(result).toMatchObject({ final_state: 'done', failure: false });
     expect(result.captured.coverage?.output).toBe('80');
     const asked = prompts(p);
@@ -206,7 +225,10 @@ describe('coverage-up', () => {
 
   it('refuses to start on a failing suite (failure terminal, no agent)', async () => {
     const p = sandbox({ 'coverage.sh': 'echo 10', 'run-tests.sh': 'exit 1' });
-    const { result, states } = await run(p, builtin(p, 'coverage-up', { coverage_cmd: './coverage.sh', test_cmd: './run-tests.sh' }));
+    const { result, states } = await run(
+      p,
+      builtin(p, 'coverage-up', { coverage_cmd: './coverage.sh', test_cmd: './run-tests.sh' }),
+    );
     expect(states).toEqual(['baseline', 'tests_fail_before']);
     expect(result).toMatchObject({ failure: true });
     expect(prompts(p)).toEqual([]);
@@ -260,14 +282,21 @@ states:
       { state: 'types', loop: 'fix-types', final_state: 'gave_up', verdict: 'no' },
     ]);
     // One lint fix, then the two type-fix attempts max_fixes allowed.
-    expect(prompts(p).map((text) => text.split(' ').slice(0, 2).join(' '))).toEqual(['The linter', 'The type', 'The type']);
+    expect(prompts(p).map((text) => text.split(' ').slice(0, 2).join(' '))).toEqual([
+      'The linter',
+      'The type',
+      'The type',
+    ]);
   });
 });
 
 describe('ll-loop run <built-in>', () => {
   const saved = { address: process.env.TEMPORAL_ADDRESS, host: process.env.LL_HOST_CLI };
   afterAll(() => {
-    for (const [key, value] of [['TEMPORAL_ADDRESS', saved.address], ['LL_HOST_CLI', saved.host]] as const) {
+    for (const [key, value] of [
+      ['TEMPORAL_ADDRESS', saved.address],
+      ['LL_HOST_CLI', saved.host],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }

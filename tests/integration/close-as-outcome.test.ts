@@ -32,7 +32,9 @@ afterAll(async () => {
 
 const unique = () => Math.random().toString(36).slice(2, 8);
 
-async function described(workflowId: string): Promise<{ status: string; loopStatus: unknown; memo: Record<string, unknown> }> {
+async function described(
+  workflowId: string,
+): Promise<{ status: string; loopStatus: unknown; memo: Record<string, unknown> }> {
   const { client } = await temporal();
   const d = await client.workflow.getHandle(workflowId).describe();
   const loopStatus = d.typedSearchAttributes.getAll().find((p) => p.key.name === 'LoopStatus')?.value;
@@ -41,7 +43,13 @@ async function described(workflowId: string): Promise<{ status: string; loopStat
 
 async function failureOf(workflowId: string): Promise<ApplicationFailure> {
   const { client } = await temporal();
-  const err = await client.workflow.getHandle(workflowId).result().then(() => undefined, (e: unknown) => e);
+  const err = await client.workflow
+    .getHandle(workflowId)
+    .result()
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   expect(err).toBeInstanceOf(WorkflowFailedError);
   const cause = (err as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -56,14 +64,24 @@ function output(): { out: (t: string) => void; text: () => string } {
 describe('a run closes its workflow the way the loop ended', () => {
   it('a success terminal completes; LoopStatus is succeeded', async () => {
     const name = `good-${unique()}`;
-    const run = await runLoop(definition({ name, initial: 'a', states: { a: { action: 'true', next: 'done' }, done: { terminal: true } } }), { cwd });
+    const run = await runLoop(
+      definition({ name, initial: 'a', states: { a: { action: 'true', next: 'done' }, done: { terminal: true } } }),
+      { cwd },
+    );
     expect(run.result.terminated_by).toBe('terminal');
     expect(await described(run.workflowId)).toMatchObject({ status: 'COMPLETED', loopStatus: 'succeeded' });
   });
 
   it('a failure terminal fails with a non-retryable LoopFailed carrying the result and the final snapshot', async () => {
     const name = `bad-${unique()}`;
-    const def = definition({ name, initial: 'a', states: { a: { action: 'echo broke', capture: 'why', next: 'broken' }, broken: { terminal: true, failure: true } } });
+    const def = definition({
+      name,
+      initial: 'a',
+      states: {
+        a: { action: 'echo broke', capture: 'why', next: 'broken' },
+        broken: { terminal: true, failure: true },
+      },
+    });
     const run = await runLoop(def, { cwd });
     expect(run.result).toMatchObject({ terminated_by: 'terminal', failure: true, final_state: 'broken' });
     expect(await described(run.workflowId)).toMatchObject({ status: 'FAILED', loopStatus: 'failed' });
@@ -71,7 +89,11 @@ describe('a run closes its workflow the way the loop ended', () => {
     expect(failure.type).toBe('LoopFailed');
     expect(failure.nonRetryable).toBe(true);
     expect(failure.message).toContain('failure state "broken"');
-    const details = failure.details?.[0] as { failure: boolean; captured: Record<string, { output: string }>; snapshot: { status: string } };
+    const details = failure.details?.[0] as {
+      failure: boolean;
+      captured: Record<string, { output: string }>;
+      snapshot: { status: string };
+    };
     expect(details.failure).toBe(true);
     expect(details.captured.why?.output).toBe('broke');
     expect(details.snapshot.status).toBe('done');
@@ -81,7 +103,15 @@ describe('a run closes its workflow the way the loop ended', () => {
   });
 
   it('max_iterations, a timeout and an error each fail, with their own LoopStatus', async () => {
-    const limit = await runLoop(definition({ name: `lim-${unique()}`, initial: 'a', max_iterations: 2, states: { a: { action: 'false', on_yes: 'done', on_no: 'a' }, done: { terminal: true } } }), { cwd });
+    const limit = await runLoop(
+      definition({
+        name: `lim-${unique()}`,
+        initial: 'a',
+        max_iterations: 2,
+        states: { a: { action: 'false', on_yes: 'done', on_no: 'a' }, done: { terminal: true } },
+      }),
+      { cwd },
+    );
     expect(limit.result.terminated_by).toBe('max_iterations');
     expect(await described(limit.workflowId)).toMatchObject({ status: 'FAILED', loopStatus: 'limit' });
     expect((await failureOf(limit.workflowId)).message).toContain('max_iterations');
@@ -89,11 +119,26 @@ describe('a run closes its workflow the way the loop ended', () => {
     // A run stopped by a limit can be resumed: it did not reach a terminal.
     expect(await inspectRun(client, limit.workflowId)).toMatchObject({ kind: 'stopped', reason: 'max iterations' });
 
-    const slow = await runLoop(definition({ name: `slow-${unique()}`, initial: 'a', timeout: 1, states: { a: { action: 'sleep 30', next: 'done' }, done: { terminal: true } } }), { cwd });
+    const slow = await runLoop(
+      definition({
+        name: `slow-${unique()}`,
+        initial: 'a',
+        timeout: 1,
+        states: { a: { action: 'sleep 30', next: 'done' }, done: { terminal: true } },
+      }),
+      { cwd },
+    );
     expect(slow.result.terminated_by).toBe('timeout');
     expect(await described(slow.workflowId)).toMatchObject({ status: 'FAILED', loopStatus: 'timed_out' });
 
-    const lost = await runLoop(definition({ name: `err-${unique()}`, initial: 'a', states: { a: { action: 'true', on_no: 'done' }, done: { terminal: true } } }), { cwd });
+    const lost = await runLoop(
+      definition({
+        name: `err-${unique()}`,
+        initial: 'a',
+        states: { a: { action: 'true', on_no: 'done' }, done: { terminal: true } },
+      }),
+      { cwd },
+    );
     expect(lost.result.terminated_by).toBe('error');
     expect(await described(lost.workflowId)).toMatchObject({ status: 'FAILED', loopStatus: 'error' });
   });
@@ -101,7 +146,15 @@ describe('a run closes its workflow the way the loop ended', () => {
   it('a stopped run is Canceled, leaves its result in the memo, and its snapshot can be read back', async () => {
     const name = `stop-${unique()}`;
     const { client } = await temporal();
-    const def = definition({ name, initial: 'a', states: { a: { action: 'echo kept', capture: 'first', next: 'b' }, b: { action: 'sleep 30', next: 'done' }, done: { terminal: true } } });
+    const def = definition({
+      name,
+      initial: 'a',
+      states: {
+        a: { action: 'echo kept', capture: 'first', next: 'b' },
+        b: { action: 'sleep 30', next: 'done' },
+        done: { terminal: true },
+      },
+    });
     const run = await runLoop(def, {
       cwd,
       onStarted: async (id) => {
@@ -118,7 +171,12 @@ describe('a run closes its workflow the way the loop ended', () => {
     expect(run.snapshot?.captured.first?.output).toBe('kept');
     const d = await described(run.workflowId);
     expect(d).toMatchObject({ status: 'CANCELLED', loopStatus: 'stopped' });
-    expect(d.memo.outcome).toMatchObject({ loop: name, terminated_by: 'cancelled', final_state: 'b', captured: { first: { output: 'kept' } } });
+    expect(d.memo.outcome).toMatchObject({
+      loop: name,
+      terminated_by: 'cancelled',
+      final_state: 'b',
+      captured: { first: { output: 'kept' } },
+    });
     expect(await inspectRun(client, run.workflowId)).toMatchObject({ kind: 'stopped' });
 
     const status = output();
@@ -129,9 +187,20 @@ describe('a run closes its workflow the way the loop ended', () => {
   it('a sub-loop that does not succeed fails too; its parent routes on its result', async () => {
     const child = `child-${unique()}`;
     mkdirSync(join(cwd, '.loops'), { recursive: true });
-    writeFileSync(join(cwd, '.loops', `${child}.yaml`), `name: ${child}\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: bad\n  bad:\n    terminal: true\n    failure: true\n`);
+    writeFileSync(
+      join(cwd, '.loops', `${child}.yaml`),
+      `name: ${child}\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: bad\n  bad:\n    terminal: true\n    failure: true\n`,
+    );
     const parent = await runLoop(
-      definition({ name: `parent-${unique()}`, initial: 'sub', states: { sub: { loop: child, on_success: 'done', on_failure: 'handled' }, handled: { terminal: true }, done: { terminal: true } } }),
+      definition({
+        name: `parent-${unique()}`,
+        initial: 'sub',
+        states: {
+          sub: { loop: child, on_success: 'done', on_failure: 'handled' },
+          handled: { terminal: true },
+          done: { terminal: true },
+        },
+      }),
       { cwd },
     );
     expect(parent.result).toMatchObject({ terminated_by: 'terminal', final_state: 'handled', failure: false });
@@ -140,16 +209,37 @@ describe('a run closes its workflow the way the loop ended', () => {
   });
 
   it('a run without closeAsOutcome (started by 0.3.0) completes at a failure terminal and at max_iterations', async () => {
-    const failing = await runLoop(definition({ name: `old-bad-${unique()}`, initial: 'a', states: { a: { action: 'true', next: 'broken' }, broken: { terminal: true, failure: true } } }), { cwd, closeAsOutcome: false });
+    const failing = await runLoop(
+      definition({
+        name: `old-bad-${unique()}`,
+        initial: 'a',
+        states: { a: { action: 'true', next: 'broken' }, broken: { terminal: true, failure: true } },
+      }),
+      { cwd, closeAsOutcome: false },
+    );
     expect(failing.result).toMatchObject({ terminated_by: 'terminal', failure: true });
     expect((await described(failing.workflowId)).status).toBe('COMPLETED');
-    const spinning = await runLoop(definition({ name: `old-spin-${unique()}`, initial: 'a', max_iterations: 2, states: { a: { action: 'false', on_yes: 'done', on_no: 'a' }, done: { terminal: true } } }), { cwd, closeAsOutcome: false });
+    const spinning = await runLoop(
+      definition({
+        name: `old-spin-${unique()}`,
+        initial: 'a',
+        max_iterations: 2,
+        states: { a: { action: 'false', on_yes: 'done', on_no: 'a' }, done: { terminal: true } },
+      }),
+      { cwd, closeAsOutcome: false },
+    );
     expect(spinning.result.terminated_by).toBe('max_iterations');
     expect((await described(spinning.workflowId)).status).toBe('COMPLETED');
   });
 
-  it('failOnNonTerminal (a schedule\'s --pause-on-failure) fails a run at max_iterations that would complete without it', async () => {
-    const def = () => definition({ name: `sched-${unique()}`, initial: 'a', max_iterations: 2, states: { a: { action: 'false', on_yes: 'done', on_no: 'a' }, done: { terminal: true } } });
+  it("failOnNonTerminal (a schedule's --pause-on-failure) fails a run at max_iterations that would complete without it", async () => {
+    const def = () =>
+      definition({
+        name: `sched-${unique()}`,
+        initial: 'a',
+        max_iterations: 2,
+        states: { a: { action: 'false', on_yes: 'done', on_no: 'a' }, done: { terminal: true } },
+      });
     const without = await runLoop(def(), { cwd, closeAsOutcome: false });
     expect((await described(without.workflowId)).status).toBe('COMPLETED');
     const withRule = await runLoop(def(), { cwd, closeAsOutcome: false, failOnNonTerminal: true });
@@ -160,16 +250,32 @@ describe('a run closes its workflow the way the loop ended', () => {
 
   it('list --failed finds the runs that did not succeed, and history tells a failure terminal apart', async () => {
     const name = `hist-${unique()}`;
-    const good = await runLoop(definition({ name, initial: 'a', states: { a: { action: 'true', next: 'done' }, done: { terminal: true } } }), { cwd });
-    const bad = await runLoop(definition({ name, initial: 'a', states: { a: { action: 'true', next: 'oops' }, oops: { terminal: true, failure: true } } }), { cwd });
+    const good = await runLoop(
+      definition({ name, initial: 'a', states: { a: { action: 'true', next: 'done' }, done: { terminal: true } } }),
+      { cwd },
+    );
+    const bad = await runLoop(
+      definition({
+        name,
+        initial: 'a',
+        states: { a: { action: 'true', next: 'oops' }, oops: { terminal: true, failure: true } },
+      }),
+      { cwd },
+    );
     const { client } = await temporal();
     // Visibility is eventually consistent: wait for the search attribute to be indexed.
     await expect
-      .poll(async () => {
-        const found: string[] = [];
-        for await (const w of client.workflow.list({ query: `LoopStatus = 'failed' AND WorkflowId = '${bad.workflowId}'` })) found.push(w.workflowId);
-        return found;
-      }, { timeout: 15_000 })
+      .poll(
+        async () => {
+          const found: string[] = [];
+          for await (const w of client.workflow.list({
+            query: `LoopStatus = 'failed' AND WorkflowId = '${bad.workflowId}'`,
+          }))
+            found.push(w.workflowId);
+          return found;
+        },
+        { timeout: 15_000 },
+      )
       .toEqual([bad.workflowId]);
 
     const listed = output();
@@ -196,7 +302,16 @@ describe('a run closes its workflow the way the loop ended', () => {
 
     // One run's events: its loop_complete says it was a failure terminal.
     const events = output();
-    expect(await historyCommand({ cwd, loop: name, runId: bad.workflowId, json: false, events: ['loop_complete'], out: events.out })).toBe(0);
+    expect(
+      await historyCommand({
+        cwd,
+        loop: name,
+        runId: bad.workflowId,
+        json: false,
+        events: ['loop_complete'],
+        out: events.out,
+      }),
+    ).toBe(0);
     expect(events.text()).toMatch(/loop_complete\s+final_state=oops .*terminated_by=terminal failure=true/);
   });
 });

@@ -24,7 +24,10 @@ const HAVE_PTY = spawnSync('python3', ['-c', 'import pty, termios, fcntl'], { st
 function entryFile(): string {
   const dir = mkdtempSync(join(tmpdir(), 'll-create-entry-'));
   const file = join(dir, 'll-loop.ts');
-  writeFileSync(file, `import { runCli } from ${JSON.stringify(join(ROOT, 'client', 'cli.ts'))};\nawait runCli(process.argv.slice(2));\n`);
+  writeFileSync(
+    file,
+    `import { runCli } from ${JSON.stringify(join(ROOT, 'client', 'cli.ts'))};\nawait runCli(process.argv.slice(2));\n`,
+  );
   return file;
 }
 const ENTRY = entryFile();
@@ -100,7 +103,8 @@ class Terminal {
         await new Promise((r) => setTimeout(r, 100));
         return seen;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(what)}; the terminal shows:\n${text.slice(-3000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${JSON.stringify(what)}; the terminal shows:\n${text.slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -158,10 +162,17 @@ describe.skipIf(!HAVE_PTY)('the wizard in a pseudo-terminal (python3 pty)', () =
     const p = project(['mypy', 'ruff', 'pytest']);
     writeFileSync(join(p.cwd, 'pyproject.toml'), '[project]\nname = "app"\n');
     mkdirSync(join(p.cwd, 'src', 'app'), { recursive: true });
-    script(p.toolsDir, 'mypy', [[1, 'src/app/x.py:1: error: Incompatible types'], [0, 'Success: no issues found']]);
+    script(p.toolsDir, 'mypy', [
+      [1, 'src/app/x.py:1: error: Incompatible types'],
+      [0, 'Success: no issues found'],
+    ]);
     script(p.toolsDir, 'ruff', [[0, 'All checks passed!']]);
     const log = join(p.cwd, 'claude.log');
-    const term = new Terminal(['create'], p.cwd, toolEnv(p, { TEMPORAL_ADDRESS: inject('temporalAddress'), FAKE_CLAUDE_LOG: log }));
+    const term = new Terminal(
+      ['create'],
+      p.cwd,
+      toolEnv(p, { TEMPORAL_ADDRESS: inject('temporalAddress'), FAKE_CLAUDE_LOG: log }),
+    );
     try {
       await term.answer('What kind of automation loop do you want to create?', KEY.enter);
       await term.waitFor('Fix until clean (Recommended)');
@@ -185,7 +196,10 @@ describe.skipIf(!HAVE_PTY)('the wizard in a pseudo-terminal (python3 pty)', () =
     expect(readFileSync(join(p.cwd, '.loops', 'fix-types-and-lint.yaml'), 'utf8')).toBe(SEED_SESSION_YAML);
     // The run: mypy fails, the fix prompt goes to the host CLI, mypy passes, ruff passes.
     expect(calls(p.toolsDir)).toEqual(['mypy src/', 'mypy src/', 'ruff check src/']);
-    const prompts = readFileSync(log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { prompt: string }).prompt);
+    const prompts = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { prompt: string }).prompt);
     expect(prompts).toEqual(['Run `mypy src/` and fix the type errors it reports. Change only what is needed.']);
   }, 120_000);
 
@@ -203,7 +217,14 @@ describe.skipIf(!HAVE_PTY)('the wizard in a pseudo-terminal (python3 pty)', () =
       await term.answer('Command for the other check', 'make check', KEY.enter);
       await term.answer('How should its failures be fixed?', 'shell: make fix', KEY.enter);
       await term.answer('Add another check?', KEY.enter);
-      await term.answer('How long should it wait between rounds of checks?', KEY.down, KEY.down, KEY.down, KEY.down, KEY.enter);
+      await term.answer(
+        'How long should it wait between rounds of checks?',
+        KEY.down,
+        KEY.down,
+        KEY.down,
+        KEY.down,
+        KEY.enter,
+      );
       await term.answer('Wait between rounds', '90s', KEY.enter);
       await term.answer("What's the maximum number of fix attempts?", KEY.down, KEY.down, KEY.down, KEY.enter);
       await term.answer('Maximum attempts:', '7', KEY.enter);
@@ -279,7 +300,8 @@ states:
     expect(def.context).toEqual({ metric_cmd: 'npx eslint . -f json | jq length', target: 0, tolerance: 0 });
     expect(def.max_iterations).toBe(20);
     expect(def.states.apply).toMatchObject({
-      action: 'Run `npx eslint . -f json | jq length`: it prints a number that should get lower (target 0). Make one focused change that moves it toward the target.',
+      action:
+        'Run `npx eslint . -f json | jq length`: it prints a number that should get lower (target 0). Make one focused change that moves it toward the target.',
       action_type: 'prompt',
       next: 'measure',
     });
@@ -352,14 +374,32 @@ describe('without a terminal', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'll-create-notty-'));
     const r = await cli(['create'], cwd);
     expect(r.code).toBe(1);
-    expect(r.err).toContain('error: ll-loop create needs --kind (fix, constraints, metric or sequence) when it cannot ask (no terminal)');
+    expect(r.err).toContain(
+      'error: ll-loop create needs --kind (fix, constraints, metric or sequence) when it cannot ask (no terminal)',
+    );
     expect(r.err).toContain('fix: give the answers as flags, e.g. ll-loop create --kind fix --check');
     expect(existsSync(join(cwd, '.loops'))).toBe(false);
   }, 60_000);
 
   it('the flags write the loop and --validate checks it', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'll-create-notty-'));
-    const r = await cli(['create', '--kind', 'sequence', '--step', 'shell: npm run build', '--step', 'Fix the build errors', '--until', 'npm run build', '--name', 'build-green', '--validate'], cwd);
+    const r = await cli(
+      [
+        'create',
+        '--kind',
+        'sequence',
+        '--step',
+        'shell: npm run build',
+        '--step',
+        'Fix the build errors',
+        '--until',
+        'npm run build',
+        '--name',
+        'build-green',
+        '--validate',
+      ],
+      cwd,
+    );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toContain('✓ Wrote .loops/build-green.yaml (4 states)');

@@ -17,7 +17,12 @@ import {
   resolveTemporalTarget,
   type TemporalTarget,
 } from '../../client/temporal/connection.js';
-import { DevServerStartError, ensureDevServer, probeTemporal, stopDevServer } from '../../client/temporal/dev-server.js';
+import {
+  DevServerStartError,
+  ensureDevServer,
+  probeTemporal,
+  stopDevServer,
+} from '../../client/temporal/dev-server.js';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../client/temporal/search-attributes.js';
 import { TemporalCliNotFoundError, findTemporalCli, runCommand } from '../../client/temporal/temporal-cli.js';
 import { freePort } from '../support/processes.js';
@@ -100,7 +105,12 @@ describe('resolveTemporalTarget', () => {
         mode: 'external',
         address: 'h:7233',
         namespace: 'default',
-        tls: { clientCertPath: '/c.pem', clientKeyPath: '/k.pem', serverCaPath: '/ca.pem', serverName: 'temporal.example' },
+        tls: {
+          clientCertPath: '/c.pem',
+          clientKeyPath: '/k.pem',
+          serverCaPath: '/ca.pem',
+          serverName: 'temporal.example',
+        },
       },
     },
     {
@@ -119,7 +129,9 @@ describe('resolveTemporalTarget', () => {
   });
 
   it('rejects a client cert without a key', () => {
-    expect(() => resolveTemporalTarget({ TEMPORAL_ADDRESS: 'h:7233', TEMPORAL_TLS_CERT: '/c.pem' })).toThrow(/must be set together/);
+    expect(() => resolveTemporalTarget({ TEMPORAL_ADDRESS: 'h:7233', TEMPORAL_TLS_CERT: '/c.pem' })).toThrow(
+      /must be set together/,
+    );
   });
 });
 
@@ -154,7 +166,10 @@ describe('ensureDevServer', () => {
   it('two concurrent calls on a fresh dir start exactly one server', SLOW, async () => {
     const dataDir = join(await tempDir(), '.temporal');
     const [port, uiPort] = [await freePort(), await freePort()];
-    const results = await Promise.all([ensureDevServer({ dataDir, port, uiPort }), ensureDevServer({ dataDir, port, uiPort })]);
+    const results = await Promise.all([
+      ensureDevServer({ dataDir, port, uiPort }),
+      ensureDevServer({ dataDir, port, uiPort }),
+    ]);
     expect(results.filter((r) => r.started)).toHaveLength(1);
     expect(new Set(results.map((r) => r.address))).toEqual(new Set([`127.0.0.1:${port}`]));
     const log = await runCommand('pgrep', ['-f', `start-dev.*--port ${port} `], { timeoutMs: 5_000 });
@@ -166,7 +181,9 @@ describe('ensureDevServer', () => {
     const dataDir = join(await tempDir(), '.temporal');
     await mkdir(dataDir, { recursive: true });
     await writeFile(join(dataDir, 'temporal.db'), 'this is not an SQLite database'.repeat(200));
-    const err = await ensureDevServer({ dataDir, port: await freePort(), uiPort: await freePort() }).catch((e: unknown) => e);
+    const err = await ensureDevServer({ dataDir, port: await freePort(), uiPort: await freePort() }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DevServerStartError);
     expect((err as DevServerStartError).message).toMatch(/exited/);
     expect((err as DevServerStartError).logTail).toMatch(/not a database/);

@@ -13,10 +13,15 @@ import { closeTemporal, definition, project, runLoop } from './harness.js';
 afterAll(closeTemporal);
 
 /** Appends a line to src/a.txt on its first two runs, then changes nothing (its counter is untracked). */
-const WORK = 'n=$(cat .count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > .count; if [ "$n" -le 2 ]; then echo "change $n" >> src/a.txt; fi';
+const WORK =
+  'n=$(cat .count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > .count; if [ "$n" -le 2 ]; then echo "change $n" >> src/a.txt; fi';
 
 function gitRepo(cwd: string): void {
-  const git = (...args: string[]): void => void execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, stdio: 'ignore' });
+  const git = (...args: string[]): void =>
+    void execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {
+      cwd,
+      stdio: 'ignore',
+    });
   mkdirSync(join(cwd, 'src'));
   writeFileSync(join(cwd, 'src', 'a.txt'), 'start\n');
   writeFileSync(join(cwd, 'notes.txt'), 'outside the scope\n');
@@ -32,7 +37,13 @@ const stallLoop = (action: string) =>
     initial: 'work',
     max_iterations: 10,
     states: {
-      work: { action, evaluate: { type: 'diff_stall', scope: ['src/'], max_stall: 2 }, on_yes: 'work', on_no: 'stuck', on_error: 'broken' },
+      work: {
+        action,
+        evaluate: { type: 'diff_stall', scope: ['src/'], max_stall: 2 },
+        on_yes: 'work',
+        on_no: 'stuck',
+        on_error: 'broken',
+      },
       stuck: { terminal: true, failure: true },
       broken: { terminal: true, failure: true },
     },
@@ -62,12 +73,16 @@ describe('diff_stall on the real server', () => {
     const run = await runLoop(stallLoop('true'), { cwd: p.cwd });
     const evaluation = run.events.find((e) => e.event === 'evaluate');
     expect(evaluation).toMatchObject({ type: 'diff_stall', verdict: 'error' });
-    expect((evaluation?.details as { error: string }).error).toMatch(/is not inside a git repository: run git init there/);
+    expect((evaluation?.details as { error: string }).error).toMatch(
+      /is not inside a git repository: run git init there/,
+    );
     expect(run.result.final_state).toBe('broken');
   });
 
   it('answers error, not a throw, when git is missing', async () => {
     const reply = await makeDiffStat({ git: '/nonexistent/git' })({ cwd: '/tmp', state: 'work', scope: [] });
-    expect(reply).toEqual({ error: expect.stringMatching(/^diff_stall: git is not installed .*install git on the worker's machine/) });
+    expect(reply).toEqual({
+      error: expect.stringMatching(/^diff_stall: git is not installed .*install git on the worker's machine/),
+    });
   });
 });

@@ -19,7 +19,13 @@ describe('durability', () => {
       backoff: 0.01,
       context: { limit: 3 },
       states: {
-        count: { action: 'echo ${state.iteration}', capture: 'n', evaluate: { type: 'output_numeric', operator: 'ge', target: '${context.limit}' }, on_yes: 'done', on_no: 'count' },
+        count: {
+          action: 'echo ${state.iteration}',
+          capture: 'n',
+          evaluate: { type: 'output_numeric', operator: 'ge', target: '${context.limit}' },
+          on_yes: 'done',
+          on_no: 'count',
+        },
         done: { action: "echo 'reached ${captured.n.output}'", terminal: true },
       },
     });
@@ -53,7 +59,10 @@ describe('durability', () => {
     for await (const w of client.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) runs.push(w.runId);
     expect(runs.length).toBeGreaterThan(2);
     // One event stream across the runs: one loop_start, one loop_complete, every state entered once per step.
-    const lines = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.filter((e) => e.event === 'loop_start')).toHaveLength(1);
     expect(lines.filter((e) => e.event === 'loop_complete')).toHaveLength(1);
     expect(lines.filter((e) => e.event === 'state_enter')).toHaveLength(121);

@@ -2,7 +2,7 @@
  * The loop workflow's promises, on the real dev server with real processes: injection safety,
  * secrets out of history, timeouts at each level, cancellation, huge and odd output, run files.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import proto from '@temporalio/proto';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,10 +12,6 @@ import { eventsPath, statePath } from '../../worker/run-files.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 afterAll(closeTemporal);
-
-
-
-
 
 describe('interpolated data is never shell syntax', () => {
   it('passes captured output with quotes, $(…) and backticks verbatim in every quoting context', async () => {
@@ -51,7 +47,12 @@ describe('secrets stay out of history', () => {
       name: 'secret',
       initial: 'use',
       states: {
-        use: { action: 'test "${env.API_TOKEN}" = "$EXPECTED" && echo ok', capture: 'r', on_yes: 'done', on_no: 'failed' },
+        use: {
+          action: 'test "${env.API_TOKEN}" = "$EXPECTED" && echo ok',
+          capture: 'r',
+          on_yes: 'done',
+          on_no: 'failed',
+        },
         done: { terminal: true },
         failed: { terminal: true, failure: true },
       },
@@ -70,7 +71,11 @@ describe('secrets stay out of history', () => {
     const def = definition({
       name: 'noenv',
       initial: 'use',
-      states: { use: { action: 'echo ${env.LL_SURELY_UNSET_VAR}', on_yes: 'done', on_error: 'handled' }, done: { terminal: true }, handled: { terminal: true } },
+      states: {
+        use: { action: 'echo ${env.LL_SURELY_UNSET_VAR}', on_yes: 'done', on_error: 'handled' },
+        done: { terminal: true },
+        handled: { terminal: true },
+      },
     });
     const run = await runLoop(def, { cwd: p.cwd });
     expect(run.result.final_state).toBe('handled');
@@ -85,7 +90,11 @@ describe('timeouts, cancellation and odd processes', () => {
     const def = definition({
       name: 'hang',
       initial: 'hang',
-      states: { hang: { action: 'sleep 31.1337', timeout: 1, on_yes: 'done', on_error: 'timed_out' }, done: { terminal: true }, timed_out: { terminal: true } },
+      states: {
+        hang: { action: 'sleep 31.1337', timeout: 1, on_yes: 'done', on_error: 'timed_out' },
+        done: { terminal: true },
+        timed_out: { terminal: true },
+      },
     });
     const started = Date.now();
     const run = await runLoop(def, { cwd: p.cwd });
@@ -101,7 +110,10 @@ describe('timeouts, cancellation and odd processes', () => {
       name: 'slow',
       initial: 'work',
       timeout: 2,
-      states: { work: { action: 'echo started > started.txt; sleep 32.1337 & sleep 32.1337', capture: 'w', on_yes: 'done' }, done: { terminal: true } },
+      states: {
+        work: { action: 'echo started > started.txt; sleep 32.1337 & sleep 32.1337', capture: 'w', on_yes: 'done' },
+        done: { terminal: true },
+      },
     });
     const started = Date.now();
     const run = await runLoop(def, { cwd: p.cwd });
@@ -146,7 +158,11 @@ describe('timeouts, cancellation and odd processes', () => {
     const def = definition({
       name: 'missing',
       initial: 'run',
-      states: { run: { action: 'll-no-such-command-xyz', on_yes: 'done', on_no: 'done', on_error: 'broken' }, done: { terminal: true }, broken: { terminal: true, failure: true } },
+      states: {
+        run: { action: 'll-no-such-command-xyz', on_yes: 'done', on_no: 'done', on_error: 'broken' },
+        done: { terminal: true },
+        broken: { terminal: true, failure: true },
+      },
     });
     const run = await runLoop(def, { cwd: p.cwd });
     expect(run.result).toMatchObject({ final_state: 'broken', failure: true });
@@ -158,7 +174,14 @@ describe('timeouts, cancellation and odd processes', () => {
     const def = definition({
       name: 'flood',
       initial: 'flood',
-      states: { flood: { action: "head -c 100000000 /dev/zero | tr '\\0' 'x'; echo; echo tail-marker", capture: 'big', on_yes: 'done' }, done: { terminal: true } },
+      states: {
+        flood: {
+          action: "head -c 100000000 /dev/zero | tr '\\0' 'x'; echo; echo tail-marker",
+          capture: 'big',
+          on_yes: 'done',
+        },
+        done: { terminal: true },
+      },
     });
     const run = await runLoop(def, { cwd: p.cwd });
     expect(run.result.final_state).toBe('done');
@@ -169,7 +192,9 @@ describe('timeouts, cancellation and odd processes', () => {
     expect(typeof complete?.log_file).toBe('string');
     const log = readFileSync(String(complete?.log_file), 'utf8');
     expect(log.length).toBeLessThan(2 * 1024 * 1024 + 200);
-    expect(log).toMatch(/\[ll-loop: \d+ bytes cut here; this log keeps the first \d+ and the last \d+ of 100000013 bytes\]/);
+    expect(log).toMatch(
+      /\[ll-loop: \d+ bytes cut here; this log keeps the first \d+ and the last \d+ of 100000013 bytes\]/,
+    );
     expect(log.endsWith('x\ntail-marker\n')).toBe(true);
   });
 
@@ -178,7 +203,16 @@ describe('timeouts, cancellation and odd processes', () => {
     const def = definition({
       name: 'garbage',
       initial: 'g',
-      states: { g: { action: 'head -c 3000 /dev/urandom', capture: 'g', evaluate: { type: 'output_contains', pattern: 'zzzzzzzzzzzz' }, on_yes: 'done', on_no: 'done' }, done: { terminal: true } },
+      states: {
+        g: {
+          action: 'head -c 3000 /dev/urandom',
+          capture: 'g',
+          evaluate: { type: 'output_contains', pattern: 'zzzzzzzzzzzz' },
+          on_yes: 'done',
+          on_no: 'done',
+        },
+        done: { terminal: true },
+      },
     });
     const run = await runLoop(def, { cwd: p.cwd });
     expect(run.result.final_state).toBe('done');
@@ -193,12 +227,19 @@ describe('limits, routing errors and run files', () => {
       name: 'limit',
       initial: 'check',
       max_iterations: 3,
-      states: { check: { action: 'exit 1', on_yes: 'done', on_no: 'fix' }, fix: { action: 'echo fixing ${state.iteration}', capture: 'fix', next: 'check' }, done: { terminal: true } },
+      states: {
+        check: { action: 'exit 1', on_yes: 'done', on_no: 'fix' },
+        fix: { action: 'echo fixing ${state.iteration}', capture: 'fix', next: 'check' },
+        done: { terminal: true },
+      },
     });
     const run = await runLoop(def, { cwd: p.cwd });
     expect(run.result).toMatchObject({ terminated_by: 'max_iterations', iterations: 3, final_state: 'check' });
     expect(run.result.captured.fix?.output).toBe('fixing 3');
-    const lines = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ event: 'loop_start', loop: 'limit' });
     expect(lines[1]).toMatchObject({ event: 'state_enter', state: 'check', iteration: 1 });
     expect(lines[2]).toMatchObject({ event: 'action_start', action: 'exit 1' });

@@ -8,7 +8,16 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { followEvents } from '../../client/runs/follow-events.js';
-import { closedAs, closeTemporal, definition, FIXTURES, project, runLoop, temporal, type RunOutcome } from './harness.js';
+import {
+  closedAs,
+  closeTemporal,
+  definition,
+  FIXTURES,
+  project,
+  runLoop,
+  temporal,
+  type RunOutcome,
+} from './harness.js';
 
 afterAll(closeTemporal);
 
@@ -25,9 +34,7 @@ async function expectRebuilt(run: RunOutcome, runs = 1): Promise<void> {
   expect(executions.length).toBeGreaterThanOrEqual(runs);
 }
 
-
 describe('events read from history equal the live events', () => {
-
   it('local activities, with backoff and flushes', async () => {
     const def = definition({
       name: 'rb-local',
@@ -46,9 +53,14 @@ describe('events read from history equal the live events', () => {
     await expectRebuilt(run);
   });
 
-
   it('backoff between passes (remote)', async () => {
-    const def = definition({ name: 'rb-backoff', initial: 'a', max_iterations: 3, backoff: 0.5, states: { a: { action: 'true', next: 'a' }, done: { terminal: true } } });
+    const def = definition({
+      name: 'rb-backoff',
+      initial: 'a',
+      max_iterations: 3,
+      backoff: 0.5,
+      states: { a: { action: 'true', next: 'a' }, done: { terminal: true } },
+    });
     const run = await runLoop(def, { cwd: project().cwd });
     expect(run.result.terminated_by).toBe('max_iterations');
     await expectRebuilt(run);
@@ -60,7 +72,11 @@ describe('events read from history equal the live events', () => {
         name: `rb-broken-${local}`,
         initial: 'a',
         default_timeout: 5,
-        states: { a: { action: 'echo hi', on_yes: 'done', on_error: 'bad' }, done: { terminal: true }, bad: { terminal: true, failure: true } },
+        states: {
+          a: { action: 'echo hi', on_yes: 'done', on_error: 'bad' },
+          done: { terminal: true },
+          bad: { terminal: true, failure: true },
+        },
       });
       // A file as the working directory: the action cannot start (ActionSetupError).
       const run = await runLoop(def, { cwd: join(FIXTURES, 'fake-claude'), localActivityMaxTimeoutS: local });
@@ -69,18 +85,20 @@ describe('events read from history equal the live events', () => {
     }
   });
 
-
   it('the loop timeout, in the middle of quick local actions', async () => {
     const def = definition({
       name: 'rb-timeout',
       initial: 'a',
       timeout: 2,
       default_timeout: 5,
-      states: { a: { action: 'echo x', capture: 'w', on_yes: 'b' }, b: { action: 'sleep 0.7', on_yes: 'a' }, done: { terminal: true } },
+      states: {
+        a: { action: 'echo x', capture: 'w', on_yes: 'b' },
+        b: { action: 'sleep 0.7', on_yes: 'a' },
+        done: { terminal: true },
+      },
     });
     const run = await runLoop(def, { cwd: project().cwd, localActivityMaxTimeoutS: 30 });
     expect(run.result.terminated_by).toBe('timeout');
     await expectRebuilt(run);
   });
-
 });

@@ -69,7 +69,10 @@ export function project(tools: string[] = []): { cwd: string; bin: string; tools
 
 /** Script a fake tool: one `[exitCode, stdout]` per call. */
 export function script(toolsDir: string, tool: string, calls: Array<[number, string?]>): void {
-  writeFileSync(join(toolsDir, `${tool}.script`), calls.map(([code, out]) => `${code}\t${(out ?? '').replaceAll('\n', '\\n')}`).join('\n') + '\n');
+  writeFileSync(
+    join(toolsDir, `${tool}.script`),
+    calls.map(([code, out]) => `${code}\t${(out ?? '').replaceAll('\n', '\\n')}`).join('\n') + '\n',
+  );
 }
 
 /** Script fake-claude's judgements, in order. */
@@ -142,7 +145,13 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
   };
   const { snapshot, ...result } = await worker.runUntil(async () => {
-    const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: opts.cwd, loop: def.name }, typedSearchAttributes: [{ key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: def.name }] });
+    const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue,
+      args: [input],
+      memo: { cwd: opts.cwd, loop: def.name },
+      typedSearchAttributes: [{ key: defineSearchAttributeKey('LoopName', 'KEYWORD'), value: def.name }],
+    });
     await opts.onStarted?.(workflowId);
     return loopRunResult(client, workflowId);
   });
@@ -175,6 +184,9 @@ export function closedAs(result: ExecutionResult): 'completed' | 'failed' | 'can
 }
 
 /** PATH with the project's fake tools first, and the settings fake-claude and fake-tool read. */
-export function toolEnv(p: { bin: string; toolsDir: string }, extra: Record<string, string> = {}): Record<string, string> {
+export function toolEnv(
+  p: { bin: string; toolsDir: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return { PATH: `${p.bin}:${process.env.PATH ?? ''}`, FAKE_TOOLS_DIR: p.toolsDir, ...extra };
 }

@@ -52,7 +52,11 @@ afterAll(async () => {
 
 function output(): { out: (t: string) => void; text: () => string; json: <T>() => T } {
   const chunks: string[] = [];
-  return { out: (t) => void chunks.push(t), text: () => chunks.join(''), json: <T>() => JSON.parse(chunks.join('')) as T };
+  return {
+    out: (t) => void chunks.push(t),
+    text: () => chunks.join(''),
+    json: <T>() => JSON.parse(chunks.join('')) as T,
+  };
 }
 
 /** Start a loop as `ll-loop run` does (memo, LoopName), on the background worker or on no worker. */
@@ -75,7 +79,11 @@ function sleeper(name: string, marker: string): LoopDefinition {
   return definition({
     name,
     initial: 'first',
-    states: { first: { action: 'echo kept', capture: 'first', next: 'wait' }, wait: { action: `sleep ${marker}`, on_yes: 'done' }, done: { terminal: true } },
+    states: {
+      first: { action: 'echo kept', capture: 'first', next: 'wait' },
+      wait: { action: `sleep ${marker}`, on_yes: 'done' },
+      done: { terminal: true },
+    },
   });
 }
 
@@ -83,14 +91,23 @@ describe('ll-loop list', () => {
   it('lists the loops in .loops/ with their metadata, filters, and skips an invalid file with a warning', async () => {
     const dir = join(cwd, '.loops');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'alpha.yaml'), 'name: alpha\ndescription: First loop\ncategory: ci\nlabels: [fast, lint]\ninitial: a\nstates:\n  a:\n    terminal: true\n');
+    writeFileSync(
+      join(dir, 'alpha.yaml'),
+      'name: alpha\ndescription: First loop\ncategory: ci\nlabels: [fast, lint]\ninitial: a\nstates:\n  a:\n    terminal: true\n',
+    );
     writeFileSync(join(dir, 'beta.yml'), 'name: beta\ncategory: docs\ninitial: a\nstates:\n  a:\n    terminal: true\n');
     writeFileSync(join(dir, 'broken.yaml'), 'name: broken\ninitial: nowhere\nstates:\n  a:\n    terminal: true\n');
     const all = output();
     await listCommand({ cwd, json: true, out: all.out });
-    const loops = all.json<Array<{ name: string; valid: boolean; category?: string; labels: string[]; error?: string }>>();
+    const loops =
+      all.json<Array<{ name: string; valid: boolean; category?: string; labels: string[]; error?: string }>>();
     expect(loops.map((l) => l.name)).toEqual(['alpha', 'beta', 'broken']);
-    expect(loops[0]).toMatchObject({ valid: true, description: 'First loop', category: 'ci', labels: ['fast', 'lint'] });
+    expect(loops[0]).toMatchObject({
+      valid: true,
+      description: 'First loop',
+      category: 'ci',
+      labels: ['fast', 'lint'],
+    });
     expect(loops[2]).toMatchObject({ valid: false });
     expect(loops[2]!.error).toContain('nowhere');
     const byCategory = output();
@@ -117,7 +134,13 @@ describe('a running loop: list --running, status, stop, status of the finished r
       const report = await runStatus(cwd, id);
       return report.live?.state === 'wait' && report.live.phase === 'action' ? report : undefined;
     });
-    expect(live).toMatchObject({ id, loop: name, open: true, worker: true, live: { iteration: 1, steps: 2, captured: ['first'] } });
+    expect(live).toMatchObject({
+      id,
+      loop: name,
+      open: true,
+      worker: true,
+      live: { iteration: 1, steps: 2, captured: ['first'] },
+    });
     expect(liveProcesses(marker)).toBe(1);
     // The elapsed time goes on during a long action (the workflow's own clock stands still there).
     await new Promise((r) => setTimeout(r, 1_200));
@@ -153,9 +176,15 @@ describe('a running loop: list --running, status, stop, status of the finished r
     expect(after.text()).toContain('Loop stopped in state wait');
     expect((await runStatus(cwd, id)).result?.terminated_by).toBe('cancelled');
 
-    await expect(stopCommand({ cwd, target: id, force: false, json: false, out: () => undefined })).rejects.toBeInstanceOf(RunNotOpenError);
-    await expect(stopCommand({ cwd, target: name, force: false, json: false, out: () => undefined })).rejects.toBeInstanceOf(RunNotOpenError);
-    await expect(stopCommand({ cwd, target: `no-such-loop-${unique()}`, force: false, json: false, out: () => undefined })).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(
+      stopCommand({ cwd, target: id, force: false, json: false, out: () => undefined }),
+    ).rejects.toBeInstanceOf(RunNotOpenError);
+    await expect(
+      stopCommand({ cwd, target: name, force: false, json: false, out: () => undefined }),
+    ).rejects.toBeInstanceOf(RunNotOpenError);
+    await expect(
+      stopCommand({ cwd, target: `no-such-loop-${unique()}`, force: false, json: false, out: () => undefined }),
+    ).rejects.toBeInstanceOf(RunNotFoundError);
   });
 });
 
@@ -174,9 +203,18 @@ describe('runs without a worker', () => {
     expect(status).toMatchObject({ open: true, worker: false, busy: false });
 
     const started = Date.now();
-    const refused = await stopCommand({ cwd, target: id, force: false, waitS: 2, json: false, out: () => undefined }).catch((e: unknown) => e);
+    const refused = await stopCommand({
+      cwd,
+      target: id,
+      force: false,
+      waitS: 2,
+      json: false,
+      out: () => undefined,
+    }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(NoWorkerError);
-    expect((refused as NoWorkerError).fix).toContain("once a worker serves it again (its checkout's worker comes back with any ll-loop command there");
+    expect((refused as NoWorkerError).fix).toContain(
+      "once a worker serves it again (its checkout's worker comes back with any ll-loop command there",
+    );
     expect((refused as NoWorkerError).fix).toContain('--force');
     expect(Date.now() - started).toBeLessThan(10_000);
 
@@ -200,20 +238,28 @@ describe('runs without a worker', () => {
     });
     expect(error.message).toContain(a);
     expect(error.message).toContain(b);
-    await expect(stopCommand({ cwd, target: name, force: true, json: false, out: () => undefined })).rejects.toBeInstanceOf(AmbiguousRunError);
+    await expect(
+      stopCommand({ cwd, target: name, force: true, json: false, out: () => undefined }),
+    ).rejects.toBeInstanceOf(AmbiguousRunError);
     for (const id of [a, b]) await stopCommand({ cwd, target: id, force: true, json: false, out: () => undefined });
   });
 });
 
 describe('ll-loop history and status --follow', () => {
-  it('follows a run to its end, then lists the loop runs and one run\'s events (filtered, rewritten to the events file)', async () => {
+  it("follows a run to its end, then lists the loop runs and one run's events (filtered, rewritten to the events file)", async () => {
     const name = `lc-counter-${unique()}`;
     const def = definition({
       name,
       initial: 'count',
       backoff: 0.3,
       states: {
-        count: { action: 'echo ${state.iteration}', capture: 'n', evaluate: { type: 'output_numeric', operator: 'ge', target: 3 }, on_yes: 'done', on_no: 'count' },
+        count: {
+          action: 'echo ${state.iteration}',
+          capture: 'n',
+          evaluate: { type: 'output_numeric', operator: 'ge', target: 3 },
+          on_yes: 'done',
+          on_no: 'count',
+        },
         done: { terminal: true },
       },
     });
@@ -229,21 +275,46 @@ describe('ll-loop history and status --follow', () => {
     const runs = output();
     await historyCommand({ cwd, loop: name, json: true, out: runs.out });
     expect(runs.json<unknown[]>()).toEqual([
-      expect.objectContaining({ id, status: 'completed', iterations: 3, terminated_by: 'terminal', final_state: 'done', duration_ms: expect.any(Number) }),
+      expect.objectContaining({
+        id,
+        status: 'completed',
+        iterations: 3,
+        terminated_by: 'terminal',
+        final_state: 'done',
+        duration_ms: expect.any(Number),
+      }),
     ]);
     const table = output();
     await historyCommand({ cwd, loop: name, json: false, out: table.out });
     expect(table.text()).toMatch(new RegExp(`${id}\\s+completed\\s+.*\\s+3\\s+.*terminal \\(done\\)`));
 
     const evaluations = output();
-    await historyCommand({ cwd, loop: name, runId: id, json: true, events: ['evaluate'], state: 'count', out: evaluations.out });
+    await historyCommand({
+      cwd,
+      loop: name,
+      runId: id,
+      json: true,
+      events: ['evaluate'],
+      state: 'count',
+      out: evaluations.out,
+    });
     const report = evaluations.json<{ events: Array<{ event: string; verdict: string }> }>();
-    expect(report.events.map((e) => [e.event, e.verdict])).toEqual([['evaluate', 'no'], ['evaluate', 'no'], ['evaluate', 'yes']]);
+    expect(report.events.map((e) => [e.event, e.verdict])).toEqual([
+      ['evaluate', 'no'],
+      ['evaluate', 'no'],
+      ['evaluate', 'yes'],
+    ]);
 
     // The worker wrote the live events file; --write replaces it with the rebuild: same events.
     const file = eventsPath(cwd, id);
-    const strip = (text: string) => text.trim().split('\n').map((l) => ({ ...JSON.parse(l), ts: undefined }));
-    await until('the events file', async () => (readFileSync(file, 'utf8').includes('loop_complete') ? true : undefined));
+    const strip = (text: string) =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => ({ ...JSON.parse(l), ts: undefined }));
+    await until('the events file', async () =>
+      readFileSync(file, 'utf8').includes('loop_complete') ? true : undefined,
+    );
     const liveEvents = strip(readFileSync(file, 'utf8'));
     const written = output();
     await historyCommand({ cwd, loop: name, runId: id, json: false, write: true, out: written.out });
@@ -251,8 +322,12 @@ describe('ll-loop history and status --follow', () => {
     expect(written.text()).toMatch(/loop_complete\s+final_state=done/);
     expect(strip(readFileSync(file, 'utf8'))).toEqual(liveEvents);
 
-    await expect(historyCommand({ cwd, loop: 'other-loop', runId: id, json: true, out: () => undefined })).rejects.toThrow(/is a run of loop/);
-    await expect(historyCommand({ cwd, loop: `nothing-${unique()}`, json: true, out: () => undefined })).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(
+      historyCommand({ cwd, loop: 'other-loop', runId: id, json: true, out: () => undefined }),
+    ).rejects.toThrow(/is a run of loop/);
+    await expect(
+      historyCommand({ cwd, loop: `nothing-${unique()}`, json: true, out: () => undefined }),
+    ).rejects.toBeInstanceOf(RunNotFoundError);
   });
 });
 
@@ -262,8 +337,12 @@ describe('a server that is down', () => {
     process.env.TEMPORAL_ADDRESS = '127.0.0.1:1';
     try {
       const started = Date.now();
-      await expect(statusCommand({ cwd, target: 'anything', json: false, out: () => undefined })).rejects.toBeInstanceOf(InfrastructureError);
-      await expect(listCommand({ cwd, json: false, running: true, out: () => undefined })).rejects.toBeInstanceOf(InfrastructureError);
+      await expect(
+        statusCommand({ cwd, target: 'anything', json: false, out: () => undefined }),
+      ).rejects.toBeInstanceOf(InfrastructureError);
+      await expect(listCommand({ cwd, json: false, running: true, out: () => undefined })).rejects.toBeInstanceOf(
+        InfrastructureError,
+      );
       expect(Date.now() - started).toBeLessThan(15_000);
     } finally {
       process.env.TEMPORAL_ADDRESS = saved;

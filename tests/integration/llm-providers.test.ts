@@ -15,7 +15,6 @@ import { closeTemporal, definition, project, runLoop, temporal } from './harness
 const api = useFakeLlmApi();
 afterAll(closeTemporal);
 
-
 describe('LLM evaluations by API providers', () => {
   it('routes the verdicts of both providers; the keys stay out of history and .loops/', async () => {
     const p = project();
@@ -27,11 +26,24 @@ describe('LLM evaluations by API providers', () => {
       llm: { provider: 'anthropic', model: 'verdict-yes', base_url: api.url },
       states: {
         // Judged by the loop-level provider (anthropic): yes → lint.
-        build: { action: 'echo built', evaluate: { type: 'llm_structured', prompt: 'Did it build?' }, on_yes: 'lint', on_no: 'failed' },
+        build: {
+          action: 'echo built',
+          evaluate: { type: 'llm_structured', prompt: 'Did it build?' },
+          on_yes: 'lint',
+          on_no: 'failed',
+        },
         // Overrides provider, model, base_url and the key variable: no → done.
         lint: {
           action: 'echo lint ok',
-          evaluate: { type: 'llm_structured', llm: { provider: 'openai-compatible', model: 'verdict-no', base_url: `${api.url}/v1`, api_key_env: 'MY_OAI_KEY' } },
+          evaluate: {
+            type: 'llm_structured',
+            llm: {
+              provider: 'openai-compatible',
+              model: 'verdict-no',
+              base_url: `${api.url}/v1`,
+              api_key_env: 'MY_OAI_KEY',
+            },
+          },
           on_yes: 'failed',
           on_no: 'done',
         },
@@ -60,15 +72,30 @@ describe('LLM evaluations by API providers', () => {
 
   it('a 429, garbage, an unreachable server and a missing key are error verdicts with their reasons', async () => {
     const p = project();
-    const judged = (llm: Record<string, unknown>, next: string) => ({ action: 'echo out', evaluate: { type: 'llm_structured', llm }, on_error: next, on_yes: 'wrong', on_no: 'wrong' });
+    const judged = (llm: Record<string, unknown>, next: string) => ({
+      action: 'echo out',
+      evaluate: { type: 'llm_structured', llm },
+      on_error: next,
+      on_yes: 'wrong',
+      on_no: 'wrong',
+    });
     const def = definition({
       name: 'failing-judges',
       initial: 'limited',
       states: {
         limited: judged({ provider: 'anthropic', model: 'rate-limited', base_url: api.url }, 'garbled'),
-        garbled: judged({ provider: 'openai-compatible', model: 'garbage', base_url: `${api.url}/v1`, api_key_env: 'OAI' }, 'gone'),
-        gone: judged({ provider: 'openai-compatible', model: 'verdict-yes', base_url: 'http://127.0.0.1:9/v1' }, 'keyless'),
-        keyless: judged({ provider: 'anthropic', model: 'verdict-yes', base_url: api.url, api_key_env: 'NOT_SET_ANYWHERE' }, 'done'),
+        garbled: judged(
+          { provider: 'openai-compatible', model: 'garbage', base_url: `${api.url}/v1`, api_key_env: 'OAI' },
+          'gone',
+        ),
+        gone: judged(
+          { provider: 'openai-compatible', model: 'verdict-yes', base_url: 'http://127.0.0.1:9/v1' },
+          'keyless',
+        ),
+        keyless: judged(
+          { provider: 'anthropic', model: 'verdict-yes', base_url: api.url, api_key_env: 'NOT_SET_ANYWHERE' },
+          'done',
+        ),
         wrong: { terminal: true, failure: true },
         done: { terminal: true },
       },
@@ -76,10 +103,22 @@ describe('LLM evaluations by API providers', () => {
     const run = await runLoop(def, { cwd: p.cwd, env: { ANTHROPIC_API_KEY: 'k-anthropic-1234', OAI: 'k-oai-1234' } });
     expect(run.states).toEqual(['limited', 'garbled', 'gone', 'keyless', 'done']);
     const errors = run.events.filter((e) => e.event === 'evaluate').map((e) => e['details'] as Record<string, unknown>);
-    expect(errors[0]).toMatchObject({ status: 429, retry_after: RETRY_AFTER_S, error: expect.stringContaining('rate limited (HTTP 429)') });
-    expect(errors[1]).toMatchObject({ error: expect.stringContaining('the answer is not a Chat Completions response') });
-    expect(errors[2]).toMatchObject({ reason: 'unreachable', error: expect.stringContaining('cannot reach the server') });
-    expect(errors[3]).toMatchObject({ api_key_env: 'NOT_SET_ANYWHERE', error: expect.stringContaining('NOT_SET_ANYWHERE is not set') });
+    expect(errors[0]).toMatchObject({
+      status: 429,
+      retry_after: RETRY_AFTER_S,
+      error: expect.stringContaining('rate limited (HTTP 429)'),
+    });
+    expect(errors[1]).toMatchObject({
+      error: expect.stringContaining('the answer is not a Chat Completions response'),
+    });
+    expect(errors[2]).toMatchObject({
+      reason: 'unreachable',
+      error: expect.stringContaining('cannot reach the server'),
+    });
+    expect(errors[3]).toMatchObject({
+      api_key_env: 'NOT_SET_ANYWHERE',
+      error: expect.stringContaining('NOT_SET_ANYWHERE is not set'),
+    });
     for (const d of errors) expect(String(d['error'])).not.toMatch(/\n\s+at /);
   });
 });

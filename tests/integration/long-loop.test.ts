@@ -30,7 +30,12 @@ describe('long loops', () => {
       },
     });
     const run = await runLoop(def, { cwd: p.cwd, localActivityMaxTimeoutS: 30, historyEventLimit: 300 });
-    expect(run.result).toMatchObject({ terminated_by: 'max_steps', steps: TRANSITIONS, iterations: TRANSITIONS / 2, final_state: 'a' });
+    expect(run.result).toMatchObject({
+      terminated_by: 'max_steps',
+      steps: TRANSITIONS,
+      iterations: TRANSITIONS / 2,
+      final_state: 'a',
+    });
     // Captured values come from the last runs of the chain, counted without a gap.
     expect(run.result.captured.pass?.output).toBe(String(TRANSITIONS / 2));
     expect(run.result.captured.b?.exit_code).toBe(1);
@@ -43,13 +48,18 @@ describe('long loops', () => {
     // up to 100 quick actions (the flush threshold), each a marker and a LoopState upsert.
     for (const runId of runs) {
       const history = await client.workflow.getHandle(run.workflowId, runId).fetchHistory();
-      const started = (history.events ?? []).filter((e) => e.workflowTaskStartedEventAttributes).map((e) => Number(e.eventId));
+      const started = (history.events ?? [])
+        .filter((e) => e.workflowTaskStartedEventAttributes)
+        .map((e) => Number(e.eventId));
       const firstPastLimit = started.find((id) => id > 300);
       if (firstPastLimit !== undefined) expect(started.filter((id) => id > firstPastLimit)).toEqual([]);
       expect(history.events?.length ?? 0).toBeLessThan(300 + 2 * 100 + 20);
     }
     // One event stream across the chain: every transition once, in order.
-    const lines = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; iteration?: number });
+    const lines = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; iteration?: number });
     expect(lines.filter((e) => e.event === 'loop_start')).toHaveLength(1);
     expect(lines.filter((e) => e.event === 'loop_complete')).toHaveLength(1);
     const passes = lines.filter((e) => e.event === 'state_enter').map((e) => e.iteration);

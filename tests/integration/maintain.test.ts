@@ -49,7 +49,10 @@ describe('maintain mode on the real server', () => {
     const runs: string[] = [];
     for await (const w of client.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) runs.push(w.runId);
     expect(runs.length).toBeGreaterThan(2);
-    const lines = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; cycle?: number });
+    const lines = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; cycle?: number });
     expect(lines.filter((e) => e.event === 'loop_start')).toHaveLength(1);
     expect(lines.filter((e) => e.event === 'loop_complete')).toHaveLength(1);
     const restarts = lines.filter((e) => e.event === 'maintain_restart').map((e) => e.cycle);

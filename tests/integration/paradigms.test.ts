@@ -30,8 +30,15 @@ function load(cwd: string, name: string) {
 
 describe('each paradigm compiles and runs to its expected end', () => {
   it('goal: evaluate fails, fix, evaluate passes → done', async () => {
-    const p = withLoop(['mypy', 'fixer'], 'types', 'paradigm: goal\ndescription: types\ngoal: "No type errors in src/"\ntools: ["mypy src/", "fixer --types"]\nmax_iterations: 5\n');
-    script(p.toolsDir, 'mypy', [[1, 'src/a.py:1: error: x'], [0, 'Success']]);
+    const p = withLoop(
+      ['mypy', 'fixer'],
+      'types',
+      'paradigm: goal\ndescription: types\ngoal: "No type errors in src/"\ntools: ["mypy src/", "fixer --types"]\nmax_iterations: 5\n',
+    );
+    script(p.toolsDir, 'mypy', [
+      [1, 'src/a.py:1: error: x'],
+      [0, 'Success'],
+    ]);
     const def = load(p.cwd, 'types');
     expect(def.name).toBe('goal-no-type-errors');
     const run = await runLoop(def, { cwd: p.cwd, env: toolEnv(p) });
@@ -45,7 +52,11 @@ describe('each paradigm compiles and runs to its expected end', () => {
       'errors',
       'paradigm: convergence\nname: reduce-errors\ndescription: fewer errors\ncheck: count-errors\ntoward: 0\nusing: fixer\n',
     );
-    script(p.toolsDir, 'count-errors', [[0, '5'], [0, '3'], [0, '0']]);
+    script(p.toolsDir, 'count-errors', [
+      [0, '5'],
+      [0, '3'],
+      [0, '0'],
+    ]);
     const run = await runLoop(load(p.cwd, 'errors'), { cwd: p.cwd, env: toolEnv(p) });
     expect(run.states).toEqual(['measure', 'apply', 'measure', 'apply', 'measure', 'done']);
     expect(run.result).toMatchObject({ final_state: 'done', terminated_by: 'terminal' });
@@ -55,8 +66,15 @@ describe('each paradigm compiles and runs to its expected end', () => {
   });
 
   it('convergence: a stall ends at done too', async () => {
-    const p = withLoop(['count-errors', 'fixer'], 'errors', 'paradigm: convergence\nname: reduce-errors\ndescription: d\ncheck: count-errors\ntoward: 0\nusing: fixer\n');
-    script(p.toolsDir, 'count-errors', [[0, '4'], [0, '4']]);
+    const p = withLoop(
+      ['count-errors', 'fixer'],
+      'errors',
+      'paradigm: convergence\nname: reduce-errors\ndescription: d\ncheck: count-errors\ntoward: 0\nusing: fixer\n',
+    );
+    script(p.toolsDir, 'count-errors', [
+      [0, '4'],
+      [0, '4'],
+    ]);
     const run = await runLoop(load(p.cwd, 'errors'), { cwd: p.cwd, env: toolEnv(p) });
     expect(run.states).toEqual(['measure', 'apply', 'measure', 'done']);
     expect(run.events.filter((e) => e.event === 'evaluate').map((e) => e.verdict)).toEqual(['progress', 'stall']);
@@ -77,9 +95,21 @@ maintain: true
 max_steps: 8
 `,
     );
-    script(p.toolsDir, 'pytest', [[1, '1 failed'], [0, 'ok']]);
+    script(p.toolsDir, 'pytest', [
+      [1, '1 failed'],
+      [0, 'ok'],
+    ]);
     const run = await runLoop(load(p.cwd, 'guardian'), { cwd: p.cwd, env: toolEnv(p) });
-    expect(run.states).toEqual(['check_tests', 'fix_tests', 'check_tests', 'check_lint', 'check_types', 'all_valid', 'check_tests', 'check_lint']);
+    expect(run.states).toEqual([
+      'check_tests',
+      'fix_tests',
+      'check_tests',
+      'check_lint',
+      'check_types',
+      'all_valid',
+      'check_tests',
+      'check_lint',
+    ]);
     expect(run.result).toMatchObject({ terminated_by: 'max_steps', cycles: 1 });
   });
 
@@ -97,7 +127,13 @@ max_steps: 8
 });
 
 describe('paradigm: iterative with the fake host CLI', () => {
-  const continueWith = (next: string) => ({ verdict: 'continue', success: false, analysis: 'tests still fail', next_input: next, new_files: ['src/parser.ts'] });
+  const continueWith = (next: string) => ({
+    verdict: 'continue',
+    success: false,
+    analysis: 'tests still fail',
+    next_input: next,
+    new_files: ['src/parser.ts'],
+  });
 
   it('succeeds on its third attempt: next_input feeds each executor call, the result is the last executor output', async () => {
     const p = withLoop(
@@ -114,15 +150,33 @@ controller: Done when the parser tests pass.
 max_iterations: 5
 `,
     );
-    script(p.toolsDir, 'pytest', [[1, '2 failed'], [1, '1 failed'], [0, '9 passed']]);
-    const file = verdicts(p.cwd, [continueWith('attempt 2'), continueWith('attempt 3'), { verdict: 'success', success: true, analysis: 'all pass', next_input: '', new_files: [] }]);
+    script(p.toolsDir, 'pytest', [
+      [1, '2 failed'],
+      [1, '1 failed'],
+      [0, '9 passed'],
+    ]);
+    const file = verdicts(p.cwd, [
+      continueWith('attempt 2'),
+      continueWith('attempt 3'),
+      { verdict: 'success', success: true, analysis: 'all pass', next_input: '', new_files: [] },
+    ]);
     const log = join(p.cwd, 'claude.log');
-    const run = await runLoop(load(p.cwd, 'iter'), { cwd: p.cwd, env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file, FAKE_CLAUDE_LOG: log }) });
+    const run = await runLoop(load(p.cwd, 'iter'), {
+      cwd: p.cwd,
+      env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file, FAKE_CLAUDE_LOG: log }),
+    });
     const pass = ['execute', 'validate', 'control'];
     expect(run.states).toEqual(['start', ...pass, 'next_input', ...pass, 'next_input', ...pass, 'done']);
     expect(run.result).toMatchObject({ final_state: 'done', terminated_by: 'terminal', iterations: 3, failure: false });
-    const prompts = readFileSync(log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { prompt: string }).prompt);
-    expect(prompts).toEqual(['Work on this task: attempt 1', 'Work on this task: attempt 2', 'Work on this task: attempt 3']);
+    const prompts = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { prompt: string }).prompt);
+    expect(prompts).toEqual([
+      'Work on this task: attempt 1',
+      'Work on this task: attempt 2',
+      'Work on this task: attempt 3',
+    ]);
     expect(run.result.captured.result!.output).toBe('done: Work on this task: attempt 3');
     expect(run.result.captured.validation).toMatchObject({ exit_code: 0, output: '9 passed' });
     const judged = run.events.filter((e) => e.event === 'evaluate').map((e) => e.verdict);
@@ -167,7 +221,9 @@ max_iterations: 8
     const p = withLoop([], 'lint', CONVERGENCE);
     const r = await cli(p.cwd, 'lint');
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout.startsWith('# Compiled by ll-loop compile from .loops/lint.yaml (paradigm: convergence).\n')).toBe(true);
+    expect(r.stdout.startsWith('# Compiled by ll-loop compile from .loops/lint.yaml (paradigm: convergence).\n')).toBe(
+      true,
+    );
     const doc = parse(r.stdout) as Record<string, unknown>;
     expect(Object.keys(doc)).toEqual(['name', 'description', 'initial', 'context', 'max_iterations', 'states']);
     expect(doc).toStrictEqual({
@@ -198,19 +254,29 @@ max_iterations: 8
   });
 
   it('a bad paradigm file: exit 1 with the same file:line:col diagnostics as validate, nothing printed on stdout', async () => {
-    const p = withLoop([], 'bad', 'paradigm: convergence\nname: bad\ncheck: count\ntoward: 0\nusing: fix\nmax_iterations: "ten"\ntolerence: 1\n');
+    const p = withLoop(
+      [],
+      'bad',
+      'paradigm: convergence\nname: bad\ncheck: count\ntoward: 0\nusing: fix\nmax_iterations: "ten"\ntolerence: 1\n',
+    );
     const r = await cli(p.cwd, 'bad');
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     const file = join(p.cwd, '.loops', 'bad.yaml');
-    expect(r.stderr).toContain(`${file}:6:1: error: max_iterations must be a whole number of 1 or more (got "ten")\n    fix: write max_iterations: 20`);
-    expect(r.stderr).toContain(`${file}:7:1: error: unknown field "tolerence" in a paradigm: convergence file (did you mean "tolerance"?)`);
+    expect(r.stderr).toContain(
+      `${file}:6:1: error: max_iterations must be a whole number of 1 or more (got "ten")\n    fix: write max_iterations: 20`,
+    );
+    expect(r.stderr).toContain(
+      `${file}:7:1: error: unknown field "tolerence" in a paradigm: convergence file (did you mean "tolerance"?)`,
+    );
     const validated = await runCliInProcess(['validate', 'bad'], { cwd: p.cwd });
     expect(validated.code).toBe(1);
     const validateErr = validated.stderr;
     const diagnosticLines = (text: string) => text.split('\n').filter((l) => !l.startsWith('✗'));
     // validate names the file relative to where it was started (here the project root); run, absolutely.
-    expect(diagnosticLines(r.stderr)).toEqual(diagnosticLines(validateErr.replaceAll(`${join('.loops', 'bad.yaml')}:`, `${file}:`)));
+    expect(diagnosticLines(r.stderr)).toEqual(
+      diagnosticLines(validateErr.replaceAll(`${join('.loops', 'bad.yaml')}:`, `${file}:`)),
+    );
   });
 
   it('an unknown loop is a usage error listing the loops', async () => {

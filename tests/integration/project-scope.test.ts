@@ -36,12 +36,20 @@ beforeAll(() => {
 
 function output(): { out: (t: string) => void; text: () => string; json: <T>() => T } {
   const chunks: string[] = [];
-  return { out: (t) => void chunks.push(t), text: () => chunks.join(''), json: <T>() => JSON.parse(chunks.join('')) as T };
+  return {
+    out: (t) => void chunks.push(t),
+    text: () => chunks.join(''),
+    json: <T>() => JSON.parse(chunks.join('')) as T,
+  };
 }
 
 /** A loop that sleeps in its first action (until stopped), written to the project's `.loops/`. */
 function slowLoop(cwd: string, name: string): { def: LoopDefinition; file: string } {
-  const raw = { name, initial: 'wait', states: { wait: { action: 'sleep 60', next: 'done' }, done: { terminal: true } } };
+  const raw = {
+    name,
+    initial: 'wait',
+    states: { wait: { action: 'sleep 60', next: 'done' }, done: { terminal: true } },
+  };
   mkdirSync(join(cwd, '.loops'), { recursive: true });
   const file = join(cwd, '.loops', `${name}.yaml`);
   writeFileSync(file, JSON.stringify(raw));
@@ -52,12 +60,24 @@ function slowLoop(cwd: string, name: string): { def: LoopDefinition; file: strin
 async function startIn(cwd: string, name: string): Promise<string> {
   const { client } = await temporal();
   const { def, file } = slowLoop(cwd, name);
-  const { instanceId } = await startLoopRun({ client, definition: def, file, cwd, taskQueue: QUEUE, searchAttributes: true, started: new Date() });
+  const { instanceId } = await startLoopRun({
+    client,
+    definition: def,
+    file,
+    cwd,
+    taskQueue: QUEUE,
+    searchAttributes: true,
+    started: new Date(),
+  });
   return instanceId;
 }
 
 /** `cwd`'s `list --running` (every project's with `allProjects`), once it shows run `id`. */
-async function listedRunning(cwd: string, id: string, allProjects = false): Promise<Array<{ id: string; cwd?: string }>> {
+async function listedRunning(
+  cwd: string,
+  id: string,
+  allProjects = false,
+): Promise<Array<{ id: string; cwd?: string }>> {
   return until(`run ${id} in list --running of ${cwd}`, async () => {
     const listed = output();
     await listCommand({ cwd, json: true, running: true, allProjects, out: listed.out });
@@ -70,22 +90,30 @@ const unique = () => randomUUID().slice(0, 6);
 const ignore = () => undefined;
 
 describe('a loop name in another project', () => {
-  it('does not reach that project\'s run; its run id does; list --running is per project unless --all-projects', async () => {
+  it("does not reach that project's run; its run id does; list --running is per project unless --all-projects", async () => {
     const name = `slow-${unique()}`;
     const inA = await startIn(a, name);
     slowLoop(b, name); // B has a loop of the same name, never run.
     await listedRunning(a, inA);
 
     // By name from B: none of B's runs, and the error names A's run and the way to reach it.
-    const stopped = await stopCommand({ cwd: b, target: name, force: false, json: false, out: ignore }).catch((e: unknown) => e);
+    const stopped = await stopCommand({ cwd: b, target: name, force: false, json: false, out: ignore }).catch(
+      (e: unknown) => e,
+    );
     expect(stopped).toBeInstanceOf(RunNotFoundError);
     expect((stopped as RunNotFoundError).message).toContain(`no run of this project matches "${name}"`);
     expect((stopped as RunNotFoundError).message).toContain(inA);
     expect((stopped as RunNotFoundError).fix).toContain('run id');
     expect((stopped as RunNotFoundError).fix).toContain('--all-projects');
-    await expect(statusCommand({ cwd: b, target: name, json: true, out: ignore })).rejects.toBeInstanceOf(RunNotFoundError);
-    await expect(logsCommand({ cwd: b, target: name, follow: false, json: true, out: ignore, err: ignore })).rejects.toBeInstanceOf(RunNotFoundError);
-    await expect(resumeCommand({ cwd: b, target: name, context: [], json: true, out: ignore, err: ignore })).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(statusCommand({ cwd: b, target: name, json: true, out: ignore })).rejects.toBeInstanceOf(
+      RunNotFoundError,
+    );
+    await expect(
+      logsCommand({ cwd: b, target: name, follow: false, json: true, out: ignore, err: ignore }),
+    ).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(
+      resumeCommand({ cwd: b, target: name, context: [], json: true, out: ignore, err: ignore }),
+    ).rejects.toBeInstanceOf(RunNotFoundError);
     const history = output();
     await historyCommand({ cwd: b, loop: name, json: true, out: history.out });
     expect(history.json<unknown[]>()).toEqual([]);
@@ -103,9 +131,13 @@ describe('a loop name in another project', () => {
     const byIdHistory = output();
     await historyCommand({ cwd: b, loop: inA, json: true, out: byIdHistory.out });
     expect(byIdHistory.json<{ id: string }>().id).toBe(inA);
-    await expect(logsCommand({ cwd: b, target: inA, follow: false, json: true, out: ignore, err: ignore })).resolves.toBe(0);
+    await expect(
+      logsCommand({ cwd: b, target: inA, follow: false, json: true, out: ignore, err: ignore }),
+    ).resolves.toBe(0);
     // Found by its id (then refused only because a test worker's queue serves it, not a checkout).
-    await expect(resumeCommand({ cwd: b, target: inA, context: [], json: true, out: ignore, err: ignore })).rejects.toBeInstanceOf(SharedQueueRunError);
+    await expect(
+      resumeCommand({ cwd: b, target: inA, context: [], json: true, out: ignore, err: ignore }),
+    ).rejects.toBeInstanceOf(SharedQueueRunError);
 
     // list --running: each project its own runs; --all-projects both, with a PROJECT column.
     const inB = await startIn(b, name);
@@ -152,19 +184,40 @@ describe('a loop name in another project', () => {
     expect(await stopCommand({ cwd: a, target: name, force: false, json: true, out: ignore })).toBe(0);
   });
 
-  it('a sub-loop run carries its parent\'s checkout (childCheckout); without the rule it is still found by its memo', async () => {
+  it("a sub-loop run carries its parent's checkout (childCheckout); without the rule it is still found by its memo", async () => {
     const { client } = await temporal();
     const child = `kid-${unique()}`;
     mkdirSync(join(a, '.loops'), { recursive: true });
-    writeFileSync(join(a, '.loops', `${child}.yaml`), JSON.stringify({ name: child, initial: 'check', states: { check: { action: 'true', on_yes: 'done', on_no: 'done' }, done: { terminal: true } } }));
-    const checkoutOf = async (id: string) => (await client.workflow.getHandle(id).describe()).typedSearchAttributes.get(defineSearchAttributeKey('LoopCheckout', 'KEYWORD'));
+    writeFileSync(
+      join(a, '.loops', `${child}.yaml`),
+      JSON.stringify({
+        name: child,
+        initial: 'check',
+        states: { check: { action: 'true', on_yes: 'done', on_no: 'done' }, done: { terminal: true } },
+      }),
+    );
+    const checkoutOf = async (id: string) =>
+      (await client.workflow.getHandle(id).describe()).typedSearchAttributes.get(
+        defineSearchAttributeKey('LoopCheckout', 'KEYWORD'),
+      );
     // A parent loop of its own per run: two runs of one loop in the same second would share an id.
     const runParent = async (childCheckout: boolean) => {
-      const raw = { name: `parent-${unique()}`, initial: 'call', states: { call: { loop: child, on_success: 'done', on_failure: 'done' }, done: { terminal: true } } };
+      const raw = {
+        name: `parent-${unique()}`,
+        initial: 'call',
+        states: { call: { loop: child, on_success: 'done', on_failure: 'done' }, done: { terminal: true } },
+      };
       const file = join(a, '.loops', `${raw.name}.yaml`);
       writeFileSync(file, JSON.stringify(raw));
       const { handle, instanceId } = await startLoopRun({
-        client, definition: definition(raw), file, cwd: a, taskQueue: QUEUE, searchAttributes: true, started: new Date(), options: { childCheckout },
+        client,
+        definition: definition(raw),
+        file,
+        cwd: a,
+        taskQueue: QUEUE,
+        searchAttributes: true,
+        started: new Date(),
+        options: { childCheckout },
       });
       await handle.result();
       return { parent: instanceId, child: `${instanceId}.call.1` };
@@ -187,15 +240,31 @@ describe('a loop name in another project', () => {
     await expect(runStatus(b, child)).rejects.toBeInstanceOf(RunNotFoundError);
   });
 
-  it('list --failed shows this project\'s failed runs; --all-projects every project\'s, with a PROJECT column', async () => {
+  it("list --failed shows this project's failed runs; --all-projects every project's, with a PROJECT column", async () => {
     const { client } = await temporal();
     const name = `broken-${unique()}`;
-    const raw = { name, initial: 'check', states: { check: { action: 'false', on_yes: 'done', on_no: 'gave_up' }, done: { terminal: true }, gave_up: { terminal: true, failure: true } } };
+    const raw = {
+      name,
+      initial: 'check',
+      states: {
+        check: { action: 'false', on_yes: 'done', on_no: 'gave_up' },
+        done: { terminal: true },
+        gave_up: { terminal: true, failure: true },
+      },
+    };
     const failIn = async (cwd: string) => {
       mkdirSync(join(cwd, '.loops'), { recursive: true });
       const file = join(cwd, '.loops', `${name}.yaml`);
       writeFileSync(file, JSON.stringify(raw));
-      const { handle, instanceId } = await startLoopRun({ client, definition: definition(raw), file, cwd, taskQueue: QUEUE, searchAttributes: true, started: new Date() });
+      const { handle, instanceId } = await startLoopRun({
+        client,
+        definition: definition(raw),
+        file,
+        cwd,
+        taskQueue: QUEUE,
+        searchAttributes: true,
+        started: new Date(),
+      });
       await handle.result().catch(() => undefined);
       return instanceId;
     };
@@ -226,7 +295,15 @@ describe('a loop name in another project', () => {
       mkdirSync(join(cwd, '.loops'), { recursive: true });
       const file = join(cwd, '.loops', `${name}.yaml`);
       writeFileSync(file, JSON.stringify(raw));
-      const { handle, instanceId } = await startLoopRun({ client, definition: definition(raw), file, cwd, taskQueue: QUEUE, searchAttributes: true, started });
+      const { handle, instanceId } = await startLoopRun({
+        client,
+        definition: definition(raw),
+        file,
+        cwd,
+        taskQueue: QUEUE,
+        searchAttributes: true,
+        started,
+      });
       await handle.result();
       return instanceId;
     };
@@ -238,4 +315,3 @@ describe('a loop name in another project', () => {
     expect((await runStatus(b, name)).id).toBe(inB);
   });
 });
-

@@ -37,7 +37,12 @@ describe('prompt states by API providers', () => {
         polish: {
           action: 'Polish: ${captured.draft.output}',
           action_type: 'prompt',
-          llm: { provider: 'openai-compatible', model: 'echo:polished by openai', base_url: `${api.url}/v1`, api_key_env: 'MY_OAI' },
+          llm: {
+            provider: 'openai-compatible',
+            model: 'echo:polished by openai',
+            base_url: `${api.url}/v1`,
+            api_key_env: 'MY_OAI',
+          },
           evaluate: { type: 'output_contains', pattern: 'polished by openai' },
           on_yes: 'done',
           on_no: 'failed',
@@ -47,7 +52,10 @@ describe('prompt states by API providers', () => {
       },
     });
     const before = api.requests.length;
-    const run = await runLoop(def, { cwd: p.cwd, env: { ANTHROPIC_API_KEY: 'k-anthropic-prompt', MY_OAI: 'k-oai-prompt' } });
+    const run = await runLoop(def, {
+      cwd: p.cwd,
+      env: { ANTHROPIC_API_KEY: 'k-anthropic-prompt', MY_OAI: 'k-oai-prompt' },
+    });
     expect(run.states).toEqual(['draft', 'polish', 'done']);
     expect(run.result.captured['draft']?.output).toBe('echo:drafted by anthropic');
     const asked = api.requests.slice(before);
@@ -55,8 +63,16 @@ describe('prompt states by API providers', () => {
     expect(JSON.stringify(asked[1]!.body['messages'])).toContain('Polish: echo:drafted by anthropic');
     const results = await actionResults(run.workflowId);
     expect(results).toHaveLength(2);
-    expect(results[0]).toMatchObject({ output: 'echo:drafted by anthropic', exit_code: 0, usage: { input_tokens: 120, output_tokens: 15 } });
-    expect(results[1]).toMatchObject({ output: 'echo:polished by openai', exit_code: 0, usage: { input_tokens: 130, output_tokens: 17 } });
+    expect(results[0]).toMatchObject({
+      output: 'echo:drafted by anthropic',
+      exit_code: 0,
+      usage: { input_tokens: 120, output_tokens: 15 },
+    });
+    expect(results[1]).toMatchObject({
+      output: 'echo:polished by openai',
+      exit_code: 0,
+      usage: { input_tokens: 130, output_tokens: 17 },
+    });
   });
 
   it('an unreachable base_url is an error verdict naming the URL, no stack', async () => {
@@ -65,7 +81,13 @@ describe('prompt states by API providers', () => {
       name: 'unreachable-prompt',
       initial: 'draft',
       states: {
-        draft: { action: 'Draft', action_type: 'prompt', llm: { provider: 'openai-compatible', model: 'm', base_url: 'http://127.0.0.1:9/v1' }, next: 'wrong', on_error: 'done' },
+        draft: {
+          action: 'Draft',
+          action_type: 'prompt',
+          llm: { provider: 'openai-compatible', model: 'm', base_url: 'http://127.0.0.1:9/v1' },
+          next: 'wrong',
+          on_error: 'done',
+        },
         wrong: { terminal: true, failure: true },
         done: { terminal: true },
       },
@@ -73,7 +95,9 @@ describe('prompt states by API providers', () => {
     const run = await runLoop(def, { cwd: p.cwd });
     expect(run.states).toEqual(['draft', 'done']);
     const error = run.events.find((e) => e.event === 'action_error');
-    expect(String(error?.['error'])).toContain('LLM provider openai-compatible at http://127.0.0.1:9/v1: cannot reach the server');
+    expect(String(error?.['error'])).toContain(
+      'LLM provider openai-compatible at http://127.0.0.1:9/v1: cannot reach the server',
+    );
     expect(String(error?.['error'])).not.toMatch(/\n\s+at /);
   });
 
@@ -82,7 +106,15 @@ describe('prompt states by API providers', () => {
     const def = definition({
       name: 'stopped-prompt',
       initial: 'draft',
-      states: { draft: { action: 'Draft', action_type: 'prompt', llm: { provider: 'anthropic', model: 'slow-60000', base_url: api.url }, next: 'done' }, done: { terminal: true } },
+      states: {
+        draft: {
+          action: 'Draft',
+          action_type: 'prompt',
+          llm: { provider: 'anthropic', model: 'slow-60000', base_url: api.url },
+          next: 'done',
+        },
+        done: { terminal: true },
+      },
     });
     const { client } = await temporal();
     const closedBefore = api.closed();
@@ -93,7 +125,8 @@ describe('prompt states by API providers', () => {
       onStarted: async (id) => {
         const handle = client.workflow.getHandle(id);
         const requestsBefore = api.requests.length;
-        for (let i = 0; i < 100 && api.requests.length === requestsBefore; i += 1) await new Promise((r) => setTimeout(r, 50));
+        for (let i = 0; i < 100 && api.requests.length === requestsBefore; i += 1)
+          await new Promise((r) => setTimeout(r, 50));
         expect((await handle.query(statusQuery)).phase).toBe('action');
         cancelledAt = performance.now();
         await handle.cancel();

@@ -14,7 +14,8 @@ import { closeTemporal, definition, project, runLoop, script, temporal, toolEnv 
 
 afterAll(closeTemporal);
 
-const LIMIT_429 = 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"rate limited"}} retry-after: 1';
+const LIMIT_429 =
+  'API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"rate limited"}} retry-after: 1';
 const calls = (toolsDir: string, tool: string) =>
   readFileSync(join(toolsDir, 'calls.jsonl'), 'utf8')
     .trim()
@@ -27,7 +28,15 @@ const agentLoop = (extra: Record<string, unknown> = {}) =>
     name: 'agent-fix',
     initial: 'fix',
     states: {
-      fix: { action: 'Fix the failing test', action_type: 'prompt', capture: 'fixed', evaluate: { type: 'exit_code' }, on_yes: 'done', on_no: 'failed', on_error: 'failed' },
+      fix: {
+        action: 'Fix the failing test',
+        action_type: 'prompt',
+        capture: 'fixed',
+        evaluate: { type: 'exit_code' },
+        on_yes: 'done',
+        on_no: 'failed',
+        on_error: 'failed',
+      },
       done: { terminal: true },
       failed: { terminal: true, failure: true },
     },
@@ -37,8 +46,15 @@ const agentLoop = (extra: Record<string, unknown> = {}) =>
 describe('a rate-limited prompt action', () => {
   it('pauses, then runs the same action again: not a step, a verdict or a capture', async () => {
     const p = project(['agent']);
-    script(p.toolsDir, 'agent', [[1, LIMIT_429], [0, 'fixed it']]);
-    const run = await runLoop(agentLoop(), { cwd: p.cwd, env: toolEnv(p, { LL_HOST_CLI: 'agent' }), pauseOnRateLimit: true });
+    script(p.toolsDir, 'agent', [
+      [1, LIMIT_429],
+      [0, 'fixed it'],
+    ]);
+    const run = await runLoop(agentLoop(), {
+      cwd: p.cwd,
+      env: toolEnv(p, { LL_HOST_CLI: 'agent' }),
+      pauseOnRateLimit: true,
+    });
     expect(run.result).toMatchObject({ final_state: 'done', failure: false, iterations: 1 });
     expect(run.result.captured.fixed).toMatchObject({ output: 'fixed it', exit_code: 0 });
     expect(calls(p.toolsDir, 'agent')).toBe(2);
@@ -57,12 +73,17 @@ describe('a rate-limited prompt action', () => {
     const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes);
     expect(timers).toHaveLength(1);
     const summary = timers[0]!.userMetadata?.summary?.data;
-    expect(summary && JSON.parse(Buffer.from(summary).toString('utf8'))).toBe(`fix: rate limited until ${String(limited!.resumes_at)}`);
+    expect(summary && JSON.parse(Buffer.from(summary).toString('utf8'))).toBe(
+      `fix: rate limited until ${String(limited!.resumes_at)}`,
+    );
   });
 
   it('in a run of an older release (no pauseOnRateLimit) is judged as it was', async () => {
     const p = project(['agent']);
-    script(p.toolsDir, 'agent', [[1, LIMIT_429], [0, 'fixed it']]);
+    script(p.toolsDir, 'agent', [
+      [1, LIMIT_429],
+      [0, 'fixed it'],
+    ]);
     const run = await runLoop(agentLoop(), { cwd: p.cwd, env: toolEnv(p, { LL_HOST_CLI: 'agent' }) });
     expect(run.result).toMatchObject({ final_state: 'failed' });
     expect(run.events.some((e) => e.event === 'rate_limited')).toBe(false);
@@ -73,11 +94,17 @@ describe('a rate-limited prompt action', () => {
     const p = project(['agent']);
     const resets = Math.floor(Date.now() / 1000) + 2 * 3600;
     script(p.toolsDir, 'agent', [[1, `Claude AI usage limit reached|${resets}`]]);
-    const run = await runLoop(agentLoop({ llm: { rate_limit: { max_wait: '1h' } } }), { cwd: p.cwd, env: toolEnv(p, { LL_HOST_CLI: 'agent' }), pauseOnRateLimit: true });
+    const run = await runLoop(agentLoop({ llm: { rate_limit: { max_wait: '1h' } } }), {
+      cwd: p.cwd,
+      env: toolEnv(p, { LL_HOST_CLI: 'agent' }),
+      pauseOnRateLimit: true,
+    });
     expect(run.result).toMatchObject({ final_state: 'failed' });
     const evaluated = run.events.find((e) => e.event === 'evaluate');
     expect(evaluated).toMatchObject({ state: 'fix', verdict: 'error' });
-    expect(String(evaluated!.error)).toContain(`it resets at ${new Date(resets * 1000).toISOString()}, past llm.rate_limit.max_wait (1h 0m)`);
+    expect(String(evaluated!.error)).toContain(
+      `it resets at ${new Date(resets * 1000).toISOString()}, past llm.rate_limit.max_wait (1h 0m)`,
+    );
     expect(calls(p.toolsDir, 'agent')).toBe(1);
   });
 
@@ -110,7 +137,16 @@ describe('a rate-limited prompt action', () => {
         await handle.cancel();
       },
     });
-    expect(status).toMatchObject({ phase: 'rate_limited', state: 'fix', rate_limited: { source: 'action', kind: 'quota', pauses: 1, resumes_at: new Date(resets * 1000 + 60_000).toISOString() } });
+    expect(status).toMatchObject({
+      phase: 'rate_limited',
+      state: 'fix',
+      rate_limited: {
+        source: 'action',
+        kind: 'quota',
+        pauses: 1,
+        resumes_at: new Date(resets * 1000 + 60_000).toISOString(),
+      },
+    });
     expect(attribute).toBe('rate_limited');
     expect(run.result).toMatchObject({ terminated_by: 'cancelled', final_state: 'fix' });
     // Stopped while it waited an hour: it ended without waiting for the timer.
@@ -121,23 +157,46 @@ describe('a rate-limited prompt action', () => {
 describe('a rate-limited LLM evaluation', () => {
   it('pauses holding the action’s output, then is asked again and routes on the answer', async () => {
     const p = project(['judge']);
-    const envelope = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, structured_output: { verdict: 'yes', confidence: 0.9, reason: 'looks fixed' } });
+    const envelope = JSON.stringify({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      structured_output: { verdict: 'yes', confidence: 0.9, reason: 'looks fixed' },
+    });
     // Headless claude -p reports an API rate limit with exit 0 and is_error (anthropics/claude-code#79500).
-    const limited = JSON.stringify({ type: 'result', subtype: 'success', is_error: true, result: 'API Error: Rate limit reached' });
-    script(p.toolsDir, 'judge', [[0, limited], [0, envelope]]);
+    const limited = JSON.stringify({
+      type: 'result',
+      subtype: 'success',
+      is_error: true,
+      result: 'API Error: Rate limit reached',
+    });
+    script(p.toolsDir, 'judge', [
+      [0, limited],
+      [0, envelope],
+    ]);
     const def = definition({
       name: 'judged',
       initial: 'check',
       llm: { rate_limit: { backoff: 1 } },
       states: {
-        check: { action: 'echo built', evaluate: { type: 'llm_structured', prompt: 'Did it build?' }, on_yes: 'done', on_no: 'failed', on_error: 'failed' },
+        check: {
+          action: 'echo built',
+          evaluate: { type: 'llm_structured', prompt: 'Did it build?' },
+          on_yes: 'done',
+          on_no: 'failed',
+          on_error: 'failed',
+        },
         done: { terminal: true },
         failed: { terminal: true, failure: true },
       },
     });
     const run = await runLoop(def, { cwd: p.cwd, env: toolEnv(p, { LL_HOST_CLI: 'judge' }), pauseOnRateLimit: true });
     expect(run.result).toMatchObject({ final_state: 'done' });
-    expect(run.events.find((e) => e.event === 'rate_limited')).toMatchObject({ state: 'check', source: 'llm', kind: 'rate_limit' });
+    expect(run.events.find((e) => e.event === 'rate_limited')).toMatchObject({
+      state: 'check',
+      source: 'llm',
+      kind: 'rate_limit',
+    });
     expect(run.events.filter((e) => e.event === 'evaluate')).toHaveLength(1);
     expect(run.events.filter((e) => e.event === 'action_start')).toHaveLength(1);
     expect(calls(p.toolsDir, 'judge')).toBe(2);
@@ -154,8 +213,20 @@ describe('an API provider’s 429', () => {
       initial: 'ask',
       llm: { provider: 'anthropic', model: 'prose', base_url: api.url, api_key_env: 'FAKE_KEY' },
       states: {
-        ask: { action: 'Summarise', action_type: 'prompt', llm: { model: 'limited-once-1:prose' }, capture: 'summary', next: 'check' },
-        check: { action: 'echo built', evaluate: { type: 'llm_structured', llm: { model: 'limited-once-1:verdict-yes' } }, on_yes: 'done', on_no: 'failed', on_error: 'failed' },
+        ask: {
+          action: 'Summarise',
+          action_type: 'prompt',
+          llm: { model: 'limited-once-1:prose' },
+          capture: 'summary',
+          next: 'check',
+        },
+        check: {
+          action: 'echo built',
+          evaluate: { type: 'llm_structured', llm: { model: 'limited-once-1:verdict-yes' } },
+          on_yes: 'done',
+          on_no: 'failed',
+          on_error: 'failed',
+        },
         done: { terminal: true },
         failed: { terminal: true, failure: true },
       },
@@ -172,4 +243,3 @@ describe('an API provider’s 429', () => {
     expect(api.requests.filter((r) => String(r.body['model']).startsWith('limited-once-1:'))).toHaveLength(4);
   });
 });
-

@@ -20,13 +20,17 @@ async function replayChain(workflowId: string): Promise<unknown[]> {
   const replayer = new HistoryReplayer();
   const events: unknown[] = [];
   try {
-    let runId = (await client.workflow.getHandle(workflowId).describe()).raw.workflowExecutionInfo?.firstRunId ?? undefined;
+    let runId =
+      (await client.workflow.getHandle(workflowId).describe()).raw.workflowExecutionInfo?.firstRunId ?? undefined;
     while (runId) {
       const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
       const replayed = await replayer.replay(history, workflowId);
       expect(replayed.error).toBeUndefined();
       events.push(...replayed.events);
-      runId = (history.events ?? []).map((e) => e.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId).find(Boolean) ?? undefined;
+      runId =
+        (history.events ?? [])
+          .map((e) => e.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId)
+          .find(Boolean) ?? undefined;
     }
   } finally {
     await replayer.close();

@@ -10,7 +10,8 @@ import { closeTemporal, definition, project, runLoop, temporal } from './harness
 
 afterAll(closeTemporal);
 
-const FLAKY = 'n=$(cat attempts 2>/dev/null || echo 0); n=$((n + 1)); echo $n > attempts; echo "attempt $n"; [ "$n" -ge 3 ]';
+const FLAKY =
+  'n=$(cat attempts 2>/dev/null || echo 0); n=$((n + 1)); echo $n > attempts; echo "attempt $n"; [ "$n" -ge 3 ]';
 
 describe('retry: on the real server', () => {
   it('re-runs a flaky action after durable backoffs until it succeeds', async () => {
@@ -20,7 +21,13 @@ describe('retry: on the real server', () => {
       description: 'fails twice, then succeeds',
       initial: 'fetch',
       states: {
-        fetch: { action: FLAKY, capture: 'fetch', retry: { attempts: 3, backoff: 0.2 }, on_yes: 'done', on_no: 'failed' },
+        fetch: {
+          action: FLAKY,
+          capture: 'fetch',
+          retry: { attempts: 3, backoff: 0.2 },
+          on_yes: 'done',
+          on_no: 'failed',
+        },
         done: { terminal: true },
         failed: { terminal: true, failure: true },
       },
@@ -42,7 +49,13 @@ describe('retry: on the real server', () => {
     const { client } = await temporal();
     const history = await client.workflow.getHandle(run.workflowId).fetchHistory();
     const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes);
-    expect(timers.map((e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) * 1000 + Math.round((e.timerStartedEventAttributes?.startToFireTimeout?.nanos ?? 0) / 1e6))).toEqual([200, 400]);
+    expect(
+      timers.map(
+        (e) =>
+          Number(e.timerStartedEventAttributes?.startToFireTimeout?.seconds ?? 0) * 1000 +
+          Math.round((e.timerStartedEventAttributes?.startToFireTimeout?.nanos ?? 0) / 1e6),
+      ),
+    ).toEqual([200, 400]);
   });
 
   it('gives up after the last attempt and routes its result', async () => {

@@ -75,11 +75,22 @@ describe('reuse on Temporal', () => {
     const loaded = loadLoopFile(join(p.cwd, '.loops', 'quality.yaml'), {}, p.cwd);
     if (!loaded.definition) throw new Error(loaded.diagnostics.map(formatDiagnostic).join('\n'));
     const def = loaded.definition;
-    expect(def.states.check).toMatchObject({ action: 'checker --path ${context.target}', timeout: 30, on_yes: 'report', on_no: 'fix', capture: 'check' });
+    expect(def.states.check).toMatchObject({
+      action: 'checker --path ${context.target}',
+      timeout: 30,
+      on_yes: 'report',
+      on_no: 'fix',
+      capture: 'check',
+    });
 
     const run = await runLoop(def, { cwd: p.cwd, env: toolEnv(p) });
     expect(run.states).toEqual(['check', 'fix', 'check', 'report', 'done']);
-    expect(run.result).toMatchObject({ loop: 'quality', final_state: 'done', terminated_by: 'terminal', failure: false });
+    expect(run.result).toMatchObject({
+      loop: 'quality',
+      final_state: 'done',
+      terminated_by: 'terminal',
+      failure: false,
+    });
     expect(run.result.captured.check).toMatchObject({ output: 'clean', exit_code: 0 });
 
     const calls = readFileSync(join(p.toolsDir, 'calls.jsonl'), 'utf8')

@@ -31,7 +31,11 @@ describe('sweepRunEnv', () => {
     // An open run: started on a task queue no worker polls.
     const open = `sweep-open-${randomUUID().slice(0, 8)}`;
     const input: LoopWorkflowInput = { definition: def, options: { cwd: p.cwd, searchAttributes: false } };
-    await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId: open, taskQueue: `nobody-${randomUUID()}`, args: [input] });
+    await client.workflow.start(LOOP_WORKFLOW_TYPE, {
+      workflowId: open,
+      taskQueue: `nobody-${randomUUID()}`,
+      args: [input],
+    });
     writeRunEnv(open, { SECRET: 'x' }, { server }, env);
     // Runs the server does not know: old and new for this server, old for another, old with no server.
     const old = (Date.now() - NOT_FOUND_GRACE_MS - 60_000) / 1000;
@@ -48,7 +52,8 @@ describe('sweepRunEnv', () => {
     expect(removed.sort()).toEqual([closed.workflowId, 'gone-old'].sort());
     expect(existsSync(file(closed.workflowId))).toBe(false);
     expect(existsSync(file('gone-old'))).toBe(false);
-    for (const kept of [open, 'gone-new', 'elsewhere', 'older-release']) expect(existsSync(file(kept)), kept).toBe(true);
+    for (const kept of [open, 'gone-new', 'elsewhere', 'older-release'])
+      expect(existsSync(file(kept)), kept).toBe(true);
     // Both formats still give the run its variables.
     expect(runEnvFor(open, env)?.SECRET).toBe('x');
     expect(runEnvFor('older-release', env)?.SECRET).toBe('x');

@@ -20,7 +20,10 @@ beforeAll(() => {
   process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
   cwd = project().cwd;
   mkdirSync(join(cwd, '.loops'));
-  writeFileSync(join(cwd, '.loops', 'twin.yaml'), 'name: twin\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "sleep 1.5; echo $TWIN_MARK"\n    capture: mark\n    next: done\n  done:\n    terminal: true\n');
+  writeFileSync(
+    join(cwd, '.loops', 'twin.yaml'),
+    'name: twin\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "sleep 1.5; echo $TWIN_MARK"\n    capture: mark\n    next: done\n  done:\n    terminal: true\n',
+  );
 });
 
 afterAll(async () => {
@@ -36,7 +39,17 @@ it('two runs started in the same second get ids of their own and each its own en
   const outputs: string[][] = [[], []];
   const run = (i: number) =>
     // Two runs of one loop in one checkout, at once: without --no-lock the second would be refused (scope busy).
-    runCommand({ cwd, target: 'twin', context: [], dryRun: false, noLlm: false, json: true, noLock: true, out: (t) => void outputs[i]!.push(t), err: () => undefined });
+    runCommand({
+      cwd,
+      target: 'twin',
+      context: [],
+      dryRun: false,
+      noLlm: false,
+      json: true,
+      noLock: true,
+      out: (t) => void outputs[i]!.push(t),
+      err: () => undefined,
+    });
   process.env.TWIN_MARK = 'first';
   const first = run(0);
   await new Promise((r) => setTimeout(r, 700)); // the first run has started its workflow by now
@@ -51,6 +64,8 @@ it('two runs started in the same second get ids of their own and each its own en
   expect(ids[1]).toBe(`${ids[0]}-2`);
   const { client } = await temporal();
   for (const id of ids) expect((await client.workflow.getHandle(id).describe()).taskQueue).toBe(checkoutAt(cwd).queue);
-  const marks = outputs.map((o) => (JSON.parse(o.join('')) as { captured: { mark: { output: string } } }).captured.mark.output);
+  const marks = outputs.map(
+    (o) => (JSON.parse(o.join('')) as { captured: { mark: { output: string } } }).captured.mark.output,
+  );
   expect(marks).toEqual(['first', 'second']);
 }, 60_000);

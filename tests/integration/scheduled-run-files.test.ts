@@ -16,10 +16,12 @@ const suffix = randomUUID().slice(0, 8);
 const taskQueue = `ll-loop-scheduled-files-${suffix}`;
 const served = useServedProject(taskQueue);
 
-
 it("a schedule-started run's files have no ':' in their names, and that name finds the run", async () => {
   const name = `nightly-${suffix}`;
-  writeFileSync(join(served.cwd, '.loops', `${name}.yaml`), `name: ${name}\ninitial: a\nstates:\n  a:\n    action: "echo tick"\n    next: done\n  done:\n    terminal: true\n`);
+  writeFileSync(
+    join(served.cwd, '.loops', `${name}.yaml`),
+    `name: ${name}\ninitial: a\nstates:\n  a:\n    action: "echo tick"\n    next: done\n  done:\n    terminal: true\n`,
+  );
   const cli = (...args: string[]) => runCliInProcess(args, { cwd: served.cwd });
   expect((await cli('schedule', name, '--every', '1h', '--task-queue', taskQueue)).code).toBe(0);
   try {
@@ -30,7 +32,10 @@ it("a schedule-started run's files have no ':' in their names, and that name fin
     const { client } = await temporal();
     await client.workflow.getHandle(run).result();
     const files = readdirSync(join(served.cwd, '.loops', '.running'));
-    expect(files.filter((f) => f.startsWith(name)).sort()).toEqual([`${runFileStem(run)}.events.jsonl`, `${runFileStem(run)}.state.json`]);
+    expect(files.filter((f) => f.startsWith(name)).sort()).toEqual([
+      `${runFileStem(run)}.events.jsonl`,
+      `${runFileStem(run)}.state.json`,
+    ]);
     expect(files.some((f) => f.includes(':'))).toBe(false);
     const status = await cli('status', runFileStem(run));
     expect(status.code, status.stderr).toBe(0);

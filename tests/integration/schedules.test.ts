@@ -29,9 +29,8 @@ function writeLoop(name: string, body: string): void {
   writeFileSync(join(served.cwd, '.loops', `${name}.yaml`), `name: ${name}\ndescription: scheduled test loop\n${body}`);
 }
 
-
 describe('ll-loop schedule', () => {
-  it('--overlap sets the schedule\'s overlap policy; backfill starts the runs a period missed', async () => {
+  it("--overlap sets the schedule's overlap policy; backfill starts the runs a period missed", async () => {
     const name = `backfill-${suffix}`;
     writeLoop(name, 'initial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
     expect((await cli(name, '--every', '1h', '--overlap', 'buffer-all', '--task-queue', taskQueue)).code).toBe(0);
@@ -43,9 +42,15 @@ describe('ll-loop schedule', () => {
     const filled = await cli('backfill', name, '--start', start.toISOString(), '--end', end.toISOString(), '--json');
     expect(filled.code, filled.stderr).toBe(0);
     // Three hourly fire times fall in the window: three runs, each completed by the queue's worker.
-    const described = await settle(() => handle.describe(), (d) => d.info.recentActions.length >= 3, 30_000);
+    const described = await settle(
+      () => handle.describe(),
+      (d) => d.info.recentActions.length >= 3,
+      30_000,
+    );
     for (const action of described.info.recentActions.slice(-3)) {
-      expect(await client.workflow.getHandle(action.action.workflow.workflowId).result()).toMatchObject({ terminated_by: 'terminal' });
+      expect(await client.workflow.getHandle(action.action.workflow.workflowId).result()).toMatchObject({
+        terminated_by: 'terminal',
+      });
     }
     const bad = await cli(name, '--every', '1h', '--overlap', 'sometimes');
     expect(bad.code).toBe(1);
@@ -58,15 +63,41 @@ describe('ll-loop schedule', () => {
 
   it('creates, lists, triggers, pauses, unpauses and deletes a schedule', async () => {
     const name = `greet-${suffix}`;
-    writeLoop(name, 'initial: hello\nstates:\n  hello:\n    action: "echo ${context.greeting}"\n    capture: greeting\n    next: done\n  done:\n    terminal: true\n');
-    const created = await cli(name, '--every', '1h', '--context', 'greeting=scheduled hello', '--task-queue', taskQueue, '--json');
+    writeLoop(
+      name,
+      'initial: hello\nstates:\n  hello:\n    action: "echo ${context.greeting}"\n    capture: greeting\n    next: done\n  done:\n    terminal: true\n',
+    );
+    const created = await cli(
+      name,
+      '--every',
+      '1h',
+      '--context',
+      'greeting=scheduled hello',
+      '--task-queue',
+      taskQueue,
+      '--json',
+    );
     expect(created.code, created.stderr).toBe(0);
     const info = JSON.parse(created.stdout);
-    expect(info).toMatchObject({ id: `ll-loop-${name}`, loop: name, when: 'every 1h', paused: false, pauseOnFailure: false, taskQueue });
+    expect(info).toMatchObject({
+      id: `ll-loop-${name}`,
+      loop: name,
+      when: 'every 1h',
+      paused: false,
+      pauseOnFailure: false,
+      taskQueue,
+    });
     expect(info.next.length).toBeGreaterThan(0);
 
-    const listed = await settle(() => cli('list', '--json'), (r) => JSON.parse(r.stdout).some((s: { id: string }) => s.id === info.id));
-    expect(JSON.parse(listed.stdout).find((s: { id: string }) => s.id === info.id)).toMatchObject({ loop: name, when: 'every 1h', paused: false });
+    const listed = await settle(
+      () => cli('list', '--json'),
+      (r) => JSON.parse(r.stdout).some((s: { id: string }) => s.id === info.id),
+    );
+    expect(JSON.parse(listed.stdout).find((s: { id: string }) => s.id === info.id)).toMatchObject({
+      loop: name,
+      when: 'every 1h',
+      paused: false,
+    });
 
     const triggered = await cli('trigger', name, '--json');
     expect(triggered.code, triggered.stderr).toBe(0);
@@ -79,13 +110,18 @@ describe('ll-loop schedule', () => {
     const description = await client.workflow.getHandle(run).describe();
     expect(description.memo).toMatchObject({ loop: name, cwd: served.cwd });
     // The scheduled run belongs to the checkout the schedule was made in: found there by name.
-    expect(description.typedSearchAttributes.get(defineSearchAttributeKey('LoopCheckout', 'KEYWORD'))).toBe(checkoutKey(served.cwd));
+    expect(description.typedSearchAttributes.get(defineSearchAttributeKey('LoopCheckout', 'KEYWORD'))).toBe(
+      checkoutKey(served.cwd),
+    );
 
     expect((await cli('pause', name)).stdout).toBe(`paused ll-loop-${name}\n`);
     expect((await describeLoopSchedule(client, name)).paused).toBe(true);
     // The list comes from the visibility store, which may lag behind the pause by a moment.
     const pausedRow = new RegExp(`ll-loop-${name}\\s+${name}\\s+every 1h\\s+paused`);
-    const human = await settle(() => cli('list'), (r) => pausedRow.test(r.stdout));
+    const human = await settle(
+      () => cli('list'),
+      (r) => pausedRow.test(r.stdout),
+    );
     expect(human.stdout).toMatch(pausedRow);
     expect((await cli('unpause', name, '--json')).stdout).toContain('"paused": false');
     expect((await describeLoopSchedule(client, name)).paused).toBe(false);
@@ -102,8 +138,13 @@ describe('ll-loop schedule', () => {
     writeLoop(name, 'initial: done\nstates:\n  done:\n    terminal: true\n');
     const created = await cli(name, '--cron', '0 9 * * 1-5', '--json');
     expect(created.code, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ when: 'cron "0 9 * * 1-5"', taskQueue: checkoutAt(served.cwd).queue });
-    expect(JSON.parse(readFileSync(join(served.cwd, '.loops', '.worker', 'worker.json'), 'utf8'))).toMatchObject({ queue: checkoutAt(served.cwd).queue });
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      when: 'cron "0 9 * * 1-5"',
+      taskQueue: checkoutAt(served.cwd).queue,
+    });
+    expect(JSON.parse(readFileSync(join(served.cwd, '.loops', '.worker', 'worker.json'), 'utf8'))).toMatchObject({
+      queue: checkoutAt(served.cwd).queue,
+    });
     const twice = await cli(name, '--every', '5m');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`schedule ll-loop-${name} already exists`);
@@ -112,23 +153,38 @@ describe('ll-loop schedule', () => {
 
   it('--pause-on-failure: a run that ends in a failure state fails its workflow and pauses the schedule', async () => {
     const name = `fails-${suffix}`;
-    writeLoop(name, 'initial: check\nstates:\n  check:\n    action: "exit 1"\n    on_yes: done\n    on_no: broken\n  done:\n    terminal: true\n  broken:\n    terminal: true\n    failure: true\n');
+    writeLoop(
+      name,
+      'initial: check\nstates:\n  check:\n    action: "exit 1"\n    on_yes: done\n    on_no: broken\n  done:\n    terminal: true\n  broken:\n    terminal: true\n    failure: true\n',
+    );
     expect((await cli(name, '--every', '1h', '--pause-on-failure', '--task-queue', taskQueue)).code).toBe(0);
     const { run } = JSON.parse((await cli('trigger', name, '--json')).stdout) as { run: string };
     const { client } = await temporal();
-    const failure = await client.workflow.getHandle(run).result().then(() => undefined, (e: unknown) => e);
+    const failure = await client.workflow
+      .getHandle(run)
+      .result()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     const cause = (failure as WorkflowFailedError).cause as { type?: string; details?: unknown[] };
     expect(cause.type).toBe('LoopFailed');
     expect(cause.details?.[0]).toMatchObject({ terminated_by: 'terminal', failure: true, final_state: 'broken' });
-    const paused = await settle(() => describeLoopSchedule(client, name), (s) => s.paused);
+    const paused = await settle(
+      () => describeLoopSchedule(client, name),
+      (s) => s.paused,
+    );
     expect(paused.paused).toBe(true);
     expect((await cli('delete', name)).code).toBe(0);
   }, 60_000);
 
   it('rejects an invalid loop and bad timing, creating nothing', async () => {
     const name = `broken-${suffix}`;
-    writeLoop(name, 'initial: chek\nstates:\n  check:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+    writeLoop(
+      name,
+      'initial: chek\nstates:\n  check:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
+    );
     const invalid = await cli(name, '--every', '1h');
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('initial state "chek" is not defined');
@@ -137,7 +193,13 @@ describe('ll-loop schedule', () => {
     await expect(describeLoopSchedule(client, name)).rejects.toBeInstanceOf(LoopScheduleNotFoundError);
 
     writeLoop(`ok-${suffix}`, 'initial: done\nstates:\n  done:\n    terminal: true\n');
-    for (const args of [[], ['--every', '1h', '--cron', '* * * * *'], ['--every', 'hourly'], ['--every', '500ms'], ['--cron', 'not a cron']]) {
+    for (const args of [
+      [],
+      ['--every', '1h', '--cron', '* * * * *'],
+      ['--every', 'hourly'],
+      ['--every', '500ms'],
+      ['--cron', 'not a cron'],
+    ]) {
       const r = await cli(`ok-${suffix}`, ...args);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
     }

@@ -67,7 +67,11 @@ async function queueOf(cwd: string): Promise<LockQueueReport | undefined> {
 }
 
 async function holderId(cwd: string, loop: string): Promise<string> {
-  return settle(async () => (await queueOf(cwd))?.holders.find((h) => h.run.startsWith(`${loop}-`))?.run ?? '', (id) => id !== '', 20_000);
+  return settle(
+    async () => (await queueOf(cwd))?.holders.find((h) => h.run.startsWith(`${loop}-`))?.run ?? '',
+    (id) => id !== '',
+    20_000,
+  );
 }
 
 const release = (cwd: string, name: string) => writeFileSync(join(cwd, `release-${name}`), '');
@@ -116,7 +120,11 @@ describe('ll-loop run with scope locks', () => {
     expect(human.stdout).toMatch(new RegExp(`holds +${holder} +src/api`));
     expect(human.stdout).toMatch(new RegExp(`waits #1 +${waiterId}`));
 
-    const status = await settle(() => cli(cwd, 'status', waiterId), (r: CliResult) => r.stdout.includes('behind'), 20_000);
+    const status = await settle(
+      () => cli(cwd, 'status', waiterId),
+      (r: CliResult) => r.stdout.includes('behind'),
+      20_000,
+    );
     expect(status.stdout).toMatch(new RegExp(`scope lock: +waiting for src behind ${holder}`));
     expect(status.stdout).toContain('nothing has run yet: it starts in state work once it holds its scopes');
 
@@ -126,7 +134,9 @@ describe('ll-loop run with scope locks', () => {
     const waiterEnd = await waiter;
     expect(waiterEnd.code).toBe(EXIT.scopeBusy);
     expect(waiterEnd.stderr).toContain(`note: waiting for scope src behind ${holder} (--queue)`);
-    expect(waiterEnd.stderr).toContain(`run ${waiterId} did not start: scope src is busy: removed from the queue (ll-loop queue remove) while it waited; it was held by ${holder}`);
+    expect(waiterEnd.stderr).toContain(
+      `run ${waiterId} did not start: scope src is busy: removed from the queue (ll-loop queue remove) while it waited; it was held by ${holder}`,
+    );
     // A run that never starts leaves no copy of its caller's environment behind.
     expect(envFileOf(waiterId)).toBe(false);
     expect((await queueOf(cwd))!.waiters.map((w) => [w.run, w.position])).toEqual([[patientId, 1]]);
@@ -138,7 +148,9 @@ describe('ll-loop run with scope locks', () => {
     // Out of patience: gives up with exit 8.
     const hasty = await cli(cwd, 'run', 'waiter', '--queue-timeout', '1s');
     expect(hasty.code).toBe(EXIT.scopeBusy);
-    expect(hasty.stderr).toMatch(/scope src is busy: gave up waiting after \d+ s \(--queue-timeout\); it was held by api-/);
+    expect(hasty.stderr).toMatch(
+      /scope src is busy: gave up waiting after \d+ s \(--queue-timeout\); it was held by api-/,
+    );
     const hastyId = /run (\S+) did not start/.exec(hasty.stderr)?.[1] ?? '';
     expect(hastyId).toMatch(/^waiter-/);
     expect(envFileOf(hastyId)).toBe(false);

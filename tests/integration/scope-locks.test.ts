@@ -17,8 +17,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimsOverlap } from '../../fsm/scopes.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
-import { LOOP_WORKFLOW_TYPE, statusQuery, type LoopRunResult, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
-import { SCOPE_BUSY, scopeQueueQuery, type ScopeBusyDetails, type ScopeQueueView } from '../../workflows/scope-lock-definitions.js';
+import {
+  LOOP_WORKFLOW_TYPE,
+  statusQuery,
+  type LoopRunResult,
+  type LoopWorkflowInput,
+  type ScopeLockRequest,
+} from '../../workflows/definitions.js';
+import {
+  SCOPE_BUSY,
+  scopeQueueQuery,
+  type ScopeBusyDetails,
+  type ScopeQueueView,
+} from '../../workflows/scope-lock-definitions.js';
 import { settle, until, waitFor } from '../support/processes.js';
 import { closeTemporal, definition, project, temporal } from './harness.js';
 
@@ -63,7 +74,11 @@ function blocker(tag: string, extra: Record<string, unknown> = {}): LoopDefiniti
     name: `hold-${tag}`,
     initial: 'work',
     states: {
-      work: { action: `for i in $(seq 600); do [ -f release-${tag} ] && exit 0; sleep 0.1; done; exit 1`, on_yes: 'done', on_no: 'failed' },
+      work: {
+        action: `for i in $(seq 600); do [ -f release-${tag} ] && exit 0; sleep 0.1; done; exit 1`,
+        on_yes: 'done',
+        on_no: 'failed',
+      },
       done: { terminal: true },
       failed: { terminal: true, failure: true },
     },
@@ -73,10 +88,23 @@ function blocker(tag: string, extra: Record<string, unknown> = {}): LoopDefiniti
 
 const release = (tag: string) => writeFileSync(join(cwd, `release-${tag}`), '');
 
-async function start(def: LoopDefinition, lock: ScopeLockRequest | undefined, options: Partial<LoopWorkflowInput['options']> = {}): Promise<WorkflowHandle> {
+async function start(
+  def: LoopDefinition,
+  lock: ScopeLockRequest | undefined,
+  options: Partial<LoopWorkflowInput['options']> = {},
+): Promise<WorkflowHandle> {
   const { client } = await temporal();
-  const input: LoopWorkflowInput = { definition: def, options: { cwd, searchAttributes: true, localActivityMaxTimeoutS: 0, ...options }, ...(lock ? { lock } : {}) };
-  return client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId: `${def.name}-${short()}`, taskQueue: QUEUE, args: [input], memo: { cwd } });
+  const input: LoopWorkflowInput = {
+    definition: def,
+    options: { cwd, searchAttributes: true, localActivityMaxTimeoutS: 0, ...options },
+    ...(lock ? { lock } : {}),
+  };
+  return client.workflow.start(LOOP_WORKFLOW_TYPE, {
+    workflowId: `${def.name}-${short()}`,
+    taskQueue: QUEUE,
+    args: [input],
+    memo: { cwd },
+  });
 }
 
 async function queueOf(lock: ScopeLockRequest): Promise<ScopeQueueView> {
@@ -92,7 +120,11 @@ async function lockStateOf(handle: WorkflowHandle): Promise<string | undefined> 
 }
 
 /** Wait until the run holds its scopes (its status query says so). */
-const holding = (handle: WorkflowHandle) => waitFor(`${handle.workflowId} to hold its scopes`, async () => (await lockStateOf(handle).catch(() => undefined)) === 'held');
+const holding = (handle: WorkflowHandle) =>
+  waitFor(
+    `${handle.workflowId} to hold its scopes`,
+    async () => (await lockStateOf(handle).catch(() => undefined)) === 'held',
+  );
 
 /** The ScopeBusy failure a run ended with. */
 async function busyFailure(handle: WorkflowHandle): Promise<{ message: string; details: ScopeBusyDetails }> {
@@ -104,7 +136,10 @@ async function busyFailure(handle: WorkflowHandle): Promise<{ message: string; d
   const cause = (err as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
   expect((cause as ApplicationFailure).type).toBe(SCOPE_BUSY);
-  return { message: (cause as ApplicationFailure).message, details: (cause as ApplicationFailure).details?.[0] as ScopeBusyDetails };
+  return {
+    message: (cause as ApplicationFailure).message,
+    details: (cause as ApplicationFailure).details?.[0] as ScopeBusyDetails,
+  };
 }
 
 describe('scope locks', () => {
@@ -115,7 +150,11 @@ describe('scope locks', () => {
     const busy = await start(blocker(`${domain}-b`), lockIn(domain, ['src/api']));
     const { message, details } = await busyFailure(busy);
     expect(message).toContain(`held by ${holder.workflowId}`);
-    expect(details).toMatchObject({ reason: 'busy', scopes: ['src/api'], blockers: [{ run: holder.workflowId, scopes: ['src'], holds: true }] });
+    expect(details).toMatchObject({
+      reason: 'busy',
+      scopes: ['src/api'],
+      blockers: [{ run: holder.workflowId, scopes: ['src'], holds: true }],
+    });
     release(domain);
     expect(((await holder.result()) as LoopRunResult).terminated_by).toBe('terminal');
     await waitFor('the lock to be free', async () => (await holdersOf(lockIn(domain, []))).length === 0);
@@ -129,12 +168,19 @@ describe('scope locks', () => {
         name: `side-${me}`,
         initial: 'work',
         states: {
-          work: { action: `touch started-${domain}-${me}; for i in $(seq 200); do [ -f started-${domain}-${other} ] && exit 0; sleep 0.1; done; exit 1`, on_yes: 'done', on_no: 'failed' },
+          work: {
+            action: `touch started-${domain}-${me}; for i in $(seq 200); do [ -f started-${domain}-${other} ] && exit 0; sleep 0.1; done; exit 1`,
+            on_yes: 'done',
+            on_no: 'failed',
+          },
           done: { terminal: true },
           failed: { terminal: true, failure: true },
         },
       });
-    const [a, b] = await Promise.all([start(pair('a', 'b'), lockIn(domain, ['src/a'])), start(pair('b', 'a'), lockIn(domain, ['src/ab', 'docs']))]);
+    const [a, b] = await Promise.all([
+      start(pair('a', 'b'), lockIn(domain, ['src/a'])),
+      start(pair('b', 'a'), lockIn(domain, ['src/ab', 'docs'])),
+    ]);
     const results = (await Promise.all([a.result(), b.result()])) as LoopRunResult[];
     expect(results.map((r) => [r.terminated_by, r.final_state])).toEqual([
       ['terminal', 'done'],
@@ -149,7 +195,10 @@ describe('scope locks', () => {
     const waiter = await start(blocker(`${domain}-w`), lockIn(domain, ['src'], { wait: true }));
     await waitFor('the waiter to queue', async () => (await waitersOf(lockIn(domain, []))).includes(waiter.workflowId));
     // It hears it waits (and for whom) in an answer signal of its own.
-    const status = await settle(() => waiter.query(statusQuery), (s) => s.lock?.holder !== undefined);
+    const status = await settle(
+      () => waiter.query(statusQuery),
+      (s) => s.lock?.holder !== undefined,
+    );
     expect(status.lock).toMatchObject({ state: 'waiting', holder: holder.workflowId, scopes: ['src'] });
     release(domain);
     await holding(waiter);
@@ -186,7 +235,19 @@ describe('scope locks', () => {
 
   it('a failing holder (LoopFailed) releases too', async () => {
     const domain = short();
-    const failing = definition({ name: `fail-${domain}`, initial: 'work', states: { work: { action: `for i in $(seq 600); do [ -f release-${domain} ] && exit 1; sleep 0.1; done`, on_yes: 'done', on_no: 'failed' }, done: { terminal: true }, failed: { terminal: true, failure: true } } });
+    const failing = definition({
+      name: `fail-${domain}`,
+      initial: 'work',
+      states: {
+        work: {
+          action: `for i in $(seq 600); do [ -f release-${domain} ] && exit 1; sleep 0.1; done`,
+          on_yes: 'done',
+          on_no: 'failed',
+        },
+        done: { terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    });
     const holder = await start(failing, lockIn(domain, ['src']), { failOnNonTerminal: true });
     await holding(holder);
     const waiter = await start(blocker(`${domain}-w`), lockIn(domain, ['src'], { wait: true }));
@@ -237,7 +298,9 @@ describe('scope locks', () => {
     const busy = await start(blocker(`${domain}-b`), lockIn(domain, ['src/deep']));
     expect((await busyFailure(busy)).details.blockers[0]).toMatchObject({ run: holder.workflowId, holds: true });
     // The waiter re-asks (every 2 s here) and queues in the new lock workflow.
-    await waitFor('the waiter to queue again', async () => (await waitersOf(lock).catch((): string[] => [])).includes(waiter.workflowId));
+    await waitFor('the waiter to queue again', async () =>
+      (await waitersOf(lock).catch((): string[] => [])).includes(waiter.workflowId),
+    );
     release(domain);
     await holding(waiter);
     release(`${domain}-w`);
@@ -252,7 +315,10 @@ describe('scope locks', () => {
       max_iterations: 1000,
       states: { tick: { action: `[ -f release-${domain} ]`, on_yes: 'done', on_no: 'tick' }, done: { terminal: true } },
     });
-    const holder = await start(counter, lockIn(domain, ['src']), { historyEventLimit: 40, localActivityMaxTimeoutS: 0 });
+    const holder = await start(counter, lockIn(domain, ['src']), {
+      historyEventLimit: 40,
+      localActivityMaxTimeoutS: 0,
+    });
     await holding(holder);
     const firstRun = (await holder.describe()).runId;
     await waitFor('a continue-as-new', async () => (await holder.describe()).runId !== firstRun, 30_000);
@@ -270,7 +336,10 @@ describe('scope locks', () => {
     const lock = lockIn(domain, ['src'], { lockWorkflow: { livenessIntervalS: 1, idleCloseS: 1 } });
     release(domain);
     await start(blocker(domain), lock).then((h) => h.result());
-    await waitFor('the idle lock to close', async () => (await client.workflow.getHandle(lock.workflowId).describe()).status.name === 'COMPLETED');
+    await waitFor(
+      'the idle lock to close',
+      async () => (await client.workflow.getHandle(lock.workflowId).describe()).status.name === 'COMPLETED',
+    );
     release(`${domain}-2`);
     const again = await start(blocker(`${domain}-2`), lock);
     expect(((await again.result()) as LoopRunResult).terminated_by).toBe('terminal');
@@ -280,13 +349,30 @@ describe('scope locks', () => {
     const domain = short();
     const p = project();
     mkdirSync(join(p.cwd, '.loops'));
-    writeFileSync(join(p.cwd, '.loops', 'child.yaml'), 'name: child\ninitial: a\nscope: ["."]\nstates:\n  a:\n    action: "true"\n    on_yes: done\n  done: { terminal: true }\n');
-    const parent = definition({ name: `parent-${domain}`, initial: 'sub', states: { sub: { loop: 'child', on_success: 'done', on_failure: 'failed' }, done: { terminal: true }, failed: { terminal: true, failure: true } } });
+    writeFileSync(
+      join(p.cwd, '.loops', 'child.yaml'),
+      'name: child\ninitial: a\nscope: ["."]\nstates:\n  a:\n    action: "true"\n    on_yes: done\n  done: { terminal: true }\n',
+    );
+    const parent = definition({
+      name: `parent-${domain}`,
+      initial: 'sub',
+      states: {
+        sub: { loop: 'child', on_success: 'done', on_failure: 'failed' },
+        done: { terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    });
     const { client } = await temporal();
     const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, {
       workflowId: `parent-${domain}`,
       taskQueue: QUEUE,
-      args: [{ definition: parent, options: { cwd: p.cwd, searchAttributes: true }, lock: lockIn(domain, ['.'], { wait: true }) } satisfies LoopWorkflowInput],
+      args: [
+        {
+          definition: parent,
+          options: { cwd: p.cwd, searchAttributes: true },
+          lock: lockIn(domain, ['.'], { wait: true }),
+        } satisfies LoopWorkflowInput,
+      ],
       memo: { cwd: p.cwd },
     });
     const result = (await handle.result()) as LoopRunResult;
@@ -301,7 +387,12 @@ describe('50 runs contending for overlapping scopes, with --queue', () => {
     appendFileSync(log, '');
     const pool = [['.'], ['src'], ['src/a'], ['src/b'], ['docs'], ['src/a', 'docs'], ['tests']];
     // The lock continues as new every ~150 events: its queue must survive that under load.
-    const lock = (scopes: string[]) => lockIn(domain, scopes, { wait: true, recheckIntervalS: 30, lockWorkflow: { livenessIntervalS: 5, historyEventLimit: 150, idleCloseS: 30 } });
+    const lock = (scopes: string[]) =>
+      lockIn(domain, scopes, {
+        wait: true,
+        recheckIntervalS: 30,
+        lockWorkflow: { livenessIntervalS: 5, historyEventLimit: 150, idleCloseS: 30 },
+      });
     const runs: Array<{ id: string; scopes: string[]; handle: WorkflowHandle }> = [];
     const stopped = new Set<number>([7, 19, 33, 41]);
     for (let i = 0; i < 50; i += 1) {
@@ -311,16 +402,27 @@ describe('50 runs contending for overlapping scopes, with --queue', () => {
         name: `contend-${id}`,
         initial: 'work',
         // Its own timestamps (ns) around a short piece of work; a stopped waiter never gets here.
-        states: { work: { action: `echo "start ${id} $(date +%s%N)" >> ${log}; sleep 0.05; echo "end ${id} $(date +%s%N)" >> ${log}`, next: 'done' }, done: { terminal: true } },
+        states: {
+          work: {
+            action: `echo "start ${id} $(date +%s%N)" >> ${log}; sleep 0.05; echo "end ${id} $(date +%s%N)" >> ${log}`,
+            next: 'done',
+          },
+          done: { terminal: true },
+        },
       });
       const handle = await start(def, lock(scopes), { localActivityMaxTimeoutS: 30 });
       runs.push({ id, scopes, handle });
       // Request order is start order: wait until the lock has heard this one.
-      await until(`${id} to reach the lock`, async () => {
-        const q = await queueOf(lock([]));
-        const known = [...q.holders, ...q.waiters].some((c) => c.run === handle.workflowId);
-        return known || (await handle.describe()).status.name !== 'RUNNING' ? true : undefined;
-      }, 20_000, 50);
+      await until(
+        `${id} to reach the lock`,
+        async () => {
+          const q = await queueOf(lock([]));
+          const known = [...q.holders, ...q.waiters].some((c) => c.run === handle.workflowId);
+          return known || (await handle.describe()).status.name !== 'RUNNING' ? true : undefined;
+        },
+        20_000,
+        50,
+      );
       if (stopped.has(i)) {
         const waiting = (await handle.query(statusQuery)).lock?.state === 'waiting';
         if (waiting) await handle.cancel();
@@ -351,7 +453,10 @@ describe('50 runs contending for overlapping scopes, with --queue', () => {
         if (!claimsOverlap(a.scopes, b.scopes)) continue;
         const [sa, sb] = [spans.get(a.id)!, spans.get(b.id)!];
         // Never at once, and the earlier request first (FIFO among overlapping runs).
-        expect(sa.end <= sb.start, `${a.id} ${a.scopes.join(',')} ended before ${b.id} ${b.scopes.join(',')} started`).toBe(true);
+        expect(
+          sa.end <= sb.start,
+          `${a.id} ${a.scopes.join(',')} ended before ${b.id} ${b.scopes.join(',')} started`,
+        ).toBe(true);
       }
     }
     const q = await queueOf(lock([]));

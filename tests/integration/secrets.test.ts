@@ -25,11 +25,18 @@ describe('secrets stay secret', () => {
       initial: 'direct',
       states: {
         // References the secret and prints it three ways; the value is captured.
-        direct: { action: 'echo "token is ${env.API_TOKEN}"; echo "err ${env.API_TOKEN}" >&2; printf %s "${env.API_TOKEN}"', capture: 'tok', next: 'indirect' },
+        direct: {
+          action: 'echo "token is ${env.API_TOKEN}"; echo "err ${env.API_TOKEN}" >&2; printf %s "${env.API_TOKEN}"',
+          capture: 'tok',
+          next: 'indirect',
+        },
         // Names no variable, yet prints the worker's API_TOKEN: the loop references it elsewhere.
         indirect: { action: 'echo "again $API_TOKEN"; echo "$API_TOKEN" >&2', capture: 'again', next: 'huge' },
         // Over the 64 KiB tail: the full output goes to a file under .loops/.running/, masked too.
-        huge: { action: 'for i in $(seq 1 8000); do echo "line $i $API_TOKEN"; done; echo "${env.API_TOKEN}" >&2', next: 'done' },
+        huge: {
+          action: 'for i in $(seq 1 8000); do echo "line $i $API_TOKEN"; done; echo "${env.API_TOKEN}" >&2',
+          next: 'done',
+        },
         done: { terminal: true },
       },
     });
@@ -50,7 +57,9 @@ describe('secrets stay secret', () => {
     expect(history).not.toContain(secret);
 
     // The worker's journal of completed actions (activities/action-journal.ts) holds the masked results.
-    const journal = filesUnder(actionJournalDir()).filter((f) => readFileSync(f, 'utf8').includes(`"workflow_id":"${run.workflowId}"`));
+    const journal = filesUnder(actionJournalDir()).filter((f) =>
+      readFileSync(f, 'utf8').includes(`"workflow_id":"${run.workflowId}"`),
+    );
     expect(journal.length).toBeGreaterThanOrEqual(3);
     for (const f of journal) expect(readFileSync(f, 'utf8'), f).not.toContain(secret);
     expect(journal.some((f) => readFileSync(f, 'utf8').includes('token is ***'))).toBe(true);
@@ -85,14 +94,28 @@ describe('secrets stay secret', () => {
       name: 'agent',
       initial: 'ask',
       states: {
-        ask: { action: 'Deploy with key ${env.DEPLOY_KEY} please', action_type: 'prompt', capture: 'reply', evaluate: { type: 'llm_structured' }, on_yes: 'done', on_no: 'done' },
+        ask: {
+          action: 'Deploy with key ${env.DEPLOY_KEY} please',
+          action_type: 'prompt',
+          capture: 'reply',
+          evaluate: { type: 'llm_structured' },
+          on_yes: 'done',
+          on_no: 'done',
+        },
         done: { terminal: true },
       },
     });
-    const run = await runLoop(def, { cwd: p.cwd, env: toolEnv(p, { DEPLOY_KEY: secret, FAKE_CLAUDE_CMDLINE_LOG: cmdlines }), maskLoopEnv: true });
+    const run = await runLoop(def, {
+      cwd: p.cwd,
+      env: toolEnv(p, { DEPLOY_KEY: secret, FAKE_CLAUDE_CMDLINE_LOG: cmdlines }),
+      maskLoopEnv: true,
+    });
     expect(run.result.final_state).toBe('done');
     // The fake read its own /proc/self/cmdline while it ran: once for the prompt, once as judge.
-    const seen = readFileSync(cmdlines, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string);
+    const seen = readFileSync(cmdlines, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as string);
     expect(seen).toHaveLength(2);
     for (const cmd of seen) {
       expect(cmd).toContain(' -p');
@@ -141,8 +164,16 @@ describe('huge values reach the action intact', () => {
       states: {
         ctx: { action: 'printf %s "${context.big}" | sha256sum | cut -c1-64', capture: 'ctxsum', next: 'produce' },
         // Random bytes all >= 0x80: nearly all invalid UTF-8.
-        produce: { action: "head -c 65536 /dev/urandom | tr '\\000-\\177' '\\200-\\377'", capture: 'bin', next: 'check' },
-        check: { action: 'printf %s "${captured.bin.output}" | sha256sum | cut -c1-64; printf %s "${prev.output}" | wc -c', capture: 'binsum', next: 'done' },
+        produce: {
+          action: "head -c 65536 /dev/urandom | tr '\\000-\\177' '\\200-\\377'",
+          capture: 'bin',
+          next: 'check',
+        },
+        check: {
+          action: 'printf %s "${captured.bin.output}" | sha256sum | cut -c1-64; printf %s "${prev.output}" | wc -c',
+          capture: 'binsum',
+          next: 'done',
+        },
         done: { terminal: true },
       },
     });

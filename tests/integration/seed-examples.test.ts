@@ -30,7 +30,10 @@ const MYPY_1 = 'src/a.py:1: error: x\n';
 describe('seed 001 complete examples', () => {
   it('1. test-until-pass: test → fix → test → done', async () => {
     const p = project(['pytest', 'git']);
-    script(p.toolsDir, 'pytest', [[1, '1 failed'], [0, '3 passed']]);
+    script(p.toolsDir, 'pytest', [
+      [1, '1 failed'],
+      [0, '3 passed'],
+    ]);
     const run = await runLoop(seedExample('test-until-pass'), { cwd: p.cwd, env: toolEnv(p) });
     expect(run.states).toEqual(['test', 'fix', 'test', 'done']);
     expect(run.result).toMatchObject({ final_state: 'done', terminated_by: 'terminal', iterations: 2, failure: false });
@@ -40,10 +43,16 @@ describe('seed 001 complete examples', () => {
 
   it('2. fix-types: mypy fails, the prompt fix is judged by the LLM, mypy passes', async () => {
     const p = project(['mypy']);
-    script(p.toolsDir, 'mypy', [[1, MYPY_1], [0, 'Success']]);
+    script(p.toolsDir, 'mypy', [
+      [1, MYPY_1],
+      [0, 'Success'],
+    ]);
     const file = verdicts(p.cwd, [{ verdict: 'yes', confidence: 0.9, reason: 'fixed the annotation' }]);
     const log = join(p.cwd, 'claude.log');
-    const run = await runLoop(seedExample('fix-types'), { cwd: p.cwd, env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file, FAKE_CLAUDE_LOG: log }) });
+    const run = await runLoop(seedExample('fix-types'), {
+      cwd: p.cwd,
+      env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file, FAKE_CLAUDE_LOG: log }),
+    });
     expect(run.states).toEqual(['check', 'fix', 'check', 'done']);
     expect(run.result).toMatchObject({ final_state: 'done', terminated_by: 'terminal', iterations: 2 });
     const prompt = JSON.parse(readFileSync(log, 'utf8').trim()) as { prompt: string; args: string[] };
@@ -61,7 +70,10 @@ describe('seed 001 complete examples', () => {
       { verdict: 'partial', confidence: 0.9, reason: 'half done' },
       { verdict: 'yes', confidence: 0.95, reason: 'done' },
     ]);
-    const run = await runLoop(seedExample('smart-fix'), { cwd: p.cwd, env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file }) });
+    const run = await runLoop(seedExample('smart-fix'), {
+      cwd: p.cwd,
+      env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file }),
+    });
     expect(run.states).toEqual(['fix', 'probe', 'fix', 'verify', 'done']);
     const probe = run.events.find((e) => e.event === 'evaluate' && e.state === 'probe');
     expect(probe).toMatchObject({ type: 'output_numeric', verdict: 'no' });
@@ -73,7 +85,10 @@ describe('seed 001 complete examples', () => {
     const p = project(['notify-team']);
     const reason = `needs a human: it's "stuck"; $(touch pwned) \`touch pwned2\``;
     const file = verdicts(p.cwd, [{ verdict: 'blocked', confidence: 0.9, reason }]);
-    const run = await runLoop(seedExample('smart-fix'), { cwd: p.cwd, env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file }) });
+    const run = await runLoop(seedExample('smart-fix'), {
+      cwd: p.cwd,
+      env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file }),
+    });
     expect(run.states).toEqual(['fix', 'escalate']);
     expect(run.result).toMatchObject({ final_state: 'escalate', terminated_by: 'terminal' });
     const notify = calls(p.toolsDir).find((c) => c.tool === 'notify-team');
@@ -84,7 +99,11 @@ describe('seed 001 complete examples', () => {
 
   it('4. reduce-errors: measure 3 → fix → 1 → fix → 0 → done, capturing the count', async () => {
     const p = project(['mypy']);
-    script(p.toolsDir, 'mypy', [[1, MYPY_3], [1, MYPY_1], [0, 'Success: no issues found\n']]);
+    script(p.toolsDir, 'mypy', [
+      [1, MYPY_3],
+      [1, MYPY_1],
+      [0, 'Success: no issues found\n'],
+    ]);
     const run = await runLoop(seedExample('reduce-errors'), { cwd: p.cwd, env: toolEnv(p) });
     expect(run.states).toEqual(['measure', 'fix', 'measure', 'fix', 'measure', 'done']);
     const verdictsSeen = run.events.filter((e) => e.event === 'evaluate').map((e) => e.verdict);
@@ -98,11 +117,20 @@ describe('seed 001 complete examples', () => {
 
   it('5. ci-checks: lint fails, fix_lint, lint passes, typecheck fails → done (no LLM)', async () => {
     const p = project(['ruff', 'mypy', 'pytest']);
-    script(p.toolsDir, 'ruff', [[1, 'E501'], [0, 'fixed'], [0, 'All checks passed!']]);
+    script(p.toolsDir, 'ruff', [
+      [1, 'E501'],
+      [0, 'fixed'],
+      [0, 'All checks passed!'],
+    ]);
     script(p.toolsDir, 'mypy', [[1, MYPY_1]]);
     const run = await runLoop(seedExample('ci-checks'), { cwd: p.cwd, env: toolEnv(p) });
     expect(run.states).toEqual(['lint', 'fix_lint', 'lint', 'typecheck', 'done']);
-    expect(calls(p.toolsDir).map((c) => [c.tool, ...c.args].join(' '))).toEqual(['ruff check src/', 'ruff check src/ --fix', 'ruff check src/', 'mypy src/']);
+    expect(calls(p.toolsDir).map((c) => [c.tool, ...c.args].join(' '))).toEqual([
+      'ruff check src/',
+      'ruff check src/ --fix',
+      'ruff check src/',
+      'mypy src/',
+    ]);
     expect(run.result).toMatchObject({ final_state: 'done', terminated_by: 'terminal', iterations: 2 });
   });
 
@@ -112,7 +140,10 @@ describe('seed 001 complete examples', () => {
       { verdict: 'found_opportunities', confidence: 0.9, opportunities: ['split module'] },
       { verdict: 'yes', confidence: 0.6, reason: 'tests untouched' },
     ]);
-    const run = await runLoop(seedExample('safe-refactor'), { cwd: p.cwd, env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file }) });
+    const run = await runLoop(seedExample('safe-refactor'), {
+      cwd: p.cwd,
+      env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file }),
+    });
     expect(run.states).toEqual(['analyze', 'refactor', 'manual_check']);
     const refactor = run.events.find((e) => e.event === 'evaluate' && e.state === 'refactor');
     expect(refactor).toMatchObject({ verdict: 'yes_uncertain', confidence: 0.6 });

@@ -42,12 +42,22 @@ async function expectRebuilt(workflowId: string, live: TimedEvent[], liveChildre
   const text = (events: TimedEvent[]) => events.map((e) => JSON.stringify(e));
   expect(rebuilt.warnings).toEqual([]);
   expect(text(rebuilt.events)).toEqual(text(live));
-  const byChild = (events: TimedEvent[]) => text(events.filter((e) => e.subloop).sort((a, b) => a.subloop!.workflow_id.localeCompare(b.subloop!.workflow_id) || a.seq - b.seq));
+  const byChild = (events: TimedEvent[]) =>
+    text(
+      events
+        .filter((e) => e.subloop)
+        .sort((a, b) => a.subloop!.workflow_id.localeCompare(b.subloop!.workflow_id) || a.seq - b.seq),
+    );
   expect(byChild(delivered)).toEqual(byChild(liveChildren));
-  const completes = delivered.map((e, i) => (e.event === 'subloop_complete' && !e.subloop ? i : -1)).filter((i) => i >= 0);
+  const completes = delivered
+    .map((e, i) => (e.event === 'subloop_complete' && !e.subloop ? i : -1))
+    .filter((i) => i >= 0);
   for (const [k, at] of completes.entries()) {
     const childId = [...new Set(delivered.filter((e) => e.subloop?.depth === 1).map((e) => e.subloop!.workflow_id))][k];
-    const lastOfChild = delivered.map((e, i) => (e.subloop?.workflow_id === childId ? i : -1)).filter((i) => i >= 0).at(-1);
+    const lastOfChild = delivered
+      .map((e, i) => (e.subloop?.workflow_id === childId ? i : -1))
+      .filter((i) => i >= 0)
+      .at(-1);
     if (lastOfChild !== undefined) expect(lastOfChild).toBeLessThan(at);
   }
 }
@@ -126,7 +136,9 @@ states:
     expect(child.parentExecution?.workflowId).toBe(run.workflowId);
     expect(child.type).toBe('loopWorkflow');
     // The children's events reach the parent's listeners, marked with where they come from.
-    const childStates = run.childEvents.filter((e) => e.event === 'state_enter').map((e) => [e.subloop?.depth, e.state]);
+    const childStates = run.childEvents
+      .filter((e) => e.event === 'state_enter')
+      .map((e) => [e.subloop?.depth, e.state]);
     expect(childStates).toEqual([
       [1, 'check'],
       [1, 'done'],
@@ -289,7 +301,9 @@ states:
     expect(liveProcesses(marker)).toBe(0);
     const child = await client.workflow.getHandle(`${run.workflowId}.run.1`).describe();
     expect(child.status.name).toBe('COMPLETED'); // the child records its own cancelled end
-    const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as { terminated_by: string };
+    const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as {
+      terminated_by: string;
+    };
     expect(childResult.terminated_by).toBe('cancelled');
   });
 
@@ -313,7 +327,9 @@ states:
     expect(run.result.terminated_by).toBe('timeout');
     expect(liveProcesses(marker)).toBe(0);
     const { client } = await temporal();
-    const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as { terminated_by: string };
+    const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as {
+      terminated_by: string;
+    };
     expect(childResult.terminated_by).toBe('cancelled');
   });
 
@@ -359,10 +375,15 @@ states:
     expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'late', failure: true });
     expect(run.result.captured.note?.output).toBe('noted');
     const evaluate = run.events.find((e) => e.event === 'evaluate' && e.state === 'run');
-    expect(evaluate).toMatchObject({ verdict: 'error', error: expect.stringContaining("the state's timeout of 2s ran out") });
+    expect(evaluate).toMatchObject({
+      verdict: 'error',
+      error: expect.stringContaining("the state's timeout of 2s ran out"),
+    });
     expect(liveProcesses(marker)).toBe(0);
     const { client } = await temporal();
-    const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as { terminated_by: string };
+    const childResult = (await client.workflow.getHandle(`${run.workflowId}.run.1`).result()) as {
+      terminated_by: string;
+    };
     expect(childResult.terminated_by).toBe('cancelled');
     await expectRebuilt(run.workflowId, run.events, run.childEvents);
   });

@@ -50,7 +50,15 @@ describe('the events of committed histories', () => {
   }
   it('cover the common events', () => {
     // A replay that produced none would pass the checks above.
-    for (const name of ['loop_start', 'state_enter', 'action_start', 'action_complete', 'evaluate', 'route', 'loop_complete'] as const) {
+    for (const name of [
+      'loop_start',
+      'state_enter',
+      'action_start',
+      'action_complete',
+      'evaluate',
+      'route',
+      'loop_complete',
+    ] as const) {
       expect(name in EVENT_FIELDS).toBe(true);
       expect(seen.has(name), name).toBe(true);
     }

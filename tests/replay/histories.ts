@@ -26,7 +26,10 @@ export function committedSets(): Array<{ dir: string; manifest: HistoryManifest 
   return readdirSync(HISTORIES_DIR)
     .filter((name) => existsSync(join(HISTORIES_DIR, name, 'manifest.json')))
     .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
-    .map((name) => ({ dir: join(HISTORIES_DIR, name), manifest: JSON.parse(readFileSync(join(HISTORIES_DIR, name, 'manifest.json'), 'utf8')) as HistoryManifest }));
+    .map((name) => ({
+      dir: join(HISTORIES_DIR, name),
+      manifest: JSON.parse(readFileSync(join(HISTORIES_DIR, name, 'manifest.json'), 'utf8')) as HistoryManifest,
+    }));
 }
 
 /** The input of every committed execution (its WorkflowExecutionStarted event's first payload, JSON). */
@@ -35,9 +38,17 @@ export function committedInputs(): Array<{ where: string; input: Record<string, 
   for (const { dir, manifest } of committedSets()) {
     for (const scenario of manifest.scenarios) {
       for (const execution of scenario.executions) {
-        const history = JSON.parse(readFileSync(join(dir, execution.file), 'utf8')) as { events: Array<{ workflowExecutionStartedEventAttributes?: { input?: { payloads?: Array<{ data?: string }> } } }> };
+        const history = JSON.parse(readFileSync(join(dir, execution.file), 'utf8')) as {
+          events: Array<{
+            workflowExecutionStartedEventAttributes?: { input?: { payloads?: Array<{ data?: string }> } };
+          }>;
+        };
         const data = history.events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
-        if (data) out.push({ where: `${manifest.version}/${execution.file}`, input: JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as Record<string, unknown> });
+        if (data)
+          out.push({
+            where: `${manifest.version}/${execution.file}`,
+            input: JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as Record<string, unknown>,
+          });
       }
     }
   }

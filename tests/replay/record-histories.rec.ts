@@ -23,7 +23,10 @@ import { HISTORIES_DIR, type HistoryManifest, type RecordedExecution } from './h
 afterAll(closeTemporal);
 
 /** The release being recorded; LL_RECORD_VERSION records into another directory (a dry run of new scenarios). */
-const VERSION = process.env['LL_RECORD_VERSION'] ?? (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION =
+  process.env['LL_RECORD_VERSION'] ??
+  (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string })
+    .version;
 const OUT = join(HISTORIES_DIR, VERSION);
 
 /** Every execution of `workflowId` (its continue-as-new chain, first to last) and of its children. */
@@ -76,10 +79,23 @@ async function record(scenario: Scenario): Promise<HistoryManifest['scenarios'][
       ...(scenario.pinned ? { actionQueue: taskQueue, hostNoticeS: 60 } : {}),
     },
     ...(scenario.dataContext ? { dataContext: scenario.dataContext } : {}),
-    ...(scenario.scopeLock ? { lock: lockRequestFor(definition(scenario.definition), { root: p.cwd, lockDomain: `checkout:recorder:${p.cwd}`, queue: taskQueue }, { wait: true }) } : {}),
+    ...(scenario.scopeLock
+      ? {
+          lock: lockRequestFor(
+            definition(scenario.definition),
+            { root: p.cwd, lockDomain: `checkout:recorder:${p.cwd}`, queue: taskQueue },
+            { wait: true },
+          ),
+        }
+      : {}),
   };
   const outcome = await worker.runUntil(async () => {
-    const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input], memo: { cwd: p.cwd } });
+    const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue,
+      args: [input],
+      memo: { cwd: p.cwd },
+    });
     if (scenario.cancelAfterMs !== undefined) {
       await new Promise((r) => setTimeout(r, scenario.cancelAfterMs));
       await handle.cancel();
@@ -96,7 +112,12 @@ async function record(scenario: Scenario): Promise<HistoryManifest['scenarios'][
   const recorded = await executions(workflowId, scenario.name);
   for (const r of recorded) writeFileSync(join(OUT, r.file), `${r.json}\n`);
   rmSync(p.cwd, { recursive: true, force: true });
-  return { name: scenario.name, covers: scenario.covers, outcome, executions: recorded.map(({ file, workflowId: id }) => ({ file, workflowId: id })) };
+  return {
+    name: scenario.name,
+    covers: scenario.covers,
+    outcome,
+    executions: recorded.map(({ file, workflowId: id }) => ({ file, workflowId: id })),
+  };
 }
 
 describe(`record histories of ll-loop ${VERSION}`, () => {

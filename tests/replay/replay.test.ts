@@ -14,7 +14,8 @@ import { committedSets } from './histories.js';
 
 function bundle(): { codePath: string } {
   const codePath = process.env.LL_WORKFLOW_BUNDLE;
-  if (!codePath || !existsSync(codePath)) throw new Error('LL_WORKFLOW_BUNDLE is not set by the global setup (tests/setup/workflow-bundle.ts)');
+  if (!codePath || !existsSync(codePath))
+    throw new Error('LL_WORKFLOW_BUNDLE is not set by the global setup (tests/setup/workflow-bundle.ts)');
   return { codePath };
 }
 
@@ -28,7 +29,18 @@ describe('committed histories replay with today’s code', () => {
     expect(sets.length).toBeGreaterThan(0);
     for (const { manifest } of sets) {
       expect(manifest.scenarios.map((s) => s.name)).toEqual(
-        expect.arrayContaining(['shell', 'shell-local', 'prompt', 'llm-structured', 'subloop', 'retry', 'maintain', 'continue-as-new', 'cancel', 'timeout']),
+        expect.arrayContaining([
+          'shell',
+          'shell-local',
+          'prompt',
+          'llm-structured',
+          'subloop',
+          'retry',
+          'maintain',
+          'continue-as-new',
+          'cancel',
+          'timeout',
+        ]),
       );
     }
   });
@@ -41,7 +53,11 @@ describe('committed histories replay with today’s code', () => {
           for (const execution of scenario.executions) {
             const history = historyFromJSON(JSON.parse(readFileSync(join(dir, execution.file), 'utf8')));
             await expect(
-              Worker.runReplayHistory({ workflowBundle: bundle(), sinks: quietSinks, replayName: `${manifest.version}/${execution.file}` }, history, execution.workflowId),
+              Worker.runReplayHistory(
+                { workflowBundle: bundle(), sinks: quietSinks, replayName: `${manifest.version}/${execution.file}` },
+                history,
+                execution.workflowId,
+              ),
               `${manifest.version}/${execution.file}`,
             ).resolves.toBeUndefined();
           }

@@ -54,9 +54,18 @@ function tool(p: ScenarioProject, name: string): void {
   symlinkSync(join(FIXTURES, 'fake-tool'), join(p.cwd, 'bin', name));
 }
 
-const JUDGE_SCHEMA = { type: 'object', properties: { verdict: { type: 'string', enum: ['done', 'again'] }, confidence: { type: 'number' }, reason: { type: 'string' } }, required: ['verdict'] };
+const JUDGE_SCHEMA = {
+  type: 'object',
+  properties: {
+    verdict: { type: 'string', enum: ['done', 'again'] },
+    confidence: { type: 'number' },
+    reason: { type: 'string' },
+  },
+  required: ['verdict'],
+};
 
-const FLAKY = 'n=$(cat attempts 2>/dev/null || echo 0); n=$((n + 1)); echo $n > attempts; echo "attempt $n"; [ "$n" -ge 3 ]';
+const FLAKY =
+  'n=$(cat attempts 2>/dev/null || echo 0); n=$((n + 1)); echo $n > attempts; echo "attempt $n"; [ "$n" -ge 3 ]';
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -68,7 +77,13 @@ export const SCENARIOS: Scenario[] = [
       backoff: 0.05,
       context: { limit: 3 },
       states: {
-        count: { action: 'echo ${state.iteration}', capture: 'n', evaluate: { type: 'output_numeric', operator: 'ge', target: '${context.limit}' }, on_yes: 'done', on_no: 'count' },
+        count: {
+          action: 'echo ${state.iteration}',
+          capture: 'n',
+          evaluate: { type: 'output_numeric', operator: 'ge', target: '${context.limit}' },
+          on_yes: 'done',
+          on_no: 'count',
+        },
         done: { action: "echo 'reached ${captured.n.output}'", terminal: true },
       },
     },
@@ -95,7 +110,10 @@ export const SCENARIOS: Scenario[] = [
     name: 'prompt',
     covers: 'prompt actions through the fake host CLI, judged by llm_structured (the prompt default)',
     prepare: (p) => {
-      script(p.toolsDir, 'mypy', [[1, 'a.py:1: error: x'], [0, 'Success']]);
+      script(p.toolsDir, 'mypy', [
+        [1, 'a.py:1: error: x'],
+        [0, 'Success'],
+      ]);
       return { FAKE_CLAUDE_VERDICTS: verdicts(p.cwd, [{ verdict: 'yes', confidence: 0.9, reason: 'fixed' }]) };
     },
     definition: {
@@ -159,7 +177,13 @@ export const SCENARIOS: Scenario[] = [
       name: 'retry',
       initial: 'fetch',
       states: {
-        fetch: { action: FLAKY, capture: 'fetch', retry: { attempts: 3, backoff: 0.05 }, on_yes: 'again', on_no: 'failed' },
+        fetch: {
+          action: FLAKY,
+          capture: 'fetch',
+          retry: { attempts: 3, backoff: 0.05 },
+          on_yes: 'again',
+          on_no: 'failed',
+        },
         again: { action: 'false', retry: { attempts: 2, backoff: 0 }, on_yes: 'done', on_no: 'done' },
         done: { terminal: true },
         failed: { terminal: true, failure: true },
@@ -238,7 +262,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'pinned',
-    covers: "a pinned pool run: every activity on the checkout's queue (actionQueue) with a schedule-to-start notice, no local activities",
+    covers:
+      "a pinned pool run: every activity on the checkout's queue (actionQueue) with a schedule-to-start notice, no local activities",
     pinned: true,
     definition: {
       name: 'pinned',
@@ -251,10 +276,14 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'failure-terminal',
-    covers: 'closeAsOutcome: a failure terminal fails the workflow (LoopFailed); a failing sub-loop fails its child workflow and the parent routes on its result',
+    covers:
+      'closeAsOutcome: a failure terminal fails the workflow (LoopFailed); a failing sub-loop fails its child workflow and the parent routes on its result',
     prepare: (p) => {
       mkdirSync(join(p.cwd, '.loops'), { recursive: true });
-      writeFileSync(join(p.cwd, '.loops', 'broken-child.yaml'), 'name: broken-child\ninitial: a\nstates:\n  a:\n    action: "echo child"\n    next: bad\n  bad:\n    terminal: true\n    failure: true\n');
+      writeFileSync(
+        join(p.cwd, '.loops', 'broken-child.yaml'),
+        'name: broken-child\ninitial: a\nstates:\n  a:\n    action: "echo child"\n    next: bad\n  bad:\n    terminal: true\n    failure: true\n',
+      );
       return {};
     },
     definition: {
@@ -270,7 +299,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'context-data',
-    covers: '--context values as data (dataContext) and masked ${env.*} values (maskLoopEnv) in shell and prompt actions',
+    covers:
+      '--context values as data (dataContext) and masked ${env.*} values (maskLoopEnv) in shell and prompt actions',
     dataContext: ['note'],
     prepare: () => ({ LL_RECORD_SECRET: 'recorded-secret-value' }),
     definition: {
@@ -278,7 +308,11 @@ export const SCENARIOS: Scenario[] = [
       initial: 'say',
       context: { note: 'a"; echo injected; "b' },
       states: {
-        say: { action: 'echo "note: ${context.note}"; echo "token ${env.LL_RECORD_SECRET}"', capture: 'said', next: 'ask' },
+        say: {
+          action: 'echo "note: ${context.note}"; echo "token ${env.LL_RECORD_SECRET}"',
+          capture: 'said',
+          next: 'ask',
+        },
         ask: { action: 'summarise: ${captured.said.output}', action_type: 'prompt', next: 'done' },
         done: { terminal: true },
       },
@@ -300,11 +334,22 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'rate-limit',
-    covers: 'pauseOnRateLimit: a prompt action and an LLM evaluation answered with a rate limit pause on a timer (rate_limit sleep until an instant) and are made again',
+    covers:
+      'pauseOnRateLimit: a prompt action and an LLM evaluation answered with a rate limit pause on a timer (rate_limit sleep until an instant) and are made again',
     prepare: (p) => {
       tool(p, 'agent');
-      const judged = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, structured_output: { verdict: 'yes', confidence: 0.9, reason: 'fine' } });
-      const limited = JSON.stringify({ type: 'result', subtype: 'success', is_error: true, result: 'API Error: Rate limit reached' });
+      const judged = JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        structured_output: { verdict: 'yes', confidence: 0.9, reason: 'fine' },
+      });
+      const limited = JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        is_error: true,
+        result: 'API Error: Rate limit reached',
+      });
       script(p.toolsDir, 'agent', [
         [1, 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}} retry-after: 1'],
         [0, 'fixed'],
@@ -319,14 +364,20 @@ export const SCENARIOS: Scenario[] = [
       llm: { rate_limit: { backoff: 1 } },
       states: {
         fix: { action: 'fix it', action_type: 'prompt', capture: 'fixed', next: 'check' },
-        check: { action: 'echo checked', evaluate: { type: 'llm_structured', prompt: 'Good?' }, on_yes: 'done', on_no: 'done' },
+        check: {
+          action: 'echo checked',
+          evaluate: { type: 'llm_structured', prompt: 'Good?' },
+          on_yes: 'done',
+          on_no: 'done',
+        },
         done: { terminal: true },
       },
     },
   },
   {
     name: 'schema-reask',
-    covers: 'checkAnswers: an answer outside the schema is asked again (llm_reask); output_schema parses a shell output into captured json',
+    covers:
+      'checkAnswers: an answer outside the schema is asked again (llm_reask); output_schema parses a shell output into captured json',
     prepare: (p) => ({
       FAKE_CLAUDE_VERDICTS: verdicts(p.cwd, [
         { verdict: 'maybe', confidence: 0.9, reason: 'unsure' },
@@ -337,8 +388,17 @@ export const SCENARIOS: Scenario[] = [
       name: 'schema-reask',
       initial: 'plan',
       states: {
-        plan: { action: 'echo \'{"files":["a.ts"]}\'', output_schema: { type: 'object', required: ['files'] }, capture: 'plan', next: 'judge' },
-        judge: { action: 'echo ${captured.plan.json.files.0}', evaluate: { type: 'llm_structured', schema: JUDGE_SCHEMA }, route: { done: 'done', again: 'judge', error: 'done' } },
+        plan: {
+          action: 'echo \'{"files":["a.ts"]}\'',
+          output_schema: { type: 'object', required: ['files'] },
+          capture: 'plan',
+          next: 'judge',
+        },
+        judge: {
+          action: 'echo ${captured.plan.json.files.0}',
+          evaluate: { type: 'llm_structured', schema: JUDGE_SCHEMA },
+          route: { done: 'done', again: 'judge', error: 'done' },
+        },
         done: { terminal: true },
       },
     },
@@ -350,8 +410,13 @@ export const SCENARIOS: Scenario[] = [
       execFileSync('git', ['init', '-q'], { cwd: p.cwd });
       writeFileSync(join(p.cwd, 'a.txt'), 'one\n');
       execFileSync('git', ['-c', 'user.email=r@example.com', '-c', 'user.name=r', 'add', 'a.txt'], { cwd: p.cwd });
-      execFileSync('git', ['-c', 'user.email=r@example.com', '-c', 'user.name=r', 'commit', '-qm', 'one'], { cwd: p.cwd });
-      writeFileSync(join(p.cwd, '.mcp.json'), JSON.stringify({ mcpServers: { tiny: { command: process.execPath, args: [join(FIXTURES, 'mcp-server')] } } }));
+      execFileSync('git', ['-c', 'user.email=r@example.com', '-c', 'user.name=r', 'commit', '-qm', 'one'], {
+        cwd: p.cwd,
+      });
+      writeFileSync(
+        join(p.cwd, '.mcp.json'),
+        JSON.stringify({ mcpServers: { tiny: { command: process.execPath, args: [join(FIXTURES, 'mcp-server')] } } }),
+      );
       return {};
     },
     definition: {
@@ -359,20 +424,43 @@ export const SCENARIOS: Scenario[] = [
       initial: 'call',
       max_iterations: 4,
       states: {
-        call: { action: 'tiny/echo', action_type: 'mcp_tool', params: { text: 'hi' }, route: { success: 'edit', _: 'done' } },
+        call: {
+          action: 'tiny/echo',
+          action_type: 'mcp_tool',
+          params: { text: 'hi' },
+          route: { success: 'edit', _: 'done' },
+        },
         // The first pass sees a.txt changed; the second sees the same diff: a stall, so `no`.
-        edit: { action: 'echo "changed" > a.txt', evaluate: { type: 'diff_stall', max_stall: 1 }, on_yes: 'edit', on_no: 'done', on_error: 'done' },
+        edit: {
+          action: 'echo "changed" > a.txt',
+          evaluate: { type: 'diff_stall', max_stall: 1 },
+          on_yes: 'edit',
+          on_no: 'done',
+          on_error: 'done',
+        },
         done: { terminal: true },
       },
     },
   },
   {
     name: 'budget',
-    covers: 'budgets: spend from the host CLI envelope (prompt usage) reaches max_cost_usd, budget_spent, on_budget routes',
+    covers:
+      'budgets: spend from the host CLI envelope (prompt usage) reaches max_cost_usd, budget_spent, on_budget routes',
     prepare: (p) => {
       tool(p, 'agent');
-      const envelope = (text: string) => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, total_cost_usd: 0.3, usage: { input_tokens: 100, output_tokens: 20 } });
-      script(p.toolsDir, 'agent', [[0, envelope('first')], [0, envelope('second')]]);
+      const envelope = (text: string) =>
+        JSON.stringify({
+          type: 'result',
+          subtype: 'success',
+          is_error: false,
+          result: text,
+          total_cost_usd: 0.3,
+          usage: { input_tokens: 100, output_tokens: 20 },
+        });
+      script(p.toolsDir, 'agent', [
+        [0, envelope('first')],
+        [0, envelope('second')],
+      ]);
       return { LL_HOST_CLI: 'agent' };
     },
     definition: {

@@ -41,11 +41,17 @@ export default async function setup({ provide }: Pick<TestProject, 'provide'>): 
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
   const args = [
-    'server', 'start-dev', '--headless',
-    '--ip', '127.0.0.1',
-    '--port', String(port),
-    '--namespace', 'default',
-    '--log-level', 'error',
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--namespace',
+    'default',
+    '--log-level',
+    'error',
     ...searchAttributeFlags(),
     ...devServerTuningFlags(),
   ];

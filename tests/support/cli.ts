@@ -32,7 +32,15 @@ export async function runCliInProcess(argv: readonly string[], opts: { cwd: stri
 }
 
 /** `ll-loop <argv…>` as a child process of the built binary, waited for (at most `timeoutMs`). */
-export function runCliBinary(argv: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...argv], { cwd: opts.cwd, env: opts.env, encoding: 'utf8', timeout: opts.timeoutMs ?? 90_000 });
+export function runCliBinary(
+  argv: readonly string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): CliResult {
+  const r = spawnSync(process.execPath, [BIN, ...argv], {
+    cwd: opts.cwd,
+    env: opts.env,
+    encoding: 'utf8',
+    timeout: opts.timeoutMs ?? 90_000,
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

@@ -31,7 +31,11 @@ export interface DummyWorker {
 }
 
 /** Start a dummy worker for the checkout at `root` and wait for its record. */
-export async function startDummyWorker(root: string, record: Partial<WorkerRecord> & Pick<WorkerRecord, 'host'>, opts: { stubborn?: boolean; drainMs?: number } = {}): Promise<DummyWorker> {
+export async function startDummyWorker(
+  root: string,
+  record: Partial<WorkerRecord> & Pick<WorkerRecord, 'host'>,
+  opts: { stubborn?: boolean; drainMs?: number } = {},
+): Promise<DummyWorker> {
   const file = workerRecordPath(root);
   const full: Omit<WorkerRecord, 'pid'> = {
     version: '0.0.0-dummy',
@@ -46,7 +50,20 @@ export async function startDummyWorker(root: string, record: Partial<WorkerRecor
     started_by: 'on-demand',
     ...record,
   };
-  const child = spawn(process.execPath, ['-e', SCRIPT, 'll-loop', 'worker', file, JSON.stringify(full), opts.stubborn ? 'stubborn' : 'drain', String(opts.drainMs ?? 300)], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      SCRIPT,
+      'll-loop',
+      'worker',
+      file,
+      JSON.stringify(full),
+      opts.stubborn ? 'stubborn' : 'drain',
+      String(opts.drainMs ?? 300),
+    ],
+    { stdio: 'ignore' },
+  );
   const written = (): boolean => {
     try {
       return (JSON.parse(readFileSync(file, 'utf8')) as WorkerRecord).pid === child.pid;

@@ -75,8 +75,23 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
       if (once && !limitedOnce.has(model)) {
         limitedOnce.add(model);
         return anthropic
-          ? json(429, { type: 'error', error: { type: 'rate_limit_error', message: 'rate limited for now' } }, { 'retry-after': once[1]! })
-          : json(429, { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': once[1]! });
+          ? json(
+              429,
+              { type: 'error', error: { type: 'rate_limit_error', message: 'rate limited for now' } },
+              { 'retry-after': once[1]! },
+            )
+          : json(
+              429,
+              {
+                error: {
+                  message: 'Rate limit reached for requests',
+                  type: 'requests',
+                  param: null,
+                  code: 'rate_limit_exceeded',
+                },
+              },
+              { 'retry-after': once[1]! },
+            );
       }
       if (once) return answer(json, anthropic, once[2]!, body, cost);
       const sequence = /^verdicts-([^#]*)/.exec(model);
@@ -89,16 +104,62 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
       }
       if (model === 'rate-limited') {
         return anthropic
-          ? json(429, { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } }, { 'retry-after': String(RETRY_AFTER_S) })
-          : json(429, { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': String(RETRY_AFTER_S) });
+          ? json(
+              429,
+              {
+                type: 'error',
+                error: {
+                  type: 'rate_limit_error',
+                  message: 'Number of request tokens has exceeded your per-minute rate limit',
+                },
+              },
+              { 'retry-after': String(RETRY_AFTER_S) },
+            )
+          : json(
+              429,
+              {
+                error: {
+                  message: 'Rate limit reached for requests',
+                  type: 'requests',
+                  param: null,
+                  code: 'rate_limit_exceeded',
+                },
+              },
+              { 'retry-after': String(RETRY_AFTER_S) },
+            );
       }
       if (model === 'overloaded') {
-        return anthropic ? json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) : json(503, { error: { message: 'The server is overloaded', type: 'server_error' } });
+        return anthropic
+          ? json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })
+          : json(503, { error: { message: 'The server is overloaded', type: 'server_error' } });
       }
       if (model === 'no-text') {
         return anthropic
-          ? json(200, { id: 'msg_fake', type: 'message', role: 'assistant', model, content: [], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 0 } })
-          : json(200, { id: 'chatcmpl-fake', object: 'chat.completion', created: 1_700_000_000, model, choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 } });
+          ? json(200, {
+              id: 'msg_fake',
+              type: 'message',
+              role: 'assistant',
+              model,
+              content: [],
+              stop_reason: 'end_turn',
+              stop_sequence: null,
+              usage: { input_tokens: 5, output_tokens: 0 },
+            })
+          : json(200, {
+              id: 'chatcmpl-fake',
+              object: 'chat.completion',
+              created: 1_700_000_000,
+              model,
+              choices: [
+                {
+                  index: 0,
+                  message: { role: 'assistant', content: null, refusal: null },
+                  logprobs: null,
+                  finish_reason: 'stop',
+                },
+              ],
+              usage: { prompt_tokens: 5, completion_tokens: 0, total_tokens: 5 },
+            });
       }
       const slow = /^slow-(\d+)$/.exec(model);
       if (slow) {
@@ -129,13 +190,26 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
 type Json = (status: number, value: unknown, headers?: Record<string, string>) => void;
 
 /** The well-formed answers: a verdict for `verdict-<v>`, else prose (or the echoed text). */
-function answer(json: Json, anthropic: boolean, model: string, body: Record<string, unknown>, cost: number | undefined): void {
-  const verdict = model.startsWith('verdict-') ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' } : undefined;
+function answer(
+  json: Json,
+  anthropic: boolean,
+  model: string,
+  body: Record<string, unknown>,
+  cost: number | undefined,
+): void {
+  const verdict = model.startsWith('verdict-')
+    ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' }
+    : undefined;
   const prose = model.startsWith('echo:') ? model : 'I think it went fine.';
   if (anthropic) {
     // A verdict is the forced tool's input when the request forces one; asked for plain text (a prompt state), its JSON as text.
     const tool = (body['tool_choice'] as { name?: string } | undefined)?.name;
-    const content = verdict === undefined ? [{ type: 'text', text: prose }] : tool === undefined ? [{ type: 'text', text: JSON.stringify(verdict) }] : [{ type: 'tool_use', id: 'toolu_fake', name: tool, input: verdict }];
+    const content =
+      verdict === undefined
+        ? [{ type: 'text', text: prose }]
+        : tool === undefined
+          ? [{ type: 'text', text: JSON.stringify(verdict) }]
+          : [{ type: 'tool_use', id: 'toolu_fake', name: tool, input: verdict }];
     return json(200, {
       id: 'msg_fake',
       type: 'message',
@@ -152,7 +226,14 @@ function answer(json: Json, anthropic: boolean, model: string, body: Record<stri
     object: 'chat.completion',
     created: 1_700_000_000,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: verdict ? JSON.stringify(verdict) : prose, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: verdict ? JSON.stringify(verdict) : prose, refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
     usage: { prompt_tokens: 130, completion_tokens: 17, total_tokens: 147, ...(cost === undefined ? {} : { cost }) },
   });
 }

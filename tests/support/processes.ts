@@ -38,7 +38,12 @@ export function pidAlive(pid: number): boolean {
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Check every `intervalMs` until `check` holds; throws "timed out waiting for <what>" after `timeoutMs`. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000, intervalMs = 100): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -50,7 +55,12 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
  * Call `fn` every `intervalMs` until it returns a value (a rejection counts as "not yet");
  * throws "timed out waiting for <what>" after `timeoutMs`.
  */
-export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 200): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+  intervalMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn().catch(() => undefined);
@@ -64,7 +74,12 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
  * Call `fn` every `intervalMs` until `ok` accepts its value or `timeoutMs` has passed, and return
  * the last value either way, so the caller's assertion shows what it was.
  */
-export async function settle<T>(fn: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000, intervalMs = 200): Promise<T> {
+export async function settle<T>(
+  fn: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs = 15_000,
+  intervalMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
@@ -107,7 +122,8 @@ export function checkoutWorkersOf(testRunId: string): number[] {
     try {
       const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
       if (!cmdline.includes('ll-loop.js\0worker')) continue;
-      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`LL_TEST_RUN_ID=${testRunId}`)) out.push(Number(name));
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`LL_TEST_RUN_ID=${testRunId}`))
+        out.push(Number(name));
     } catch {
       // gone, or not ours
     }

@@ -7,7 +7,13 @@ import { mkdtempSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalFile, readJournal, sweepJournal, writeJournal, JOURNAL_KEEP_MS } from '../../activities/action-journal.js';
+import {
+  journalFile,
+  readJournal,
+  sweepJournal,
+  writeJournal,
+  JOURNAL_KEEP_MS,
+} from '../../activities/action-journal.js';
 import type { ActionResult } from '../../fsm/types.js';
 
 const result: ActionResult = { output: 'token=***\n', stderr: '', exit_code: 0, duration_ms: 12 };
@@ -24,7 +30,7 @@ describe('the action journal', () => {
     expect(readJournal(dir, { ...key, workflowId: 'other' })).toBeUndefined();
   });
 
-  it('entries are the user\'s alone and leave no temporary file behind', () => {
+  it("entries are the user's alone and leave no temporary file behind", () => {
     const dir = mkdtempSync(join(tmpdir(), 'll-journal-'));
     writeJournal(dir, key, 'check', result);
     const file = journalFile(dir, key);

@@ -25,7 +25,10 @@ interface RawLoop {
   name: string;
   max_iterations?: number;
   parameters?: Record<string, { type: string; default?: unknown; required?: boolean; description?: string }>;
-  states: Record<string, { terminal?: boolean; failure?: boolean; action_type?: string; on_error?: string; action?: string }>;
+  states: Record<
+    string,
+    { terminal?: boolean; failure?: boolean; action_type?: string; on_error?: string; action?: string }
+  >;
 }
 
 describe('the built-in loops', () => {
@@ -33,38 +36,47 @@ describe('the built-in loops', () => {
     expect(builtinLoopNames()).toEqual(EXPECTED);
   });
 
-  it.each(EXPECTED)('%s validates from an empty directory, without warnings, through ll-loop validate', async (name) => {
-    const cwd = emptyProject();
-    const r = await runCliInProcess(['validate', name], { cwd: cwd });
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(EXIT.ok);
-    expect(r.stdout).toContain(join(BUILTIN_LOOPS_DIR, `${name}.yaml`));
-    expect(r.stdout).not.toMatch(/warning/);
-  });
+  it.each(EXPECTED)(
+    '%s validates from an empty directory, without warnings, through ll-loop validate',
+    async (name) => {
+      const cwd = emptyProject();
+      const r = await runCliInProcess(['validate', name], { cwd: cwd });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(EXIT.ok);
+      expect(r.stdout).toContain(join(BUILTIN_LOOPS_DIR, `${name}.yaml`));
+      expect(r.stdout).not.toMatch(/warning/);
+    },
+  );
 
-  it.each(EXPECTED)('%s follows the catalog conventions (parameters, limits, failure terminals, agent errors)', (name) => {
-    const raw = parse(readFileSync(join(BUILTIN_LOOPS_DIR, `${name}.yaml`), 'utf8'), { version: '1.2' }) as RawLoop;
-    expect(raw.name).toBe(name);
-    // An explicit cap, not the default 50: each loop's own budget is documented against it.
-    expect(raw.max_iterations).toBeGreaterThan(0);
-    expect(raw.max_iterations).toBeLessThan(50);
-    const parameters = Object.entries(raw.parameters ?? {});
-    expect(parameters.length).toBeGreaterThan(0);
-    for (const [, spec] of parameters) {
-      expect(spec.description, `${name}: every parameter says what it is`).toBeTruthy();
-      // Runnable as is: every parameter has a default, so `ll-loop run <name>` needs no --context.
-      expect(spec.default, `${name}: every parameter has a default`).toBeDefined();
-    }
-    const terminals = Object.values(raw.states).filter((s) => s.terminal);
-    expect(terminals.some((s) => s.failure === true)).toBe(true);
-    expect(terminals.some((s) => s.failure !== true)).toBe(true);
-    for (const [stateName, state] of Object.entries(raw.states)) {
-      if (state.action_type === 'prompt') expect(state.on_error, `${name}.${stateName}: a failing agent ends in a failure terminal`).toBeDefined();
-    }
-    // The loop is generic: every command it runs comes from a parameter.
-    const commands = Object.values(raw.states).filter((s) => s.action !== undefined && s.action_type !== 'prompt' && !s.terminal);
-    for (const state of commands) expect(state.action).toMatch(/^\$\{context\.[a-z_]+\}$/);
-  });
+  it.each(EXPECTED)(
+    '%s follows the catalog conventions (parameters, limits, failure terminals, agent errors)',
+    (name) => {
+      const raw = parse(readFileSync(join(BUILTIN_LOOPS_DIR, `${name}.yaml`), 'utf8'), { version: '1.2' }) as RawLoop;
+      expect(raw.name).toBe(name);
+      // An explicit cap, not the default 50: each loop's own budget is documented against it.
+      expect(raw.max_iterations).toBeGreaterThan(0);
+      expect(raw.max_iterations).toBeLessThan(50);
+      const parameters = Object.entries(raw.parameters ?? {});
+      expect(parameters.length).toBeGreaterThan(0);
+      for (const [, spec] of parameters) {
+        expect(spec.description, `${name}: every parameter says what it is`).toBeTruthy();
+        // Runnable as is: every parameter has a default, so `ll-loop run <name>` needs no --context.
+        expect(spec.default, `${name}: every parameter has a default`).toBeDefined();
+      }
+      const terminals = Object.values(raw.states).filter((s) => s.terminal);
+      expect(terminals.some((s) => s.failure === true)).toBe(true);
+      expect(terminals.some((s) => s.failure !== true)).toBe(true);
+      for (const [stateName, state] of Object.entries(raw.states)) {
+        if (state.action_type === 'prompt')
+          expect(state.on_error, `${name}.${stateName}: a failing agent ends in a failure terminal`).toBeDefined();
+      }
+      // The loop is generic: every command it runs comes from a parameter.
+      const commands = Object.values(raw.states).filter(
+        (s) => s.action !== undefined && s.action_type !== 'prompt' && !s.terminal,
+      );
+      for (const state of commands) expect(state.action).toMatch(/^\$\{context\.[a-z_]+\}$/);
+    },
+  );
 
   it.each(EXPECTED)('%s has a row in docs/catalog.md naming each parameter with its default', (name) => {
     const doc = readFileSync(join(PACKAGE_ROOT, 'docs', 'catalog.md'), 'utf8');
@@ -92,7 +104,11 @@ describe('the built-in loops', () => {
   });
 
   it('ship with the package (npm pack lists loops/*.yaml and the fragment libraries in loops/lib/)', () => {
-    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE_ROOT, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: PACKAGE_ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status).toBe(0);
     const files = (JSON.parse(r.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
     const shipped = readdirSync(BUILTIN_LOOPS_DIR, { recursive: true, withFileTypes: true })
@@ -108,19 +124,31 @@ describe('ll-loop list', () => {
     const cwd = emptyProject();
     const json = await runCliInProcess(['list', '--builtin', '--json'], { cwd: cwd });
     expect(json.code).toBe(EXIT.ok);
-    const listed = JSON.parse(json.stdout) as Array<{ name: string; valid: boolean; description: string; parameters: Record<string, unknown>; shadowed: boolean }>;
+    const listed = JSON.parse(json.stdout) as Array<{
+      name: string;
+      valid: boolean;
+      description: string;
+      parameters: Record<string, unknown>;
+      shadowed: boolean;
+    }>;
     expect(listed.map((l) => l.name)).toEqual(EXPECTED);
     for (const l of listed) {
       expect(l).toMatchObject({ valid: true, shadowed: false });
       expect(l.description.length).toBeGreaterThan(20);
     }
-    expect(Object.keys(listed.find((l) => l.name === 'test-until-pass')!.parameters)).toEqual(['test_cmd', 'max_fixes']);
+    expect(Object.keys(listed.find((l) => l.name === 'test-until-pass')!.parameters)).toEqual([
+      'test_cmd',
+      'max_fixes',
+    ]);
     const text = await runCliInProcess(['list', '--builtin'], { cwd: cwd });
     expect(text.stdout).toMatch(/^NAME\s+CATEGORY\s+SHADOWED BY\s+DESCRIPTION/);
     expect(text.stdout).toMatch(/test-until-pass\s+testing\s+-\s+Run the tests; while they fail/);
     expect(text.stdout).toContain('ll-loop install <name>');
     const filtered = await runCliInProcess(['list', '--builtin', '--category', 'testing', '--json'], { cwd: cwd });
-    expect((JSON.parse(filtered.stdout) as Array<{ name: string }>).map((l) => l.name)).toEqual(['coverage-up', 'test-until-pass']);
+    expect((JSON.parse(filtered.stdout) as Array<{ name: string }>).map((l) => l.name)).toEqual([
+      'coverage-up',
+      'test-until-pass',
+    ]);
   });
 
   it('without --builtin shows the project loops and names the built-ins', async () => {
@@ -148,7 +176,9 @@ describe('ll-loop install', () => {
     expect(r.stdout).toContain('run it:   ll-loop run fix-lint   (set a parameter: --context lint_cmd=VALUE)');
     expect(r.stdout).toMatch(/max_fixes\s+default 3\s+Agent fix attempts/);
     const copy = readFileSync(join(cwd, '.loops', 'fix-lint.yaml'), 'utf8');
-    expect(copy).toBe(`# Installed from the built-in loop fix-lint by ll-loop install; edit it freely.\n${readFileSync(join(BUILTIN_LOOPS_DIR, 'fix-lint.yaml'), 'utf8')}`);
+    expect(copy).toBe(
+      `# Installed from the built-in loop fix-lint by ll-loop install; edit it freely.\n${readFileSync(join(BUILTIN_LOOPS_DIR, 'fix-lint.yaml'), 'utf8')}`,
+    );
     const project = loadLoop('fix-lint', cwd);
     expect(project.file).toBe(join(cwd, '.loops', 'fix-lint.yaml'));
     expect(project.definition).toEqual(loadLoop(join(BUILTIN_LOOPS_DIR, 'fix-lint.yaml'), cwd).definition);
@@ -190,7 +220,9 @@ describe('ll-loop install', () => {
   it('names the built-ins, with a did-you-mean, for an unknown name', async () => {
     const r = await runCliInProcess(['install', 'fix-lnt'], { cwd: emptyProject() });
     expect(r.code).toBe(EXIT.usage);
-    expect(r.stderr).toContain(`error: no built-in loop named "fix-lnt" (did you mean "fix-lint"?); built-in loops: ${EXPECTED.join(', ')}`);
+    expect(r.stderr).toContain(
+      `error: no built-in loop named "fix-lnt" (did you mean "fix-lint"?); built-in loops: ${EXPECTED.join(', ')}`,
+    );
     expect(r.stderr).toContain('fix: ll-loop list --builtin');
     const none = await runCliInProcess(['install'], { cwd: emptyProject() });
     expect(none.stderr).toContain('install needs the name of a built-in loop');
@@ -199,7 +231,12 @@ describe('ll-loop install', () => {
   it('--as installs under another name, renaming the copy; a bad name is refused', async () => {
     const cwd = emptyProject();
     const r = await runCliInProcess(['install', 'reduce-errors', '--as', 'lint-down', '--json'], { cwd: cwd });
-    expect(JSON.parse(r.stdout)).toMatchObject({ builtin: 'reduce-errors', name: 'lint-down', file: join(cwd, '.loops', 'lint-down.yaml'), overwritten: false });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      builtin: 'reduce-errors',
+      name: 'lint-down',
+      file: join(cwd, '.loops', 'lint-down.yaml'),
+      overwritten: false,
+    });
     const loaded = loadLoop('lint-down', cwd);
     expect(loaded.definition?.name).toBe('lint-down');
     expect(loaded.definition?.states).toEqual(loadLoop('reduce-errors', cwd).definition?.states);
@@ -215,7 +252,11 @@ describe('shadowing', () => {
     const file = join(cwd, '.loops', 'coverage-up.yaml');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^description: .*$/m, 'description: our own coverage loop'));
     expect(loadLoop('coverage-up', cwd).definition?.description).toBe('our own coverage loop');
-    const listed = JSON.parse((await runCliInProcess(['list', '--builtin', '--json'], { cwd: cwd })).stdout) as Array<{ name: string; shadowed: boolean; project_file?: string }>;
+    const listed = JSON.parse((await runCliInProcess(['list', '--builtin', '--json'], { cwd: cwd })).stdout) as Array<{
+      name: string;
+      shadowed: boolean;
+      project_file?: string;
+    }>;
     expect(listed.find((l) => l.name === 'coverage-up')).toMatchObject({ shadowed: true, project_file: file });
     expect(listed.filter((l) => l.shadowed).map((l) => l.name)).toEqual(['coverage-up']);
     const text = await runCliInProcess(['list', '--builtin'], { cwd: cwd });

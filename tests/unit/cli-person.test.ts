@@ -39,7 +39,9 @@ beforeEach(() => {
 
 describe('--version', () => {
   it.each(['--version', '-V'])('%s prints the package version and exits 0', async (flag) => {
-    const version = (JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+    const version = (
+      JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
+    ).version;
     const r = await runCliInProcess([flag], { cwd: root });
     expect(r).toEqual({ code: EXIT.ok, stdout: `ll-loop ${version}\n`, stderr: '' });
   });
@@ -84,7 +86,9 @@ describe('unknown options and commands', () => {
   it('a mistyped command that is no loop suggests the command', async () => {
     const r = await runCliInProcess(['statsu'], { cwd: root });
     expect(r.code).toBe(EXIT.usage);
-    expect(r.stderr).toBe('error: unknown command "statsu" (and no loop of that name)\nfix: did you mean ll-loop status? (ll-loop help lists the commands)\n');
+    expect(r.stderr).toBe(
+      'error: unknown command "statsu" (and no loop of that name)\nfix: did you mean ll-loop status? (ll-loop help lists the commands)\n',
+    );
   });
 
   it('a word closer to a loop than to a command is a mistyped loop name', async () => {
@@ -110,7 +114,10 @@ describe('help and validate as a new user meets them', () => {
   });
 
   it('validate names files relative to where it was started, and every load error has a fix', async () => {
-    loop('yes', 'name: yes\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: yes\n');
+    loop(
+      'yes',
+      'name: yes\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: yes\n',
+    );
     mkdirSync(join(root, 'src'));
     const fromSub = await runCliInProcess(['validate', 'yes'], { cwd: join(root, 'src') });
     expect(fromSub.code).toBe(EXIT.usage);
@@ -128,20 +135,37 @@ describe('--context keys the loop does not use', () => {
   it('are refused, naming the key, the closest used key and all of them', async () => {
     const r = await runCliInProcess(['run', 'greet', '--context', 'moood=happy', '--dry-run'], { cwd: root });
     expect(r.code).toBe(EXIT.usage);
-    expect(r.stderr).toContain('error: --context "moood": loop "greet" does not use this key (did you mean "mood"?); it uses mood, who');
+    expect(r.stderr).toContain(
+      'error: --context "moood": loop "greet" does not use this key (did you mean "mood"?); it uses mood, who',
+    );
     expect(r.stderr).toContain('--context-allow-unknown');
   });
 
   it('are passed on with --context-allow-unknown', async () => {
-    const r = await runCliInProcess(['run', 'greet', '--context', 'moood=happy', '--context-allow-unknown', '--dry-run'], { cwd: root });
+    const r = await runCliInProcess(
+      ['run', 'greet', '--context', 'moood=happy', '--context-allow-unknown', '--dry-run'],
+      { cwd: root },
+    );
     expect(r.code, r.stderr).toBe(EXIT.ok);
     expect(r.stdout).toContain('"moood":"happy"');
   });
 
   it('a key only referenced (${context.X}) or declared is used; so is one a passthrough sub-loop uses', async () => {
-    expect((await runCliInProcess(['run', 'greet', '--context', 'mood=ok', '--context', 'who=me', '--dry-run'], { cwd: root })).code).toBe(EXIT.ok);
-    loop('child', 'name: child\ninitial: a\nstates:\n  a:\n    action: "echo ${context.depth}"\n    next: done\n  done:\n    terminal: true\n');
-    loop('parent', 'name: parent\ninitial: sub\nstates:\n  sub:\n    loop: child\n    context_passthrough: true\n    on_yes: done\n    on_no: done\n  done:\n    terminal: true\n');
+    expect(
+      (
+        await runCliInProcess(['run', 'greet', '--context', 'mood=ok', '--context', 'who=me', '--dry-run'], {
+          cwd: root,
+        })
+      ).code,
+    ).toBe(EXIT.ok);
+    loop(
+      'child',
+      'name: child\ninitial: a\nstates:\n  a:\n    action: "echo ${context.depth}"\n    next: done\n  done:\n    terminal: true\n',
+    );
+    loop(
+      'parent',
+      'name: parent\ninitial: sub\nstates:\n  sub:\n    loop: child\n    context_passthrough: true\n    on_yes: done\n    on_no: done\n  done:\n    terminal: true\n',
+    );
     const r = await runCliInProcess(['run', 'parent', '--context', 'depth=2', '--dry-run'], { cwd: root });
     expect(r.code, r.stderr).toBe(EXIT.ok);
     const wrong = await runCliInProcess(['run', 'parent', '--context', 'dept=2', '--dry-run'], { cwd: root });
@@ -166,7 +190,10 @@ describe('from a subdirectory', () => {
     // Named as typed: relative to where the command was started.
     expect(local.stdout).toMatch(/^✓ local\.yaml is valid/);
     // Scope paths are the project's, whichever directory the command starts in.
-    loop('scoped', 'name: scoped\ndescription: d\nscope: [src/]\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+    loop(
+      'scoped',
+      'name: scoped\ndescription: d\nscope: [src/]\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
+    );
     const shown = await runCliInProcess(['show', 'scoped', '--format', 'json'], { cwd: sub });
     expect(shown.code, shown.stderr).toBe(EXIT.ok);
     expect((JSON.parse(shown.stdout) as { scope: string[] }).scope).toEqual(['src']);

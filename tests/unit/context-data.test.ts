@@ -6,10 +6,15 @@ import { validateLoop } from '../../fsm/validate.js';
 import { scope } from './helpers.js';
 
 describe('--context values as data', () => {
-  const def = { parameters: { check_cmd: { type: 'command', required: false }, n: { type: 'integer', required: false } } } as unknown as Pick<LoopDefinition, 'parameters'>;
+  const def = {
+    parameters: { check_cmd: { type: 'command', required: false }, n: { type: 'integer', required: false } },
+  } as unknown as Pick<LoopDefinition, 'parameters'>;
 
   it('every command-line key is data except a command parameter', () => {
-    expect(commandLineDataKeys(def, { x: 'a"; touch F', check_cmd: 'pytest -q | tee log', n: '3' })).toEqual(['x', 'n']);
+    expect(commandLineDataKeys(def, { x: 'a"; touch F', check_cmd: 'pytest -q | tee log', n: '3' })).toEqual([
+      'x',
+      'n',
+    ]);
     expect(commandLineDataKeys({}, {})).toEqual([]);
   });
 
@@ -24,8 +29,15 @@ describe('--context values as data', () => {
 
   it('a command parameter takes a non-empty command and validates in a loop file', () => {
     expect(coerceParameter({ type: 'command', required: false }, 'make test')).toEqual({ value: 'make test' });
-    expect(coerceParameter({ type: 'command', required: false }, '  ')).toEqual({ error: 'expected a shell command, got "  "' });
-    const r = validateLoop({ name: 'l', initial: 'a', parameters: { c: { type: 'command', default: 'true' } }, states: { a: { action: '${context.c}', terminal: true } } });
+    expect(coerceParameter({ type: 'command', required: false }, '  ')).toEqual({
+      error: 'expected a shell command, got "  "',
+    });
+    const r = validateLoop({
+      name: 'l',
+      initial: 'a',
+      parameters: { c: { type: 'command', default: 'true' } },
+      states: { a: { action: '${context.c}', terminal: true } },
+    });
     expect(r.definition?.parameters?.c?.type).toBe('command');
   });
 });

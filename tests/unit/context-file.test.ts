@@ -16,7 +16,10 @@ let root: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'll-loop-context-file-'));
   mkdirSync(join(root, '.loops'));
-  writeFileSync(join(root, '.loops', 'greet.yaml'), 'name: greet\ninitial: hello\nstates:\n  hello:\n    action: "echo ${context.who}"\n    next: done\n  done:\n    terminal: true\ncontext:\n  who: world\n');
+  writeFileSync(
+    join(root, '.loops', 'greet.yaml'),
+    'name: greet\ninitial: hello\nstates:\n  hello:\n    action: "echo ${context.who}"\n    next: done\n  done:\n    terminal: true\ncontext:\n  who: world\n',
+  );
 });
 
 describe('--context-file KEY=PATH', () => {
@@ -33,7 +36,9 @@ describe('--context-file KEY=PATH', () => {
   it('reads a relative path from the directory the command was started in', async () => {
     mkdirSync(join(root, 'sub'));
     writeFileSync(join(root, 'sub', 'who.txt'), 'from-sub');
-    const r = await runCliInProcess(['run', 'greet', '--context-file', 'who=who.txt', '--dry-run'], { cwd: join(root, 'sub') });
+    const r = await runCliInProcess(['run', 'greet', '--context-file', 'who=who.txt', '--dry-run'], {
+      cwd: join(root, 'sub'),
+    });
     expect(r.code, r.stderr).toBe(EXIT.ok);
     expect(r.stdout).toContain('"who":"from-sub"');
   });
@@ -41,10 +46,16 @@ describe('--context-file KEY=PATH', () => {
   it('refuses a pair without =, a missing file, a directory, non-UTF-8 and a key given twice', async () => {
     const noEq = await runCliInProcess(['run', 'greet', '--context-file', 'who', '--dry-run'], { cwd: root });
     expect(noEq.code).toBe(EXIT.usage);
-    expect(noEq.stderr).toBe('error: --context-file "who" is not KEY=PATH\nfix: write --context-file name=path/to/file (the file’s contents become the value of context.name)\n');
-    const missing = await runCliInProcess(['run', 'greet', '--context-file', 'who=nope.txt', '--dry-run'], { cwd: root });
+    expect(noEq.stderr).toBe(
+      'error: --context-file "who" is not KEY=PATH\nfix: write --context-file name=path/to/file (the file’s contents become the value of context.name)\n',
+    );
+    const missing = await runCliInProcess(['run', 'greet', '--context-file', 'who=nope.txt', '--dry-run'], {
+      cwd: root,
+    });
     expect(missing.code).toBe(EXIT.usage);
-    expect(missing.stderr).toBe(`error: --context-file who=nope.txt: cannot read ${join(root, 'nope.txt')} (no such file)\nfix: give the path of a readable file, relative to the directory you run ll-loop in\n`);
+    expect(missing.stderr).toBe(
+      `error: --context-file who=nope.txt: cannot read ${join(root, 'nope.txt')} (no such file)\nfix: give the path of a readable file, relative to the directory you run ll-loop in\n`,
+    );
     const dir = await runCliInProcess(['run', 'greet', '--context-file', 'who=.loops', '--dry-run'], { cwd: root });
     expect(dir.code).toBe(EXIT.usage);
     expect(dir.stderr).toContain('(it is a directory)');
@@ -53,7 +64,10 @@ describe('--context-file KEY=PATH', () => {
     expect(binary.code).toBe(EXIT.usage);
     expect(binary.stderr).toContain(`error: --context-file who: ${join(root, 'bin.dat')} is not UTF-8 text\nfix: `);
     writeFileSync(join(root, 'who.txt'), 'x');
-    const twice = await runCliInProcess(['run', 'greet', '--context', 'who=y', '--context-file', 'who=who.txt', '--dry-run'], { cwd: root });
+    const twice = await runCliInProcess(
+      ['run', 'greet', '--context', 'who=y', '--context-file', 'who=who.txt', '--dry-run'],
+      { cwd: root },
+    );
     expect(twice.code).toBe(EXIT.usage);
     expect(twice.stderr).toContain('error: context key "who" is given twice');
   });

@@ -5,14 +5,26 @@ import { TemplateSyntaxError } from '../../fsm/template.js';
 describe('resolveContext', () => {
   it.each([
     ['a plain value', { target_dir: 'src/' }, { target_dir: 'src/' }],
-    ['the seed example', { target_dir: 'src/', max_errors: 10, metric_cmd: 'mypy ${context.target_dir}' }, { target_dir: 'src/', max_errors: 10, metric_cmd: 'mypy src/' }],
+    [
+      'the seed example',
+      { target_dir: 'src/', max_errors: 10, metric_cmd: 'mypy ${context.target_dir}' },
+      { target_dir: 'src/', max_errors: 10, metric_cmd: 'mypy src/' },
+    ],
     ['a forward reference', { cmd: 'mypy ${context.dir}', dir: 'lib/' }, { cmd: 'mypy lib/', dir: 'lib/' }],
     ['a chain', { a: '${context.b}!', b: '${context.c}?', c: 'x' }, { a: 'x?!', b: 'x?', c: 'x' }],
     ['repeated references', { a: '${context.b}${context.b}', b: 'y' }, { a: 'yy', b: 'y' }],
     ['a number rendered in text', { n: 10, msg: 'max ${context.n}' }, { n: 10, msg: 'max 10' }],
-    ['a boolean and a list as JSON', { on: true, xs: [1, 2], msg: '${context.on} ${context.xs}' }, { on: true, xs: [1, 2], msg: 'true [1,2]' }],
+    [
+      'a boolean and a list as JSON',
+      { on: true, xs: [1, 2], msg: '${context.on} ${context.xs}' },
+      { on: true, xs: [1, 2], msg: 'true [1,2]' },
+    ],
     ['a nested key', { obj: { k: 'v' }, msg: '${context.obj.k}' }, { obj: { k: 'v' }, msg: 'v' }],
-    ['an array index, negative from the end', { xs: ['a', 'b'], first: '${context.xs.0}', last: '${context.xs.-1}' }, { xs: ['a', 'b'], first: 'a', last: 'b' }],
+    [
+      'an array index, negative from the end',
+      { xs: ['a', 'b'], first: '${context.xs.0}', last: '${context.xs.-1}' },
+      { xs: ['a', 'b'], first: 'a', last: 'b' },
+    ],
     ['a default for a missing key', { msg: '${context.nope:-fallback}' }, { msg: 'fallback' }],
     ['a default for an empty value', { empty: '', msg: '${context.empty:-fallback}' }, { empty: '', msg: 'fallback' }],
     ['a default for a missing nested key', { obj: {}, msg: '${context.obj.k:-d}' }, { obj: {}, msg: 'd' }],
@@ -37,8 +49,18 @@ describe('resolveContext', () => {
   it.each([
     ['a self-reference', { a: '${context.a}' }, 'context reference cycle: a → a', 'a'],
     ['a two-step cycle', { a: '${context.b}', b: '${context.a}' }, 'context reference cycle: a → b → a', 'a'],
-    ['a three-step cycle', { a: 'x ${context.b}', b: '${context.c}', c: '${context.a}' }, 'context reference cycle: a → b → c → a', 'a'],
-    ['a cycle reached from outside it', { start: '${context.b}', b: '${context.c}', c: '${context.b}' }, 'context reference cycle: b → c → b', 'b'],
+    [
+      'a three-step cycle',
+      { a: 'x ${context.b}', b: '${context.c}', c: '${context.a}' },
+      'context reference cycle: a → b → c → a',
+      'a',
+    ],
+    [
+      'a cycle reached from outside it',
+      { start: '${context.b}', b: '${context.c}', c: '${context.b}' },
+      'context reference cycle: b → c → b',
+      'b',
+    ],
   ])('throws ContextError naming the chain for %s', (_label, context, message, key) => {
     let caught: unknown;
     try {
@@ -51,10 +73,15 @@ describe('resolveContext', () => {
     expect((caught as ContextError).key).toBe(key);
   });
 
-  it.each(['captured.x.output', 'prev.output', 'result.verdict', 'state.name', 'loop.name', 'env.HOME'])('refuses ${%s}: only context may be referenced', (ref) => {
-    expect(() => resolveContext({ a: `echo \${${ref}}` })).toThrow(ContextError);
-    expect(() => resolveContext({ a: `echo \${${ref}}` })).toThrow(`context.a references \${${ref}}: context values may only reference other context values`);
-  });
+  it.each(['captured.x.output', 'prev.output', 'result.verdict', 'state.name', 'loop.name', 'env.HOME'])(
+    'refuses ${%s}: only context may be referenced',
+    (ref) => {
+      expect(() => resolveContext({ a: `echo \${${ref}}` })).toThrow(ContextError);
+      expect(() => resolveContext({ a: `echo \${${ref}}` })).toThrow(
+        `context.a references \${${ref}}: context values may only reference other context values`,
+      );
+    },
+  );
 
   it.each([
     ['a missing key', { a: '${context.nope}' }, '--context nope=VALUE'],

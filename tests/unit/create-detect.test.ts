@@ -15,7 +15,8 @@ function projectWith(files: Record<string, string>): string {
   return dir;
 }
 
-const pkg = (scripts: Record<string, string>, extra: Record<string, unknown> = {}) => JSON.stringify({ name: 'p', scripts, ...extra });
+const pkg = (scripts: Record<string, string>, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ name: 'p', scripts, ...extra });
 
 /** id, command, preselected — what the wizard lists. */
 function listed(files: Record<string, string>): Array<[string, string, boolean]> {
@@ -27,33 +28,108 @@ describe('detectChecks', () => {
     ['an empty directory offers nothing', {}, []],
     [
       'package.json scripts (typecheck, lint, test); tests are offered unticked',
-      { 'package.json': pkg({ typecheck: 'tsc --noEmit', lint: 'eslint .', test: 'vitest run' }), 'tsconfig.json': '{}' },
-      [['types', 'npm run typecheck', true], ['lint', 'npm run lint', true], ['tests', 'npm test', false]],
+      {
+        'package.json': pkg({ typecheck: 'tsc --noEmit', lint: 'eslint .', test: 'vitest run' }),
+        'tsconfig.json': '{}',
+      },
+      [
+        ['types', 'npm run typecheck', true],
+        ['lint', 'npm run lint', true],
+        ['tests', 'npm test', false],
+      ],
     ],
     [
       'tsconfig without a typecheck script → npx tsc --noEmit; eslint config without a lint script → npx eslint .',
       { 'package.json': pkg({ build: 'tsc' }), 'tsconfig.json': '{}', 'eslint.config.js': 'export default []' },
-      [['types', 'npx tsc --noEmit', true], ['lint', 'npx eslint .', true]],
+      [
+        ['types', 'npx tsc --noEmit', true],
+        ['lint', 'npx eslint .', true],
+      ],
     ],
-    ['an .eslintrc.json counts as eslint config', { 'package.json': pkg({}), '.eslintrc.json': '{}' }, [['lint', 'npx eslint .', true]]],
-    ['eslintConfig in package.json counts too', { 'package.json': pkg({}, { eslintConfig: {} }) }, [['lint', 'npx eslint .', true]]],
-    ["npm init's placeholder test script is not a test suite", { 'package.json': pkg({ test: 'echo "Error: no test specified" && exit 1' }) }, []],
-    ['only a test script: it is preselected (Enter must pick something)', { 'package.json': pkg({ test: 'jest' }) }, [['tests', 'npm test', true]]],
-    ['pnpm lock → pnpm run', { 'package.json': pkg({ lint: 'eslint .', test: 'jest' }), 'pnpm-lock.yaml': '' }, [['lint', 'pnpm run lint', true], ['tests', 'pnpm test', false]]],
-    ['yarn lock → yarn', { 'package.json': pkg({ 'type-check': 'tsc' }), 'yarn.lock': '' }, [['types', 'yarn type-check', true]]],
-    ['a broken package.json still lets tsconfig through', { 'package.json': '{ not json', 'tsconfig.json': '{}' }, [['types', 'npx tsc --noEmit', true]]],
+    [
+      'an .eslintrc.json counts as eslint config',
+      { 'package.json': pkg({}), '.eslintrc.json': '{}' },
+      [['lint', 'npx eslint .', true]],
+    ],
+    [
+      'eslintConfig in package.json counts too',
+      { 'package.json': pkg({}, { eslintConfig: {} }) },
+      [['lint', 'npx eslint .', true]],
+    ],
+    [
+      "npm init's placeholder test script is not a test suite",
+      { 'package.json': pkg({ test: 'echo "Error: no test specified" && exit 1' }) },
+      [],
+    ],
+    [
+      'only a test script: it is preselected (Enter must pick something)',
+      { 'package.json': pkg({ test: 'jest' }) },
+      [['tests', 'npm test', true]],
+    ],
+    [
+      'pnpm lock → pnpm run',
+      { 'package.json': pkg({ lint: 'eslint .', test: 'jest' }), 'pnpm-lock.yaml': '' },
+      [
+        ['lint', 'pnpm run lint', true],
+        ['tests', 'pnpm test', false],
+      ],
+    ],
+    [
+      'yarn lock → yarn',
+      { 'package.json': pkg({ 'type-check': 'tsc' }), 'yarn.lock': '' },
+      [['types', 'yarn type-check', true]],
+    ],
+    [
+      'a broken package.json still lets tsconfig through',
+      { 'package.json': '{ not json', 'tsconfig.json': '{}' },
+      [['types', 'npx tsc --noEmit', true]],
+    ],
     [
       'pyproject with src/ → the seed session: mypy src/, ruff check src/, pytest',
       { 'pyproject.toml': '[project]\nname = "p"\n', 'src/p/__init__.py': '' },
-      [['types', 'mypy src/', true], ['lint', 'ruff check src/', true], ['tests', 'pytest', false]],
+      [
+        ['types', 'mypy src/', true],
+        ['lint', 'ruff check src/', true],
+        ['tests', 'pytest', false],
+      ],
     ],
-    ['requirements.txt without src/ checks the whole tree', { 'requirements.txt': 'requests\n' }, [['types', 'mypy .', true], ['lint', 'ruff check .', true], ['tests', 'pytest', false]]],
-    ['go.mod → go vet, go test', { 'go.mod': 'module x\n' }, [['vet', 'go vet ./...', true], ['tests', 'go test ./...', false]]],
-    ['Cargo.toml → cargo check, clippy, test', { 'Cargo.toml': '[package]\n' }, [['types', 'cargo check', true], ['lint', 'cargo clippy -- -D warnings', true], ['tests', 'cargo test', false]]],
+    [
+      'requirements.txt without src/ checks the whole tree',
+      { 'requirements.txt': 'requests\n' },
+      [
+        ['types', 'mypy .', true],
+        ['lint', 'ruff check .', true],
+        ['tests', 'pytest', false],
+      ],
+    ],
+    [
+      'go.mod → go vet, go test',
+      { 'go.mod': 'module x\n' },
+      [
+        ['vet', 'go vet ./...', true],
+        ['tests', 'go test ./...', false],
+      ],
+    ],
+    [
+      'Cargo.toml → cargo check, clippy, test',
+      { 'Cargo.toml': '[package]\n' },
+      [
+        ['types', 'cargo check', true],
+        ['lint', 'cargo clippy -- -D warnings', true],
+        ['tests', 'cargo test', false],
+      ],
+    ],
     [
       'two ecosystems: ids stay unique (types_2, lint_2, tests_2)',
       { 'package.json': pkg({ lint: 'eslint .', test: 'jest' }), 'tsconfig.json': '{}', 'pyproject.toml': '' },
-      [['types', 'npx tsc --noEmit', true], ['lint', 'npm run lint', true], ['tests', 'npm test', false], ['types_2', 'mypy .', true], ['lint_2', 'ruff check .', true], ['tests_2', 'pytest', false]],
+      [
+        ['types', 'npx tsc --noEmit', true],
+        ['lint', 'npm run lint', true],
+        ['tests', 'npm test', false],
+        ['types_2', 'mypy .', true],
+        ['lint_2', 'ruff check .', true],
+        ['tests_2', 'pytest', false],
+      ],
     ],
   ])('%s', (_what, files, expected) => {
     expect(listed(files)).toEqual(expected);
@@ -61,7 +137,10 @@ describe('detectChecks', () => {
 
   it('default fixes are prompts that name the failing command', () => {
     const [types] = detectChecks(projectWith({ 'tsconfig.json': '{}' }));
-    expect(types!.fix).toEqual({ kind: 'prompt', text: 'Run `npx tsc --noEmit` and fix the type errors it reports. Change only what is needed.' });
+    expect(types!.fix).toEqual({
+      kind: 'prompt',
+      text: 'Run `npx tsc --noEmit` and fix the type errors it reports. Change only what is needed.',
+    });
   });
 });
 
@@ -99,7 +178,10 @@ describe('commands typed by the user', () => {
   it('a typed check takes the next free id and a default fix unless one is given', () => {
     const taken = new Set(['types']);
     expect(checkFor('mypy .', taken)).toMatchObject({ id: 'types_2', topic: 'types', fix: { kind: 'prompt' } });
-    expect(checkFor('make check', taken, { kind: 'shell', text: 'make fix' })).toMatchObject({ id: 'check', fix: { kind: 'shell', text: 'make fix' } });
+    expect(checkFor('make check', taken, { kind: 'shell', text: 'make fix' })).toMatchObject({
+      id: 'check',
+      fix: { kind: 'shell', text: 'make fix' },
+    });
   });
 });
 

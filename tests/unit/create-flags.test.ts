@@ -26,7 +26,11 @@ function flags(partial: Partial<CreateFlags>): CreateFlags {
   return { check: [], fix: [], step: [], ...partial };
 }
 
-async function create(cwd: string, partial: Partial<CreateFlags>, extra: Partial<CreateOptions> = {}): Promise<{ code: number; out: string; err: string }> {
+async function create(
+  cwd: string,
+  partial: Partial<CreateFlags>,
+  extra: Partial<CreateOptions> = {},
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const code = await createCommand({
@@ -87,9 +91,17 @@ describe('the flags path, end to end', () => {
 
   it('--fix pairs with --check by position; "shell:" makes a command, others are prompts', async () => {
     const cwd = dir();
-    await create(cwd, { kind: 'fix', check: ['npm run lint', 'npm test'], fix: ['shell: npm run lint -- --fix'], name: 'mine' });
+    await create(cwd, {
+      kind: 'fix',
+      check: ['npm run lint', 'npm test'],
+      fix: ['shell: npm run lint -- --fix'],
+      name: 'mine',
+    });
     const def = loadLoopFile(join(cwd, '.loops', 'mine.yaml'), {}, cwd).definition!;
-    expect(def.states.fix_tests).toMatchObject({ action: expect.stringContaining('Run `npm test`'), action_type: 'prompt' });
+    expect(def.states.fix_tests).toMatchObject({
+      action: expect.stringContaining('Run `npm test`'),
+      action_type: 'prompt',
+    });
     expect(def.states.fix_lint).toMatchObject({ action: 'npm run lint -- --fix', next: 'check_lint' });
     expect(def.states.fix_lint!.action_type).toBeUndefined();
   });
@@ -118,10 +130,14 @@ describe('the flags path, end to end', () => {
   it('refuses to replace an existing loop without --force, and replaces it with --force', async () => {
     const cwd = dir({ '.loops/keep.yaml': 'name: keep\n' });
     await expect(create(cwd, { ...SEED_ANSWERS, name: 'keep' })).rejects.toThrow(LoopExistsError);
-    await expect(create(cwd, { ...SEED_ANSWERS, name: 'keep' })).rejects.toThrow(/keep\.yaml already exists.*nothing was written/);
+    await expect(create(cwd, { ...SEED_ANSWERS, name: 'keep' })).rejects.toThrow(
+      /keep\.yaml already exists.*nothing was written/,
+    );
     expect(readFileSync(join(cwd, '.loops', 'keep.yaml'), 'utf8')).toBe('name: keep\n');
     await create(cwd, { ...SEED_ANSWERS, name: 'keep' }, { force: true });
-    expect(readFileSync(join(cwd, '.loops', 'keep.yaml'), 'utf8')).toBe(SEED_YAML.replace('fix-types-and-lint', 'keep'));
+    expect(readFileSync(join(cwd, '.loops', 'keep.yaml'), 'utf8')).toBe(
+      SEED_YAML.replace('fix-types-and-lint', 'keep'),
+    );
   });
 
   it('an existing .yml of that name counts too; --force replaces it with the .yaml', async () => {
@@ -135,7 +151,9 @@ describe('the flags path, end to end', () => {
     const cwd = dir();
     const attempt = create(cwd, { kind: 'fix', check: ['test -n "${HOME}"'], name: 'bad' });
     await expect(attempt).rejects.toThrow(InvalidLoopError);
-    await expect(create(cwd, { kind: 'fix', check: ['test -n "${HOME}"'], name: 'bad' })).rejects.toThrow(/\.loops\/bad\.yaml.*HOME/s);
+    await expect(create(cwd, { kind: 'fix', check: ['test -n "${HOME}"'], name: 'bad' })).rejects.toThrow(
+      /\.loops\/bad\.yaml.*HOME/s,
+    );
     expect(existsSync(join(cwd, '.loops', 'bad.yaml'))).toBe(false);
     expect(readdirSync(join(cwd, '.loops'))).toEqual([]);
   });
@@ -152,7 +170,10 @@ describe('the flags path, end to end', () => {
 });
 
 describe('missing answers name the flags', () => {
-  const usage = (cwd: string, partial: Partial<CreateFlags>, yes = false) => () => completePreset(presetFromFlags(flags(partial)), cwd, yes);
+  const usage =
+    (cwd: string, partial: Partial<CreateFlags>, yes = false) =>
+    () =>
+      completePreset(presetFromFlags(flags(partial)), cwd, yes);
 
   it.each<[string, Partial<CreateFlags>, RegExp]>([
     ['no --kind', {}, /needs --kind \(fix, constraints, metric or sequence\)/],
@@ -204,7 +225,11 @@ describe('--kind names', () => {
 describe('wrong flags', () => {
   it.each<[string, Partial<CreateFlags>, RegExp]>([
     ['an unknown kind', { kind: 'loop' }, /--kind must be one of fix, constraints, metric, sequence, got "loop"/],
-    ['--measure with --kind fix', { kind: 'fix', measure: 'x' }, /--measure does not apply to --kind fix \(it is for --kind metric\)/],
+    [
+      '--measure with --kind fix',
+      { kind: 'fix', measure: 'x' },
+      /--measure does not apply to --kind fix \(it is for --kind metric\)/,
+    ],
     ['--step with --kind fix', { kind: 'fix', step: ['x'] }, /--step does not apply/],
     ['--interval with --kind fix', { kind: 'fix', interval: '5m' }, /--interval does not apply to --kind fix/],
     ['--check with --kind metric', { kind: 'metric', check: ['x'] }, /--check does not apply/],
@@ -217,7 +242,11 @@ describe('wrong flags', () => {
     ['--tolerance -1', { tolerance: '-1' }, /--tolerance must be 0 or more/],
     ['--interval soon', { interval: 'soon' }, /--interval must be a duration/],
     ['--name with a slash', { name: 'a/b' }, /--name: "a\/b" is not a usable loop name/],
-    ['--fix "shell:" with no command', { kind: 'fix', check: ['a'], fix: ['shell:  '] }, /--fix needs a command after "shell:"/],
+    [
+      '--fix "shell:" with no command',
+      { kind: 'fix', check: ['a'], fix: ['shell:  '] },
+      /--fix needs a command after "shell:"/,
+    ],
     ['an empty --check', { kind: 'fix', check: [' '] }, /--check needs a command/],
   ])('%s', (_what, partial, message) => {
     expect(() => presetFromFlags(flags(partial))).toThrow(UsageError);
@@ -246,7 +275,9 @@ describe('the command line', () => {
   });
 
   it('--validate with --run, and --dry-run with either, are usage errors', () => {
-    expect(() => createSpec.run(ctx(dir(), { validate: true, run: true }))).toThrow(/--validate and --run cannot be used together/);
+    expect(() => createSpec.run(ctx(dir(), { validate: true, run: true }))).toThrow(
+      /--validate and --run cannot be used together/,
+    );
     expect(() => createSpec.run(ctx(dir(), { 'dry-run': true, run: true }))).toThrow(/--dry-run writes nothing/);
   });
 

@@ -36,7 +36,13 @@ function shape(fsm: Record<string, unknown>) {
     states: Object.fromEntries(
       Object.entries(states).map(([name, s]) => [
         name,
-        { yes: s.on_yes ?? s.on_success, no: s.on_no ?? s.on_failure, next: s.next, terminal: s.terminal, on_maintain: s.on_maintain },
+        {
+          yes: s.on_yes ?? s.on_success,
+          no: s.on_no ?? s.on_failure,
+          next: s.next,
+          terminal: s.terminal,
+          on_maintain: s.on_maintain,
+        },
       ]),
     ),
   };
@@ -81,12 +87,20 @@ describe('fix until clean → invariants', () => {
 
   it('a shell fix that looks like a slash command is marked action_type: shell', () => {
     const odd: Answers = { ...answers, checks: [{ ...TYPES, fix: shell('/ll:tool') }] };
-    expect((generateLoop(odd).fsm.states as Record<string, Record<string, unknown>>).fix_types).toMatchObject({ action: '/ll:tool', action_type: 'shell' });
+    expect((generateLoop(odd).fsm.states as Record<string, Record<string, unknown>>).fix_types).toMatchObject({
+      action: '/ll:tool',
+      action_type: 'shell',
+    });
   });
 
   it('state names follow the compiler stems, even for ids ending in a status word', () => {
-    const checks: CheckAnswer[] = [{ id: 'tests_pass', topic: 'tests', command: 'pytest', fix: prompt('Make the tests pass') }];
-    const states = generateLoop({ kind: 'fix', name: 'x', maxAttempts: 3, checks }).fsm.states as Record<string, Record<string, unknown>>;
+    const checks: CheckAnswer[] = [
+      { id: 'tests_pass', topic: 'tests', command: 'pytest', fix: prompt('Make the tests pass') },
+    ];
+    const states = generateLoop({ kind: 'fix', name: 'x', maxAttempts: 3, checks }).fsm.states as Record<
+      string,
+      Record<string, unknown>
+    >;
     expect(Object.keys(states)).toEqual(['check_tests', 'fix_tests', 'all_valid']);
     expect(states.fix_tests!.action_type).toBe('prompt');
   });
@@ -102,12 +116,20 @@ describe('fix until clean → invariants', () => {
 
 describe('maintain constraints → invariants with maintain: true', () => {
   it('restarts at the first check after the interval', () => {
-    const answers: Answers = { kind: 'constraints', name: 'guard', maxAttempts: 20, checks: [TYPES, LINT], intervalS: 300 };
+    const answers: Answers = {
+      kind: 'constraints',
+      name: 'guard',
+      maxAttempts: 20,
+      checks: [TYPES, LINT],
+      intervalS: 300,
+    };
     const { fsm, paradigm } = generateLoop(answers);
     expect(paradigm).toMatchObject({ paradigm: 'invariants', maintain: true, maintain_delay: 300 });
     expect(fsm).toMatchObject({ maintain: true, maintain_delay: 300, max_iterations: 20, initial: 'check_types' });
     expect((fsm.states as Record<string, unknown>).all_valid).toEqual({ terminal: true, on_maintain: 'check_types' });
-    expect(fsm.description).toBe('Keep `mypy src/` and `ruff check src/` passing: re-check every 5m and fix what breaks.');
+    expect(fsm.description).toBe(
+      'Keep `mypy src/` and `ruff check src/` passing: re-check every 5m and fix what breaks.',
+    );
     expect(valid(fsm).maintain).toBe(true);
   });
 
@@ -119,7 +141,15 @@ describe('maintain constraints → invariants with maintain: true', () => {
 });
 
 describe('drive a metric → convergence', () => {
-  const base = { kind: 'metric', name: 'reduce-metric', maxAttempts: 8, measure: 'ruff check . | wc -l', target: 0, tolerance: 0, improve: prompt('/ll:check-code fix') } as const;
+  const base = {
+    kind: 'metric',
+    name: 'reduce-metric',
+    maxAttempts: 8,
+    measure: 'ruff check . | wc -l',
+    target: 0,
+    tolerance: 0,
+    improve: prompt('/ll:check-code fix'),
+  } as const;
 
   it("compiles to seed 000's convergence FSM (minimize: no direction written), less its previous: ${prev.output}", () => {
     const { fsm } = generateLoop({ ...base, direction: 'minimize' });
@@ -139,12 +169,22 @@ describe('drive a metric → convergence', () => {
     });
     const states = fsm.states as Record<string, Record<string, Record<string, unknown>>>;
     // `previous` would read apply's output, not the last measurement (docs/paradigms.md).
-    expect(states.measure!.evaluate).toStrictEqual({ type: 'convergence', target: '${context.target}', tolerance: '${context.tolerance}' });
+    expect(states.measure!.evaluate).toStrictEqual({
+      type: 'convergence',
+      target: '${context.target}',
+      tolerance: '${context.tolerance}',
+    });
     valid(fsm);
   });
 
   it('maximize is written to the evaluator; a prompt improvement is marked', () => {
-    const { fsm } = generateLoop({ ...base, name: 'raise', direction: 'maximize', target: 90, improve: prompt('Add tests for uncovered code') });
+    const { fsm } = generateLoop({
+      ...base,
+      name: 'raise',
+      direction: 'maximize',
+      target: 90,
+      improve: prompt('Add tests for uncovered code'),
+    });
     const states = fsm.states as Record<string, Record<string, unknown>>;
     expect(states.measure!.evaluate).toMatchObject({ direction: 'maximize' });
     expect(states.apply).toEqual({ action: 'Add tests for uncovered code', action_type: 'prompt', next: 'measure' });
@@ -154,7 +194,13 @@ describe('drive a metric → convergence', () => {
 
 describe('run a sequence → imperative', () => {
   it("compiles to seed 000's imperative FSM, each step as the kind it was given", () => {
-    const answers: Answers = { kind: 'sequence', name: 'build-fix', maxAttempts: 20, steps: [shell('npm run build'), prompt('Fix the build errors'), prompt('/ll:commit')], until: 'npm run build' };
+    const answers: Answers = {
+      kind: 'sequence',
+      name: 'build-fix',
+      maxAttempts: 20,
+      steps: [shell('npm run build'), prompt('Fix the build errors'), prompt('/ll:commit')],
+      until: 'npm run build',
+    };
     const { fsm } = generateLoop(answers);
     expect(fsm).toEqual({
       name: 'build-fix',
@@ -187,8 +233,30 @@ describe('derived names', () => {
     ['fix-types', { kind: 'fix', maxAttempts: 1, checks: [TYPES] }],
     ['fix-types-lint-and-tests-2', { kind: 'fix', maxAttempts: 1, checks: [TYPES, LINT, { ...TYPES, id: 'tests_2' }] }],
     ['guard-lint', { kind: 'constraints', maxAttempts: 1, checks: [LINT], intervalS: 60 }],
-    ['reduce-metric', { kind: 'metric', maxAttempts: 1, measure: 'x', direction: 'minimize', target: 0, tolerance: 0, improve: prompt('p') }],
-    ['raise-metric', { kind: 'metric', maxAttempts: 1, measure: 'x', direction: 'maximize', target: 0, tolerance: 0, improve: prompt('p') }],
+    [
+      'reduce-metric',
+      {
+        kind: 'metric',
+        maxAttempts: 1,
+        measure: 'x',
+        direction: 'minimize',
+        target: 0,
+        tolerance: 0,
+        improve: prompt('p'),
+      },
+    ],
+    [
+      'raise-metric',
+      {
+        kind: 'metric',
+        maxAttempts: 1,
+        measure: 'x',
+        direction: 'maximize',
+        target: 0,
+        tolerance: 0,
+        improve: prompt('p'),
+      },
+    ],
     ['run-steps', { kind: 'sequence', maxAttempts: 1, steps: [shell('a')], until: 'b' }],
   ])('%s', (name, draft) => {
     expect(baseName(draft)).toBe(name);

@@ -10,7 +10,10 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -22,7 +25,8 @@ function sources(dir: string): string[] {
 
 /** The package an import specifier names, or undefined for relative paths and Node built-ins. */
 function packageOf(spec: string): string | undefined {
-  if (spec.startsWith('.') || spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!)) return undefined;
+  if (spec.startsWith('.') || spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!))
+    return undefined;
   const parts = spec.split('/');
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
@@ -52,13 +56,17 @@ describe('declared dependencies', () => {
   });
 
   it('tests and tooling import only declared packages', () => {
-    expect(undeclared(['tests', 'bench', 'eslint', 'tools'], { ...pkg.dependencies, ...pkg.devDependencies })).toEqual([]);
+    expect(undeclared(['tests', 'bench', 'eslint', 'tools'], { ...pkg.dependencies, ...pkg.devDependencies })).toEqual(
+      [],
+    );
   });
 });
 
 describe('install scripts', () => {
   it('every dependency with an install script is reviewed in allowScripts (npm warns of the rest)', () => {
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
     const allow = (pkg as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
     const withScripts = Object.entries(lock.packages)
       .filter(([path, p]) => path !== '' && p.hasInstallScript)

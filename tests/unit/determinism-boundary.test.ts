@@ -80,7 +80,10 @@ describe('workflows/: @temporalio/workflow, the core, and activity types only', 
 
   it.each([
     ['activity types', "import type { LoopActivities } from '../activities/index.js';\n"],
-    ['the workflow API and the core', "import { sleep } from '@temporalio/workflow';\nimport { step } from '../fsm/step.js';\n"],
+    [
+      'the workflow API and the core',
+      "import { sleep } from '@temporalio/workflow';\nimport { step } from '../fsm/step.js';\n",
+    ],
     ['the replay-safe clock', 'export const t = Date.now();\n'],
   ])('allows %s', async (_what, code) => {
     expect(await ruleIds('workflows', code)).toEqual([]);
@@ -97,10 +100,15 @@ describe('the real trees', () => {
 
   it('the project config applies these very rules to fsm/ and workflows/', async () => {
     const project = new ESLint({ cwd: ROOT });
-    for (const [file, block] of [['fsm/step.ts', fsmBoundary], ['workflows/loop-workflow.ts', workflowsBoundary]] as const) {
+    for (const [file, block] of [
+      ['fsm/step.ts', fsmBoundary],
+      ['workflows/loop-workflow.ts', workflowsBoundary],
+    ] as const) {
       const config = (await project.calculateConfigForFile(join(ROOT, file))) as Linter.Config;
       for (const [rule, setting] of Object.entries(block.rules!)) {
-        expect((config.rules![rule] as unknown[]).slice(1), `${rule} in ${file}`).toEqual((setting as unknown[]).slice(1));
+        expect((config.rules![rule] as unknown[]).slice(1), `${rule} in ${file}`).toEqual(
+          (setting as unknown[]).slice(1),
+        );
       }
     }
   });

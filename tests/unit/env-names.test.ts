@@ -11,7 +11,12 @@ describe('loopEnvNames', () => {
       context: { token: '${env.API_TOKEN}', n: 1 },
       states: {
         a: { action: 'curl -H "$${X}" ${env.API_TOKEN} ${env.HOST:-localhost}', next: 'b' },
-        b: { action: 'fix ${env.DB_PASS}', action_type: 'prompt', evaluate: { type: 'llm_structured', prompt: 'ok? ${env.JUDGE_KEY}' }, terminal: true },
+        b: {
+          action: 'fix ${env.DB_PASS}',
+          action_type: 'prompt',
+          evaluate: { type: 'llm_structured', prompt: 'ok? ${env.JUDGE_KEY}' },
+          terminal: true,
+        },
         c: { action: 'broken ${env.', terminal: true },
       },
     } as unknown as LoopDefinition;

@@ -12,7 +12,10 @@ describe('output_json paths', () => {
     summary: { failed: 2, passed: 10 },
     items: [{ name: 'a' }, { name: 'b' }, { name: 'c' }],
     'key with space': 'spaced',
-    matrix: [[1, 2], [3, 4]],
+    matrix: [
+      [1, 2],
+      [3, 4],
+    ],
     nothing: null,
   });
 
@@ -59,7 +62,9 @@ describe('output_json paths', () => {
     ['gt', 'no'],
     ['ge', 'no'],
   ] as const)('missing value with %s → %s', (operator, verdict) => {
-    expect(evaluatePure({ type: 'output_json', path: '.missing', operator, target: 1 }, input(doc)).verdict).toBe(verdict);
+    expect(evaluatePure({ type: 'output_json', path: '.missing', operator, target: 1 }, input(doc)).verdict).toBe(
+      verdict,
+    );
   });
 
   it.each([
@@ -204,4 +209,3 @@ describe('output_json comparisons', () => {
     expect(evaluatePure({ type: 'output_json', path: '.a', target: 1 }, input('\n  {"a": 1}\n')).verdict).toBe('yes');
   });
 });
-

@@ -93,7 +93,9 @@ describe('content evaluators on exceptional exits', () => {
     [143, true, /killed by signal 15/],
     [1, true, /killed by a signal/],
   ];
-  const cases = configs.flatMap((config) => exits.map(([exitCode, abnormal, why]) => [config.type, exitCode, abnormal, why, config] as const));
+  const cases = configs.flatMap((config) =>
+    exits.map(([exitCode, abnormal, why]) => [config.type, exitCode, abnormal, why, config] as const),
+  );
 
   it.each(cases)('%s with exit %i (abnormal %s) → error', (_type, exitCode, abnormal, why, config) => {
     const result = evaluatePure(config, input('1', { exitCode, abnormal }));
@@ -107,9 +109,12 @@ describe('content evaluators on exceptional exits', () => {
     [{ type: 'output_json', path: '.' }, 'yes'],
     [{ type: 'output_contains', pattern: '1' }, 'yes'],
     [{ type: 'convergence', target: 5 }, 'target'],
-  ] as Array<[PureEvaluatorConfig, string]>)('%j still judges the output after an ordinary exit 1', (config, verdict) => {
-    expect(evaluatePure(config, input('1', { exitCode: 1 })).verdict).toBe(verdict);
-  });
+  ] as Array<[PureEvaluatorConfig, string]>)(
+    '%j still judges the output after an ordinary exit 1',
+    (config, verdict) => {
+      expect(evaluatePure(config, input('1', { exitCode: 1 })).verdict).toBe(verdict);
+    },
+  );
 });
 
 describe('output_numeric', () => {
@@ -231,7 +236,13 @@ describe('output_contains', () => {
 
 describe('convergence', () => {
   it.each([
-    ['seed: improved toward target', { target: 0, previous: '5' }, '3', 'progress', { current: 3, previous: 5, delta: -2 }],
+    [
+      'seed: improved toward target',
+      { target: 0, previous: '5' },
+      '3',
+      'progress',
+      { current: 3, previous: 5, delta: -2 },
+    ],
     ['seed: unchanged', { target: 0, previous: '5' }, '5', 'stall', { current: 5, previous: 5, delta: 0 }],
     ['seed: reached target', { target: 0, previous: '5' }, '0', 'target', { current: 0, previous: 5, delta: -5 }],
     ['worsened', { target: 0, previous: '5' }, '7', 'stall', { delta: 2 }],

@@ -19,7 +19,10 @@ function documentedEvents(): Map<string, string[]> {
   for (const row of table.split('\n').filter((l) => l.startsWith('| `'))) {
     const [, name, fields] = row.split('|').map((c) => c.trim());
     if (name === '`event`') continue;
-    rows.set(name!.replaceAll('`', ''), [...fields!.matchAll(/`([a-z_]+)`(\?)?/g)].map((m) => m[1]! + (m[2] ?? '')));
+    rows.set(
+      name!.replaceAll('`', ''),
+      [...fields!.matchAll(/`([a-z_]+)`(\?)?/g)].map((m) => m[1]! + (m[2] ?? '')),
+    );
   }
   return rows;
 }
@@ -40,14 +43,21 @@ function shown(events: TimedEvent[]): string {
 describe('the event reference in docs/cli.md', () => {
   it('lists every event of the union with exactly its fields', () => {
     const documented = documentedEvents();
-    const expected = new Map(Object.entries(EVENT_FIELDS).map(([name, fields]) => [name, Object.entries(fields).map(([f, kind]) => f + (kind.endsWith('?') ? '?' : ''))]));
+    const expected = new Map(
+      Object.entries(EVENT_FIELDS).map(([name, fields]) => [
+        name,
+        Object.entries(fields).map(([f, kind]) => f + (kind.endsWith('?') ? '?' : '')),
+      ]),
+    );
     expect([...documented.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [name, fields] of expected) expect(documented.get(name), name).toEqual(fields);
   });
 });
 
 describe('events readers do not know', () => {
-  const started = line('{"event":"loop_start","loop":"l","initial":"a","max_iterations":3,"seq":1,"ts":"2026-01-01T00:00:00.000Z"}');
+  const started = line(
+    '{"event":"loop_start","loop":"l","initial":"a","max_iterations":3,"seq":1,"ts":"2026-01-01T00:00:00.000Z"}',
+  );
   const entered = line('{"event":"state_enter","state":"a","iteration":1,"seq":2,"ts":"2026-01-01T00:00:00.000Z"}');
 
   it('parses a line into an event, and anything without an event name into none', () => {
@@ -65,18 +75,31 @@ describe('events readers do not know', () => {
   });
 
   it('a known name whose field has another kind (an older shape) is shown as it is, never read by name', () => {
-    const older = line('{"event":"output_reask","state":"a","ask":2,"asks":3,"errors":"not JSON","seq":3,"ts":"2026-01-01T00:00:00.000Z"}');
+    const older = line(
+      '{"event":"output_reask","state":"a","ask":2,"asks":3,"errors":"not JSON","seq":3,"ts":"2026-01-01T00:00:00.000Z"}',
+    );
     expect(isKnownEvent(older)).toBe(false);
     expect(shown([started, entered, older])).toBe('       output_reask state=a ask=2 asks=3 errors="not JSON"\n');
     const records: unknown[] = [];
-    actionLogCollector('r', (r) => records.push(r))(line('{"event":"action_complete","state":"a","exit_code":"0","seq":4,"ts":"2026-01-01T00:00:00.000Z"}'));
+    actionLogCollector('r', (r) => records.push(r))(
+      line('{"event":"action_complete","state":"a","exit_code":"0","seq":4,"ts":"2026-01-01T00:00:00.000Z"}'),
+    );
     expect(records).toEqual([]);
   });
 
   it('a known event without fields an earlier release did not write is read, with ? for what is missing', () => {
-    const bare = ['rate_limited', 'budget_spent', 'output_reask', 'handoff', 'fatal_error', 'action_error', 'route', 'action_retry', 'subloop_complete', 'host_change'].map((name, i) =>
-      line(`{"event":"${name}","seq":${i + 3},"ts":"2026-01-01T00:00:00.000Z"}`),
-    );
+    const bare = [
+      'rate_limited',
+      'budget_spent',
+      'output_reask',
+      'handoff',
+      'fatal_error',
+      'action_error',
+      'route',
+      'action_retry',
+      'subloop_complete',
+      'host_change',
+    ].map((name, i) => line(`{"event":"${name}","seq":${i + 3},"ts":"2026-01-01T00:00:00.000Z"}`));
     for (const e of bare) expect(isKnownEvent(e), e.event).toBe(true);
     const text = shown([started, entered, ...bare]);
     expect(text).toContain('→ ?');

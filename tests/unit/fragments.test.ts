@@ -3,7 +3,14 @@
  * in, document and findings out. File reading and positions are tested in reuse.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { addFragments, composeLoop, fragmentsBlockProblems, importListProblems, type FragmentDef, type FragmentTable } from '../../fsm/fragments.js';
+import {
+  addFragments,
+  composeLoop,
+  fragmentsBlockProblems,
+  importListProblems,
+  type FragmentDef,
+  type FragmentTable,
+} from '../../fsm/fragments.js';
 import type { PlainObject } from '../../fsm/merge.js';
 
 /** A fragment table from inline blocks, lowest priority first; each origin is its block's index. */
@@ -13,12 +20,24 @@ function table(...blocks: PlainObject[]): FragmentTable<number> {
   return out;
 }
 
-const CHECK = { action: 'check ${context.target}', capture: 'check', evaluate: { type: 'exit_code' }, on_yes: 'done', on_no: 'fix', timeout: 60 };
+const CHECK = {
+  action: 'check ${context.target}',
+  capture: 'check',
+  evaluate: { type: 'exit_code' },
+  on_yes: 'done',
+  on_no: 'fix',
+  timeout: 60,
+};
 
 describe('fragment: on a state (one file)', () => {
   it.each<[string, PlainObject, PlainObject, PlainObject]>([
     ['adds the fragment keys the state lacks', { f: CHECK }, { fragment: 'f' }, CHECK],
-    ['a state scalar wins over the fragment', { f: CHECK }, { fragment: 'f', on_no: 'give_up', timeout: 5 }, { ...CHECK, on_no: 'give_up', timeout: 5 }],
+    [
+      'a state scalar wins over the fragment',
+      { f: CHECK },
+      { fragment: 'f', on_no: 'give_up', timeout: 5 },
+      { ...CHECK, on_no: 'give_up', timeout: 5 },
+    ],
     [
       'nested mappings merge: the state wins key by key at every depth',
       { f: { evaluate: { type: 'output_numeric', operator: 'le', target: 5, source: '${captured.n.output}' } } },
@@ -31,13 +50,41 @@ describe('fragment: on a state (one file)', () => {
       { fragment: 'f', route: { no: 'retry' } },
       { route: { yes: 'done', no: 'retry', _: 'fix' } },
     ],
-    ['a state list replaces the fragment list', { f: { tools: ['Read', 'Edit'], action: 'p' } }, { fragment: 'f', tools: ['Read'] }, { tools: ['Read'], action: 'p' }],
-    ['null in the state removes a fragment key', { f: CHECK }, { fragment: 'f', capture: null, on_no: null }, { ...CHECK, capture: undefined, on_no: undefined }],
-    ['the fragment description is not copied', { f: { description: 'runs the check', action: 'x' } }, { fragment: 'f', next: 'done' }, { action: 'x', next: 'done' }],
-    ['a state description is kept', { f: { description: 'runs the check', action: 'x' } }, { fragment: 'f', description: 'mine' }, { action: 'x', description: 'mine' }],
-    ['templates are kept as written', { f: { action: 'run ${context.cmd} --x=${captured.a.output}' } }, { fragment: 'f', next: 'done' }, { action: 'run ${context.cmd} --x=${captured.a.output}', next: 'done' }],
+    [
+      'a state list replaces the fragment list',
+      { f: { tools: ['Read', 'Edit'], action: 'p' } },
+      { fragment: 'f', tools: ['Read'] },
+      { tools: ['Read'], action: 'p' },
+    ],
+    [
+      'null in the state removes a fragment key',
+      { f: CHECK },
+      { fragment: 'f', capture: null, on_no: null },
+      { ...CHECK, capture: undefined, on_no: undefined },
+    ],
+    [
+      'the fragment description is not copied',
+      { f: { description: 'runs the check', action: 'x' } },
+      { fragment: 'f', next: 'done' },
+      { action: 'x', next: 'done' },
+    ],
+    [
+      'a state description is kept',
+      { f: { description: 'runs the check', action: 'x' } },
+      { fragment: 'f', description: 'mine' },
+      { action: 'x', description: 'mine' },
+    ],
+    [
+      'templates are kept as written',
+      { f: { action: 'run ${context.cmd} --x=${captured.a.output}' } },
+      { fragment: 'f', next: 'done' },
+      { action: 'run ${context.cmd} --x=${captured.a.output}', next: 'done' },
+    ],
   ])('%s', (_label, fragments, state, expected) => {
-    const composed = composeLoop([{ name: 'l', initial: 's', states: { s: state, done: { terminal: true } } }], table(fragments));
+    const composed = composeLoop(
+      [{ name: 'l', initial: 's', states: { s: state, done: { terminal: true } } }],
+      table(fragments),
+    );
     expect(composed.findings).toEqual([]);
     const result = (composed.raw.states as PlainObject).s as PlainObject;
     expect(result).toEqual(JSON.parse(JSON.stringify(expected)));
@@ -54,7 +101,11 @@ describe('fragment: on a state (one file)', () => {
       states: { s: { fragment: 'f', next: 'done' }, done: { terminal: true, on_maintain: null } },
     };
     const composed = composeLoop([doc], table(doc.fragments));
-    expect(composed.raw).toEqual({ name: 'l', initial: 's', states: { s: { action: 'x', next: 'done' }, done: { terminal: true, on_maintain: null } } });
+    expect(composed.raw).toEqual({
+      name: 'l',
+      initial: 's',
+      states: { s: { action: 'x', next: 'done' }, done: { terminal: true, on_maintain: null } },
+    });
   });
 
   it('shares no mapping or list with the fragment, so two states using it stay independent', () => {
@@ -70,8 +121,20 @@ describe('fragment: on a state (one file)', () => {
 
 describe('problems with fragment:', () => {
   it.each<[string, PlainObject, unknown, RegExp, RegExp]>([
-    ['an unknown name, with a suggestion and the known names', { shell_check: {}, llm_check: {} }, 'shel_check', /fragment "shel_check" is not defined \(did you mean "shell_check"\?\); known fragments: llm_check, shell_check/, /define shel_check under fragments:/],
-    ['an unknown name when there are no fragments', {}, 'x', /fragment "x" is not defined; no fragments are defined/, /import:/],
+    [
+      'an unknown name, with a suggestion and the known names',
+      { shell_check: {}, llm_check: {} },
+      'shel_check',
+      /fragment "shel_check" is not defined \(did you mean "shell_check"\?\); known fragments: llm_check, shell_check/,
+      /define shel_check under fragments:/,
+    ],
+    [
+      'an unknown name when there are no fragments',
+      {},
+      'x',
+      /fragment "x" is not defined; no fragments are defined/,
+      /import:/,
+    ],
     ['a name that is not a string', { f: {} }, 3, /fragment: must be the name of a fragment/, /known fragments: f/],
     ['an empty name', { f: {} }, '', /fragment: must be the name of a fragment/, /fragment: <name>/],
   ])('%s', (_label, fragments, name, message, fix) => {
@@ -98,14 +161,43 @@ describe('problems with fragment:', () => {
 });
 
 describe('from: layers with fragments', () => {
-  const fragments = table({ check: CHECK, lint: { action: 'lint', evaluate: { type: 'exit_code' }, on_yes: 'done', on_no: 'fix' } });
-  const parent = { name: 'base', max_iterations: 20, context: { target: 'src' }, initial: 'test', states: { test: { fragment: 'check', timeout: 30 }, fix: { action: 'fix', next: 'test' }, done: { terminal: true } } };
+  const fragments = table({
+    check: CHECK,
+    lint: { action: 'lint', evaluate: { type: 'exit_code' }, on_yes: 'done', on_no: 'fix' },
+  });
+  const parent = {
+    name: 'base',
+    max_iterations: 20,
+    context: { target: 'src' },
+    initial: 'test',
+    states: {
+      test: { fragment: 'check', timeout: 30 },
+      fix: { action: 'fix', next: 'test' },
+      done: { terminal: true },
+    },
+  };
 
   it.each<[string, PlainObject, PlainObject]>([
-    ['a child key of an inherited state wins over the parent state and the fragment', { states: { test: { on_no: 'give_up' } } }, { ...CHECK, timeout: 30, on_no: 'give_up' }],
-    ['a child can switch the fragment; the parent state keys still apply over it', { states: { test: { fragment: 'lint' } } }, { action: 'lint', evaluate: { type: 'exit_code' }, on_yes: 'done', on_no: 'fix', timeout: 30 }],
-    ['a child fragment: null drops the fragment, keeping the parent state keys', { states: { test: { fragment: null, action: 'own', next: 'done' } } }, { timeout: 30, action: 'own', next: 'done' }],
-    ['null in a child removes the key from the merged state, the fragment\'s value included', { states: { test: { timeout: null } } }, { ...CHECK, timeout: undefined }],
+    [
+      'a child key of an inherited state wins over the parent state and the fragment',
+      { states: { test: { on_no: 'give_up' } } },
+      { ...CHECK, timeout: 30, on_no: 'give_up' },
+    ],
+    [
+      'a child can switch the fragment; the parent state keys still apply over it',
+      { states: { test: { fragment: 'lint' } } },
+      { action: 'lint', evaluate: { type: 'exit_code' }, on_yes: 'done', on_no: 'fix', timeout: 30 },
+    ],
+    [
+      'a child fragment: null drops the fragment, keeping the parent state keys',
+      { states: { test: { fragment: null, action: 'own', next: 'done' } } },
+      { timeout: 30, action: 'own', next: 'done' },
+    ],
+    [
+      "null in a child removes the key from the merged state, the fragment's value included",
+      { states: { test: { timeout: null } } },
+      { ...CHECK, timeout: undefined },
+    ],
   ])('%s', (_label, child, expectedTest) => {
     const composed = composeLoop([parent, child], fragments);
     expect(composed.findings).toEqual([]);
@@ -120,7 +212,12 @@ describe('from: layers with fragments', () => {
       max_iterations: 20,
       context: { target: 'src', extra: 1 },
       initial: 'test',
-      states: { test: { ...CHECK, timeout: 30 }, fix: { action: 'fix', next: 'test' }, done: { terminal: true }, give_up: { terminal: true } },
+      states: {
+        test: { ...CHECK, timeout: 30 },
+        fix: { action: 'fix', next: 'test' },
+        done: { terminal: true },
+        give_up: { terminal: true },
+      },
     });
   });
 
@@ -155,7 +252,11 @@ describe('fragment tables and blocks', () => {
     ['a well-formed block', { f: { action: 'x' }, g: {} }, []],
     ['not a mapping', ['f'], [[['fragments'], /must be a mapping from fragment names/]]],
     ['a fragment that is not a mapping', { f: 'x' }, [[['fragments', 'f'], /fragment "f" must be a mapping/]]],
-    ['a fragment using another fragment', { f: { fragment: 'g' }, g: {} }, [[['fragments', 'f', 'fragment'], /fragments cannot be nested/]]],
+    [
+      'a fragment using another fragment',
+      { f: { fragment: 'g' }, g: {} },
+      [[['fragments', 'f', 'fragment'], /fragments cannot be nested/]],
+    ],
   ])('fragments: %s', (_label, block, expected) => {
     const problems = fragmentsBlockProblems(block);
     expect(problems.map((d) => [d.path, d.severity])).toEqual(expected.map(([path]) => [path, 'error']));
@@ -169,7 +270,14 @@ describe('fragment tables and blocks', () => {
   it.each<[string, unknown, Array<Array<string | number>>]>([
     ['a list of paths', ['lib/a.yaml', 'b'], []],
     ['a single string', 'lib/a.yaml', [['import']]],
-    ['an empty entry and a number', ['ok', '', 3], [['import', 1], ['import', 2]]],
+    [
+      'an empty entry and a number',
+      ['ok', '', 3],
+      [
+        ['import', 1],
+        ['import', 2],
+      ],
+    ],
   ])('import: %s', (_label, value, paths) => {
     expect(importListProblems(value).map((d) => d.path)).toEqual(paths);
   });

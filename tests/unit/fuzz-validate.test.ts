@@ -14,8 +14,12 @@ import { runCliInProcess } from '../support/cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SOURCES = [
-  ...readdirSync(join(ROOT, 'loops')).filter((f) => f.endsWith('.yaml')).map((f) => join(ROOT, 'loops', f)),
-  ...readdirSync(join(ROOT, 'tests', 'fixtures', 'seed-examples')).map((f) => join(ROOT, 'tests', 'fixtures', 'seed-examples', f)),
+  ...readdirSync(join(ROOT, 'loops'))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => join(ROOT, 'loops', f)),
+  ...readdirSync(join(ROOT, 'tests', 'fixtures', 'seed-examples')).map((f) =>
+    join(ROOT, 'tests', 'fixtures', 'seed-examples', f),
+  ),
 ].map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 
 // Fixed in CI; LL_FUZZ_SEED / LL_FUZZ_CASES hunt further by hand.
@@ -38,8 +42,56 @@ const rand = prng(SEED);
 const int = (n: number) => Math.floor(rand() * n);
 const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
 
-const SYNTAX = ['*a', '&a ', ': ', '- ', '{', '}', '[', ']', '"', "'", '\t', '\n---\n', '!!binary ', '? ', '|', '>', '%YAML 1.1\n', '<<: *a\n', '${', '${context.', '${captured.x.output}', '}', '#', '@', '`', '\\', '\u0000', '\ufeff', ' &a [*a, *a]', '\n  - *a\n'];
-const VALUES: unknown[] = [null, true, 0, -1, 1e308, '', 'x'.repeat(300), [], {}, [1, 'a'], { type: 'nope' }, '${context.nope}', '${', 'done', { terminal: 'yes' }, 3.5];
+const SYNTAX = [
+  '*a',
+  '&a ',
+  ': ',
+  '- ',
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  "'",
+  '\t',
+  '\n---\n',
+  '!!binary ',
+  '? ',
+  '|',
+  '>',
+  '%YAML 1.1\n',
+  '<<: *a\n',
+  '${',
+  '${context.',
+  '${captured.x.output}',
+  '}',
+  '#',
+  '@',
+  '`',
+  '\\',
+  '\u0000',
+  '\ufeff',
+  ' &a [*a, *a]',
+  '\n  - *a\n',
+];
+const VALUES: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  '',
+  'x'.repeat(300),
+  [],
+  {},
+  [1, 'a'],
+  { type: 'nope' },
+  '${context.nope}',
+  '${',
+  'done',
+  { terminal: 'yes' },
+  3.5,
+];
 
 type Mutation = (text: string) => string;
 
@@ -62,7 +114,27 @@ function mutateValue(root: unknown): unknown {
   if (roll < 0.45 && child !== null && typeof child === 'object') container[key] = mutateValue(child);
   else if (roll < 0.6) delete container[key];
   else if (roll < 0.7) container[`${key}_copy`] = child;
-  else if (roll < 0.8 && !Array.isArray(container)) container[pick(['on_yes', 'on_no', 'next', 'route', 'evaluate', 'retry', 'loop', 'with', 'capture', 'terminal', 'from', 'import', 'fragment', 'paradigm', 'parameters', 'scope'])] = pick(VALUES);
+  else if (roll < 0.8 && !Array.isArray(container))
+    container[
+      pick([
+        'on_yes',
+        'on_no',
+        'next',
+        'route',
+        'evaluate',
+        'retry',
+        'loop',
+        'with',
+        'capture',
+        'terminal',
+        'from',
+        'import',
+        'fragment',
+        'paradigm',
+        'parameters',
+        'scope',
+      ])
+    ] = pick(VALUES);
   else container[key] = pick(VALUES);
   return root;
 }
@@ -107,7 +179,12 @@ const MUTATIONS: Record<string, Mutation> = {
   },
   aliasBomb: (t) => {
     const levels = ['x0: &x0 [a, a, a, a, a, a, a, a, a]'];
-    for (let n = 1; n < 2 + int(6); n++) levels.push(`x${n}: &x${n} [${Array(9).fill(`*x${n - 1}`).join(', ')}]`);
+    for (let n = 1; n < 2 + int(6); n++)
+      levels.push(
+        `x${n}: &x${n} [${Array(9)
+          .fill(`*x${n - 1}`)
+          .join(', ')}]`,
+      );
     return `${levels.join('\n')}\n${t}`;
   },
   injectSyntax: (t) => {
@@ -172,22 +249,48 @@ describe(`validate on ${CASES} mutated loop files (seed ${SEED.toString(16)})`, 
       if (text.code === 1) {
         invalid += 1;
         // `<file>:<line>:<col>: error:` or, for the whole document, `<file>: error:`.
-        if (!new RegExp(`^${relative(dir, c.file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+:\\d+)?: error: `, 'm').test(text.stderr)) failures.push(`${where}: no error naming the file: ${text.stderr.slice(0, 300)}`);
+        if (
+          !new RegExp(
+            `^${relative(dir, c.file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+:\\d+)?: error: `,
+            'm',
+          ).test(text.stderr)
+        )
+          failures.push(`${where}: no error naming the file: ${text.stderr.slice(0, 300)}`);
       }
       if (text.code === 0) {
         // A file that validates can be simulated: the engine never fails on it either.
-        const sim = await runCliInProcess(['simulate', c.file, '--scenario', pick(['all-pass', 'all-fail', 'first-fail', 'alternating']), '--max-steps', '50', '--json'], { cwd: dir });
-        if (sim.code !== 0 || /^\s+at /m.test(sim.stderr)) failures.push(`${where}: simulate exit ${sim.code}: ${sim.stderr.slice(0, 300)}`);
+        const sim = await runCliInProcess(
+          [
+            'simulate',
+            c.file,
+            '--scenario',
+            pick(['all-pass', 'all-fail', 'first-fail', 'alternating']),
+            '--max-steps',
+            '50',
+            '--json',
+          ],
+          { cwd: dir },
+        );
+        if (sim.code !== 0 || /^\s+at /m.test(sim.stderr))
+          failures.push(`${where}: simulate exit ${sim.code}: ${sim.stderr.slice(0, 300)}`);
         else JSON.parse(sim.stdout);
       }
       const json = await runCliInProcess(['validate', c.file, '--json'], { cwd: dir });
       try {
-        const parsed = JSON.parse(json.stdout) as { valid: boolean; file: string; diagnostics: Array<{ severity: string; file?: string }> };
-        if (parsed.valid !== (json.code === 0)) failures.push(`${where}: --json valid ${parsed.valid} with exit ${json.code}`);
+        const parsed = JSON.parse(json.stdout) as {
+          valid: boolean;
+          file: string;
+          diagnostics: Array<{ severity: string; file?: string }>;
+        };
+        if (parsed.valid !== (json.code === 0))
+          failures.push(`${where}: --json valid ${parsed.valid} with exit ${json.code}`);
         if (json.code !== text.code) failures.push(`${where}: --json exit ${json.code}, text exit ${text.code}`);
-        if (!parsed.valid && !parsed.diagnostics.some((d) => d.severity === 'error' && d.file !== undefined)) failures.push(`${where}: --json has no error with a file`);
+        if (!parsed.valid && !parsed.diagnostics.some((d) => d.severity === 'error' && d.file !== undefined))
+          failures.push(`${where}: --json has no error with a file`);
       } catch {
-        failures.push(`${where}: --json does not parse (exit ${json.code}): ${(json.stdout + json.stderr).slice(0, 300)}`);
+        failures.push(
+          `${where}: --json does not parse (exit ${json.code}): ${(json.stdout + json.stderr).slice(0, 300)}`,
+        );
       }
     }
     expect(failures).toEqual([]);

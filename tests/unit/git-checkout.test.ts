@@ -15,8 +15,16 @@ const tmp = mkdtempSync(join(tmpdir(), 'll-git-checkout-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 let n = 0;
 
-const ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' };
-const sh = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+const sh = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /** A repository with one commit (README, src/a.txt) and a checkout-style `.loops/` with a tracked loop. */
 function repo(): { dir: string; base: string; head: string } {
@@ -83,7 +91,8 @@ describe('portableSource', () => {
     }
     sh(r.dir, 'add', '-A');
     sh(r.dir, 'commit', '--quiet', '-m', 'runtime files committed by mistake');
-    for (const f of ['.worker/worker.log', '.running/x.state.json', '.temporal/server.log', '.server-note.json']) writeFileSync(join(r.dir, '.loops', f), 'two\n');
+    for (const f of ['.worker/worker.log', '.running/x.state.json', '.temporal/server.log', '.server-note.json'])
+      writeFileSync(join(r.dir, '.loops', f), 'two\n');
     rmSync(join(r.dir, '.loops', '.running', 'x.state.json'));
     expect((await portableSource(r.dir)).commit).toBe(sh(r.dir, 'rev-parse', 'HEAD'));
     // Only ll-loop's own directories: a tracked file elsewhere in .loops/ still counts.
@@ -119,8 +128,17 @@ describe('portableSource', () => {
 });
 
 describe('prepareCheckout and finishCheckout with a worktree', () => {
-  const prepare = (r: ReturnType<typeof repo>, runId: string) => prepareCheckout({ repository: r.dir, commit: r.head, branch: `ll-loop/${runId}`, worktree: true, baseDir: join(r.base, 'data'), runId });
-  const finish = (r: ReturnType<typeof repo>, dir: string, runId: string) => finishCheckout({ dir, repository: r.dir, branch: `ll-loop/${runId}`, commit: r.head, worktree: true });
+  const prepare = (r: ReturnType<typeof repo>, runId: string) =>
+    prepareCheckout({
+      repository: r.dir,
+      commit: r.head,
+      branch: `ll-loop/${runId}`,
+      worktree: true,
+      baseDir: join(r.base, 'data'),
+      runId,
+    });
+  const finish = (r: ReturnType<typeof repo>, dir: string, runId: string) =>
+    finishCheckout({ dir, repository: r.dir, branch: `ll-loop/${runId}`, commit: r.head, worktree: true });
 
   it('adds a worktree on ll-loop/<id> at the commit, leaving the user’s tree alone, and reuses it when asked again', async () => {
     const r = repo();
@@ -173,17 +191,30 @@ describe('prepareCheckout and finishCheckout with a worktree', () => {
     const committed = await prepare(r, 'fix-5');
     writeFileSync(join(committed, 'README'), 'fixed\n');
     sh(committed, 'commit', '--quiet', '-am', 'fix');
-    expect(await finish(r, committed, 'fix-5')).toEqual({ kept: true, why: expect.stringContaining('1 commit on ll-loop/fix-5 beyond') as unknown });
+    expect(await finish(r, committed, 'fix-5')).toEqual({
+      kept: true,
+      why: expect.stringContaining('1 commit on ll-loop/fix-5 beyond') as unknown,
+    });
     expect(existsSync(committed)).toBe(true);
     const changed = await prepare(r, 'fix-6');
     writeFileSync(join(changed, 'src', 'a.txt'), 'edited\n');
-    expect(await finish(r, changed, 'fix-6')).toEqual({ kept: true, why: expect.stringContaining('uncommitted changes') as unknown });
+    expect(await finish(r, changed, 'fix-6')).toEqual({
+      kept: true,
+      why: expect.stringContaining('uncommitted changes') as unknown,
+    });
     expect(sh(r.dir, 'branch', '--list', 'll-loop/fix-6')).toContain('ll-loop/fix-6');
   });
 });
 
 describe('prepareCheckout and finishCheckout with a clone', () => {
-  const opts = (r: ReturnType<typeof repo>, runId: string, commit = r.head) => ({ repository: r.dir, commit, branch: `ll-loop/${runId}`, worktree: false, baseDir: join(r.base, 'data'), runId });
+  const opts = (r: ReturnType<typeof repo>, runId: string, commit = r.head) => ({
+    repository: r.dir,
+    commit,
+    branch: `ll-loop/${runId}`,
+    worktree: false,
+    baseDir: join(r.base, 'data'),
+    runId,
+  });
 
   it('clones a local path into checkouts/<id> on ll-loop/<id> at the commit, idempotently', async () => {
     const r = repo();
@@ -220,12 +251,16 @@ describe('prepareCheckout and finishCheckout with a clone', () => {
   it('removes an unchanged clone and keeps one with a commit', async () => {
     const r = repo();
     const plain = await prepareCheckout(opts(r, 'c-3'));
-    expect(await finishCheckout({ dir: plain, repository: r.dir, branch: 'll-loop/c-3', commit: r.head, worktree: false })).toEqual({ kept: false });
+    expect(
+      await finishCheckout({ dir: plain, repository: r.dir, branch: 'll-loop/c-3', commit: r.head, worktree: false }),
+    ).toEqual({ kept: false });
     expect(existsSync(plain)).toBe(false);
     const worked = await prepareCheckout(opts(r, 'c-4'));
     writeFileSync(join(worked, 'README'), 'fixed\n');
     sh(worked, 'commit', '--quiet', '-am', 'fix');
-    expect(await finishCheckout({ dir: worked, repository: r.dir, branch: 'll-loop/c-4', commit: r.head, worktree: false })).toMatchObject({ kept: true });
+    expect(
+      await finishCheckout({ dir: worked, repository: r.dir, branch: 'll-loop/c-4', commit: r.head, worktree: false }),
+    ).toMatchObject({ kept: true });
     expect(existsSync(worked)).toBe(true);
   });
 });
@@ -235,6 +270,17 @@ describe('names', () => {
     expect(checkoutDir('/d', 'a/b c', true)).toBe('/d/worktrees/a-b-c');
     expect(checkoutDir('/d', '..', false)).toBe('/d/checkouts/_');
     const r = repo();
-    expect(await refusal(prepareCheckout({ repository: r.dir, commit: r.head, branch: 'll-loop/bad..name', worktree: true, baseDir: join(r.base, 'data'), runId: 'x' }))).toMatchObject({ kind: 'bad-name' });
+    expect(
+      await refusal(
+        prepareCheckout({
+          repository: r.dir,
+          commit: r.head,
+          branch: 'll-loop/bad..name',
+          worktree: true,
+          baseDir: join(r.base, 'data'),
+          runId: 'x',
+        }),
+      ),
+    ).toMatchObject({ kind: 'bad-name' });
   });
 });

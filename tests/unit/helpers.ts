@@ -36,7 +36,13 @@ export function defFromYaml(text: string): LoopDefinition {
 
 /** A loop object with a name, description and a `done` terminal, plus the given states/fields. */
 export function loop(states: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name: 'test-loop', description: 'test', initial: Object.keys(states)[0], states: { ...states, done: { terminal: true } }, ...extra };
+  return {
+    name: 'test-loop',
+    description: 'test',
+    initial: Object.keys(states)[0],
+    states: { ...states, done: { terminal: true } },
+    ...extra,
+  };
 }
 
 export type ScriptedAction = Partial<ActionResult>;
@@ -135,7 +141,10 @@ export function drive(definition: LoopDefinition, script: Script = {}): Run {
       const state = out.effect.input.state;
       if (script.interrupt && script.interrupt.atAction === actions.length) {
         const { event, error } = script.interrupt;
-        next = event === 'action_failed' ? { type: event, failure: { messages: [error ?? 'activity failed'] }, now } : { type: event, now };
+        next =
+          event === 'action_failed'
+            ? { type: event, failure: { messages: [error ?? 'activity failed'] }, now }
+            : { type: event, now };
       } else {
         const index = used[state] ?? 0;
         used[state] = index + 1;
@@ -152,7 +161,10 @@ export function drive(definition: LoopDefinition, script: Script = {}): Run {
       usedDiff[state] = index + 1;
       const reply = take(script.diffs?.[state], index);
       if (reply === undefined) throw new Error(`driver: no diff scripted for state "${state}"`);
-      next = typeof reply === 'string' ? { type: 'diff_stat_done', stat: reply, now } : { type: 'diff_stat_error', error: reply.error, now };
+      next =
+        typeof reply === 'string'
+          ? { type: 'diff_stat_done', stat: reply, now }
+          : { type: 'diff_stat_error', error: reply.error, now };
     } else throw new Error(`driver: no scripted outcome for effect ${out.effect.type}`);
     if (out.snapshot.status !== 'running') throw new Error('driver: a finished run has no next transition');
     out = transition(definition, out.snapshot, next);

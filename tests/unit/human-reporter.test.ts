@@ -64,9 +64,15 @@ describe('human progress display', () => {
     expect(text).toBe(['       [1] a', '              → done', ''].join('\n'));
   });
 
-  describe("what actions printed (action_output, attached by the follower)", () => {
-    const result = { terminated_by: 'terminal', final_state: 'done', iterations: 2, duration_ms: 1200 } as unknown as Parameters<ReturnType<typeof createHumanReporter>['onResult']>[0];
-    const numbered = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`).join('\n') + '\n';
+  describe('what actions printed (action_output, attached by the follower)', () => {
+    const result = {
+      terminated_by: 'terminal',
+      final_state: 'done',
+      iterations: 2,
+      duration_ms: 1200,
+    } as unknown as Parameters<ReturnType<typeof createHumanReporter>['onResult']>[0];
+    const numbered = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`).join('\n') + '\n';
     const run = (detail?: 'quiet' | 'normal' | 'verbose') => {
       let text = '';
       const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10, detail);
@@ -78,7 +84,11 @@ describe('human progress display', () => {
         ev('route', { from: 'build', to: 'check' }),
         ev('state_enter', { state: 'check', iteration: 1 }),
         ev('action_start', { state: 'check', action: 'npm test' }),
-        ev('action_complete', { state: 'check', exit_code: 1, action_output: { output: numbered('line ', 12), stderr: 'boom\x1b]0;pwned\x07\n' } }),
+        ev('action_complete', {
+          state: 'check',
+          exit_code: 1,
+          action_output: { output: numbered('line ', 12), stderr: 'boom\x1b]0;pwned\x07\n' },
+        }),
         ev('evaluate', { type: 'exit_code', verdict: 'no' }),
         ev('route', { from: 'check', to: 'done' }),
       ]) {
@@ -88,7 +98,7 @@ describe('human progress display', () => {
       return text;
     };
 
-    it('by default shows only a failing action\'s last 5 lines of each stream, before its verdict, escaped', () => {
+    it("by default shows only a failing action's last 5 lines of each stream, before its verdict, escaped", () => {
       expect(run()).toBe(
         [
           '[1/10] build → make',
@@ -123,9 +133,17 @@ describe('human progress display', () => {
       const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10);
       reporter.onEvent(ev('state_enter', { state: 'flaky', iteration: 1 }));
       reporter.onEvent(ev('action_start', { state: 'flaky', action: 'curl x' }));
-      reporter.onEvent(ev('action_complete', { state: 'flaky', exit_code: 7, action_output: { output: '', stderr: 'connection refused\n' } }));
+      reporter.onEvent(
+        ev('action_complete', {
+          state: 'flaky',
+          exit_code: 7,
+          action_output: { output: '', stderr: 'connection refused\n' },
+        }),
+      );
       reporter.onEvent(ev('action_retry', { state: 'flaky', attempt: 1, attempts: 3, exit_code: 7, delay_ms: 0 }));
-      expect(text).toBe('[1/10] flaky → curl x\n       err│ connection refused\n       ↻ attempt 1/3 failed (exit 7); retrying\n');
+      expect(text).toBe(
+        '[1/10] flaky → curl x\n       err│ connection refused\n       ↻ attempt 1/3 failed (exit 7); retrying\n',
+      );
     });
 
     it('--quiet prints only the end line', () => {
@@ -140,12 +158,19 @@ describe('human progress display', () => {
       ev('state_enter', { state: 'check', iteration: 1 }),
       ev('action_start', { state: 'check', action: 'make' }),
       ev('action_complete', { exit_code: 0 }),
-      ev('llm_reask', { state: 'check', ask: 2, asks: 3, errors: ['/verdict must be equal to one of the allowed values: "done"'] }),
+      ev('llm_reask', {
+        state: 'check',
+        ask: 2,
+        asks: 3,
+        errors: ['/verdict must be equal to one of the allowed values: "done"'],
+      }),
       ev('output_reask', { state: 'check', ask: 3, asks: 3, errors: ['the output is not JSON'] }),
     ]) {
       reporter.onEvent(e);
     }
-    expect(text).toContain('↻ answer missed its schema (/verdict must be equal to one of the allowed values: "done"); asking again (2/3)\n');
+    expect(text).toContain(
+      '↻ answer missed its schema (/verdict must be equal to one of the allowed values: "done"); asking again (2/3)\n',
+    );
     expect(text).toContain('↻ output missed its schema (the output is not JSON); asking again (3/3)\n');
   });
 
@@ -156,14 +181,28 @@ describe('human progress display', () => {
     for (const e of [
       ev('state_enter', { state: 'fix', iteration: 1 }),
       ev('action_start', { state: 'fix', action: 'Fix it' }),
-      ev('action_complete', { exit_code: 1, rate_limited: true, action_output: { output: 'API Error: 429', stderr: '', exit_code: 1 } }),
-      ev('rate_limited', { state: 'fix', source: 'action', kind: 'quota', message: 'Claude AI usage limit reached|1795600800\u001b[2J', resumes_at: resumes, wait_ms: 3_660_000, pause: 1 }),
+      ev('action_complete', {
+        exit_code: 1,
+        rate_limited: true,
+        action_output: { output: 'API Error: 429', stderr: '', exit_code: 1 },
+      }),
+      ev('rate_limited', {
+        state: 'fix',
+        source: 'action',
+        kind: 'quota',
+        message: 'Claude AI usage limit reached|1795600800\u001b[2J',
+        resumes_at: resumes,
+        wait_ms: 3_660_000,
+        pause: 1,
+      }),
     ]) {
       reporter.onEvent(e);
     }
     const local = new Date(resumes);
     const p = (n: number) => String(n).padStart(2, '0');
-    expect(text).toContain(`⏸ quota: Claude AI usage limit reached|1795600800\\x1b[2J; running it again at ${local.getFullYear()}-${p(local.getMonth() + 1)}-${p(local.getDate())} ${p(local.getHours())}:${p(local.getMinutes())}:00 (in 1h 1m)\n`);
+    expect(text).toContain(
+      `⏸ quota: Claude AI usage limit reached|1795600800\\x1b[2J; running it again at ${local.getFullYear()}-${p(local.getMonth() + 1)}-${p(local.getDate())} ${p(local.getHours())}:${p(local.getMinutes())}:00 (in 1h 1m)\n`,
+    );
     expect(text).not.toContain('out│');
   });
 });

@@ -48,7 +48,10 @@ describe('parseTemplate', () => {
   });
 
   it.each([
-    ['${foo.bar}', /unknown variable namespace in \$\{foo\.bar\}.*context, captured, prev, result, state, loop, env.*\$\$\{/],
+    [
+      '${foo.bar}',
+      /unknown variable namespace in \$\{foo\.bar\}.*context, captured, prev, result, state, loop, env.*\$\$\{/,
+    ],
     ['${HOME}', /unknown variable namespace/],
     ['${}', /unknown variable namespace/],
     ['echo ${context.x', /unclosed \$\{ at offset 5/],
@@ -85,7 +88,10 @@ describe('parseTemplate', () => {
   });
 
   it('templateRefs returns only references', () => {
-    expect(templateRefs('a ${context.x} $${y} ${captured.z.output}').map((r) => r.raw)).toEqual(['${context.x}', '${captured.z.output}']);
+    expect(templateRefs('a ${context.x} $${y} ${captured.z.output}').map((r) => r.raw)).toEqual([
+      '${context.x}',
+      '${captured.z.output}',
+    ]);
   });
 });
 
@@ -100,7 +106,10 @@ describe('interpolate', () => {
     ['${result.details.reason}', 'fixed it'],
     ['${result.details.confidence}', '0.92'],
     ['${state.name}#${state.iteration}', 'fix#3'],
-    ['${loop.name} ${loop.started_at} ${loop.elapsed_ms} ${loop.elapsed}', 'fixer 2024-05-01T10:00:00.000Z 154000 2m 34s'],
+    [
+      '${loop.name} ${loop.started_at} ${loop.elapsed_ms} ${loop.elapsed}',
+      'fixer 2024-05-01T10:00:00.000Z 154000 2m 34s',
+    ],
   ])('%s → %s', (template, expected) => {
     expect(interpolate(template, full)).toBe(expected);
   });
@@ -142,7 +151,10 @@ describe('interpolate', () => {
   it.each([
     ['${context.missing}', 'define it under context: in the loop file or pass --context missing=VALUE'],
     ['${context.nothing}', '--context nothing=VALUE'],
-    ['${captured.nope.output}', 'the state that captures "nope" has not run yet; write ${captured.nope.output:-default} for a fallback'],
+    [
+      '${captured.nope.output}',
+      'the state that captures "nope" has not run yet; write ${captured.nope.output:-default} for a fallback',
+    ],
     ['${captured.lint.bogus}', 'the state that captures "lint"'],
     ['${result.details.missing}', 'no evaluation has produced this value yet'],
     ['${state.bogus}', 'available: state.name, state.iteration'],
@@ -200,7 +212,9 @@ describe('interpolate', () => {
 
 describe('renderPrompt', () => {
   it('fills values and leaves ${env.*} for the worker', () => {
-    expect(renderPrompt('Fix ${context.dir} (${result.details.reason}) as ${env.USER:-me} in ${env.HOME}.', full)).toEqual({
+    expect(
+      renderPrompt('Fix ${context.dir} (${result.details.reason}) as ${env.USER:-me} in ${env.HOME}.', full),
+    ).toEqual({
       parts: ['Fix src/ (fixed it) as ', { name: 'USER', default: 'me' }, ' in ', { name: 'HOME' }, '.'],
     });
   });
@@ -240,7 +254,13 @@ describe('actions: kind, timeout, display', () => {
     [{}, { default_timeout: 60 }, 60],
     [{}, {}, DEFAULT_ACTION_TIMEOUT_S],
   ])('state %j, loop %j → timeout %i', (state, loopFields, expected) => {
-    const d = def({ name: 'x', description: 'd', initial: 'a', ...loopFields, states: { a: { action: 'x', next: 'done', ...state }, done: { terminal: true } } });
+    const d = def({
+      name: 'x',
+      description: 'd',
+      initial: 'a',
+      ...loopFields,
+      states: { a: { action: 'x', next: 'done', ...state }, done: { terminal: true } },
+    });
     expect(actionTimeout(d, d.states.a!)).toBe(expected);
     expect(DEFAULT_ACTION_TIMEOUT_S).toBe(3600);
   });

@@ -10,7 +10,11 @@ import { DEFAULT_LLM_SCHEMA, answerCheckSchema } from '../../fsm/llm-schema.js';
 import { compileJsonSchema, schemaErrors } from '../../loader/json-schema.js';
 import { loadLoopFile } from '../../loader/load.js';
 
-const VERDICTS = { type: 'object', properties: { verdict: { type: 'string', enum: ['done', 'retry'] }, confidence: { type: 'number' } }, required: ['verdict'] };
+const VERDICTS = {
+  type: 'object',
+  properties: { verdict: { type: 'string', enum: ['done', 'retry'] }, confidence: { type: 'number' } },
+  required: ['verdict'],
+};
 
 describe('schemaErrors', () => {
   it('accepts an answer that fits', () => {
@@ -19,7 +23,9 @@ describe('schemaErrors', () => {
   });
 
   it('names a verdict outside the enum with the allowed values', () => {
-    expect(schemaErrors(VERDICTS, { verdict: 'maybe' })).toEqual(['/verdict must be equal to one of the allowed values: "done", "retry"']);
+    expect(schemaErrors(VERDICTS, { verdict: 'maybe' })).toEqual([
+      '/verdict must be equal to one of the allowed values: "done", "retry"',
+    ]);
   });
 
   it('lists every problem, one line each', () => {
@@ -34,7 +40,9 @@ describe('answerCheckSchema', () => {
   it('checks answers to the default schema for their verdict only (confidence and reason stay optional)', () => {
     const check = answerCheckSchema(DEFAULT_LLM_SCHEMA);
     expect(schemaErrors(check, { verdict: 'yes' })).toEqual([]);
-    expect(schemaErrors(check, { verdict: 'maybe' })).toEqual(['/verdict must be equal to one of the allowed values: "yes", "no", "blocked", "partial"']);
+    expect(schemaErrors(check, { verdict: 'maybe' })).toEqual([
+      '/verdict must be equal to one of the allowed values: "yes", "no", "blocked", "partial"',
+    ]);
     expect(schemaErrors(check, { verdict: 'no', confidence: 3 })).toEqual(['/confidence must be <= 1']);
   });
 
@@ -47,7 +55,9 @@ describe('compileJsonSchema', () => {
   it('refuses a keyword of the wrong shape', () => {
     const c = compileJsonSchema({ type: 'objekt' });
     // One explanation per bad keyword, not the meta-schema's three.
-    expect('problem' in c && c.problem).toBe('/type must be equal to one of the allowed values: "array", "boolean", "integer", "null", "number", "object", "string"');
+    expect('problem' in c && c.problem).toBe(
+      '/type must be equal to one of the allowed values: "array", "boolean", "integer", "null", "number", "object", "string"',
+    );
   });
 
   it('refuses a $ref that resolves nowhere', () => {
@@ -93,7 +103,20 @@ describe('a schema: that is not a JSON Schema', () => {
   it('an output_schema: that is not a JSON Schema is an error at its line too', () => {
     const dir = mkdtempSync(join(tmpdir(), 'll-json-schema-'));
     const file = join(dir, 'planned.yaml');
-    writeFileSync(file, ['name: planned', 'initial: plan', 'states:', '  plan:', '    action: "make plan"', '    output_schema: { type: objekt }', '    next: done', '  done: { terminal: true }', ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'name: planned',
+        'initial: plan',
+        'states:',
+        '  plan:',
+        '    action: "make plan"',
+        '    output_schema: { type: objekt }',
+        '    next: done',
+        '  done: { terminal: true }',
+        '',
+      ].join('\n'),
+    );
     const loaded = loadLoopFile(file, {}, dir);
     const d = loaded.diagnostics.find((x) => x.severity === 'error');
     expect(d?.message).toMatch(/^output_schema is not a valid JSON Schema: .*type/);

@@ -27,7 +27,19 @@ const ALLOWED: Record<string, readonly string[]> = {
   activities: ['fsm', 'loader', 'type:workflows'],
   worker: ['activities', 'loader', 'fsm', 'workflows'],
   client: ['client/commands', 'client/temporal', 'loader', 'fsm'],
-  'client/commands': ['client', 'client/runs', 'client/temporal', 'client/reporters', 'client/show', 'client/create', 'client/service', 'loader', 'worker', 'workflows', 'fsm'],
+  'client/commands': [
+    'client',
+    'client/runs',
+    'client/temporal',
+    'client/reporters',
+    'client/show',
+    'client/create',
+    'client/service',
+    'loader',
+    'worker',
+    'workflows',
+    'fsm',
+  ],
   'client/runs': ['client', 'client/temporal', 'client/reporters', 'loader', 'worker', 'workflows', 'fsm'],
   'client/temporal': ['client', 'loader'],
   'client/reporters': ['fsm', 'type:worker'],
@@ -47,7 +59,8 @@ function sources(dir: string): string[] {
 /** `import … from './x.js'`, `export … from`, `import('./x.js')`: the relative ones, with their line. */
 function relativeImports(text: string): Array<{ line: number; spec: string; typeOnly: boolean }> {
   const found: Array<{ line: number; spec: string; typeOnly: boolean }> = [];
-  const statement = /(?:^|\n)\s*(import|export)(\s+type\b)?[^'";]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+  const statement =
+    /(?:^|\n)\s*(import|export)(\s+type\b)?[^'";]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
   for (const m of text.matchAll(statement)) {
     const spec = m[3] ?? m[4]!;
     const line = text.slice(0, m.index + m[0].length).split('\n').length;
@@ -69,7 +82,9 @@ function violations(): string[] {
       for (const imp of relativeImports(readFileSync(file, 'utf8'))) {
         const to = placeOf(join(dirname(file), imp.spec));
         if (to === from || allowed.includes(to) || (imp.typeOnly && allowed.includes(`type:${to}`))) continue;
-        out.push(`${relative(ROOT, file)}:${imp.line}: ${from} imports ${imp.typeOnly ? 'types from ' : ''}${to} (${imp.spec})`);
+        out.push(
+          `${relative(ROOT, file)}:${imp.line}: ${from} imports ${imp.typeOnly ? 'types from ' : ''}${to} (${imp.spec})`,
+        );
       }
     }
   }

@@ -13,7 +13,10 @@ function projectWithLoops(): string {
   const cwd = mkdtempSync(join(tmpdir(), 'll-loop-labels-'));
   mkdirSync(join(cwd, '.loops'));
   const loop = (name: string, labels?: string) =>
-    writeFileSync(join(cwd, '.loops', `${name}.yaml`), `name: ${name}\n${labels ? `labels: ${labels}\n` : ''}initial: a\nstates:\n  a:\n    terminal: true\n`);
+    writeFileSync(
+      join(cwd, '.loops', `${name}.yaml`),
+      `name: ${name}\n${labels ? `labels: ${labels}\n` : ''}initial: a\nstates:\n  a:\n    terminal: true\n`,
+    );
   loop('alpha', '[fast, lint]');
   loop('beta', '[fast]');
   loop('gamma');
@@ -44,10 +47,21 @@ describe('ll-loop list --label', () => {
 
   it('filters the built-in catalog', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'll-loop-labels-'));
-    expect(await names(['list', '--builtin', '--label', 'agent'], cwd)).toEqual(['coverage-up', 'fix-lint', 'fix-types', 'reduce-errors', 'test-until-pass']);
-    expect(await names(['list', '--builtin', '--label', 'agent,tests'], cwd)).toEqual(['coverage-up', 'test-until-pass']);
+    expect(await names(['list', '--builtin', '--label', 'agent'], cwd)).toEqual([
+      'coverage-up',
+      'fix-lint',
+      'fix-types',
+      'reduce-errors',
+      'test-until-pass',
+    ]);
+    expect(await names(['list', '--builtin', '--label', 'agent,tests'], cwd)).toEqual([
+      'coverage-up',
+      'test-until-pass',
+    ]);
     expect(await names(['list', '--builtin', '--label', 'until-pass', '--label', 'types'], cwd)).toEqual(['fix-types']);
-    expect((await runCliInProcess(['list', '--builtin', '--label', 'nothing-has-this'], { cwd })).stdout).toBe('no built-in loops match\n');
+    expect((await runCliInProcess(['list', '--builtin', '--label', 'nothing-has-this'], { cwd })).stdout).toBe(
+      'no built-in loops match\n',
+    );
   });
 
   it('refuses an empty label, and labels with --running or --failed', async () => {

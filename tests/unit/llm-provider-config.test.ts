@@ -33,29 +33,70 @@ describe('llm provider settings', () => {
 
   it('a loop-level API provider reaches the activity with the key variable name and defaults', () => {
     const input = evaluateInput(judged({ llm: { provider: 'anthropic', model: 'claude-x' } }));
-    expect(input?.['llm']).toEqual({ provider: 'anthropic', model: 'claude-x', api_key_env: 'ANTHROPIC_API_KEY', key_required: true, max_tokens: 256 });
+    expect(input?.['llm']).toEqual({
+      provider: 'anthropic',
+      model: 'claude-x',
+      api_key_env: 'ANTHROPIC_API_KEY',
+      key_required: true,
+      max_tokens: 256,
+    });
   });
 
   it('an evaluation overrides the loop field by field', () => {
-    const d = judged({ llm: { provider: 'anthropic', model: 'claude-x', max_tokens: 100 } }, { type: 'llm_structured', llm: { provider: 'openai-compatible', base_url: 'http://127.0.0.1:11434/v1' } });
-    expect(evaluateInput(d)?.['llm']).toEqual({ provider: 'openai-compatible', model: 'claude-x', base_url: 'http://127.0.0.1:11434/v1', api_key_env: 'OPENAI_API_KEY', key_required: false, max_tokens: 100 });
+    const d = judged(
+      { llm: { provider: 'anthropic', model: 'claude-x', max_tokens: 100 } },
+      { type: 'llm_structured', llm: { provider: 'openai-compatible', base_url: 'http://127.0.0.1:11434/v1' } },
+    );
+    expect(evaluateInput(d)?.['llm']).toEqual({
+      provider: 'openai-compatible',
+      model: 'claude-x',
+      base_url: 'http://127.0.0.1:11434/v1',
+      api_key_env: 'OPENAI_API_KEY',
+      key_required: false,
+      max_tokens: 100,
+    });
     expect(evaluateInput(d)?.['model']).toBe('claude-x');
   });
 
   it('a local openai-compatible server needs no key unless api_key_env names one', () => {
-    const local = judged({ llm: { provider: 'openai-compatible', model: 'llama3', base_url: 'http://localhost:11434/v1' } });
+    const local = judged({
+      llm: { provider: 'openai-compatible', model: 'llama3', base_url: 'http://localhost:11434/v1' },
+    });
     expect(requiredKeys(local, llmJudged(local))).toEqual([]);
-    const named = judged({ llm: { provider: 'openai-compatible', model: 'llama3', base_url: 'http://localhost:8000/v1', api_key_env: 'VLLM_KEY' } });
-    expect(requiredKeys(named, llmJudged(named))).toEqual([{ variable: 'VLLM_KEY', provider: 'openai-compatible', state: 'check', role: 'evaluation' }]);
+    const named = judged({
+      llm: {
+        provider: 'openai-compatible',
+        model: 'llama3',
+        base_url: 'http://localhost:8000/v1',
+        api_key_env: 'VLLM_KEY',
+      },
+    });
+    expect(requiredKeys(named, llmJudged(named))).toEqual([
+      { variable: 'VLLM_KEY', provider: 'openai-compatible', state: 'check', role: 'evaluation' },
+    ]);
     const openai = judged({ llm: { provider: 'openai-compatible', model: 'gpt-x' } });
-    expect(requiredKeys(openai, llmJudged(openai))).toEqual([{ variable: 'OPENAI_API_KEY', provider: 'openai-compatible', state: 'check', role: 'evaluation' }]);
+    expect(requiredKeys(openai, llmJudged(openai))).toEqual([
+      { variable: 'OPENAI_API_KEY', provider: 'openai-compatible', state: 'check', role: 'evaluation' },
+    ]);
   });
 
   it('prompt states judged by default need the key too; disabled LLM evaluation needs none', () => {
     // The prompt runs in the host CLI (its own llm:); its default llm_structured judge uses the loop's provider.
-    const d = def(loop({ fix: { action: '/ll:fix', llm: { provider: 'host-cli' }, on_yes: 'done', on_no: 'done' } }, { llm: { provider: 'anthropic', model: 'm' } }));
-    expect(requiredKeys(d, llmJudged(d))).toEqual([{ variable: 'ANTHROPIC_API_KEY', provider: 'anthropic', state: 'fix', role: 'evaluation' }]);
-    const off = def(loop({ fix: { action: '/ll:fix', llm: { provider: 'host-cli' }, on_yes: 'done', on_no: 'done' } }, { llm: { provider: 'anthropic', model: 'm', enabled: false } }));
+    const d = def(
+      loop(
+        { fix: { action: '/ll:fix', llm: { provider: 'host-cli' }, on_yes: 'done', on_no: 'done' } },
+        { llm: { provider: 'anthropic', model: 'm' } },
+      ),
+    );
+    expect(requiredKeys(d, llmJudged(d))).toEqual([
+      { variable: 'ANTHROPIC_API_KEY', provider: 'anthropic', state: 'fix', role: 'evaluation' },
+    ]);
+    const off = def(
+      loop(
+        { fix: { action: '/ll:fix', llm: { provider: 'host-cli' }, on_yes: 'done', on_no: 'done' } },
+        { llm: { provider: 'anthropic', model: 'm', enabled: false } },
+      ),
+    );
     expect(requiredKeys(off, llmJudged(off))).toEqual([]);
   });
 
@@ -63,10 +104,20 @@ describe('llm provider settings', () => {
     [{ llm: { provider: 'anthropic' } }, ['llm'], 'provider anthropic needs a model'],
     [{ llm: { base_url: 'http://x:1/v1' } }, ['llm'], 'llm.base_url applies only to an API provider'],
     [{ llm: { provider: 'openai' } }, ['llm', 'provider'], ''],
-    [{ llm: { provider: 'anthropic', model: 'm', base_url: 'ftp://x' } }, ['llm', 'base_url'], 'base_url must be an http(s) URL'],
-    [{ llm: { provider: 'anthropic', model: 'm', api_key_env: 'MY KEY' } }, ['llm', 'api_key_env'], 'api_key_env names an environment variable'],
+    [
+      { llm: { provider: 'anthropic', model: 'm', base_url: 'ftp://x' } },
+      ['llm', 'base_url'],
+      'base_url must be an http(s) URL',
+    ],
+    [
+      { llm: { provider: 'anthropic', model: 'm', api_key_env: 'MY KEY' } },
+      ['llm', 'api_key_env'],
+      'api_key_env names an environment variable',
+    ],
   ])('rejects %j at load with its path', (extra, path, message) => {
-    const r = validateLoop(loop({ check: { action: 'make', evaluate: { type: 'llm_structured' }, on_yes: 'done', on_no: 'done' } }, extra));
+    const r = validateLoop(
+      loop({ check: { action: 'make', evaluate: { type: 'llm_structured' }, on_yes: 'done', on_no: 'done' } }, extra),
+    );
     expect(r.definition).toBeUndefined();
     const e = r.diagnostics.find((d) => d.severity === 'error');
     expect(e?.path).toEqual(path);
@@ -74,8 +125,20 @@ describe('llm provider settings', () => {
   });
 
   it('rejects a bad per-evaluation override at its path', () => {
-    const r = validateLoop(loop({ check: { action: 'make', evaluate: { type: 'llm_structured', llm: { provider: 'openai-compatible' } }, on_yes: 'done', on_no: 'done' } }));
-    expect(r.diagnostics.find((d) => d.severity === 'error')).toMatchObject({ path: ['states', 'check', 'evaluate', 'llm'], message: 'provider openai-compatible needs a model' });
+    const r = validateLoop(
+      loop({
+        check: {
+          action: 'make',
+          evaluate: { type: 'llm_structured', llm: { provider: 'openai-compatible' } },
+          on_yes: 'done',
+          on_no: 'done',
+        },
+      }),
+    );
+    expect(r.diagnostics.find((d) => d.severity === 'error')).toMatchObject({
+      path: ['states', 'check', 'evaluate', 'llm'],
+      message: 'provider openai-compatible needs a model',
+    });
   });
 
   it('host-cli spelled out is the host CLI', () => {
@@ -84,7 +147,12 @@ describe('llm provider settings', () => {
 
   it('an error reply with details gives an error verdict carrying them (retry_after)', () => {
     const d = judged({ llm: { provider: 'anthropic', model: 'm' } });
-    const r = llmResult(d, d.states['check']!, { type: 'llm_error', error: 'rate limited', details: { status: 429, retry_after: 42 }, now: 0 });
+    const r = llmResult(d, d.states['check']!, {
+      type: 'llm_error',
+      error: 'rate limited',
+      details: { status: 429, retry_after: 42 },
+      now: 0,
+    });
     expect(r).toEqual({ verdict: 'error', details: { status: 429, retry_after: 42, error: 'rate limited' } });
   });
 });
@@ -95,7 +163,15 @@ describe('a missing key is refused before the run starts', () => {
     mkdirSync(join(cwd, '.loops'));
     writeFileSync(
       join(cwd, '.loops', 'judged.yaml'),
-      ['name: judged', 'initial: check', 'llm: { provider: anthropic, model: claude-x, api_key_env: LL_P13_ABSENT_KEY }', 'states:', '  check: { action: make test, on_yes: done, on_no: done, evaluate: { type: llm_structured } }', '  done: { terminal: true }', ''].join('\n'),
+      [
+        'name: judged',
+        'initial: check',
+        'llm: { provider: anthropic, model: claude-x, api_key_env: LL_P13_ABSENT_KEY }',
+        'states:',
+        '  check: { action: make test, on_yes: done, on_no: done, evaluate: { type: llm_structured } }',
+        '  done: { terminal: true }',
+        '',
+      ].join('\n'),
     );
     // Were the check missing, the run would fail reaching this address (exit 7), not exit 1.
     vi.stubEnv('TEMPORAL_ADDRESS', '127.0.0.1:9');
@@ -103,7 +179,9 @@ describe('a missing key is refused before the run starts', () => {
     try {
       const r = await runCliInProcess(['run', 'judged'], { cwd });
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain('state "check" is judged by the anthropic API, but LL_P13_ABSENT_KEY is not set; nothing was run');
+      expect(r.stderr).toContain(
+        'state "check" is judged by the anthropic API, but LL_P13_ABSENT_KEY is not set; nothing was run',
+      );
       expect(r.stderr).toContain('export LL_P13_ABSENT_KEY=<your key>');
       expect(r.stderr).not.toMatch(/\n\s+at /);
     } finally {

@@ -21,10 +21,19 @@ describe('how a run ends, from outside', () => {
     const rules = { closeAsOutcome: true };
     expect(closing(result('terminal'), rules)).toEqual({ kind: 'complete' });
     expect(closing(result('cancelled'), rules)).toEqual({ kind: 'cancel' });
-    expect(closing(result('terminal', true), rules)).toEqual({ kind: 'fail', message: 'loop l: ended in failure state "s"' });
-    expect(closing(result('max_iterations'), rules)).toEqual({ kind: 'fail', message: 'loop l: max_iterations reached in state "s" after 3 passes' });
+    expect(closing(result('terminal', true), rules)).toEqual({
+      kind: 'fail',
+      message: 'loop l: ended in failure state "s"',
+    });
+    expect(closing(result('max_iterations'), rules)).toEqual({
+      kind: 'fail',
+      message: 'loop l: max_iterations reached in state "s" after 3 passes',
+    });
     expect(closing(result('timeout'), rules)).toMatchObject({ kind: 'fail' });
-    expect(closing({ ...result('error'), error: 'no route for verdict progress' }, rules)).toEqual({ kind: 'fail', message: 'loop l: no route for verdict progress' });
+    expect(closing({ ...result('error'), error: 'no route for verdict progress' }, rules)).toEqual({
+      kind: 'fail',
+      message: 'loop l: no route for verdict progress',
+    });
   });
 
   it('a stopped sub-loop completes (its parent needs what it captured), its failures still fail', () => {
@@ -35,6 +44,9 @@ describe('how a run ends, from outside', () => {
   it('runs of 0.3.0 and older close as they did: complete, or fail only with failOnNonTerminal (old text)', () => {
     expect(closing(result('max_iterations'), {})).toEqual({ kind: 'complete' });
     expect(closing(result('cancelled'), { failOnNonTerminal: true })).toEqual({ kind: 'complete' });
-    expect(closing(result('max_iterations'), { failOnNonTerminal: true })).toEqual({ kind: 'fail', message: 'loop l: max_iterations reached in state "s"' });
+    expect(closing(result('max_iterations'), { failOnNonTerminal: true })).toEqual({
+      kind: 'fail',
+      message: 'loop l: max_iterations reached in state "s"',
+    });
   });
 });

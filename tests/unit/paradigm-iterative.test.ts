@@ -26,9 +26,22 @@ describe('paradigm: iterative', () => {
     expect(out.max_iterations).toBe(3);
     expect(out.context).toStrictEqual({ input: 'Make the parser tests pass', test_command: 'npm test' });
     expect(Object.keys(states)).toEqual(['start', 'execute', 'validate', 'control', 'next_input', 'done']);
-    expect(states.start).toStrictEqual({ action: "cat <<'LL_INPUT_END'\n${context.input}\nLL_INPUT_END", capture: 'input', next: 'execute' });
-    expect(states.execute).toStrictEqual({ action: 'Work on this task: ${captured.input.output}', action_type: 'prompt', capture: 'result', next: 'validate' });
-    expect(states.validate).toStrictEqual({ action: '${context.test_command}', capture: 'validation', next: 'control' });
+    expect(states.start).toStrictEqual({
+      action: "cat <<'LL_INPUT_END'\n${context.input}\nLL_INPUT_END",
+      capture: 'input',
+      next: 'execute',
+    });
+    expect(states.execute).toStrictEqual({
+      action: 'Work on this task: ${captured.input.output}',
+      action_type: 'prompt',
+      capture: 'result',
+      next: 'validate',
+    });
+    expect(states.validate).toStrictEqual({
+      action: '${context.test_command}',
+      capture: 'validation',
+      next: 'control',
+    });
     const control = states.control!;
     expect(control.route).toStrictEqual({ success: 'done', continue: 'next_input' });
     const evaluate = control.evaluate as Record<string, unknown>;
@@ -37,7 +50,11 @@ describe('paradigm: iterative', () => {
     expect(String(evaluate.prompt).startsWith('Done when every parser test passes.\n')).toBe(true);
     expect(evaluate.source).toContain('${captured.result.output}');
     expect(evaluate.source).toContain('${captured.validation.exit_code}');
-    expect(states.next_input).toStrictEqual({ action: `printf '%s' "\${result.details.raw.next_input}"`, capture: 'input', next: 'execute' });
+    expect(states.next_input).toStrictEqual({
+      action: `printf '%s' "\${result.details.raw.next_input}"`,
+      capture: 'input',
+      next: 'execute',
+    });
     expect(validateLoop(out).diagnostics).toEqual([]);
   });
 
@@ -60,14 +77,23 @@ describe('paradigm: iterative', () => {
 
   it('a text executor keeps the usual action kind rule; { shell } forces bash', () => {
     const text = compiled({ ...doc, executor: './attempt.sh "${captured.input.output}"' });
-    expect((text.states as Record<string, unknown>).execute).toStrictEqual({ action: './attempt.sh "${captured.input.output}"', capture: 'result', next: 'validate' });
+    expect((text.states as Record<string, unknown>).execute).toStrictEqual({
+      action: './attempt.sh "${captured.input.output}"',
+      capture: 'result',
+      next: 'validate',
+    });
     const shell = compiled({ ...doc, executor: { shell: '/usr/bin/env echo ${captured.input.output}' } });
     expect((shell.states as Record<string, Record<string, unknown>>).execute!.action_type).toBe('shell');
   });
 
   const judgement = (success: boolean, next: string) => ({
     verdict: success ? 'success' : 'continue',
-    details: { confidence: 1, confident: true, reason: '', raw: { verdict: success ? 'success' : 'continue', success, analysis: 'a', next_input: next, new_files: [] } },
+    details: {
+      confidence: 1,
+      confident: true,
+      reason: '',
+      raw: { verdict: success ? 'success' : 'continue', success, analysis: 'a', next_input: next, new_files: [] },
+    },
   });
 
   it('next_input feeds the next executor call; success ends in done with the last executor result captured', () => {
@@ -75,12 +101,25 @@ describe('paradigm: iterative', () => {
       actions: {
         start: [{ output: 'Make the parser tests pass\n' }],
         execute: [{ output: 'attempt 1' }, { output: 'attempt 2' }],
-        validate: [{ exit_code: 1, output: '2 failed' }, { exit_code: 0, output: 'ok' }],
+        validate: [
+          { exit_code: 1, output: '2 failed' },
+          { exit_code: 0, output: 'ok' },
+        ],
         next_input: [{ output: 'fix the tokenizer' }],
       },
       llm: { control: [judgement(false, 'fix the tokenizer'), judgement(true, '')] },
     });
-    expect(run.entered).toEqual(['start', 'execute', 'validate', 'control', 'next_input', 'execute', 'validate', 'control', 'done']);
+    expect(run.entered).toEqual([
+      'start',
+      'execute',
+      'validate',
+      'control',
+      'next_input',
+      'execute',
+      'validate',
+      'control',
+      'done',
+    ]);
     expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done', iterations: 2 });
     expect(run.result.captured.result!.output).toBe('attempt 2');
     const next = run.actions.find((a) => a.state === 'next_input')!;
@@ -91,7 +130,10 @@ describe('paradigm: iterative', () => {
 
   it('the iteration cap counts executor calls; the last executor result is the loop result', () => {
     const run = drive(resolvedDef(compiled(doc)), {
-      actions: { execute: [{ output: 'attempt 1' }, { output: 'attempt 2' }, { output: 'attempt 3' }], validate: [{ exit_code: 1 }] },
+      actions: {
+        execute: [{ output: 'attempt 1' }, { output: 'attempt 2' }, { output: 'attempt 3' }],
+        validate: [{ exit_code: 1 }],
+      },
       llm: { control: [judgement(false, 'again')] },
     });
     expect(run.result).toMatchObject({ terminated_by: 'max_iterations', iterations: 3, final_state: 'execute' });

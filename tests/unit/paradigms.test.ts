@@ -193,7 +193,11 @@ max_iterations: 10
 
 describe('variations the seed implies', () => {
   it('invariants without maintain: no on_maintain on all_valid, and the last check goes to all_valid', () => {
-    const out = compiled({ paradigm: 'invariants', name: 'x', constraints: [{ name: 'tests-pass', check: 'pytest', fix: 'fixer' }] });
+    const out = compiled({
+      paradigm: 'invariants',
+      name: 'x',
+      constraints: [{ name: 'tests-pass', check: 'pytest', fix: 'fixer' }],
+    });
     expect(out).toStrictEqual({
       name: 'x',
       initial: 'check_tests',
@@ -206,21 +210,52 @@ describe('variations the seed implies', () => {
   });
 
   it('imperative until.passes: false stops when the check fails', () => {
-    const out = compiled({ paradigm: 'imperative', name: 'x', steps: ['a'], until: { check: 'grep -q TODO notes', passes: false } });
-    expect((out.states as Record<string, unknown>).check_done).toStrictEqual({ action: 'grep -q TODO notes', on_success: 'step_0', on_failure: 'done' });
+    const out = compiled({
+      paradigm: 'imperative',
+      name: 'x',
+      steps: ['a'],
+      until: { check: 'grep -q TODO notes', passes: false },
+    });
+    expect((out.states as Record<string, unknown>).check_done).toStrictEqual({
+      action: 'grep -q TODO notes',
+      on_success: 'step_0',
+      on_failure: 'done',
+    });
     expect((out.states as Record<string, unknown>).step_0).toStrictEqual({ action: 'a', next: 'check_done' });
   });
 
   it('convergence: tolerance defaults to 0, direction reaches the evaluator, the author context is kept after the generated keys', () => {
-    const out = compiled({ paradigm: 'convergence', name: 'cov', check: 'cov.sh', toward: 90, using: 'add-tests', direction: 'maximize', context: { pkg: 'api' } });
+    const out = compiled({
+      paradigm: 'convergence',
+      name: 'cov',
+      check: 'cov.sh',
+      toward: 90,
+      using: 'add-tests',
+      direction: 'maximize',
+      context: { pkg: 'api' },
+    });
     expect(out.context).toStrictEqual({ metric_cmd: 'cov.sh', target: 90, tolerance: 0, pkg: 'api' });
     expect(Object.keys(out.context as object)).toEqual(['metric_cmd', 'target', 'tolerance', 'pkg']);
     const measure = (out.states as Record<string, Record<string, unknown>>).measure!;
-    expect(measure.evaluate).toStrictEqual({ type: 'convergence', target: '${context.target}', tolerance: '${context.tolerance}', direction: 'maximize' });
+    expect(measure.evaluate).toStrictEqual({
+      type: 'convergence',
+      target: '${context.target}',
+      tolerance: '${context.tolerance}',
+      direction: 'maximize',
+    });
   });
 
   it('loop-level settings pass through unchanged; defaults are not added', () => {
-    const settings = { description: 'd', max_iterations: 7, max_steps: 30, timeout: 600, labels: ['ci'], llm: { model: 'haiku' }, scope: ['src/'], parameters: { dir: { type: 'path', default: 'src' } } };
+    const settings = {
+      description: 'd',
+      max_iterations: 7,
+      max_steps: 30,
+      timeout: 600,
+      labels: ['ci'],
+      llm: { model: 'haiku' },
+      scope: ['src/'],
+      parameters: { dir: { type: 'path', default: 'src' } },
+    };
     const out = compiled({ paradigm: 'goal', goal: 'Lint clean', tools: ['lint', 'fix'], ...settings });
     expect(out).toMatchObject(settings);
     expect(out).not.toHaveProperty('maintain');
@@ -247,12 +282,27 @@ describe('derived names', () => {
   });
 
   it.each([
-    [['tests-pass', 'lint-clean', 'types-valid'], ['tests', 'lint', 'types']],
-    [['no-flaky-tests', 'Docs OK'], ['no_flaky_tests', 'docs']],
+    [
+      ['tests-pass', 'lint-clean', 'types-valid'],
+      ['tests', 'lint', 'types'],
+    ],
+    [
+      ['no-flaky-tests', 'Docs OK'],
+      ['no_flaky_tests', 'docs'],
+    ],
     [['pass'], ['pass']],
-    [['lint-clean', 'lint-valid'], ['lint_clean', 'lint_valid']],
-    [['lint-clean', 'lint'], ['lint_clean', 'lint']],
-    [['lint clean', 'Lint-Clean'], [undefined, undefined]],
+    [
+      ['lint-clean', 'lint-valid'],
+      ['lint_clean', 'lint_valid'],
+    ],
+    [
+      ['lint-clean', 'lint'],
+      ['lint_clean', 'lint'],
+    ],
+    [
+      ['lint clean', 'Lint-Clean'],
+      [undefined, undefined],
+    ],
     [['???'], [undefined]],
   ])('constraint names %j → stems %j', (names, stems) => {
     expect(constraintStems(names)).toEqual(stems);
@@ -274,17 +324,83 @@ describe('bad paradigm documents', () => {
   const convergence = { paradigm: 'convergence', name: 'c', check: 'count.sh', toward: 0, using: 'fix.sh' };
 
   it.each([
-    ['missing toward', { ...convergence, toward: undefined }, ['toward'], 'missing required field "toward" for paradigm: convergence', 'add toward: 0'],
-    ['missing using', { ...convergence, using: undefined }, ['using'], 'missing required field "using"', 'add using: "/ll:check_code fix"'],
-    ['toward as words', { ...convergence, toward: 'zero' }, ['toward'], 'toward must be the target number', 'write toward: 0'],
-    ['negative tolerance', { ...convergence, tolerance: -1 }, ['tolerance'], 'tolerance must be a number of 0 or more', 'write tolerance: 0'],
-    ['max_iterations as words', { ...convergence, max_iterations: 'ten' }, ['max_iterations'], 'max_iterations must be a whole number of 1 or more (got "ten")', 'write max_iterations: 20'],
-    ['constraints as text', { paradigm: 'invariants', name: 'i', constraints: 'x' }, ['constraints'], 'constraints must be a list of one or more constraints', 'write constraints: [{'],
-    ['a constraint without fix', { paradigm: 'invariants', name: 'i', constraints: [{ name: 'a', check: 'b' }] }, ['constraints', 0, 'fix'], 'missing required field "fix" in constraints[0]', 'add fix: "/ll:manage_issue bug fix"'],
-    ['goal with three tools', { paradigm: 'goal', goal: 'g', tools: ['a', 'b', 'c'] }, ['tools'], 'tools must be a list of two actions', 'write tools: ['],
-    ['steps empty', { paradigm: 'imperative', name: 'm', steps: [], until: { check: 'c' } }, ['steps'], 'steps must be a list of one or more actions', 'write steps: ['],
-    ['until.passes as text', { paradigm: 'imperative', name: 'm', steps: ['a'], until: { check: 'c', passes: 'yes' } }, ['until', 'passes'], 'until.passes must be true (stop when the check passes) or false', 'write until.passes: true'],
-    ['a missing name', { ...convergence, name: undefined }, ['name'], 'missing required field "name"', 'add name: my-loop'],
+    [
+      'missing toward',
+      { ...convergence, toward: undefined },
+      ['toward'],
+      'missing required field "toward" for paradigm: convergence',
+      'add toward: 0',
+    ],
+    [
+      'missing using',
+      { ...convergence, using: undefined },
+      ['using'],
+      'missing required field "using"',
+      'add using: "/ll:check_code fix"',
+    ],
+    [
+      'toward as words',
+      { ...convergence, toward: 'zero' },
+      ['toward'],
+      'toward must be the target number',
+      'write toward: 0',
+    ],
+    [
+      'negative tolerance',
+      { ...convergence, tolerance: -1 },
+      ['tolerance'],
+      'tolerance must be a number of 0 or more',
+      'write tolerance: 0',
+    ],
+    [
+      'max_iterations as words',
+      { ...convergence, max_iterations: 'ten' },
+      ['max_iterations'],
+      'max_iterations must be a whole number of 1 or more (got "ten")',
+      'write max_iterations: 20',
+    ],
+    [
+      'constraints as text',
+      { paradigm: 'invariants', name: 'i', constraints: 'x' },
+      ['constraints'],
+      'constraints must be a list of one or more constraints',
+      'write constraints: [{',
+    ],
+    [
+      'a constraint without fix',
+      { paradigm: 'invariants', name: 'i', constraints: [{ name: 'a', check: 'b' }] },
+      ['constraints', 0, 'fix'],
+      'missing required field "fix" in constraints[0]',
+      'add fix: "/ll:manage_issue bug fix"',
+    ],
+    [
+      'goal with three tools',
+      { paradigm: 'goal', goal: 'g', tools: ['a', 'b', 'c'] },
+      ['tools'],
+      'tools must be a list of two actions',
+      'write tools: [',
+    ],
+    [
+      'steps empty',
+      { paradigm: 'imperative', name: 'm', steps: [], until: { check: 'c' } },
+      ['steps'],
+      'steps must be a list of one or more actions',
+      'write steps: [',
+    ],
+    [
+      'until.passes as text',
+      { paradigm: 'imperative', name: 'm', steps: ['a'], until: { check: 'c', passes: 'yes' } },
+      ['until', 'passes'],
+      'until.passes must be true (stop when the check passes) or false',
+      'write until.passes: true',
+    ],
+    [
+      'a missing name',
+      { ...convergence, name: undefined },
+      ['name'],
+      'missing required field "name"',
+      'add name: my-loop',
+    ],
   ])('%s: names the field and its path, with a fix', (_label, doc, path, message, fix) => {
     const clean = Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== undefined));
     const found = problems(clean).find((d) => JSON.stringify(d.path) === JSON.stringify(path));
@@ -296,18 +412,43 @@ describe('bad paradigm documents', () => {
 
   it.each([
     [{ ...convergence, tolerence: 1 }, ['tolerence'], 'did you mean "tolerance"?', 'rename it to "tolerance"'],
-    [{ paradigm: 'invariants', name: 'i', constraints: [{ name: 'a', check: 'b', fixx: 'c' }] }, ['constraints', 0, 'fixx'], 'unknown field "fixx" in constraints[0] (did you mean "fix"?)', 'rename it to "fix"'],
-    [{ paradigm: 'imperative', name: 'm', steps: ['a'], until: { chek: 'c' } }, ['until', 'chek'], 'did you mean "check"?', 'rename it to "check"'],
-    [{ paradigm: 'iterative', name: 'it', input: 'x', executor: { prompt: '${captured.input.output}' }, test_command: 't', controler: 'c' }, ['controler'], 'did you mean "controller"?', 'rename it to "controller"'],
+    [
+      { paradigm: 'invariants', name: 'i', constraints: [{ name: 'a', check: 'b', fixx: 'c' }] },
+      ['constraints', 0, 'fixx'],
+      'unknown field "fixx" in constraints[0] (did you mean "fix"?)',
+      'rename it to "fix"',
+    ],
+    [
+      { paradigm: 'imperative', name: 'm', steps: ['a'], until: { chek: 'c' } },
+      ['until', 'chek'],
+      'did you mean "check"?',
+      'rename it to "check"',
+    ],
+    [
+      {
+        paradigm: 'iterative',
+        name: 'it',
+        input: 'x',
+        executor: { prompt: '${captured.input.output}' },
+        test_command: 't',
+        controler: 'c',
+      },
+      ['controler'],
+      'did you mean "controller"?',
+      'rename it to "controller"',
+    ],
     [{ ...convergence, llm: { modle: 'haiku' } }, ['llm', 'modle'], 'did you mean "model"?', 'rename it to "model"'],
-  ])('unknown field %#: did-you-mean and a rename (and no "missing" for the field it stands for)', (doc, path, message, fix) => {
-    const ds = problems(doc);
-    expect(ds).toHaveLength(1);
-    const [d] = ds;
-    expect(d).toMatchObject({ severity: 'error', path });
-    expect(d!.message).toContain(message);
-    expect(d!.fix).toBe(fix);
-  });
+  ])(
+    'unknown field %#: did-you-mean and a rename (and no "missing" for the field it stands for)',
+    (doc, path, message, fix) => {
+      const ds = problems(doc);
+      expect(ds).toHaveLength(1);
+      const [d] = ds;
+      expect(d).toMatchObject({ severity: 'error', path });
+      expect(d!.message).toContain(message);
+      expect(d!.fix).toBe(fix);
+    },
+  );
 
   it('states: in a paradigm file says the compiler writes them', () => {
     const [d] = problems({ ...convergence, states: {} });
@@ -318,18 +459,44 @@ describe('bad paradigm documents', () => {
 
   it('one diagnostic per problem', () => {
     const ds = problems({ paradigm: 'convergence', name: 'c', toward: 'x', max_iterations: 0, extra: 1 });
-    expect(ds.map((d) => d.path).sort()).toEqual([['check'], ['extra'], ['max_iterations'], ['toward'], ['using']].sort());
+    expect(ds.map((d) => d.path).sort()).toEqual(
+      [['check'], ['extra'], ['max_iterations'], ['toward'], ['using']].sort(),
+    );
   });
 
   it('invariants with constraints whose state names would be the same', () => {
-    const [d] = problems({ paradigm: 'invariants', name: 'i', constraints: [{ name: 'lint clean', check: 'a', fix: 'b' }, { name: 'Lint-Clean', check: 'c', fix: 'd' }] });
+    const [d] = problems({
+      paradigm: 'invariants',
+      name: 'i',
+      constraints: [
+        { name: 'lint clean', check: 'a', fix: 'b' },
+        { name: 'Lint-Clean', check: 'c', fix: 'd' },
+      ],
+    });
     expect(d).toMatchObject({ path: ['constraints', 0, 'name'] });
     expect(d!.message).toContain('gives the same state names as constraints[1] ("Lint-Clean")');
   });
 
   it.each([
-    ['convergence', { ...convergence, context: { target: 5 } }, ['context', 'target'], 'context.target is set by the convergence compiler (from toward:)'],
-    ['iterative', { paradigm: 'iterative', name: 'it', input: 'x', executor: 'run ${captured.input.output}', test_command: 't', context: { input: 'y' } }, ['context', 'input'], 'context.input is set by the iterative compiler'],
+    [
+      'convergence',
+      { ...convergence, context: { target: 5 } },
+      ['context', 'target'],
+      'context.target is set by the convergence compiler (from toward:)',
+    ],
+    [
+      'iterative',
+      {
+        paradigm: 'iterative',
+        name: 'it',
+        input: 'x',
+        executor: 'run ${captured.input.output}',
+        test_command: 't',
+        context: { input: 'y' },
+      },
+      ['context', 'input'],
+      'context.input is set by the iterative compiler',
+    ],
   ])('%s: an author context key the compiler defines', (_p, doc, path, message) => {
     const [d] = problems(doc);
     expect(d).toMatchObject({ path });
@@ -349,11 +516,19 @@ describe('bad paradigm documents', () => {
   it('iterative: an executor that is neither text nor { prompt } / { shell }', () => {
     const [d] = problems({ paradigm: 'iterative', name: 'it', input: 'x', executor: { bash: 'x' }, test_command: 't' });
     expect(d).toMatchObject({ path: ['executor'] });
-    expect(d!.message).toContain('executor must be an action: text (a shell command, or a /slash command), or { prompt: text } or { shell: text }');
+    expect(d!.message).toContain(
+      'executor must be an action: text (a shell command, or a /slash command), or { prompt: text } or { shell: text }',
+    );
   });
 
   it('iterative: a malformed executor template is reported at the executor', () => {
-    const [d] = problems({ paradigm: 'iterative', name: 'it', input: 'x', executor: 'run ${captured.input.output', test_command: 't' });
+    const [d] = problems({
+      paradigm: 'iterative',
+      name: 'it',
+      input: 'x',
+      executor: 'run ${captured.input.output',
+      test_command: 't',
+    });
     expect(d).toMatchObject({ path: ['executor'] });
     expect(d!.message).toContain('unclosed ${');
   });

@@ -28,10 +28,16 @@ function loopWithDescription(name: string, chars: number): void {
 loopWithDescription('huge', 2_200_000);
 loopWithDescription('fits', MAX_DEFINITION_BYTES - 4_096);
 
-const refusal = /error: the loop is 2\.1 MiB as a run's input .* over the 1\.8 MiB a run can carry: Temporal refuses payloads over 2\.0 MiB/;
+const refusal =
+  /error: the loop is 2\.1 MiB as a run's input .* over the 1\.8 MiB a run can carry: Temporal refuses payloads over 2\.0 MiB/;
 
 describe('a loop over the payload limit', () => {
-  for (const argv of [['validate', 'huge'], ['show', 'huge'], ['run', 'huge'], ['run', 'huge', '--dry-run']]) {
+  for (const argv of [
+    ['validate', 'huge'],
+    ['show', 'huge'],
+    ['run', 'huge'],
+    ['run', 'huge', '--dry-run'],
+  ]) {
     it(`ll-loop ${argv.join(' ')}: refused with the size, the limit and the fix`, async () => {
       const r = await runCliInProcess(argv, { cwd: root });
       expect(r.code).toBe(1);
@@ -44,7 +50,9 @@ describe('a loop over the payload limit', () => {
   it('counts context values given on the command line', async () => {
     const r = await runCliInProcess(['validate', 'fits'], { cwd: root });
     expect(r.code).toBe(0);
-    const big = await runCliInProcess(['run', 'fits', '--dry-run', '--context', `note=${'y'.repeat(8_192)}`], { cwd: root });
+    const big = await runCliInProcess(['run', 'fits', '--dry-run', '--context', `note=${'y'.repeat(8_192)}`], {
+      cwd: root,
+    });
     expect(big.code).toBe(1);
     expect(big.stderr).toMatch(/over the 1\.8 MiB a run can carry/);
   });

@@ -10,7 +10,12 @@ const opts = { failed: true, now: NOW, jitter: 0.25 };
 describe('hostRateLimit', () => {
   it('reads the epoch form of a spent usage quota (seconds)', () => {
     const f = hostRateLimit('Claude AI usage limit reached|1776700800\n', '', opts);
-    expect(f).toEqual({ kind: 'quota', message: 'Claude AI usage limit reached|1776700800', jitter: 0.25, resets_at_ms: 1776700800_000 });
+    expect(f).toEqual({
+      kind: 'quota',
+      message: 'Claude AI usage limit reached|1776700800',
+      jitter: 0.25,
+      resets_at_ms: 1776700800_000,
+    });
   });
 
   it('reads "will reset at 3pm (America/Bogota)" as the next 15:00 in Bogota (UTC-5)', () => {
@@ -47,7 +52,8 @@ describe('hostRateLimit', () => {
   });
 
   it('recognises an API 429 with rate_limit_error', () => {
-    const out = 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}';
+    const out =
+      'API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}';
     const f = hostRateLimit(out, '', opts);
     expect(f?.kind).toBe('rate_limit');
     expect(f?.resets_at_ms).toBeUndefined();
@@ -55,12 +61,21 @@ describe('hostRateLimit', () => {
   });
 
   it('recognises an overloaded API and a retry-after it names', () => {
-    const f = hostRateLimit('', 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}} retry-after: 20', opts);
+    const f = hostRateLimit(
+      '',
+      'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}} retry-after: 20',
+      opts,
+    );
     expect(f).toMatchObject({ kind: 'overloaded', retry_after_ms: 20_000 });
   });
 
   it('never reads a successful call, whatever it printed', () => {
-    expect(hostRateLimit('fixed the rate_limit_error handler; API Error: 429 is now retried', '', { ...opts, failed: false })).toBeUndefined();
+    expect(
+      hostRateLimit('fixed the rate_limit_error handler; API Error: 429 is now retried', '', {
+        ...opts,
+        failed: false,
+      }),
+    ).toBeUndefined();
   });
 
   it('reads an ordinary failure as no rate limit', () => {
@@ -81,18 +96,37 @@ describe('hostRateLimit', () => {
 });
 
 describe('an error envelope (headless claude -p reports an API rate limit with exit 0 and is_error)', () => {
-  const envelope = { type: 'result', subtype: 'success', is_error: true, duration_api_ms: 0, result: 'API Error: Rate limit reached', total_cost_usd: 0 };
+  const envelope = {
+    type: 'result',
+    subtype: 'success',
+    is_error: true,
+    duration_api_ms: 0,
+    result: 'API Error: Rate limit reached',
+    total_cost_usd: 0,
+  };
   it('is a failed prompt run whose text is the rate limit', () => {
     const run = fromEnvelope({ output: JSON.stringify(envelope), stderr: '', exit_code: 0, duration_ms: 3 });
     expect(run.exit_code).toBe(1);
-    expect(hostRateLimit(run.output, run.stderr, { ...opts, failed: run.exit_code !== 0 })).toMatchObject({ kind: 'rate_limit', message: 'API Error: Rate limit reached' });
+    expect(hostRateLimit(run.output, run.stderr, { ...opts, failed: run.exit_code !== 0 })).toMatchObject({
+      kind: 'rate_limit',
+      message: 'API Error: Rate limit reached',
+    });
   });
   it('is read from the result message of the --verbose array form', () => {
     const parsed = parseEnvelope(JSON.stringify([{ type: 'system', subtype: 'init' }, envelope]));
     expect(parsed).toMatchObject({ isError: true, text: 'API Error: Rate limit reached' });
   });
   it('a successful envelope that talks about rate limits is no rate limit', () => {
-    const run = fromEnvelope({ output: JSON.stringify({ ...envelope, is_error: false, result: 'Fixed: API Error: Rate limit reached is now retried' }), stderr: '', exit_code: 0, duration_ms: 3 });
+    const run = fromEnvelope({
+      output: JSON.stringify({
+        ...envelope,
+        is_error: false,
+        result: 'Fixed: API Error: Rate limit reached is now retried',
+      }),
+      stderr: '',
+      exit_code: 0,
+      duration_ms: 3,
+    });
     expect(hostRateLimit(run.output, run.stderr, { ...opts, failed: run.exit_code !== 0 })).toBeUndefined();
   });
 });

@@ -48,7 +48,13 @@ const io = { json: false, out: () => undefined, err: () => undefined };
 describe('definitionForResume', () => {
   it('re-reads the file (a fix is picked up) and keeps the run context, with --context on top', () => {
     const file = setup(LOOP.replace('on_no: check', 'on_no: done'));
-    const r = definitionForResume({ runId: 'fix-1', file, previous: previous({ target: 'lib', cmd: 'lint lib', extra: 'a $${b}' }), context: { target: 'app' }, ...io });
+    const r = definitionForResume({
+      runId: 'fix-1',
+      file,
+      previous: previous({ target: 'lib', cmd: 'lint lib', extra: 'a $${b}' }),
+      context: { target: 'app' },
+      ...io,
+    });
     expect(r.fromFile).toBe(true);
     expect(r.definition.states.check!.on_no).toBe('done');
     // The run's resolved values stay as they were (`${` included); --context replaces one value.
@@ -56,21 +62,46 @@ describe('definitionForResume', () => {
   });
 
   it('applies --max-iterations', () => {
-    const r = definitionForResume({ runId: 'fix-1', file: setup(), previous: previous({}), context: {}, maxIterations: 7, ...io });
+    const r = definitionForResume({
+      runId: 'fix-1',
+      file: setup(),
+      previous: previous({}),
+      context: {},
+      maxIterations: 7,
+      ...io,
+    });
     expect(r.definition.max_iterations).toBe(7);
     expect(r.definition.context).toMatchObject({ target: 'src', cmd: 'lint src' });
   });
 
   it('falls back to the run’s own definition when the file is gone', () => {
-    const r = definitionForResume({ runId: 'fix-1', file: '/nonexistent/fix.yaml', previous: previous({ target: 'lib', cmd: 'lint lib' }), context: { cmd: 'lint ${context.target} --fix' }, ...io });
+    const r = definitionForResume({
+      runId: 'fix-1',
+      file: '/nonexistent/fix.yaml',
+      previous: previous({ target: 'lib', cmd: 'lint lib' }),
+      context: { cmd: 'lint ${context.target} --fix' },
+      ...io,
+    });
     expect(r.fromFile).toBe(false);
     expect(r.definition.context).toMatchObject({ target: 'lib', cmd: 'lint lib --fix' });
   });
 
   it('refuses a file that is no longer valid, and a run with neither file nor input', () => {
     const errors: string[] = [];
-    expect(() => definitionForResume({ runId: 'fix-1', file: setup('name: fix\ninitial: nope\nstates: {}\n'), previous: undefined, context: {}, json: false, out: () => undefined, err: (t) => errors.push(t) })).toThrow(/is not a valid loop any more; nothing was resumed/);
+    expect(() =>
+      definitionForResume({
+        runId: 'fix-1',
+        file: setup('name: fix\ninitial: nope\nstates: {}\n'),
+        previous: undefined,
+        context: {},
+        json: false,
+        out: () => undefined,
+        err: (t) => errors.push(t),
+      }),
+    ).toThrow(/is not a valid loop any more; nothing was resumed/);
     expect(errors.join('')).toContain('error');
-    expect(() => definitionForResume({ runId: 'fix-1', file: undefined, previous: undefined, context: {}, ...io })).toThrow(/its loop file \(none recorded\) is gone/);
+    expect(() =>
+      definitionForResume({ runId: 'fix-1', file: undefined, previous: undefined, context: {}, ...io }),
+    ).toThrow(/its loop file \(none recorded\) is gone/);
   });
 });

@@ -111,7 +111,10 @@ describe('from: inheritance', () => {
   });
 
   it('inherits from a built-in loop by name', () => {
-    const cwd = projectWith({ 'mine.yaml': 'name: my-tests\nfrom: test-until-pass\ncontext: { note: x }\nparameters:\n  max_fixes: { default: 2 }\n' });
+    const cwd = projectWith({
+      'mine.yaml':
+        'name: my-tests\nfrom: test-until-pass\ncontext: { note: x }\nparameters:\n  max_fixes: { default: 2 }\n',
+    });
     const def = loaded(cwd, 'mine.yaml');
     expect(def.name).toBe('my-tests');
     expect(def.initial).toBe('test');
@@ -119,17 +122,42 @@ describe('from: inheritance', () => {
     expect(def.parameters?.max_fixes).toMatchObject({ type: 'integer', default: 2 });
   });
 
-  it('warns when the child has no name and takes the parent\'s', () => {
-    const cwd = projectWith({ 'base.yaml': APO_BASE.replace('states:', 'initial: done\ndescription: d\nstates:'), 'child.yaml': 'from: base\n' });
+  it("warns when the child has no name and takes the parent's", () => {
+    const cwd = projectWith({
+      'base.yaml': APO_BASE.replace('states:', 'initial: done\ndescription: d\nstates:'),
+      'child.yaml': 'from: base\n',
+    });
     expect(loaded(cwd, 'child.yaml').name).toBe('apo-base');
     // A warning of the loaded file itself carries no file: the loader places it.
-    expect(expanded(cwd, 'child.yaml').diagnostics).toEqual([expect.objectContaining({ severity: 'warning', path: ['from'], message: expect.stringMatching(/name: "apo-base" is inherited from base.yaml/), fix: 'add name: to this file' })]);
+    expect(expanded(cwd, 'child.yaml').diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        path: ['from'],
+        message: expect.stringMatching(/name: "apo-base" is inherited from base.yaml/),
+        fix: 'add name: to this file',
+      }),
+    ]);
   });
 
   it.each<[string, Record<string, string>, string, RegExp]>([
-    ['a → ./a.yaml → a (the same file by another path)', { '.loops/a.yaml': 'name: a\nfrom: b\n', '.loops/b.yaml': 'from: ./a.yaml\n' }, '.loops/a.yaml', /inheritance cycle: \.loops\/a\.yaml → \.loops\/b\.yaml → \.loops\/a\.yaml/],
-    ['a → b → a', { '.loops/a.yaml': 'name: a\nfrom: b\n', '.loops/b.yaml': 'from: a\n' }, '.loops/a.yaml', /inheritance cycle: \.loops\/a\.yaml → \.loops\/b\.yaml → \.loops\/a\.yaml/],
-    ['a → b → c → b (a cycle below the loaded file)', { 'a.yaml': 'name: a\nfrom: b\n', 'b.yaml': 'from: c.yaml\n', 'c.yaml': 'from: ./b\n' }, 'a.yaml', /inheritance cycle: a\.yaml → b\.yaml → c\.yaml → b\.yaml/],
+    [
+      'a → ./a.yaml → a (the same file by another path)',
+      { '.loops/a.yaml': 'name: a\nfrom: b\n', '.loops/b.yaml': 'from: ./a.yaml\n' },
+      '.loops/a.yaml',
+      /inheritance cycle: \.loops\/a\.yaml → \.loops\/b\.yaml → \.loops\/a\.yaml/,
+    ],
+    [
+      'a → b → a',
+      { '.loops/a.yaml': 'name: a\nfrom: b\n', '.loops/b.yaml': 'from: a\n' },
+      '.loops/a.yaml',
+      /inheritance cycle: \.loops\/a\.yaml → \.loops\/b\.yaml → \.loops\/a\.yaml/,
+    ],
+    [
+      'a → b → c → b (a cycle below the loaded file)',
+      { 'a.yaml': 'name: a\nfrom: b\n', 'b.yaml': 'from: c.yaml\n', 'c.yaml': 'from: ./b\n' },
+      'a.yaml',
+      /inheritance cycle: a\.yaml → b\.yaml → c\.yaml → b\.yaml/,
+    ],
   ])('a cycle is an error naming the chain: %s', (_label, files, entry, message) => {
     const cwd = projectWith(files);
     const d = onlyError(load(cwd, entry).diagnostics);
@@ -139,7 +167,10 @@ describe('from: inheritance', () => {
   });
 
   it('a project loop named like a built-in can build on it with from: <its own name>', () => {
-    const cwd = projectWith({ '.loops/test-until-pass.yaml': 'from: test-until-pass\ncontext: { team: core }\nparameters:\n  test_cmd: { default: "make test" }\n' });
+    const cwd = projectWith({
+      '.loops/test-until-pass.yaml':
+        'from: test-until-pass\ncontext: { team: core }\nparameters:\n  test_cmd: { default: "make test" }\n',
+    });
     const def = loaded(cwd, '.loops/test-until-pass.yaml');
     expect(def.context).toMatchObject({ team: 'core', test_cmd: 'make test' });
     expect(def.states.fix?.action_type).toBe('prompt');
@@ -176,7 +207,10 @@ describe('from: inheritance', () => {
   });
 
   it('invalid YAML in a parent points at the parent file and line', () => {
-    const cwd = projectWith({ 'lib/base.yaml': 'name: base\ncontext:\n  a: 1\n  a: 2\n', 'child.yaml': 'name: c\nfrom: lib/base\n' });
+    const cwd = projectWith({
+      'lib/base.yaml': 'name: base\ncontext:\n  a: 1\n  a: 2\n',
+      'child.yaml': 'name: c\nfrom: lib/base\n',
+    });
     const d = onlyError(load(cwd, 'child.yaml').diagnostics);
     expect(d).toMatchObject({ file: join(cwd, 'lib/base.yaml'), line: 4 });
     expect(d.message).toMatch(/invalid YAML: .*(unique|duplicate)/i);
@@ -195,7 +229,12 @@ describe('from: inheritance', () => {
       'base.yaml': `name: base\ndescription: d\ninitial: check\nstates:\n  check: { action: "true", on_yes: done, on_no: fix }${LOOP_TAIL}`,
       'child.yaml': 'name: c\nfrom: base\nstates:\n  check: null\n',
     });
-    expect(load(cwd, 'child.yaml').diagnostics.filter((d) => d.severity === 'error').map((d) => d.message).join('\n')).toMatch(/initial state "check"/);
+    expect(
+      load(cwd, 'child.yaml')
+        .diagnostics.filter((d) => d.severity === 'error')
+        .map((d) => d.message)
+        .join('\n'),
+    ).toMatch(/initial state "check"/);
   });
 });
 
@@ -219,7 +258,13 @@ describe('import:, fragments: and fragment:', () => {
       '.loops/mine.yaml': `name: mine\ndescription: d\nimport: [lib/checks.yaml]\ncontext: { target: src }\ninitial: check\nstates:\n  check:\n    fragment: shell_check\n    timeout: 5\n${LOOP_TAIL}`,
     });
     const def = loaded(cwd, '.loops/mine.yaml');
-    expect(def.states.check).toMatchObject({ action: 'check ${context.target}', evaluate: { type: 'exit_code' }, on_yes: 'done', on_no: 'fix', timeout: 5 });
+    expect(def.states.check).toMatchObject({
+      action: 'check ${context.target}',
+      evaluate: { type: 'exit_code' },
+      on_yes: 'done',
+      on_no: 'fix',
+      timeout: 5,
+    });
     expect(def.states.check?.description).toBeUndefined();
     expect(JSON.stringify(def)).not.toMatch(/"(fragment|fragments|import|from)"/);
   });
@@ -232,7 +277,7 @@ describe('import:, fragments: and fragment:', () => {
     expect(loaded(cwd, 'mine.yaml').states.check).toMatchObject({ action: 'inline', next: 'done' });
   });
 
-  it('a parent\'s imports resolve relative to the parent; the child can redefine its fragments', () => {
+  it("a parent's imports resolve relative to the parent; the child can redefine its fragments", () => {
     const cwd = projectWith({
       'shared/lib/checks.yaml': LIB,
       'shared/base.yaml': `name: base\ndescription: d\nimport: [lib/checks]\ncontext: { target: src }\ninitial: check\nstates:\n  check: { fragment: shell_check }\n  report: { fragment: notify }${LOOP_TAIL}`,
@@ -246,7 +291,12 @@ describe('import:, fragments: and fragment:', () => {
   it('two libraries of one import: list defining the same fragment is an error, unless the file defines it inline', () => {
     const other = 'fragments:\n  notify: { action: "echo other", next: done }\n';
     const body = `initial: report\nstates:\n  report: { fragment: notify }\n  done: { terminal: true }\n`;
-    const cwd = projectWith({ 'a.yaml': LIB, 'b.yaml': other, 'clash.yaml': `name: x\ndescription: d\nimport: [a, b]\n${body}`, 'chosen.yaml': `name: x\ndescription: d\nimport: [a, b]\nfragments:\n  notify: { action: "echo mine", next: done }\n${body}` });
+    const cwd = projectWith({
+      'a.yaml': LIB,
+      'b.yaml': other,
+      'clash.yaml': `name: x\ndescription: d\nimport: [a, b]\n${body}`,
+      'chosen.yaml': `name: x\ndescription: d\nimport: [a, b]\nfragments:\n  notify: { action: "echo mine", next: done }\n${body}`,
+    });
     const d = onlyError(load(cwd, 'clash.yaml').diagnostics);
     expect(d.message).toBe('fragment "notify" is defined in both a.yaml and b.yaml');
     expect(d).toMatchObject({ path: ['import', 1], file: join(cwd, 'clash.yaml'), line: 3 });
@@ -268,8 +318,15 @@ describe('import:, fragments: and fragment:', () => {
       'mine.yaml': `name: mine\ndescription: d\nimport: [lib]\nfragments:\n  local_one: { next: done }\ninitial: check\nstates:\n  check:\n    action: x\n    fragment: shell_chek\n  done: { terminal: true }\n`,
     });
     const d = onlyError(load(cwd, 'mine.yaml').diagnostics);
-    expect(d).toMatchObject({ state: 'check', path: ['states', 'check', 'fragment'], file: join(cwd, 'mine.yaml'), line: 10 });
-    expect(d.message).toBe('fragment "shell_chek" is not defined (did you mean "shell_check"?); known fragments: local_one, notify, shell_check');
+    expect(d).toMatchObject({
+      state: 'check',
+      path: ['states', 'check', 'fragment'],
+      file: join(cwd, 'mine.yaml'),
+      line: 10,
+    });
+    expect(d.message).toBe(
+      'fragment "shell_chek" is not defined (did you mean "shell_check"?); known fragments: local_one, notify, shell_check',
+    );
     expect(formatDiagnostic(d)).toMatch(/mine\.yaml:10:5: error: state "check": fragment "shell_chek"/);
   });
 
@@ -284,15 +341,53 @@ describe('import:, fragments: and fragment:', () => {
   });
 
   it.each<[string, Record<string, string>, string, { file: string; line?: number; message: RegExp }]>([
-    ['a missing library', {}, 'import: [lib/nope.yaml]', { file: 'mine.yaml', line: 3, message: /fragment library "lib\/nope.yaml" not found; looked in/ }],
-    ['import: that is not a list', {}, 'import: lib.yaml', { file: 'mine.yaml', line: 3, message: /import: must be a list of fragment library files/ }],
-    ['a library without fragments:', { 'lib.yaml': 'name: not-a-library\n' }, 'import: [lib]', { file: 'lib.yaml', message: /this fragment library has no fragments/ }],
-    ['a library that is a list', { 'lib.yaml': '- a\n' }, 'import: [lib]', { file: 'lib.yaml', message: /a fragment library must be a mapping with fragments:, but this file is a list/ }],
-    ['a library with invalid YAML', { 'lib.yaml': 'fragments:\n  a: [\n' }, 'import: [lib]', { file: 'lib.yaml', message: /invalid YAML.*\(imported by mine.yaml\)/ }],
-    ['a library fragment that uses a fragment', { 'lib.yaml': 'fragments:\n  a: { next: done }\n  b:\n    fragment: a\n' }, 'import: [lib]', { file: 'lib.yaml', line: 4, message: /fragments cannot be nested/ }],
-    ['an inline fragment that is not a mapping', {}, 'fragments:\n  a: 3', { file: 'mine.yaml', line: 4, message: /fragment "a" must be a mapping of state fields/ }],
+    [
+      'a missing library',
+      {},
+      'import: [lib/nope.yaml]',
+      { file: 'mine.yaml', line: 3, message: /fragment library "lib\/nope.yaml" not found; looked in/ },
+    ],
+    [
+      'import: that is not a list',
+      {},
+      'import: lib.yaml',
+      { file: 'mine.yaml', line: 3, message: /import: must be a list of fragment library files/ },
+    ],
+    [
+      'a library without fragments:',
+      { 'lib.yaml': 'name: not-a-library\n' },
+      'import: [lib]',
+      { file: 'lib.yaml', message: /this fragment library has no fragments/ },
+    ],
+    [
+      'a library that is a list',
+      { 'lib.yaml': '- a\n' },
+      'import: [lib]',
+      { file: 'lib.yaml', message: /a fragment library must be a mapping with fragments:, but this file is a list/ },
+    ],
+    [
+      'a library with invalid YAML',
+      { 'lib.yaml': 'fragments:\n  a: [\n' },
+      'import: [lib]',
+      { file: 'lib.yaml', message: /invalid YAML.*\(imported by mine.yaml\)/ },
+    ],
+    [
+      'a library fragment that uses a fragment',
+      { 'lib.yaml': 'fragments:\n  a: { next: done }\n  b:\n    fragment: a\n' },
+      'import: [lib]',
+      { file: 'lib.yaml', line: 4, message: /fragments cannot be nested/ },
+    ],
+    [
+      'an inline fragment that is not a mapping',
+      {},
+      'fragments:\n  a: 3',
+      { file: 'mine.yaml', line: 4, message: /fragment "a" must be a mapping of state fields/ },
+    ],
   ])('%s is an error in the file at fault', (_label, files, reuse, expected) => {
-    const cwd = projectWith({ ...files, 'mine.yaml': `name: mine\ndescription: d\n${reuse}\ninitial: done\nstates:\n  done: { terminal: true }\n` });
+    const cwd = projectWith({
+      ...files,
+      'mine.yaml': `name: mine\ndescription: d\n${reuse}\ninitial: done\nstates:\n  done: { terminal: true }\n`,
+    });
     const d = onlyError(load(cwd, 'mine.yaml').diagnostics);
     expect(d.file).toBe(join(cwd, expected.file));
     if (expected.line !== undefined) expect(d.line).toBe(expected.line);
@@ -300,9 +395,19 @@ describe('import:, fragments: and fragment:', () => {
   });
 
   it('from: and import: in a library are not followed, with a warning in the library', () => {
-    const cwd = projectWith({ 'lib.yaml': `from: x\n${LIB}`, 'mine.yaml': 'name: mine\ndescription: d\nimport: [lib]\ninitial: done\nstates:\n  done: { terminal: true }\n' });
+    const cwd = projectWith({
+      'lib.yaml': `from: x\n${LIB}`,
+      'mine.yaml': 'name: mine\ndescription: d\nimport: [lib]\ninitial: done\nstates:\n  done: { terminal: true }\n',
+    });
     expect(loaded(cwd, 'mine.yaml').states.done).toBeDefined();
-    expect(expanded(cwd, 'mine.yaml').diagnostics).toEqual([expect.objectContaining({ severity: 'warning', file: join(cwd, 'lib.yaml'), line: 1, message: expect.stringMatching(/from: in a fragment library is not followed/) })]);
+    expect(expanded(cwd, 'mine.yaml').diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        file: join(cwd, 'lib.yaml'),
+        line: 1,
+        message: expect.stringMatching(/from: in a fragment library is not followed/),
+      }),
+    ]);
   });
 });
 
@@ -311,7 +416,11 @@ describe('built-in fragment libraries (loops/lib/)', () => {
     const cwd = projectWith({
       '.loops/score.yaml': `name: score\ndescription: d\ncontext: { tasks_dir: tasks }\nimport:\n  - lib/benchmark.yaml\ninitial: score\nstates:\n  score:\n    fragment: run_benchmark\n    action: "my-scorer \${context.tasks_dir}"\n    on_yes: pass\n    on_no: fail\n  pass: { terminal: true }\n  fail: { terminal: true, failure: true }\n`,
     });
-    expect(loaded(cwd, '.loops/score.yaml').states.score).toMatchObject({ action: 'my-scorer ${context.tasks_dir}', action_type: 'shell', evaluate: { type: 'harbor_scorer' } });
+    expect(loaded(cwd, '.loops/score.yaml').states.score).toMatchObject({
+      action: 'my-scorer ${context.tasks_dir}',
+      action_type: 'shell',
+      evaluate: { type: 'harbor_scorer' },
+    });
   });
 
   it('lib/common.yaml fragments compose into valid states; a state refines the evaluator', () => {
@@ -331,7 +440,8 @@ describe('built-in fragment libraries (loops/lib/)', () => {
   it('a project library of the same path wins over the built-in one', () => {
     const cwd = projectWith({
       '.loops/lib/common.yaml': 'fragments:\n  shell_exit: { action: "echo mine", next: done }\n',
-      '.loops/mine.yaml': 'name: mine\ndescription: d\nimport: [lib/common.yaml]\ninitial: a\nstates:\n  a: { fragment: shell_exit }\n  done: { terminal: true }\n',
+      '.loops/mine.yaml':
+        'name: mine\ndescription: d\nimport: [lib/common.yaml]\ninitial: a\nstates:\n  a: { fragment: shell_exit }\n  done: { terminal: true }\n',
     });
     expect(loaded(cwd, '.loops/mine.yaml').states.a).toMatchObject({ action: 'echo mine', next: 'done' });
   });
@@ -342,25 +452,37 @@ describe('locating problems found after composition', () => {
   function composedProblems(cwd: string, path: string): Diagnostic[] {
     const { raw, locate } = expanded(cwd, path);
     expect(raw && locate).toBeTruthy();
-    return validateLoop(raw).diagnostics.filter((d) => d.severity === 'error').map((d) => locate!(d));
+    return validateLoop(raw)
+      .diagnostics.filter((d) => d.severity === 'error')
+      .map((d) => locate!(d));
   }
 
   it('a bad key supplied by an imported fragment is placed at its line in the library', () => {
-    const cwd = projectWith({ 'lib.yaml': 'fragments:\n  f:\n    action: x\n    evaluat: { type: exit_code }\n', 'mine.yaml': 'name: m\ndescription: d\nimport: [lib]\ninitial: s\nstates:\n  s: { fragment: f, next: done }\n  done: { terminal: true }\n' });
+    const cwd = projectWith({
+      'lib.yaml': 'fragments:\n  f:\n    action: x\n    evaluat: { type: exit_code }\n',
+      'mine.yaml':
+        'name: m\ndescription: d\nimport: [lib]\ninitial: s\nstates:\n  s: { fragment: f, next: done }\n  done: { terminal: true }\n',
+    });
     const [d, ...rest] = composedProblems(cwd, 'mine.yaml');
     expect(rest).toEqual([]);
     expect(d).toMatchObject({ file: join(cwd, 'lib.yaml'), line: 4, state: 's', path: ['states', 's', 'evaluat'] });
   });
 
   it('a bad key supplied by an inline fragment of the loaded file is placed at its line in fragments:', () => {
-    const cwd = projectWith({ 'mine.yaml': 'name: m\ndescription: d\nfragments:\n  f:\n    action: x\n    on_yes: [done]\ninitial: s\nstates:\n  s: { fragment: f, on_no: done }\n  done: { terminal: true }\n' });
+    const cwd = projectWith({
+      'mine.yaml':
+        'name: m\ndescription: d\nfragments:\n  f:\n    action: x\n    on_yes: [done]\ninitial: s\nstates:\n  s: { fragment: f, on_no: done }\n  done: { terminal: true }\n',
+    });
     const problems = composedProblems(cwd, 'mine.yaml');
-    expect(problems).toEqual([expect.objectContaining({ file: join(cwd, 'mine.yaml'), line: 6, state: 's', path: ['states', 's', 'on_yes'] })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ file: join(cwd, 'mine.yaml'), line: 6, state: 's', path: ['states', 's', 'on_yes'] }),
+    ]);
   });
 
   it('a bad key inherited from a parent is placed in the parent; one written in the child stays in the child', () => {
     const cwd = projectWith({
-      'base.yaml': 'name: b\ndescription: d\ninitial: s\nstates:\n  s:\n    action: x\n    next: nowhere\n  done: { terminal: true }\n',
+      'base.yaml':
+        'name: b\ndescription: d\ninitial: s\nstates:\n  s:\n    action: x\n    next: nowhere\n  done: { terminal: true }\n',
       'child.yaml': 'name: c\nfrom: base\nstates:\n  done: { terminal: true, colour: red }\n',
     });
     const problems = composedProblems(cwd, 'child.yaml');

@@ -59,7 +59,11 @@ describe('routeFor: shorthand', () => {
 
 describe('declaredTargets and hasShorthand', () => {
   it('lists next, route entries and on_* keys with the key that declares them', () => {
-    expect(declaredTargets(cfg({ next: 'n', route: { yes: 'a', _: 'd' }, on_error: 'e', on_partial: 'p', description: 'x' }))).toEqual([
+    expect(
+      declaredTargets(
+        cfg({ next: 'n', route: { yes: 'a', _: 'd' }, on_error: 'e', on_partial: 'p', description: 'x' }),
+      ),
+    ).toEqual([
       { key: 'next', target: 'n' },
       { key: 'route.yes', target: 'a' },
       { key: 'route._', target: 'd' },
@@ -87,25 +91,55 @@ describe('resolution order in a run', () => {
   it.each([
     ['next ignores the exit code when on_error is not set', { action: 'x', next: 'b' }, 1, ['a', 'b', 'done']],
     ['next with on_error follows next on exit 0', { action: 'x', next: 'b', on_error: 'e' }, 0, ['a', 'b', 'done']],
-    ['next with on_error goes to on_error on a non-zero exit', { action: 'x', next: 'b', on_error: 'e' }, 1, ['a', 'e', 'done']],
+    [
+      'next with on_error goes to on_error on a non-zero exit',
+      { action: 'x', next: 'b', on_error: 'e' },
+      1,
+      ['a', 'e', 'done'],
+    ],
     ['next with on_error goes to on_error on exit 2', { action: 'x', next: 'b', on_error: 'e' }, 2, ['a', 'e', 'done']],
-    ['next wins over an evaluate block', { action: 'x', next: 'b', evaluate: { type: 'output_contains', pattern: 'never' } }, 0, ['a', 'b', 'done']],
+    [
+      'next wins over an evaluate block',
+      { action: 'x', next: 'b', evaluate: { type: 'output_contains', pattern: 'never' } },
+      0,
+      ['a', 'b', 'done'],
+    ],
   ])('%s', (_label, a, exit_code, entered) => {
     const run = drive(def(loop({ a, b: { next: 'done' }, e: { next: 'done' } })), { actions: { a: [{ exit_code }] } });
     expect(run.entered).toEqual(entered);
-    expect(eventsNamed(run, 'evaluate').filter((e) => e.state === 'a').map((e) => e.type)).toEqual(entered[1] === 'e' ? ['error'] : []);
+    expect(
+      eventsNamed(run, 'evaluate')
+        .filter((e) => e.state === 'a')
+        .map((e) => e.type),
+    ).toEqual(entered[1] === 'e' ? ['error'] : []);
   });
 
   it('next + on_error on a non-zero exit emits action_error, an error evaluation and keeps prev', () => {
-    const d = def(loop({ a: { action: 'x', next: 'b', on_error: 'e' }, b: { next: 'done' }, e: { action: 'echo ${prev.exit_code}', next: 'done' } }));
+    const d = def(
+      loop({
+        a: { action: 'x', next: 'b', on_error: 'e' },
+        b: { next: 'done' },
+        e: { action: 'echo ${prev.exit_code}', next: 'done' },
+      }),
+    );
     const run = drive(d, { actions: { a: [{ exit_code: 3, output: 'boom' }] } });
-    expect(eventsNamed(run, 'action_error')).toEqual([{ event: 'action_error', state: 'a', error: 'action exited with code 3' }]);
+    expect(eventsNamed(run, 'action_error')).toEqual([
+      { event: 'action_error', state: 'a', error: 'action exited with code 3' },
+    ]);
     expect(eventsNamed(run, 'route')[0]).toEqual({ event: 'route', from: 'a', to: 'e', verdict: 'error' });
     expect(run.actions[1]?.shell?.vars).toEqual({ LL_V1: '3' });
   });
 
   const llmState = (routes: Record<string, unknown>) =>
-    def(loop({ fix: { action: '/ll:fix', ...routes }, a: { next: 'done' }, b: { next: 'done' }, c: { next: 'done' }, d: { next: 'done' } }));
+    def(
+      loop({
+        fix: { action: '/ll:fix', ...routes },
+        a: { next: 'done' },
+        b: { next: 'done' },
+        c: { next: 'done' },
+        d: { next: 'done' },
+      }),
+    );
 
   it.each([
     [{ route: { yes: 'a', no: 'b', _: 'd' } }, 'yes', 'a'],
@@ -127,7 +161,11 @@ describe('resolution order in a run', () => {
     ['no on a state with only on_yes and on_error', { on_yes: 'a', on_error: 'c' }, 'no'],
     ['blocked without on_blocked', { on_yes: 'a', on_no: 'b' }, 'blocked'],
     ['a verdict missing from a route table without _', { route: { yes: 'a', no: 'b' } }, 'partial'],
-    ['a verdict the table lacks even with shorthand set (the table is the only one consulted)', { route: { yes: 'a' }, on_no: 'b' }, 'no'],
+    [
+      'a verdict the table lacks even with shorthand set (the table is the only one consulted)',
+      { route: { yes: 'a' }, on_no: 'b' },
+      'no',
+    ],
   ])('%s ends the run with an error naming the state and the verdict', (_label, routes, verdict) => {
     const run = drive(llmState(routes), { llm: { fix: [verdict] } });
     expect(run.entered).toEqual(['fix']);
@@ -138,7 +176,9 @@ describe('resolution order in a run', () => {
   });
 
   it('an error verdict without an error route says why the evaluation failed', () => {
-    const d = def(loop({ a: { action: 'x', evaluate: { type: 'output_numeric', target: 1 }, on_yes: 'done', on_no: 'a' } }));
+    const d = def(
+      loop({ a: { action: 'x', evaluate: { type: 'output_numeric', target: 1 }, on_yes: 'done', on_no: 'a' } }),
+    );
     const run = drive(d, { actions: { a: [{ output: 'not a number' }] } });
     expect(run.result.terminated_by).toBe('error');
     expect(run.result.error).toMatch(/verdict "error" \(.+\)/);
@@ -166,19 +206,37 @@ describe('$current and interpolated targets', () => {
     ['${captured.route.output}', {}, { output: 'c' }, 'c'],
     ['${context.prefix}_x', { prefix: 'b' }, {}, 'b_x'],
   ])('on_yes: %s goes to the state it names', (target, context, capture, to) => {
-    const d = def(loop({ a: { action: 'x', capture: 'route', on_yes: target, on_no: 'done' }, b: { next: 'done' }, c: { next: 'done' }, b_x: { next: 'done' } }, { context }));
+    const d = def(
+      loop(
+        {
+          a: { action: 'x', capture: 'route', on_yes: target, on_no: 'done' },
+          b: { next: 'done' },
+          c: { next: 'done' },
+          b_x: { next: 'done' },
+        },
+        { context },
+      ),
+    );
     const run = drive(d, { actions: { a: [{ exit_code: 0, ...capture }, { exit_code: 1 }] } });
     expect(run.entered.slice(0, 2)).toEqual(['a', to]);
   });
 
   it.each([
-    ['a name that is not a state', '${context.next_state}', { next_state: 'nowhere' }, ['"nowhere"', 'state "a"', 'not a state']],
+    [
+      'a name that is not a state',
+      '${context.next_state}',
+      { next_state: 'nowhere' },
+      ['"nowhere"', 'state "a"', 'not a state'],
+    ],
     ['an undefined variable', '${context.missing}', {}, ['${context.missing}', 'state "a"']],
-  ])('an interpolated target resolving to %s ends the run with an error naming it', (_label, target, context, parts) => {
-    const d = def(loop({ a: { action: 'x', on_yes: target, on_no: 'done' } }, { context }));
-    const run = drive(d);
-    expect(run.result).toMatchObject({ terminated_by: 'error', final_state: 'a' });
-    for (const part of parts) expect(run.result.error).toContain(part);
-    expect(eventsNamed(run, 'route')).toEqual([]);
-  });
+  ])(
+    'an interpolated target resolving to %s ends the run with an error naming it',
+    (_label, target, context, parts) => {
+      const d = def(loop({ a: { action: 'x', on_yes: target, on_no: 'done' } }, { context }));
+      const run = drive(d);
+      expect(run.result).toMatchObject({ terminated_by: 'error', final_state: 'a' });
+      for (const part of parts) expect(run.result.error).toContain(part);
+      expect(eventsNamed(run, 'route')).toEqual([]);
+    },
+  );
 });

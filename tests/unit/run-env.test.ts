@@ -32,7 +32,21 @@ describe('a run’s environment file', () => {
     writeRunEnv('busy-1', { SECRET: 's3cret' }, { server: '127.0.0.1:7233/default' });
     expect(runEnvFor('busy-1')?.SECRET).toBe('s3cret');
     const code = endOfRun(
-      { workflowId: 'busy-1', events: [], input: undefined, warnings: [], end: { status: 'failed', reason: 'busy', failure: { type: SCOPE_BUSY, message: 'scope src is busy', details: { scopes: ['src'], blockers: [] } } as never } },
+      {
+        workflowId: 'busy-1',
+        events: [],
+        input: undefined,
+        warnings: [],
+        end: {
+          status: 'failed',
+          reason: 'busy',
+          failure: {
+            type: SCOPE_BUSY,
+            message: 'scope src is busy',
+            details: { scopes: ['src'], blockers: [] },
+          } as never,
+        },
+      },
       undefined,
       info('busy-1'),
       () => undefined,
@@ -43,10 +57,30 @@ describe('a run’s environment file', () => {
 
   it('is removed when the followed run was terminated, and kept while it has not ended', () => {
     writeRunEnv('gone-1', { SECRET: 's3cret' });
-    expect(endOfRun({ workflowId: 'gone-1', events: [], input: undefined, warnings: [], end: { status: 'terminated', reason: 'by hand' } }, undefined, info('gone-1'), () => undefined)).toBe(EXIT.runError);
+    expect(
+      endOfRun(
+        {
+          workflowId: 'gone-1',
+          events: [],
+          input: undefined,
+          warnings: [],
+          end: { status: 'terminated', reason: 'by hand' },
+        },
+        undefined,
+        info('gone-1'),
+        () => undefined,
+      ),
+    ).toBe(EXIT.runError);
     expect(existsSync(fileOf('gone-1'))).toBe(false);
     writeRunEnv('open-1', { SECRET: 's3cret' });
-    expect(endOfRun({ workflowId: 'open-1', events: [], input: undefined, warnings: [], end: undefined }, undefined, info('open-1'), () => undefined)).toBe(EXIT.runError);
+    expect(
+      endOfRun(
+        { workflowId: 'open-1', events: [], input: undefined, warnings: [], end: undefined },
+        undefined,
+        info('open-1'),
+        () => undefined,
+      ),
+    ).toBe(EXIT.runError);
     expect(existsSync(fileOf('open-1'))).toBe(true);
   });
 });

@@ -9,8 +9,18 @@ import { describe, expect, it } from 'vitest';
 import type { RunStreamEvent } from '../../fsm/events.js';
 import { eventsPath, lastSeqIn, RunFiles, runningDir } from '../../worker/run-files.js';
 
-const event = (seq: number): RunStreamEvent => ({ event: 'state_enter', state: 'a', iteration: seq, seq, ts: new Date(seq * 1000).toISOString() });
-const seqs = (cwd: string, id: string) => readFileSync(eventsPath(cwd, id), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq);
+const event = (seq: number): RunStreamEvent => ({
+  event: 'state_enter',
+  state: 'a',
+  iteration: seq,
+  seq,
+  ts: new Date(seq * 1000).toISOString(),
+});
+const seqs = (cwd: string, id: string) =>
+  readFileSync(eventsPath(cwd, id), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { seq: number }).seq);
 
 describe('the events file', () => {
   it('never writes a number twice, within one writer or after a restart', async () => {

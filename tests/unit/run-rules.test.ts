@@ -22,33 +22,79 @@ type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
   closeAsOutcome: {
-    with: { file: 'integration/close-as-outcome.test.ts', title: 'a failure terminal fails with a non-retryable LoopFailed carrying the result and the final snapshot' },
-    without: { file: 'integration/close-as-outcome.test.ts', title: 'a run without closeAsOutcome (started by 0.3.0) completes at a failure terminal and at max_iterations' },
+    with: {
+      file: 'integration/close-as-outcome.test.ts',
+      title: 'a failure terminal fails with a non-retryable LoopFailed carrying the result and the final snapshot',
+    },
+    without: {
+      file: 'integration/close-as-outcome.test.ts',
+      title: 'a run without closeAsOutcome (started by 0.3.0) completes at a failure terminal and at max_iterations',
+    },
   },
   maskLoopEnv: {
-    with: { file: 'integration/secrets.test.ts', title: 'masks ${env.*} values an action prints (stdout, stderr, captured, full log) in history and under .loops/' },
-    without: { file: 'integration/secrets.test.ts', title: "a run without maskLoopEnv (started by 0.3.0) masks only what an action itself references, as it did" },
+    with: {
+      file: 'integration/secrets.test.ts',
+      title: 'masks ${env.*} values an action prints (stdout, stderr, captured, full log) in history and under .loops/',
+    },
+    without: {
+      file: 'integration/secrets.test.ts',
+      title: 'a run without maskLoopEnv (started by 0.3.0) masks only what an action itself references, as it did',
+    },
   },
   checkAnswers: {
-    with: { file: 'integration/llm-schema-check.test.ts', title: 'asks again after an answer outside the enum and routes on the valid one' },
-    without: { file: 'integration/llm-schema-check.test.ts', title: 'a run without checkAnswers (started by 0.4.0) routes the answer as before' },
+    with: {
+      file: 'integration/llm-schema-check.test.ts',
+      title: 'asks again after an answer outside the enum and routes on the valid one',
+    },
+    without: {
+      file: 'integration/llm-schema-check.test.ts',
+      title: 'a run without checkAnswers (started by 0.4.0) routes the answer as before',
+    },
   },
   pauseOnRateLimit: {
-    with: { file: 'integration/rate-limits.test.ts', title: 'pauses, then runs the same action again: not a step, a verdict or a capture' },
-    without: { file: 'integration/rate-limits.test.ts', title: 'in a run of an older release (no pauseOnRateLimit) is judged as it was' },
+    with: {
+      file: 'integration/rate-limits.test.ts',
+      title: 'pauses, then runs the same action again: not a step, a verdict or a capture',
+    },
+    without: {
+      file: 'integration/rate-limits.test.ts',
+      title: 'in a run of an older release (no pauseOnRateLimit) is judged as it was',
+    },
   },
   stdoutSignals: {
-    with: { file: 'integration/stdout-signals.test.ts', title: 'FATAL_ERROR: ends the run as an error with its message (workflow Failed)' },
-    without: { file: 'integration/stdout-signals.test.ts', title: 'in a run without the stdoutSignals rule, the lines are plain output' },
+    with: {
+      file: 'integration/stdout-signals.test.ts',
+      title: 'FATAL_ERROR: ends the run as an error with its message (workflow Failed)',
+    },
+    without: {
+      file: 'integration/stdout-signals.test.ts',
+      title: 'in a run without the stdoutSignals rule, the lines are plain output',
+    },
   },
   childCheckout: {
     // One test runs a parent with the rule and one without, and compares their children.
-    with: { file: 'integration/project-scope.test.ts', title: "a sub-loop run carries its parent's checkout (childCheckout); without the rule it is still found by its memo" },
-    without: { file: 'integration/project-scope.test.ts', title: "a sub-loop run carries its parent's checkout (childCheckout); without the rule it is still found by its memo" },
+    with: {
+      file: 'integration/project-scope.test.ts',
+      title:
+        "a sub-loop run carries its parent's checkout (childCheckout); without the rule it is still found by its memo",
+    },
+    without: {
+      file: 'integration/project-scope.test.ts',
+      title:
+        "a sub-loop run carries its parent's checkout (childCheckout); without the rule it is still found by its memo",
+    },
   },
   failOnNonTerminal: {
-    with: { file: 'integration/close-as-outcome.test.ts', title: "failOnNonTerminal (a schedule's --pause-on-failure) fails a run at max_iterations that would complete without it" },
-    without: { file: 'integration/close-as-outcome.test.ts', title: "failOnNonTerminal (a schedule's --pause-on-failure) fails a run at max_iterations that would complete without it" },
+    with: {
+      file: 'integration/close-as-outcome.test.ts',
+      title:
+        "failOnNonTerminal (a schedule's --pause-on-failure) fails a run at max_iterations that would complete without it",
+    },
+    without: {
+      file: 'integration/close-as-outcome.test.ts',
+      title:
+        "failOnNonTerminal (a schedule's --pause-on-failure) fails a run at max_iterations that would complete without it",
+    },
   },
 };
 
@@ -79,12 +125,15 @@ describe('run rules are tested on both sides', () => {
     });
   }
 
-  it('for every rule, a committed history predates it (its run\'s input lacks the rule), and is replayed', () => {
+  it("for every rule, a committed history predates it (its run's input lacks the rule), and is replayed", () => {
     const recorded = recordedOptions();
     expect(recorded.length).toBeGreaterThan(0);
     for (const rule of Object.keys(RULE_TESTS) as RuleName[]) {
       if (rule === 'failOnNonTerminal') continue; // set by schedules only: most runs lack it
-      expect(recorded.filter((r) => r.options[rule] === undefined).map((r) => r.where), rule).not.toEqual([]);
+      expect(
+        recorded.filter((r) => r.options[rule] === undefined).map((r) => r.where),
+        rule,
+      ).not.toEqual([]);
     }
     // Both sides of a rule are in the committed histories once a release has recorded it.
     expect(recorded.some((r) => r.options.closeAsOutcome === true)).toBe(true);
@@ -94,11 +143,18 @@ describe('run rules are tested on both sides', () => {
     let markers = 0;
     for (const { dir } of committedSets()) {
       for (const file of readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'manifest.json')) {
-        const { events } = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { events: Array<{ markerRecordedEventAttributes?: { markerName?: string } }> };
-        const names = events.flatMap((e) => (e.markerRecordedEventAttributes ? [e.markerRecordedEventAttributes.markerName] : []));
+        const { events } = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+          events: Array<{ markerRecordedEventAttributes?: { markerName?: string } }>;
+        };
+        const names = events.flatMap((e) =>
+          e.markerRecordedEventAttributes ? [e.markerRecordedEventAttributes.markerName] : [],
+        );
         markers += names.length;
         // Temporal's patched() records `core_patch` markers; local activities record their own.
-        expect(names.filter((n) => n === 'core_patch'), file).toEqual([]);
+        expect(
+          names.filter((n) => n === 'core_patch'),
+          file,
+        ).toEqual([]);
       }
     }
     expect(markers).toBeGreaterThan(0);

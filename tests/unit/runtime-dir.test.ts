@@ -16,7 +16,10 @@ import { noteForeignServer } from '../../client/temporal/embedded.js';
 const tmp = mkdtempSync(join(tmpdir(), 'll-runtime-dir-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const status = (dir: string): string =>
-  execFileSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+  execFileSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=all'], {
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+  });
 
 describe('runtime directories', () => {
   it('leave git status clean after ll-loop writes its run files, worker claim, action logs and server note', async () => {
@@ -47,7 +50,14 @@ describe('runtime directories', () => {
   });
 
   it('names the runtime paths the dirty-repository check skips', () => {
-    for (const p of ['.loops/.worker/worker.log', 'sub/.loops/.running/a/1-x.log', '.loops/.temporal/x', '.loops/.server-note.json']) expect(isRuntimePath(p)).toBe(true);
-    for (const p of ['.loops/fix.yaml', '.loops/lib/common.yaml', 'x/.worker/a', '.loops/.workers/a']) expect(isRuntimePath(p)).toBe(false);
+    for (const p of [
+      '.loops/.worker/worker.log',
+      'sub/.loops/.running/a/1-x.log',
+      '.loops/.temporal/x',
+      '.loops/.server-note.json',
+    ])
+      expect(isRuntimePath(p)).toBe(true);
+    for (const p of ['.loops/fix.yaml', '.loops/lib/common.yaml', 'x/.worker/a', '.loops/.workers/a'])
+      expect(isRuntimePath(p)).toBe(false);
   });
 });

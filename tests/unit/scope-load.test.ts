@@ -14,7 +14,10 @@ function load(scopeYaml: string) {
   const cwd = mkdtempSync(join(tmpdir(), 'll-loop-scope-load-'));
   mkdirSync(join(cwd, '.loops'));
   const file = join(cwd, '.loops', 'scoped.yaml');
-  writeFileSync(file, `name: scoped\ninitial: a\n${scopeYaml}states:\n  a:\n    action: "true"\n    next: done\n  done: { terminal: true }\n`);
+  writeFileSync(
+    file,
+    `name: scoped\ninitial: a\n${scopeYaml}states:\n  a:\n    action: "true"\n    next: done\n  done: { terminal: true }\n`,
+  );
   const loaded = loadLoopFile(file, {}, cwd);
   return { cwd, loaded, errors: loaded.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic) };
 }
@@ -24,7 +27,10 @@ describe('scope: in a loop file', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'll-loop-scope-load-'));
     mkdirSync(join(cwd, '.loops'));
     const file = join(cwd, '.loops', 'scoped.yaml');
-    writeFileSync(file, `name: scoped\ninitial: a\nscope:\n  - "src/api/"\n  - "${cwd}/tests/api"\n  - ./src/api\nstates:\n  a:\n    action: "true"\n    next: done\n  done: { terminal: true }\n`);
+    writeFileSync(
+      file,
+      `name: scoped\ninitial: a\nscope:\n  - "src/api/"\n  - "${cwd}/tests/api"\n  - ./src/api\nstates:\n  a:\n    action: "true"\n    next: done\n  done: { terminal: true }\n`,
+    );
     const loaded = loadLoopFile(file, {}, cwd);
     expect(loaded.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(loaded.definition?.scope).toEqual(['src/api', 'tests/api']);
@@ -37,7 +43,9 @@ describe('scope: in a loop file', () => {
   it('a path that climbs out of the checkout is an error at its line, with a fix', () => {
     const { errors } = load('scope:\n  - src\n  - ../other\n');
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/scoped\.yaml:5:5: error: scope "\.\.\/other" climbs out of the checkout .*\n {4}fix: use a path inside the checkout/);
+    expect(errors[0]).toMatch(
+      /scoped\.yaml:5:5: error: scope "\.\.\/other" climbs out of the checkout .*\n {4}fix: use a path inside the checkout/,
+    );
   });
 
   it('an absolute path elsewhere is an error too', () => {

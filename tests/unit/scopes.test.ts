@@ -25,9 +25,12 @@ describe('normaliseScope', () => {
     expect(normaliseScope(path, ROOT)).toEqual({ scope });
   });
 
-  it.each([['../x'], ['src/../../x'], ['..'], ['/home/me/other'], ['/home/me/project-two/src'], ['/etc']])('%s is outside the checkout', (path) => {
-    expect(normaliseScope(path, ROOT)).toMatchObject({ problem: 'outside' });
-  });
+  it.each([['../x'], ['src/../../x'], ['..'], ['/home/me/other'], ['/home/me/project-two/src'], ['/etc']])(
+    '%s is outside the checkout',
+    (path) => {
+      expect(normaliseScope(path, ROOT)).toMatchObject({ problem: 'outside' });
+    },
+  );
 
   it('an empty path is a problem of its own', () => {
     expect(normaliseScope('  ', ROOT)).toMatchObject({ problem: 'empty' });
@@ -71,7 +74,10 @@ describe('scopesOverlap (segment-aware prefixes)', () => {
 });
 
 /** Feed facts in order; collect every answer as `run: kind`. */
-function play(facts: QueueFact[], start: ScopeQueue = EMPTY_QUEUE): { queue: ScopeQueue; answers: Array<[string, ScopeAnswer]> } {
+function play(
+  facts: QueueFact[],
+  start: ScopeQueue = EMPTY_QUEUE,
+): { queue: ScopeQueue; answers: Array<[string, ScopeAnswer]> } {
   let queue = start;
   const answers: Array<[string, ScopeAnswer]> = [];
   for (const fact of facts) {
@@ -82,7 +88,13 @@ function play(facts: QueueFact[], start: ScopeQueue = EMPTY_QUEUE): { queue: Sco
   return { queue, answers };
 }
 
-const req = (run: string, scopes: string[], wait = true, now = 0): QueueFact => ({ type: 'request', run, scopes, wait, now });
+const req = (run: string, scopes: string[], wait = true, now = 0): QueueFact => ({
+  type: 'request',
+  run,
+  scopes,
+  wait,
+  now,
+});
 const rel = (run: string, now = 0): QueueFact => ({ type: 'release', run, now });
 const kinds = (answers: Array<[string, ScopeAnswer]>) => answers.map(([run, a]) => `${run}:${a.kind}`);
 const holders = (q: ScopeQueue) => q.holders.map((h) => h.run);
@@ -97,7 +109,10 @@ describe('decide: grants and conflicts', () => {
 
   it('denies an overlapping request without --queue, naming the holder', () => {
     const { queue, answers } = play([req('a', ['src']), req('b', ['src/api'], false)]);
-    expect(answers[1]).toEqual(['b', { kind: 'denied', reason: 'busy', blockers: [{ run: 'a', scopes: ['src'], holds: true }] }]);
+    expect(answers[1]).toEqual([
+      'b',
+      { kind: 'denied', reason: 'busy', blockers: [{ run: 'a', scopes: ['src'], holds: true }] },
+    ]);
     expect(waiters(queue)).toEqual([]);
   });
 
@@ -110,9 +125,19 @@ describe('decide: grants and conflicts', () => {
 
   it('FIFO: a request that overlaps only an earlier waiter waits behind it (and is denied without --queue)', () => {
     // a holds src; b waits for src and docs; c wants only docs, free now, but b is ahead of it.
-    const { queue, answers } = play([req('a', ['src']), req('b', ['src', 'docs']), req('c', ['docs']), req('d', ['docs'], false)]);
+    const { queue, answers } = play([
+      req('a', ['src']),
+      req('b', ['src', 'docs']),
+      req('c', ['docs']),
+      req('d', ['docs'], false),
+    ]);
     expect(kinds(answers)).toEqual(['a:granted', 'b:queued', 'c:queued', 'd:denied']);
-    expect(answers[3]![1]).toMatchObject({ blockers: [{ run: 'b', holds: false }, { run: 'c', holds: false }] });
+    expect(answers[3]![1]).toMatchObject({
+      blockers: [
+        { run: 'b', holds: false },
+        { run: 'c', holds: false },
+      ],
+    });
     expect(waiters(queue)).toEqual(['b', 'c']);
     const after = play([rel('a')], queue);
     expect(kinds(after.answers)).toEqual(['b:granted']);
@@ -120,14 +145,26 @@ describe('decide: grants and conflicts', () => {
   });
 
   it('a release grants every waiter that is free, in order, and never two overlapping ones', () => {
-    const start = play([req('h', ['.']), req('w1', ['src/a']), req('w2', ['src/b']), req('w3', ['src']), req('w4', ['docs'])]);
+    const start = play([
+      req('h', ['.']),
+      req('w1', ['src/a']),
+      req('w2', ['src/b']),
+      req('w3', ['src']),
+      req('w4', ['docs']),
+    ]);
     const { queue, answers } = play([rel('h')], start.queue);
     expect(kinds(answers)).toEqual(['w1:granted', 'w2:granted', 'w4:granted']);
     expect(waiters(queue)).toEqual(['w3']);
   });
 
   it('a repeated request keeps its place; a holder asking again hears it holds', () => {
-    const { queue, answers } = play([req('a', ['src']), req('b', ['src']), req('c', ['src']), req('b', ['src']), req('a', ['src'])]);
+    const { queue, answers } = play([
+      req('a', ['src']),
+      req('b', ['src']),
+      req('c', ['src']),
+      req('b', ['src']),
+      req('a', ['src']),
+    ]);
     expect(kinds(answers)).toEqual(['a:granted', 'b:queued', 'c:queued', 'a:granted']);
     expect(waiters(queue)).toEqual(['b', 'c']);
   });
@@ -149,7 +186,9 @@ describe('decide: leaving the queue', () => {
 
   it('queue remove denies the waiter with reason removed, naming what it waited for', () => {
     const { queue, answers } = play([{ type: 'remove', run: 'w1', now: 1 }], start);
-    expect(answers).toEqual([['w1', { kind: 'denied', reason: 'removed', blockers: [{ run: 'h', scopes: ['src'], holds: true }] }]]);
+    expect(answers).toEqual([
+      ['w1', { kind: 'denied', reason: 'removed', blockers: [{ run: 'h', scopes: ['src'], holds: true }] }],
+    ]);
     expect(waiters(queue)).toEqual(['w2']);
     expect(holders(queue)).toEqual(['h', 'w3']);
   });
@@ -199,7 +238,8 @@ describe('decide: many contending runs', () => {
       queue = d.queue;
       for (const a of d.answers) if (a.answer.kind === 'granted') order.push(a.run);
       for (let i = 0; i < queue.holders.length; i += 1) {
-        for (let j = i + 1; j < queue.holders.length; j += 1) expect(claimsOverlap(queue.holders[i]!.scopes, queue.holders[j]!.scopes)).toBe(false);
+        for (let j = i + 1; j < queue.holders.length; j += 1)
+          expect(claimsOverlap(queue.holders[i]!.scopes, queue.holders[j]!.scopes)).toBe(false);
       }
     };
     for (let i = 0; i < 60; i += 1) {

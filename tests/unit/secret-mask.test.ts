@@ -46,6 +46,7 @@ describe('secret masking', () => {
 
   it('masks a short secret complete inside the held tail of a longer one', () => {
     const secrets = ['abcd', 'abcdefgh'];
-    for (const size of [1, 2, 3, 4, 5, 9]) expect(streamed('xxabcdx abcdefg abcdefgh', secrets, size)).toBe('xx***x ***efg ***');
+    for (const size of [1, 2, 3, 4, 5, 9])
+      expect(streamed('xxabcdx abcdefg abcdefgh', secrets, size)).toBe('xx***x ***efg ***');
   });
 });

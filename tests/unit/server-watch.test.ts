@@ -40,7 +40,12 @@ describe('the server watch', () => {
     const port = await freePort();
     let server = await listen(port);
     const lines: string[] = [];
-    const watch = watchServer({ address: `127.0.0.1:${port}`, log: (l) => lines.push(l), intervalMs: 20, reminderMs: 300 });
+    const watch = watchServer({
+      address: `127.0.0.1:${port}`,
+      log: (l) => lines.push(l),
+      intervalMs: 20,
+      reminderMs: 300,
+    });
     try {
       await close(server);
       await waitFor('the outage line', () => lines.some((l) => l.includes('does not answer')), 5_000, 10);
@@ -52,7 +57,9 @@ describe('the server watch', () => {
       await close(server);
     }
     // Dozens of checks failed; the log has one line for the start and the end, and few reminders.
-    expect(lines.filter((l) => l.includes('does not answer'))).toEqual([`the Temporal server at 127.0.0.1:${port} does not answer: nothing runs until it is back`]);
+    expect(lines.filter((l) => l.includes('does not answer'))).toEqual([
+      `the Temporal server at 127.0.0.1:${port} does not answer: nothing runs until it is back`,
+    ]);
     expect(lines.filter((l) => l.includes('answers again after'))).toHaveLength(1);
     expect(lines.length).toBeLessThan(10);
   });
@@ -62,7 +69,12 @@ describe('the server watch', () => {
     const dataDir = join(tmp, 'stopped');
     mkdirSync(dataDir, { recursive: true });
     const lines: string[] = [];
-    const watch = watchServer({ address: `127.0.0.1:${port}`, embedded: { dataDir, port, uiPort: await freePort() }, log: (l) => lines.push(l), intervalMs: 20 });
+    const watch = watchServer({
+      address: `127.0.0.1:${port}`,
+      embedded: { dataDir, port, uiPort: await freePort() },
+      log: (l) => lines.push(l),
+      intervalMs: 20,
+    });
     try {
       await waitFor('the note', () => lines.some((l) => l.includes('stopped on purpose')), 5_000, 10);
       await waitFor('more checks', () => lines.length >= 2, 5_000, 10);
@@ -102,7 +114,9 @@ describe('the embedded server pid file', () => {
 describe('errors a command waits out after a restart', () => {
   it('takes UNAVAILABLE and a namespace not found (also wrapped) as transient, nothing else', () => {
     expect(isTransientServerError({ code: 14, message: 'tcp connect error' })).toBe(true);
-    expect(isTransientServerError(Object.assign(new Error('Failed to query Workflow'), { cause: { code: 14 } }))).toBe(true);
+    expect(isTransientServerError(Object.assign(new Error('Failed to query Workflow'), { cause: { code: 14 } }))).toBe(
+      true,
+    );
     expect(isTransientServerError({ code: 5, message: 'Namespace default is not found.' })).toBe(true);
     expect(isTransientServerError({ code: 5, message: 'workflow not found' })).toBe(false);
     expect(isTransientServerError({ code: 3, message: 'invalid argument' })).toBe(false);

@@ -17,7 +17,11 @@ function run(script: string, values: Record<string, string>): { out: string; fil
   const files = readdirSync(dir).flatMap((d) => readdirSync(join(dir, d)).map((f) => join(dir, d, f)));
   const modes = files.map((f) => statSync(f).mode & 0o777);
   try {
-    const out = execFileSync('bash', launch.args, { env: { ...process.env, ...launch.env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const out = execFileSync('bash', launch.args, {
+      env: { ...process.env, ...launch.env },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { out, files, modes };
   } finally {
     launch.cleanup();
@@ -35,7 +39,7 @@ describe('prepareShell', () => {
 
   it('passes a 1 MB value byte for byte through a 0600 file (not argv or the environment)', () => {
     // Newlines, trailing newlines, backslashes, quotes, leading blanks and multi-byte characters.
-    const big = ('  \\n "quoted" \'single\' $(touch x) ünïcödé ✓ \t\r\n').repeat(25_000) + '\n\n';
+    const big = '  \\n "quoted" \'single\' $(touch x) ünïcödé ✓ \t\r\n'.repeat(25_000) + '\n\n';
     expect(Buffer.byteLength(big)).toBeGreaterThan(1_000_000);
     const launch = prepareShell('printf %s "${LL_V1}"', { LL_V1: big, LL_V2: 'small' }, dir);
     expect(launch.env).toEqual({ LL_V2: 'small' });
@@ -54,7 +58,13 @@ describe('prepareShell', () => {
     launch.cleanup();
     expect(inEnv).toBeLessThanOrEqual(256 * 1024);
     const r = run('for i in $(seq 1 40); do v=LL_V$i; printf "%s\\n" "${!v}"; done | sha256sum', values);
-    expect(r.out).toBe(`${sha(Object.values(values).map((v) => `${v}\n`).join(''))}  -\n`);
+    expect(r.out).toBe(
+      `${sha(
+        Object.values(values)
+          .map((v) => `${v}\n`)
+          .join(''),
+      )}  -\n`,
+    );
   });
 
   it('sources a large script from a file', () => {

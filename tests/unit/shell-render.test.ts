@@ -7,7 +7,10 @@ import { scope } from './helpers.js';
 const EVIL = `'; rm -rf x; "$(touch pwned)" \`id\` $HOME`;
 const s = scope({
   context: { metric_cmd: "ruff check | jq '.count'", dir: 'src/', quote: "'", n: 7 },
-  captured: { x: { output: 'DATA', stderr: 'ERR', exit_code: 2, duration_ms: 9 }, evil: { output: EVIL, stderr: '', exit_code: 0, duration_ms: 1 } },
+  captured: {
+    x: { output: 'DATA', stderr: 'ERR', exit_code: 2, duration_ms: 9 },
+    evil: { output: EVIL, stderr: '', exit_code: 0, duration_ms: 1 },
+  },
   prev: { state: 'lint', output: 'P', stderr: '', exit_code: 1 },
   result: { verdict: 'no', details: { reason: "can't fix", confidence: 0.5 } },
   state: { name: 'fix', iteration: 2 },
@@ -51,7 +54,12 @@ describe('data values never enter the script', () => {
   });
 
   it('hostile text never appears in the script in any quoting', () => {
-    for (const template of ['${captured.evil.output}', '"${captured.evil.output}"', "'${captured.evil.output}'", '$(echo ${captured.evil.output})']) {
+    for (const template of [
+      '${captured.evil.output}',
+      '"${captured.evil.output}"',
+      "'${captured.evil.output}'",
+      '$(echo ${captured.evil.output})',
+    ]) {
       const out = renderShell(template, s);
       expect(out.script).not.toContain('rm -rf');
       expect(out.script).not.toContain('pwned');
@@ -60,11 +68,15 @@ describe('data values never enter the script', () => {
   });
 
   it('an undefined data value is an InterpolationError naming it', () => {
-    expect(() => renderShell('echo ${captured.nope.output}', s)).toThrow(/undefined variable \$\{captured\.nope\.output\}/);
+    expect(() => renderShell('echo ${captured.nope.output}', s)).toThrow(
+      /undefined variable \$\{captured\.nope\.output\}/,
+    );
   });
 
   it('numbers references in order, vars and env sharing one counter', () => {
-    expect(renderShell('${captured.x.output} ${env.A} ${prev.output} ${context.dir} ${env.B:-b} ${captured.x.output}', s)).toEqual({
+    expect(
+      renderShell('${captured.x.output} ${env.A} ${prev.output} ${context.dir} ${env.B:-b} ${captured.x.output}', s),
+    ).toEqual({
       script: `${V(1)} ${E(2)} ${V(3)} src/ ${E(4)} ${V(5)}`,
       vars: { LL_V1: 'DATA', LL_V3: 'P', LL_V5: 'DATA' },
       env: { LL_E2: { name: 'A' }, LL_E4: { name: 'B', default: 'b' } },
@@ -121,10 +133,22 @@ describe('references fit the quoting where they appear', () => {
     ['here-string single-quoted', `cat <<< '${ref}'`, `cat <<< '${SQ(V(1))}'`],
     ['the line after a here-string', `cat <<< x\necho '${ref}'`, `cat <<< x\necho '${SQ(V(1))}'`],
     ['an unquoted heredoc body', `cat <<EOF\n${ref}\nEOF`, `cat <<EOF\n${V(1)}\nEOF`],
-    ['an unquoted heredoc body with apostrophes', `cat <<EOF\nit's ${ref}\nEOF\necho '${ref}'`, `cat <<EOF\nit's ${V(1)}\nEOF\necho '${SQ(V(2))}'`],
+    [
+      'an unquoted heredoc body with apostrophes',
+      `cat <<EOF\nit's ${ref}\nEOF\necho '${ref}'`,
+      `cat <<EOF\nit's ${V(1)}\nEOF\necho '${SQ(V(2))}'`,
+    ],
     ['<< EOF with a space and a pipe', `cat << EOF | sort\ndon't ${ref}\nEOF`, `cat << EOF | sort\ndon't ${V(1)}\nEOF`],
-    ['<<-EOF with a tab-indented delimiter', `cat <<-EOF\n\tit's ${ref}\n\tEOF\necho '${ref}'`, `cat <<-EOF\n\tit's ${V(1)}\n\tEOF\necho '${SQ(V(2))}'`],
-    ["after a quoted heredoc has ended", `cat <<'EOF'\nliteral 'x\nEOF\necho '${ref}'`, `cat <<'EOF'\nliteral 'x\nEOF\necho '${SQ(V(1))}'`],
+    [
+      '<<-EOF with a tab-indented delimiter',
+      `cat <<-EOF\n\tit's ${ref}\n\tEOF\necho '${ref}'`,
+      `cat <<-EOF\n\tit's ${V(1)}\n\tEOF\necho '${SQ(V(2))}'`,
+    ],
+    [
+      'after a quoted heredoc has ended',
+      `cat <<'EOF'\nliteral 'x\nEOF\necho '${ref}'`,
+      `cat <<'EOF'\nliteral 'x\nEOF\necho '${SQ(V(1))}'`,
+    ],
   ])('%s', (_label, template, script) => {
     const out = renderShell(template, s);
     expect(out.script).toBe(script);
@@ -150,11 +174,13 @@ describe('references fit the quoting where they appear', () => {
     // context.quote is a lone "'": the data reference after it is inside single quotes.
     expect(renderShell("echo ${context.quote}${captured.x.output}'", s).script).toBe(`echo '${SQ(V(1))}'`);
     // The metric command closes its own quotes: the reference after it is unquoted.
-    expect(renderShell('${context.metric_cmd} ${captured.x.output}', s).script).toBe(`ruff check | jq '.count' ${V(1)}`);
+    expect(renderShell('${context.metric_cmd} ${captured.x.output}', s).script).toBe(
+      `ruff check | jq '.count' ${V(1)}`,
+    );
   });
 
   it('the escape $${ is literal text and does not open anything', () => {
-    expect(renderShell("echo $${x:-a} '${captured.x.output}' $${#arr[@]} \"${captured.x.output}\"", s).script).toBe(
+    expect(renderShell('echo $${x:-a} \'${captured.x.output}\' $${#arr[@]} "${captured.x.output}"', s).script).toBe(
       `echo \${x:-a} '${SQ(V(1))}' \${#arr[@]} "${V(2)}"`,
     );
   });
@@ -167,8 +193,10 @@ describe('quote tracking edge cases (once bugs)', () => {
     expect(() => renderShell(`git commit -m "$(cat <<'EOF'\nmsg ${ref}\nEOF\n)"`, s)).toThrow(InterpolationError);
   });
 
-  it(" an apostrophe in an unquoted heredoc inside $(…) is taken for a quote (value wrapped in '\"…\"')", () => {
-    expect(renderShell(`echo "$(cat <<EOF\nit's ${ref}\nEOF\n)"`, s).script).toBe(`echo "$(cat <<EOF\nit's ${V(1)}\nEOF\n)"`);
+  it(' an apostrophe in an unquoted heredoc inside $(…) is taken for a quote (value wrapped in \'"…"\')', () => {
+    expect(renderShell(`echo "$(cat <<EOF\nit's ${ref}\nEOF\n)"`, s).script).toBe(
+      `echo "$(cat <<EOF\nit's ${V(1)}\nEOF\n)"`,
+    );
   });
 
   it(' a << shift in (( … )) starts a phantom heredoc that swallows the next lines', () => {

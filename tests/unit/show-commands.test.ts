@@ -33,13 +33,17 @@ function project(files: Record<string, string>): string {
 const howToRun = (stdout: string) => stdout.slice(stdout.indexOf('How to run'));
 
 describe('commands: in ll-loop show', () => {
-  it("replaces the generated commands, each cmd with its comment; --json carries the list", async () => {
+  it('replaces the generated commands, each cmd with its comment; --json carries the list', async () => {
     const cwd = project({ mine: LOOP });
     const text = await runCliInProcess(['show', 'mine'], { cwd });
     expect(text.code).toBe(EXIT.ok);
-    expect(howToRun(text.stdout)).toBe('How to run\n  ll-loop run mine --context target=prod  # the real thing\n  make ci\n');
+    expect(howToRun(text.stdout)).toBe(
+      'How to run\n  ll-loop run mine --context target=prod  # the real thing\n  make ci\n',
+    );
     const json = await runCliInProcess(['show', 'mine', '--json'], { cwd });
-    expect(JSON.parse(json.stdout)).toMatchObject({ commands: [{ cmd: 'll-loop run mine --context target=prod', comment: 'the real thing' }, { cmd: 'make ci' }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      commands: [{ cmd: 'll-loop run mine --context target=prod', comment: 'the real thing' }, { cmd: 'make ci' }],
+    });
   });
 
   it('a from: child inherits the list; commands: null in the child brings back the generated commands', async () => {
@@ -57,12 +61,19 @@ describe('commands: in ll-loop show', () => {
   it('a malformed entry is an error at its line with a fix, for validate and show alike', async () => {
     const bad = LOOP.replace('  - cmd: make ci\n', '  - make ci\n  - cmd: x\n    coment: typo\n');
     const cwd = project({ bad });
-    for (const argv of [['validate', 'bad'], ['show', 'bad']]) {
+    for (const argv of [
+      ['validate', 'bad'],
+      ['show', 'bad'],
+    ]) {
       const r = await runCliInProcess(argv, { cwd });
       expect(r.code).toBe(EXIT.usage);
       const out = r.stdout + r.stderr;
-      expect(out).toMatch(/bad\.yaml:7:5: error: commands\.1: Invalid input: expected object, received string \(got "make ci"\)\n\s+fix: write commands: as a list of entries like - cmd: /);
-      expect(out).toMatch(/bad\.yaml:9:5: error: unknown field "coment" \(did you mean "comment"\?\)\n\s+fix: rename it "comment"/);
+      expect(out).toMatch(
+        /bad\.yaml:7:5: error: commands\.1: Invalid input: expected object, received string \(got "make ci"\)\n\s+fix: write commands: as a list of entries like - cmd: /,
+      );
+      expect(out).toMatch(
+        /bad\.yaml:9:5: error: unknown field "coment" \(did you mean "comment"\?\)\n\s+fix: rename it "comment"/,
+      );
     }
   });
 });

@@ -54,7 +54,9 @@ describe('the graph: main path and order', () => {
   });
 
   it('ends at a failure terminal, marked incomplete, when no successful end is reachable', () => {
-    const g = buildGraph(states({ a: { action: 'x', on_yes: 'a', on_no: 'stop' }, stop: { terminal: true, failure: true } }));
+    const g = buildGraph(
+      states({ a: { action: 'x', on_yes: 'a', on_no: 'stop' }, stop: { terminal: true, failure: true } }),
+    );
     expect(g.mainPath).toEqual(['a', 'stop']);
     expect(g.mainPathComplete).toBe(false);
   });
@@ -75,15 +77,30 @@ describe('the graph: main path and order', () => {
   });
 
   it('groups labels that lead to the same state, and lists unreachable states last', () => {
-    const g = buildGraph(states({ a: { action: 'x', on_yes: 'done', on_no: 'done' }, orphan: { action: 'y', next: 'done' }, done: { terminal: true } }));
+    const g = buildGraph(
+      states({
+        a: { action: 'x', on_yes: 'done', on_no: 'done' },
+        orphan: { action: 'y', next: 'done' },
+        done: { terminal: true },
+      }),
+    );
     expect(g.nodes.a!.exits.map((e) => e.labels)).toEqual([['yes', 'no']]);
     expect(g.order).toEqual(['a', 'done', 'orphan']);
     expect(g.nodes.orphan!.unreachable).toBe(true);
   });
 
   it('shows a maintain loop’s restart as an exit of its terminal state', () => {
-    const g = buildGraph(def({ name: 'm', maintain: true, initial: 'a', states: { a: { action: 'x', next: 'done' }, done: { terminal: true } } }));
-    expect(g.nodes.done!.exits).toEqual([{ labels: ['maintain'], target: { kind: 'state', name: 'a', viaCurrent: false }, back: true }]);
+    const g = buildGraph(
+      def({
+        name: 'm',
+        maintain: true,
+        initial: 'a',
+        states: { a: { action: 'x', next: 'done' }, done: { terminal: true } },
+      }),
+    );
+    expect(g.nodes.done!.exits).toEqual([
+      { labels: ['maintain'], target: { kind: 'state', name: 'a', viaCurrent: false }, back: true },
+    ]);
   });
 });
 
@@ -133,7 +150,11 @@ describe('wrapText', () => {
     expect(wrapText('abcdefghijklmnopqrst', 8)).toEqual(['abcdefgh', 'ijklmnop', 'qrst']);
     // Long words break at the seams of references and paths where one is near the end of a line.
     expect(wrapText('${context.test_cmd}', 12)).toEqual(['${context.', 'test_cmd}']);
-    expect(wrapText('a ${state.iteration} ≤ ${context.max}', 15)).toEqual(['a ${state.', 'iteration} ≤', '${context.max}']);
+    expect(wrapText('a ${state.iteration} ≤ ${context.max}', 15)).toEqual([
+      'a ${state.',
+      'iteration} ≤',
+      '${context.max}',
+    ]);
     expect(wrapText('one two three four', 9, 2)).toEqual(['one two', 'three…']);
     expect(wrapText('   ', 5)).toEqual([]);
   });

@@ -183,7 +183,12 @@ interface Output {
   err: string;
 }
 
-function show(cwd: string, target: string, format: ShowFormat, extra: { colour?: boolean; width?: number; context?: string[] } = {}): Output {
+function show(
+  cwd: string,
+  target: string,
+  format: ShowFormat,
+  extra: { colour?: boolean; width?: number; context?: string[] } = {},
+): Output {
   let out = '';
   let err = '';
   const code = showCommand({
@@ -210,7 +215,10 @@ describe('ll-loop show: snapshots', () => {
       const result = show(cwd, name, 'text');
       expect(result.code).toBe(EXIT.ok);
       // release's review state routes yes/no/partial but not the LLM's "blocked": validate's warning.
-      if (name === 'release') expect(result.err).toMatch(/^\S+release\.yaml:\d+:3: warning: state "review": its evaluator \(llm_structured, the default here\) can answer "blocked", which no route handles.*\n.*fix: add on_blocked: <state>.*\n$/);
+      if (name === 'release')
+        expect(result.err).toMatch(
+          /^\S+release\.yaml:\d+:3: warning: state "review": its evaluator \(llm_structured, the default here\) can answer "blocked", which no route handles.*\n.*fix: add on_blocked: <state>.*\n$/,
+        );
       else expect(result.err).toBe('');
       expect(result.out).not.toMatch(ANSI);
       expect(result.out).toMatchSnapshot();
@@ -260,7 +268,8 @@ describe('ll-loop show: text output', () => {
 
   it('says so when no path reaches a successful end', () => {
     const dir = project({
-      watch: 'name: watch\ndescription: Poll until something breaks.\ninitial: poll\nstates:\n  poll: { action: ./check, on_yes: wait, on_no: alert }\n  wait: { action: sleep 60, next: poll }\n  alert: { terminal: true, failure: true }\n',
+      watch:
+        'name: watch\ndescription: Poll until something breaks.\ninitial: poll\nstates:\n  poll: { action: ./check, on_yes: wait, on_no: alert }\n  wait: { action: sleep 60, next: poll }\n  alert: { terminal: true, failure: true }\n',
     });
     const { out } = show(dir, 'watch', 'text', { width: 60 });
     expect(out.slice(out.indexOf('Diagram'), out.indexOf('\nStates\n'))).toMatchInlineSnapshot(`
@@ -334,7 +343,9 @@ describe('ll-loop show: bad input', () => {
     const cwd = project({ broken: FIX_LOOP.replace('on_no: fix', 'on_no: fixx') });
     const shown = show(cwd, 'broken', 'text');
     let validated = '';
-    expect(validateCommand({ cwd, target: 'broken', json: false, out: () => {}, err: (t) => void (validated += t) })).toBe(EXIT.usage);
+    expect(
+      validateCommand({ cwd, target: 'broken', json: false, out: () => {}, err: (t) => void (validated += t) }),
+    ).toBe(EXIT.usage);
     expect(shown.code).toBe(EXIT.usage);
     expect(shown.out).toBe('');
     const diagnostics = (text: string) => text.split('\n').filter((l) => !l.startsWith('✗'));
@@ -355,22 +366,40 @@ describe('ll-loop show: bad input', () => {
   it('an unknown loop is a usage error that lists the known ones', async () => {
     const cwd = project({ 'fix-tests': FIX_LOOP });
     expect(() => show(cwd, 'fix-test', 'text')).toThrow(LoadError);
-    expect(() => show(cwd, 'fix-test', 'text')).toThrow(/no loop named "fix-test" \(did you mean "fix-tests"\?\).*fix-tests/);
+    expect(() => show(cwd, 'fix-test', 'text')).toThrow(
+      /no loop named "fix-test" \(did you mean "fix-tests"\?\).*fix-tests/,
+    );
     const r = await runCliInProcess(['show', 'fix-test'], { cwd });
     expect(r.code).toBe(EXIT.usage);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: no loop named "fix-test" \(did you mean "fix-tests"\?\).*fix-tests.*\nfix: create \.loops\/fix-test\.yaml/);
+    expect(r.stderr).toMatch(
+      /^error: no loop named "fix-test" \(did you mean "fix-tests"\?\).*fix-tests.*\nfix: create \.loops\/fix-test\.yaml/,
+    );
   });
 
   it('checks --format and its agreement with --json', async () => {
     const cwd = project({ 'fix-tests': FIX_LOOP });
-    await expect(runCliInProcess(['show', 'fix-tests', '--format', 'mermaid'], { cwd })).resolves.toMatchObject({ code: EXIT.ok, stdout: expect.stringMatching(/^stateDiagram-v2\n/) });
-    await expect(runCliInProcess(['show', 'fix-tests', '--json'], { cwd })).resolves.toMatchObject({ code: EXIT.ok, stdout: expect.stringMatching(/^\{\n {2}"name": "fix-tests"/) });
-    await expect(runCliInProcess(['show', 'fix-tests', '--format', 'json'], { cwd })).resolves.toMatchObject({ code: EXIT.ok });
+    await expect(runCliInProcess(['show', 'fix-tests', '--format', 'mermaid'], { cwd })).resolves.toMatchObject({
+      code: EXIT.ok,
+      stdout: expect.stringMatching(/^stateDiagram-v2\n/),
+    });
+    await expect(runCliInProcess(['show', 'fix-tests', '--json'], { cwd })).resolves.toMatchObject({
+      code: EXIT.ok,
+      stdout: expect.stringMatching(/^\{\n {2}"name": "fix-tests"/),
+    });
+    await expect(runCliInProcess(['show', 'fix-tests', '--format', 'json'], { cwd })).resolves.toMatchObject({
+      code: EXIT.ok,
+    });
     const usage = (pattern: RegExp) => ({ code: EXIT.usage, stderr: expect.stringMatching(pattern) });
-    await expect(runCliInProcess(['show', 'fix-tests', '--format', 'mermid'], { cwd })).resolves.toMatchObject(usage(/--format "mermid" is not a format \(did you mean "mermaid"\?\)/));
-    await expect(runCliInProcess(['show', 'fix-tests', '--json', '--format', 'mermaid'], { cwd })).resolves.toMatchObject(usage(/--json and --format mermaid/));
+    await expect(runCliInProcess(['show', 'fix-tests', '--format', 'mermid'], { cwd })).resolves.toMatchObject(
+      usage(/--format "mermid" is not a format \(did you mean "mermaid"\?\)/),
+    );
+    await expect(
+      runCliInProcess(['show', 'fix-tests', '--json', '--format', 'mermaid'], { cwd }),
+    ).resolves.toMatchObject(usage(/--json and --format mermaid/));
     await expect(runCliInProcess(['show'], { cwd })).resolves.toMatchObject(usage(/show needs a loop name or path/));
-    await expect(runCliInProcess(['show', 'fix-tests', 'extra'], { cwd })).resolves.toMatchObject(usage(/unexpected arguments: extra/));
+    await expect(runCliInProcess(['show', 'fix-tests', 'extra'], { cwd })).resolves.toMatchObject(
+      usage(/unexpected arguments: extra/),
+    );
   });
 });

@@ -13,7 +13,15 @@ import { def, loop } from './helpers.js';
 interface Out {
   loop: string;
   scenario: string;
-  steps: Array<{ step: number; iteration: number; state: string; evaluator?: string; verdict?: string; to?: string; retries?: number }>;
+  steps: Array<{
+    step: number;
+    iteration: number;
+    state: string;
+    evaluator?: string;
+    verdict?: string;
+    to?: string;
+    retries?: number;
+  }>;
   outcome?: { terminated_by: string; final_state: string; failure: boolean; iterations: number; error?: string };
   truncated: boolean;
   exit_code?: number;
@@ -44,7 +52,12 @@ describe('bundled loop reduce-errors (convergence: pass = target, fail = progres
     const o = await sim('reduce-errors', '--scenario', 'all-fail');
     expect(trace(o)).toEqual(Array.from({ length: 20 }, () => ['measure:progress>fix', 'fix:->measure']).flat());
     expect(o.steps.at(-1)).toMatchObject({ step: 40, iteration: 20 });
-    expect(o.outcome).toEqual({ terminated_by: 'max_iterations', final_state: 'measure', failure: false, iterations: 20 });
+    expect(o.outcome).toEqual({
+      terminated_by: 'max_iterations',
+      final_state: 'measure',
+      failure: false,
+      iterations: 20,
+    });
     expect(o.exit_code).toBe(3);
   });
 
@@ -75,7 +88,12 @@ describe('bundled loop test-until-pass (exit_code and triage states)', () => {
 
 describe('the engine decides, not the simulator', () => {
   it('alternating over a check/fix cycle; retries on a failing exit are counted', () => {
-    const d = def(loop({ check: { action: 'make test', retry: { attempts: 3, backoff: 5 }, on_yes: 'done', on_no: 'fix' }, fix: { action: 'Fix it', action_type: 'prompt', next: 'check' } }));
+    const d = def(
+      loop({
+        check: { action: 'make test', retry: { attempts: 3, backoff: 5 }, on_yes: 'done', on_no: 'fix' },
+        fix: { action: 'Fix it', action_type: 'prompt', next: 'check' },
+      }),
+    );
     const s = simulate(d, 'first-fail', 100);
     expect(s.steps.map((x) => [x.state, x.verdict, x.to, x.retries])).toEqual([
       ['check', 'no', 'fix', 2],
@@ -85,21 +103,35 @@ describe('the engine decides, not the simulator', () => {
     ]);
   });
 
-  it('a verdict the state does not route ends the run with the engine\'s error', () => {
-    const d = def(loop({ measure: { action: 'count', evaluate: { type: 'convergence', target: 0 }, on_target: 'done', on_stall: 'done' } }));
+  it("a verdict the state does not route ends the run with the engine's error", () => {
+    const d = def(
+      loop({
+        measure: { action: 'count', evaluate: { type: 'convergence', target: 0 }, on_target: 'done', on_stall: 'done' },
+      }),
+    );
     const s = simulate(d, 'all-fail', 100);
     expect(s.outcome).toMatchObject({ terminated_by: 'error', final_state: 'measure' });
     expect(s.outcome?.error).toMatch(/no valid transition from state "measure" for verdict "progress"/);
   });
 
   it('a sub-loop state passes or fails as its child would end', () => {
-    const d = def(loop({ child: { loop: 'other', on_success: 'done', on_failure: 'failed' }, failed: { terminal: true, failure: true } }));
-    expect(simulate(d, 'all-pass', 100).steps.map((x) => `${x.state}:${x.verdict}>${x.to}`)).toEqual(['child:yes>done', 'done:undefined>undefined']);
+    const d = def(
+      loop({
+        child: { loop: 'other', on_success: 'done', on_failure: 'failed' },
+        failed: { terminal: true, failure: true },
+      }),
+    );
+    expect(simulate(d, 'all-pass', 100).steps.map((x) => `${x.state}:${x.verdict}>${x.to}`)).toEqual([
+      'child:yes>done',
+      'done:undefined>undefined',
+    ]);
     expect(simulate(d, 'all-fail', 100).outcome).toMatchObject({ final_state: 'failed', failure: true });
   });
 
   it('maintain mode never ends: --max-steps bounds the trace', () => {
-    const d = def(loop({ check: { action: 'ok', on_yes: 'done', on_no: 'check' } }, { maintain: true, maintain_delay: 60 }));
+    const d = def(
+      loop({ check: { action: 'ok', on_yes: 'done', on_no: 'check' } }, { maintain: true, maintain_delay: 60 }),
+    );
     const s = simulate(d, 'all-pass', 7);
     expect(s.truncated).toBe(true);
     expect(s.outcome).toBeUndefined();
@@ -114,14 +146,20 @@ describe('the command', () => {
   it('prints a table and how the run would end', async () => {
     const r = await runCliInProcess(['simulate', 'reduce-errors', '--scenario', 'first-fail'], { cwd: dir });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Simulation of reduce-errors: the first check fails, every later one passes (--scenario first-fail); nothing runs.');
+    expect(r.stdout).toContain(
+      'Simulation of reduce-errors: the first check fails, every later one passes (--scenario first-fail); nothing runs.',
+    );
     expect(r.stdout).toMatch(/^1\s+1\s+measure\s+convergence\s+progress\s+→ fix$/m);
     expect(r.stdout).toMatch(/^4\s+2\s+done\s+-\s+-\s+\(end\)$/m);
-    expect(r.stdout).toContain('The run reaches the terminal "done" after 2 passes and 4 steps (ll-loop run would exit 0).');
+    expect(r.stdout).toContain(
+      'The run reaches the terminal "done" after 2 passes and 4 steps (ll-loop run would exit 0).',
+    );
   });
 
   it('--max-steps stops the trace and says so', async () => {
-    const r = await runCliInProcess(['simulate', 'reduce-errors', '--scenario', 'all-fail', '--max-steps', '3'], { cwd: dir });
+    const r = await runCliInProcess(['simulate', 'reduce-errors', '--scenario', 'all-fail', '--max-steps', '3'], {
+      cwd: dir,
+    });
     expect(r.stdout).toMatch(/^3\s+2\s+measure/m);
     expect(r.stdout).not.toMatch(/^4\s/m);
     expect(r.stdout).toContain('Stopped after 3 steps (--max-steps)');

@@ -7,8 +7,19 @@ import type { TimedEvent } from '../../fsm/events.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 
 const ts = '2026-11-25T00:00:00.000Z';
-const ev = (event: string, fields: Record<string, unknown> = {}): TimedEvent => ({ event, ts, ...fields }) as TimedEvent;
-const ended = (fields: Partial<ExecutionResult>): ExecutionResult => ({ loop: 'l', final_state: 'work', iterations: 2, steps: 3, terminated_by: 'terminal', failure: false, duration_ms: 1500, captured: {}, ...fields });
+const ev = (event: string, fields: Record<string, unknown> = {}): TimedEvent =>
+  ({ event, ts, ...fields }) as TimedEvent;
+const ended = (fields: Partial<ExecutionResult>): ExecutionResult => ({
+  loop: 'l',
+  final_state: 'work',
+  iterations: 2,
+  steps: 3,
+  terminated_by: 'terminal',
+  failure: false,
+  duration_ms: 1500,
+  captured: {},
+  ...fields,
+});
 
 function shown(events: TimedEvent[], result?: ExecutionResult): string {
   let text = '';
@@ -44,8 +55,17 @@ describe('stdout signals in the progress display', () => {
   });
 
   it('the end lines of a handed-off and of a LOOP_STOP run', () => {
-    expect(shown([], ended({ terminated_by: 'handoff', error: 'state "work" handed off (CONTEXT_HANDOFF: p)' }))).toContain('Loop handed off in state work (2 iterations, 1.5s); ll-loop resume continues it\n       state "work" handed off (CONTEXT_HANDOFF: p)');
-    expect(shown([], ended({ terminated_by: 'cancelled', stopped_by: 'loop_stop', final_state: 'next', error: 'LOOP_STOP: enough' }))).toContain('Loop stopped in state next by LOOP_STOP: enough (2 iterations');
+    expect(
+      shown([], ended({ terminated_by: 'handoff', error: 'state "work" handed off (CONTEXT_HANDOFF: p)' })),
+    ).toContain(
+      'Loop handed off in state work (2 iterations, 1.5s); ll-loop resume continues it\n       state "work" handed off (CONTEXT_HANDOFF: p)',
+    );
+    expect(
+      shown(
+        [],
+        ended({ terminated_by: 'cancelled', stopped_by: 'loop_stop', final_state: 'next', error: 'LOOP_STOP: enough' }),
+      ),
+    ).toContain('Loop stopped in state next by LOOP_STOP: enough (2 iterations');
   });
 });
 

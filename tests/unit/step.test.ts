@@ -19,15 +19,33 @@ describe('passes and limits', () => {
     const run = drive(checkFix(), { actions: { check: [{ exit_code: 1 }, { exit_code: 0 }] } });
     expect(run.entered).toEqual(['check', 'fix', 'check', 'done']);
     expect(eventsNamed(run, 'state_enter').map((e) => e.iteration)).toEqual([1, 1, 2, 2]);
-    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done', iterations: 2, steps: 4, failure: false });
+    expect(run.result).toMatchObject({
+      terminated_by: 'terminal',
+      final_state: 'done',
+      iterations: 2,
+      steps: 4,
+      failure: false,
+    });
   });
 
   it.each([
     ['a → b → c → done', { a: { next: 'b' }, b: { next: 'c' }, c: { next: 'done' } }, ['a', 'b', 'c', 'done'], 1],
-    ['a → b → a → done (a repeats)', { a: { action: 'x', on_yes: 'done', on_no: 'b' }, b: { next: 'a' } }, ['a', 'b', 'a', 'done'], 2],
-    ['a → b → c → b → done (a non-initial state repeats)', { a: { next: 'b' }, b: { action: 'x', on_no: 'c', on_yes: 'done' }, c: { next: 'b' } }, ['a', 'b', 'c', 'b', 'done'], 2],
+    [
+      'a → b → a → done (a repeats)',
+      { a: { action: 'x', on_yes: 'done', on_no: 'b' }, b: { next: 'a' } },
+      ['a', 'b', 'a', 'done'],
+      2,
+    ],
+    [
+      'a → b → c → b → done (a non-initial state repeats)',
+      { a: { next: 'b' }, b: { action: 'x', on_no: 'c', on_yes: 'done' }, c: { next: 'b' } },
+      ['a', 'b', 'c', 'b', 'done'],
+      2,
+    ],
   ])('%s', (_label, states, entered, iterations) => {
-    const run = drive(def(loop(states)), { actions: { a: [{ exit_code: 1 }, { exit_code: 0 }], b: [{ exit_code: 1 }, { exit_code: 0 }] } });
+    const run = drive(def(loop(states)), {
+      actions: { a: [{ exit_code: 1 }, { exit_code: 0 }], b: [{ exit_code: 1 }, { exit_code: 0 }] },
+    });
     expect(run.entered).toEqual(entered);
     expect(run.result.iterations).toBe(iterations);
     expect(run.result.terminated_by).toBe('terminal');
@@ -44,9 +62,20 @@ describe('passes and limits', () => {
   it('max_iterations ends the run before the state of the extra pass runs', () => {
     const run = drive(checkFix({ max_iterations: 3 }), { actions: { check: [{ exit_code: 1 }] } });
     expect(run.entered).toEqual(['check', 'fix', 'check', 'fix', 'check', 'fix']);
-    expect(run.result).toMatchObject({ terminated_by: 'max_iterations', iterations: 3, final_state: 'check', steps: 6, failure: false });
+    expect(run.result).toMatchObject({
+      terminated_by: 'max_iterations',
+      iterations: 3,
+      final_state: 'check',
+      steps: 6,
+      failure: false,
+    });
     expect(run.actions).toHaveLength(6);
-    expect(run.events.at(-1)).toMatchObject({ event: 'loop_complete', terminated_by: 'max_iterations', iterations: 3, final_state: 'check' });
+    expect(run.events.at(-1)).toMatchObject({
+      event: 'loop_complete',
+      terminated_by: 'max_iterations',
+      iterations: 3,
+      final_state: 'check',
+    });
   });
 
   it.each([1, 2, 5])('max_steps: %i caps state executions', (maxSteps) => {
@@ -58,13 +87,29 @@ describe('passes and limits', () => {
   });
 
   it('${state.iteration} and ${state.name} in an action are the pass number and the state', () => {
-    const d = def(loop({ check: { action: 'echo ${state.name} ${state.iteration}', on_yes: 'done', on_no: 'fix' }, fix: { action: 'echo ${state.name} ${state.iteration}', next: 'check' } }));
+    const d = def(
+      loop({
+        check: { action: 'echo ${state.name} ${state.iteration}', on_yes: 'done', on_no: 'fix' },
+        fix: { action: 'echo ${state.name} ${state.iteration}', next: 'check' },
+      }),
+    );
     const run = drive(d, { actions: { check: [{ exit_code: 1 }, { exit_code: 1 }, { exit_code: 0 }] } });
-    expect(run.actions.map((a) => a.shell?.script)).toEqual(['echo check 1', 'echo fix 1', 'echo check 2', 'echo fix 2', 'echo check 3']);
+    expect(run.actions.map((a) => a.shell?.script)).toEqual([
+      'echo check 1',
+      'echo fix 1',
+      'echo check 2',
+      'echo fix 2',
+      'echo check 3',
+    ]);
   });
 
   it('${loop.name} and ${loop.elapsed_ms} use the definition and the event clock', () => {
-    const d = def(loop({ a: { action: 'true', next: 'b' }, b: { action: 'echo ${loop.name} ${loop.elapsed_ms} ${loop.started_at}', next: 'done' } }));
+    const d = def(
+      loop({
+        a: { action: 'true', next: 'b' },
+        b: { action: 'echo ${loop.name} ${loop.elapsed_ms} ${loop.started_at}', next: 'done' },
+      }),
+    );
     const run = drive(d, { startAt: 0 });
     expect(scriptOf(run, 1)).toBe('echo test-loop 10 1970-01-01T00:00:00.000Z');
   });
@@ -73,7 +118,10 @@ describe('passes and limits', () => {
     const d = def(loop({ a: { next: 'done' } }));
     const out = begin(d);
     expect(out.snapshot).toMatchObject({ status: 'done', phase: 'done', outcome: { terminated_by: 'terminal' } });
-    expect(out.effect).toEqual({ type: 'finish', result: out.snapshot.status === 'done' ? out.snapshot.outcome : null });
+    expect(out.effect).toEqual({
+      type: 'finish',
+      result: out.snapshot.status === 'done' ? out.snapshot.outcome : null,
+    });
   });
 
   it('transition does not mutate the snapshot it is given', () => {
@@ -87,7 +135,11 @@ describe('passes and limits', () => {
   it('numbers its events and times them with the clock it is given', () => {
     const d = checkFix();
     const first = begin(d, 1_000);
-    const second = next(d, first, { type: 'action_done', result: { output: '', stderr: '', exit_code: 1, duration_ms: 1 }, now: 2_500 });
+    const second = next(d, first, {
+      type: 'action_done',
+      result: { output: '', stderr: '', exit_code: 1, duration_ms: 1 },
+      now: 2_500,
+    });
     const stream = [...first.events, ...second.events];
     expect(stream.map((e) => e.seq)).toEqual(stream.map((_, i) => i + 1));
     expect(first.events.every((e) => e.ts === new Date(1_000).toISOString())).toBe(true);
@@ -98,11 +150,24 @@ describe('passes and limits', () => {
 
 describe('terminal states', () => {
   it("runs the terminal state's action, does not evaluate it, and ends terminal", () => {
-    const d = def({ name: 'l', description: 'd', initial: 'a', states: { a: { next: 'end' }, end: { terminal: true, action: 'echo bye', capture: 'bye' } } });
+    const d = def({
+      name: 'l',
+      description: 'd',
+      initial: 'a',
+      states: { a: { next: 'end' }, end: { terminal: true, action: 'echo bye', capture: 'bye' } },
+    });
     const run = drive(d, { actions: { end: [{ exit_code: 3, output: 'bye' }] } });
     expect(run.actions.map((a) => a.state)).toEqual(['end']);
     expect(scriptOf(run)).toBe('echo bye');
-    expect(run.names).toEqual(['loop_start', 'state_enter', 'route', 'state_enter', 'action_start', 'action_complete', 'loop_complete']);
+    expect(run.names).toEqual([
+      'loop_start',
+      'state_enter',
+      'route',
+      'state_enter',
+      'action_start',
+      'action_complete',
+      'loop_complete',
+    ]);
     expect(eventsNamed(run, 'evaluate')).toEqual([]);
     expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'end', failure: false });
     expect(run.result.captured.bye).toEqual({ output: 'bye', stderr: '', exit_code: 3, duration_ms: 5 });
@@ -112,14 +177,32 @@ describe('terminal states', () => {
     [true, true],
     [false, false],
   ])('failure: %s → result.failure %s', (failure, expected) => {
-    const d = def({ name: 'l', description: 'd', initial: 'a', states: { a: { action: 'x', on_yes: 'ok', on_no: 'bad' }, ok: { terminal: true }, bad: { terminal: true, failure } } });
+    const d = def({
+      name: 'l',
+      description: 'd',
+      initial: 'a',
+      states: {
+        a: { action: 'x', on_yes: 'ok', on_no: 'bad' },
+        ok: { terminal: true },
+        bad: { terminal: true, failure },
+      },
+    });
     const run = drive(d, { actions: { a: [{ exit_code: 1 }] } });
     expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'bad', failure: expected });
   });
 
   it('a failure terminal never reached does not mark other endings as failures', () => {
-    const d = def({ name: 'l', description: 'd', initial: 'a', max_iterations: 1, states: { a: { action: 'x', on_yes: 'ok', on_no: 'a' }, ok: { terminal: true, failure: true } } });
-    expect(drive(d, { actions: { a: [{ exit_code: 1 }] } }).result).toMatchObject({ terminated_by: 'max_iterations', failure: false });
+    const d = def({
+      name: 'l',
+      description: 'd',
+      initial: 'a',
+      max_iterations: 1,
+      states: { a: { action: 'x', on_yes: 'ok', on_no: 'a' }, ok: { terminal: true, failure: true } },
+    });
+    expect(drive(d, { actions: { a: [{ exit_code: 1 }] } }).result).toMatchObject({
+      terminated_by: 'max_iterations',
+      failure: false,
+    });
   });
 });
 
@@ -142,14 +225,29 @@ describe('event stream', () => {
       { event: 'route', from: 'fix', to: 'check' },
       ...check(2, 0, 'yes', 'done'),
       { event: 'state_enter', state: 'done', iteration: 2 },
-      { event: 'loop_complete', final_state: 'done', iterations: 2, steps: 4, terminated_by: 'terminal', duration_ms: 30 },
+      {
+        event: 'loop_complete',
+        final_state: 'done',
+        iterations: 2,
+        steps: 4,
+        terminated_by: 'terminal',
+        duration_ms: 30,
+      },
     ]);
     expect(run.commands.map((c) => c.type)).toEqual(['run_action', 'run_action', 'run_action', 'finish']);
   });
 
   it('carries the seed fields on every event kind', () => {
-    const d = def(loop({ check: { action: 'mypy src/', on_yes: 'done', on_no: 'fix' }, fix: { action: '/ll:manage-issue bug fix', on_yes: 'check' } }));
-    const run = drive(d, { actions: { check: [{ exit_code: 1, duration_ms: 2340 }, { exit_code: 0 }] }, llm: { fix: ['yes'] } });
+    const d = def(
+      loop({
+        check: { action: 'mypy src/', on_yes: 'done', on_no: 'fix' },
+        fix: { action: '/ll:manage-issue bug fix', on_yes: 'check' },
+      }),
+    );
+    const run = drive(d, {
+      actions: { check: [{ exit_code: 1, duration_ms: 2340 }, { exit_code: 0 }] },
+      llm: { fix: ['yes'] },
+    });
     const seed = [
       { event: 'loop_start', loop: 'test-loop' },
       { event: 'state_enter', state: 'check', iteration: 1 },
@@ -164,27 +262,53 @@ describe('event stream', () => {
       { event: 'route', from: 'fix', to: 'check', verdict: 'yes' },
     ];
     seed.forEach((expected, i) => expect(run.events[i]).toMatchObject(expected));
-    expect(run.events.at(-1)).toMatchObject({ event: 'loop_complete', final_state: 'done', iterations: 2, terminated_by: 'terminal' });
+    expect(run.events.at(-1)).toMatchObject({
+      event: 'loop_complete',
+      final_state: 'done',
+      iterations: 2,
+      terminated_by: 'terminal',
+    });
   });
 
   it('reports timed_out, signal and log_file on action_complete', () => {
     const d = def(loop({ a: { action: 'x', next: 'done' } }));
-    const run = drive(d, { actions: { a: [{ exit_code: 137, signal: 'SIGKILL', timed_out: true, log_file: '/tmp/a.log' }] } });
-    expect(eventsNamed(run, 'action_complete')[0]).toEqual({ event: 'action_complete', state: 'a', exit_code: 137, duration_ms: 5, timed_out: true, signal: 'SIGKILL', log_file: '/tmp/a.log' });
+    const run = drive(d, {
+      actions: { a: [{ exit_code: 137, signal: 'SIGKILL', timed_out: true, log_file: '/tmp/a.log' }] },
+    });
+    expect(eventsNamed(run, 'action_complete')[0]).toEqual({
+      event: 'action_complete',
+      state: 'a',
+      exit_code: 137,
+      duration_ms: 5,
+      timed_out: true,
+      signal: 'SIGKILL',
+      log_file: '/tmp/a.log',
+    });
   });
 });
 
 describe('captured, prev and result', () => {
   it('capture stores output, stderr, exit_code and duration_ms, and the result returns them', () => {
     const d = def(loop({ lint: { action: 'ruff', capture: 'errors', next: 'done' } }));
-    const run = drive(d, { actions: { lint: [{ output: 'E1', stderr: 'warn', exit_code: 1, duration_ms: 42, log_file: '/x', truncated: true }] } });
+    const run = drive(d, {
+      actions: {
+        lint: [{ output: 'E1', stderr: 'warn', exit_code: 1, duration_ms: 42, log_file: '/x', truncated: true }],
+      },
+    });
     expect(run.result.captured).toEqual({ errors: { output: 'E1', stderr: 'warn', exit_code: 1, duration_ms: 42 } });
     expect(run.final.captured).toEqual(run.result.captured);
   });
 
   it('a later run of the capturing state overwrites the value', () => {
     const d = def(loop({ check: { action: 'count', capture: 'n', on_yes: 'done', on_no: 'check' } }));
-    const run = drive(d, { actions: { check: [{ output: '3', exit_code: 1 }, { output: '0', exit_code: 0 }] } });
+    const run = drive(d, {
+      actions: {
+        check: [
+          { output: '3', exit_code: 1 },
+          { output: '0', exit_code: 0 },
+        ],
+      },
+    });
     expect(run.result.captured.n).toMatchObject({ output: '0', exit_code: 0 });
   });
 
@@ -192,10 +316,15 @@ describe('captured, prev and result', () => {
     const d = def(
       loop({
         fix: { action: '/ll:manage-issue bug fix', route: { yes: 'log', _: 'fix' } },
-        log: { action: "echo 'Fixed (${result.verdict}, ${result.details.confidence}): ${result.details.reason}' >> fix.log", next: 'done' },
+        log: {
+          action: "echo 'Fixed (${result.verdict}, ${result.details.confidence}): ${result.details.reason}' >> fix.log",
+          next: 'done',
+        },
       }),
     );
-    const run = drive(d, { llm: { fix: [{ verdict: 'yes', details: { confidence: 0.92, reason: "it's fixed; rm -rf /" } }] } });
+    const run = drive(d, {
+      llm: { fix: [{ verdict: 'yes', details: { confidence: 0.92, reason: "it's fixed; rm -rf /" } }] },
+    });
     expect(run.actions[1]?.shell).toEqual({
       script: `echo 'Fixed ('"\${LL_V1}"', '"\${LL_V2}"'): '"\${LL_V3}"'' >> fix.log`,
       vars: { LL_V1: 'yes', LL_V2: '0.92', LL_V3: "it's fixed; rm -rf /" },
@@ -224,8 +353,19 @@ describe('captured, prev and result', () => {
 
 describe('backoff', () => {
   it('sleeps backoff seconds before each new pass, never on the first', () => {
-    const run = drive(checkFix({ backoff: 2 }), { actions: { check: [{ exit_code: 1 }, { exit_code: 1 }, { exit_code: 0 }] } });
-    expect(run.commands.map((c) => (c.type === 'run_action' ? c.input.state : c.type))).toEqual(['check', 'fix', 'sleep', 'check', 'fix', 'sleep', 'check', 'finish']);
+    const run = drive(checkFix({ backoff: 2 }), {
+      actions: { check: [{ exit_code: 1 }, { exit_code: 1 }, { exit_code: 0 }] },
+    });
+    expect(run.commands.map((c) => (c.type === 'run_action' ? c.input.state : c.type))).toEqual([
+      'check',
+      'fix',
+      'sleep',
+      'check',
+      'fix',
+      'sleep',
+      'check',
+      'finish',
+    ]);
     expect(run.commands.filter((c) => c.type === 'sleep')).toEqual([
       { type: 'sleep', ms: 2000, reason: 'backoff' },
       { type: 'sleep', ms: 2000, reason: 'backoff' },
@@ -259,7 +399,12 @@ describe('timeout, cancel and failed activities', () => {
     ['timeout', 'timeout'],
     ['cancel', 'cancelled'],
   ] as const)('a %s event ends the run as %s and keeps captured values', (event, terminatedBy) => {
-    const d = def(loop({ a: { action: 'x', capture: 'first', next: 'b' }, b: { action: 'sleep 100', next: 'done' } }, { timeout: 60 }));
+    const d = def(
+      loop(
+        { a: { action: 'x', capture: 'first', next: 'b' }, b: { action: 'sleep 100', next: 'done' } },
+        { timeout: 60 },
+      ),
+    );
     const run = drive(d, { actions: { a: [{ output: 'one' }] }, interrupt: { atAction: 2, event } });
     expect(run.result).toMatchObject({ terminated_by: terminatedBy, final_state: 'b', failure: false });
     expect(run.result.captured.first).toMatchObject({ output: 'one' });
@@ -268,21 +413,32 @@ describe('timeout, cancel and failed activities', () => {
   });
 
   it.each([
-    ['routes to on_error', { a: { action: 'x', on_yes: 'done', on_error: 'recover' }, recover: { next: 'done' } }, 'terminal', ['a', 'recover', 'done']],
+    [
+      'routes to on_error',
+      { a: { action: 'x', on_yes: 'done', on_error: 'recover' }, recover: { next: 'done' } },
+      'terminal',
+      ['a', 'recover', 'done'],
+    ],
     ['ends the run without on_error', { a: { action: 'x', on_yes: 'done' } }, 'error', ['a']],
   ])('a failed activity %s', (_label, states, terminatedBy, entered) => {
     // The runtime reports the failure's error chain; the core words it.
     const run = drive(def(loop(states)), { interrupt: { atAction: 1, event: 'action_failed', error: 'worker lost' } });
     expect(run.result.terminated_by).toBe(terminatedBy);
     expect(run.entered).toEqual(entered);
-    expect(eventsNamed(run, 'action_error')).toEqual([{ event: 'action_error', state: 'a', error: 'action could not run: worker lost' }]);
+    expect(eventsNamed(run, 'action_error')).toEqual([
+      { event: 'action_error', state: 'a', error: 'action could not run: worker lost' },
+    ]);
   });
 
   it('an action result carrying error (worker-side preparation failure) is an error verdict', () => {
-    const d = def(loop({ a: { action: 'echo ${env.NOPE}', on_yes: 'done', on_error: 'recover' }, recover: { next: 'done' } }));
+    const d = def(
+      loop({ a: { action: 'echo ${env.NOPE}', on_yes: 'done', on_error: 'recover' }, recover: { next: 'done' } }),
+    );
     const run = drive(d, { actions: { a: [{ exit_code: 0, error: 'undefined environment variable NOPE' }] } });
     expect(run.entered).toEqual(['a', 'recover', 'done']);
-    expect(eventsNamed(run, 'evaluate')).toEqual([{ event: 'evaluate', state: 'a', type: 'error', verdict: 'error', error: 'undefined environment variable NOPE' }]);
+    expect(eventsNamed(run, 'evaluate')).toEqual([
+      { event: 'evaluate', state: 'a', type: 'error', verdict: 'error', error: 'undefined environment variable NOPE' },
+    ]);
   });
 });
 
@@ -291,9 +447,17 @@ describe('known bugs', () => {
   // them overflows the stack and step() throws RangeError (it promises never to throw for
   // run-time problems). Expected: the run ends with max_iterations.
   it('a decision-only $current loop with a high max_iterations ends normally', () => {
-    const d = def(loop({ a: { evaluate: { type: 'exit_code', source: '1' }, on_no: '$current', on_yes: 'done' } }, { max_iterations: 20_000 }));
+    const d = def(
+      loop(
+        { a: { evaluate: { type: 'exit_code', source: '1' }, on_no: '$current', on_yes: 'done' } },
+        { max_iterations: 20_000 },
+      ),
+    );
     const out = begin(d);
-    expect(out.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'max_iterations', iterations: 20_000 } });
+    expect(out.effect).toMatchObject({
+      type: 'finish',
+      result: { terminated_by: 'max_iterations', iterations: 20_000 },
+    });
   });
 });
 
@@ -309,8 +473,16 @@ describe('spinning guard', () => {
   it('max_steps does not count a pass that never started', () => {
     const d = def(loop({ a: { action: 'x', next: 'a' } }, { max_iterations: 10, max_steps: 3 }));
     let out = begin(d);
-    for (let i = 0; i < 3; i += 1) out = next(d, out, { type: 'action_done', result: { output: '', stderr: '', exit_code: 0, duration_ms: 1 }, now: i + 1 });
-    expect(out.effect).toMatchObject({ type: 'finish', result: { terminated_by: 'max_steps', steps: 3, iterations: 3 } });
+    for (let i = 0; i < 3; i += 1)
+      out = next(d, out, {
+        type: 'action_done',
+        result: { output: '', stderr: '', exit_code: 0, duration_ms: 1 },
+        now: i + 1,
+      });
+    expect(out.effect).toMatchObject({
+      type: 'finish',
+      result: { terminated_by: 'max_steps', steps: 3, iterations: 3 },
+    });
   });
 });
 
@@ -318,10 +490,18 @@ describe('resume from an earlier run', () => {
   it('re-runs the state the run was in, keeping captured values and the pass count, with a fresh clock', async () => {
     const d = def(loop({ a: { action: 'echo a', capture: 'a', next: 'b' }, b: { action: 'sleep 100', next: 'done' } }));
     let out = begin(d);
-    out = next(d, out, { type: 'action_done', result: { output: 'A\n', stderr: '', exit_code: 0, duration_ms: 1 }, now: 5 });
+    out = next(d, out, {
+      type: 'action_done',
+      result: { output: 'A\n', stderr: '', exit_code: 0, duration_ms: 1 },
+      now: 5,
+    });
     out = next(d, out, { type: 'cancel', now: 10 });
     expect(out.snapshot).toMatchObject({ status: 'done', outcome: { terminated_by: 'cancelled' } });
-    const resumed = transition(d, null, { type: 'start', now: 1000, resumeFrom: { runId: 'run-1', snapshot: out.snapshot } });
+    const resumed = transition(d, null, {
+      type: 'start',
+      now: 1000,
+      resumeFrom: { runId: 'run-1', snapshot: out.snapshot },
+    });
     expect(resumed.events[0]).toMatchObject({ event: 'loop_resume', from_run: 'run-1', state: 'b', seq: 1 });
     expect(resumed.effect).toMatchObject({ type: 'run_action', input: { state: 'b' } });
     expect(resumed.snapshot).toMatchObject({ status: 'running', current: 'b', iteration: 1, startedAtMs: 1000 });
@@ -341,11 +521,30 @@ describe('a run moved onto this release (its history cannot be replayed)', () =>
   it('keeps its clock and event numbering, says so, and runs its state again', () => {
     const d = def(loop({ a: { action: 'echo a', capture: 'a', next: 'b' }, b: { action: 'sleep 100', next: 'done' } }));
     let out = begin(d, 1_000);
-    out = next(d, out, { type: 'action_done', result: { output: 'A\n', stderr: '', exit_code: 0, duration_ms: 1 }, now: 5_000 });
+    out = next(d, out, {
+      type: 'action_done',
+      result: { output: 'A\n', stderr: '', exit_code: 0, duration_ms: 1 },
+      now: 5_000,
+    });
     const before = out.snapshot;
-    const moved = transition(d, null, { type: 'start', now: 90_000, resumeFrom: { runId: 'r', snapshot: before, upgrade: { reason: 'replay failed', fromBuild: '0.1.0+abc' } } });
-    expect(moved.events[0]).toMatchObject({ event: 'loop_upgraded', from_build: '0.1.0+abc', state: 'b', reason: 'replay failed', seq: before.seq + 1 });
-    expect(moved.snapshot).toMatchObject({ status: 'running', current: 'b', startedAtMs: 1_000, captured: { a: { output: 'A' } } });
+    const moved = transition(d, null, {
+      type: 'start',
+      now: 90_000,
+      resumeFrom: { runId: 'r', snapshot: before, upgrade: { reason: 'replay failed', fromBuild: '0.1.0+abc' } },
+    });
+    expect(moved.events[0]).toMatchObject({
+      event: 'loop_upgraded',
+      from_build: '0.1.0+abc',
+      state: 'b',
+      reason: 'replay failed',
+      seq: before.seq + 1,
+    });
+    expect(moved.snapshot).toMatchObject({
+      status: 'running',
+      current: 'b',
+      startedAtMs: 1_000,
+      captured: { a: { output: 'A' } },
+    });
     expect(moved.effect).toMatchObject({ type: 'run_action', input: { state: 'b' } });
   });
 });

@@ -77,7 +77,10 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'll-test-state-'));
   mkdirSync(join(dir, '.loops'));
   writeFileSync(join(dir, '.loops', 'checks.yaml'), LOOP);
-  writeFileSync(join(dir, '.loops', 'other.yaml'), 'name: other\ndescription: a child\ninitial: done\nstates:\n  done: {terminal: true}\n');
+  writeFileSync(
+    join(dir, '.loops', 'other.yaml'),
+    'name: other\ndescription: a child\ninitial: done\nstates:\n  done: {terminal: true}\n',
+  );
   // Prompts and LLM judgements go through the host CLI, as in a run: the fake one answers yes.
   process.env.LL_HOST_CLI = join(import.meta.dirname, '..', 'fixtures', 'fake-claude');
 });
@@ -116,15 +119,30 @@ describe('ll-loop test: a passing and a failing state', () => {
     expect(r.stdout).toContain('not run: judged as if it exited 1 with no output (--exit-code)');
     expect(r.stdout).toContain('route: check → fix (verdict no)');
     const pass = await test('failing', '--exit-code', '0', '--json');
-    const json = JSON.parse(pass.stdout) as { verdict: string; to: string; actions: Array<{ simulated: boolean; exit_code: number; output: string }>; exit_code: number };
+    const json = JSON.parse(pass.stdout) as {
+      verdict: string;
+      to: string;
+      actions: Array<{ simulated: boolean; exit_code: number; output: string }>;
+      exit_code: number;
+    };
     expect(json).toMatchObject({ verdict: 'yes', to: 'done', exit_code: 0 });
     expect(json.actions).toEqual([expect.objectContaining({ simulated: true, exit_code: 0, output: '' })]);
   });
 
   it('any evaluator: convergence reads the number and routes progress', async () => {
     const r = await test('measure', '--json');
-    const json = JSON.parse(r.stdout) as { evaluator: string; verdict: string; details: Record<string, unknown>; to: string };
-    expect(json).toMatchObject({ evaluator: 'convergence', verdict: 'progress', to: 'fix', details: { current: 5, target: 0 } });
+    const json = JSON.parse(r.stdout) as {
+      evaluator: string;
+      verdict: string;
+      details: Record<string, unknown>;
+      to: string;
+    };
+    expect(json).toMatchObject({
+      evaluator: 'convergence',
+      verdict: 'progress',
+      to: 'fix',
+      details: { current: 5, target: 0 },
+    });
   });
 
   it('retries under retry: as a run would, without waiting for the delay', async () => {
@@ -155,14 +173,18 @@ describe('ll-loop test: a passing and a failing state', () => {
   it('a verdict nothing routes: the run would end with an error (exit 5)', async () => {
     const r = await test('unrouted');
     expect(r.code).toBe(5);
-    expect(r.stdout).toMatch(/route: none — the run would end here with an error: no valid transition from state "unrouted" for verdict "no"/);
+    expect(r.stdout).toMatch(
+      /route: none — the run would end here with an error: no valid transition from state "unrouted" for verdict "no"/,
+    );
   });
 
   it('terminal states run their action and say the run ends (a failure terminal: exit 2)', async () => {
     const r = await test('escalate');
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('| escalating');
-    expect(r.stdout).toContain('"escalate" is a failure terminal state: the run would end here (ll-loop run would exit 2)');
+    expect(r.stdout).toContain(
+      '"escalate" is a failure terminal state: the run would end here (ll-loop run would exit 2)',
+    );
   });
 
   it('starts no run: no events or state files under .loops/.running', () => {
@@ -191,13 +213,15 @@ describe('ll-loop test: what it refuses, with the fix', () => {
     const r = await test('child');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('state "child" runs a sub-loop (loop: other); ll-loop test runs one state\'s action');
-    expect(r.stderr).toContain('fix: test the child\'s states (ll-loop test other <state>)');
+    expect(r.stderr).toContain("fix: test the child's states (ll-loop test other <state>)");
   });
 
   it('captured values: says which, and --captured passes them', async () => {
     const r = await test('report');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('${captured.count.output} (action): no state has run before this one in a test, so nothing is captured; pass --captured count=VALUE');
+    expect(r.stderr).toContain(
+      '${captured.count.output} (action): no state has run before this one in a test, so nothing is captured; pass --captured count=VALUE',
+    );
     const ok = await test('report', '--captured', 'count=7');
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('| errors were 7');
@@ -208,7 +232,9 @@ describe('ll-loop test: what it refuses, with the fix', () => {
     const r = await test('judged');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('state "judged" reads values a single-state test does not have:');
-    expect(r.stderr).toContain('${result.details.current} (evaluate.target): no evaluation has run before this state in a test; write ${result.details.current:-default} in the loop');
+    expect(r.stderr).toContain(
+      '${result.details.current} (evaluate.target): no evaluation has run before this state in a test; write ${result.details.current:-default} in the loop',
+    );
     expect(r.stderr).toContain('${prev.state} (on_no): the state run before this one does not exist in a test');
   });
 

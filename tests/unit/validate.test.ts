@@ -80,17 +80,33 @@ states:
   });
 
   it('refuses a YAML 1.1 boolean written as yes', () => {
-    expectOne(errors(parseYaml('name: x\ninitial: a\nstates:\n  a:\n    terminal: yes\n')), { path: ['states', 'a', 'terminal'], state: 'a', message: /expected boolean/ });
+    expectOne(errors(parseYaml('name: x\ninitial: a\nstates:\n  a:\n    terminal: yes\n')), {
+      path: ['states', 'a', 'terminal'],
+      state: 'a',
+      message: /expected boolean/,
+    });
   });
 
   it.each([
     ['custom on_<verdict> keys', { a: { action: '/ll:x', on_yes: 'done', on_partial: 'a', on_needs_review: 'done' } }],
     ['$current', { a: { action: 'make', on_yes: 'done', on_no: '$current' } }],
     ['interpolated targets', { a: { action: 'make', on_yes: '${context.next:-done}', route: undefined } }],
-    ['a decision state with source:', { a: { action: 'make', capture: 'm', next: 'b' }, b: { evaluate: { type: 'exit_code', source: '${captured.m.exit_code}' }, on_yes: 'done', on_no: 'a' } }],
+    [
+      'a decision state with source:',
+      {
+        a: { action: 'make', capture: 'm', next: 'b' },
+        b: { evaluate: { type: 'exit_code', source: '${captured.m.exit_code}' }, on_yes: 'done', on_no: 'a' },
+      },
+    ],
     ['${env.X} in an action', { a: { action: 'echo ${env.HOME:-/}', next: 'done' } }],
-    ['a reference to a state captured later', { a: { action: 'echo ${captured.b.output:-}', next: 'b' }, b: { action: 'x', capture: 'b', next: 'done' } }],
-    ['convergence with toward:', { a: { action: 'count', evaluate: { type: 'convergence', toward: 0 }, route: { target: 'done', _: 'a' } } }],
+    [
+      'a reference to a state captured later',
+      { a: { action: 'echo ${captured.b.output:-}', next: 'b' }, b: { action: 'x', capture: 'b', next: 'done' } },
+    ],
+    [
+      'convergence with toward:',
+      { a: { action: 'count', evaluate: { type: 'convergence', toward: 0 }, route: { target: 'done', _: 'a' } } },
+    ],
   ])('accepts %s', (_label, states) => {
     expect(errors(base(states))).toEqual([]);
   });
@@ -113,30 +129,145 @@ describe('errors', () => {
     ['initial', { name: 'x', states: {} }],
     ['states', { name: 'x', initial: 'a' }],
   ])('missing %s', (field, raw) => {
-    expectOne(errors(raw), { path: [field], message: new RegExp(`missing required field "${field}"`), fix: new RegExp(`add ${field}:`) });
+    expectOne(errors(raw), {
+      path: [field],
+      message: new RegExp(`missing required field "${field}"`),
+      fix: new RegExp(`add ${field}:`),
+    });
   });
 
   it.each<[string, Record<string, unknown>, Expected]>([
-    ['an unknown top-level field', base({}, { max_iteration: 3 }), { path: ['max_iteration'], message: /^unknown top-level field "max_iteration" \(did you mean "max_iterations"\?\)$/, fix: /rename it "max_iterations"/ }],
-    ['an unknown llm field', base({}, { llm: { enabeld: false } }), { path: ['llm', 'enabeld'], message: /unknown field "enabeld" \(did you mean "enabled"\?\)/ }],
-    ['an unknown state field', base({ a: { acton: 'make', next: 'done' } }), { path: ['states', 'a', 'acton'], state: 'a', message: /^unknown state field "acton" \(did you mean "action"\?\)$/, fix: /rename it "action"/ }],
-    ['an unknown state field far from any', base({ a: { action: 'x', next: 'done', zzzzzz: 1 } }), { path: ['states', 'a', 'zzzzzz'], state: 'a', message: /^unknown state field "zzzzzz"$/, fix: /allowed here: description, action/ }],
-    ['an unknown evaluate field', base({ a: { action: 'x', evaluate: { type: 'output_contains', pattern: 'p', negat: true }, on_yes: 'done' } }), { path: ['states', 'a', 'evaluate', 'negat'], state: 'a', message: /^unknown field "negat" \(did you mean "negate"\?\)$/ }],
-    ['a missing evaluator field', base({ a: { action: 'x', evaluate: { type: 'output_numeric' }, on_yes: 'done' } }), { path: ['states', 'a', 'evaluate', 'target'], state: 'a', message: /missing required field "target"/ }],
-    ['an on_<verdict> that is not a state name', base({ a: { action: 'x', on_foo: 3, next: 'done' } }), { path: ['states', 'a', 'on_foo'], state: 'a', message: /on_foo must name a state/ }],
-    ['an unknown evaluator type', base({ a: { action: 'x', evaluate: { type: 'exit_cod' }, on_yes: 'done' } }), { path: ['states', 'a', 'evaluate', 'type'], state: 'a', message: /unknown evaluator type "exit_cod" \(did you mean "exit_code"\?\)/, fix: /use one of exit_code, output_numeric/ }],
-    ['a diff_stall max_stall that is not a positive integer', base({ a: { action: 'x', evaluate: { type: 'diff_stall', max_stall: 1.5 }, on_yes: 'done' } }), { path: ['states', 'a', 'evaluate', 'max_stall'], state: 'a', message: /max_stall/ }],
-    ['an mcp_result with a field', base({ a: { action: 's/t', action_type: 'mcp_tool', evaluate: { type: 'mcp_result', server: 's' }, on_success: 'done' } }), { path: ['states', 'a', 'evaluate', 'server'], state: 'a', message: /unknown field "server"/ }],
-    ['an evaluator without type', base({ a: { action: 'x', evaluate: { pattern: 'p' }, on_yes: 'done' } }), { path: ['states', 'a', 'evaluate'], state: 'a', message: /evaluate needs a type/ }],
-    ['a bad operator', base({ a: { action: 'x', evaluate: { type: 'output_numeric', operator: 'lte', target: 1 }, on_yes: 'done' } }), { path: ['states', 'a', 'evaluate', 'operator'], state: 'a', message: /"eq"\|"ne"\|"lt"\|"le"\|"gt"\|"ge".*got "lte"/ }],
-    ['a bad capture name', base({ a: { action: 'x', capture: '1x', next: 'done' } }), { path: ['states', 'a', 'capture'], state: 'a', message: /capture names are identifiers/ }],
+    [
+      'an unknown top-level field',
+      base({}, { max_iteration: 3 }),
+      {
+        path: ['max_iteration'],
+        message: /^unknown top-level field "max_iteration" \(did you mean "max_iterations"\?\)$/,
+        fix: /rename it "max_iterations"/,
+      },
+    ],
+    [
+      'an unknown llm field',
+      base({}, { llm: { enabeld: false } }),
+      { path: ['llm', 'enabeld'], message: /unknown field "enabeld" \(did you mean "enabled"\?\)/ },
+    ],
+    [
+      'an unknown state field',
+      base({ a: { acton: 'make', next: 'done' } }),
+      {
+        path: ['states', 'a', 'acton'],
+        state: 'a',
+        message: /^unknown state field "acton" \(did you mean "action"\?\)$/,
+        fix: /rename it "action"/,
+      },
+    ],
+    [
+      'an unknown state field far from any',
+      base({ a: { action: 'x', next: 'done', zzzzzz: 1 } }),
+      {
+        path: ['states', 'a', 'zzzzzz'],
+        state: 'a',
+        message: /^unknown state field "zzzzzz"$/,
+        fix: /allowed here: description, action/,
+      },
+    ],
+    [
+      'an unknown evaluate field',
+      base({ a: { action: 'x', evaluate: { type: 'output_contains', pattern: 'p', negat: true }, on_yes: 'done' } }),
+      {
+        path: ['states', 'a', 'evaluate', 'negat'],
+        state: 'a',
+        message: /^unknown field "negat" \(did you mean "negate"\?\)$/,
+      },
+    ],
+    [
+      'a missing evaluator field',
+      base({ a: { action: 'x', evaluate: { type: 'output_numeric' }, on_yes: 'done' } }),
+      { path: ['states', 'a', 'evaluate', 'target'], state: 'a', message: /missing required field "target"/ },
+    ],
+    [
+      'an on_<verdict> that is not a state name',
+      base({ a: { action: 'x', on_foo: 3, next: 'done' } }),
+      { path: ['states', 'a', 'on_foo'], state: 'a', message: /on_foo must name a state/ },
+    ],
+    [
+      'an unknown evaluator type',
+      base({ a: { action: 'x', evaluate: { type: 'exit_cod' }, on_yes: 'done' } }),
+      {
+        path: ['states', 'a', 'evaluate', 'type'],
+        state: 'a',
+        message: /unknown evaluator type "exit_cod" \(did you mean "exit_code"\?\)/,
+        fix: /use one of exit_code, output_numeric/,
+      },
+    ],
+    [
+      'a diff_stall max_stall that is not a positive integer',
+      base({ a: { action: 'x', evaluate: { type: 'diff_stall', max_stall: 1.5 }, on_yes: 'done' } }),
+      { path: ['states', 'a', 'evaluate', 'max_stall'], state: 'a', message: /max_stall/ },
+    ],
+    [
+      'an mcp_result with a field',
+      base({
+        a: {
+          action: 's/t',
+          action_type: 'mcp_tool',
+          evaluate: { type: 'mcp_result', server: 's' },
+          on_success: 'done',
+        },
+      }),
+      { path: ['states', 'a', 'evaluate', 'server'], state: 'a', message: /unknown field "server"/ },
+    ],
+    [
+      'an evaluator without type',
+      base({ a: { action: 'x', evaluate: { pattern: 'p' }, on_yes: 'done' } }),
+      { path: ['states', 'a', 'evaluate'], state: 'a', message: /evaluate needs a type/ },
+    ],
+    [
+      'a bad operator',
+      base({ a: { action: 'x', evaluate: { type: 'output_numeric', operator: 'lte', target: 1 }, on_yes: 'done' } }),
+      {
+        path: ['states', 'a', 'evaluate', 'operator'],
+        state: 'a',
+        message: /"eq"\|"ne"\|"lt"\|"le"\|"gt"\|"ge".*got "lte"/,
+      },
+    ],
+    [
+      'a bad capture name',
+      base({ a: { action: 'x', capture: '1x', next: 'done' } }),
+      { path: ['states', 'a', 'capture'], state: 'a', message: /capture names are identifiers/ },
+    ],
     ['max_iterations: 0', base({}, { max_iterations: 0 }), { path: ['max_iterations'], message: /max_iterations/ }],
-    ['an empty target', base({ a: { action: 'x', on_yes: '' } }), { path: ['states', 'a', 'on_yes'], state: 'a', message: /on_yes/ }],
+    [
+      'an empty target',
+      base({ a: { action: 'x', on_yes: '' } }),
+      { path: ['states', 'a', 'on_yes'], state: 'a', message: /on_yes/ },
+    ],
     // Reuse keys are expanded by the loader (docs/reuse.md); one left in a document is never ignored.
-    ['a fragment: left unexpanded', base({ a: { action: 'x', fragment: 'f', next: 'done' } }), { path: ['states', 'a', 'fragment'], state: 'a', message: /^fragment: was not expanded before validation$/, fix: /expands from:, import:, fragments: and fragment: first/ }],
-    ['a from: left unexpanded', base({}, { from: 'parent' }), { path: ['from'], message: /^from: was not expanded before validation$/, fix: /docs\/reuse\.md/ }],
-    ['an import: left unexpanded', base({}, { import: ['lib.yaml'] }), { path: ['import'], message: /^import: was not expanded/ }],
-    ['a fragments: left unexpanded', base({}, { fragments: { f: { next: 'done' } } }), { path: ['fragments'], message: /^fragments: was not expanded/ }],
+    [
+      'a fragment: left unexpanded',
+      base({ a: { action: 'x', fragment: 'f', next: 'done' } }),
+      {
+        path: ['states', 'a', 'fragment'],
+        state: 'a',
+        message: /^fragment: was not expanded before validation$/,
+        fix: /expands from:, import:, fragments: and fragment: first/,
+      },
+    ],
+    [
+      'a from: left unexpanded',
+      base({}, { from: 'parent' }),
+      { path: ['from'], message: /^from: was not expanded before validation$/, fix: /docs\/reuse\.md/ },
+    ],
+    [
+      'an import: left unexpanded',
+      base({}, { import: ['lib.yaml'] }),
+      { path: ['import'], message: /^import: was not expanded/ },
+    ],
+    [
+      'a fragments: left unexpanded',
+      base({}, { fragments: { f: { next: 'done' } } }),
+      { path: ['fragments'], message: /^fragments: was not expanded/ },
+    ],
   ])('%s', (_label, raw, expected) => {
     const result = validateLoop(raw);
     expect(result.definition).toBeUndefined();
@@ -144,27 +275,138 @@ describe('errors', () => {
   });
 
   it.each<[string, Record<string, unknown>, Expected]>([
-    ['an undefined initial state', base({}, { initial: 'ab' }), { path: ['initial'], message: /initial state "ab" is not defined \(did you mean "a"\?\)/, fix: /define states\.ab or set initial: to one of a, done/ }],
-    ['a shorthand target that is not a state', base({ a: { action: 'x', on_yes: 'dnoe', on_no: 'a' } }), { path: ['states', 'a', 'on_yes'], state: 'a', message: /on_yes goes to "dnoe", which is not a state \(did you mean "done"\?\)/, fix: /define states\.dnoe/ }],
-    ['a route target that is not a state', base({ a: { action: 'x', route: { yes: 'done', partial: 'nowhere' } } }), { path: ['states', 'a', 'route', 'partial'], state: 'a', message: /route\.partial goes to "nowhere"/ }],
-    ['a next target that is not a state', base({ a: { next: 'later' } }), { path: ['states', 'a', 'next'], state: 'a', message: /next goes to "later"/ }],
-    ['a custom shorthand target that is not a state', base({ a: { action: 'x', on_yes: 'done', on_partial: 'nope' } }), { path: ['states', 'a', 'on_partial'], state: 'a', message: /on_partial goes to "nope"/ }],
-    ['no terminal state', { name: 'x', description: 'd', initial: 'a', states: { a: { action: 'x', on_yes: 'a' } } }, { path: ['states'], message: /no terminal state/, fix: /terminal: true/ }],
-    ['a state with no way out', base({ b: { action: 'x' }, a: { next: 'b' } }), { path: ['states', 'b'], state: 'b', message: /no way out/, fix: /next: <state>/ }],
-    ['a state with only on_maintain', base({ b: { action: 'x', on_maintain: 'a' }, a: { next: 'b' } }), { path: ['states', 'b'], state: 'b', message: /no way out/ }],
-    ['convergence without target or toward', base({ a: { action: 'x', evaluate: { type: 'convergence' }, route: { target: 'done' } } }), { path: ['states', 'a', 'evaluate'], state: 'a', message: /convergence needs a target/, fix: /toward/ }],
-    ['a decision state without source', base({ a: { evaluate: { type: 'exit_code' }, on_yes: 'done' } }), { path: ['states', 'a', 'evaluate'], state: 'a', message: /nothing to evaluate/, fix: /source:/ }],
-    ['${captured.X} that no state captures', base({ a: { action: 'echo ${captured.erors.output}', capture: 'errors', next: 'done' } }), { path: ['states', 'a', 'action'], state: 'a', message: /\$\{captured\.erors\.output\} refers to "erors", which no state captures \(did you mean "errors"\?\)/, fix: /capture:/ }],
-    ['${captured.X} in an evaluator source', base({ a: { action: 'x', evaluate: { type: 'output_contains', source: '${captured.nope.output}', pattern: 'p' }, on_yes: 'done' } }), { path: ['states', 'a', 'evaluate', 'source'], state: 'a', message: /refers to "nope"/ }],
-    ['${env.X} in an evaluator source', base({ a: { action: 'x', evaluate: { type: 'output_contains', source: '${env.X}', pattern: 'p' }, on_yes: 'done' } }), { path: ['states', 'a', 'evaluate', 'source'], state: 'a', message: /\$\{env\.X\} is only allowed in action:/, fix: /context/ }],
-    ['${env.X} in a route target', base({ a: { action: 'x', on_yes: '${env.NEXT}', on_no: 'done' } }), { path: ['states', 'a', 'on_yes'], state: 'a', message: /\$\{env\.NEXT\} is only allowed in action:/ }],
-    ['${env.X} in a convergence target', base({ a: { action: 'x', evaluate: { type: 'convergence', target: '${env.GOAL}' }, route: { _: 'done' } } }), { path: ['states', 'a', 'evaluate', 'target'], state: 'a', message: /only allowed in action/ }],
-    ['a template syntax error in an action', base({ a: { action: 'echo ${foo.x}', next: 'done' } }), { path: ['states', 'a', 'action'], state: 'a', message: /unknown variable namespace in \$\{foo\.x\}/ }],
-    ['an unclosed reference in a target', base({ a: { action: 'x', on_yes: '${context.t', on_no: 'done' } }), { path: ['states', 'a', 'on_yes'], state: 'a', message: /unclosed/ }],
-    ['a context cycle', base({}, { context: { a: '${context.b}', b: '${context.a}' } }), { path: ['context', 'a'], message: /context reference cycle: a → b → a/ }],
-    ['a context value referencing captured', base({}, { context: { cmd: '${captured.x.output}' } }), { path: ['context', 'cmd'], message: /may only reference other context values/ }],
-    ['a context syntax error', base({}, { context: { cmd: '${context.x' } }), { path: ['context'], message: /unclosed/ }],
-    ['a sub-loop state with an action too', base({ a: { loop: 'child', action: 'x', next: 'done' } }), { path: ['states', 'a', 'action'], state: 'a', message: /either an action or a sub-loop/ }],
+    [
+      'an undefined initial state',
+      base({}, { initial: 'ab' }),
+      {
+        path: ['initial'],
+        message: /initial state "ab" is not defined \(did you mean "a"\?\)/,
+        fix: /define states\.ab or set initial: to one of a, done/,
+      },
+    ],
+    [
+      'a shorthand target that is not a state',
+      base({ a: { action: 'x', on_yes: 'dnoe', on_no: 'a' } }),
+      {
+        path: ['states', 'a', 'on_yes'],
+        state: 'a',
+        message: /on_yes goes to "dnoe", which is not a state \(did you mean "done"\?\)/,
+        fix: /define states\.dnoe/,
+      },
+    ],
+    [
+      'a route target that is not a state',
+      base({ a: { action: 'x', route: { yes: 'done', partial: 'nowhere' } } }),
+      { path: ['states', 'a', 'route', 'partial'], state: 'a', message: /route\.partial goes to "nowhere"/ },
+    ],
+    [
+      'a next target that is not a state',
+      base({ a: { next: 'later' } }),
+      { path: ['states', 'a', 'next'], state: 'a', message: /next goes to "later"/ },
+    ],
+    [
+      'a custom shorthand target that is not a state',
+      base({ a: { action: 'x', on_yes: 'done', on_partial: 'nope' } }),
+      { path: ['states', 'a', 'on_partial'], state: 'a', message: /on_partial goes to "nope"/ },
+    ],
+    [
+      'no terminal state',
+      { name: 'x', description: 'd', initial: 'a', states: { a: { action: 'x', on_yes: 'a' } } },
+      { path: ['states'], message: /no terminal state/, fix: /terminal: true/ },
+    ],
+    [
+      'a state with no way out',
+      base({ b: { action: 'x' }, a: { next: 'b' } }),
+      { path: ['states', 'b'], state: 'b', message: /no way out/, fix: /next: <state>/ },
+    ],
+    [
+      'a state with only on_maintain',
+      base({ b: { action: 'x', on_maintain: 'a' }, a: { next: 'b' } }),
+      { path: ['states', 'b'], state: 'b', message: /no way out/ },
+    ],
+    [
+      'convergence without target or toward',
+      base({ a: { action: 'x', evaluate: { type: 'convergence' }, route: { target: 'done' } } }),
+      { path: ['states', 'a', 'evaluate'], state: 'a', message: /convergence needs a target/, fix: /toward/ },
+    ],
+    [
+      'a decision state without source',
+      base({ a: { evaluate: { type: 'exit_code' }, on_yes: 'done' } }),
+      { path: ['states', 'a', 'evaluate'], state: 'a', message: /nothing to evaluate/, fix: /source:/ },
+    ],
+    [
+      '${captured.X} that no state captures',
+      base({ a: { action: 'echo ${captured.erors.output}', capture: 'errors', next: 'done' } }),
+      {
+        path: ['states', 'a', 'action'],
+        state: 'a',
+        message: /\$\{captured\.erors\.output\} refers to "erors", which no state captures \(did you mean "errors"\?\)/,
+        fix: /capture:/,
+      },
+    ],
+    [
+      '${captured.X} in an evaluator source',
+      base({
+        a: {
+          action: 'x',
+          evaluate: { type: 'output_contains', source: '${captured.nope.output}', pattern: 'p' },
+          on_yes: 'done',
+        },
+      }),
+      { path: ['states', 'a', 'evaluate', 'source'], state: 'a', message: /refers to "nope"/ },
+    ],
+    [
+      '${env.X} in an evaluator source',
+      base({
+        a: { action: 'x', evaluate: { type: 'output_contains', source: '${env.X}', pattern: 'p' }, on_yes: 'done' },
+      }),
+      {
+        path: ['states', 'a', 'evaluate', 'source'],
+        state: 'a',
+        message: /\$\{env\.X\} is only allowed in action:/,
+        fix: /context/,
+      },
+    ],
+    [
+      '${env.X} in a route target',
+      base({ a: { action: 'x', on_yes: '${env.NEXT}', on_no: 'done' } }),
+      { path: ['states', 'a', 'on_yes'], state: 'a', message: /\$\{env\.NEXT\} is only allowed in action:/ },
+    ],
+    [
+      '${env.X} in a convergence target',
+      base({ a: { action: 'x', evaluate: { type: 'convergence', target: '${env.GOAL}' }, route: { _: 'done' } } }),
+      { path: ['states', 'a', 'evaluate', 'target'], state: 'a', message: /only allowed in action/ },
+    ],
+    [
+      'a template syntax error in an action',
+      base({ a: { action: 'echo ${foo.x}', next: 'done' } }),
+      { path: ['states', 'a', 'action'], state: 'a', message: /unknown variable namespace in \$\{foo\.x\}/ },
+    ],
+    [
+      'an unclosed reference in a target',
+      base({ a: { action: 'x', on_yes: '${context.t', on_no: 'done' } }),
+      { path: ['states', 'a', 'on_yes'], state: 'a', message: /unclosed/ },
+    ],
+    [
+      'a context cycle',
+      base({}, { context: { a: '${context.b}', b: '${context.a}' } }),
+      { path: ['context', 'a'], message: /context reference cycle: a → b → a/ },
+    ],
+    [
+      'a context value referencing captured',
+      base({}, { context: { cmd: '${captured.x.output}' } }),
+      { path: ['context', 'cmd'], message: /may only reference other context values/ },
+    ],
+    [
+      'a context syntax error',
+      base({}, { context: { cmd: '${context.x' } }),
+      { path: ['context'], message: /unclosed/ },
+    ],
+    [
+      'a sub-loop state with an action too',
+      base({ a: { loop: 'child', action: 'x', next: 'done' } }),
+      { path: ['states', 'a', 'action'], state: 'a', message: /either an action or a sub-loop/ },
+    ],
   ])('%s', (_label, raw, expected) => {
     const result = validateLoop(raw);
     expect(result.definition).toBeUndefined();
@@ -174,14 +416,54 @@ describe('errors', () => {
 
 describe('warnings', () => {
   it.each<[string, Record<string, unknown>, Expected]>([
-    ['an unreachable state', base({ orphan: { next: 'done' } }), { path: ['states', 'orphan'], state: 'orphan', message: /unreachable from initial state "a"/, fix: /delete it/ }],
-    ['no description', { ...base(), description: undefined }, { path: ['name'], message: /no description/, fix: /description:/ }],
-    ['route and shorthand both set', base({ a: { action: 'x', route: { yes: 'done' }, on_no: 'a' } }), { path: ['states', 'a'], state: 'a', message: /both route: and on_\* shorthand/, fix: /into route:/ }],
-    ['evaluate on a next: state', base({ a: { action: 'x', next: 'done', evaluate: { type: 'exit_code' } } }), { path: ['states', 'a', 'evaluate'], state: 'a', message: /evaluate is ignored/ }],
-    ['an undefined context variable', base({ a: { action: 'echo ${context.zz}', next: 'done' } }), { path: ['states', 'a', 'action'], state: 'a', message: /\$\{context\.zz\} is not defined in context:/, fix: /--context zz=VALUE/ }],
-    ['an inherited name as a context variable', base({ a: { action: 'echo ${context.constructor}', next: 'done' } }), { path: ['states', 'a', 'action'], state: 'a', message: /\$\{context\.constructor\} is not defined/ }],
-    ['llm_structured with the LLM disabled', base({ a: { action: 'x', evaluate: { type: 'llm_structured' }, on_yes: 'done', on_error: 'done' } }, { llm: { enabled: false } }), { path: ['states', 'a', 'evaluate'], state: 'a', message: /LLM evaluation disabled gives an error verdict/ }],
-    ['a prompt with the LLM disabled', base({ a: { action: '/ll:check', on_yes: 'done', on_no: 'a' } }, { llm: { enabled: false } }), { path: ['states', 'a'], state: 'a', message: /judged by the host CLI exit code/ }],
+    [
+      'an unreachable state',
+      base({ orphan: { next: 'done' } }),
+      { path: ['states', 'orphan'], state: 'orphan', message: /unreachable from initial state "a"/, fix: /delete it/ },
+    ],
+    [
+      'no description',
+      { ...base(), description: undefined },
+      { path: ['name'], message: /no description/, fix: /description:/ },
+    ],
+    [
+      'route and shorthand both set',
+      base({ a: { action: 'x', route: { yes: 'done' }, on_no: 'a' } }),
+      { path: ['states', 'a'], state: 'a', message: /both route: and on_\* shorthand/, fix: /into route:/ },
+    ],
+    [
+      'evaluate on a next: state',
+      base({ a: { action: 'x', next: 'done', evaluate: { type: 'exit_code' } } }),
+      { path: ['states', 'a', 'evaluate'], state: 'a', message: /evaluate is ignored/ },
+    ],
+    [
+      'an undefined context variable',
+      base({ a: { action: 'echo ${context.zz}', next: 'done' } }),
+      {
+        path: ['states', 'a', 'action'],
+        state: 'a',
+        message: /\$\{context\.zz\} is not defined in context:/,
+        fix: /--context zz=VALUE/,
+      },
+    ],
+    [
+      'an inherited name as a context variable',
+      base({ a: { action: 'echo ${context.constructor}', next: 'done' } }),
+      { path: ['states', 'a', 'action'], state: 'a', message: /\$\{context\.constructor\} is not defined/ },
+    ],
+    [
+      'llm_structured with the LLM disabled',
+      base(
+        { a: { action: 'x', evaluate: { type: 'llm_structured' }, on_yes: 'done', on_error: 'done' } },
+        { llm: { enabled: false } },
+      ),
+      { path: ['states', 'a', 'evaluate'], state: 'a', message: /LLM evaluation disabled gives an error verdict/ },
+    ],
+    [
+      'a prompt with the LLM disabled',
+      base({ a: { action: '/ll:check', on_yes: 'done', on_no: 'a' } }, { llm: { enabled: false } }),
+      { path: ['states', 'a'], state: 'a', message: /judged by the host CLI exit code/ },
+    ],
   ])('%s', (_label, raw, expected) => {
     const result = validateLoop(raw);
     expect(result.definition).toBeDefined();
@@ -191,7 +473,13 @@ describe('warnings', () => {
   it.each([
     ['a defaulted context variable', base({ a: { action: 'echo ${context.zz:-x}', next: 'done' } })],
     ['a defined context variable', base({ a: { action: 'echo ${context.zz}', next: 'done' } }, { context: { zz: 1 } })],
-    ['states reached only through interpolated targets', base({ a: { action: 'x', on_yes: '${context.t}', on_no: 'done' }, other: { next: 'done' } }, { context: { t: 'other' } })],
+    [
+      'states reached only through interpolated targets',
+      base(
+        { a: { action: 'x', on_yes: '${context.t}', on_no: 'done' }, other: { next: 'done' } },
+        { context: { t: 'other' } },
+      ),
+    ],
   ])('no warning for %s', (_label, raw) => {
     expect(warnings(raw)).toEqual([]);
   });
@@ -218,7 +506,15 @@ describe('planOf', () => {
     });
     const plan = planOf(d);
     expect(plan.states.map((s) => s.name)).toEqual(['check', 'done', 'fix', 'stuck', 'orphan', 'probe']);
-    expect(plan).toMatchObject({ loop: 'plan', initial: 'check', max_iterations: 7, backoff_s: 2, timeout_s: 600, llm_enabled: true, context: { dir: 'src' } });
+    expect(plan).toMatchObject({
+      loop: 'plan',
+      initial: 'check',
+      max_iterations: 7,
+      backoff_s: 2,
+      timeout_s: 600,
+      llm_enabled: true,
+      context: { dir: 'src' },
+    });
     expect(plan.states[0]).toEqual({
       name: 'check',
       terminal: false,
@@ -231,9 +527,27 @@ describe('planOf', () => {
         { on: 'error', to: '$current' },
       ],
     });
-    expect(plan.states[2]).toMatchObject({ action: { kind: 'prompt', timeout_s: 30 }, evaluator: 'llm_structured', transitions: [{ on: 'yes', to: 'check' }, { on: 'blocked', to: 'stuck' }] });
-    expect(plan.states[3]).toEqual({ name: 'stuck', terminal: true, failure: true, action: { kind: 'shell', text: 'echo stuck', timeout_s: 3600 }, transitions: [] });
-    expect(plan.states[4]).toEqual({ name: 'orphan', terminal: false, failure: false, transitions: [{ on: 'next', to: 'done' }] });
+    expect(plan.states[2]).toMatchObject({
+      action: { kind: 'prompt', timeout_s: 30 },
+      evaluator: 'llm_structured',
+      transitions: [
+        { on: 'yes', to: 'check' },
+        { on: 'blocked', to: 'stuck' },
+      ],
+    });
+    expect(plan.states[3]).toEqual({
+      name: 'stuck',
+      terminal: true,
+      failure: true,
+      action: { kind: 'shell', text: 'echo stuck', timeout_s: 3600 },
+      transitions: [],
+    });
+    expect(plan.states[4]).toEqual({
+      name: 'orphan',
+      terminal: false,
+      failure: false,
+      transitions: [{ on: 'next', to: 'done' }],
+    });
     expect(plan.states[5]?.evaluator).toBe('exit_code');
   });
 
@@ -275,7 +589,7 @@ describe('editor JSON Schema', () => {
     expect(state.properties.evaluate.oneOf.length).toBeGreaterThanOrEqual(7);
   });
 
-  it('describes the file as written: from:, import:, fragments: and a state\'s fragment: are accepted there', async () => {
+  it("describes the file as written: from:, import:, fragments: and a state's fragment: are accepted there", async () => {
     const { loopJsonSchema } = await import('../../fsm/schema.js');
     const schema = loopJsonSchema() as { properties: Record<string, any> };
     expect(schema.properties.from).toMatchObject({ type: 'string', minLength: 1 });
@@ -296,7 +610,11 @@ describe('shell actions are checked for unsafe data placement before the run', (
       name: 'x',
       description: 'd',
       initial: 'a',
-      states: { a: { action: 'echo 1', capture: 'n', next: 'b' }, b: { action, next: 'done' }, done: { terminal: true } },
+      states: {
+        a: { action: 'echo 1', capture: 'n', next: 'b' },
+        b: { action, next: 'done' },
+        done: { terminal: true },
+      },
     });
     expect(result.definition).toBeUndefined();
     const d = result.diagnostics.find((x) => x.path.join('.') === 'states.b.action');

@@ -24,7 +24,9 @@ const PREVIOUS_WARNING = /previous|own capture/;
 
 /** The warnings of this feature (not "no description" and the like). */
 function verdictWarnings(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  return diagnostics.filter((d) => d.severity === 'warning' && (ROUTE_WARNING.test(d.message) || d.path.includes('previous')));
+  return diagnostics.filter(
+    (d) => d.severity === 'warning' && (ROUTE_WARNING.test(d.message) || d.path.includes('previous')),
+  );
 }
 
 function warningsOf(raw: Record<string, unknown>): Diagnostic[] {
@@ -37,37 +39,89 @@ const CONVERGENCE = { type: 'convergence', target: 0 };
 
 describe('verdicts nothing routes', () => {
   it('a convergence state with only on_yes/on_no: target, progress and stall are unrouted', () => {
-    const [w, ...rest] = warningsOf(loop({ measure: { action: 'count', evaluate: CONVERGENCE, on_yes: 'done', on_no: 'measure' } }));
+    const [w, ...rest] = warningsOf(
+      loop({ measure: { action: 'count', evaluate: CONVERGENCE, on_yes: 'done', on_no: 'measure' } }),
+    );
     expect(rest).toEqual([]);
     expect(w).toMatchObject({ severity: 'warning', state: 'measure', path: ['states', 'measure'] });
-    expect(w!.message).toBe('its evaluator (convergence) can answer "target", "progress", "stall", which no route handles: the run would end with "no valid transition"');
-    expect(w!.fix).toBe('add on_target: <state>, on_progress: <state>, on_stall: <state> (or a route: table with _: <state> as a default)');
+    expect(w!.message).toBe(
+      'its evaluator (convergence) can answer "target", "progress", "stall", which no route handles: the run would end with "no valid transition"',
+    );
+    expect(w!.fix).toBe(
+      'add on_target: <state>, on_progress: <state>, on_stall: <state> (or a route: table with _: <state> as a default)',
+    );
   });
 
   it('a route table missing progress names it; a default _ covers everything', () => {
-    const [w] = warningsOf(loop({ measure: { action: 'count', evaluate: CONVERGENCE, route: { target: 'done', stall: 'done' } } }));
+    const [w] = warningsOf(
+      loop({ measure: { action: 'count', evaluate: CONVERGENCE, route: { target: 'done', stall: 'done' } } }),
+    );
     expect(w).toMatchObject({ path: ['states', 'measure', 'route'] });
     expect(w!.message).toMatch(/answer "progress", which/);
     expect(w!.fix).toMatch(/add progress: <state> to route:/);
-    expect(warningsOf(loop({ measure: { action: 'count', evaluate: CONVERGENCE, route: { target: 'done', _: 'measure' } } }))).toEqual([]);
-    expect(warningsOf(loop({ measure: { action: 'count', evaluate: CONVERGENCE, on_target: 'done', on_progress: 'measure', on_stall: 'done' } }))).toEqual([]);
+    expect(
+      warningsOf(
+        loop({ measure: { action: 'count', evaluate: CONVERGENCE, route: { target: 'done', _: 'measure' } } }),
+      ),
+    ).toEqual([]);
+    expect(
+      warningsOf(
+        loop({
+          measure: {
+            action: 'count',
+            evaluate: CONVERGENCE,
+            on_target: 'done',
+            on_progress: 'measure',
+            on_stall: 'done',
+          },
+        }),
+      ),
+    ).toEqual([]);
   });
 
   it('exit_code: a missing on_no is a warning; on_failure is the same route; a state without action only answers yes', () => {
-    expect(warningsOf(loop({ a: { action: 'make', on_yes: 'done' } }))[0]?.message).toMatch(/exit_code, the default here\) can answer "no"/);
+    expect(warningsOf(loop({ a: { action: 'make', on_yes: 'done' } }))[0]?.message).toMatch(
+      /exit_code, the default here\) can answer "no"/,
+    );
     expect(warningsOf(loop({ a: { action: 'make', on_success: 'done', on_failure: 'a' } }))).toEqual([]);
     expect(warningsOf(loop({ a: { on_yes: 'done' } }))).toEqual([]);
     expect(warningsOf(loop({ a: { action: 'make', next: 'done' } }))).toEqual([]);
   });
 
   it('llm_structured: the schema enum decides (default yes/no/blocked/partial), _uncertain variants with uncertain_suffix', () => {
-    expect(warningsOf(loop({ a: { action: 'Fix it', action_type: 'prompt', on_yes: 'done', on_no: 'a' } }))[0]?.message).toMatch(/llm_structured, the default here\) can answer "blocked", "partial"/);
+    expect(
+      warningsOf(loop({ a: { action: 'Fix it', action_type: 'prompt', on_yes: 'done', on_no: 'a' } }))[0]?.message,
+    ).toMatch(/llm_structured, the default here\) can answer "blocked", "partial"/);
     const schema = { type: 'object', properties: { verdict: { type: 'string', enum: ['done', 'again'] } } };
-    expect(warningsOf(loop({ a: { action: 'Fix it', action_type: 'prompt', evaluate: { type: 'llm_structured', schema }, on_done: 'done', on_again: 'a' } }))).toEqual([]);
-    const uncertain = warningsOf(loop({ a: { action: 'x', evaluate: { type: 'llm_structured', uncertain_suffix: true }, route: { yes: 'done', no: 'a', blocked: 'done', partial: 'a' } } }));
+    expect(
+      warningsOf(
+        loop({
+          a: {
+            action: 'Fix it',
+            action_type: 'prompt',
+            evaluate: { type: 'llm_structured', schema },
+            on_done: 'done',
+            on_again: 'a',
+          },
+        }),
+      ),
+    ).toEqual([]);
+    const uncertain = warningsOf(
+      loop({
+        a: {
+          action: 'x',
+          evaluate: { type: 'llm_structured', uncertain_suffix: true },
+          route: { yes: 'done', no: 'a', blocked: 'done', partial: 'a' },
+        },
+      }),
+    );
     expect(uncertain[0]?.message).toMatch(/"yes_uncertain", "no_uncertain", "blocked_uncertain", "partial_uncertain"/);
     // A schema without a verdict enum: the answers cannot be known, so nothing is claimed.
-    expect(warningsOf(loop({ a: { action: 'x', evaluate: { type: 'llm_structured', schema: { type: 'object' } }, on_yes: 'done' } }))).toEqual([]);
+    expect(
+      warningsOf(
+        loop({ a: { action: 'x', evaluate: { type: 'llm_structured', schema: { type: 'object' } }, on_yes: 'done' } }),
+      ),
+    ).toEqual([]);
   });
 
   it('a sub-loop state answers yes or no', () => {
@@ -80,7 +134,11 @@ describe('convergence previous:', () => {
   it('${prev.output} read after another state is a warning with the fix', () => {
     const w = warningsOf(
       loop({
-        measure: { action: 'count', evaluate: { ...CONVERGENCE, previous: '${prev.output}' }, route: { target: 'done', progress: 'fix', stall: 'done' } },
+        measure: {
+          action: 'count',
+          evaluate: { ...CONVERGENCE, previous: '${prev.output}' },
+          route: { target: 'done', progress: 'fix', stall: 'done' },
+        },
         fix: { action: 'repair', next: 'measure' },
       }),
     );
@@ -91,11 +149,30 @@ describe('convergence previous:', () => {
   });
 
   it('a state that only re-enters itself reads its own last output: no warning', () => {
-    expect(warningsOf(loop({ measure: { action: 'count', evaluate: { ...CONVERGENCE, previous: '${prev.output}' }, route: { target: 'done', _: '$current' } } }))).toEqual([]);
+    expect(
+      warningsOf(
+        loop({
+          measure: {
+            action: 'count',
+            evaluate: { ...CONVERGENCE, previous: '${prev.output}' },
+            route: { target: 'done', _: '$current' },
+          },
+        }),
+      ),
+    ).toEqual([]);
   });
 
-  it("its own capture holds the new value already: a warning", () => {
-    const w = warningsOf(loop({ measure: { action: 'count', capture: 'n', evaluate: { ...CONVERGENCE, previous: '${captured.n.output}' }, route: { target: 'done', _: 'measure' } } }));
+  it('its own capture holds the new value already: a warning', () => {
+    const w = warningsOf(
+      loop({
+        measure: {
+          action: 'count',
+          capture: 'n',
+          evaluate: { ...CONVERGENCE, previous: '${captured.n.output}' },
+          route: { target: 'done', _: 'measure' },
+        },
+      }),
+    );
     expect(w[0]?.message).toMatch(/own capture/);
   });
 });
@@ -112,7 +189,9 @@ describe('validate prints the warnings and still succeeds', () => {
   it('text: file:line: warning, exit 0', async () => {
     const r = await runCliInProcess(['validate', 'conv'], { cwd: dir });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`${join('.loops', 'conv.yaml')}:5:3: warning: state "measure": its evaluator (convergence) can answer "target", "progress", "stall"`);
+    expect(r.stderr).toContain(
+      `${join('.loops', 'conv.yaml')}:5:3: warning: state "measure": its evaluator (convergence) can answer "target", "progress", "stall"`,
+    );
     expect(r.stdout).toMatch(/is valid \(2 states, 1 warning\)/);
   });
 
@@ -121,21 +200,84 @@ describe('validate prints the warnings and still succeeds', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { valid: boolean; diagnostics: Diagnostic[] };
     expect(out.valid).toBe(true);
-    expect(out.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', state: 'measure', line: 5, column: 3, message: expect.stringMatching(ROUTE_WARNING) })]);
+    expect(out.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        state: 'measure',
+        line: 5,
+        column: 3,
+        message: expect.stringMatching(ROUTE_WARNING),
+      }),
+    ]);
   });
 });
 
 describe('what ll-loop writes validates without these warnings', () => {
   const answers: Answers[] = [
-    { kind: 'fix', name: 'f', maxAttempts: 10, checks: [{ id: 'types', topic: 'types', command: 'mypy src/', fix: prompt('Fix the type errors') }, { id: 'lint', topic: 'lint', command: 'ruff check', fix: shell('ruff check --fix') }] },
-    { kind: 'constraints', name: 'c', maxAttempts: 10, intervalS: 60, checks: [{ id: 'tests', topic: 'tests', command: 'pytest', fix: prompt('/ll:manage-issue bug fix') }] },
-    { kind: 'constraints', name: 'c0', maxAttempts: 10, intervalS: 0, checks: [{ id: 'tests', topic: 'tests', command: 'pytest', fix: shell('make fix') }] },
-    { kind: 'metric', name: 'm', maxAttempts: 10, measure: 'grep -c TODO src', direction: 'minimize', target: 0, tolerance: 0, improve: prompt('Resolve a TODO') },
-    { kind: 'metric', name: 'm2', maxAttempts: 10, measure: './coverage.sh', direction: 'maximize', target: 90, tolerance: 1, improve: shell('./add-test.sh') },
-    { kind: 'sequence', name: 's', maxAttempts: 10, steps: [prompt('Write the code'), shell('make fmt')], until: 'make test' },
+    {
+      kind: 'fix',
+      name: 'f',
+      maxAttempts: 10,
+      checks: [
+        { id: 'types', topic: 'types', command: 'mypy src/', fix: prompt('Fix the type errors') },
+        { id: 'lint', topic: 'lint', command: 'ruff check', fix: shell('ruff check --fix') },
+      ],
+    },
+    {
+      kind: 'constraints',
+      name: 'c',
+      maxAttempts: 10,
+      intervalS: 60,
+      checks: [{ id: 'tests', topic: 'tests', command: 'pytest', fix: prompt('/ll:manage-issue bug fix') }],
+    },
+    {
+      kind: 'constraints',
+      name: 'c0',
+      maxAttempts: 10,
+      intervalS: 0,
+      checks: [{ id: 'tests', topic: 'tests', command: 'pytest', fix: shell('make fix') }],
+    },
+    {
+      kind: 'metric',
+      name: 'm',
+      maxAttempts: 10,
+      measure: 'grep -c TODO src',
+      direction: 'minimize',
+      target: 0,
+      tolerance: 0,
+      improve: prompt('Resolve a TODO'),
+    },
+    {
+      kind: 'metric',
+      name: 'm2',
+      maxAttempts: 10,
+      measure: './coverage.sh',
+      direction: 'maximize',
+      target: 90,
+      tolerance: 1,
+      improve: shell('./add-test.sh'),
+    },
+    {
+      kind: 'sequence',
+      name: 's',
+      maxAttempts: 10,
+      steps: [prompt('Write the code'), shell('make fmt')],
+      until: 'make test',
+    },
     // Checks written as /slash commands are judged by the LLM: blocked and partial take the failure route.
-    { kind: 'fix', name: 'fs', maxAttempts: 10, checks: [{ id: 'review', topic: 'types', command: '/ll:check-code types', fix: prompt('Fix them') }] },
-    { kind: 'constraints', name: 'cs', maxAttempts: 10, intervalS: 0, checks: [{ id: 'review', topic: 'types', command: '/ll:check-code types', fix: prompt('Fix them') }] },
+    {
+      kind: 'fix',
+      name: 'fs',
+      maxAttempts: 10,
+      checks: [{ id: 'review', topic: 'types', command: '/ll:check-code types', fix: prompt('Fix them') }],
+    },
+    {
+      kind: 'constraints',
+      name: 'cs',
+      maxAttempts: 10,
+      intervalS: 0,
+      checks: [{ id: 'review', topic: 'types', command: '/ll:check-code types', fix: prompt('Fix them') }],
+    },
     { kind: 'sequence', name: 'ss', maxAttempts: 10, steps: [prompt('Write the code')], until: '/ll:check-code done' },
   ];
   for (const a of answers) {
@@ -146,8 +288,10 @@ describe('what ll-loop writes validates without these warnings', () => {
     });
   }
 
-  it('a /slash check routes the LLM\'s blocked and partial like a failure, right after on_failure', () => {
-    const fsm = generateLoop(answers.find((a) => a.name === 'fs')!).fsm as { states: Record<string, Record<string, unknown>> };
+  it("a /slash check routes the LLM's blocked and partial like a failure, right after on_failure", () => {
+    const fsm = generateLoop(answers.find((a) => a.name === 'fs')!).fsm as {
+      states: Record<string, Record<string, unknown>>;
+    };
     expect(Object.entries(fsm.states.check_review!)).toEqual([
       ['action', '/ll:check-code types'],
       ['on_success', 'all_valid'],
@@ -160,9 +304,20 @@ describe('what ll-loop writes validates without these warnings', () => {
   const paradigms: Record<string, Record<string, unknown>> = {
     goal: { paradigm: 'goal', goal: 'No type errors', tools: ['/ll:check_code types', '/ll:manage_issue bug fix'] },
     convergence: { paradigm: 'convergence', name: 'r', check: 'count.sh', toward: 0, using: '/ll:check_code fix' },
-    invariants: { paradigm: 'invariants', name: 'i', constraints: [{ name: 'a', check: 'pytest', fix: '/fix' }], maintain: true },
+    invariants: {
+      paradigm: 'invariants',
+      name: 'i',
+      constraints: [{ name: 'a', check: 'pytest', fix: '/fix' }],
+      maintain: true,
+    },
     imperative: { paradigm: 'imperative', name: 'p', steps: ['a', 'b'], until: { check: 'make test', passes: false } },
-    iterative: { paradigm: 'iterative', name: 'it', input: 'do it', executor: { prompt: 'work' }, test_command: 'make test' },
+    iterative: {
+      paradigm: 'iterative',
+      name: 'it',
+      input: 'do it',
+      executor: { prompt: 'work' },
+      test_command: 'make test',
+    },
   };
   for (const [name, doc] of Object.entries(paradigms)) {
     it(`paradigm: ${name}`, () => {
@@ -171,7 +326,10 @@ describe('what ll-loop writes validates without these warnings', () => {
       const found = warningsOf({ description: 'd', ...compiled.raw });
       // Seed 000's goal FSM judges a /slash check with the LLM and routes only success/failure:
       // an LLM answering blocked or partial ends the run. Kept seed-exact, so the warning stays.
-      if (name === 'goal') expect(found.map((d) => [d.state, d.message])).toEqual([['evaluate', expect.stringMatching(/can answer "blocked", "partial"/)]]);
+      if (name === 'goal')
+        expect(found.map((d) => [d.state, d.message])).toEqual([
+          ['evaluate', expect.stringMatching(/can answer "blocked", "partial"/)],
+        ]);
       else expect(found).toEqual([]);
     });
   }
@@ -185,18 +343,38 @@ describe('what ll-loop writes validates without these warnings', () => {
     });
   }
 
-  it("the seed examples (verbatim spec text) warn only where seed 001 itself is at fault", () => {
+  it('the seed examples (verbatim spec text) warn only where seed 001 itself is at fault', () => {
     const dir = join(import.meta.dirname, '..', 'fixtures', 'seed-examples');
-    const found = readdirSync(dir).flatMap((f) => verdictWarnings(loadLoopFile(join(dir, f)).diagnostics).map((d) => [`${f} ${d.state}`, d.message]));
+    const found = readdirSync(dir).flatMap((f) =>
+      verdictWarnings(loadLoopFile(join(dir, f)).diagnostics).map((d) => [`${f} ${d.state}`, d.message]),
+    );
     expect(found).toEqual([
-      ['fix-types.yaml fix', expect.stringMatching(/^its evaluator \(llm_structured, the default here\) can answer "blocked", "partial"/)],
-      ['reduce-errors.yaml measure', expect.stringMatching(/^\$\{prev\.output\} is the output of the state run before this one \("fix"\)/)],
+      [
+        'fix-types.yaml fix',
+        expect.stringMatching(/^its evaluator \(llm_structured, the default here\) can answer "blocked", "partial"/),
+      ],
+      [
+        'reduce-errors.yaml measure',
+        expect.stringMatching(/^\$\{prev\.output\} is the output of the state run before this one \("fix"\)/),
+      ],
     ]);
   });
 });
 
 describe('the verdict registry matches the evaluators', () => {
-  const outputs = ['', '0', '3', '7', '-1', 'ok', 'error: x', '{"a": 1, "b": [1, 2]}', '{"a": 0}', 'not json', '5\n2\n'];
+  const outputs = [
+    '',
+    '0',
+    '3',
+    '7',
+    '-1',
+    'ok',
+    'error: x',
+    '{"a": 1, "b": [1, 2]}',
+    '{"a": 0}',
+    'not json',
+    '5\n2\n',
+  ];
   const exits = [0, 1, 2, 124];
   const configs: Array<Parameters<typeof evaluatePure>[0]> = [
     { type: 'exit_code' },
@@ -216,7 +394,12 @@ describe('the verdict registry matches the evaluators', () => {
       for (const output of outputs) {
         for (const exitCode of exits) {
           for (const lastValue of [undefined, 1, 9]) {
-            const { verdict } = evaluatePure(config, { output, exitCode, abnormal: false, ...(lastValue === undefined ? {} : { lastValue }) });
+            const { verdict } = evaluatePure(config, {
+              output,
+              exitCode,
+              abnormal: false,
+              ...(lastValue === undefined ? {} : { lastValue }),
+            });
             if (verdict !== 'error') seen.set(config.type, (seen.get(config.type) ?? new Set()).add(verdict));
           }
         }
@@ -229,6 +412,13 @@ describe('the verdict registry matches the evaluators', () => {
       expect(declared.verdicts).toContain(declared.pass);
       expect(declared.verdicts).toContain(declared.fail);
     }
-    expect([...seen.keys()].sort()).toEqual(['convergence', 'exit_code', 'harbor_scorer', 'output_contains', 'output_json', 'output_numeric']);
+    expect([...seen.keys()].sort()).toEqual([
+      'convergence',
+      'exit_code',
+      'harbor_scorer',
+      'output_contains',
+      'output_json',
+      'output_numeric',
+    ]);
   });
 });

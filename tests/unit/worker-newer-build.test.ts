@@ -7,7 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ensureCheckoutWorker, NewerWorkerServesError, reviveCheckoutWorker } from '../../client/runs/checkout-worker.js';
+import {
+  ensureCheckoutWorker,
+  NewerWorkerServesError,
+  reviveCheckoutWorker,
+} from '../../client/runs/checkout-worker.js';
 import { buildInfo, compareVersions, isNewerBuild } from '../../worker/build-info.js';
 import { claimDir } from '../../worker/checkout-claim.js';
 import { hostId, workerLogPath, workerRecordPath, type WorkerRecord } from '../../worker/checkout.js';
@@ -34,8 +38,18 @@ describe('the order of builds', () => {
   });
 
   it('one version: a later build is newer; without both build times, neither is', () => {
-    expect(isNewerBuild({ version: '1.0.0', built_at: '2026-01-02T00:00:00Z' }, { version: '1.0.0', built_at: '2026-01-01T00:00:00Z' })).toBe(true);
-    expect(isNewerBuild({ version: '1.0.0', built_at: '2026-01-01T00:00:00Z' }, { version: '1.0.0', built_at: '2026-01-02T00:00:00Z' })).toBe(false);
+    expect(
+      isNewerBuild(
+        { version: '1.0.0', built_at: '2026-01-02T00:00:00Z' },
+        { version: '1.0.0', built_at: '2026-01-01T00:00:00Z' },
+      ),
+    ).toBe(true);
+    expect(
+      isNewerBuild(
+        { version: '1.0.0', built_at: '2026-01-01T00:00:00Z' },
+        { version: '1.0.0', built_at: '2026-01-02T00:00:00Z' },
+      ),
+    ).toBe(false);
     expect(isNewerBuild({ version: '1.0.0', built_at: '2026-01-02T00:00:00Z' }, { version: '1.0.0' })).toBe(false);
   });
 });
@@ -44,7 +58,12 @@ describe('a checkout served by a newer ll-loop', () => {
   async function newerWorker(): Promise<{ root: string; dummy: DummyWorker }> {
     const root = mkdtempSync(join(tmp, 'project-'));
     mkdirSync(join(root, '.loops'));
-    const dummy = await startDummyWorker(root, { host: hostId(), version: '99.0.0', build_id: '99.0.0+abcdef012345', code_id: '99.0.0+abcdef012345/newer' });
+    const dummy = await startDummyWorker(root, {
+      host: hostId(),
+      version: '99.0.0',
+      build_id: '99.0.0+abcdef012345',
+      code_id: '99.0.0+abcdef012345/newer',
+    });
     dummies.push(dummy);
     return { root, dummy };
   }

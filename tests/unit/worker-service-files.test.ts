@@ -17,7 +17,17 @@ import { shortHash } from '../../worker/checkout.js';
 const tmp = mkdtempSync(join(tmpdir(), 'll-service-files-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/home/me', TEMPORAL_ADDRESS: 'temporal.example:7233', TEMPORAL_NAMESPACE: 'team', TEMPORAL_API_KEY: 'secret', LL_HOST_CLI: 'claude', LL_WORKER_STARTED_BY: 'on-demand', AWS_SECRET_ACCESS_KEY: 'x', LL_EMPTY: '' };
+const ENV = {
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  HOME: '/home/me',
+  TEMPORAL_ADDRESS: 'temporal.example:7233',
+  TEMPORAL_NAMESPACE: 'team',
+  TEMPORAL_API_KEY: 'secret',
+  LL_HOST_CLI: 'claude',
+  LL_WORKER_STARTED_BY: 'on-demand',
+  AWS_SECRET_ACCESS_KEY: 'x',
+  LL_EMPTY: '',
+};
 
 describe('the environment a service gets', () => {
   it('copies PATH, where Temporal is and LL_* settings, never secrets, and marks the worker as started by the service', () => {
@@ -57,14 +67,19 @@ describe('the systemd user unit', () => {
   });
 
   const analyze = findProgram('systemd-analyze', process.env);
-  it.skipIf(!analyze)('passes systemd-analyze verify, with an odd checkout path (skipped where systemd-analyze is absent)', () => {
-    const root = join(tmp, 'my project 100%');
-    mkdirSync(join(root, '.loops', '.worker'), { recursive: true });
-    const file = join(tmp, systemdUnitName(root));
-    writeFileSync(file, renderSystemdUnit(serviceDefinition(root, { ...ENV, LL_ODD: 'a "q" $HOME 100% \\ end' })));
-    const r = spawnSync(analyze!, ['verify', file], { encoding: 'utf8', timeout: 30_000 });
-    expect({ code: r.status, stderr: r.stderr.split('\n').filter((l) => l.includes(systemdUnitName(root))) }).toEqual({ code: 0, stderr: [] });
-  });
+  it.skipIf(!analyze)(
+    'passes systemd-analyze verify, with an odd checkout path (skipped where systemd-analyze is absent)',
+    () => {
+      const root = join(tmp, 'my project 100%');
+      mkdirSync(join(root, '.loops', '.worker'), { recursive: true });
+      const file = join(tmp, systemdUnitName(root));
+      writeFileSync(file, renderSystemdUnit(serviceDefinition(root, { ...ENV, LL_ODD: 'a "q" $HOME 100% \\ end' })));
+      const r = spawnSync(analyze!, ['verify', file], { encoding: 'utf8', timeout: 30_000 });
+      expect({ code: r.status, stderr: r.stderr.split('\n').filter((l) => l.includes(systemdUnitName(root))) }).toEqual(
+        { code: 0, stderr: [] },
+      );
+    },
+  );
 });
 
 describe('the launchd agent', () => {
@@ -73,12 +88,16 @@ describe('the launchd agent', () => {
     const plist = renderLaunchdPlist(def);
     expect(launchdLabel('/x')).toBe(`dev.ll-loop.worker.${shortHash('/x')}`);
     expect(plist).toContain(`<key>Label</key><string>${launchdLabel(def.root)}</string>`);
-    expect(plist).toContain('<string>/usr/local/bin/node</string>\n    <string>/opt/ll-loop/bin/ll-loop.js</string>\n    <string>worker</string>');
+    expect(plist).toContain(
+      '<string>/usr/local/bin/node</string>\n    <string>/opt/ll-loop/bin/ll-loop.js</string>\n    <string>worker</string>',
+    );
     expect(plist).toContain('<key>WorkingDirectory</key><string>/Users/me/a &amp; &lt;b&gt;</string>');
     expect(plist).toContain('<key>LL_WORKER_STARTED_BY</key><string>service</string>');
     expect(plist).toContain('<key>RunAtLoad</key><true/>');
     expect(plist).toContain('<key>SuccessfulExit</key><false/>');
-    expect(plist).toContain('<key>StandardOutPath</key><string>/Users/me/a &amp; &lt;b&gt;/.loops/.worker/worker.log</string>');
+    expect(plist).toContain(
+      '<key>StandardOutPath</key><string>/Users/me/a &amp; &lt;b&gt;/.loops/.worker/worker.log</string>',
+    );
     expect(plist).not.toContain('secret');
     expect(() => renderLaunchdPlist({ ...def, root: '/a\u0001' })).toThrow(/control character/);
   });

@@ -38,10 +38,24 @@ function setup(mode: 'none' | 'bus' | 'fake' = 'none') {
     writeFileSync(join(bin, 'systemctl'), `#!/bin/sh\necho "$*" >> '${log}'\n${body}\n`);
     chmodSync(join(bin, 'systemctl'), 0o755);
   }
-  const env = { HOME: join(base, 'home'), XDG_CONFIG_HOME: join(base, 'config'), PATH: bin, TEMPORAL_ADDRESS: '127.0.0.1:7999', TEMPORAL_API_KEY: 'secret' };
+  const env = {
+    HOME: join(base, 'home'),
+    XDG_CONFIG_HOME: join(base, 'config'),
+    PATH: bin,
+    TEMPORAL_ADDRESS: '127.0.0.1:7999',
+    TEMPORAL_API_KEY: 'secret',
+  };
   let out = '';
   let err = '';
-  const ctx = (over: Partial<ServiceContext> = {}): ServiceContext => ({ cwd: root, env, platform: 'linux', json: false, out: (t) => void (out += t), err: (t) => void (err += t), ...over });
+  const ctx = (over: Partial<ServiceContext> = {}): ServiceContext => ({
+    cwd: root,
+    env,
+    platform: 'linux',
+    json: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    ...over,
+  });
   const unit = join(base, 'config', 'systemd', 'user', systemdUnitName(root));
   const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
   const output = () => {
@@ -75,8 +89,14 @@ describe('worker install on Linux', () => {
     expect(await workerInstall(s.ctx({ json: true }), { dryRun: false })).toBe(0);
     const report = JSON.parse(s.output().out) as Record<string, unknown>;
     expect(report).toMatchObject({ file: s.unit, changed: true, started: false });
-    expect(report.why).toMatch(/cannot reach a user service manager \(Failed to connect to bus: No medium found\); usual in containers/);
-    expect(report.commands_to_run).toEqual(['systemctl --user daemon-reload', `systemctl --user enable ${systemdUnitName(s.root)}`, `systemctl --user start ${systemdUnitName(s.root)}`]);
+    expect(report.why).toMatch(
+      /cannot reach a user service manager \(Failed to connect to bus: No medium found\); usual in containers/,
+    );
+    expect(report.commands_to_run).toEqual([
+      'systemctl --user daemon-reload',
+      `systemctl --user enable ${systemdUnitName(s.root)}`,
+      `systemctl --user start ${systemdUnitName(s.root)}`,
+    ]);
     expect(s.calls()).toEqual(['--user show-environment']);
   });
 
@@ -84,12 +104,22 @@ describe('worker install on Linux', () => {
     const s = setup('fake');
     const name = systemdUnitName(s.root);
     expect(await workerInstall(s.ctx(), { dryRun: false })).toBe(0);
-    expect(s.calls()).toEqual(['--user show-environment', '--user daemon-reload', `--user enable ${name}`, `--user start ${name}`]);
+    expect(s.calls()).toEqual([
+      '--user show-environment',
+      '--user daemon-reload',
+      `--user enable ${name}`,
+      `--user start ${name}`,
+    ]);
     expect(s.output().out).toContain(`the worker of ${s.root} runs now and from every login`);
     const first = readFileSync(s.unit, 'utf8');
     expect(await workerInstall(s.ctx(), { dryRun: false })).toBe(0);
     expect(readFileSync(s.unit, 'utf8')).toBe(first);
-    expect(s.calls().slice(4)).toEqual(['--user show-environment', '--user daemon-reload', `--user enable ${name}`, `--user start ${name}`]);
+    expect(s.calls().slice(4)).toEqual([
+      '--user show-environment',
+      '--user daemon-reload',
+      `--user enable ${name}`,
+      `--user start ${name}`,
+    ]);
     expect(s.output().out).toContain(`unchanged: ${s.unit}`);
     s.env.TEMPORAL_ADDRESS = '127.0.0.1:7888';
     expect(await workerInstall(s.ctx(), { dryRun: false })).toBe(0);
@@ -101,7 +131,11 @@ describe('worker install on Linux', () => {
     const s = setup('fake');
     dummies.push(await startDummyWorker(s.root, { host: hostId(s.env), started_by: 'on-demand' }));
     expect(await workerInstall(s.ctx(), { dryRun: false })).toBe(0);
-    expect(s.calls()).toEqual(['--user show-environment', '--user daemon-reload', `--user enable ${systemdUnitName(s.root)}`]);
+    expect(s.calls()).toEqual([
+      '--user show-environment',
+      '--user daemon-reload',
+      `--user enable ${systemdUnitName(s.root)}`,
+    ]);
     expect(s.output().out).toMatch(/enabled, not started: worker pid \d+ \(on-demand\) serves/);
   });
 
@@ -139,7 +173,12 @@ describe('worker uninstall', () => {
     s.output();
     expect(await workerUninstall(s.ctx())).toBe(0);
     const name = systemdUnitName(s.root);
-    expect(s.calls().slice(before)).toEqual(['--user show-environment', `--user disable --now ${name}`, '--user daemon-reload', `--user reset-failed ${name}`]);
+    expect(s.calls().slice(before)).toEqual([
+      '--user show-environment',
+      `--user disable --now ${name}`,
+      '--user daemon-reload',
+      `--user reset-failed ${name}`,
+    ]);
     expect(existsSync(s.unit)).toBe(false);
     expect(s.output().out).toBe(`stopped and disabled ${name}\nremoved ${s.unit}\n`);
   });
@@ -169,21 +208,40 @@ describe('worker install on macOS (launchd), from any platform', () => {
 
   it('knows no manager on other platforms', async () => {
     const s = setup('none');
-    await expect(workerInstall(s.ctx({ platform: 'win32' }), { dryRun: false })).rejects.toThrow(/no user service manager on win32/);
+    await expect(workerInstall(s.ctx({ platform: 'win32' }), { dryRun: false })).rejects.toThrow(
+      /no user service manager on win32/,
+    );
   });
 });
 
 describe('ll-loop worker <action> arguments', () => {
   it('keeps each flag to its action', async () => {
     const cwd = setup('none').root;
-    expect(await runCliInProcess(['worker', 'status', '--dry-run'], { cwd })).toMatchObject({ code: 1, stderr: expect.stringContaining('worker status takes no --dry-run') as unknown });
-    expect(await runCliInProcess(['worker', 'install', '--task-queue', 'q'], { cwd })).toMatchObject({ code: 1, stderr: expect.stringContaining('worker install takes no --task-queue') as unknown });
-    expect(await runCliInProcess(['worker', '--force'], { cwd })).toMatchObject({ code: 1, stderr: expect.stringContaining('--force belongs to an action') as unknown });
-    expect(await runCliInProcess(['worker', 'stop', '--wait', 'soon'], { cwd })).toMatchObject({ code: 1, stderr: expect.stringContaining('--wait needs a number') as unknown });
-    expect(await runCliInProcess(['worker', 'stop', 'extra'], { cwd })).toMatchObject({ code: 1, stderr: expect.stringContaining('unexpected arguments: extra') as unknown });
+    expect(await runCliInProcess(['worker', 'status', '--dry-run'], { cwd })).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('worker status takes no --dry-run') as unknown,
+    });
+    expect(await runCliInProcess(['worker', 'install', '--task-queue', 'q'], { cwd })).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('worker install takes no --task-queue') as unknown,
+    });
+    expect(await runCliInProcess(['worker', '--force'], { cwd })).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--force belongs to an action') as unknown,
+    });
+    expect(await runCliInProcess(['worker', 'stop', '--wait', 'soon'], { cwd })).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--wait needs a number') as unknown,
+    });
+    expect(await runCliInProcess(['worker', 'stop', 'extra'], { cwd })).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('unexpected arguments: extra') as unknown,
+    });
   });
 
   it('lists the actions in the help', async () => {
-    expect((await runCliInProcess(['help', 'worker'], { cwd: tmp })).stdout).toContain('ll-loop worker install|status|stop|uninstall');
+    expect((await runCliInProcess(['help', 'worker'], { cwd: tmp })).stdout).toContain(
+      'll-loop worker install|status|stop|uninstall',
+    );
   });
 });

@@ -31,7 +31,15 @@ function setup() {
   const env = { HOME: join(base, 'home'), XDG_CONFIG_HOME: join(base, 'config'), PATH: join(base, 'bin') };
   let out = '';
   let err = '';
-  const ctx = (over: Partial<ServiceContext> = {}): ServiceContext => ({ cwd: root, env, platform: 'linux', json: false, out: (t) => void (out += t), err: (t) => void (err += t), ...over });
+  const ctx = (over: Partial<ServiceContext> = {}): ServiceContext => ({
+    cwd: root,
+    env,
+    platform: 'linux',
+    json: false,
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    ...over,
+  });
   const output = () => {
     const text = { out, err };
     out = '';
@@ -45,7 +53,12 @@ function setup() {
   return { root, env, ctx, output, json, base };
 }
 
-async function dummy(root: string, env: NodeJS.ProcessEnv, opts: Parameters<typeof startDummyWorker>[2] = {}, record: Parameters<typeof startDummyWorker>[1] = { host: hostId(env) }): Promise<DummyWorker> {
+async function dummy(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  opts: Parameters<typeof startDummyWorker>[2] = {},
+  record: Parameters<typeof startDummyWorker>[1] = { host: hostId(env) },
+): Promise<DummyWorker> {
   const d = await startDummyWorker(root, record, opts);
   cleanups.push(() => d.kill());
   return d;
@@ -56,18 +69,41 @@ describe('worker status', () => {
     const s = setup();
     const { code, report } = await s.json(workerStatus);
     expect(code).toBe(0);
-    expect(report).toMatchObject({ root: s.root, running: false, state: 'none', worker: null, service: { kind: 'systemd', installed: false } });
+    expect(report).toMatchObject({
+      root: s.root,
+      running: false,
+      state: 'none',
+      worker: null,
+      service: { kind: 'systemd', installed: false },
+    });
     expect(await workerStatus(s.ctx())).toBe(0);
     expect(s.output().out).toContain('worker: not running (no worker record)');
   });
 
   it('reports a running worker: pid, host, queue, started_by, uptime, log, and whether its version is this one', async () => {
     const s = setup();
-    const d = await dummy(s.root, s.env, {}, { host: hostId(s.env), ...buildInfo(), started_by: 'service', queue: 'll-loop.checkout.h.abc' });
+    const d = await dummy(
+      s.root,
+      s.env,
+      {},
+      { host: hostId(s.env), ...buildInfo(), started_by: 'service', queue: 'll-loop.checkout.h.abc' },
+    );
     const { code, report } = await s.json(workerStatus);
     expect(code).toBe(0);
-    expect(report).toMatchObject({ running: true, state: 'running', same_version: true, same_build: true, log: join(s.root, '.loops', '.worker', 'worker.log') });
-    expect(report.worker).toMatchObject({ pid: d.pid, host: hostId(s.env), queue: 'll-loop.checkout.h.abc', started_by: 'service', uptime_s: expect.any(Number) as unknown });
+    expect(report).toMatchObject({
+      running: true,
+      state: 'running',
+      same_version: true,
+      same_build: true,
+      log: join(s.root, '.loops', '.worker', 'worker.log'),
+    });
+    expect(report.worker).toMatchObject({
+      pid: d.pid,
+      host: hostId(s.env),
+      queue: 'll-loop.checkout.h.abc',
+      started_by: 'service',
+      uptime_s: expect.any(Number) as unknown,
+    });
     await workerStatus(s.ctx());
     const { out } = s.output();
     expect(out).toContain(`worker: running: pid ${d.pid}`);
@@ -93,9 +129,16 @@ describe('worker status', () => {
     mkdirSync(join(unit, '..'), { recursive: true });
     writeFileSync(unit, '[Service]\n');
     const { report } = await s.json(workerStatus);
-    expect(report).toMatchObject({ running: true, same_version: false, same_build: false, service: { installed: true, file: unit } });
+    expect(report).toMatchObject({
+      running: true,
+      same_version: false,
+      same_build: false,
+      service: { installed: true, file: unit },
+    });
     await workerStatus(s.ctx());
-    expect(s.output().out).toContain(`version 0.0.0-dummy (build 0.0.0-dummy+000000000000): this ll-loop is ${buildInfo().version}`);
+    expect(s.output().out).toContain(
+      `version 0.0.0-dummy (build 0.0.0-dummy+000000000000): this ll-loop is ${buildInfo().version}`,
+    );
   });
 
   it('calls a record whose pid is gone stale', async () => {
@@ -123,7 +166,10 @@ describe('which processes count as a worker', () => {
     cleanups.push(() => other.kill('SIGKILL'));
     mkdirSync(join(s.root, '.loops', '.worker'), { recursive: true });
     writeFileSync(workerRecordPath(s.root), JSON.stringify({ pid: other.pid, host: hostId(s.env) }));
-    expect(workerState(s.root, s.env)).toMatchObject({ kind: 'stale', why: expect.stringContaining('another program now (sleep 30)') as unknown });
+    expect(workerState(s.root, s.env)).toMatchObject({
+      kind: 'stale',
+      why: expect.stringContaining('another program now (sleep 30)') as unknown,
+    });
     expect(await workerStop(s.ctx({ json: false }), { waitS: 1, force: true })).toBe(0);
     expect(s.output().out).toContain('no worker running');
     expect(pidAlive(other.pid!)).toBe(true);
@@ -144,7 +190,13 @@ describe('worker stop', () => {
     const d = await dummy(s.root, s.env, { drainMs: 500 });
     const { code, report } = await s.json((c) => workerStop(c, { waitS: 20, force: false }));
     expect(code).toBe(0);
-    expect(report).toMatchObject({ running: false, stopped: true, killed: false, pid: d.pid, service_installed: false });
+    expect(report).toMatchObject({
+      running: false,
+      stopped: true,
+      killed: false,
+      pid: d.pid,
+      service_installed: false,
+    });
     expect(report.waited_s).toBeGreaterThanOrEqual(0.4);
     expect(pidAlive(d.pid)).toBe(false);
     expect(existsSync(workerRecordPath(s.root))).toBe(false);
@@ -155,7 +207,10 @@ describe('worker stop', () => {
   it('gives up after --wait without --force (exit 5), the worker still asked to stop', async () => {
     const s = setup();
     const d = await dummy(s.root, s.env, { stubborn: true });
-    await expect(workerStop(s.ctx(), { waitS: 0.5, force: false })).rejects.toMatchObject({ exitCode: 5, message: expect.stringContaining(`worker pid ${d.pid} is still draining after 0.5 s`) as unknown });
+    await expect(workerStop(s.ctx(), { waitS: 0.5, force: false })).rejects.toMatchObject({
+      exitCode: 5,
+      message: expect.stringContaining(`worker pid ${d.pid} is still draining after 0.5 s`) as unknown,
+    });
     expect(pidAlive(d.pid)).toBe(true);
   });
 
@@ -175,6 +230,8 @@ describe('worker stop', () => {
     mkdirSync(join(unit, '..'), { recursive: true });
     writeFileSync(unit, '[Service]\n');
     expect(await workerStop(s.ctx(), { waitS: 10, force: false })).toBe(0);
-    expect(s.output().out).toContain(`note: a user service is installed (${unit}): it starts the worker again at the next login; ll-loop worker uninstall removes it, systemctl --user stop ${systemdUnitName(s.root)} stops it until then`);
+    expect(s.output().out).toContain(
+      `note: a user service is installed (${unit}): it starts the worker again at the next login; ll-loop worker uninstall removes it, systemctl --user stop ${systemdUnitName(s.root)} stops it until then`,
+    );
   });
 });

@@ -8,7 +8,8 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../support/cli.js';
 
-const GOOD = 'name: good\ndescription: fine\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n';
+const GOOD =
+  'name: good\ndescription: fine\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n';
 
 const laughs = [
   'a: &a ["x","x","x","x","x","x","x","x","x"]',
@@ -23,7 +24,12 @@ const laughs = [
 /** name → [file text, expected message, expected line (undefined: none), expected column]. */
 const CASES: Record<string, [string, RegExp, number | undefined, number | undefined]> = {
   alias: ['name: alias\ninitial: *a\nstates:\n  done: {terminal: true}\n', /alias \*a refers to no anchor &a/, 2, 10],
-  'late-anchor': ['name: x\ninitial: *d\nstates:\n  done: &d {terminal: true}\n', /alias \*d refers to no anchor/, 2, 10],
+  'late-anchor': [
+    'name: x\ninitial: *d\nstates:\n  done: &d {terminal: true}\n',
+    /alias \*d refers to no anchor/,
+    2,
+    10,
+  ],
   duplicate: ['name: x\nname: y\ninitial: a\nstates:\n  a: {terminal: true}\n', /Map keys must be unique/, 2, 1],
   tabs: ['name: x\ninitial: a\nstates:\n\ta: {terminal: true}\n', /Tabs are not allowed/, 4, 1],
   list: ['- a\n- b\n', /must be a mapping .* but this is a list/, 1, 1],
@@ -51,11 +57,16 @@ describe('YAML the parser refuses', () => {
       expect(text.stderr).not.toMatch(/^\s+at /m);
       const file = join(dir, '.loops', `${name}.yaml`);
       expect(text.stdout + text.stderr).toMatch(message);
-      if (line !== undefined) expect(text.stdout + text.stderr).toContain(`${relative(dir, file)}:${line}:${column ?? ''}`);
+      if (line !== undefined)
+        expect(text.stdout + text.stderr).toContain(`${relative(dir, file)}:${line}:${column ?? ''}`);
 
       const json = await runCliInProcess(['validate', name, '--json'], { cwd: dir });
       expect(json.code).toBe(1);
-      const parsed = JSON.parse(json.stdout) as { valid: boolean; file: string; diagnostics: Array<{ severity: string; message: string; file: string; line?: number; column?: number }> };
+      const parsed = JSON.parse(json.stdout) as {
+        valid: boolean;
+        file: string;
+        diagnostics: Array<{ severity: string; message: string; file: string; line?: number; column?: number }>;
+      };
       expect(parsed.valid).toBe(false);
       const first = parsed.diagnostics.find((d) => d.severity === 'error');
       expect(first?.message).toMatch(message);
@@ -75,6 +86,11 @@ describe('YAML the parser refuses', () => {
     const json = await runCliInProcess(['list', '--json'], { cwd: dir });
     const rows = JSON.parse(json.stdout) as Array<{ name: string; valid: boolean }>;
     expect(rows.find((l) => l.name === 'good')?.valid).toBe(true);
-    expect(rows.filter((l) => !l.valid).map((l) => l.name).sort()).toEqual(Object.keys(CASES).sort());
+    expect(
+      rows
+        .filter((l) => !l.valid)
+        .map((l) => l.name)
+        .sort(),
+    ).toEqual(Object.keys(CASES).sort());
   });
 });
