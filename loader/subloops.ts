@@ -9,7 +9,7 @@ import { coerceParameter, typeNoun } from '../fsm/parameters.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { hasRefs } from '../fsm/template.js';
-import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '../fsm/validate.js';
+import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '../fsm/template-checks.js';
 import { LoadError } from './errors.js';
 
 /** Loads a child loop file (loader/load.ts), carrying the chain of files for cycle detection. */
