@@ -7,37 +7,23 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
-import { freePort, waitFor } from '../support/processes.js';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { useOwnServerProject } from '../support/own-server-project.js';
+import { waitFor } from '../support/processes.js';
 
 let cwd: string;
 let env: NodeJS.ProcessEnv;
 
-const cli = (args: string[], dir = cwd, extraEnv: NodeJS.ProcessEnv = {}) =>
-  runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
+const project = useOwnServerProject('ll-loop-e2e-person-', { startServer: true });
+const cli = (args: string[], dir?: string, extraEnv: NodeJS.ProcessEnv = {}) => project.cli(args, dir, extraEnv);
 
 function loop(name: string, yaml: string): void {
   writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
 }
 
-beforeAll(async () => {
-  cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-person-'));
-  mkdirSync(join(cwd, '.loops'));
-  const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = {
-    ...rest,
-    LL_TEMPORAL_PORT: String(await freePort()),
-    LL_TEMPORAL_UI_PORT: String(await freePort()),
-    NO_COLOR: '1',
-  };
-  const started = cli(['server', 'start']);
-  expect(started.code, started.stderr).toBe(0);
-});
-
-afterAll(() => {
-  cli(['worker', 'stop']);
-  cli(['server', 'stop']);
+beforeAll(() => {
+  cwd = project.cwd;
+  env = project.env;
 });
 
 describe('from a subdirectory', () => {

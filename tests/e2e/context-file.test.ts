@@ -3,34 +3,18 @@
  * 1 MB file) reaches the action byte for byte, compared by sha256. Runs the built package (dist/).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
-import { freePort } from '../support/processes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOwnServerProject } from '../support/own-server-project.js';
 
 let cwd: string;
-let env: NodeJS.ProcessEnv;
 
-const cli = (args: string[]) => runCliBinary(args, { cwd, env });
+const project = useOwnServerProject('ll-loop-e2e-context-file-', { stateDir: true });
+const cli = (args: string[]) => project.cli(args);
 
-beforeAll(async () => {
-  cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-context-file-'));
-  mkdirSync(join(cwd, '.loops'));
-  const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = {
-    ...rest,
-    LL_TEMPORAL_PORT: String(await freePort()),
-    LL_TEMPORAL_UI_PORT: String(await freePort()),
-    LL_STATE_DIR: join(cwd, 'state'),
-    NO_COLOR: '1',
-  };
-});
-
-afterAll(() => {
-  cli(['worker', 'stop']);
-  cli(['server', 'stop']);
+beforeAll(() => {
+  cwd = project.cwd;
 });
 
 describe('ll-loop run --context-file', () => {

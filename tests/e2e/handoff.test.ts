@@ -5,17 +5,16 @@
  * `resume` runs the state again with the payload. The action stands in for an agent: a shell
  * action that hands off on its first call and writes `$LL_CONTINUATION` on the next.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
-import { freePort, waitFor } from '../support/processes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOwnServerProject } from '../support/own-server-project.js';
+import { waitFor } from '../support/processes.js';
 
 let cwd: string;
-let env: NodeJS.ProcessEnv;
 
-const cli = (args: string[]) => runCliBinary(args, { cwd, env });
+const project = useOwnServerProject('ll-loop-e2e-handoff-', { startServer: true });
+const cli = (args: string[]) => project.cli(args);
 
 function agentLoop(name: string, onHandoff: string): void {
   const action = `if [ -f ${name}.once ]; then printf '%s' "$LL_CONTINUATION" > ${name}.got; else touch ${name}.once; echo working; echo 'CONTEXT_HANDOFF: pick up at step 2'; fi`;
@@ -25,23 +24,8 @@ function agentLoop(name: string, onHandoff: string): void {
   );
 }
 
-beforeAll(async () => {
-  cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-handoff-'));
-  mkdirSync(join(cwd, '.loops'));
-  const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = {
-    ...rest,
-    LL_TEMPORAL_PORT: String(await freePort()),
-    LL_TEMPORAL_UI_PORT: String(await freePort()),
-    NO_COLOR: '1',
-  };
-  const started = cli(['server', 'start']);
-  expect(started.code, started.stderr).toBe(0);
-});
-
-afterAll(() => {
-  cli(['worker', 'stop']);
-  cli(['server', 'stop']);
+beforeAll(() => {
+  cwd = project.cwd;
 });
 
 describe('a handed-off run', () => {

@@ -3,18 +3,15 @@
  * are data (a `command` parameter stays code), and a secret an action prints is in no file under
  * `.loops/`, the embedded server's database included. Runs the built package (dist/).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
-import { freePort } from '../support/processes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOwnServerProject } from '../support/own-server-project.js';
 
 let cwd: string;
-let env: NodeJS.ProcessEnv;
 
-const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
-  runCliBinary(args, { cwd, env: { ...env, ...extraEnv } });
+const project = useOwnServerProject('ll-loop-e2e-secrets-', { stateDir: true });
+const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => project.cli(args, undefined, extraEnv);
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -23,22 +20,8 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-beforeAll(async () => {
-  cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-secrets-'));
-  mkdirSync(join(cwd, '.loops'));
-  const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
-  env = {
-    ...rest,
-    LL_TEMPORAL_PORT: String(await freePort()),
-    LL_TEMPORAL_UI_PORT: String(await freePort()),
-    LL_STATE_DIR: join(cwd, 'state'),
-    NO_COLOR: '1',
-  };
-});
-
-afterAll(() => {
-  cli(['worker', 'stop']);
-  cli(['server', 'stop']);
+beforeAll(() => {
+  cwd = project.cwd;
 });
 
 describe('ll-loop run: secrets and untrusted values', () => {
