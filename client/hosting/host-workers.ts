@@ -33,6 +33,8 @@ export interface WorkerKind {
   draining?: () => void;
   /** Resolves with a reason when the process should drain without a signal (the run it serves closed). */
   stopWhen?: (ctx: HostContext) => Promise<string>;
+  /** The workers have stopped (before the connections close): stop what the kind started. */
+  stopped?: () => void;
   /** Seconds running actions may take once draining begins (the workers' shutdown grace time). */
   graceSeconds: number;
 }
@@ -75,6 +77,7 @@ export async function hostWorkers(
         ...(kind.stopWhen ? { stopWhen: kind.stopWhen(ctx) } : {}),
       });
     } finally {
+      kind.stopped?.();
       await watch?.stop();
       stopSweeps();
       await events.close();

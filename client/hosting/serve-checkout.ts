@@ -31,7 +31,8 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
 import { drainSeconds } from './serve-until-stopped.js';
-import { hostWorkers, workerLog } from './host-workers.js';
+import { hostWorkers, workerLog, type HostContext } from './host-workers.js';
+import { handOverIfBusy, idleSeconds, watchIdle, type IdleWatch } from './idle-exit.js';
 
 /** How long a replaced worker may take to stop polling before this one gives up. */
 const HANDOVER_TIMEOUT_MS = 60_000;
@@ -139,7 +140,9 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
     }
     claimed = true;
     const identity = workerIdentity(process.pid, host, build.version);
-    return await hostWorkers(session, opts.cwd, log, {
+    const idleS = opts.startedBy === 'on-demand' ? idleSeconds() : undefined;
+    let idleWatch: IdleWatch | undefined;
+    const code = await hostWorkers(session, opts.cwd, log, {
       graceSeconds: drainSeconds(),
       workers: async ({ connection, events }) => [
         (
@@ -177,12 +180,31 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
         );
         failOverDeadWorkersLogged(session.client, checkout.queue, host, log);
       },
+      // Started by a command: gone when there is nothing to do (idle-exit.ts); the next command restarts it.
+      ...(idleS === undefined
+        ? {}
+        : {
+            stopWhen: ({ events }: HostContext) => {
+              idleWatch = watchIdle({
+                client: session.client,
+                queue: checkout.queue,
+                idleS,
+                log,
+                lastActivity: () => events.lastEventMs,
+              });
+              return idleWatch.idle;
+            },
+            stopped: () => idleWatch?.stop(),
+          }),
       // The checkout is free for a successor as soon as this worker stops polling.
       draining: () => {
         releaseClaim(root);
         claimed = false;
       },
     });
+    // A run started while this worker was deciding it was idle would wait for the next command.
+    if (idleWatch?.fired) await handOverIfBusy(session.client, checkout.queue, opts.cwd, root, log);
+    return code;
   } finally {
     if (claimed && liveClaimOwner(root)?.pid === process.pid) releaseClaim(root);
     await session.close();

@@ -14,12 +14,15 @@ function plural(n: number, word: string): string {
 
 export class LoggingEventHub extends EventHub {
   private readonly seen = new Set<string>();
+  /** When the last event of any run arrived (epoch ms; 0 before the first). */
+  lastEventMs = 0;
   constructor(private readonly log: (line: string) => void) {
     super();
   }
 
   override emit(info: WorkflowInfo, event: RunStreamEvent): void {
     super.emit(info, event);
+    this.lastEventMs = Date.now();
     const id = info.workflowId;
     const first = !this.seen.has(id);
     this.seen.add(id);
