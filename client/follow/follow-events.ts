@@ -7,7 +7,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { HistoryReplayer } from '../../worker/replay-events.js';
-import type { TimedEvent } from '../../fsm/run/events.js';
+import type { RunStreamEvent, TimedEvent } from '../../fsm/run/events.js';
 import type { LoopRunResult, LoopWorkflowInput } from '../../workflows/definitions.js';
 import { LOOP_FAILED } from '../../workflows/definitions.js';
 import { delay, isTransientServiceError } from '../runs/await-result.js';
@@ -15,6 +15,10 @@ import { resultInHistory } from '../runs/run-result.js';
 import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from '../runs/temporal-history.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { actionResultsOf } from './action-results.js';
+import { EventsTail } from './events-tail.js';
+
+/** How long to look again for events the worker has not written to its file yet, before replaying. */
+const FILE_LAG_MS = [10, 30, 60, 0];
 
 /** The least time between two replays of a growing history. */
 const MIN_REPLAY_SPACING_MS = 200;
@@ -48,6 +52,12 @@ export interface FollowEventsOptions {
    */
   actionOutput?: boolean;
   onEvent?: (event: TimedEvent) => void;
+  /**
+   * Where a workflow's events file would be on this host (follow mode): while it is being written
+   * here, live events are read from it instead of replaying the history on every update
+   * (events-tail.ts); the history still gives the end, the actions' output and any event missing.
+   */
+  eventsFileOf?: (workflowId: string) => string;
   /** The first run's input (its definition), as soon as it is known. */
   onInput?: (input: LoopWorkflowInput) => void;
   /** The server stopped answering / answers again (the run is safe; the follower waits). */
@@ -141,6 +151,10 @@ class ChainFollower {
   input: LoopWorkflowInput | undefined;
   private delivered = 0;
   private readonly replayer = new HistoryReplayer();
+  /** The run's events file on this host, read while following (undefined: replay only). */
+  private readonly tail: EventsTail | undefined;
+  /** `action_complete` events of the current execution delivered so far (the next one's output index). */
+  private actionsInExecution = 0;
   /** Children initiated and not yet accounted for by a `subloop_complete`, oldest first. */
   private readonly children: Array<Promise<void>> = [];
   private readonly seenChildren = new Set<string>();
@@ -155,7 +169,10 @@ class ChainFollower {
     private readonly opts: FollowEventsOptions,
     private readonly depth = 0,
     private readonly gate = new Gate(true),
-  ) {}
+  ) {
+    const file = opts.follow ? opts.eventsFileOf?.(workflowId) : undefined;
+    this.tail = file === undefined ? undefined : new EventsTail(file);
+  }
 
   async run(): Promise<void> {
     try {
@@ -166,17 +183,20 @@ class ChainFollower {
           if (runId !== undefined) await this.replay(history, true);
           runId = page.runId;
           history = [];
+          this.actionsInExecution = 0;
         }
         history.push(...page.events);
         this.noteInput(page.events);
         this.noteChildren(page.events);
-        if (this.opts.follow && page.events.some((e) => e.workflowTaskCompletedEventAttributes))
-          await this.replay(history, false);
+        if (this.opts.follow && page.events.some((e) => e.workflowTaskCompletedEventAttributes)) {
+          if (!this.endFromFile && !(await this.fromFile(history))) await this.replay(history, false);
+        }
         const last = page.events.at(-1);
         const end = last ? closeOf(last, history) : undefined;
         if (end) this.end = end;
       }
-      if (runId !== undefined) await this.replay(history, true);
+      // The file gave every event up to the run's last: the history has nothing more to give.
+      if (runId !== undefined && !this.endFromFile) await this.replay(history, true);
       // Sub-loops whose end the parent never recorded (a stopped parent): their events still count.
       this.gate.pass(() => {
         for (const gate of this.childGates.splice(0)) gate.open();
@@ -253,6 +273,53 @@ class ChainFollower {
     }
   }
 
+  /** The run's last event came from its file, in order after every earlier one. */
+  private endFromFile = false;
+
+  /** Events read from the run's file not yet delivered (waiting for their action's output in the history). */
+  private readonly fileQueue: RunStreamEvent[] = [];
+
+  /**
+   * Deliver the live events the worker has written to the run's file since the last look; true
+   * when the file served. It does not when there is no file here (the worker is elsewhere), when
+   * nothing new appears in it within a moment (a worker on another host took the run over, or the
+   * writer lags), on a gap in its numbering or a line that does not parse: the caller replays
+   * instead. An `action_complete` waits until its action's result is in the history (its output);
+   * a `subloop_complete`, until the replay has waited for the sub-loop's own events.
+   */
+  private async fromFile(history: HistoryEvent[]): Promise<boolean> {
+    if (!this.tail || this.tail.broken) return false;
+    for (const wait of FILE_LAG_MS) {
+      this.fileQueue.push(...this.tail.read());
+      if (this.tail.broken) return false;
+      if (this.fileQueue.some((e) => e.seq > this.delivered)) break;
+      await delay(wait);
+    }
+    const outputs = this.opts.actionOutput ? actionResultsOf(history) : undefined;
+    let served = false;
+    while (this.fileQueue.length) {
+      const event = this.fileQueue[0]!;
+      if (event.seq <= this.delivered) {
+        this.fileQueue.shift();
+        continue;
+      }
+      if (event.seq !== this.delivered + 1 || event.event === 'subloop_complete') return false;
+      let timed: TimedEvent = event;
+      if (event.event === 'action_complete') {
+        const output = outputs?.[this.actionsInExecution];
+        if (outputs && !output) return true;
+        if (output) timed = { ...event, action_output: output };
+        this.actionsInExecution += 1;
+      }
+      this.fileQueue.shift();
+      this.delivered = event.seq;
+      this.deliver(timed);
+      served = true;
+      if (event.event === 'loop_complete') this.endFromFile = true;
+    }
+    return served;
+  }
+
   /** When the last replay started and how long it took (for the pace of replays while following). */
   private lastReplay = { at: 0, ms: 0 };
 
@@ -280,6 +347,7 @@ class ChainFollower {
         if (output) event = { ...event, action_output: output };
       }
       if (event.seq <= this.delivered) continue;
+      if (event.event === 'action_complete') this.actionsInExecution = completed;
       // A sub-loop's own events come before its end in the parent's stream.
       if (event.event === 'subloop_complete') await this.children.shift();
       this.delivered = event.seq;

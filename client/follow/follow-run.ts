@@ -4,6 +4,8 @@
  * (follow-events.ts), and the outcome becomes the exit code. When this process hosts the run's
  * worker, the worker runs until the run closes and the events are read.
  */
+import { dirname, join } from 'node:path';
+import { runFileStem } from '../../host/run-files.js';
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { CliError } from '../errors.js';
@@ -48,11 +50,19 @@ export interface FollowRun {
 export async function followRun(f: FollowRun): Promise<number> {
   let reporter = typeof f.reporter === 'function' ? undefined : f.reporter;
   reporter?.onStart?.(f.info);
+  const eventsFile = f.info.eventsFile;
   const follow = (): Promise<FollowedRun> =>
     followEvents(f.client, f.workflowId, {
       follow: true,
       // The progress display shows what actions printed; a JSON Lines stream stays as recorded.
       actionOutput: f.json === undefined,
+      // A worker on this host writes the run's events (and its sub-loops') beside each other.
+      ...(eventsFile === undefined
+        ? {}
+        : {
+            eventsFileOf: (id: string) =>
+              id === f.workflowId ? eventsFile : join(dirname(eventsFile), `${runFileStem(id)}.events.jsonl`),
+          }),
       onInput: (input) => {
         if (reporter || typeof f.reporter !== 'function') return;
         reporter = f.reporter(input.definition.max_iterations);
