@@ -10,12 +10,12 @@ import { dirname, join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const LAYERS = ['fsm', 'workflows', 'loader', 'activities', 'worker', 'client'];
+const LAYERS = ['fsm', 'workflows', 'loader', 'activities', 'worker', 'client', 'ui'];
 
 /** Where a file belongs: a layer, or `client/<room>`; files at the top of client/ are `client`. */
 function placeOf(file: string): string {
   const parts = relative(ROOT, file).split(sep);
-  if (parts[0] === 'client' && parts.length > 2) return `client/${parts[1]}`;
+  if ((parts[0] === 'client' || parts[0] === 'ui') && parts.length > 2) return `${parts[0]}/${parts[1]}`;
   return parts[0]!;
 }
 
@@ -35,6 +35,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'client/show',
     'client/create',
     'client/service',
+    'ui/server',
     'loader',
     'worker',
     'workflows',
@@ -46,6 +47,18 @@ const ALLOWED: Record<string, readonly string[]> = {
   'client/show': ['client/reporters', 'fsm'],
   'client/create': ['client', 'loader', 'fsm'],
   'client/service': ['client', 'client/runs', 'worker'],
+  'ui/server': [
+    'client',
+    'client/commands',
+    'client/runs',
+    'client/temporal',
+    'client/show',
+    'client/reporters',
+    'worker',
+    'workflows',
+    'fsm',
+  ],
+  'ui/page': ['type:ui/server', 'client/reporters', 'type:fsm'],
 };
 
 function sources(dir: string): string[] {
