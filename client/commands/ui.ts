@@ -3,9 +3,12 @@
  * the server in this process (it serves until Ctrl-C), or finds the one this project already has
  * (its record, `.loops/.running/ui.json`, names its port and token: the user's alone, 0600) and
  * prints its URL again. Opens the browser unless `--no-open`.
+ *
+ * A server started again takes the port and token of the project's last one (the record outlives
+ * it), so a page left open reconnects by itself; when that port is taken meanwhile, a free one.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { bool, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
@@ -13,12 +16,13 @@ import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 import { runningDir } from '../../worker/run-files.js';
-import { startUiServer } from '../../ui/server/ui-server.js';
+import { PortTakenError, startUiServer, type UiServer } from '../../ui/server/ui-server.js';
 import { temporalRunSource } from '../../ui/server/temporal-source.js';
 
 interface UiRecord {
   pid: number;
   port: number;
+  token: string;
   url: string;
 }
 
@@ -35,17 +39,21 @@ function alive(pid: number): boolean {
   }
 }
 
-/** This project's running server, when its record names a live one that answers. */
-async function runningServer(cwd: string): Promise<UiRecord | undefined> {
-  const path = recordPath(cwd);
-  if (!existsSync(path)) return undefined;
-  let record: UiRecord;
+function readRecord(cwd: string): UiRecord | undefined {
   try {
-    record = JSON.parse(readFileSync(path, 'utf8')) as UiRecord;
+    const record = JSON.parse(readFileSync(recordPath(cwd), 'utf8')) as Partial<UiRecord>;
+    const { pid, port, token, url } = record;
+    if (typeof pid !== 'number' || typeof port !== 'number' || typeof token !== 'string' || typeof url !== 'string')
+      return undefined;
+    return { pid, port, token, url };
   } catch {
     return undefined;
   }
-  if (!alive(record.pid)) return undefined;
+}
+
+/** This project's running server, when its record names a live one that answers. */
+async function runningServer(record: UiRecord | undefined): Promise<UiRecord | undefined> {
+  if (!record || !alive(record.pid)) return undefined;
   const ping = new URL('/api/ping', record.url);
   ping.search = new URL(record.url).search;
   try {
@@ -95,7 +103,8 @@ export interface UiOptions {
 
 /** `ll-loop ui`. Returns the exit code once the server stopped (or at once when one was found). */
 export async function uiCommand(opts: UiOptions): Promise<number> {
-  const found = await runningServer(opts.cwd);
+  const last = readRecord(opts.cwd);
+  const found = await runningServer(last);
   if (found && (opts.port === undefined || opts.port === found.port)) {
     opts.out(`ll-loop ui is already serving this project (pid ${found.pid}): ${found.url}\n`);
     if (opts.open) openBrowser(found.url);
@@ -103,22 +112,31 @@ export async function uiCommand(opts: UiOptions): Promise<number> {
   }
   const session = await openSession(opts.cwd);
   try {
-    const server = await startUiServer({
-      source: temporalRunSource(session, opts.cwd),
-      ...(opts.port === undefined ? {} : { port: opts.port }),
-      title: basename(opts.cwd),
-    });
+    const start = (port: number | undefined) =>
+      startUiServer({
+        source: temporalRunSource(session, opts.cwd),
+        ...(port === undefined ? {} : { port }),
+        ...(last ? { token: last.token } : {}),
+        title: basename(opts.cwd),
+      });
+    let server: UiServer;
+    if (opts.port !== undefined) server = await start(opts.port);
+    else if (last)
+      server = await start(last.port).catch((err: unknown) => {
+        if (err instanceof PortTakenError) return start(undefined);
+        throw err;
+      });
+    else server = await start(undefined);
     ensureRuntimeDir(runningDir(opts.cwd));
-    const record: UiRecord = { pid: process.pid, port: server.port, url: server.url };
+    const record: UiRecord = { pid: process.pid, port: server.port, token: server.token, url: server.url };
     writeFileSync(recordPath(opts.cwd), `${JSON.stringify(record)}\n`, { mode: 0o600 });
     opts.out(`ll-loop ui: ${server.url}\n(this project's runs, live; Ctrl-C stops the server)\n`);
     if (opts.open) openBrowser(server.url);
     try {
       await untilStopped();
     } finally {
+      // The record stays: the next server takes its port and token (see the module comment).
       await server.close();
-      const current = existsSync(recordPath(opts.cwd)) ? readFileSync(recordPath(opts.cwd), 'utf8') : '';
-      if (current.includes(`"pid":${process.pid},`)) rmSync(recordPath(opts.cwd), { force: true });
     }
     return EXIT.ok;
   } finally {

@@ -30,6 +30,8 @@ export interface RunModel {
   /** The loop ended (its `loop_complete`, or the server's end message). */
   ended: boolean;
   end: { status: string; reason?: string } | undefined;
+  /** How the top-level loop ended (its `loop_complete`): `terminal` cannot be resumed. */
+  terminatedBy: string | undefined;
   /** `from → to` (joined by U+0000) → times taken, top-level run only. */
   edgeCounts: Map<string, number>;
   /** The states the run entered, in order (top level). */
@@ -50,6 +52,7 @@ export function emptyModel(runId: string): RunModel {
     current: undefined,
     ended: false,
     end: undefined,
+    terminatedBy: undefined,
     edgeCounts: new Map(),
     path: [],
     actions: [],
@@ -158,6 +161,7 @@ export function applyEvent(model: RunModel, e: TimedEvent): void {
     case 'loop_complete':
       if (id === '') {
         model.ended = true;
+        model.terminatedBy = str(e, 'terminated_by');
         const final = str(e, 'final_state');
         if (final) model.current = final;
       }

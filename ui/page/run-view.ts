@@ -106,7 +106,8 @@ export function showRun(root: HTMLElement, runId: string): () => void {
     status.className = `badge ${open ? 'running' : model.end?.status === 'completed' ? 'succeeded' : 'failed'}`;
     status.setAttribute('data-current', model.current ?? '');
     stop.disabled = !open || !connected;
-    resume.disabled = open || !connected;
+    // A run that reached a terminal state has nothing to resume; any other end may be continued.
+    resume.disabled = open || !connected || model.terminatedBy === 'terminal';
     const message = model.error ?? model.notice;
     notice.hidden = message === undefined && connected;
     notice.textContent = connected

@@ -120,8 +120,9 @@ export function temporalRunSource(session: Session, root: string): RunSource {
           actionOutput: true,
           onInput: (input) => sink.graph(runGraph(input.definition)),
           onEvent: (event: TimedEvent) => {
-            live.onEvent(event);
+            // The event first: a page must know the action before its output arrives.
             sink.event(event);
+            live.onEvent(event);
             if (!event.subloop) noteCaptured();
           },
           onDisconnect: (message) => sink.notice(`Temporal is unreachable (${message}); waiting for it`),
