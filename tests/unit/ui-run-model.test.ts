@@ -87,4 +87,23 @@ describe('the page model of a run', () => {
     expect(m.path).toEqual([]);
     expect(m.runId).toBe('run-1');
   });
+
+  it('knows a run paused on a handoff waits for a person, until it goes on', () => {
+    const m = emptyModel('run-1');
+    applyMessage(m, { type: 'graph', graph });
+    applyMessage(m, {
+      type: 'events',
+      events: [
+        ev({ event: 'state_enter', state: 'a', iteration: 1 }),
+        ev({ event: 'handoff', state: 'a', mode: 'pause' }),
+      ],
+    });
+    expect(m.waiting).toBe(true);
+    applyMessage(m, { type: 'events', events: [ev({ event: 'handoff_resumed', state: 'a', waited_ms: 5 })] });
+    expect(m.waiting).toBe(false);
+    applyMessage(m, { type: 'notice', message: 'Temporal is unreachable' });
+    expect(m.notice).toBe('Temporal is unreachable');
+    applyMessage(m, { type: 'notice', message: '' });
+    expect(m.notice).toBeUndefined();
+  });
 });

@@ -32,6 +32,8 @@ export interface RunModel {
   end: { status: string; reason?: string } | undefined;
   /** How the top-level loop ended (its `loop_complete`): `terminal` cannot be resumed. */
   terminatedBy: string | undefined;
+  /** The run is paused on a handoff (`on_handoff: pause`), waiting for a person to resume it. */
+  waiting: boolean;
   /** `from → to` (joined by U+0000) → times taken, top-level run only. */
   edgeCounts: Map<string, number>;
   /** The states the run entered, in order (top level). */
@@ -53,6 +55,7 @@ export function emptyModel(runId: string): RunModel {
     ended: false,
     end: undefined,
     terminatedBy: undefined,
+    waiting: false,
     edgeCounts: new Map(),
     path: [],
     actions: [],
@@ -124,6 +127,7 @@ export function applyEvent(model: RunModel, e: TimedEvent): void {
           model.edgeCounts.set(edgeKey(from, state), (model.edgeCounts.get(edgeKey(from, state)) ?? 0) + 1);
         model.path.push(state);
         model.current = state;
+        model.waiting = false;
       }
       break;
     }
@@ -158,8 +162,15 @@ export function applyEvent(model: RunModel, e: TimedEvent): void {
         action.text += `${action.text === '' || action.text.endsWith('\n') ? '' : '\n'}error: ${str(e, 'error') ?? ''}`;
       break;
     }
+    case 'handoff':
+      if (id === '' && str(e, 'mode') === 'pause') model.waiting = true;
+      break;
+    case 'handoff_resumed':
+      if (id === '') model.waiting = false;
+      break;
     case 'loop_complete':
       if (id === '') {
+        model.waiting = false;
         model.ended = true;
         model.terminatedBy = str(e, 'terminated_by');
         const final = str(e, 'final_state');
@@ -199,7 +210,7 @@ export function applyMessage(model: RunModel, m: RunMessage): boolean {
       model.end = { status: m.status, ...(m.reason === undefined ? {} : { reason: m.reason }) };
       return false;
     case 'notice':
-      model.notice = m.message;
+      model.notice = m.message === '' ? undefined : m.message;
       return false;
     case 'error':
       model.error = m.message;

@@ -102,12 +102,18 @@ export function showRun(root: HTMLElement, runId: string): () => void {
         edgeCounts: model.edgeCounts,
       });
     const open = !model.ended;
-    status.textContent = open ? `running · ${model.current ?? ''}` : (model.end?.status ?? 'ended');
-    status.className = `badge ${open ? 'running' : model.end?.status === 'completed' ? 'succeeded' : 'failed'}`;
+    const running = model.waiting
+      ? `waiting for a person · ${model.current ?? ''}`
+      : `running · ${model.current ?? ''}`;
+    status.textContent = open ? running : (model.end?.status ?? 'ended');
+    const ended =
+      model.end?.status === 'completed' ? 'succeeded' : model.end?.status === 'canceled' ? 'stopped' : 'failed';
+    status.className = `badge ${open ? (model.waiting ? 'paused' : 'running') : ended}`;
     status.setAttribute('data-current', model.current ?? '');
     stop.disabled = !open || !connected;
     // A run that reached a terminal state has nothing to resume; any other end may be continued.
-    resume.disabled = open || !connected || model.terminatedBy === 'terminal';
+    // (a run paused on a handoff is open, and Resume continues it, as ll-loop resume does).
+    resume.disabled = !connected || (open ? !model.waiting : model.terminatedBy === 'terminal');
     const message = model.error ?? model.notice;
     notice.hidden = message === undefined && connected;
     notice.textContent = connected

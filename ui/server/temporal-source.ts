@@ -126,7 +126,8 @@ export function temporalRunSource(session: Session, root: string): RunSource {
             if (!event.subloop) noteCaptured();
           },
           onDisconnect: (message) => sink.notice(`Temporal is unreachable (${message}); waiting for it`),
-          onReconnect: () => sink.notice('Temporal answers again'),
+          // An empty notice clears the page's.
+          onReconnect: () => sink.notice(''),
         });
         const result = followed.end && 'result' in followed.end ? followed.end.result : undefined;
         if (result?.captured && JSON.stringify(result.captured) !== capturedSeen) sink.captured(result.captured);

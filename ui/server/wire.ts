@@ -61,6 +61,7 @@ export type RunMessage =
   | { type: 'output'; workflowId: string; state: string; pass: number; text: string; restart?: boolean }
   | { type: 'captured'; captured: Record<string, unknown> }
   | { type: 'end'; status: string; reason?: string }
+  /** Something the page should say (Temporal unreachable, a warning); an empty message clears it. */
   | { type: 'notice'; message: string }
   | { type: 'error'; message: string };
 
