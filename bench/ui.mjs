@@ -14,6 +14,7 @@ import {
   dist,
   endpoint,
   median,
+  note,
   project,
   round,
   sleep,
@@ -69,7 +70,7 @@ export async function uiBench() {
   const { chromium } = await import('playwright-core');
   writeFileSync(
     join(project, '.loops', 'uiflip.yaml'),
-    `name: uiflip\ndescription: flips between two states\ninitial: a\nmax_iterations: ${transitions + 5}\ndefault_timeout: 10\nstates:\n  a:\n    action: "sleep 0.4"\n    next: b\n  b:\n    action: "sleep 0.4; [ -f stop-flip ]"\n    on_yes: done\n    on_no: a\n  done:\n    terminal: true\n`,
+    `name: uiflip\ndescription: flips between two states\ninitial: a\nmax_iterations: ${transitions + 5}\nstates:\n  a:\n    action: "sleep 0.4"\n    next: b\n  b:\n    action: "sleep 0.4; [ -f stop-flip ]"\n    on_yes: done\n    on_no: a\n  done:\n    terminal: true\n`,
   );
   writeFileSync(
     join(project, '.loops', 'uinoop.yaml'),
@@ -108,17 +109,22 @@ export async function uiBench() {
     while ((await page.evaluate(() => window.__lit.length)) < transitions && Date.now() < deadline) await sleep(200);
     writeFileSync(join(project, 'stop-flip'), '');
     const lit = await page.evaluate(() => window.__lit);
-    const enters = stateEnters(id).filter((e) => e.ms >= sinceObserved - 50);
-    // Each state_enter after the observer started, matched in order with the lit changes.
+    const enters = stateEnters(id);
+    // Each lit change is matched with the latest state_enter of that state before it (later than
+    // the one matched before); a change whose transition came before the observer is not counted.
     const latencies = [];
-    let j = 0;
+    let after = sinceObserved;
     for (const l of lit) {
-      while (j < enters.length && (enters[j].state !== l.state || enters[j].ms > l.ms)) j += 1;
-      if (j >= enters.length) break;
-      latencies.push(l.ms - enters[j].ms);
-      j += 1;
+      const enter = enters.filter((e) => e.state === l.state && e.ms <= l.ms && e.ms >= after).at(-1);
+      if (!enter) continue;
+      latencies.push(l.ms - enter.ms);
+      after = enter.ms + 1;
     }
     latencies.sort((a, b) => a - b);
+    if (latencies.length === 0)
+      note(
+        `ui bench: ${lit.length} lit changes seen, ${enters.length} state_enter events of ${id}, observed from ${sinceObserved}: ${JSON.stringify({ lit: lit.slice(0, 4), enters: stateEnters(id).slice(0, 4) })}`,
+      );
     await page.close();
 
     // 2. First load with many runs.

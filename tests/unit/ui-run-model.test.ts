@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/events.js';
-import { applyMessage, edgeKey, emptyModel } from '../../ui/page/run-model.js';
+import { applyMessage, edgeKey, emptyModel, litState } from '../../ui/page/run-model.js';
 
 let seq = 0;
 const ev = (fields: Record<string, unknown>): TimedEvent =>
@@ -105,5 +105,23 @@ describe('the page model of a run', () => {
     expect(m.notice).toBe('Temporal is unreachable');
     applyMessage(m, { type: 'notice', message: '' });
     expect(m.notice).toBeUndefined();
+  });
+
+  it('lights a state the events file announced before the history brings it, and then the events', () => {
+    const m = emptyModel('run-1');
+    applyMessage(m, { type: 'graph', graph });
+    const enter = ev({ event: 'state_enter', state: 'a', iteration: 1 });
+    applyMessage(m, { type: 'events', events: [enter] });
+    applyMessage(m, { type: 'live_state', seq: enter.seq + 2, state: 'b' });
+    expect(litState(m)).toBe('b');
+    expect(m.current).toBe('a');
+    applyMessage(m, {
+      type: 'events',
+      events: [ev({ event: 'route', from: 'a', to: 'b' }), ev({ event: 'state_enter', state: 'b', iteration: 1 })],
+    });
+    expect(litState(m)).toBe('b');
+    // An announcement the events have passed no longer counts.
+    applyMessage(m, { type: 'events', events: [ev({ event: 'state_enter', state: 'c', iteration: 1 })] });
+    expect(litState(m)).toBe('c');
   });
 });

@@ -32,6 +32,10 @@ export interface RunModel {
   end: { status: string; reason?: string } | undefined;
   /** How the top-level loop ended (its `loop_complete`): `terminal` cannot be resumed. */
   terminatedBy: string | undefined;
+  /** The sequence number of the run's last event (its own, not a sub-loop's). */
+  lastSeq: number;
+  /** A state entered that the events have not brought yet (from the worker's events file). */
+  liveState: { seq: number; state: string } | undefined;
   /** The run is paused on a handoff (`on_handoff: pause`), waiting for a person to resume it. */
   waiting: boolean;
   /** `from → to` (joined by U+0000) → times taken, top-level run only. */
@@ -56,6 +60,8 @@ export function emptyModel(runId: string): RunModel {
     end: undefined,
     terminatedBy: undefined,
     waiting: false,
+    liveState: undefined,
+    lastSeq: 0,
     edgeCounts: new Map(),
     path: [],
     actions: [],
@@ -107,6 +113,7 @@ function num(e: TimedEvent, key: string): number | undefined {
 /** Folds one event into the model. */
 export function applyEvent(model: RunModel, e: TimedEvent): void {
   model.events.push(e);
+  if (!e.subloop) model.lastSeq = e.seq;
   const id = e.subloop?.workflow_id ?? '';
   const depth = e.subloop?.depth ?? 0;
   const lane = laneOf(model, id);
@@ -202,6 +209,9 @@ export function applyMessage(model: RunModel, m: RunMessage): boolean {
       action.text = m.restart ? '[… earlier output skipped …]\n' : action.text + m.text;
       return false;
     }
+    case 'live_state':
+      model.liveState = { seq: m.seq, state: m.state };
+      return false;
     case 'captured':
       model.captured = m.captured;
       return false;
@@ -216,4 +226,10 @@ export function applyMessage(model: RunModel, m: RunMessage): boolean {
       model.error = m.message;
       return false;
   }
+}
+
+/** The state to light: the newest known, from the events or, ahead of them, the events file. */
+export function litState(model: RunModel): string | undefined {
+  if (!model.ended && model.liveState && model.liveState.seq > model.lastSeq) return model.liveState.state;
+  return model.current;
 }

@@ -9,7 +9,7 @@ import type { RunMessage } from '../server/wire.js';
 import { act, openStream } from './api.js';
 import { duration, fill, h } from './dom.js';
 import { drawGraph, paintGraph, type DrawnGraph } from './graph-view.js';
-import { applyMessage, emptyModel, type ActionView, type RunModel } from './run-model.js';
+import { applyMessage, emptyModel, litState, type ActionView, type RunModel } from './run-model.js';
 import { Timeline } from './timeline.js';
 
 const OUTPUT_ACTIONS = 20;
@@ -94,22 +94,21 @@ export function showRun(root: HTMLElement, runId: string): () => void {
         schedule();
       });
     }
+    const lit = litState(model) ?? '';
     if (drawn)
       paintGraph(drawn, {
-        current: model.current,
+        current: lit,
         ended: model.ended,
         visited: new Set(model.path),
         edgeCounts: model.edgeCounts,
       });
     const open = !model.ended;
-    const running = model.waiting
-      ? `waiting for a person · ${model.current ?? ''}`
-      : `running · ${model.current ?? ''}`;
+    const running = model.waiting ? `waiting for a person · ${lit}` : `running · ${lit}`;
     status.textContent = open ? running : (model.end?.status ?? 'ended');
     const ended =
       model.end?.status === 'completed' ? 'succeeded' : model.end?.status === 'canceled' ? 'stopped' : 'failed';
     status.className = `badge ${open ? (model.waiting ? 'paused' : 'running') : ended}`;
-    status.setAttribute('data-current', model.current ?? '');
+    status.setAttribute('data-current', lit);
     stop.disabled = !open || !connected;
     // A run that reached a terminal state has nothing to resume; any other end may be continued.
     // (a run paused on a handoff is open, and Resume continues it, as ll-loop resume does).

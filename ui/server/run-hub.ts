@@ -83,6 +83,11 @@ class RunChannel implements RunFollowSink {
     this.outputs.delete(workflowId);
   }
 
+  liveState(seq: number, state: string): void {
+    this.flush();
+    this.broadcast({ type: 'live_state', seq, state });
+  }
+
   captured(captured: Record<string, unknown>): void {
     this.flush();
     this.capturedMessage = { type: 'captured', captured };

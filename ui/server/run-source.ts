@@ -14,6 +14,8 @@ export interface RunFollowSink {
   output(output: { workflowId: string; state: string; pass: number; text: string; restart?: boolean }): void;
   /** The action of `workflowId` ended: its output is in its `action_complete`. */
   outputEnd(workflowId: string): void;
+  /** The run entered `state` (event `seq`), known before its history shows it. */
+  liveState(seq: number, state: string): void;
   captured(captured: Record<string, unknown>): void;
   notice(message: string): void;
   end(status: string, reason?: string): void;

@@ -19,6 +19,7 @@ import { statePath } from '../../worker/run-files.js';
 import type { RunStateFile } from '../../workflows/definitions.js';
 import type { RunSource } from './run-source.js';
 import { runGraph } from './run-graph.js';
+import { tailStates } from './live-states.js';
 import type { ActionAnswer, RunRow } from './wire.js';
 
 /** How many runs the list shows at most. */
@@ -104,6 +105,7 @@ export function temporalRunSource(session: Session, root: string): RunSource {
           sink.output({ workflowId: a.workflowId, state: a.state, pass: a.pass, text: '', restart: true }),
         onEnd: (a) => sink.outputEnd(a.workflowId),
       });
+      const untail = tailStates(cwd, id, (seq, state) => sink.liveState(seq, state));
       let capturedSeen = '';
       const noteCaptured = (): void => {
         const captured = readState(cwd, id)?.captured;
@@ -135,6 +137,7 @@ export function temporalRunSource(session: Session, root: string): RunSource {
         const end = followed.end;
         sink.end(end?.status ?? 'unknown', end && 'reason' in end ? end.reason : undefined);
       } finally {
+        untail();
         live.close();
       }
     },

@@ -59,6 +59,8 @@ export type RunMessage =
   | { type: 'events'; events: TimedEvent[] }
   /** Output of a running action, as it is written (its `action_complete` carries the whole of it). */
   | { type: 'output'; workflowId: string; state: string; pass: number; text: string; restart?: boolean }
+  /** The run entered `state` (event `seq`), from its events file, ahead of the replayed history. */
+  | { type: 'live_state'; seq: number; state: string }
   | { type: 'captured'; captured: Record<string, unknown> }
   | { type: 'end'; status: string; reason?: string }
   /** Something the page should say (Temporal unreachable, a warning); an empty message clears it. */

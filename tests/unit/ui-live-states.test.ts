@@ -1,0 +1,34 @@
+/**
+ * The lit state's fast path (ui/server/live-states.ts): the run's events file tailed from its end,
+ * each new `state_enter` handed on with its number; what the file held before is not (the history
+ * has it), a torn line is skipped.
+ */
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { eventsPath } from '../../worker/run-files.js';
+import { tailStates } from '../../ui/server/live-states.js';
+
+let cwd: string;
+beforeEach(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'll-live-states-'));
+  mkdirSync(join(cwd, '.loops', '.running'), { recursive: true });
+});
+afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+it('hands on the state_enter events written after it started', async () => {
+  const path = eventsPath(cwd, 'run-1');
+  writeFileSync(path, `${JSON.stringify({ event: 'state_enter', state: 'old', seq: 1 })}\n`);
+  const seen: Array<[number, string]> = [];
+  const stop = tailStates(cwd, 'run-1', (seq, state) => seen.push([seq, state]));
+  try {
+    appendFileSync(path, `${JSON.stringify({ event: 'route', from: 'old', to: 'new', seq: 2 })}\n{"torn`);
+    appendFileSync(path, `\n${JSON.stringify({ event: 'state_enter', state: 'new', seq: 3 })}\n`);
+    const deadline = Date.now() + 10_000;
+    while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual([[3, 'new']]);
+  } finally {
+    stop();
+  }
+});

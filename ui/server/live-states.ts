@@ -1,0 +1,65 @@
+/**
+ * The state a run is in, as soon as its worker writes it: the run's events file on the worker's
+ * host (`.loops/.running/<id>.events.jsonl`, appended as the workflow runs), tailed from its end.
+ * The replayed history stays the page's source of every event; this only lets the lit state move
+ * at once where the history grows in batches (quick actions run as local activities complete
+ * their workflow task only after several of them). Absent file (another host): nothing is sent.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { eventsPath } from '../../worker/run-files.js';
+
+const POLL_MS = 100;
+const READ_CHUNK = 64 * 1024;
+
+/** Calls `onState(seq, state)` for each `state_enter` the file gains; returns how to stop. */
+export function tailStates(cwd: string, id: string, onState: (seq: number, state: string) => void): () => void {
+  const path = eventsPath(cwd, id);
+  let fd: number | undefined;
+  let offset = -1;
+  let partial = '';
+  let timer: NodeJS.Timeout | undefined;
+  const read = (): void => {
+    if (fd === undefined) {
+      try {
+        fd = openSync(path, 'r');
+      } catch {
+        return;
+      }
+    }
+    const size = fstatSync(fd).size;
+    // What the file held when the page came is in the history already: only what follows.
+    if (offset < 0) offset = size;
+    const buffer = Buffer.alloc(READ_CHUNK);
+    while (offset < size) {
+      const n = readSync(fd, buffer, 0, Math.min(READ_CHUNK, size - offset), offset);
+      if (n <= 0) break;
+      offset += n;
+      partial += buffer.subarray(0, n).toString('utf8');
+    }
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        const e = JSON.parse(line) as { event?: unknown; state?: unknown; seq?: unknown };
+        if (e.event === 'state_enter' && typeof e.state === 'string' && typeof e.seq === 'number')
+          onState(e.seq, e.state);
+      } catch {
+        // a line torn by a crash: not a state
+      }
+    }
+  };
+  const poll = (): void => {
+    try {
+      read();
+    } catch {
+      // unreadable now: the history still brings every event
+    }
+    timer = setTimeout(poll, POLL_MS);
+    timer.unref();
+  };
+  poll();
+  return () => {
+    if (timer) clearTimeout(timer);
+    if (fd !== undefined) closeSync(fd);
+  };
+}
