@@ -183,6 +183,33 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     await page.close();
   }, 180_000);
 
+  it('lights the state of a run of quick actions as its worker enters it, ahead of its history', async () => {
+    // Quick actions run as local activities: the history shows a state only once the workflow task
+    // that runs its action completes — for this one, waiting for the release file, not before the
+    // task's heartbeat (80% of its 10 s timeout). The worker's events file has it at once.
+    const release = join(project.cwd, `release-quick-${Date.now()}`);
+    writeFileSync(
+      join(project.cwd, '.loops', 'quick.yaml'),
+      `name: quick\ndescription: quick actions\ninitial: first\ndefault_timeout: 10\nstates:\n  first:\n    action: "true"\n    next: wait\n  wait:\n    action: "while [ ! -f ${release} ]; do sleep 0.05; done"\n    next: done\n  done:\n    terminal: true\n`,
+    );
+    const page = await newPage();
+    await page.goto(url);
+    const r = await cli(['run', 'quick', '--background', '--json', '--no-lock']);
+    expect(r.code, r.stderr).toBe(0);
+    const id = (JSON.parse(r.stdout) as { instance_id: string }).instance_id;
+    await page.goto(`${url}#/run/${encodeURIComponent(id)}`);
+    const started = Date.now();
+    await page.locator('.node.lit[data-state="wait"]').waitFor({ timeout: 30_000 });
+    const lit = Date.now() - started;
+    const history = await cli(['history', 'quick', id]);
+    writeFileSync(release, '');
+    console.log(`ll-loop ui: a quick action's state lit ${lit} ms after the page opened`);
+    expect(lit).toBeLessThan(4_000);
+    expect(history.stdout).not.toMatch(/state_enter\s+state=wait/);
+    await page.locator('.node.final[data-state="done"]').waitFor({ timeout: 30_000 });
+    await page.close();
+  }, 120_000);
+
   it('says when its server went away and reconnects by itself', async () => {
     const page = await newPage();
     await page.goto(url);

@@ -1,7 +1,7 @@
 /**
- * The lit state's fast path (ui/server/live-states.ts): the run's events file tailed from its end,
- * each new `state_enter` handed on with its number; what the file held before is not (the history
- * has it), a torn line is skipped.
+ * The lit state's fast path (ui/server/live-states.ts): the run's events file tailed from near its
+ * end, each `state_enter` handed on with its number (the last one it held, then each new one), a
+ * torn line skipped.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(cwd, { recursive: true, force: true }));
 
-it('hands on the state_enter events written after it started', async () => {
+it('hands on the state the file ends in, then each state_enter written after it started', async () => {
   const path = eventsPath(cwd, 'run-1');
   writeFileSync(path, `${JSON.stringify({ event: 'state_enter', state: 'old', seq: 1 })}\n`);
   const seen: Array<[number, string]> = [];
@@ -26,8 +26,11 @@ it('hands on the state_enter events written after it started', async () => {
     appendFileSync(path, `${JSON.stringify({ event: 'route', from: 'old', to: 'new', seq: 2 })}\n{"torn`);
     appendFileSync(path, `\n${JSON.stringify({ event: 'state_enter', state: 'new', seq: 3 })}\n`);
     const deadline = Date.now() + 10_000;
-    while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(seen).toEqual([[3, 'new']]);
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual([
+      [1, 'old'],
+      [3, 'new'],
+    ]);
   } finally {
     stop();
   }
