@@ -7,7 +7,7 @@
  * 1280×800 and on a narrow window are saved in test-artifacts/ (LL_TEST_ARTIFACTS).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -207,6 +207,29 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     expect(lit).toBeLessThan(4_000);
     expect(history.stdout).not.toMatch(/state_enter\s+state=wait/);
     await page.locator('.node.final[data-state="done"]').waitFor({ timeout: 30_000 });
+    await page.close();
+  }, 120_000);
+
+  it('says when no worker serves an open run, and no longer once one does', async () => {
+    const { id, release } = await startDemo();
+    const page = await newPage();
+    await page.goto(`${url}#/run/${encodeURIComponent(id)}`);
+    await page.locator('.node.lit[data-state="work"]').waitFor({ timeout: 30_000 });
+    // The checkout's worker dies (this test's project started it: its record names it).
+    const record = JSON.parse(readFileSync(join(project.cwd, '.loops', '.worker', 'worker.json'), 'utf8')) as {
+      pid: number;
+    };
+    process.kill(record.pid, 'SIGKILL');
+    try {
+      await page.locator('#notice', { hasText: 'no worker serves this run now' }).waitFor({ timeout: 30_000 });
+      // Any command brings the checkout's worker back.
+      expect((await cli(['list'])).code).toBe(0);
+      await page.locator('#notice').waitFor({ state: 'hidden', timeout: 30_000 });
+    } finally {
+      // The killed worker's action waits for this file: it ends, the run is stopped.
+      writeFileSync(release, '');
+      await cli(['stop', id, '--force']);
+    }
     await page.close();
   }, 120_000);
 

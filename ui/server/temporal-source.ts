@@ -20,6 +20,7 @@ import type { RunStateFile } from '../../workflows/definitions.js';
 import type { RunSource } from './run-source.js';
 import { runGraph } from './run-graph.js';
 import { tailStates } from './live-states.js';
+import { watchWorkers } from './worker-watch.js';
 import type { ActionAnswer, RunRow } from './wire.js';
 
 /** How many runs the list shows at most. */
@@ -106,6 +107,22 @@ export function temporalRunSource(session: Session, root: string): RunSource {
         onEnd: (a) => sink.outputEnd(a.workflowId),
       });
       const untail = tailStates(cwd, id, (seq, state) => sink.liveState(seq, state));
+      const taskQueue = await session.client.workflow
+        .getHandle(id)
+        .describe()
+        .then(
+          (d) => (d.status.name === 'RUNNING' ? d.taskQueue : undefined),
+          () => undefined,
+        );
+      const unwatch = taskQueue
+        ? watchWorkers(session.client, taskQueue, (gone) =>
+            sink.notice(
+              gone
+                ? `no worker serves this run now (task queue ${taskQueue}): it waits, safe, until one does; any ll-loop command in its project brings the checkout's worker back (ll-loop worker status)`
+                : '',
+            ),
+          )
+        : () => undefined;
       let capturedSeen = '';
       const noteCaptured = (): void => {
         const captured = readState(cwd, id)?.captured;
@@ -137,6 +154,7 @@ export function temporalRunSource(session: Session, root: string): RunSource {
         const end = followed.end;
         sink.end(end?.status ?? 'unknown', end && 'reason' in end ? end.reason : undefined);
       } finally {
+        unwatch();
         untail();
         live.close();
       }
