@@ -7,6 +7,9 @@ import type { RunRow, RunsMessage } from '../server/wire.js';
 import { openStream } from './api.js';
 import { duration, fill, h } from './dom.js';
 
+/** One formatter for every row (a `toLocaleString` per date makes a formatter each time). */
+const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+
 function row(r: RunRow, now: number): HTMLElement {
   const started = Date.parse(r.started);
   const end = r.closed ? Date.parse(r.closed) : now;
@@ -18,7 +21,7 @@ function row(r: RunRow, now: number): HTMLElement {
     h('td', {}, r.state ?? ''),
     h('td', { class: 'num' }, r.iteration === undefined ? '' : String(r.iteration)),
     h('td', {}, h('span', { class: `badge ${r.outcome}` }, r.outcome.replace('_', ' '))),
-    h('td', {}, new Date(started).toLocaleString()),
+    h('td', {}, WHEN.format(started)),
     h('td', { class: 'num' }, duration(end - started)),
   );
 }

@@ -33,6 +33,19 @@ export class RunsFeed {
     };
   }
 
+  /** Lists the runs once, so the first page gets them at once (called when the server starts). */
+  warm(): void {
+    if (this.last || this.polling) return;
+    this.source.listRuns().then(
+      (runs) => {
+        if (this.last) return;
+        this.last = { type: 'runs', runs };
+        this.lastText = JSON.stringify(this.last);
+      },
+      () => undefined,
+    );
+  }
+
   /** The runs now (for `GET /api/runs`). */
   list(): Promise<RunRow[]> {
     return this.source.listRuns();

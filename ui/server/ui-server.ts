@@ -80,6 +80,7 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
   });
   const port = await listen(server, opts.port ?? 0);
   ctx.port = port;
+  feed.warm();
   return {
     port,
     token,
