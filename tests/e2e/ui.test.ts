@@ -137,6 +137,7 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     const row = page.locator(`tr[data-id="${id}"]`);
     await row.waitFor({ timeout: 15_000 });
     console.log(`ll-loop ui: the run appeared in the list ${Date.now() - started} ms after ll-loop run returned`);
+    await page.screenshot({ path: join(artifactsDir(), 'ui-runs-1280x800.png') });
     await row.locator('a').click();
     await page.locator('svg.graph').waitFor({ timeout: 15_000 });
     // The lit state follows the run: it is working, waiting for the release file.

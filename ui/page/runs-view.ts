@@ -44,7 +44,14 @@ export function showRuns(root: HTMLElement): () => void {
   const count = h('span', { class: 'count' });
   fill(
     root,
-    h('header', { class: 'runs-header' }, h('h2', {}, 'Runs'), count, loopFilter, outcomeFilter),
+    h(
+      'header',
+      { class: 'runs-header' },
+      h('h2', {}, `Runs of ${root.dataset.title ?? 'this project'}`),
+      count,
+      loopFilter,
+      outcomeFilter,
+    ),
     notice,
     h(
       'div',
