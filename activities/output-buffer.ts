@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { CappedLogFile, LOG_KEEP_ACTIONS, pruneActionLogs } from './capped-log.js';
 import { StreamMasker } from './secret-mask.js';
 import { ensureRuntimeDirOf } from '../loader/runtime-dir.js';
-import { LiveOutputFile } from './live-output.js';
+import { DelayedLiveOutput } from './live-output.js';
 
 /**
  * A byte-bounded tail of a byte stream: keeps the last `capacity` bytes seen, nothing more.
@@ -148,10 +148,10 @@ export class OutputCapture {
   /** Files waiting for a drain; the pipes are paused while there is any. */
   private waiting = 0;
   private readonly maskers: { stdout: StreamMasker; stderr: StreamMasker } | undefined;
-  private readonly live: LiveOutputFile | undefined;
+  private readonly live: DelayedLiveOutput | undefined;
 
   constructor(private readonly opts: OutputCaptureOptions) {
-    this.live = opts.livePath === undefined ? undefined : new LiveOutputFile(opts.livePath);
+    this.live = opts.livePath === undefined ? undefined : new DelayedLiveOutput(opts.livePath);
     this.out = new TailBuffer(opts.stdoutTailBytes);
     this.err = new TailBuffer(opts.stderrTailBytes);
     const secrets = opts.secrets ?? [];

@@ -3,9 +3,9 @@
  * live-output.ts): written as it comes, removed at the end, bounded, and read in order to its last
  * byte even when the file is removed under the reader.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LiveOutputFile, liveOutputPath } from '../../activities/live-output.js';
 import { OutputCapture } from '../../activities/output-buffer.js';
@@ -37,12 +37,32 @@ describe('live output file', () => {
     capture.push('stderr', Buffer.from('two\n'));
     const live = liveOutputPath(logPath);
     expect(live.endsWith('3-build.live.log')).toBe(true);
+    // Made once the action has run a moment, with what it printed until then.
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(live) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     // The masker holds back what could be the start of a secret: the first line is complete.
     expect(readFileSync(live, 'utf8')).toContain('one ***\n');
     expect(readFileSync(live, 'utf8')).not.toContain('hunter2');
     expect(statSync(live).mode & 0o777).toBe(0o600);
     await capture.finish();
     expect(existsSync(live)).toBe(false);
+    // The run's directory the file made is gone with it.
+    expect(existsSync(dirname(live))).toBe(false);
+  });
+
+  it('is never made for an action that ends at once', async () => {
+    const logPath = logOf(1, 'quick');
+    const capture = new OutputCapture({
+      logPath,
+      livePath: liveOutputPath(logPath),
+      stdoutTailBytes: 1024,
+      stderrTailBytes: 1024,
+      pause: () => undefined,
+      resume: () => undefined,
+    });
+    capture.push('stdout', Buffer.from('small\n'));
+    await capture.finish();
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it('starts over past its cap', () => {
