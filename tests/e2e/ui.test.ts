@@ -200,13 +200,14 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     const id = (JSON.parse(r.stdout) as { instance_id: string }).instance_id;
     await page.goto(`${url}#/run/${encodeURIComponent(id)}`);
     const started = Date.now();
-    await page.locator('.node.lit[data-state="wait"]').waitFor({ timeout: 30_000 });
-    const lit = Date.now() - started;
-    const history = await cli(['history', 'quick', id]);
-    writeFileSync(release, '');
-    console.log(`ll-loop ui: a quick action's state lit ${lit} ms after the page opened`);
-    expect(lit).toBeLessThan(4_000);
-    expect(history.stdout).not.toMatch(/state_enter\s+state=wait/);
+    try {
+      // Lit while the history does not have the state yet: from the worker's events file.
+      await page.locator('#run-status[data-ahead="true"][data-current="wait"]').waitFor({ timeout: 30_000 });
+      expect(await page.locator('.node.lit[data-state="wait"]').count()).toBe(1);
+      console.log(`ll-loop ui: a quick action's state lit ${Date.now() - started} ms after the page opened`);
+    } finally {
+      writeFileSync(release, '');
+    }
     await page.locator('.node.final[data-state="done"]').waitFor({ timeout: 30_000 });
     await page.close();
   }, 120_000);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/events.js';
-import { applyMessage, edgeKey, emptyModel, litState } from '../../ui/page/run-model.js';
+import { applyMessage, edgeKey, emptyModel, litAhead, litState } from '../../ui/page/run-model.js';
 
 let seq = 0;
 const ev = (fields: Record<string, unknown>): TimedEvent =>
@@ -114,6 +114,7 @@ describe('the page model of a run', () => {
     applyMessage(m, { type: 'events', events: [enter] });
     applyMessage(m, { type: 'live_state', seq: enter.seq + 2, state: 'b' });
     expect(litState(m)).toBe('b');
+    expect(litAhead(m)).toBe(true);
     expect(m.current).toBe('a');
     applyMessage(m, {
       type: 'events',
@@ -123,5 +124,6 @@ describe('the page model of a run', () => {
     // An announcement the events have passed no longer counts.
     applyMessage(m, { type: 'events', events: [ev({ event: 'state_enter', state: 'c', iteration: 1 })] });
     expect(litState(m)).toBe('c');
+    expect(litAhead(m)).toBe(false);
   });
 });

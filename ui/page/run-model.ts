@@ -228,8 +228,12 @@ export function applyMessage(model: RunModel, m: RunMessage): boolean {
   }
 }
 
+/** Whether the events file announced a state the events have not brought yet. */
+export function litAhead(model: RunModel): boolean {
+  return !model.ended && model.liveState !== undefined && model.liveState.seq > model.lastSeq;
+}
+
 /** The state to light: the newest known, from the events or, ahead of them, the events file. */
 export function litState(model: RunModel): string | undefined {
-  if (!model.ended && model.liveState && model.liveState.seq > model.lastSeq) return model.liveState.state;
-  return model.current;
+  return litAhead(model) ? model.liveState?.state : model.current;
 }

@@ -9,7 +9,7 @@ import type { RunMessage } from '../server/wire.js';
 import { act, openStream } from './api.js';
 import { duration, fill, h } from './dom.js';
 import { drawGraph, paintGraph, type DrawnGraph } from './graph-view.js';
-import { applyMessage, emptyModel, litState, type ActionView, type RunModel } from './run-model.js';
+import { applyMessage, emptyModel, litAhead, litState, type ActionView, type RunModel } from './run-model.js';
 import { Timeline } from './timeline.js';
 
 const OUTPUT_ACTIONS = 20;
@@ -109,6 +109,8 @@ export function showRun(root: HTMLElement, runId: string): () => void {
       model.end?.status === 'completed' ? 'succeeded' : model.end?.status === 'canceled' ? 'stopped' : 'failed';
     status.className = `badge ${open ? (model.waiting ? 'paused' : 'running') : ended}`;
     status.setAttribute('data-current', lit);
+    // Lit from the worker's events file, ahead of the history (tests and the curious can tell).
+    status.setAttribute('data-ahead', String(litAhead(model)));
     stop.disabled = !open || !connected;
     // A run that reached a terminal state has nothing to resume; any other end may be continued.
     // (a run paused on a handoff is open, and Resume continues it, as ll-loop resume does).
