@@ -17,7 +17,12 @@ function row(r: RunRow, now: number): HTMLElement {
     'tr',
     { class: `run outcome-${r.outcome}`, 'data-id': r.id },
     h('td', {}, h('a', { href: `#/run/${encodeURIComponent(r.id)}` }, r.id)),
-    h('td', {}, r.loop),
+    h(
+      'td',
+      {},
+      r.loop,
+      r.parent ? h('span', { class: 'sub', title: `a sub-loop of ${r.parent}` }, ' ↳ sub-loop') : undefined,
+    ),
     h('td', {}, r.state ?? ''),
     h('td', { class: 'num' }, r.iteration === undefined ? '' : String(r.iteration)),
     h('td', {}, h('span', { class: `badge ${r.outcome}` }, r.outcome.replace('_', ' '))),
