@@ -27,7 +27,8 @@ export function streamedLines(
   const watcher = liveActionWatcher(runId, cwd, {
     onFirstOutput: (a) => {
       if (!wanted(a)) return;
-      const where = a.workflowId === runId ? a.state : `${a.workflowId} › ${a.state}`;
+      // A sub-loop's action is named by its loop, as `logs` names it.
+      const where = a.workflowId === runId ? a.state : `${a.loop || a.workflowId} › ${a.state}`;
       const attempt = a.attempt > 1 ? ` · attempt ${a.attempt}` : '';
       opts.out(`=== ${safeText(where)} · pass ${a.pass}${attempt} · running ===\n`);
     },

@@ -9,6 +9,8 @@ import { LiveOutputReader } from './live-output.js';
 /** The action being watched: where it runs, its state and pass. */
 export interface LiveAction {
   workflowId: string;
+  /** The loop it belongs to (a sub-loop's own name; '' before its `loop_start` was seen). */
+  loop: string;
   state: string;
   pass: number;
   attempt: number;
@@ -36,6 +38,7 @@ export function liveActionWatcher(
   handlers: LiveActionHandlers,
 ): { onEvent: (event: TimedEvent) => void; close: () => void } {
   const passes = new Map<string, number>();
+  const loops = new Map<string, string>();
   const running = new Map<string, { action: LiveAction; reader: LiveOutputReader; streamed: boolean }>();
   const end = (id: string): void => {
     const watched = running.get(id);
@@ -48,11 +51,13 @@ export function liveActionWatcher(
     if (!isKnownEvent(event)) return;
     const id = event.subloop?.workflow_id ?? runId;
     if (event.event === 'state_enter') passes.set(id, event.iteration || 1);
+    if (event.event === 'loop_start') loops.set(id, event.loop ?? '');
     if (ENDS_ACTION.has(event.event)) end(id);
     if (event.event !== 'action_start') return;
     end(id);
     const action: LiveAction = {
       workflowId: id,
+      loop: loops.get(id) ?? '',
       state: event.state ?? '',
       pass: passes.get(id) ?? 1,
       attempt: event.attempt ?? 1,
