@@ -185,27 +185,31 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
   }, 180_000);
 
   it('lights the state of a run of quick actions as its worker enters it, ahead of its history', async () => {
-    // Quick actions run as local activities: the history shows a state only once the workflow task
-    // that runs its action completes — for this one, waiting for the release file, not before the
-    // task's heartbeat (80% of its 10 s timeout). The worker's events file has it at once.
+    // A quick action runs as a local activity: the workflow task that enters its state completes
+    // (and the history shows the state) only when the action ends, or at the task's heartbeat (80%
+    // of its 10 s timeout). The worker's events file has the state at once. `first` (an activity:
+    // its history is current) waits until the page follows the run; then `wait` (local) begins.
+    const go = join(project.cwd, `go-quick-${Date.now()}`);
     const release = join(project.cwd, `release-quick-${Date.now()}`);
     writeFileSync(
       join(project.cwd, '.loops', 'quick.yaml'),
-      `name: quick\ndescription: quick actions\ninitial: first\ndefault_timeout: 10\nstates:\n  first:\n    action: "true"\n    next: wait\n  wait:\n    action: "while [ ! -f ${release} ]; do sleep 0.05; done"\n    next: done\n  done:\n    terminal: true\n`,
+      `name: quick\ndescription: quick actions\ninitial: first\ndefault_timeout: 10\nstates:\n  first:\n    action: "while [ ! -f ${go} ]; do sleep 0.05; done"\n    timeout: 3600\n    next: wait\n  wait:\n    action: "while [ ! -f ${release} ]; do sleep 0.05; done"\n    next: done\n  done:\n    terminal: true\n`,
     );
     const page = await newPage();
-    await page.goto(url);
     const r = await cli(['run', 'quick', '--background', '--json', '--no-lock']);
     expect(r.code, r.stderr).toBe(0);
     const id = (JSON.parse(r.stdout) as { instance_id: string }).instance_id;
     await page.goto(`${url}#/run/${encodeURIComponent(id)}`);
-    const started = Date.now();
     try {
+      await page.locator('.node.lit[data-state="first"]').waitFor({ timeout: 30_000 });
+      writeFileSync(go, '');
+      const started = Date.now();
       // Lit while the history does not have the state yet: from the worker's events file.
       await page.locator('#run-status[data-ahead="true"][data-current="wait"]').waitFor({ timeout: 30_000 });
       expect(await page.locator('.node.lit[data-state="wait"]').count()).toBe(1);
-      console.log(`ll-loop ui: a quick action's state lit ${Date.now() - started} ms after the page opened`);
+      console.log(`ll-loop ui: a quick action's state lit ${Date.now() - started} ms after its first state was let go`);
     } finally {
+      writeFileSync(go, '');
       writeFileSync(release, '');
     }
     await page.locator('.node.final[data-state="done"]').waitFor({ timeout: 30_000 });
