@@ -4,9 +4,9 @@
  * when the action ends, its usual header closes it instead of a second copy of its output.
  * Lines are made safe for a terminal (reporters/safe-text.ts) like every action-provided text.
  */
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import { safeText } from '../reporters/safe-text.js';
-import { liveActionWatcher, type LiveAction } from '../runs/live-actions.js';
+import { liveActionWatcher, type LiveAction } from '../follow/live-actions.js';
 
 export interface StreamedLines {
   onEvent: (event: TimedEvent) => void;

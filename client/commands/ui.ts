@@ -15,7 +15,7 @@ import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
-import { runningDir } from '../../worker/run-files.js';
+import { runningDir } from '../../host/run-files.js';
 import { PortTakenError, startUiServer, type UiServer } from '../../ui/server/ui-server.js';
 import { temporalRunSource } from '../../ui/server/temporal-source.js';
 

@@ -7,7 +7,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import type { RunFollowSink, RunSource } from '../../ui/server/run-source.js';
 import { startUiServer, type UiServer } from '../../ui/server/ui-server.js';
 import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium, SKIP_BROWSER } from '../support/chromium.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import { LiveOutputFile, liveOutputPath } from '../../activities/live-output.js';
 import { runningLogPath } from '../../activities/run-action.js';
 import { streamedLines } from '../../client/commands/follow-lines.js';

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LiveOutputFile, liveOutputPath } from '../../activities/live-output.js';
 import { OutputCapture } from '../../activities/output-buffer.js';
 import { runningLogPath } from '../../activities/run-action.js';
-import { findLiveFile, LiveOutputReader } from '../../client/runs/live-output.js';
+import { findLiveFile, LiveOutputReader } from '../../client/follow/live-output.js';
 
 let cwd: string;
 beforeEach(() => {

@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { eventsPath } from '../../worker/run-files.js';
+import { eventsPath } from '../../host/run-files.js';
 import { tailStates } from '../../ui/server/live-states.js';
 
 let cwd: string;

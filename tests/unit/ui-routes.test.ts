@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import { pageAssets, pageHtml } from '../../ui/server/page-assets.js';
 import type { RunFollowSink, RunSource } from '../../ui/server/run-source.js';
 import { startUiServer, type UiServer } from '../../ui/server/ui-server.js';

@@ -4,7 +4,7 @@
  * ends, output of a sub-loop's action kept apart, and a new backlog starting the model over.
  */
 import { describe, expect, it } from 'vitest';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import { applyMessage, edgeKey, emptyModel, litAhead, litState } from '../../ui/page/run-model.js';
 
 let seq = 0;

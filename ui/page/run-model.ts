@@ -3,7 +3,7 @@
  * edge was taken, the path, each action's output (streamed while it runs, then the whole of it
  * from its `action_complete`), sub-loop children, captured values. Pure: no DOM, unit-tested.
  */
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import type { RunGraph, RunMessage } from '../server/wire.js';
 
 /** One action of the run or of a sub-loop. */

@@ -3,7 +3,7 @@
  * margin) exist in the DOM, so a run of 10,000 events scrolls as lightly as one of ten. It follows
  * the newest event while the reader is at the bottom, and stays put when they scrolled up.
  */
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import { safeLine } from '../../client/reporters/safe-text.js';
 import { h } from './dom.js';
 

@@ -6,7 +6,7 @@
  * their workflow task only after several of them). Absent file (another host): nothing is sent.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { eventsPath } from '../../worker/run-files.js';
+import { eventsPath } from '../../host/run-files.js';
 
 const POLL_MS = 100;
 const READ_CHUNK = 64 * 1024;

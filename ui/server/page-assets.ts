@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../worker/paths.js';
+import { PACKAGE_ROOT } from '../../host/paths.js';
 import { plain, SECURITY_HEADERS } from './guard.js';
 
 /** Where the built page is. */

@@ -9,7 +9,7 @@
  * before any output); a running action's output is kept (its last {@link OUTPUT_KEEP} characters)
  * only until its action ends, when its `action_complete` carries it.
  */
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import type { RunFollowSink, RunSource } from './run-source.js';
 import type { RunMessage } from './wire.js';
 

@@ -3,7 +3,7 @@
  * use. The real one (temporal-source.ts) goes through the same client code as the CLI; the routes'
  * tests give one of their own (their subject is the HTTP layer: token, methods, escaping).
  */
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import type { ActionAnswer, RunGraph, RunRow } from './wire.js';
 
 /** What following a run hands on, in order. */

@@ -7,15 +7,15 @@
  * when the run's worker is on this machine.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import { CliError } from '../../client/errors.js';
 import { listRuns, projectScope, type RunSummary } from '../../client/runs/find-runs.js';
-import { followEvents } from '../../client/runs/follow-events.js';
-import { liveActionWatcher } from '../../client/runs/live-actions.js';
+import { followEvents } from '../../client/follow/follow-events.js';
+import { liveActionWatcher } from '../../client/follow/live-actions.js';
 import { stopCommand } from '../../client/commands/stop.js';
-import { resumeCommand } from '../../client/commands/resume.js';
+import { resumeCommand } from '../../client/resume/resume-run.js';
 import type { Session } from '../../client/temporal/session.js';
-import { statePath } from '../../worker/run-files.js';
+import { statePath } from '../../host/run-files.js';
 import type { RunStateFile } from '../../workflows/definitions.js';
 import type { RunSource } from './run-source.js';
 import { runGraph } from './run-graph.js';

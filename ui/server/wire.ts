@@ -3,7 +3,7 @@
  * messages of its event streams. Types only: the page imports them (ui/page/), the server
  * produces them (ui/server/).
  */
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 
 /** One row of the runs list. */
 export interface RunRow {

@@ -4,7 +4,7 @@
  * page says so (the run waits, safe, until a worker comes back); when one does again, it clears.
  */
 import type { Client } from '@temporalio/client';
-import { queueWorkers } from '../../client/runs/queue-pollers.js';
+import { queueWorkers } from '../../client/hosting/queue-pollers.js';
 
 export const WATCH_MS = 3_000;
 
