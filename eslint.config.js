@@ -16,7 +16,7 @@ export default defineConfig([
   {
     name: 'll-loop/promises',
     files: [
-      '{fsm,workflows,activities,worker,host,client,loader,tests,bench,bin,eslint,tools}/**/*.{ts,js,mjs}',
+      '{fsm,workflows,activities,worker,host,client,ui,loader,tests,bench,bin,eslint,tools}/**/*.{ts,js,mjs}',
       '*.{ts,js,mjs}',
     ],
     plugins: { '@typescript-eslint': tseslint.plugin },

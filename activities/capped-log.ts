@@ -1,6 +1,7 @@
 import { createWriteStream, mkdirSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TailBuffer } from './output-buffer.js';
+import { LIVE_SUFFIX } from './live-output.js';
 
 /** Bytes of a stream's start kept in its log file. */
 export const LOG_HEAD_BYTES = 1024 * 1024;
@@ -99,6 +100,8 @@ export function pruneActionLogs(dir: string, keep = LOG_KEEP_ACTIONS): void {
     return;
   }
   const stepOf = (name: string): number | undefined => {
+    // A running action's live file is its own business (activities/live-output.ts).
+    if (name.endsWith(LIVE_SUFFIX)) return undefined;
     const m = /^(\d+)-/.exec(name);
     return m ? Number(m[1]) : undefined;
   };

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { CappedLogFile, LOG_KEEP_ACTIONS, pruneActionLogs } from './capped-log.js';
 import { StreamMasker } from './secret-mask.js';
 import { ensureRuntimeDirOf } from '../loader/runtime-dir.js';
+import { DelayedLiveOutput } from './live-output.js';
 
 /**
  * A byte-bounded tail of a byte stream: keeps the last `capacity` bytes seen, nothing more.
@@ -116,6 +117,11 @@ export interface OutputCaptureOptions {
    * `maskableSecrets`). Default: none.
    */
   secrets?: readonly Buffer[];
+  /**
+   * Where the output is copied as it arrives while the action runs (activities/live-output.ts),
+   * removed at {@link OutputCapture.finish}. Unset: no live copy.
+   */
+  livePath?: string;
 }
 
 /** The stderr file that goes with stdout's `logPath`. */
@@ -142,8 +148,10 @@ export class OutputCapture {
   /** Files waiting for a drain; the pipes are paused while there is any. */
   private waiting = 0;
   private readonly maskers: { stdout: StreamMasker; stderr: StreamMasker } | undefined;
+  private readonly live: DelayedLiveOutput | undefined;
 
   constructor(private readonly opts: OutputCaptureOptions) {
+    this.live = opts.livePath === undefined ? undefined : new DelayedLiveOutput(opts.livePath);
     this.out = new TailBuffer(opts.stdoutTailBytes);
     this.err = new TailBuffer(opts.stderrTailBytes);
     const secrets = opts.secrets ?? [];
@@ -162,6 +170,7 @@ export class OutputCapture {
       this.spill();
     tail.push(chunk);
     this.logs?.[stream].write(chunk);
+    this.live?.write(chunk);
   }
 
   /** Closes the log files (if any) and returns the tails. Call once, after both streams ended. */
@@ -171,6 +180,7 @@ export class OutputCapture {
       this.record('stdout', this.maskers.stdout.end());
       this.record('stderr', this.maskers.stderr.end());
     }
+    this.live?.close();
     const logs = this.logs;
     if (logs !== undefined) {
       await Promise.all([logs.stdout.finish(), logs.stderr.finish()]);

@@ -32,6 +32,8 @@ export interface RunProcessOptions {
   heartbeatMs?: number;
   /** Where the full output goes when a tail is cut. Written only then. */
   logPath: string;
+  /** Where the output is copied while the process runs (activities/live-output.ts); unset: nowhere. */
+  livePath?: string;
   /** stdout tail size in bytes; default {@link STDOUT_TAIL_BYTES}. */
   tailBytes?: number;
   /** stderr tail size in bytes; default {@link STDERR_TAIL_BYTES}. */
@@ -108,6 +110,7 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   const stderr = child.stderr as Readable;
   const capture = new OutputCapture({
     logPath: opts.logPath,
+    ...(opts.livePath === undefined ? {} : { livePath: opts.livePath }),
     stdoutTailBytes: opts.tailBytes ?? STDOUT_TAIL_BYTES,
     stderrTailBytes: opts.stderrTailBytes ?? STDERR_TAIL_BYTES,
     ...(opts.secrets ? { secrets: opts.secrets } : {}),

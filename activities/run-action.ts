@@ -8,6 +8,7 @@ import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
 import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs, secretValues } from './env-refs.js';
 import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
 import { SpawnError, runProcess } from './process.js';
+import { liveOutputPath } from './live-output.js';
 import { maskableSecrets } from './secret-mask.js';
 import { runMcpTool } from './mcp-tool.js';
 import { hostRateLimit } from './rate-limit.js';
@@ -213,6 +214,7 @@ function runActionOnce(deps: ActivityDeps): (input: RunActionInput) => Promise<A
     // The agent's context monitor hands off at this percentage (the loop's config.handoff_threshold).
     if (input.handoff_threshold !== undefined) env['LL_HANDOFF_THRESHOLD'] = String(input.handoff_threshold);
     const hooks = activityHooks(input.state);
+    const logPath = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
     let result: ActionResult;
     try {
       result = await runProcess({
@@ -226,7 +228,9 @@ function runActionOnce(deps: ActivityDeps): (input: RunActionInput) => Promise<A
         signal: hooks.signal,
         onHeartbeat: hooks.onHeartbeat,
         heartbeatMs: HEARTBEAT_MS,
-        logPath: runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`),
+        logPath,
+        // Watched while it runs (ll-loop ui, logs --follow): activities/live-output.ts.
+        livePath: liveOutputPath(logPath),
       });
     } catch (e) {
       if (!(e instanceof SpawnError)) throw e;

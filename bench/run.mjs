@@ -18,10 +18,12 @@
 //      checkout's worker (client/start/start-run.ts, the queue of host/checkout.ts): all must end
 //      in their terminal state; transitions per second, peak RSS of the worker (VmHWM) and CPU
 //      time of the worker and the server.
+//   4b. ui (only with --only ui): `ll-loop ui` in Chromium: transition → lit state in the page, and
+//      the runs page's first load with 1,000 runs (bench/ui.mjs).
 //   5. parked (only with --parked N or --only parked, last): N loops parked on a 15-minute backoff, each held in the
 //      checkout worker's cache (up to its limit): the worker's RSS with that many open runs.
 // Flags: --json (one JSON object on stdout, progress on stderr), --quick (development: 100 loops,
-// 200 transitions), --loops N, --only a,b (cli, transitions, first-action, spawn, llm, concurrent, parked),
+// 200 transitions), --loops N, --only a,b (cli, transitions, first-action, spawn, llm, concurrent, parked, ui),
 // --first-runs N (default 5), --parked N.
 // BENCH_LONG=1 runs only the long-loop check instead: a 20,000-transition loop (BENCH_LONG_TRANSITIONS)
 // of local activities to its end, printing the total time and how many runs continued as new.
@@ -35,6 +37,7 @@ import { llmEndToEnd } from './llm-e2e.mjs';
 import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
 import { parkedLoops } from './parked.mjs';
+import { uiBench } from './ui.mjs';
 import { longLoop, transitions } from './transitions.mjs';
 import {
   BIN,
@@ -146,6 +149,16 @@ async function standardBenchmarks() {
         `${c.per_loop_mean.workflow_task_timeouts} timed out`,
     );
     if (c.not_completed > 0) process.exitCode = 1;
+  }
+  if (PARTS.has('ui')) {
+    const u = await uiBench();
+    report.ui = u;
+    say(
+      `  ll-loop ui, transition → lit state in Chromium: median ${u.lit_median_ms} ms, p95 ${u.lit_p95_ms} ms over ${u.transitions_observed} transitions (goal ${u.lit_goal_ms} ms)`,
+    );
+    say(
+      `  ll-loop ui, runs page first load with ${u.runs_listed} runs: median ${u.first_load_median_ms} ms (${u.first_load_ms.join(', ')} ms; goal ${u.first_load_goal_ms} ms)`,
+    );
   }
   if (PARKED > 0) {
     const p = await parkedLoops(PARKED);

@@ -10,7 +10,7 @@ import { dirname, join, relative, sep } from 'node:path';
 const ROOT = join(import.meta.dirname, '..');
 
 /** Folders whose sub-folders are rooms of their own: `fsm/run`, `client/follow`, … */
-const ROOMED = new Set(['fsm', 'client']);
+const ROOMED = new Set(['fsm', 'client', 'ui']);
 /** Sub-folders that belong to their parent's room (the paradigm compilers are definition-time code). */
 const FOLDED = { 'fsm/definition/paradigms': 'fsm/definition' };
 
@@ -56,6 +56,7 @@ export const ALLOWED = {
     'client/show',
     'client/create',
     'client/service',
+    'ui/server',
     'worker',
     ...CLIENT_OUTER,
   ],
@@ -108,6 +109,22 @@ export const ALLOWED = {
   'client/show': ['client/reporters', ...FSM_ALL],
   'client/create': ['client', 'loader', ...FSM_ALL],
   'client/service': ['client', 'client/hosting', 'host'],
+  // `ll-loop ui`: its server acts on runs through the client's rooms; its page (browser code)
+  // shares only the wire types, fsm's event types and the terminal-safe text of client/reporters.
+  'ui/server': [
+    'client',
+    'client/commands',
+    'client/runs',
+    'client/follow',
+    'client/resume',
+    'client/hosting',
+    'client/temporal',
+    'client/show',
+    'client/reporters',
+    'worker',
+    ...CLIENT_OUTER,
+  ],
+  'ui/page': ['type:ui/server', 'client/reporters', ...FSM_ALL.map((p) => `type:${p}`)],
 };
 
 /** The verdict on one import: undefined when allowed, else the message. */
@@ -155,7 +172,7 @@ export const layersPlugin = { rules: { 'layer-imports': layerImports } };
 /** The block eslint.config.js applies: every source file outside tests/ and the tooling. */
 export const layersConfig = {
   name: 'll-loop/layers',
-  files: ['{fsm,workflows,loader,activities,worker,host,client}/**/*.ts'],
+  files: ['{fsm,workflows,loader,activities,worker,host,client,ui}/**/*.ts'],
   plugins: { 'll-loop': layersPlugin },
   rules: { 'll-loop/layer-imports': 'error' },
 };

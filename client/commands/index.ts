@@ -29,6 +29,7 @@ export const COMMANDS: Record<string, LoadCommand> = {
   queue: async () => (await import('./queue.js')).queueSpec,
   simulate: async () => (await import('./simulate.js')).simulateSpec,
   test: async () => (await import('./test-state.js')).testSpec,
+  ui: async () => (await import('./ui.js')).uiSpec,
 };
 
 /** Every command's spec, in the table's order (for `ll-loop help`). */

@@ -15,13 +15,14 @@ import { followEvents } from '../follow/follow-events.js';
 import { resolveRun } from '../runs/run-target.js';
 import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
+import { streamedLines } from './follow-lines.js';
 
 export interface LogsOptions {
   cwd: string;
   target: string;
   /** Only actions of this state (in the run or a sub-loop). */
   state?: string;
-  /** Keep printing new actions' output until the run ends. */
+  /** Keep printing new actions' output until the run ends (line by line on the worker's host). */
   follow: boolean;
   json: boolean;
   out: (text: string) => void;
@@ -29,7 +30,7 @@ export interface LogsOptions {
 }
 
 /** `check · pass 2 · exit 1 · 1.2s` (with the sub-loop, attempt, timeout or signal when they apply). */
-function headerOf(r: ActionLogRecord): string {
+export function headerOf(r: ActionLogRecord): string {
   const where = r.subloop ? `${r.subloop.loop} › ${r.state}` : r.state;
   const parts = [safeText(where), `pass ${r.pass}`];
   if (r.attempt !== undefined) parts.push(`attempt ${r.attempt}`);
@@ -75,20 +76,27 @@ export async function logsCommand(opts: LogsOptions): Promise<number> {
   return withSession(opts.cwd, async ({ client }) => {
     const run = await resolveRun(client, opts.target, { latest: true, project: projectScope(opts.cwd) });
     let records: ActionLogRecord[] = [];
+    // Following on the worker's host, output prints line by line as it is written (follow-lines.ts).
+    const live = opts.follow && !opts.json ? streamedLines(run.id, run.cwd ?? opts.cwd, opts) : undefined;
     const onAction = (r: ActionLogRecord): void => {
       if (opts.state !== undefined && r.state !== opts.state) return;
       records.push(r);
       // Following, each action prints as it finishes (JSON Lines with --json).
       if (!opts.follow) return;
       if (opts.json) opts.out(`${JSON.stringify(r)}\n`);
+      else if (live?.wasStreamed(r.workflow_id)) opts.out(`${headerOf(r)} (its output is above, as written)\n\n`);
       else printRecord(r, opts.out);
     };
+    const collect = actionLogCollector(run.id, onAction);
     const followed = await followEvents(client, run.id, {
       follow: opts.follow,
       children: true,
       actionOutput: true,
-      onEvent: actionLogCollector(run.id, onAction),
-    });
+      onEvent: (event) => {
+        live?.onEvent(event);
+        collect(event);
+      },
+    }).finally(() => live?.close());
     for (const warning of followed.warnings) opts.err(`warning: ${warning}\n`);
     if (!opts.follow) {
       // A sub-loop's history is read beside its parent's, so its actions may arrive first: order by time.

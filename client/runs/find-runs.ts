@@ -161,7 +161,8 @@ function summarize(info: WorkflowExecutionInfo): RunSummary {
 
 async function collect(client: Client, query: string, limit: number): Promise<RunSummary[]> {
   const out: RunSummary[] = [];
-  for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
+  // Up to 1,000 a page (the server's default cap): a long list in one round trip, not ten.
+  for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
     out.push(summarize(info));
     if (out.length >= limit) break;
   }

@@ -5,7 +5,7 @@
  * and a failing check's last lines by default, and hostile output (escape sequences, CR, C1
  * controls) never reaching the terminal raw through `run`, `logs` or `history`.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -229,6 +229,47 @@ states:
     expect(r.stdout).toContain('second-marker');
     expect(r.stderr).not.toContain('still running');
   });
+
+  it("prints a running action's lines as they are written, before the action ends", async () => {
+    const release = join(cwd, 'release-streaming');
+    loop(
+      'streaming',
+      `name: streaming
+description: prints a line, then waits for the test before it ends
+initial: talk
+states:
+  talk:
+    action: "echo early-marker; printf '<b>x\\\\033[2J</b>\\\\n'; while [ ! -f ${release} ]; do sleep 0.1; done; echo late-marker"
+    timeout: 120
+    next: done
+  done:
+    terminal: true
+`,
+    );
+    const started = await cli(['run', 'streaming', '--background', '--json']);
+    expect(started.code).toBe(0);
+    const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    const follower = spawn(process.execPath, [BIN, 'logs', id, '--follow'], { cwd, env });
+    let out = '';
+    let err = '';
+    follower.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    follower.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => follower.once('exit', resolve));
+    try {
+      const deadline = Date.now() + 45_000;
+      while (!out.includes('early-marker') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // The action is still waiting for the release file: its first line came as it was written.
+      expect(out, `${out}\n${err}`).toMatch(/=== talk · pass 1 · running ===\nearly-marker\n/);
+      expect(out).not.toContain('late-marker');
+      expect(out).toContain('<b>x\\x1b[2J</b>');
+    } finally {
+      writeFileSync(release, '');
+    }
+    expect(await exited).toBe(0);
+    expect(out).toMatch(
+      /early-marker\n.*\nlate-marker\n=== talk · pass 1 · exit 0 · \S+ === \(its output is above, as written\)\n/,
+    );
+  }, 120_000);
 });
 
 describe('hostile output never reaches the terminal raw', () => {

@@ -1,0 +1,174 @@
+/**
+ * A run's page: the graph with its current state lit and each edge's count, the path, each
+ * action's output (streamed while it runs), captured values, sub-loop children as links, the
+ * timeline, and stop/resume. Live from the run's event stream; a cut stream is shown and comes
+ * back by itself (the server then sends the whole backlog again and the page starts over).
+ */
+import { safeText } from '../../client/reporters/safe-text.js';
+import type { RunMessage } from '../server/wire.js';
+import { act, openStream } from './api.js';
+import { duration, fill, h } from './dom.js';
+import { drawGraph, paintGraph, type DrawnGraph } from './graph-view.js';
+import { applyMessage, emptyModel, litAhead, litState, type ActionView, type RunModel } from './run-model.js';
+import { Timeline } from './timeline.js';
+
+const OUTPUT_ACTIONS = 20;
+
+function actionBlock(a: ActionView): HTMLElement {
+  const bits = [a.state, `pass ${a.pass}`];
+  if (a.attempt > 1) bits.push(`attempt ${a.attempt}`);
+  if (a.depth > 0) bits.unshift(`sub-loop ${a.workflowId} ›`);
+  if (a.running) bits.push('running…');
+  else {
+    if (a.exitCode !== undefined) bits.push(`exit ${a.exitCode}`);
+    if (a.durationMs !== undefined) bits.push(duration(a.durationMs));
+  }
+  const cls = a.running ? 'running' : a.exitCode === 0 ? 'ok' : 'bad';
+  return h(
+    'section',
+    { class: `action ${cls}`, 'data-state': a.state },
+    h('h4', {}, bits.join(' · ')),
+    h('pre', { class: 'output' }, a.text === '' ? (a.running ? '' : '(no output)') : safeText(a.text)),
+  );
+}
+
+export function showRun(root: HTMLElement, runId: string): () => void {
+  const model: RunModel = emptyModel(runId);
+  let drawn: DrawnGraph | undefined;
+  let selected: string | undefined;
+  let connected = false;
+  let scheduled = false;
+  const timeline = new Timeline();
+  const status = h('span', { class: 'badge', id: 'run-status' }, 'connecting…');
+  const conn = h('span', { class: 'conn', id: 'connection' }, '');
+  const stop = h('button', { type: 'button', id: 'stop', disabled: '' }, 'Stop');
+  const resume = h('button', { type: 'button', id: 'resume', disabled: '' }, 'Resume');
+  const answer = h('span', { class: 'answer', id: 'answer', role: 'status' });
+  const notice = h('div', { class: 'notice', id: 'notice', hidden: '' });
+  const graphBox = h('div', { class: 'graph-box', id: 'graph' });
+  const pathBox = h('p', { class: 'path', id: 'path' });
+  const outputBox = h('div', { class: 'outputs', id: 'outputs' });
+  const outputTitle = h('h3', {}, 'Output');
+  const capturedBox = h('pre', { class: 'captured', id: 'captured' });
+  const childrenBox = h('ul', { class: 'children', id: 'children' });
+  fill(
+    root,
+    h(
+      'header',
+      { class: 'run-header' },
+      h('a', { href: '#/', class: 'back' }, '← runs'),
+      h('h2', {}, h('span', { id: 'run-id' }, runId)),
+      status,
+      stop,
+      resume,
+      answer,
+      conn,
+    ),
+    notice,
+    h(
+      'div',
+      { class: 'run-grid' },
+      h('div', { class: 'panel graph-panel' }, h('h3', {}, 'Graph'), graphBox, pathBox),
+      h(
+        'div',
+        { class: 'panel side-panel' },
+        outputTitle,
+        outputBox,
+        h('h3', {}, 'Captured'),
+        capturedBox,
+        h('h3', {}, 'Sub-loops'),
+        childrenBox,
+      ),
+    ),
+    h('div', { class: 'panel timeline-panel' }, h('h3', {}, 'Events'), timeline.el),
+  );
+
+  const render = (): void => {
+    scheduled = false;
+    if (model.graph && !drawn) {
+      drawn = drawGraph(model.graph);
+      fill(graphBox, drawn.svg);
+      drawn.svg.addEventListener('click', (e) => {
+        const node = (e.target as Element).closest('[data-state]');
+        selected = node ? (node.getAttribute('data-state') ?? undefined) : undefined;
+        schedule();
+      });
+    }
+    const lit = litState(model) ?? '';
+    if (drawn)
+      paintGraph(drawn, {
+        current: lit,
+        ended: model.ended,
+        visited: new Set(model.path),
+        edgeCounts: model.edgeCounts,
+      });
+    const open = !model.ended;
+    const running = model.waiting ? `waiting for a person · ${lit}` : `running · ${lit}`;
+    status.textContent = open ? running : (model.end?.status ?? 'ended');
+    const ended =
+      model.end?.status === 'completed' ? 'succeeded' : model.end?.status === 'canceled' ? 'stopped' : 'failed';
+    status.className = `badge ${open ? (model.waiting ? 'paused' : 'running') : ended}`;
+    status.setAttribute('data-current', lit);
+    // Lit from the worker's events file, ahead of the history (tests and the curious can tell).
+    status.setAttribute('data-ahead', String(litAhead(model)));
+    stop.disabled = !open || !connected;
+    // A run that reached a terminal state has nothing to resume; any other end may be continued.
+    // (a run paused on a handoff is open, and Resume continues it, as ll-loop resume does).
+    resume.disabled = !connected || (open ? !model.waiting : model.terminatedBy === 'terminal');
+    const message = model.error ?? model.notice;
+    notice.hidden = message === undefined && connected;
+    notice.textContent = connected
+      ? safeText(message ?? '')
+      : 'The ll-loop ui server is unreachable: reconnecting by itself…';
+    fill(pathBox, model.ended && model.path.length ? `Path taken: ${model.path.join(' → ')}` : '');
+    const actions = model.actions.filter((a) => selected === undefined || a.state === selected).slice(-OUTPUT_ACTIONS);
+    outputTitle.textContent = selected === undefined ? 'Output' : `Output of ${selected}`;
+    fill(outputBox, ...actions.map(actionBlock));
+    outputBox.scrollTop = outputBox.scrollHeight;
+    capturedBox.textContent = Object.keys(model.captured).length
+      ? safeText(JSON.stringify(model.captured, null, 2))
+      : '(none yet)';
+    fill(
+      childrenBox,
+      ...[...model.children.entries()].map(([id, c]) =>
+        h('li', {}, h('a', { href: `#/run/${encodeURIComponent(id)}` }, id), c.loop ? ` (loop ${c.loop})` : ''),
+      ),
+    );
+    timeline.set(model.events);
+  };
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(render);
+  };
+
+  const close = openStream<RunMessage>(`/api/run/${encodeURIComponent(runId)}/stream`, {
+    onMessage: (m) => {
+      if (applyMessage(model, m)) drawn = undefined;
+      schedule();
+    },
+    onConnection: (up) => {
+      connected = up;
+      schedule();
+    },
+  });
+
+  const acting = (button: HTMLButtonElement, what: 'stop' | 'resume'): void => {
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      answer.textContent = what === 'stop' ? 'stopping…' : 'resuming…';
+      void act(runId, what).then((a) => {
+        answer.textContent = a.message;
+        answer.className = `answer ${a.ok ? 'ok' : 'bad'}`;
+        if (a.ok && what === 'resume') {
+          const id = /resumed as (\S+)/.exec(a.message)?.[1];
+          if (id) location.hash = `#/run/${encodeURIComponent(id)}`;
+        }
+        schedule();
+      });
+    });
+  };
+  acting(stop, 'stop');
+  acting(resume, 'resume');
+  return close;
+}

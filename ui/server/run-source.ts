@@ -1,0 +1,31 @@
+/**
+ * Where the `ll-loop ui` server gets runs from, and how it acts on them: the interface its routes
+ * use. The real one (temporal-source.ts) goes through the same client code as the CLI; the routes'
+ * tests give one of their own (their subject is the HTTP layer: token, methods, escaping).
+ */
+import type { TimedEvent } from '../../fsm/run/events.js';
+import type { ActionAnswer, RunGraph, RunRow } from './wire.js';
+
+/** What following a run hands on, in order. */
+export interface RunFollowSink {
+  graph(graph: RunGraph): void;
+  event(event: TimedEvent): void;
+  /** Output of a running action as it is written; `restart`: its live file started over. */
+  output(output: { workflowId: string; state: string; pass: number; text: string; restart?: boolean }): void;
+  /** The action of `workflowId` ended: its output is in its `action_complete`. */
+  outputEnd(workflowId: string): void;
+  /** The run entered `state` (event `seq`), known before its history shows it. */
+  liveState(seq: number, state: string): void;
+  captured(captured: Record<string, unknown>): void;
+  notice(message: string): void;
+  end(status: string, reason?: string): void;
+}
+
+export interface RunSource {
+  /** This project's runs, newest first. */
+  listRuns(): Promise<RunRow[]>;
+  /** Follows the run until it closes (resolves then); throws when it cannot be followed at all. */
+  followRun(id: string, sink: RunFollowSink): Promise<void>;
+  stop(id: string): Promise<ActionAnswer>;
+  resume(id: string): Promise<ActionAnswer>;
+}

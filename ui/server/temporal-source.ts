@@ -1,0 +1,193 @@
+/**
+ * The runs of a project as `ll-loop ui` shows them, through the same client code as the CLI:
+ * listing (runs/find-runs.ts), following a run's events by replaying its history
+ * (runs/follow-events.ts, with each action's output attached), its running action's output as it
+ * is written (runs/live-actions.ts), stop (`ll-loop stop`'s command) and resume (`ll-loop resume
+ * --background`'s command). Iteration, state and captured values come from the run's state file
+ * when the run's worker is on this machine.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { TimedEvent } from '../../fsm/run/events.js';
+import { CliError } from '../../client/errors.js';
+import { listRuns, projectScope, type RunSummary } from '../../client/runs/find-runs.js';
+import { followEvents } from '../../client/follow/follow-events.js';
+import { liveActionWatcher } from '../../client/follow/live-actions.js';
+import { stopCommand } from '../../client/commands/stop.js';
+import { resumeCommand } from '../../client/resume/resume-run.js';
+import type { Session } from '../../client/temporal/session.js';
+import { statePath } from '../../host/run-files.js';
+import type { RunStateFile } from '../../workflows/definitions.js';
+import type { RunSource } from './run-source.js';
+import { runGraph } from './run-graph.js';
+import { tailStates } from './live-states.js';
+import { watchWorkers } from './worker-watch.js';
+import type { ActionAnswer, RunRow } from './wire.js';
+
+/** How many runs the list shows at most. */
+export const RUNS_LIMIT = 1000;
+
+/** What the state file says, or undefined when it is not on this machine. */
+function readState(cwd: string, id: string): Partial<RunStateFile> | undefined {
+  const path = statePath(cwd, id);
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Partial<RunStateFile>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The outcome a row shows: the LoopStatus attribute, else what Temporal's status says. */
+function outcomeOf(run: RunSummary): string {
+  if (run.loopStatus && run.loopStatus !== 'done') return run.loopStatus;
+  switch (run.status) {
+    case 'RUNNING':
+      return 'running';
+    case 'COMPLETED':
+      return 'succeeded';
+    case 'CANCELLED':
+      return 'stopped';
+    case 'TIMED_OUT':
+      return 'timed_out';
+    case 'TERMINATED':
+      return 'stopped';
+    default:
+      return 'failed';
+  }
+}
+
+/** What a CLI error says, both lines. */
+function errorText(err: unknown): string {
+  if (err instanceof CliError) return err.fix ? `${err.message} (${err.fix})` : err.message;
+  return (err as Error).message;
+}
+
+export function temporalRunSource(session: Session, root: string): RunSource {
+  const project = projectScope(root);
+  // Closed runs do not change: their rows' state-file part is read once.
+  const closedRows = new Map<string, Pick<RunRow, 'state' | 'iteration'>>();
+  const fromStateFile = (run: RunSummary): Pick<RunRow, 'state' | 'iteration'> => {
+    const cached = closedRows.get(run.id);
+    if (cached) return cached;
+    const state = readState(run.cwd ?? root, run.id);
+    const part = {
+      ...(state?.current_state ? { state: state.current_state } : run.loopState ? { state: run.loopState } : {}),
+      ...(typeof state?.iteration === 'number' ? { iteration: state.iteration } : {}),
+    };
+    if (!run.open) closedRows.set(run.id, part);
+    return part;
+  };
+  const runCwd = new Map<string, string>();
+
+  return {
+    async listRuns() {
+      const runs = await listRuns(session.client, { project, limit: RUNS_LIMIT });
+      return runs.map((run): RunRow => {
+        if (run.cwd) runCwd.set(run.id, run.cwd);
+        return {
+          id: run.id,
+          loop: run.loop,
+          status: run.status.toLowerCase(),
+          open: run.open,
+          outcome: outcomeOf(run),
+          ...fromStateFile(run),
+          started: run.startTime.toISOString(),
+          ...(run.closeTime ? { closed: run.closeTime.toISOString() } : {}),
+          ...(run.parent ? { parent: run.parent } : {}),
+        };
+      });
+    },
+
+    async followRun(id, sink) {
+      const cwd = runCwd.get(id) ?? root;
+      const live = liveActionWatcher(id, cwd, {
+        onText: (a, text) => sink.output({ workflowId: a.workflowId, state: a.state, pass: a.pass, text }),
+        onRestart: (a) =>
+          sink.output({ workflowId: a.workflowId, state: a.state, pass: a.pass, text: '', restart: true }),
+        onEnd: (a) => sink.outputEnd(a.workflowId),
+      });
+      const untail = tailStates(cwd, id, (seq, state) => sink.liveState(seq, state));
+      const taskQueue = await session.client.workflow
+        .getHandle(id)
+        .describe()
+        .then(
+          (d) => (d.status.name === 'RUNNING' ? d.taskQueue : undefined),
+          () => undefined,
+        );
+      const unwatch = taskQueue
+        ? watchWorkers(session.client, taskQueue, (gone) =>
+            sink.notice(
+              gone
+                ? `no worker serves this run now (task queue ${taskQueue}): it waits, safe, until one does; any ll-loop command in its project brings the checkout's worker back (ll-loop worker status)`
+                : '',
+            ),
+          )
+        : () => undefined;
+      let capturedSeen = '';
+      const noteCaptured = (): void => {
+        const captured = readState(cwd, id)?.captured;
+        const text = JSON.stringify(captured ?? {});
+        if (captured && text !== capturedSeen) {
+          capturedSeen = text;
+          sink.captured(captured);
+        }
+      };
+      try {
+        const followed = await followEvents(session.client, id, {
+          follow: true,
+          children: true,
+          actionOutput: true,
+          onInput: (input) => sink.graph(runGraph(input.definition)),
+          onEvent: (event: TimedEvent) => {
+            // The event first: a page must know the action before its output arrives.
+            sink.event(event);
+            live.onEvent(event);
+            if (!event.subloop) noteCaptured();
+          },
+          onDisconnect: (message) => sink.notice(`Temporal is unreachable (${message}); waiting for it`),
+          // An empty notice clears the page's.
+          onReconnect: () => sink.notice(''),
+        });
+        const result = followed.end && 'result' in followed.end ? followed.end.result : undefined;
+        if (result?.captured && JSON.stringify(result.captured) !== capturedSeen) sink.captured(result.captured);
+        for (const warning of followed.warnings) sink.notice(warning);
+        const end = followed.end;
+        sink.end(end?.status ?? 'unknown', end && 'reason' in end ? end.reason : undefined);
+      } finally {
+        unwatch();
+        untail();
+        live.close();
+      }
+    },
+
+    async stop(id): Promise<ActionAnswer> {
+      let out = '';
+      try {
+        await stopCommand({ cwd: root, target: id, force: false, json: true, out: (t) => (out += t) });
+        const report = JSON.parse(out) as { outcome?: string };
+        return { ok: true, message: `stopped ${id} (${report.outcome ?? 'closed'})` };
+      } catch (err) {
+        return { ok: false, message: errorText(err) };
+      }
+    },
+
+    async resume(id): Promise<ActionAnswer> {
+      let out = '';
+      try {
+        await resumeCommand({
+          cwd: root,
+          target: id,
+          context: [],
+          background: true,
+          json: true,
+          out: (t) => (out += t),
+          err: () => undefined,
+        });
+        const started = /"instance_id":\s*"([^"]+)"/.exec(out)?.[1];
+        return { ok: true, message: started ? `resumed as ${started}` : `resumed ${id}` };
+      } catch (err) {
+        return { ok: false, message: errorText(err) };
+      }
+    },
+  };
+}

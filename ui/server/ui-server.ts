@@ -1,0 +1,96 @@
+/**
+ * The `ll-loop ui` HTTP server: bound to 127.0.0.1 only, one random token per start, its routes
+ * (routes.ts) over a run source (run-source.ts). A port already taken is a clear error naming
+ * another way (`--port`), never a crash.
+ */
+import { createServer, type Server } from 'node:http';
+import { CliError } from '../../client/errors.js';
+import { EXIT } from '../../client/exit-codes.js';
+import { newToken } from './guard.js';
+import { pageAssets, type PageAssets } from './page-assets.js';
+import { RunHub } from './run-hub.js';
+import type { RunSource } from './run-source.js';
+import { handle } from './routes.js';
+import { RunsFeed } from './runs-feed.js';
+
+/** The address the server binds: this machine only. */
+export const UI_HOST = '127.0.0.1';
+
+/** The port asked for is in use. */
+export class PortTakenError extends CliError {
+  override readonly name = 'PortTakenError';
+  constructor(readonly port: number) {
+    super(
+      `port ${port} on ${UI_HOST} is already taken by another program`,
+      `pick another with ll-loop ui --port <n>, or leave --port out to let the system choose a free one`,
+      EXIT.usage,
+    );
+  }
+}
+
+export interface UiServerOptions {
+  source: RunSource;
+  /** 0 (the default): a free port the system picks. */
+  port?: number;
+  /** Default: a fresh random one. */
+  token?: string;
+  /** The page's title (the project's name). */
+  title?: string;
+  /** The built page's files (tests of the routes give their own). */
+  assets?: PageAssets;
+}
+
+export interface UiServer {
+  port: number;
+  token: string;
+  /** The address to open: `http://127.0.0.1:<port>/?token=…`. */
+  url: string;
+  hub: RunHub;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      server.off('listening', onListening);
+      reject(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? new PortTakenError(port) : err);
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, UI_HOST);
+  });
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
+  const token = opts.token ?? newToken();
+  const hub = new RunHub(opts.source);
+  const feed = new RunsFeed(opts.source);
+  const assets = opts.assets ?? pageAssets(opts.title ?? 'll-loop');
+  const ctx = { token, port: opts.port ?? 0, source: opts.source, hub, feed, assets };
+  const server = createServer((req, res) => {
+    // A request body is never needed: drain it, so the connection can be reused.
+    req.resume();
+    void handle(req, res, ctx);
+  });
+  const port = await listen(server, opts.port ?? 0);
+  ctx.port = port;
+  feed.warm();
+  return {
+    port,
+    token,
+    url: `http://${UI_HOST}:${port}/?token=${encodeURIComponent(token)}`,
+    hub,
+    close: () =>
+      new Promise<void>((resolve) => {
+        feed.stop();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

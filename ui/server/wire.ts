@@ -1,0 +1,74 @@
+/**
+ * What the `ll-loop ui` server and its page say to each other: the JSON of its routes and the
+ * messages of its event streams. Types only: the page imports them (ui/page/), the server
+ * produces them (ui/server/).
+ */
+import type { TimedEvent } from '../../fsm/run/events.js';
+
+/** One row of the runs list. */
+export interface RunRow {
+  id: string;
+  loop: string;
+  /** Temporal's execution status, lower case (`running`, `completed`, `failed`, `canceled`, …). */
+  status: string;
+  open: boolean;
+  /**
+   * How the loop stands: `running`, `rate_limited`, `paused` (waiting for a person), or how it
+   * ended (`succeeded`, `failed`, `limit`, `timed_out`, `error`, `stopped`, `budget`, `handoff`).
+   */
+  outcome: string;
+  state?: string;
+  iteration?: number;
+  started: string;
+  /** Set once closed. */
+  closed?: string;
+  /** A sub-loop's parent run. */
+  parent?: string;
+}
+
+/** A node of the run's graph (client/show/graph.ts, flattened for the page). */
+export interface GraphNode {
+  name: string;
+  initial: boolean;
+  terminal: boolean;
+  failure: boolean;
+  subLoop?: string;
+  /** The action, shortened (for the node's title). */
+  action?: string;
+}
+
+export interface GraphEdge {
+  from: string;
+  to: string;
+  labels: string[];
+  back: boolean;
+}
+
+export interface RunGraph {
+  loop: string;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
+
+/** Messages of `GET /api/runs/stream`. */
+export type RunsMessage = { type: 'runs'; runs: RunRow[] } | { type: 'error'; message: string };
+
+/** Messages of `GET /api/run/<id>/stream`. */
+export type RunMessage =
+  | { type: 'graph'; graph: RunGraph }
+  | { type: 'events'; events: TimedEvent[] }
+  /** Output of a running action, as it is written (its `action_complete` carries the whole of it). */
+  | { type: 'output'; workflowId: string; state: string; pass: number; text: string; restart?: boolean }
+  /** The run entered `state` (event `seq`), from its events file, ahead of the replayed history. */
+  | { type: 'live_state'; seq: number; state: string }
+  | { type: 'captured'; captured: Record<string, unknown> }
+  | { type: 'end'; status: string; reason?: string }
+  /** Something the page should say (Temporal unreachable, a warning); an empty message clears it. */
+  | { type: 'notice'; message: string }
+  | { type: 'error'; message: string };
+
+/** The answer of a POST action. */
+export interface ActionAnswer {
+  ok: boolean;
+  message: string;
+}
