@@ -33,6 +33,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     throw err;
   }
   process.env.TEMPORAL_ADDRESS = state.address;
+  // The integration tier's setup (next in the list) reuses it as the test server.
+  process.env.TEMPORAL_TEST_ADDRESS = state.address;
   return async () => {
     for (const pid of checkoutWorkersOf(testRunId)) {
       try {
