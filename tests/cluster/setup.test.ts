@@ -82,6 +82,10 @@ describe('a namespace created without ll-loop’s search attributes', () => {
     project.loop('hello', HELLO);
     const check = project.cli(['cluster', 'setup', '--check']);
     expect(check.code).toBe(7);
+    expect(check.stdout).toContain('missing: LoopName, LoopState, LoopStatus, LoopCategory, LoopCheckout');
+    // Reading commands work without them (their queries fall back), so only --check tells.
+    const listed = project.cli(['list', '--running']);
+    expect(listed.code, listed.stderr).toBe(0);
     const run = project.cli(['run', 'hello']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain('Loop completed: done');
