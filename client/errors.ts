@@ -40,6 +40,10 @@ export class InfrastructureError extends CliError {
 export function toCliError(err: unknown): unknown {
   if (err instanceof LoadError) return new UsageError(err.message, err.fix);
   if (err instanceof CliError) return err;
+  // client/temporal/connection.ts TemporalTlsError, told by name: its class would load the SDK.
+  const tls = err as { name?: unknown; message?: unknown; fix?: unknown };
+  if (tls?.name === 'TemporalTlsError' && typeof tls.message === 'string' && typeof tls.fix === 'string')
+    return new InfrastructureError(tls.message, tls.fix);
   const namespace = process.env.TEMPORAL_ADDRESS ? process.env.TEMPORAL_NAMESPACE?.trim() || 'default' : undefined;
   const problem = clusterProblemOf(err, namespace);
   if (problem) return new InfrastructureError(problem.message, problem.fix);

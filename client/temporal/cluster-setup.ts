@@ -179,9 +179,9 @@ export async function setupCluster(
   if (first !== undefined) {
     log('waiting for the server to serve them…');
     await waitFor(
-      async () => (await probeServed(connection, namespace)) === undefined,
+      async () => (await probeServed(connection, namespace)) ?? true,
       opts.serveTimeoutMs,
-      `the server to serve namespace ${namespace} and ll-loop's search attributes (last answer: ${first})`,
+      `the server to serve namespace ${namespace} and ll-loop's search attributes`,
     );
   }
   outcome.after = await inspectCluster(connection, namespace);
@@ -194,27 +194,38 @@ export async function setupCluster(
  */
 export async function waitUntilServed(connection: Connection, namespace: string, timeoutMs = 60_000): Promise<void> {
   await waitFor(
-    async () => (await probeServed(connection, namespace)) === undefined,
+    async () => (await probeServed(connection, namespace)) ?? true,
     timeoutMs,
     `the server to serve ll-loop's search attributes in namespace ${namespace}`,
   );
 }
 
-async function listsAttributes(connection: Connection, namespace: string): Promise<boolean> {
+async function listsAttributes(connection: Connection, namespace: string): Promise<true | string> {
   try {
     await connection.operatorService.listSearchAttributes({ namespace });
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    return reason(err);
   }
 }
 
-/** Poll `check` until it holds; the server's registry refreshes every few seconds. */
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 60_000, what = 'the server'): Promise<void> {
+/**
+ * Poll `check` until it holds (true); anything else is the server's last answer, named when
+ * giving up. The server's registry refreshes every few seconds.
+ */
+async function waitFor(
+  check: () => Promise<true | string | false>,
+  timeoutMs = 60_000,
+  what = 'the server',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`gave up after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    const answer = await check();
+    if (answer === true) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `gave up after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${answer ? ` (last answer: ${answer})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 500));
   }
 }

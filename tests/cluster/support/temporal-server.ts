@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Connection, type TLSConfig } from '@temporalio/client';
 
 /** The server version the cluster tier runs (docs/temporal.md, "Tested server versions"). */
 export const TEMPORAL_SERVER_VERSION = process.env.LL_CLUSTER_TEMPORAL_VERSION ?? '1.30.1';
@@ -43,11 +43,19 @@ export function buildTemporalBinaries(log: (m: string) => void): TemporalBinarie
   return binaries;
 }
 
+/** The server's two databases: its own and the visibility store. */
+export interface Databases {
+  main: string;
+  visibility: string;
+}
+
+const DATABASES: Databases = { main: 'temporal', visibility: 'temporal_visibility' };
+
 /** The SQL tool's steps for one database: create it, version it, bring it to the latest schema. */
-export function setupSchemas(sql: string, pgPort: number): void {
+export function setupSchemas(sql: string, pgPort: number, dbs = DATABASES): void {
   for (const [db, schema] of [
-    ['temporal', 'postgresql/v12/temporal'],
-    ['temporal_visibility', 'postgresql/v12/visibility'],
+    [dbs.main, 'postgresql/v12/temporal'],
+    [dbs.visibility, 'postgresql/v12/visibility'],
   ] as const) {
     const base = ['--plugin', 'postgres12', '--ep', '127.0.0.1', '-p', String(pgPort), '-u', 'temporal'];
     base.push('--pw', 'temporal', '--db', db);
@@ -76,7 +84,13 @@ export interface ServerPorts {
 }
 
 /** A development config for PostgreSQL 12+ (the server's config/development-postgres12.yaml, trimmed). */
-export function serverConfig(ports: ServerPorts, pgPort: number, dynamicConfig: string): string {
+export function serverConfig(
+  ports: ServerPorts,
+  pgPort: number,
+  dynamicConfig: string,
+  opts: { dbs?: Databases; tls?: string } = {},
+): string {
+  const dbs = opts.dbs ?? DATABASES;
   const store = (db: string, conns: number) => `      sql:
         pluginName: "postgres12"
         databaseName: "${db}"
@@ -100,14 +114,14 @@ persistence:
   numHistoryShards: 4
   datastores:
     postgres-default:
-${store('temporal', 20)}
+${store(dbs.main, 20)}
     postgres-visibility:
-${store('temporal_visibility', 10)}
+${store(dbs.visibility, 10)}
 global:
   membership:
     maxJoinDuration: 30s
     broadcastAddress: "127.0.0.1"
-services:
+${opts.tls ?? ''}services:
   frontend:
 ${service(ports.frontend, ports.frontendMembership, ports.frontendHttp)}
   matching:
@@ -142,11 +156,16 @@ const DYNAMIC_CONFIG = `limit.maxIDLength:
 `;
 
 /** Write the config and dynamic config files into `dir`; returns the config file's path. */
-export function writeServerConfig(dir: string, ports: ServerPorts, pgPort: number): string {
+export function writeServerConfig(
+  dir: string,
+  ports: ServerPorts,
+  pgPort: number,
+  opts: { dbs?: Databases; tls?: string; name?: string } = {},
+): string {
   const dynamic = join(dir, 'dynamicconfig.yaml');
   writeFileSync(dynamic, DYNAMIC_CONFIG);
-  const config = join(dir, 'temporal.yaml');
-  writeFileSync(config, serverConfig(ports, pgPort, dynamic));
+  const config = join(dir, opts.name ?? 'temporal.yaml');
+  writeFileSync(config, serverConfig(ports, pgPort, dynamic, opts));
   return config;
 }
 
@@ -167,11 +186,11 @@ export function spawnServer(server: string, configFile: string, logFile: string)
 }
 
 /** Wait until the frontend answers and lists namespaces (its persistence is reachable). */
-export async function waitForServer(address: string, timeoutMs = 90_000): Promise<void> {
+export async function waitForServer(address: string, timeoutMs = 90_000, tls?: TLSConfig): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   for (;;) {
-    const connection = Connection.lazy({ address, connectTimeout: '2s' });
+    const connection = Connection.lazy({ address, connectTimeout: '2s', ...(tls ? { tls } : {}) });
     try {
       await connection.withDeadline(Date.now() + 3_000, () =>
         connection.workflowService.listNamespaces({ pageSize: 1 }),
