@@ -73,4 +73,16 @@ describe('a frontend with mTLS', () => {
     );
     expect(fix).toMatch(/^fix: set TEMPORAL_TLS_CA to the PEM file of the CA/);
   });
+
+  it('TLS asked of the plaintext server: one line with the fix (exit 7)', () => {
+    const r = project.cli(['cluster', 'setup', '--check'], {
+      TEMPORAL_ADDRESS: loadCluster().address,
+      TEMPORAL_TLS: 'true',
+    });
+    expect(r.code).toBe(7);
+    const [error, fix, ...rest] = ownLines(r.stderr);
+    expect(rest, r.stderr).toEqual([]);
+    expect(error).toMatch(new RegExp(`^error: Temporal at ${loadCluster().address} does not speak TLS \\(`));
+    expect(fix).toMatch(/^fix: set TEMPORAL_TLS=false/);
+  });
 });
