@@ -5,7 +5,7 @@
  * host; no completed action runs twice. Each action notes `<hostname> <directory>`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -103,6 +103,7 @@ describe.skipIf(unavailable !== undefined)(
     afterAll(async () => {
       await hosts?.teardown();
       await connection?.close();
+      if (base && !process.env.LL_CLUSTER_KEEP) rmSync(base, { recursive: true, force: true });
     });
 
     it('a pinned run whose host is cut off waits and says so, never runs elsewhere, and finishes when it is back', async () => {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { runCliBinary } from '../support/cli.js';
 import { checkoutWorkersOf } from '../support/processes.js';
 import { startCluster, stopCluster } from '../cluster/support/cluster.js';
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -28,6 +28,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     if (setupRun.code !== 0)
       throw new Error(`ll-loop cluster setup failed (${setupRun.code}): ${setupRun.stdout}${setupRun.stderr}`);
     log(setupRun.stdout.trim().split('\n').join(' · '));
+    rmSync(project, { recursive: true, force: true });
   } catch (err) {
     await stopCluster(state);
     throw err;

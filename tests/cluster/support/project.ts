@@ -4,7 +4,7 @@
  * in the background of the test with their output collected.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -76,7 +76,9 @@ export function useClusterProject(prefix: string, opts: { namespace?: string } =
   });
   afterAll(() => {
     for (const child of children) child.kill('SIGKILL');
-    if (cwd) project.cli(['worker', 'stop']);
+    if (!cwd) return;
+    project.cli(['worker', 'stop']);
+    if (!process.env.LL_CLUSTER_KEEP) rmSync(cwd, { recursive: true, force: true });
   });
   return project;
 }
