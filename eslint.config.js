@@ -1,11 +1,13 @@
 /**
  * ESLint (flat config): promises are never left floating anywhere (type-aware), and the
- * determinism boundary of fsm/ and workflows/ (eslint/boundary.js). `npm run lint` runs it with
+ * determinism boundary of fsm/ and workflows/ (eslint/boundary.js), and the layer and room tables
+ * (eslint/layers.js). `npm run lint` runs it with
  * tsconfig.core.json, which type-checks those two folders without Node's types.
  */
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import { boundaryConfigs } from './eslint/boundary.js';
+import { layersConfig } from './eslint/layers.js';
 
 export default defineConfig([
   globalIgnores(['dist/', 'coverage/', '.cache/', '**/.loops/']),
@@ -14,7 +16,7 @@ export default defineConfig([
   {
     name: 'll-loop/promises',
     files: [
-      '{fsm,workflows,activities,worker,client,loader,tests,bench,bin,eslint,tools}/**/*.{ts,js,mjs}',
+      '{fsm,workflows,activities,worker,host,client,loader,tests,bench,bin,eslint,tools}/**/*.{ts,js,mjs}',
       '*.{ts,js,mjs}',
     ],
     plugins: { '@typescript-eslint': tseslint.plugin },
@@ -35,4 +37,5 @@ export default defineConfig([
     },
   },
   ...boundaryConfigs,
+  layersConfig,
 ]);

@@ -5,9 +5,9 @@
  * may ignore `response_format`, a model may bend an enum), so its answers are checked as the host
  * CLI's are.
  */
-import { readJudgement } from '../fsm/llm-judgement.js';
+import { readJudgement } from '../fsm/run/llm-judgement.js';
 import { answerCheckSchema } from '../fsm/llm-schema.js';
-import type { LlmReply } from '../fsm/snapshot.js';
+import type { LlmReply } from '../fsm/run/snapshot.js';
 import { compileJsonSchema, schemaErrors } from '../loader/json-schema.js';
 
 /**

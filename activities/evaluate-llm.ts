@@ -1,6 +1,6 @@
 import { reaskText } from '../fsm/answer-check.js';
 import { parseJsonText } from './json-text.js';
-import type { LlmReply } from '../fsm/snapshot.js';
+import type { LlmReply } from '../fsm/run/snapshot.js';
 import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
 import { checkedAnswer } from './checked-answer.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';

@@ -9,7 +9,7 @@
  * plain completion (`schema` absent: a prompt state's text, fsm/llm-provider.ts).
  */
 import type { LlmProviderRequest } from '../fsm/llm-provider.js';
-import type { LlmUsage } from '../fsm/snapshot.js';
+import type { LlmUsage } from '../fsm/run/snapshot.js';
 
 /** One question to a provider: a prompt, and for a judgement the JSON schema its answer follows. */
 export interface ProviderCall {

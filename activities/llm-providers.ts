@@ -11,7 +11,7 @@
  * - usage (tokens, cost when the answer states it) is returned whenever the provider sent it.
  */
 import type { ApiProvider } from '../fsm/llm-provider.js';
-import type { LlmReply, LlmUsage } from '../fsm/snapshot.js';
+import type { LlmReply, LlmUsage } from '../fsm/run/snapshot.js';
 import { ProviderError, type ProviderCall, type ProviderFn } from './llm-provider-call.js';
 import { askAnthropic } from './llm-anthropic.js';
 import { checkedAnswer } from './checked-answer.js';

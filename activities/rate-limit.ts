@@ -1,7 +1,7 @@
 /**
  * Recognising a rate limit, an overloaded API or a spent usage quota in what an agent call left:
  * the host CLI's output when it exits non-zero. The answer is a fact (fsm/types.ts RateLimitFact);
- * how long to pause is the core's decision (fsm/rate-limit.ts).
+ * how long to pause is the core's decision (fsm/run/rate-limit.ts).
  *
  * Only a failed call is read — a non-zero exit, or a JSON envelope with `is_error: true` (headless
  * `claude -p` reports an API rate limit with exit 0 and `"is_error": true`, anthropics/claude-code

@@ -27,7 +27,7 @@ export interface ActivityDeps {
    */
   env?: NodeJS.ProcessEnv;
   /**
-   * The environment a run's command left for it (worker/run-env.ts), by workflow id; used when
+   * The environment a run's command left for it (host/run-env.ts), by workflow id; used when
    * `env` is not injected. Undefined for a run without one: the worker's own environment.
    */
   envFor?: (workflowId: string) => NodeJS.ProcessEnv | undefined;
@@ -100,7 +100,7 @@ export function fileSafe(name: string): string {
  * enough to need a file, so a run of small outputs leaves nothing in the project.
  */
 export function runningLogPath(cwd: string, instanceId: string, file: string): string {
-  // A scheduled run's `:` becomes `-`, as in its events and state files (worker/run-files.ts runFileStem).
+  // A scheduled run's `:` becomes `-`, as in its events and state files (host/run-files.ts runFileStem).
   return join(cwd, '.loops', '.running', fileSafe(instanceId.replaceAll(':', '-')), file);
 }
 

@@ -22,7 +22,7 @@ import {
 const TEN_STATES = 10;
 
 export async function concurrentLoops(count) {
-  const { checkoutAt } = await dist('worker/checkout.js');
+  const { checkoutAt } = await dist('host/checkout.js');
   const { ensureCheckoutWorker } = await dist('client/runs/checkout-worker.js');
   const { startLoopRun, searchAttributesAvailable } = await dist('client/runs/start-run.js');
   const { loadLoop } = await dist('loader/load.js');

@@ -62,7 +62,7 @@ export const { resolveEndpoint, resolveTemporalTarget, connectClient, connectWor
 export const { embeddedServerOptions } = await dist('client/temporal/embedded.js');
 export const { stopDevServer } = await dist('client/temporal/dev-server.js');
 export const { createLoopWorker, installQuietRuntime } = await dist('worker/create-worker.js');
-export const { validateLoop } = await dist('fsm/validate.js');
+export const { validateLoop } = await dist('fsm/definition/validate.js');
 export const { createActivities } = await dist('activities/index.js');
 
 installQuietRuntime('ERROR');

@@ -15,7 +15,7 @@ import {
 } from './context.mjs';
 
 export async function parkedLoops(count) {
-  const { checkoutAt } = await dist('worker/checkout.js');
+  const { checkoutAt } = await dist('host/checkout.js');
   const { ensureCheckoutWorker } = await dist('client/runs/checkout-worker.js');
   const { startLoopRun } = await dist('client/runs/start-run.js');
   const { loadLoop } = await dist('loader/load.js');

@@ -49,7 +49,7 @@ const fsmImports = {
     ...commonPatterns,
     { group: ['@temporalio/*'], message: 'The pure core knows nothing of Temporal.' },
     {
-      regex: layer(['workflows', 'activities', 'worker', 'client', 'loader']),
+      regex: layer(['workflows', 'activities', 'worker', 'host', 'client', 'loader']),
       message: 'The pure core imports only itself (and zod): outer layers depend on it, not the reverse.',
     },
   ],
@@ -65,7 +65,7 @@ const workflowImports = {
       message: 'Workflows may import activities only as types (`import type`): the implementations run on the worker.',
     },
     {
-      regex: layer(['worker', 'client', 'loader']),
+      regex: layer(['worker', 'host', 'client', 'loader']),
       message: 'Workflow code imports only @temporalio/workflow, fsm/ and activity types.',
     },
   ],

@@ -8,7 +8,7 @@ import { interpolate, type InterpolationScope } from './interpolate.js';
 import { DEFAULT_LLM_SCHEMA } from './llm-schema.js';
 import { mergedLlm, providerRequest } from './llm-provider.js';
 import type { EvaluateConfig, LoopDefinition, StateConfig } from './schema.js';
-import type { RunData } from './snapshot.js';
+import type { RunData } from './run/snapshot.js';
 import type { ActionResult, EvalResult, EvaluateLlmInput } from './types.js';
 
 export type Evaluation =

@@ -139,7 +139,7 @@ export const UNSUPPORTED_EVALUATORS: readonly string[] = [];
 export const ACTION_TYPES = ['shell', 'prompt', 'slash_command', 'mcp_tool'] as const;
 
 /**
- * Author retries of a flaky action (`retry:` on a state; semantics in fsm/retry.ts and
+ * Author retries of a flaky action (`retry:` on a state; semantics in fsm/run/retry.ts and
  * docs/loop-format.md#retry). Separate from Temporal's retries of infrastructure faults.
  */
 export const retryConfig = z.strictObject({
@@ -159,7 +159,7 @@ export const RETRY_KEYS = Object.keys(retryConfig.shape);
 
 /**
  * What a run may spend on agent calls (prompt actions, LLM evaluations), at loop level and per
- * state (fsm/budget.ts, docs/loop-format.md#budgets). Each limit is reached when the spend is at
+ * state (fsm/run/budget.ts, docs/loop-format.md#budgets). Each limit is reached when the spend is at
  * least the maximum; a run whose budget is spent routes `on_budget:` or ends `terminated_by: budget`.
  */
 export const budgetConfig = z.strictObject({
@@ -180,7 +180,7 @@ export const stateShape = {
    * `mcp_tool` calls `action: "<server>/<tool>"` of the project's `.mcp.json` with `params:`.
    */
   action_type: z.enum(ACTION_TYPES).optional(),
-  /** mcp_tool only: the tool, with the server in `action:` (folded into `action: "<server>/<tool>"` at load; fsm/mcp-tool-field.ts). */
+  /** mcp_tool only: the tool, with the server in `action:` (folded into `action: "<server>/<tool>"` at load; fsm/definition/mcp-tool-field.ts). */
   tool: z.string().min(1).optional(),
   /** mcp_tool only: the tool's arguments; string values are templates. */
   params: z.record(z.string(), z.unknown()).optional(),
@@ -255,7 +255,7 @@ const llmConfig = z.strictObject({
   enabled: z.boolean().default(true),
   /** How many times an answer that misses its JSON Schema is asked again (errors appended) before the verdict is `error`. */
   schema_retries: z.number().int().min(0).max(10).default(DEFAULT_SCHEMA_RETRIES),
-  /** Pauses on rate limits and spent quotas (fsm/rate-limit.ts has the defaults). */
+  /** Pauses on rate limits and spent quotas (fsm/run/rate-limit.ts has the defaults). */
   rate_limit: z
     .strictObject({
       /** The longest a call may stay rate limited, from its first pause; past it the verdict is `error`. */
@@ -311,7 +311,7 @@ export const loopShape = {
   parameters: z.record(z.string(), parameterSpec).optional(),
   config: loopConfig.optional(),
   llm: llmConfig.default({ max_tokens: 256, timeout: 1800, enabled: true, schema_retries: DEFAULT_SCHEMA_RETRIES }),
-  /** What a `CONTEXT_HANDOFF:` line in an action's output does (fsm/on-signal.ts); absent: pause. */
+  /** What a `CONTEXT_HANDOFF:` line in an action's output does (fsm/run/on-signal.ts); absent: pause. */
   on_handoff: z.enum(['pause', 'spawn', 'terminate']).optional(),
   /** The run's limits on agent calls (sub-loops spend from it too). */
   budget: budgetConfig.optional(),

@@ -2,7 +2,7 @@
  * The stdout signals an action (an agent, or a shell wrapping one) gives the loop, as
  * little-loops' executor reads them:
  * - `CONTEXT_HANDOFF: <payload>` — the agent's context is spent; continue in a fresh session
- *   (what happens is the loop's `on_handoff`: fsm/on-signal.ts);
+ *   (what happens is the loop's `on_handoff`: fsm/run/on-signal.ts);
  * - `FATAL_ERROR: <message>` — end the run as an error with that message;
  * - `LOOP_STOP: [<message>]` — end the run gracefully once this state has routed.
  *

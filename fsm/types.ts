@@ -57,7 +57,7 @@ export interface LlmUsage {
   duration_ms?: number;
 }
 
-/** What a run (or one state of it) has spent on agent calls so far (fsm/budget.ts). */
+/** What a run (or one state of it) has spent on agent calls so far (fsm/run/budget.ts). */
 export interface Spend {
   cost_usd: number;
   /** Input plus output tokens. */
@@ -75,7 +75,7 @@ export interface BudgetLimits {
 
 /**
  * A rate limit, an overloaded API or a spent usage quota, as the host CLI or an API provider
- * announced it. Facts only: the core decides how long to pause (fsm/rate-limit.ts).
+ * announced it. Facts only: the core decides how long to pause (fsm/run/rate-limit.ts).
  */
 export interface RateLimitFact {
   kind: 'rate_limit' | 'overloaded' | 'quota';

@@ -5,14 +5,14 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { resolveContext } from '../fsm/context.js';
+import { resolveContext } from '../fsm/definition/context.js';
 import { checkJsonSchemas } from './json-schema.js';
 import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
-import { validateLoop } from '../fsm/validate.js';
-import { bindParameters } from '../fsm/parameters.js';
-import { compileParadigm } from '../fsm/paradigms/index.js';
+import { validateLoop } from '../fsm/definition/validate.js';
+import { bindParameters } from '../fsm/definition/parameters.js';
+import { compileParadigm } from '../fsm/definition/paradigms/index.js';
 import { builtinLoopFile, builtinLoopNames } from './catalog.js';
 import { LOAD_ERROR_KIND, LoadError } from './errors.js';
 import { expandReuse } from './reuse.js';

@@ -1,7 +1,7 @@
 /**
  * Reuse at load time: `from:` inheritance, `import:` fragment libraries, inline `fragments:` and
  * `fragment:` on states (docs/reuse.md). Reads the files involved; the merging itself is pure
- * (fsm/merge.ts, fsm/fragments.ts). Every problem is a diagnostic naming the file at fault; a
+ * (fsm/definition/merge.ts, fsm/definition/fragments.ts). Every problem is a diagnostic naming the file at fault; a
  * diagnostic of the loaded file itself carries no `file`, so the loader places it.
  */
 import { error, hasErrors, warning, type Diagnostic } from '../fsm/diagnostics.js';
@@ -12,8 +12,8 @@ import {
   importListProblems,
   type Composed,
   type FragmentTable,
-} from '../fsm/fragments.js';
-import { isPlainObject, valueAt, type PlainObject } from '../fsm/merge.js';
+} from '../fsm/definition/fragments.js';
+import { isPlainObject, valueAt, type PlainObject } from '../fsm/definition/merge.js';
 import { REUSE_LOOP_KEYS, REUSE_STATE_KEYS } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import {

@@ -5,11 +5,11 @@
  * starts; the child is loaded again by the worker when the state runs (activities/load-subloop.ts).
  */
 import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
-import { coerceParameter, typeNoun } from '../fsm/parameters.js';
+import { coerceParameter, typeNoun } from '../fsm/definition/parameters.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { hasRefs } from '../fsm/template.js';
-import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '../fsm/template-checks.js';
+import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '../fsm/definition/template-checks.js';
 import { LoadError } from './errors.js';
 
 /** Loads a child loop file (loader/load.ts), carrying the chain of files for cycle detection. */

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { BUILD_STAMP, PACKAGE_ROOT, PREBUILT_BUNDLE } from './paths.js';
+import { BUILD_STAMP, PACKAGE_ROOT, PREBUILT_BUNDLE } from '../host/paths.js';
 
 const { code } = await bundleWorkflowCode({
   workflowsPath: join(PACKAGE_ROOT, 'dist', 'workflows', 'index.js'),

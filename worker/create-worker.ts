@@ -17,14 +17,14 @@ import {
 } from '@temporalio/worker';
 import { isScopeBusyMessage, SCOPE_BUSY } from '../workflows/scope-lock-definitions.js';
 import { LOOP_FAILED } from '../workflows/definitions.js';
-import { isLoopFailedMessage } from '../fsm/outcome.js';
+import { isLoopFailedMessage } from '../fsm/run/outcome.js';
 import { startGroupWatchdog } from '../activities/group-reaper.js';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { EventHub } from './event-hub.js';
-import { runEnvFor, stateDir } from './run-env.js';
+import { runEnvFor, stateDir } from '../host/run-env.js';
 import { join } from 'node:path';
 import { sweepJournal } from '../activities/action-journal.js';
-import { PREBUILT_BUNDLE, workflowsEntry } from './paths.js';
+import { PREBUILT_BUNDLE, workflowsEntry } from '../host/paths.js';
 
 export interface LoopWorkerOptions {
   connection: NativeConnection;
@@ -54,7 +54,7 @@ export const CORE_RETRY_TARGET = 'temporalio_client::retry';
 /**
  * The SDK logs every failed workflow and activity at WARN, with its stack. Some failures are
  * outcomes, not faults, and the CLI reports them itself: a run that did not succeed closes Failed
- * with `LoopFailed` (fsm/outcome.ts; exit 2–5), a run denied its scopes fails with ScopeBusy
+ * with `LoopFailed` (fsm/run/outcome.ts; exit 2–5), a run denied its scopes fails with ScopeBusy
  * (exit 8). Those are not logged. The error may reach the logger as a plain Error (its failure
  * type lost crossing the workflow thread), so it is also known by its message.
  */
@@ -118,7 +118,7 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(options.bundlePath),
-    // Each run's actions see the environment its command left (worker/run-env.ts); the scope
+    // Each run's actions see the environment its command left (host/run-env.ts); the scope
     // lock's activities call Temporal, on the worker's own connection unless given a client.
     activities: createActivities({
       envFor: runEnvFor,

@@ -7,9 +7,9 @@
 import { existsSync } from 'node:fs';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { InjectedSinks } from '@temporalio/worker';
-import type { RunStreamEvent, TimedEvent } from '../fsm/events.js';
+import type { RunStreamEvent, TimedEvent } from '../fsm/run/events.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
-import { RunFiles, stateFileOf } from './run-files.js';
+import { RunFiles, stateFileOf } from '../host/run-files.js';
 
 const STATE_WRITE_INTERVAL_MS = 200;
 /** A long-lived worker closes the events file of a run idle this long, checking every IDLE_SWEEP_MS. */

@@ -19,8 +19,8 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import { pidAlive } from './checkout-claim.js';
-import { parseWorkerIdentity } from './checkout.js';
+import { pidAlive } from '../host/checkout-claim.js';
+import { parseWorkerIdentity } from '../host/checkout.js';
 
 /** PendingActivityState.STARTED in Temporal's API. */
 const STARTED = 2;

@@ -10,10 +10,10 @@
 import type { History } from '@temporalio/common/lib/proto-utils.js';
 import { Worker, type InjectedSinks, type ReplayResult } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import type { RunStreamEvent } from '../fsm/events.js';
+import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { installQuietRuntime, workflowBundle } from './create-worker.js';
-import { stateFileOf } from './run-files.js';
+import { stateFileOf } from '../host/run-files.js';
 
 /** What a replay of one execution's history gave. */
 export interface ReplayedExecution {

@@ -1,5 +1,5 @@
 /**
- * A worker's sweep of run environment files (worker/run-env.ts) whose run is over: at start-up
+ * A worker's sweep of run environment files (host/run-env.ts) whose run is over: at start-up
  * and then every few minutes, since a run can end where no code of ll-loop sees it (terminated,
  * refused its scopes while nobody followed it).
  *
@@ -12,7 +12,7 @@
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { parseRunEnvFile, runEnvDir, runIdOfFile } from './run-env.js';
+import { parseRunEnvFile, runEnvDir, runIdOfFile } from '../host/run-env.js';
 
 /** A file whose run this worker's server does not know is kept this long after it was written. */
 export const NOT_FOUND_GRACE_MS = 10 * 60_000;

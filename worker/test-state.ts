@@ -10,9 +10,9 @@
  */
 import { createActivities } from '../activities/index.js';
 import type { LoopDefinition } from '../fsm/schema.js';
-import { SNAPSHOT_SEMANTICS, type RunEvent, type RunningSnapshot, type Transition } from '../fsm/snapshot.js';
-import { llmReplyFact } from '../fsm/facts.js';
-import { transition } from '../fsm/transition.js';
+import { SNAPSHOT_SEMANTICS, type RunEvent, type RunningSnapshot, type Transition } from '../fsm/run/snapshot.js';
+import { llmReplyFact } from '../fsm/run/facts.js';
+import { transition } from '../fsm/run/transition.js';
 import type { ActionResult, CapturedValue, TerminatedBy } from '../fsm/types.js';
 
 export interface StateTestInput {

@@ -6,7 +6,7 @@
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
 import type { Placement } from './placement.js';
-import type { LlmReply, Snapshot, WorkEffect } from '../fsm/snapshot.js';
+import type { LlmReply, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
 import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
 
 /** Grace beyond an action's own timeout before Temporal gives up on the activity. */

@@ -4,7 +4,7 @@
  * (`createActivities(): LoopActivities`), so the two cannot drift apart.
  */
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { DiffStatRequest, LlmReply } from '../fsm/snapshot.js';
+import type { DiffStatRequest, LlmReply } from '../fsm/run/snapshot.js';
 import type { ActionResult, EvaluateLlmInput, RunActionInput } from '../fsm/types.js';
 import type { PortableCheckout } from './definitions.js';
 import type { ScopeLockInput, ScopeRequest } from './scope-lock-definitions.js';

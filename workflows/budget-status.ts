@@ -1,10 +1,10 @@
 /**
- * How a run's spend shows from outside (fsm/budget.ts): the `status` query's `spent` and `budget`,
+ * How a run's spend shows from outside (fsm/run/budget.ts): the `status` query's `spent` and `budget`,
  * and the Web UI's current-details line. Runs without usage or a budget show nothing new.
  */
-import { loopLimits, spendLine } from '../fsm/budget.js';
+import { loopLimits, spendLine } from '../fsm/run/budget.js';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { Snapshot } from '../fsm/snapshot.js';
+import type { Snapshot } from '../fsm/run/snapshot.js';
 import type { LoopStatus } from './definitions.js';
 
 /** The status query's spend fields. */

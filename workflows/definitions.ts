@@ -4,8 +4,8 @@
  */
 import { defineQuery, defineUpdate, type Sinks } from '@temporalio/workflow';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { DoneSnapshot, Effect, Phase, Snapshot, Upgrade } from '../fsm/snapshot.js';
-import type { RunStreamEvent } from '../fsm/events.js';
+import type { DoneSnapshot, Effect, Phase, Snapshot, Upgrade } from '../fsm/run/snapshot.js';
+import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { BudgetLimits, ExecutionResult, RunLoopInput, Spend } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
@@ -81,7 +81,7 @@ export interface RunTuning {
  */
 export interface RunRules {
   /**
-   * Close the workflow the way the run ended (fsm/outcome.ts): Completed at a success terminal,
+   * Close the workflow the way the run ended (fsm/run/outcome.ts): Completed at a success terminal,
    * Failed (`LoopFailed`) otherwise, Canceled when stopped; `LoopStatus` holds the outcome. Set on
    * every run started by 0.4.0 and later; absent from older histories, which replay as they ran.
    */
@@ -106,13 +106,13 @@ export interface RunRules {
   checkAnswers?: boolean;
   /**
    * Read prompt actions' and LLM evaluations' answers for rate limits and spent quotas and pause
-   * on them (RunActionInput.detect_rate_limits, fsm/rate-limit.ts). Set by the client for new runs;
+   * on them (RunActionInput.detect_rate_limits, fsm/run/rate-limit.ts). Set by the client for new runs;
    * runs of older releases lack it and judge such answers as they did.
    */
   pauseOnRateLimit?: boolean;
   /**
    * Read shell and prompt actions' output for `CONTEXT_HANDOFF:`, `FATAL_ERROR:` and `LOOP_STOP:`
-   * and act on them (RunActionInput.detect_signals, fsm/on-signal.ts, `on_handoff`). Set by the
+   * and act on them (RunActionInput.detect_signals, fsm/run/on-signal.ts, `on_handoff`). Set by the
    * client for new runs; runs of older releases lack it and treat such lines as plain output.
    */
   stdoutSignals?: boolean;
@@ -171,7 +171,7 @@ export interface ScopeLockRequest {
 
 /**
  * Where a run continued as new picks up: the snapshot and the effect it was about to carry out
- * (`command` in runs of 0.1.0, whose snapshot has the old shape: see fsm/snapshot-upgrade.ts).
+ * (`command` in runs of 0.1.0, whose snapshot has the old shape: see fsm/run/snapshot-upgrade.ts).
  */
 export interface LoopResumePoint {
   snapshot: Snapshot;
@@ -201,7 +201,7 @@ export interface LoopWorkflowInput {
   dataContext?: string[];
 }
 
-/** A sub-loop's inputs from its parent state (see fsm/subloop.ts). */
+/** A sub-loop's inputs from its parent state (see fsm/run/subloop.ts). */
 export interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindings' | 'budget'> {
   /** 1 for a child of a top-level run. */
   depth: number;
@@ -232,7 +232,7 @@ export interface LoopStatus {
   started_at_ms: number;
   captured: string[];
   result: ExecutionResult | null;
-  /** Always 1 (fsm/snapshot.ts SNAPSHOT_SEMANTICS): kept in the answer for its readers. */
+  /** Always 1 (fsm/run/snapshot.ts SNAPSHOT_SEMANTICS): kept in the answer for its readers. */
   semantics: number;
   /** What the run waits for, when its actions' host or pool does not answer (pool runs). */
   waiting_for?: string;

@@ -1,4 +1,4 @@
-import type { Failure } from '../fsm/snapshot.js';
+import type { Failure } from '../fsm/run/snapshot.js';
 
 /**
  * A failure as raw facts for the core: the messages of its cause chain, outermost first

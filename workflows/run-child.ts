@@ -21,7 +21,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
-import type { RunEvent } from '../fsm/snapshot.js';
+import type { RunEvent } from '../fsm/run/snapshot.js';
 import type { RunLoopInput } from '../fsm/types.js';
 import { LOOP_FAILED, MAX_SUBLOOP_DEPTH, type LoopRunResult, type LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
@@ -104,7 +104,7 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
         : {}),
     });
   try {
-    // A child of 0.4.0 or later that did not succeed fails with its result (fsm/outcome.ts).
+    // A child of 0.4.0 or later that did not succeed fails with its result (fsm/run/outcome.ts).
     const result = await (limit ? limit.run(run) : run()).catch((err: unknown) => {
       const failed = resultOfFailedChild(err);
       if (failed) return failed;

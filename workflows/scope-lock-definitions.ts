@@ -7,7 +7,7 @@
  * only) and the client.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { Blocker, ScopeAnswer, ScopeClaim, ScopeHolder, ScopeQueue } from '../fsm/scope-queue.js';
+import type { Blocker, ScopeAnswer, ScopeClaim, ScopeHolder, ScopeQueue } from '../fsm/run/scope-queue.js';
 
 export type { Blocker, ScopeAnswer, ScopeClaim, ScopeHolder, ScopeQueue };
 

@@ -1,6 +1,6 @@
 /**
  * `scopeLockWorkflow`: the scope lock of one domain (a checkout, or a repository for portable
- * runs), after Temporal's mutex sample. It holds the queue (fsm/scope-queue.ts decides every
+ * runs), after Temporal's mutex sample. It holds the queue (fsm/run/scope-queue.ts decides every
  * grant), hears requests and releases as signals, and answers each run with a signal.
  *
  * - Liveness: while anyone holds or waits, it asks every `livenessIntervalS` (default 15 s)
@@ -25,7 +25,14 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { decide, EMPTY_QUEUE, inQueue, type QueueFact, type ScopeAnswer, type ScopeQueue } from '../fsm/scope-queue.js';
+import {
+  decide,
+  EMPTY_QUEUE,
+  inQueue,
+  type QueueFact,
+  type ScopeAnswer,
+  type ScopeQueue,
+} from '../fsm/run/scope-queue.js';
 import type { LoopActivities } from './activity-types.js';
 import { LOOP_WORKFLOW_TYPE } from './definitions.js';
 import {

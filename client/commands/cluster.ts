@@ -8,7 +8,7 @@
 import { bool, JSON_FLAG, str, type CommandContext, type CommandSpec } from '../command-table.js';
 import { InfrastructureError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { parseDuration } from '../runs/schedules.js';
+import { parseDuration } from '../schedules/schedules.js';
 import { CLUSTER_SETUP_FIX } from '../temporal/cluster-errors.js';
 import {
   adminCommands,

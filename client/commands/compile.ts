@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { compileParadigm } from '../../fsm/paradigms/index.js';
+import { compileParadigm } from '../../fsm/definition/paradigms/index.js';
 import { str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';

@@ -15,7 +15,7 @@ import { generateLoop } from '../create/generate.js';
 import { presetFromFlags, type CreateFlags } from '../create/preset.js';
 import { checkLoopText, InvalidLoopError, saveLoop } from '../create/save.js';
 import { askAnswers, askName } from '../create/wizard.js';
-import { runCommand } from './run.js';
+import { runCommand } from '../start/run-loop.js';
 import { validateCommand } from './validate.js';
 
 type Next = 'validate' | 'run' | 'none';

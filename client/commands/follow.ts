@@ -6,7 +6,7 @@
 import { createHumanReporter } from '../reporters/human.js';
 import type { Reporter, RunInfo } from '../reporters/reporter.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
-import { followRun } from '../runs/follow-run.js';
+import { followRun } from '../follow/follow-run.js';
 import { queryStatus, resolveRun, runUrl } from '../runs/run-target.js';
 import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';

@@ -7,11 +7,11 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 import { dirname } from 'node:path';
 import { formatDuration, oneLine } from '../../fsm/format.js';
-import { outcomeOf, type LoopOutcome } from '../../fsm/outcome.js';
+import { outcomeOf, type LoopOutcome } from '../../fsm/run/outcome.js';
 import type { Spend, TerminatedBy } from '../../fsm/types.js';
-import { spendLine } from '../../fsm/budget.js';
-import type { TimedEvent } from '../../fsm/events.js';
-import { eventsPath } from '../../worker/run-files.js';
+import { spendLine } from '../../fsm/run/budget.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
+import { eventsPath } from '../../host/run-files.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -19,7 +19,7 @@ import { listLoopNames } from '../../loader/load.js';
 import { plainFields } from '../reporters/plain-event.js';
 import { safeText } from '../reporters/safe-text.js';
 import { localTime, table } from '../reporters/table.js';
-import { followEvents, type RunEnd } from '../runs/follow-events.js';
+import { followEvents, type RunEnd } from '../follow/follow-events.js';
 import { closedResult, mayHaveResult, queryStatus } from '../runs/run-target.js';
 import {
   findRuns,
@@ -57,7 +57,7 @@ export interface RunHistoryEntry {
   duration_ms: number | null;
   terminated_by: TerminatedBy | null;
   final_state: string | null;
-  /** How it ended (fsm/outcome.ts); null while open or when the run left no result. */
+  /** How it ended (fsm/run/outcome.ts); null while open or when the run left no result. */
   outcome: LoopOutcome | null;
   /** True when it ended in a terminal state marked `failure: true`. */
   failure: boolean | null;

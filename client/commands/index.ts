@@ -9,13 +9,13 @@ import type { CommandSpec } from '../command-table.js';
 export type LoadCommand = () => Promise<CommandSpec>;
 
 export const COMMANDS: Record<string, LoadCommand> = {
-  run: async () => (await import('./run-spec.js')).runSpec,
-  validate: async () => (await import('./simple-specs.js')).validateSpec,
+  run: async () => (await import('./run.js')).runSpec,
+  validate: async () => (await import('./validate.js')).validateSpec,
   compile: async () => (await import('./compile.js')).compileSpec,
   create: async () => (await import('./create.js')).createSpec,
   show: async () => (await import('./show.js')).showSpec,
-  server: async () => (await import('./simple-specs.js')).serverSpec,
-  schema: async () => (await import('./simple-specs.js')).schemaSpec,
+  server: async () => (await import('./server.js')).serverSpec,
+  schema: async () => (await import('./schema.js')).schemaSpec,
   list: async () => (await import('./list.js')).listSpec,
   install: async () => (await import('./install.js')).installSpec,
   status: async () => (await import('./status.js')).statusSpec,
@@ -23,9 +23,9 @@ export const COMMANDS: Record<string, LoadCommand> = {
   stop: async () => (await import('./stop.js')).stopSpec,
   history: async () => (await import('./history.js')).historySpec,
   logs: async () => (await import('./logs.js')).logsSpec,
-  resume: async () => (await import('./resume-spec.js')).resumeSpec,
-  worker: async () => (await import('./worker-spec.js')).workerSpec,
-  schedule: async () => (await import('./schedule-spec.js')).scheduleSpec,
+  resume: async () => (await import('./resume.js')).resumeSpec,
+  worker: async () => (await import('./worker.js')).workerSpec,
+  schedule: async () => (await import('./schedule.js')).scheduleSpec,
   queue: async () => (await import('./queue.js')).queueSpec,
   simulate: async () => (await import('./simulate.js')).simulateSpec,
   test: async () => (await import('./test-state.js')).testSpec,
@@ -47,5 +47,5 @@ export async function allCommands(): Promise<Array<[string, CommandSpec]>> {
 export async function beforeCommand(name: string, cwd: string): Promise<void> {
   // `cluster` neither: it prepares the server a worker needs.
   if (name !== 'worker' && name !== 'server' && name !== 'cluster')
-    (await import('../runs/checkout-worker.js')).reviveCheckoutWorker(cwd);
+    (await import('../hosting/checkout-worker.js')).reviveCheckoutWorker(cwd);
 }

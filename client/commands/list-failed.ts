@@ -1,12 +1,12 @@
 /**
  * `ll-loop list --failed [--json]`: the runs that did not succeed, as the Web UI's Failed filter
  * shows them — by the `LoopStatus` search attribute (`failed`, `limit`, `budget`, `timed_out`, `error`:
- * fsm/outcome.ts), and by the workflow's own status for runs that failed at the Temporal level.
+ * fsm/run/outcome.ts), and by the workflow's own status for runs that failed at the Temporal level.
  * Runs of 0.3.0 and older recorded only `done` and are found only when their workflow failed.
  * Sub-loops are left out: a failed sub-loop is an outcome its parent routed on (the parent's own
  * row says whether the run failed); the Web UI shows them under their parent.
  */
-import { FAILED_OUTCOMES } from '../../fsm/outcome.js';
+import { FAILED_OUTCOMES } from '../../fsm/run/outcome.js';
 import { EXIT } from '../exit-codes.js';
 import { localTime, table } from '../reporters/table.js';
 import { listRuns, projectScope, type RunSummary } from '../runs/find-runs.js';

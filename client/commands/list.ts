@@ -12,7 +12,7 @@ import { EXIT } from '../exit-codes.js';
 import { builtinLoopNames } from '../../loader/catalog.js';
 import { listLoopNames, loadLoopFile, loopsDir } from '../../loader/load.js';
 import { localTime, table } from '../reporters/table.js';
-import type { QueueWorker } from '../runs/queue-pollers.js';
+import type { QueueWorker } from '../hosting/queue-pollers.js';
 import { printBuiltins } from './list-builtin.js';
 
 /** One loop file as `list` shows it. */
@@ -132,7 +132,7 @@ export async function runningListings(cwd: string, opts: { allProjects?: boolean
   const [{ queryStatus }, { listRuns, projectScope }, { queueWorkers }, { withSession }] = await Promise.all([
     import('../runs/run-target.js'),
     import('../runs/find-runs.js'),
-    import('../runs/queue-pollers.js'),
+    import('../hosting/queue-pollers.js'),
     import('../temporal/session.js'),
   ]);
   return withSession(cwd, async ({ client, connection }) => {
@@ -181,7 +181,7 @@ async function printRunning(opts: ListOptions): Promise<number> {
   const runs = await runningListings(opts.cwd, { allProjects: opts.allProjects === true });
   const [{ describePhase }, { describeWorker }] = await Promise.all([
     import('../runs/run-target.js'),
-    import('../runs/queue-pollers.js'),
+    import('../hosting/queue-pollers.js'),
   ]);
   if (opts.json) {
     opts.out(`${JSON.stringify(runs, null, 2)}\n`);

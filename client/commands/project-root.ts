@@ -6,7 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
-import { findCheckoutRoot } from '../../worker/checkout.js';
+import { findCheckoutRoot } from '../../host/checkout.js';
 
 export interface Invocation {
   /** The project root: every command's `cwd`. */

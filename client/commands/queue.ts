@@ -8,9 +8,9 @@ import { bool, JSON_FLAG, type CommandContext, type CommandSpec } from '../comma
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { table } from '../reporters/table.js';
-import { listLockQueues, removeFromQueue, type LockQueueReport } from '../runs/scope-queues.js';
+import { listLockQueues, removeFromQueue, type LockQueueReport } from '../scopes/scope-queues.js';
 import { withSession } from '../temporal/session.js';
-import { removeRunEnv } from '../../worker/run-env.js';
+import { removeRunEnv } from '../../host/run-env.js';
 
 const USAGE = 'queue list [--json] | queue remove <run-id> [--json]   scope locks: who holds, who waits (in order)';
 

@@ -1,331 +1,49 @@
-/**
- * `ll-loop resume <name|run-id>`: carry on with a run that did not reach its end.
- * - A closed run that stopped before a terminal state (cancelled, timed out, error, limits, or
- *   terminated/failed in Temporal): its last snapshot (in its result, else read back by a local
- *   replay of its history) is continued by a NEW run,
- *   `<id>-r<n>`, continues from the state it was in with its captured values (memo
- *   `resumed_from`). The id is fixed per attempt, so two concurrent resumes cannot both start.
- * - An open run: its checkout's worker runs it (started if it was gone), this process follows it;
- *   one paused on a handoff (`on_handoff: pause`) is told to continue (its resumeHandoff update);
- *   a run of 0.2.0 on its own queue is served by this process.
- * Either way the run is then followed here exactly like `ll-loop run` (progress, exit code).
- */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { NativeConnection } from '@temporalio/worker';
-import type { Snapshot } from '../../fsm/snapshot.js';
-import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import type { RunStateFile } from '../../workflows/definitions.js';
-import { connectWorkerConnection } from '../temporal/connection.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { createReporter, followRun, runInfo } from '../runs/follow-run.js';
-import { armInterrupt, interruptible } from '../runs/interrupt.js';
-import { parseContextArgs } from '../../loader/load.js';
-import type { Reporter } from '../reporters/reporter.js';
-import type { Detail } from '../reporters/human.js';
-import { definitionForResume } from '../runs/resume-definition.js';
-import { checkProviderKeys } from '../runs/provider-keys.js';
-import { chooseRun, type ResumeChoice } from '../runs/resume-target.js';
-import { continueHandoff } from '../runs/handoff.js';
-import { projectScope } from '../runs/find-runs.js';
-import {
-  AlreadyBeingResumedError,
-  memoOf,
-  nextResumeId,
-  requireRunDirectory,
-  snapshotOfClosedRun,
-  startInputOf,
-} from '../runs/resumable.js';
-import { openSession, type Session } from '../temporal/session.js';
-import { moveOntoThisRelease, readOpenRun } from '../runs/upgrade.js';
-import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../runs/start-run.js';
-import { ScopeBusyError } from '../runs/scope-lock.js';
-import { commandLineDataKeys } from '../../fsm/parameters.js';
-import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../worker/checkout.js';
-import { checkoutRootOf, ensureCheckoutWorker } from '../runs/checkout-worker.js';
+/** `ll-loop resume <name|run-id>` flags → resumeCommand. */
+import { colourWanted } from '../reporters/style.js';
+import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
+import { UsageError } from '../errors.js';
+import { resumeCommand } from '../resume/resume-run.js';
 
-export interface ResumeOptions {
-  cwd: string;
-  target: string;
-  context: string[];
-  /** `--context-allow-unknown`: hand the loop `--context` keys it does not use. */
-  allowUnknownContext?: boolean;
-  /** `--background`: start (or hand over) the resumed run and return at once, like `run --background`. */
-  background?: boolean;
-  maxIterations?: number;
-  json: boolean;
-  /** Colour in the progress display. */
-  colour?: boolean;
-  /** `--verbose` / `--quiet`: how much of the progress display, as for `run`. */
-  detail?: Detail;
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-/** An open run on a shared queue belongs to that queue's worker pool. */
-export class SharedQueueRunError extends CliError {
-  override readonly name = 'SharedQueueRunError';
-  constructor(id: string, taskQueue: string) {
-    super(
-      `run ${id} is open on the shared task queue ${taskQueue}; it runs when a worker polls that queue`,
-      `start one: ll-loop worker --task-queue ${taskQueue}`,
-      EXIT.usage,
-    );
-  }
-}
-
-/** Resume a run; returns the exit code of the run it ends up following. */
-export async function resumeCommand(opts: ResumeOptions): Promise<number> {
-  const cliContext = parseContextArgs(opts.context);
-  installQuietRuntime();
-  const session = await openSession(opts.cwd);
-  let native: NativeConnection | undefined;
-  try {
-    const choice = await chooseRun(session.client, opts.target, projectScope(opts.cwd));
-    const cwd = requireRunDirectory(choice.id, choice.description);
-    if (choice.kind === 'open') {
-      const servedByCheckout = choice.description.taskQueue.startsWith(CHECKOUT_QUEUE_PREFIX);
-      if (!servedByCheckout && !isPerRunQueue(choice.description.taskQueue))
-        throw new SharedQueueRunError(choice.id, choice.description.taskQueue);
-      if (Object.keys(cliContext).length || opts.maxIterations !== undefined) {
-        opts.err(
-          `note: ${choice.id} is still open; --context and --max-iterations apply only when resuming a stopped run\n`,
-        );
-      }
-      // A run this release cannot replay would wedge on its first workflow task here: move it.
-      const reading = await readOpenRun(session.client, choice.id, choice.description, cwd);
-      if (!reading.replays) {
-        await moveOntoThisRelease(session.client, choice.id, choice.description, reading.plan);
-        if (!opts.json)
-          opts.out(
-            `moved ${choice.id} onto this ll-loop (${reading.plan.upgrade.reason}); it continues in state ${reading.plan.snapshot.current}\n`,
-          );
-      }
-      if (servedByCheckout) return await followServed(session, choice, cwd, opts);
-      if (opts.background) {
-        throw new CliError(
-          `${choice.id} is a run of ll-loop 0.2.0 on its own task queue: this process must serve it, so it cannot resume in the background`,
-          `ll-loop resume ${choice.id} (without --background), and keep it open until the run ends`,
-          EXIT.usage,
-        );
-      }
-      // A run of ll-loop 0.2.0, on its own queue: this process serves it.
-      native = await connectWorkerConnection(session.endpoint);
-      return await attach(session, native, choice, cwd, opts, reading.replays ? reading.state : undefined);
-    }
-    return await continueStopped(session, choice, cwd, cliContext, opts);
-  } finally {
-    await native?.close().catch(() => undefined);
-    await session.close();
-  }
-}
-
-/** An open run without a worker: poll its own task queue here until it closes. */
-async function attach(
-  session: Session,
-  native: NativeConnection,
-  run: ResumeChoice,
-  cwd: string,
-  opts: ResumeOptions,
-  where?: RunStateFile,
-): Promise<number> {
-  const handle = session.client.workflow.getHandle(run.id);
-  const input = await startInputOf(session.client, run.id);
-  // This process's worker serves the run: its actions see this environment.
-  if (input !== undefined) checkProviderKeys(input.definition, process.env, 'resume');
-  await forgetDeadWorker(session, run.id);
-  const { worker, events } = await createLoopWorker({
-    connection: native,
-    namespace: session.endpoint.namespace,
-    taskQueue: run.description.taskQueue,
-  });
-  // The display replays the run's events so far, then follows it live.
-  if (!opts.json) {
-    opts.out(`resuming ${run.id}: it is still open but nothing was running it; its worker runs here now\n`);
-    if (where && where.phase !== 'done')
-      opts.out(
-        `in state ${where.current_state} (pass ${where.iteration}/${input?.definition.max_iterations ?? '?'}, ${phaseText(where.phase)})\n`,
+export const resumeSpec: CommandSpec = {
+  usage:
+    'resume <name|run-id> [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--max-iterations N] [--background] [--verbose|--quiet] [--json]   continue a stopped run, or one that lost its worker',
+  flags: {
+    ...CONTEXT_FLAGS,
+    'context-allow-unknown': { type: 'boolean' },
+    'max-iterations': { type: 'string' },
+    json: { type: 'boolean' },
+    background: { type: 'boolean' },
+    verbose: { type: 'boolean' },
+    quiet: { type: 'boolean' },
+  },
+  run(ctx) {
+    const target = ctx.positionals[0];
+    if (target === undefined)
+      throw new UsageError('resume needs a loop name or a run id', 'll-loop resume <name|run-id>');
+    if (ctx.positionals.length > 1)
+      throw new UsageError(
+        `unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`,
+        'quote values that contain spaces',
       );
-  }
-  const { interrupt, stop } = interruptible(opts.err);
-  armInterrupt(interrupt, () => handle.cancel());
-  try {
-    return await followRun({
-      client: session.client,
-      workflowId: run.id,
-      worker,
-      reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour, opts.detail),
-      info: runInfo(session.endpoint, cwd, run.id),
-      err: opts.err,
+    if (bool(ctx, 'verbose') && bool(ctx, 'quiet'))
+      throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
+    const raw = str(ctx, 'max-iterations');
+    const maxIterations = raw === undefined ? undefined : Number(raw);
+    if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations <= 0))
+      throw new UsageError(`--max-iterations must be a positive integer, got "${raw}"`);
+    return resumeCommand({
+      cwd: ctx.cwd,
+      target,
+      context: contextPairs(ctx),
+      allowUnknownContext: bool(ctx, 'context-allow-unknown'),
+      json: bool(ctx, 'json'),
+      background: bool(ctx, 'background'),
+      detail: bool(ctx, 'verbose') ? 'verbose' : bool(ctx, 'quiet') ? 'quiet' : 'normal',
+      colour: colourWanted(ctx.terminal),
+      out: ctx.out,
+      err: ctx.err,
+      ...(maxIterations === undefined ? {} : { maxIterations }),
     });
-  } finally {
-    stop();
-    await events.close();
-  }
-}
-
-/** An open run of a checkout: its worker (started now if it was gone) runs it; follow it here. */
-async function followServed(session: Session, run: ResumeChoice, cwd: string, opts: ResumeOptions): Promise<number> {
-  const worker = await ensureCheckoutWorker(cwd, session.endpoint.address);
-  // Waiting on a handoff (`on_handoff: pause`): this is the command that continues it.
-  const handedOff = await continueHandoff(session.client, run.id);
-  if (handedOff && !opts.json)
-    opts.out(`${run.id} was paused on a handoff: state ${handedOff.state} runs again, continuing from it\n`);
-  if (opts.background) {
-    printResumedInBackground(opts, {
-      id: run.id,
-      resumedFrom: undefined,
-      line: `${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it`,
-    });
-    return EXIT.ok;
-  }
-  const input = await startInputOf(session.client, run.id);
-  if (!opts.json)
-    opts.out(`${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it; following it\n`);
-  const { interrupt, stop } = interruptible(opts.err);
-  armInterrupt(interrupt, () => session.client.workflow.getHandle(run.id).cancel());
-  try {
-    return await followRun({
-      client: session.client,
-      workflowId: run.id,
-      reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour, opts.detail),
-      info: runInfo(session.endpoint, cwd, run.id),
-      err: opts.err,
-    });
-  } finally {
-    stop();
-  }
-}
-
-/**
- * The dead worker's sticky queue would hold the run's next workflow task (and queries) until
- * Temporal gives up on it; resetting stickiness sends them to the run's task queue at once.
- */
-async function forgetDeadWorker(session: Session, id: string): Promise<void> {
-  await session.client.workflowService
-    .resetStickyTaskQueue({ namespace: session.endpoint.namespace, execution: { workflowId: id } })
-    .catch(() => undefined);
-}
-
-/** A closed, stopped run: a new run `<id>-r<n>` continues from its snapshot. */
-async function continueStopped(
-  session: Session,
-  run: ResumeChoice & { kind: 'stopped' },
-  cwd: string,
-  context: Record<string, string>,
-  opts: ResumeOptions,
-): Promise<number> {
-  const { client, connection, endpoint } = session;
-  const newId = await nextResumeId(client, run.id);
-  const memo = memoOf(run.description);
-  const previous = await startInputOf(client, run.id);
-  const { definition, file, fromFile } = definitionForResume({
-    runId: run.id,
-    file: memo.file,
-    previous,
-    context,
-    refuseUnusedContext: opts.allowUnknownContext !== true,
-    json: opts.json,
-    out: opts.out,
-    err: opts.err,
-    ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
-  });
-  if (!fromFile)
-    opts.err(
-      `note: the loop file ${memo.file ?? '(none recorded)'} is gone; resuming with the definition ${run.id} started with\n`,
-    );
-  // The resumed run's worker gets this command's environment, as for `run`.
-  checkProviderKeys(definition, process.env, 'resume');
-  const snapshot: Snapshot = await snapshotOfClosedRun(client, run.id);
-  const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
-  const workerReady = ensureCheckoutWorker(cwd, endpoint.address);
-  workerReady.catch(() => undefined);
-  const { interrupt, stop } = interruptible(opts.err);
-  try {
-    const searchAttributes = await searchAttributesAvailable(endpoint, connection);
-    const { handle } = await startLoopRun({
-      client,
-      definition,
-      file,
-      cwd,
-      taskQueue,
-      searchAttributes,
-      started: new Date(),
-      workflowId: newId,
-      continueFrom: { runId: run.id, snapshot },
-      memo: { resumed_from: run.id },
-      // `--context` given to resume is data like run's (the stopped run's own keys are in its snapshot).
-      dataContext: commandLineDataKeys(definition, context),
-      // The new run asks for the scopes the stopped one had, as it asked for them.
-      ...(previous?.lock ? { lock: previous.lock } : {}),
-    }).catch((err: unknown) => {
-      // Another resume of this run won the race: its id is taken, or (seen first) it holds the scopes.
-      const wonByOther =
-        err instanceof WorkflowExecutionAlreadyStartedError ||
-        (err instanceof ScopeBusyError && err.details.blockers.some((b) => b.run === newId));
-      throw wonByOther ? new AlreadyBeingResumedError(run.id, newId) : err;
-    });
-    armInterrupt(interrupt, () => handle.cancel());
-    await workerReady.catch(async (err: unknown) => {
-      await handle
-        .terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`)
-        .catch(() => undefined);
-      throw err;
-    });
-    const line = `resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}`;
-    if (opts.background) {
-      printResumedInBackground(opts, { id: newId, resumedFrom: run.id, line: `${line}, in the background` });
-      return EXIT.ok;
-    }
-    if (!opts.json) opts.out(`${line}\n`);
-    return await followRun({
-      client,
-      workflowId: newId,
-      reporter: opts.json
-        ? resumedJsonReporter(opts.out, run.id)
-        : createReporter(false, opts.out, definition.max_iterations, opts.colour, opts.detail),
-      info: runInfo(endpoint, cwd, newId),
-      err: opts.err,
-    });
-  } finally {
-    stop();
-  }
-}
-
-/** `--background`: what was started (or is still running) and how to follow or stop it. */
-function printResumedInBackground(
-  opts: ResumeOptions,
-  r: { id: string; resumedFrom: string | undefined; line: string },
-): void {
-  if (opts.json) {
-    opts.out(
-      `${JSON.stringify({ instance_id: r.id, ...(r.resumedFrom === undefined ? {} : { resumed_from: r.resumedFrom }) })}\n`,
-    );
-    return;
-  }
-  opts.out(`${r.line}\n  follow: ll-loop status ${r.id} --follow\n  stop:   ll-loop stop ${r.id}\n`);
-}
-
-/** `--json`: the result as `run --json` prints it, plus `resumed_from`. */
-function resumedJsonReporter(out: (t: string) => void, resumedFrom: string): Reporter {
-  return {
-    onEvent: () => undefined,
-    onResult(result, info) {
-      out(
-        `${JSON.stringify({ instance_id: info.instanceId, resumed_from: resumedFrom, ...result, ...(info.eventsFile ? { events_file: info.eventsFile } : {}) }, null, 2)}\n`,
-      );
-    },
-  };
-}
-
-/** What an open run was doing when its worker went away. */
-function phaseText(phase: RunStateFile['phase']): string {
-  switch (phase) {
-    case 'action':
-      return 'its action was in flight: it runs again once Temporal notices the old worker is gone, within 30 s';
-    case 'llm':
-      return 'its LLM evaluation was in flight: it runs again once Temporal notices the old worker is gone, within 30 s';
-    default:
-      return phase.replace('_', ' ');
-  }
-}
+  },
+};

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import { ensureDevServer, probeTemporal, stopDevServer } from '../temporal/dev-server.js';
+import { bool, JSON_FLAG, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
@@ -76,3 +77,13 @@ export async function serverCommand(
       throw new UsageError(`unknown server action "${action ?? ''}"`, 'use ll-loop server start | status | stop');
   }
 }
+
+export const serverSpec: CommandSpec = {
+  usage: 'server start|status|stop [--port N] [--ui-port N] [--json]   the embedded Temporal dev server',
+  flags: { ...JSON_FLAG, port: { type: 'string' }, 'ui-port': { type: 'string' } },
+  run: (ctx) =>
+    serverCommand(ctx.positionals[0], ctx.cwd, bool(ctx, 'json'), ctx.out, {
+      port: str(ctx, 'port'),
+      uiPort: str(ctx, 'ui-port'),
+    }),
+};

@@ -1,9 +1,9 @@
 /**
  * `ll-loop simulate <loop> [--scenario S] [--max-steps N] [--context K=V…] [--json]`: the path a
- * run would take if every check passed, failed, failed first, or alternated (fsm/simulate.ts).
+ * run would take if every check passed, failed, failed first, or alternated (fsm/tools/simulate.ts).
  * Nothing runs and no server is needed.
  */
-import { SCENARIOS, simulate, type Scenario, type Simulation } from '../../fsm/simulate.js';
+import { SCENARIOS, simulate, type Scenario, type Simulation } from '../../fsm/tools/simulate.js';
 import { didYouMean } from '../../fsm/suggest.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';

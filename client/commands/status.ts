@@ -4,7 +4,7 @@
  * `--follow` (and `ll-loop monitor`) streams its progress instead (client/commands/follow.ts).
  */
 import { formatDuration, oneLine } from '../../fsm/format.js';
-import { spendLine } from '../../fsm/budget.js';
+import { spendLine } from '../../fsm/run/budget.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import type { LockStatus, LoopStatus } from '../../workflows/definitions.js';
 import type { LiveStatus } from '../runs/run-target.js';

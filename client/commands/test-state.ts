@@ -8,7 +8,7 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import { didYouMean } from '../../fsm/suggest.js';
 import { templateRefs, type RefSegment } from '../../fsm/template.js';
 import type { CapturedValue } from '../../fsm/types.js';
-import { stateTemplates } from '../../fsm/template-checks.js';
+import { stateTemplates } from '../../fsm/definition/template-checks.js';
 import { testState, type StateTestResult, type TestedAction } from '../../worker/test-state.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';

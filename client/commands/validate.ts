@@ -1,5 +1,7 @@
 /** `ll-loop validate <name|path>`: schema, graph and template checks, as text or `--json`. */
 import { relative, sep } from 'node:path';
+import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { loadLoop } from '../../loader/load.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
@@ -54,3 +56,20 @@ export function validateCommand(opts: ValidateOptions): number {
   }
   return valid ? EXIT.ok : EXIT.usage;
 }
+
+export const validateSpec: CommandSpec = {
+  usage: 'validate <name|path> [--json]                check a loop file',
+  flags: JSON_FLAG,
+  run(ctx) {
+    const target = ctx.positionals[0];
+    if (target === undefined) throw new UsageError('validate needs a loop name or path', 'll-loop validate <name>');
+    return validateCommand({
+      cwd: ctx.cwd,
+      target,
+      json: bool(ctx, 'json'),
+      out: ctx.out,
+      err: ctx.err,
+      ...(ctx.invokedIn ? { invokedIn: ctx.invokedIn } : {}),
+    });
+  },
+};

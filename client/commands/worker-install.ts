@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { workerDir } from '../../worker/checkout.js';
+import { workerDir } from '../../host/checkout.js';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';

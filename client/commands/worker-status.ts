@@ -7,9 +7,9 @@
  * "nothing runs" is a normal answer. `stop` exits 0 when no worker runs once it is done.
  */
 import { existsSync } from 'node:fs';
-import type { WorkerRecord } from '../../worker/checkout.js';
-import { hostId, workerLogPath, workerRecordPath } from '../../worker/checkout.js';
-import { buildInfo } from '../../worker/build-info.js';
+import type { WorkerRecord } from '../../host/checkout.js';
+import { hostId, workerLogPath, workerRecordPath } from '../../host/checkout.js';
+import { buildInfo } from '../../host/build-info.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, type ServiceContext } from '../service/context.js';

@@ -4,9 +4,9 @@
  * for `--paradigm` output and for messages.
  */
 import { formatDiagnostic, hasErrors, type Diagnostic } from '../../fsm/diagnostics.js';
-import { compileParadigm } from '../../fsm/paradigms/index.js';
+import { compileParadigm } from '../../fsm/definition/paradigms/index.js';
 import { unroutedVerdicts } from '../../fsm/routing.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { stateVerdicts } from '../../fsm/verdicts.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -94,7 +94,7 @@ export function generateLoop(answers: Answers): GeneratedLoop {
   const compiled = compileParadigm(structuredClone(doc));
   if (!compiled.raw || hasErrors(compiled.diagnostics)) throw new GenerationError(compiled.diagnostics, paradigm);
   if (compiled.raw.paradigm !== undefined) {
-    throw new Error(`compileParadigm returned the ${paradigm} document uncompiled (fsm/paradigms/index.ts)`);
+    throw new Error(`compileParadigm returned the ${paradigm} document uncompiled (fsm/definition/paradigms/index.ts)`);
   }
   const fsm = structuredClone(compiled.raw);
   applyChosenKinds(fsm, chosenKinds, paradigm);

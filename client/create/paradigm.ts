@@ -1,10 +1,10 @@
 /**
  * Answers → a seed 000 paradigm document. Each kind of loop is one paradigm:
  * fix → invariants, constraints → invariants with `maintain: true`, metric → convergence,
- * sequence → imperative. The paradigm compilers (fsm/paradigms/) then produce the FSM, so a
+ * sequence → imperative. The paradigm compilers (fsm/definition/paradigms/) then produce the FSM, so a
  * created loop has exactly the shape a hand-written paradigm file would compile to.
  */
-import { constraintStems } from '../../fsm/paradigms/names.js';
+import { constraintStems } from '../../fsm/definition/paradigms/names.js';
 import type { ActionSpec } from './actions.js';
 import type { Answers, AnswersOf } from './answers.js';
 
@@ -49,7 +49,7 @@ function invariants(a: AnswersOf<'fix'> | AnswersOf<'constraints'>): ParadigmDoc
     doc.maintain = true;
     if (a.intervalS > 0) doc.maintain_delay = a.intervalS;
   }
-  // The compiler names states by each constraint's stem (fsm/paradigms/names.ts).
+  // The compiler names states by each constraint's stem (fsm/definition/paradigms/names.ts).
   const stems = constraintStems(a.checks.map((c) => c.id));
   return { doc, chosenKinds: a.checks.map((c, i) => ({ state: `fix_${stems[i] ?? c.id}`, action: c.fix })) };
 }

@@ -7,8 +7,8 @@
  */
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { formatIn, spendLine } from '../../fsm/budget.js';
-import { isKnownEvent, type ActionOutput, type ReadEvent, type TimedEvent } from '../../fsm/events.js';
+import { formatIn, spendLine } from '../../fsm/run/budget.js';
+import { isKnownEvent, type ActionOutput, type ReadEvent, type TimedEvent } from '../../fsm/run/events.js';
 import { plainEvent } from './plain-event.js';
 import type { Reporter } from './reporter.js';
 import { safeText } from './safe-text.js';
@@ -74,7 +74,7 @@ function verdictLine(
 }
 
 function endLine(result: ExecutionResult, style: Style): string {
-  // What agent calls spent, when any reported usage (fsm/budget.ts).
+  // What agent calls spent, when any reported usage (fsm/run/budget.ts).
   const spent =
     result.spent === undefined ? '' : `\n${INDENT}${style.dim(`spent: ${spendLine(result.spent, undefined) ?? '$0'}`)}`;
   return endLineOf(result, style) + spent;

@@ -3,7 +3,7 @@
  * `ll-loop history` (every event) and for events a reader does not know (an earlier release's).
  */
 import { oneLine } from '../../fsm/format.js';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import { safeText } from './safe-text.js';
 
 /** The event's fields but `skip` as `key=value` (strings bare unless they need quotes), each cut to one line. */

@@ -1,6 +1,6 @@
 /** Reporters turn one event stream (and the final result) into output. */
 import type { ExecutionResult } from '../../fsm/types.js';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 
 export interface RunInfo {
   instanceId: string;

@@ -10,7 +10,7 @@
  */
 import { resolve } from 'node:path';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { checkoutKey } from '../../worker/checkout.js';
+import { checkoutKey } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
@@ -32,7 +32,7 @@ export interface RunSummary {
   /** Where its actions go when not its own queue (pinned pool runs). */
   actionQueue?: string;
   buildId?: string;
-  /** The LoopStatus / LoopState search attributes, where the server has them (fsm/outcome.ts). */
+  /** The LoopStatus / LoopState search attributes, where the server has them (fsm/run/outcome.ts). */
   loopStatus?: string;
   loopState?: string;
   /** A sub-loop's parent run (memo). */
@@ -215,7 +215,7 @@ export async function findRuns(
 }
 
 /**
- * Temporal's id of a scheduled run written as its files are named (worker/run-files.ts
+ * Temporal's id of a scheduled run written as its files are named (host/run-files.ts
  * `runFileStem`): `…-2026-11-24T03-00-00Z` → `…-2026-11-24T03:00:00Z`. Undefined for other ids.
  */
 export function scheduledRunId(target: string): string | undefined {

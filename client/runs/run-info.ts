@@ -2,7 +2,7 @@
  * Where to find a run: its id, events file and (embedded server) Web UI page. Apart from
  * follow-run.ts so that `run --background` and the start of `run` need none of the following code.
  */
-import { eventsPath } from '../../worker/run-files.js';
+import { eventsPath } from '../../host/run-files.js';
 import type { RunInfo } from '../reporters/reporter.js';
 import type { TemporalEndpoint } from '../temporal/connection.js';
 

@@ -1,5 +1,5 @@
 /**
- * A closed run's loop result, however its workflow closed (fsm/outcome.ts):
+ * A closed run's loop result, however its workflow closed (fsm/run/outcome.ts):
  * - Completed: the workflow's result;
  * - Failed with `LoopFailed`: the failure's details (runs of 0.4.0 and later that did not reach a
  *   success terminal, and scheduled runs with `--pause-on-failure` before that);

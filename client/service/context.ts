@@ -4,7 +4,7 @@
  * platform in tests), and where it writes.
  */
 import { resolve } from 'node:path';
-import { findCheckoutRoot } from '../../worker/checkout.js';
+import { findCheckoutRoot } from '../../host/checkout.js';
 import { UsageError } from '../errors.js';
 
 export interface ServiceContext {

@@ -4,8 +4,8 @@
  * environment, its output appended to the worker log. The managers only write it down
  * (systemd.ts, launchd.ts).
  */
-import { workerLogPath } from '../../worker/checkout.js';
-import { LL_LOOP_BIN } from '../runs/bin-path.js';
+import { workerLogPath } from '../../host/checkout.js';
+import { LL_LOOP_BIN } from '../hosting/bin-path.js';
 
 /** Tells the worker it runs under the user service (its record's `started_by`). */
 export const STARTED_BY_ENV = 'LL_WORKER_STARTED_BY';

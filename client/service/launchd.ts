@@ -6,7 +6,7 @@
  * (`ExitTimeOut`), output appended to `.loops/.worker/worker.log`.
  */
 import { join } from 'node:path';
-import { shortHash } from '../../worker/checkout.js';
+import { shortHash } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { ServiceDefinition } from './definition.js';

@@ -8,7 +8,7 @@
  * signalled before it lets them finish), output appended to `.loops/.worker/worker.log`.
  */
 import { join } from 'node:path';
-import { shortHash } from '../../worker/checkout.js';
+import { shortHash } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { ServiceDefinition } from './definition.js';

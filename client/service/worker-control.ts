@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { hostId, workerRecordPath, type WorkerRecord } from '../../worker/checkout.js';
+import { hostId, workerRecordPath, type WorkerRecord } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 

@@ -60,7 +60,7 @@ function routeLabel(verdict: string): string {
  * The transitions the engine can take from `state`, as (label, target as written), in declared
  * order. Mirrors fsm/step.ts: a terminal state ends the run (or restarts in maintain mode); `next`
  * is unconditional, with `on_error` for a failed action; a `route:` table replaces the shorthand;
- * `on_budget` applies whichever does (a spent budget, fsm/budget.ts).
+ * `on_budget` applies whichever does (a spent budget, fsm/run/budget.ts).
  */
 export function stateTransitions(def: LoopDefinition, state: StateConfig): Array<{ label: string; target: string }> {
   if (state.terminal) {

@@ -13,7 +13,7 @@ export const SEARCH_ATTRIBUTES = {
   LoopState: 'Keyword',
   LoopStatus: 'Keyword',
   LoopCategory: 'Keyword',
-  /** The checkout the run was started in (worker/checkout.ts checkoutKey): names resolve per checkout. */
+  /** The checkout the run was started in (host/checkout.ts checkoutKey): names resolve per checkout. */
   LoopCheckout: 'Keyword',
 } as const satisfies Record<string, SearchAttributeKind>;
 

@@ -1,6 +1,6 @@
 /**
  * The embedded server's pid file (`<dataDir>/server.pid`) read against the process table, without
- * loading any Temporal SDK: every command checks it before it runs (client/runs/checkout-worker.ts).
+ * loading any Temporal SDK: every command checks it before it runs (client/hosting/checkout-worker.ts).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';

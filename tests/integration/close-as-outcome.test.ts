@@ -1,5 +1,5 @@
 /**
- * A run's workflow closes the way the loop ended (fsm/outcome.ts), so Temporal — its Web UI list,
+ * A run's workflow closes the way the loop ended (fsm/run/outcome.ts), so Temporal — its Web UI list,
  * its Failures counter, `temporal workflow list --query "LoopStatus='failed'"` — tells the truth:
  * Completed only at a success terminal, Failed with a non-retryable LoopFailed carrying the
  * result and final snapshot otherwise, Canceled when stopped; `list --failed`, `status` and
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { historyCommand } from '../../client/commands/history.js';
 import { listCommand } from '../../client/commands/list.js';
 import { statusCommand } from '../../client/commands/status.js';
-import { inspectRun } from '../../client/runs/resumable.js';
+import { inspectRun } from '../../client/resume/resumable.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 let cwd: string;

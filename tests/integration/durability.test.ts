@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { replayExecution } from '../../worker/replay-events.js';
-import { eventsPath } from '../../worker/run-files.js';
+import { eventsPath } from '../../host/run-files.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 afterAll(closeTemporal);

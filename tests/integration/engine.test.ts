@@ -8,7 +8,7 @@ import proto from '@temporalio/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveProcesses } from '../support/processes.js';
 import { statusQuery } from '../../workflows/definitions.js';
-import { eventsPath, statePath } from '../../worker/run-files.js';
+import { eventsPath, statePath } from '../../host/run-files.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 afterAll(closeTemporal);

@@ -12,16 +12,16 @@ import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { ExecutionResult } from '../../fsm/types.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { validateLoop } from '../../fsm/validate.js';
-import { resolveContext } from '../../fsm/context.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
+import { resolveContext } from '../../fsm/definition/context.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import type { TimedEvent as DeliveredEvent } from '../../fsm/events.js';
+import type { TimedEvent as DeliveredEvent } from '../../fsm/run/events.js';
 
 /** A delivered event, its fields read by name (tests look at fields of events they filtered by name). */
 export type TimedEvent = DeliveredEvent & { [field: string]: unknown };
-import type { DoneSnapshot } from '../../fsm/snapshot.js';
-import { closing } from '../../fsm/outcome.js';
-import { snapshotOfClosedRun } from '../../client/runs/resumable.js';
+import type { DoneSnapshot } from '../../fsm/run/snapshot.js';
+import { closing } from '../../fsm/run/outcome.js';
+import { snapshotOfClosedRun } from '../../client/resume/resumable.js';
 import { resultInFailure } from '../../client/runs/run-result.js';
 import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
 
@@ -177,7 +177,7 @@ export async function loopRunResult(client: Client, workflowId: string): Promise
   }
 }
 
-/** How a run's workflow closes for its result (fsm/outcome.ts), as a follower's `end.status` reads it. */
+/** How a run's workflow closes for its result (fsm/run/outcome.ts), as a follower's `end.status` reads it. */
 export function closedAs(result: ExecutionResult): 'completed' | 'failed' | 'canceled' {
   const close = closing(result, { closeAsOutcome: true });
   return close.kind === 'complete' ? 'completed' : close.kind === 'cancel' ? 'canceled' : 'failed';

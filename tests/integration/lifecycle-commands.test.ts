@@ -21,7 +21,7 @@ import { AmbiguousRunError, RunNotFoundError } from '../../client/runs/find-runs
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
-import { eventsPath } from '../../worker/run-files.js';
+import { eventsPath } from '../../host/run-files.js';
 import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
 import { liveProcesses, until } from '../support/processes.js';
 import { closeTemporal, definition, project, temporal } from './harness.js';
@@ -172,7 +172,7 @@ describe('a running loop: list --running, status, stop, status of the finished r
 
     const after = output();
     await statusCommand({ cwd, target: name, json: false, out: after.out });
-    expect(after.text()).toContain('cancelled'); // a stopped run's workflow is Canceled (fsm/outcome.ts)
+    expect(after.text()).toContain('cancelled'); // a stopped run's workflow is Canceled (fsm/run/outcome.ts)
     expect(after.text()).toContain('Loop stopped in state wait');
     expect((await runStatus(cwd, id)).result?.terminated_by).toBe('cancelled');
 

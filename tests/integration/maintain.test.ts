@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventsPath } from '../../worker/run-files.js';
+import { eventsPath } from '../../host/run-files.js';
 import { snapshotQuery } from '../../workflows/definitions.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 

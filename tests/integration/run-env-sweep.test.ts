@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { runEnvDir, runEnvFor, serverKey, writeRunEnv } from '../../worker/run-env.js';
+import { runEnvDir, runEnvFor, serverKey, writeRunEnv } from '../../host/run-env.js';
 import { NOT_FOUND_GRACE_MS, sweepRunEnv } from '../../worker/run-env-sweep.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';

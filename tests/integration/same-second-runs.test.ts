@@ -8,8 +8,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it, vi } from 'vitest';
-import { runCommand } from '../../client/commands/run.js';
-import { checkoutAt } from '../../worker/checkout.js';
+import { runCommand } from '../../client/start/run-loop.js';
+import { checkoutAt } from '../../host/checkout.js';
 import { closeTemporal, project, temporal } from './harness.js';
 
 let cwd: string;

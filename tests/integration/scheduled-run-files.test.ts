@@ -1,13 +1,13 @@
 /**
  * A scheduled run's id is the schedule's action id plus the time Temporal appends
  * (`<loop>-2026-11-24T03:00:00Z`): its files under `.loops/.running/` are named without the `:`
- * (worker/run-files.ts `runFileStem`), and that name is accepted as the run id.
+ * (host/run-files.ts `runFileStem`), and that name is accepted as the run id.
  */
 import { randomUUID } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { runFileStem } from '../../worker/run-files.js';
+import { runFileStem } from '../../host/run-files.js';
 import { runCliInProcess } from '../support/cli.js';
 import { temporal } from './harness.js';
 import { useServedProject } from './served-project.js';

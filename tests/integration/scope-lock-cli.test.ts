@@ -10,18 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../client/exit-codes.js';
-import type { LockQueueReport } from '../../client/runs/scope-queues.js';
+import type { LockQueueReport } from '../../client/scopes/scope-queues.js';
 import { runCliInProcess, type CliResult } from '../support/cli.js';
 import { settle, waitFor } from '../support/processes.js';
 import { closeTemporal, project } from './harness.js';
-import { runEnvDir } from '../../worker/run-env.js';
+import { runEnvDir } from '../../host/run-env.js';
 
 let saved: string | undefined;
 let savedState: string | undefined;
 beforeAll(() => {
   saved = process.env.TEMPORAL_ADDRESS;
   process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
-  // The runs' environment files (worker/run-env.ts) in a directory of this test's own.
+  // The runs' environment files (host/run-env.ts) in a directory of this test's own.
   savedState = process.env.LL_STATE_DIR;
   process.env.LL_STATE_DIR = mkdtempSync(join(tmpdir(), 'll-scope-lock-state-'));
 });

@@ -1,6 +1,6 @@
 /**
  * The progress display and `ll-loop logs` pair each `action_complete` event with the n-th
- * `runAction` result of the same execution's history (client/runs/action-results.ts). Checked on
+ * `runAction` result of the same execution's history (client/follow/action-results.ts). Checked on
  * every committed history — remote and local activities, retries, cancel, timeout, continue-as-new,
  * sub-loops: the replay emits exactly as many `action_complete` events as the history holds
  * results, and each pair agrees on the exit code.
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { describe, expect, it } from 'vitest';
-import { actionResultsOf } from '../../client/runs/action-results.js';
+import { actionResultsOf } from '../../client/follow/action-results.js';
 import type { HistoryEvent } from '../../client/runs/temporal-history.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';
 import { committedSets } from './histories.js';

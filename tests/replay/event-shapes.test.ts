@@ -1,17 +1,17 @@
 /**
  * The events of every committed history, replayed with today's bundle, are members of the event
- * union with every field it gives them (fsm/events.ts), and each reader of the stream — the
+ * union with every field it gives them (fsm/run/events.ts), and each reader of the stream — the
  * progress display, `logs`' collector, `history`'s lines — reads them all without throwing.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { describe, expect, it } from 'vitest';
-import { EVENT_FIELDS, isCompleteEvent, type TimedEvent } from '../../fsm/events.js';
+import { EVENT_FIELDS, isCompleteEvent, type TimedEvent } from '../../fsm/run/events.js';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { plainFields } from '../../client/reporters/plain-event.js';
 import { createStyle } from '../../client/reporters/style.js';
-import { actionLogCollector } from '../../client/runs/action-logs.js';
+import { actionLogCollector } from '../../client/follow/action-logs.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';
 import { committedSets } from './histories.js';
 

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { workerRecordPath, type WorkerRecord } from '../../worker/checkout.js';
+import { workerRecordPath, type WorkerRecord } from '../../host/checkout.js';
 import { waitFor } from './processes.js';
 
 const SCRIPT = `

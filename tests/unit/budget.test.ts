@@ -1,5 +1,5 @@
 /**
- * Budgets (issue 13 §2): the arithmetic of fsm/budget.ts, and runs through `transition()` whose
+ * Budgets (issue 13 §2): the arithmetic of fsm/run/budget.ts, and runs through `transition()` whose
  * agent calls report usage — `budget_spent`, `on_budget`, `terminated_by: budget`, the check
  * before a provider call that states its maximum, and what a sub-loop inherits and reports.
  */
@@ -11,7 +11,7 @@ import { runCliInProcess } from '../support/cli.js';
 import { stateTransitions } from '../../client/show/graph.js';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { createStyle } from '../../client/reporters/style.js';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import {
   addSpend,
   budgetHit,
@@ -25,13 +25,13 @@ import {
   remainingBudget,
   spendLine,
   usageSpend,
-} from '../../fsm/budget.js';
-import { outcomeOf, closing, FAILED_OUTCOMES } from '../../fsm/outcome.js';
-import { subloopVerdict } from '../../fsm/subloop.js';
-import type { RunEvent, Transition } from '../../fsm/snapshot.js';
-import { transition } from '../../fsm/transition.js';
+} from '../../fsm/run/budget.js';
+import { outcomeOf, closing, FAILED_OUTCOMES } from '../../fsm/run/outcome.js';
+import { subloopVerdict } from '../../fsm/run/subloop.js';
+import type { RunEvent, Transition } from '../../fsm/run/snapshot.js';
+import { transition } from '../../fsm/run/transition.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { begin, def, drive, eventsNamed, loop, next } from './helpers.js';
 
 describe('budget arithmetic', () => {

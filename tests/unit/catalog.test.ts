@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILTIN_LOOPS_DIR, builtinLoopNames } from '../../loader/catalog.js';
 import { EXIT } from '../../client/exit-codes.js';
 import { loadLoop } from '../../loader/load.js';
-import { PACKAGE_ROOT } from '../../worker/paths.js';
+import { PACKAGE_ROOT } from '../../host/paths.js';
 import { runCliInProcess } from '../support/cli.js';
 
 const EXPECTED = ['coverage-up', 'fix-lint', 'fix-types', 'reduce-errors', 'test-until-pass'];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../client/exit-codes.js';
-import { eventsPath, runFileStem, statePath } from '../../worker/run-files.js';
+import { eventsPath, runFileStem, statePath } from '../../host/run-files.js';
 import { scheduledRunId } from '../../client/runs/find-runs.js';
 import { runCliInProcess } from '../support/cli.js';
 

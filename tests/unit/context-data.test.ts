@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { coerceParameter, commandLineDataKeys } from '../../fsm/parameters.js';
+import { coerceParameter, commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { renderShell } from '../../fsm/shell-render.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { scope } from './helpers.js';
 
 describe('--context values as data', () => {

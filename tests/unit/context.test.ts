@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextError, resolveContext } from '../../fsm/context.js';
+import { ContextError, resolveContext } from '../../fsm/definition/context.js';
 import { TemplateSyntaxError } from '../../fsm/template.js';
 
 describe('resolveContext', () => {

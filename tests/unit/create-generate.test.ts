@@ -8,7 +8,7 @@ import { prompt, shell } from '../../client/create/actions.js';
 import { baseName, type Answers, type CheckAnswer } from '../../client/create/answers.js';
 import { generateLoop, GenerationError } from '../../client/create/generate.js';
 import { formatInterval, paradigmDocument } from '../../client/create/paradigm.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 
 const TYPES: CheckAnswer = { id: 'types', topic: 'types', command: 'mypy src/', fix: prompt('Fix the type errors') };
 const LINT: CheckAnswer = { id: 'lint', topic: 'lint', command: 'ruff check src/', fix: prompt('/ll:check-code fix') };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareDiffStall, type DiffStallMemory } from '../../fsm/evaluators/diff-stall.js';
-import { simulate } from '../../fsm/simulate.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { simulate } from '../../fsm/tools/simulate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { def, drive, eventsNamed, loop } from './helpers.js';
 
 const STAT = ' src/a.ts | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loopEnvNames } from '../../fsm/env-names.js';
+import { loopEnvNames } from '../../fsm/definition/env-names.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 
 describe('loopEnvNames', () => {

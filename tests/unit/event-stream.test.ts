@@ -1,14 +1,14 @@
 /**
- * The event union (fsm/events.ts): docs/cli.md lists exactly its events and fields, and readers
+ * The event union (fsm/run/events.ts): docs/cli.md lists exactly its events and fields, and readers
  * meet events they do not know — an earlier release's lines — and show them as they are.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EVENT_FIELDS, isCompleteEvent, isKnownEvent, parseEvent, type TimedEvent } from '../../fsm/events.js';
+import { EVENT_FIELDS, isCompleteEvent, isKnownEvent, parseEvent, type TimedEvent } from '../../fsm/run/events.js';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { plainEvent } from '../../client/reporters/plain-event.js';
 import { createStyle } from '../../client/reporters/style.js';
-import { actionLogCollector } from '../../client/runs/action-logs.js';
+import { actionLogCollector } from '../../client/follow/action-logs.js';
 
 /** The events.jsonl table of docs/cli.md: event name → its fields as listed (`name` or `name?`). */
 function documentedEvents(): Map<string, string[]> {

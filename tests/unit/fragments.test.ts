@@ -1,5 +1,5 @@
 /**
- * Composing a loop from its `from:` layers and `fragment:`s (fsm/fragments.ts), pure: documents
+ * Composing a loop from its `from:` layers and `fragment:`s (fsm/definition/fragments.ts), pure: documents
  * in, document and findings out. File reading and positions are tested in reuse.test.ts.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,8 +10,8 @@ import {
   importListProblems,
   type FragmentDef,
   type FragmentTable,
-} from '../../fsm/fragments.js';
-import type { PlainObject } from '../../fsm/merge.js';
+} from '../../fsm/definition/fragments.js';
+import type { PlainObject } from '../../fsm/definition/merge.js';
 
 /** A fragment table from inline blocks, lowest priority first; each origin is its block's index. */
 function table(...blocks: PlainObject[]): FragmentTable<number> {

@@ -6,14 +6,14 @@
 import { expect } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
-import { compileParadigm } from '../../fsm/paradigms/index.js';
-import { resolveContext } from '../../fsm/context.js';
+import { compileParadigm } from '../../fsm/definition/paradigms/index.js';
+import { resolveContext } from '../../fsm/definition/context.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import type { Effect, RunEvent, Snapshot, Transition } from '../../fsm/snapshot.js';
-import type { LoopEvent as KnownLoopEvent, RunStreamEvent } from '../../fsm/events.js';
-import { transition } from '../../fsm/transition.js';
+import type { Effect, RunEvent, Snapshot, Transition } from '../../fsm/run/snapshot.js';
+import type { LoopEvent as KnownLoopEvent, RunStreamEvent } from '../../fsm/run/events.js';
+import { transition } from '../../fsm/run/transition.js';
 import type { ActionResult, EvalResult, ExecutionResult, RunActionInput } from '../../fsm/types.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import type { InterpolationScope } from '../../fsm/interpolate.js';
 
 /** A definition with defaults applied; throws with the diagnostics when the loop is invalid. */

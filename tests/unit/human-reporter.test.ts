@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { createStyle } from '../../client/reporters/style.js';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 
 const ts = '2026-11-23T00:00:00.000Z';
 const ev = (event: string, fields: Record<string, unknown> = {}, subloop?: TimedEvent['subloop']): TimedEvent =>

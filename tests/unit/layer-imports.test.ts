@@ -1,105 +1,86 @@
 /**
- * The layer and room tables of docs/architecture.md, enforced: every relative import of every
- * source file outside tests/ goes to its own folder or to one the tables allow, so that nothing
- * below the client imports `client/` and each client room keeps to its neighbours. A failure
- * names the file, the line and the two places. (What fsm/ and workflows/ may import from outside
- * the repository is determinism-boundary.test.ts's business.)
+ * The layer and room tables of docs/architecture.md, enforced by ESLint (eslint/layers.js, run by
+ * `npm run lint`): the sources follow them, and the rule refuses each kind of crossing — a value
+ * import, `export … from`, a dynamic import, a type where only types are allowed, a folder in no
+ * table — placed as real files of the repository would be.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
+import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
+import { layersConfig, placeOf } from '../../eslint/layers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const LAYERS = ['fsm', 'workflows', 'loader', 'activities', 'worker', 'client'];
+const eslint = new ESLint({
+  cwd: ROOT,
+  overrideConfigFile: true,
+  overrideConfig: [{ ...layersConfig, languageOptions: { parser: tseslint.parser } }],
+});
 
-/** Where a file belongs: a layer, or `client/<room>`; files at the top of client/ are `client`. */
-function placeOf(file: string): string {
-  const parts = relative(ROOT, file).split(sep);
-  if (parts[0] === 'client' && parts.length > 2) return `client/${parts[1]}`;
-  return parts[0]!;
+/** The rule's messages for `code` placed at `file` (relative to the repository). */
+async function lintAt(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(ROOT, file) });
+  return result!.messages.map((m) => `${m.line}: ${m.message}`);
 }
 
-/** What each place may import besides itself; `type:` entries allow type-only imports. */
-const ALLOWED: Record<string, readonly string[]> = {
-  fsm: [],
-  workflows: ['fsm'],
-  loader: ['fsm'],
-  activities: ['fsm', 'loader', 'type:workflows'],
-  worker: ['activities', 'loader', 'fsm', 'workflows'],
-  client: ['client/commands', 'client/temporal', 'loader', 'fsm'],
-  'client/commands': [
-    'client',
-    'client/runs',
-    'client/temporal',
-    'client/reporters',
-    'client/show',
-    'client/create',
-    'client/service',
-    'loader',
-    'worker',
-    'workflows',
-    'fsm',
-  ],
-  'client/runs': ['client', 'client/temporal', 'client/reporters', 'loader', 'worker', 'workflows', 'fsm'],
-  'client/temporal': ['client', 'loader'],
-  'client/reporters': ['fsm', 'type:worker'],
-  'client/show': ['client/reporters', 'fsm'],
-  'client/create': ['client', 'loader', 'fsm'],
-  'client/service': ['client', 'client/runs', 'worker'],
-};
-
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** `import … from './x.js'`, `export … from`, `import('./x.js')`: the relative ones, with their line. */
-function relativeImports(text: string): Array<{ line: number; spec: string; typeOnly: boolean }> {
-  const found: Array<{ line: number; spec: string; typeOnly: boolean }> = [];
-  const statement =
-    /(?:^|\n)\s*(import|export)(\s+type\b)?[^'";]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
-  for (const m of text.matchAll(statement)) {
-    const spec = m[3] ?? m[4]!;
-    const line = text.slice(0, m.index + m[0].length).split('\n').length;
-    found.push({ line, spec, typeOnly: m[2] !== undefined });
-  }
-  return found;
-}
-
-function violations(): string[] {
-  const out: string[] = [];
-  for (const layer of LAYERS) {
-    for (const file of sources(join(ROOT, layer))) {
-      const from = placeOf(file);
-      const allowed = ALLOWED[from];
-      if (!allowed) {
-        out.push(`${relative(ROOT, file)}: ${from} is in no table of docs/architecture.md`);
-        continue;
-      }
-      for (const imp of relativeImports(readFileSync(file, 'utf8'))) {
-        const to = placeOf(join(dirname(file), imp.spec));
-        if (to === from || allowed.includes(to) || (imp.typeOnly && allowed.includes(`type:${to}`))) continue;
-        out.push(
-          `${relative(ROOT, file)}:${imp.line}: ${from} imports ${imp.typeOnly ? 'types from ' : ''}${to} (${imp.spec})`,
-        );
-      }
-    }
-  }
-  return out;
-}
-
-describe('layer and room imports', () => {
-  it('follow the tables of docs/architecture.md', () => {
-    expect(violations()).toEqual([]);
+describe('layer and room imports (eslint/layers.js)', () => {
+  it('the sources follow the tables of docs/architecture.md', async () => {
+    const results = await eslint.lintFiles(['{fsm,workflows,loader,activities,worker,host,client}/**/*.ts']);
+    expect(results.length).toBeGreaterThan(200);
+    const problems = results.flatMap((r) =>
+      r.messages
+        .filter((m) => m.ruleId === 'll-loop/layer-imports')
+        .map((m) => `${r.filePath.slice(ROOT.length + 1)}:${m.line}: ${m.message}`),
+    );
+    expect(problems).toEqual([]);
   });
 
-  it('see the imports they check', () => {
-    const imports = relativeImports(readFileSync(join(ROOT, 'activities', 'load-subloop.ts'), 'utf8'));
-    expect(imports.map((i) => i.spec)).toContain('../loader/load.js');
-    expect(placeOf(join(ROOT, 'client', 'runs', 'start-run.ts'))).toBe('client/runs');
+  it('places files in layers and rooms', () => {
+    expect(placeOf(join(ROOT, 'client', 'start', 'start-run.ts'))).toBe('client/start');
     expect(placeOf(join(ROOT, 'client', 'cli.ts'))).toBe('client');
+    expect(placeOf(join(ROOT, 'fsm', 'schema.ts'))).toBe('fsm');
+    expect(placeOf(join(ROOT, 'fsm', 'run', 'transition.ts'))).toBe('fsm/run');
+    expect(placeOf(join(ROOT, 'fsm', 'definition', 'paradigms', 'goal.ts'))).toBe('fsm/definition');
+    expect(placeOf(join(ROOT, 'host', 'checkout.ts'))).toBe('host');
+  });
+
+  it('refuses an outer room imported from an inner one', async () => {
+    const messages = await lintAt(
+      'client/reporters/x.ts',
+      "import { findRuns } from '../runs/find-runs.js';\nexport { startRun } from '../start/start-run.js';\n",
+    );
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toContain('client/reporters may not import client/runs');
+    expect(messages[1]).toContain('client/reporters may not import client/start');
+  });
+
+  it('refuses a dynamic import as a static one', async () => {
+    const messages = await lintAt('host/x.ts', "export const load = () => import('../client/cli.js');\n");
+    expect(messages).toEqual([expect.stringContaining('host may not import client')]);
+  });
+
+  it('allows types where the table says types, and says so for a value import', async () => {
+    const code = "import type { RunData } from './run/snapshot.js';\nimport { begin } from './run/begin.js';\n";
+    const messages = await lintAt('fsm/x.ts', code);
+    expect(messages).toEqual([expect.stringMatching(/^2: fsm may not import fsm\/run \(types only/)]);
+  });
+
+  it('keeps definition-time code off run-time code inside fsm/', async () => {
+    const messages = await lintAt('fsm/definition/x.ts', "import { transition } from '../run/transition.js';\n");
+    expect(messages).toEqual([expect.stringContaining('fsm/definition may not import fsm/run')]);
+    expect(await lintAt('fsm/run/x.ts', "import { validateLoop } from '../definition/validate.js';\n")).toEqual([]);
+  });
+
+  it('refuses the client to the worker outside the rooms that host or replay it', async () => {
+    const code = "import { createLoopWorker } from '../../worker/create-worker.js';\n";
+    expect(await lintAt('client/hosting/x.ts', code)).toEqual([]);
+    expect(await lintAt('client/show/x.ts', code)).toEqual([
+      expect.stringContaining('client/show may not import worker'),
+    ]);
+  });
+
+  it('names a folder that is in no table', async () => {
+    const messages = await lintAt('client/newroom/x.ts', "import { EXIT } from '../exit-codes.js';\n");
+    expect(messages).toEqual([expect.stringContaining('client/newroom/ is in no table')]);
   });
 });

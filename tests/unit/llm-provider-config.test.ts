@@ -7,12 +7,12 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { checkProviderKeys } from '../../client/runs/provider-keys.js';
+import { checkProviderKeys } from '../../client/start/provider-keys.js';
 import { runCliInProcess } from '../support/cli.js';
 import { llmJudged } from '../../fsm/evaluate-state.js';
-import { llmResult } from '../../fsm/facts.js';
+import { llmResult } from '../../fsm/run/facts.js';
 import { providerRequest, requiredKeys } from '../../fsm/llm-provider.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { def, drive, loop } from './helpers.js';
 
 const judged = (extra: Record<string, unknown>, evaluate: Record<string, unknown> = { type: 'llm_structured' }) =>

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { evaluationPrompt } from '../../activities/evaluate-llm.js';
 import { REASK_INTRO } from '../../fsm/answer-check.js';
-import { llmReplyFact } from '../../fsm/facts.js';
-import type { InvalidAnswer, Transition } from '../../fsm/snapshot.js';
+import { llmReplyFact } from '../../fsm/run/facts.js';
+import type { InvalidAnswer, Transition } from '../../fsm/run/snapshot.js';
 import { begin, def, loop, next } from './helpers.js';
 
 const SCHEMA = {

@@ -3,7 +3,7 @@
  * restarts, per-cycle pass counting, the delay, and the cycle count in the result.
  */
 import { describe, expect, it } from 'vitest';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { begin, def, defFromYaml, drive, eventsNamed, next } from './helpers.js';
 
 /** Seed 000's compiled invariants loop, shortened: all_valid restarts at check_tests. */

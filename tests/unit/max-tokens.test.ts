@@ -3,8 +3,8 @@
  * host CLI answers (which has no option for it) is a validation warning naming where and why.
  */
 import { describe, expect, it } from 'vitest';
-import type { Transition } from '../../fsm/snapshot.js';
-import { validateLoop } from '../../fsm/validate.js';
+import type { Transition } from '../../fsm/run/snapshot.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { begin, def, loop, next } from './helpers.js';
 
 const judged = (llm?: Record<string, unknown>) => ({

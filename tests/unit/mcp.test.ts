@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateMcpResult } from '../../fsm/evaluators/mcp-result.js';
 import { parseMcpTarget, renderMcpCall } from '../../fsm/mcp-call.js';
-import { simulate } from '../../fsm/simulate.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { simulate } from '../../fsm/tools/simulate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { def, drive, eventsNamed, loop } from './helpers.js';
 
 const input = (exitCode: number, output: unknown) => ({

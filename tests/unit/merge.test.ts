@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cloneValue, deepMerge, mergeLayers, valueAt, type PlainObject } from '../../fsm/merge.js';
+import { cloneValue, deepMerge, mergeLayers, valueAt, type PlainObject } from '../../fsm/definition/merge.js';
 
 describe('deepMerge', () => {
   it.each<[string, PlainObject, PlainObject, PlainObject]>([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closing, outcomeOf } from '../../fsm/outcome.js';
+import { closing, outcomeOf } from '../../fsm/run/outcome.js';
 import type { ExecutionResult, TerminatedBy } from '../../fsm/types.js';
 
 function result(terminated_by: TerminatedBy, failure = false): ExecutionResult {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkOutput } from '../../activities/output-check.js';
 import { REASK_INTRO } from '../../fsm/answer-check.js';
-import type { Transition } from '../../fsm/snapshot.js';
+import type { Transition } from '../../fsm/run/snapshot.js';
 import type { ActionResult } from '../../fsm/types.js';
 import { begin, def, loop, next } from './helpers.js';
 

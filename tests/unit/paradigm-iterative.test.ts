@@ -3,8 +3,8 @@
  * controller's schema, how the executor receives its input, and runs played through the pure core.
  */
 import { describe, expect, it } from 'vitest';
-import { CONTROLLER_SCHEMA } from '../../fsm/paradigms/iterative.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { CONTROLLER_SCHEMA } from '../../fsm/definition/paradigms/iterative.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { compiled, drive, resolvedDef } from './helpers.js';
 
 describe('paradigm: iterative', () => {

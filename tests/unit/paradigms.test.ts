@@ -1,12 +1,12 @@
 /**
- * Paradigm compilers (fsm/paradigms/): seed 000's examples compile to exactly the FSM seed 000
+ * Paradigm compilers (fsm/definition/paradigms/): seed 000's examples compile to exactly the FSM seed 000
  * shows (`iterative`: paradigm-iterative.test.ts); bad documents to diagnostics naming the field, its path and a fix.
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { compileParadigm } from '../../fsm/paradigms/index.js';
-import { constraintStems, goalName } from '../../fsm/paradigms/names.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { compileParadigm } from '../../fsm/definition/paradigms/index.js';
+import { constraintStems, goalName } from '../../fsm/definition/paradigms/names.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { toFsmYaml } from '../../loader/fsm-yaml.js';
 import { compiled, problems } from './helpers.js';
 

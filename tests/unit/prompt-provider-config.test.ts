@@ -9,11 +9,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { checkProviderKeys } from '../../client/runs/provider-keys.js';
+import { checkProviderKeys } from '../../client/start/provider-keys.js';
 import { showCommand } from '../../client/commands/show.js';
 import { llmJudged } from '../../fsm/evaluate-state.js';
 import { PROMPT_MAX_TOKENS, requiredKeys } from '../../fsm/llm-provider.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { runCliInProcess } from '../support/cli.js';
 import { def, drive, loop } from './helpers.js';
 

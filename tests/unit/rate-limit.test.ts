@@ -5,9 +5,9 @@
  * `error`.
  */
 import { describe, expect, it } from 'vitest';
-import { pauseFor, RATE_LIMIT_DEFAULTS } from '../../fsm/rate-limit.js';
+import { pauseFor, RATE_LIMIT_DEFAULTS } from '../../fsm/run/rate-limit.js';
 import type { RateLimitFact } from '../../fsm/types.js';
-import type { Transition } from '../../fsm/snapshot.js';
+import type { Transition } from '../../fsm/run/snapshot.js';
 import { begin, def, loop, next } from './helpers.js';
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 0);

@@ -3,8 +3,8 @@
  * events and commands, and that retries are neither passes nor steps.
  */
 import { describe, expect, it } from 'vitest';
-import { retryDelayMs } from '../../fsm/retry.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { retryDelayMs } from '../../fsm/run/retry.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { begin, def, drive, eventsNamed, loop, next } from './helpers.js';
 
 const sleeps = (run: ReturnType<typeof drive>) => run.commands.filter((c) => c.type === 'sleep');

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { formatDiagnostic, type Diagnostic } from '../../fsm/diagnostics.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { loadLoopFile } from '../../loader/load.js';
 import { expandReuse } from '../../loader/reuse.js';
 

@@ -1,5 +1,5 @@
 /**
- * A run's environment file (worker/run-env.ts) never outlives its run where a command sees the
+ * A run's environment file (host/run-env.ts) never outlives its run where a command sees the
  * end: `endOfRun` removes it for a run refused its scopes (exit 8) or closed otherwise. (A
  * worker's sweep of the rest is tests/integration/run-env-sweep.test.ts; `queue remove` is in
  * tests/integration/scope-lock-cli.test.ts.)
@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { endOfRun } from '../../client/runs/follow-run.js';
+import { endOfRun } from '../../client/follow/follow-run.js';
 import { EXIT } from '../../client/exit-codes.js';
-import { runEnvDir, runEnvFor, writeRunEnv } from '../../worker/run-env.js';
+import { runEnvDir, runEnvFor, writeRunEnv } from '../../host/run-env.js';
 import { SCOPE_BUSY } from '../../workflows/scope-lock-definitions.js';
 import type { RunInfo } from '../../client/reporters/reporter.js';
 

@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, writeFileSync, appendFileSync, mkdirSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunStreamEvent } from '../../fsm/events.js';
-import { eventsPath, lastSeqIn, RunFiles, runningDir } from '../../worker/run-files.js';
+import type { RunStreamEvent } from '../../fsm/run/events.js';
+import { eventsPath, lastSeqIn, RunFiles, runningDir } from '../../host/run-files.js';
 
 const event = (seq: number): RunStreamEvent => ({
   event: 'state_enter',

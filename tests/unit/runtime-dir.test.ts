@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureRuntimeDir, isRuntimePath } from '../../loader/runtime-dir.js';
-import { RunFiles } from '../../worker/run-files.js';
-import { tryClaim } from '../../worker/checkout-claim.js';
+import { RunFiles } from '../../host/run-files.js';
+import { tryClaim } from '../../host/checkout-claim.js';
 import { runningLogPath } from '../../activities/run-action.js';
 import { noteForeignServer } from '../../client/temporal/embedded.js';
 

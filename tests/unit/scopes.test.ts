@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { claimedScopes, claimsOverlap, normaliseScope, scopesOverlap } from '../../fsm/scopes.js';
-import { decide, EMPTY_QUEUE, type QueueFact, type ScopeAnswer, type ScopeQueue } from '../../fsm/scope-queue.js';
+import { decide, EMPTY_QUEUE, type QueueFact, type ScopeAnswer, type ScopeQueue } from '../../fsm/run/scope-queue.js';
 
 const ROOT = '/home/me/project';
 

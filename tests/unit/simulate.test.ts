@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { simulate } from '../../fsm/simulate.js';
+import { simulate } from '../../fsm/tools/simulate.js';
 import { runCliInProcess } from '../support/cli.js';
 import { def, loop } from './helpers.js';
 

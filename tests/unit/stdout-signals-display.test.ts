@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { createStyle } from '../../client/reporters/style.js';
 import { EXIT, exitCodeFor } from '../../client/exit-codes.js';
-import type { TimedEvent } from '../../fsm/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 
 const ts = '2026-11-25T00:00:00.000Z';

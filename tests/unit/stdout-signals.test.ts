@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { detectStdoutSignal } from '../../fsm/stdout-signals.js';
-import { closing } from '../../fsm/outcome.js';
+import { closing } from '../../fsm/run/outcome.js';
 import type { ActionResult } from '../../fsm/types.js';
-import type { Transition } from '../../fsm/snapshot.js';
+import type { Transition } from '../../fsm/run/snapshot.js';
 import { begin, def, loop, next } from './helpers.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 
 const problems = (raw: Record<string, unknown>) => validateLoop(raw).diagnostics;
 

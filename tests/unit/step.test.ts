@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { transition } from '../../fsm/transition.js';
+import { transition } from '../../fsm/run/transition.js';
 import { begin, def, drive, eventsNamed, loop, next, scriptOf } from './helpers.js';
 
 /** check → (no) fix → check …; check passes on the n-th attempt. */

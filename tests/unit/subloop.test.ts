@@ -1,12 +1,12 @@
 /** Sub-loop states and parameters in the pure core: inputs, verdicts, bindings, validation. */
 import { describe, expect, it } from 'vitest';
-import { bindParameters, coerceParameter } from '../../fsm/parameters.js';
-import type { RunStreamEvent } from '../../fsm/events.js';
-import { transition } from '../../fsm/transition.js';
-import { childStart, subloopTimeoutError, subloopVerdict } from '../../fsm/subloop.js';
+import { bindParameters, coerceParameter } from '../../fsm/definition/parameters.js';
+import type { RunStreamEvent } from '../../fsm/run/events.js';
+import { transition } from '../../fsm/run/transition.js';
+import { childStart, subloopTimeoutError, subloopVerdict } from '../../fsm/run/subloop.js';
 import { renderShell } from '../../fsm/shell-render.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { begin, def, loop, next } from './helpers.js';
 
 const childResult = (over: Partial<ExecutionResult> = {}): ExecutionResult => ({

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
-import { planOf } from '../../fsm/plan.js';
+import { planOf } from '../../fsm/tools/plan.js';
 import { routeFor } from '../../fsm/routing.js';
-import { validateLoop } from '../../fsm/validate.js';
+import { validateLoop } from '../../fsm/definition/validate.js';
 import { def, defFromYaml } from './helpers.js';
 
 /** A valid loop (a → done) with the given states and top-level fields merged in. */
@@ -605,7 +605,7 @@ describe('shell actions are checked for unsafe data placement before the run', (
     ['echo $(( ${captured.n.output} + 1 ))', 'arithmetic'],
     ["cat <<'EOF'\n${captured.n.output}\nEOF\n", 'quoted here-document'],
   ])('%s', async (action, message) => {
-    const { validateLoop } = await import('../../fsm/validate.js');
+    const { validateLoop } = await import('../../fsm/definition/validate.js');
     const result = validateLoop({
       name: 'x',
       description: 'd',

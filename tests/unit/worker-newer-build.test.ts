@@ -11,10 +11,10 @@ import {
   ensureCheckoutWorker,
   NewerWorkerServesError,
   reviveCheckoutWorker,
-} from '../../client/runs/checkout-worker.js';
-import { buildInfo, compareVersions, isNewerBuild } from '../../worker/build-info.js';
-import { claimDir } from '../../worker/checkout-claim.js';
-import { hostId, workerLogPath, workerRecordPath, type WorkerRecord } from '../../worker/checkout.js';
+} from '../../client/hosting/checkout-worker.js';
+import { buildInfo, compareVersions, isNewerBuild } from '../../host/build-info.js';
+import { claimDir } from '../../host/checkout-claim.js';
+import { hostId, workerLogPath, workerRecordPath, type WorkerRecord } from '../../host/checkout.js';
 import { startDummyWorker, type DummyWorker } from '../support/dummy-worker.js';
 import { pidAlive } from '../support/processes.js';
 

@@ -12,7 +12,7 @@ import { copiedEnv, serviceDefinition } from '../../client/service/definition.js
 import { launchdLabel, renderLaunchdPlist } from '../../client/service/launchd.js';
 import { findProgram } from '../../client/service/programs.js';
 import { environmentAssignment, execWord, renderSystemdUnit, systemdUnitName } from '../../client/service/systemd.js';
-import { shortHash } from '../../worker/checkout.js';
+import { shortHash } from '../../host/checkout.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'll-service-files-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

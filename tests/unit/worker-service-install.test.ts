@@ -12,7 +12,7 @@ import { workerInstall, workerUninstall } from '../../client/commands/worker-ins
 import type { ServiceContext } from '../../client/service/context.js';
 import { launchdLabel } from '../../client/service/launchd.js';
 import { systemdUnitName } from '../../client/service/systemd.js';
-import { hostId } from '../../worker/checkout.js';
+import { hostId } from '../../host/checkout.js';
 import { runCliInProcess } from '../support/cli.js';
 import { startDummyWorker, type DummyWorker } from '../support/dummy-worker.js';
 

@@ -13,8 +13,8 @@ import { workerStatus, workerStop } from '../../client/commands/worker-status.js
 import type { ServiceContext } from '../../client/service/context.js';
 import { isWorkerCommandLine, workerState } from '../../client/service/worker-control.js';
 import { systemdUnitName } from '../../client/service/systemd.js';
-import { buildInfo } from '../../worker/build-info.js';
-import { hostId, workerRecordPath } from '../../worker/checkout.js';
+import { buildInfo } from '../../host/build-info.js';
+import { hostId, workerRecordPath } from '../../host/checkout.js';
 import { startDummyWorker, type DummyWorker } from '../support/dummy-worker.js';
 import { pidAlive, waitFor } from '../support/processes.js';
 

@@ -1,0 +1,54 @@
+/**
+ * What each action of an execution printed, read from the results of its `runAction` activities
+ * in the Temporal history — the output tails the activity returned (64 KiB of stdout, 16 KiB of
+ * stderr; complete when `truncated` is unset), which the workflow already recorded. Nothing new is
+ * stored for it: no workflow or core change, no bigger events file.
+ *
+ * Pairing: the core emits exactly one `action_complete` per `action_done` fact, and the workflow
+ * makes that fact exactly when a `runAction` activity (remote, or local: a `core_local_activity`
+ * marker) completes with a result; actions run one at a time. So within one execution the n-th
+ * successful `runAction` result belongs to the n-th `action_complete` event. (The one exception, an
+ * action finishing as the loop's deadline fires, ends the run: nothing comes after it to misalign.)
+ */
+import type { ActionResult } from '../../fsm/types.js';
+import type { ActionOutput } from '../../fsm/run/events.js';
+import { decodeFirst, type HistoryEvent } from '../runs/temporal-history.js';
+
+const RUN_ACTION = 'runAction';
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+/** The results of the execution's completed `runAction` activities, in the order they completed. */
+export function actionResultsOf(history: HistoryEvent[]): ActionOutput[] {
+  const scheduled = new Map<string, string>();
+  const out: ActionOutput[] = [];
+  for (const e of history) {
+    const sched = e.activityTaskScheduledEventAttributes;
+    if (sched) {
+      scheduled.set(String(e.eventId), sched.activityType?.name ?? '');
+      continue;
+    }
+    const done = e.activityTaskCompletedEventAttributes;
+    if (done) {
+      if (scheduled.get(String(done.scheduledEventId)) === RUN_ACTION)
+        pushResult(out, decodeFirst<ActionResult>(done.result));
+      continue;
+    }
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName === LOCAL_ACTIVITY_MARKER && !marker.failure) {
+      const data = decodeFirst<{ activity_type?: string }>(marker.details?.data);
+      if (data?.activity_type === RUN_ACTION) pushResult(out, decodeFirst<ActionResult>(marker.details?.result));
+    }
+  }
+  return out;
+}
+
+function pushResult(out: ActionOutput[], result: ActionResult | undefined): void {
+  out.push({
+    output: typeof result?.output === 'string' ? result.output : '',
+    stderr: typeof result?.stderr === 'string' ? result.stderr : '',
+    exit_code: typeof result?.exit_code === 'number' ? result.exit_code : -1,
+    ...(result?.truncated ? { truncated: true } : {}),
+    ...(result?.log_file ? { log_file: result.log_file } : {}),
+    ...(result?.stderr_file ? { stderr_file: result.stderr_file } : {}),
+  });
+}

@@ -1,0 +1,320 @@
+/**
+ * The one way to see a run's events, live or past, whoever runs its worker: read its Temporal
+ * history (long-polled while it is open), replay it through the workflow bundle
+ * (worker/replay-events.ts) and hand on each event once, by its sequence number. Sub-loops are
+ * followed the same way and their events delivered, marked with their depth, before the parent's
+ * `subloop_complete`. Used by `run`, `resume`, `status --follow`/`monitor` and `history`.
+ */
+import type { Client } from '@temporalio/client';
+import { HistoryReplayer } from '../../worker/replay-events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
+import type { LoopRunResult, LoopWorkflowInput } from '../../workflows/definitions.js';
+import { LOOP_FAILED } from '../../workflows/definitions.js';
+import { delay, isTransientServiceError } from '../runs/await-result.js';
+import { resultInHistory } from '../runs/run-result.js';
+import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from '../runs/temporal-history.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import { actionResultsOf } from './action-results.js';
+
+/** The least time between two replays of a growing history. */
+const MIN_REPLAY_SPACING_MS = 200;
+
+/** How the chain ended, as far as its history goes. */
+export type RunEnd =
+  | { status: 'completed'; result: ExecutionResult }
+  | {
+      status: 'failed' | 'terminated' | 'timed_out' | 'canceled';
+      reason: string;
+      result?: ExecutionResult;
+      failure?: FailureInfo;
+    };
+
+/** A failed run's ApplicationFailure: its type and first detail (e.g. `ScopeBusy` and who was in the way). */
+export interface FailureInfo {
+  type: string;
+  message: string;
+  details?: unknown;
+}
+
+export interface FollowEventsOptions {
+  /** Wait for an open run's new events until it closes (else: what the history holds now). */
+  follow?: boolean;
+  /** Follow sub-loops too, delivering their events marked `subloop` (default: true). */
+  children?: boolean;
+  /**
+   * Add to each `action_complete` event what the action printed (`action_output`, from its
+   * activity result in the history: runs/action-results.ts). Off by default: events stay as the
+   * worker wrote them (`history`, `--json` streams).
+   */
+  actionOutput?: boolean;
+  onEvent?: (event: TimedEvent) => void;
+  /** The first run's input (its definition), as soon as it is known. */
+  onInput?: (input: LoopWorkflowInput) => void;
+  /** The server stopped answering / answers again (the run is safe; the follower waits). */
+  onDisconnect?: (message: string) => void;
+  onReconnect?: () => void;
+}
+
+export interface FollowedRun {
+  workflowId: string;
+  events: TimedEvent[];
+  end: RunEnd | undefined;
+  input: LoopWorkflowInput | undefined;
+  /** Why events may be missing (a history this ll-loop cannot interpret). */
+  warnings: string[];
+}
+
+/** A workflow's result without the snapshot it carries for `resume`. */
+export function resultOf(value: LoopRunResult | undefined): ExecutionResult | undefined {
+  if (!value) return undefined;
+  const { snapshot: _snapshot, ...result } = value;
+  return result;
+}
+
+/** How the execution closed, from its last event; undefined while it is open or continued as new. */
+function closeOf(e: HistoryEvent, history: HistoryEvent[]): RunEnd | undefined {
+  const done = e.workflowExecutionCompletedEventAttributes;
+  if (done) {
+    const result = resultOf(decodeFirst<LoopRunResult>(done.result));
+    return result
+      ? { status: 'completed', result }
+      : { status: 'failed', reason: 'the workflow completed without a result' };
+  }
+  const failed = e.workflowExecutionFailedEventAttributes;
+  if (failed) {
+    const info = failed.failure?.applicationFailureInfo;
+    const result = info?.type === LOOP_FAILED ? resultOf(decodeFirst<LoopRunResult>(info.details)) : undefined;
+    const failure: FailureInfo | undefined = info?.type
+      ? { type: info.type, message: failed.failure?.message ?? '', details: decodeFirst<unknown>(info.details) }
+      : undefined;
+    return {
+      status: 'failed',
+      reason: failureMessages(failed.failure).join(': ') || 'failed',
+      ...(result ? { result } : {}),
+      ...(failure ? { failure } : {}),
+    };
+  }
+  if (e.workflowExecutionTerminatedEventAttributes)
+    return { status: 'terminated', reason: e.workflowExecutionTerminatedEventAttributes.reason || 'terminated' };
+  if (e.workflowExecutionTimedOutEventAttributes)
+    return { status: 'timed_out', reason: 'the workflow execution timed out' };
+  if (e.workflowExecutionCanceledEventAttributes) {
+    // A run of 0.4.0 or later records its end (memo `outcome`) before it closes as Canceled.
+    const result = resultInHistory(history);
+    return result
+      ? { status: 'canceled', reason: 'stopped', result }
+      : { status: 'canceled', reason: 'cancelled before the loop recorded its end' };
+  }
+  return undefined;
+}
+
+/**
+ * Holds a sub-loop's events until its parent has shown the state that starts it: the child's
+ * history is read beside the parent's, and the parent's replays are spaced, so without it a quick
+ * child's lines would appear before the parent's earlier ones.
+ */
+class Gate {
+  private held: Array<() => void> | undefined;
+
+  constructor(open: boolean) {
+    this.held = open ? undefined : [];
+  }
+
+  /** Runs `show` now when open, else when {@link open} is called (in order). */
+  pass(show: () => void): void {
+    if (this.held) this.held.push(show);
+    else show();
+  }
+
+  open(): void {
+    const held = this.held;
+    this.held = undefined;
+    for (const show of held ?? []) show();
+  }
+}
+
+/** Follows one workflow id (its continue-as-new chain), and its children. */
+class ChainFollower {
+  readonly events: TimedEvent[] = [];
+  readonly warnings: string[] = [];
+  end: RunEnd | undefined;
+  input: LoopWorkflowInput | undefined;
+  private delivered = 0;
+  private readonly replayer = new HistoryReplayer();
+  /** Children initiated and not yet accounted for by a `subloop_complete`, oldest first. */
+  private readonly children: Array<Promise<void>> = [];
+  private readonly seenChildren = new Set<string>();
+  /** The gates of initiated children whose `subloop_start` this run has not shown yet, oldest first. */
+  private readonly childGates: Gate[] = [];
+  /** `subloop_start`s shown before their child was seen in the history (it is initiated later). */
+  private startsAhead = 0;
+
+  constructor(
+    private readonly client: Client,
+    private readonly workflowId: string,
+    private readonly opts: FollowEventsOptions,
+    private readonly depth = 0,
+    private readonly gate = new Gate(true),
+  ) {}
+
+  async run(): Promise<void> {
+    try {
+      let runId: string | undefined;
+      let history: HistoryEvent[] = [];
+      for await (const page of this.pages()) {
+        if (page.runId !== runId) {
+          if (runId !== undefined) await this.replay(history, true);
+          runId = page.runId;
+          history = [];
+        }
+        history.push(...page.events);
+        this.noteInput(page.events);
+        this.noteChildren(page.events);
+        if (this.opts.follow && page.events.some((e) => e.workflowTaskCompletedEventAttributes))
+          await this.replay(history, false);
+        const last = page.events.at(-1);
+        const end = last ? closeOf(last, history) : undefined;
+        if (end) this.end = end;
+      }
+      if (runId !== undefined) await this.replay(history, true);
+      // Sub-loops whose end the parent never recorded (a stopped parent): their events still count.
+      this.gate.pass(() => {
+        for (const gate of this.childGates.splice(0)) gate.open();
+      });
+      await Promise.all(this.children.splice(0));
+    } finally {
+      await this.replayer.close();
+    }
+  }
+
+  /** History pages, retried through server outages (the run is durable; the follower waits). */
+  private async *pages(): AsyncGenerator<{ runId: string; events: HistoryEvent[] }> {
+    let disconnected = false;
+    let resumeAt: { runId: string; count: number } | undefined;
+    for (;;) {
+      let current: { runId: string; count: number } | undefined;
+      try {
+        for await (const page of historyPages(this.client, this.workflowId, {
+          follow: this.opts.follow === true,
+          ...(resumeAt ? { runId: resumeAt.runId } : {}),
+        })) {
+          if (disconnected) {
+            disconnected = false;
+            this.opts.onReconnect?.();
+          }
+          // After an outage the execution is read again from its start: skip what was seen.
+          const count = (current?.runId === page.runId ? current.count : 0) + page.events.length;
+          const skip = resumeAt?.runId === page.runId ? Math.max(0, resumeAt.count - (count - page.events.length)) : 0;
+          current = { runId: page.runId, count };
+          if (skip < page.events.length) yield { runId: page.runId, events: page.events.slice(skip) };
+        }
+        return;
+      } catch (err) {
+        if (!isTransientServiceError(err)) throw err;
+        if (!disconnected) this.opts.onDisconnect?.((err as Error).message);
+        disconnected = true;
+        resumeAt = current ?? resumeAt;
+        await delay(1_000);
+      }
+    }
+  }
+
+  private noteInput(events: HistoryEvent[]): void {
+    if (this.input) return;
+    const started = events[0]?.workflowExecutionStartedEventAttributes;
+    const input = started ? decodeFirst<LoopWorkflowInput>(started.input) : undefined;
+    if (!input?.definition) return;
+    this.input = input;
+    if (this.depth === 0) this.opts.onInput?.(input);
+  }
+
+  private noteChildren(events: HistoryEvent[]): void {
+    if (this.opts.children === false) return;
+    for (const e of events) {
+      const id = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+      if (!id || this.seenChildren.has(id)) continue;
+      this.seenChildren.add(id);
+      const gate = new Gate(this.startsAhead > 0);
+      if (this.startsAhead > 0) this.startsAhead -= 1;
+      else this.childGates.push(gate);
+      const child = new ChainFollower(
+        this.client,
+        id,
+        { ...this.opts, onInput: undefined, onDisconnect: undefined, onReconnect: undefined },
+        this.depth + 1,
+        gate,
+      );
+      this.children.push(
+        child.run().then(
+          () => void this.warnings.push(...child.warnings),
+          (err: unknown) => void this.warnings.push(`sub-loop ${id}: ${(err as Error).message}`),
+        ),
+      );
+    }
+  }
+
+  /** When the last replay started and how long it took (for the pace of replays while following). */
+  private lastReplay = { at: 0, ms: 0 };
+
+  /**
+   * Replay the execution's history so far; deliver the events not delivered yet. While following,
+   * replays are spaced by twice the time the last one took (at least 200 ms): each replays the
+   * whole history, so a long run must not keep a core busy; the pages that arrive meanwhile are
+   * taken by the next one.
+   */
+  private async replay(history: HistoryEvent[], final: boolean): Promise<void> {
+    if (history.length === 0) return;
+    if (!final) {
+      const wait = this.lastReplay.at + Math.max(MIN_REPLAY_SPACING_MS, 2 * this.lastReplay.ms) - Date.now();
+      if (wait > 0) await delay(wait);
+    }
+    const started = Date.now();
+    const replayed = await this.replayer.replay({ events: history }, this.workflowId);
+    this.lastReplay = { at: started, ms: Date.now() - started };
+    const outputs = this.opts.actionOutput ? actionResultsOf(history) : [];
+    let completed = 0;
+    for (const replayedEvent of replayed.events) {
+      let event: TimedEvent = replayedEvent;
+      if (event.event === 'action_complete' && this.opts.actionOutput) {
+        const output = outputs[completed++];
+        if (output) event = { ...event, action_output: output };
+      }
+      if (event.seq <= this.delivered) continue;
+      // A sub-loop's own events come before its end in the parent's stream.
+      if (event.event === 'subloop_complete') await this.children.shift();
+      this.delivered = event.seq;
+      this.deliver(event);
+    }
+    if (replayed.error && final) {
+      this.warnings.push(
+        `this ll-loop cannot interpret the history of ${this.workflowId} (${replayed.error.message.split('\n')[0]}); events after #${this.delivered} are missing`,
+      );
+    }
+  }
+
+  private deliver(event: TimedEvent): void {
+    this.gate.pass(() => {
+      if (this.depth === 0) {
+        this.events.push(event);
+        this.opts.onEvent?.(event);
+      } else this.opts.onEvent?.({ ...event, subloop: { depth: this.depth, workflow_id: this.workflowId } });
+      // The state that runs the next child is on screen: the child's lines may follow.
+      if (event.event === 'subloop_start') {
+        const next = this.childGates.shift();
+        if (next) next.open();
+        else this.startsAhead += 1;
+      }
+    });
+  }
+}
+
+/** The run's events (and how it ended), read from its history; with `follow`, until it closes. */
+export async function followEvents(
+  client: Client,
+  workflowId: string,
+  opts: FollowEventsOptions = {},
+): Promise<FollowedRun> {
+  const follower = new ChainFollower(client, workflowId, opts);
+  await follower.run();
+  return { workflowId, events: follower.events, end: follower.end, input: follower.input, warnings: follower.warnings };
+}

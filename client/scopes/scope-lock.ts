@@ -1,0 +1,120 @@
+/**
+ * A run's scope lock, seen from the client: the request a run carries (`lockRequestFor`), the
+ * quick refusal of a busy run before anything starts (`precheckScopes`), and the error a busy run
+ * ends with (`ScopeBusyError`, exit 8). The lock itself is a workflow
+ * (workflows/scope-lock-workflow.ts); the check inside the run decides races this one misses.
+ */
+import type { Client } from '@temporalio/client';
+import { blockersOf, type Blocker, type ScopeQueue } from '../../fsm/run/scope-queue.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import { claimedScopes } from '../../fsm/scopes.js';
+import { shortHash, type Checkout } from '../../host/checkout.js';
+import type { ScopeLockRequest } from '../../workflows/definitions.js';
+import {
+  SCOPE_LOCK_ID_PREFIX,
+  SCOPE_QUEUE_MEMO_KEY,
+  scopeBusyMessage,
+  type ScopeBusyDetails,
+} from '../../workflows/scope-lock-definitions.js';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { bounded } from '../runs/run-target.js';
+
+/** How long the pre-check waits for the lock workflow to answer before leaving it to the run. */
+const PRECHECK_TIMEOUT_MS = 2_000;
+
+/** The lock workflow of a domain. */
+export function lockWorkflowId(domain: string): string {
+  return `${SCOPE_LOCK_ID_PREFIX}${shortHash(domain)}`;
+}
+
+export interface LockOptions {
+  /** `--queue`: wait in FIFO order instead of failing at once. */
+  wait: boolean;
+  /** `--queue-timeout`, in seconds. */
+  queueTimeoutS?: number;
+  /** The lock workflow's task queue; default: the checkout's (served by its worker). */
+  taskQueue?: string;
+}
+
+/**
+ * The scope lock request of a run of `definition` in `checkout` (or any domain with a root and a
+ * queue: a portable run's `repo:<repository>`). Scopes are normalised against the root; a scope
+ * outside it (which the loader already rejects in files) is a usage error.
+ */
+export function lockRequestFor(
+  definition: LoopDefinition,
+  checkout: Pick<Checkout, 'root' | 'lockDomain' | 'queue'>,
+  opts: LockOptions,
+): ScopeLockRequest {
+  const { scopes, problems } = claimedScopes(definition.scope, checkout.root);
+  if (problems.length)
+    throw new UsageError(
+      `loop "${definition.name}": ${problems.map((p) => p.message).join('; ')}`,
+      `use scope paths inside ${checkout.root}`,
+    );
+  return {
+    domain: checkout.lockDomain,
+    workflowId: lockWorkflowId(checkout.lockDomain),
+    taskQueue: opts.taskQueue ?? checkout.queue,
+    scopes,
+    wait: opts.wait,
+    ...(opts.queueTimeoutS === undefined ? {} : { queueTimeoutS: opts.queueTimeoutS }),
+  };
+}
+
+function describeBlocker(b: Blocker | undefined): string {
+  if (!b) return 'another run';
+  return `${b.holds ? 'held' : 'queued for'} by ${b.run} (scope ${b.scopes.join(', ')})`;
+}
+
+/** A run did not get its scopes (exit 8): busy, removed from the queue, or out of patience. */
+export class ScopeBusyError extends CliError {
+  override readonly name = 'ScopeBusyError';
+  constructor(
+    message: string,
+    readonly details: Pick<ScopeBusyDetails, 'scopes' | 'blockers'> & Partial<ScopeBusyDetails>,
+  ) {
+    const holder = details.blockers[0]?.run;
+    const fix =
+      details.reason === 'removed'
+        ? 'start it again when you want it to run (with --queue to wait for its turn)'
+        : `wait for your turn instead: run it again with --queue (or --queue-timeout 10m)${holder ? `; see who holds what with ll-loop queue list, or stop ${holder} with ll-loop stop ${holder}` : ''}`;
+    super(message, fix, EXIT.scopeBusy);
+  }
+
+  /** From the failure a run ended with (its message and details). */
+  static fromFailure(runId: string, message: string, details: ScopeBusyDetails | undefined): ScopeBusyError {
+    return new ScopeBusyError(`run ${runId} did not start: ${message}`, details ?? { scopes: [], blockers: [] });
+  }
+}
+
+/**
+ * Refuse a run that would be denied anyway, before it is created: read the domain's lock workflow
+ * (its memo holds its queue; a describe needs no worker) for holders or waiters overlapping
+ * `lock.scopes`. Runs that wait (`--queue`) are not checked. Anything uncertain (no lock
+ * workflow, no answer within 2 s) lets the run start: its own request decides.
+ */
+export async function precheckScopes(
+  client: Client,
+  lock: ScopeLockRequest,
+  timeoutMs = PRECHECK_TIMEOUT_MS,
+): Promise<void> {
+  if (lock.wait) return;
+  let blockers: Blocker[];
+  try {
+    const description = await bounded(client, timeoutMs, () => client.workflow.getHandle(lock.workflowId).describe());
+    const queue = description.memo?.[SCOPE_QUEUE_MEMO_KEY] as ScopeQueue | undefined;
+    if (description.status.name !== 'RUNNING' || !queue) return;
+    blockers = blockersOf(queue, lock.scopes);
+  } catch {
+    return;
+  }
+  if (blockers.length === 0) return;
+  throw new ScopeBusyError(`${scopeBusyMessage(lock.scopes, describeBlocker(blockers[0]))}; nothing was started`, {
+    scopes: lock.scopes,
+    blockers,
+    reason: 'busy',
+    domain: lock.domain,
+  });
+}

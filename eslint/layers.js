@@ -1,0 +1,161 @@
+/**
+ * The layer and room tables of docs/architecture.md as an ESLint rule: every relative import (static,
+ * `export … from`, or dynamic with a literal path) of a source file goes to its own place or to one
+ * its row allows, so that inner layers never reach outwards and each room keeps to its neighbours.
+ * The import is resolved against the importing file, so the rule judges places, not spellings.
+ * (What fsm/ and workflows/ may import from outside the repository is eslint/boundary.js's business.)
+ */
+import { dirname, join, relative, sep } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** Folders whose sub-folders are rooms of their own: `fsm/run`, `client/follow`, … */
+const ROOMED = new Set(['fsm', 'client']);
+/** Sub-folders that belong to their parent's room (the paradigm compilers are definition-time code). */
+const FOLDED = { 'fsm/definition/paradigms': 'fsm/definition' };
+
+/** Where a file belongs: a layer (`loader`), or a room (`fsm/run`, `client/start`); top-level files of a roomed layer are the layer itself. */
+export function placeOf(file) {
+  const parts = relative(ROOT, file).split(sep);
+  if (parts.length > 3 && FOLDED[parts.slice(0, 3).join('/')]) return FOLDED[parts.slice(0, 3).join('/')];
+  if (ROOMED.has(parts[0]) && parts.length > 2) return `${parts[0]}/${parts[1]}`;
+  return parts[0];
+}
+
+const FSM_ALL = ['fsm', 'fsm/evaluators', 'fsm/definition', 'fsm/run', 'fsm/tools'];
+const CLIENT_OUTER = ['loader', 'host', 'workflows', ...FSM_ALL];
+
+/**
+ * What each place may import besides itself; `type:` entries allow type-only imports. Inside fsm/:
+ * the loop language at its top (schema, templates, evaluators' dispatch) is shared; definition-time
+ * code never reaches run-time code, run-time code may read definition-time helpers, tools read both.
+ */
+export const ALLOWED = {
+  fsm: ['fsm/evaluators', 'type:fsm/run'],
+  'fsm/evaluators': ['fsm'],
+  'fsm/definition': ['fsm', 'fsm/evaluators'],
+  'fsm/run': ['fsm', 'fsm/evaluators', 'fsm/definition'],
+  'fsm/tools': ['fsm', 'fsm/evaluators', 'fsm/definition', 'fsm/run'],
+  workflows: FSM_ALL,
+  loader: FSM_ALL,
+  host: ['loader', ...FSM_ALL.map((p) => `type:${p}`), 'type:workflows'],
+  activities: ['loader', 'host', ...FSM_ALL, 'type:workflows'],
+  worker: ['activities', 'loader', 'host', 'workflows', ...FSM_ALL],
+  client: ['client/commands', 'client/temporal', ...CLIENT_OUTER],
+  'client/commands': [
+    'client',
+    'client/runs',
+    'client/follow',
+    'client/start',
+    'client/resume',
+    'client/schedules',
+    'client/scopes',
+    'client/hosting',
+    'client/temporal',
+    'client/reporters',
+    'client/show',
+    'client/create',
+    'client/service',
+    'worker',
+    ...CLIENT_OUTER,
+  ],
+  'client/runs': ['client', 'client/temporal', 'client/reporters', ...CLIENT_OUTER],
+  'client/follow': [
+    'client',
+    'client/runs',
+    'client/scopes',
+    'client/temporal',
+    'client/reporters',
+    'worker',
+    ...CLIENT_OUTER,
+  ],
+  'client/start': [
+    'client',
+    'client/runs',
+    'client/follow',
+    'client/scopes',
+    'client/hosting',
+    'client/temporal',
+    'client/reporters',
+    'worker',
+    ...CLIENT_OUTER,
+  ],
+  'client/resume': [
+    'client',
+    'client/runs',
+    'client/follow',
+    'client/start',
+    'client/scopes',
+    'client/hosting',
+    'client/temporal',
+    'client/reporters',
+    'worker',
+    ...CLIENT_OUTER,
+  ],
+  'client/schedules': ['client', 'client/runs', 'client/start', 'client/temporal', ...CLIENT_OUTER],
+  'client/scopes': ['client', 'client/runs', 'client/temporal', ...CLIENT_OUTER],
+  'client/hosting': [
+    'client',
+    'client/runs',
+    'client/start',
+    'client/schedules',
+    'client/temporal',
+    'worker',
+    ...CLIENT_OUTER,
+  ],
+  'client/temporal': ['client', 'loader'],
+  'client/reporters': [...FSM_ALL, 'type:worker', 'type:host', 'type:workflows'],
+  'client/show': ['client/reporters', ...FSM_ALL],
+  'client/create': ['client', 'loader', ...FSM_ALL],
+  'client/service': ['client', 'client/hosting', 'host'],
+};
+
+/** The verdict on one import: undefined when allowed, else the message. */
+export function judgeImport(fromFile, spec, typeOnly) {
+  if (!spec.startsWith('.')) return undefined;
+  const from = placeOf(fromFile);
+  const allowed = ALLOWED[from];
+  if (!allowed) return `${from}/ is in no table of docs/architecture.md: add its row to eslint/layers.js and the docs`;
+  const to = placeOf(join(dirname(fromFile), spec));
+  if (to === from || allowed.includes(to) || (typeOnly && allowed.includes(`type:${to}`))) return undefined;
+  const typeNote = allowed.includes(`type:${to}`) ? ' (types only: use `import type`)' : '';
+  return `${from} may not import ${to}${typeNote}: see the layer tables of docs/architecture.md`;
+}
+
+const layerImports = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Imports follow the layer and room tables of docs/architecture.md.' },
+    schema: [],
+  },
+  create(context) {
+    const file = context.filename;
+    const check = (node, source, typeOnly) => {
+      if (!source || typeof source.value !== 'string') return;
+      const message = judgeImport(file, source.value, typeOnly);
+      if (message) context.report({ node, message: `${message} (${source.value})` });
+    };
+    return {
+      ImportDeclaration: (node) =>
+        check(
+          node,
+          node.source,
+          node.importKind === 'type' ||
+            (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type')),
+        ),
+      ExportNamedDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
+      ExportAllDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
+      ImportExpression: (node) => check(node, node.source, false),
+    };
+  },
+};
+
+export const layersPlugin = { rules: { 'layer-imports': layerImports } };
+
+/** The block eslint.config.js applies: every source file outside tests/ and the tooling. */
+export const layersConfig = {
+  name: 'll-loop/layers',
+  files: ['{fsm,workflows,loader,activities,worker,host,client}/**/*.ts'],
+  plugins: { 'll-loop': layersPlugin },
+  rules: { 'll-loop/layer-imports': 'error' },
+};

@@ -1,0 +1,71 @@
+/**
+ * Resolving the `context:` block at the start of a run. Context values may reference other
+ * context values (`metric_cmd: "mypy ${context.target_dir}"`); nothing else, since the run has
+ * produced nothing yet. A reference cycle is an error naming the chain.
+ */
+import { renderValue, walkPath } from '../interpolate.js';
+import { parseTemplate } from '../template.js';
+
+/** A context problem found before the run starts; `key` is the context entry. */
+export class ContextError extends Error {
+  override readonly name = 'ContextError';
+  constructor(
+    message: string,
+    readonly key: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Resolve string context values that reference `${context.*}`, in dependency order.
+ * Non-string values are returned as they are.
+ */
+export function resolveContext(context: Record<string, unknown>): Record<string, unknown> {
+  const resolved: Record<string, unknown> = {};
+  const visiting: string[] = [];
+
+  const resolveKey = (key: string): unknown => {
+    // Own keys only: `${context.constructor}` must be undefined, not Object's constructor.
+    if (Object.hasOwn(resolved, key)) return resolved[key];
+    if (!Object.hasOwn(context, key)) return undefined;
+    if (visiting.includes(key)) {
+      const chain = [...visiting.slice(visiting.indexOf(key)), key].join(' → ');
+      throw new ContextError(`context reference cycle: ${chain}; make one of these a plain value`, key);
+    }
+    const raw = context[key];
+    if (typeof raw !== 'string') return (resolved[key] = raw);
+    visiting.push(key);
+    let out = '';
+    for (const segment of parseTemplate(raw)) {
+      if (segment.kind === 'text') {
+        out += segment.text;
+        continue;
+      }
+      if (segment.namespace !== 'context') {
+        throw new ContextError(
+          `context.${key} references ${segment.raw}: context values may only reference other context values ` +
+            `(they are resolved before the first state runs)`,
+          key,
+        );
+      }
+      const [head, ...rest] = segment.path;
+      // Below the key, paths read like everywhere else (own keys, negative array indexes).
+      const value = walkPath(resolveKey(head ?? ''), rest);
+      if ((value === undefined || value === null || value === '') && segment.fallback !== undefined)
+        out += segment.fallback;
+      else if (value === undefined || value === null) {
+        throw new ContextError(
+          `context.${key} references ${segment.raw}, which is not defined: add it under context: or pass --context ${head}=VALUE`,
+          key,
+        );
+      } else out += renderValue(value);
+    }
+    visiting.pop();
+    return (resolved[key] = out);
+  };
+
+  for (const key of Object.keys(context)) resolveKey(key);
+  // Keep the order the loop file wrote, not the order references were resolved in.
+  return Object.fromEntries(Object.keys(context).map((key) => [key, resolved[key]]));
+}

@@ -1,0 +1,166 @@
+/**
+ * The checks of a loop's templates: where templates are (`stateTemplates`, also for `ll-loop
+ * test`), which `${captured.*}` references can be satisfied, and the shell actions whose data would
+ * land where bash evaluates it. Part of validation (fsm/definition/validate.ts); pure.
+ */
+import { error, warning, type Diagnostic } from '../diagnostics.js';
+import { actionKind } from '../action.js';
+import { declaredTargets } from '../routing.js';
+import { checkShellTemplate } from '../shell-render.js';
+import type { LoopDefinition, StateConfig } from '../schema.js';
+import { didYouMean } from '../suggest.js';
+import { TemplateSyntaxError, templateRefs, type RefSegment } from '../template.js';
+
+type Path = Diagnostic['path'];
+
+/** Every template in a state, with its path and whether `${env.*}` is allowed there (also for `ll-loop test`). */
+export function stateTemplates(
+  name: string,
+  state: StateConfig,
+): Array<{ path: Path; text: string; envAllowed: boolean }> {
+  const base: Path = ['states', name];
+  const out: Array<{ path: Path; text: string; envAllowed: boolean }> = [];
+  if (state.action !== undefined) out.push({ path: [...base, 'action'], text: state.action, envAllowed: true });
+  const evaluate = state.evaluate as Record<string, unknown> | undefined;
+  for (const field of ['source', 'target', 'toward', 'tolerance', 'previous', 'prompt']) {
+    const value = evaluate?.[field];
+    if (typeof value === 'string') out.push({ path: [...base, 'evaluate', field], text: value, envAllowed: false });
+  }
+  for (const { key, target } of declaredTargets(state)) {
+    out.push({ path: [...base, ...key.split('.')], text: target, envAllowed: false });
+  }
+  // Sub-loop inputs travel in the child's workflow input (history): no `${env.*}` there.
+  if (state.loop !== undefined) out.push({ path: [...base, 'loop'], text: state.loop, envAllowed: false });
+  for (const [key, value] of Object.entries(state.with ?? {})) {
+    if (typeof value === 'string') out.push({ path: [...base, 'with', key], text: value, envAllowed: false });
+  }
+  // An MCP tool's arguments are filled in on the worker, like an action: `${env.*}` is allowed.
+  const visitParam = (value: unknown, path: Path): void => {
+    if (typeof value === 'string') out.push({ path, text: value, envAllowed: true });
+    else if (Array.isArray(value)) value.forEach((v, i) => visitParam(v, [...path, String(i)]));
+    else if (value !== null && typeof value === 'object')
+      for (const [k, v] of Object.entries(value)) visitParam(v, [...path, k]);
+  };
+  if (state.params !== undefined) visitParam(state.params, [...base, 'params']);
+  return out;
+}
+
+/** Names the states of `def` capture. */
+export function capturedNames(def: LoopDefinition): Set<string> {
+  return new Set(Object.values(def.states).flatMap((s) => (s.capture ? [s.capture] : [])));
+}
+
+/**
+ * A loop with a `context_passthrough` sub-loop state gets the child's captured values back, so a
+ * `${captured.x}` the loop itself never captures may be the child's: client/subloops.ts checks
+ * those against the children's captures (`uncapturedRefs`), which only the loader can read.
+ */
+export function hasPassthrough(def: LoopDefinition): boolean {
+  return Object.values(def.states).some((s) => s.context_passthrough === true);
+}
+
+/**
+ * `${captured.x…}` references (without a `:-default`) to names outside `captures`, with where
+ * they are. A reference with a default may name a value a parent passes in (passthrough).
+ */
+export function uncapturedRefs(
+  def: LoopDefinition,
+  captures: ReadonlySet<string>,
+): Array<{ path: Path; ref: RefSegment }> {
+  const out: Array<{ path: Path; ref: RefSegment }> = [];
+  for (const [name, state] of Object.entries(def.states)) {
+    for (const { path, text } of stateTemplates(name, state)) {
+      let refs: RefSegment[];
+      try {
+        refs = templateRefs(text);
+      } catch {
+        continue; // reported by checkTemplates
+      }
+      for (const ref of refs) {
+        const [head] = ref.path;
+        if (ref.namespace === 'captured' && head !== undefined && ref.fallback === undefined && !captures.has(head))
+          out.push({ path, ref });
+      }
+    }
+  }
+  return out;
+}
+
+export function uncapturedError(path: Path, ref: RefSegment, captures: ReadonlySet<string>): Diagnostic {
+  const head = ref.path[0] ?? '';
+  return error(
+    path,
+    `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`,
+    `add capture: "${head}" to the state that produces it, or write \${captured.${head}.output:-default} if a parent loop passes it in`,
+  );
+}
+
+export function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
+  const captures = capturedNames(def);
+  // With passthrough, names may come back from a child: client/subloops.ts checks them.
+  const deferCaptures = hasPassthrough(def);
+  for (const [name, state] of Object.entries(def.states)) {
+    for (const { path, text, envAllowed } of stateTemplates(name, state)) {
+      let refs: RefSegment[];
+      try {
+        refs = templateRefs(text);
+      } catch (err) {
+        if (err instanceof TemplateSyntaxError) out.push(error(path, err.message));
+        else throw err;
+        continue;
+      }
+      for (const ref of refs) checkRef(def, ref, path, envAllowed, captures, deferCaptures, out);
+    }
+  }
+}
+
+/** Shell actions whose data lands where bash would evaluate it are refused before the run. */
+export function checkShellActions(def: LoopDefinition, out: Diagnostic[]): void {
+  for (const [name, state] of Object.entries(def.states)) {
+    if (state.action === undefined || actionKind(state) !== 'shell') continue;
+    let problem: string | undefined;
+    try {
+      problem = checkShellTemplate(state.action, def.context);
+    } catch {
+      continue; // template syntax errors are reported by checkTemplates
+    }
+    if (problem) out.push(error(['states', name, 'action'], problem));
+  }
+}
+
+function checkRef(
+  def: LoopDefinition,
+  ref: RefSegment,
+  path: Path,
+  envAllowed: boolean,
+  captures: Set<string>,
+  deferCaptures: boolean,
+  out: Diagnostic[],
+): void {
+  const [head] = ref.path;
+  if (ref.namespace === 'env' && !envAllowed) {
+    out.push(
+      error(
+        path,
+        `${ref.raw} is only allowed in action:`,
+        'environment values are read on the worker when an action runs; pass the value through context or the action instead',
+      ),
+    );
+  } else if (ref.namespace === 'captured' && head !== undefined && !captures.has(head)) {
+    if (!deferCaptures && ref.fallback === undefined) out.push(uncapturedError(path, ref, captures));
+  } else if (
+    ref.namespace === 'context' &&
+    head !== undefined &&
+    !Object.hasOwn(def.context, head) &&
+    !Object.hasOwn(def.parameters ?? {}, head) &&
+    ref.fallback === undefined
+  ) {
+    out.push(
+      warning(
+        path,
+        `${ref.raw} is not defined in context:`,
+        `add ${head}: to context: or pass --context ${head}=VALUE when running`,
+      ),
+    );
+  }
+}

@@ -1,0 +1,372 @@
+/**
+ * The run's event stream (seed 001 "Structured Events"): every event the core emits, as one
+ * member of a union discriminated on `event`, with the fields it really carries. The same shapes
+ * are the lines of `.events.jsonl` and of `--json` output; docs/cli.md lists them, and a test
+ * compares that table with {@link EVENT_FIELDS}, which the compiler holds equal to the union.
+ */
+import type { BudgetLimit } from './budget.js';
+import type { RateLimitFact, Spend, TerminatedBy } from '../types.js';
+
+type Fact<E extends string, F> = { event: E } & F;
+
+export type LoopStartEvent = Fact<'loop_start', { loop: string; initial: string; max_iterations: number }>;
+export type LoopResumeEvent = Fact<'loop_resume', { loop: string; from_run: string; state: string; iteration: number }>;
+export type LoopUpgradedEvent = Fact<
+  'loop_upgraded',
+  {
+    loop: string;
+    from_semantics: number;
+    to_semantics: number;
+    from_build?: string;
+    state: string;
+    iteration: number;
+    reason: string;
+  }
+>;
+export type StateEnterEvent = Fact<'state_enter', { state: string; iteration: number }>;
+export type ActionStartEvent = Fact<
+  'action_start',
+  { state: string; action: string; action_type: 'shell' | 'prompt' | 'mcp'; attempt?: number }
+>;
+export type SubloopStartEvent = Fact<'subloop_start', { state: string; loop: string; passthrough: boolean }>;
+export type ActionCompleteEvent = Fact<
+  'action_complete',
+  {
+    state: string;
+    exit_code: number;
+    duration_ms: number;
+    timed_out?: true;
+    signal?: string;
+    log_file?: string;
+    rate_limited?: true;
+  }
+>;
+/** Why the attempt failed: its exit code, its verdict (with `retry.on`), or why it could not run. */
+export type RetryCause = { exit_code?: number; verdict?: string; error?: string };
+export type ActionRetryEvent = Fact<
+  'action_retry',
+  { state: string; attempt: number; attempts: number; delay_ms: number } & RetryCause
+>;
+export type ActionErrorEvent = Fact<'action_error', { state: string; error: string }>;
+export type OutputReaskEvent = Fact<'output_reask', { state: string; ask: number; asks: number; errors: string[] }>;
+export type LlmReaskEvent = Fact<'llm_reask', { state: string; ask: number; asks: number; errors: string[] }>;
+/** An evaluator's verdict, or (type `error`, with `error` and no `details`) the error verdict after `action_error`. */
+export type EvaluateEvent = Fact<
+  'evaluate',
+  {
+    state: string;
+    type: string;
+    verdict: string;
+    confidence?: number;
+    details?: Record<string, unknown>;
+    error?: string;
+  }
+>;
+export type RateLimitedEvent = Fact<
+  'rate_limited',
+  {
+    state: string;
+    source: 'action' | 'llm';
+    kind: RateLimitFact['kind'];
+    message: string;
+    resumes_at: string;
+    wait_ms: number;
+    pause: number;
+  }
+>;
+export type RateLimitResumeEvent = Fact<
+  'rate_limit_resume',
+  { state: string; source: 'action' | 'llm'; pause: number }
+>;
+export type HandoffEvent = Fact<
+  'handoff',
+  {
+    state: string;
+    mode: 'pause' | 'spawn' | 'terminate';
+    payload: string;
+    max_continuations?: number;
+    continuation?: number;
+  }
+>;
+export type HandoffResumedEvent = Fact<'handoff_resumed', { state: string; waited_ms: number }>;
+export type FatalErrorEvent = Fact<'fatal_error', { state: string; message: string }>;
+export type LoopStopEvent = Fact<'loop_stop', { state: string; message: string }>;
+export type BudgetSpentEvent = Fact<
+  'budget_spent',
+  { state: string; scope: 'loop' | 'state'; limit: BudgetLimit; spent: number; max: number; needed?: number }
+>;
+export type SubloopCompleteEvent = Fact<
+  'subloop_complete',
+  {
+    state: string;
+    loop: string;
+    final_state: string;
+    terminated_by: TerminatedBy;
+    verdict: string;
+    duration_ms: number;
+    error?: string;
+  }
+>;
+export type RouteEvent = Fact<'route', { from: string; to: string; verdict?: string }>;
+export type MaintainRestartEvent = Fact<'maintain_restart', { state: string; cycle: number; to: string }>;
+export type LoopCompleteEvent = Fact<
+  'loop_complete',
+  {
+    final_state: string;
+    iterations: number;
+    steps: number;
+    terminated_by: TerminatedBy;
+    failure?: true;
+    duration_ms: number;
+    cycles?: number;
+    error?: string;
+    spent?: Spend;
+  }
+>;
+/** Where a portable run's checkout moved (fsm/run/notes.ts); the first claim has no `from_host`. */
+export type HostChangeEvent = Fact<
+  'host_change',
+  { state: string; from_host?: string; to_host: string; dir: string; reason: string }
+>;
+
+/** One entry of the run's event stream: exactly the events the core emits. */
+export type LoopEvent =
+  | LoopStartEvent
+  | LoopResumeEvent
+  | LoopUpgradedEvent
+  | StateEnterEvent
+  | ActionStartEvent
+  | SubloopStartEvent
+  | ActionCompleteEvent
+  | ActionRetryEvent
+  | ActionErrorEvent
+  | OutputReaskEvent
+  | LlmReaskEvent
+  | EvaluateEvent
+  | RateLimitedEvent
+  | RateLimitResumeEvent
+  | HandoffEvent
+  | HandoffResumedEvent
+  | FatalErrorEvent
+  | LoopStopEvent
+  | BudgetSpentEvent
+  | SubloopCompleteEvent
+  | RouteEvent
+  | MaintainRestartEvent
+  | LoopCompleteEvent
+  | HostChangeEvent;
+
+export type EventName = LoopEvent['event'];
+/** The fields of event `E` besides its name (what `emit` takes). */
+export type EventFields<E extends EventName> = Omit<Extract<LoopEvent, { event: E }>, 'event'>;
+
+/** One event of the run's stream, numbered and timed by the core. */
+export type RunStreamEvent = LoopEvent & { seq: number; ts: string };
+
+type Kind<V> = [V] extends [string]
+  ? 'string'
+  : [V] extends [number]
+    ? 'number'
+    : [V] extends [boolean]
+      ? 'boolean'
+      : [V] extends [string[]]
+        ? 'string[]'
+        : 'object';
+type Spec<F> = { [K in keyof F]-?: object extends Pick<F, K> ? `${Kind<Exclude<F[K], undefined>>}?` : Kind<F[K]> };
+/** Each event's fields and their JSON kinds (`?`: may be absent), checked against the union by the compiler. */
+type EventSpecs = { [E in EventName]: Spec<EventFields<E>> };
+export type FieldKind = 'string' | 'number' | 'boolean' | 'string[]' | 'object';
+
+/**
+ * The runtime list of the union: every event, every field, its kind and whether it may be absent.
+ * The compiler rejects a missing or extra event or field, or a wrong kind, so the two cannot drift.
+ */
+export const EVENT_FIELDS = {
+  loop_start: { loop: 'string', initial: 'string', max_iterations: 'number' },
+  loop_resume: { loop: 'string', from_run: 'string', state: 'string', iteration: 'number' },
+  loop_upgraded: {
+    loop: 'string',
+    from_semantics: 'number',
+    to_semantics: 'number',
+    from_build: 'string?',
+    state: 'string',
+    iteration: 'number',
+    reason: 'string',
+  },
+  state_enter: { state: 'string', iteration: 'number' },
+  action_start: { state: 'string', action: 'string', action_type: 'string', attempt: 'number?' },
+  subloop_start: { state: 'string', loop: 'string', passthrough: 'boolean' },
+  action_complete: {
+    state: 'string',
+    exit_code: 'number',
+    duration_ms: 'number',
+    timed_out: 'boolean?',
+    signal: 'string?',
+    log_file: 'string?',
+    rate_limited: 'boolean?',
+  },
+  action_retry: {
+    state: 'string',
+    attempt: 'number',
+    attempts: 'number',
+    delay_ms: 'number',
+    exit_code: 'number?',
+    verdict: 'string?',
+    error: 'string?',
+  },
+  action_error: { state: 'string', error: 'string' },
+  output_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
+  llm_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
+  evaluate: {
+    state: 'string',
+    type: 'string',
+    verdict: 'string',
+    confidence: 'number?',
+    details: 'object?',
+    error: 'string?',
+  },
+  rate_limited: {
+    state: 'string',
+    source: 'string',
+    kind: 'string',
+    message: 'string',
+    resumes_at: 'string',
+    wait_ms: 'number',
+    pause: 'number',
+  },
+  rate_limit_resume: { state: 'string', source: 'string', pause: 'number' },
+  handoff: {
+    state: 'string',
+    mode: 'string',
+    payload: 'string',
+    max_continuations: 'number?',
+    continuation: 'number?',
+  },
+  handoff_resumed: { state: 'string', waited_ms: 'number' },
+  fatal_error: { state: 'string', message: 'string' },
+  loop_stop: { state: 'string', message: 'string' },
+  budget_spent: {
+    state: 'string',
+    scope: 'string',
+    limit: 'string',
+    spent: 'number',
+    max: 'number',
+    needed: 'number?',
+  },
+  subloop_complete: {
+    state: 'string',
+    loop: 'string',
+    final_state: 'string',
+    terminated_by: 'string',
+    verdict: 'string',
+    duration_ms: 'number',
+    error: 'string?',
+  },
+  route: { from: 'string', to: 'string', verdict: 'string?' },
+  maintain_restart: { state: 'string', cycle: 'number', to: 'string' },
+  loop_complete: {
+    final_state: 'string',
+    iterations: 'number',
+    steps: 'number',
+    terminated_by: 'string',
+    failure: 'boolean?',
+    duration_ms: 'number',
+    cycles: 'number?',
+    error: 'string?',
+    spent: 'object?',
+  },
+  host_change: { state: 'string', from_host: 'string?', to_host: 'string', dir: 'string', reason: 'string' },
+} as const satisfies EventSpecs;
+
+/**
+ * An event this release does not know, or a known name without the fields it has now: a line
+ * of an earlier release's `.events.jsonl`. Readers show it as it is (its name and fields).
+ */
+export interface UnknownEvent {
+  event: string;
+  seq: number;
+  ts: string;
+  [field: string]: unknown;
+}
+
+/** Where a sub-loop's event comes from, when it is delivered to an ancestor run's listeners. */
+export interface SubloopOrigin {
+  /** 1 for a child of the listened run, 2 for a grandchild, … */
+  depth: number;
+  workflow_id: string;
+}
+
+/** What the follower attached to `action_complete`: the action's result from history (client/follow/action-results.ts). */
+export interface ActionOutput {
+  output: string;
+  stderr: string;
+  exit_code: number;
+  /** Set when the tails were cut: the whole output is in `log_file` on the worker's machine. */
+  truncated?: boolean;
+  log_file?: string;
+  /** stderr's file beside it (results of 0.3.0 and earlier: one `log_file` held both streams). */
+  stderr_file?: string;
+}
+
+/** What delivery adds to an event for its listeners (never in the core's stream or the files). */
+export type Delivery = {
+  subloop?: SubloopOrigin;
+  /** Only on `action_complete`, when the follower was asked for what the action printed. */
+  action_output?: ActionOutput;
+};
+/** A delivered event as the core emitted it: every field of today's shape present. */
+export type KnownTimedEvent = RunStreamEvent & Delivery;
+/** What readers of the stream (reporters, `history`, `logs`) get: the core's events, as delivered, or events they do not know. */
+export type TimedEvent = KnownTimedEvent | (UnknownEvent & Delivery);
+
+type Lenient<E> = E extends LoopEvent ? { event: E['event'] } & Partial<Omit<E, 'event'>> : never;
+/**
+ * A known event as a reader may meet it: its name is today's and each field present has today's
+ * kind, but any field may be missing (a line an earlier release wrote, before the field existed).
+ */
+export type ReadEvent = Lenient<LoopEvent> & { seq: number; ts: string } & Delivery;
+
+function hasKind(value: unknown, kind: FieldKind): boolean {
+  if (kind === 'string[]') return Array.isArray(value) && value.every((v) => typeof v === 'string');
+  if (kind === 'object') return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === kind;
+}
+
+function fieldsFit(event: TimedEvent, complete: boolean): boolean {
+  if (!Object.prototype.hasOwnProperty.call(EVENT_FIELDS, event.event)) return false;
+  const spec: Record<string, string> = EVENT_FIELDS[event.event as EventName];
+  const fields = event as Record<string, unknown>;
+  for (const [name, declared] of Object.entries(spec)) {
+    const value = fields[name];
+    if (
+      value === undefined
+        ? complete && !declared.endsWith('?')
+        : !hasKind(value, declared.replace('?', '') as FieldKind)
+    )
+      return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a reader knows `event`: one of today's names, each field it has of today's kind (extra
+ * fields allowed, missing ones too). Any other event is shown as it is, never read by name.
+ */
+export function isKnownEvent(event: TimedEvent): event is ReadEvent {
+  return fieldsFit(event, false);
+}
+
+/** Whether `event` has exactly today's shape: known, and every field it must have present. */
+export function isCompleteEvent(event: TimedEvent): event is KnownTimedEvent {
+  return fieldsFit(event, true);
+}
+
+/**
+ * One parsed line of an events file (or any event JSON): the event, or undefined when it is not
+ * an event at all (no `event` name). Known or not is told by {@link isKnownEvent}.
+ */
+export function parseEvent(json: unknown): TimedEvent | undefined {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
+  const fields = json as Record<string, unknown>;
+  return typeof fields.event === 'string' ? (fields as TimedEvent) : undefined;
+}

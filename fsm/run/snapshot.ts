@@ -1,0 +1,254 @@
+/**
+ * The run's state as the pure core sees it, the facts fed into it, and the one effect it asks for.
+ * Plain JSON: the snapshot is the workflow's memory, the answer to the status query, the
+ * continue-as-new argument and (once done) part of the run's result.
+ */
+import type { DiffStallMemory } from '../evaluators/diff-stall.js';
+import type {
+  ActionResult,
+  BudgetLimits,
+  CapturedValue,
+  LlmUsage,
+  RateLimitFact,
+  Spend,
+  EvalResult,
+  EvaluateLlmInput,
+  ExecutionResult,
+  PrevResult,
+  RunActionInput,
+  RunLoopInput,
+} from '../types.js';
+import type { RunStreamEvent } from './events.js';
+
+/** What a running loop waits for. */
+export type WaitPhase =
+  'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited' | 'handoff';
+/**
+ * Phases that hold the action result while its evaluation is being made on the worker (or, rate
+ * limited, waits to be made again; an action paused by a rate limit holds none).
+ */
+export type EvaluatingPhase = 'llm' | 'git_diff' | 'rate_limited';
+/** Every phase a status line can show. */
+export type Phase = WaitPhase | 'done';
+
+/**
+ * The `semantics` every snapshot carries. Versioned core semantics were replaced by run rules
+ * (docs/decisions.md, "One way to change a run's behaviour"); no release recorded another value.
+ */
+export const SNAPSHOT_SEMANTICS = 1;
+
+/** What every snapshot carries, running or done. */
+export interface RunData {
+  /**
+   * Always SNAPSHOT_SEMANTICS (1). Kept because `status --json` and `loop_upgraded` show it and
+   * recorded snapshots carry it; no behaviour depends on it — a run's behaviour is versioned by
+   * its run rules (workflows/run-rules.ts).
+   */
+  semantics: number;
+  /** Sequence number of the last event emitted (events are numbered 1, 2, … per run). */
+  seq: number;
+  /** The state being executed (or the final state once done). */
+  current: string;
+  /** Pass number, 1-based (see docs: a pass ends when a state repeats). */
+  iteration: number;
+  /** States entered in the current pass, in order. */
+  visited: string[];
+  /** State executions so far. */
+  steps: number;
+  /** Maintain-mode cycles completed. */
+  cycles: number;
+  /** Attempt (1-based) of the current state's action under `retry:`. */
+  attempt: number;
+  captured: Record<string, CapturedValue>;
+  prev: PrevResult | null;
+  result: EvalResult | null;
+  /** Last value each convergence state measured (for `previous` when none is given). */
+  lastValues: Record<string, number>;
+  startedAt: string;
+  startedAtMs: number;
+  /** Context keys holding run-time data from a parent loop (see InterpolationScope.dataContext). */
+  dataContext?: string[];
+  /** How many times the current evaluation was asked again for an answer that missed its schema; absent before the first. */
+  schemaAsks?: number;
+  /** What each diff_stall state saw last (absent until one is evaluated). */
+  diffStats?: Record<string, DiffStallMemory>;
+  /** What agent calls (and sub-loops) spent (fsm/run/budget.ts); absent until one reports usage. */
+  spent?: Spend;
+  /** The same, by state name. */
+  spentByState?: Record<string, Spend>;
+  /** A sub-loop: what its parent's loop budget had left when it started (its loop limits are at most these). */
+  inheritedBudget?: BudgetLimits;
+  /** The errors the current prompt or evaluation was last asked again with (kept for a call paused by a rate limit). */
+  reaskErrors?: string[];
+  /** The current agent call is (or was just) paused by a rate limit; cleared by its first other answer. */
+  rateLimit?: RateLimitPause;
+  /** Paused on a `CONTEXT_HANDOFF:` (`on_handoff: pause`): waits for `ll-loop resume` (fsm/run/on-signal.ts). */
+  handoff?: HandoffPause;
+  /** A handoff's payload, for the next shell or prompt action (then dropped): the fresh session's context. */
+  continuation?: string;
+  /** Handoffs the run continued (spawned or resumed); `config.automation.max_continuations` caps them. */
+  continuations?: number;
+  /** A `LOOP_STOP:` seen: the run ends once the state has routed (its reason, possibly ''). */
+  stopping?: string;
+}
+
+/** A run waiting on a handoff: which state handed off, with what, since when. */
+export interface HandoffPause {
+  state: string;
+  payload: string;
+  since_ms: number;
+}
+
+/** A call paused by rate limits: since when, how often, until when (fsm/run/rate-limit.ts). */
+export interface RateLimitPause {
+  /** The prompt action, or the state's LLM evaluation. */
+  source: 'action' | 'llm';
+  kind: RateLimitFact['kind'];
+  message: string;
+  /** The first pause of this call (max_wait counts from here). */
+  since_ms: number;
+  pauses: number;
+  resumes_at_ms: number;
+}
+
+/** A running loop, by what it waits for. Only the LLM phase holds an action result. */
+export type RunningSnapshot = RunData & { status: 'running' } & (
+    { phase: EvaluatingPhase; pending: ActionResult | null } | { phase: Exclude<WaitPhase, EvaluatingPhase> }
+  );
+
+export interface DoneSnapshot extends RunData {
+  status: 'done';
+  phase: 'done';
+  outcome: ExecutionResult;
+}
+
+export type Snapshot = RunningSnapshot | DoneSnapshot;
+
+/** Why an activity or a child workflow failed: its error chain, outermost first (raw facts). */
+export interface Failure {
+  messages: string[];
+}
+
+/** What an LLM answered, before the core judges it (confidence gate, `_uncertain` suffix). */
+export interface Judgement {
+  verdict: string;
+  confidence: number;
+  reason: string;
+  raw: Record<string, unknown>;
+}
+
+/**
+ * The same run, moved onto this release because its history cannot be replayed by it (see
+ * docs/architecture.md, "Changing workflow or core behaviour"): it keeps its clock and its event
+ * numbering, and says so with a `loop_upgraded` event.
+ */
+export interface Upgrade {
+  /** Why it was moved (the replay error, in a line). */
+  reason: string;
+  /** The build id that started it, when known. */
+  fromBuild?: string;
+}
+
+export type { LlmUsage, RateLimitFact } from '../types.js';
+
+/**
+ * What the LLM activity returns: the answer as read, why there is none (`details`: facts for the
+ * `error` verdict, e.g. a rate limit's `retry_after`), or how it misses its schema; `usage` when
+ * the provider reported it.
+ */
+export type LlmReply = (
+  | { judgement: Judgement }
+  | { error: string; details?: Record<string, unknown> }
+  | { invalid: InvalidAnswer }
+  | { rate_limit: RateLimitFact }
+) & { usage?: LlmUsage };
+
+/** An answer that misses its JSON Schema: every way it misses (one line each), and the answer as read. */
+export interface InvalidAnswer {
+  errors: string[];
+  answer: unknown;
+}
+
+/** The first transition of a run: fresh, as a sub-loop, continuing an earlier run, or unable to start. */
+export interface StartEvent {
+  type: 'start';
+  now: number;
+  /** A sub-loop's inheritance from its parent. */
+  inherited?: { captured?: Record<string, CapturedValue>; dataContext?: string[]; budget?: BudgetLimits };
+  /** `ll-loop resume`: continue an earlier run's snapshot from its current state. */
+  resumeFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade };
+  /** The run cannot start (a sub-loop whose parameters do not fit): it ends with `error`. */
+  error?: string;
+}
+
+/** Facts fed to a running loop. `now` is epoch ms from the caller's clock (workflow time). */
+export type RunEvent =
+  | { type: 'action_done'; result: ActionResult; now: number }
+  | { type: 'action_failed'; failure: Failure; now: number }
+  | { type: 'llm_replied'; judgement: Judgement; usage?: LlmUsage; now: number }
+  /** An evaluation the LLM activity could not make (its own message: host CLI missing, unparseable…). */
+  | { type: 'llm_error'; error: string; details?: Record<string, unknown>; usage?: LlmUsage; now: number }
+  | { type: 'llm_failed'; failure: Failure; now: number }
+  /** The answer misses the evaluator's JSON Schema (only runs that check answers: EvaluateLlmInput.check_schema). */
+  | { type: 'llm_invalid'; invalid: InvalidAnswer; usage?: LlmUsage; now: number }
+  /** The LLM answered with a rate limit or spent quota (only runs that detect them): pause, then ask again. */
+  | { type: 'llm_rate_limited'; rate_limit: RateLimitFact; now: number }
+  /** Histories of 0.1.0: the activity judged the answer itself. */
+  | { type: 'llm_done'; result: EvalResult; now: number }
+  /** The child run ended; `timedOut` when the state's `timeout:` stopped it. */
+  | { type: 'subloop_done'; result: ExecutionResult; timedOut: boolean; now: number }
+  /** The child workflow failed, or never started; `timedOut` as above. */
+  | { type: 'subloop_failed'; loop: string; failure: Failure; timedOut: boolean; now: number }
+  /** The child could not be prepared: nested too deep, its file unreadable, or invalid. */
+  | { type: 'subloop_unavailable'; why: SubloopUnavailable; now: number }
+  /** diff_stall: the worker's `git diff --stat` of the state's scope, or why it has none. */
+  | { type: 'diff_stat_done'; stat: string; now: number }
+  | { type: 'diff_stat_error'; error: string; now: number }
+  | { type: 'diff_stat_failed'; failure: Failure; now: number }
+  | { type: 'sleep_done'; now: number }
+  /** A run paused on a handoff was told to continue (`ll-loop resume`: the workflow's resumeHandoff update). */
+  | { type: 'handoff_resumed'; now: number }
+  | { type: 'timeout'; now: number }
+  | { type: 'cancel'; now: number };
+
+/** Why a sub-loop state's child could not start (raw facts; the core words the error). */
+export type SubloopUnavailable =
+  | { reason: 'too_deep'; loop: string; depth: number; limit: number }
+  | { reason: 'load_failed'; loop: string; failure: Failure }
+  /** The loader's own diagnostic (file, line, fix). */
+  | { reason: 'invalid'; error: string };
+
+export type CoreEvent = StartEvent | RunEvent;
+
+export type ActionRequest = Omit<RunActionInput, 'instanceId' | 'cwd'>;
+export type LlmRequest = Omit<EvaluateLlmInput, 'instanceId' | 'cwd'>;
+/** A diff_stall state asks the worker for `git diff --stat -- <scope>` in the run's directory. */
+export interface DiffStatRequest {
+  state: string;
+  /** Paths given to git diff; empty: the whole repository. */
+  scope: string[];
+}
+
+/** What the runtime must do next for a running loop: exactly one. */
+export type WorkEffect =
+  | { type: 'run_action'; input: ActionRequest }
+  | { type: 'evaluate_llm'; input: LlmRequest }
+  | { type: 'diff_stat'; input: DiffStatRequest }
+  | { type: 'run_loop'; input: RunLoopInput }
+  | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' }
+  /** A rate limit's pause: until an instant, so a continue-as-new mid-pause does not wait again from the start. */
+  | { type: 'sleep'; ms: number; until_ms: number; reason: 'rate_limit' }
+  /** Wait, durably and without a deadline of its own, until someone continues the handed-off run. */
+  | { type: 'await_handoff'; state: string };
+
+export interface FinishEffect {
+  type: 'finish';
+  result: ExecutionResult;
+}
+
+export type Effect = WorkEffect | FinishEffect;
+
+/** A transition's output: the next snapshot, the events it emitted, and its one effect. */
+export type Transition =
+  | { snapshot: RunningSnapshot; events: RunStreamEvent[]; effect: WorkEffect }
+  | { snapshot: DoneSnapshot; events: RunStreamEvent[]; effect: FinishEffect };

@@ -1,0 +1,180 @@
+/**
+ * Carrying out one effect the core asked for — an action, an LLM evaluation, a `git diff --stat`,
+ * a durable sleep, a wait on a handoff, a sub-loop — under the loop's deadline, and turning what
+ * happened into the fact the core is fed next. Infrastructure faults become `*_failed` facts; a
+ * cancellation (`ll-loop stop`) propagates; the deadline becomes a `timeout` fact once the effect's
+ * work (and its process group) is gone.
+ */
+import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
+import { loopEnvNames } from '../fsm/definition/env-names.js';
+import { llmReplyFact } from '../fsm/run/facts.js';
+import type { LlmReply, RunEvent, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
+import type { LoopDefinition } from '../fsm/schema.js';
+import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
+import { actionActivity, diffStatActivity, isLocal, llmActivity, sleepSummary } from './activity-proxies.js';
+import type { LoopWorkflowInput } from './definitions.js';
+import { failureOf } from './error-text.js';
+import type { Placement } from './placement.js';
+import { runChild } from './run-child.js';
+
+/**
+ * Local activities are recorded when the workflow task completes. After this much local-activity
+ * work (or this many actions) the workflow takes a 1 ms durable timer, which completes the task
+ * and records them, so a crash re-runs at most this much completed quick work.
+ */
+const LOCAL_FLUSH_AFTER_MS = 1000;
+const LOCAL_FLUSH_AFTER_ACTIONS = 100;
+
+/** What the loop's deadline resolves with when it passes. */
+export const TIMED_OUT = Symbol('timed-out');
+
+export interface EffectContext {
+  input: LoopWorkflowInput;
+  instanceId: string;
+  placement: Placement;
+  /** Resolves with TIMED_OUT when the loop's `timeout` passes (never, without one). */
+  timedOut: Promise<typeof TIMED_OUT>;
+  /** The definition the run follows (a sub-loop's, with what its parent bound). */
+  def: LoopDefinition;
+  /** The run's snapshot as it is now (a sleep's summary names its state). */
+  snapshot: () => Snapshot;
+  /** Resolves once the run waiting on a handoff is continued. */
+  handoff: () => Promise<void>;
+}
+
+/** The event for an LLM activity's answer; histories of 0.1.0 hold an already judged result. */
+function llmEvent(reply: LlmReply | EvalResult, now: number): RunEvent {
+  if ('verdict' in reply) return { type: 'llm_done', result: reply, now };
+  return llmReplyFact(reply, now);
+}
+
+/**
+ * What the run's rules add to its activities' inputs. Each is absent for runs whose histories
+ * predate its rule, so their activity inputs stay as they were.
+ */
+function ruleInputs(def: LoopDefinition, input: LoopWorkflowInput) {
+  // Mask every variable the loop names in what the worker returns.
+  const maskEnv = input.options.maskLoopEnv ? { mask_env: loopEnvNames(def) } : {};
+  const checkAnswers = input.options.checkAnswers ? { check_schema: true } : {};
+  // Pause on rate limits (fsm/run/rate-limit.ts); older runs judge them as they did.
+  const detectLimits = input.options.pauseOnRateLimit ? { detect_rate_limits: true } : {};
+  // Act on stdout signals (fsm/run/on-signal.ts); older runs read them as plain output.
+  const threshold = def.config?.handoff_threshold;
+  const detectSignals = input.options.stdoutSignals
+    ? { detect_signals: true, ...(threshold === undefined ? {} : { handoff_threshold: threshold }) }
+    : {};
+  return { maskEnv, checkAnswers, detectLimits, detectSignals };
+}
+
+/** A function that performs one effect and returns the fact to feed back to the core. */
+export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<RunEvent> {
+  const { input, instanceId, placement } = ctx;
+  const localMaxS = input.options.localActivityMaxTimeoutS ?? 0;
+  const { maskEnv, checkAnswers, detectLimits, detectSignals } = ruleInputs(ctx.def, input);
+  const unflushed = { actions: 0, ms: 0 };
+
+  /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
+  const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {
+    if (!local) {
+      unflushed.actions = 0;
+      unflushed.ms = 0;
+      return;
+    }
+    unflushed.actions += 1;
+    unflushed.ms += result.duration_ms;
+    if (unflushed.actions >= LOCAL_FLUSH_AFTER_ACTIONS || unflushed.ms >= LOCAL_FLUSH_AFTER_MS) {
+      unflushed.actions = 0;
+      unflushed.ms = 0;
+      await sleep(1);
+    }
+  };
+
+  const runAction = async (work: Extract<WorkEffect, { type: 'run_action' }>): Promise<RunEvent> => {
+    try {
+      const local = !placement.remote && isLocal(work.input, localMaxS);
+      const result = await placement.run((place) => {
+        const full: RunActionInput = {
+          ...work.input,
+          instanceId,
+          cwd: place.cwd,
+          ...maskEnv,
+          ...(work.input.kind === 'prompt' ? detectLimits : {}),
+          ...(work.input.kind === 'mcp' ? {} : detectSignals),
+        };
+        return actionActivity(full, local, placement.activityOptions())(full);
+      });
+      await flushLocal(result, local);
+      return { type: 'action_done', result, now: Date.now() };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return { type: 'action_failed', failure: failureOf(err), now: Date.now() };
+    }
+  };
+
+  const evaluateLlm = async (work: Extract<WorkEffect, { type: 'evaluate_llm' }>): Promise<RunEvent> => {
+    try {
+      const reply = await placement.run((place) =>
+        llmActivity(
+          work.input.timeout_s,
+          work.input.state,
+          placement.activityOptions(),
+        )({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers, ...detectLimits }),
+      );
+      return llmEvent(reply, Date.now());
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return { type: 'llm_failed', failure: failureOf(err), now: Date.now() };
+    }
+  };
+
+  const diffStat = async (work: Extract<WorkEffect, { type: 'diff_stat' }>): Promise<RunEvent> => {
+    try {
+      const reply = await placement.run((place) =>
+        diffStatActivity(work.input.state, placement.activityOptions())({ ...work.input, cwd: place.cwd }),
+      );
+      const now = Date.now();
+      return 'stat' in reply
+        ? { type: 'diff_stat_done', stat: reply.stat, now }
+        : { type: 'diff_stat_error', error: reply.error, now };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return { type: 'diff_stat_failed', failure: failureOf(err), now: Date.now() };
+    }
+  };
+
+  const effect = async (work: WorkEffect): Promise<RunEvent> => {
+    switch (work.type) {
+      case 'run_action':
+        return runAction(work);
+      case 'evaluate_llm':
+        return evaluateLlm(work);
+      case 'diff_stat':
+        return diffStat(work);
+      case 'sleep':
+        // A rate limit's pause ends at an instant (continued as new mid-pause, it waits only the rest).
+        await sleep('until_ms' in work ? Math.max(1, work.until_ms - Date.now()) : work.ms, {
+          summary: sleepSummary(work, ctx.snapshot()),
+        });
+        return { type: 'sleep_done', now: Date.now() };
+      case 'await_handoff':
+        // No timer of its own: the loop's timeout and `ll-loop stop` still end the wait.
+        await ctx.handoff();
+        return { type: 'handoff_resumed', now: Date.now() };
+      case 'run_loop':
+        // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
+        await placement.ensureClaimed();
+        return runChild({ ...input, options: { ...placement.carried(), portable: undefined } }, work.input, instanceId);
+    }
+  };
+
+  /** Run one effect under the loop deadline; the result is the fact to feed back to the core. */
+  return async (work) => {
+    const scope = new CancellationScope();
+    const running = scope.run(() => effect(work));
+    const winner = await Promise.race([running, ctx.timedOut]);
+    if (winner !== TIMED_OUT) return winner;
+    scope.cancel();
+    await running.catch(() => undefined); // WAIT_CANCELLATION_COMPLETED: the process group is gone
+    return { type: 'timeout', now: Date.now() };
+  };
+}

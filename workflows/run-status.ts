@@ -1,0 +1,100 @@
+/**
+ * How a running loop shows from outside: the `status` query's answer, the Web UI's current
+ * details, the state the worker writes to the run's files, and the `LoopState`/`LoopStatus`
+ * search attributes. All of it is read from the snapshot; nothing here decides anything.
+ */
+import { proxySinks, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { outcomeOf, type LoopOutcome } from '../fsm/run/outcome.js';
+import type { RateLimitPause, Snapshot } from '../fsm/run/snapshot.js';
+import type { LoopDefinition } from '../fsm/schema.js';
+import { budgetDetails, budgetStatus } from './budget-status.js';
+import type { LoopSinks, LoopStatus, LoopWorkflowInput } from './definitions.js';
+
+const { loopEvents } = proxySinks<LoopSinks>();
+
+/**
+ * A reporter of the run's place: each call publishes the snapshot's state, pass and phase when one
+ * of them changed since the last call (the details, the state file, the search attributes).
+ */
+export function statusReporter(
+  def: LoopDefinition,
+  input: LoopWorkflowInput,
+  instanceId: string,
+  current: () => Snapshot,
+): () => void {
+  let lastReported = '';
+  return () => {
+    const snapshot = current();
+    const key = `${snapshot.current}/${snapshot.iteration}/${snapshot.phase}`;
+    if (key === lastReported) return;
+    lastReported = key;
+    const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
+    const spend = budgetDetails(def, snapshot);
+    const paused =
+      snapshot.phase === 'rate_limited' && snapshot.rateLimit
+        ? ` until ${new Date(snapshot.rateLimit.resumes_at_ms).toISOString()} (${snapshot.rateLimit.kind.replace('_', ' ')}: ${snapshot.rateLimit.message})`
+        : snapshot.phase === 'handoff'
+          ? ` · waiting for \`ll-loop resume ${instanceId}\``
+          : '';
+    setCurrentDetails(
+      `**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${verdict}${spend}`,
+    );
+    // The snapshot once, not beside copies of its parts: the worker shapes the state file.
+    loopEvents.state({ loop: def.name, snapshot });
+    if (input.options.searchAttributes) {
+      upsertSearchAttributes({
+        LoopState: [snapshot.current],
+        LoopStatus: [loopStatusOf(snapshot, input.options.closeAsOutcome === true)],
+      });
+    }
+  };
+}
+
+/** The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before; `rate_limited` while paused by one. */
+export function loopStatusOf(snapshot: Snapshot, outcome: boolean): LoopOutcome | 'done' | 'rate_limited' | 'paused' {
+  if (snapshot.status === 'running')
+    return snapshot.phase === 'rate_limited' ? 'rate_limited' : snapshot.phase === 'handoff' ? 'paused' : 'running';
+  return outcome ? outcomeOf(snapshot.outcome) : 'done';
+}
+
+export function statusOf(def: LoopDefinition, snapshot: Snapshot, runId: string): LoopStatus {
+  return {
+    loop: def.name,
+    state: snapshot.current,
+    phase: snapshot.phase,
+    iteration: snapshot.iteration,
+    max_iterations: def.max_iterations,
+    steps: snapshot.steps,
+    last_verdict: snapshot.result?.verdict ?? null,
+    started_at: snapshot.startedAt,
+    started_at_ms: snapshot.startedAtMs,
+    captured: Object.keys(snapshot.captured),
+    result: snapshot.status === 'done' ? snapshot.outcome : null,
+    semantics: snapshot.semantics,
+    ...budgetStatus(def, snapshot),
+    ...(snapshot.phase === 'rate_limited' && snapshot.rateLimit
+      ? { rate_limited: rateLimitedStatus(snapshot.rateLimit) }
+      : {}),
+    ...(snapshot.phase === 'handoff' && snapshot.handoff
+      ? {
+          handoff: {
+            state: snapshot.handoff.state,
+            payload: snapshot.handoff.payload,
+            since: new Date(snapshot.handoff.since_ms).toISOString(),
+            resume: `ll-loop resume ${runId}`,
+          },
+        }
+      : {}),
+  };
+}
+
+export function rateLimitedStatus(p: RateLimitPause): NonNullable<LoopStatus['rate_limited']> {
+  return {
+    source: p.source,
+    kind: p.kind,
+    message: p.message,
+    since: new Date(p.since_ms).toISOString(),
+    resumes_at: new Date(p.resumes_at_ms).toISOString(),
+    pauses: p.pauses,
+  };
+}
