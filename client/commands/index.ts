@@ -30,6 +30,7 @@ export const COMMANDS: Record<string, LoadCommand> = {
   simulate: async () => (await import('./simulate.js')).simulateSpec,
   test: async () => (await import('./test-state.js')).testSpec,
   ui: async () => (await import('./ui.js')).uiSpec,
+  cluster: async () => (await import('./cluster.js')).clusterSpec,
 };
 
 /** Every command's spec, in the table's order (for `ll-loop help`). */
@@ -45,5 +46,7 @@ export async function allCommands(): Promise<Array<[string, CommandSpec]>> {
  * ll-loop), start it again, so that open runs continue without `ll-loop resume`.
  */
 export async function beforeCommand(name: string, cwd: string): Promise<void> {
-  if (name !== 'worker' && name !== 'server') (await import('../hosting/checkout-worker.js')).reviveCheckoutWorker(cwd);
+  // `cluster` neither: it prepares the server a worker needs.
+  if (name !== 'worker' && name !== 'server' && name !== 'cluster')
+    (await import('../hosting/checkout-worker.js')).reviveCheckoutWorker(cwd);
 }

@@ -138,7 +138,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
       // The checkout's worker (when it must serve the run) starts concurrently: time to the first action counts.
       const placed = await placeRun(opts.place ?? { kind: 'checkout' }, opts.cwd, endpoint.address);
       const lock = lockOf(opts, definition, placed);
-      const searchAttributes = await searchAttributesAvailable(endpoint, connection);
+      const searchAttributes = await searchAttributesAvailable(endpoint, connection, opts.err);
       const { handle, instanceId, taskQueue } = await startLoopRun({
         client,
         definition,

@@ -22,6 +22,7 @@ import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import { recordedRunOptions } from '../../workflows/run-options.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { checkoutKey } from '../../host/checkout.js';
+import { waitUntilServed } from '../temporal/cluster-setup.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
 import { precheckScopes } from '../scopes/scope-lock.js';
 import { detailsDescription, payloadRefusal } from './start-limits.js';
@@ -198,11 +199,21 @@ export async function startLoopRun(
 export async function searchAttributesAvailable(
   endpoint: { mode?: 'external' | 'embedded'; namespace: string },
   connection: Connection,
+  note?: (line: string) => void,
 ): Promise<boolean> {
   return (
     endpoint.mode === 'embedded' ||
     ensureSearchAttributes(connection, endpoint.namespace).then(
-      () => true,
+      async (added) => {
+        // Just registered: the server refuses runs that carry them until its namespace registry
+        // has caught up (seconds), so the first run waits for that instead of failing.
+        if (added.length === 0) return true;
+        note?.(
+          `note: registered ll-loop's search attributes in namespace ${endpoint.namespace}; waiting for the server to serve them (once; \`ll-loop cluster setup\` does this ahead)\n`,
+        );
+        await waitUntilServed(connection, endpoint.namespace);
+        return true;
+      },
       () => false,
     )
   );

@@ -14,6 +14,7 @@ import { Client, Connection, type TLSConfig } from '@temporalio/client';
 // that needs it, so that commands which only talk to the server (`run`, `status`…) never load it.
 import type { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer, type DevServerOptions } from './dev-server.js';
+import { diagnoseTls } from './tls-diagnosis.js';
 
 /** TLS settings from the environment; files are read at connect time, keeping resolution pure. */
 export interface TemporalTlsSpec {
@@ -75,6 +76,18 @@ export class TemporalUnavailableError extends Error {
         : `Start it with \`temporal server start-dev\` or \`docker compose -f docker-compose.temporal.yml up -d\`, ` +
           'check TEMPORAL_ADDRESS / TLS settings, or unset TEMPORAL_ADDRESS to use the embedded server.';
     super(`cannot reach Temporal at ${address}: ${why}. ${fix}`, { cause });
+  }
+}
+
+/** The TLS handshake with the server fails: the server's certificate, or ours, is refused. */
+export class TemporalTlsError extends Error {
+  override readonly name = 'TemporalTlsError';
+  constructor(
+    message: string,
+    readonly fix: string,
+    options?: { cause: unknown },
+  ) {
+    super(message, options);
   }
 }
 
@@ -232,6 +245,10 @@ export async function connectClient(
     await connection.ensureConnected();
   } catch (err) {
     await connection.close().catch(() => {});
+    // gRPC says only "Failed to connect before the deadline"; a TLS failure is told with its fix.
+    const tls = endpoint.tls ? loadTlsConfig(endpoint.tls) : false;
+    const diagnosis = tls ? await diagnoseTls(endpoint.address, tls === true ? {} : tls) : undefined;
+    if (diagnosis) throw new TemporalTlsError(diagnosis.message, diagnosis.fix, { cause: err });
     throw new TemporalUnavailableError(endpoint.address, err, endpoint.mode);
   }
   return { connection, client: new Client({ connection, namespace: endpoint.namespace }) };

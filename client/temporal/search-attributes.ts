@@ -11,24 +11,11 @@ import type { Connection } from '@temporalio/client';
 // @temporalio/proto is CommonJS and Node cannot see its named exports from ESM,
 // so the namespace object has to come from the default import.
 import proto from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES, type LoopSearchAttributeName, type SearchAttributeKind } from './search-attribute-names.js';
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
 
-/** Search attribute value types ll-loop may declare (the CLI's spelling). */
-export type SearchAttributeKind = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
-
-/** Custom search attributes set on every loop workflow: name → type. */
-export const SEARCH_ATTRIBUTES = {
-  LoopName: 'Keyword',
-  LoopState: 'Keyword',
-  LoopStatus: 'Keyword',
-  LoopCategory: 'Keyword',
-  /** The checkout the run was started in (host/checkout.ts checkoutKey): names resolve per checkout. */
-  LoopCheckout: 'Keyword',
-} as const satisfies Record<string, SearchAttributeKind>;
-
-/** Name of one of ll-loop's custom search attributes. */
-export type LoopSearchAttributeName = keyof typeof SEARCH_ATTRIBUTES;
+export { SEARCH_ATTRIBUTES, type LoopSearchAttributeName, type SearchAttributeKind };
 
 /** CLI type name → the server's proto enum value (no magic numbers). */
 const INDEXED_VALUE_TYPE: Record<SearchAttributeKind, proto.temporal.api.enums.v1.IndexedValueType> = {
