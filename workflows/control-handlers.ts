@@ -7,13 +7,7 @@ import { proxySinks, setHandler } from '@temporalio/workflow';
 import { control, refuseControl, type ControlFact } from '../fsm/run/control.js';
 import type { RunningSnapshot, Transition } from '../fsm/run/snapshot.js';
 import type { LoopDefinition } from '../fsm/schema.js';
-import {
-  pauseUpdate,
-  steerUpdate,
-  unpauseUpdate,
-  type ControlAnswer,
-  type SteerArgs,
-} from './control-definitions.js';
+import { pauseUpdate, steerUpdate, unpauseUpdate, type ControlAnswer, type SteerArgs } from './control-definitions.js';
 import type { LoopSinks, LoopWorkflowInput } from './definitions.js';
 
 const { loopEvents } = proxySinks<LoopSinks>();

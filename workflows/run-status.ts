@@ -26,7 +26,8 @@ export function statusReporter(
   return () => {
     const snapshot = current();
     // A person's pause or steer changes what the run shows (absent from older runs: same key).
-    const person = snapshot.pause || snapshot.steer ? `/${snapshot.pause?.since_ms ?? ''}/${snapshot.steer?.to ?? ''}` : '';
+    const person =
+      snapshot.pause || snapshot.steer ? `/${snapshot.pause?.since_ms ?? ''}/${snapshot.steer?.to ?? ''}` : '';
     const key = `${snapshot.current}/${snapshot.iteration}/${snapshot.phase}${person}`;
     if (key === lastReported) return;
     lastReported = key;

@@ -28,7 +28,10 @@ export function parseFrom(text: string): ForkTarget {
   const m = /^([^#\s]+)(?:#(\d+))?$/.exec(text);
   const visit = m?.[2] === undefined ? undefined : Number(m[2]);
   if (!m || visit === 0)
-    throw new UsageError(`--from "${text}" is not STATE or STATE#N`, 'write --from fix or --from fix#2 (the 2nd visit)');
+    throw new UsageError(
+      `--from "${text}" is not STATE or STATE#N`,
+      'write --from fix or --from fix#2 (the 2nd visit)',
+    );
   return { state: m[1]!, ...(visit === undefined ? {} : { visit }) };
 }
 

@@ -29,7 +29,10 @@ export async function lineageOf(client: Client, id: string): Promise<Lineage> {
   for (let n = 1; ; n += 1) {
     const memo = await memoOf(client, `${id}-f${n}`);
     if (memo === undefined) break;
-    reruns.push({ id: `${id}-f${n}`, ...(typeof memo.forked_from === 'string' ? { forked_from: memo.forked_from } : {}) });
+    reruns.push({
+      id: `${id}-f${n}`,
+      ...(typeof memo.forked_from === 'string' ? { forked_from: memo.forked_from } : {}),
+    });
   }
   if (reruns.length) out.reruns = reruns;
   return out;

@@ -119,13 +119,18 @@ export async function rerunCommand(opts: RerunOptions): Promise<number> {
       });
       armInterrupt(interrupt, () => handle.cancel());
       await workerReady.catch(async (err: unknown) => {
-        await handle.terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`).catch(() => undefined);
+        await handle
+          .terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`)
+          .catch(() => undefined);
         throw err;
       });
       const line = `rerunning ${run.id} from state ${target.state}#${point.visit} of ${point.visits} (event ${point.event}) as ${newId}`;
       if (opts.background) {
         if (opts.json) opts.out(`${JSON.stringify({ instance_id: newId, forked_from: forkedFrom })}\n`);
-        else opts.out(`${line}, in the background\n  follow: ll-loop status ${newId} --follow\n  stop:   ll-loop stop ${newId}\n`);
+        else
+          opts.out(
+            `${line}, in the background\n  follow: ll-loop status ${newId} --follow\n  stop:   ll-loop stop ${newId}\n`,
+          );
         return EXIT.ok;
       }
       if (!opts.json) opts.out(`${line}\n`);

@@ -60,9 +60,11 @@ function fixFor(req: ControlRequest, run: RunSummary, why: string): string {
   const id = run.id;
   if (/has no state/.test(why)) return `steer to one of the states listed (ll-loop show ${run.loop} draws them)`;
   if (/has no context key/.test(why)) return 'set only keys the loop declares under context:';
-  if (/already paused/.test(why)) return `ll-loop unpause ${id} lets it go on; ll-loop status ${id} shows who paused it`;
+  if (/already paused/.test(why))
+    return `ll-loop unpause ${id} lets it go on; ll-loop status ${id} shows who paused it`;
   if (/not paused/.test(why)) return `ll-loop pause ${id} pauses it`;
-  if (/without pause and steer/.test(why)) return `stop it (ll-loop stop ${id}) and rerun it: ll-loop rerun ${id} --from STATE`;
+  if (/without pause and steer/.test(why))
+    return `stop it (ll-loop stop ${id}) and rerun it: ll-loop rerun ${id} --from STATE`;
   if (/already ended/.test(why)) return `ll-loop rerun ${id} --from STATE starts a new run from one of its states`;
   return `ll-loop status ${id} shows where the run is (${req.kind} was refused)`;
 }

@@ -283,7 +283,9 @@ function createLane(
         line(`${INDENT}${style.yellow(`⏸ paused by ${safeText(event.by ?? '?')}; it holds before its next state`)}`);
         break;
       case 'unpaused':
-        line(`${INDENT}${style.cyan(`▶ unpaused by ${safeText(event.by ?? '?')} after ${formatDuration(event.paused_ms ?? 0)}`)}`);
+        line(
+          `${INDENT}${style.cyan(`▶ unpaused by ${safeText(event.by ?? '?')} after ${formatDuration(event.paused_ms ?? 0)}`)}`,
+        );
         break;
       case 'steered':
         line(

@@ -22,7 +22,16 @@ import type { RunStreamEvent } from './events.js';
 
 /** What a running loop waits for. */
 export type WaitPhase =
-  'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited' | 'handoff' | 'paused';
+  | 'action'
+  | 'llm'
+  | 'git_diff'
+  | 'subloop'
+  | 'backoff'
+  | 'retry_delay'
+  | 'maintain_delay'
+  | 'rate_limited'
+  | 'handoff'
+  | 'paused';
 /**
  * Phases that hold the action result while its evaluation is being made on the worker (or, rate
  * limited, waits to be made again; an action paused by a rate limit holds none).

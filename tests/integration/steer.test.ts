@@ -14,11 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { forkPoint } from '../../client/control/fork-point.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { pauseUpdate, steerUpdate, unpauseUpdate } from '../../workflows/control-definitions.js';
-import {
-  LOOP_WORKFLOW_TYPE,
-  statusQuery,
-  type LoopWorkflowInput,
-} from '../../workflows/definitions.js';
+import { LOOP_WORKFLOW_TYPE, statusQuery, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { waitFor } from '../support/processes.js';
 import { closeTemporal, definition, loopRunResult, project, runLoop, temporal, type TimedEvent } from './harness.js';
 
@@ -42,7 +38,8 @@ const gatedLoop = () =>
     },
   });
 
-const ran = (cwd: string) => (existsSync(join(cwd, 'ran')) ? readFileSync(join(cwd, 'ran'), 'utf8').trim().split('\n') : []);
+const ran = (cwd: string) =>
+  existsSync(join(cwd, 'ran')) ? readFileSync(join(cwd, 'ran'), 'utf8').trim().split('\n') : [];
 const by = { by: 'ann@test-host' };
 
 describe('pause and unpause', () => {
