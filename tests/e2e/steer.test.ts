@@ -4,7 +4,8 @@
  * steered to another state with a context value, and rerun from an earlier state; bad requests get
  * one-line errors with a fix and exit 1, and change nothing.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOwnServerProject } from '../support/own-server-project.js';
@@ -57,7 +58,11 @@ describe('pause, steer and rerun a run', () => {
 
     writeFileSync(join(cwd, 'go'), '');
     let status = cli(['status', id]);
-    await waitFor('the run to hold', () => (status = cli(['status', id])).stdout.includes('holding before build'), 60_000);
+    await waitFor(
+      'the run to hold',
+      () => (status = cli(['status', id])).stdout.includes('holding before build'),
+      60_000,
+    );
     expect(status.stdout).toMatch(/paused:\s+by ann@\S+ since .*, holding before build/);
     expect(status.stdout).toContain(`let it go on: ll-loop unpause ${id}`);
     expect(ran()).toEqual(['plan']);
@@ -85,6 +90,14 @@ describe('pause, steer and rerun a run', () => {
     const closed = cli(['unpause', id]);
     expect(closed.code).toBe(1);
     expect(closed.stderr).toMatch(/^error: run .* has already finished/);
+
+    // Another project on the same server may not rerun (or steer) this project's run.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'll-loop-e2e-steer-other-'));
+    mkdirSync(join(elsewhere, '.loops'));
+    const foreign = project.cli(['rerun', id, '--from', 'plan'], elsewhere, { LL_USER: 'ann' });
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toContain(`error: run ${id} belongs to another project (${cwd})`);
+    expect(foreign.stderr).toContain(`fix: run the command there: cd ${cwd} && ll-loop rerun ${id}`);
 
     const rerun = cli(['rerun', id, '--from', 'plan', '--context', 'target=again']);
     expect(rerun.code, rerun.stderr).toBe(0);
