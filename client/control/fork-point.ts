@@ -91,6 +91,16 @@ function visitedAt(events: RunStreamEvent[], at: number): string[] {
 export async function forkPoint(client: Client, id: string, target: ForkTarget, known: string[]): Promise<ForkPoint> {
   const histories = await executions(client, id);
   if (histories.length === 0) throw new HistoryGoneError(id, 'its history is gone');
+  return forkPointIn(histories, id, target, known);
+}
+
+/** The same, from the histories of the run's executions (first to last). */
+export async function forkPointIn(
+  histories: HistoryEvent[][],
+  id: string,
+  target: ForkTarget,
+  known: string[],
+): Promise<ForkPoint> {
   const events: RunStreamEvent[] = [];
   const states: RunStateFile[] = [];
   let failed: Error | undefined;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
-import { forkPoint } from '../../client/control/fork-point.js';
+import { forkPoint, HistoryGoneError } from '../../client/control/fork-point.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { pauseUpdate, steerUpdate, unpauseUpdate } from '../../workflows/control-definitions.js';
 import { LOOP_WORKFLOW_TYPE, statusQuery, type LoopWorkflowInput } from '../../workflows/definitions.js';
@@ -222,6 +222,16 @@ describe('steer', () => {
 });
 
 describe('rerun', () => {
+  it('a run whose history is gone cannot be rerun: one error with its fix, exit 5', async () => {
+    const { client } = await temporal();
+    const gone = await forkPoint(client, `gone-${randomUUID()}`, { state: 'count' }, ['count']).catch(
+      (e: unknown) => e,
+    );
+    expect(gone).toBeInstanceOf(HistoryGoneError);
+    expect(gone).toMatchObject({ exitCode: 5, message: expect.stringMatching(/its history is gone$/) });
+    expect((gone as HistoryGoneError).fix).toContain('ll-loop run');
+  });
+
   it('starts a new run from the N-th visit of a state of a finished run, with its snapshot and the edits', async () => {
     const p = project();
     writeFileSync(join(p.cwd, 'go'), '');
