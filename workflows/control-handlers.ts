@@ -21,6 +21,8 @@ export interface ControlHost {
   set: (t: Transition) => void;
   /** Publish the run's status after a change. */
   report: () => void;
+  /** False while the run waits for its scope lock (it has not begun: there is nothing to pause yet). */
+  begun: () => boolean;
 }
 
 /** Register the three updates on the running workflow. */
@@ -29,6 +31,10 @@ export function installControl(host: ControlHost): void {
     if (!host.input.options.steering)
       throw new Error(
         `run ${host.instanceId} was started by an ll-loop without pause and steer; stop it and rerun it with ll-loop rerun ${host.instanceId} --from STATE`,
+      );
+    if (!host.begun())
+      throw new Error(
+        `run ${host.instanceId} is waiting for its scope lock and has not begun; pause or steer it once it runs (ll-loop queue shows the queue)`,
       );
     const why = refuseControl(host.def, host.get().snapshot, fact);
     if (why !== undefined) throw new Error(`run ${host.instanceId}: ${why}`);

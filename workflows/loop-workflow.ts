@@ -148,7 +148,15 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
 
   const report = statusReporter(def, input, instanceId, () => at.snapshot);
   // `ll-loop pause`, `unpause`, `steer` (runs with the `steering` rule; others refuse them).
-  installControl({ def, input, instanceId, get: () => at, set: (t) => (at = t), report });
+  installControl({
+    def,
+    input,
+    instanceId,
+    get: () => at,
+    set: (t) => (at = t),
+    report,
+    begun: () => !lease || input.resume !== undefined || lease.status().state === 'held',
+  });
 
   /** Hand the last transition's events to the sink (each once). */
   const deliver = (): void => {
