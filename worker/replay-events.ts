@@ -20,6 +20,8 @@ export interface ReplayedExecution {
   events: RunStreamEvent[];
   /** The last state the workflow reported (its snapshot, sequence…), if any. */
   state: RunStateFile | undefined;
+  /** Every state it reported, in order (only from a replayer made with `everyState`). */
+  states?: RunStateFile[];
   /** Set when this ll-loop cannot interpret the history (recorded by an incompatible release). */
   error?: Error;
 }
@@ -61,6 +63,9 @@ export class HistoryReplayer {
   private current: ReplayedExecution = { events: [], state: undefined };
   private busy: Promise<unknown> = Promise.resolve();
 
+  /** `everyState`: keep each state the run reported, not only the last (`ll-loop rerun` picks one). */
+  constructor(private readonly opts: { everyState?: boolean } = {}) {}
+
   /**
    * Only calls made while replaying recorded events count. A history fetched while its run is in
    * a workflow task ends without that task's completion, and the SDK then runs the last task as
@@ -74,7 +79,11 @@ export class HistoryReplayer {
       loopEvents: {
         emit: { fn: (info, event) => void (recorded(info) && this.current.events.push(event)), callDuringReplay: true },
         state: {
-          fn: (info, report) => void (recorded(info) && (this.current.state = stateFileOf(report))),
+          fn: (info, report) => {
+            if (!recorded(info)) return;
+            this.current.state = stateFileOf(report);
+            this.current.states?.push(this.current.state);
+          },
           callDuringReplay: true,
         },
       },
@@ -91,7 +100,7 @@ export class HistoryReplayer {
   replay(history: History, workflowId: string): Promise<ReplayedExecution> {
     const run = this.busy.then(async () => {
       this.results ??= await this.start();
-      this.current = { events: [], state: undefined };
+      this.current = { events: [], state: undefined, ...(this.opts.everyState ? { states: [] } : {}) };
       this.queue.push({ history, workflowId });
       const next = await this.results.next();
       const out = this.current;

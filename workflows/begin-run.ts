@@ -23,7 +23,12 @@ export function begin(
     const snapshot = withDataContext(upgradeSnapshot(from.snapshot), input.dataContext);
     return transition(def, null, {
       ...start,
-      resumeFrom: { runId: from.runId, snapshot, ...(from.upgrade ? { upgrade: from.upgrade } : {}) },
+      resumeFrom: {
+        runId: from.runId,
+        snapshot,
+        ...(from.upgrade ? { upgrade: from.upgrade } : {}),
+        ...(from.fork ? { fork: from.fork } : {}),
+      },
     });
   }
   if (child)

@@ -4,7 +4,7 @@
  */
 import { defineQuery, defineUpdate, type Sinks } from '@temporalio/workflow';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { DoneSnapshot, Effect, Phase, Snapshot, Upgrade } from '../fsm/run/snapshot.js';
+import type { DoneSnapshot, Effect, Fork, Phase, Snapshot, Upgrade } from '../fsm/run/snapshot.js';
 import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { BudgetLimits, ExecutionResult, RunLoopInput, Spend } from '../fsm/types.js';
 
@@ -122,6 +122,12 @@ export interface RunRules {
    * the client for new runs; runs of older releases lack it and start children as they did.
    */
   childCheckout?: boolean;
+  /**
+   * Accept `ll-loop pause`, `unpause` and `steer` (workflows/control-handlers.ts, fsm/run/control.ts).
+   * Set by the client for new runs; runs of older releases lack it and refuse them, so their
+   * histories replay as they ran.
+   */
+  steering?: boolean;
 }
 
 /**
@@ -187,9 +193,10 @@ export interface LoopWorkflowInput {
   resume?: LoopResumePoint;
   /**
    * `ll-loop resume`: a new run continuing an earlier run's snapshot from its current state; with
-   * `upgrade`, the same run moved onto this release (its history could not be replayed).
+   * `upgrade`, the same run moved onto this release (its history could not be replayed); with
+   * `fork`, `ll-loop rerun`: a new run from the snapshot an earlier run had at one of its events.
    */
-  continueFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade };
+  continueFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade; fork?: Fork };
   /** Set when this run is a sub-loop: how deep it is, and what its parent passed in. */
   child?: ChildRunInput;
   /** The scopes this run holds while it runs (none for sub-loops: they run under the parent's). */
@@ -254,6 +261,10 @@ export interface LoopStatus {
     resumes_at: string;
     pauses: number;
   };
+  /** `ll-loop pause`: by whom, since when, and whether it holds yet (phase `paused`) and before which state. */
+  paused?: { by: string; since: string; holding: boolean; next?: string; unpause: string };
+  /** `ll-loop steer` not yet applied: where the run's next transition goes. */
+  steer?: { to: string; by: string; note?: string; context?: string[] };
   /** Paused on a `CONTEXT_HANDOFF:` (phase `handoff`, `on_handoff: pause`): waits for `resume`. */
   handoff?: {
     state: string;

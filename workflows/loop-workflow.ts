@@ -30,6 +30,7 @@ import { begin } from './begin-run.js';
 import { effectRunner, TIMED_OUT } from './perform-effect.js';
 import { Placement } from './placement.js';
 import { statusOf, statusReporter } from './run-status.js';
+import { installControl } from './control-handlers.js';
 import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
 import {
@@ -146,6 +147,16 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   }));
 
   const report = statusReporter(def, input, instanceId, () => at.snapshot);
+  // `ll-loop pause`, `unpause`, `steer` (runs with the `steering` rule; others refuse them).
+  installControl({
+    def,
+    input,
+    instanceId,
+    get: () => at,
+    set: (t) => (at = t),
+    report,
+    begun: () => !lease || input.resume !== undefined || lease.status().state === 'held',
+  });
 
   /** Hand the last transition's events to the sink (each once). */
   const deliver = (): void => {
@@ -186,6 +197,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       await condition(() => handoffResumed);
       handoffResumed = false;
     },
+    released: () => condition(() => at.snapshot.status !== 'running' || at.snapshot.pause === undefined),
   });
 
   try {

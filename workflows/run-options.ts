@@ -15,6 +15,7 @@ export const RUN_RULE_KEYS = [
   'pauseOnRateLimit',
   'stdoutSignals',
   'childCheckout',
+  'steering',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

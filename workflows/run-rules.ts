@@ -12,4 +12,5 @@ export const CURRENT_RUN_RULES = {
   pauseOnRateLimit: true,
   stdoutSignals: true,
   childCheckout: true,
+  steering: true,
 } as const satisfies RunRules;

@@ -25,7 +25,10 @@ export function statusReporter(
   let lastReported = '';
   return () => {
     const snapshot = current();
-    const key = `${snapshot.current}/${snapshot.iteration}/${snapshot.phase}`;
+    // A person's pause or steer changes what the run shows (absent from older runs: same key).
+    const person =
+      snapshot.pause || snapshot.steer ? `/${snapshot.pause?.since_ms ?? ''}/${snapshot.steer?.to ?? ''}` : '';
+    const key = `${snapshot.current}/${snapshot.iteration}/${snapshot.phase}${person}`;
     if (key === lastReported) return;
     lastReported = key;
     const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
@@ -36,8 +39,9 @@ export function statusReporter(
         : snapshot.phase === 'handoff'
           ? ` · waiting for \`ll-loop resume ${instanceId}\``
           : '';
+    const personal = personDetails(snapshot, instanceId);
     setCurrentDetails(
-      `**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${verdict}${spend}`,
+      `**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${personal}${verdict}${spend}`,
     );
     // The snapshot once, not beside copies of its parts: the worker shapes the state file.
     loopEvents.state({ loop: def.name, snapshot });
@@ -50,10 +54,32 @@ export function statusReporter(
   };
 }
 
-/** The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before; `rate_limited` while paused by one. */
+/** What the Web UI's details add for a run a person paused or steered. */
+function personDetails(snapshot: Snapshot, instanceId: string): string {
+  if (snapshot.status !== 'running') return '';
+  const parts: string[] = [];
+  if (snapshot.pause)
+    parts.push(
+      ` · paused by ${snapshot.pause.by} since ${new Date(snapshot.pause.since_ms).toISOString()}` +
+        (snapshot.phase === 'paused' ? `, before ${snapshot.held?.name ?? '?'}` : ', once its action ends') +
+        ` · \`ll-loop unpause ${instanceId}\``,
+    );
+  if (snapshot.steer) parts.push(` · steered to ${snapshot.steer.to} by ${snapshot.steer.by}`);
+  return parts.join('');
+}
+
+/**
+ * The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before;
+ * `rate_limited` while paused by one; `paused` while a run waits for a person to let it go on — on
+ * a handoff (`ll-loop resume`) or holding after `ll-loop pause` (status and details tell which).
+ */
 export function loopStatusOf(snapshot: Snapshot, outcome: boolean): LoopOutcome | 'done' | 'rate_limited' | 'paused' {
   if (snapshot.status === 'running')
-    return snapshot.phase === 'rate_limited' ? 'rate_limited' : snapshot.phase === 'handoff' ? 'paused' : 'running';
+    return snapshot.phase === 'rate_limited'
+      ? 'rate_limited'
+      : snapshot.phase === 'handoff' || snapshot.phase === 'paused'
+        ? 'paused'
+        : 'running';
   return outcome ? outcomeOf(snapshot.outcome) : 'done';
 }
 
@@ -74,6 +100,27 @@ export function statusOf(def: LoopDefinition, snapshot: Snapshot, runId: string)
     ...budgetStatus(def, snapshot),
     ...(snapshot.phase === 'rate_limited' && snapshot.rateLimit
       ? { rate_limited: rateLimitedStatus(snapshot.rateLimit) }
+      : {}),
+    ...(snapshot.status === 'running' && snapshot.pause
+      ? {
+          paused: {
+            by: snapshot.pause.by,
+            since: new Date(snapshot.pause.since_ms).toISOString(),
+            holding: snapshot.phase === 'paused',
+            ...(snapshot.held ? { next: snapshot.held.name } : {}),
+            unpause: `ll-loop unpause ${runId}`,
+          },
+        }
+      : {}),
+    ...(snapshot.status === 'running' && snapshot.steer
+      ? {
+          steer: {
+            to: snapshot.steer.to,
+            by: snapshot.steer.by,
+            ...(snapshot.steer.note === undefined ? {} : { note: snapshot.steer.note }),
+            ...(snapshot.steer.context ? { context: Object.keys(snapshot.steer.context) } : {}),
+          },
+        }
       : {}),
     ...(snapshot.phase === 'handoff' && snapshot.handoff
       ? {

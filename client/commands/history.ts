@@ -30,6 +30,7 @@ import {
   type RunSummary,
 } from '../runs/find-runs.js';
 import { withSession, type Session } from '../temporal/session.js';
+import { lineageLines, lineageOf, type Lineage } from '../control/lineage.js';
 
 /** Options of {@link historyCommand}; `out` receives stdout, `err` warnings. */
 export interface HistoryOptions {
@@ -68,7 +69,7 @@ export interface RunHistoryEntry {
 }
 
 /** One run's rebuilt events (after filters), as `history <name> <run-id> --json` prints them. */
-export interface RunEventsReport {
+export interface RunEventsReport extends Lineage {
   id: string;
   loop: string;
   status: string;
@@ -207,10 +208,12 @@ export async function runEvents(session: Session, opts: HistoryOptions & { runId
   const events = rebuilt.events.filter(
     (e) => (types.length === 0 || types.includes(e.event)) && (opts.state === undefined || ofState(e, opts.state)),
   );
+  const lineage = await lineageOf(session.client, run.id);
   const report: RunEventsReport = {
     id: run.id,
     loop: run.loop,
     status: run.status.toLowerCase(),
+    ...lineage,
     events,
     warnings: rebuilt.warnings,
     ...(rebuilt.end ? { end: rebuilt.end } : {}),
@@ -251,8 +254,11 @@ export async function historyCommand(opts: HistoryOptions): Promise<number> {
       opts.out(`${JSON.stringify(report, null, 2)}\n`);
       return EXIT.ok;
     }
+    const lineage = lineageLines(report);
+    if (report.forked_from) opts.out(`${lineage.shift()}\n`);
     for (const event of report.events) opts.out(`${formatEvent(event)}\n`);
     if (report.events.length === 0) opts.out('no events match\n');
+    for (const line of lineage) opts.out(`${line}\n`);
     if (report.written) opts.out(`wrote ${report.written}\n`);
     return EXIT.ok;
   });

@@ -98,6 +98,22 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ...(live.host ? [['host', live.host] as [string, string]] : []),
     ...(live.waiting_for ? [['waiting for', live.waiting_for] as [string, string]] : []),
     ...(live.rate_limited ? [['rate limited', describeRateLimit(live.rate_limited)] as [string, string]] : []),
+    ...(live.paused
+      ? [
+          [
+            'paused',
+            `by ${safeText(live.paused.by)} since ${localTime(new Date(live.paused.since))}${live.paused.holding ? `, holding before ${live.paused.next ?? '?'}` : ', holds once its action ends'}\n${''.padEnd(14)}let it go on: ${live.paused.unpause}`,
+          ] as [string, string],
+        ]
+      : []),
+    ...(live.steer
+      ? [
+          [
+            'steered',
+            `to ${live.steer.to} by ${safeText(live.steer.by)}${live.steer.note ? ` (${safeText(oneLine(live.steer.note, 120))})` : ''}: its next transition goes there`,
+          ] as [string, string],
+        ]
+      : []),
     ...(live.handoff
       ? [
           [

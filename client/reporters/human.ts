@@ -279,6 +279,22 @@ function createLane(
       case 'maintain_restart':
         line(style.dim(`maintain: cycle ${event.cycle} complete, restarting`));
         break;
+      case 'paused':
+        line(`${INDENT}${style.yellow(`⏸ paused by ${safeText(event.by ?? '?')}; it holds before its next state`)}`);
+        break;
+      case 'unpaused':
+        line(
+          `${INDENT}${style.cyan(`▶ unpaused by ${safeText(event.by ?? '?')} after ${formatDuration(event.paused_ms ?? 0)}`)}`,
+        );
+        break;
+      case 'steered':
+        line(
+          `${INDENT}${style.yellow(`↪ steered to ${safeText(event.to ?? '?')} instead of ${safeText(event.replaced ?? '?')} by ${safeText(event.by ?? '?')}${event.note ? `: ${safeText(oneLine(event.note, 160))}` : ''}`)}`,
+        );
+        break;
+      case 'loop_fork':
+        line(style.dim(`rerun of ${safeText(event.forked_from ?? '?')} from state ${safeText(event.state ?? '?')}`));
+        break;
       case 'host_change':
         line(
           style.dim(

@@ -6,7 +6,7 @@
  */
 import { emit, finish, type Draft, type WorkSnapshot } from './draft.js';
 import type { LoopDefinition } from '../schema.js';
-import { SNAPSHOT_SEMANTICS, type Snapshot, type StartEvent, type Upgrade } from './snapshot.js';
+import { SNAPSHOT_SEMANTICS, type Fork, type Snapshot, type StartEvent, type Upgrade } from './snapshot.js';
 
 /** The first transition: a fresh run, a sub-loop, a run continuing an earlier one, or one that cannot start. */
 export function begin(def: LoopDefinition, event: StartEvent): Draft {
@@ -53,7 +53,7 @@ function freshSnapshot(initial: string, now: number, semantics: number): WorkSna
  */
 function beginResumed(
   def: LoopDefinition,
-  from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade },
+  from: { runId: string; snapshot: Snapshot; upgrade?: Upgrade; fork?: Fork },
   now: number,
   semantics: number,
 ): Draft {
@@ -70,6 +70,10 @@ function beginResumed(
     reaskErrors: _asked,
     handoff: _handedOff,
     stopping: _stopping,
+    // A person's pause or steer was for that run, not this one.
+    pause: _pause,
+    steer: _steer,
+    held: _held,
     ...data
   } = rest;
   const upgrade = from.upgrade;
@@ -93,6 +97,19 @@ function beginResumed(
       state: d.snap.current,
       iteration: d.snap.iteration,
       reason: upgrade.reason,
+    });
+  } else if (from.fork) {
+    const keys = Object.keys(from.fork.context ?? {});
+    if (keys.length) {
+      d.snap.context = { ...d.snap.context, ...from.fork.context };
+      d.snap.dataContext = [...new Set([...(d.snap.dataContext ?? []), ...keys])];
+    }
+    emit(d, 'loop_fork', {
+      loop: def.name,
+      forked_from: `${from.runId}@${from.fork.event}`,
+      state: d.snap.current,
+      iteration: d.snap.iteration,
+      ...(keys.length ? { context: keys } : {}),
     });
   } else
     emit(d, 'loop_resume', {

@@ -59,7 +59,8 @@ export function setEffect(d: Draft, effect: Effect): void {
 export function scopeOf(def: LoopDefinition, snap: RunData, now: number): InterpolationScope {
   const elapsed = now - snap.startedAtMs;
   return {
-    context: def.context,
+    // Values a steer or a rerun set are over the definition's.
+    context: snap.context === undefined ? def.context : { ...def.context, ...snap.context },
     captured: snap.captured,
     prev: snap.prev,
     result: snap.result,

@@ -123,6 +123,19 @@ export type LoopCompleteEvent = Fact<
     spent?: Spend;
   }
 >;
+/** `ll-loop pause`: the run holds before its next transition (fsm/run/control.ts). */
+export type PausedEvent = Fact<'paused', { state: string; by: string }>;
+export type UnpausedEvent = Fact<'unpaused', { state: string; by: string; paused_ms: number }>;
+/** `ll-loop steer`: the run went to `to` instead of `replaced` (the route it had decided). */
+export type SteeredEvent = Fact<
+  'steered',
+  { from: string; to: string; replaced: string; by: string; note?: string; context?: string[] }
+>;
+/** `ll-loop rerun`: the first event of a run started from an earlier run's snapshot (`<run>@<seq>`). */
+export type LoopForkEvent = Fact<
+  'loop_fork',
+  { loop: string; forked_from: string; state: string; iteration: number; context?: string[] }
+>;
 /** Where a portable run's checkout moved (fsm/run/notes.ts); the first claim has no `from_host`. */
 export type HostChangeEvent = Fact<
   'host_change',
@@ -154,7 +167,11 @@ export type LoopEvent =
   | RouteEvent
   | MaintainRestartEvent
   | LoopCompleteEvent
-  | HostChangeEvent;
+  | HostChangeEvent
+  | PausedEvent
+  | UnpausedEvent
+  | SteeredEvent
+  | LoopForkEvent;
 
 export type EventName = LoopEvent['event'];
 /** The fields of event `E` besides its name (what `emit` takes). */
@@ -276,6 +293,17 @@ export const EVENT_FIELDS = {
     spent: 'object?',
   },
   host_change: { state: 'string', from_host: 'string?', to_host: 'string', dir: 'string', reason: 'string' },
+  paused: { state: 'string', by: 'string' },
+  unpaused: { state: 'string', by: 'string', paused_ms: 'number' },
+  steered: {
+    from: 'string',
+    to: 'string',
+    replaced: 'string',
+    by: 'string',
+    note: 'string?',
+    context: 'string[]?',
+  },
+  loop_fork: { loop: 'string', forked_from: 'string', state: 'string', iteration: 'number', context: 'string[]?' },
 } as const satisfies EventSpecs;
 
 /**

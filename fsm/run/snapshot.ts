@@ -22,7 +22,16 @@ import type { RunStreamEvent } from './events.js';
 
 /** What a running loop waits for. */
 export type WaitPhase =
-  'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited' | 'handoff';
+  | 'action'
+  | 'llm'
+  | 'git_diff'
+  | 'subloop'
+  | 'backoff'
+  | 'retry_delay'
+  | 'maintain_delay'
+  | 'rate_limited'
+  | 'handoff'
+  | 'paused';
 /**
  * Phases that hold the action result while its evaluation is being made on the worker (or, rate
  * limited, waits to be made again; an action paused by a rate limit holds none).
@@ -90,6 +99,29 @@ export interface RunData {
   continuations?: number;
   /** A `LOOP_STOP:` seen: the run ends once the state has routed (its reason, possibly ''). */
   stopping?: string;
+  /** `ll-loop pause`: the run holds before its next transition until unpaused (fsm/run/control.ts). */
+  pause?: PauseRequest;
+  /** `ll-loop steer` not yet applied: the run's next transition goes to `to` (fsm/run/control.ts). */
+  steer?: SteerRequest;
+  /** A paused run holding (phase `paused`): the state it enters once let go, as routed. */
+  held?: { name: string; newCycle?: boolean };
+  /** Context values set by a steer or a rerun's edits, over the definition's `context`. */
+  context?: Record<string, string>;
+}
+
+/** Who paused the run (user@host), and since when. */
+export interface PauseRequest {
+  by: string;
+  since_ms: number;
+}
+
+/** Where a steer sends the run, with the context values it sets, who asked and why. */
+export interface SteerRequest {
+  to: string;
+  by: string;
+  at_ms: number;
+  note?: string;
+  context?: Record<string, string>;
 }
 
 /** A run waiting on a handoff: which state handed off, with what, since when. */
@@ -176,9 +208,18 @@ export interface StartEvent {
   /** A sub-loop's inheritance from its parent. */
   inherited?: { captured?: Record<string, CapturedValue>; dataContext?: string[]; budget?: BudgetLimits };
   /** `ll-loop resume`: continue an earlier run's snapshot from its current state. */
-  resumeFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade };
+  resumeFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade; fork?: Fork };
   /** The run cannot start (a sub-loop whose parameters do not fit): it ends with `error`. */
   error?: string;
+}
+
+/**
+ * `ll-loop rerun`: the snapshot is the one an earlier run had when it entered a state (its event
+ * `event`); the new run starts there with these context values set.
+ */
+export interface Fork {
+  event: number;
+  context?: Record<string, string>;
 }
 
 /** Facts fed to a running loop. `now` is epoch ms from the caller's clock (workflow time). */
@@ -208,6 +249,8 @@ export type RunEvent =
   | { type: 'sleep_done'; now: number }
   /** A run paused on a handoff was told to continue (`ll-loop resume`: the workflow's resumeHandoff update). */
   | { type: 'handoff_resumed'; now: number }
+  /** A paused run was let go (unpaused or steered): it enters the state it held before (fsm/run/control.ts). */
+  | { type: 'released'; now: number }
   | { type: 'timeout'; now: number }
   | { type: 'cancel'; now: number };
 
@@ -239,7 +282,9 @@ export type WorkEffect =
   /** A rate limit's pause: until an instant, so a continue-as-new mid-pause does not wait again from the start. */
   | { type: 'sleep'; ms: number; until_ms: number; reason: 'rate_limit' }
   /** Wait, durably and without a deadline of its own, until someone continues the handed-off run. */
-  | { type: 'await_handoff'; state: string };
+  | { type: 'await_handoff'; state: string }
+  /** Wait, durably, until a paused run is unpaused or steered (the loop's timeout still runs). */
+  | { type: 'await_release'; state: string };
 
 export interface FinishEffect {
   type: 'finish';

@@ -29,6 +29,7 @@ import { actionKind } from '../action.js';
 import { hasBudget } from './budget.js';
 import { chargeAgentCall, llmUsage } from './on-budget.js';
 import { continueHandoff, onStdoutSignal } from './on-signal.js';
+import { beforeEntering, release } from './control.js';
 
 /** States entered in one transition without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
@@ -145,6 +146,8 @@ function advance(d: Draft, event: RunEvent): void {
       return;
     case 'handoff_resumed':
       return continueHandoff(d);
+    case 'released':
+      return release(d);
     case 'timeout':
       return finish(d, 'timeout', `loop timeout of ${d.def.timeout ?? '?'}s reached in state "${d.snap.current}"`);
     case 'cancel':
@@ -204,6 +207,8 @@ function drain(d: Draft): void {
           'add an action, max_steps, backoff or maintain_delay',
       );
     }
+    // A person's steer or pause acts here, between states (fsm/run/control.ts).
+    if (beforeEntering(d) || !d.goto) return;
     const { name, newCycle } = d.goto;
     d.goto = undefined;
     enter(d, name, newCycle ? { newCycle } : {});

@@ -208,6 +208,9 @@ function factFor(t: Transition, state: string, verdict: string, set: VerdictSet 
     case 'await_handoff':
       // Simulated actions print no signals; a handoff pause cannot come up, but would be continued.
       return { type: 'handoff_resumed', now };
+    case 'await_release':
+      // Nobody pauses a simulation; a held run would be let go.
+      return { type: 'released', now };
     case 'finish':
       throw new Error('internal: a finished simulation has no next fact');
   }

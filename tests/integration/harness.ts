@@ -116,6 +116,10 @@ export interface RunLoopOptions {
   stdoutSignals?: boolean;
   /** LoopWorkflowInput.dataContext: context keys given on the command line. */
   dataContext?: string[];
+  /** Accept pause, unpause and steer (the `steering` run rule). */
+  steering?: boolean;
+  /** Start from an earlier run's snapshot (`resume`, or `rerun` with `fork`). */
+  continueFrom?: LoopWorkflowInput['continueFrom'];
 }
 
 /** Run a loop to its end on a fresh worker; returns the result and the live events. */
@@ -141,8 +145,10 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       ...(opts.checkAnswers ? { checkAnswers: true } : {}),
       ...(opts.pauseOnRateLimit ? { pauseOnRateLimit: true } : {}),
       ...(opts.stdoutSignals ? { stdoutSignals: true } : {}),
+      ...(opts.steering ? { steering: true } : {}),
     },
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
+    ...(opts.continueFrom ? { continueFrom: opts.continueFrom } : {}),
   };
   const { snapshot, ...result } = await worker.runUntil(async () => {
     const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, {

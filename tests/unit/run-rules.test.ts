@@ -21,6 +21,16 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+  steering: {
+    with: {
+      file: 'integration/steer.test.ts',
+      title: 'pause holds the run after its action; unpause lets it enter the routed state',
+    },
+    without: {
+      file: 'integration/steer.test.ts',
+      title: 'a run without the steering rule refuses pause and steer, and runs as before',
+    },
+  },
   closeAsOutcome: {
     with: {
       file: 'integration/close-as-outcome.test.ts',

@@ -1,0 +1,150 @@
+/**
+ * `ll-loop rerun <run> --from STATE[#N] [--context K=V]… [--background]`: a NEW run `<run>-f<n>`
+ * starts from the snapshot the old run had when it entered the N-th visit of STATE (fork-point.ts),
+ * with the context values set, under the definition the old run started with. The old run is not
+ * touched (it may even be open). The new run records `forked_from: <run>@<event>` in its memo and
+ * its first event (`loop_fork`); `history` shows the lineage both ways (lineage.ts).
+ */
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { closest } from '../../fsm/suggest.js';
+import { installQuietRuntime } from '../../worker/create-worker.js';
+import { parseContextArgs } from '../../loader/load.js';
+import { checkoutAt } from '../../host/checkout.js';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { createReporter, followRun, runInfo } from '../follow/follow-run.js';
+import { armInterrupt, interruptible } from '../follow/interrupt.js';
+import type { Detail } from '../reporters/human.js';
+import { checkoutRootOf, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
+import { inProject, projectScope } from '../runs/find-runs.js';
+import { resolveRun } from '../runs/run-target.js';
+import { memoOf, requireRunDirectory, startInputOf } from '../resume/resumable.js';
+import { checkProviderKeys } from '../start/provider-keys.js';
+import { searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
+import { openSession } from '../temporal/session.js';
+import { forkPoint, HistoryGoneError, parseFrom } from './fork-point.js';
+import { OtherProjectRunError } from './run-control.js';
+
+export interface RerunOptions {
+  cwd: string;
+  target: string;
+  /** `STATE` or `STATE#N`. */
+  from: string;
+  context: string[];
+  background?: boolean;
+  json: boolean;
+  colour?: boolean;
+  detail?: Detail;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** The first free `<id>-f<n>`. */
+async function nextForkId(client: Client, id: string): Promise<string> {
+  for (let n = 1; ; n += 1) {
+    const candidate = `${id}-f${n}`;
+    const taken = await client.workflow
+      .getHandle(candidate)
+      .describe()
+      .then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof WorkflowNotFoundError) return false;
+          throw err;
+        },
+      );
+    if (!taken) return candidate;
+  }
+}
+
+/** Rerun; returns the exit code of the new run (or 0 with --background). */
+export async function rerunCommand(opts: RerunOptions): Promise<number> {
+  const target = parseFrom(opts.from);
+  const edits = parseContextArgs(opts.context);
+  installQuietRuntime();
+  const project = projectScope(opts.cwd);
+  const session = await openSession(opts.cwd);
+  try {
+    const { client, connection, endpoint } = session;
+    const run = await resolveRun(client, opts.target, { latest: true, project });
+    if (!inProject(run, project)) throw new OtherProjectRunError('rerun', run);
+    const description = await client.workflow.getHandle(run.id).describe();
+    const cwd = requireRunDirectory(run.id, description);
+    const previous = await startInputOf(client, run.id).catch(() => undefined);
+    if (!previous) throw new HistoryGoneError(run.id, 'its history is gone (no start input)');
+    const definition = previous.definition;
+    const keys = Object.keys(definition.context ?? {});
+    for (const key of Object.keys(edits)) {
+      if (keys.includes(key)) continue;
+      const near = closest(key, keys);
+      throw new UsageError(
+        `loop "${definition.name}" has no context key "${key}"${near ? ` (did you mean "${near}"?)` : ''}`,
+        `--context only keys the loop declares: ${keys.join(', ') || '(none)'}`,
+      );
+    }
+    const point = await forkPoint(client, run.id, target, Object.keys(definition.states));
+    checkProviderKeys(definition, process.env, 'resume');
+    const newId = await nextForkId(client, run.id);
+    const forkedFrom = `${run.id}@${point.event}`;
+    // The checkout's worker runs the new run, as for `resume`.
+    const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
+    const workerReady = ensureCheckoutWorker(cwd, endpoint.address);
+    workerReady.catch(() => undefined);
+    const { interrupt, stop } = interruptible(opts.err);
+    try {
+      const { handle } = await startLoopRun({
+        client,
+        definition,
+        file: memoOf(description).file ?? '',
+        cwd,
+        taskQueue,
+        searchAttributes: await searchAttributesAvailable(endpoint, connection),
+        started: new Date(),
+        workflowId: newId,
+        continueFrom: {
+          runId: run.id,
+          snapshot: point.snapshot,
+          fork: { event: point.event, ...(Object.keys(edits).length ? { context: edits } : {}) },
+        },
+        memo: { forked_from: forkedFrom },
+        ...(previous.lock ? { lock: previous.lock } : {}),
+      }).catch((err: unknown) => {
+        if (err instanceof WorkflowExecutionAlreadyStartedError)
+          throw new CliError(
+            `another rerun of ${run.id} started as ${newId} at the same moment`,
+            `follow it (ll-loop status ${newId} --follow) or run this again`,
+            EXIT.usage,
+          );
+        throw err;
+      });
+      armInterrupt(interrupt, () => handle.cancel());
+      await workerReady.catch(async (err: unknown) => {
+        await handle
+          .terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`)
+          .catch(() => undefined);
+        throw err;
+      });
+      const line = `rerunning ${run.id} from state ${target.state}#${point.visit} of ${point.visits} (event ${point.event}) as ${newId}`;
+      if (opts.background) {
+        if (opts.json) opts.out(`${JSON.stringify({ instance_id: newId, forked_from: forkedFrom })}\n`);
+        else
+          opts.out(
+            `${line}, in the background\n  follow: ll-loop status ${newId} --follow\n  stop:   ll-loop stop ${newId}\n`,
+          );
+        return EXIT.ok;
+      }
+      if (!opts.json) opts.out(`${line}\n`);
+      return await followRun({
+        client,
+        workflowId: newId,
+        reporter: createReporter(opts.json, opts.out, definition.max_iterations, opts.colour, opts.detail),
+        info: runInfo(endpoint, cwd, newId),
+        err: opts.err,
+      });
+    } finally {
+      stop();
+    }
+  } finally {
+    await session.close();
+  }
+}

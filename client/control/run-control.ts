@@ -1,0 +1,140 @@
+/**
+ * `ll-loop pause`, `unpause` and `steer`: find the open run of this project, send it the update
+ * (the workflow validates it with the core, fsm/run/control.ts: a refused update changes nothing)
+ * and say where the run is. Each error is one line with its fix and exit code 1 (usage); a run
+ * whose worker does not take the update in time is exit 5.
+ */
+import { WorkflowUpdateFailedError, type Client, type Connection } from '@temporalio/client';
+import {
+  pauseUpdate,
+  steerUpdate,
+  unpauseUpdate,
+  type ControlAnswer,
+  type SteerArgs,
+} from '../../workflows/control-definitions.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { inProject, projectScope, type RunSummary } from '../runs/find-runs.js';
+import { bounded, isTimeout, resolveRun } from '../runs/run-target.js';
+import { withSession } from '../temporal/session.js';
+import { whoAmI } from './who.js';
+
+/** How long a command waits for the run's worker to take its update. */
+export const UPDATE_TIMEOUT_MS = 30_000;
+
+export type ControlRequest =
+  | { kind: 'pause' }
+  | { kind: 'unpause' }
+  | { kind: 'steer'; to: string; note?: string; context?: Record<string, string> };
+
+export interface ControlOptions {
+  cwd: string;
+  target: string;
+  json: boolean;
+  out: (text: string) => void;
+  /** `user@host`; defaults to this command line's. */
+  by?: string;
+}
+
+/** The run id names a run of another project: acting on it from here is refused. */
+export class OtherProjectRunError extends CliError {
+  override readonly name = 'OtherProjectRunError';
+  constructor(verb: string, run: RunSummary) {
+    super(
+      `run ${run.id} belongs to another project (${run.cwd ?? 'unknown directory'})`,
+      run.cwd === undefined
+        ? `${verb} runs of the project you are in`
+        : `run the command there: cd ${run.cwd} && ll-loop ${verb} ${run.id}`,
+      EXIT.usage,
+    );
+  }
+}
+
+/** The workflow refused the update (its validator's reason). */
+export class ControlRefusedError extends CliError {
+  override readonly name = 'ControlRefusedError';
+}
+
+/** The fix for a refusal, by what it says. */
+function fixFor(req: ControlRequest, run: RunSummary, why: string): string {
+  const id = run.id;
+  if (/has no state/.test(why)) return `steer to one of the states listed (ll-loop show ${run.loop} draws them)`;
+  if (/has no context key/.test(why)) return 'set only keys the loop declares under context:';
+  if (/already paused/.test(why))
+    return `ll-loop unpause ${id} lets it go on; ll-loop status ${id} shows who paused it`;
+  if (/not paused/.test(why)) return `ll-loop pause ${id} pauses it`;
+  if (/without pause and steer/.test(why))
+    return `stop it (ll-loop stop ${id}) and rerun it: ll-loop rerun ${id} --from STATE`;
+  if (/already ended/.test(why)) return `ll-loop rerun ${id} --from STATE starts a new run from one of its states`;
+  return `ll-loop status ${id} shows where the run is (${req.kind} was refused)`;
+}
+
+async function send(
+  client: Client,
+  connection: Connection,
+  run: RunSummary,
+  req: ControlRequest,
+  by: string,
+): Promise<ControlAnswer> {
+  const id = run.id;
+  const handle = client.workflow.getHandle(id);
+  const call = (): Promise<ControlAnswer> => {
+    if (req.kind === 'pause') return handle.executeUpdate(pauseUpdate, { args: [{ by }] });
+    if (req.kind === 'unpause') return handle.executeUpdate(unpauseUpdate, { args: [{ by }] });
+    const args: SteerArgs = {
+      by,
+      to: req.to,
+      ...(req.note === undefined ? {} : { note: req.note }),
+      ...(req.context === undefined ? {} : { context: req.context }),
+    };
+    return handle.executeUpdate(steerUpdate, { args: [args] });
+  };
+  try {
+    return await bounded(connection, UPDATE_TIMEOUT_MS, call);
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = (err.cause as Error | undefined)?.message ?? err.message;
+      const why = cause.replace(new RegExp(`^run ${id}: `), '');
+      throw new ControlRefusedError(`cannot ${req.kind} run ${id}: ${why}`, fixFor(req, run, why), EXIT.usage);
+    }
+    if (isTimeout(err))
+      throw new CliError(
+        `run ${id} did not take the ${req.kind} within ${UPDATE_TIMEOUT_MS / 1000}s: no worker serves it now`,
+        `start its worker (any ll-loop command in its project does; a pool's: ll-loop worker --pool NAME), then run this again`,
+        EXIT.runError,
+      );
+    throw err;
+  }
+}
+
+/** Send one control update to the run `opts.target` names; returns the exit code. */
+export async function controlCommand(opts: ControlOptions, req: ControlRequest): Promise<number> {
+  const by = opts.by ?? whoAmI();
+  const project = projectScope(opts.cwd);
+  const { id, answer } = await withSession(opts.cwd, async ({ client, connection }) => {
+    const run = await resolveRun(client, opts.target, { latest: false, project });
+    if (!inProject(run, project)) throw new OtherProjectRunError(req.kind, run);
+    return { id: run.id, answer: await send(client, connection, run, req, by) };
+  });
+  if (opts.json) {
+    opts.out(`${JSON.stringify({ id, action: req.kind, by, ...answer }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  opts.out(`${describe(id, req, answer, by)}\n`);
+  return EXIT.ok;
+}
+
+function describe(id: string, req: ControlRequest, a: ControlAnswer, by: string): string {
+  switch (req.kind) {
+    case 'pause':
+      return a.holding
+        ? `paused ${id} (by ${by}): it holds in state ${a.state}\n  unpause: ll-loop unpause ${id}`
+        : `paused ${id} (by ${by}): state ${a.state} finishes its ${a.phase.replace('_', ' ')}, then the run holds\n  unpause: ll-loop unpause ${id}`;
+    case 'unpause':
+      return `unpaused ${id} (by ${by}): it goes on from state ${a.state}`;
+    case 'steer':
+      return a.phase === 'paused' || a.holding
+        ? `steered ${id} to ${req.to} (by ${by})`
+        : `steered ${id} (by ${by}): once state ${a.state} ends, the run goes to ${req.to}`;
+  }
+}

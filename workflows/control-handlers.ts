@@ -1,0 +1,67 @@
+/**
+ * The loop workflow's side of pause, unpause and steer: it validates each update with the core
+ * (fsm/run/control.ts), applies the accepted fact to the snapshot and delivers its events. Only
+ * runs with the `steering` run rule accept them; older runs refuse (and so replay as they ran).
+ */
+import { proxySinks, setHandler } from '@temporalio/workflow';
+import { control, refuseControl, type ControlFact } from '../fsm/run/control.js';
+import type { RunningSnapshot, Transition } from '../fsm/run/snapshot.js';
+import type { LoopDefinition } from '../fsm/schema.js';
+import { pauseUpdate, steerUpdate, unpauseUpdate, type ControlAnswer, type SteerArgs } from './control-definitions.js';
+import type { LoopSinks, LoopWorkflowInput } from './definitions.js';
+
+const { loopEvents } = proxySinks<LoopSinks>();
+
+export interface ControlHost {
+  def: LoopDefinition;
+  input: LoopWorkflowInput;
+  instanceId: string;
+  /** Where the run is (the workflow's last transition), and how to move it. */
+  get: () => Transition;
+  set: (t: Transition) => void;
+  /** Publish the run's status after a change. */
+  report: () => void;
+  /** False while the run waits for its scope lock (it has not begun: there is nothing to pause yet). */
+  begun: () => boolean;
+}
+
+/** Register the three updates on the running workflow. */
+export function installControl(host: ControlHost): void {
+  const refuse = (fact: ControlFact): void => {
+    if (!host.input.options.steering)
+      throw new Error(
+        `run ${host.instanceId} was started by an ll-loop without pause and steer; stop it and rerun it with ll-loop rerun ${host.instanceId} --from STATE`,
+      );
+    if (!host.begun())
+      throw new Error(
+        `run ${host.instanceId} is waiting for its scope lock and has not begun; pause or steer it once it runs (ll-loop queue shows the queue)`,
+      );
+    const why = refuseControl(host.def, host.get().snapshot, fact);
+    if (why !== undefined) throw new Error(`run ${host.instanceId}: ${why}`);
+  };
+  const apply = (fact: ControlFact): ControlAnswer => {
+    const at = host.get();
+    const out = control(host.def, at.snapshot as RunningSnapshot, fact);
+    host.set({ ...at, snapshot: out.snapshot } as Transition);
+    for (const event of out.events) loopEvents.emit(event);
+    host.report();
+    const s = out.snapshot;
+    return { state: s.current, phase: s.phase, holding: s.phase === 'paused' };
+  };
+  // Validators see no clock of the workflow's own making: `now` only matters once accepted.
+  const steerFact = (a: SteerArgs): ControlFact => ({
+    type: 'steer',
+    to: a.to,
+    by: a.by,
+    ...(a.note === undefined ? {} : { note: a.note }),
+    ...(a.context === undefined ? {} : { context: a.context }),
+    now: Date.now(),
+  });
+  setHandler(pauseUpdate, ({ by }) => apply({ type: 'pause', by, now: Date.now() }), {
+    validator: ({ by }) => refuse({ type: 'pause', by, now: 0 }),
+  });
+  setHandler(unpauseUpdate, ({ by }) => apply({ type: 'unpause', by, now: Date.now() }), {
+    validator: ({ by }) => refuse({ type: 'unpause', by, now: 0 }),
+  });
+  setHandler(steerUpdate, (a) => apply(steerFact(a)), { validator: (a) => refuse({ ...steerFact(a), now: 0 }) });
+}
