@@ -32,6 +32,7 @@ import { Placement } from './placement.js';
 import { statusOf, statusReporter } from './run-status.js';
 import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
+import { HumanDesk } from './human-desk.js';
 import {
   LOOP_FAILED,
   resumeHandoffUpdate,
@@ -138,6 +139,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       },
     },
   );
+  const humans = new HumanDesk(def, instanceId, () => at.snapshot);
   setHandler(statusQuery, (): LoopStatus => ({
     ...statusOf(def, at.snapshot, instanceId),
     ...(lease ? { lock: lease.status() } : {}),
@@ -186,6 +188,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       await condition(() => handoffResumed);
       handoffResumed = false;
     },
+    human: (work) => humans.wait(work, placement),
   });
 
   try {

@@ -40,6 +40,8 @@ export interface EffectContext {
   snapshot: () => Snapshot;
   /** Resolves once the run waiting on a handoff is continued. */
   handoff: () => Promise<void>;
+  /** Waits for a person's answer to a human state, or its deadline (workflows/human-desk.ts). */
+  human: (work: Extract<WorkEffect, { type: 'await_human' }>) => Promise<RunEvent>;
 }
 
 /** The event for an LLM activity's answer; histories of 0.1.0 hold an already judged result. */
@@ -160,6 +162,8 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
         // No timer of its own: the loop's timeout and `ll-loop stop` still end the wait.
         await ctx.handoff();
         return { type: 'handoff_resumed', now: Date.now() };
+      case 'await_human':
+        return ctx.human(work);
       case 'run_loop':
         // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
         await placement.ensureClaimed();

@@ -19,10 +19,21 @@ import type {
   RunLoopInput,
 } from '../types.js';
 import type { RunStreamEvent } from './events.js';
+import type { HumanReply } from '../human.js';
+import type { HumanAsk } from '../schema.js';
 
 /** What a running loop waits for. */
 export type WaitPhase =
-  'action' | 'llm' | 'git_diff' | 'subloop' | 'backoff' | 'retry_delay' | 'maintain_delay' | 'rate_limited' | 'handoff';
+  | 'action'
+  | 'llm'
+  | 'git_diff'
+  | 'subloop'
+  | 'backoff'
+  | 'retry_delay'
+  | 'maintain_delay'
+  | 'rate_limited'
+  | 'handoff'
+  | 'human';
 /**
  * Phases that hold the action result while its evaluation is being made on the worker (or, rate
  * limited, waits to be made again; an action paused by a rate limit holds none).
@@ -84,6 +95,8 @@ export interface RunData {
   rateLimit?: RateLimitPause;
   /** Paused on a `CONTEXT_HANDOFF:` (`on_handoff: pause`): waits for `ll-loop resume` (fsm/run/on-signal.ts). */
   handoff?: HandoffPause;
+  /** Waiting for a person's answer in a human state (fsm/run/human-wait.ts). */
+  human?: HumanWait;
   /** A handoff's payload, for the next shell or prompt action (then dropped): the fresh session's context. */
   continuation?: string;
   /** Handoffs the run continued (spawned or resumed); `config.automation.max_continuations` caps them. */
@@ -97,6 +110,17 @@ export interface HandoffPause {
   state: string;
   payload: string;
   since_ms: number;
+}
+
+/** A run waiting for a person: the question as asked, since when, until when. */
+export interface HumanWait {
+  state: string;
+  prompt: string;
+  ask: HumanAsk;
+  options?: string[];
+  since_ms: number;
+  /** The state's `timeout:` passed from `since_ms`; absent: no deadline but the loop's. */
+  deadline_ms?: number;
 }
 
 /** A call paused by rate limits: since when, how often, until when (fsm/run/rate-limit.ts). */
@@ -208,6 +232,10 @@ export type RunEvent =
   | { type: 'sleep_done'; now: number }
   /** A run paused on a handoff was told to continue (`ll-loop resume`: the workflow's resumeHandoff update). */
   | { type: 'handoff_resumed'; now: number }
+  /** A person answered the human state the run waits in (the workflow's answerHuman update); `by` is user@host. */
+  | { type: 'human_answered'; reply: HumanReply; by: string; now: number }
+  /** The human state's deadline passed without an answer. */
+  | { type: 'human_timeout'; now: number }
   | { type: 'timeout'; now: number }
   | { type: 'cancel'; now: number };
 
@@ -239,7 +267,21 @@ export type WorkEffect =
   /** A rate limit's pause: until an instant, so a continue-as-new mid-pause does not wait again from the start. */
   | { type: 'sleep'; ms: number; until_ms: number; reason: 'rate_limit' }
   /** Wait, durably and without a deadline of its own, until someone continues the handed-off run. */
-  | { type: 'await_handoff'; state: string };
+  | { type: 'await_handoff'; state: string }
+  /**
+   * Wait, durably, for a person's answer until `deadline_ms` (a durable timer; none: only the
+   * loop's timeout and `stop` end it). `notify`: the hook to run when the wait starts (absent:
+   * the worker's `LL_NOTIFY`, if any).
+   */
+  | {
+      type: 'await_human';
+      state: string;
+      prompt: string;
+      ask: HumanAsk;
+      options?: string[];
+      deadline_ms?: number;
+      notify?: string;
+    };
 
 export interface FinishEffect {
   type: 'finish';
