@@ -56,6 +56,7 @@ export const ALLOWED = {
     'client/show',
     'client/create',
     'client/service',
+    'client/human',
     'worker',
     ...CLIENT_OUTER,
   ],
@@ -108,6 +109,7 @@ export const ALLOWED = {
   'client/show': ['client/reporters', ...FSM_ALL],
   'client/create': ['client', 'loader', ...FSM_ALL],
   'client/service': ['client', 'client/hosting', 'host'],
+  'client/human': ['client', 'client/runs', 'client/temporal', 'client/reporters', ...CLIENT_OUTER],
 };
 
 /** The verdict on one import: undefined when allowed, else the message. */

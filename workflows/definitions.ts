@@ -261,6 +261,8 @@ export interface LoopStatus {
     prompt: string;
     ask: HumanAsk;
     options?: string[];
+    /** `ask: json`: the JSON Schema the answer must match (checked by the answering client). */
+    schema?: Record<string, unknown>;
     /** ISO times. */
     since: string;
     deadline?: string;

@@ -125,6 +125,7 @@ export function humanStatus(def: LoopDefinition, snapshot: Snapshot, runId: stri
       prompt: wait.prompt,
       ask: wait.ask,
       ...(wait.options ? { options: wait.options } : {}),
+      ...(state.schema && wait.ask === 'json' ? { schema: state.schema } : {}),
       since: new Date(wait.since_ms).toISOString(),
       ...(wait.deadline_ms === undefined ? {} : { deadline: new Date(wait.deadline_ms).toISOString() }),
       answer: answerCommand(runId, state),

@@ -29,6 +29,8 @@ export const COMMANDS: Record<string, LoadCommand> = {
   queue: async () => (await import('./queue.js')).queueSpec,
   simulate: async () => (await import('./simulate.js')).simulateSpec,
   test: async () => (await import('./test-state.js')).testSpec,
+  answer: async () => (await import('./answer.js')).answerSpec,
+  inbox: async () => (await import('./inbox.js')).inboxSpec,
 };
 
 /** Every command's spec, in the table's order (for `ll-loop help`). */

@@ -98,6 +98,7 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ...(live.host ? [['host', live.host] as [string, string]] : []),
     ...(live.waiting_for ? [['waiting for', live.waiting_for] as [string, string]] : []),
     ...(live.rate_limited ? [['rate limited', describeRateLimit(live.rate_limited)] as [string, string]] : []),
+    ...(live.human ? [['waiting', describeHumanWait(live.human)] as [string, string]] : []),
     ...(live.handoff
       ? [
           [
@@ -108,6 +109,17 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
       : []),
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);
+}
+
+/** A run waiting for a person: since when, until when, the question, the command that answers. */
+function describeHumanWait(h: NonNullable<LoopStatus['human']>): string {
+  const deadline = h.deadline === undefined ? '' : ` (deadline ${localTime(new Date(h.deadline))})`;
+  const pad = ''.padEnd(14);
+  const question = safeText(h.prompt)
+    .split('\n')
+    .map((line) => `${pad}> ${line}`)
+    .join('\n');
+  return `for you since ${localTime(new Date(h.since))}${deadline} in state ${h.state}\n${question}\n${pad}answer: ${h.answer}`;
 }
 
 /** A pause for a rate limit, for people: when the call is made again, and what was said. */

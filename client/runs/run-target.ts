@@ -168,6 +168,7 @@ export function describePhase(phase: string): string {
     maintain_delay: 'maintain delay',
     rate_limited: 'rate limited, paused',
     handoff: 'paused on a handoff',
+    human: 'waiting for a person',
     done: 'done',
   };
   return names[phase] ?? phase;
