@@ -52,7 +52,11 @@ export class HumanDesk {
         `run ${this.runId} was already answered in state "${wait?.state ?? snap.current}" by ${first.by} at ${iso(first.at_ms)}; the first answer wins`,
       );
     }
-    if (wait === undefined) throw new Error(this.notWaiting(snap, request.state));
+    if (
+      wait === undefined ||
+      (request.state !== undefined && request.state === this.ended?.state && request.state !== wait.state)
+    )
+      throw new Error(this.notWaiting(snap, request.state));
     if (request.state !== undefined && request.state !== wait.state)
       throw new Error(`run ${this.runId} waits in state "${wait.state}", not "${request.state}"`);
     const state = this.def.states[wait.state];

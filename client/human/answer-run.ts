@@ -4,7 +4,7 @@
  * not run in the workflow sandbox; the workflow re-checks its shape). Every refusal — by this
  * client or by the run's validator — is one line with a fix, and changes nothing in the run.
  */
-import { WorkflowUpdateFailedError, type Client, type Connection } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type Connection } from '@temporalio/client';
 import type { HumanReply } from '../../fsm/human.js';
 import { schemaErrors } from '../../loader/json-schema.js';
 import { answerHumanUpdate, type HumanAnswerAck } from '../../workflows/definitions.js';
@@ -58,6 +58,11 @@ export async function answerRun(
           : `see where it is with ll-loop status ${run.id}; ll-loop inbox lists the runs waiting for you`,
       );
     }
+    if (err instanceof WorkflowNotFoundError)
+      throw new AnswerRefusedError(
+        `run ${run.id} is not waiting for an answer: it has finished`,
+        `see how it ended with ll-loop status ${run.id}`,
+      );
     throw err;
   }
 }

@@ -191,7 +191,10 @@ describe('human states on a real run', () => {
     const p = project();
     const { client } = await temporal();
     let second = '';
-    const run = await runLoop(reviewLoop(approval), {
+    const hold = {
+      hold: { action_type: 'human', prompt: 'still there?', timeout: 3600, on_yes: 'done', on_no: 'park' },
+    };
+    const run = await runLoop(reviewLoop({ ...approval, on_no: 'hold' }, hold), {
       cwd: p.cwd,
       onStarted: async (id) => {
         const handle = client.workflow.getHandle(id);
@@ -202,6 +205,7 @@ describe('human states on a real run', () => {
             args: [{ by: 'bob@test', reply: { kind: 'yes' }, state: 'review' }],
           }),
         );
+        await answer(handle, { reply: { kind: 'no' }, state: 'hold' });
       },
     });
     expect(second).toMatch(/already answered by ann@test/);
