@@ -80,3 +80,13 @@ describe('human states in show, simulate, validate and compile', () => {
     expect((await runCliInProcess(['answer', 'review', '--json', '{x'], { cwd })).stderr).toMatch(/--json is not JSON/);
   });
 });
+
+describe('ll-loop test and a human state', () => {
+  it("is refused with a fix: a person's answer is not an action", async () => {
+    const r = await runCliInProcess(['test', 'review', 'review'], { cwd });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error: state "review" asks a person .*\nfix: trace the answers with ll-loop simulate review/,
+    );
+  });
+});
