@@ -72,6 +72,7 @@ export const ALLOWED = {
   ],
   'client/start': [
     'client',
+    'client/human',
     'client/runs',
     'client/follow',
     'client/scopes',

@@ -4,6 +4,7 @@
  * since when with the command that answers), `ll-loop answer` answers it, and answers that cannot
  * be given are one-line errors with a fix and exit 1, never a stack trace.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -92,5 +93,28 @@ describe('a run waiting for a person', () => {
     const history = cli(['history', id]);
     expect(history.stdout).toMatch(/human_wait/);
     expect(history.stdout).toMatch(/human_answer/);
+  }, 180_000);
+
+  it('ll-loop run on a terminal asks the question inline and sends the answer through the same update', () => {
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
+    const ran = spawnSync(
+      'python3',
+      [
+        join(import.meta.dirname, '..', 'support', 'pty-run.py'),
+        'or later with ll-loop answer): ',
+        'no',
+        '150',
+        process.execPath,
+        bin,
+        'run',
+        'approve',
+      ],
+      { cwd, env: project.env, encoding: 'utf8', timeout: 170_000 },
+    );
+    expect(ran.stdout).toContain('Ship it?');
+    expect(ran.stdout).toMatch(/answer \(yes \| no, or later with ll-loop answer\): no/);
+    expect(ran.stdout).toContain('answered no');
+    expect(ran.stdout).toMatch(/Loop completed: dropped/);
+    expect(ran.status, ran.stdout).toBe(0);
   }, 180_000);
 });
