@@ -90,3 +90,17 @@ describe('ll-loop test and a human state', () => {
     );
   });
 });
+
+describe('the inline question of ll-loop run', () => {
+  it('reads a typed line as the answer the question takes', async () => {
+    const { lineReply } = await import('../../client/human/inline-ask.js');
+    expect(lineReply('approval', 'Y')).toEqual({ kind: 'yes' });
+    expect(lineReply('approval', 'no')).toEqual({ kind: 'no' });
+    expect(lineReply('approval', 'edit only the docs')).toEqual({ kind: 'edit', text: 'only the docs' });
+    expect(lineReply('approval', 'maybe')).toEqual({ problem: 'answer yes, no, or edit <text>' });
+    expect(lineReply('choice', 'ship')).toEqual({ kind: 'choice', option: 'ship' });
+    expect(lineReply('json', '{"n":1}')).toEqual({ kind: 'json', value: { n: 1 } });
+    expect(lineReply('json', '{n')).toMatchObject({ problem: expect.stringMatching(/^that is not JSON/) });
+    expect(lineReply('text', 'free text')).toEqual({ kind: 'text', text: 'free text' });
+  });
+});
