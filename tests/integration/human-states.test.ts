@@ -5,11 +5,19 @@
  */
 import { WorkflowUpdateFailedError, type Connection, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { answerHumanUpdate, statusQuery, type HumanAnswerRequest } from '../../workflows/definitions.js';
+import {
+  answerHumanUpdate,
+  LOOP_WORKFLOW_TYPE,
+  statusQuery,
+  type HumanAnswerRequest,
+  type LoopWorkflowInput,
+} from '../../workflows/definitions.js';
 import { answerRun } from '../../client/human/answer-run.js';
 import { projectScope } from '../../client/runs/find-runs.js';
 import { waitFor } from '../support/processes.js';
-import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
+import { closeTemporal, definition, loopRunResult, project, runLoop, temporal } from './harness.js';
+import { createLoopWorker } from '../../worker/create-worker.js';
+import { randomUUID } from 'node:crypto';
 
 afterAll(closeTemporal);
 
@@ -72,6 +80,10 @@ describe('human states on a real run', () => {
           'LoopStatus waiting',
           async () => (await handle.describe()).searchAttributes.LoopStatus?.[0] === 'waiting',
           30_000,
+        );
+        const session = { client, connection: client.connection as Connection };
+        await expect(answerRun(session, id, { kind: 'yes' }, projectScope('/elsewhere'))).rejects.toThrow(
+          /belongs to another project/,
         );
         expect(await answer(handle, { reply: { kind: 'yes' }, state: 'review' })).toEqual({
           state: 'review',
@@ -236,5 +248,34 @@ describe('human states on a real run', () => {
       /no longer waits in state "review": nobody answered by its deadline .*; it is now in state "hold"/,
     );
     expect(run.result).toMatchObject({ final_state: 'done' });
+  });
+
+  it('a waiting run survives its worker: an answer given while no worker runs is applied once one is back', async () => {
+    const p = project();
+    const { client, native } = await temporal();
+    const taskQueue = `it-${randomUUID()}`;
+    const workflowId = `human-restart-${randomUUID().slice(0, 8)}`;
+    const input: LoopWorkflowInput = {
+      definition: reviewLoop(approval),
+      options: { cwd: p.cwd, localActivityMaxTimeoutS: 0, closeAsOutcome: true },
+    };
+    const first = await createLoopWorker({ connection: native, taskQueue });
+    const handle = await first.worker.runUntil(async () => {
+      const h = await client.workflow.start(LOOP_WORKFLOW_TYPE, { workflowId, taskQueue, args: [input] });
+      await waiting(h);
+      return h;
+    });
+    await first.events.close();
+    // No worker now: the answer waits in Temporal for one.
+    const answered = answer(handle, { reply: { kind: 'yes' }, state: 'review' });
+    const second = await createLoopWorker({ connection: native, taskQueue });
+    const result = await second.worker.runUntil(async () => {
+      await client.workflowService.resetStickyTaskQueue({ namespace: 'default', execution: { workflowId } });
+      expect(await answered).toEqual({ state: 'review', verdict: 'yes' });
+      return loopRunResult(client, workflowId);
+    });
+    await second.events.close();
+    expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(result.captured.review).toMatchObject({ answer: 'yes' });
   });
 });
