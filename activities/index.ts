@@ -5,6 +5,7 @@ import { type ActivityDeps, makeRunAction } from './run-action.js';
 import { makePlacementActivities } from './placement.js';
 import type { LoopActivities, PlacementActivities } from '../workflows/activity-types.js';
 import { makeScopeLockActivities } from './scope-lock.js';
+import { makeNotifyHuman } from './notify-human.js';
 
 export type { ActivityDeps } from './run-action.js';
 export type { LoopActivities } from '../workflows/activity-types.js';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps = {}): LoopActivities & Plac
     evaluateLlm: makeEvaluateLlm(deps),
     diffStat: makeDiffStat(),
     loadSubloop,
+    notifyHuman: makeNotifyHuman(),
     ...makePlacementActivities(deps.place),
     ...makeScopeLockActivities(deps.client),
   };

@@ -58,6 +58,7 @@ export const ALLOWED = {
     'client/create',
     'client/service',
     'ui/server',
+    'client/human',
     'worker',
     ...CLIENT_OUTER,
   ],
@@ -73,6 +74,7 @@ export const ALLOWED = {
   ],
   'client/start': [
     'client',
+    'client/human',
     'client/runs',
     'client/follow',
     'client/scopes',
@@ -139,6 +141,7 @@ export const ALLOWED = {
     ...CLIENT_OUTER,
   ],
   'ui/page': ['type:ui/server', 'client/reporters', ...FSM_ALL.map((p) => `type:${p}`)],
+  'client/human': ['client', 'client/runs', 'client/temporal', 'client/reporters', ...CLIENT_OUTER],
 };
 
 /** The verdict on one import: undefined when allowed, else the message. */

@@ -136,7 +136,11 @@ export type EvaluatorType = EvaluateConfig['type'];
 /** Evaluator types seed 001 names that this version does not run; validation says so plainly. */
 export const UNSUPPORTED_EVALUATORS: readonly string[] = [];
 
-export const ACTION_TYPES = ['shell', 'prompt', 'slash_command', 'mcp_tool'] as const;
+export const ACTION_TYPES = ['shell', 'prompt', 'slash_command', 'mcp_tool', 'human', 'human_approval'] as const;
+
+/** What a `human` state asks a person (fsm/run/human.ts): approve (yes/no/edit), pick an option, write text, or give JSON. */
+export const HUMAN_ASKS = ['approval', 'choice', 'text', 'json'] as const;
+export type HumanAsk = (typeof HUMAN_ASKS)[number];
 
 /**
  * Author retries of a flaky action (`retry:` on a state; semantics in fsm/run/retry.ts and
@@ -217,6 +221,19 @@ export const stateShape = {
   /** A JSON Schema the action's output (JSON) must match; the parsed value is `${captured.<name>.json}` and `${result.details.value}`. */
   output_schema: z.record(z.string(), z.unknown()).optional(),
   tools: z.array(z.string()).optional(),
+  /** human states: the question (a template). */
+  prompt: z.string().optional(),
+  /** human states: what kind of answer (default `approval`). */
+  ask: z.enum(HUMAN_ASKS).optional(),
+  /** human states with `ask: choice`: the options, each a verdict (`on_<option>`). */
+  options: z
+    .array(z.string().regex(/^[A-Za-z0-9_]+$/, 'options are verdict names: letters, digits and _'))
+    .min(1)
+    .optional(),
+  /** human states with `ask: json`: the JSON Schema the answer must match. */
+  schema: z.record(z.string(), z.unknown()).optional(),
+  /** human states: a shell command run (as an activity) when the wait starts; the loop's `notify:`, then `LL_NOTIFY`, by default. */
+  notify: z.string().optional(),
   loop: z.string().optional(),
   context_passthrough: z.boolean().optional(),
   with: z.record(z.string(), z.unknown()).optional(),
@@ -315,6 +332,8 @@ export const loopShape = {
   on_handoff: z.enum(['pause', 'spawn', 'terminate']).optional(),
   /** The run's limits on agent calls (sub-loops spend from it too). */
   budget: budgetConfig.optional(),
+  /** The default `notify:` of the loop's human states. */
+  notify: z.string().optional(),
 };
 export const LOOP_KEYS = Object.keys(loopShape);
 

@@ -97,6 +97,13 @@ export interface CapturedValue {
   duration_ms: number;
   /** A state with `output_schema:` whose output matched: the parsed value. */
   json?: unknown;
+  /** A human state's answer: the approval (yes/no/edit), the option, the text or the JSON value. */
+  answer?: unknown;
+  /** A human state's edited approval: the text of the edit. */
+  edit?: string;
+  /** A human state's answerer (user@host) and when they answered (ISO time). */
+  by?: string;
+  at?: string;
 }
 
 /** Layer 1's answer: the routing key plus evaluator-specific details (`${result.*}`). */

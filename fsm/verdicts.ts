@@ -7,6 +7,7 @@ import { effectiveEvaluator } from './evaluate-state.js';
 import { DEFAULT_LLM_SCHEMA } from './llm-schema.js';
 import { EVALUATOR_VERDICTS, SUBLOOP_VERDICTS, type VerdictSet } from './evaluators/verdicts.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
+import { humanVerdicts, isHumanState } from './human.js';
 
 export type { VerdictSet } from './evaluators/verdicts.js';
 
@@ -27,6 +28,7 @@ function schemaVerdicts(schema: Record<string, unknown>): string[] | undefined {
 export function stateVerdicts(def: LoopDefinition, state: StateConfig): VerdictSet | undefined {
   if (state.terminal || state.next !== undefined) return undefined;
   if (state.loop !== undefined) return SUBLOOP_VERDICTS;
+  if (isHumanState(state)) return humanVerdicts(state);
   const config = effectiveEvaluator(def, state);
   // Without an action or a source, exit_code judges exit 0: the answer is always yes.
   if (config.type === 'exit_code' && state.action === undefined && config.source === undefined)

@@ -77,6 +77,8 @@ export function checkJsonSchemas(definition: LoopDefinition): Diagnostic[] {
     if (state.evaluate?.type === 'llm_structured')
       check(['states', name, 'evaluate', 'schema'], 'schema', state.evaluate.schema);
     check(['states', name, 'output_schema'], 'output_schema', state.output_schema);
+    // A human state's `schema:` (ask: json) checks the person's answer.
+    check(['states', name, 'schema'], 'schema', state.schema);
   }
   return out;
 }

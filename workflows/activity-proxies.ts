@@ -69,6 +69,19 @@ export function diffStatActivity(
   }).diffStat;
 }
 
+/** A human state's notification hook: short, never retried (a second notification would be noise). */
+export function notifyActivity(
+  state: string,
+  at: ReturnType<Placement['activityOptions']>,
+): LoopActivities['notifyHuman'] {
+  return proxyActivities<LoopActivities>({
+    ...at,
+    startToCloseTimeout: '90s',
+    retry: { maximumAttempts: 1 },
+    summary: `notify ${state}`,
+  }).notifyHuman;
+}
+
 /** What a durable sleep is for, as the Web UI lists the timer (user metadata: replays ignore it). */
 export function sleepSummary(work: Extract<WorkEffect, { type: 'sleep' }>, snapshot: Snapshot): string {
   const state = snapshot.current;

@@ -51,6 +51,17 @@ export interface FoundScopeHolder {
   sinceMs: number;
 }
 
+/** A human state's wait started: the hook to tell someone (absent: the worker's `LL_NOTIFY`). */
+export interface NotifyHumanInput {
+  command?: string;
+  runId: string;
+  state: string;
+  prompt: string;
+  /** The command that answers. */
+  answer: string;
+  cwd: string;
+}
+
 /** For `proxyActivities<LoopActivities>()` / `proxyLocalActivities`; the keys are the activity type names. */
 export interface LoopActivities {
   runAction: (input: RunActionInput) => Promise<ActionResult>;
@@ -62,6 +73,8 @@ export interface LoopActivities {
   requestScopes: (input: RequestScopesInput) => Promise<void>;
   describeRuns: (input: DescribeRunsInput) => Promise<DescribeRunsResult>;
   findScopeHolders: (input: FindScopeHoldersInput) => Promise<FoundScopeHolder[]>;
+  /** Run the notification hook of a human state's wait; what happened, in a line (never throws for the hook's failure). */
+  notifyHuman: (input: NotifyHumanInput) => Promise<{ ran: boolean; exit_code?: number; error?: string }>;
 }
 
 /** A portable run's checkout, claimed by the worker that answers first (see workflows/placement.ts). */

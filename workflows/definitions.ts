@@ -3,7 +3,8 @@
  * and the client (one definition each, as in Temporal's samples).
  */
 import { defineQuery, defineUpdate, type Sinks } from '@temporalio/workflow';
-import type { LoopDefinition } from '../fsm/schema.js';
+import type { HumanAsk, LoopDefinition } from '../fsm/schema.js';
+import type { HumanReply } from '../fsm/human.js';
 import type { DoneSnapshot, Effect, Fork, Phase, Snapshot, Upgrade } from '../fsm/run/snapshot.js';
 import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { BudgetLimits, ExecutionResult, RunLoopInput, Spend } from '../fsm/types.js';
@@ -265,6 +266,20 @@ export interface LoopStatus {
   paused?: { by: string; since: string; holding: boolean; next?: string; unpause: string };
   /** `ll-loop steer` not yet applied: where the run's next transition goes. */
   steer?: { to: string; by: string; note?: string; context?: string[] };
+  /** Waiting for a person (phase `human`): the question, since when, the deadline, the command that answers. */
+  human?: {
+    state: string;
+    prompt: string;
+    ask: HumanAsk;
+    options?: string[];
+    /** `ask: json`: the JSON Schema the answer must match (checked by the answering client). */
+    schema?: Record<string, unknown>;
+    /** ISO times. */
+    since: string;
+    deadline?: string;
+    /** The command that answers, with the forms the question takes. */
+    answer: string;
+  };
   /** Paused on a `CONTEXT_HANDOFF:` (phase `handoff`, `on_handoff: pause`): waits for `resume`. */
   handoff?: {
     state: string;
@@ -294,6 +309,28 @@ export const statusQuery = defineQuery<LoopStatus>('status');
  * unless the run waits on a handoff. Answers the state that runs again.
  */
 export const resumeHandoffUpdate = defineUpdate<{ state: string }, []>('resumeHandoff');
+
+/** An answer to the human state a run waits in (`ll-loop answer`, the terminal prompt of `ll-loop run`). */
+export interface HumanAnswerRequest {
+  reply: HumanReply;
+  /** Who answers: user@host. */
+  by: string;
+  /** The state the answerer saw waiting; refused when the run waits elsewhere now. */
+  state?: string;
+}
+
+/** What an accepted answer does: the state it answered and the verdict it routes as. */
+export interface HumanAnswerAck {
+  state: string;
+  verdict: string;
+}
+
+/**
+ * Answer the human state the run waits in. The validator refuses (nothing is recorded) an answer
+ * to a run that does not wait, to another state, one that does not fit the question, and every
+ * answer after the first; one after the deadline is told where the run went.
+ */
+export const answerHumanUpdate = defineUpdate<HumanAnswerAck, [HumanAnswerRequest]>('answerHuman');
 
 /** The whole snapshot: what `ll-loop resume` continues from (also answered by closed runs, by replay). */
 export const snapshotQuery = defineQuery<Snapshot>('snapshot');

@@ -33,6 +33,7 @@ import { statusOf, statusReporter } from './run-status.js';
 import { installControl } from './control-handlers.js';
 import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
+import { HumanDesk } from './human-desk.js';
 import {
   LOOP_FAILED,
   resumeHandoffUpdate,
@@ -139,6 +140,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       },
     },
   );
+  const humans = new HumanDesk(def, instanceId, () => at.snapshot);
   setHandler(statusQuery, (): LoopStatus => ({
     ...statusOf(def, at.snapshot, instanceId),
     ...(lease ? { lock: lease.status() } : {}),
@@ -198,6 +200,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       handoffResumed = false;
     },
     released: () => condition(() => at.snapshot.status !== 'running' || at.snapshot.pause === undefined),
+    human: (work) => humans.wait(work, placement),
   });
 
   try {

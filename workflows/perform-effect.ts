@@ -42,6 +42,8 @@ export interface EffectContext {
   handoff: () => Promise<void>;
   /** Resolves once a paused run is unpaused or steered (fsm/run/control.ts). */
   released: () => Promise<void>;
+  /** Waits for a person's answer to a human state, or its deadline (workflows/human-desk.ts). */
+  human: (work: Extract<WorkEffect, { type: 'await_human' }>) => Promise<RunEvent>;
 }
 
 /** The event for an LLM activity's answer; histories of 0.1.0 hold an already judged result. */
@@ -166,6 +168,8 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
         // No timer of its own either: the loop's timeout keeps counting while a run is paused.
         await ctx.released();
         return { type: 'released', now: Date.now() };
+      case 'await_human':
+        return ctx.human(work);
       case 'run_loop':
         // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
         await placement.ensureClaimed();

@@ -8,6 +8,7 @@ import { outcomeOf, type LoopOutcome } from '../fsm/run/outcome.js';
 import type { RateLimitPause, Snapshot } from '../fsm/run/snapshot.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { budgetDetails, budgetStatus } from './budget-status.js';
+import { answerCommand } from '../fsm/human.js';
 import type { LoopSinks, LoopStatus, LoopWorkflowInput } from './definitions.js';
 
 const { loopEvents } = proxySinks<LoopSinks>();
@@ -38,7 +39,9 @@ export function statusReporter(
         ? ` until ${new Date(snapshot.rateLimit.resumes_at_ms).toISOString()} (${snapshot.rateLimit.kind.replace('_', ' ')}: ${snapshot.rateLimit.message})`
         : snapshot.phase === 'handoff'
           ? ` · waiting for \`ll-loop resume ${instanceId}\``
-          : '';
+          : snapshot.phase === 'human'
+            ? humanDetails(def, snapshot, instanceId)
+            : '';
     const personal = personDetails(snapshot, instanceId);
     setCurrentDetails(
       `**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${personal}${verdict}${spend}`,
@@ -71,15 +74,22 @@ function personDetails(snapshot: Snapshot, instanceId: string): string {
 /**
  * The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before;
  * `rate_limited` while paused by one; `paused` while a run waits for a person to let it go on — on
- * a handoff (`ll-loop resume`) or holding after `ll-loop pause` (status and details tell which).
+ * a handoff (`ll-loop resume`) or holding after `ll-loop pause` (status and details tell which);
+ * `waiting` while a human state waits for a person's answer (only runs with human states have that
+ * phase, so no earlier history shows it).
  */
-export function loopStatusOf(snapshot: Snapshot, outcome: boolean): LoopOutcome | 'done' | 'rate_limited' | 'paused' {
+export function loopStatusOf(
+  snapshot: Snapshot,
+  outcome: boolean,
+): LoopOutcome | 'done' | 'rate_limited' | 'paused' | 'waiting' {
   if (snapshot.status === 'running')
     return snapshot.phase === 'rate_limited'
       ? 'rate_limited'
       : snapshot.phase === 'handoff' || snapshot.phase === 'paused'
         ? 'paused'
-        : 'running';
+        : snapshot.phase === 'human'
+          ? 'waiting'
+          : 'running';
   return outcome ? outcomeOf(snapshot.outcome) : 'done';
 }
 
@@ -122,6 +132,7 @@ export function statusOf(def: LoopDefinition, snapshot: Snapshot, runId: string)
           },
         }
       : {}),
+    ...humanStatus(def, snapshot, runId),
     ...(snapshot.phase === 'handoff' && snapshot.handoff
       ? {
           handoff: {
@@ -132,6 +143,34 @@ export function statusOf(def: LoopDefinition, snapshot: Snapshot, runId: string)
           },
         }
       : {}),
+  };
+}
+
+/** The Web UI's words for a run waiting for a person: the question and the command that answers. */
+function humanDetails(def: LoopDefinition, snapshot: Snapshot, runId: string): string {
+  const wait = snapshot.human;
+  const state = wait ? def.states[wait.state] : undefined;
+  if (!wait || !state) return '';
+  const deadline = wait.deadline_ms === undefined ? '' : ` (deadline ${new Date(wait.deadline_ms).toISOString()})`;
+  return ` · waiting for a person since ${new Date(wait.since_ms).toISOString()}${deadline}\n\n> ${wait.prompt.replaceAll('\n', '\n> ')}\n\nanswer: \`${answerCommand(runId, state)}\`\n\n`;
+}
+
+/** The `human` part of the status: the question, since when, the deadline, the command that answers. */
+export function humanStatus(def: LoopDefinition, snapshot: Snapshot, runId: string): Pick<LoopStatus, 'human'> {
+  const wait = snapshot.phase === 'human' ? snapshot.human : undefined;
+  const state = wait ? def.states[wait.state] : undefined;
+  if (!wait || !state) return {};
+  return {
+    human: {
+      state: wait.state,
+      prompt: wait.prompt,
+      ask: wait.ask,
+      ...(wait.options ? { options: wait.options } : {}),
+      ...(state.schema && wait.ask === 'json' ? { schema: state.schema } : {}),
+      since: new Date(wait.since_ms).toISOString(),
+      ...(wait.deadline_ms === undefined ? {} : { deadline: new Date(wait.deadline_ms).toISOString() }),
+      answer: answerCommand(runId, state),
+    },
   };
 }
 

@@ -35,6 +35,8 @@ export const COMMANDS: Record<string, LoadCommand> = {
   test: async () => (await import('./test-state.js')).testSpec,
   ui: async () => (await import('./ui.js')).uiSpec,
   cluster: async () => (await import('./cluster.js')).clusterSpec,
+  answer: async () => (await import('./answer.js')).answerSpec,
+  inbox: async () => (await import('./inbox.js')).inboxSpec,
 };
 
 /** Every command's spec, in the table's order (for `ll-loop help`). */

@@ -279,9 +279,10 @@ export function labelsWanted(given: readonly string[]): string[] {
 /** `ll-loop list` in the command table. */
 export const listSpec: CommandSpec = {
   usage:
-    'list [--running|--failed [--all-projects]|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
+    'list [--running|--waiting|--failed [--all-projects]|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
   flags: {
     running: { type: 'boolean' },
+    waiting: { type: 'boolean' },
     failed: { type: 'boolean' },
     'all-projects': { type: 'boolean' },
     builtin: { type: 'boolean' },
@@ -296,6 +297,11 @@ export const listSpec: CommandSpec = {
         'll-loop list [--running|--builtin] [--category C] [--label L]',
       );
     const category = str(ctx, 'category');
+    // The runs waiting for a person: `ll-loop inbox`'s list.
+    if (bool(ctx, 'waiting'))
+      return import('./inbox.js').then(({ inboxCommand }) =>
+        inboxCommand({ cwd: ctx.cwd, json: bool(ctx, 'json'), allProjects: bool(ctx, 'all-projects'), out: ctx.out }),
+      );
     return listCommand({
       cwd: ctx.cwd,
       json: bool(ctx, 'json'),

@@ -78,6 +78,7 @@ export const runSpec: CommandSpec = {
       queue,
       noLock: bool(ctx, 'no-lock'),
       colour: colourWanted(ctx.terminal),
+      ask: ctx.terminal.isTTY === true && process.stdin.isTTY === true,
       detail: bool(ctx, 'verbose') ? 'verbose' : bool(ctx, 'quiet') ? 'quiet' : 'normal',
       out: ctx.out,
       err: ctx.err,

@@ -88,7 +88,10 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
   }
   const lines: Array<[string, string]> = [
     ['loop', live.loop],
-    ['state', `${live.state} (${describePhase(live.phase)})`],
+    [
+      'state',
+      live.human ? `${live.state} (${waitingForYou(live.human)})` : `${live.state} (${describePhase(live.phase)})`,
+    ],
     ['iteration', `${live.iteration}/${live.max_iterations} · ${live.steps} step${live.steps === 1 ? '' : 's'}`],
     ['last verdict', live.last_verdict ?? '-'],
     ['elapsed', `${formatDuration(live.elapsed_ms)} (started ${localTime(new Date(live.started_at))})`],
@@ -114,6 +117,12 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
           ] as [string, string],
         ]
       : []),
+    ...(live.human
+      ? [
+          ['question', indentLines(safeText(live.human.prompt))] as [string, string],
+          ['answer', live.human.answer] as [string, string],
+        ]
+      : []),
     ...(live.handoff
       ? [
           [
@@ -124,6 +133,17 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
       : []),
   ];
   for (const [k, v] of lines) out(`${`${k}:`.padEnd(14)}${v}\n`);
+}
+
+/** A run waiting for a person: since when and until when. */
+function waitingForYou(h: NonNullable<LoopStatus['human']>): string {
+  const deadline = h.deadline === undefined ? '' : ` (deadline ${localTime(new Date(h.deadline))})`;
+  return `waiting for you since ${localTime(new Date(h.since))}${deadline}`;
+}
+
+/** Text of several lines under a status key: the next lines indented to the values' column. */
+function indentLines(text: string): string {
+  return text.split('\n').join(`\n${''.padEnd(14)}`);
 }
 
 /** A pause for a rate limit, for people: when the call is made again, and what was said. */

@@ -3,6 +3,7 @@
  * run one state's action and evaluation here, and say which route it takes
  * (worker/test-state.ts). No run is started and the next state is not entered.
  */
+import { isHumanState } from '../../fsm/human.js';
 import { relative } from 'node:path';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { didYouMean } from '../../fsm/suggest.js';
@@ -178,6 +179,12 @@ export const testSpec: CommandSpec = {
       throw new UsageError(
         `state "${stateName}" runs a sub-loop (loop: ${state.loop}); ll-loop test runs one state's action, not a whole child loop`,
         `test the child's states (ll-loop test ${state.loop} <state>), or trace this loop with ll-loop simulate ${target}`,
+      );
+    }
+    if (isHumanState(state)) {
+      throw new UsageError(
+        `state "${stateName}" asks a person (action_type: human); ll-loop test runs one state's action, and a person's answer is not one`,
+        `trace the answers with ll-loop simulate ${target}, or run the loop and answer it with ll-loop answer`,
       );
     }
     const missing = missingValues(definition, stateName, captured);

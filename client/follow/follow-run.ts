@@ -6,6 +6,7 @@
  */
 import { dirname, join } from 'node:path';
 import { runFileStem } from '../../host/run-files.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { CliError } from '../errors.js';
@@ -44,6 +45,8 @@ export interface FollowRun {
   worker?: Pick<Worker, 'runUntil'>;
   /** How an end without a loop result is shown with `--json` (else it is an error). */
   json?: (text: string) => void;
+  /** Another listener of the run's events (the inline question of a human state). */
+  onEvent?: (event: TimedEvent) => void;
 }
 
 /** Show the run's progress until it closes; return its exit code. */
@@ -68,7 +71,10 @@ export async function followRun(f: FollowRun): Promise<number> {
         reporter = f.reporter(input.definition.max_iterations);
         reporter.onStart?.(f.info);
       },
-      onEvent: (event) => reporter?.onEvent(event),
+      onEvent: (event) => {
+        reporter?.onEvent(event);
+        f.onEvent?.(event);
+      },
       onDisconnect: (why) =>
         f.err(
           `note: lost the connection to Temporal (${why}); the run is safe on the server, waiting for it to come back\n`,

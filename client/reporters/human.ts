@@ -242,6 +242,23 @@ function createLane(
       case 'handoff_resumed':
         line(`${INDENT}${style.cyan(`▶ continued after ${formatDuration(event.waited_ms ?? 0)}`)}`);
         break;
+      case 'human_wait': {
+        if (!headerShown) header(event);
+        const until = event.deadline === undefined ? '' : ` (deadline ${localTime(new Date(event.deadline))})`;
+        line(
+          `${INDENT}${style.yellow(`? waiting for a person${until}: ${safeText(oneLine(event.prompt ?? '', 160))}`)}`,
+        );
+        line(`${INDENT}${style.dim('answer with ll-loop answer <run> …; ll-loop inbox lists what waits')}`);
+        break;
+      }
+      case 'human_answer':
+        line(
+          `${INDENT}${style.cyan(`▶ answered ${safeText(event.verdict ?? '?')} by ${safeText(event.by ?? '?')} after ${formatDuration(event.latency_ms ?? 0)}`)}`,
+        );
+        break;
+      case 'human_timeout':
+        line(`${INDENT}${style.yellow(`⏱ nobody answered within ${formatDuration(event.waited_ms ?? 0)}`)}`);
+        break;
       case 'loop_stop':
         if (!headerShown) header(event);
         line(

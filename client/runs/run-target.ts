@@ -169,6 +169,7 @@ export function describePhase(phase: string): string {
     rate_limited: 'rate limited, paused',
     handoff: 'paused on a handoff',
     paused: 'paused by a person',
+    human: 'waiting for a person',
     done: 'done',
   };
   return names[phase] ?? phase;

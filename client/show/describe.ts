@@ -1,4 +1,5 @@
 /** One-line descriptions of a state's parts (action, evaluator, exits) for `ll-loop show`. */
+import { humanAsk, isHumanState } from '../../fsm/human.js';
 import { actionKind } from '../../fsm/action.js';
 import { effectiveEvaluator } from '../../fsm/evaluate-state.js';
 import { mergedLlm, promptProviderRequest, providerRequest, type ProviderChoice } from '../../fsm/llm-provider.js';
@@ -18,6 +19,7 @@ export function printable(text: string): string {
 export function kindText(state: StateConfig): string {
   if (state.terminal) return 'terminal';
   if (typeof state.loop === 'string') return 'sub-loop';
+  if (isHumanState(state)) return `human (${humanAsk(state)})`;
   if (state.action === undefined) return NONE;
   return actionKind(state);
 }
@@ -32,6 +34,7 @@ function childInput(state: StateConfig): string {
 /** The action (or the child loop), flattened to one line of at most `max` characters; a prompt says who runs it when the loop names a provider or model. */
 export function actionText(state: StateConfig, max: number, def?: LoopDefinition): string {
   if (typeof state.loop === 'string') return oneLine(printable(`${state.loop}${childInput(state)}`), max);
+  if (isHumanState(state)) return oneLine(printable(`asks: ${state.prompt ?? ''}`), max);
   if (state.action === undefined) return NONE;
   const runner =
     def === undefined || actionKind(state) !== 'prompt'
@@ -93,6 +96,8 @@ export function evaluatorText(def: LoopDefinition, state: StateConfig): string {
   let text: string;
   if (state.terminal || state.next !== undefined) text = NONE;
   else if (typeof state.loop === 'string') text = 'child loop result';
+  else if (isHumanState(state))
+    text = `a person's answer${state.timeout === undefined ? '' : ` (timeout ${state.timeout}s)`}`;
   else {
     const config = effectiveEvaluator(def, state);
     text = evaluatorDetail(config);

@@ -44,6 +44,7 @@ function glyph(node: StateNode, style: Style): Piece {
   if (node.initial) return piece('▶', style.bold);
   if (node.failure) return piece('✗', style.red);
   if (node.terminal) return piece('◉', style.green);
+  if (node.human !== undefined) return piece('◇', style.bold);
   return piece('○');
 }
 
@@ -51,6 +52,7 @@ function notes(node: StateNode): string[] {
   const out: string[] = [];
   if (node.terminal) out.push(node.failure ? 'terminal, failure' : 'terminal');
   if (node.subLoop !== undefined) out.push(`runs loop ${printable(node.subLoop)}`);
+  if (node.human !== undefined) out.push(`asks a person: ${node.human}`);
   if (node.unreachable) out.push('unreachable');
   return out;
 }

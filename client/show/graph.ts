@@ -4,7 +4,8 @@
  * the same definition always gives the same graph, whatever the renderer.
  */
 import { CURRENT, declaredTargets, NOT_VERDICT_ROUTES } from '../../fsm/routing.js';
-import type { LoopDefinition, StateConfig } from '../../fsm/schema.js';
+import type { HumanAsk, LoopDefinition, StateConfig } from '../../fsm/schema.js';
+import { humanAsk, isHumanState } from '../../fsm/human.js';
 
 /** Where an exit goes: a state (`$current` resolves to the state itself), or a `${…}` template. */
 export type Target = { kind: 'state'; name: string; viaCurrent: boolean } | { kind: 'dynamic'; template: string };
@@ -25,6 +26,8 @@ export interface StateNode {
   failure: boolean;
   /** The child loop of a sub-loop state (`loop: <child>`). */
   subLoop?: string;
+  /** A human state: what it asks a person (`approval`, `choice`, `text`, `json`). */
+  human?: HumanAsk;
   /** No path from the initial state leads here. */
   unreachable: boolean;
   exits: Exit[];
@@ -252,6 +255,7 @@ export function buildGraph(def: LoopDefinition): LoopGraph {
       terminal: config.terminal === true,
       failure: config.terminal === true && config.failure === true,
       ...(typeof config.loop === 'string' ? { subLoop: config.loop } : {}),
+      ...(isHumanState(config) ? { human: humanAsk(config) } : {}),
       unreachable: false,
       exits: exitsOf(def, name, config),
     };

@@ -98,6 +98,7 @@ export function renderMermaid(def: LoopDefinition, graph: LoopGraph = buildGraph
     if (id !== name) lines.push(`  state "${mermaidText(name)}" as ${id}`);
     const node = graph.nodes[name]!;
     if (node.subLoop !== undefined) lines.push(`  ${id} : loop ${mermaidText(node.subLoop)}`);
+    if (node.human !== undefined) lines.push(`  ${id} : asks a person (${node.human})`);
   }
   // Dynamic targets (`${…}` templates) are shown as one pseudo-state each: the state is chosen at run time.
   const dynamic = new Map<string, string>();
@@ -125,6 +126,12 @@ export function renderMermaid(def: LoopDefinition, graph: LoopGraph = buildGraph
   if (failures.length) {
     lines.push('  classDef failure fill:#fde2e2,stroke:#c62828,color:#7f1d1d');
     lines.push(`  class ${failures.join(',')} failure`);
+  }
+  // Human states wait for a person: a shape of their own (a dashed, amber box).
+  const humans = graph.order.filter((name) => graph.nodes[name]!.human !== undefined).map((name) => ids.get(name)!);
+  if (humans.length) {
+    lines.push('  classDef human fill:#fff4d6,stroke:#b26a00,stroke-width:2px,stroke-dasharray:6');
+    lines.push(`  class ${humans.join(',')} human`);
   }
   if (dynamic.size) {
     lines.push('  classDef dynamic stroke-dasharray:4');

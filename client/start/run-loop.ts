@@ -59,6 +59,8 @@ export interface RunOptions {
   queueTimeoutS?: number;
   /** `--no-lock`: take no scope lock at all (dangerous: overlapping runs work at once). */
   noLock?: boolean;
+  /** Ask human states' questions inline (stdin and stdout are a terminal; client/human/inline-ask.ts). */
+  ask?: boolean;
   /** Colour in the progress display (stdout is a terminal that wants it). */
   colour?: boolean;
   /** `--verbose` / `--quiet`: how much of the progress display (client/reporters/human.ts). */
@@ -179,19 +181,41 @@ export async function runCommand(opts: RunOptions): Promise<number> {
         return EXIT.ok;
       }
       const { createReporter, followRun } = await (following ?? loadFollowing());
-      return await followRun({
-        client,
-        workflowId: instanceId,
-        reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail),
-        info: runInfo(endpoint, opts.cwd, instanceId),
-        err,
-      });
+      const asker =
+        opts.ask && !opts.json ? await inlineQuestions(client, connection, instanceId, opts.cwd) : undefined;
+      try {
+        return await followRun({
+          client,
+          workflowId: instanceId,
+          reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail),
+          info: runInfo(endpoint, opts.cwd, instanceId),
+          err,
+          ...(asker ? { onEvent: asker.onEvent } : {}),
+        });
+      } finally {
+        asker?.close();
+      }
     } finally {
       await connection.close().catch(() => undefined);
     }
   } finally {
     interruption?.stop();
   }
+}
+
+/** The inline asker of human states' questions, on this process's terminal. */
+async function inlineQuestions(client: Client, connection: Connection, runId: string, cwd: string) {
+  const [{ inlineAsker }, { projectScope }] = await Promise.all([
+    import('../human/inline-ask.js'),
+    import('../runs/find-runs.js'),
+  ]);
+  return inlineAsker({
+    session: { client, connection },
+    runId,
+    project: projectScope(cwd),
+    input: process.stdin,
+    output: process.stdout,
+  });
 }
 
 /** What following a run needs, loaded after its start (see runCommand). */

@@ -122,12 +122,18 @@ export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkn
     out.push(
       error(
         path,
-        `${path.join('.') || 'loop'}: ${issue.message}${shown}`,
+        `${path.join('.') || 'loop'}: ${issue.message}${shown}${nearValue(issue, value)}`,
         FIXES[path.join('.')] ?? (path[0] === 'commands' ? COMMANDS_FIX : fixFor(issue, path, value)),
       ),
     );
   }
   return out;
+}
+
+/** " (did you mean …?)" for a misspelt enum value. */
+function nearValue(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code !== 'invalid_value' || typeof value !== 'string') return '';
+  return didYouMean(value, issue.values.map(String));
 }
 
 /** YAML 1.1's booleans, which YAML 1.2 (the loader's) reads as strings. */

@@ -3,6 +3,7 @@
  * test`), which `${captured.*}` references can be satisfied, and the shell actions whose data would
  * land where bash evaluates it. Part of validation (fsm/definition/validate.ts); pure.
  */
+import { isHumanState } from '../human.js';
 import { error, warning, type Diagnostic } from '../diagnostics.js';
 import { actionKind } from '../action.js';
 import { declaredTargets } from '../routing.js';
@@ -31,6 +32,8 @@ export function stateTemplates(
   }
   // Sub-loop inputs travel in the child's workflow input (history): no `${env.*}` there.
   if (state.loop !== undefined) out.push({ path: [...base, 'loop'], text: state.loop, envAllowed: false });
+  // A human state's question is rendered in the workflow and shown to people: no `${env.*}`.
+  if (state.prompt !== undefined) out.push({ path: [...base, 'prompt'], text: state.prompt, envAllowed: false });
   for (const [key, value] of Object.entries(state.with ?? {})) {
     if (typeof value === 'string') out.push({ path: [...base, 'with', key], text: value, envAllowed: false });
   }
@@ -47,7 +50,10 @@ export function stateTemplates(
 
 /** Names the states of `def` capture. */
 export function capturedNames(def: LoopDefinition): Set<string> {
-  return new Set(Object.values(def.states).flatMap((s) => (s.capture ? [s.capture] : [])));
+  // A human state captures its answer under its `capture:`, else its own name (fsm/run/on-human.ts).
+  return new Set(
+    Object.entries(def.states).flatMap(([name, s]) => (s.capture ? [s.capture] : isHumanState(s) ? [name] : [])),
+  );
 }
 
 /**

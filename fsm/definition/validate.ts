@@ -16,6 +16,7 @@ import { REUSE_LOOP_KEYS, REUSE_STATE_KEYS, loopDefinition, type LoopDefinition,
 import { schemaDiagnostics } from './schema-issues.js';
 import { didYouMean } from '../suggest.js';
 import { verdictWarnings } from './verdict-checks.js';
+import { checkHumanState } from './human-checks.js';
 import { checkShellActions, checkTemplates } from './template-checks.js';
 import { TemplateSyntaxError } from '../template.js';
 
@@ -174,6 +175,7 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
   checkRetryAndMaintain(def, path, state, out);
   checkSubloopState(path, state, out);
   checkMcpState(path, state, out);
+  checkHumanState(path, state, out);
   if (
     state.action !== undefined &&
     actionKind(state) === 'prompt' &&

@@ -10,12 +10,15 @@ import { declaredTargets, unroutedVerdicts } from '../routing.js';
 import type { LoopDefinition, StateConfig } from '../schema.js';
 import { templateRefs } from '../template.js';
 import { stateVerdicts } from '../verdicts.js';
+import { isHumanState } from '../human.js';
 
 function quoteAll(verdicts: readonly string[]): string {
   return verdicts.map((v) => `"${v}"`).join(', ');
 }
 
 function checkRoutes(def: LoopDefinition, name: string, state: StateConfig, out: Diagnostic[]): void {
+  // A human state's answers are checked with its other fields (human-checks.ts): on_edit and on_timeout are optional.
+  if (isHumanState(state)) return;
   const set = stateVerdicts(def, state);
   if (!set) return;
   const missing = unroutedVerdicts(state, set.verdicts);

@@ -89,6 +89,12 @@ export type HandoffEvent = Fact<
   }
 >;
 export type HandoffResumedEvent = Fact<'handoff_resumed', { state: string; waited_ms: number }>;
+export type HumanWaitEvent = Fact<
+  'human_wait',
+  { state: string; prompt: string; ask: string; options?: string[]; deadline?: string }
+>;
+export type HumanAnswerEvent = Fact<'human_answer', { state: string; verdict: string; by: string; latency_ms: number }>;
+export type HumanTimeoutEvent = Fact<'human_timeout', { state: string; waited_ms: number }>;
 export type FatalErrorEvent = Fact<'fatal_error', { state: string; message: string }>;
 export type LoopStopEvent = Fact<'loop_stop', { state: string; message: string }>;
 export type BudgetSpentEvent = Fact<
@@ -160,6 +166,9 @@ export type LoopEvent =
   | RateLimitResumeEvent
   | HandoffEvent
   | HandoffResumedEvent
+  | HumanWaitEvent
+  | HumanAnswerEvent
+  | HumanTimeoutEvent
   | FatalErrorEvent
   | LoopStopEvent
   | BudgetSpentEvent
@@ -260,6 +269,9 @@ export const EVENT_FIELDS = {
     continuation: 'number?',
   },
   handoff_resumed: { state: 'string', waited_ms: 'number' },
+  human_wait: { state: 'string', prompt: 'string', ask: 'string', options: 'string[]?', deadline: 'string?' },
+  human_answer: { state: 'string', verdict: 'string', by: 'string', latency_ms: 'number' },
+  human_timeout: { state: 'string', waited_ms: 'number' },
   fatal_error: { state: 'string', message: 'string' },
   loop_stop: { state: 'string', message: 'string' },
   budget_spent: {

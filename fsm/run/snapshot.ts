@@ -19,6 +19,8 @@ import type {
   RunLoopInput,
 } from '../types.js';
 import type { RunStreamEvent } from './events.js';
+import type { HumanReply } from '../human.js';
+import type { HumanAsk } from '../schema.js';
 
 /** What a running loop waits for. */
 export type WaitPhase =
@@ -31,7 +33,8 @@ export type WaitPhase =
   | 'maintain_delay'
   | 'rate_limited'
   | 'handoff'
-  | 'paused';
+  | 'paused'
+  | 'human';
 /**
  * Phases that hold the action result while its evaluation is being made on the worker (or, rate
  * limited, waits to be made again; an action paused by a rate limit holds none).
@@ -93,6 +96,8 @@ export interface RunData {
   rateLimit?: RateLimitPause;
   /** Paused on a `CONTEXT_HANDOFF:` (`on_handoff: pause`): waits for `ll-loop resume` (fsm/run/on-signal.ts). */
   handoff?: HandoffPause;
+  /** Waiting for a person's answer in a human state (fsm/run/human-wait.ts). */
+  human?: HumanWait;
   /** A handoff's payload, for the next shell or prompt action (then dropped): the fresh session's context. */
   continuation?: string;
   /** Handoffs the run continued (spawned or resumed); `config.automation.max_continuations` caps them. */
@@ -129,6 +134,17 @@ export interface HandoffPause {
   state: string;
   payload: string;
   since_ms: number;
+}
+
+/** A run waiting for a person: the question as asked, since when, until when. */
+export interface HumanWait {
+  state: string;
+  prompt: string;
+  ask: HumanAsk;
+  options?: string[];
+  since_ms: number;
+  /** The state's `timeout:` passed from `since_ms`; absent: no deadline but the loop's. */
+  deadline_ms?: number;
 }
 
 /** A call paused by rate limits: since when, how often, until when (fsm/run/rate-limit.ts). */
@@ -251,6 +267,10 @@ export type RunEvent =
   | { type: 'handoff_resumed'; now: number }
   /** A paused run was let go (unpaused or steered): it enters the state it held before (fsm/run/control.ts). */
   | { type: 'released'; now: number }
+  /** A person answered the human state the run waits in (the workflow's answerHuman update); `by` is user@host. */
+  | { type: 'human_answered'; reply: HumanReply; by: string; now: number }
+  /** The human state's deadline passed without an answer. */
+  | { type: 'human_timeout'; now: number }
   | { type: 'timeout'; now: number }
   | { type: 'cancel'; now: number };
 
@@ -284,7 +304,21 @@ export type WorkEffect =
   /** Wait, durably and without a deadline of its own, until someone continues the handed-off run. */
   | { type: 'await_handoff'; state: string }
   /** Wait, durably, until a paused run is unpaused or steered (the loop's timeout still runs). */
-  | { type: 'await_release'; state: string };
+  | { type: 'await_release'; state: string }
+  /**
+   * Wait, durably, for a person's answer until `deadline_ms` (a durable timer; none: only the
+   * loop's timeout and `stop` end it). `notify`: the hook to run when the wait starts (absent:
+   * the worker's `LL_NOTIFY`, if any).
+   */
+  | {
+      type: 'await_human';
+      state: string;
+      prompt: string;
+      ask: HumanAsk;
+      options?: string[];
+      deadline_ms?: number;
+      notify?: string;
+    };
 
 export interface FinishEffect {
   type: 'finish';

@@ -18,6 +18,8 @@ import type { ActionResult, EvalResult, PromptText, ShellCommand } from '../type
 import { CONTINUATION_VAR, continuationText, stopAfterRoute, takeContinuation } from './on-signal.js';
 import { reaskText } from '../answer-check.js';
 import { subloopInput } from './subloop.js';
+import { isHumanState } from '../human.js';
+import { askHuman } from './human-wait.js';
 import { actionKind, actionTimeout, displayAction } from '../action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget, type BudgetHit } from './budget.js';
@@ -62,6 +64,7 @@ export function execute(d: Draft): void {
   snap.attempt = 1;
   emit(d, 'state_enter', { state: snap.current, iteration: snap.iteration });
   if (state.loop !== undefined) return runSubloop(d, { ...state, loop: state.loop });
+  if (isHumanState(state)) return askHuman(d, state, (message) => failState(d, state, message));
   if (state.action === undefined) return decide(d, state, null);
   runAction(d, state, state.action);
 }

@@ -30,6 +30,7 @@ import { hasBudget } from './budget.js';
 import { chargeAgentCall, llmUsage } from './on-budget.js';
 import { continueHandoff, onStdoutSignal } from './on-signal.js';
 import { beforeEntering, release } from './control.js';
+import { onHumanAnswered, onHumanTimeout } from './on-human.js';
 
 /** States entered in one transition without any effect: past this the loop is spinning in place. */
 const MAX_ENTRIES_PER_STEP = 100_000;
@@ -148,6 +149,10 @@ function advance(d: Draft, event: RunEvent): void {
       return continueHandoff(d);
     case 'released':
       return release(d);
+    case 'human_answered':
+      return onHumanAnswered(d, event.reply, event.by);
+    case 'human_timeout':
+      return onHumanTimeout(d);
     case 'timeout':
       return finish(d, 'timeout', `loop timeout of ${d.def.timeout ?? '?'}s reached in state "${d.snap.current}"`);
     case 'cancel':

@@ -11,6 +11,7 @@
  * that verdict would take in a run. Its action exits 0 for a pass and 1 for a fail (retries on a
  * non-zero exit happen as in a run); a sub-loop ends in a success terminal or a failure one.
  */
+import { HUMAN_TIMEOUT_VERDICT, isHumanState } from '../human.js';
 import { effectiveEvaluator } from '../evaluate-state.js';
 import type { LoopDefinition, StateConfig } from '../schema.js';
 import type { CoreEvent, RunEvent, Transition } from '../run/snapshot.js';
@@ -82,7 +83,7 @@ function simulationDefinition(def: LoopDefinition, decided: ReadonlyMap<string, 
   const states: Record<string, StateConfig> = {};
   for (const [name, state] of Object.entries(def.states)) {
     const judged =
-      decided.has(name) && state.loop === undefined
+      decided.has(name) && state.loop === undefined && !isHumanState(state)
         ? { evaluate: { type: 'llm_structured', min_confidence: 0, uncertain_suffix: false } as const }
         : {};
     states[name] = {
@@ -166,6 +167,24 @@ export function simulate(def: LoopDefinition, scenario: Scenario, maxSteps: numb
   };
 }
 
+/** A person's simulated answer: the chosen verdict as an answer of the question's kind (`timeout`: nobody answers). */
+function humanFact(
+  effect: Extract<Transition['effect'], { type: 'await_human' }>,
+  verdict: string,
+  now: number,
+): RunEvent {
+  if (verdict === HUMAN_TIMEOUT_VERDICT) return { type: 'human_timeout', now };
+  const by = 'simulate';
+  if (effect.ask === 'choice') return { type: 'human_answered', reply: { kind: 'choice', option: verdict }, by, now };
+  if (effect.ask === 'text') return { type: 'human_answered', reply: { kind: 'text', text: 'simulated' }, by, now };
+  if (effect.ask === 'json') return { type: 'human_answered', reply: { kind: 'json', value: {} }, by, now };
+  const reply =
+    verdict === 'edit'
+      ? { kind: 'edit' as const, text: 'simulated edit' }
+      : { kind: verdict === 'no' ? ('no' as const) : ('yes' as const) };
+  return { type: 'human_answered', reply, by, now };
+}
+
 /** The synthetic fact that answers the transition's effect. */
 function factFor(t: Transition, state: string, verdict: string, set: VerdictSet | undefined, now: number): RunEvent {
   const effect = t.effect;
@@ -211,6 +230,8 @@ function factFor(t: Transition, state: string, verdict: string, set: VerdictSet 
     case 'await_release':
       // Nobody pauses a simulation; a held run would be let go.
       return { type: 'released', now };
+    case 'await_human':
+      return humanFact(effect, verdict, now);
     case 'finish':
       throw new Error('internal: a finished simulation has no next fact');
   }

@@ -1,0 +1,65 @@
+/**
+ * `ll-loop inbox [--all-projects] [--json]` (and `ll-loop list --waiting`): every run waiting for
+ * a person — run, state, question, since when, deadline — newest wait first, with the command
+ * that answers each.
+ */
+import { oneLine } from '../../fsm/format.js';
+import { bool, type CommandSpec } from '../command-table.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+
+export interface InboxOptions {
+  cwd: string;
+  json: boolean;
+  allProjects: boolean;
+  out: (text: string) => void;
+}
+
+export async function inboxCommand(opts: InboxOptions): Promise<number> {
+  const [{ waitingRuns }, { withSession }, { projectScope }, { table, localTime }, { safeText }] = await Promise.all([
+    import('../human/find-waiting.js'),
+    import('../temporal/session.js'),
+    import('../runs/find-runs.js'),
+    import('../reporters/table.js'),
+    import('../reporters/safe-text.js'),
+  ]);
+  const waiting = await withSession(opts.cwd, ({ client, connection }) =>
+    waitingRuns(client, connection, opts.allProjects ? undefined : projectScope(opts.cwd)),
+  );
+  if (opts.json) {
+    opts.out(`${JSON.stringify(waiting, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (waiting.length === 0) {
+    opts.out('no run is waiting for an answer\n');
+    return EXIT.ok;
+  }
+  const rows = [
+    ['RUN', 'STATE', 'WAITING SINCE', 'DEADLINE', 'QUESTION'],
+    ...waiting.map((w) => [
+      w.run,
+      w.state,
+      localTime(new Date(w.since)),
+      w.deadline === undefined ? '-' : localTime(new Date(w.deadline)),
+      safeText(oneLine(w.prompt, 60)),
+    ]),
+  ];
+  opts.out(table(rows));
+  opts.out(`\nanswer with:\n${waiting.map((w) => `  ${w.answer}`).join('\n')}\n`);
+  return EXIT.ok;
+}
+
+export const inboxSpec: CommandSpec = {
+  usage: 'inbox [--all-projects] [--json]   runs waiting for a person, newest first',
+  flags: { 'all-projects': { type: 'boolean' }, json: { type: 'boolean' } },
+  run(ctx) {
+    if (ctx.positionals.length > 0)
+      throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop inbox [--json]');
+    return inboxCommand({
+      cwd: ctx.cwd,
+      json: bool(ctx, 'json'),
+      allProjects: bool(ctx, 'all-projects'),
+      out: ctx.out,
+    });
+  },
+};

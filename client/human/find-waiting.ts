@@ -1,0 +1,104 @@
+/**
+ * Runs waiting for a person: the one a command names (a run id, or a loop name meaning its run
+ * that waits), and every one of a project (`ll-loop inbox`), found through the `LoopStatus`
+ * search attribute (`waiting`) and described by their own status query.
+ */
+import type { Client, Connection } from '@temporalio/client';
+import type { LoopStatus } from '../../workflows/definitions.js';
+import {
+  AmbiguousRunError,
+  findRuns,
+  inProject,
+  listRuns,
+  runNotFound,
+  scheduledRunId,
+  type ProjectScope,
+  type RunSummary,
+} from '../runs/find-runs.js';
+import { queryStatus } from '../runs/run-target.js';
+import { OtherProjectError } from './human-errors.js';
+import { AnswerRefusedError } from './human-errors.js';
+
+/** The search attribute value of a run waiting for a person (workflows/run-status.ts). */
+export const WAITING = 'waiting';
+
+/**
+ * The run `target` names for an answer: that run id (of this project), or the one run of loop
+ * `target` that waits for a person (else its one open run, whose refusal says where it is).
+ */
+export async function answerTarget(client: Client, target: string, project: ProjectScope): Promise<RunSummary> {
+  const runs = await findRuns(client, target, { project });
+  const exact = runs.find((r) => r.id === target || r.id === scheduledRunId(target));
+  if (exact) {
+    if (!inProject(exact, project)) throw new OtherProjectError(exact.id, exact.cwd);
+    if (!exact.open)
+      throw new AnswerRefusedError(
+        `run ${exact.id} is not waiting for an answer: it has finished (${exact.status.toLowerCase()})`,
+        `see how it ended with ll-loop status ${exact.id}; ll-loop inbox lists the runs waiting for you`,
+      );
+    return exact;
+  }
+  if (runs.length === 0) throw await runNotFound(client, target, 'run', project);
+  const open = runs.filter((r) => r.open);
+  const waiting = open.filter((r) => r.loopStatus === WAITING);
+  if (waiting.length === 1) return waiting[0]!;
+  if (waiting.length > 1) throw new AmbiguousRunError(target, waiting, 'runs waiting for an answer');
+  if (open.length === 1) return open[0]!;
+  if (open.length > 1) throw new AmbiguousRunError(target, open, 'open runs');
+  throw new AnswerRefusedError(
+    `loop "${target}" has no run waiting for an answer (its latest run ${runs[0]!.id} has finished)`,
+    'll-loop inbox lists the runs waiting for you',
+  );
+}
+
+/** One entry of the inbox. */
+export interface WaitingRun {
+  run: string;
+  loop: string;
+  state: string;
+  prompt: string;
+  ask: string;
+  options?: string[];
+  since: string;
+  deadline?: string;
+  answer: string;
+}
+
+/** How long one run's status query may take in the inbox before it is left out. */
+const INBOX_QUERY_MS = 5_000;
+
+/** Every run of `project` (of all projects without one) waiting for a person, newest wait first. */
+export async function waitingRuns(
+  client: Client,
+  connection: Connection,
+  project: ProjectScope | undefined,
+): Promise<WaitingRun[]> {
+  const runs = await listRuns(client, {
+    openOnly: true,
+    where: `LoopStatus = '${WAITING}'`,
+    ...(project ? { project } : {}),
+  });
+  const described = await Promise.all(
+    runs.map(async (run) => {
+      const status = await queryStatus(connection, client.workflow.getHandle(run.id), INBOX_QUERY_MS).catch(() => null);
+      return status?.human ? entry(run, status.loop, status.human) : undefined;
+    }),
+  );
+  return described
+    .filter((w): w is WaitingRun => w !== undefined)
+    .sort((a, b) => Date.parse(b.since) - Date.parse(a.since));
+}
+
+function entry(run: RunSummary, loop: string, h: NonNullable<LoopStatus['human']>): WaitingRun {
+  return {
+    run: run.id,
+    loop,
+    state: h.state,
+    prompt: h.prompt,
+    ask: h.ask,
+    ...(h.options ? { options: h.options } : {}),
+    since: h.since,
+    ...(h.deadline === undefined ? {} : { deadline: h.deadline }),
+    answer: h.answer,
+  };
+}
