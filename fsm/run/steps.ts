@@ -18,6 +18,7 @@ import type { ActionResult, EvalResult, PromptText, ShellCommand } from '../type
 import { CONTINUATION_VAR, continuationText, stopAfterRoute, takeContinuation } from './on-signal.js';
 import { reaskText } from '../answer-check.js';
 import { subloopInput } from './subloop.js';
+import { startParallel } from './parallel-start.js';
 import { actionKind, actionTimeout, displayAction } from '../action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget, type BudgetHit } from './budget.js';
@@ -62,6 +63,10 @@ export function execute(d: Draft): void {
   snap.attempt = 1;
   emit(d, 'state_enter', { state: snap.current, iteration: snap.iteration });
   if (state.loop !== undefined) return runSubloop(d, { ...state, loop: state.loop });
+  if (state.parallel !== undefined) {
+    const unresolved = startParallel(d, state);
+    return unresolved === undefined ? undefined : failState(d, state, unresolved);
+  }
   if (state.action === undefined) return decide(d, state, null);
   runAction(d, state, state.action);
 }
