@@ -74,7 +74,13 @@ function childRefs(def: LoopDefinition): ChildRef[] {
     if (parallel === undefined) continue;
     const at = [...base, 'parallel'];
     if (parallel.loop !== undefined && !hasRefs(parallel.loop))
-      refs.push({ loop: parallel.loop, path: [...at, 'loop'], stateName: name, state: { with: parallel.with }, base: at });
+      refs.push({
+        loop: parallel.loop,
+        path: [...at, 'loop'],
+        stateName: name,
+        state: { with: parallel.with },
+        base: at,
+      });
     (parallel.branches ?? []).forEach((branch, i) => {
       const loop = typeof branch === 'string' ? branch : branch.loop;
       if (hasRefs(loop)) return;

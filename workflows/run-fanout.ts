@@ -110,7 +110,13 @@ export async function runFanout(
   };
 
   report();
-  await Promise.all(Array.from({ length: Math.min(request.max_workers, todo.length) }, () => lane()));
+  // Every lane ends before the fan-out does: a stopped parent's children all record their
+  // cancelled end (WAIT_CANCELLATION_COMPLETED) before the parent records its own.
+  const lanes = await Promise.allSettled(
+    Array.from({ length: Math.min(request.max_workers, todo.length) }, () => lane()),
+  );
+  const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+  if (failed) throw failed.reason;
   if (checkpoint && !stopping && results.size < request.items.length)
     return hooks.continueAsNew({ state: request.state, step: request.step, results: [...results.values()] });
   for (const item of todo) if (!results.has(item.index)) settle(stoppedItem(item, undefined));

@@ -125,7 +125,7 @@ export function simulate(def: LoopDefinition, scenario: Scenario, maxSteps: numb
       if (e.event === 'state_enter') {
         const state = String(e.state);
         const original = def.states[state]!;
-        const evaluated = decided.has(state) && original.loop === undefined;
+        const evaluated = decided.has(state) && original.loop === undefined && original.parallel === undefined;
         steps.push({
           step: steps.length + 1,
           iteration: Number(e.iteration),
