@@ -168,6 +168,7 @@ export function describePhase(phase: string): string {
     maintain_delay: 'maintain delay',
     rate_limited: 'rate limited, paused',
     handoff: 'paused on a handoff',
+    parallel: 'items running',
     done: 'done',
   };
   return names[phase] ?? phase;

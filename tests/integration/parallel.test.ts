@@ -12,6 +12,8 @@ import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ParallelItemResult } from '../../fsm/types.js';
 import { loadLoopFile } from '../../loader/load.js';
+import { fanoutLines } from '../../client/reporters/fanout-line.js';
+import { statusQuery } from '../../workflows/definitions.js';
 import { liveProcesses, waitFor } from '../support/processes.js';
 import { closeTemporal, project, runLoop, temporal, toolEnv, type RunOutcome } from './harness.js';
 
@@ -221,6 +223,12 @@ states:
       env: toolEnv(p),
       onStarted: async (workflowId) => {
         await waitFor('three items running', () => liveProcesses(marker) >= 3, 30_000);
+        // `status` sees the fan-out: how many ended, failed and run, and which.
+        const live = await client.workflow.getHandle(workflowId).query(statusQuery);
+        expect(live.phase).toBe('parallel');
+        expect(live.fanout).toMatchObject({ state: 'fan', total: 4, done: 0, failed: 0 });
+        expect(live.fanout!.running.map((r) => r.run_id)).toEqual([0, 1, 2].map((i) => `${workflowId}.fan.1.${i}`));
+        expect(fanoutLines(live.fanout!)[0]).toBe('fan: 0/4 done, 3 running');
         await client.workflow.getHandle(workflowId).cancel();
       },
     });

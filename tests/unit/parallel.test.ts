@@ -14,6 +14,7 @@ import type { ParallelItemResult, ParallelRequest } from '../../fsm/types.js';
 import type { Transition } from '../../fsm/run/snapshot.js';
 import { simulate } from '../../fsm/tools/simulate.js';
 import { loadLoopFile } from '../../loader/load.js';
+import { fanoutLines } from '../../client/reporters/fanout-line.js';
 import { begin, def, next, withoutStamp } from './helpers.js';
 
 function fanLoop(
@@ -314,5 +315,20 @@ describe('parallel states: validation', () => {
         expect.objectContaining({ line: 14, message: expect.stringContaining('missing-loop') }),
       ]),
     );
+  });
+});
+
+describe('parallel states: status', () => {
+  it('says how many items ended, failed and run, and names the running ones', () => {
+    const running = Array.from({ length: 10 }, (_, i) => ({ index: 40 + i, run_id: `p.fix_all.3.${40 + i}` }));
+    const lines = fanoutLines({ state: 'fix_all', total: 100, done: 37, failed: 3, running: running.slice(0, 4) });
+    expect(lines).toEqual([
+      'fix_all: 37/100 done (3 failed), 4 running',
+      'item 40: p.fix_all.3.40',
+      'item 41: p.fix_all.3.41',
+      'item 42: p.fix_all.3.42',
+      'item 43: p.fix_all.3.43',
+    ]);
+    expect(fanoutLines({ state: 's', total: 20, done: 0, failed: 0, running }).at(-1)).toBe('… and 2 more');
   });
 });
