@@ -51,6 +51,7 @@ function notes(node: StateNode): string[] {
   const out: string[] = [];
   if (node.terminal) out.push(node.failure ? 'terminal, failure' : 'terminal');
   if (node.subLoop !== undefined) out.push(`runs loop ${printable(node.subLoop)}`);
+  if (node.fanOut !== undefined) out.push(`fans out: ${printable(node.fanOut.text)} ⇉ join`);
   if (node.unreachable) out.push('unreachable');
   return out;
 }

@@ -5,6 +5,7 @@
  */
 import { CURRENT, declaredTargets, NOT_VERDICT_ROUTES } from '../../fsm/routing.js';
 import type { LoopDefinition, StateConfig } from '../../fsm/schema.js';
+import { branchLoops, fanOutText } from './describe.js';
 
 /** Where an exit goes: a state (`$current` resolves to the state itself), or a `${…}` template. */
 export type Target = { kind: 'state'; name: string; viaCurrent: boolean } | { kind: 'dynamic'; template: string };
@@ -25,6 +26,8 @@ export interface StateNode {
   failure: boolean;
   /** The child loop of a sub-loop state (`loop: <child>`). */
   subLoop?: string;
+  /** A parallel state: the loops it fans out to (one per branch, or the items' loop), joined before its exits. */
+  fanOut?: { loops: string[]; items: boolean; text: string };
   /** No path from the initial state leads here. */
   unreachable: boolean;
   exits: Exit[];
@@ -241,6 +244,13 @@ function markBackEdges(nodes: Record<string, StateNode>, order: readonly string[
   }
 }
 
+function fanOutOf(config: StateConfig): Pick<StateNode, 'fanOut'> {
+  const text = fanOutText(config);
+  if (text === undefined) return {};
+  const items = config.parallel?.branches === undefined;
+  return { fanOut: { loops: items ? [config.parallel?.loop ?? '?'] : branchLoops(config), items, text } };
+}
+
 /** Build the graph of a loop definition (validated, or at least schema-shaped). */
 export function buildGraph(def: LoopDefinition): LoopGraph {
   const nodes: Record<string, StateNode> = {};
@@ -252,6 +262,7 @@ export function buildGraph(def: LoopDefinition): LoopGraph {
       terminal: config.terminal === true,
       failure: config.terminal === true && config.failure === true,
       ...(typeof config.loop === 'string' ? { subLoop: config.loop } : {}),
+      ...fanOutOf(config),
       unreachable: false,
       exits: exitsOf(def, name, config),
     };

@@ -15,6 +15,11 @@ import type { Transition } from '../../fsm/run/snapshot.js';
 import { simulate } from '../../fsm/tools/simulate.js';
 import { loadLoopFile } from '../../loader/load.js';
 import { fanoutLines } from '../../client/reporters/fanout-line.js';
+import { buildGraph } from '../../client/show/graph.js';
+import { renderDiagram } from '../../client/show/diagram.js';
+import { createStyle } from '../../client/reporters/style.js';
+import { renderMermaid } from '../../client/show/mermaid.js';
+import { checkMermaid } from '../support/mermaid-check.js';
 import { begin, def, next, withoutStamp } from './helpers.js';
 
 function fanLoop(
@@ -330,5 +335,43 @@ describe('parallel states: status', () => {
       'item 43: p.fix_all.3.43',
     ]);
     expect(fanoutLines({ state: 's', total: 20, done: 0, failed: 0, running }).at(-1)).toBe('… and 2 more');
+  });
+});
+
+describe('parallel states: show', () => {
+  const d = def({
+    name: 'fan',
+    description: 'd',
+    initial: 'checks',
+    states: {
+      checks: { parallel: { branches: ['lint', 'test'], fail_mode: 'fail_fast' }, on_yes: 'fix_all', on_no: 'failed' },
+      fix_all: {
+        parallel: { items: ['a'], loop: 'fix-one', max_workers: 8, isolation: 'worktree' },
+        on_yes: 'done',
+        on_partial: 'failed',
+        on_no: 'failed',
+      },
+      done: { terminal: true },
+      failed: { terminal: true, failure: true },
+    },
+  });
+
+  it('draws the fan-out and the join in Mermaid, as valid Mermaid', () => {
+    const text = renderMermaid(d).join('\n');
+    expect(checkMermaid(text)).toEqual([]);
+    expect(text).toContain('  state checks {');
+    expect(text).toContain('    state checks_fork <<fork>>');
+    expect(text).toContain('    checks_fork --> checks_1');
+    expect(text).toContain('    checks_2 --> checks_join');
+    expect(text).toContain('    state "fix-one #215; each item" as fix_all_1');
+    expect(text).toContain('  fix_all --> failed : no, partial');
+  });
+
+  it('says what each parallel state fans out to in the text diagram and the states table', () => {
+    const graph = buildGraph(d);
+    expect(graph.nodes.checks!.fanOut?.text).toBe('lint | test (max 4, fail_fast)');
+    expect(graph.nodes.fix_all!.fanOut?.text).toBe('fix-one × each item (max 8, worktree)');
+    const lines = renderDiagram(graph, createStyle(false), 120).join('\n');
+    expect(lines).toContain('fans out: lint | test (max 4, fail_fast) ⇉ join');
   });
 });
