@@ -22,6 +22,7 @@ import type { RunEvent } from '../fsm/run/snapshot.js';
 import type { ParallelItem, ParallelItemResult, ParallelRequest } from '../fsm/types.js';
 import type { FanoutProgress, FanoutStatus, LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
+import { inItemWorktree, worktreeSource } from './item-worktree.js';
 import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
 
 /** What the fan-out tells its run while it goes on. */
@@ -57,6 +58,9 @@ export async function runFanout(
     return { type: 'parallel_unavailable', error: unavailableText(depth.why), now: Date.now() };
   if (typeof depth !== 'number') return depth;
   const loaded = await loadAll(parent, todo);
+  const source = request.isolation === 'worktree' ? await worktreeSource(parent) : undefined;
+  if (source !== undefined && 'error' in source)
+    return { type: 'parallel_unavailable', error: source.error, now: Date.now() };
   const failFast = request.fail_mode === 'fail_fast';
   const outer = CancellationScope.current();
   const running = new Map<number, { scope: CancellationScope; runId: string }>();
@@ -103,7 +107,17 @@ export async function runFanout(
       });
       running.set(item.index, { scope, runId });
       report();
-      const result = await runItem(parent, request, item, child, depth, parentId, runId, scope, outer, () => stopping);
+      const start = (cwd: string) =>
+        runItem(
+          { ...parent, options: { ...parent.options, cwd } },
+          { request, item, child, depth, parentId, runId },
+          scope,
+          outer,
+          () => stopping,
+        );
+      const result = source
+        ? await inItemWorktree(parent, source, parentId, item, start)
+        : await start(parent.options.cwd);
       running.delete(item.index);
       settle(result);
     }
@@ -139,14 +153,18 @@ async function loadAll(
 }
 
 /** One item's child run, to its end: its result, `cancelled` when fail_fast stopped it; a stopped parent rethrows. */
+interface ItemRun {
+  request: ParallelRequest;
+  item: ParallelItem;
+  child: LoadedChild;
+  depth: number;
+  parentId: string;
+  runId: string;
+}
+
 async function runItem(
   parent: LoopWorkflowInput,
-  request: ParallelRequest,
-  item: ParallelItem,
-  child: LoadedChild,
-  depth: number,
-  parentId: string,
-  runId: string,
+  { request, item, child, depth, parentId, runId }: ItemRun,
   scope: CancellationScope,
   outer: CancellationScope,
   stopping: () => boolean,

@@ -5,7 +5,8 @@
  * and its processes; a fan-out longer than the history limit continues as new and runs each item
  * exactly once.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
@@ -265,5 +266,54 @@ states:
     const executions = [];
     for await (const e of client.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) executions.push(e);
     expect(executions.length).toBeGreaterThan(1);
+  });
+
+  it('isolation: worktree runs each item in its own worktree, keeps those with work on ll-loop/<run>/<index>, removes the rest', async () => {
+    const p = withLoops({
+      edit: `
+name: edit
+description: changes the checkout for items named change*
+initial: run
+parameters:
+  item: { type: string, required: true }
+states:
+  run:
+    action: |
+      pwd > "where-\${context.item}"
+      case "\${context.item}" in change*) git add "where-\${context.item}" && git -c user.email=t@t -c user.name=t commit -qm "item";; *) rm "where-\${context.item}";; esac
+    next: done
+  done: { terminal: true }
+`,
+      fan: fanout('items: [change0, same1]\nloop: edit\nwith: { item: "${item}" }\nisolation: worktree'),
+    });
+    const git = (...args: string[]) => execFileSync('git', ['-C', p.cwd, ...args], { encoding: 'utf8' }).trim();
+    writeFileSync(join(p.cwd, '.gitignore'), 'bin/\ntools/\nmarks/\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'start');
+    const run = await runLoop(load(p.cwd, 'fan'), { cwd: p.cwd, env: toolEnv(p) });
+    expect(run.result.final_state).toBe('done');
+    const [changed, same] = joined(run).results;
+    expect(changed!.worktree).toMatchObject({ branch: `ll-loop/${run.workflowId}/0`, kept: true });
+    expect(same!.worktree).toMatchObject({ branch: `ll-loop/${run.workflowId}/1`, kept: false });
+    // The item ran in its worktree, not in the checkout.
+    expect(readFileSync(join(changed!.worktree!.path, 'where-change0'), 'utf8').trim()).toBe(
+      realpathSync(changed!.worktree!.path),
+    );
+    expect(existsSync(same!.worktree!.path)).toBe(false);
+    expect(git('branch', '--list', '--format=%(refname:short)', 'll-loop/*')).toBe(`ll-loop/${run.workflowId}/0`);
+    expect(git('status', '--porcelain', '--untracked-files=no')).toBe('');
+
+    // Refused in a dirty repository, and outside one: the state's error verdict says why.
+    writeFileSync(join(p.cwd, '.loops', 'edit.yaml'), readFileSync(join(p.cwd, '.loops', 'edit.yaml'), 'utf8') + '\n');
+    const dirty = await runLoop(load(p.cwd, 'fan'), { cwd: p.cwd, env: toolEnv(p) });
+    expect(dirty.result.terminated_by).toBe('error');
+    expect(dirty.result.error).toMatch(/isolation: worktree: .*uncommitted changes/);
+    const plain = withLoops({
+      edit: worker(0),
+      fan: fanout('items: [a]\nloop: edit\nwith: { item: "${item}" }\nisolation: worktree'),
+    });
+    const outside = await runLoop(load(plain.cwd, 'fan'), { cwd: plain.cwd, env: toolEnv(plain) });
+    expect(outside.result.error).toMatch(/isolation: worktree: .*is not in a git repository/);
   });
 });
