@@ -15,6 +15,8 @@ import type { ParallelItemResult } from '../../fsm/types.js';
 import { loadLoopFile } from '../../loader/load.js';
 import { fanoutLines } from '../../client/reporters/fanout-line.js';
 import { statusQuery } from '../../workflows/definitions.js';
+import { replayExecution } from '../../worker/replay-events.js';
+import { followEvents } from '../../client/follow/follow-events.js';
 import { liveProcesses, waitFor } from '../support/processes.js';
 import { closeTemporal, project, runLoop, temporal, toolEnv, type RunOutcome } from './harness.js';
 
@@ -142,6 +144,17 @@ describe('parallel states', () => {
     const child = await client.workflow.getHandle(`${run.workflowId}.fan.1.3`).describe();
     expect(child.memo).toMatchObject({ parent: run.workflowId, item: 3, state: 'fan' });
     expect(child.parentExecution?.workflowId).toBe(run.workflowId);
+    // Its history replays without non-determinism, giving the live events (item_done included),
+    // and a follower reads the same stream without mistaking the items for sub-loop states.
+    const replayed = await replayExecution(
+      await client.workflow.getHandle(run.workflowId).fetchHistory(),
+      run.workflowId,
+    );
+    expect(replayed.error).toBeUndefined();
+    expect(replayed.events).toEqual(run.events);
+    const followed = await followEvents(client, run.workflowId);
+    expect(followed.warnings).toEqual([]);
+    expect(followed.events).toEqual(run.events);
   });
 
   it('joins static branches; some succeeding routes on_partial', async () => {
