@@ -22,7 +22,7 @@
 //      checkout worker's cache (up to its limit): the worker's RSS with that many open runs.
 // Flags: --json (one JSON object on stdout, progress on stderr), --quick (development: 100 loops,
 // 200 transitions), --loops N, --only a,b (cli, transitions, first-action, spawn, llm, concurrent, parked),
-// --first-runs N (default 5), --parked N.
+// --first-runs N (default 5), --parked N. --only parallel: a parallel state's fan-out (bench/parallel.mjs).
 // BENCH_LONG=1 runs only the long-loop check instead: a 20,000-transition loop (BENCH_LONG_TRANSITIONS)
 // of local activities to its end, printing the total time and how many runs continued as new.
 // Env: BENCH_TRANSITIONS, BENCH_SKIP_REMOTE, BENCH_NO_FILES as before; LL_TEMPORAL_CLI to use a
@@ -35,6 +35,7 @@ import { llmEndToEnd } from './llm-e2e.mjs';
 import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
 import { parkedLoops } from './parked.mjs';
+import { parallelBench } from './parallel.mjs';
 import { longLoop, transitions } from './transitions.mjs';
 import {
   BIN,
@@ -146,6 +147,14 @@ async function standardBenchmarks() {
         `${c.per_loop_mean.workflow_task_timeouts} timed out`,
     );
     if (c.not_completed > 0) process.exitCode = 1;
+  }
+  if (PARTS.has('parallel')) {
+    report.parallel = await parallelBench();
+    for (const r of report.parallel)
+      say(
+        `  parallel: ${r.items} items of \`${r.action}\`, max_workers ${r.max_workers}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
+          `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
+      );
   }
   if (PARKED > 0) {
     const p = await parkedLoops(PARKED);
