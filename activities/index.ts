@@ -3,7 +3,8 @@ import { makeEvaluateLlm } from './evaluate-llm.js';
 import { loadSubloop } from './load-subloop.js';
 import { type ActivityDeps, makeRunAction } from './run-action.js';
 import { makePlacementActivities } from './placement.js';
-import type { LoopActivities, PlacementActivities } from '../workflows/activity-types.js';
+import type { ItemWorktreeActivities, LoopActivities, PlacementActivities } from '../workflows/activity-types.js';
+import { itemWorktreeActivities } from './item-worktrees.js';
 import { makeScopeLockActivities } from './scope-lock.js';
 import { makeNotifyHuman } from './notify-human.js';
 
@@ -14,7 +15,9 @@ export type { LoopActivities } from '../workflows/activity-types.js';
  * The worker's activities. A factory so tests (and embedders) can inject the worker environment;
  * the keys are the activity type names the workflow proxies.
  */
-export function createActivities(deps: ActivityDeps = {}): LoopActivities & PlacementActivities {
+export function createActivities(
+  deps: ActivityDeps = {},
+): LoopActivities & PlacementActivities & ItemWorktreeActivities {
   return {
     runAction: makeRunAction(deps),
     evaluateLlm: makeEvaluateLlm(deps),
@@ -23,5 +26,6 @@ export function createActivities(deps: ActivityDeps = {}): LoopActivities & Plac
     notifyHuman: makeNotifyHuman(),
     ...makePlacementActivities(deps.place),
     ...makeScopeLockActivities(deps.client),
+    ...itemWorktreeActivities,
   };
 }

@@ -24,7 +24,7 @@
 //      checkout worker's cache (up to its limit): the worker's RSS with that many open runs.
 // Flags: --json (one JSON object on stdout, progress on stderr), --quick (development: 100 loops,
 // 200 transitions), --loops N, --only a,b (cli, transitions, first-action, spawn, llm, concurrent, parked, ui),
-// --first-runs N (default 5), --parked N.
+// --first-runs N (default 5), --parked N. --only parallel: a parallel state's fan-out (bench/parallel.mjs).
 // BENCH_LONG=1 runs only the long-loop check instead: a 20,000-transition loop (BENCH_LONG_TRANSITIONS)
 // of local activities to its end, printing the total time and how many runs continued as new.
 // Env: BENCH_TRANSITIONS, BENCH_SKIP_REMOTE, BENCH_NO_FILES as before; LL_TEMPORAL_CLI to use a
@@ -38,6 +38,7 @@ import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
 import { parkedLoops } from './parked.mjs';
 import { uiBench } from './ui.mjs';
+import { parallelBench } from './parallel.mjs';
 import { longLoop, transitions } from './transitions.mjs';
 import {
   BIN,
@@ -159,6 +160,14 @@ async function standardBenchmarks() {
     say(
       `  ll-loop ui, runs page first load with ${u.runs_listed} runs: median ${u.first_load_median_ms} ms (${u.first_load_ms.join(', ')} ms; goal ${u.first_load_goal_ms} ms)`,
     );
+  }
+  if (PARTS.has('parallel')) {
+    report.parallel = await parallelBench();
+    for (const r of report.parallel)
+      say(
+        `  parallel: ${r.items} items of \`${r.action}\`, max_workers ${r.max_workers}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
+          `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
+      );
   }
   if (PARKED > 0) {
     const p = await parkedLoops(PARKED);

@@ -23,6 +23,9 @@ export interface InterpolationScope {
    * `with:`): shell actions treat them like `captured` values, never as code.
    */
   dataContext?: readonly string[];
+  /** A parallel state's current item and its 0-based index (only while its items' `with:` is rendered). */
+  item?: unknown;
+  item_index?: number;
 }
 
 export type InterpolationProblem = 'undefined' | 'env_not_here' | 'syntax';
@@ -72,6 +75,9 @@ function fixFor(ref: RefSegment): string {
       return `no state has run before this one; write ${ref.raw.slice(0, -1)}:-default} for a fallback`;
     case 'result':
       return `no evaluation has produced this value yet; write ${ref.raw.slice(0, -1)}:-default} for a fallback`;
+    case 'item':
+    case 'item_index':
+      return `${ref.raw} is defined only in a parallel state's with: (and ${'${item.<key>}'} only for items that are objects)`;
     default:
       return `check the spelling; available: state.name, state.iteration, loop.name, loop.started_at, loop.elapsed_ms, loop.elapsed`;
   }

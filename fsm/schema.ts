@@ -176,6 +176,41 @@ export const budgetConfig = z.strictObject({
 });
 export type BudgetConfig = z.output<typeof budgetConfig>;
 
+/** One static branch of a `parallel:` state: a loop's name, or the loop with its parameters. */
+export const parallelBranch = z.union([
+  z.string().min(1),
+  z.strictObject({ loop: z.string().min(1), with: z.record(z.string(), z.unknown()).optional() }),
+]);
+
+/**
+ * Temporal allows 2,000 pending child workflows per run; the cap leaves room for the parent's
+ * other work and keeps one fan-out from holding a worker's every slot.
+ */
+export const MAX_PARALLEL_WORKERS = 1000;
+
+/**
+ * A `parallel:` state (fsm/run/parallel.ts, docs/loop-format.md#parallel-states): each item (or
+ * branch) runs a loop as a child run, at most `max_workers` at once, joined in item order.
+ * Which of `items`/`branches` is given, and with what, is checked in fsm/definition/parallel-checks.ts.
+ */
+export const parallelConfig = z.strictObject({
+  /** A template rendering to a JSON array (or lines, with `items_from: lines`), or a YAML list. */
+  items: z.union([z.string(), z.array(z.unknown())]).optional(),
+  /** How a rendered `items` string is read: a JSON array (default) or one item per non-empty line. */
+  items_from: z.enum(['json', 'lines']).optional(),
+  /** Static branches instead of items: each a loop's name or `{ loop, with }`. */
+  branches: z.array(parallelBranch).optional(),
+  /** The loop each item runs (with `items`). */
+  loop: z.string().min(1).optional(),
+  /** Each item's parameters; string values are templates that may use `${item}` and `${item_index}`. */
+  with: z.record(z.string(), z.unknown()).optional(),
+  max_workers: z.number().int().min(1).max(MAX_PARALLEL_WORKERS).default(4),
+  isolation: z.enum(['none', 'worktree']).default('none'),
+  fail_mode: z.enum(['collect', 'fail_fast']).default('collect'),
+});
+export type ParallelConfig = z.output<typeof parallelConfig>;
+export const PARALLEL_KEYS = Object.keys(parallelConfig.shape);
+
 export const stateShape = {
   description: z.string().optional(),
   action: z.string().optional(),
@@ -237,6 +272,8 @@ export const stateShape = {
   loop: z.string().optional(),
   context_passthrough: z.boolean().optional(),
   with: z.record(z.string(), z.unknown()).optional(),
+  /** Fan-out: run a loop per item (or per branch) as child runs, joined (fsm/run/parallel.ts). */
+  parallel: parallelConfig.optional(),
 };
 
 export const STATE_KEYS = Object.keys(stateShape);

@@ -6,7 +6,19 @@
  * `text` when the value is missing or empty. References do not nest: the first `}` closes one.
  */
 
-export const NAMESPACES = ['context', 'captured', 'prev', 'result', 'state', 'loop', 'env'] as const;
+export const NAMESPACES = [
+  'context',
+  'captured',
+  'prev',
+  'result',
+  'state',
+  'loop',
+  'env',
+  'item',
+  'item_index',
+] as const;
+/** Namespaces that are a value in themselves (`${result}`, `${item}`), not only a root of paths. */
+const WHOLE_VALUES: readonly string[] = ['result', 'prev', 'item', 'item_index'];
 export type Namespace = (typeof NAMESPACES)[number];
 
 export interface TextSegment {
@@ -60,7 +72,7 @@ function parseRef(body: string, raw: string, template: string, offset: number): 
       offset,
     );
   }
-  if (path.length === 0 && namespace !== 'result' && namespace !== 'prev') {
+  if (path.length === 0 && !WHOLE_VALUES.includes(namespace)) {
     throw new TemplateSyntaxError(
       `${raw} needs a path after "${namespace}." (e.g. \${${namespace}.name})`,
       template,

@@ -104,6 +104,12 @@ export interface CapturedValue {
   /** A human state's answerer (user@host) and when they answered (ISO time). */
   by?: string;
   at?: string;
+  /** A parallel state's join (fsm/run/parallel.ts): every item's result, in item order. */
+  results?: ParallelItemResult[];
+  /** A parallel state's join: items that ended in a success terminal, the others, all of them. */
+  succeeded?: number;
+  failed?: number;
+  count?: number;
 }
 
 /** Layer 1's answer: the routing key plus evaluator-specific details (`${result.*}`). */
@@ -256,6 +262,57 @@ export interface RunLoopInput {
   timeout_s?: number;
   /** What is left of the parent's loop budget: the child spends from it (only parents with a budget). */
   budget?: BudgetLimits;
+}
+
+/** One item of a parallel state, resolved by the core: the child loop it runs and with what. */
+export interface ParallelItem {
+  /** 0-based position in the state's items (or branches): results keep this order. */
+  index: number;
+  /** The item as resolved (a branch: its loop's name). */
+  item: unknown;
+  /** The child loop's name (or path), interpolated. */
+  loop: string;
+  /** The item's `with:` after interpolation (`${item}`, `${item_index}`); absent without one. */
+  bindings?: { values: Record<string, unknown>; dataContext: string[] };
+}
+
+/** What a parallel state asks the runtime to run: its items, bounded and joined. */
+export interface ParallelRequest {
+  state: string;
+  /** The parent's step: with the state and the index, makes child workflow ids unique and stable. */
+  step: number;
+  items: ParallelItem[];
+  max_workers: number;
+  fail_mode: 'collect' | 'fail_fast';
+  isolation: 'none' | 'worktree';
+  /** The state's own `timeout:` (seconds) bounds each child. */
+  timeout_s?: number;
+  /** What is left of the parent's loop budget: each child spends from it (parents with a budget only). */
+  budget?: BudgetLimits;
+}
+
+/**
+ * How one item ended: `yes` / `no` / `error` as a sub-loop state would judge its child;
+ * `cancelled` when fail_fast stopped it, `skipped` when fail_fast stopped the fan-out before it began.
+ */
+export type ItemOutcome = 'yes' | 'no' | 'error' | 'cancelled' | 'skipped';
+
+/** One item's result in a parallel state's join. */
+export interface ParallelItemResult {
+  index: number;
+  item: unknown;
+  loop: string;
+  outcome: ItemOutcome;
+  /** The child run's workflow id (absent for a skipped item). */
+  run_id?: string;
+  terminated_by?: TerminatedBy;
+  final_state?: string;
+  duration_ms?: number;
+  captured?: Record<string, CapturedValue>;
+  error?: string;
+  spent?: Spend;
+  /** `isolation: worktree`: the item's worktree, kept (with its branch) when it changed something. */
+  worktree?: { path: string; branch: string; kept: boolean };
 }
 
 /** Input of the `evaluateLlm` activity. */

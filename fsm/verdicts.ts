@@ -29,6 +29,8 @@ export function stateVerdicts(def: LoopDefinition, state: StateConfig): VerdictS
   if (state.terminal || state.next !== undefined) return undefined;
   if (state.loop !== undefined) return SUBLOOP_VERDICTS;
   if (isHumanState(state)) return humanVerdicts(state);
+  // A join of some successes (`partial`) follows on_no when there is no on_partial route.
+  if (state.parallel !== undefined) return SUBLOOP_VERDICTS;
   const config = effectiveEvaluator(def, state);
   // Without an action or a source, exit_code judges exit 0: the answer is always yes.
   if (config.type === 'exit_code' && state.action === undefined && config.source === undefined)

@@ -32,28 +32,64 @@ export interface SubloopContext {
 export function checkSubloops(def: LoopDefinition, ctx: SubloopContext): Diagnostic[] {
   const out: Diagnostic[] = [];
   const cache = new Map<string, { file: string; definition?: LoopDefinition } | { problem: Diagnostic }>();
-  for (const [name, state] of Object.entries(def.states)) {
-    if (state.loop === undefined || hasRefs(state.loop)) continue;
-    const path = ['states', name, 'loop'];
-    let child = cache.get(state.loop);
+  for (const ref of childRefs(def)) {
+    const { loop, path } = ref;
+    let child = cache.get(loop);
     if (!child) {
-      child = loadChild(state.loop, path, ctx, out);
-      cache.set(state.loop, child);
+      child = loadChild(loop, path, ctx, out);
+      cache.set(loop, child);
     }
     if ('problem' in child) {
-      out.push(child.problem);
+      out.push({ ...child.problem, path });
       continue;
     }
     if (!child.definition) {
-      out.push(
-        error(path, `sub-loop "${state.loop}" (${child.file}) is not valid; see its errors`, `fix ${child.file}`),
-      );
+      out.push(error(path, `sub-loop "${loop}" (${child.file}) is not valid; see its errors`, `fix ${child.file}`));
       continue;
     }
-    out.push(...checkBindings(def, name, state, child.definition, ctx));
+    out.push(...checkBindings(def, ref.stateName, ref.state, child.definition, ctx, ref.base));
   }
   if (hasPassthrough(def)) out.push(...checkReturnedCaptures(def, ctx));
   return out;
+}
+
+/** A static child loop a state names: a sub-loop state's, a parallel state's loop or each of its branches. */
+interface ChildRef {
+  loop: string;
+  /** Where the name is written. */
+  path: Diagnostic['path'];
+  stateName: string;
+  /** What binds the child's parameters (`with:`, `context_passthrough:`), and where it is written. */
+  state: Pick<LoopDefinition['states'][string], 'with' | 'context_passthrough'>;
+  base: Diagnostic['path'];
+}
+
+function childRefs(def: LoopDefinition): ChildRef[] {
+  const refs: ChildRef[] = [];
+  for (const [name, state] of Object.entries(def.states)) {
+    const base = ['states', name];
+    if (state.loop !== undefined && !hasRefs(state.loop))
+      refs.push({ loop: state.loop, path: [...base, 'loop'], stateName: name, state, base });
+    const parallel = state.parallel;
+    if (parallel === undefined) continue;
+    const at = [...base, 'parallel'];
+    if (parallel.loop !== undefined && !hasRefs(parallel.loop))
+      refs.push({
+        loop: parallel.loop,
+        path: [...at, 'loop'],
+        stateName: name,
+        state: { with: parallel.with },
+        base: at,
+      });
+    (parallel.branches ?? []).forEach((branch, i) => {
+      const loop = typeof branch === 'string' ? branch : branch.loop;
+      if (hasRefs(loop)) return;
+      const withs = typeof branch === 'string' ? undefined : branch.with;
+      const path = typeof branch === 'string' ? [...at, 'branches', i] : [...at, 'branches', i, 'loop'];
+      refs.push({ loop, path, stateName: name, state: { with: withs }, base: [...at, 'branches', i] });
+    });
+  }
+  return refs;
 }
 
 /**
@@ -127,14 +163,14 @@ function shortName(file: string): string {
 function checkBindings(
   parent: LoopDefinition,
   stateName: string,
-  state: LoopDefinition['states'][string],
+  state: ChildRef['state'],
   child: LoopDefinition,
   ctx: SubloopContext,
+  base: Diagnostic['path'],
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   const specs = child.parameters ?? {};
   const names = Object.keys(specs);
-  const base = ['states', stateName];
   if (state.with) {
     for (const [key, value] of Object.entries(state.with)) {
       const spec = specs[key];
@@ -171,10 +207,10 @@ function checkBindings(
     if (!spec.required || spec.default !== undefined || present.has(key)) continue;
     const fix = state.context_passthrough
       ? `add ${key}: to this loop's context:`
-      : `add with: { ${key}: <value> } to state "${stateName}"`;
+      : `add with: { ${key}: <value> } to ${base.slice(2).join('.') || 'state'} of state "${stateName}"`;
     out.push(
       error(
-        [...base, state.with ? 'with' : 'loop'],
+        [...base, state.with ? 'with' : base.length > 2 ? '' : 'loop'].filter((k) => k !== ''),
         `sub-loop "${child.name}" needs parameter "${key}"${spec.description ? ` (${spec.description})` : ''}`,
         fix,
       ),

@@ -77,6 +77,32 @@ export interface LoopActivities {
   notifyHuman: (input: NotifyHumanInput) => Promise<{ ran: boolean; exit_code?: number; error?: string }>;
 }
 
+/** Where a parallel state's item worktrees come from (activities/item-worktrees.ts). */
+export interface ItemWorktreeSource {
+  repository: string;
+  commit: string;
+  /** The run's directory relative to the repository's top. */
+  path: string;
+  /** Where the worktrees go: `<repository>/.loops/.worktrees`. */
+  baseDir: string;
+}
+
+export interface ItemWorktreeActivities {
+  /** The repository and commit the items start from, or why they cannot (not a repository, dirty). */
+  itemWorktreeSource: (input: { cwd: string }) => Promise<ItemWorktreeSource | { error: string }>;
+  prepareItemWorktree: (input: {
+    source: ItemWorktreeSource;
+    branch: string;
+    runId: string;
+  }) => Promise<{ dir: string; cwd: string }>;
+  /** Remove the item's worktree and branch unless they hold work. */
+  finishItemWorktree: (input: {
+    source: ItemWorktreeSource;
+    dir: string;
+    branch: string;
+  }) => Promise<{ kept: boolean; why?: string }>;
+}
+
 /** A portable run's checkout, claimed by the worker that answers first (see workflows/placement.ts). */
 export interface ClaimedCheckout {
   host: string;

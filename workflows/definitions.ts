@@ -7,7 +7,7 @@ import type { HumanAsk, LoopDefinition } from '../fsm/schema.js';
 import type { HumanReply } from '../fsm/human.js';
 import type { DoneSnapshot, Effect, Fork, Phase, Snapshot, Upgrade } from '../fsm/run/snapshot.js';
 import type { RunStreamEvent } from '../fsm/run/events.js';
-import type { BudgetLimits, ExecutionResult, RunLoopInput, Spend } from '../fsm/types.js';
+import type { BudgetLimits, ExecutionResult, ParallelItemResult, RunLoopInput, Spend } from '../fsm/types.js';
 
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
 
@@ -184,6 +184,25 @@ export interface LoopResumePoint {
   snapshot: Snapshot;
   effect?: Effect;
   command?: Effect;
+  /** Continued as new in the middle of a parallel state: the items that had ended (workflows/run-fanout.ts). */
+  fanout?: FanoutProgress;
+}
+
+/** A parallel state's items that ended, carried across continue-as-new (its state and step name the fan-out). */
+export interface FanoutProgress {
+  state: string;
+  step: number;
+  results: ParallelItemResult[];
+}
+
+/** A parallel state under way, for `status`: "fix_all: 37/100 done (3 failed), 4 running". */
+export interface FanoutStatus {
+  state: string;
+  total: number;
+  done: number;
+  failed: number;
+  /** Indexes of the items running now, and their child runs' ids. */
+  running: Array<{ index: number; run_id: string }>;
 }
 
 export interface LoopWorkflowInput {
@@ -248,6 +267,8 @@ export interface LoopStatus {
   host?: string;
   /** Runs with a scope lock: waiting for it (and for whom), or holding it. */
   lock?: LockStatus;
+  /** A parallel state under way: how many items ended, failed, run. */
+  fanout?: FanoutStatus;
   /** What agent calls (and sub-loops) spent so far; absent until one reports usage. */
   spent?: Spend;
   /** The run's loop budget (its own, lowered to what a parent left it); absent without one. */

@@ -27,6 +27,8 @@ import { transition } from '../fsm/run/transition.js';
 import { noteHostChange } from '../fsm/run/notes.js';
 import type { DoneSnapshot, FinishEffect, Transition } from '../fsm/run/snapshot.js';
 import { begin } from './begin-run.js';
+import { historyFull } from './history-limits.js';
+import { fanoutHooks } from './fanout-hooks.js';
 import { effectRunner, TIMED_OUT } from './perform-effect.js';
 import { Placement } from './placement.js';
 import { statusOf, statusReporter } from './run-status.js';
@@ -41,13 +43,11 @@ import {
   statusQuery,
   type LoopRunResult,
   type LoopSinks,
+  type FanoutStatus,
   type LoopStatus,
   type LoopWorkflowInput,
 } from './definitions.js';
 
-/** Continue as new well before Temporal's ~51,200-event / 50 MB history limits. */
-const MAX_HISTORY_EVENTS = 20_000;
-const MAX_HISTORY_BYTES = 20 * 1024 * 1024;
 /** A stopped run's memo carries its captured values when their JSON is at most this long. */
 const MAX_MEMO_CAPTURED_CHARS = 16 * 1024;
 
@@ -123,6 +123,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   });
 
   setHandler(snapshotQuery, () => at.snapshot);
+  /** A parallel state under way (workflows/run-fanout.ts), for the status query. */
+  let fanoutStatus: FanoutStatus | undefined;
   /** Set by the resumeHandoff update; read by the `await_handoff` effect. */
   let handoffResumed = false;
   setHandler(
@@ -146,6 +148,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     ...(lease ? { lock: lease.status() } : {}),
     ...(placement.waitingFor ? { waiting_for: placement.waitingFor } : {}),
     ...(placement.current.host ? { host: placement.current.host } : {}),
+    ...(fanoutStatus ? { fanout: fanoutStatus } : {}),
   }));
 
   const report = statusReporter(def, input, instanceId, () => at.snapshot);
@@ -201,6 +204,21 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     },
     released: () => condition(() => at.snapshot.status !== 'running' || at.snapshot.pause === undefined),
     human: (work) => humans.wait(work, placement),
+    fanout: fanoutHooks({
+      input,
+      at: () => at,
+      setAt: (next) => (at = next),
+      emit: (event) => loopEvents.emit(event),
+      status: (status) => (fanoutStatus = status),
+      continueAsNew: async (progress) => {
+        timeoutScope.cancel();
+        return continueAsNew<typeof loopWorkflow>({
+          ...input,
+          options: placement.carried(),
+          resume: { snapshot: at.snapshot, effect: at.effect, fanout: progress },
+        });
+      },
+    }),
   });
 
   try {
@@ -212,12 +230,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         return settle(at.snapshot, input);
       }
       const { snapshot, effect } = at;
-      const info = workflowInfo();
-      if (
-        info.continueAsNewSuggested ||
-        info.historyLength > (input.options.historyEventLimit ?? MAX_HISTORY_EVENTS) ||
-        info.historySize > MAX_HISTORY_BYTES
-      ) {
+      if (historyFull(input)) {
         timeoutScope.cancel();
         await continueAsNew<typeof loopWorkflow>({
           ...input,

@@ -12,10 +12,11 @@ import type { LlmReply, RunEvent, Snapshot, WorkEffect } from '../fsm/run/snapsh
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
 import { actionActivity, diffStatActivity, isLocal, llmActivity, sleepSummary } from './activity-proxies.js';
-import type { LoopWorkflowInput } from './definitions.js';
+import type { FanoutProgress, LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
 import type { Placement } from './placement.js';
 import { runChild } from './run-child.js';
+import { runFanout, type FanoutHooks } from './run-fanout.js';
 
 /**
  * Local activities are recorded when the workflow task completes. After this much local-activity
@@ -44,6 +45,8 @@ export interface EffectContext {
   released: () => Promise<void>;
   /** Waits for a person's answer to a human state, or its deadline (workflows/human-desk.ts). */
   human: (work: Extract<WorkEffect, { type: 'await_human' }>) => Promise<RunEvent>;
+  /** A parallel state's items: what ended before a continue-as-new, and how the fan-out reports (workflows/run-fanout.ts). */
+  fanout: { resumed: () => FanoutProgress | undefined } & FanoutHooks;
 }
 
 /** The event for an LLM activity's answer; histories of 0.1.0 hold an already judged result. */
@@ -174,6 +177,16 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
         // A sub-loop runs where its parent's actions run (a portable parent's claimed checkout).
         await placement.ensureClaimed();
         return runChild({ ...input, options: { ...placement.carried(), portable: undefined } }, work.input, instanceId);
+      case 'run_parallel': {
+        await placement.ensureClaimed();
+        const resumed = ctx.fanout.resumed();
+        const done =
+          resumed !== undefined && resumed.state === work.input.state && resumed.step === work.input.step
+            ? resumed.results
+            : [];
+        const parent = { ...input, options: { ...placement.carried(), portable: undefined } };
+        return runFanout(parent, work.input, instanceId, done, ctx.fanout);
+      }
     }
   };
 

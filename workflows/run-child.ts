@@ -23,6 +23,7 @@ import {
 import type { LoopActivities } from './activity-types.js';
 import type { RunEvent } from '../fsm/run/snapshot.js';
 import type { RunLoopInput } from '../fsm/types.js';
+import type { LoopDefinition } from '../fsm/schema.js';
 import { LOOP_FAILED, MAX_SUBLOOP_DEPTH, type LoopRunResult, type LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
 
@@ -38,31 +39,48 @@ function loader(parent: LoopWorkflowInput): LoopActivities['loadSubloop'] {
   return proxyActivities<LoopActivities>(queue ? { ...LOAD_OPTIONS, taskQueue: queue } : LOAD_OPTIONS).loadSubloop;
 }
 
-/** Run the child of a sub-loop state; the facts of how it ended are for the core to judge. */
-export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput, parentId: string): Promise<RunEvent> {
+/** A child loop's definition as the worker read it, or why it has none. */
+export type LoadedChild = { definition: LoopDefinition; file: string };
+
+/** The child's depth below the top-level run, or the `too_deep` fact when it would nest too deep. */
+export function childDepth(parent: LoopWorkflowInput, loop: string): number | RunEvent {
   const depth = (parent.child?.depth ?? 0) + 1;
-  if (depth > MAX_SUBLOOP_DEPTH) {
+  if (depth > MAX_SUBLOOP_DEPTH)
     return {
       type: 'subloop_unavailable',
-      why: { reason: 'too_deep', loop: request.loop, depth, limit: MAX_SUBLOOP_DEPTH },
+      why: { reason: 'too_deep', loop, depth, limit: MAX_SUBLOOP_DEPTH },
       now: Date.now(),
     };
-  }
+  return depth;
+}
+
+/** Read the child loop `loop` on the worker (the `loadSubloop` activity), or the fact of why it cannot run. */
+export async function loadChild(parent: LoopWorkflowInput, loop: string): Promise<LoadedChild | RunEvent> {
   let loaded: Awaited<ReturnType<LoopActivities['loadSubloop']>>;
   try {
-    loaded = await loader(parent)({ name: request.loop, cwd: parent.options.cwd });
+    loaded = await loader(parent)({ name: loop, cwd: parent.options.cwd });
   } catch (err) {
     if (isCancellation(err)) throw err;
     return {
       type: 'subloop_unavailable',
-      why: { reason: 'load_failed', loop: request.loop, failure: failureOf(err) },
+      why: { reason: 'load_failed', loop, failure: failureOf(err) },
       now: Date.now(),
     };
   }
   if ('error' in loaded)
     return { type: 'subloop_unavailable', why: { reason: 'invalid', error: loaded.error }, now: Date.now() };
-  const definition = loaded.definition;
-  const input: LoopWorkflowInput = {
+  return loaded;
+}
+
+/** What the child is given: its definition, the parent's options (not failing on a non-terminal end), what it is bound with. */
+export function childInput(
+  parent: LoopWorkflowInput,
+  request: Pick<RunLoopInput, 'passthrough' | 'bindings' | 'budget'>,
+  definition: LoopDefinition,
+  depth: number,
+  parentId: string,
+): LoopWorkflowInput {
+  return {
     definition,
     // A child's end is reported to its parent as a result: with the parent's `closeAsOutcome` a
     // child that did not succeed fails with it (LoopFailed), never otherwise.
@@ -76,6 +94,51 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
       ...(request.budget ? { budget: request.budget } : {}),
     },
   };
+}
+
+/** How the child workflow is started: its id, queue, cancellation, memo, summary and search attributes. */
+export function childOptions(
+  parent: LoopWorkflowInput,
+  input: LoopWorkflowInput,
+  file: string,
+  ids: { parentId: string; workflowId: string; summary: string; memo?: Record<string, unknown> },
+) {
+  const definition = input.definition;
+  return {
+    args: [input] as [LoopWorkflowInput],
+    workflowId: ids.workflowId,
+    taskQueue: workflowInfo().taskQueue,
+    cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+    parentClosePolicy: ParentClosePolicy.TERMINATE,
+    memo: {
+      ...inheritedMemo(),
+      cwd: input.options.cwd,
+      file,
+      loop: definition.name,
+      parent: ids.parentId,
+      ...ids.memo,
+    },
+    staticSummary: ids.summary.slice(0, 190),
+    ...(parent.options.searchAttributes
+      ? {
+          searchAttributes: {
+            LoopName: [definition.name],
+            LoopCategory: [definition.category ?? ''],
+            ...inheritedCheckout(parent),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Run the child of a sub-loop state; the facts of how it ended are for the core to judge. */
+export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput, parentId: string): Promise<RunEvent> {
+  const depth = childDepth(parent, request.loop);
+  if (typeof depth !== 'number') return depth;
+  const loaded = await loadChild(parent, request.loop);
+  if ('type' in loaded) return loaded;
+  const definition = loaded.definition;
+  const input = childInput(parent, request, definition, depth, parentId);
   // The state's `timeout:` bounds the child run: when it runs out the child is cancelled (its
   // processes killed, its captured values kept) and the state's verdict is `error`.
   const limit =
@@ -85,24 +148,14 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
   const timedOut = () =>
     limit !== undefined && limit.consideredCancelled && !CancellationScope.current().consideredCancelled;
   const run = () =>
-    executeChild('loopWorkflow', {
-      args: [input],
-      workflowId: `${parentId}.${request.state}.${request.step}`,
-      taskQueue: workflowInfo().taskQueue,
-      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-      parentClosePolicy: ParentClosePolicy.TERMINATE,
-      memo: { ...inheritedMemo(), cwd: parent.options.cwd, file: loaded.file, loop: definition.name, parent: parentId },
-      staticSummary: `ll-loop: ${definition.name} (sub-loop of state ${request.state})`.slice(0, 190),
-      ...(parent.options.searchAttributes
-        ? {
-            searchAttributes: {
-              LoopName: [definition.name],
-              LoopCategory: [definition.category ?? ''],
-              ...inheritedCheckout(parent),
-            },
-          }
-        : {}),
-    });
+    executeChild(
+      'loopWorkflow',
+      childOptions(parent, input, loaded.file, {
+        parentId,
+        workflowId: `${parentId}.${request.state}.${request.step}`,
+        summary: `ll-loop: ${definition.name} (sub-loop of state ${request.state})`,
+      }),
+    );
   try {
     // A child of 0.4.0 or later that did not succeed fails with its result (fsm/run/outcome.ts).
     const result = await (limit ? limit.run(run) : run()).catch((err: unknown) => {
@@ -130,7 +183,7 @@ export async function runChild(parent: LoopWorkflowInput, request: RunLoopInput,
 }
 
 /** The loop result a child that did not succeed failed with (LoopFailed), if that is what `err` is. */
-function resultOfFailedChild(err: unknown): LoopRunResult | undefined {
+export function resultOfFailedChild(err: unknown): LoopRunResult | undefined {
   if (!(err instanceof ChildWorkflowFailure)) return undefined;
   const cause = err.cause;
   if (!(cause instanceof ApplicationFailure) || cause.type !== LOOP_FAILED) return undefined;

@@ -3,6 +3,7 @@
  * itself (its `status` query) while it is open, or its result once it has closed.
  * `--follow` (and `ll-loop monitor`) streams its progress instead (client/commands/follow.ts).
  */
+import { fanoutLines } from '../reporters/fanout-line.js';
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import { spendLine } from '../../fsm/run/budget.js';
 import type { ExecutionResult } from '../../fsm/types.js';
@@ -123,6 +124,7 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
           ['answer', live.human.answer] as [string, string],
         ]
       : []),
+    ...(live.fanout ? [['fan-out', fanoutLines(live.fanout).join(`\n${''.padEnd(14)}`)] as [string, string]] : []),
     ...(live.handoff
       ? [
           [

@@ -187,6 +187,13 @@ export const testSpec: CommandSpec = {
         `trace the answers with ll-loop simulate ${target}, or run the loop and answer it with ll-loop answer`,
       );
     }
+    if (state.parallel !== undefined) {
+      const loops = state.parallel.branches?.map((b) => (typeof b === 'string' ? b : b.loop)) ?? [state.parallel.loop];
+      throw new UsageError(
+        `state "${stateName}" is a parallel state (it runs ${loops.join(', ')} as child loops); ll-loop test runs one state's action, not child loops`,
+        `test the child's states (ll-loop test ${loops[0] ?? '<loop>'} <state>), or trace this loop with ll-loop simulate ${target}`,
+      );
+    }
     const missing = missingValues(definition, stateName, captured);
     if (missing.length) {
       throw new UsageError(

@@ -251,8 +251,12 @@ class ChainFollower {
   private noteChildren(events: HistoryEvent[]): void {
     if (this.opts.children === false) return;
     for (const e of events) {
-      const id = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+      const started = e.startChildWorkflowExecutionInitiatedEventAttributes;
+      const id = started?.workflowId;
       if (!id || this.seenChildren.has(id)) continue;
+      // A parallel state's items (memo `item`) are not sub-loop states: their ends are the parent's
+      // `item_done` events, and their own events are read from each child (`logs <child id>`).
+      if (started?.memo?.fields?.item !== undefined) continue;
       this.seenChildren.add(id);
       const gate = new Gate(this.startsAhead > 0);
       if (this.startsAhead > 0) this.startsAhead -= 1;

@@ -312,6 +312,23 @@ function createLane(
       case 'loop_fork':
         line(style.dim(`rerun of ${safeText(event.forked_from ?? '?')} from state ${safeText(event.state ?? '?')}`));
         break;
+      case 'fanout_start':
+        header(
+          event,
+          `${event.count ?? '?'} item${event.count === 1 ? '' : 's'}${event.loop === undefined ? '' : ` of loop ${event.loop}`}, ${event.max_workers ?? '?'} at once`,
+        );
+        break;
+      case 'item_done': {
+        const ok = event.outcome === 'yes';
+        const text = `item ${event.index ?? '?'}: ${event.outcome ?? '?'}${event.error === undefined ? '' : ` (${oneLine(event.error, 100)})`}`;
+        line(`${INDENT}${ok ? style.dim(safeText(text)) : style.yellow(safeText(text))}`);
+        break;
+      }
+      case 'fanout_join':
+        line(
+          `${INDENT}${style.dim(`joined: ${event.succeeded ?? '?'}/${event.count ?? '?'} succeeded, ${event.failed ?? '?'} failed`)}`,
+        );
+        break;
       case 'host_change':
         line(
           style.dim(

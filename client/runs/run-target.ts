@@ -170,6 +170,7 @@ export function describePhase(phase: string): string {
     handoff: 'paused on a handoff',
     paused: 'paused by a person',
     human: 'waiting for a person',
+    parallel: 'items running',
     done: 'done',
   };
   return names[phase] ?? phase;

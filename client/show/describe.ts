@@ -20,8 +20,27 @@ export function kindText(state: StateConfig): string {
   if (state.terminal) return 'terminal';
   if (typeof state.loop === 'string') return 'sub-loop';
   if (isHumanState(state)) return `human (${humanAsk(state)})`;
+  if (state.parallel !== undefined) return 'parallel';
   if (state.action === undefined) return NONE;
   return actionKind(state);
+}
+
+/** The loops a parallel state's branches run, in order. */
+export function branchLoops(state: StateConfig): string[] {
+  return (state.parallel?.branches ?? []).map((b) => (typeof b === 'string' ? b : b.loop));
+}
+
+/** What a parallel state runs: `fix-one × each item (max 4, worktree, fail_fast)` or `lint | test | typecheck (max 4)`. */
+export function fanOutText(state: StateConfig): string | undefined {
+  const parallel = state.parallel;
+  if (parallel === undefined) return undefined;
+  const how = [
+    `max ${parallel.max_workers}`,
+    ...(parallel.isolation === 'worktree' ? ['worktree'] : []),
+    ...(parallel.fail_mode === 'fail_fast' ? ['fail_fast'] : []),
+  ].join(', ');
+  const what = parallel.branches !== undefined ? branchLoops(state).join(' | ') : `${parallel.loop ?? '?'} × each item`;
+  return `${what} (${how})`;
 }
 
 /** How a sub-loop state feeds its child: `with: a, b`, passthrough, or isolated. */
@@ -35,6 +54,8 @@ function childInput(state: StateConfig): string {
 export function actionText(state: StateConfig, max: number, def?: LoopDefinition): string {
   if (typeof state.loop === 'string') return oneLine(printable(`${state.loop}${childInput(state)}`), max);
   if (isHumanState(state)) return oneLine(printable(`asks: ${state.prompt ?? ''}`), max);
+  const fanOut = fanOutText(state);
+  if (fanOut !== undefined) return oneLine(printable(fanOut), max);
   if (state.action === undefined) return NONE;
   const runner =
     def === undefined || actionKind(state) !== 'prompt'
@@ -98,6 +119,7 @@ export function evaluatorText(def: LoopDefinition, state: StateConfig): string {
   else if (typeof state.loop === 'string') text = 'child loop result';
   else if (isHumanState(state))
     text = `a person's answer${state.timeout === undefined ? '' : ` (timeout ${state.timeout}s)`}`;
+  else if (state.parallel !== undefined) text = 'join: all (yes), some (partial), none (no)';
   else {
     const config = effectiveEvaluator(def, state);
     text = evaluatorDetail(config);

@@ -53,6 +53,7 @@ function notes(node: StateNode): string[] {
   if (node.terminal) out.push(node.failure ? 'terminal, failure' : 'terminal');
   if (node.subLoop !== undefined) out.push(`runs loop ${printable(node.subLoop)}`);
   if (node.human !== undefined) out.push(`asks a person: ${node.human}`);
+  if (node.fanOut !== undefined) out.push(`fans out: ${printable(node.fanOut.text)} ⇉ join`);
   if (node.unreachable) out.push('unreachable');
   return out;
 }

@@ -6,6 +6,7 @@
 import { CURRENT, declaredTargets, NOT_VERDICT_ROUTES } from '../../fsm/routing.js';
 import type { HumanAsk, LoopDefinition, StateConfig } from '../../fsm/schema.js';
 import { humanAsk, isHumanState } from '../../fsm/human.js';
+import { branchLoops, fanOutText } from './describe.js';
 
 /** Where an exit goes: a state (`$current` resolves to the state itself), or a `${…}` template. */
 export type Target = { kind: 'state'; name: string; viaCurrent: boolean } | { kind: 'dynamic'; template: string };
@@ -28,6 +29,8 @@ export interface StateNode {
   subLoop?: string;
   /** A human state: what it asks a person (`approval`, `choice`, `text`, `json`). */
   human?: HumanAsk;
+  /** A parallel state: the loops it fans out to (one per branch, or the items' loop), joined before its exits. */
+  fanOut?: { loops: string[]; items: boolean; text: string };
   /** No path from the initial state leads here. */
   unreachable: boolean;
   exits: Exit[];
@@ -244,6 +247,13 @@ function markBackEdges(nodes: Record<string, StateNode>, order: readonly string[
   }
 }
 
+function fanOutOf(config: StateConfig): Pick<StateNode, 'fanOut'> {
+  const text = fanOutText(config);
+  if (text === undefined) return {};
+  const items = config.parallel?.branches === undefined;
+  return { fanOut: { loops: items ? [config.parallel?.loop ?? '?'] : branchLoops(config), items, text } };
+}
+
 /** Build the graph of a loop definition (validated, or at least schema-shaped). */
 export function buildGraph(def: LoopDefinition): LoopGraph {
   const nodes: Record<string, StateNode> = {};
@@ -256,6 +266,7 @@ export function buildGraph(def: LoopDefinition): LoopGraph {
       failure: config.terminal === true && config.failure === true,
       ...(typeof config.loop === 'string' ? { subLoop: config.loop } : {}),
       ...(isHumanState(config) ? { human: humanAsk(config) } : {}),
+      ...fanOutOf(config),
       unreachable: false,
       exits: exitsOf(def, name, config),
     };

@@ -88,6 +88,23 @@ function edgeLabel(exit: Exit, from: StateNode): string {
   );
 }
 
+/**
+ * A parallel state as a composite state: a fork to each branch's loop (or to the items' loop,
+ * once per item), and a join before the state's own exits.
+ */
+function fanOutBlock(id: string, fanOut: NonNullable<StateNode['fanOut']>, used: Set<string>): string[] {
+  const fork = claim(`${id}_fork`, used);
+  const join = claim(`${id}_join`, used);
+  const lines = [`  state ${id} {`, `    state ${fork} <<fork>>`, `    state ${join} <<join>>`, `    [*] --> ${fork}`];
+  fanOut.loops.forEach((loop, i) => {
+    const child = claim(`${id}_${i + 1}`, used);
+    const label = fanOut.items ? `${loop} × each item` : loop;
+    lines.push(`    state "${mermaidText(label)}" as ${child}`, `    ${fork} --> ${child}`, `    ${child} --> ${join}`);
+  });
+  lines.push(`    ${join} --> [*]`, '  }');
+  return lines;
+}
+
 /** The diagram's lines (no trailing newline). */
 export function renderMermaid(def: LoopDefinition, graph: LoopGraph = buildGraph(def)): string[] {
   const used = new Set<string>();
@@ -99,6 +116,7 @@ export function renderMermaid(def: LoopDefinition, graph: LoopGraph = buildGraph
     const node = graph.nodes[name]!;
     if (node.subLoop !== undefined) lines.push(`  ${id} : loop ${mermaidText(node.subLoop)}`);
     if (node.human !== undefined) lines.push(`  ${id} : asks a person (${node.human})`);
+    if (node.fanOut !== undefined) lines.push(...fanOutBlock(id, node.fanOut, used));
   }
   // Dynamic targets (`${…}` templates) are shown as one pseudo-state each: the state is chosen at run time.
   const dynamic = new Map<string, string>();

@@ -1,7 +1,15 @@
 /** Turning zod issues into diagnostics that say what is wrong and how to fix it. */
 import type { z } from 'zod';
 import { error, type Diagnostic } from '../diagnostics.js';
-import { LOOP_KEYS, RETRY_KEYS, STATE_KEYS, UNSUPPORTED_EVALUATORS, evaluateConfig, llmOverride } from '../schema.js';
+import {
+  LOOP_KEYS,
+  PARALLEL_KEYS,
+  RETRY_KEYS,
+  STATE_KEYS,
+  UNSUPPORTED_EVALUATORS,
+  evaluateConfig,
+  llmOverride,
+} from '../schema.js';
 import { didYouMean } from '../suggest.js';
 
 const EVALUATOR_TYPES = evaluateConfig.options.map((o) => o.shape.type.value as string);
@@ -34,6 +42,7 @@ function knownKeysAt(raw: unknown, path: Path): string[] {
     return typeof type === 'string' ? (EVALUATOR_KEYS[type] ?? []) : [];
   }
   if (path.length === 3 && path[0] === 'states' && path[2] === 'retry') return RETRY_KEYS;
+  if (path.length === 3 && path[0] === 'states' && path[2] === 'parallel') return PARALLEL_KEYS;
   if (path.length === 1 && path[0] === 'llm')
     return ['provider', 'model', 'base_url', 'api_key_env', 'max_tokens', 'timeout', 'enabled', 'schema_retries'];
   if (path[path.length - 1] === 'llm') return Object.keys(llmOverride.shape);

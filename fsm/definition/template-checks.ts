@@ -14,13 +14,19 @@ import { TemplateSyntaxError, templateRefs, type RefSegment } from '../template.
 
 type Path = Diagnostic['path'];
 
+/** A template of a state: where it is, and which references are allowed there. */
+export interface StateTemplate {
+  path: Path;
+  text: string;
+  envAllowed: boolean;
+  /** `${item}` and `${item_index}`: only in a parallel state's per-item `with:`. */
+  itemAllowed?: true;
+}
+
 /** Every template in a state, with its path and whether `${env.*}` is allowed there (also for `ll-loop test`). */
-export function stateTemplates(
-  name: string,
-  state: StateConfig,
-): Array<{ path: Path; text: string; envAllowed: boolean }> {
+export function stateTemplates(name: string, state: StateConfig): Array<StateTemplate> {
   const base: Path = ['states', name];
-  const out: Array<{ path: Path; text: string; envAllowed: boolean }> = [];
+  const out: Array<StateTemplate> = [];
   if (state.action !== undefined) out.push({ path: [...base, 'action'], text: state.action, envAllowed: true });
   const evaluate = state.evaluate as Record<string, unknown> | undefined;
   for (const field of ['source', 'target', 'toward', 'tolerance', 'previous', 'prompt']) {
@@ -45,14 +51,39 @@ export function stateTemplates(
       for (const [k, v] of Object.entries(value)) visitParam(v, [...path, k]);
   };
   if (state.params !== undefined) visitParam(state.params, [...base, 'params']);
+  out.push(...parallelTemplates(base, state));
   return out;
 }
 
-/** Names the states of `def` capture. */
+/** A parallel state's templates: its items, its loop, each item's and each branch's `with:` (no `${env.*}`: they travel in history). */
+function parallelTemplates(base: Path, state: StateConfig): StateTemplate[] {
+  const parallel = state.parallel;
+  if (parallel === undefined) return [];
+  const at: Path = [...base, 'parallel'];
+  const out: StateTemplate[] = [];
+  if (typeof parallel.items === 'string') out.push({ path: [...at, 'items'], text: parallel.items, envAllowed: false });
+  if (parallel.loop !== undefined) out.push({ path: [...at, 'loop'], text: parallel.loop, envAllowed: false });
+  for (const [key, value] of Object.entries(parallel.with ?? {}))
+    if (typeof value === 'string')
+      out.push({ path: [...at, 'with', key], text: value, envAllowed: false, itemAllowed: true });
+  (parallel.branches ?? []).forEach((branch, i) => {
+    if (typeof branch === 'string') return;
+    for (const [key, value] of Object.entries(branch.with ?? {}))
+      if (typeof value === 'string')
+        out.push({ path: [...at, 'branches', i, 'with', key], text: value, envAllowed: false, itemAllowed: true });
+  });
+  return out;
+}
+
+/** Names the states of `def` capture (a parallel state captures its join under its own name). */
 export function capturedNames(def: LoopDefinition): Set<string> {
-  // A human state captures its answer under its `capture:`, else its own name (fsm/run/on-human.ts).
+  // A human state captures its answer under its `capture:`, else its own name (fsm/run/on-human.ts);
+  // a parallel state its join under its own name.
   return new Set(
-    Object.entries(def.states).flatMap(([name, s]) => (s.capture ? [s.capture] : isHumanState(s) ? [name] : [])),
+    Object.entries(def.states).flatMap(([name, s]) => [
+      ...(s.capture ? [s.capture] : isHumanState(s) ? [name] : []),
+      ...(s.parallel !== undefined ? [name] : []),
+    ]),
   );
 }
 
@@ -106,7 +137,7 @@ export function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
   // With passthrough, names may come back from a child: client/subloops.ts checks them.
   const deferCaptures = hasPassthrough(def);
   for (const [name, state] of Object.entries(def.states)) {
-    for (const { path, text, envAllowed } of stateTemplates(name, state)) {
+    for (const { path, text, envAllowed, itemAllowed } of stateTemplates(name, state)) {
       let refs: RefSegment[];
       try {
         refs = templateRefs(text);
@@ -115,7 +146,19 @@ export function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
         else throw err;
         continue;
       }
-      for (const ref of refs) checkRef(def, ref, path, envAllowed, captures, deferCaptures, out);
+      for (const ref of refs) {
+        if ((ref.namespace === 'item' || ref.namespace === 'item_index') && !itemAllowed) {
+          out.push(
+            error(
+              path,
+              `${ref.raw} is only defined in a parallel state's with: (each item's parameters)`,
+              'pass the item to the child loop through parallel.with: and use it there as ${context.<parameter>}',
+            ),
+          );
+          continue;
+        }
+        checkRef(def, ref, path, envAllowed, captures, deferCaptures, out);
+      }
     }
   }
 }

@@ -3,6 +3,7 @@
  * before every run. Pure: takes the parsed YAML value, returns diagnostics and, when there are no
  * errors, the definition with defaults applied.
  */
+import { checkParallelState } from './parallel-checks.js';
 import { ContextError, resolveContext } from './context.js';
 import { error, hasErrors, warning, type Diagnostic } from '../diagnostics.js';
 import { actionKind } from '../action.js';
@@ -174,6 +175,7 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
   }
   checkRetryAndMaintain(def, path, state, out);
   checkSubloopState(path, state, out);
+  checkParallelState(path, state, out);
   checkMcpState(path, state, out);
   checkHumanState(path, state, out);
   if (

@@ -142,6 +142,21 @@ export type LoopForkEvent = Fact<
   'loop_fork',
   { loop: string; forked_from: string; state: string; iteration: number; context?: string[] }
 >;
+/** A parallel state starts its items (fsm/run/parallel.ts); `loop` absent for branches. */
+export type FanoutStartEvent = Fact<
+  'fanout_start',
+  { state: string; count: number; max_workers: number; fail_mode: string; loop?: string }
+>;
+/** One item of a parallel state ended (or was skipped by fail_fast); `run_id` is its child run. */
+export type ItemDoneEvent = Fact<
+  'item_done',
+  { state: string; index: number; outcome: string; run_id?: string; error?: string }
+>;
+/** A parallel state's items are joined: how many, how many succeeded, the verdict it routes on. */
+export type FanoutJoinEvent = Fact<
+  'fanout_join',
+  { state: string; count: number; succeeded: number; failed: number; verdict: string }
+>;
 /** Where a portable run's checkout moved (fsm/run/notes.ts); the first claim has no `from_host`. */
 export type HostChangeEvent = Fact<
   'host_change',
@@ -180,7 +195,10 @@ export type LoopEvent =
   | PausedEvent
   | UnpausedEvent
   | SteeredEvent
-  | LoopForkEvent;
+  | LoopForkEvent
+  | FanoutStartEvent
+  | ItemDoneEvent
+  | FanoutJoinEvent;
 
 export type EventName = LoopEvent['event'];
 /** The fields of event `E` besides its name (what `emit` takes). */
@@ -316,6 +334,9 @@ export const EVENT_FIELDS = {
     context: 'string[]?',
   },
   loop_fork: { loop: 'string', forked_from: 'string', state: 'string', iteration: 'number', context: 'string[]?' },
+  fanout_start: { state: 'string', count: 'number', max_workers: 'number', fail_mode: 'string', loop: 'string?' },
+  item_done: { state: 'string', index: 'number', outcome: 'string', run_id: 'string?', error: 'string?' },
+  fanout_join: { state: 'string', count: 'number', succeeded: 'number', failed: 'number', verdict: 'string' },
 } as const satisfies EventSpecs;
 
 /**

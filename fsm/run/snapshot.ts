@@ -17,6 +17,8 @@ import type {
   PrevResult,
   RunActionInput,
   RunLoopInput,
+  ParallelItemResult,
+  ParallelRequest,
 } from '../types.js';
 import type { RunStreamEvent } from './events.js';
 import type { HumanReply } from '../human.js';
@@ -28,6 +30,7 @@ export type WaitPhase =
   | 'llm'
   | 'git_diff'
   | 'subloop'
+  | 'parallel'
   | 'backoff'
   | 'retry_delay'
   | 'maintain_delay'
@@ -258,6 +261,10 @@ export type RunEvent =
   | { type: 'subloop_failed'; loop: string; failure: Failure; timedOut: boolean; now: number }
   /** The child could not be prepared: nested too deep, its file unreadable, or invalid. */
   | { type: 'subloop_unavailable'; why: SubloopUnavailable; now: number }
+  /** A parallel state's items all ended (or were skipped by fail_fast): every result, in item order. */
+  | { type: 'parallel_done'; results: ParallelItemResult[]; now: number }
+  /** A parallel state could not start its items (isolation refused: not a git repository, a dirty one). */
+  | { type: 'parallel_unavailable'; error: string; now: number }
   /** diff_stall: the worker's `git diff --stat` of the state's scope, or why it has none. */
   | { type: 'diff_stat_done'; stat: string; now: number }
   | { type: 'diff_stat_error'; error: string; now: number }
@@ -298,6 +305,8 @@ export type WorkEffect =
   | { type: 'evaluate_llm'; input: LlmRequest }
   | { type: 'diff_stat'; input: DiffStatRequest }
   | { type: 'run_loop'; input: RunLoopInput }
+  /** Run a parallel state's items as child runs, at most `max_workers` at once, and join them. */
+  | { type: 'run_parallel'; input: ParallelRequest }
   | { type: 'sleep'; ms: number; reason: 'backoff' | 'retry' | 'maintain_delay' }
   /** A rate limit's pause: until an instant, so a continue-as-new mid-pause does not wait again from the start. */
   | { type: 'sleep'; ms: number; until_ms: number; reason: 'rate_limit' }

@@ -20,6 +20,7 @@ import { reaskText } from '../answer-check.js';
 import { subloopInput } from './subloop.js';
 import { isHumanState } from '../human.js';
 import { askHuman } from './human-wait.js';
+import { startParallel } from './parallel-start.js';
 import { actionKind, actionTimeout, displayAction } from '../action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget, type BudgetHit } from './budget.js';
@@ -65,6 +66,10 @@ export function execute(d: Draft): void {
   emit(d, 'state_enter', { state: snap.current, iteration: snap.iteration });
   if (state.loop !== undefined) return runSubloop(d, { ...state, loop: state.loop });
   if (isHumanState(state)) return askHuman(d, state, (message) => failState(d, state, message));
+  if (state.parallel !== undefined) {
+    const unresolved = startParallel(d, state);
+    return unresolved === undefined ? undefined : failState(d, state, unresolved);
+  }
   if (state.action === undefined) return decide(d, state, null);
   runAction(d, state, state.action);
 }

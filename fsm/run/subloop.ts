@@ -17,7 +17,7 @@ import type { ActionResult, BudgetLimits, CapturedValue, ExecutionResult, RunLoo
 const RUNTIME_DATA = new Set(['captured', 'prev', 'result']);
 
 /** Whether `template` carries run-time data (directly or through a data-bound context key). */
-function carriesData(template: string, dataContext: readonly string[]): boolean {
+export function carriesData(template: string, dataContext: readonly string[]): boolean {
   return templateRefs(template).some(
     (ref) =>
       RUNTIME_DATA.has(ref.namespace) || (ref.namespace === 'context' && dataContext.includes(ref.path[0] ?? '')),

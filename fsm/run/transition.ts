@@ -24,6 +24,7 @@ import { compareDiffStall, DEFAULT_MAX_STALL } from '../evaluators/diff-stall.js
 import { afterEvaluation, decide, enter, execute, failState, retryIfFailed, runAction } from './steps.js';
 import { onInvalidAnswer, onInvalidOutput } from './reask.js';
 import { onSubloopEvent } from './on-subloop.js';
+import { onParallelEvent } from './parallel.js';
 import { onRateLimited, resumeAfterRateLimit } from './rate-limit.js';
 import { actionKind } from '../action.js';
 import { hasBudget } from './budget.js';
@@ -107,6 +108,9 @@ function advance(d: Draft, event: RunEvent): void {
     case 'subloop_failed':
     case 'subloop_unavailable':
       return onSubloopEvent(d, event);
+    case 'parallel_done':
+    case 'parallel_unavailable':
+      return onParallelEvent(d, event);
     case 'llm_rate_limited':
       return onRateLimited(d, 'llm', event.rate_limit, d.snap.pending);
     case 'llm_invalid':

@@ -83,16 +83,28 @@ function simulationDefinition(def: LoopDefinition, decided: ReadonlyMap<string, 
   const states: Record<string, StateConfig> = {};
   for (const [name, state] of Object.entries(def.states)) {
     const judged =
-      decided.has(name) && state.loop === undefined && !isHumanState(state)
+      decided.has(name) && state.loop === undefined && !isHumanState(state) && state.parallel === undefined
         ? { evaluate: { type: 'llm_structured', min_confidence: 0, uncertain_suffix: false } as const }
         : {};
     states[name] = {
       ...state,
       ...(state.action === undefined ? {} : { action: SIMULATED_ACTION, action_type: 'shell' as const }),
       ...judged,
+      ...simulatedParallel(state),
     };
   }
   return { ...def, llm: { ...def.llm, enabled: true }, states };
+}
+
+/**
+ * A parallel state with items from run-time data (or per-item parameters from it) runs one
+ * synthetic item: nothing ran that could have printed the list.
+ */
+function simulatedParallel(state: StateConfig): Partial<StateConfig> {
+  const parallel = state.parallel;
+  if (parallel === undefined || parallel.branches !== undefined) return {};
+  const { items_from: _from, with: _with, ...rest } = parallel;
+  return { parallel: { ...rest, items: Array.isArray(parallel.items) ? parallel.items : ['simulated item'] } };
 }
 
 /** Trace `def` under `scenario`, for at most `maxSteps` state executions. */
@@ -114,7 +126,7 @@ export function simulate(def: LoopDefinition, scenario: Scenario, maxSteps: numb
       if (e.event === 'state_enter') {
         const state = String(e.state);
         const original = def.states[state]!;
-        const evaluated = decided.has(state) && original.loop === undefined;
+        const evaluated = decided.has(state) && original.loop === undefined && original.parallel === undefined;
         steps.push({
           step: steps.length + 1,
           iteration: Number(e.iteration),
@@ -211,6 +223,17 @@ function factFor(t: Transition, state: string, verdict: string, set: VerdictSet 
         captured: {},
       };
       return { type: 'subloop_done', result, timedOut: false, now };
+    }
+    case 'run_parallel': {
+      // Every item ends as the scenario's verdict says: all succeed (yes) or none does (no).
+      const results = effect.input.items.map((item) => ({
+        index: item.index,
+        item: item.item,
+        loop: item.loop,
+        outcome: passes ? ('yes' as const) : ('no' as const),
+        run_id: `simulated-${item.index}`,
+      }));
+      return { type: 'parallel_done', results, now };
     }
     case 'diff_stat': {
       // A passing pass changed the diff; a failing one shows the last diff again (a state's first

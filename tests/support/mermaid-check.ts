@@ -17,6 +17,14 @@ export function checkMermaid(text: string): string[] {
     new RegExp(`^  (${ID}) --> (${ID}) : ${LABEL}$`),
     new RegExp(`^  classDef [a-z]+ [a-z-]+:[#0-9a-z]+(,[a-z-]+:[#0-9a-z]+)*$`),
     new RegExp(`^  class ${ID}(,${ID})* [a-z]+$`),
+    // A parallel state: a composite state with a fork, its branches and a join.
+    new RegExp(`^  state (${ID}) \\{$`),
+    new RegExp(`^  \\}$`),
+    new RegExp(`^    state (${ID}) <<(fork|join)>>$`),
+    new RegExp(`^    state "${LABEL}" as (${ID})$`),
+    new RegExp(`^    \\[\\*\\] --> (${ID})$`),
+    new RegExp(`^    (${ID}) --> \\[\\*\\]$`),
+    new RegExp(`^    (${ID}) --> (${ID})$`),
   ];
   for (const line of rest) {
     if (!forms.some((f) => f.test(line))) problems.push(`not Mermaid this renderer may print: ${line}`);

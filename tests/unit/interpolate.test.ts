@@ -74,8 +74,18 @@ describe('parseTemplate', () => {
     }
   });
 
-  it('lists the seven namespaces', () => {
-    expect([...NAMESPACES]).toEqual(['context', 'captured', 'prev', 'result', 'state', 'loop', 'env']);
+  it('lists the nine namespaces (item and item_index for parallel states)', () => {
+    expect([...NAMESPACES]).toEqual([
+      'context',
+      'captured',
+      'prev',
+      'result',
+      'state',
+      'loop',
+      'env',
+      'item',
+      'item_index',
+    ]);
   });
 
   it.each([

@@ -1,0 +1,84 @@
+// `npm run bench -- --only parallel`: a parallel state's fan-out on a worker in this process.
+// 100 items whose sub-loop is one state `sleep 0.5`, max_workers 10 (ideal 5 s, goal 7.5 s from
+// fanout_start to fanout_join on 2 cores), and 1,000 items of `true`: wall time, overhead per item
+// ((wall - ideal) / items), and this process's peak RSS (VmHWM: the worker runs here).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  connectClient,
+  connectWorkerConnection,
+  createLoopWorker,
+  endpoint,
+  project,
+  round,
+  validateLoop,
+} from './context.mjs';
+
+function peakRssMb() {
+  const line = readFileSync('/proc/self/status', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
+  return line ? round(Number(line.replace(/\D+/g, '')) / 1024, 1) : undefined;
+}
+
+async function fanOut({ items, action, workers, seconds }) {
+  mkdirSync(join(project, '.loops'), { recursive: true });
+  writeFileSync(
+    join(project, '.loops', 'bench-item.yaml'),
+    `name: bench-item\ndescription: one item\ninitial: run\nstates:\n  run: { action: "${action}", next: done }\n  done: { terminal: true }\n`,
+  );
+  const def = validateLoop({
+    name: 'bench-parallel',
+    description: 'fan-out',
+    initial: 'fan',
+    states: {
+      fan: {
+        parallel: { items: Array.from({ length: items }, (_, i) => i), loop: 'bench-item', max_workers: workers },
+        on_yes: 'done',
+        on_no: 'done',
+      },
+      done: { terminal: true },
+    },
+  }).definition;
+  const { client, connection } = await connectClient(endpoint);
+  const native = await connectWorkerConnection(endpoint);
+  const taskQueue = `bench-parallel-${process.pid}-${items}`;
+  const workflowId = `bench-parallel-${Date.now()}-${items}`;
+  const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
+  const at = {};
+  events.subscribe(workflowId, (e) => {
+    if (e.event === 'fanout_start' || e.event === 'fanout_join') at[e.event] = performance.now();
+  });
+  const result = await worker.runUntil(async () => {
+    const handle = await client.workflow.start('loopWorkflow', {
+      workflowId,
+      taskQueue,
+      args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: 0 } }],
+      memo: { cwd: project },
+    });
+    return handle.result();
+  });
+  await events.close();
+  await native.close();
+  await connection.close();
+  const wallS = (at.fanout_join - at.fanout_start) / 1000;
+  const ideal = Math.ceil(items / workers) * seconds || 0;
+  const joined = result.captured.fan;
+  return {
+    items,
+    max_workers: workers,
+    action,
+    succeeded: joined?.succeeded,
+    wall_s: round(wallS, 2),
+    ideal_s: ideal,
+    overhead_per_item_s: round((wallS - ideal) / items, 3),
+    worker_peak_rss_mb: peakRssMb(),
+  };
+}
+
+export async function parallelBench() {
+  return [
+    await fanOut({ items: 100, action: 'sleep 0.5', workers: 10, seconds: 0.5 }),
+    await fanOut({ items: 1000, action: 'true', workers: 10, seconds: 0 }),
+  ];
+}

@@ -1,0 +1,226 @@
+/**
+ * A parallel state's items as child workflows (fsm/run/parallel.ts decides; this carries it out).
+ *
+ * - Bounded: `max_workers` lanes each take the next item in order and run it to its end, so at
+ *   most that many children are open at once. Temporal allows 2,000 pending children per run;
+ *   the schema caps `max_workers` at 1,000.
+ * - Exact: each item's result is kept once, by index, and noted once (`item_done`); a worker
+ *   killed at any point replays the same commands (child ids are deterministic:
+ *   `<parent>.<state>.<step>.<index>`), so no item starts twice and none is lost.
+ * - Long: when the history grows past the run's limit (workflows/history-limits.ts) the lanes
+ *   stop taking items, the running ones end, and the run continues as new carrying the ended
+ *   items' results (`resume.fanout`); the new run starts only the rest. Each item costs the
+ *   parent about six history events, so 10,000 items take about three runs of ~20,000 events.
+ * - Stopped: the children run in the effect's cancellation scope (WAIT_CANCELLATION_COMPLETED),
+ *   so stopping the parent stops every running child and its processes first. `fail_fast`
+ *   cancels the running items on the first that does not succeed and skips the rest.
+ */
+import { CancellationScope, CancelledFailure, executeChild, isCancellation } from '@temporalio/workflow';
+import { itemResult, stoppedItem } from '../fsm/run/parallel-items.js';
+import { unavailableText } from '../fsm/run/facts.js';
+import type { RunEvent } from '../fsm/run/snapshot.js';
+import type { ParallelItem, ParallelItemResult, ParallelRequest } from '../fsm/types.js';
+import type { FanoutProgress, FanoutStatus, LoopWorkflowInput } from './definitions.js';
+import { failureOf } from './error-text.js';
+import { inItemWorktree, worktreeSource } from './item-worktree.js';
+import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
+
+/** What the fan-out tells its run while it goes on. */
+export interface FanoutHooks {
+  /** An item ended (or was skipped): note `item_done`, once per item. */
+  itemDone(result: ParallelItemResult): void;
+  /** The live counts, for the status query (undefined once the fan-out is over). */
+  status(status: FanoutStatus | undefined): void;
+  /** Whether the history is long enough to continue as new. */
+  historyFull(): boolean;
+  /** Continue as new with the ended items' results (never returns). */
+  continueAsNew(progress: FanoutProgress): Promise<never>;
+}
+
+/** The child run id of one item: stable across replays and continue-as-new. */
+export function itemRunId(parentId: string, request: ParallelRequest, index: number): string {
+  return `${parentId}.${request.state}.${request.step}.${index}`;
+}
+
+/** Run the items of `request` (those not in `done`) and return the join's fact. */
+export async function runFanout(
+  parent: LoopWorkflowInput,
+  request: ParallelRequest,
+  parentId: string,
+  done: readonly ParallelItemResult[],
+  hooks: FanoutHooks,
+): Promise<RunEvent> {
+  const results = new Map<number, ParallelItemResult>(done.map((r) => [r.index, r]));
+  const todo = request.items.filter((item) => !results.has(item.index));
+  if (todo.length === 0) return joined(results);
+  const depth = childDepth(parent, todo[0]!.loop);
+  if (typeof depth !== 'number' && depth.type === 'subloop_unavailable')
+    return { type: 'parallel_unavailable', error: unavailableText(depth.why), now: Date.now() };
+  if (typeof depth !== 'number') return depth;
+  const loaded = await loadAll(parent, todo);
+  const source = request.isolation === 'worktree' ? await worktreeSource(parent) : undefined;
+  if (source !== undefined && 'error' in source)
+    return { type: 'parallel_unavailable', error: source.error, now: Date.now() };
+  const failFast = request.fail_mode === 'fail_fast';
+  const outer = CancellationScope.current();
+  const running = new Map<number, { scope: CancellationScope; runId: string }>();
+  let stopping = failFast && [...results.values()].some((r) => r.outcome !== 'yes');
+  let checkpoint = false;
+  let cursor = 0;
+
+  const report = (): void =>
+    hooks.status({
+      state: request.state,
+      total: request.items.length,
+      done: results.size,
+      failed: [...results.values()].filter((r) => r.outcome !== 'yes').length,
+      running: [...running.entries()].map(([index, r]) => ({ index, run_id: r.runId })),
+    });
+
+  const settle = (result: ParallelItemResult): void => {
+    if (results.has(result.index)) return;
+    results.set(result.index, result);
+    hooks.itemDone(result);
+    if (failFast && result.outcome !== 'yes' && !stopping) {
+      stopping = true;
+      for (const other of running.values()) other.scope.cancel();
+    }
+    report();
+  };
+
+  const lane = async (): Promise<void> => {
+    while (cursor < todo.length && !stopping && !checkpoint) {
+      if (hooks.historyFull()) {
+        checkpoint = true;
+        return;
+      }
+      const item = todo[cursor++]!;
+      const runId = itemRunId(parentId, request, item.index);
+      const child = loaded.get(item.loop)!;
+      if ('type' in child) {
+        settle(itemResult(item, runId, child as Extract<RunEvent, { type: 'subloop_unavailable' }>));
+        continue;
+      }
+      const scope = new CancellationScope({
+        cancellable: true,
+        ...(request.timeout_s === undefined ? {} : { timeout: request.timeout_s * 1000 }),
+      });
+      running.set(item.index, { scope, runId });
+      report();
+      const start = (cwd: string) =>
+        runItem(
+          { ...parent, options: { ...parent.options, cwd } },
+          { request, item, child, depth, parentId, runId },
+          scope,
+          outer,
+          () => stopping,
+        );
+      const result = source
+        ? await inItemWorktree(parent, source, parentId, item, start)
+        : await start(parent.options.cwd);
+      running.delete(item.index);
+      settle(result);
+    }
+  };
+
+  report();
+  // Every lane ends before the fan-out does: a stopped parent's children all record their
+  // cancelled end (WAIT_CANCELLATION_COMPLETED) before the parent records its own.
+  const lanes = await Promise.allSettled(
+    Array.from({ length: Math.min(request.max_workers, todo.length) }, () => lane()),
+  );
+  const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+  if (failed) throw failed.reason;
+  if (checkpoint && !stopping && results.size < request.items.length)
+    return hooks.continueAsNew({ state: request.state, step: request.step, results: [...results.values()] });
+  for (const item of todo) if (!results.has(item.index)) settle(stoppedItem(item, undefined));
+  hooks.status(undefined);
+  return joined(results);
+}
+
+function joined(results: Map<number, ParallelItemResult>): RunEvent {
+  return { type: 'parallel_done', results: [...results.values()].sort((a, b) => a.index - b.index), now: Date.now() };
+}
+
+/** Each distinct loop read once (in item order), or why it cannot run. */
+async function loadAll(
+  parent: LoopWorkflowInput,
+  items: readonly ParallelItem[],
+): Promise<Map<string, LoadedChild | RunEvent>> {
+  const names = [...new Set(items.map((item) => item.loop))];
+  const loaded = await Promise.all(names.map((name) => loadChild(parent, name)));
+  return new Map(names.map((name, i) => [name, loaded[i]!]));
+}
+
+/** One item's child run, to its end: its result, `cancelled` when fail_fast stopped it; a stopped parent rethrows. */
+interface ItemRun {
+  request: ParallelRequest;
+  item: ParallelItem;
+  child: LoadedChild;
+  depth: number;
+  parentId: string;
+  runId: string;
+}
+
+async function runItem(
+  parent: LoopWorkflowInput,
+  { request, item, child, depth, parentId, runId }: ItemRun,
+  scope: CancellationScope,
+  outer: CancellationScope,
+  stopping: () => boolean,
+): Promise<ParallelItemResult> {
+  const input = childInput(
+    parent,
+    { ...item, ...(request.budget ? { budget: request.budget } : {}) },
+    child.definition,
+    depth,
+    parentId,
+  );
+  const options = childOptions(parent, input, child.file, {
+    parentId,
+    workflowId: runId,
+    summary: `ll-loop: ${child.definition.name} (item ${item.index} of state ${request.state})`,
+    memo: { item: item.index, state: request.state },
+  });
+  try {
+    const result = await scope.run(() =>
+      executeChild('loopWorkflow', options).catch((err: unknown) => {
+        const failed = resultOfFailedChild(err);
+        if (failed) return failed;
+        throw err;
+      }),
+    );
+    if (outer.consideredCancelled) throw new CancelledFailure(`stopped while item ${item.index} ran`);
+    const { snapshot: _snapshot, ...outcome } = result;
+    const judged = itemResult(item, runId, { type: 'subloop_done', result: outcome, timedOut: false, now: Date.now() });
+    if (scope.consideredCancelled && stopping())
+      return { ...judged, outcome: 'cancelled', error: 'stopped by fail_fast' };
+    if (scope.consideredCancelled && request.timeout_s !== undefined)
+      return {
+        ...judged,
+        outcome: 'error',
+        error: `the state's timeout of ${request.timeout_s}s ran out; the item was stopped`,
+      };
+    return judged;
+  } catch (err) {
+    // Only the parent being stopped stops it; an item stopped by fail_fast or its timeout is a result.
+    if (isCancellation(err) && outer.consideredCancelled) throw err;
+    if (scope.consideredCancelled && stopping()) return stoppedItem(item, runId);
+    if (scope.consideredCancelled && request.timeout_s !== undefined)
+      return {
+        index: item.index,
+        item: item.item,
+        loop: item.loop,
+        run_id: runId,
+        outcome: 'error',
+        error: `the state's timeout of ${request.timeout_s}s ran out; the item was stopped`,
+      };
+    return itemResult(item, runId, {
+      type: 'subloop_failed',
+      loop: child.definition.name,
+      failure: failureOf(err),
+      timedOut: false,
+      now: Date.now(),
+    });
+  }
+}
