@@ -135,14 +135,7 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
     const workflowExecution = ctx?.info.workflowExecution;
     if (ctx === undefined || workflowExecution === undefined) return once(input);
     const activityId = ctx.info.activityId;
-    // One action is one step of its execution, however often the workflow schedules it: a pinned
-    // run whose host was cut off schedules the action anew (a new activity id) until the host
-    // answers, and a completion the host could not report must still be recognised then.
-    const key = {
-      workflowId: workflowExecution.workflowId,
-      runId: workflowExecution.runId,
-      activityId: `step-${input.step}`,
-    };
+    const key = { workflowId: workflowExecution.workflowId, runId: workflowExecution.runId, activityId };
     const done = readJournal(journalDir, key);
     if (done !== undefined) {
       ctx.log.warn(
