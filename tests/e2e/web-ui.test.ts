@@ -8,38 +8,11 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium, SKIP_BROWSER } from '../support/chromium.js';
 import { freePort } from '../support/processes.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
-const CHROMIUM = process.env.LL_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-/** Debian's chromium, installed on demand where we are root (CI); otherwise a clear failure. */
-function ensureChromium(): void {
-  if (existsSync(CHROMIUM)) return;
-  if (process.getuid?.() !== 0)
-    throw new Error(
-      `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) or set LL_SKIP_BROWSER_TEST=1`,
-    );
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env, timeout: 300_000 });
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
-    encoding: 'utf8',
-    env,
-    timeout: 600_000,
-  });
-  if (!existsSync(CHROMIUM)) throw new Error(`could not install chromium with apt-get: ${install.stderr?.slice(-500)}`);
-}
-
-describe.skipIf(process.env.LL_SKIP_BROWSER_TEST === '1')('Temporal Web UI', () => {
+describe.skipIf(SKIP_BROWSER)('Temporal Web UI', () => {
   let cwd: string;
   let env: NodeJS.ProcessEnv;
   let uiPort: number;
