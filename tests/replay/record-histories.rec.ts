@@ -96,6 +96,7 @@ async function record(scenario: Scenario): Promise<HistoryManifest['scenarios'][
       args: [input],
       memo: { cwd: p.cwd },
     });
+    await scenario.drive?.(handle, p);
     if (scenario.cancelAfterMs !== undefined) {
       await new Promise((r) => setTimeout(r, scenario.cancelAfterMs));
       await handle.cancel();

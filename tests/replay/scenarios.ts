@@ -7,7 +7,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { FIXTURES, script, verdicts } from '../integration/harness.js';
+import { waitFor } from '../support/processes.js';
+import { pauseUpdate, steerUpdate } from '../../workflows/control-definitions.js';
+import { answerHumanUpdate, resumeHandoffUpdate, statusQuery } from '../../workflows/definitions.js';
 
 export interface ScenarioProject {
   cwd: string;
@@ -33,6 +37,11 @@ export interface Scenario {
   pinned?: boolean;
   /** Context keys given on the command line (`--context`): data, not code. */
   dataContext?: string[];
+  /**
+   * What a person does to the run once it started (answers, pause, steer), through the run's
+   * Updates as the CLI sends them; the recorder then waits for the run's end.
+   */
+  drive?: (handle: WorkflowHandle, p: ScenarioProject) => Promise<void>;
 }
 
 const CHILD = `
@@ -63,6 +72,28 @@ const JUDGE_SCHEMA = {
   },
   required: ['verdict'],
 };
+
+/** Waits until the run's status says `ready`. */
+async function until(handle: WorkflowHandle, what: string, ready: (s: Awaited<ReturnType<typeof status>>) => boolean) {
+  await waitFor(what, async () => ready(await status(handle)), 60_000);
+}
+const status = (handle: WorkflowHandle) => handle.query(statusQuery);
+const BY = { by: 'recorder@replay' };
+
+const PARALLEL_ITEM = `
+name: item
+description: one item of a fan-out
+initial: run
+parameters:
+  name: { type: string, required: true }
+states:
+  run:
+    action: "echo item-\${context.name}; case \${context.name} in bad*) exit 1;; esac"
+    on_yes: done
+    on_no: failed
+  done: { terminal: true }
+  failed: { terminal: true, failure: true }
+`;
 
 const FLAKY =
   'n=$(cat attempts 2>/dev/null || echo 0); n=$((n + 1)); echo $n > attempts; echo "attempt $n"; [ "$n" -ge 3 ]';
@@ -471,6 +502,120 @@ export const SCENARIOS: Scenario[] = [
         work: { action: 'do some work', action_type: 'prompt', next: 'work', on_budget: 'stop' },
         stop: { action: 'echo out of budget', terminal: true },
       },
+    },
+  },
+  {
+    name: 'human',
+    covers:
+      'human states: an approval answered with an edit through the answerHuman Update (captured answer, by), a choice, and a text question that times out on its durable deadline (on_timeout)',
+    definition: {
+      name: 'human',
+      initial: 'plan',
+      states: {
+        plan: { action: 'echo the plan', capture: 'plan', next: 'review' },
+        review: {
+          action_type: 'human',
+          prompt: 'Apply ${captured.plan.output}?',
+          timeout: 3600,
+          on_yes: 'pick',
+          on_no: 'done',
+          on_edit: 'pick',
+        },
+        pick: {
+          action_type: 'human',
+          ask: 'choice',
+          prompt: 'Which way?',
+          options: ['ship', 'drop'],
+          timeout: 3600,
+          on_ship: 'wait',
+          on_drop: 'done',
+        },
+        wait: { action_type: 'human', ask: 'text', prompt: 'Anything else?', timeout: 1, on_timeout: 'report' },
+        report: { action: 'echo "${captured.review.edit} by ${captured.review.by}"', next: 'done' },
+        done: { terminal: true },
+      },
+    },
+    drive: async (handle) => {
+      await until(handle, 'review to wait', (s) => s.human?.state === 'review');
+      await handle.executeUpdate(answerHumanUpdate, {
+        args: [{ ...BY, state: 'review', reply: { kind: 'edit', text: 'apply it carefully' } }],
+      });
+      await until(handle, 'pick to wait', (s) => s.human?.state === 'pick');
+      await handle.executeUpdate(answerHumanUpdate, {
+        args: [{ ...BY, state: 'pick', reply: { kind: 'choice', option: 'ship' } }],
+      });
+    },
+  },
+  {
+    name: 'steering',
+    covers:
+      'steering: pause (the run holds after its action), then steer (which releases it) to another state with a context edit and a note',
+    definition: {
+      name: 'steering',
+      initial: 'plan',
+      context: { target: 'all' },
+      states: {
+        plan: { action: 'while [ ! -f go ]; do sleep 0.05; done; echo plan', next: 'build' },
+        build: { action: 'echo "build ${context.target}"', next: 'done' },
+        review: { action: 'echo "review ${context.target}"', next: 'done' },
+        done: { terminal: true },
+      },
+    },
+    drive: async (handle, p) => {
+      await until(handle, 'plan to run', (s) => s.state === 'plan');
+      await handle.executeUpdate(pauseUpdate, { args: [BY] });
+      writeFileSync(join(p.cwd, 'go'), '');
+      await until(handle, 'the run to hold', (s) => s.phase === 'paused');
+      await handle.executeUpdate(steerUpdate, {
+        args: [{ ...BY, to: 'review', context: { target: 'docs' }, note: 'docs first' }],
+      });
+    },
+  },
+  {
+    name: 'parallel',
+    covers:
+      'a parallel state: items as child workflows (max_workers 2, one failing) joined on_partial, then static branches joined on_yes',
+    prepare: (p) => {
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      writeFileSync(join(p.cwd, '.loops', 'item.yaml'), PARALLEL_ITEM);
+      writeFileSync(join(p.cwd, '.loops', 'child.yaml'), CHILD);
+      return {};
+    },
+    definition: {
+      name: 'parallel',
+      initial: 'list',
+      states: {
+        list: { action: 'echo \'["a","b","bad-c"]\'', capture: 'todo', next: 'fan' },
+        fan: {
+          parallel: { items: '${captured.todo.output}', loop: 'item', with: { name: '${item}' }, max_workers: 2 },
+          on_yes: 'branches',
+          on_partial: 'branches',
+          on_no: 'failed',
+        },
+        branches: { parallel: { branches: ['child', 'child'] }, on_yes: 'report', on_no: 'failed' },
+        report: { action: 'echo "${captured.fan.succeeded}/${captured.fan.count}"', next: 'done' },
+        done: { terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    },
+  },
+  {
+    name: 'handoff',
+    covers: 'stdoutSignals: a CONTEXT_HANDOFF line pauses the run (on_handoff: pause) until resumeHandoff; LOOP_STOP ends it',
+    definition: {
+      name: 'handoff',
+      initial: 'work',
+      states: {
+        work: {
+          action: 'if [ -f resumed ]; then echo "LOOP_STOP: all done"; else touch resumed; echo "CONTEXT_HANDOFF: pick up at b"; fi',
+          next: 'work',
+        },
+        done: { terminal: true },
+      },
+    },
+    drive: async (handle) => {
+      await until(handle, 'the handoff', (s) => s.phase === 'handoff');
+      await handle.executeUpdate(resumeHandoffUpdate);
     },
   },
 ];
