@@ -601,13 +601,15 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'handoff',
-    covers: 'stdoutSignals: a CONTEXT_HANDOFF line pauses the run (on_handoff: pause) until resumeHandoff; LOOP_STOP ends it',
+    covers:
+      'stdoutSignals: a CONTEXT_HANDOFF line pauses the run (on_handoff: pause) until resumeHandoff; LOOP_STOP ends it',
     definition: {
       name: 'handoff',
       initial: 'work',
       states: {
         work: {
-          action: 'if [ -f resumed ]; then echo "LOOP_STOP: all done"; else touch resumed; echo "CONTEXT_HANDOFF: pick up at b"; fi',
+          action:
+            'if [ -f resumed ]; then echo "LOOP_STOP: all done"; else touch resumed; echo "CONTEXT_HANDOFF: pick up at b"; fi',
           next: 'work',
         },
         done: { terminal: true },
