@@ -104,6 +104,7 @@ export async function runStatus(session: Session, id: string): Promise<RunStatus
           },
         }
       : {}),
+    ...(status.fanout ? { fanout: status.fanout } : {}),
     ...(status.rate_limited
       ? {
           rate_limited: {
