@@ -136,6 +136,8 @@ export async function uiBench() {
       (await client.workflow.count(`LoopName = 'uinoop' AND ExecutionStatus != 'Running'`)).count >= runs;
     while (!(await ended()) && Date.now() < listed) await sleep(500);
     const loads = [];
+    const breakdowns = [];
+    const readsBefore = [...server.feed.readMs];
     for (let i = 0; i < 3; i += 1) {
       const p = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       const t0 = Date.now();
@@ -147,6 +149,24 @@ export async function uiBench() {
         { timeout: 60_000 },
       );
       loads.push(Date.now() - t0);
+      // Where the time went, in the page's clock from navigation: the page's HTML, its script, the
+      // first list of runs received (and how many it had), the first with all of them.
+      breakdowns.push(
+        await p.evaluate((n) => {
+          const nav = performance.getEntriesByType('navigation')[0];
+          const script = performance.getEntriesByType('resource').find((r) => r.name.includes('/app.js'));
+          const lists = performance.getEntriesByType('mark').filter((m) => m.name.startsWith('ll-runs:'));
+          const full = lists.find((m) => Number(m.name.slice(8)) >= n);
+          const r = (x) => (x === undefined ? null : Math.round(x));
+          return {
+            html_ms: r(nav?.responseEnd),
+            script_ms: r(script?.responseEnd),
+            first_list_ms: r(lists[0]?.startTime),
+            first_list_runs: lists[0] ? Number(lists[0].name.slice(8)) : 0,
+            full_list_ms: r(full?.startTime),
+          };
+        }, runs),
+      );
       await p.close();
     }
     return {
@@ -158,6 +178,8 @@ export async function uiBench() {
       first_load_ms: loads,
       first_load_median_ms: round(median(loads)),
       first_load_goal_ms: 1000,
+      first_load_breakdown: breakdowns,
+      server_list_reads_ms: { before_pages: readsBefore, latest: [...server.feed.readMs] },
     };
   } finally {
     await browser.close();

@@ -180,9 +180,19 @@ describe('ll-loop ui routes', () => {
   it('pass pause, steer, answer and rerun to the source with their bodies checked', async () => {
     const token = { 'X-LL-Token': server.token, 'Content-Type': 'application/json' };
     expect((await call('POST', '/api/run/demo-1/pause', token)).status).toBe(200);
-    const steer = await call('POST', '/api/run/demo-1/steer', token, JSON.stringify({ to: 'b', note: 'n', context: ['k=v'] }));
+    const steer = await call(
+      'POST',
+      '/api/run/demo-1/steer',
+      token,
+      JSON.stringify({ to: 'b', note: 'n', context: ['k=v'] }),
+    );
     expect(steer.status).toBe(200);
-    const answer = await call('POST', '/api/run/demo-1/answer', token, JSON.stringify({ reply: { kind: 'json', value: { a: 1 } } }));
+    const answer = await call(
+      'POST',
+      '/api/run/demo-1/answer',
+      token,
+      JSON.stringify({ reply: { kind: 'json', value: { a: 1 } } }),
+    );
     expect(answer.status).toBe(200);
     const rerun = await call('POST', '/api/run/demo-1/rerun', token, JSON.stringify({ from: 'a#2' }));
     expect(rerun.status).toBe(200);

@@ -8,7 +8,14 @@ import { RunsFeed } from '../../ui/server/runs-feed.js';
 import type { RunSource } from '../../ui/server/run-source.js';
 import type { RunRow, RunsMessage } from '../../ui/server/wire.js';
 
-const row = (id: string): RunRow => ({ id, loop: 'l', status: 'completed', open: false, outcome: 'succeeded', started: new Date(0).toISOString() });
+const row = (id: string): RunRow => ({
+  id,
+  loop: 'l',
+  status: 'completed',
+  open: false,
+  outcome: 'succeeded',
+  started: new Date(0).toISOString(),
+});
 
 async function until(what: string, cond: () => boolean): Promise<void> {
   const deadline = Date.now() + 15_000;

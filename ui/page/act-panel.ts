@@ -9,25 +9,8 @@ import { safeText } from '../../client/reporters/safe-text.js';
 import type { HumanReply } from '../../fsm/human.js';
 import type { ActionAnswer, ActRequest, RunStatusView } from '../server/wire.js';
 import { act } from './api.js';
+import { contextLines, visitsOf } from './act-forms.js';
 import { fill, h } from './dom.js';
-
-/** `K=V` lines → `K=V` strings (blank lines left out). */
-export function contextLines(text: string): string[] {
-  return text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-}
-
-/** `plan#1`, `work#1`, `plan#2`, …: each visit of each state on the path, in order. */
-export function visitsOf(path: string[]): string[] {
-  const seen = new Map<string, number>();
-  return path.map((state) => {
-    const n = (seen.get(state) ?? 0) + 1;
-    seen.set(state, n);
-    return `${state}#${n}`;
-  });
-}
 
 export interface ActPanelView {
   runId: string;
@@ -48,11 +31,19 @@ export class ActPanel {
   private readonly pause = h('button', { type: 'button', id: 'pause' }, 'Pause');
   private readonly unpause = h('button', { type: 'button', id: 'unpause' }, 'Unpause');
   private readonly steerTo = h('select', { id: 'steer-to', 'aria-label': 'steer to state' });
-  private readonly steerContext = h('textarea', { id: 'steer-context', rows: '2', placeholder: 'context K=V, one a line' });
+  private readonly steerContext = h('textarea', {
+    id: 'steer-context',
+    rows: '2',
+    placeholder: 'context K=V, one a line',
+  });
   private readonly steerNote = h('input', { id: 'steer-note', type: 'text', placeholder: 'note' });
   private readonly steer = h('button', { type: 'button', id: 'steer' }, 'Steer');
   private readonly rerunFrom = h('select', { id: 'rerun-from', 'aria-label': 're-run from' });
-  private readonly rerunContext = h('textarea', { id: 'rerun-context', rows: '2', placeholder: 'context K=V, one a line' });
+  private readonly rerunContext = h('textarea', {
+    id: 'rerun-context',
+    rows: '2',
+    placeholder: 'context K=V, one a line',
+  });
   private readonly rerun = h('button', { type: 'button', id: 'rerun' }, 'Re-run from here');
 
   /** `onDone`: after each answer (the page refreshes the status); `onNewRun`: a rerun started one. */
@@ -80,7 +71,11 @@ export class ActPanel {
       }),
     );
     this.rerun.addEventListener('click', () =>
-      this.send(this.rerun, { action: 'rerun', from: this.rerunFrom.value, context: contextLines(this.rerunContext.value) }),
+      this.send(this.rerun, {
+        action: 'rerun',
+        from: this.rerunFrom.value,
+        context: contextLines(this.rerunContext.value),
+      }),
     );
   }
 
@@ -134,9 +129,20 @@ export class ActPanel {
     const rows: HTMLElement[] = [];
     if (human.ask === 'approval') {
       rows.push(
-        h('div', { class: 'row' }, button('answer-yes', 'Yes', reply({ kind: 'yes' })), button('answer-no', 'No', reply({ kind: 'no' }))),
+        h(
+          'div',
+          { class: 'row' },
+          button('answer-yes', 'Yes', reply({ kind: 'yes' })),
+          button('answer-no', 'No', reply({ kind: 'no' })),
+        ),
         text,
-        h('div', { class: 'row' }, button('answer-edit', 'Answer with this edit', (b) => this.send(b, { action: 'answer', reply: { kind: 'edit', text: text.value } }))),
+        h(
+          'div',
+          { class: 'row' },
+          button('answer-edit', 'Answer with this edit', (b) =>
+            this.send(b, { action: 'answer', reply: { kind: 'edit', text: text.value } }),
+          ),
+        ),
       );
     } else if (human.ask === 'choice') {
       rows.push(
@@ -163,7 +169,12 @@ export class ActPanel {
         }),
       );
     } else {
-      rows.push(text, button('answer-send', 'Send', (b) => this.send(b, { action: 'answer', reply: { kind: 'text', text: text.value } })));
+      rows.push(
+        text,
+        button('answer-send', 'Send', (b) =>
+          this.send(b, { action: 'answer', reply: { kind: 'text', text: text.value } }),
+        ),
+      );
     }
     fill(
       this.human,

@@ -4,6 +4,7 @@
  * as POSTs with the token in their header.
  */
 import type { ActionAnswer, ActRequest, RunStatusView } from '../server/wire.js';
+import { retryDelay } from './retry.js';
 
 export const TOKEN = new URLSearchParams(location.search).get('token') ?? '';
 
@@ -16,15 +17,6 @@ export interface StreamHandlers<M> {
   onMessage: (message: M) => void;
   /** The stream is up (`true`) or cut, the browser retrying (`false`). */
   onConnection: (up: boolean) => void;
-}
-
-/** The waits between attempts to reopen a stream the browser gave up on: 0.5 s doubling to 8 s. */
-export const RETRY_FIRST_MS = 500;
-export const RETRY_MAX_MS = 8000;
-
-/** The wait before the `attempt`-th reopening (1-based). */
-export function retryDelay(attempt: number): number {
-  return Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.max(0, attempt - 1));
 }
 
 /**

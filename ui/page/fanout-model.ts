@@ -58,7 +58,13 @@ export function itemSucceeded(item: FanoutItem): boolean {
 export function fanoutCounts(
   view: FanoutView,
   status: RunStatusView | null,
-): { done: number; failed: number; running: number; waiting: number; runningIds: Array<{ index: number; runId: string }> } {
+): {
+  done: number;
+  failed: number;
+  running: number;
+  waiting: number;
+  runningIds: Array<{ index: number; runId: string }>;
+} {
   const ended = [...view.ended.values()];
   const done = ended.filter(itemSucceeded).length;
   const failed = ended.length - done;

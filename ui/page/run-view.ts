@@ -9,6 +9,7 @@ import type { RunMessage, RunStatusView } from '../server/wire.js';
 import { ActPanel } from './act-panel.js';
 import { act, openStream, runStatus } from './api.js';
 import { childrenList } from './children-view.js';
+import { liveBadge } from './live-badge.js';
 import { duration, fill, h } from './dom.js';
 import { drawGraph, paintGraph, type DrawnGraph } from './graph-view.js';
 import { applyMessage, emptyModel, litAhead, litState, type ActionView, type RunModel } from './run-model.js';
@@ -32,27 +33,6 @@ function actionBlock(a: ActionView): HTMLElement {
     h('h4', {}, bits.join(' · ')),
     h('pre', { class: 'output' }, a.text === '' ? (a.running ? '' : '(no output)') : safeText(a.text)),
   );
-}
-
-/**
- * The badge of an open run: waiting for a person, paused, rate-limited and running each have
- * their own colour and words (the status query tells them apart; a handoff pause is known from
- * its events before the query answers).
- */
-export function liveBadge(
-  handoff: boolean,
-  status: RunStatusView | null,
-  lit: string,
-): { kind: 'waiting' | 'paused' | 'rate_limited' | 'running'; text: string } {
-  if (status?.human) return { kind: 'waiting', text: `waiting for a person · ${status.human.state}` };
-  if (status?.phase === 'rate_limited')
-    return {
-      kind: 'rate_limited',
-      text: `rate-limited · ${lit}${status.rate_limited ? ` · again at ${new Date(status.rate_limited.resumes_at).toLocaleTimeString()}` : ''}`,
-    };
-  if (status?.paused) return { kind: 'paused', text: `${status.paused.holding ? 'paused' : 'pausing'} by ${status.paused.by} · ${lit}` };
-  if (handoff || status?.phase === 'handoff') return { kind: 'paused', text: `paused on a handoff · ${lit}` };
-  return { kind: 'running', text: `running · ${lit}` };
 }
 
 export function showRun(root: HTMLElement, runId: string): () => void {

@@ -132,6 +132,8 @@ export function showRuns(root: HTMLElement): () => void {
   const close = openStream<RunsMessage>('/api/runs/stream', {
     onMessage: (m) => {
       if (m.type === 'runs') {
+        // When each list came, and how long it was (the bench reads these marks).
+        performance.mark(`ll-runs:${m.runs.length}`);
         runs = m.runs;
         error = undefined;
       } else error = m.message;

@@ -42,7 +42,8 @@ export function parseActRequest(action: (typeof BODY_ACTIONS)[number], body: str
   let v: Record<string, unknown>;
   try {
     const parsed = JSON.parse(body) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { problem: 'the body is not a JSON object' };
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      return { problem: 'the body is not a JSON object' };
     v = parsed as Record<string, unknown>;
   } catch {
     return { problem: 'the body is not JSON' };

@@ -83,17 +83,15 @@ export const ROUTES: Route[] = [
     path: new RegExp(`^/api/run/${RUN_ID}/status$`),
     handler: async (_req, res, [id], ctx) => json(res, 200, { status: await ctx.source.status(id!) }),
   },
-  ...BODY_ACTIONS.map(
-    (action): Route => ({
-      method: 'POST',
-      path: new RegExp(`^/api/run/${RUN_ID}/${action}$`),
-      handler: async (_req, res, [id], ctx, body) => {
-        const parsed = parseActRequest(action, body);
-        if ('problem' in parsed) json(res, 400, { ok: false, message: `${action}: ${parsed.problem}` });
-        else answer(res, await ctx.source.act(id!, parsed.request));
-      },
-    }),
-  ),
+  ...BODY_ACTIONS.map((action): Route => ({
+    method: 'POST',
+    path: new RegExp(`^/api/run/${RUN_ID}/${action}$`),
+    handler: async (_req, res, [id], ctx, body) => {
+      const parsed = parseActRequest(action, body);
+      if ('problem' in parsed) json(res, 400, { ok: false, message: `${action}: ${parsed.problem}` });
+      else answer(res, await ctx.source.act(id!, parsed.request));
+    },
+  })),
 ];
 
 function answer(res: ServerResponse, a: { ok: boolean; message: string }): void {
@@ -101,12 +99,7 @@ function answer(res: ServerResponse, a: { ok: boolean; message: string }): void 
 }
 
 /** Routes one request (see the module comment). Never throws: a failing handler is a 500. */
-export async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RouteContext,
-  body = '',
-): Promise<void> {
+export async function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext, body = ''): Promise<void> {
   let url: URL;
   try {
     url = new URL(req.url ?? '/', `http://127.0.0.1:${ctx.port}`);

@@ -49,7 +49,10 @@ export async function actOnRun(session: Session, root: string, id: string, req: 
       }
       case 'answer': {
         const report = await answerRun(session, id, req.reply, projectScope(root));
-        return { ok: true, message: `answered ${report.run} in state ${report.state}: ${report.verdict} (by ${report.by})` };
+        return {
+          ok: true,
+          message: `answered ${report.run} in state ${report.state}: ${report.verdict} (by ${report.by})`,
+        };
       }
       case 'rerun': {
         let out = '';
@@ -64,7 +67,11 @@ export async function actOnRun(session: Session, root: string, id: string, req: 
           err: () => undefined,
         });
         const started = (JSON.parse(out) as { instance_id?: string }).instance_id;
-        return { ok: true, message: `rerunning ${id} from ${req.from} as ${started}`, ...(started ? { run: started } : {}) };
+        return {
+          ok: true,
+          message: `rerunning ${id} from ${req.from} as ${started}`,
+          ...(started ? { run: started } : {}),
+        };
       }
     }
   } catch (err) {

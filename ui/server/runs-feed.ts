@@ -28,6 +28,8 @@ export class RunsFeed {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private reading: Promise<void> | undefined;
+  /** How long each of the latest readings took, in ms (the bench reports them). */
+  readonly readMs: number[] = [];
 
   constructor(private readonly source: RunSource) {}
 
@@ -77,6 +79,8 @@ export class RunsFeed {
     } catch (err) {
       message = { type: 'error', message: `cannot list runs: ${(err as Error).message}` };
     }
+    this.readMs.push(Date.now() - started);
+    if (this.readMs.length > 20) this.readMs.shift();
     const text = JSON.stringify(message);
     if (text !== this.lastText) {
       this.lastText = text;

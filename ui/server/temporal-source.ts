@@ -21,6 +21,7 @@ import { runGraph } from './run-graph.js';
 import { tailStates } from './live-states.js';
 import { watchWorkers } from './worker-watch.js';
 import { actOnRun, errorText, runStatus } from './run-actions.js';
+import { RunsIndex } from './runs-index.js';
 import type { ActionAnswer, RunRow } from './wire.js';
 
 /** How many runs the list shows at most. */
@@ -56,7 +57,6 @@ function outcomeOf(run: RunSummary): string {
   }
 }
 
-
 export function temporalRunSource(session: Session, root: string): RunSource {
   const project = projectScope(root);
   // Closed runs do not change: their rows' state-file part is read once.
@@ -73,10 +73,14 @@ export function temporalRunSource(session: Session, root: string): RunSource {
     return part;
   };
   const runCwd = new Map<string, string>();
+  const index = new RunsIndex(
+    (where) => listRuns(session.client, { project, limit: RUNS_LIMIT, ...(where === undefined ? {} : { where }) }),
+    RUNS_LIMIT,
+  );
 
   return {
     async listRuns() {
-      const runs = await listRuns(session.client, { project, limit: RUNS_LIMIT });
+      const runs = await index.read();
       return runs.map((run): RunRow => {
         if (run.cwd) runCwd.set(run.id, run.cwd);
         return {
@@ -179,7 +183,9 @@ export function temporalRunSource(session: Session, root: string): RunSource {
           err: () => undefined,
         });
         const started = /"instance_id":\s*"([^"]+)"/.exec(out)?.[1];
-        return started ? { ok: true, message: `resumed as ${started}`, run: started } : { ok: true, message: `resumed ${id}` };
+        return started
+          ? { ok: true, message: `resumed as ${started}`, run: started }
+          : { ok: true, message: `resumed ${id}` };
       } catch (err) {
         return { ok: false, message: errorText(err) };
       }

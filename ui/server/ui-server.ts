@@ -47,6 +47,7 @@ export interface UiServer {
   /** The address to open: `http://127.0.0.1:<port>/?token=…`. */
   url: string;
   hub: RunHub;
+  feed: RunsFeed;
   close(): Promise<void>;
 }
 
@@ -112,6 +113,7 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
     token,
     url: `http://${UI_HOST}:${port}/?token=${encodeURIComponent(token)}`,
     hub,
+    feed,
     close: () =>
       new Promise<void>((resolve) => {
         feed.stop();

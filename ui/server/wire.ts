@@ -106,5 +106,11 @@ export interface RunStatusView {
   paused?: { by: string; since: string; holding: boolean; next?: string };
   rate_limited?: { kind: string; message: string; resumes_at: string };
   /** A parallel state under way: its items running now, with their child runs' ids. */
-  fanout?: { state: string; total: number; done: number; failed: number; running: Array<{ index: number; run_id: string }> };
+  fanout?: {
+    state: string;
+    total: number;
+    done: number;
+    failed: number;
+    running: Array<{ index: number; run_id: string }>;
+  };
 }
