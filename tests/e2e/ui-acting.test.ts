@@ -237,6 +237,33 @@ describe.skipIf(SKIP_BROWSER)('acting on runs from ll-loop ui', () => {
     await page.close();
   }, 240_000);
 
+  it('shows output with terminal escapes, invalid UTF-8 and <script> as neutral text', async () => {
+    const id = await start(
+      'noisy',
+      `name: noisy
+description: prints bytes a page must not obey
+initial: say
+states:
+  say:
+    action: "printf '\\\\033[31mred\\\\033[0m \\\\377\\\\376 bad <script>alert(3)</script>\\\\n'"
+    next: done
+  done:
+    terminal: true
+`,
+    );
+    const page = await runPage(id);
+    await page.locator('#run-status.succeeded').waitFor(T);
+    const out = page.locator('.action[data-state="say"] pre');
+    await out.filter({ hasText: 'alert(3)' }).waitFor(T);
+    const text = (await out.textContent()) ?? '';
+    expect(text).toContain('red');
+    expect(text).toContain('<script>alert(3)</script>');
+    expect(text).toContain('\uFFFD');
+    expect(text).not.toContain('\u001b');
+    expect(await page.locator('.outputs script').count()).toBe(0);
+    await page.close();
+  }, 120_000);
+
   it('says when the Temporal server went away, and recovers by itself once it is back', async () => {
     const id = await start('asks', ASKS);
     const list = await newPage();
