@@ -160,6 +160,13 @@ async function standardBenchmarks() {
     say(
       `  ll-loop ui, runs page first load with ${u.runs_listed} runs: median ${u.first_load_median_ms} ms (${u.first_load_ms.join(', ')} ms; goal ${u.first_load_goal_ms} ms)`,
     );
+    for (const b of u.first_load_breakdown)
+      say(
+        `    page: html ${b.html_ms} ms, script ${b.script_ms} ms, first list ${b.first_list_ms} ms (${b.first_list_runs} runs), all listed ${b.full_list_ms} ms`,
+      );
+    say(
+      `    server list readings (ms): before the pages ${u.server_list_reads_ms.before_pages.join(', ')}; latest ${u.server_list_reads_ms.latest.join(', ')}`,
+    );
   }
   if (PARTS.has('parallel')) {
     report.parallel = await parallelBench();

@@ -133,6 +133,8 @@ export const ALLOWED = {
     'client/runs',
     'client/follow',
     'client/resume',
+    'client/control',
+    'client/human',
     'client/hosting',
     'client/temporal',
     'client/show',

@@ -40,6 +40,8 @@ class LongRun implements RunSource {
   }
   stop = () => Promise.resolve({ ok: false, message: 'no' });
   resume = () => Promise.resolve({ ok: false, message: 'no' });
+  act = () => Promise.resolve({ ok: false, message: 'no' });
+  status = () => Promise.resolve(null);
 }
 
 describe.skipIf(SKIP_BROWSER)('the ll-loop ui page with a run of 10,000 events', () => {

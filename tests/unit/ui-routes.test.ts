@@ -15,7 +15,7 @@ import { pageAssets, pageHtml } from '../../ui/server/page-assets.js';
 import type { RunFollowSink, RunSource } from '../../ui/server/run-source.js';
 import { startUiServer, type UiServer } from '../../ui/server/ui-server.js';
 import { PortTakenError } from '../../ui/server/ui-server.js';
-import type { RunMessage } from '../../ui/server/wire.js';
+import type { ActRequest, RunMessage } from '../../ui/server/wire.js';
 
 const HOSTILE = '<script>alert(1)</script>\n\ndata: {"type":"end","status":"forged"}\n\n';
 
@@ -49,6 +49,14 @@ class TestSource implements RunSource {
   resume(id: string) {
     return Promise.resolve({ ok: false, message: `${id} cannot be resumed` });
   }
+  acts: Array<[string, ActRequest]> = [];
+  act(id: string, request: ActRequest) {
+    this.acts.push([id, request]);
+    return Promise.resolve({ ok: true, message: `${request.action} ${id}` });
+  }
+  status() {
+    return Promise.resolve(null);
+  }
 }
 
 let server: UiServer;
@@ -61,7 +69,7 @@ interface Answer {
   body: string;
 }
 
-function call(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+function call(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: server.port, method, path, headers }, (res) => {
       let body = '';
@@ -69,7 +77,7 @@ function call(method: string, path: string, headers: Record<string, string> = {}
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -167,6 +175,40 @@ describe('ll-loop ui routes', () => {
     expect(source.stops).toEqual(['demo-1']);
     const resume = await call('POST', '/api/run/demo-1/resume', { 'X-LL-Token': server.token });
     expect(resume.status).toBe(409);
+  });
+
+  it('pass pause, steer, answer and rerun to the source with their bodies checked', async () => {
+    const token = { 'X-LL-Token': server.token, 'Content-Type': 'application/json' };
+    expect((await call('POST', '/api/run/demo-1/pause', token)).status).toBe(200);
+    const steer = await call(
+      'POST',
+      '/api/run/demo-1/steer',
+      token,
+      JSON.stringify({ to: 'b', note: 'n', context: ['k=v'] }),
+    );
+    expect(steer.status).toBe(200);
+    const answer = await call(
+      'POST',
+      '/api/run/demo-1/answer',
+      token,
+      JSON.stringify({ reply: { kind: 'json', value: { a: 1 } } }),
+    );
+    expect(answer.status).toBe(200);
+    const rerun = await call('POST', '/api/run/demo-1/rerun', token, JSON.stringify({ from: 'a#2' }));
+    expect(rerun.status).toBe(200);
+    expect(source.acts).toEqual([
+      ['demo-1', { action: 'pause' }],
+      ['demo-1', { action: 'steer', to: 'b', note: 'n', context: ['k=v'] }],
+      ['demo-1', { action: 'answer', reply: { kind: 'json', value: { a: 1 } } }],
+      ['demo-1', { action: 'rerun', from: 'a#2' }],
+    ]);
+    const bad = await call('POST', '/api/run/demo-1/answer', token, JSON.stringify({ reply: { kind: 'maybe' } }));
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({ ok: false, message: expect.stringContaining('reply') as unknown });
+    expect((await call('POST', '/api/run/demo-1/steer', token, 'not json')).status).toBe(400);
+    expect((await call('POST', '/api/run/demo-1/steer', token, 'x'.repeat(70 * 1024))).status).toBe(413);
+    expect((await call('POST', '/api/run/demo-1/pause', {}, '{}')).status).toBe(401);
+    expect(source.acts).toHaveLength(4);
   });
 
   it('answer an unknown path with 404', async () => {

@@ -5,6 +5,7 @@
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
 import type { RunGraph, RunMessage } from '../server/wire.js';
+import { applyFanoutEvent, type FanoutView } from './fanout-model.js';
 
 /** One action of the run or of a sub-loop. */
 export interface ActionView {
@@ -44,7 +45,9 @@ export interface RunModel {
   path: string[];
   actions: ActionView[];
   /** Sub-loop runs by workflow id: the loop and the parent state that started them. */
-  children: Map<string, { loop: string; depth: number }>;
+  children: Map<string, { loop: string; depth: number; ended?: boolean; outcome?: string }>;
+  /** The run's parallel states (fanout-model.ts), by state. */
+  fanouts: Map<string, FanoutView>;
   captured: Record<string, unknown>;
   notice: string | undefined;
   error: string | undefined;
@@ -66,6 +69,7 @@ export function emptyModel(runId: string): RunModel {
     path: [],
     actions: [],
     children: new Map(),
+    fanouts: new Map(),
     captured: {},
     notice: undefined,
     error: undefined,
@@ -118,6 +122,7 @@ export function applyEvent(model: RunModel, e: TimedEvent): void {
   const depth = e.subloop?.depth ?? 0;
   const lane = laneOf(model, id);
   if (id !== '' && !model.children.has(id)) model.children.set(id, { loop: '', depth });
+  if (id === '') applyFanoutEvent(model.fanouts, e);
   switch (e.event) {
     case 'loop_start':
     case 'loop_resume':
@@ -176,6 +181,14 @@ export function applyEvent(model: RunModel, e: TimedEvent): void {
       if (id === '') model.waiting = false;
       break;
     case 'loop_complete':
+      if (id !== '') {
+        const child = model.children.get(id);
+        if (child) {
+          child.ended = true;
+          const failed = (e as { failure?: boolean }).failure === true;
+          child.outcome = failed ? 'failed' : (str(e, 'terminated_by') ?? 'ended');
+        }
+      }
       if (id === '') {
         model.waiting = false;
         model.ended = true;

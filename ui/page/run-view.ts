@@ -5,8 +5,11 @@
  * back by itself (the server then sends the whole backlog again and the page starts over).
  */
 import { safeText } from '../../client/reporters/safe-text.js';
-import type { RunMessage } from '../server/wire.js';
-import { act, openStream } from './api.js';
+import type { RunMessage, RunStatusView } from '../server/wire.js';
+import { ActPanel } from './act-panel.js';
+import { act, openStream, runStatus } from './api.js';
+import { childrenList } from './children-view.js';
+import { liveBadge } from './live-badge.js';
 import { duration, fill, h } from './dom.js';
 import { drawGraph, paintGraph, type DrawnGraph } from './graph-view.js';
 import { applyMessage, emptyModel, litAhead, litState, type ActionView, type RunModel } from './run-model.js';
@@ -39,7 +42,7 @@ export function showRun(root: HTMLElement, runId: string): () => void {
   let connected = false;
   let scheduled = false;
   const timeline = new Timeline();
-  const status = h('span', { class: 'badge', id: 'run-status' }, 'connecting…');
+  const badge = h('span', { class: 'badge', id: 'run-status' }, 'connecting…');
   const conn = h('span', { class: 'conn', id: 'connection' }, '');
   const stop = h('button', { type: 'button', id: 'stop', disabled: '' }, 'Stop');
   const resume = h('button', { type: 'button', id: 'resume', disabled: '' }, 'Resume');
@@ -50,7 +53,28 @@ export function showRun(root: HTMLElement, runId: string): () => void {
   const outputBox = h('div', { class: 'outputs', id: 'outputs' });
   const outputTitle = h('h3', {}, 'Output');
   const capturedBox = h('pre', { class: 'captured', id: 'captured' });
-  const childrenBox = h('ul', { class: 'children', id: 'children' });
+  const childrenBox = h('div', { class: 'children', id: 'children' });
+  let status: RunStatusView | null = null;
+  let statusTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Asks the server what the open run waits for, at most every 300 ms (after events, an action). */
+  const refreshStatus = (): void => {
+    if (statusTimer !== undefined) return;
+    statusTimer = setTimeout(() => {
+      statusTimer = undefined;
+      if (model.ended) {
+        status = null;
+        schedule();
+        return;
+      }
+      void runStatus(runId).then((s) => {
+        status = s;
+        schedule();
+      });
+    }, 300);
+  };
+  const panel = new ActPanel(refreshStatus, (id) => {
+    location.hash = `#/run/${encodeURIComponent(id)}`;
+  });
   fill(
     root,
     h(
@@ -58,13 +82,14 @@ export function showRun(root: HTMLElement, runId: string): () => void {
       { class: 'run-header' },
       h('a', { href: '#/', class: 'back' }, '← runs'),
       h('h2', {}, h('span', { id: 'run-id' }, runId)),
-      status,
+      badge,
       stop,
       resume,
       answer,
       conn,
     ),
     notice,
+    h('div', { class: 'panel act-box' }, panel.el),
     h(
       'div',
       { class: 'run-grid' },
@@ -76,7 +101,7 @@ export function showRun(root: HTMLElement, runId: string): () => void {
         outputBox,
         h('h3', {}, 'Captured'),
         capturedBox,
-        h('h3', {}, 'Sub-loops'),
+        h('h3', {}, 'Sub-loops and fan-out'),
         childrenBox,
       ),
     ),
@@ -103,14 +128,14 @@ export function showRun(root: HTMLElement, runId: string): () => void {
         edgeCounts: model.edgeCounts,
       });
     const open = !model.ended;
-    const running = model.waiting ? `waiting for a person · ${lit}` : `running · ${lit}`;
-    status.textContent = open ? running : (model.end?.status ?? 'ended');
+    const live = open ? liveBadge(model.waiting, status, lit) : undefined;
     const ended =
       model.end?.status === 'completed' ? 'succeeded' : model.end?.status === 'canceled' ? 'stopped' : 'failed';
-    status.className = `badge ${open ? (model.waiting ? 'paused' : 'running') : ended}`;
-    status.setAttribute('data-current', lit);
+    badge.textContent = live ? live.text : (model.end?.status ?? 'ended');
+    badge.className = `badge ${live ? live.kind : ended}`;
+    badge.setAttribute('data-current', lit);
     // Lit from the worker's events file, ahead of the history (tests and the curious can tell).
-    status.setAttribute('data-ahead', String(litAhead(model)));
+    badge.setAttribute('data-ahead', String(litAhead(model)));
     stop.disabled = !open || !connected;
     // A run that reached a terminal state has nothing to resume; any other end may be continued.
     // (a run paused on a handoff is open, and Resume continues it, as ll-loop resume does).
@@ -128,12 +153,15 @@ export function showRun(root: HTMLElement, runId: string): () => void {
     capturedBox.textContent = Object.keys(model.captured).length
       ? safeText(JSON.stringify(model.captured, null, 2))
       : '(none yet)';
-    fill(
-      childrenBox,
-      ...[...model.children.entries()].map(([id, c]) =>
-        h('li', {}, h('a', { href: `#/run/${encodeURIComponent(id)}` }, id), c.loop ? ` (loop ${c.loop})` : ''),
-      ),
-    );
+    fill(childrenBox, childrenList(model, status));
+    panel.update({
+      runId,
+      open,
+      connected,
+      states: model.graph?.nodes.map((n) => n.name) ?? [],
+      path: model.path,
+      status,
+    });
     timeline.set(model.events);
   };
   const schedule = (): void => {
@@ -145,10 +173,12 @@ export function showRun(root: HTMLElement, runId: string): () => void {
   const close = openStream<RunMessage>(`/api/run/${encodeURIComponent(runId)}/stream`, {
     onMessage: (m) => {
       if (applyMessage(model, m)) drawn = undefined;
+      if (m.type === 'events' || m.type === 'live_state' || m.type === 'end') refreshStatus();
       schedule();
     },
     onConnection: (up) => {
       connected = up;
+      if (up) refreshStatus();
       schedule();
     },
   });
@@ -160,15 +190,15 @@ export function showRun(root: HTMLElement, runId: string): () => void {
       void act(runId, what).then((a) => {
         answer.textContent = a.message;
         answer.className = `answer ${a.ok ? 'ok' : 'bad'}`;
-        if (a.ok && what === 'resume') {
-          const id = /resumed as (\S+)/.exec(a.message)?.[1];
-          if (id) location.hash = `#/run/${encodeURIComponent(id)}`;
-        }
+        if (a.ok && what === 'resume' && a.run) location.hash = `#/run/${encodeURIComponent(a.run)}`;
         schedule();
       });
     });
   };
   acting(stop, 'stop');
   acting(resume, 'resume');
-  return close;
+  return () => {
+    if (statusTimer !== undefined) clearTimeout(statusTimer);
+    close();
+  };
 }

@@ -10,6 +10,7 @@ import type { RunHub } from './run-hub.js';
 import type { RunsFeed } from './runs-feed.js';
 import type { RunSource } from './run-source.js';
 import { SseStream } from './sse.js';
+import { BODY_ACTIONS, parseActRequest } from './act-request.js';
 
 export interface RouteContext {
   token: string;
@@ -20,7 +21,14 @@ export interface RouteContext {
   assets: PageAssets;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], ctx: RouteContext) => Promise<void> | void;
+/** `body`: a POST's body, read whole (at most BODY_LIMIT); empty for a GET. */
+type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: string[],
+  ctx: RouteContext,
+  body: string,
+) => Promise<void> | void;
 
 export interface Route {
   method: 'GET' | 'POST';
@@ -70,6 +78,20 @@ export const ROUTES: Route[] = [
     path: new RegExp(`^/api/run/${RUN_ID}/resume$`),
     handler: async (_req, res, [id], ctx) => answer(res, await ctx.source.resume(id!)),
   },
+  {
+    method: 'GET',
+    path: new RegExp(`^/api/run/${RUN_ID}/status$`),
+    handler: async (_req, res, [id], ctx) => json(res, 200, { status: await ctx.source.status(id!) }),
+  },
+  ...BODY_ACTIONS.map((action): Route => ({
+    method: 'POST',
+    path: new RegExp(`^/api/run/${RUN_ID}/${action}$`),
+    handler: async (_req, res, [id], ctx, body) => {
+      const parsed = parseActRequest(action, body);
+      if ('problem' in parsed) json(res, 400, { ok: false, message: `${action}: ${parsed.problem}` });
+      else answer(res, await ctx.source.act(id!, parsed.request));
+    },
+  })),
 ];
 
 function answer(res: ServerResponse, a: { ok: boolean; message: string }): void {
@@ -77,7 +99,7 @@ function answer(res: ServerResponse, a: { ok: boolean; message: string }): void 
 }
 
 /** Routes one request (see the module comment). Never throws: a failing handler is a 500. */
-export async function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+export async function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext, body = ''): Promise<void> {
   let url: URL;
   try {
     url = new URL(req.url ?? '/', `http://127.0.0.1:${ctx.port}`);
@@ -110,7 +132,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Rou
     return;
   }
   try {
-    await route.r.handler(req, res, params, ctx);
+    await route.r.handler(req, res, params, ctx, body);
   } catch (err) {
     if (!res.headersSent) json(res, 500, { ok: false, message: (err as Error).message });
     else res.end();

@@ -4,7 +4,7 @@
  * tests give one of their own (their subject is the HTTP layer: token, methods, escaping).
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
-import type { ActionAnswer, RunGraph, RunRow } from './wire.js';
+import type { ActionAnswer, ActRequest, RunGraph, RunRow, RunStatusView } from './wire.js';
 
 /** What following a run hands on, in order. */
 export interface RunFollowSink {
@@ -28,4 +28,8 @@ export interface RunSource {
   followRun(id: string, sink: RunFollowSink): Promise<void>;
   stop(id: string): Promise<ActionAnswer>;
   resume(id: string): Promise<ActionAnswer>;
+  /** Pause, unpause, steer, answer, rerun: as the CLI's commands do; never throws. */
+  act(id: string, request: ActRequest): Promise<ActionAnswer>;
+  /** What the open run waits for (a person, an unpause, a rate limit); null when closed or silent. */
+  status(id: string): Promise<RunStatusView | null>;
 }

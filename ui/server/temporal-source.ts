@@ -8,7 +8,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { TimedEvent } from '../../fsm/run/events.js';
-import { CliError } from '../../client/errors.js';
 import { listRuns, projectScope, type RunSummary } from '../../client/runs/find-runs.js';
 import { followEvents } from '../../client/follow/follow-events.js';
 import { liveActionWatcher } from '../../client/follow/live-actions.js';
@@ -21,6 +20,8 @@ import type { RunSource } from './run-source.js';
 import { runGraph } from './run-graph.js';
 import { tailStates } from './live-states.js';
 import { watchWorkers } from './worker-watch.js';
+import { actOnRun, errorText, runStatus } from './run-actions.js';
+import { RunsIndex } from './runs-index.js';
 import type { ActionAnswer, RunRow } from './wire.js';
 
 /** How many runs the list shows at most. */
@@ -56,12 +57,6 @@ function outcomeOf(run: RunSummary): string {
   }
 }
 
-/** What a CLI error says, both lines. */
-function errorText(err: unknown): string {
-  if (err instanceof CliError) return err.fix ? `${err.message} (${err.fix})` : err.message;
-  return (err as Error).message;
-}
-
 export function temporalRunSource(session: Session, root: string): RunSource {
   const project = projectScope(root);
   // Closed runs do not change: their rows' state-file part is read once.
@@ -78,10 +73,14 @@ export function temporalRunSource(session: Session, root: string): RunSource {
     return part;
   };
   const runCwd = new Map<string, string>();
+  const index = new RunsIndex(
+    (where) => listRuns(session.client, { project, limit: RUNS_LIMIT, ...(where === undefined ? {} : { where }) }),
+    RUNS_LIMIT,
+  );
 
   return {
     async listRuns() {
-      const runs = await listRuns(session.client, { project, limit: RUNS_LIMIT });
+      const runs = await index.read();
       return runs.map((run): RunRow => {
         if (run.cwd) runCwd.set(run.id, run.cwd);
         return {
@@ -184,10 +183,15 @@ export function temporalRunSource(session: Session, root: string): RunSource {
           err: () => undefined,
         });
         const started = /"instance_id":\s*"([^"]+)"/.exec(out)?.[1];
-        return { ok: true, message: started ? `resumed as ${started}` : `resumed ${id}` };
+        return started
+          ? { ok: true, message: `resumed as ${started}`, run: started }
+          : { ok: true, message: `resumed ${id}` };
       } catch (err) {
         return { ok: false, message: errorText(err) };
       }
     },
+
+    act: (id, request) => actOnRun(session, root, id, request),
+    status: (id) => runStatus(session, id),
   };
 }

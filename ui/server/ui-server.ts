@@ -3,10 +3,11 @@
  * (routes.ts) over a run source (run-source.ts). A port already taken is a clear error naming
  * another way (`--port`), never a crash.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { CliError } from '../../client/errors.js';
 import { EXIT } from '../../client/exit-codes.js';
-import { newToken } from './guard.js';
+import { BODY_LIMIT } from './act-request.js';
+import { newToken, plain } from './guard.js';
 import { pageAssets, type PageAssets } from './page-assets.js';
 import { RunHub } from './run-hub.js';
 import type { RunSource } from './run-source.js';
@@ -46,6 +47,7 @@ export interface UiServer {
   /** The address to open: `http://127.0.0.1:<port>/?token=…`. */
   url: string;
   hub: RunHub;
+  feed: RunsFeed;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,24 @@ function listen(server: Server, port: number): Promise<number> {
   });
 }
 
+/** A POST's body, whole; rejects (and stops reading) past {@link BODY_LIMIT}. */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (d: Buffer) => {
+      size += d.length;
+      if (size > BODY_LIMIT) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new Error('too large'));
+      } else chunks.push(d);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
 /** Starts the server; resolves once it listens. */
 export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
   const token = opts.token ?? newToken();
@@ -74,9 +94,16 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
   const assets = opts.assets ?? pageAssets(opts.title ?? 'll-loop');
   const ctx = { token, port: opts.port ?? 0, source: opts.source, hub, feed, assets };
   const server = createServer((req, res) => {
-    // A request body is never needed: drain it, so the connection can be reused.
-    req.resume();
-    void handle(req, res, ctx);
+    if (req.method !== 'POST') {
+      // A GET's body is never needed: drain it, so the connection can be reused.
+      req.resume();
+      void handle(req, res, ctx);
+      return;
+    }
+    readBody(req).then(
+      (body) => handle(req, res, ctx, body),
+      () => plain(res, 413, `a request body holds at most ${BODY_LIMIT} bytes`),
+    );
   });
   const port = await listen(server, opts.port ?? 0);
   ctx.port = port;
@@ -86,6 +113,7 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
     token,
     url: `http://${UI_HOST}:${port}/?token=${encodeURIComponent(token)}`,
     hub,
+    feed,
     close: () =>
       new Promise<void>((resolve) => {
         feed.stop();

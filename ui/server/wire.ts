@@ -4,6 +4,7 @@
  * produces them (ui/server/).
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
+import type { HumanReply } from '../../fsm/human.js';
 
 /** One row of the runs list. */
 export interface RunRow {
@@ -71,4 +72,45 @@ export type RunMessage =
 export interface ActionAnswer {
   ok: boolean;
   message: string;
+  /** The run a rerun or a resume started (the page then shows it). */
+  run?: string;
+}
+
+/**
+ * What a page may ask a run to do besides stop and resume (`POST /api/run/<id>/<action>` with
+ * this JSON as its body, less `action`): the same requests as `ll-loop pause`, `unpause`,
+ * `steer`, `answer` and `rerun`.
+ */
+export type ActRequest =
+  | { action: 'pause' }
+  | { action: 'unpause' }
+  /** `context`: `K=V` lines, as `--context` takes them. */
+  | { action: 'steer'; to: string; note?: string; context?: string[] }
+  | { action: 'answer'; reply: HumanReply }
+  /** `from`: `STATE` or `STATE#N` (its N-th visit). */
+  | { action: 'rerun'; from: string; context?: string[] };
+
+/** `GET /api/run/<id>/status`: what an open run waits for (its status query), null when it is closed or does not answer. */
+export interface RunStatusView {
+  phase: string;
+  state: string;
+  human?: {
+    state: string;
+    prompt: string;
+    ask: string;
+    options?: string[];
+    schema?: unknown;
+    since: string;
+    deadline?: string;
+  };
+  paused?: { by: string; since: string; holding: boolean; next?: string };
+  rate_limited?: { kind: string; message: string; resumes_at: string };
+  /** A parallel state under way: its items running now, with their child runs' ids. */
+  fanout?: {
+    state: string;
+    total: number;
+    done: number;
+    failed: number;
+    running: Array<{ index: number; run_id: string }>;
+  };
 }

@@ -1,0 +1,86 @@
+/**
+ * The pure parts of the `ll-loop ui` page's acting and children: the re-run visits of a path,
+ * context lines, the backoff of a stream reopened, the badge of an open run (waiting for a person,
+ * paused, rate-limited, running), and a parallel state's counts from its events and the status.
+ */
+import { describe, expect, it } from 'vitest';
+import type { TimedEvent } from '../../fsm/run/events.js';
+import { contextLines, visitsOf } from '../../ui/page/act-forms.js';
+import { applyFanoutEvent, fanoutCounts, type FanoutView } from '../../ui/page/fanout-model.js';
+import { liveBadge } from '../../ui/page/live-badge.js';
+import { retryDelay } from '../../ui/page/retry.js';
+
+const ev = (fields: Record<string, unknown>): TimedEvent => ({ seq: 1, ts: 'x', ...fields }) as unknown as TimedEvent;
+
+describe('the ui page', () => {
+  it('offers every visit of every state of the path for a re-run', () => {
+    expect(visitsOf(['plan', 'work', 'plan', 'work', 'done'])).toEqual([
+      'plan#1',
+      'work#1',
+      'plan#2',
+      'work#2',
+      'done#1',
+    ]);
+    expect(contextLines(' a=1 \n\nb=x=y\n')).toEqual(['a=1', 'b=x=y']);
+  });
+
+  it('reopens a stream after 0.5 s, doubling to 8 s', () => {
+    expect([1, 2, 3, 4, 5, 6, 10].map(retryDelay)).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
+  });
+
+  it('tells waiting for a person, paused, rate-limited and running apart', () => {
+    const human = { state: 'review', prompt: 'p', ask: 'approval', since: new Date(0).toISOString() };
+    expect(liveBadge(false, { phase: 'human', state: 'review', human }, 'review')).toMatchObject({
+      kind: 'waiting',
+      text: 'waiting for a person · review',
+    });
+    expect(
+      liveBadge(false, { phase: 'paused', state: 'a', paused: { by: 'me@h', since: 'x', holding: true } }, 'a'),
+    ).toEqual({
+      kind: 'paused',
+      text: 'paused by me@h · a',
+    });
+    expect(
+      liveBadge(
+        false,
+        {
+          phase: 'rate_limited',
+          state: 'a',
+          rate_limited: { kind: 'rate_limit', message: 'm', resumes_at: new Date(0).toISOString() },
+        },
+        'a',
+      ).kind,
+    ).toBe('rate_limited');
+    expect(liveBadge(true, null, 'a')).toEqual({ kind: 'paused', text: 'paused on a handoff · a' });
+    expect(liveBadge(false, null, 'a')).toEqual({ kind: 'running', text: 'running · a' });
+  });
+
+  it("counts a parallel state's items: done, failed, running, waiting", () => {
+    const fanouts = new Map<string, FanoutView>();
+    applyFanoutEvent(
+      fanouts,
+      ev({ event: 'fanout_start', state: 'fix', count: 5, max_workers: 2, fail_mode: 'all', loop: 'one' }),
+    );
+    applyFanoutEvent(fanouts, ev({ event: 'item_done', state: 'fix', index: 0, outcome: 'yes', run_id: 'r.fix.s.0' }));
+    applyFanoutEvent(fanouts, ev({ event: 'item_done', state: 'fix', index: 2, outcome: 'no', run_id: 'r.fix.s.2' }));
+    const status = {
+      phase: 'running',
+      state: 'fix',
+      fanout: { state: 'fix', total: 5, done: 2, failed: 1, running: [{ index: 1, run_id: 'r.fix.s.1' }] },
+    };
+    const view = fanouts.get('fix')!;
+    expect(fanoutCounts(view, status)).toEqual({
+      done: 1,
+      failed: 1,
+      running: 1,
+      waiting: 2,
+      runningIds: [{ index: 1, runId: 'r.fix.s.1' }],
+    });
+    applyFanoutEvent(
+      fanouts,
+      ev({ event: 'fanout_join', state: 'fix', count: 5, succeeded: 4, failed: 1, verdict: 'no' }),
+    );
+    expect(fanoutCounts(view, null)).toMatchObject({ running: 0, waiting: 0 });
+    expect(view.verdict).toBe('no');
+  });
+});

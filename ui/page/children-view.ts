@@ -1,0 +1,60 @@
+/**
+ * A run's children as links: its sub-loops (with how each ended) and its parallel states, each
+ * with its counts (done, failed, running, waiting) and a link to every item's child run known.
+ */
+import type { RunStatusView } from '../server/wire.js';
+import { h } from './dom.js';
+import { fanoutCounts, itemSucceeded } from './fanout-model.js';
+import type { RunModel } from './run-model.js';
+
+function link(id: string, text = id): HTMLElement {
+  return h('a', { href: `#/run/${encodeURIComponent(id)}` }, text);
+}
+
+export function childrenList(model: RunModel, status: RunStatusView | null): HTMLElement {
+  const items: HTMLElement[] = [];
+  for (const [state, f] of model.fanouts) {
+    const c = fanoutCounts(f, status);
+    const counts = [`${c.done} done`, `${c.failed} failed`, `${c.running} running`];
+    if (c.waiting > 0) counts.push(`${c.waiting} waiting`);
+    const links = [
+      ...[...f.ended.values()]
+        .sort((a, b) => a.index - b.index)
+        .map((i) =>
+          h(
+            'li',
+            { class: itemSucceeded(i) ? 'ok' : 'bad', 'data-index': String(i.index) },
+            `#${i.index} `,
+            i.runId ? link(i.runId) : '(no child run)',
+            ` · ${i.outcome}`,
+          ),
+        ),
+      ...c.runningIds.map((r) =>
+        h('li', { class: 'running', 'data-index': String(r.index) }, `#${r.index} `, link(r.runId), ' · running'),
+      ),
+    ];
+    items.push(
+      h(
+        'li',
+        { class: 'fanout', 'data-state': state },
+        h(
+          'span',
+          { class: 'fanout-counts' },
+          `${state}: ${f.count} items${f.loop ? ` of loop ${f.loop}` : ''} · ${counts.join(' · ')}${f.verdict ? ` · joined: ${f.verdict}` : ''}`,
+        ),
+        h('ul', {}, ...links),
+      ),
+    );
+  }
+  for (const [id, c] of model.children)
+    items.push(
+      h(
+        'li',
+        { class: 'subloop' },
+        link(id),
+        c.loop ? ` (loop ${c.loop})` : '',
+        ` · ${c.ended ? (c.outcome ?? 'ended') : 'running'}`,
+      ),
+    );
+  return items.length ? h('ul', {}, ...items) : h('p', { class: 'muted' }, '(none)');
+}

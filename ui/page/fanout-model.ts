@@ -1,0 +1,76 @@
+/**
+ * A run's parallel states as its events tell them (`fanout_start`, `item_done`, `fanout_join`):
+ * per state, how many items, which ended and how (with their child run's id), and the join's
+ * verdict. The items running now come from the run's status (their run ids are known before they
+ * end). Pure: no DOM, unit-tested.
+ */
+import type { TimedEvent } from '../../fsm/run/events.js';
+import type { RunStatusView } from '../server/wire.js';
+
+export interface FanoutItem {
+  index: number;
+  outcome: string;
+  runId?: string;
+  error?: string;
+}
+
+export interface FanoutView {
+  state: string;
+  count: number;
+  /** The loop its items run (absent for branches). */
+  loop?: string;
+  ended: Map<number, FanoutItem>;
+  verdict?: string;
+}
+
+/** Folds one event of the run itself (not of a sub-loop) into `fanouts` (by state). */
+export function applyFanoutEvent(fanouts: Map<string, FanoutView>, e: TimedEvent): void {
+  const f = e as unknown as Record<string, unknown>;
+  const state = typeof f.state === 'string' ? f.state : '';
+  if (e.event === 'fanout_start') {
+    fanouts.set(state, {
+      state,
+      count: typeof f.count === 'number' ? f.count : 0,
+      ...(typeof f.loop === 'string' ? { loop: f.loop } : {}),
+      ended: new Map(),
+    });
+  } else if (e.event === 'item_done') {
+    const view = fanouts.get(state);
+    if (!view || typeof f.index !== 'number') return;
+    view.ended.set(f.index, {
+      index: f.index,
+      outcome: typeof f.outcome === 'string' ? f.outcome : '',
+      ...(typeof f.run_id === 'string' ? { runId: f.run_id } : {}),
+      ...(typeof f.error === 'string' ? { error: f.error } : {}),
+    });
+  } else if (e.event === 'fanout_join') {
+    const view = fanouts.get(state);
+    if (view && typeof f.verdict === 'string') view.verdict = f.verdict;
+  }
+}
+
+/** An item that succeeded (its loop's `yes`). */
+export function itemSucceeded(item: FanoutItem): boolean {
+  return item.outcome === 'yes';
+}
+
+/** done / failed / running counts of one parallel state; `running` from the status while under way. */
+export function fanoutCounts(
+  view: FanoutView,
+  status: RunStatusView | null,
+): {
+  done: number;
+  failed: number;
+  running: number;
+  waiting: number;
+  runningIds: Array<{ index: number; runId: string }>;
+} {
+  const ended = [...view.ended.values()];
+  const done = ended.filter(itemSucceeded).length;
+  const failed = ended.length - done;
+  const live = status?.fanout?.state === view.state && view.verdict === undefined ? status.fanout.running : [];
+  const runningIds = live.map((r) => ({ index: r.index, runId: r.run_id }));
+  const running = view.verdict === undefined ? runningIds.length : 0;
+  const waiting = view.verdict === undefined ? Math.max(0, view.count - ended.length - running) : 0;
+  return { done, failed, running, waiting, runningIds };
+}

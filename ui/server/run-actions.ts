@@ -1,0 +1,125 @@
+/**
+ * Acting on a run from the page, through the same client code as the CLI: `ll-loop pause`,
+ * `unpause` and `steer` (client/control/run-control.ts), `answer` (client/human/answer-run.ts,
+ * which checks a JSON answer against the state's schema first), `rerun --from STATE#N
+ * --background` (client/control/rerun.ts); and the run's live status (its status query) the page
+ * shows a waiting question, a pause and a rate limit from. Every refusal comes back as the CLI's
+ * own error text (what and fix), never as a crash.
+ */
+import { CliError } from '../../client/errors.js';
+import { controlCommand, type ControlRequest } from '../../client/control/run-control.js';
+import { rerunCommand } from '../../client/control/rerun.js';
+import { answerRun } from '../../client/human/answer-run.js';
+import { projectScope } from '../../client/runs/find-runs.js';
+import { queryStatus } from '../../client/runs/run-target.js';
+import type { Session } from '../../client/temporal/session.js';
+import { parseContextArgs } from '../../loader/load.js';
+import type { ActionAnswer, ActRequest, RunStatusView } from './wire.js';
+
+/** How long the page's status question may take (a run whose worker is away does not answer). */
+const STATUS_QUERY_MS = 5_000;
+
+/** What a CLI error says, both lines. */
+export function errorText(err: unknown): string {
+  if (err instanceof CliError) return err.fix ? `${err.message} (${err.fix})` : err.message;
+  return (err as Error).message;
+}
+
+async function control(root: string, id: string, req: ControlRequest): Promise<ActionAnswer> {
+  let out = '';
+  await controlCommand({ cwd: root, target: id, json: false, out: (t) => (out += t) }, req);
+  return { ok: true, message: out.trim().split('\n')[0] ?? `${req.kind} sent` };
+}
+
+/** Carries out one request of the page; never throws (a refusal is `ok: false` with its reason). */
+export async function actOnRun(session: Session, root: string, id: string, req: ActRequest): Promise<ActionAnswer> {
+  try {
+    switch (req.action) {
+      case 'pause':
+      case 'unpause':
+        return await control(root, id, { kind: req.action });
+      case 'steer': {
+        const context = parseContextArgs(req.context ?? []);
+        return await control(root, id, {
+          kind: 'steer',
+          to: req.to,
+          ...(req.note ? { note: req.note } : {}),
+          ...(Object.keys(context).length ? { context } : {}),
+        });
+      }
+      case 'answer': {
+        const report = await answerRun(session, id, req.reply, projectScope(root));
+        return {
+          ok: true,
+          message: `answered ${report.run} in state ${report.state}: ${report.verdict} (by ${report.by})`,
+        };
+      }
+      case 'rerun': {
+        let out = '';
+        await rerunCommand({
+          cwd: root,
+          target: id,
+          from: req.from,
+          context: req.context ?? [],
+          background: true,
+          json: true,
+          out: (t) => (out += t),
+          err: () => undefined,
+        });
+        const started = (JSON.parse(out) as { instance_id?: string }).instance_id;
+        return {
+          ok: true,
+          message: `rerunning ${id} from ${req.from} as ${started}`,
+          ...(started ? { run: started } : {}),
+        };
+      }
+    }
+  } catch (err) {
+    return { ok: false, message: errorText(err) };
+  }
+}
+
+/** The open run's status (null when it does not answer in time, or is closed). */
+export async function runStatus(session: Session, id: string): Promise<RunStatusView | null> {
+  const status = await queryStatus(session.connection, session.client.workflow.getHandle(id), STATUS_QUERY_MS).catch(
+    () => null,
+  );
+  if (!status || status.result) return null;
+  return {
+    phase: status.phase,
+    state: status.state,
+    ...(status.human
+      ? {
+          human: {
+            state: status.human.state,
+            prompt: status.human.prompt,
+            ask: status.human.ask,
+            ...(status.human.options ? { options: status.human.options } : {}),
+            ...(status.human.schema === undefined ? {} : { schema: status.human.schema }),
+            since: status.human.since,
+            ...(status.human.deadline ? { deadline: status.human.deadline } : {}),
+          },
+        }
+      : {}),
+    ...(status.paused
+      ? {
+          paused: {
+            by: status.paused.by,
+            since: status.paused.since,
+            holding: status.paused.holding,
+            ...(status.paused.next ? { next: status.paused.next } : {}),
+          },
+        }
+      : {}),
+    ...(status.fanout ? { fanout: status.fanout } : {}),
+    ...(status.rate_limited
+      ? {
+          rate_limited: {
+            kind: status.rate_limited.kind,
+            message: status.rate_limited.message,
+            resumes_at: status.rate_limited.resumes_at,
+          },
+        }
+      : {}),
+  };
+}
