@@ -1,5 +1,6 @@
 // `npm run bench` part `transitions` (and BENCH_LONG's long loop): shell loops on a worker in this process.
 import {
+  CURRENT_RUN_RULES,
   TRANSITIONS,
   connectClient,
   connectWorkerConnection,
@@ -11,7 +12,11 @@ import {
   validateLoop,
 } from './context.mjs';
 
-export async function transitions(quick) {
+/**
+ * `quick`: actions with a 10 s timeout (the quick lane); `rules`: the run rules `ll-loop run` gives
+ * (with them, quick actions run in bursts: workflows/burst.ts), else none (one local activity per action).
+ */
+export async function transitions(quick, rules = false) {
   const localMax = 30;
   const { client, connection } = await connectClient(endpoint);
   const native = await connectWorkerConnection(endpoint);
@@ -28,8 +33,8 @@ export async function transitions(quick) {
       done: { terminal: true },
     },
   }).definition;
-  const taskQueue = `bench-${process.pid}-${quick}`;
-  const workflowId = `bench-alternate-${Date.now()}-${quick ? 'local' : 'remote'}`;
+  const taskQueue = `bench-${process.pid}-${quick}-${rules}`;
+  const workflowId = `bench-alternate-${Date.now()}-${quick ? (rules ? 'bursts' : 'local') : 'remote'}`;
   const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
   const enters = [];
   events.subscribe(workflowId, (e) => {
@@ -40,7 +45,12 @@ export async function transitions(quick) {
     const handle = await client.workflow.start('loopWorkflow', {
       workflowId,
       taskQueue,
-      args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: localMax } }],
+      args: [
+        {
+          definition: def,
+          options: { cwd: project, localActivityMaxTimeoutS: localMax, ...(rules ? CURRENT_RUN_RULES : {}) },
+        },
+      ],
       memo: process.env.BENCH_NO_FILES ? {} : { cwd: project },
     });
     return handle.result();
@@ -53,6 +63,7 @@ export async function transitions(quick) {
   return {
     steps: result.steps,
     terminated_by: result.terminated_by,
+    // In bursts a burst's events arrive together: the mean is the figure, the median says little.
     median_ms: round(median(deltas), 2),
     mean_ms: round(total / result.steps, 2),
   };

@@ -117,7 +117,10 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
       ...(ctx.deadline === undefined ? {} : { deadline_ms: ctx.deadline }),
       now: Date.now(),
     });
-    for (const fact of done.outcome.facts) await flushLocal(fact.result, true);
+    // The facts are the run's now: a deadline or stop during the flush's timer must not lose them.
+    await CancellationScope.nonCancellable(async () => {
+      for (const fact of done.outcome.facts) await flushLocal(fact.result, true);
+    });
     return done;
   };
 
@@ -125,7 +128,12 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
     try {
       const local = !placement.remote && isLocal(work.input, localMaxS);
       const snapshot = ctx.snapshot();
-      if (input.options.quickBursts && local && snapshot.status === 'running' && mayBurst(ctx.def, snapshot, work.input, localMaxS))
+      if (
+        input.options.quickBursts &&
+        local &&
+        snapshot.status === 'running' &&
+        mayBurst(ctx.def, snapshot, work.input, localMaxS)
+      )
         return await burst(work);
       const result = await placement.run((place) => {
         const full: RunActionInput = {

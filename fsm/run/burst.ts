@@ -40,7 +40,12 @@ export interface BurstProgress {
  * Whether a run may start a burst here: a quick action of a run no person has paused or steered,
  * under no budget (budgets are checked step by step). Otherwise the action runs alone, as before.
  */
-export function mayBurst(def: LoopDefinition, snapshot: RunningSnapshot, first: ActionRequest, localMaxS: number): boolean {
+export function mayBurst(
+  def: LoopDefinition,
+  snapshot: RunningSnapshot,
+  first: ActionRequest,
+  localMaxS: number,
+): boolean {
   if (!isQuickAction(first, localMaxS)) return false;
   if (snapshot.pause !== undefined || snapshot.steer !== undefined) return false;
   return !hasBudget(def, snapshot, def.states[first.state]);

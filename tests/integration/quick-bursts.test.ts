@@ -135,7 +135,10 @@ describe('quick states in bursts', () => {
       default_timeout: 10,
       states: {
         ...Object.fromEntries(
-          Array.from({ length: 20 }, (_, i) => [`s${i + 1}`, { action: 'true', next: i === 19 ? 'done' : `s${i + 2}` }]),
+          Array.from({ length: 20 }, (_, i) => [
+            `s${i + 1}`,
+            { action: 'true', next: i === 19 ? 'done' : `s${i + 2}` },
+          ]),
         ),
         done: { terminal: true },
       },
@@ -161,7 +164,7 @@ describe('quick states in bursts', () => {
     expect(burstHistory.length).toBeLessThanOrEqual(20);
   });
 
-  it("a burst keeps ${env.*} values on the worker: resolved there, masked in its facts", async () => {
+  it('a burst keeps ${env.*} values on the worker: resolved there, masked in its facts', async () => {
     const secret = 'burst-secret-value-4711';
     const def = definition({
       name: 'conf-secret',
