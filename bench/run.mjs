@@ -99,7 +99,7 @@ async function standardBenchmarks() {
       const r = await transitions(quick, rules);
       report.transitions[key] = r;
       say(
-        `  transitions, ${label}: median ${r.median_ms.toFixed(2)} ms/transition (mean ${r.mean_ms.toFixed(2)} ms over ${r.steps} steps, ${r.terminated_by})`,
+        `  transitions, ${label}: median ${r.median_ms.toFixed(2)} ms/transition (mean ${r.mean_ms.toFixed(2)} ms over ${r.steps} steps, ${r.terminated_by}; worker CPU ${r.worker_cpu_ms} ms/transition)`,
       );
     }
   }
