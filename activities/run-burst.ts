@@ -65,11 +65,22 @@ async function runBefore(
   first: boolean,
 ): Promise<BurstFact | { deadline_at: number } | 'fault'> {
   const stop = new AbortController();
+  /** When the action was killed at the deadline: the run's end is timed then, not when the process was reaped. */
+  let killedAt: number | undefined;
   const left = input.deadline_ms === undefined ? undefined : input.deadline_ms - Date.now();
-  const timer = left === undefined ? undefined : setTimeout(() => stop.abort(), Math.max(0, left));
+  const timer =
+    left === undefined
+      ? undefined
+      : setTimeout(
+          () => {
+            killedAt = Math.max(Date.now(), input.now);
+            stop.abort();
+          },
+          Math.max(0, left),
+        );
   try {
     const result = await runOnce(action, stop.signal);
-    if (stop.signal.aborted) return { deadline_at: Math.max(Date.now(), input.now) };
+    if (killedAt !== undefined) return { deadline_at: killedAt };
     return { type: 'action_done', result, now: Math.max(Date.now(), input.now) };
   } catch (err) {
     // A stop of the run (the activity's cancellation) is never a fault to step around.
