@@ -3,6 +3,7 @@ import { makeEvaluateLlm } from './evaluate-llm.js';
 import { loadSubloop } from './load-subloop.js';
 import { type ActivityDeps, makeRunAction } from './run-action.js';
 import { makePlacementActivities } from './placement.js';
+import { makeRunBurst } from './run-burst.js';
 import type { ItemWorktreeActivities, LoopActivities, PlacementActivities } from '../workflows/activity-types.js';
 import { itemWorktreeActivities } from './item-worktrees.js';
 import { makeScopeLockActivities } from './scope-lock.js';
@@ -20,6 +21,7 @@ export function createActivities(
 ): LoopActivities & PlacementActivities & ItemWorktreeActivities {
   return {
     runAction: makeRunAction(deps),
+    runBurst: makeRunBurst(deps),
     evaluateLlm: makeEvaluateLlm(deps),
     diffStat: makeDiffStat(),
     loadSubloop,

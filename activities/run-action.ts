@@ -68,21 +68,26 @@ export function currentContext(): Context | undefined {
 }
 
 /** Heartbeat and cancellation wiring for {@link runProcess} inside an activity (no-ops outside). */
-export function activityHooks(state: string): {
+export function activityHooks(
+  state: string,
+  stop?: AbortSignal,
+): {
   signal?: AbortSignal;
   onHeartbeat?: () => void;
   /** Throws the activity's cancellation when `result` reports one; Temporal records it as cancelled. */
   rethrowIfCancelled: (result: ActionResult) => void;
 } {
   const ctx = currentContext();
-  if (ctx === undefined) return { rethrowIfCancelled: () => undefined };
+  // `stop`: the caller's own reason to kill the process too (a burst's loop deadline); an action
+  // killed by it alone is a result for that caller, not the activity's cancellation.
+  if (ctx === undefined) return { ...(stop ? { signal: stop } : {}), rethrowIfCancelled: () => undefined };
   const start = performance.now();
   return {
-    signal: ctx.cancellationSignal,
+    signal: stop ? AbortSignal.any([ctx.cancellationSignal, stop]) : ctx.cancellationSignal,
     // A no-op in local activities; cancellation still arrives through the signal there.
     onHeartbeat: () => ctx.heartbeat({ state, elapsed_ms: Math.round(performance.now() - start) }),
     rethrowIfCancelled: (result) => {
-      if (result.error !== 'cancelled') return;
+      if (result.error !== 'cancelled' || (stop?.aborted && !ctx.cancellationSignal.aborted)) return;
       const reason: unknown = ctx.cancellationSignal.reason;
       throw reason instanceof Error ? reason : new CancelledFailure('activity cancelled');
     },
@@ -127,7 +132,8 @@ function setupErrorResult(message: string, exitCode = 2): ActionResult {
  * faults (plain errors, retried by Temporal).
  */
 export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) => Promise<ActionResult> {
-  const once = runActionOnce(deps);
+  const runOnce = runActionOnce(deps);
+  const once = (input: RunActionInput): Promise<ActionResult> => runOnce(input);
   const journalDir = deps.journalDir;
   if (journalDir === undefined) return once;
   return async function runAction(input: RunActionInput): Promise<ActionResult> {
@@ -157,8 +163,14 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
   };
 }
 
-function runActionOnce(deps: ActivityDeps): (input: RunActionInput) => Promise<ActionResult> {
-  return async function runAction(input: RunActionInput): Promise<ActionResult> {
+/**
+ * One action, run once (no journal): `runAction`'s body, also what a burst runs for each of its
+ * actions (activities/run-burst.ts). `stop` kills the action's process group as a cancellation does.
+ */
+export function runActionOnce(
+  deps: ActivityDeps,
+): (input: RunActionInput, stop?: AbortSignal) => Promise<ActionResult> {
+  return async function runAction(input: RunActionInput, stop?: AbortSignal): Promise<ActionResult> {
     let file: string;
     let args: string[];
     let stdin: string | undefined;
@@ -213,7 +225,7 @@ function runActionOnce(deps: ActivityDeps): (input: RunActionInput) => Promise<A
 
     // The agent's context monitor hands off at this percentage (the loop's config.handoff_threshold).
     if (input.handoff_threshold !== undefined) env['LL_HANDOFF_THRESHOLD'] = String(input.handoff_threshold);
-    const hooks = activityHooks(input.state);
+    const hooks = activityHooks(input.state, stop);
     const logPath = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
     let result: ActionResult;
     try {

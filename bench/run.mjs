@@ -91,14 +91,15 @@ async function standardBenchmarks() {
   }
   if (PARTS.has('transitions')) {
     report.transitions = {};
-    for (const [key, label, quick] of [
-      ...(process.env.BENCH_SKIP_REMOTE ? [] : [['remote', 'default timeout (3600 s) → activities', false]]),
-      ['local', 'default_timeout: 10 → local activities', true],
+    for (const [key, label, quick, rules] of [
+      ...(process.env.BENCH_SKIP_REMOTE ? [] : [['remote', 'default timeout (3600 s) → activities', false, false]]),
+      ['local', 'default_timeout: 10 → local activities, one per action (no run rules)', true, false],
+      ['bursts', "default_timeout: 10, ll-loop run's rules → quick bursts", true, true],
     ]) {
-      const r = await transitions(quick);
+      const r = await transitions(quick, rules);
       report.transitions[key] = r;
       say(
-        `  transitions, ${label}: median ${r.median_ms.toFixed(2)} ms/transition (mean ${r.mean_ms.toFixed(2)} ms over ${r.steps} steps, ${r.terminated_by})`,
+        `  transitions, ${label}: median ${r.median_ms.toFixed(2)} ms/transition (mean ${r.mean_ms.toFixed(2)} ms over ${r.steps} steps, ${r.terminated_by}; worker CPU ${r.worker_cpu_ms} ms/transition)`,
       );
     }
   }

@@ -1,5 +1,6 @@
 // `npm run bench` part `transitions` (and BENCH_LONG's long loop): shell loops on a worker in this process.
 import {
+  CURRENT_RUN_RULES,
   TRANSITIONS,
   connectClient,
   connectWorkerConnection,
@@ -11,7 +12,12 @@ import {
   validateLoop,
 } from './context.mjs';
 
-export async function transitions(quick) {
+/**
+ * `quick`: actions with a 10 s timeout (the quick lane); `rules`: the run rules `ll-loop run` gives
+ * (but closeAsOutcome: the loop ends at max_steps, which would fail the workflow)
+ * (with them, quick actions run in bursts: workflows/burst.ts), else none (one local activity per action).
+ */
+export async function transitions(quick, rules = false) {
   const localMax = 30;
   const { client, connection } = await connectClient(endpoint);
   const native = await connectWorkerConnection(endpoint);
@@ -28,24 +34,35 @@ export async function transitions(quick) {
       done: { terminal: true },
     },
   }).definition;
-  const taskQueue = `bench-${process.pid}-${quick}`;
-  const workflowId = `bench-alternate-${Date.now()}-${quick ? 'local' : 'remote'}`;
+  const taskQueue = `bench-${process.pid}-${quick}-${rules}`;
+  const workflowId = `bench-alternate-${Date.now()}-${quick ? (rules ? 'bursts' : 'local') : 'remote'}`;
   const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
   const enters = [];
   events.subscribe(workflowId, (e) => {
     if (e.event === 'state_enter') enters.push(performance.now());
   });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const result = await worker.runUntil(async () => {
     const handle = await client.workflow.start('loopWorkflow', {
       workflowId,
       taskQueue,
-      args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: localMax } }],
+      args: [
+        {
+          definition: def,
+          options: {
+            cwd: project,
+            localActivityMaxTimeoutS: localMax,
+            ...(rules ? { ...CURRENT_RUN_RULES, closeAsOutcome: false } : {}),
+          },
+        },
+      ],
       memo: process.env.BENCH_NO_FILES ? {} : { cwd: project },
     });
     return handle.result();
   });
   const total = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   await events.close();
   await native.close();
   await connection.close();
@@ -53,8 +70,11 @@ export async function transitions(quick) {
   return {
     steps: result.steps,
     terminated_by: result.terminated_by,
+    // In bursts a burst's events arrive together: the mean is the figure, the median says little.
     median_ms: round(median(deltas), 2),
     mean_ms: round(total / result.steps, 2),
+    // This process's CPU (the worker, its SDK threads, the client): the spawned actions' own is not in it.
+    worker_cpu_ms: round((cpu.user + cpu.system) / 1000 / result.steps, 2),
   };
 }
 
@@ -79,6 +99,7 @@ export async function longLoop(count) {
   const workflowId = `bench-long-${Date.now()}`;
   const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const result = await worker.runUntil(async () => {
     const handle = await client.workflow.start('loopWorkflow', {
       workflowId,
@@ -89,6 +110,7 @@ export async function longLoop(count) {
     return handle.result();
   });
   const total = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   await events.close();
   let runs = 0;
   for await (const _ of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs += 1;

@@ -4,7 +4,8 @@
  * (`createActivities(): LoopActivities`), so the two cannot drift apart.
  */
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { DiffStatRequest, LlmReply } from '../fsm/run/snapshot.js';
+import type { ActionRequest, DiffStatRequest, LlmReply, RunningSnapshot } from '../fsm/run/snapshot.js';
+import type { BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
 import type { ActionResult, EvaluateLlmInput, RunActionInput } from '../fsm/types.js';
 import type { PortableCheckout } from './definitions.js';
 import type { ScopeLockInput, ScopeRequest } from './scope-lock-definitions.js';
@@ -62,9 +63,26 @@ export interface NotifyHumanInput {
   cwd: string;
 }
 
+/** A burst of quick actions (activities/run-burst.ts, fsm/run/burst.ts), from the run's place now. */
+export interface RunBurstInput {
+  definition: LoopDefinition;
+  /** The snapshot whose effect is `first`. */
+  snapshot: RunningSnapshot;
+  first: ActionRequest;
+  /** What the workflow adds to every action's input (as for `runAction`). */
+  action: Pick<RunActionInput, 'instanceId' | 'cwd' | 'mask_env' | 'detect_signals' | 'handoff_threshold'>;
+  bounds: BurstBounds;
+  /** The loop deadline (epoch ms), if the loop has a timeout. */
+  deadline_ms?: number;
+  /** The workflow's clock when it asked: no fact is timed before it. */
+  now: number;
+}
+
 /** For `proxyActivities<LoopActivities>()` / `proxyLocalActivities`; the keys are the activity type names. */
 export interface LoopActivities {
   runAction: (input: RunActionInput) => Promise<ActionResult>;
+  /** Quick actions back to back, the core deciding between them; their facts in order. */
+  runBurst: (input: RunBurstInput) => Promise<BurstOutcome>;
   /** The answer as read; the core judges it (histories of 0.1.0 hold an already judged EvalResult). */
   evaluateLlm: (input: EvaluateLlmInput) => Promise<LlmReply>;
   loadSubloop: (input: LoadSubloopInput) => Promise<LoadSubloopResult>;

@@ -129,6 +129,15 @@ export interface RunRules {
    * histories replay as they ran.
    */
   steering?: boolean;
+  /**
+   * Run chains of quick shell actions (those run as local activities) as bursts: one local
+   * activity (`runBurst`) runs them back to back, the pure core deciding between them, and the
+   * workflow feeds their facts to the core in order (workflows/burst.ts): the same events, routes
+   * and captured values, one marker per burst instead of one per action, and the loop deadline
+   * enforced inside the burst. Set by the client for new runs; runs of older releases lack it and
+   * run one local activity per action, as they did.
+   */
+  quickBursts?: boolean;
 }
 
 /**

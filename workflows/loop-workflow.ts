@@ -30,6 +30,7 @@ import { begin } from './begin-run.js';
 import { historyFull } from './history-limits.js';
 import { fanoutHooks } from './fanout-hooks.js';
 import { effectRunner, TIMED_OUT } from './perform-effect.js';
+import { feedBurst, isBurst } from './burst.js';
 import { Placement } from './placement.js';
 import { statusOf, statusReporter } from './run-status.js';
 import { installControl } from './control-handlers.js';
@@ -196,6 +197,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     instanceId,
     placement,
     timedOut,
+    ...(deadline === undefined ? {} : { deadline }),
     def,
     snapshot: () => at.snapshot,
     handoff: async () => {
@@ -240,7 +242,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       }
       const fact = await perform(effect);
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
-      at = transition(def, at.snapshot as typeof snapshot, fact);
+      at = isBurst(fact) ? feedBurst(def, at, fact.outcome) : transition(def, at.snapshot as typeof snapshot, fact);
     }
   } catch (err) {
     if (!isCancellation(err) || isFinished(at)) throw err;

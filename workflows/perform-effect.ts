@@ -17,6 +17,8 @@ import { failureOf } from './error-text.js';
 import type { Placement } from './placement.js';
 import { runChild } from './run-child.js';
 import { runFanout, type FanoutHooks } from './run-fanout.js';
+import { mayBurst } from '../fsm/run/burst.js';
+import { runBurst, type BurstDone } from './burst.js';
 
 /**
  * Local activities are recorded when the workflow task completes. After this much local-activity
@@ -35,6 +37,8 @@ export interface EffectContext {
   placement: Placement;
   /** Resolves with TIMED_OUT when the loop's `timeout` passes (never, without one). */
   timedOut: Promise<typeof TIMED_OUT>;
+  /** When the loop's `timeout` passes (epoch ms), if it has one: a burst enforces it itself. */
+  deadline?: number;
   /** The definition the run follows (a sub-loop's, with what its parent bound). */
   def: LoopDefinition;
   /** The run's snapshot as it is now (a sleep's summary names its state). */
@@ -74,7 +78,7 @@ function ruleInputs(def: LoopDefinition, input: LoopWorkflowInput) {
 }
 
 /** A function that performs one effect and returns the fact to feed back to the core. */
-export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<RunEvent> {
+export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<RunEvent | BurstDone> {
   const { input, instanceId, placement } = ctx;
   const localMaxS = input.options.localActivityMaxTimeoutS ?? 0;
   const { maskEnv, checkAnswers, detectLimits, detectSignals } = ruleInputs(ctx.def, input);
@@ -96,9 +100,41 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
     }
   };
 
-  const runAction = async (work: Extract<WorkEffect, { type: 'run_action' }>): Promise<RunEvent> => {
+  /** Quick actions back to back in one local activity (workflows/burst.ts), within the flush's bounds. */
+  const burst = async (work: Extract<WorkEffect, { type: 'run_action' }>): Promise<BurstDone> => {
+    const snapshot = ctx.snapshot();
+    if (snapshot.status !== 'running') throw new Error('internal: a burst of a finished run');
+    const done = await runBurst({
+      definition: ctx.def,
+      snapshot,
+      first: work.input,
+      action: { instanceId, cwd: placement.current.cwd, ...maskEnv, ...detectSignals },
+      bounds: {
+        maxActions: Math.max(1, LOCAL_FLUSH_AFTER_ACTIONS - unflushed.actions),
+        maxMs: Math.max(1, LOCAL_FLUSH_AFTER_MS - unflushed.ms),
+        localMaxS,
+      },
+      ...(ctx.deadline === undefined ? {} : { deadline_ms: ctx.deadline }),
+      now: Date.now(),
+    });
+    // The facts are the run's now: a deadline or stop during the flush's timer must not lose them.
+    await CancellationScope.nonCancellable(async () => {
+      for (const fact of done.outcome.facts) await flushLocal(fact.result, true);
+    });
+    return done;
+  };
+
+  const runAction = async (work: Extract<WorkEffect, { type: 'run_action' }>): Promise<RunEvent | BurstDone> => {
     try {
       const local = !placement.remote && isLocal(work.input, localMaxS);
+      const snapshot = ctx.snapshot();
+      if (
+        input.options.quickBursts &&
+        local &&
+        snapshot.status === 'running' &&
+        mayBurst(ctx.def, snapshot, work.input, localMaxS)
+      )
+        return await burst(work);
       const result = await placement.run((place) => {
         const full: RunActionInput = {
           ...work.input,
@@ -149,7 +185,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
     }
   };
 
-  const effect = async (work: WorkEffect): Promise<RunEvent> => {
+  const effect = async (work: WorkEffect): Promise<RunEvent | BurstDone> => {
     switch (work.type) {
       case 'run_action':
         return runAction(work);
@@ -197,7 +233,11 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
     const winner = await Promise.race([running, ctx.timedOut]);
     if (winner !== TIMED_OUT) return winner;
     scope.cancel();
-    await running.catch(() => undefined); // WAIT_CANCELLATION_COMPLETED: the process group is gone
+    // WAIT_CANCELLATION_COMPLETED: the process group is gone. A burst that ended by itself at the
+    // deadline still brings the facts of the actions it completed.
+    const ended = await running.catch(() => undefined);
+    if (ended?.type === 'burst')
+      return { type: 'burst', outcome: { ...ended.outcome, deadline_at: ended.outcome.deadline_at ?? Date.now() } };
     return { type: 'timeout', now: Date.now() };
   };
 }

@@ -13,4 +13,5 @@ export const CURRENT_RUN_RULES = {
   stdoutSignals: true,
   childCheckout: true,
   steering: true,
+  quickBursts: true,
 } as const satisfies RunRules;

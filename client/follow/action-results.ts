@@ -7,7 +7,8 @@
  * Pairing: the core emits exactly one `action_complete` per `action_done` fact, and the workflow
  * makes that fact exactly when a `runAction` activity (remote, or local: a `core_local_activity`
  * marker) completes with a result; actions run one at a time. So within one execution the n-th
- * successful `runAction` result belongs to the n-th `action_complete` event. (The one exception, an
+ * successful `runAction` result belongs to the n-th `action_complete` event. A burst of quick actions
+ * (`runBurst`) is one marker whose result lists its actions' facts in order, each one `action_done`. (The one exception, an
  * action finishing as the loop's deadline fires, ends the run: nothing comes after it to misalign.)
  */
 import type { ActionResult } from '../../fsm/types.js';
@@ -15,6 +16,8 @@ import type { ActionOutput } from '../../fsm/run/events.js';
 import { decodeFirst, type HistoryEvent } from '../runs/temporal-history.js';
 
 const RUN_ACTION = 'runAction';
+/** A burst of quick actions (workflows/burst.ts): its marker's result holds their facts, in order. */
+const RUN_BURST = 'runBurst';
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
 /** The results of the execution's completed `runAction` activities, in the order they completed. */
@@ -37,6 +40,10 @@ export function actionResultsOf(history: HistoryEvent[]): ActionOutput[] {
     if (marker?.markerName === LOCAL_ACTIVITY_MARKER && !marker.failure) {
       const data = decodeFirst<{ activity_type?: string }>(marker.details?.data);
       if (data?.activity_type === RUN_ACTION) pushResult(out, decodeFirst<ActionResult>(marker.details?.result));
+      if (data?.activity_type === RUN_BURST) {
+        const burst = decodeFirst<{ facts?: Array<{ result?: ActionResult }> }>(marker.details?.result);
+        for (const fact of burst?.facts ?? []) pushResult(out, fact.result);
+      }
     }
   }
   return out;

@@ -118,6 +118,8 @@ export interface RunLoopOptions {
   dataContext?: string[];
   /** Accept pause, unpause and steer (the `steering` run rule). */
   steering?: boolean;
+  /** Run chains of quick actions as bursts (the `quickBursts` run rule). */
+  quickBursts?: boolean;
   /** Start from an earlier run's snapshot (`resume`, or `rerun` with `fork`). */
   continueFrom?: LoopWorkflowInput['continueFrom'];
 }
@@ -146,6 +148,7 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       ...(opts.pauseOnRateLimit ? { pauseOnRateLimit: true } : {}),
       ...(opts.stdoutSignals ? { stdoutSignals: true } : {}),
       ...(opts.steering ? { steering: true } : {}),
+      ...(opts.quickBursts ? { quickBursts: true } : {}),
     },
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
     ...(opts.continueFrom ? { continueFrom: opts.continueFrom } : {}),

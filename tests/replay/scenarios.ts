@@ -620,4 +620,41 @@ export const SCENARIOS: Scenario[] = [
       await handle.executeUpdate(resumeHandoffUpdate);
     },
   },
+  {
+    name: 'quick-bursts',
+    covers:
+      'quick states in bursts (quickBursts): 220 quick actions in bounded bursts with flush timers, captured values, a burst ending before a remote action and before a terminal with an action',
+    localActivityMaxTimeoutS: 30,
+    definition: {
+      name: 'quick-bursts',
+      initial: 'a',
+      max_iterations: 120,
+      default_timeout: 5,
+      states: {
+        a: { action: 'echo ${state.iteration}', capture: 'a', next: 'b' },
+        b: { action: 'test ${captured.a.output} -lt 110', on_yes: 'a', on_no: 'slow' },
+        slow: { action: 'echo remote', timeout: 60, next: 'fin' },
+        fin: { action: 'echo bye ${captured.a.output}', terminal: true },
+      },
+    },
+  },
+  {
+    name: 'quick-burst-timeout',
+    covers: 'the loop timeout inside a burst: the burst kills its running action at the deadline',
+    localActivityMaxTimeoutS: 30,
+    definition: {
+      name: 'quick-burst-timeout',
+      initial: 's1',
+      default_timeout: 5,
+      timeout: 1,
+      states: {
+        s1: { action: 'sleep 0.3', next: 's2' },
+        s2: { action: 'sleep 0.3', next: 's3' },
+        s3: { action: 'sleep 0.3', next: 's4' },
+        s4: { action: 'sleep 0.3', next: 's5' },
+        s5: { action: 'sleep 0.3', next: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
 ];

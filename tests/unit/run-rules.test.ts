@@ -21,6 +21,16 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+  quickBursts: {
+    with: {
+      file: 'integration/quick-bursts.test.ts',
+      title: 'the loop timeout is exact inside a burst: the running action is killed at it, no later one starts',
+    },
+    without: {
+      file: 'integration/quick-bursts.test.ts',
+      title: 'a run without quickBursts runs one local activity per action; with it, one marker per burst',
+    },
+  },
   steering: {
     with: {
       file: 'integration/steer.test.ts',

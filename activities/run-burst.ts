@@ -1,0 +1,92 @@
+/**
+ * The `runBurst` activity: a chain of quick shell actions run back to back in one local activity.
+ *
+ * The pure core decides here what it would decide in the workflow: after each action its
+ * `action_done` fact goes to `transition()`, and the next effect says which action runs next
+ * (fsm/run/burst.ts says where a burst must stop). Only the facts are returned — the actions'
+ * results, output masked as any action's (`mask_env`) — and the workflow feeds them to the same core
+ * in the same order, recording the events a run of one action per activity records.
+ *
+ * The loop deadline is enforced here, since the workflow's timer cannot fire while a local activity
+ * holds its task: no action starts at or past it, and a running action's process group is killed
+ * at it (the action's result is then dropped, as the workflow drops an action stopped by the
+ * loop's timeout). `${env.*}` values are read on this worker only, as for `runAction`.
+ */
+import { transition } from '../fsm/run/transition.js';
+import { endsBurst, nextBurstAction, type BurstFact, type BurstOutcome } from '../fsm/run/burst.js';
+import type { ActionRequest, RunningSnapshot } from '../fsm/run/snapshot.js';
+import type { RunActionInput } from '../fsm/types.js';
+import type { RunBurstInput } from '../workflows/activity-types.js';
+import { currentContext, runActionOnce, type ActivityDeps } from './run-action.js';
+
+/** Builds `runBurst`. Infrastructure faults of its first action throw (Temporal retries the burst, as it retries `runAction`). */
+export function makeRunBurst(deps: ActivityDeps = {}): (input: RunBurstInput) => Promise<BurstOutcome> {
+  const runOnce = runActionOnce(deps);
+  return async function runBurst(input: RunBurstInput): Promise<BurstOutcome> {
+    const facts: BurstFact[] = [];
+    let snapshot: RunningSnapshot = input.snapshot;
+    let request: ActionRequest | undefined = input.first;
+    let ms = 0;
+    while (request !== undefined) {
+      const reached = deadlineReached(input);
+      if (reached !== undefined) return { facts, deadline_at: reached };
+      const action: RunActionInput = { ...request, ...input.action };
+      const done = await runBefore(runOnce, action, input, facts.length === 0);
+      if (done === 'fault') break;
+      if ('deadline_at' in done) return { facts, deadline_at: done.deadline_at };
+      facts.push(done);
+      ms += done.result.duration_ms;
+      if (endsBurst(done.result)) break;
+      const next = transition(input.definition, snapshot, done);
+      request = nextBurstAction(input.definition, next, { actions: facts.length, ms }, input.bounds);
+      if (next.snapshot.status === 'running') snapshot = next.snapshot;
+    }
+    return { facts };
+  };
+}
+
+/** The deadline's instant when it has passed (never before the workflow's own clock). */
+function deadlineReached(input: RunBurstInput): number | undefined {
+  if (input.deadline_ms === undefined) return undefined;
+  const now = Math.max(Date.now(), input.now);
+  return now >= input.deadline_ms ? now : undefined;
+}
+
+/**
+ * One action, killed at the loop deadline. A fault of the burst's first action is the activity's
+ * (thrown: retried, then the workflow's `action_failed`); a fault of a later one ends the burst
+ * before it ('fault'), so that action runs again as the first of the next step, under the same retry
+ * policy as any action.
+ */
+async function runBefore(
+  runOnce: ReturnType<typeof runActionOnce>,
+  action: RunActionInput,
+  input: RunBurstInput,
+  first: boolean,
+): Promise<BurstFact | { deadline_at: number } | 'fault'> {
+  const stop = new AbortController();
+  /** When the action was killed at the deadline: the run's end is timed then, not when the process was reaped. */
+  let killedAt: number | undefined;
+  const left = input.deadline_ms === undefined ? undefined : input.deadline_ms - Date.now();
+  const timer =
+    left === undefined
+      ? undefined
+      : setTimeout(
+          () => {
+            killedAt = Math.max(Date.now(), input.now);
+            stop.abort();
+          },
+          Math.max(0, left),
+        );
+  try {
+    const result = await runOnce(action, stop.signal);
+    if (killedAt !== undefined) return { deadline_at: killedAt };
+    return { type: 'action_done', result, now: Math.max(Date.now(), input.now) };
+  } catch (err) {
+    // A stop of the run (the activity's cancellation) is never a fault to step around.
+    if (first || currentContext()?.cancellationSignal.aborted) throw err;
+    return 'fault';
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Quick states in bursts: which chain of quick shell actions a worker may run back to back,
+ * deciding the transitions between them with this very core, before the workflow records them.
+ *
+ * A burst is a sequence of `action_done` facts. Whoever runs it (activities/run-burst.ts) feeds
+ * each fact to `transition()` to learn the next action; the workflow then feeds the same facts to
+ * the same core in the same order (workflows/burst.ts) and records the same events a run of one
+ * action per activity would. The rules here only say where a burst must stop, so that anything the
+ * workflow has to see, decide or wait for — a non-quick state, a terminal, a budget, a rate limit,
+ * a stdout signal, a person's pause or steer, the loop deadline — happens in the workflow, as it does
+ * step by step.
+ */
+import { hasBudget } from './budget.js';
+import type { ActionRequest, RunEvent, RunningSnapshot, Transition } from './snapshot.js';
+import type { LoopDefinition } from '../schema.js';
+import type { ActionResult } from '../types.js';
+
+/** Quick actions: shell actions whose timeout is at most `localMaxS` seconds (run as local activities). */
+export function isQuickAction(input: Pick<ActionRequest, 'kind' | 'timeout_s'>, localMaxS: number): boolean {
+  return input.kind === 'shell' && input.timeout_s <= localMaxS;
+}
+
+/** How much one burst may do: the same bound as the flush of local activities (a crash re-runs at most this). */
+export interface BurstBounds {
+  /** Actions at most. */
+  maxActions: number;
+  /** No action starts once the burst's actions took this long (ms, their `duration_ms` summed). */
+  maxMs: number;
+  /** The quick lane's limit (RunTuning.localActivityMaxTimeoutS). */
+  localMaxS: number;
+}
+
+/** The burst's facts so far. */
+export interface BurstProgress {
+  actions: number;
+  ms: number;
+}
+
+/**
+ * Whether a run may start a burst here: a quick action of a run no person has paused or steered,
+ * under no budget (budgets are checked step by step). Otherwise the action runs alone, as before.
+ */
+export function mayBurst(
+  def: LoopDefinition,
+  snapshot: RunningSnapshot,
+  first: ActionRequest,
+  localMaxS: number,
+): boolean {
+  if (!isQuickAction(first, localMaxS)) return false;
+  if (snapshot.pause !== undefined || snapshot.steer !== undefined) return false;
+  return !hasBudget(def, snapshot, def.states[first.state]);
+}
+
+/** Whether the result of a burst's action must go to the workflow before anything else runs. */
+export function endsBurst(result: ActionResult): boolean {
+  return result.rate_limit !== undefined || result.stdout_signal !== undefined;
+}
+
+/**
+ * The action a burst runs next after `next` (the transition its last fact led to), or undefined
+ * where the burst must end: the run is done, the next effect is not a quick action, its state is a
+ * terminal (its action runs alone, as the run's last), the bounds are reached, or a person's
+ * control or a budget now applies.
+ */
+export function nextBurstAction(
+  def: LoopDefinition,
+  next: Transition,
+  done: BurstProgress,
+  bounds: BurstBounds,
+): ActionRequest | undefined {
+  if (next.effect.type !== 'run_action' || next.snapshot.status !== 'running') return undefined;
+  if (done.actions >= bounds.maxActions || done.ms >= bounds.maxMs) return undefined;
+  const request = next.effect.input;
+  if (def.states[request.state]?.terminal) return undefined;
+  return mayBurst(def, next.snapshot, request, bounds.localMaxS) ? request : undefined;
+}
+
+/** One fact of a burst: an action's result, timed when it ended. */
+export type BurstFact = Extract<RunEvent, { type: 'action_done' }>;
+
+/**
+ * What a burst reports: the facts of its actions in order and, when it stopped at the loop
+ * deadline (an action killed there, or none started past it), the time it did.
+ */
+export interface BurstOutcome {
+  facts: BurstFact[];
+  deadline_at?: number;
+}

@@ -1,0 +1,234 @@
+/**
+ * Quick states in bursts (the `quickBursts` run rule) on the real dev server: the same loops run
+ * one local activity per action (no rule, as older runs do) and in bursts give the same events,
+ * routes, captured values and endings; a burst writes one marker for its actions, keeps
+ * `${env.*}` values out of its facts, and stops exactly at the loop deadline.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeTemporal, definition, project, runLoop, temporal, type RunOutcome } from './harness.js';
+
+afterAll(closeTemporal);
+
+/** Quick: the loops' actions have a 10 s timeout, within the 30 s the quick lane takes. */
+const QUICK = { localActivityMaxTimeoutS: 30 };
+
+/** What must match between the two sides: everything but the clock's readings. */
+function timeless(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(timeless);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'ts' && !k.endsWith('_ms'))
+      .map(([k, v]) => [k, timeless(v)]),
+  );
+}
+
+function conformant(run: RunOutcome) {
+  return {
+    events: timeless(run.events),
+    states: run.states,
+    result: timeless({ ...run.result, captured: run.result.captured }),
+  };
+}
+
+/** The loops both sides run: routes, captured values, context, evaluators, on_error, retries, limits. */
+const LOOPS: Record<string, Record<string, unknown>> = {
+  routes_captured_context: {
+    name: 'conf-routes',
+    initial: 'a',
+    default_timeout: 10,
+    max_iterations: 10,
+    context: { goal: 'three' },
+    states: {
+      a: { action: 'echo "n=${state.iteration} goal=${context.goal}"', capture: 'first', next: 'b' },
+      b: { action: 'printf "%s" "${captured.first.output}" | grep -q "n=3"', on_yes: 'c', on_no: 'a' },
+      c: {
+        action: 'echo 42',
+        capture: 'num',
+        evaluate: { type: 'output_numeric', operator: 'ge', target: 40 },
+        on_yes: 'd',
+        on_no: 'a',
+      },
+      d: {
+        action: 'echo "value ${captured.num.output} for ${context.goal}"',
+        evaluate: { type: 'output_contains', pattern: 'value 42 for three' },
+        on_yes: 'done',
+        on_no: 'a',
+      },
+      done: { terminal: true, action: 'echo bye' },
+    },
+  },
+  max_iterations: {
+    name: 'conf-iterations',
+    initial: 'a',
+    default_timeout: 10,
+    max_iterations: 5,
+    states: {
+      a: { action: 'echo ${state.iteration}', capture: 'last', next: 'b' },
+      b: { action: 'false', on_yes: 'done', on_no: 'a' },
+      done: { terminal: true },
+    },
+  },
+  max_steps_convergence: {
+    name: 'conf-steps',
+    initial: 'measure',
+    default_timeout: 10,
+    max_steps: 7,
+    states: {
+      measure: {
+        action: 'echo $(( 10 - ${state.iteration} ))',
+        evaluate: { type: 'convergence', target: 0 },
+        route: { target: 'done', progress: '$current', stall: 'done' },
+      },
+      done: { terminal: true },
+    },
+  },
+  on_error_and_retry: {
+    name: 'conf-errors',
+    initial: 'flaky',
+    default_timeout: 10,
+    states: {
+      flaky: {
+        // Fails twice, then succeeds: attempts counted in a file of the run's directory.
+        action: 'n=$(cat tries 2>/dev/null || echo 0); n=$((n+1)); echo $n > tries; [ $n -ge 3 ]',
+        retry: { attempts: 3, backoff: 0 },
+        on_yes: 'broken',
+        on_no: 'done',
+      },
+      // Output that is no number: the verdict `error`, routed by on_error.
+      broken: {
+        action: 'echo not-a-number',
+        evaluate: { type: 'output_numeric', operator: 'ge', target: 1 },
+        on_yes: 'done',
+        on_no: 'done',
+        on_error: 'recover',
+      },
+      recover: { action: 'echo recovered', capture: 'r', next: 'done' },
+      done: { terminal: true },
+    },
+  },
+};
+
+async function bothSides(raw: Record<string, unknown>) {
+  const def = definition(raw);
+  const one = await runLoop(def, { cwd: project().cwd, ...QUICK });
+  const burst = await runLoop(def, { cwd: project().cwd, ...QUICK, quickBursts: true });
+  return { one, burst };
+}
+
+describe('quick states in bursts', () => {
+  it.each(Object.keys(LOOPS))(
+    'a run in bursts gives the events, routes and captured values of one action at a time: %s',
+    async (name) => {
+      const { one, burst } = await bothSides(LOOPS[name]!);
+      expect(one.events.length).toBeGreaterThan(5);
+      expect(conformant(burst)).toEqual(conformant(one));
+    },
+  );
+
+  it('a run without quickBursts runs one local activity per action; with it, one marker per burst', async () => {
+    const raw = {
+      name: 'conf-markers',
+      initial: 's1',
+      default_timeout: 10,
+      states: {
+        ...Object.fromEntries(
+          Array.from({ length: 20 }, (_, i) => [
+            `s${i + 1}`,
+            { action: 'true', next: i === 19 ? 'done' : `s${i + 2}` },
+          ]),
+        ),
+        done: { terminal: true },
+      },
+    };
+    const { one, burst } = await bothSides(raw);
+    expect(conformant(burst)).toEqual(conformant(one));
+    const { client } = await temporal();
+    const historyOf = async (id: string) => (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    const markers = (events: Awaited<ReturnType<typeof historyOf>>) =>
+      events.filter((e) => e.markerRecordedEventAttributes).length;
+    const upserts = (events: Awaited<ReturnType<typeof historyOf>>) =>
+      events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length;
+    const oneHistory = await historyOf(one.workflowId);
+    const burstHistory = await historyOf(burst.workflowId);
+    // One marker per action and an upsert per state, step by step.
+    expect(markers(oneHistory)).toBe(20);
+    expect(upserts(oneHistory)).toBeGreaterThanOrEqual(20);
+    // In bursts: one marker per burst, and a burst ends only at its 1 s of action time (a loaded
+    // machine makes 20 `true`s take longer than that); an upsert per burst and one at the start.
+    const actionMs = burst.events
+      .filter((e) => e.event === 'action_complete')
+      .reduce((sum, e) => sum + Number(e.duration_ms), 0);
+    const bursts = markers(burstHistory);
+    expect(bursts).toBeGreaterThanOrEqual(1);
+    expect(bursts).toBeLessThanOrEqual(1 + Math.floor(actionMs / 1000));
+    expect(upserts(burstHistory)).toBeLessThanOrEqual(bursts + 1);
+    // At most one history event per quick transition, all told, when one burst ran them all.
+    if (bursts === 1) expect(burstHistory.length).toBeLessThanOrEqual(20);
+  });
+
+  it('a burst keeps ${env.*} values on the worker: resolved there, masked in its facts', async () => {
+    const secret = 'burst-secret-value-4711';
+    const def = definition({
+      name: 'conf-secret',
+      initial: 'a',
+      default_timeout: 10,
+      states: {
+        a: { action: 'echo "key ${env.BURST_SECRET}"', capture: 'k', next: 'b' },
+        b: { action: 'echo "again $LL_V1 ${env.BURST_SECRET}" >&2; echo ok', capture: 'b', next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const p = project();
+    const run = await runLoop(def, {
+      cwd: p.cwd,
+      ...QUICK,
+      quickBursts: true,
+      maskLoopEnv: true,
+      env: { BURST_SECRET: secret },
+    });
+    expect(run.result.terminated_by).toBe('terminal');
+    expect(run.result.captured['k']!.output).toBe('key ***');
+    const { client } = await temporal();
+    const history = await client.workflow.getHandle(run.workflowId).fetchHistory();
+    // Every payload of the history (the burst's marker included), decoded.
+    const text = [...JSON.stringify(history).matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)]
+      .map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'))
+      .join('\n');
+    expect(text).toContain('runBurst');
+    expect(text).toContain('key ***');
+    expect(text).not.toContain(secret);
+    expect(JSON.stringify(run.events)).not.toContain(secret);
+  });
+
+  it('the loop timeout is exact inside a burst: the running action is killed at it, no later one starts', async () => {
+    const def = definition({
+      name: 'conf-timeout',
+      initial: 's1',
+      default_timeout: 10,
+      timeout: 1,
+      states: {
+        s1: { action: 'sleep 0.3; echo s1 >> ran', next: 's2' },
+        s2: { action: 'sleep 0.3; echo s2 >> ran', next: 's3' },
+        s3: { action: 'sleep 0.3; echo s3 >> ran', next: 's4' },
+        s4: { action: 'sleep 0.3; echo s4 >> ran', next: 's5' },
+        s5: { action: 'sleep 0.3; echo s5 >> ran', next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const p = project();
+    const run = await runLoop(def, { cwd: p.cwd, ...QUICK, quickBursts: true });
+    expect(run.result.terminated_by).toBe('timeout');
+    const start = Date.parse(String(run.events.find((e) => e.event === 'loop_start')!.ts));
+    const end = Date.parse(String(run.events.find((e) => e.event === 'loop_complete')!.ts));
+    expect(end - start).toBeGreaterThanOrEqual(1000);
+    expect(end - start).toBeLessThan(1100);
+    // Every state but the last finished its action; the last one's was killed at the deadline, or
+    // never started: nothing ran past it.
+    const ran = existsSync(join(p.cwd, 'ran')) ? readFileSync(join(p.cwd, 'ran'), 'utf8').trim().split('\n') : [];
+    expect(ran).toEqual(run.states.slice(0, -1));
+    expect(run.states).not.toContain('s5');
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * The workflow's side of quick states in bursts (runs with the `quickBursts` rule): a chain of
+ * quick shell actions runs as ONE local activity (`runBurst`, activities/run-burst.ts), which
+ * decides the transitions between them with the pure core; here the facts it returns are fed to
+ * the same core in the same order, so the run records the events, routes and captured values it
+ * would record one action at a time. Workflow code: deterministic, no Node built-ins.
+ */
+import { ActivityCancellationType, log, proxyLocalActivities } from '@temporalio/workflow';
+import type { BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
+import type { RunEvent, Transition } from '../fsm/run/snapshot.js';
+import { transition } from '../fsm/run/transition.js';
+import type { LoopDefinition } from '../fsm/schema.js';
+import type { LoopActivities, RunBurstInput } from './activity-types.js';
+
+/** What performing a burst gives the loop: its facts, to feed in order (not one fact). */
+export interface BurstDone {
+  type: 'burst';
+  outcome: BurstOutcome;
+}
+
+/** Grace beyond the burst's longest possible run before Temporal gives up on it (as for `runAction`). */
+const BURST_TIMEOUT_SLACK_S = 60;
+
+/** The local activity of a burst: the retry policy and cancellation of a quick action's. */
+export function burstActivity(bounds: BurstBounds): LoopActivities['runBurst'] {
+  // No action starts once `maxMs` of action time is spent, and each lasts at most `localMaxS`.
+  const longest = bounds.localMaxS + Math.ceil(bounds.maxMs / 1000);
+  return proxyLocalActivities<LoopActivities>({
+    startToCloseTimeout: `${longest + BURST_TIMEOUT_SLACK_S}s`,
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ActionSetupError'] },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  }).runBurst;
+}
+
+/** Run a burst; its outcome as the loop's next input. */
+export async function runBurst(input: RunBurstInput): Promise<BurstDone> {
+  return { type: 'burst', outcome: await burstActivity(input.bounds)(input) };
+}
+
+export function isBurst(fact: RunEvent | BurstDone): fact is BurstDone {
+  return fact.type === 'burst';
+}
+
+/**
+ * Feed a burst's facts to the core from `at` (whose effect is the burst's first action), then, when
+ * the burst stopped at the loop deadline, the `timeout` fact. Each fact must meet the action it is
+ * the result of: a fact that would meet anything else (a person's pause that reached the run during
+ * the burst) is not fed, and the burst ends there.
+ */
+export function feedBurst(def: LoopDefinition, at: Transition, outcome: BurstOutcome): Transition {
+  let t = at;
+  const events = [];
+  let fed = 0;
+  for (const fact of outcome.facts) {
+    if (t.snapshot.status !== 'running' || t.effect.type !== 'run_action') break;
+    t = transition(def, t.snapshot, fact);
+    events.push(...t.events);
+    fed += 1;
+  }
+  if (fed < outcome.facts.length)
+    log.warn(`a burst's last ${outcome.facts.length - fed} action result(s) no longer fit the run; not recorded`);
+  if (outcome.deadline_at !== undefined && t.snapshot.status === 'running') {
+    t = transition(def, t.snapshot, { type: 'timeout', now: outcome.deadline_at });
+    events.push(...t.events);
+  }
+  return { ...t, events } as Transition;
+}
