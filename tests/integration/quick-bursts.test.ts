@@ -4,9 +4,12 @@
  * routes, captured values and endings; a burst writes one marker for its actions, keeps
  * `${env.*}` values out of its facts, and stops exactly at the loop deadline.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pauseUpdate, unpauseUpdate } from '../../workflows/control-definitions.js';
+import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
+import { waitFor } from '../support/processes.js';
 import { closeTemporal, definition, project, runLoop, temporal, type RunOutcome } from './harness.js';
 
 afterAll(closeTemporal);
@@ -231,4 +234,51 @@ describe('quick states in bursts', () => {
     expect(ran).toEqual(run.states.slice(0, -1));
     expect(run.states).not.toContain('s5');
   });
+
+  it('a pause sent while a burst runs is accepted during it and holds after the running action, none lost or repeated', async () => {
+    // A local activity holds its workflow task open: an update reaches the run only when the SDK
+    // heartbeats that task (at 80 % of its 10 s timeout), so `a` waits for `go` well past that.
+    const def = definition({
+      name: 'conf-pause',
+      initial: 'a',
+      default_timeout: 25,
+      states: {
+        a: { action: 'while [ ! -f go ]; do sleep 0.02; done; echo a >> ran', next: 'b' },
+        b: { action: 'echo b >> ran', next: 'c' },
+        c: { action: 'echo c >> ran', next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const p = project();
+    const { client } = await temporal();
+    const ran = () =>
+      existsSync(join(p.cwd, 'ran')) ? readFileSync(join(p.cwd, 'ran'), 'utf8').trim().split('\n') : [];
+    let held: LoopStatus | undefined;
+    const run = await runLoop(def, {
+      cwd: p.cwd,
+      ...QUICK,
+      quickBursts: true,
+      steering: true,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waitFor('a to run', async () => (await handle.query(statusQuery)).state === 'a');
+        const answer = await handle.executeUpdate(pauseUpdate, { args: [{ by: 'ann@test' }] });
+        expect(answer).toMatchObject({ state: 'a', holding: false });
+        expect(ran()).toEqual([]);
+        writeFileSync(join(p.cwd, 'go'), '');
+        await waitFor('the run to hold', async () => (await handle.query(statusQuery)).phase === 'paused', 60_000);
+        held = await handle.query(statusQuery);
+        expect(ran()).toEqual(['a']);
+        await handle.executeUpdate(unpauseUpdate, { args: [{ by: 'ann@test' }] });
+      },
+    });
+    expect(held).toMatchObject({ state: 'a', phase: 'paused', paused: { by: 'ann@test', holding: true, next: 'b' } });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(ran()).toEqual(['a', 'b', 'c']);
+    const names = run.events.map((e) => e.event);
+    expect(names.filter((n) => n === 'action_complete')).toHaveLength(3);
+    // Accepted while `a` ran: recorded before a's result.
+    expect(names.indexOf('paused')).toBeLessThan(names.indexOf('action_complete'));
+    expect(names.indexOf('paused')).toBeLessThan(names.indexOf('unpaused'));
+  }, 120_000);
 });
