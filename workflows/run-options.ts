@@ -16,6 +16,7 @@ export const RUN_RULE_KEYS = [
   'stdoutSignals',
   'childCheckout',
   'steering',
+  'actionCallKeys',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -13,4 +13,5 @@ export const CURRENT_RUN_RULES = {
   stdoutSignals: true,
   childCheckout: true,
   steering: true,
+  actionCallKeys: true,
 } as const satisfies RunRules;
