@@ -98,9 +98,9 @@ async function cutOffMidAction(actionCallKeys: boolean): Promise<{
   await waitFor(
     'the run to say it waits for its host',
     async () =>
-      String(
-        ((await handle.query('status').catch(() => ({}))) as { waiting_for?: string }).waiting_for ?? '',
-      ).includes('never runs the action elsewhere'),
+      String(((await handle.query('status').catch(() => ({}))) as { waiting_for?: string }).waiting_for ?? '').includes(
+        'never runs the action elsewhere',
+      ),
     120_000,
     250,
   );
