@@ -11,10 +11,11 @@ import {
   validateLoop,
 } from './context.mjs';
 
-export async function transitions(quick) {
+/** `at`: the server to measure (default: the bench's dev server); `cwd`: the project the runs name. */
+export async function transitions(quick, at = endpoint, cwd = project) {
   const localMax = 30;
-  const { client, connection } = await connectClient(endpoint);
-  const native = await connectWorkerConnection(endpoint);
+  const { client, connection } = await connectClient(at);
+  const native = await connectWorkerConnection(at);
   const def = validateLoop({
     name: 'bench-alternate',
     description: 'alternate true and false',
@@ -30,7 +31,7 @@ export async function transitions(quick) {
   }).definition;
   const taskQueue = `bench-${process.pid}-${quick}`;
   const workflowId = `bench-alternate-${Date.now()}-${quick ? 'local' : 'remote'}`;
-  const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
+  const { worker, events } = await createLoopWorker({ connection: native, namespace: at.namespace, taskQueue });
   const enters = [];
   events.subscribe(workflowId, (e) => {
     if (e.event === 'state_enter') enters.push(performance.now());
@@ -40,8 +41,8 @@ export async function transitions(quick) {
     const handle = await client.workflow.start('loopWorkflow', {
       workflowId,
       taskQueue,
-      args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: localMax } }],
-      memo: process.env.BENCH_NO_FILES ? {} : { cwd: project },
+      args: [{ definition: def, options: { cwd, localActivityMaxTimeoutS: localMax } }],
+      memo: process.env.BENCH_NO_FILES ? {} : { cwd },
     });
     return handle.result();
   });
