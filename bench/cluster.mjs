@@ -52,33 +52,58 @@ function postgresPids(dataDir) {
   return [main, ...children];
 }
 
-/** The measurements on one server. */
-async function measure(name, target, loops) {
-  say(`  ${name}:`);
-  const out = { transitions: {} };
+/** Run `fn` with the environment a command meets on `target` (TEMPORAL_ADDRESS for the cluster, unset for the dev server). */
+async function on(target, fn) {
+  const saved = { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE };
+  if (target.env.TEMPORAL_ADDRESS === undefined) delete process.env.TEMPORAL_ADDRESS;
+  else Object.assign(process.env, target.env);
+  try {
+    return await fn();
+  } finally {
+    for (const [key, value] of [
+      ['TEMPORAL_ADDRESS', saved.address],
+      ['TEMPORAL_NAMESPACE', saved.namespace],
+    ]) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
+
+/**
+ * Each measurement on the dev server, then at once on the cluster, part after part: the machine
+ * is shared and its load moves, so the two figures of a row are taken as close together as they can be.
+ */
+async function sideBySide(targets, loops) {
+  const out = Object.fromEntries(targets.map((t) => [t.key, { transitions: {} }]));
   for (const [key, quick] of [
     ['remote', false],
     ['local', true],
-  ]) {
-    const r = await transitions(quick, target.endpoint, target.project);
-    out.transitions[key] = r;
-    say(
-      `    transitions, ${key === 'remote' ? 'activities' : 'local activities'}: median ${r.median_ms} ms (mean ${r.mean_ms} ms over ${r.steps} steps)`,
-    );
+  ])
+    for (const t of targets) {
+      const r = await on(t, () => transitions(quick, t.endpoint, t.project));
+      out[t.key].transitions[key] = r;
+      say(
+        `  ${t.label}: transitions, ${quick ? 'local activities' : 'activities'}: median ${r.median_ms} ms (mean ${r.mean_ms} ms over ${r.steps} steps)`,
+      );
+    }
+  for (const t of targets) {
+    const f = await on(t, () => firstAction(t));
+    out[t.key].first_action = f;
+    for (const key of ['local', 'remote'])
+      say(
+        `  ${t.label}: ll-loop run → first action, ${key === 'local' ? 'quick action' : 'default action'}: median ${f[key].median_ms} ms, max ${f[key].max_ms} ms (${f[key].runs_ms.join(', ')} ms)`,
+      );
   }
-  const f = await firstAction(target);
-  out.first_action = f;
-  for (const key of ['local', 'remote'])
+  for (const t of targets) {
+    const c = await on(t, () => concurrentLoops(loops, t));
+    out[t.key].concurrent = c;
     say(
-      `    ll-loop run → first action, ${key === 'local' ? 'quick action' : 'default action'}: median ${f[key].median_ms} ms, max ${f[key].max_ms} ms (${f[key].runs_ms.join(', ')} ms)`,
+      `  ${t.label}: ${c.loops} concurrent ${c.states_per_loop}-state loops: ${c.completed}/${c.loops} terminal; ${c.transitions} transitions in ${c.wall_s} s = ${c.transitions_per_s}/s; ` +
+        `CPU s: worker ${c.cpu_s.worker}, server ${c.cpu_s.server}${c.cpu_s.database === undefined ? '' : `, PostgreSQL ${c.cpu_s.database}`}; machine ${c.machine_busy_pct}% busy`,
     );
-  const c = await concurrentLoops(loops, target);
-  out.concurrent = c;
-  say(
-    `    ${c.loops} concurrent ${c.states_per_loop}-state loops: ${c.completed}/${c.loops} terminal; ${c.transitions} transitions in ${c.wall_s} s = ${c.transitions_per_s}/s; ` +
-      `CPU s: worker ${c.cpu_s.worker}, server ${c.cpu_s.server}${c.cpu_s.database === undefined ? '' : `, PostgreSQL ${c.cpu_s.database}`}; machine ${c.machine_busy_pct}% busy`,
-  );
-  if (c.not_completed > 0) process.exitCode = 1;
+    if (c.not_completed > 0) process.exitCode = 1;
+  }
   return out;
 }
 
@@ -89,43 +114,43 @@ export async function clusterBench() {
   const clusterProject = join(tmp, 'cluster-project');
   mkdirSync(join(clusterProject, '.loops'), { recursive: true });
   const clusterWorker = { pid: undefined };
-  const saved = { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE };
   try {
-    const env = { ...process.env, TEMPORAL_ADDRESS: cluster.address, TEMPORAL_NAMESPACE: 'default' };
+    const env = { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_NAMESPACE: 'default' };
     const setup = spawnSync(process.execPath, [BIN, 'cluster', 'setup'], {
       cwd: clusterProject,
-      env,
+      env: { ...process.env, ...env },
       encoding: 'utf8',
     });
     if (setup.status !== 0) throw new Error(`ll-loop cluster setup failed: ${setup.stdout}${setup.stderr}`);
-    const report = {
-      dev: await measure(
-        `dev server ${endpoint.address}`,
-        { endpoint, project, serverPid, databasePids: () => [], worker: benchWorker },
-        loops,
-      ),
-    };
-    // Every `ll-loop run` and the checkout worker it starts find the cluster in the environment.
-    process.env.TEMPORAL_ADDRESS = cluster.address;
-    process.env.TEMPORAL_NAMESPACE = 'default';
-    report.cluster = await measure(
-      `cluster ${cluster.address} (Temporal server on PostgreSQL)`,
-      {
-        endpoint: { mode: 'external', address: cluster.address, namespace: 'default', tls: false },
-        project: clusterProject,
-        // The current pid: loadCluster reads the state file, as a restart would have rewritten it.
-        serverPid: loadCluster().serverPid,
-        databasePids: () => postgresPids(cluster.postgres.dataDir),
-        worker: clusterWorker,
-      },
+    say(`  dev server ${endpoint.address}; cluster ${cluster.address} (Temporal server on PostgreSQL)`);
+    return await sideBySide(
+      [
+        {
+          key: 'dev',
+          label: 'dev server',
+          env: {},
+          endpoint,
+          project,
+          serverPid,
+          databasePids: () => [],
+          worker: benchWorker,
+        },
+        {
+          key: 'cluster',
+          label: 'cluster   ',
+          // Every `ll-loop run` and the checkout worker it starts find the cluster in the environment.
+          env,
+          endpoint: { mode: 'external', address: cluster.address, namespace: 'default', tls: false },
+          project: clusterProject,
+          // The current pid: the state file is rewritten when the server is restarted.
+          serverPid: loadCluster().serverPid,
+          databasePids: () => postgresPids(cluster.postgres.dataDir),
+          worker: clusterWorker,
+        },
+      ],
       loops,
     );
-    return report;
   } finally {
-    if (saved.address === undefined) delete process.env.TEMPORAL_ADDRESS;
-    else process.env.TEMPORAL_ADDRESS = saved.address;
-    if (saved.namespace === undefined) delete process.env.TEMPORAL_NAMESPACE;
-    else process.env.TEMPORAL_NAMESPACE = saved.namespace;
     await stopWorker(clusterWorker.pid);
     await stopCluster(cluster);
   }
