@@ -10,10 +10,11 @@
  * second time — appending twice, pushing twice, spending an agent call twice.
  *
  * Invariants:
- * - the key is (workflow id, run id, activity id). The workflow numbers its activities (local
- *   and remote alike) deterministically, so a retry of the same call — a new attempt, a
- *   replayed workflow task — has the same key, while each FSM step or `retry:` attempt schedules
- *   a new activity with a new id, and a reset or continued run has a new run id;
+ * - the key is (workflow id, run id, call): the run's name for the call (RunActionInput.call_key,
+ *   workflows/action-calls.ts) when it gives one, else the activity id. Either is the same for a
+ *   retry of the same call — a new attempt, a replayed workflow task — and the run's name is also
+ *   the same for the re-schedules of a pinned run waiting for its host (a new activity id each);
+ *   each FSM step or `retry:` attempt is a new call, and a reset or continued run has a new run id;
  * - an entry is written (to a temporary name, then renamed: never half-written) before the
  *   result is returned, so every result Temporal could have lost is on file. It is not fsynced:
  *   it must outlive the server and the worker process, which the page cache does; a machine that
@@ -35,7 +36,7 @@ import type { ActionResult } from '../fsm/types.js';
 /** How long a run's entries are kept after its last action completed: longer than any outage a run survives. */
 export const JOURNAL_KEEP_MS = 7 * 24 * 3600 * 1000;
 
-/** One activity call of one run. */
+/** One action call of one run (`activityId`: the run's name for the call, or the activity id). */
 export interface JournalKey {
   workflowId: string;
   runId: string;

@@ -140,7 +140,9 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
     const ctx = currentContext();
     const workflowExecution = ctx?.info.workflowExecution;
     if (ctx === undefined || workflowExecution === undefined) return once(input);
-    const activityId = ctx.info.activityId;
+    // The run's name for the call when it gives one (every schedule of the call shares it), else
+    // the activity id (shared by Temporal's retries of one schedule only).
+    const activityId = input.call_key === undefined ? ctx.info.activityId : `call-${input.call_key}`;
     const key = { workflowId: workflowExecution.workflowId, runId: workflowExecution.runId, activityId };
     const done = readJournal(journalDir, key);
     if (done !== undefined) {

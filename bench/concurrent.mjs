@@ -21,7 +21,16 @@ import {
 
 const TEN_STATES = 10;
 
-export async function concurrentLoops(count) {
+/**
+ * `target`: the server (`endpoint`, its process `serverPid`, and the processes of its database,
+ * `databasePids()`, when it has one) and the project whose checkout worker runs the loops, recorded in
+ * `worker` (stopped by the bench at the end); default: the bench's dev server and project.
+ */
+export async function concurrentLoops(
+  count,
+  target = { endpoint, project, serverPid, databasePids: () => [], worker: benchWorker },
+) {
+  const { endpoint, project, serverPid } = target;
   const { checkoutAt } = await dist('host/checkout.js');
   const { ensureCheckoutWorker } = await dist('client/hosting/checkout-worker.js');
   const { startLoopRun, searchAttributesAvailable } = await dist('client/start/start-run.js');
@@ -38,16 +47,22 @@ export async function concurrentLoops(count) {
   const loaded = loadLoop('ten', project, { requireParameters: true });
   if (!loaded.definition) throw new Error(`ten.yaml: ${JSON.stringify(loaded.diagnostics)}`);
 
-  spawnProfiledWorker();
+  if (target.worker === benchWorker) spawnProfiledWorker();
   const worker = await ensureCheckoutWorker(project, endpoint.address);
-  benchWorker.pid = worker.pid;
+  target.worker.pid = worker.pid;
   const queue = checkoutAt(project).queue;
   if (worker.queue !== queue) throw new Error(`the worker polls ${worker.queue}, not ${queue}`);
   const { client, connection } = await connectClient(endpoint);
   const searchAttributes = await searchAttributesAvailable(endpoint, connection);
   const batch = `ten-${Date.now()}`;
 
-  const cpu0 = { worker: cpuSeconds(worker.pid), server: cpuSeconds(serverPid), machine: machineJiffies() };
+  const databaseCpu = () => target.databasePids().reduce((n, pid) => n + (cpuSeconds(pid) ?? 0), 0);
+  const cpu0 = {
+    worker: cpuSeconds(worker.pid),
+    server: cpuSeconds(serverPid),
+    database: databaseCpu(),
+    machine: machineJiffies(),
+  };
   const rss0 = procStatus(worker.pid);
   let peakRssKb = rss0?.rss_kb ?? 0;
   const sampler = setInterval(() => {
@@ -110,7 +125,12 @@ export async function concurrentLoops(count) {
     );
   }
   clearInterval(sampler);
-  const cpu1 = { worker: cpuSeconds(worker.pid), server: cpuSeconds(serverPid), machine: machineJiffies() };
+  const cpu1 = {
+    worker: cpuSeconds(worker.pid),
+    server: cpuSeconds(serverPid),
+    database: databaseCpu(),
+    machine: machineJiffies(),
+  };
   const status = procStatus(worker.pid);
 
   const rows = [...results.values()];
@@ -142,7 +162,11 @@ export async function concurrentLoops(count) {
     worker_peak_rss_sampled_mb: round(peakRssKb / 1024),
     worker_rss_before_mb: round((rss0?.rss_kb ?? 0) / 1024),
     server_peak_rss_mb: round((procStatus(serverPid)?.hwm_kb ?? 0) / 1024),
-    cpu_s: { worker: round(cpu1.worker - cpu0.worker, 1), server: round(cpu1.server - cpu0.server, 1) },
+    cpu_s: {
+      worker: round(cpu1.worker - cpu0.worker, 1),
+      server: round(cpu1.server - cpu0.server, 1),
+      ...(cpu1.database > 0 ? { database: round(cpu1.database - cpu0.database, 1) } : {}),
+    },
     machine_busy_pct: round(machineBusy * 100),
     histories_sampled: histories.length,
     per_loop_mean: {

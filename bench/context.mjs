@@ -27,7 +27,20 @@ export const PARTS = new Set(
   (flags.only ?? 'cli,transitions,first-action,spawn,llm,concurrent').split(',').map((s) => s.trim()),
 );
 for (const p of PARTS)
-  if (!['cli', 'transitions', 'first-action', 'spawn', 'llm', 'concurrent', 'parked', 'ui', 'parallel'].includes(p))
+  if (
+    ![
+      'cli',
+      'transitions',
+      'first-action',
+      'spawn',
+      'llm',
+      'concurrent',
+      'parked',
+      'ui',
+      'parallel',
+      'cluster',
+    ].includes(p)
+  )
     throw new Error(`--only: unknown part ${p}`);
 // Parked runs: only when asked for (--parked N, or --only parked with --loops N).
 export const PARKED = flags.parked !== undefined ? Number(flags.parked) : PARTS.has('parked') ? LOOPS : 0;
@@ -150,20 +163,25 @@ export function spawnProfiledWorker() {
 }
 
 export async function stopBenchWorker() {
-  if (!benchWorker.pid) return;
+  await stopWorker(benchWorker.pid);
+}
+
+/** Stop a worker this bench started, by its pid: SIGTERM, then SIGKILL after 15 s. */
+export async function stopWorker(pid) {
+  if (!pid) return;
   try {
-    process.kill(benchWorker.pid, 'SIGTERM');
+    process.kill(pid, 'SIGTERM');
   } catch {
     return;
   }
   const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline && procStatus(benchWorker.pid)) {
-    if (/State:\s+Z/.test(readFileSync(`/proc/${benchWorker.pid}/status`, 'utf8'))) break;
+  while (Date.now() < deadline && procStatus(pid)) {
+    if (/State:\s+Z/.test(readFileSync(`/proc/${pid}/status`, 'utf8'))) break;
     await sleep(100);
   }
-  if (procStatus(benchWorker.pid)) {
+  if (procStatus(pid)) {
     try {
-      process.kill(benchWorker.pid, 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
     } catch {
       // gone
     }

@@ -3,7 +3,7 @@
 // (performance.timeOrigin + performance.now(), the clock bench/run.mjs uses for the spawn):
 //   preload     when Node has booted and runs this file;
 //   cli_loaded  after importing dist/client/cli.js and the `run` command's module
-//               (dist/client/commands/run-spec.js) with their static module graphs: what the CLI
+//               (dist/client/commands/run.js) with their static module graphs: what the CLI
 //               loads before it does anything (the bin then finds them in the module cache, so
 //               nothing is loaded twice; what `run` loads later, after its start, is not counted);
 //   sockets     each TCP connection the process opens (diagnostics channel `net.client.socket`);
@@ -34,5 +34,5 @@ process.on('exit', () => {
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 await import(join(root, 'dist', 'client', 'cli.js'));
-await import(join(root, 'dist', 'client', 'commands', 'run-spec.js'));
+await import(join(root, 'dist', 'client', 'commands', 'run.js'));
 probe.cli_loaded = now();

@@ -18,12 +18,12 @@ import {
   wall,
 } from './context.mjs';
 
-/** `node [--import probe] bin/ll-loop.js run <loop> --json` in the project; its instance id. */
-function runCli(loop, probeOut) {
+/** `node [--import probe] bin/ll-loop.js run <loop> --json` in `cwd`; its instance id. */
+function runCli(cwd, loop, probeOut) {
   return new Promise((resolve, reject) => {
     const args = [...(probeOut ? ['--import', PROBE] : []), BIN, 'run', loop, '--json'];
     const child = spawn(process.execPath, args, {
-      cwd: project,
+      cwd,
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, ...(probeOut ? { LL_BENCH_PROBE_OUT: probeOut } : {}) },
     });
@@ -41,11 +41,11 @@ function runCli(loop, probeOut) {
 }
 
 /** One timed run: ms from spawn to the action's own timestamp, and the workflow id. */
-async function timedRun(loop, probeOut) {
-  const stamp = join(project, `${loop}.ns`);
+async function timedRun(cwd, loop, probeOut) {
+  const stamp = join(cwd, `${loop}.ns`);
   rmSync(stamp, { force: true });
   const spawnedAt = wall();
-  const workflowId = await runCli(loop, probeOut);
+  const workflowId = await runCli(cwd, loop, probeOut);
   const actionAt = Number(BigInt(readFileSync(stamp, 'utf8').trim()) / 1000n) / 1000; // ns → ms
   return { spawnedAt, actionAt, ms: actionAt - spawnedAt, workflowId };
 }
@@ -77,7 +77,7 @@ async function breakdownOf(client, run, probe) {
   return b;
 }
 
-function writeFirstLoops() {
+function writeFirstLoops(project) {
   const loop = (name, extra) =>
     `name: ${name}\ndescription: time to first action\ninitial: go\n${extra}states:\n  go:\n    action: "date +%s%N > ${name}.ns"\n    next: done\n  done:\n    terminal: true\n`;
   // A quick action (timeout ≤ 30 s: a local activity, in the first workflow task) and one with
@@ -86,22 +86,28 @@ function writeFirstLoops() {
   writeFileSync(join(project, '.loops', 'first-remote.yaml'), loop('first-remote', ''));
 }
 
-export async function firstAction() {
-  writeFirstLoops();
-  spawnProfiledWorker();
+/**
+ * `target`: the server (`endpoint`, which every `ll-loop run` finds in the environment) and the
+ * project, whose checkout worker is recorded in `worker` (stopped by the bench at the end);
+ * default: the bench's dev server and project.
+ */
+export async function firstAction(target = { endpoint, project, worker: benchWorker }) {
+  const { project } = target;
+  writeFirstLoops(project);
+  if (target.worker === benchWorker) spawnProfiledWorker();
   // Warm-up: starts the checkout's worker (ensureCheckoutWorker) and runs one loop on it.
-  const warm = await timedRun('first');
+  const warm = await timedRun(project, 'first');
   const record = JSON.parse(readFileSync(join(project, '.loops', '.worker', 'worker.json'), 'utf8'));
-  benchWorker.pid = record.pid;
+  target.worker.pid = record.pid;
   const out = { warmup_ms: round(warm.ms), worker_pid: record.pid };
-  const { client, connection } = await connectClient(endpoint);
+  const { client, connection } = await connectClient(target.endpoint);
   try {
     for (const [key, loop] of [
       ['local', 'first'],
       ['remote', 'first-remote'],
     ]) {
       const runs = [];
-      for (let i = 0; i < FIRST_RUNS; i += 1) runs.push(await timedRun(loop));
+      for (let i = 0; i < FIRST_RUNS; i += 1) runs.push(await timedRun(project, loop));
       const parts = await Promise.all(runs.map((r) => breakdownOf(client, r)));
       out[key] = {
         runs_ms: runs.map((r) => round(r.ms)),
@@ -114,7 +120,7 @@ export async function firstAction() {
     const probed = [];
     for (let i = 0; i < Math.min(3, FIRST_RUNS); i += 1) {
       const file = join(tmp, `probe-${i}.json`);
-      const run = await timedRun('first', file);
+      const run = await timedRun(project, 'first', file);
       probed.push(await breakdownOf(client, run, JSON.parse(readFileSync(file, 'utf8'))));
     }
     out.breakdown_median_ms = medians(probed);

@@ -25,6 +25,9 @@
 // Flags: --json (one JSON object on stdout, progress on stderr), --quick (development: 100 loops,
 // 200 transitions), --loops N, --only a,b (cli, transitions, first-action, spawn, llm, concurrent, parked, ui),
 // --first-runs N (default 5), --parked N. --only parallel: a parallel state's fan-out (bench/parallel.mjs).
+// --only cluster: transitions, first action and --loops N (default 100) concurrent loops on a real
+// cluster (Temporal server on PostgreSQL, as `npm run test:cluster` starts it) and on the dev
+// server, side by side (bench/cluster.mjs; needs Go, PostgreSQL or root to install it).
 // BENCH_LONG=1 runs only the long-loop check instead: a 20,000-transition loop (BENCH_LONG_TRANSITIONS)
 // of local activities to its end, printing the total time and how many runs continued as new.
 // Env: BENCH_TRANSITIONS, BENCH_SKIP_REMOTE, BENCH_NO_FILES as before; LL_TEMPORAL_CLI to use a
@@ -39,6 +42,7 @@ import { firstAction } from './first-action.mjs';
 import { parkedLoops } from './parked.mjs';
 import { uiBench } from './ui.mjs';
 import { parallelBench } from './parallel.mjs';
+import { clusterBench } from './cluster.mjs';
 import { longLoop, transitions } from './transitions.mjs';
 import {
   BIN,
@@ -176,6 +180,10 @@ async function standardBenchmarks() {
         `  parallel: ${r.items} items of \`${r.action}\`, max_workers ${r.max_workers}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
           `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
       );
+  }
+  if (PARTS.has('cluster')) {
+    // Prints its own lines, the dev server's figures and the cluster's in turn.
+    report.cluster = await clusterBench();
   }
   if (PARKED > 0) {
     const p = await parkedLoops(PARKED);

@@ -16,11 +16,12 @@ import {
  * `quick`: actions with a 10 s timeout (the quick lane); `rules`: the run rules `ll-loop run` gives
  * (but closeAsOutcome: the loop ends at max_steps, which would fail the workflow)
  * (with them, quick actions run in bursts: workflows/burst.ts), else none (one local activity per action).
+ * `at`: the server to measure (default: the bench's dev server); `cwd`: the project the runs name.
  */
-export async function transitions(quick, rules = false) {
+export async function transitions(quick, rules = false, at = endpoint, cwd = project) {
   const localMax = 30;
-  const { client, connection } = await connectClient(endpoint);
-  const native = await connectWorkerConnection(endpoint);
+  const { client, connection } = await connectClient(at);
+  const native = await connectWorkerConnection(at);
   const def = validateLoop({
     name: 'bench-alternate',
     description: 'alternate true and false',
@@ -36,7 +37,7 @@ export async function transitions(quick, rules = false) {
   }).definition;
   const taskQueue = `bench-${process.pid}-${quick}-${rules}`;
   const workflowId = `bench-alternate-${Date.now()}-${quick ? (rules ? 'bursts' : 'local') : 'remote'}`;
-  const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
+  const { worker, events } = await createLoopWorker({ connection: native, namespace: at.namespace, taskQueue });
   const enters = [];
   events.subscribe(workflowId, (e) => {
     if (e.event === 'state_enter') enters.push(performance.now());
@@ -51,13 +52,13 @@ export async function transitions(quick, rules = false) {
         {
           definition: def,
           options: {
-            cwd: project,
+            cwd,
             localActivityMaxTimeoutS: localMax,
             ...(rules ? { ...CURRENT_RUN_RULES, closeAsOutcome: false } : {}),
           },
         },
       ],
-      memo: process.env.BENCH_NO_FILES ? {} : { cwd: project },
+      memo: process.env.BENCH_NO_FILES ? {} : { cwd },
     });
     return handle.result();
   });

@@ -241,6 +241,13 @@ export interface RunActionInput {
    */
   handoff_threshold?: number;
   /**
+   * The run's name for this action call, the same for every schedule of it while its place is
+   * the same (workflows/action-calls.ts): the worker's journal of completed actions is keyed by it
+   * (activities/action-journal.ts). Set by the workflow for runs with LoopRunOptions.actionCallKeys;
+   * older runs' journal entries are keyed by activity id.
+   */
+  call_key?: string;
+  /**
    * kind `prompt` under an HTTP API provider (fsm/llm-provider.ts promptProviderRequest): the
    * prompt is a plain completion by that provider instead of a host CLI run. Absent: the host CLI.
    */

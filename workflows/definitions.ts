@@ -138,6 +138,14 @@ export interface RunRules {
    * run one local activity per action, as they did.
    */
   quickBursts?: boolean;
+  /**
+   * Number each action call of the run (RunActionInput.call_key, workflows/action-calls.ts), so a
+   * call the run schedules anew while its host is unreachable (workflows/placement.ts) is known to
+   * the worker's journal as the same call, and a completion the host could not report is delivered
+   * rather than run again. Set by the client for new runs; runs of older releases lack it and key
+   * their journal entries by activity id, as they did.
+   */
+  actionCallKeys?: boolean;
 }
 
 /**

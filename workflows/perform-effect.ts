@@ -11,6 +11,7 @@ import { llmReplyFact } from '../fsm/run/facts.js';
 import type { LlmReply, RunEvent, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
+import { ActionCalls } from './action-calls.js';
 import { actionActivity, diffStatActivity, isLocal, llmActivity, sleepSummary } from './activity-proxies.js';
 import type { FanoutProgress, LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
@@ -83,6 +84,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
   const localMaxS = input.options.localActivityMaxTimeoutS ?? 0;
   const { maskEnv, checkAnswers, detectLimits, detectSignals } = ruleInputs(ctx.def, input);
   const unflushed = { actions: 0, ms: 0 };
+  const calls = new ActionCalls(input.options.actionCallKeys === true, placement);
 
   /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
   const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {
@@ -135,6 +137,8 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
         mayBurst(ctx.def, snapshot, work.input, localMaxS)
       )
         return await burst(work);
+      // Every schedule of this call carries its name (workflows/action-calls.ts).
+      const call = calls.next();
       const result = await placement.run((place) => {
         const full: RunActionInput = {
           ...work.input,
@@ -143,6 +147,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
           ...maskEnv,
           ...(work.input.kind === 'prompt' ? detectLimits : {}),
           ...(work.input.kind === 'mcp' ? {} : detectSignals),
+          ...call(),
         };
         return actionActivity(full, local, placement.activityOptions())(full);
       });

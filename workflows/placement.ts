@@ -53,6 +53,8 @@ export interface HostChange {
 
 export class Placement {
   private place: Place;
+  /** How many checkouts this execution has claimed: a new claim is a new place (workflows/action-calls.ts). */
+  claims = 0;
   /** What the run waits for, while it does (the status query shows it). */
   waitingFor: string | undefined;
 
@@ -155,6 +157,7 @@ export class Placement {
         const got = await claimCheckout({ ...portable, path: portable.path ?? '', runId: workflowInfo().workflowId });
         const from = this.place.host;
         this.place = { queue: got.queue, cwd: got.cwd, host: got.host, dir: got.dir };
+        this.claims += 1;
         this.waitingFor = undefined;
         if (from !== got.host) this.onHostChange({ from, to: got.host, dir: got.dir, why });
         return;

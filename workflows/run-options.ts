@@ -17,6 +17,7 @@ export const RUN_RULE_KEYS = [
   'childCheckout',
   'steering',
   'quickBursts',
+  'actionCallKeys',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

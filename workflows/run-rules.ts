@@ -14,4 +14,5 @@ export const CURRENT_RUN_RULES = {
   childCheckout: true,
   steering: true,
   quickBursts: true,
+  actionCallKeys: true,
 } as const satisfies RunRules;

@@ -85,7 +85,7 @@ afterAll(async () => {
  */
 async function runAcrossServerKill(
   name: string,
-  opts: { timeoutS: number; localMaxS: number },
+  opts: { timeoutS: number; localMaxS: number; actionCallKeys?: boolean },
 ): Promise<{ result: LoopRunResult; lines: string[]; journal: string; delivered: string[] }> {
   sdkLog.length = 0;
   server = await startServer();
@@ -112,7 +112,13 @@ async function runAcrossServerKill(
   });
   const input: LoopWorkflowInput = {
     definition: def,
-    options: { cwd, searchAttributes: false, localActivityMaxTimeoutS: opts.localMaxS, closeAsOutcome: true },
+    options: {
+      cwd,
+      searchAttributes: false,
+      localActivityMaxTimeoutS: opts.localMaxS,
+      closeAsOutcome: true,
+      ...(opts.actionCallKeys ? { actionCallKeys: true } : {}),
+    },
   };
   const workflowId = `${name}-${randomUUID().slice(0, 8)}`;
   const first = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${port}` }) });
@@ -164,6 +170,21 @@ describe('a completed action whose completion was lost', () => {
     ]);
     expect(result.captured.a?.output).toBe('done-a');
     expect(readdirSync(journal).length).toBe(1);
+  }, 180_000);
+
+  it('a quick action of a run that names its calls (actionCallKeys) is journaled by its call and not run again', async () => {
+    const { result, lines, journal, delivered } = await runAcrossServerKill('journal-calls', {
+      timeoutS: 10,
+      localMaxS: 60,
+      actionCallKeys: true,
+    });
+    expect(result.final_state).toBe('b');
+    expect(lines).toEqual(['ran']);
+    expect(delivered.filter((d) => d.includes('"output":"done-a'))).toEqual([
+      expect.stringContaining('"redelivered":true'),
+    ]);
+    const [run] = readdirSync(journal);
+    expect(readdirSync(join(journal, run!)).sort()).toEqual(['call-1.0.json', 'call-2.0.json']);
   }, 180_000);
 
   it('a slow action (remote activity) is not run again when its completion cannot reach the server', async () => {

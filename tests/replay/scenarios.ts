@@ -657,4 +657,25 @@ export const SCENARIOS: Scenario[] = [
       },
     },
   },
+  {
+    name: 'action-calls',
+    covers:
+      "actionCallKeys: every action call named by the run (RunActionInput.call_key), a pinned run's retried and re-entered states each a new call",
+    pinned: true,
+    definition: {
+      name: 'action-calls',
+      initial: 'fetch',
+      states: {
+        fetch: {
+          action: FLAKY,
+          capture: 'fetch',
+          retry: { attempts: 3, backoff: 0.05 },
+          on_yes: 'done',
+          on_no: 'failed',
+        },
+        done: { action: 'echo ${captured.fetch.output}', terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    },
+  },
 ];

@@ -41,6 +41,16 @@ const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
       title: 'a run without the steering rule refuses pause and steer, and runs as before',
     },
   },
+  actionCallKeys: {
+    with: {
+      file: 'integration/pinned-reschedule.test.ts',
+      title: 'is delivered from the host journal, not run again, once the host is back (actionCallKeys)',
+    },
+    without: {
+      file: 'integration/pinned-reschedule.test.ts',
+      title: 'in a run without actionCallKeys (an older release) runs again once the host is back, as it did',
+    },
+  },
   closeAsOutcome: {
     with: {
       file: 'integration/close-as-outcome.test.ts',
