@@ -13,9 +13,12 @@ export default defineConfig({
     reporters: ['default', './tests/setup/summary-reporter.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Two cores: integration files start workers and processes; keep parallelism modest.
+    // Two cores, three forks: integration and e2e files spend most of their time waiting on the
+    // server, timers and child processes (a pool test: ~35 s of CPU in ~250 s), so a third file in
+    // flight uses time two would leave idle; more than that and the CPU-heavy files (unit collect,
+    // replay, long-loop) starve the waiting ones.
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    poolOptions: { forks: { maxForks: 3, minForks: 1 } },
     projects: [
       // The pure core and everything that needs no server, no bundle and no built package.
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
