@@ -7,15 +7,23 @@ import { defineConfig } from 'vitest/config';
  */
 const SERVER_AND_BUNDLE = ['tests/setup/temporal-server.ts', 'tests/setup/workflow-bundle.ts'];
 
+/** How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 2. */
+function testForks(): number {
+  const n = Number(process.env.LL_TEST_FORKS);
+  return Number.isInteger(n) && n >= 1 ? n : 2;
+}
+
 export default defineConfig({
   test: {
     // No globalSetup here: the root config's setup would run for every project, unit included.
     reporters: ['default', './tests/setup/summary-reporter.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Two cores: integration files start workers and processes; keep parallelism modest.
+    // Two cores: integration files start workers and processes; keep parallelism modest. Those
+    // files mostly wait (a pool test: ~37 s of CPU in ~250 s), so an idle 2-core machine gains from
+    // LL_TEST_FORKS=3; on a shared, loaded one a third fork turned waits into timeouts.
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    poolOptions: { forks: { maxForks: testForks(), minForks: 1 } },
     projects: [
       // The pure core and everything that needs no server, no bundle and no built package.
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },

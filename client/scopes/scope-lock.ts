@@ -106,7 +106,7 @@ export async function precheckScopes(
     const description = await bounded(client, timeoutMs, () => client.workflow.getHandle(lock.workflowId).describe());
     const queue = description.memo?.[SCOPE_QUEUE_MEMO_KEY] as ScopeQueue | undefined;
     if (description.status.name !== 'RUNNING' || !queue) return;
-    blockers = blockersOf(queue, lock.scopes);
+    blockers = await stillOpen(client, timeoutMs, blockersOf(queue, lock.scopes));
   } catch {
     return;
   }
@@ -117,4 +117,23 @@ export async function precheckScopes(
     reason: 'busy',
     domain: lock.domain,
   });
+}
+
+/**
+ * The blockers whose runs are still open. The memo is the lock's view as of the last request or
+ * release it handled: a run that has ended sent its release before closing, so the lock handles it
+ * before any later request, and a run that is gone without releasing is freed by the lock's
+ * liveness check. Either way it is not in the way; refusing for it would turn a start right after
+ * it (a resume of the run, on a busy machine) into "scope busy". Unknown state counts as ended.
+ */
+async function stillOpen(client: Client, timeoutMs: number, blockers: Blocker[]): Promise<Blocker[]> {
+  const open = await Promise.all(
+    blockers.map((b) =>
+      bounded(client, timeoutMs, () => client.workflow.getHandle(b.run).describe()).then(
+        (d) => d.status.name === 'RUNNING',
+        () => false,
+      ),
+    ),
+  );
+  return blockers.filter((_, i) => open[i]);
 }

@@ -149,7 +149,7 @@ describe('resume refuses what it cannot do', () => {
     expect(byName.stderr).toContain(
       `no run of quick can be resumed; its latest run ${id} finished at its terminal state done`,
     );
-  });
+  }, 120_000); // four commands, each a process that connects: over a minute on a busy machine
 
   it('a stopped run continues as <id>-r1 with its captured values; two concurrent resumes: one wins, the other says so', async () => {
     loop(

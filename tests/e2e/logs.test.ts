@@ -191,7 +191,7 @@ describe('ll-loop run: action output in the progress display', () => {
     it("falls back to the tail in Temporal when the worker's files are gone, saying where the full log was", async () => {
       rmSync(join(cwd, '.loops', '.running', runId), { recursive: true, force: true });
       const r = await cli(['logs', runId, '--state', 'big']);
-      expect(r.code).toBe(0);
+      expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(
         /\(only the tail kept in Temporal is shown: the full log is in \S+\/2-big\.log, \S+\/2-big\.stderr\.log on the worker's machine, not found here\)/,
       );

@@ -157,9 +157,20 @@ describe('a running loop: list --running, status, stop, status of the finished r
     expect(text.text()).toContain('wait (action running)');
     expect(text.text()).toContain('1/50');
 
-    // Past the first heartbeats: a stop must not wait for the SDK's heartbeat throttle (by default
-    // 24 s with a 30 s heartbeat timeout) to reach the running action.
-    await new Promise((r) => setTimeout(r, 6000));
+    // Past the first heartbeats (the server has recorded two): a stop must not wait for the SDK's
+    // heartbeat throttle (by default 24 s with a 30 s heartbeat timeout) to reach the running action.
+    const { client } = await temporal();
+    const beats = new Set<string>();
+    await until(
+      'two heartbeats of the action to reach the server',
+      async () => {
+        const at = (await client.workflow.getHandle(id).describe()).raw.pendingActivities?.[0]?.lastHeartbeatTime;
+        if (at) beats.add(`${String(at.seconds)}.${at.nanos ?? 0}`);
+        return beats.size >= 2 ? true : undefined;
+      },
+      30_000,
+      100,
+    );
     const stopped = output();
     const stopStarted = Date.now();
     expect(await stopCommand({ cwd, target: name, force: false, json: true, out: stopped.out })).toBe(0);

@@ -395,16 +395,20 @@ describe('50 runs contending for overlapping scopes, with --queue', () => {
       });
     const runs: Array<{ id: string; scopes: string[]; handle: WorkflowHandle }> = [];
     const stopped = new Set<number>([7, 19, 33, 41]);
+    const lastStop = Math.max(...stopped);
     for (let i = 0; i < 50; i += 1) {
       const id = `c${String(i).padStart(2, '0')}`;
       const scopes = pool[(i * 5) % pool.length]!;
+      // The first run (scope `.`, overlapping all) holds until the last run to stop has been
+      // stopped, so those are waiting whatever the machine's load; the later ones contend as they come.
+      const hold = i === 0 ? `while [ ! -e ${log}.go ]; do sleep 0.02; done; ` : '';
       const def = definition({
         name: `contend-${id}`,
         initial: 'work',
         // Its own timestamps (ns) around a short piece of work; a stopped waiter never gets here.
         states: {
           work: {
-            action: `echo "start ${id} $(date +%s%N)" >> ${log}; sleep 0.05; echo "end ${id} $(date +%s%N)" >> ${log}`,
+            action: `${hold}echo "start ${id} $(date +%s%N)" >> ${log}; sleep 0.05; echo "end ${id} $(date +%s%N)" >> ${log}`,
             next: 'done',
           },
           done: { terminal: true },
@@ -428,6 +432,7 @@ describe('50 runs contending for overlapping scopes, with --queue', () => {
         if (waiting) await handle.cancel();
         else stopped.delete(i);
       }
+      if (i === lastStop) writeFileSync(`${log}.go`, '');
     }
     const results = (await Promise.all(runs.map((r) => r.handle.result()))) as LoopRunResult[];
     // A stop sent just as the lock granted the run can lose the race: that run holds its scopes and
