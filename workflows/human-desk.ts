@@ -17,8 +17,10 @@ type AwaitHuman = Extract<WorkEffect, { type: 'await_human' }>;
 /** How the last wait ended: told to an answer that arrives after it. */
 interface EndedWait {
   state: string;
-  how: 'answered' | 'timeout';
+  how: 'answered' | 'timeout' | 'steered';
   by?: string;
+  /** Where a steer sent the run. */
+  to?: string;
   at_ms: number;
 }
 
@@ -52,6 +54,11 @@ export class HumanDesk {
         `run ${this.runId} was already answered in state "${wait?.state ?? snap.current}" by ${first.by} at ${iso(first.at_ms)}; the first answer wins`,
       );
     }
+    const steer = snap.status === 'running' ? snap.steer : undefined;
+    if (wait !== undefined && steer !== undefined)
+      throw new Error(
+        `run ${this.runId} no longer waits in state "${wait.state}": it was steered to "${steer.to}" by ${steer.by} at ${iso(steer.at_ms)}`,
+      );
     if (
       wait === undefined ||
       (request.state !== undefined && request.state === this.ended?.state && request.state !== wait.state)
@@ -84,7 +91,9 @@ export class HumanDesk {
       const how =
         ended.how === 'timeout'
           ? `nobody answered by its deadline (${iso(ended.at_ms)})`
-          : `it was already answered by ${ended.by ?? '?'} at ${iso(ended.at_ms)} (the first answer wins)`;
+          : ended.how === 'steered'
+            ? `it was steered to "${ended.to ?? '?'}" by ${ended.by ?? '?'} at ${iso(ended.at_ms)}`
+            : `it was already answered by ${ended.by ?? '?'} at ${iso(ended.at_ms)} (the first answer wins)`;
       return `run ${this.runId} no longer waits in state "${ended.state}": ${how}; ${where}`;
     }
     return `run ${this.runId} is not waiting for an answer: ${where} (phase ${snap.phase})`;
@@ -110,11 +119,22 @@ export class HumanDesk {
         }),
       )
       .catch(() => undefined);
+    // A steer lets the run go at once (fsm/run/control.ts): the wait ends without an answer.
+    const steered = () => {
+      const snap = this.snapshot();
+      return snap.status === 'running' ? snap.steer : undefined;
+    };
     const answered = () => this.accepted !== undefined;
-    if (work.deadline_ms === undefined) await condition(answered);
-    else if (!(await condition(answered, Math.max(1, work.deadline_ms - Date.now())))) {
+    const settled = () => answered() || steered() !== undefined;
+    if (work.deadline_ms === undefined) await condition(settled);
+    else if (!(await condition(settled, Math.max(1, work.deadline_ms - Date.now())))) {
       this.ended = { state: work.state, how: 'timeout', at_ms: work.deadline_ms };
       return { type: 'human_timeout', now: Date.now() };
+    }
+    const steer = steered();
+    if (!answered() && steer !== undefined) {
+      this.ended = { state: work.state, how: 'steered', by: steer.by, to: steer.to, at_ms: steer.at_ms };
+      return { type: 'released', now: Date.now() };
     }
     const got = this.accepted!;
     this.accepted = undefined;

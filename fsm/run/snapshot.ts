@@ -272,7 +272,7 @@ export type RunEvent =
   | { type: 'sleep_done'; now: number }
   /** A run paused on a handoff was told to continue (`ll-loop resume`: the workflow's resumeHandoff update). */
   | { type: 'handoff_resumed'; now: number }
-  /** A paused run was let go (unpaused or steered): it enters the state it held before (fsm/run/control.ts). */
+  /** A paused run was let go (unpaused or steered), or a steer ended a human wait: it enters the state it held before, or where the steer sends it (fsm/run/control.ts). */
   | { type: 'released'; now: number }
   /** A person answered the human state the run waits in (the workflow's answerHuman update); `by` is user@host. */
   | { type: 'human_answered'; reply: HumanReply; by: string; now: number }

@@ -17,6 +17,7 @@ import { projectScope } from '../../client/runs/find-runs.js';
 import { waitFor } from '../support/processes.js';
 import { closeTemporal, definition, loopRunResult, project, runLoop, temporal } from './harness.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
+import { steerUpdate } from '../../workflows/control-definitions.js';
 import { randomUUID } from 'node:crypto';
 
 afterAll(closeTemporal);
@@ -277,5 +278,39 @@ describe('human states on a real run', () => {
     await second.events.close();
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
     expect(result.captured.review).toMatchObject({ answer: 'yes' });
+  });
+
+  it('a steer of a run waiting for an answer acts at once; a later answer is told where the run went', async () => {
+    const p = project();
+    const { client } = await temporal();
+    let late = '';
+    const hold = {
+      hold: { action_type: 'human', prompt: 'still there?', timeout: 3600, on_yes: 'done', on_no: 'park' },
+    };
+    const run = await runLoop(reviewLoop(approval, hold), {
+      cwd: p.cwd,
+      steering: true,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waiting(handle);
+        await handle.executeUpdate(steerUpdate, { args: [{ by: 'bob@test', to: 'hold', note: 'go ahead' }] });
+        // The deadline is an hour away: the run must leave the wait now, not then.
+        await waiting(handle, 'hold');
+        late = await refusal(answer(handle, { reply: { kind: 'no' }, state: 'review' }));
+        await answer(handle, { reply: { kind: 'yes' }, state: 'hold' });
+      },
+    });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(run.events.find((e) => e.event === 'steered')).toMatchObject({
+      from: 'review',
+      to: 'hold',
+      by: 'bob@test',
+      note: 'go ahead',
+    });
+    expect(run.events.filter((e) => e.event === 'human_answer').map((e) => e.state)).toEqual(['hold']);
+    expect(run.events.some((e) => e.event === 'human_timeout')).toBe(false);
+    expect(late).toMatch(
+      /no longer waits in state "review": it was steered to "hold" by bob@test .*; it is now in state "hold"/,
+    );
   });
 });
