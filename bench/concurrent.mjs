@@ -23,8 +23,8 @@ const TEN_STATES = 10;
 
 export async function concurrentLoops(count) {
   const { checkoutAt } = await dist('host/checkout.js');
-  const { ensureCheckoutWorker } = await dist('client/runs/checkout-worker.js');
-  const { startLoopRun, searchAttributesAvailable } = await dist('client/runs/start-run.js');
+  const { ensureCheckoutWorker } = await dist('client/hosting/checkout-worker.js');
+  const { startLoopRun, searchAttributesAvailable } = await dist('client/start/start-run.js');
   const { loadLoop } = await dist('loader/load.js');
   // s1 → s2 → … → s10 → done, each a quick shell action (local activities).
   const states = Array.from(

@@ -16,8 +16,8 @@ import {
 
 export async function parkedLoops(count) {
   const { checkoutAt } = await dist('host/checkout.js');
-  const { ensureCheckoutWorker } = await dist('client/runs/checkout-worker.js');
-  const { startLoopRun } = await dist('client/runs/start-run.js');
+  const { ensureCheckoutWorker } = await dist('client/hosting/checkout-worker.js');
+  const { startLoopRun } = await dist('client/start/start-run.js');
   const { loadLoop } = await dist('loader/load.js');
   // One quick action, then a new pass: a 900 s backoff (a durable timer) keeps the run open.
   writeFileSync(

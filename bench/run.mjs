@@ -37,6 +37,7 @@ import { llmEndToEnd } from './llm-e2e.mjs';
 import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
 import { parkedLoops } from './parked.mjs';
+import { humanBench } from './human.mjs';
 import { uiBench } from './ui.mjs';
 import { parallelBench } from './parallel.mjs';
 import { longLoop, transitions } from './transitions.mjs';
@@ -168,6 +169,17 @@ async function standardBenchmarks() {
         `  parallel: ${r.items} items of \`${r.action}\`, max_workers ${r.max_workers}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
           `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
       );
+  }
+  if (PARTS.has('human')) {
+    const h = await humanBench();
+    report.human = h;
+    say(
+      `  ll-loop answer returned → next action starts (median of ${h.answer.answers}, goal ${h.answer.goal_ms} ms): median ${h.answer.median_ms} ms, max ${h.answer.max_ms} ms ` +
+        `(runs: ${h.answer.runs_ms.join(', ')} ms); the answer command itself: median ${h.answer.answer_command_median_ms} ms${h.answer.within_goal ? '' : ' over'}`,
+    );
+    say(
+      `  ll-loop inbox with ${h.inbox.waiting_runs} waiting runs (listed ${h.inbox.listed}, goal ${h.inbox.goal_ms} ms): median ${h.inbox.median_ms} ms (${h.inbox.runs_ms.join(', ')} ms)${h.inbox.within_goal ? '' : ' over'}`,
+    );
   }
   if (PARKED > 0) {
     const p = await parkedLoops(PARKED);

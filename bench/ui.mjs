@@ -36,8 +36,8 @@ function stateEnters(id) {
 }
 
 async function startRuns(client, loaded, count, prefix) {
-  const { checkoutAt } = await dist('worker/checkout.js');
-  const { startLoopRun } = await dist('client/runs/start-run.js');
+  const { checkoutAt } = await dist('host/checkout.js');
+  const { startLoopRun } = await dist('client/start/start-run.js');
   let next = 0;
   const ids = [];
   const one = async () => {
@@ -63,7 +63,7 @@ async function startRuns(client, loaded, count, prefix) {
 export async function uiBench() {
   const transitions = Number(process.env.BENCH_UI_TRANSITIONS ?? 20);
   const runs = Number(process.env.BENCH_UI_RUNS ?? (QUICK ? 200 : 1000));
-  const { ensureCheckoutWorker } = await dist('client/runs/checkout-worker.js');
+  const { ensureCheckoutWorker } = await dist('client/hosting/checkout-worker.js');
   const { loadLoop } = await dist('loader/load.js');
   const { openSession } = await dist('client/temporal/session.js');
   const { startUiServer } = await dist('ui/server/ui-server.js');

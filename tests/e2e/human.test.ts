@@ -103,7 +103,9 @@ describe('a run waiting for a person', () => {
 
     const again = await cli(['answer', id, 'no']);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/^error: run .* is not waiting for an answer: it has finished/);
+    expect(again.stderr).toMatch(
+      /^error: run .* is not waiting for an answer: it has finished in state "done" \(succeeded\)\n/,
+    );
     const history = await cli(['history', id]);
     expect(history.stdout).toMatch(/human_wait/);
     expect(history.stdout).toMatch(/human_answer/);
