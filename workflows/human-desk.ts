@@ -14,20 +14,9 @@ import type { Placement } from './placement.js';
 
 type AwaitHuman = Extract<WorkEffect, { type: 'await_human' }>;
 
-/** How the last wait ended: told to an answer that arrives after it. */
-interface EndedWait {
-  state: string;
-  how: 'answered' | 'timeout' | 'steered';
-  by?: string;
-  /** Where a steer sent the run. */
-  to?: string;
-  at_ms: number;
-}
-
 export class HumanDesk {
   /** The accepted answer the wait has not taken yet. */
   private accepted: (HumanAnswerRequest & { at_ms: number }) | undefined;
-  private ended: EndedWait | undefined;
 
   constructor(
     private readonly def: LoopDefinition,
@@ -61,7 +50,7 @@ export class HumanDesk {
       );
     if (
       wait === undefined ||
-      (request.state !== undefined && request.state === this.ended?.state && request.state !== wait.state)
+      (request.state !== undefined && request.state === snap.humanEnded?.state && request.state !== wait.state)
     )
       throw new Error(this.notWaiting(snap, request.state));
     if (request.state !== undefined && request.state !== wait.state)
@@ -82,7 +71,8 @@ export class HumanDesk {
   }
 
   private notWaiting(snap: Snapshot, asked: string | undefined): string {
-    const ended = this.ended;
+    // How the last wait ended is in the snapshot, so it outlasts continue-as-new and the run's end.
+    const ended = snap.humanEnded;
     const where =
       snap.status === 'done'
         ? `it has ended in state "${snap.current}" (${snap.outcome.terminated_by})`
@@ -128,17 +118,14 @@ export class HumanDesk {
     const settled = () => answered() || steered() !== undefined;
     if (work.deadline_ms === undefined) await condition(settled);
     else if (!(await condition(settled, Math.max(1, work.deadline_ms - Date.now())))) {
-      this.ended = { state: work.state, how: 'timeout', at_ms: work.deadline_ms };
       return { type: 'human_timeout', now: Date.now() };
     }
     const steer = steered();
     if (!answered() && steer !== undefined) {
-      this.ended = { state: work.state, how: 'steered', by: steer.by, to: steer.to, at_ms: steer.at_ms };
       return { type: 'released', now: Date.now() };
     }
     const got = this.accepted!;
     this.accepted = undefined;
-    this.ended = { state: work.state, how: 'answered', by: got.by, at_ms: got.at_ms };
     return { type: 'human_answered', reply: got.reply, by: got.by, now: Date.now() };
   }
 }

@@ -140,7 +140,12 @@ export function beforeEntering(d: Draft): boolean {
  * steer (applied on entering) names where it goes instead.
  */
 export function release(d: Draft): void {
-  if (d.snap.phase === 'human') delete d.snap.human;
+  if (d.snap.phase === 'human') {
+    delete d.snap.human;
+    const steer = d.snap.steer;
+    if (steer)
+      d.snap.humanEnded = { state: d.snap.current, how: 'steered', by: steer.by, to: steer.to, at_ms: steer.at_ms };
+  }
   const held = d.snap.held ?? { name: d.snap.current };
   delete d.snap.held;
   d.snap.phase = 'starting';

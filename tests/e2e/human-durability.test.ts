@@ -23,6 +23,7 @@ const workerPid = (): number =>
 
 const ASK = `name: ask
 description: waits for a person, then ships
+scope: [ask]
 initial: ask
 states:
   ask:
@@ -38,15 +39,16 @@ states:
     terminal: true
 `;
 
-/** Nobody answers: the deadline (a minute away) sends it to late. */
+/** Nobody answers: the deadline (two minutes away, past the kills below) sends it to late. */
 const DEADLINE = `name: deadline
 description: waits for a person who never answers
+scope: [deadline]
 initial: ask
 states:
   ask:
     action_type: human
     prompt: "Anyone?"
-    timeout: 60
+    timeout: 120
     on_yes: done
     on_timeout: late
   late:
@@ -59,6 +61,7 @@ states:
 /** a waits for the file go, then b. */
 const HELD = `name: held
 description: a held until go exists, then b
+scope: [held]
 initial: a
 states:
   a:
@@ -76,10 +79,11 @@ function started(loop: string): string {
   return (JSON.parse(r.stdout) as { instance_id: string }).instance_id;
 }
 
+/** The run's own answer to `status --json` (`live`: phase, human, paused). */
 function status(id: string): Record<string, unknown> {
   const r = cli(['status', id, '--json']);
   expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Record<string, unknown>;
+  return ((JSON.parse(r.stdout) as { live?: Record<string, unknown> }).live ?? {}) as Record<string, unknown>;
 }
 
 beforeAll(async () => {
@@ -124,6 +128,9 @@ describe('people in the loop survive the worker and the server', () => {
       return inbox.stdout.includes(asking) && inbox.stdout.includes(timing);
     });
     const before = status(timing).human as { deadline: string; since: string };
+    expect(existsSync(join(dir, 'late.out')), 'the deadline passed before the kills: the machine is too slow').toBe(
+      false,
+    );
 
     // SIGKILL both: the worker first, so nothing restarts the server behind the test's back.
     const worker = workerPid();
@@ -149,7 +156,7 @@ describe('people in the loop survive the worker and the server', () => {
     expect(paused.paused).toMatchObject({ by: expect.stringMatching(/.+@.+/), holding: true });
 
     // Nobody answers the other: its deadline routes it on_timeout, once.
-    await waitFor('the deadline to fire', () => existsSync(join(dir, 'late.out')), 120_000);
+    await waitFor('the deadline to fire', () => existsSync(join(dir, 'late.out')), 200_000);
     const logs = cli(['logs', timing, '--json']);
     const events = logs.stdout
       .split('\n')
@@ -160,5 +167,5 @@ describe('people in the loop survive the worker and the server', () => {
 
     expect(cli(['unpause', holding]).code).toBe(0);
     await waitFor('the unpaused run to finish', () => existsSync(join(dir, 'b.out')), 60_000);
-  }, 300_000);
+  }, 480_000);
 });

@@ -313,4 +313,41 @@ describe('human states on a real run', () => {
       /no longer waits in state "review": it was steered to "hold" by bob@test .*; it is now in state "hold"/,
     );
   });
+
+  it('an answer after the deadline is told so after a continue-as-new too', async () => {
+    const p = project();
+    const { client } = await temporal();
+    let late = '';
+    let continued = '';
+    const def = definition({
+      name: 'human-can',
+      initial: 'review',
+      max_iterations: 100,
+      states: {
+        review: { action_type: 'human', prompt: 'ship?', timeout: 1, on_yes: 'done', on_timeout: 'work' },
+        // Enough actions that the run continues as new (historyEventLimit) before it waits again.
+        work: { action: 'echo x >> n; [ "$(wc -l < n)" -ge 8 ]', on_yes: 'hold', on_no: 'work' },
+        hold: { action_type: 'human', prompt: 'still there?', timeout: 3600, on_yes: 'done', on_no: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const run = await runLoop(def, {
+      cwd: p.cwd,
+      historyEventLimit: 40,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waiting(handle, 'hold');
+        // The run waiting in hold is a continued one: its start names the run it continued.
+        const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+        continued = started?.continuedExecutionRunId ?? '';
+        late = await refusal(answer(handle, { reply: { kind: 'yes' }, state: 'review' }));
+        await answer(handle, { reply: { kind: 'yes' }, state: 'hold' });
+      },
+    });
+    expect(run.result).toMatchObject({ final_state: 'done' });
+    expect(continued).not.toBe('');
+    expect(late).toMatch(
+      /no longer waits in state "review": nobody answered by its deadline .*; it is now in state "hold"/,
+    );
+  });
 });
