@@ -157,11 +157,9 @@ describe('people in the loop survive the worker and the server', () => {
 
     // Nobody answers the other: its deadline routes it on_timeout, once.
     await waitFor('the deadline to fire', () => existsSync(join(dir, 'late.out')), 200_000);
-    const logs = cli(['logs', timing, '--json']);
-    const events = logs.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { event: string });
+    const history = cli(['history', 'deadline', timing, '--json']);
+    expect(history.code, history.stderr).toBe(0);
+    const { events } = JSON.parse(history.stdout) as { events: Array<{ event: string }> };
     expect(events.filter((e) => e.event === 'human_timeout')).toHaveLength(1);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(before.deadline));
 
