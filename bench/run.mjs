@@ -173,12 +173,13 @@ async function standardBenchmarks() {
   if (PARTS.has('human')) {
     const h = await humanBench();
     report.human = h;
+    if (h.answer)
+      say(
+        `  ll-loop answer returned → next action starts (median of ${h.answer.answers}, goal ${h.answer.goal_ms} ms): median ${h.answer.median_ms} ms, max ${h.answer.max_ms} ms ` +
+          `(runs: ${h.answer.runs_ms.join(', ')} ms); the answer command itself: median ${h.answer.answer_command_median_ms} ms${h.answer.within_goal ? '' : ' over'}`,
+      );
     say(
-      `  ll-loop answer returned → next action starts (median of ${h.answer.answers}, goal ${h.answer.goal_ms} ms): median ${h.answer.median_ms} ms, max ${h.answer.max_ms} ms ` +
-        `(runs: ${h.answer.runs_ms.join(', ')} ms); the answer command itself: median ${h.answer.answer_command_median_ms} ms${h.answer.within_goal ? '' : ' over'}`,
-    );
-    say(
-      `  ll-loop inbox with ${h.inbox.waiting_runs} waiting runs (listed ${h.inbox.listed}, goal ${h.inbox.goal_ms} ms): median ${h.inbox.median_ms} ms (${h.inbox.runs_ms.join(', ')} ms)${h.inbox.within_goal ? '' : ' over'}`,
+      `  ll-loop inbox with ${h.inbox.waiting_runs} waiting runs (listed ${h.inbox.listed}, goal ${h.inbox.goal_ms} ms): median ${h.inbox.median_ms} ms (${h.inbox.runs_ms.join(', ')} ms); with none waiting ${h.inbox.empty_median_ms} ms${h.inbox.within_goal ? '' : ' over'}`,
     );
   }
   if (PARKED > 0) {

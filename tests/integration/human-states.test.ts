@@ -13,7 +13,7 @@ import {
   type LoopWorkflowInput,
 } from '../../workflows/definitions.js';
 import { answerRun } from '../../client/human/answer-run.js';
-import { projectScope } from '../../client/runs/find-runs.js';
+import { listRuns, projectScope } from '../../client/runs/find-runs.js';
 import { waitFor } from '../support/processes.js';
 import { closeTemporal, definition, loopRunResult, project, runLoop, temporal } from './harness.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
@@ -82,6 +82,13 @@ describe('human states on a real run', () => {
           async () => (await handle.describe()).searchAttributes.LoopStatus?.[0] === 'waiting',
           30_000,
         );
+        // The question is in the memo too, where `ll-loop inbox` reads it with one visibility query.
+        let listed: Awaited<ReturnType<typeof listRuns>> = [];
+        await waitFor('the run listed as waiting', async () => {
+          listed = await listRuns(client, { openOnly: true, where: `LoopStatus = 'waiting' AND WorkflowId = '${id}'` });
+          return listed.length > 0;
+        });
+        expect(listed[0]?.human).toMatchObject({ state: 'review', prompt: 'Apply the plan?', ask: 'approval' });
         const session = { client, connection: client.connection as Connection };
         await expect(answerRun(session, id, { kind: 'yes' }, projectScope('/elsewhere'))).rejects.toThrow(
           /belongs to another project/,
