@@ -19,6 +19,8 @@ import { closeTemporal, definition, loopRunResult, project, runLoop, temporal } 
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { steerUpdate } from '../../workflows/control-definitions.js';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 afterAll(closeTemporal);
 
@@ -356,5 +358,29 @@ describe('human states on a real run', () => {
     expect(late).toMatch(
       /no longer waits in state "review": nobody answered by its deadline .*; it is now in state "hold"/,
     );
+  });
+
+  it('an answer to a run that is not waiting for one is refused with where it is, and changes nothing', async () => {
+    const p = project();
+    const { client } = await temporal();
+    let refused = '';
+    const plan = {
+      plan: { action: 'while [ ! -f go ]; do sleep 0.05; done; echo the plan', capture: 'plan', next: 'review' },
+    };
+    const run = await runLoop(reviewLoop(approval, plan), {
+      cwd: p.cwd,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waitFor('the plan to run', async () => (await handle.query(statusQuery)).state === 'plan');
+        refused = await refusal(answer(handle, { reply: { kind: 'yes' } }));
+        writeFileSync(join(p.cwd, 'go'), '');
+        await waiting(handle);
+        await answer(handle, { reply: { kind: 'no' }, state: 'review' });
+      },
+    });
+    expect(refused).toMatch(/is not waiting for an answer: it is now in state "plan" \(phase action\)/);
+    // The refused yes changed nothing: the run waited, and the later no routed it.
+    expect(run.result).toMatchObject({ final_state: 'park' });
+    expect(run.events.filter((e) => e.event === 'human_answer')).toHaveLength(1);
   });
 });
