@@ -32,7 +32,10 @@ function reroute(state: Record<string, unknown>, from: string, to: string): void
 /** Add the approval to a compiled FSM (in place). A loop with no success terminal has no end to approve. */
 export function addApproval(fsm: Record<string, unknown>, approval: ApprovalAnswer): void {
   const states = fsm.states as States;
-  const ends = Object.keys(states).filter((n) => states[n]!.terminal === true && states[n]!.failure !== true);
+  // A maintained loop's terminal starts the next round (on_maintain): the loop never ends there.
+  const ends = Object.keys(states).filter(
+    (n) => states[n]!.terminal === true && states[n]!.failure !== true && states[n]!.on_maintain === undefined,
+  );
   if (ends.length === 0)
     throw new UsageError(
       'this loop never ends by itself (it runs until stopped): there is no result for a person to approve',
