@@ -39,6 +39,7 @@ for (const p of PARTS)
       'ui',
       'parallel',
       'cluster',
+      'human',
     ].includes(p)
   )
     throw new Error(`--only: unknown part ${p}`);

@@ -40,6 +40,7 @@ import { llmEndToEnd } from './llm-e2e.mjs';
 import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
 import { parkedLoops } from './parked.mjs';
+import { humanBench } from './human.mjs';
 import { uiBench } from './ui.mjs';
 import { parallelBench } from './parallel.mjs';
 import { clusterBench } from './cluster.mjs';
@@ -184,6 +185,18 @@ async function standardBenchmarks() {
   if (PARTS.has('cluster')) {
     // Prints its own lines, the dev server's figures and the cluster's in turn.
     report.cluster = await clusterBench();
+  }
+  if (PARTS.has('human')) {
+    const h = await humanBench();
+    report.human = h;
+    if (h.answer)
+      say(
+        `  ll-loop answer returned → next action starts (median of ${h.answer.answers}, goal ${h.answer.goal_ms} ms): median ${h.answer.median_ms} ms, max ${h.answer.max_ms} ms ` +
+          `(runs: ${h.answer.runs_ms.join(', ')} ms); the answer command itself: median ${h.answer.answer_command_median_ms} ms${h.answer.within_goal ? '' : ' over'}`,
+      );
+    say(
+      `  ll-loop inbox with ${h.inbox.waiting_runs} waiting runs (listed ${h.inbox.listed}, goal ${h.inbox.goal_ms} ms): median ${h.inbox.median_ms} ms (${h.inbox.runs_ms.join(', ')} ms); with none waiting ${h.inbox.empty_median_ms} ms${h.inbox.within_goal ? '' : ' over'}`,
+    );
   }
   if (PARKED > 0) {
     const p = await parkedLoops(PARKED);

@@ -14,18 +14,9 @@ import type { Placement } from './placement.js';
 
 type AwaitHuman = Extract<WorkEffect, { type: 'await_human' }>;
 
-/** How the last wait ended: told to an answer that arrives after it. */
-interface EndedWait {
-  state: string;
-  how: 'answered' | 'timeout';
-  by?: string;
-  at_ms: number;
-}
-
 export class HumanDesk {
   /** The accepted answer the wait has not taken yet. */
   private accepted: (HumanAnswerRequest & { at_ms: number }) | undefined;
-  private ended: EndedWait | undefined;
 
   constructor(
     private readonly def: LoopDefinition,
@@ -52,9 +43,14 @@ export class HumanDesk {
         `run ${this.runId} was already answered in state "${wait?.state ?? snap.current}" by ${first.by} at ${iso(first.at_ms)}; the first answer wins`,
       );
     }
+    const steer = snap.status === 'running' ? snap.steer : undefined;
+    if (wait !== undefined && steer !== undefined)
+      throw new Error(
+        `run ${this.runId} no longer waits in state "${wait.state}": it was steered to "${steer.to}" by ${steer.by} at ${iso(steer.at_ms)}`,
+      );
     if (
       wait === undefined ||
-      (request.state !== undefined && request.state === this.ended?.state && request.state !== wait.state)
+      (request.state !== undefined && request.state === snap.humanEnded?.state && request.state !== wait.state)
     )
       throw new Error(this.notWaiting(snap, request.state));
     if (request.state !== undefined && request.state !== wait.state)
@@ -75,7 +71,8 @@ export class HumanDesk {
   }
 
   private notWaiting(snap: Snapshot, asked: string | undefined): string {
-    const ended = this.ended;
+    // How the last wait ended is in the snapshot, so it outlasts continue-as-new and the run's end.
+    const ended = snap.humanEnded;
     const where =
       snap.status === 'done'
         ? `it has ended in state "${snap.current}" (${snap.outcome.terminated_by})`
@@ -84,7 +81,9 @@ export class HumanDesk {
       const how =
         ended.how === 'timeout'
           ? `nobody answered by its deadline (${iso(ended.at_ms)})`
-          : `it was already answered by ${ended.by ?? '?'} at ${iso(ended.at_ms)} (the first answer wins)`;
+          : ended.how === 'steered'
+            ? `it was steered to "${ended.to ?? '?'}" by ${ended.by ?? '?'} at ${iso(ended.at_ms)}`
+            : `it was already answered by ${ended.by ?? '?'} at ${iso(ended.at_ms)} (the first answer wins)`;
       return `run ${this.runId} no longer waits in state "${ended.state}": ${how}; ${where}`;
     }
     return `run ${this.runId} is not waiting for an answer: ${where} (phase ${snap.phase})`;
@@ -110,15 +109,23 @@ export class HumanDesk {
         }),
       )
       .catch(() => undefined);
+    // A steer lets the run go at once (fsm/run/control.ts): the wait ends without an answer.
+    const steered = () => {
+      const snap = this.snapshot();
+      return snap.status === 'running' ? snap.steer : undefined;
+    };
     const answered = () => this.accepted !== undefined;
-    if (work.deadline_ms === undefined) await condition(answered);
-    else if (!(await condition(answered, Math.max(1, work.deadline_ms - Date.now())))) {
-      this.ended = { state: work.state, how: 'timeout', at_ms: work.deadline_ms };
+    const settled = () => answered() || steered() !== undefined;
+    if (work.deadline_ms === undefined) await condition(settled);
+    else if (!(await condition(settled, Math.max(1, work.deadline_ms - Date.now())))) {
       return { type: 'human_timeout', now: Date.now() };
+    }
+    const steer = steered();
+    if (!answered() && steer !== undefined) {
+      return { type: 'released', now: Date.now() };
     }
     const got = this.accepted!;
     this.accepted = undefined;
-    this.ended = { state: work.state, how: 'answered', by: got.by, at_ms: got.at_ms };
     return { type: 'human_answered', reply: got.reply, by: got.by, now: Date.now() };
   }
 }

@@ -3,7 +3,7 @@
  * details, the state the worker writes to the run's files, and the `LoopState`/`LoopStatus`
  * search attributes. All of it is read from the snapshot; nothing here decides anything.
  */
-import { proxySinks, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxySinks, setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { outcomeOf, type LoopOutcome } from '../fsm/run/outcome.js';
 import type { RateLimitPause, Snapshot } from '../fsm/run/snapshot.js';
 import type { LoopDefinition } from '../fsm/schema.js';
@@ -24,8 +24,20 @@ export function statusReporter(
   current: () => Snapshot,
 ): () => void {
   let lastReported = '';
+  let lastQuestion = '';
   return () => {
     const snapshot = current();
+    // The question a waiting run asks, in its memo: `ll-loop inbox` lists every waiting run with
+    // one visibility query instead of a status query per run. Written only when it changes, so a
+    // run that never waits for a person records nothing new.
+    const question = humanStatus(def, snapshot, instanceId).human;
+    const questionKey = question ? `${question.state}@${question.since}` : '';
+    if (questionKey !== lastQuestion) {
+      lastQuestion = questionKey;
+      // Without the JSON Schema (it can be large; `ll-loop answer` reads it from the status query).
+      const { schema: _schema, ...shown } = question ?? {};
+      upsertMemo({ human: question ? shown : null });
+    }
     // A person's pause or steer changes what the run shows (absent from older runs: same key).
     const person =
       snapshot.pause || snapshot.steer ? `/${snapshot.pause?.since_ms ?? ''}/${snapshot.steer?.to ?? ''}` : '';

@@ -153,7 +153,7 @@ export async function createCommand(opts: CreateOptions): Promise<number> {
 
 export const createSpec: CommandSpec = {
   usage:
-    'create [--kind K] [--check CMD]… [--fix ACTION]… [--max-attempts N] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)',
+    'create [--kind K] [--check CMD]… [--fix ACTION]… [--max-attempts N] [--approve D] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)',
   flags: {
     kind: { type: 'string' },
     check: { type: 'string', multiple: true },
@@ -167,6 +167,7 @@ export const createSpec: CommandSpec = {
     step: { type: 'string', multiple: true },
     until: { type: 'string' },
     interval: { type: 'string' },
+    approve: { type: 'string' },
     yes: { type: 'boolean', short: 'y' },
     force: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
@@ -211,6 +212,7 @@ export const createSpec: CommandSpec = {
       ...optional('tolerance'),
       ...optional('until'),
       ...optional('interval'),
+      ...optional('approve'),
       ...(name === undefined ? {} : { name }),
     };
     const yes = bool(ctx, 'yes');

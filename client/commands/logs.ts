@@ -16,6 +16,7 @@ import { resolveRun } from '../runs/run-target.js';
 import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
 import { streamedLines } from './follow-lines.js';
+import { personLine, personRecord, type PersonRecord } from '../follow/person-events.js';
 
 export interface LogsOptions {
   cwd: string;
@@ -88,6 +89,15 @@ export async function logsCommand(opts: LogsOptions): Promise<number> {
       else printRecord(r, opts.out);
     };
     const collect = actionLogCollector(run.id, onAction);
+    // A person's part (waits, answers, deadlines, pauses, steers) goes between the actions.
+    const people: PersonRecord[] = [];
+    const onPerson = (event: Parameters<typeof personRecord>[0]): void => {
+      const p = personRecord(event);
+      if (!p || (opts.state !== undefined && p.state !== opts.state)) return;
+      people.push(p);
+      if (!opts.follow) return;
+      opts.out(opts.json ? `${JSON.stringify(p)}\n` : personLine(p));
+    };
     const followed = await followEvents(client, run.id, {
       follow: opts.follow,
       children: true,
@@ -95,6 +105,7 @@ export async function logsCommand(opts: LogsOptions): Promise<number> {
       onEvent: (event) => {
         live?.onEvent(event);
         collect(event);
+        onPerson(event);
       },
     }).finally(() => live?.close());
     for (const warning of followed.warnings) opts.err(`warning: ${warning}\n`);
@@ -105,15 +116,20 @@ export async function logsCommand(opts: LogsOptions): Promise<number> {
         .sort((a, b) => a.r.ts.localeCompare(b.r.ts) || a.i - b.i)
         .map(({ r }) => r);
       if (opts.json) {
-        opts.out(
-          `${JSON.stringify({ id: run.id, loop: run.loop, status: run.status.toLowerCase(), actions: records }, null, 2)}\n`,
-        );
+        const report = { id: run.id, loop: run.loop, status: run.status.toLowerCase(), actions: records, people };
+        opts.out(`${JSON.stringify(report, null, 2)}\n`);
         return EXIT.ok;
       }
-      for (const r of records) printRecord(r, opts.out);
+      const shown = [
+        ...records.map((r) => ({ ts: r.ts, print: () => printRecord(r, opts.out) })),
+        ...people.map((p) => ({ ts: p.ts, print: () => opts.out(personLine(p)) })),
+      ];
+      // In time order; an action and a person's event at the same instant keep that order.
+      shown.sort((a, b) => a.ts.localeCompare(b.ts));
+      for (const s of shown) s.print();
     }
     if (opts.json) return EXIT.ok;
-    if (records.length === 0) {
+    if (records.length === 0 && people.length === 0) {
       opts.out(
         opts.state === undefined
           ? `no action of ${run.id} has finished yet\n`

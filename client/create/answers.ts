@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ActionSpec } from './actions.js';
+import type { ApprovalAnswer } from './approval.js';
 import type { CheckTopic } from './fixes.js';
 import type { LoopKind } from './kinds.js';
 
@@ -20,6 +21,8 @@ interface Common {
   name: string;
   /** The loop's `max_iterations` (its passes; see docs/loop-format.md). */
   maxAttempts: number;
+  /** A person approves the result before the loop ends (client/create/approval.ts). */
+  approval?: ApprovalAnswer;
 }
 
 export type Direction = 'minimize' | 'maximize';

@@ -81,5 +81,5 @@ export function completePreset(preset: Preset, cwd: string, yes: boolean): Answe
     throw new UsageError(`ll-loop create --kind ${kind} needs ${missing.join(' and ')}`, `e.g. ${EXAMPLES[kind]}`);
   }
   const name = preset.name ?? freeName(cwd, baseName(answers));
-  return { ...answers, name } as Answers;
+  return { ...answers, name, ...(preset.approvalS ? { approval: { timeoutS: preset.approvalS } } : {}) } as Answers;
 }

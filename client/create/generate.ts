@@ -12,6 +12,7 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { toFsmYaml } from '../../loader/fsm-yaml.js';
 import { actionTypeFor } from './actions.js';
+import { addApproval } from './approval.js';
 import type { Answers } from './answers.js';
 import { paradigmDocument, type ParadigmDocument } from './paradigm.js';
 
@@ -99,5 +100,6 @@ export function generateLoop(answers: Answers): GeneratedLoop {
   const fsm = structuredClone(compiled.raw);
   applyChosenKinds(fsm, chosenKinds, paradigm);
   routeEveryVerdict(fsm);
+  if (answers.approval) addApproval(fsm, answers.approval);
   return { paradigm: doc, fsm, yaml: toFsmYaml(fsm) };
 }

@@ -23,6 +23,7 @@ export interface CreateFlags {
   step: string[];
   until?: string;
   interval?: string;
+  approve?: string;
 }
 
 export interface Preset {
@@ -39,6 +40,8 @@ export interface Preset {
   steps?: ActionSpec[];
   until?: string;
   intervalS?: number;
+  /** `--approve DURATION`: a person approves the result; the question's deadline in seconds. */
+  approvalS?: number;
 }
 
 /** Which kinds each kind-specific flag belongs to. */
@@ -52,6 +55,7 @@ const FLAG_KINDS: Record<string, readonly LoopKind[]> = {
   step: ['sequence'],
   until: ['sequence'],
   interval: ['constraints'],
+  approve: ['fix', 'metric', 'sequence'],
 };
 
 function given(flags: CreateFlags, flag: string): boolean {
@@ -159,5 +163,13 @@ export function presetFromFlags(flags: CreateFlags): Preset {
   if (flags.until !== undefined)
     preset.until = nonEmpty(flags.until, '--until', 'a command that exits 0 when the sequence is done');
   if (flags.interval !== undefined) preset.intervalS = parseInterval(flags.interval);
+  if (flags.approve !== undefined) {
+    preset.approvalS = parseInterval(flags.approve, '--approve');
+    if (preset.approvalS <= 0)
+      throw new UsageError(
+        '--approve needs a deadline longer than 0',
+        'e.g. --approve 4h (nobody answering by then counts as no)',
+      );
+  }
   return preset;
 }

@@ -9,7 +9,8 @@ import type { HumanReply } from '../../fsm/human.js';
 import { schemaErrors } from '../../loader/json-schema.js';
 import { answerHumanUpdate, type HumanAnswerAck } from '../../workflows/definitions.js';
 import type { ProjectScope } from '../runs/find-runs.js';
-import { queryStatus } from '../runs/run-target.js';
+import { closedResult, queryStatus } from '../runs/run-target.js';
+import { outcomeOf } from '../../fsm/run/outcome.js';
 import { answerer } from './answerer.js';
 import { answerTarget } from './find-waiting.js';
 import { AnswerRefusedError, NoAnswerFromRunError } from './human-errors.js';
@@ -58,11 +59,15 @@ export async function answerRun(
           : `see where it is with ll-loop status ${run.id}; ll-loop inbox lists the runs waiting for you`,
       );
     }
-    if (err instanceof WorkflowNotFoundError)
+    if (err instanceof WorkflowNotFoundError) {
+      // It ended between the status query and the update: say where.
+      const result = await closedResult(connection, client.workflow.getHandle(run.id)).catch(() => undefined);
+      const where = result ? ` in state "${result.final_state}" (${outcomeOf(result)})` : '';
       throw new AnswerRefusedError(
-        `run ${run.id} is not waiting for an answer: it has finished`,
+        `run ${run.id} is not waiting for an answer: it has finished${where}`,
         `see how it ended with ll-loop status ${run.id}`,
       );
+    }
     throw err;
   }
 }

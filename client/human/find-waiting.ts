@@ -33,7 +33,7 @@ export async function answerTarget(client: Client, target: string, project: Proj
     if (!inProject(exact, project)) throw new OtherProjectError(exact.id, exact.cwd);
     if (!exact.open)
       throw new AnswerRefusedError(
-        `run ${exact.id} is not waiting for an answer: it has finished (${exact.status.toLowerCase()})`,
+        `run ${exact.id} is not waiting for an answer: it has finished ${endedWhere(exact)}`,
         `see how it ended with ll-loop status ${exact.id}; ll-loop inbox lists the runs waiting for you`,
       );
     return exact;
@@ -49,6 +49,12 @@ export async function answerTarget(client: Client, target: string, project: Proj
     `loop "${target}" has no run waiting for an answer (its latest run ${runs[0]!.id} has finished)`,
     'll-loop inbox lists the runs waiting for you',
   );
+}
+
+/** Where a closed run ended, from its search attributes: `in state "done" (succeeded)`. */
+export function endedWhere(run: RunSummary): string {
+  const outcome = run.loopStatus ?? run.status.toLowerCase();
+  return run.loopState === undefined ? `(${outcome})` : `in state "${run.loopState}" (${outcome})`;
 }
 
 /** One entry of the inbox. */
@@ -78,8 +84,10 @@ export async function waitingRuns(
     where: `LoopStatus = '${WAITING}'`,
     ...(project ? { project } : {}),
   });
+  // The question is in each run's memo; only a run that has none (started before the memo) is asked.
   const described = await Promise.all(
     runs.map(async (run) => {
+      if (run.human) return entry(run, run.loop, run.human);
       const status = await queryStatus(connection, client.workflow.getHandle(run.id), INBOX_QUERY_MS).catch(() => null);
       return status?.human ? entry(run, status.loop, status.human) : undefined;
     }),

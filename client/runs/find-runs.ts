@@ -13,7 +13,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { checkoutKey } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
+import { LOOP_WORKFLOW_TYPE, type LoopStatus } from '../../workflows/definitions.js';
 
 export interface RunSummary {
   /** The run id users type: the workflow id (`<loop>-<YYYYMMDDTHHMMSS>`). */
@@ -39,6 +39,8 @@ export interface RunSummary {
   parent?: string;
   /** The checkout it was started in (LoopCheckout; absent for runs of earlier releases). */
   checkout?: string;
+  /** The question a run waiting for a person asks (memo `human`, kept by the run while it waits). */
+  human?: NonNullable<LoopStatus['human']>;
 }
 
 /** The project whose runs a loop name means: its checkout key and root directory. */
@@ -119,6 +121,13 @@ function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
+/** A memo `human` as workflows/run-status.ts writes it (anything else is ignored). */
+function isHumanMemo(value: unknown): value is NonNullable<LoopStatus['human']> {
+  if (!value || typeof value !== 'object') return false;
+  const v = value as Record<string, unknown>;
+  return ['state', 'prompt', 'ask', 'since', 'answer'].every((k) => typeof v[k] === 'string');
+}
+
 function summarize(info: WorkflowExecutionInfo): RunSummary {
   const memo = (info.memo ?? {}) as {
     loop?: unknown;
@@ -127,6 +136,7 @@ function summarize(info: WorkflowExecutionInfo): RunSummary {
     build_id?: unknown;
     action_queue?: unknown;
     parent?: unknown;
+    human?: unknown;
   };
   const attr = (name: string): unknown => info.typedSearchAttributes?.getAll().find((p) => p.key.name === name)?.value;
   const loopAttr = attr('LoopName');
@@ -151,6 +161,7 @@ function summarize(info: WorkflowExecutionInfo): RunSummary {
   if (typeof memo.build_id === 'string') summary.buildId = memo.build_id;
   if (typeof memo.action_queue === 'string') summary.actionQueue = memo.action_queue;
   if (typeof memo.parent === 'string') summary.parent = memo.parent;
+  if (isHumanMemo(memo.human)) summary.human = memo.human;
   const checkout = attr('LoopCheckout');
   if (typeof checkout === 'string' && checkout !== '') summary.checkout = checkout;
   const [loopStatus, loopState] = [attr('LoopStatus'), attr('LoopState')];

@@ -10,7 +10,8 @@
  * - `unpause`: the pause ends; a holding run enters the state it was routed to.
  * - `steer`: the run's next transition goes to `to` instead of the routed state, with `context`
  *   values set over the definition's (data, like `--context`, in shell actions). A paused run is
- *   let go at once (the steer ends the pause). A steer to a terminal state ends the run there
+ *   let go at once (the steer ends the pause), and so is a run waiting in a human state (its
+ *   question is dropped unanswered). A steer to a terminal state ends the run there
  *   (its action runs, as at any terminal). A later steer replaces one not yet applied.
  */
 import { closest } from '../suggest.js';
@@ -133,8 +134,18 @@ export function beforeEntering(d: Draft): boolean {
   return true;
 }
 
-/** The holding run was let go: it enters the state it held before (a steer then replaces it). */
+/**
+ * The holding run was let go: it enters the state it held before (a steer then replaces it). A
+ * run waiting for an answer is let go by a steer only: its question is dropped unanswered, and the
+ * steer (applied on entering) names where it goes instead.
+ */
 export function release(d: Draft): void {
+  if (d.snap.phase === 'human') {
+    delete d.snap.human;
+    const steer = d.snap.steer;
+    if (steer)
+      d.snap.humanEnded = { state: d.snap.current, how: 'steered', by: steer.by, to: steer.to, at_ms: steer.at_ms };
+  }
   const held = d.snap.held ?? { name: d.snap.current };
   delete d.snap.held;
   d.snap.phase = 'starting';

@@ -16,6 +16,7 @@ export function onHumanAnswered(d: Draft, reply: HumanReply, by: string): void {
   const state = stateOf(d);
   const since = snap.human?.since_ms ?? d.now;
   delete snap.human;
+  snap.humanEnded = { state: snap.current, how: 'answered', by, at_ms: d.now };
   const verdict = replyVerdict(reply);
   const answer = replyAnswer(reply);
   const at = new Date(d.now).toISOString();
@@ -39,7 +40,9 @@ export function onHumanTimeout(d: Draft): void {
   const { snap } = d;
   const state = stateOf(d);
   const since = snap.human?.since_ms ?? d.now;
+  const deadline = snap.human?.deadline_ms ?? d.now;
   delete snap.human;
+  snap.humanEnded = { state: snap.current, how: 'timeout', at_ms: deadline };
   emit(d, 'human_timeout', { state: snap.current, waited_ms: Math.max(0, d.now - since) });
   const target = routeFor(state, HUMAN_TIMEOUT_VERDICT) ?? routeFor(state, 'no');
   route(d, { verdict: HUMAN_TIMEOUT_VERDICT, details: { timeout: state.timeout ?? null } }, target);

@@ -101,6 +101,8 @@ export interface RunData {
   handoff?: HandoffPause;
   /** Waiting for a person's answer in a human state (fsm/run/human-wait.ts). */
   human?: HumanWait;
+  /** How the last wait for a person ended: told to an answer that comes later (fsm/run/on-human.ts). */
+  humanEnded?: HumanEnded;
   /** A handoff's payload, for the next shell or prompt action (then dropped): the fresh session's context. */
   continuation?: string;
   /** Handoffs the run continued (spawned or resumed); `config.automation.max_continuations` caps them. */
@@ -137,6 +139,15 @@ export interface HandoffPause {
   state: string;
   payload: string;
   since_ms: number;
+}
+
+/** How a wait for a person ended: answered (by whom), its deadline, or a steer (by whom, to where). */
+export interface HumanEnded {
+  state: string;
+  how: 'answered' | 'timeout' | 'steered';
+  by?: string;
+  to?: string;
+  at_ms: number;
 }
 
 /** A run waiting for a person: the question as asked, since when, until when. */
@@ -272,7 +283,7 @@ export type RunEvent =
   | { type: 'sleep_done'; now: number }
   /** A run paused on a handoff was told to continue (`ll-loop resume`: the workflow's resumeHandoff update). */
   | { type: 'handoff_resumed'; now: number }
-  /** A paused run was let go (unpaused or steered): it enters the state it held before (fsm/run/control.ts). */
+  /** A paused run was let go (unpaused or steered), or a steer ended a human wait: it enters the state it held before, or where the steer sends it (fsm/run/control.ts). */
   | { type: 'released'; now: number }
   /** A person answered the human state the run waits in (the workflow's answerHuman update); `by` is user@host. */
   | { type: 'human_answered'; reply: HumanReply; by: string; now: number }

@@ -103,10 +103,21 @@ describe('a run waiting for a person', () => {
 
     const again = await cli(['answer', id, 'no']);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/^error: run .* is not waiting for an answer: it has finished/);
+    expect(again.stderr).toMatch(
+      /^error: run .* is not waiting for an answer: it has finished in state "done" \(succeeded\)\n/,
+    );
     const history = await cli(['history', id]);
     expect(history.stdout).toMatch(/human_wait/);
     expect(history.stdout).toMatch(/human_answer/);
+    // logs shows a person's part between the actions' output, and in --json under `people`.
+    const logs = await cli(['logs', id]);
+    expect(logs.stdout).toMatch(/=== review · waiting for a person until .* \(approval\): Ship it\? ===/);
+    expect(logs.stdout).toMatch(/=== review · answered yes by .+@.+ after .* ===/);
+    const logsJson = JSON.parse((await cli(['logs', id, '--json'])).stdout) as {
+      people: Array<Record<string, unknown>>;
+    };
+    expect(logsJson.people.map((p) => p.event)).toEqual(['human_wait', 'human_answer']);
+    expect(logsJson.people[1]!.fields).toMatchObject({ verdict: 'yes', latency_ms: expect.any(Number) });
   }, 180_000);
 
   it('ll-loop run on a terminal asks the question inline and sends the answer through the same update', async () => {

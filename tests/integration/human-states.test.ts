@@ -13,11 +13,14 @@ import {
   type LoopWorkflowInput,
 } from '../../workflows/definitions.js';
 import { answerRun } from '../../client/human/answer-run.js';
-import { projectScope } from '../../client/runs/find-runs.js';
+import { listRuns, projectScope } from '../../client/runs/find-runs.js';
 import { waitFor } from '../support/processes.js';
 import { closeTemporal, definition, loopRunResult, project, runLoop, temporal } from './harness.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
+import { steerUpdate } from '../../workflows/control-definitions.js';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 afterAll(closeTemporal);
 
@@ -81,6 +84,13 @@ describe('human states on a real run', () => {
           async () => (await handle.describe()).searchAttributes.LoopStatus?.[0] === 'waiting',
           30_000,
         );
+        // The question is in the memo too, where `ll-loop inbox` reads it with one visibility query.
+        let listed: Awaited<ReturnType<typeof listRuns>> = [];
+        await waitFor('the run listed as waiting', async () => {
+          listed = await listRuns(client, { openOnly: true, where: `LoopStatus = 'waiting' AND WorkflowId = '${id}'` });
+          return listed.length > 0;
+        });
+        expect(listed[0]?.human).toMatchObject({ state: 'review', prompt: 'Apply the plan?', ask: 'approval' });
         const session = { client, connection: client.connection as Connection };
         await expect(answerRun(session, id, { kind: 'yes' }, projectScope('/elsewhere'))).rejects.toThrow(
           /belongs to another project/,
@@ -277,5 +287,100 @@ describe('human states on a real run', () => {
     await second.events.close();
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
     expect(result.captured.review).toMatchObject({ answer: 'yes' });
+  });
+
+  it('a steer of a run waiting for an answer acts at once; a later answer is told where the run went', async () => {
+    const p = project();
+    const { client } = await temporal();
+    let late = '';
+    const hold = {
+      hold: { action_type: 'human', prompt: 'still there?', timeout: 3600, on_yes: 'done', on_no: 'park' },
+    };
+    const run = await runLoop(reviewLoop(approval, hold), {
+      cwd: p.cwd,
+      steering: true,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waiting(handle);
+        await handle.executeUpdate(steerUpdate, { args: [{ by: 'bob@test', to: 'hold', note: 'go ahead' }] });
+        // The deadline is an hour away: the run must leave the wait now, not then.
+        await waiting(handle, 'hold');
+        late = await refusal(answer(handle, { reply: { kind: 'no' }, state: 'review' }));
+        await answer(handle, { reply: { kind: 'yes' }, state: 'hold' });
+      },
+    });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(run.events.find((e) => e.event === 'steered')).toMatchObject({
+      from: 'review',
+      to: 'hold',
+      by: 'bob@test',
+      note: 'go ahead',
+    });
+    expect(run.events.filter((e) => e.event === 'human_answer').map((e) => e.state)).toEqual(['hold']);
+    expect(run.events.some((e) => e.event === 'human_timeout')).toBe(false);
+    expect(late).toMatch(
+      /no longer waits in state "review": it was steered to "hold" by bob@test .*; it is now in state "hold"/,
+    );
+  });
+
+  it('an answer after the deadline is told so after a continue-as-new too', async () => {
+    const p = project();
+    const { client } = await temporal();
+    let late = '';
+    let continued = '';
+    const def = definition({
+      name: 'human-can',
+      initial: 'review',
+      max_iterations: 100,
+      states: {
+        review: { action_type: 'human', prompt: 'ship?', timeout: 1, on_yes: 'done', on_timeout: 'work' },
+        // Enough actions that the run continues as new (historyEventLimit) before it waits again.
+        work: { action: 'echo x >> n; [ "$(wc -l < n)" -ge 8 ]', on_yes: 'hold', on_no: 'work' },
+        hold: { action_type: 'human', prompt: 'still there?', timeout: 3600, on_yes: 'done', on_no: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const run = await runLoop(def, {
+      cwd: p.cwd,
+      historyEventLimit: 40,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waiting(handle, 'hold');
+        // The run waiting in hold is a continued one: its start names the run it continued.
+        const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+        continued = started?.continuedExecutionRunId ?? '';
+        late = await refusal(answer(handle, { reply: { kind: 'yes' }, state: 'review' }));
+        await answer(handle, { reply: { kind: 'yes' }, state: 'hold' });
+      },
+    });
+    expect(run.result).toMatchObject({ final_state: 'done' });
+    expect(continued).not.toBe('');
+    expect(late).toMatch(
+      /no longer waits in state "review": nobody answered by its deadline .*; it is now in state "hold"/,
+    );
+  });
+
+  it('an answer to a run that is not waiting for one is refused with where it is, and changes nothing', async () => {
+    const p = project();
+    const { client } = await temporal();
+    let refused = '';
+    const plan = {
+      plan: { action: 'while [ ! -f go ]; do sleep 0.05; done; echo the plan', capture: 'plan', next: 'review' },
+    };
+    const run = await runLoop(reviewLoop(approval, plan), {
+      cwd: p.cwd,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waitFor('the plan to run', async () => (await handle.query(statusQuery)).state === 'plan');
+        refused = await refusal(answer(handle, { reply: { kind: 'yes' } }));
+        writeFileSync(join(p.cwd, 'go'), '');
+        await waiting(handle);
+        await answer(handle, { reply: { kind: 'no' }, state: 'review' });
+      },
+    });
+    expect(refused).toMatch(/is not waiting for an answer: it is now in state "plan" \(phase action\)/);
+    // The refused yes changed nothing: the run waited, and the later no routed it.
+    expect(run.result).toMatchObject({ final_state: 'park' });
+    expect(run.events.filter((e) => e.event === 'human_answer')).toHaveLength(1);
   });
 });

@@ -272,3 +272,43 @@ describe('derived names', () => {
     expect(formatInterval(s)).toBe(text);
   });
 });
+
+describe('create --approve: a person approves the result before the loop ends', () => {
+  const seq: Answers = {
+    kind: 'sequence',
+    name: 'steps',
+    maxAttempts: 5,
+    steps: [shell('npm run build')],
+    until: 'npm test',
+    approval: { timeoutS: 4 * 3600 },
+  };
+
+  it('routes into an approval human state before the success terminal; no ends in a failure terminal', () => {
+    const { fsm, yaml } = generateLoop(seq);
+    const states = fsm.states as Record<string, Record<string, unknown>>;
+    expect(states.check_done).toMatchObject({ on_success: 'approve' });
+    expect(states.approve).toMatchObject({
+      action_type: 'human',
+      ask: 'approval',
+      timeout: 14400,
+      on_yes: 'done',
+      on_no: 'not_approved',
+    });
+    expect(states.not_approved).toEqual({ terminal: true, failure: true });
+    const loaded = validateLoop(parse(yaml));
+    expect(loaded.definition).toBeDefined();
+    expect(loaded.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  it('refuses a loop that never ends by itself', () => {
+    const guard: Answers = {
+      kind: 'constraints',
+      name: 'guard',
+      maxAttempts: 5,
+      intervalS: 60,
+      checks: [{ id: 'tests', topic: 'tests', command: 'npm test', fix: prompt('fix it') }],
+      approval: { timeoutS: 60 },
+    };
+    expect(() => generateLoop(guard)).toThrow(/never ends by itself/);
+  });
+});

@@ -241,4 +241,9 @@ describe('human states: simulate', () => {
     expect(simulate(d, 'all-pass', 20).steps[0]).toMatchObject({ state: 'review', verdict: 'yes', to: 'done' });
     expect(simulate(d, 'all-fail', 20).steps[0]).toMatchObject({ state: 'review', verdict: 'no', to: 'again' });
   });
+
+  it('names a person as the judge of a human state, not an evaluator of an action it does not have', () => {
+    const d = def(loop({ review: { ...review, on_timeout: 'done' }, ...rest }, { context: { plan: 'p' } }));
+    expect(simulate(d, 'all-pass', 20).steps[0]).toMatchObject({ state: 'review', evaluator: 'human' });
+  });
 });
