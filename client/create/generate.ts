@@ -13,6 +13,7 @@ import { EXIT } from '../exit-codes.js';
 import { toFsmYaml } from '../../loader/fsm-yaml.js';
 import { actionTypeFor } from './actions.js';
 import type { Answers } from './answers.js';
+import { eachLoop } from './each.js';
 import { paradigmDocument, type ParadigmDocument } from './paradigm.js';
 
 export interface GeneratedLoop {
@@ -88,7 +89,11 @@ function routeEveryVerdict(fsm: Record<string, unknown>): void {
   }
 }
 
-export function generateLoop(answers: Answers): GeneratedLoop {
+export function generateLoop(answers: Answers, cwd = '.'): GeneratedLoop {
+  if (answers.kind === 'each') {
+    const fsm = eachLoop(answers, cwd);
+    return { paradigm: fsm, fsm, yaml: toFsmYaml(fsm) };
+  }
   const { doc, chosenKinds } = paradigmDocument(answers);
   const paradigm = String(doc.paradigm);
   const compiled = compileParadigm(structuredClone(doc));

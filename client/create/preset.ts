@@ -23,6 +23,10 @@ export interface CreateFlags {
   step: string[];
   until?: string;
   interval?: string;
+  items?: string;
+  loop?: string;
+  maxWorkers?: string;
+  isolation?: string;
 }
 
 export interface Preset {
@@ -39,6 +43,10 @@ export interface Preset {
   steps?: ActionSpec[];
   until?: string;
   intervalS?: number;
+  items?: string;
+  loop?: string;
+  maxWorkers?: number;
+  isolation?: 'none' | 'worktree';
 }
 
 /** Which kinds each kind-specific flag belongs to. */
@@ -52,6 +60,10 @@ const FLAG_KINDS: Record<string, readonly LoopKind[]> = {
   step: ['sequence'],
   until: ['sequence'],
   interval: ['constraints'],
+  items: ['each'],
+  loop: ['each'],
+  maxWorkers: ['each'],
+  isolation: ['each'],
 };
 
 function given(flags: CreateFlags, flag: string): boolean {
@@ -95,6 +107,15 @@ export function parseDirection(value: string): Direction {
   );
 }
 
+export function parseIsolation(value: string): 'none' | 'worktree' {
+  const v = value.trim().toLowerCase();
+  if (v === 'none' || v === 'worktree') return v;
+  throw new UsageError(
+    `--isolation must be none or worktree, got "${value}"`,
+    'e.g. --isolation worktree (each item in its own git worktree)',
+  );
+}
+
 export function checkName(name: string, flag = '--name'): string {
   const problem = nameProblem(name);
   if (problem) throw new UsageError(`${flag}: ${problem}`, `e.g. ${flag} fix-types-and-lint`);
@@ -134,9 +155,10 @@ export function presetFromFlags(flags: CreateFlags): Preset {
       throw new UsageError(`--kind must be one of ${LOOP_KINDS.join(', ')}, got "${flags.kind}"`, 'e.g. --kind fix');
     for (const [flag, kinds] of Object.entries(FLAG_KINDS)) {
       if (given(flags, flag) && !kinds.includes(kind)) {
+        const shown = flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
         throw new UsageError(
-          `--${flag} does not apply to --kind ${kind} (it is for --kind ${kinds.join(' or ')})`,
-          `remove --${flag}, or change --kind`,
+          `--${shown} does not apply to --kind ${kind} (it is for --kind ${kinds.join(' or ')})`,
+          `remove --${shown}, or change --kind`,
         );
       }
     }
@@ -159,5 +181,10 @@ export function presetFromFlags(flags: CreateFlags): Preset {
   if (flags.until !== undefined)
     preset.until = nonEmpty(flags.until, '--until', 'a command that exits 0 when the sequence is done');
   if (flags.interval !== undefined) preset.intervalS = parseInterval(flags.interval);
+  if (flags.items !== undefined)
+    preset.items = nonEmpty(flags.items, '--items', 'a command that prints one item per line');
+  if (flags.loop !== undefined) preset.loop = checkName(flags.loop.trim(), '--loop');
+  if (flags.maxWorkers !== undefined) preset.maxWorkers = positiveInteger(flags.maxWorkers, '--max-workers');
+  if (flags.isolation !== undefined) preset.isolation = parseIsolation(flags.isolation);
   return preset;
 }
