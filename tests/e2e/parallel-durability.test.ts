@@ -248,8 +248,6 @@ describe('stopping a fan-out', () => {
     writeFileSync(join(dir, '.loops', 'fan-st.yaml'), fan('fan-st', 'st', ['a', 'b', 'c', 'd'], 2));
     const id = started('fan-st');
     await waitFor('two children sleeping', () => liveProcesses(marker) === 2, 60_000);
-    const stop = cli(['stop', id]);
-    expect(stop.code, stop.stderr).toBe(0);
     // The sleeps themselves (not the actions' bash, whose script names them too).
     const sleeps = () =>
       livePids(sleeper).filter((pid) => {
@@ -259,12 +257,9 @@ describe('stopping a fan-out', () => {
           return false; // ended while we looked
         }
       });
-    await waitFor('their sleeps', () => sleeps().length === 2, 30_000).catch((err: unknown) => {
-      const seen = [...livePids(sleeper), ...livePids(marker)].map((pid) =>
-        readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '),
-      );
-      throw new Error(`${(err as Error).message}: ${JSON.stringify(seen)}`);
-    });
+    await waitFor('their sleeps', () => sleeps().length === 2, 30_000);
+    const stop = cli(['stop', id]);
+    expect(stop.code, stop.stderr).toBe(0);
     await waitFor(
       'every action and its sleep gone',
       () => liveProcesses(marker) + livePids(sleeper).length === 0,
