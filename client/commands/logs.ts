@@ -14,6 +14,7 @@ import { actionLogCollector, type ActionLogRecord } from '../follow/action-logs.
 import { followEvents } from '../follow/follow-events.js';
 import type { Client, Connection } from '@temporalio/client';
 import { queryStatus, resolveRun } from '../runs/run-target.js';
+import { startInputOf } from '../resume/resumable.js';
 import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
 import { streamedLines } from './follow-lines.js';
@@ -152,6 +153,9 @@ async function itemRunId(client: Client, connection: Connection, id: string, ind
     },
   });
   if (ended !== undefined) return ended;
+  // An item a resumed run carried from the run it resumed ended there, under that run's id.
+  const carried = (await startInputOf(client, id))?.continueFrom?.fanout?.results.find((r) => r.index === index);
+  if (carried?.run_id !== undefined) return carried.run_id;
   throw new UsageError(
     items === 0
       ? `run ${id} has no parallel state that ran items`

@@ -46,6 +46,7 @@ states:
   run:
     action: |
       echo "start $(date +%s%N)" >> "marks/${name}/\${context.item}"
+      echo "item \${context.item} ran"
       sleep ${secs} # ${marker}
       echo "end $(date +%s%N)" >> "marks/${name}/\${context.item}"
     next: done
@@ -258,6 +259,18 @@ describe('stopping a fan-out', () => {
         }
       });
     await waitFor('their sleeps', () => sleeps().length === 2, 30_000);
+    // `list --running` shows the running children under their parent.
+    const listed = cli(['list', '--running']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = listed.stdout.split('\n');
+    const parentRow = rows.findIndex((l) => l.startsWith(`${id} `));
+    expect(parentRow).toBeGreaterThan(0);
+    expect(
+      rows
+        .slice(parentRow + 1, parentRow + 3)
+        .map((l) => l.trim().split(/\s+/).slice(0, 2).join(' '))
+        .sort(),
+    ).toEqual([`└ ${id}.fix_all.1.0`, `└ ${id}.fix_all.1.1`].sort());
     const stop = cli(['stop', id]);
     expect(stop.code, stop.stderr).toBe(0);
     await waitFor(
@@ -308,5 +321,16 @@ describe('resuming a fan-out', () => {
       expect.arrayContaining([3, 4]),
     );
     expect(run.events.filter((e) => e.event === 'item_done')).toHaveLength(2);
+    // `logs <run> --item N`: that item's child run's output, whichever run ran it.
+    const item3 = cli(['logs', `${id}-r1`, '--item', '3']);
+    expect(item3.code, item3.stderr).toBe(0);
+    expect(item3.stdout).toContain('item s3 ran');
+    expect(item3.stdout).not.toContain('item s4 ran');
+    const item0 = cli(['logs', `${id}-r1`, '--item', '0']); // carried: it ran in the stopped run
+    expect(item0.code, item0.stderr).toBe(0);
+    expect(item0.stdout).toContain('item q0 ran');
+    const gone = cli(['logs', `${id}-r1`, '--item', '7']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('has items 0 to 4, not 7');
   }, 180_000);
 });
