@@ -473,4 +473,32 @@ export const SCENARIOS: Scenario[] = [
       },
     },
   },
+  {
+    name: 'parallel',
+    covers:
+      'a parallel state: items as child workflows, max_workers 2, item_done mid-effect, a failing item, the join routed on_partial',
+    prepare: (p) => {
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      writeFileSync(
+        join(p.cwd, '.loops', 'item.yaml'),
+        'name: item\ndescription: one item\ninitial: run\nparameters:\n  item: { type: string, required: true }\nstates:\n  run:\n    action: \'echo "${context.item}"; test "${context.item}" != bad\'\n    on_yes: done\n    on_no: failed\n  done: { terminal: true }\n  failed: { terminal: true, failure: true }\n',
+      );
+      return {};
+    },
+    definition: {
+      name: 'parallel',
+      initial: 'fan',
+      states: {
+        fan: {
+          parallel: { items: ['a', 'bad', 'c'], loop: 'item', with: { item: '${item}' }, max_workers: 2 },
+          on_yes: 'done',
+          on_partial: 'report',
+          on_no: 'failed',
+        },
+        report: { action: 'echo "${captured.fan.succeeded}/${captured.fan.count}"', next: 'done' },
+        done: { terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    },
+  },
 ];
