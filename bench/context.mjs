@@ -77,6 +77,7 @@ export const { embeddedServerOptions } = await dist('client/temporal/embedded.js
 export const { stopDevServer } = await dist('client/temporal/dev-server.js');
 export const { createLoopWorker, installQuietRuntime } = await dist('worker/create-worker.js');
 export const { validateLoop } = await dist('fsm/definition/validate.js');
+export const { CURRENT_RUN_RULES } = await dist('workflows/run-rules.js');
 export const { createActivities } = await dist('activities/index.js');
 export const { CURRENT_RUN_RULES } = await dist('workflows/run-rules.js');
 

@@ -3,10 +3,12 @@
 // fanout_start to fanout_join on 2 cores), and 1,000 items of `true`: wall time, overhead per item
 // ((wall - ideal) / items), and this process's peak RSS (VmHWM: the worker runs here).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
   connectClient,
   connectWorkerConnection,
+  CURRENT_RUN_RULES,
   createLoopWorker,
   endpoint,
   project,
@@ -21,11 +23,18 @@ function peakRssMb() {
   return line ? round(Number(line.replace(/\D+/g, '')) / 1024, 1) : undefined;
 }
 
-async function fanOut({ items, action, workers, seconds }) {
+/**
+ * `local`: the item's state has `timeout: 10`, so `ll-loop run`'s rule (shell actions with a
+ * timeout of at most 30 s run as local activities) makes its action local: one workflow task per
+ * child instead of two and an activity round trip. Without it the action is an ordinary activity
+ * (the default timeout of 3600 s), as a long action would be.
+ */
+async function fanOut({ items, action, workers, seconds, local }) {
   mkdirSync(join(project, '.loops'), { recursive: true });
+  const loop = `bench-item-${local ? 'local' : 'remote'}`;
   writeFileSync(
-    join(project, '.loops', 'bench-item.yaml'),
-    `name: bench-item\ndescription: one item\ninitial: run\nstates:\n  run: { action: "${action}", next: done }\n  done: { terminal: true }\n`,
+    join(project, '.loops', `${loop}.yaml`),
+    `name: ${loop}\ndescription: one item\ninitial: run\nstates:\n  run: { action: "${action}", ${local ? 'timeout: 10, ' : ''}next: done }\n  done: { terminal: true }\n`,
   );
   const def = validateLoop({
     name: 'bench-parallel',
@@ -33,7 +42,7 @@ async function fanOut({ items, action, workers, seconds }) {
     initial: 'fan',
     states: {
       fan: {
-        parallel: { items: Array.from({ length: items }, (_, i) => i), loop: 'bench-item', max_workers: workers },
+        parallel: { items: Array.from({ length: items }, (_, i) => i), loop, max_workers: workers },
         on_yes: 'done',
         on_no: 'done',
       },
@@ -43,7 +52,7 @@ async function fanOut({ items, action, workers, seconds }) {
   const { client, connection } = await connectClient(endpoint);
   const native = await connectWorkerConnection(endpoint);
   const taskQueue = `bench-parallel-${process.pid}-${items}`;
-  const workflowId = `bench-parallel-${Date.now()}-${items}`;
+  const workflowId = `bench-parallel-${Date.now()}-${items}-${local ? 'local' : 'remote'}`;
   const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
   const at = {};
   events.subscribe(workflowId, (e) => {
@@ -53,7 +62,8 @@ async function fanOut({ items, action, workers, seconds }) {
     const handle = await client.workflow.start('loopWorkflow', {
       workflowId,
       taskQueue,
-      args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: 0 } }],
+      // As `ll-loop run` starts a run: this release's rules, local activities up to 30 s.
+      args: [{ definition: def, options: { ...CURRENT_RUN_RULES, cwd: project, localActivityMaxTimeoutS: 30 } }],
       memo: { cwd: project },
     });
     return handle.result();
@@ -68,6 +78,8 @@ async function fanOut({ items, action, workers, seconds }) {
     items,
     max_workers: workers,
     action,
+    actions: local ? 'local (timeout: 10)' : 'activity (default timeout)',
+    load: loadavg().map((l) => round(l, 1)),
     succeeded: joined?.succeeded,
     wall_s: round(wallS, 2),
     ideal_s: ideal,
@@ -77,8 +89,10 @@ async function fanOut({ items, action, workers, seconds }) {
 }
 
 export async function parallelBench() {
-  return [
-    await fanOut({ items: 100, action: 'sleep 0.5', workers: 10, seconds: 0.5 }),
-    await fanOut({ items: 1000, action: 'true', workers: 10, seconds: 0 }),
-  ];
+  const out = [];
+  for (const local of [false, true]) {
+    out.push(await fanOut({ items: 100, action: 'sleep 0.5', workers: 10, seconds: 0.5, local }));
+    out.push(await fanOut({ items: 1000, action: 'true', workers: 10, seconds: 0, local }));
+  }
+  return out;
 }

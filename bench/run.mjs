@@ -178,7 +178,7 @@ async function standardBenchmarks() {
     report.parallel = await parallelBench();
     for (const r of report.parallel)
       say(
-        `  parallel: ${r.items} items of \`${r.action}\`, max_workers ${r.max_workers}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
+        `  parallel: ${r.items} items of \`${r.action}\` (${r.actions}), max_workers ${r.max_workers}, load ${r.load.join(' ')}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
           `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
       );
   }

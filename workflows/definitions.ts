@@ -233,7 +233,18 @@ export interface LoopWorkflowInput {
    * `upgrade`, the same run moved onto this release (its history could not be replayed); with
    * `fork`, `ll-loop rerun`: a new run from the snapshot an earlier run had at one of its events.
    */
-  continueFrom?: { runId: string; snapshot: Snapshot; upgrade?: Upgrade; fork?: Fork };
+  continueFrom?: {
+    runId: string;
+    snapshot: Snapshot;
+    upgrade?: Upgrade;
+    fork?: Fork;
+    /**
+     * Resumed in the middle of a parallel state: the items whose children had ended in the
+     * stopped run (client/resume/fanout-progress.ts). The new run's fan-out of that state, its
+     * first effect, runs only the rest; absent in runs of older releases.
+     */
+    fanout?: FanoutProgress;
+  };
   /** Set when this run is a sub-loop: how deep it is, and what its parent passed in. */
   child?: ChildRunInput;
   /** The scopes this run holds while it runs (none for sub-loops: they run under the parent's). */

@@ -20,8 +20,9 @@ export interface FanoutRun {
 }
 
 export function fanoutHooks(run: FanoutRun): { resumed: () => FanoutProgress | undefined } & FanoutHooks {
-  // What ended before this run continued as new: used by the first fan-out only.
-  let resumed = run.input.resume?.fanout;
+  // What ended before this run continued as new, or in the stopped run it resumes: used by the
+  // first fan-out only.
+  let resumed = run.input.resume?.fanout ?? resumedFanout(run);
   return {
     resumed: () => {
       const progress = resumed;
@@ -39,4 +40,15 @@ export function fanoutHooks(run: FanoutRun): { resumed: () => FanoutProgress | u
     historyFull: () => historyFull(run.input),
     continueAsNew: run.continueAsNew,
   };
+}
+
+/**
+ * The items that had ended in the run `ll-loop resume` continues: the resumed run re-enters the
+ * parallel state it stopped in at once, so they are for that fan-out (its state, this run's step).
+ */
+function resumedFanout(run: FanoutRun): FanoutProgress | undefined {
+  const carried = run.input.continueFrom?.fanout;
+  const effect = run.at().effect;
+  if (carried === undefined || effect.type !== 'run_parallel' || effect.input.state !== carried.state) return undefined;
+  return { ...carried, step: effect.input.step };
 }

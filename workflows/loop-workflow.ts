@@ -32,7 +32,7 @@ import { fanoutHooks } from './fanout-hooks.js';
 import { effectRunner, TIMED_OUT } from './perform-effect.js';
 import { feedBurst, isBurst } from './burst.js';
 import { Placement } from './placement.js';
-import { statusOf, statusReporter } from './run-status.js';
+import { showFanout, statusOf, statusReporter } from './run-status.js';
 import { installControl } from './control-handlers.js';
 import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
@@ -211,7 +211,10 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       at: () => at,
       setAt: (next) => (at = next),
       emit: (event) => loopEvents.emit(event),
-      status: (status) => (fanoutStatus = status),
+      status: (status) => {
+        fanoutStatus = status;
+        if (status) showFanout(def, at.snapshot, instanceId, status);
+      },
       continueAsNew: async (progress) => {
         timeoutScope.cancel();
         return continueAsNew<typeof loopWorkflow>({

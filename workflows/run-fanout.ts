@@ -50,7 +50,12 @@ export async function runFanout(
   done: readonly ParallelItemResult[],
   hooks: FanoutHooks,
 ): Promise<RunEvent> {
-  const results = new Map<number, ParallelItemResult>(done.map((r) => [r.index, r]));
+  // Carried results are for these items (by index); the item itself is as resolved now.
+  const results = new Map<number, ParallelItemResult>(
+    done
+      .filter((r) => request.items[r.index] !== undefined)
+      .map((r) => [r.index, { ...r, item: request.items[r.index]!.item, loop: request.items[r.index]!.loop }]),
+  );
   const todo = request.items.filter((item) => !results.has(item.index));
   if (todo.length === 0) return joined(results);
   const depth = childDepth(parent, todo[0]!.loop);

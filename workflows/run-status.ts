@@ -9,7 +9,7 @@ import type { RateLimitPause, Snapshot } from '../fsm/run/snapshot.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { budgetDetails, budgetStatus } from './budget-status.js';
 import { answerCommand } from '../fsm/human.js';
-import type { LoopSinks, LoopStatus, LoopWorkflowInput } from './definitions.js';
+import type { FanoutStatus, LoopSinks, LoopStatus, LoopWorkflowInput } from './definitions.js';
 
 const { loopEvents } = proxySinks<LoopSinks>();
 
@@ -44,20 +44,7 @@ export function statusReporter(
     const key = `${snapshot.current}/${snapshot.iteration}/${snapshot.phase}${person}`;
     if (key === lastReported) return;
     lastReported = key;
-    const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
-    const spend = budgetDetails(def, snapshot);
-    const paused =
-      snapshot.phase === 'rate_limited' && snapshot.rateLimit
-        ? ` until ${new Date(snapshot.rateLimit.resumes_at_ms).toISOString()} (${snapshot.rateLimit.kind.replace('_', ' ')}: ${snapshot.rateLimit.message})`
-        : snapshot.phase === 'handoff'
-          ? ` · waiting for \`ll-loop resume ${instanceId}\``
-          : snapshot.phase === 'human'
-            ? humanDetails(def, snapshot, instanceId)
-            : '';
-    const personal = personDetails(snapshot, instanceId);
-    setCurrentDetails(
-      `**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${personal}${verdict}${spend}`,
-    );
+    setCurrentDetails(detailsOf(def, snapshot, instanceId));
     // The snapshot once, not beside copies of its parts: the worker shapes the state file.
     loopEvents.state({ loop: def.name, snapshot });
     if (input.options.searchAttributes) {
@@ -67,6 +54,40 @@ export function statusReporter(
       });
     }
   };
+}
+
+/**
+ * The Web UI's current details while a parallel state runs: the run's own, then the fan-out's
+ * counts and running items ("fix_all: 37/100 done (3 failed), 4 running"). Details are not a
+ * command (nothing is recorded), so they follow each item without touching the history.
+ */
+export function showFanout(def: LoopDefinition, snapshot: Snapshot, instanceId: string, fanout: FanoutStatus): void {
+  const failed = fanout.failed > 0 ? ` (${fanout.failed} failed)` : '';
+  const running = fanout.running
+    .slice(0, 10)
+    .map((r) => `- item ${r.index}: \`${r.run_id}\``)
+    .join('\n');
+  const more = fanout.running.length > 10 ? `\n- … and ${fanout.running.length - 10} more` : '';
+  setCurrentDetails(
+    `${detailsOf(def, snapshot, instanceId)}\n\n**${fanout.state}**: ${fanout.done}/${fanout.total} done${failed}, ` +
+      `${fanout.running.length} running${running ? `\n\n${running}${more}` : ''}`,
+  );
+}
+
+/** The Web UI's current details: state, pass, phase, and what the phase waits for. */
+function detailsOf(def: LoopDefinition, snapshot: Snapshot, instanceId: string): string {
+  const verdict = snapshot.result ? ` · last verdict ${snapshot.result.verdict}` : '';
+  const spend = budgetDetails(def, snapshot);
+  const paused =
+    snapshot.phase === 'rate_limited' && snapshot.rateLimit
+      ? ` until ${new Date(snapshot.rateLimit.resumes_at_ms).toISOString()} (${snapshot.rateLimit.kind.replace('_', ' ')}: ${snapshot.rateLimit.message})`
+      : snapshot.phase === 'handoff'
+        ? ` · waiting for \`ll-loop resume ${instanceId}\``
+        : snapshot.phase === 'human'
+          ? humanDetails(def, snapshot, instanceId)
+          : '';
+  const personal = personDetails(snapshot, instanceId);
+  return `**${snapshot.current}** · pass ${snapshot.iteration}/${def.max_iterations} · ${snapshot.phase}${paused}${personal}${verdict}${spend}`;
 }
 
 /** What the Web UI's details add for a run a person paused or steered. */

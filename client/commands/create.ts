@@ -48,7 +48,7 @@ function stateCount(fsm: Record<string, unknown>): string {
 async function wizard(opts: CreateOptions): Promise<{ answers: Answers; file?: string }> {
   let answers = await askAnswers(presetFromFlags(opts.flags), opts.cwd);
   for (;;) {
-    const { yaml } = generateLoop(answers);
+    const { yaml } = generateLoop(answers, opts.cwd);
     const problems = checkLoopText(yaml, opts.cwd, answers.name);
     if (problems) throw new InvalidLoopError(problems, relative(opts.cwd, loopFilePath(opts.cwd, answers.name)));
     preview(yaml, opts.out);
@@ -139,7 +139,7 @@ export async function createCommand(opts: CreateOptions): Promise<number> {
     return afterWrite(next, result.answers.name, opts);
   }
   const answers = completePreset(presetFromFlags(opts.flags), opts.cwd, opts.yes);
-  const { yaml, fsm } = generateLoop(answers);
+  const { yaml, fsm } = generateLoop(answers, opts.cwd);
   if (opts.dryRun) {
     const problems = checkLoopText(yaml, opts.cwd, answers.name);
     if (problems) throw new InvalidLoopError(problems, relative(opts.cwd, loopFilePath(opts.cwd, answers.name)));
@@ -153,7 +153,7 @@ export async function createCommand(opts: CreateOptions): Promise<number> {
 
 export const createSpec: CommandSpec = {
   usage:
-    'create [--kind K] [--check CMD]… [--fix ACTION]… [--max-attempts N] [--approve D] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)',
+    'create [--kind K] [--check CMD]… [--fix ACTION]… [--items CMD --loop L [--max-workers N]] [--max-attempts N] [--approve D] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)',
   flags: {
     kind: { type: 'string' },
     check: { type: 'string', multiple: true },
@@ -168,6 +168,10 @@ export const createSpec: CommandSpec = {
     until: { type: 'string' },
     interval: { type: 'string' },
     approve: { type: 'string' },
+    items: { type: 'string' },
+    loop: { type: 'string' },
+    'max-workers': { type: 'string' },
+    isolation: { type: 'string' },
     yes: { type: 'boolean', short: 'y' },
     force: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
@@ -198,7 +202,8 @@ export const createSpec: CommandSpec = {
     const name = flagName ?? positionalName;
     const optional = (flag: string) => {
       const value = str(ctx, flag);
-      return value === undefined ? {} : { [flag === 'max-attempts' ? 'maxAttempts' : flag]: value };
+      const key = flag === 'max-attempts' ? 'maxAttempts' : flag === 'max-workers' ? 'maxWorkers' : flag;
+      return value === undefined ? {} : { [key]: value };
     };
     const flags: CreateFlags = {
       check: list(ctx, 'check'),
@@ -213,6 +218,10 @@ export const createSpec: CommandSpec = {
       ...optional('until'),
       ...optional('interval'),
       ...optional('approve'),
+      ...optional('items'),
+      ...optional('loop'),
+      ...optional('max-workers'),
+      ...optional('isolation'),
       ...(name === undefined ? {} : { name }),
     };
     const yes = bool(ctx, 'yes');

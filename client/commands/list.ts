@@ -46,6 +46,8 @@ export interface RunningListing {
   served_by: QueueWorker[];
   /** Runs with a scope lock: waiting for their scopes (nothing has run yet) or holding them. */
   lock?: 'waiting' | 'held';
+  /** A sub-loop's or a parallel item's parent run: listed under it. */
+  parent?: string;
 }
 
 /** Options of {@link listCommand}; `out` receives stdout. */
@@ -171,6 +173,7 @@ export async function runningListings(cwd: string, opts: { allProjects?: boolean
           ...(run.buildId === undefined ? {} : { build_id: run.buildId }),
           served_by: servedBy,
           ...(status?.lock ? { lock: status.lock.state } : {}),
+          ...(run.parent === undefined ? {} : { parent: run.parent }),
         };
       }),
     );
@@ -178,7 +181,7 @@ export async function runningListings(cwd: string, opts: { allProjects?: boolean
 }
 
 async function printRunning(opts: ListOptions): Promise<number> {
-  const runs = await runningListings(opts.cwd, { allProjects: opts.allProjects === true });
+  const runs = underParents(await runningListings(opts.cwd, { allProjects: opts.allProjects === true }));
   const [{ describePhase }, { describeWorker }] = await Promise.all([
     import('../runs/run-target.js'),
     import('../hosting/queue-pollers.js'),
@@ -196,7 +199,7 @@ async function printRunning(opts: ListOptions): Promise<number> {
     return EXIT.ok;
   }
   const rows = runs.map((r) => [
-    r.id,
+    `${'  '.repeat(r.depth)}${r.depth > 0 ? '└ ' : ''}${r.id}`,
     r.loop,
     r.worker ? (r.state ?? '') : 'no worker',
     r.lock === 'waiting' ? 'waiting for its scopes' : r.worker && r.phase ? describePhase(r.phase) : '-',
@@ -213,6 +216,24 @@ async function printRunning(opts: ListOptions): Promise<number> {
       "no worker: nothing runs it now; a checkout's worker is started by any ll-loop command in it (ll-loop resume <run id> for runs of ll-loop 0.2.0)\n",
     );
   return EXIT.ok;
+}
+
+/**
+ * The runs in the order `list --running` shows them: each run's children (sub-loops, parallel
+ * items) right under it, indented by their depth; a child whose parent is not listed stands alone.
+ */
+export function underParents<R extends { id: string; parent?: string }>(runs: R[]): Array<R & { depth: number }> {
+  const ids = new Set(runs.map((r) => r.id));
+  const children = new Map<string, R[]>();
+  for (const r of runs)
+    if (r.parent !== undefined && ids.has(r.parent)) children.set(r.parent, [...(children.get(r.parent) ?? []), r]);
+  const out: Array<R & { depth: number }> = [];
+  const visit = (r: R, depth: number): void => {
+    out.push({ ...r, depth });
+    for (const child of children.get(r.id) ?? []) visit(child, depth + 1);
+  };
+  for (const r of runs) if (r.parent === undefined || !ids.has(r.parent)) visit(r, 0);
+  return out;
 }
 
 /**

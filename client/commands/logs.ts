@@ -12,7 +12,9 @@ import { EXIT } from '../exit-codes.js';
 import { safeText } from '../reporters/safe-text.js';
 import { actionLogCollector, type ActionLogRecord } from '../follow/action-logs.js';
 import { followEvents } from '../follow/follow-events.js';
-import { resolveRun } from '../runs/run-target.js';
+import type { Client, Connection } from '@temporalio/client';
+import { queryStatus, resolveRun } from '../runs/run-target.js';
+import { startInputOf } from '../resume/resumable.js';
 import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
 import { streamedLines } from './follow-lines.js';
@@ -23,6 +25,8 @@ export interface LogsOptions {
   target: string;
   /** Only actions of this state (in the run or a sub-loop). */
   state?: string;
+  /** A parallel state's item: the output of that item's child run instead (its latest, by index). */
+  item?: number;
   /** Keep printing new actions' output until the run ends (line by line on the worker's host). */
   follow: boolean;
   json: boolean;
@@ -74,8 +78,12 @@ function printRecord(r: ActionLogRecord, out: (t: string) => void): void {
 
 /** `ll-loop logs`. Returns the exit code. */
 export async function logsCommand(opts: LogsOptions): Promise<number> {
-  return withSession(opts.cwd, async ({ client }) => {
-    const run = await resolveRun(client, opts.target, { latest: true, project: projectScope(opts.cwd) });
+  return withSession(opts.cwd, async ({ client, connection }) => {
+    const parent = await resolveRun(client, opts.target, { latest: true, project: projectScope(opts.cwd) });
+    const run =
+      opts.item === undefined
+        ? parent
+        : await resolveRun(client, await itemRunId(client, connection, parent.id, opts.item), { latest: true });
     let records: ActionLogRecord[] = [];
     // Following on the worker's host, output prints line by line as it is written (follow-lines.ts).
     const live = opts.follow && !opts.json ? streamedLines(run.id, run.cwd ?? opts.cwd, opts) : undefined;
@@ -142,16 +150,62 @@ export async function logsCommand(opts: LogsOptions): Promise<number> {
   });
 }
 
+/**
+ * The child run of item `index` of a parallel state of run `id`: a running item's from the run's
+ * status, else the last that ended with that index in its events (a later pass's over an earlier).
+ */
+async function itemRunId(client: Client, connection: Connection, id: string, index: number): Promise<string> {
+  const live = await queryStatus(connection, client.workflow.getHandle(id)).catch(() => null);
+  const running = live?.fanout?.running.find((r) => r.index === index);
+  if (running) return running.run_id;
+  let ended: string | undefined;
+  let items = 0;
+  await followEvents(client, id, {
+    follow: false,
+    onEvent: (event) => {
+      if (event.event === 'fanout_start') items = Math.max(items, Number(event.count));
+      if (event.event === 'item_done' && event.index === index && typeof event.run_id === 'string')
+        ended = event.run_id;
+    },
+  });
+  if (ended !== undefined) return ended;
+  // An item a resumed run carried from the run it resumed ended there, under that run's id.
+  const carried = (await startInputOf(client, id))?.continueFrom?.fanout?.results.find((r) => r.index === index);
+  if (carried?.run_id !== undefined) return carried.run_id;
+  throw new UsageError(
+    items === 0
+      ? `run ${id} has no parallel state that ran items`
+      : index >= items
+        ? `run ${id}'s fan-out has items 0 to ${items - 1}, not ${index}`
+        : `item ${index} of run ${id} has not started yet`,
+    items === 0
+      ? `ll-loop logs ${id} shows its own actions`
+      : `ll-loop status ${id} shows which items run and which ended`,
+  );
+}
+
 /** `ll-loop logs` in the command table. */
 export const logsSpec: CommandSpec = {
-  usage: 'logs <name|run-id> [--state S] [--follow] [--json]   what each action printed',
-  flags: { state: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, json: { type: 'boolean' } },
+  usage: 'logs <name|run-id> [--state S] [--item N] [--follow] [--json]   what each action printed',
+  flags: {
+    state: { type: 'string' },
+    item: { type: 'string' },
+    follow: { type: 'boolean', short: 'f' },
+    json: { type: 'boolean' },
+  },
   run(ctx) {
     const [target, ...rest] = ctx.positionals;
     if (target === undefined) throw new UsageError('logs needs a run id or a loop name', 'll-loop logs <name|run-id>');
     if (rest.length)
       throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'll-loop logs <name|run-id> [--state S]');
     const state = str(ctx, 'state');
+    const itemText = str(ctx, 'item');
+    const item = itemText === undefined ? undefined : Number(itemText);
+    if (item !== undefined && !(Number.isInteger(item) && item >= 0))
+      throw new UsageError(
+        `--item takes an item's index (0, 1, …), not "${itemText}"`,
+        'll-loop logs <run-id> --item 3 (ll-loop status <run-id> lists the running items)',
+      );
     return logsCommand({
       cwd: ctx.cwd,
       target,
@@ -160,6 +214,7 @@ export const logsSpec: CommandSpec = {
       out: ctx.out,
       err: ctx.err,
       ...(state === undefined ? {} : { state }),
+      ...(item === undefined ? {} : { item }),
     });
   },
 };

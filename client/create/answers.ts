@@ -38,7 +38,16 @@ export type Answers =
       tolerance: number;
       improve: ActionSpec;
     })
-  | (Common & { kind: 'sequence'; steps: ActionSpec[]; until: string });
+  | (Common & { kind: 'sequence'; steps: ActionSpec[]; until: string })
+  | (Common & {
+      kind: 'each';
+      /** A command printing one item per line. */
+      items: string;
+      /** The loop each item runs (in .loops/ or built in). */
+      loop: string;
+      maxWorkers: number;
+      isolation: 'none' | 'worktree';
+    });
 
 export type AnswersOf<K extends LoopKind> = Extract<Answers, { kind: K }>;
 
@@ -49,6 +58,8 @@ export const MAX_ATTEMPT_CHOICES = [10, 20, 50] as const;
 export const DEFAULT_MAX_ATTEMPTS = 10;
 /** Seconds between rounds of a "maintain constraints" loop. */
 export const DEFAULT_INTERVAL_S = 60;
+/** A parallel state's `max_workers` when none is given (the loop format's default). */
+export const DEFAULT_MAX_WORKERS = 4;
 
 /** Loop names become file names (`.loops/<name>.yaml`) and workflow ids. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -91,6 +102,8 @@ export function baseName(answers: Draft): string {
       return answers.direction === 'minimize' ? 'reduce-metric' : 'raise-metric';
     case 'sequence':
       return 'run-steps';
+    case 'each':
+      return `each-${answers.loop.replace(/[^A-Za-z0-9._-]+/g, '-')}`;
   }
 }
 

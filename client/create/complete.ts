@@ -10,6 +10,7 @@ import {
   baseName,
   DEFAULT_INTERVAL_S,
   DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MAX_WORKERS,
   freeName,
   type Answers,
   type CheckAnswer,
@@ -26,6 +27,7 @@ export const EXAMPLES: Record<string, string> = {
   metric: 'll-loop create --kind metric --measure "npx eslint . -f json | jq length" --toward min --target 0',
   sequence:
     'll-loop create --kind sequence --step "shell: npm run build" --step "Fix the build errors" --until "npm run build"',
+  each: 'll-loop create --kind each --items "npx vitest list --failed" --loop fix-one --max-workers 4',
 };
 
 function detectedChecks(cwd: string): CheckAnswer[] {
@@ -40,7 +42,7 @@ export function completePreset(preset: Preset, cwd: string, yes: boolean): Answe
   const kind = preset.kind ?? (yes ? 'fix' : undefined);
   if (!kind) {
     throw new UsageError(
-      'll-loop create needs --kind (fix, constraints, metric or sequence) when it cannot ask (no terminal)',
+      'll-loop create needs --kind (fix, constraints, metric, sequence or each) when it cannot ask (no terminal)',
       `give the answers as flags, e.g. ${EXAMPLES.fix} — or run it in a terminal for the wizard, or add --yes to take the defaults`,
     );
   }
@@ -71,6 +73,18 @@ export function completePreset(preset: Preset, cwd: string, yes: boolean): Answe
         improve,
       };
     }
+  } else if (kind === 'each') {
+    if (preset.items === undefined) missing.push('--items (a command that prints one item per line)');
+    if (preset.loop === undefined) missing.push('--loop (the loop each item runs)');
+    if (preset.items !== undefined && preset.loop !== undefined)
+      answers = {
+        kind,
+        maxAttempts,
+        items: preset.items,
+        loop: preset.loop,
+        maxWorkers: preset.maxWorkers ?? DEFAULT_MAX_WORKERS,
+        isolation: preset.isolation ?? 'none',
+      };
   } else {
     if (!preset.steps?.length) missing.push('--step (repeat it for each step, in order)');
     if (preset.until === undefined) missing.push('--until (the command that ends the sequence when it passes)');

@@ -14,6 +14,7 @@ import { toFsmYaml } from '../../loader/fsm-yaml.js';
 import { actionTypeFor } from './actions.js';
 import { addApproval } from './approval.js';
 import type { Answers } from './answers.js';
+import { eachLoop } from './each.js';
 import { paradigmDocument, type ParadigmDocument } from './paradigm.js';
 
 export interface GeneratedLoop {
@@ -89,7 +90,11 @@ function routeEveryVerdict(fsm: Record<string, unknown>): void {
   }
 }
 
-export function generateLoop(answers: Answers): GeneratedLoop {
+export function generateLoop(answers: Answers, cwd = '.'): GeneratedLoop {
+  if (answers.kind === 'each') {
+    const fsm = eachLoop(answers, cwd);
+    return { paradigm: fsm, fsm, yaml: toFsmYaml(fsm) };
+  }
   const { doc, chosenKinds } = paradigmDocument(answers);
   const paradigm = String(doc.paradigm);
   const compiled = compileParadigm(structuredClone(doc));

@@ -2,7 +2,7 @@
  * The kinds of loop `ll-loop create` writes: seed 001's "Common Loop Patterns" (sub-loop
  * composition aside), each generated through one of seed 000's paradigms.
  */
-export const LOOP_KINDS = ['fix', 'constraints', 'metric', 'sequence'] as const;
+export const LOOP_KINDS = ['fix', 'constraints', 'metric', 'sequence', 'each'] as const;
 export type LoopKind = (typeof LOOP_KINDS)[number];
 
 export interface KindInfo {
@@ -23,6 +23,10 @@ export const KIND_INFO: Record<LoopKind, KindInfo> = {
     description: 'Measure a number, improve it, repeat until it reaches the target or stops improving',
   },
   sequence: { label: 'Run a sequence of steps', description: 'Do X, then Y, … until a check passes' },
+  each: {
+    label: 'Run a loop for each item, side by side',
+    description: 'List items with a command, run a loop for each (a parallel state, N at once), join the results',
+  },
 };
 
 export function isLoopKind(value: string): value is LoopKind {
@@ -43,6 +47,11 @@ const KIND_ALIASES: Record<string, LoopKind> = {
   'drive-a-metric': 'metric',
   imperative: 'sequence',
   steps: 'sequence',
+  parallel: 'each',
+  'fan-out': 'each',
+  fanout: 'each',
+  map: 'each',
+  'for-each': 'each',
 };
 
 /** The kind `value` names (case-insensitive, aliases included), if any. */

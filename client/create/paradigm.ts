@@ -83,7 +83,7 @@ function imperative(a: AnswersOf<'sequence'>): ParadigmDocument {
   return { doc, chosenKinds: a.steps.map((action, i) => ({ state: `step_${i}`, action })) };
 }
 
-export function paradigmDocument(answers: Answers): ParadigmDocument {
+export function paradigmDocument(answers: Exclude<Answers, { kind: 'each' }>): ParadigmDocument {
   switch (answers.kind) {
     case 'fix':
     case 'constraints':

@@ -24,6 +24,10 @@ export interface CreateFlags {
   until?: string;
   interval?: string;
   approve?: string;
+  items?: string;
+  loop?: string;
+  maxWorkers?: string;
+  isolation?: string;
 }
 
 export interface Preset {
@@ -42,6 +46,10 @@ export interface Preset {
   intervalS?: number;
   /** `--approve DURATION`: a person approves the result; the question's deadline in seconds. */
   approvalS?: number;
+  items?: string;
+  loop?: string;
+  maxWorkers?: number;
+  isolation?: 'none' | 'worktree';
 }
 
 /** Which kinds each kind-specific flag belongs to. */
@@ -56,6 +64,10 @@ const FLAG_KINDS: Record<string, readonly LoopKind[]> = {
   until: ['sequence'],
   interval: ['constraints'],
   approve: ['fix', 'metric', 'sequence'],
+  items: ['each'],
+  loop: ['each'],
+  maxWorkers: ['each'],
+  isolation: ['each'],
 };
 
 function given(flags: CreateFlags, flag: string): boolean {
@@ -99,6 +111,15 @@ export function parseDirection(value: string): Direction {
   );
 }
 
+export function parseIsolation(value: string): 'none' | 'worktree' {
+  const v = value.trim().toLowerCase();
+  if (v === 'none' || v === 'worktree') return v;
+  throw new UsageError(
+    `--isolation must be none or worktree, got "${value}"`,
+    'e.g. --isolation worktree (each item in its own git worktree)',
+  );
+}
+
 export function checkName(name: string, flag = '--name'): string {
   const problem = nameProblem(name);
   if (problem) throw new UsageError(`${flag}: ${problem}`, `e.g. ${flag} fix-types-and-lint`);
@@ -138,9 +159,10 @@ export function presetFromFlags(flags: CreateFlags): Preset {
       throw new UsageError(`--kind must be one of ${LOOP_KINDS.join(', ')}, got "${flags.kind}"`, 'e.g. --kind fix');
     for (const [flag, kinds] of Object.entries(FLAG_KINDS)) {
       if (given(flags, flag) && !kinds.includes(kind)) {
+        const shown = flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
         throw new UsageError(
-          `--${flag} does not apply to --kind ${kind} (it is for --kind ${kinds.join(' or ')})`,
-          `remove --${flag}, or change --kind`,
+          `--${shown} does not apply to --kind ${kind} (it is for --kind ${kinds.join(' or ')})`,
+          `remove --${shown}, or change --kind`,
         );
       }
     }
@@ -171,5 +193,10 @@ export function presetFromFlags(flags: CreateFlags): Preset {
         'e.g. --approve 4h (nobody answering by then counts as no)',
       );
   }
+  if (flags.items !== undefined)
+    preset.items = nonEmpty(flags.items, '--items', 'a command that prints one item per line');
+  if (flags.loop !== undefined) preset.loop = checkName(flags.loop.trim(), '--loop');
+  if (flags.maxWorkers !== undefined) preset.maxWorkers = positiveInteger(flags.maxWorkers, '--max-workers');
+  if (flags.isolation !== undefined) preset.isolation = parseIsolation(flags.isolation);
   return preset;
 }

@@ -9,6 +9,7 @@ import {
   baseName,
   DEFAULT_INTERVAL_S,
   DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MAX_WORKERS,
   freeName,
   MAX_ATTEMPT_CHOICES,
   nameProblem,
@@ -20,6 +21,7 @@ import {
 import { checkFor, detectChecks } from './detect.js';
 import { defaultImprove } from './fixes.js';
 import { KIND_INFO, LOOP_KINDS, type LoopKind } from './kinds.js';
+import { listLoopNames } from '../../loader/load.js';
 import { parseInterval, type Preset } from './preset.js';
 
 const OTHER = '\u0000other';
@@ -195,6 +197,31 @@ async function askMaxAttempts(kind: LoopKind): Promise<number> {
   return (await number({ message: 'Maximum attempts:', min: 1, required: true, step: 1 }))!;
 }
 
+/** The `each` kind: the command listing the items, the loop each runs, how many at once, isolation. */
+async function askEach(preset: Preset, cwd: string): Promise<Draft> {
+  const items =
+    preset.items ?? (await input({ message: 'Which command lists the items (one per line)?', required: true })).trim();
+  const loops = listLoopNames(cwd);
+  const loop =
+    preset.loop ??
+    (loops.length
+      ? await select({ message: 'Which loop runs for each item?', choices: loops.map((l) => ({ value: l, name: l })) })
+      : (await input({ message: 'Which loop runs for each item (its name)?', required: true })).trim());
+  const maxWorkers =
+    preset.maxWorkers ??
+    (await number({
+      message: 'How many items at once?',
+      default: DEFAULT_MAX_WORKERS,
+      min: 1,
+      required: true,
+      step: 1,
+    }))!;
+  const isolation =
+    preset.isolation ??
+    ((await confirm({ message: 'Run each item in its own git worktree?', default: false })) ? 'worktree' : 'none');
+  return { kind: 'each', items, loop, maxWorkers, isolation, maxAttempts: preset.maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
+}
+
 /** The loop's name, defaulting to one derived from the answers that no file in .loops/ has. */
 export function askName(draft: Draft, cwd: string, avoid?: string): Promise<string> {
   let suggestion = freeName(cwd, baseName(draft));
@@ -251,6 +278,9 @@ export async function askAnswers(preset: Preset, cwd: string): Promise<Answers> 
       draft = { kind, steps, until, maxAttempts: await maxAttempts() };
       break;
     }
+    case 'each':
+      draft = await askEach(preset, cwd);
+      break;
   }
   const approvalS = preset.approvalS ?? (kind === 'constraints' ? undefined : await askApproval());
   const name = preset.name ?? (await askName(draft, cwd));

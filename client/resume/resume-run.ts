@@ -23,6 +23,7 @@ import { parseContextArgs } from '../../loader/load.js';
 import type { Reporter } from '../reporters/reporter.js';
 import type { Detail } from '../reporters/human.js';
 import { definitionForResume } from './resume-definition.js';
+import { endedItems } from './fanout-progress.js';
 import { checkProviderKeys } from '../start/provider-keys.js';
 import { chooseRun, type ResumeChoice } from './resume-target.js';
 import { continueHandoff } from './handoff.js';
@@ -228,6 +229,8 @@ async function continueStopped(
   // The resumed run's worker gets this command's environment, as for `run`.
   checkProviderKeys(definition, process.env, 'resume');
   const snapshot: Snapshot = await snapshotOfClosedRun(client, run.id);
+  // Stopped mid-fan-out: the items that had ended are not run again.
+  const fanout = await endedItems(client, run.id, definition, snapshot, previous);
   const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
   const workerReady = ensureCheckoutWorker(cwd, endpoint.address);
   workerReady.catch(() => undefined);
@@ -243,7 +246,7 @@ async function continueStopped(
       searchAttributes,
       started: new Date(),
       workflowId: newId,
-      continueFrom: { runId: run.id, snapshot },
+      continueFrom: { runId: run.id, snapshot, ...(fanout ? { fanout } : {}) },
       memo: { resumed_from: run.id },
       // `--context` given to resume is data like run's (the stopped run's own keys are in its snapshot).
       dataContext: commandLineDataKeys(definition, context),

@@ -243,6 +243,12 @@ states:
         expect(live.fanout).toMatchObject({ state: 'fan', total: 4, done: 0, failed: 0 });
         expect(live.fanout!.running.map((r) => r.run_id)).toEqual([0, 1, 2].map((i) => `${workflowId}.fan.1.${i}`));
         expect(fanoutLines(live.fanout!)[0]).toBe('fan: 0/4 done, 3 running');
+        // The Web UI's current details show the same counts and the running items.
+        const meta = await client.workflow
+          .getHandle(workflowId)
+          .query<{ currentDetails: string }>('__temporal_workflow_metadata');
+        expect(meta.currentDetails).toContain('**fan**: 0/4 done, 3 running');
+        expect(meta.currentDetails).toContain(`- item 2: \`${workflowId}.fan.1.2\``);
         await client.workflow.getHandle(workflowId).cancel();
       },
     });

@@ -176,7 +176,7 @@ describe('missing answers name the flags', () => {
       completePreset(presetFromFlags(flags(partial)), cwd, yes);
 
   it.each<[string, Partial<CreateFlags>, RegExp]>([
-    ['no --kind', {}, /needs --kind \(fix, constraints, metric or sequence\)/],
+    ['no --kind', {}, /needs --kind \(fix, constraints, metric, sequence or each\)/],
     ['fix without --check', { kind: 'fix' }, /--kind fix needs --check/],
     ['constraints without --check', { kind: 'constraints' }, /--kind constraints needs --check/],
     ['metric without --measure or --target', { kind: 'metric' }, /needs --measure .* and --target/],
@@ -224,7 +224,7 @@ describe('--kind names', () => {
 
 describe('wrong flags', () => {
   it.each<[string, Partial<CreateFlags>, RegExp]>([
-    ['an unknown kind', { kind: 'loop' }, /--kind must be one of fix, constraints, metric, sequence, got "loop"/],
+    ['an unknown kind', { kind: 'loop' }, /--kind must be one of fix, constraints, metric, sequence, each, got "loop"/],
     [
       '--measure with --kind fix',
       { kind: 'fix', measure: 'x' },

@@ -1,0 +1,24 @@
+/** `list --running` shows each run's children (sub-loops, parallel items) right under it, indented. */
+import { describe, expect, it } from 'vitest';
+import { underParents } from '../../client/commands/list.js';
+
+describe('list --running nesting', () => {
+  it('puts children under their parent by depth; a child whose parent is not listed stands alone', () => {
+    const runs = [
+      { id: 'fan.fix_all.1.1', parent: 'fan' },
+      { id: 'other' },
+      { id: 'fan' },
+      { id: 'fan.fix_all.1.0', parent: 'fan' },
+      { id: 'fan.fix_all.1.0.sub.1', parent: 'fan.fix_all.1.0' },
+      { id: 'orphan.x.1', parent: 'gone' },
+    ];
+    expect(underParents(runs).map((r) => `${r.depth}:${r.id}`)).toEqual([
+      '0:other',
+      '0:fan',
+      '1:fan.fix_all.1.1',
+      '1:fan.fix_all.1.0',
+      '2:fan.fix_all.1.0.sub.1',
+      '0:orphan.x.1',
+    ]);
+  });
+});
