@@ -83,6 +83,8 @@ export interface FollowedRun {
   input: LoopWorkflowInput | undefined;
   /** Why events may be missing (a history this ll-loop cannot interpret). */
   warnings: string[];
+  /** Whether the history was replayed (the worker SDK loaded), rather than every event read from the file. */
+  replayed?: boolean;
 }
 
 /** A workflow's result without the snapshot it carries for `resume`. */
@@ -161,7 +163,7 @@ class ChainFollower {
   end: RunEnd | undefined;
   input: LoopWorkflowInput | undefined;
   private delivered = 0;
-  private readonly replayer = new LazyReplayer();
+  readonly replayer = new LazyReplayer();
   /** The run's events file on this host, read while following (undefined: replay only). */
   private readonly tail: EventsTail | undefined;
   /** `action_complete` events of the current execution delivered so far (the next one's output index). */
@@ -402,5 +404,12 @@ export async function followEvents(
 ): Promise<FollowedRun> {
   const follower = new ChainFollower(client, workflowId, opts);
   await follower.run();
-  return { workflowId, events: follower.events, end: follower.end, input: follower.input, warnings: follower.warnings };
+  return {
+    workflowId,
+    events: follower.events,
+    end: follower.end,
+    input: follower.input,
+    warnings: follower.warnings,
+    replayed: follower.replayer.loaded,
+  };
 }
