@@ -106,7 +106,7 @@ export async function precheckScopes(
     const description = await bounded(client, timeoutMs, () => client.workflow.getHandle(lock.workflowId).describe());
     const queue = description.memo?.[SCOPE_QUEUE_MEMO_KEY] as ScopeQueue | undefined;
     if (description.status.name !== 'RUNNING' || !queue) return;
-    blockers = blockersOf(queue, lock.scopes);
+    blockers = await stillOpen(client, blockersOf(queue, lock.scopes), timeoutMs);
   } catch {
     return;
   }
@@ -117,4 +117,23 @@ export async function precheckScopes(
     reason: 'busy',
     domain: lock.domain,
   });
+}
+
+/**
+ * The blockers whose runs are still open. The lock's memo lags its holders: a run that has just
+ * ended has sent its release, which the lock workflow takes in order before any later request,
+ * but the memo shows it as holder until the lock's next task. Counting it would refuse the next
+ * `ll-loop run` of the same loop right after the last one returned. A run whose state is unknown
+ * (no answer) still counts.
+ */
+async function stillOpen(client: Client, blockers: Blocker[], timeoutMs: number): Promise<Blocker[]> {
+  const open = await Promise.all(
+    blockers.map((b) =>
+      bounded(client, timeoutMs, () => client.workflow.getHandle(b.run).describe()).then(
+        (d) => d.status.name === 'RUNNING',
+        () => true,
+      ),
+    ),
+  );
+  return blockers.filter((_, i) => open[i]);
 }
