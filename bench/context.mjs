@@ -27,7 +27,20 @@ export const PARTS = new Set(
   (flags.only ?? 'cli,transitions,first-action,spawn,llm,concurrent').split(',').map((s) => s.trim()),
 );
 for (const p of PARTS)
-  if (!['cli', 'transitions', 'first-action', 'follow', 'spawn', 'llm', 'concurrent', 'parked', 'ui', 'parallel'].includes(p))
+  if (
+    ![
+      'cli',
+      'transitions',
+      'first-action',
+      'follow',
+      'spawn',
+      'llm',
+      'concurrent',
+      'parked',
+      'ui',
+      'parallel',
+    ].includes(p)
+  )
     throw new Error(`--only: unknown part ${p}`);
 // Parked runs: only when asked for (--parked N, or --only parked with --loops N).
 export const PARKED = flags.parked !== undefined ? Number(flags.parked) : PARTS.has('parked') ? LOOPS : 0;

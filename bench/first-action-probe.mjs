@@ -34,5 +34,7 @@ process.on('exit', () => {
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const bundled = join(root, 'dist', 'cli', 'cli.js');
-await import(process.env.LL_NO_CLI_BUNDLE !== '1' && existsSync(bundled) ? bundled : join(root, 'dist', 'client', 'cli.js'));
+await import(
+  process.env.LL_NO_CLI_BUNDLE !== '1' && existsSync(bundled) ? bundled : join(root, 'dist', 'client', 'cli.js')
+);
 probe.cli_loaded = now();

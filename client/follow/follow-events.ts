@@ -13,7 +13,7 @@ import { delay, isTransientServiceError } from '../runs/await-result.js';
 import { resultInHistory } from '../runs/run-result.js';
 import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from '../runs/temporal-history.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { actionResultsOf } from './action-results.js';
+import { ActionResults } from './action-results.js';
 import { EventsTail } from './events-tail.js';
 import { LazyReplayer } from './lazy-replayer.js';
 
@@ -164,6 +164,8 @@ class ChainFollower {
   input: LoopWorkflowInput | undefined;
   private delivered = 0;
   readonly replayer = new LazyReplayer();
+  /** The actions' outputs of the current execution, read as its history grows. */
+  private readonly results = new ActionResults();
   /** The run's events file on this host, read while following (undefined: replay only). */
   private readonly tail: EventsTail | undefined;
   /** `action_complete` events of the current execution delivered so far (the next one's output index). */
@@ -315,7 +317,7 @@ class ChainFollower {
       if (left <= 0) break;
       await delay(Math.min(left, FILE_LOOK_MS[look] ?? FILE_LOOK_MS.at(-1)!));
     }
-    const outputs = this.opts.actionOutput ? actionResultsOf(history) : undefined;
+    const outputs = this.opts.actionOutput ? this.results.of(history) : undefined;
     let served = false;
     while (this.fileQueue.length) {
       const event = this.fileQueue[0]!;
@@ -358,7 +360,7 @@ class ChainFollower {
     const started = Date.now();
     const replayed = await this.replayer.replay({ events: history }, this.workflowId);
     this.lastReplay = { at: started, ms: Date.now() - started };
-    const outputs = this.opts.actionOutput ? actionResultsOf(history) : [];
+    const outputs = this.opts.actionOutput ? this.results.of(history) : [];
     let completed = 0;
     for (const replayedEvent of replayed.events) {
       let event: TimedEvent = replayedEvent;
