@@ -32,6 +32,7 @@ for (const p of PARTS)
       'cli',
       'transitions',
       'first-action',
+      'follow',
       'spawn',
       'llm',
       'concurrent',

@@ -2,15 +2,15 @@
 // "ll-loop run → first action" only (the headline runs are plain). It records, in wall-clock ms
 // (performance.timeOrigin + performance.now(), the clock bench/run.mjs uses for the spawn):
 //   preload     when Node has booted and runs this file;
-//   cli_loaded  after importing dist/client/cli.js and the `run` command's module
-//               (dist/client/commands/run.js) with their static module graphs: what the CLI
-//               loads before it does anything (the bin then finds them in the module cache, so
-//               nothing is loaded twice; what `run` loads later, after its start, is not counted);
+//   cli_loaded  after importing the entry bin/ll-loop.js runs (the CLI bundle dist/cli/cli.js, else
+//               dist/client/cli.js) with its static module graph: what the CLI loads before it
+//               does anything (the bin then finds it in the module cache, so nothing is loaded
+//               twice; the `run` command's own chunk and what it loads later are not counted);
 //   sockets     each TCP connection the process opens (diagnostics channel `net.client.socket`);
 //   worker_sdk  when @temporalio/worker's code is first required (undefined: never loaded);
 // and writes them as JSON to $LL_BENCH_PROBE_OUT when the process exits.
 import dc from 'node:diagnostics_channel';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,8 @@ process.on('exit', () => {
 });
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
-await import(join(root, 'dist', 'client', 'cli.js'));
-await import(join(root, 'dist', 'client', 'commands', 'run.js'));
+const bundled = join(root, 'dist', 'cli', 'cli.js');
+await import(
+  process.env.LL_NO_CLI_BUNDLE !== '1' && existsSync(bundled) ? bundled : join(root, 'dist', 'client', 'cli.js')
+);
 probe.cli_loaded = now();

@@ -39,6 +39,7 @@ import { llmOverhead } from './llm-overhead.mjs';
 import { llmEndToEnd } from './llm-e2e.mjs';
 import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
+import { followCost } from './follow.mjs';
 import { parkedLoops } from './parked.mjs';
 import { humanBench } from './human.mjs';
 import { uiBench } from './ui.mjs';
@@ -122,6 +123,16 @@ async function standardBenchmarks() {
       `    where it goes (median of ${f.breakdown_runs.length} probed runs, ms): node ${b.node_startup_ms}, CLI modules ${b.cli_modules_ms}, ` +
         `before connecting ${b.before_connect_ms}, connecting → workflow started ${b.connect_to_start_ms} (${b.connections_before_start} connections), ` +
         `→ worker has the task ${b.dispatch_ms}, → action ${b.worker_ms}; @temporalio/worker loaded before the start: ${b.worker_sdk_before_start ? 'yes' : 'no'}`,
+    );
+  }
+  if (PARTS.has('follow')) {
+    const f = await followCost();
+    report.follow = f;
+    say(
+      `  one-state loop, ll-loop run → prompt (worker up): median ${f.one_state_to_prompt.median_ms} ms (runs: ${f.one_state_to_prompt.runs_ms.join(', ')} ms)`,
+    );
+    say(
+      `  ${f.states} quick states, foreground / background run time: ${f.foreground_over_background_run}; follower CPU / worker CPU: ${f.follower_cpu_over_worker_cpu} (following alone: ${f.following_cpu_over_worker_cpu}); worker RSS after: ${f.worker_idle_rss_mb} MB`,
     );
   }
   if (PARTS.has('spawn')) {

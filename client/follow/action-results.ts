@@ -22,31 +22,53 @@ const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
 /** The results of the execution's completed `runAction` activities, in the order they completed. */
 export function actionResultsOf(history: HistoryEvent[]): ActionOutput[] {
-  const scheduled = new Map<string, string>();
-  const out: ActionOutput[] = [];
-  for (const e of history) {
+  return new ActionResults().of(history);
+}
+
+/**
+ * The same, read incrementally from a history that grows (a follower asks after every update:
+ * reading it all each time made following a long run quadratic in its length).
+ */
+export class ActionResults {
+  private history: HistoryEvent[] | undefined;
+  private seen = 0;
+  private scheduled = new Map<string, string>();
+  private out: ActionOutput[] = [];
+
+  /** The results in `history`: continued from the last call when it is the same (grown) array, else read anew. */
+  of(history: HistoryEvent[]): ActionOutput[] {
+    if (history !== this.history || history.length < this.seen) {
+      this.history = history;
+      this.seen = 0;
+      this.scheduled = new Map();
+      this.out = [];
+    }
+    for (; this.seen < history.length; this.seen += 1) this.take(history[this.seen]!);
+    return this.out;
+  }
+
+  private take(e: HistoryEvent): void {
     const sched = e.activityTaskScheduledEventAttributes;
     if (sched) {
-      scheduled.set(String(e.eventId), sched.activityType?.name ?? '');
-      continue;
+      this.scheduled.set(String(e.eventId), sched.activityType?.name ?? '');
+      return;
     }
     const done = e.activityTaskCompletedEventAttributes;
     if (done) {
-      if (scheduled.get(String(done.scheduledEventId)) === RUN_ACTION)
-        pushResult(out, decodeFirst<ActionResult>(done.result));
-      continue;
+      if (this.scheduled.get(String(done.scheduledEventId)) === RUN_ACTION)
+        pushResult(this.out, decodeFirst<ActionResult>(done.result));
+      return;
     }
     const marker = e.markerRecordedEventAttributes;
     if (marker?.markerName === LOCAL_ACTIVITY_MARKER && !marker.failure) {
       const data = decodeFirst<{ activity_type?: string }>(marker.details?.data);
-      if (data?.activity_type === RUN_ACTION) pushResult(out, decodeFirst<ActionResult>(marker.details?.result));
+      if (data?.activity_type === RUN_ACTION) pushResult(this.out, decodeFirst<ActionResult>(marker.details?.result));
       if (data?.activity_type === RUN_BURST) {
         const burst = decodeFirst<{ facts?: Array<{ result?: ActionResult }> }>(marker.details?.result);
-        for (const fact of burst?.facts ?? []) pushResult(out, fact.result);
+        for (const fact of burst?.facts ?? []) pushResult(this.out, fact.result);
       }
     }
   }
-  return out;
 }
 
 function pushResult(out: ActionOutput[], result: ActionResult | undefined): void {

@@ -6,7 +6,6 @@
  * `subloop_complete`. Used by `run`, `resume`, `status --follow`/`monitor` and `history`.
  */
 import type { Client } from '@temporalio/client';
-import { HistoryReplayer } from '../../worker/replay-events.js';
 import type { RunStreamEvent, TimedEvent } from '../../fsm/run/events.js';
 import type { LoopRunResult, LoopWorkflowInput } from '../../workflows/definitions.js';
 import { LOOP_FAILED } from '../../workflows/definitions.js';
@@ -14,11 +13,16 @@ import { delay, isTransientServiceError } from '../runs/await-result.js';
 import { resultInHistory } from '../runs/run-result.js';
 import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from '../runs/temporal-history.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { actionResultsOf } from './action-results.js';
+import { ActionResults } from './action-results.js';
 import { EventsTail } from './events-tail.js';
+import { LazyReplayer } from './lazy-replayer.js';
 
-/** How long to look again for events the worker has not written to its file yet, before replaying. */
-const FILE_LAG_MS = [10, 30, 60, 0];
+/**
+ * How long to look again for events the worker has not written to its file yet, before replaying
+ * (FollowEventsOptions.fileWaitMs), and how often.
+ */
+const FILE_WAIT_MS = 100;
+const FILE_LOOK_MS = [10, 10, 20, 30];
 
 /** The least time between two replays of a growing history. */
 const MIN_REPLAY_SPACING_MS = 200;
@@ -58,6 +62,13 @@ export interface FollowEventsOptions {
    * (events-tail.ts); the history still gives the end, the actions' output and any event missing.
    */
   eventsFileOf?: (workflowId: string) => string;
+  /**
+   * How long to wait for the worker to write the events a history update announces before
+   * replaying instead (default 100 ms: the worker may be on another host). A caller that knows
+   * this host's worker writes them (`run` on the checkout's worker) waits longer: the writer
+   * lags on a busy machine, and a replay costs far more (loading the worker SDK, replaying all).
+   */
+  fileWaitMs?: number;
   /** The first run's input (its definition), as soon as it is known. */
   onInput?: (input: LoopWorkflowInput) => void;
   /** The server stopped answering / answers again (the run is safe; the follower waits). */
@@ -72,6 +83,8 @@ export interface FollowedRun {
   input: LoopWorkflowInput | undefined;
   /** Why events may be missing (a history this ll-loop cannot interpret). */
   warnings: string[];
+  /** Whether the history was replayed (the worker SDK loaded), rather than every event read from the file. */
+  replayed?: boolean;
 }
 
 /** A workflow's result without the snapshot it carries for `resume`. */
@@ -150,7 +163,9 @@ class ChainFollower {
   end: RunEnd | undefined;
   input: LoopWorkflowInput | undefined;
   private delivered = 0;
-  private readonly replayer = new HistoryReplayer();
+  readonly replayer = new LazyReplayer();
+  /** The actions' outputs of the current execution, read as its history grows. */
+  private readonly results = new ActionResults();
   /** The run's events file on this host, read while following (undefined: replay only). */
   private readonly tail: EventsTail | undefined;
   /** `action_complete` events of the current execution delivered so far (the next one's output index). */
@@ -293,13 +308,16 @@ class ChainFollower {
    */
   private async fromFile(history: HistoryEvent[]): Promise<boolean> {
     if (!this.tail || this.tail.broken) return false;
-    for (const wait of FILE_LAG_MS) {
+    const until = Date.now() + (this.opts.fileWaitMs ?? FILE_WAIT_MS);
+    for (let look = 0; ; look += 1) {
       this.fileQueue.push(...this.tail.read());
       if (this.tail.broken) return false;
       if (this.fileQueue.some((e) => e.seq > this.delivered)) break;
-      await delay(wait);
+      const left = until - Date.now();
+      if (left <= 0) break;
+      await delay(Math.min(left, FILE_LOOK_MS[look] ?? FILE_LOOK_MS.at(-1)!));
     }
-    const outputs = this.opts.actionOutput ? actionResultsOf(history) : undefined;
+    const outputs = this.opts.actionOutput ? this.results.of(history) : undefined;
     let served = false;
     while (this.fileQueue.length) {
       const event = this.fileQueue[0]!;
@@ -342,7 +360,7 @@ class ChainFollower {
     const started = Date.now();
     const replayed = await this.replayer.replay({ events: history }, this.workflowId);
     this.lastReplay = { at: started, ms: Date.now() - started };
-    const outputs = this.opts.actionOutput ? actionResultsOf(history) : [];
+    const outputs = this.opts.actionOutput ? this.results.of(history) : [];
     let completed = 0;
     for (const replayedEvent of replayed.events) {
       let event: TimedEvent = replayedEvent;
@@ -388,5 +406,12 @@ export async function followEvents(
 ): Promise<FollowedRun> {
   const follower = new ChainFollower(client, workflowId, opts);
   await follower.run();
-  return { workflowId, events: follower.events, end: follower.end, input: follower.input, warnings: follower.warnings };
+  return {
+    workflowId,
+    events: follower.events,
+    end: follower.end,
+    input: follower.input,
+    warnings: follower.warnings,
+    replayed: follower.replayer.loaded,
+  };
 }

@@ -45,9 +45,14 @@ export interface FollowRun {
   worker?: Pick<Worker, 'runUntil'>;
   /** How an end without a loop result is shown with `--json` (else it is an error). */
   json?: (text: string) => void;
+  /** This host's worker serves the run, so it writes the run's events file (FollowEventsOptions.fileWaitMs). */
+  localWriter?: boolean;
   /** Another listener of the run's events (the inline question of a human state). */
   onEvent?: (event: TimedEvent) => void;
 }
+
+/** How long a follower waits for this host's worker to write the events it announced (see fileWaitMs). */
+const LOCAL_WRITER_WAIT_MS = 2_000;
 
 /** Show the run's progress until it closes; return its exit code. */
 export async function followRun(f: FollowRun): Promise<number> {
@@ -63,6 +68,7 @@ export async function followRun(f: FollowRun): Promise<number> {
       ...(eventsFile === undefined
         ? {}
         : {
+            ...(f.localWriter ? { fileWaitMs: LOCAL_WRITER_WAIT_MS } : {}),
             eventsFileOf: (id: string) =>
               id === f.workflowId ? eventsFile : join(dirname(eventsFile), `${runFileStem(id)}.events.jsonl`),
           }),

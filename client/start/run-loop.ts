@@ -9,7 +9,7 @@
 import { relative } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { workerLogPath, type WorkerRecord } from '../../host/checkout.js';
+import { hostId, workerLogPath, type WorkerRecord } from '../../host/checkout.js';
 import { placeRun, type RunPlace } from './where-to-run.js';
 import { queueWorkers } from '../hosting/queue-pollers.js';
 import {
@@ -157,8 +157,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
       });
       if (interruption) armInterrupt(interruption.interrupt, () => handle.cancel());
       noteWhileQueued(client, instanceId, lock, err);
-      // Loaded only now, while the worker takes the run's first task: following replays the run's
-      // history through the worker SDK, which nothing before the start needs.
+      // Loaded only now, while the worker takes the run's first task: nothing before the start needs it.
       const following = opts.background ? undefined : loadFollowing();
       following?.catch(() => undefined);
       const worker = await placed.worker.catch(async (e: unknown) => {
@@ -190,6 +189,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
           reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail),
           info: runInfo(endpoint, opts.cwd, instanceId),
           err,
+          localWriter: worker !== undefined && worker.host === hostId() && placed.place.kind === 'checkout',
           ...(asker ? { onEvent: asker.onEvent } : {}),
         });
       } finally {
@@ -218,15 +218,13 @@ async function inlineQuestions(client: Client, connection: Connection, runId: st
   });
 }
 
-/** What following a run needs, loaded after its start (see runCommand). */
+/**
+ * What following a run needs, loaded after its start. The worker SDK (history replay) is not part
+ * of it: the follower loads it only when it must replay (client/follow/lazy-replayer.ts), and the
+ * runtime it then installs has no signal handlers of its own (Ctrl-C is ours: follow/interrupt.ts).
+ */
 async function loadFollowing(): Promise<typeof import('../follow/follow-run.js')> {
-  const [{ installQuietRuntime }, follow] = await Promise.all([
-    import('../../worker/create-worker.js'),
-    import('../follow/follow-run.js'),
-  ]);
-  // The SDK's runtime (used by the replay) without its own signal handlers: Ctrl-C is ours.
-  installQuietRuntime();
-  return follow;
+  return import('../follow/follow-run.js');
 }
 
 function printBackgroundStart(

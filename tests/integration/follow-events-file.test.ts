@@ -4,7 +4,7 @@
  * the file's, in order, with each action's output from the history; a file with a gap in its
  * numbering is left for the replay from the gap on, and nothing is lost or shown twice.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,26 @@ describe('a follower on the worker’s host', () => {
     const outputs = followed.events.flatMap((e) => (e.event === 'action_complete' ? [e.action_output] : []));
     expect(outputs.map((o) => o?.output.trim() ?? o?.stderr.trim())).toContain('pass-2');
     expect(followed.end).toEqual(replayed.end);
+    expect(followed.replayed).toBe(false);
+  });
+
+  it('waits for a file written after the history announced its events, without replaying', async () => {
+    const run = await finishedRun();
+    const { client } = await temporal();
+    const replayed = await followEvents(client, run.workflowId, { actionOutput: true });
+    const dir = mkdtempSync(join(tmpdir(), 'll-loop-events-late-'));
+    const file = join(dir, 'run.events.jsonl');
+    // The worker writes the file after the follower has the history (here: after it started).
+    const following = followEvents(client, run.workflowId, {
+      follow: true,
+      actionOutput: true,
+      eventsFileOf: () => file,
+      fileWaitMs: 60_000,
+    });
+    renameSync(eventsFile(run.events), file);
+    const followed = await following;
+    expect(strip(followed.events)).toEqual(strip(replayed.events));
+    expect(followed.replayed).toBe(false);
   });
 
   it('leaves a file with a gap to the replay from the gap on', async () => {
@@ -92,5 +112,6 @@ describe('a follower on the worker’s host', () => {
       eventsFileOf: () => join(tmpdir(), 'no-such-dir', 'run.events.jsonl'),
     });
     expect(followed.events.map((e) => JSON.stringify(e))).toEqual(run.events.map((e) => JSON.stringify(e)));
+    expect(followed.replayed).toBe(true);
   });
 });

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimsOverlap } from '../../fsm/scopes.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
+import { precheckScopes, ScopeBusyError } from '../../client/scopes/scope-lock.js';
 import {
   LOOP_WORKFLOW_TYPE,
   statusQuery,
@@ -158,6 +159,19 @@ describe('scope locks', () => {
     release(domain);
     expect(((await holder.result()) as LoopRunResult).terminated_by).toBe('terminal');
     await waitFor('the lock to be free', async () => (await holdersOf(lockIn(domain, []))).length === 0);
+  });
+
+  it('the precheck before a start does not count a holder whose run has closed (the lock’s memo lags it)', async () => {
+    const domain = short();
+    // The lock notices the dead only after an hour: its memo keeps naming the closed holder.
+    const lock = lockIn(domain, ['src'], { lockWorkflow: { livenessIntervalS: 3600, idleCloseS: 3600 } });
+    const holder = await start(blocker(domain), lock);
+    await holding(holder);
+    const { client } = await temporal();
+    const probe = lockIn(domain, ['src/api'], { lockWorkflow: lock.lockWorkflow });
+    await expect(precheckScopes(client, probe)).rejects.toBeInstanceOf(ScopeBusyError);
+    await holder.terminate('gone');
+    await expect(precheckScopes(client, probe)).resolves.toBeUndefined();
   });
 
   it('non-overlapping runs start at once and run side by side', async () => {

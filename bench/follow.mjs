@@ -1,0 +1,150 @@
+// `npm run bench -- --only follow`: what following a run costs. A loop of N quick `true` states
+// (default 300; 100 with --quick) run by `ll-loop run` in the foreground and with `--background`,
+// alternately, on the checkout's worker: the run's own duration (its history: start → close),
+// the command's wall time, the CPU of the command (the follower) and of the worker during each
+// run. And a one-state loop from `ll-loop run` to the shell prompt (spawn → exit), worker up.
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  BIN,
+  FIRST_RUNS,
+  QUICK,
+  benchWorker,
+  connectClient,
+  cpuSeconds,
+  endpoint,
+  median,
+  procStatus,
+  project,
+  round,
+  sleep,
+  tsMs,
+  wall,
+} from './context.mjs';
+
+const STATES = Number(process.env.BENCH_FOLLOW_STATES ?? (QUICK ? 100 : 300));
+
+function writeLoops() {
+  const states = Array.from(
+    { length: STATES },
+    (_, i) => `  s${i}:\n    action: "true"\n    next: ${i + 1 < STATES ? `s${i + 1}` : 'done'}\n`,
+  );
+  writeFileSync(
+    join(project, '.loops', 'follow-many.yaml'),
+    `name: follow-many\ndescription: following cost\ninitial: s0\ndefault_timeout: 10\nmax_iterations: ${STATES + 10}\nstates:\n${states.join('')}  done:\n    terminal: true\n`,
+  );
+  writeFileSync(
+    join(project, '.loops', 'follow-one.yaml'),
+    `name: follow-one\ndescription: to the prompt\ninitial: go\ndefault_timeout: 10\nstates:\n  go:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n`,
+  );
+}
+
+/** `ll-loop run <args>` with the CPU time it used (bash's `times`: its children's user + sys). */
+function cli(args) {
+  return new Promise((resolve, reject) => {
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${args.join(' ')} >"$OUT"; code=$?; times >&2; exit $code`;
+    const out = join(project, `.follow-${process.pid}.out`);
+    const child = spawn('bash', ['-c', command], {
+      cwd: project,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, OUT: out },
+    });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const t0 = wall();
+    child.on('exit', (code) => {
+      const ms = wall() - t0;
+      if (code !== 0) return reject(new Error(`ll-loop ${args.join(' ')} exited ${code}: ${err.slice(-500)}`));
+      const times = err
+        .trim()
+        .split('\n')
+        .at(-1)
+        .match(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/);
+      const cpu = times ? Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4]) : NaN;
+      resolve({ ms, cpu_s: cpu, stdout: readFileSync(out, 'utf8') });
+    });
+  });
+}
+
+function workerPid() {
+  return JSON.parse(readFileSync(join(project, '.loops', '.worker', 'worker.json'), 'utf8')).pid;
+}
+
+/** The run's duration from its history: the start event to the close event. */
+async function runDuration(client, workflowId) {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  return tsMs(events.at(-1).eventTime) - tsMs(events[0].eventTime);
+}
+
+async function waitClosed(client, workflowId) {
+  for (;;) {
+    const d = await client.workflow.getHandle(workflowId).describe();
+    if (d.status.name !== 'RUNNING') return;
+    await sleep(50);
+  }
+}
+
+export async function followCost() {
+  writeLoops();
+  await cli(['run', 'follow-one', '--json']); // warm-up: the checkout's worker comes up
+  benchWorker.pid = workerPid();
+  const { client, connection } = await connectClient(endpoint);
+  const out = { states: STATES, worker_pid: benchWorker.pid };
+  try {
+    const prompt = [];
+    const promptCpu = [];
+    for (let i = 0; i < FIRST_RUNS; i += 1) {
+      const r = await cli(['run', 'follow-one']);
+      prompt.push(r.ms);
+      promptCpu.push(r.cpu_s);
+    }
+    out.one_state_to_prompt = {
+      runs_ms: prompt.map((m) => round(m)),
+      median_ms: round(median(prompt)),
+      cpu_s_median: round(median(promptCpu), 2),
+    };
+    const fg = [];
+    const bg = [];
+    for (let pair = 0; pair < (QUICK ? 1 : 2); pair += 1) {
+      let w0 = cpuSeconds(benchWorker.pid);
+      // The human progress display (what a user follows), not --json.
+      const f = await cli(['run', 'follow-many']);
+      const fgId = /^run (\S+)/m.exec(f.stdout)?.[1];
+      fg.push({
+        run_ms: await runDuration(client, fgId),
+        command_ms: f.ms,
+        follower_cpu_s: f.cpu_s,
+        worker_cpu_s: cpuSeconds(benchWorker.pid) - w0,
+      });
+      w0 = cpuSeconds(benchWorker.pid);
+      const t0 = wall();
+      const b = await cli(['run', 'follow-many', '--background', '--json']);
+      const bgId = JSON.parse(b.stdout.trim()).instance_id;
+      await waitClosed(client, bgId);
+      bg.push({
+        run_ms: await runDuration(client, bgId),
+        command_ms: wall() - t0,
+        worker_cpu_s: cpuSeconds(benchWorker.pid) - w0,
+      });
+    }
+    const m = (rows, k) => round(median(rows.map((r) => r[k])), 2);
+    out.foreground = { runs: fg.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v, 2)]))) };
+    out.background = { runs: bg.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v, 2)]))) };
+    out.foreground_over_background_run = round(m(fg, 'run_ms') / m(bg, 'run_ms'), 3);
+    out.follower_cpu_over_worker_cpu = round(m(fg, 'follower_cpu_s') / m(fg, 'worker_cpu_s'), 3);
+    // Following itself: the command's CPU beyond what a one-state run costs it (Node, modules, the start).
+    out.following_cpu_over_worker_cpu = round(
+      (m(fg, 'follower_cpu_s') - out.one_state_to_prompt.cpu_s_median) / m(fg, 'worker_cpu_s'),
+      3,
+    );
+    // The worker's memory once the runs are over (an idle checkout worker).
+    await sleep(5_000);
+    const status = procStatus(benchWorker.pid);
+    out.worker_idle_rss_mb = round(status.rss_kb / 1024);
+    out.worker_peak_rss_mb = round(status.hwm_kb / 1024);
+  } finally {
+    await connection.close();
+  }
+  return out;
+}
