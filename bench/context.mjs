@@ -80,7 +80,6 @@ export const { createLoopWorker, installQuietRuntime } = await dist('worker/crea
 export const { validateLoop } = await dist('fsm/definition/validate.js');
 export const { CURRENT_RUN_RULES } = await dist('workflows/run-rules.js');
 export const { createActivities } = await dist('activities/index.js');
-export const { CURRENT_RUN_RULES } = await dist('workflows/run-rules.js');
 
 installQuietRuntime('ERROR');
 export const serverOptions = embeddedServerOptions(project);
