@@ -1,6 +1,6 @@
 import { createWriteStream, mkdirSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TailBuffer } from './output-buffer.js';
+import { TailBuffer } from './tail-buffer.js';
 import { LIVE_SUFFIX } from './live-output.js';
 
 /** Bytes of a stream's start kept in its log file. */

@@ -10,15 +10,8 @@ import { hostRateLimit } from './rate-limit.js';
 import { parseEnvelope, runUsage } from './host-envelope.js';
 import { SpawnError, runProcess } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
-import {
-  type ActivityDeps,
-  HEARTBEAT_MS,
-  activityHooks,
-  definedEnv,
-  fileSafe,
-  injectedEnv,
-  runningLogPath,
-} from './run-action.js';
+import { HEARTBEAT_MS } from './heartbeat.js';
+import { type ActivityDeps, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
 
 /** The question asked when the state gives no `prompt`. */
 export const DEFAULT_EVAL_PROMPT = 'Evaluate whether this action succeeded based on its output.';

@@ -16,7 +16,7 @@ import { ProviderError, type ProviderCall, type ProviderFn } from './llm-provide
 import { askAnthropic } from './llm-anthropic.js';
 import { checkedAnswer } from './checked-answer.js';
 import { askOpenAiCompatible } from './llm-openai.js';
-import { HEARTBEAT_MS } from './run-action.js';
+import { HEARTBEAT_MS } from './heartbeat.js';
 import { maskText, maskValue, maskableSecrets } from './secret-mask.js';
 import { providerLimitFact } from './rate-limit.js';
 

@@ -13,6 +13,7 @@ import { maskableSecrets } from './secret-mask.js';
 import { runMcpTool } from './mcp-tool.js';
 import { hostRateLimit } from './rate-limit.js';
 import { runPromptByProvider } from './prompt-provider.js';
+import { HEARTBEAT_MS } from './heartbeat.js';
 import { fromEnvelope } from './host-envelope.js';
 import { detectStdoutSignal } from '../fsm/stdout-signals.js';
 import type { LlmProviderRequest } from '../fsm/llm-provider.js';
@@ -50,12 +51,6 @@ export interface ActivityDeps {
 export function injectedEnv(deps: ActivityDeps, workflowId: string): NodeJS.ProcessEnv | undefined {
   return deps.env ?? deps.envFor?.(workflowId);
 }
-
-/**
- * Interval of activity heartbeats while a process runs. Each one is also when a cancellation
- * request is picked up (worker/create-worker.ts), so it bounds how long a stop takes.
- */
-export const HEARTBEAT_MS = 1000;
 
 /** The current Temporal activity context, or undefined when called as a plain function. */
 export function currentContext(): Context | undefined {

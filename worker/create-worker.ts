@@ -134,7 +134,7 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     // Cancellation (ll-loop stop, a timeout, a stopped parent) reaches a running activity only in
     // the answer to a heartbeat the SDK actually sends; by default it sends one per 0.8 × the
     // heartbeat timeout (24 s), so a stop could wait that long. Actions beat every second
-    // (activities/run-action.ts HEARTBEAT_MS); this lets each beat through.
+    // (activities/heartbeat.ts HEARTBEAT_MS); this lets each beat through.
     maxHeartbeatThrottleInterval: '1s',
     // Memory. A run kept in the worker's cache between its workflow tasks costs 1.5–1.9 MB
     // (measured: 1,000 runs parked on a timer grew a checkout worker to 1.7 GB). The SDK sizes

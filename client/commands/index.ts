@@ -41,11 +41,10 @@ export const COMMANDS: Record<string, LoadCommand> = {
 
 /** Every command's spec, in the table's order (for `ll-loop help`). */
 export async function allCommands(): Promise<Array<[string, CommandSpec]>> {
-  // One after the other: several commands reach the activities' modules, which have import cycles
-  // (activities/capped-log ↔ output-buffer; llm-providers → run-action → prompt-provider), and a
-  // module runner that links modules as it loads them (vitest's, running from source) can wait
-  // forever when two concurrent loads enter one cycle from different ends. The built CLI reads the
-  // usage lines from a file (usage-index.ts) and loads no command for `help`.
+  // One after the other: a module runner that links modules as it loads them (vitest's, running
+  // from source) can wait forever when two concurrent loads enter one import cycle from different
+  // ends (the activities had two). The built CLI reads the usage lines from a file
+  // (usage-index.ts) and loads no command for `help`.
   const out: Array<[string, CommandSpec]> = [];
   for (const [name, load] of Object.entries(COMMANDS)) out.push([name, await load()]);
   return out;

@@ -13,7 +13,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvaluateLlmInput, RunActionInput } from '../../fsm/types.js';
 import { createActivities } from '../../activities/index.js';
-import { TailBuffer } from '../../activities/output-buffer.js';
+import { TailBuffer } from '../../activities/tail-buffer.js';
 import { cutNote, LOG_HEAD_BYTES, LOG_KEEP_ACTIONS, LOG_TAIL_BYTES } from '../../activities/capped-log.js';
 import { SpawnError, runProcess } from '../../activities/process.js';
 import { livePids } from '../support/processes.js';
