@@ -233,21 +233,6 @@ export function askName(draft: Draft, cwd: string, avoid?: string): Promise<stri
   }).then((v) => v.trim());
 }
 
-/** A person approves the result before the loop ends? Its deadline in seconds, or undefined for no. */
-async function askApproval(): Promise<number | undefined> {
-  if (!(await confirm({ message: 'Should a person approve the result before the loop ends?', default: false })))
-    return undefined;
-  return select({
-    message: 'How long may the approval wait? (nobody answering by then counts as no)',
-    choices: [
-      { value: 3600, name: '1 hour' },
-      { value: 4 * 3600, name: '4 hours' },
-      { value: 24 * 3600, name: '1 day' },
-    ],
-    default: 4 * 3600,
-  });
-}
-
 /** Ask everything the preset leaves open, in the seed's order. */
 export async function askAnswers(preset: Preset, cwd: string): Promise<Answers> {
   const kind = preset.kind ?? (await askKind());
@@ -282,7 +267,8 @@ export async function askAnswers(preset: Preset, cwd: string): Promise<Answers> 
       draft = await askEach(preset, cwd);
       break;
   }
-  const approvalS = preset.approvalS ?? (kind === 'constraints' ? undefined : await askApproval());
+  // Seed 001's questions, no more: an approval is asked for with `--approve` (client/create/approval.ts).
+  const approvalS = preset.approvalS;
   const name = preset.name ?? (await askName(draft, cwd));
   return { ...draft, name, ...(approvalS ? { approval: { timeoutS: approvalS } } : {}) } as Answers;
 }

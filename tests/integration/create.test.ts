@@ -375,7 +375,7 @@ describe('without a terminal', () => {
     const r = await cli(['create'], cwd);
     expect(r.code).toBe(1);
     expect(r.err).toContain(
-      'error: ll-loop create needs --kind (fix, constraints, metric or sequence) when it cannot ask (no terminal)',
+      'error: ll-loop create needs --kind (fix, constraints, metric, sequence or each) when it cannot ask (no terminal)',
     );
     expect(r.err).toContain('fix: give the answers as flags, e.g. ll-loop create --kind fix --check');
     expect(existsSync(join(cwd, '.loops'))).toBe(false);
