@@ -22,6 +22,14 @@ import { whoAmI } from './who.js';
 /** How long a command waits for the run's worker to take its update. */
 export const UPDATE_TIMEOUT_MS = 30_000;
 
+/**
+ * A run refuses pause and steer until it holds its scope lock. One started a moment ago (`run
+ * --background`, then `pause`) is granted it within moments: the update is sent again until then,
+ * for at most this long; a run queued behind another keeps refusing and is told so.
+ */
+const BEGIN_WAIT_MS = 10_000;
+const BEGIN_LOOK_MS = 200;
+
 export type ControlRequest =
   | { kind: 'pause' }
   | { kind: 'unpause' }
@@ -65,6 +73,8 @@ function fixFor(req: ControlRequest, run: RunSummary, why: string): string {
   if (/not paused/.test(why)) return `ll-loop pause ${id} pauses it`;
   if (/without pause and steer/.test(why))
     return `stop it (ll-loop stop ${id}) and rerun it: ll-loop rerun ${id} --from STATE`;
+  if (/has not begun/.test(why))
+    return `it waits for its scope lock behind another run (ll-loop queue shows it): ${req.kind} it once it runs`;
   if (/already ended/.test(why)) return `ll-loop rerun ${id} --from STATE starts a new run from one of its states`;
   return `ll-loop status ${id} shows where the run is (${req.kind} was refused)`;
 }
@@ -89,8 +99,22 @@ async function send(
     };
     return handle.executeUpdate(steerUpdate, { args: [args] });
   };
+  const until = Date.now() + BEGIN_WAIT_MS;
+  const untilBegun = async (): Promise<ControlAnswer> => {
+    for (;;) {
+      try {
+        return await call();
+      } catch (err) {
+        // A refused update changes nothing in the run: asking again is safe.
+        const refusal =
+          err instanceof WorkflowUpdateFailedError ? ((err.cause as Error | undefined)?.message ?? '') : '';
+        if (!/has not begun/.test(refusal) || Date.now() >= until) throw err;
+        await new Promise((r) => setTimeout(r, BEGIN_LOOK_MS));
+      }
+    }
+  };
   try {
-    return await bounded(connection, UPDATE_TIMEOUT_MS, call);
+    return await bounded(connection, UPDATE_TIMEOUT_MS, untilBegun);
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = (err.cause as Error | undefined)?.message ?? err.message;

@@ -49,14 +49,16 @@ describe('events by replay equal the live events', () => {
         env,
         localActivityMaxTimeoutS: scenario.localActivityMaxTimeoutS ?? 0,
         ...(scenario.historyEventLimit === undefined ? {} : { historyEventLimit: scenario.historyEventLimit }),
-        ...(scenario.cancelAfterMs === undefined
-          ? {}
-          : {
-              onStarted: async (id: string) => {
-                await new Promise((r) => setTimeout(r, scenario.cancelAfterMs));
-                await client.workflow.getHandle(id).cancel();
-              },
-            }),
+        // The rules the scenarios' paths need (a person's updates, stdout signals, bursts).
+        steering: true,
+        stdoutSignals: true,
+        quickBursts: true,
+        onStarted: async (id: string) => {
+          await scenario.drive?.(client.workflow.getHandle(id), p);
+          if (scenario.cancelAfterMs === undefined) return;
+          await new Promise((r) => setTimeout(r, scenario.cancelAfterMs));
+          await client.workflow.getHandle(id).cancel();
+        },
       });
       const live = run.events.map((e) => JSON.stringify(e));
       expect(live.length).toBeGreaterThan(2);
