@@ -189,3 +189,32 @@ export async function stopWorker(pid) {
     }
   }
 }
+
+/**
+ * Start `count` runs of a loaded loop on the project's checkout queue, 20 starts in flight (the
+ * start path is one RPC each; more only queues on the server). Returns their ids, `<prefix>-00000`….
+ */
+export async function startRuns(client, loaded, count, prefix) {
+  const { checkoutAt } = await dist('host/checkout.js');
+  const { startLoopRun } = await dist('client/start/start-run.js');
+  let next = 0;
+  const ids = [];
+  const one = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const workflowId = `${prefix}-${String(i).padStart(5, '0')}`;
+      await startLoopRun({
+        client,
+        definition: loaded.definition,
+        file: loaded.file,
+        cwd: project,
+        taskQueue: checkoutAt(project).queue,
+        searchAttributes: true,
+        started: new Date(),
+        workflowId,
+      });
+      ids.push(workflowId);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(20, count) }, one));
+  return ids;
+}

@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  BIN,
   benchWorker,
+  BIN,
   connectClient,
   dist,
   endpoint,
@@ -16,6 +16,7 @@ import {
   round,
   sleep,
   spawnProfiledWorker,
+  startRuns,
   wall,
 } from './context.mjs';
 
@@ -109,8 +110,6 @@ async function answerLatency(client, answers) {
 }
 
 async function inboxTime(client, count, times) {
-  const { checkoutAt } = await dist('host/checkout.js');
-  const { startLoopRun } = await dist('client/start/start-run.js');
   const { loadLoop } = await dist('loader/load.js');
   writeFileSync(
     join(project, '.loops', 'inbox-bench.yaml'),
@@ -121,25 +120,7 @@ async function inboxTime(client, count, times) {
   const empty = [];
   for (let i = 0; i < times; i += 1) empty.push((await cli(['inbox', '--json'])).ms);
   const batch = `inbox-${Date.now()}`;
-  const ids = [];
-  let next = 0;
-  const startOne = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const workflowId = `${batch}-${i}`;
-      await startLoopRun({
-        client,
-        definition: loaded.definition,
-        file: loaded.file,
-        cwd: project,
-        taskQueue: checkoutAt(project).queue,
-        searchAttributes: true,
-        started: new Date(),
-        workflowId,
-      });
-      ids.push(workflowId);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(20, count) }, startOne));
+  const ids = await startRuns(client, loaded, count, batch);
   await until(
     `${count} runs waiting`,
     async () =>

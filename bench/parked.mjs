@@ -11,13 +11,12 @@ import {
   round,
   sleep,
   spawnProfiledWorker,
+  startRuns,
   wall,
 } from './context.mjs';
 
 export async function parkedLoops(count) {
-  const { checkoutAt } = await dist('host/checkout.js');
   const { ensureCheckoutWorker } = await dist('client/hosting/checkout-worker.js');
-  const { startLoopRun } = await dist('client/start/start-run.js');
   const { loadLoop } = await dist('loader/load.js');
   // One quick action, then a new pass: a 900 s backoff (a durable timer) keeps the run open.
   writeFileSync(
@@ -33,24 +32,7 @@ export async function parkedLoops(count) {
   const ids = [];
   const batch = `park-${Date.now()}`;
   const t0 = wall();
-  let next = 0;
-  const startOne = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const workflowId = `${batch}-${i}`;
-      await startLoopRun({
-        client,
-        definition: loaded.definition,
-        file: loaded.file,
-        cwd: project,
-        taskQueue: checkoutAt(project).queue,
-        searchAttributes: true,
-        started: new Date(),
-        workflowId,
-      });
-      ids.push(workflowId);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(20, count) }, startOne));
+  ids.push(...(await startRuns(client, loaded, count, batch)));
   // Parked once each has had its first workflow task (it set its LoopState).
   const deadline = Date.now() + 600_000;
   while (

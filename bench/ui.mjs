@@ -9,7 +9,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  QUICK,
   benchWorker,
   connectClient,
   dist,
@@ -17,9 +16,11 @@ import {
   median,
   note,
   project,
+  QUICK,
   round,
   sleep,
   spawnProfiledWorker,
+  startRuns,
 } from './context.mjs';
 
 const CHROMIUM = process.env.LL_CHROMIUM ?? '/usr/bin/chromium';
@@ -33,31 +34,6 @@ function stateEnters(id) {
     .map((l) => JSON.parse(l))
     .filter((e) => e.event === 'state_enter' && !e.subloop)
     .map((e) => ({ state: e.state, ms: Date.parse(e.ts) }));
-}
-
-async function startRuns(client, loaded, count, prefix) {
-  const { checkoutAt } = await dist('host/checkout.js');
-  const { startLoopRun } = await dist('client/start/start-run.js');
-  let next = 0;
-  const ids = [];
-  const one = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const workflowId = `${prefix}-${String(i).padStart(5, '0')}`;
-      await startLoopRun({
-        client,
-        definition: loaded.definition,
-        file: loaded.file,
-        cwd: project,
-        taskQueue: checkoutAt(project).queue,
-        searchAttributes: true,
-        started: new Date(),
-        workflowId,
-      });
-      ids.push(workflowId);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(20, count) }, one));
-  return ids;
 }
 
 export async function uiBench() {
