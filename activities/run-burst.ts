@@ -73,7 +73,9 @@ async function runBefore(
       ? undefined
       : setTimeout(
           () => {
-            killedAt = Math.max(Date.now(), input.now);
+            // A timer may fire a millisecond before the wall clock reaches its instant: the deadline
+            // has passed when it fires, so the run never ends before it.
+            killedAt = Math.max(Date.now(), input.now, input.deadline_ms ?? 0);
             stop.abort();
           },
           Math.max(0, left),
