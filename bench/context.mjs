@@ -71,9 +71,8 @@ process.env.LL_TEMPORAL_UI_PORT = String(await freePort());
 process.env.LL_STATE_DIR = join(tmp, 'state');
 
 export const dist = (p) => import(join(root, 'dist', p));
-export const { resolveEndpoint, resolveTemporalTarget, connectClient, connectWorkerConnection } = await dist(
-  'client/temporal/connection.js',
-);
+export const { resolveEndpoint, resolveTemporalTarget, connectClient } = await dist('client/temporal/connection.js');
+export const { connectWorkerConnection } = await dist('client/temporal/worker-connection.js');
 export const { embeddedServerOptions } = await dist('client/temporal/embedded.js');
 export const { stopDevServer } = await dist('client/temporal/dev-server.js');
 export const { createLoopWorker, installQuietRuntime } = await dist('worker/create-worker.js');

@@ -10,7 +10,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import { serverKey } from '../../host/run-env.js';
 import { startRunEnvSweeps } from '../../worker/run-env-sweep.js';
 import { EXIT } from '../exit-codes.js';
-import { connectWorkerConnection } from '../temporal/connection.js';
+import { connectWorkerConnection } from '../temporal/worker-connection.js';
 import { watchSessionServer } from '../temporal/server-watch.js';
 import type { Session } from '../temporal/session.js';
 import { serveUntilStopped } from './serve-until-stopped.js';

@@ -6,7 +6,7 @@
  */
 import type { Worker } from '@temporalio/worker';
 import { createLoopWorker } from '../../worker/create-worker.js';
-import { connectWorkerConnection } from '../temporal/connection.js';
+import { connectWorkerConnection } from '../temporal/worker-connection.js';
 import type { Session } from '../temporal/session.js';
 
 export interface RunWorker {

@@ -10,9 +10,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
-// Types only: the worker SDK (its native core and the workflow sandbox) is loaded by the one helper
-// that needs it, so that commands which only talk to the server (`run`, `status`…) never load it.
-import type { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer, type DevServerOptions } from './dev-server.js';
 import { diagnoseTls } from './tls-diagnosis.js';
 
@@ -220,7 +217,7 @@ export interface ConnectOptions {
   timeoutMs?: number;
 }
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * Open a client connection (verified with GetSystemInfo) and a Client bound
@@ -252,37 +249,4 @@ export async function connectClient(
     throw new TemporalUnavailableError(endpoint.address, err, endpoint.mode);
   }
   return { connection, client: new Client({ connection, namespace: endpoint.namespace }) };
-}
-
-/**
- * Open the worker's native (Rust core) connection.
- *
- * NativeConnection.connect has no timeout option, so it races a timer; a
- * connection that completes after we gave up is closed, not leaked.
- *
- * @throws TemporalUnavailableError when the server does not answer in time
- */
-export async function connectWorkerConnection(
-  endpoint: TemporalEndpoint,
-  opts: ConnectOptions = {},
-): Promise<NativeConnection> {
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const { NativeConnection } = await import('@temporalio/worker');
-  const pending = NativeConnection.connect({
-    address: endpoint.address,
-    tls: loadTlsConfig(endpoint.tls),
-    ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([pending, timeout]);
-  } catch (err) {
-    pending.then((c) => c.close()).catch(() => {});
-    throw new TemporalUnavailableError(endpoint.address, err, endpoint.mode);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -13,10 +13,10 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import {
   TemporalUnavailableError,
   connectClient,
-  connectWorkerConnection,
   resolveTemporalTarget,
   type TemporalTarget,
 } from '../../client/temporal/connection.js';
+import { connectWorkerConnection } from '../../client/temporal/worker-connection.js';
 import {
   DevServerStartError,
   ensureDevServer,
