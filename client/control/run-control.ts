@@ -144,11 +144,12 @@ export async function controlCommand(opts: ControlOptions, req: ControlRequest):
     opts.out(`${JSON.stringify({ id, action: req.kind, by, ...answer }, null, 2)}\n`);
     return EXIT.ok;
   }
-  opts.out(`${describe(id, req, answer, by)}\n`);
+  opts.out(`${controlReport(id, req, answer, by)}\n`);
   return EXIT.ok;
 }
 
-function describe(id: string, req: ControlRequest, a: ControlAnswer, by: string): string {
+/** What a person is told when the run took their request (`a`: the run's answer to it). */
+export function controlReport(id: string, req: ControlRequest, a: ControlAnswer, by: string): string {
   switch (req.kind) {
     case 'pause':
       return a.holding
@@ -157,6 +158,9 @@ function describe(id: string, req: ControlRequest, a: ControlAnswer, by: string)
     case 'unpause':
       return `unpaused ${id} (by ${by}): it goes on from state ${a.state}`;
     case 'steer':
+      // A run waiting for an answer is let go at once (docs/decisions.md), its question unanswered.
+      if (a.phase === 'human')
+        return `steered ${id} to ${req.to} (by ${by}): the question of state ${a.state} is dropped unanswered`;
       return a.phase === 'paused' || a.holding
         ? `steered ${id} to ${req.to} (by ${by})`
         : `steered ${id} (by ${by}): once state ${a.state} ends, the run goes to ${req.to}`;

@@ -1,0 +1,29 @@
+/**
+ * What `pause`, `unpause` and `steer` tell the person once the run took the request: a steer to a
+ * run that holds (paused) or waits for an answer acts at once, and says so; a busy run's steer
+ * acts when its state ends.
+ */
+import { describe, expect, it } from 'vitest';
+import { controlReport } from '../../client/control/run-control.js';
+
+const steer = { kind: 'steer' as const, to: 'stopped' };
+
+describe('the report of a steer', () => {
+  it('of a run waiting for an answer: it goes at once, its question dropped unanswered', () => {
+    const text = controlReport('r1', steer, { state: 'review', phase: 'human', holding: false }, 'ann@host');
+    expect(text).toBe('steered r1 to stopped (by ann@host): the question of state review is dropped unanswered');
+    expect(text).not.toContain('once state');
+  });
+
+  it('of a paused run: at once', () => {
+    expect(controlReport('r1', steer, { state: 'build', phase: 'paused', holding: true }, 'ann@host')).toBe(
+      'steered r1 to stopped (by ann@host)',
+    );
+  });
+
+  it('of a run at work: when its state ends', () => {
+    expect(controlReport('r1', steer, { state: 'build', phase: 'action', holding: false }, 'ann@host')).toBe(
+      'steered r1 (by ann@host): once state build ends, the run goes to stopped',
+    );
+  });
+});
