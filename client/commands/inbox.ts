@@ -24,7 +24,7 @@ export async function inboxCommand(opts: InboxOptions): Promise<number> {
     import('../reporters/safe-text.js'),
   ]);
   const waiting = await withSession(opts.cwd, ({ client, connection }) =>
-    waitingRuns(client, connection, opts.allProjects ? undefined : projectScope(opts.cwd)),
+    waitingRuns(client, connection, opts.allProjects ? undefined : projectScope(opts.cwd), projectScope(opts.cwd)),
   );
   if (opts.json) {
     opts.out(`${JSON.stringify(waiting, null, 2)}\n`);

@@ -73,11 +73,16 @@ export interface WaitingRun {
 /** How long one run's status query may take in the inbox before it is left out. */
 const INBOX_QUERY_MS = 5_000;
 
-/** Every run of `project` (of all projects without one) waiting for a person, newest wait first. */
+/**
+ * Every run of `project` (of all projects without one) waiting for a person, newest wait first.
+ * A run of another project than `here` (the command's) is answered from its own directory: its
+ * command says `cd <dir> && …`, since `ll-loop answer` refuses another project's run.
+ */
 export async function waitingRuns(
   client: Client,
   connection: Connection,
   project: ProjectScope | undefined,
+  here: ProjectScope | undefined = project,
 ): Promise<WaitingRun[]> {
   const runs = await listRuns(client, {
     openOnly: true,
@@ -87,9 +92,9 @@ export async function waitingRuns(
   // The question is in each run's memo; only a run that has none (started before the memo) is asked.
   const described = await Promise.all(
     runs.map(async (run) => {
-      if (run.human) return entry(run, run.loop, run.human);
+      if (run.human) return entry(run, run.loop, run.human, here);
       const status = await queryStatus(connection, client.workflow.getHandle(run.id), INBOX_QUERY_MS).catch(() => null);
-      return status?.human ? entry(run, status.loop, status.human) : undefined;
+      return status?.human ? entry(run, status.loop, status.human, here) : undefined;
     }),
   );
   return described
@@ -97,7 +102,13 @@ export async function waitingRuns(
     .sort((a, b) => Date.parse(b.since) - Date.parse(a.since));
 }
 
-function entry(run: RunSummary, loop: string, h: NonNullable<LoopStatus['human']>): WaitingRun {
+function entry(
+  run: RunSummary,
+  loop: string,
+  h: NonNullable<LoopStatus['human']>,
+  here: ProjectScope | undefined,
+): WaitingRun {
+  const elsewhere = here !== undefined && !inProject(run, here) && run.cwd !== undefined;
   return {
     run: run.id,
     loop,
@@ -107,6 +118,11 @@ function entry(run: RunSummary, loop: string, h: NonNullable<LoopStatus['human']
     ...(h.options ? { options: h.options } : {}),
     since: h.since,
     ...(h.deadline === undefined ? {} : { deadline: h.deadline }),
-    answer: h.answer,
+    answer: elsewhere ? `cd ${shellWord(run.cwd!)} && ${h.answer}` : h.answer,
   };
+}
+
+/** A directory as one shell word (quoted only when it needs to be). */
+function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }

@@ -5,7 +5,8 @@
  * be given are one-line errors with a fix and exit 1, never a stack trace.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOwnServerProject } from '../support/own-server-project.js';
@@ -76,6 +77,14 @@ describe('a run waiting for a person', () => {
     expect(entries[0]!.deadline).toEqual(expect.any(String));
     expect((await cli(['inbox'])).stdout).toMatch(/RUN\s+STATE\s+WAITING SINCE\s+DEADLINE\s+QUESTION/);
     expect((await cli(['list', '--waiting'])).stdout).toContain(id);
+    // From another project: not in its inbox; with --all-projects, the command that answers goes there first.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'll-loop-e2e-human-other-'));
+    mkdirSync(join(elsewhere, '.loops'));
+    expect(project.cli(['inbox', '--json'], elsewhere).stdout).not.toContain(id);
+    const everyone = JSON.parse(project.cli(['inbox', '--all-projects', '--json'], elsewhere).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(everyone.find((e) => e.run === id)).toMatchObject({ answer: `cd ${cwd} && ll-loop answer ${id} yes | no` });
 
     const status = await cli(['status', id]);
     expect(status.stdout).toMatch(/state:\s+review \(waiting for you since .* \(deadline .*\)\)/);
