@@ -118,6 +118,8 @@ function createLane(
   maxIterations: number,
   prefix: string,
   detail: Detail,
+  /** The run this lane shows, once known (the run's own lane; a sub-loop's lane has none). */
+  runId: () => string | undefined = () => undefined,
 ): (event: TimedEvent) => void {
   let iteration = 1;
   let limit = maxIterations;
@@ -248,7 +250,10 @@ function createLane(
         line(
           `${INDENT}${style.yellow(`? waiting for a person${until}: ${safeText(oneLine(event.prompt ?? '', 160))}`)}`,
         );
-        line(`${INDENT}${style.dim('answer with ll-loop answer <run> …; ll-loop inbox lists what waits')}`);
+        const run = runId();
+        line(
+          `${INDENT}${style.dim(`answer with ll-loop answer ${run === undefined ? '<run>' : safeText(run)} …; ll-loop inbox lists what waits`)}`,
+        );
         break;
       }
       case 'human_answer':
@@ -356,10 +361,12 @@ export function createHumanReporter(
 ): Reporter {
   if (detail === 'quiet')
     return { onEvent: () => undefined, onResult: (result) => write(`${endLine(result, style)}\n`) };
-  const main = createLane(write, style, maxIterations, '', detail);
+  let instanceId: string | undefined;
+  const main = createLane(write, style, maxIterations, '', detail, () => instanceId);
   const children = new Map<string, (event: TimedEvent) => void>();
   return {
     onStart(info) {
+      instanceId = info.instanceId;
       write(style.dim(`run ${info.instanceId}${info.uiUrl ? ` · ${info.uiUrl}` : ''}\n`));
     },
     onEvent(event) {

@@ -206,3 +206,20 @@ describe('human progress display', () => {
     expect(text).not.toContain('out│');
   });
 });
+
+describe('a question in the progress display', () => {
+  it("names the run in the command that answers it (a sub-loop's question: inbox tells its run)", () => {
+    let text = '';
+    const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10);
+    reporter.onStart?.({ instanceId: 'ask-20261125T101010' } as Parameters<NonNullable<typeof reporter.onStart>>[0]);
+    reporter.onEvent(ev('loop_start', { loop: 'ask', max_iterations: 10 }));
+    reporter.onEvent(ev('state_enter', { state: 'review', iteration: 1 }));
+    reporter.onEvent(ev('human_wait', { state: 'review', prompt: 'Ship it?', ask: 'approval' }));
+    const child = { depth: 1, workflow_id: 'ask-20261125T101010.kid.1' };
+    reporter.onEvent(ev('loop_start', { loop: 'kid', max_iterations: 3 }, child));
+    reporter.onEvent(ev('state_enter', { state: 'pick', iteration: 1 }, child));
+    reporter.onEvent(ev('human_wait', { state: 'pick', prompt: 'Which?', ask: 'choice', options: ['a', 'b'] }, child));
+    expect(text).toContain('answer with ll-loop answer ask-20261125T101010 …; ll-loop inbox lists what waits');
+    expect(text).toContain('answer with ll-loop answer <run> …; ll-loop inbox lists what waits');
+  });
+});
