@@ -131,10 +131,13 @@ export function simulate(def: LoopDefinition, scenario: Scenario, maxSteps: numb
           step: steps.length + 1,
           iteration: Number(e.iteration),
           state,
-          // A human state is judged by a person's answer, not by an evaluator of its (absent) action.
-          ...(evaluated
-            ? { evaluator: isHumanState(original) ? 'human' : effectiveEvaluator(def, original).type }
-            : {}),
+          // A human state is judged by a person's answer (whatever routes it), not by an evaluator
+          // of its (absent) action.
+          ...(isHumanState(original)
+            ? { evaluator: 'human' }
+            : evaluated
+              ? { evaluator: effectiveEvaluator(def, original).type }
+              : {}),
         });
       } else if (e.event === 'evaluate' && last) {
         last.verdict = String(e.verdict);

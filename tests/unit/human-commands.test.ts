@@ -61,6 +61,30 @@ describe('human states in show, simulate, validate and compile', () => {
     expect(r.stdout).toMatch(/review[^\n]*yes[^\n]*apply/);
   });
 
+  it('simulate names a person as the judge of every kind of question, a text or JSON one too', async () => {
+    writeFileSync(
+      join(cwd, '.loops', 'note.yaml'),
+      [
+        'name: note',
+        'initial: say',
+        'states:',
+        '  say:',
+        '    action_type: human',
+        '    prompt: "Why?"',
+        '    ask: text',
+        '    timeout: 60',
+        '    next: done',
+        '    on_timeout: done',
+        '  done:',
+        '    terminal: true',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCliInProcess(['simulate', 'note'], { cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\n1\s+1\s+say\s+human\s+yes\s+→ done/);
+  });
+
   it('validate accepts it; compile keeps its fields', async () => {
     expect((await runCliInProcess(['validate', 'review'], { cwd })).code).toBe(0);
     const compiled = await runCliInProcess(['compile', 'review'], { cwd });
