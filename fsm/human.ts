@@ -7,6 +7,7 @@
 import { routeFor } from './routing.js';
 import type { HumanAsk, StateConfig } from './schema.js';
 import type { VerdictSet } from './evaluators/verdicts.js';
+import type { HumanEnded } from './run/snapshot.js';
 
 /** True for a state that asks a person instead of running an action. */
 export function isHumanState(state: Pick<StateConfig, 'action_type'>): boolean {
@@ -139,4 +140,20 @@ export function jsonTypeMismatch(schema: Record<string, unknown> | undefined, va
       return `the answer misses required ${missing.length === 1 ? 'key' : 'keys'} ${missing.join(', ')}`;
   }
   return undefined;
+}
+
+/**
+ * How a run's last wait for a person ended, for an answer that came too late: `run <id> no longer
+ * waits in state "<s>": nobody answered by its deadline (<time>)` (answered: by whom and when, the
+ * first answer winning; steered: where to, by whom).
+ */
+export function humanEndedText(runId: string, ended: HumanEnded): string {
+  const at = new Date(ended.at_ms).toISOString();
+  const how =
+    ended.how === 'timeout'
+      ? `nobody answered by its deadline (${at})`
+      : ended.how === 'steered'
+        ? `it was steered to "${ended.to ?? '?'}" by ${ended.by ?? '?'} at ${at}`
+        : `it was already answered by ${ended.by ?? '?'} at ${at} (the first answer wins)`;
+  return `run ${runId} no longer waits in state "${ended.state}": ${how}`;
 }

@@ -5,7 +5,7 @@
  * core records it (fsm/run/on-human.ts).
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { answerCommand, jsonTypeMismatch, replyMismatch, replyVerdict } from '../fsm/human.js';
+import { answerCommand, humanEndedText, jsonTypeMismatch, replyMismatch, replyVerdict } from '../fsm/human.js';
 import type { RunEvent, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { notifyActivity } from './activity-proxies.js';
@@ -77,15 +77,8 @@ export class HumanDesk {
       snap.status === 'done'
         ? `it has ended in state "${snap.current}" (${snap.outcome.terminated_by})`
         : `it is now in state "${snap.current}"`;
-    if (ended !== undefined && (asked === undefined || asked === ended.state)) {
-      const how =
-        ended.how === 'timeout'
-          ? `nobody answered by its deadline (${iso(ended.at_ms)})`
-          : ended.how === 'steered'
-            ? `it was steered to "${ended.to ?? '?'}" by ${ended.by ?? '?'} at ${iso(ended.at_ms)}`
-            : `it was already answered by ${ended.by ?? '?'} at ${iso(ended.at_ms)} (the first answer wins)`;
-      return `run ${this.runId} no longer waits in state "${ended.state}": ${how}; ${where}`;
-    }
+    if (ended !== undefined && (asked === undefined || asked === ended.state))
+      return `${humanEndedText(this.runId, ended)}; ${where}`;
     return `run ${this.runId} is not waiting for an answer: ${where} (phase ${snap.phase})`;
   }
 

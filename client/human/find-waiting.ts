@@ -4,7 +4,9 @@
  * search attribute (`waiting`) and described by their own status query.
  */
 import type { Client, Connection } from '@temporalio/client';
-import type { LoopStatus } from '../../workflows/definitions.js';
+import { humanEndedText } from '../../fsm/human.js';
+import type { HumanEnded } from '../../fsm/run/snapshot.js';
+import { snapshotQuery, type LoopStatus } from '../../workflows/definitions.js';
 import {
   AmbiguousRunError,
   findRuns,
@@ -31,11 +33,15 @@ export async function answerTarget(client: Client, target: string, project: Proj
   const exact = runs.find((r) => r.id === target || r.id === scheduledRunId(target));
   if (exact) {
     if (!inProject(exact, project)) throw new OtherProjectError(exact.id, exact.cwd);
-    if (!exact.open)
+    if (!exact.open) {
+      const ended = await lastWaitEnded(client, exact.id);
       throw new AnswerRefusedError(
-        `run ${exact.id} is not waiting for an answer: it has finished ${endedWhere(exact)}`,
+        ended
+          ? `${humanEndedText(exact.id, ended)}; it has finished ${endedWhere(exact)}`
+          : `run ${exact.id} is not waiting for an answer: it has finished ${endedWhere(exact)}`,
         `see how it ended with ll-loop status ${exact.id}; ll-loop inbox lists the runs waiting for you`,
       );
+    }
     return exact;
   }
   if (runs.length === 0) throw await runNotFound(client, target, 'run', project);
@@ -49,6 +55,26 @@ export async function answerTarget(client: Client, target: string, project: Proj
     `loop "${target}" has no run waiting for an answer (its latest run ${runs[0]!.id} has finished)`,
     'll-loop inbox lists the runs waiting for you',
   );
+}
+
+/** How long a finished run's snapshot may take (its worker replays its history) before it is left out. */
+const ENDED_QUERY_MS = 10_000;
+
+/**
+ * How the last wait for a person of the finished run `id` ended (the snapshot keeps it), so that
+ * an answer that came too late is told why; undefined when it never waited, or no worker answers.
+ */
+async function lastWaitEnded(client: Client, id: string): Promise<HumanEnded | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ENDED_QUERY_MS)));
+  try {
+    const snap = await Promise.race([client.workflow.getHandle(id).query(snapshotQuery), gaveUp]);
+    return snap?.humanEnded;
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Where a closed run ended, from its search attributes: `in state "done" (succeeded)`. */

@@ -113,7 +113,7 @@ describe('a run waiting for a person', () => {
     const again = await cli(['answer', id, 'no']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(
-      /^error: run .* is not waiting for an answer: it has finished in state "done" \(succeeded\)\n/,
+      /^error: run .* no longer waits in state "review": it was already answered by .+@.+ at .* \(the first answer wins\); it has finished in state "done" \(succeeded\)\n/,
     );
     const history = await cli(['history', id]);
     expect(history.stdout).toMatch(/human_wait/);
@@ -128,6 +128,39 @@ describe('a run waiting for a person', () => {
     expect(logsJson.people.map((p) => p.event)).toEqual(['human_wait', 'human_answer']);
     expect(logsJson.people[1]!.fields).toMatchObject({ verdict: 'yes', latency_ms: expect.any(Number) });
   }, 180_000);
+
+  it('an answer after the deadline to a run that has since finished is told so, and where the run ended', async () => {
+    writeFileSync(
+      join(cwd, '.loops', 'hurry.yaml'),
+      [
+        'name: hurry',
+        'initial: review',
+        'states:',
+        '  review:',
+        '    action_type: human',
+        '    prompt: "Quick?"',
+        '    timeout: 1',
+        '    on_yes: done',
+        '    on_no: dropped',
+        '  dropped:',
+        '    terminal: true',
+        '  done:',
+        '    terminal: true',
+        '',
+      ].join('\n'),
+    );
+    const started = await cli(['run', 'hurry', '--background', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await waitFor('the run to finish', async () => (await cli(['status', id])).stdout.includes('completed'), 60_000);
+    const late = await cli(['answer', id, 'yes']);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toMatch(
+      new RegExp(
+        `^error: run ${id} no longer waits in state "review": nobody answered by its deadline \\(.+\\); it has finished in state "dropped" \\(succeeded\\)\nfix: `,
+      ),
+    );
+  }, 120_000);
 
   it('ll-loop run on a terminal asks the question inline and sends the answer through the same update', async () => {
     const pty = join(import.meta.dirname, '..', 'support', 'pty-run.py');
