@@ -4,7 +4,7 @@
  * module from node_modules (one copy of the SDK in the process, and ~0.15 s less module loading);
  * every other command keeps the main bundle and the SDK from node_modules.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,16 +26,15 @@ async function sdkModulesLoadedBy(argv: string[]): Promise<{ code: number; stder
   );
   // A server that is not there: the command loads what it needs to connect, then exits 7.
   const env = { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` };
-  const r = spawnSync(process.execPath, ['--require', preload, BIN, ...argv], {
-    cwd: dir,
-    env,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  // Asynchronously: a test blocked in spawnSync cannot report to its runner.
+  const child = spawn(process.execPath, ['--require', preload, BIN, ...argv], { cwd: dir, env });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
   const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
   return {
-    code: r.status ?? -1,
-    stderr: r.stderr,
+    code,
+    stderr,
     sdk: loaded.filter((p) => /node_modules[\\/]@temporalio[\\/]/.test(p)),
   };
 }
