@@ -160,7 +160,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
           })
         ).worker,
       ],
-      started: () => {
+      started: ({ connection }) => {
         const record: WorkerRecord = {
           pid: process.pid,
           host,
@@ -182,7 +182,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
         );
         failOverDeadWorkersLogged(session.client, checkout.queue, host, log);
         // `ll-loop run` hands this worker its start (client/start/start-through-worker.ts).
-        startSocket = listenForStarts(session, checkout, log);
+        startSocket = listenForStarts(session, connection, checkout, log);
       },
       // Started by a command: gone when there is nothing to do (idle-exit.ts); the next command restarts it.
       ...(idleS === undefined

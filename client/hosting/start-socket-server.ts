@@ -9,6 +9,8 @@
  */
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import { codeId } from '../../host/build-info.js';
 import type { Checkout } from '../../host/checkout.js';
 import { CliError, toCliError } from '../errors.js';
@@ -34,6 +36,7 @@ export interface StartSocket {
 /** Listen on the checkout's start socket; undefined (and logged) when it cannot. */
 export function listenForStarts(
   session: Session,
+  workerConnection: NativeConnection,
   checkout: Checkout,
   log: (line: string) => void,
 ): StartSocket | undefined {
@@ -53,7 +56,14 @@ export function listenForStarts(
     return undefined;
   }
   let open = true;
-  const server: Server = createServer((socket) => serveOne(socket, session, checkout, () => open, log));
+  // Started on the worker's own connection, the server may hand the run's first workflow task
+  // back with the start's answer (eager start): no dispatch through matching.
+  const starter = eagerStart()
+    ? new Client({ connection: workerConnection, namespace: session.endpoint.namespace })
+    : undefined;
+  const server: Server = createServer((socket) =>
+    serveOne(socket, { session, starter, checkout, open: () => open, log }),
+  );
   server.on('error', (err) => log(`the start socket ${path} failed: ${err.message}; ll-loop run starts runs itself`));
   server.listen(path);
   server.unref();
@@ -68,13 +78,20 @@ export function listenForStarts(
 }
 
 /** One connection: one request line, one answer line. */
-function serveOne(
-  socket: Socket,
-  session: Session,
-  checkout: Checkout,
-  open: () => boolean,
-  log: (line: string) => void,
-): void {
+/** `LL_EAGER_START=0` turns eager starts off. */
+function eagerStart(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.LL_EAGER_START !== '0';
+}
+
+interface Serving {
+  session: Session;
+  starter: Client | undefined;
+  checkout: Checkout;
+  open: () => boolean;
+  log: (line: string) => void;
+}
+
+function serveOne(socket: Socket, { session, starter, checkout, open, log }: Serving): void {
   let buffer = '';
   let answered = false;
   const answer = (reply: WorkerStartReply) => {
@@ -101,7 +118,7 @@ function serveOne(
       log(`a start request was refused (${why}); the command starts its run itself`);
       return answer({ kind: 'refused', why });
     }
-    startRequested(request, session, checkout).then(
+    startRequested(request, session, checkout, starter).then(
       (started) => {
         log(`${started.instance_id}: started for ll-loop run (start socket)`);
         answer(started);

@@ -3,6 +3,7 @@
  * (client/hosting/start-socket-server.ts): the scope lock and the start the command would have
  * made itself (run-connected.ts), on the worker's client, on the worker's own queue.
  */
+import type { Client } from '@temporalio/client';
 import type { Checkout } from '../../host/checkout.js';
 import { lockRequestFor } from '../scopes/scope-lock.js';
 import type { Session } from '../temporal/session.js';
@@ -14,6 +15,8 @@ export async function startRequested(
   r: WorkerStartRequest,
   session: Pick<Session, 'client' | 'connection' | 'endpoint'>,
   checkout: Checkout,
+  /** A client on the worker's own connection: the start asks for the first task eagerly. */
+  starter?: Client,
 ): Promise<WorkerStartReply & { kind: 'started' }> {
   const lock = r.lock.none
     ? undefined
@@ -32,6 +35,7 @@ export async function startRequested(
     searchAttributes,
     started: new Date(),
     idBase: r.id_base,
+    ...(starter ? { eagerOn: starter } : {}),
     env: r.env,
     ...(r.data_context.length ? { dataContext: r.data_context } : {}),
     ...(lock ? { lock } : {}),

@@ -91,6 +91,12 @@ export interface StartRunRequest {
    */
   idBase?: string;
   /**
+   * A client on the connection of a worker of this process that polls `taskQueue`: the start is
+   * made on it with Temporal's eager start (the server answers with the first workflow task, which
+   * that worker runs at once). Only the checkout's worker starting a run for `ll-loop run` has one.
+   */
+  eagerOn?: Client;
+  /**
    * A fixed workflow id (`resume`): one attempt, rejected if that id was ever used, so two
    * concurrent resumes cannot both start. Without it: `<loop>-<stamp>`, `-2`, `-3`… on a clash.
    */
@@ -157,8 +163,9 @@ export async function startLoopRun(
     }
   };
   const startWorkflow = (workflowId: string) =>
-    client.workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
+    (req.eagerOn ?? client).workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
       workflowId,
+      ...(req.eagerOn ? { requestEagerStart: true } : {}),
       taskQueue: queueOf(),
       args: [inputFor(workflowId)],
       memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
