@@ -6,7 +6,8 @@
 //               dist/client/cli.js) with its static module graph: what the CLI loads before it
 //               does anything (the bin then finds it in the module cache, so nothing is loaded
 //               twice; the `run` command's own chunk and what it loads later are not counted);
-//   sockets     each TCP connection the process opens (diagnostics channel `net.client.socket`);
+//   sockets     each connection the process opens (diagnostics channel `net.client.socket`): TCP,
+//               and the checkout worker's start socket when `run` starts through it (the first);
 //   worker_sdk  when @temporalio/worker's code is first required (undefined: never loaded);
 //   client_sdk  when @temporalio/client's code is first required (undefined: never loaded);
 //   cpu_ms      the process's CPU time (user + system) at exit, and at its first connection

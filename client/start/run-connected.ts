@@ -115,13 +115,14 @@ export async function runLoaded(opts: RunOptions, run: LoadedRun): Promise<numbe
   const { connection: handedOver, ...endpoint } = await connectOrExplain(opts.cwd);
   const { client, connection } = await clientFor({ ...endpoint, ...(handedOver ? { connection: handedOver } : {}) });
   try {
-    const { handle, instanceId, taskQueue, lock, place, worker: serving } = await startHere(
-      opts,
-      run,
-      client,
-      connection,
-      endpoint,
-    );
+    const {
+      handle,
+      instanceId,
+      taskQueue,
+      lock,
+      place,
+      worker: serving,
+    } = await startHere(opts, run, client, connection, endpoint);
     if (interruption) armInterrupt(interruption.interrupt, () => handle.cancel());
     noteWhileQueued(client, instanceId, lock, err);
     // Loaded only now, while the worker takes the run's first task: nothing before the start needs it.
@@ -249,4 +250,3 @@ async function connectOrExplain(cwd: string): Promise<Endpoint & { connection?: 
     throw new InfrastructureError(`cannot start or reach Temporal: ${(err as Error).message}`, 'see docs/temporal.md');
   }
 }
-

@@ -23,7 +23,10 @@ export async function startRequested(
     : lockRequestFor(
         r.definition,
         { root: checkout.root, lockDomain: checkout.lockDomain, queue: checkout.queue },
-        { wait: r.lock.wait, ...(r.lock.queue_timeout_s === undefined ? {} : { queueTimeoutS: r.lock.queue_timeout_s }) },
+        {
+          wait: r.lock.wait,
+          ...(r.lock.queue_timeout_s === undefined ? {} : { queueTimeoutS: r.lock.queue_timeout_s }),
+        },
       );
   const searchAttributes = await searchAttributesAvailable(session.endpoint, session.connection);
   const { handle, instanceId, taskQueue } = await startLoopRun({

@@ -173,11 +173,7 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     expect(normal(socket.stdout, socket.id)).toBe(normal(plain.stdout, plain.id));
     expect(normal(socket.stderr, socket.id)).toBe(normal(plain.stderr, plain.id));
     expect(eventKinds(dir, socket.id)).toEqual(eventKinds(dir, plain.id));
-    expect(readFileSync(join(dir, 'b.log'), 'utf8').trim().split('\n')).toEqual([
-      'from-a-x',
-      'from-a-x',
-      'from-a-x',
-    ]);
+    expect(readFileSync(join(dir, 'b.log'), 'utf8').trim().split('\n')).toEqual(['from-a-x', 'from-a-x', 'from-a-x']);
     // ${env.*} is resolved by the worker at action time from the command's environment; never in history.
     expect(readFileSync(join(dir, 'secret.out'), 'utf8')).toBe(SECRET);
     const history = await historyText(socket.id);
