@@ -6,8 +6,12 @@
 //               dist/client/cli.js) with its static module graph: what the CLI loads before it
 //               does anything (the bin then finds it in the module cache, so nothing is loaded
 //               twice; the `run` command's own chunk and what it loads later are not counted);
-//   sockets     each TCP connection the process opens (diagnostics channel `net.client.socket`);
+//   sockets     each connection the process opens (diagnostics channel `net.client.socket`): TCP,
+//               and the checkout worker's start socket when `run` starts through it (the first);
 //   worker_sdk  when @temporalio/worker's code is first required (undefined: never loaded);
+//   client_sdk  when @temporalio/client's code is first required (undefined: never loaded);
+//   cpu_ms      the process's CPU time (user + system) at exit, and at its first connection
+//               (cpu_at_socket_ms): load on the machine stretches wall time far more than CPU time;
 // and writes them as JSON to $LL_BENCH_PROBE_OUT when the process exits.
 import dc from 'node:diagnostics_channel';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -16,9 +20,24 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const now = () => performance.timeOrigin + performance.now();
-const probe = { preload: now(), cli_loaded: undefined, sockets: [], worker_sdk: undefined };
+const probe = {
+  preload: now(),
+  cli_loaded: undefined,
+  sockets: [],
+  worker_sdk: undefined,
+  client_sdk: undefined,
+  cpu_ms: undefined,
+  cpu_at_socket_ms: undefined,
+};
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
-dc.subscribe('net.client.socket', () => probe.sockets.push(now()));
+dc.subscribe('net.client.socket', () => {
+  probe.sockets.push(now());
+  probe.cpu_at_socket_ms ??= cpuMs();
+});
 const load = Module._load;
 Module._load = function (request, parent, ...rest) {
   if (
@@ -26,9 +45,15 @@ Module._load = function (request, parent, ...rest) {
     (request === '@temporalio/worker' || parent?.filename?.includes('/@temporalio/worker/'))
   )
     probe.worker_sdk = now();
+  if (
+    probe.client_sdk === undefined &&
+    (request === '@temporalio/client' || parent?.filename?.includes('/@temporalio/client/'))
+  )
+    probe.client_sdk = now();
   return load.call(this, request, parent, ...rest);
 };
 process.on('exit', () => {
+  probe.cpu_ms = cpuMs();
   if (process.env.LL_BENCH_PROBE_OUT) writeFileSync(process.env.LL_BENCH_PROBE_OUT, JSON.stringify(probe));
 });
 

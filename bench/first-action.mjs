@@ -72,6 +72,9 @@ async function breakdownOf(client, run, probe) {
       connections_before_start: probe.sockets.filter((t) => t < startedAt).length,
       worker_sdk_loaded_ms: probe.worker_sdk === undefined ? null : probe.worker_sdk - run.spawnedAt,
       worker_sdk_before_start: probe.worker_sdk !== undefined && probe.worker_sdk < startedAt,
+      client_sdk_before_start: probe.client_sdk !== undefined && probe.client_sdk < startedAt,
+      cpu_before_connect_ms: probe.cpu_at_socket_ms,
+      cpu_total_ms: probe.cpu_ms,
     });
   }
   return b;

@@ -3,14 +3,25 @@
  * at load (is it a JSON Schema at all?) and on the worker for each answer. One compiler for both,
  * so a schema that loads is one the worker can apply.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { error, type Diagnostic } from '../fsm/diagnostics.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 
 // strict: false — seed schemas carry annotations (`description`, `examples`) and keywords of later
 // drafts that ajv's strict mode refuses though they are harmless; what matters is that each
 // keyword it knows is well-formed (the meta-schema) and that every $ref resolves (compile).
-const ajv = new Ajv({ strict: false, allErrors: true });
+// Made on the first schema, not at import: most loops have none, and loading ajv and building its
+// compiler is ~50 ms of `ll-loop run`'s CPU before its start.
+let compiler: Ajv | undefined;
+const loadModule = createRequire(import.meta.url);
+function ajvCompiler(): Ajv {
+  if (compiler === undefined) {
+    const { Ajv: AjvClass } = loadModule('ajv') as typeof import('ajv');
+    compiler = new AjvClass({ strict: false, allErrors: true });
+  }
+  return compiler;
+}
 const compiled = new Map<string, ValidateFunction>();
 
 /** The schema compiled, or why it is not a usable JSON Schema. Compilations are cached by content. */
@@ -21,6 +32,7 @@ export function compileJsonSchema(
   const cached = compiled.get(key);
   if (cached) return { validate: cached };
   try {
+    const ajv = ajvCompiler();
     if (!ajv.validateSchema(schema))
       return { problem: errorTexts(firstPerPlace(ajv.errors ?? []), 'schema').join('; ') };
     const validate = ajv.compile(schema);

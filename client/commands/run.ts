@@ -3,8 +3,8 @@ import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { UsageError } from '../errors.js';
 import { runCommand } from '../start/run-loop.js';
-import { runPlaceOf } from '../start/where-to-run.js';
-import { parseDuration } from '../schedules/schedules.js';
+import { runPlaceOf } from '../start/run-place.js';
+import { parseDuration } from '../schedules/durations.js';
 import { colourWanted } from '../reporters/style.js';
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {

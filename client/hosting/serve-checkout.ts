@@ -33,6 +33,7 @@ import { openSession } from '../temporal/session.js';
 import { drainSeconds } from './serve-until-stopped.js';
 import { hostWorkers, workerLog, type HostContext } from './host-workers.js';
 import { handOverIfBusy, idleSeconds, watchIdle, type IdleWatch } from './idle-exit.js';
+import { listenForStarts, type StartSocket } from './start-socket-server.js';
 
 /** How long a replaced worker may take to stop polling before this one gives up. */
 const HANDOVER_TIMEOUT_MS = 60_000;
@@ -124,6 +125,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
     ...(at === undefined ? {} : { built_at: at }),
   };
   let claimed = false;
+  let startSocket: StartSocket | undefined;
   try {
     try {
       await claim(root, me, log);
@@ -158,7 +160,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
           })
         ).worker,
       ],
-      started: () => {
+      started: ({ connection }) => {
         const record: WorkerRecord = {
           pid: process.pid,
           host,
@@ -179,6 +181,8 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
           `worker pid ${process.pid} (ll-loop ${me.code_id}) serves ${root} on task queue ${checkout.queue} at ${session.endpoint.address}`,
         );
         failOverDeadWorkersLogged(session.client, checkout.queue, host, log);
+        // `ll-loop run` hands this worker its start (client/start/start-through-worker.ts).
+        startSocket = listenForStarts(session, connection, checkout, log);
       },
       // Started by a command: gone when there is nothing to do (idle-exit.ts); the next command restarts it.
       ...(idleS === undefined
@@ -198,6 +202,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
           }),
       // The checkout is free for a successor as soon as this worker stops polling.
       draining: () => {
+        startSocket?.close();
         releaseClaim(root);
         claimed = false;
       },
@@ -206,6 +211,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
     if (idleWatch?.fired) await handOverIfBusy(session.client, checkout.queue, opts.cwd, root, log);
     return code;
   } finally {
+    startSocket?.close();
     if (claimed && liveClaimOwner(root)?.pid === process.pid) releaseClaim(root);
     await session.close();
   }

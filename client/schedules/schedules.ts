@@ -23,6 +23,9 @@ import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { detailsDescription } from '../start/start-limits.js';
+import { parseDuration } from './durations.js';
+
+export { parseDuration };
 
 /** Every ll-loop schedule id starts with this; the rest is the loop's name. */
 export const SCHEDULE_ID_PREFIX = 'll-loop-';
@@ -56,24 +59,6 @@ export class LoopScheduleExistsError extends CliError {
 /** `ll-loop-<loop>`, with characters Temporal ids should not hold replaced by `-`. */
 export function scheduleIdFor(loop: string): string {
   return `${SCHEDULE_ID_PREFIX}${loop.replace(/[^A-Za-z0-9._-]+/g, '-')}`;
-}
-
-const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/**
- * A duration flag → milliseconds: one or more `<number><unit>` with units s, m, h, d
- * (`90s`, `15m`, `1h30m`, `1d`); at least one second. `flag` names it in errors.
- */
-export function parseDuration(text: string, flag: string): number {
-  const trimmed = text.trim();
-  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)([smhd])/g)];
-  const consumed = parts.map((p) => p[0]).join('');
-  if (parts.length === 0 || consumed !== trimmed) {
-    throw new UsageError(`${flag} "${text}" is not a duration`, 'write a number and a unit: 30s, 15m, 1h, 1h30m, 1d');
-  }
-  const ms = parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_MS[unit!]!, 0);
-  if (ms < 1_000) throw new UsageError(`${flag} "${text}" is shorter than one second`, 'use at least 1s');
-  return Math.round(ms);
 }
 
 /** `--every` → milliseconds (see {@link parseDuration}). */

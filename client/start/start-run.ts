@@ -26,6 +26,9 @@ import { waitUntilServed } from '../temporal/cluster-setup.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
 import { precheckScopes } from '../scopes/scope-lock.js';
 import { detailsDescription, payloadRefusal } from './start-limits.js';
+import { instanceIdFor } from './instance-id.js';
+
+export { instanceIdFor };
 
 /**
  * workflows/definitions.ts's LOOP_WORKFLOW_TYPE, checked against it by its type: importing that
@@ -48,14 +51,6 @@ export const DEFAULT_SHARED_QUEUE = 'll-loop';
  * worker's workflow task, without a server round trip per action (docs/architecture.md).
  */
 export const DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S = 30;
-
-/** Seed 001's instance ids: `<loop>-<YYYYMMDDTHHMMSS>` (local time), `-2`, `-3`… on a clash. */
-export function instanceIdFor(loop: string, date: Date, attempt = 0): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  const stamp = `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}T${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
-  const safe = loop.replace(/[^A-Za-z0-9._-]+/g, '-');
-  return attempt === 0 ? `${safe}-${stamp}` : `${safe}-${stamp}-${attempt + 1}`;
-}
 
 /** The task queue only the process that runs `instanceId` polls. */
 export function perRunQueue(instanceId: string): string {
@@ -90,6 +85,17 @@ export interface StartRunRequest {
   searchAttributes: boolean;
   /** The start time the instance id is derived from. */
   started: Date;
+  /**
+   * The instance id without its clash suffix, when the caller derived it (a command handing its
+   * start to the checkout's worker: the id is in the command's time zone, not the worker's).
+   */
+  idBase?: string;
+  /**
+   * A client on the connection of a worker of this process that polls `taskQueue`: the start is
+   * made on it with Temporal's eager start (the server answers with the first workflow task, which
+   * that worker runs at once). Only the checkout's worker starting a run for `ll-loop run` has one.
+   */
+  eagerOn?: Client;
   /**
    * A fixed workflow id (`resume`): one attempt, rejected if that id was ever used, so two
    * concurrent resumes cannot both start. Without it: `<loop>-<stamp>`, `-2`, `-3`… on a clash.
@@ -157,8 +163,9 @@ export async function startLoopRun(
     }
   };
   const startWorkflow = (workflowId: string) =>
-    client.workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
+    (req.eagerOn ?? client).workflow.start<typeof loopWorkflow>(LOOP_WORKFLOW_TYPE, {
       workflowId,
+      ...(req.eagerOn ? { requestEagerStart: true } : {}),
       taskQueue: queueOf(),
       args: [inputFor(workflowId)],
       memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
@@ -181,7 +188,12 @@ export async function startLoopRun(
     });
   if (req.workflowId) return { handle: await start(req.workflowId), instanceId: req.workflowId, taskQueue: queueOf() };
   for (let attempt = 0; ; attempt += 1) {
-    const instanceId = instanceIdFor(definition.name, req.started, attempt);
+    const instanceId =
+      req.idBase === undefined
+        ? instanceIdFor(definition.name, req.started, attempt)
+        : attempt === 0
+          ? req.idBase
+          : `${req.idBase}-${attempt + 1}`;
     try {
       return { handle: await start(instanceId), instanceId, taskQueue: queueOf() };
     } catch (err) {

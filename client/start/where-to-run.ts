@@ -11,16 +11,12 @@
  */
 import { checkoutAt, poolQueue, type Checkout, type WorkerRecord } from '../../host/checkout.js';
 import type { RunPlacement, RunTuning } from '../../workflows/definitions.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError } from '../errors.js';
+import type { RunPlace } from './run-place.js';
+
+export { checkPoolName, runPlaceOf, type RunPlace } from './run-place.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
-
-export type RunPlace =
-  | { kind: 'checkout' }
-  | { kind: 'queue'; queue: string }
-  | { kind: 'pinned'; pool: string }
-  | { kind: 'portable'; pool: string }
-  | { kind: 'worktree' };
 
 /** How a run is placed: its queue, who must serve it, and its workflow options. */
 export interface Placed {
@@ -37,46 +33,6 @@ export interface Placed {
   memo: Record<string, unknown>;
   /** The scope-lock domain: the checkout, or the repository of a portable run. */
   lockDomain: string;
-}
-
-/** Pool names become task queue names: keep them plain. */
-export function checkPoolName(pool: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(pool)) {
-    throw new UsageError(`invalid pool name "${pool}"`, 'use letters, digits, ".", "_" and "-" (e.g. --pool ci)');
-  }
-  return pool;
-}
-
-/** The place `--pool`, `--checkout`, `--worktree` and `--task-queue` ask for. */
-export function runPlaceOf(flags: {
-  pool?: string;
-  checkout?: string;
-  worktree?: boolean;
-  taskQueue?: string;
-}): RunPlace {
-  const { pool, checkout, worktree, taskQueue } = flags;
-  if (checkout !== undefined && checkout !== 'git')
-    throw new UsageError(
-      `--checkout ${checkout} is not a checkout mode`,
-      'use --checkout git (the pool worker prepares a clone of the repository)',
-    );
-  if (taskQueue !== undefined && (pool !== undefined || worktree))
-    throw new UsageError(
-      '--task-queue cannot be combined with --pool or --worktree',
-      'use --pool NAME for pools of ll-loop worker --pool NAME',
-    );
-  if (worktree && pool !== undefined)
-    throw new UsageError(
-      '--worktree runs on this machine; --pool sends a run to a pool',
-      'for a pool run in its own checkout use --pool NAME --checkout git',
-    );
-  if (checkout !== undefined && pool === undefined)
-    throw new UsageError('--checkout git needs --pool NAME', 'on this machine use --worktree');
-  if (taskQueue !== undefined) return { kind: 'queue', queue: taskQueue };
-  if (worktree) return { kind: 'worktree' };
-  if (pool !== undefined)
-    return checkout ? { kind: 'portable', pool: checkPoolName(pool) } : { kind: 'pinned', pool: checkPoolName(pool) };
-  return { kind: 'checkout' };
 }
 
 /** `LL_HOST_NOTICE_S`: how long a pool run's action waits for its host before saying it is gone. */

@@ -1,0 +1,153 @@
+/**
+ * The checkout worker's side of the start socket (client/start/worker-start-wire.ts): `ll-loop
+ * run` hands it a loaded loop and the worker starts the run on its own Temporal client, so the
+ * command loads no Temporal SDK and opens no connection before its run has started. The start is
+ * the one every command makes (start-run.ts startLoopRun: the same instance id, memo, lock
+ * precheck, environment file and payload checks); the answer is the run's id, or the error the
+ * command would have raised itself, or a refusal (another build, server or checkout; draining)
+ * after which the command starts the run the ordinary way.
+ */
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
+import { codeId } from '../../host/build-info.js';
+import type { Checkout } from '../../host/checkout.js';
+import { CliError, toCliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { startRequested } from '../start/start-requested.js';
+import {
+  socketPathUsable,
+  startSocketDir,
+  startSocketPath,
+  type WorkerStartReply,
+  type WorkerStartRequest,
+} from '../start/worker-start-wire.js';
+import type { Session } from '../temporal/session.js';
+
+/** A request larger than this is not a loop a command sends (Temporal refuses far less). */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+
+export interface StartSocket {
+  /** Stop taking requests (draining: a command then starts a successor worker). */
+  close(): void;
+}
+
+/** Listen on the checkout's start socket; undefined (and logged) when it cannot. */
+export function listenForStarts(
+  session: Session,
+  workerConnection: NativeConnection,
+  checkout: Checkout,
+  log: (line: string) => void,
+): StartSocket | undefined {
+  const path = startSocketPath(checkout.root);
+  if (!socketPathUsable(path)) {
+    log(`the start socket's path is too long for a Unix socket (${path}); ll-loop run starts runs itself`);
+    return undefined;
+  }
+  try {
+    // Only its owner may enter: a request runs shell actions as this user.
+    mkdirSync(startSocketDir(checkout.root), { recursive: true, mode: 0o700 });
+    chmodSync(startSocketDir(checkout.root), 0o700);
+    // A predecessor's socket (it died without closing it) is stale: this worker owns the checkout.
+    rmSync(path, { force: true });
+  } catch (err) {
+    log(`cannot prepare the start socket ${path}: ${(err as Error).message}; ll-loop run starts runs itself`);
+    return undefined;
+  }
+  let open = true;
+  // Started on the worker's own connection, the server may hand the run's first workflow task
+  // back with the start's answer (eager start): no dispatch through matching.
+  const starter = eagerStart()
+    ? new Client({ connection: workerConnection, namespace: session.endpoint.namespace })
+    : undefined;
+  const server: Server = createServer((socket) =>
+    serveOne(socket, { session, starter, checkout, open: () => open, log }),
+  );
+  server.on('error', (err) => log(`the start socket ${path} failed: ${err.message}; ll-loop run starts runs itself`));
+  server.listen(path);
+  server.unref();
+  return {
+    close() {
+      if (!open) return;
+      open = false;
+      server.close();
+      rmSync(path, { force: true });
+    },
+  };
+}
+
+/** One connection: one request line, one answer line. */
+/** `LL_EAGER_START=0` turns eager starts off. */
+function eagerStart(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.LL_EAGER_START !== '0';
+}
+
+interface Serving {
+  session: Session;
+  starter: Client | undefined;
+  checkout: Checkout;
+  open: () => boolean;
+  log: (line: string) => void;
+}
+
+function serveOne(socket: Socket, { session, starter, checkout, open, log }: Serving): void {
+  let buffer = '';
+  let answered = false;
+  const answer = (reply: WorkerStartReply) => {
+    if (answered) return;
+    answered = true;
+    socket.end(`${JSON.stringify(reply)}\n`);
+  };
+  socket.on('error', () => undefined);
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    if (answered) return;
+    buffer += chunk;
+    if (buffer.length > MAX_REQUEST_BYTES) return answer({ kind: 'refused', why: 'request too large' });
+    const end = buffer.indexOf('\n');
+    if (end < 0) return;
+    let request: WorkerStartRequest;
+    try {
+      request = JSON.parse(buffer.slice(0, end)) as WorkerStartRequest;
+    } catch {
+      return answer({ kind: 'refused', why: 'not a start request' });
+    }
+    const why = refusal(request, session, checkout, open());
+    if (why) {
+      log(`a start request was refused (${why}); the command starts its run itself`);
+      return answer({ kind: 'refused', why });
+    }
+    startRequested(request, session, checkout, starter).then(
+      (started) => {
+        log(`${started.instance_id}: started for ll-loop run (start socket)`);
+        answer(started);
+      },
+      (err: unknown) => answer(errorReply(err)),
+    );
+  });
+}
+
+/** Why this worker must not start the request's run (then the command starts it itself). */
+function refusal(r: WorkerStartRequest, session: Session, checkout: Checkout, open: boolean): string | undefined {
+  if (!open) return 'the worker is draining';
+  if (r?.kind !== 'start') return 'not a start request';
+  if (r.code_id !== codeId()) return `the worker is build ${codeId()}, the command ${r.code_id}`;
+  if (r.address !== session.endpoint.address) return `the worker polls ${session.endpoint.address}`;
+  if (r.root !== checkout.root) return `the worker serves ${checkout.root}`;
+  return undefined;
+}
+
+/**
+ * The command shows the error as it would have shown its own (client/cli.ts reportError): a
+ * CliError's message, fix and exit code; the SDK's and the server's unreachability as exit 7;
+ * anything else as a run error with its message.
+ */
+function errorReply(err: unknown): WorkerStartReply {
+  const e = toCliError(err);
+  if (e instanceof CliError)
+    return { kind: 'error', name: e.name, message: e.message, ...(e.fix ? { fix: e.fix } : {}), exit_code: e.exitCode };
+  const { name = 'Error', message = String(e) } = (e ?? {}) as { name?: string; message?: string };
+  const unreachable = /^(Temporal(Unavailable|CliNotFound|Config)Error|DevServerStartError)$/.test(name);
+  return { kind: 'error', name, message, exit_code: unreachable ? EXIT.infrastructure : EXIT.runError };
+}

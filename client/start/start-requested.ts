@@ -1,0 +1,53 @@
+/**
+ * The checkout worker's half of `ll-loop run`'s start through its socket
+ * (client/hosting/start-socket-server.ts): the scope lock and the start the command would have
+ * made itself (run-connected.ts), on the worker's client, on the worker's own queue.
+ */
+import type { Client } from '@temporalio/client';
+import type { Checkout } from '../../host/checkout.js';
+import { lockRequestFor } from '../scopes/scope-lock.js';
+import type { Session } from '../temporal/session.js';
+import { searchAttributesAvailable, startLoopRun } from './start-run.js';
+import type { WorkerStartReply, WorkerStartRequest } from './worker-start-wire.js';
+
+/** Start the requested run; its errors are the command's (the caller sends them back). */
+export async function startRequested(
+  r: WorkerStartRequest,
+  session: Pick<Session, 'client' | 'connection' | 'endpoint'>,
+  checkout: Checkout,
+  /** A client on the worker's own connection: the start asks for the first task eagerly. */
+  starter?: Client,
+): Promise<WorkerStartReply & { kind: 'started' }> {
+  const lock = r.lock.none
+    ? undefined
+    : lockRequestFor(
+        r.definition,
+        { root: checkout.root, lockDomain: checkout.lockDomain, queue: checkout.queue },
+        {
+          wait: r.lock.wait,
+          ...(r.lock.queue_timeout_s === undefined ? {} : { queueTimeoutS: r.lock.queue_timeout_s }),
+        },
+      );
+  const searchAttributes = await searchAttributesAvailable(session.endpoint, session.connection);
+  const { handle, instanceId, taskQueue } = await startLoopRun({
+    client: session.client,
+    definition: r.definition,
+    file: r.file,
+    cwd: r.cwd,
+    taskQueue: checkout.queue,
+    searchAttributes,
+    started: new Date(),
+    idBase: r.id_base,
+    ...(starter ? { eagerOn: starter } : {}),
+    env: r.env,
+    ...(r.data_context.length ? { dataContext: r.data_context } : {}),
+    ...(lock ? { lock } : {}),
+  });
+  return {
+    kind: 'started',
+    instance_id: instanceId,
+    task_queue: taskQueue,
+    run_id: handle.firstExecutionRunId,
+    ...(lock ? { lock } : {}),
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * `ll-loop run`'s fast start: when this checkout's worker of this very build is up and polls the
+ * server this command would use, the command hands it the loaded loop over the worker's start
+ * socket (worker-start-wire.ts) and the worker starts the run with the client it already holds.
+ * The command then loads the Temporal client and connects while the run's first action runs.
+ *
+ * Undefined means "start it yourself": no such worker, no socket (a stale one: nobody listens),
+ * a refusal, or `LL_START_SOCKET=0`. Once the request is sent, an error of the start is the
+ * command's error (the run may exist: starting it again would make a second one).
+ */
+import { createConnection } from 'node:net';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import { codeId } from '../../host/build-info.js';
+import { liveWorkerRecord } from '../../host/checkout-claim.js';
+import { findCheckoutRoot, type WorkerRecord } from '../../host/checkout.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { embeddedServerOptions } from '../temporal/embedded.js';
+import { instanceIdFor } from './instance-id.js';
+import {
+  socketPathUsable,
+  startSocketPath,
+  type WorkerStartReply,
+  type WorkerStartRequest,
+} from './worker-start-wire.js';
+
+export interface StartedByWorker {
+  instanceId: string;
+  taskQueue: string;
+  runId: string;
+  lock: (WorkerStartReply & { kind: 'started' })['lock'];
+  worker: WorkerRecord;
+}
+
+export interface WorkerStartInput {
+  cwd: string;
+  definition: LoopDefinition;
+  file: string;
+  env: NodeJS.ProcessEnv;
+  dataContext: string[];
+  started: Date;
+  lock: WorkerStartRequest['lock'];
+  /** Called once the worker has the request (the command may load what follows meanwhile). */
+  sent?: () => void;
+}
+
+/** The embedded server's address this command would use; undefined for an external server. */
+function embeddedAddress(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (env.TEMPORAL_ADDRESS?.trim()) return undefined;
+  return `127.0.0.1:${embeddedServerOptions(cwd, env).port}`;
+}
+
+/** Start the run through the checkout's worker, or undefined when the command must start it. */
+export async function startThroughWorker(input: WorkerStartInput): Promise<StartedByWorker | undefined> {
+  if (process.env.LL_START_SOCKET === '0') return undefined;
+  // An external server's connection settings (TLS, API key, namespace) are the command's own:
+  // only the embedded server's worker is known to use the same.
+  const address = embeddedAddress(input.cwd, input.env);
+  if (address === undefined) return undefined;
+  // client/hosting/checkout-worker.ts checkoutRootOf (that module loads child_process).
+  const root = findCheckoutRoot(input.cwd) ?? input.cwd;
+  const worker = liveWorkerRecord(root);
+  if (!worker || worker.code_id !== codeId() || worker.address !== address) return undefined;
+  const path = startSocketPath(root);
+  if (!socketPathUsable(path)) return undefined;
+  const request: WorkerStartRequest = {
+    kind: 'start',
+    code_id: codeId(),
+    address,
+    root,
+    definition: input.definition,
+    file: input.file,
+    cwd: input.cwd,
+    id_base: instanceIdFor(input.definition.name, input.started),
+    env: Object.fromEntries(Object.entries(input.env).filter((e): e is [string, string] => e[1] !== undefined)),
+    data_context: input.dataContext,
+    lock: input.lock,
+  };
+  const reply = await ask(path, request, input.sent);
+  if (reply === undefined || reply.kind === 'refused') return undefined;
+  if (reply.kind === 'error') throw new CliError(reply.message, reply.fix, reply.exit_code);
+  return {
+    instanceId: reply.instance_id,
+    taskQueue: reply.task_queue,
+    runId: reply.run_id,
+    lock: reply.lock,
+    worker,
+  };
+}
+
+/**
+ * One request, one answer. Undefined when the request never reached a listener (no socket, or a
+ * stale one); an error when it did and the answer is lost (the run may have started).
+ */
+function ask(path: string, request: WorkerStartRequest, sent?: () => void): Promise<WorkerStartReply | undefined> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(path);
+    let connected = false;
+    let buffer = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => {
+      connected = true;
+      socket.write(`${JSON.stringify(request)}\n`, () => sent?.());
+    });
+    socket.on('data', (chunk: string) => (buffer += chunk));
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      if (!connected) resolve(undefined);
+      else reject(lost(path, err.message));
+    });
+    socket.on('close', () => {
+      if (!connected) return resolve(undefined);
+      const line = buffer.slice(0, buffer.indexOf('\n'));
+      try {
+        resolve(JSON.parse(line) as WorkerStartReply);
+      } catch {
+        reject(lost(path, 'the worker closed the connection without an answer'));
+      }
+    });
+  });
+}
+
+function lost(path: string, why: string): CliError {
+  return new CliError(
+    `the checkout's worker took the start request (${path}) but its answer was lost: ${why}`,
+    'the run may have started: see ll-loop list --running; then ll-loop status <id> --follow',
+    EXIT.infrastructure,
+  );
+}

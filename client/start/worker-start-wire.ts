@@ -1,0 +1,65 @@
+/**
+ * The checkout's worker starts runs for `ll-loop run` over a local Unix socket (docs/decisions.md,
+ * "`ll-loop run` starts through the checkout's worker"): what both sides send, one JSON line each
+ * way, and where the socket is. Light on purpose: `run` reads this before the start, and nothing
+ * here may load the Temporal SDK.
+ *
+ * The socket lives in a directory only its owner can enter (0700), so only the user who runs the
+ * worker can reach it: a request runs the loop's shell actions as that user.
+ */
+import { join } from 'node:path';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import type { ScopeLockRequest } from '../../workflows/definitions.js';
+import { workerDir } from '../../host/checkout.js';
+
+/** The directory of the socket (mode 0700) and the socket itself. */
+export function startSocketDir(root: string): string {
+  return join(workerDir(root), 'start');
+}
+
+export function startSocketPath(root: string): string {
+  return join(startSocketDir(root), 's.sock');
+}
+
+/**
+ * Unix socket paths are limited (108 bytes on Linux, 104 on macOS, with the terminating NUL): a
+ * checkout deeper than that starts its runs the ordinary way.
+ */
+export const MAX_SOCKET_PATH_BYTES = 103;
+
+export function socketPathUsable(path: string): boolean {
+  return Buffer.byteLength(path, 'utf8') <= MAX_SOCKET_PATH_BYTES;
+}
+
+/** `ll-loop run`'s request: a loop already loaded and validated by the command. */
+export interface WorkerStartRequest {
+  kind: 'start';
+  /** The command's build (host/build-info.ts codeId()): a worker of another build refuses. */
+  code_id: string;
+  /** The Temporal server the command would use (`host:port`): another server's worker refuses. */
+  address: string;
+  /** The checkout root the command resolved: another checkout's worker refuses. */
+  root: string;
+  definition: LoopDefinition;
+  file: string;
+  cwd: string;
+  /** The run's instance id without a clash suffix (start-run.ts instanceIdFor, in the command's time zone). */
+  id_base: string;
+  /** The environment the run's actions see (host/run-env.ts): left in the run's env file, never in history. */
+  env: Record<string, string>;
+  data_context: string[];
+  lock: { none: boolean; wait: boolean; queue_timeout_s?: number };
+}
+
+/** The worker's answer. `refused`: nothing was started; the command starts the run itself. */
+export type WorkerStartReply =
+  | {
+      kind: 'started';
+      instance_id: string;
+      task_queue: string;
+      run_id: string;
+      /** The scope lock the run asked for (for the queue note), when it took one. */
+      lock?: ScopeLockRequest;
+    }
+  | { kind: 'refused'; why: string }
+  | { kind: 'error'; name: string; message: string; fix?: string; exit_code: number };

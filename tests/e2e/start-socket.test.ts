@@ -1,0 +1,253 @@
+/**
+ * `ll-loop run` starts its run through the checkout worker's start socket when that worker is up
+ * (client/start/start-through-worker.ts), end to end with the built binary on an embedded dev
+ * server of this file's own. Through the socket, a run looks exactly as one the command started
+ * itself (`LL_START_SOCKET=0`): same output, exit code, events, environment (secrets never in
+ * history), instance id in the command's time zone, same refusal of a busy scope; and a stale
+ * socket (nobody listens) or a worker of another build make the command start the run itself.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliBinary } from '../support/cli.js';
+import { freePort, pidAlive, waitFor } from '../support/processes.js';
+
+let base: string;
+let env: NodeJS.ProcessEnv;
+let port: number;
+const projects: string[] = [];
+let connection: Connection | undefined;
+
+const SECRET = 'sekr1t-value-never-in-history';
+
+function project(name: string): string {
+  const dir = join(base, name);
+  mkdirSync(join(dir, '.loops'), { recursive: true });
+  projects.push(dir);
+  writeFileSync(
+    join(dir, '.loops', 'two.yaml'),
+    `name: two
+description: two quick states and a terminal
+initial: a
+default_timeout: 10
+states:
+  a:
+    action: "printf '%s' \\"\${env.LL_T_SECRET}\\" > secret.out; echo from-a-\${context.tag}"
+    capture: first
+    next: b
+  b:
+    action: "echo '\${captured.first.output}' >> b.log"
+    next: done
+  done:
+    terminal: true
+context:
+  tag: none
+`,
+  );
+  writeFileSync(
+    join(dir, '.loops', 'held.yaml'),
+    `name: held
+description: waits for held.go
+initial: wait
+states:
+  wait:
+    action: "while [ ! -e held.go ]; do sleep 0.05; done"
+    timeout: 600
+    next: done
+  done:
+    terminal: true
+`,
+  );
+  return dir;
+}
+
+const cli = (dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+  runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
+
+function workerLog(dir: string): string {
+  const file = join(dir, '.loops', '.worker', 'worker.log');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+}
+
+function workerPid(dir: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(dir, '.loops', '.worker', 'worker.json'), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
+}
+
+const socketPath = (dir: string) => join(dir, '.loops', '.worker', 'start', 's.sock');
+const viaSocket = (dir: string, id: string) => workerLog(dir).includes(`${id}: started for ll-loop run (start socket)`);
+
+/** The run's output with what differs between two runs (ids, times) blanked. */
+function normal(text: string, id: string): string {
+  return text
+    .replaceAll(id, '<id>')
+    .replace(/\d+(\.\d+)?m?s\b/g, '<t>')
+    .replace(/"duration_ms": \d+/g, '"duration_ms": <t>');
+}
+
+/** The kinds of events in a run's events file, in order. */
+function eventKinds(dir: string, id: string): string[] {
+  const file = join(dir, '.loops', '.running', `${id}.events.jsonl`);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { event: string }).event);
+}
+
+async function client(): Promise<Client> {
+  connection ??= await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: '60s' });
+  return new Client({ connection });
+}
+
+async function historyText(id: string): Promise<string> {
+  return JSON.stringify(await (await client()).workflow.getHandle(id).fetchHistory());
+}
+
+/** What the start gave the run besides its input: memo, search attributes, summary, task queue. */
+async function startedWith(id: string) {
+  const d = await (await client()).workflow.getHandle(id).describe();
+  const memo = d.memo ?? {};
+  return {
+    memo: Object.fromEntries(['cwd', 'file', 'loop', 'version', 'build_id'].map((k) => [k, memo[k]])),
+    attributes: d.typedSearchAttributes
+      .getAll()
+      .filter((p) => ['LoopName', 'LoopCategory', 'LoopCheckout'].includes(p.key.name))
+      .sort((a, b) => a.key.name.localeCompare(b.key.name)),
+    summary: await d.staticSummary(),
+    queue: d.taskQueue,
+  };
+}
+
+/** `run two --json` in `dir`; its result and instance id. */
+function runTwo(dir: string, extraEnv: NodeJS.ProcessEnv = {}) {
+  const r = cli(dir, ['run', 'two', '--json', '--context', 'tag=x'], { LL_T_SECRET: SECRET, ...extraEnv });
+  expect(r.code, r.stderr).toBe(0);
+  const id = (JSON.parse(r.stdout) as { instance_id: string }).instance_id;
+  return { ...r, id };
+}
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'll-sock-'));
+  mkdirSync(join(base, '.loops'));
+  port = await freePort();
+  const { TEMPORAL_ADDRESS: _drop, LL_START_SOCKET: _drop2, ...rest } = process.env;
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(port),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    LL_TEMPORAL_DATA_DIR: join(base, '.loops', '.temporal'),
+    LL_STATE_DIR: join(base, 'state'),
+    NO_COLOR: '1',
+    TZ: 'UTC',
+  };
+  const started = cli(base, ['server', 'start']);
+  expect(started.code, started.stderr).toBe(0);
+});
+
+afterAll(async () => {
+  for (const dir of projects) {
+    const pid = workerPid(dir);
+    if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  await connection?.close();
+  cli(base, ['server', 'stop']);
+});
+
+describe.concurrent('ll-loop run through the checkout worker', () => {
+  it('starts through the socket exactly as it starts by itself: output, exit code, events, environment, history', async () => {
+    const dir = project('same');
+    const first = runTwo(dir); // starts the worker: no socket yet
+    expect(viaSocket(dir, first.id)).toBe(false);
+    expect(existsSync(socketPath(dir))).toBe(true);
+
+    const socket = runTwo(dir);
+    const plain = runTwo(dir, { LL_START_SOCKET: '0' });
+    expect(viaSocket(dir, socket.id)).toBe(true);
+    expect(viaSocket(dir, plain.id)).toBe(false);
+    expect(normal(socket.stdout, socket.id)).toBe(normal(plain.stdout, plain.id));
+    expect(normal(socket.stderr, socket.id)).toBe(normal(plain.stderr, plain.id));
+    expect(eventKinds(dir, socket.id)).toEqual(eventKinds(dir, plain.id));
+    expect(readFileSync(join(dir, 'b.log'), 'utf8').trim().split('\n')).toEqual(['from-a-x', 'from-a-x', 'from-a-x']);
+    // ${env.*} is resolved by the worker at action time from the command's environment; never in history.
+    expect(readFileSync(join(dir, 'secret.out'), 'utf8')).toBe(SECRET);
+    const history = await historyText(socket.id);
+    expect(history).not.toContain(SECRET);
+    expect(await startedWith(socket.id)).toEqual(await startedWith(plain.id));
+
+    // The human display too (not --json).
+    const human = cli(dir, ['run', 'two'], { LL_T_SECRET: SECRET });
+    const humanPlain = cli(dir, ['run', 'two'], { LL_T_SECRET: SECRET, LL_START_SOCKET: '0' });
+    expect(human.code).toBe(humanPlain.code);
+    const idOf = (out: string) => /run (two-\d{8}T\d{6}(-\d+)?)/.exec(out)![1]!;
+    expect(viaSocket(dir, idOf(human.stdout))).toBe(true);
+    expect(normal(human.stdout, idOf(human.stdout))).toBe(normal(humanPlain.stdout, idOf(humanPlain.stdout)));
+  }, 180_000);
+
+  it("the instance id is in the command's time zone, not the worker's", () => {
+    const dir = project('zone');
+    runTwo(dir); // the worker starts with TZ=UTC
+    const before = Date.now();
+    const r = runTwo(dir, { TZ: 'Etc/GMT-14' }); // UTC+14
+    expect(viaSocket(dir, r.id)).toBe(true);
+    const m = /two-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})/.exec(r.id)!;
+    const asUtc = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+    expect(Math.abs(asUtc - 14 * 3_600_000 - before)).toBeLessThan(120_000);
+  }, 120_000);
+
+  it('a busy scope is refused through the socket with the same error and exit code', async () => {
+    const dir = project('busy');
+    runTwo(dir);
+    const holder = cli(dir, ['run', 'held', '--background', '--json']);
+    expect(holder.code, holder.stderr).toBe(0);
+    const holderId = (JSON.parse(holder.stdout) as { instance_id: string }).instance_id;
+    expect(viaSocket(dir, holderId)).toBe(true);
+    await waitFor(
+      'the held run to hold the scope',
+      () => cli(dir, ['queue', 'list', '--json']).stdout.includes(holderId),
+      60_000,
+      250,
+    );
+    const socket = cli(dir, ['run', 'two']);
+    const plain = cli(dir, ['run', 'two'], { LL_START_SOCKET: '0' });
+    expect(socket.code).toBe(8);
+    expect(plain.code).toBe(8);
+    expect(socket.stderr).toContain(`held by ${holderId}`);
+    expect(socket.stderr).toBe(plain.stderr);
+    writeFileSync(join(dir, 'held.go'), '');
+  }, 120_000);
+
+  it('a stale socket (nobody listens) or a worker of another build: the command starts the run itself', async () => {
+    const dir = project('stale');
+    runTwo(dir);
+    const pid = workerPid(dir)!;
+    // Leave a socket file nobody listens on: a process that listened there and was killed.
+    rmSync(socketPath(dir), { force: true });
+    const listener = spawn(process.execPath, [
+      '-e',
+      "require('net').createServer().listen(process.argv[1], () => console.log('up'))",
+      socketPath(dir),
+    ]);
+    let said = '';
+    listener.stdout.on('data', (d: Buffer) => (said += d.toString()));
+    await waitFor('the listener to be up', () => said.includes('up'));
+    listener.kill('SIGKILL');
+    await waitFor('the listener to die', () => listener.exitCode !== null || listener.signalCode !== null);
+    expect(existsSync(socketPath(dir))).toBe(true);
+
+    const stale = runTwo(dir);
+    expect(viaSocket(dir, stale.id)).toBe(false);
+    expect(stale.stdout).toContain('"final_state": "done"');
+    expect(workerPid(dir)).toBe(pid); // the same worker ran it
+
+    // Another build: the command does not ask that worker, it replaces it (as before).
+    const other = runTwo(dir, { LL_CODE_ID: 'another-build' });
+    expect(viaSocket(dir, other.id)).toBe(false);
+    expect(workerPid(dir)).not.toBe(pid);
+  }, 180_000);
+});
