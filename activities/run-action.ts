@@ -10,7 +10,6 @@ import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.j
 import { SpawnError, runProcess, type RunProcessOptions } from './process.js';
 import { liveOutputPath } from './live-output.js';
 import { maskableSecrets } from './secret-mask.js';
-import { runMcpTool } from './mcp-tool.js';
 import { hostRateLimit } from './rate-limit.js';
 import { runPromptByProvider } from './prompt-provider.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
@@ -182,6 +181,8 @@ export function runActionOnce(
     const env = definedEnv(injected);
     if (input.kind === 'mcp') {
       const mcpHooks = activityHooks(input.state);
+      // Loaded on first use: the MCP SDK is not needed by a worker whose runs call no tool.
+      const { runMcpTool } = await import('./mcp-tool.js');
       return runMcpTool(input, workerEnv, {
         signal: mcpHooks.signal,
         onHeartbeat: mcpHooks.onHeartbeat,
