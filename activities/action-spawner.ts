@@ -33,6 +33,8 @@ const SPAWNER_NODE_ARGS = ['--max-semi-space-size=1'];
 interface Pending {
   resolve: (r: ActionResult) => void;
   reject: (e: Error) => void;
+  /** The spawner the action was sent to (it fails with it). */
+  child: ChildProcess | undefined;
 }
 
 /** One spawner process and the actions it runs. */
@@ -75,6 +77,7 @@ export class ActionSpawner {
         this.settleIdle();
       };
       this.pending.set(id, {
+        child: this.child,
         resolve: (r) => {
           done();
           resolve(r);
@@ -155,15 +158,18 @@ export class ActionSpawner {
 
   /** The spawner is gone: a new one on the next action, or none if it never became ready. */
   private lost(child: ChildProcess, why: string): void {
-    if (this.child !== child) return;
-    const everReady = this.ready;
-    this.child = undefined;
-    this.ready = false;
-    if (!everReady) {
-      this.broken = true;
-      for (const start of this.queued.splice(0)) start();
+    if (this.child === child) {
+      const everReady = this.ready;
+      this.child = undefined;
+      this.ready = false;
+      if (!everReady) {
+        // Never started: the actions waiting for it run in the worker (start() sees `broken`).
+        this.broken = true;
+        for (const start of this.queued.splice(0)) start();
+      }
     }
-    for (const p of [...this.pending.values()]) p.reject(new Error(`the action spawner went away: ${why}`));
+    for (const p of [...this.pending.values()])
+      if (p.child === child) p.reject(new Error(`the action spawner went away: ${why}`));
   }
 
   /** Keeps the worker alive only while actions run; lets the spawner go once idle long enough. */
