@@ -14,8 +14,12 @@ import type { ActionResult } from '../../fsm/types.js';
 import { waitFor } from '../support/processes.js';
 
 const DIST = join(import.meta.dirname, '..', '..', 'dist');
-const { ActionSpawner } = (await import(join(DIST, 'activities', 'action-spawner.js'))) as typeof import('../../activities/action-spawner.js');
-const { runProcess } = (await import(join(DIST, 'activities', 'process.js'))) as typeof import('../../activities/process.js');
+const { ActionSpawner } = (await import(
+  join(DIST, 'activities', 'action-spawner.js')
+)) as typeof import('../../activities/action-spawner.js');
+const { runProcess } = (await import(
+  join(DIST, 'activities', 'process.js')
+)) as typeof import('../../activities/process.js');
 const ENTRY = join(DIST, 'activities', 'spawner-main.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'll-spawner-'));
@@ -88,7 +92,11 @@ describe('the action spawner', () => {
     const own = new ActionSpawner(ENTRY);
     const pidFile = join(dir, 'pid');
     const running = own.launch(opts(`echo $$ > ${pidFile}; sleep 30`));
-    await waitFor('the action to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 20_000);
+    await waitFor(
+      'the action to start',
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '',
+      20_000,
+    );
     const actionPid = Number(readFileSync(pidFile, 'utf8'));
     const spawnerPid = own.pid!;
     own.close();
