@@ -13,17 +13,18 @@
 import type { ApiProvider } from '../fsm/llm-provider.js';
 import type { LlmReply, LlmUsage } from '../fsm/run/snapshot.js';
 import { ProviderError, type ProviderCall, type ProviderFn } from './llm-provider-call.js';
-import { askAnthropic } from './llm-anthropic.js';
 import { checkedAnswer } from './checked-answer.js';
-import { askOpenAiCompatible } from './llm-openai.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
 import { maskText, maskValue, maskableSecrets } from './secret-mask.js';
 import { providerLimitFact } from './rate-limit.js';
 
-/** The registry: one file per provider. */
+/**
+ * The registry: one file per provider, each loaded on its first call. The SDKs are some 400 modules
+ * together: a worker whose runs never ask a provider (most of them) does not hold them.
+ */
 export const PROVIDERS: Record<ApiProvider, ProviderFn> = {
-  anthropic: askAnthropic,
-  'openai-compatible': askOpenAiCompatible,
+  anthropic: async (call) => (await import('./llm-anthropic.js')).askAnthropic(call),
+  'openai-compatible': async (call) => (await import('./llm-openai.js')).askOpenAiCompatible(call),
 };
 
 /** What one provider call gave: its answer, or an error naming the provider and reason; usage when sent. */

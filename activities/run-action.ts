@@ -7,10 +7,9 @@ import type { Client } from '@temporalio/client';
 import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
 import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs, secretValues } from './env-refs.js';
 import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
-import { SpawnError, runProcess } from './process.js';
+import { SpawnError, runProcess, type RunProcessOptions } from './process.js';
 import { liveOutputPath } from './live-output.js';
 import { maskableSecrets } from './secret-mask.js';
-import { runMcpTool } from './mcp-tool.js';
 import { hostRateLimit } from './rate-limit.js';
 import { runPromptByProvider } from './prompt-provider.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
@@ -163,9 +162,12 @@ export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) 
 /**
  * One action, run once (no journal): `runAction`'s body, also what a burst runs for each of its
  * actions (activities/run-burst.ts). `stop` kills the action's process group as a cancellation does.
+ * `startProcess` starts a shell action's process: {@link runProcess} here, or the action spawner's
+ * (activities/action-spawner.ts), which runs the same code in a small process of its own.
  */
 export function runActionOnce(
   deps: ActivityDeps,
+  startProcess: (opts: RunProcessOptions) => Promise<ActionResult> = runProcess,
 ): (input: RunActionInput, stop?: AbortSignal) => Promise<ActionResult> {
   return async function runAction(input: RunActionInput, stop?: AbortSignal): Promise<ActionResult> {
     let file: string;
@@ -179,6 +181,8 @@ export function runActionOnce(
     const env = definedEnv(injected);
     if (input.kind === 'mcp') {
       const mcpHooks = activityHooks(input.state);
+      // Loaded on first use: the MCP SDK is not needed by a worker whose runs call no tool.
+      const { runMcpTool } = await import('./mcp-tool.js');
       return runMcpTool(input, workerEnv, {
         signal: mcpHooks.signal,
         onHeartbeat: mcpHooks.onHeartbeat,
@@ -226,7 +230,8 @@ export function runActionOnce(
     const logPath = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
     let result: ActionResult;
     try {
-      result = await runProcess({
+      // Prompts stay in the worker: only shell actions are quick enough for the spawn to matter.
+      result = await (input.kind === 'shell' ? startProcess : runProcess)({
         file,
         args,
         cwd: input.cwd,

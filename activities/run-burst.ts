@@ -18,10 +18,15 @@ import type { ActionRequest, RunningSnapshot } from '../fsm/run/snapshot.js';
 import type { RunActionInput } from '../fsm/types.js';
 import type { RunBurstInput } from '../workflows/activity-types.js';
 import { currentContext, runActionOnce, type ActivityDeps } from './run-action.js';
+import { quickLaunch, type Launch } from './action-spawner.js';
 
 /** Builds `runBurst`. Infrastructure faults of its first action throw (Temporal retries the burst, as it retries `runAction`). */
-export function makeRunBurst(deps: ActivityDeps = {}): (input: RunBurstInput) => Promise<BurstOutcome> {
-  const runOnce = runActionOnce(deps);
+export function makeRunBurst(
+  deps: ActivityDeps = {},
+  launch: Launch = quickLaunch(),
+): (input: RunBurstInput) => Promise<BurstOutcome> {
+  // Each action's process is started by the action spawner when the worker has one (action-spawner.ts).
+  const runOnce = runActionOnce(deps, launch);
   return async function runBurst(input: RunBurstInput): Promise<BurstOutcome> {
     const facts: BurstFact[] = [];
     let snapshot: RunningSnapshot = input.snapshot;

@@ -1,5 +1,5 @@
 // `npm run bench` part `concurrent`: N 10-state loops started at once on the checkout's worker.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   benchWorker,
@@ -20,6 +20,21 @@ import {
 } from './context.mjs';
 
 const TEN_STATES = 10;
+
+/** The worker's action spawner (activities/action-spawner.ts), found among its children; undefined when it has none now. */
+function spawnerOf(workerPid) {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== workerPid) continue;
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('spawner-main')) return Number(name);
+    } catch {
+      // Gone while listed.
+    }
+  }
+  return undefined;
+}
 
 /**
  * `target`: the server (`endpoint`, its process `serverPid`, and the processes of its database,
@@ -65,9 +80,22 @@ export async function concurrentLoops(
   };
   const rss0 = procStatus(worker.pid);
   let peakRssKb = rss0?.rss_kb ?? 0;
+  // The spawner's CPU and memory are the quick actions' cost too: sampled, since it may come and go.
+  const spawner = { cpu: 0, peakKb: 0, at: undefined };
+  const sampleSpawner = (before = false) => {
+    const pid = spawnerOf(worker.pid);
+    const s = pid === undefined ? undefined : cpuSeconds(pid);
+    if (pid === undefined || s === undefined) return;
+    if (!before) spawner.cpu += spawner.at?.pid === pid ? s - spawner.at.s : s;
+    spawner.at = { pid, s };
+    spawner.peakKb = Math.max(spawner.peakKb, procStatus(pid)?.hwm_kb ?? 0);
+  };
+  sampleSpawner(true);
+  let ticks = 0;
   const sampler = setInterval(() => {
     const s = procStatus(worker.pid);
     if (s) peakRssKb = Math.max(peakRssKb, s.rss_kb);
+    if ((ticks += 1) % 4 === 0) sampleSpawner();
   }, 250);
 
   const t0 = wall();
@@ -125,6 +153,7 @@ export async function concurrentLoops(
     );
   }
   clearInterval(sampler);
+  sampleSpawner();
   const cpu1 = {
     worker: cpuSeconds(worker.pid),
     server: cpuSeconds(serverPid),
@@ -161,10 +190,12 @@ export async function concurrentLoops(
     worker_peak_rss_mb: round((status?.hwm_kb ?? 0) / 1024),
     worker_peak_rss_sampled_mb: round(peakRssKb / 1024),
     worker_rss_before_mb: round((rss0?.rss_kb ?? 0) / 1024),
+    spawner_peak_rss_mb: round(spawner.peakKb / 1024),
     server_peak_rss_mb: round((procStatus(serverPid)?.hwm_kb ?? 0) / 1024),
     cpu_s: {
       worker: round(cpu1.worker - cpu0.worker, 1),
       server: round(cpu1.server - cpu0.server, 1),
+      spawner: round(spawner.cpu, 1),
       ...(cpu1.database > 0 ? { database: round(cpu1.database - cpu0.database, 1) } : {}),
     },
     machine_busy_pct: round(machineBusy * 100),

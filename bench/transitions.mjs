@@ -4,7 +4,9 @@ import {
   TRANSITIONS,
   connectClient,
   connectWorkerConnection,
+  cpuSeconds,
   createLoopWorker,
+  dist,
   endpoint,
   median,
   project,
@@ -42,6 +44,20 @@ export async function transitions(quick, rules = false, at = endpoint, cwd = pro
   events.subscribe(workflowId, (e) => {
     if (e.event === 'state_enter') enters.push(performance.now());
   });
+  const { quickSpawnerPid } = await dist('activities/action-spawner.js');
+  // The spawner's CPU (quick actions in bursts start there): counted as it goes, since it may be let go.
+  let spawnerCpu = 0;
+  let spawnerAt;
+  const sampleSpawner = (before = false) => {
+    const pid = quickSpawnerPid();
+    const s = pid === undefined ? undefined : cpuSeconds(pid);
+    if (pid === undefined || s === undefined) return;
+    // A spawner seen before the run counts from then; one started during it, from its start.
+    if (!before) spawnerCpu += spawnerAt?.pid === pid ? s - spawnerAt.s : s;
+    spawnerAt = { pid, s };
+  };
+  sampleSpawner(true);
+  const sampler = setInterval(sampleSpawner, 200);
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   const result = await worker.runUntil(async () => {
@@ -64,6 +80,9 @@ export async function transitions(quick, rules = false, at = endpoint, cwd = pro
   });
   const total = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
+  sampleSpawner();
+  clearInterval(sampler);
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
   await events.close();
   await native.close();
   await connection.close();
@@ -76,6 +95,9 @@ export async function transitions(quick, rules = false, at = endpoint, cwd = pro
     mean_ms: round(total / result.steps, 2),
     // This process's CPU (the worker, its SDK threads, the client): the spawned actions' own is not in it.
     worker_cpu_ms: round((cpu.user + cpu.system) / 1000 / result.steps, 2),
+    // The action spawner's (activities/action-spawner.ts), which starts a burst's processes.
+    spawner_cpu_ms: round((spawnerCpu * 1000) / result.steps, 2),
+    history_events_per_transition: round((history.events?.length ?? 0) / result.steps, 2),
   };
 }
 

@@ -6,6 +6,8 @@
  * Pure: importable inside the Temporal workflow sandbox.
  */
 import { z } from 'zod';
+import { COMPARISON_OPERATORS, DEFAULT_SCHEMA_RETRIES } from './schema-constants.js';
+export { COMPARISON_OPERATORS, DEFAULT_SCHEMA_RETRIES, type ComparisonOperator } from './schema-constants.js';
 
 /** A number, or a `${…}` template that must render to one when it is used. */
 const numberOrTemplate = z.union([z.number(), z.string()]);
@@ -29,8 +31,6 @@ const duration = z.union(
   { error: (issue) => (typeof issue.input === 'number' ? 'a duration must be more than 0 seconds' : DURATION_HELP) },
 );
 
-export const COMPARISON_OPERATORS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const;
-export type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
 const operator = z.enum(COMPARISON_OPERATORS);
 
 /** Where an evaluator reads from: the action's stdout unless `source` says otherwise. */
@@ -298,9 +298,6 @@ export const stateConfig = z.looseObject(stateShape).superRefine((state, ctx) =>
   }
 });
 export type StateConfig = z.output<typeof stateConfig>;
-
-/** `llm.schema_retries` when the loop gives none (issue 13 §4). */
-export const DEFAULT_SCHEMA_RETRIES = 2;
 
 const llmConfig = z.strictObject({
   ...llmProviderShape,

@@ -1,7 +1,7 @@
 /**
  * The comparison operators of `output_numeric` and `output_json`: `value OP target`.
  */
-import { COMPARISON_OPERATORS, type ComparisonOperator } from '../schema.js';
+import { COMPARISON_OPERATORS, type ComparisonOperator } from '../schema-constants.js';
 
 /** The operator to use: `eq` when absent, undefined when it is not one of eq/ne/lt/le/gt/ge. */
 export function resolveOperator(operator: unknown): ComparisonOperator | undefined {

@@ -5,7 +5,8 @@
 import { evaluateState, errorResult } from '../evaluate-state.js';
 import { invalidAnswerResult } from './facts.js';
 import { emit, endAsks, scopeOf, setEffect, stateOf, type Draft } from './draft.js';
-import { DEFAULT_SCHEMA_RETRIES, type StateConfig } from '../schema.js';
+import type { StateConfig } from '../schema.js';
+import { DEFAULT_SCHEMA_RETRIES } from '../schema-constants.js';
 import type { InvalidAnswer } from './snapshot.js';
 import type { ActionResult } from '../types.js';
 import { actionKind } from '../action.js';

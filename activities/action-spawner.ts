@@ -1,0 +1,222 @@
+/**
+ * The worker's side of the action spawner (activities/spawner-main.ts): quick actions started by a
+ * small forked process instead of the worker itself, whose every fork costs in proportion to its
+ * resident memory (measured: 5.6 ms of CPU per spawn at 266 MB, 12.5 ms at 682 MB, 1.4 ms at 57 MB).
+ *
+ * Invariants:
+ * - the result is {@link runProcess}'s, computed by the same code in the spawner: this module only
+ *   carries options, aborts and results; heartbeats are beaten here, while the action runs;
+ * - one spawner per worker process, forked on first use and told to leave (its channel closed)
+ *   after {@link SPAWNER_IDLE_MS} with no action running, so an idle worker holds no second process;
+ * - it never keeps the worker's event loop alive by itself (child and channel unref'd when idle);
+ * - should it fail to start, actions run in the worker as before; should it die under running
+ *   actions, those fail as faults of the activity (retried as any), never as results.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ActionResult } from '../fsm/types.js';
+import { PACKAGE_ROOT } from '../host/paths.js';
+import { SpawnError, runProcess, type RunProcessOptions } from './process.js';
+import type { SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
+
+/** How actions are started: {@link runProcess} itself, or through the spawner. */
+export type Launch = (opts: RunProcessOptions) => Promise<ActionResult>;
+
+/** With no action running for this long, the spawner is let go. */
+export const SPAWNER_IDLE_MS = 30_000;
+
+/** Node options of the spawner: it holds little, so a small young generation is enough. */
+const SPAWNER_NODE_ARGS = ['--max-semi-space-size=1'];
+
+interface Pending {
+  resolve: (r: ActionResult) => void;
+  reject: (e: Error) => void;
+  /** The spawner the action was sent to (it fails with it). */
+  child: ChildProcess | undefined;
+}
+
+/** One spawner process and the actions it runs. */
+export class ActionSpawner {
+  private child: ChildProcess | undefined;
+  private ready = false;
+  private readonly queued: Array<() => void> = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private idle: NodeJS.Timeout | undefined;
+  /** Set once the spawner could not start: actions then run in the worker. */
+  private broken = false;
+
+  constructor(
+    private readonly entry: string,
+    private readonly idleMs = SPAWNER_IDLE_MS,
+  ) {}
+
+  readonly launch: Launch = (opts) => {
+    if (this.broken || opts.signal?.aborted) return runProcess(opts);
+    this.ensureChild();
+    return new Promise<ActionResult>((resolve, reject) => {
+      const id = this.nextId++;
+      const { signal, onHeartbeat, heartbeatMs, secrets, ...rest } = opts;
+      const beat =
+        onHeartbeat === undefined
+          ? undefined
+          : setInterval(() => {
+              try {
+                onHeartbeat();
+              } catch {
+                // As in runProcess: a failing heartbeat must not end the action.
+              }
+            }, heartbeatMs ?? 5000);
+      const onAbort = (): void => this.send({ t: 'abort', id });
+      const done = (): void => {
+        if (beat !== undefined) clearInterval(beat);
+        signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+        this.settleIdle();
+      };
+      this.pending.set(id, {
+        child: this.child,
+        resolve: (r) => {
+          done();
+          resolve(r);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      });
+      this.settleIdle();
+      const request: SpawnerRequest = {
+        t: 'run',
+        id,
+        opts: { ...rest, secrets: (secrets ?? []).map((s) => s.toString('base64')) },
+      };
+      const start = (): void => {
+        if (!this.pending.has(id)) return;
+        // Without a spawner (it failed to start), the action runs here, as it would have.
+        if (this.broken) {
+          done();
+          runProcess(opts).then(resolve, reject);
+          return;
+        }
+        this.send(request);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      };
+      if (this.ready) start();
+      else this.queued.push(start);
+    });
+  };
+
+  /** Lets the spawner go now (its running actions are stopped as a cancellation stops them). */
+  close(): void {
+    if (this.idle !== undefined) clearTimeout(this.idle);
+    this.idle = undefined;
+    if (this.child?.connected) this.child.disconnect();
+    this.child = undefined;
+    this.ready = false;
+  }
+
+  /** The spawner's pid while it runs (tests). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  private send(message: SpawnerRequest): void {
+    if (this.child?.connected) this.child.send(message);
+  }
+
+  private ensureChild(): void {
+    if (this.child !== undefined) return;
+    const child = fork(this.entry, [], {
+      execArgv: SPAWNER_NODE_ARGS,
+      // A session of its own: a Ctrl-C at the terminal reaches the worker, which decides.
+      detached: true,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'json',
+    });
+    this.child = child;
+    this.ready = false;
+    child.on('message', (m: SpawnerReply) => this.onReply(m));
+    child.on('error', () => this.lost(child, 'could not start or talk to it'));
+    child.on('exit', (code, sig) => this.lost(child, `it exited (${sig ?? code})`));
+  }
+
+  private onReply(m: SpawnerReply): void {
+    if (m.t === 'ready') {
+      this.ready = true;
+      for (const start of this.queued.splice(0)) start();
+      return;
+    }
+    const p = this.pending.get(m.id);
+    if (p === undefined) return;
+    if (m.t === 'done') p.resolve(m.result);
+    else if (m.spawn !== undefined) p.reject(new SpawnError(m.message, m.spawn.reason, m.spawn.code));
+    else p.reject(new Error(m.message));
+  }
+
+  /** The spawner is gone: a new one on the next action, or none if it never became ready. */
+  private lost(child: ChildProcess, why: string): void {
+    if (this.child === child) {
+      const everReady = this.ready;
+      this.child = undefined;
+      this.ready = false;
+      if (!everReady) {
+        // Never started: the actions waiting for it run in the worker (start() sees `broken`).
+        this.broken = true;
+        for (const start of this.queued.splice(0)) start();
+      }
+    }
+    for (const p of [...this.pending.values()])
+      if (p.child === child) p.reject(new Error(`the action spawner went away: ${why}`));
+  }
+
+  /** Keeps the worker alive only while actions run; lets the spawner go once idle long enough. */
+  private settleIdle(): void {
+    const child = this.child;
+    if (this.idle !== undefined) clearTimeout(this.idle);
+    this.idle = undefined;
+    if (child === undefined) return;
+    const channel = child.channel as { ref?: () => void; unref?: () => void } | undefined;
+    if (this.pending.size > 0) {
+      child.ref();
+      channel?.ref?.();
+      return;
+    }
+    child.unref();
+    channel?.unref?.();
+    this.idle = setTimeout(() => this.close(), this.idleMs);
+    this.idle.unref();
+  }
+}
+
+/**
+ * The spawner's entry when this code runs from dist/ (the compiled module beside this one);
+ * undefined from the TypeScript sources (tests), where actions run in the worker itself.
+ */
+export function spawnerEntry(): string | undefined {
+  const here = fileURLToPath(import.meta.url);
+  if (!here.startsWith(join(PACKAGE_ROOT, 'dist'))) return undefined;
+  const entry = join(PACKAGE_ROOT, 'dist', 'activities', 'spawner-main.js');
+  return existsSync(entry) ? entry : undefined;
+}
+
+let shared: ActionSpawner | undefined;
+
+/**
+ * How this worker process starts quick actions: through its one spawner when there is one
+ * (`LL_ACTION_SPAWNER=0` turns it off), else in the worker.
+ */
+export function quickLaunch(env: NodeJS.ProcessEnv = process.env): Launch {
+  if (env.LL_ACTION_SPAWNER === '0') return runProcess;
+  const entry = spawnerEntry();
+  if (entry === undefined) return runProcess;
+  shared ??= new ActionSpawner(entry);
+  return shared.launch;
+}
+
+/** The pid of this worker's spawner while it runs (benchmarks: its CPU is part of a quick action's cost). */
+export function quickSpawnerPid(): number | undefined {
+  return shared?.pid;
+}

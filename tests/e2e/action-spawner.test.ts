@@ -1,0 +1,139 @@
+/**
+ * The action spawner (activities/action-spawner.ts): a burst's actions started by a small forked
+ * process give exactly the result the worker's own runProcess gives — environment, output capture,
+ * secret masking, exit codes, signals, timeouts, cancellation, stragglers, spawn failures — and the
+ * spawner goes when idle or when its worker's channel closes, taking running actions' groups with it.
+ * Runs the built package (dist/): the spawner's entry is compiled JavaScript.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ActionResult } from '../../fsm/types.js';
+import { waitFor } from '../support/processes.js';
+
+const DIST = join(import.meta.dirname, '..', '..', 'dist');
+const { ActionSpawner } = (await import(
+  join(DIST, 'activities', 'action-spawner.js')
+)) as typeof import('../../activities/action-spawner.js');
+const { runProcess } = (await import(
+  join(DIST, 'activities', 'process.js')
+)) as typeof import('../../activities/process.js');
+const ENTRY = join(DIST, 'activities', 'spawner-main.js');
+
+const dir = mkdtempSync(join(tmpdir(), 'll-spawner-'));
+const spawner = new ActionSpawner(ENTRY);
+afterAll(() => {
+  spawner.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function opts(script: string, extra: Partial<Parameters<typeof runProcess>[0]> = {}): Parameters<typeof runProcess>[0] {
+  return {
+    file: 'bash',
+    args: ['-c', script],
+    cwd: dir,
+    env: { LL_V1: 'a value\nover two lines', LL_E1: 'the-secret-value' },
+    timeoutMs: 10_000,
+    logPath: join(dir, 'out.log'),
+    secrets: [Buffer.from('the-secret-value')],
+    tailBytes: 1024,
+    ...extra,
+  };
+}
+
+/** Everything but the clock and the paths that name a pid. */
+function comparable(r: ActionResult): unknown {
+  const { duration_ms: _, ...rest } = r;
+  return rest;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('the action spawner', () => {
+  it.each([
+    ['environment', 'env | sort | grep -v -e "^_=" -e "^SHLVL="; echo "shlvl $SHLVL"'],
+    ['masked output and stderr', 'echo "out the-secret-value"; echo "err $LL_E1" >&2; printf "%s" "$LL_V1"'],
+    ['exit code', 'echo partial; exit 7'],
+    ['death by a signal', 'kill -TERM $$'],
+    ['a straggler holding the pipes', 'sleep 5 & echo started'],
+    ['a cut output and its log file', 'head -c 5000 /dev/zero | tr "\\0" x; echo; echo end'],
+    ['a process group of its own', 'test "$(ps -o pgid= -p $$ | tr -d " ")" = "$$" && echo own-group'],
+  ])('gives runProcess’s result: %s', async (_what, script) => {
+    const here = await runProcess(opts(script));
+    const there = await spawner.launch(opts(script));
+    expect(comparable(there)).toEqual(comparable(here));
+  });
+
+  it('times out and is cancelled as runProcess is', async () => {
+    expect(comparable(await spawner.launch(opts('sleep 20', { timeoutMs: 300 })))).toEqual(
+      comparable(await runProcess(opts('sleep 20', { timeoutMs: 300 }))),
+    );
+    const stop = new AbortController();
+    const pending = spawner.launch(opts('sleep 20', { signal: stop.signal }));
+    setTimeout(() => stop.abort(), 300);
+    expect(await pending).toMatchObject({ exit_code: 130, error: 'cancelled' });
+  });
+
+  it('throws the SpawnError runProcess throws for a missing working directory', async () => {
+    const missing = opts('true', { cwd: join(dir, 'gone') });
+    await expect(spawner.launch(missing)).rejects.toMatchObject({ name: 'SpawnError', reason: 'cwd' });
+  });
+
+  it('stops a running action’s group when its worker lets it go, and exits', async () => {
+    const own = new ActionSpawner(ENTRY);
+    const pidFile = join(dir, 'pid');
+    const running = own.launch(opts(`echo $$ > ${pidFile}; sleep 30`));
+    await waitFor(
+      'the action to start',
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '',
+      20_000,
+    );
+    const actionPid = Number(readFileSync(pidFile, 'utf8'));
+    const spawnerPid = own.pid!;
+    own.close();
+    await expect(running).rejects.toThrow(/spawner went away/);
+    await waitFor('the action and the spawner to end', () => !alive(actionPid) && !alive(spawnerPid), 20_000);
+  });
+
+  it('goes once idle', async () => {
+    const own = new ActionSpawner(ENTRY, 200);
+    expect((await own.launch(opts('true'))).exit_code).toBe(0);
+    const pid = own.pid!;
+    await waitFor('the idle spawner to exit', () => !alive(pid), 20_000);
+    // And comes back for the next action.
+    expect((await own.launch(opts('exit 3'))).exit_code).toBe(3);
+    own.close();
+  });
+});
+
+describe('an idle worker’s modules', () => {
+  it('the activities load no LLM provider SDK and no MCP SDK until a run needs one', () => {
+    // The hook writes each module's URL synchronously, before the module loads: the file is
+    // complete once the import has resolved.
+    const list = join(dir, 'loaded.txt');
+    const script = `
+      import { register } from 'node:module';
+      register('data:text/javascript,' + encodeURIComponent(
+        'import { appendFileSync } from "node:fs";' +
+        'export async function load(u, c, n) { appendFileSync(process.env.LL_TEST_LOADED, u + String.fromCharCode(10)); return n(u, c); }'));
+      await import(${JSON.stringify(join(DIST, 'activities', 'index.js'))});
+    `;
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, LL_TEST_LOADED: list },
+    });
+    expect(out.status, out.stderr).toBe(0);
+    const loaded = readFileSync(list, 'utf8').split('\n');
+    expect(loaded.some((u) => u.includes('/activities/run-action.js'))).toBe(true);
+    expect(loaded.filter((u) => /@anthropic-ai|node_modules\/openai|@modelcontextprotocol/.test(u))).toEqual([]);
+  });
+});
