@@ -146,6 +146,14 @@ export interface RunRules {
    * their journal entries by activity id, as they did.
    */
   actionCallKeys?: boolean;
+  /**
+   * A parallel state under a budget keeps one ledger for all its items (workflows/fanout-ledger.ts):
+   * each item reports what it spent by signal, each item started gets what is left of the
+   * fan-out's budget, and once the items together spent it the running ones make no further
+   * agent call and no further item starts. Set by the client for new runs; runs of older
+   * releases lack it and give every item what was left when the fan-out started, as they did.
+   */
+  sharedBudget?: boolean;
 }
 
 /**
@@ -262,6 +270,8 @@ export interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindi
   depth: number;
   /** The parent run's workflow id. */
   parent: string;
+  /** An item of a fan-out that keeps a shared budget ledger: report each spend to the parent, take its word that the budget is spent. */
+  ledger?: true;
 }
 
 /**

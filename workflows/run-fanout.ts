@@ -23,6 +23,7 @@ import type { ParallelItem, ParallelItemResult, ParallelRequest } from '../fsm/t
 import type { FanoutProgress, FanoutStatus, LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
 import { inItemWorktree, worktreeSource } from './item-worktree.js';
+import { FanoutLedger } from './fanout-ledger.js';
 import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
 
 /** What the fan-out tells its run while it goes on. */
@@ -66,6 +67,11 @@ export async function runFanout(
   const source = request.isolation === 'worktree' ? await worktreeSource(parent) : undefined;
   if (source !== undefined && 'error' in source)
     return { type: 'parallel_unavailable', error: source.error, now: Date.now() };
+  // Under a budget, the items spend from one ledger (the `sharedBudget` rule).
+  const ledger =
+    parent.options.sharedBudget && request.budget !== undefined
+      ? new FanoutLedger(request.budget, [...results.values()])
+      : undefined;
   const failFast = request.fail_mode === 'fail_fast';
   const outer = CancellationScope.current();
   const running = new Map<number, { scope: CancellationScope; runId: string }>();
@@ -85,6 +91,7 @@ export async function runFanout(
   const settle = (result: ParallelItemResult): void => {
     if (results.has(result.index)) return;
     results.set(result.index, result);
+    ledger?.ended(result);
     hooks.itemDone(result);
     if (failFast && result.outcome !== 'yes' && !stopping) {
       stopping = true;
@@ -94,7 +101,7 @@ export async function runFanout(
   };
 
   const lane = async (): Promise<void> => {
-    while (cursor < todo.length && !stopping && !checkpoint) {
+    while (cursor < todo.length && !stopping && !checkpoint && !ledger?.exhausted()) {
       if (hooks.historyFull()) {
         checkpoint = true;
         return;
@@ -115,7 +122,7 @@ export async function runFanout(
       const start = (cwd: string) =>
         runItem(
           { ...parent, options: { ...parent.options, cwd } },
-          { request, item, child, depth, parentId, runId },
+          { request, item, child, depth, parentId, runId, ledger },
           scope,
           outer,
           () => stopping,
@@ -138,9 +145,22 @@ export async function runFanout(
   if (failed) throw failed.reason;
   if (checkpoint && !stopping && results.size < request.items.length)
     return hooks.continueAsNew({ state: request.state, step: request.step, results: [...results.values()] });
-  for (const item of todo) if (!results.has(item.index)) settle(stoppedItem(item, undefined));
+  ledger?.close();
+  for (const item of todo)
+    if (!results.has(item.index)) settle(ledger?.exhausted() ? budgetSkipped(item) : stoppedItem(item, undefined));
   hooks.status(undefined);
   return joined(results);
+}
+
+/** An item not started because the items before it spent the fan-out's budget. */
+function budgetSkipped(item: ParallelItem): ParallelItemResult {
+  return {
+    index: item.index,
+    item: item.item,
+    loop: item.loop,
+    outcome: 'skipped',
+    error: "not started: the fan-out's budget was spent",
+  };
 }
 
 function joined(results: Map<number, ParallelItemResult>): RunEvent {
@@ -165,22 +185,19 @@ interface ItemRun {
   depth: number;
   parentId: string;
   runId: string;
+  ledger: FanoutLedger | undefined;
 }
 
 async function runItem(
   parent: LoopWorkflowInput,
-  { request, item, child, depth, parentId, runId }: ItemRun,
+  { request, item, child, depth, parentId, runId, ledger }: ItemRun,
   scope: CancellationScope,
   outer: CancellationScope,
   stopping: () => boolean,
 ): Promise<ParallelItemResult> {
-  const input = childInput(
-    parent,
-    { ...item, ...(request.budget ? { budget: request.budget } : {}) },
-    child.definition,
-    depth,
-    parentId,
-  );
+  const budget = ledger ? ledger.remaining() : request.budget;
+  const input = childInput(parent, { ...item, ...(budget ? { budget } : {}) }, child.definition, depth, parentId);
+  if (ledger) input.child = { ...input.child!, ledger: true };
   const options = childOptions(parent, input, child.file, {
     parentId,
     workflowId: runId,
@@ -189,7 +206,7 @@ async function runItem(
   });
   try {
     const result = await scope.run(() =>
-      executeChild('loopWorkflow', options).catch((err: unknown) => {
+      (ledger ? ledger.run(runId, options) : executeChild('loopWorkflow', options)).catch((err: unknown) => {
         const failed = resultOfFailedChild(err);
         if (failed) return failed;
         throw err;

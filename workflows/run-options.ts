@@ -18,6 +18,7 @@ export const RUN_RULE_KEYS = [
   'steering',
   'quickBursts',
   'actionCallKeys',
+  'sharedBudget',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

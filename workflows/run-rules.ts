@@ -15,4 +15,5 @@ export const CURRENT_RUN_RULES = {
   steering: true,
   quickBursts: true,
   actionCallKeys: true,
+  sharedBudget: true,
 } as const satisfies RunRules;

@@ -21,6 +21,17 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+  sharedBudget: {
+    with: {
+      file: 'integration/fanout-budget.test.ts',
+      title:
+        'with sharedBudget its items spend from one ledger: a running item makes no further call, no further item starts, on_budget routes',
+    },
+    without: {
+      file: 'integration/fanout-budget.test.ts',
+      title: 'without sharedBudget (an older release) every item may spend what was left when the fan-out began',
+    },
+  },
   quickBursts: {
     with: {
       file: 'integration/quick-bursts.test.ts',
