@@ -678,4 +678,42 @@ export const SCENARIOS: Scenario[] = [
       },
     },
   },
+  {
+    name: 'fanout-budget',
+    covers:
+      "sharedBudget: a fan-out under a budget keeps one ledger: items report their spend by signal (fanoutItemSpent), the parent tells the running ones it is spent (fanoutBudgetSpent), the rest are skipped, on_budget routes",
+    prepare: (p) => {
+      tool(p, 'agent');
+      const envelope = JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        result: 'worked',
+        total_cost_usd: 0.3,
+        usage: { input_tokens: 100, output_tokens: 20 },
+      });
+      script(p.toolsDir, 'agent', Array.from({ length: 6 }, () => [0, envelope] as [number, string]));
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      writeFileSync(
+        join(p.cwd, '.loops', 'spend.yaml'),
+        'name: spend\ninitial: work\nmax_iterations: 5\nstates:\n  work:\n    action: do some work\n    action_type: prompt\n    next: work\n    on_budget: done\n  done: { terminal: true }\n',
+      );
+      return { LL_HOST_CLI: 'agent' };
+    },
+    definition: {
+      name: 'fanout-budget',
+      initial: 'fan',
+      budget: { max_cost_usd: 0.5 },
+      states: {
+        fan: {
+          parallel: { items: ['a', 'b', 'c'], loop: 'spend', max_workers: 2 },
+          on_yes: 'done',
+          on_no: 'done',
+          on_budget: 'stop',
+        },
+        stop: { action: 'echo out of budget', terminal: true },
+        done: { terminal: true },
+      },
+    },
+  },
 ];
