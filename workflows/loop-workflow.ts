@@ -146,7 +146,11 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   );
   const humans = new HumanDesk(def, instanceId, () => at.snapshot);
   // An item of a fan-out with a shared budget reports its spend to the parent (workflows/item-ledger.ts).
-  const ledger = itemLedger(input, () => at, (t) => (at = t));
+  const ledger = itemLedger(
+    input,
+    () => at,
+    (t) => (at = t),
+  );
   setHandler(statusQuery, (): LoopStatus => ({
     ...statusOf(def, at.snapshot, instanceId),
     ...(lease ? { lock: lease.status() } : {}),

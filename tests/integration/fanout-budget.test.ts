@@ -137,7 +137,10 @@ describe('a fan-out under a budget', () => {
     });
     // `gated`'s own end says why: the fan-out's budget, before its first call.
     const { client } = await temporal();
-    const gated = (await client.workflow.getHandle(`${run.workflowId}.fan.1.1`).result().catch((e: unknown) => e)) as {
+    const gated = (await client.workflow
+      .getHandle(`${run.workflowId}.fan.1.1`)
+      .result()
+      .catch((e: unknown) => e)) as {
       cause?: { details?: Array<{ error?: string }> };
     };
     expect(gated.cause?.details?.[0]?.error).toBe('budget spent in state "work": $1 of max_cost_usd 1');

@@ -681,7 +681,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'fanout-budget',
     covers:
-      "sharedBudget: a fan-out under a budget keeps one ledger: items report their spend by signal (fanoutItemSpent), the parent tells the running ones it is spent (fanoutBudgetSpent), the rest are skipped, on_budget routes",
+      'sharedBudget: a fan-out under a budget keeps one ledger: items report their spend by signal (fanoutItemSpent), the parent tells the running ones it is spent (fanoutBudgetSpent), the rest are skipped, on_budget routes',
     prepare: (p) => {
       tool(p, 'agent');
       const envelope = JSON.stringify({
@@ -692,7 +692,11 @@ export const SCENARIOS: Scenario[] = [
         total_cost_usd: 0.3,
         usage: { input_tokens: 100, output_tokens: 20 },
       });
-      script(p.toolsDir, 'agent', Array.from({ length: 6 }, () => [0, envelope] as [number, string]));
+      script(
+        p.toolsDir,
+        'agent',
+        Array.from({ length: 6 }, () => [0, envelope] as [number, string]),
+      );
       mkdirSync(join(p.cwd, '.loops'), { recursive: true });
       writeFileSync(
         join(p.cwd, '.loops', 'spend.yaml'),

@@ -18,7 +18,7 @@ function noted(t: Transition): Transition {
   return { ...t, snapshot: noteSharedBudgetSpent(t.snapshot as RunningSnapshot, HIT) } as Transition;
 }
 
-describe("a fan-out item told its shared budget is spent", () => {
+describe('a fan-out item told its shared budget is spent', () => {
   it('makes no further prompt call: budget_spent, then the end terminated_by budget with the fan-out figures', () => {
     const d = def(loop({ fix: { action: 'work', action_type: 'prompt', next: 'fix' } }));
     let out = begin(d);
@@ -45,7 +45,13 @@ describe("a fan-out item told its shared budget is spent", () => {
     const d = def(
       loop({
         check: { action: 'echo checked', next: 'judge' },
-        judge: { action: 'echo x', evaluate: { type: 'llm_structured' }, on_yes: 'done', on_no: 'judge', on_budget: 'report' },
+        judge: {
+          action: 'echo x',
+          evaluate: { type: 'llm_structured' },
+          on_yes: 'done',
+          on_no: 'judge',
+          on_budget: 'report',
+        },
         report: { action: 'echo out of budget', next: 'done' },
       }),
     );
