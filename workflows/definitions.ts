@@ -154,6 +154,13 @@ export interface RunRules {
    * releases lack it and give every item what was left when the fan-out started, as they did.
    */
   sharedBudget?: boolean;
+  /**
+   * A fan-out's items share rate-limit pauses (workflows/fanout-pauses.ts): when one pauses for a
+   * rate limit it tells the parent, which tells the other running items to make no agent call
+   * before the same instant and starts no further item before it. Set by the client for new
+   * runs; runs of older releases lack it and let each item meet the limit on its own, as they did.
+   */
+  shareRateLimits?: boolean;
 }
 
 /**
@@ -272,6 +279,8 @@ export interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindi
   parent: string;
   /** An item of a fan-out that keeps a shared budget ledger: report each spend to the parent, take its word that the budget is spent. */
   ledger?: true;
+  /** An item of a fan-out that shares rate-limit pauses: report its own, wait out its siblings'. */
+  pauses?: true;
 }
 
 /**

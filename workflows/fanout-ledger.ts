@@ -13,39 +13,33 @@
  * - Spend reports are cumulative, so a late or repeated one changes nothing; an item's own result
  *   at its end is the final word for it.
  */
-import {
-  setHandler,
-  startChild,
-  type ChildWorkflowHandle,
-  type ChildWorkflowOptions,
-  type WithWorkflowArgs,
-} from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { addSpend, BUDGET_LIMITS, NO_SPEND, reachedLimit, spentIn, type BudgetHit } from '../fsm/run/budget.js';
 import type { BudgetLimits, ParallelItemResult, Spend } from '../fsm/types.js';
-import type { LoopRunResult, LoopWorkflowInput } from './definitions.js';
+import type { FanoutChildren } from './fanout-children.js';
 import { fanoutBudgetSpentSignal, itemSpentSignal } from './fanout-signals.js';
-
-/** A loop run started as a child: its one argument is its input. */
-type ItemWorkflow = (input: LoopWorkflowInput) => Promise<LoopRunResult>;
-type ChildOptions = WithWorkflowArgs<ItemWorkflow, ChildWorkflowOptions>;
 
 export class FanoutLedger {
   /** Items ended before this fan-out (carried across continue-as-new or a resume). */
   private carried: Spend = NO_SPEND;
   /** Each item's spend by its run id: the largest it reported, then its result's. */
   private readonly spentBy = new Map<string, Spend>();
-  private readonly handles = new Map<string, ChildWorkflowHandle<ItemWorkflow>>();
   private hit: BudgetHit | undefined;
 
   constructor(
     private readonly budget: BudgetLimits,
     done: readonly ParallelItemResult[],
+    private readonly children: FanoutChildren,
   ) {
     for (const r of done) if (r.spent !== undefined) this.carried = addSpend(this.carried, r.spent);
+    // Spent while an item was starting: it learns once it has started.
+    children.started((runId) => {
+      if (this.hit !== undefined) this.children.signal(fanoutBudgetSpentSignal, this.hit, (id) => id === runId);
+    });
     setHandler(itemSpentSignal, ({ run_id, spent }) => {
       const known = this.spentBy.get(run_id);
       // Reports only for items of this fan-out that have not ended (their result is final).
-      if (known === undefined || !this.handles.has(run_id)) return;
+      if (known === undefined || !this.children.isRunning(run_id)) return;
       this.spentBy.set(run_id, largest(known, spent));
       this.check();
     });
@@ -68,20 +62,14 @@ export class FanoutLedger {
     return out;
   }
 
-  /** Start an item's child run and keep its handle (to tell it when the budget is spent); its result. */
-  async run(runId: string, options: ChildOptions): Promise<LoopRunResult> {
+  /** An item is starting: it counts (nothing spent yet); once started it is told if the budget is spent. */
+  starting(runId: string): void {
     this.spentBy.set(runId, NO_SPEND);
-    const handle = await startChild<ItemWorkflow>('loopWorkflow', options);
-    this.handles.set(runId, handle);
-    // Spent while it was starting: it learns at once.
-    if (this.hit !== undefined) this.tell(handle, this.hit);
-    return handle.result();
   }
 
   /** An item ended: its result's spend is final. */
   ended(result: ParallelItemResult): void {
     if (result.run_id === undefined) return;
-    this.handles.delete(result.run_id);
     if (result.spent !== undefined) this.spentBy.set(result.run_id, result.spent);
     this.check();
   }
@@ -102,12 +90,7 @@ export class FanoutLedger {
     const reached = reachedLimit(this.budget, this.total());
     if (reached === undefined) return;
     this.hit = { scope: 'loop', ...reached };
-    for (const handle of this.handles.values()) this.tell(handle, this.hit);
-  }
-
-  private tell(handle: ChildWorkflowHandle<ItemWorkflow>, hit: BudgetHit): void {
-    // An item that ended meanwhile cannot take the signal: nothing to tell it.
-    handle.signal(fanoutBudgetSpentSignal, hit).catch(() => undefined);
+    this.children.signal(fanoutBudgetSpentSignal, this.hit);
   }
 }
 

@@ -17,3 +17,17 @@ export const itemSpentSignal = defineSignal<[ItemSpend]>('fanoutItemSpent');
 
 /** Parent → running items: the fan-out's shared budget is spent (fsm/run/shared-budget.ts notes it). */
 export const fanoutBudgetSpentSignal = defineSignal<[BudgetHit]>('fanoutBudgetSpent');
+
+/** A rate limit's pause: until when, and what the provider said. */
+export interface ItemPause {
+  run_id: string;
+  until_ms: number;
+  kind: string;
+  message: string;
+}
+
+/** Item → parent: the item is pausing for a rate limit until `until_ms` (workflows/item-pauses.ts). */
+export const itemRateLimitedSignal = defineSignal<[ItemPause]>('fanoutItemRateLimited');
+
+/** Parent → the other running items: make no agent call before `until_ms` (a sibling hit the limit). */
+export const fanoutPauseSignal = defineSignal<[ItemPause]>('fanoutPause');

@@ -38,6 +38,7 @@ import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
 import { HumanDesk } from './human-desk.js';
 import { itemLedger } from './item-ledger.js';
+import { itemPauses } from './item-pauses.js';
 import {
   LOOP_FAILED,
   resumeHandoffUpdate,
@@ -151,6 +152,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     () => at,
     (t) => (at = t),
   );
+  const pauses = itemPauses(input);
   setHandler(statusQuery, (): LoopStatus => ({
     ...statusOf(def, at.snapshot, instanceId),
     ...(lease ? { lock: lease.status() } : {}),
@@ -250,10 +252,12 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           resume: { snapshot, effect },
         });
       }
+      await pauses?.beforeEffect(effect);
       const fact = await perform(effect);
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
       at = isBurst(fact) ? feedBurst(def, at, fact.outcome) : transition(def, at.snapshot as typeof snapshot, fact);
       ledger?.report();
+      pauses?.report(at);
     }
   } catch (err) {
     if (!isCancellation(err) || isFinished(at)) throw err;

@@ -23,7 +23,9 @@ import type { ParallelItem, ParallelItemResult, ParallelRequest } from '../fsm/t
 import type { FanoutProgress, FanoutStatus, LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
 import { inItemWorktree, worktreeSource } from './item-worktree.js';
+import { FanoutChildren } from './fanout-children.js';
 import { FanoutLedger } from './fanout-ledger.js';
+import { FanoutPauses } from './fanout-pauses.js';
 import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
 
 /** What the fan-out tells its run while it goes on. */
@@ -67,11 +69,12 @@ export async function runFanout(
   const source = request.isolation === 'worktree' ? await worktreeSource(parent) : undefined;
   if (source !== undefined && 'error' in source)
     return { type: 'parallel_unavailable', error: source.error, now: Date.now() };
-  // Under a budget, the items spend from one ledger (the `sharedBudget` rule).
-  const ledger =
-    parent.options.sharedBudget && request.budget !== undefined
-      ? new FanoutLedger(request.budget, [...results.values()])
-      : undefined;
+  // Under a budget, the items spend from one ledger (the `sharedBudget` rule); a rate-limit pause
+  // of one holds the others (`shareRateLimits`). Both signal the running items through their handles.
+  const shareBudget = parent.options.sharedBudget === true && request.budget !== undefined;
+  const children = shareBudget || parent.options.shareRateLimits ? new FanoutChildren() : undefined;
+  const ledger = shareBudget ? new FanoutLedger(request.budget!, [...results.values()], children!) : undefined;
+  const pauses = parent.options.shareRateLimits ? new FanoutPauses(children!) : undefined;
   const failFast = request.fail_mode === 'fail_fast';
   const outer = CancellationScope.current();
   const running = new Map<number, { scope: CancellationScope; runId: string }>();
@@ -91,6 +94,7 @@ export async function runFanout(
   const settle = (result: ParallelItemResult): void => {
     if (results.has(result.index)) return;
     results.set(result.index, result);
+    children?.ended(result.run_id);
     ledger?.ended(result);
     hooks.itemDone(result);
     if (failFast && result.outcome !== 'yes' && !stopping) {
@@ -105,6 +109,10 @@ export async function runFanout(
       if (hooks.historyFull()) {
         checkpoint = true;
         return;
+      }
+      if (pauses) {
+        await pauses.beforeStart();
+        if (cursor >= todo.length || stopping || checkpoint || ledger?.exhausted()) return;
       }
       const item = todo[cursor++]!;
       const runId = itemRunId(parentId, request, item.index);
@@ -122,7 +130,7 @@ export async function runFanout(
       const start = (cwd: string) =>
         runItem(
           { ...parent, options: { ...parent.options, cwd } },
-          { request, item, child, depth, parentId, runId, ledger },
+          { request, item, child, depth, parentId, runId, ledger, children },
           scope,
           outer,
           () => stopping,
@@ -146,6 +154,7 @@ export async function runFanout(
   if (checkpoint && !stopping && results.size < request.items.length)
     return hooks.continueAsNew({ state: request.state, step: request.step, results: [...results.values()] });
   ledger?.close();
+  pauses?.close();
   for (const item of todo)
     if (!results.has(item.index)) settle(ledger?.exhausted() ? budgetSkipped(item) : stoppedItem(item, undefined));
   hooks.status(undefined);
@@ -186,11 +195,12 @@ interface ItemRun {
   parentId: string;
   runId: string;
   ledger: FanoutLedger | undefined;
+  children: FanoutChildren | undefined;
 }
 
 async function runItem(
   parent: LoopWorkflowInput,
-  { request, item, child, depth, parentId, runId, ledger }: ItemRun,
+  { request, item, child, depth, parentId, runId, ledger, children }: ItemRun,
   scope: CancellationScope,
   outer: CancellationScope,
   stopping: () => boolean,
@@ -198,6 +208,8 @@ async function runItem(
   const budget = ledger ? ledger.remaining() : request.budget;
   const input = childInput(parent, { ...item, ...(budget ? { budget } : {}) }, child.definition, depth, parentId);
   if (ledger) input.child = { ...input.child!, ledger: true };
+  if (parent.options.shareRateLimits) input.child = { ...input.child!, pauses: true };
+  ledger?.starting(runId);
   const options = childOptions(parent, input, child.file, {
     parentId,
     workflowId: runId,
@@ -206,7 +218,7 @@ async function runItem(
   });
   try {
     const result = await scope.run(() =>
-      (ledger ? ledger.run(runId, options) : executeChild('loopWorkflow', options)).catch((err: unknown) => {
+      (children ? children.run(runId, options) : executeChild('loopWorkflow', options)).catch((err: unknown) => {
         const failed = resultOfFailedChild(err);
         if (failed) return failed;
         throw err;

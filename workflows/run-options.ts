@@ -19,6 +19,7 @@ export const RUN_RULE_KEYS = [
   'quickBursts',
   'actionCallKeys',
   'sharedBudget',
+  'shareRateLimits',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -16,4 +16,5 @@ export const CURRENT_RUN_RULES = {
   quickBursts: true,
   actionCallKeys: true,
   sharedBudget: true,
+  shareRateLimits: true,
 } as const satisfies RunRules;

@@ -122,6 +122,8 @@ export interface RunLoopOptions {
   quickBursts?: boolean;
   /** A fan-out's items spend from one ledger (the `sharedBudget` run rule). */
   sharedBudget?: boolean;
+  /** A fan-out's items share rate-limit pauses (the `shareRateLimits` run rule). */
+  shareRateLimits?: boolean;
   /** Start from an earlier run's snapshot (`resume`, or `rerun` with `fork`). */
   continueFrom?: LoopWorkflowInput['continueFrom'];
 }
@@ -152,6 +154,7 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       ...(opts.steering ? { steering: true } : {}),
       ...(opts.quickBursts ? { quickBursts: true } : {}),
       ...(opts.sharedBudget ? { sharedBudget: true } : {}),
+      ...(opts.shareRateLimits ? { shareRateLimits: true } : {}),
     },
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
     ...(opts.continueFrom ? { continueFrom: opts.continueFrom } : {}),

@@ -21,6 +21,16 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+  shareRateLimits: {
+    with: {
+      file: 'integration/fanout-rate-limit.test.ts',
+      title: 'with shareRateLimits holds the running siblings: their next agent call waits for the same instant',
+    },
+    without: {
+      file: 'integration/fanout-rate-limit.test.ts',
+      title: 'without shareRateLimits (an older release) the siblings call at once',
+    },
+  },
   sharedBudget: {
     with: {
       file: 'integration/fanout-budget.test.ts',
