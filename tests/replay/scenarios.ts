@@ -720,4 +720,35 @@ export const SCENARIOS: Scenario[] = [
       },
     },
   },
+  {
+    name: 'fanout-rate-limit',
+    covers:
+      'shareRateLimits: a fan-out item paused for a rate limit tells its parent (fanoutItemRateLimited), which tells the running sibling (fanoutPause); the sibling waits on a timer before its agent call',
+    prepare: (p) => {
+      tool(p, 'agent');
+      script(p.toolsDir, 'agent', [
+        [1, 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}} retry-after: 2'],
+        [0, 'fixed'],
+        [0, 'fixed'],
+      ]);
+      const fix = (name: string) =>
+        `  fix:\n    action: fix ${name}\n    action_type: prompt\n    evaluate: { type: exit_code }\n    on_yes: done\n    on_no: done\n  done: { terminal: true }\n`;
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      writeFileSync(join(p.cwd, '.loops', 'first.yaml'), `name: first\ninitial: fix\nstates:\n${fix('first')}`);
+      // The sibling starts its call later, so the pause is under way by then.
+      writeFileSync(
+        join(p.cwd, '.loops', 'second.yaml'),
+        `name: second\ninitial: wait\nstates:\n  wait:\n    action: sleep 1\n    next: fix\n${fix('second')}`,
+      );
+      return { LL_HOST_CLI: 'agent' };
+    },
+    definition: {
+      name: 'fanout-rate-limit',
+      initial: 'fan',
+      states: {
+        fan: { parallel: { branches: ['first', 'second'], max_workers: 2 }, on_yes: 'done', on_no: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
 ];
