@@ -161,6 +161,13 @@ export interface RunRules {
    * runs; runs of older releases lack it and let each item meet the limit on its own, as they did.
    */
   shareRateLimits?: boolean;
+  /**
+   * A fan-out's items on the parent's checkout (no `isolation: worktree`) whose loop declares
+   * `scope:` hold those scopes while they run (workflows/fanout-scopes.ts): items on the same
+   * files queue and run one after the other. Set by the client for new runs; runs of older
+   * releases lack it and run such items at once, as they did.
+   */
+  itemScopes?: boolean;
 }
 
 /**

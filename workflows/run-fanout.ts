@@ -26,6 +26,7 @@ import { inItemWorktree, worktreeSource } from './item-worktree.js';
 import { FanoutChildren } from './fanout-children.js';
 import { FanoutLedger } from './fanout-ledger.js';
 import { FanoutPauses } from './fanout-pauses.js';
+import { FanoutScopes } from './fanout-scopes.js';
 import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
 
 /** What the fan-out tells its run while it goes on. */
@@ -75,6 +76,8 @@ export async function runFanout(
   const children = shareBudget || parent.options.shareRateLimits ? new FanoutChildren() : undefined;
   const ledger = shareBudget ? new FanoutLedger(request.budget!, [...results.values()], children!) : undefined;
   const pauses = parent.options.shareRateLimits ? new FanoutPauses(children!) : undefined;
+  // Items on the parent's checkout hold their loops' scopes (the `itemScopes` rule).
+  const scopes = parent.options.itemScopes ? new FanoutScopes(parent.options.cwd) : undefined;
   const failFast = request.fail_mode === 'fail_fast';
   const outer = CancellationScope.current();
   const running = new Map<number, { scope: CancellationScope; runId: string }>();
@@ -121,6 +124,11 @@ export async function runFanout(
         settle(itemResult(item, runId, child as Extract<RunEvent, { type: 'subloop_unavailable' }>));
         continue;
       }
+      // An item on the parent's checkout that declares scopes waits for them (the items after
+      // it in this lane wait too; lanes keep item order). Given up: the end settles it.
+      const claim = scopes && !source ? scopes.claimOf(child.definition) : undefined;
+      if (claim && !(await scopes!.acquire(runId, claim, () => stopping || checkpoint || !!ledger?.exhausted())))
+        return;
       const scope = new CancellationScope({
         cancellable: true,
         ...(request.timeout_s === undefined ? {} : { timeout: request.timeout_s * 1000 }),
@@ -139,6 +147,7 @@ export async function runFanout(
         ? await inItemWorktree(parent, source, parentId, item, start)
         : await start(parent.options.cwd);
       running.delete(item.index);
+      if (claim) scopes!.release(runId);
       settle(result);
     }
   };

@@ -20,6 +20,7 @@ export const RUN_RULE_KEYS = [
   'actionCallKeys',
   'sharedBudget',
   'shareRateLimits',
+  'itemScopes',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

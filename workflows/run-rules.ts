@@ -17,4 +17,5 @@ export const CURRENT_RUN_RULES = {
   actionCallKeys: true,
   sharedBudget: true,
   shareRateLimits: true,
+  itemScopes: true,
 } as const satisfies RunRules;

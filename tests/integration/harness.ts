@@ -124,6 +124,8 @@ export interface RunLoopOptions {
   sharedBudget?: boolean;
   /** A fan-out's items share rate-limit pauses (the `shareRateLimits` run rule). */
   shareRateLimits?: boolean;
+  /** A fan-out's items hold their loops' scopes (the `itemScopes` run rule). */
+  itemScopes?: boolean;
   /** Start from an earlier run's snapshot (`resume`, or `rerun` with `fork`). */
   continueFrom?: LoopWorkflowInput['continueFrom'];
 }
@@ -155,6 +157,7 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       ...(opts.quickBursts ? { quickBursts: true } : {}),
       ...(opts.sharedBudget ? { sharedBudget: true } : {}),
       ...(opts.shareRateLimits ? { shareRateLimits: true } : {}),
+      ...(opts.itemScopes ? { itemScopes: true } : {}),
     },
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
     ...(opts.continueFrom ? { continueFrom: opts.continueFrom } : {}),

@@ -21,6 +21,16 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+  itemScopes: {
+    with: {
+      file: 'integration/fanout-scopes.test.ts',
+      title: 'with itemScopes items on the same scope run one after the other; others run at once',
+    },
+    without: {
+      file: 'integration/fanout-scopes.test.ts',
+      title: 'without itemScopes (an older release) items on the same scope run at once',
+    },
+  },
   shareRateLimits: {
     with: {
       file: 'integration/fanout-rate-limit.test.ts',
