@@ -751,4 +751,29 @@ export const SCENARIOS: Scenario[] = [
       },
     },
   },
+  {
+    name: 'fanout-scopes',
+    covers:
+      "itemScopes: two items whose loop declares scope: [src] on the parent's checkout run one after the other (the second starts when the first ends), an item on docs beside them",
+    prepare: (p) => {
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      const loop = (name: string, scope: string) =>
+        `name: ${name}\ninitial: work\nscope: [${scope}]\nstates:\n  work:\n    action: sleep 0.5\n    next: done\n  done: { terminal: true }\n`;
+      writeFileSync(join(p.cwd, '.loops', 'edit-src.yaml'), loop('edit-src', 'src'));
+      writeFileSync(join(p.cwd, '.loops', 'edit-docs.yaml'), loop('edit-docs', 'docs'));
+      return {};
+    },
+    definition: {
+      name: 'fanout-scopes',
+      initial: 'fan',
+      states: {
+        fan: {
+          parallel: { branches: ['edit-src', 'edit-src', 'edit-docs'], max_workers: 3 },
+          on_yes: 'done',
+          on_no: 'done',
+        },
+        done: { terminal: true },
+      },
+    },
+  },
 ];
