@@ -41,7 +41,7 @@ export class FanoutChildren {
     return this.handles.has(runId);
   }
 
-  /** Signal the running items (but `except`); one that ended meanwhile cannot take it, and needs nothing. */
+  /** Signal the running items (those `only` accepts); one that ended meanwhile cannot take it, and needs nothing. */
   signal<T>(def: SignalDefinition<[T]>, arg: T, only?: (runId: string) => boolean): void {
     for (const [runId, handle] of this.handles)
       if (only === undefined || only(runId)) handle.signal(def, arg).catch(() => undefined);
