@@ -146,6 +146,28 @@ export interface RunRules {
    * their journal entries by activity id, as they did.
    */
   actionCallKeys?: boolean;
+  /**
+   * A parallel state under a budget keeps one ledger for all its items (workflows/fanout-ledger.ts):
+   * each item reports what it spent by signal, each item started gets what is left of the
+   * fan-out's budget, and once the items together spent it the running ones make no further
+   * agent call and no further item starts. Set by the client for new runs; runs of older
+   * releases lack it and give every item what was left when the fan-out started, as they did.
+   */
+  sharedBudget?: boolean;
+  /**
+   * A fan-out's items share rate-limit pauses (workflows/fanout-pauses.ts): when one pauses for a
+   * rate limit it tells the parent, which tells the other running items to make no agent call
+   * before the same instant and starts no further item before it. Set by the client for new
+   * runs; runs of older releases lack it and let each item meet the limit on its own, as they did.
+   */
+  shareRateLimits?: boolean;
+  /**
+   * A fan-out's items on the parent's checkout (no `isolation: worktree`) whose loop declares
+   * `scope:` hold those scopes while they run (workflows/fanout-scopes.ts): items on the same
+   * files queue and run one after the other. Set by the client for new runs; runs of older
+   * releases lack it and run such items at once, as they did.
+   */
+  itemScopes?: boolean;
 }
 
 /**
@@ -262,6 +284,10 @@ export interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindi
   depth: number;
   /** The parent run's workflow id. */
   parent: string;
+  /** An item of a fan-out that keeps a shared budget ledger: report each spend to the parent, take its word that the budget is spent. */
+  ledger?: true;
+  /** An item of a fan-out that shares rate-limit pauses: report its own, wait out its siblings'. */
+  pauses?: true;
 }
 
 /**

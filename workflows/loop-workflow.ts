@@ -37,6 +37,8 @@ import { installControl } from './control-handlers.js';
 import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
 import { HumanDesk } from './human-desk.js';
+import { itemLedger } from './item-ledger.js';
+import { itemPauses } from './item-pauses.js';
 import {
   LOOP_FAILED,
   resumeHandoffUpdate,
@@ -144,6 +146,13 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     },
   );
   const humans = new HumanDesk(def, instanceId, () => at.snapshot);
+  // An item of a fan-out with a shared budget reports its spend to the parent (workflows/item-ledger.ts).
+  const ledger = itemLedger(
+    input,
+    () => at,
+    (t) => (at = t),
+  );
+  const pauses = itemPauses(input);
   setHandler(statusQuery, (): LoopStatus => ({
     ...statusOf(def, at.snapshot, instanceId),
     ...(lease ? { lock: lease.status() } : {}),
@@ -243,9 +252,12 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
           resume: { snapshot, effect },
         });
       }
+      await pauses?.beforeEffect(effect);
       const fact = await perform(effect);
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
       at = isBurst(fact) ? feedBurst(def, at, fact.outcome) : transition(def, at.snapshot as typeof snapshot, fact);
+      ledger?.report();
+      pauses?.report(at);
     }
   } catch (err) {
     if (!isCancellation(err) || isFinished(at)) throw err;

@@ -23,6 +23,10 @@ import type { ParallelItem, ParallelItemResult, ParallelRequest } from '../fsm/t
 import type { FanoutProgress, FanoutStatus, LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
 import { inItemWorktree, worktreeSource } from './item-worktree.js';
+import { FanoutChildren } from './fanout-children.js';
+import { FanoutLedger } from './fanout-ledger.js';
+import { FanoutPauses } from './fanout-pauses.js';
+import { FanoutScopes } from './fanout-scopes.js';
 import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
 
 /** What the fan-out tells its run while it goes on. */
@@ -66,6 +70,14 @@ export async function runFanout(
   const source = request.isolation === 'worktree' ? await worktreeSource(parent) : undefined;
   if (source !== undefined && 'error' in source)
     return { type: 'parallel_unavailable', error: source.error, now: Date.now() };
+  // Under a budget, the items spend from one ledger (the `sharedBudget` rule); a rate-limit pause
+  // of one holds the others (`shareRateLimits`). Both signal the running items through their handles.
+  const shareBudget = parent.options.sharedBudget === true && request.budget !== undefined;
+  const children = shareBudget || parent.options.shareRateLimits ? new FanoutChildren() : undefined;
+  const ledger = shareBudget ? new FanoutLedger(request.budget!, [...results.values()], children!) : undefined;
+  const pauses = parent.options.shareRateLimits ? new FanoutPauses(children!) : undefined;
+  // Items on the parent's checkout hold their loops' scopes (the `itemScopes` rule).
+  const scopes = parent.options.itemScopes ? new FanoutScopes(parent.options.cwd) : undefined;
   const failFast = request.fail_mode === 'fail_fast';
   const outer = CancellationScope.current();
   const running = new Map<number, { scope: CancellationScope; runId: string }>();
@@ -85,6 +97,8 @@ export async function runFanout(
   const settle = (result: ParallelItemResult): void => {
     if (results.has(result.index)) return;
     results.set(result.index, result);
+    children?.ended(result.run_id);
+    ledger?.ended(result);
     hooks.itemDone(result);
     if (failFast && result.outcome !== 'yes' && !stopping) {
       stopping = true;
@@ -94,10 +108,14 @@ export async function runFanout(
   };
 
   const lane = async (): Promise<void> => {
-    while (cursor < todo.length && !stopping && !checkpoint) {
+    while (cursor < todo.length && !stopping && !checkpoint && !ledger?.exhausted()) {
       if (hooks.historyFull()) {
         checkpoint = true;
         return;
+      }
+      if (pauses) {
+        await pauses.beforeStart();
+        if (cursor >= todo.length || stopping || checkpoint || ledger?.exhausted()) return;
       }
       const item = todo[cursor++]!;
       const runId = itemRunId(parentId, request, item.index);
@@ -106,6 +124,11 @@ export async function runFanout(
         settle(itemResult(item, runId, child as Extract<RunEvent, { type: 'subloop_unavailable' }>));
         continue;
       }
+      // An item on the parent's checkout that declares scopes waits for them (the items after
+      // it in this lane wait too; lanes keep item order). Given up: the end settles it.
+      const claim = scopes && !source ? scopes.claimOf(child.definition) : undefined;
+      if (claim && !(await scopes!.acquire(runId, claim, () => stopping || checkpoint || !!ledger?.exhausted())))
+        return;
       const scope = new CancellationScope({
         cancellable: true,
         ...(request.timeout_s === undefined ? {} : { timeout: request.timeout_s * 1000 }),
@@ -115,7 +138,7 @@ export async function runFanout(
       const start = (cwd: string) =>
         runItem(
           { ...parent, options: { ...parent.options, cwd } },
-          { request, item, child, depth, parentId, runId },
+          { request, item, child, depth, parentId, runId, ledger, children },
           scope,
           outer,
           () => stopping,
@@ -124,6 +147,7 @@ export async function runFanout(
         ? await inItemWorktree(parent, source, parentId, item, start)
         : await start(parent.options.cwd);
       running.delete(item.index);
+      if (claim) scopes!.release(runId);
       settle(result);
     }
   };
@@ -138,9 +162,23 @@ export async function runFanout(
   if (failed) throw failed.reason;
   if (checkpoint && !stopping && results.size < request.items.length)
     return hooks.continueAsNew({ state: request.state, step: request.step, results: [...results.values()] });
-  for (const item of todo) if (!results.has(item.index)) settle(stoppedItem(item, undefined));
+  ledger?.close();
+  pauses?.close();
+  for (const item of todo)
+    if (!results.has(item.index)) settle(ledger?.exhausted() ? budgetSkipped(item) : stoppedItem(item, undefined));
   hooks.status(undefined);
   return joined(results);
+}
+
+/** An item not started because the items before it spent the fan-out's budget. */
+function budgetSkipped(item: ParallelItem): ParallelItemResult {
+  return {
+    index: item.index,
+    item: item.item,
+    loop: item.loop,
+    outcome: 'skipped',
+    error: "not started: the fan-out's budget was spent",
+  };
 }
 
 function joined(results: Map<number, ParallelItemResult>): RunEvent {
@@ -165,22 +203,22 @@ interface ItemRun {
   depth: number;
   parentId: string;
   runId: string;
+  ledger: FanoutLedger | undefined;
+  children: FanoutChildren | undefined;
 }
 
 async function runItem(
   parent: LoopWorkflowInput,
-  { request, item, child, depth, parentId, runId }: ItemRun,
+  { request, item, child, depth, parentId, runId, ledger, children }: ItemRun,
   scope: CancellationScope,
   outer: CancellationScope,
   stopping: () => boolean,
 ): Promise<ParallelItemResult> {
-  const input = childInput(
-    parent,
-    { ...item, ...(request.budget ? { budget: request.budget } : {}) },
-    child.definition,
-    depth,
-    parentId,
-  );
+  const budget = ledger ? ledger.remaining() : request.budget;
+  const input = childInput(parent, { ...item, ...(budget ? { budget } : {}) }, child.definition, depth, parentId);
+  if (ledger) input.child = { ...input.child!, ledger: true };
+  if (parent.options.shareRateLimits) input.child = { ...input.child!, pauses: true };
+  ledger?.starting(runId);
   const options = childOptions(parent, input, child.file, {
     parentId,
     workflowId: runId,
@@ -189,7 +227,7 @@ async function runItem(
   });
   try {
     const result = await scope.run(() =>
-      executeChild('loopWorkflow', options).catch((err: unknown) => {
+      (children ? children.run(runId, options) : executeChild('loopWorkflow', options)).catch((err: unknown) => {
         const failed = resultOfFailedChild(err);
         if (failed) return failed;
         throw err;

@@ -18,6 +18,9 @@ export const RUN_RULE_KEYS = [
   'steering',
   'quickBursts',
   'actionCallKeys',
+  'sharedBudget',
+  'shareRateLimits',
+  'itemScopes',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -15,4 +15,7 @@ export const CURRENT_RUN_RULES = {
   steering: true,
   quickBursts: true,
   actionCallKeys: true,
+  sharedBudget: true,
+  shareRateLimits: true,
+  itemScopes: true,
 } as const satisfies RunRules;

@@ -12,6 +12,7 @@ import type { ActionResult } from '../types.js';
 import { actionKind } from '../action.js';
 import { afterEvaluation, budgetSpent, failState, runAction } from './steps.js';
 import { cannotCover } from './budget.js';
+import { sharedBudgetHit } from './shared-budget.js';
 
 /**
  * An output that missed the state's `output_schema:` (only definitions that have one get a check):
@@ -49,7 +50,8 @@ export function onInvalidAnswer(d: Draft, invalid: InvalidAnswer): void {
   if (asked < retries) {
     const evaluation = evaluateState(d.def, state, action, d.snap, scopeOf(d.def, d.snap, d.now));
     if (evaluation.kind === 'llm') {
-      const short = cannotCover(d.def, d.snap, d.snap.current, evaluation.input.llm?.max_tokens);
+      const short =
+        sharedBudgetHit(d.snap) ?? cannotCover(d.def, d.snap, d.snap.current, evaluation.input.llm?.max_tokens);
       if (short !== undefined) return budgetSpent(d, state, short, action);
       d.snap.schemaAsks = asked + 1;
       d.snap.reaskErrors = invalid.errors;

@@ -21,6 +21,7 @@ import type {
   ParallelRequest,
 } from '../types.js';
 import type { RunStreamEvent } from './events.js';
+import type { BudgetHit } from './budget.js';
 import type { HumanReply } from '../human.js';
 import type { HumanAsk } from '../schema.js';
 
@@ -93,6 +94,8 @@ export interface RunData {
   spentByState?: Record<string, Spend>;
   /** A sub-loop: what its parent's loop budget had left when it started (its loop limits are at most these). */
   inheritedBudget?: BudgetLimits;
+  /** An item of a fan-out that keeps a shared ledger: its siblings and it spent the fan-out's budget (fsm/run/shared-budget.ts). */
+  sharedBudgetSpent?: BudgetHit;
   /** The errors the current prompt or evaluation was last asked again with (kept for a call paused by a rate limit). */
   reaskErrors?: string[];
   /** The current agent call is (or was just) paused by a rate limit; cleared by its first other answer. */

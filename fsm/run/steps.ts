@@ -24,6 +24,7 @@ import { startParallel } from './parallel-start.js';
 import { actionKind, actionTimeout, displayAction } from '../action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget, type BudgetHit } from './budget.js';
+import { sharedBudgetHit } from './shared-budget.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 export function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -101,7 +102,10 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
     input = withContinuation(input, takeContinuation(d) ?? '');
   // A completion's stated maximum that the tokens left cannot cover: the call is not made.
   const provider = 'llm' in input ? input.llm : undefined;
-  const short = provider === undefined ? undefined : cannotCover(def, snap, snap.current, provider.max_tokens);
+  // An item of a fan-out whose shared budget its siblings spent makes no further agent call.
+  const short =
+    (kind === 'prompt' ? sharedBudgetHit(snap) : undefined) ??
+    (provider === undefined ? undefined : cannotCover(def, snap, snap.current, provider.max_tokens));
   if (short !== undefined) return budgetSpent(d, state, short, null);
   // Only definitions written with output_schema: carry it, so older runs issue the inputs they did.
   if (state.output_schema !== undefined) Object.assign(input, { output_schema: state.output_schema });
@@ -254,7 +258,8 @@ export function decide(d: Draft, state: StateConfig, action: ActionResult | null
   const evaluation = evaluateState(d.def, state, action, d.snap, scopeOf(d.def, d.snap, d.now));
   if (evaluation.kind === 'llm') {
     // A provider's stated maximum that the tokens left cannot cover: the call is not made.
-    const short = cannotCover(d.def, d.snap, d.snap.current, evaluation.input.llm?.max_tokens);
+    const short =
+      sharedBudgetHit(d.snap) ?? cannotCover(d.def, d.snap, d.snap.current, evaluation.input.llm?.max_tokens);
     if (short !== undefined) return budgetSpent(d, state, short, action);
     d.snap.phase = 'llm';
     d.snap.pending = action;

@@ -120,6 +120,12 @@ export interface RunLoopOptions {
   steering?: boolean;
   /** Run chains of quick actions as bursts (the `quickBursts` run rule). */
   quickBursts?: boolean;
+  /** A fan-out's items spend from one ledger (the `sharedBudget` run rule). */
+  sharedBudget?: boolean;
+  /** A fan-out's items share rate-limit pauses (the `shareRateLimits` run rule). */
+  shareRateLimits?: boolean;
+  /** A fan-out's items hold their loops' scopes (the `itemScopes` run rule). */
+  itemScopes?: boolean;
   /** Start from an earlier run's snapshot (`resume`, or `rerun` with `fork`). */
   continueFrom?: LoopWorkflowInput['continueFrom'];
 }
@@ -149,6 +155,9 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       ...(opts.stdoutSignals ? { stdoutSignals: true } : {}),
       ...(opts.steering ? { steering: true } : {}),
       ...(opts.quickBursts ? { quickBursts: true } : {}),
+      ...(opts.sharedBudget ? { sharedBudget: true } : {}),
+      ...(opts.shareRateLimits ? { shareRateLimits: true } : {}),
+      ...(opts.itemScopes ? { itemScopes: true } : {}),
     },
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
     ...(opts.continueFrom ? { continueFrom: opts.continueFrom } : {}),

@@ -678,4 +678,102 @@ export const SCENARIOS: Scenario[] = [
       },
     },
   },
+  {
+    name: 'fanout-budget',
+    covers:
+      'sharedBudget: a fan-out under a budget keeps one ledger: items report their spend by signal (fanoutItemSpent), the parent tells the running ones it is spent (fanoutBudgetSpent), the rest are skipped, on_budget routes',
+    prepare: (p) => {
+      tool(p, 'agent');
+      const envelope = JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        result: 'worked',
+        total_cost_usd: 0.3,
+        usage: { input_tokens: 100, output_tokens: 20 },
+      });
+      script(
+        p.toolsDir,
+        'agent',
+        Array.from({ length: 6 }, () => [0, envelope] as [number, string]),
+      );
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      writeFileSync(
+        join(p.cwd, '.loops', 'spend.yaml'),
+        'name: spend\ninitial: work\nmax_iterations: 5\nstates:\n  work:\n    action: do some work\n    action_type: prompt\n    next: work\n    on_budget: done\n  done: { terminal: true }\n',
+      );
+      return { LL_HOST_CLI: 'agent' };
+    },
+    definition: {
+      name: 'fanout-budget',
+      initial: 'fan',
+      budget: { max_cost_usd: 0.5 },
+      states: {
+        fan: {
+          parallel: { items: ['a', 'b', 'c'], loop: 'spend', max_workers: 2 },
+          on_yes: 'done',
+          on_no: 'done',
+          on_budget: 'stop',
+        },
+        stop: { action: 'echo out of budget', terminal: true },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'fanout-rate-limit',
+    covers:
+      'shareRateLimits: a fan-out item paused for a rate limit tells its parent (fanoutItemRateLimited), which tells the running sibling (fanoutPause); the sibling waits on a timer before its agent call',
+    prepare: (p) => {
+      tool(p, 'agent');
+      script(p.toolsDir, 'agent', [
+        [1, 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}} retry-after: 2'],
+        [0, 'fixed'],
+        [0, 'fixed'],
+      ]);
+      const fix = (name: string) =>
+        `  fix:\n    action: fix ${name}\n    action_type: prompt\n    evaluate: { type: exit_code }\n    on_yes: done\n    on_no: done\n  done: { terminal: true }\n`;
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      writeFileSync(join(p.cwd, '.loops', 'first.yaml'), `name: first\ninitial: fix\nstates:\n${fix('first')}`);
+      // The sibling starts its call later, so the pause is under way by then.
+      writeFileSync(
+        join(p.cwd, '.loops', 'second.yaml'),
+        `name: second\ninitial: wait\nstates:\n  wait:\n    action: sleep 1\n    next: fix\n${fix('second')}`,
+      );
+      return { LL_HOST_CLI: 'agent' };
+    },
+    definition: {
+      name: 'fanout-rate-limit',
+      initial: 'fan',
+      states: {
+        fan: { parallel: { branches: ['first', 'second'], max_workers: 2 }, on_yes: 'done', on_no: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'fanout-scopes',
+    covers:
+      "itemScopes: two items whose loop declares scope: [src] on the parent's checkout run one after the other (the second starts when the first ends), an item on docs beside them",
+    prepare: (p) => {
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      const loop = (name: string, scope: string) =>
+        `name: ${name}\ninitial: work\nscope: [${scope}]\nstates:\n  work:\n    action: sleep 0.5\n    next: done\n  done: { terminal: true }\n`;
+      writeFileSync(join(p.cwd, '.loops', 'edit-src.yaml'), loop('edit-src', 'src'));
+      writeFileSync(join(p.cwd, '.loops', 'edit-docs.yaml'), loop('edit-docs', 'docs'));
+      return {};
+    },
+    definition: {
+      name: 'fanout-scopes',
+      initial: 'fan',
+      states: {
+        fan: {
+          parallel: { branches: ['edit-src', 'edit-src', 'edit-docs'], max_workers: 3 },
+          on_yes: 'done',
+          on_no: 'done',
+        },
+        done: { terminal: true },
+      },
+    },
+  },
 ];

@@ -21,6 +21,37 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+  itemScopes: {
+    with: {
+      file: 'integration/fanout-scopes.test.ts',
+      title: 'with itemScopes items on the same scope run one after the other; others run at once',
+    },
+    without: {
+      file: 'integration/fanout-scopes.test.ts',
+      title: 'without itemScopes (an older release) items on the same scope run at once',
+    },
+  },
+  shareRateLimits: {
+    with: {
+      file: 'integration/fanout-rate-limit.test.ts',
+      title: 'with shareRateLimits holds the running siblings: their next agent call waits for the same instant',
+    },
+    without: {
+      file: 'integration/fanout-rate-limit.test.ts',
+      title: 'without shareRateLimits (an older release) the siblings call at once',
+    },
+  },
+  sharedBudget: {
+    with: {
+      file: 'integration/fanout-budget.test.ts',
+      title:
+        'with sharedBudget its items spend from one ledger: a running item makes no further call, no further item starts, on_budget routes',
+    },
+    without: {
+      file: 'integration/fanout-budget.test.ts',
+      title: 'without sharedBudget (an older release) every item may spend what was left when the fan-out began',
+    },
+  },
   quickBursts: {
     with: {
       file: 'integration/quick-bursts.test.ts',
