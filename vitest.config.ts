@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './tests/setup/sequencer.js';
 
 /**
  * One Temporal dev server and one workflow bundle per test run, shared by every file of the tiers
@@ -17,6 +18,8 @@ export default defineConfig({
   test: {
     // No globalSetup here: the root config's setup would run for every project, unit included.
     reporters: ['default', './tests/setup/summary-reporter.ts'],
+    // Long files first when vitest does not know the durations (tests/setup/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: integration files start workers and processes; keep parallelism modest. Those
