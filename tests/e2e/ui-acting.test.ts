@@ -134,7 +134,8 @@ async function runPage(id: string): Promise<Page> {
   return page;
 }
 
-const T = { timeout: 30_000 };
+// Generous: on a loaded machine a run's next state can take half a minute to show.
+const T = { timeout: 60_000 };
 
 describe.skipIf(SKIP_BROWSER)('acting on runs from ll-loop ui', () => {
   beforeAll(async () => {
