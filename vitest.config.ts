@@ -1,4 +1,6 @@
+import { availableParallelism, loadavg } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './tests/setup/sequencer.js';
 
 /**
  * One Temporal dev server and one workflow bundle per test run, shared by every file of the tiers
@@ -7,21 +9,27 @@ import { defineConfig } from 'vitest/config';
  */
 const SERVER_AND_BUNDLE = ['tests/setup/temporal-server.ts', 'tests/setup/workflow-bundle.ts'];
 
-/** How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 2. */
+/**
+ * How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 3 on a machine that
+ * is not already busy (load average below its core count) and 2 on one that is.
+ */
 function testForks(): number {
   const n = Number(process.env.LL_TEST_FORKS);
-  return Number.isInteger(n) && n >= 1 ? n : 2;
+  if (Number.isInteger(n) && n >= 1) return n;
+  return loadavg()[0]! < availableParallelism() ? 3 : 2;
 }
 
 export default defineConfig({
   test: {
     // No globalSetup here: the root config's setup would run for every project, unit included.
     reporters: ['default', './tests/setup/summary-reporter.ts'],
+    // Long files first when vitest does not know the durations (tests/setup/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: integration files start workers and processes; keep parallelism modest. Those
     // files mostly wait (a pool test: ~37 s of CPU in ~250 s), so an idle 2-core machine gains from
-    // LL_TEST_FORKS=3; on a shared, loaded one a third fork turned waits into timeouts.
+    // a third fork; on a shared, loaded one a third fork turned waits into timeouts (testForks).
     pool: 'forks',
     poolOptions: { forks: { maxForks: testForks(), minForks: 1 } },
     projects: [

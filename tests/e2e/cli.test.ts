@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCliBinary } from '../support/cli.js';
-import { freePort } from '../support/processes.js';
+import { freePort, liveProcesses, waitFor } from '../support/processes.js';
 
 let cwd: string;
 let env: NodeJS.ProcessEnv;
@@ -112,8 +112,9 @@ context:
     const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd, env });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    for (let i = 0; i < 200 && !out.includes('sleep 35.1337'); i += 1) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor('the action to be shown', () => out.includes('sleep 35.1337'), 30_000, 50);
+    // Interrupted while the action runs: its sleep is a live process.
+    await waitFor('the action to run', () => liveProcesses('sleep 35.1337') > 0, 30_000, 50);
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(6);

@@ -134,7 +134,8 @@ async function runPage(id: string): Promise<Page> {
   return page;
 }
 
-const T = { timeout: 30_000 };
+// Generous: on a loaded machine a run's next state can take half a minute to show.
+const T = { timeout: 60_000 };
 
 describe.skipIf(SKIP_BROWSER)('acting on runs from ll-loop ui', () => {
   beforeAll(async () => {
@@ -190,6 +191,8 @@ describe.skipIf(SKIP_BROWSER)('acting on runs from ll-loop ui', () => {
     await page.locator('#answer-send').click();
     await page.locator('#run-status.succeeded').waitFor(T);
     await page.locator('#human').waitFor({ state: 'hidden', ...T });
+    // The path shows the last state with the run's end event, which may come after the status.
+    await page.locator('#path', { hasText: 'review → pick → shape → words → done' }).waitFor(T);
     expect(await page.locator('#path').textContent()).toContain('review → pick → shape → words → done');
     await page.close();
   }, 240_000);

@@ -27,24 +27,27 @@ import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
-let shared: { client: Client; connection: Connection; native: NativeConnection } | undefined;
+type Shared = { client: Client; connection: Connection; native: NativeConnection };
+/** A promise, so that tests of a file running concurrently share one pair of connections. */
+let shared: Promise<Shared> | undefined;
 
 export async function temporal(): Promise<{ client: Client; native: NativeConnection }> {
-  if (!shared) {
+  shared ??= (async () => {
     installQuietRuntime('ERROR');
     const address = inject('temporalAddress');
     const connection = await Connection.connect({ address });
     const native = await NativeConnection.connect({ address });
-    shared = { client: new Client({ connection }), connection, native };
-  }
+    return { client: new Client({ connection }), connection, native };
+  })();
   return shared;
 }
 
 export async function closeTemporal(): Promise<void> {
   if (!shared) return;
-  await shared.native.close();
-  await shared.connection.close();
+  const closing = await shared;
   shared = undefined;
+  await closing.native.close();
+  await closing.connection.close();
 }
 
 /** A definition from a plain object, validated with defaults applied (throws on errors). */

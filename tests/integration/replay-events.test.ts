@@ -5,7 +5,7 @@
  * histories — and the run's events file holds that stream once.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { eventsPath } from '../../host/run-files.js';
 import { followEvents } from '../../client/follow/follow-events.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';
@@ -15,7 +15,7 @@ import { closedAs, closeTemporal, definition, project, runLoop, temporal, toolEn
 afterAll(closeTemporal);
 
 /** Every execution of a workflow id's continue-as-new chain, replayed in order. */
-async function replayChain(workflowId: string): Promise<unknown[]> {
+async function replayChain(workflowId: string, expect: ExpectStatic): Promise<unknown[]> {
   const { client } = await temporal();
   const replayer = new HistoryReplayer();
   const events: unknown[] = [];
@@ -38,9 +38,11 @@ async function replayChain(workflowId: string): Promise<unknown[]> {
   return events;
 }
 
-describe('events by replay equal the live events', () => {
+// Concurrent (vitest's maxConcurrency at a time): each scenario runs on a worker and task queue
+// of its own and mostly waits on the server and its timers, so they need not wait for each other.
+describe.concurrent('events by replay equal the live events', () => {
   for (const scenario of SCENARIOS.filter((s) => !s.failOnNonTerminal)) {
-    it(`${scenario.name}: ${scenario.covers}`, async () => {
+    it(`${scenario.name}: ${scenario.covers}`, async ({ expect }) => {
       const p = project(['mypy']);
       const env = { ...toolEnv(p), ...(scenario.prepare?.(p) ?? {}) };
       const { client } = await temporal();
@@ -62,7 +64,7 @@ describe('events by replay equal the live events', () => {
       });
       const live = run.events.map((e) => JSON.stringify(e));
       expect(live.length).toBeGreaterThan(2);
-      const replayed = (await replayChain(run.workflowId)).map((e) => JSON.stringify(e));
+      const replayed = (await replayChain(run.workflowId, expect)).map((e) => JSON.stringify(e));
       expect(replayed).toEqual(live);
       const followed = await followEvents(client, run.workflowId, { children: false });
       expect(followed.events.map((e) => JSON.stringify(e))).toEqual(live);
@@ -71,7 +73,7 @@ describe('events by replay equal the live events', () => {
       expect(followed.end?.result).toEqual(run.result);
       const file = readFileSync(eventsPath(p.cwd, run.workflowId), 'utf8').trim().split('\n');
       expect(file).toEqual(live);
-    });
+    }, 180_000); // side by side on a loaded machine, a run of quick actions took over a minute
   }
 });
 

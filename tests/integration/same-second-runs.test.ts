@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it, vi } from 'vitest';
 import { runCommand } from '../../client/start/run-loop.js';
+import { instanceIdFor } from '../../client/start/start-run.js';
 import { checkoutAt } from '../../host/checkout.js';
 import { closeTemporal, project, temporal } from './harness.js';
 
@@ -35,7 +36,8 @@ afterAll(async () => {
 
 it('two runs started in the same second get ids of their own and each its own environment', async () => {
   vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(new Date());
+  const now = new Date();
+  vi.setSystemTime(now);
   const outputs: string[][] = [[], []];
   const run = (i: number) =>
     // Two runs of one loop in one checkout, at once: without --no-lock the second would be refused (scope busy).
@@ -52,7 +54,22 @@ it('two runs started in the same second get ids of their own and each its own en
     });
   process.env.TWIN_MARK = 'first';
   const first = run(0);
-  await new Promise((r) => setTimeout(r, 700)); // the first run has started its workflow by now
+  // The second starts once the first's workflow exists (its id taken), however slow the machine.
+  // A count of polls, not a deadline: the frozen clock does not move.
+  const { client } = await temporal();
+  const firstId = instanceIdFor('twin', now);
+  for (let i = 0; ; i += 1) {
+    const started = await client.workflow
+      .getHandle(firstId)
+      .describe()
+      .then(
+        () => true,
+        () => false,
+      );
+    if (started) break;
+    if (i >= 600) throw new Error(`timed out waiting for run ${firstId} to start`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   process.env.TWIN_MARK = 'second';
   const second = run(1);
   delete process.env.TWIN_MARK;
@@ -62,7 +79,6 @@ it('two runs started in the same second get ids of their own and each its own en
 
   const ids = outputs.map((o) => (JSON.parse(o.join('')) as { instance_id: string }).instance_id);
   expect(ids[1]).toBe(`${ids[0]}-2`);
-  const { client } = await temporal();
   for (const id of ids) expect((await client.workflow.getHandle(id).describe()).taskQueue).toBe(checkoutAt(cwd).queue);
   const marks = outputs.map(
     (o) => (JSON.parse(o.join('')) as { captured: { mark: { output: string } } }).captured.mark.output,

@@ -1,0 +1,31 @@
+/**
+ * The order test files start in: the longest first, so that no long file starts last and keeps
+ * the run going alone at its end. Vitest's own order is right when it knows the files' durations
+ * (its cache of an earlier run); without it (a clean clone, CI) it goes by file size, which mixes
+ * 10 ms unit files with e2e files that wait minutes on servers, timers and processes. Then the
+ * tiers decide: e2e, integration, replay, unit (each in vitest's order), so the quick unit files
+ * fill the forks at the end.
+ */
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+const TIER_ORDER = ['e2e', 'integration', 'replay', 'unit'];
+
+function tierRank(spec: TestSpecification): number {
+  const rank = TIER_ORDER.indexOf(spec.project.name);
+  return rank === -1 ? TIER_ORDER.length : rank;
+}
+
+export default class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const known = sorted.every((spec) => this.knownDuration(spec));
+    if (known) return sorted;
+    // Array.prototype.sort is stable: within a tier, vitest's order stays.
+    return [...sorted].sort((a, b) => tierRank(a) - tierRank(b));
+  }
+
+  private knownDuration(spec: TestSpecification): boolean {
+    const key = `${spec.project.name}:${spec.moduleId.slice(this.ctx.config.root.length + 1)}`;
+    return this.ctx.cache.getFileTestResults(key) !== undefined;
+  }
+}
