@@ -11,7 +11,7 @@ import type { LoopRunResult, LoopWorkflowInput } from '../../workflows/definitio
 import { LOOP_FAILED } from '../../workflows/definitions.js';
 import { delay, isTransientServiceError } from '../runs/await-result.js';
 import { resultInHistory } from '../runs/run-result.js';
-import { decodeFirst, failureMessages, historyPages, type HistoryEvent } from '../runs/temporal-history.js';
+import { appendPage, decodeFirst, failureMessages, historyPages, type HistoryEvent } from '../runs/temporal-history.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { ActionResults } from './action-results.js';
 import { EventsTail } from './events-tail.js';
@@ -200,7 +200,7 @@ class ChainFollower {
           history = [];
           this.actionsInExecution = 0;
         }
-        history.push(...page.events);
+        appendPage(history, page.events);
         this.noteInput(page.events);
         this.noteChildren(page.events);
         if (this.opts.follow && page.events.some((e) => e.workflowTaskCompletedEventAttributes)) {

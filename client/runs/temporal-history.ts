@@ -60,6 +60,22 @@ export async function firstRunId(client: Client, workflowId: string): Promise<st
   return started?.firstExecutionRunId || started?.originalExecutionRunId || undefined;
 }
 
+/**
+ * Add a page to the history read so far, in event-id order. A long poll (`waitNewEvent`) can
+ * return a workflow task the server has not persisted yet (one that carries an Update arriving
+ * while the previous task completes); a later page then starts at or before those ids again.
+ * The newer page's events replace the older ones from its first id on, so the history never
+ * holds an event twice or out of order (the replayer rejects such a history).
+ */
+export function appendPage(history: HistoryEvent[], events: readonly HistoryEvent[]): void {
+  const first = events[0] === undefined ? undefined : Number(events[0].eventId);
+  if (first !== undefined && history.length > 0 && Number(history.at(-1)!.eventId) >= first) {
+    const from = history.findIndex((e) => Number(e.eventId) >= first);
+    history.splice(from);
+  }
+  history.push(...events);
+}
+
 /** One page of one execution's history. */
 export interface HistoryPage {
   runId: string;
