@@ -13,10 +13,13 @@ let cwd: string;
 const project = useOwnServerProject('ll-loop-e2e-secrets-', { stateDir: true });
 const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => project.cli(args, undefined, extraEnv);
 
+/** Every regular file under `dir` (a socket, such as the worker's start socket, holds no data). */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+    const stat = statSync(path);
+    if (stat.isDirectory()) return filesUnder(path);
+    return stat.isFile() ? [path] : [];
   });
 }
 
