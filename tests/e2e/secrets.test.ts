@@ -3,25 +3,16 @@
  * are data (a `command` parameter stays code), and a secret an action prints is in no file under
  * `.loops/`, the embedded server's database included. Runs the built package (dist/).
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { filesUnder } from '../support/leak-scan.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
 
 let cwd: string;
 
 const project = useOwnServerProject('ll-loop-e2e-secrets-', { stateDir: true });
 const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => project.cli(args, undefined, extraEnv);
-
-/** Every regular file under `dir` (a socket, such as the worker's start socket, holds no data). */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    const stat = statSync(path);
-    if (stat.isDirectory()) return filesUnder(path);
-    return stat.isFile() ? [path] : [];
-  });
-}
 
 beforeAll(() => {
   cwd = project.cwd;

@@ -7,12 +7,14 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 
-/** Every file under `dir`, recursively. */
+/** Every regular file under `dir`, recursively (a socket, such as the worker's start socket, holds no data). */
 export function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+    const stat = statSync(path);
+    if (stat.isDirectory()) return filesUnder(path);
+    return stat.isFile() ? [path] : [];
   });
 }
 
