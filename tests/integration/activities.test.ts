@@ -167,7 +167,8 @@ describe('runAction: shell', () => {
         instanceId: 'wf/1',
       }),
     );
-    expect(r.log_file).toBe(join(c, '.loops', '.running', 'wf_1', '7-a_b_c.log'));
+    // stderr says why when the log files could not be written.
+    expect(r.log_file, r.stderr).toBe(join(c, '.loops', '.running', 'wf_1', '7-a_b_c.log'));
     expect(r.stderr_file).toBe(join(c, '.loops', '.running', 'wf_1', '7-a_b_c.stderr.log'));
     expect(statSync(r.log_file as string).size).toBe(70000);
     expect(readFileSync(r.stderr_file as string, 'utf8')).toBe('err-line\n');
