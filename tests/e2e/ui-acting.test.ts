@@ -282,8 +282,9 @@ states:
     expect(started.code, started.stderr).toBe(0);
     await list.locator('#notice').waitFor({ state: 'hidden', timeout: 60_000 });
     await page.locator('#notice').waitFor({ state: 'hidden', timeout: 60_000 });
-    // The page acts again once it is back: the run still waits, and takes its answer.
-    await page.locator('#answer-no').click();
+    // The page acts again once it is back: the run still waits, and takes its answer (its question
+    // shows once the worker, reconnecting on its own backoff, answers the status query again).
+    await page.locator('#answer-no').click({ timeout: 60_000 });
     await page.locator('#path', { hasText: 'review → failed' }).waitFor({ timeout: 60_000 });
     await list.close();
     await page.close();
