@@ -10,7 +10,7 @@ const SERVER_AND_BUNDLE = ['tests/setup/temporal-server.ts', 'tests/setup/workfl
 
 /**
  * How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 2. A third fork on a
- * clean clone in CI took longer (860 s against 809–845 s with two) and turned three waits on
+ * clean clone in CI gained nothing (860 s with three and with two) and turned three waits on
  * timing-sensitive outages into failures: the two cores are the limit, not the waiting.
  */
 function testForks(): number {
