@@ -16,7 +16,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogEntry } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../client/temporal/temporal-cli.js';
-import { devServerTuningFlags, probeTemporal } from '../../client/temporal/dev-server.js';
+import { devServerTuningFlags, persistenceFlags, probeTemporal } from '../../client/temporal/dev-server.js';
 import { searchAttributeFlags } from '../../client/temporal/search-attributes.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
@@ -45,8 +45,7 @@ async function startServer(): Promise<ChildProcess> {
       String(port),
       '--namespace',
       'default',
-      '--db-filename',
-      join(dir, 'temporal.db'),
+      ...persistenceFlags(join(dir, 'temporal.db')),
       '--log-level',
       'error',
       ...searchAttributeFlags(),

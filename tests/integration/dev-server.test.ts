@@ -144,6 +144,8 @@ describe('ensureDevServer', () => {
     expect(first).toMatchObject({ address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, started: true });
     expect(first.pid).toBeGreaterThan(0);
     expect(existsSync(join(dataDir, 'temporal.db'))).toBe(true);
+    // The store runs in write-ahead-log mode (persistenceFlags): its log sits beside it.
+    expect(existsSync(join(dataDir, 'temporal.db-wal'))).toBe(true);
     expect(existsSync(join(dataDir, 'server.pid'))).toBe(true);
 
     const second = await ensureDevServer({ dataDir, port, uiPort });
