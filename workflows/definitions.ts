@@ -242,6 +242,11 @@ export interface FanoutStatus {
   failed: number;
   /** Indexes of the items running now, and their child runs' ids. */
   running: Array<{ index: number; run_id: string }>;
+  /**
+   * Items whose turn came but whose loop's scopes another item holds (the `itemScopes` rule):
+   * they start when it ends. Absent when none waits (and in runs without the rule).
+   */
+  waiting?: Array<{ index: number; scopes: string[] }>;
 }
 
 export interface LoopWorkflowInput {

@@ -28,9 +28,13 @@ export class FanoutScopes {
     return problems.length || scopes.length === 0 ? undefined : scopes;
   }
 
-  /** Queue for `scopes` and wait until they are held, or `give_up()` says to stop waiting (then false). */
-  async acquire(runId: string, scopes: string[], giveUp: () => boolean): Promise<boolean> {
+  /**
+   * Queue for `scopes` and wait until they are held, or `give_up()` says to stop waiting (then
+   * false). `queued` is told when they are not free at once (another item holds or awaits them).
+   */
+  async acquire(runId: string, scopes: string[], giveUp: () => boolean, queued: () => void): Promise<boolean> {
     this.apply(decide(this.queue, { type: 'request', run: runId, scopes, wait: true, now: Date.now() }));
+    if (!this.granted.has(runId)) queued();
     await condition(() => this.granted.has(runId) || giveUp());
     if (this.granted.has(runId)) return true;
     this.release(runId);

@@ -81,6 +81,7 @@ export async function runFanout(
   const failFast = request.fail_mode === 'fail_fast';
   const outer = CancellationScope.current();
   const running = new Map<number, { scope: CancellationScope; runId: string }>();
+  const waiting = new Map<number, string[]>();
   let stopping = failFast && [...results.values()].some((r) => r.outcome !== 'yes');
   let checkpoint = false;
   let cursor = 0;
@@ -92,6 +93,7 @@ export async function runFanout(
       done: results.size,
       failed: [...results.values()].filter((r) => r.outcome !== 'yes').length,
       running: [...running.entries()].map(([index, r]) => ({ index, run_id: r.runId })),
+      ...(waiting.size > 0 ? { waiting: [...waiting.entries()].map(([index, scopes]) => ({ index, scopes })) } : {}),
     });
 
   const settle = (result: ParallelItemResult): void => {
@@ -127,8 +129,7 @@ export async function runFanout(
       // An item on the parent's checkout that declares scopes waits for them (the items after
       // it in this lane wait too; lanes keep item order). Given up: the end settles it.
       const claim = scopes && !source ? scopes.claimOf(child.definition) : undefined;
-      if (claim && !(await scopes!.acquire(runId, claim, () => stopping || checkpoint || !!ledger?.exhausted())))
-        return;
+      if (claim && !(await holdScopes(item.index, runId, claim))) return;
       const scope = new CancellationScope({
         cancellable: true,
         ...(request.timeout_s === undefined ? {} : { timeout: request.timeout_s * 1000 }),
@@ -150,6 +151,18 @@ export async function runFanout(
       if (claim) scopes!.release(runId);
       settle(result);
     }
+  };
+
+  /** Wait for an item's scopes, shown in the status while another item holds them. */
+  const holdScopes = async (index: number, runId: string, claim: string[]): Promise<boolean> => {
+    const giveUp = () => stopping || checkpoint || !!ledger?.exhausted();
+    const queued = () => {
+      waiting.set(index, claim);
+      report();
+    };
+    const held = await scopes!.acquire(runId, claim, giveUp, queued);
+    waiting.delete(index);
+    return held;
   };
 
   report();

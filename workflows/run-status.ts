@@ -68,9 +68,10 @@ export function showFanout(def: LoopDefinition, snapshot: Snapshot, instanceId: 
     .map((r) => `- item ${r.index}: \`${r.run_id}\``)
     .join('\n');
   const more = fanout.running.length > 10 ? `\n- … and ${fanout.running.length - 10} more` : '';
+  const waiting = fanout.waiting?.length ? `, ${fanout.waiting.length} waiting for a scope` : '';
   setCurrentDetails(
     `${detailsOf(def, snapshot, instanceId)}\n\n**${fanout.state}**: ${fanout.done}/${fanout.total} done${failed}, ` +
-      `${fanout.running.length} running${running ? `\n\n${running}${more}` : ''}`,
+      `${fanout.running.length} running${waiting}${running ? `\n\n${running}${more}` : ''}`,
   );
 }
 

@@ -5,11 +5,15 @@
  * older release) the two `src` items run at once. Each item's action marks itself running, looks
  * for another running item, and says whom it saw.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fanoutLines } from '../../client/reporters/fanout-line.js';
 import type { ParallelItemResult } from '../../fsm/types.js';
-import { closeTemporal, definition, project, runLoop, toolEnv } from './harness.js';
+import type { FanoutStatus } from '../../workflows/definitions.js';
+import { statusQuery } from '../../workflows/definitions.js';
+import { closeTemporal, definition, project, runLoop, temporal, toolEnv } from './harness.js';
+import { waitFor } from '../support/processes.js';
 
 afterAll(closeTemporal);
 
@@ -87,7 +91,27 @@ const span = (cwd: string, item: string) => {
 describe('scope locks of fan-out items', () => {
   it('with itemScopes items on the same scope run one after the other; others run at once', async () => {
     const p = fanProject(3);
-    const run = await runLoop(fan, { cwd: p.cwd, env: toolEnv(p), itemScopes: true });
+    const { client } = await temporal();
+    let waiting: FanoutStatus['waiting'];
+    let lines: string[] = [];
+    const run = await runLoop(fan, {
+      cwd: p.cwd,
+      env: toolEnv(p),
+      itemScopes: true,
+      // While one src item runs, `status` shows the other waiting for the scope it holds.
+      onStarted: async (workflowId) => {
+        const running = () => readdirSync(join(p.cwd, 'marks')).some((f) => /^src-[ab]\.running$/.test(f));
+        await waitFor('a src item running', running, 60_000);
+        const live = await client.workflow.getHandle(workflowId).query(statusQuery);
+        waiting = live.fanout?.waiting;
+        lines = live.fanout ? fanoutLines(live.fanout) : [];
+      },
+    });
+    expect(waiting).toHaveLength(1);
+    expect([0, 1]).toContain(waiting![0]!.index);
+    expect(waiting![0]!.scopes).toEqual(['src']);
+    expect(lines[0]).toMatch(/^fan: \d\/3 done, \d running, 1 waiting for a scope$/);
+    expect(lines).toContain(`item ${waiting![0]!.index}: waiting for src (another item holds it)`);
     // Neither src item saw the other running; the docs item saw one of them (it did not wait).
     const [a, b, docs] = seen(run);
     expect([a, b]).toEqual(['seen=', 'seen=']);
