@@ -18,9 +18,17 @@ import { statusQuery } from '../../workflows/definitions.js';
 import { replayExecution } from '../../worker/replay-events.js';
 import { followEvents } from '../../client/follow/follow-events.js';
 import { liveProcesses, waitFor } from '../support/processes.js';
-import { closeTemporal, project, runLoop, temporal, toolEnv, type RunOutcome } from './harness.js';
+import { closeTemporal, project, runLoop as runWith, temporal, toolEnv, type RunOutcome } from './harness.js';
 
 afterAll(closeTemporal);
+
+/**
+ * As `ll-loop run` starts a fan-out today: its items share the budget and rate-limit pauses and
+ * hold their loops' scopes (each rule's other side, a run of an older release, is tested in its
+ * own file and by the committed histories).
+ */
+const runLoop: typeof runWith = (def, opts) =>
+  runWith(def, { sharedBudget: true, shareRateLimits: true, itemScopes: true, ...opts });
 
 function withLoops(files: Record<string, string>) {
   const p = project();
