@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { ActionResult } from '../fsm/types.js';
 import { trackGroup, untrackGroup } from './group-reaper.js';
 import { OutputCapture } from './output-buffer.js';
-import { findExecutable, GATE_SHELL, gateArgs, openGate } from './spawn-gate.js';
+import { findExecutable, gatedSpawn, openGate } from './spawn-gate.js';
 
 /** Default tail sizes kept in memory (and in Temporal history). */
 export const STDOUT_TAIL_BYTES = 64 * 1024;
@@ -245,9 +245,10 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
  */
 function startGated(opts: RunProcessOptions): ChildProcess {
   try {
-    return spawn(GATE_SHELL, gateArgs(opts.file, opts.args), {
+    const gated = gatedSpawn(opts.file, opts.args, { ...process.env, ...opts.env });
+    return spawn(gated.file, gated.args, {
       cwd: opts.cwd,
-      env: { ...process.env, ...opts.env },
+      env: gated.env,
       detached: true,
       stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
     });
