@@ -79,10 +79,14 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   const elapsed = (): number => Math.round(performance.now() - start);
   if (opts.signal?.aborted) return { output: '', stderr: '', exit_code: 130, duration_ms: 0, error: 'cancelled' };
 
-  const missing = findExecutable(opts.file, opts.cwd, opts.env.PATH ?? process.env.PATH);
-  if (missing !== undefined) throw spawnFailure(opts, missing);
   // Spawned behind the gate (spawn-gate.ts): the action starts only once its group is tracked.
-  const child = startGated(opts);
+  const gated = gatedSpawn(opts.file, opts.args, { ...process.env, ...opts.env });
+  if (gated.file !== opts.file) {
+    // Behind `sh` a missing program would be sh's 127, not a failed start: looked up first.
+    const missing = findExecutable(opts.file, opts.cwd, opts.env.PATH ?? process.env.PATH);
+    if (missing !== undefined) throw spawnFailure(opts, missing);
+  }
+  const child = startGated(gated, opts);
   const pid = child.pid;
   if (pid === undefined) throw await spawnError(child, opts);
   // Errors of a started child (a failed kill) and of its pipes end in its exit and end-of-file.
@@ -243,9 +247,8 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
  * `input`; fd 3 the gate. A spawn that throws at once (arguments Node refuses) is returned as a
  * child that never started, as one whose spawn failed later is.
  */
-function startGated(opts: RunProcessOptions): ChildProcess {
+function startGated(gated: ReturnType<typeof gatedSpawn>, opts: RunProcessOptions): ChildProcess {
   try {
-    const gated = gatedSpawn(opts.file, opts.args, { ...process.env, ...opts.env });
     return spawn(gated.file, gated.args, {
       cwd: opts.cwd,
       env: gated.env,

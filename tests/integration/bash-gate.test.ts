@@ -6,7 +6,7 @@
  * changes bash's start-up (a BASH_ENV of the user's, posix mode) keeps the `sh` gate. Real processes.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -116,5 +116,22 @@ describe('a shell action behind its gate', () => {
     });
     expect(again).toMatchObject({ exit_code: 0, output: 'again\n' });
     expect(existsSync(gate)).toBe(true);
+  });
+
+  it('fails to start bash as the sh gate did: not on PATH, not executable, no working directory', async () => {
+    const base = { args: ['-c', 'true'], timeoutMs: 10_000, logPath: join(dir, 'c.log') };
+    const noExec = join(dir, 'no-exec');
+    mkdirSync(noExec, { recursive: true });
+    writeFileSync(join(noExec, 'bash'), '#!/bin/sh\n', { mode: 0o644 });
+    const failures = await Promise.all([
+      runProcess({ ...base, file: 'bash', cwd: dir, env: { PATH: join(dir, 'nowhere') } }).catch((e: unknown) => e),
+      runProcess({ ...base, file: 'bash', cwd: dir, env: { PATH: noExec } }).catch((e: unknown) => e),
+      runProcess({ ...base, file: 'bash', cwd: join(dir, 'gone'), env: {} }).catch((e: unknown) => e),
+    ]);
+    expect(failures).toMatchObject([
+      { name: 'SpawnError', reason: 'not_found', code: 'ENOENT' },
+      { name: 'SpawnError', reason: 'other', code: 'EACCES' },
+      { name: 'SpawnError', reason: 'cwd' },
+    ]);
   });
 });
