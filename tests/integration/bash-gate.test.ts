@@ -38,8 +38,8 @@ function run(
     });
     let out = '';
     let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ out, err, code, signal }));
     const gate = child.stdio[3] as unknown as Writable;
@@ -84,8 +84,8 @@ describe('a shell action behind its gate', () => {
 
   it.each([
     ['a BASH_ENV of the user’s (still read by the action)', { BASH_ENV: join(dir, 'user-env.bash') }],
-    ['posix mode', { POSIXLY_CORRECT: '1' }],
-    ['SHELLOPTS', { SHELLOPTS: 'braceexpand:hashall' }],
+    ['posix mode', { POSIXLY_CORRECT: '1' } as Record<string, string>],
+    ['SHELLOPTS', { SHELLOPTS: 'braceexpand:hashall' } as Record<string, string>],
   ])('keeps the sh gate with %s', async (_what, extra) => {
     writeFileSync(join(dir, 'user-env.bash'), 'echo from-user-bash-env\n');
     const plan = gatedSpawn('bash', ['-c', 'echo action'], { ...env, ...extra });
