@@ -1,11 +1,11 @@
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { statSync } from 'node:fs';
-import { execa } from 'execa';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { ActionResult } from '../fsm/types.js';
 import { trackGroup, untrackGroup } from './group-reaper.js';
 import { OutputCapture } from './output-buffer.js';
-import { findExecutable, GATE_SHELL, gateArgs, openGate } from './spawn-gate.js';
+import { findExecutable, gatedSpawn, openGate } from './spawn-gate.js';
 
 /** Default tail sizes kept in memory (and in Temporal history). */
 export const STDOUT_TAIL_BYTES = 64 * 1024;
@@ -79,20 +79,18 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   const elapsed = (): number => Math.round(performance.now() - start);
   if (opts.signal?.aborted) return { output: '', stderr: '', exit_code: 130, duration_ms: 0, error: 'cancelled' };
 
-  const missing = findExecutable(opts.file, opts.cwd, opts.env.PATH ?? process.env.PATH);
-  if (missing !== undefined) throw spawnFailure(opts, missing);
   // Spawned behind the gate (spawn-gate.ts): the action starts only once its group is tracked.
-  const child = execa(GATE_SHELL, gateArgs(opts.file, opts.args), {
-    cwd: opts.cwd,
-    env: opts.env,
-    extendEnv: true,
-    detached: true,
-    buffer: false,
-    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
-    reject: false,
-  });
+  const gated = gatedSpawn(opts.file, opts.args, { ...process.env, ...opts.env });
+  if (gated.file !== opts.file) {
+    // Behind `sh` a missing program would be sh's 127, not a failed start: looked up first.
+    const missing = findExecutable(opts.file, opts.cwd, opts.env.PATH ?? process.env.PATH);
+    if (missing !== undefined) throw spawnFailure(opts, missing);
+  }
+  const child = startGated(gated, opts);
   const pid = child.pid;
   if (pid === undefined) throw await spawnError(child, opts);
+  // Errors of a started child (a failed kill) and of its pipes end in its exit and end-of-file.
+  child.on('error', () => undefined);
   // Guarded until runProcess returns, stragglers included (group-reaper.ts).
   trackGroup(pid);
   if (opts.input !== undefined) {
@@ -102,9 +100,6 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
     stdin.end(opts.input);
   }
   openGate(child.stdio[3] as unknown as Writable);
-  // With buffer:false execa's own promise only tracks completion; it never rejects (reject:false),
-  // and we do not wait on it (it also waits for pipes held by escaped grandchildren).
-  child.catch(() => undefined);
 
   const stdout = child.stdout as Readable;
   const stderr = child.stderr as Readable;
@@ -123,6 +118,8 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
       stderr.resume();
     },
   });
+  stdout.on('error', () => undefined);
+  stderr.on('error', () => undefined);
   stdout.on('data', (c: Buffer) => capture.push('stdout', c));
   stderr.on('data', (c: Buffer) => capture.push('stderr', c));
   const pipesDone = Promise.all([streamDone(stdout), streamDone(stderr)]);
@@ -243,10 +240,39 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
   }
 }
 
+/**
+ * Spawns the gate with Node's own `spawn` (no wrapper library: this is the hot path of every quick
+ * action, and the spawner's memory is what each fork copies). The action's environment is the
+ * worker's with `opts.env` over it; its own process group (`detached`); stdin a pipe only for
+ * `input`; fd 3 the gate. A spawn that throws at once (arguments Node refuses) is returned as a
+ * child that never started, as one whose spawn failed later is.
+ */
+function startGated(gated: ReturnType<typeof gatedSpawn>, opts: RunProcessOptions): ChildProcess {
+  try {
+    return spawn(gated.file, gated.args, {
+      cwd: opts.cwd,
+      env: gated.env,
+      detached: true,
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    return notStarted(e as NodeJS.ErrnoException);
+  }
+}
+
+/** A stand-in for a child whose spawn threw: no pid, and the error as its `error` event. */
+function notStarted(err: NodeJS.ErrnoException): ChildProcess {
+  const stub = { pid: undefined, stdio: [], once: (_: 'error', f: (e: Error) => void) => queueMicrotask(() => f(err)) };
+  return stub as unknown as ChildProcess;
+}
+
 /** Builds the error for a process that never started, naming the likely cause. */
-async function spawnError(child: PromiseLike<unknown>, opts: RunProcessOptions): Promise<SpawnError> {
-  const r = (await child) as { code?: string; originalMessage?: string; shortMessage?: string };
-  return spawnFailure(opts, r.code, r.originalMessage ?? r.shortMessage);
+function spawnError(child: ChildProcess, opts: RunProcessOptions): Promise<SpawnError> {
+  // The pipes made for it have no one at the other end: closed, so they hold nothing open.
+  for (const s of child.stdio ?? []) s?.destroy();
+  return new Promise((resolve) => {
+    child.once('error', (e: NodeJS.ErrnoException) => resolve(spawnFailure(opts, e.code, e.message)));
+  });
 }
 
 function spawnFailure(opts: RunProcessOptions, code: string | undefined, detail?: string): SpawnError {

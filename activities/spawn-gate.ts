@@ -9,9 +9,14 @@
  *
  * Since the process spawned is `sh`, a missing or non-executable program no longer fails the spawn
  * itself; {@link findExecutable} looks it up first, the way `execvp` will.
+ *
+ * A shell action (`bash …`) skips the `sh`: bash itself waits at the same gate, written in a file
+ * it reads at start-up (`BASH_ENV`, sourced by every non-interactive bash before its command), so
+ * each quick action costs one program start instead of two ({@link gatedSpawn}).
  */
-import { accessSync, constants, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 
 /** The gate's shell: POSIX `sh`, present wherever bash is and quicker to start. */
@@ -52,4 +57,61 @@ export function findExecutable(file: string, cwd: string, path: string | undefin
     }
   }
   return denied ? 'EACCES' : 'ENOENT';
+}
+
+/**
+ * The gate as bash's start-up file: the same wait and exit as {@link GATE_SCRIPT}; then fd 3 is
+ * closed and BASH_ENV unset (the action and its children see neither), and `$_` is left empty, as
+ * `sh`'s `read -r _` left it: the action starts in the state it started in behind the `sh` gate.
+ */
+const BASH_GATE_SCRIPT = `read -r _ <&3 || exit ${GATE_CLOSED_EXIT}; exec 3<&-; unset BASH_ENV; : ''\n`;
+
+/** This process's gate file (made on first use, in a directory of its own, removed at exit). */
+let bashGate: { dir: string; file: string } | undefined | null;
+
+/**
+ * The gate file's path, rewritten should something have removed it (bash would run the action
+ * ungated when the file is gone); undefined when none can be made or its path would be expanded.
+ */
+function bashGateFile(): string | undefined {
+  if (bashGate === null) return undefined;
+  try {
+    if (bashGate === undefined) {
+      const dir = mkdtempSync(join(tmpdir(), 'll-loop-gate-'));
+      bashGate = { dir, file: join(dir, 'gate.bash') };
+      const made = bashGate.dir;
+      process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+    }
+    // bash expands BASH_ENV (parameters, commands, arithmetic): only a plain path is the file.
+    if (!/^[A-Za-z0-9_./-]+$/.test(bashGate.file)) throw new Error('not a plain path');
+    if (!existsSync(bashGate.file)) writeFileSync(bashGate.file, BASH_GATE_SCRIPT, { mode: 0o600 });
+    return bashGate.file;
+  } catch {
+    bashGate = null;
+    return undefined;
+  }
+}
+
+/** Names that change whether bash reads BASH_ENV, or what it reads: with any of them, the `sh` gate. */
+const BASH_START_UP_NAMES = ['BASH_ENV', 'POSIXLY_CORRECT', 'SHELLOPTS'];
+
+/**
+ * What to spawn for `file args` behind the gate, with `env` the action's environment over the
+ * worker's: bash directly with the gate as its start-up file when `file` is `bash` and nothing
+ * in the environment or the process changes bash's start-up (a BASH_ENV of the user's own, posix
+ * mode, set-id), else {@link GATE_SHELL} with {@link gateArgs}.
+ */
+export function gatedSpawn(
+  file: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): { file: string; args: string[]; env: Record<string, string | undefined> } {
+  const plain =
+    file === 'bash' &&
+    BASH_START_UP_NAMES.every((name) => env[name] === undefined) &&
+    process.getuid?.() === process.geteuid?.() &&
+    process.getgid?.() === process.getegid?.();
+  const gate = plain ? bashGateFile() : undefined;
+  if (gate === undefined) return { file: GATE_SHELL, args: gateArgs(file, args), env };
+  return { file, args, env: { ...env, BASH_ENV: gate } };
 }

@@ -3,6 +3,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   benchWorker,
+  childCpuSeconds,
   connectClient,
   cpuSeconds,
   dist,
@@ -81,13 +82,16 @@ export async function concurrentLoops(
   const rss0 = procStatus(worker.pid);
   let peakRssKb = rss0?.rss_kb ?? 0;
   // The spawner's CPU and memory are the quick actions' cost too: sampled, since it may come and go.
-  const spawner = { cpu: 0, peakKb: 0, at: undefined };
+  // Its reaped children's CPU is the actions' own (`bash` and what it ran).
+  const spawner = { cpu: 0, actions: 0, peakKb: 0, at: undefined };
   const sampleSpawner = (before = false) => {
     const pid = spawnerOf(worker.pid);
     const s = pid === undefined ? undefined : cpuSeconds(pid);
-    if (pid === undefined || s === undefined) return;
+    const c = pid === undefined ? undefined : childCpuSeconds(pid);
+    if (pid === undefined || s === undefined || c === undefined) return;
     if (!before) spawner.cpu += spawner.at?.pid === pid ? s - spawner.at.s : s;
-    spawner.at = { pid, s };
+    if (!before) spawner.actions += spawner.at?.pid === pid ? c - spawner.at.c : c;
+    spawner.at = { pid, s, c };
     spawner.peakKb = Math.max(spawner.peakKb, procStatus(pid)?.hwm_kb ?? 0);
   };
   sampleSpawner(true);
@@ -196,6 +200,8 @@ export async function concurrentLoops(
       worker: round(cpu1.worker - cpu0.worker, 1),
       server: round(cpu1.server - cpu0.server, 1),
       spawner: round(spawner.cpu, 1),
+      // The actions' processes, started by the spawner (an action it did not start is not in it).
+      actions: round(spawner.actions, 1),
       ...(cpu1.database > 0 ? { database: round(cpu1.database - cpu0.database, 1) } : {}),
     },
     machine_busy_pct: round(machineBusy * 100),

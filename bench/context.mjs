@@ -132,6 +132,20 @@ export function cpuSeconds(pid) {
   }
 }
 
+/**
+ * CPU seconds of the children a process has waited for (cutime + cstime): for the action spawner,
+ * the quick actions' own processes (`bash` and what it ran).
+ */
+export function childCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Busy and total jiffies of the whole machine (first line of /proc/stat). */
 export function machineJiffies() {
   const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);

@@ -2,6 +2,7 @@
 import {
   CURRENT_RUN_RULES,
   TRANSITIONS,
+  childCpuSeconds,
   connectClient,
   connectWorkerConnection,
   cpuSeconds,
@@ -47,14 +48,18 @@ export async function transitions(quick, rules = false, at = endpoint, cwd = pro
   const { quickSpawnerPid } = await dist('activities/action-spawner.js');
   // The spawner's CPU (quick actions in bursts start there): counted as it goes, since it may be let go.
   let spawnerCpu = 0;
+  // Its reaped children's: the actions' own processes.
+  let actionsCpu = 0;
   let spawnerAt;
   const sampleSpawner = (before = false) => {
     const pid = quickSpawnerPid();
     const s = pid === undefined ? undefined : cpuSeconds(pid);
-    if (pid === undefined || s === undefined) return;
+    const c = pid === undefined ? undefined : childCpuSeconds(pid);
+    if (pid === undefined || s === undefined || c === undefined) return;
     // A spawner seen before the run counts from then; one started during it, from its start.
     if (!before) spawnerCpu += spawnerAt?.pid === pid ? s - spawnerAt.s : s;
-    spawnerAt = { pid, s };
+    if (!before) actionsCpu += spawnerAt?.pid === pid ? c - spawnerAt.c : c;
+    spawnerAt = { pid, s, c };
   };
   sampleSpawner(true);
   const sampler = setInterval(sampleSpawner, 200);
@@ -97,6 +102,8 @@ export async function transitions(quick, rules = false, at = endpoint, cwd = pro
     worker_cpu_ms: round((cpu.user + cpu.system) / 1000 / result.steps, 2),
     // The action spawner's (activities/action-spawner.ts), which starts a burst's processes.
     spawner_cpu_ms: round((spawnerCpu * 1000) / result.steps, 2),
+    // The actions' own processes started by the spawner (`bash`; before, `sh` and `bash`).
+    actions_cpu_ms: round((actionsCpu * 1000) / result.steps, 2),
     history_events_per_transition: round((history.events?.length ?? 0) / result.steps, 2),
   };
 }

@@ -88,6 +88,16 @@ describe('the action spawner', () => {
     await expect(spawner.launch(missing)).rejects.toMatchObject({ name: 'SpawnError', reason: 'cwd' });
   });
 
+  it('throws the SpawnError runProcess throws for arguments the OS refuses (E2BIG), and for a NUL byte', async () => {
+    const huge = opts(`: ${'x'.repeat(200_000)}`);
+    const here = await runProcess(huge).catch((e: unknown) => e);
+    expect(here).toMatchObject({ name: 'SpawnError', reason: 'other', code: 'E2BIG' });
+    await expect(spawner.launch(huge)).rejects.toMatchObject({ name: 'SpawnError', reason: 'other', code: 'E2BIG' });
+    const nul = opts('echo a\0b');
+    await expect(runProcess(nul)).rejects.toMatchObject({ name: 'SpawnError', reason: 'other' });
+    await expect(spawner.launch(nul)).rejects.toMatchObject({ name: 'SpawnError', reason: 'other' });
+  });
+
   it('stops a running action’s group when its worker lets it go, and exits', async () => {
     const own = new ActionSpawner(ENTRY);
     const pidFile = join(dir, 'pid');
@@ -115,25 +125,36 @@ describe('the action spawner', () => {
   });
 });
 
-describe('an idle worker’s modules', () => {
-  it('the activities load no LLM provider SDK and no MCP SDK until a run needs one', () => {
-    // The hook writes each module's URL synchronously, before the module loads: the file is
-    // complete once the import has resolved.
-    const list = join(dir, 'loaded.txt');
-    const script = `
+/** The URLs of the modules that importing `entry` (a file of dist/) loads, in a fresh Node. */
+function modulesLoadedBy(entry: string, name: string): string[] {
+  // The hook writes each module's URL synchronously, before the module loads: the file is
+  // complete once the import has resolved.
+  const list = join(dir, name);
+  const script = `
       import { register } from 'node:module';
       register('data:text/javascript,' + encodeURIComponent(
         'import { appendFileSync } from "node:fs";' +
         'export async function load(u, c, n) { appendFileSync(process.env.LL_TEST_LOADED, u + String.fromCharCode(10)); return n(u, c); }'));
-      await import(${JSON.stringify(join(DIST, 'activities', 'index.js'))});
+      await import(${JSON.stringify(entry)});
     `;
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      encoding: 'utf8',
-      env: { ...process.env, LL_TEST_LOADED: list },
-    });
-    expect(out.status, out.stderr).toBe(0);
-    const loaded = readFileSync(list, 'utf8').split('\n');
+  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, LL_TEST_LOADED: list },
+  });
+  expect(out.status, out.stderr).toBe(0);
+  return readFileSync(list, 'utf8').split('\n');
+}
+
+describe('an idle worker’s modules', () => {
+  it('the activities load no LLM provider SDK and no MCP SDK until a run needs one', () => {
+    const loaded = modulesLoadedBy(join(DIST, 'activities', 'index.js'), 'loaded.txt');
     expect(loaded.some((u) => u.includes('/activities/run-action.js'))).toBe(true);
     expect(loaded.filter((u) => /@anthropic-ai|node_modules\/openai|@modelcontextprotocol/.test(u))).toEqual([]);
+  });
+
+  it('the code that starts an action loads no process library (every fork copies what its process holds)', () => {
+    const loaded = modulesLoadedBy(join(DIST, 'activities', 'process.js'), 'process-loaded.txt');
+    expect(loaded.some((u) => u.includes('/activities/process.js'))).toBe(true);
+    expect(loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
   });
 });
