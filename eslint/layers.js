@@ -113,6 +113,7 @@ export const ALLOWED = {
   'client/scopes': ['client', 'client/runs', 'client/temporal', ...CLIENT_OUTER],
   'client/hosting': [
     'client',
+    'client/human',
     'client/runs',
     'client/start',
     'client/schedules',

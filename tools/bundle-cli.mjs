@@ -15,7 +15,7 @@
  * commands those are is read from the lean build's own import graph and written to
  * dist/cli-lean/commands.json, which bin/ll-loop.js reads.
  */
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -48,9 +48,21 @@ const othersExternal = [
 // `--help` reads the usage lines next to the module that reads them (client/commands/usage-index.ts).
 const usage = join(root, 'dist', 'client', 'commands', 'usage.json');
 
+/** Rewrite every chunk of `dir` as ASCII: V8 keeps each module's source at one byte per character then. */
+async function asciiChunks(dir) {
+  const { asciiSource } = await import(join(root, 'dist', 'worker', 'ascii-source.js'));
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
+    const file = join(dir, name);
+    const code = readFileSync(file, 'utf8');
+    const ascii = asciiSource(code);
+    if (ascii !== code) writeFileSync(file, ascii);
+  }
+}
+
 const outdir = join(root, 'dist', 'cli');
 rmSync(outdir, { recursive: true, force: true });
 await build({ ...common, outdir, external: ['@temporalio/*', 'protobufjs', ...othersExternal] });
+await asciiChunks(outdir);
 if (existsSync(usage)) copyFileSync(usage, join(outdir, 'usage.json'));
 console.log(`cli bundle: ${join(outdir, 'cli.js')}`);
 
@@ -69,6 +81,7 @@ const lean = await build({
   ],
   plugins: [protoAsJson()],
 });
+await asciiChunks(leanDir);
 if (existsSync(usage)) copyFileSync(usage, join(leanDir, 'usage.json'));
 const commands = leanCommands(lean.metafile);
 writeFileSync(join(leanDir, 'commands.json'), `${JSON.stringify(commands)}\n`);

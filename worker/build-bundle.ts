@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { BUILD_STAMP, PACKAGE_ROOT, PREBUILT_BUNDLE } from '../host/paths.js';
+import { asciiSource } from './ascii-source.js';
 
 /**
  * The bundle keeps its inline source map (the SDK requires one, and maps workflow stack traces
@@ -32,7 +33,8 @@ const { code } = await bundleWorkflowCode({
   logger: new DefaultLogger('WARN'),
 });
 mkdirSync(dirname(PREBUILT_BUNDLE), { recursive: true });
-writeFileSync(PREBUILT_BUNDLE, withoutSourcesContent(code));
+// ASCII: the workflow thread keeps the source at one byte per character (ascii-source.ts).
+writeFileSync(PREBUILT_BUNDLE, asciiSource(withoutSourcesContent(code)));
 console.log(`workflow bundle: ${PREBUILT_BUNDLE} (${(code.length / 1024).toFixed(0)} KiB)`);
 // Every build is a new code id: a checkout's worker of an earlier build is replaced (build-info.ts).
 writeFileSync(BUILD_STAMP, JSON.stringify({ code_id: randomUUID().slice(0, 8), built_at: new Date().toISOString() }));

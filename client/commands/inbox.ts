@@ -7,6 +7,7 @@ import { oneLine } from '../../fsm/format.js';
 import { bool, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import type { WaitingRun } from '../human/find-waiting.js';
 
 export interface InboxOptions {
   cwd: string;
@@ -16,16 +17,11 @@ export interface InboxOptions {
 }
 
 export async function inboxCommand(opts: InboxOptions): Promise<number> {
-  const [{ waitingRuns }, { withSession }, { projectScope }, { table, localTime }, { safeText }] = await Promise.all([
-    import('../human/find-waiting.js'),
-    import('../temporal/session.js'),
-    import('../runs/find-runs.js'),
+  const [waiting, { table, localTime }, { safeText }] = await Promise.all([
+    waitingRuns(opts),
     import('../reporters/table.js'),
     import('../reporters/safe-text.js'),
   ]);
-  const waiting = await withSession(opts.cwd, ({ client, connection }) =>
-    waitingRuns(client, connection, opts.allProjects ? undefined : projectScope(opts.cwd), projectScope(opts.cwd)),
-  );
   if (opts.json) {
     opts.out(`${JSON.stringify(waiting, null, 2)}\n`);
     return EXIT.ok;
@@ -63,3 +59,23 @@ export const inboxSpec: CommandSpec = {
     });
   },
 };
+
+/**
+ * The inbox from the checkout's worker when it can answer (no Temporal client loaded here), else
+ * listed by this command on a session of its own.
+ */
+async function waitingRuns(opts: InboxOptions): Promise<WaitingRun[]> {
+  const [{ inboxThroughWorker }, { projectScope }] = await Promise.all([
+    import('../human/inbox-through-worker.js'),
+    import('../runs/project-scope.js'),
+  ]);
+  const here = projectScope(opts.cwd);
+  const project = opts.allProjects ? undefined : here;
+  const answered = await inboxThroughWorker({ cwd: opts.cwd, project, here });
+  if (answered) return answered;
+  const [{ waitingRuns: list }, { withSession }] = await Promise.all([
+    import('../human/find-waiting.js'),
+    import('../temporal/session.js'),
+  ]);
+  return withSession(opts.cwd, ({ client, connection }) => list(client, connection, project, here));
+}

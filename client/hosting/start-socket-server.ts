@@ -24,6 +24,8 @@ import {
   type WorkerStartRequest,
 } from '../start/worker-start-wire.js';
 import type { Session } from '../temporal/session.js';
+import type { WorkerInboxReply, WorkerInboxRequest } from '../human/inbox-wire.js';
+import { serveInbox } from '../human/serve-inbox.js';
 
 /** A request larger than this is not a loop a command sends (Temporal refuses far less). */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
@@ -94,7 +96,7 @@ interface Serving {
 function serveOne(socket: Socket, { session, starter, checkout, open, log }: Serving): void {
   let buffer = '';
   let answered = false;
-  const answer = (reply: WorkerStartReply) => {
+  const answer = (reply: WorkerStartReply | WorkerInboxReply) => {
     if (answered) return;
     answered = true;
     socket.end(`${JSON.stringify(reply)}\n`);
@@ -107,17 +109,27 @@ function serveOne(socket: Socket, { session, starter, checkout, open, log }: Ser
     if (buffer.length > MAX_REQUEST_BYTES) return answer({ kind: 'refused', why: 'request too large' });
     const end = buffer.indexOf('\n');
     if (end < 0) return;
-    let request: WorkerStartRequest;
+    let request: WorkerStartRequest | WorkerInboxRequest;
     try {
-      request = JSON.parse(buffer.slice(0, end)) as WorkerStartRequest;
+      request = JSON.parse(buffer.slice(0, end)) as WorkerStartRequest | WorkerInboxRequest;
     } catch {
       return answer({ kind: 'refused', why: 'not a start request' });
     }
     const why = refusal(request, session, checkout, open());
     if (why) {
-      log(`a start request was refused (${why}); the command starts its run itself`);
+      log(
+        request?.kind === 'inbox'
+          ? `an inbox request was refused (${why}); the command lists the runs itself`
+          : `a start request was refused (${why}); the command starts its run itself`,
+      );
       return answer({ kind: 'refused', why });
     }
+    // `ll-loop inbox`: the listing the command would make, on this worker's client.
+    if (request.kind === 'inbox')
+      return void serveInbox(request, session).then((reply) => {
+        log(`ll-loop inbox: ${reply.kind === 'inbox' ? `${reply.waiting.length} waiting` : reply.why} (start socket)`);
+        answer(reply);
+      });
     startRequested(request, session, checkout, starter).then(
       (started) => {
         log(`${started.instance_id}: started for ll-loop run (start socket)`);
@@ -129,9 +141,14 @@ function serveOne(socket: Socket, { session, starter, checkout, open, log }: Ser
 }
 
 /** Why this worker must not start the request's run (then the command starts it itself). */
-function refusal(r: WorkerStartRequest, session: Session, checkout: Checkout, open: boolean): string | undefined {
+function refusal(
+  r: WorkerStartRequest | WorkerInboxRequest,
+  session: Session,
+  checkout: Checkout,
+  open: boolean,
+): string | undefined {
   if (!open) return 'the worker is draining';
-  if (r?.kind !== 'start') return 'not a start request';
+  if (r?.kind !== 'start' && r?.kind !== 'inbox') return 'not a start request';
   if (r.code_id !== codeId()) return `the worker is build ${codeId()}, the command ${r.code_id}`;
   if (r.address !== session.endpoint.address) return `the worker polls ${session.endpoint.address}`;
   if (r.root !== checkout.root) return `the worker serves ${checkout.root}`;

@@ -10,7 +10,6 @@
  */
 import { resolve } from 'node:path';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { checkoutKey } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { LOOP_WORKFLOW_TYPE, type LoopStatus } from '../../workflows/definitions.js';
@@ -43,16 +42,9 @@ export interface RunSummary {
   human?: NonNullable<LoopStatus['human']>;
 }
 
-/** The project whose runs a loop name means: its checkout key and root directory. */
-export interface ProjectScope {
-  key: string;
-  root: string;
-}
-
-/** The project rooted at `root` (a command's `cwd`) on this host. */
-export function projectScope(root: string): ProjectScope {
-  return { key: checkoutKey(root), root: resolve(root) };
-}
+// In a file of its own so that a command can name its project without loading this one's imports.
+export { projectScope, type ProjectScope } from './project-scope.js';
+import type { ProjectScope } from './project-scope.js';
 
 /** Whether `run` belongs to `project` (see the invariant above). */
 export function inProject(run: RunSummary, project: ProjectScope): boolean {

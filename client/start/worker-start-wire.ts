@@ -7,29 +7,10 @@
  * The socket lives in a directory only its owner can enter (0700), so only the user who runs the
  * worker can reach it: a request runs the loop's shell actions as that user.
  */
-import { join } from 'node:path';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
-import { workerDir } from '../../host/checkout.js';
 
-/** The directory of the socket (mode 0700) and the socket itself. */
-export function startSocketDir(root: string): string {
-  return join(workerDir(root), 'start');
-}
-
-export function startSocketPath(root: string): string {
-  return join(startSocketDir(root), 's.sock');
-}
-
-/**
- * Unix socket paths are limited (108 bytes on Linux, 104 on macOS, with the terminating NUL): a
- * checkout deeper than that starts its runs the ordinary way.
- */
-export const MAX_SOCKET_PATH_BYTES = 103;
-
-export function socketPathUsable(path: string): boolean {
-  return Buffer.byteLength(path, 'utf8') <= MAX_SOCKET_PATH_BYTES;
-}
+export { MAX_SOCKET_PATH_BYTES, socketPathUsable, startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 
 /** `ll-loop run`'s request: a loop already loaded and validated by the command. */
 export interface WorkerStartRequest {
