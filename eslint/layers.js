@@ -114,6 +114,7 @@ export const ALLOWED = {
   'client/hosting': [
     'client',
     'client/runs',
+    'client/follow',
     'client/start',
     'client/schedules',
     'client/temporal',

@@ -16,6 +16,9 @@ import type { Checkout } from '../../host/checkout.js';
 import { CliError, toCliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { startRequested } from '../start/start-requested.js';
+import { noteWhileQueued } from '../start/queue-note.js';
+import { serveFollow } from '../follow/serve-follow.js';
+import type { FollowMessage, FollowRequest } from '../follow/follow-wire.js';
 import {
   socketPathUsable,
   startSocketDir,
@@ -77,12 +80,12 @@ export function listenForStarts(
   };
 }
 
-/** One connection: one request line, one answer line. */
 /** `LL_EAGER_START=0` turns eager starts off. */
 function eagerStart(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.LL_EAGER_START !== '0';
 }
 
+/** One connection: one start request line and one answer line, or a follow request and its stream. */
 interface Serving {
   session: Session;
   starter: Client | undefined;
@@ -91,7 +94,8 @@ interface Serving {
   log: (line: string) => void;
 }
 
-function serveOne(socket: Socket, { session, starter, checkout, open, log }: Serving): void {
+function serveOne(socket: Socket, serving: Serving): void {
+  const { session, starter, checkout, open, log } = serving;
   let buffer = '';
   let answered = false;
   const answer = (reply: WorkerStartReply) => {
@@ -101,17 +105,22 @@ function serveOne(socket: Socket, { session, starter, checkout, open, log }: Ser
   };
   socket.on('error', () => undefined);
   socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
+  const onData = (chunk: string) => {
     if (answered) return;
     buffer += chunk;
     if (buffer.length > MAX_REQUEST_BYTES) return answer({ kind: 'refused', why: 'request too large' });
     const end = buffer.indexOf('\n');
     if (end < 0) return;
-    let request: WorkerStartRequest;
+    let request: WorkerStartRequest | FollowRequest;
     try {
-      request = JSON.parse(buffer.slice(0, end)) as WorkerStartRequest;
+      request = JSON.parse(buffer.slice(0, end)) as WorkerStartRequest | FollowRequest;
     } catch {
       return answer({ kind: 'refused', why: 'not a start request' });
+    }
+    if (request?.kind === 'follow') {
+      answered = true;
+      socket.off('data', onData);
+      return follow(socket, request, buffer.slice(end + 1), serving);
     }
     const why = refusal(request, session, checkout, open());
     if (why) {
@@ -121,10 +130,33 @@ function serveOne(socket: Socket, { session, starter, checkout, open, log }: Ser
     startRequested(request, session, checkout, starter).then(
       (started) => {
         log(`${started.instance_id}: started for ll-loop run (start socket)`);
-        answer(started);
+        const { namespace, uiUrl } = session.endpoint;
+        answer({ ...started, namespace, ...(uiUrl ? { ui_url: uiUrl } : {}) });
       },
       (err: unknown) => answer(errorReply(err)),
     );
+  };
+  socket.on('data', onData);
+}
+
+/** A command on this host follows a run through this worker (client/follow/serve-follow.ts). */
+function follow(socket: Socket, r: FollowRequest, rest: string, { session, checkout, open, log }: Serving): void {
+  const why = !open()
+    ? 'the worker is draining'
+    : r.code_id !== codeId()
+      ? `the worker is build ${codeId()}, the command ${r.code_id}`
+      : r.root !== checkout.root
+        ? `the worker serves ${checkout.root}`
+        : undefined;
+  if (why) {
+    socket.end(`${JSON.stringify({ kind: 'refused', why } satisfies FollowMessage)}\n`);
+    return;
+  }
+  const lock = r.lock;
+  serveFollow(socket, r, rest, {
+    client: session.client,
+    log,
+    ...(lock ? { whileQueued: (note) => noteWhileQueued(session.client, r.workflow_id, lock, note) } : {}),
   });
 }
 
