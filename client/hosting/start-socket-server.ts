@@ -5,7 +5,9 @@
  * the one every command makes (start-run.ts startLoopRun: the same instance id, memo, lock
  * precheck, environment file and payload checks); the answer is the run's id, or the error the
  * command would have raised itself, or a refusal (another build, server or checkout; draining)
- * after which the command starts the run the ordinary way.
+ * after which the command starts the run the ordinary way. The same socket serves a follow
+ * request (client/follow/follow-wire.ts): the worker follows a run for a command on this host and
+ * streams its events (client/follow/serve-follow.ts), so the command needs no SDK to follow either.
  */
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';

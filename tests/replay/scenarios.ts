@@ -781,6 +781,7 @@ export const SCENARIOS: Scenario[] = [
     covers:
       'localScopeRequest: a run asks its scope lock with a local activity in its first workflow task (a marker, no activity), waits for the answer, then runs its quick actions',
     scopeLock: true,
+    localActivityMaxTimeoutS: 30,
     definition: {
       name: 'scope-lock-quick',
       initial: 'first',
