@@ -115,6 +115,7 @@ export const ALLOWED = {
     'client',
     'client/human',
     'client/runs',
+    'client/follow',
     'client/start',
     'client/schedules',
     'client/temporal',

@@ -168,6 +168,14 @@ export interface RunRules {
    * releases lack it and run such items at once, as they did.
    */
   itemScopes?: boolean;
+  /**
+   * A run asks its scope lock with a local activity (workflows/scope-lease.ts): the request runs
+   * in the run's first workflow task instead of as an activity dispatched through the server, one
+   * round trip and one workflow task fewer before the lock can answer (the time to the first
+   * action). Set by the client for new runs; runs of older releases lack it and ask with an
+   * activity, as they did.
+   */
+  localScopeRequest?: boolean;
 }
 
 /**

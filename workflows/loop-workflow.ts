@@ -87,7 +87,10 @@ function settle(snapshot: DoneSnapshot, input: LoopWorkflowInput): LoopRunResult
 export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunResult> {
   // A scope lock is held by top-level runs that ask for one (sub-loops run under their parent's).
   // Runs without one issue exactly the commands they always did.
-  const lease = input.lock && !input.child ? new ScopeLease(input.lock, input.resume !== undefined) : undefined;
+  const lease =
+    input.lock && !input.child
+      ? new ScopeLease(input.lock, input.resume !== undefined, input.options.localScopeRequest === true)
+      : undefined;
   if (!lease) return runLoop(input, undefined);
   try {
     const result = await runLoop(input, lease);

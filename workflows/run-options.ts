@@ -21,6 +21,7 @@ export const RUN_RULE_KEYS = [
   'sharedBudget',
   'shareRateLimits',
   'itemScopes',
+  'localScopeRequest',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

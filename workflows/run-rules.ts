@@ -18,4 +18,5 @@ export const CURRENT_RUN_RULES = {
   sharedBudget: true,
   shareRateLimits: true,
   itemScopes: true,
+  localScopeRequest: true,
 } as const satisfies RunRules;

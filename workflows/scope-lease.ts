@@ -22,6 +22,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   upsertMemo,
@@ -55,9 +56,20 @@ const NO_WAIT_ANSWER_TIMEOUT_S = 60;
 /** The ApplicationFailure type of a run whose lock never answered. */
 export const SCOPE_LOCK_UNAVAILABLE = 'ScopeLockUnavailable';
 
+const REQUEST_RETRY = { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 10 } as const;
 const { requestScopes } = proxyActivities<LoopActivities>({
   startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 10 },
+  retry: REQUEST_RETRY,
+  summary: 'request scopes',
+});
+/**
+ * The same request as a local activity (the `localScopeRequest` rule): it runs inside the run's
+ * first workflow task, on the worker that has it, instead of a round trip through the server's
+ * matching and a second workflow task before the run can even wait for the lock's answer.
+ */
+const { requestScopes: requestScopesHere } = proxyLocalActivities<LoopActivities>({
+  startToCloseTimeout: '30s',
+  retry: REQUEST_RETRY,
   summary: 'request scopes',
 });
 
@@ -74,10 +86,14 @@ export class ScopeLease {
   private blockers: Blocker[] = [];
   private readonly run = workflowInfo().workflowId;
 
-  /** `held`: a run continued as new, which kept its scopes (its memo says since when). */
+  /**
+   * `held`: a run continued as new, which kept its scopes (its memo says since when). `local`:
+   * ask with a local activity (the run's `localScopeRequest` rule; runs without it ask as they did).
+   */
   constructor(
     private readonly lock: ScopeLockRequest,
     held: boolean,
+    private readonly local = false,
   ) {
     const memo = workflowInfo().memo?.[SCOPE_LOCK_MEMO_KEY] as ScopeLockMemo | undefined;
     this.state = {
@@ -161,7 +177,7 @@ export class ScopeLease {
   private async request(): Promise<void> {
     const { lock } = this;
     const request = { run: this.run, scopes: lock.scopes, wait: lock.wait };
-    await requestScopes({
+    await (this.local ? requestScopesHere : requestScopes)({
       workflowId: lock.workflowId,
       taskQueue: lock.taskQueue,
       workflowType: SCOPE_LOCK_WORKFLOW_TYPE,

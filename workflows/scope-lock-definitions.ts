@@ -16,12 +16,8 @@ export const SCOPE_LOCK_WORKFLOW_TYPE = 'scopeLockWorkflow';
 /** Prefix of lock workflow ids: `ll-loop-lock.<shortHash(domain)>`. */
 export const SCOPE_LOCK_ID_PREFIX = 'll-loop-lock.';
 
-/**
- * The ApplicationFailure type of a run that did not get its scopes: another run holds (or waits
- * ahead for) an overlapping scope, it gave up waiting (`--queue-timeout`), or it was removed from
- * the queue (`ll-loop queue remove`). Details: {@link ScopeBusyDetails}. The CLI's exit code 8.
- */
-export const SCOPE_BUSY = 'ScopeBusy';
+// The failure type of a run denied its scopes (no SDK there: the CLI's light follower reads it).
+export { SCOPE_BUSY } from './scope-busy.js';
 
 /** Every ScopeBusy message reads `scope <paths> is busy: <why>`, so logs can tell them apart. */
 export function scopeBusyMessage(scopes: readonly string[], why: string): string {

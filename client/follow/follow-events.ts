@@ -74,6 +74,8 @@ export interface FollowEventsOptions {
   /** The server stopped answering / answers again (the run is safe; the follower waits). */
   onDisconnect?: (message: string) => void;
   onReconnect?: () => void;
+  /** Stop following (what was read so far is returned). */
+  signal?: AbortSignal;
 }
 
 export interface FollowedRun {
@@ -194,6 +196,8 @@ class ChainFollower {
       let runId: string | undefined;
       let history: HistoryEvent[] = [];
       for await (const page of this.pages()) {
+        // Nobody listens any more (the follower went away): a pending long poll ends this at its next page.
+        if (this.opts.signal?.aborted) return;
         if (page.runId !== runId) {
           if (runId !== undefined) await this.replay(history, true);
           runId = page.runId;

@@ -9,29 +9,12 @@ import { runFileStem } from '../../host/run-files.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { CliError } from '../errors.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { createHumanReporter, type Detail } from '../reporters/human.js';
-import { createJsonReporter } from '../reporters/json.js';
 import type { Reporter, RunInfo } from '../reporters/reporter.js';
-import { createStyle } from '../reporters/style.js';
 import { followEvents, type FollowedRun } from './follow-events.js';
-import { ScopeBusyError } from '../scopes/scope-lock.js';
-import { removeRunEnv } from '../../host/run-env.js';
-import { SCOPE_BUSY, type ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
+import { disconnectNote, endOfRun, LOCAL_WRITER_WAIT_MS, RECONNECT_NOTE } from './run-end.js';
 
 export { runInfo } from '../runs/run-info.js';
-
-/** The human progress display (as detailed as `detail` says), or nothing until the JSON result with `--json`. */
-export function createReporter(
-  json: boolean,
-  out: (text: string) => void,
-  maxIterations: number,
-  colour = false,
-  detail: Detail = 'normal',
-): Reporter {
-  return json ? createJsonReporter(out) : createHumanReporter(out, createStyle(colour), maxIterations, detail);
-}
+export { createReporter, endOfRun } from './run-end.js';
 
 export interface FollowRun {
   client: Client;
@@ -50,9 +33,6 @@ export interface FollowRun {
   /** Another listener of the run's events (the inline question of a human state). */
   onEvent?: (event: TimedEvent) => void;
 }
-
-/** How long a follower waits for this host's worker to write the events it announced (see fileWaitMs). */
-const LOCAL_WRITER_WAIT_MS = 2_000;
 
 /** Show the run's progress until it closes; return its exit code. */
 export async function followRun(f: FollowRun): Promise<number> {
@@ -81,56 +61,10 @@ export async function followRun(f: FollowRun): Promise<number> {
         reporter?.onEvent(event);
         f.onEvent?.(event);
       },
-      onDisconnect: (why) =>
-        f.err(
-          `note: lost the connection to Temporal (${why}); the run is safe on the server, waiting for it to come back\n`,
-        ),
-      onReconnect: () => f.err('note: reconnected to Temporal\n'),
+      onDisconnect: (why) => f.err(disconnectNote(why)),
+      onReconnect: () => f.err(RECONNECT_NOTE),
     });
   const followed = f.worker ? await f.worker.runUntil(follow) : await follow();
   for (const warning of followed.warnings) f.err(`warning: ${warning}\n`);
   return endOfRun(followed, reporter, f.info, f.json);
-}
-
-/** The exit code of a followed run: its result's, or an error when it closed without one. */
-export function endOfRun(
-  followed: FollowedRun,
-  reporter: Reporter | undefined,
-  info: RunInfo,
-  json?: (text: string) => void,
-): number {
-  const end = followed.end;
-  // The run is over: the environment its command left (secrets included) goes now, whether or
-  // not a worker saw it end (a run refused its scopes, or terminated, ends out of its sight).
-  if (end) removeRunEnv(info.instanceId);
-  const result = end?.status === 'completed' ? end.result : end?.result;
-  if (result) {
-    reporter?.onResult(result, info);
-    return exitCodeFor(result);
-  }
-  const reason = end && end.status !== 'completed' ? end.reason : undefined;
-  // Denied its scopes (busy, removed from the queue, out of patience): exit 8, naming who holds them.
-  const failure = end && end.status === 'failed' ? end.failure : undefined;
-  if (failure?.type === SCOPE_BUSY) {
-    const busy = ScopeBusyError.fromFailure(
-      info.instanceId,
-      failure.message,
-      failure.details as ScopeBusyDetails | undefined,
-    );
-    if (!json) throw busy;
-    json(
-      `${JSON.stringify({ instance_id: info.instanceId, status: 'scope_busy', reason: failure.message, scope_busy: failure.details ?? null })}\n`,
-    );
-    return busy.exitCode;
-  }
-  const why = end ? `${end.status.replace('_', ' ')}: ${reason ?? ''}` : 'closed';
-  if (json) {
-    json(`${JSON.stringify({ instance_id: info.instanceId, status: end?.status ?? 'closed', reason })}\n`);
-    return EXIT.runError;
-  }
-  throw new CliError(
-    `run ${info.instanceId} ended without a result (${why})`,
-    `continue it from where it was with: ll-loop resume ${info.instanceId}`,
-    EXIT.runError,
-  );
 }

@@ -5,7 +5,9 @@
  * the one every command makes (start-run.ts startLoopRun: the same instance id, memo, lock
  * precheck, environment file and payload checks); the answer is the run's id, or the error the
  * command would have raised itself, or a refusal (another build, server or checkout; draining)
- * after which the command starts the run the ordinary way.
+ * after which the command starts the run the ordinary way. The same socket serves a follow
+ * request (client/follow/follow-wire.ts): the worker follows a run for a command on this host and
+ * streams its events (client/follow/serve-follow.ts), so the command needs no SDK to follow either.
  */
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -16,6 +18,9 @@ import type { Checkout } from '../../host/checkout.js';
 import { CliError, toCliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { startRequested } from '../start/start-requested.js';
+import { noteWhileQueued } from '../start/queue-note.js';
+import { serveFollow } from '../follow/serve-follow.js';
+import type { FollowMessage, FollowRequest } from '../follow/follow-wire.js';
 import {
   socketPathUsable,
   startSocketDir,
@@ -79,12 +84,12 @@ export function listenForStarts(
   };
 }
 
-/** One connection: one request line, one answer line. */
 /** `LL_EAGER_START=0` turns eager starts off. */
 function eagerStart(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.LL_EAGER_START !== '0';
 }
 
+/** One connection: one start request line and one answer line, or a follow request and its stream. */
 interface Serving {
   session: Session;
   starter: Client | undefined;
@@ -93,7 +98,8 @@ interface Serving {
   log: (line: string) => void;
 }
 
-function serveOne(socket: Socket, { session, starter, checkout, open, log }: Serving): void {
+function serveOne(socket: Socket, serving: Serving): void {
+  const { session, starter, checkout, open, log } = serving;
   let buffer = '';
   let answered = false;
   const answer = (reply: WorkerStartReply | WorkerInboxReply) => {
@@ -103,17 +109,22 @@ function serveOne(socket: Socket, { session, starter, checkout, open, log }: Ser
   };
   socket.on('error', () => undefined);
   socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
+  const onData = (chunk: string) => {
     if (answered) return;
     buffer += chunk;
     if (buffer.length > MAX_REQUEST_BYTES) return answer({ kind: 'refused', why: 'request too large' });
     const end = buffer.indexOf('\n');
     if (end < 0) return;
-    let request: WorkerStartRequest | WorkerInboxRequest;
+    let request: WorkerStartRequest | WorkerInboxRequest | FollowRequest;
     try {
-      request = JSON.parse(buffer.slice(0, end)) as WorkerStartRequest | WorkerInboxRequest;
+      request = JSON.parse(buffer.slice(0, end)) as WorkerStartRequest | WorkerInboxRequest | FollowRequest;
     } catch {
       return answer({ kind: 'refused', why: 'not a start request' });
+    }
+    if (request?.kind === 'follow') {
+      answered = true;
+      socket.off('data', onData);
+      return follow(socket, request, buffer.slice(end + 1), serving);
     }
     const why = refusal(request, session, checkout, open());
     if (why) {
@@ -133,10 +144,33 @@ function serveOne(socket: Socket, { session, starter, checkout, open, log }: Ser
     startRequested(request, session, checkout, starter).then(
       (started) => {
         log(`${started.instance_id}: started for ll-loop run (start socket)`);
-        answer(started);
+        const { namespace, uiUrl } = session.endpoint;
+        answer({ ...started, namespace, ...(uiUrl ? { ui_url: uiUrl } : {}) });
       },
       (err: unknown) => answer(errorReply(err)),
     );
+  };
+  socket.on('data', onData);
+}
+
+/** A command on this host follows a run through this worker (client/follow/serve-follow.ts). */
+function follow(socket: Socket, r: FollowRequest, rest: string, { session, checkout, open, log }: Serving): void {
+  const why = !open()
+    ? 'the worker is draining'
+    : r.code_id !== codeId()
+      ? `the worker is build ${codeId()}, the command ${r.code_id}`
+      : r.root !== checkout.root
+        ? `the worker serves ${checkout.root}`
+        : undefined;
+  if (why) {
+    socket.end(`${JSON.stringify({ kind: 'refused', why } satisfies FollowMessage)}\n`);
+    return;
+  }
+  const lock = r.lock;
+  serveFollow(socket, r, rest, {
+    client: session.client,
+    log,
+    ...(lock ? { whileQueued: (note) => noteWhileQueued(session.client, r.workflow_id, lock, note) } : {}),
   });
 }
 

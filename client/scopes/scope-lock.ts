@@ -16,9 +16,11 @@ import {
   scopeBusyMessage,
   type ScopeBusyDetails,
 } from '../../workflows/scope-lock-definitions.js';
-import { CliError, UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { UsageError } from '../errors.js';
 import { bounded } from '../runs/run-target.js';
+import { ScopeBusyError } from './scope-busy-error.js';
+
+export { ScopeBusyError };
 
 /** How long the pre-check waits for the lock workflow to answer before leaving it to the run. */
 const PRECHECK_TIMEOUT_MS = 2_000;
@@ -66,27 +68,6 @@ export function lockRequestFor(
 function describeBlocker(b: Blocker | undefined): string {
   if (!b) return 'another run';
   return `${b.holds ? 'held' : 'queued for'} by ${b.run} (scope ${b.scopes.join(', ')})`;
-}
-
-/** A run did not get its scopes (exit 8): busy, removed from the queue, or out of patience. */
-export class ScopeBusyError extends CliError {
-  override readonly name = 'ScopeBusyError';
-  constructor(
-    message: string,
-    readonly details: Pick<ScopeBusyDetails, 'scopes' | 'blockers'> & Partial<ScopeBusyDetails>,
-  ) {
-    const holder = details.blockers[0]?.run;
-    const fix =
-      details.reason === 'removed'
-        ? 'start it again when you want it to run (with --queue to wait for its turn)'
-        : `wait for your turn instead: run it again with --queue (or --queue-timeout 10m)${holder ? `; see who holds what with ll-loop queue list, or stop ${holder} with ll-loop stop ${holder}` : ''}`;
-    super(message, fix, EXIT.scopeBusy);
-  }
-
-  /** From the failure a run ended with (its message and details). */
-  static fromFailure(runId: string, message: string, details: ScopeBusyDetails | undefined): ScopeBusyError {
-    return new ScopeBusyError(`run ${runId} did not start: ${message}`, details ?? { scopes: [], blockers: [] });
-  }
 }
 
 /**

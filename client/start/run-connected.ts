@@ -32,6 +32,7 @@ import { runInfo } from '../runs/run-info.js';
 import { searchAttributesAvailable, startLoopRun, type LoopHandle } from './start-run.js';
 import type { RunOptions } from './run-loop.js';
 import type { StartedByWorker } from './start-through-worker.js';
+import type { Reporter } from '../reporters/reporter.js';
 
 type Endpoint = TemporalEndpoint & { uiUrl?: string };
 
@@ -44,6 +45,8 @@ export interface LoadedRun {
   env: NodeJS.ProcessEnv;
   interruption: { interrupt: Interrupt } | undefined;
   startedByWorker: StartedByWorker | undefined;
+  /** The display the worker's follower started (run-followed.ts), when it could not go on. */
+  reporter?: Reporter;
 }
 
 /**
@@ -150,7 +153,7 @@ export async function runLoaded(opts: RunOptions, run: LoadedRun): Promise<numbe
       return await followRun({
         client,
         workflowId: instanceId,
-        reporter: createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail),
+        reporter: run.reporter ?? createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail),
         info: runInfo(endpoint, opts.cwd, instanceId),
         err,
         localWriter: worker !== undefined && worker.host === hostId() && place.kind === 'checkout',

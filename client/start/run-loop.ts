@@ -1,8 +1,10 @@
 /**
  * `ll-loop run <name|path>`: load and validate the loop, then start it — through the checkout's
  * worker when it is up (start-through-worker.ts: no Temporal SDK loaded before the start), else
- * on this command's own connection — and follow it (run-connected.ts, loaded after the start
- * was handed over). Nothing here may import the Temporal SDK: it is `run`'s path to the start.
+ * on this command's own connection — and follow it: through the same worker when it started the
+ * run (run-followed.ts: no Temporal SDK at all), else on the command's own connection
+ * (run-connected.ts, loaded after the start was handed over). Nothing here may import the
+ * Temporal SDK: it is `run`'s path to the start.
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { RunPlace } from './run-place.js';
@@ -16,6 +18,8 @@ import { printDiagnostics } from '../reporters/diagnostics.js';
 import type { Detail } from '../reporters/human.js';
 import { checkProviderKeys } from './provider-keys.js';
 import { startThroughWorker } from './start-through-worker.js';
+import { followableByWorker } from './run-follow-choice.js';
+import type { LoadedRun } from './run-connected.js';
 
 export { instanceIdFor } from './instance-id.js';
 
@@ -102,6 +106,10 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     // the worker has the request, while it starts the run, or now when it will not.
     let connected: Promise<typeof import('./run-connected.js')> | undefined;
     const loadConnected = () => (connected ??= import('./run-connected.js'));
+    // Followed through the worker too when it can (run-followed.ts): then no Temporal SDK at all.
+    let followed: Promise<typeof import('./run-followed.js')> | undefined;
+    const loadFollowed = () => (followed ??= import('./run-followed.js'));
+    const viaWorker = followableByWorker(opts, definition);
     const startedByWorker =
       (opts.place ?? { kind: 'checkout' }).kind === 'checkout'
         ? await startThroughWorker({
@@ -116,11 +124,26 @@ export async function runCommand(opts: RunOptions): Promise<number> {
               wait: opts.queue === true,
               ...(opts.queueTimeoutS === undefined ? {} : { queue_timeout_s: opts.queueTimeoutS }),
             },
-            sent: () => void loadConnected().catch(() => undefined),
+            sent: () => void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
           })
         : undefined;
+    let reporter: LoadedRun['reporter'];
+    if (startedByWorker && viaWorker) {
+      const { followThroughItsWorker } = await loadFollowed();
+      const outcome = await followThroughItsWorker(opts, { definition, started: startedByWorker, interruption });
+      if (typeof outcome === 'number') return outcome;
+      reporter = outcome.reporter;
+    }
     const { runLoaded } = await loadConnected();
-    return await runLoaded(opts, { definition, file, dataContext, env, interruption, startedByWorker });
+    return await runLoaded(opts, {
+      definition,
+      file,
+      dataContext,
+      env,
+      interruption,
+      startedByWorker,
+      ...(reporter ? { reporter } : {}),
+    });
   } finally {
     interruption?.stop();
   }

@@ -30,6 +30,9 @@ export interface StartedByWorker {
   runId: string;
   lock: (WorkerStartReply & { kind: 'started' })['lock'];
   worker: WorkerRecord;
+  /** The worker's server: its namespace and Web UI (the run's page), when it said. */
+  namespace?: string;
+  uiUrl?: string;
 }
 
 export interface WorkerStartInput {
@@ -85,6 +88,8 @@ export async function startThroughWorker(input: WorkerStartInput): Promise<Start
     runId: reply.run_id,
     lock: reply.lock,
     worker,
+    ...(reply.namespace === undefined ? {} : { namespace: reply.namespace }),
+    ...(reply.ui_url === undefined ? {} : { uiUrl: reply.ui_url }),
   };
 }
 

@@ -41,6 +41,9 @@ export type WorkerStartReply =
       run_id: string;
       /** The scope lock the run asked for (for the queue note), when it took one. */
       lock?: ScopeLockRequest;
+      /** The worker's server's namespace and Web UI (the follower's RunInfo, without connecting). */
+      namespace?: string;
+      ui_url?: string;
     }
   | { kind: 'refused'; why: string }
   | { kind: 'error'; name: string; message: string; fix?: string; exit_code: number };

@@ -776,4 +776,21 @@ export const SCENARIOS: Scenario[] = [
       },
     },
   },
+  {
+    name: 'scope-lock-quick',
+    covers:
+      'localScopeRequest: a run asks its scope lock with a local activity in its first workflow task (a marker, no activity), waits for the answer, then runs its quick actions',
+    scopeLock: true,
+    localActivityMaxTimeoutS: 30,
+    definition: {
+      name: 'scope-lock-quick',
+      initial: 'first',
+      default_timeout: 10,
+      states: {
+        first: { action: 'echo first', next: 'second' },
+        second: { action: 'echo second', next: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
 ];

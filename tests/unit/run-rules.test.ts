@@ -21,6 +21,16 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+  localScopeRequest: {
+    with: {
+      file: 'integration/scope-request-local.test.ts',
+      title: 'with localScopeRequest a run asks its lock in its first workflow task: granted, denied, released',
+    },
+    without: {
+      file: 'integration/scope-request-local.test.ts',
+      title: 'without localScopeRequest (an older release) a run asks its lock with an activity',
+    },
+  },
   itemScopes: {
     with: {
       file: 'integration/fanout-scopes.test.ts',

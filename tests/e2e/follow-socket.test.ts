@@ -1,0 +1,252 @@
+/**
+ * `ll-loop run` in the foreground follows its run through the checkout worker's socket when that
+ * worker started it (client/start/run-followed.ts, client/follow/serve-follow.ts), end to end with
+ * the built binary on an embedded dev server of this file's own: the command loads no Temporal SDK
+ * at all, and shows, exits and answers exactly as the command that follows the run's history
+ * itself (`LL_FOLLOW_SOCKET=0`): the progress display with the actions' output and a sub-loop's
+ * lines, `--json`, a failing run's exit code, the `--queue` note, Ctrl-C.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCliBinary } from '../support/cli.js';
+import { freePort, pidAlive, waitFor } from '../support/processes.js';
+
+let base: string;
+let env: NodeJS.ProcessEnv;
+let probe: string;
+const projects: string[] = [];
+
+const LOOPS: Record<string, string> = {
+  parent: `name: parent
+description: an action with output, a sub-loop, a captured value
+initial: a
+default_timeout: 10
+states:
+  a:
+    action: "echo out-of-a; echo err-of-a >&2"
+    capture: first
+    next: sub
+  sub:
+    loop: inner
+    on_yes: b
+    on_no: b
+  b:
+    action: "echo '\${captured.first.output}-again'"
+    next: done
+  done:
+    terminal: true
+`,
+  inner: `name: inner
+description: a sub-loop with one action
+initial: hello
+default_timeout: 10
+states:
+  hello:
+    action: "echo inner-out"
+    next: finish
+  finish:
+    terminal: true
+`,
+  fails: `name: fails
+description: ends in a failure terminal
+initial: a
+default_timeout: 10
+states:
+  a:
+    action: "echo checking; exit 1"
+    on_yes: done
+    on_no: failed
+  done:
+    terminal: true
+  failed:
+    terminal: true
+    failure: true
+`,
+  held: `name: held
+description: waits for held.go
+initial: wait
+states:
+  wait:
+    action: "while [ ! -e held.go ]; do sleep 0.05; done"
+    timeout: 600
+    next: done
+  done:
+    terminal: true
+`,
+  long: `name: long
+description: runs until stopped
+initial: a
+states:
+  a:
+    action: "echo started; sleep 47.2913"
+    next: done
+  done:
+    terminal: true
+`,
+};
+
+function project(name: string): string {
+  const dir = join(base, name);
+  mkdirSync(join(dir, '.loops'), { recursive: true });
+  projects.push(dir);
+  for (const [loop, text] of Object.entries(LOOPS)) writeFileSync(join(dir, '.loops', `${loop}.yaml`), text);
+  return dir;
+}
+
+const cli = (dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+  runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
+
+function workerLog(dir: string): string {
+  const file = join(dir, '.loops', '.worker', 'worker.log');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+}
+
+function workerPid(dir: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(dir, '.loops', '.worker', 'worker.json'), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
+}
+
+const followedByWorker = (dir: string, id: string) => workerLog(dir).includes(`${id}: followed for ll-loop run`);
+
+/** The run's output with what differs between two runs (ids, times) blanked. */
+function normal(text: string): string {
+  return text
+    .replace(/\b(parent|inner|fails|held|long)-\d{8}T\d{6}(-\d+)?\b/g, '<$1-id>')
+    .replace(/\d+(\.\d+)?m?s\b/g, '<t>')
+    .replace(/"(duration_ms|[a-z_]+_at)": [^,\n]+/g, '"$1": <t>');
+}
+
+/** `ll-loop run …` with the probe preloaded: the result and the Temporal SDK modules it loaded. */
+function probed(dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  const out = join(dir, `probe-${Math.random().toString(36).slice(2)}.json`);
+  const r = cli(dir, args, { NODE_OPTIONS: `--import=${probe}`, LL_T_PROBE_OUT: out, ...extraEnv });
+  const sdk = (JSON.parse(readFileSync(out, 'utf8')) as { sdk: string[] }).sdk;
+  rmSync(out, { force: true });
+  return { ...r, sdk };
+}
+
+/** How many `sleep 47.2913` processes (the long loop's action) are alive. */
+function sleeping(): number {
+  const ps = spawnSync('pgrep', ['-f', 'sleep 47.2913'], { encoding: 'utf8' });
+  return ps.stdout.trim().split('\n').filter(Boolean).length;
+}
+
+const idIn = (text: string) => /\b((?:parent|fails|long|held)-\d{8}T\d{6}(?:-\d+)?)\b/.exec(text)?.[1] ?? '';
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'll-follow-sock-'));
+  mkdirSync(join(base, '.loops'));
+  probe = join(base, 'probe.mjs');
+  // Records every @temporalio package the command requires (the CLI bundle leaves them external).
+  writeFileSync(
+    probe,
+    `import Module from 'node:module';
+import { writeFileSync } from 'node:fs';
+const sdk = new Set();
+const load = Module._load;
+Module._load = function (request, ...rest) {
+  if (typeof request === 'string' && request.startsWith('@temporalio/')) sdk.add(request);
+  return load.call(this, request, ...rest);
+};
+process.on('exit', () => writeFileSync(process.env.LL_T_PROBE_OUT, JSON.stringify({ sdk: [...sdk] })));
+`,
+  );
+  const { TEMPORAL_ADDRESS: _drop, LL_START_SOCKET: _drop2, LL_FOLLOW_SOCKET: _drop3, ...rest } = process.env;
+  env = {
+    ...rest,
+    LL_TEMPORAL_PORT: String(await freePort()),
+    LL_TEMPORAL_UI_PORT: String(await freePort()),
+    LL_TEMPORAL_DATA_DIR: join(base, '.loops', '.temporal'),
+    LL_STATE_DIR: join(base, 'state'),
+    NO_COLOR: '1',
+    TZ: 'UTC',
+  };
+  const started = cli(base, ['server', 'start']);
+  expect(started.code, started.stderr).toBe(0);
+});
+
+afterAll(() => {
+  for (const dir of projects) {
+    const pid = workerPid(dir);
+    if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  cli(base, ['server', 'stop']);
+});
+
+describe.concurrent('ll-loop run followed through the checkout worker', () => {
+  it('loads no Temporal SDK and shows, answers and exits as the history follower does', () => {
+    const dir = project('same');
+    const warm = cli(dir, ['run', 'fails']); // starts the worker: no socket yet
+    expect(warm.code, warm.stderr).toBe(2);
+    for (const args of [
+      ['run', 'parent'],
+      ['run', 'parent', '--json'],
+      ['run', 'fails'],
+      ['run', 'fails', '--json'],
+    ]) {
+      const socket = probed(dir, args);
+      const plain = cli(dir, args, { LL_FOLLOW_SOCKET: '0' });
+      expect(followedByWorker(dir, idIn(socket.stdout)), socket.stdout).toBe(true);
+      expect(followedByWorker(dir, idIn(plain.stdout))).toBe(false);
+      expect(socket.sdk, args.join(' ')).toEqual([]);
+      expect(socket.code, socket.stderr).toBe(plain.code);
+      expect(normal(socket.stdout)).toBe(normal(plain.stdout));
+      expect(normal(socket.stderr)).toBe(normal(plain.stderr));
+    }
+    // What the display shows came through: the actions' output, the sub-loop's own lines.
+    const shown = cli(dir, ['run', 'parent', '--verbose']).stdout;
+    expect(shown).toContain('out-of-a');
+    expect(shown).toContain('inner-out');
+    expect(shown).toContain('out-of-a-again');
+  }, 180_000);
+
+  it('--queue: the note that the run waits comes through the worker', async () => {
+    const dir = project('queue');
+    expect(cli(dir, ['run', 'fails']).code).toBe(2);
+    const holder = cli(dir, ['run', 'held', '--background', '--json']);
+    expect(holder.code, holder.stderr).toBe(0);
+    const holderId = (JSON.parse(holder.stdout) as { instance_id: string }).instance_id;
+    await waitFor(
+      'the held run to hold the scope',
+      () => cli(dir, ['queue', 'list', '--json']).stdout.includes(holderId),
+      60_000,
+      250,
+    );
+    const child = spawn(process.execPath, [BIN, 'run', 'parent', '--queue'], { cwd: dir, env });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    await waitFor('the queue note', () => err.includes(`behind ${holderId} (--queue)`), 60_000, 50);
+    writeFileSync(join(dir, 'held.go'), '');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, err).toBe(0);
+    expect(followedByWorker(dir, idIn(out))).toBe(true);
+    expect(out).toContain('Loop completed: done');
+  }, 180_000);
+
+  it('Ctrl-C stops the run through the worker: the action is killed, the run recorded as stopped, exit 6', async () => {
+    const dir = project('interrupt');
+    expect(cli(dir, ['run', 'fails']).code).toBe(2);
+    const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd: dir, env });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor('the action to be shown', () => out.includes('sleep 47.2913'), 60_000, 50);
+    // Interrupted while the action runs: its sleep is a live process.
+    await waitFor('the action to run', () => sleeping() > 0, 60_000, 50);
+    const id = idIn(out);
+    await waitFor('the worker to follow it', () => followedByWorker(dir, id), 60_000, 50);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(6);
+    expect(out).toContain('Loop stopped in state a');
+    expect(workerLog(dir)).toContain(`${id}: cancelled for its follower`);
+    await waitFor('the action to be killed', () => sleeping() === 0, 30_000, 50);
+  }, 180_000);
+});
