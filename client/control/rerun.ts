@@ -15,7 +15,7 @@ import { EXIT } from '../exit-codes.js';
 import { createReporter, followRun, runInfo } from '../follow/follow-run.js';
 import { armInterrupt, interruptible } from '../follow/interrupt.js';
 import type { Detail } from '../reporters/human.js';
-import { checkoutRootOf, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
+import { checkoutRootOf, checkoutWorkerForStart } from '../hosting/checkout-worker.js';
 import { inProject, projectScope } from '../runs/find-runs.js';
 import { resolveRun } from '../runs/run-target.js';
 import { memoOf, requireRunDirectory, startInputOf } from '../resume/resumable.js';
@@ -88,8 +88,8 @@ export async function rerunCommand(opts: RerunOptions): Promise<number> {
     const forkedFrom = `${run.id}@${point.event}`;
     // The checkout's worker runs the new run, as for `resume`.
     const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
-    const workerReady = ensureCheckoutWorker(cwd, endpoint.address);
-    workerReady.catch(() => undefined);
+    // Waited for first only when it replaces a worker of another build (checkoutWorkerForStart).
+    const { ready: workerReady } = await checkoutWorkerForStart(cwd, endpoint.address);
     const { interrupt, stop } = interruptible(opts.err);
     try {
       const { handle } = await startLoopRun({

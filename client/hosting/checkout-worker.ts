@@ -124,6 +124,27 @@ export async function ensureCheckoutWorker(cwd: string, address?: string): Promi
 }
 
 /**
+ * The checkout's worker for a run about to start on the checkout's queue. When none of another
+ * build polls that queue, the run starts alongside it (the time to the first action counts): no
+ * one else can take the run's first workflow task. When a worker of another build (or server)
+ * still serves the checkout, the run starts only once this build's worker has replaced it: the
+ * old one would take the first task and run it with its own workflow bundle, and the rules of
+ * this release it does not know would make the run's next task, replayed by the new worker,
+ * nondeterministic. Resolves with the worker's readiness (a promise the caller may await later).
+ */
+export async function checkoutWorkerForStart(cwd: string, address: string): Promise<{ ready: Promise<WorkerRecord> }> {
+  const root = checkoutRootOf(cwd);
+  const running = liveWorkerRecord(root);
+  const starting = liveClaimOwner(root);
+  const replacing =
+    (running !== undefined && !current(running, address)) || (starting !== undefined && starting.code_id !== codeId());
+  const ready = ensureCheckoutWorker(cwd, address);
+  ready.catch(() => undefined);
+  if (replacing) await ready;
+  return { ready };
+}
+
+/**
  * For every command: when a worker has served this checkout before and none of this build does
  * now (it was killed, the machine rebooted, ll-loop was upgraded), start one without waiting, so
  * the checkout's open runs carry on by themselves. Costs a few file reads; never throws.

@@ -42,7 +42,7 @@ import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../start
 import { ScopeBusyError } from '../scopes/scope-lock.js';
 import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../host/checkout.js';
-import { checkoutRootOf, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
+import { checkoutRootOf, checkoutWorkerForStart, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
 
 export interface ResumeOptions {
   cwd: string;
@@ -232,8 +232,8 @@ async function continueStopped(
   // Stopped mid-fan-out: the items that had ended are not run again.
   const fanout = await endedItems(client, run.id, definition, snapshot, previous);
   const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
-  const workerReady = ensureCheckoutWorker(cwd, endpoint.address);
-  workerReady.catch(() => undefined);
+  // Waited for first only when it replaces a worker of another build (checkoutWorkerForStart).
+  const { ready: workerReady } = await checkoutWorkerForStart(cwd, endpoint.address);
   const { interrupt, stop } = interruptible(opts.err);
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);

@@ -16,7 +16,7 @@ import type { RunPlace } from './run-place.js';
 
 export { checkPoolName, runPlaceOf, type RunPlace } from './run-place.js';
 import { EXIT } from '../exit-codes.js';
-import { checkoutRootOf, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
+import { checkoutRootOf, checkoutWorkerForStart } from '../hosting/checkout-worker.js';
 
 /** How a run is placed: its queue, who must serve it, and its workflow options. */
 export interface Placed {
@@ -44,11 +44,8 @@ function hostNotice(env: NodeJS.ProcessEnv = process.env): Pick<RunPlacement, 'h
 /** Decide where the run goes; starts the checkout's worker when this machine must serve it. */
 export async function placeRun(place: RunPlace, cwd: string, address: string): Promise<Placed> {
   const checkout = checkoutAt(checkoutRootOf(cwd));
-  const serveHere = (): Promise<WorkerRecord | undefined> => {
-    const worker = ensureCheckoutWorker(cwd, address);
-    worker.catch(() => undefined);
-    return worker;
-  };
+  // An object, not the promise itself: awaiting it must not wait for the worker to be ready.
+  const serveHere = (): Promise<{ ready: Promise<WorkerRecord | undefined> }> => checkoutWorkerForStart(cwd, address);
   const none = Promise.resolve(undefined);
   switch (place.kind) {
     case 'checkout':
@@ -56,7 +53,7 @@ export async function placeRun(place: RunPlace, cwd: string, address: string): P
         place,
         queue: checkout.queue,
         checkout,
-        worker: serveHere(),
+        worker: (await serveHere()).ready,
         optionsFor: () => ({}),
         memo: {},
         lockDomain: checkout.lockDomain,
@@ -77,7 +74,7 @@ export async function placeRun(place: RunPlace, cwd: string, address: string): P
         place,
         queue: poolQueue(place.pool),
         checkout,
-        worker: serveHere(),
+        worker: (await serveHere()).ready,
         optionsFor: () => ({ actionQueue: checkout.queue, localActivityMaxTimeoutS: 0, ...hostNotice() }),
         memo: { action_queue: checkout.queue, pool: place.pool },
         lockDomain: checkout.lockDomain,
@@ -95,7 +92,7 @@ export async function placeRun(place: RunPlace, cwd: string, address: string): P
         place,
         queue: claimQueue,
         checkout,
-        worker: worktree ? serveHere() : none,
+        worker: worktree ? (await serveHere()).ready : none,
         optionsFor: (workflowId) => ({
           localActivityMaxTimeoutS: 0,
           ...hostNotice(),

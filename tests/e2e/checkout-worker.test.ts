@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseWorkerIdentity } from '../../host/checkout.js';
 import { BIN, runCliBinary } from '../support/cli.js';
 import { freePort, liveProcesses, pidAlive, waitFor } from '../support/processes.js';
 
@@ -308,5 +309,30 @@ describe.concurrent('a worker that dies', () => {
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'c' });
     expect(lines(dir, 'handover-b.log')).toHaveLength(1); // finished on the old worker while it drained
     expect(readFileSync(join(dir, 'handover-c.out'), 'utf8').trim()).toBe('first-none+second');
+  }, 90_000);
+
+  it("a run this build starts while another build's worker serves is run by this build's worker from its first task", async () => {
+    const dir = project('newrun');
+    loop(dir, 'fresh', threeStates('fresh'));
+    const old = start(dir, ['worker'], { LL_CODE_ID: 'older-build', LL_WORKER_STARTED_BY: 'service' });
+    await waitFor('the old worker to serve', () => workerRecord(dir)?.code_id === 'older-build');
+    const oldPid = workerRecord(dir)!.pid;
+    // This build's `run`: its worker replaces the old one before the run exists, so the old one,
+    // polling the same queue until it drains, never takes the run's first workflow task (its
+    // bundle lacks this release's rules: the run would not replay on the new worker).
+    const started = cli(dir, ['run', 'fresh', '--background', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const { instance_id: id } = JSON.parse(started.stdout) as { instance_id: string };
+    await waitFor('state b to start', () => lines(dir, 'fresh-b.log').length === 1);
+    release(dir, 'fresh');
+    const handle = (await client()).workflow.getHandle(id);
+    expect(await handle.result()).toMatchObject({ terminated_by: 'terminal', final_state: 'c' });
+    const history = await handle.fetchHistory();
+    const completedBy = history
+      .events!.filter((e) => e.workflowTaskCompletedEventAttributes)
+      .map((e) => parseWorkerIdentity(e.workflowTaskCompletedEventAttributes!.identity ?? '')?.pid);
+    expect(completedBy.length).toBeGreaterThan(0);
+    expect(completedBy).not.toContain(oldPid);
+    expect((await old.exited).stdout).toContain('draining (SIGTERM)');
   }, 90_000);
 });
