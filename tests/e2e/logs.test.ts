@@ -257,8 +257,10 @@ states:
     const exited = new Promise<number | null>((resolve) => follower.once('exit', resolve));
     try {
       const deadline = Date.now() + 45_000;
-      while (!out.includes('early-marker') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      // The action is still waiting for the release file: its first line came as it was written.
+      // Both lines are written before the action waits for the release file; they may come in
+      // two reads of its live file, so wait for the second.
+      while (!out.includes('<b>x') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // The action is still waiting for the release file: its lines came as they were written.
       expect(out, `${out}\n${err}`).toMatch(/=== talk · pass 1 · running ===\nearly-marker\n/);
       expect(out).not.toContain('late-marker');
       expect(out).toContain('<b>x\\x1b[2J</b>');
