@@ -18,6 +18,9 @@ import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes, searchAttributeFlags } from './search-attributes.js';
 import { findTemporalCli } from './temporal-cli.js';
+import { devServerTuningFlags, persistenceFlags } from './dev-server-flags.js';
+
+export { devServerTuningFlags, persistenceFlags };
 import { pidAlive, sleep, withDirLock } from './dir-lock.js';
 import { readServerHome, recordServerHome, type ServerHome } from './server-home.js';
 import { looksLikeDevServer, processAlive } from './server-pid.js';
@@ -166,29 +169,6 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
       return startDevServer({ cliPath: cli.path, dataDir, port, uiPort, address, uiUrl, log });
     },
   );
-}
-
-/**
- * Flags for `temporal server start-dev` beyond the defaults. The dev server fires timers up to
- * about 1 s late (its timer queue reads ahead by `history.timerProcessorMaxTimeShift`, 1 s);
- * ll-loop's short durable sleeps — backoff, retry delays, maintain_delay, the local-activity
- * flush — would all take a second. 10 ms keeps them close to what the loop asked for.
- */
-export function devServerTuningFlags(): string[] {
-  return ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="10ms"'];
-}
-
-/**
- * The on-disk store. SQLite's write-ahead log instead of its default rollback journal: each
- * commit appends to one file and syncs it once, where the rollback journal syncs the journal and
- * the database; every history event is a commit, so starting children, activities and timers all
- * wait less on the disk (a fan-out of 100 items of `sleep 0.5` took 10.2–10.5 s against 13.8–16.8 s
- * on a busy machine). `synchronous` stays at its default (FULL): a commit is on disk before the
- * server answers, so a run loses nothing to a power cut that it would not lose without it.
- * The mode is kept in the file, so a store made by an earlier release switches on its next start.
- */
-export function persistenceFlags(dbPath: string): string[] {
-  return ['--db-filename', dbPath, '--sqlite-pragma', 'journal_mode=wal'];
 }
 
 async function startDevServer(o: {
