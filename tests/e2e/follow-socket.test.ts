@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCliBinary } from '../support/cli.js';
 import { freePort, pidAlive, waitFor } from '../support/processes.js';
+import { workerLog, workerPid } from '../support/worker-files.js';
 
 let base: string;
 let env: NodeJS.ProcessEnv;
@@ -98,19 +99,6 @@ function project(name: string): string {
 
 const cli = (dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
   runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
-
-function workerLog(dir: string): string {
-  const file = join(dir, '.loops', '.worker', 'worker.log');
-  return existsSync(file) ? readFileSync(file, 'utf8') : '';
-}
-
-function workerPid(dir: string): number | undefined {
-  try {
-    return (JSON.parse(readFileSync(join(dir, '.loops', '.worker', 'worker.json'), 'utf8')) as { pid: number }).pid;
-  } catch {
-    return undefined;
-  }
-}
 
 const followedByWorker = (dir: string, id: string) => workerLog(dir).includes(`${id}: followed for ll-loop run`);
 

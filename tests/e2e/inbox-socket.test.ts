@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliBinary } from '../support/cli.js';
 import { freePort, pidAlive, waitFor } from '../support/processes.js';
+import { startSocketFile, workerPid, workerRecord } from '../support/worker-files.js';
 
 let base: string;
 let env: NodeJS.ProcessEnv;
@@ -51,22 +52,7 @@ function answeredByWorker(dir: string): number {
     : 0;
 }
 
-function workerRecord(dir: string): { pid: number; code_id: string } | undefined {
-  try {
-    return JSON.parse(readFileSync(join(dir, '.loops', '.worker', 'worker.json'), 'utf8')) as {
-      pid: number;
-      code_id: string;
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-function workerPid(dir: string): number | undefined {
-  return workerRecord(dir)?.pid;
-}
-
-const socketPath = (dir: string) => join(dir, '.loops', '.worker', 'start', 's.sock');
+const socketPath = startSocketFile;
 
 /** A run of `ask` in `dir` (which starts the checkout's worker), waiting for its answer. */
 async function waitingRun(dir: string): Promise<string> {

@@ -14,6 +14,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliBinary } from '../support/cli.js';
 import { freePort, pidAlive, waitFor } from '../support/processes.js';
+import { startSocketFile, workerLog, workerPid } from '../support/worker-files.js';
 
 let base: string;
 let env: NodeJS.ProcessEnv;
@@ -67,20 +68,7 @@ states:
 const cli = (dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
   runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
 
-function workerLog(dir: string): string {
-  const file = join(dir, '.loops', '.worker', 'worker.log');
-  return existsSync(file) ? readFileSync(file, 'utf8') : '';
-}
-
-function workerPid(dir: string): number | undefined {
-  try {
-    return (JSON.parse(readFileSync(join(dir, '.loops', '.worker', 'worker.json'), 'utf8')) as { pid: number }).pid;
-  } catch {
-    return undefined;
-  }
-}
-
-const socketPath = (dir: string) => join(dir, '.loops', '.worker', 'start', 's.sock');
+const socketPath = startSocketFile;
 const viaSocket = (dir: string, id: string) => workerLog(dir).includes(`${id}: started for ll-loop run (start socket)`);
 
 /** The run's output with what differs between two runs (ids, times) blanked. */
