@@ -1,4 +1,4 @@
-import { createWriteStream, mkdirSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TailBuffer } from './tail-buffer.js';
 import { LIVE_SUFFIX } from './live-output.js';
@@ -40,7 +40,11 @@ export class CappedLogFile {
   ) {
     this.tail = new TailBuffer(tailBytes);
     mkdirSync(dirname(path), { recursive: true });
-    this.stream = createWriteStream(path);
+    // Opened now, not when the stream gets to it: the file must exist from here on, or the live
+    // file's close at the action's end (live-output.ts) finds the run's directory empty, removes
+    // it, and the stream's open fails. A file that cannot be opened throws here (the caller's
+    // error), as one that fails later sets `error`.
+    this.stream = createWriteStream(path, { fd: openSync(path, 'w') });
     this.stream.on('error', (e) => this.fail(e));
   }
 

@@ -126,10 +126,15 @@ export class OutputCapture {
       };
       ensureRuntimeDirOf(this.opts.logPath);
       pruneActionLogs(dirname(this.opts.logPath), LOG_KEEP_ACTIONS - 1);
-      const logs = {
-        stdout: new CappedLogFile(this.opts.logPath, wait),
-        stderr: new CappedLogFile(stderrLogPath(this.opts.logPath), wait),
-      };
+      const stdout = new CappedLogFile(this.opts.logPath, wait);
+      let stderr: CappedLogFile;
+      try {
+        stderr = new CappedLogFile(stderrLogPath(this.opts.logPath), wait);
+      } catch (e) {
+        void stdout.finish(); // closes the file it opened
+        throw e;
+      }
+      const logs = { stdout, stderr };
       this.logs = logs;
       if (this.out.totalBytes > 0) logs.stdout.write(this.out.bytes());
       if (this.err.totalBytes > 0) logs.stderr.write(this.err.bytes());

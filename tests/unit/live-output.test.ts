@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CappedLogFile } from '../../activities/capped-log.js';
 import { LiveOutputFile, liveOutputPath } from '../../activities/live-output.js';
 import { OutputCapture } from '../../activities/output-buffer.js';
 import { runningLogPath } from '../../activities/run-action.js';
@@ -48,6 +49,20 @@ describe('live output file', () => {
     expect(existsSync(live)).toBe(false);
     // The run's directory the file made is gone with it.
     expect(existsSync(dirname(live))).toBe(false);
+  });
+
+  it("removing it at the action's end leaves the run's full log file in place, opened or not yet", async () => {
+    // The live file made the run's directory; the output then outgrew its tail, so the log file
+    // was made; the action ended at once and the live file was closed (removing the directory if
+    // empty) before the log file's stream had opened.
+    const logPath = logOf(7, 'burst');
+    const live = new LiveOutputFile(liveOutputPath(logPath));
+    const log = new CappedLogFile(logPath, () => undefined);
+    log.write(Buffer.from('all of it\n'));
+    live.close();
+    await log.finish();
+    expect(log.error).toBeUndefined();
+    expect(readFileSync(logPath, 'utf8')).toBe('all of it\n');
   });
 
   it('is never made for an action that ends at once', async () => {
