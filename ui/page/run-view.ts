@@ -56,6 +56,8 @@ export function showRun(root: HTMLElement, runId: string): () => void {
   const childrenBox = h('div', { class: 'children', id: 'children' });
   let status: RunStatusView | null = null;
   let statusTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The wait before asking again for a status that did not come (0: it came). */
+  let unanswered = 0;
   /** Asks the server what the open run waits for, at most every 300 ms (after events, an action). */
   const refreshStatus = (): void => {
     if (statusTimer !== undefined) return;
@@ -69,6 +71,13 @@ export function showRun(root: HTMLElement, runId: string): () => void {
       void runStatus(runId).then((s) => {
         status = s;
         schedule();
+        // An open run whose status did not come (its worker not polling yet, say after the server
+        // came back) is asked again, every few seconds: a run waiting for a person sends no events
+        // that would ask for it, and its question would stay hidden.
+        if (s === null && !model.ended) {
+          unanswered = Math.min(unanswered === 0 ? 1_000 : unanswered * 2, 10_000);
+          setTimeout(refreshStatus, unanswered);
+        } else unanswered = 0;
       });
     }, 300);
   };
