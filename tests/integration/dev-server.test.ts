@@ -3,7 +3,7 @@
  * server, and connection targets. Needs the globalSetup server
  * (tests/setup/temporal-server.ts) for the shared-server cases.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import {
   probeTemporal,
   stopDevServer,
 } from '../../client/temporal/dev-server.js';
+import { TRANSFER_READS_PER_SECOND } from '../../client/temporal/dev-server-flags.js';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../client/temporal/search-attributes.js';
 import { TemporalCliNotFoundError, findTemporalCli, runCommand } from '../../client/temporal/temporal-cli.js';
 import { freePort } from '../support/processes.js';
@@ -146,6 +147,9 @@ describe('ensureDevServer', () => {
     expect(existsSync(join(dataDir, 'temporal.db'))).toBe(true);
     // The store runs in write-ahead-log mode (persistenceFlags): its log sits beside it.
     expect(existsSync(join(dataDir, 'temporal.db-wal'))).toBe(true);
+    // Its one shard reads new tasks as often as they come (devServerTuningFlags), not 20 times a second.
+    const argv = readFileSync(`/proc/${first.pid}/cmdline`, 'utf8').split('\0');
+    expect(argv).toContain(`history.transferProcessorMaxPollRPS=${TRANSFER_READS_PER_SECOND}`);
     expect(existsSync(join(dataDir, 'server.pid'))).toBe(true);
 
     const second = await ensureDevServer({ dataDir, port, uiPort });
