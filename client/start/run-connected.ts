@@ -7,10 +7,9 @@
  * closing the terminal leaves it going; Ctrl-C stops it. The progress shown is the run's event
  * stream (client/follow/follow-run.ts).
  */
-import { relative } from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { hostId, workerLogPath, type WorkerRecord } from '../../host/checkout.js';
+import { hostId, type WorkerRecord } from '../../host/checkout.js';
 import { placeRun, type Placed, type RunPlace } from './where-to-run.js';
 import { queueWorkers } from '../hosting/queue-pollers.js';
 import {
@@ -33,6 +32,7 @@ import { searchAttributesAvailable, startLoopRun, type LoopHandle } from './star
 import type { RunOptions } from './run-loop.js';
 import type { StartedByWorker } from './start-through-worker.js';
 import type { Reporter } from '../reporters/reporter.js';
+import { printBackgroundStart } from './background-start.js';
 
 type Endpoint = TemporalEndpoint & { uiUrl?: string };
 
@@ -189,36 +189,6 @@ async function inlineQuestions(client: Client, connection: Connection, runId: st
  */
 async function loadFollowing(): Promise<typeof import('../follow/follow-run.js')> {
   return import('../follow/follow-run.js');
-}
-
-function printBackgroundStart(
-  out: (t: string) => void,
-  json: boolean,
-  r: {
-    instanceId: string;
-    taskQueue: string;
-    worker: WorkerRecord | undefined;
-    cwd: string;
-    uiUrl: string | undefined;
-  },
-): void {
-  if (json) {
-    out(
-      `${JSON.stringify({ instance_id: r.instanceId, task_queue: r.taskQueue, worker_pid: r.worker?.pid ?? null, worker_host: r.worker?.host ?? null })}\n`,
-    );
-    return;
-  }
-  out(`started ${r.instanceId} in the background\n`);
-  if (r.worker)
-    out(
-      `  worker: pid ${r.worker.pid} on ${r.worker.host} serves this checkout (log ${relative(r.cwd, workerLogPath(r.worker.root)) || workerLogPath(r.worker.root)}); the run goes on when this terminal closes\n`,
-    );
-  else
-    out(
-      `  queued on task queue ${r.taskQueue}; it runs once a worker polls it: ll-loop worker --task-queue ${r.taskQueue}\n`,
-    );
-  if (r.uiUrl) out(`  Web UI: ${r.uiUrl}\n`);
-  out(`  follow: ll-loop status ${r.instanceId} --follow\n  stop:   ll-loop stop ${r.instanceId}\n`);
 }
 
 /** Say at once when no worker polls a pool's or shared queue: the run waits there until one does. */

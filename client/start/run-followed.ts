@@ -12,9 +12,8 @@ import { armInterrupt, type Interrupt } from '../follow/interrupt.js';
 import { eventKey, followThroughWorker } from '../follow/follow-through-worker.js';
 import { createReporter, endOfRun, LOCAL_WRITER_WAIT_MS } from '../follow/run-end.js';
 import type { Reporter } from '../reporters/reporter.js';
-import { runInfo } from '../runs/run-info.js';
 import type { RunOptions } from './run-loop.js';
-import type { StartedByWorker } from './start-through-worker.js';
+import { runInfoOfStarted, type StartedByWorker } from './start-through-worker.js';
 import { startSocketPath } from './worker-start-wire.js';
 
 /** What the ordinary follower takes over with when the worker could not follow to the end. */
@@ -36,12 +35,7 @@ export async function followThroughItsWorker(
   const out = opts.out ?? ((t: string) => process.stdout.write(t));
   const err = opts.err ?? ((t: string) => process.stderr.write(t));
   const { started } = run;
-  const endpoint = {
-    address: started.worker.address,
-    namespace: started.namespace ?? 'default',
-    ...(started.uiUrl ? { uiUrl: started.uiUrl } : {}),
-  };
-  const info = runInfo(endpoint, opts.cwd, started.instanceId);
+  const info = runInfoOfStarted(opts.cwd, started);
   const reporter = createReporter(opts.json, out, run.definition.max_iterations, opts.colour, opts.detail);
   reporter.onStart?.(info);
   const following = followThroughWorker(

@@ -18,6 +18,7 @@ import { printDiagnostics } from '../reporters/diagnostics.js';
 import type { Detail } from '../reporters/human.js';
 import { checkProviderKeys } from './provider-keys.js';
 import { startThroughWorker } from './start-through-worker.js';
+import { printBackgroundStart, startedInBackground } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
 import type { LoadedRun } from './run-connected.js';
 
@@ -124,9 +125,16 @@ export async function runCommand(opts: RunOptions): Promise<number> {
               wait: opts.queue === true,
               ...(opts.queueTimeoutS === undefined ? {} : { queue_timeout_s: opts.queueTimeoutS }),
             },
-            sent: () => void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
+            // In the background the worker's answer is all the command needs: nothing to load.
+            sent: () =>
+              opts.background ? undefined : void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
           })
         : undefined;
+    // Started in the background by the worker: it said all there is to print (no Temporal SDK).
+    if (startedByWorker && opts.background) {
+      printBackgroundStart(out, opts.json, startedInBackground(opts.cwd, startedByWorker));
+      return EXIT.ok;
+    }
     let reporter: LoadedRun['reporter'];
     if (startedByWorker && viaWorker) {
       const { followThroughItsWorker } = await loadFollowed();

@@ -17,6 +17,8 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
 import { instanceIdFor } from './instance-id.js';
+import type { RunInfo } from '../reporters/reporter.js';
+import { runInfo } from '../runs/run-info.js';
 import {
   socketPathUsable,
   startSocketPath,
@@ -33,6 +35,16 @@ export interface StartedByWorker {
   /** The worker's server: its namespace and Web UI (the run's page), when it said. */
   namespace?: string;
   uiUrl?: string;
+}
+
+/** Where to find a run the worker started: its events file, and its Web UI page on the worker's server. */
+export function runInfoOfStarted(cwd: string, started: StartedByWorker): RunInfo {
+  const endpoint = {
+    address: started.worker.address,
+    namespace: started.namespace ?? 'default',
+    ...(started.uiUrl ? { uiUrl: started.uiUrl } : {}),
+  };
+  return runInfo(endpoint, cwd, started.instanceId);
 }
 
 export interface WorkerStartInput {

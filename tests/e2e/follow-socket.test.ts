@@ -4,7 +4,8 @@
  * the built binary on an embedded dev server of this file's own: the command loads no Temporal SDK
  * at all, and shows, exits and answers exactly as the command that follows the run's history
  * itself (`LL_FOLLOW_SOCKET=0`): the progress display with the actions' output and a sub-loop's
- * lines, `--json`, a failing run's exit code, the `--queue` note, Ctrl-C.
+ * lines, `--json`, a failing run's exit code, the `--queue` note, Ctrl-C; and `run --background`,
+ * which prints what the worker answered.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -192,6 +193,26 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
     expect(shown).toContain('out-of-a');
     expect(shown).toContain('inner-out');
     expect(shown).toContain('out-of-a-again');
+  }, 180_000);
+
+  it('--background: what the worker answered is all the command prints; no Temporal SDK, the same lines', () => {
+    const dir = project('background');
+    expect(cli(dir, ['run', 'fails']).code).toBe(2); // starts the worker
+    for (const args of [
+      ['run', 'fails', '--background'],
+      ['run', 'fails', '--background', '--json'],
+    ]) {
+      const socket = probed(dir, args);
+      expect(socket.code, socket.stderr).toBe(0);
+      expect(socket.sdk, args.join(' ')).toEqual([]);
+      // Each run ends before the next starts (they share the checkout's scope).
+      expect(cli(dir, ['status', idIn(socket.stdout), '--follow']).code).toBe(2);
+      const plain = cli(dir, args, { LL_START_SOCKET: '0' });
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(cli(dir, ['status', idIn(plain.stdout), '--follow']).code).toBe(2);
+      expect(normal(socket.stdout)).toBe(normal(plain.stdout));
+      expect(normal(socket.stderr)).toBe(normal(plain.stderr));
+    }
   }, 180_000);
 
   it('--queue: the note that the run waits comes through the worker', async () => {
