@@ -1,5 +1,5 @@
 /**
- * The worker's side of the action spawner (activities/spawner-main.ts): quick actions started by a
+ * The worker's side of the action spawner (activities/spawner-main.ts): shell actions started by a
  * small forked process instead of the worker itself, whose every fork costs in proportion to its
  * resident memory (measured: 5.6 ms of CPU per spawn at 266 MB, 12.5 ms at 682 MB, 1.4 ms at 57 MB).
  *
@@ -109,6 +109,20 @@ export class ActionSpawner {
     });
   };
 
+  /**
+   * Through the spawner once it is up; until then here, in the worker, while the spawner starts
+   * for the next action: a single action waiting for a Node process to start would be slower
+   * than one forked from the worker.
+   */
+  readonly launchWhenReady: Launch = (opts) => {
+    if (this.ready && !this.broken) return this.launch(opts);
+    if (!this.broken) {
+      this.ensureChild();
+      this.settleIdle();
+    }
+    return runProcess(opts);
+  };
+
   /** Lets the spawner go now (its running actions are stopped as a cancellation stops them). */
   close(): void {
     if (this.idle !== undefined) clearTimeout(this.idle);
@@ -204,16 +218,28 @@ export function spawnerEntry(): string | undefined {
 
 let shared: ActionSpawner | undefined;
 
-/**
- * How this worker process starts quick actions: through its one spawner when there is one
- * (`LL_ACTION_SPAWNER=0` turns it off), else in the worker.
- */
-export function quickLaunch(env: NodeJS.ProcessEnv = process.env): Launch {
-  if (env.LL_ACTION_SPAWNER === '0') return runProcess;
+/** This worker process's one spawner, unless `LL_ACTION_SPAWNER=0` or there is no compiled entry. */
+function sharedSpawner(env: NodeJS.ProcessEnv): ActionSpawner | undefined {
+  if (env.LL_ACTION_SPAWNER === '0') return undefined;
   const entry = spawnerEntry();
-  if (entry === undefined) return runProcess;
+  if (entry === undefined) return undefined;
   shared ??= new ActionSpawner(entry);
-  return shared.launch;
+  return shared;
+}
+
+/** How a burst starts its actions: through the worker's spawner (waiting for it to start), else in the worker. */
+export function quickLaunch(env: NodeJS.ProcessEnv = process.env): Launch {
+  return sharedSpawner(env)?.launch ?? runProcess;
+}
+
+/**
+ * How a shell action of its own activity starts: through the worker's spawner when it is up,
+ * else in the worker (which starts the spawner for the next). A fork from the worker blocks its
+ * main thread for a time that grows with its memory (5.7 ms per action measured in the transition
+ * bench), and its workflow tasks and other runs' actions wait behind it.
+ */
+export function actionLaunch(env: NodeJS.ProcessEnv = process.env): Launch {
+  return sharedSpawner(env)?.launchWhenReady ?? runProcess;
 }
 
 /** The pid of this worker's spawner while it runs (benchmarks: its CPU is part of a quick action's cost). */

@@ -19,6 +19,7 @@ import type { LlmProviderRequest } from '../fsm/llm-provider.js';
 import { prepareShell, type ShellLaunch } from './shell-launch.js';
 import type { WorkerPlace } from './placement.js';
 import { readJournal, writeJournal } from './action-journal.js';
+import { actionLaunch, type Launch } from './action-spawner.js';
 
 /** What the activities read from the worker (injectable for tests). */
 export interface ActivityDeps {
@@ -125,8 +126,12 @@ function setupErrorResult(message: string, exitCode = 2): ActionResult {
  * (`ActionSetupError`, BENIGN: missing cwd, missing bash) and for unexpected
  * faults (plain errors, retried by Temporal).
  */
-export function makeRunAction(deps: ActivityDeps = {}): (input: RunActionInput) => Promise<ActionResult> {
-  const runOnce = runActionOnce(deps);
+export function makeRunAction(
+  deps: ActivityDeps = {},
+  launch: Launch = actionLaunch(),
+): (input: RunActionInput) => Promise<ActionResult> {
+  // A shell action's process is started by the worker's action spawner once it is up (action-spawner.ts).
+  const runOnce = runActionOnce(deps, launch);
   const once = (input: RunActionInput): Promise<ActionResult> => runOnce(input);
   const journalDir = deps.journalDir;
   if (journalDir === undefined) return once;

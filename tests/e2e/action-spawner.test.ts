@@ -1,5 +1,5 @@
 /**
- * The action spawner (activities/action-spawner.ts): a burst's actions started by a small forked
+ * The action spawner (activities/action-spawner.ts): shell actions started by a small forked
  * process give exactly the result the worker's own runProcess gives — environment, output capture,
  * secret masking, exit codes, signals, timeouts, cancellation, stragglers, spawn failures — and the
  * spawner goes when idle or when its worker's channel closes, taking running actions' groups with it.
@@ -112,6 +112,30 @@ describe('the action spawner', () => {
     own.close();
     await expect(running).rejects.toThrow(/spawner went away/);
     await waitFor('the action and the spawner to end', () => !alive(actionPid) && !alive(spawnerPid), 20_000);
+  });
+
+  it('an action of its own runs in the worker until the spawner is up, then through it', async () => {
+    const own = new ActionSpawner(ENTRY);
+    try {
+      // Nothing waits for the spawner to start: the first action is forked here, and starts it.
+      const first = await own.launchWhenReady(opts('echo $PPID'));
+      expect(Number(first.output.trim())).toBe(process.pid);
+      expect(own.pid).toBeGreaterThan(0);
+      let parent = process.pid;
+      await waitFor(
+        'an action started by the spawner',
+        async () => {
+          parent = Number((await own.launchWhenReady(opts('echo $PPID'))).output.trim());
+          return parent !== process.pid;
+        },
+        20_000,
+      );
+      expect(parent).toBe(own.pid);
+      const script = 'echo out; echo err >&2; exit 4';
+      expect(comparable(await own.launchWhenReady(opts(script)))).toEqual(comparable(await runProcess(opts(script))));
+    } finally {
+      own.close();
+    }
   });
 
   it('goes once idle', async () => {

@@ -80,8 +80,14 @@ function checkoutWorkerPid(dir: string): number | undefined {
 }
 
 /**
- * a (notes who ran it: the worker's pid is bash's parent, and where) → b (held until `<gate>`
- * exists; notes each start) → c. Paths are absolute: a portable run works in another directory.
+ * Shell that prints the pid of the worker that ran the action, and where: bash's parent, or the
+ * parent of the worker's action spawner when that started it (activities/action-spawner.ts).
+ */
+const WHO_AND_WHERE = 'p=$PPID; grep -qs spawner-main /proc/$p/cmdline && p=$(ps -o ppid= -p $p); echo $p \\"$PWD\\"';
+
+/**
+ * a (notes who ran it and where) → b (held until `<gate>` exists; notes each start) → c. Paths
+ * are absolute: a portable run works in another directory.
  */
 function heldLoop(name: string, notes: string, gate: string): string {
   return `name: ${name}
@@ -89,15 +95,15 @@ description: notes where its actions run
 initial: a
 states:
   a:
-    action: "echo \\"$PPID $PWD\\" >> ${notes}"
+    action: "${WHO_AND_WHERE} >> ${notes}"
     timeout: 600
     next: b
   b:
-    action: "echo \\"$PPID $PWD\\" >> ${notes}.b; while [ ! -e ${gate} ]; do sleep 0.05; done"
+    action: "${WHO_AND_WHERE} >> ${notes}.b; while [ ! -e ${gate} ]; do sleep 0.05; done"
     timeout: 600
     next: c
   c:
-    action: "echo \\"$PPID $PWD\\" >> ${notes}; echo work > result.txt"
+    action: "${WHO_AND_WHERE} >> ${notes}; echo work > result.txt"
     timeout: 600
     terminal: true
 `;
