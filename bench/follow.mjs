@@ -106,7 +106,7 @@ export async function followCost() {
     };
     const fg = [];
     const bg = [];
-    for (let pair = 0; pair < (QUICK ? 1 : 3); pair += 1) {
+    for (let pair = 0; pair < (QUICK ? 1 : 5); pair += 1) {
       let w0 = cpuSeconds(benchWorker.pid);
       // The human progress display (what a user follows), not --json.
       const f = await cli(['run', 'follow-many']);
