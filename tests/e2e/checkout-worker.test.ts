@@ -13,7 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWorkerIdentity } from '../../host/checkout.js';
 import { BIN, runCliBinary } from '../support/cli.js';
-import { freePort, liveProcesses, pidAlive, waitFor } from '../support/processes.js';
+import { freePort, killIfAlive, liveProcesses, pidAlive, waitFor } from '../support/processes.js';
 
 let base: string;
 let env: NodeJS.ProcessEnv;
@@ -135,8 +135,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   for (const dir of projects) {
-    const pid = workerRecord(dir)?.pid;
-    if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
+    killIfAlive(workerRecord(dir)?.pid);
   }
   await connection?.close();
   cli(base, ['server', 'stop']);

@@ -8,18 +8,19 @@
  * which prints what the worker answered.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCliBinary } from '../support/cli.js';
-import { freePort, pidAlive, waitFor } from '../support/processes.js';
-import { workerLog, workerPid } from '../support/worker-files.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../support/cli.js';
+import { waitFor } from '../support/processes.js';
+import { workerLog } from '../support/worker-files.js';
+import { useServerWithProjects } from '../support/server-with-projects.js';
 
-let base: string;
-let env: NodeJS.ProcessEnv;
+const server = useServerWithProjects('ll-follow-sock-', {
+  drop: ['LL_START_SOCKET', 'LL_FOLLOW_SOCKET'],
+  env: { TZ: 'UTC' },
+});
 let probe: string;
-const projects: string[] = [];
 
 const LOOPS: Record<string, string> = {
   parent: `name: parent
@@ -90,16 +91,9 @@ states:
 `,
 };
 
-function project(name: string): string {
-  const dir = join(base, name);
-  mkdirSync(join(dir, '.loops'), { recursive: true });
-  projects.push(dir);
-  for (const [loop, text] of Object.entries(LOOPS)) writeFileSync(join(dir, '.loops', `${loop}.yaml`), text);
-  return dir;
-}
+const project = (name: string): string => server.project(name, LOOPS);
 
-const cli = (dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
-  runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
+const cli = server.cli;
 
 const followedByWorker = (dir: string, id: string) => workerLog(dir).includes(`${id}: followed for ll-loop run`);
 
@@ -128,10 +122,8 @@ function sleeping(): number {
 
 const idIn = (text: string) => /\b((?:parent|fails|long|held)-\d{8}T\d{6}(?:-\d+)?)\b/.exec(text)?.[1] ?? '';
 
-beforeAll(async () => {
-  base = mkdtempSync(join(tmpdir(), 'll-follow-sock-'));
-  mkdirSync(join(base, '.loops'));
-  probe = join(base, 'probe.mjs');
+beforeAll(() => {
+  probe = join(server.base, 'probe.mjs');
   // Records every @temporalio package the command requires (the CLI bundle leaves them external).
   writeFileSync(
     probe,
@@ -146,26 +138,6 @@ Module._load = function (request, ...rest) {
 process.on('exit', () => writeFileSync(process.env.LL_T_PROBE_OUT, JSON.stringify({ sdk: [...sdk] })));
 `,
   );
-  const { TEMPORAL_ADDRESS: _drop, LL_START_SOCKET: _drop2, LL_FOLLOW_SOCKET: _drop3, ...rest } = process.env;
-  env = {
-    ...rest,
-    LL_TEMPORAL_PORT: String(await freePort()),
-    LL_TEMPORAL_UI_PORT: String(await freePort()),
-    LL_TEMPORAL_DATA_DIR: join(base, '.loops', '.temporal'),
-    LL_STATE_DIR: join(base, 'state'),
-    NO_COLOR: '1',
-    TZ: 'UTC',
-  };
-  const started = cli(base, ['server', 'start']);
-  expect(started.code, started.stderr).toBe(0);
-});
-
-afterAll(() => {
-  for (const dir of projects) {
-    const pid = workerPid(dir);
-    if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
-  }
-  cli(base, ['server', 'stop']);
 });
 
 describe.concurrent('ll-loop run followed through the checkout worker', () => {
@@ -227,7 +199,7 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
       60_000,
       250,
     );
-    const child = spawn(process.execPath, [BIN, 'run', 'parent', '--queue'], { cwd: dir, env });
+    const child = spawn(process.execPath, [BIN, 'run', 'parent', '--queue'], { cwd: dir, env: server.env });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -243,7 +215,7 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
   it('Ctrl-C stops the run through the worker: the action is killed, the run recorded as stopped, exit 6', async () => {
     const dir = project('interrupt');
     expect(cli(dir, ['run', 'fails']).code).toBe(2);
-    const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd: dir, env });
+    const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd: dir, env: server.env });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor('the action to be shown', () => out.includes('sleep 47.2913'), 60_000, 50);

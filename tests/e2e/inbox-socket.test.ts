@@ -6,17 +6,14 @@
  * and with no worker, a worker of another build or a stale socket, the command lists it itself.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
-import { freePort, pidAlive, waitFor } from '../support/processes.js';
-import { startSocketFile, workerPid, workerRecord } from '../support/worker-files.js';
+import { describe, expect, it } from 'vitest';
+import { pidAlive, waitFor } from '../support/processes.js';
+import { startSocketFile, workerPid } from '../support/worker-files.js';
+import { useServerWithProjects } from '../support/server-with-projects.js';
 
-let base: string;
-let env: NodeJS.ProcessEnv;
-const projects: string[] = [];
+const server = useServerWithProjects('ll-inbox-sock-', { drop: ['LL_START_SOCKET'], env: { TZ: 'UTC' } });
 
 const ASK = `name: ask
 description: waits for a person
@@ -32,16 +29,9 @@ states:
     terminal: true
 `;
 
-function project(name: string): string {
-  const dir = join(base, name);
-  mkdirSync(join(dir, '.loops'), { recursive: true });
-  writeFileSync(join(dir, '.loops', 'ask.yaml'), ASK);
-  projects.push(dir);
-  return dir;
-}
+const project = (name: string): string => server.project(name, { ask: ASK });
 
-const cli = (dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
-  runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
+const cli = server.cli;
 const direct = (dir: string, args: string[]) => cli(dir, args, { LL_START_SOCKET: '0' });
 
 /** How many inboxes the checkout's worker in `dir` has answered (its log says each). */
@@ -70,31 +60,6 @@ function both(dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
   const byWorker = answeredByWorker(dir) - before;
   return { asked, byWorker, itself: direct(dir, args) };
 }
-
-beforeAll(async () => {
-  base = mkdtempSync(join(tmpdir(), 'll-inbox-sock-'));
-  mkdirSync(join(base, '.loops'));
-  const { TEMPORAL_ADDRESS: _drop, LL_START_SOCKET: _drop2, ...rest } = process.env;
-  env = {
-    ...rest,
-    LL_TEMPORAL_PORT: String(await freePort()),
-    LL_TEMPORAL_UI_PORT: String(await freePort()),
-    LL_TEMPORAL_DATA_DIR: join(base, '.loops', '.temporal'),
-    LL_STATE_DIR: join(base, 'state'),
-    NO_COLOR: '1',
-    TZ: 'UTC',
-  };
-  const started = cli(base, ['server', 'start']);
-  expect(started.code, started.stderr).toBe(0);
-});
-
-afterAll(() => {
-  for (const dir of projects) {
-    const pid = workerPid(dir);
-    if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
-  }
-  cli(base, ['server', 'stop']);
-});
 
 describe('ll-loop inbox through the checkout worker', () => {
   it('is answered by the worker exactly as the command lists it itself: JSON, table, list --waiting, --all-projects', async () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCliBinary } from '../support/cli.js';
-import { freePort, pidAlive, waitFor } from '../support/processes.js';
+import { freePort, killIfAlive, waitFor } from '../support/processes.js';
 
 let base: string;
 let env: NodeJS.ProcessEnv;
@@ -130,8 +130,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   for (const dir of checkouts) {
-    const pid = checkoutWorkerPid(dir);
-    if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
+    killIfAlive(checkoutWorkerPid(dir));
   }
   await connection?.close();
   cli(base, ['server', 'stop']);

@@ -7,30 +7,21 @@
  * socket (nobody listens) or a worker of another build make the command start the run itself.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
-import { freePort, pidAlive, waitFor } from '../support/processes.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/processes.js';
 import { startSocketFile, workerLog, workerPid } from '../support/worker-files.js';
+import { useServerWithProjects } from '../support/server-with-projects.js';
 
-let base: string;
-let env: NodeJS.ProcessEnv;
-let port: number;
-const projects: string[] = [];
+const server = useServerWithProjects('ll-sock-', { drop: ['LL_START_SOCKET'], env: { TZ: 'UTC' } });
 let connection: Connection | undefined;
 
 const SECRET = 'sekr1t-value-never-in-history';
 
-function project(name: string): string {
-  const dir = join(base, name);
-  mkdirSync(join(dir, '.loops'), { recursive: true });
-  projects.push(dir);
-  writeFileSync(
-    join(dir, '.loops', 'two.yaml'),
-    `name: two
+const LOOPS = {
+  two: `name: two
 description: two quick states and a terminal
 initial: a
 default_timeout: 10
@@ -47,10 +38,7 @@ states:
 context:
   tag: none
 `,
-  );
-  writeFileSync(
-    join(dir, '.loops', 'held.yaml'),
-    `name: held
+  held: `name: held
 description: waits for held.go
 initial: wait
 states:
@@ -61,12 +49,11 @@ states:
   done:
     terminal: true
 `,
-  );
-  return dir;
-}
+};
 
-const cli = (dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
-  runCliBinary(args, { cwd: dir, env: { ...env, ...extraEnv } });
+const project = (name: string): string => server.project(name, LOOPS);
+
+const cli = server.cli;
 
 const socketPath = startSocketFile;
 const viaSocket = (dir: string, id: string) => workerLog(dir).includes(`${id}: started for ll-loop run (start socket)`);
@@ -89,7 +76,7 @@ function eventKinds(dir: string, id: string): string[] {
 }
 
 async function client(): Promise<Client> {
-  connection ??= await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: '60s' });
+  connection ??= await Connection.connect({ address: `127.0.0.1:${server.port}`, connectTimeout: '60s' });
   return new Client({ connection });
 }
 
@@ -120,31 +107,8 @@ function runTwo(dir: string, extraEnv: NodeJS.ProcessEnv = {}) {
   return { ...r, id };
 }
 
-beforeAll(async () => {
-  base = mkdtempSync(join(tmpdir(), 'll-sock-'));
-  mkdirSync(join(base, '.loops'));
-  port = await freePort();
-  const { TEMPORAL_ADDRESS: _drop, LL_START_SOCKET: _drop2, ...rest } = process.env;
-  env = {
-    ...rest,
-    LL_TEMPORAL_PORT: String(port),
-    LL_TEMPORAL_UI_PORT: String(await freePort()),
-    LL_TEMPORAL_DATA_DIR: join(base, '.loops', '.temporal'),
-    LL_STATE_DIR: join(base, 'state'),
-    NO_COLOR: '1',
-    TZ: 'UTC',
-  };
-  const started = cli(base, ['server', 'start']);
-  expect(started.code, started.stderr).toBe(0);
-});
-
 afterAll(async () => {
-  for (const dir of projects) {
-    const pid = workerPid(dir);
-    if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
-  }
   await connection?.close();
-  cli(base, ['server', 'stop']);
 });
 
 describe.concurrent('ll-loop run through the checkout worker', () => {

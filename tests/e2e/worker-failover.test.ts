@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliBinary } from '../support/cli.js';
-import { freePort, liveProcesses, pidAlive, waitFor } from '../support/processes.js';
+import { freePort, killIfAlive, liveProcesses, waitFor } from '../support/processes.js';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -51,8 +51,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  const pid = workerPid();
-  if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
+  killIfAlive(workerPid());
   await connection?.close();
   cli(['server', 'stop']);
 });

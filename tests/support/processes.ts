@@ -35,6 +35,19 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Signal `pid` when it is alive; a process that ends between the check and the signal is no
+ * error (a teardown that threw there would skip stopping its server, which then outlives the run).
+ */
+export function killIfAlive(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (!pid || !pidAlive(pid)) return;
+  try {
+    process.kill(pid, signal);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Check every `intervalMs` until `check` holds; throws "timed out waiting for <what>" after `timeoutMs`. */
