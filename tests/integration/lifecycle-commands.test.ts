@@ -7,8 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import type { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { followCommand } from '../../client/commands/follow.js';
 import { historyCommand } from '../../client/commands/history.js';
 import { COMMANDS } from '../../client/commands/index.js';
@@ -20,34 +19,18 @@ import { RunNotOpenError } from '../../client/runs/run-target.js';
 import { AmbiguousRunError, RunNotFoundError } from '../../client/runs/find-runs.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { createLoopWorker } from '../../worker/create-worker.js';
 import { eventsPath } from '../../host/run-files.js';
 import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
 import { liveProcesses, until } from '../support/processes.js';
-import { closeTemporal, definition, project, temporal } from './harness.js';
+import { definition, temporal } from './harness.js';
+import { useServedProject } from './served-project.js';
 
 const QUEUE = `lifecycle-${randomUUID()}`;
 const NOBODY = `nobody-${randomUUID()}`;
+const served = useServedProject(QUEUE);
 let cwd: string;
-let worker: Worker;
-let running: Promise<void>;
-let savedAddress: string | undefined;
-
-beforeAll(async () => {
-  savedAddress = process.env.TEMPORAL_ADDRESS;
-  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
-  cwd = project().cwd;
-  const { native } = await temporal();
-  ({ worker } = await createLoopWorker({ connection: native, taskQueue: QUEUE }));
-  running = worker.run();
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await closeTemporal();
-  if (savedAddress === undefined) delete process.env.TEMPORAL_ADDRESS;
-  else process.env.TEMPORAL_ADDRESS = savedAddress;
+beforeAll(() => {
+  cwd = served.cwd;
 });
 
 function output(): { out: (t: string) => void; text: () => string; json: <T>() => T } {

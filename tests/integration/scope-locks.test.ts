@@ -12,11 +12,9 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { claimsOverlap } from '../../fsm/scopes.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { createLoopWorker } from '../../worker/create-worker.js';
 import { precheckScopes, ScopeBusyError } from '../../client/scopes/scope-lock.js';
 import {
   LOOP_WORKFLOW_TYPE,
@@ -32,25 +30,15 @@ import {
   type ScopeQueueView,
 } from '../../workflows/scope-lock-definitions.js';
 import { settle, until, waitFor } from '../support/processes.js';
-import { closeTemporal, definition, project, temporal } from './harness.js';
+import { definition, project, temporal } from './harness.js';
+import { useServedProject } from './served-project.js';
 
 const QUEUE = `locks-${randomUUID()}`;
-let worker: Worker;
-let running: Promise<void>;
+// One worker serves the runs and their lock workflows (the lock's queue is the test's queue).
+const served = useServedProject(QUEUE);
 let cwd: string;
-
-beforeAll(async () => {
-  cwd = project().cwd;
-  const { native } = await temporal();
-  // One worker serves the runs and their lock workflows (the lock's queue is the test's queue).
-  ({ worker } = await createLoopWorker({ connection: native, taskQueue: QUEUE }));
-  running = worker.run();
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await closeTemporal();
+beforeAll(() => {
+  cwd = served.cwd;
 });
 
 const short = () => randomUUID().slice(0, 8);

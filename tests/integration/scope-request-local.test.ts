@@ -10,10 +10,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { createLoopWorker } from '../../worker/create-worker.js';
 import {
   LOOP_WORKFLOW_TYPE,
   type LoopRunResult,
@@ -22,24 +20,14 @@ import {
 } from '../../workflows/definitions.js';
 import { SCOPE_BUSY, scopeQueueQuery } from '../../workflows/scope-lock-definitions.js';
 import { waitFor } from '../support/processes.js';
-import { closeTemporal, definition, project, temporal } from './harness.js';
+import { definition, temporal } from './harness.js';
+import { useServedProject } from './served-project.js';
 
 const QUEUE = `local-lock-${randomUUID()}`;
-let worker: Worker;
-let running: Promise<void>;
+const served = useServedProject(QUEUE);
 let cwd: string;
-
-beforeAll(async () => {
-  cwd = project().cwd;
-  const { native } = await temporal();
-  ({ worker } = await createLoopWorker({ connection: native, taskQueue: QUEUE }));
-  running = worker.run();
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await closeTemporal();
+beforeAll(() => {
+  cwd = served.cwd;
 });
 
 const short = () => randomUUID().slice(0, 8);
