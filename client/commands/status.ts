@@ -2,13 +2,13 @@
  * `ll-loop status <name|run-id> [--follow] [--json]`: where a run is, answered by the workflow
  * itself (its `status` query) while it is open, or its result once it has closed.
  * `--follow` (and `ll-loop monitor`) streams its progress instead (client/commands/follow.ts).
+ * The report (client/runs/status-report.ts) is made by the checkout's worker when it is up
+ * (client/runs/status-through-worker.ts), so the command then loads no Temporal SDK.
  */
 import { fanoutLines } from '../reporters/fanout-line.js';
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import { spendLine } from '../../fsm/run/budget.js';
-import type { ExecutionResult } from '../../fsm/types.js';
 import type { LockStatus, LoopStatus } from '../../workflows/definitions.js';
-import type { LiveStatus } from '../runs/run-target.js';
 import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -16,21 +16,11 @@ import { createHumanReporter } from '../reporters/human.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
 import { safeText } from '../reporters/safe-text.js';
-import {
-  closedResult,
-  mayHaveResult,
-  describePhase,
-  QUERY_TIMEOUT_MS,
-  resolveRun,
-  runUrl,
-  workflowTaskInFlight,
-} from '../runs/run-target.js';
-import { projectScope, type RunSummary } from '../runs/find-runs.js';
-import { awaitNamespace, queryStatusSettled, retryTransient, SERVER_SETTLE_MS } from '../runs/server-settle.js';
-import { withSession } from '../temporal/session.js';
-import { embeddedServerOptions } from '../temporal/embedded.js';
-import { startedWithin } from '../temporal/server-pid.js';
-import { followCommand } from './follow.js';
+import { describePhase, QUERY_TIMEOUT_MS } from '../runs/status-text.js';
+import type { StatusReport } from '../runs/status-wire.js';
+import { statusThroughWorker } from '../runs/status-through-worker.js';
+
+export type { StatusReport } from '../runs/status-wire.js';
 
 /** Options of {@link statusCommand}; `out` receives stdout, `err` stderr. */
 export interface StatusOptions {
@@ -42,26 +32,6 @@ export interface StatusOptions {
   err?: (text: string) => void;
   /** ANSI colour when following (see {@link FollowOptions}). */
   colour?: boolean;
-}
-
-/** What `status --json` prints. */
-export interface StatusReport {
-  id: string;
-  loop: string;
-  open: boolean;
-  /** Temporal's execution status, lower case: running, completed, terminated, failed, … */
-  status: string;
-  started_at: string;
-  closed_at?: string;
-  /** Open runs: false when no worker answered the status query. */
-  worker?: boolean;
-  /** No answer, but a worker holds the run's workflow task (busy in a local action, or just died). */
-  busy?: boolean;
-  /** Open runs with a worker: the workflow's own answer. */
-  live?: LiveStatus;
-  /** Closed runs that completed: the loop's result. */
-  result?: ExecutionResult;
-  url?: string;
 }
 
 function printOpen(report: StatusReport, out: (t: string) => void): void {
@@ -175,48 +145,13 @@ function printClosed(report: StatusReport, out: (t: string) => void): void {
   else out(`it ended without a loop result (${report.status} in Temporal)\n`);
 }
 
-/** The status of the run `target` names (a run id, or a loop's open run, else its latest). */
-export async function runStatus(cwd: string, target: string): Promise<StatusReport> {
-  return withSession(cwd, async ({ client, connection, endpoint }) => {
-    // A server that has just (re)started is waited for: its namespace, then a worker's answer.
-    const deadline = Date.now() + SERVER_SETTLE_MS;
-    const restarted =
-      endpoint.started === true ||
-      (endpoint.mode === 'embedded' &&
-        !endpoint.foreign &&
-        startedWithin(embeddedServerOptions(cwd).dataDir, SERVER_SETTLE_MS));
-    if (restarted) await awaitNamespace(connection, endpoint.namespace, deadline);
-    const run: RunSummary = await retryTransient(deadline, () =>
-      resolveRun(client, target, { latest: true, project: projectScope(cwd) }),
-    );
-    const handle = client.workflow.getHandle(run.id);
-    const url = runUrl(endpoint.uiUrl, endpoint.namespace, run.id);
-    const report: StatusReport = {
-      id: run.id,
-      loop: run.loop,
-      open: run.open,
-      status: run.status.toLowerCase(),
-      started_at: run.startTime.toISOString(),
-      ...(run.closeTime ? { closed_at: run.closeTime.toISOString() } : {}),
-      ...(url ? { url } : {}),
-    };
-    if (run.open) {
-      const live = await queryStatusSettled(connection, handle, { restarted, deadline });
-      report.worker = live !== null;
-      if (live) report.live = live;
-      else report.busy = await workflowTaskInFlight(handle).catch(() => false);
-    } else if (mayHaveResult(run.status)) {
-      const result = await closedResult(connection, handle);
-      if (result) report.result = result;
-    }
-    return report;
-  });
-}
-
 /** `ll-loop status`. Returns the exit code (0 whenever the status could be read). */
 export async function statusCommand(opts: StatusOptions): Promise<number> {
-  if (opts.follow) return followCommand(opts);
-  const report = await runStatus(opts.cwd, opts.target);
+  if (opts.follow) return (await import('./follow.js')).followCommand(opts);
+  // Made by the checkout's worker when it can (no Temporal SDK here), else on this command's session.
+  const report =
+    (await statusThroughWorker(opts.cwd, opts.target)) ??
+    (await (await import('../runs/status-report.js')).runStatus(opts.cwd, opts.target));
   if (opts.json) opts.out(`${JSON.stringify(report, null, 2)}\n`);
   else if (report.open) printOpen(report, opts.out);
   else printClosed(report, opts.out);

@@ -31,6 +31,8 @@ import {
 import type { Session } from '../temporal/session.js';
 import type { WorkerInboxReply, WorkerInboxRequest } from '../human/inbox-wire.js';
 import { serveInbox } from '../human/serve-inbox.js';
+import type { WorkerStatusReply, WorkerStatusRequest } from '../runs/status-wire.js';
+import { serveStatus } from '../runs/serve-status.js';
 
 /** A request larger than this is not a loop a command sends (Temporal refuses far less). */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
@@ -102,7 +104,7 @@ function serveOne(socket: Socket, serving: Serving): void {
   const { session, starter, checkout, open, log } = serving;
   let buffer = '';
   let answered = false;
-  const answer = (reply: WorkerStartReply | WorkerInboxReply) => {
+  const answer = (reply: WorkerStartReply | WorkerInboxReply | WorkerStatusReply) => {
     if (answered) return;
     answered = true;
     socket.end(`${JSON.stringify(reply)}\n`);
@@ -115,9 +117,10 @@ function serveOne(socket: Socket, serving: Serving): void {
     if (buffer.length > MAX_REQUEST_BYTES) return answer({ kind: 'refused', why: 'request too large' });
     const end = buffer.indexOf('\n');
     if (end < 0) return;
-    let request: WorkerStartRequest | WorkerInboxRequest | FollowRequest;
+    let request: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | FollowRequest;
     try {
-      request = JSON.parse(buffer.slice(0, end)) as WorkerStartRequest | WorkerInboxRequest | FollowRequest;
+      request = JSON.parse(buffer.slice(0, end)) as
+        WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | FollowRequest;
     } catch {
       return answer({ kind: 'refused', why: 'not a start request' });
     }
@@ -131,7 +134,9 @@ function serveOne(socket: Socket, serving: Serving): void {
       log(
         request?.kind === 'inbox'
           ? `an inbox request was refused (${why}); the command lists the runs itself`
-          : `a start request was refused (${why}); the command starts its run itself`,
+          : request?.kind === 'status'
+            ? `a status request was refused (${why}); the command asks Temporal itself`
+            : `a start request was refused (${why}); the command starts its run itself`,
       );
       return answer({ kind: 'refused', why });
     }
@@ -139,6 +144,14 @@ function serveOne(socket: Socket, serving: Serving): void {
     if (request.kind === 'inbox')
       return void serveInbox(request, session).then((reply) => {
         log(`ll-loop inbox: ${reply.kind === 'inbox' ? `${reply.waiting.length} waiting` : reply.why} (start socket)`);
+        answer(reply);
+      });
+    // `ll-loop status`: the report the command would make, on this worker's client.
+    if (request.kind === 'status')
+      return void serveStatus(request, session).then((reply) => {
+        log(
+          `ll-loop status ${request.target}: ${reply.kind === 'status' ? reply.report.id : reply.why} (start socket)`,
+        );
         answer(reply);
       });
     startRequested(request, session, checkout, starter).then(
@@ -176,13 +189,13 @@ function follow(socket: Socket, r: FollowRequest, rest: string, { session, check
 
 /** Why this worker must not start the request's run (then the command starts it itself). */
 function refusal(
-  r: WorkerStartRequest | WorkerInboxRequest,
+  r: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest,
   session: Session,
   checkout: Checkout,
   open: boolean,
 ): string | undefined {
   if (!open) return 'the worker is draining';
-  if (r?.kind !== 'start' && r?.kind !== 'inbox') return 'not a start request';
+  if (r?.kind !== 'start' && r?.kind !== 'inbox' && r?.kind !== 'status') return 'not a start request';
   if (r.code_id !== codeId()) return `the worker is build ${codeId()}, the command ${r.code_id}`;
   if (r.address !== session.endpoint.address) return `the worker polls ${session.endpoint.address}`;
   if (r.root !== checkout.root) return `the worker serves ${checkout.root}`;

@@ -19,8 +19,9 @@ import {
 } from './find-runs.js';
 import { resultInFailure, resultInMemo } from './run-result.js';
 
-/** How long a status query may wait for a worker before the run counts as having none. */
-export const QUERY_TIMEOUT_MS = 2_000;
+import { QUERY_TIMEOUT_MS } from './status-text.js';
+
+export { describePhase, QUERY_TIMEOUT_MS } from './status-text.js';
 
 /** The run exists but is closed, where an open one was needed (stop). */
 export class RunNotOpenError extends CliError {
@@ -154,26 +155,6 @@ export function isTimeout(err: unknown): boolean {
     if (e instanceof BoundedTimeout || e.code === 4 || e.code === 1) return true;
   }
   return false;
-}
-
-/** Phase names for people. */
-export function describePhase(phase: string): string {
-  const names: Record<string, string> = {
-    starting: 'starting',
-    action: 'action running',
-    llm: 'LLM evaluation',
-    git_diff: 'diff_stall git snapshot',
-    backoff: 'backoff',
-    retry_delay: 'waiting to retry',
-    maintain_delay: 'maintain delay',
-    rate_limited: 'rate limited, paused',
-    handoff: 'paused on a handoff',
-    paused: 'paused by a person',
-    human: 'waiting for a person',
-    parallel: 'items running',
-    done: 'done',
-  };
-  return names[phase] ?? phase;
 }
 
 /** The embedded server's Web UI link for a run, when there is one. */

@@ -8,19 +8,19 @@
  * which prints what the worker answered.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/cli.js';
 import { waitFor } from '../support/processes.js';
 import { workerLog } from '../support/worker-files.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
+import { sdkProbe } from '../support/sdk-probe.js';
 
 const server = useServerWithProjects('ll-follow-sock-', {
   drop: ['LL_START_SOCKET', 'LL_FOLLOW_SOCKET'],
   env: { TZ: 'UTC' },
 });
-let probe: string;
 
 const LOOPS: Record<string, string> = {
   parent: `name: parent
@@ -105,15 +105,6 @@ function normal(text: string): string {
     .replace(/"(duration_ms|[a-z_]+_at)": [^,\n]+/g, '"$1": <t>');
 }
 
-/** `ll-loop run …` with the probe preloaded: the result and the Temporal SDK modules it loaded. */
-function probed(dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const out = join(dir, `probe-${Math.random().toString(36).slice(2)}.json`);
-  const r = cli(dir, args, { NODE_OPTIONS: `--import=${probe}`, LL_T_PROBE_OUT: out, ...extraEnv });
-  const sdk = (JSON.parse(readFileSync(out, 'utf8')) as { sdk: string[] }).sdk;
-  rmSync(out, { force: true });
-  return { ...r, sdk };
-}
-
 /** How many `sleep 47.2913` processes (the long loop's action) are alive. */
 function sleeping(): number {
   const ps = spawnSync('pgrep', ['-f', 'sleep 47.2913'], { encoding: 'utf8' });
@@ -122,22 +113,10 @@ function sleeping(): number {
 
 const idIn = (text: string) => /\b((?:parent|fails|long|held)-\d{8}T\d{6}(?:-\d+)?)\b/.exec(text)?.[1] ?? '';
 
+/** `ll-loop …` with the probe preloaded: the result and the Temporal SDK modules it loaded. */
+let probed: ReturnType<typeof sdkProbe>;
 beforeAll(() => {
-  probe = join(server.base, 'probe.mjs');
-  // Records every @temporalio package the command requires (the CLI bundle leaves them external).
-  writeFileSync(
-    probe,
-    `import Module from 'node:module';
-import { writeFileSync } from 'node:fs';
-const sdk = new Set();
-const load = Module._load;
-Module._load = function (request, ...rest) {
-  if (typeof request === 'string' && request.startsWith('@temporalio/')) sdk.add(request);
-  return load.call(this, request, ...rest);
-};
-process.on('exit', () => writeFileSync(process.env.LL_T_PROBE_OUT, JSON.stringify({ sdk: [...sdk] })));
-`,
-  );
+  probed = sdkProbe(server.base, cli);
 });
 
 describe.concurrent('ll-loop run followed through the checkout worker', () => {

@@ -1,0 +1,58 @@
+/**
+ * The report `ll-loop status` prints (status-wire.ts): a run named by its id or its loop's name,
+ * answered by the run itself (its `status` query) while it is open, or its result once closed.
+ * Made by the command on its own session, or by the checkout's worker on its own
+ * (serve-status.ts); both make it here.
+ */
+import { closedResult, mayHaveResult, resolveRun, runUrl, workflowTaskInFlight } from './run-target.js';
+import { projectScope, type RunSummary } from './find-runs.js';
+import { awaitNamespace, queryStatusSettled, retryTransient, SERVER_SETTLE_MS } from './server-settle.js';
+import type { StatusReport } from './status-wire.js';
+import { withSession, type Session } from '../temporal/session.js';
+import { embeddedServerOptions } from '../temporal/embedded.js';
+import { startedWithin } from '../temporal/server-pid.js';
+
+/** The status of the run `target` names (a run id, or a loop's open run, else its latest). */
+export async function runStatus(cwd: string, target: string): Promise<StatusReport> {
+  return withSession(cwd, (session) => statusReportOf(session, cwd, target));
+}
+
+/** {@link runStatus} on a session already open (the checkout worker's). */
+export async function statusReportOf(
+  { client, connection, endpoint }: Pick<Session, 'client' | 'connection' | 'endpoint'>,
+  cwd: string,
+  target: string,
+): Promise<StatusReport> {
+  // A server that has just (re)started is waited for: its namespace, then a worker's answer.
+  const deadline = Date.now() + SERVER_SETTLE_MS;
+  const restarted =
+    endpoint.started === true ||
+    (endpoint.mode === 'embedded' &&
+      !endpoint.foreign &&
+      startedWithin(embeddedServerOptions(cwd).dataDir, SERVER_SETTLE_MS));
+  if (restarted) await awaitNamespace(connection, endpoint.namespace, deadline);
+  const run: RunSummary = await retryTransient(deadline, () =>
+    resolveRun(client, target, { latest: true, project: projectScope(cwd) }),
+  );
+  const handle = client.workflow.getHandle(run.id);
+  const url = runUrl(endpoint.uiUrl, endpoint.namespace, run.id);
+  const report: StatusReport = {
+    id: run.id,
+    loop: run.loop,
+    open: run.open,
+    status: run.status.toLowerCase(),
+    started_at: run.startTime.toISOString(),
+    ...(run.closeTime ? { closed_at: run.closeTime.toISOString() } : {}),
+    ...(url ? { url } : {}),
+  };
+  if (run.open) {
+    const live = await queryStatusSettled(connection, handle, { restarted, deadline });
+    report.worker = live !== null;
+    if (live) report.live = live;
+    else report.busy = await workflowTaskInFlight(handle).catch(() => false);
+  } else if (mayHaveResult(run.status)) {
+    const result = await closedResult(connection, handle);
+    if (result) report.result = result;
+  }
+  return report;
+}

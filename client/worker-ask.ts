@@ -1,0 +1,69 @@
+/**
+ * Asking this checkout's worker over its socket (host/worker-socket.ts) instead of connecting to
+ * Temporal: the worker already holds a client, so a command that only reads (`inbox`, `status`)
+ * then loads no Temporal SDK. Only a worker of this very build, serving this checkout and polling
+ * the embedded server this command would use is asked; an external server's connection settings
+ * (TLS, API key, namespace) are the command's own. Any failure — no such worker, a stale socket
+ * (nobody listens), a refusal, a line that is not JSON, no answer in time — is undefined: the
+ * command then does the work itself and reports its own errors. `LL_START_SOCKET=0` never asks.
+ */
+import { createConnection } from 'node:net';
+import { codeId } from '../host/build-info.js';
+import { liveWorkerRecord } from '../host/checkout-claim.js';
+import { findCheckoutRoot } from '../host/checkout.js';
+import { socketPathUsable, startSocketPath } from '../host/worker-socket.js';
+import { embeddedServerOptions } from './temporal/embedded.js';
+
+/** The checkout's worker a command may ask: its socket, and what a request names to be served. */
+export interface CheckoutWorkerTarget {
+  path: string;
+  /** The embedded server's `host:port` (the worker refuses a request for another). */
+  address: string;
+  /** The checkout root (the worker refuses another checkout's request). */
+  root: string;
+  /** This command's build (the worker refuses another build's request). */
+  code_id: string;
+}
+
+/** The worker to ask, or undefined when the command must do the work itself. */
+export function checkoutWorkerTarget(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): CheckoutWorkerTarget | undefined {
+  if (env.LL_START_SOCKET === '0' || env.TEMPORAL_ADDRESS?.trim()) return undefined;
+  const address = `127.0.0.1:${embeddedServerOptions(cwd, env).port}`;
+  const root = findCheckoutRoot(cwd) ?? cwd;
+  const worker = liveWorkerRecord(root);
+  if (!worker || worker.code_id !== codeId() || worker.address !== address) return undefined;
+  const path = startSocketPath(root);
+  if (!socketPathUsable(path)) return undefined;
+  return { path, address, root, code_id: codeId() };
+}
+
+/** One request line, one answer line; undefined on any failure (a read changed nothing anywhere). */
+export function askWorkerOnce<Reply>(path: string, request: object, timeoutMs: number): Promise<Reply | undefined> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    let buffer = '';
+    const done = (reply: Reply | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(reply);
+    };
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      const end = buffer.indexOf('\n');
+      if (end < 0) return;
+      try {
+        done(JSON.parse(buffer.slice(0, end)) as Reply);
+      } catch {
+        done(undefined);
+      }
+    });
+    socket.on('error', () => done(undefined));
+    socket.on('close', () => done(undefined));
+  });
+}

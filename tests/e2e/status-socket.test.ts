@@ -1,0 +1,90 @@
+/**
+ * `ll-loop status` asks the checkout's worker for the report over the worker's socket
+ * (client/runs/status-through-worker.ts, serve-status.ts), end to end with the built binary on an
+ * embedded dev server of this file's own: the command then loads no Temporal SDK, and prints what
+ * it prints when it asks Temporal itself (`LL_START_SOCKET=0`) — an open run and a closed one, in
+ * words and as JSON — and an unknown run is the same error with the same exit code.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sdkProbe } from '../support/sdk-probe.js';
+import { useServerWithProjects } from '../support/server-with-projects.js';
+import { workerLog } from '../support/worker-files.js';
+
+const server = useServerWithProjects('ll-status-sock-', { drop: ['LL_START_SOCKET'], env: { TZ: 'UTC' } });
+
+const LOOPS = {
+  held: `name: held
+description: waits for held.go
+initial: wait
+states:
+  wait:
+    action: "while [ ! -e held.go ]; do sleep 0.05; done"
+    timeout: 600
+    next: done
+  done:
+    terminal: true
+`,
+  quick: `name: quick
+description: one quick state
+initial: a
+states:
+  a:
+    action: "echo hello"
+    next: done
+  done:
+    terminal: true
+`,
+};
+
+let probed: ReturnType<typeof sdkProbe>;
+beforeAll(() => {
+  probed = sdkProbe(server.base, server.cli);
+});
+
+/** The report with what moves between two asks (elapsed times, the lock's age) blanked. */
+const normal = (text: string) =>
+  text.replace(/\d+(\.\d+)?m?s\b/g, '<t>').replace(/"elapsed_ms": \d+/g, '"elapsed_ms": <t>');
+
+const served = (dir: string) => (workerLog(dir).match(/ll-loop status \S+: \S+ \(start socket\)/g) ?? []).length;
+
+describe('ll-loop status through the checkout worker', () => {
+  it('loads no Temporal SDK and prints what the command prints asking Temporal itself', () => {
+    const dir = server.project('here', LOOPS);
+    const first = server.cli(dir, ['run', 'quick']); // starts the worker
+    expect(first.code, first.stderr).toBe(0);
+    const held = server.cli(dir, ['run', 'held', '--background', '--json']);
+    expect(held.code, held.stderr).toBe(0);
+    const heldId = (JSON.parse(held.stdout) as { instance_id: string }).instance_id;
+    for (const args of [
+      ['status', 'held'],
+      ['status', heldId, '--json'],
+      ['status', 'quick'],
+      ['status', 'quick', '--json'],
+    ]) {
+      const before = served(dir);
+      const socket = probed(dir, args);
+      expect(socket.code, socket.stderr).toBe(0);
+      expect(served(dir), args.join(' ')).toBe(before + 1);
+      expect(socket.sdk, args.join(' ')).toEqual([]);
+      const itself = server.cli(dir, args, { LL_START_SOCKET: '0' });
+      expect(served(dir)).toBe(before + 1);
+      expect(normal(socket.stdout)).toBe(normal(itself.stdout));
+      expect(socket.stderr).toBe(itself.stderr);
+    }
+    expect(server.cli(dir, ['status', 'held']).stdout).toContain('state:        wait (action running)');
+    writeFileSync(join(dir, 'held.go'), '');
+  }, 120_000);
+
+  it('an unknown run: the worker declines, and the command gives its own error and exit code', () => {
+    const dir = server.project('unknown', LOOPS);
+    expect(server.cli(dir, ['run', 'quick']).code).toBe(0);
+    const socket = server.cli(dir, ['status', 'nosuch']);
+    const itself = server.cli(dir, ['status', 'nosuch'], { LL_START_SOCKET: '0' });
+    expect(socket.code).toBe(1);
+    expect(socket.code).toBe(itself.code);
+    expect(socket.stderr).toBe(itself.stderr);
+    expect(workerLog(dir)).toContain('ll-loop status nosuch: the report failed');
+  }, 120_000);
+});
