@@ -10,7 +10,7 @@
 import { createConnection } from 'node:net';
 import { codeId } from '../host/build-info.js';
 import { liveWorkerRecord } from '../host/checkout-claim.js';
-import { findCheckoutRoot } from '../host/checkout.js';
+import { findCheckoutRoot, type WorkerRecord } from '../host/checkout.js';
 import { socketPathUsable, startSocketPath } from '../host/worker-socket.js';
 import { embeddedServerOptions } from './temporal/embedded.js';
 
@@ -23,6 +23,8 @@ export interface CheckoutWorkerTarget {
   root: string;
   /** This command's build (the worker refuses another build's request). */
   code_id: string;
+  /** The worker's record (its pid and host). */
+  worker: WorkerRecord;
 }
 
 /** The worker to ask, or undefined when the command must do the work itself. */
@@ -37,7 +39,7 @@ export function checkoutWorkerTarget(
   if (!worker || worker.code_id !== codeId() || worker.address !== address) return undefined;
   const path = startSocketPath(root);
   if (!socketPathUsable(path)) return undefined;
-  return { path, address, root, code_id: codeId() };
+  return { path, address, root, code_id: codeId(), worker };
 }
 
 /** One request line, one answer line; undefined on any failure (a read changed nothing anywhere). */

@@ -31,8 +31,15 @@ export interface InboxAsk {
 export async function inboxThroughWorker(ask: InboxAsk): Promise<WaitingRun[] | undefined> {
   const worker = checkoutWorkerTarget(ask.cwd, ask.env);
   if (worker === undefined) return undefined;
-  const { path, ...target } = worker;
-  const request: WorkerInboxRequest = { kind: 'inbox', ...target, project: ask.project ?? null, here: ask.here };
+  const { path, code_id, address, root } = worker;
+  const request: WorkerInboxRequest = {
+    kind: 'inbox',
+    code_id,
+    address,
+    root,
+    project: ask.project ?? null,
+    here: ask.here,
+  };
   const reply = await askWorkerOnce<WorkerInboxReply>(path, request, INBOX_ANSWER_MS);
   return reply?.kind === 'inbox' && Array.isArray(reply.waiting) ? reply.waiting : undefined;
 }

@@ -20,8 +20,8 @@ export async function statusThroughWorker(
 ): Promise<StatusReport | undefined> {
   const worker = checkoutWorkerTarget(cwd, env);
   if (worker === undefined) return undefined;
-  const { path, ...to } = worker;
-  const request: WorkerStatusRequest = { kind: 'status', ...to, cwd, target };
+  const { path, code_id, address, root } = worker;
+  const request: WorkerStatusRequest = { kind: 'status', code_id, address, root, cwd, target };
   const reply = await askWorkerOnce<WorkerStatusReply>(path, request, STATUS_ANSWER_MS);
   return reply?.kind === 'status' && typeof reply.report?.id === 'string' ? reply.report : undefined;
 }

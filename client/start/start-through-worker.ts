@@ -4,27 +4,21 @@
  * socket (worker-start-wire.ts) and the worker starts the run with the client it already holds.
  * The command then loads the Temporal client and connects while the run's first action runs.
  *
- * Undefined means "start it yourself": no such worker, no socket (a stale one: nobody listens),
- * a refusal, or `LL_START_SOCKET=0`. Once the request is sent, an error of the start is the
- * command's error (the run may exist: starting it again would make a second one).
+ * Undefined means "start it yourself": no such worker (client/worker-ask.ts says which may be
+ * asked), no socket (a stale one: nobody listens), a refusal, or `LL_START_SOCKET=0`. Once the
+ * request is sent, an error of the start is the command's error (the run may exist: starting it
+ * again would make a second one).
  */
 import { createConnection } from 'node:net';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { codeId } from '../../host/build-info.js';
-import { liveWorkerRecord } from '../../host/checkout-claim.js';
-import { findCheckoutRoot, type WorkerRecord } from '../../host/checkout.js';
+import type { WorkerRecord } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { embeddedServerOptions } from '../temporal/embedded.js';
+import { checkoutWorkerTarget } from '../worker-ask.js';
 import { instanceIdFor } from './instance-id.js';
 import type { RunInfo } from '../reporters/reporter.js';
 import { runInfo } from '../runs/run-info.js';
-import {
-  socketPathUsable,
-  startSocketPath,
-  type WorkerStartReply,
-  type WorkerStartRequest,
-} from './worker-start-wire.js';
+import type { WorkerStartReply, WorkerStartRequest } from './worker-start-wire.js';
 
 export interface StartedByWorker {
   instanceId: string;
@@ -59,28 +53,14 @@ export interface WorkerStartInput {
   sent?: () => void;
 }
 
-/** The embedded server's address this command would use; undefined for an external server. */
-function embeddedAddress(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
-  if (env.TEMPORAL_ADDRESS?.trim()) return undefined;
-  return `127.0.0.1:${embeddedServerOptions(cwd, env).port}`;
-}
-
 /** Start the run through the checkout's worker, or undefined when the command must start it. */
 export async function startThroughWorker(input: WorkerStartInput): Promise<StartedByWorker | undefined> {
-  if (process.env.LL_START_SOCKET === '0') return undefined;
-  // An external server's connection settings (TLS, API key, namespace) are the command's own:
-  // only the embedded server's worker is known to use the same.
-  const address = embeddedAddress(input.cwd, input.env);
-  if (address === undefined) return undefined;
-  // client/hosting/checkout-worker.ts checkoutRootOf (that module loads child_process).
-  const root = findCheckoutRoot(input.cwd) ?? input.cwd;
-  const worker = liveWorkerRecord(root);
-  if (!worker || worker.code_id !== codeId() || worker.address !== address) return undefined;
-  const path = startSocketPath(root);
-  if (!socketPathUsable(path)) return undefined;
+  const target = checkoutWorkerTarget(input.cwd, input.env);
+  if (target === undefined) return undefined;
+  const { path, address, root, worker } = target;
   const request: WorkerStartRequest = {
     kind: 'start',
-    code_id: codeId(),
+    code_id: target.code_id,
     address,
     root,
     definition: input.definition,
