@@ -15,6 +15,7 @@ import { BIN } from '../support/cli.js';
 import { waitFor } from '../support/processes.js';
 import { workerLog } from '../support/worker-files.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
+import { HELD_LOOP } from '../support/held-loop.js';
 import { sdkProbe } from '../support/sdk-probe.js';
 
 const server = useServerWithProjects('ll-follow-sock-', {
@@ -68,17 +69,7 @@ states:
     terminal: true
     failure: true
 `,
-  held: `name: held
-description: waits for held.go
-initial: wait
-states:
-  wait:
-    action: "while [ ! -e held.go ]; do sleep 0.05; done"
-    timeout: 600
-    next: done
-  done:
-    terminal: true
-`,
+  held: HELD_LOOP,
   long: `name: long
 description: runs until stopped
 initial: a

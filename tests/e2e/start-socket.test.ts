@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/processes.js';
 import { startSocketFile, workerLog, workerPid } from '../support/worker-files.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
+import { HELD_LOOP } from '../support/held-loop.js';
 
 const server = useServerWithProjects('ll-sock-', { drop: ['LL_START_SOCKET'], env: { TZ: 'UTC' } });
 let connection: Connection | undefined;
@@ -38,17 +39,7 @@ states:
 context:
   tag: none
 `,
-  held: `name: held
-description: waits for held.go
-initial: wait
-states:
-  wait:
-    action: "while [ ! -e held.go ]; do sleep 0.05; done"
-    timeout: 600
-    next: done
-  done:
-    terminal: true
-`,
+  held: HELD_LOOP,
 };
 
 const project = (name: string): string => server.project(name, LOOPS);

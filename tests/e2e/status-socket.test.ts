@@ -10,22 +10,13 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sdkProbe } from '../support/sdk-probe.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
+import { HELD_LOOP } from '../support/held-loop.js';
 import { workerLog } from '../support/worker-files.js';
 
 const server = useServerWithProjects('ll-status-sock-', { drop: ['LL_START_SOCKET'], env: { TZ: 'UTC' } });
 
 const LOOPS = {
-  held: `name: held
-description: waits for held.go
-initial: wait
-states:
-  wait:
-    action: "while [ ! -e held.go ]; do sleep 0.05; done"
-    timeout: 600
-    next: done
-  done:
-    terminal: true
-`,
+  held: HELD_LOOP,
   quick: `name: quick
 description: one quick state
 initial: a

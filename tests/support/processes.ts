@@ -1,5 +1,5 @@
 /** Test helpers about the machine: live processes, polling until something holds, free ports. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /**
@@ -16,6 +16,21 @@ export function livePids(marker: string): number[] {
       if (cmd.includes(marker) && !/\) Z /.test(stat)) pids.push(Number(name));
     } catch {
       // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Pids of live processes (not this one) whose working directory is `dir` or below it. */
+export function pidsUnder(dir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${name}/cwd`);
+      if ((cwd === dir || cwd.startsWith(`${dir}/`)) && pidAlive(Number(name))) pids.push(Number(name));
+    } catch {
+      // Ended while we looked, or not ours to read.
     }
   }
   return pids;

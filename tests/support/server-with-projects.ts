@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { runCliBinary, type CliResult } from './cli.js';
-import { freePort, killIfAlive } from './processes.js';
+import { freePort, killIfAlive, livePids, pidsUnder } from './processes.js';
 import { workerPid } from './worker-files.js';
 
 export interface ServerWithProjects {
@@ -61,12 +61,16 @@ export function useServerWithProjects(
   });
   afterAll(() => {
     if (state === undefined) return;
-    try {
-      for (const dir of projects) killIfAlive(workerPid(dir));
-    } finally {
-      // Whatever happened above, the server of this file goes (it would outlive the run).
-      cli(state.base, ['server', 'stop']);
-    }
+    const { base } = state;
+    // The workers first, so that none can start the server again once it is stopped: each by the
+    // pid it recorded, and any that a command started moments before the end and that has not
+    // recorded one yet (a build's replacement), by its directory.
+    for (const dir of projects) killIfAlive(workerPid(dir));
+    const commands = new Set(livePids('ll-loop'));
+    for (const pid of pidsUnder(base)) if (commands.has(pid)) killIfAlive(pid);
+    cli(base, ['server', 'stop']);
+    // Whatever else the file's runs left in its directories (a server started again, actions).
+    for (const pid of pidsUnder(base)) killIfAlive(pid);
   });
   return {
     get base() {
