@@ -10,8 +10,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pauseUpdate, unpauseUpdate } from '../../workflows/control-definitions.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
-import { waitFor } from '../support/processes.js';
+import { liveProcesses, waitFor } from '../support/processes.js';
 import { closeTemporal, definition, project, runLoop, temporal, type RunOutcome } from './harness.js';
+
+/** An action that would run far past any deadline here; its own duration names it among processes. */
+const LONG_SLEEP = '47.4823';
 
 afterAll(closeTemporal);
 
@@ -208,17 +211,21 @@ describe('quick states in bursts', () => {
   });
 
   it('the loop timeout is exact inside a burst: the running action is killed at it, no later one starts', async () => {
+    // s3 runs far past the 1 s deadline, which falls inside it whatever the machine's load (s1 and
+    // s2 take 0.1 s each): the deadline must kill it, not wait for it. Each action notes its start
+    // and its end.
+    const mark = (state: string, sleep: string) => `echo ${state} >> started; sleep ${sleep}; echo ${state} >> ran`;
     const def = definition({
       name: 'conf-timeout',
       initial: 's1',
       default_timeout: 10,
       timeout: 1,
       states: {
-        s1: { action: 'sleep 0.3; echo s1 >> ran', next: 's2' },
-        s2: { action: 'sleep 0.3; echo s2 >> ran', next: 's3' },
-        s3: { action: 'sleep 0.3; echo s3 >> ran', next: 's4' },
-        s4: { action: 'sleep 0.3; echo s4 >> ran', next: 's5' },
-        s5: { action: 'sleep 0.3; echo s5 >> ran', next: 'done' },
+        s1: { action: mark('s1', '0.1'), next: 's2' },
+        s2: { action: mark('s2', '0.1'), next: 's3' },
+        s3: { action: mark('s3', LONG_SLEEP), next: 's4' },
+        s4: { action: mark('s4', '0.1'), next: 's5' },
+        s5: { action: mark('s5', '0.1'), next: 'done' },
         done: { terminal: true },
       },
     });
@@ -234,11 +241,14 @@ describe('quick states in bursts', () => {
     const end = Date.parse(String(run.events.find((e) => e.event === 'loop_complete')!.ts));
     expect(end - start).toBeGreaterThanOrEqual(1000);
     expect(end - start).toBeLessThan(1100 + lag.max / 1e6);
-    // Every state but the last finished its action; the last one's was killed at the deadline, or
-    // never started: nothing ran past it.
-    const ran = existsSync(join(p.cwd, 'ran')) ? readFileSync(join(p.cwd, 'ran'), 'utf8').trim().split('\n') : [];
-    expect(ran).toEqual(run.states.slice(0, -1));
-    expect(run.states).not.toContain('s5');
+    const lines = (file: string) =>
+      existsSync(join(p.cwd, file)) ? readFileSync(join(p.cwd, file), 'utf8').trim().split('\n') : [];
+    // Each state the run entered started its action, and no later one started; every state but
+    // the last finished its action; the last one's was killed at the deadline.
+    expect(run.states).toEqual(['s1', 's2', 's3']);
+    expect(lines('started')).toEqual(run.states);
+    expect(lines('ran')).toEqual(['s1', 's2']);
+    await waitFor('the killed action to be gone', () => liveProcesses(`sleep ${LONG_SLEEP}`) === 0, 10_000);
   });
 
   it('a pause sent while a burst runs is accepted during it and holds after the running action, none lost or repeated', async () => {
