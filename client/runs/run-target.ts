@@ -81,9 +81,25 @@ export async function queryStatus(
       elapsed_ms: status.result ? status.result.duration_ms : Math.max(0, Date.now() - status.started_at_ms),
     };
   } catch (err) {
-    if (isTimeout(err)) return null;
+    if (isTimeout(err) || isNoPoller(err)) return null;
     throw err;
   }
+}
+
+/**
+ * Whether `err` is the server refusing a query because no worker has polled the run's queue lately
+ * (FAILED_PRECONDITION): the same answer as a query nobody took in time — no worker answers for the
+ * run. A server that has just restarted says this until its workers poll again.
+ */
+export function isNoPoller(err: unknown): boolean {
+  for (
+    let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth += 1
+  ) {
+    if (/no poller seen/i.test(String(e.message))) return true;
+  }
+  return false;
 }
 
 /**

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { watchServer } from '../../client/temporal/server-watch.js';
 import { diedWithoutStop, startedWithin } from '../../client/temporal/server-pid.js';
 import { isTransientServerError } from '../../client/runs/server-settle.js';
+import { isNoPoller } from '../../client/runs/run-target.js';
 import { freePort, waitFor } from '../support/processes.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'll-server-watch-'));
@@ -121,5 +122,13 @@ describe('errors a command waits out after a restart', () => {
     expect(isTransientServerError({ code: 5, message: 'workflow not found' })).toBe(false);
     expect(isTransientServerError({ code: 3, message: 'invalid argument' })).toBe(false);
     expect(isTransientServerError(new Error('boom'))).toBe(false);
+  });
+
+  it('reads a query refused for want of a poller (also wrapped) as no worker answering, nothing else', () => {
+    const refused = { code: 9, message: 'no poller seen for task queue recently, worker may be down' };
+    expect(isNoPoller(refused)).toBe(true);
+    expect(isNoPoller(Object.assign(new Error('Failed to query Workflow: x'), { cause: refused }))).toBe(true);
+    expect(isNoPoller({ code: 9, message: 'workflow is closed' })).toBe(false);
+    expect(isNoPoller(new Error('boom'))).toBe(false);
   });
 });
