@@ -43,6 +43,9 @@ export interface LoopWorkerOptions {
   maxCachedWorkflows?: number;
 }
 
+/** How long one activation's workflow code may run without yielding (the SDK's default off the main thread). */
+export const WORKFLOW_DEADLOCK_TIMEOUT = '5s';
+
 /** The worker's cache of runs: see the comment where it is set in {@link createLoopWorker}. */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
 
@@ -56,7 +59,7 @@ export const CORE_RETRY_TARGET = 'temporalio_client::retry';
  * outcomes, not faults, and the CLI reports them itself: a run that did not succeed closes Failed
  * with `LoopFailed` (fsm/run/outcome.ts; exit 2–5), a run denied its scopes fails with ScopeBusy
  * (exit 8). Those are not logged. The error may reach the logger as a plain Error (its failure
- * type lost crossing the workflow thread), so it is also known by its message.
+ * type is lost when workflows run on a thread of their own), so it is also known by its message.
  */
 class QuietLogger extends DefaultLogger {
   override log(level: LogLevel, message: string, meta?: LogMetadata): void {
@@ -68,7 +71,7 @@ class QuietLogger extends DefaultLogger {
 function isOutcomeFailure(error: unknown): boolean {
   const e = error as { type?: unknown; stack?: unknown; message?: unknown } | undefined;
   if (e?.type === LOOP_FAILED || e?.type === SCOPE_BUSY) return true;
-  // Crossing the thread leaves a plain Error whose stack still starts with the failure's class.
+  // Crossing a thread leaves a plain Error whose stack still starts with the failure's class.
   const message = String(e?.message ?? '');
   return (
     isScopeBusyMessage(message) ||
@@ -129,6 +132,20 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
         new Client({ connection: options.connection, namespace: options.namespace ?? 'default' }),
     }),
     sinks: events.sinks(),
+    // Workflows run on the worker's main thread, in the SDK's reusable V8 context (the same sandbox
+    // its workflow thread runs): a second thread is a second V8 isolate and Node environment, some
+    // 17–24 MB of an idle worker's 135–150, and hands every activation across by message. Measured
+    // (docs/decisions.md, "Workflows on the worker's main thread"): idle RSS 147 → 116 MB with the
+    // memory settings of client/hosting/checkout-worker.ts, a remote transition 21.5 → 19.2 ms,
+    // 1,000 concurrent loops at the same 241–251 transitions/s. The SDK calls this mode `debugMode`
+    // because a debugger can then attach to workflows; its only other effect is to lift the
+    // deadlock detector's default, which is set here again: workflow code that runs 5 s without
+    // yielding fails its task, as on the workflow thread. That option is missing from the SDK's
+    // public type ("not exposed at the moment") but read all the same: its defaults are spread
+    // under the given options. The SDK's version is pinned, and
+    // tests/integration/deadlock-detector.test.ts fails if the option stops being read.
+    debugMode: true,
+    ...({ isolateExecutionTimeout: WORKFLOW_DEADLOCK_TIMEOUT } as object),
     shutdownGraceTime: options.shutdownGraceTime ?? '2s',
     ...(options.identity ? { identity: options.identity } : {}),
     // Cancellation (ll-loop stop, a timeout, a stopped parent) reaches a running activity only in
