@@ -142,8 +142,13 @@ export async function followCost() {
       (m(fg, 'follower_cpu_s') - m(bg, 'command_cpu_s')) / m(fg, 'worker_cpu_s'),
       3,
     );
-    // The worker's memory once the runs are over (an idle checkout worker).
+    // The worker's memory once the runs are over: 5 s after (V8 has not yet given back what the
+    // busy spell grew), and idle, 30 s after (V8's memory reducer shrinks an isolate that stopped
+    // allocating some 10-20 s later; docs/decisions.md, "Workflows on the worker's main thread").
     await sleep(5_000);
+    const after = procStatus(benchWorker.pid);
+    out.worker_rss_after_runs_mb = round(after.rss_kb / 1024);
+    await sleep(25_000);
     const status = procStatus(benchWorker.pid);
     out.worker_idle_rss_mb = round(status.rss_kb / 1024);
     out.worker_peak_rss_mb = round(status.hwm_kb / 1024);

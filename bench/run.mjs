@@ -132,7 +132,7 @@ async function standardBenchmarks() {
       `  one-state loop, ll-loop run → prompt (worker up): median ${f.one_state_to_prompt.median_ms} ms (runs: ${f.one_state_to_prompt.runs_ms.join(', ')} ms)`,
     );
     say(
-      `  ${f.states} quick states, foreground / background run time: ${f.foreground_over_background_run}; follower CPU / worker CPU: ${f.follower_cpu_over_worker_cpu} (following alone: ${f.following_cpu_over_worker_cpu}); worker RSS after: ${f.worker_idle_rss_mb} MB`,
+      `  ${f.states} quick states, foreground / background run time: ${f.foreground_over_background_run}; follower CPU / worker CPU: ${f.follower_cpu_over_worker_cpu} (following alone: ${f.following_cpu_over_worker_cpu}); worker RSS 5 s after: ${f.worker_rss_after_runs_mb} MB, idle (30 s after): ${f.worker_idle_rss_mb} MB`,
     );
   }
   if (PARTS.has('spawn')) {

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { workerEnv, workerNodeFlags } from '../../client/hosting/checkout-worker.js';
 
 describe('an on-demand checkout worker’s Node flags', () => {
-  it('cap the young generation by default', () => {
-    expect(workerNodeFlags({})).toEqual(['--max-semi-space-size=2']);
+  it('cap the young generation and drop code not run lately, by default', () => {
+    expect(workerNodeFlags({})).toEqual(['--max-semi-space-size=2', '--bytecode-old-age=2', '--flush-baseline-code']);
   });
 
   it('are replaced by LL_WORKER_NODE_FLAGS, which may be empty', () => {
