@@ -3,7 +3,7 @@
  * a module's source for as long as the module lives, and a source with a single character beyond
  * Latin-1 (an em dash in a comment) is stored at two bytes per character: the CLI bundle's two
  * large chunks took 2.25 MB of a checkout worker's heap instead of 1.2 MB, and the workflow
- * bundle is held by the workflow thread. In a string, template or regular expression literal the
+ * bundle is held by the workflows' V8 context. In a string, template or regular expression literal the
  * escape denotes the same character, in a comment it is inert.
  *
  * The one place an escape would change the meaning is right after a backslash (`"\—"` is an

@@ -11,8 +11,8 @@ import { asciiSource } from './ascii-source.js';
 
 /**
  * The bundle keeps its inline source map (the SDK requires one, and maps workflow stack traces
- * with it) without the sources' text: every worker and replayer holds the map in its main thread
- * and again, parsed, in its workflow thread, and the text was two thirds of it (1.4 MB: ours,
+ * with it) without the sources' text: every worker and replayer holds the map as it read it
+ * and again, parsed, in the workflows' V8 context, and the text was two thirds of it (1.4 MB: ours,
  * zod's, the SDK's), for nothing a stack trace shows (it gives file, line and column).
  */
 function withoutSourcesContent(bundle: string): string {
@@ -33,7 +33,7 @@ const { code } = await bundleWorkflowCode({
   logger: new DefaultLogger('WARN'),
 });
 mkdirSync(dirname(PREBUILT_BUNDLE), { recursive: true });
-// ASCII: the workflow thread keeps the source at one byte per character (ascii-source.ts).
+// ASCII: the workflows' V8 context keeps the source at one byte per character (ascii-source.ts).
 writeFileSync(PREBUILT_BUNDLE, asciiSource(withoutSourcesContent(code)));
 console.log(`workflow bundle: ${PREBUILT_BUNDLE} (${(code.length / 1024).toFixed(0)} KiB)`);
 // Every build is a new code id: a checkout's worker of an earlier build is replaced (build-info.ts).

@@ -3,8 +3,8 @@
  * the run going alone at its end. Vitest's own order is right when it knows the files' durations
  * (its cache of an earlier run); without it (a clean clone, CI) it goes by file size, which mixes
  * 10 ms unit files with e2e files that wait minutes on servers, timers and processes. Then the
- * tiers decide: e2e, integration, replay, unit (each in vitest's order), so the quick unit files
- * fill the forks at the end.
+ * tiers decide: e2e, integration, replay (each in vitest's order). The unit tier runs in a pool
+ * of its own (vitest.config.ts), ordered the same way.
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
