@@ -32,6 +32,7 @@ import {
   type QueueFact,
   type ScopeAnswer,
   type ScopeQueue,
+  withFacts,
 } from '../fsm/run/scope-queue.js';
 import type { LoopActivities } from './activity-types.js';
 import { LOOP_WORKFLOW_TYPE } from './definitions.js';
@@ -90,7 +91,9 @@ export async function scopeLockWorkflow(input: ScopeLockInput): Promise<void> {
     (r) => void inbox.push({ type: 'request', run: r.run, scopes: r.scopes, wait: r.wait, now: Date.now() }),
   );
   setHandler(scopeReleaseSignal, ({ run }) => void inbox.push({ type: 'release', run, now: Date.now() }));
-  setHandler(scopeQueueQuery, () => ({ domain: input.domain, ...queue }));
+  // Facts heard count at once (a run that left is not shown), but only after the rebuild: before
+  // it, a request would look granted past a holder not yet restored.
+  setHandler(scopeQueueQuery, () => ({ domain: input.domain, ...(ready ? withFacts(queue, inbox) : queue) }));
   setHandler(scopeRemoveUpdate, async ({ run }): Promise<ScopeRemoveResult> => {
     // After the facts heard before it, so it sees the queue they made.
     await condition(() => ready && inbox.length === 0);

@@ -170,3 +170,12 @@ export function decide(queue: ScopeQueue, fact: QueueFact): Decision {
     }
   }
 }
+
+/**
+ * The queue once `facts` (heard, not yet decided) are decided: what a reader asking now should
+ * see. The lock workflow decides its inbox only between its own awaits, so a release heard while
+ * it waits on a liveness check would otherwise still show the run that left.
+ */
+export function withFacts(queue: ScopeQueue, facts: readonly QueueFact[]): ScopeQueue {
+  return facts.reduce((q, fact) => decide(q, fact).queue, queue);
+}

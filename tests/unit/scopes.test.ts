@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { claimedScopes, claimsOverlap, normaliseScope, scopesOverlap } from '../../fsm/scopes.js';
-import { decide, EMPTY_QUEUE, type QueueFact, type ScopeAnswer, type ScopeQueue } from '../../fsm/run/scope-queue.js';
+import {
+  decide,
+  EMPTY_QUEUE,
+  type QueueFact,
+  type ScopeAnswer,
+  type ScopeQueue,
+  withFacts,
+} from '../../fsm/run/scope-queue.js';
 
 const ROOT = '/home/me/project';
 
@@ -195,6 +202,15 @@ describe('decide: leaving the queue', () => {
 
   it('queue remove does not touch holders', () => {
     expect(play([{ type: 'remove', run: 'h', now: 1 }], start).queue).toEqual(start);
+  });
+
+  it('withFacts shows the queue after facts heard but not yet decided, and decides nothing itself', () => {
+    const heard: QueueFact[] = [rel('w1'), req('w4', ['docs/a'])];
+    const seen = withFacts(start, heard);
+    expect(seen).toEqual(play(heard, start).queue);
+    expect(waiters(seen)).toEqual(['w2', 'w4']);
+    expect(withFacts(start, [])).toBe(start);
+    expect(waiters(start)).toEqual(['w1', 'w2']);
   });
 
   it('runs found gone by the liveness check free their scopes', () => {
