@@ -11,8 +11,11 @@ import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
 
 /** Grace beyond an action's own timeout before Temporal gives up on the activity. */
 const ACTIVITY_TIMEOUT_SLACK_S = 60;
-/** A worker that stops heartbeating for this long is presumed dead; the action is retried once. */
-const HEARTBEAT_TIMEOUT = '30s';
+/**
+ * A worker that stops heartbeating for this long is presumed dead; the action is retried once.
+ * A run's `heartbeatTimeoutS` replaces it; runs without it (every run before it) keep 30 s.
+ */
+export const DEFAULT_HEARTBEAT_TIMEOUT_S = 30;
 
 /** Quick shell actions (timeout at most `localMaxS`) run as local activities. */
 export function isLocal(input: Pick<RunActionInput, 'kind' | 'timeout_s'>, localMaxS: number): boolean {
@@ -23,6 +26,7 @@ export function actionActivity(
   input: RunActionInput,
   local: boolean,
   at: ReturnType<Placement['activityOptions']>,
+  heartbeatS = DEFAULT_HEARTBEAT_TIMEOUT_S,
 ): (input: RunActionInput) => Promise<ActionResult> {
   const common = {
     startToCloseTimeout: `${input.timeout_s + ACTIVITY_TIMEOUT_SLACK_S}s`,
@@ -35,7 +39,7 @@ export function actionActivity(
   }
   return proxyActivities<LoopActivities>({
     ...common,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    heartbeatTimeout: `${heartbeatS}s`,
     summary: input.state,
     ...at,
   }).runAction;
@@ -45,11 +49,12 @@ export function llmActivity(
   timeoutS: number,
   state: string,
   at: ReturnType<Placement['activityOptions']>,
+  heartbeatS = DEFAULT_HEARTBEAT_TIMEOUT_S,
 ): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply | EvalResult> {
   return proxyActivities<LoopActivities>({
     ...at,
     startToCloseTimeout: `${timeoutS + ACTIVITY_TIMEOUT_SLACK_S}s`,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    heartbeatTimeout: `${heartbeatS}s`,
     retry: { maximumAttempts: 3 },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     summary: `evaluate ${state}`,

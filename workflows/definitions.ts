@@ -72,6 +72,12 @@ export interface RunTuning {
   localActivityMaxTimeoutS?: number;
   /** Continue as new past this many history events (default 20,000; Temporal's limit is ~51,200). */
   historyEventLimit?: number;
+  /**
+   * Seconds a running action or LLM evaluation may go without a heartbeat before Temporal presumes
+   * its worker dead and retries it elsewhere (or, for a pool run, the run waits for its host). The
+   * worker beats every second. Unset: 30 (every run before this option).
+   */
+  heartbeatTimeoutS?: number;
 }
 
 /**

@@ -82,6 +82,7 @@ function ruleInputs(def: LoopDefinition, input: LoopWorkflowInput) {
 export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<RunEvent | BurstDone> {
   const { input, instanceId, placement } = ctx;
   const localMaxS = input.options.localActivityMaxTimeoutS ?? 0;
+  const heartbeatS = input.options.heartbeatTimeoutS;
   const { maskEnv, checkAnswers, detectLimits, detectSignals } = ruleInputs(ctx.def, input);
   const unflushed = { actions: 0, ms: 0 };
   const calls = new ActionCalls(input.options.actionCallKeys === true, placement);
@@ -149,7 +150,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
           ...(work.input.kind === 'mcp' ? {} : detectSignals),
           ...call(),
         };
-        return actionActivity(full, local, placement.activityOptions())(full);
+        return actionActivity(full, local, placement.activityOptions(), heartbeatS)(full);
       });
       await flushLocal(result, local);
       return { type: 'action_done', result, now: Date.now() };
@@ -166,6 +167,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
           work.input.timeout_s,
           work.input.state,
           placement.activityOptions(),
+          heartbeatS,
         )({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers, ...detectLimits }),
       );
       return llmEvent(reply, Date.now());

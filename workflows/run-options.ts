@@ -31,9 +31,11 @@ export const PLACEMENT_KEYS = [
   'placedOn',
   'searchAttributes',
 ] as const satisfies ReadonlyArray<keyof RunPlacement>;
-export const TUNING_KEYS = ['localActivityMaxTimeoutS', 'historyEventLimit'] as const satisfies ReadonlyArray<
-  keyof RunTuning
->;
+export const TUNING_KEYS = [
+  'localActivityMaxTimeoutS',
+  'historyEventLimit',
+  'heartbeatTimeoutS',
+] as const satisfies ReadonlyArray<keyof RunTuning>;
 
 type Listed = (typeof RUN_RULE_KEYS)[number] | (typeof PLACEMENT_KEYS)[number] | (typeof TUNING_KEYS)[number];
 /** Compile-time check: every option is listed in one part. */

@@ -33,7 +33,7 @@ import { withSession } from '../temporal/session.js';
 import { lockRequestFor } from '../scopes/scope-lock.js';
 import { checkoutAt, type WorkerRecord } from '../../host/checkout.js';
 import { checkoutRootOf, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
-import { DEFAULT_SHARED_QUEUE, localActivityMax, searchAttributesAvailable } from '../start/start-run.js';
+import { DEFAULT_SHARED_QUEUE, runTuning, searchAttributesAvailable } from '../start/start-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
 
 const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete', 'backfill'] as const;
@@ -110,7 +110,7 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
       taskQueue,
       searchAttributes: await searchAttributesAvailable(endpoint, connection),
       pauseOnFailure: bool(ctx, 'pause-on-failure'),
-      localActivityMaxTimeoutS: localActivityMax(),
+      tuning: runTuning(),
       overlap,
       dataContext: commandLineDataKeys(definition, context),
       ...(bool(ctx, 'no-lock')

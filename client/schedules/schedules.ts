@@ -16,7 +16,12 @@ import {
 } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
+import {
+  LOOP_WORKFLOW_TYPE,
+  type LoopWorkflowInput,
+  type RunTuning,
+  type ScopeLockRequest,
+} from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import { recordedRunOptions } from '../../workflows/run-options.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
@@ -82,7 +87,8 @@ export interface CreateScheduleRequest {
   searchAttributes: boolean;
   /** Runs that do not end in a success terminal fail the workflow, which pauses the schedule. */
   pauseOnFailure: boolean;
-  localActivityMaxTimeoutS: number;
+  /** How the scheduled runs are carried out (client/start/start-run.ts runTuning). */
+  tuning: RunTuning;
   /** What the schedule does when a run is due while its previous one still runs (default skip). */
   overlap?: OverlapName;
   /** The scheduled runs' scope lock (its `wait` follows the overlap policy); omitted: `--no-lock`. */
@@ -145,7 +151,7 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
     // Every run closes as it ended (a failed run is Failed: `--pause-on-failure` pauses on it).
     options: recordedRunOptions({
       placement: { cwd, searchAttributes: req.searchAttributes },
-      tuning: { localActivityMaxTimeoutS: req.localActivityMaxTimeoutS },
+      tuning: req.tuning,
       rules: CURRENT_RUN_RULES,
     }),
     ...(req.lock ? { lock: req.lock } : {}),

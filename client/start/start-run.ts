@@ -16,6 +16,7 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import type {
   LOOP_WORKFLOW_TYPE as LoopWorkflowType,
   LoopWorkflowInput,
+  RunTuning,
   ScopeLockRequest,
 } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
@@ -67,6 +68,29 @@ export function localActivityMax(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S;
   const n = raw === undefined ? DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S : Number(raw);
   return Number.isFinite(n) && n >= 0 ? n : DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S;
+}
+
+/**
+ * The least `LL_HEARTBEAT_TIMEOUT_S` taken: workers beat every second, and a timeout near that
+ * would call a worker dead for one slow second.
+ */
+export const MIN_HEARTBEAT_TIMEOUT_S = 5;
+
+/**
+ * `LL_HEARTBEAT_TIMEOUT_S`: how long a running action may go unheard before its worker is presumed
+ * dead (workflows/activity-proxies.ts; 30 s unset). A value below the minimum counts as the
+ * minimum; one that is not a number is ignored.
+ */
+export function heartbeatTimeout(env: NodeJS.ProcessEnv = process.env): Pick<RunTuning, 'heartbeatTimeoutS'> {
+  const raw = env.LL_HEARTBEAT_TIMEOUT_S;
+  const n = Number(raw);
+  if (raw === undefined || raw.trim() === '' || !Number.isFinite(n)) return {};
+  return { heartbeatTimeoutS: Math.max(MIN_HEARTBEAT_TIMEOUT_S, Math.round(n)) };
+}
+
+/** The tuning a new run (or a schedule's runs) records, from the environment of the command. */
+export function runTuning(env: NodeJS.ProcessEnv = process.env): RunTuning {
+  return { localActivityMaxTimeoutS: localActivityMax(env), ...heartbeatTimeout(env) };
 }
 
 export interface StartRunRequest {
@@ -132,7 +156,7 @@ export async function startLoopRun(
     options: {
       ...recordedRunOptions({
         placement: { cwd, searchAttributes },
-        tuning: { localActivityMaxTimeoutS: localActivityMax() },
+        tuning: runTuning(),
         rules: CURRENT_RUN_RULES,
       }),
       ...(typeof req.options === 'function' ? req.options(workflowId) : req.options),

@@ -29,6 +29,8 @@ function hostEnv(host: Host, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     LL_WORKER_DATA_DIR: join(base, `data-${host.name}`),
     LL_STATE_DIR: join(base, `state-${host.name}`),
     LL_HOST_NOTICE_S: '3',
+    // A cut-off host's running action is noticed by its heartbeat timeout: 8 s here, not 30.
+    LL_HEARTBEAT_TIMEOUT_S: '8',
     NO_COLOR: '1',
     ...extra,
   };
@@ -158,7 +160,7 @@ describe.skipIf(unavailable !== undefined)(
         ['run', 'held', '--pool', 'portable', '--checkout', 'git', '--background', '--json'],
         {
           cwd: dir,
-          env: { ...process.env, LL_HOST_NOTICE_S: '3', NO_COLOR: '1' },
+          env: { ...process.env, LL_HOST_NOTICE_S: '3', LL_HEARTBEAT_TIMEOUT_S: '8', NO_COLOR: '1' },
         },
       );
       expect(started.code, started.stderr).toBe(0);

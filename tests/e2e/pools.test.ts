@@ -121,6 +121,8 @@ beforeAll(async () => {
     LL_TEMPORAL_DATA_DIR: join(base, '.loops', '.temporal'),
     LL_STATE_DIR: join(base, 'state'),
     LL_HOST_NOTICE_S: '3',
+    // A dead host's running action is noticed by its heartbeat timeout: 8 s here, not 30.
+    LL_HEARTBEAT_TIMEOUT_S: '8',
     NO_COLOR: '1',
   };
   const started = cli(base, ['server', 'start']);

@@ -115,6 +115,8 @@ async function runAcrossServerKill(
       cwd,
       searchAttributes: false,
       localActivityMaxTimeoutS: opts.localMaxS,
+      // The remote action's lost attempt is retried after its heartbeat timeout: 8 s, not 30.
+      heartbeatTimeoutS: 8,
       closeAsOutcome: true,
       ...(opts.actionCallKeys ? { actionCallKeys: true } : {}),
     },

@@ -45,6 +45,8 @@ async function cutOffMidAction(actionCallKeys: boolean): Promise<{
   starts: string[];
   journal: string[];
   redelivered: boolean;
+  /** Each scheduled action's heartbeat timeout, in seconds, as the history recorded it. */
+  heartbeatTimeouts: number[];
 }> {
   const { client, native } = await temporal();
   const cwd = mkdtempSync(join(tmpdir(), 'll-loop-pinned-'));
@@ -84,6 +86,7 @@ async function cutOffMidAction(actionCallKeys: boolean): Promise<{
       closeAsOutcome: true,
       actionQueue,
       hostNoticeS: 2,
+      heartbeatTimeoutS: 8,
       ...(actionCallKeys ? { actionCallKeys: true } : {}),
     },
   };
@@ -94,7 +97,7 @@ async function cutOffMidAction(actionCallKeys: boolean): Promise<{
   writeFileSync(join(cwd, 'gate'), '');
   // The host ends the action and journals it; its completion cannot reach the server.
   await waitFor('the host to journal a', () => journalEntries(journalDir).length === 1, 60_000);
-  // Heartbeat timeout, then no taker within the notice: the run schedules the action anew.
+  // Heartbeat timeout (8 s), then no taker within the notice: the run schedules the action anew.
   await waitFor(
     'the run to say it waits for its host',
     async () =>
@@ -114,16 +117,28 @@ async function cutOffMidAction(actionCallKeys: boolean): Promise<{
         .includes('"redelivered":true'),
     ),
   );
+  const heartbeatTimeouts = history.events!.flatMap((e) => {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    return scheduled?.activityType?.name === 'runAction' ? [Number(scheduled.heartbeatTimeout?.seconds ?? 0)] : [];
+  });
   workflows.shutdown();
   host.shutdown();
   await Promise.all(running);
-  return { result, starts: lines(join(cwd, 'starts.log')), journal: journalEntries(journalDir), redelivered };
+  return {
+    result,
+    starts: lines(join(cwd, 'starts.log')),
+    journal: journalEntries(journalDir),
+    redelivered,
+    heartbeatTimeouts,
+  };
 }
 
 describe('a pinned action that ended while its host was cut off', () => {
   it('is delivered from the host journal, not run again, once the host is back (actionCallKeys)', async () => {
-    const { result, starts, journal, redelivered } = await cutOffMidAction(true);
+    const { result, starts, journal, redelivered, heartbeatTimeouts } = await cutOffMidAction(true);
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'b' });
+    // The run's heartbeatTimeoutS, on every schedule of its actions: a, a again, b.
+    expect(heartbeatTimeouts).toEqual([8, 8, 8]);
     expect(starts).toEqual(['start']);
     expect(result.captured.a?.output).toBe('done-a');
     expect(redelivered).toBe(true);
