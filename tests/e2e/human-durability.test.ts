@@ -39,7 +39,10 @@ states:
     terminal: true
 `;
 
-/** Nobody answers: the deadline (two minutes away, past the kills below) sends it to late. */
+/**
+ * Nobody answers: the deadline sends it to late. A minute away: past the kills and the restart
+ * below (5 s on an idle machine, checked before and after them), and not a longer wait.
+ */
 const DEADLINE = `name: deadline
 description: waits for a person who never answers
 scope: [deadline]
@@ -48,7 +51,7 @@ states:
   ask:
     action_type: human
     prompt: "Anyone?"
-    timeout: 120
+    timeout: 60
     on_yes: done
     on_timeout: late
   late:
@@ -148,6 +151,9 @@ describe('people in the loop survive the worker and the server', () => {
     await waitFor('the answered run to ship', () => existsSync(join(dir, 'shipped.out')), 60_000);
 
     // The same question, the same deadline: the durable timer was not restarted.
+    expect(existsSync(join(dir, 'late.out')), 'the deadline passed before the restart: the machine is too slow').toBe(
+      false,
+    );
     const after = status(timing).human as { deadline: string; since: string };
     expect(after).toMatchObject({ deadline: before.deadline, since: before.since });
     // The paused run is still paused, by the same person.
