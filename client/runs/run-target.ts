@@ -9,6 +9,7 @@ import type { ExecutionResult } from '../../fsm/types.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { someCause } from '../error-causes.js';
 import {
   AmbiguousRunError,
   findRuns,
@@ -92,14 +93,7 @@ export async function queryStatus(
  * run. A server that has just restarted says this until its workers poll again.
  */
 export function isNoPoller(err: unknown): boolean {
-  for (
-    let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth += 1
-  ) {
-    if (/no poller seen/i.test(String(e.message))) return true;
-  }
-  return false;
+  return someCause(err, (e) => /no poller seen/i.test(String(e.message)));
 }
 
 /**
@@ -163,14 +157,7 @@ class BoundedTimeout extends Error {
  * answers when the deadline it was passed runs out first. Possibly wrapped (ServiceError).
  */
 export function isTimeout(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth += 1
-  ) {
-    if (e instanceof BoundedTimeout || e.code === 4 || e.code === 1) return true;
-  }
-  return false;
+  return someCause(err, (e) => e instanceof BoundedTimeout || e.code === 4 || e.code === 1);
 }
 
 /** The embedded server's Web UI link for a run, when there is one. */

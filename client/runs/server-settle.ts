@@ -6,6 +6,7 @@
  * no worker answers for is waited for only when this command restarted the server.
  */
 import type { Connection, WorkflowHandle } from '@temporalio/client';
+import { someCause } from '../error-causes.js';
 import { bounded, queryStatus, type LiveStatus } from './run-target.js';
 
 /** How long a command waits for a server it (re)started, or a transient error, to settle. */
@@ -20,15 +21,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * which a server that has just started may not have loaded yet.
  */
 export function isTransientServerError(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth += 1
-  ) {
-    if (e.code === 14 || e.code === 8 || e.code === 10) return true;
-    if (e.code === 5 && /namespace/i.test(String(e.message))) return true;
-  }
-  return false;
+  return someCause(
+    err,
+    (e) => e.code === 14 || e.code === 8 || e.code === 10 || (e.code === 5 && /namespace/i.test(String(e.message))),
+  );
 }
 
 /** `fn`, tried again on transient server errors until `deadline` (ms since the epoch). */

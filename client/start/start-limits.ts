@@ -2,6 +2,7 @@
  * What a run's start sends besides its input, kept within Temporal's limits, and Temporal's
  * refusal of a payload said plainly when it happens anyway (a server with a lower limit).
  */
+import { someCause, type ErrorLike } from '../error-causes.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { sizeText, TEMPORAL_PAYLOAD_LIMIT } from '../../loader/payload-limit.js';
@@ -22,16 +23,13 @@ const GRPC_INVALID_ARGUMENT = 3;
 
 /** Temporal refused the start because a payload was too large: a CliError naming the limit and the fix. */
 export function payloadRefusal(err: unknown, inputBytes: number): CliError | undefined {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e.code === GRPC_INVALID_ARGUMENT && typeof e.message === 'string' && /size exceeds limit/i.test(e.message)) {
-      return new CliError(
-        `Temporal refused to start the run: its input is ${sizeText(inputBytes)}, over this server's payload limit ` +
-          `(${sizeText(TEMPORAL_PAYLOAD_LIMIT)} by default, limit.blobSize.error)`,
-        "keep large text in files the actions read instead of in the loop file or its context values, or raise the server's limit.blobSize.error",
-        EXIT.usage,
-      );
-    }
-    if (e.cause === e) break;
-  }
-  return undefined;
+  const tooLarge = (e: ErrorLike) =>
+    e.code === GRPC_INVALID_ARGUMENT && typeof e.message === 'string' && /size exceeds limit/i.test(e.message);
+  if (!someCause(err, tooLarge)) return undefined;
+  return new CliError(
+    `Temporal refused to start the run: its input is ${sizeText(inputBytes)}, over this server's payload limit ` +
+      `(${sizeText(TEMPORAL_PAYLOAD_LIMIT)} by default, limit.blobSize.error)`,
+    "keep large text in files the actions read instead of in the loop file or its context values, or raise the server's limit.blobSize.error",
+    EXIT.usage,
+  );
 }

@@ -6,6 +6,7 @@
  * line with the fix. It loads no Temporal SDK: errors are recognised by name, gRPC code and text.
  */
 import { SEARCH_ATTRIBUTES } from './search-attribute-names.js';
+import { causes, type ErrorLike } from '../error-causes.js';
 
 /** gRPC status codes read here (numbers of the gRPC spec, stable across SDK versions). */
 export const GRPC = {
@@ -29,26 +30,6 @@ export interface ClusterProblem {
   fix: string;
 }
 
-interface ErrorLike {
-  name?: unknown;
-  message?: unknown;
-  details?: unknown;
-  code?: unknown;
-  namespace?: unknown;
-  cause?: unknown;
-}
-
-/** The error and its causes, outermost first (bounded: a cycle never hangs). */
-function chain(err: unknown): ErrorLike[] {
-  const out: ErrorLike[] = [];
-  let e = err as ErrorLike | null | undefined;
-  while (e != null && typeof e === 'object' && out.length < 8 && !out.includes(e)) {
-    out.push(e);
-    e = e.cause as ErrorLike | null | undefined;
-  }
-  return out;
-}
-
 /** The server's own words for a gRPC error: `details` (grpc-js), else the message. */
 function textOf(e: ErrorLike): string {
   if (typeof e.details === 'string' && e.details) return e.details;
@@ -65,7 +46,7 @@ const OUR_ATTRIBUTE = new RegExp(`\\b(${Object.keys(SEARCH_ATTRIBUTES).join('|')
  * one the command used, named when the server's answer does not.
  */
 export function clusterProblemOf(err: unknown, namespace?: string): ClusterProblem | undefined {
-  for (const e of chain(err)) {
+  for (const e of causes(err)) {
     const text = textOf(e);
     const missingNamespace =
       e.name === 'NamespaceNotFoundError' || (e.code === GRPC.notFound && NAMESPACE_NOT_FOUND.test(text));
@@ -98,8 +79,8 @@ export function clusterProblemOf(err: unknown, namespace?: string): ClusterProbl
  * one line, or undefined when `err` is not such a wrapper.
  */
 export function withServerReason(err: unknown): string | undefined {
-  const [outer, ...causes] = chain(err);
+  const [outer, ...inner] = causes(err);
   if (outer?.name !== 'ServiceError' || typeof outer.message !== 'string') return undefined;
-  const reason = causes.map(textOf).find((t) => t && t !== outer.message);
+  const reason = inner.map(textOf).find((t) => t && t !== outer.message);
   return reason ? `${outer.message}: ${reason.trim()}` : undefined;
 }
