@@ -76,7 +76,8 @@ async function record(scenario: Scenario): Promise<HistoryManifest['scenarios'][
       ...CURRENT_RUN_RULES,
       ...(scenario.historyEventLimit === undefined ? {} : { historyEventLimit: scenario.historyEventLimit }),
       ...(scenario.failOnNonTerminal ? { failOnNonTerminal: true } : {}),
-      ...(scenario.pinned ? { actionQueue: taskQueue, hostNoticeS: 60 } : {}),
+      // From 0.8.1 a pinned run records its own heartbeat timeout (LL_HEARTBEAT_TIMEOUT_S).
+      ...(scenario.pinned ? { actionQueue: taskQueue, hostNoticeS: 60, heartbeatTimeoutS: 20 } : {}),
     },
     ...(scenario.dataContext ? { dataContext: scenario.dataContext } : {}),
     ...(scenario.scopeLock
