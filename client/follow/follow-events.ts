@@ -69,6 +69,8 @@ export interface FollowEventsOptions {
    * lags on a busy machine, and a replay costs far more (loading the worker SDK, replaying all).
    */
   fileWaitMs?: number;
+  /** How long one long poll of the history waits before it is asked again (LONG_POLL_SLICE_MS). */
+  pollSliceMs?: number;
   /** The first run's input (its definition), as soon as it is known. */
   onInput?: (input: LoopWorkflowInput) => void;
   /** The server stopped answering / answers again (the run is safe; the follower waits). */
@@ -235,6 +237,7 @@ class ChainFollower {
       try {
         for await (const page of historyPages(this.client, this.workflowId, {
           follow: this.opts.follow === true,
+          ...(this.opts.pollSliceMs === undefined ? {} : { pollSliceMs: this.opts.pollSliceMs }),
           ...(resumeAt ? { runId: resumeAt.runId } : {}),
         })) {
           if (disconnected) {

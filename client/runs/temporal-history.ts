@@ -5,6 +5,7 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { someCause } from '../error-causes.js';
 
 /** One event of a workflow history, as the SDK decodes it (protobuf object). */
 export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
@@ -83,26 +84,52 @@ export interface HistoryPage {
 }
 
 /**
+ * The deadline of one long poll of a followed run; it is then asked again with the same page
+ * token. The server answers about 1 s before the deadline with an empty page (its own expiry,
+ * without a deadline, is 20 s), so a poll it never wakes (seen once: a follower waited 30 s on a
+ * run whose next events its worker had already written) costs about 4 s, and an idle follower
+ * asks every 4 s. Below ~1.5 s the server would answer at once: a busy loop.
+ */
+export const LONG_POLL_SLICE_MS = 5_000;
+
+const MIN_POLL_SLICE_MS = 1_500;
+
+/** gRPC DEADLINE_EXCEEDED: a long poll's slice ended with no new event. */
+const DEADLINE_EXCEEDED = 4;
+
+/**
  * Every page of the chain's history, in order, starting at its first run. With `follow`, an open
  * run is long-polled (`waitNewEvent`) until it closes, so pages arrive as the run progresses.
  */
 export async function* historyPages(
   client: Client,
   workflowId: string,
-  opts: { follow?: boolean; runId?: string } = {},
+  opts: { follow?: boolean; runId?: string; pollSliceMs?: number } = {},
 ): AsyncGenerator<HistoryPage> {
+  const slice = Math.max(MIN_POLL_SLICE_MS, opts.pollSliceMs ?? LONG_POLL_SLICE_MS);
   let runId: string | undefined = opts.runId ?? (await firstRunId(client, workflowId));
   while (runId) {
     let token: Uint8Array | null | undefined;
     let next: string | undefined;
     for (;;) {
-      const res = await client.workflowService.getWorkflowExecutionHistory({
+      const request = {
         namespace: client.options.namespace,
         execution: { workflowId, runId },
         nextPageToken: token ?? null,
         waitNewEvent: opts.follow === true,
         skipArchival: true,
-      });
+      };
+      let res: Awaited<ReturnType<typeof client.workflowService.getWorkflowExecutionHistory>>;
+      try {
+        res = opts.follow
+          ? await client.withDeadline(Date.now() + slice, () =>
+              client.workflowService.getWorkflowExecutionHistory(request),
+            )
+          : await client.workflowService.getWorkflowExecutionHistory(request);
+      } catch (err) {
+        if (opts.follow && someCause(err, (e) => e.code === DEADLINE_EXCEEDED)) continue;
+        throw err;
+      }
       const events = res.history?.events ?? [];
       for (const e of events) next = e.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || next;
       if (events.length) yield { runId, events };

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { followEvents } from '../../client/follow/follow-events.js';
+import { followEvents, type FollowedRun } from '../../client/follow/follow-events.js';
 import {
   closedAs,
   closeTemporal,
@@ -100,5 +100,37 @@ describe('events read from history equal the live events', () => {
     const run = await runLoop(def, { cwd: project().cwd, localActivityMaxTimeoutS: 30 });
     expect(run.result.terminated_by).toBe('timeout');
     await expectRebuilt(run);
+  });
+
+  it('a live run followed with its long polls cut into short slices: every event, no disconnect', async () => {
+    const def = definition({
+      name: 'rb-slices',
+      initial: 'a',
+      states: {
+        // Remote, and longer than several slices: nothing happens in the history meanwhile. The
+        // server answers a slice of 1.5 s with an empty page after ~0.5 s (it keeps 1 s of the
+        // deadline), so the follower asks again some five times with the same page token.
+        a: { action: 'sleep 3; echo slow', timeout: 30, next: 'b' },
+        b: { action: 'echo b', terminal: true },
+      },
+    });
+    const { client } = await temporal();
+    const disconnects: string[] = [];
+    let following: Promise<FollowedRun> | undefined;
+    const run = await runLoop(def, {
+      cwd: project().cwd,
+      onStarted: (workflowId) => {
+        following = followEvents(client, workflowId, {
+          follow: true,
+          pollSliceMs: 1500,
+          onDisconnect: (m) => disconnects.push(m),
+        });
+      },
+    });
+    const followed = await following!;
+    expect(disconnects).toEqual([]);
+    expect(followed.warnings).toEqual([]);
+    expect(followed.events.map((e) => JSON.stringify(e))).toEqual(run.events.map((e) => JSON.stringify(e)));
+    expect(followed.end?.status).toBe('completed');
   });
 });
