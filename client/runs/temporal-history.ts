@@ -94,7 +94,11 @@ export const LONG_POLL_SLICE_MS = 5_000;
 
 const MIN_POLL_SLICE_MS = 1_500;
 
-/** gRPC DEADLINE_EXCEEDED: a long poll's slice ended with no new event. */
+/**
+ * gRPC DEADLINE_EXCEEDED: the server did not answer a slice in time (it answers before the
+ * deadline when it is up). Once is let pass (a busy machine); twice in a row is the server gone,
+ * and the caller hears it as any unavailable server (a follower says so after ~10 s).
+ */
 const DEADLINE_EXCEEDED = 4;
 
 /**
@@ -111,6 +115,7 @@ export async function* historyPages(
   while (runId) {
     let token: Uint8Array | null | undefined;
     let next: string | undefined;
+    let missed = 0;
     for (;;) {
       const request = {
         namespace: client.options.namespace,
@@ -127,9 +132,10 @@ export async function* historyPages(
             )
           : await client.workflowService.getWorkflowExecutionHistory(request);
       } catch (err) {
-        if (opts.follow && someCause(err, (e) => e.code === DEADLINE_EXCEEDED)) continue;
+        if (opts.follow && someCause(err, (e) => e.code === DEADLINE_EXCEEDED) && ++missed < 2) continue;
         throw err;
       }
+      missed = 0;
       const events = res.history?.events ?? [];
       for (const e of events) next = e.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || next;
       if (events.length) yield { runId, events };
