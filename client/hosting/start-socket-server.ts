@@ -11,6 +11,7 @@
  */
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { codeId } from '../../host/build-info.js';
@@ -199,7 +200,16 @@ function refusal(
   if (r.code_id !== codeId()) return `the worker is build ${codeId()}, the command ${r.code_id}`;
   if (r.address !== session.endpoint.address) return `the worker polls ${session.endpoint.address}`;
   if (r.root !== checkout.root) return `the worker serves ${checkout.root}`;
+  // A run started here works in, and a status is read for, a directory of this checkout only.
+  if (r.kind !== 'inbox' && !within(checkout.root, r.cwd)) return `${r.cwd} is not in ${checkout.root}`;
   return undefined;
+}
+
+/** Whether `dir` is `root` or below it. */
+function within(root: string, dir: unknown): boolean {
+  if (typeof dir !== 'string' || !isAbsolute(dir)) return false;
+  const rel = relative(root, resolve(dir));
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 /**

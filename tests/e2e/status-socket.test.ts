@@ -6,12 +6,16 @@
  * words and as JSON — and an unknown run is the same error with the same exit code.
  */
 import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sdkProbe } from '../support/sdk-probe.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
 import { workerLog } from '../support/worker-files.js';
+import { askWorkerOnce } from '../../client/worker-ask.js';
+import { liveWorkerRecord } from '../../host/checkout-claim.js';
+import { startSocketPath } from '../../host/worker-socket.js';
 
 const server = useServerWithProjects('ll-status-sock-', { drop: ['LL_START_SOCKET'], env: { TZ: 'UTC' } });
 
@@ -77,5 +81,25 @@ describe('ll-loop status through the checkout worker', () => {
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);
     expect(workerLog(dir)).toContain('ll-loop status nosuch: the report failed');
+  }, 120_000);
+
+  it('a request for a directory outside the checkout is refused, and said so in the worker log', async () => {
+    const dir = server.project('outside', LOOPS);
+    const run = server.cli(dir, ['run', 'quick', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const id = (JSON.parse(run.stdout) as { instance_id: string }).instance_id;
+    const worker = liveWorkerRecord(dir)!;
+    const ask = (cwd: string) =>
+      askWorkerOnce<{ kind: string; why?: string }>(
+        startSocketPath(dir),
+        { kind: 'status', code_id: worker.code_id, address: worker.address, root: dir, cwd, target: id },
+        15_000,
+      );
+    expect(await ask(dir)).toMatchObject({ kind: 'status' });
+    expect(await ask(join(dir, 'sub'))).toMatchObject({ kind: 'status' });
+    for (const cwd of [tmpdir(), join(dir, '..', 'here'), `${dir}-twin`, 'relative/dir']) {
+      expect(await ask(cwd), cwd).toEqual({ kind: 'refused', why: `${cwd} is not in ${dir}` });
+    }
+    expect(workerLog(dir)).toContain(`a status request was refused (${tmpdir()} is not in ${dir})`);
   }, 120_000);
 });
