@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type LogEntry } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../client/temporal/temporal-cli.js';
@@ -63,10 +64,20 @@ async function startServer(): Promise<ChildProcess> {
 }
 
 beforeAll(async () => {
-  Runtime.install({
-    // Kept, not printed: the test waits for the core to give a completion up.
-    logger: new DefaultLogger('WARN', (entry: LogEntry) => sdkLog.push(entry.message)),
-    telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } },
+  // A fork runs many files in one process: an earlier file's runtime closes with its last
+  // connection, and only then can this file's be installed.
+  await waitFor('the runtime of the files before this one to close', () => {
+    try {
+      Runtime.install({
+        // Kept, not printed: the test waits for the core to give a completion up.
+        logger: new DefaultLogger('WARN', (entry: LogEntry) => sdkLog.push(entry.message)),
+        telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof IllegalStateError) return false;
+      throw err;
+    }
   });
   dir = mkdtempSync(join(tmpdir(), 'll-loop-journal-'));
   port = await freePort();

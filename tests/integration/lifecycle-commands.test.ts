@@ -125,6 +125,9 @@ describe('a running loop: list --running, status, stop, status of the finished r
       worker: true,
       live: { iteration: 1, steps: 2, captured: ['first'] },
     });
+    // The run says it is in its action once the action is handed to the worker; its process
+    // follows a moment later (the worker's spawner starts it).
+    await until('the action process to run', async () => (liveProcesses(marker) === 1 ? true : undefined));
     expect(liveProcesses(marker)).toBe(1);
     // The elapsed time goes on during a long action (the workflow's own clock stands still there).
     await new Promise((r) => setTimeout(r, 1_200));
