@@ -151,12 +151,15 @@ export async function startLoopRun(
 ): Promise<{ handle: LoopHandle; instanceId: string; taskQueue: string }> {
   const { client, definition, file, cwd, searchAttributes } = req;
   if (req.lock) await precheckScopes(client, req.lock);
+  // The command's environment: a run the checkout's worker starts for `run` is tuned as the
+  // command asked, not as the worker's own environment says.
+  const env = req.env ?? process.env;
   const inputFor = (workflowId: string): LoopWorkflowInput => ({
     definition,
     options: {
       ...recordedRunOptions({
         placement: { cwd, searchAttributes },
-        tuning: runTuning(),
+        tuning: runTuning(env),
         rules: CURRENT_RUN_RULES,
       }),
       ...(typeof req.options === 'function' ? req.options(workflowId) : req.options),
@@ -168,7 +171,6 @@ export async function startLoopRun(
   // Which ll-loop started the run (shown by `list --running` and in the Web UI's memo and details).
   const build = buildInfo();
   const queueOf = (): string => req.taskQueue;
-  const env = req.env ?? process.env;
   // Which server the run is on, so that only a worker of that server sweeps its file.
   const address = (client.connection as { options?: { address?: string } }).options?.address;
   const server = address ? serverKey(address, client.options.namespace) : undefined;

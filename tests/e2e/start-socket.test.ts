@@ -10,6 +10,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { LoopWorkflowInput } from '../../workflows/definitions.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/processes.js';
 import { startSocketFile, workerLog, workerPid } from '../support/worker-files.js';
@@ -75,6 +77,14 @@ async function historyText(id: string): Promise<string> {
   return JSON.stringify(await (await client()).workflow.getHandle(id).fetchHistory());
 }
 
+/** The run's tuning, as its start recorded it in its input. */
+async function tuningOf(id: string): Promise<Record<string, unknown>> {
+  const history = await (await client()).workflow.getHandle(id).fetchHistory();
+  const payload = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
+  const { options } = defaultPayloadConverter.fromPayload<LoopWorkflowInput>(payload);
+  return { heartbeatTimeoutS: options.heartbeatTimeoutS, localActivityMaxTimeoutS: options.localActivityMaxTimeoutS };
+}
+
 /** What the start gave the run besides its input: memo, search attributes, summary, task queue. */
 async function startedWith(id: string) {
   const d = await (await client()).workflow.getHandle(id).describe();
@@ -131,6 +141,18 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     expect(viaSocket(dir, idOf(human.stdout))).toBe(true);
     expect(normal(human.stdout, idOf(human.stdout))).toBe(normal(humanPlain.stdout, idOf(humanPlain.stdout)));
   }, 180_000);
+
+  it("the run is tuned by the command's environment, not the worker's", async () => {
+    const dir = project('tuned');
+    runTwo(dir); // the worker starts without these settings
+    const asked = { LL_HEARTBEAT_TIMEOUT_S: '12', LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S: '0' };
+    const socket = runTwo(dir, asked);
+    const plain = runTwo(dir, { ...asked, LL_START_SOCKET: '0' });
+    expect(viaSocket(dir, socket.id)).toBe(true);
+    expect(await tuningOf(socket.id)).toEqual({ heartbeatTimeoutS: 12, localActivityMaxTimeoutS: 0 });
+    expect(await tuningOf(plain.id)).toEqual({ heartbeatTimeoutS: 12, localActivityMaxTimeoutS: 0 });
+    expect(await tuningOf(runTwo(dir).id)).toEqual({ heartbeatTimeoutS: undefined, localActivityMaxTimeoutS: 30 });
+  }, 120_000);
 
   it("the instance id is in the command's time zone, not the worker's", () => {
     const dir = project('zone');
