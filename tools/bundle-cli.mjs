@@ -128,8 +128,8 @@ function leanCommands(metafile) {
   const rel = (p) => p.replace(/\\/g, '/');
   const chunkOf = (input) =>
     Object.keys(outputs).find((o) => outputs[o].entryPoint && rel(outputs[o].entryPoint).endsWith(input));
-  // The command table (client/commands/index.ts): name → module.
-  const table = readFileSync(join(root, 'dist', 'client', 'commands', 'index.js'), 'utf8');
+  // The command table, read from its source (prettier keeps it one quoted import per line): name → module.
+  const table = readFileSync(join(root, 'client', 'commands', 'index.ts'), 'utf8');
   const files = new Map(
     [...table.matchAll(/^\s*(\w+): async \(\) => \(await import\('\.\/([\w-]+)\.js'\)\)/gm)].map((m) => [m[1], m[2]]),
   );

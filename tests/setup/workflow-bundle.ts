@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { slimBundle } from '../../worker/slim-bundle.js';
 
 const SHARED = Symbol.for('ll-loop.test-workflow-bundle');
 const shared = globalThis as { [SHARED]?: string };
@@ -25,7 +26,8 @@ export default async function setup(): Promise<() => void> {
     logger: new DefaultLogger('WARN'),
   });
   const path = join(dir, 'workflow-bundle.js');
-  writeFileSync(path, code);
+  // As the build writes it (worker/slim-bundle.ts): every test worker and replayer loads it.
+  writeFileSync(path, slimBundle(code));
   process.env.LL_WORKFLOW_BUNDLE = path;
   shared[SHARED] = path;
   return () => {
