@@ -101,23 +101,43 @@ export async function forkPointIn(
   target: ForkTarget,
   known: string[],
 ): Promise<ForkPoint> {
-  const events: RunStreamEvent[] = [];
-  const states: RunStateFile[] = [];
-  let failed: Error | undefined;
   const replayer = new HistoryReplayer({ everyState: true });
   try {
-    for (const history of histories) {
-      const replayed = await replayer.replay({ events: history }, id);
-      events.push(...replayed.events);
-      states.push(...(replayed.states ?? []));
-      if (replayed.error) {
-        failed = replayed.error;
-        break;
-      }
-    }
+    return forkPointOf(await replayRun(histories, id, replayer), id, target, known);
   } finally {
     await replayer.close();
   }
+}
+
+/** What a run's replay gave: its events, every state it reported, and why it stopped early if it did. */
+export interface ReplayedRun {
+  events: RunStreamEvent[];
+  states: RunStateFile[];
+  failed?: Error;
+}
+
+/** Replay the run's executions, first to last, with `replayer` (made with `everyState`). */
+export async function replayRun(
+  histories: HistoryEvent[][],
+  id: string,
+  replayer: HistoryReplayer,
+): Promise<ReplayedRun> {
+  const run: ReplayedRun = { events: [], states: [] };
+  for (const history of histories) {
+    const replayed = await replayer.replay({ events: history }, id);
+    run.events.push(...replayed.events);
+    run.states.push(...(replayed.states ?? []));
+    if (replayed.error) {
+      run.failed = replayed.error;
+      break;
+    }
+  }
+  return run;
+}
+
+/** The fork point of `target` in a replayed run: pure, so one replay serves every visit asked for. */
+export function forkPointOf(run: ReplayedRun, id: string, target: ForkTarget, known: string[]): ForkPoint {
+  const { events, states, failed } = run;
   const enters = events.flatMap((e, i) => (e.event === 'state_enter' && e.state === target.state ? [i] : []));
   if (enters.length === 0) {
     if (!known.includes(target.state)) {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { describe, expect, it } from 'vitest';
-import { forkPointIn } from '../../client/control/fork-point.js';
+import { forkPointOf, replayRun } from '../../client/control/fork-point.js';
 import type { HistoryEvent } from '../../client/runs/temporal-history.js';
 import { upgradeSnapshot } from '../../fsm/run/snapshot-upgrade.js';
 import { transition } from '../../fsm/run/transition.js';
@@ -22,36 +22,46 @@ describe('rerun of a run recorded by an earlier release', () => {
   for (const { dir, manifest } of committedSets()) {
     it(`forks the stopped, failed and continued runs of ll-loop ${manifest.version}`, async () => {
       let forked = 0;
-      for (const scenario of manifest.scenarios.filter((s) => SCENARIOS.includes(s.name))) {
-        const main = scenario.executions.filter((e) => e.workflowId === scenario.executions[0]!.workflowId);
-        const histories = main.map(
-          (e) => (historyFromJSON(JSON.parse(readFileSync(join(dir, e.file), 'utf8'))).events ?? []) as HistoryEvent[],
-        );
-        const data = histories[0]![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!;
-        const input = JSON.parse(Buffer.from(data).toString('utf8')) as LoopWorkflowInput;
-        const def = input.definition;
-        const replayer = new HistoryReplayer();
-        const events = [];
-        for (const h of histories) events.push(...(await replayer.replay({ events: h }, main[0]!.workflowId)).events);
-        await replayer.close();
-        const enters = events.filter((e) => e.event === 'state_enter');
-        const state = enters.at(-1)!.state as string;
-        const visits = enters.filter((e) => e.state === state);
-        for (const visit of [1, visits.length]) {
-          const enter = visits[visit - 1]!;
-          const point = await forkPointIn(histories, main[0]!.workflowId, { state, visit }, Object.keys(def.states));
-          const where = `${manifest.version}/${scenario.name} ${state}#${visit}`;
-          expect(point, where).toMatchObject({ event: enter.seq, visit, visits: visits.length });
-          expect(point.snapshot, where).toMatchObject({ current: state, iteration: enter.iteration });
-          const begun = transition(def, null, {
-            type: 'start',
-            now: 0,
-            resumeFrom: { runId: 'old', snapshot: upgradeSnapshot(point.snapshot), fork: { event: point.event } },
-          });
-          expect(begun.events[0], where).toMatchObject({ event: 'loop_fork', forked_from: `old@${enter.seq}`, state });
-          expect(begun.events[1], where).toMatchObject({ event: 'state_enter', state });
-          forked += 1;
+      // One replayer for the set, one replay per run for both of its visits (what `rerun` does
+      // for one: client/control/fork-point.ts forkPointIn).
+      const replayer = new HistoryReplayer({ everyState: true });
+      try {
+        for (const scenario of manifest.scenarios.filter((s) => SCENARIOS.includes(s.name))) {
+          const main = scenario.executions.filter((e) => e.workflowId === scenario.executions[0]!.workflowId);
+          const histories = main.map(
+            (e) =>
+              (historyFromJSON(JSON.parse(readFileSync(join(dir, e.file), 'utf8'))).events ?? []) as HistoryEvent[],
+          );
+          const data = histories[0]![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!;
+          const input = JSON.parse(Buffer.from(data).toString('utf8')) as LoopWorkflowInput;
+          const def = input.definition;
+          const run = await replayRun(histories, main[0]!.workflowId, replayer);
+          expect(run.failed, scenario.name).toBeUndefined();
+          const enters = run.events.filter((e) => e.event === 'state_enter');
+          const state = enters.at(-1)!.state as string;
+          const visits = enters.filter((e) => e.state === state);
+          for (const visit of [1, visits.length]) {
+            const enter = visits[visit - 1]!;
+            const point = forkPointOf(run, main[0]!.workflowId, { state, visit }, Object.keys(def.states));
+            const where = `${manifest.version}/${scenario.name} ${state}#${visit}`;
+            expect(point, where).toMatchObject({ event: enter.seq, visit, visits: visits.length });
+            expect(point.snapshot, where).toMatchObject({ current: state, iteration: enter.iteration });
+            const begun = transition(def, null, {
+              type: 'start',
+              now: 0,
+              resumeFrom: { runId: 'old', snapshot: upgradeSnapshot(point.snapshot), fork: { event: point.event } },
+            });
+            expect(begun.events[0], where).toMatchObject({
+              event: 'loop_fork',
+              forked_from: `old@${enter.seq}`,
+              state,
+            });
+            expect(begun.events[1], where).toMatchObject({ event: 'state_enter', state });
+            forked += 1;
+          }
         }
+      } finally {
+        await replayer.close();
       }
       expect(forked).toBeGreaterThan(0);
     }, 120_000);
