@@ -16,6 +16,7 @@ import { HistoryReplayer } from '../../worker/replay-events.js';
 import type { RunStateFile } from '../../workflows/definitions.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { GRPC } from '../grpc-status.js';
 import { historyPages, type HistoryEvent } from '../runs/temporal-history.js';
 
 /** `STATE` or `STATE#N` (N ≥ 1). */
@@ -65,7 +66,7 @@ async function executions(client: Client, id: string): Promise<HistoryEvent[][]>
       out.at(-1)!.events.push(...page.events);
     }
   } catch (err) {
-    if ((err as { code?: number }).code === 5 || /not found/i.test((err as Error).message)) return [];
+    if ((err as { code?: number }).code === GRPC.notFound || /not found/i.test((err as Error).message)) return [];
     throw err;
   }
   return out.map((e) => e.events);

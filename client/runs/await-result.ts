@@ -11,13 +11,18 @@ import {
 } from '@temporalio/client';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { CliError } from '../errors.js';
+import { causes } from '../error-causes.js';
 import { EXIT } from '../exit-codes.js';
+import { GRPC } from '../grpc-status.js';
 import { resultInFailure } from './run-result.js';
 
-/** gRPC codes that mean "ask again later", not "this will never work". */
-const PERMANENT_CODES = new Set([
-  3 /* INVALID_ARGUMENT */, 5 /* NOT_FOUND */, 7 /* PERMISSION_DENIED */, 12 /* UNIMPLEMENTED */,
-  16 /* UNAUTHENTICATED */,
+/** gRPC codes that mean "this will never work", not "ask again later". */
+const PERMANENT_CODES = new Set<number>([
+  GRPC.invalidArgument,
+  GRPC.notFound,
+  GRPC.permissionDenied,
+  GRPC.unimplemented,
+  GRPC.unauthenticated,
 ]);
 const RETRY_EVERY_MS = 1_000;
 
@@ -39,12 +44,8 @@ export class RunClosedAbnormallyError extends CliError {
 
 /** Whether an error from a client call is the server being unreachable for now. */
 export function isTransientServiceError(err: unknown): boolean {
-  const grpc = isGrpcServiceError(err)
-    ? err
-    : isGrpcServiceError((err as { cause?: unknown } | undefined)?.cause)
-      ? (err as { cause: { code: number } }).cause
-      : undefined;
-  if (grpc) return !PERMANENT_CODES.has(grpc.code);
+  const grpc = causes(err).find((e) => isGrpcServiceError(e));
+  if (grpc) return !PERMANENT_CODES.has(grpc.code as number);
   return (err as Error | undefined)?.name === 'ServiceError';
 }
 

@@ -10,6 +10,7 @@ import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { someCause } from '../error-causes.js';
+import { GRPC } from '../grpc-status.js';
 import {
   AmbiguousRunError,
   findRuns,
@@ -153,11 +154,14 @@ class BoundedTimeout extends Error {
 }
 
 /**
- * Our own timer, or the gRPC deadline: DEADLINE_EXCEEDED (4), or CANCELLED (1), which the server
+ * Our own timer, or the gRPC deadline: DEADLINE_EXCEEDED, or CANCELLED, which the server
  * answers when the deadline it was passed runs out first. Possibly wrapped (ServiceError).
  */
 export function isTimeout(err: unknown): boolean {
-  return someCause(err, (e) => e instanceof BoundedTimeout || e.code === 4 || e.code === 1);
+  return someCause(
+    err,
+    (e) => e instanceof BoundedTimeout || e.code === GRPC.deadlineExceeded || e.code === GRPC.cancelled,
+  );
 }
 
 /** The embedded server's Web UI link for a run, when there is one. */

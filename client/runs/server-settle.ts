@@ -7,6 +7,7 @@
  */
 import type { Connection, WorkflowHandle } from '@temporalio/client';
 import { someCause } from '../error-causes.js';
+import { GRPC } from '../grpc-status.js';
 import { bounded, queryStatus, type LiveStatus } from './run-target.js';
 
 /** How long a command waits for a server it (re)started, or a transient error, to settle. */
@@ -17,13 +18,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Whether `err` (possibly wrapped, e.g. "Failed to query Workflow") is the server not being ready:
- * UNAVAILABLE (14), RESOURCE_EXHAUSTED (8), ABORTED (10), or NOT_FOUND (5) for the namespace,
+ * UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED, or NOT_FOUND for the namespace,
  * which a server that has just started may not have loaded yet.
  */
 export function isTransientServerError(err: unknown): boolean {
   return someCause(
     err,
-    (e) => e.code === 14 || e.code === 8 || e.code === 10 || (e.code === 5 && /namespace/i.test(String(e.message))),
+    (e) =>
+      e.code === GRPC.unavailable ||
+      e.code === GRPC.resourceExhausted ||
+      e.code === GRPC.aborted ||
+      (e.code === GRPC.notFound && /namespace/i.test(String(e.message))),
   );
 }
 

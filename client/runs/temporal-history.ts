@@ -6,6 +6,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { someCause } from '../error-causes.js';
+import { GRPC } from '../grpc-status.js';
 
 /** One event of a workflow history, as the SDK decodes it (protobuf object). */
 export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
@@ -95,13 +96,6 @@ export const LONG_POLL_SLICE_MS = 5_000;
 const MIN_POLL_SLICE_MS = 1_500;
 
 /**
- * gRPC DEADLINE_EXCEEDED: the server did not answer a slice in time (it answers before the
- * deadline when it is up). Once is let pass (a busy machine); twice in a row is the server gone,
- * and the caller hears it as any unavailable server (a follower says so after ~10 s).
- */
-const DEADLINE_EXCEEDED = 4;
-
-/**
  * Every page of the chain's history, in order, starting at its first run. With `follow`, an open
  * run is long-polled (`waitNewEvent`) until it closes, so pages arrive as the run progresses.
  */
@@ -132,7 +126,10 @@ export async function* historyPages(
             )
           : await client.workflowService.getWorkflowExecutionHistory(request);
       } catch (err) {
-        if (opts.follow && someCause(err, (e) => e.code === DEADLINE_EXCEEDED) && ++missed < 2) continue;
+        // The server did not answer a slice in time (it answers before the deadline when it is
+        // up). Once is let pass (a busy machine); twice in a row is the server gone, and the
+        // caller hears it as any unavailable server (a follower says so after ~10 s).
+        if (opts.follow && someCause(err, (e) => e.code === GRPC.deadlineExceeded) && ++missed < 2) continue;
         throw err;
       }
       missed = 0;

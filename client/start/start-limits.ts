@@ -5,6 +5,7 @@
 import { someCause, type ErrorLike } from '../error-causes.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { GRPC } from '../grpc-status.js';
 import { sizeText, TEMPORAL_PAYLOAD_LIMIT } from '../../loader/payload-limit.js';
 
 /** The description as the Web UI's details show it: a glance, not the whole text. */
@@ -18,13 +19,10 @@ export function detailsDescription(description: string | undefined): string {
     : `${chars.slice(0, DETAILS_DESCRIPTION_CHARS - 1).join('')}…`;
 }
 
-/** gRPC INVALID_ARGUMENT, Temporal's answer to a payload over its blob limit. */
-const GRPC_INVALID_ARGUMENT = 3;
-
 /** Temporal refused the start because a payload was too large: a CliError naming the limit and the fix. */
 export function payloadRefusal(err: unknown, inputBytes: number): CliError | undefined {
   const tooLarge = (e: ErrorLike) =>
-    e.code === GRPC_INVALID_ARGUMENT && typeof e.message === 'string' && /size exceeds limit/i.test(e.message);
+    e.code === GRPC.invalidArgument && typeof e.message === 'string' && /size exceeds limit/i.test(e.message);
   if (!someCause(err, tooLarge)) return undefined;
   return new CliError(
     `Temporal refused to start the run: its input is ${sizeText(inputBytes)}, over this server's payload limit ` +

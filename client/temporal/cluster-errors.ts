@@ -7,16 +7,7 @@
  */
 import { SEARCH_ATTRIBUTES } from './search-attribute-names.js';
 import { causes, type ErrorLike } from '../error-causes.js';
-
-/** gRPC status codes read here (numbers of the gRPC spec, stable across SDK versions). */
-export const GRPC = {
-  invalidArgument: 3,
-  notFound: 5,
-  alreadyExists: 6,
-  permissionDenied: 7,
-  unimplemented: 12,
-  unauthenticated: 16,
-} as const;
+import { GRPC } from '../grpc-status.js';
 
 /** The fix every cluster setup problem shares. */
 export const CLUSTER_SETUP_FIX =

@@ -12,7 +12,7 @@
 import type { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import proto from '@temporalio/proto';
-import { GRPC } from './cluster-errors.js';
+import { GRPC } from '../grpc-status.js';
 import { SEARCH_ATTRIBUTES, type SearchAttributeKind } from './search-attribute-names.js';
 import { ensureSearchAttributes, SearchAttributeConflictError } from './search-attributes.js';
 

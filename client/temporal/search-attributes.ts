@@ -11,6 +11,7 @@ import type { Connection } from '@temporalio/client';
 // @temporalio/proto is CommonJS and Node cannot see its named exports from ESM,
 // so the namespace object has to come from the default import.
 import proto from '@temporalio/proto';
+import { GRPC } from '../grpc-status.js';
 import { SEARCH_ATTRIBUTES, type LoopSearchAttributeName, type SearchAttributeKind } from './search-attribute-names.js';
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
@@ -53,13 +54,11 @@ export class SearchAttributeConflictError extends Error {
   }
 }
 
-/** gRPC ALREADY_EXISTS; a concurrent registration by another process is success for us. */
-const GRPC_ALREADY_EXISTS = 6;
-
+/** A concurrent registration by another process is success for us. */
 function isAlreadyExists(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown; cause?: unknown } | null;
   if (e == null) return false;
-  if (e.code === GRPC_ALREADY_EXISTS) return true;
+  if (e.code === GRPC.alreadyExists) return true;
   if (typeof e.message === 'string' && /already exists/i.test(e.message)) return true;
   return e.cause !== undefined && e.cause !== err && isAlreadyExists(e.cause);
 }

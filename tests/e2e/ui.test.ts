@@ -150,7 +150,8 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     const outputs = page.locator('#outputs');
     await expect.poll(() => outputs.textContent(), { timeout: 10_000 }).toContain('<script>alert(1)</script>');
     expect(await page.locator('#outputs script, #outputs img, #captured img').count()).toBe(0);
-    await expect.poll(() => page.locator('#captured').textContent()).toContain('planning');
+    // vitest's poll gives up after 1 s by default: a loaded machine draws the captured values later.
+    await expect.poll(() => page.locator('#captured').textContent(), { timeout: 15_000 }).toContain('planning');
 
     const dir = artifactsDir();
     await page.screenshot({ path: join(dir, 'ui-run-1280x800.png') });
@@ -163,7 +164,9 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     writeFileSync(release, '');
     await page.locator('.node.final[data-state="done"]').waitFor({ timeout: 30_000 });
     expect(await page.locator('.node.lit').count()).toBe(0);
-    await expect.poll(() => page.locator('#path').textContent()).toContain('plan → work → check → done');
+    await expect
+      .poll(() => page.locator('#path').textContent(), { timeout: 15_000 })
+      .toContain('plan → work → check → done');
     expect(await page.locator('.edge.taken[data-from="work"][data-to="check"] .count').textContent()).toBe(' ×1');
     // The final state is lit from the events file; the run's closing status comes from its history after.
     await expect.poll(() => page.locator('#run-status').textContent(), { timeout: 30_000 }).toBe('completed');

@@ -124,7 +124,7 @@ describe.each(['anthropic', 'openai-compatible'] as const)('a prompt state by %s
     setTimeout(() => abort.abort(new Error('stopped by the test')), 200);
     await expect(pending).rejects.toThrow('stopped by the test');
     expect(performance.now() - started).toBeLessThan(3000);
-    await expect.poll(() => api.closed()).toBe(closedBefore + 1);
+    await expect.poll(() => api.closed(), { timeout: 10_000 }).toBe(closedBefore + 1);
   });
 
   it("the state's timeout bounds the call", async () => {
