@@ -24,7 +24,9 @@ const STATIC_CHECKS = ['lint', 'typecheck'];
 /** Run `npm run -s <name>` niced; resolve with its exit code once its output is printed. */
 function staticCheck(name) {
   return new Promise((resolve) => {
-    const child = spawn(npm, ['run', '-s', name], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own, so that a signal reaches the tools npm starts (npm does not pass
+    // it on to them); and since Ctrl-C then reaches only vitest, this process passes it on.
+    const child = spawn(npm, ['run', '-s', name], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     // Before npm has started its own children, which inherit the priority.
     try {
       if (child.pid !== undefined) setPriority(child.pid, LOWEST_PRIORITY);
@@ -41,8 +43,8 @@ function staticCheck(name) {
       process.stdout.write(Buffer.concat(chunks));
       resolve({ name, status });
     });
-    running.add(child);
-    child.on('close', () => running.delete(child));
+    groups.add(child);
+    child.on('close', () => groups.delete(child));
   });
 }
 
@@ -51,6 +53,8 @@ function vitest(args) {
   return new Promise((resolve) => {
     const bin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
     const child = spawn(process.execPath, [bin, 'run', ...args], { cwd: process.cwd(), stdio: 'inherit' });
+    running.add(child);
+    child.on('close', () => running.delete(child));
     child.on('error', (err) => {
       process.stderr.write(`error: could not start vitest: ${err.message}\nfix: run "npm install"\n`);
       resolve(1);
@@ -59,12 +63,19 @@ function vitest(args) {
   });
 }
 
+/** Vitest and the checks' process groups while they run: a signal to this process is passed on. */
 const running = new Set();
-// Ctrl-C reaches vitest through the terminal; the niced checks are ours to end.
+const groups = new Set();
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
-    for (const child of running) child.kill('SIGTERM');
-    process.exitCode = 130;
+    for (const child of running) child.kill(signal);
+    for (const child of groups) {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group has ended
+      }
+    }
   });
 }
 
