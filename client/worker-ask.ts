@@ -27,19 +27,32 @@ export interface CheckoutWorkerTarget {
   worker: WorkerRecord;
 }
 
+/**
+ * Where this checkout's worker would listen, when a command may ask it at all: not with
+ * `LL_START_SOCKET=0`, nor on an external server, nor when the socket's path is too long.
+ */
+export function checkoutWorkerRoute(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Omit<CheckoutWorkerTarget, 'worker'> | undefined {
+  if (env.LL_START_SOCKET === '0' || env.TEMPORAL_ADDRESS?.trim()) return undefined;
+  const address = `127.0.0.1:${embeddedServerOptions(cwd, env).port}`;
+  const root = findCheckoutRoot(cwd) ?? cwd;
+  const path = startSocketPath(root);
+  if (!socketPathUsable(path)) return undefined;
+  return { path, address, root, code_id: codeId() };
+}
+
 /** The worker to ask, or undefined when the command must do the work itself. */
 export function checkoutWorkerTarget(
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
 ): CheckoutWorkerTarget | undefined {
-  if (env.LL_START_SOCKET === '0' || env.TEMPORAL_ADDRESS?.trim()) return undefined;
-  const address = `127.0.0.1:${embeddedServerOptions(cwd, env).port}`;
-  const root = findCheckoutRoot(cwd) ?? cwd;
-  const worker = liveWorkerRecord(root);
-  if (!worker || worker.code_id !== codeId() || worker.address !== address) return undefined;
-  const path = startSocketPath(root);
-  if (!socketPathUsable(path)) return undefined;
-  return { path, address, root, code_id: codeId(), worker };
+  const route = checkoutWorkerRoute(cwd, env);
+  if (route === undefined) return undefined;
+  const worker = liveWorkerRecord(route.root);
+  if (!worker || worker.code_id !== route.code_id || worker.address !== route.address) return undefined;
+  return { ...route, worker };
 }
 
 /** One request line, one answer line; undefined on any failure (a read changed nothing anywhere). */

@@ -22,7 +22,7 @@ export interface ClaimOwner {
 }
 
 /** A claim owner's place in the order of builds (older releases' claims: the version in their build id). */
-export function ownerBuild(owner: ClaimOwner): { version: string; built_at?: string } {
+export function ownerBuild(owner: Omit<ClaimOwner, 'address'>): { version: string; built_at?: string } {
   return {
     version: owner.version ?? owner.build_id.split('+')[0] ?? '0.0.0',
     ...(owner.built_at === undefined ? {} : { built_at: owner.built_at }),

@@ -8,9 +8,10 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { buildInfo, codeId, isNewerBuild } from '../../host/build-info.js';
+import { buildInfo, codeId, isNewerBuild, thisBuild } from '../../host/build-info.js';
 import { findCheckoutRoot, workerDir, workerLogPath, type WorkerRecord } from '../../host/checkout.js';
 import { liveClaimOwner, liveWorkerRecord, ownerBuild, pidAlive } from '../../host/checkout-claim.js';
+import { liveSpawnNote, writeSpawnNote, type StartingWorker } from '../../host/worker-spawn-note.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { LL_LOOP_BIN } from './bin-path.js';
@@ -52,6 +53,14 @@ export class NewerWorkerServesError extends CliError {
 /** The checkout a command in `cwd` works in: the nearest `.loops/` or git root, else `cwd` itself. */
 export function checkoutRootOf(cwd: string): string {
   return findCheckoutRoot(cwd) ?? cwd;
+}
+
+/**
+ * The worker coming up for the checkout: the claim's owner, else the one a command has just
+ * spawned (its note: it has not claimed yet), so that no second one is spawned meanwhile.
+ */
+function startingWorker(root: string): StartingWorker | undefined {
+  return liveClaimOwner(root) ?? liveSpawnNote(root);
 }
 
 /** Whether `record` is a worker this command can use (same build, same server). */
@@ -106,6 +115,7 @@ export function spawnCheckoutWorker(cwd: string, root: string, env: NodeJS.Proce
     if (child.pid === undefined)
       throw new CheckoutWorkerError(root, `${process.execPath} could not be spawned`, workerLogPath(root));
     child.unref();
+    writeSpawnNote(root, { pid: child.pid, build_id: buildInfo().build_id, code_id: codeId(), ...thisBuild() });
     return child.pid;
   } finally {
     closeSync(fd);
@@ -122,7 +132,7 @@ export async function ensureCheckoutWorker(cwd: string, address?: string): Promi
   if (current(running, address)) return running;
   if (running && isNewerBuild(running)) throw new NewerWorkerServesError(root, running);
   // A worker still starting (claimed, not yet polling) is waited for, not duplicated.
-  const starting = liveClaimOwner(root);
+  const starting = startingWorker(root);
   if (starting && isNewerBuild(ownerBuild(starting)))
     throw new NewerWorkerServesError(root, { ...starting, version: ownerBuild(starting).version });
   const pid = starting && starting.code_id === codeId() ? starting.pid : spawnCheckoutWorker(cwd, root);
@@ -130,7 +140,7 @@ export async function ensureCheckoutWorker(cwd: string, address?: string): Promi
   for (;;) {
     const record = liveWorkerRecord(root);
     if (current(record, address)) return record;
-    if (!pidAlive(pid) && !liveClaimOwner(root)) {
+    if (!pidAlive(pid) && !startingWorker(root)) {
       throw new CheckoutWorkerError(root, `it exited: ${lastLines(workerLogPath(root))}`, workerLogPath(root));
     }
     if (Date.now() > deadline)
@@ -151,7 +161,7 @@ export async function ensureCheckoutWorker(cwd: string, address?: string): Promi
 export async function checkoutWorkerForStart(cwd: string, address: string): Promise<{ ready: Promise<WorkerRecord> }> {
   const root = checkoutRootOf(cwd);
   const running = liveWorkerRecord(root);
-  const starting = liveClaimOwner(root);
+  const starting = startingWorker(root);
   const replacing =
     (running !== undefined && !current(running, address)) || (starting !== undefined && starting.code_id !== codeId());
   const ready = ensureCheckoutWorker(cwd, address);
@@ -176,7 +186,7 @@ export function reviveCheckoutWorker(cwd: string): void {
     }
     // A newer build's worker serves the checkout: reviving means keeping it.
     if (running && isNewerBuild(running)) return;
-    const starting = liveClaimOwner(root);
+    const starting = startingWorker(root);
     if (starting && (starting.code_id === codeId() || isNewerBuild(ownerBuild(starting)))) return;
     spawnCheckoutWorker(cwd, root);
   } catch {

@@ -24,6 +24,7 @@ import {
   type ClaimOwner,
 } from '../../host/checkout-claim.js';
 import { NewerWorkerServesError } from './checkout-worker.js';
+import { clearSpawnNote } from '../../host/worker-spawn-note.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import { failOverDeadWorkers } from '../../worker/fail-over.js';
 import { stateDir } from '../../host/run-env.js';
@@ -130,6 +131,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
     try {
       await claim(root, me, log);
     } catch (err) {
+      clearSpawnNote(root, process.pid);
       // Started on demand while another command's worker came up: not an error of anyone's.
       if (
         (err instanceof CheckoutAlreadyServedError || err instanceof NewerWorkerServesError) &&
@@ -141,6 +143,8 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       throw err;
     }
     claimed = true;
+    // The claim stands for this worker from now on (host/worker-spawn-note.ts).
+    clearSpawnNote(root, process.pid);
     const identity = workerIdentity(process.pid, host, build.version);
     const idleS = opts.startedBy === 'on-demand' ? idleSeconds() : undefined;
     let idleWatch: IdleWatch | undefined;
@@ -161,6 +165,9 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
         ).worker,
       ],
       started: ({ connection }) => {
+        // Listening before the record is published: a command that finds the record can hand
+        // this worker its start (client/start/start-through-worker.ts) at once.
+        startSocket = listenForStarts(session, connection, checkout, log);
         const record: WorkerRecord = {
           pid: process.pid,
           host,
@@ -181,8 +188,6 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
           `worker pid ${process.pid} (ll-loop ${me.code_id}) serves ${root} on task queue ${checkout.queue} at ${session.endpoint.address}`,
         );
         failOverDeadWorkersLogged(session.client, checkout.queue, host, log);
-        // `ll-loop run` hands this worker its start (client/start/start-through-worker.ts).
-        startSocket = listenForStarts(session, connection, checkout, log);
       },
       // Started by a command: gone when there is nothing to do (idle-exit.ts); the next command restarts it.
       ...(idleS === undefined

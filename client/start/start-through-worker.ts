@@ -1,8 +1,9 @@
 /**
  * `ll-loop run`'s fast start: when this checkout's worker of this very build is up and polls the
  * server this command would use, the command hands it the loaded loop over the worker's start
- * socket (worker-start-wire.ts) and the worker starts the run with the client it already holds.
- * The command then loads the Temporal client and connects while the run's first action runs.
+ * socket (worker-start-wire.ts) and the worker starts the run with the client it already holds;
+ * when none is up, the command starts it, waits for it and does the same. The command then
+ * follows the run through the worker, or loads the Temporal client while the first action runs.
  *
  * Undefined means "start it yourself": no such worker (client/worker-ask.ts says which may be
  * asked), no socket (a stale one: nobody listens), a refusal, or `LL_START_SOCKET=0`. Once the
@@ -14,7 +15,8 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import type { WorkerRecord } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { checkoutWorkerTarget } from '../worker-ask.js';
+import { checkoutWorkerRoute, checkoutWorkerTarget, type CheckoutWorkerTarget } from '../worker-ask.js';
+import { ensureCheckoutWorker } from '../hosting/checkout-worker.js';
 import { instanceIdFor } from './instance-id.js';
 import type { RunInfo } from '../reporters/reporter.js';
 import { runInfo } from '../runs/run-info.js';
@@ -55,7 +57,7 @@ export interface WorkerStartInput {
 
 /** Start the run through the checkout's worker, or undefined when the command must start it. */
 export async function startThroughWorker(input: WorkerStartInput): Promise<StartedByWorker | undefined> {
-  const target = checkoutWorkerTarget(input.cwd, input.env);
+  const target = checkoutWorkerTarget(input.cwd, input.env) ?? (await workerBroughtUp(input.cwd, input.env));
   if (target === undefined) return undefined;
   const { path, address, root, worker } = target;
   const request: WorkerStartRequest = {
@@ -83,6 +85,25 @@ export async function startThroughWorker(input: WorkerStartInput): Promise<Start
     ...(reply.namespace === undefined ? {} : { namespace: reply.namespace }),
     ...(reply.ui_url === undefined ? {} : { uiUrl: reply.ui_url }),
   };
+}
+
+/**
+ * No worker of this build serves the checkout yet: start one (or wait for the one starting) and
+ * ask it once it listens. The run needs that worker either way, and waiting for it costs this
+ * command less than starting the run itself, which loads the Temporal client SDK (about a second
+ * of CPU, on the machine the worker is starting on). Undefined when the command may not ask a
+ * worker, or the worker did not come up: the command then starts the run itself and reports
+ * what stands in the way in its own words (a server that cannot start, a newer worker).
+ */
+async function workerBroughtUp(cwd: string, env: NodeJS.ProcessEnv): Promise<CheckoutWorkerTarget | undefined> {
+  const route = checkoutWorkerRoute(cwd, env);
+  if (route === undefined) return undefined;
+  try {
+    await ensureCheckoutWorker(cwd, route.address);
+  } catch {
+    return undefined;
+  }
+  return checkoutWorkerTarget(cwd, env);
 }
 
 /**

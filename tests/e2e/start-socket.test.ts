@@ -115,9 +115,11 @@ afterAll(async () => {
 describe.concurrent('ll-loop run through the checkout worker', () => {
   it('starts through the socket exactly as it starts by itself: output, exit code, events, environment, history', async () => {
     const dir = project('same');
-    const first = runTwo(dir); // starts the worker: no socket yet
-    expect(viaSocket(dir, first.id)).toBe(false);
+    // The first run starts the worker, waits for it and hands it the start too.
+    const first = runTwo(dir);
+    expect(viaSocket(dir, first.id)).toBe(true);
     expect(existsSync(socketPath(dir))).toBe(true);
+    expect(workerLog(dir)).not.toContain('this one exits');
 
     const socket = runTwo(dir);
     const plain = runTwo(dir, { LL_START_SOCKET: '0' });
@@ -141,6 +143,17 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     expect(viaSocket(dir, idOf(human.stdout))).toBe(true);
     expect(normal(human.stdout, idOf(human.stdout))).toBe(normal(humanPlain.stdout, idOf(humanPlain.stdout)));
   }, 180_000);
+
+  it('a run right after another command revived the worker waits for that worker: no second one is spawned', () => {
+    const dir = project('revived');
+    runTwo(dir);
+    expect(cli(dir, ['worker', 'stop']).code).toBe(0);
+    // `list` revives the worker without waiting; `run` comes while it is still loading.
+    expect(cli(dir, ['list']).code).toBe(0);
+    const revived = runTwo(dir);
+    expect(viaSocket(dir, revived.id)).toBe(true);
+    expect(workerLog(dir)).not.toContain('this one exits');
+  }, 120_000);
 
   it("the run is tuned by the command's environment, not the worker's", async () => {
     const dir = project('tuned');
@@ -210,9 +223,11 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     expect(stale.stdout).toContain('"final_state": "done"');
     expect(workerPid(dir)).toBe(pid); // the same worker ran it
 
-    // Another build: the command does not ask that worker, it replaces it (as before).
+    // Another build: the command does not ask that worker; it replaces it with a worker of its
+    // own build and asks that one.
     const other = runTwo(dir, { LL_CODE_ID: 'another-build' });
-    expect(viaSocket(dir, other.id)).toBe(false);
     expect(workerPid(dir)).not.toBe(pid);
+    expect(workerLog(dir)).toContain(`replacing the worker pid ${pid}`);
+    expect(viaSocket(dir, other.id)).toBe(true);
   }, 180_000);
 });
