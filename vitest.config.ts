@@ -58,10 +58,15 @@ export default defineConfig({
           globalSetup: ['tests/setup/workflow-bundle.ts'],
         },
       },
-      // Workflows and activities against the real dev server, with real processes.
+      // Workflows and activities against the real dev server, with real processes; quick actions
+      // started by the action spawner as in an installed worker (tests/setup/action-spawner.ts).
       {
         extends: true,
-        test: { name: 'integration', include: ['tests/integration/**/*.test.ts'], globalSetup: SERVER_AND_BUNDLE },
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          globalSetup: [...SERVER_AND_BUNDLE, 'tests/setup/action-spawner.ts'],
+        },
       },
       // The built `ll-loop` binary as a user runs it.
       { extends: true, test: { name: 'e2e', include: ['tests/e2e/**/*.test.ts'], globalSetup: SERVER_AND_BUNDLE } },

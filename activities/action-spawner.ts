@@ -206,10 +206,14 @@ export class ActionSpawner {
 }
 
 /**
- * The spawner's entry when this code runs from dist/ (the compiled module beside this one);
- * undefined from the TypeScript sources (tests), where actions run in the worker itself.
+ * The spawner's entry: `LL_ACTION_SPAWNER_ENTRY` when set (the test tiers run this code from the
+ * TypeScript sources and bundle the entry for it: tests/setup/action-spawner.ts), else the
+ * compiled module beside this one when this code runs from dist/; undefined otherwise, and
+ * actions then run in the worker itself.
  */
-export function spawnerEntry(): string | undefined {
+export function spawnerEntry(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const given = env.LL_ACTION_SPAWNER_ENTRY;
+  if (given) return existsSync(given) ? given : undefined;
   const here = fileURLToPath(import.meta.url);
   if (!here.startsWith(join(PACKAGE_ROOT, 'dist'))) return undefined;
   const entry = join(PACKAGE_ROOT, 'dist', 'activities', 'spawner-main.js');
@@ -221,7 +225,7 @@ let shared: ActionSpawner | undefined;
 /** This worker process's one spawner, unless `LL_ACTION_SPAWNER=0` or there is no compiled entry. */
 function sharedSpawner(env: NodeJS.ProcessEnv): ActionSpawner | undefined {
   if (env.LL_ACTION_SPAWNER === '0') return undefined;
-  const entry = spawnerEntry();
+  const entry = spawnerEntry(env);
   if (entry === undefined) return undefined;
   shared ??= new ActionSpawner(entry);
   return shared;

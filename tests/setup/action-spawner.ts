@@ -1,0 +1,41 @@
+/**
+ * Vitest globalSetup: the action spawner (activities/spawner-main.ts) bundled from source once per
+ * test run and named by LL_ACTION_SPAWNER_ENTRY, so the workers the integration files run in
+ * their own process start quick actions the way an installed worker does: from a small process
+ * of their own, not by forking the test process (a fork costs the parent in proportion to its
+ * memory: a test fork holds hundreds of MB). The file is named like the built entry, since tests
+ * tell an action started by the spawner by its command line (`spawner-main`).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const SHARED = Symbol.for('ll-loop.test-action-spawner');
+const shared = globalThis as { [SHARED]?: string };
+
+export default async function setup(): Promise<() => void> {
+  const bundled = shared[SHARED];
+  if (bundled !== undefined) {
+    process.env.LL_ACTION_SPAWNER_ENTRY = bundled;
+    return () => {};
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'll-loop-spawner-'));
+  const path = join(dir, 'spawner-main.mjs');
+  // Node's built-ins only: the whole entry fits in one self-contained module.
+  await build({
+    entryPoints: [join(import.meta.dirname, '..', '..', 'activities', 'spawner-main.ts')],
+    outfile: path,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  process.env.LL_ACTION_SPAWNER_ENTRY = path;
+  shared[SHARED] = path;
+  return () => {
+    delete shared[SHARED];
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
