@@ -9,9 +9,10 @@ import LongestFirstSequencer from './tests/setup/sequencer.js';
 const SERVER_AND_BUNDLE = ['tests/setup/temporal-server.ts', 'tests/setup/workflow-bundle.ts'];
 
 /**
- * How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 2. A third fork on a
- * clean clone in CI gained nothing (860 s with three and with two) and turned three waits on
- * timing-sensitive outages into failures: the two cores are the limit, not the waiting.
+ * How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 2. Three fail: with
+ * `isolate: false` vitest runs the projects one after another in the forks pool and recycles the
+ * forks between them, and with three that recycling terminated a fork holding a queued file
+ * (tinypool's "Terminating worker thread": no integration file ran; docs/decisions.md).
  */
 function testForks(): number {
   const n = Number(process.env.LL_TEST_FORKS);
