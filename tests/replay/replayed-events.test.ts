@@ -32,28 +32,38 @@ interface Replayed {
   replayed: ReplayedExecution;
 }
 
-const replays = new Map<string, Promise<Replayed[]>>();
+/**
+ * Each set's replay, until the last of the tests that read it (one in each describe below) has
+ * taken it: the forks keep their process for all their files, so a map kept for the fork's life
+ * would hold every set's replayed events to its end.
+ */
+const READERS_PER_SET = 2;
+const replays = new Map<string, { set: Promise<Replayed[]>; readers: number }>();
 
 /** Every execution of the set in `dir`, replayed once (the first test of the set to ask replays it). */
 function replayedSet(dir: string, manifest: HistoryManifest): Promise<Replayed[]> {
-  let set = replays.get(dir);
-  if (set === undefined) {
-    set = (async () => {
-      const replayer = new HistoryReplayer();
-      const out: Replayed[] = [];
-      try {
-        for (const execution of manifest.scenarios.flatMap((s) => s.executions)) {
-          const history = historyFromJSON(JSON.parse(readFileSync(join(dir, execution.file), 'utf8')));
-          out.push({ execution, history, replayed: await replayer.replay(history, execution.workflowId) });
-        }
-      } finally {
-        await replayer.close();
-      }
-      return out;
-    })();
-    replays.set(dir, set);
+  let entry = replays.get(dir);
+  if (entry === undefined) {
+    entry = { set: replaySet(dir, manifest), readers: READERS_PER_SET };
+    replays.set(dir, entry);
   }
-  return set;
+  entry.readers -= 1;
+  if (entry.readers === 0) replays.delete(dir);
+  return entry.set;
+}
+
+async function replaySet(dir: string, manifest: HistoryManifest): Promise<Replayed[]> {
+  const replayer = new HistoryReplayer();
+  const out: Replayed[] = [];
+  try {
+    for (const execution of manifest.scenarios.flatMap((s) => s.executions)) {
+      const history = historyFromJSON(JSON.parse(readFileSync(join(dir, execution.file), 'utf8')));
+      out.push({ execution, history, replayed: await replayer.replay(history, execution.workflowId) });
+    }
+  } finally {
+    await replayer.close();
+  }
+  return out;
 }
 
 describe('the events of committed histories', () => {

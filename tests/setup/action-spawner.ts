@@ -6,36 +6,23 @@
  * memory: a test fork holds hundreds of MB). The file is named like the built entry, since tests
  * tell an action started by the spawner by its command line (`spawner-main`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { oncePerRun } from './once-per-run.js';
 
-const SHARED = Symbol.for('ll-loop.test-action-spawner');
-const shared = globalThis as { [SHARED]?: string };
-
-export default async function setup(): Promise<() => void> {
-  const bundled = shared[SHARED];
-  if (bundled !== undefined) {
-    process.env.LL_ACTION_SPAWNER_ENTRY = bundled;
-    return () => {};
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'll-loop-spawner-'));
-  const path = join(dir, 'spawner-main.mjs');
-  // Node's built-ins only: the whole entry fits in one self-contained module.
-  await build({
-    entryPoints: [join(import.meta.dirname, '..', '..', 'activities', 'spawner-main.ts')],
-    outfile: path,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
+export default function setup(): Promise<() => void> {
+  return oncePerRun('action-spawner', 'LL_ACTION_SPAWNER_ENTRY', async (dir) => {
+    const path = join(dir, 'spawner-main.mjs');
+    // Node's built-ins only: the whole entry fits in one self-contained module.
+    await build({
+      entryPoints: [join(import.meta.dirname, '..', '..', 'activities', 'spawner-main.ts')],
+      outfile: path,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'warning',
+    });
+    return path;
   });
-  process.env.LL_ACTION_SPAWNER_ENTRY = path;
-  shared[SHARED] = path;
-  return () => {
-    delete shared[SHARED];
-    rmSync(dir, { recursive: true, force: true });
-  };
 }
