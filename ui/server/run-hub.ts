@@ -4,7 +4,8 @@
  * each message as it comes. A follower runs until its run closes; a closed run's channel is
  * dropped once no page watches it (a later page follows it again, from its history).
  *
- * Invariants: a page receives the run's graph first, then events in order and each once; the
+ * Invariants: a page receives the run's graph first, then events in order and each once, and the
+ * newest state the run's events file announced ahead of them whenever it joined; the
  * output of a running action comes after the events that precede it (pending events are sent
  * before any output); a running action's output is kept (its last {@link OUTPUT_KEEP} characters)
  * only until its action ends, when its `action_complete` carries it.
@@ -31,6 +32,8 @@ class RunChannel implements RunFollowSink {
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly outputs = new Map<string, OutputMessage>();
   private capturedMessage: RunMessage | undefined;
+  /** The newest state the events file announced (a page that comes later needs it too). */
+  private liveMessage: Extract<RunMessage, { type: 'live_state' }> | undefined;
   endMessage: RunMessage | undefined;
   private readonly notices: RunMessage[] = [];
 
@@ -40,6 +43,8 @@ class RunChannel implements RunFollowSink {
     const out: RunMessage[] = [];
     if (this.graphMessage) out.push(this.graphMessage);
     if (this.events.length) out.push({ type: 'events', events: this.events });
+    // After the events: the page lights it only while it is ahead of them.
+    if (this.liveMessage) out.push(this.liveMessage);
     out.push(...this.outputs.values(), ...this.notices);
     if (this.capturedMessage) out.push(this.capturedMessage);
     if (this.endMessage) out.push(this.endMessage);
@@ -85,7 +90,9 @@ class RunChannel implements RunFollowSink {
 
   liveState(seq: number, state: string): void {
     this.flush();
-    this.broadcast({ type: 'live_state', seq, state });
+    const message = { type: 'live_state' as const, seq, state };
+    if (!this.liveMessage || seq > this.liveMessage.seq) this.liveMessage = message;
+    this.broadcast(message);
   }
 
   captured(captured: Record<string, unknown>): void {
