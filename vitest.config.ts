@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import LongestFirstSequencer from './tests/setup/sequencer.js';
+import LongestFirstSequencer, { SERVER_TIERS } from './tests/setup/sequencer.js';
 
 /**
  * One Temporal dev server and one workflow bundle per test run, shared by every file of the tiers
@@ -9,14 +9,13 @@ import LongestFirstSequencer from './tests/setup/sequencer.js';
 const SERVER_AND_BUNDLE = ['tests/setup/temporal-server.ts', 'tests/setup/workflow-bundle.ts'];
 
 /**
- * How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 2. Three fail: with
- * `isolate: false` vitest runs the projects one after another in the forks pool and recycles the
- * forks between them, and with three that recycling terminated a fork holding a queued file
- * (tinypool's "Terminating worker thread": no integration file ran; docs/decisions.md).
+ * How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 3. The files of
+ * the server tiers mostly wait (on servers, deadlines, processes): with two forks the 2-core
+ * machine was busy 1.35 cores on average, with three 1.75 (docs/architecture.md).
  */
 function testForks(): number {
   const n = Number(process.env.LL_TEST_FORKS);
-  return Number.isInteger(n) && n >= 1 ? n : 2;
+  return Number.isInteger(n) && n >= 1 ? n : 3;
 }
 
 export default defineConfig({
@@ -27,16 +26,17 @@ export default defineConfig({
     sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Two cores: integration files start workers and processes; keep parallelism modest. Those
-    // files mostly wait (a pool test: ~37 s of CPU in ~250 s), so an idle 2-core machine gains from
-    // LL_TEST_FORKS=3; in CI and on a shared, loaded one a third fork turned waits into timeouts.
     pool: 'forks',
     poolOptions: {
       // One process per fork for all its files (not one per file): every integration file loaded
       // the Temporal SDK, the worker's native core and our modules again, 63 s of the tier's 400 s
       // CPU (337 -> 290 s wall alone). The files restore what they change (process.env) and shut
       // down the workers and servers they start; the servers of the run stay shared as before.
-      forks: { maxForks: testForks(), minForks: 1, isolate: false },
+      // As many forks at least as at most, so that tinypool ends none before the run ends: it ends
+      // a fork that falls idle while there are more than `minForks`, and with three forks and one
+      // such ending the run failed on "Terminating worker thread" (an unhandled rejection) with
+      // one file never run.
+      forks: { maxForks: testForks(), minForks: testForks(), isolate: false },
       // Only the unit tier runs on threads (below): one thread, its files sharing one module
       // cache, beside the forks. Those files need no isolation (no mocks, no globals of their
       // own); a fresh process and module graph per file cost two thirds of the tier's CPU: 106 s
@@ -50,27 +50,26 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], pool: 'threads' },
       },
-      // Every committed history (tests/fixtures/histories/) replayed with today's bundle: no server.
+      // The three tiers that need the dev server or the workflow bundle, in ONE project: vitest
+      // runs a pool's projects one after another (it waits for every file of one to end, then
+      // recycles the forks), so as three projects the forks idled at each boundary behind the
+      // tier's last long file, and a third fork was terminated in that recycling. As one project
+      // the forks take the next file of any tier as soon as they are free. The tiers stay folders
+      // (`npm run test:e2e` and the like name theirs):
+      // - tests/e2e: the built `ll-loop` binary as a user runs it;
+      // - tests/integration: workflows and activities against the real dev server, with real
+      //   processes; quick actions started by the action spawner as in an installed worker
+      //   (tests/setup/action-spawner.ts);
+      // - tests/replay: every committed history (tests/fixtures/histories/) replayed with today's
+      //   bundle, no server.
       {
         extends: true,
         test: {
-          name: 'replay',
-          include: ['tests/replay/**/*.test.ts'],
-          globalSetup: ['tests/setup/workflow-bundle.ts'],
-        },
-      },
-      // Workflows and activities against the real dev server, with real processes; quick actions
-      // started by the action spawner as in an installed worker (tests/setup/action-spawner.ts).
-      {
-        extends: true,
-        test: {
-          name: 'integration',
-          include: ['tests/integration/**/*.test.ts'],
+          name: 'server',
+          include: SERVER_TIERS.map((tier) => `tests/${tier}/**/*.test.ts`),
           globalSetup: [...SERVER_AND_BUNDLE, 'tests/setup/action-spawner.ts'],
         },
       },
-      // The built `ll-loop` binary as a user runs it.
-      { extends: true, test: { name: 'e2e', include: ['tests/e2e/**/*.test.ts'], globalSetup: SERVER_AND_BUNDLE } },
     ],
   },
 });

@@ -8,10 +8,14 @@
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const TIER_ORDER = ['e2e', 'integration', 'replay', 'unit'];
+/** The folders of the `server` project (vitest.config.ts), longest files first. */
+export const SERVER_TIERS = ['e2e', 'integration', 'replay'];
+
+const TIER_ORDER = [...SERVER_TIERS, 'unit'];
 
 function tierRank(spec: TestSpecification): number {
-  const rank = TIER_ORDER.indexOf(spec.project.name);
+  const tier = /[\\/]tests[\\/]([^\\/]+)[\\/]/.exec(spec.moduleId)?.[1] ?? '';
+  const rank = TIER_ORDER.indexOf(tier);
   return rank === -1 ? TIER_ORDER.length : rank;
 }
 
