@@ -25,6 +25,7 @@ import { runEnvFor, stateDir } from '../host/run-env.js';
 import { join } from 'node:path';
 import { sweepJournal } from '../activities/action-journal.js';
 import { PREBUILT_BUNDLE, workflowsEntry } from '../host/paths.js';
+import { withoutWorkflowStackTraces } from './workflow-stack-traces.js';
 
 export interface LoopWorkerOptions {
   connection: NativeConnection;
@@ -116,6 +117,7 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
   // Completed actions are journaled on this machine (activities/action-journal.ts); old runs' entries go.
   const journalDir = options.activityDeps?.journalDir ?? actionJournalDir();
   sweepJournal(journalDir);
+  withoutWorkflowStackTraces();
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',

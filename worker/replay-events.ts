@@ -13,6 +13,7 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { installQuietRuntime, workflowBundle } from './create-worker.js';
+import { withoutWorkflowStackTraces } from './workflow-stack-traces.js';
 import { stateFileOf } from '../host/run-files.js';
 
 /** What a replay of one execution's history gave. */
@@ -92,6 +93,7 @@ export class HistoryReplayer {
 
   private async start(): Promise<AsyncIterator<ReplayResult>> {
     installQuietRuntime('ERROR');
+    withoutWorkflowStackTraces();
     const options = { workflowBundle: await workflowBundle(), sinks: this.sinks(), replayName: 'll-loop events' };
     return Worker.runReplayHistories(options, this.queue)[Symbol.asyncIterator]();
   }

@@ -10,6 +10,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installQuietRuntime } from '../../worker/create-worker.js';
+import { withoutWorkflowStackTraces } from '../../worker/workflow-stack-traces.js';
 import { committedSets } from './histories.js';
 
 function bundle(): { codePath: string } {
@@ -50,6 +51,8 @@ const outcomes = new Map<string, Error | undefined>();
 
 beforeAll(async () => {
   installQuietRuntime('ERROR');
+  // As ll-loop's own replayers and workers run (worker/workflow-stack-traces.ts).
+  withoutWorkflowStackTraces();
   async function* histories() {
     for (const e of executions)
       yield { workflowId: e.workflowId, history: historyFromJSON(JSON.parse(readFileSync(e.path, 'utf8'))) };
