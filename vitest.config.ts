@@ -2,16 +2,15 @@ import { defineConfig } from 'vitest/config';
 import LongestFirstSequencer, { SERVER_TIERS } from './tests/setup/sequencer.js';
 
 /**
- * One Temporal dev server and one workflow bundle per test run, shared by every file of the tiers
- * that need them: the first project to start sets them up, the next reuses them
- * (tests/setup/*.ts), and the last teardown stops them.
+ * One Temporal dev server and one workflow bundle per test run (tests/setup/*.ts), shared by every
+ * file of the `server` project below and stopped by its teardown.
  */
 const SERVER_AND_BUNDLE = ['tests/setup/temporal-server.ts', 'tests/setup/workflow-bundle.ts'];
 
 /**
  * How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 3. The files of
  * the server tiers mostly wait (on servers, deadlines, processes): with two forks the 2-core
- * machine was busy 1.35 cores on average, with three 1.75 (docs/architecture.md).
+ * machine was busy 1.35 cores on average, with three 1.72 (docs/decisions.md).
  */
 function testForks(): number {
   const n = Number(process.env.LL_TEST_FORKS);

@@ -4,9 +4,9 @@
  * In-memory database, headless, on a free port, with ll-loop's search
  * attributes. Tests read its address from `inject('temporalAddress')` or
  * `process.env.TEMPORAL_TEST_ADDRESS`. When TEMPORAL_TEST_ADDRESS is already
- * set, that server is reused and nothing is started — which is also how the
- * second project listing this file (e2e after integration; global setups run
- * one project after another) shares the first one's server.
+ * set, that server is reused and nothing is started (a config listing this file
+ * in more than one project then shares the first one's server: global setups
+ * run one project after another in the same process).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
