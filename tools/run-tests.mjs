@@ -1,15 +1,15 @@
 /**
  * `npm test` after the build: `vitest run` (with the arguments given to `npm test`) and, beside it,
- * the static checks (`npm run lint`, `npm run typecheck`) at the lowest CPU priority.
+ * the static checks (`npm run lint` and `npm run typecheck` in one process, tools/static-checks.mjs,
+ * which builds each TypeScript program once for both) at the lowest CPU priority.
  *
- * Why beside and niced: the suite keeps two cores busy only part of the time (its tests wait on
- * servers, deadlines and processes: about 1.4 of 2 cores on average), and the static checks are
- * ~130 s of pure CPU. Run first, they held every test back by a minute; niced beside the tests,
- * they take the cores the tests leave idle and yield them whenever a test wants them, so the tests
- * see the same machine as before.
+ * Why beside and niced: the suite's tests often wait (on servers, deadlines and processes), and
+ * the static checks are ~100 s of pure CPU. Run first, they held every test back by a minute;
+ * niced beside the tests, they take the cores the tests leave idle and yield them whenever a test
+ * wants them, so the tests see the same machine as before.
  *
- * Output: vitest's streams through as it runs; each check's output is printed whole when the check
- * ends. The exit code is vitest's when it failed, else the first failing check's, else 0.
+ * Output: vitest's streams through as it runs; the checks' output is printed whole when they end.
+ * The exit code is vitest's when it failed, else the checks', else 0.
  */
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
@@ -17,17 +17,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const LOWEST_PRIORITY = 19;
-const STATIC_CHECKS = ['lint', 'typecheck'];
 
-/** Run `npm run -s <name>` niced; resolve with its exit code once its output is printed. */
-function staticCheck(name) {
+/** Run the static checks niced; resolve with their exit code once their output is printed. */
+function staticChecks() {
+  const name = 'lint and typecheck';
   return new Promise((resolve) => {
-    // A process group of its own, so that a signal reaches the tools npm starts (npm does not pass
-    // it on to them); and since Ctrl-C then reaches only vitest, this process passes it on.
-    const child = spawn(npm, ['run', '-s', name], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    // Before npm has started its own children, which inherit the priority.
+    // A process group of its own, so that a signal reaches the tool it starts (Prettier); and since
+    // Ctrl-C then reaches only vitest, this process passes it on.
+    const child = spawn(process.execPath, [join(root, 'tools', 'static-checks.mjs')], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    // Before it has started its own child, which inherits the priority.
     try {
       if (child.pid !== undefined) setPriority(child.pid, LOWEST_PRIORITY);
     } catch {
@@ -79,11 +82,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-const checks = Promise.all(STATIC_CHECKS.map(staticCheck));
+const checks = staticChecks();
 const testsCode = await vitest(process.argv.slice(2));
-const results = await checks;
-const failed = results.filter((r) => r.status !== 0);
-if (failed.length > 0) {
-  process.stdout.write(`\nstatic checks failed: ${failed.map((r) => r.name).join(', ')} (output above)\n`);
-}
-process.exitCode = testsCode !== 0 ? testsCode : (failed[0]?.status ?? 0);
+const checked = await checks;
+if (checked.status !== 0) process.stdout.write(`\nstatic checks failed: ${checked.name} (output above)\n`);
+process.exitCode = testsCode !== 0 ? testsCode : checked.status;
