@@ -1,41 +1,47 @@
 /**
  * Build step: the CLI as one ESM bundle (dist/cli/cli.js plus the chunks of its lazily loaded
  * commands), which bin/ll-loop.js runs when it exists. Node 20 spends most of a quick command's
- * time resolving and compiling ~200 small modules (ours, zod's, yaml's); bundled, `validate`,
- * `show` and `list` answer in well under 0.3 s (docs/architecture.md, "Performance").
+ * time resolving and compiling small modules (ours, zod's, yaml's, and the Temporal SDK's ~600:
+ * rxjs alone is 226); bundled, `validate`, `show` and `list` answer in well under 0.3 s, and a
+ * checkout worker is up with 0.45 s less CPU (docs/architecture.md, "Performance").
  *
- * The Temporal SDK, the LLM and MCP SDKs, ajv and packages with native or file-relative parts stay
- * external: they load from
- * node_modules as before, one copy each, only when a command needs them.
+ * The Temporal SDK is inside, worker and client alike, one copy of each package. Three of its
+ * parts need help to live in a bundle (plugins below):
+ * - the workflow bundler (`@temporalio/worker/lib/workflow/bundler.js`, with webpack and memfs):
+ *   ll-loop hands its workers the workflow bundle `npm run build` writes, so the bundled CLI
+ *   never bundles workflow code; the module is replaced by one that says so if it is ever asked;
+ * - files that find their own siblings through `__dirname` (the native core's `index.node`,
+ *   source-map's `mappings.wasm`, grpc-js's `.proto` files): given the directory the file has in
+ *   node_modules, resolved when it runs, so an install that hoists packages differently works;
+ * - the protobuf descriptors, read as a JSON string (below).
+ * Left outside, loaded from node_modules only by the commands that use them: the LLM and MCP
+ * SDKs, ajv, execa, the prompts, playwright and swc.
  *
- * A second bundle, dist/cli-lean/, carries the client side of the Temporal SDK inside (client,
- * common, proto, grpc-js, protobufjs: ~0.15 s of module loading saved per command). It serves only
- * the commands whose code cannot reach an external `@temporalio/*` package (the worker SDK, the
- * activity SDK): those would load a second copy of `@temporalio/common` and mix the two. Which
- * commands those are is read from the lean build's own import graph and written to
- * dist/cli-lean/commands.json, which bin/ll-loop.js reads.
+ * The build also writes dist/cli/sdk-chunks.json: which of the bundle's files carry which
+ * `@temporalio/*` package, so a test can tell which parts of the SDK a command loaded.
  */
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'dist', 'client', 'cli.js');
-const common = {
-  entryPoints: [entry],
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  // Bundled CommonJS code (yaml's, zod's helpers) may call require(): give the ESM bundle one.
-  banner: {
-    js: "import { createRequire as __llCreateRequire } from 'node:module'; const require = __llCreateRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
-};
-const othersExternal = [
+// Bundled CommonJS code (yaml's, zod's helpers, the SDK) may call require(): give the ESM bundle
+// one. `__llPackageFile` finds a bundled module's own path in node_modules (fileRelative below).
+const banner = [
+  "import { createRequire as __llCreateRequire } from 'node:module';",
+  'const require = __llCreateRequire(import.meta.url);',
+  'const __llPackageFile = (chain, sub) => {',
+  '  let req = require, dir = "";',
+  '  for (const name of chain) {',
+  '    dir = req("node:path").dirname(req.resolve(name + "/package.json"));',
+  '    req = __llCreateRequire(dir + "/");',
+  '  }',
+  '  return req("node:path").join(dir, sub);',
+  '};',
+].join(' ');
+const external = [
   'execa',
   '@inquirer/*',
   'playwright-core',
@@ -59,34 +65,6 @@ async function asciiChunks(dir) {
   }
 }
 
-const outdir = join(root, 'dist', 'cli');
-rmSync(outdir, { recursive: true, force: true });
-await build({ ...common, outdir, external: ['@temporalio/*', 'protobufjs', ...othersExternal] });
-await asciiChunks(outdir);
-if (existsSync(usage)) copyFileSync(usage, join(outdir, 'usage.json'));
-console.log(`cli bundle: ${join(outdir, 'cli.js')}`);
-
-const leanDir = join(root, 'dist', 'cli-lean');
-rmSync(leanDir, { recursive: true, force: true });
-const lean = await build({
-  ...common,
-  outdir: leanDir,
-  metafile: true,
-  external: [
-    '@temporalio/worker',
-    '@temporalio/activity',
-    '@temporalio/testing',
-    '@temporalio/core-bridge',
-    ...othersExternal,
-  ],
-  plugins: [protoAsJson()],
-});
-await asciiChunks(leanDir);
-if (existsSync(usage)) copyFileSync(usage, join(leanDir, 'usage.json'));
-const commands = leanCommands(lean.metafile);
-writeFileSync(join(leanDir, 'commands.json'), `${JSON.stringify(commands)}\n`);
-console.log(`lean cli bundle: ${join(leanDir, 'cli.js')} for ${commands.join(', ')}`);
-
 /**
  * The Temporal SDK's protobuf descriptors (`@temporalio/proto/protos/json-module.js`) are one
  * 0.5 MB object literal handed to `Root.addJSON`; V8 reads the same data as a JSON string several
@@ -108,6 +86,9 @@ function protoAsJson() {
         } catch {
           return undefined; // not plain JSON (a newer SDK): bundled as it is
         }
+        // The Cloud Operations API (a quarter of the descriptors) is never called by ll-loop, and no
+        // other service's message refers to it.
+        delete descriptors.temporal?.nested?.api?.nested?.cloud;
         const json = JSON.stringify(JSON.stringify(descriptors));
         return {
           contents: `${source.slice(0, open)}.addJSON(JSON.parse(${json}));${source.slice(close + 3)}`,
@@ -119,44 +100,96 @@ function protoAsJson() {
 }
 
 /**
- * The commands that may run from the lean bundle: everything their run can load (the entry's code
- * but the other commands, what runs before every command, the command's module and whatever those
- * import, statically or lazily) reaches no external `@temporalio/*` package.
+ * The worker SDK's workflow bundler (webpack, memfs, swc) in place of the module that loads it:
+ * its exports, with the bundler itself refusing with the fix. Workers of the bundled CLI are
+ * always given the prebuilt workflow bundle (worker/create-worker.ts `workflowBundle`), which the
+ * same `npm run build` writes before this bundle.
  */
-function leanCommands(metafile) {
-  const outputs = metafile.outputs;
-  const rel = (p) => p.replace(/\\/g, '/');
-  const chunkOf = (input) =>
-    Object.keys(outputs).find((o) => outputs[o].entryPoint && rel(outputs[o].entryPoint).endsWith(input));
-  // The command table, read from its source (prettier keeps it one quoted import per line): name → module.
-  const table = readFileSync(join(root, 'client', 'commands', 'index.ts'), 'utf8');
-  const files = new Map(
-    [...table.matchAll(/^\s*(\w+): async \(\) => \(await import\('\.\/([\w-]+)\.js'\)\)/gm)].map((m) => [m[1], m[2]]),
-  );
-  const commandChunks = new Set([...files.values()].map((f) => chunkOf(`client/commands/${f}.js`)));
-  const reach = (start, skip) => {
-    const seen = new Set();
-    const external = new Set();
-    const todo = [start];
-    while (todo.length > 0) {
-      const out = todo.pop();
-      if (seen.has(out) || skip.has(out)) continue;
-      seen.add(out);
-      for (const i of outputs[out]?.imports ?? []) {
-        if (i.external) external.add(i.path);
-        else todo.push(i.path);
-      }
-    }
-    return external;
+function noWorkflowBundler() {
+  const refusal =
+    '\'ll-loop: the bundled CLI does not bundle workflow code: dist/workflow-bundle.js is missing; fix: run "npm run build"\'';
+  return {
+    name: 'no-workflow-bundler',
+    setup(b) {
+      b.onLoad({ filter: /@temporalio[\\/]worker[\\/]lib[\\/]workflow[\\/]bundler\.js$/ }, () => ({
+        contents: [
+          '"use strict";',
+          'exports.defaultWorkflowInterceptorModules = [];',
+          `exports.WorkflowCodeBundler = class WorkflowCodeBundler { constructor() { throw new Error(${refusal}); } };`,
+          `exports.bundleWorkflowCode = async () => { throw new Error(${refusal}); };`,
+        ].join('\n'),
+        loader: 'js',
+      }));
+    },
   };
-  const sdk = (externals) => [...externals].some((p) => p.startsWith('@temporalio/'));
-  const entryChunk = chunkOf('client/cli.js');
-  if (!entryChunk || sdk(reach(entryChunk, commandChunks))) return [];
-  return [...files]
-    .filter(([, file]) => {
-      const chunk = chunkOf(`client/commands/${file}.js`);
-      return chunk !== undefined && !sdk(reach(chunk, new Set()));
-    })
-    .map(([name]) => name)
-    .sort();
 }
+
+/**
+ * A package file that uses `__dirname` or `__filename` (CommonJS) gets them as they would be in
+ * node_modules. The path is resolved when the module runs, package by package along the chain
+ * of nested node_modules folders it was built from (`a/node_modules/b/lib/x.js`: b as `a`
+ * resolves it), so it is right wherever the install put the packages.
+ */
+function fileRelative() {
+  return {
+    name: 'file-relative',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (!/\b__(dirname|filename)\b/.test(source)) return undefined;
+        const parts = relative(root, args.path).split(sep);
+        const chain = [];
+        let i = 0;
+        while (parts[i] === 'node_modules') {
+          const scoped = parts[i + 1].startsWith('@');
+          chain.push(scoped ? `${parts[i + 1]}/${parts[i + 2]}` : parts[i + 1]);
+          i += scoped ? 3 : 2;
+        }
+        if (chain.length === 0) return undefined;
+        const sub = parts.slice(i).join('/');
+        const prelude =
+          `var __filename = __llPackageFile(${JSON.stringify(chain)}, ${JSON.stringify(sub)}); ` +
+          "var __dirname = require('node:path').dirname(__filename);\n";
+        return { contents: prelude + source, loader: 'js' };
+      });
+    },
+  };
+}
+
+/** `{ "<chunk file>": ["@temporalio/client", …] }` for every output that carries SDK code. */
+function sdkChunks(metafile, outdir) {
+  const chunks = {};
+  for (const [out, meta] of Object.entries(metafile.outputs)) {
+    const packages = new Set();
+    for (const input of Object.keys(meta.inputs)) {
+      const m = /node_modules\/(@temporalio\/[^/]+)\//.exec(input.replace(/\\/g, '/'));
+      if (m) packages.add(m[1]);
+    }
+    if (packages.size > 0) chunks[relative(outdir, join(root, out)).replace(/\\/g, '/')] = [...packages].sort();
+  }
+  return chunks;
+}
+
+const outdir = join(root, 'dist', 'cli');
+rmSync(outdir, { recursive: true, force: true });
+// An earlier build's second bundle (the lean one): nothing reads it any more.
+rmSync(join(root, 'dist', 'cli-lean'), { recursive: true, force: true });
+const result = await build({
+  entryPoints: [entry],
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  banner: { js: banner },
+  logLevel: 'warning',
+  metafile: true,
+  absWorkingDir: root,
+  outdir,
+  external,
+  plugins: [protoAsJson(), noWorkflowBundler(), fileRelative()],
+});
+await asciiChunks(outdir);
+if (existsSync(usage)) copyFileSync(usage, join(outdir, 'usage.json'));
+writeFileSync(join(outdir, 'sdk-chunks.json'), `${JSON.stringify(sdkChunks(result.metafile, outdir), null, 1)}\n`);
+console.log(`cli bundle: ${join(outdir, 'cli.js')}`);

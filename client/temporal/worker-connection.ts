@@ -1,8 +1,6 @@
 /**
  * The worker's native (Rust core) connection, apart from the client's (connection.ts): only the
- * processes that host a worker load the worker SDK, and a command whose code cannot reach this
- * file can run from the lean CLI bundle (tools/bundle-cli.mjs), which carries its own copy of the
- * client SDK.
+ * processes that host a worker load the worker SDK (in the CLI bundle, its own chunks).
  */
 import type { NativeConnection } from '@temporalio/worker';
 import {
@@ -26,7 +24,9 @@ export async function connectWorkerConnection(
   opts: ConnectOptions = {},
 ): Promise<NativeConnection> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const { NativeConnection } = await import('@temporalio/worker');
+  // `.default`, the package's module.exports: the SDK is CommonJS, and a bundle's dynamic import of
+  // CommonJS (tools/bundle-cli.mjs) gives only that, where Node's own also gives named exports.
+  const { NativeConnection } = (await import('@temporalio/worker')).default;
   const pending = NativeConnection.connect({
     address: endpoint.address,
     tls: loadTlsConfig(endpoint.tls),
