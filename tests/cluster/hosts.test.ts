@@ -156,7 +156,7 @@ describe.skipIf(unavailable !== undefined)(
       const gate = join(base, 'portable.go');
       const dir = checkout('portable', notes, gate);
       // Started on this machine (the user's), whose checkout worker writes the run's events.
-      const started = runCliBinary(
+      const started = await runCliBinary(
         ['run', 'held', '--pool', 'portable', '--checkout', 'git', '--background', '--json'],
         {
           cwd: dir,

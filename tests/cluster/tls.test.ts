@@ -37,23 +37,23 @@ const tlsEnv = (cert: string, key: string, ca?: string): NodeJS.ProcessEnv => ({
 });
 
 describe.skipIf(noOpenssl)(`a frontend with mTLS${noOpenssl ? ' (skipped: openssl is missing)' : ''}`, () => {
-  it('the right certificates: cluster setup, then a run', () => {
+  it('the right certificates: cluster setup, then a run', async () => {
     const env = tlsEnv(server.files.clientCert, server.files.clientKey, server.files.ca);
-    const setup = project.cli(['cluster', 'setup'], env);
+    const setup = await project.cli(['cluster', 'setup'], env);
     expect(setup.code, setup.stdout + setup.stderr).toBe(0);
     expect(setup.stdout).toContain(`ready: ${server.address} namespace default`);
     project.loop(
       'hello',
       'name: hello\ndescription: d\nscope: [hello]\ninitial: a\nstates:\n  a:\n    action: "echo hi >> tls.log"\n    next: done\n  done:\n    terminal: true\n',
     );
-    const run = project.cli(['run', 'hello'], env);
+    const run = await project.cli(['run', 'hello'], env);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(project.lines('tls.log')).toEqual(['hi']);
-    project.cli(['worker', 'stop'], env);
+    await project.cli(['worker', 'stop'], env);
   });
 
-  it('a client certificate of another CA: one line with the fix (exit 7)', () => {
-    const r = project.cli(
+  it('a client certificate of another CA: one line with the fix (exit 7)', async () => {
+    const r = await project.cli(
       ['cluster', 'setup', '--check'],
       tlsEnv(server.files.strangerCert, server.files.strangerKey, server.files.ca),
     );
@@ -66,8 +66,11 @@ describe.skipIf(noOpenssl)(`a frontend with mTLS${noOpenssl ? ' (skipped: openss
     expect(fix).toMatch(/^fix: set TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY to a client certificate/);
   });
 
-  it("the server's certificate not trusted (no TEMPORAL_TLS_CA): one line with the fix (exit 7)", () => {
-    const r = project.cli(['cluster', 'setup', '--check'], tlsEnv(server.files.clientCert, server.files.clientKey));
+  it("the server's certificate not trusted (no TEMPORAL_TLS_CA): one line with the fix (exit 7)", async () => {
+    const r = await project.cli(
+      ['cluster', 'setup', '--check'],
+      tlsEnv(server.files.clientCert, server.files.clientKey),
+    );
     expect(r.code).toBe(7);
     const [error, fix, ...rest] = ownLines(r.stderr);
     expect(rest, r.stderr).toEqual([]);
@@ -77,8 +80,8 @@ describe.skipIf(noOpenssl)(`a frontend with mTLS${noOpenssl ? ' (skipped: openss
     expect(fix).toMatch(/^fix: set TEMPORAL_TLS_CA to the PEM file of the CA/);
   });
 
-  it('TLS asked of the plaintext server: one line with the fix (exit 7)', () => {
-    const r = project.cli(['cluster', 'setup', '--check'], {
+  it('TLS asked of the plaintext server: one line with the fix (exit 7)', async () => {
+    const r = await project.cli(['cluster', 'setup', '--check'], {
       TEMPORAL_ADDRESS: loadCluster().address,
       TEMPORAL_TLS: 'true',
     });

@@ -128,7 +128,7 @@ beforeAll(async () => {
     LL_TEMPORAL_DATA_DIR: join(base, '.loops', '.temporal'),
     NO_COLOR: '1',
   };
-  const started = cli(base, ['server', 'start']);
+  const started = await cli(base, ['server', 'start']);
   expect(started.code, started.stderr).toBe(0);
 });
 
@@ -138,7 +138,7 @@ afterAll(async () => {
     killIfAlive(workerRecord(dir)?.pid);
   }
   await connection?.close();
-  cli(base, ['server', 'stop']);
+  await cli(base, ['server', 'stop']);
 });
 
 describe.concurrent('a run outlives the terminal that started it', () => {
@@ -182,7 +182,7 @@ describe.concurrent('a run outlives the terminal that started it', () => {
     const dir = project('background');
     loop(dir, 'bg', threeStates('bg'));
     const began = Date.now();
-    const started = cli(dir, ['run', 'bg', '--background', '--json']);
+    const started = await cli(dir, ['run', 'bg', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     // The run cannot end before the test releases `b`: returning at all shows the command did not
     // wait for it; the bound is generous because the first command also starts the checkout worker.
@@ -205,8 +205,10 @@ describe.concurrent('a run outlives the terminal that started it', () => {
       'wait',
       'name: wait\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "while [ ! -e wait.go ]; do sleep 0.05; done"\n    next: done\n  done:\n    terminal: true\n',
     );
-    const second = JSON.parse(cli(dir, ['run', 'wait', '--background', '--json']).stdout) as { instance_id: string };
-    const listed = JSON.parse(cli(dir, ['list', '--running', '--json']).stdout) as Array<{
+    const second = JSON.parse((await cli(dir, ['run', 'wait', '--background', '--json'])).stdout) as {
+      instance_id: string;
+    };
+    const listed = JSON.parse((await cli(dir, ['list', '--running', '--json'])).stdout) as Array<{
       id: string;
       served_by: Array<{ pid: number; host: string; version: string }>;
     }>;
@@ -214,7 +216,7 @@ describe.concurrent('a run outlives the terminal that started it', () => {
     expect(row.served_by).toEqual([
       expect.objectContaining({ pid: record.pid, host: record.host, version: record.version }),
     ]);
-    const table = cli(dir, ['list', '--running']).stdout;
+    const table = (await cli(dir, ['list', '--running'])).stdout;
     expect(table).toContain(`pid ${record.pid} on ${record.host} (${record.version})`);
     release(dir, 'wait');
     await (await client()).workflow.getHandle(second.instance_id).result();
@@ -225,7 +227,7 @@ describe.concurrent('a worker that dies', () => {
   it('SIGKILL of the checkout worker mid-action: an unrelated `ll-loop list` brings it back and the run finishes by itself', async () => {
     const dir = project('killed-worker');
     loop(dir, 'deadworker', threeStates('deadworker'));
-    const started = cli(dir, ['run', 'deadworker', '--background', '--json'], { LL_HEARTBEAT_TIMEOUT_S: '8' });
+    const started = await cli(dir, ['run', 'deadworker', '--background', '--json'], { LL_HEARTBEAT_TIMEOUT_S: '8' });
     expect(started.code, started.stderr).toBe(0);
     const { instance_id: id, worker_pid: workerPid } = JSON.parse(started.stdout) as {
       instance_id: string;
@@ -236,7 +238,7 @@ describe.concurrent('a worker that dies', () => {
     const killedAt = Date.now();
     // The action dies with its worker (process-group watchdog).
     await waitFor("the killed worker's action to end", () => liveProcesses('deadworker.go') === 0, 10_000);
-    const listed = cli(dir, ['list']);
+    const listed = await cli(dir, ['list']);
     expect(listed.code, listed.stderr).toBe(0);
     await waitFor(
       'a new worker to serve the checkout',
@@ -272,13 +274,13 @@ describe.concurrent('a worker that dies', () => {
       'quick',
       'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
     );
-    expect(cli(dir, ['run', 'quick']).code).toBe(0);
+    expect((await cli(dir, ['run', 'quick'])).code).toBe(0);
     const record = workerRecord(dir)!;
-    const second = cli(dir, ['worker'], { LL_WORKER_STARTED_BY: '' });
+    const second = await cli(dir, ['worker'], { LL_WORKER_STARTED_BY: '' });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`a worker (pid ${record.pid}) already serves ${dir}`);
     const nowhere = mkdtempSync(join(tmpdir(), 'll-loop-not-a-checkout-'));
-    const outside = cli(nowhere, ['worker'], { LL_WORKER_STARTED_BY: '' });
+    const outside = await cli(nowhere, ['worker'], { LL_WORKER_STARTED_BY: '' });
     expect(outside.code).toBe(1);
     expect(outside.stderr).toContain('is not a checkout');
     expect(outside.stderr).toContain('fix:');
@@ -290,11 +292,11 @@ describe.concurrent('a worker that dies', () => {
     const old = start(dir, ['worker'], { LL_CODE_ID: 'older-build', LL_WORKER_STARTED_BY: 'service' });
     await waitFor('the old worker to serve', () => workerRecord(dir)?.code_id === 'older-build');
     // Started through the old worker's code id, so the old worker runs it.
-    const started = cli(dir, ['run', 'handover', '--background', '--json'], { LL_CODE_ID: 'older-build' });
+    const started = await cli(dir, ['run', 'handover', '--background', '--json'], { LL_CODE_ID: 'older-build' });
     expect(started.code, started.stderr).toBe(0);
     const { instance_id: id } = JSON.parse(started.stdout) as { instance_id: string };
     await waitFor('state b to start on the old worker', () => lines(dir, 'handover-b.log').length === 1);
-    expect(cli(dir, ['list']).code).toBe(0); // this build's command: the old worker is replaced
+    expect((await cli(dir, ['list'])).code).toBe(0); // this build's command: the old worker is replaced
     await waitFor('the old worker to drain', () => old.out.stdout.includes('draining (SIGTERM)'), 20_000);
     release(dir, 'handover');
     const gone = await old.exited;
@@ -320,7 +322,7 @@ describe.concurrent('a worker that dies', () => {
     // This build's `run`: its worker replaces the old one before the run exists, so the old one,
     // polling the same queue until it drains, never takes the run's first workflow task (its
     // bundle lacks this release's rules: the run would not replay on the new worker).
-    const started = cli(dir, ['run', 'fresh', '--background', '--json']);
+    const started = await cli(dir, ['run', 'fresh', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const { instance_id: id } = JSON.parse(started.stdout) as { instance_id: string };
     await waitFor('state b to start', () => lines(dir, 'fresh-b.log').length === 1);

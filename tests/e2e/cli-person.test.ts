@@ -27,24 +27,24 @@ beforeAll(() => {
 });
 
 describe('from a subdirectory', () => {
-  it('run, list and status work in the project above, like git', () => {
+  it('run, list and status work in the project above, like git', async () => {
     loop(
       'where',
       'name: where\ninitial: a\nstates:\n  a:\n    action: "pwd"\n    capture: dir\n    next: done\n  done:\n    terminal: true\n',
     );
     const sub = join(cwd, 'src', 'deep');
     mkdirSync(sub, { recursive: true });
-    const ran = cli(['run', 'where', '--json'], sub);
+    const ran = await cli(['run', 'where', '--json'], sub);
     expect(ran.code, ran.stderr).toBe(0);
     const result = JSON.parse(ran.stdout) as { instance_id: string; captured: { dir: { output: string } } };
     // The run works in the project, and its files are the project's, not the subdirectory's.
     expect(result.captured.dir.output).toBe(cwd);
     expect(existsSync(join(cwd, '.loops', '.running', `${result.instance_id}.events.jsonl`))).toBe(true);
     expect(existsSync(join(sub, '.loops'))).toBe(false);
-    const listed = cli(['list'], sub);
+    const listed = await cli(['list'], sub);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^where\s/m);
-    const status = cli(['status', result.instance_id], sub);
+    const status = await cli(['status', result.instance_id], sub);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain('Loop completed: done');
     expect(status.stderr).not.toContain('note:');
@@ -57,48 +57,48 @@ describe('resume --background', () => {
       'gate',
       'name: gate\ninitial: a\nstates:\n  a:\n    action: "test -f gate-open"\n    on_yes: b\n  b:\n    action: "sleep 2; echo through > gate.out"\n    terminal: true\n',
     );
-    const failed = cli(['run', 'gate', '--json']);
+    const failed = await cli(['run', 'gate', '--json']);
     expect(failed.code).toBe(5);
     const id = (JSON.parse(failed.stdout) as { instance_id: string }).instance_id;
     writeFileSync(join(cwd, 'gate-open'), '');
     // A --context key new on the resume is checked like run's.
-    const mistyped = cli(['resume', id, '--context', 'gat=1', '--background']);
+    const mistyped = await cli(['resume', id, '--context', 'gat=1', '--background']);
     expect(mistyped.code).toBe(1);
     expect(mistyped.stderr).toContain('error: --context "gat": loop "gate" does not use this key');
-    const resumed = cli(['resume', id, '--background', '--json']);
+    const resumed = await cli(['resume', id, '--background', '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toEqual({ instance_id: `${id}-r1`, resumed_from: id });
     // It returned before the 2 s action could have ended: the run goes on without this process.
     expect(existsSync(join(cwd, 'gate.out'))).toBe(false);
     await waitFor('the resumed run to finish', () => existsSync(join(cwd, 'gate.out')), 60_000);
     expect(readFileSync(join(cwd, 'gate.out'), 'utf8').trim()).toBe('through');
-    const status = cli(['status', `${id}-r1`]);
+    const status = await cli(['status', `${id}-r1`]);
     expect(status.stdout).toContain('Loop completed: b');
   }, 120_000);
 });
 
 describe('another server on the port', () => {
-  it("another project's server: the note names its data directory and Web UI, once", () => {
+  it("another project's server: the note names its data directory and Web UI, once", async () => {
     const other = mkdtempSync(join(tmpdir(), 'll-loop-e2e-other-'));
     mkdirSync(join(other, '.loops'));
-    const first = cli(['list', '--running'], other);
+    const first = await cli(['list', '--running'], other);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toBe(
       `note: another project's server answers on 127.0.0.1:${env.LL_TEMPORAL_PORT} (data ${join(cwd, '.loops', '.temporal')}, Web UI http://127.0.0.1:${env.LL_TEMPORAL_UI_PORT}): ` +
         `this project's runs go there too; for a server of its own, set LL_TEMPORAL_PORT (and LL_TEMPORAL_UI_PORT) to free ports\n`,
     );
-    const again = cli(['list', '--running'], other);
+    const again = await cli(['list', '--running'], other);
     expect(again.code).toBe(0);
     expect(again.stderr).toBe('');
     // The server's own project is never told.
-    expect(cli(['list', '--running']).stderr).toBe('');
+    expect((await cli(['list', '--running'])).stderr).toBe('');
   }, 60_000);
 
-  it('a server ll-loop did not start: the note says its data directory is unknown', () => {
+  it('a server ll-loop did not start: the note says its data directory is unknown', async () => {
     const stranger = mkdtempSync(join(tmpdir(), 'll-loop-e2e-stranger-'));
     mkdirSync(join(stranger, '.loops'));
     const port = inject('temporalAddress').split(':').pop()!;
-    const r = cli(['list', '--running'], stranger, { LL_TEMPORAL_PORT: port });
+    const r = await cli(['list', '--running'], stranger, { LL_TEMPORAL_PORT: port });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
       `note: a Temporal server that ll-loop did not start answers on 127.0.0.1:${port} (its data directory is unknown`,

@@ -3,10 +3,11 @@
  * server it starts itself, on ports of its own here), exit codes, JSON output, validation
  * messages, bad input. Runs the built package (dist/), which `npm test` builds first.
  */
-import { spawnSync, spawn } from 'node:child_process';
+import { execFile, spawnSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCliBinary } from '../support/cli.js';
 import { freePort, liveProcesses, waitFor } from '../support/processes.js';
@@ -34,12 +35,12 @@ beforeAll(async () => {
   };
 });
 
-afterAll(() => {
-  cli(['server', 'stop']);
+afterAll(async () => {
+  await cli(['server', 'stop']);
 });
 
 describe('ll-loop run (embedded server)', () => {
-  it('starts its own dev server with on-disk data, runs the loop, and exits 0', () => {
+  it('starts its own dev server with on-disk data, runs the loop, and exits 0', async () => {
     loop(
       'greet',
       `name: greet
@@ -57,7 +58,7 @@ context:
   who: e2e
 `,
     );
-    const r = cli(['run', 'greet']);
+    const r = await cli(['run', 'greet']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('[1/50] hello → echo hello from e2e');
@@ -68,8 +69,8 @@ context:
     expect(running.some((f) => /^greet-\d{8}T\d{6}\.state\.json$/.test(f))).toBe(true);
   });
 
-  it('reuses the server, accepts the `ll-loop <name>` shorthand, --context and --json', () => {
-    const r = cli(['greet', '--context', 'who=json world', '--json']);
+  it('reuses the server, accepts the `ll-loop <name>` shorthand, --context and --json', async () => {
+    const r = await cli(['greet', '--context', 'who=json world', '--json']);
     expect(r.code).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result).toMatchObject({ final_state: 'done', terminated_by: 'terminal', iterations: 1 });
@@ -77,24 +78,24 @@ context:
     expect(result.instance_id).toMatch(/^greet-/);
   });
 
-  it('exits 2 on a failure terminal, 3 on max_iterations, 5 on a run error', () => {
+  it('exits 2 on a failure terminal, 3 on max_iterations, 5 on a run error', async () => {
     loop(
       'fails',
       'name: fails\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "exit 1"\n    on_yes: done\n    on_no: escalate\n  done:\n    terminal: true\n  escalate:\n    terminal: true\n    failure: true\n',
     );
-    expect(cli(['run', 'fails']).code).toBe(2);
+    expect((await cli(['run', 'fails'])).code).toBe(2);
     loop(
       'spins',
       'name: spins\ndescription: d\ninitial: a\nmax_iterations: 2\nstates:\n  a:\n    action: "true"\n    next: a\n  done:\n    terminal: true\n',
     );
-    const limited = cli(['run', 'spins']);
+    const limited = await cli(['run', 'spins']);
     expect(limited.code).toBe(3);
     expect(limited.stdout).toContain('max_iterations reached');
     loop(
       'noroute',
       'name: noroute\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "exit 1"\n    on_yes: done\n  done:\n    terminal: true\n',
     );
-    const error = cli(['run', 'noroute']);
+    const error = await cli(['run', 'noroute']);
     expect(error.code).toBe(5);
     expect(error.stdout).toContain('no valid transition from state "a" for verdict "no"');
     // The checkout's worker logs how each ended, one line each: outcomes are not faults (no stacks).
@@ -125,52 +126,52 @@ context:
 });
 
 describe('bad input never crashes', () => {
-  it('an unknown loop lists the loops that exist', () => {
-    const r = cli(['run', 'gret']);
+  it('an unknown loop lists the loops that exist', async () => {
+    const r = await cli(['run', 'gret']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no loop named "gret" (did you mean "greet"?)');
     expect(r.stderr).toContain('greet');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('invalid YAML names the file, line and column', () => {
+  it('invalid YAML names the file, line and column', async () => {
     loop('broken', 'name: broken\ninitial: a\nstates:\n  a: [unclosed\n');
-    const r = cli(['validate', 'broken']);
+    const r = await cli(['validate', 'broken']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/broken\.yaml:\d+:\d+: error: invalid YAML/);
   });
 
-  it('a wrong field and an unknown state are reported with line, state, hint and fix; --json gives data', () => {
+  it('a wrong field and an unknown state are reported with line, state, hint and fix; --json gives data', async () => {
     loop(
       'typo',
       'name: typo\ndescription: d\ninitial: check\nstates:\n  check:\n    acton: "true"\n    on_yes: dne\n  done:\n    terminal: true\n',
     );
-    const r = cli(['validate', 'typo']);
+    const r = await cli(['validate', 'typo']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /typo\.yaml:6:5: error: state "check": unknown state field "acton" \(did you mean "action"\?\)/,
     );
-    const json = JSON.parse(cli(['validate', 'typo', '--json']).stdout);
+    const json = JSON.parse((await cli(['validate', 'typo', '--json'])).stdout);
     expect(json.valid).toBe(false);
     expect(json.diagnostics[0]).toMatchObject({ severity: 'error', state: 'check', line: 6, column: 5 });
   });
 
-  it('a file that is not a mapping, and a missing --context value, are clear errors', () => {
+  it('a file that is not a mapping, and a missing --context value, are clear errors', async () => {
     loop('list', '- a\n- b\n');
-    const r = cli(['validate', 'list']);
+    const r = await cli(['validate', 'list']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('must be a mapping');
-    const c = cli(['run', 'greet', '--context', 'who']);
+    const c = await cli(['run', 'greet', '--context', 'who']);
     expect(c.code).toBe(1);
     expect(c.stderr).toContain('--context "who" is not KEY=VALUE');
   });
 
-  it('an undefined variable ends the run naming the variable, the state and the fix; events stay on disk', () => {
+  it('an undefined variable ends the run naming the variable, the state and the fix; events stay on disk', async () => {
     loop(
       'undef',
       'name: undef\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo ${context.target_dir}"\n    next: done\n  done:\n    terminal: true\n',
     );
-    const r = cli(['run', 'undef']);
+    const r = await cli(['run', 'undef']);
     expect(r.code).toBe(5);
     expect(r.stdout).toContain('state "a": undefined variable ${context.target_dir}');
     expect(r.stdout).toContain('--context target_dir=VALUE');
@@ -181,20 +182,20 @@ describe('bad input never crashes', () => {
     expect(events).toContain('"loop_complete"');
   });
 
-  it('--dry-run prints the plan without a server', () => {
-    const r = cli(['run', 'greet', '--dry-run'], { LL_TEMPORAL_PORT: '1' });
+  it('--dry-run prints the plan without a server', async () => {
+    const r = await cli(['run', 'greet', '--dry-run'], { LL_TEMPORAL_PORT: '1' });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Execution plan for greet');
     expect(r.stdout).toContain('hello (initial)');
   });
 
-  it('help for one command: ll-loop help <command> and <command> --help print its usage and run nothing', () => {
+  it('help for one command: ll-loop help <command> and <command> --help print its usage and run nothing', async () => {
     for (const args of [
       ['help', 'create'],
       ['create', '--help'],
       ['run', 'greet', '-h'],
     ]) {
-      const r = cli(args, { LL_TEMPORAL_PORT: '1' });
+      const r = await cli(args, { LL_TEMPORAL_PORT: '1' });
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toContain(`ll-loop ${args.includes('run') ? 'run <name|path>' : 'create [--kind K]'}`);
       expect(r.stdout).not.toContain('ll-loop validate');
@@ -202,9 +203,10 @@ describe('bad input never crashes', () => {
     expect(readdirSync(join(cwd, '.loops')).some((f) => f.startsWith('create'))).toBe(false);
   });
 
-  it('a reader that goes away (ll-loop … | true) is not a crash', () => {
+  it('a reader that goes away (ll-loop … | true) is not a crash', async () => {
     // `true` exits without reading, long before node starts writing: every write meets EPIPE.
-    const r = spawnSync(
+    // Waited for without blocking this process: its test runner talks to it meanwhile.
+    const r = await promisify(execFile)(
       'bash',
       ['-c', `"${process.execPath}" "${BIN}" list --builtin | true; echo "exit=\${PIPESTATUS[0]}"`],
       { cwd, env, encoding: 'utf8' },
@@ -213,9 +215,9 @@ describe('bad input never crashes', () => {
     expect(r.stdout.trim()).toBe('exit=0');
   });
 
-  it('an unreachable TEMPORAL_ADDRESS fails fast with a clear message (exit 7)', () => {
+  it('an unreachable TEMPORAL_ADDRESS fails fast with a clear message (exit 7)', async () => {
     const started = Date.now();
-    const r = cli(['run', 'greet'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    const r = await cli(['run', 'greet'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain('127.0.0.1:1');
     expect(Date.now() - started).toBeLessThan(15_000);

@@ -18,7 +18,7 @@ beforeAll(() => {
 });
 
 describe('ll-loop run --context-file', () => {
-  it('hands a 1 MB value to the action intact', () => {
+  it('hands a 1 MB value to the action intact', async () => {
     writeFileSync(
       join(cwd, '.loops', 'big.yaml'),
       'name: big\ninitial: sum\nstates:\n  sum:\n    action: \'printf %s "${context.doc}" | sha256sum | cut -c1-64\'\n    capture: sum\n    next: done\n  done:\n    terminal: true\n',
@@ -27,7 +27,7 @@ describe('ll-loop run --context-file', () => {
     expect(Buffer.byteLength(doc)).toBeGreaterThan(1_000_000);
     writeFileSync(join(cwd, 'doc.txt'), doc);
     // The same value as an argument cannot even be passed (Linux caps one argument at 128 KiB).
-    const r = cli(['run', 'big', '--context-file', 'doc=doc.txt', '--json']);
+    const r = await cli(['run', 'big', '--context-file', 'doc=doc.txt', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as { captured: Record<string, { output: string }> };
     expect(result.captured.sum?.output).toBe(createHash('sha256').update(doc, 'utf8').digest('hex'));

@@ -91,14 +91,14 @@ beforeAll(async () => {
   port = await freePort();
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
   env = { ...rest, LL_TEMPORAL_PORT: String(port), LL_TEMPORAL_UI_PORT: String(await freePort()), NO_COLOR: '1' };
-  const started = cli(['server', 'start']);
+  const started = await cli(['server', 'start']);
   expect(started.code, started.stderr).toBe(0);
 });
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await connection?.close();
-  cli(['server', 'stop']);
+  await cli(['server', 'stop']);
 });
 
 describe('the server restarts under a running loop', () => {
@@ -106,9 +106,9 @@ describe('the server restarts under a running loop', () => {
     loop('restart', threeStates('restart', '5.2929'));
     const run = start(['run', 'restart', '--context', 'tag=survived']);
     await waitFor('state b to start', () => run.out.stdout.includes('b → echo start'));
-    expect(cli(['server', 'stop']).stdout).toContain('stopped');
+    expect((await cli(['server', 'stop'])).stdout).toContain('stopped');
     await new Promise((r) => setTimeout(r, 2_000));
-    const restarted = cli(['server', 'start']);
+    const restarted = await cli(['server', 'start']);
     expect(restarted.code, restarted.stderr).toBe(0);
     const done = await run.exited;
     expect(done.code, done.stderr).toBe(0);
@@ -130,21 +130,21 @@ describe('the server restarts under a running loop', () => {
 });
 
 describe('resume refuses what it cannot do', () => {
-  it('a run or loop that does not exist, and a run that finished, are clear errors', () => {
+  it('a run or loop that does not exist, and a run that finished, are clear errors', async () => {
     loop(
       'quick',
       'name: quick\ndescription: d\nscope: [quick]\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
     );
-    const missing = cli(['resume', 'no-such-loop']);
+    const missing = await cli(['resume', 'no-such-loop']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no loop run matches "no-such-loop"');
-    const finished = cli(['run', 'quick', '--json']);
+    const finished = await cli(['run', 'quick', '--json']);
     expect(finished.code).toBe(0);
     const id = (JSON.parse(finished.stdout) as { instance_id: string }).instance_id;
-    const byId = cli(['resume', id]);
+    const byId = await cli(['resume', id]);
     expect(byId.code).toBe(1);
     expect(byId.stderr).toContain(`run ${id} finished at its terminal state done; there is nothing to resume`);
-    const byName = cli(['resume', 'quick']);
+    const byName = await cli(['resume', 'quick']);
     expect(byName.code).toBe(1);
     expect(byName.stderr).toContain(
       `no run of quick can be resumed; its latest run ${id} finished at its terminal state done`,
@@ -173,7 +173,7 @@ context:
   tag: none
 `,
     );
-    const failed = cli(['run', 'gate', '--context', 'tag=original', '--json']);
+    const failed = await cli(['run', 'gate', '--context', 'tag=original', '--json']);
     expect(failed.code).toBe(5);
     const id = (JSON.parse(failed.stdout) as { instance_id: string }).instance_id;
     writeFileSync(join(cwd, 'gate-open'), '');

@@ -111,9 +111,9 @@ beforeAll(() => {
 });
 
 describe.concurrent('ll-loop run followed through the checkout worker', () => {
-  it('loads no Temporal SDK and shows, answers and exits as the history follower does', () => {
+  it('loads no Temporal SDK and shows, answers and exits as the history follower does', async () => {
     const dir = project('same');
-    const warm = cli(dir, ['run', 'fails']); // starts the worker: no socket yet
+    const warm = await cli(dir, ['run', 'fails']); // starts the worker: no socket yet
     expect(warm.code, warm.stderr).toBe(2);
     for (const args of [
       ['run', 'parent'],
@@ -121,8 +121,8 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
       ['run', 'fails'],
       ['run', 'fails', '--json'],
     ]) {
-      const socket = probed(dir, args);
-      const plain = cli(dir, args, { LL_FOLLOW_SOCKET: '0' });
+      const socket = await probed(dir, args);
+      const plain = await cli(dir, args, { LL_FOLLOW_SOCKET: '0' });
       expect(followedByWorker(dir, idIn(socket.stdout)), socket.stdout).toBe(true);
       expect(followedByWorker(dir, idIn(plain.stdout))).toBe(false);
       expect(socket.sdk, args.join(' ')).toEqual([]);
@@ -131,27 +131,27 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
       expect(normal(socket.stderr)).toBe(normal(plain.stderr));
     }
     // What the display shows came through: the actions' output, the sub-loop's own lines.
-    const shown = cli(dir, ['run', 'parent', '--verbose']).stdout;
+    const shown = (await cli(dir, ['run', 'parent', '--verbose'])).stdout;
     expect(shown).toContain('out-of-a');
     expect(shown).toContain('inner-out');
     expect(shown).toContain('out-of-a-again');
   }, 180_000);
 
-  it('--background: what the worker answered is all the command prints; no Temporal SDK, the same lines', () => {
+  it('--background: what the worker answered is all the command prints; no Temporal SDK, the same lines', async () => {
     const dir = project('background');
-    expect(cli(dir, ['run', 'fails']).code).toBe(2); // starts the worker
+    expect((await cli(dir, ['run', 'fails'])).code).toBe(2); // starts the worker
     for (const args of [
       ['run', 'fails', '--background'],
       ['run', 'fails', '--background', '--json'],
     ]) {
-      const socket = probed(dir, args);
+      const socket = await probed(dir, args);
       expect(socket.code, socket.stderr).toBe(0);
       expect(socket.sdk, args.join(' ')).toEqual([]);
       // Each run ends before the next starts (they share the checkout's scope).
-      expect(cli(dir, ['status', idIn(socket.stdout), '--follow']).code).toBe(2);
-      const plain = cli(dir, args, { LL_START_SOCKET: '0' });
+      expect((await cli(dir, ['status', idIn(socket.stdout), '--follow'])).code).toBe(2);
+      const plain = await cli(dir, args, { LL_START_SOCKET: '0' });
       expect(plain.code, plain.stderr).toBe(0);
-      expect(cli(dir, ['status', idIn(plain.stdout), '--follow']).code).toBe(2);
+      expect((await cli(dir, ['status', idIn(plain.stdout), '--follow'])).code).toBe(2);
       expect(normal(socket.stdout)).toBe(normal(plain.stdout));
       expect(normal(socket.stderr)).toBe(normal(plain.stderr));
     }
@@ -159,13 +159,13 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
 
   it('--queue: the note that the run waits comes through the worker', async () => {
     const dir = project('queue');
-    expect(cli(dir, ['run', 'fails']).code).toBe(2);
-    const holder = cli(dir, ['run', 'held', '--background', '--json']);
+    expect((await cli(dir, ['run', 'fails'])).code).toBe(2);
+    const holder = await cli(dir, ['run', 'held', '--background', '--json']);
     expect(holder.code, holder.stderr).toBe(0);
     const holderId = (JSON.parse(holder.stdout) as { instance_id: string }).instance_id;
     await waitFor(
       'the held run to hold the scope',
-      () => cli(dir, ['queue', 'list', '--json']).stdout.includes(holderId),
+      async () => (await cli(dir, ['queue', 'list', '--json'])).stdout.includes(holderId),
       60_000,
       250,
     );
@@ -184,7 +184,7 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
 
   it('Ctrl-C stops the run through the worker: the action is killed, the run recorded as stopped, exit 6', async () => {
     const dir = project('interrupt');
-    expect(cli(dir, ['run', 'fails']).code).toBe(2);
+    expect((await cli(dir, ['run', 'fails'])).code).toBe(2);
     const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd: dir, env: server.env });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -31,33 +31,33 @@ beforeAll(() => {
 describe('a handed-off run', () => {
   it('on_handoff: pause waits, status shows how to continue it, and resume continues it with the payload', async () => {
     agentLoop('paused', 'pause');
-    const started = cli(['run', 'paused', '--background', '--json']);
+    const started = await cli(['run', 'paused', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
-    let status = cli(['status', id]);
+    let status = await cli(['status', id]);
     await waitFor(
       'the run to pause on its handoff',
-      () => (status = cli(['status', id])).stdout.includes('paused on a handoff'),
+      async () => (status = await cli(['status', id])).stdout.includes('paused on a handoff'),
       60_000,
     );
     expect(status.stdout).toContain('handed off:   pick up at step 2');
     expect(status.stdout).toContain(`continue it: ll-loop resume ${id}`);
-    const resumed = cli(['resume', id]);
+    const resumed = await cli(['resume', id]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`${id} was paused on a handoff: state work runs again`);
     expect(resumed.stdout).toContain('Loop completed: done');
     expect(readFileSync(join(cwd, 'paused.got'), 'utf8')).toBe('pick up at step 2');
   }, 120_000);
 
-  it('on_handoff: terminate exits 6; resume runs the state again with the payload', () => {
+  it('on_handoff: terminate exits 6; resume runs the state again with the payload', async () => {
     agentLoop('ended', 'terminate');
-    const ran = cli(['run', 'ended']);
+    const ran = await cli(['run', 'ended']);
     expect(ran.code, ran.stderr).toBe(6);
     expect(ran.stdout).toContain('⇄ handed off: pick up at step 2; ending the run');
     expect(ran.stdout).toContain('Loop handed off in state work');
-    const history = cli(['history', 'ended']);
+    const history = await cli(['history', 'ended']);
     expect(history.stdout).toMatch(/handoff \(work\)/);
-    const resumed = cli(['resume', 'ended']);
+    const resumed = await cli(['resume', 'ended']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(readFileSync(join(cwd, 'ended.got'), 'utf8')).toBe('pick up at step 2');
   }, 120_000);

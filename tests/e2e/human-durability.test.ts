@@ -76,15 +76,15 @@ states:
     terminal: true
 `;
 
-function started(loop: string): string {
-  const r = cli(['run', loop, '--background', '--json']);
+async function started(loop: string): Promise<string> {
+  const r = await cli(['run', loop, '--background', '--json']);
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as { instance_id: string }).instance_id;
 }
 
 /** The run's own answer to `status --json` (`live`: phase, human, paused). */
-function status(id: string): Record<string, unknown> {
-  const r = cli(['status', id, '--json']);
+async function status(id: string): Promise<Record<string, unknown>> {
+  const r = await cli(['status', id, '--json']);
   expect(r.code, r.stderr).toBe(0);
   return ((JSON.parse(r.stdout) as { live?: Record<string, unknown> }).live ?? {}) as Record<string, unknown>;
 }
@@ -104,33 +104,33 @@ beforeAll(async () => {
   writeFileSync(join(dir, '.loops', 'ask.yaml'), ASK);
   writeFileSync(join(dir, '.loops', 'deadline.yaml'), DEADLINE);
   writeFileSync(join(dir, '.loops', 'held.yaml'), HELD);
-  const server = cli(['server', 'start']);
+  const server = await cli(['server', 'start']);
   expect(server.code, server.stderr).toBe(0);
 });
 
-afterAll(() => {
+afterAll(async () => {
   try {
     const pid = workerPid();
     if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
   } catch {
     // no worker was started
   }
-  cli(['server', 'stop']);
+  await cli(['server', 'stop']);
 });
 
 describe('people in the loop survive the worker and the server', () => {
   it('a waiting run keeps its question and deadline, an answer given while both were down is applied, the deadline fires, a paused run stays paused', async () => {
-    const asking = started('ask');
-    const timing = started('deadline');
-    const holding = started('held');
-    expect(cli(['pause', holding]).code).toBe(0);
+    const asking = await started('ask');
+    const timing = await started('deadline');
+    const holding = await started('held');
+    expect((await cli(['pause', holding])).code).toBe(0);
     writeFileSync(join(dir, 'go'), '');
-    await waitFor('the held run to hold', () => (status(holding).phase as string) === 'paused', 60_000);
-    await waitFor('both runs to wait', () => {
-      const inbox = cli(['inbox', '--json']);
+    await waitFor('the held run to hold', async () => ((await status(holding)).phase as string) === 'paused', 60_000);
+    await waitFor('both runs to wait', async () => {
+      const inbox = await cli(['inbox', '--json']);
       return inbox.stdout.includes(asking) && inbox.stdout.includes(timing);
     });
-    const before = status(timing).human as { deadline: string; since: string };
+    const before = (await status(timing)).human as { deadline: string; since: string };
     expect(existsSync(join(dir, 'late.out')), 'the deadline passed before the kills: the machine is too slow').toBe(
       false,
     );
@@ -144,7 +144,7 @@ describe('people in the loop survive the worker and the server', () => {
     await waitFor('the server to die', () => !pidAlive(server));
 
     // The answer brings server and worker back, and is applied.
-    const answered = cli(['answer', asking, 'yes']);
+    const answered = await cli(['answer', asking, 'yes']);
     expect(answered.code, answered.stderr).toBe(0);
     expect(answered.stdout).toMatch(new RegExp(`^answered ${asking} in state ask: yes`));
     expect(serverPid()).not.toBe(server);
@@ -154,22 +154,22 @@ describe('people in the loop survive the worker and the server', () => {
     expect(existsSync(join(dir, 'late.out')), 'the deadline passed before the restart: the machine is too slow').toBe(
       false,
     );
-    const after = status(timing).human as { deadline: string; since: string };
+    const after = (await status(timing)).human as { deadline: string; since: string };
     expect(after).toMatchObject({ deadline: before.deadline, since: before.since });
     // The paused run is still paused, by the same person.
-    const paused = status(holding);
+    const paused = await status(holding);
     expect(paused.phase).toBe('paused');
     expect(paused.paused).toMatchObject({ by: expect.stringMatching(/.+@.+/), holding: true });
 
     // Nobody answers the other: its deadline routes it on_timeout, once.
     await waitFor('the deadline to fire', () => existsSync(join(dir, 'late.out')), 200_000);
-    const history = cli(['history', 'deadline', timing, '--json']);
+    const history = await cli(['history', 'deadline', timing, '--json']);
     expect(history.code, history.stderr).toBe(0);
     const { events } = JSON.parse(history.stdout) as { events: Array<{ event: string }> };
     expect(events.filter((e) => e.event === 'human_timeout')).toHaveLength(1);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(before.deadline));
 
-    expect(cli(['unpause', holding]).code).toBe(0);
+    expect((await cli(['unpause', holding])).code).toBe(0);
     await waitFor('the unpaused run to finish', () => existsSync(join(dir, 'b.out')), 60_000);
   }, 480_000);
 });

@@ -9,23 +9,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../support/cli.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
 import { waitFor } from '../support/processes.js';
 
 let cwd: string;
 
 const project = useOwnServerProject('ll-loop-e2e-human-', { startServer: true });
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
 
-/** The binary, asynchronously: a test blocked in spawnSync for minutes cannot report to its runner. */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: project.env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr })));
-}
+/** `ll-loop <args>` in the project. */
+const cli = (args: string[]) => project.cli(args);
 
 beforeAll(() => {
   cwd = project.cwd;
@@ -80,8 +73,8 @@ describe('a run waiting for a person', () => {
     // From another project: not in its inbox; with --all-projects, the command that answers goes there first.
     const elsewhere = mkdtempSync(join(tmpdir(), 'll-loop-e2e-human-other-'));
     mkdirSync(join(elsewhere, '.loops'));
-    expect(project.cli(['inbox', '--json'], elsewhere).stdout).not.toContain(id);
-    const everyone = JSON.parse(project.cli(['inbox', '--all-projects', '--json'], elsewhere).stdout) as Array<
+    expect((await project.cli(['inbox', '--json'], elsewhere)).stdout).not.toContain(id);
+    const everyone = JSON.parse((await project.cli(['inbox', '--all-projects', '--json'], elsewhere)).stdout) as Array<
       Record<string, unknown>
     >;
     expect(everyone.find((e) => e.run === id)).toMatchObject({ answer: `cd ${cwd} && ll-loop answer ${id} yes | no` });

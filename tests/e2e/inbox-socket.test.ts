@@ -46,19 +46,24 @@ const socketPath = startSocketFile;
 
 /** A run of `ask` in `dir` (which starts the checkout's worker), waiting for its answer. */
 async function waitingRun(dir: string): Promise<string> {
-  const r = cli(dir, ['run', 'ask', '--background', '--no-lock', '--json']);
+  const r = await cli(dir, ['run', 'ask', '--background', '--no-lock', '--json']);
   expect(r.code, r.stderr).toBe(0);
   const id = (JSON.parse(r.stdout) as { instance_id: string }).instance_id;
-  await waitFor('the run in the inbox', () => direct(dir, ['inbox', '--json']).stdout.includes(id), 60_000, 250);
+  await waitFor(
+    'the run in the inbox',
+    async () => (await direct(dir, ['inbox', '--json'])).stdout.includes(id),
+    60_000,
+    250,
+  );
   return id;
 }
 
 /** `inbox` in `dir` through the worker and by the command itself: both results, and whether the worker answered. */
-function both(dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+async function both(dir: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
   const before = answeredByWorker(dir);
-  const asked = cli(dir, args, extraEnv);
+  const asked = await cli(dir, args, extraEnv);
   const byWorker = answeredByWorker(dir) - before;
-  return { asked, byWorker, itself: direct(dir, args) };
+  return { asked, byWorker, itself: await direct(dir, args) };
 }
 
 describe('ll-loop inbox through the checkout worker', () => {
@@ -68,7 +73,7 @@ describe('ll-loop inbox through the checkout worker', () => {
     const ids = [await waitingRun(here), await waitingRun(here)];
     const elsewhere = await waitingRun(other);
 
-    const json = both(here, ['inbox', '--json']);
+    const json = await both(here, ['inbox', '--json']);
     expect(json.asked.code, json.asked.stderr).toBe(0);
     expect(json.byWorker).toBe(1);
     expect(json.asked.stdout).toBe(json.itself.stdout);
@@ -76,17 +81,17 @@ describe('ll-loop inbox through the checkout worker', () => {
     const listed = (JSON.parse(json.asked.stdout) as Array<{ run: string; answer: string }>).map((w) => w.run);
     expect(listed.sort()).toEqual([...ids].sort());
 
-    const table = both(here, ['inbox']);
+    const table = await both(here, ['inbox']);
     expect(table.byWorker).toBe(1);
     expect(table.asked.stdout).toMatch(/RUN\s+STATE\s+WAITING SINCE\s+DEADLINE\s+QUESTION/);
     expect(table.asked.stdout).toBe(table.itself.stdout);
 
-    const list = both(here, ['list', '--waiting', '--json']);
+    const list = await both(here, ['list', '--waiting', '--json']);
     expect(list.byWorker).toBe(1);
     expect(list.asked.stdout).toBe(list.itself.stdout);
 
     // Every project's runs; another project's is answered from its directory.
-    const all = both(here, ['inbox', '--all-projects', '--json']);
+    const all = await both(here, ['inbox', '--all-projects', '--json']);
     expect(all.byWorker).toBe(1);
     expect(all.asked.stdout).toBe(all.itself.stdout);
     const theirs = (JSON.parse(all.asked.stdout) as Array<{ run: string; answer: string }>).find(
@@ -98,7 +103,7 @@ describe('ll-loop inbox through the checkout worker', () => {
   it('with a worker of another build, a stale socket or no worker, the command lists the runs itself', async () => {
     const dir = project('fallback');
     const id = await waitingRun(dir);
-    const expected = direct(dir, ['inbox', '--json']).stdout;
+    const expected = (await direct(dir, ['inbox', '--json'])).stdout;
     expect(expected).toContain(id);
 
     // The worker dies and another process takes its pid's place in the record: nobody listens on the socket.
@@ -110,20 +115,20 @@ describe('ll-loop inbox through the checkout worker', () => {
     writeFileSync(record, JSON.stringify({ ...JSON.parse(readFileSync(record, 'utf8')), pid: listener.pid }));
     try {
       expect(existsSync(socketPath(dir))).toBe(true);
-      const stale = cli(dir, ['inbox', '--json']);
+      const stale = await cli(dir, ['inbox', '--json']);
       expect(stale.code, stale.stderr).toBe(0);
       expect(stale.stdout).toBe(expected);
     } finally {
       listener.kill('SIGKILL');
     }
     rmSync(record, { force: true });
-    const none = cli(dir, ['inbox', '--json']);
+    const none = await cli(dir, ['inbox', '--json']);
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toBe(expected);
 
     // Last: a command of another build makes a worker of its build replace this one (and this
     // build's next command the reverse), a handover the steps above must not meet.
-    const otherBuild = both(dir, ['inbox', '--json'], { LL_CODE_ID: 'another-build' });
+    const otherBuild = await both(dir, ['inbox', '--json'], { LL_CODE_ID: 'another-build' });
     expect(otherBuild.byWorker).toBe(0);
     expect(otherBuild.asked.code, otherBuild.asked.stderr).toBe(0);
     expect(otherBuild.asked.stdout).toBe(expected);

@@ -5,12 +5,12 @@
  * and a failing check's last lines by default, and hostile output (escape sequences, CR, C1
  * controls) never reaching the terminal raw through `run`, `logs` or `history`.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../support/cli.js';
+import { BIN, runCliBinary } from '../support/cli.js';
 import { freePort } from '../support/processes.js';
 
 let cwd: string;
@@ -20,20 +20,8 @@ function loop(name: string, yaml: string): void {
   writeFileSync(join(cwd, '.loops', `${name}.yaml`), yaml);
 }
 
-/** `ll-loop <args…>` in the test project, waited for without blocking the test worker's event loop. */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd, env, encoding: 'utf8', timeout: 90_000, maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+/** `ll-loop <args…>` in the test project. */
+const cli = (args: string[]) => runCliBinary(args, { cwd, env });
 
 /** The id of the run a `run` printed (`run <id> · …`). */
 function runIdOf(stdout: string): string {

@@ -111,8 +111,8 @@ function peak(spans: [number, number][]): number {
   return most;
 }
 
-function started(name: string): string {
-  const run = cli(['run', name, '--background', '--json']);
+async function started(name: string): Promise<string> {
+  const run = await cli(['run', name, '--background', '--json']);
   expect(run.code, run.stderr).toBe(0);
   return (JSON.parse(run.stdout) as { instance_id: string }).instance_id;
 }
@@ -171,7 +171,7 @@ beforeAll(async () => {
     LL_TEMPORAL_DATA_DIR: dataDir,
     NO_COLOR: '1',
   };
-  const up = cli(['server', 'start']);
+  const up = await cli(['server', 'start']);
   expect(up.code, up.stderr).toBe(0);
 });
 
@@ -183,7 +183,7 @@ afterAll(async () => {
     // no worker was started
   }
   await connection?.close();
-  cli(['server', 'stop']);
+  await cli(['server', 'stop']);
 });
 
 describe('a fan-out survives crashes', () => {
@@ -192,7 +192,7 @@ describe('a fan-out survives crashes', () => {
     mkdirSync(join(dir, 'marks', 'wk'), { recursive: true });
     writeFileSync(join(dir, '.loops', 'wk.yaml'), work('wk', 1.5, marker));
     writeFileSync(join(dir, '.loops', 'fan-wk.yaml'), fan('fan-wk', 'wk', ITEMS, 3));
-    const id = started('fan-wk');
+    const id = await started('fan-wk');
     // Killed with some items ended and three running.
     await waitFor(
       'two items to end',
@@ -204,7 +204,7 @@ describe('a fan-out survives crashes', () => {
     process.kill(killed, 'SIGKILL');
     await waitFor('the worker to die', () => !pidAlive(killed));
     // Any command brings the checkout's worker back; the run goes on by itself.
-    expect(cli(['list']).code).toBe(0);
+    expect((await cli(['list'])).code).toBe(0);
     exactlyOnce('wk', ITEMS, 3, await finished(id));
   }, 240_000);
 
@@ -213,7 +213,7 @@ describe('a fan-out survives crashes', () => {
     mkdirSync(join(dir, 'marks', 'sv'), { recursive: true });
     writeFileSync(join(dir, '.loops', 'sv.yaml'), work('sv', 1.5, marker));
     writeFileSync(join(dir, '.loops', 'fan-sv.yaml'), fan('fan-sv', 'sv', ITEMS, 3));
-    const id = started('fan-sv');
+    const id = await started('fan-sv');
     await waitFor(
       'two items to end',
       () => [...marks('sv').values()].filter((m) => m.spans.length > 0).length >= 2,
@@ -247,7 +247,7 @@ describe('stopping a fan-out', () => {
     const sleeper = `sleep 1000.${process.pid % 997}`;
     writeFileSync(join(dir, '.loops', 'st.yaml'), work('st', `${sleeper.slice(6)} & wait`, marker));
     writeFileSync(join(dir, '.loops', 'fan-st.yaml'), fan('fan-st', 'st', ['a', 'b', 'c', 'd'], 2));
-    const id = started('fan-st');
+    const id = await started('fan-st');
     await waitFor('two children sleeping', () => liveProcesses(marker) === 2, 60_000);
     // The sleeps themselves (not the actions' bash, whose script names them too).
     const sleeps = () =>
@@ -260,7 +260,7 @@ describe('stopping a fan-out', () => {
       });
     await waitFor('their sleeps', () => sleeps().length === 2, 30_000);
     // `list --running` shows the running children under their parent.
-    const listed = cli(['list', '--running']);
+    const listed = await cli(['list', '--running']);
     expect(listed.code, listed.stderr).toBe(0);
     const rows = listed.stdout.split('\n');
     const parentRow = rows.findIndex((l) => l.startsWith(`${id} `));
@@ -271,7 +271,7 @@ describe('stopping a fan-out', () => {
         .map((l) => l.trim().split(/\s+/).slice(0, 2).join(' '))
         .sort(),
     ).toEqual([`└ ${id}.fix_all.1.0`, `└ ${id}.fix_all.1.1`].sort());
-    const stop = cli(['stop', id]);
+    const stop = await cli(['stop', id]);
     expect(stop.code, stop.stderr).toBe(0);
     await waitFor(
       'every action and its sleep gone',
@@ -298,17 +298,17 @@ describe('resuming a fan-out', () => {
     );
     const items = ['q0', 'q1', 'q2', 's3', 's4'];
     writeFileSync(join(dir, '.loops', 'fan-rs.yaml'), fan('fan-rs', 'rs', items, 2));
-    const id = started('fan-rs');
+    const id = await started('fan-rs');
     await waitFor(
       'the quick items to end',
       () => [...marks('rs').values()].filter((m) => m.spans.length).length === 3,
       60_000,
     );
     await waitFor('the slow ones to run', () => liveProcesses(marker) === 2, 30_000);
-    expect(cli(['stop', id]).code).toBe(0);
+    expect((await cli(['stop', id])).code).toBe(0);
     await waitFor('the slow ones stopped', () => liveProcesses(marker) === 0, 30_000);
     writeFileSync(join(dir, 'rs.go'), '');
-    const resumed = cli(['resume', id, '--background', '--json']);
+    const resumed = await cli(['resume', id, '--background', '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     const run = await finished(`${id}-r1`);
     const seen = marks('rs');
@@ -322,14 +322,14 @@ describe('resuming a fan-out', () => {
     );
     expect(run.events.filter((e) => e.event === 'item_done')).toHaveLength(2);
     // `logs <run> --item N`: that item's child run's output, whichever run ran it.
-    const item3 = cli(['logs', `${id}-r1`, '--item', '3']);
+    const item3 = await cli(['logs', `${id}-r1`, '--item', '3']);
     expect(item3.code, item3.stderr).toBe(0);
     expect(item3.stdout).toContain('item s3 ran');
     expect(item3.stdout).not.toContain('item s4 ran');
-    const item0 = cli(['logs', `${id}-r1`, '--item', '0']); // carried: it ran in the stopped run
+    const item0 = await cli(['logs', `${id}-r1`, '--item', '0']); // carried: it ran in the stopped run
     expect(item0.code, item0.stderr).toBe(0);
     expect(item0.stdout).toContain('item q0 ran');
-    const gone = cli(['logs', `${id}-r1`, '--item', '7']);
+    const gone = await cli(['logs', `${id}-r1`, '--item', '7']);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('has items 0 to 4, not 7');
   }, 180_000);

@@ -125,7 +125,7 @@ beforeAll(async () => {
     LL_HEARTBEAT_TIMEOUT_S: '8',
     NO_COLOR: '1',
   };
-  const started = cli(base, ['server', 'start']);
+  const started = await cli(base, ['server', 'start']);
   expect(started.code, started.stderr).toBe(0);
 });
 
@@ -135,7 +135,7 @@ afterAll(async () => {
     killIfAlive(checkoutWorkerPid(dir));
   }
   await connection?.close();
-  cli(base, ['server', 'stop']);
+  await cli(base, ['server', 'stop']);
 });
 
 describe('pinned runs', () => {
@@ -152,7 +152,7 @@ describe('pinned runs', () => {
     const dir = checkout('pinned', { held: heldLoop('held', notes, gate) });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const started = cli(dir, ['run', 'held', '--pool', 'pinned', '--background', '--json', '--no-lock']);
+      const started = await cli(dir, ['run', 'held', '--pool', 'pinned', '--background', '--json', '--no-lock']);
       expect(started.code, started.stderr).toBe(0);
       ids.push((JSON.parse(started.stdout) as { instance_id: string }).instance_id);
     }
@@ -181,7 +181,7 @@ describe('pinned runs', () => {
         .replace('initial: a', 'initial: first')
         .replace('states:\n', 'states:\n  first:\n    action: "sleep 2.5151"\n    timeout: 600\n    next: a\n'),
     });
-    const started = cli(dir, ['run', 'held', '--pool', 'waits', '--background', '--json']);
+    const started = await cli(dir, ['run', 'held', '--pool', 'waits', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
     const workerPid = checkoutWorkerPid(dir)!;
@@ -197,7 +197,7 @@ describe('pinned runs', () => {
       500,
     );
     expect(lines(notes)).toEqual([]);
-    expect(cli(dir, ['list']).code).toBe(0); // any command brings the checkout worker back
+    expect((await cli(dir, ['list'])).code).toBe(0); // any command brings the checkout worker back
     expect(await handle.result()).toMatchObject({ terminated_by: 'terminal', final_state: 'c' });
     const revived = checkoutWorkerPid(dir)!;
     expect(revived).not.toBe(workerPid);
@@ -211,7 +211,7 @@ describe('pinned runs', () => {
         'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
     });
     const began = Date.now();
-    const started = cli(dir, ['run', 'quick', '--pool', 'nobody', '--background', '--json']);
+    const started = await cli(dir, ['run', 'quick', '--pool', 'nobody', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     expect(Date.now() - began).toBeLessThan(10_000);
     expect(started.stderr).toContain(
@@ -220,7 +220,7 @@ describe('pinned runs', () => {
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
     expect((await (await client()).workflow.getHandle(id).describe()).status.name).toBe('RUNNING');
     // Nothing runs it, so nothing can record a graceful stop: end it outright.
-    expect(cli(dir, ['stop', id, '--force']).code).toBe(0);
+    expect((await cli(dir, ['stop', id, '--force'])).code).toBe(0);
   }, 60_000);
 });
 
@@ -236,7 +236,16 @@ describe('portable runs', () => {
     const gate = join(base, 'portable.go');
     const notes = join(base, 'portable-notes');
     const dir = checkout('portable', { held: heldLoop('held', notes, gate) });
-    const started = cli(dir, ['run', 'held', '--pool', 'portable', '--checkout', 'git', '--background', '--json']);
+    const started = await cli(dir, [
+      'run',
+      'held',
+      '--pool',
+      'portable',
+      '--checkout',
+      'git',
+      '--background',
+      '--json',
+    ]);
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
     await waitFor('b to start', () => lines(`${notes}.b`).length === 1, 60_000);
@@ -270,14 +279,14 @@ describe('portable runs', () => {
     other.child.kill('SIGTERM');
   }, 240_000);
 
-  it('a portable run of a repository with uncommitted changes is refused with the fix', () => {
+  it('a portable run of a repository with uncommitted changes is refused with the fix', async () => {
     const dir = checkout('dirty', {
       quick:
         'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
     });
     writeFileSync(join(dir, 'new-file.txt'), 'not committed');
     for (const args of [['--pool', 'any', '--checkout', 'git'], ['--worktree']]) {
-      const refused = cli(dir, ['run', 'quick', ...args]);
+      const refused = await cli(dir, ['run', 'quick', ...args]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('has uncommitted changes a portable run would not see');
       expect(refused.stderr).toContain('untracked new-file.txt');
@@ -292,14 +301,14 @@ describe('portable runs', () => {
       clean:
         'name: clean\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "pwd"\n    capture: where\n    next: done\n  done:\n    terminal: true\n',
     });
-    const changed = cli(dir, ['run', 'changes', '--worktree', '--json']);
+    const changed = await cli(dir, ['run', 'changes', '--worktree', '--json']);
     expect(changed.code, changed.stderr).toBe(0);
     const id = (JSON.parse(changed.stdout) as { instance_id: string }).instance_id;
     const worktree = join(base, 'state', 'worktrees', id);
     expect(readFileSync(join(worktree, 'where.txt'), 'utf8').trim()).toBe(worktree);
     expect(git(dir, 'branch', '--list', `ll-loop/${id}`)).toContain(`ll-loop/${id}`);
     expect(existsSync(join(dir, 'where.txt'))).toBe(false);
-    const clean = cli(dir, ['run', 'clean', '--worktree', '--json']);
+    const clean = await cli(dir, ['run', 'clean', '--worktree', '--json']);
     expect(clean.code, clean.stderr).toBe(0);
     const out = JSON.parse(clean.stdout) as { instance_id: string; captured: { where: { output: string } } };
     expect(out.captured.where.output).toBe(join(base, 'state', 'worktrees', out.instance_id));

@@ -37,13 +37,13 @@ beforeAll(async () => {
   };
 });
 
-afterAll(() => {
-  cli(['worker', 'stop']);
-  cli(['server', 'stop']);
+afterAll(async () => {
+  await cli(['worker', 'stop']);
+  await cli(['server', 'stop']);
 });
 
 describe('ll-loop run checks answers against their schema', () => {
-  it('asks again after an answer outside the enum and routes on the valid one', () => {
+  it('asks again after an answer outside the enum and routes on the valid one', async () => {
     writeFileSync(
       join(cwd, '.loops', 'judged.yaml'),
       `name: judged
@@ -64,7 +64,7 @@ states:
   failed: { terminal: true, failure: true }
 `,
     );
-    const r = cli(['run', 'judged']);
+    const r = await cli(['run', 'judged']);
     expect(r.stdout).toContain(
       '↻ answer missed its schema (/verdict must be equal to one of the allowed values: "done", "retry"); asking again (2/3)',
     );

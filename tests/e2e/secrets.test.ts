@@ -19,7 +19,7 @@ beforeAll(() => {
 });
 
 describe('ll-loop run: secrets and untrusted values', () => {
-  it('--context values are data; a parameter of type command stays code', () => {
+  it('--context values are data; a parameter of type command stays code', async () => {
     writeFileSync(
       join(cwd, '.loops', 'inject.yaml'),
       `name: inject
@@ -36,7 +36,7 @@ states:
     terminal: true
 `,
     );
-    const r = cli([
+    const r = await cli([
       'run',
       'inject',
       '--context',
@@ -52,7 +52,7 @@ states:
     expect(readFileSync(join(cwd, 'H'), 'utf8')).toBe('ran\n');
   });
 
-  it('a secret the action prints is in no file under .loops/ (the server database included)', () => {
+  it('a secret the action prints is in no file under .loops/ (the server database included)', async () => {
     const secret = `e2e-${Date.now()}-TOPSECRET`;
     writeFileSync(
       join(cwd, '.loops', 'leak.yaml'),
@@ -71,7 +71,7 @@ states:
     terminal: true
 `,
     );
-    const r = cli(['run', 'leak', '--json'], { API_TOKEN: secret });
+    const r = await cli(['run', 'leak', '--json'], { API_TOKEN: secret });
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as { captured: Record<string, { output: string; stderr: string }> };
     expect(result.captured.out).toMatchObject({ output: 'token ***', stderr: '***' });

@@ -5,12 +5,11 @@
  * command; `status` right after a restart answers; every command revives a dead server when the
  * worker cannot; the worker logs an outage in a line, not a flood of the SDK's retries.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCliBinary } from '../support/cli.js';
+import { runCliBinary } from '../support/cli.js';
 import { freePort, pidAlive, waitFor } from '../support/processes.js';
 
 let dir: string;
@@ -19,16 +18,6 @@ let env: NodeJS.ProcessEnv;
 const stopped = new Set<number>();
 
 const cli = (args: string[]) => runCliBinary(args, { cwd: dir, env });
-
-/** `ll-loop <args…>` without blocking the test (which acts while it runs). */
-function runAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { cwd: dir, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
-}
 
 function lines(file: string): string[] {
   const path = join(dir, file);
@@ -98,11 +87,11 @@ beforeAll(async () => {
     LL_TEMPORAL_DATA_DIR: dataDir,
     NO_COLOR: '1',
   };
-  const started = cli(['server', 'start']);
+  const started = await cli(['server', 'start']);
   expect(started.code, started.stderr).toBe(0);
 });
 
-afterAll(() => {
+afterAll(async () => {
   for (const pid of stopped) if (pidAlive(pid)) process.kill(pid, 'SIGCONT');
   try {
     const pid = workerPid();
@@ -110,13 +99,13 @@ afterAll(() => {
   } catch {
     // no worker was started
   }
-  cli(['server', 'stop']);
+  await cli(['server', 'stop']);
 });
 
 describe('the embedded server dies under a running loop', () => {
   it('the worker restarts it within seconds, `status` right after answers, the run finishes by itself, and the log has one line per outage', async () => {
     writeFileSync(join(dir, '.loops', 'held.yaml'), held('held'));
-    const started = cli(['run', 'held', '--background', '--json']);
+    const started = await cli(['run', 'held', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
     await waitFor('state b to start', () => lines('held-b.log').length === 1);
@@ -133,13 +122,13 @@ describe('the embedded server dies under a running loop', () => {
     expect(Date.now() - killedAt).toBeLessThan(30_000);
 
     // 2. `status` right after the restart: the run answers for itself.
-    const status = cli(['status', id]);
+    const status = await cli(['status', id]);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain('b (action running)');
 
     // 3. SIGKILL again and `status` at once: it (or the worker) restarts the server, then answers.
     const second = killServer();
-    const right = cli(['status', id]);
+    const right = await cli(['status', id]);
     expect(right.code, right.stderr).toBe(0);
     expect(right.stdout).toContain('b (action running)');
     await serverBack(second, 'the server to be back');
@@ -174,7 +163,7 @@ describe('the embedded server dies under a running loop', () => {
 
   it('a command revives the server when the worker cannot (here: stopped), `worker status` says the server is down meanwhile, and `status` waits for the worker after restarting it', async () => {
     writeFileSync(join(dir, '.loops', 'held2.yaml'), held('held2'));
-    const started = cli(['run', 'held2', '--background', '--json']);
+    const started = await cli(['run', 'held2', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
     await waitFor('state b to start', () => lines('held2-b.log').length === 1);
@@ -183,20 +172,20 @@ describe('the embedded server dies under a running loop', () => {
     stopped.add(worker);
     try {
       const killed = killServer();
-      await waitFor('the port to close', () => cli(['server', 'status']).code !== 0, 10_000);
-      const report = cli(['worker', 'status', '--json']);
+      await waitFor('the port to close', async () => (await cli(['server', 'status'])).code !== 0, 10_000);
+      const report = await cli(['worker', 'status', '--json']);
       expect(report.code, report.stderr).toBe(0);
       expect(JSON.parse(report.stdout)).toMatchObject({ running: true, server: { answering: false } });
       // Any command: `list` reads only .loops/, yet brings the server back in the background.
-      const list = cli(['list']);
+      const list = await cli(['list']);
       expect(list.code, list.stderr).toBe(0);
       await serverBack(killed, 'the command to revive the server');
-      await waitFor('the server to answer', () => cli(['server', 'status']).code === 0, 30_000);
+      await waitFor('the server to answer', async () => (await cli(['server', 'status'])).code === 0, 30_000);
 
       // Killed again while the worker still cannot poll: `status` restarts the server and waits
       // for the worker, which resumes only once the new server is up.
       const again = killServer();
-      const status = runAsync(['status', id]);
+      const status = cli(['status', id]); // waited for below, while the test acts
       await serverBack(again, '`status` to restart the server');
       process.kill(worker, 'SIGCONT');
       stopped.delete(worker);
@@ -212,9 +201,9 @@ describe('the embedded server dies under a running loop', () => {
   }, 180_000);
 
   it('`server stop` is not undone by the worker', async () => {
-    expect(cli(['server', 'stop']).stdout).toContain('stopped');
+    expect((await cli(['server', 'stop'])).stdout).toContain('stopped');
     await waitFor('the worker to note the deliberate stop', () => workerLog().includes('stopped on purpose'), 15_000);
-    expect(cli(['server', 'status']).code).not.toBe(0);
+    expect((await cli(['server', 'status'])).code).not.toBe(0);
     expect(existsSync(join(dataDir, 'server.pid'))).toBe(false);
   }, 60_000);
 });

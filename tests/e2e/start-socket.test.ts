@@ -101,8 +101,8 @@ async function startedWith(id: string) {
 }
 
 /** `run two --json` in `dir`; its result and instance id. */
-function runTwo(dir: string, extraEnv: NodeJS.ProcessEnv = {}) {
-  const r = cli(dir, ['run', 'two', '--json', '--context', 'tag=x'], { LL_T_SECRET: SECRET, ...extraEnv });
+async function runTwo(dir: string, extraEnv: NodeJS.ProcessEnv = {}) {
+  const r = await cli(dir, ['run', 'two', '--json', '--context', 'tag=x'], { LL_T_SECRET: SECRET, ...extraEnv });
   expect(r.code, r.stderr).toBe(0);
   const id = (JSON.parse(r.stdout) as { instance_id: string }).instance_id;
   return { ...r, id };
@@ -116,13 +116,13 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
   it('starts through the socket exactly as it starts by itself: output, exit code, events, environment, history', async () => {
     const dir = project('same');
     // The first run starts the worker, waits for it and hands it the start too.
-    const first = runTwo(dir);
+    const first = await runTwo(dir);
     expect(viaSocket(dir, first.id)).toBe(true);
     expect(existsSync(socketPath(dir))).toBe(true);
     expect(workerLog(dir)).not.toContain('this one exits');
 
-    const socket = runTwo(dir);
-    const plain = runTwo(dir, { LL_START_SOCKET: '0' });
+    const socket = await runTwo(dir);
+    const plain = await runTwo(dir, { LL_START_SOCKET: '0' });
     expect(viaSocket(dir, socket.id)).toBe(true);
     expect(viaSocket(dir, plain.id)).toBe(false);
     expect(normal(socket.stdout, socket.id)).toBe(normal(plain.stdout, plain.id));
@@ -136,42 +136,45 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     expect(await startedWith(socket.id)).toEqual(await startedWith(plain.id));
 
     // The human display too (not --json).
-    const human = cli(dir, ['run', 'two'], { LL_T_SECRET: SECRET });
-    const humanPlain = cli(dir, ['run', 'two'], { LL_T_SECRET: SECRET, LL_START_SOCKET: '0' });
+    const human = await cli(dir, ['run', 'two'], { LL_T_SECRET: SECRET });
+    const humanPlain = await cli(dir, ['run', 'two'], { LL_T_SECRET: SECRET, LL_START_SOCKET: '0' });
     expect(human.code).toBe(humanPlain.code);
     const idOf = (out: string) => /run (two-\d{8}T\d{6}(-\d+)?)/.exec(out)![1]!;
     expect(viaSocket(dir, idOf(human.stdout))).toBe(true);
     expect(normal(human.stdout, idOf(human.stdout))).toBe(normal(humanPlain.stdout, idOf(humanPlain.stdout)));
   }, 180_000);
 
-  it('a run right after another command revived the worker waits for that worker: no second one is spawned', () => {
+  it('a run right after another command revived the worker waits for that worker: no second one is spawned', async () => {
     const dir = project('revived');
-    runTwo(dir);
-    expect(cli(dir, ['worker', 'stop']).code).toBe(0);
+    await runTwo(dir);
+    expect((await cli(dir, ['worker', 'stop'])).code).toBe(0);
     // `list` revives the worker without waiting; `run` comes while it is still loading.
-    expect(cli(dir, ['list']).code).toBe(0);
-    const revived = runTwo(dir);
+    expect((await cli(dir, ['list'])).code).toBe(0);
+    const revived = await runTwo(dir);
     expect(viaSocket(dir, revived.id)).toBe(true);
     expect(workerLog(dir)).not.toContain('this one exits');
   }, 120_000);
 
   it("the run is tuned by the command's environment, not the worker's", async () => {
     const dir = project('tuned');
-    runTwo(dir); // the worker starts without these settings
+    await runTwo(dir); // the worker starts without these settings
     const asked = { LL_HEARTBEAT_TIMEOUT_S: '12', LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S: '0' };
-    const socket = runTwo(dir, asked);
-    const plain = runTwo(dir, { ...asked, LL_START_SOCKET: '0' });
+    const socket = await runTwo(dir, asked);
+    const plain = await runTwo(dir, { ...asked, LL_START_SOCKET: '0' });
     expect(viaSocket(dir, socket.id)).toBe(true);
     expect(await tuningOf(socket.id)).toEqual({ heartbeatTimeoutS: 12, localActivityMaxTimeoutS: 0 });
     expect(await tuningOf(plain.id)).toEqual({ heartbeatTimeoutS: 12, localActivityMaxTimeoutS: 0 });
-    expect(await tuningOf(runTwo(dir).id)).toEqual({ heartbeatTimeoutS: undefined, localActivityMaxTimeoutS: 30 });
+    expect(await tuningOf((await runTwo(dir)).id)).toEqual({
+      heartbeatTimeoutS: undefined,
+      localActivityMaxTimeoutS: 30,
+    });
   }, 120_000);
 
-  it("the instance id is in the command's time zone, not the worker's", () => {
+  it("the instance id is in the command's time zone, not the worker's", async () => {
     const dir = project('zone');
-    runTwo(dir); // the worker starts with TZ=UTC
+    await runTwo(dir); // the worker starts with TZ=UTC
     const before = Date.now();
-    const r = runTwo(dir, { TZ: 'Etc/GMT-14' }); // UTC+14
+    const r = await runTwo(dir, { TZ: 'Etc/GMT-14' }); // UTC+14
     expect(viaSocket(dir, r.id)).toBe(true);
     const m = /two-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})/.exec(r.id)!;
     const asUtc = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
@@ -180,19 +183,19 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
 
   it('a busy scope is refused through the socket with the same error and exit code', async () => {
     const dir = project('busy');
-    runTwo(dir);
-    const holder = cli(dir, ['run', 'held', '--background', '--json']);
+    await runTwo(dir);
+    const holder = await cli(dir, ['run', 'held', '--background', '--json']);
     expect(holder.code, holder.stderr).toBe(0);
     const holderId = (JSON.parse(holder.stdout) as { instance_id: string }).instance_id;
     expect(viaSocket(dir, holderId)).toBe(true);
     await waitFor(
       'the held run to hold the scope',
-      () => cli(dir, ['queue', 'list', '--json']).stdout.includes(holderId),
+      async () => (await cli(dir, ['queue', 'list', '--json'])).stdout.includes(holderId),
       60_000,
       250,
     );
-    const socket = cli(dir, ['run', 'two']);
-    const plain = cli(dir, ['run', 'two'], { LL_START_SOCKET: '0' });
+    const socket = await cli(dir, ['run', 'two']);
+    const plain = await cli(dir, ['run', 'two'], { LL_START_SOCKET: '0' });
     expect(socket.code).toBe(8);
     expect(plain.code).toBe(8);
     expect(socket.stderr).toContain(`held by ${holderId}`);
@@ -202,7 +205,7 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
 
   it('a stale socket (nobody listens) or a worker of another build: the command starts the run itself', async () => {
     const dir = project('stale');
-    runTwo(dir);
+    await runTwo(dir);
     const pid = workerPid(dir)!;
     // Leave a socket file nobody listens on: a process that listened there and was killed.
     rmSync(socketPath(dir), { force: true });
@@ -218,14 +221,14 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     await waitFor('the listener to die', () => listener.exitCode !== null || listener.signalCode !== null);
     expect(existsSync(socketPath(dir))).toBe(true);
 
-    const stale = runTwo(dir);
+    const stale = await runTwo(dir);
     expect(viaSocket(dir, stale.id)).toBe(false);
     expect(stale.stdout).toContain('"final_state": "done"');
     expect(workerPid(dir)).toBe(pid); // the same worker ran it
 
     // Another build: the command does not ask that worker; it replaces it with a worker of its
     // own build and asks that one.
-    const other = runTwo(dir, { LL_CODE_ID: 'another-build' });
+    const other = await runTwo(dir, { LL_CODE_ID: 'another-build' });
     expect(workerPid(dir)).not.toBe(pid);
     expect(workerLog(dir)).toContain(`replacing the worker pid ${pid}`);
     expect(viaSocket(dir, other.id)).toBe(true);

@@ -45,11 +45,11 @@ const normal = (text: string) =>
 const served = (dir: string) => (workerLog(dir).match(/ll-loop status \S+: \S+ \(start socket\)/g) ?? []).length;
 
 describe('ll-loop status through the checkout worker', () => {
-  it('loads no Temporal SDK and prints what the command prints asking Temporal itself', () => {
+  it('loads no Temporal SDK and prints what the command prints asking Temporal itself', async () => {
     const dir = server.project('here', LOOPS);
-    const first = server.cli(dir, ['run', 'quick']); // starts the worker
+    const first = await server.cli(dir, ['run', 'quick']); // starts the worker
     expect(first.code, first.stderr).toBe(0);
-    const held = server.cli(dir, ['run', 'held', '--background', '--json']);
+    const held = await server.cli(dir, ['run', 'held', '--background', '--json']);
     expect(held.code, held.stderr).toBe(0);
     const heldId = (JSON.parse(held.stdout) as { instance_id: string }).instance_id;
     for (const args of [
@@ -59,24 +59,24 @@ describe('ll-loop status through the checkout worker', () => {
       ['status', 'quick', '--json'],
     ]) {
       const before = served(dir);
-      const socket = probed(dir, args);
+      const socket = await probed(dir, args);
       expect(socket.code, socket.stderr).toBe(0);
       expect(served(dir), args.join(' ')).toBe(before + 1);
       expect(socket.sdk, args.join(' ')).toEqual([]);
-      const itself = server.cli(dir, args, { LL_START_SOCKET: '0' });
+      const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
       expect(served(dir)).toBe(before + 1);
       expect(normal(socket.stdout)).toBe(normal(itself.stdout));
       expect(socket.stderr).toBe(itself.stderr);
     }
-    expect(server.cli(dir, ['status', 'held']).stdout).toContain('state:        wait (action running)');
+    expect((await server.cli(dir, ['status', 'held'])).stdout).toContain('state:        wait (action running)');
     writeFileSync(join(dir, 'held.go'), '');
   }, 120_000);
 
-  it('an unknown run: the worker declines, and the command gives its own error and exit code', () => {
+  it('an unknown run: the worker declines, and the command gives its own error and exit code', async () => {
     const dir = server.project('unknown', LOOPS);
-    expect(server.cli(dir, ['run', 'quick']).code).toBe(0);
-    const socket = server.cli(dir, ['status', 'nosuch']);
-    const itself = server.cli(dir, ['status', 'nosuch'], { LL_START_SOCKET: '0' });
+    expect((await server.cli(dir, ['run', 'quick'])).code).toBe(0);
+    const socket = await server.cli(dir, ['status', 'nosuch']);
+    const itself = await server.cli(dir, ['status', 'nosuch'], { LL_START_SOCKET: '0' });
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);
@@ -85,7 +85,7 @@ describe('ll-loop status through the checkout worker', () => {
 
   it('a request for a directory outside the checkout is refused, and said so in the worker log', async () => {
     const dir = server.project('outside', LOOPS);
-    const run = server.cli(dir, ['run', 'quick', '--json']);
+    const run = await server.cli(dir, ['run', 'quick', '--json']);
     expect(run.code, run.stderr).toBe(0);
     const id = (JSON.parse(run.stdout) as { instance_id: string }).instance_id;
     const worker = liveWorkerRecord(dir)!;

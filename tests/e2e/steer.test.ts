@@ -44,83 +44,92 @@ beforeAll(() => {
 
 describe('pause, steer and rerun a run', () => {
   it('pauses a background run, steers it to another state with a context value, and reruns it from a state', async () => {
-    const started = cli(['run', 'gated', '--background', '--json']);
+    const started = await cli(['run', 'gated', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
 
-    const paused = cli(['pause', id]);
+    const paused = await cli(['pause', id]);
     expect(paused.code, paused.stderr).toBe(0);
     expect(paused.stdout).toMatch(new RegExp(`^paused ${id} \\(by ann@`));
-    const again = cli(['pause', id]);
+    const again = await cli(['pause', id]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error: cannot pause run .*already paused \(by ann@/);
     expect(again.stderr).toContain(`fix: ll-loop unpause ${id}`);
 
     writeFileSync(join(cwd, 'go'), '');
-    let status = cli(['status', id]);
+    let status = await cli(['status', id]);
     await waitFor(
       'the run to hold',
-      () => (status = cli(['status', id])).stdout.includes('holding before build'),
+      async () => (status = await cli(['status', id])).stdout.includes('holding before build'),
       60_000,
     );
     expect(status.stdout).toMatch(/paused:\s+by ann@\S+ since .*, holding before build/);
     expect(status.stdout).toContain(`let it go on: ll-loop unpause ${id}`);
     expect(ran()).toEqual(['plan']);
 
-    const typo = cli(['steer', id, '--goto', 'reveiw']);
+    const typo = await cli(['steer', id, '--goto', 'reveiw']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('has no state "reveiw" (did you mean "review"?)');
     expect(typo.stderr).toContain('fix: ');
     expect(typo.stderr).not.toMatch(/\n\s+at /);
-    const badKey = cli(['steer', id, '--goto', 'review', '--context', 'tagret=docs']);
+    const badKey = await cli(['steer', id, '--goto', 'review', '--context', 'tagret=docs']);
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toContain('has no context key "tagret" (did you mean "target"?)');
 
-    const steered = cli(['steer', id, '--goto', 'review', '--context', 'target=docs', '--note', 'skip the build']);
+    const steered = await cli([
+      'steer',
+      id,
+      '--goto',
+      'review',
+      '--context',
+      'target=docs',
+      '--note',
+      'skip the build',
+    ]);
     expect(steered.code, steered.stderr).toBe(0);
     expect(steered.stdout).toContain(`steered ${id} to review`);
     await waitFor('the run to end', () => ran().length === 2, 60_000);
     expect(ran()).toEqual(['plan', 'review docs']);
-    await waitFor('the run to close', () => cli(['status', id]).stdout.includes('completed'), 60_000);
+    await waitFor('the run to close', async () => (await cli(['status', id])).stdout.includes('completed'), 60_000);
 
-    const history = cli(['history', 'gated', id]);
+    const history = await cli(['history', 'gated', id]);
     expect(history.stdout).toMatch(/paused .*by=ann@/);
     expect(history.stdout).toMatch(/steered .*to=review.*replaced=build/);
 
-    const closed = cli(['unpause', id]);
+    const closed = await cli(['unpause', id]);
     expect(closed.code).toBe(1);
     expect(closed.stderr).toMatch(/^error: run .* has already finished/);
 
     // Another project on the same server may not rerun (or steer) this project's run.
     const elsewhere = mkdtempSync(join(tmpdir(), 'll-loop-e2e-steer-other-'));
     mkdirSync(join(elsewhere, '.loops'));
-    const foreign = project.cli(['rerun', id, '--from', 'plan'], elsewhere, { LL_USER: 'ann' });
+    const foreign = await project.cli(['rerun', id, '--from', 'plan'], elsewhere, { LL_USER: 'ann' });
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toContain(`error: run ${id} belongs to another project (${cwd})`);
     expect(foreign.stderr).toContain(`fix: run the command there: cd ${cwd} && ll-loop rerun ${id}`);
 
-    const rerun = cli(['rerun', id, '--from', 'plan', '--context', 'target=again']);
+    const rerun = await cli(['rerun', id, '--from', 'plan', '--context', 'target=again']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stdout).toContain(`rerunning ${id} from state plan#1 of 1`);
     expect(rerun.stdout).toContain(`as ${id}-f1`);
     expect(ran()).toEqual(['plan', 'review docs', 'plan', 'build again']);
-    expect(cli(['history', 'gated', id]).stdout).toContain(`rerun as ${id}-f1 (from ${id}@`);
-    const forked = cli(['history', 'gated', `${id}-f1`]);
+    expect((await cli(['history', 'gated', id])).stdout).toContain(`rerun as ${id}-f1 (from ${id}@`);
+    const forked = await cli(['history', 'gated', `${id}-f1`]);
     expect(forked.stdout.split('\n')[0]).toMatch(new RegExp(`^forked from ${id}@\\d+`));
     expect(forked.stdout).toMatch(/loop_fork .*forked_from=/);
   }, 240_000);
 
-  it('refuses unknown runs, unknown states and bad --from with exit 1 and a fix', () => {
-    const unknown = cli(['pause', 'no-such-run']);
+  it('refuses unknown runs, unknown states and bad --from with exit 1 and a fix', async () => {
+    const unknown = await cli(['pause', 'no-such-run']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^error: no run matches "no-such-run"\nfix: /);
-    const noGoto = cli(['steer', 'gated']);
+    const noGoto = await cli(['steer', 'gated']);
     expect(noGoto.code).toBe(1);
     expect(noGoto.stderr).toContain('steer needs --goto STATE');
-    const badFrom = cli(['rerun', 'gated', '--from', 'plan#0']);
+    const badFrom = await cli(['rerun', 'gated', '--from', 'plan#0']);
     expect(badFrom.code).toBe(1);
     expect(badFrom.stderr).toContain('is not STATE or STATE#N');
-    const never = cli(['rerun', 'gated', '--from', 'build#3']);
+    const never = await cli(['rerun', 'gated', '--from', 'build#3']);
     expect(never.code).toBe(1);
     expect(never.stderr).toMatch(/entered state "build" \d time/);
   }, 120_000);

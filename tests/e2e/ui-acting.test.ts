@@ -7,12 +7,12 @@
  * in the list and on the run page; and the page saying so when the Temporal server goes away, and
  * recovering by itself once it is back.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../support/cli.js';
+import { BIN, runCliBinary } from '../support/cli.js';
 import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium, SKIP_BROWSER } from '../support/chromium.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
 import { freePort, waitFor } from '../support/processes.js';
@@ -100,17 +100,7 @@ async function startUi(args: string[]): Promise<void> {
   url = /http:\/\/\S+token=\S+/.exec(out)![0];
 }
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: project.cwd, env: project.env, encoding: 'utf8', timeout: 120_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[]) => runCliBinary(args, { cwd: project.cwd, env: project.env, timeoutMs: 120_000 });
 
 async function start(name: string, yaml: string): Promise<string> {
   writeFileSync(join(project.cwd, '.loops', `${name}.yaml`), yaml);

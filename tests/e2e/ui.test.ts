@@ -6,7 +6,7 @@
  * the page says when its server went away and reconnects by itself. Screenshots of the run page at
  * 1280×800 and on a narrow window are saved in test-artifacts/ (LL_TEST_ARTIFACTS).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -74,18 +74,8 @@ async function stopUi(): Promise<void> {
   await exited;
 }
 
-/** `ll-loop <args…>` in the project, without blocking this process (the test runner talks to it meanwhile). */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: project.cwd, env: project.env, encoding: 'utf8', timeout: 90_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
+/** `ll-loop <args…>` in the project. */
+const cli = (args: string[]) => project.cli(args);
 
 /** `ll-loop run demo --background --json` with a fresh release file; returns the run id and that file. */
 async function startDemo(): Promise<{ id: string; release: string }> {

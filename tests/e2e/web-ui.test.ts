@@ -3,15 +3,15 @@
  * playwright-core (no browser download), opens the embedded dev server's UI, finds a run by its
  * loop name and sees its current state. Set LL_SKIP_BROWSER_TEST=1 where no Chromium can be had.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium, SKIP_BROWSER } from '../support/chromium.js';
+import { BIN, runCliBinary } from '../support/cli.js';
 import { freePort } from '../support/processes.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
 describe.skipIf(SKIP_BROWSER)('Temporal Web UI', () => {
   let cwd: string;
   let env: NodeJS.ProcessEnv;
@@ -42,7 +42,7 @@ describe.skipIf(SKIP_BROWSER)('Temporal Web UI', () => {
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
       }
     }
-    spawnSync(process.execPath, [BIN, 'server', 'stop'], { cwd, env });
+    await runCliBinary(['server', 'stop'], { cwd, env });
   }, 60_000);
 
   it('finds the run by loop name and shows its current state', async () => {
@@ -83,27 +83,16 @@ describe.skipIf(SKIP_BROWSER)('Temporal Web UI', () => {
       join(cwd, '.loops', 'uistop.yaml'),
       'name: uistop\ninitial: wait\nstates:\n  wait:\n    action: "sleep 41.1337"\n    next: done\n  done:\n    terminal: true\n',
     );
-    const failed = spawnSync(process.execPath, [BIN, 'run', 'uibad', '--no-lock'], {
+    const failed = await runCliBinary(['run', 'uibad', '--no-lock'], { cwd, env, timeoutMs: 120_000 });
+    expect(failed.code, failed.stderr).toBe(2); // the first test's run still holds the checkout's scope: --no-lock
+    const started = await runCliBinary(['run', 'uistop', '--background', '--no-lock'], {
       cwd,
       env,
-      encoding: 'utf8',
-      timeout: 120_000,
+      timeoutMs: 120_000,
     });
-    expect(failed.status, failed.stderr).toBe(2); // the first test's run still holds the checkout's scope: --no-lock
-    const started = spawnSync(process.execPath, [BIN, 'run', 'uistop', '--background', '--no-lock'], {
-      cwd,
-      env,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    expect(started.status).toBe(0);
-    const stopped = spawnSync(process.execPath, [BIN, 'stop', 'uistop'], {
-      cwd,
-      env,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    expect(stopped.status, stopped.stderr).toBe(0);
+    expect(started.code).toBe(0);
+    const stopped = await runCliBinary(['stop', 'uistop'], { cwd, env, timeoutMs: 120_000 });
+    expect(stopped.code, stopped.stderr).toBe(0);
 
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });

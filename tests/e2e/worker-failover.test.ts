@@ -45,7 +45,7 @@ beforeAll(() => {
       LL_TEMPORAL_DATA_DIR: join(dir, '.loops', '.temporal'),
       NO_COLOR: '1',
     };
-    const started = cli(['server', 'start']);
+    const started = await cli(['server', 'start']);
     expect(started.code, started.stderr).toBe(0);
   });
 });
@@ -53,7 +53,7 @@ beforeAll(() => {
 afterAll(async () => {
   killIfAlive(workerPid());
   await connection?.close();
-  cli(['server', 'stop']);
+  await cli(['server', 'stop']);
 });
 
 describe('a worker killed during a long action', () => {
@@ -72,7 +72,7 @@ states:
     terminal: true
 `,
     );
-    const started = cli(['run', 'held', '--background', '--json']);
+    const started = await cli(['run', 'held', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const { instance_id: id, worker_pid: dead } = JSON.parse(started.stdout) as {
       instance_id: string;
@@ -86,8 +86,8 @@ states:
     const servedBy: number[][] = [];
     await waitFor(
       'the action to run again on a new worker',
-      () => {
-        const listed = cli(['list', '--running', '--json']);
+      async () => {
+        const listed = await cli(['list', '--running', '--json']);
         expect(listed.code, listed.stderr).toBe(0);
         const run = (JSON.parse(listed.stdout) as Array<{ id: string; served_by: Array<{ pid?: number }> }>).find(
           (r) => r.id === id,
@@ -101,7 +101,7 @@ states:
     expect(servedBy.flat()).not.toContain(dead);
     // Not the 30 s heartbeat timeout: the new worker failed the dead one's attempt over as it started.
     expect(Date.now() - killedAt).toBeLessThan(20_000);
-    const now = cli(['list', '--running', '--json']);
+    const now = await cli(['list', '--running', '--json']);
     const served = (JSON.parse(now.stdout) as Array<{ id: string; served_by: Array<{ pid?: number }> }>)
       .find((r) => r.id === id)
       ?.served_by.map((w) => w.pid);

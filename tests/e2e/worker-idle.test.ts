@@ -37,7 +37,7 @@ describe('an idle checkout worker', () => {
         '',
       ].join('\n'),
     );
-    const first = project.cli(['run', 'slow'], undefined, IDLE);
+    const first = await project.cli(['run', 'slow'], undefined, IDLE);
     expect(first.code, first.stderr).toBe(0);
     expect(readFileSync(join(project.cwd, 'slow.log'), 'utf8').trim()).toBe('waited');
     expect(servedBy()).toHaveLength(1);
@@ -45,7 +45,7 @@ describe('an idle checkout worker', () => {
     await waitFor('the idle worker to exit', () => !pidAlive(pid), 60_000);
     expect(readFileSync(workerLogPath(project.cwd), 'utf8')).toMatch(/draining \(idle for 1 s: no open run/);
 
-    const second = project.cli(['run', 'slow'], undefined, IDLE);
+    const second = await project.cli(['run', 'slow'], undefined, IDLE);
     expect(second.code, second.stderr).toBe(0);
     expect(readFileSync(join(project.cwd, 'slow.log'), 'utf8').trim().split('\n')).toEqual(['waited', 'waited']);
     // The second run had a worker of its own (which may be gone again by now: idle after 1 s).

@@ -20,7 +20,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   try {
     const project = mkdtempSync(join(tmpdir(), 'll-loop-cluster-setup-'));
     mkdirSync(join(project, '.loops'));
-    const setupRun = runCliBinary(['cluster', 'setup'], {
+    const setupRun = await runCliBinary(['cluster', 'setup'], {
       cwd: project,
       env: { ...process.env, TEMPORAL_ADDRESS: state.address, TEMPORAL_NAMESPACE: 'default' },
       timeoutMs: 120_000,

@@ -2,7 +2,7 @@
  * `ll-loop` in tests, two ways: in process through the CLI's own `main` (same parser, command
  * table and error policy as the bin, no process to spawn), or the built binary as a user runs it.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { main } from '../../client/cli.js';
 
@@ -31,16 +31,49 @@ export async function runCliInProcess(argv: readonly string[], opts: { cwd: stri
   return { code, stdout, stderr };
 }
 
-/** `ll-loop <argv…>` as a child process of the built binary, waited for (at most `timeoutMs`). */
+/**
+ * `ll-loop <argv…>` as a child process of the built binary, waited for without blocking this
+ * process: a test fork blocked in spawnSync for a command's duration starved the file's other
+ * tests (their polls, connections, timers) and could not answer its runner (vitest's "Timeout
+ * calling onTaskUpdate"). After `timeoutMs` the command is sent SIGTERM and its output no
+ * longer read, as spawnSync did.
+ *
+ * `code` is the exit status, or -1 when the command ended by a signal, was still running at the
+ * timeout or could not be started. Its stdin is /dev/null: not a terminal and at its end at once,
+ * as spawnSync's pipe was, so a command that would ask a question does not wait for an answer.
+ */
 export function runCliBinary(
   argv: readonly string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
-): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...argv], {
-    cwd: opts.cwd,
-    env: opts.env,
-    encoding: 'utf8',
-    timeout: opts.timeoutMs ?? 90_000,
+): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let exited = false;
+    let killed = false;
+    let failed: Error | undefined;
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('exit', () => (exited = true));
+    // Not started (or not killable); 'close' follows.
+    child.on('error', (err) => (failed = err));
+    // Stop reading too, so that a process the command left holding its output (one it started in
+    // the background) does not keep us waiting after the command.
+    const timer = setTimeout(() => {
+      killed = !exited;
+      child.kill('SIGTERM');
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }, opts.timeoutMs ?? 90_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (failed !== undefined) resolve({ code: -1, stdout, stderr: `${stderr}${failed.message}\n` });
+      else resolve({ code: killed ? -1 : (code ?? -1), stdout, stderr });
+    });
   });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

@@ -13,7 +13,7 @@ export interface OwnServerProject {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   /** `ll-loop <args>` in `dir` (default the project), with `extraEnv` over the project's. */
-  cli(args: string[], dir?: string, extraEnv?: NodeJS.ProcessEnv): CliResult;
+  cli(args: string[], dir?: string, extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
 }
 
 /**
@@ -51,13 +51,13 @@ export function useOwnServerProject(
       NO_COLOR: '1',
     };
     if (opts.startServer) {
-      const started = project.cli(['server', 'start']);
+      const started = await project.cli(['server', 'start']);
       expect(started.code, started.stderr).toBe(0);
     }
   });
-  afterAll(() => {
-    project.cli(['worker', 'stop']);
-    project.cli(['server', 'stop']);
+  afterAll(async () => {
+    await project.cli(['worker', 'stop']);
+    await project.cli(['server', 'stop']);
   });
   return project;
 }

@@ -22,7 +22,7 @@ export interface ServerWithProjects {
   /** The checkout `<base>/<name>`, its `.loops/<loop>.yaml` written from `loops`. */
   project(name: string, loops: Record<string, string>): string;
   /** `ll-loop <args>` in `dir`, with `extraEnv` over the file's environment. */
-  cli(dir: string, args: string[], extraEnv?: NodeJS.ProcessEnv): CliResult;
+  cli(dir: string, args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
 }
 
 /**
@@ -56,10 +56,10 @@ export function useServerWithProjects(
       ...opts.env,
     });
     state = { base, env, port };
-    const started = cli(base, ['server', 'start']);
+    const started = await cli(base, ['server', 'start']);
     expect(started.code, started.stderr).toBe(0);
   });
-  afterAll(() => {
+  afterAll(async () => {
     if (state === undefined) return;
     const { base } = state;
     // The workers first, so that none can start the server again once it is stopped: each by the
@@ -68,7 +68,7 @@ export function useServerWithProjects(
     for (const dir of projects) killIfAlive(workerPid(dir));
     const commands = new Set(livePids('ll-loop'));
     for (const pid of pidsUnder(base)) if (commands.has(pid)) killIfAlive(pid);
-    cli(base, ['server', 'stop']);
+    await cli(base, ['server', 'stop']);
     // Whatever else the file's runs left in its directories (a server started again, actions).
     for (const pid of pidsUnder(base)) killIfAlive(pid);
   });

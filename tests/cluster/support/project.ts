@@ -20,7 +20,7 @@ export interface ClusterProject {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   /** `ll-loop <args>`, waited for. */
-  cli(args: string[], extraEnv?: NodeJS.ProcessEnv): CliResult;
+  cli(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
   /** `ll-loop <args>` without waiting; its output accumulates in `out`. */
   start(args: string[]): Running;
   /** Write `.loops/<name>.yaml`. */
@@ -74,10 +74,10 @@ export function useClusterProject(prefix: string, opts: { namespace?: string } =
     mkdirSync(join(cwd, '.loops'));
     env = { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: opts.namespace ?? 'default', NO_COLOR: '1' };
   });
-  afterAll(() => {
+  afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
     if (!cwd) return;
-    project.cli(['worker', 'stop']);
+    await project.cli(['worker', 'stop']);
     if (!process.env.LL_CLUSTER_KEEP) rmSync(cwd, { recursive: true, force: true });
   });
   return project;
