@@ -66,6 +66,10 @@ export default defineConfig({
         test: {
           name: 'server',
           include: SERVER_TIERS.map((tier) => `tests/${tier}/**/*.test.ts`),
+          // At most two tests of a `describe.concurrent` at once (vitest's default: 5). Each of
+          // those e2e tests starts checkout workers and runs; five at once beside two other forks
+          // overloaded a 2-core machine until their waits timed out.
+          maxConcurrency: 2,
           globalSetup: [...SERVER_AND_BUNDLE, 'tests/setup/action-spawner.ts'],
         },
       },

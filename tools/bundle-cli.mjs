@@ -137,10 +137,12 @@ function fileRelative() {
       b.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
         const source = readFileSync(args.path, 'utf8');
         if (!/\b__(dirname|filename)\b/.test(source)) return undefined;
-        const parts = relative(root, args.path).split(sep);
+        // From the first node_modules folder on: the path may lead elsewhere first (a worktree whose
+        // node_modules is a link to another checkout's, which esbuild resolves).
+        const parts = args.path.split(sep);
         const chain = [];
-        let i = 0;
-        while (parts[i] === 'node_modules') {
+        let i = parts.indexOf('node_modules');
+        while (i !== -1 && parts[i] === 'node_modules') {
           const scoped = parts[i + 1].startsWith('@');
           chain.push(scoped ? `${parts[i + 1]}/${parts[i + 2]}` : parts[i + 1]);
           i += scoped ? 3 : 2;
