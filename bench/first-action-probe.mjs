@@ -8,16 +8,20 @@
 //               twice; the `run` command's own chunk and what it loads later are not counted);
 //   sockets     each connection the process opens (diagnostics channel `net.client.socket`): TCP,
 //               and the checkout worker's start socket when `run` starts through it (the first);
-//   worker_sdk  when @temporalio/worker's code is first required (undefined: never loaded);
-//   client_sdk  when @temporalio/client's code is first required (undefined: never loaded);
+//   worker_sdk  when @temporalio/worker's code is first loaded (undefined: never loaded): required
+//               from node_modules, or the first chunk of the CLI bundle that carries it
+//               (dist/cli/sdk-chunks.json; an ESM loader hook notes each chunk as it loads);
+//   client_sdk  the same for @temporalio/client;
 //   cpu_ms      the process's CPU time (user + system) at exit, and at its first connection
 //               (cpu_at_socket_ms): load on the machine stretches wall time far more than CPU time;
 // and writes them as JSON to $LL_BENCH_PROBE_OUT when the process exits.
 import dc from 'node:diagnostics_channel';
-import { existsSync, writeFileSync } from 'node:fs';
-import Module from 'node:module';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import Module, { register } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(fileURLToPath(import.meta.url), '..', '..');
 
 const now = () => performance.timeOrigin + performance.now();
 const probe = {
@@ -52,12 +56,44 @@ Module._load = function (request, parent, ...rest) {
     probe.client_sdk = now();
   return load.call(this, request, parent, ...rest);
 };
+
+// The bundle's SDK chunks, noted by a loader hook (it runs in the loaders' thread: its clock is
+// the same wall clock, its own time origin added).
+const HOOKS = `import { appendFileSync } from 'node:fs';
+let cfg;
+export async function initialize(data) { cfg = data; }
+export async function load(url, context, next) {
+  const packages = url.startsWith(cfg.dir) ? cfg.chunks[url.slice(cfg.dir.length)] : undefined;
+  if (packages) appendFileSync(cfg.out, JSON.stringify({ t: performance.timeOrigin + performance.now(), packages }) + '\\n');
+  return next(url, context);
+}
+`;
+const chunksFile = join(root, 'dist', 'cli', 'sdk-chunks.json');
+const chunksOut = process.env.LL_BENCH_PROBE_OUT ? `${process.env.LL_BENCH_PROBE_OUT}.chunks` : undefined;
+if (chunksOut && existsSync(chunksFile)) {
+  register(`data:text/javascript,${encodeURIComponent(HOOKS)}`, {
+    data: {
+      chunks: JSON.parse(readFileSync(chunksFile, 'utf8')),
+      dir: `${pathToFileURL(join(root, 'dist', 'cli')).href}/`,
+      out: chunksOut,
+    },
+  });
+}
+const earliest = (a, b) => (a === undefined ? b : Math.min(a, b));
+
 process.on('exit', () => {
   probe.cpu_ms = cpuMs();
+  if (chunksOut && existsSync(chunksOut)) {
+    for (const line of readFileSync(chunksOut, 'utf8').split('\n').filter(Boolean)) {
+      const { t, packages } = JSON.parse(line);
+      if (packages.includes('@temporalio/worker')) probe.worker_sdk = earliest(probe.worker_sdk, t);
+      if (packages.includes('@temporalio/client')) probe.client_sdk = earliest(probe.client_sdk, t);
+    }
+    rmSync(chunksOut, { force: true });
+  }
   if (process.env.LL_BENCH_PROBE_OUT) writeFileSync(process.env.LL_BENCH_PROBE_OUT, JSON.stringify(probe));
 });
 
-const root = join(fileURLToPath(import.meta.url), '..', '..');
 const bundled = join(root, 'dist', 'cli', 'cli.js');
 await import(
   process.env.LL_NO_CLI_BUNDLE !== '1' && existsSync(bundled) ? bundled : join(root, 'dist', 'client', 'cli.js')
