@@ -27,20 +27,9 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'dist', 'client', 'cli.js');
-// Bundled CommonJS code (yaml's, zod's helpers, the SDK) may call require(): give the ESM bundle
-// one. `__llPackageFile` finds a bundled module's own path in node_modules (fileRelative below).
-const banner = [
-  "import { createRequire as __llCreateRequire } from 'node:module';",
-  'const require = __llCreateRequire(import.meta.url);',
-  'const __llPackageFile = (chain, sub) => {',
-  '  let req = require, dir = "";',
-  '  for (const name of chain) {',
-  '    dir = req("node:path").dirname(req.resolve(name + "/package.json"));',
-  '    req = __llCreateRequire(dir + "/");',
-  '  }',
-  '  return req("node:path").join(dir, sub);',
-  '};',
-].join(' ');
+// Bundled CommonJS code (yaml's, zod's helpers, the SDK) may call require(): give the ESM bundle one.
+const banner =
+  "import { createRequire as __llCreateRequire } from 'node:module'; const require = __llCreateRequire(import.meta.url);";
 const external = [
   'execa',
   '@inquirer/*',
@@ -149,8 +138,11 @@ function fileRelative() {
         }
         if (chain.length === 0) return undefined;
         const sub = parts.slice(i).join('/');
+        // Each package of the chain resolved from the one before it, the first from the bundle.
         const prelude =
-          `var __filename = __llPackageFile(${JSON.stringify(chain)}, ${JSON.stringify(sub)}); ` +
+          `var __filename = (() => { const path = require('node:path'); let req = require, dir = ''; ` +
+          `for (const name of ${JSON.stringify(chain)}) { dir = path.dirname(req.resolve(name + '/package.json')); ` +
+          `req = __llCreateRequire(dir + '/'); } return path.join(dir, ${JSON.stringify(sub)}); })(); ` +
           "var __dirname = require('node:path').dirname(__filename);\n";
         return { contents: prelude + source, loader: 'js' };
       });
