@@ -1,7 +1,7 @@
 /**
- * `ll-loop create` as a user meets it: the CLI (from source, through vite-node) in a
- * pseudo-terminal, driven by keystrokes sent only once each question is on screen; and the same
- * CLI without a terminal. The seed session ends with "Run it now" on the test run's Temporal
+ * `ll-loop create` as a user meets it: the built binary (bin/ll-loop.js) in a pseudo-terminal,
+ * driven by keystrokes sent only once each question is on screen; and the same binary without a
+ * terminal. The seed session ends with "Run it now" on the test run's Temporal
  * server, with scripted mypy/ruff and the fake host CLI for the fix prompts.
  *
  * The pseudo-terminal is Python's standard `pty` module (a small bridge below): node-pty is not a
@@ -14,23 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { loadLoopFile } from '../../loader/load.js';
-import { project, script, toolEnv } from './harness.js';
+import { BIN } from '../support/cli.js';
+import { project, script, toolEnv } from '../integration/harness.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const VITE_NODE = join(ROOT, 'node_modules', '.bin', 'vite-node');
 const HAVE_PTY = spawnSync('python3', ['-c', 'import pty, termios, fcntl'], { stdio: 'ignore' }).status === 0;
-
-/** `ll-loop` from source: an entry that calls the CLI's runCli with its arguments. */
-function entryFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'll-create-entry-'));
-  const file = join(dir, 'll-loop.ts');
-  writeFileSync(
-    file,
-    `import { runCli } from ${JSON.stringify(join(ROOT, 'client', 'cli.ts'))};\nawait runCli(process.argv.slice(2));\n`,
-  );
-  return file;
-}
-const ENTRY = entryFile();
 
 /**
  * The bridge: runs argv[1:] on a new pseudo-terminal (120x40), copies our stdin to it and its
@@ -77,7 +64,7 @@ class Terminal {
   private readonly child;
 
   constructor(args: string[], cwd: string, env: Record<string, string>) {
-    this.child = spawn('python3', ['-c', PTY_BRIDGE, VITE_NODE, ENTRY, '--', ...args], {
+    this.child = spawn('python3', ['-c', PTY_BRIDGE, process.execPath, BIN, ...args], {
       cwd,
       env: { ...process.env, TERM: 'xterm-256color', ...env } as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'inherit'],
@@ -361,7 +348,7 @@ states:
 describe('without a terminal', () => {
   function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
     return new Promise((resolve) => {
-      const child = spawn(VITE_NODE, [ENTRY, '--', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
