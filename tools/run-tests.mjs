@@ -55,7 +55,10 @@ function staticChecks() {
 function vitest(args) {
   return new Promise((resolve) => {
     const bin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-    const child = spawn(process.execPath, [bin, 'run', ...args], { cwd: process.cwd(), stdio: 'inherit' });
+    // `npm test` built dist/ from these sources a moment ago: the test setup takes the workflow
+    // bundle from there instead of running webpack again (tests/setup/workflow-bundle.ts).
+    const env = { ...process.env, LL_TEST_FRESH_BUILD: '1' };
+    const child = spawn(process.execPath, [bin, 'run', ...args], { cwd: process.cwd(), stdio: 'inherit', env });
     running.add(child);
     child.on('close', () => running.delete(child));
     child.on('error', (err) => {

@@ -1,7 +1,8 @@
 /** `ll-loop server start|status|stop`: the embedded dev server (data in .loops/.temporal/). */
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
-import { ensureDevServer, probeTemporal, stopDevServer } from '../temporal/dev-server.js';
+import { probeTemporal } from '../temporal/grpc-probe.js';
+import { stopDevServer } from '../temporal/stop-dev-server.js';
 import { bool, JSON_FLAG, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -34,6 +35,8 @@ export async function serverCommand(
   const address = `127.0.0.1:${opts.port}`;
   switch (action) {
     case 'start': {
+      // Loaded here: starting (or reusing) a server uses the Temporal SDK; status and stop need none.
+      const { ensureDevServer } = await import('../temporal/dev-server.js');
       const server = await ensureDevServer(opts);
       const text = `${server.started ? 'started' : 'already running'}: ${server.address} · Web UI ${server.uiUrl} · data ${opts.dataDir}`;
       const { connection: _connection, ...shown } = server;

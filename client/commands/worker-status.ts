@@ -15,7 +15,7 @@ import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, type ServiceContext } from '../service/context.js';
 import { managerFor, UnsupportedPlatformError, type ServiceManager } from '../service/manager.js';
 import { stopWorker, workerState, type WorkerState } from '../service/worker-control.js';
-import { probeTemporal } from '../temporal/dev-server.js';
+import { probeTemporal } from '../temporal/grpc-probe.js';
 
 /** How long `worker stop` waits for the worker to drain, by default. */
 export const DEFAULT_WORKER_STOP_WAIT_S = 60;

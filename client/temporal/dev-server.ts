@@ -12,10 +12,9 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect as netConnect } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes, searchAttributeFlags } from './search-attributes.js';
 import { findTemporalCli } from './temporal-cli.js';
 import { devServerTuningFlags, persistenceFlags } from './dev-server-flags.js';
@@ -24,6 +23,11 @@ export { devServerTuningFlags, persistenceFlags };
 import { pidAlive, sleep, withDirLock } from './dir-lock.js';
 import { readServerHome, recordServerHome, type ServerHome } from './server-home.js';
 import { looksLikeDevServer, processAlive } from './server-pid.js';
+import { probeTemporal, tcpOpen } from './grpc-probe.js';
+import { killGroup, stopDevServer } from './stop-dev-server.js';
+
+export { probeTemporal, stopDevServer, tcpOpen };
+export type { TemporalProbe } from './grpc-probe.js';
 
 export { diedWithoutStop } from './server-pid.js';
 
@@ -239,58 +243,6 @@ async function startDevServer(o: {
 }
 
 /**
- * Stop the server whose pid is in `<dataDir>/server.pid`: SIGTERM to its
- * process group, SIGKILL after `graceMs`, then remove the pid file.
- *
- * @returns true when a running server was stopped, false when none was running
- */
-export async function stopDevServer(dataDir: string, opts: { graceMs?: number } = {}): Promise<boolean> {
-  const pidPath = join(dataDir, 'server.pid');
-  let pid: number;
-  try {
-    pid = Number((await readFile(pidPath, 'utf8')).trim());
-  } catch {
-    return false;
-  }
-  // Only signal a live process that is still our dev server: pids get reused.
-  const running = Number.isInteger(pid) && pid > 0 && processAlive(pid) && looksLikeDevServer(pid);
-  // The pid file goes first: a server whose pid file remains after it died is restarted by the
-  // checkout's worker (diedWithoutStop), which must never take this stop for a crash.
-  await rm(pidPath, { force: true });
-  if (running) {
-    killGroup(pid, 'SIGTERM');
-    const deadline = Date.now() + (opts.graceMs ?? 5_000);
-    while (processAlive(pid) && Date.now() < deadline) await sleep(POLL_MS);
-    if (processAlive(pid)) {
-      killGroup(pid, 'SIGKILL');
-      const hardDeadline = Date.now() + 2_000;
-      while (processAlive(pid) && Date.now() < hardDeadline) await sleep(POLL_MS);
-    }
-  }
-  return running;
-}
-
-/** Result of {@link probeTemporal}. */
-export type TemporalProbe = { kind: 'temporal' } | { kind: 'closed' } | { kind: 'other'; reason: string };
-
-/**
- * Whether a Temporal frontend answers on `address` (host:port).
- *
- * A plain TCP connect first: a refused port answers in microseconds, where a
- * gRPC connect would wait out its whole timeout. Only an open port gets the
- * gRPC `GetSystemInfo` check (2 s budget).
- */
-export async function probeTemporal(address: string): Promise<TemporalProbe> {
-  if (!(await tcpOpen(address, 1_000))) return { kind: 'closed' };
-  try {
-    await withConnection(address, async () => {});
-    return { kind: 'temporal' };
-  } catch (err) {
-    return { kind: 'other', reason: (err as Error).message };
-  }
-}
-
-/**
  * The server answering as Temporal on `address`, with ll-loop's search attributes ensured, all on
  * one connection (what {@link probeTemporal} and then `reuse` check on two); undefined when the
  * port is closed or does not answer as Temporal. The connection is returned when `keep` is set.
@@ -303,7 +255,7 @@ async function reuseRunning(
   whose: (c: Connection) => Promise<ServerHome | undefined>,
 ): Promise<DevServer | undefined> {
   if (!(await tcpOpen(address, 1_000))) return undefined;
-  const connection = Connection.lazy({ address, connectTimeout: '2s' });
+  const connection = await lazyConnection(address);
   let kept = false;
   try {
     try {
@@ -369,46 +321,27 @@ function startedHere(dataDir: string): boolean {
   }
 }
 
+/**
+ * A connection made on first use, the SDK's client loaded only now: `server status`, `server
+ * stop` and the probes need none (grpc-probe.ts). Lazy + ensureConnected (rather than connect) so
+ * that a failed attempt's channel is closed too.
+ */
+async function lazyConnection(address: string): Promise<Connection> {
+  // `.default`, the package's module.exports: the SDK is CommonJS, and a bundle's dynamic import
+  // of CommonJS (tools/bundle-cli.mjs) gives only that.
+  const { Connection } = (await import('@temporalio/client')).default;
+  return Connection.lazy({ address, connectTimeout: '2s' });
+}
+
 /** Connect (2 s budget), verify with GetSystemInfo, run `fn`, always close. */
 async function withConnection<T>(address: string, fn: (c: Connection) => Promise<T>): Promise<T> {
-  // lazy + ensureConnected (rather than connect) so a failed attempt's channel is closed too.
-  const connection = Connection.lazy({ address, connectTimeout: '2s' });
+  const connection = await lazyConnection(address);
   try {
     await connection.ensureConnected();
     await connection.withDeadline(Date.now() + 2_000, () => connection.workflowService.getSystemInfo({}));
     return await fn(connection);
   } finally {
     await connection.close();
-  }
-}
-
-/** Whether a TCP connection to `address` (host:port) opens within `timeoutMs`: cheap, no gRPC. */
-export function tcpOpen(address: string, timeoutMs: number): Promise<boolean> {
-  const i = address.lastIndexOf(':');
-  const host = address.slice(0, i).replace(/^\[|\]$/g, '');
-  const port = Number(address.slice(i + 1));
-  return new Promise((resolve) => {
-    const socket = netConnect({ host, port });
-    const done = (open: boolean): void => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
-/** Signal the process group (the server is its leader), falling back to the pid alone. */
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(process.platform === 'win32' ? pid : -pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // already gone
-    }
   }
 }
 
