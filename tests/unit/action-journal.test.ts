@@ -11,6 +11,7 @@ import {
   journalFile,
   readJournal,
   sweepJournal,
+  SWEEP_EVERY_MS,
   writeJournal,
   JOURNAL_KEEP_MS,
 } from '../../activities/action-journal.js';
@@ -50,5 +51,20 @@ describe('the action journal', () => {
     expect(readJournal(dir, key)).toBeUndefined();
     expect(readJournal(dir, recent)).toEqual(result);
     expect(sweepJournal(join(dir, 'missing'))).toBe(0);
+  });
+
+  it('a journal is swept at most once an hour: a worker starting right after another stats no run', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'll-journal-'));
+    const now = Date.now();
+    expect(sweepJournal(dir, JOURNAL_KEEP_MS, now)).toBe(0);
+    writeJournal(dir, key, 'check', result);
+    const old = (now - JOURNAL_KEEP_MS - 60_000) / 1000;
+    utimesSync(dirname(journalFile(dir, key)), old, old);
+    expect(sweepJournal(dir, JOURNAL_KEEP_MS, now + SWEEP_EVERY_MS - 1000)).toBe(0);
+    expect(readJournal(dir, key)).toEqual(result);
+    expect(sweepJournal(dir, JOURNAL_KEEP_MS, now + SWEEP_EVERY_MS + 1000)).toBe(1);
+    expect(readJournal(dir, key)).toBeUndefined();
+    // The mark is no run of its own.
+    expect(readdirSync(dir)).toEqual(['.swept']);
   });
 });
