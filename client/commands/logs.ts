@@ -10,15 +10,10 @@ import { bool, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { safeText } from '../reporters/safe-text.js';
-import { actionLogCollector, type ActionLogRecord } from '../follow/action-logs.js';
-import { followEvents } from '../follow/follow-events.js';
-import type { Client, Connection } from '@temporalio/client';
-import { queryStatus, resolveRun } from '../runs/run-target.js';
-import { startInputOf } from '../resume/resumable.js';
-import { projectScope } from '../runs/find-runs.js';
-import { withSession } from '../temporal/session.js';
-import { streamedLines } from './follow-lines.js';
-import { personLine, personRecord, type PersonRecord } from '../follow/person-events.js';
+import type { ActionLogRecord } from '../follow/action-logs.js';
+import { personLine } from '../follow/person-events.js';
+import { logsThroughWorker } from '../follow/logs-through-worker.js';
+import type { LogsQuery, LogsReport } from '../follow/logs-wire.js';
 
 export interface LogsOptions {
   cwd: string;
@@ -67,7 +62,7 @@ function sourceNote(r: ActionLogRecord): string | undefined {
   return `(from ${files}: each keeps its stream's first and last MiB)`;
 }
 
-function printRecord(r: ActionLogRecord, out: (t: string) => void): void {
+export function printRecord(r: ActionLogRecord, out: (t: string) => void): void {
   let text = `${headerOf(r)}\n`;
   const note = sourceNote(r);
   if (note) text += `${note}\n`;
@@ -78,110 +73,54 @@ function printRecord(r: ActionLogRecord, out: (t: string) => void): void {
 
 /** `ll-loop logs`. Returns the exit code. */
 export async function logsCommand(opts: LogsOptions): Promise<number> {
-  return withSession(opts.cwd, async ({ client, connection }) => {
-    const parent = await resolveRun(client, opts.target, { latest: true, project: projectScope(opts.cwd) });
-    const run =
-      opts.item === undefined
-        ? parent
-        : await resolveRun(client, await itemRunId(client, connection, parent.id, opts.item), { latest: true });
-    let records: ActionLogRecord[] = [];
-    // Following on the worker's host, output prints line by line as it is written (follow-lines.ts).
-    const live = opts.follow && !opts.json ? streamedLines(run.id, run.cwd ?? opts.cwd, opts) : undefined;
-    const onAction = (r: ActionLogRecord): void => {
-      if (opts.state !== undefined && r.state !== opts.state) return;
-      records.push(r);
-      // Following, each action prints as it finishes (JSON Lines with --json).
-      if (!opts.follow) return;
-      if (opts.json) opts.out(`${JSON.stringify(r)}\n`);
-      else if (live?.wasStreamed(r.workflow_id)) opts.out(`${headerOf(r)} (its output is above, as written)\n\n`);
-      else printRecord(r, opts.out);
-    };
-    const collect = actionLogCollector(run.id, onAction);
-    // A person's part (waits, answers, deadlines, pauses, steers) goes between the actions.
-    const people: PersonRecord[] = [];
-    const onPerson = (event: Parameters<typeof personRecord>[0]): void => {
-      const p = personRecord(event);
-      if (!p || (opts.state !== undefined && p.state !== opts.state)) return;
-      people.push(p);
-      if (!opts.follow) return;
-      opts.out(opts.json ? `${JSON.stringify(p)}\n` : personLine(p));
-    };
-    const followed = await followEvents(client, run.id, {
-      follow: opts.follow,
-      children: true,
-      actionOutput: true,
-      onEvent: (event) => {
-        live?.onEvent(event);
-        collect(event);
-        onPerson(event);
-      },
-    }).finally(() => live?.close());
-    for (const warning of followed.warnings) opts.err(`warning: ${warning}\n`);
-    if (!opts.follow) {
-      // A sub-loop's history is read beside its parent's, so its actions may arrive first: order by time.
-      records = records
-        .map((r, i) => ({ r, i }))
-        .sort((a, b) => a.r.ts.localeCompare(b.r.ts) || a.i - b.i)
-        .map(({ r }) => r);
-      if (opts.json) {
-        const report = { id: run.id, loop: run.loop, status: run.status.toLowerCase(), actions: records, people };
-        opts.out(`${JSON.stringify(report, null, 2)}\n`);
-        return EXIT.ok;
-      }
-      const shown = [
-        ...records.map((r) => ({ ts: r.ts, print: () => printRecord(r, opts.out) })),
-        ...people.map((p) => ({ ts: p.ts, print: () => opts.out(personLine(p)) })),
-      ];
-      // In time order; an action and a person's event at the same instant keep that order.
-      shown.sort((a, b) => a.ts.localeCompare(b.ts));
-      for (const s of shown) s.print();
-    }
-    if (opts.json) return EXIT.ok;
-    if (records.length === 0 && people.length === 0) {
-      opts.out(
-        opts.state === undefined
-          ? `no action of ${run.id} has finished yet\n`
-          : `no action of state ${safeText(opts.state)} in ${run.id}\n`,
-      );
-    }
-    if (!opts.follow && followed.end === undefined)
-      opts.err(`note: ${run.id} is still running; ll-loop logs ${run.id} --follow prints its actions as they finish\n`);
-    return EXIT.ok;
-  });
+  if (opts.follow) return (await import('./logs-follow.js')).followLogs(opts);
+  const query: LogsQuery = {
+    cwd: opts.cwd,
+    target: opts.target,
+    ...(opts.state === undefined ? {} : { state: opts.state }),
+    ...(opts.item === undefined ? {} : { item: opts.item }),
+  };
+  // Made by the checkout's worker when it can (no Temporal SDK, no replay here), else on this
+  // command's session.
+  const report =
+    (await logsThroughWorker(query)) ??
+    (await (async () => {
+      const [{ withSession }, { logsReportOf }] = await Promise.all([
+        import('../temporal/session.js'),
+        import('../follow/logs-report.js'),
+      ]);
+      return withSession(opts.cwd, (session) => logsReportOf(session, query));
+    })());
+  printReport(report, opts);
+  return EXIT.ok;
 }
 
-/**
- * The child run of item `index` of a parallel state of run `id`: a running item's from the run's
- * status, else the last that ended with that index in its events (a later pass's over an earlier).
- */
-async function itemRunId(client: Client, connection: Connection, id: string, index: number): Promise<string> {
-  const live = await queryStatus(connection, client.workflow.getHandle(id)).catch(() => null);
-  const running = live?.fanout?.running.find((r) => r.index === index);
-  if (running) return running.run_id;
-  let ended: string | undefined;
-  let items = 0;
-  await followEvents(client, id, {
-    follow: false,
-    onEvent: (event) => {
-      if (event.event === 'fanout_start') items = Math.max(items, Number(event.count));
-      if (event.event === 'item_done' && event.index === index && typeof event.run_id === 'string')
-        ended = event.run_id;
-    },
-  });
-  if (ended !== undefined) return ended;
-  // An item a resumed run carried from the run it resumed ended there, under that run's id.
-  const carried = (await startInputOf(client, id))?.continueFrom?.fanout?.results.find((r) => r.index === index);
-  if (carried?.run_id !== undefined) return carried.run_id;
-  throw new UsageError(
-    items === 0
-      ? `run ${id} has no parallel state that ran items`
-      : index >= items
-        ? `run ${id}'s fan-out has items 0 to ${items - 1}, not ${index}`
-        : `item ${index} of run ${id} has not started yet`,
-    items === 0
-      ? `ll-loop logs ${id} shows its own actions`
-      : `ll-loop status ${id} shows which items run and which ended`,
-  );
+/** The report as `logs` prints it: every action and a person's part in time order, or JSON. */
+function printReport(report: LogsReport, opts: LogsOptions): void {
+  for (const warning of report.warnings) opts.err(`warning: ${warning}\n`);
+  if (opts.json) {
+    const { id, loop, status, actions, people } = report;
+    opts.out(`${JSON.stringify({ id, loop, status, actions, people }, null, 2)}\n`);
+    return;
+  }
+  const shown = [
+    ...report.actions.map((r) => ({ ts: r.ts, print: () => printRecord(r, opts.out) })),
+    ...report.people.map((p) => ({ ts: p.ts, print: () => opts.out(personLine(p)) })),
+  ];
+  // In time order; an action and a person's event at the same instant keep that order.
+  shown.sort((a, b) => a.ts.localeCompare(b.ts));
+  for (const s of shown) s.print();
+  if (report.actions.length === 0 && report.people.length === 0) {
+    opts.out(
+      opts.state === undefined
+        ? `no action of ${report.id} has finished yet\n`
+        : `no action of state ${safeText(opts.state)} in ${report.id}\n`,
+    );
+  }
+  if (report.open)
+    opts.err(
+      `note: ${report.id} is still running; ll-loop logs ${report.id} --follow prints its actions as they finish\n`,
+    );
 }
 
 /** `ll-loop logs` in the command table. */

@@ -33,6 +33,8 @@ import type { Session } from '../temporal/session.js';
 import type { WorkerInboxReply, WorkerInboxRequest } from '../human/inbox-wire.js';
 import { serveInbox } from '../human/serve-inbox.js';
 import type { WorkerStatusReply, WorkerStatusRequest } from '../runs/status-wire.js';
+import type { WorkerLogsReply, WorkerLogsRequest } from '../follow/logs-wire.js';
+import { serveLogs } from '../follow/serve-logs.js';
 import { serveStatus } from '../runs/serve-status.js';
 
 /** A request larger than this is not a loop a command sends (Temporal refuses far less). */
@@ -105,7 +107,7 @@ function serveOne(socket: Socket, serving: Serving): void {
   const { session, starter, checkout, open, log } = serving;
   let buffer = '';
   let answered = false;
-  const answer = (reply: WorkerStartReply | WorkerInboxReply | WorkerStatusReply) => {
+  const answer = (reply: WorkerStartReply | WorkerInboxReply | WorkerStatusReply | WorkerLogsReply) => {
     if (answered) return;
     answered = true;
     socket.end(`${JSON.stringify(reply)}\n`);
@@ -118,10 +120,10 @@ function serveOne(socket: Socket, serving: Serving): void {
     if (buffer.length > MAX_REQUEST_BYTES) return answer({ kind: 'refused', why: 'request too large' });
     const end = buffer.indexOf('\n');
     if (end < 0) return;
-    let request: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | FollowRequest;
+    let request: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | WorkerLogsRequest | FollowRequest;
     try {
       request = JSON.parse(buffer.slice(0, end)) as
-        WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | FollowRequest;
+        WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | WorkerLogsRequest | FollowRequest;
     } catch {
       return answer({ kind: 'refused', why: 'not a start request' });
     }
@@ -135,8 +137,8 @@ function serveOne(socket: Socket, serving: Serving): void {
       log(
         request?.kind === 'inbox'
           ? `an inbox request was refused (${why}); the command lists the runs itself`
-          : request?.kind === 'status'
-            ? `a status request was refused (${why}); the command asks Temporal itself`
+          : request?.kind === 'status' || request?.kind === 'logs'
+            ? `a ${request.kind} request was refused (${why}); the command asks Temporal itself`
             : `a start request was refused (${why}); the command starts its run itself`,
       );
       return answer({ kind: 'refused', why });
@@ -152,6 +154,14 @@ function serveOne(socket: Socket, serving: Serving): void {
       return void serveStatus(request, session).then((reply) => {
         log(
           `ll-loop status ${request.target}: ${reply.kind === 'status' ? reply.report.id : reply.why} (start socket)`,
+        );
+        answer(reply);
+      });
+    // `ll-loop logs`: the report the command would make, on this worker's client.
+    if (request.kind === 'logs')
+      return void serveLogs(request, session).then((reply) => {
+        log(
+          `ll-loop logs ${request.target}: ${reply.kind === 'logs' ? `${reply.report.actions.length} actions of ${reply.report.id}` : reply.why} (start socket)`,
         );
         answer(reply);
       });
@@ -190,13 +200,14 @@ function follow(socket: Socket, r: FollowRequest, rest: string, { session, check
 
 /** Why this worker must not start the request's run (then the command starts it itself). */
 function refusal(
-  r: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest,
+  r: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | WorkerLogsRequest,
   session: Session,
   checkout: Checkout,
   open: boolean,
 ): string | undefined {
   if (!open) return 'the worker is draining';
-  if (r?.kind !== 'start' && r?.kind !== 'inbox' && r?.kind !== 'status') return 'not a start request';
+  if (r?.kind !== 'start' && r?.kind !== 'inbox' && r?.kind !== 'status' && r?.kind !== 'logs')
+    return 'not a start request';
   if (r.code_id !== codeId()) return `the worker is build ${codeId()}, the command ${r.code_id}`;
   if (r.address !== session.endpoint.address) return `the worker polls ${session.endpoint.address}`;
   if (r.root !== checkout.root) return `the worker serves ${checkout.root}`;

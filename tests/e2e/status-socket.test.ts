@@ -1,9 +1,10 @@
 /**
- * `ll-loop status` asks the checkout's worker for the report over the worker's socket
- * (client/runs/status-through-worker.ts, serve-status.ts), end to end with the built binary on an
- * embedded dev server of this file's own: the command then loads no Temporal SDK, and prints what
- * it prints when it asks Temporal itself (`LL_START_SOCKET=0`) — an open run and a closed one, in
- * words and as JSON — and an unknown run is the same error with the same exit code.
+ * `ll-loop status` and `ll-loop logs` ask the checkout's worker for their report over the worker's
+ * socket (client/runs/status-through-worker.ts, serve-status.ts; client/follow/logs-through-worker.ts,
+ * serve-logs.ts), end to end with the built binary on an embedded dev server of this file's own:
+ * the command then loads no Temporal SDK (and `logs` replays nothing), and prints what it prints
+ * when it asks Temporal itself (`LL_START_SOCKET=0`) — an open run and a closed one, in words and
+ * as JSON — and an unknown run is the same error with the same exit code.
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,21 @@ const server = useServerWithProjects('ll-status-sock-', { drop: ['LL_START_SOCKE
 
 const LOOPS = {
   held: HELD_LOOP,
+  talk: `name: talk
+description: two states that write to both streams
+initial: say
+states:
+  say:
+    action: "echo out-of-say; echo err-of-say >&2"
+    next: check
+  check:
+    action: "printf 'line 1\\nline 2\\n'; exit 3"
+    on_yes: done
+    on_no: done
+    on_error: done
+  done:
+    terminal: true
+`,
   quick: `name: quick
 description: one quick state
 initial: a
@@ -101,5 +117,52 @@ describe('ll-loop status through the checkout worker', () => {
       expect(await ask(cwd), cwd).toEqual({ kind: 'refused', why: `${cwd} is not in ${dir}` });
     }
     expect(workerLog(dir)).toContain(`a status request was refused (${tmpdir()} is not in ${dir})`);
+  }, 120_000);
+});
+
+describe('ll-loop logs through the checkout worker', () => {
+  const logsServed = (dir: string) =>
+    (workerLog(dir).match(/ll-loop logs \S+: \d+ actions of \S+ \(start socket\)/g) ?? []).length;
+
+  it('loads no Temporal SDK and prints what the command prints reading the run itself', async () => {
+    const dir = server.project('logs', LOOPS);
+    const talk = await server.cli(dir, ['run', 'talk', '--json']); // starts the worker
+    expect(talk.code, talk.stderr).toBe(0);
+    const held = await server.cli(dir, ['run', 'held', '--background', '--json']);
+    expect(held.code, held.stderr).toBe(0);
+    for (const args of [
+      ['logs', 'talk'],
+      ['logs', 'talk', '--json'],
+      ['logs', 'talk', '--state', 'check'],
+      ['logs', 'held'],
+      ['logs', 'held', '--json'],
+    ]) {
+      const before = logsServed(dir);
+      const socket = await probed(dir, args);
+      expect(socket.code, socket.stderr).toBe(0);
+      expect(logsServed(dir), args.join(' ')).toBe(before + 1);
+      expect(socket.sdk, args.join(' ')).toEqual([]);
+      const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
+      expect(logsServed(dir)).toBe(before + 1);
+      expect(socket.stdout).toBe(itself.stdout);
+      expect(socket.stderr).toBe(itself.stderr);
+    }
+    const text = (await server.cli(dir, ['logs', 'talk'])).stdout;
+    expect(text).toContain('=== say · pass 1 · exit 0');
+    expect(text).toContain('--- stdout:\nout-of-say\n--- stderr:\nerr-of-say\n');
+    expect(text).toContain('=== check · pass 1 · exit 3');
+    expect((await server.cli(dir, ['logs', 'held'])).stderr).toContain('is still running; ll-loop logs');
+    writeFileSync(join(dir, 'held.go'), '');
+  }, 120_000);
+
+  it('an unknown run: the worker declines, and the command gives its own error and exit code', async () => {
+    const dir = server.project('logs-unknown', LOOPS);
+    expect((await server.cli(dir, ['run', 'quick'])).code).toBe(0);
+    const socket = await server.cli(dir, ['logs', 'nosuch']);
+    const itself = await server.cli(dir, ['logs', 'nosuch'], { LL_START_SOCKET: '0' });
+    expect(socket.code).toBe(1);
+    expect(socket.code).toBe(itself.code);
+    expect(socket.stderr).toBe(itself.stderr);
+    expect(workerLog(dir)).toContain('ll-loop logs nosuch: the report failed');
   }, 120_000);
 });

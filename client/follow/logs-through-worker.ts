@@ -1,0 +1,28 @@
+/**
+ * `ll-loop logs`'s fast path: the checkout's worker makes the report (serve-logs.ts) and the
+ * command only prints it, loading no Temporal SDK and replaying no history itself. Undefined means
+ * "make it yourself" (client/worker-ask.ts says when); reading logs changes nothing, so making
+ * them again the ordinary way is always safe, and every error the command reports is its own.
+ */
+import { askWorkerOnce, checkoutWorkerTarget } from '../worker-ask.js';
+import type { LogsQuery, LogsReport, WorkerLogsReply, WorkerLogsRequest } from './logs-wire.js';
+
+/**
+ * How long the worker may take before the command reads the run itself: a long run's history is
+ * replayed to find its actions, which the command would have to do too.
+ */
+export const LOGS_ANSWER_MS = 60_000;
+
+export async function logsThroughWorker(
+  query: LogsQuery,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LogsReport | undefined> {
+  const worker = checkoutWorkerTarget(query.cwd, env);
+  if (worker === undefined) return undefined;
+  const { path, code_id, address, root } = worker;
+  const request: WorkerLogsRequest = { kind: 'logs', code_id, address, root, ...query };
+  const reply = await askWorkerOnce<WorkerLogsReply>(path, request, LOGS_ANSWER_MS);
+  return reply?.kind === 'logs' && typeof reply.report?.id === 'string' && Array.isArray(reply.report.actions)
+    ? reply.report
+    : undefined;
+}
