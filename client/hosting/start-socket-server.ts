@@ -35,6 +35,8 @@ import { serveInbox } from '../human/serve-inbox.js';
 import type { WorkerStatusReply, WorkerStatusRequest } from '../runs/status-wire.js';
 import type { WorkerLogsReply, WorkerLogsRequest } from '../follow/logs-wire.js';
 import { serveLogs } from '../follow/serve-logs.js';
+import type { WorkerHistoryReply, WorkerHistoryRequest } from '../follow/history-wire.js';
+import { serveHistory } from '../follow/serve-history.js';
 import { serveStatus } from '../runs/serve-status.js';
 
 /** A request larger than this is not a loop a command sends (Temporal refuses far less). */
@@ -107,7 +109,9 @@ function serveOne(socket: Socket, serving: Serving): void {
   const { session, starter, checkout, open, log } = serving;
   let buffer = '';
   let answered = false;
-  const answer = (reply: WorkerStartReply | WorkerInboxReply | WorkerStatusReply | WorkerLogsReply) => {
+  const answer = (
+    reply: WorkerStartReply | WorkerInboxReply | WorkerStatusReply | WorkerLogsReply | WorkerHistoryReply,
+  ) => {
     if (answered) return;
     answered = true;
     socket.end(`${JSON.stringify(reply)}\n`);
@@ -120,10 +124,21 @@ function serveOne(socket: Socket, serving: Serving): void {
     if (buffer.length > MAX_REQUEST_BYTES) return answer({ kind: 'refused', why: 'request too large' });
     const end = buffer.indexOf('\n');
     if (end < 0) return;
-    let request: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | WorkerLogsRequest | FollowRequest;
+    let request:
+      | WorkerStartRequest
+      | WorkerInboxRequest
+      | WorkerStatusRequest
+      | WorkerLogsRequest
+      | WorkerHistoryRequest
+      | FollowRequest;
     try {
       request = JSON.parse(buffer.slice(0, end)) as
-        WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | WorkerLogsRequest | FollowRequest;
+        | WorkerStartRequest
+        | WorkerInboxRequest
+        | WorkerStatusRequest
+        | WorkerLogsRequest
+        | WorkerHistoryRequest
+        | FollowRequest;
     } catch {
       return answer({ kind: 'refused', why: 'not a start request' });
     }
@@ -137,7 +152,7 @@ function serveOne(socket: Socket, serving: Serving): void {
       log(
         request?.kind === 'inbox'
           ? `an inbox request was refused (${why}); the command lists the runs itself`
-          : request?.kind === 'status' || request?.kind === 'logs'
+          : request?.kind === 'status' || request?.kind === 'logs' || request?.kind === 'history'
             ? `a ${request.kind} request was refused (${why}); the command asks Temporal itself`
             : `a start request was refused (${why}); the command starts its run itself`,
       );
@@ -162,6 +177,14 @@ function serveOne(socket: Socket, serving: Serving): void {
       return void serveLogs(request, session).then((reply) => {
         log(
           `ll-loop logs ${request.target}: ${reply.kind === 'logs' ? `${reply.report.actions.length} actions of ${reply.report.id}` : reply.why} (start socket)`,
+        );
+        answer(reply);
+      });
+    // `ll-loop history`: the report the command would make, on this worker's client.
+    if (request.kind === 'history')
+      return void serveHistory(request, session).then((reply) => {
+        log(
+          `ll-loop history ${request.runId ?? request.loop}: ${reply.kind === 'history' ? (reply.report.kind === 'runs' ? `${reply.report.entries.length} runs` : `${reply.report.report.events.length} events of ${reply.report.report.id}`) : reply.why} (start socket)`,
         );
         answer(reply);
       });
@@ -200,14 +223,13 @@ function follow(socket: Socket, r: FollowRequest, rest: string, { session, check
 
 /** Why this worker must not start the request's run (then the command starts it itself). */
 function refusal(
-  r: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | WorkerLogsRequest,
+  r: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | WorkerLogsRequest | WorkerHistoryRequest,
   session: Session,
   checkout: Checkout,
   open: boolean,
 ): string | undefined {
   if (!open) return 'the worker is draining';
-  if (r?.kind !== 'start' && r?.kind !== 'inbox' && r?.kind !== 'status' && r?.kind !== 'logs')
-    return 'not a start request';
+  if (!['start', 'inbox', 'status', 'logs', 'history'].includes(r?.kind)) return 'not a start request';
   if (r.code_id !== codeId()) return `the worker is build ${codeId()}, the command ${r.code_id}`;
   if (r.address !== session.endpoint.address) return `the worker polls ${session.endpoint.address}`;
   if (r.root !== checkout.root) return `the worker serves ${checkout.root}`;

@@ -1,8 +1,8 @@
 /**
- * `ll-loop status` and `ll-loop logs` ask the checkout's worker for their report over the worker's
- * socket (client/runs/status-through-worker.ts, serve-status.ts; client/follow/logs-through-worker.ts,
- * serve-logs.ts), end to end with the built binary on an embedded dev server of this file's own:
- * the command then loads no Temporal SDK (and `logs` replays nothing), and prints what it prints
+ * `ll-loop status`, `logs` and `history` ask the checkout's worker for their report over the
+ * worker's socket (client/runs/status-through-worker.ts, serve-status.ts;
+ * client/follow/logs-through-worker.ts, serve-logs.ts; history-through-worker.ts, serve-history.ts), end to end with the built binary on an embedded dev server of this file's own:
+ * the command then loads no Temporal SDK (and replays nothing), and prints what it prints
  * when it asks Temporal itself (`LL_START_SOCKET=0`) — an open run and a closed one, in words and
  * as JSON — and an unknown run is the same error with the same exit code.
  */
@@ -164,5 +164,57 @@ describe('ll-loop logs through the checkout worker', () => {
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);
     expect(workerLog(dir)).toContain('ll-loop logs nosuch: the report failed');
+  }, 120_000);
+});
+
+describe('ll-loop history through the checkout worker', () => {
+  const historyServed = (dir: string) =>
+    (workerLog(dir).match(/ll-loop history \S+: \d+ (runs|events of \S+) \(start socket\)/g) ?? []).length;
+
+  it('loads no Temporal SDK and prints what the command prints reading the runs itself', async () => {
+    const dir = server.project('history', LOOPS);
+    const talk = await server.cli(dir, ['run', 'talk', '--json']); // starts the worker
+    expect(talk.code, talk.stderr).toBe(0);
+    const id = (JSON.parse(talk.stdout) as { instance_id: string }).instance_id;
+    const held = await server.cli(dir, ['run', 'held', '--background', '--json']);
+    expect(held.code, held.stderr).toBe(0);
+    for (const args of [
+      ['history', 'talk'],
+      ['history', 'talk', '--json'],
+      ['history', 'talk', id],
+      ['history', 'talk', id, '--json'],
+      ['history', id, '--state', 'check'],
+      ['history', 'talk', id, '--event', 'state_enter'],
+      ['history', 'held'],
+    ]) {
+      const before = historyServed(dir);
+      const socket = await probed(dir, args);
+      expect(socket.code, socket.stderr).toBe(0);
+      expect(historyServed(dir), args.join(' ')).toBe(before + 1);
+      expect(socket.sdk, args.join(' ')).toEqual([]);
+      const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
+      expect(historyServed(dir)).toBe(before + 1);
+      expect(normal(socket.stdout)).toBe(normal(itself.stdout));
+      expect(socket.stderr).toBe(itself.stderr);
+    }
+    expect((await server.cli(dir, ['history', 'talk', id])).stdout).toMatch(/state_enter +state=say/);
+    writeFileSync(join(dir, 'held.go'), '');
+    // --write rewrites this project's events file: the command does it itself.
+    const before = historyServed(dir);
+    const written = await server.cli(dir, ['history', 'talk', id, '--write']);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stdout).toContain(`wrote ${join(dir, '.loops', '.running')}`);
+    expect(historyServed(dir)).toBe(before);
+  }, 120_000);
+
+  it('a name that is neither a loop nor a run: the worker declines, and the command gives its own error', async () => {
+    const dir = server.project('history-unknown', LOOPS);
+    expect((await server.cli(dir, ['run', 'quick'])).code).toBe(0);
+    const socket = await server.cli(dir, ['history', 'nosuch']);
+    const itself = await server.cli(dir, ['history', 'nosuch'], { LL_START_SOCKET: '0' });
+    expect(socket.code).toBe(1);
+    expect(socket.code).toBe(itself.code);
+    expect(socket.stderr).toBe(itself.stderr);
+    expect(workerLog(dir)).toContain('ll-loop history nosuch: the report failed');
   }, 120_000);
 });

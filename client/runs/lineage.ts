@@ -37,11 +37,3 @@ export async function lineageOf(client: Client, id: string): Promise<Lineage> {
   if (reruns.length) out.reruns = reruns;
   return out;
 }
-
-/** The lines `history` prints for it (none without lineage). */
-export function lineageLines(l: Lineage): string[] {
-  const lines: string[] = [];
-  if (l.forked_from) lines.push(`forked from ${l.forked_from} (ll-loop rerun)`);
-  for (const r of l.reruns ?? []) lines.push(`rerun as ${r.id}${r.forked_from ? ` (from ${r.forked_from})` : ''}`);
-  return lines;
-}
