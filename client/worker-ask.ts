@@ -59,7 +59,9 @@ export function checkoutWorkerTarget(
 export function askWorkerOnce<Reply>(path: string, request: object, timeoutMs: number): Promise<Reply | undefined> {
   return new Promise((resolve) => {
     const socket = createConnection(path);
-    let buffer = '';
+    // The answer so far, in pieces: a report (`logs` of a long run) can be many MB, and looking
+    // for its end again in the whole text at every piece would take time quadratic in its size.
+    const pieces: string[] = [];
     const done = (reply: Reply | undefined) => {
       clearTimeout(timer);
       socket.destroy();
@@ -69,11 +71,14 @@ export function askWorkerOnce<Reply>(path: string, request: object, timeoutMs: n
     socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      const end = buffer.indexOf('\n');
-      if (end < 0) return;
+      const end = chunk.indexOf('\n');
+      if (end < 0) {
+        pieces.push(chunk);
+        return;
+      }
+      pieces.push(chunk.slice(0, end));
       try {
-        done(JSON.parse(buffer.slice(0, end)) as Reply);
+        done(JSON.parse(pieces.join('')) as Reply);
       } catch {
         done(undefined);
       }
