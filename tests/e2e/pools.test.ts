@@ -210,15 +210,19 @@ describe('pinned runs', () => {
       quick:
         'name: quick\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
     });
-    const began = Date.now();
     const started = await cli(dir, ['run', 'quick', '--pool', 'nobody', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
-    expect(Date.now() - began).toBeLessThan(10_000);
     expect(started.stderr).toContain(
       'no worker serves pool nobody yet; the run waits until one does. Start one with: ll-loop worker --pool nobody',
     );
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
-    expect((await (await client()).workflow.getHandle(id).describe()).status.name).toBe('RUNNING');
+    // "At once": the command returned, note given, while its run had not made a single step — no
+    // worker took a workflow task of it. (How fast it returns is the bench's to measure: a bound
+    // on the wall clock here failed at 10.5 s against 10 s on a loaded two-core CI machine.)
+    const handle = (await client()).workflow.getHandle(id);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    const history = await handle.fetchHistory();
+    expect(history.events?.some((e) => e.workflowTaskStartedEventAttributes)).toBe(false);
     // Nothing runs it, so nothing can record a graceful stop: end it outright.
     expect((await cli(dir, ['stop', id, '--force'])).code).toBe(0);
   }, 60_000);
