@@ -55,6 +55,30 @@ export function checkoutWorkerTarget(
   return { ...route, worker };
 }
 
+/** What every request to the checkout's worker names, so that another build, server or checkout refuses it. */
+export interface WorkerAddressed {
+  code_id: string;
+  address: string;
+  root: string;
+}
+
+/**
+ * Ask this checkout's worker for a read (`status`, `logs`, `history`, `inbox`): the request with
+ * the fields that address it filled in; undefined when there is no such worker or on any failure,
+ * and the command then does the work itself.
+ */
+export async function askCheckoutWorker<Request extends WorkerAddressed, Reply>(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  body: Omit<Request, keyof WorkerAddressed>,
+  timeoutMs: number,
+): Promise<Reply | undefined> {
+  const worker = checkoutWorkerTarget(cwd, env);
+  if (worker === undefined) return undefined;
+  const { path, code_id, address, root } = worker;
+  return askWorkerOnce<Reply>(path, { ...body, code_id, address, root }, timeoutMs);
+}
+
 /** One request line, one answer line; undefined on any failure (a read changed nothing anywhere). */
 export function askWorkerOnce<Reply>(path: string, request: object, timeoutMs: number): Promise<Reply | undefined> {
   return new Promise((resolve) => {

@@ -4,7 +4,7 @@
  * means "make it yourself" (client/worker-ask.ts says when); reading a history changes nothing, so
  * making it again the ordinary way is always safe, and every error the command reports is its own.
  */
-import { askWorkerOnce, checkoutWorkerTarget } from '../worker-ask.js';
+import { askCheckoutWorker } from '../worker-ask.js';
 import type { HistoryQuery, HistoryReport, WorkerHistoryReply, WorkerHistoryRequest } from './history-wire.js';
 
 /** How long the worker may take before the command reads the history itself (a long run replays). */
@@ -14,11 +14,12 @@ export async function historyThroughWorker(
   query: HistoryQuery,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<HistoryReport | undefined> {
-  const worker = checkoutWorkerTarget(query.cwd, env);
-  if (worker === undefined) return undefined;
-  const { path, code_id, address, root } = worker;
-  const request: WorkerHistoryRequest = { kind: 'history', code_id, address, root, ...query };
-  const reply = await askWorkerOnce<WorkerHistoryReply>(path, request, HISTORY_ANSWER_MS);
+  const reply = await askCheckoutWorker<WorkerHistoryRequest, WorkerHistoryReply>(
+    query.cwd,
+    env,
+    { kind: 'history', ...query },
+    HISTORY_ANSWER_MS,
+  );
   const report = reply?.kind === 'history' ? reply.report : undefined;
   if (report?.kind === 'runs' && Array.isArray(report.entries)) return report;
   if (report?.kind === 'events' && Array.isArray(report.report?.events)) return report;

@@ -4,7 +4,7 @@
  * "make it yourself" (client/worker-ask.ts says when); reading logs changes nothing, so making
  * them again the ordinary way is always safe, and every error the command reports is its own.
  */
-import { askWorkerOnce, checkoutWorkerTarget } from '../worker-ask.js';
+import { askCheckoutWorker } from '../worker-ask.js';
 import type { LogsQuery, LogsReport, WorkerLogsReply, WorkerLogsRequest } from './logs-wire.js';
 
 /**
@@ -17,11 +17,12 @@ export async function logsThroughWorker(
   query: LogsQuery,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<LogsReport | undefined> {
-  const worker = checkoutWorkerTarget(query.cwd, env);
-  if (worker === undefined) return undefined;
-  const { path, code_id, address, root } = worker;
-  const request: WorkerLogsRequest = { kind: 'logs', code_id, address, root, ...query };
-  const reply = await askWorkerOnce<WorkerLogsReply>(path, request, LOGS_ANSWER_MS);
+  const reply = await askCheckoutWorker<WorkerLogsRequest, WorkerLogsReply>(
+    query.cwd,
+    env,
+    { kind: 'logs', ...query },
+    LOGS_ANSWER_MS,
+  );
   return reply?.kind === 'logs' && typeof reply.report?.id === 'string' && Array.isArray(reply.report.actions)
     ? reply.report
     : undefined;

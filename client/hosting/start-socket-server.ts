@@ -96,6 +96,18 @@ function eagerStart(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.LL_EAGER_START !== '0';
 }
 
+/** Every request a command may write on the socket (the first line of a connection). */
+type WorkerRequest =
+  | WorkerStartRequest
+  | WorkerInboxRequest
+  | WorkerStatusRequest
+  | WorkerLogsRequest
+  | WorkerHistoryRequest
+  | FollowRequest;
+
+/** The answer to a read: the command's report, or a refusal. */
+type ReadReply = WorkerInboxReply | WorkerStatusReply | WorkerLogsReply | WorkerHistoryReply;
+
 /** One connection: one start request line and one answer line, or a follow request and its stream. */
 interface Serving {
   session: Session;
@@ -109,9 +121,7 @@ function serveOne(socket: Socket, serving: Serving): void {
   const { session, starter, checkout, open, log } = serving;
   let buffer = '';
   let answered = false;
-  const answer = (
-    reply: WorkerStartReply | WorkerInboxReply | WorkerStatusReply | WorkerLogsReply | WorkerHistoryReply,
-  ) => {
+  const answer = (reply: WorkerStartReply | ReadReply) => {
     if (answered) return;
     answered = true;
     socket.end(`${JSON.stringify(reply)}\n`);
@@ -124,21 +134,9 @@ function serveOne(socket: Socket, serving: Serving): void {
     if (buffer.length > MAX_REQUEST_BYTES) return answer({ kind: 'refused', why: 'request too large' });
     const end = buffer.indexOf('\n');
     if (end < 0) return;
-    let request:
-      | WorkerStartRequest
-      | WorkerInboxRequest
-      | WorkerStatusRequest
-      | WorkerLogsRequest
-      | WorkerHistoryRequest
-      | FollowRequest;
+    let request: WorkerRequest;
     try {
-      request = JSON.parse(buffer.slice(0, end)) as
-        | WorkerStartRequest
-        | WorkerInboxRequest
-        | WorkerStatusRequest
-        | WorkerLogsRequest
-        | WorkerHistoryRequest
-        | FollowRequest;
+      request = JSON.parse(buffer.slice(0, end)) as WorkerRequest;
     } catch {
       return answer({ kind: 'refused', why: 'not a start request' });
     }
@@ -158,35 +156,38 @@ function serveOne(socket: Socket, serving: Serving): void {
       );
       return answer({ kind: 'refused', why });
     }
-    // `ll-loop inbox`: the listing the command would make, on this worker's client.
+    // A read (`inbox`, `status`, `logs`, `history`): what the command would make, on this worker's
+    // client; logged, then answered.
+    const read = <Reply extends ReadReply>(made: Promise<Reply>, said: (reply: Reply) => string): void =>
+      void made.then((reply) => {
+        log(`${said(reply)} (start socket)`);
+        answer(reply);
+      });
     if (request.kind === 'inbox')
-      return void serveInbox(request, session).then((reply) => {
-        log(`ll-loop inbox: ${reply.kind === 'inbox' ? `${reply.waiting.length} waiting` : reply.why} (start socket)`);
-        answer(reply);
-      });
-    // `ll-loop status`: the report the command would make, on this worker's client.
+      return read(
+        serveInbox(request, session),
+        (r) => `ll-loop inbox: ${r.kind === 'inbox' ? `${r.waiting.length} waiting` : r.why}`,
+      );
     if (request.kind === 'status')
-      return void serveStatus(request, session).then((reply) => {
-        log(
-          `ll-loop status ${request.target}: ${reply.kind === 'status' ? reply.report.id : reply.why} (start socket)`,
-        );
-        answer(reply);
-      });
-    // `ll-loop logs`: the report the command would make, on this worker's client.
+      return read(
+        serveStatus(request, session),
+        (r) => `ll-loop status ${request.target}: ${r.kind === 'status' ? r.report.id : r.why}`,
+      );
     if (request.kind === 'logs')
-      return void serveLogs(request, session).then((reply) => {
-        log(
-          `ll-loop logs ${request.target}: ${reply.kind === 'logs' ? `${reply.report.actions.length} actions of ${reply.report.id}` : reply.why} (start socket)`,
-        );
-        answer(reply);
-      });
-    // `ll-loop history`: the report the command would make, on this worker's client.
+      return read(
+        serveLogs(request, session),
+        (r) =>
+          `ll-loop logs ${request.target}: ${r.kind === 'logs' ? `${r.report.actions.length} actions of ${r.report.id}` : r.why}`,
+      );
     if (request.kind === 'history')
-      return void serveHistory(request, session).then((reply) => {
-        log(
-          `ll-loop history ${request.runId ?? request.loop}: ${reply.kind === 'history' ? (reply.report.kind === 'runs' ? `${reply.report.entries.length} runs` : `${reply.report.report.events.length} events of ${reply.report.report.id}`) : reply.why} (start socket)`,
-        );
-        answer(reply);
+      return read(serveHistory(request, session), (r) => {
+        const what =
+          r.kind !== 'history'
+            ? r.why
+            : r.report.kind === 'runs'
+              ? `${r.report.entries.length} runs`
+              : `${r.report.report.events.length} events of ${r.report.report.id}`;
+        return `ll-loop history ${request.runId ?? request.loop}: ${what}`;
       });
     startRequested(request, session, checkout, starter).then(
       (started) => {
@@ -223,7 +224,7 @@ function follow(socket: Socket, r: FollowRequest, rest: string, { session, check
 
 /** Why this worker must not start the request's run (then the command starts it itself). */
 function refusal(
-  r: WorkerStartRequest | WorkerInboxRequest | WorkerStatusRequest | WorkerLogsRequest | WorkerHistoryRequest,
+  r: Exclude<WorkerRequest, FollowRequest>,
   session: Session,
   checkout: Checkout,
   open: boolean,

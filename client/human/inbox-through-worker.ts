@@ -9,7 +9,7 @@
  * the ordinary way is always safe, and every error the command reports is its own.
  */
 import type { ProjectScope } from '../runs/project-scope.js';
-import { askWorkerOnce, checkoutWorkerTarget } from '../worker-ask.js';
+import { askCheckoutWorker } from '../worker-ask.js';
 import type { WaitingRun } from './find-waiting.js';
 import type { WorkerInboxReply, WorkerInboxRequest } from './inbox-wire.js';
 
@@ -29,17 +29,11 @@ export interface InboxAsk {
 
 /** The inbox from the checkout's worker, or undefined when the command must list it itself. */
 export async function inboxThroughWorker(ask: InboxAsk): Promise<WaitingRun[] | undefined> {
-  const worker = checkoutWorkerTarget(ask.cwd, ask.env);
-  if (worker === undefined) return undefined;
-  const { path, code_id, address, root } = worker;
-  const request: WorkerInboxRequest = {
-    kind: 'inbox',
-    code_id,
-    address,
-    root,
-    project: ask.project ?? null,
-    here: ask.here,
-  };
-  const reply = await askWorkerOnce<WorkerInboxReply>(path, request, INBOX_ANSWER_MS);
+  const reply = await askCheckoutWorker<WorkerInboxRequest, WorkerInboxReply>(
+    ask.cwd,
+    ask.env ?? process.env,
+    { kind: 'inbox', project: ask.project ?? null, here: ask.here },
+    INBOX_ANSWER_MS,
+  );
   return reply?.kind === 'inbox' && Array.isArray(reply.waiting) ? reply.waiting : undefined;
 }

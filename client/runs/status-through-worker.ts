@@ -4,7 +4,7 @@
  * it yourself" (client/worker-ask.ts says when); reading a status changes nothing, so making it
  * again the ordinary way is always safe, and every error the command reports is its own.
  */
-import { askWorkerOnce, checkoutWorkerTarget } from '../worker-ask.js';
+import { askCheckoutWorker } from '../worker-ask.js';
 import type { StatusReport, WorkerStatusReply, WorkerStatusRequest } from './status-wire.js';
 
 /**
@@ -18,10 +18,11 @@ export async function statusThroughWorker(
   target: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<StatusReport | undefined> {
-  const worker = checkoutWorkerTarget(cwd, env);
-  if (worker === undefined) return undefined;
-  const { path, code_id, address, root } = worker;
-  const request: WorkerStatusRequest = { kind: 'status', code_id, address, root, cwd, target };
-  const reply = await askWorkerOnce<WorkerStatusReply>(path, request, STATUS_ANSWER_MS);
+  const reply = await askCheckoutWorker<WorkerStatusRequest, WorkerStatusReply>(
+    cwd,
+    env,
+    { kind: 'status', cwd, target },
+    STATUS_ANSWER_MS,
+  );
   return reply?.kind === 'status' && typeof reply.report?.id === 'string' ? reply.report : undefined;
 }

@@ -70,6 +70,21 @@ async function chainHistories(
   );
 }
 
+/**
+ * The chain ran as more than three runs, each history bounded: the run continues as new in the
+ * first workflow task that starts past `limit` events, so no task starts after that one, and the
+ * history stays under `bound`.
+ */
+async function expectBoundedChain(workflowId: string, limit: number, bound: number): Promise<void> {
+  const histories = await chainHistories(workflowId);
+  expect(histories.length).toBeGreaterThan(3);
+  for (const h of histories) {
+    const firstPastLimit = h.startedTasks.find((id) => id > limit);
+    if (firstPastLimit !== undefined) expect(h.startedTasks.filter((id) => id > firstPastLimit)).toEqual([]);
+    expect(h.length).toBeLessThan(bound);
+  }
+}
+
 describe('long loops', () => {
   it('2,000 transitions of quick actions in bursts complete across many continue-as-new runs', async () => {
     const p = project();
@@ -81,16 +96,9 @@ describe('long loops', () => {
       quickBursts: true,
     });
     expectCompleteChain(run, p.cwd, 2_000);
-    const histories = await chainHistories(run.workflowId);
-    expect(histories.length).toBeGreaterThan(3);
-    // Each history stayed bounded: the run continues as new in the first workflow task that starts
-    // past the limit, and a workflow task records at most one burst (its marker and the flush's
-    // timer) besides the task's own events.
-    for (const h of histories) {
-      const firstPastLimit = h.startedTasks.find((id) => id > limit);
-      if (firstPastLimit !== undefined) expect(h.startedTasks.filter((id) => id > firstPastLimit)).toEqual([]);
-      expect(h.length).toBeLessThan(limit + 20);
-    }
+    // A workflow task records at most one burst (its marker and the flush's timer) besides the
+    // task's own events.
+    await expectBoundedChain(run.workflowId, limit, limit + 20);
   }, 300_000);
 
   it('600 transitions of a run started before bursts (one local activity per action) complete across many continue-as-new runs', async () => {
@@ -102,14 +110,8 @@ describe('long loops', () => {
       historyEventLimit: limit,
     });
     expectCompleteChain(run, p.cwd, 600);
-    const histories = await chainHistories(run.workflowId);
-    expect(histories.length).toBeGreaterThan(3);
     // A history holds the limit plus at most one workflow task of local results: up to 100 quick
     // actions (the flush threshold), each a marker and a LoopState upsert.
-    for (const h of histories) {
-      const firstPastLimit = h.startedTasks.find((id) => id > limit);
-      if (firstPastLimit !== undefined) expect(h.startedTasks.filter((id) => id > firstPastLimit)).toEqual([]);
-      expect(h.length).toBeLessThan(limit + 2 * 100 + 20);
-    }
+    await expectBoundedChain(run.workflowId, limit, limit + 2 * 100 + 20);
   }, 300_000); // CPU-bound: 600 spawned actions, each its own local activity
 });
