@@ -22,6 +22,8 @@ import { devServerTuningFlags, persistenceFlags } from './dev-server-flags.js';
 export { devServerTuningFlags, persistenceFlags };
 import { pidAlive, sleep, withDirLock } from './dir-lock.js';
 import { readServerHome, recordServerHome, type ServerHome } from './server-home.js';
+import { sdkAdmin, type NamespaceAdmin } from './namespace-admin.js';
+import { wireAdmin } from './namespace-wire.js';
 import { looksLikeDevServer, processAlive } from './server-pid.js';
 import { probeTemporal, tcpOpen } from './grpc-probe.js';
 import { killGroup, stopDevServer } from './stop-dev-server.js';
@@ -127,11 +129,11 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
   if (ours) ensureRuntimeDir(dataDir);
   else await mkdir(dataDir, { recursive: true });
 
+  // Called once the server answered the probe: its namespace over plain gRPC, no SDK.
   const reuse = async (): Promise<DevServer> => {
-    const home = await withConnection(address, async (c) => {
-      await ensureSearchAttributes(c, NAMESPACE);
-      return whoseServer(c, dataDir, address, uiUrl, opts);
-    });
+    const admin = wireAdmin(address);
+    await ensureSearchAttributes(admin, NAMESPACE);
+    const home = await whoseServer(admin, dataDir, address, uiUrl, opts);
     return {
       address,
       uiUrl: home?.uiUrl ?? uiUrl,
@@ -140,12 +142,15 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
     };
   };
 
-  // Fast path without the lock: a server that answers as Temporal is checked and reused on one
-  // connection. A port that is open but not (yet) answering may be a server another process is
-  // still starting: decide under the lock.
-  const running = await reuseRunning(address, uiUrl, dataDir, opts.keepConnection === true, (c) =>
-    whoseServer(c, dataDir, address, uiUrl, opts),
-  );
+  // Fast path without the lock: a server that answers as Temporal is checked and reused (on the
+  // SDK connection the caller keeps, else without the SDK). A port that is open but not (yet)
+  // answering may be a server another process is still starting: decide under the lock.
+  const running =
+    opts.keepConnection === true
+      ? await reuseRunning(address, uiUrl, dataDir, (admin) => whoseServer(admin, dataDir, address, uiUrl, opts))
+      : (await probeTemporal(address)).kind === 'temporal'
+        ? await reuse()
+        : undefined;
   if (running) return running;
 
   // Find (maybe install) the CLI before taking the start lock: an install can
@@ -234,25 +239,24 @@ async function startDevServer(o: {
   }
   // Registered by the flags already; harmless, and covers an older CLI that ignored them. The
   // server's home is recorded in it, for other projects that find it on this port.
-  await withConnection(o.address, async (c) => {
-    await ensureSearchAttributes(c, NAMESPACE);
-    await recordServerHome(c, NAMESPACE, { dataDir: o.dataDir, uiUrl: o.uiUrl });
-  });
+  const admin = wireAdmin(o.address);
+  await ensureSearchAttributes(admin, NAMESPACE);
+  await recordServerHome(admin, NAMESPACE, { dataDir: o.dataDir, uiUrl: o.uiUrl });
   o.log(`embedded Temporal server ready at ${o.address} (UI ${o.uiUrl}), pid ${child.pid}`);
   return { address: o.address, uiUrl: o.uiUrl, started: true, ...(child.pid !== undefined ? { pid: child.pid } : {}) };
 }
 
 /**
- * The server answering as Temporal on `address`, with ll-loop's search attributes ensured, all on
- * one connection (what {@link probeTemporal} and then `reuse` check on two); undefined when the
- * port is closed or does not answer as Temporal. The connection is returned when `keep` is set.
+ * For a caller that keeps the connection (`keepConnection`): the server answering as Temporal on
+ * `address`, with ll-loop's search attributes ensured, all on the SDK connection it is handed
+ * (what {@link probeTemporal} and then `reuse` check without the SDK); undefined when the port is
+ * closed or does not answer as Temporal.
  */
 async function reuseRunning(
   address: string,
   uiUrl: string,
   dataDir: string,
-  keep: boolean,
-  whose: (c: Connection) => Promise<ServerHome | undefined>,
+  whose: (admin: NamespaceAdmin) => Promise<ServerHome | undefined>,
 ): Promise<DevServer | undefined> {
   if (!(await tcpOpen(address, 1_000))) return undefined;
   const connection = await lazyConnection(address);
@@ -264,15 +268,16 @@ async function reuseRunning(
     } catch {
       return undefined;
     }
-    await ensureSearchAttributes(connection, NAMESPACE);
-    const home = await whose(connection);
-    kept = keep;
+    const admin = sdkAdmin(connection);
+    await ensureSearchAttributes(admin, NAMESPACE);
+    const home = await whose(admin);
+    kept = true;
     return {
       address,
       uiUrl: home?.uiUrl ?? uiUrl,
       started: false,
       ...(isForeign(home, dataDir) ? { foreign: true } : {}),
-      ...(keep ? { connection } : {}),
+      connection,
     };
   } finally {
     if (!kept) await connection.close();
@@ -280,12 +285,12 @@ async function reuseRunning(
 }
 
 /**
- * The home of the server on `connection`, telling `opts.onForeignServer` when it is not `dataDir`.
+ * The home of the server `admin` reaches, telling `opts.onForeignServer` when it is not `dataDir`.
  * A server without a recorded home whose pid is in `dataDir/server.pid` is this directory's,
  * started by an ll-loop that did not record homes yet: its home is recorded now.
  */
 async function whoseServer(
-  connection: Connection,
+  admin: NamespaceAdmin,
   dataDir: string,
   address: string,
   uiUrl: string,
@@ -293,13 +298,13 @@ async function whoseServer(
 ): Promise<ServerHome | undefined> {
   let home: ServerHome | undefined;
   try {
-    home = await readServerHome(connection, NAMESPACE);
+    home = await readServerHome(admin, NAMESPACE);
   } catch {
     return undefined; // cannot tell (no permission to describe the namespace): say nothing
   }
   if (home === undefined && startedHere(dataDir)) {
     home = { dataDir, uiUrl };
-    await recordServerHome(connection, NAMESPACE, home).catch(() => undefined);
+    await recordServerHome(admin, NAMESPACE, home).catch(() => undefined);
   }
   if (home === undefined || resolve(home.dataDir) !== dataDir)
     opts.onForeignServer?.({ address, home, assumedUiUrl: uiUrl });
@@ -322,8 +327,9 @@ function startedHere(dataDir: string): boolean {
 }
 
 /**
- * A connection made on first use, the SDK's client loaded only now: `server status`, `server
- * stop` and the probes need none (grpc-probe.ts). Lazy + ensureConnected (rather than connect) so
+ * A connection made on first use, the SDK's client loaded only now: only a caller that keeps the
+ * connection needs it (`server status`, `server stop`, the probes and the namespace calls of a
+ * start go without: grpc-probe.ts, namespace-wire.ts). Lazy + ensureConnected (rather than connect) so
  * that a failed attempt's channel is closed too.
  */
 async function lazyConnection(address: string): Promise<Connection> {
@@ -331,18 +337,6 @@ async function lazyConnection(address: string): Promise<Connection> {
   // of CommonJS (tools/bundle-cli.mjs) gives only that.
   const { Connection } = (await import('@temporalio/client')).default;
   return Connection.lazy({ address, connectTimeout: '2s' });
-}
-
-/** Connect (2 s budget), verify with GetSystemInfo, run `fn`, always close. */
-async function withConnection<T>(address: string, fn: (c: Connection) => Promise<T>): Promise<T> {
-  const connection = await lazyConnection(address);
-  try {
-    await connection.ensureConnected();
-    await connection.withDeadline(Date.now() + 2_000, () => connection.workflowService.getSystemInfo({}));
-    return await fn(connection);
-  } finally {
-    await connection.close();
-  }
 }
 
 async function logTail(path: string, lines = 20): Promise<string> {

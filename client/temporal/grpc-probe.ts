@@ -1,23 +1,16 @@
 /**
  * Whether a Temporal frontend answers on an address, without the Temporal SDK: one gRPC call
- * (`WorkflowService/GetSystemInfo`, an empty request) over Node's own HTTP/2. `server status`,
- * `worker status` and the wait for a starting server ask only this; loading the SDK's client and
- * its protobuf descriptors for it cost each of those commands about 0.4 s of CPU.
- *
- * gRPC over HTTP/2, as far as this needs it: a POST to `/<service>/<method>` with
- * `content-type: application/grpc` and `te: trailers`, the body one length-prefixed message (a
- * 0 flag byte, a 4-byte big-endian length, the bytes: none for an empty request); the answer's
- * `grpc-status` comes in the trailers, or in the headers of a trailers-only answer. 0 is OK.
+ * (`WorkflowService/GetSystemInfo`, an empty request) over Node's own HTTP/2 (grpc-unary.ts).
+ * `server status`, `worker status` and the wait for a starting server ask only this; loading the
+ * SDK's client and its protobuf descriptors for it cost each of those commands about 0.4 s of CPU.
  */
-import { connect as http2Connect, constants as http2 } from 'node:http2';
 import { connect as netConnect } from 'node:net';
+import { grpcUnary } from './grpc-unary.js';
 
 /** Result of {@link probeTemporal}. */
 export type TemporalProbe = { kind: 'temporal' } | { kind: 'closed' } | { kind: 'other'; reason: string };
 
 const GET_SYSTEM_INFO = '/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo';
-/** An empty protobuf message, length-prefixed as gRPC frames it. */
-const EMPTY_MESSAGE = Buffer.from([0, 0, 0, 0, 0]);
 const PROBE_BUDGET_MS = 2_000;
 
 /**
@@ -29,60 +22,11 @@ const PROBE_BUDGET_MS = 2_000;
  */
 export async function probeTemporal(address: string): Promise<TemporalProbe> {
   if (!(await tcpOpen(address, 1_000))) return { kind: 'closed' };
-  const status = await grpcCall(address, GET_SYSTEM_INFO, PROBE_BUDGET_MS);
-  return status === '0' ? { kind: 'temporal' } : { kind: 'other', reason: status };
-}
-
-/**
- * One unary gRPC call with an empty request: its `grpc-status` ("0" is OK), or why there was none
- * (as text).
- */
-function grpcCall(address: string, path: string, budgetMs: number): Promise<string> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const session = http2Connect(`http://${bracketed(address)}`);
-    const finish = (outcome: string): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      session.destroy();
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => finish(`no gRPC answer within ${budgetMs / 1000} s`), budgetMs);
-    session.on('error', (err) => finish(`not a gRPC server (${err.message})`));
-    const request = session.request({
-      [http2.HTTP2_HEADER_METHOD]: 'POST',
-      [http2.HTTP2_HEADER_PATH]: path,
-      [http2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
-      te: 'trailers',
-    });
-    const statusOf = (headers: Record<string, unknown>): string | undefined => {
-      const status = headers['grpc-status'];
-      if (status === undefined) return undefined;
-      const message = headers['grpc-message'];
-      return String(status) === '0'
-        ? '0'
-        : `gRPC status ${String(status)}${message ? `: ${decodeURIComponent(String(message))}` : ''}`;
-    };
-    request.on('response', (headers) => {
-      const httpStatus = headers[http2.HTTP2_HEADER_STATUS];
-      if (Number(httpStatus) !== 200) return finish(`HTTP ${String(httpStatus)}, not gRPC`);
-      const trailersOnly = statusOf(headers);
-      if (trailersOnly !== undefined) finish(trailersOnly);
-    });
-    request.on('trailers', (trailers) => finish(statusOf(trailers) ?? 'a gRPC answer without a status'));
-    request.on('data', () => {}); // the SystemInfo message itself is not needed
-    request.on('end', () => finish('a gRPC answer without a status'));
-    request.on('error', (err) => finish(`not a gRPC server (${err.message})`));
-    request.end(EMPTY_MESSAGE);
-  });
-}
-
-/** `host:port` with an IPv6 host in brackets, as a URL needs it. */
-function bracketed(address: string): string {
-  const i = address.lastIndexOf(':');
-  const host = address.slice(0, i);
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]${address.slice(i)}` : address;
+  // The SystemInfo message itself is not needed: an OK answer to it is Temporal.
+  const answer = await grpcUnary(address, GET_SYSTEM_INFO, new Uint8Array(0), PROBE_BUDGET_MS);
+  if (answer.kind === 'failed') return { kind: 'other', reason: answer.reason };
+  if (answer.status === 0) return { kind: 'temporal' };
+  return { kind: 'other', reason: `gRPC status ${answer.status}${answer.message ? `: ${answer.message}` : ''}` };
 }
 
 /** Whether a TCP connection to `address` (host:port) opens within `timeoutMs`: cheap, no gRPC. */

@@ -8,26 +8,34 @@
  * any other server through {@link ensureSearchAttributes}.
  */
 import type { Connection } from '@temporalio/client';
-// @temporalio/proto is CommonJS and Node cannot see its named exports from ESM,
-// so the namespace object has to come from the default import.
-import proto from '@temporalio/proto';
 import { GRPC } from '../grpc-status.js';
+import { sdkAdmin, type IndexedValueTypeNumber, type NamespaceAdmin } from './namespace-admin.js';
 import { SEARCH_ATTRIBUTES, type LoopSearchAttributeName, type SearchAttributeKind } from './search-attribute-names.js';
-
-const { IndexedValueType } = proto.temporal.api.enums.v1;
 
 export { SEARCH_ATTRIBUTES, type LoopSearchAttributeName, type SearchAttributeKind };
 
-/** CLI type name → the server's proto enum value (no magic numbers). */
-const INDEXED_VALUE_TYPE: Record<SearchAttributeKind, proto.temporal.api.enums.v1.IndexedValueType> = {
-  Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  Text: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
-  Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
-  Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
-  Bool: IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
-  Datetime: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
-  KeywordList: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+/**
+ * CLI type name → the server's `temporal.api.enums.v1.IndexedValueType` number, written out so
+ * that this module loads no protobuf descriptors (tests/unit/namespace-wire.test.ts compares
+ * them with the SDK's enum).
+ */
+export const INDEXED_VALUE_TYPE: Record<SearchAttributeKind, IndexedValueTypeNumber> = {
+  Text: 1,
+  Keyword: 2,
+  Int: 3,
+  Double: 4,
+  Bool: 5,
+  Datetime: 6,
+  KeywordList: 7,
 };
+
+/** The proto name of a type number, for messages: `INDEXED_VALUE_TYPE_KEYWORD`. */
+function indexedValueTypeName(n: IndexedValueTypeNumber): string {
+  const kind = Object.entries(INDEXED_VALUE_TYPE).find(([, v]) => v === n)?.[0];
+  return kind === undefined
+    ? String(n)
+    : `INDEXED_VALUE_TYPE_${kind.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}
 
 /**
  * `temporal server start-dev` flags that register {@link SEARCH_ATTRIBUTES},
@@ -72,23 +80,26 @@ function isAlreadyExists(err: unknown): boolean {
  * @returns the names that were added (empty when all were present)
  * @throws SearchAttributeConflictError when a name exists with another type
  */
-export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
-  const listed = await connection.operatorService.listSearchAttributes({ namespace });
-  const custom = listed.customAttributes ?? {};
-  const missing: Record<string, proto.temporal.api.enums.v1.IndexedValueType> = {};
+export async function ensureSearchAttributes(
+  server: Connection | NamespaceAdmin,
+  namespace: string,
+): Promise<string[]> {
+  const admin = 'customSearchAttributes' in server ? server : sdkAdmin(server);
+  const custom = await admin.customSearchAttributes(namespace);
+  const missing: Record<string, IndexedValueTypeNumber> = {};
   for (const [name, kind] of Object.entries(SEARCH_ATTRIBUTES)) {
     const want = INDEXED_VALUE_TYPE[kind];
     const have = custom[name];
-    if (have === undefined || have === null) {
+    if (have === undefined) {
       missing[name] = want;
     } else if (have !== want) {
-      throw new SearchAttributeConflictError(namespace, name, kind, IndexedValueType[have] ?? String(have));
+      throw new SearchAttributeConflictError(namespace, name, kind, indexedValueTypeName(have));
     }
   }
   const names = Object.keys(missing);
   if (names.length === 0) return [];
   try {
-    await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
+    await admin.addSearchAttributes(namespace, missing);
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
   }

@@ -4,7 +4,7 @@
  * `data` (DescribeNamespace returns them to anyone who connects, whatever their project or user).
  * A server without them was started by something else (by hand, another tool, ll-loop before 0.4).
  */
-import type { Connection } from '@temporalio/client';
+import type { NamespaceAdmin } from './namespace-admin.js';
 
 const DATA_DIR_KEY = 'll-loop.data-dir';
 const UI_KEY = 'll-loop.ui';
@@ -16,19 +16,16 @@ export interface ServerHome {
 }
 
 /** Record `home` in the server's namespace (its data map; other keys are kept). */
-export async function recordServerHome(connection: Connection, namespace: string, home: ServerHome): Promise<void> {
-  await connection.workflowService.updateNamespace({
-    namespace,
-    updateInfo: {
-      data: { [DATA_DIR_KEY]: home.dataDir, ...(home.uiUrl === undefined ? {} : { [UI_KEY]: home.uiUrl }) },
-    },
+export async function recordServerHome(admin: NamespaceAdmin, namespace: string, home: ServerHome): Promise<void> {
+  await admin.updateNamespaceData(namespace, {
+    [DATA_DIR_KEY]: home.dataDir,
+    ...(home.uiUrl === undefined ? {} : { [UI_KEY]: home.uiUrl }),
   });
 }
 
 /** What the server says about its home; undefined when ll-loop did not record one. */
-export async function readServerHome(connection: Connection, namespace: string): Promise<ServerHome | undefined> {
-  const described = await connection.workflowService.describeNamespace({ namespace });
-  const data = described.namespaceInfo?.data ?? {};
+export async function readServerHome(admin: NamespaceAdmin, namespace: string): Promise<ServerHome | undefined> {
+  const data = await admin.namespaceData(namespace);
   const dataDir = data[DATA_DIR_KEY];
   if (!dataDir) return undefined;
   const uiUrl = data[UI_KEY];

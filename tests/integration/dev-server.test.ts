@@ -25,6 +25,10 @@ import {
 } from '../../client/temporal/dev-server.js';
 import { TRANSFER_READS_PER_SECOND } from '../../client/temporal/dev-server-flags.js';
 import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../client/temporal/search-attributes.js';
+import { GRPC } from '../../client/grpc-status.js';
+import { sdkAdmin } from '../../client/temporal/namespace-admin.js';
+import { GrpcCallError, wireAdmin } from '../../client/temporal/namespace-wire.js';
+import type { Connection } from '@temporalio/client';
 import { TemporalCliNotFoundError, findTemporalCli, runCommand } from '../../client/temporal/temporal-cli.js';
 import { freePort } from '../support/processes.js';
 
@@ -221,28 +225,57 @@ describe('ensureDevServer', () => {
   });
 });
 
+/** A new namespace on the run's server; `first` is retried while the frontend does not know it yet. */
+async function freshNamespace<T>(connection: Connection, prefix: string, first: (namespace: string) => Promise<T>) {
+  const namespace = `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
+  await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+  // A new namespace reaches the frontend's cache asynchronously: retry "not found".
+  for (let i = 0; ; i++) {
+    try {
+      return { namespace, result: await first(namespace) };
+    } catch (err) {
+      if (i >= 100 || !/not found/i.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 describe('ensureSearchAttributes', () => {
   it('adds the attributes a namespace lacks, then is a no-op', SLOW, async () => {
     const { connection } = await connectClient({ address: inject('temporalAddress'), namespace: 'default' });
     try {
-      const namespace = `sa-test-${Date.now()}`;
-      await connection.workflowService.registerNamespace({
-        namespace,
-        workflowExecutionRetentionPeriod: msToTs('1 day'),
-      });
-      // A new namespace reaches the frontend's cache asynchronously: retry "not found".
-      let added: string[] = [];
-      for (let i = 0; ; i++) {
-        try {
-          added = await ensureSearchAttributes(connection, namespace);
-          break;
-        } catch (err) {
-          if (i >= 100 || !/not found/i.test((err as Error).message)) throw err;
-          await new Promise((r) => setTimeout(r, 200));
-        }
-      }
+      const { namespace, result: added } = await freshNamespace(connection, 'sa-test', (ns) =>
+        ensureSearchAttributes(connection, ns),
+      );
       expect(added.sort()).toEqual(Object.keys(SEARCH_ATTRIBUTES).sort());
       expect(await ensureSearchAttributes(connection, namespace)).toEqual([]);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('without the SDK (namespace-wire.ts): the same attributes and namespace data as through it', SLOW, async () => {
+    const { connection } = await connectClient({ address: inject('temporalAddress'), namespace: 'default' });
+    const wire = wireAdmin(inject('temporalAddress'));
+    const sdk = sdkAdmin(connection);
+    try {
+      expect(await wire.customSearchAttributes('default')).toEqual(await sdk.customSearchAttributes('default'));
+      const { namespace, result: added } = await freshNamespace(connection, 'sa-wire', (ns) =>
+        ensureSearchAttributes(wire, ns),
+      );
+      expect(added.sort()).toEqual(Object.keys(SEARCH_ATTRIBUTES).sort());
+      expect(await ensureSearchAttributes(connection, namespace)).toEqual([]);
+      expect(await wire.customSearchAttributes(namespace)).toEqual(await sdk.customSearchAttributes(namespace));
+
+      await wire.updateNamespaceData(namespace, { 'll-loop.a': 'one', 'll-loop.b': 'two/ü' });
+      await sdk.updateNamespaceData(namespace, { 'll-loop.c': 'three' });
+      const data = await wire.namespaceData(namespace);
+      expect(data).toMatchObject({ 'll-loop.a': 'one', 'll-loop.b': 'two/ü', 'll-loop.c': 'three' });
+      expect(data).toEqual(await sdk.namespaceData(namespace));
+
+      const missing = await wire.namespaceData('no-such-namespace').catch((err: unknown) => err);
+      expect(missing).toBeInstanceOf(GrpcCallError);
+      expect((missing as GrpcCallError).code).toBe(GRPC.notFound);
     } finally {
       await connection.close();
     }
