@@ -14,7 +14,7 @@ const SERVER_AND_BUNDLE = ['tests/setup/temporal-server.ts', 'tests/setup/workfl
  */
 function testForks(): number {
   const n = Number(process.env.LL_TEST_FORKS);
-  return Number.isInteger(n) && n >= 1 ? n : 3;
+  return Number.isInteger(n) && n >= 1 ? n : 4;
 }
 
 export default defineConfig({

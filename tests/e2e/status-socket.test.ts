@@ -1,10 +1,11 @@
 /**
  * `ll-loop status`, `logs` and `history` ask the checkout's worker for their report over the
- * worker's socket (client/runs/status-through-worker.ts, serve-status.ts;
- * client/follow/logs-through-worker.ts, serve-logs.ts; history-through-worker.ts, serve-history.ts), end to end with the built binary on an embedded dev server of this file's own:
- * the command then loads no Temporal SDK (and replays nothing), and prints what it prints
- * when it asks Temporal itself (`LL_START_SOCKET=0`) — an open run and a closed one, in words and
- * as JSON — and an unknown run is the same error with the same exit code.
+ * worker's socket (client/runs/status-through-worker.ts, serve-status.ts; client/follow/
+ * logs-through-worker.ts, serve-logs.ts, history-through-worker.ts, serve-history.ts), end to end
+ * with the built binary on an embedded dev server of this file's own: the command then loads no
+ * Temporal SDK (and replays nothing), and prints what it prints when it asks Temporal itself
+ * (`LL_START_SOCKET=0`) — an open run and a closed one, in words and as JSON — and an unknown run
+ * is the same error with the same exit code. Each command's tests share one checkout and worker.
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,17 +55,38 @@ beforeAll(() => {
   probed = sdkProbe(server.base, server.cli);
 });
 
-/** The report with what moves between two asks (elapsed times, the lock's age) blanked. */
+/**
+ * The report with what moves between two asks blanked: elapsed times and the lock's age ("850ms",
+ * "12s", "1m 5s", "2h 3m": a run's age passes a minute under load) with the padding after them.
+ */
 const normal = (text: string) =>
-  text.replace(/\d+(\.\d+)?m?s\b/g, '<t>').replace(/"elapsed_ms": \d+/g, '"elapsed_ms": <t>');
+  text
+    .replace(/(\d+h )?(\d+m )?\d+(\.\d+)?m?s\b */g, '<t> ')
+    .replace(/\d+h \d+m\b */g, '<t> ')
+    .replace(/"elapsed_ms": \d+/g, '"elapsed_ms": <t>');
+
+/**
+ * The checkout `name` with its worker up (a quick run started it), made on the first call and the
+ * same checkout after: a describe's tests share one worker instead of starting one each.
+ */
+function sharedProject(name: string): () => Promise<string> {
+  let made: Promise<string> | undefined;
+  return () =>
+    (made ??= (async () => {
+      const dir = server.project(name, LOOPS);
+      const first = await server.cli(dir, ['run', 'quick']); // starts the worker
+      expect(first.code, first.stderr).toBe(0);
+      return dir;
+    })());
+}
 
 const served = (dir: string) => (workerLog(dir).match(/ll-loop status \S+: \S+ \(start socket\)/g) ?? []).length;
 
 describe('ll-loop status through the checkout worker', () => {
+  const checkout = sharedProject('status');
+
   it('loads no Temporal SDK and prints what the command prints asking Temporal itself', async () => {
-    const dir = server.project('here', LOOPS);
-    const first = await server.cli(dir, ['run', 'quick']); // starts the worker
-    expect(first.code, first.stderr).toBe(0);
+    const dir = await checkout();
     const held = await server.cli(dir, ['run', 'held', '--background', '--json']);
     expect(held.code, held.stderr).toBe(0);
     const heldId = (JSON.parse(held.stdout) as { instance_id: string }).instance_id;
@@ -86,21 +108,20 @@ describe('ll-loop status through the checkout worker', () => {
     }
     expect((await server.cli(dir, ['status', 'held'])).stdout).toContain('state:        wait (action running)');
     writeFileSync(join(dir, 'held.go'), '');
-  }, 120_000);
+  }, 180_000);
 
   it('an unknown run: the worker declines, and the command gives its own error and exit code', async () => {
-    const dir = server.project('unknown', LOOPS);
-    expect((await server.cli(dir, ['run', 'quick'])).code).toBe(0);
+    const dir = await checkout();
     const socket = await server.cli(dir, ['status', 'nosuch']);
     const itself = await server.cli(dir, ['status', 'nosuch'], { LL_START_SOCKET: '0' });
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);
     expect(workerLog(dir)).toContain('ll-loop status nosuch: the report failed');
-  }, 120_000);
+  }, 180_000);
 
   it('a request for a directory outside the checkout is refused, and said so in the worker log', async () => {
-    const dir = server.project('outside', LOOPS);
+    const dir = await checkout();
     const run = await server.cli(dir, ['run', 'quick', '--json']);
     expect(run.code, run.stderr).toBe(0);
     const id = (JSON.parse(run.stdout) as { instance_id: string }).instance_id;
@@ -117,16 +138,17 @@ describe('ll-loop status through the checkout worker', () => {
       expect(await ask(cwd), cwd).toEqual({ kind: 'refused', why: `${cwd} is not in ${dir}` });
     }
     expect(workerLog(dir)).toContain(`a status request was refused (${tmpdir()} is not in ${dir})`);
-  }, 120_000);
+  }, 180_000);
 });
 
 describe('ll-loop logs through the checkout worker', () => {
+  const checkout = sharedProject('logs');
   const logsServed = (dir: string) =>
     (workerLog(dir).match(/ll-loop logs \S+: \d+ actions of \S+ \(start socket\)/g) ?? []).length;
 
   it('loads no Temporal SDK and prints what the command prints reading the run itself', async () => {
-    const dir = server.project('logs', LOOPS);
-    const talk = await server.cli(dir, ['run', 'talk', '--json']); // starts the worker
+    const dir = await checkout();
+    const talk = await server.cli(dir, ['run', 'talk', '--json']);
     expect(talk.code, talk.stderr).toBe(0);
     const held = await server.cli(dir, ['run', 'held', '--background', '--json']);
     expect(held.code, held.stderr).toBe(0);
@@ -153,27 +175,27 @@ describe('ll-loop logs through the checkout worker', () => {
     expect(text).toContain('=== check · pass 1 · exit 3');
     expect((await server.cli(dir, ['logs', 'held'])).stderr).toContain('is still running; ll-loop logs');
     writeFileSync(join(dir, 'held.go'), '');
-  }, 120_000);
+  }, 180_000);
 
   it('an unknown run: the worker declines, and the command gives its own error and exit code', async () => {
-    const dir = server.project('logs-unknown', LOOPS);
-    expect((await server.cli(dir, ['run', 'quick'])).code).toBe(0);
+    const dir = await checkout();
     const socket = await server.cli(dir, ['logs', 'nosuch']);
     const itself = await server.cli(dir, ['logs', 'nosuch'], { LL_START_SOCKET: '0' });
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);
     expect(workerLog(dir)).toContain('ll-loop logs nosuch: the report failed');
-  }, 120_000);
+  }, 180_000);
 });
 
 describe('ll-loop history through the checkout worker', () => {
+  const checkout = sharedProject('history');
   const historyServed = (dir: string) =>
     (workerLog(dir).match(/ll-loop history \S+: \d+ (runs|events of \S+) \(start socket\)/g) ?? []).length;
 
   it('loads no Temporal SDK and prints what the command prints reading the runs itself', async () => {
-    const dir = server.project('history', LOOPS);
-    const talk = await server.cli(dir, ['run', 'talk', '--json']); // starts the worker
+    const dir = await checkout();
+    const talk = await server.cli(dir, ['run', 'talk', '--json']);
     expect(talk.code, talk.stderr).toBe(0);
     const id = (JSON.parse(talk.stdout) as { instance_id: string }).instance_id;
     const held = await server.cli(dir, ['run', 'held', '--background', '--json']);
@@ -205,16 +227,15 @@ describe('ll-loop history through the checkout worker', () => {
     expect(written.code, written.stderr).toBe(0);
     expect(written.stdout).toContain(`wrote ${join(dir, '.loops', '.running')}`);
     expect(historyServed(dir)).toBe(before);
-  }, 120_000);
+  }, 180_000);
 
   it('a name that is neither a loop nor a run: the worker declines, and the command gives its own error', async () => {
-    const dir = server.project('history-unknown', LOOPS);
-    expect((await server.cli(dir, ['run', 'quick'])).code).toBe(0);
+    const dir = await checkout();
     const socket = await server.cli(dir, ['history', 'nosuch']);
     const itself = await server.cli(dir, ['history', 'nosuch'], { LL_START_SOCKET: '0' });
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);
     expect(workerLog(dir)).toContain('ll-loop history nosuch: the report failed');
-  }, 120_000);
+  }, 180_000);
 });
