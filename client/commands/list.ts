@@ -12,8 +12,11 @@ import { EXIT } from '../exit-codes.js';
 import { builtinLoopNames } from '../../loader/catalog.js';
 import { listLoopNames, loadLoopFile, loopsDir } from '../../loader/load.js';
 import { localTime, table } from '../reporters/table.js';
-import type { QueueWorker } from '../hosting/queue-pollers.js';
+import type { RunningListing } from '../hosting/running-listings.js';
+import { runningThroughWorker } from '../hosting/running-through-worker.js';
 import { printBuiltins } from './list-builtin.js';
+
+export type { RunningListing };
 
 /** One loop file as `list` shows it. */
 export interface LoopListing {
@@ -25,29 +28,6 @@ export interface LoopListing {
   labels: string[];
   /** The first error, for an invalid file. */
   error?: string;
-}
-
-/** One open run as `list --running` shows it; `worker: false` when no worker answered. */
-export interface RunningListing {
-  id: string;
-  loop: string;
-  worker: boolean;
-  state: string | null;
-  phase: string | null;
-  iteration: number | null;
-  max_iterations: number | null;
-  started_at: string;
-  task_queue: string;
-  cwd?: string;
-  /** The ll-loop release that started the run, and its build id (memo); absent for 0.1.0 runs. */
-  version?: string;
-  build_id?: string;
-  /** The workers polling the queue its actions go to (host, pid, version): who serves it now. */
-  served_by: QueueWorker[];
-  /** Runs with a scope lock: waiting for their scopes (nothing has run yet) or holding them. */
-  lock?: 'waiting' | 'held';
-  /** A sub-loop's or a parallel item's parent run: listed under it. */
-  parent?: string;
 }
 
 /** Options of {@link listCommand}; `out` receives stdout. */
@@ -126,64 +106,27 @@ function printLoops(opts: ListOptions): number {
 }
 
 /**
- * The open loop runs of the project at `cwd` (of every project with `allProjects`), each asked
- * for its status (a bounded query: no worker → `worker: false`).
+ * The open loop runs of the project at `cwd` (of every project with `allProjects`), on a
+ * connection of this command's own (client/hosting/running-listings.ts).
  */
 export async function runningListings(cwd: string, opts: { allProjects?: boolean } = {}): Promise<RunningListing[]> {
-  // Loaded here, not at the top: listing the loop files must not pay for the Temporal SDK.
-  const [{ queryStatus }, { listRuns, projectScope }, { queueWorkers }, { withSession }] = await Promise.all([
-    import('../runs/run-target.js'),
-    import('../runs/find-runs.js'),
-    import('../hosting/queue-pollers.js'),
+  // Loaded here, not at the top: listing the loop files, or the runs through the checkout's
+  // worker, must not pay for the Temporal SDK.
+  const [{ runningListingsOn }, { withSession }] = await Promise.all([
+    import('../hosting/running-listings.js'),
     import('../temporal/session.js'),
   ]);
-  return withSession(cwd, async ({ client, connection }) => {
-    const runs = await listRuns(client, {
-      openOnly: true,
-      ...(opts.allProjects ? {} : { project: projectScope(cwd) }),
-    });
-    // One DescribeTaskQueue per queue, however many runs share it.
-    const workersOf = new Map<string, Promise<QueueWorker[]>>();
-    const served = (queue: string): Promise<QueueWorker[]> => {
-      if (!workersOf.has(queue))
-        workersOf.set(
-          queue,
-          queueWorkers(client, queue, 'activity').catch(() => []),
-        );
-      return workersOf.get(queue)!;
-    };
-    return Promise.all(
-      runs.map(async (run): Promise<RunningListing> => {
-        const [status, servedBy] = await Promise.all([
-          queryStatus(connection, client.workflow.getHandle(run.id)).catch(() => null),
-          served(run.actionQueue ?? run.taskQueue),
-        ]);
-        return {
-          id: run.id,
-          loop: status?.loop ?? run.loop,
-          worker: status !== null,
-          state: status?.state ?? null,
-          phase: status?.phase ?? null,
-          iteration: status?.iteration ?? null,
-          max_iterations: status?.max_iterations ?? null,
-          started_at: run.startTime.toISOString(),
-          task_queue: run.taskQueue,
-          ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
-          ...(run.version === undefined ? {} : { version: run.version }),
-          ...(run.buildId === undefined ? {} : { build_id: run.buildId }),
-          served_by: servedBy,
-          ...(status?.lock ? { lock: status.lock.state } : {}),
-          ...(run.parent === undefined ? {} : { parent: run.parent }),
-        };
-      }),
-    );
-  });
+  return withSession(cwd, (session) => runningListingsOn(session, cwd, opts));
 }
 
 async function printRunning(opts: ListOptions): Promise<number> {
-  const runs = underParents(await runningListings(opts.cwd, { allProjects: opts.allProjects === true }));
+  const allProjects = opts.allProjects === true;
+  // The checkout's worker lists them when it can (no SDK here); otherwise this command does.
+  const listed =
+    (await runningThroughWorker(opts.cwd, allProjects)) ?? (await runningListings(opts.cwd, { allProjects }));
+  const runs = underParents(listed);
   const [{ describePhase }, { describeWorker }] = await Promise.all([
-    import('../runs/run-target.js'),
+    import('../runs/status-text.js'),
     import('../hosting/queue-pollers.js'),
   ]);
   if (opts.json) {

@@ -38,6 +38,8 @@ import { serveLogs } from '../follow/serve-logs.js';
 import type { WorkerHistoryReply, WorkerHistoryRequest } from '../follow/history-wire.js';
 import { serveHistory } from '../follow/serve-history.js';
 import { serveStatus } from '../runs/serve-status.js';
+import type { WorkerRunningReply, WorkerRunningRequest } from './running-wire.js';
+import { serveRunning } from './serve-running.js';
 
 /** A request larger than this is not a loop a command sends (Temporal refuses far less). */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
@@ -103,10 +105,11 @@ type WorkerRequest =
   | WorkerStatusRequest
   | WorkerLogsRequest
   | WorkerHistoryRequest
+  | WorkerRunningRequest
   | FollowRequest;
 
 /** The answer to a read: the command's report, or a refusal. */
-type ReadReply = WorkerInboxReply | WorkerStatusReply | WorkerLogsReply | WorkerHistoryReply;
+type ReadReply = WorkerInboxReply | WorkerStatusReply | WorkerLogsReply | WorkerHistoryReply | WorkerRunningReply;
 
 /** One connection: one start request line and one answer line, or a follow request and its stream. */
 interface Serving {
@@ -150,13 +153,16 @@ function serveOne(socket: Socket, serving: Serving): void {
       log(
         request?.kind === 'inbox'
           ? `an inbox request was refused (${why}); the command lists the runs itself`
-          : request?.kind === 'status' || request?.kind === 'logs' || request?.kind === 'history'
+          : request?.kind === 'status' ||
+              request?.kind === 'logs' ||
+              request?.kind === 'history' ||
+              request?.kind === 'running'
             ? `a ${request.kind} request was refused (${why}); the command asks Temporal itself`
             : `a start request was refused (${why}); the command starts its run itself`,
       );
       return answer({ kind: 'refused', why });
     }
-    // A read (`inbox`, `status`, `logs`, `history`): what the command would make, on this worker's
+    // A read (`inbox`, `status`, `logs`, `history`, `list --running`): what the command would make, on this worker's
     // client; logged, then answered.
     const read = <Reply extends ReadReply>(made: Promise<Reply>, said: (reply: Reply) => string): void =>
       void made.then((reply) => {
@@ -178,6 +184,12 @@ function serveOne(socket: Socket, serving: Serving): void {
         serveLogs(request, session),
         (r) =>
           `ll-loop logs ${request.target}: ${r.kind === 'logs' ? `${r.report.actions.length} actions of ${r.report.id}` : r.why}`,
+      );
+    if (request.kind === 'running')
+      return read(
+        serveRunning(request, session),
+        (r) =>
+          `ll-loop list --running${request.all_projects ? ' --all-projects' : ''}: ${r.kind === 'running' ? `${r.runs.length} runs` : r.why}`,
       );
     if (request.kind === 'history')
       return read(serveHistory(request, session), (r) => {
@@ -230,7 +242,7 @@ function refusal(
   open: boolean,
 ): string | undefined {
   if (!open) return 'the worker is draining';
-  if (!['start', 'inbox', 'status', 'logs', 'history'].includes(r?.kind)) return 'not a start request';
+  if (!['start', 'inbox', 'status', 'logs', 'history', 'running'].includes(r?.kind)) return 'not a start request';
   if (r.code_id !== codeId()) return `the worker is build ${codeId()}, the command ${r.code_id}`;
   if (r.address !== session.endpoint.address) return `the worker polls ${session.endpoint.address}`;
   if (r.root !== checkout.root) return `the worker serves ${checkout.root}`;

@@ -5,7 +5,8 @@
  * with the built binary on an embedded dev server of this file's own: the command then loads no
  * Temporal SDK (and replays nothing), and prints what it prints when it asks Temporal itself
  * (`LL_START_SOCKET=0`) — an open run and a closed one, in words and as JSON — and an unknown run
- * is the same error with the same exit code. Each command's tests share one checkout and worker.
+ * is the same error with the same exit code; `list --running` too. Each command's tests share one
+ * checkout and worker.
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { sdkProbe } from '../support/sdk-probe.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
 import { workerLog } from '../support/worker-files.js';
+import { waitFor } from '../support/processes.js';
 import { askWorkerOnce } from '../../client/worker-ask.js';
 import { liveWorkerRecord } from '../../host/checkout-claim.js';
 import { startSocketPath } from '../../host/worker-socket.js';
@@ -237,5 +239,54 @@ describe('ll-loop history through the checkout worker', () => {
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);
     expect(workerLog(dir)).toContain('ll-loop history nosuch: the report failed');
+  }, 180_000);
+});
+
+describe('ll-loop list --running through the checkout worker', () => {
+  const checkout = sharedProject('running');
+  const runningServed = (dir: string) =>
+    (workerLog(dir).match(/ll-loop list --running( --all-projects)?: \d+ runs \(start socket\)/g) ?? []).length;
+  /** The workers' last polls move between two listings. */
+  const steady = (text: string) => normal(text).replace(/"last_poll": "[^"]*"/g, '"last_poll": <t>');
+
+  it('loads no Temporal SDK and prints what the command prints listing the runs itself', async () => {
+    const dir = await checkout();
+    const held = await server.cli(dir, ['run', 'held', '--background', '--json']);
+    expect(held.code, held.stderr).toBe(0);
+    const heldId = (JSON.parse(held.stdout) as { instance_id: string }).instance_id;
+    await waitFor('the held run in its action', async () =>
+      (await server.cli(dir, ['status', heldId])).stdout.includes('wait (action running)'),
+    );
+    for (const args of [
+      ['list', '--running'],
+      ['list', '--running', '--json'],
+      ['list', '--running', '--all-projects'],
+    ]) {
+      const before = runningServed(dir);
+      const socket = await probed(dir, args);
+      expect(socket.code, socket.stderr).toBe(0);
+      expect(runningServed(dir), args.join(' ')).toBe(before + 1);
+      expect(socket.sdk, args.join(' ')).toEqual([]);
+      const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
+      expect(runningServed(dir)).toBe(before + 1);
+      expect(steady(socket.stdout)).toBe(steady(itself.stdout));
+      expect(socket.stderr).toBe(itself.stderr);
+      expect(socket.stdout, args.join(' ')).toContain(heldId);
+    }
+    const listed = JSON.parse((await server.cli(dir, ['list', '--running', '--json'])).stdout) as {
+      id: string;
+      state: string;
+      worker: boolean;
+      served_by: { pid?: number }[];
+    }[];
+    expect(listed).toEqual([
+      expect.objectContaining({
+        id: heldId,
+        state: 'wait',
+        worker: true,
+        served_by: [expect.objectContaining({ pid: liveWorkerRecord(dir)!.pid })],
+      }),
+    ]);
+    writeFileSync(join(dir, 'held.go'), '');
   }, 180_000);
 });
