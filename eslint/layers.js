@@ -118,6 +118,7 @@ export const ALLOWED = {
     'client/follow',
     'client/start',
     'client/schedules',
+    'client/scopes',
     'client/temporal',
     'worker',
     ...CLIENT_OUTER,

@@ -8,8 +8,8 @@ import { bool, JSON_FLAG, type CommandContext, type CommandSpec } from '../comma
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { table } from '../reporters/table.js';
-import { listLockQueues, removeFromQueue, type LockQueueReport } from '../scopes/scope-queues.js';
-import { withSession } from '../temporal/session.js';
+import type { LockQueueReport } from '../scopes/scope-queues.js';
+import { queuesThroughWorker } from '../scopes/queues-through-worker.js';
 import { removeRunEnv } from '../../host/run-env.js';
 
 const USAGE = 'queue list [--json] | queue remove <run-id> [--json]   scope locks: who holds, who waits (in order)';
@@ -37,10 +37,20 @@ function printQueues(reports: LockQueueReport[], out: (t: string) => void): void
   }
 }
 
+/** The locks listed on a connection of this command's own (the SDK loaded only now). */
+async function listItself(cwd: string): Promise<LockQueueReport[]> {
+  const [{ listLockQueues }, { withSession }] = await Promise.all([
+    import('../scopes/scope-queues.js'),
+    import('../temporal/session.js'),
+  ]);
+  return withSession(cwd, ({ client }) => listLockQueues(client));
+}
+
 async function list(ctx: CommandContext): Promise<number> {
   if (ctx.positionals.length > 1)
     throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'll-loop queue list [--json]');
-  const reports = await withSession(ctx.cwd, ({ client }) => listLockQueues(client));
+  // The checkout's worker lists them when it can (no SDK here); otherwise this command does.
+  const reports = (await queuesThroughWorker(ctx.cwd)) ?? (await listItself(ctx.cwd));
   if (bool(ctx, 'json')) ctx.out(`${JSON.stringify(reports, null, 2)}\n`);
   else printQueues(reports, ctx.out);
   return EXIT.ok;
@@ -53,6 +63,10 @@ async function remove(ctx: CommandContext): Promise<number> {
       'queue remove needs exactly one run id',
       'll-loop queue remove <run-id> (see ll-loop queue list)',
     );
+  const [{ removeFromQueue }, { withSession }] = await Promise.all([
+    import('../scopes/scope-queues.js'),
+    import('../temporal/session.js'),
+  ]);
   const removed = await withSession(ctx.cwd, ({ client }) => removeFromQueue(client, run));
   // It never starts: the environment its command left (secrets included) goes now.
   removeRunEnv(run);

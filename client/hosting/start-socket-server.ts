@@ -40,6 +40,8 @@ import { serveHistory } from '../follow/serve-history.js';
 import { serveStatus } from '../runs/serve-status.js';
 import type { WorkerRunningReply, WorkerRunningRequest } from './running-wire.js';
 import { serveRunning } from './serve-running.js';
+import type { WorkerQueuesReply, WorkerQueuesRequest } from '../scopes/queues-wire.js';
+import { serveQueues } from '../scopes/serve-queues.js';
 
 /** A request larger than this is not a loop a command sends (Temporal refuses far less). */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
@@ -106,10 +108,15 @@ type WorkerRequest =
   | WorkerLogsRequest
   | WorkerHistoryRequest
   | WorkerRunningRequest
+  | WorkerQueuesRequest
   | FollowRequest;
 
 /** The answer to a read: the command's report, or a refusal. */
-type ReadReply = WorkerInboxReply | WorkerStatusReply | WorkerLogsReply | WorkerHistoryReply | WorkerRunningReply;
+type ReadReply =
+  WorkerInboxReply | WorkerStatusReply | WorkerLogsReply | WorkerHistoryReply | WorkerRunningReply | WorkerQueuesReply;
+
+/** The requests that read (the command prints what the worker made); the rest is a start. */
+const READS: readonly string[] = ['inbox', 'status', 'logs', 'history', 'running', 'queues'];
 
 /** One connection: one start request line and one answer line, or a follow request and its stream. */
 interface Serving {
@@ -153,17 +160,14 @@ function serveOne(socket: Socket, serving: Serving): void {
       log(
         request?.kind === 'inbox'
           ? `an inbox request was refused (${why}); the command lists the runs itself`
-          : request?.kind === 'status' ||
-              request?.kind === 'logs' ||
-              request?.kind === 'history' ||
-              request?.kind === 'running'
+          : READS.includes(request?.kind)
             ? `a ${request.kind} request was refused (${why}); the command asks Temporal itself`
             : `a start request was refused (${why}); the command starts its run itself`,
       );
       return answer({ kind: 'refused', why });
     }
-    // A read (`inbox`, `status`, `logs`, `history`, `list --running`): what the command would make, on this worker's
-    // client; logged, then answered.
+    // A read (`inbox`, `status`, `logs`, `history`, `list --running`, `queue list`): what the
+    // command would make, on this worker's client; logged, then answered.
     const read = <Reply extends ReadReply>(made: Promise<Reply>, said: (reply: Reply) => string): void =>
       void made.then((reply) => {
         log(`${said(reply)} (start socket)`);
@@ -190,6 +194,11 @@ function serveOne(socket: Socket, serving: Serving): void {
         serveRunning(request, session),
         (r) =>
           `ll-loop list --running${request.all_projects ? ' --all-projects' : ''}: ${r.kind === 'running' ? `${r.runs.length} runs` : r.why}`,
+      );
+    if (request.kind === 'queues')
+      return read(
+        serveQueues(session.client),
+        (r) => `ll-loop queue list: ${r.kind === 'queues' ? `${r.reports.length} locks` : r.why}`,
       );
     if (request.kind === 'history')
       return read(serveHistory(request, session), (r) => {
@@ -242,7 +251,7 @@ function refusal(
   open: boolean,
 ): string | undefined {
   if (!open) return 'the worker is draining';
-  if (!['start', 'inbox', 'status', 'logs', 'history', 'running'].includes(r?.kind)) return 'not a start request';
+  if (r?.kind !== 'start' && !READS.includes(r?.kind)) return 'not a start request';
   if (r.code_id !== codeId()) return `the worker is build ${codeId()}, the command ${r.code_id}`;
   if (r.address !== session.endpoint.address) return `the worker polls ${session.endpoint.address}`;
   if (r.root !== checkout.root) return `the worker serves ${checkout.root}`;

@@ -242,14 +242,21 @@ describe('ll-loop history through the checkout worker', () => {
   }, 180_000);
 });
 
-describe('ll-loop list --running through the checkout worker', () => {
+describe('ll-loop list --running and queue list through the checkout worker', () => {
   const checkout = sharedProject('running');
   const runningServed = (dir: string) =>
-    (workerLog(dir).match(/ll-loop list --running( --all-projects)?: \d+ runs \(start socket\)/g) ?? []).length;
-  /** The workers' last polls move between two listings. */
-  const steady = (text: string) => normal(text).replace(/"last_poll": "[^"]*"/g, '"last_poll": <t>');
+    (
+      workerLog(dir).match(
+        /ll-loop (list --running( --all-projects)?: \d+ runs|queue list: \d+ locks) \(start socket\)/g,
+      ) ?? []
+    ).length;
+  /** The workers' last polls and the locks' ages move between two listings. */
+  const steady = (text: string) =>
+    normal(text)
+      .replace(/"last_poll": "[^"]*"/g, '"last_poll": <t>')
+      .replace(/"(held|waited|waiting)_ms": \d+/g, '"$1_ms": <t>');
 
-  it('loads no Temporal SDK and prints what the command prints listing the runs itself', async () => {
+  it('loads no Temporal SDK and prints what the command prints listing the runs and locks itself', async () => {
     const dir = await checkout();
     const held = await server.cli(dir, ['run', 'held', '--background', '--json']);
     expect(held.code, held.stderr).toBe(0);
@@ -261,6 +268,8 @@ describe('ll-loop list --running through the checkout worker', () => {
       ['list', '--running'],
       ['list', '--running', '--json'],
       ['list', '--running', '--all-projects'],
+      ['queue', 'list'],
+      ['queue', 'list', '--json'],
     ]) {
       const before = runningServed(dir);
       const socket = await probed(dir, args);
