@@ -14,10 +14,11 @@
  * it reads at start-up (`BASH_ENV`, sourced by every non-interactive bash before its command), so
  * each quick action costs one program start instead of two ({@link gatedSpawn}).
  */
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import { pidAlive } from '../host/checkout-claim.js';
 
 /** The gate's shell: POSIX `sh`, present wherever bash is and quicker to start. */
 export const GATE_SHELL = '/bin/sh';
@@ -69,6 +70,37 @@ const BASH_GATE_SCRIPT = `read -r _ <&3 || exit ${GATE_CLOSED_EXIT}; exec 3<&-; 
 /** This process's gate file (made on first use, in a directory of its own, removed at exit). */
 let bashGate: { dir: string; file: string } | undefined | null;
 
+/** A gate directory's name: its process's pid, then mkdtemp's suffix. */
+const GATE_DIR_PREFIX = 'll-loop-gate-';
+const GATE_DIR = /^ll-loop-gate-(\d+)-[A-Za-z0-9]{6}$/;
+
+/**
+ * Remove the gate directories in `dir` left by processes of this user that are gone: a worker or
+ * spawner killed (SIGKILL, a crash) never runs its exit handler, and each such death left one
+ * directory behind in the temporary directory for good. Another user's, or a live process's, is
+ * left alone; so is anything else there.
+ */
+export function sweepDeadGateDirs(dir: string = tmpdir()): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    const pid = Number(GATE_DIR.exec(name)?.[1]);
+    if (!pid || pid === process.pid || pidAlive(pid)) continue;
+    const path = join(dir, name);
+    try {
+      if (uid !== undefined && statSync(path).uid !== uid) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+}
+
 /**
  * The gate file's path, rewritten should something have removed it (bash would run the action
  * ungated when the file is gone); undefined when none can be made or its path would be expanded.
@@ -77,7 +109,8 @@ function bashGateFile(): string | undefined {
   if (bashGate === null) return undefined;
   try {
     if (bashGate === undefined) {
-      const dir = mkdtempSync(join(tmpdir(), 'll-loop-gate-'));
+      sweepDeadGateDirs();
+      const dir = mkdtempSync(join(tmpdir(), `${GATE_DIR_PREFIX}${process.pid}-`));
       bashGate = { dir, file: join(dir, 'gate.bash') };
       const made = bashGate.dir;
       process.once('exit', () => rmSync(made, { recursive: true, force: true }));
