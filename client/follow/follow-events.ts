@@ -208,7 +208,7 @@ class ChainFollower {
         }
         appendPage(history, page.events);
         this.noteInput(page.events);
-        this.noteChildren(page.events);
+        this.noteChildren(page.events, history);
         if (this.opts.follow && page.events.some((e) => e.workflowTaskCompletedEventAttributes)) {
           if (!this.endFromFile && !(await this.fromFile(history))) await this.replay(history, false);
         }
@@ -270,15 +270,24 @@ class ChainFollower {
     if (this.depth === 0) this.opts.onInput?.(input);
   }
 
-  private noteChildren(events: HistoryEvent[]): void {
+  /**
+   * Follow the sub-loops that `events` show started. Started, not initiated: the parent's history
+   * records the initiation before the server has created the child, and reading the child's
+   * history in that moment fails (not found): under load its lines were lost from the display.
+   */
+  private noteChildren(events: HistoryEvent[], history: HistoryEvent[]): void {
     if (this.opts.children === false) return;
     for (const e of events) {
-      const started = e.startChildWorkflowExecutionInitiatedEventAttributes;
-      const id = started?.workflowId;
+      const started = e.childWorkflowExecutionStartedEventAttributes;
+      const id = started?.workflowExecution?.workflowId;
       if (!id || this.seenChildren.has(id)) continue;
+      const initiatedId = Number(started.initiatedEventId);
+      const initiated = history.find(
+        (h) => Number(h.eventId) === initiatedId,
+      )?.startChildWorkflowExecutionInitiatedEventAttributes;
       // A parallel state's items (memo `item`) are not sub-loop states: their ends are the parent's
       // `item_done` events, and their own events are read from each child (`logs <child id>`).
-      if (started?.memo?.fields?.item !== undefined) continue;
+      if (initiated?.memo?.fields?.item !== undefined) continue;
       this.seenChildren.add(id);
       const gate = new Gate(this.startsAhead > 0);
       if (this.startsAhead > 0) this.startsAhead -= 1;

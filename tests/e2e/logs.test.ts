@@ -112,7 +112,7 @@ describe('ll-loop run: action output in the progress display', () => {
       /\[1\/50\] build → echo build-out-marker.*\n {7}out│ build-out-marker\n {7}err│ build-err-marker\n/,
     );
     expect(r.stdout).toContain('out│ big-end-marker');
-    expect(r.stdout).toContain('out│ inner-out-marker');
+    expect(r.stdout, r.stderr).toContain('out│ inner-out-marker');
     expect(r.stdout).toContain('out│ check-line-1\n');
     // A quick sub-loop's lines come under the state that runs it, not before the parent's earlier ones.
     expect(r.stdout.indexOf('[1/50] sub → loop inner')).toBeGreaterThan(r.stdout.indexOf('out│ big-end-marker'));
