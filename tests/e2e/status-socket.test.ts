@@ -82,6 +82,30 @@ function sharedProject(name: string): () => Promise<string> {
     })());
 }
 
+/**
+ * `ll-loop <args>` through the checkout worker and then asking Temporal itself
+ * (`LL_START_SOCKET=0`): the first is served by the worker (one more line in its log, as
+ * `servedCount` counts them) and loads no SDK, the second is not served, and both print the same
+ * (`same` blanks what moves between two asks). Returns the first's result for further checks.
+ */
+async function sameThroughWorker(
+  dir: string,
+  args: string[],
+  servedCount: (dir: string) => number,
+  same: (text: string) => string = (text) => text,
+) {
+  const before = servedCount(dir);
+  const socket = await probed(dir, args);
+  expect(socket.code, socket.stderr).toBe(0);
+  expect(servedCount(dir), args.join(' ')).toBe(before + 1);
+  expect(socket.sdk, args.join(' ')).toEqual([]);
+  const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
+  expect(servedCount(dir)).toBe(before + 1);
+  expect(same(socket.stdout), args.join(' ')).toBe(same(itself.stdout));
+  expect(socket.stderr).toBe(itself.stderr);
+  return socket;
+}
+
 const served = (dir: string) => (workerLog(dir).match(/ll-loop status \S+: \S+ \(start socket\)/g) ?? []).length;
 
 describe('ll-loop status through the checkout worker', () => {
@@ -98,15 +122,7 @@ describe('ll-loop status through the checkout worker', () => {
       ['status', 'quick'],
       ['status', 'quick', '--json'],
     ]) {
-      const before = served(dir);
-      const socket = await probed(dir, args);
-      expect(socket.code, socket.stderr).toBe(0);
-      expect(served(dir), args.join(' ')).toBe(before + 1);
-      expect(socket.sdk, args.join(' ')).toEqual([]);
-      const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
-      expect(served(dir)).toBe(before + 1);
-      expect(normal(socket.stdout)).toBe(normal(itself.stdout));
-      expect(socket.stderr).toBe(itself.stderr);
+      await sameThroughWorker(dir, args, served, normal);
     }
     expect((await server.cli(dir, ['status', 'held'])).stdout).toContain('state:        wait (action running)');
     writeFileSync(join(dir, 'held.go'), '');
@@ -161,15 +177,7 @@ describe('ll-loop logs through the checkout worker', () => {
       ['logs', 'held'],
       ['logs', 'held', '--json'],
     ]) {
-      const before = logsServed(dir);
-      const socket = await probed(dir, args);
-      expect(socket.code, socket.stderr).toBe(0);
-      expect(logsServed(dir), args.join(' ')).toBe(before + 1);
-      expect(socket.sdk, args.join(' ')).toEqual([]);
-      const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
-      expect(logsServed(dir)).toBe(before + 1);
-      expect(socket.stdout).toBe(itself.stdout);
-      expect(socket.stderr).toBe(itself.stderr);
+      await sameThroughWorker(dir, args, logsServed);
     }
     const text = (await server.cli(dir, ['logs', 'talk'])).stdout;
     expect(text).toContain('=== say · pass 1 · exit 0');
@@ -211,15 +219,7 @@ describe('ll-loop history through the checkout worker', () => {
       ['history', 'talk', id, '--event', 'state_enter'],
       ['history', 'held'],
     ]) {
-      const before = historyServed(dir);
-      const socket = await probed(dir, args);
-      expect(socket.code, socket.stderr).toBe(0);
-      expect(historyServed(dir), args.join(' ')).toBe(before + 1);
-      expect(socket.sdk, args.join(' ')).toEqual([]);
-      const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
-      expect(historyServed(dir)).toBe(before + 1);
-      expect(normal(socket.stdout)).toBe(normal(itself.stdout));
-      expect(socket.stderr).toBe(itself.stderr);
+      await sameThroughWorker(dir, args, historyServed, normal);
     }
     expect((await server.cli(dir, ['history', 'talk', id])).stdout).toMatch(/state_enter +state=say/);
     writeFileSync(join(dir, 'held.go'), '');
@@ -271,15 +271,7 @@ describe('ll-loop list --running and queue list through the checkout worker', ()
       ['queue', 'list'],
       ['queue', 'list', '--json'],
     ]) {
-      const before = runningServed(dir);
-      const socket = await probed(dir, args);
-      expect(socket.code, socket.stderr).toBe(0);
-      expect(runningServed(dir), args.join(' ')).toBe(before + 1);
-      expect(socket.sdk, args.join(' ')).toEqual([]);
-      const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
-      expect(runningServed(dir)).toBe(before + 1);
-      expect(steady(socket.stdout)).toBe(steady(itself.stdout));
-      expect(socket.stderr).toBe(itself.stderr);
+      const socket = await sameThroughWorker(dir, args, runningServed, steady);
       expect(socket.stdout, args.join(' ')).toContain(heldId);
     }
     const listed = JSON.parse((await server.cli(dir, ['list', '--running', '--json'])).stdout) as {
