@@ -145,13 +145,12 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
   // Fast path without the lock: a server that answers as Temporal is checked and reused (on the
   // SDK connection the caller keeps, else without the SDK). A port that is open but not (yet)
   // answering may be a server another process is still starting: decide under the lock.
-  const running =
-    opts.keepConnection === true
-      ? await reuseRunning(address, uiUrl, dataDir, (admin) => whoseServer(admin, dataDir, address, uiUrl, opts))
-      : (await probeTemporal(address)).kind === 'temporal'
-        ? await reuse()
-        : undefined;
-  if (running) return running;
+  if (opts.keepConnection === true) {
+    const running = await reuseRunning(address, uiUrl, dataDir, (admin) =>
+      whoseServer(admin, dataDir, address, uiUrl, opts),
+    );
+    if (running) return running;
+  } else if ((await probeTemporal(address)).kind === 'temporal') return reuse();
 
   // Find (maybe install) the CLI before taking the start lock: an install can
   // take minutes and has its own lock; the start lock only covers the start.
