@@ -40,13 +40,19 @@ const external = [
   '@modelcontextprotocol/*',
   'ajv',
 ];
+/** The CommonJS bundle's name in dist/cli/ (bin/ll-loop.js loads it by this name). */
+const WHOLE = 'whole.cjs';
+const WHOLE_BANNER =
+  "const __llCreateRequire = require('node:module').createRequire; const __llMetaUrl = require('node:url').pathToFileURL(__filename).href;";
+/** Packages published only as ES modules: bundled into the CommonJS file, which cannot require them. */
+const ESM_ONLY = ['execa', '@inquirer/*'];
 // `--help` reads the usage lines next to the module that reads them (client/commands/usage-index.ts).
 const usage = join(root, 'dist', 'client', 'commands', 'usage.json');
 
 /** Rewrite every chunk of `dir` as ASCII: V8 keeps each module's source at one byte per character then. */
 async function asciiChunks(dir) {
   const { asciiSource } = await import(join(root, 'dist', 'worker', 'ascii-source.js'));
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.js') || n.endsWith('.cjs'))) {
     const file = join(dir, name);
     const code = readFileSync(file, 'utf8');
     const ascii = asciiSource(code);
@@ -168,22 +174,36 @@ const outdir = join(root, 'dist', 'cli');
 rmSync(outdir, { recursive: true, force: true });
 // An earlier build's second bundle (the lean one): nothing reads it any more.
 rmSync(join(root, 'dist', 'cli-lean'), { recursive: true, force: true });
-const result = await build({
+const common = {
   entryPoints: [entry],
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
-  banner: { js: banner },
   logLevel: 'warning',
   metafile: true,
   absWorkingDir: root,
-  outdir,
-  external,
   plugins: [protoAsJson(), noWorkflowBundler(), fileRelative()],
+};
+const result = await build({ ...common, splitting: true, format: 'esm', banner: { js: banner }, outdir, external });
+/**
+ * The same CLI as one CommonJS file, for the commands bin/ll-loop.js loads with V8's code cache
+ * (bin/code-cache.js: Node 20 caches no ES module's code). `import.meta.url` is the file's own
+ * URL, as in the chunks beside it. The ES-module-only packages (execa, the prompts) are inside:
+ * Node 20 cannot `require()` them.
+ */
+const whole = await build({
+  ...common,
+  format: 'cjs',
+  banner: { js: WHOLE_BANNER },
+  define: { 'import.meta.url': '__llMetaUrl' },
+  outfile: join(outdir, WHOLE),
+  external: external.filter((e) => !ESM_ONLY.includes(e)),
+  // The SDK's thread-based workflow runner and debug replayer resolve files beside themselves;
+  // ll-loop runs neither (workflows and replays run on the main thread), as in the chunks above.
+  logOverride: { 'require-resolve-not-external': 'silent' },
 });
 await asciiChunks(outdir);
 if (existsSync(usage)) copyFileSync(usage, join(outdir, 'usage.json'));
-writeFileSync(join(outdir, 'sdk-chunks.json'), `${JSON.stringify(sdkChunks(result.metafile, outdir), null, 1)}\n`);
-console.log(`cli bundle: ${join(outdir, 'cli.js')}`);
+const chunks = { ...sdkChunks(result.metafile, outdir), ...sdkChunks(whole.metafile, outdir) };
+writeFileSync(join(outdir, 'sdk-chunks.json'), `${JSON.stringify(chunks, null, 1)}\n`);
+console.log(`cli bundle: ${join(outdir, 'cli.js')} (and ${WHOLE})`);

@@ -2,7 +2,8 @@
  * Which `@temporalio/*` packages a command loads. A module preloaded with `node --import` notes
  * every module file the process loads (ESM loader hooks) and every `@temporalio/*` require, and
  * when the process exits writes the packages they carry: a file of the CLI bundle counts for the
- * SDK packages bundled into it (dist/cli/sdk-chunks.json, written by the build), a file of
+ * SDK packages bundled into it (dist/cli/sdk-chunks.json, written by the build; the CommonJS
+ * bundle, which bin/code-cache.js runs from its source, counts once it requires a package), a file of
  * node_modules/@temporalio/<package>/ for that package. For the commands that must not load the
  * SDK when the checkout's worker serves them, and for the bundle's own checks.
  */
@@ -26,6 +27,9 @@ register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}))
 const files = new Set();
 const load = Module._load;
 Module._load = function (request, parent, ...rest) {
+  // The CommonJS bundle is run from its source (bin/code-cache.js), not loaded as a module: it
+  // shows as the parent of the packages it requires.
+  if (parent && /[\\/]dist[\\/]cli[\\/][^\\/]+\\.cjs$/.test(parent.filename ?? '')) files.add(parent.filename);
   if (typeof request === 'string' && (request.startsWith('@temporalio/') || request.includes('node_modules'))) {
     try {
       files.add(Module._resolveFilename(request, parent));
@@ -52,7 +56,7 @@ process.on('exit', () => {
       else sdk.add(pkg[1]);
       continue;
     }
-    const chunk = /\\/dist\\/cli\\/([^/]+\\.js)$/.exec(p);
+    const chunk = /\\/dist\\/cli\\/([^/]+\\.c?js)$/.exec(p);
     if (!chunk) continue;
     const dir = dirname(file);
     if (!chunks.has(dir)) {
