@@ -156,6 +156,24 @@ function fileRelative() {
   };
 }
 
+/**
+ * The CommonJS bundle holds every package it bundles, and runs each one's module on its first
+ * `require` (esbuild's `__commonJS`): that first require is reported to `globalThis.__llModuleInit`
+ * (the module's path in node_modules) when a process has set it. The tests' probe
+ * (tests/support/sdk-probe.ts) does, to tell which parts of the SDK a command started; nothing
+ * else sets it.
+ */
+function reportModuleInits(file) {
+  const code = readFileSync(file, 'utf8');
+  const helper = 'return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;';
+  if (!code.includes(helper))
+    throw new Error(`${file}: esbuild's __commonJS helper is not the one reportModuleInits knows; update it`);
+  const reporting =
+    'return mod || (globalThis.__llModuleInit?.(__getOwnPropNames(cb)[0]), ' +
+    '(0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod)), mod.exports;';
+  writeFileSync(file, code.replace(helper, reporting));
+}
+
 /** `{ "<chunk file>": ["@temporalio/client", …] }` for every output that carries SDK code. */
 function sdkChunks(metafile, outdir) {
   const chunks = {};
@@ -191,7 +209,7 @@ const result = await build({ ...common, splitting: true, format: 'esm', banner: 
  * URL, as in the chunks beside it. The ES-module-only packages (execa, the prompts) are inside:
  * Node 20 cannot `require()` them.
  */
-const whole = await build({
+await build({
   ...common,
   format: 'cjs',
   banner: { js: WHOLE_BANNER },
@@ -202,8 +220,8 @@ const whole = await build({
   // ll-loop runs neither (workflows and replays run on the main thread), as in the chunks above.
   logOverride: { 'require-resolve-not-external': 'silent' },
 });
+reportModuleInits(join(outdir, WHOLE));
 await asciiChunks(outdir);
 if (existsSync(usage)) copyFileSync(usage, join(outdir, 'usage.json'));
-const chunks = { ...sdkChunks(result.metafile, outdir), ...sdkChunks(whole.metafile, outdir) };
-writeFileSync(join(outdir, 'sdk-chunks.json'), `${JSON.stringify(chunks, null, 1)}\n`);
+writeFileSync(join(outdir, 'sdk-chunks.json'), `${JSON.stringify(sdkChunks(result.metafile, outdir), null, 1)}\n`);
 console.log(`cli bundle: ${join(outdir, 'cli.js')} (and ${WHOLE})`);

@@ -3,7 +3,7 @@
  * every module file the process loads (ESM loader hooks) and every `@temporalio/*` require, and
  * when the process exits writes the packages they carry: a file of the CLI bundle counts for the
  * SDK packages bundled into it (dist/cli/sdk-chunks.json, written by the build; the CommonJS
- * bundle, which bin/code-cache.js runs from its source, counts once it requires a package), a file of
+ * bundle, which holds them all, reports each bundled package it starts), a file of
  * node_modules/@temporalio/<package>/ for that package. For the commands that must not load the
  * SDK when the checkout's worker serves them, and for the bundle's own checks.
  */
@@ -25,11 +25,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}));
 const files = new Set();
+// The CommonJS bundle (dist/cli/whole.cjs) reports each bundled module it starts (tools/bundle-cli.mjs).
+const bundledModules = new Set();
+globalThis.__llModuleInit = (path) => bundledModules.add(path);
 const load = Module._load;
 Module._load = function (request, parent, ...rest) {
-  // The CommonJS bundle is run from its source (bin/code-cache.js), not loaded as a module: it
-  // shows as the parent of the packages it requires.
-  if (parent && /[\\/]dist[\\/]cli[\\/][^\\/]+\\.cjs$/.test(parent.filename ?? '')) files.add(parent.filename);
   if (typeof request === 'string' && (request.startsWith('@temporalio/') || request.includes('node_modules'))) {
     try {
       files.add(Module._resolveFilename(request, parent));
@@ -47,6 +47,10 @@ process.on('exit', () => {
   }
   const sdk = new Set();
   const native = [];
+  for (const path of bundledModules) {
+    const pkg = /node_modules\\/(@temporalio\\/[^/]+)\\//.exec(path);
+    if (pkg) sdk.add(pkg[1] + ' (bundled)');
+  }
   const chunks = new Map();
   for (const file of files) {
     const p = file.replace(/\\\\/g, '/');
@@ -56,7 +60,7 @@ process.on('exit', () => {
       else sdk.add(pkg[1]);
       continue;
     }
-    const chunk = /\\/dist\\/cli\\/([^/]+\\.c?js)$/.exec(p);
+    const chunk = /\\/dist\\/cli\\/([^/]+\\.js)$/.exec(p);
     if (!chunk) continue;
     const dir = dirname(file);
     if (!chunks.has(dir)) {
