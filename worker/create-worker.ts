@@ -42,6 +42,11 @@ export interface LoopWorkerOptions {
   shutdownGraceTime?: string;
   /** Runs kept in the worker's cache between their workflow tasks (default {@link DEFAULT_MAX_CACHED_WORKFLOWS}). */
   maxCachedWorkflows?: number;
+  /**
+   * How long one activation may run without yielding before its workflow task fails (default
+   * {@link WORKFLOW_DEADLOCK_TIMEOUT}); the deadlock detector's test shortens it.
+   */
+  deadlockTimeout?: string;
 }
 
 /** How long one activation's workflow code may run without yielding (the SDK's default off the main thread). */
@@ -147,7 +152,7 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     // under the given options. The SDK's version is pinned, and
     // tests/integration/deadlock-detector.test.ts fails if the option stops being read.
     debugMode: true,
-    ...({ isolateExecutionTimeout: WORKFLOW_DEADLOCK_TIMEOUT } as object),
+    ...({ isolateExecutionTimeout: options.deadlockTimeout ?? WORKFLOW_DEADLOCK_TIMEOUT } as object),
     shutdownGraceTime: options.shutdownGraceTime ?? '2s',
     ...(options.identity ? { identity: options.identity } : {}),
     // Cancellation (ll-loop stop, a timeout, a stopped parent) reaches a running activity only in

@@ -2,7 +2,10 @@
  * Workflows run on the worker's main thread (worker/create-worker.ts), where the SDK lifts its
  * deadlock detector unless it is set again: workflow code that never yields must still fail its
  * workflow task after WORKFLOW_DEADLOCK_TIMEOUT instead of holding the worker's thread forever.
- * The worker here is ll-loop's own (createLoopWorker) with a bundle of one spinning workflow.
+ * The worker here is ll-loop's own (createLoopWorker) with a bundle of one spinning workflow, and
+ * the timeout shortened to 1 s: what is tested is that the SDK reads the option at all, and each
+ * second of the timeout is a second of this process's CPU, spent twice (the task is retried
+ * while the test looks at the history).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,7 @@ afterAll(async () => {
 
 it('workflow code that never yields fails its task after the deadlock timeout; the run stays open', async () => {
   expect(WORKFLOW_DEADLOCK_TIMEOUT).toBe('5s');
+  const deadlockTimeout = '1s';
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(FIXTURES, 'spinning-workflow', 'workflows.ts'),
     logger: new DefaultLogger('ERROR'),
@@ -29,7 +33,7 @@ it('workflow code that never yields fails its task after the deadlock timeout; t
   writeFileSync(bundlePath, code);
   const { client, native } = await temporal();
   const taskQueue = `deadlock-${randomUUID()}`;
-  const { worker } = await createLoopWorker({ connection: native, taskQueue, bundlePath });
+  const { worker } = await createLoopWorker({ connection: native, taskQueue, bundlePath, deadlockTimeout });
   await worker.runUntil(async () => {
     const handle = await client.workflow.start('spinForever', { taskQueue, workflowId: `spin-${randomUUID()}` });
     try {
@@ -41,7 +45,7 @@ it('workflow code that never yields fails its task after the deadlock timeout; t
             ?.message ?? undefined;
         if (failure === undefined) await new Promise((r) => setTimeout(r, 100));
       }
-      expect(failure).toBe('Script execution timed out after 5000ms');
+      expect(failure).toBe('Script execution timed out after 1000ms');
       // A deadlock fails the workflow task, not the run: it stays open for a fixed worker.
       expect((await handle.describe()).status.name).toBe('RUNNING');
     } finally {
