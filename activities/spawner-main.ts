@@ -22,8 +22,11 @@ const running = new Map<number, AbortController>();
 let leaving = false;
 
 function reply(message: SpawnerReply): void {
-  // The worker may be gone already: the result then has no one to go to.
-  if (process.connected) process.send?.(message);
+  // The worker may be gone already: the result then has no one to go to. It can also go while
+  // the message is on its way (a command that ran one action and exited): the send then fails
+  // with EPIPE, given to the callback, where without one it would crash this process with a
+  // stack trace on the command's terminal; the channel's `disconnect` ends this process.
+  if (process.connected) process.send?.(message, undefined, {}, () => undefined);
 }
 
 async function run(request: Extract<SpawnerRequest, { t: 'run' }>): Promise<void> {
