@@ -3,9 +3,8 @@
  * of the functions an earlier process of the same command compiled, so this one neither parses
  * nor compiles them again. Node 20 has no compile cache for ES modules; a `vm.Script` takes one.
  *
- * Used by bin/ll-loop.js for the commands that load most of the bundle (a worker, `run`,
- * `resume`; the figures are there). Commands that load little keep the split ES-module bundle,
- * which reads only their chunks.
+ * Used by bin/ll-loop.js for the commands it lists, each measured faster so (the figures are
+ * there). The others keep the split ES-module bundle, which reads only their chunks.
  *
  * The cache: `<dist/cli>/code-cache/<command>-<flags>.bin`, one per command and set of Node
  * flags (V8 refuses a cache made under other flags). A process that found none, or whose cache
