@@ -5,9 +5,10 @@
  * passed as data, and values far above the argv/environment limits arriving intact.
  */
 import { actionJournalDir } from '../../worker/create-worker.js';
+import { journalFile } from '../../activities/action-journal.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { filesUnder, historyText } from '../support/leak-scan.js';
 import { closeTemporal, definition, project, runLoop, temporal, toolEnv } from './harness.js';
@@ -57,7 +58,12 @@ describe('secrets stay secret', () => {
     expect(history).not.toContain(secret);
 
     // The worker's journal of completed actions (activities/action-journal.ts) holds the masked results.
-    const journal = filesUnder(actionJournalDir()).filter((f) =>
+    // The run's own entries: one directory per run (journalFile), not the whole test run's journal.
+    const { runId } = await (await temporal()).client.workflow.getHandle(run.workflowId).describe();
+    const runJournal = dirname(
+      journalFile(actionJournalDir(), { workflowId: run.workflowId, runId, activityId: 'any' }),
+    );
+    const journal = filesUnder(runJournal).filter((f) =>
       readFileSync(f, 'utf8').includes(`"workflow_id":"${run.workflowId}"`),
     );
     expect(journal.length).toBeGreaterThanOrEqual(3);
