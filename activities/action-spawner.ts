@@ -20,6 +20,7 @@ import type { ActionResult } from '../fsm/types.js';
 import { PACKAGE_ROOT } from '../host/paths.js';
 import { SpawnError, runProcess, type RunProcessOptions } from './process.js';
 import type { SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
+import { spawnerStartEnv } from './spawner-env.js';
 
 /** How actions are started: {@link runProcess} itself, or through the spawner. */
 export type Launch = (opts: RunProcessOptions) => Promise<ActionResult>;
@@ -145,6 +146,7 @@ export class ActionSpawner {
     if (this.child !== undefined) return;
     const child = fork(this.entry, [], {
       execArgv: SPAWNER_NODE_ARGS,
+      env: spawnerStartEnv(process.env),
       // A session of its own: a Ctrl-C at the terminal reaches the worker, which decides.
       detached: true,
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

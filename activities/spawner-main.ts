@@ -17,6 +17,10 @@
 import { startGroupWatchdog } from './group-reaper.js';
 import { SpawnError, runProcess } from './process.js';
 import type { SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
+import { restoreWorkerEnv } from './spawner-env.js';
+
+// Before any action starts: they run with the worker's environment (runProcess reads process.env).
+restoreWorkerEnv(process.env);
 
 const running = new Map<number, AbortController>();
 let leaving = false;

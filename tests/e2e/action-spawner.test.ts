@@ -147,6 +147,26 @@ describe('the action spawner', () => {
     expect((await own.launch(opts('exit 3'))).exit_code).toBe(3);
     own.close();
   });
+
+  it('starts without NODE_EXTRA_CA_CERTS (Node would parse the file as it starts) and gives it to its actions as the worker has it', async () => {
+    const certs = join(dir, 'extra-ca.pem');
+    const before = process.env.NODE_EXTRA_CA_CERTS;
+    process.env.NODE_EXTRA_CA_CERTS = certs;
+    const own = new ActionSpawner(ENTRY);
+    try {
+      const script = 'echo "certs=$NODE_EXTRA_CA_CERTS"; env | grep -c "^LL_SPAWNER_" || true';
+      const there = await own.launch(opts(script));
+      expect(there.output).toBe(`certs=${certs}\n0\n`);
+      expect(comparable(there)).toEqual(comparable(await runProcess(opts(script))));
+      // The environment the spawner's Node started with.
+      const started = readFileSync(`/proc/${own.pid}/environ`, 'utf8').split('\0');
+      expect(started.filter((v) => v.startsWith('NODE_EXTRA_CA_CERTS='))).toEqual([]);
+    } finally {
+      own.close();
+      if (before === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+      else process.env.NODE_EXTRA_CA_CERTS = before;
+    }
+  });
 });
 
 /** The URLs of the modules that importing `entry` (a file of dist/) loads, in a fresh Node. */
