@@ -8,16 +8,39 @@
  * niced beside the tests, they take the cores the tests leave idle and yield them whenever a test
  * wants them, so the tests see the same machine as before.
  *
+ * Both start without NODE_EXTRA_CA_CERTS (see {@link testEnv}).
+ *
  * Output: vitest's streams through as it runs; the checks' output is printed whole when they end.
  * The exit code is vitest's when it failed, else the checks', else 0.
  */
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LOWEST_PRIORITY = 19;
+
+/**
+ * The environment of the tests and the checks: this process's without NODE_EXTRA_CA_CERTS.
+ *
+ * Why: Node 20 reads and parses that file as each process starts, before any code runs
+ * (nodejs/node#40524; OpenSSL 3 is slow at it): with Debian's bundle of ~140 certificates, as
+ * machines that set it for a proxy often have, `node -e 0` takes 0.16 s of CPU instead of 0.04 s.
+ * The suite starts some 900 Node processes (commands, workers, spawners, fake tools): ~100 s of
+ * CPU on a 2-core machine, for certificates nothing in it uses: its servers are local and plain
+ * (the Temporal dev server, the fake LLM and MCP servers on 127.0.0.1), and the cluster tier's TLS
+ * tests pass their CA themselves. The one download a test run may need, the Temporal CLI, is
+ * made here first, with this process's environment as the user set it ({@link ensureTemporalCli}).
+ */
+const { NODE_EXTRA_CA_CERTS: extraCaCerts, ...testEnv } = process.env;
+
+/** Find (or install) the Temporal CLI before the tests run without the extra certificates. */
+async function ensureTemporalCli() {
+  const module = join(root, 'dist', 'client', 'temporal', 'temporal-cli.js');
+  const { findTemporalCli } = await import(pathToFileURL(module).href);
+  await findTemporalCli({ install: true, log: (m) => process.stdout.write(`[run-tests] ${m}\n`) });
+}
 
 /** Run the static checks niced; resolve with their exit code once their output is printed. */
 function staticChecks() {
@@ -27,6 +50,7 @@ function staticChecks() {
     // Ctrl-C then reaches only vitest, this process passes it on.
     const child = spawn(process.execPath, [join(root, 'tools', 'static-checks.mjs')], {
       cwd: root,
+      env: testEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -57,7 +81,7 @@ function vitest(args) {
     const bin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
     // `npm test` built dist/ from these sources a moment ago: the test setup takes the workflow
     // bundle from there instead of running webpack again (tests/setup/workflow-bundle.ts).
-    const env = { ...process.env, LL_TEST_FRESH_BUILD: '1' };
+    const env = { ...testEnv, LL_TEST_FRESH_BUILD: '1' };
     const child = spawn(process.execPath, [bin, 'run', ...args], { cwd: process.cwd(), stdio: 'inherit', env });
     running.add(child);
     child.on('close', () => running.delete(child));
@@ -85,6 +109,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+// A failure here is left to the test setup, which reports it with its fix.
+if (extraCaCerts !== undefined) await ensureTemporalCli().catch(() => undefined);
 const checks = staticChecks();
 const testsCode = await vitest(process.argv.slice(2));
 const checked = await checks;
