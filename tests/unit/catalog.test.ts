@@ -6,7 +6,7 @@
  * on Temporal is in tests/integration/catalog.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
@@ -103,14 +103,28 @@ describe('the built-in loops', () => {
     expect(problem?.file).toBe(join(BUILTIN_LOOPS_DIR, 'test-until-pass.yaml'));
   });
 
-  it('ship with the package (npm pack lists loops/*.yaml and the fragment libraries in loops/lib/)', () => {
-    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-      cwd: PACKAGE_ROOT,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+  it('ship with the package (npm pack lists loops/*.yaml and the fragment libraries in loops/lib/, and no code cache of this machine)', () => {
+    // A file of the CLI's code cache as it writes them beside its bundle (bin/code-cache.js): made
+    // by this machine's V8 for this machine, it has no place in a package.
+    const cacheDir = join(PACKAGE_ROOT, 'dist', 'cli', 'code-cache');
+    mkdirSync(cacheDir, { recursive: true });
+    const cached = join(cacheDir, `npm-pack-probe-${process.pid}.bin`);
+    writeFileSync(cached, 'not code');
+    const r = (() => {
+      try {
+        return spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+          cwd: PACKAGE_ROOT,
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+      } finally {
+        rmSync(cached, { force: true });
+      }
+    })();
     expect(r.status).toBe(0);
     const files = (JSON.parse(r.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+    expect(files).toContain('dist/cli/whole.cjs');
+    expect(files.filter((f) => f.startsWith('dist/cli/code-cache/'))).toEqual([]);
     const shipped = readdirSync(BUILTIN_LOOPS_DIR, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
       .map((e) => relative(PACKAGE_ROOT, join(e.parentPath, e.name)));
