@@ -1,12 +1,14 @@
 /**
- * `npm test` after the build: `vitest run` (with the arguments given to `npm test`) and, beside it,
- * the static checks (`npm run lint` and `npm run typecheck` in one process, tools/static-checks.mjs,
- * which builds each TypeScript program once for both) at the lowest CPU priority.
+ * `npm test`: the build (`npm run build`, tools/build.mjs), then `vitest run` (with the arguments
+ * given to `npm test`); and from the start, beside them, the static checks (`npm run lint` and
+ * `npm run typecheck` in one process, tools/static-checks.mjs, which builds each TypeScript
+ * program once for both) at the lowest CPU priority.
  *
  * Why beside and niced: the suite's tests often wait (on servers, deadlines and processes), and
  * the static checks are ~100 s of pure CPU. Run first, they held every test back by a minute;
  * niced beside the tests, they take the cores the tests leave idle and yield them whenever a test
- * wants them, so the tests see the same machine as before.
+ * wants them, so the tests see the same machine as before. They read the sources, not dist/, so
+ * they start with the build, which leaves a core idle part of its time.
  *
  * Both start without NODE_EXTRA_CA_CERTS (see {@link testEnv}).
  *
@@ -75,6 +77,24 @@ function staticChecks() {
   });
 }
 
+/** `node tools/build.mjs` with the terminal; resolve with its exit code. */
+function build() {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(root, 'tools', 'build.mjs')], {
+      cwd: root,
+      stdio: 'inherit',
+      env: testEnv,
+    });
+    running.add(child);
+    child.on('close', () => running.delete(child));
+    child.on('error', (err) => {
+      process.stderr.write(`error: could not start the build: ${err.message}\n`);
+      resolve(1);
+    });
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
 /** `vitest run <args>` with the terminal; resolve with its exit code. */
 function vitest(args) {
   return new Promise((resolve) => {
@@ -109,10 +129,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-// A failure here is left to the test setup, which reports it with its fix.
-if (extraCaCerts !== undefined) await ensureTemporalCli().catch(() => undefined);
 const checks = staticChecks();
-const testsCode = await vitest(process.argv.slice(2));
+const built = await build();
+// A failure here is left to the test setup, which reports it with its fix.
+if (built === 0 && extraCaCerts !== undefined) await ensureTemporalCli().catch(() => undefined);
+const testsCode = built === 0 ? await vitest(process.argv.slice(2)) : built;
 const checked = await checks;
 if (checked.status !== 0) process.stdout.write(`\nstatic checks failed: ${checked.name} (output above)\n`);
 process.exitCode = testsCode !== 0 ? testsCode : checked.status;
