@@ -17,7 +17,11 @@ import { waitFor } from '../support/processes.js';
 
 afterAll(closeTemporal);
 
-/** `looks` lists the items each one looks for; an item alone looks for `waitS` seconds. */
+/**
+ * An item looks for another running item of the names `looksFor` matches, for `waitS` seconds
+ * at most: once it saw one it says so (`<item>.saw`) and leaves, and an item that finds another
+ * saw it leaves too (they ran at once, nothing more to learn), instead of looking out its time.
+ */
 function fanProject(waitS: number) {
   const p = project();
   mkdirSync(join(p.cwd, '.loops'));
@@ -38,7 +42,10 @@ states:
         for f in marks/${looksFor}*.running; do
           [ -e "$f" ] && [ "$f" != "marks/\${context.item}.running" ] && seen=$(basename "$f" .running)
         done
-        [ -n "$seen" ] && break
+        [ -n "$seen" ] && touch "marks/\${context.item}.saw" && break
+        for f in marks/${looksFor}*.saw; do
+          [ -e "$f" ] && [ "$f" != "marks/\${context.item}.saw" ] && break 2
+        done
         sleep 0.1
       done
       rm "marks/\${context.item}.running"
