@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCliBinary } from '../support/cli.js';
-import { freePort } from '../support/processes.js';
+import { freePort, waitFor } from '../support/processes.js';
 
 let cwd: string;
 let env: NodeJS.ProcessEnv;
@@ -194,17 +194,20 @@ describe('ll-loop run: action output in the progress display', () => {
 
 describe('ll-loop logs --follow', () => {
   it('keeps printing actions until the run ends', async () => {
+    // The second action ends once the follower has shown the first: it follows a run under way.
+    const release = join(cwd, 'release-slow');
     loop(
       'slow',
       `name: slow
-description: two actions a few seconds apart
+description: two actions, the second held until the test lets it end
 initial: first
 states:
   first:
     action: "echo first-marker"
     next: second
   second:
-    action: "sleep 5; echo second-marker"
+    action: "while [ ! -f ${release} ]; do sleep 0.05; done; echo second-marker"
+    timeout: 120
     next: done
   done:
     terminal: true
@@ -213,11 +216,21 @@ states:
     const started = await cli(['run', 'slow', '--background', '--json']);
     expect(started.code).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
-    const r = await cli(['logs', id, '--follow']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('first-marker');
-    expect(r.stdout).toContain('second-marker');
-    expect(r.stderr).not.toContain('still running');
+    const follower = spawn(process.execPath, [BIN, 'logs', id, '--follow'], { cwd, env });
+    let out = '';
+    let err = '';
+    follower.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    follower.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => follower.once('exit', resolve));
+    try {
+      await waitFor('the follower to show the first action', () => out.includes('first-marker'), 45_000, 50);
+      expect(out).not.toContain('second-marker');
+    } finally {
+      writeFileSync(release, '');
+    }
+    expect(await exited).toBe(0);
+    expect(out).toContain('second-marker');
+    expect(err).not.toContain('still running');
   });
 
   it("prints a running action's lines as they are written, before the action ends", async () => {
