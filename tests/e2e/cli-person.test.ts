@@ -55,7 +55,7 @@ describe('resume --background', () => {
   it('returns as soon as the resumed run has started, and the run finishes by itself', async () => {
     loop(
       'gate',
-      'name: gate\ninitial: a\nstates:\n  a:\n    action: "test -f gate-open"\n    on_yes: b\n  b:\n    action: "sleep 2; echo through > gate.out"\n    terminal: true\n',
+      'name: gate\ninitial: a\nstates:\n  a:\n    action: "test -f gate-open"\n    on_yes: b\n  b:\n    action: "while [ ! -f gate-end ]; do sleep 0.05; done; echo through > gate.out"\n    timeout: 120\n    terminal: true\n',
     );
     const failed = await cli(['run', 'gate', '--json']);
     expect(failed.code).toBe(5);
@@ -68,8 +68,9 @@ describe('resume --background', () => {
     const resumed = await cli(['resume', id, '--background', '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toEqual({ instance_id: `${id}-r1`, resumed_from: id });
-    // It returned before the 2 s action could have ended: the run goes on without this process.
+    // It returned with the action still held (until gate-end): the run goes on without this process.
     expect(existsSync(join(cwd, 'gate.out'))).toBe(false);
+    writeFileSync(join(cwd, 'gate-end'), '');
     await waitFor('the resumed run to finish', () => existsSync(join(cwd, 'gate.out')), 60_000);
     expect(readFileSync(join(cwd, 'gate.out'), 'utf8').trim()).toBe('through');
     const status = await cli(['status', `${id}-r1`]);
