@@ -30,6 +30,17 @@ function runIdOf(stdout: string): string {
   return id!;
 }
 
+/** `ll-loop logs <id> --follow` started beside the test: what it has printed so far, and its exit. */
+function follow(id: string): { out: () => string; err: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, 'logs', id, '--follow'], { cwd, env });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { out: () => out, err: () => err, exited };
+}
+
 /** Characters a terminal acts on (tab and newline aside). */
 // eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -216,21 +227,16 @@ states:
     const started = await cli(['run', 'slow', '--background', '--json']);
     expect(started.code).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
-    const follower = spawn(process.execPath, [BIN, 'logs', id, '--follow'], { cwd, env });
-    let out = '';
-    let err = '';
-    follower.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    follower.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((resolve) => follower.once('exit', resolve));
+    const follower = follow(id);
     try {
-      await waitFor('the follower to show the first action', () => out.includes('first-marker'), 45_000, 50);
-      expect(out).not.toContain('second-marker');
+      await waitFor('the follower to show the first action', () => follower.out().includes('first-marker'), 45_000, 50);
+      expect(follower.out()).not.toContain('second-marker');
     } finally {
       writeFileSync(release, '');
     }
-    expect(await exited).toBe(0);
-    expect(out).toContain('second-marker');
-    expect(err).not.toContain('still running');
+    expect(await follower.exited).toBe(0);
+    expect(follower.out()).toContain('second-marker');
+    expect(follower.err()).not.toContain('still running');
   });
 
   it("prints a running action's lines as they are written, before the action ends", async () => {
@@ -252,26 +258,22 @@ states:
     const started = await cli(['run', 'streaming', '--background', '--json']);
     expect(started.code).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
-    const follower = spawn(process.execPath, [BIN, 'logs', id, '--follow'], { cwd, env });
-    let out = '';
-    let err = '';
-    follower.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    follower.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((resolve) => follower.once('exit', resolve));
+    const follower = follow(id);
     try {
       const deadline = Date.now() + 45_000;
       // Both lines are written before the action waits for the release file; they may come in
       // two reads of its live file, so wait for the second.
-      while (!out.includes('<b>x') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (!follower.out().includes('<b>x') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       // The action is still waiting for the release file: its lines came as they were written.
-      expect(out, `${out}\n${err}`).toMatch(/=== talk · pass 1 · running ===\nearly-marker\n/);
+      const out = follower.out();
+      expect(out, `${out}\n${follower.err()}`).toMatch(/=== talk · pass 1 · running ===\nearly-marker\n/);
       expect(out).not.toContain('late-marker');
       expect(out).toContain('<b>x\\x1b[2J</b>');
     } finally {
       writeFileSync(release, '');
     }
-    expect(await exited).toBe(0);
-    expect(out).toMatch(
+    expect(await follower.exited).toBe(0);
+    expect(follower.out()).toMatch(
       /early-marker\n.*\nlate-marker\n=== talk · pass 1 · exit 0 · \S+ === \(its output is above, as written\)\n/,
     );
   }, 120_000);
