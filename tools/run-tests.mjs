@@ -77,40 +77,33 @@ function staticChecks() {
   });
 }
 
-/** `node tools/build.mjs` with the terminal; resolve with its exit code. */
-function build() {
+/**
+ * `node <args>` with the terminal, in `cwd` with `env`; resolve with its exit code. `what` and
+ * `fix` name it and its remedy should it not start.
+ */
+function inTerminal(args, { cwd, env, what, fix }) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'tools', 'build.mjs')], {
-      cwd: root,
-      stdio: 'inherit',
-      env: testEnv,
-    });
+    const child = spawn(process.execPath, args, { cwd, stdio: 'inherit', env });
     running.add(child);
     child.on('close', () => running.delete(child));
     child.on('error', (err) => {
-      process.stderr.write(`error: could not start the build: ${err.message}\n`);
+      process.stderr.write(`error: could not start ${what}: ${err.message}\n${fix ? `fix: ${fix}\n` : ''}`);
       resolve(1);
     });
     child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
 
-/** `vitest run <args>` with the terminal; resolve with its exit code. */
+/** `node tools/build.mjs`; resolve with its exit code. */
+const build = () => inTerminal([join(root, 'tools', 'build.mjs')], { cwd: root, env: testEnv, what: 'the build' });
+
+/** `vitest run <args>`; resolve with its exit code. */
 function vitest(args) {
-  return new Promise((resolve) => {
-    const bin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-    // `npm test` built dist/ from these sources a moment ago: the test setup takes the workflow
-    // bundle from there instead of running webpack again (tests/setup/workflow-bundle.ts).
-    const env = { ...testEnv, LL_TEST_FRESH_BUILD: '1' };
-    const child = spawn(process.execPath, [bin, 'run', ...args], { cwd: process.cwd(), stdio: 'inherit', env });
-    running.add(child);
-    child.on('close', () => running.delete(child));
-    child.on('error', (err) => {
-      process.stderr.write(`error: could not start vitest: ${err.message}\nfix: run "npm install"\n`);
-      resolve(1);
-    });
-    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
+  const bin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+  // `npm test` built dist/ from these sources a moment ago: the test setup takes the workflow
+  // bundle from there instead of running webpack again (tests/setup/workflow-bundle.ts).
+  const env = { ...testEnv, LL_TEST_FRESH_BUILD: '1' };
+  return inTerminal([bin, 'run', ...args], { cwd: process.cwd(), env, what: 'vitest', fix: 'run "npm install"' });
 }
 
 /** Vitest and the checks' process groups while they run: a signal to this process is passed on. */
