@@ -1,6 +1,7 @@
 /**
- * The plan of a loop (fsm/tools/plan.ts), what `run --dry-run` prints (client/start/dry-run.ts): its states in
- * the order a run meets them, with their transitions, evaluators, sub-loops and limits.
+ * The plan of a loop (fsm/tools/plan.ts), what `run --dry-run` prints (client/start/dry-run.ts):
+ * its states in the order a run meets them, with their transitions, evaluators, sub-loops and
+ * limits.
  */
 import { describe, expect, it } from 'vitest';
 import { planOf } from '../../fsm/tools/plan.js';
