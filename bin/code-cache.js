@@ -51,7 +51,9 @@ export function loadWithCodeCache(
   } catch {
     // none yet: compiled from the source, and written below
   }
-  const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), {
+  // Read as Latin-1: the bundle is ASCII (tools/bundle-cli.mjs escapes the rest), so this is the
+  // same text, without UTF-8 decoding: 3-9 ms for the 5.7 MB file instead of 12-45 ms.
+  const script = new vm.Script(Module.wrap(readFileSync(file, 'latin1')), {
     filename: file,
     cachedData,
     // An `import()` in the bundle (today there is none: it requires what it leaves outside)
