@@ -120,7 +120,8 @@ function isHumanMemo(value: unknown): value is NonNullable<LoopStatus['human']> 
   return ['state', 'prompt', 'ask', 'since', 'answer'].every((k) => typeof v[k] === 'string');
 }
 
-function summarize(info: WorkflowExecutionInfo): RunSummary {
+/** A run as listed (`WorkflowExecutionInfo`) or described: the fields both have. */
+function summarize(info: Omit<WorkflowExecutionInfo, 'raw'>): RunSummary {
   const memo = (info.memo ?? {}) as {
     loop?: unknown;
     cwd?: unknown;
@@ -160,6 +161,24 @@ function summarize(info: WorkflowExecutionInfo): RunSummary {
   if (typeof loopStatus === 'string') summary.loopStatus = loopStatus;
   if (typeof loopState === 'string') summary.loopState = loopState;
   return summary;
+}
+
+/**
+ * `run` as the server holds it now. The listing that found it is Temporal's visibility store,
+ * which records a run's close a moment after the run closed (the server updates it in the
+ * background: under load, a second or more). A run it still shows open is asked for directly,
+ * so that a command right after a run ends (`ll-loop status` when `run` returns) sees it
+ * closed, with its result, instead of an open run no worker answers for. A run that is open, or
+ * that the server cannot describe now, is returned as listed.
+ */
+export async function settledRun(client: Client, run: RunSummary): Promise<RunSummary> {
+  if (!run.open) return run;
+  try {
+    const now = summarize(await client.workflow.getHandle(run.id).describe());
+    return now.open ? run : now;
+  } catch {
+    return run;
+  }
 }
 
 async function collect(client: Client, query: string, limit: number): Promise<RunSummary[]> {

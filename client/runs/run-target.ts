@@ -16,6 +16,7 @@ import {
   findRuns,
   runNotFound,
   scheduledRunId,
+  settledRun,
   type ProjectScope,
   type RunSummary,
 } from './find-runs.js';
@@ -49,13 +50,16 @@ export async function resolveRun(
   target: string,
   opts: { latest: boolean; project?: ProjectScope },
 ): Promise<RunSummary> {
-  const runs = await findRuns(client, target, opts.project ? { project: opts.project } : {});
-  const exact = runs.find((r) => r.id === target || r.id === scheduledRunId(target));
-  if (exact) {
+  const listed = await findRuns(client, target, opts.project ? { project: opts.project } : {});
+  const listedExact = listed.find((r) => r.id === target || r.id === scheduledRunId(target));
+  if (listedExact) {
+    const exact = await settledRun(client, listedExact);
     if (!exact.open && !opts.latest) throw new RunNotOpenError(target, exact);
     return exact;
   }
-  if (runs.length === 0) throw await runNotFound(client, target, 'run', opts.project);
+  if (listed.length === 0) throw await runNotFound(client, target, 'run', opts.project);
+  // Only the runs listed as open can be staler than the listing says (settledRun).
+  const runs = await Promise.all(listed.map((r) => settledRun(client, r)));
   const open = runs.filter((r) => r.open);
   if (open.length > 1) throw new AmbiguousRunError(target, open, 'open runs');
   if (open.length === 1) return open[0]!;

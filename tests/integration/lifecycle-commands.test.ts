@@ -17,7 +17,7 @@ import { runStatus } from '../../client/runs/status-report.js';
 import { NoWorkerError, stopCommand } from '../../client/commands/stop.js';
 import { InfrastructureError } from '../../client/errors.js';
 import { RunNotOpenError } from '../../client/runs/run-target.js';
-import { AmbiguousRunError, RunNotFoundError } from '../../client/runs/find-runs.js';
+import { AmbiguousRunError, findRuns, RunNotFoundError, settledRun } from '../../client/runs/find-runs.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { eventsPath } from '../../host/run-files.js';
@@ -183,6 +183,32 @@ describe('a running loop: list --running, status, stop, status of the finished r
     await expect(
       stopCommand({ cwd, target: `no-such-loop-${unique()}`, force: false, json: false, out: () => undefined }),
     ).rejects.toBeInstanceOf(RunNotFoundError);
+  });
+});
+
+describe('a run that has just closed', () => {
+  it('is taken as closed, with its result, while the listing (visibility) may still show it open', async () => {
+    const name = `lc-quick-${unique()}`;
+    const id = await start(
+      definition({ name, initial: 'a', states: { a: { action: 'true', next: 'done' }, done: { terminal: true } } }),
+    );
+    const { client } = await temporal();
+    await client.workflow.getHandle(id).result();
+    // The listing records the start and the close in the background: it is handed the run as it
+    // may still be listed once the run has closed.
+    const listed = await until('the run to be listed', async () => (await findRuns(client, id))[0]);
+    const stale = { ...listed, open: true, status: 'RUNNING' };
+    delete stale.closeTime;
+    const settled = await settledRun(client, stale);
+    expect(settled).toMatchObject({ id, loop: name, open: false, status: 'COMPLETED' });
+    expect(settled.closeTime).toBeInstanceOf(Date);
+    // A run still open is returned as listed, without a second look changing it.
+    const open = await start(sleeper(`lc-open-${unique()}`, `38.${Date.now() % 100000}`), NOBODY);
+    const openListed = await until('the open run to be listed', async () => (await findRuns(client, open))[0]);
+    expect(await settledRun(client, openListed)).toEqual(openListed);
+    await client.workflow.getHandle(open).terminate('test over');
+    // And `status` reports the closed run with its result.
+    expect((await runStatus(cwd, id)).result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
   });
 });
 
