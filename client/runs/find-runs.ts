@@ -181,6 +181,21 @@ export async function settledRun(client: Client, run: RunSummary): Promise<RunSu
   }
 }
 
+/**
+ * The loop run with workflow id `id`, asked of the server directly: a run started a moment ago
+ * that the listing does not show yet. Undefined when there is none (or it is no loop run).
+ */
+async function describedRun(client: Client, id: string): Promise<RunSummary | undefined> {
+  try {
+    const described = await client.workflow.getHandle(id).describe();
+    return described.type === LOOP_WORKFLOW_TYPE ? summarize(described) : undefined;
+  } catch (err) {
+    // By name: this module loads no SDK code (only its types), for the commands that need none.
+    if ((err as Error | undefined)?.name === 'WorkflowNotFoundError') return undefined;
+    throw err;
+  }
+}
+
 async function collect(client: Client, query: string, limit: number): Promise<RunSummary[]> {
   const out: RunSummary[] = [];
   // Up to 1,000 a page (the server's default cap): a long list in one round trip, not ten.
@@ -219,12 +234,15 @@ export async function findRuns(
   const limit = opts.limit ?? 200;
   const open = opts.openOnly ? ` AND ExecutionStatus = 'Running'` : '';
   const base = `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}`;
-  const byId = await collect(client, `${base} AND WorkflowId = ${quote(target)}`, limit);
-  if (byId.length) return dedupe(byId);
-  const scheduled = scheduledRunId(target);
-  if (scheduled !== undefined) {
-    const byFileName = await collect(client, `${base} AND WorkflowId = ${quote(scheduled)}`, limit);
-    if (byFileName.length) return dedupe(byFileName);
+  // A run id: as the server holds the run now, whatever the listing says yet (settledRun).
+  for (const id of [target, scheduledRunId(target)]) {
+    if (id === undefined) continue;
+    const byId = await collect(client, `${base} AND WorkflowId = ${quote(id)}`, limit);
+    const found = byId.length
+      ? await Promise.all(dedupe(byId).map((r) => settledRun(client, r)))
+      : [await describedRun(client, id)].filter((r) => r !== undefined);
+    const kept = opts.openOnly ? found.filter((r) => r.open) : found;
+    if (kept.length) return kept;
   }
   let byName: RunSummary[];
   try {

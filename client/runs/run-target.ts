@@ -50,10 +50,10 @@ export async function resolveRun(
   target: string,
   opts: { latest: boolean; project?: ProjectScope },
 ): Promise<RunSummary> {
+  // A run id is found as the server holds it now (findRuns); a name's runs as listed, settled below.
   const listed = await findRuns(client, target, opts.project ? { project: opts.project } : {});
-  const listedExact = listed.find((r) => r.id === target || r.id === scheduledRunId(target));
-  if (listedExact) {
-    const exact = await settledRun(client, listedExact);
+  const exact = listed.find((r) => r.id === target || r.id === scheduledRunId(target));
+  if (exact) {
     if (!exact.open && !opts.latest) throw new RunNotOpenError(target, exact);
     return exact;
   }

@@ -186,27 +186,31 @@ describe('a running loop: list --running, status, stop, status of the finished r
   });
 });
 
-describe('a run that has just closed', () => {
-  it('is taken as closed, with its result, while the listing (visibility) may still show it open', async () => {
+describe('a run that has just started or closed', () => {
+  it('is found as the server holds it, while the listing (visibility) may still show it otherwise', async () => {
+    const { client } = await temporal();
+    // Started a moment ago: the listing records a start in the background, the run is found all the same.
+    const open = await start(sleeper(`lc-open-${unique()}`, `38.${Date.now() % 100000}`), NOBODY);
+    const [found] = await findRuns(client, open);
+    expect(found).toMatchObject({ id: open, open: true, status: 'RUNNING' });
+    // A run still open is returned as listed, without a second look changing it.
+    expect(await settledRun(client, found!)).toEqual(found);
+    await client.workflow.getHandle(open).terminate('test over');
+
     const name = `lc-quick-${unique()}`;
     const id = await start(
       definition({ name, initial: 'a', states: { a: { action: 'true', next: 'done' }, done: { terminal: true } } }),
     );
-    const { client } = await temporal();
     await client.workflow.getHandle(id).result();
-    // The listing records the start and the close in the background: it is handed the run as it
-    // may still be listed once the run has closed.
-    const listed = await until('the run to be listed', async () => (await findRuns(client, id))[0]);
-    const stale = { ...listed, open: true, status: 'RUNNING' };
+    // Closed a moment ago: the listing records the close in the background too.
+    const [closed] = await findRuns(client, id);
+    expect(closed).toMatchObject({ id, loop: name, open: false, status: 'COMPLETED' });
+    // A run listed as still open is taken as the server has it.
+    const stale = { ...closed!, open: true, status: 'RUNNING' };
     delete stale.closeTime;
     const settled = await settledRun(client, stale);
     expect(settled).toMatchObject({ id, loop: name, open: false, status: 'COMPLETED' });
     expect(settled.closeTime).toBeInstanceOf(Date);
-    // A run still open is returned as listed, without a second look changing it.
-    const open = await start(sleeper(`lc-open-${unique()}`, `38.${Date.now() % 100000}`), NOBODY);
-    const openListed = await until('the open run to be listed', async () => (await findRuns(client, open))[0]);
-    expect(await settledRun(client, openListed)).toEqual(openListed);
-    await client.workflow.getHandle(open).terminate('test over');
     // And `status` reports the closed run with its result.
     expect((await runStatus(cwd, id)).result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
   });
