@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { pidAlive, waitFor } from '../support/processes.js';
 import { startSocketFile, workerPid } from '../support/worker-files.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
+import { runCliInProcess } from '../support/cli.js';
 
 const server = useServerWithProjects('ll-inbox-sock-', { drop: ['LL_START_SOCKET'], env: { TZ: 'UTC' } });
 
@@ -32,7 +33,13 @@ states:
 const project = (name: string): string => server.project(name, { ask: ASK });
 
 const cli = server.cli;
-const direct = (dir: string, args: string[]) => cli(dir, args, { LL_START_SOCKET: '0' });
+/**
+ * The command listing the runs itself (`LL_START_SOCKET=0`): run in this process with the file's
+ * environment, by the CLI's own `main`, instead of a process that loads the Temporal SDK for it
+ * (the tests of this file run one after another).
+ */
+const direct = (dir: string, args: string[]) =>
+  runCliInProcess(args, { cwd: dir, env: { ...server.env, LL_START_SOCKET: '0' } });
 
 /** How many inboxes the checkout's worker in `dir` has answered (its log says each). */
 function answeredByWorker(dir: string): number {

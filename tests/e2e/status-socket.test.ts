@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/cli.js';
 import { sdkProbe } from '../support/sdk-probe.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
@@ -22,6 +23,16 @@ import { liveWorkerRecord } from '../../host/checkout-claim.js';
 import { startSocketPath } from '../../host/worker-socket.js';
 
 const server = useServerWithProjects('ll-status-sock-', { drop: ['LL_START_SOCKET'], env: { TZ: 'UTC' } });
+
+/**
+ * `ll-loop <args>` asking Temporal itself (`LL_START_SOCKET=0`), the reference the worker's answer
+ * is compared with: run in this process, with the file's environment, by the CLI's own `main` (the
+ * same code the built binary bundles). Spawned, each of these commands loaded the Temporal SDK
+ * and replayed in a process of its own: ~1 s of CPU apiece, two dozen of them, on a 2-core machine
+ * that runs three other test files meanwhile. The tests of this file run one after another.
+ */
+const itselfAsks = (dir: string, args: string[]) =>
+  runCliInProcess(args, { cwd: dir, env: { ...server.env, LL_START_SOCKET: '0' } });
 
 const LOOPS = {
   held: HELD_LOOP,
@@ -99,7 +110,7 @@ async function sameThroughWorker(
   expect(socket.code, socket.stderr).toBe(0);
   expect(servedCount(dir), args.join(' ')).toBe(before + 1);
   expect(socket.sdk, args.join(' ')).toEqual([]);
-  const itself = await server.cli(dir, args, { LL_START_SOCKET: '0' });
+  const itself = await itselfAsks(dir, args);
   expect(servedCount(dir)).toBe(before + 1);
   expect(same(socket.stdout), args.join(' ')).toBe(same(itself.stdout));
   expect(socket.stderr).toBe(itself.stderr);
@@ -131,7 +142,7 @@ describe('ll-loop status through the checkout worker', () => {
   it('an unknown run: the worker declines, and the command gives its own error and exit code', async () => {
     const dir = await checkout();
     const socket = await server.cli(dir, ['status', 'nosuch']);
-    const itself = await server.cli(dir, ['status', 'nosuch'], { LL_START_SOCKET: '0' });
+    const itself = await itselfAsks(dir, ['status', 'nosuch']);
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);
@@ -190,7 +201,7 @@ describe('ll-loop logs through the checkout worker', () => {
   it('an unknown run: the worker declines, and the command gives its own error and exit code', async () => {
     const dir = await checkout();
     const socket = await server.cli(dir, ['logs', 'nosuch']);
-    const itself = await server.cli(dir, ['logs', 'nosuch'], { LL_START_SOCKET: '0' });
+    const itself = await itselfAsks(dir, ['logs', 'nosuch']);
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);
@@ -234,7 +245,7 @@ describe('ll-loop history through the checkout worker', () => {
   it('a name that is neither a loop nor a run: the worker declines, and the command gives its own error', async () => {
     const dir = await checkout();
     const socket = await server.cli(dir, ['history', 'nosuch']);
-    const itself = await server.cli(dir, ['history', 'nosuch'], { LL_START_SOCKET: '0' });
+    const itself = await itselfAsks(dir, ['history', 'nosuch']);
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);
     expect(socket.stderr).toBe(itself.stderr);

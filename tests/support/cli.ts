@@ -19,16 +19,39 @@ export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'll-loop.js');
 /**
  * `ll-loop <argv…>` in `cwd`, in this process, with its output captured. The sinks are not
  * terminals, so the output has no colour and the default width, as when piped.
+ *
+ * `env`: the command's whole environment, as a child process would get it. The command reads
+ * `process.env`, so it is this process's for the command's duration and restored after: only for
+ * a test whose other work does not run meanwhile (none of its tests at the same time).
  */
-export async function runCliInProcess(argv: readonly string[], opts: { cwd: string }): Promise<CliResult> {
+export async function runCliInProcess(
+  argv: readonly string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const code = await main([...argv], {
-    cwd: opts.cwd,
-    stdout: { write: (text: string) => void (stdout += text) },
-    stderr: { write: (text: string) => void (stderr += text) },
-  });
-  return { code, stdout, stderr };
+  const restore = opts.env === undefined ? () => undefined : replaceEnv(opts.env);
+  try {
+    const code = await main([...argv], {
+      cwd: opts.cwd,
+      stdout: { write: (text: string) => void (stdout += text) },
+      stderr: { write: (text: string) => void (stderr += text) },
+    });
+    return { code, stdout, stderr };
+  } finally {
+    restore();
+  }
+}
+
+/** Make `process.env` exactly `env` (TZ included: Node reads its zone again); return the undo. */
+function replaceEnv(env: NodeJS.ProcessEnv): () => void {
+  const set = (values: NodeJS.ProcessEnv) => {
+    for (const name of Object.keys(process.env)) if (values[name] === undefined) delete process.env[name];
+    for (const [name, value] of Object.entries(values)) if (value !== undefined) process.env[name] = value;
+  };
+  const saved = { ...process.env };
+  set(env);
+  return () => set(saved);
 }
 
 /**
