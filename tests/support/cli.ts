@@ -2,7 +2,7 @@
  * `ll-loop` in tests, two ways: in process through the CLI's own `main` (same parser, command
  * table and error policy as the bin, no process to spawn), or the built binary as a user runs it.
  */
-import { spawn } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { main } from '../../client/cli.js';
 
@@ -55,11 +55,14 @@ function replaceEnv(env: NodeJS.ProcessEnv): () => void {
 }
 
 /**
- * `ll-loop <argv…>` as a child process of the built binary, waited for without blocking this
- * process: a test fork blocked in spawnSync for a command's duration starved the file's other
- * tests (their polls, connections, timers) and could not answer its runner (vitest's "Timeout
- * calling onTaskUpdate"). After `timeoutMs` the command is sent SIGTERM and its output no
+ * `ll-loop <argv…>` as a process of the built binary, waited for without blocking this process:
+ * a test fork blocked in spawnSync for a command's duration starved the file's other tests
+ * (their polls, connections, timers) and could not answer its runner (vitest's "Timeout calling
+ * onTaskUpdate"). After `timeoutMs` (default 90 s) the command is sent SIGTERM and its output no
  * longer read, as spawnSync did.
+ *
+ * Started by this process's command spawner (tests/support/command-spawner.cjs, which says why),
+ * not by this process itself.
  *
  * `code` is the exit status, or -1 when the command ended by a signal, was still running at the
  * timeout or could not be started. Its stdin is /dev/null: not a terminal and at its end at once,
@@ -69,34 +72,69 @@ export function runCliBinary(
   argv: readonly string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<CliResult> {
+  return spawned({
+    file: process.execPath,
+    args: [BIN, ...argv],
+    cwd: opts.cwd,
+    env: opts.env,
+    timeoutMs: opts.timeoutMs ?? 90_000,
+  });
+}
+
+interface SpawnRequest {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+}
+
+const SPAWNER = join(import.meta.dirname, 'command-spawner.cjs');
+
+/** This process's command spawner and the replies it owes, by request id. */
+let spawner: ChildProcess | undefined;
+const waiting = new Map<number, { resolve: (r: CliResult) => void; by: ChildProcess }>();
+let nextId = 0;
+
+/** Hand `request` to the command spawner (forked on first use, again if it died); resolve with its reply. */
+function spawned(request: SpawnRequest): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...argv], {
-      cwd: opts.cwd,
-      env: opts.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let exited = false;
-    let killed = false;
-    let failed: Error | undefined;
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    child.on('exit', () => (exited = true));
-    // Not started (or not killable); 'close' follows.
-    child.on('error', (err) => (failed = err));
-    // Stop reading too, so that a process the command left holding its output (one it started in
-    // the background) does not keep us waiting after the command.
-    const timer = setTimeout(() => {
-      killed = !exited;
-      child.kill('SIGTERM');
-      child.stdout.destroy();
-      child.stderr.destroy();
-    }, opts.timeoutMs ?? 90_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (failed !== undefined) resolve({ code: -1, stdout, stderr: `${stderr}${failed.message}\n` });
-      else resolve({ code: killed ? -1 : (code ?? -1), stdout, stderr });
+    const child = commandSpawner();
+    const id = (nextId += 1);
+    waiting.set(id, { resolve, by: child });
+    // Held while it owes a reply, let go when it owes none: it never keeps this process alive by itself.
+    child.ref();
+    child.channel?.ref();
+    child.send({ id, ...request }, (err) => {
+      if (err)
+        settle(id, { code: -1, stdout: '', stderr: `the command spawner refused the command: ${err.message}\n` });
     });
   });
+}
+
+function settle(id: number, result: CliResult): void {
+  const entry = waiting.get(id);
+  if (entry === undefined) return;
+  waiting.delete(id);
+  entry.resolve(result);
+  if (waiting.size === 0 && spawner !== undefined) {
+    spawner.unref();
+    spawner.channel?.unref();
+  }
+}
+
+function commandSpawner(): ChildProcess {
+  if (spawner?.connected) return spawner;
+  const child = fork(SPAWNER, [], { execArgv: ['--max-semi-space-size=1'], stdio: 'ignore' });
+  spawner = child;
+  child.on('message', (m: CliResult & { id: number }) =>
+    settle(m.id, { code: m.code, stdout: m.stdout, stderr: m.stderr }),
+  );
+  child.on('exit', () => {
+    if (spawner === child) spawner = undefined;
+    for (const [id, { by }] of [...waiting]) {
+      if (by === child) settle(id, { code: -1, stdout: '', stderr: 'the command spawner died\n' });
+    }
+  });
+  return child;
 }
