@@ -6,6 +6,7 @@
  * (What fsm/ and workflows/ may import from outside the repository is eslint/boundary.js's business.)
  */
 import { dirname, join, relative, sep } from 'node:path';
+import tseslint from 'typescript-eslint';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -196,5 +197,6 @@ export const layersConfig = {
   name: 'll-loop/layers',
   files: ['{fsm,workflows,loader,activities,worker,host,client,ui}/**/*.ts'],
   plugins: { 'll-loop': layersPlugin },
+  languageOptions: { parser: tseslint.parser },
   rules: { 'll-loop/layer-imports': 'error' },
 };
