@@ -252,14 +252,17 @@ describe('quick states in bursts', () => {
   });
 
   it('a pause sent while a burst runs is accepted during it and holds after the running action, none lost or repeated', async () => {
-    // A local activity holds its workflow task open: an update reaches the run only when the SDK
-    // heartbeats that task (at 80 % of its 10 s timeout), so `a` waits for `go` well past that.
+    // A local activity holds its workflow task open: a query or an update reaches the run only
+    // when the SDK heartbeats that task (at 80 % of its 10 s timeout), so the status query and
+    // the pause each wait for a heartbeat, two or more on a loaded machine. `a` waits for `go`
+    // (written once the pause is accepted) with a timeout far past that: at 25 s it was killed
+    // under load before the pause got through, and the run held with nothing ran.
     const def = definition({
       name: 'conf-pause',
       initial: 'a',
       default_timeout: 25,
       states: {
-        a: { action: 'while [ ! -f go ]; do sleep 0.02; done; echo a >> ran', next: 'b' },
+        a: { action: 'while [ ! -f go ]; do sleep 0.02; done; echo a >> ran', timeout: 110, next: 'b' },
         b: { action: 'echo b >> ran', next: 'c' },
         c: { action: 'echo c >> ran', next: 'done' },
         done: { terminal: true },
@@ -272,7 +275,8 @@ describe('quick states in bursts', () => {
     let held: LoopStatus | undefined;
     const run = await runLoop(def, {
       cwd: p.cwd,
-      ...QUICK,
+      // `a`'s 110 s timeout still runs it on the quick lane, in the burst.
+      localActivityMaxTimeoutS: 120,
       quickBursts: true,
       steering: true,
       onStarted: async (id) => {
@@ -296,5 +300,5 @@ describe('quick states in bursts', () => {
     // Accepted while `a` ran: recorded before a's result.
     expect(names.indexOf('paused')).toBeLessThan(names.indexOf('action_complete'));
     expect(names.indexOf('paused')).toBeLessThan(names.indexOf('unpaused'));
-  }, 120_000);
+  }, 180_000);
 });
