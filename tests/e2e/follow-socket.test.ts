@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/cli.js';
 import { waitFor } from '../support/processes.js';
+import { waitForRunEvent } from '../support/run-events.js';
 import { workerLog } from '../support/worker-files.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
@@ -163,6 +164,8 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
     const holder = await cli(dir, ['run', 'held', '--background', '--json']);
     expect(holder.code, holder.stderr).toBe(0);
     const holderId = (JSON.parse(holder.stdout) as { instance_id: string }).instance_id;
+    // Its action runs once it holds the scope: then `queue list` has it to show.
+    await waitForRunEvent(dir, holderId, 'action_start');
     await waitFor(
       'the held run to hold the scope',
       async () => (await cli(dir, ['queue', 'list', '--json'])).stdout.includes(holderId),

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOwnServerProject } from '../support/own-server-project.js';
 import { waitFor } from '../support/processes.js';
+import { waitForRunEvent } from '../support/run-events.js';
 
 let cwd: string;
 
@@ -34,6 +35,7 @@ describe('a handed-off run', () => {
     const started = await cli(['run', 'paused', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await waitForRunEvent(cwd, id, 'handoff');
     let status = await cli(['status', id]);
     await waitFor(
       'the run to pause on its handoff',

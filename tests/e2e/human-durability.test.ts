@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliBinary } from '../support/cli.js';
 import { freePort, pidAlive, waitFor } from '../support/processes.js';
+import { waitForRunEvent } from '../support/run-events.js';
 
 let dir: string;
 let dataDir: string;
@@ -125,7 +126,11 @@ describe('people in the loop survive the worker and the server', () => {
     const holding = await started('held');
     expect((await cli(['pause', holding])).code).toBe(0);
     writeFileSync(join(dir, 'go'), '');
+    // Each look below asks a command; the runs' events say first when there is something to see.
+    await waitForRunEvent(dir, holding, 'action_complete');
     await waitFor('the held run to hold', async () => ((await status(holding)).phase as string) === 'paused', 60_000);
+    await waitForRunEvent(dir, asking, 'human_wait');
+    await waitForRunEvent(dir, timing, 'human_wait');
     await waitFor('both runs to wait', async () => {
       const inbox = await cli(['inbox', '--json']);
       return inbox.stdout.includes(asking) && inbox.stdout.includes(timing);

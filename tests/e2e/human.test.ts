@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/cli.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
 import { waitFor } from '../support/processes.js';
+import { waitForRunEvent } from '../support/run-events.js';
 
 let cwd: string;
 
@@ -54,6 +55,7 @@ describe('a run waiting for a person', () => {
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
 
+    await waitForRunEvent(cwd, id, 'human_wait');
     let inbox = await cli(['inbox', '--json']);
     await waitFor(
       'the run in the inbox',
@@ -101,6 +103,7 @@ describe('a run waiting for a person', () => {
     expect(answered.stdout).toMatch(new RegExp(`^answered ${id} in state review: yes \\(by .+@.+\\)`));
     await waitFor('the run to apply', () => existsSync(join(cwd, 'applied.txt')), 60_000);
     expect(readFileSync(join(cwd, 'applied.txt'), 'utf8')).toMatch(/^answered yes by .+@.+/);
+    await waitForRunEvent(cwd, id, 'loop_complete');
     await waitFor('the run to finish', async () => !(await cli(['list', '--running'])).stdout.includes(id), 60_000);
 
     const again = await cli(['answer', id, 'no']);
@@ -145,6 +148,7 @@ describe('a run waiting for a person', () => {
     const started = await cli(['run', 'hurry', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await waitForRunEvent(cwd, id, 'loop_complete');
     await waitFor('the run to finish', async () => (await cli(['status', id])).stdout.includes('completed'), 60_000);
     const late = await cli(['answer', id, 'yes']);
     expect(late.code).toBe(1);
