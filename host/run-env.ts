@@ -102,15 +102,14 @@ const cache = new Map<string, { mtimeMs: number; values: NodeJS.ProcessEnv }>();
  * nearest ancestor run that has one. Undefined when none has.
  */
 export function runEnvFor(workflowId: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv | undefined {
-  for (let id = workflowId; id;) {
+  // A sub-loop's id adds `.<state>.<step>` to its parent's, a fan-out item's `.<state>.<step>.<index>`
+  // (workflows/run-child.ts, run-fanout.ts), and either nests: the nearest run above with a file
+  // is the one whose command started them all. One segment at a time, so both are found.
+  for (let id = workflowId; ; id = id.slice(0, id.lastIndexOf('.'))) {
     const found = readRunEnv(fileOf(id, env));
     if (found) return found;
-    // A child's id adds `.<state>.<step>` to its parent's.
-    const parts = id.split('.');
-    if (parts.length < 3) return undefined;
-    id = parts.slice(0, -2).join('.');
+    if (!id.includes('.')) return undefined;
   }
-  return undefined;
 }
 
 function readRunEnv(path: string): NodeJS.ProcessEnv | undefined {

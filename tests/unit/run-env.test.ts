@@ -83,4 +83,18 @@ describe('a run’s environment file', () => {
     ).toBe(EXIT.runError);
     expect(existsSync(fileOf('open-1'))).toBe(true);
   });
+
+  it("reaches the runs under a run: its sub-loops, its fan-out's items, and theirs, but no other run", () => {
+    writeRunEnv('fan-20261129T010203', { SECRET: 'of-the-command' });
+    // A sub-loop: `.<state>.<step>`; a fan-out item: `.<state>.<step>.<index>`; nested either way.
+    for (const id of [
+      'fan-20261129T010203.review.3',
+      'fan-20261129T010203.each.2.0',
+      'fan-20261129T010203.each.2.11.fix.4',
+      'fan-20261129T010203.each.2.1.inner.5.7',
+    ])
+      expect(runEnvFor(id)?.SECRET, id).toBe('of-the-command');
+    expect(runEnvFor('fan-20261129T010204.each.2.0')).toBeUndefined();
+    expect(runEnvFor('other-20261129T010203')).toBeUndefined();
+  });
 });
