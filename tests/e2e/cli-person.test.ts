@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { useOwnServerProject } from '../support/own-server-project.js';
 import { waitFor } from '../support/processes.js';
+import { waitForRunEvent } from '../support/run-events.js';
 
 let cwd: string;
 let env: NodeJS.ProcessEnv;
@@ -71,9 +72,16 @@ describe('resume --background', () => {
     // It returned with the action still held (until gate-end): the run goes on without this process.
     expect(existsSync(join(cwd, 'gate.out'))).toBe(false);
     writeFileSync(join(cwd, 'gate-end'), '');
-    await waitFor('the resumed run to finish', () => existsSync(join(cwd, 'gate.out')), 60_000);
+    // Its action writes gate.out before the run records its end, and the run records its end
+    // before the server has closed it (status says "running" then): each is awaited in turn.
+    await waitForRunEvent(cwd, `${id}-r1`, 'loop_complete');
     expect(readFileSync(join(cwd, 'gate.out'), 'utf8').trim()).toBe('through');
-    const status = await cli(['status', `${id}-r1`]);
+    let status = await cli(['status', `${id}-r1`]);
+    await waitFor(
+      'the server to close the resumed run',
+      async () => (status = await cli(['status', `${id}-r1`])).stdout.includes('Loop completed'),
+      30_000,
+    );
     expect(status.stdout).toContain('Loop completed: b');
   }, 120_000);
 });
