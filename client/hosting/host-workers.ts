@@ -34,7 +34,7 @@ export interface WorkerKind {
   /** Resolves with a reason when the process should drain without a signal (the run it serves closed). */
   stopWhen?: (ctx: HostContext) => Promise<string>;
   /** The workers have stopped (before the connections close): stop what the kind started. */
-  stopped?: () => void;
+  stopped?: () => void | Promise<void>;
   /** Seconds running actions may take once draining begins (the workers' shutdown grace time). */
   graceSeconds: number;
 }
@@ -77,7 +77,7 @@ export async function hostWorkers(
         ...(kind.stopWhen ? { stopWhen: kind.stopWhen(ctx) } : {}),
       });
     } finally {
-      kind.stopped?.();
+      await kind.stopped?.();
       await watch?.stop();
       stopSweeps();
       await events.close();

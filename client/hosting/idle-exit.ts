@@ -69,6 +69,8 @@ export function watchIdle(opts: {
       since = Math.max(since, opts.lastActivity());
       try {
         const busy = await busyWith(opts.client, opts.queue);
+        // Activity while visibility was asked (a command's start, a run's event) counts as well.
+        since = Math.max(since, opts.lastActivity());
         if (busy) {
           since = Date.now();
           lastBusy = busy;

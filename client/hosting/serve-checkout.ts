@@ -199,11 +199,16 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
                 queue: checkout.queue,
                 idleS,
                 log,
-                lastActivity: () => events.lastEventMs,
+                // A command's ask counts too: one that just found this worker is about to start a run.
+                lastActivity: () => Math.max(events.lastEventMs, startSocket?.lastActivityMs() ?? 0),
               });
               return idleWatch.idle;
             },
-            stopped: () => idleWatch?.stop(),
+            // A start taken before draining is answered before the connection it starts on closes.
+            stopped: async () => {
+              idleWatch?.stop();
+              await startSocket?.settled(START_SETTLE_MS);
+            },
           }),
       // The checkout is free for a successor as soon as this worker stops polling.
       draining: () => {
@@ -221,6 +226,9 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
     await session.close();
   }
 }
+
+/** How long a draining worker waits for the starts its socket took before it closes their connection. */
+const START_SETTLE_MS = 10_000;
 
 /** Polling now: what a dead predecessor left running is run again here at once (worker/fail-over.ts). */
 function failOverDeadWorkersLogged(client: Client, queue: string, host: string, log: (line: string) => void): void {

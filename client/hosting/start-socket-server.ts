@@ -49,6 +49,13 @@ const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 export interface StartSocket {
   /** Stop taking requests (draining: a command then starts a successor worker). */
   close(): void;
+  /**
+   * When a command last asked (epoch ms); now while a request is being answered. The idle clock
+   * counts from it: a command that found this worker is about to hand it work.
+   */
+  lastActivityMs(): number;
+  /** Resolves once the requests taken before `close` are answered, or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void>;
 }
 
 /** Listen on the checkout's start socket; undefined (and logged) when it cannot. */
@@ -74,13 +81,29 @@ export function listenForStarts(
     return undefined;
   }
   let open = true;
+  // Requests being answered and when one last came: a start in flight must not see the worker
+  // drain under it (its client's connection closed mid-call), and a command's ask is activity.
+  let inFlight = 0;
+  let lastRequestMs = 0;
+  const idleWaiters = new Set<() => void>();
+  const track = {
+    begin: () => {
+      inFlight += 1;
+      lastRequestMs = Date.now();
+    },
+    end: () => {
+      inFlight -= 1;
+      lastRequestMs = Date.now();
+      if (inFlight === 0) for (const wake of [...idleWaiters]) wake();
+    },
+  };
   // Started on the worker's own connection, the server may hand the run's first workflow task
   // back with the start's answer (eager start): no dispatch through matching.
   const starter = eagerStart()
     ? new Client({ connection: workerConnection, namespace: session.endpoint.namespace })
     : undefined;
   const server: Server = createServer((socket) =>
-    serveOne(socket, { session, starter, checkout, open: () => open, log }),
+    serveOne(socket, { session, starter, checkout, open: () => open, log, track }),
   );
   server.on('error', (err) => log(`the start socket ${path} failed: ${err.message}; ll-loop run starts runs itself`));
   server.listen(path);
@@ -92,6 +115,19 @@ export function listenForStarts(
       server.close();
       rmSync(path, { force: true });
     },
+    lastActivityMs: () => (inFlight > 0 ? Date.now() : lastRequestMs),
+    settled: (timeoutMs) =>
+      inFlight === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const done = () => {
+              clearTimeout(timer);
+              idleWaiters.delete(done);
+              resolve();
+            };
+            const timer = setTimeout(done, timeoutMs);
+            idleWaiters.add(done);
+          }),
   };
 }
 
@@ -125,15 +161,19 @@ interface Serving {
   checkout: Checkout;
   open: () => boolean;
   log: (line: string) => void;
+  /** Counts the requests being answered (a follow's stream is not waited for, only noted). */
+  track: { begin(): void; end(): void };
 }
 
 function serveOne(socket: Socket, serving: Serving): void {
-  const { session, starter, checkout, open, log } = serving;
+  const { session, starter, checkout, open, log, track } = serving;
   let buffer = '';
   let answered = false;
+  let tracked = false;
   const answer = (reply: WorkerStartReply | ReadReply) => {
     if (answered) return;
     answered = true;
+    if (tracked) track.end();
     socket.end(`${JSON.stringify(reply)}\n`);
   };
   socket.on('error', () => undefined);
@@ -150,11 +190,14 @@ function serveOne(socket: Socket, serving: Serving): void {
     } catch {
       return answer({ kind: 'refused', why: 'not a start request' });
     }
+    track.begin();
     if (request?.kind === 'follow') {
       answered = true;
+      track.end();
       socket.off('data', onData);
       return follow(socket, request, buffer.slice(end + 1), serving);
     }
+    tracked = true;
     const why = refusal(request, session, checkout, open());
     if (why) {
       log(
@@ -169,10 +212,17 @@ function serveOne(socket: Socket, serving: Serving): void {
     // A read (`inbox`, `status`, `logs`, `history`, `list --running`, `queue list`): what the
     // command would make, on this worker's client; logged, then answered.
     const read = <Reply extends ReadReply>(made: Promise<Reply>, said: (reply: Reply) => string): void =>
-      void made.then((reply) => {
-        log(`${said(reply)} (start socket)`);
-        answer(reply);
-      });
+      void made.then(
+        (reply) => {
+          log(`${said(reply)} (start socket)`);
+          answer(reply);
+        },
+        // Answered all the same (the command then asks Temporal itself), so the request is not left counted.
+        (err: unknown) => {
+          log(`a ${request.kind} request failed (${(err as Error).message}); the command asks Temporal itself`);
+          answer({ kind: 'refused', why: (err as Error).message });
+        },
+      );
     if (request.kind === 'inbox')
       return read(
         serveInbox(request, session),
