@@ -137,8 +137,14 @@ describe('a pinned action that ended while its host was cut off', () => {
   it('is delivered from the host journal, not run again, once the host is back (actionCallKeys)', async () => {
     const { result, starts, journal, redelivered, heartbeatTimeouts } = await cutOffMidAction(true);
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'b' });
-    // The run's heartbeatTimeoutS, on every schedule of its actions: a, a again, b.
-    expect(heartbeatTimeouts).toEqual([8, 8, 8]);
+    // The run's heartbeatTimeoutS, on every schedule of its actions: a, a again, b. When the host
+    // comes back late (a loaded machine), `a`'s second schedule times out too and is scheduled
+    // once more, as designed: the number of schedules is the machine's, their timeout the run's.
+    expect(heartbeatTimeouts.length).toBeGreaterThanOrEqual(3);
+    expect(
+      heartbeatTimeouts.every((s) => s === 8),
+      String(heartbeatTimeouts),
+    ).toBe(true);
     expect(starts).toEqual(['start']);
     expect(result.captured.a?.output).toBe('done-a');
     expect(redelivered).toBe(true);
