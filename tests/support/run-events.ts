@@ -29,20 +29,12 @@ export function runEvents(cwd: string, id: string): FileEvent[] {
   return events;
 }
 
-/**
- * Wait until run `id` has recorded an `event` (matching `where`, if given) and return it; throws
- * "timed out waiting for …" after `timeoutMs`.
- */
-export async function waitForRunEvent(
-  cwd: string,
-  id: string,
-  event: string,
-  { timeoutMs = 60_000, where = () => true }: { timeoutMs?: number; where?: (e: FileEvent) => boolean } = {},
-): Promise<FileEvent> {
+/** Wait until run `id` has recorded an `event` and return it; throws "timed out waiting for …" after `timeoutMs`. */
+export async function waitForRunEvent(cwd: string, id: string, event: string, timeoutMs = 60_000): Promise<FileEvent> {
   let found: FileEvent | undefined;
   await waitFor(
     `run ${id} to record ${event}`,
-    () => (found = runEvents(cwd, id).find((e) => e.event === event && where(e))) !== undefined,
+    () => (found = runEvents(cwd, id).find((e) => e.event === event)) !== undefined,
     timeoutMs,
     50,
   );
