@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { historyCommand } from '../../client/commands/history.js';
 import { listCommand } from '../../client/commands/list.js';
@@ -158,13 +159,20 @@ describe('a run closes its workflow the way the loop ended', () => {
     const run = await runLoop(def, {
       cwd,
       onStarted: async (id) => {
-        // Stop it once the first state's value is captured and the sleep is under way.
-        for (let i = 0; i < 100; i += 1) {
-          const history = await client.workflow.getHandle(id).fetchHistory();
-          if ((history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).length >= 2) break;
+        // Stop it once the first state's value is captured and the sleep is under way: the first
+        // action completed and the second one started on a worker. (Not its ActivityTaskStarted
+        // event: Temporal writes that with the activity's end, thirty seconds on.)
+        const handle = client.workflow.getHandle(id);
+        for (let i = 0; i < 300; i += 1) {
+          const [history, { raw }] = await Promise.all([handle.fetchHistory(), handle.describe()]);
+          const completed = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length;
+          const started = (raw.pendingActivities ?? []).some(
+            (a) => a.state === proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+          );
+          if (completed >= 1 && started) break;
           await new Promise((r) => setTimeout(r, 100));
         }
-        await client.workflow.getHandle(id).cancel();
+        await handle.cancel();
       },
     });
     expect(run.result).toMatchObject({ terminated_by: 'cancelled', final_state: 'b' });
