@@ -12,6 +12,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsPath } from '../../host/run-files.js';
 import { BIN } from '../support/cli.js';
 import { artifactsDir, CHROMIUM, CHROMIUM_FLAGS, ensureChromium, SKIP_BROWSER } from '../support/chromium.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
@@ -84,6 +85,25 @@ async function startDemo(): Promise<{ id: string; release: string }> {
   const r = await cli(['run', 'demo', '--background', '--json', '--no-lock']);
   expect(r.code, r.stderr).toBe(0);
   return { id: (JSON.parse(r.stdout) as { instance_id: string }).instance_id, release };
+}
+
+/** What a failed wait saw: the page's status badge and the end of the run's events file. */
+async function whatThePageShows(page: Page, id: string): Promise<string> {
+  const badge = await page
+    .locator('#run-status')
+    .evaluate((el) => ({
+      text: el.textContent,
+      current: el.getAttribute('data-current'),
+      ahead: el.getAttribute('data-ahead'),
+    }))
+    .catch((err: Error) => err.message);
+  let events: string;
+  try {
+    events = readFileSync(eventsPath(project.cwd, id), 'utf8').split('\n').slice(-8).join('\n');
+  } catch (err) {
+    events = (err as Error).message;
+  }
+  return `the page's status: ${JSON.stringify(badge)}\nthe end of the run's events file:\n${events}`;
 }
 
 async function newPage(width = 1280, height = 800): Promise<Page> {
@@ -199,7 +219,12 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
       writeFileSync(go, '');
       const started = Date.now();
       // Lit while the history does not have the state yet: from the worker's events file.
-      await page.locator('#run-status[data-ahead="true"][data-current="wait"]').waitFor({ timeout: 30_000 });
+      await page
+        .locator('#run-status[data-ahead="true"][data-current="wait"]')
+        .waitFor({ timeout: 30_000 })
+        .catch(async (err: Error) => {
+          throw new Error(`${err.message}\n${await whatThePageShows(page, id)}`);
+        });
       expect(await page.locator('.node.lit[data-state="wait"]').count()).toBe(1);
       console.log(`ll-loop ui: a quick action's state lit ${Date.now() - started} ms after its first state was let go`);
     } finally {
