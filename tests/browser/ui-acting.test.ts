@@ -7,15 +7,16 @@
  * in the list and on the run page; and the page saying so when the Temporal server goes away, and
  * recovering by itself once it is back.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCliBinary } from '../support/cli.js';
+import { runCliBinary } from '../support/cli.js';
 import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium, SKIP_BROWSER } from '../support/chromium.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
-import { freePort, waitFor } from '../support/processes.js';
+import { freePort } from '../support/processes.js';
+import { guardedPage, startUiProcess, stopUiProcess } from '../support/ui-process.js';
 
 const project = useOwnServerProject('ll-loop-webui-act-', { startServer: true });
 
@@ -85,19 +86,7 @@ let url = '';
 let browser: Browser;
 
 async function startUi(args: string[]): Promise<void> {
-  const child = spawn(process.execPath, [BIN, 'ui', '--no-open', ...args], { cwd: project.cwd, env: project.env });
-  ui = child;
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  await waitFor(
-    `ll-loop ui's URL (stderr: ${err})`,
-    () => /http:\/\/\S+token=\S+/.test(out) || child.exitCode !== null,
-    60_000,
-  );
-  expect(child.exitCode, err).toBeNull();
-  url = /http:\/\/\S+token=\S+/.exec(out)![0];
+  ({ child: ui, url } = await startUiProcess(project.cwd, project.env, args));
 }
 
 const cli = (args: string[]) => runCliBinary(args, { cwd: project.cwd, env: project.env, timeoutMs: 120_000 });
@@ -109,13 +98,7 @@ async function start(name: string, yaml: string): Promise<string> {
   return (JSON.parse(r.stdout) as { instance_id: string }).instance_id;
 }
 
-async function newPage(): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('dialog', (d) => {
-    throw new Error(`the page opened a dialog: ${d.message()}`);
-  });
-  return page;
-}
+const newPage = (): Promise<Page> => guardedPage(browser);
 
 async function runPage(id: string): Promise<Page> {
   const page = await newPage();
@@ -137,11 +120,7 @@ describe.skipIf(SKIP_BROWSER)('acting on runs from ll-loop ui', () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (ui && ui.exitCode === null) {
-      const exited = new Promise((resolve) => ui!.once('exit', resolve));
-      ui.kill('SIGTERM');
-      await exited;
-    }
+    await stopUiProcess(ui);
   }, 60_000);
 
   it('answers a run waiting for a person: approval with an edit, a choice, JSON checked by its schema, text', async () => {

@@ -6,17 +6,17 @@
  * the page says when its server went away and reconnects by itself. Screenshots of the run page at
  * 1280×800 and on a narrow window are saved in test-artifacts/ (LL_TEST_ARTIFACTS).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsPath } from '../../host/run-files.js';
-import { BIN } from '../support/cli.js';
 import { artifactsDir, CHROMIUM, CHROMIUM_FLAGS, ensureChromium, SKIP_BROWSER } from '../support/chromium.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
-import { freePort, waitFor } from '../support/processes.js';
+import { freePort } from '../support/processes.js';
+import { guardedPage, startUiProcess, stopUiProcess } from '../support/ui-process.js';
 
 const project = useOwnServerProject('ll-loop-webui-', { startServer: true });
 
@@ -51,29 +51,10 @@ let browser: Browser;
 
 /** Starts `ll-loop ui --no-open` (with `args`) and waits for the URL it prints. */
 async function startUi(args: string[]): Promise<void> {
-  const child = spawn(process.execPath, [BIN, 'ui', '--no-open', ...args], { cwd: project.cwd, env: project.env });
-  ui = child;
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  await waitFor(
-    `ll-loop ui's URL (stderr: ${err})`,
-    () => /http:\/\/\S+token=\S+/.test(out) || child.exitCode !== null,
-    60_000,
-  );
-  expect(child.exitCode, err).toBeNull();
-  url = /http:\/\/\S+token=\S+/.exec(out)![0];
-  port = Number(new URL(url).port);
+  ({ child: ui, url, port } = await startUiProcess(project.cwd, project.env, args));
 }
 
-async function stopUi(): Promise<void> {
-  const child = ui;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
+const stopUi = () => stopUiProcess(ui);
 
 /** `ll-loop <args…>` in the project. */
 const cli = (args: string[]) => project.cli(args);
@@ -106,14 +87,7 @@ async function whatThePageShows(page: Page, id: string): Promise<string> {
   return `the page's status: ${JSON.stringify(badge)}\nthe end of the run's events file:\n${events}`;
 }
 
-async function newPage(width = 1280, height = 800): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width, height } });
-  // Output of a run must never run as script: any dialog fails the test.
-  page.on('dialog', (d) => {
-    throw new Error(`the page opened a dialog: ${d.message()}`);
-  });
-  return page;
-}
+const newPage = (width?: number, height?: number): Promise<Page> => guardedPage(browser, width, height);
 
 describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
   beforeAll(async () => {
