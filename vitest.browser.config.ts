@@ -9,12 +9,13 @@ import { defineConfig } from 'vitest/config';
  *
  * The files run their own embedded servers; the shared setup is kept for the run's id, by which
  * its teardown stops the checkout workers the files' commands started, and for finding (or
- * installing) the Temporal CLI once.
+ * installing) the Temporal CLI once; tests/setup/chromium.ts installs Chromium once, before the
+ * forks start.
  */
 export default defineConfig({
   test: {
     include: ['tests/browser/**/*.test.ts'],
-    globalSetup: ['tests/setup/temporal-server.ts'],
+    globalSetup: ['tests/setup/chromium.ts', 'tests/setup/temporal-server.ts'],
     reporters: ['default', './tests/setup/summary-reporter.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -20,6 +20,12 @@ export const CHROMIUM_FLAGS = [
 
 export const SKIP_BROWSER = process.env.LL_SKIP_BROWSER_TEST === '1';
 
+/**
+ * Installs Chromium where it is missing and we are root. Called once per run, by the browser
+ * tier's global setup (tests/setup/chromium.ts), before its forks start: two files installing it
+ * at once failed on dpkg's lock. apt-get waits for the lock anyway (a fresh machine's own
+ * unattended upgrades may hold it) instead of failing at once.
+ */
 export function ensureChromium(): void {
   if (existsSync(CHROMIUM)) return;
   if (process.getuid?.() !== 0)
@@ -27,8 +33,9 @@ export function ensureChromium(): void {
       `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) or set LL_SKIP_BROWSER_TEST=1`,
     );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env, timeout: 300_000 });
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
+  const waitForLock = ['-o', 'DPkg::Lock::Timeout=300'];
+  spawnSync('apt-get', [...waitForLock, 'update', '-qq'], { stdio: 'ignore', env, timeout: 300_000 });
+  const install = spawnSync('apt-get', [...waitForLock, 'install', '-y', '-qq', 'chromium'], {
     encoding: 'utf8',
     env,
     timeout: 600_000,
