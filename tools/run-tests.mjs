@@ -16,13 +16,10 @@
  * The exit code is vitest's when it failed, else the checks', else 0.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LOWEST_PRIORITY = 19;
 
 /**
  * The environment of the tests and the checks: this process's without NODE_EXTRA_CA_CERTS.
@@ -46,42 +43,27 @@ async function ensureTemporalCli() {
 }
 
 /**
- * On Linux with autogroups (`kernel.sched_autogroup_enabled`, the default of most distributions)
- * the scheduler shares the CPU between sessions first and applies a process's nice value only
- * among the processes of its own session. The checks run in a session of their own (`detached`),
- * so their nice value alone left them an equal share beside the whole test run: the build took
- * 16 s instead of 8 and the tests waited for it. The session's own nice value, in
- * `/proc/<pid>/autogroup` (sched(7)), lowers the session as a whole. Elsewhere there is no such
- * file and the process's nice value is all there is.
+ * The checks stay in this process's session and process group (not `detached`): on Linux with
+ * autogroups (`kernel.sched_autogroup_enabled`, the default of most distributions) the scheduler
+ * shares the CPU between sessions first and applies nice values only inside a session. In a
+ * session of their own the checks had an equal share beside the whole test run (the build took
+ * 16 s instead of 8); with that session's own priority lowered (`/proc/<pid>/autogroup`) they
+ * yielded to every other session too, and once the tests had ended beside other work on the
+ * machine (two busy processes of another session) they crawled at ~1.5 % of a core: 230 s of
+ * `npm test` after vitest had ended. In this session, niced, they yield to the build and the tests
+ * and keep this session's fair share against the rest of the machine once the tests are done.
  */
-function lowerSessionPriority(pid) {
-  if (pid === undefined) return;
-  try {
-    writeFileSync(`/proc/${pid}/autogroup`, String(LOWEST_PRIORITY));
-  } catch {
-    // no autogroups here (another platform, or a kernel without them)
-  }
-}
 
 /** Run the static checks niced; resolve with their exit code once their output is printed. */
 function staticChecks() {
   const name = 'lint and typecheck';
   return new Promise((resolve) => {
-    // A process group of its own, so that a signal reaches the tool it starts (Prettier); and since
-    // Ctrl-C then reaches only vitest, this process passes it on.
-    const child = spawn(process.execPath, [join(root, 'tools', 'static-checks.mjs')], {
+    // Niced by the checks themselves (`--low-priority`), before they start any tool.
+    const child = spawn(process.execPath, [join(root, 'tools', 'static-checks.mjs'), '--low-priority'], {
       cwd: root,
       env: testEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
     });
-    // Before it has started its own child, which inherits the priority.
-    try {
-      if (child.pid !== undefined) setPriority(child.pid, LOWEST_PRIORITY);
-    } catch {
-      // a platform that refuses: the check runs at normal priority, only slower for the tests
-    }
-    lowerSessionPriority(child.pid);
     const chunks = [];
     child.stdout.on('data', (d) => chunks.push(d));
     child.stderr.on('data', (d) => chunks.push(d));
@@ -92,8 +74,8 @@ function staticChecks() {
       process.stdout.write(Buffer.concat(chunks));
       resolve({ name, status });
     });
-    groups.add(child);
-    child.on('close', () => groups.delete(child));
+    running.add(child);
+    child.on('close', () => running.delete(child));
   });
 }
 
@@ -126,19 +108,11 @@ function vitest(args) {
   return inTerminal([bin, 'run', ...args], { cwd: process.cwd(), env, what: 'vitest', fix: 'run "npm install"' });
 }
 
-/** Vitest and the checks' process groups while they run: a signal to this process is passed on. */
+/** Vitest and the checks while they run: a signal to this process is passed on. */
 const running = new Set();
-const groups = new Set();
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     for (const child of running) child.kill(signal);
-    for (const child of groups) {
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        // the group has ended
-      }
-    }
   });
 }
 

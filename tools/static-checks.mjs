@@ -13,15 +13,25 @@
  * floating promises by oxlint"). The compilers run single-threaded or on few threads and the
  * processes side by side: `npm test` runs the checks at the lowest priority beside the tests.
  *
- * Usage: node tools/static-checks.mjs [--lint] [--typecheck]   (neither: both)
+ * Usage: node tools/static-checks.mjs [--lint] [--typecheck] [--low-priority]   (neither: both)
+ * `--low-priority`: this process and the tools it starts run at the lowest CPU priority (nice 19),
+ * set before any of them starts (they inherit it); how `npm test` runs them beside the tests.
  * Output: each check's findings, as tsc, oxlint, ESLint and Prettier print them; exit 1 if any failed.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
+if (args.has('--low-priority')) {
+  try {
+    setPriority(19);
+  } catch {
+    // a platform that refuses: the checks run at normal priority, only slower for the tests
+  }
+}
 const all = !args.has('--lint') && !args.has('--typecheck');
 const wantLint = all || args.has('--lint');
 const wantTypecheck = all || args.has('--typecheck');
@@ -42,6 +52,8 @@ function check(what, script, scriptArgs, fix = 'run "npm install"') {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    tools.add(child);
+    child.on('close', () => tools.delete(child));
     const chunks = [];
     child.stdout.on('data', (d) => chunks.push(d));
     child.stderr.on('data', (d) => chunks.push(d));
@@ -52,6 +64,48 @@ function check(what, script, scriptArgs, fix = 'run "npm install"') {
       const out = Buffer.concat(chunks).toString();
       resolve({ ok: code === 0, text: code === 0 ? out : `${what}:\n${out}` });
     });
+  });
+}
+
+/** The tools running now. */
+const tools = new Set();
+
+/**
+ * Every process under this one (the tools and what their Node wrappers start: the native tsc,
+ * tsgolint), from `ps`: they share this process's group with `npm test` and vitest, so the group
+ * cannot be signalled alone.
+ */
+function descendants() {
+  let table;
+  try {
+    table = execFileSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8' });
+  } catch {
+    return [...tools].map((c) => c.pid).filter((pid) => pid !== undefined);
+  }
+  const children = new Map();
+  for (const line of table.split('\n')) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (!pid || !ppid) continue;
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid).push(pid);
+  }
+  const found = [];
+  const queue = [process.pid];
+  while (queue.length) for (const pid of children.get(queue.shift()) ?? []) (found.push(pid), queue.push(pid));
+  return found;
+}
+
+// A signal to this process ends the tools too: none is left to run on alone.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const pid of descendants()) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // gone already
+      }
+    }
+    process.exit(130);
   });
 }
 
