@@ -16,10 +16,8 @@
  * The exit code is vitest's when it failed, else the checks', else 0.
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { sweepTestRun } from './test-run-sweep.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -35,13 +33,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  * tests pass their CA themselves. The one download a test run may need, the Temporal CLI, is
  * made here first, with this process's environment as the user set it ({@link ensureTemporalCli}).
  */
-const { NODE_EXTRA_CA_CERTS: extraCaCerts, LL_TEST_RUN_ID: givenRunId, ...testEnv } = process.env;
-/**
- * The test run's id, in vitest's environment only: every process its tests start inherits it, and
- * after vitest those still running are swept (tools/test-run-sweep.mjs); the static checks, which
- * may still be running then, do not carry it.
- */
-const testRunId = givenRunId ?? randomUUID();
+const { NODE_EXTRA_CA_CERTS: extraCaCerts, ...testEnv } = process.env;
 
 /** Find (or install) the Temporal CLI before the tests run without the extra certificates. */
 async function ensureTemporalCli() {
@@ -107,12 +99,15 @@ function inTerminal(args, { cwd, env, what, fix }) {
 /** `node tools/build.mjs`; resolve with its exit code. */
 const build = () => inTerminal([join(root, 'tools', 'build.mjs')], { cwd: root, env: testEnv, what: 'the build' });
 
-/** `vitest run <args>`; resolve with its exit code. */
+/**
+ * `vitest run <args>` (through tools/vitest-swept.mjs, which then stops what the tests left
+ * running: after a Ctrl-C, their servers and workers); resolve with its exit code.
+ */
 function vitest(args) {
-  const bin = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+  const bin = join(root, 'tools', 'vitest-swept.mjs');
   // `npm test` built dist/ from these sources a moment ago: the test setup takes the workflow
   // bundle from there instead of running webpack again (tests/setup/workflow-bundle.ts).
-  const env = { ...testEnv, LL_TEST_FRESH_BUILD: '1', LL_TEST_RUN_ID: testRunId };
+  const env = { ...testEnv, LL_TEST_FRESH_BUILD: '1' };
   return inTerminal([bin, 'run', ...args], { cwd: process.cwd(), env, what: 'vitest', fix: 'run "npm install"' });
 }
 
@@ -129,11 +124,6 @@ const built = await build();
 // A failure here is left to the test setup, which reports it with its fix.
 if (built === 0 && extraCaCerts !== undefined) await ensureTemporalCli().catch(() => undefined);
 const testsCode = built === 0 ? await vitest(process.argv.slice(2)) : built;
-// After a normal end, nothing (the teardowns stopped it all: one left is a test that leaks, and is
-// said); after an interrupted one, what the tests had started.
-const left = sweepTestRun(testRunId);
-if (left > 0)
-  process.stdout.write(`\n[run-tests] stopped ${left} process${left === 1 ? '' : 'es'} the tests left running\n`);
 const checked = await checks;
 if (checked.status !== 0) process.stdout.write(`\nstatic checks failed: ${checked.name} (output above)\n`);
 process.exitCode = testsCode !== 0 ? testsCode : checked.status;
