@@ -43,18 +43,18 @@ async function ensureTemporalCli() {
 }
 
 /**
- * The checks stay in this process's session and process group (not `detached`): on Linux with
+ * Run the static checks niced; resolve with their exit code once their output is printed.
+ *
+ * They stay in this process's session and process group (not `detached`): on Linux with
  * autogroups (`kernel.sched_autogroup_enabled`, the default of most distributions) the scheduler
  * shares the CPU between sessions first and applies nice values only inside a session. In a
  * session of their own the checks had an equal share beside the whole test run (the build took
  * 16 s instead of 8); with that session's own priority lowered (`/proc/<pid>/autogroup`) they
  * yielded to every other session too, and once the tests had ended beside other work on the
- * machine (two busy processes of another session) they crawled at ~1.5 % of a core: 230 s of
- * `npm test` after vitest had ended. In this session, niced, they yield to the build and the tests
+ * machine (two busy processes of another session) they crawled at ~1.5 % of a core for minutes
+ * after vitest had ended. In this session, niced, they yield to the build and the tests
  * and keep this session's fair share against the rest of the machine once the tests are done.
  */
-
-/** Run the static checks niced; resolve with their exit code once their output is printed. */
 function staticChecks() {
   const name = 'lint and typecheck';
   return new Promise((resolve) => {

@@ -3,7 +3,7 @@
  * `LL_TEST_RUN_ID=<id>` (the dev servers, checkout workers and action spawners its tests started
  * all inherit it). A run that ends normally stops them in its teardown and its files' `afterAll`;
  * a run interrupted (Ctrl-C, SIGTERM) ends its forks before either runs, and left a dozen servers
- * and workers behind for good. `npm test` sweeps after vitest, however it ended.
+ * and workers behind for good. tools/vitest-swept.mjs sweeps after vitest, however it ended.
  *
  * Linux only (it reads /proc); elsewhere it finds nothing and an interrupted run may leave
  * processes behind, as before.
