@@ -1,6 +1,7 @@
 /** Test helpers about the machine: live processes, polling until something holds, free ports. */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { processesOfTestRun } from '../../tools/test-run-sweep.mjs';
 
 /**
  * Pids of live processes whose command line contains `marker` (its arguments joined by spaces,
@@ -144,17 +145,11 @@ export async function freePort(): Promise<number> {
  * them (and only them: other test runs on the machine have their own id).
  */
 export function checkoutWorkersOf(testRunId: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
+  return processesOfTestRun(testRunId).filter((pid) => {
     try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (!cmdline.includes('ll-loop.js\0worker')) continue;
-      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`LL_TEST_RUN_ID=${testRunId}`))
-        out.push(Number(name));
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('ll-loop.js\0worker');
     } catch {
-      // gone, or not ours
+      return false; // gone
     }
-  }
-  return out;
+  });
 }
