@@ -7,7 +7,7 @@ import type { LoopDefinition } from '../fsm/schema.js';
 import type { ActionRequest, DiffStatRequest, LlmReply, RunningSnapshot } from '../fsm/run/snapshot.js';
 import type { BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
 import type { ActionResult, EvaluateLlmInput, RunActionInput } from '../fsm/types.js';
-import type { PortableCheckout } from './definitions.js';
+import type { PortableCheckout } from './run-options.js';
 import type { ScopeLockInput, ScopeRequest } from './scope-lock-definitions.js';
 
 /** Which sub-loop to load, resolved like `ll-loop run <name>` from `cwd`. */

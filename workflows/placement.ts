@@ -22,7 +22,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities, PlacementActivities } from './activity-types.js';
-import type { LoopWorkflowInput, PortableCheckout } from './definitions.js';
+import type { LoopWorkflowInput } from './definitions.js';
+import type { PortableCheckout } from './run-options.js';
 
 /** How long an action may wait for its host before the run says the host is gone (default). */
 export const WAIT_NOTICE_S = 60;

@@ -4,7 +4,173 @@
  * the recorded options here from the three parts, once; readers take apart what they need.
  * Free of the workflow SDK and of Node built-ins, so both the CLI and the workflow import it.
  */
-import type { LoopRunOptions, RunPlacement, RunRules, RunTuning } from './definitions.js';
+
+/**
+ * A run's options as its input records them: one flat object, the shape every release recorded
+ * (so histories and open runs continuing as new are read as they are), made of three parts that
+ * workflows/run-options.ts tells apart: the run's rules, its placement and its tuning.
+ */
+export type LoopRunOptions = RunPlacement & RunTuning & RunRules;
+
+/** Where the run and its actions run: its project, its queues, its checkout, its server. */
+export interface RunPlacement {
+  /** Directory the actions run in (the project holding `.loops/`). */
+  cwd: string;
+  /**
+   * The task queue actions and LLM evaluations go to when it is not the workflow's own: a pinned
+   * pool run's workflow tasks go to any pool worker, its actions only to the queue of the
+   * checkout's worker (Temporal's worker-specific task queue pattern). Unset: the workflow's queue.
+   */
+  actionQueue?: string;
+  /** A portable pool run (`--checkout git`, `--worktree`): see PortableCheckout. */
+  portable?: PortableCheckout;
+  /** Seconds an action of a pool run may wait for its host before the run says it is gone (default 60). */
+  hostNoticeS?: number;
+  /** Where a portable run's checkout was claimed (carried across continue-as-new and into sub-loops). */
+  placedOn?: { host: string; dir: string };
+  /** Upsert the LoopState/LoopStatus search attributes (only when the server has them). */
+  searchAttributes?: boolean;
+}
+
+/** Limits that change how the run is carried out, never what it decides. */
+export interface RunTuning {
+  /**
+   * Run shell actions whose timeout is at most this many seconds as local activities (in the
+   * workflow task, no server round trip). 0 disables. See docs/architecture.md.
+   */
+  localActivityMaxTimeoutS?: number;
+  /** Continue as new past this many history events (default 20,000; Temporal's limit is ~51,200). */
+  historyEventLimit?: number;
+  /**
+   * Seconds a running action or LLM evaluation may go without a heartbeat before Temporal presumes
+   * its worker dead and retries it elsewhere (or, for a pool run, the run waits for its host). The
+   * worker beats every second. Unset: 30 (every run before this option).
+   */
+  heartbeatTimeoutS?: number;
+}
+
+/**
+ * The behaviour gates (docs/architecture.md, "Changing workflow or core behaviour"): each rule is
+ * absent from the runs of releases before it, which keep the behaviour they had. New runs get
+ * CURRENT_RUN_RULES (workflows/run-rules.ts); `failOnNonTerminal`, which closeAsOutcome
+ * supersedes, is in the runs of schedules of 0.1.0 to 0.3.0 created with `--pause-on-failure`.
+ */
+export interface RunRules {
+  /**
+   * Close the workflow the way the run ended (fsm/run/outcome.ts): Completed at a success terminal,
+   * Failed (`LoopFailed`) otherwise, Canceled when stopped; `LoopStatus` holds the outcome. Set on
+   * every run started by 0.4.0 and later; absent from older histories, which replay as they ran.
+   */
+  closeAsOutcome?: boolean;
+  /**
+   * Fail the workflow (ApplicationFailure of type `LoopFailed`, the ExecutionResult as its details)
+   * when the run ends other than in a success terminal or by cancellation. Schedules of 0.1.0 to
+   * 0.3.0 set it with `--pause-on-failure`; closeAsOutcome has done its work since.
+   */
+  failOnNonTerminal?: boolean;
+  /**
+   * Mask the values of every variable the loop references (`${env.NAME}` anywhere) in each action's
+   * and judge's output (RunActionInput.mask_env). Set by the client for new runs; runs of older
+   * releases lack it and replay with the activity inputs they had.
+   */
+  maskLoopEnv?: boolean;
+  /**
+   * Check each LLM answer against its evaluator's JSON Schema and ask again when it misses
+   * (EvaluateLlmInput.check_schema, `llm.schema_retries`). Set by the client for new runs; runs of
+   * older releases lack it and take any answer with a verdict, as they did.
+   */
+  checkAnswers?: boolean;
+  /**
+   * Read prompt actions' and LLM evaluations' answers for rate limits and spent quotas and pause
+   * on them (RunActionInput.detect_rate_limits, fsm/run/rate-limit.ts). Set by the client for new runs;
+   * runs of older releases lack it and judge such answers as they did.
+   */
+  pauseOnRateLimit?: boolean;
+  /**
+   * Read shell and prompt actions' output for `CONTEXT_HANDOFF:`, `FATAL_ERROR:` and `LOOP_STOP:`
+   * and act on them (RunActionInput.detect_signals, fsm/run/on-signal.ts, `on_handoff`). Set by the
+   * client for new runs; runs of older releases lack it and treat such lines as plain output.
+   */
+  stdoutSignals?: boolean;
+  /**
+   * Start each sub-loop's child run with this run's `LoopCheckout` search attribute, so a child
+   * belongs to the checkout its parent was started in (loop names resolve per checkout). Set by
+   * the client for new runs; runs of older releases lack it and start children as they did.
+   */
+  childCheckout?: boolean;
+  /**
+   * Accept `ll-loop pause`, `unpause` and `steer` (workflows/control-handlers.ts, fsm/run/control.ts).
+   * Set by the client for new runs; runs of older releases lack it and refuse them, so their
+   * histories replay as they ran.
+   */
+  steering?: boolean;
+  /**
+   * Run chains of quick shell actions (those run as local activities) as bursts: one local
+   * activity (`runBurst`) runs them back to back, the pure core deciding between them, and the
+   * workflow feeds their facts to the core in order (workflows/burst.ts): the same events, routes
+   * and captured values, one marker per burst instead of one per action, and the loop deadline
+   * enforced inside the burst. Set by the client for new runs; runs of older releases lack it and
+   * run one local activity per action, as they did.
+   */
+  quickBursts?: boolean;
+  /**
+   * Number each action call of the run (RunActionInput.call_key, workflows/action-calls.ts), so a
+   * call the run schedules anew while its host is unreachable (workflows/placement.ts) is known to
+   * the worker's journal as the same call, and a completion the host could not report is delivered
+   * rather than run again. Set by the client for new runs; runs of older releases lack it and key
+   * their journal entries by activity id, as they did.
+   */
+  actionCallKeys?: boolean;
+  /**
+   * A parallel state under a budget keeps one ledger for all its items (workflows/fanout-ledger.ts):
+   * each item reports what it spent by signal, each item started gets what is left of the
+   * fan-out's budget, and once the items together spent it the running ones make no further
+   * agent call and no further item starts. Set by the client for new runs; runs of older
+   * releases lack it and give every item what was left when the fan-out started, as they did.
+   */
+  sharedBudget?: boolean;
+  /**
+   * A fan-out's items share rate-limit pauses (workflows/fanout-pauses.ts): when one pauses for a
+   * rate limit it tells the parent, which tells the other running items to make no agent call
+   * before the same instant and starts no further item before it. Set by the client for new
+   * runs; runs of older releases lack it and let each item meet the limit on its own, as they did.
+   */
+  shareRateLimits?: boolean;
+  /**
+   * A fan-out's items on the parent's checkout (no `isolation: worktree`) whose loop declares
+   * `scope:` hold those scopes while they run (workflows/fanout-scopes.ts): items on the same
+   * files queue and run one after the other. Set by the client for new runs; runs of older
+   * releases lack it and run such items at once, as they did.
+   */
+  itemScopes?: boolean;
+  /**
+   * A run asks its scope lock with a local activity (workflows/scope-lease.ts): the request runs
+   * in the run's first workflow task instead of as an activity dispatched through the server, one
+   * round trip and one workflow task fewer before the lock can answer (the time to the first
+   * action). Set by the client for new runs; runs of older releases lack it and ask with an
+   * activity, as they did.
+   */
+  localScopeRequest?: boolean;
+}
+
+/**
+ * A run that brings its own checkout: the first worker to take it prepares a worktree or clone of
+ * `repository` at `commit` under its data dir and keeps every later action on its own host
+ * queue; if that host is gone another worker takes over with a fresh checkout (`host_change`).
+ */
+export interface PortableCheckout {
+  /** The pool queue whose workers may claim the run. */
+  claimQueue: string;
+  /** Where to clone from (a remote URL, or the path of the checkout the run was started in). */
+  repository: string;
+  commit: string;
+  /** The branch the run works on: `ll-loop/<run id>`. */
+  branch: string;
+  /** `--worktree`: a git worktree of `repository` (same machine) rather than a clone. */
+  worktree: boolean;
+  /** The run's directory inside the repository (`''`: its top), as in the checkout it was started from. */
+  path?: string;
+}
 
 /** Every key of each part: a key of LoopRunOptions in none of them fails the type check below. */
 export const RUN_RULE_KEYS = [

@@ -3,7 +3,7 @@
  * histories replay with the behaviour they had): `run`, schedules and `upgrade` set them all.
  * Its own module, free of the workflow SDK, so the CLI can import it cheaply.
  */
-import type { RunRules } from './definitions.js';
+import type { RunRules } from './run-options.js';
 
 export const CURRENT_RUN_RULES = {
   closeAsOutcome: true,

@@ -16,14 +16,9 @@ import {
 } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import {
-  LOOP_WORKFLOW_TYPE,
-  type LoopWorkflowInput,
-  type RunTuning,
-  type ScopeLockRequest,
-} from '../../workflows/definitions.js';
+import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
-import { recordedRunOptions } from '../../workflows/run-options.js';
+import { recordedRunOptions, type RunTuning } from '../../workflows/run-options.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';

@@ -16,11 +16,10 @@ import type { LoopDefinition } from '../../fsm/schema.js';
 import type {
   LOOP_WORKFLOW_TYPE as LoopWorkflowType,
   LoopWorkflowInput,
-  RunTuning,
   ScopeLockRequest,
 } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
-import { recordedRunOptions } from '../../workflows/run-options.js';
+import { recordedRunOptions, type RunTuning } from '../../workflows/run-options.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { checkoutKey } from '../../host/checkout.js';
 import { waitUntilServed } from '../temporal/cluster-setup.js';

@@ -10,7 +10,7 @@
  * - `--worktree`: portable on this machine, in a git worktree on branch `ll-loop/<run id>`.
  */
 import { checkoutAt, poolQueue, type Checkout, type WorkerRecord } from '../../host/checkout.js';
-import type { RunPlacement, RunTuning } from '../../workflows/definitions.js';
+import type { RunPlacement, RunTuning } from '../../workflows/run-options.js';
 import { CliError } from '../errors.js';
 import type { RunPlace } from './run-place.js';
 

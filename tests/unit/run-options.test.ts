@@ -3,8 +3,8 @@
  * belongs to exactly one part, and the parts put together are the options as recorded.
  */
 import { describe, expect, it } from 'vitest';
-import type { LoopRunOptions } from '../../workflows/definitions.js';
 import {
+  type LoopRunOptions,
   PLACEMENT_KEYS,
   recordedRunOptions,
   RUN_RULE_KEYS,

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
-import type { LoopRunOptions } from '../../workflows/definitions.js';
+import type { LoopRunOptions } from '../../workflows/run-options.js';
 import { committedInputs, committedSets } from '../replay/histories.js';
 
 /** A test by its file (under tests/) and its exact title. */
