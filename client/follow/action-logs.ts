@@ -6,8 +6,8 @@
  * the tail its result keeps in Temporal, saying where the full log is.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { isKnownEvent, type TimedEvent } from '../../fsm/run/events.js';
-import type { ActionOutput } from '../../fsm/run/events.js';
+import type { ActionOutput, TimedEvent } from '../../fsm/run/events.js';
+import { isKnownEvent } from '../../fsm/run/event-shape.js';
 
 /** One finished action and what it wrote. */
 export interface ActionLogRecord {

@@ -3,7 +3,8 @@
  * the run or a sub-loop) the action's live file is tailed (runs/live-output.ts) until the event
  * that ends the action. Used by `ll-loop logs --follow` and `ll-loop ui`.
  */
-import { isKnownEvent, type TimedEvent } from '../../fsm/run/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
+import { isKnownEvent } from '../../fsm/run/event-shape.js';
 import { LiveOutputReader } from './live-output.js';
 
 /** The action being watched: where it runs, its state and pass. */

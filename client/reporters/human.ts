@@ -8,7 +8,8 @@
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { formatIn, spendLine } from '../../fsm/run/budget.js';
-import { isKnownEvent, type ActionOutput, type ReadEvent, type TimedEvent } from '../../fsm/run/events.js';
+import type { ActionOutput, ReadEvent, TimedEvent } from '../../fsm/run/events.js';
+import { isKnownEvent } from '../../fsm/run/event-shape.js';
 import { plainEvent } from './plain-event.js';
 import type { Reporter } from './reporter.js';
 import { safeText } from './safe-text.js';

@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EVENT_FIELDS, isCompleteEvent, isKnownEvent, parseEvent, type TimedEvent } from '../../fsm/run/events.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
+import { EVENT_FIELDS, isCompleteEvent, isKnownEvent, parseEvent } from '../../fsm/run/event-shape.js';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { plainEvent } from '../../client/reporters/plain-event.js';
 import { createStyle } from '../../client/reporters/style.js';
