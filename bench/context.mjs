@@ -9,45 +9,69 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-export const { values: flags } = parseArgs({
-  options: {
-    json: { type: 'boolean', default: false },
-    quick: { type: 'boolean', default: false },
-    loops: { type: 'string' },
-    only: { type: 'string' },
-    'first-runs': { type: 'string' },
-    parked: { type: 'string' },
-  },
-});
+const PART_NAMES = [
+  'cli',
+  'transitions',
+  'first-action',
+  'follow',
+  'spawn',
+  'llm',
+  'concurrent',
+  'parked',
+  'ui',
+  'parallel',
+  'cluster',
+  'human',
+];
+export const DEFAULT_PARTS = 'cli,transitions,first-action,follow,spawn,llm,concurrent';
+const USAGE = `usage: npm run -s bench -- [--json] [--quick] [--only PARTS] [--loops N] [--first-runs N] [--parked N]
+  --json          one JSON object on stdout (the figures and the goals they meet), progress on stderr
+  --quick         development figures: 100 loops, 200 transitions, one follow pair (goals not judged)
+  --only PARTS    comma-separated, of: ${PART_NAMES.join(', ')} (default: ${DEFAULT_PARTS})
+  --loops N       concurrent loops (default 1000), or parked runs with --only parked
+  --first-runs N  runs of \`ll-loop run\` per first-action and prompt figure (default 5)
+  --parked N      also measure N runs parked on a timer
+env: BENCH_TRANSITIONS, BENCH_SKIP_REMOTE, BENCH_FOLLOW_STATES, BENCH_LONG=1, BENCH_KEEP=1, LL_TEMPORAL_CLI`;
+
+/** A wrong flag ends the bench with the usage, not a stack trace. */
+function usageError(message) {
+  process.stderr.write(`bench: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      json: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      loops: { type: 'string' },
+      only: { type: 'string' },
+      'first-runs': { type: 'string' },
+      parked: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+} catch (err) {
+  usageError(err.message);
+}
+export const flags = parsed.values;
+if (flags.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 export const QUICK = flags.quick;
 export const LOOPS = Number(flags.loops ?? (QUICK ? 100 : 1000));
 export const FIRST_RUNS = Number(flags['first-runs'] ?? 5);
 export const TRANSITIONS = Number(process.env.BENCH_TRANSITIONS ?? (QUICK ? 200 : 1000));
-export const PARTS = new Set(
-  (flags.only ?? 'cli,transitions,first-action,spawn,llm,concurrent').split(',').map((s) => s.trim()),
-);
-for (const p of PARTS)
-  if (
-    ![
-      'cli',
-      'transitions',
-      'first-action',
-      'follow',
-      'spawn',
-      'llm',
-      'concurrent',
-      'parked',
-      'ui',
-      'parallel',
-      'cluster',
-      'human',
-    ].includes(p)
-  )
-    throw new Error(`--only: unknown part ${p}`);
+export const PARTS = new Set((flags.only ?? DEFAULT_PARTS).split(',').map((s) => s.trim()));
+for (const p of PARTS) if (!PART_NAMES.includes(p)) usageError(`--only: unknown part "${p}"`);
 // Parked runs: only when asked for (--parked N, or --only parked with --loops N).
 export const PARKED = flags.parked !== undefined ? Number(flags.parked) : PARTS.has('parked') ? LOOPS : 0;
-if (!Number.isInteger(PARKED) || PARKED < 0) throw new Error(`--parked must be a number of loops, got ${flags.parked}`);
-if (!Number.isInteger(LOOPS) || LOOPS < 1) throw new Error(`--loops must be a positive integer, got ${flags.loops}`);
+if (!Number.isInteger(PARKED) || PARKED < 0) usageError(`--parked must be a number of loops, got ${flags.parked}`);
+if (!Number.isInteger(LOOPS) || LOOPS < 1) usageError(`--loops must be a positive integer, got ${flags.loops}`);
+if (!Number.isInteger(FIRST_RUNS) || FIRST_RUNS < 1)
+  usageError(`--first-runs must be a positive integer, got ${flags['first-runs']}`);
 
 /** Human output (stdout), or progress notes (stderr) when --json keeps stdout for the JSON. */
 export const say = (line) => (flags.json ? process.stderr.write(`${line}\n`) : process.stdout.write(`${line}\n`));
@@ -85,8 +109,26 @@ export const serverOptions = embeddedServerOptions(project);
 export const serverStarted = wall();
 export const endpoint = await resolveEndpoint(resolveTemporalTarget(), serverOptions);
 export const serverPid = Number(readFileSync(join(serverOptions.dataDir, 'server.pid'), 'utf8').trim());
+/**
+ * The machine's speed as this bench ran: ms for 1e9 turns of an optimised add loop in this
+ * process (0.5 s on this 2-core machine's quick days). The same machine has run the same work 3 to
+ * 5 times slower on other days (its cores' share of their host), and every figure moves with it,
+ * so figures of different days are compared with it beside them.
+ */
+export function yardstickMs() {
+  const t0 = performance.now();
+  let odd = 0;
+  for (let i = 0; i < 1e9; i += 1) odd += i & 1;
+  if (odd !== 5e8) throw new Error('yardstick: wrong count');
+  return Math.round(performance.now() - t0);
+}
+
 export const report = {
-  machine: { cpus: cpus().length, loadavg_at_start: loadavg().map((l) => Number(l.toFixed(2))) },
+  machine: {
+    cpus: cpus().length,
+    loadavg_at_start: loadavg().map((l) => Number(l.toFixed(2))),
+    yardstick_ms_at_start: yardstickMs(),
+  },
   server: { address: endpoint.address, pid: serverPid, start_ms: Math.round(wall() - serverStarted) },
 };
 /** The checkout worker this bench started (stopped at the end). */

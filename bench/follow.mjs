@@ -106,8 +106,8 @@ export async function followCost() {
     };
     const fg = [];
     const bg = [];
-    for (let pair = 0; pair < (QUICK ? 1 : 5); pair += 1) {
-      let w0 = cpuSeconds(benchWorker.pid);
+    const foreground = async () => {
+      const w0 = cpuSeconds(benchWorker.pid);
       // The human progress display (what a user follows), not --json.
       const f = await cli(['run', 'follow-many']);
       const fgId = /^run (\S+)/m.exec(f.stdout)?.[1];
@@ -117,7 +117,9 @@ export async function followCost() {
         follower_cpu_s: f.cpu_s,
         worker_cpu_s: cpuSeconds(benchWorker.pid) - w0,
       });
-      w0 = cpuSeconds(benchWorker.pid);
+    };
+    const background = async () => {
+      const w0 = cpuSeconds(benchWorker.pid);
       const t0 = wall();
       const b = await cli(['run', 'follow-many', '--background', '--json']);
       const bgId = JSON.parse(b.stdout.trim()).instance_id;
@@ -129,11 +131,26 @@ export async function followCost() {
         command_cpu_s: b.cpu_s,
         worker_cpu_s: cpuSeconds(benchWorker.pid) - w0,
       });
+    };
+    // Nine pairs, each in the other order than the one before: the same run's time varies by a
+    // quarter from one run to the next, and five pairs in one order left the ratio ±6 % either side
+    // of 1.
+    out.pairs = QUICK ? 1 : 9;
+    for (let pair = 0; pair < out.pairs; pair += 1) {
+      if (pair % 2 === 0) {
+        await foreground();
+        await background();
+      } else {
+        await background();
+        await foreground();
+      }
     }
     const m = (rows, k) => round(median(rows.map((r) => r[k])), 2);
     out.foreground = { runs: fg.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v, 2)]))) };
     out.background = { runs: bg.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v, 2)]))) };
     out.foreground_over_background_run = round(m(fg, 'run_ms') / m(bg, 'run_ms'), 3);
+    const mean = (rows, k) => rows.reduce((a, r) => a + r[k], 0) / rows.length;
+    out.foreground_over_background_run_means = round(mean(fg, 'run_ms') / mean(bg, 'run_ms'), 3);
     out.follower_cpu_over_worker_cpu = round(m(fg, 'follower_cpu_s') / m(fg, 'worker_cpu_s'), 3);
     // Following itself: the foreground command's CPU beyond the same command with --background,
     // which loads the same loop and starts it the same way (through the worker) but follows

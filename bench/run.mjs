@@ -9,6 +9,9 @@
 //   2. first-action: time from spawning `ll-loop run` to its first action, the checkout's worker
 //      already running; for a quick action (a local activity) and a default one (an activity),
 //      and a breakdown of where the time goes (bench/first-action-probe.mjs, the run's history).
+//   2b. follow: a 300-state quick loop followed in the foreground and run in the background, by
+//      turns (run time, the follower's and the worker's CPU), a one-state loop from `ll-loop run`
+//      to the prompt, and the checkout worker's RSS once idle (bench/follow.mjs).
 //   3. spawn: the cost of one shell action in the activity itself (`runAction`, `bash -c true`).
 //   3b. llm: what an API provider's LLM evaluation adds beyond the model call, goal 50 ms: end to end
 //      (bench/llm-e2e.mjs: a loop judged by llm_structured against a fake API answering at once,
@@ -22,9 +25,11 @@
 //      the runs page's first load with 1,000 runs (bench/ui.mjs).
 //   5. parked (only with --parked N or --only parked, last): N loops parked on a 15-minute backoff, each held in the
 //      checkout worker's cache (up to its limit): the worker's RSS with that many open runs.
-// Flags: --json (one JSON object on stdout, progress on stderr), --quick (development: 100 loops,
-// 200 transitions), --loops N, --only a,b (cli, transitions, first-action, spawn, llm, concurrent, parked, ui),
-// --first-runs N (default 5), --parked N. --only parallel: a parallel state's fan-out (bench/parallel.mjs).
+// Flags (--help lists them): --json (one JSON object on stdout, with the goals it judges:
+// bench/goals.mjs; progress on stderr), --quick (development: 100 loops, 200 transitions),
+// --loops N, --only a,b (default cli, transitions, first-action, follow, spawn, llm, concurrent;
+// also parked, ui, parallel: a parallel state's fan-out, bench/parallel.mjs; human),
+// --first-runs N (default 5), --parked N.
 // --only cluster: transitions, first action and --loops N (default 100) concurrent loops on a real
 // cluster (Temporal server on PostgreSQL, as `npm run test:cluster` starts it) and on the dev
 // server, side by side (bench/cluster.mjs; needs Go, PostgreSQL or root to install it).
@@ -46,6 +51,7 @@ import { uiBench } from './ui.mjs';
 import { parallelBench } from './parallel.mjs';
 import { clusterBench } from './cluster.mjs';
 import { longLoop, transitions } from './transitions.mjs';
+import { goalLines, judgeGoals } from './goals.mjs';
 import {
   BIN,
   LOOPS,
@@ -64,6 +70,7 @@ import {
   stopBenchWorker,
   stopDevServer,
   tmp,
+  yardstickMs,
 } from './context.mjs';
 
 /** Mean wall time of `runAction` on `bash -c true`, called directly (outside any worker). */
@@ -85,7 +92,7 @@ async function actionSpawns(n) {
 
 async function standardBenchmarks() {
   say(
-    `ll-loop benchmarks (dedicated server ${endpoint.address}, ${cpus().length} cores, load ${report.machine.loadavg_at_start.join(' ')})`,
+    `ll-loop benchmarks (dedicated server ${endpoint.address}, ${cpus().length} cores, load ${report.machine.loadavg_at_start.join(' ')}, yardstick ${report.machine.yardstick_ms_at_start} ms)`,
   );
   if (PARTS.has('cli')) {
     const c = cliLatency({ bin: BIN, project });
@@ -238,6 +245,14 @@ try {
     if (r.steps !== count) process.exitCode = 1;
   } else await standardBenchmarks();
   report.machine.loadavg_at_end = loadavg().map((l) => Number(l.toFixed(2)));
+  report.machine.yardstick_ms_at_end = yardstickMs();
+  report.goals = judgeGoals(report);
+  if (report.goals.length) {
+    say(
+      `goals (machine: yardstick ${report.machine.yardstick_ms_at_start}/${report.machine.yardstick_ms_at_end} ms at start/end, load ${report.machine.loadavg_at_end.join(' ')} at end):`,
+    );
+    for (const line of goalLines(report.goals)) say(line);
+  }
   if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
   // Only what this bench started: its checkout worker (by the pid it recorded) and its server.

@@ -175,13 +175,16 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
   it('lights the state of a run of quick actions as its worker enters it, ahead of its history', async () => {
     // A quick action runs as a local activity: the workflow task that enters its state completes
     // (and the history shows the state) only when the action ends, or at the task's heartbeat (80%
-    // of its 10 s timeout). The worker's events file has the state at once. `first` (an activity:
+    // of its timeout). The worker's events file has the state at once. `first` (an activity:
     // its history is current) waits until the page follows the run; then `wait` (local) begins.
+    // `wait` has 30 s, the most the quick lane takes (LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S): at the
+    // loop's 10 s the heartbeat at 8 s brought the history level with the file, and a page slower
+    // than that on a loaded machine saw the state lit from the history, not ahead of it.
     const go = join(project.cwd, `go-quick-${Date.now()}`);
     const release = join(project.cwd, `release-quick-${Date.now()}`);
     writeFileSync(
       join(project.cwd, '.loops', 'quick.yaml'),
-      `name: quick\ndescription: quick actions\ninitial: first\ndefault_timeout: 10\nstates:\n  first:\n    action: "while [ ! -f ${go} ]; do sleep 0.05; done"\n    timeout: 3600\n    next: wait\n  wait:\n    action: "while [ ! -f ${release} ]; do sleep 0.05; done"\n    next: done\n  done:\n    terminal: true\n`,
+      `name: quick\ndescription: quick actions\ninitial: first\ndefault_timeout: 10\nstates:\n  first:\n    action: "while [ ! -f ${go} ]; do sleep 0.05; done"\n    timeout: 3600\n    next: wait\n  wait:\n    action: "while [ ! -f ${release} ]; do sleep 0.05; done"\n    timeout: 30\n    next: done\n  done:\n    terminal: true\n`,
     );
     const page = await newPage();
     const r = await cli(['run', 'quick', '--background', '--json', '--no-lock']);
