@@ -25,8 +25,10 @@ import { checkoutKey } from '../../host/checkout.js';
 import { waitUntilServed } from '../temporal/cluster-setup.js';
 import { ensureSearchAttributes } from '../temporal/search-attributes.js';
 import { precheckScopes } from '../scopes/scope-lock.js';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import { detailsDescription, payloadRefusal } from './start-limits.js';
-import { instanceIdFor } from './instance-id.js';
+import { claimAttempt, instanceIdFor, withSuffix } from './instance-id.js';
 
 export { instanceIdFor };
 
@@ -141,6 +143,12 @@ export interface StartRunRequest {
 }
 
 /**
+ * How many ids a start tries before it gives up: `-2` up to `-1000` of one second. Only runs started
+ * in that second by other processes than this one can take them first (claimAttempt).
+ */
+const MAX_ID_TRIES = 1000;
+
+/**
  * Start the loop workflow. With a fixed `workflowId`, a clash surfaces as Temporal's
  * WorkflowExecutionAlreadyStartedError for the caller to explain. A run whose scopes are busy
  * (and that would not wait) is refused with ScopeBusyError before anything is started.
@@ -212,19 +220,20 @@ export async function startLoopRun(
         : {}),
     });
   if (req.workflowId) return { handle: await start(req.workflowId), instanceId: req.workflowId, taskQueue: queueOf() };
-  for (let attempt = 0; ; attempt += 1) {
-    const instanceId =
-      req.idBase === undefined
-        ? instanceIdFor(definition.name, req.started, attempt)
-        : attempt === 0
-          ? req.idBase
-          : `${req.idBase}-${attempt + 1}`;
+  const base = req.idBase ?? instanceIdFor(definition.name, req.started);
+  for (let tries = 1; ; tries += 1) {
+    const instanceId = withSuffix(base, claimAttempt(base));
     try {
       return { handle: await start(instanceId), instanceId, taskQueue: queueOf() };
     } catch (err) {
       // The id is taken: the environment left under it belongs to the run that has it.
-      if (err instanceof WorkflowExecutionAlreadyStartedError && attempt <= 20) continue;
-      throw err;
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      if (tries >= MAX_ID_TRIES)
+        throw new CliError(
+          `no free run id for ${definition.name}: ${base} and ${MAX_ID_TRIES - 1} of its suffixes are taken (runs of this loop started in the same second, or ids used before on this server)`,
+          `run it again: the next second has ids of its own`,
+          EXIT.infrastructure,
+        );
     }
   }
 }

@@ -4,14 +4,16 @@
  * command left (the second's start must not overwrite the first's under the clashing id). The
  * clock is frozen so both runs see the same second; the first is still running when the second
  * starts (a closed id is never reused either: tests/integration/project-scope.test.ts).
+ * And forty starts of one loop in one second from one process (the checkout's worker starts every
+ * `ll-loop run` of its checkout) all start, with ids of their own, past ids another process took.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it, vi } from 'vitest';
 import { runCommand } from '../../client/start/run-loop.js';
-import { instanceIdFor } from '../../client/start/start-run.js';
+import { instanceIdFor, startLoopRun } from '../../client/start/start-run.js';
 import { checkoutAt } from '../../host/checkout.js';
-import { closeTemporal, project, temporal } from './harness.js';
+import { closeTemporal, definition, project, temporal } from './harness.js';
 
 let cwd: string;
 let savedAddress: string | undefined;
@@ -84,4 +86,42 @@ it('two runs started in the same second get ids of their own and each its own en
     (o) => (JSON.parse(o.join('')) as { captured: { mark: { output: string } } }).captured.mark.output,
   );
   expect(marks).toEqual(['first', 'second']);
+}, 60_000);
+
+it('forty starts of one loop in one second from one process get forty ids, past those another process took', async () => {
+  const { client } = await temporal();
+  // Nobody polls this queue: the runs only need to exist; they are terminated at the end.
+  const queue = `same-second-${process.pid}-${Date.now()}`;
+  const def = definition({
+    name: 'crowd',
+    description: 'd',
+    initial: 'a',
+    states: { a: { action: 'true', next: 'done' }, done: { terminal: true } },
+  });
+  const base = `crowd-${process.pid}-${Date.now()}`;
+  const common = {
+    client,
+    definition: def,
+    file: join(cwd, '.loops', 'crowd.yaml'),
+    cwd,
+    taskQueue: queue,
+    searchAttributes: true,
+    started: new Date(),
+  };
+  // Another process's runs of that second: the base and `-2`, by fixed ids.
+  const taken = [base, `${base}-2`];
+  for (const workflowId of taken) await startLoopRun({ ...common, workflowId });
+  const starts = await Promise.allSettled(Array.from({ length: 40 }, () => startLoopRun({ ...common, idBase: base })));
+  const ids = starts.map((s) => (s.status === 'fulfilled' ? s.value.instanceId : `refused: ${String(s.reason)}`));
+  try {
+    expect(ids.filter((id) => id.startsWith('refused'))).toEqual([]);
+    expect(new Set(ids).size).toBe(40);
+    expect([...ids].sort()).toEqual(Array.from({ length: 40 }, (_, i) => `${base}-${i + 3}`).sort());
+  } finally {
+    for (const id of [...taken, ...ids.filter((id) => !id.startsWith('refused'))])
+      await client.workflow
+        .getHandle(id)
+        .terminate('test over')
+        .catch(() => undefined);
+  }
 }, 60_000);
