@@ -23,11 +23,13 @@
 //      time of the worker and the server.
 //   4b. ui (only with --only ui): `ll-loop ui` in Chromium: transition → lit state in the page, and
 //      the runs page's first load with 1,000 runs (bench/ui.mjs).
-//   5. parked (only with --parked N or --only parked, last): N loops parked on a 15-minute backoff, each held in the
+//   5. parked (only with --parked N or --only parked, before cold): N loops parked on a 15-minute backoff, each held in the
 //      checkout worker's cache (up to its limit): the worker's RSS with that many open runs.
+//   6. cold (last: it stops the bench's server): a one-state loop from `ll-loop run` to the prompt
+//      with the checkout's worker down, and with the server down too (bench/cold.mjs).
 // Flags (--help lists them): --json (one JSON object on stdout, with the goals it judges:
 // bench/goals.mjs; progress on stderr), --quick (development: 100 loops, 200 transitions),
-// --loops N, --only a,b (default cli, transitions, first-action, follow, spawn, llm, concurrent;
+// --loops N, --only a,b (default cli, transitions, first-action, follow, spawn, llm, concurrent, cold;
 // also parked, ui, parallel: a parallel state's fan-out, bench/parallel.mjs; human),
 // --first-runs N (default 5), --parked N.
 // --only cluster: transitions, first action and --loops N (default 100) concurrent loops on a real
@@ -42,6 +44,7 @@ import { rmSync } from 'node:fs';
 import { cliLatency } from './cli-latency.mjs';
 import { llmOverhead } from './llm-overhead.mjs';
 import { llmEndToEnd } from './llm-e2e.mjs';
+import { coldStarts } from './cold.mjs';
 import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
 import { followCost } from './follow.mjs';
@@ -222,6 +225,17 @@ async function standardBenchmarks() {
     say(
       `  ${p.loops} runs parked on a timer (parked after ${p.parked_after_s} s): worker RSS ${p.worker_rss_before_mb} MB → ${p.worker_rss_parked_mb} MB, ` +
         `peak ${p.worker_peak_rss_mb} MB (VmHWM, the worker's whole life)`,
+    );
+  }
+  if (PARTS.has('cold')) {
+    // Last: it stops the bench's server (the parts above hold connections to it).
+    const c = await coldStarts();
+    report.cold = c;
+    say(
+      `  one-state loop, ll-loop run → prompt, the checkout's worker down (server up): median ${c.worker_down.median_ms} ms (runs: ${c.worker_down.runs_ms.join(', ')} ms)`,
+    );
+    say(
+      `  the same with nothing up (the embedded server stopped too): median ${c.nothing_up.median_ms} ms (runs: ${c.nothing_up.runs_ms.join(', ')} ms)`,
     );
   }
 }
