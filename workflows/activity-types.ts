@@ -76,6 +76,8 @@ export interface RunBurstInput {
   deadline_ms?: number;
   /** The workflow's clock when it asked: no fact is timed before it. */
   now: number;
+  /** Watch for the run's stop while an action runs (activities/stop-watch.ts; the `stopInBursts` rule). */
+  watch_stop?: true;
 }
 
 /** For `proxyActivities<LoopActivities>()` / `proxyLocalActivities`; the keys are the activity type names. */

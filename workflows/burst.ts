@@ -5,7 +5,7 @@
  * the same core in the same order, so the run records the events, routes and captured values it
  * would record one action at a time. Workflow code: deterministic, no Node built-ins.
  */
-import { ActivityCancellationType, log, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, log, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
 import type { RunEvent, Transition } from '../fsm/run/snapshot.js';
 import { transition } from '../fsm/run/transition.js';
@@ -64,4 +64,27 @@ export function feedBurst(def: LoopDefinition, at: Transition, outcome: BurstOut
     events.push(...t.events);
   }
   return { ...t, events } as Transition;
+}
+
+/**
+ * The `stopInBursts` rule's side here. A burst that saw the run's stop (`stopped_at`) ran no action
+ * past it, but the run hears of the stop only with its next workflow task; {@link letStopIn} ends
+ * this one (a 1 ms timer, as the local-activity flush does), and the stop, already recorded by
+ * Temporal, comes with the next at once: it is thrown out of the timer as the cancellation it is.
+ * Should the timer fire instead (no stop came), the run goes on and its bursts watch no more, so
+ * that a watch which sees a stop the run never gets cannot kill every action that follows.
+ */
+export class BurstStops {
+  constructor(private watching: boolean) {}
+
+  /** Whether the next burst watches for the run's stop. */
+  get watch(): boolean {
+    return this.watching;
+  }
+
+  async letStopIn(): Promise<void> {
+    await sleep(1);
+    this.watching = false;
+    log.warn("a burst saw the run's stop, but none came; its bursts no longer watch for one");
+  }
 }

@@ -30,7 +30,7 @@ import { begin } from './begin-run.js';
 import { historyFull } from './history-limits.js';
 import { fanoutHooks } from './fanout-hooks.js';
 import { effectRunner, TIMED_OUT } from './perform-effect.js';
-import { feedBurst, isBurst } from './burst.js';
+import { BurstStops, feedBurst, isBurst } from './burst.js';
 import { Placement } from './placement.js';
 import { showFanout, statusOf, statusReporter } from './run-status.js';
 import { installControl } from './control-handlers.js';
@@ -204,8 +204,10 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       ? new Promise(() => undefined)
       : timeoutScope.run(() => sleep(Math.max(1, deadline - Date.now()))).then(() => TIMED_OUT);
 
+  const burstStops = new BurstStops(input.options.stopInBursts === true);
   const perform = effectRunner({
     input,
+    watchStop: () => burstStops.watch,
     instanceId,
     placement,
     timedOut,
@@ -259,6 +261,12 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       const fact = await perform(effect);
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
       at = isBurst(fact) ? feedBurst(def, at, fact.outcome) : transition(def, at.snapshot as typeof snapshot, fact);
+      // The burst saw the run's stop: its events out first, then the stop is let in (thrown below).
+      if (isBurst(fact) && fact.outcome.stopped_at !== undefined) {
+        deliver();
+        report();
+        await burstStops.letStopIn();
+      }
       ledger?.report();
       pauses?.report(at);
     }

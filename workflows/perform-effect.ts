@@ -52,6 +52,8 @@ export interface EffectContext {
   human: (work: Extract<WorkEffect, { type: 'await_human' }>) => Promise<RunEvent>;
   /** A parallel state's items: what ended before a continue-as-new, and how the fan-out reports (workflows/run-fanout.ts). */
   fanout: { resumed: () => FanoutProgress | undefined } & FanoutHooks;
+  /** Whether a burst watches for the run's stop (the `stopInBursts` rule, workflows/burst.ts BurstStops). */
+  watchStop: () => boolean;
 }
 
 /** The event for an LLM activity's answer; histories of 0.1.0 hold an already judged result. */
@@ -119,6 +121,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
       },
       ...(ctx.deadline === undefined ? {} : { deadline_ms: ctx.deadline }),
       now: Date.now(),
+      ...(ctx.watchStop() ? { watch_stop: true as const } : {}),
     });
     // The facts are the run's now: a deadline or stop during the flush's timer must not lose them.
     await CancellationScope.nonCancellable(async () => {

@@ -151,6 +151,14 @@ export interface RunRules {
    * activity, as they did.
    */
   localScopeRequest?: boolean;
+  /**
+   * A burst watches for the run's stop while its actions run (activities/stop-watch.ts): a stop
+   * seen kills the running action and ends the burst (`stopped_at`), and the workflow then lets
+   * its task end so that Temporal hands it the stop at once, instead of at the task's heartbeat
+   * 8 s later. Set by the client for new runs; runs of older releases lack it and hear of a stop
+   * when their burst ends, as they did.
+   */
+  stopInBursts?: boolean;
 }
 
 /**
@@ -188,6 +196,7 @@ export const RUN_RULE_KEYS = [
   'shareRateLimits',
   'itemScopes',
   'localScopeRequest',
+  'stopInBursts',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

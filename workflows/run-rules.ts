@@ -19,4 +19,5 @@ export const CURRENT_RUN_RULES = {
   shareRateLimits: true,
   itemScopes: true,
   localScopeRequest: true,
+  stopInBursts: true,
 } as const satisfies RunRules;

@@ -5,6 +5,7 @@
  * and streams each event and the end. The command then needs no Temporal SDK: loading it was most
  * of a short run's CPU. Following stops when the command goes away.
  */
+import { stopRequested } from '../../host/stop-requests.js';
 import { dirname, join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
@@ -82,7 +83,11 @@ function cancel(client: Client, request: FollowRequest, log: (line: string) => v
     request.first_run_id === undefined ? undefined : { firstExecutionRunId: request.first_run_id },
   );
   handle.cancel().then(
-    () => log(`${request.workflow_id}: cancelled for its follower (Ctrl-C)`),
+    () => {
+      // A quick action of the run, running here, is killed now (activities/stop-watch.ts).
+      stopRequested(request.workflow_id);
+      log(`${request.workflow_id}: cancelled for its follower (Ctrl-C)`);
+    },
     (err: unknown) => log(`${request.workflow_id}: the follower's cancel failed: ${(err as Error).message}`),
   );
 }

@@ -85,4 +85,10 @@ export type BurstFact = Extract<RunEvent, { type: 'action_done' }>;
 export interface BurstOutcome {
   facts: BurstFact[];
   deadline_at?: number;
+  /**
+   * The run's stop was seen while the burst ran (`watch_stop`): the action running then was killed
+   * and its result dropped, as a stopped remote action's is. The workflow lets its task end so
+   * that Temporal hands it the stop.
+   */
+  stopped_at?: number;
 }

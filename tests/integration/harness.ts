@@ -123,6 +123,8 @@ export interface RunLoopOptions {
   steering?: boolean;
   /** Run chains of quick actions as bursts (the `quickBursts` run rule). */
   quickBursts?: boolean;
+  /** A burst watches for the run's stop (the `stopInBursts` run rule). */
+  stopInBursts?: boolean;
   /** A fan-out's items spend from one ledger (the `sharedBudget` run rule). */
   sharedBudget?: boolean;
   /** A fan-out's items share rate-limit pauses (the `shareRateLimits` run rule). */
@@ -158,6 +160,7 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       ...(opts.stdoutSignals ? { stdoutSignals: true } : {}),
       ...(opts.steering ? { steering: true } : {}),
       ...(opts.quickBursts ? { quickBursts: true } : {}),
+      ...(opts.stopInBursts ? { stopInBursts: true } : {}),
       ...(opts.sharedBudget ? { sharedBudget: true } : {}),
       ...(opts.shareRateLimits ? { shareRateLimits: true } : {}),
       ...(opts.itemScopes ? { itemScopes: true } : {}),

@@ -2,7 +2,8 @@
  * Quick states in bursts (the `quickBursts` run rule) on the real dev server: the same loops run
  * one local activity per action (no rule, as older runs do) and in bursts give the same events,
  * routes, captured values and endings; a burst writes one marker for its actions, keeps
- * `${env.*}` values out of its facts, and stops exactly at the loop deadline.
+ * `${env.*}` values out of its facts, and stops exactly at the loop deadline; with the
+ * `stopInBursts` rule a stop reaches a running burst at once, without it at the task's heartbeat.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -301,4 +302,66 @@ describe('quick states in bursts', () => {
     expect(names.indexOf('paused')).toBeLessThan(names.indexOf('action_complete'));
     expect(names.indexOf('paused')).toBeLessThan(names.indexOf('unpaused'));
   }, 180_000);
+
+  /** The file `b` waits for, which nobody writes: only a stop (or its 25 s timeout) ends it. Its name marks its process. */
+  const never = (stopInBursts: boolean) => `never-${stopInBursts ? 'with' : 'without'}-stop-watch`;
+
+  /** Stop the run once `b` has started; the run's result, what ran, and whether its history has a timer. */
+  async function stopInB(stopInBursts: boolean) {
+    const p = project();
+    const def = definition({
+      name: 'conf-stop',
+      initial: 'a',
+      default_timeout: 25,
+      states: {
+        a: { action: 'echo a >> ran', next: 'b' },
+        b: {
+          action: `echo b >> started; while [ ! -f ${never(stopInBursts)} ]; do sleep 0.05; done; echo b >> ran`,
+          next: 'c',
+        },
+        c: { action: 'echo c >> ran', next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const { client } = await temporal();
+    const lines = (file: string) =>
+      existsSync(join(p.cwd, file)) ? readFileSync(join(p.cwd, file), 'utf8').trim().split('\n') : [];
+    let id = '';
+    const run = await runLoop(def, {
+      cwd: p.cwd,
+      ...QUICK,
+      quickBursts: true,
+      stopInBursts,
+      onStarted: async (workflowId) => {
+        id = workflowId;
+        await waitFor('b to start', () => lines('started').length === 1, 60_000);
+        await client.workflow.getHandle(workflowId).cancel();
+      },
+    });
+    const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    return { run, ran: lines('ran'), timers: events.filter((e) => e.timerStartedEventAttributes).length };
+  }
+
+  it('with stopInBursts a stop reaches a running burst at once: its action is killed, the run ends stopped in its state', async () => {
+    const { run, ran, timers } = await stopInB(true);
+    expect(run.result).toMatchObject({ terminated_by: 'cancelled', final_state: 'b' });
+    expect(run.states).toEqual(['a', 'b']);
+    expect(ran).toEqual(['a']);
+    // The burst saw the stop and the workflow let it in with a 1 ms timer; without the watch the
+    // stop comes with the task's heartbeat and cancels the local activity, with no timer.
+    expect(timers).toBe(1);
+    expect(run.events.filter((e) => e.event === 'action_complete')).toHaveLength(1);
+    await waitFor("b's action to be gone", () => liveProcesses(never(true)) === 0, 10_000);
+  }, 120_000);
+
+  it('without stopInBursts (an older release) a stop reaches a running burst with its task, at the heartbeat', async () => {
+    const { run, ran, timers } = await stopInB(false);
+    // The stop cancels the burst's local activity, whose facts are then lost: the run ends where
+    // the burst began, though `a` ran and `b` started (what the rule also mends).
+    expect(run.result).toMatchObject({ terminated_by: 'cancelled', final_state: 'a' });
+    expect(run.states).toEqual(['a']);
+    expect(ran).toEqual(['a']);
+    expect(timers).toBe(0);
+    await waitFor("b's action to be gone", () => liveProcesses(never(false)) === 0, 10_000);
+  }, 120_000);
 });

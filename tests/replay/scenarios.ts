@@ -658,6 +658,23 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'quick-burst-stop',
+    covers:
+      'stopInBursts: a stop seen by a running burst (its action killed, the facts before it kept), let in with a 1 ms timer',
+    localActivityMaxTimeoutS: 30,
+    cancelAfterMs: 2500,
+    definition: {
+      name: 'quick-burst-stop',
+      initial: 'a',
+      default_timeout: 25,
+      states: {
+        a: { action: 'echo a', next: 'b' },
+        b: { action: 'sleep 20.5151', next: 'done' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
     name: 'action-calls',
     covers:
       "actionCallKeys: every action call named by the run (RunActionInput.call_key), a pinned run's retried and re-entered states each a new call",

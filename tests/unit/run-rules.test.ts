@@ -21,6 +21,17 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+  stopInBursts: {
+    with: {
+      file: 'integration/quick-bursts.test.ts',
+      title:
+        'with stopInBursts a stop reaches a running burst at once: its action is killed, the run ends stopped in its state',
+    },
+    without: {
+      file: 'integration/quick-bursts.test.ts',
+      title: 'without stopInBursts (an older release) a stop reaches a running burst with its task, at the heartbeat',
+    },
+  },
   localScopeRequest: {
     with: {
       file: 'integration/scope-request-local.test.ts',
