@@ -37,6 +37,21 @@ export interface StatusOptions {
 function printOpen(report: StatusReport, out: (t: string) => void): void {
   const live = report.live;
   out(`run ${report.id} · running${report.url ? ` · ${report.url}` : ''}\n`);
+  if (!live && report.busy && report.in_action) {
+    // The run cannot answer while its quick action holds its workflow task; its worker's state file can.
+    const a = report.in_action;
+    const rows: Array<[string, string]> = [
+      ['loop', report.loop],
+      ['state', `${a.state} (${describePhase(a.phase)})`],
+      ['iteration', `${a.iteration} · ${a.steps} step${a.steps === 1 ? '' : 's'}`],
+      ['captured', a.captured.join(', ') || '-'],
+    ];
+    for (const [k, v] of rows) out(`${`${k}:`.padEnd(14)}${v}\n`);
+    out(
+      `as its worker's state file says${a.updated_at ? ` (${localTime(new Date(a.updated_at))})` : ''}: a quick action runs, and the run answers in full when it ends (up to its timeout)\n`,
+    );
+    return;
+  }
   if (!live && report.busy) {
     out(
       `no answer within ${QUERY_TIMEOUT_MS / 1000}s, but a worker holds its workflow task (a quick local action runs, up to its timeout): try again shortly\n`,

@@ -11,6 +11,9 @@ import type { StatusReport } from './status-wire.js';
 import { withSession, type Session } from '../temporal/session.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
 import { startedWithin } from '../temporal/server-pid.js';
+import { statePath } from '../../host/run-files.js';
+import type { RunStateFile } from '../../workflows/definitions.js';
+import { readFileSync, statSync } from 'node:fs';
 
 /** The status of the run `target` names (a run id, or a loop's open run, else its latest). */
 export async function runStatus(cwd: string, target: string): Promise<StatusReport> {
@@ -49,10 +52,36 @@ export async function statusReportOf(
     const live = await queryStatusSettled(connection, handle, { restarted, deadline });
     report.worker = live !== null;
     if (live) report.live = live;
-    else report.busy = await workflowTaskInFlight(handle).catch(() => false);
+    else {
+      report.busy = await workflowTaskInFlight(handle).catch(() => false);
+      const inAction = report.busy && run.cwd ? fromStateFile(run.cwd, run.id) : undefined;
+      if (inAction) report.in_action = inAction;
+    }
   } else if (mayHaveResult(run.status)) {
     const result = await closedResult(connection, handle);
     if (result) report.result = result;
   }
   return report;
+}
+
+/**
+ * Where the run's state file (written by the worker that runs it, on this machine) says an open
+ * run is; undefined when there is no such file or it says the run ended.
+ */
+function fromStateFile(cwd: string, id: string): StatusReport['in_action'] {
+  try {
+    const path = statePath(cwd, id);
+    const file = JSON.parse(readFileSync(path, 'utf8')) as Partial<RunStateFile>;
+    if (file.result !== null || typeof file.current_state !== 'string') return undefined;
+    return {
+      state: file.current_state,
+      phase: String(file.phase),
+      iteration: Number(file.iteration),
+      steps: Number(file.steps),
+      captured: Object.keys(file.captured ?? {}),
+      updated_at: (file as { updated_at?: string }).updated_at ?? statSync(path).mtime.toISOString(),
+    };
+  } catch {
+    return undefined;
+  }
 }

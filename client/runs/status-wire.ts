@@ -19,6 +19,19 @@ export interface StatusReport {
   worker?: boolean;
   /** No answer, but a worker holds the run's workflow task (busy in a local action, or just died). */
   busy?: boolean;
+  /**
+   * A busy run whose worker on this machine keeps its state file (`.loops/.running/<id>.state.json`):
+   * where the run was when that file was last written — in a quick action, which holds the run's
+   * workflow task (so its `status` query) until the action ends.
+   */
+  in_action?: {
+    state: string;
+    phase: string;
+    iteration: number;
+    steps: number;
+    captured: string[];
+    updated_at?: string;
+  };
   /** Open runs with a worker: the workflow's own answer. */
   live?: LiveStatus;
   /** Closed runs that completed: the loop's result. */

@@ -8,7 +8,7 @@
  * is the same error with the same exit code; `list --running` too. Each command's tests share one
  * checkout and worker.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,17 @@ states:
     on_yes: done
     on_no: done
     on_error: done
+  done:
+    terminal: true
+`,
+  quickheld: `name: quickheld
+description: a quick action (on the quick lane) that waits for quickheld.go
+initial: wait
+states:
+  wait:
+    action: "touch quickheld.started; while [ ! -e quickheld.go ]; do sleep 0.05; done"
+    timeout: 30
+    next: done
   done:
     terminal: true
 `,
@@ -137,6 +148,33 @@ describe('ll-loop status through the checkout worker', () => {
     }
     expect((await server.cli(dir, ['status', 'held'])).stdout).toContain('state:        wait (action running)');
     writeFileSync(join(dir, 'held.go'), '');
+  }, 180_000);
+
+  it('a run in a long quick action, which cannot answer until it ends: where its state file says it is', async () => {
+    const dir = await checkout();
+    const held = await server.cli(dir, ['run', 'quickheld', '--background', '--json', '--no-lock']);
+    expect(held.code, held.stderr).toBe(0);
+    const id = (JSON.parse(held.stdout) as { instance_id: string }).instance_id;
+    try {
+      await waitFor('the quick action to run', () => existsSync(join(dir, 'quickheld.started')), 60_000);
+      // The action holds the run's workflow task: the status query waits for it (or for the task's
+      // heartbeat, 8 s in), and the report says where the run is from its worker's state file.
+      const json = await server.cli(dir, ['status', id, '--json']);
+      expect(json.code, json.stderr).toBe(0);
+      const report = JSON.parse(json.stdout) as {
+        busy?: boolean;
+        live?: { state: string };
+        in_action?: { state: string; phase: string };
+      };
+      if (report.live === undefined) {
+        expect(report.busy).toBe(true);
+        expect(report.in_action).toMatchObject({ state: 'wait', phase: 'action' });
+      } else expect(report.live.state).toBe('wait');
+      const text = await server.cli(dir, ['status', id]);
+      expect(text.stdout).toContain('state:        wait (action running)');
+    } finally {
+      writeFileSync(join(dir, 'quickheld.go'), '');
+    }
   }, 180_000);
 
   it('an unknown run: the worker declines, and the command gives its own error and exit code', async () => {
