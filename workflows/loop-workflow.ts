@@ -262,7 +262,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
       at = isBurst(fact) ? feedBurst(def, at, fact.outcome) : transition(def, at.snapshot as typeof snapshot, fact);
       // The burst saw the run's stop: its events out first, then the stop is let in (thrown below).
-      if (isBurst(fact) && fact.outcome.stopped_at !== undefined) {
+      // Not when the run has ended meanwhile (the loop deadline, which cancels a burst too).
+      if (isBurst(fact) && fact.outcome.stopped_at !== undefined && !isFinished(at)) {
         deliver();
         report();
         await burstStops.letStopIn();
