@@ -24,6 +24,7 @@ import { closing } from '../../fsm/run/outcome.js';
 import { snapshotOfClosedRun } from '../../client/resume/resumable.js';
 import { resultInFailure } from '../../client/runs/run-result.js';
 import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
+import { RUN_RULE_KEYS, type RunRules } from '../../workflows/run-options.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
@@ -97,7 +98,12 @@ export interface RunOutcome {
   workflowId: string;
 }
 
-export interface RunLoopOptions {
+/**
+ * How a test runs a loop: where, with what environment, and which run rules (RunRules,
+ * workflows/run-options.ts, says what each means), each `true` as a release sets it.
+ * `closeAsOutcome` is on unless set `false` (a run of 0.3.0).
+ */
+export interface RunLoopOptions extends RunRules {
   cwd: string;
   /** The worker's environment for actions (merged over process.env). */
   env?: Record<string, string>;
@@ -105,34 +111,16 @@ export interface RunLoopOptions {
   historyEventLimit?: number;
   /** Called once the workflow has started (e.g. to cancel it). */
   onStarted?: (workflowId: string) => void | Promise<void>;
-  /** LoopRunOptions.closeAsOutcome (default true, as `ll-loop run` sets it; false: a run of 0.3.0). */
-  closeAsOutcome?: boolean;
-  /** LoopRunOptions.failOnNonTerminal, as a schedule with `--pause-on-failure` sets it. */
-  failOnNonTerminal?: boolean;
-  /** LoopRunOptions.maskLoopEnv, as `ll-loop run` sets it. */
-  maskLoopEnv?: boolean;
-  /** LoopRunOptions.checkAnswers, as `ll-loop run` sets it. */
-  checkAnswers?: boolean;
-  /** LoopRunOptions.pauseOnRateLimit, as `ll-loop run` sets it. */
-  pauseOnRateLimit?: boolean;
-  /** LoopRunOptions.stdoutSignals, as `ll-loop run` sets it. */
-  stdoutSignals?: boolean;
   /** LoopWorkflowInput.dataContext: context keys given on the command line. */
   dataContext?: string[];
-  /** Accept pause, unpause and steer (the `steering` run rule). */
-  steering?: boolean;
-  /** Run chains of quick actions as bursts (the `quickBursts` run rule). */
-  quickBursts?: boolean;
-  /** A burst watches for the run's stop (the `stopInBursts` run rule). */
-  stopInBursts?: boolean;
-  /** A fan-out's items spend from one ledger (the `sharedBudget` run rule). */
-  sharedBudget?: boolean;
-  /** A fan-out's items share rate-limit pauses (the `shareRateLimits` run rule). */
-  shareRateLimits?: boolean;
-  /** A fan-out's items hold their loops' scopes (the `itemScopes` run rule). */
-  itemScopes?: boolean;
   /** Start from an earlier run's snapshot (`resume`, or `rerun` with `fork`). */
   continueFrom?: LoopWorkflowInput['continueFrom'];
+}
+
+/** The rules `opts` asks for, as the workflow input carries them (absent, never `false`). */
+function rulesOf(opts: RunLoopOptions): RunRules {
+  const on = RUN_RULE_KEYS.filter((key) => (key === 'closeAsOutcome' ? opts[key] !== false : opts[key] === true));
+  return Object.fromEntries(on.map((key) => [key, true]));
 }
 
 /** Run a loop to its end on a fresh worker; returns the result and the live events. */
@@ -151,19 +139,8 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
       cwd: opts.cwd,
       searchAttributes: true,
       localActivityMaxTimeoutS: opts.localActivityMaxTimeoutS ?? 0,
-      ...(opts.closeAsOutcome === false ? {} : { closeAsOutcome: true }),
-      ...(opts.failOnNonTerminal ? { failOnNonTerminal: true } : {}),
       ...(opts.historyEventLimit === undefined ? {} : { historyEventLimit: opts.historyEventLimit }),
-      ...(opts.maskLoopEnv ? { maskLoopEnv: true } : {}),
-      ...(opts.checkAnswers ? { checkAnswers: true } : {}),
-      ...(opts.pauseOnRateLimit ? { pauseOnRateLimit: true } : {}),
-      ...(opts.stdoutSignals ? { stdoutSignals: true } : {}),
-      ...(opts.steering ? { steering: true } : {}),
-      ...(opts.quickBursts ? { quickBursts: true } : {}),
-      ...(opts.stopInBursts ? { stopInBursts: true } : {}),
-      ...(opts.sharedBudget ? { sharedBudget: true } : {}),
-      ...(opts.shareRateLimits ? { shareRateLimits: true } : {}),
-      ...(opts.itemScopes ? { itemScopes: true } : {}),
+      ...rulesOf(opts),
     },
     ...(opts.dataContext ? { dataContext: opts.dataContext } : {}),
     ...(opts.continueFrom ? { continueFrom: opts.continueFrom } : {}),

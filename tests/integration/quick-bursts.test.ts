@@ -19,6 +19,10 @@ const LONG_SLEEP = '47.4823';
 
 afterAll(closeTemporal);
 
+/** The lines an action appended to `file` in `dir` (none before it wrote any). */
+const linesOf = (dir: string, file: string): string[] =>
+  existsSync(join(dir, file)) ? readFileSync(join(dir, file), 'utf8').trim().split('\n') : [];
+
 /** Quick: the loops' actions have a 10 s timeout, within the 30 s the quick lane takes. */
 const QUICK = { localActivityMaxTimeoutS: 30 };
 
@@ -242,8 +246,7 @@ describe('quick states in bursts', () => {
     const end = Date.parse(String(run.events.find((e) => e.event === 'loop_complete')!.ts));
     expect(end - start).toBeGreaterThanOrEqual(1000);
     expect(end - start).toBeLessThan(1100 + lag.max / 1e6);
-    const lines = (file: string) =>
-      existsSync(join(p.cwd, file)) ? readFileSync(join(p.cwd, file), 'utf8').trim().split('\n') : [];
+    const lines = (file: string) => linesOf(p.cwd, file);
     // Each state the run entered started its action, and no later one started; every state but
     // the last finished its action; the last one's was killed at the deadline.
     expect(run.states).toEqual(['s1', 's2', 's3']);
@@ -271,8 +274,7 @@ describe('quick states in bursts', () => {
     });
     const p = project();
     const { client } = await temporal();
-    const ran = () =>
-      existsSync(join(p.cwd, 'ran')) ? readFileSync(join(p.cwd, 'ran'), 'utf8').trim().split('\n') : [];
+    const ran = () => linesOf(p.cwd, 'ran');
     let held: LoopStatus | undefined;
     const run = await runLoop(def, {
       cwd: p.cwd,
@@ -324,8 +326,7 @@ describe('quick states in bursts', () => {
       },
     });
     const { client } = await temporal();
-    const lines = (file: string) =>
-      existsSync(join(p.cwd, file)) ? readFileSync(join(p.cwd, file), 'utf8').trim().split('\n') : [];
+    const lines = (file: string) => linesOf(p.cwd, file);
     let id = '';
     const run = await runLoop(def, {
       cwd: p.cwd,
