@@ -19,7 +19,10 @@ import { fileURLToPath } from 'node:url';
 import type { ActionResult } from '../fsm/types.js';
 import { PACKAGE_ROOT } from '../host/paths.js';
 import { SpawnError, runProcess, type RunProcessOptions } from './process.js';
-import type { SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
+import type { SpawnerFault, SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
+import type { BurstFact } from '../fsm/run/burst.js';
+import type { RunBurstInput } from '../workflows/activity-types.js';
+import type { BurstControl, BurstEnd } from './burst-loop.js';
 import { spawnerStartEnv } from './spawner-env.js';
 
 /** How actions are started: {@link runProcess} itself, or through the spawner. */
@@ -32,8 +35,11 @@ export const SPAWNER_IDLE_MS = 30_000;
 const SPAWNER_NODE_ARGS = ['--max-semi-space-size=1'];
 
 interface Pending {
-  resolve: (r: ActionResult) => void;
+  /** An action's result, or a burst's end. */
+  resolve: (r: ActionResult | BurstEnd<SpawnerFault>) => void;
   reject: (e: Error) => void;
+  /** A burst's facts as they come. */
+  onFact?: (fact: BurstFact) => void;
   /** The spawner the action was sent to (it fails with it). */
   child: ChildProcess | undefined;
 }
@@ -81,7 +87,7 @@ export class ActionSpawner {
         child: this.child,
         resolve: (r) => {
           done();
-          resolve(r);
+          resolve(r as ActionResult);
         },
         reject: (e) => {
           done();
@@ -109,6 +115,61 @@ export class ActionSpawner {
       else this.queued.push(start);
     });
   };
+
+  /**
+   * A whole burst in the spawner (activities/burst-loop.ts), waiting for it to start; its facts go
+   * to `onFact` as its actions end. `control`'s stop is passed on. Resolves to undefined when
+   * there is no spawner to run it (it could not start): the caller runs the burst itself. Rejects
+   * when the spawner goes away under it.
+   */
+  burst(
+    input: RunBurstInput,
+    env: Record<string, string> | undefined,
+    control: BurstControl,
+    onFact: (fact: BurstFact) => void,
+  ): Promise<BurstEnd<SpawnerFault> | undefined> {
+    if (this.broken) return Promise.resolve(undefined);
+    this.ensureChild();
+    return new Promise<BurstEnd<SpawnerFault> | undefined>((resolve, reject) => {
+      const id = this.nextId++;
+      const onAbort = (): void => {
+        const why = control.stopped;
+        this.send({ t: 'abort', id, ...(why ? { why: why.reason, at: why.at } : {}) });
+      };
+      const done = (): void => {
+        control.signal.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+        this.settleIdle();
+      };
+      this.pending.set(id, {
+        child: this.child,
+        onFact,
+        resolve: (end) => {
+          done();
+          resolve(end as BurstEnd<SpawnerFault>);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      });
+      this.settleIdle();
+      const start = (): void => {
+        if (!this.pending.has(id)) return;
+        // The spawner never started: the caller runs the burst itself.
+        if (this.broken) {
+          done();
+          resolve(undefined);
+          return;
+        }
+        this.send({ t: 'burst', id, input, ...(env === undefined ? {} : { env }) });
+        control.signal.addEventListener('abort', onAbort, { once: true });
+        if (control.signal.aborted) onAbort();
+      };
+      if (this.ready) start();
+      else this.queued.push(start);
+    });
+  }
 
   /**
    * Through the spawner once it is up; until then here, in the worker, while the spawner starts
@@ -167,7 +228,9 @@ export class ActionSpawner {
     }
     const p = this.pending.get(m.id);
     if (p === undefined) return;
-    if (m.t === 'done') p.resolve(m.result);
+    if (m.t === 'fact') p.onFact?.(m.fact);
+    else if (m.t === 'burst_end') p.resolve(m.end);
+    else if (m.t === 'done') p.resolve(m.result);
     else if (m.spawn !== undefined) p.reject(new SpawnError(m.message, m.spawn.reason, m.spawn.code));
     else p.reject(new Error(m.message));
   }
@@ -233,9 +296,9 @@ function sharedSpawner(env: NodeJS.ProcessEnv): ActionSpawner | undefined {
   return shared;
 }
 
-/** How a burst starts its actions: through the worker's spawner (waiting for it to start), else in the worker. */
-export function quickLaunch(env: NodeJS.ProcessEnv = process.env): Launch {
-  return sharedSpawner(env)?.launch ?? runProcess;
+/** Where a burst runs: this worker's spawner, unless there is none (then in the worker itself). */
+export function burstSpawner(env: NodeJS.ProcessEnv = process.env): ActionSpawner | undefined {
+  return sharedSpawner(env);
 }
 
 /**

@@ -1,11 +1,8 @@
-import { checkOutput } from './output-check.js';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { expectedFailure } from './expected-failure.js';
 import type { Client } from '@temporalio/client';
 import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
-import { UndefinedEnvError, resolveEnvRef, resolveEnvRefs, secretValues } from './env-refs.js';
+import { UndefinedEnvError, resolveEnvRef, secretValues } from './env-refs.js';
 import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
 import { SpawnError, runProcess, type RunProcessOptions } from './process.js';
 import { liveOutputPath } from './live-output.js';
@@ -14,12 +11,20 @@ import { hostRateLimit } from './rate-limit.js';
 import { runPromptByProvider } from './prompt-provider.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
 import { fromEnvelope } from './host-envelope.js';
-import { detectStdoutSignal } from '../fsm/stdout-signals.js';
 import type { LlmProviderRequest } from '../fsm/llm-provider.js';
-import { prepareShell, type ShellLaunch } from './shell-launch.js';
 import type { WorkerPlace } from './placement.js';
 import { readJournal, writeJournal } from './action-journal.js';
 import { actionLaunch, type Launch } from './action-spawner.js';
+import {
+  ShellSetupFault,
+  checkedResult,
+  definedEnv,
+  fileSafe,
+  runShellAction,
+  runningLogPath,
+  setupErrorResult,
+  withSignal,
+} from './shell-action.js';
 
 /** What the activities read from the worker (injectable for tests). */
 export interface ActivityDeps {
@@ -89,34 +94,8 @@ export function activityHooks(
   };
 }
 
-/** Makes a name safe as one path segment (state names and workflow ids may hold anything). */
-export function fileSafe(name: string): string {
-  const s = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120);
-  return s === '' || s === '.' || s === '..' ? '_' : s;
-}
-
-/**
- * `<cwd>/.loops/.running/<instanceId>/<file>`: where full outputs of a run go. Only a path: the
- * writer makes the directories (git-ignored, loader/runtime-dir.ts) when an output is large
- * enough to need a file, so a run of small outputs leaves nothing in the project.
- */
-export function runningLogPath(cwd: string, instanceId: string, file: string): string {
-  // A scheduled run's `:` becomes `-`, as in its events and state files (host/run-files.ts runFileStem).
-  return join(cwd, '.loops', '.running', fileSafe(instanceId.replaceAll(':', '-')), file);
-}
-
-/** Entries of `env` that are set, as the plain record execa wants. */
-export function definedEnv(env: NodeJS.ProcessEnv | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (env === undefined) return out;
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  return out;
-}
-
-/** An action that could not be prepared: an error verdict for the workflow, not a fault. */
-function setupErrorResult(message: string, exitCode = 2): ActionResult {
-  return { output: '', stderr: message, exit_code: exitCode, duration_ms: 0, error: message };
-}
+// Where a run's files go, and what an action that could not be prepared returns: shell-action.ts.
+export { definedEnv, fileSafe, runningLogPath } from './shell-action.js';
 
 /**
  * Builds the `runAction` activity: runs one shell or prompt action to completion.
@@ -175,15 +154,8 @@ export function runActionOnce(
   startProcess: (opts: RunProcessOptions) => Promise<ActionResult> = runProcess,
 ): (input: RunActionInput, stop?: AbortSignal) => Promise<ActionResult> {
   return async function runAction(input: RunActionInput, stop?: AbortSignal): Promise<ActionResult> {
-    let file: string;
-    let args: string[];
-    let stdin: string | undefined;
-    let launch: ShellLaunch | undefined;
-    let secrets: Buffer[];
     const injected = injectedEnv(deps, input.instanceId);
     const workerEnv = injected ?? process.env;
-    // Only an injected environment needs copying; process.env is inherited by execa (extendEnv).
-    const env = definedEnv(injected);
     if (input.kind === 'mcp') {
       const mcpHooks = activityHooks(input.state);
       // Loaded on first use: the MCP SDK is not needed by a worker whose runs call no tool.
@@ -196,123 +168,94 @@ export function runActionOnce(
     }
     if (input.kind === 'prompt' && input.llm !== undefined)
       return runProviderPrompt({ ...input, llm: input.llm }, workerEnv);
-    try {
-      if (input.kind === 'shell') {
-        const shell = input.shell;
-        if (shell === undefined) return setupErrorResult(`state ${input.state}: shell action without a command`);
-        const envValues = resolveEnvRefs(shell.env, input.state, workerEnv).values;
-        secrets = maskableSecrets(
-          secretValues(
-            Object.values(shell.env).map((r) => r.name),
-            input.mask_env,
-            workerEnv,
-          ),
-        );
-        // Large values through files, not argv/environment (shell-launch.ts).
-        launch = prepareShell(shell.script, { ...shell.vars, ...envValues });
-        Object.assign(env, launch.env);
-        file = 'bash';
-        args = launch.args;
-      } else {
-        if (input.prompt === undefined) return setupErrorResult(`state ${input.state}: prompt action without a prompt`);
-        const prompt = renderPrompt(input.prompt.parts, input.state, workerEnv);
-        const own = input.prompt.parts.flatMap((p) => (typeof p === 'string' ? [] : [p.name]));
-        secrets = maskableSecrets(secretValues(own, input.mask_env, workerEnv));
-        const cli = hostCli(workerEnv);
-        file = cli.binary;
-        args = hostArgs(cli, promptArgs({ agent: input.agent, tools: input.tools, model: input.model }));
-        // On stdin, not in argv (host-cli.ts promptArgs).
-        stdin = prompt;
-      }
-    } catch (e) {
-      if (e instanceof UndefinedEnvError) return setupErrorResult(e.message);
-      throw e;
-    }
-
-    // The agent's context monitor hands off at this percentage (the loop's config.handoff_threshold).
-    if (input.handoff_threshold !== undefined) env['LL_HANDOFF_THRESHOLD'] = String(input.handoff_threshold);
     const hooks = activityHooks(input.state, stop);
-    const logPath = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
-    let result: ActionResult;
-    try {
-      // Prompts stay in the worker: only shell actions are quick enough for the spawn to matter.
-      result = await (input.kind === 'shell' ? startProcess : runProcess)({
-        file,
-        args,
-        cwd: input.cwd,
-        env,
-        ...(stdin === undefined ? {} : { input: stdin }),
-        secrets,
-        timeoutMs: input.timeout_s * 1000,
-        signal: hooks.signal,
-        onHeartbeat: hooks.onHeartbeat,
-        heartbeatMs: HEARTBEAT_MS,
-        logPath,
-        // Watched while it runs (ll-loop ui, logs --follow): activities/live-output.ts.
-        livePath: liveOutputPath(logPath),
-      });
-    } catch (e) {
-      if (!(e instanceof SpawnError)) throw e;
-      if (e.reason === 'cwd') throw expectedFailure(e.message, 'ActionSetupError');
-      if (input.kind === 'prompt' && e.reason === 'not_found') return setupErrorResult(hostNotFoundMessage(file), 127);
-      if (input.kind === 'prompt' && e.code === 'EACCES') {
-        return setupErrorResult(`host CLI '${file}' is not executable; fix its permissions or set LL_HOST_CLI`, 126);
+    if (input.kind === 'shell') {
+      let result: ActionResult;
+      try {
+        result = await runShellAction(input, injected, startProcess, {
+          ...(hooks.signal ? { signal: hooks.signal } : {}),
+          ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat, heartbeatMs: HEARTBEAT_MS } : {}),
+        });
+      } catch (e) {
+        if (e instanceof ShellSetupFault) throw expectedFailure(e.message, e.type);
+        throw e;
       }
-      if (e.reason === 'not_found')
-        throw expectedFailure(`${e.message} (bash is required on the worker)`, 'ActionSetupError');
-      // The arguments or environment are too large for the OS (large values go through files,
-      // activities/shell-launch.ts, but an action may still build a huge one): retrying cannot help.
-      if (e.code === 'E2BIG')
-        return setupErrorResult(
-          `state ${input.state}: the action's arguments and environment are too large to start it (${e.message}); pass large data through a file`,
-          126,
-        );
-      throw new Error(e.message, { cause: e });
-    } finally {
-      launch?.cleanup();
+      hooks.rethrowIfCancelled(result);
+      return result;
     }
-    hooks.rethrowIfCancelled(result);
-    // A host CLI's JSON envelope (--output-format json): its result text is the output, with usage;
-    // an error envelope is a failed run (exit 1).
-    if (input.kind === 'prompt') result = fromEnvelope(result, secrets);
-    if (input.kind === 'prompt' && input.detect_rate_limits && !result.timed_out) {
-      const limit = hostRateLimit(result.output, result.stderr, {
-        failed: result.exit_code !== 0,
-        now: Date.now(),
-        jitter: Math.random(),
-      });
-      if (limit !== undefined) return { ...result, rate_limit: limit };
-    }
-    return checked(input, withSignal(input, result));
+    return runHostPrompt(input, injected, hooks);
   };
 }
 
-/**
- * With RunActionInput.detect_signals: the stdout signal the action's output gives. A shell action's
- * cut output is read from its log file (its first and last MiB) so a signal printed early counts, as
- * in little-loops, which reads all of it; a prompt's output is the agent's answer, read as kept.
- */
-function withSignal(input: RunActionInput, result: ActionResult): ActionResult {
-  if (!input.detect_signals || result.error !== undefined) return result;
-  const signal = detectStdoutSignal(fullShellOutput(input, result) ?? result.output);
-  return signal === undefined ? result : { ...result, stdout_signal: signal };
-}
-
-function fullShellOutput(input: RunActionInput, result: ActionResult): string | undefined {
-  if (input.kind !== 'shell' || !result.truncated || result.log_file === undefined) return undefined;
+/** A prompt state run by the host CLI (claude, …): the prompt on its stdin, its JSON envelope read. */
+async function runHostPrompt(
+  input: RunActionInput,
+  injected: NodeJS.ProcessEnv | undefined,
+  hooks: ReturnType<typeof activityHooks>,
+): Promise<ActionResult> {
+  const workerEnv = injected ?? process.env;
+  const env = definedEnv(injected);
+  if (input.prompt === undefined) return setupErrorResult(`state ${input.state}: prompt action without a prompt`);
+  let prompt: string;
   try {
-    return readFileSync(result.log_file, 'utf8');
-  } catch {
-    // The file is gone (or unreadable): the kept tail is all there is to read.
-    return undefined;
+    prompt = renderPrompt(input.prompt.parts, input.state, workerEnv);
+  } catch (e) {
+    if (e instanceof UndefinedEnvError) return setupErrorResult(e.message);
+    throw e;
   }
-}
-
-/** Only a successful action's output is checked: a failing one (non-zero exit, timed out, killed) is judged by its evaluator as any failure is. */
-function checked(input: RunActionInput, result: ActionResult): ActionResult {
-  if (input.output_schema !== undefined && result.exit_code === 0 && !result.timed_out && result.signal === undefined)
-    return { ...result, output_check: checkOutput(input.output_schema, result) };
-  return result;
+  const own = input.prompt.parts.flatMap((p) => (typeof p === 'string' ? [] : [p.name]));
+  const secrets = maskableSecrets(secretValues(own, input.mask_env, workerEnv));
+  const cli = hostCli(workerEnv);
+  const file = cli.binary;
+  const args = hostArgs(cli, promptArgs({ agent: input.agent, tools: input.tools, model: input.model }));
+  // The agent's context monitor hands off at this percentage (the loop's config.handoff_threshold).
+  if (input.handoff_threshold !== undefined) env['LL_HANDOFF_THRESHOLD'] = String(input.handoff_threshold);
+  const logPath = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
+  let result: ActionResult;
+  try {
+    // Prompts run in the worker: only shell actions are quick enough for the spawn to matter.
+    result = await runProcess({
+      file,
+      args,
+      cwd: input.cwd,
+      env,
+      // On stdin, not in argv (host-cli.ts promptArgs).
+      input: prompt,
+      secrets,
+      timeoutMs: input.timeout_s * 1000,
+      signal: hooks.signal,
+      onHeartbeat: hooks.onHeartbeat,
+      heartbeatMs: HEARTBEAT_MS,
+      logPath,
+      livePath: liveOutputPath(logPath),
+    });
+  } catch (e) {
+    if (!(e instanceof SpawnError)) throw e;
+    if (e.reason === 'cwd') throw expectedFailure(e.message, 'ActionSetupError');
+    if (e.reason === 'not_found') return setupErrorResult(hostNotFoundMessage(file), 127);
+    if (e.code === 'EACCES') {
+      return setupErrorResult(`host CLI '${file}' is not executable; fix its permissions or set LL_HOST_CLI`, 126);
+    }
+    if (e.code === 'E2BIG')
+      return setupErrorResult(
+        `state ${input.state}: the prompt's environment is too large to start the host CLI (${e.message})`,
+        126,
+      );
+    throw new Error(e.message, { cause: e });
+  }
+  hooks.rethrowIfCancelled(result);
+  // A host CLI's JSON envelope (--output-format json): its result text is the output, with usage;
+  // an error envelope is a failed run (exit 1).
+  result = fromEnvelope(result, secrets);
+  if (input.detect_rate_limits && !result.timed_out) {
+    const limit = hostRateLimit(result.output, result.stderr, {
+      failed: result.exit_code !== 0,
+      now: Date.now(),
+      jitter: Math.random(),
+    });
+    if (limit !== undefined) return { ...result, rate_limit: limit };
+  }
+  return checkedResult(input, withSignal(input, result));
 }
 
 /** A prompt state under an API provider: one completion (activities/prompt-provider.ts). */
@@ -323,7 +266,7 @@ async function runProviderPrompt(
   const hooks = activityHooks(input.state);
   try {
     const log = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
-    return checked(
+    return checkedResult(
       input,
       withSignal(
         input,

@@ -1,61 +1,102 @@
 /**
- * The `runBurst` activity: a chain of quick shell actions run back to back in one local activity.
+ * The `runBurst` activity: a chain of quick shell actions run back to back in one local activity
+ * (activities/burst-loop.ts: the pure core deciding between them). Only the facts are returned —
+ * the actions' results, output masked as any action's (`mask_env`) — and the workflow feeds them to
+ * the same core in the same order, recording the events a run of one action per activity records.
+ * `${env.*}` values are read on this worker only, as for `runAction`.
  *
- * The pure core decides here what it would decide in the workflow: after each action its
- * `action_done` fact goes to `transition()`, and the next effect says which action runs next
- * (fsm/run/burst.ts says where a burst must stop). Only the facts are returned — the actions'
- * results, output masked as any action's (`mask_env`) — and the workflow feeds them to the same core
- * in the same order, recording the events a run of one action per activity records.
- *
- * The loop deadline is enforced here, since the workflow's timer cannot fire while a local activity
- * holds its task: no action starts at or past it, and a running action's process group is killed
- * at it (the action's result is then dropped, as the workflow drops an action stopped by the
- * loop's timeout). `${env.*}` values are read on this worker only, as for `runAction`.
+ * The burst runs in the worker's action spawner when it has one (activities/action-spawner.ts),
+ * else here; either way this activity is what Temporal sees: it passes the activity's cancellation
+ * and the run's stop on to the burst, and turns how the burst ended into its outcome or its failure.
  *
  * A stop of the run is seen here too (`watch_stop`, activities/stop-watch.ts), since the run itself
  * hears of it only when the burst's workflow task ends: the running action is killed, its result
  * dropped, and the burst returns what ran before it with `stopped_at`.
  */
-import { transition } from '../fsm/run/transition.js';
-import { endsBurst, nextBurstAction, type BurstFact, type BurstOutcome } from '../fsm/run/burst.js';
-import type { ActionRequest, RunningSnapshot } from '../fsm/run/snapshot.js';
-import type { RunActionInput } from '../fsm/types.js';
+import { CancelledFailure } from '@temporalio/activity';
+import type { BurstFact, BurstOutcome } from '../fsm/run/burst.js';
 import type { RunBurstInput } from '../workflows/activity-types.js';
-import { currentContext, runActionOnce, type ActivityDeps } from './run-action.js';
-import { quickLaunch, type Launch } from './action-spawner.js';
+import { currentContext, injectedEnv, type ActivityDeps } from './run-action.js';
+import { burstSpawner, type ActionSpawner } from './action-spawner.js';
+import { BurstControl, runBurstLoop, type BurstEnd } from './burst-loop.js';
+import { expectedFailure } from './expected-failure.js';
+import { runProcess } from './process.js';
+import { ShellSetupFault, definedEnv, runShellAction } from './shell-action.js';
+import type { SpawnerFault } from './spawner-protocol.js';
 import { watchForStop } from './stop-watch.js';
-import { stopWasRequested } from '../host/stop-requests.js';
 
-/** Builds `runBurst`. Infrastructure faults of its first action throw (Temporal retries the burst, as it retries `runAction`). */
+/**
+ * Builds `runBurst`. Infrastructure faults of its first action throw (Temporal retries the burst,
+ * as it retries `runAction`). `where.spawner`: the spawner bursts run in (by default the worker's,
+ * when it has one); none: in the worker.
+ */
 export function makeRunBurst(
   deps: ActivityDeps = {},
-  launch: Launch = quickLaunch(),
+  where: { spawner?: ActionSpawner } = { spawner: burstSpawner() },
 ): (input: RunBurstInput) => Promise<BurstOutcome> {
-  // Each action's process is started by the action spawner when the worker has one (action-spawner.ts).
-  const runOnce = runActionOnce(deps, launch);
+  const { spawner } = where;
   return async function runBurst(input: RunBurstInput): Promise<BurstOutcome> {
+    const ctx = currentContext();
+    const injected = injectedEnv(deps, input.action.instanceId);
+    const control = new BurstControl();
+    const onCancel = (): void => control.abort('cancel', now(input));
+    ctx?.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+    if (ctx?.cancellationSignal.aborted) onCancel();
+    const watch = input.watch_stop
+      ? watchForStop(runOf(input), deps.client, () => control.abort('stop', now(input)))
+      : undefined;
     const facts: BurstFact[] = [];
-    let snapshot: RunningSnapshot = input.snapshot;
-    let request: ActionRequest | undefined = input.first;
-    let ms = 0;
-    while (request !== undefined) {
-      const reached = deadlineReached(input);
-      if (reached !== undefined) return { facts, deadline_at: reached };
-      if (input.watch_stop && stopWasRequested(runOf(input))) return { facts, stopped_at: now(input) };
-      const action: RunActionInput = { ...request, ...input.action };
-      const done = await runBefore(runOnce, action, input, facts.length === 0, deps);
-      if (done === 'fault') break;
-      if ('deadline_at' in done) return { facts, deadline_at: done.deadline_at };
-      if ('stopped_at' in done) return { facts, stopped_at: done.stopped_at };
-      facts.push(done);
-      ms += done.result.duration_ms;
-      if (endsBurst(done.result)) break;
-      const next = transition(input.definition, snapshot, done);
-      request = nextBurstAction(input.definition, next, { actions: facts.length, ms }, input.bounds);
-      if (next.snapshot.status === 'running') snapshot = next.snapshot;
+    const onFact = (fact: BurstFact): void => void facts.push(fact);
+    try {
+      let end: BurstEnd<SpawnerFault> | BurstEnd | undefined;
+      try {
+        end = await spawner?.burst(input, injected === undefined ? undefined : definedEnv(injected), control, onFact);
+        end ??= await runBurstLoop(
+          input,
+          (action, stop) => runShellAction(action, injected, runProcess, { signal: stop }),
+          control,
+          onFact,
+        );
+      } catch (err) {
+        // The spawner went away under a running action: a fault of that action. The actions
+        // before it are the run's; it runs again as the first of the next step (or, the first,
+        // the burst is retried), as any action whose activity failed.
+        if (facts.length === 0) throw err;
+        return { facts };
+      }
+      return outcomeOf(end, facts, ctx?.cancellationSignal.reason);
+    } finally {
+      watch?.dispose();
+      ctx?.cancellationSignal.removeEventListener('abort', onCancel);
     }
-    return { facts };
   };
+}
+
+/** The activity's outcome for a burst that ended so; its failure for a cancelled one or a first action's fault. */
+function outcomeOf(end: BurstEnd<SpawnerFault> | BurstEnd, facts: BurstFact[], cancelReason: unknown): BurstOutcome {
+  switch (end.ended) {
+    case 'done':
+      return { facts };
+    case 'deadline':
+      return { facts, deadline_at: end.at };
+    case 'stopped':
+      return { facts, stopped_at: end.at };
+    case 'cancelled':
+      throw cancelReason instanceof Error ? cancelReason : new CancelledFailure('activity cancelled');
+    case 'fault':
+      // Only a burst's first action's fault ends it so; a later one's is a fault of the loop itself.
+      if (facts.length > 0) return { facts };
+      throw failureOf(end.error);
+  }
+}
+
+/** A first action's fault as the activity reports it: retrying cannot fix a setup fault. */
+function failureOf(error: unknown): Error {
+  if (error instanceof ShellSetupFault) return expectedFailure(error.message, error.type);
+  if (error instanceof Error) return error;
+  const fault = error as SpawnerFault;
+  if (fault.setup) return expectedFailure(fault.message, 'ActionSetupError');
+  return new Error(fault.message);
 }
 
 /** The workflow id of the run the burst is for (a sub-loop's own, not its parent's instance id). */
@@ -64,67 +105,3 @@ const runOf = (input: RunBurstInput): string =>
 
 /** The worker's clock, never before the workflow's when it asked. */
 const now = (input: RunBurstInput): number => Math.max(Date.now(), input.now);
-
-/** The deadline's instant when it has passed (never before the workflow's own clock). */
-function deadlineReached(input: RunBurstInput): number | undefined {
-  if (input.deadline_ms === undefined) return undefined;
-  const at = now(input);
-  return at >= input.deadline_ms ? at : undefined;
-}
-
-/**
- * One action, killed at the loop deadline. A fault of the burst's first action is the activity's
- * (thrown: retried, then the workflow's `action_failed`); a fault of a later one ends the burst
- * before it ('fault'), so that action runs again as the first of the next step, under the same retry
- * policy as any action.
- */
-async function runBefore(
-  runOnce: ReturnType<typeof runActionOnce>,
-  action: RunActionInput,
-  input: RunBurstInput,
-  first: boolean,
-  deps: ActivityDeps,
-): Promise<BurstFact | { deadline_at: number } | { stopped_at: number } | 'fault'> {
-  const stop = new AbortController();
-  /** When the run's stop was seen: the action is killed, the burst ends with what ran before it. */
-  let stoppedAt: number | undefined;
-  const watch = input.watch_stop
-    ? watchForStop(runOf(input), deps.client, () => {
-        stoppedAt = now(input);
-        stop.abort();
-      })
-    : undefined;
-  /** When the action was killed at the deadline: the run's end is timed then, not when the process was reaped. */
-  let killedAt: number | undefined;
-  const left = input.deadline_ms === undefined ? undefined : input.deadline_ms - Date.now();
-  const timer =
-    left === undefined
-      ? undefined
-      : setTimeout(
-          () => {
-            // A timer may fire a millisecond before the wall clock reaches its instant: the deadline
-            // has passed when it fires, so the run never ends before it.
-            killedAt = Math.max(Date.now(), input.now, input.deadline_ms ?? 0);
-            stop.abort();
-          },
-          Math.max(0, left),
-        );
-  try {
-    const result = await runOnce(action, stop.signal);
-    if (killedAt !== undefined) return { deadline_at: killedAt };
-    if (stoppedAt !== undefined) return { stopped_at: stoppedAt };
-    return { type: 'action_done', result, now: now(input) };
-  } catch (err) {
-    // An action killed for the run's stop ends the burst as the stop does, whatever it threw; so
-    // does the burst's own cancellation (the stop came with the task's heartbeat first): the
-    // actions that ran before it are the run's, to record.
-    if (stoppedAt !== undefined) return { stopped_at: stoppedAt };
-    if (input.watch_stop && currentContext()?.cancellationSignal.aborted) return { stopped_at: now(input) };
-    // A stop of the run (the activity's cancellation) is never a fault to step around.
-    if (first || currentContext()?.cancellationSignal.aborted) throw err;
-    return 'fault';
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    watch?.dispose();
-  }
-}

@@ -1,5 +1,8 @@
 /** The messages between the worker and its action spawner (activities/spawner-main.ts), over Node's IPC channel (JSON). */
 import type { ActionResult } from '../fsm/types.js';
+import type { BurstFact } from '../fsm/run/burst.js';
+import type { RunBurstInput } from '../workflows/activity-types.js';
+import type { BurstEnd, BurstStopReason } from './burst-loop.js';
 import type { RunProcessOptions, SpawnFailureReason } from './process.js';
 
 /** {@link RunProcessOptions} as they cross the channel: no callbacks, secrets as base64. */
@@ -7,9 +10,27 @@ export type SpawnerOptions = Omit<RunProcessOptions, 'signal' | 'onHeartbeat' | 
   secrets: string[];
 };
 
-export type SpawnerRequest = { t: 'run'; id: number; opts: SpawnerOptions } | { t: 'abort'; id: number };
+/** A burst's first action's fault as it crosses the channel: `setup` when retrying cannot help. */
+export interface SpawnerFault {
+  message: string;
+  setup?: true;
+}
+
+export type SpawnerRequest =
+  | { t: 'run'; id: number; opts: SpawnerOptions }
+  /**
+   * A whole burst (activities/burst-loop.ts); `env`: the environment its run was given
+   * (host/run-env.ts), unset for the worker's own.
+   */
+  | { t: 'burst'; id: number; input: RunBurstInput; env?: Record<string, string> }
+  /** Stop action or burst `id`; a burst's `why` and its time. */
+  | { t: 'abort'; id: number; why?: BurstStopReason; at?: number };
 
 export type SpawnerReply =
   | { t: 'ready' }
   | { t: 'done'; id: number; result: ActionResult }
-  | { t: 'failed'; id: number; message: string; spawn?: { reason: SpawnFailureReason; code?: string } };
+  | { t: 'failed'; id: number; message: string; spawn?: { reason: SpawnFailureReason; code?: string } }
+  /** One action of burst `id` ended: its fact, in order. */
+  | { t: 'fact'; id: number; fact: BurstFact }
+  /** Burst `id` ended (after its last fact). */
+  | { t: 'burst_end'; id: number; end: BurstEnd<SpawnerFault> };

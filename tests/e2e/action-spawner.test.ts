@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ActionResult } from '../../fsm/types.js';
+import type { BurstOutcome } from '../../fsm/run/burst.js';
+import type { RunBurstInput } from '../../workflows/activity-types.js';
 import { waitFor } from '../support/processes.js';
 
 const DIST = join(import.meta.dirname, '..', '..', 'dist');
@@ -20,6 +22,15 @@ const { ActionSpawner } = (await import(
 const { runProcess } = (await import(
   join(DIST, 'activities', 'process.js')
 )) as typeof import('../../activities/process.js');
+const { makeRunBurst } = (await import(
+  join(DIST, 'activities', 'run-burst.js')
+)) as typeof import('../../activities/run-burst.js');
+const { validateLoop } = (await import(
+  join(DIST, 'fsm', 'definition', 'validate.js')
+)) as typeof import('../../fsm/definition/validate.js');
+const { transition } = (await import(
+  join(DIST, 'fsm', 'run', 'transition.js')
+)) as typeof import('../../fsm/run/transition.js');
 const ENTRY = join(DIST, 'activities', 'spawner-main.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'll-spawner-'));
@@ -169,6 +180,109 @@ describe('the action spawner', () => {
   });
 });
 
+/** A burst's input: the loop's first action on, within `bounds`, before `deadline_ms`. */
+function burstInput(loop: Record<string, unknown>, extra: Partial<RunBurstInput> = {}): RunBurstInput {
+  const { definition: def, diagnostics } = validateLoop({ name: 'burst', description: 'a burst', ...loop });
+  if (def === undefined) throw new Error(`invalid test loop: ${JSON.stringify(diagnostics)}`);
+  const start = transition(def, null, { type: 'start', now: Date.now() });
+  if (start.effect.type !== 'run_action' || start.snapshot.status !== 'running') throw new Error('no first action');
+  return {
+    definition: def,
+    snapshot: start.snapshot,
+    first: start.effect.input,
+    action: { instanceId: 'burst-test', cwd: dir, mask_env: ['LL_BURST_SECRET'] },
+    bounds: { maxActions: 100, maxMs: 10_000, localMaxS: 30 },
+    now: Date.now(),
+    ...extra,
+  };
+}
+
+describe('a burst in the spawner', () => {
+  const env = { ...process.env, LL_BURST_SECRET: 'the-burst-secret' };
+  const inSpawner = makeRunBurst({ env }, { spawner });
+  const inWorker = makeRunBurst({ env }, {});
+  const LOOP = {
+    initial: 'a',
+    default_timeout: 10,
+    max_iterations: 10,
+    states: {
+      a: { action: 'echo "key ${env.LL_BURST_SECRET} n=${state.iteration}"', capture: 'k', next: 'b' },
+      b: {
+        action: 'echo "saw ${captured.k.output}"; echo "to stderr $LL_BURST_SECRET" >&2; exit ${state.iteration}',
+        on_yes: 'a',
+        on_no: 'c',
+      },
+      c: { action: 'head -c 3000 /dev/zero | tr "\\0" y; exit 0', next: 'done' },
+      done: { terminal: true },
+    },
+  };
+
+  it('gives the facts the same burst gives in the worker: routes, captured values, masked output, exit codes', async () => {
+    const there = await inSpawner(burstInput(LOOP));
+    const here = await inWorker(burstInput(LOOP));
+    const facts = (o: BurstOutcome) => o.facts.map((f) => comparable(f.result));
+    expect(facts(there)).toEqual(facts(here));
+    expect(there.facts.map((f) => f.result.exit_code)).toEqual([0, 1, 0]);
+    expect(there.facts[0]!.result.output).toBe('key *** n=1\n');
+    expect(there.facts[1]!.result.stderr).toBe('to stderr ***\n');
+    expect(there.facts[2]!.result.output).toBe('y'.repeat(3000));
+    expect(there).not.toHaveProperty('deadline_at');
+  });
+
+  it('stops at the loop deadline, the running action killed and its result dropped', async () => {
+    const loop = { ...LOOP, states: { ...LOOP.states, c: { action: 'sleep 30', next: 'done' } } };
+    for (const run of [inSpawner, inWorker]) {
+      const deadline = Date.now() + 1500;
+      const started = performance.now();
+      const out = await run(burstInput(loop, { deadline_ms: deadline }));
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(out.facts.map((f) => f.result.exit_code)).toEqual([0, 1]);
+      expect(out.deadline_at).toBeGreaterThanOrEqual(deadline);
+    }
+  });
+
+  it('a spawner that goes away mid-burst keeps the facts before it; the action it ran then is stopped and runs again', async () => {
+    const own = new ActionSpawner(ENTRY);
+    const pidFile = join(dir, 'burst-pid');
+    const loop = {
+      ...LOOP,
+      states: { ...LOOP.states, b: { action: `echo $$ > ${pidFile}; sleep 30`, next: 'done' } },
+    };
+    const running = makeRunBurst({ env }, { spawner: own })(burstInput(loop));
+    await waitFor(
+      'the second action to start',
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '',
+      20_000,
+    );
+    const actionPid = Number(readFileSync(pidFile, 'utf8'));
+    own.close();
+    const out = await running;
+    expect(out.facts.map((f) => f.result.output)).toEqual(['key *** n=1\n']);
+    expect(out).not.toHaveProperty('stopped_at');
+    await waitFor('the stopped action to end', () => !alive(actionPid), 20_000);
+    // The burst's first action: its fault is the burst's, retried as any.
+    const first = new ActionSpawner(ENTRY);
+    const again = makeRunBurst({ env }, { spawner: first })(burstInput({ ...loop, initial: 'b' }));
+    await waitFor(
+      'the action to start again',
+      () => readFileSync(pidFile, 'utf8').trim() !== String(actionPid),
+      20_000,
+    );
+    first.close();
+    await expect(again).rejects.toThrow(/spawner went away/);
+  });
+
+  it('a first action that cannot start fails the burst as the worker’s own would (not retried)', async () => {
+    const gone = (i: RunBurstInput): RunBurstInput => ({ ...i, action: { ...i.action, cwd: join(dir, 'gone') } });
+    for (const run of [inSpawner, inWorker])
+      await expect(run(gone(burstInput(LOOP)))).rejects.toMatchObject({
+        type: 'ActionSetupError',
+        nonRetryable: true,
+        message: expect.stringMatching(/working directory .*gone does not exist/),
+      });
+  });
+});
+
 /** The URLs of the modules that importing `entry` (a file of dist/) loads, in a fresh Node. */
 function modulesLoadedBy(entry: string, name: string): string[] {
   // The hook writes each module's URL synchronously, before the module loads: the file is
@@ -194,6 +308,12 @@ describe('an idle worker’s modules', () => {
     const loaded = modulesLoadedBy(join(DIST, 'activities', 'index.js'), 'loaded.txt');
     expect(loaded.some((u) => u.includes('/activities/run-action.js'))).toBe(true);
     expect(loaded.filter((u) => /@anthropic-ai|node_modules\/openai|@modelcontextprotocol/.test(u))).toEqual([]);
+  });
+
+  it('the action spawner loads no package: every action it starts forks what it holds', () => {
+    const loaded = modulesLoadedBy(ENTRY, 'spawner-loaded.txt');
+    expect(loaded.some((u) => u.includes('/activities/burst-loop.js'))).toBe(true);
+    expect(loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
   });
 
   it('the code that starts an action loads no process library (every fork copies what its process holds)', () => {

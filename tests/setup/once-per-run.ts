@@ -3,9 +3,10 @@
  * setups run one project after another in the main process, each loading its module afresh: the
  * first makes the file in a temporary directory and keeps its path on globalThis, the others
  * reuse it, and each hands it to its test files through the environment variable `envVar`
- * (forks inherit it). The first one's teardown removes the directory.
+ * (forks inherit it). The first one's teardown removes the directory, made in `parent` (default:
+ * the system's temporary directory).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,6 +14,7 @@ export async function oncePerRun(
   name: string,
   envVar: string,
   make: (dir: string) => Promise<string>,
+  parent: string = tmpdir(),
 ): Promise<() => void> {
   const key = Symbol.for(`ll-loop.test-${name}`);
   const shared = globalThis as { [key: symbol]: string | undefined };
@@ -21,7 +23,8 @@ export async function oncePerRun(
     process.env[envVar] = made;
     return () => {};
   }
-  const dir = mkdtempSync(join(tmpdir(), `ll-loop-${name}-`));
+  mkdirSync(parent, { recursive: true });
+  const dir = mkdtempSync(join(parent, `ll-loop-${name}-`));
   const path = await make(dir);
   process.env[envVar] = path;
   shared[key] = path;
