@@ -5,7 +5,7 @@
  * the same core in the same order, recording the events a run of one action per activity records.
  * `${env.*}` values are read on this worker only, as for `runAction`.
  *
- * The burst runs in the worker's action spawner when it has one (activities/action-spawner.ts),
+ * The burst runs in the worker's action spawner when it is up (activities/action-spawner.ts),
  * else here; either way this activity is what Temporal sees: it passes the activity's cancellation
  * and the run's stop on to the burst, and turns how the burst ended into its outcome or its failure.
  *
@@ -50,7 +50,13 @@ export function makeRunBurst(
     try {
       let end: BurstEnd<SpawnerFault> | BurstEnd | undefined;
       try {
-        end = await spawner?.burst(input, injected === undefined ? undefined : definedEnv(injected), control, onFact);
+        // In the spawner when it is up; else here, while it starts for the next burst.
+        end = await spawner?.burstWhenReady(
+          input,
+          injected === undefined ? undefined : definedEnv(injected),
+          control,
+          onFact,
+        );
         end ??= await runBurstLoop(
           input,
           (action, stop) => runShellAction(action, injected, runProcess, { signal: stop }),

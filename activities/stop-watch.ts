@@ -6,10 +6,10 @@
  * second; a quick one waited those 8 s, running on. The worker sees the stop itself instead:
  *  - asked through this worker (a follower's Ctrl-C): at once (host/stop-requests.ts);
  *  - asked anywhere else: from the run's description (`cancelRequested`, set as soon as the server
- *    accepts the request), looked at every {@link LOOK_EVERY_MS} once the action has run
- *    {@link LOOK_AFTER_MS}. A shorter action ends its burst within the burst's 1 s of action time,
- *    and the task with it, so it needs no look. At most {@link MAX_LOOKING} runs are looked at at
- *    once: beyond, a stop waits for the task as before.
+ *    accepts the request), looked at every {@link LOOK_EVERY_MS} once the burst has run
+ *    {@link LOOK_AFTER_MS}. A shorter burst (its actions' time is bounded by 1 s) ends its task
+ *    sooner, so it needs no look. At most {@link MAX_LOOKING} runs are looked at at once: beyond,
+ *    a stop waits for the task as before.
  */
 import type { Client } from '@temporalio/client';
 import { onStopRequest, stopWasRequested } from '../host/stop-requests.js';
@@ -23,11 +23,11 @@ let looking = 0;
 export interface StopWatch {
   /** Whether the run's stop was seen. */
   readonly stopped: boolean;
-  /** Stop watching (the action ended). */
+  /** Stop watching (the burst ended). */
   dispose(): void;
 }
 
-/** Watch run `workflowId` for a stop while one action runs; `onStop` is called once, when it is seen. */
+/** Watch run `workflowId` for a stop while its burst runs; `onStop` is called once, when it is seen. */
 export function watchForStop(workflowId: string, client: Client | undefined, onStop: () => void): StopWatch {
   let stopped = false;
   let disposed = false;

@@ -1,9 +1,8 @@
 // `npm run bench` part `concurrent`: N 10-state loops started at once on the checkout's worker.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   benchWorker,
-  childCpuSeconds,
   connectClient,
   cpuSeconds,
   dist,
@@ -16,26 +15,13 @@ import {
   say,
   serverPid,
   sleep,
+  SpawnerMeter,
   spawnProfiledWorker,
+  spawnerOf,
   wall,
 } from './context.mjs';
 
 const TEN_STATES = 10;
-
-/** The worker's action spawner (activities/action-spawner.ts), found among its children; undefined when it has none now. */
-function spawnerOf(workerPid) {
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== workerPid) continue;
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('spawner-main')) return Number(name);
-    } catch {
-      // Gone while listed.
-    }
-  }
-  return undefined;
-}
 
 /**
  * `target`: the server (`endpoint`, its process `serverPid`, and the processes of its database,
@@ -81,19 +67,10 @@ export async function concurrentLoops(
   };
   const rss0 = procStatus(worker.pid);
   let peakRssKb = rss0?.rss_kb ?? 0;
-  // The spawner's CPU and memory are the quick actions' cost too: sampled, since it may come and go.
-  // Its reaped children's CPU is the actions' own (`bash` and what it ran).
-  const spawner = { cpu: 0, actions: 0, peakKb: 0, at: undefined };
-  const sampleSpawner = (before = false) => {
-    const pid = spawnerOf(worker.pid);
-    const s = pid === undefined ? undefined : cpuSeconds(pid);
-    const c = pid === undefined ? undefined : childCpuSeconds(pid);
-    if (pid === undefined || s === undefined || c === undefined) return;
-    if (!before) spawner.cpu += spawner.at?.pid === pid ? s - spawner.at.s : s;
-    if (!before) spawner.actions += spawner.at?.pid === pid ? c - spawner.at.c : c;
-    spawner.at = { pid, s, c };
-    spawner.peakKb = Math.max(spawner.peakKb, procStatus(pid)?.hwm_kb ?? 0);
-  };
+  // The spawner's CPU and memory are the quick actions' cost too; its reaped children's CPU is the
+  // actions' own (`bash` and what it ran).
+  const spawner = new SpawnerMeter(() => spawnerOf(worker.pid));
+  const sampleSpawner = (before = false) => spawner.sample(before);
   sampleSpawner(true);
   let ticks = 0;
   const sampler = setInterval(() => {
@@ -195,6 +172,9 @@ export async function concurrentLoops(
     worker_peak_rss_sampled_mb: round(peakRssKb / 1024),
     worker_rss_before_mb: round((rss0?.rss_kb ?? 0) / 1024),
     spawner_peak_rss_mb: round(spawner.peakKb / 1024),
+    // The worker's memory with its spawner's (a process of its own since bursts run there): the
+    // sum of their peaks, a bound on what the two held at once.
+    worker_and_spawner_peak_rss_mb: round(((status?.hwm_kb ?? 0) + spawner.peakKb) / 1024),
     server_peak_rss_mb: round((procStatus(serverPid)?.hwm_kb ?? 0) / 1024),
     cpu_s: {
       worker: round(cpu1.worker - cpu0.worker, 1),

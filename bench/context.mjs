@@ -2,7 +2,7 @@
 // dev server in a temporary directory (LL_TEMPORAL_PORT, LL_TEMPORAL_UI_PORT, LL_TEMPORAL_DATA_DIR)
 // and its project, the report, measuring helpers, and the checkout worker a part may start.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -186,6 +186,49 @@ export function childCpuSeconds(pid) {
     return (Number(fields[13]) + Number(fields[14])) / 100;
   } catch {
     return undefined;
+  }
+}
+
+/** The worker's action spawner (activities/action-spawner.ts), found among its children; undefined when it has none now. */
+export function spawnerOf(workerPid) {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== workerPid) continue;
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('spawner-main')) return Number(name);
+    } catch {
+      // Gone while listed.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A worker's action spawner over a measurement: its CPU (`cpu`), its reaped children's (`actions`:
+ * the actions' own processes) and its peak RSS, summed over every spawner `pidOf` names while
+ * sampled — it exits when idle and comes back with the next action, so it is sampled, not read once.
+ */
+export class SpawnerMeter {
+  cpu = 0;
+  actions = 0;
+  peakKb = 0;
+  #at;
+
+  constructor(pidOf) {
+    this.pidOf = pidOf;
+  }
+
+  /** `before`: the first sample, the baseline (a spawner seen then counts from then; a later one, from its start). */
+  sample(before = false) {
+    const pid = this.pidOf();
+    const s = pid === undefined ? undefined : cpuSeconds(pid);
+    const c = pid === undefined ? undefined : childCpuSeconds(pid);
+    if (pid === undefined || s === undefined || c === undefined) return;
+    if (!before) this.cpu += this.#at?.pid === pid ? s - this.#at.s : s;
+    if (!before) this.actions += this.#at?.pid === pid ? c - this.#at.c : c;
+    this.#at = { pid, s, c };
+    this.peakKb = Math.max(this.peakKb, procStatus(pid)?.hwm_kb ?? 0);
   }
 }
 

@@ -2,7 +2,9 @@
 // (default 300; 100 with --quick) run by `ll-loop run` in the foreground and with `--background`,
 // alternately, on the checkout's worker: the run's own duration (its history: start → close),
 // the command's wall time, the CPU of the command (the follower) and of the worker during each
-// run. And a one-state loop from `ll-loop run` to the shell prompt (spawn → exit), worker up.
+// run — the worker's process and its action spawner's, where its bursts run (the actions' own
+// processes are in neither). And a one-state loop from `ll-loop run` to the shell prompt
+// (spawn → exit), worker up.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import {
   BIN,
   FIRST_RUNS,
   QUICK,
+  SpawnerMeter,
   benchWorker,
   connectClient,
   cpuSeconds,
@@ -19,6 +22,7 @@ import {
   project,
   round,
   sleep,
+  spawnerOf,
   tsMs,
   wall,
 } from './context.mjs';
@@ -77,6 +81,28 @@ async function runDuration(client, workflowId) {
   return tsMs(events.at(-1).eventTime) - tsMs(events[0].eventTime);
 }
 
+/**
+ * The worker's CPU over `work`: its process's, and its action spawner's (bursts run there), sampled
+ * as it goes since the spawner may come and go; both figures, and their sum.
+ */
+async function workerCpuOver(work) {
+  const w0 = cpuSeconds(benchWorker.pid);
+  const spawner = new SpawnerMeter(() => spawnerOf(benchWorker.pid));
+  spawner.sample(true);
+  const sampler = setInterval(() => spawner.sample(), 100);
+  try {
+    const result = await work();
+    spawner.sample();
+    const own = cpuSeconds(benchWorker.pid) - w0;
+    return {
+      result,
+      cpu: { worker_cpu_s: own + spawner.cpu, worker_process_cpu_s: own, spawner_cpu_s: spawner.cpu },
+    };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
 async function waitClosed(client, workflowId) {
   for (;;) {
     const d = await client.workflow.getHandle(workflowId).describe();
@@ -107,31 +133,36 @@ export async function followCost() {
     const fg = [];
     const bg = [];
     const foreground = async () => {
-      const w0 = cpuSeconds(benchWorker.pid);
       // The human progress display (what a user follows), not --json.
-      const f = await cli(['run', 'follow-many']);
+      const { result: f, cpu } = await workerCpuOver(() => cli(['run', 'follow-many']));
       const fgId = /^run (\S+)/m.exec(f.stdout)?.[1];
       fg.push({
         run_ms: await runDuration(client, fgId),
         command_ms: f.ms,
         follower_cpu_s: f.cpu_s,
-        worker_cpu_s: cpuSeconds(benchWorker.pid) - w0,
+        ...cpu,
       });
     };
     const background = async () => {
-      const w0 = cpuSeconds(benchWorker.pid);
       const t0 = wall();
-      const b = await cli(['run', 'follow-many', '--background', '--json']);
+      const { result: b, cpu } = await workerCpuOver(async () => {
+        const started = await cli(['run', 'follow-many', '--background', '--json']);
+        await waitClosed(client, JSON.parse(started.stdout.trim()).instance_id);
+        return started;
+      });
       const bgId = JSON.parse(b.stdout.trim()).instance_id;
-      await waitClosed(client, bgId);
       bg.push({
         run_ms: await runDuration(client, bgId),
         command_ms: wall() - t0,
         // The same command but following: node, the loop's loading and validation, the start.
         command_cpu_s: b.cpu_s,
-        worker_cpu_s: cpuSeconds(benchWorker.pid) - w0,
+        ...cpu,
       });
     };
+    // One run first, not counted: the worker's code for this loop (and the server's caches) warm.
+    await cli(['run', 'follow-many', '--background', '--json']).then((b) =>
+      waitClosed(client, JSON.parse(b.stdout.trim()).instance_id),
+    );
     // Nine pairs, each in the other order than the one before: the same run's time varies by a
     // quarter from one run to the next, and five pairs in one order left the ratio ±6 % either side
     // of 1.
@@ -149,9 +180,19 @@ export async function followCost() {
     out.foreground = { runs: fg.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v, 2)]))) };
     out.background = { runs: bg.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, round(v, 2)]))) };
     out.foreground_over_background_run = round(m(fg, 'run_ms') / m(bg, 'run_ms'), 3);
+    // Each pair's runs one right after the other (the issue's comparison): the median of their
+    // ratios, which the machine's drift over the pairs does not move as it moves the medians.
+    const pairRatios = fg.map((f, i) => f.run_ms / bg[i].run_ms);
+    out.pair_ratios = pairRatios.map((r) => round(r, 3));
+    out.foreground_over_background_run_pairs = round(median(pairRatios), 3);
     const mean = (rows, k) => rows.reduce((a, r) => a + r[k], 0) / rows.length;
     out.foreground_over_background_run_means = round(mean(fg, 'run_ms') / mean(bg, 'run_ms'), 3);
     out.follower_cpu_over_worker_cpu = round(m(fg, 'follower_cpu_s') / m(fg, 'worker_cpu_s'), 3);
+    // The same against the worker's process alone (its spawner's CPU left out).
+    out.following_cpu_over_worker_process_cpu = round(
+      (m(fg, 'follower_cpu_s') - m(bg, 'command_cpu_s')) / m(fg, 'worker_process_cpu_s'),
+      3,
+    );
     // Following itself: the foreground command's CPU beyond the same command with --background,
     // which loads the same loop and starts it the same way (through the worker) but follows
     // nothing. (Measured against a one-state run instead, it counted loading 300 states as following.)

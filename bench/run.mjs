@@ -8,7 +8,8 @@
 //      worker in this process.
 //   2. first-action: time from spawning `ll-loop run` to its first action, the checkout's worker
 //      already running; for a quick action (a local activity) and a default one (an activity),
-//      and a breakdown of where the time goes (bench/first-action-probe.mjs, the run's history).
+//      the same with every core held by a busy process (the machine loaded), and a breakdown of
+//      where the time goes (bench/first-action-probe.mjs, the run's history).
 //   2b. follow: a 300-state quick loop followed in the foreground and run in the background, by
 //      turns (run time, the follower's and the worker's CPU), a one-state loop from `ll-loop run`
 //      to the prompt, and the checkout worker's RSS once idle (bench/follow.mjs).
@@ -53,7 +54,7 @@ import { humanBench } from './human.mjs';
 import { uiBench } from './ui.mjs';
 import { parallelBench } from './parallel.mjs';
 import { clusterBench } from './cluster.mjs';
-import { longLoop, transitions } from './transitions.mjs';
+import { REMOTE_HEARTBEAT_S, longLoop, transitions } from './transitions.mjs';
 import { goalLines, judgeGoals } from './goals.mjs';
 import {
   BIN,
@@ -70,6 +71,7 @@ import {
   round,
   say,
   serverOptions,
+  sleep,
   stopBenchWorker,
   stopDevServer,
   tmp,
@@ -107,12 +109,19 @@ async function standardBenchmarks() {
   }
   if (PARTS.has('transitions')) {
     report.transitions = {};
+    // Bursts first and the remote lane last: each remote activity leaves the server a heartbeat
+    // timeout timer that fires 30 s after the activity started (a no-op, the activity long done);
+    // while the dev server's one shard reads those, a new timer (a burst's 1 ms flush) waited
+    // ~180 ms instead of ~8 ms, and bursts measured right after the remote lane took a third longer.
     for (const [key, label, quick, rules] of [
-      ...(process.env.BENCH_SKIP_REMOTE ? [] : [['remote', 'default timeout (3600 s) → activities', false, false]]),
-      ['local', 'default_timeout: 10 → local activities, one per action (no run rules)', true, false],
       ['bursts', "default_timeout: 10, ll-loop run's rules → quick bursts", true, true],
+      ['local', 'default_timeout: 10 → local activities, one per action (no run rules)', true, false],
+      ...(process.env.BENCH_SKIP_REMOTE ? [] : [['remote', 'default timeout (3600 s) → activities', false, false]]),
     ]) {
+      const started = Date.now();
       const r = await transitions(quick, rules);
+      // The parts after it measure on a server that has read the remote lane's timers.
+      if (!quick) await sleep(Math.max(0, started + (REMOTE_HEARTBEAT_S + 5) * 1000 - Date.now()));
       report.transitions[key] = r;
       say(
         `  transitions, ${label}: median ${r.median_ms.toFixed(2)} ms/transition (mean ${r.mean_ms.toFixed(2)} ms over ${r.steps} steps, ${r.terminated_by}; worker CPU ${r.worker_cpu_ms} ms/transition)`,
@@ -128,6 +137,16 @@ async function standardBenchmarks() {
     say(
       `  ll-loop run → first action (worker up), default action: median ${f.remote.median_ms} ms, max ${f.remote.max_ms} ms (runs: ${f.remote.runs_ms.join(', ')} ms)`,
     );
+    say(
+      `  the same, quick action, its action spawner gone (the first run after a pause): median ${f.spawner_down.median_ms} ms (runs: ${f.spawner_down.runs_ms.join(', ')} ms)`,
+    );
+    for (const [key, what] of [
+      ['local', 'quick'],
+      ['remote', 'default'],
+    ])
+      say(
+        `  the same with ${f.loaded.busy_processes} busy processes (every core), ${what} action: median ${f.loaded[key].median_ms} ms (runs: ${f.loaded[key].runs_ms.join(', ')} ms)`,
+      );
     const b = f.breakdown_median_ms;
     say(
       `    where it goes (median of ${f.breakdown_runs.length} probed runs, ms): node ${b.node_startup_ms}, CLI modules ${b.cli_modules_ms}, ` +
@@ -142,7 +161,7 @@ async function standardBenchmarks() {
       `  one-state loop, ll-loop run → prompt (worker up): median ${f.one_state_to_prompt.median_ms} ms (runs: ${f.one_state_to_prompt.runs_ms.join(', ')} ms)`,
     );
     say(
-      `  ${f.states} quick states, foreground / background run time: ${f.foreground_over_background_run}; follower CPU / worker CPU: ${f.follower_cpu_over_worker_cpu} (following alone: ${f.following_cpu_over_worker_cpu}); worker RSS 5 s after: ${f.worker_rss_after_runs_mb} MB, idle (30 s after): ${f.worker_idle_rss_mb} MB`,
+      `  ${f.states} quick states, foreground / background run time: ${f.foreground_over_background_run_pairs} (median of ${f.pairs} pairs; of the medians ${f.foreground_over_background_run}); follower CPU / worker CPU (its spawner's included): ${f.follower_cpu_over_worker_cpu} (following alone: ${f.following_cpu_over_worker_cpu}; ${f.following_cpu_over_worker_process_cpu} of the worker's process alone); worker RSS 5 s after: ${f.worker_rss_after_runs_mb} MB, idle (30 s after): ${f.worker_idle_rss_mb} MB`,
     );
   }
   if (PARTS.has('spawn')) {
@@ -172,7 +191,7 @@ async function standardBenchmarks() {
     report.concurrent = c;
     say(
       `  ${c.loops} concurrent ${c.states_per_loop}-state loops: ${c.completed}/${c.loops} ended in their terminal state; ${c.transitions} transitions in ${c.wall_s} s = ` +
-        `${c.transitions_per_s} transitions/s; worker peak RSS ${c.worker_peak_rss_mb} MB (VmHWM); CPU s: worker ${c.cpu_s.worker}, server ${c.cpu_s.server}, ` +
+        `${c.transitions_per_s} transitions/s; worker peak RSS ${c.worker_peak_rss_mb} MB (VmHWM), its action spawner's ${c.spawner_peak_rss_mb} MB; CPU s: worker ${c.cpu_s.worker}, spawner ${c.cpu_s.spawner}, actions ${c.cpu_s.actions}, server ${c.cpu_s.server}, ` +
         `machine ${c.machine_busy_pct}% busy; server peak RSS ${c.server_peak_rss_mb} MB; per loop (mean of ${c.histories_sampled}): ${c.per_loop_mean.workflow_tasks} workflow tasks, ` +
         `${c.per_loop_mean.workflow_task_timeouts} timed out`,
     );

@@ -15,6 +15,9 @@ import {
   validateLoop,
 } from './context.mjs';
 
+/** The heartbeat timeout of the remote lane's activities (a run without the `heartbeatTimeoutS` rule). */
+export const { DEFAULT_HEARTBEAT_TIMEOUT_S: REMOTE_HEARTBEAT_S } = await dist('workflows/activity-proxies.js');
+
 /**
  * `quick`: actions with a 10 s timeout (the quick lane); `rules`: the run rules `ll-loop run` gives
  * (but closeAsOutcome: the loop ends at max_steps, which would fail the workflow)

@@ -217,6 +217,37 @@ describe('a burst in the spawner', () => {
     },
   };
 
+  const PARENT = {
+    initial: 'a',
+    default_timeout: 10,
+    states: { a: { action: 'echo $PPID', next: 'done' }, done: { terminal: true } },
+  };
+  const parentOf = async (run: typeof inSpawner) => Number((await run(burstInput(PARENT))).facts[0]!.result.output);
+
+  it('runs in the spawner once it is up; until then in the worker, which starts it for the next', async () => {
+    await spawner.launch(opts('true'));
+    expect(await parentOf(inSpawner)).toBe(spawner.pid);
+    expect(await parentOf(inWorker)).toBe(process.pid);
+    const own = new ActionSpawner(ENTRY);
+    try {
+      const run = makeRunBurst({ env }, { spawner: own });
+      expect(await parentOf(run)).toBe(process.pid);
+      expect(own.pid).toBeGreaterThan(0);
+      let parent = process.pid;
+      await waitFor(
+        'a burst run by the spawner',
+        async () => {
+          parent = await parentOf(run);
+          return parent !== process.pid;
+        },
+        20_000,
+      );
+      expect(parent).toBe(own.pid);
+    } finally {
+      own.close();
+    }
+  });
+
   it('gives the facts the same burst gives in the worker: routes, captured values, masked output, exit codes', async () => {
     const there = await inSpawner(burstInput(LOOP));
     const here = await inWorker(burstInput(LOOP));
@@ -243,6 +274,8 @@ describe('a burst in the spawner', () => {
 
   it('a spawner that goes away mid-burst keeps the facts before it; the action it ran then is stopped and runs again', async () => {
     const own = new ActionSpawner(ENTRY);
+    // Up first: a burst that finds no spawner up runs in the worker.
+    await own.launch(opts('true'));
     const pidFile = join(dir, 'burst-pid');
     const loop = {
       ...LOOP,
@@ -262,6 +295,7 @@ describe('a burst in the spawner', () => {
     await waitFor('the stopped action to end', () => !alive(actionPid), 20_000);
     // The burst's first action: its fault is the burst's, retried as any.
     const first = new ActionSpawner(ENTRY);
+    await first.launch(opts('true'));
     const again = makeRunBurst({ env }, { spawner: first })(burstInput({ ...loop, initial: 'b' }));
     await waitFor(
       'the action to start again',
