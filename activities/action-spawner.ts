@@ -236,7 +236,15 @@ export class ActionSpawner {
     this.ready = false;
     child.on('message', (m: SpawnerReply) => this.onReply(m));
     child.on('error', () => this.lost(child, 'could not start or talk to it'));
-    child.on('exit', (code, sig) => this.lost(child, `it exited (${sig ?? code})`));
+    // What it sent before it went (a burst's last facts) is still in the channel when its exit is
+    // seen: its actions fail only once the channel has closed, after every message was read.
+    let exited: string | undefined;
+    child.on('exit', (code, sig) => {
+      exited = `it exited (${sig ?? code})`;
+      if (child.connected) this.forget(child);
+      else this.lost(child, exited);
+    });
+    child.on('disconnect', () => this.lost(child, exited ?? 'its channel closed'));
   }
 
   private onReply(m: SpawnerReply): void {
@@ -254,8 +262,15 @@ export class ActionSpawner {
     else p.reject(new Error(m.message));
   }
 
-  /** The spawner is gone: a new one on the next action, or none if it never became ready. */
+  /** The spawner is gone: its running actions fail, and a new one comes with the next action. */
   private lost(child: ChildProcess, why: string): void {
+    this.forget(child);
+    for (const p of [...this.pending.values()])
+      if (p.child === child) p.reject(new Error(`the action spawner went away: ${why}`));
+  }
+
+  /** No more actions to `child`: a new spawner on the next, or none if it never became ready. */
+  private forget(child: ChildProcess): void {
     if (this.child === child) {
       const everReady = this.ready;
       this.child = undefined;
@@ -266,8 +281,6 @@ export class ActionSpawner {
         for (const start of this.queued.splice(0)) start();
       }
     }
-    for (const p of [...this.pending.values()])
-      if (p.child === child) p.reject(new Error(`the action spawner went away: ${why}`));
   }
 
   /** Keeps the worker alive only while actions run; lets the spawner go once idle long enough. */

@@ -288,7 +288,8 @@ describe('a burst in the spawner', () => {
       20_000,
     );
     const actionPid = Number(readFileSync(pidFile, 'utf8'));
-    own.close();
+    // Killed, as a crash ends it: what it sent before is still read.
+    process.kill(own.pid!, 'SIGKILL');
     const out = await running;
     expect(out.facts.map((f) => f.result.output)).toEqual(['key *** n=1\n']);
     expect(out).not.toHaveProperty('stopped_at');
@@ -302,8 +303,10 @@ describe('a burst in the spawner', () => {
       () => readFileSync(pidFile, 'utf8').trim() !== String(actionPid),
       20_000,
     );
-    first.close();
+    process.kill(first.pid!, 'SIGKILL');
     await expect(again).rejects.toThrow(/spawner went away/);
+    own.close();
+    first.close();
   });
 
   it('a first action that cannot start fails the burst as the worker’s own would (not retried)', async () => {
