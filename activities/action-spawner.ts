@@ -171,23 +171,16 @@ export class ActionSpawner {
     });
   }
 
-  /**
-   * {@link burst} when the spawner is up; otherwise undefined at once (the caller runs the burst
-   * itself, in the worker) while the spawner starts for the next: a burst waiting for a Node
-   * process to start (0.14–0.23 s measured) would begin later than one forked from the worker.
-   */
-  burstWhenReady(
-    input: RunBurstInput,
-    env: Record<string, string> | undefined,
-    control: BurstControl,
-    onFact: (fact: BurstFact) => void,
-  ): Promise<BurstEnd<SpawnerFault> | undefined> {
-    if (this.ready && !this.broken) return this.burst(input, env, control, onFact);
-    if (!this.broken) {
-      this.ensureChild();
-      this.settleIdle();
-    }
-    return Promise.resolve(undefined);
+  /** Whether what is sent now starts at once: the spawner is up. */
+  get up(): boolean {
+    return this.ready && !this.broken;
+  }
+
+  /** Starts the spawner, if it is not up, for what comes next (nothing waits for it). */
+  warm(): void {
+    if (this.broken) return;
+    this.ensureChild();
+    this.settleIdle();
   }
 
   /**
@@ -196,11 +189,8 @@ export class ActionSpawner {
    * than one forked from the worker.
    */
   readonly launchWhenReady: Launch = (opts) => {
-    if (this.ready && !this.broken) return this.launch(opts);
-    if (!this.broken) {
-      this.ensureChild();
-      this.settleIdle();
-    }
+    if (this.up) return this.launch(opts);
+    this.warm();
     return runProcess(opts);
   };
 

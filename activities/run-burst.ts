@@ -5,8 +5,8 @@
  * the same core in the same order, recording the events a run of one action per activity records.
  * `${env.*}` values are read on this worker only, as for `runAction`.
  *
- * The burst runs in the worker's action spawner when it is up (activities/action-spawner.ts),
- * else here; either way this activity is what Temporal sees: it passes the activity's cancellation
+ * The burst runs in the worker's action spawner (activities/action-spawner.ts), or here while it
+ * starts or when there is none; either way this activity is what Temporal sees: it passes the activity's cancellation
  * and the run's stop on to the burst, and turns how the burst ended into its outcome or its failure.
  *
  * A stop of the run is seen here too (`watch_stop`, activities/stop-watch.ts), since the run itself
@@ -24,6 +24,14 @@ import { runProcess } from './process.js';
 import { ShellSetupFault, definedEnv, runShellAction } from './shell-action.js';
 import type { SpawnerFault } from './spawner-protocol.js';
 import { watchForStop } from './stop-watch.js';
+
+/**
+ * Bursts running in this worker's process while its spawner starts (it leaves after 30 s without
+ * an action, and takes 0.14–0.23 s to start): one at a time. The first run after a pause starts
+ * at once; a flood of runs (1,000 loops started together) waits for the spawner instead of forking
+ * every action from the worker's main thread.
+ */
+let inWorker = 0;
 
 /**
  * Builds `runBurst`. Infrastructure faults of its first action throw (Temporal retries the burst,
@@ -50,19 +58,24 @@ export function makeRunBurst(
     try {
       let end: BurstEnd<SpawnerFault> | BurstEnd | undefined;
       try {
-        // In the spawner when it is up; else here, while it starts for the next burst.
-        end = await spawner?.burstWhenReady(
-          input,
-          injected === undefined ? undefined : definedEnv(injected),
-          control,
-          onFact,
-        );
-        end ??= await runBurstLoop(
-          input,
-          (action, stop) => runShellAction(action, injected, runProcess, { signal: stop }),
-          control,
-          onFact,
-        );
+        if (spawner !== undefined && (spawner.up || inWorker > 0))
+          end = await spawner.burst(input, injected === undefined ? undefined : definedEnv(injected), control, onFact);
+        // Here when there is no spawner (or it could not start), and for one burst at a time while
+        // it starts: the first run after a pause does not wait for it.
+        if (end === undefined) {
+          spawner?.warm();
+          inWorker += 1;
+          try {
+            end = await runBurstLoop(
+              input,
+              (action, stop) => runShellAction(action, injected, runProcess, { signal: stop }),
+              control,
+              onFact,
+            );
+          } finally {
+            inWorker -= 1;
+          }
+        }
       } catch (err) {
         // The spawner went away under a running action: a fault of that action. The actions
         // before it are the run's; it runs again as the first of the next step (or, the first,
