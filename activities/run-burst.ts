@@ -6,8 +6,9 @@
  * `${env.*}` values are read on this worker only, as for `runAction`.
  *
  * The burst runs in the worker's action spawner (activities/action-spawner.ts), or here while it
- * starts or when there is none; either way this activity is what Temporal sees: it passes the activity's cancellation
- * and the run's stop on to the burst, and turns how the burst ended into its outcome or its failure.
+ * starts or when there is none; either way this activity is what Temporal sees: it passes the
+ * activity's cancellation and the run's stop on to the burst, and turns how the burst ended into
+ * its outcome or its failure.
  *
  * A stop of the run is seen here too (`watch_stop`, activities/stop-watch.ts), since the run itself
  * hears of it only when the burst's workflow task ends: the running action is killed, its result
