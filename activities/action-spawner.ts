@@ -31,6 +31,9 @@ export type Launch = (opts: RunProcessOptions) => Promise<ActionResult>;
 /** With no action running for this long, the spawner is let go. */
 export const SPAWNER_IDLE_MS = 30_000;
 
+/** Spawners in a row that end before they are up, after which actions run in the worker. */
+const MAX_FAILED_STARTS = 3;
+
 /** Node options of the spawner: it holds little, so a small young generation is enough. */
 const SPAWNER_NODE_ARGS = ['--max-semi-space-size=1'];
 
@@ -40,7 +43,7 @@ interface Pending {
   reject: (e: Error) => void;
   /** A burst's facts as they come. */
   onFact?: (fact: BurstFact) => void;
-  /** The spawner the action was sent to (it fails with it). */
+  /** The spawner the request was sent to (it fails with it); undefined while it waits for one to be up. */
   child: ChildProcess | undefined;
 }
 
@@ -52,7 +55,9 @@ export class ActionSpawner {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private idle: NodeJS.Timeout | undefined;
-  /** Set once the spawner could not start: actions then run in the worker. */
+  /** Spawners in a row that ended before they were up. */
+  private failedStarts = 0;
+  /** Set once the spawner could not start ({@link MAX_FAILED_STARTS} times): actions then run in the worker. */
   private broken = false;
 
   constructor(
@@ -84,7 +89,7 @@ export class ActionSpawner {
         this.settleIdle();
       };
       this.pending.set(id, {
-        child: this.child,
+        child: undefined,
         resolve: (r) => {
           done();
           resolve(r as ActionResult);
@@ -101,13 +106,15 @@ export class ActionSpawner {
         opts: { ...rest, secrets: (secrets ?? []).map((s) => s.toString('base64')) },
       };
       const start = (): void => {
-        if (!this.pending.has(id)) return;
+        const entry = this.pending.get(id);
+        if (entry === undefined) return;
         // Without a spawner (it failed to start), the action runs here, as it would have.
         if (this.broken) {
           done();
           runProcess(opts).then(resolve, reject);
           return;
         }
+        entry.child = this.child;
         this.send(request);
         signal?.addEventListener('abort', onAbort, { once: true });
       };
@@ -142,7 +149,7 @@ export class ActionSpawner {
         this.settleIdle();
       };
       this.pending.set(id, {
-        child: this.child,
+        child: undefined,
         onFact,
         resolve: (end) => {
           done();
@@ -155,13 +162,15 @@ export class ActionSpawner {
       });
       this.settleIdle();
       const start = (): void => {
-        if (!this.pending.has(id)) return;
+        const entry = this.pending.get(id);
+        if (entry === undefined) return;
         // The spawner never started: the caller runs the burst itself.
         if (this.broken) {
           done();
           resolve(undefined);
           return;
         }
+        entry.child = this.child;
         this.send({ t: 'burst', id, input, ...(env === undefined ? {} : { env }) });
         control.signal.addEventListener('abort', onAbort, { once: true });
         if (control.signal.aborted) onAbort();
@@ -224,7 +233,7 @@ export class ActionSpawner {
     });
     this.child = child;
     this.ready = false;
-    child.on('message', (m: SpawnerReply) => this.onReply(m));
+    child.on('message', (m: SpawnerReply) => this.onReply(child, m));
     child.on('error', () => this.lost(child, 'could not start or talk to it'));
     // What it sent before it went (a burst's last facts) is still in the channel when its exit is
     // seen: its actions fail only once the channel has closed, after every message was read.
@@ -237,9 +246,12 @@ export class ActionSpawner {
     child.on('disconnect', () => this.lost(child, exited ?? 'its channel closed'));
   }
 
-  private onReply(m: SpawnerReply): void {
+  private onReply(child: ChildProcess, m: SpawnerReply): void {
     if (m.t === 'ready') {
+      // A spawner already let go (closed, or replaced) serves nothing more.
+      if (child !== this.child) return;
       this.ready = true;
+      this.failedStarts = 0;
       for (const start of this.queued.splice(0)) start();
       return;
     }
@@ -259,18 +271,24 @@ export class ActionSpawner {
       if (p.child === child) p.reject(new Error(`the action spawner went away: ${why}`));
   }
 
-  /** No more actions to `child`: a new spawner on the next, or none if it never became ready. */
+  /**
+   * No more requests to `child`: a new spawner comes with the next. One that ended before it was
+   * up (killed as it started) is started again for what waits for it; after
+   * {@link MAX_FAILED_STARTS} in a row the spawner cannot start here, and what waits, and all that
+   * comes after, runs in the worker.
+   */
   private forget(child: ChildProcess): void {
-    if (this.child === child) {
-      const everReady = this.ready;
-      this.child = undefined;
-      this.ready = false;
-      if (!everReady) {
-        // Never started: the actions waiting for it run in the worker (start() sees `broken`).
-        this.broken = true;
-        for (const start of this.queued.splice(0)) start();
-      }
-    }
+    if (this.child !== child) return;
+    const wasUp = this.ready;
+    this.child = undefined;
+    this.ready = false;
+    if (wasUp) return;
+    this.failedStarts += 1;
+    if (this.failedStarts >= MAX_FAILED_STARTS) {
+      // start() sees `broken`: the requests run in the worker.
+      this.broken = true;
+      for (const start of this.queued.splice(0)) start();
+    } else if (this.queued.length > 0) this.ensureChild();
   }
 
   /** Keeps the worker alive only while actions run; lets the spawner go once idle long enough. */

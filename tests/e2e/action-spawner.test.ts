@@ -6,7 +6,7 @@
  * Runs the built package (dist/): the spawner's entry is compiled JavaScript.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -146,6 +146,28 @@ describe('the action spawner', () => {
       expect(comparable(await own.launchWhenReady(opts(script)))).toEqual(comparable(await runProcess(opts(script))));
     } finally {
       own.close();
+    }
+  });
+
+  it('a spawner killed before it is up is started again for the actions waiting; one that cannot start leaves them to the worker', async () => {
+    const own = new ActionSpawner(ENTRY);
+    try {
+      const waiting = own.launch(opts('echo $PPID'));
+      process.kill(own.pid!, 'SIGKILL');
+      const parent = Number((await waiting).output.trim());
+      expect(parent).not.toBe(process.pid);
+      expect(parent).toBe(own.pid);
+    } finally {
+      own.close();
+    }
+    const dead = join(dir, 'dead-spawner.mjs');
+    writeFileSync(dead, 'process.exit(3);\n');
+    const never = new ActionSpawner(dead);
+    try {
+      expect(Number((await never.launch(opts('echo $PPID'))).output.trim())).toBe(process.pid);
+      expect(never.up).toBe(false);
+    } finally {
+      never.close();
     }
   });
 
