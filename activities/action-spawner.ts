@@ -31,8 +31,10 @@ export type Launch = (opts: RunProcessOptions) => Promise<ActionResult>;
 /** With no action running for this long, the spawner is let go. */
 export const SPAWNER_IDLE_MS = 30_000;
 
-/** Spawners in a row that end before they are up, after which actions run in the worker. */
+/** Spawners in a row that end before they are up, after which actions run in the worker for a while. */
 const MAX_FAILED_STARTS = 3;
+/** How long actions run in the worker after the spawner could not start, before it is tried again. */
+export const SPAWNER_RETRY_MS = 60_000;
 
 /** Node options of the spawner: it holds little, so a small young generation is enough. */
 const SPAWNER_NODE_ARGS = ['--max-semi-space-size=1'];
@@ -57,8 +59,20 @@ export class ActionSpawner {
   private idle: NodeJS.Timeout | undefined;
   /** Spawners in a row that ended before they were up. */
   private failedStarts = 0;
-  /** Set once the spawner could not start ({@link MAX_FAILED_STARTS} times): actions then run in the worker. */
-  private broken = false;
+  /**
+   * Until when (epoch ms) there is no spawner: it could not start {@link MAX_FAILED_STARTS} times
+   * in a row, and actions run in the worker for {@link SPAWNER_RETRY_MS} before it is tried again.
+   */
+  private brokenUntil = 0;
+
+  /** Whether the spawner could not start lately: requests then run in the worker. */
+  private get broken(): boolean {
+    if (this.brokenUntil === 0) return false;
+    if (Date.now() < this.brokenUntil) return true;
+    this.brokenUntil = 0;
+    this.failedStarts = 0;
+    return false;
+  }
 
   constructor(
     private readonly entry: string,
@@ -275,7 +289,7 @@ export class ActionSpawner {
    * No more requests to `child`: a new spawner comes with the next. One that ended before it was
    * up (killed as it started) is started again for what waits for it; after
    * {@link MAX_FAILED_STARTS} in a row the spawner cannot start here, and what waits, and all that
-   * comes after, runs in the worker.
+   * comes in the next {@link SPAWNER_RETRY_MS}, runs in the worker.
    */
   private forget(child: ChildProcess): void {
     if (this.child !== child) return;
@@ -286,7 +300,7 @@ export class ActionSpawner {
     this.failedStarts += 1;
     if (this.failedStarts >= MAX_FAILED_STARTS) {
       // start() sees `broken`: the requests run in the worker.
-      this.broken = true;
+      this.brokenUntil = Date.now() + SPAWNER_RETRY_MS;
       for (const start of this.queued.splice(0)) start();
     } else if (this.queued.length > 0) this.ensureChild();
   }

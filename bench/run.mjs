@@ -138,7 +138,7 @@ async function standardBenchmarks() {
       `  ll-loop run → first action (worker up), default action: median ${f.remote.median_ms} ms, max ${f.remote.max_ms} ms (runs: ${f.remote.runs_ms.join(', ')} ms)`,
     );
     say(
-      `  the same, quick action, its action spawner gone (the first run after a pause): median ${f.spawner_down.median_ms} ms (runs: ${f.spawner_down.runs_ms.join(', ')} ms)`,
+      `  the same, quick action, after a 1 s pause: its action spawner gone median ${f.spawner_down.median_ms} ms (runs: ${f.spawner_down.runs_ms.join(', ')} ms), up ${f.paused_spawner_up.median_ms} ms (runs: ${f.paused_spawner_up.runs_ms.join(', ')} ms)`,
     );
     for (const [key, what] of [
       ['local', 'quick'],
