@@ -144,10 +144,11 @@ export function makeRunAction(
 }
 
 /**
- * One action, run once (no journal): `runAction`'s body, also what a burst runs for each of its
- * actions (activities/run-burst.ts). `stop` kills the action's process group as a cancellation does.
- * `startProcess` starts a shell action's process: {@link runProcess} here, or the action spawner's
- * (activities/action-spawner.ts), which runs the same code in a small process of its own.
+ * One action, run once (no journal): `runAction`'s body. A shell action is
+ * activities/shell-action.ts's, as each action of a burst is. `stop` kills the action's process
+ * group as a cancellation does. `startProcess` starts a shell action's process: {@link runProcess}
+ * here, or the action spawner's (activities/action-spawner.ts), which runs the same code in a
+ * small process of its own.
  */
 export function runActionOnce(
   deps: ActivityDeps,
