@@ -62,7 +62,7 @@ const GOALS = [
     1.05,
     'max',
     'ratio',
-    (r) => r.follow?.pairs >= 9,
+    (r) => r.follow?.pairs >= 15,
   ],
   [
     'follow_cpu',
@@ -71,7 +71,7 @@ const GOALS = [
     0.1,
     'max',
     'ratio',
-    (r) => r.follow?.pairs >= 9,
+    (r) => r.follow?.pairs >= 15,
   ],
   ['idle_worker_rss', 'idle checkout worker RSS', (r) => r.follow?.worker_idle_rss_mb, 120, 'max', 'MB'],
   [
