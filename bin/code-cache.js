@@ -14,11 +14,13 @@
  * (tools/bundle-cli.mjs empties dist/cli/). Where it cannot be written (a read-only install),
  * nothing is cached and nothing fails.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
-import vm from 'node:vm';
+'use strict';
+const { createHash } = require('node:crypto');
+const { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const Module = require('node:module');
+const { basename, dirname, join } = require('node:path');
+const vm = require('node:vm');
+const { createRequire } = Module;
 
 /** How long a process runs before it writes its cache when it would not write one at exit yet. */
 const SAVE_AFTER_MS = 5_000;
@@ -27,7 +29,7 @@ const SAVE_AFTER_MS = 5_000;
  * The name of a command's cache file: the command and a digest of the Node flags, since V8
  * refuses a cache made under other flags (the checkout worker runs with memory flags).
  */
-export function cacheFileName(command, execArgv = process.execArgv) {
+function cacheFileName(command, execArgv = process.execArgv) {
   const flags = createHash('sha256').update(execArgv.join('\0')).digest('hex').slice(0, 12);
   return `${command.replace(/[^a-z0-9-]/gi, '_')}-${flags}.bin`;
 }
@@ -39,7 +41,7 @@ export function cacheFileName(command, execArgv = process.execArgv) {
  * then, else at exit; `save()` writes it at once (and only once).
  * `cache` says what happened: 'used', 'missing' or 'rejected'.
  */
-export function loadWithCodeCache(
+function loadWithCodeCache(
   file,
   command,
   { cacheDir = join(dirname(file), 'code-cache'), saveAfterMs = SAVE_AFTER_MS } = {},
@@ -99,3 +101,5 @@ function writeCache(cachePath, data) {
     }
   }
 }
+
+module.exports = { cacheFileName, loadWithCodeCache };

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { CliError, toCliError, UsageError } from './errors.js';
 import type { OutputSink } from './command-table.js';
+import type { EarlyStart } from './commands/run.js';
 import { EXIT } from './exit-codes.js';
 import { beforeCommand, COMMANDS } from './commands/index.js';
 import { usageLines, usageOf } from './commands/usage-index.js';
@@ -86,6 +87,8 @@ export interface CliIo {
   cwd: string;
   stdout: OutputSink;
   stderr: OutputSink;
+  /** The start the bin asked the checkout's worker for before loading the CLI (`run` only). */
+  early?: EarlyStart;
 }
 
 /** The process's working directory and standard streams. */
@@ -164,6 +167,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     out: (t) => void io.stdout.write(t),
     err: (t) => void io.stderr.write(t),
     terminal: io.stdout,
+    ...(io.early && command === 'run' && known ? { early: io.early } : {}),
   });
 }
 
@@ -196,7 +200,7 @@ function reportError(caught: unknown, stderr: OutputSink): number {
 }
 
 /** The bin's entry: {@link main} on the process's streams, then exit with its code. */
-export async function runCli(argv: string[]): Promise<void> {
+export async function runCli(argv: string[], early?: EarlyStart): Promise<void> {
   // A reader that went away (`ll-loop list | head`) is not an error of the command: what it
   // still prints is dropped, and a running loop carries on rather than losing its worker.
   for (const stream of [process.stdout, process.stderr]) {
@@ -204,7 +208,7 @@ export async function runCli(argv: string[]): Promise<void> {
       if (err.code !== 'EPIPE') throw err;
     });
   }
-  const code = await main(argv, processIo());
+  const code = await main(argv, { ...processIo(), ...(early ? { early } : {}) });
   process.exitCode = code;
   // The SDK's native threads can keep the event loop alive after everything is closed.
   setTimeout(() => process.exit(code), 100).unref();

@@ -4,6 +4,7 @@
  * adding one file under client/commands/ and one entry here.
  */
 import type { ParseArgsConfig } from 'node:util';
+import type { EarlyStart } from './commands/run.js';
 
 export type Flags = NonNullable<ParseArgsConfig['options']>;
 
@@ -31,6 +32,8 @@ export interface CommandContext {
   err: (text: string) => void;
   /** The sink behind `out`, for colour and width decisions; commands never write to it directly. */
   terminal: Terminal;
+  /** `run`'s start, already asked of the checkout's worker by the bin (client/start/early-start.ts). */
+  early?: EarlyStart;
 }
 
 export interface CommandSpec {

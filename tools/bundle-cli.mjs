@@ -42,6 +42,8 @@ const external = [
 ];
 /** The CommonJS bundle's name in dist/cli/ (bin/ll-loop.js loads it by this name). */
 const WHOLE = 'whole.cjs';
+/** The early start's file in dist/cli/ (bin/ll-loop.js loads it by this name). */
+const EARLY = 'early-start.cjs';
 const WHOLE_BANNER =
   "const __llCreateRequire = require('node:module').createRequire; const __llMetaUrl = require('node:url').pathToFileURL(__filename).href;";
 /** Packages published only as ES modules: bundled into the CommonJS file, which cannot require them. */
@@ -221,6 +223,20 @@ await build({
   logOverride: { 'require-resolve-not-external': 'silent' },
 });
 reportModuleInits(join(outdir, WHOLE));
+/**
+ * `ll-loop run`'s early start on its own (client/start/early-start.ts): the bin asks the
+ * checkout's worker to start the run with it before it loads either bundle above, so it must
+ * stay small (a few hundred lines, no package).
+ */
+await build({
+  ...common,
+  entryPoints: [join(root, 'dist', 'client', 'start', 'early-start.js')],
+  format: 'cjs',
+  banner: { js: WHOLE_BANNER },
+  define: { 'import.meta.url': '__llMetaUrl' },
+  outfile: join(outdir, EARLY),
+  plugins: [],
+});
 await asciiChunks(outdir);
 if (existsSync(usage)) copyFileSync(usage, join(outdir, 'usage.json'));
 writeFileSync(join(outdir, 'sdk-chunks.json'), `${JSON.stringify(sdkChunks(result.metafile, outdir), null, 1)}\n`);

@@ -1,4 +1,5 @@
 /** `ll-loop worker` flags → workerCommand. */
+import { runOptionsFromArgv } from './run.js';
 import { str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SHARED_QUEUE } from '../start/start-run.js';
@@ -38,7 +39,7 @@ export const workerSpec: CommandSpec = {
         process.env.LL_WORKER_STARTED_BY === 'on-demand' || process.env.LL_WORKER_STARTED_BY === 'service'
           ? process.env.LL_WORKER_STARTED_BY
           : 'foreground';
-      return serveCheckout({ cwd: ctx.cwd, out: ctx.out, startedBy });
+      return serveCheckout({ cwd: ctx.cwd, out: ctx.out, startedBy, parseRun: runOptionsFromArgv });
     }
     const taskQueue = str(ctx, 'task-queue') ?? DEFAULT_SHARED_QUEUE;
     if (taskQueue.trim() === '')

@@ -12,6 +12,9 @@ export interface Interrupt {
   cancel?: () => void;
 }
 
+/** What the first Ctrl-C prints. */
+export const STOPPING_NOTE = '\nstopping: cancelling the running action (Ctrl-C again to exit at once)\n';
+
 /** Install the handlers; returns the function that removes them. */
 export function onInterrupt(
   cancel: () => void,
@@ -21,7 +24,7 @@ export function onInterrupt(
   const handler = () => {
     count += 1;
     if (count === 1) {
-      err('\nstopping: cancelling the running action (Ctrl-C again to exit at once)\n');
+      err(STOPPING_NOTE);
       cancel();
     } else process.exit(EXIT.cancelled);
   };

@@ -35,6 +35,7 @@ import { drainSeconds } from './serve-until-stopped.js';
 import { hostWorkers, workerLog, type HostContext } from './host-workers.js';
 import { handOverIfBusy, idleSeconds, watchIdle, type IdleWatch } from './idle-exit.js';
 import { listenForStarts, type StartSocket } from './start-socket-server.js';
+import type { RunArgvParser } from '../start/start-from-argv.js';
 
 /** How long a replaced worker may take to stop polling before this one gives up. */
 const HANDOVER_TIMEOUT_MS = 60_000;
@@ -44,6 +45,8 @@ export interface ServeCheckoutOptions {
   out: (text: string) => void;
   /** Started by a command (on demand) or the user service; foreground otherwise. */
   startedBy: WorkerRecord['started_by'];
+  /** How `run`'s command line reads, for its early starts (without it the worker refuses them). */
+  parseRun?: RunArgvParser;
 }
 
 /** `ll-loop worker` outside any checkout. */
@@ -167,7 +170,7 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
       started: ({ connection }) => {
         // Listening before the record is published: a command that finds the record can hand
         // this worker its start (client/start/start-through-worker.ts) at once.
-        startSocket = listenForStarts(session, connection, checkout, log);
+        startSocket = listenForStarts(session, connection, checkout, log, opts.parseRun);
         const record: WorkerRecord = {
           pid: process.pid,
           host,

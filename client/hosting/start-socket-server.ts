@@ -26,9 +26,12 @@ import {
   socketPathUsable,
   startSocketDir,
   startSocketPath,
+  type WorkerArgvStartReply,
+  type WorkerArgvStartRequest,
   type WorkerStartReply,
   type WorkerStartRequest,
 } from '../start/worker-start-wire.js';
+import { startFromArgv, type RunArgvParser } from '../start/start-from-argv.js';
 import type { Session } from '../temporal/session.js';
 import type { WorkerInboxReply, WorkerInboxRequest } from '../human/inbox-wire.js';
 import { serveInbox } from '../human/serve-inbox.js';
@@ -64,6 +67,8 @@ export function listenForStarts(
   workerConnection: NativeConnection,
   checkout: Checkout,
   log: (line: string) => void,
+  /** `run`'s parser, for early starts (client/start/early-start.ts); without it they are refused. */
+  parseRun?: RunArgvParser,
 ): StartSocket | undefined {
   const path = startSocketPath(checkout.root);
   if (!socketPathUsable(path)) {
@@ -103,7 +108,7 @@ export function listenForStarts(
     ? new Client({ connection: workerConnection, namespace: session.endpoint.namespace })
     : undefined;
   const server: Server = createServer((socket) =>
-    serveOne(socket, { session, starter, checkout, open: () => open, log, track }),
+    serveOne(socket, { session, starter, checkout, open: () => open, log, track, parseRun }),
   );
   server.on('error', (err) => log(`the start socket ${path} failed: ${err.message}; ll-loop run starts runs itself`));
   server.listen(path);
@@ -131,6 +136,9 @@ export function listenForStarts(
   };
 }
 
+/** An early start this worker cannot read (it was given no parser of `run`'s command line). */
+const noParser = { kind: 'refused', why: "this worker does not read run's command line" } as const;
+
 /** `LL_EAGER_START=0` turns eager starts off. */
 function eagerStart(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.LL_EAGER_START !== '0';
@@ -139,6 +147,7 @@ function eagerStart(env: NodeJS.ProcessEnv = process.env): boolean {
 /** Every request a command may write on the socket (the first line of a connection). */
 type WorkerRequest =
   | WorkerStartRequest
+  | WorkerArgvStartRequest
   | WorkerInboxRequest
   | WorkerStatusRequest
   | WorkerLogsRequest
@@ -163,14 +172,15 @@ interface Serving {
   log: (line: string) => void;
   /** Counts the requests being answered (a follow's stream is not waited for, only noted). */
   track: { begin(): void; end(): void };
+  parseRun: RunArgvParser | undefined;
 }
 
 function serveOne(socket: Socket, serving: Serving): void {
-  const { session, starter, checkout, open, log, track } = serving;
+  const { session, starter, checkout, open, log, track, parseRun } = serving;
   let buffer = '';
   let answered = false;
   let tracked = false;
-  const answer = (reply: WorkerStartReply | ReadReply) => {
+  const answer = (reply: WorkerStartReply | WorkerArgvStartReply | ReadReply) => {
     if (answered) return;
     answered = true;
     if (tracked) track.end();
@@ -260,6 +270,21 @@ function serveOne(socket: Socket, serving: Serving): void {
               : `${r.report.report.events.length} events of ${r.report.report.id}`;
         return `ll-loop history ${request.runId ?? request.loop}: ${what}`;
       });
+    if (request.kind === 'start_argv')
+      return void (
+        parseRun ? startFromArgv(request, parseRun, session, checkout, starter) : Promise.resolve(noParser)
+      ).then(
+        (reply) => {
+          log(
+            reply.kind === 'started'
+              ? `${reply.instance_id}: started for ll-loop run (early start)`
+              : `an early start was refused (${reply.kind === 'refused' ? reply.why : reply.message}); the command starts its run itself`,
+          );
+          const { namespace, uiUrl } = session.endpoint;
+          answer(reply.kind === 'started' ? { ...reply, namespace, ...(uiUrl ? { ui_url: uiUrl } : {}) } : reply);
+        },
+        (err: unknown) => answer(errorReply(err)),
+      );
     startRequested(request, session, checkout, starter).then(
       (started) => {
         log(`${started.instance_id}: started for ll-loop run (start socket)`);
@@ -301,7 +326,7 @@ function refusal(
   open: boolean,
 ): string | undefined {
   if (!open) return 'the worker is draining';
-  if (r?.kind !== 'start' && !READS.includes(r?.kind)) return 'not a start request';
+  if (r?.kind !== 'start' && r?.kind !== 'start_argv' && !READS.includes(r?.kind)) return 'not a start request';
   if (r.code_id !== codeId()) return `the worker is build ${codeId()}, the command ${r.code_id}`;
   if (r.address !== session.endpoint.address) return `the worker polls ${session.endpoint.address}`;
   if (r.root !== checkout.root) return `the worker serves ${checkout.root}`;

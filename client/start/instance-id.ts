@@ -2,10 +2,18 @@
 
 /** Seed 001's instance ids: `<loop>-<YYYYMMDDTHHMMSS>` (local time), `-2`, `-3`… on a clash. */
 export function instanceIdFor(loop: string, date: Date, attempt = 0): string {
+  return withSuffix(idBaseAt(loop, localStamp(date)), attempt);
+}
+
+/** `YYYYMMDDTHHMMSS` in this process's time zone: the command's, wherever the id is made. */
+export function localStamp(date: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
-  const stamp = `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}T${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
-  const safe = loop.replace(/[^A-Za-z0-9._-]+/g, '-');
-  return withSuffix(`${safe}-${stamp}`, attempt);
+  return `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}T${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
+}
+
+/** The id base of `loop` started at `stamp` ({@link localStamp}). */
+export function idBaseAt(loop: string, stamp: string): string {
+  return `${loop.replace(/[^A-Za-z0-9._-]+/g, '-')}-${stamp}`;
 }
 
 /** The id of a base's `attempt`: the base itself first, then `-2`, `-3`… */

@@ -17,7 +17,10 @@ import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
 import type { Detail } from '../reporters/human.js';
 import { checkProviderKeys } from './provider-keys.js';
-import { startThroughWorker } from './start-through-worker.js';
+import { startedOf, startThroughWorker, type StartedByWorker } from './start-through-worker.js';
+import type { EarlyStart } from './early-start.js';
+import type { WorkerStartRequest } from './worker-start-wire.js';
+import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { printBackgroundStart, startedInBackground } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
 import type { LoadedRun } from './run-connected.js';
@@ -53,9 +56,14 @@ export interface RunOptions {
   detail?: Detail;
   out?: (text: string) => void;
   err?: (text: string) => void;
+  /** The start the bin already asked the checkout's worker for (early-start.ts), if it did. */
+  early?: EarlyStart;
 }
 
-function load(opts: RunOptions): { definition: LoopDefinition; file: string; dataContext: string[] } {
+/** The loop `run` would start, or what is wrong with it (nothing printed). */
+export function loadForRun(
+  opts: RunOptions,
+): { definition: LoopDefinition; file: string; dataContext: string[] } | { file: string; diagnostics: Diagnostic[] } {
   const context = parseContextArgs(opts.context);
   const overrides = {
     context,
@@ -66,7 +74,18 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string; dat
     ...(opts.llmModel === undefined ? {} : { llmModel: opts.llmModel }),
   };
   const loaded = loadLoop(opts.target, opts.cwd, overrides);
-  if (!loaded.definition) {
+  if (!loaded.definition) return { file: loaded.file, diagnostics: loaded.diagnostics };
+  // Values from the command line are data in shell actions, not code (docs/decisions.md).
+  return {
+    definition: loaded.definition,
+    file: loaded.file,
+    dataContext: commandLineDataKeys(loaded.definition, context),
+  };
+}
+
+function load(opts: RunOptions): { definition: LoopDefinition; file: string; dataContext: string[] } {
+  const loaded = loadForRun(opts);
+  if ('diagnostics' in loaded) {
     printDiagnostics(
       loaded.diagnostics,
       opts.json,
@@ -79,11 +98,34 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string; dat
       EXIT.usage,
     );
   }
-  // Values from the command line are data in shell actions, not code (docs/decisions.md).
+  return loaded;
+}
+
+/** The scope lock `run`'s options ask for (a start through the worker names it so). */
+export function lockOptionsOf(opts: RunOptions): WorkerStartRequest['lock'] {
   return {
-    definition: loaded.definition,
-    file: loaded.file,
-    dataContext: commandLineDataKeys(loaded.definition, context),
+    none: opts.noLock === true,
+    wait: opts.queue === true,
+    ...(opts.queueTimeoutS === undefined ? {} : { queue_timeout_s: opts.queueTimeoutS }),
+  };
+}
+
+/**
+ * The run the checkout's worker started from the bin's early start (early-start.ts), with the loop
+ * as it loaded it; undefined when it was not asked or refused (the command then does it all). The
+ * worker's error is the command's.
+ */
+async function startedEarly(
+  early: EarlyStart | undefined,
+): Promise<{ started: StartedByWorker; definition: LoopDefinition; file: string; dataContext: string[] } | undefined> {
+  const reply = await early?.reply;
+  if (early === undefined || reply === undefined || reply.kind === 'refused') return undefined;
+  if (reply.kind === 'error') throw new CliError(reply.message, reply.fix, reply.exit_code);
+  return {
+    started: startedOf(reply, early.worker),
+    definition: reply.definition,
+    file: reply.file,
+    dataContext: reply.data_context,
   };
 }
 
@@ -92,16 +134,19 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   const out = opts.out ?? ((t: string) => process.stdout.write(t));
   // The run's actions see the environment of this command as it was invoked (host/run-env.ts).
   const env = { ...process.env };
-  const { definition, file, dataContext } = load(opts);
+  const early = await startedEarly(opts.early);
+  const { definition, file, dataContext } = early ?? load(opts);
   if (opts.dryRun) {
     printPlan(definition, opts.json, out);
     return EXIT.ok;
   }
-  checkProviderKeys(definition, env);
+  if (!early) checkProviderKeys(definition, env);
   // Ctrl-C from here on is a graceful stop: before the workflow exists it is noted, after, it
   // cancels the run (which kills its action and records the outcome). A closed terminal (SIGHUP)
-  // ends only this process: the run goes on in its worker.
+  // ends only this process: the run goes on in its worker. One that came during the early start
+  // was noted there.
   const interruption = opts.background ? undefined : interruptible(opts.err);
+  if (opts.early?.takeInterrupt() && interruption) interruption.interrupt.requested = true;
   try {
     // The connected part (the Temporal client) is needed either way, after the start: loaded once
     // the worker has the request, while it starts the run, or now when it will not.
@@ -112,7 +157,8 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     const loadFollowed = () => (followed ??= import('./run-followed.js'));
     const viaWorker = followableByWorker(opts, definition);
     const startedByWorker =
-      (opts.place ?? { kind: 'checkout' }).kind === 'checkout'
+      early?.started ??
+      ((opts.place ?? { kind: 'checkout' }).kind === 'checkout'
         ? await startThroughWorker({
             cwd: opts.cwd,
             definition,
@@ -120,16 +166,12 @@ export async function runCommand(opts: RunOptions): Promise<number> {
             env,
             dataContext,
             started: new Date(),
-            lock: {
-              none: opts.noLock === true,
-              wait: opts.queue === true,
-              ...(opts.queueTimeoutS === undefined ? {} : { queue_timeout_s: opts.queueTimeoutS }),
-            },
+            lock: lockOptionsOf(opts),
             // In the background the worker's answer is all the command needs: nothing to load.
             sent: () =>
               opts.background ? undefined : void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
           })
-        : undefined;
+        : undefined);
     // Started in the background by the worker: it said all there is to print (no Temporal SDK).
     if (startedByWorker && opts.background) {
       printBackgroundStart(out, opts.json, startedInBackground(opts.cwd, startedByWorker));

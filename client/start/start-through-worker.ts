@@ -10,17 +10,16 @@
  * request is sent, an error of the start is the command's error (the run may exist: starting it
  * again would make a second one).
  */
-import { createConnection } from 'node:net';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { WorkerRecord } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
 import { checkoutWorkerRoute, checkoutWorkerTarget, type CheckoutWorkerTarget } from '../worker-ask.js';
 import { ensureCheckoutWorker } from '../hosting/checkout-worker.js';
 import { instanceIdFor } from './instance-id.js';
 import type { RunInfo } from '../reporters/reporter.js';
 import { runInfo } from '../runs/run-info.js';
 import type { WorkerStartReply, WorkerStartRequest } from './worker-start-wire.js';
+import { askToStart } from './start-ask.js';
 
 export interface StartedByWorker {
   instanceId: string;
@@ -73,9 +72,14 @@ export async function startThroughWorker(input: WorkerStartInput): Promise<Start
     data_context: input.dataContext,
     lock: input.lock,
   };
-  const reply = await ask(path, request, input.sent);
+  const reply = await askToStart<WorkerStartReply>(path, request, input.sent);
   if (reply === undefined || reply.kind === 'refused') return undefined;
   if (reply.kind === 'error') throw new CliError(reply.message, reply.fix, reply.exit_code);
+  return startedOf(reply, worker);
+}
+
+/** The run a worker's `started` answer names. */
+export function startedOf(reply: WorkerStartReply & { kind: 'started' }, worker: WorkerRecord): StartedByWorker {
   return {
     instanceId: reply.instance_id,
     taskQueue: reply.task_queue,
@@ -104,43 +108,4 @@ async function workerBroughtUp(cwd: string, env: NodeJS.ProcessEnv): Promise<Che
     return undefined;
   }
   return checkoutWorkerTarget(cwd, env);
-}
-
-/**
- * One request, one answer. Undefined when the request never reached a listener (no socket, or a
- * stale one); an error when it did and the answer is lost (the run may have started).
- */
-function ask(path: string, request: WorkerStartRequest, sent?: () => void): Promise<WorkerStartReply | undefined> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection(path);
-    let connected = false;
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('connect', () => {
-      connected = true;
-      socket.write(`${JSON.stringify(request)}\n`, () => sent?.());
-    });
-    socket.on('data', (chunk: string) => (buffer += chunk));
-    socket.on('error', (err: NodeJS.ErrnoException) => {
-      if (!connected) resolve(undefined);
-      else reject(lost(path, err.message));
-    });
-    socket.on('close', () => {
-      if (!connected) return resolve(undefined);
-      const line = buffer.slice(0, buffer.indexOf('\n'));
-      try {
-        resolve(JSON.parse(line) as WorkerStartReply);
-      } catch {
-        reject(lost(path, 'the worker closed the connection without an answer'));
-      }
-    });
-  });
-}
-
-function lost(path: string, why: string): CliError {
-  return new CliError(
-    `the checkout's worker took the start request (${path}) but its answer was lost: ${why}`,
-    'the run may have started: see ll-loop list --running; then ll-loop status <id> --follow',
-    EXIT.infrastructure,
-  );
 }

@@ -47,3 +47,29 @@ export type WorkerStartReply =
     }
   | { kind: 'refused'; why: string }
   | { kind: 'error'; name: string; message: string; fix?: string; exit_code: number };
+
+/**
+ * `ll-loop run`'s early start (client/start/early-start.ts): sent by the bin before the CLI is
+ * loaded, with the command line itself. The worker parses and loads the loop as the command
+ * would (client/start/start-from-argv.ts) and starts it like a `start` request; anything the
+ * command would report on its own (a usage error, an invalid loop, a missing key, a dry run,
+ * another place to run) is refused, and the command then does it all the ordinary way.
+ */
+export interface WorkerArgvStartRequest {
+  kind: 'start_argv';
+  code_id: string;
+  address: string;
+  root: string;
+  /** `run` and its arguments, as typed. */
+  argv: string[];
+  /** Where the command was started (its paths are relative to it). */
+  cwd: string;
+  env: Record<string, string>;
+  /** When the command started, as `YYYYMMDDTHHMMSS` in its time zone (instance-id.ts localStamp). */
+  stamp: string;
+}
+
+/** The answer: a start's, with the loop as the worker loaded it (the command follows that one). */
+export type WorkerArgvStartReply =
+  | ((WorkerStartReply & { kind: 'started' }) & { definition: LoopDefinition; file: string; data_context: string[] })
+  | Exclude<WorkerStartReply, { kind: 'started' }>;

@@ -1,10 +1,13 @@
 /**
  * `ll-loop run` starts its run through the checkout worker's start socket when that worker is up
- * (client/start/start-through-worker.ts), end to end with the built binary on an embedded dev
- * server of this file's own. Through the socket, a run looks exactly as one the command started
- * itself (`LL_START_SOCKET=0`): same output, exit code, events, environment (secrets never in
- * history), instance id in the command's time zone, same refusal of a busy scope; and a stale
- * socket (nobody listens) or a worker of another build make the command start the run itself.
+ * (client/start/start-through-worker.ts, and the bin's early start before the CLI is loaded:
+ * client/start/early-start.ts), end to end with the built binary on an embedded dev server of
+ * this file's own. Through the socket, a run looks exactly as one the command started itself
+ * (`LL_START_SOCKET=0`): same output, exit code, events, environment (secrets never in history),
+ * instance id in the command's time zone, same refusal of a busy scope; what the early start
+ * refuses (an invalid loop, a usage error, a dry run) the command reports as it would without
+ * it; Ctrl-C during the early start stops the run; and a stale socket (nobody listens) or a
+ * worker of another build make the command start the run itself.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +20,7 @@ import { waitFor } from '../support/processes.js';
 import { startSocketFile, workerLog, workerPid } from '../support/worker-files.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
+import { BIN } from '../support/cli.js';
 
 const server = useServerWithProjects('ll-sock-', { drop: ['LL_START_SOCKET'], env: { TZ: 'UTC' } });
 let connection: Connection | undefined;
@@ -49,7 +53,11 @@ const project = (name: string): string => server.project(name, LOOPS);
 const cli = server.cli;
 
 const socketPath = startSocketFile;
-const viaSocket = (dir: string, id: string) => workerLog(dir).includes(`${id}: started for ll-loop run (start socket)`);
+/** Started by the worker for the command: from the loaded loop (start socket) or the command line (early start). */
+const viaSocket = (dir: string, id: string) =>
+  workerLog(dir).includes(`${id}: started for ll-loop run (start socket)`) || viaEarly(dir, id);
+/** Started by the worker from the command line the bin sent before loading the CLI. */
+const viaEarly = (dir: string, id: string) => workerLog(dir).includes(`${id}: started for ll-loop run (early start)`);
 
 /** The run's output with what differs between two runs (ids, times) blanked. */
 function normal(text: string, id: string): string {
@@ -124,6 +132,8 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     const socket = await runTwo(dir);
     const plain = await runTwo(dir, { LL_START_SOCKET: '0' });
     expect(viaSocket(dir, socket.id)).toBe(true);
+    // With the worker up, the bin asks for the start before it loads the CLI.
+    expect(viaEarly(dir, socket.id)).toBe(true);
     expect(viaSocket(dir, plain.id)).toBe(false);
     expect(normal(socket.stdout, socket.id)).toBe(normal(plain.stdout, plain.id));
     expect(normal(socket.stderr, socket.id)).toBe(normal(plain.stderr, plain.id));
@@ -140,7 +150,7 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     const humanPlain = await cli(dir, ['run', 'two'], { LL_T_SECRET: SECRET, LL_START_SOCKET: '0' });
     expect(human.code).toBe(humanPlain.code);
     const idOf = (out: string) => /run (two-\d{8}T\d{6}(-\d+)?)/.exec(out)![1]!;
-    expect(viaSocket(dir, idOf(human.stdout))).toBe(true);
+    expect(viaEarly(dir, idOf(human.stdout))).toBe(true);
     expect(normal(human.stdout, idOf(human.stdout))).toBe(normal(humanPlain.stdout, idOf(humanPlain.stdout)));
   }, 180_000);
 
@@ -201,6 +211,71 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     expect(socket.stderr).toContain(`held by ${holderId}`);
     expect(socket.stderr).toBe(plain.stderr);
     writeFileSync(join(dir, 'held.go'), '');
+  }, 120_000);
+
+  it('what the early start refuses, the command reports as it does by itself: an invalid loop, a usage error; a dry run is never asked', async () => {
+    const dir = project('refused');
+    await runTwo(dir); // the worker is up from here on
+    writeFileSync(
+      join(dir, '.loops', 'bad.yaml'),
+      'name: bad\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    on_yes: nowhere\n  done:\n    terminal: true\n',
+    );
+    const started = () => (workerLog(dir).match(/: started for ll-loop run/g) ?? []).length;
+    const before = started();
+    for (const args of [
+      ['run', 'bad'],
+      ['run', 'bad', '--json'],
+      ['run', 'two', '--verbose', '--quiet'],
+      ['run', 'two', '--max-iterations', '0'],
+      ['run', 'two', '--context', 'nope=1'],
+    ]) {
+      const early = await cli(dir, args);
+      const plain = await cli(dir, args, { LL_START_SOCKET: '0' });
+      expect(early.code, args.join(' ')).not.toBe(0);
+      expect(early.code, args.join(' ')).toBe(plain.code);
+      expect(early.stdout, args.join(' ')).toBe(plain.stdout);
+      expect(early.stderr, args.join(' ')).toBe(plain.stderr);
+    }
+    expect(started()).toBe(before); // nothing was started
+    expect(workerLog(dir)).toMatch(/an early start was refused \(\S*bad\.yaml is not a valid loop\)/);
+    expect(workerLog(dir)).toContain(
+      'an early start was refused (the command line: --verbose and --quiet contradict each other)',
+    );
+    // A dry run prints its plan; the worker is not asked at all.
+    const refusals = (workerLog(dir).match(/an early start was refused/g) ?? []).length;
+    const dry = await cli(dir, ['run', 'two', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toBe((await cli(dir, ['run', 'two', '--dry-run'], { LL_START_SOCKET: '0' })).stdout);
+    expect((workerLog(dir).match(/an early start was refused/g) ?? []).length).toBe(refusals);
+    expect(started()).toBe(before);
+  }, 180_000);
+
+  it('Ctrl-C right after the early start stops the run: recorded as stopped, exit 6', async () => {
+    const dir = project('early-interrupt');
+    await runTwo(dir); // the worker is up
+    const child = spawn(process.execPath, [BIN, 'run', 'held'], { cwd: dir, env: server.env });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    // As soon as the worker has started the run: the command may still be loading its CLI.
+    await waitFor(
+      'the early start',
+      () => /held-\S+: started for ll-loop run \(early start\)/.test(workerLog(dir)),
+      60_000,
+      5,
+    );
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code, `${out}\n${err}`).toBe(6);
+    expect(out).toContain('Loop stopped in state wait');
+    expect(err).toContain('stopping: cancelling the running action');
+    const id = /(held-\d{8}T\d{6}(-\d+)?): started for ll-loop run \(early start\)/.exec(workerLog(dir))![1]!;
+    const status = JSON.parse((await cli(dir, ['status', id, '--json'])).stdout) as {
+      status: string;
+      result: { terminated_by: string; final_state: string };
+    };
+    expect(status).toMatchObject({ status: 'cancelled', result: { terminated_by: 'cancelled', final_state: 'wait' } });
   }, 120_000);
 
   it('a stale socket (nobody listens) or a worker of another build: the command starts the run itself', async () => {
