@@ -1,23 +1,24 @@
 // Loaded with `node --import` in front of `ll-loop run` by bench/run.mjs, for the breakdown runs of
 // "ll-loop run → first action" only (the headline runs are plain). It records, in wall-clock ms
 // (performance.timeOrigin + performance.now(), the clock bench/run.mjs uses for the spawn):
-//   preload     when Node has booted and runs this file;
-//   cli_loaded  after importing the entry bin/ll-loop.js runs (the CLI bundle dist/cli/cli.js, else
-//               dist/client/cli.js) with its static module graph: what the CLI loads before it
-//               does anything (the bin then finds it in the module cache, so nothing is loaded
-//               twice; the `run` command's own chunk and what it loads later are not counted);
-//   sockets     each connection the process opens (diagnostics channel `net.client.socket`): TCP,
-//               and the checkout worker's start socket when `run` starts through it (the first);
-//   worker_sdk  when @temporalio/worker's code is first loaded (undefined: never loaded): required
-//               from node_modules, or the first chunk of the CLI bundle that carries it
-//               (dist/cli/sdk-chunks.json; an ESM loader hook notes each chunk as it loads);
-//   client_sdk  the same for @temporalio/client;
-//   cpu_ms      the process's CPU time (user + system) at exit, and at its first connection
-//               (cpu_at_socket_ms): load on the machine stretches wall time far more than CPU time;
-// and writes them as JSON to $LL_BENCH_PROBE_OUT when the process exits.
+//   preload       when Node has booted and runs this file;
+//   sockets       each connection the process opens (diagnostics channel `net.client.socket`): the
+//                 checkout worker's start socket first when `run` asks it for the start before it
+//                 loads the CLI (client/start/early-start.ts), then any TCP connection;
+//   cli_compiled  when the CLI's CommonJS bundle (dist/cli/whole.cjs, bin/code-cache.js) is read
+//                 and compiled, its modules about to run (undefined: the split ES-module bundle);
+//   worker_sdk    when @temporalio/worker's code is first loaded (undefined: never loaded): required
+//                 from node_modules, or the first chunk of the CLI bundle that carries it
+//                 (dist/cli/sdk-chunks.json; an ESM loader hook notes each chunk as it loads);
+//   client_sdk    the same for @temporalio/client;
+//   cpu_ms        the process's CPU time (user + system) at exit, and at its first connection
+//                 (cpu_at_socket_ms): load on the machine stretches wall time far more than CPU time;
+// and writes them as JSON to $LL_BENCH_PROBE_OUT when the process exits. It loads nothing of the
+// CLI itself: the bin does, as it would without the probe.
 import dc from 'node:diagnostics_channel';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { register } from 'node:module';
+import vm from 'node:vm';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -26,7 +27,7 @@ const root = join(fileURLToPath(import.meta.url), '..', '..');
 const now = () => performance.timeOrigin + performance.now();
 const probe = {
   preload: now(),
-  cli_loaded: undefined,
+  cli_compiled: undefined,
   sockets: [],
   worker_sdk: undefined,
   client_sdk: undefined,
@@ -94,8 +95,11 @@ process.on('exit', () => {
   if (process.env.LL_BENCH_PROBE_OUT) writeFileSync(process.env.LL_BENCH_PROBE_OUT, JSON.stringify(probe));
 });
 
-const bundled = join(root, 'dist', 'cli', 'cli.js');
-await import(
-  process.env.LL_NO_CLI_BUNDLE !== '1' && existsSync(bundled) ? bundled : join(root, 'dist', 'client', 'cli.js')
-);
-probe.cli_loaded = now();
+// bin/code-cache.js compiles the whole bundle with `new vm.Script(…)`, looked up when it runs.
+const Script = vm.Script;
+vm.Script = class extends Script {
+  constructor(code, options) {
+    super(code, options);
+    if (options?.filename?.endsWith('whole.cjs')) probe.cli_compiled ??= now();
+  }
+};

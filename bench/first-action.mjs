@@ -69,9 +69,12 @@ async function breakdownOf(client, run, probe) {
     const firstSocket = probe.sockets[0];
     Object.assign(b, {
       node_startup_ms: probe.preload - run.spawnedAt,
-      cli_modules_ms: probe.cli_loaded - probe.preload,
-      before_connect_ms: firstSocket - probe.cli_loaded,
+      // Node up → the first connection: the early start's request (client/start/early-start.ts),
+      // or, without it, the CLI loaded and the loop loaded and checked first.
+      before_connect_ms: firstSocket - probe.preload,
       connect_to_start_ms: startedAt - firstSocket,
+      // Node up → the CLI's bundle compiled (its modules about to run), beside the worker's start.
+      cli_compiled_ms: probe.cli_compiled === undefined ? null : probe.cli_compiled - probe.preload,
       connections_before_start: probe.sockets.filter((t) => t < startedAt).length,
       worker_sdk_loaded_ms: probe.worker_sdk === undefined ? null : probe.worker_sdk - run.spawnedAt,
       worker_sdk_before_start: probe.worker_sdk !== undefined && probe.worker_sdk < startedAt,

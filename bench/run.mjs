@@ -149,8 +149,8 @@ async function standardBenchmarks() {
       );
     const b = f.breakdown_median_ms;
     say(
-      `    where it goes (median of ${f.breakdown_runs.length} probed runs, ms): node ${b.node_startup_ms}, CLI modules ${b.cli_modules_ms}, ` +
-        `before connecting ${b.before_connect_ms}, connecting → workflow started ${b.connect_to_start_ms} (${b.connections_before_start} connections), ` +
+      `    where it goes (median of ${f.breakdown_runs.length} probed runs, ms): node ${b.node_startup_ms}, node up → first connection ${b.before_connect_ms}, ` +
+        `connecting → workflow started ${b.connect_to_start_ms} (${b.connections_before_start} connections; the CLI compiled ${b.cli_compiled_ms} ms after node was up), ` +
         `→ worker has the task ${b.dispatch_ms}, → action ${b.worker_ms}; @temporalio/worker loaded before the start: ${b.worker_sdk_before_start ? 'yes' : 'no'}`,
     );
   }
