@@ -146,8 +146,11 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   // ends only this process: the run goes on in its worker. One that came during the early start
   // was noted there.
   const interruption = opts.background ? undefined : interruptible(opts.err);
-  if (opts.early?.takeInterrupt() && interruption) interruption.interrupt.requested = true;
+  const noted = opts.early?.takeInterrupt() === true;
   try {
+    // A Ctrl-C while the worker refused the early start: no run exists, and none is started.
+    if (noted && !early) return EXIT.cancelled;
+    if (noted && interruption) interruption.interrupt.requested = true;
     // The connected part (the Temporal client) is needed either way, after the start: loaded once
     // the worker has the request, while it starts the run, or now when it will not.
     let connected: Promise<typeof import('./run-connected.js')> | undefined;

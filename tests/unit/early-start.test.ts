@@ -8,12 +8,14 @@
  * real worker: tests/e2e/start-socket.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { earlyStart } from '../../client/start/early-start.js';
+import { earlyStart, type EarlyStart } from '../../client/start/early-start.js';
+import { runCommand } from '../../client/start/run-loop.js';
+import { EXIT } from '../../client/exit-codes.js';
 import { startSocketDir, startSocketPath } from '../../client/start/worker-start-wire.js';
 import { buildInfo, codeId } from '../../host/build-info.js';
 import { BUILD_STAMP, PREBUILT_BUNDLE } from '../../host/paths.js';
@@ -91,6 +93,39 @@ describe('the early start', () => {
     const dir = join(tmp, 'no-worker');
     mkdirSync(join(dir, '.loops'), { recursive: true });
     expect(earlyStart(['run', 'fix'], dir, ENV)).toBeUndefined();
+  });
+});
+
+describe('the command with an early start', () => {
+  it('a Ctrl-C while the worker refused the early start: nothing is started, exit 6', async () => {
+    const dir = join(tmp, 'refused-interrupted');
+    mkdirSync(join(dir, '.loops'), { recursive: true });
+    writeFileSync(
+      join(dir, '.loops', 'one.yaml'),
+      'name: one\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
+    );
+    let err = '';
+    const early: EarlyStart = {
+      reply: Promise.resolve({ kind: 'refused', why: 'a test' }),
+      sent: Promise.resolve(),
+      worker: { pid: process.pid } as EarlyStart['worker'],
+      takeInterrupt: () => true,
+    };
+    const code = await runCommand({
+      cwd: dir,
+      target: 'one',
+      context: [],
+      dryRun: false,
+      noLlm: false,
+      json: true,
+      early,
+      out: () => undefined,
+      err: (t) => (err += t),
+    });
+    expect(code).toBe(EXIT.cancelled);
+    expect(err).toBe('');
+    // Nothing reached for a worker either: none was started for the run.
+    expect(existsSync(join(dir, '.loops', '.worker', 'worker.json'))).toBe(false);
   });
 });
 
