@@ -126,6 +126,9 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
+/** The ports {@link freePort} has handed out in this process. */
+const handedOut = new Set<number>();
+
 /**
  * A TCP port on 127.0.0.1 that nothing listens on right now, chosen below Linux's ephemeral range
  * (32768–60999): a port the OS hands out for `listen(0)` is also one it may hand to the next
@@ -134,7 +137,13 @@ function canListen(port: number): Promise<boolean> {
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await canListen(port)) return port;
+    // Never the same port twice in one process: a test that asks for two (the server's and its
+    // Web UI's) before starting anything on the first was once handed the same one for both.
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
   }
   throw new Error('no free port between 20000 and 32000 on 127.0.0.1');
 }
