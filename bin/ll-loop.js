@@ -67,11 +67,19 @@ const useBundle = process.env.LL_NO_CLI_BUNDLE !== '1';
  * (client/start/early-start.ts): the worker starts it while this process loads the rest.
  */
 const earlyFile = join(root, 'dist', 'cli', 'early-start.cjs');
-const early =
-  useBundle && args[0] === 'run' && existsSync(earlyFile)
-    ? require(earlyFile).earlyStart(args, process.cwd(), process.env)
-    : undefined;
+const early = useBundle && args[0] === 'run' && existsSync(earlyFile) ? askEarly() : undefined;
+
+/** The early start, or undefined: whatever goes wrong in asking early, the command starts the run itself. */
+function askEarly() {
+  try {
+    return require(earlyFile).earlyStart(args, process.cwd(), process.env);
+  } catch {
+    return undefined;
+  }
+}
+
 const cached = useBundle && process.env.LL_NO_CODE_CACHE !== '1' ? codeCached(args) : undefined;
+
 async function main() {
   // The request on its way before the CLI's long synchronous load.
   await early?.sent;
