@@ -319,7 +319,9 @@ states:
     git('add', '-A');
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'start');
     const run = await runLoop(load(p.cwd, 'fan'), { cwd: p.cwd, env: toolEnv(p) });
-    expect(run.result.final_state).toBe('done');
+    // Once seen ending in gave_up in a clean clone under CI's load (not reproduced since): the
+    // items' results say which item failed, and how.
+    expect(run.result.final_state, JSON.stringify(run.snapshot?.captured.fan ?? run.result)).toBe('done');
     const [changed, same] = joined(run).results;
     expect(changed!.worktree).toMatchObject({ branch: `ll-loop/${run.workflowId}/0`, kept: true });
     expect(same!.worktree).toMatchObject({ branch: `ll-loop/${run.workflowId}/1`, kept: false });
