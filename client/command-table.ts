@@ -5,6 +5,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import type { EarlyStart } from './commands/run.js';
+import { UsageError } from './errors.js';
 
 export type Flags = NonNullable<ParseArgsConfig['options']>;
 
@@ -58,4 +59,16 @@ export function bool(ctx: CommandContext, name: string): boolean {
 export function list(ctx: CommandContext, name: string): string[] {
   const v = ctx.values[name];
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/**
+ * The one loop a command is given (its only positional), or a usage error: none given (fix:
+ * `ll-loop <command> <name>`), or more than one (fix: `extraFix`).
+ */
+export function oneLoopTarget(ctx: CommandContext, command: string, extraFix: string): string {
+  const target = ctx.positionals[0];
+  if (target === undefined) throw new UsageError(`${command} needs a loop name or path`, `ll-loop ${command} <name>`);
+  if (ctx.positionals.length > 1)
+    throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, extraFix);
+  return target;
 }

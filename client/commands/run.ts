@@ -1,6 +1,6 @@
 /** `ll-loop run <name|path>` flags → runCommand. */
 import { parseArgs } from 'node:util';
-import { bool, list, str, type CommandContext, type CommandSpec } from '../command-table.js';
+import { bool, list, oneLoopTarget, str, type CommandContext, type CommandSpec } from '../command-table.js';
 import { projectInvocation } from './project-root.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { UsageError } from '../errors.js';
@@ -49,13 +49,7 @@ export const runSpec: CommandSpec = {
 
 /** `run`'s options from its parsed command line (also the worker's, for an early start: start-from-argv.ts). */
 export function runOptionsOf(ctx: CommandContext): RunOptions {
-  const target = ctx.positionals[0];
-  if (target === undefined) throw new UsageError('run needs a loop name or path', 'll-loop run <name>');
-  if (ctx.positionals.length > 1)
-    throw new UsageError(
-      `unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`,
-      'quote values that contain spaces',
-    );
+  const target = oneLoopTarget(ctx, 'run', 'quote values that contain spaces');
   const maxIterations = positiveInt(str(ctx, 'max-iterations'), '--max-iterations');
   const llmModel = str(ctx, 'llm-model');
   const taskQueue = str(ctx, 'task-queue');

@@ -9,7 +9,7 @@ import { isAbsolute, relative } from 'node:path';
 import { parse } from 'yaml';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import { didYouMean } from '../../fsm/suggest.js';
-import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { bool, list, oneLoopTarget, str, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { builtinLoopFile } from '../../loader/catalog.js';
 import { UsageError } from '../errors.js';
@@ -126,13 +126,7 @@ export const showSpec: CommandSpec = {
     ...CONTEXT_FLAGS,
   },
   run(ctx) {
-    const target = ctx.positionals[0];
-    if (target === undefined) throw new UsageError('show needs a loop name or path', 'll-loop show <name>');
-    if (ctx.positionals.length > 1)
-      throw new UsageError(
-        `unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`,
-        'll-loop show <name> [--format mermaid]',
-      );
+    const target = oneLoopTarget(ctx, 'show', 'll-loop show <name> [--format mermaid]');
     const format = formatOf(str(ctx, 'format'), bool(ctx, 'json'));
     const stdout = ctx.terminal;
     return showCommand({
