@@ -106,21 +106,24 @@ context:
   });
 
   it('Ctrl-C (SIGINT) stops the run gracefully: the action is killed and the run recorded as cancelled', async () => {
+    // A sleep of this process's own (its pid in the fraction): another copy of this file running
+    // at the same time has its own, and the checks below find only this one.
+    const sleep = `sleep 35.${process.pid}`;
     loop(
       'long',
-      'name: long\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo started; sleep 35.1337"\n    next: done\n  done:\n    terminal: true\n',
+      `name: long\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo started; ${sleep}"\n    next: done\n  done:\n    terminal: true\n`,
     );
     const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd, env });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    await waitFor('the action to be shown', () => out.includes('sleep 35.1337'), 30_000, 50);
+    await waitFor('the action to be shown', () => out.includes(sleep), 30_000, 50);
     // Interrupted while the action runs: its sleep is a live process.
-    await waitFor('the action to run', () => liveProcesses('sleep 35.1337') > 0, 30_000, 50);
+    await waitFor('the action to run', () => liveProcesses(sleep) > 0, 30_000, 50);
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(6);
     expect(out).toContain('Loop stopped in state a');
-    const ps = spawnSync('pgrep', ['-f', 'sleep 35.1337'], { encoding: 'utf8' });
+    const ps = spawnSync('pgrep', ['-f', sleep], { encoding: 'utf8' });
     expect(ps.stdout.trim()).toBe('');
   });
 });

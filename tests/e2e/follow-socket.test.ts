@@ -24,6 +24,9 @@ const server = useServerWithProjects('ll-follow-sock-', {
   env: { TZ: 'UTC' },
 });
 
+/** The long loop's action: a sleep of this process's own, which a copy of this file running beside it does not share. */
+const SLEEP = `sleep 47.${process.pid}`;
+
 const LOOPS: Record<string, string> = {
   parent: `name: parent
 description: an action with output, a sub-loop, a captured value
@@ -76,7 +79,7 @@ description: runs until stopped
 initial: a
 states:
   a:
-    action: "echo started; sleep 47.2913"
+    action: "echo started; ${SLEEP}"
     next: done
   done:
     terminal: true
@@ -97,9 +100,9 @@ function normal(text: string): string {
     .replace(/"(duration_ms|[a-z_]+_at)": [^,\n]+/g, '"$1": <t>');
 }
 
-/** How many `sleep 47.2913` processes (the long loop's action) are alive. */
+/** How many of the long loop's `sleep` processes are alive. */
 function sleeping(): number {
-  const ps = spawnSync('pgrep', ['-f', 'sleep 47.2913'], { encoding: 'utf8' });
+  const ps = spawnSync('pgrep', ['-f', SLEEP], { encoding: 'utf8' });
   return ps.stdout.trim().split('\n').filter(Boolean).length;
 }
 
@@ -191,7 +194,7 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
     const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd: dir, env: server.env });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    await waitFor('the action to be shown', () => out.includes('sleep 47.2913'), 60_000, 50);
+    await waitFor('the action to be shown', () => out.includes(SLEEP), 60_000, 50);
     // Interrupted while the action runs: its sleep is a live process.
     await waitFor('the action to run', () => sleeping() > 0, 60_000, 50);
     const id = idIn(out);
