@@ -8,7 +8,7 @@ import type { LoopOutcome } from '../../fsm/run/outcome.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import type { Spend, TerminatedBy } from '../../fsm/types.js';
 import type { Lineage } from '../runs/lineage.js';
-import type { RunEnd } from './follow-events.js';
+import type { RunEnd } from './run-close.js';
 
 /** What `history` is asked for. */
 export interface HistoryQuery {
