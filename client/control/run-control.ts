@@ -1,5 +1,6 @@
 /**
- * `ll-loop pause`, `unpause` and `steer`: find the open run of this project, send it the update
+ * `ll-loop pause`, `unpause` and `steer`: find the open run named (a run id of any project, or a
+ * loop's open run in this project), send it the update
  * (the workflow validates it with the core, fsm/run/control.ts: a refused update changes nothing)
  * and say where the run is. Each error is one line with its fix and exit code 1 (usage); a run
  * whose worker does not take the update in time is exit 5.
@@ -14,7 +15,7 @@ import {
 } from '../../workflows/control-definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { inProject, projectScope, type RunSummary } from '../runs/find-runs.js';
+import { projectScope, type RunSummary } from '../runs/find-runs.js';
 import { bounded, isTimeout, resolveRun } from '../runs/run-target.js';
 import { withSession } from '../temporal/session.js';
 import { whoAmI } from './who.js';
@@ -42,20 +43,6 @@ export interface ControlOptions {
   out: (text: string) => void;
   /** `user@host`; defaults to this command line's. */
   by?: string;
-}
-
-/** The run id names a run of another project: acting on it from here is refused. */
-export class OtherProjectRunError extends CliError {
-  override readonly name = 'OtherProjectRunError';
-  constructor(verb: string, run: RunSummary) {
-    super(
-      `run ${run.id} belongs to another project (${run.cwd ?? 'unknown directory'})`,
-      run.cwd === undefined
-        ? `${verb} runs of the project you are in`
-        : `run the command there: cd ${run.cwd} && ll-loop ${verb} ${run.id}`,
-      EXIT.usage,
-    );
-  }
 }
 
 /** The workflow refused the update (its validator's reason). */
@@ -136,8 +123,8 @@ export async function controlCommand(opts: ControlOptions, req: ControlRequest):
   const by = opts.by ?? whoAmI();
   const project = projectScope(opts.cwd);
   const { id, answer } = await withSession(opts.cwd, async ({ client, connection }) => {
+    // A run id reaches a run of any project; a loop name, this project's runs (client/runs/find-runs.ts).
     const run = await resolveRun(client, opts.target, { latest: false, project });
-    if (!inProject(run, project)) throw new OtherProjectRunError(req.kind, run);
     return { id: run.id, answer: await send(client, connection, run, req, by) };
   });
   if (opts.json) {

@@ -1,7 +1,7 @@
 /**
  * A loop name means the runs of the project the command runs in: two project directories on one
- * server, each with a loop of the same name. By name, stop/status/logs/history/resume in B do not
- * see A's run; by run id they do; `list --running` shows a project's own runs, `--all-projects`
+ * server, each with a loop of the same name. By name, stop/status/logs/history/resume/pause/
+ * unpause/steer/answer in B do not see A's run; by run id every one of them does; `list --running` shows a project's own runs, `--all-projects`
  * every project's with a PROJECT column. Runs of earlier releases (no LoopCheckout) belong to
  * the directory in their memo.
  */
@@ -11,16 +11,19 @@ import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { historyCommand } from '../../client/commands/history.js';
+import { controlCommand } from '../../client/control/run-control.js';
+import { answerRun } from '../../client/human/answer-run.js';
 import { listCommand } from '../../client/commands/list.js';
 import { logsCommand } from '../../client/commands/logs.js';
 import { resumeCommand, SharedQueueRunError } from '../../client/resume/resume-run.js';
 import { statusCommand } from '../../client/commands/status.js';
 import { runStatus } from '../../client/runs/status-report.js';
 import { stopCommand } from '../../client/commands/stop.js';
-import { RunNotFoundError } from '../../client/runs/find-runs.js';
+import { projectScope, RunNotFoundError } from '../../client/runs/find-runs.js';
+import type { Connection } from '@temporalio/client';
 import { startLoopRun } from '../../client/start/start-run.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
+import { LOOP_WORKFLOW_TYPE, statusQuery } from '../../workflows/definitions.js';
 import { until } from '../support/processes.js';
 import { definition, temporal } from './harness.js';
 import { useServedProjects } from './served-project.js';
@@ -166,6 +169,64 @@ describe('a loop name in another project', () => {
     const stopA = output();
     expect(await stopCommand({ cwd: b, target: inA, force: false, json: true, out: stopA.out })).toBe(0);
     expect(stopA.json<{ id: string; outcome: string }>()).toMatchObject({ id: inA, outcome: 'cancelled' });
+  });
+
+  it('pause, unpause, steer and answer: one rule with stop and status, a run id from any project, a name only in its own', async () => {
+    const { client } = await temporal();
+    const name = `asks-${unique()}`;
+    const raw = {
+      name,
+      initial: 'wait',
+      states: {
+        wait: { action: `while [ ! -f ${name}.go ]; do sleep 0.05; done`, next: 'review' },
+        review: { action_type: 'human', prompt: 'Ship it?', timeout: 3600, on_yes: 'done', on_no: 'done' },
+        done: { terminal: true },
+      },
+    };
+    mkdirSync(join(a, '.loops'), { recursive: true });
+    const file = join(a, '.loops', `${name}.yaml`);
+    writeFileSync(file, JSON.stringify(raw));
+    const { handle, instanceId: inA } = await startLoopRun({
+      client,
+      definition: definition(raw),
+      file,
+      cwd: a,
+      taskQueue: QUEUE,
+      searchAttributes: true,
+      started: new Date(),
+    });
+    await listedRunning(a, inA);
+    const control = (target: string, req: Parameters<typeof controlCommand>[1]) => {
+      const out = output();
+      return controlCommand({ cwd: b, target, json: true, out: out.out, by: 'bo@b' }, req).then((code) => ({
+        code,
+        answer: out.json<{ id: string; action: string; state: string }>(),
+      }));
+    };
+    const session = { client, connection: client.connection as Connection };
+
+    // By name from B: not B's run, for every command alike.
+    for (const req of [{ kind: 'pause' }, { kind: 'unpause' }, { kind: 'steer', to: 'review' }] as const)
+      await expect(control(name, req)).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(answerRun(session, name, { kind: 'yes' }, projectScope(b))).rejects.toBeInstanceOf(RunNotFoundError);
+
+    // By run id from B: A's run takes each of them.
+    expect(await control(inA, { kind: 'pause' })).toMatchObject({ code: 0, answer: { id: inA, action: 'pause' } });
+    expect(await control(inA, { kind: 'unpause' })).toMatchObject({ code: 0, answer: { id: inA, action: 'unpause' } });
+    expect(await control(inA, { kind: 'steer', to: 'review' })).toMatchObject({
+      code: 0,
+      answer: { id: inA, action: 'steer' },
+    });
+    writeFileSync(join(a, `${name}.go`), '');
+    await until('the run to wait in review', async () =>
+      (await handle.query(statusQuery)).human?.state === 'review' ? true : undefined,
+    );
+    expect(await answerRun(session, inA, { kind: 'yes' }, projectScope(b))).toMatchObject({
+      run: inA,
+      state: 'review',
+      verdict: 'yes',
+    });
+    await handle.result();
   });
 
   it('a run of an earlier release (no LoopCheckout) belongs to the directory in its memo', async () => {
