@@ -150,7 +150,7 @@ describe('ll-loop run: action output in the progress display', () => {
       expect(r.stdout).toMatch(/=== inner › hello · pass 1 · exit 0 · \S+ ===\n--- stdout:\ninner-out-marker\n/);
       // The big output comes whole from the worker's files (under the cap), not from the 64 KiB tail.
       expect(r.stdout).toMatch(
-        /=== big · pass 1 · exit 0 · \S+ ===\n\(from \S+\/2-big\.log, \S+\/2-big\.stderr\.log: each keeps its stream's first and last MiB\)\n--- stdout:\nz{100000}\nbig-end-marker\n--- stderr:\nbig-err-marker\n/,
+        /=== big · pass 1 · exit 0 · \S+ ===\n\(from \S+\/2-big\.log, \S+\/2-big\.stderr\.log: the whole output\)\n--- stdout:\nz{100000}\nbig-end-marker\n--- stderr:\nbig-err-marker\n/,
       );
     });
 
