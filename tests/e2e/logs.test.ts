@@ -160,6 +160,15 @@ describe('ll-loop run: action output in the progress display', () => {
       expect(r.stdout).toContain('build-out-marker');
       expect(r.stdout).not.toContain('check-line');
       expect(r.stdout).not.toContain('=== big');
+      // A state the run does not have is refused, with the one meant; a sub-loop's state is one it has.
+      const typo = await cli(['logs', 'noisy', '--state', 'buil']);
+      expect(typo.code).toBe(1);
+      expect(typo.stderr).toMatch(
+        /^error: run \S+ has no state "buil" \(did you mean "build"\?\)\nfix: --state takes one of its states: big, build, check, done, failed, hello, sub\n$/,
+      );
+      const inner = await cli(['logs', 'noisy', '--state', 'hello']);
+      expect(inner.code, inner.stderr).toBe(0);
+      expect(inner.stdout).toContain('inner-out-marker');
     });
 
     it('--json is one object with every action', async () => {
