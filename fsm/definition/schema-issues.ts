@@ -94,6 +94,20 @@ const FIXES: Record<string, string> = {
   'config.continuation.max_continuations': AT_LEAST_ONE,
 };
 
+/**
+ * The fix for a loop without `initial`: the state to start in, the first one written that is not
+ * terminal (where a loop's states usually begin), with the others to choose from.
+ */
+function initialFix(raw: unknown): string | undefined {
+  const states = at(raw, ['states']);
+  if (!states || typeof states !== 'object' || Array.isArray(states)) return undefined;
+  const names = Object.keys(states);
+  const terminal = (name: string) => (states as Record<string, { terminal?: unknown }>)[name]?.terminal === true;
+  const first = names.find((n) => !terminal(n)) ?? names[0];
+  if (first === undefined) return undefined;
+  return `add initial: ${first} to the loop (the state a run starts in${names.length > 1 ? `; its states: ${names.join(', ')}` : ''})`;
+}
+
 /** One diagnostic per problem zod found (unknown keys expanded one per key). */
 export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unknown): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -122,7 +136,8 @@ export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkn
         error(
           path,
           `missing required field "${String(field)}"`,
-          `add ${String(field)}: to ${path.length > 1 ? path.slice(0, -1).join('.') : 'the loop'}`,
+          (path.length === 1 && field === 'initial' ? initialFix(raw) : undefined) ??
+            `add ${String(field)}: to ${path.length > 1 ? path.slice(0, -1).join('.') : 'the loop'}`,
         ),
       );
       continue;

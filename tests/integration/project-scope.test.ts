@@ -229,6 +229,20 @@ describe('a loop name in another project', () => {
     await handle.result();
   });
 
+  it('an empty run id or loop name is a usage error, never a raw Temporal refusal', async () => {
+    for (const target of ['', '  ']) {
+      await expect(statusCommand({ cwd: b, target, json: true, out: ignore })).rejects.toThrow(
+        /^the run id or loop name is empty/,
+      );
+      await expect(stopCommand({ cwd: b, target, force: false, json: true, out: ignore })).rejects.toMatchObject({
+        exitCode: 1,
+      });
+      await expect(
+        resumeCommand({ cwd: b, target, context: [], json: true, out: ignore, err: ignore }),
+      ).rejects.toThrow(/^the run id or loop name is empty/);
+    }
+  });
+
   it('a run of an earlier release (no LoopCheckout) belongs to the directory in its memo', async () => {
     const name = `legacy-${unique()}`;
     const { client } = await temporal();
