@@ -43,6 +43,7 @@ export type YamlValue = { value: unknown } | { diagnostics: Diagnostic[] };
 function unclosedQuote(source: string): { offset: number; start: string } | undefined {
   let found: { offset: number; start: string } | undefined;
   for (const token of new Parser().parse(source)) {
+    if (token.type !== 'document') continue;
     CST.visit(token, (item) => {
       for (const t of [item.key, item.value]) {
         if (found || !t || (t.type !== 'double-quoted-scalar' && t.type !== 'single-quoted-scalar')) continue;
