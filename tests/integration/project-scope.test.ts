@@ -362,6 +362,34 @@ describe('a loop name in another project', () => {
     await listCommand({ cwd: b, json: false, failed: true, allProjects: true, out: table.out });
     expect(table.text()).toMatch(/^RUN ID\s+LOOP\s+PROJECT\s+OUTCOME/);
     expect(table.text()).toMatch(new RegExp(`${inA}\\s+${name}\\s+${a}\\s+failed`));
+
+    // B's run resumed (a new run, <id>-r1) to success: still listed, with what its resume became.
+    const fixed = { ...raw, states: { ...raw.states, check: { action: 'true', on_yes: 'done', on_no: 'gave_up' } } };
+    const resume = await startLoopRun({
+      client,
+      definition: definition(fixed),
+      file: join(b, '.loops', `${name}.yaml`),
+      cwd: b,
+      taskQueue: QUEUE,
+      searchAttributes: true,
+      started: new Date(),
+      workflowId: `${inB}-r1`,
+      memo: { resumed_from: inB },
+    });
+    await resume.handle.result();
+    const resumed = await until('the resumed run in list --failed', async () => {
+      const out = output();
+      await listCommand({ cwd: b, json: true, failed: true, out: out.out });
+      const row = out
+        .json<Array<{ id: string; resumed_as?: { id: string; outcome: string } }>>()
+        .find((r) => r.id === inB);
+      return row?.resumed_as?.outcome === 'succeeded' ? row : undefined;
+    });
+    expect(resumed.resumed_as).toEqual({ id: `${inB}-r1`, outcome: 'succeeded' });
+    const resumedTable = output();
+    await listCommand({ cwd: b, json: false, failed: true, out: resumedTable.out });
+    expect(resumedTable.text()).toMatch(/^RUN ID\s+LOOP\s+OUTCOME\s+FINAL STATE\s+STARTED\s+ENDED\s+RESUMED AS/);
+    expect(resumedTable.text()).toMatch(new RegExp(`${inB}\\s+${name}\\s+failed .*${inB}-r1 → succeeded`));
   });
 
   it('a run id names one run: a run of the same name started in the same second as a closed one gets -2', async () => {
