@@ -50,7 +50,30 @@ function knownKeysAt(raw: unknown, path: Path): string[] {
   return [];
 }
 
+/** State fields that mean several commands in one state, which the format has no field for. */
+const SEVERAL_COMMANDS = ['commands', 'actions', 'steps', 'script', 'run'];
+const SEVERAL_COMMANDS_FIX =
+  'a state runs one action: chain the commands in it (action: "npm ci && npm test"), or give each a state of its own (next: to the following one); a parallel: state runs several loops side by side';
+
+/** The unknown field's fix where a near spelling would mislead, else undefined. */
+function unknownKeyFix(path: Path, key: string): { hint: string; fix: string } | undefined {
+  // An entry of the top-level commands: list (ll-loop show's "How to run") takes cmd:, not command:.
+  if (path.length === 2 && path[0] === 'commands' && ['command', 'run', 'script'].includes(key))
+    return {
+      hint: ' (did you mean "cmd"?)',
+      fix: `rename it "cmd"; commands: only lists command lines ll-loop show prints under "How to run" (a loop's work is in its states' action:)`,
+    };
+  if (path.length === 2 && path[0] === 'states' && SEVERAL_COMMANDS.includes(key))
+    return { hint: '', fix: SEVERAL_COMMANDS_FIX };
+  return undefined;
+}
+
 function unknownKey(raw: unknown, path: Path, key: string): Diagnostic {
+  const special = unknownKeyFix(path, key);
+  if (special) {
+    const where = path[0] === 'states' ? 'state field' : 'field';
+    return error([...path, key], `unknown ${where} "${key}"${special.hint}`, special.fix);
+  }
   const known = knownKeysAt(raw, path);
   const hint = didYouMean(key, known);
   const where =

@@ -90,4 +90,25 @@ describe('bad input is refused with the thing given and a fix that fits', () => 
       'error: missing required field "initial"\n    fix: add initial: start to the loop (the state a run starts in; its states: done, start)\n',
     );
   });
+
+  it('commands: [{command: …}] is offered cmd:, and a state with a list of commands what the format has for it', async () => {
+    loop(
+      'c',
+      'name: c\ninitial: a\ncommands:\n  - command: npm test\nstates:\n  a:\n    action: "echo hi"\n    next: done\n  done:\n    terminal: true\n',
+    );
+    const top = await runCliInProcess(['validate', 'c'], { cwd: root });
+    expect(top.stdout + top.stderr).toContain(
+      'error: unknown field "command" (did you mean "cmd"?)\n    fix: rename it "cmd"; commands: only lists command lines ll-loop show prints under "How to run"',
+    );
+    expect(top.stdout + top.stderr).not.toContain('comment');
+    loop(
+      'c2',
+      'name: c2\ninitial: a\nstates:\n  a:\n    commands:\n      - npm ci\n      - npm test\n    next: done\n  done:\n    terminal: true\n',
+    );
+    const state = await runCliInProcess(['validate', 'c2'], { cwd: root });
+    expect(state.stdout + state.stderr).toContain(
+      'unknown state field "commands"\n    fix: a state runs one action: chain the commands in it (action: "npm ci && npm test")',
+    );
+    expect(state.stdout + state.stderr).toContain('a parallel: state runs several loops side by side');
+  });
 });
