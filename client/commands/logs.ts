@@ -56,7 +56,7 @@ function sourceNote(r: ActionLogRecord): string | undefined {
     .map((f) => safeText(f))
     .join(', ');
   if (r.files_missing) {
-    return `(only the tail kept in Temporal is shown: the full log is in ${files || "the worker's run directory"} on the worker's machine, not found here)`;
+    return `(only the tail kept in Temporal is shown: the output files, which keep each stream's first and last MiB, are ${files || "in the worker's run directory"} on the worker's machine, not found here)`;
   }
   if (r.source === 'file+history')
     return `(stdout and stderr together from ${safeText(r.log_file ?? '')}; stderr's tail from Temporal${r.cut?.stdout ? `;${cutText(r.cut.stdout, 'the file')}; the middle is kept nowhere` : ''})`;

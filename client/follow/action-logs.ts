@@ -3,7 +3,7 @@
  * pass, attempt, exit code; sub-loops' actions too), from the run's event stream with each
  * `action_complete`'s output attached (runs/action-results.ts), and its output from the worker's
  * files when they are on this machine (an output cut to its tail: activities/capped-log.ts), else
- * the tail its result keeps in Temporal, saying where the full log is.
+ * the tail its result keeps in Temporal, saying where its output files are.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { ActionOutput, TimedEvent } from '../../fsm/run/events.js';

@@ -196,12 +196,12 @@ describe('ll-loop run: action output in the progress display', () => {
       expect(report.actions[2]).toMatchObject({ subloop: { loop: 'inner', depth: 1 } });
     });
 
-    it("falls back to the tail in Temporal when the worker's files are gone, saying where the full log was", async () => {
+    it("falls back to the tail in Temporal when the worker's files are gone, saying where its output files were", async () => {
       rmSync(join(cwd, '.loops', '.running', runId), { recursive: true, force: true });
       const r = await cli(['logs', runId, '--state', 'big']);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(
-        /\(only the tail kept in Temporal is shown: the full log is in \S+\/2-big\.log, \S+\/2-big\.stderr\.log on the worker's machine, not found here\)/,
+        /\(only the tail kept in Temporal is shown: the output files, which keep each stream's first and last MiB, are \S+\/2-big\.log, \S+\/2-big\.stderr\.log on the worker's machine, not found here\)/,
       );
       expect(r.stdout).toContain('big-end-marker');
       // The 64 KiB tail, not the whole 100,000 bytes. (A substring, not /z{70000}/: that regex
