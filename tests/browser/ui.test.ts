@@ -253,6 +253,9 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     const again = await cli(['ui', '--no-open', '--port', String(port)]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`already serving this project (pid ${ui!.pid}): ${url}`);
+    // A taken port is named when no server of the project runs (while one does, --port for
+    // another port is refused first: ui-first-use.test.ts).
+    await stopUi();
     const other = createServer();
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {
