@@ -184,6 +184,7 @@ export function showRun(root: HTMLElement, runId: string): () => void {
       open,
       connected,
       states: model.graph?.nodes.map((n) => n.name) ?? [],
+      editable: new Set(model.graph?.nodes.filter((n) => n.editable).map((n) => n.name)),
       path: model.path,
       status,
     });

@@ -33,6 +33,8 @@ export interface GraphNode {
   subLoop?: string;
   /** The action, shortened (for the node's title). */
   action?: string;
+  /** An approval (human) state that takes an edit: it routes one (`on_edit`). */
+  editable?: boolean;
 }
 
 export interface GraphEdge {
