@@ -41,13 +41,19 @@ async function runPage(id: string): Promise<Page> {
   return page;
 }
 
-/** Whether the element of `selector` lies wholly inside the graph's box as it is drawn now. */
+/** Whether the element of `selector` (in the graph) lies wholly inside the graph's box as drawn now. */
 async function inGraphView(page: Page, selector: string): Promise<boolean> {
-  return page.evaluate((sel) => {
-    const box = document.getElementById('graph')!.getBoundingClientRect();
-    const node = document.querySelector(sel)!.getBoundingClientRect();
+  return page.locator('#graph').evaluate((graph, sel) => {
+    const box = graph.getBoundingClientRect();
+    const node = graph.querySelector(sel)!.getBoundingClientRect();
     return node.top >= box.top && node.bottom <= box.bottom && node.left >= box.left && node.right <= box.right;
   }, selector);
+}
+
+/** A drawn path, as the page's script sees it (the tests are typed without the DOM's types). */
+interface DrawnPath {
+  getTotalLength(): number;
+  getPointAtLength(at: number): { x: number; y: number };
 }
 
 const T = { timeout: 60_000 };
@@ -122,14 +128,17 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui as a new user meets it', () => {
     });
     const id = await start('long', `name: long\ndescription: thirty states\ninitial: s1\nstates:\n${states.join('')}`);
     const page = await runPage(id);
-    // Every word and colour the badge shows from now on.
-    await page.evaluate(() => {
-      const badge = document.getElementById('run-status')!;
+    // Every word and colour the badge shows from now on (kept on the badge, which the page never replaces).
+    await page.locator('#run-status').evaluate((badge) => {
       const seen: string[] = [];
-      (window as unknown as { badges: string[] }).badges = seen;
-      const note = () => seen.push(`${badge.className}|${badge.textContent}`);
+      (badge as unknown as { seen: string[] }).seen = seen;
+      const note = () => seen.push(`${badge.getAttribute('class')}|${badge.textContent}`);
       note();
-      new MutationObserver(note).observe(badge, { attributes: true, childList: true, characterData: true });
+      new badge.ownerDocument.defaultView!.MutationObserver(note).observe(badge, {
+        attributes: true,
+        childList: true,
+        characterData: true,
+      });
     });
     await page.locator('.node.lit[data-state="s20"]').waitFor(T);
     expect(await inGraphView(page, '.node.lit[data-state="s20"]')).toBe(true);
@@ -138,7 +147,7 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui as a new user meets it', () => {
     await page.locator('.node.final[data-state="s30"]').waitFor(T);
     await page.locator('#run-status.succeeded').waitFor(T);
     expect(await inGraphView(page, '.node.final[data-state="s30"]')).toBe(true);
-    const badges = await page.evaluate(() => (window as unknown as { badges: string[] }).badges);
+    const badges = await page.locator('#run-status').evaluate((b) => (b as unknown as { seen: string[] }).seen);
     const ended = badges.filter((b) => !/^badge (running|paused)\|/.test(b));
     expect(ended.length).toBeGreaterThan(0);
     expect(
@@ -197,22 +206,21 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui as a new user meets it', () => {
     expect(await captured.textContent()).not.toContain('\\"');
     expect(await captured.locator('dd .muted', { hasText: '(empty output)' }).count()).toBe(1);
     // No edge passes through a label's backdrop.
-    const crossings = await page.evaluate(() => {
-      const rects = [...document.querySelectorAll<SVGRectElement>('svg.graph .edge.label .backdrop')].map((r) => ({
-        x: r.x.baseVal.value,
-        y: r.y.baseVal.value,
-        w: r.width.baseVal.value,
-        h: r.height.baseVal.value,
+    const crossings = await page.locator('svg.graph').evaluate((svg) => {
+      const rects = [...svg.querySelectorAll('.edge.label .backdrop')].map((r) => ({
+        x: Number(r.getAttribute('x')),
+        y: Number(r.getAttribute('y')),
+        w: Number(r.getAttribute('width')),
+        h: Number(r.getAttribute('height')),
       }));
       const hits: string[] = [];
-      for (const path of document.querySelectorAll<SVGPathElement>('svg.graph g.edge:not(.label) path')) {
+      for (const edge of svg.querySelectorAll('g.edge:not(.label)')) {
+        const path = edge.querySelector('path') as unknown as DrawnPath;
         const length = path.getTotalLength();
         for (let at = 0; at <= length; at += 2) {
           const p = path.getPointAtLength(at);
           if (rects.some((r) => p.x > r.x + 1 && p.x < r.x + r.w - 1 && p.y > r.y + 1 && p.y < r.y + r.h - 1))
-            hits.push(
-              `${path.parentElement!.getAttribute('data-from')}→${path.parentElement!.getAttribute('data-to')}`,
-            );
+            hits.push(`${edge.getAttribute('data-from')}→${edge.getAttribute('data-to')}`);
         }
       }
       return [...new Set(hits)];

@@ -1,11 +1,11 @@
 /**
  * The runs list's rows (ui/page/runs-tree.ts): sub-runs folded under their parent until it is
- * opened, with a summary of their outcomes; and a captured value taken apart (ui/page/captured-view.ts).
+ * opened, with a summary of their outcomes; and a captured value taken apart (ui/page/captured-text.ts).
  */
 import { describe, expect, it } from 'vitest';
 import type { RunRow } from '../../ui/server/wire.js';
 import { listedRows } from '../../ui/page/runs-tree.js';
-import { capturedParts, capturedText } from '../../ui/page/captured-view.js';
+import { capturedParts, capturedText } from '../../ui/page/captured-text.js';
 
 const run = (id: string, outcome: string, parent?: string, started = '2026-01-01T00:00:00.000Z'): RunRow => ({
   id,
@@ -66,13 +66,14 @@ describe('a captured value', () => {
       results,
       count: 1,
     });
-    expect(join.meta).toBe('exit 0 · 5ms');
+    expect(join).toMatchObject({ exitCode: 0, durationMs: 5 });
     expect(join.output).toBe(JSON.stringify(results, null, 2));
     expect(join.stderr).toBeUndefined();
     // `results` is the output again: shown once.
     expect(join.fields).toEqual([['count', '1']]);
     expect(capturedParts({ output: '', stderr: 'warn\n', exit_code: 1, duration_ms: 1200 })).toEqual({
-      meta: 'exit 1 · 1.2s',
+      exitCode: 1,
+      durationMs: 1200,
       output: undefined,
       stderr: 'warn\n',
       fields: [],
