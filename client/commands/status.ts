@@ -13,6 +13,7 @@ import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
+import { loopOutcome, outcomeOfStatus } from '../reporters/outcome-words.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
 import { safeText } from '../reporters/safe-text.js';
@@ -150,11 +151,18 @@ function describeLock(lock: LockStatus): string {
   return `waiting for ${scopes}${lock.holder ? ` behind ${lock.holder}` : ''} (for ${since}; ll-loop queue list shows the queue)`;
 }
 
-function printClosed(report: StatusReport, out: (t: string) => void): void {
+/**
+ * The first line of a closed run's status: its outcome in the outcome words (the list's and the
+ * web view's, client/reporters/outcome-words.ts), not Temporal's status (`--json` has that).
+ */
+export function closedHeadline(report: StatusReport): string {
+  const outcome = report.result ? loopOutcome(report.result) : outcomeOfStatus(report.status);
   const closed = report.closed_at ? `, closed ${localTime(new Date(report.closed_at))}` : '';
-  out(
-    `run ${report.id} · ${report.status} (started ${localTime(new Date(report.started_at))}${closed})${report.url ? ` · ${report.url}` : ''}\n`,
-  );
+  return `run ${report.id} · ${outcome} (started ${localTime(new Date(report.started_at))}${closed})${report.url ? ` · ${report.url}` : ''}`;
+}
+
+function printClosed(report: StatusReport, out: (t: string) => void): void {
+  out(`${closedHeadline(report)}\n`);
   if (report.result) createHumanReporter(out, createStyle(false), 0).onResult(report.result, { instanceId: report.id });
   else if (report.status === 'completed') out('its result could not be read\n');
   else out(`it ended without a loop result (${report.status} in Temporal)\n`);
