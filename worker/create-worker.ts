@@ -24,6 +24,7 @@ import { EventHub } from './event-hub.js';
 import { runEnvFor, stateDir } from '../host/run-env.js';
 import { join } from 'node:path';
 import { sweepJournal } from '../activities/action-journal.js';
+import { sweepDeadActionDirs } from '../activities/shell-launch.js';
 import { PREBUILT_BUNDLE, workflowsEntry } from '../host/paths.js';
 import { withoutWorkflowStackTraces } from './workflow-stack-traces.js';
 
@@ -122,6 +123,8 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
   // Completed actions are journaled on this machine (activities/action-journal.ts); old runs' entries go.
   const journalDir = options.activityDeps?.journalDir ?? actionJournalDir();
   sweepJournal(journalDir);
+  // Large values' files of actions whose worker or spawner was killed (activities/shell-launch.ts).
+  sweepDeadActionDirs();
   withoutWorkflowStackTraces();
   const worker = await Worker.create({
     connection: options.connection,

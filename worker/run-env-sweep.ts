@@ -8,11 +8,15 @@
  * for this server, is older than {@link NOT_FOUND_GRACE_MS} (a command writes it just before it
  * starts the run). A file of another server, or of an older release that recorded no server and
  * whose run is not found here, is left alone: that run may be open elsewhere.
+ *
+ * Each sweep also removes the large values' files of actions whose process was killed
+ * (activities/shell-launch.ts).
  */
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { parseRunEnvFile, runEnvDir, runIdOfFile } from '../host/run-env.js';
+import { sweepDeadActionDirs } from '../activities/shell-launch.js';
 
 /** A file whose run this worker's server does not know is kept this long after it was written. */
 export const NOT_FOUND_GRACE_MS = 10 * 60_000;
@@ -81,6 +85,8 @@ export function startRunEnvSweeps(opts: SweepOptions & { log: (line: string) => 
         opts.log(
           `removed the environment files of ${removed.length} ended run${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`,
         );
+      const dirs = sweepDeadActionDirs();
+      if (dirs.length) opts.log(`removed the value files of killed actions: ${dirs.join(', ')}`);
     } catch (err) {
       opts.log(`could not sweep run environment files: ${(err as Error).message}`);
     } finally {
