@@ -140,8 +140,8 @@ function bashGateFile(): string | undefined {
 const BASH_START_UP_NAMES = ['BASH_ENV', 'POSIXLY_CORRECT', 'SHELLOPTS'];
 
 /**
- * What to spawn for `file args` behind the gate, with `env` the action's environment over the
- * worker's: bash directly with the gate as its start-up file when `file` is `bash` and nothing
+ * What to spawn for `file args` behind the gate, with `env` the action's whole environment: bash
+ * directly with the gate as its start-up file when `file` is `bash` and nothing
  * in the environment or the process changes bash's start-up (a BASH_ENV of the user's own, posix
  * mode, set-id), else {@link GATE_SHELL} with {@link gateArgs}.
  */
