@@ -15,7 +15,7 @@ export class UndefinedEnvError extends Error {
     super(
       `environment variable ${variable} is not set on the worker (used as \${env.${variable}} in state ${state}); ` +
         (minimal
-          ? `this run has no environment of its own here (no file of its command or schedule on this machine), so it sees only the worker's minimal one: start it again with ll-loop run, or write \${env.${variable}:-default}`
+          ? `this run has no environment of its own here (no file of its command or schedule on this machine), so it sees only the worker's minimal one: start it, or make its schedule, from a command that has ${variable}, or write \${env.${variable}:-default}`
           : `set it or write \${env.${variable}:-default}`),
     );
   }

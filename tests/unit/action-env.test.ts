@@ -3,7 +3,7 @@
  * schedule's, else the worker's minimal environment (said once per run), never the worker's own;
  * and a process started for it gets exactly that, nothing of the process that starts it.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,8 @@ import { isMinimalEnv, minimalEnv, runEnvSource } from '../../activities/action-
 import { makeRunAction } from '../../activities/run-action.js';
 import { makeNotifyHuman } from '../../activities/notify-human.js';
 import { runProcess } from '../../activities/process.js';
-import type { RunActionInput } from '../../fsm/types.js';
+import type { EvaluateLlmInput, RunActionInput } from '../../fsm/types.js';
+import { makeEvaluateLlm } from '../../activities/evaluate-llm.js';
 import { writeRunEnv } from '../../host/run-env.js';
 import { scheduleIdOfRun, writeScheduleEnv } from '../../host/schedule-env.js';
 
@@ -104,5 +105,51 @@ describe("a run's processes get exactly its environment", () => {
     } finally {
       delete process.env.LL_TEST_WORKER_ONLY;
     }
+  });
+
+  it("a prompt's host CLI and an LLM judgement's: the run environment, nothing of this process", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'll-action-env-host-'));
+    const host = join(cwd, 'host-cli');
+    writeFileSync(host, '#!/bin/bash\ncat > /dev/null\necho "mine=$MINE worker=$LL_TEST_WORKER_ONLY"\n', {
+      mode: 0o755,
+    });
+    const envFor = () => ({ PATH: process.env.PATH, MINE: 'of-the-run', LL_HOST_CLI: host });
+    process.env.LL_TEST_WORKER_ONLY = 'of-the-worker';
+    try {
+      const prompted = await makeRunAction(
+        { envFor },
+        runProcess,
+      )({
+        ...input(cwd, ''),
+        kind: 'prompt',
+        shell: undefined,
+        prompt: { parts: ['hello'] },
+      } as unknown as RunActionInput);
+      expect(prompted.output).toBe('mine=of-the-run worker=\n');
+      const judged = await makeEvaluateLlm({ envFor })({
+        instanceId: 'b-20261201T230000',
+        state: 'check',
+        output: 'done',
+        schema: { type: 'object' },
+        cwd,
+        timeout_s: 30,
+      } as unknown as EvaluateLlmInput);
+      expect(judged.error).toContain('stdout: mine=of-the-run worker=');
+      expect(judged.error).not.toContain('of-the-worker');
+    } finally {
+      delete process.env.LL_TEST_WORKER_ONLY;
+    }
+  });
+
+  it('an unset ${env.X} in a run without an environment of its own says why', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'll-action-env-unset-'));
+    const run = makeRunAction({ envFor: () => minimalEnv({ PATH: process.env.PATH }) }, runProcess);
+    const r = await run({
+      ...input(cwd, 'echo "$LL_E1"'),
+      shell: { script: 'echo "$LL_E1"', vars: {}, env: { LL_E1: { name: 'TOKEN' } } },
+    } as unknown as RunActionInput);
+    expect(r.exit_code).toBe(2);
+    expect(r.error).toContain('environment variable TOKEN is not set on the worker');
+    expect(r.error).toContain('this run has no environment of its own here');
   });
 });
