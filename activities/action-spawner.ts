@@ -139,9 +139,9 @@ export class ActionSpawner {
 
   /**
    * A whole burst in the spawner (activities/burst-loop.ts), waiting for it to start; its facts go
-   * to `onFact` as its actions end; `env` is its actions' whole environment (their run's). `control`'s stop is passed on. Resolves to undefined when
-   * there is no spawner to run it (it could not start): the caller runs the burst itself. Rejects
-   * when the spawner goes away under it.
+   * to `onFact` as its actions end; `env` is its actions' whole environment (their run's).
+   * `control`'s stop is passed on. Resolves to undefined when there is no spawner to run it (it
+   * could not start): the caller runs the burst itself. Rejects when the spawner goes away under it.
    */
   burst(
     input: RunBurstInput,

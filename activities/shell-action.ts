@@ -1,7 +1,8 @@
 /**
  * One shell action, from its request to its result: `${env.*}` resolved from its run's
- * environment (activities/action-env.ts), the values it masks, its `bash` started (large values through files:
- * shell-launch.ts), its output captured, then its stdout signal and `output_schema` read.
+ * environment (activities/action-env.ts), the values it masks, its `bash` started with exactly
+ * that environment (large values through files: shell-launch.ts), its output captured, then its
+ * stdout signal and `output_schema` read.
  *
  * Shared by the `runAction` activity and by bursts wherever they run (the worker, or its action
  * spawner: activities/burst-loop.ts), so it imports nothing of Temporal's: a fault it cannot turn
