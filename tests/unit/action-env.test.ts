@@ -134,8 +134,9 @@ describe("a run's processes get exactly its environment", () => {
         cwd,
         timeout_s: 30,
       } as unknown as EvaluateLlmInput);
-      expect(judged.error).toContain('stdout: mine=of-the-run worker=');
-      expect(judged.error).not.toContain('of-the-worker');
+      const error = 'error' in judged ? judged.error : undefined;
+      expect(error).toContain('stdout: mine=of-the-run worker=');
+      expect(error).not.toContain('of-the-worker');
     } finally {
       delete process.env.LL_TEST_WORKER_ONLY;
     }
