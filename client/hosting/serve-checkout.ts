@@ -27,7 +27,7 @@ import { NewerWorkerServesError } from './checkout-worker.js';
 import { clearSpawnNote } from '../../host/worker-spawn-note.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
 import { failOverDeadWorkers } from '../../worker/fail-over.js';
-import { stateDir } from '../../host/run-env.js';
+import { serverKey, stateDir } from '../../host/run-env.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
@@ -158,6 +158,8 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
           await createLoopWorker({
             connection,
             namespace: session.endpoint.namespace,
+            // Scheduled runs see their schedule's environment file (host/schedule-env.ts).
+            server: serverKey(session.endpoint.address, session.endpoint.namespace),
             taskQueue: checkout.queue,
             events,
             identity,
