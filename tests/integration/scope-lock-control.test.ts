@@ -1,0 +1,87 @@
+/**
+ * Scope locks and the commands that control runs, through `ll-loop` itself (in process, against
+ * the test run's server): `stop --force` gives the terminated run's scopes back before it returns,
+ * so a run started right after is granted them. The checkout's worker (started on demand) serves
+ * the runs and the checkout's lock queue.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EXIT } from '../../client/exit-codes.js';
+import type { LockQueueReport } from '../../client/scopes/scope-queues.js';
+import { runCliInProcess } from '../support/cli.js';
+import { settle } from '../support/processes.js';
+import { closeTemporal, project } from './harness.js';
+
+let saved: string | undefined;
+let savedState: string | undefined;
+beforeAll(() => {
+  saved = process.env.TEMPORAL_ADDRESS;
+  process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
+  savedState = process.env.LL_STATE_DIR;
+  process.env.LL_STATE_DIR = mkdtempSync(join(tmpdir(), 'll-scope-control-state-'));
+});
+afterAll(async () => {
+  if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
+  else process.env.TEMPORAL_ADDRESS = saved;
+  if (savedState === undefined) delete process.env.LL_STATE_DIR;
+  else process.env.LL_STATE_DIR = savedState;
+  await closeTemporal();
+});
+
+/** A project with loops that hold their scope until `release-<name>` exists. */
+function checkout(): string {
+  const { cwd } = project();
+  mkdirSync(join(cwd, '.loops'));
+  const loop = (name: string, scope: string) =>
+    writeFileSync(
+      join(cwd, '.loops', `${name}.yaml`),
+      `name: ${name}\ninitial: work\n${scope}states:\n  work:\n    action: "for i in $(seq 600); do [ -f release-${name} ] && exit 0; sleep 0.1; done; exit 1"\n    on_yes: done\n    on_no: failed\n  done: { terminal: true }\n  failed: { terminal: true, failure: true }\n`,
+    );
+  loop('whole', '');
+  loop('api', 'scope:\n  - src/api/\n');
+  loop('src', 'scope: ["src"]\n');
+  return cwd;
+}
+
+const cli = (cwd: string, ...args: string[]) => runCliInProcess(args, { cwd });
+const release = (cwd: string, name: string) => writeFileSync(join(cwd, `release-${name}`), '');
+
+/** The scope queue of this checkout (its domain ends with its path). */
+async function queueOf(cwd: string): Promise<LockQueueReport | undefined> {
+  const r = await cli(cwd, 'queue', 'list', '--json');
+  expect(r.code, r.stderr).toBe(EXIT.ok);
+  return (JSON.parse(r.stdout) as LockQueueReport[]).find((q) => q.domain.endsWith(`:${cwd}`));
+}
+
+async function holderId(cwd: string, loop: string): Promise<string> {
+  return settle(
+    async () => (await queueOf(cwd))?.holders.find((h) => h.run.startsWith(`${loop}-`))?.run ?? '',
+    (id) => id !== '',
+    20_000,
+  );
+}
+
+async function backgroundRun(cwd: string, loop: string): Promise<string> {
+  const started = await cli(cwd, 'run', loop, '--background', '--json');
+  expect(started.code, started.stderr).toBe(EXIT.ok);
+  return (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+}
+
+describe('scope locks and run control', () => {
+  it('stop --force gives the terminated run’s scopes back: a run started right after is granted them', async () => {
+    const cwd = checkout();
+    const id = await backgroundRun(cwd, 'whole');
+    expect(await holderId(cwd, 'whole')).toBe(id);
+
+    const stopped = await cli(cwd, 'stop', id, '--force');
+    expect(stopped.code, stopped.stderr).toBe(EXIT.ok);
+
+    // At once, well within the lock's liveness check (15 s): nobody holds `.` any more.
+    release(cwd, 'api');
+    const next = await cli(cwd, 'run', 'api', '--json');
+    expect(next.stderr).not.toContain(id);
+    expect(next.code, next.stderr).toBe(EXIT.ok);
+  });
+});
