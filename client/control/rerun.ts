@@ -24,6 +24,7 @@ import { searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
 import { openSession } from '../temporal/session.js';
 import { forkPoint, HistoryGoneError, parseFrom } from './fork-point.js';
 import { OtherProjectRunError } from './run-control.js';
+import { lockWithQueueChoice } from '../commands/queue-flags.js';
 
 export interface RerunOptions {
   cwd: string;
@@ -31,6 +32,9 @@ export interface RerunOptions {
   /** `STATE` or `STATE#N`. */
   from: string;
   context: string[];
+  /** `--queue` / `--queue-timeout`: the new run waits for its scopes (client/commands/queue-flags.ts). */
+  queue?: true;
+  queueTimeoutS?: number;
   background?: boolean;
   json: boolean;
   colour?: boolean;
@@ -107,7 +111,7 @@ export async function rerunCommand(opts: RerunOptions): Promise<number> {
           fork: { event: point.event, ...(Object.keys(edits).length ? { context: edits } : {}) },
         },
         memo: { forked_from: forkedFrom },
-        ...(previous.lock ? { lock: previous.lock } : {}),
+        ...(previous.lock ? { lock: lockWithQueueChoice(previous.lock, opts) } : {}),
       }).catch((err: unknown) => {
         if (err instanceof WorkflowExecutionAlreadyStartedError)
           throw new CliError(

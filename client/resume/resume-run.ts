@@ -40,6 +40,7 @@ import { openSession, type Session } from '../temporal/session.js';
 import { moveOntoThisRelease, readOpenRun } from './upgrade.js';
 import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
 import { ScopeBusyError } from '../scopes/scope-lock.js';
+import { lockWithQueueChoice } from '../commands/queue-flags.js';
 import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../host/checkout.js';
 import { checkoutRootOf, checkoutWorkerForStart, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
@@ -53,6 +54,9 @@ export interface ResumeOptions {
   /** `--background`: start (or hand over) the resumed run and return at once, like `run --background`. */
   background?: boolean;
   maxIterations?: number;
+  /** `--queue` / `--queue-timeout`: a stopped run's continuation waits for its scopes (queue-flags.ts). */
+  queue?: true;
+  queueTimeoutS?: number;
   json: boolean;
   /** Colour in the progress display. */
   colour?: boolean;
@@ -86,9 +90,9 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
       const servedByCheckout = choice.description.taskQueue.startsWith(CHECKOUT_QUEUE_PREFIX);
       if (!servedByCheckout && !isPerRunQueue(choice.description.taskQueue))
         throw new SharedQueueRunError(choice.id, choice.description.taskQueue);
-      if (Object.keys(cliContext).length || opts.maxIterations !== undefined) {
+      if (Object.keys(cliContext).length || opts.maxIterations !== undefined || opts.queue) {
         opts.err(
-          `note: ${choice.id} is still open; --context and --max-iterations apply only when resuming a stopped run\n`,
+          `note: ${choice.id} is still open; --context, --max-iterations and --queue apply only when resuming a stopped run\n`,
         );
       }
       // A run this release cannot replay would wedge on its first workflow task here: move it.
@@ -250,8 +254,8 @@ async function continueStopped(
       memo: { resumed_from: run.id },
       // `--context` given to resume is data like run's (the stopped run's own keys are in its snapshot).
       dataContext: commandLineDataKeys(definition, context),
-      // The new run asks for the scopes the stopped one had, as it asked for them.
-      ...(previous?.lock ? { lock: previous.lock } : {}),
+      // The new run asks for the scopes the stopped one had, as it asked for them (or waiting: --queue).
+      ...(previous?.lock ? { lock: lockWithQueueChoice(previous.lock, opts) } : {}),
     }).catch((err: unknown) => {
       // Another resume of this run won the race: its id is taken, or (seen first) it holds the scopes.
       const wonByOther =

@@ -1,8 +1,9 @@
 /**
  * Scope locks and the commands that control runs, through `ll-loop` itself (in process, against
  * the test run's server): `stop --force` gives the terminated run's scopes back before it returns,
- * so a run started right after is granted them. The checkout's worker (started on demand) serves
- * the runs and the checkout's lock queue.
+ * so a run started right after is granted them; `rerun` and `resume` of a stopped run take
+ * `--queue` like `run` and wait for their turn instead of exit 8. The checkout's worker (started on
+ * demand) serves the runs and the checkout's lock queue.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../client/exit-codes.js';
 import type { LockQueueReport } from '../../client/scopes/scope-queues.js';
 import { runCliInProcess } from '../support/cli.js';
-import { settle } from '../support/processes.js';
+import { settle, waitFor } from '../support/processes.js';
 import { closeTemporal, project } from './harness.js';
 
 let saved: string | undefined;
@@ -83,5 +84,54 @@ describe('scope locks and run control', () => {
     const next = await cli(cwd, 'run', 'api', '--json');
     expect(next.stderr).not.toContain(id);
     expect(next.code, next.stderr).toBe(EXIT.ok);
+  });
+
+  it('rerun of a run that still holds its scopes: exit 8 naming --queue; with --queue it waits its turn', async () => {
+    const cwd = checkout();
+    const holding = cli(cwd, 'run', 'whole', '--json');
+    const id = await holderId(cwd, 'whole');
+
+    const busy = await cli(cwd, 'rerun', id, '--from', 'work');
+    expect(busy.code).toBe(EXIT.scopeBusy);
+    expect(busy.stderr).toContain(`held by ${id}`);
+    expect(busy.stderr).toMatch(/fix: .*--queue/);
+
+    const queued = cli(cwd, 'rerun', id, '--from', 'work', '--queue', '--json');
+    await waitFor(
+      'the rerun to queue behind its run',
+      async () => (await queueOf(cwd))?.waiters.some((w) => w.run === `${id}-f1`) === true,
+      30_000,
+    );
+    release(cwd, 'whole');
+    expect((await holding).code).toBe(EXIT.ok);
+    const rerun = await queued;
+    expect(rerun.code, rerun.stderr).toBe(EXIT.ok);
+    expect((JSON.parse(rerun.stdout) as { instance_id: string }).instance_id).toBe(`${id}-f1`);
+  });
+
+  it('resume of a stopped run whose scopes are busy: exit 8; with --queue-timeout it waits its turn', async () => {
+    const cwd = checkout();
+    const api = await backgroundRun(cwd, 'api');
+    await holderId(cwd, 'api');
+    const stopped = await cli(cwd, 'stop', api);
+    expect(stopped.code, stopped.stderr).toBe(EXIT.ok);
+
+    const src = await backgroundRun(cwd, 'src');
+    await holderId(cwd, 'src');
+    const busy = await cli(cwd, 'resume', api);
+    expect(busy.code).toBe(EXIT.scopeBusy);
+    expect(busy.stderr).toContain(`held by ${src}`);
+
+    const queued = cli(cwd, 'resume', api, '--queue-timeout', '10m', '--json');
+    await waitFor(
+      'the resumed run to queue behind the holder',
+      async () => (await queueOf(cwd))?.waiters.some((w) => w.run.startsWith(`${api}-r`)) === true,
+      30_000,
+    );
+    release(cwd, 'src');
+    release(cwd, 'api');
+    const resumed = await queued;
+    expect(resumed.code, resumed.stderr).toBe(EXIT.ok);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ resumed_from: api, final_state: 'done' });
   });
 });
