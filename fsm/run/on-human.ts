@@ -31,7 +31,11 @@ export function onHumanAnswered(d: Draft, reply: HumanReply, by: string, approva
     exit_code: 0,
     duration_ms: Math.max(0, d.now - since),
     answer,
-    ...(reply.kind === 'edit' ? { edit: reply.text } : approvalEdit && humanAsk(state) === 'approval' ? { edit: '' } : {}),
+    ...(reply.kind === 'edit'
+      ? { edit: reply.text }
+      : approvalEdit && humanAsk(state) === 'approval'
+        ? { edit: '' }
+        : {}),
     by,
     at,
   };
