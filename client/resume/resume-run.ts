@@ -41,6 +41,7 @@ import { moveOntoThisRelease, readOpenRun } from './upgrade.js';
 import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
 import { ScopeBusyError } from '../scopes/scope-lock.js';
 import { lockWithQueueChoice } from '../commands/queue-flags.js';
+import { scopesSettled } from '../scopes/scopes-settled.js';
 import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../host/checkout.js';
 import { checkoutRootOf, checkoutWorkerForStart, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
@@ -238,6 +239,7 @@ async function continueStopped(
   const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
   // Waited for first only when it replaces a worker of another build (checkoutWorkerForStart).
   const { ready: workerReady } = await checkoutWorkerForStart(cwd, endpoint.address);
+  const lock = previous?.lock ? lockWithQueueChoice(previous.lock, opts) : undefined;
   const { interrupt, stop } = interruptible(opts.err);
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
@@ -255,7 +257,7 @@ async function continueStopped(
       // `--context` given to resume is data like run's (the stopped run's own keys are in its snapshot).
       dataContext: commandLineDataKeys(definition, context),
       // The new run asks for the scopes the stopped one had, as it asked for them (or waiting: --queue).
-      ...(previous?.lock ? { lock: lockWithQueueChoice(previous.lock, opts) } : {}),
+      ...(lock ? { lock } : {}),
     }).catch((err: unknown) => {
       // Another resume of this run won the race: its id is taken, or (seen first) it holds the scopes.
       const wonByOther =
@@ -272,6 +274,8 @@ async function continueStopped(
     });
     const line = `resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}`;
     if (opts.background) {
+      // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
+      await scopesSettled(client, newId, lock);
       printResumedInBackground(opts, { id: newId, resumedFrom: run.id, line: `${line}, in the background` });
       return EXIT.ok;
     }

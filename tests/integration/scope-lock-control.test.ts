@@ -2,8 +2,9 @@
  * Scope locks and the commands that control runs, through `ll-loop` itself (in process, against
  * the test run's server): `stop --force` gives the terminated run's scopes back before it returns,
  * so a run started right after is granted them; `rerun` and `resume` of a stopped run take
- * `--queue` like `run` and wait for their turn instead of exit 8. The checkout's worker (started on
- * demand) serves the runs and the checkout's lock queue.
+ * `--queue` like `run` and wait for their turn instead of exit 8; a background start the lock
+ * denies after the precheck let it through is reported by the command that started it (exit 8).
+ * The checkout's worker (started on demand) serves the runs and the checkout's lock queue.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { EXIT } from '../../client/exit-codes.js';
 import type { LockQueueReport } from '../../client/scopes/scope-queues.js';
 import { runCliInProcess } from '../support/cli.js';
 import { settle, waitFor } from '../support/processes.js';
-import { closeTemporal, project } from './harness.js';
+import { closeTemporal, project, temporal } from './harness.js';
 
 let saved: string | undefined;
 let savedState: string | undefined;
@@ -133,5 +134,42 @@ describe('scope locks and run control', () => {
     const resumed = await queued;
     expect(resumed.code, resumed.stderr).toBe(EXIT.ok);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ resumed_from: api, final_state: 'done' });
+  });
+
+  it('run and resume --background of a run the lock denies after the precheck: exit 8 naming the scope, the holder and the fix', async () => {
+    const cwd = checkout();
+    const api = await backgroundRun(cwd, 'api');
+    await holderId(cwd, 'api');
+    expect((await cli(cwd, 'stop', api)).code).toBe(EXIT.ok);
+    const whole = await backgroundRun(cwd, 'whole');
+    await holderId(cwd, 'whole');
+    // A lock workflow terminated by hand: the precheck finds no lock and lets the start through;
+    // the fresh lock rebuilds its holders from the running runs and denies the newcomer.
+    const { client } = await temporal();
+    const dropLock = async () => {
+      const lockId = (await queueOf(cwd))!.lock_workflow_id;
+      await client.workflow.getHandle(lockId).terminate('test: the lock vanished');
+    };
+
+    await dropLock();
+    const ran = await cli(cwd, 'run', 'api', '--background');
+    expect(ran.code, ran.stdout).toBe(EXIT.scopeBusy);
+    expect(ran.stdout).not.toContain('in the background');
+    expect(ran.stderr).toMatch(new RegExp(`did not start: scope src/api is busy: held by ${whole} \\(scope \\.\\)`));
+    expect(ran.stderr).toMatch(/fix: .*--queue/);
+
+    await waitFor(
+      'the rebuilt lock to hold the holder',
+      async () => (await queueOf(cwd))?.holders.length === 1,
+      20_000,
+    );
+    await dropLock();
+    const resumed = await cli(cwd, 'resume', api, '--background');
+    expect(resumed.code, resumed.stdout).toBe(EXIT.scopeBusy);
+    expect(resumed.stdout).not.toContain('in the background');
+    expect(resumed.stderr).toContain(`run ${api}-r1 did not start: scope src/api is busy: held by ${whole}`);
+
+    release(cwd, 'whole');
+    await waitFor('the holder to end', async () => (await queueOf(cwd))?.holders.length === 0, 30_000);
   });
 });
