@@ -7,8 +7,8 @@
  * waits for that answer and reports it (exit 8, naming the scope, the holder and the fix), rather
  * than printing "started … in the background" for a run that never began.
  */
-import { WorkflowFailedError, type Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import { closedFailure } from '../runs/closed-failure.js';
 import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
 import { SCOPE_LOCK_MEMO_KEY, type ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
@@ -46,15 +46,9 @@ export async function scopesSettled(
     if (Date.now() >= until) return;
     await new Promise((r) => setTimeout(r, LOOK_MS));
   }
-  const busy = await handle.result().then(
-    () => undefined,
-    (err: unknown) => {
-      const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
-      return cause instanceof ApplicationFailure && cause.type === SCOPE_BUSY ? cause : undefined;
-    },
-  );
-  if (!busy) return;
+  const busy = await closedFailure(handle).catch(() => undefined);
+  if (busy?.type !== SCOPE_BUSY) return;
   // It never began: the copy of its command's environment (secrets included) goes now.
   removeRunEnv(id);
-  throw ScopeBusyError.fromFailure(id, busy.message, busy.details?.[0] as ScopeBusyDetails | undefined);
+  throw ScopeBusyError.fromFailure(id, busy.message, busy.details as ScopeBusyDetails | undefined);
 }

@@ -158,6 +158,24 @@ describe('scope locks and run control', () => {
     expect(ran.stderr).toMatch(new RegExp(`did not start: scope src/api is busy: held by ${whole} \\(scope \\.\\)`));
     expect(ran.stderr).toMatch(/fix: .*--queue/);
 
+    // Afterwards the denied run says why it never began, wherever one looks.
+    const denied = /run (\S+) did not start/.exec(ran.stderr)?.[1] ?? '';
+    expect(denied).toMatch(/^api-/);
+    const status = await cli(cwd, 'status', denied);
+    expect(status.code, status.stderr).toBe(EXIT.ok);
+    expect(status.stdout).toContain(`run ${denied} did not start: scope src/api is busy: held by ${whole}`);
+    expect(status.stdout).toMatch(/fix: .*--queue/);
+    expect(status.stdout).not.toContain('ended without a loop result');
+    const history = await cli(cwd, 'history', 'api', denied);
+    expect(history.code, history.stderr).toBe(EXIT.ok);
+    expect(history.stdout).toContain(`run ${denied} did not start: scope src/api is busy`);
+    expect(history.stdout).not.toContain('no events match');
+    const failed = await cli(cwd, 'list', '--failed', '--json');
+    expect(failed.code, failed.stderr).toBe(EXIT.ok);
+    expect(
+      (JSON.parse(failed.stdout) as Array<{ id: string; outcome: string }>).find((r) => r.id === denied),
+    ).toMatchObject({ outcome: 'scope busy' });
+
     await waitFor(
       'the rebuilt lock to hold the holder',
       async () => (await queueOf(cwd))?.holders.length === 1,
