@@ -6,7 +6,7 @@
  */
 import { bool, str, type CommandContext } from '../command-table.js';
 import { parseDuration } from '../schedules/durations.js';
-import type { ScopeLockRequest } from '../../workflows/definitions.js';
+import type { QueueChoice } from '../scopes/queue-choice.js';
 
 /** The flags such a command declares. */
 export const QUEUE_FLAGS = {
@@ -14,27 +14,10 @@ export const QUEUE_FLAGS = {
   'queue-timeout': { type: 'string' },
 } as const;
 
-/** What the flags ask for; empty when neither was given. */
-export interface QueueChoice {
-  queue?: true;
-  queueTimeoutS?: number;
-}
-
+/** What `--queue` / `--queue-timeout D` on the command line ask for (empty: neither). */
 export function queueChoiceOf(ctx: CommandContext): QueueChoice {
   const raw = str(ctx, 'queue-timeout');
   const queueTimeoutS = raw === undefined ? undefined : parseDuration(raw, '--queue-timeout') / 1000;
   if (!bool(ctx, 'queue') && queueTimeoutS === undefined) return {};
   return { queue: true, ...(queueTimeoutS === undefined ? {} : { queueTimeoutS }) };
-}
-
-/**
- * The earlier run's scope lock request as the new run makes it: waiting (with the timeout given,
- * or none) when `--queue`/`--queue-timeout` says so, else as it was.
- */
-export function lockWithQueueChoice(lock: ScopeLockRequest, choice: QueueChoice): ScopeLockRequest {
-  if (!choice.queue) return lock;
-  const next: ScopeLockRequest = { ...lock, wait: true };
-  if (choice.queueTimeoutS === undefined) delete next.queueTimeoutS;
-  else next.queueTimeoutS = choice.queueTimeoutS;
-  return next;
 }

@@ -3,7 +3,7 @@
  * workflow is cancelled; its worker kills the running action's process group and the run
  * completes with `terminated_by: cancelled`, keeping its state, captured values and events.
  * Without a worker nothing can do that: `--force` terminates the run in Temporal instead, and
- * gives back the scopes it held (client/scopes/release-scopes.ts).
+ * gives back the scopes it held (client/control/release-scopes.ts).
  */
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import type { ExecutionResult } from '../../fsm/types.js';
@@ -15,7 +15,7 @@ import { createStyle } from '../reporters/style.js';
 import { closedResult, mayHaveResult, resolveRun } from '../runs/run-target.js';
 import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
-import { releaseScopesOf } from '../scopes/release-scopes.js';
+import { releaseScopesOf } from '../control/release-scopes.js';
 
 /** How long `stop` waits for the run to close, by default. */
 export const DEFAULT_STOP_WAIT_S = 30;

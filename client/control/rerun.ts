@@ -24,7 +24,7 @@ import { searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
 import { openSession } from '../temporal/session.js';
 import { forkPoint, HistoryGoneError, parseFrom } from './fork-point.js';
 import { OtherProjectRunError } from './run-control.js';
-import { lockWithQueueChoice } from '../commands/queue-flags.js';
+import { lockWithQueueChoice } from '../scopes/queue-choice.js';
 import { scopesSettled } from '../scopes/scopes-settled.js';
 
 export interface RerunOptions {

@@ -40,7 +40,7 @@ import { openSession, type Session } from '../temporal/session.js';
 import { moveOntoThisRelease, readOpenRun } from './upgrade.js';
 import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
 import { ScopeBusyError } from '../scopes/scope-lock.js';
-import { lockWithQueueChoice } from '../commands/queue-flags.js';
+import { lockWithQueueChoice } from '../scopes/queue-choice.js';
 import { scopesSettled } from '../scopes/scopes-settled.js';
 import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../host/checkout.js';
@@ -55,7 +55,7 @@ export interface ResumeOptions {
   /** `--background`: start (or hand over) the resumed run and return at once, like `run --background`. */
   background?: boolean;
   maxIterations?: number;
-  /** `--queue` / `--queue-timeout`: a stopped run's continuation waits for its scopes (queue-flags.ts). */
+  /** `--queue` / `--queue-timeout`: a stopped run's continuation waits for its scopes (client/scopes/queue-choice.ts). */
   queue?: true;
   queueTimeoutS?: number;
   json: boolean;

@@ -5,9 +5,15 @@
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { FailureInfo } from '../follow/run-close.js';
 
-export async function closedFailure(handle: WorkflowHandle): Promise<FailureInfo | undefined> {
+/** The failure's type (`ScopeBusy`, …), message and first detail. */
+export interface ClosedFailure {
+  type: string;
+  message: string;
+  details?: unknown;
+}
+
+export async function closedFailure(handle: WorkflowHandle): Promise<ClosedFailure | undefined> {
   return handle.result().then(
     () => undefined,
     (err: unknown) => {
