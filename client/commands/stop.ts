@@ -95,7 +95,8 @@ async function stopRun(
   if (opts.force) {
     await handle.terminate('stopped with ll-loop stop --force');
     // A terminated run cannot give its scopes back itself: this command does, before it returns.
-    await releaseScopesOf(client, id);
+    // Should that fail, the run is terminated all the same; the lock's liveness check frees them.
+    await releaseScopesOf(client, id).catch(() => undefined);
     return { id, outcome: 'terminated', status: 'terminated' };
   }
   const waitS = opts.waitS ?? DEFAULT_STOP_WAIT_S;
