@@ -39,14 +39,6 @@ const reviewLoop = (review: Record<string, unknown>, extra: Record<string, unkno
   });
 
 const approval = { timeout: 3600, on_yes: 'apply', on_no: 'park', on_edit: 'apply' };
-/** `apply` echoing the edit, empty or not, and a fallback when it is empty. */
-const editEcho = {
-  apply: {
-    action: 'echo "edit=[${captured.review.edit}] or [${captured.review.edit:-unedited}]"',
-    capture: 'applied',
-    next: 'done',
-  },
-};
 
 async function waiting(handle: WorkflowHandle, state = 'review') {
   await waitFor(
@@ -141,39 +133,6 @@ describe('human states on a real run', () => {
     });
     expect(edit.result.captured.review).toMatchObject({ answer: 'edit', edit: 'only the docs' });
     expect(edit.result.captured.applied?.output).toBe('applied: only the docs');
-  });
-
-  it('with approvalEdit a plain yes captures edit as the empty string: ${captured.review.edit} resolves', async () => {
-    const p = project();
-    const { client } = await temporal();
-    const run = await runLoop(reviewLoop(approval, editEcho), {
-      cwd: p.cwd,
-      approvalEdit: true,
-      onStarted: async (id) => {
-        const handle = client.workflow.getHandle(id);
-        await waiting(handle);
-        await answer(handle, { reply: { kind: 'yes' } });
-      },
-    });
-    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
-    expect(run.result.captured.review).toMatchObject({ answer: 'yes', edit: '' });
-    expect(run.result.captured.applied?.output).toBe('edit=[] or [unedited]');
-  });
-
-  it('without approvalEdit (an older release) a plain yes captures no edit: ${captured.review.edit} ends the run', async () => {
-    const p = project();
-    const { client } = await temporal();
-    const run = await runLoop(reviewLoop(approval, editEcho), {
-      cwd: p.cwd,
-      onStarted: async (id) => {
-        const handle = client.workflow.getHandle(id);
-        await waiting(handle);
-        await answer(handle, { reply: { kind: 'yes' } });
-      },
-    });
-    expect(run.result.captured.review).not.toHaveProperty('edit');
-    expect(run.result).toMatchObject({ final_state: 'apply' });
-    expect(run.result.error).toContain('undefined variable ${captured.review.edit}');
   });
 
   it('choice: an unknown option or another kind is refused and changes nothing; an option routes', async () => {
