@@ -55,6 +55,13 @@ export interface LoopWorkerOptions {
    * schedules are found (host/schedule-env.ts). Unset: scheduled runs have none here.
    */
   server?: string;
+  /**
+   * How long a run's next workflow task waits on this worker's sticky queue before Temporal hands
+   * it to the task queue (default: the SDK's, 10 s). Recorded with each task the worker completes,
+   * so it is how long a task (or query) waits for this worker once it has died — until the worker
+   * that takes over resets the runs' stickiness (worker/fail-over.ts).
+   */
+  stickyQueueScheduleToStartTimeout?: string;
 }
 
 /** How long one activation's workflow code may run without yielding (the SDK's default off the main thread). */
@@ -190,6 +197,9 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     // task. Measured with the same 1,000 parked runs: 1.08 GB steady (1.5 GB peak: V8 collects
     // the evicted runs late), against 1.7 GB. docs/decisions.md, "The checkout worker's cache".
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
+    ...(options.stickyQueueScheduleToStartTimeout === undefined
+      ? {}
+      : { stickyQueueScheduleToStartTimeout: options.stickyQueueScheduleToStartTimeout }),
   });
   return { worker, events };
 }

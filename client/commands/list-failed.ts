@@ -12,12 +12,17 @@ import { localTime, table } from '../reporters/table.js';
 import { listRuns, projectScope, type RunSummary } from '../runs/find-runs.js';
 import { withProjects } from './list.js';
 import { withSession } from '../temporal/session.js';
+import { closedFailure } from '../runs/closed-failure.js';
+import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
 
 /** One run as `list --failed` shows it. */
 export interface FailedListing {
   id: string;
   loop: string;
-  /** The loop's outcome (LoopStatus), or the workflow's status where the run recorded none. */
+  /**
+   * The loop's outcome (LoopStatus), or the workflow's status where the run recorded none;
+   * `scope busy` for a run its scope lock denied (it never began).
+   */
   outcome: string;
   final_state: string | null;
   started_at: string;
@@ -45,18 +50,33 @@ export async function failedListings(
         return listRuns(client, { where: BY_STATUS, ...scope });
       },
     );
-    return runs.filter((run) => run.parent === undefined).map(listing);
+    const top = runs.filter((run) => run.parent === undefined);
+    const rows = top.map(listing);
+    // Failed in Temporal without an outcome of its own: one denied its scopes says so.
+    await Promise.all(
+      top.map(async (run, i) => {
+        if (run.status !== 'FAILED' || !noOutcome(run)) return;
+        const failure = await closedFailure(client.workflow.getHandle(run.id)).catch(() => undefined);
+        if (failure?.type === SCOPE_BUSY) rows[i]!.outcome = SCOPE_BUSY_OUTCOME;
+      }),
+    );
+    return rows;
   });
+}
+
+/** The outcome a run denied its scopes shows (it never began: no state, no loop outcome). */
+export const SCOPE_BUSY_OUTCOME = 'scope busy';
+
+/** The run recorded no outcome of its own (LoopStatus): its workflow's status is all there is. */
+function noOutcome(run: RunSummary): boolean {
+  return !run.loopStatus || run.loopStatus === 'done' || run.loopStatus === 'running';
 }
 
 function listing(run: RunSummary): FailedListing {
   return {
     id: run.id,
     loop: run.loop,
-    outcome:
-      run.loopStatus && run.loopStatus !== 'done' && run.loopStatus !== 'running'
-        ? run.loopStatus
-        : run.status.toLowerCase().replace('_', ' '),
+    outcome: noOutcome(run) ? run.status.toLowerCase().replace('_', ' ') : run.loopStatus!,
     final_state: run.loopState ?? null,
     started_at: run.startTime.toISOString(),
     closed_at: run.closeTime?.toISOString() ?? null,

@@ -5,6 +5,9 @@
  * The report (client/runs/status-report.ts) is made by the checkout's worker when it is up
  * (client/runs/status-through-worker.ts), so the command then loads no Temporal SDK.
  */
+import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
+import type { ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
+import { ScopeBusyError } from '../scopes/scope-busy-error.js';
 import { fanoutLines } from '../reporters/fanout-line.js';
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import { spendLine } from '../../fsm/run/budget.js';
@@ -165,6 +168,15 @@ function printClosed(report: StatusReport, out: (t: string) => void): void {
   out(`${closedHeadline(report)}\n`);
   if (report.result) createHumanReporter(out, createStyle(false), 0).onResult(report.result, { instanceId: report.id });
   else if (report.status === 'completed') out('its result could not be read\n');
+  else if (report.failure?.type === SCOPE_BUSY) {
+    const busy = ScopeBusyError.fromFailure(
+      report.id,
+      report.failure.message,
+      report.failure.details as ScopeBusyDetails | undefined,
+    );
+    out(`${busy.message}: nothing of the loop ran\nfix: ${busy.fix ?? ''}\n`);
+  } else if (report.failure)
+    out(`it ended without a loop result (${report.status} in Temporal: ${report.failure.message})\n`);
   else out(`it ended without a loop result (${report.status} in Temporal)\n`);
 }
 
