@@ -139,13 +139,13 @@ export class ActionSpawner {
 
   /**
    * A whole burst in the spawner (activities/burst-loop.ts), waiting for it to start; its facts go
-   * to `onFact` as its actions end. `control`'s stop is passed on. Resolves to undefined when
-   * there is no spawner to run it (it could not start): the caller runs the burst itself. Rejects
-   * when the spawner goes away under it.
+   * to `onFact` as its actions end; `env` is its actions' whole environment (their run's).
+   * `control`'s stop is passed on. Resolves to undefined when there is no spawner to run it (it
+   * could not start): the caller runs the burst itself. Rejects when the spawner goes away under it.
    */
   burst(
     input: RunBurstInput,
-    env: Record<string, string> | undefined,
+    env: Record<string, string>,
     control: BurstControl,
     onFact: (fact: BurstFact) => void,
   ): Promise<BurstEnd<SpawnerFault> | undefined> {
@@ -185,7 +185,7 @@ export class ActionSpawner {
           return;
         }
         entry.child = this.child;
-        this.send({ t: 'burst', id, input, ...(env === undefined ? {} : { env }) });
+        this.send({ t: 'burst', id, input, env });
         control.signal.addEventListener('abort', onAbort, { once: true });
         if (control.signal.aborted) onAbort();
       };

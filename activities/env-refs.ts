@@ -1,28 +1,35 @@
 import type { EnvRef } from '../fsm/types.js';
+import { isMinimalEnv } from './action-env.js';
 
-/** A `${env.NAME}` without default whose variable is not set on the worker. */
+/**
+ * A `${env.NAME}` without default whose variable is not set in its run's environment. `minimal`:
+ * the run had no environment of its own (activities/action-env.ts), which the message says.
+ */
 export class UndefinedEnvError extends Error {
   override readonly name = 'UndefinedEnvError';
   constructor(
     readonly variable: string,
     readonly state: string,
+    minimal = false,
   ) {
     super(
       `environment variable ${variable} is not set on the worker (used as \${env.${variable}} in state ${state}); ` +
-        `set it or write \${env.${variable}:-default}`,
+        (minimal
+          ? `this run has no environment of its own here (no file of its command or schedule on this machine), so it sees only the worker's minimal one: start it, or make its schedule, from a command that has ${variable}, or write \${env.${variable}:-default}`
+          : `set it or write \${env.${variable}:-default}`),
     );
   }
 }
 
 /**
- * Looks up one reference in the worker's environment.
+ * Looks up one reference in its run's environment (activities/action-env.ts).
  * Rules (seed semantics): unset or empty with a default → the default; set (even empty) without a
  * default → its value; unset without a default → {@link UndefinedEnvError}.
  */
 export function resolveEnvRef(ref: EnvRef, state: string, processEnv: NodeJS.ProcessEnv = process.env): string {
   const value = processEnv[ref.name];
   if ((value === undefined || value === '') && ref.default !== undefined) return ref.default;
-  if (value === undefined) throw new UndefinedEnvError(ref.name, state);
+  if (value === undefined) throw new UndefinedEnvError(ref.name, state, isMinimalEnv(processEnv));
   return value;
 }
 

@@ -73,7 +73,8 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
         file: cli.binary,
         args,
         cwd: input.cwd,
-        env: definedEnv(injected),
+        // The host CLI's whole environment: the run's (activities/action-env.ts).
+        env: definedEnv(workerEnv),
         // The prompt holds the action's output: stdin, never argv (host-cli.ts promptArgs).
         input: evaluationPrompt(input.prompt, input.output, input.schema_errors),
         secrets: maskableSecrets(secretValues([], input.mask_env, workerEnv)),

@@ -25,7 +25,7 @@ export function createActivities(
     evaluateLlm: makeEvaluateLlm(deps),
     diffStat: makeDiffStat(),
     loadSubloop,
-    notifyHuman: makeNotifyHuman(),
+    notifyHuman: makeNotifyHuman(process.env, deps),
     ...makePlacementActivities(deps.place),
     ...makeScopeLockActivities(deps.client),
     ...itemWorktreeActivities,

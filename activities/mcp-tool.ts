@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_EXIT } from '../fsm/evaluators/mcp-result.js';
 import type { ActionResult, McpCall, RunActionInput } from '../fsm/types.js';
@@ -49,7 +49,22 @@ class McpFailure extends Error {
   }
 }
 
-/** Run one MCP tool call; `workerEnv` fills `${env.*}` and `${VAR}` in `.mcp.json`. */
+/**
+ * The SDK's default variables for a server (HOME, LOGNAME, PATH, SHELL, TERM, USER), from the
+ * run's environment, not the worker's (activities/action-env.ts). The SDK adds its own reading of
+ * them from this process under these: a name the run lacks is the worker's (none is a secret).
+ */
+function defaultEnvironment(runEnv: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of DEFAULT_INHERITED_ENV_VARS) {
+    const value = runEnv[name];
+    // As the SDK does: a value that is a shell function is not passed on.
+    if (value !== undefined && !value.startsWith('()')) out[name] = value;
+  }
+  return out;
+}
+
+/** Run one MCP tool call; `workerEnv` (the run's environment) fills `${env.*}` and `${VAR}` in `.mcp.json`. */
 export async function runMcpTool(
   input: RunActionInput,
   workerEnv: NodeJS.ProcessEnv,
@@ -98,7 +113,7 @@ export async function runMcpTool(
   const transport = new StdioClientTransport({
     command: server.command!,
     args: server.args ?? [],
-    env: { ...getDefaultEnvironment(), ...(server.env ?? {}) },
+    env: { ...defaultEnvironment(workerEnv), ...(server.env ?? {}) },
     cwd: input.cwd,
     stderr: 'pipe',
   });

@@ -11,6 +11,7 @@ import { execa } from 'execa';
 import { renderShell } from '../fsm/shell-render.js';
 import type { InterpolationScope } from '../fsm/interpolate.js';
 import type { NotifyHumanInput } from '../workflows/activity-types.js';
+import { currentContext, definedEnv, injectedEnv, type ActivityDeps } from './run-action.js';
 
 /** How long a hook may run. */
 const NOTIFY_TIMEOUT_MS = 60_000;
@@ -21,6 +22,7 @@ const HOOK = '__ll_human';
 export function renderNotify(
   command: string,
   input: NotifyHumanInput,
+  runEnv: NodeJS.ProcessEnv = process.env,
 ): { script: string; vars: Record<string, string> } {
   const aliased = command.replace(
     /\$\{(prompt|run_id|state|command)\}/g,
@@ -37,19 +39,27 @@ export function renderNotify(
   };
   const rendered = renderShell(aliased, scope);
   const env: Record<string, string> = {};
-  for (const [name, ref] of Object.entries(rendered.env)) env[name] = process.env[ref.name] ?? ref.default ?? '';
+  for (const [name, ref] of Object.entries(rendered.env)) env[name] = runEnv[ref.name] ?? ref.default ?? '';
   return { script: rendered.script, vars: { ...rendered.vars, ...env } };
 }
 
-export function makeNotifyHuman(env: NodeJS.ProcessEnv = process.env) {
+/**
+ * `workerEnv`: where `LL_NOTIFY` is read (the worker's setting); the hook itself runs with its
+ * run's environment (activities/action-env.ts), which its `${env.*}` reads too.
+ */
+export function makeNotifyHuman(workerEnv: NodeJS.ProcessEnv = process.env, deps: ActivityDeps = {}) {
   return async (input: NotifyHumanInput): Promise<{ ran: boolean; exit_code?: number; error?: string }> => {
-    const command = input.command ?? env.LL_NOTIFY;
+    const command = input.command ?? workerEnv.LL_NOTIFY;
     if (command === undefined || command.trim() === '') return { ran: false };
+    const run = currentContext()?.info.workflowExecution?.workflowId ?? input.runId;
+    const runEnv = injectedEnv(deps, run) ?? process.env;
     try {
-      const { script, vars } = renderNotify(command, input);
+      const { script, vars } = renderNotify(command, input, runEnv);
       const r = await execa('bash', ['-c', script], {
         cwd: input.cwd,
+        extendEnv: false,
         env: {
+          ...definedEnv(runEnv),
           ...vars,
           LL_PROMPT: input.prompt,
           LL_RUN_ID: input.runId,

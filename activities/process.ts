@@ -22,7 +22,10 @@ export interface RunProcessOptions {
   file: string;
   args: string[];
   cwd: string;
-  /** Added to the worker's environment (`extendEnv`). */
+  /**
+   * The process's whole environment: nothing of this process's own is added (a worker's
+   * environment is that of whoever started it; an action gets its run's: activities/action-env.ts).
+   */
   env: Record<string, string>;
   timeoutMs: number;
   /** Aborting kills the process group; the result then has exit_code 130 and error 'cancelled'. */
@@ -80,10 +83,10 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   if (opts.signal?.aborted) return { output: '', stderr: '', exit_code: 130, duration_ms: 0, error: 'cancelled' };
 
   // Spawned behind the gate (spawn-gate.ts): the action starts only once its group is tracked.
-  const gated = gatedSpawn(opts.file, opts.args, { ...process.env, ...opts.env });
+  const gated = gatedSpawn(opts.file, opts.args, opts.env);
   if (gated.file !== opts.file) {
     // Behind `sh` a missing program would be sh's 127, not a failed start: looked up first.
-    const missing = findExecutable(opts.file, opts.cwd, opts.env.PATH ?? process.env.PATH);
+    const missing = findExecutable(opts.file, opts.cwd, opts.env.PATH);
     if (missing !== undefined) throw spawnFailure(opts, missing);
   }
   const child = startGated(gated, opts);
@@ -242,8 +245,8 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
 
 /**
  * Spawns the gate with Node's own `spawn` (no wrapper library: this is the hot path of every quick
- * action, and the spawner's memory is what each fork copies). The action's environment is the
- * worker's with `opts.env` over it; its own process group (`detached`); stdin a pipe only for
+ * action, and the spawner's memory is what each fork copies). The action's environment is
+ * `opts.env` (with the gate's BASH_ENV); its own process group (`detached`); stdin a pipe only for
  * `input`; fd 3 the gate. A spawn that throws at once (arguments Node refuses) is returned as a
  * child that never started, as one whose spawn failed later is.
  */

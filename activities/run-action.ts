@@ -29,13 +29,15 @@ import {
 /** What the activities read from the worker (injectable for tests). */
 export interface ActivityDeps {
   /**
-   * The worker environment: the only source of `${env.*}` values and host CLI settings, and
-   * overlaid on `process.env` for children. Default: `process.env`.
+   * The environment of every run's processes: the only source of `${env.*}` values, host CLI
+   * settings and API keys, and the whole environment of the processes a run starts (tests, and
+   * a process serving one run). Default: {@link envFor}'s.
    */
   env?: NodeJS.ProcessEnv;
   /**
-   * The environment a run's command left for it (host/run-env.ts), by workflow id; used when
-   * `env` is not injected. Undefined for a run without one: the worker's own environment.
+   * A run's environment, by workflow id (activities/action-env.ts runEnvSource: its command's,
+   * its schedule's, else the worker's minimal one); used when `env` is not given. Neither given
+   * (direct calls): `process.env`.
    */
   envFor?: (workflowId: string) => NodeJS.ProcessEnv | undefined;
   /** Where this worker is, for portable runs (activities/placement.ts); unset: it takes none. */
@@ -195,7 +197,8 @@ async function runHostPrompt(
   hooks: ReturnType<typeof activityHooks>,
 ): Promise<ActionResult> {
   const workerEnv = injected ?? process.env;
-  const env = definedEnv(injected);
+  // The host CLI's whole environment: the run's (activities/action-env.ts).
+  const env = definedEnv(workerEnv);
   if (input.prompt === undefined) return setupErrorResult(`state ${input.state}: prompt action without a prompt`);
   let prompt: string;
   try {

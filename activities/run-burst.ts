@@ -3,7 +3,8 @@
  * (activities/burst-loop.ts: the pure core deciding between them). Only the facts are returned —
  * the actions' results, output masked as any action's (`mask_env`) — and the workflow feeds them to
  * the same core in the same order, recording the events a run of one action per activity records.
- * `${env.*}` values are read on this worker only, as for `runAction`.
+ * `${env.*}` values are read on this worker only, from the run's environment, which is also its
+ * actions' whole environment (activities/action-env.ts), as for `runAction`.
  *
  * The burst runs in the worker's action spawner (activities/action-spawner.ts), or here while it
  * starts or when there is none; either way this activity is what Temporal sees: it passes the
@@ -60,7 +61,7 @@ export function makeRunBurst(
       let end: BurstEnd<SpawnerFault> | BurstEnd | undefined;
       try {
         if (spawner !== undefined && (spawner.up || inWorker > 0))
-          end = await spawner.burst(input, injected === undefined ? undefined : definedEnv(injected), control, onFact);
+          end = await spawner.burst(input, definedEnv(injected ?? process.env), control, onFact);
         // Here when there is no spawner (or it could not start), and for one burst at a time while
         // it starts: the first run after a pause does not wait for it.
         if (end === undefined) {

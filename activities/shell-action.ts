@@ -1,7 +1,8 @@
 /**
- * One shell action, from its request to its result: `${env.*}` resolved from the worker's
- * environment, the values it masks, its `bash` started (large values through files:
- * shell-launch.ts), its output captured, then its stdout signal and `output_schema` read.
+ * One shell action, from its request to its result: `${env.*}` resolved from its run's
+ * environment (activities/action-env.ts), the values it masks, its `bash` started with exactly
+ * that environment (large values through files: shell-launch.ts), its output captured, then its
+ * stdout signal and `output_schema` read.
  *
  * Shared by the `runAction` activity and by bursts wherever they run (the worker, or its action
  * spawner: activities/burst-loop.ts), so it imports nothing of Temporal's: a fault it cannot turn
@@ -66,8 +67,8 @@ export interface ShellHooks {
 
 /**
  * Runs shell action `input` to its result. `injected`: the environment its run was given
- * (host/run-env.ts), overlaid on this process's for the action and the only source of its
- * `${env.*}` values when set; undefined: this process's own.
+ * (activities/action-env.ts), the action's whole environment (with ll-loop's `LL_*` for it) and
+ * the only source of its `${env.*}` values; undefined: this process's own (direct calls).
  */
 export async function runShellAction(
   input: RunActionInput,
@@ -78,8 +79,8 @@ export async function runShellAction(
   const shell = input.shell;
   if (shell === undefined) return setupErrorResult(`state ${input.state}: shell action without a command`);
   const workerEnv = injected ?? process.env;
-  // Only an injected environment needs copying; process.env is the spawn's base.
-  const env = definedEnv(injected);
+  // Exactly the run's environment: nothing of the process that starts the action is added.
+  const env = definedEnv(workerEnv);
   let envValues: Record<string, string>;
   try {
     envValues = resolveEnvRefs(shell.env, input.state, workerEnv).values;

@@ -13,11 +13,17 @@
  *   environment of its children either.
  * - A script (prelude included) above {@link INLINE_SCRIPT_BYTES} is written to such a file too and
  *   sourced (`. file`): bash reads a sourced file whole before running it.
- * - The files are removed by `cleanup()` once the action ended.
+ * - The files are removed by `cleanup()` once the action ended. A process killed before that
+ *   (SIGKILL, a crash) cannot remove them: each directory is named after the pid of the process
+ *   that made it (`ll-loop-action-<pid>-XXXXXX`), and {@link sweepDeadActionDirs} removes those of
+ *   processes that are gone, as a worker starts and with its sweeps of run environments
+ *   (worker/run-env-sweep.ts). Bash reads the files as it starts, so one older than a day left by
+ *   an earlier release (`ll-loop-action-XXXXXX`, no pid) serves nothing and is removed too.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sweepDeadPidDirs } from './spawn-gate.js';
 
 /** Larger values go through a file. */
 export const INLINE_VALUE_BYTES = 32 * 1024;
@@ -25,6 +31,41 @@ export const INLINE_VALUE_BYTES = 32 * 1024;
 export const INLINE_TOTAL_BYTES = 256 * 1024;
 /** A larger script is sourced from a file rather than passed as `bash -c` argument. */
 export const INLINE_SCRIPT_BYTES = 64 * 1024;
+
+/** An action's directory: the pid of the process that made it, then mkdtemp's suffix. */
+const ACTION_DIR_PREFIX = 'll-loop-action-';
+const ACTION_DIR = /^ll-loop-action-(\d+)-[A-Za-z0-9]{6}$/;
+/** A directory of an earlier release, which named none after its process. */
+const LEGACY_ACTION_DIR = /^ll-loop-action-[A-Za-z0-9]{6}$/;
+/** A legacy directory older than this serves no action any more (its bash read it as it started). */
+const LEGACY_AGE_MS = 24 * 3600_000;
+
+/**
+ * Remove the directories of large values in `dir` (default: the temporary directory) whose
+ * process is gone, and legacy ones older than a day; only this user's. Returns their names.
+ */
+export function sweepDeadActionDirs(dir: string = tmpdir(), now: number = Date.now()): string[] {
+  const removed = sweepDeadPidDirs(ACTION_DIR, dir);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => LEGACY_ACTION_DIR.test(n));
+  } catch {
+    return removed;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      const stat = statSync(path);
+      if ((uid !== undefined && stat.uid !== uid) || now - stat.mtimeMs < LEGACY_AGE_MS) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+  return removed;
+}
 
 /** How to start bash for one action. */
 export interface ShellLaunch {
@@ -47,7 +88,7 @@ function shellQuote(s: string): string {
  */
 export function prepareShell(script: string, values: Record<string, string>, dir: string = tmpdir()): ShellLaunch {
   let tmp: string | undefined;
-  const files = (): string => (tmp ??= mkdtempSync(join(dir, 'll-loop-action-')));
+  const files = (): string => (tmp ??= mkdtempSync(join(dir, `${ACTION_DIR_PREFIX}${process.pid}-`)));
   const cleanup = (): void => {
     if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
   };

@@ -81,24 +81,35 @@ const GATE_DIR = /^ll-loop-gate-(\d+)-[A-Za-z0-9]{6}$/;
  * left alone; so is anything else there.
  */
 export function sweepDeadGateDirs(dir: string = tmpdir()): void {
+  sweepDeadPidDirs(GATE_DIR, dir);
+}
+
+/**
+ * Remove the directories in `dir` whose name `pattern` matches, its first group the pid of the
+ * process that made them, when that process is gone and they are this user's; returns their names.
+ */
+export function sweepDeadPidDirs(pattern: RegExp, dir: string = tmpdir()): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return;
+    return [];
   }
   const uid = process.getuid?.();
+  const removed: string[] = [];
   for (const name of names) {
-    const pid = Number(GATE_DIR.exec(name)?.[1]);
+    const pid = Number(pattern.exec(name)?.[1]);
     if (!pid || pid === process.pid || pidAlive(pid)) continue;
     const path = join(dir, name);
     try {
       if (uid !== undefined && statSync(path).uid !== uid) continue;
       rmSync(path, { recursive: true, force: true });
+      removed.push(name);
     } catch {
       // gone already, or not ours to remove
     }
   }
+  return removed;
 }
 
 /**
@@ -129,8 +140,8 @@ function bashGateFile(): string | undefined {
 const BASH_START_UP_NAMES = ['BASH_ENV', 'POSIXLY_CORRECT', 'SHELLOPTS'];
 
 /**
- * What to spawn for `file args` behind the gate, with `env` the action's environment over the
- * worker's: bash directly with the gate as its start-up file when `file` is `bash` and nothing
+ * What to spawn for `file args` behind the gate, with `env` the action's whole environment: bash
+ * directly with the gate as its start-up file when `file` is `bash` and nothing
  * in the environment or the process changes bash's start-up (a BASH_ENV of the user's own, posix
  * mode, set-id), else {@link GATE_SHELL} with {@link gateArgs}.
  */

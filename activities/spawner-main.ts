@@ -20,10 +20,6 @@ import { SpawnError, runProcess } from './process.js';
 import { BurstControl, runBurstLoop } from './burst-loop.js';
 import { ShellSetupFault, runShellAction } from './shell-action.js';
 import type { SpawnerFault, SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
-import { restoreWorkerEnv } from './spawner-env.js';
-
-// Before any action starts: they run with the worker's environment (runProcess reads process.env).
-restoreWorkerEnv(process.env);
 
 /** What stops each running action or burst, by id. */
 const running = new Map<number, { abort: (why?: 'stop' | 'cancel', at?: number) => void }>();

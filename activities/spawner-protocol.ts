@@ -19,10 +19,10 @@ export interface SpawnerFault {
 export type SpawnerRequest =
   | { t: 'run'; id: number; opts: SpawnerOptions }
   /**
-   * A whole burst (activities/burst-loop.ts); `env`: the environment its run was given
-   * (host/run-env.ts), unset for the worker's own.
+   * A whole burst (activities/burst-loop.ts); `env`: its run's environment (activities/action-env.ts),
+   * its actions' whole environment and the source of their `${env.*}`.
    */
-  | { t: 'burst'; id: number; input: RunBurstInput; env?: Record<string, string> }
+  | { t: 'burst'; id: number; input: RunBurstInput; env: Record<string, string> }
   /** Stop action or burst `id`; a burst's `why` and its time. */
   | { t: 'abort'; id: number; why?: BurstStopReason; at?: number };
 

@@ -4,18 +4,20 @@
  * `FOO=bar ll-loop run x` to give the run `${env.FOO}` = bar. The command therefore leaves its
  * environment for the worker in a file only the user can read, outside the checkout (never in
  * Temporal history, never under `.loops/`), keyed by the run's id; the worker reads it when it
- * runs the run's actions (and its sub-loops'), and removes it when the run ends. Runs without a
- * file (schedules) get the worker's own environment.
+ * runs the run's actions (and its sub-loops'), and removes it when the run ends.
  *
  * The file holds every variable of the caller, secrets included, so it must not outlive the run:
  * the command removes it when the run does not start or is refused (scope busy, removed from its
  * queue), the worker when the run ends, and a worker sweeps the files of runs that are over
  * (worker/run-env-sweep.ts). The file records the Temporal server the run was started on, so a
  * worker of another server never judges it.
+ *
+ * A run without a file of its own or of an ancestor takes its schedule's (host/schedule-env.ts),
+ * else the worker's minimal environment, never all of the worker's (activities/action-env.ts).
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** `LL_STATE_DIR`, else `$XDG_STATE_HOME/ll-loop`, else `~/.local/state/ll-loop`. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -53,15 +55,21 @@ const FORMAT_KEY = 'll_loop_run_env';
 export interface RunEnvFile {
   [FORMAT_KEY]: 2;
   server?: string;
+  /** A schedule's file (host/schedule-env.ts): the schedule's id. */
+  schedule?: string;
   env: Record<string, string>;
 }
 
 /** The parsed contents of a run's file, in either format. */
-export function parseRunEnvFile(text: string): { server?: string; env: NodeJS.ProcessEnv } {
+export function parseRunEnvFile(text: string): { server?: string; schedule?: string; env: NodeJS.ProcessEnv } {
   const parsed = JSON.parse(text) as Partial<RunEnvFile> & NodeJS.ProcessEnv;
   if (parsed && typeof parsed === 'object' && (parsed as Partial<RunEnvFile>)[FORMAT_KEY] === 2) {
     const f = parsed as RunEnvFile;
-    return { ...(typeof f.server === 'string' ? { server: f.server } : {}), env: f.env ?? {} };
+    return {
+      ...(typeof f.server === 'string' ? { server: f.server } : {}),
+      ...(typeof f.schedule === 'string' ? { schedule: f.schedule } : {}),
+      env: f.env ?? {},
+    };
   }
   return { env: parsed as NodeJS.ProcessEnv };
 }
@@ -76,14 +84,28 @@ export function writeRunEnv(
   opts: { exclusive?: boolean; server?: string } = {},
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
-  const dir = runEnvDir(env);
+  return writeEnvFile(fileOf(workflowId, env), values, opts);
+}
+
+/** Writes an environment file at `path` (mode 0600; its directory made 0700). See {@link writeRunEnv}. */
+export function writeEnvFile(
+  path: string,
+  values: NodeJS.ProcessEnv,
+  opts: { exclusive?: boolean; server?: string; schedule?: string } = {},
+): boolean {
+  const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const defined: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) if (v !== undefined) defined[k] = v;
-  const file: RunEnvFile = { [FORMAT_KEY]: 2, ...(opts.server ? { server: opts.server } : {}), env: defined };
+  const file: RunEnvFile = {
+    [FORMAT_KEY]: 2,
+    ...(opts.server ? { server: opts.server } : {}),
+    ...(opts.schedule ? { schedule: opts.schedule } : {}),
+    env: defined,
+  };
   try {
-    writeFileSync(fileOf(workflowId, env), JSON.stringify(file), { mode: 0o600, flag: opts.exclusive ? 'wx' : 'w' });
+    writeFileSync(path, JSON.stringify(file), { mode: 0o600, flag: opts.exclusive ? 'wx' : 'w' });
     return true;
   } catch (err) {
     if (opts.exclusive && (err as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -106,13 +128,14 @@ export function runEnvFor(workflowId: string, env: NodeJS.ProcessEnv = process.e
   // (workflows/run-child.ts, run-fanout.ts), and either nests: the nearest run above with a file
   // is the one whose command started them all. One segment at a time, so both are found.
   for (let id = workflowId; ; id = id.slice(0, id.lastIndexOf('.'))) {
-    const found = readRunEnv(fileOf(id, env));
+    const found = readEnvFile(fileOf(id, env));
     if (found) return found;
     if (!id.includes('.')) return undefined;
   }
 }
 
-function readRunEnv(path: string): NodeJS.ProcessEnv | undefined {
+/** The variables of the environment file at `path` (cached while it is unchanged); undefined when there is none. */
+export function readEnvFile(path: string): NodeJS.ProcessEnv | undefined {
   let mtimeMs: number;
   try {
     mtimeMs = statSync(path).mtimeMs;

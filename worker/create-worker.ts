@@ -3,6 +3,7 @@
  * sinks. Used in-process by `ll-loop run`, by tests, and (later) by `ll-loop worker`.
  */
 import { existsSync } from 'node:fs';
+import { Context } from '@temporalio/activity';
 import { Client } from '@temporalio/client';
 import {
   bundleWorkflowCode,
@@ -21,9 +22,11 @@ import { isLoopFailedMessage } from '../fsm/run/outcome.js';
 import { startGroupWatchdog } from '../activities/group-reaper.js';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { EventHub } from './event-hub.js';
-import { runEnvFor, stateDir } from '../host/run-env.js';
+import { stateDir } from '../host/run-env.js';
+import { minimalEnvNote, runEnvSource } from '../activities/action-env.js';
 import { join } from 'node:path';
 import { sweepJournal } from '../activities/action-journal.js';
+import { sweepDeadActionDirs } from '../activities/shell-launch.js';
 import { PREBUILT_BUNDLE, workflowsEntry } from '../host/paths.js';
 import { withoutWorkflowStackTraces } from './workflow-stack-traces.js';
 
@@ -47,6 +50,18 @@ export interface LoopWorkerOptions {
    * {@link WORKFLOW_DEADLOCK_TIMEOUT}); the deadlock detector's test shortens it.
    */
   deadlockTimeout?: string;
+  /**
+   * This worker's server as serverKey (host/run-env.ts) names it: where the environment files of
+   * schedules are found (host/schedule-env.ts). Unset: scheduled runs have none here.
+   */
+  server?: string;
+  /**
+   * How long a run's next workflow task waits on this worker's sticky queue before Temporal hands
+   * it to the task queue (default: the SDK's, 10 s). Recorded with each task the worker completes,
+   * so it is how long a task (or query) waits for this worker once it has died — until the worker
+   * that takes over resets the runs' stickiness (worker/fail-over.ts).
+   */
+  stickyQueueScheduleToStartTimeout?: string;
 }
 
 /** How long one activation's workflow code may run without yielding (the SDK's default off the main thread). */
@@ -108,6 +123,15 @@ export function actionJournalDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(stateDir(env), 'action-journal');
 }
 
+/** A warning in the current activity's log (the worker's log); nothing outside an activity. */
+function activityLog(line: string): void {
+  try {
+    Context.current().log.warn(line);
+  } catch {
+    // Not in an activity (a direct call): nobody to tell.
+  }
+}
+
 /** The prebuilt bundle (LL_WORKFLOW_BUNDLE in tests), else a bundle made from source now. */
 export async function workflowBundle(bundlePath?: string): Promise<WorkflowBundleOption> {
   const path = bundlePath ?? process.env.LL_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE;
@@ -122,16 +146,21 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
   // Completed actions are journaled on this machine (activities/action-journal.ts); old runs' entries go.
   const journalDir = options.activityDeps?.journalDir ?? actionJournalDir();
   sweepJournal(journalDir);
+  // Large values' files of actions whose worker or spawner was killed (activities/shell-launch.ts).
+  sweepDeadActionDirs();
   withoutWorkflowStackTraces();
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(options.bundlePath),
-    // Each run's actions see the environment its command left (host/run-env.ts); the scope
-    // lock's activities call Temporal, on the worker's own connection unless given a client.
+    // Each run's processes see its environment, never the worker's (activities/action-env.ts); the
+    // scope lock's activities call Temporal, on the worker's own connection unless given a client.
     activities: createActivities({
-      envFor: runEnvFor,
+      envFor: runEnvSource({
+        ...(options.server === undefined ? {} : { server: options.server }),
+        onMinimal: (workflowId, env) => activityLog(minimalEnvNote(workflowId, env)),
+      }),
       ...options.activityDeps,
       journalDir,
       client:
@@ -168,6 +197,9 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     // task. Measured with the same 1,000 parked runs: 1.08 GB steady (1.5 GB peak: V8 collects
     // the evicted runs late), against 1.7 GB. docs/decisions.md, "The checkout worker's cache".
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
+    ...(options.stickyQueueScheduleToStartTimeout === undefined
+      ? {}
+      : { stickyQueueScheduleToStartTimeout: options.stickyQueueScheduleToStartTimeout }),
   });
   return { worker, events };
 }

@@ -38,6 +38,34 @@ export function isDeadWorker(identity: string | null | undefined, host: string):
   return parsed !== undefined && parsed.host === host && parsed.pid !== process.pid && !pidAlive(parsed.pid);
 }
 
+/**
+ * Send the next workflow tasks (and queries) of the open runs on `taskQueue` to that queue, not to
+ * the sticky queue of the worker that ran them last (ResetStickyTaskQueue). A worker keeps each
+ * run it served in its cache and asks Temporal to hand it the run's next tasks on a queue of its
+ * own; once that worker is dead, a task or query sent there waits out its schedule-to-start
+ * timeout (10 s) before Temporal gives it to the run's queue — `ll-loop answer` right after a
+ * worker kill waited that long for the run's status. A worker taking the checkout over starts with
+ * an empty cache and is the only one polling the checkout's queue, so every such sticky queue is a
+ * previous worker's: none of them can serve the run faster than the queue itself. Returns the runs
+ * reset; a run that closed meanwhile is skipped.
+ */
+export async function forgetStickyQueues(client: Client, taskQueue: string): Promise<string[]> {
+  const reset: string[] = [];
+  const query = `TaskQueue = '${taskQueue.replaceAll("'", "\\'")}' AND ExecutionStatus = 'Running'`;
+  for await (const run of client.workflow.list({ query })) {
+    try {
+      await client.workflowService.resetStickyTaskQueue({
+        namespace: client.options.namespace,
+        execution: { workflowId: run.workflowId, runId: run.runId },
+      });
+      reset.push(run.workflowId);
+    } catch {
+      // Closed in between: it has no next task.
+    }
+  }
+  return reset;
+}
+
 /** Fail over the running actions of dead workers of `host` in the open runs on `taskQueue`. */
 export async function failOverDeadWorkers(client: Client, taskQueue: string, host: string): Promise<FailedOver[]> {
   const done: FailedOver[] = [];

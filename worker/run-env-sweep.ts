@@ -8,11 +8,18 @@
  * for this server, is older than {@link NOT_FOUND_GRACE_MS} (a command writes it just before it
  * starts the run). A file of another server, or of an older release that recorded no server and
  * whose run is not found here, is left alone: that run may be open elsewhere.
+ *
+ * A schedule's file (host/schedule-env.ts) goes when its schedule is not found on the worker's
+ * server {@link NOT_FOUND_GRACE_MS} after it was written (deleted other than by `schedule delete`,
+ * which removes it itself). Each sweep also removes the large values' files of actions whose
+ * process was killed (activities/shell-launch.ts).
  */
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { ScheduleNotFoundError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { parseRunEnvFile, runEnvDir, runIdOfFile } from '../host/run-env.js';
+import { scheduleEnvDir } from '../host/schedule-env.js';
+import { sweepDeadActionDirs } from '../activities/shell-launch.js';
 
 /** A file whose run this worker's server does not know is kept this long after it was written. */
 export const NOT_FOUND_GRACE_MS = 10 * 60_000;
@@ -69,6 +76,39 @@ async function isOver(path: string, id: string, opts: SweepOptions): Promise<boo
   }
 }
 
+/** Remove the files of schedules gone from this server; returns their schedule ids. */
+export async function sweepScheduleEnv(opts: SweepOptions): Promise<string[]> {
+  const dir = scheduleEnvDir(opts.env);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    let written: number;
+    let file: ReturnType<typeof parseRunEnvFile>;
+    try {
+      written = statSync(path).mtimeMs;
+      file = parseRunEnvFile(readFileSync(path, 'utf8'));
+    } catch {
+      continue; // gone meanwhile, or being written
+    }
+    if (file.server !== opts.server || file.schedule === undefined) continue;
+    if ((opts.now ?? Date.now)() - written <= NOT_FOUND_GRACE_MS) continue;
+    try {
+      await opts.client.schedule.getHandle(file.schedule).describe();
+    } catch (err) {
+      if (!(err instanceof ScheduleNotFoundError)) continue; // the server did not answer: next time
+      rmSync(path, { force: true });
+      removed.push(file.schedule);
+    }
+  }
+  return removed;
+}
+
 /** Sweep now and every SWEEP_INTERVAL_MS until the returned function is called; errors are logged. */
 export function startRunEnvSweeps(opts: SweepOptions & { log: (line: string) => void }): () => void {
   let running = false;
@@ -81,6 +121,10 @@ export function startRunEnvSweeps(opts: SweepOptions & { log: (line: string) => 
         opts.log(
           `removed the environment files of ${removed.length} ended run${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`,
         );
+      const schedules = await sweepScheduleEnv(opts);
+      if (schedules.length) opts.log(`removed the environment files of deleted schedules: ${schedules.join(', ')}`);
+      const dirs = sweepDeadActionDirs();
+      if (dirs.length) opts.log(`removed the value files of killed actions: ${dirs.join(', ')}`);
     } catch (err) {
       opts.log(`could not sweep run environment files: ${(err as Error).message}`);
     } finally {

@@ -22,6 +22,8 @@ export class HumanDesk {
     private readonly def: LoopDefinition,
     private readonly runId: string,
     private readonly snapshot: () => Snapshot,
+    /** The run's `approvalEdit` rule (RunRules): handed to the core with each answer. */
+    private readonly approvalEdit = false,
   ) {
     setHandler(
       answerHumanUpdate,
@@ -119,7 +121,13 @@ export class HumanDesk {
     }
     const got = this.accepted!;
     this.accepted = undefined;
-    return { type: 'human_answered', reply: got.reply, by: got.by, now: Date.now() };
+    return {
+      type: 'human_answered',
+      reply: got.reply,
+      by: got.by,
+      now: Date.now(),
+      ...(this.approvalEdit ? { approvalEdit: true as const } : {}),
+    };
   }
 }
 

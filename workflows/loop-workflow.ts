@@ -148,7 +148,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       },
     },
   );
-  const humans = new HumanDesk(def, instanceId, () => at.snapshot);
+  const humans = new HumanDesk(def, instanceId, () => at.snapshot, input.options.approvalEdit === true);
   // An item of a fan-out with a shared budget reports its spend to the parent (workflows/item-ledger.ts).
   const ledger = itemLedger(
     input,

@@ -159,6 +159,13 @@ export interface RunRules {
    * when their burst ends, as they did.
    */
   stopInBursts?: boolean;
+  /**
+   * An approval answered `yes` or `no` captures `edit` as the empty string
+   * (`${captured.<state>.edit}`), as an edited one captures its text: a reference to it after the
+   * state has run never fails, and `${captured.<state>.edit:-…}` falls back. Set by the client
+   * for new runs; runs of older releases lack it and capture `edit` only for an edit, as they did.
+   */
+  approvalEdit?: boolean;
 }
 
 /**
@@ -197,6 +204,7 @@ export const RUN_RULE_KEYS = [
   'itemScopes',
   'localScopeRequest',
   'stopInBursts',
+  'approvalEdit',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

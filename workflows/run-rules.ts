@@ -20,4 +20,5 @@ export const CURRENT_RUN_RULES = {
   itemScopes: true,
   localScopeRequest: true,
   stopInBursts: true,
+  approvalEdit: true,
 } as const satisfies RunRules;

@@ -16,7 +16,10 @@ import { EXIT } from '../exit-codes.js';
 import { plainFields } from '../reporters/plain-event.js';
 import { localTime, table } from '../reporters/table.js';
 import { historyThroughWorker } from '../follow/history-through-worker.js';
-import type { HistoryQuery, HistoryReport, Lineage, RunHistoryEntry } from '../follow/history-wire.js';
+import type { HistoryQuery, HistoryReport, Lineage, RunEventsReport, RunHistoryEntry } from '../follow/history-wire.js';
+import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
+import type { ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
+import { ScopeBusyError } from '../scopes/scope-busy-error.js';
 
 export type { RunEventsReport, RunHistoryEntry } from '../follow/history-wire.js';
 
@@ -107,6 +110,18 @@ async function ownReport(opts: HistoryOptions, query: HistoryQuery): Promise<His
   });
 }
 
+/**
+ * Why a run shows no events: none matched the filters, or it never began — denied its scopes
+ * (ScopeBusy), it failed before its first event; the message says by whom, and the fix.
+ */
+function withoutEvents(report: RunEventsReport, query: HistoryQuery): string {
+  const filtered = (query.events?.length ?? 0) > 0 || query.state !== undefined;
+  const failure = report.end?.status === 'failed' ? report.end.failure : undefined;
+  if (filtered || failure?.type !== SCOPE_BUSY) return 'no events match\n';
+  const busy = ScopeBusyError.fromFailure(report.id, failure.message, failure.details as ScopeBusyDetails | undefined);
+  return `${busy.message}: nothing of the loop ran, so it has no events\nfix: ${busy.fix ?? ''}\n`;
+}
+
 /** `ll-loop history`. Returns the exit code. */
 export async function historyCommand(opts: HistoryOptions): Promise<number> {
   const err = opts.err ?? ((t: string) => process.stderr.write(t));
@@ -134,7 +149,7 @@ export async function historyCommand(opts: HistoryOptions): Promise<number> {
   const lineage = lineageLines(report);
   if (report.forked_from) opts.out(`${lineage.shift()}\n`);
   for (const event of report.events) opts.out(`${formatEvent(event)}\n`);
-  if (report.events.length === 0) opts.out('no events match\n');
+  if (report.events.length === 0) opts.out(withoutEvents(report, query));
   for (const line of lineage) opts.out(`${line}\n`);
   if (report.written) opts.out(`wrote ${report.written}\n`);
   return EXIT.ok;

@@ -14,12 +14,17 @@ import { listRuns, projectScope, type RunSummary } from '../runs/find-runs.js';
 import { withProjects } from './list.js';
 import { resumesOf } from './list-resumed.js';
 import { withSession } from '../temporal/session.js';
+import { closedFailure } from '../runs/closed-failure.js';
+import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
 
 /** One run as `list --failed` shows it. */
 export interface FailedListing {
   id: string;
   loop: string;
-  /** The loop's outcome (LoopStatus), or the workflow's status where the run recorded none. */
+  /**
+   * The loop's outcome (LoopStatus), or the workflow's status where the run recorded none;
+   * `scope busy` for a run its scope lock denied (it never began).
+   */
   outcome: string;
   final_state: string | null;
   started_at: string;
@@ -49,26 +54,40 @@ export async function failedListings(
         return listRuns(client, { where: BY_STATUS, ...scope });
       },
     );
-    const failed = runs.filter((run) => run.parent === undefined);
+    const top = runs.filter((run) => run.parent === undefined);
+    const rows = top.map(listing);
+    // Failed in Temporal without an outcome of its own: one denied its scopes says so.
+    await Promise.all(
+      top.map(async (run, i) => {
+        if (run.status !== 'FAILED' || !noOutcome(run)) return;
+        const failure = await closedFailure(client.workflow.getHandle(run.id)).catch(() => undefined);
+        if (failure?.type === SCOPE_BUSY) rows[i]!.outcome = SCOPE_BUSY_OUTCOME;
+      }),
+    );
+    // A failed run that was resumed: what the last run of its chain of resumes became.
     const resumes = await resumesOf(
       client,
-      failed.map((r) => r.id),
+      top.map((r) => r.id),
       scope.project,
     );
-    return failed.map((run) => {
-      const resumed = resumes.get(run.id);
-      return resumed
-        ? { ...listing(run), resumed_as: { id: resumed.id, outcome: outcomeOf(resumed.run) } }
-        : listing(run);
+    return rows.map((row) => {
+      const resumed = resumes.get(row.id);
+      return resumed ? { ...row, resumed_as: { id: resumed.id, outcome: outcomeOf(resumed.run) } } : row;
     });
   });
 }
 
+/** The outcome a run denied its scopes shows (it never began: no state, no loop outcome). */
+export const SCOPE_BUSY_OUTCOME = 'scope busy';
+
+/** The run recorded no outcome of its own (LoopStatus): its workflow's status is all there is. */
+function noOutcome(run: RunSummary): boolean {
+  return !run.loopStatus || run.loopStatus === 'done' || run.loopStatus === 'running';
+}
+
 /** The loop's outcome (LoopStatus), or the workflow's status where the run recorded none. */
 function outcomeOf(run: RunSummary): string {
-  return run.loopStatus && run.loopStatus !== 'done' && run.loopStatus !== 'running'
-    ? run.loopStatus
-    : run.status.toLowerCase().replace('_', ' ');
+  return noOutcome(run) ? run.status.toLowerCase().replace('_', ' ') : run.loopStatus!;
 }
 
 function listing(run: RunSummary): FailedListing {

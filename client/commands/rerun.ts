@@ -3,12 +3,14 @@ import { colourWanted } from '../reporters/style.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
+import { QUEUE_FLAGS, queueChoiceOf } from './queue-flags.js';
 
 export const rerunSpec: CommandSpec = {
   usage:
-    'rerun <name|run-id> --from STATE[#N] [--context K=V]… [--context-file K=PATH]… [--background] [--verbose|--quiet] [--json]   start a new run from the state an earlier run entered',
+    'rerun <name|run-id> --from STATE[#N] [--context K=V]… [--context-file K=PATH]… [--queue [--queue-timeout D]] [--background] [--verbose|--quiet] [--json]   start a new run from the state an earlier run entered',
   flags: {
     ...CONTEXT_FLAGS,
+    ...QUEUE_FLAGS,
     from: { type: 'string' },
     background: { type: 'boolean' },
     json: { type: 'boolean' },
@@ -30,6 +32,7 @@ export const rerunSpec: CommandSpec = {
       target,
       from,
       context: contextPairs(ctx),
+      ...queueChoiceOf(ctx),
       background: bool(ctx, 'background'),
       json: bool(ctx, 'json'),
       colour: colourWanted(ctx.terminal),

@@ -5,12 +5,14 @@ import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { positiveInt } from './argument-errors.js';
 import { UsageError } from '../errors.js';
 import { resumeCommand } from '../resume/resume-run.js';
+import { QUEUE_FLAGS, queueChoiceOf } from './queue-flags.js';
 
 export const resumeSpec: CommandSpec = {
   usage:
-    'resume <name|run-id> [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--max-iterations N] [--background] [--verbose|--quiet] [--json]   continue a stopped run, or one that lost its worker',
+    'resume <name|run-id> [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--max-iterations N] [--queue [--queue-timeout D]] [--background] [--verbose|--quiet] [--json]   continue a stopped run, or one that lost its worker',
   flags: {
     ...CONTEXT_FLAGS,
+    ...QUEUE_FLAGS,
     'context-allow-unknown': { type: 'boolean' },
     'max-iterations': { type: 'string' },
     json: { type: 'boolean' },
@@ -33,6 +35,7 @@ export const resumeSpec: CommandSpec = {
     return resumeCommand({
       cwd: ctx.cwd,
       target,
+      ...queueChoiceOf(ctx),
       context: contextPairs(ctx),
       allowUnknownContext: bool(ctx, 'context-allow-unknown'),
       json: bool(ctx, 'json'),

@@ -21,6 +21,7 @@ import {
   scheduledRunsWait,
   deleteLoopSchedule,
   describeWhen,
+  LoopScheduleNotFoundError,
   listLoopSchedules,
   parseEvery,
   scheduleIdFor,
@@ -35,6 +36,9 @@ import { checkoutAt, type WorkerRecord } from '../../host/checkout.js';
 import { checkoutRootOf, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
 import { DEFAULT_SHARED_QUEUE, runTuning, searchAttributesAvailable } from '../start/start-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
+import { serverKey } from '../../host/run-env.js';
+import { removeScheduleEnv, scheduleEnvFile, writeScheduleEnv } from '../../host/schedule-env.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const ACTIONS = ['list', 'pause', 'unpause', 'trigger', 'delete', 'backfill'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -101,6 +105,9 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
   let worker: WorkerRecord | undefined;
   const info = await withSession(ctx.cwd, async ({ client, connection, endpoint }) => {
     if (named === undefined) worker = await ensureCheckoutWorker(ctx.cwd, endpoint.address);
+    // The scheduled runs see this command's environment (host/schedule-env.ts), left before the
+    // schedule exists so that its first run finds it; put back as it was if none is created.
+    const restore = leaveScheduleEnv(scheduleIdFor(definition.name), serverKey(endpoint.address, endpoint.namespace));
     return createLoopSchedule({
       client,
       definition,
@@ -121,6 +128,9 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
               ...(named === undefined ? {} : { taskQueue: named }),
             }),
           }),
+    }).catch((err: unknown) => {
+      restore();
+      throw err;
     });
   });
   if (bool(ctx, 'json')) json(ctx, info);
@@ -170,10 +180,29 @@ function timeFlag(ctx: CommandContext, name: 'start' | 'end'): Date {
   return date;
 }
 
+/**
+ * Leaves this command's environment for the runs of `scheduleId`; returns how to put back the
+ * file that was there (another schedule of that id keeps its own when this one is refused).
+ */
+function leaveScheduleEnv(scheduleId: string, server: string): () => void {
+  const path = scheduleEnvFile(scheduleId, server);
+  let before: string | undefined;
+  try {
+    before = readFileSync(path, 'utf8');
+  } catch {
+    before = undefined;
+  }
+  writeScheduleEnv(scheduleId, server, process.env);
+  return () => {
+    if (before === undefined) removeScheduleEnv(scheduleId, server);
+    else writeFileSync(path, before, { mode: 0o600 });
+  };
+}
+
 async function act(ctx: CommandContext, action: Exclude<Action, 'list'>, loop: string): Promise<number> {
   const asJson = bool(ctx, 'json');
   const scheduleId = scheduleIdFor(loop);
-  await withSession(ctx.cwd, async ({ client }) => {
+  await withSession(ctx.cwd, async ({ client, endpoint }) => {
     switch (action) {
       case 'pause':
       case 'unpause': {
@@ -206,7 +235,13 @@ async function act(ctx: CommandContext, action: Exclude<Action, 'list'>, loop: s
         return;
       }
       case 'delete': {
-        await deleteLoopSchedule(client, loop);
+        const server = serverKey(endpoint.address, endpoint.namespace);
+        await deleteLoopSchedule(client, loop).catch((err: unknown) => {
+          // A schedule already gone has no runs to come: its environment file goes all the same.
+          if (err instanceof LoopScheduleNotFoundError) removeScheduleEnv(scheduleId, server);
+          throw err;
+        });
+        removeScheduleEnv(scheduleId, server);
         if (asJson) json(ctx, { schedule: scheduleId, deleted: true });
         else ctx.out(`deleted ${scheduleId} (runs it started are not affected)\n`);
         return;

@@ -5,6 +5,9 @@
  * The report (client/runs/status-report.ts) is made by the checkout's worker when it is up
  * (client/runs/status-through-worker.ts), so the command then loads no Temporal SDK.
  */
+import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
+import type { ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
+import { ScopeBusyError } from '../scopes/scope-busy-error.js';
 import { fanoutLines } from '../reporters/fanout-line.js';
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import { spendLine } from '../../fsm/run/budget.js';
@@ -13,6 +16,7 @@ import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
+import { loopOutcome, outcomeOfStatus } from '../reporters/outcome-words.js';
 import { colourWanted, createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
 import { safeText } from '../reporters/safe-text.js';
@@ -150,13 +154,29 @@ function describeLock(lock: LockStatus): string {
   return `waiting for ${scopes}${lock.holder ? ` behind ${lock.holder}` : ''} (for ${since}; ll-loop queue list shows the queue)`;
 }
 
-function printClosed(report: StatusReport, out: (t: string) => void): void {
+/**
+ * The first line of a closed run's status: its outcome in the outcome words (the list's and the
+ * web view's, client/reporters/outcome-words.ts), not Temporal's status (`--json` has that).
+ */
+export function closedHeadline(report: StatusReport): string {
+  const outcome = report.result ? loopOutcome(report.result) : outcomeOfStatus(report.status);
   const closed = report.closed_at ? `, closed ${localTime(new Date(report.closed_at))}` : '';
-  out(
-    `run ${report.id} · ${report.status} (started ${localTime(new Date(report.started_at))}${closed})${report.url ? ` · ${report.url}` : ''}\n`,
-  );
+  return `run ${report.id} · ${outcome} (started ${localTime(new Date(report.started_at))}${closed})${report.url ? ` · ${report.url}` : ''}`;
+}
+
+function printClosed(report: StatusReport, out: (t: string) => void): void {
+  out(`${closedHeadline(report)}\n`);
   if (report.result) createHumanReporter(out, createStyle(false), 0).onResult(report.result, { instanceId: report.id });
   else if (report.status === 'completed') out('its result could not be read\n');
+  else if (report.failure?.type === SCOPE_BUSY) {
+    const busy = ScopeBusyError.fromFailure(
+      report.id,
+      report.failure.message,
+      report.failure.details as ScopeBusyDetails | undefined,
+    );
+    out(`${busy.message}: nothing of the loop ran\nfix: ${busy.fix ?? ''}\n`);
+  } else if (report.failure)
+    out(`it ended without a loop result (${report.status} in Temporal: ${report.failure.message})\n`);
   else out(`it ended without a loop result (${report.status} in Temporal)\n`);
 }
 

@@ -2,9 +2,10 @@
  * `ll-loop stop <name|run-id> [--force] [--wait S] [--json]`: stop an open run gracefully. The
  * workflow is cancelled; its worker kills the running action's process group and the run
  * completes with `terminated_by: cancelled`, keeping its state, captured values and events.
- * Without a worker nothing can do that: `--force` terminates the run in Temporal instead.
+ * Without a worker nothing can do that: `--force` terminates the run in Temporal instead, and
+ * gives back the scopes it held (client/control/release-scopes.ts).
  */
-import type { Connection, WorkflowHandle } from '@temporalio/client';
+import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
 import { CliError, UsageError } from '../errors.js';
@@ -14,6 +15,7 @@ import { createStyle } from '../reporters/style.js';
 import { closedResult, mayHaveResult, resolveRun } from '../runs/run-target.js';
 import { projectScope } from '../runs/find-runs.js';
 import { withSession } from '../temporal/session.js';
+import { releaseScopesOf } from '../control/release-scopes.js';
 
 /** How long `stop` waits for the run to close, by default. */
 export const DEFAULT_STOP_WAIT_S = 30;
@@ -84,6 +86,7 @@ async function cancellationPickedUp(handle: WorkflowHandle): Promise<boolean> {
 }
 
 async function stopRun(
+  client: Client,
   connection: Connection,
   handle: WorkflowHandle,
   id: string,
@@ -91,6 +94,9 @@ async function stopRun(
 ): Promise<StopReport> {
   if (opts.force) {
     await handle.terminate('stopped with ll-loop stop --force');
+    // A terminated run cannot give its scopes back itself: this command does, before it returns.
+    // Should that fail, the run is terminated all the same; the lock's liveness check frees them.
+    await releaseScopesOf(client, id).catch(() => undefined);
     return { id, outcome: 'terminated', status: 'terminated' };
   }
   const waitS = opts.waitS ?? DEFAULT_STOP_WAIT_S;
@@ -109,7 +115,7 @@ async function stopRun(
 export async function stopCommand(opts: StopOptions): Promise<number> {
   const report = await withSession(opts.cwd, async ({ client, connection }) => {
     const run = await resolveRun(client, opts.target, { latest: false, project: projectScope(opts.cwd) });
-    return stopRun(connection, client.workflow.getHandle(run.id), run.id, opts);
+    return stopRun(client, connection, client.workflow.getHandle(run.id), run.id, opts);
   });
   if (opts.json) {
     opts.out(`${JSON.stringify(report, null, 2)}\n`);

@@ -6,12 +6,14 @@
  *
  * A server started again takes the port and token of the project's last one (the record outlives
  * it), so a page left open reconnects by itself; when that port is taken meanwhile, a free one.
+ * A project has one server: `--port` naming another port while it serves is refused (a second
+ * server would take over the record, and once stopped leave it naming a dead port).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { bool, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
@@ -105,7 +107,13 @@ export interface UiOptions {
 export async function uiCommand(opts: UiOptions): Promise<number> {
   const last = readRecord(opts.cwd);
   const found = await runningServer(last);
-  if (found && (opts.port === undefined || opts.port === found.port)) {
+  if (found && opts.port !== undefined && opts.port !== found.port)
+    throw new CliError(
+      `ll-loop ui already serves this project on port ${found.port} (pid ${found.pid}): ${found.url}`,
+      `use that one, or stop it (Ctrl-C where it runs, or kill ${found.pid}) and run ll-loop ui --port ${opts.port}`,
+      EXIT.usage,
+    );
+  if (found) {
     opts.out(`ll-loop ui is already serving this project (pid ${found.pid}): ${found.url}\n`);
     if (opts.open) openBrowser(found.url);
     return EXIT.ok;

@@ -23,6 +23,8 @@ import { checkProviderKeys } from '../start/provider-keys.js';
 import { searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
 import { openSession } from '../temporal/session.js';
 import { forkPoint, HistoryGoneError, parseFrom } from './fork-point.js';
+import { lockWithQueueChoice } from '../scopes/queue-choice.js';
+import { scopesSettled } from '../scopes/scopes-settled.js';
 
 export interface RerunOptions {
   cwd: string;
@@ -30,6 +32,9 @@ export interface RerunOptions {
   /** `STATE` or `STATE#N`. */
   from: string;
   context: string[];
+  /** `--queue` / `--queue-timeout`: the new run waits for its scopes (client/commands/queue-flags.ts). */
+  queue?: true;
+  queueTimeoutS?: number;
   background?: boolean;
   json: boolean;
   colour?: boolean;
@@ -88,6 +93,7 @@ export async function rerunCommand(opts: RerunOptions): Promise<number> {
     const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
     // Waited for first only when it replaces a worker of another build (checkoutWorkerForStart).
     const { ready: workerReady } = await checkoutWorkerForStart(cwd, endpoint.address);
+    const lock = previous.lock ? lockWithQueueChoice(previous.lock, opts) : undefined;
     const { interrupt, stop } = interruptible(opts.err);
     try {
       const { handle } = await startLoopRun({
@@ -105,7 +111,7 @@ export async function rerunCommand(opts: RerunOptions): Promise<number> {
           fork: { event: point.event, ...(Object.keys(edits).length ? { context: edits } : {}) },
         },
         memo: { forked_from: forkedFrom },
-        ...(previous.lock ? { lock: previous.lock } : {}),
+        ...(lock ? { lock } : {}),
       }).catch((err: unknown) => {
         if (err instanceof WorkflowExecutionAlreadyStartedError)
           throw new CliError(
@@ -124,6 +130,8 @@ export async function rerunCommand(opts: RerunOptions): Promise<number> {
       });
       const line = `rerunning ${run.id} from state ${target.state}#${point.visit} of ${point.visits} (event ${point.event}) as ${newId}`;
       if (opts.background) {
+        // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
+        await scopesSettled(client, newId, lock);
         if (opts.json) opts.out(`${JSON.stringify({ instance_id: newId, forked_from: forkedFrom })}\n`);
         else
           opts.out(

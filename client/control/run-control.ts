@@ -57,6 +57,8 @@ function fixFor(req: ControlRequest, run: RunSummary, why: string): string {
   if (/has no context key/.test(why)) return 'set only keys the loop declares under context:';
   if (/already paused/.test(why))
     return `ll-loop unpause ${id} lets it go on; ll-loop status ${id} shows who paused it`;
+  if (/waits on a handoff/.test(why))
+    return `ll-loop resume ${id} continues it: the state that handed off runs again with the handoff's payload`;
   if (/not paused/.test(why)) return `ll-loop pause ${id} pauses it`;
   if (/without pause and steer/.test(why))
     return `stop it (ll-loop stop ${id}) and rerun it: ll-loop rerun ${id} --from STATE`;

@@ -6,6 +6,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
+import { serverKey } from '../../host/run-env.js';
 import { awaitClosed } from '../runs/await-result.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -59,6 +60,8 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
           await createLoopWorker({
             connection,
             namespace: session.endpoint.namespace,
+            // Scheduled runs see their schedule's environment file (host/schedule-env.ts).
+            server: serverKey(session.endpoint.address, session.endpoint.namespace),
             taskQueue: opts.taskQueue,
             events,
             shutdownGraceTime: `${QUEUE_WORKER_GRACE_S}s`,

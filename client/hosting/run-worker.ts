@@ -22,6 +22,8 @@ export async function hostRunWorker(session: Session, taskQueue: string): Promis
       connection,
       namespace: session.endpoint.namespace,
       taskQueue,
+      // This process serves the run it resumes: its actions see this command's environment.
+      activityDeps: { env: process.env },
     });
     return {
       worker,

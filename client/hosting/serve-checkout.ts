@@ -34,8 +34,8 @@ import {
 import { NewerWorkerServesError } from './checkout-worker.js';
 import { clearSpawnNote } from '../../host/worker-spawn-note.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import { failOverDeadWorkers } from '../../worker/fail-over.js';
-import { stateDir } from '../../host/run-env.js';
+import { failOverDeadWorkers, forgetStickyQueues } from '../../worker/fail-over.js';
+import { serverKey, stateDir } from '../../host/run-env.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
@@ -162,20 +162,25 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
     let idleWatch: IdleWatch | undefined;
     const code = await hostWorkers(session, opts.cwd, log, {
       graceSeconds: drainSeconds(),
-      workers: async ({ connection, events }) => [
-        (
-          await createLoopWorker({
-            connection,
-            namespace: session.endpoint.namespace,
-            taskQueue: checkout.queue,
-            events,
-            identity,
-            shutdownGraceTime: `${drainSeconds()}s`,
-            // `run --worktree`: this worker prepares the run's worktree and keeps its actions here.
-            activityDeps: { place: { host, queue: checkout.queue, dataDir: stateDir() } },
-          })
-        ).worker,
-      ],
+      workers: async ({ connection, events }) => {
+        // While the worker loads: the runs a previous worker served stop waiting on its sticky queue.
+        const unstuck = forgetStickyQueuesLogged(session.client, checkout.queue, log);
+        const { worker } = await createLoopWorker({
+          connection,
+          namespace: session.endpoint.namespace,
+          // Scheduled runs see their schedule's environment file (host/schedule-env.ts).
+          server: serverKey(session.endpoint.address, session.endpoint.namespace),
+          taskQueue: checkout.queue,
+          events,
+          identity,
+          shutdownGraceTime: `${drainSeconds()}s`,
+          ...stickyTimeout(),
+          // `run --worktree`: this worker prepares the run's worktree and keeps its actions here.
+          activityDeps: { place: { host, queue: checkout.queue, dataDir: stateDir() } },
+        });
+        await unstuck;
+        return [worker];
+      },
       started: ({ connection }) => {
         // Listening before the record is published: a command that finds the record can hand
         // this worker its start (client/start/start-through-worker.ts) at once.
@@ -249,6 +254,38 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
 
 /** How long a draining worker waits for the starts its socket took before it closes their connection. */
 const START_SETTLE_MS = 10_000;
+
+/**
+ * `LL_WORKER_STICKY_S`: how long a run's next task waits for this worker on its sticky queue
+ * (worker/create-worker.ts); unset, the SDK's 10 s. The tests lengthen it to show that a worker's
+ * death costs a command nothing whatever it is.
+ */
+function stickyTimeout(env: NodeJS.ProcessEnv = process.env): { stickyQueueScheduleToStartTimeout?: string } {
+  const n = Number(env.LL_WORKER_STICKY_S);
+  return env.LL_WORKER_STICKY_S !== undefined && Number.isFinite(n) && n > 0
+    ? { stickyQueueScheduleToStartTimeout: `${n}s` }
+    : {};
+}
+
+/** How long a starting worker waits for the sticky queues to be forgotten before it polls anyway. */
+const FORGET_STICKY_WAIT_MS = 5_000;
+
+/** The open runs' next tasks go to the checkout's queue, not to a previous worker's (worker/fail-over.ts). */
+async function forgetStickyQueuesLogged(client: Client, queue: string, log: (line: string) => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), FORGET_STICKY_WAIT_MS)));
+  const done = forgetStickyQueues(client, queue).then(
+    (runs) => {
+      if (runs.length) log(`${runs.length} open run(s) of this checkout: their next tasks come to this worker at once`);
+    },
+    (err: unknown) =>
+      log(
+        `could not point the open runs at this worker's queue: ${(err as Error).message}; a task waiting for the previous worker moves here within 10 s`,
+      ),
+  );
+  await Promise.race([done, late]);
+  clearTimeout(timer);
+}
 
 /** Polling now: what a dead predecessor left running is run again here at once (worker/fail-over.ts). */
 function failOverDeadWorkersLogged(client: Client, queue: string, host: string, log: (line: string) => void): void {

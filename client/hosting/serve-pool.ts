@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { buildInfo } from '../../host/build-info.js';
 import { hostId, hostQueue, poolQueue, workerIdentity } from '../../host/checkout.js';
 import { createLoopWorker, installQuietRuntime } from '../../worker/create-worker.js';
-import { stateDir } from '../../host/run-env.js';
+import { serverKey, stateDir } from '../../host/run-env.js';
 import { openSession } from '../temporal/session.js';
 import { drainSeconds } from './serve-until-stopped.js';
 import { hostWorkers, workerLog } from './host-workers.js';
@@ -44,6 +44,7 @@ export async function servePool(opts: ServePoolOptions): Promise<number> {
         const common = {
           connection,
           namespace: session.endpoint.namespace,
+          server: serverKey(session.endpoint.address, session.endpoint.namespace),
           events,
           identity,
           shutdownGraceTime: `${drainSeconds()}s`,

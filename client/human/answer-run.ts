@@ -4,7 +4,13 @@
  * not run in the workflow sandbox; the workflow re-checks its shape). Every refusal — by this
  * client or by the run's validator — is one line with a fix, and changes nothing in the run.
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type Connection } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type Connection,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { HumanReply } from '../../fsm/human.js';
 import { schemaErrors } from '../../loader/json-schema.js';
 import { answerHumanUpdate, type HumanAnswerAck } from '../../workflows/definitions.js';
@@ -17,6 +23,26 @@ import { AnswerRefusedError, NoAnswerFromRunError } from './human-errors.js';
 
 /** How long the run may take to answer its status query (its worker may be coming back). */
 const STATUS_WAIT_MS = 15_000;
+/**
+ * Each ask of the status gives up after this and asks again. A query Temporal sent to the sticky
+ * queue of a worker that has died waits there for its schedule-to-start timeout (10 s), even once
+ * the worker that took the checkout over has pointed the run back at the checkout's queue
+ * (worker/fail-over.ts forgetStickyQueues); asked again, it goes there and is answered at once.
+ */
+const STATUS_ASK_MS = 2_000;
+const STATUS_PAUSE_MS = 200;
+
+/** The run's status within `ms`, asked in turns of STATUS_ASK_MS; null when it never answered. */
+async function statusWithin(connection: Connection, handle: WorkflowHandle, ms: number) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const asked = Date.now();
+    const status = await queryStatus(connection, handle, Math.max(1, Math.min(STATUS_ASK_MS, until - asked)));
+    if (status !== null || Date.now() >= until) return status;
+    // Refused at once (no poller seen yet: the worker is still starting): not a busy loop.
+    if (Date.now() - asked < STATUS_PAUSE_MS) await new Promise((r) => setTimeout(r, STATUS_PAUSE_MS));
+  }
+}
 
 export interface AnswerReport extends HumanAnswerAck {
   run: string;
@@ -32,7 +58,7 @@ export async function answerRun(
   const { client, connection } = session;
   const run = await answerTarget(client, target, project);
   const handle = client.workflow.getHandle(run.id);
-  const status = await queryStatus(connection, handle, STATUS_WAIT_MS);
+  const status = await statusWithin(connection, handle, STATUS_WAIT_MS);
   if (status === null) throw new NoAnswerFromRunError(run.id);
   const human = status.human;
   if (human?.schema !== undefined && reply.kind === 'json') {

@@ -40,6 +40,8 @@ import { openSession, type Session } from '../temporal/session.js';
 import { moveOntoThisRelease, readOpenRun } from './upgrade.js';
 import { isPerRunQueue, searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
 import { ScopeBusyError } from '../scopes/scope-lock.js';
+import { lockWithQueueChoice } from '../scopes/queue-choice.js';
+import { scopesSettled } from '../scopes/scopes-settled.js';
 import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../host/checkout.js';
 import { checkoutRootOf, checkoutWorkerForStart, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
@@ -53,6 +55,9 @@ export interface ResumeOptions {
   /** `--background`: start (or hand over) the resumed run and return at once, like `run --background`. */
   background?: boolean;
   maxIterations?: number;
+  /** `--queue` / `--queue-timeout`: a stopped run's continuation waits for its scopes (client/scopes/queue-choice.ts). */
+  queue?: true;
+  queueTimeoutS?: number;
   json: boolean;
   /** Colour in the progress display. */
   colour?: boolean;
@@ -86,9 +91,9 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
       const servedByCheckout = choice.description.taskQueue.startsWith(CHECKOUT_QUEUE_PREFIX);
       if (!servedByCheckout && !isPerRunQueue(choice.description.taskQueue))
         throw new SharedQueueRunError(choice.id, choice.description.taskQueue);
-      if (Object.keys(cliContext).length || opts.maxIterations !== undefined) {
+      if (Object.keys(cliContext).length || opts.maxIterations !== undefined || opts.queue) {
         opts.err(
-          `note: ${choice.id} is still open; --context and --max-iterations apply only when resuming a stopped run\n`,
+          `note: ${choice.id} is still open; --context, --max-iterations and --queue apply only when resuming a stopped run\n`,
         );
       }
       // A run this release cannot replay would wedge on its first workflow task here: move it.
@@ -234,6 +239,7 @@ async function continueStopped(
   const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
   // Waited for first only when it replaces a worker of another build (checkoutWorkerForStart).
   const { ready: workerReady } = await checkoutWorkerForStart(cwd, endpoint.address);
+  const lock = previous?.lock ? lockWithQueueChoice(previous.lock, opts) : undefined;
   const { interrupt, stop } = interruptible(opts.err);
   try {
     const searchAttributes = await searchAttributesAvailable(endpoint, connection);
@@ -250,8 +256,8 @@ async function continueStopped(
       memo: { resumed_from: run.id },
       // `--context` given to resume is data like run's (the stopped run's own keys are in its snapshot).
       dataContext: commandLineDataKeys(definition, context),
-      // The new run asks for the scopes the stopped one had, as it asked for them.
-      ...(previous?.lock ? { lock: previous.lock } : {}),
+      // The new run asks for the scopes the stopped one had, as it asked for them (or waiting: --queue).
+      ...(lock ? { lock } : {}),
     }).catch((err: unknown) => {
       // Another resume of this run won the race: its id is taken, or (seen first) it holds the scopes.
       const wonByOther =
@@ -268,6 +274,8 @@ async function continueStopped(
     });
     const line = `resuming ${run.id} (${run.reason} in state ${snapshot.current}, pass ${snapshot.iteration}/${definition.max_iterations}) as ${newId}`;
     if (opts.background) {
+      // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
+      await scopesSettled(client, newId, lock);
       printResumedInBackground(opts, { id: newId, resumedFrom: run.id, line: `${line}, in the background` });
       return EXIT.ok;
     }

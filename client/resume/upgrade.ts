@@ -12,6 +12,7 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { upgradeSnapshot } from '../../fsm/run/snapshot-upgrade.js';
 import type { Snapshot, Upgrade } from '../../fsm/run/snapshot.js';
+import { serverKey, writeRunEnv } from '../../host/run-env.js';
 import { buildInfo } from '../../host/build-info.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';
 import { statePath } from '../../host/run-files.js';
@@ -108,6 +109,10 @@ export async function moveOntoThisRelease(
   await client.workflow
     .getHandle(id, description.runId)
     .terminate(`moved onto ll-loop ${build.build_id}: ${plan.upgrade.reason}`);
+  // A new execution, started by this command: its actions see this command's environment, as a
+  // resumed run's do (host/run-env.ts); written after the close, so no sweep takes it for the old one's.
+  const address = (client.connection as { options?: { address?: string } }).options?.address;
+  writeRunEnv(id, process.env, address ? { server: serverKey(address, client.options.namespace) } : {});
   const { resume: _resume, continueFrom: _continueFrom, ...input } = plan.input;
   await client.workflow.start(LOOP_WORKFLOW_TYPE, {
     workflowId: id,

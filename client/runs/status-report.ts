@@ -4,6 +4,7 @@
  * Made by the command on its own session, or by the checkout's worker on its own
  * (serve-status.ts); both make it here.
  */
+import { closedFailure } from './closed-failure.js';
 import { closedResult, mayHaveResult, resolveRun, runUrl, workflowTaskInFlight } from './run-target.js';
 import { projectScope, type RunSummary } from './find-runs.js';
 import { awaitNamespace, queryStatusSettled, retryTransient, SERVER_SETTLE_MS } from './server-settle.js';
@@ -60,6 +61,10 @@ export async function statusReportOf(
   } else if (mayHaveResult(run.status)) {
     const result = await closedResult(connection, handle);
     if (result) report.result = result;
+    else if (report.status === 'failed') {
+      const failure = await closedFailure(handle).catch(() => undefined);
+      if (failure) report.failure = failure;
+    }
   }
   return report;
 }

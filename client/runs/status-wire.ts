@@ -36,6 +36,11 @@ export interface StatusReport {
   live?: LiveStatus;
   /** Closed runs that completed: the loop's result. */
   result?: ExecutionResult;
+  /**
+   * Closed runs that failed in Temporal without a loop result: the failure's type and message
+   * (`ScopeBusy`: its scope lock denied it, and `details` say who was in the way).
+   */
+  failure?: { type: string; message: string; details?: unknown };
   url?: string;
 }
 

@@ -24,11 +24,13 @@ import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { detailsDescription } from '../start/start-limits.js';
 import { parseDuration } from './durations.js';
+import { SCHEDULE_ID_PREFIX } from '../../host/schedule-env.js';
 
 export { parseDuration };
 
-/** Every ll-loop schedule id starts with this; the rest is the loop's name. */
-export const SCHEDULE_ID_PREFIX = 'll-loop-';
+// Every ll-loop schedule id starts with this; the rest is the loop's name. Its runs' environment
+// file is found from their ids (host/schedule-env.ts), so the prefix is named there.
+export { SCHEDULE_ID_PREFIX };
 
 /** When a schedule fires: a fixed interval or a cron expression. */
 export type ScheduleWhen = { every: string; everyMs: number } | { cron: string };

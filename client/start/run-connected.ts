@@ -7,6 +7,7 @@
  * closing the terminal leaves it going; Ctrl-C stops it. The progress shown is the run's event
  * stream (client/follow/follow-run.ts).
  */
+import { scopesSettled } from '../scopes/scopes-settled.js';
 import type { Client, Connection } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { hostId, type WorkerRecord } from '../../host/checkout.js';
@@ -138,6 +139,8 @@ export async function runLoaded(opts: RunOptions, run: LoadedRun): Promise<numbe
     });
     if (place.kind !== 'checkout' && place.kind !== 'worktree') await warnWhenUnserved(client, taskQueue, place, err);
     if (opts.background) {
+      // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
+      await scopesSettled(client, instanceId, lock);
       printBackgroundStart(out, opts.json, {
         instanceId,
         taskQueue,

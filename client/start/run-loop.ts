@@ -170,6 +170,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
             dataContext,
             started: new Date(),
             lock: lockOptionsOf(opts),
+            background: opts.background === true,
             // In the background the worker's answer is all the command needs: nothing to load.
             sent: () =>
               opts.background ? undefined : void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),

@@ -55,6 +55,7 @@ export async function startFromArgv(
       env: r.env,
       data_context: loaded.dataContext,
       lock: lockOptionsOf(opts),
+      background: opts.background === true,
     },
     session,
     checkout,

@@ -3,6 +3,7 @@
  * (client/hosting/start-socket-server.ts): the scope lock and the start the command would have
  * made itself (run-connected.ts), on the worker's client, on the worker's own queue.
  */
+import { scopesSettled } from '../scopes/scopes-settled.js';
 import type { Client } from '@temporalio/client';
 import type { Checkout } from '../../host/checkout.js';
 import { lockRequestFor } from '../scopes/scope-lock.js';
@@ -43,6 +44,8 @@ export async function startRequested(
     ...(r.data_context.length ? { dataContext: r.data_context } : {}),
     ...(lock ? { lock } : {}),
   });
+  // In the background nobody follows the run: a denial is this start's answer.
+  if (r.background) await scopesSettled(session.client, instanceId, lock);
   return {
     kind: 'started',
     instance_id: instanceId,

@@ -50,6 +50,8 @@ export interface WorkerStartInput {
   dataContext: string[];
   started: Date;
   lock: WorkerStartRequest['lock'];
+  /** `run --background`: the worker answers once the scope lock has (client/scopes/scopes-settled.ts). */
+  background?: boolean;
   /** Called once the worker has the request (the command may load what follows meanwhile). */
   sent?: () => void;
 }
@@ -71,6 +73,7 @@ export async function startThroughWorker(input: WorkerStartInput): Promise<Start
     env: Object.fromEntries(Object.entries(input.env).filter((e): e is [string, string] => e[1] !== undefined)),
     data_context: input.dataContext,
     lock: input.lock,
+    ...(input.background ? { background: true } : {}),
   };
   const reply = await askToStart<WorkerStartReply>(path, request, input.sent);
   if (reply === undefined || reply.kind === 'refused') return undefined;

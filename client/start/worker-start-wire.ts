@@ -30,6 +30,11 @@ export interface WorkerStartRequest {
   env: Record<string, string>;
   data_context: string[];
   lock: { none: boolean; wait: boolean; queue_timeout_s?: number };
+  /**
+   * `run --background`: the reply waits for the scope lock's answer to a run that would not wait,
+   * and is the ScopeBusy error (exit 8) when it was denied (client/scopes/scopes-settled.ts).
+   */
+  background?: boolean;
 }
 
 /** The worker's answer. `refused`: nothing was started; the command starts the run itself. */

@@ -40,7 +40,9 @@ export function refuseControl(def: LoopDefinition, snapshot: Snapshot, fact: Con
   if (fact.type === 'pause' && snapshot.pause !== undefined)
     return `the run is already paused (by ${snapshot.pause.by}); unpause it with ll-loop unpause`;
   if (fact.type === 'unpause' && snapshot.pause === undefined)
-    return `the run is not paused (state "${snapshot.current}", phase ${snapshot.phase})`;
+    return snapshot.phase === 'handoff'
+      ? `the run is not paused by ll-loop pause: it waits on a handoff in state "${snapshot.current}", which ll-loop resume continues`
+      : `the run is not paused (state "${snapshot.current}", phase ${snapshot.phase})`;
   if (fact.type !== 'steer') return undefined;
   const states = Object.keys(def.states);
   if (!(fact.to in def.states))

@@ -4,14 +4,18 @@
  * verdict it gives (fsm/human.ts); a state with `next:` goes there on any answer. The deadline is
  * the `timeout` verdict: `on_timeout`, else the `no` route, else the run ends with an error.
  */
-import { HUMAN_TIMEOUT_VERDICT, replyAnswer, replyVerdict, type HumanReply } from '../human.js';
+import { HUMAN_TIMEOUT_VERDICT, humanAsk, replyAnswer, replyVerdict, type HumanReply } from '../human.js';
 import { renderValue } from '../interpolate.js';
 import { routeFor } from '../routing.js';
 import type { CapturedValue, EvalResult } from '../types.js';
 import { emit, finish, stateOf, type Draft } from './draft.js';
 import { routeTo } from './steps.js';
 
-export function onHumanAnswered(d: Draft, reply: HumanReply, by: string): void {
+/**
+ * `approvalEdit` (the run rule): an approval answered yes or no captures `edit: ''`, so that
+ * `${captured.<state>.edit}` resolves once the state has run however it was answered.
+ */
+export function onHumanAnswered(d: Draft, reply: HumanReply, by: string, approvalEdit = false): void {
   const { snap } = d;
   const state = stateOf(d);
   const since = snap.human?.since_ms ?? d.now;
@@ -27,7 +31,11 @@ export function onHumanAnswered(d: Draft, reply: HumanReply, by: string): void {
     exit_code: 0,
     duration_ms: Math.max(0, d.now - since),
     answer,
-    ...(reply.kind === 'edit' ? { edit: reply.text } : {}),
+    ...(reply.kind === 'edit'
+      ? { edit: reply.text }
+      : approvalEdit && humanAsk(state) === 'approval'
+        ? { edit: '' }
+        : {}),
     by,
     at,
   };

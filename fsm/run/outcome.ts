@@ -34,7 +34,7 @@ export function succeeded(result: ExecutionResult): boolean {
 }
 
 /** The outcome of a finished run. */
-export function outcomeOf(result: ExecutionResult): Exclude<LoopOutcome, 'running'> {
+export function outcomeOf(result: Pick<ExecutionResult, 'terminated_by' | 'failure'>): Exclude<LoopOutcome, 'running'> {
   switch (result.terminated_by) {
     case 'terminal':
       return result.failure ? 'failed' : 'succeeded';

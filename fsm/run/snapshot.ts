@@ -288,8 +288,11 @@ export type RunEvent =
   | { type: 'handoff_resumed'; now: number }
   /** A paused run was let go (unpaused or steered), or a steer ended a human wait: it enters the state it held before, or where the steer sends it (fsm/run/control.ts). */
   | { type: 'released'; now: number }
-  /** A person answered the human state the run waits in (the workflow's answerHuman update); `by` is user@host. */
-  | { type: 'human_answered'; reply: HumanReply; by: string; now: number }
+  /**
+   * A person answered the human state the run waits in (the workflow's answerHuman update); `by` is
+   * user@host. `approvalEdit`: the run's rule of that name (an approval's `edit` is always captured).
+   */
+  | { type: 'human_answered'; reply: HumanReply; by: string; now: number; approvalEdit?: true }
   /** The human state's deadline passed without an answer. */
   | { type: 'human_timeout'; now: number }
   | { type: 'timeout'; now: number }

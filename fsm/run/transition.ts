@@ -154,7 +154,7 @@ function advance(d: Draft, event: RunEvent): void {
     case 'released':
       return release(d);
     case 'human_answered':
-      return onHumanAnswered(d, event.reply, event.by);
+      return onHumanAnswered(d, event.reply, event.by, event.approvalEdit === true);
     case 'human_timeout':
       return onHumanTimeout(d);
     case 'timeout':

@@ -153,7 +153,7 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
       .toContain('plan → work → check → done');
     expect(await page.locator('.edge.taken[data-from="work"][data-to="check"] .count').textContent()).toBe(' ×1');
     // The final state is lit from the events file; the run's closing status comes from its history after.
-    await expect.poll(() => page.locator('#run-status').textContent(), { timeout: 30_000 }).toBe('completed');
+    await expect.poll(() => page.locator('#run-status').textContent(), { timeout: 30_000 }).toBe('succeeded');
     await page.screenshot({ path: join(dir, 'ui-run-done-1280x800.png') });
     await page.close();
   }, 180_000);
@@ -165,7 +165,7 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     await page.locator('.node.lit[data-state="work"]').waitFor({ timeout: 30_000 });
     await page.locator('#stop').click();
     await expect.poll(() => page.locator('#answer').textContent(), { timeout: 60_000 }).toContain(`stopped ${id}`);
-    await expect.poll(() => page.locator('#run-status').textContent(), { timeout: 30_000 }).toBe('canceled');
+    await expect.poll(() => page.locator('#run-status').textContent(), { timeout: 30_000 }).toBe('stopped');
     const status = await cli(['status', id, '--json']);
     expect(status.stdout).toMatch(/"terminated_by":\s*"cancelled"/);
     expect(existsSync(release)).toBe(false);
@@ -253,6 +253,9 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     const again = await cli(['ui', '--no-open', '--port', String(port)]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`already serving this project (pid ${ui!.pid}): ${url}`);
+    // A taken port is named when no server of the project runs (while one does, --port for
+    // another port is refused first: ui-first-use.test.ts).
+    await stopUi();
     const other = createServer();
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {

@@ -181,16 +181,21 @@ describe('the action spawner', () => {
     own.close();
   });
 
-  it('starts without NODE_EXTRA_CA_CERTS (Node would parse the file as it starts) and gives it to its actions as the worker has it', async () => {
+  it('starts without NODE_EXTRA_CA_CERTS (Node would parse the file as it starts); its actions have it as their own environment has it, never the worker’s', async () => {
     const certs = join(dir, 'extra-ca.pem');
     const before = process.env.NODE_EXTRA_CA_CERTS;
-    process.env.NODE_EXTRA_CA_CERTS = certs;
+    process.env.NODE_EXTRA_CA_CERTS = 'the-workers-own.pem';
     const own = new ActionSpawner(ENTRY);
     try {
       const script = 'echo "certs=$NODE_EXTRA_CA_CERTS"; env | grep -c "^LL_SPAWNER_" || true';
-      const there = await own.launch(opts(script));
+      const withCerts = opts(script, { env: { ...opts(script).env, NODE_EXTRA_CA_CERTS: certs } });
+      const there = await own.launch(withCerts);
       expect(there.output).toBe(`certs=${certs}\n0\n`);
-      expect(comparable(there)).toEqual(comparable(await runProcess(opts(script))));
+      expect(comparable(there)).toEqual(comparable(await runProcess(withCerts)));
+      // An action whose environment has none gets none, whatever the worker's is.
+      const without = await own.launch(opts(script));
+      expect(without.output).toBe('certs=\n0\n');
+      expect(comparable(without)).toEqual(comparable(await runProcess(opts(script))));
       // The environment the spawner's Node started with.
       const started = readFileSync(`/proc/${own.pid}/environ`, 'utf8').split('\0');
       expect(started.filter((v) => v.startsWith('NODE_EXTRA_CA_CERTS='))).toEqual([]);

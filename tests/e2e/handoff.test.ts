@@ -44,6 +44,11 @@ describe('a handed-off run', () => {
     );
     expect(status.stdout).toContain('handed off:   pick up at step 2');
     expect(status.stdout).toContain(`continue it: ll-loop resume ${id}`);
+    // `unpause` does not continue a handoff: it says which command does.
+    const unpaused = await cli(['unpause', id]);
+    expect(unpaused.code).toBe(1);
+    expect(unpaused.stderr).toContain(`it waits on a handoff in state "work"`);
+    expect(unpaused.stderr).toContain(`ll-loop resume ${id} continues it`);
     const resumed = await cli(['resume', id]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`${id} was paused on a handoff: state work runs again`);

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { runEnvDir, runEnvFor, serverKey, writeRunEnv } from '../../host/run-env.js';
-import { NOT_FOUND_GRACE_MS, sweepRunEnv } from '../../worker/run-env-sweep.js';
+import { scheduleEnvFile, writeScheduleEnv } from '../../host/schedule-env.js';
+import { NOT_FOUND_GRACE_MS, sweepRunEnv, sweepScheduleEnv } from '../../worker/run-env-sweep.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
@@ -58,5 +59,43 @@ describe('sweepRunEnv', () => {
     expect(runEnvFor(open, env)?.SECRET).toBe('x');
     expect(runEnvFor('older-release', env)?.SECRET).toBe('x');
     await client.workflow.getHandle(open).terminate('test over');
+  });
+
+  it("removes a schedule's file once the schedule is gone from this server, and only then", async () => {
+    const { client } = await temporal();
+    const env = { LL_STATE_DIR: mkdtempSync(join(tmpdir(), 'll-schedule-env-sweep-')) };
+    const server = serverKey(inject('temporalAddress'), 'default');
+    const def = definition({ name: 'sweep', initial: 'done', states: { done: { terminal: true } } });
+    const live = `ll-loop-sweep-live-${randomUUID().slice(0, 8)}`;
+    const input: LoopWorkflowInput = { definition: def, options: { cwd: project().cwd, searchAttributes: false } };
+    await client.schedule.create({
+      scheduleId: live,
+      spec: { intervals: [{ every: '24h' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: LOOP_WORKFLOW_TYPE,
+        taskQueue: `nobody-${randomUUID()}`,
+        args: [input],
+      },
+      state: { paused: true },
+    });
+    try {
+      const old = (Date.now() - NOT_FOUND_GRACE_MS - 60_000) / 1000;
+      const written = (id: string, on: string, age?: number): string => {
+        writeScheduleEnv(id, on, { SECRET: 'x' }, env);
+        const path = scheduleEnvFile(id, on, env);
+        if (age !== undefined) utimesSync(path, age, age);
+        return path;
+      };
+      const gone = written('ll-loop-sweep-gone', server, old);
+      const fresh = written('ll-loop-sweep-fresh', server);
+      const elsewhere = written('ll-loop-sweep-gone', serverKey('127.0.0.1:1', 'default'), old);
+      const kept = written(live, server, old);
+      expect(await sweepScheduleEnv({ client, server, env })).toEqual(['ll-loop-sweep-gone']);
+      expect(existsSync(gone)).toBe(false);
+      for (const path of [fresh, elsewhere, kept]) expect(existsSync(path), path).toBe(true);
+    } finally {
+      await client.schedule.getHandle(live).delete();
+    }
   });
 });

@@ -108,6 +108,23 @@ describe('human states: answers', () => {
     expect(edit.effect).toMatchObject({ type: 'run_action' });
   });
 
+  it('approvalEdit: a plain yes or no captures edit as the empty string; without the rule, no edit', () => {
+    for (const kind of ['yes', 'no'] as const) {
+      const ruled = next(d, t, { type: 'human_answered', reply: { kind }, by: 'b@h', now: T0 + 1, approvalEdit: true });
+      expect(ruled.snapshot.captured.review).toMatchObject({ answer: kind, edit: '' });
+      const older = next(d, t, { type: 'human_answered', reply: { kind }, by: 'b@h', now: T0 + 1 });
+      expect(older.snapshot.captured.review).not.toHaveProperty('edit');
+    }
+    const edit = next(d, t, {
+      type: 'human_answered',
+      reply: { kind: 'edit', text: 'do less' },
+      by: 'b@h',
+      now: T0 + 1,
+      approvalEdit: true,
+    });
+    expect(edit.snapshot.captured.review).toMatchObject({ edit: 'do less' });
+  });
+
   it('a choice is its own verdict; text and json give yes with the answer captured', () => {
     const c = start({
       pick: {

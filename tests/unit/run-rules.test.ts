@@ -21,6 +21,17 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+  approvalEdit: {
+    with: {
+      file: 'integration/approval-edit.test.ts',
+      title: 'with approvalEdit a plain yes captures edit as the empty string: ${captured.review.edit} resolves',
+    },
+    without: {
+      file: 'integration/approval-edit.test.ts',
+      title:
+        'without approvalEdit (an older release) a plain yes captures no edit: ${captured.review.edit} ends the run',
+    },
+  },
   stopInBursts: {
     with: {
       file: 'integration/quick-bursts.test.ts',

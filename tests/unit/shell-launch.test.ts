@@ -1,10 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INLINE_SCRIPT_BYTES, INLINE_VALUE_BYTES, prepareShell } from '../../activities/shell-launch.js';
+import {
+  INLINE_SCRIPT_BYTES,
+  INLINE_VALUE_BYTES,
+  prepareShell,
+  sweepDeadActionDirs,
+} from '../../activities/shell-launch.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'll-shell-launch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,5 +78,37 @@ describe('prepareShell', () => {
     expect(launch.args[1]).toMatch(/^\. '/);
     launch.cleanup();
     expect(run(script, {}).out).toBe('bash 1\n');
+  });
+});
+
+describe('sweepDeadActionDirs', () => {
+  it("removes the value files of a process that is gone, never a live one's, and a legacy directory only once a day old", () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'll-shell-sweep-'));
+    try {
+      // A process that has exited: its pid is free (a pid reused since would keep its directory).
+      const dead = Number(execFileSync('bash', ['-c', 'echo $$'], { encoding: 'utf8' }).trim());
+      const made = (name: string): string => {
+        mkdirSync(join(tmp, name));
+        writeFileSync(join(tmp, name, 'v1'), 'a secret value', { mode: 0o600 });
+        return name;
+      };
+      const ofDead = made(`ll-loop-action-${dead}-AbC123`);
+      const ofLive = made(`ll-loop-action-${process.ppid}-AbC123`);
+      const legacyOld = made('ll-loop-action-Old123');
+      const legacyNew = made('ll-loop-action-New123');
+      const other = made(`ll-loop-other-${dead}-AbC123`);
+      const dayAgo = (Date.now() - 25 * 3600_000) / 1000;
+      utimesSync(join(tmp, legacyOld), dayAgo, dayAgo);
+      // One this process made itself, while its action runs.
+      const launch = prepareShell('true', { LL_V1: 'x'.repeat(INLINE_VALUE_BYTES + 1) }, tmp);
+      const own = readdirSync(tmp).find((n) => n.startsWith(`ll-loop-action-${process.pid}-`));
+      expect(own).toBeDefined();
+
+      expect(sweepDeadActionDirs(tmp).sort()).toEqual([legacyOld, ofDead].sort());
+      expect(readdirSync(tmp).sort()).toEqual([legacyNew, ofLive, other, own!].sort());
+      launch.cleanup();
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

@@ -11,6 +11,7 @@ import type { ActionResult } from '../../fsm/types.js';
 import type { Transition } from '../../fsm/run/snapshot.js';
 import { begin, def, loop, next } from './helpers.js';
 import { validateLoop } from '../../fsm/definition/validate.js';
+import { refuseControl } from '../../fsm/run/control.js';
 
 const problems = (raw: Record<string, unknown>) => validateLoop(raw).diagnostics;
 
@@ -124,6 +125,14 @@ describe('a CONTEXT_HANDOFF: by on_handoff', () => {
     expect(resumed.snapshot).toMatchObject({ continuations: 1 });
     expect(resumed.snapshot.handoff).toBeUndefined();
     expect(resumed.snapshot.continuation).toBeUndefined();
+  });
+
+  it('pause: an unpause is refused with the command that continues a handoff (resume), not pause', () => {
+    const { d, t } = afterWork({}, 'CONTEXT_HANDOFF: step 3 of 5');
+    const why = refuseControl(d, t.snapshot, { type: 'unpause', by: 'ann@box', now: T0 + 2000 });
+    expect(why).toBe(
+      'the run is not paused by ll-loop pause: it waits on a handoff in state "work", which ll-loop resume continues',
+    );
   });
 
   it('spawn: the same state runs again at once in a fresh session carrying the payload; the run state is intact', () => {

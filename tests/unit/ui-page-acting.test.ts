@@ -83,4 +83,28 @@ describe('the ui page', () => {
     expect(fanoutCounts(view, null)).toMatchObject({ running: 0, waiting: 0 });
     expect(view.verdict).toBe('no');
   });
+
+  it('keeps listing an item the status named running until its item_done comes', () => {
+    const fanouts = new Map<string, FanoutView>();
+    applyFanoutEvent(fanouts, ev({ event: 'fanout_start', state: 'fix', count: 6, loop: 'one' }));
+    const view = fanouts.get('fix')!;
+    const running = (indexes: number[]) => ({
+      phase: 'parallel',
+      state: 'fix',
+      fanout: {
+        state: 'fix',
+        total: 6,
+        done: 0,
+        failed: 0,
+        running: indexes.map((index) => ({ index, run_id: `r.fix.${index}` })),
+      },
+    });
+    expect(fanoutCounts(view, running([0, 1, 2])).runningIds.map((r) => r.index)).toEqual([0, 1, 2]);
+    // A fresher status: 0-2 ended, their item_done not here yet; 3-5 run.
+    const counts = fanoutCounts(view, running([3, 4, 5]));
+    expect(counts.runningIds.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(counts).toMatchObject({ running: 6, waiting: 0 });
+    applyFanoutEvent(fanouts, ev({ event: 'item_done', state: 'fix', index: 1, outcome: 'yes', run_id: 'r.fix.1' }));
+    expect(fanoutCounts(view, null).runningIds.map((r) => r.index)).toEqual([0, 2, 3, 4, 5]);
+  });
 });

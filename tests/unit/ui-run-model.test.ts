@@ -126,4 +126,69 @@ describe('the page model of a run', () => {
     expect(litState(m)).toBe('c');
     expect(litAhead(m)).toBe(false);
   });
+
+  it('knows how the run ended from its loop_complete, before the end message (no outcome guessed meanwhile)', () => {
+    const m = emptyModel('run-1');
+    applyMessage(m, { type: 'graph', graph });
+    applyMessage(m, {
+      type: 'events',
+      events: [
+        ev({ event: 'state_enter', state: 'done', iteration: 1 }),
+        ev({ event: 'loop_complete', final_state: 'done', terminated_by: 'terminal' }),
+      ],
+    });
+    expect(m.ended).toBe(true);
+    expect(m.outcome).toBe('succeeded');
+    const crashed = emptyModel('run-2');
+    applyMessage(crashed, { type: 'graph', graph });
+    applyMessage(crashed, {
+      type: 'events',
+      events: [ev({ event: 'loop_complete', final_state: 'check', terminated_by: 'error', error: 'no route' })],
+    });
+    expect(crashed.outcome).toBe('error');
+    // The server's end message (Temporal says failed) keeps the same word, and brings the end line.
+    applyMessage(crashed, { type: 'end', status: 'failed', outcome: 'error', summary: 'Loop failed in state check' });
+    expect(crashed.outcome).toBe('error');
+    expect(crashed.end?.summary).toBe('Loop failed in state check');
+  });
+
+  it("ends a stopped run's running action with the run, and a sub-loop's with the sub-loop", () => {
+    const m = emptyModel('run-1');
+    applyMessage(m, { type: 'graph', graph });
+    const sub = { workflow_id: 'run-1.child', depth: 1 };
+    applyMessage(m, {
+      type: 'events',
+      events: [
+        ev({ event: 'state_enter', state: 'work', iteration: 1 }),
+        ev({ event: 'action_start', state: 'work' }),
+        ev({ event: 'loop_start', loop: 'inner', subloop: sub }),
+        ev({ event: 'action_start', state: 'inner-a', subloop: sub }),
+        ev({ event: 'loop_complete', final_state: 'inner-a', terminated_by: 'terminal', subloop: sub }),
+      ],
+    });
+    expect(m.actions.map((a) => a.running)).toEqual([true, false]);
+    expect(m.children.get('run-1.child')?.outcome).toBe('succeeded');
+    applyMessage(m, {
+      type: 'events',
+      events: [ev({ event: 'loop_complete', final_state: 'work', terminated_by: 'cancelled' })],
+    });
+    expect(m.actions[0]).toMatchObject({ running: false, cut: true });
+    expect(m.outcome).toBe('stopped');
+  });
+
+  it('ends every running action when the run closed without a loop_complete (terminated)', () => {
+    const m = emptyModel('run-1');
+    applyMessage(m, { type: 'graph', graph });
+    applyMessage(m, {
+      type: 'events',
+      events: [ev({ event: 'state_enter', state: 'work', iteration: 1 }), ev({ event: 'action_start', state: 'work' })],
+    });
+    applyMessage(m, {
+      type: 'end',
+      status: 'terminated',
+      outcome: 'stopped',
+      summary: 'it ended without a loop result',
+    });
+    expect(m.actions[0]).toMatchObject({ running: false, cut: true });
+  });
 });

@@ -17,6 +17,8 @@ export interface ActPanelView {
   open: boolean;
   connected: boolean;
   states: string[];
+  /** The approval states that take an edit (an `on_edit` route): only these offer one. */
+  editable: Set<string>;
   path: string[];
   status: RunStatusView | null;
 }
@@ -24,6 +26,8 @@ export interface ActPanelView {
 export class ActPanel {
   readonly el: HTMLElement;
   private readonly human = h('section', { class: 'human-box', id: 'human', hidden: '' });
+  /** Pause, unpause and steer: for an open run only (a closed run shows re-run alone). */
+  private readonly live = h('div', { class: 'live-controls', id: 'live-controls' });
   private readonly controls = h('section', { class: 'controls', id: 'controls' });
   private readonly result = h('p', { class: 'answer', id: 'act-answer', role: 'status' });
   private humanKey = '';
@@ -41,7 +45,7 @@ export class ActPanel {
   private readonly rerunFrom = h('select', { id: 'rerun-from', 'aria-label': 're-run from' });
   private readonly rerunContext = h('textarea', {
     id: 'rerun-context',
-    rows: '2',
+    rows: '1',
     placeholder: 'context K=V, one a line',
   });
   private readonly rerun = h('button', { type: 'button', id: 'rerun' }, 'Re-run from here');
@@ -52,12 +56,15 @@ export class ActPanel {
     private readonly onNewRun: (id: string) => void,
   ) {
     fill(
-      this.controls,
+      this.live,
       h('div', { class: 'row' }, this.pause, this.unpause),
       h('div', { class: 'row' }, h('label', {}, 'Steer to ', this.steerTo), this.steerNote, this.steer),
       this.steerContext,
-      h('div', { class: 'row' }, h('label', {}, 'Re-run from ', this.rerunFrom), this.rerun),
-      this.rerunContext,
+    );
+    fill(
+      this.controls,
+      this.live,
+      h('div', { class: 'row' }, h('label', {}, 'Re-run from ', this.rerunFrom), this.rerunContext, this.rerun),
     );
     this.el = h('div', { class: 'act-panel' }, this.human, this.controls, this.result);
     this.pause.addEventListener('click', () => this.send(this.pause, { action: 'pause' }));
@@ -81,16 +88,23 @@ export class ActPanel {
 
   private send(button: HTMLButtonElement, request: ActRequest): void {
     button.disabled = true;
-    this.say({ ok: true, message: `${request.action}…` });
+    this.say({ ok: true, message: `${request.action}…` }, button);
     void act(this.view?.runId ?? '', request).then((a) => {
       button.disabled = false;
-      this.say(a);
+      this.say(a, button);
       if (a.ok && a.run) this.onNewRun(a.run);
       this.onDone();
     });
   }
 
-  private say(a: ActionAnswer): void {
+  /**
+   * Shows an answer (or a refusal) beside the control that asked: under the question for an
+   * answer to it (the question is redrawn when the run moves on, the answer stays), else under the
+   * clicked button's row.
+   */
+  private say(a: ActionAnswer, button: HTMLButtonElement): void {
+    const anchor = this.human.contains(button) ? this.human : (button.closest('.row') ?? button);
+    if (anchor.nextElementSibling !== this.result) anchor.after(this.result);
     this.result.textContent = safeText(a.message);
     this.result.className = `answer ${a.ok ? 'ok' : 'bad'}`;
   }
@@ -106,12 +120,13 @@ export class ActPanel {
     options(this.steerTo, view.states);
     options(this.rerunFrom, visitsOf(view.path));
     this.rerun.disabled = !view.connected || view.path.length === 0;
-    this.drawHuman(live ? status?.human : undefined);
+    this.live.hidden = !view.open;
+    this.drawHuman(live ? status?.human : undefined, view.editable);
   }
 
   /** The question a run waits on, with the controls its kind of answer takes (redrawn only when it changes). */
-  private drawHuman(human: RunStatusView['human']): void {
-    const key = human ? `${human.state}|${human.since}` : '';
+  private drawHuman(human: RunStatusView['human'], editable: Set<string>): void {
+    const key = human ? `${human.state}|${human.since}|${editable.has(human.state)}` : '';
     if (key === this.humanKey) return;
     this.humanKey = key;
     this.human.hidden = !human;
@@ -135,15 +150,19 @@ export class ActPanel {
           button('answer-yes', 'Yes', reply({ kind: 'yes' })),
           button('answer-no', 'No', reply({ kind: 'no' })),
         ),
-        text,
-        h(
-          'div',
-          { class: 'row' },
-          button('answer-edit', 'Answer with this edit', (b) =>
-            this.send(b, { action: 'answer', reply: { kind: 'edit', text: text.value } }),
-          ),
-        ),
       );
+      // An edit only where the state routes one (`on_edit`): elsewhere the run refuses it.
+      if (editable.has(human.state))
+        rows.push(
+          text,
+          h(
+            'div',
+            { class: 'row' },
+            button('answer-edit', 'Answer with this edit', (b) =>
+              this.send(b, { action: 'answer', reply: { kind: 'edit', text: text.value } }),
+            ),
+          ),
+        );
     } else if (human.ask === 'choice') {
       rows.push(
         h(
@@ -162,7 +181,7 @@ export class ActPanel {
           try {
             value = JSON.parse(text.value) as unknown;
           } catch (err) {
-            this.say({ ok: false, message: `not JSON: ${(err as Error).message}` });
+            this.say({ ok: false, message: `not JSON: ${(err as Error).message}` }, b);
             return;
           }
           this.send(b, { action: 'answer', reply: { kind: 'json', value } });

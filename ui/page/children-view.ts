@@ -1,7 +1,9 @@
 /**
- * A run's children as links: its sub-loops (with how each ended) and its parallel states, each
- * with its counts (done, failed, running, waiting) and a link to every item's child run known.
+ * A run's children as links: its sub-loops (with how each ended, in the outcome words) and its
+ * parallel states, each with its counts (done, failed, running, waiting) and a link to every item's
+ * child run known.
  */
+import { itemOutcome, outcomeLabel } from '../../client/reporters/outcome-words.js';
 import type { RunStatusView } from '../server/wire.js';
 import { h } from './dom.js';
 import { fanoutCounts, itemSucceeded } from './fanout-model.js';
@@ -26,7 +28,7 @@ export function childrenList(model: RunModel, status: RunStatusView | null): HTM
             { class: itemSucceeded(i) ? 'ok' : 'bad', 'data-index': String(i.index) },
             `#${i.index} `,
             i.runId ? link(i.runId) : '(no child run)',
-            ` · ${i.outcome}`,
+            ` · ${itemOutcome(i.outcome)}`,
           ),
         ),
       ...c.runningIds.map((r) =>
@@ -53,7 +55,7 @@ export function childrenList(model: RunModel, status: RunStatusView | null): HTM
         { class: 'subloop' },
         link(id),
         c.loop ? ` (loop ${c.loop})` : '',
-        ` · ${c.ended ? (c.outcome ?? 'ended') : 'running'}`,
+        ` · ${c.ended ? outcomeLabel(c.outcome ?? 'ended') : 'running'}`,
       ),
     );
   return items.length ? h('ul', {}, ...items) : h('p', { class: 'muted' }, '(none)');

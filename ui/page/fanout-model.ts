@@ -1,8 +1,10 @@
 /**
  * A run's parallel states as its events tell them (`fanout_start`, `item_done`, `fanout_join`):
  * per state, how many items, which ended and how (with their child run's id), and the join's
- * verdict. The items running now come from the run's status (their run ids are known before they
- * end). Pure: no DOM, unit-tested.
+ * verdict. The items running come from the run's status (their run ids are known before they
+ * end), and are remembered: an item the status no longer names but whose `item_done` has not come
+ * yet (the status is asked afresh, the events come in batches) stays listed as running, never
+ * missing. Pure: no DOM, unit-tested.
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
 import type { RunStatusView } from '../server/wire.js';
@@ -20,6 +22,8 @@ export interface FanoutView {
   /** The loop its items run (absent for branches). */
   loop?: string;
   ended: Map<number, FanoutItem>;
+  /** Items a status named running, with their child run's id (kept after they end). */
+  started: Map<number, string>;
   verdict?: string;
 }
 
@@ -33,6 +37,7 @@ export function applyFanoutEvent(fanouts: Map<string, FanoutView>, e: TimedEvent
       count: typeof f.count === 'number' ? f.count : 0,
       ...(typeof f.loop === 'string' ? { loop: f.loop } : {}),
       ended: new Map(),
+      started: new Map(),
     });
   } else if (e.event === 'item_done') {
     const view = fanouts.get(state);
@@ -54,7 +59,10 @@ export function itemSucceeded(item: FanoutItem): boolean {
   return item.outcome === 'yes';
 }
 
-/** done / failed / running counts of one parallel state; `running` from the status while under way. */
+/**
+ * done / failed / running counts of one parallel state, and the running items (ascending): those
+ * the status names and those it named before whose end has not come yet (remembered in `view`).
+ */
 export function fanoutCounts(
   view: FanoutView,
   status: RunStatusView | null,
@@ -68,9 +76,15 @@ export function fanoutCounts(
   const ended = [...view.ended.values()];
   const done = ended.filter(itemSucceeded).length;
   const failed = ended.length - done;
-  const live = status?.fanout?.state === view.state && view.verdict === undefined ? status.fanout.running : [];
-  const runningIds = live.map((r) => ({ index: r.index, runId: r.run_id }));
-  const running = view.verdict === undefined ? runningIds.length : 0;
+  if (status?.fanout?.state === view.state) for (const r of status.fanout.running) view.started.set(r.index, r.run_id);
+  const runningIds =
+    view.verdict === undefined
+      ? [...view.started]
+          .filter(([index]) => !view.ended.has(index))
+          .sort(([a], [b]) => a - b)
+          .map(([index, runId]) => ({ index, runId }))
+      : [];
+  const running = runningIds.length;
   const waiting = view.verdict === undefined ? Math.max(0, view.count - ended.length - running) : 0;
   return { done, failed, running, waiting, runningIds };
 }

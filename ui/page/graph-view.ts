@@ -1,7 +1,9 @@
 /**
  * The loop's graph as SVG, laid out by dagre (a layered layout: states top to bottom, back edges
  * routed around). Drawn once per graph; lighting the current state, marking the path taken and
- * the edges' counts only change classes and texts, so a transition costs no layout.
+ * the edges' counts only change classes and texts, so a transition costs no layout. Edge labels
+ * sit beside their edge (dagre routes the edge past the label, not through it), on a backdrop,
+ * above every edge, so no line crosses a label.
  */
 import { Graph, layout } from '@dagrejs/dagre';
 import type { RunGraph } from '../server/wire.js';
@@ -15,7 +17,13 @@ const LABEL_H = 16;
 interface Drawn {
   svg: SVGSVGElement;
   nodes: Map<string, SVGElement>;
-  edges: Map<string, { group: SVGElement; count: SVGElement; base: string }>;
+  /** Per edge: its line and its label (each a `.edge` group with the edge's `data-from`/`data-to`). */
+  edges: Map<string, { group: SVGElement; label: SVGElement; count: SVGElement; base: string }>;
+}
+
+/** The width a label is given in the layout (and its backdrop): its text and room for a count. */
+function labelWidth(base: string): number {
+  return `${base} ×00`.length * 6.4;
 }
 
 function textWidth(text: string): number {
@@ -29,8 +37,12 @@ export function drawGraph(graph: RunGraph): Drawn {
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of graph.nodes) g.setNode(n.name, { width: textWidth(n.name), height: NODE_H });
   graph.edges.forEach((e, i) => {
-    const label = `${e.labels.join(' / ')} ×00`;
-    g.setEdge(e.from, e.to, { width: label.length * 6.4, height: LABEL_H, labelpos: 'c' }, `e${i}`);
+    g.setEdge(
+      e.from,
+      e.to,
+      { width: labelWidth(e.labels.join(' / ')), height: LABEL_H, labelpos: 'r', labeloffset: 6 },
+      `e${i}`,
+    );
   });
   layout(g);
   const size = g.graph() as { width?: number; height?: number };
@@ -63,7 +75,8 @@ export function drawGraph(graph: RunGraph): Drawn {
       ),
     ),
   );
-  const edges = new Map<string, { group: SVGElement; count: SVGElement; base: string }>();
+  const edges = new Map<string, { group: SVGElement; label: SVGElement; count: SVGElement; base: string }>();
+  const labels: SVGElement[] = [];
   graph.edges.forEach((e, i) => {
     const laid = g.edge(e.from, e.to, `e${i}`) as { points?: Array<{ x: number; y: number }>; x?: number; y?: number };
     const points = laid.points ?? [];
@@ -74,16 +87,29 @@ export function drawGraph(graph: RunGraph): Drawn {
       'g',
       { class: `edge${e.back ? ' back' : ''}`, 'data-from': e.from, 'data-to': e.to },
       s('path', { d, 'marker-end': 'url(#arrow)' }),
-      s(
-        'text',
-        { x: (laid.x ?? 0).toFixed(1), y: ((laid.y ?? 0) + 4).toFixed(1), 'text-anchor': 'middle' },
-        base,
-        count,
-      ),
     );
     svg.append(group);
-    edges.set(edgeKey(e.from, e.to), { group, count, base });
+    const x = laid.x ?? 0;
+    const y = laid.y ?? 0;
+    const w = labelWidth(base);
+    const label = s(
+      'g',
+      { class: 'edge label', 'data-from': e.from, 'data-to': e.to },
+      s('rect', {
+        class: 'backdrop',
+        x: (x - w / 2).toFixed(1),
+        y: (y - LABEL_H / 2).toFixed(1),
+        width: w.toFixed(1),
+        height: LABEL_H,
+        rx: 3,
+      }),
+      s('text', { x: x.toFixed(1), y: (y + 4).toFixed(1), 'text-anchor': 'middle' }, base, count),
+    );
+    labels.push(label);
+    edges.set(edgeKey(e.from, e.to), { group, label, count, base });
   });
+  // Above every line: a label is never crossed by another edge either.
+  svg.append(...labels);
   const nodes = new Map<string, SVGElement>();
   for (const n of graph.nodes) {
     const laid = g.node(n.name) as { x: number; y: number; width: number; height: number };
@@ -129,7 +155,24 @@ export function paintGraph(
     const n = state.edgeCounts.get(key) ?? 0;
     e.count.textContent = n > 0 ? ` ×${n}` : '';
     e.group.classList.toggle('taken', n > 0);
+    e.label.classList.toggle('taken', n > 0);
   }
+}
+
+/**
+ * Scrolls `box` (the graph's scrolling box, not the page) so that `state`'s node is in view,
+ * centred when it was out of view; a node already in view is left where it is.
+ */
+export function revealNode(box: HTMLElement, drawn: Drawn, state: string): void {
+  const node = drawn.nodes.get(state);
+  if (!node) return;
+  const b = box.getBoundingClientRect();
+  const n = node.getBoundingClientRect();
+  const margin = 8;
+  if (n.top < b.top + margin || n.bottom > b.bottom - margin)
+    box.scrollTop += n.top + n.height / 2 - (b.top + b.height / 2);
+  if (n.left < b.left + margin || n.right > b.right - margin)
+    box.scrollLeft += n.left + n.width / 2 - (b.left + b.width / 2);
 }
 
 export type { Drawn as DrawnGraph };

@@ -4,6 +4,8 @@
  * from its `action_complete`), sub-loop children, captured values. Pure: no DOM, unit-tested.
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
+import type { TerminatedBy } from '../../fsm/types.js';
+import { loopOutcome } from '../../client/reporters/outcome-words.js';
 import type { RunGraph, RunMessage } from '../server/wire.js';
 import { applyFanoutEvent, type FanoutView } from './fanout-model.js';
 
@@ -15,6 +17,8 @@ export interface ActionView {
   pass: number;
   attempt: number;
   running: boolean;
+  /** It never ended: its run (or sub-loop) ended while it ran (stopped, say), with no result of its own. */
+  cut?: boolean;
   /** Streamed text while it runs; stdout (and stderr, marked) once it ended. */
   text: string;
   exitCode?: number;
@@ -30,7 +34,13 @@ export interface RunModel {
   current: string | undefined;
   /** The loop ended (its `loop_complete`, or the server's end message). */
   ended: boolean;
-  end: { status: string; reason?: string } | undefined;
+  /** How the run closed, as the server says once it has (Temporal's status, the outcome, the end line). */
+  end: { status: string; outcome: string; summary: string } | undefined;
+  /**
+   * How the run ended, in the outcome words (client/reporters/outcome-words.ts): from its
+   * `loop_complete` as soon as that comes, then from the server's end message.
+   */
+  outcome: string | undefined;
   /** How the top-level loop ended (its `loop_complete`): `terminal` cannot be resumed. */
   terminatedBy: string | undefined;
   /** The sequence number of the run's last event (its own, not a sub-loop's). */
@@ -61,6 +71,7 @@ export function emptyModel(runId: string): RunModel {
     current: undefined,
     ended: false,
     end: undefined,
+    outcome: undefined,
     terminatedBy: undefined,
     waiting: false,
     liveState: undefined,
@@ -93,6 +104,12 @@ function laneOf(model: RunModel, id: string): { pass: number; action: ActionView
     all.set(id, lane);
   }
   return lane;
+}
+
+/** An action that will never end by itself: not running any more, with no exit code. */
+function cutShort(action: ActionView): void {
+  action.running = false;
+  action.cut = true;
 }
 
 /** What an ended action printed: stdout, then stderr marked. */
@@ -180,23 +197,30 @@ export function applyEvent(model: RunModel, e: TimedEvent): void {
     case 'handoff_resumed':
       if (id === '') model.waiting = false;
       break;
-    case 'loop_complete':
+    case 'loop_complete': {
+      // An action still running has no end of its own to come (a stopped run's action is killed).
+      if (lane.action) cutShort(lane.action);
+      lane.action = undefined;
+      const by = str(e, 'terminated_by');
+      const failure = (e as { failure?: boolean }).failure === true;
+      const outcome = by === undefined ? undefined : loopOutcome({ terminated_by: by as TerminatedBy, failure });
       if (id !== '') {
         const child = model.children.get(id);
         if (child) {
           child.ended = true;
-          const failed = (e as { failure?: boolean }).failure === true;
-          child.outcome = failed ? 'failed' : (str(e, 'terminated_by') ?? 'ended');
+          child.outcome = outcome ?? 'ended';
         }
       }
       if (id === '') {
         model.waiting = false;
         model.ended = true;
-        model.terminatedBy = str(e, 'terminated_by');
+        model.outcome = outcome;
+        model.terminatedBy = by;
         const final = str(e, 'final_state');
         if (final) model.current = final;
       }
       break;
+    }
     default:
       break;
   }
@@ -230,7 +254,10 @@ export function applyMessage(model: RunModel, m: RunMessage): boolean {
       return false;
     case 'end':
       model.ended = true;
-      model.end = { status: m.status, ...(m.reason === undefined ? {} : { reason: m.reason }) };
+      model.end = { status: m.status, outcome: m.outcome, summary: m.summary };
+      model.outcome = m.outcome;
+      // Closed: nothing still running will end now (a terminated run records no action's end).
+      for (const a of model.actions) if (a.running) cutShort(a);
       return false;
     case 'notice':
       model.notice = m.message === '' ? undefined : m.message;

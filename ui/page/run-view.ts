@@ -4,29 +4,32 @@
  * timeline, and stop/resume. Live from the run's event stream; a cut stream is shown and comes
  * back by itself (the server then sends the whole backlog again and the page starts over).
  */
+import { BAD_OUTCOMES, outcomeLabel } from '../../client/reporters/outcome-words.js';
 import { safeText } from '../../client/reporters/safe-text.js';
 import type { RunMessage, RunStatusView } from '../server/wire.js';
 import { ActPanel } from './act-panel.js';
 import { act, openStream, runStatus } from './api.js';
+import { capturedView } from './captured-view.js';
 import { childrenList } from './children-view.js';
 import { liveBadge } from './live-badge.js';
 import { duration, fill, h } from './dom.js';
-import { drawGraph, paintGraph, type DrawnGraph } from './graph-view.js';
+import { drawGraph, paintGraph, revealNode, type DrawnGraph } from './graph-view.js';
 import { applyMessage, emptyModel, litAhead, litState, type ActionView, type RunModel } from './run-model.js';
 import { Timeline } from './timeline.js';
 
 const OUTPUT_ACTIONS = 20;
 
-function actionBlock(a: ActionView): HTMLElement {
+function actionBlock(a: ActionView, outcome: string | undefined): HTMLElement {
   const bits = [a.state, `pass ${a.pass}`];
   if (a.attempt > 1) bits.push(`attempt ${a.attempt}`);
   if (a.depth > 0) bits.unshift(`sub-loop ${a.workflowId} ›`);
   if (a.running) bits.push('running…');
+  else if (a.cut) bits.push(`ended with the run${outcome ? ` (${outcomeLabel(outcome)})` : ''}, no exit code`);
   else {
     if (a.exitCode !== undefined) bits.push(`exit ${a.exitCode}`);
     if (a.durationMs !== undefined) bits.push(duration(a.durationMs));
   }
-  const cls = a.running ? 'running' : a.exitCode === 0 ? 'ok' : 'bad';
+  const cls = a.running ? 'running' : a.cut ? 'cut' : a.exitCode === 0 ? 'ok' : 'bad';
   return h(
     'section',
     { class: `action ${cls}`, 'data-state': a.state },
@@ -39,10 +42,14 @@ export function showRun(root: HTMLElement, runId: string): () => void {
   const model: RunModel = emptyModel(runId);
   let drawn: DrawnGraph | undefined;
   let selected: string | undefined;
+  /** The state last brought into the graph's view. */
+  let shownState = '';
   let connected = false;
   let scheduled = false;
   const timeline = new Timeline();
   const badge = h('span', { class: 'badge', id: 'run-status' }, 'connecting…');
+  /** How the run ended, whole, as `ll-loop status` says it (the error and its fix included). */
+  const summary = h('pre', { class: 'end-summary', id: 'run-summary', hidden: '' });
   const conn = h('span', { class: 'conn', id: 'connection' }, '');
   const stop = h('button', { type: 'button', id: 'stop', disabled: '' }, 'Stop');
   const resume = h('button', { type: 'button', id: 'resume', disabled: '' }, 'Resume');
@@ -52,7 +59,7 @@ export function showRun(root: HTMLElement, runId: string): () => void {
   const pathBox = h('p', { class: 'path', id: 'path' });
   const outputBox = h('div', { class: 'outputs', id: 'outputs' });
   const outputTitle = h('h3', {}, 'Output');
-  const capturedBox = h('pre', { class: 'captured', id: 'captured' });
+  const capturedBox = h('div', { class: 'captured', id: 'captured' });
   const childrenBox = h('div', { class: 'children', id: 'children' });
   let status: RunStatusView | null = null;
   let statusTimer: ReturnType<typeof setTimeout> | undefined;
@@ -96,6 +103,7 @@ export function showRun(root: HTMLElement, runId: string): () => void {
       resume,
       answer,
       conn,
+      summary,
     ),
     notice,
     h('div', { class: 'panel act-box' }, panel.el),
@@ -121,6 +129,7 @@ export function showRun(root: HTMLElement, runId: string): () => void {
     scheduled = false;
     if (model.graph && !drawn) {
       drawn = drawGraph(model.graph);
+      shownState = '';
       fill(graphBox, drawn.svg);
       drawn.svg.addEventListener('click', (e) => {
         const node = (e.target as Element).closest('[data-state]');
@@ -129,19 +138,28 @@ export function showRun(root: HTMLElement, runId: string): () => void {
       });
     }
     const lit = litState(model) ?? '';
-    if (drawn)
+    if (drawn) {
       paintGraph(drawn, {
         current: lit,
         ended: model.ended,
         visited: new Set(model.path),
         edgeCounts: model.edgeCounts,
       });
+      // The lit (or final) state stays in view as the run moves through a graph taller than its box.
+      if (lit !== shownState) {
+        shownState = lit;
+        revealNode(graphBox, drawn, lit);
+      }
+    }
     const open = !model.ended;
     const live = open ? liveBadge(model.waiting, status, lit) : undefined;
-    const ended =
-      model.end?.status === 'completed' ? 'succeeded' : model.end?.status === 'canceled' ? 'stopped' : 'failed';
-    badge.textContent = live ? live.text : (model.end?.status ?? 'ended');
-    badge.className = `badge ${live ? live.kind : ended}`;
+    // An ended run's outcome is known from its loop_complete, before the server's end message.
+    const outcome = model.outcome ?? 'ended';
+    badge.textContent = live ? live.text : outcomeLabel(outcome);
+    badge.className = `badge ${live ? live.kind : outcome}`;
+    summary.hidden = live !== undefined || model.end === undefined;
+    summary.textContent = safeText(model.end?.summary ?? '');
+    summary.className = `end-summary ${BAD_OUTCOMES.includes(outcome) ? 'bad' : ''}`;
     badge.setAttribute('data-current', lit);
     // Lit from the worker's events file, ahead of the history (tests and the curious can tell).
     badge.setAttribute('data-ahead', String(litAhead(model)));
@@ -157,17 +175,16 @@ export function showRun(root: HTMLElement, runId: string): () => void {
     fill(pathBox, model.ended && model.path.length ? `Path taken: ${model.path.join(' → ')}` : '');
     const actions = model.actions.filter((a) => selected === undefined || a.state === selected).slice(-OUTPUT_ACTIONS);
     outputTitle.textContent = selected === undefined ? 'Output' : `Output of ${selected}`;
-    fill(outputBox, ...actions.map(actionBlock));
+    fill(outputBox, ...actions.map((a) => actionBlock(a, model.outcome)));
     outputBox.scrollTop = outputBox.scrollHeight;
-    capturedBox.textContent = Object.keys(model.captured).length
-      ? safeText(JSON.stringify(model.captured, null, 2))
-      : '(none yet)';
+    fill(capturedBox, capturedView(model.captured, model.ended));
     fill(childrenBox, childrenList(model, status));
     panel.update({
       runId,
       open,
       connected,
       states: model.graph?.nodes.map((n) => n.name) ?? [],
+      editable: new Set(model.graph?.nodes.filter((n) => n.editable).map((n) => n.name)),
       path: model.path,
       status,
     });

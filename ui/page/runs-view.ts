@@ -1,12 +1,15 @@
 /**
  * The runs list: this project's runs, live, with loop, state, iteration, outcome in colour,
- * started and duration; filtered by loop and outcome. The list is windowed: rows have one fixed
+ * started and duration; filtered by loop and outcome; sub-runs folded under their parent
+ * (runs-tree.ts). The list is windowed: rows have one fixed
  * height and only those in view (plus a margin) exist in the DOM, so 1,000 runs draw their first
  * screen at once and a redraw (each new list, each second for the durations) costs one screen.
  */
+import { outcomeLabel } from '../../client/reporters/outcome-words.js';
 import type { RunRow, RunsMessage } from '../server/wire.js';
 import { openStream } from './api.js';
 import { duration, fill, h } from './dom.js';
+import { listedRows, type ListedRow } from './runs-tree.js';
 
 /** One formatter for every row (a `toLocaleString` per date makes a formatter each time). */
 const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
@@ -15,21 +18,40 @@ const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle:
 export const RUN_ROW_HEIGHT = 30;
 const MARGIN_ROWS = 15;
 
-/** The words an outcome shows (a waiting run is waiting for a person, not merely paused). */
-export function outcomeLabel(outcome: string): string {
-  if (outcome === 'waiting') return 'waiting for a person';
-  if (outcome === 'paused') return 'paused';
-  if (outcome === 'rate_limited') return 'rate-limited';
-  return outcome.replace('_', ' ');
-}
-
-function row(r: RunRow, now: number): HTMLElement {
+function row(listed: ListedRow, now: number, toggle: (id: string) => void): HTMLElement {
+  const r = listed.run;
   const started = Date.parse(r.started);
   const end = r.closed ? Date.parse(r.closed) : now;
+  const fold =
+    listed.children > 0
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'fold',
+            'aria-expanded': String(listed.open),
+            title: listed.summary,
+          },
+          `${listed.open ? '▾' : '▸'} ${listed.children} sub-run${listed.children === 1 ? '' : 's'} · ${listed.summary}`,
+        )
+      : undefined;
+  fold?.addEventListener('click', () => toggle(r.id));
+  const cell = h(
+    'td',
+    { class: listed.depth ? 'sub-run' : undefined },
+    h('a', { href: `#/run/${encodeURIComponent(r.id)}` }, r.id),
+    fold,
+  );
+  // Indented through the CSSOM: the page's CSP refuses style attributes.
+  if (listed.depth) cell.style.paddingLeft = `${8 + listed.depth * 18}px`;
   return h(
     'tr',
-    { class: `run outcome-${r.outcome}`, 'data-id': r.id },
-    h('td', {}, h('a', { href: `#/run/${encodeURIComponent(r.id)}` }, r.id)),
+    {
+      class: `run outcome-${r.outcome}${listed.depth ? ' child' : ''}`,
+      'data-id': r.id,
+      ...(listed.children ? { 'data-children': String(listed.children) } : {}),
+    },
+    cell,
     h(
       'td',
       {},
@@ -61,7 +83,14 @@ export function showRuns(root: HTMLElement): () => void {
   const body = h('tbody', { id: 'runs' });
   const above = h('tr', { class: 'spacer', 'aria-hidden': 'true' });
   const below = h('tr', { class: 'spacer', 'aria-hidden': 'true' });
-  let shown: RunRow[] = [];
+  let shown: ListedRow[] = [];
+  /** Parents whose sub-runs are shown. */
+  const opened = new Set<string>();
+  const toggle = (id: string): void => {
+    if (opened.has(id)) opened.delete(id);
+    else opened.add(id);
+    schedule();
+  };
   const count = h('span', { class: 'count' });
   fill(
     root,
@@ -97,13 +126,15 @@ export function showRuns(root: HTMLElement): () => void {
     scheduled = false;
     options(loopFilter, [...new Set(runs.map((r) => r.loop))].sort(), 'all loops');
     options(outcomeFilter, [...new Set(runs.map((r) => r.outcome))].sort(), 'all outcomes');
-    shown = runs.filter(
+    const matching = runs.filter(
       (r) =>
         (!loopFilter.value || r.loop === loopFilter.value) &&
         (!outcomeFilter.value || r.outcome === outcomeFilter.value),
     );
+    shown = listedRows(matching, opened);
     drawWindow();
-    count.textContent = `${shown.length} of ${runs.length}`;
+    const own = shown.filter((l) => l.depth === 0).length;
+    count.textContent = `${own} of ${runs.length}${matching.length > own ? ` (and ${matching.length - own} sub-runs)` : ''}`;
     body.dataset.shown = String(shown.length);
     body.dataset.listed = String(runs.length);
     notice.hidden = connected && error === undefined;
@@ -119,7 +150,12 @@ export function showRuns(root: HTMLElement): () => void {
     above.style.height = `${first * RUN_ROW_HEIGHT}px`;
     below.style.height = `${(shown.length - last) * RUN_ROW_HEIGHT}px`;
     const now = Date.now();
-    fill(body, first > 0 && above, ...shown.slice(first, last).map((r) => row(r, now)), last < shown.length && below);
+    fill(
+      body,
+      first > 0 && above,
+      ...shown.slice(first, last).map((r) => row(r, now, toggle)),
+      last < shown.length && below,
+    );
   };
   scroller.addEventListener('scroll', () => schedule());
   const schedule = (): void => {

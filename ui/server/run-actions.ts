@@ -19,8 +19,16 @@ import type { ActionAnswer, ActRequest, RunStatusView } from './wire.js';
 /** How long the page's status question may take (a run whose worker is away does not answer). */
 const STATUS_QUERY_MS = 5_000;
 
-/** What a CLI error says, both lines. */
+/**
+ * What a CLI error says, both lines, for the page. A run refused its scopes is told what the page
+ * can do (its fix names `--queue`, which the page has no way to pass).
+ */
 export function errorText(err: unknown): string {
+  if ((err as Error | undefined)?.name === 'ScopeBusyError') {
+    // By name: client/scopes is not this room's neighbour (eslint/layers.js).
+    const holder = (err as { details?: { blockers?: Array<{ run?: string }> } }).details?.blockers?.[0]?.run;
+    return `${(err as Error).message} (try again once ${holder ?? 'the run that holds its scope'} has ended${holder ? `, or stop ${holder} from its page` : ''})`;
+  }
   if (err instanceof CliError) return err.fix ? `${err.message} (${err.fix})` : err.message;
   return (err as Error).message;
 }

@@ -6,6 +6,8 @@
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { buildGraph } from '../../client/show/graph.js';
+import { humanAsk } from '../../fsm/human.js';
+import { routeFor } from '../../fsm/routing.js';
 import type { GraphEdge, GraphNode, RunGraph } from './wire.js';
 
 const ACTION_CHARS = 200;
@@ -26,6 +28,10 @@ export function runGraph(def: LoopDefinition): RunGraph {
       failure: node.failure,
       ...(node.subLoop === undefined ? {} : { subLoop: node.subLoop }),
       ...(typeof action === 'string' ? { action: action.slice(0, ACTION_CHARS) } : {}),
+      // As the run decides it (fsm/human.ts replyMismatch): an edit needs a route for `edit`.
+      ...(node.config.action_type === 'human' && humanAsk(node.config) === 'approval' && routeFor(node.config, 'edit')
+        ? { editable: true }
+        : {}),
     });
     for (const exit of node.exits) {
       const to = exit.target.kind === 'state' ? exit.target.name : exit.target.template;

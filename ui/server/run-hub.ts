@@ -11,7 +11,7 @@
  * only until its action ends, when its `action_complete` carries it.
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
-import type { RunFollowSink, RunSource } from './run-source.js';
+import type { RunEndView, RunFollowSink, RunSource } from './run-source.js';
 import type { RunMessage } from './wire.js';
 
 /** How much of a running action's output a late page is given. */
@@ -108,9 +108,9 @@ class RunChannel implements RunFollowSink {
     this.broadcast(m);
   }
 
-  end(status: string, reason?: string): void {
+  end(end: RunEndView): void {
     this.flush();
-    this.endMessage = { type: 'end', status, ...(reason === undefined ? {} : { reason }) };
+    this.endMessage = { type: 'end', ...end };
     this.broadcast(this.endMessage);
   }
 

@@ -4,7 +4,9 @@
  * tests give one of their own (their subject is the HTTP layer: token, methods, escaping).
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
-import type { ActionAnswer, ActRequest, RunGraph, RunRow, RunStatusView } from './wire.js';
+import type { ActionAnswer, ActRequest, RunGraph, RunMessage, RunRow, RunStatusView } from './wire.js';
+
+export type RunEndView = Omit<Extract<RunMessage, { type: 'end' }>, 'type'>;
 
 /** What following a run hands on, in order. */
 export interface RunFollowSink {
@@ -18,7 +20,8 @@ export interface RunFollowSink {
   liveState(seq: number, state: string): void;
   captured(captured: Record<string, unknown>): void;
   notice(message: string): void;
-  end(status: string, reason?: string): void;
+  /** The run closed (wire.ts: the `end` message). */
+  end(end: RunEndView): void;
 }
 
 export interface RunSource {

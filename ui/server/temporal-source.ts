@@ -11,7 +11,8 @@ import type { TimedEvent } from '../../fsm/run/events.js';
 import { listRuns, projectScope, type RunSummary } from '../../client/runs/find-runs.js';
 import { followEvents } from '../../client/follow/follow-events.js';
 import { liveActionWatcher } from '../../client/follow/live-actions.js';
-import { stopCommand } from '../../client/commands/stop.js';
+import { stopCommand, type StopReport } from '../../client/commands/stop.js';
+import { listedOutcome } from '../../client/reporters/outcome-words.js';
 import { resumeCommand } from '../../client/resume/resume-run.js';
 import type { Session } from '../../client/temporal/session.js';
 import { statePath } from '../../host/run-files.js';
@@ -22,6 +23,7 @@ import { tailStates } from './live-states.js';
 import { watchWorkers } from './worker-watch.js';
 import { actOnRun, errorText, runStatus } from './run-actions.js';
 import { RunsIndex } from './runs-index.js';
+import { runEndView, stopAnswer } from './run-end.js';
 import type { ActionAnswer, RunRow } from './wire.js';
 
 /** How many runs the list shows at most. */
@@ -41,25 +43,6 @@ function readState(cwd: string, id: string): Partial<RunStateFile> | undefined {
     return JSON.parse(readFileSync(path, 'utf8')) as Partial<RunStateFile>;
   } catch {
     return undefined;
-  }
-}
-
-/** The outcome a row shows: the LoopStatus attribute, else what Temporal's status says. */
-function outcomeOf(run: RunSummary): string {
-  if (run.loopStatus && run.loopStatus !== 'done') return run.loopStatus;
-  switch (run.status) {
-    case 'RUNNING':
-      return 'running';
-    case 'COMPLETED':
-      return 'succeeded';
-    case 'CANCELLED':
-      return 'stopped';
-    case 'TIMED_OUT':
-      return 'timed_out';
-    case 'TERMINATED':
-      return 'stopped';
-    default:
-      return 'failed';
   }
 }
 
@@ -97,7 +80,7 @@ export function temporalRunSource(session: Session, root: string): RunSource {
           loop: run.loop,
           status: run.status.toLowerCase(),
           open: run.open,
-          outcome: outcomeOf(run),
+          outcome: listedOutcome(run),
           ...fromStateFile(run),
           started: run.startTime.toISOString(),
           ...(run.closeTime ? { closed: run.closeTime.toISOString() } : {}),
@@ -159,8 +142,7 @@ export function temporalRunSource(session: Session, root: string): RunSource {
         const result = followed.end && 'result' in followed.end ? followed.end.result : undefined;
         if (result?.captured && JSON.stringify(result.captured) !== capturedSeen) sink.captured(result.captured);
         for (const warning of followed.warnings) sink.notice(warning);
-        const end = followed.end;
-        sink.end(end?.status ?? 'unknown', end && 'reason' in end ? end.reason : undefined);
+        sink.end(runEndView(id, followed.end));
       } finally {
         unwatch();
         untail();
@@ -172,8 +154,7 @@ export function temporalRunSource(session: Session, root: string): RunSource {
       let out = '';
       try {
         await stopCommand({ cwd: root, target: id, force: false, json: true, out: (t) => (out += t) });
-        const report = JSON.parse(out) as { outcome?: string };
-        return { ok: true, message: `stopped ${id} (${report.outcome ?? 'closed'})` };
+        return { ok: true, message: stopAnswer({ id, ...(JSON.parse(out) as Partial<StopReport>) }) };
       } catch (err) {
         return { ok: false, message: errorText(err) };
       }

@@ -13,10 +13,7 @@ export interface RunRow {
   /** Temporal's execution status, lower case (`running`, `completed`, `failed`, `canceled`, …). */
   status: string;
   open: boolean;
-  /**
-   * How the loop stands: `running`, `rate_limited`, `paused` (waiting for a person), or how it
-   * ended (`succeeded`, `failed`, `limit`, `timed_out`, `error`, `stopped`, `budget`, `handoff`).
-   */
+  /** How the run stands or ended, in the outcome words (client/reporters/outcome-words.ts). */
   outcome: string;
   state?: string;
   iteration?: number;
@@ -36,6 +33,8 @@ export interface GraphNode {
   subLoop?: string;
   /** The action, shortened (for the node's title). */
   action?: string;
+  /** An approval (human) state that takes an edit: it routes one (`on_edit`). */
+  editable?: boolean;
 }
 
 export interface GraphEdge {
@@ -63,7 +62,11 @@ export type RunMessage =
   /** The run entered `state` (event `seq`), from its events file, ahead of the replayed history. */
   | { type: 'live_state'; seq: number; state: string }
   | { type: 'captured'; captured: Record<string, unknown> }
-  | { type: 'end'; status: string; reason?: string }
+  /**
+   * The run closed: Temporal's status (lower case), its outcome (client/reporters/outcome-words.ts)
+   * and how it ended as `ll-loop status` says it (the end line, with the error and its fix).
+   */
+  | { type: 'end'; status: string; outcome: string; summary: string }
   /** Something the page should say (Temporal unreachable, a warning); an empty message clears it. */
   | { type: 'notice'; message: string }
   | { type: 'error'; message: string };

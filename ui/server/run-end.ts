@@ -1,0 +1,45 @@
+/**
+ * How `ll-loop ui` says a run ended, in the CLI's words: its outcome (client/reporters/
+ * outcome-words.ts) and the end line `ll-loop status` prints (client/reporters/human.ts: the
+ * error, with its fix, whole), and what Stop answers (as `ll-loop stop` says it).
+ */
+import type { RunEnd } from '../../client/follow/run-close.js';
+import type { StopReport } from '../../client/commands/stop.js';
+import { createHumanReporter } from '../../client/reporters/human.js';
+import { loopOutcome, outcomeOfStatus } from '../../client/reporters/outcome-words.js';
+import { createStyle } from '../../client/reporters/style.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import type { RunEndView } from './run-source.js';
+
+/** The end line of a loop result, as `ll-loop status` (and `run`) print it, without colour. */
+export function endLineOf(result: ExecutionResult, id: string): string {
+  let text = '';
+  createHumanReporter((t) => (text += t), createStyle(false), 0, 'quiet').onResult(result, { instanceId: id });
+  return text.trim();
+}
+
+/** The end message of a followed run (`end` undefined: its history said nothing of its close). */
+export function runEndView(id: string, end: RunEnd | undefined): RunEndView {
+  if (!end) return { status: 'unknown', outcome: 'unknown', summary: 'how the run ended is not in its history' };
+  const result = end.result;
+  if (result) return { status: end.status, outcome: loopOutcome(result), summary: endLineOf(result, id) };
+  // As `ll-loop status` says it of a run without a loop result, with Temporal's reason.
+  const reason = 'reason' in end && end.reason ? `: ${end.reason}` : '';
+  return {
+    status: end.status,
+    outcome: outcomeOfStatus(end.status),
+    summary: `it ended without a loop result (${end.status} in Temporal${reason})`,
+  };
+}
+
+/** What the page's Stop answers, from `ll-loop stop --json`'s report (as `ll-loop stop` says it). */
+export function stopAnswer(report: Partial<StopReport> & { id: string }): string {
+  if (report.outcome === 'terminated') return `stopped ${report.id} (terminated: no loop result was recorded)`;
+  if (report.result) {
+    const line = endLineOf(report.result, report.id);
+    return report.outcome === 'cancelled'
+      ? `stopped ${report.id}: ${line}`
+      : `${report.id} ended before the stop took effect (${loopOutcome(report.result)}): ${line}`;
+  }
+  return `${report.id} closed (${outcomeOfStatus(report.status ?? 'unknown')})`;
+}
