@@ -278,10 +278,13 @@ async function forgetStickyQueuesLogged(client: Client, queue: string, log: (lin
     (runs) => {
       if (runs.length) log(`${runs.length} open run(s) of this checkout: their next tasks come to this worker at once`);
     },
-    (err: unknown) =>
+    (err: unknown) => {
+      // A server not set up for ll-loop: the worker cannot start either, and says so once itself.
+      if (clusterProblemOf(err) !== undefined) return;
       log(
         `could not point the open runs at this worker's queue: ${(err as Error).message}; a task waiting for the previous worker moves here within 10 s`,
-      ),
+      );
+    },
   );
   await Promise.race([done, late]);
   clearTimeout(timer);

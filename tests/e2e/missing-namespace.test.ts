@@ -46,7 +46,7 @@ describe('a namespace the server does not have', () => {
       expect(r.stderr).toMatch(new RegExp(`^error: Temporal namespace "${namespace}" does not exist on this server`));
     }
     const lines = workerLog(cwd).trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
+    expect(lines, workerLog(cwd)).toHaveLength(1);
     expect(lines[0]).toMatch(
       new RegExp(
         `^\\S+Z cannot serve ${cwd}: Temporal namespace "${namespace}" does not exist on this server .*; fix: run \`ll-loop cluster setup\``,
