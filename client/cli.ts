@@ -10,7 +10,7 @@ import type { EarlyStart } from './commands/run.js';
 import { EXIT } from './exit-codes.js';
 import { beforeCommand, COMMANDS } from './commands/index.js';
 import { usageLines, usageOf } from './commands/usage-index.js';
-import { argumentError, unknownCommandError } from './commands/argument-errors.js';
+import { argumentError, negativeValuesJoined, unknownCommandError } from './commands/argument-errors.js';
 import { projectInvocation } from './commands/project-root.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -147,7 +147,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const args = known ? rest : argv;
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: spec.flags });
+    parsed = parseArgs({ args: negativeValuesJoined(args, spec.flags), allowPositionals: true, options: spec.flags });
   } catch (err) {
     // `ll-loop --verison` is read as `ll-loop run --verison`: ll-loop's own options are candidates too.
     throw argumentError(err, command, spec.flags, known ? ['--help'] : ['--help', '--version']);

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { resolveContext } from '../fsm/definition/context.js';
+import { setOwn } from '../fsm/definition/merge.js';
 import { checkJsonSchemas } from './json-schema.js';
 import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
 import type { LoopDefinition } from '../fsm/schema.js';
@@ -90,6 +91,13 @@ export function resolveLoopFile(nameOrPath: string, cwd: string): string {
   const found = projectLoopFile(nameOrPath, cwd) ?? builtinLoopFile(nameOrPath);
   if (found) return found;
   const known = knownLoopsText(cwd);
+  // A path (a `/`, or a YAML file name) names that file: the name of a loop to create is no fix.
+  if (/[/\\]/.test(nameOrPath) || /\.ya?ml$/i.test(nameOrPath))
+    throw new LoadError(
+      LOAD_ERROR_KIND.unknownLoop,
+      `no loop file at ${nameOrPath} (${resolve(cwd, nameOrPath)} ${existsSync(resolve(cwd, nameOrPath)) ? 'is not a file' : 'does not exist'}); ${known.text}`,
+      'check the path, or give a loop by its name (ll-loop list shows them)',
+    );
   throw new LoadError(
     LOAD_ERROR_KIND.unknownLoop,
     `no loop named "${nameOrPath}"${didYouMean(nameOrPath, known.names)}; ${known.text}`,
@@ -108,7 +116,16 @@ export function parseContextArgs(pairs: readonly string[]): Record<string, strin
         `--context "${pair}" is not KEY=VALUE`,
         'write --context name=value (use quotes for spaces)',
       );
-    out[pair.slice(0, at)] = pair.slice(at + 1);
+    const key = pair.slice(0, at);
+    // Plain assignment would set the prototype and drop the key silently; and no object on its
+    // way to the run (the loop's schema, its context) could carry it as a key either.
+    if (key === '__proto__')
+      throw new LoadError(
+        LOAD_ERROR_KIND.badContext,
+        `--context "${pair}": "__proto__" cannot be a context key (JavaScript reserves the name)`,
+        'give the value another key',
+      );
+    setOwn(out, key, pair.slice(at + 1));
   }
   return out;
 }
@@ -168,7 +185,7 @@ export function loadLoopFile(
   }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
-  const parsed = yamlValue(doc, lines, file);
+  const parsed = yamlValue(doc, lines, file, text);
   if ('diagnostics' in parsed) return { file, diagnostics: parsed.diagnostics };
   const locate = (d: Diagnostic): Diagnostic =>
     d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, d.path, lines) };

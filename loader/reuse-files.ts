@@ -143,7 +143,7 @@ export function readSource(file: string): { source?: SourceFile; diagnostics: Di
   }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
-  const parsed = yamlValue(doc, lines, file);
+  const parsed = yamlValue(doc, lines, file, text);
   if ('diagnostics' in parsed) return { diagnostics: parsed.diagnostics };
   const raw = parsed.value;
   return {

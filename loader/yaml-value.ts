@@ -4,7 +4,7 @@
  * throw: syntax errors (duplicate keys, tabs, several documents), aliases whose anchor is missing,
  * and alias expansions past `MAX_ALIAS_COUNT` (a "billion laughs" file).
  */
-import { isAlias, visit, type Document, type LineCounter } from 'yaml';
+import { CST, isAlias, Parser, visit, type Document, type LineCounter } from 'yaml';
 import { error, type Diagnostic } from '../fsm/diagnostics.js';
 
 /** Alias expansions allowed in one loop file; loop files use a few, a hostile one millions. */
@@ -35,11 +35,50 @@ function syntaxMessage(code: string, message: string): { message: string; fix: s
 
 export type YamlValue = { value: unknown } | { diagnostics: Diagnostic[] };
 
-/** The document's value, or why it has none. Never throws. */
-export function yamlValue(doc: Document, lines: LineCounter, file: string): YamlValue {
+/**
+ * Where the quoted value that never closes opens in `source`, and its first line: the parser
+ * reports a missing closing quote where it gave up, the end of the file, since a quoted value may
+ * span lines; the quote the author left open is where the fix goes.
+ */
+function unclosedQuote(source: string): { offset: number; start: string } | undefined {
+  let found: { offset: number; start: string } | undefined;
+  for (const token of new Parser().parse(source)) {
+    if (token.type !== 'document') continue;
+    CST.visit(token, (item) => {
+      for (const t of [item.key, item.value]) {
+        if (found || !t || (t.type !== 'double-quoted-scalar' && t.type !== 'single-quoted-scalar')) continue;
+        const quote = t.source[0]!;
+        const closed =
+          t.source.length > 1 && t.source.endsWith(quote) && (quote === "'" || !/(^|[^\\])(\\\\)*\\"$/.test(t.source));
+        if (!closed) found = { offset: t.offset, start: t.source.split('\n')[0]! };
+      }
+      return found ? CST.visit.BREAK : undefined;
+    });
+    if (found) break;
+  }
+  return found;
+}
+
+/**
+ * The document's value, or why it has none. Never throws. `source` (the file's text) lets a quote
+ * left open be reported where it opens.
+ */
+export function yamlValue(doc: Document, lines: LineCounter, file: string, source?: string): YamlValue {
   if (doc.errors.length) {
     return {
       diagnostics: doc.errors.map((e) => {
+        const open = e.code === 'MISSING_CHAR' && /closing .?quote/i.test(e.message) && source !== undefined;
+        const quote = open ? unclosedQuote(source) : undefined;
+        if (quote)
+          return {
+            ...error(
+              [],
+              `invalid YAML: the quote opened here is never closed (${quote.start.length > 40 ? `${quote.start.slice(0, 40)}…` : quote.start}); the parser read on to the end of the file`,
+              `close it with ${quote.start[0]} where the value ends`,
+            ),
+            file,
+            ...at(lines, quote.offset),
+          };
         const { message, fix } = syntaxMessage(e.code, e.message);
         return { ...error([], message, fix), file, ...at(lines, e.pos[0]) };
       }),

@@ -57,6 +57,41 @@ export function argumentError(
   return new UsageError(`${message.replace(/\.$/, '')} (${where})`, `see ll-loop help ${command}`);
 }
 
+/** A flag's whole number of 1 or more (up to the largest a loop file takes), refused naming the flag. */
+export function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\s*\+?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(
+      `${flag} must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}, got "${value}"`,
+      `e.g. ${flag} 50`,
+    );
+  return n;
+}
+
+/**
+ * `args` with a negative number after a flag that takes a value joined to it (`--max-iterations
+ * -1` → `--max-iterations=-1`): parseArgs reads `-1` as an option and says the flag has no value,
+ * where the value itself is what is wrong (the command's own check then names it). No flag is
+ * written as a number, so nothing else is changed; nothing after `--` is touched.
+ */
+export function negativeValuesJoined(args: readonly string[], flags: Flags): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    if (arg === '--') return [...out, ...args.slice(i)];
+    const next = args[i + 1];
+    const flag = arg.startsWith('-') && !arg.includes('=') ? flagOf(arg, flags) : undefined;
+    if (flag?.[1].type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
 /**
  * The usage error for `ll-loop <word>` when `word` is no command and no loop, if it is closer to a
  * command than to any loop (a typo: `ll-loop statsu`). Undefined otherwise: the word is then read

@@ -7,9 +7,15 @@
  * of a final newline); they must be UTF-8 text, since a context value is a string carried as
  * JSON — a file that is not is refused rather than silently altered. A relative PATH is relative
  * to the directory the command was started in.
+ *
+ * Only a regular file is read, and never more than a run can carry (MAX_DEFINITION_BYTES): a
+ * device (`/dev/zero`), a FIFO or a socket has no end to read to, and a file that grows while it
+ * is read stops at the limit rather than filling memory. The file is opened without blocking, so a
+ * FIFO with no writer is refused rather than waited on.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
+import { MAX_DEFINITION_BYTES, sizeText } from '../../loader/payload-limit.js';
 import { list, type CommandContext } from '../command-table.js';
 import { UsageError } from '../errors.js';
 
@@ -34,8 +40,18 @@ export function readContextFile(pair: string, baseDir: string): [string, string]
   const path = resolve(baseDir, pair.slice(at + 1));
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readRegularFile(path, MAX_DEFINITION_BYTES);
   } catch (err) {
+    if (err instanceof NotRegularError)
+      throw new UsageError(
+        `--context-file ${key}=${pair.slice(at + 1)}: ${path} is ${err.kind}, not a regular file`,
+        'give a regular file; to pass what a command prints, write it to a file first (cmd > out.txt) and give that file',
+      );
+    if (err instanceof TooLargeError)
+      throw new UsageError(
+        `--context-file ${key}=${pair.slice(at + 1)}: ${path} is over ${sizeText(MAX_DEFINITION_BYTES)}, more than a run can carry (Temporal refuses payloads over its limit)`,
+        'keep large text in a file the actions read, and pass its path as a context value instead (--context KEY=PATH)',
+      );
     const e = err as NodeJS.ErrnoException;
     const why =
       e.code === 'ENOENT'
@@ -57,6 +73,48 @@ export function readContextFile(pair: string, baseDir: string): [string, string]
       `--context-file ${key}: ${path} is not UTF-8 text`,
       'a context value is text: convert the file to UTF-8 (or encode binary data, e.g. base64) and give that file',
     );
+  }
+}
+
+class TooLargeError extends Error {}
+
+class NotRegularError extends Error {
+  constructor(readonly kind: string) {
+    super(kind);
+  }
+}
+
+/** What a file that is neither regular nor a directory is, for the refusal. */
+function kindOf(st: Stats): string {
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * The bytes of the regular file at `path`, at most `limit` of them (TooLargeError past that,
+ * checked while reading); NotRegularError for a device, FIFO or socket, EISDIR for a directory.
+ */
+function readRegularFile(path: string, limit: number): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    if (!st.isFile()) throw new NotRegularError(kindOf(st));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > limit) throw new TooLargeError();
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -4,13 +4,15 @@
  * fsm/run/outcome.ts), and by the workflow's own status for runs that failed at the Temporal level.
  * Runs of 0.3.0 and older recorded only `done` and are found only when their workflow failed.
  * Sub-loops are left out: a failed sub-loop is an outcome its parent routed on (the parent's own
- * row says whether the run failed); the Web UI shows them under their parent.
+ * row says whether the run failed); the Web UI shows them under their parent. A failed run that
+ * was resumed stays listed (it did fail), with its resume and how that ended (list-resumed.ts).
  */
 import { FAILED_OUTCOMES } from '../../fsm/run/outcome.js';
 import { EXIT } from '../exit-codes.js';
 import { localTime, table } from '../reporters/table.js';
 import { listRuns, projectScope, type RunSummary } from '../runs/find-runs.js';
 import { withProjects } from './list.js';
+import { resumesOf } from './list-resumed.js';
 import { withSession } from '../temporal/session.js';
 import { closedFailure } from '../runs/closed-failure.js';
 import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
@@ -28,6 +30,8 @@ export interface FailedListing {
   started_at: string;
   closed_at: string | null;
   cwd?: string;
+  /** The run was resumed: the last run of its chain of resumes, and its outcome (or `running`). */
+  resumed_as?: { id: string; outcome: string };
 }
 
 const BY_OUTCOME = `LoopStatus IN (${FAILED_OUTCOMES.map((o) => `'${o}'`).join(', ')})`;
@@ -60,7 +64,16 @@ export async function failedListings(
         if (failure?.type === SCOPE_BUSY) rows[i]!.outcome = SCOPE_BUSY_OUTCOME;
       }),
     );
-    return rows;
+    // A failed run that was resumed: what the last run of its chain of resumes became.
+    const resumes = await resumesOf(
+      client,
+      top.map((r) => r.id),
+      scope.project,
+    );
+    return rows.map((row) => {
+      const resumed = resumes.get(row.id);
+      return resumed ? { ...row, resumed_as: { id: resumed.id, outcome: outcomeOf(resumed.run) } } : row;
+    });
   });
 }
 
@@ -72,11 +85,16 @@ function noOutcome(run: RunSummary): boolean {
   return !run.loopStatus || run.loopStatus === 'done' || run.loopStatus === 'running';
 }
 
+/** The loop's outcome (LoopStatus), or the workflow's status where the run recorded none. */
+function outcomeOf(run: RunSummary): string {
+  return noOutcome(run) ? run.status.toLowerCase().replace('_', ' ') : run.loopStatus!;
+}
+
 function listing(run: RunSummary): FailedListing {
   return {
     id: run.id,
     loop: run.loop,
-    outcome: noOutcome(run) ? run.status.toLowerCase().replace('_', ' ') : run.loopStatus!,
+    outcome: outcomeOf(run),
     final_state: run.loopState ?? null,
     started_at: run.startTime.toISOString(),
     closed_at: run.closeTime?.toISOString() ?? null,
@@ -103,6 +121,7 @@ export async function printFailed(opts: {
     );
     return EXIT.ok;
   }
+  const resumed = runs.some((r) => r.resumed_as !== undefined);
   const rows = runs.map((r) => [
     r.id,
     r.loop,
@@ -110,8 +129,18 @@ export async function printFailed(opts: {
     r.final_state ?? '-',
     localTime(new Date(r.started_at)),
     r.closed_at ? localTime(new Date(r.closed_at)) : '-',
+    ...(resumed ? [r.resumed_as ? `${r.resumed_as.id} → ${r.resumed_as.outcome}` : '-'] : []),
   ]);
-  opts.out(table(withProjects(['RUN ID', 'LOOP', 'OUTCOME', 'FINAL STATE', 'STARTED', 'ENDED'], rows, runs)));
+  opts.out(
+    table(
+      withProjects(
+        ['RUN ID', 'LOOP', 'OUTCOME', 'FINAL STATE', 'STARTED', 'ENDED', ...(resumed ? ['RESUMED AS'] : [])],
+        rows,
+        runs,
+        opts.allProjects === true,
+      ),
+    ),
+  );
   opts.out('details: ll-loop status <run id>, ll-loop history <loop> <run id>\n');
   return EXIT.ok;
 }

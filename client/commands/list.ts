@@ -152,7 +152,14 @@ async function printRunning(opts: ListOptions): Promise<number> {
     r.served_by.length ? r.served_by.map(describeWorker).join(', ') : 'none',
   ]);
   opts.out(
-    table(withProjects(['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED', 'LL-LOOP', 'WORKER'], rows, runs)),
+    table(
+      withProjects(
+        ['RUN ID', 'LOOP', 'STATE', 'PHASE', 'ITERATION', 'STARTED', 'LL-LOOP', 'WORKER'],
+        rows,
+        runs,
+        allProjects,
+      ),
+    ),
   );
   if (runs.some((r) => !r.worker))
     opts.out(
@@ -180,11 +187,16 @@ export function underParents<R extends { id: string; parent?: string }>(runs: R[
 }
 
 /**
- * The table with a PROJECT column (each run's directory) after LOOP, when its runs belong to
- * more than one project (`--all-projects`); as it is otherwise.
+ * The table with a PROJECT column (each run's directory) after LOOP with `--all-projects`, even
+ * when every run listed is of one project: that project may not be this one; as it is otherwise.
  */
-export function withProjects(header: string[], rows: string[][], runs: { cwd?: string }[]): string[][] {
-  if (new Set(runs.map((r) => r.cwd ?? '')).size < 2) return [header, ...rows];
+export function withProjects(
+  header: string[],
+  rows: string[][],
+  runs: { cwd?: string }[],
+  allProjects: boolean,
+): string[][] {
+  if (!allProjects) return [header, ...rows];
   const at = 2;
   return [
     [...header.slice(0, at), 'PROJECT', ...header.slice(at)],

@@ -8,6 +8,7 @@ import { actionLogCollector, type ActionLogRecord } from '../follow/action-logs.
 import { followEvents } from '../follow/follow-events.js';
 import { personLine, personRecord } from '../follow/person-events.js';
 import { logsRunOf } from '../follow/logs-report.js';
+import { runDefinition, runsSubloops, unknownState } from '../follow/logs-state.js';
 import { withSession } from '../temporal/session.js';
 import { streamedLines } from './follow-lines.js';
 import { headerOf, printRecord, type LogsOptions } from './logs.js';
@@ -19,6 +20,16 @@ export async function followLogs(opts: LogsOptions): Promise<number> {
       target: opts.target,
       ...(opts.item === undefined ? {} : { item: opts.item }),
     });
+    // A --state the loop does not have is refused before waiting; a loop that runs sub-loops
+    // cannot list theirs up front, so there it is taken as given.
+    if (opts.state !== undefined) {
+      const definition = await runDefinition(session.client, run.id).catch(() => undefined);
+      const refused =
+        definition && !runsSubloops(definition)
+          ? unknownState(run.id, opts.state, Object.keys(definition.states))
+          : undefined;
+      if (refused) throw refused;
+    }
     let actions = 0;
     let people = 0;
     const live = opts.json ? undefined : streamedLines(run.id, run.cwd ?? opts.cwd, opts);

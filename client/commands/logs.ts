@@ -10,7 +10,8 @@ import { bool, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { safeText } from '../reporters/safe-text.js';
-import type { ActionLogRecord } from '../follow/action-logs.js';
+import type { ActionLogRecord, StreamCut } from '../follow/action-logs.js';
+import { sizeText } from '../../loader/payload-limit.js';
 import { personLine } from '../follow/person-events.js';
 import { logsThroughWorker } from '../follow/logs-through-worker.js';
 import type { LogsQuery, LogsReport } from '../follow/logs-wire.js';
@@ -55,11 +56,20 @@ function sourceNote(r: ActionLogRecord): string | undefined {
     .map((f) => safeText(f))
     .join(', ');
   if (r.files_missing) {
-    return `(only the tail kept in Temporal is shown: the full log is in ${files || "the worker's run directory"} on the worker's machine, not found here)`;
+    return `(only the tail kept in Temporal is shown: the output files, which keep each stream's first and last MiB, are ${files || "in the worker's run directory"} on the worker's machine, not found here)`;
   }
   if (r.source === 'file+history')
-    return `(stdout and stderr together from ${safeText(r.log_file ?? '')}; stderr's tail from Temporal)`;
-  return `(from ${files}: each keeps its stream's first and last MiB)`;
+    return `(stdout and stderr together from ${safeText(r.log_file ?? '')}; stderr's tail from Temporal${r.cut?.stdout ? `;${cutText(r.cut.stdout, 'the file')}; the middle is kept nowhere` : ''})`;
+  const cuts = [cutText(r.cut?.stdout, 'stdout'), cutText(r.cut?.stderr, 'stderr')].filter((c) => c !== '');
+  return cuts.length === 0
+    ? `(from ${files}: the whole output)`
+    : `(from ${files}:${cuts.join(';')}; the middle is kept nowhere)`;
+}
+
+/** ` stdout printed 100.0 MiB, 98.0 MiB cut from the middle (kept the first and last MiB)`, or ''. */
+function cutText(cut: StreamCut | undefined, what: string): string {
+  if (cut === undefined) return '';
+  return ` ${what} printed ${sizeText(cut.total_bytes)}, ${sizeText(cut.cut_bytes)} cut from the middle (kept the first and last MiB)`;
 }
 
 export function printRecord(r: ActionLogRecord, out: (t: string) => void): void {

@@ -2,6 +2,7 @@
 import { colourWanted } from '../reporters/style.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
+import { positiveInt } from './argument-errors.js';
 import { UsageError } from '../errors.js';
 import { resumeCommand } from '../resume/resume-run.js';
 import { QUEUE_FLAGS, queueChoiceOf } from './queue-flags.js';
@@ -30,10 +31,7 @@ export const resumeSpec: CommandSpec = {
       );
     if (bool(ctx, 'verbose') && bool(ctx, 'quiet'))
       throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
-    const raw = str(ctx, 'max-iterations');
-    const maxIterations = raw === undefined ? undefined : Number(raw);
-    if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations <= 0))
-      throw new UsageError(`--max-iterations must be a positive integer, got "${raw}"`);
+    const maxIterations = positiveInt(str(ctx, 'max-iterations'), '--max-iterations');
     return resumeCommand({
       cwd: ctx.cwd,
       target,

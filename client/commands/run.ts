@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { bool, list, oneLoopTarget, str, type CommandContext, type CommandSpec } from '../command-table.js';
 import { projectInvocation } from './project-root.js';
+import { negativeValuesJoined, positiveInt } from './argument-errors.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { UsageError } from '../errors.js';
 import { runCommand, type RunOptions } from '../start/run-loop.js';
@@ -10,13 +11,6 @@ export type { EarlyStart } from '../start/early-start.js';
 import { runPlaceOf } from '../start/run-place.js';
 import { parseDuration } from '../schedules/durations.js';
 import { colourWanted } from '../reporters/style.js';
-
-function positiveInt(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
-  return n;
-}
 
 export const runSpec: CommandSpec = {
   usage:
@@ -105,7 +99,11 @@ export function runOptionsOf(ctx: CommandContext): RunOptions {
  */
 export function runOptionsFromArgv(argv: readonly string[], invokedIn: string): RunOptions {
   if (argv[0] !== 'run') throw new UsageError(`not a run: ${argv[0] ?? '(nothing)'}`);
-  const parsed = parseArgs({ args: argv.slice(1), allowPositionals: true, options: runSpec.flags });
+  const parsed = parseArgs({
+    args: negativeValuesJoined(argv.slice(1), runSpec.flags),
+    allowPositionals: true,
+    options: runSpec.flags,
+  });
   const invocation = projectInvocation(invokedIn, parsed.positionals);
   return runOptionsOf({
     cwd: invocation.root,

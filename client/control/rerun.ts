@@ -16,14 +16,13 @@ import { createReporter, followRun, runInfo } from '../follow/follow-run.js';
 import { armInterrupt, interruptible } from '../follow/interrupt.js';
 import type { Detail } from '../reporters/human.js';
 import { checkoutRootOf, checkoutWorkerForStart } from '../hosting/checkout-worker.js';
-import { inProject, projectScope } from '../runs/find-runs.js';
+import { projectScope } from '../runs/find-runs.js';
 import { resolveRun } from '../runs/run-target.js';
 import { memoOf, requireRunDirectory, startInputOf } from '../resume/resumable.js';
 import { checkProviderKeys } from '../start/provider-keys.js';
 import { searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
 import { openSession } from '../temporal/session.js';
 import { forkPoint, HistoryGoneError, parseFrom } from './fork-point.js';
-import { OtherProjectRunError } from './run-control.js';
 import { lockWithQueueChoice } from '../scopes/queue-choice.js';
 import { scopesSettled } from '../scopes/scopes-settled.js';
 
@@ -72,7 +71,6 @@ export async function rerunCommand(opts: RerunOptions): Promise<number> {
   try {
     const { client, connection, endpoint } = session;
     const run = await resolveRun(client, opts.target, { latest: true, project });
-    if (!inProject(run, project)) throw new OtherProjectRunError('rerun', run);
     const description = await client.workflow.getHandle(run.id).describe();
     const cwd = requireRunDirectory(run.id, description);
     const previous = await startInputOf(client, run.id).catch(() => undefined);

@@ -1,5 +1,6 @@
 /**
- * `ll-loop pause`, `unpause` and `steer`: find the open run of this project, send it the update
+ * `ll-loop pause`, `unpause` and `steer`: find the open run named (a run id of any project, or a
+ * loop's open run in this project), send it the update
  * (the workflow validates it with the core, fsm/run/control.ts: a refused update changes nothing)
  * and say where the run is. Each error is one line with its fix and exit code 1 (usage); a run
  * whose worker does not take the update in time is exit 5.
@@ -14,7 +15,7 @@ import {
 } from '../../workflows/control-definitions.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { inProject, projectScope, type RunSummary } from '../runs/find-runs.js';
+import { projectScope, type RunSummary } from '../runs/find-runs.js';
 import { bounded, isTimeout, resolveRun } from '../runs/run-target.js';
 import { withSession } from '../temporal/session.js';
 import { whoAmI } from './who.js';
@@ -42,20 +43,6 @@ export interface ControlOptions {
   out: (text: string) => void;
   /** `user@host`; defaults to this command line's. */
   by?: string;
-}
-
-/** The run id names a run of another project: acting on it from here is refused. */
-export class OtherProjectRunError extends CliError {
-  override readonly name = 'OtherProjectRunError';
-  constructor(verb: string, run: RunSummary) {
-    super(
-      `run ${run.id} belongs to another project (${run.cwd ?? 'unknown directory'})`,
-      run.cwd === undefined
-        ? `${verb} runs of the project you are in`
-        : `run the command there: cd ${run.cwd} && ll-loop ${verb} ${run.id}`,
-      EXIT.usage,
-    );
-  }
 }
 
 /** The workflow refused the update (its validator's reason). */
@@ -138,8 +125,8 @@ export async function controlCommand(opts: ControlOptions, req: ControlRequest):
   const by = opts.by ?? whoAmI();
   const project = projectScope(opts.cwd);
   const { id, answer } = await withSession(opts.cwd, async ({ client, connection }) => {
+    // A run id reaches a run of any project; a loop name, this project's runs (client/runs/find-runs.ts).
     const run = await resolveRun(client, opts.target, { latest: false, project });
-    if (!inProject(run, project)) throw new OtherProjectRunError(req.kind, run);
     return { id: run.id, answer: await send(client, connection, run, req, by) };
   });
   if (opts.json) {
@@ -154,9 +141,7 @@ export async function controlCommand(opts: ControlOptions, req: ControlRequest):
 export function controlReport(id: string, req: ControlRequest, a: ControlAnswer, by: string): string {
   switch (req.kind) {
     case 'pause':
-      return a.holding
-        ? `paused ${id} (by ${by}): it holds in state ${a.state}\n  unpause: ll-loop unpause ${id}`
-        : `paused ${id} (by ${by}): state ${a.state} finishes its ${a.phase.replace('_', ' ')}, then the run holds\n  unpause: ll-loop unpause ${id}`;
+      return `paused ${id} (by ${by}): ${pauseWhen(id, a)}\n  unpause: ll-loop unpause ${id}`;
     case 'unpause':
       return `unpaused ${id} (by ${by}): it goes on from state ${a.state}`;
     case 'steer':
@@ -167,4 +152,28 @@ export function controlReport(id: string, req: ControlRequest, a: ControlAnswer,
         ? `steered ${id} to ${req.to} (by ${by})`
         : `steered ${id} (by ${by}): once state ${a.state} ends, the run goes to ${req.to}`;
   }
+}
+
+/** The work a pause lets finish first, by the phase the run is in. */
+const WORK: Record<string, string> = {
+  action: 'its action',
+  llm: 'its evaluation',
+  git_diff: 'its evaluation',
+  rate_limited: 'its wait for the rate limit and its evaluation',
+  subloop: 'its sub-loop',
+  parallel: 'its parallel items',
+  backoff: 'its wait and its retry',
+  retry_delay: 'its wait and its retry',
+  maintain_delay: 'its wait and its next pass',
+};
+
+/** When a paused run holds, in plain words (`a`: the run's answer to the pause). */
+function pauseWhen(id: string, a: ControlAnswer): string {
+  if (a.holding) return `it holds in state ${a.state}`;
+  // A pause never drops a question: the run still takes its answer (or its deadline), then holds.
+  if (a.phase === 'human')
+    return `state ${a.state} still waits for its answer (ll-loop answer ${id} … works as before); once it is answered, the run holds before its next state`;
+  if (a.phase === 'handoff')
+    return `it waits for ll-loop resume (a handoff); once resumed, the run holds before its next state`;
+  return `state ${a.state} finishes ${WORK[a.phase] ?? `its ${a.phase.replace(/_/g, ' ')}`}, then the run holds`;
 }

@@ -3,7 +3,7 @@
  * pass, attempt, exit code; sub-loops' actions too), from the run's event stream with each
  * `action_complete`'s output attached (runs/action-results.ts), and its output from the worker's
  * files when they are on this machine (an output cut to its tail: activities/capped-log.ts), else
- * the tail its result keeps in Temporal, saying where the full log is.
+ * the tail its result keeps in Temporal, saying where its output files are.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { ActionOutput, TimedEvent } from '../../fsm/run/events.js';
@@ -39,6 +39,26 @@ export interface ActionLogRecord {
   stderr_file?: string;
   /** Set when the files are not on this machine (another host, or deleted). */
   files_missing?: true;
+  /**
+   * A stream whose file cut bytes from its middle (it printed more than the file's first and last
+   * MiB): how many bytes it printed and how many of them are gone (kept nowhere).
+   */
+  cut?: { stdout?: StreamCut; stderr?: StreamCut };
+}
+
+/** What a capped output file dropped: `cut_bytes` of the `total_bytes` the stream printed. */
+export interface StreamCut {
+  total_bytes: number;
+  cut_bytes: number;
+}
+
+/** The note a capped file has where it cut (activities/capped-log.ts `cutNote`). */
+const CUT_NOTE = /\n\[ll-loop: (\d+) bytes cut here; this log keeps the first \d+ and the last \d+ of (\d+) bytes\]\n/;
+
+/** What the file text `text` says it cut, if it cut anything. */
+export function cutOf(text: string | undefined): StreamCut | undefined {
+  const m = text === undefined ? null : CUT_NOTE.exec(text);
+  return m ? { total_bytes: Number(m[2]), cut_bytes: Number(m[1]) } : undefined;
 }
 
 /** Where a lane (the run, or one sub-loop) is, to name its actions. */
@@ -62,7 +82,10 @@ function readOutputFile(path: string | undefined): string | undefined {
 /** The output of one action: from its files when they are here and the history has only a tail. */
 function outputOf(
   o: ActionOutput | undefined,
-): Pick<ActionLogRecord, 'stdout' | 'stderr' | 'source' | 'truncated' | 'log_file' | 'stderr_file' | 'files_missing'> {
+): Pick<
+  ActionLogRecord,
+  'stdout' | 'stderr' | 'source' | 'truncated' | 'log_file' | 'stderr_file' | 'files_missing' | 'cut'
+> {
   const base = { stdout: o?.output ?? '', stderr: o?.stderr ?? '', source: 'history' as const };
   if (!o?.truncated) return base;
   const files = {
@@ -73,7 +96,15 @@ function outputOf(
   const stdout = readOutputFile(o.log_file);
   if (stdout === undefined) return { ...base, ...files, files_missing: true };
   const stderr = readOutputFile(o.stderr_file);
-  return { ...files, stdout, stderr: stderr ?? base.stderr, source: stderr === undefined ? 'file+history' : 'file' };
+  const [outCut, errCut] = [cutOf(stdout), cutOf(stderr)];
+  const cut = { ...(outCut ? { stdout: outCut } : {}), ...(errCut ? { stderr: errCut } : {}) };
+  return {
+    ...files,
+    stdout,
+    stderr: stderr ?? base.stderr,
+    source: stderr === undefined ? 'file+history' : 'file',
+    ...(outCut || errCut ? { cut } : {}),
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import { followEvents } from './follow-events.js';
 import { personRecord, type PersonRecord } from './person-events.js';
 import type { LoopWorkflowInput } from '../../workflows/definitions.js';
 import type { LogsQuery, LogsReport } from './logs-wire.js';
+import { unknownState } from './logs-state.js';
 import { projectScope, type RunSummary } from '../runs/find-runs.js';
 import { queryStatus, resolveRun } from '../runs/run-target.js';
 
@@ -32,19 +33,26 @@ export async function logsReportOf(
   const run = await logsRunOf(session, q);
   const actions: ActionLogRecord[] = [];
   const people: PersonRecord[] = [];
+  // Every state the run has or ran in (a sub-loop's included), for an unknown --state.
+  const states = new Set<string>();
   const collect = actionLogCollector(run.id, (r) => {
+    states.add(r.state);
     if (q.state === undefined || r.state === q.state) actions.push(r);
   });
   const followed = await followEvents(session.client, run.id, {
     follow: false,
     children: true,
     actionOutput: true,
+    onInput: (input) => Object.keys(input.definition.states).forEach((s) => states.add(s)),
     onEvent: (event) => {
       collect(event);
       const p = personRecord(event);
+      if (p && p.state !== '?') states.add(p.state);
       if (p && (q.state === undefined || p.state === q.state)) people.push(p);
     },
   });
+  const unknown = q.state === undefined || states.size === 0 ? undefined : unknownState(run.id, q.state, states);
+  if (unknown) throw unknown;
   // A sub-loop's history is read beside its parent's, so its actions may arrive first: order by time.
   const ordered = actions
     .map((r, i) => ({ r, i }))

@@ -12,9 +12,17 @@
  * 600 s) to finish; what is still running then is cancelled and retried by the new worker.
  * Nothing runs twice at once, since each task goes to one worker.
  */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { buildInfo, builtAt, codeId, isNewerBuild } from '../../host/build-info.js';
-import { checkoutAt, findCheckoutRoot, hostId, workerIdentity, type WorkerRecord } from '../../host/checkout.js';
+import {
+  checkoutAt,
+  findCheckoutRoot,
+  hostId,
+  workerIdentity,
+  workerLogPath,
+  type WorkerRecord,
+} from '../../host/checkout.js';
 import {
   liveClaimOwner,
   ownerBuild,
@@ -31,6 +39,7 @@ import { serverKey, stateDir } from '../../host/run-env.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
+import { clusterProblemOf } from '../temporal/cluster-errors.js';
 import { drainSeconds } from './serve-until-stopped.js';
 import { hostWorkers, workerLog, type HostContext } from './host-workers.js';
 import { handOverIfBusy, idleSeconds, watchIdle, type IdleWatch } from './idle-exit.js';
@@ -228,6 +237,14 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
     // A run started while this worker was deciding it was idle would wait for the next command.
     if (idleWatch?.fired) await handOverIfBusy(session.client, checkout.queue, opts.cwd, root, log);
     return code;
+  } catch (err) {
+    // A server not set up for ll-loop (no namespace): every command starts this worker again, and
+    // says what is wrong itself; the log gets one line with the fix, not a dump per command.
+    const problem = opts.startedBy === 'on-demand' ? clusterProblemOf(err, session.endpoint.namespace) : undefined;
+    if (!problem) throw err;
+    const line = `cannot serve ${root}: ${problem.message}; fix: ${problem.fix}`;
+    if (lastLogLine(workerLogPath(root)) !== line) log(line);
+    return EXIT.infrastructure;
   } finally {
     startSocket?.close();
     if (claimed && liveClaimOwner(root)?.pid === process.pid) releaseClaim(root);
@@ -261,10 +278,13 @@ async function forgetStickyQueuesLogged(client: Client, queue: string, log: (lin
     (runs) => {
       if (runs.length) log(`${runs.length} open run(s) of this checkout: their next tasks come to this worker at once`);
     },
-    (err: unknown) =>
+    (err: unknown) => {
+      // A server not set up for ll-loop: the worker cannot start either, and says so once itself.
+      if (clusterProblemOf(err) !== undefined) return;
       log(
         `could not point the open runs at this worker's queue: ${(err as Error).message}; a task waiting for the previous worker moves here within 10 s`,
-      ),
+      );
+    },
   );
   await Promise.race([done, late]);
   clearTimeout(timer);
@@ -282,4 +302,23 @@ function failOverDeadWorkersLogged(client: Client, queue: string, host: string, 
         `could not look for actions of a dead worker: ${(err as Error).message}; Temporal retries them after their heartbeat timeout`,
       ),
   );
+}
+
+/** The last line of the log at `path` without its timestamp, or undefined (reads only its end). */
+function lastLogLine(path: string): string | undefined {
+  try {
+    const size = statSync(path).size;
+    const length = Math.min(size, 16 * 1024);
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(length);
+      readSync(fd, buffer, 0, length, size - length);
+      const last = buffer.toString('utf8').trimEnd().split('\n').at(-1);
+      return last?.replace(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z /, '');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
 }

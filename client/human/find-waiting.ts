@@ -18,21 +18,19 @@ import {
   type RunSummary,
 } from '../runs/find-runs.js';
 import { queryStatus } from '../runs/run-target.js';
-import { OtherProjectError } from './human-errors.js';
 import { AnswerRefusedError } from './human-errors.js';
 
 /** The search attribute value of a run waiting for a person (workflows/run-status.ts). */
 export const WAITING = 'waiting';
 
 /**
- * The run `target` names for an answer: that run id (of this project), or the one run of loop
+ * The run `target` names for an answer: that run id (of any project), or the one run of loop
  * `target` that waits for a person (else its one open run, whose refusal says where it is).
  */
 export async function answerTarget(client: Client, target: string, project: ProjectScope): Promise<RunSummary> {
   const runs = await findRuns(client, target, { project });
   const exact = runs.find((r) => r.id === target || r.id === scheduledRunId(target));
   if (exact) {
-    if (!inProject(exact, project)) throw new OtherProjectError(exact.id, exact.cwd);
     if (!exact.open) {
       const ended = await lastWaitEnded(client, exact.id);
       throw new AnswerRefusedError(
@@ -101,8 +99,9 @@ const INBOX_QUERY_MS = 5_000;
 
 /**
  * Every run of `project` (of all projects without one) waiting for a person, newest wait first.
- * A run of another project than `here` (the command's) is answered from its own directory: its
- * command says `cd <dir> && …`, since `ll-loop answer` refuses another project's run.
+ * A run of another project than `here` (the command's) gets a command that answers it from its
+ * own directory (`cd <dir> && …`): its run id works from anywhere, but there the command also
+ * brings up that project's worker, which the run needs to take the answer.
  */
 export async function waitingRuns(
   client: Client,

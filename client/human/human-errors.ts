@@ -10,18 +10,6 @@ export class AnswerRefusedError extends CliError {
   }
 }
 
-/** The run named belongs to another project: answer it from there. */
-export class OtherProjectError extends CliError {
-  override readonly name = 'OtherProjectError';
-  constructor(runId: string, where: string | undefined) {
-    super(
-      `run ${runId} belongs to another project${where === undefined ? '' : ` (${where})`}`,
-      `answer it from that project's directory${where === undefined ? '' : `: cd ${where} && ll-loop answer ${runId} …`}`,
-      EXIT.usage,
-    );
-  }
-}
-
 /** No worker answered the run's status query in time. */
 export class NoAnswerFromRunError extends CliError {
   override readonly name = 'NoAnswerFromRunError';

@@ -21,13 +21,26 @@ export interface InlineAsk {
   output: NodeJS.WritableStream;
 }
 
+/**
+ * What the inline prompt takes, as it is typed there (not the flags of `ll-loop answer`, whose
+ * forms `answer` holds): `yes | no | edit <text>` (edit only where the state routes it), the
+ * option, the text, a line of JSON.
+ */
+export function inlineForms(ask: string, answer: string): string {
+  if (ask === 'approval') return /--edit\b/.test(answer) ? 'yes | no | edit <text>' : 'yes | no';
+  if (ask === 'choice') return 'one of the options';
+  if (ask === 'json') return 'a line of JSON';
+  return 'the text, on one line';
+}
+
 /** The reply a typed line gives for a question of kind `ask`, or why it gives none. */
 export function lineReply(ask: string, line: string): HumanReply | { problem: string } {
   const text = line.trim();
   if (ask === 'approval') {
     if (/^(y|yes)$/i.test(text)) return { kind: 'yes' };
     if (/^(n|no)$/i.test(text)) return { kind: 'no' };
-    const edit = /^(?:e|edit)\s+(.+)$/is.exec(text);
+    // `--edit TEXT` too: the form `ll-loop answer` takes, which a person may type here.
+    const edit = /^(?:e|edit|--edit)(?:\s+|=)(.+)$/is.exec(text);
     if (edit) return { kind: 'edit', text: edit[1]!.trim() };
     return { problem: 'answer yes, no, or edit <text>' };
   }
@@ -56,7 +69,7 @@ export function inlineAsker(a: InlineAsk): { onEvent: (event: TimedEvent) => voi
     const status = await queryStatus(a.session.connection, a.session.client.workflow.getHandle(a.runId), 15_000);
     const human = status?.human;
     if (human === undefined || human.state !== state || asking !== state) return;
-    const forms = human.answer.replace(/^ll-loop answer \S+ /, '');
+    const forms = inlineForms(human.ask, human.answer);
     const choices = human.options ? ` [${human.options.join('/')}]` : '';
     rl = createInterface({ input: a.input, output: a.output, terminal: true });
     rl.on('close', () => {

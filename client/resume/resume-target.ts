@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { inspectRun, RunFinishedError, wasResumed, type RunCondition } from './resumable.js';
-import { AmbiguousRunError, findRuns, runNotFound, type ProjectScope } from '../runs/find-runs.js';
+import { AmbiguousRunError, findRuns, requireTarget, runNotFound, type ProjectScope } from '../runs/find-runs.js';
 
 /** How many of a loop's newest runs are looked at. */
 const SCAN_LIMIT = 50;
@@ -33,6 +33,7 @@ export class NothingToResumeError extends CliError {
 
 /** The run to resume (a run id from any project; a loop name among `project`'s runs), or a clear error. */
 export async function chooseRun(client: Client, target: string, project?: ProjectScope): Promise<ResumeChoice> {
+  requireTarget(target);
   const direct = await inspectRun(client, target);
   if (direct) {
     if (direct.kind === 'finished') throw new RunFinishedError(target, direct.result);

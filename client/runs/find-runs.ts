@@ -222,6 +222,19 @@ async function collectIn(client: Client, query: string, limit: number, project?:
 }
 
 /**
+ * Refuses an empty run id or loop name (`ll-loop status ""`): no run has one, and Temporal would
+ * answer the lookup with a raw "WorkflowId is not set on request".
+ */
+export function requireTarget(target: string): void {
+  if (target.trim() === '')
+    throw new CliError(
+      `the run id or loop name is empty (${JSON.stringify(target)})`,
+      'give a run id or a loop name; ll-loop list --running shows the open runs, ll-loop history the latest ones',
+      EXIT.usage,
+    );
+}
+
+/**
  * Runs whose workflow id is `target` (from any project), or whose loop is named `target` (of
  * `project` only, when given), newest first. Matching by name uses the LoopName search
  * attribute, and the workflow-id prefix where the attribute is not registered.
@@ -231,6 +244,7 @@ export async function findRuns(
   target: string,
   opts: { openOnly?: boolean; limit?: number; project?: ProjectScope } = {},
 ): Promise<RunSummary[]> {
+  requireTarget(target);
   const limit = opts.limit ?? 200;
   const open = opts.openOnly ? ` AND ExecutionStatus = 'Running'` : '';
   const base = `WorkflowType = ${quote(LOOP_WORKFLOW_TYPE)}${open}`;

@@ -30,6 +30,8 @@ function textOf(e: ErrorLike): string {
 /** The server's "Namespace X is not found." and the SDK's "Namespace not found: 'X'". */
 const NAMESPACE_NOT_FOUND = /\bnamespace\b.*\bnot found\b/i;
 const NAMED_NAMESPACE = /namespace\s+(?:not found:\s*)?['"]?([\w.-]+)['"]?/i;
+/** The worker's (Rust core's) words when it starts: no gRPC code on the error, only this text. */
+const WORKER_NAMESPACE_NOT_FOUND = /\bNamespace \S+ was not found or otherwise could not be described\b/;
 const OUR_ATTRIBUTE = new RegExp(`\\b(${Object.keys(SEARCH_ATTRIBUTES).join('|')})\\b`);
 
 /**
@@ -40,7 +42,9 @@ export function clusterProblemOf(err: unknown, namespace?: string): ClusterProbl
   for (const e of causes(err)) {
     const text = textOf(e);
     const missingNamespace =
-      e.name === 'NamespaceNotFoundError' || (e.code === GRPC.notFound && NAMESPACE_NOT_FOUND.test(text));
+      e.name === 'NamespaceNotFoundError' ||
+      (e.code === GRPC.notFound && NAMESPACE_NOT_FOUND.test(text)) ||
+      WORKER_NAMESPACE_NOT_FOUND.test(text);
     if (missingNamespace) {
       const named =
         (typeof e.namespace === 'string' && e.namespace) || NAMED_NAMESPACE.exec(text)?.[1] || namespace || 'default';

@@ -50,7 +50,30 @@ function knownKeysAt(raw: unknown, path: Path): string[] {
   return [];
 }
 
+/** State fields that mean several commands in one state, which the format has no field for. */
+const SEVERAL_COMMANDS = ['commands', 'actions', 'steps', 'script', 'run'];
+const SEVERAL_COMMANDS_FIX =
+  'a state runs one action: chain the commands in it (action: "npm ci && npm test"), or give each a state of its own (next: to the following one); a parallel: state runs several loops side by side';
+
+/** The unknown field's fix where a near spelling would mislead, else undefined. */
+function unknownKeyFix(path: Path, key: string): { hint: string; fix: string } | undefined {
+  // An entry of the top-level commands: list (ll-loop show's "How to run") takes cmd:, not command:.
+  if (path.length === 2 && path[0] === 'commands' && ['command', 'run', 'script'].includes(key))
+    return {
+      hint: ' (did you mean "cmd"?)',
+      fix: `rename it "cmd"; commands: only lists command lines ll-loop show prints under "How to run" (a loop's work is in its states' action:)`,
+    };
+  if (path.length === 2 && path[0] === 'states' && SEVERAL_COMMANDS.includes(key))
+    return { hint: '', fix: SEVERAL_COMMANDS_FIX };
+  return undefined;
+}
+
 function unknownKey(raw: unknown, path: Path, key: string): Diagnostic {
+  const special = unknownKeyFix(path, key);
+  if (special) {
+    const where = path[0] === 'states' ? 'state field' : 'field';
+    return error([...path, key], `unknown ${where} "${key}"${special.hint}`, special.fix);
+  }
   const known = knownKeysAt(raw, path);
   const hint = didYouMean(key, known);
   const where =
@@ -94,6 +117,20 @@ const FIXES: Record<string, string> = {
   'config.continuation.max_continuations': AT_LEAST_ONE,
 };
 
+/**
+ * The fix for a loop without `initial`: the state to start in, the first one written that is not
+ * terminal (where a loop's states usually begin), with the others to choose from.
+ */
+function initialFix(raw: unknown): string | undefined {
+  const states = at(raw, ['states']);
+  if (!states || typeof states !== 'object' || Array.isArray(states)) return undefined;
+  const names = Object.keys(states);
+  const terminal = (name: string) => (states as Record<string, { terminal?: unknown }>)[name]?.terminal === true;
+  const first = names.find((n) => !terminal(n)) ?? names[0];
+  if (first === undefined) return undefined;
+  return `add initial: ${first} to the loop (the state a run starts in${names.length > 1 ? `; its states: ${names.join(', ')}` : ''})`;
+}
+
 /** One diagnostic per problem zod found (unknown keys expanded one per key). */
 export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unknown): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -122,7 +159,8 @@ export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkn
         error(
           path,
           `missing required field "${String(field)}"`,
-          `add ${String(field)}: to ${path.length > 1 ? path.slice(0, -1).join('.') : 'the loop'}`,
+          (path.length === 1 && field === 'initial' ? initialFix(raw) : undefined) ??
+            `add ${String(field)}: to ${path.length > 1 ? path.slice(0, -1).join('.') : 'the loop'}`,
         ),
       );
       continue;

@@ -24,8 +24,13 @@ function checkRoutes(def: LoopDefinition, name: string, state: StateConfig, out:
   const missing = unroutedVerdicts(state, set.verdicts);
   if (!missing.length) return;
   const type = effectiveEvaluator(def, state).type;
+  // A parallel state has no evaluator: it routes on the join of its child runs.
   const what =
-    state.loop !== undefined ? 'its sub-loop' : `its evaluator (${type}${state.evaluate ? '' : ', the default here'})`;
+    state.loop !== undefined
+      ? 'its sub-loop'
+      : state.parallel !== undefined
+        ? 'the join of its items (yes: all succeeded, no: none or, without on_partial, some)'
+        : `its evaluator (${type}${state.evaluate ? '' : ', the default here'})`;
   const fix = state.route
     ? `add ${missing.map((v) => `${v}: <state>`).join(', ')} to route: (or _: <state> as a default)`
     : `add ${missing.map((v) => `on_${v}: <state>`).join(', ')} (or a route: table with _: <state> as a default)`;

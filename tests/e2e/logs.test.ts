@@ -150,7 +150,7 @@ describe('ll-loop run: action output in the progress display', () => {
       expect(r.stdout).toMatch(/=== inner › hello · pass 1 · exit 0 · \S+ ===\n--- stdout:\ninner-out-marker\n/);
       // The big output comes whole from the worker's files (under the cap), not from the 64 KiB tail.
       expect(r.stdout).toMatch(
-        /=== big · pass 1 · exit 0 · \S+ ===\n\(from \S+\/2-big\.log, \S+\/2-big\.stderr\.log: each keeps its stream's first and last MiB\)\n--- stdout:\nz{100000}\nbig-end-marker\n--- stderr:\nbig-err-marker\n/,
+        /=== big · pass 1 · exit 0 · \S+ ===\n\(from \S+\/2-big\.log, \S+\/2-big\.stderr\.log: the whole output\)\n--- stdout:\nz{100000}\nbig-end-marker\n--- stderr:\nbig-err-marker\n/,
       );
     });
 
@@ -160,6 +160,15 @@ describe('ll-loop run: action output in the progress display', () => {
       expect(r.stdout).toContain('build-out-marker');
       expect(r.stdout).not.toContain('check-line');
       expect(r.stdout).not.toContain('=== big');
+      // A state the run does not have is refused, with the one meant; a sub-loop's state is one it has.
+      const typo = await cli(['logs', 'noisy', '--state', 'buil']);
+      expect(typo.code).toBe(1);
+      expect(typo.stderr).toMatch(
+        /^error: run \S+ has no state "buil" \(did you mean "build"\?\)\nfix: --state takes one of its states: big, build, check, done, failed, hello, sub\n$/,
+      );
+      const inner = await cli(['logs', 'noisy', '--state', 'hello']);
+      expect(inner.code, inner.stderr).toBe(0);
+      expect(inner.stdout).toContain('inner-out-marker');
     });
 
     it('--json is one object with every action', async () => {
@@ -187,12 +196,12 @@ describe('ll-loop run: action output in the progress display', () => {
       expect(report.actions[2]).toMatchObject({ subloop: { loop: 'inner', depth: 1 } });
     });
 
-    it("falls back to the tail in Temporal when the worker's files are gone, saying where the full log was", async () => {
+    it("falls back to the tail in Temporal when the worker's files are gone, saying where its output files were", async () => {
       rmSync(join(cwd, '.loops', '.running', runId), { recursive: true, force: true });
       const r = await cli(['logs', runId, '--state', 'big']);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(
-        /\(only the tail kept in Temporal is shown: the full log is in \S+\/2-big\.log, \S+\/2-big\.stderr\.log on the worker's machine, not found here\)/,
+        /\(only the tail kept in Temporal is shown: the output files, which keep each stream's first and last MiB, are \S+\/2-big\.log, \S+\/2-big\.stderr\.log on the worker's machine, not found here\)/,
       );
       expect(r.stdout).toContain('big-end-marker');
       // The 64 KiB tail, not the whole 100,000 bytes. (A substring, not /z{70000}/: that regex

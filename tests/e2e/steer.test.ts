@@ -100,15 +100,20 @@ describe('pause, steer and rerun a run', () => {
     expect(closed.code).toBe(1);
     expect(closed.stderr).toMatch(/^error: run .* has already finished/);
 
-    // Another project on the same server may not rerun (or steer) this project's run.
+    // From another project on the same server, the loop's name does not reach this project's run;
+    // its run id does, as for every command (the new run is this project's, in its directory).
     const elsewhere = mkdtempSync(join(tmpdir(), 'll-loop-e2e-steer-other-'));
     mkdirSync(join(elsewhere, '.loops'));
-    const foreign = await project.cli(['rerun', id, '--from', 'plan'], elsewhere, { LL_USER: 'ann' });
-    expect(foreign.code).toBe(1);
-    expect(foreign.stderr).toContain(`error: run ${id} belongs to another project (${cwd})`);
-    expect(foreign.stderr).toContain(`fix: run the command there: cd ${cwd} && ll-loop rerun ${id}`);
+    const byName = await project.cli(['rerun', 'gated', '--from', 'plan'], elsewhere, { LL_USER: 'ann' });
+    expect(byName.code).toBe(1);
+    expect(byName.stderr).toContain(
+      `error: no run of this project matches "gated"; runs of that name in other projects:`,
+    );
+    expect(byName.stderr).toContain(`fix: a loop name means the runs of the project you are in: pass the run id`);
 
-    const rerun = await cli(['rerun', id, '--from', 'plan', '--context', 'target=again']);
+    const rerun = await project.cli(['rerun', id, '--from', 'plan', '--context', 'target=again'], elsewhere, {
+      LL_USER: 'ann',
+    });
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stdout).toContain(`rerunning ${id} from state plan#1 of 1`);
     expect(rerun.stdout).toContain(`as ${id}-f1`);

@@ -92,8 +92,9 @@ describe('human states on a real run', () => {
         });
         expect(listed[0]?.human).toMatchObject({ state: 'review', prompt: 'Apply the plan?', ask: 'approval' });
         const session = { client, connection: client.connection as Connection };
-        await expect(answerRun(session, id, { kind: 'yes' }, projectScope('/elsewhere'))).rejects.toThrow(
-          /belongs to another project/,
+        // A loop name means this project's runs; its run id would reach it from anywhere.
+        await expect(answerRun(session, 'human-review', { kind: 'yes' }, projectScope('/elsewhere'))).rejects.toThrow(
+          /no run of this project matches "human-review"/,
         );
         expect(await answer(handle, { reply: { kind: 'yes' }, state: 'review' })).toEqual({
           state: 'review',

@@ -1,7 +1,7 @@
 /**
  * A loop name means the runs of the project the command runs in: two project directories on one
- * server, each with a loop of the same name. By name, stop/status/logs/history/resume in B do not
- * see A's run; by run id they do; `list --running` shows a project's own runs, `--all-projects`
+ * server, each with a loop of the same name. By name, stop/status/logs/history/resume/pause/
+ * unpause/steer/answer in B do not see A's run; by run id every one of them does; `list --running` shows a project's own runs, `--all-projects`
  * every project's with a PROJECT column. Runs of earlier releases (no LoopCheckout) belong to
  * the directory in their memo.
  */
@@ -11,16 +11,19 @@ import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { historyCommand } from '../../client/commands/history.js';
+import { controlCommand } from '../../client/control/run-control.js';
+import { answerRun } from '../../client/human/answer-run.js';
 import { listCommand } from '../../client/commands/list.js';
 import { logsCommand } from '../../client/commands/logs.js';
 import { resumeCommand, SharedQueueRunError } from '../../client/resume/resume-run.js';
 import { statusCommand } from '../../client/commands/status.js';
 import { runStatus } from '../../client/runs/status-report.js';
 import { stopCommand } from '../../client/commands/stop.js';
-import { RunNotFoundError } from '../../client/runs/find-runs.js';
+import { projectScope, RunNotFoundError } from '../../client/runs/find-runs.js';
+import type { Connection } from '@temporalio/client';
 import { startLoopRun } from '../../client/start/start-run.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
+import { LOOP_WORKFLOW_TYPE, statusQuery } from '../../workflows/definitions.js';
 import { until } from '../support/processes.js';
 import { definition, temporal } from './harness.js';
 import { useServedProjects } from './served-project.js';
@@ -168,6 +171,78 @@ describe('a loop name in another project', () => {
     expect(stopA.json<{ id: string; outcome: string }>()).toMatchObject({ id: inA, outcome: 'cancelled' });
   });
 
+  it('pause, unpause, steer and answer: one rule with stop and status, a run id from any project, a name only in its own', async () => {
+    const { client } = await temporal();
+    const name = `asks-${unique()}`;
+    const raw = {
+      name,
+      initial: 'wait',
+      states: {
+        wait: { action: `while [ ! -f ${name}.go ]; do sleep 0.05; done`, next: 'review' },
+        review: { action_type: 'human', prompt: 'Ship it?', timeout: 3600, on_yes: 'done', on_no: 'done' },
+        done: { terminal: true },
+      },
+    };
+    mkdirSync(join(a, '.loops'), { recursive: true });
+    const file = join(a, '.loops', `${name}.yaml`);
+    writeFileSync(file, JSON.stringify(raw));
+    const { handle, instanceId: inA } = await startLoopRun({
+      client,
+      definition: definition(raw),
+      file,
+      cwd: a,
+      taskQueue: QUEUE,
+      searchAttributes: true,
+      started: new Date(),
+    });
+    await listedRunning(a, inA);
+    const control = (target: string, req: Parameters<typeof controlCommand>[1]) => {
+      const out = output();
+      return controlCommand({ cwd: b, target, json: true, out: out.out, by: 'bo@b' }, req).then((code) => ({
+        code,
+        answer: out.json<{ id: string; action: string; state: string }>(),
+      }));
+    };
+    const session = { client, connection: client.connection as Connection };
+
+    // By name from B: not B's run, for every command alike.
+    for (const req of [{ kind: 'pause' }, { kind: 'unpause' }, { kind: 'steer', to: 'review' }] as const)
+      await expect(control(name, req)).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(answerRun(session, name, { kind: 'yes' }, projectScope(b))).rejects.toBeInstanceOf(RunNotFoundError);
+
+    // By run id from B: A's run takes each of them.
+    expect(await control(inA, { kind: 'pause' })).toMatchObject({ code: 0, answer: { id: inA, action: 'pause' } });
+    expect(await control(inA, { kind: 'unpause' })).toMatchObject({ code: 0, answer: { id: inA, action: 'unpause' } });
+    expect(await control(inA, { kind: 'steer', to: 'review' })).toMatchObject({
+      code: 0,
+      answer: { id: inA, action: 'steer' },
+    });
+    writeFileSync(join(a, `${name}.go`), '');
+    await until('the run to wait in review', async () =>
+      (await handle.query(statusQuery)).human?.state === 'review' ? true : undefined,
+    );
+    expect(await answerRun(session, inA, { kind: 'yes' }, projectScope(b))).toMatchObject({
+      run: inA,
+      state: 'review',
+      verdict: 'yes',
+    });
+    await handle.result();
+  });
+
+  it('an empty run id or loop name is a usage error, never a raw Temporal refusal', async () => {
+    for (const target of ['', '  ']) {
+      await expect(statusCommand({ cwd: b, target, json: true, out: ignore })).rejects.toThrow(
+        /^the run id or loop name is empty/,
+      );
+      await expect(stopCommand({ cwd: b, target, force: false, json: true, out: ignore })).rejects.toMatchObject({
+        exitCode: 1,
+      });
+      await expect(
+        resumeCommand({ cwd: b, target, context: [], json: true, out: ignore, err: ignore }),
+      ).rejects.toThrow(/^the run id or loop name is empty/);
+    }
+  });
+
   it('a run of an earlier release (no LoopCheckout) belongs to the directory in its memo', async () => {
     const name = `legacy-${unique()}`;
     const { client } = await temporal();
@@ -287,6 +362,34 @@ describe('a loop name in another project', () => {
     await listCommand({ cwd: b, json: false, failed: true, allProjects: true, out: table.out });
     expect(table.text()).toMatch(/^RUN ID\s+LOOP\s+PROJECT\s+OUTCOME/);
     expect(table.text()).toMatch(new RegExp(`${inA}\\s+${name}\\s+${a}\\s+failed`));
+
+    // B's run resumed (a new run, <id>-r1) to success: still listed, with what its resume became.
+    const fixed = { ...raw, states: { ...raw.states, check: { action: 'true', on_yes: 'done', on_no: 'gave_up' } } };
+    const resume = await startLoopRun({
+      client,
+      definition: definition(fixed),
+      file: join(b, '.loops', `${name}.yaml`),
+      cwd: b,
+      taskQueue: QUEUE,
+      searchAttributes: true,
+      started: new Date(),
+      workflowId: `${inB}-r1`,
+      memo: { resumed_from: inB },
+    });
+    await resume.handle.result();
+    const resumed = await until('the resumed run in list --failed', async () => {
+      const out = output();
+      await listCommand({ cwd: b, json: true, failed: true, out: out.out });
+      const row = out
+        .json<Array<{ id: string; resumed_as?: { id: string; outcome: string } }>>()
+        .find((r) => r.id === inB);
+      return row?.resumed_as?.outcome === 'succeeded' ? row : undefined;
+    });
+    expect(resumed.resumed_as).toEqual({ id: `${inB}-r1`, outcome: 'succeeded' });
+    const resumedTable = output();
+    await listCommand({ cwd: b, json: false, failed: true, out: resumedTable.out });
+    expect(resumedTable.text()).toMatch(/^RUN ID\s+LOOP\s+OUTCOME\s+FINAL STATE\s+STARTED\s+ENDED\s+RESUMED AS/);
+    expect(resumedTable.text()).toMatch(new RegExp(`${inB}\\s+${name}\\s+failed .*${inB}-r1 → succeeded`));
   });
 
   it('a run id names one run: a run of the same name started in the same second as a closed one gets -2', async () => {

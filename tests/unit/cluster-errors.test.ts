@@ -35,6 +35,19 @@ describe('toCliError: a cluster not set up for ll-loop', () => {
     expect((err as CliError).fix).toContain('ll-loop cluster setup');
   });
 
+  it("the worker's own refusal when it starts (no gRPC code, the core's text with its status dump)", () => {
+    const err = toCliError(
+      new Error(
+        'Namespace nope was not found or otherwise could not be described: Status { code: NotFound, message: "Namespace nope is not found.", details: b"\\x08\\x05", metadata: MetadataMap { headers: {} }, source: None }',
+      ),
+    );
+    expect((err as CliError).message).toBe(
+      'Temporal namespace "nope" does not exist on this server (ll-loop runs need it, with ll-loop\'s search attributes)',
+    );
+    expect((err as CliError).fix).toContain('ll-loop cluster setup');
+    expect((err as CliError).exitCode).toBe(EXIT.infrastructure);
+  });
+
   it('a start refused for an unknown search attribute of ours (the first run after setup)', () => {
     const cause = grpcError(3, 'search attribute LoopName is not defined');
     const err = toCliError(new ServiceError('Failed to start Workflow', { cause }));

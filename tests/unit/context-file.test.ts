@@ -2,13 +2,16 @@
  * `--context-file KEY=PATH` in process through `main`: the file's bytes become the value (exactly,
  * `=` and newlines included), read from where the command was started; a pair without `=`, a
  * missing file, a directory, a file that is not UTF-8 and a key given twice are refused with
- * error and fix. The 1 MB value reaching an action is tests/e2e/context-file.test.ts.
+ * error and fix; so are a device, a FIFO and a file over what a run can carry, without reading
+ * them to their end (there is none). The 1 MB value reaching an action is tests/e2e/context-file.test.ts.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../client/exit-codes.js';
+import { MAX_DEFINITION_BYTES } from '../../loader/payload-limit.js';
 import { runCliInProcess } from '../support/cli.js';
 
 let root: string;
@@ -78,4 +81,25 @@ describe('--context-file KEY=PATH', () => {
       expect(r.stdout + r.stderr).toContain('--context-file K=PATH');
     }
   });
+
+  it('reads regular files only, and no more than a run can carry, even with --dry-run', async () => {
+    const zero = await runCliInProcess(['run', 'greet', '--context-file', 'who=/dev/zero', '--dry-run'], { cwd: root });
+    expect(zero.code).toBe(EXIT.usage);
+    expect(zero.stderr).toBe(
+      'error: --context-file who=/dev/zero: /dev/zero is a character device, not a regular file\n' +
+        'fix: give a regular file; to pass what a command prints, write it to a file first (cmd > out.txt) and give that file\n',
+    );
+    // A FIFO nobody writes to: refused at once, not waited on.
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    const fifo = await runCliInProcess(['run', 'greet', '--context-file', 'who=pipe', '--dry-run'], { cwd: root });
+    expect(fifo.code).toBe(EXIT.usage);
+    expect(fifo.stderr).toContain(`${join(root, 'pipe')} is a FIFO (named pipe), not a regular file`);
+    writeFileSync(join(root, 'big.txt'), 'x'.repeat(MAX_DEFINITION_BYTES + 1));
+    const big = await runCliInProcess(['run', 'greet', '--context-file', 'who=big.txt', '--dry-run'], { cwd: root });
+    expect(big.code).toBe(EXIT.usage);
+    expect(big.stderr).toContain(
+      `error: --context-file who=big.txt: ${join(root, 'big.txt')} is over 1.8 MiB, more than a run can carry`,
+    );
+    expect(big.stderr).toContain('fix: keep large text in a file the actions read');
+  }, 20_000);
 });

@@ -27,3 +27,26 @@ describe('the report of a steer', () => {
     );
   });
 });
+
+describe('the report of a pause', () => {
+  const pause = { kind: 'pause' as const };
+  it('of a run waiting for an answer: the question stays open, the run holds once answered', () => {
+    const text = controlReport('r1', pause, { state: 'review', phase: 'human', holding: false }, 'ann@host');
+    expect(text).toBe(
+      'paused r1 (by ann@host): state review still waits for its answer (ll-loop answer r1 … works as before); once it is answered, the run holds before its next state\n  unpause: ll-loop unpause r1',
+    );
+    expect(text).not.toContain('its human');
+  });
+
+  it('of a run at work: its work finishes, in words', () => {
+    expect(controlReport('r1', pause, { state: 'build', phase: 'action', holding: false }, 'ann@host')).toBe(
+      'paused r1 (by ann@host): state build finishes its action, then the run holds\n  unpause: ll-loop unpause r1',
+    );
+    expect(controlReport('r1', pause, { state: 'build', phase: 'retry_delay', holding: false }, 'ann@host')).toContain(
+      'state build finishes its wait and its retry, then the run holds',
+    );
+    expect(controlReport('r1', pause, { state: 'build', phase: 'paused', holding: true }, 'ann@host')).toBe(
+      'paused r1 (by ann@host): it holds in state build\n  unpause: ll-loop unpause r1',
+    );
+  });
+});

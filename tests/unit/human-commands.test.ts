@@ -126,5 +126,21 @@ describe('the inline question of ll-loop run', () => {
     expect(lineReply('json', '{"n":1}')).toEqual({ kind: 'json', value: { n: 1 } });
     expect(lineReply('json', '{n')).toMatchObject({ problem: expect.stringMatching(/^that is not JSON/) });
     expect(lineReply('text', 'free text')).toEqual({ kind: 'text', text: 'free text' });
+    // The flag form of ll-loop answer, typed at the prompt, is the same edit.
+    expect(lineReply('approval', '--edit only the docs')).toEqual({ kind: 'edit', text: 'only the docs' });
+  });
+
+  it('offers the forms the prompt reads, not the flags of ll-loop answer', async () => {
+    const { inlineForms, lineReply } = await import('../../client/human/inline-ask.js');
+    const withEdit = inlineForms('approval', 'll-loop answer r-1 yes | no | --edit TEXT');
+    expect(withEdit).toBe('yes | no | edit <text>');
+    expect(lineReply('approval', 'edit <text>'.replace('<text>', 'the docs'))).toEqual({
+      kind: 'edit',
+      text: 'the docs',
+    });
+    expect(inlineForms('approval', 'll-loop answer r-1 yes | no')).toBe('yes | no');
+    expect(inlineForms('choice', 'll-loop answer r-1 --choice a|b')).toBe('one of the options');
+    expect(inlineForms('text', 'll-loop answer r-1 --text TEXT')).toBe('the text, on one line');
+    expect(inlineForms('json', "ll-loop answer r-1 --json '{…}'")).toBe('a line of JSON');
   });
 });

@@ -1,6 +1,6 @@
 /** `list --running` shows each run's children (sub-loops, parallel items) right under it, indented. */
 import { describe, expect, it } from 'vitest';
-import { underParents } from '../../client/commands/list.js';
+import { underParents, withProjects } from '../../client/commands/list.js';
 
 describe('list --running nesting', () => {
   it('puts children under their parent by depth; a child whose parent is not listed stands alone', () => {
@@ -20,5 +20,18 @@ describe('list --running nesting', () => {
       '2:fan.fix_all.1.0.sub.1',
       '0:orphan.x.1',
     ]);
+  });
+});
+
+describe('the PROJECT column', () => {
+  const header = ['RUN ID', 'LOOP', 'STATE'];
+  it('is shown with --all-projects even for one run of one project (it may not be this one)', () => {
+    expect(withProjects(header, [['a-1', 'a', 'x']], [{ cwd: '/other' }], true)).toEqual([
+      ['RUN ID', 'LOOP', 'PROJECT', 'STATE'],
+      ['a-1', 'a', '/other', 'x'],
+    ]);
+  });
+  it('is not shown for this project alone', () => {
+    expect(withProjects(header, [['a-1', 'a', 'x']], [{ cwd: '/here' }], false)).toEqual([header, ['a-1', 'a', 'x']]);
   });
 });

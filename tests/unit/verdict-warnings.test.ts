@@ -52,6 +52,16 @@ describe('verdicts nothing routes', () => {
     );
   });
 
+  it('a parallel state is said to route on the join of its items, not on an evaluator', () => {
+    const [w, ...rest] = warningsOf(loop({ fan: { parallel: { items: ['a', 'b'], loop: 'child' }, on_yes: 'done' } }));
+    expect(rest).toEqual([]);
+    expect(w!.message).toBe(
+      'the join of its items (yes: all succeeded, no: none or, without on_partial, some) can answer "no", which no route handles: the run would end with "no valid transition"',
+    );
+    expect(w!.message).not.toMatch(/evaluator/);
+    expect(w!.fix).toBe('add on_no: <state> (or a route: table with _: <state> as a default)');
+  });
+
   it('a route table missing progress names it; a default _ covers everything', () => {
     const [w] = warningsOf(
       loop({ measure: { action: 'count', evaluate: CONVERGENCE, route: { target: 'done', stall: 'done' } } }),
