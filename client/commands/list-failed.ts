@@ -12,6 +12,7 @@ import { localTime, table } from '../reporters/table.js';
 import { listRuns, projectScope, type RunSummary } from '../runs/find-runs.js';
 import { withProjects } from './list.js';
 import { withSession } from '../temporal/session.js';
+import { failedStarts } from '../../host/start-queue.js';
 
 /** One run as `list --failed` shows it. */
 export interface FailedListing {
@@ -23,6 +24,8 @@ export interface FailedListing {
   started_at: string;
   closed_at: string | null;
   cwd?: string;
+  /** Why a run queued by `run --background` never started (outcome `not started`). */
+  reason?: string;
 }
 
 const BY_OUTCOME = `LoopStatus IN (${FAILED_OUTCOMES.map((o) => `'${o}'`).join(', ')})`;
@@ -45,7 +48,20 @@ export async function failedListings(
         return listRuns(client, { where: BY_STATUS, ...scope });
       },
     );
-    return runs.filter((run) => run.parent === undefined).map(listing);
+    // Runs `run --background` queued whose start failed: never on the server, listed from the project's worker files.
+    const notStarted = failedStarts(projectScope(cwd).root).map((f): FailedListing => ({
+      id: f.instance_id,
+      loop: f.loop,
+      outcome: 'not started',
+      final_state: null,
+      started_at: f.queued_at,
+      closed_at: f.failed_at,
+      cwd: f.cwd,
+      reason: f.message,
+    }));
+    return [...notStarted, ...runs.filter((run) => run.parent === undefined).map(listing)].sort((a, b) =>
+      b.started_at.localeCompare(a.started_at),
+    );
   });
 }
 
