@@ -1,8 +1,9 @@
 /**
  * What `ll-loop run --background` prints once its run is started, by the command or by the
  * checkout's worker (run-loop.ts), or queued by that worker (printed by the bin's early start,
- * early-start.ts): the run, who serves it, its Web UI page and how to follow it. Light: the bin
- * loads it before, and instead of, the CLI.
+ * early-start.ts): the run, who serves it, its Web UI page and how to follow it — the same lines
+ * either way (a queued run starts a moment later, and every command that names it waits for
+ * that: client/runs/queued-runs.ts). Light: the bin loads it before, and instead of, the CLI.
  */
 import { relative } from 'node:path';
 import { workerLogPath, type WorkerRecord } from '../../host/checkout.js';
@@ -14,22 +15,16 @@ export interface BackgroundStart {
   worker: WorkerRecord | undefined;
   cwd: string;
   uiUrl: RunInfo['uiUrl'];
-  /** Queued by the checkout's worker, which starts it a moment later (client/hosting/start-queue-runner.ts). */
-  queued?: boolean;
 }
 
 export function printBackgroundStart(out: (t: string) => void, json: boolean, r: BackgroundStart): void {
   if (json) {
     out(
-      `${JSON.stringify({ instance_id: r.instanceId, task_queue: r.taskQueue, worker_pid: r.worker?.pid ?? null, worker_host: r.worker?.host ?? null, ...(r.queued ? { queued: true } : {}) })}\n`,
+      `${JSON.stringify({ instance_id: r.instanceId, task_queue: r.taskQueue, worker_pid: r.worker?.pid ?? null, worker_host: r.worker?.host ?? null })}\n`,
     );
     return;
   }
-  out(
-    r.queued
-      ? `queued ${r.instanceId} in the background: the checkout's worker starts it now\n`
-      : `started ${r.instanceId} in the background\n`,
-  );
+  out(`started ${r.instanceId} in the background\n`);
   if (r.worker)
     out(
       `  worker: pid ${r.worker.pid} on ${r.worker.host} serves this checkout (log ${relative(r.cwd, workerLogPath(r.worker.root)) || workerLogPath(r.worker.root)}); the run goes on when this terminal closes\n`,

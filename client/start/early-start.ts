@@ -115,7 +115,6 @@ export function earlyStart(
         worker: target.worker,
         cwd,
         uiUrl: answer.run_url,
-        queued: true,
       });
       return true;
     },

@@ -37,15 +37,16 @@ const queued = (dir: string) => {
 };
 
 describe('run --background through the checkout worker’s start queue', () => {
-  it('is answered once queued (the run id, `queued`), then the run starts from the queue and ends', async () => {
+  it('is answered once queued (the run id, the same lines as a start), then the run starts from the queue and ends', async () => {
     const dir = server.project('queued', { quick: QUICK });
     // The worker up, as when a user starts a batch.
     const first = await server.cli(dir, ['run', 'quick']);
     expect(first.code, first.stderr).toBe(0);
     const bg = await server.cli(dir, ['run', 'quick', '--background', '--json']);
     expect(bg.code, bg.stderr).toBe(0);
-    const out = JSON.parse(bg.stdout) as { instance_id: string; queued?: boolean; worker_pid: number };
-    expect(out).toMatchObject({ queued: true, worker_pid: workerPid(dir) });
+    const out = JSON.parse(bg.stdout) as { instance_id: string; worker_pid: number };
+    expect(out).toMatchObject({ worker_pid: workerPid(dir) });
+    // Queued by the worker (the command printed its answer and exited), started from the queue.
     expect(workerLog(dir)).toContain(`${out.instance_id}: queued for ll-loop run --background`);
     // `status` of the id waits for the start if it has not happened yet, then reports the run.
     const status = await server.cli(dir, ['status', out.instance_id, '--json']);
@@ -60,8 +61,10 @@ describe('run --background through the checkout worker’s start queue', () => {
     expect(queued(dir)).toEqual([]);
     const human = await server.cli(dir, ['run', 'quick', '--background']);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/^queued quick-\S+ in the background: the checkout's worker starts it now\n/);
-    expect(human.stdout).toContain('follow: ll-loop status quick-');
+    const humanId = /^started (quick-\S+) in the background\n/.exec(human.stdout)?.[1];
+    expect(humanId, human.stdout).toBeDefined();
+    expect(workerLog(dir)).toContain(`${humanId}: queued for ll-loop run --background`);
+    expect(human.stdout).toContain(`follow: ll-loop status ${humanId} --follow`);
   }, 120_000);
 
   it('a queued start that fails (its scope busy) is shown by status (exit 8) and list --failed, its environment file removed', async () => {
@@ -78,7 +81,7 @@ describe('run --background through the checkout worker’s start queue', () => {
     // The worker is up now: the second start of the same loop is queued, and refused its scope when started.
     const second = await server.cli(dir, ['run', 'held', '--background', '--json']);
     expect(second.code, second.stderr).toBe(0);
-    const id = (JSON.parse(second.stdout) as { instance_id: string; queued?: boolean }).instance_id;
+    const id = (JSON.parse(second.stdout) as { instance_id: string }).instance_id;
     await waitFor('the queued start to fail', () => workerLog(dir).includes(`${id}: its queued start failed`), 60_000);
     const status = await server.cli(dir, ['status', id]);
     expect(status.code).toBe(8);
