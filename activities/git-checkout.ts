@@ -30,7 +30,7 @@ export interface PortableSource {
 }
 
 /** A change `git status --porcelain` reports: its two status letters and path (relative to the top). */
-interface StatusEntry {
+export interface StatusEntry {
   xy: string;
   path: string;
 }
@@ -68,7 +68,7 @@ const isRunnerFile = (e: StatusEntry): boolean =>
   (e.xy === '??' && /(^|\/)\.loops\//.test(e.path)) || isRuntimePath(e.path);
 
 /** The changes that count (see the module comment). */
-async function changesOf(dir: string, opts: GitOptions): Promise<StatusEntry[]> {
+export async function changesOf(dir: string, opts: GitOptions): Promise<StatusEntry[]> {
   return (await statusOf(dir, opts)).filter((e) => !isRunnerFile(e));
 }
 

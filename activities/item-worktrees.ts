@@ -1,12 +1,14 @@
 /**
  * `isolation: worktree` of a parallel state: each item's child runs in a git worktree of its own
  * (activities/git-checkout.ts, as `run --worktree` does), on branch `ll-loop/<run>/<index>`, under
- * `.loops/.worktrees/` of the repository (untracked files in `.loops/` are never a change). At the
+ * `.loops/.worktrees/` of the repository (a runtime directory ll-loop makes git-ignored, so a kept
+ * worktree never shows in `git status` nor is staged by `git add .loops`). At the
  * item's end the worktree is removed unless the child committed or changed something; then it is
  * kept with its branch and listed in the join. Refused (the state's `error` verdict) outside a git
  * repository, in one without a commit, or in one with uncommitted changes the items would not see.
  */
 import { join } from 'node:path';
+import { ensureRuntimeDir } from '../loader/runtime-dir.js';
 import { finishCheckout, portableSource, prepareCheckout } from './git-checkout.js';
 import { GitCheckoutError } from './git.js';
 import { expectedFailure } from './expected-failure.js';
@@ -25,6 +27,7 @@ export const itemWorktreeActivities: ItemWorktreeActivities = {
   },
   async prepareItemWorktree(input) {
     try {
+      ensureRuntimeDir(input.source.baseDir);
       const dir = await prepareCheckout({ ...input.source, branch: input.branch, worktree: true, runId: input.runId });
       return { dir, cwd: input.source.path ? join(dir, input.source.path) : dir };
     } catch (err) {

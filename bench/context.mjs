@@ -14,6 +14,7 @@ const PART_NAMES = [
   'transitions',
   'first-action',
   'follow',
+  'background',
   'spawn',
   'llm',
   'concurrent',
@@ -24,7 +25,7 @@ const PART_NAMES = [
   'human',
   'cold',
 ];
-export const DEFAULT_PARTS = 'cli,transitions,first-action,follow,spawn,llm,concurrent,cold';
+export const DEFAULT_PARTS = 'cli,transitions,first-action,follow,background,spawn,llm,concurrent,cold';
 const USAGE = `usage: npm run -s bench -- [--json] [--quick] [--only PARTS] [--loops N] [--first-runs N] [--parked N]
   --json          one JSON object on stdout (the figures and the goals they meet), progress on stderr
   --quick         development figures: 100 loops, 200 transitions, one follow pair (goals not judged)

@@ -38,6 +38,15 @@ const GOALS = [
     'max',
     'ms',
   ],
+  [
+    'background_start',
+    '100 `ll-loop run --background`, one per 0.1 s: slowest command',
+    (r) => r.background?.command?.max_ms,
+    1000,
+    'max',
+    'ms',
+    (r) => r.background?.runs === 100,
+  ],
   ['quick_transition', 'quick transition in bursts (mean)', (r) => r.transitions?.bursts?.mean_ms, 5, 'max', 'ms'],
   [
     'quick_history',

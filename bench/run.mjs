@@ -13,6 +13,9 @@
 //   2b. follow: a 300-state quick loop followed in the foreground and run in the background, by
 //      turns (run time, the follower's and the worker's CPU), a one-state loop from `ll-loop run`
 //      to the prompt, and the checkout worker's RSS once idle (bench/follow.mjs).
+//   2c. background: 100 `ll-loop run --background` commands, one every 0.1 s, the worker up: each
+//      command's time to exit (p50/p95/max, goal ≤ 1 s) and the time until every run had started,
+//      beside `node -e 0` spawned the same way and the commands' and worker's CPU (bench/background.mjs).
 //   3. spawn: the cost of one shell action in the activity itself (`runAction`, `bash -c true`).
 //   3b. llm: what an API provider's LLM evaluation adds beyond the model call, goal 50 ms: end to end
 //      (bench/llm-e2e.mjs: a loop judged by llm_structured against a fake API answering at once,
@@ -30,7 +33,7 @@
 //      with the checkout's worker down, and with the server down too (bench/cold.mjs).
 // Flags (--help lists them): --json (one JSON object on stdout, with the goals it judges:
 // bench/goals.mjs; progress on stderr), --quick (development: 100 loops, 200 transitions),
-// --loops N, --only a,b (default cli, transitions, first-action, follow, spawn, llm, concurrent, cold;
+// --loops N, --only a,b (default cli, transitions, first-action, follow, background, spawn, llm, concurrent, cold;
 // also parked, ui, parallel: a parallel state's fan-out, bench/parallel.mjs; human),
 // --first-runs N (default 5), --parked N.
 // --only cluster: transitions, first action and --loops N (default 100) concurrent loops on a real
@@ -49,6 +52,7 @@ import { coldStarts } from './cold.mjs';
 import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
 import { followCost } from './follow.mjs';
+import { backgroundStarts } from './background.mjs';
 import { parkedLoops } from './parked.mjs';
 import { humanBench } from './human.mjs';
 import { uiBench } from './ui.mjs';
@@ -162,6 +166,15 @@ async function standardBenchmarks() {
     );
     say(
       `  ${f.states} quick states, foreground / background run time: ${f.foreground_over_background_run_pairs} (median of ${f.pairs} pairs; of the medians ${f.foreground_over_background_run}); follower CPU / worker CPU (its spawner's included): ${f.follower_cpu_over_worker_cpu} (following alone: ${f.following_cpu_over_worker_cpu}; ${f.following_cpu_over_worker_process_cpu} of the worker's process alone); worker RSS 5 s after: ${f.worker_rss_after_runs_mb} MB, idle (30 s after): ${f.worker_idle_rss_mb} MB`,
+    );
+  }
+  if (PARTS.has('background')) {
+    const b = await backgroundStarts();
+    report.background = b;
+    say(
+      `  ${b.runs} \`ll-loop run --background\`, one every ${b.every_ms} ms (worker up): command p50 ${b.command.p50_ms} ms, p95 ${b.command.p95_ms} ms, max ${b.command.max_ms} ms (goal ${b.goal_ms} ms); ` +
+        `every run started ${b.all_started_s} s after the first command (the last command exited at ${b.last_command_exit_s} s); ` +
+        `\`node -e 0\` the same way: p50 ${b.node_alone.p50_ms} ms, max ${b.node_alone.max_ms} ms (CPU ${b.node_alone.cpu_ms} ms each); CPU: commands ${b.cpu_s.commands} s (${b.cpu_s.per_command_ms} ms each), worker ${b.cpu_s.worker} s`,
     );
   }
   if (PARTS.has('spawn')) {

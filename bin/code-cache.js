@@ -6,8 +6,8 @@
  * Used by bin/ll-loop.js for the commands it lists, each measured faster so (the figures are
  * there). The others keep the split ES-module bundle, which reads only their chunks.
  *
- * The cache: `<dist/cli>/code-cache/<command>-<flags>.bin`, one per command and set of Node
- * flags (V8 refuses a cache made under other flags). A process that found none, or whose cache
+ * The cache: `<dist/cli>/code-cache/<command>-<digest>.bin`, one per command, Node version and
+ * set of Node flags (V8 refuses a cache made by another version or under other flags). A process that found none, or whose cache
  * V8 refused (another build, another Node), writes one with what it compiled: at exit, and a
  * long-running one (the worker) also once it has run a while. Written to a temporary file and
  * renamed, so a reader sees a whole file or none. The folder is rebuilt with the bundle
@@ -26,11 +26,16 @@ const { createRequire } = Module;
 const SAVE_AFTER_MS = 5_000;
 
 /**
- * The name of a command's cache file: the command and a digest of the Node flags, since V8
- * refuses a cache made under other flags (the checkout worker runs with memory flags).
+ * The name of a command's cache file: the command and a digest of the Node version and flags,
+ * since V8 refuses a cache made by another version (Node 20 and 24 may share one install: each
+ * would refuse and rewrite the other's) or under other flags (the checkout worker runs with
+ * memory flags).
  */
-function cacheFileName(command, execArgv = process.execArgv) {
-  const flags = createHash('sha256').update(execArgv.join('\0')).digest('hex').slice(0, 12);
+function cacheFileName(command, execArgv = process.execArgv, nodeVersion = process.version) {
+  const flags = createHash('sha256')
+    .update([nodeVersion, ...execArgv].join('\0'))
+    .digest('hex')
+    .slice(0, 12);
   return `${command.replace(/[^a-z0-9-]/gi, '_')}-${flags}.bin`;
 }
 

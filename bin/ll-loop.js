@@ -4,7 +4,8 @@
 // The commands that load much of the bundle run its CommonJS build with V8's code cache
 // (bin/code-cache.js); LL_NO_CODE_CACHE=1 gives them the split ES-module bundle like the rest.
 // CommonJS (bin/package.json): Node starts a CommonJS file without its ES module loader, some
-// 13 ms of CPU sooner, and `run` asks its worker for the start from here.
+// 13 ms of CPU sooner, and `run` asks its worker for the start from here (and `run --background`
+// is done here when the worker queued its start: client/start/early-start.ts).
 'use strict';
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
@@ -83,6 +84,8 @@ const cached = useBundle && process.env.LL_NO_CODE_CACHE !== '1' ? codeCached(ar
 async function main() {
   // The request on its way before the CLI's long synchronous load.
   await early?.sent;
+  // `run --background` the worker queued: printed here, and nothing more to do (no CLI to load).
+  if (typeof early?.printQueued === 'function' && (await early.printQueued())) return;
   if (cached !== undefined && existsSync(whole)) {
     const { loadWithCodeCache } = require('./code-cache.js');
     await loadWithCodeCache(whole, cached).exports.runCli(args, early);

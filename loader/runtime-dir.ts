@@ -1,6 +1,7 @@
 /**
  * ll-loop's own runtime directories inside a project (`.loops/.running/`, `.loops/.worker/`,
- * `.loops/.temporal/`): each holds a `.gitignore` of `*`, written by ll-loop, so neither the
+ * `.loops/.temporal/`, and `.loops/.worktrees/` where a fan-out's `isolation: worktree` items
+ * work, kept there with their branches when they hold work): each holds a `.gitignore` of `*`, written by ll-loop, so neither the
  * directory nor the `.gitignore` itself shows in `git status` and a user needs no setup. The
  * user's own `.gitignore` files are never touched.
  *
@@ -11,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** The directories under `.loops/` that hold only ll-loop's runtime files. */
-export const RUNTIME_DIRS = ['.running', '.worker', '.temporal'] as const;
+export const RUNTIME_DIRS = ['.running', '.worker', '.temporal', '.worktrees'] as const;
 
 const IGNORE_ALL = '# written by ll-loop: everything here is its runtime state, never to commit\n*\n';
 
@@ -51,7 +52,7 @@ export function ensureRuntimeDirOf(file: string): void {
  */
 export function isRuntimePath(path: string): boolean {
   return (
-    /(^|\/)\.loops\/(\.running|\.worker|\.temporal)(\/|$)/.test(path) ||
+    /(^|\/)\.loops\/(\.running|\.worker|\.temporal|\.worktrees)(\/|$)/.test(path) ||
     /(^|\/)\.loops\/\.server-note\.json$/.test(path)
   );
 }

@@ -2,3 +2,4 @@
 export { portableSource, type PortableSource } from '../activities/git-checkout.js';
 export { GitCheckoutError } from '../activities/git.js';
 export type { WorkerPlace } from '../activities/placement.js';
+export { keptWorktree, type KeptWorktree } from '../activities/kept-worktree.js';

@@ -16,6 +16,7 @@ import { resumesOf } from './list-resumed.js';
 import { withSession } from '../temporal/session.js';
 import { closedFailure } from '../runs/closed-failure.js';
 import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
+import { failedStarts } from '../../host/start-queue.js';
 
 /** One run as `list --failed` shows it. */
 export interface FailedListing {
@@ -32,6 +33,8 @@ export interface FailedListing {
   cwd?: string;
   /** The run was resumed: the last run of its chain of resumes, and its outcome (or `running`). */
   resumed_as?: { id: string; outcome: string };
+  /** Why a run queued by `run --background` never started (outcome `not started`). */
+  reason?: string;
 }
 
 const BY_OUTCOME = `LoopStatus IN (${FAILED_OUTCOMES.map((o) => `'${o}'`).join(', ')})`;
@@ -70,10 +73,22 @@ export async function failedListings(
       top.map((r) => r.id),
       scope.project,
     );
-    return rows.map((row) => {
+    const started = rows.map((row) => {
       const resumed = resumes.get(row.id);
       return resumed ? { ...row, resumed_as: { id: resumed.id, outcome: outcomeOf(resumed.run) } } : row;
     });
+    // Runs `run --background` queued whose start failed: never on the server, listed from the project's worker files.
+    const notStarted = failedStarts(projectScope(cwd).root).map((f): FailedListing => ({
+      id: f.instance_id,
+      loop: f.loop,
+      outcome: 'not started',
+      final_state: null,
+      started_at: f.queued_at,
+      closed_at: f.failed_at,
+      cwd: f.cwd,
+      reason: f.message,
+    }));
+    return [...notStarted, ...started].sort((a, b) => b.started_at.localeCompare(a.started_at));
   });
 }
 

@@ -7,6 +7,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import { listRuns, projectScope } from '../runs/find-runs.js';
 import { queryStatus } from '../runs/run-target.js';
+import { queuedStartsMade } from '../runs/queued-runs.js';
 import { queueWorkers, type QueueWorker } from './queue-pollers.js';
 
 /** One open run as `list --running` shows it; `worker: false` when no worker answered. */
@@ -38,6 +39,8 @@ export async function runningListingsOn(
   cwd: string,
   opts: { allProjects?: boolean } = {},
 ): Promise<RunningListing[]> {
+  // Runs `run --background` has queued are listed once started.
+  if (!opts.allProjects) await queuedStartsMade(projectScope(cwd).root);
   const runs = await listRuns(client, { openOnly: true, ...(opts.allProjects ? {} : { project: projectScope(cwd) }) });
   // One DescribeTaskQueue per queue, however many runs share it.
   const workersOf = new Map<string, Promise<QueueWorker[]>>();

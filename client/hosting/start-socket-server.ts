@@ -16,9 +16,10 @@ import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { codeId } from '../../host/build-info.js';
 import type { Checkout } from '../../host/checkout.js';
-import { CliError, toCliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
 import { startRequested } from '../start/start-requested.js';
+import { runInfo } from '../runs/run-info.js';
+import { errorReply } from './start-error-reply.js';
+import { StartQueueRunner } from './start-queue-runner.js';
 import { noteWhileQueued } from '../start/queue-note.js';
 import { serveFollow } from '../follow/serve-follow.js';
 import type { FollowMessage, FollowRequest } from '../follow/follow-wire.js';
@@ -31,7 +32,7 @@ import {
   type WorkerStartReply,
   type WorkerStartRequest,
 } from '../start/worker-start-wire.js';
-import { startFromArgv, type RunArgvParser } from '../start/start-from-argv.js';
+import { prepareFromArgv, startPrepared, type RunArgvParser } from '../start/start-from-argv.js';
 import type { Session } from '../temporal/session.js';
 import type { WorkerInboxReply, WorkerInboxRequest } from '../human/inbox-wire.js';
 import { serveInbox } from '../human/serve-inbox.js';
@@ -107,8 +108,10 @@ export function listenForStarts(
   const starter = eagerStart()
     ? new Client({ connection: workerConnection, namespace: session.endpoint.namespace })
     : undefined;
+  // `run --background`'s starts, queued and made from here (start-queue-runner.ts).
+  const queue = new StartQueueRunner({ checkout, session, starter, log });
   const server: Server = createServer((socket) =>
-    serveOne(socket, { session, starter, checkout, open: () => open, log, track, parseRun }),
+    serveOne(socket, { session, starter, checkout, open: () => open, log, track, parseRun, queue }),
   );
   server.on('error', (err) => log(`the start socket ${path} failed: ${err.message}; ll-loop run starts runs itself`));
   server.listen(path);
@@ -117,23 +120,32 @@ export function listenForStarts(
     close() {
       if (!open) return;
       open = false;
+      queue.close();
       server.close();
       rmSync(path, { force: true });
     },
-    lastActivityMs: () => (inFlight > 0 ? Date.now() : lastRequestMs),
-    settled: (timeoutMs) =>
-      inFlight === 0
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            const done = () => {
-              clearTimeout(timer);
-              idleWaiters.delete(done);
-              resolve();
-            };
-            const timer = setTimeout(done, timeoutMs);
-            idleWaiters.add(done);
-          }),
+    // Queued starts are work to do: the worker is not idle while it has any.
+    lastActivityMs: () => (inFlight > 0 || queue.size > 0 ? Date.now() : lastRequestMs),
+    settled: async (timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      await requestsSettled(timeoutMs);
+      await queue.settled(Math.max(0, deadline - Date.now()));
+    },
   };
+
+  function requestsSettled(timeoutMs: number): Promise<void> {
+    return inFlight === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            idleWaiters.delete(done);
+            resolve();
+          };
+          const timer = setTimeout(done, timeoutMs);
+          idleWaiters.add(done);
+        });
+  }
 }
 
 /** An early start this worker cannot read (it was given no parser of `run`'s command line). */
@@ -173,10 +185,11 @@ interface Serving {
   /** Counts the requests being answered (a follow's stream is not waited for, only noted). */
   track: { begin(): void; end(): void };
   parseRun: RunArgvParser | undefined;
+  queue: StartQueueRunner;
 }
 
 function serveOne(socket: Socket, serving: Serving): void {
-  const { session, starter, checkout, open, log, track, parseRun } = serving;
+  const { session, starter, checkout, open, log, track, parseRun, queue } = serving;
   let buffer = '';
   let answered = false;
   let tracked = false;
@@ -270,21 +283,46 @@ function serveOne(socket: Socket, serving: Serving): void {
               : `${r.report.report.events.length} events of ${r.report.report.id}`;
         return `ll-loop history ${request.runId ?? request.loop}: ${what}`;
       });
-    if (request.kind === 'start_argv')
-      return void (
-        parseRun ? startFromArgv(request, parseRun, session, checkout, starter) : Promise.resolve(noParser)
-      ).then(
+    if (request.kind === 'start_argv') {
+      if (!parseRun) return answer(noParser);
+      let prepared: ReturnType<typeof prepareFromArgv>;
+      try {
+        prepared = prepareFromArgv(request, parseRun, checkout);
+      } catch (err) {
+        // What loading the loop throws (a --context it does not take) is the command's error.
+        return answer(errorReply(err));
+      }
+      if ('kind' in prepared) {
+        log(`an early start was refused (${prepared.why}); the command starts its run itself`);
+        return answer(prepared);
+      }
+      // `--background`: answered once the start is queued for good; the run starts from the queue.
+      if (prepared.background) {
+        let id: string;
+        try {
+          id = queue.accept(prepared.request);
+        } catch (err) {
+          return answer(errorReply(err));
+        }
+        log(`${id}: queued for ll-loop run --background`);
+        const url = runInfo(session.endpoint, prepared.request.cwd, id).uiUrl;
+        return answer({
+          kind: 'queued',
+          instance_id: id,
+          task_queue: checkout.queue,
+          json: prepared.json,
+          ...(url ? { run_url: url } : {}),
+        });
+      }
+      return void startPrepared(prepared.request, session, checkout, starter).then(
         (reply) => {
-          log(
-            reply.kind === 'started'
-              ? `${reply.instance_id}: started for ll-loop run (early start)`
-              : `an early start was refused (${reply.kind === 'refused' ? reply.why : reply.message}); the command starts its run itself`,
-          );
+          log(`${reply.instance_id}: started for ll-loop run (early start)`);
           const { namespace, uiUrl } = session.endpoint;
-          answer(reply.kind === 'started' ? { ...reply, namespace, ...(uiUrl ? { ui_url: uiUrl } : {}) } : reply);
+          answer({ ...reply, namespace, ...(uiUrl ? { ui_url: uiUrl } : {}) });
         },
         (err: unknown) => answer(errorReply(err)),
       );
+    }
     startRequested(request, session, checkout, starter).then(
       (started) => {
         log(`${started.instance_id}: started for ll-loop run (start socket)`);
@@ -340,18 +378,4 @@ function within(root: string, dir: unknown): boolean {
   if (typeof dir !== 'string' || !isAbsolute(dir)) return false;
   const rel = relative(root, resolve(dir));
   return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-}
-
-/**
- * The command shows the error as it would have shown its own (client/cli.ts reportError): a
- * CliError's message, fix and exit code; the SDK's and the server's unreachability as exit 7;
- * anything else as a run error with its message.
- */
-function errorReply(err: unknown): WorkerStartReply {
-  const e = toCliError(err);
-  if (e instanceof CliError)
-    return { kind: 'error', name: e.name, message: e.message, ...(e.fix ? { fix: e.fix } : {}), exit_code: e.exitCode };
-  const { name = 'Error', message = String(e) } = (e ?? {}) as { name?: string; message?: string };
-  const unreachable = /^(Temporal(Unavailable|CliNotFound|Config)Error|DevServerStartError)$/.test(name);
-  return { kind: 'error', name, message, exit_code: unreachable ? EXIT.infrastructure : EXIT.runError };
 }

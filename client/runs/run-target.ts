@@ -21,6 +21,7 @@ import {
   type RunSummary,
 } from './find-runs.js';
 import { resultInFailure, resultInMemo } from './run-result.js';
+import { queuedStartsMade } from './queued-runs.js';
 
 import { QUERY_TIMEOUT_MS } from './status-text.js';
 
@@ -50,6 +51,9 @@ export async function resolveRun(
   target: string,
   opts: { latest: boolean; project?: ProjectScope },
 ): Promise<RunSummary> {
+  // A `run --background` the checkout's worker has queued is looked for once it has started (or
+  // its failure is the error).
+  if (opts.project) await queuedStartsMade(opts.project.root, target);
   // A run id is found as the server holds it now (findRuns); a name's runs as listed, settled below.
   const listed = await findRuns(client, target, opts.project ? { project: opts.project } : {});
   const exact = listed.find((r) => r.id === target || r.id === scheduledRunId(target));

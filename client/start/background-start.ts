@@ -1,11 +1,13 @@
 /**
  * What `ll-loop run --background` prints once its run is started, by the command or by the
- * checkout's worker (run-loop.ts): the run, who serves it, its Web UI page and how to follow it.
+ * checkout's worker (run-loop.ts), or queued by that worker (printed by the bin's early start,
+ * early-start.ts): the run, who serves it, its Web UI page and how to follow it — the same lines
+ * either way (a queued run starts a moment later, and every command that names it waits for
+ * that: client/runs/queued-runs.ts). Light: the bin loads it before, and instead of, the CLI.
  */
 import { relative } from 'node:path';
 import { workerLogPath, type WorkerRecord } from '../../host/checkout.js';
 import type { RunInfo } from '../reporters/reporter.js';
-import { runInfoOfStarted, type StartedByWorker } from './start-through-worker.js';
 
 export interface BackgroundStart {
   instanceId: string;
@@ -33,10 +35,4 @@ export function printBackgroundStart(out: (t: string) => void, json: boolean, r:
     );
   if (r.uiUrl) out(`  Web UI: ${r.uiUrl}\n`);
   out(`  follow: ll-loop status ${r.instanceId} --follow\n  stop:   ll-loop stop ${r.instanceId}\n`);
-}
-
-/** A run the checkout's worker started: its answer names the run, the worker and its server. */
-export function startedInBackground(cwd: string, started: StartedByWorker): BackgroundStart {
-  const { instanceId, taskQueue, worker } = started;
-  return { instanceId, taskQueue, worker, cwd, uiUrl: runInfoOfStarted(cwd, started).uiUrl };
 }

@@ -17,6 +17,7 @@ import { checkoutWorkerTarget } from '../worker-ask.js';
 import { localStamp } from './instance-id.js';
 import { askToStart } from './start-ask.js';
 import type { WorkerArgvStartReply, WorkerArgvStartRequest } from './worker-start-wire.js';
+import { printBackgroundStart } from './background-start.js';
 
 export interface EarlyStart {
   /**
@@ -36,6 +37,11 @@ export interface EarlyStart {
    * whether a Ctrl-C came meanwhile (the command then stops the run as soon as it exists).
    */
   takeInterrupt(): boolean;
+  /**
+   * `--background` and the worker queued the run: print what the command prints and say so (the
+   * command is done, without loading the CLI); false for any other answer, which the CLI takes over.
+   */
+  printQueued(out?: (text: string) => void): Promise<boolean>;
 }
 
 /** Arguments after which the command does something else than start a run: never asked early. */
@@ -97,6 +103,20 @@ export function earlyStart(
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       return interrupts > 0;
+    },
+    async printQueued(out = (text) => void process.stdout.write(text)) {
+      if (!background) return false;
+      // A lost answer is the CLI's to report (run-loop.ts startedEarly).
+      const answer = await reply.catch(() => undefined);
+      if (answer?.kind !== 'queued') return false;
+      printBackgroundStart(out, answer.json, {
+        instanceId: answer.instance_id,
+        taskQueue: answer.task_queue,
+        worker: target.worker,
+        cwd,
+        uiUrl: answer.run_url,
+      });
+      return true;
     },
   };
 }

@@ -31,6 +31,7 @@ import { armInterrupt, type Interrupt } from '../follow/interrupt.js';
 import { runInfo } from '../runs/run-info.js';
 import { searchAttributesAvailable, startLoopRun, type LoopHandle } from './start-run.js';
 import type { RunOptions } from './run-loop.js';
+import type { PortableCheckout } from '../../workflows/run-options.js';
 import type { StartedByWorker } from './start-through-worker.js';
 import type { Reporter } from '../reporters/reporter.js';
 import { printBackgroundStart } from './background-start.js';
@@ -71,6 +72,8 @@ interface Started {
   lock: ScopeLockRequest | undefined;
   place: RunPlace;
   worker: Promise<WorkerRecord | undefined>;
+  /** A portable run's source and branch (`--worktree`: its worktree is looked for at the end). */
+  portable?: PortableCheckout;
 }
 
 /** Start the run (unless the checkout's worker did) on this command's connection. */
@@ -107,7 +110,8 @@ async function startHere(
     env: run.env,
     dataContext: run.dataContext,
   });
-  return { ...started, lock, place: placed.place, worker: placed.worker };
+  const { portable } = placed.optionsFor(started.instanceId);
+  return { ...started, lock, place: placed.place, worker: placed.worker, ...(portable ? { portable } : {}) };
 }
 
 /** Run a loaded loop (to its end, unless `--background`). Returns the process exit code. */
@@ -126,6 +130,7 @@ export async function runLoaded(opts: RunOptions, run: LoadedRun): Promise<numbe
       lock,
       place,
       worker: serving,
+      portable,
     } = await startHere(opts, run, client, connection, endpoint);
     if (interruption) armInterrupt(interruption.interrupt, () => handle.cancel());
     noteWhileQueued(client, instanceId, lock, err);
@@ -152,11 +157,14 @@ export async function runLoaded(opts: RunOptions, run: LoadedRun): Promise<numbe
     }
     const { createReporter, followRun } = await (following ?? loadFollowing());
     const asker = opts.ask && !opts.json ? await inlineQuestions(client, connection, instanceId, opts.cwd) : undefined;
+    const shown = run.reporter ?? createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail);
+    const kept =
+      place.kind === 'worktree' && portable ? await keptWorktreeReport(shown, opts.json, out, portable) : undefined;
     try {
       return await followRun({
         client,
         workflowId: instanceId,
-        reporter: run.reporter ?? createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail),
+        reporter: kept?.reporter ?? shown,
         info: runInfo(endpoint, opts.cwd, instanceId),
         err,
         localWriter: worker !== undefined && worker.host === hostId() && place.kind === 'checkout',
@@ -164,10 +172,26 @@ export async function runLoaded(opts: RunOptions, run: LoadedRun): Promise<numbe
       });
     } finally {
       asker?.close();
+      await kept?.flush();
     }
   } finally {
     await connection.close().catch(() => undefined);
   }
+}
+
+/** A `--worktree` run's display, which tells at the end where a kept worktree is (kept-worktree-note.ts). */
+async function keptWorktreeReport(
+  shown: Reporter,
+  json: boolean,
+  out: (t: string) => void,
+  portable: PortableCheckout,
+) {
+  const [{ reportKeptWorktree }, { keptWorktree }] = await Promise.all([
+    import('./kept-worktree-note.js'),
+    import('../../worker/portable.js'),
+  ]);
+  const { repository, branch, commit } = portable;
+  return reportKeptWorktree(shown, { json, commit, out, look: () => keptWorktree({ repository, branch, commit }) });
 }
 
 /** The inline asker of human states' questions, on this process's terminal. */

@@ -17,11 +17,11 @@ import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
 import type { Detail } from '../reporters/human.js';
 import { checkProviderKeys } from './provider-keys.js';
-import { startedOf, startThroughWorker, type StartedByWorker } from './start-through-worker.js';
+import { startedInBackground, startedOf, startThroughWorker, type StartedByWorker } from './start-through-worker.js';
 import type { EarlyStart } from './early-start.js';
 import type { WorkerStartRequest } from './worker-start-wire.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
-import { printBackgroundStart, startedInBackground } from './background-start.js';
+import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
 import type { LoadedRun } from './run-connected.js';
 
@@ -121,6 +121,9 @@ async function startedEarly(
   const reply = await early?.reply;
   if (early === undefined || reply === undefined || reply.kind === 'refused') return undefined;
   if (reply.kind === 'error') throw new CliError(reply.message, reply.fix, reply.exit_code);
+  // Only a `--background` start is queued, and runCommand prints it before asking here.
+  if (reply.kind === 'queued')
+    throw new CliError(`the checkout's worker queued run ${reply.instance_id} for a command that follows its run`);
   return {
     started: startedOf(reply, early.worker),
     definition: reply.definition,
@@ -134,6 +137,8 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   const out = opts.out ?? ((t: string) => process.stdout.write(t));
   // The run's actions see the environment of this command as it was invoked (host/run-env.ts).
   const env = { ...process.env };
+  // Queued by the checkout's worker (`--background`): printed as the bin prints it (early-start.ts).
+  if (opts.background && (await opts.early?.printQueued(out))) return EXIT.ok;
   const early = await startedEarly(opts.early);
   const { definition, file, dataContext } = early ?? load(opts);
   if (opts.dryRun) {

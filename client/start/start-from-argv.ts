@@ -12,20 +12,25 @@ import { checkProviderKeys } from './provider-keys.js';
 import { idBaseAt } from './instance-id.js';
 import { loadForRun, lockOptionsOf, type RunOptions } from './run-loop.js';
 import { startRequested } from './start-requested.js';
-import type { WorkerArgvStartReply, WorkerArgvStartRequest } from './worker-start-wire.js';
+import type { WorkerArgvStartReply, WorkerArgvStartRequest, WorkerStartRequest } from './worker-start-wire.js';
 
 /** How the worker reads `run`'s command line: the command's own parser (client/commands/run.ts), handed down. */
 export type RunArgvParser = (argv: readonly string[], invokedIn: string) => RunOptions;
 
-/** Start the run `r.argv` asks for, or say why the command must do it itself. */
-export async function startFromArgv(
+/** The start `r.argv` asks for, as a `start` request, and whether it is a `--background` one. */
+export interface ArgvStart {
+  request: WorkerStartRequest;
+  background: boolean;
+  json: boolean;
+}
+
+/** Parse and load `r.argv` as the command would; a refusal for whatever the command must report itself. */
+export function prepareFromArgv(
   r: WorkerArgvStartRequest,
   parse: RunArgvParser,
-  session: Pick<Session, 'client' | 'connection' | 'endpoint'>,
   checkout: Checkout,
-  starter?: Client,
-): Promise<WorkerArgvStartReply> {
-  const refused = (why: string): WorkerArgvStartReply => ({ kind: 'refused', why });
+): ArgvStart | Extract<WorkerArgvStartReply, { kind: 'refused' }> {
+  const refused = (why: string) => ({ kind: 'refused', why }) as const;
   let opts: RunOptions;
   try {
     opts = parse(r.argv, r.cwd);
@@ -42,8 +47,10 @@ export async function startFromArgv(
   } catch (err) {
     return refused((err as Error).message);
   }
-  const started = await startRequested(
-    {
+  return {
+    background: opts.background === true,
+    json: opts.json,
+    request: {
       kind: 'start',
       code_id: r.code_id,
       address: r.address,
@@ -57,9 +64,28 @@ export async function startFromArgv(
       lock: lockOptionsOf(opts),
       background: opts.background === true,
     },
-    session,
-    checkout,
-    starter,
-  );
-  return { ...started, definition: loaded.definition, file: loaded.file, data_context: loaded.dataContext };
+  };
+}
+
+/** Start the run `r.argv` asks for, or say why the command must do it itself. */
+export async function startFromArgv(
+  r: WorkerArgvStartRequest,
+  parse: RunArgvParser,
+  session: Pick<Session, 'client' | 'connection' | 'endpoint'>,
+  checkout: Checkout,
+  starter?: Client,
+): Promise<WorkerArgvStartReply> {
+  const prepared = prepareFromArgv(r, parse, checkout);
+  return 'kind' in prepared ? prepared : startPrepared(prepared.request, session, checkout, starter);
+}
+
+/** Start a prepared request; the answer carries the loop as loaded (the command follows that one). */
+export async function startPrepared(
+  request: WorkerStartRequest,
+  session: Pick<Session, 'client' | 'connection' | 'endpoint'>,
+  checkout: Checkout,
+  starter?: Client,
+): Promise<Extract<WorkerArgvStartReply, { kind: 'started' }>> {
+  const started = await startRequested(request, session, checkout, starter);
+  return { ...started, definition: request.definition, file: request.file, data_context: request.data_context };
 }

@@ -18,6 +18,8 @@ export async function startRequested(
   checkout: Checkout,
   /** A client on the worker's own connection: the start asks for the first task eagerly. */
   starter?: Client,
+  /** A queued start's own id (client/start/start-queue-runner.ts) and the mark its memo carries. */
+  fixed?: { workflowId: string; memo: Record<string, unknown> },
 ): Promise<WorkerStartReply & { kind: 'started' }> {
   const lock = r.lock.none
     ? undefined
@@ -38,7 +40,7 @@ export async function startRequested(
     taskQueue: checkout.queue,
     searchAttributes,
     started: new Date(),
-    idBase: r.id_base,
+    ...(fixed ? { workflowId: fixed.workflowId, memo: fixed.memo } : { idBase: r.id_base }),
     ...(starter ? { eagerOn: starter } : {}),
     env: r.env,
     ...(r.data_context.length ? { dataContext: r.data_context } : {}),

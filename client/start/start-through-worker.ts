@@ -20,6 +20,7 @@ import type { RunInfo } from '../reporters/reporter.js';
 import { runInfo } from '../runs/run-info.js';
 import type { WorkerStartReply, WorkerStartRequest } from './worker-start-wire.js';
 import { askToStart } from './start-ask.js';
+import type { BackgroundStart } from './background-start.js';
 
 export interface StartedByWorker {
   instanceId: string;
@@ -40,6 +41,12 @@ export function runInfoOfStarted(cwd: string, started: StartedByWorker): RunInfo
     ...(started.uiUrl ? { uiUrl: started.uiUrl } : {}),
   };
   return runInfo(endpoint, cwd, started.instanceId);
+}
+
+/** A run the checkout's worker started: its answer names the run, the worker and its server. */
+export function startedInBackground(cwd: string, started: StartedByWorker): BackgroundStart {
+  const { instanceId, taskQueue, worker } = started;
+  return { instanceId, taskQueue, worker, cwd, uiUrl: runInfoOfStarted(cwd, started).uiUrl };
 }
 
 export interface WorkerStartInput {

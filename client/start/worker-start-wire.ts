@@ -74,7 +74,23 @@ export interface WorkerArgvStartRequest {
   stamp: string;
 }
 
+/**
+ * `--background`: the worker accepted the run and queued its start durably
+ * (client/hosting/start-queue-runner.ts); the workflow exists a moment later. All the bin needs
+ * to print the command's output and exit without loading the CLI (early-start.ts).
+ */
+export interface WorkerQueuedReply {
+  kind: 'queued';
+  instance_id: string;
+  task_queue: string;
+  /** The run's page in the Web UI, when the server has one. */
+  run_url?: string;
+  /** `--json`, as the worker read the command line. */
+  json: boolean;
+}
+
 /** The answer: a start's, with the loop as the worker loaded it (the command follows that one). */
 export type WorkerArgvStartReply =
   | ((WorkerStartReply & { kind: 'started' }) & { definition: LoopDefinition; file: string; data_context: string[] })
+  | WorkerQueuedReply
   | Exclude<WorkerStartReply, { kind: 'started' }>;

@@ -319,4 +319,61 @@ describe('portable runs', () => {
     expect(existsSync(out.captured.where.output)).toBe(false);
     expect(git(dir, 'branch', '--list', `ll-loop/${out.instance_id}`)).toBe('');
   }, 120_000);
+
+  it('--worktree: a kept worktree is named at the end (path, branch, the commands to merge or drop it), and the commands work', async () => {
+    const edit = (name: string) =>
+      `name: ${name}\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo ${name} > ${name}.txt"\n    next: done\n  done:\n    terminal: true\n`;
+    const dir = checkout('kept', {
+      merged: edit('merged'),
+      dropped: edit('dropped'),
+      clean:
+        'name: clean\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
+    });
+    const gitEnv = {
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    };
+    const sh = (cmd: string) => execFileSync('sh', ['-c', cmd], { cwd: dir, env: { ...process.env, ...gitEnv } });
+
+    const json = await cli(dir, ['run', 'merged', '--worktree', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const result = JSON.parse(json.stdout) as { instance_id: string; worktree: Record<string, unknown> };
+    const id = result.instance_id;
+    const path = join(base, 'state', 'worktrees', id);
+    expect(result.worktree).toMatchObject({
+      kept: true,
+      path,
+      branch: `ll-loop/${id}`,
+      commits: 0,
+      uncommitted: ['merged.txt'],
+    });
+    const { merge } = result.worktree as { merge: string[] };
+    for (const cmd of merge) sh(cmd);
+    expect(readFileSync(join(dir, 'merged.txt'), 'utf8')).toBe('merged\n');
+
+    const human = await cli(dir, ['run', 'dropped', '--worktree']);
+    expect(human.code, human.stderr).toBe(0);
+    const shown =
+      /Worktree kept: it holds the run's work \(uncommitted: dropped\.txt\)\.\n  path: +(\S+)\n  branch: +(\S+)\n[\s\S]*  drop: +(.+)\n/.exec(
+        human.stdout,
+      );
+    expect(shown, human.stdout).not.toBeNull();
+    const [, keptPath, branch, drop] = shown!;
+    expect(existsSync(join(keptPath!, 'dropped.txt'))).toBe(true);
+    expect(human.stdout).toContain(`merge:   git -C ${keptPath} add -A && git -C ${keptPath} commit -m`);
+    expect(human.stdout).toContain(`\n           git merge ${branch}\n`);
+    sh(drop!);
+    expect(existsSync(keptPath!)).toBe(false);
+    expect(git(dir, 'branch', '--list', branch!)).toBe('');
+
+    const clean = await cli(dir, ['run', 'clean', '--worktree']);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stdout).not.toContain('Worktree kept');
+    const removed = await cli(dir, ['run', 'clean', '--worktree', '--json']);
+    expect(removed.code, removed.stderr).toBe(0);
+    const none = JSON.parse(removed.stdout) as { instance_id: string };
+    expect(none).toMatchObject({ worktree: { kept: false, branch: `ll-loop/${none.instance_id}` } });
+  }, 180_000);
 });

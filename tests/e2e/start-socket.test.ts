@@ -55,7 +55,9 @@ const cli = server.cli;
 const socketPath = startSocketFile;
 /** Started by the worker for the command: from the loaded loop (start socket) or the command line (early start). */
 const viaSocket = (dir: string, id: string) =>
-  workerLog(dir).includes(`${id}: started for ll-loop run (start socket)`) || viaEarly(dir, id);
+  workerLog(dir).includes(`${id}: started for ll-loop run (start socket)`) || viaEarly(dir, id) || queued(dir, id);
+/** `--background`: queued by the worker from the command line the bin sent, and started from its queue. */
+const queued = (dir: string, id: string) => workerLog(dir).includes(`${id}: queued for ll-loop run --background`);
 /** Started by the worker from the command line the bin sent before loading the CLI. */
 const viaEarly = (dir: string, id: string) => workerLog(dir).includes(`${id}: started for ll-loop run (early start)`);
 

@@ -16,7 +16,7 @@ interface Loaded {
   save: () => void;
 }
 const load = loadWithCodeCache as (file: string, command: string, opts?: object) => Loaded;
-const fileName = cacheFileName as (command: string, execArgv?: string[]) => string;
+const fileName = cacheFileName as (command: string, execArgv?: string[], nodeVersion?: string) => string;
 
 const base = mkdtempSync(join(tmpdir(), 'll-code-cache-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -69,6 +69,11 @@ describe('loading a CommonJS file with the code cache', () => {
     expect(fileName('worker', ['--max-semi-space-size=2'])).not.toBe(fileName('worker', []));
     expect(fileName('worker', ['--max-semi-space-size=2'])).toBe(fileName('worker', ['--max-semi-space-size=2']));
     expect(fileName('../x', [])).not.toContain('/');
+  });
+
+  it('each Node version has a cache of its own (V8 refuses another version’s: Node 20 and 24 on one install)', () => {
+    expect(fileName('run', [], 'v20.20.2')).not.toBe(fileName('run', [], 'v24.21.0'));
+    expect(fileName('run', [], 'v24.21.0')).toBe(fileName('run', [], 'v24.21.0'));
   });
 
   it('a folder that cannot be written: the module runs, nothing is cached, nothing fails', () => {

@@ -110,6 +110,7 @@ describe('the command with an early start', () => {
       sent: Promise.resolve(),
       worker: { pid: process.pid } as EarlyStart['worker'],
       takeInterrupt: () => true,
+      printQueued: () => Promise.resolve(false),
     };
     const code = await runCommand({
       cwd: dir,

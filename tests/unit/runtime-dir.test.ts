@@ -12,6 +12,7 @@ import { RunFiles } from '../../host/run-files.js';
 import { tryClaim } from '../../host/checkout-claim.js';
 import { runningLogPath } from '../../activities/run-action.js';
 import { noteForeignServer } from '../../client/temporal/embedded.js';
+import { itemWorktreeActivities } from '../../activities/item-worktrees.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'll-runtime-dir-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -41,6 +42,33 @@ describe('runtime directories', () => {
     expect(status(dir).trim().split('\n')).toEqual(['?? .loops/fix.yaml']);
   });
 
+  it('leave git status clean with a fan-out item worktree kept with its work, and `git add .loops` stages none of it', async () => {
+    const dir = join(tmp, 'fanout');
+    mkdirSync(join(dir, '.loops'), { recursive: true });
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync('git', ['-C', cwd, '-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+      });
+    git(tmp, 'init', '--quiet', dir);
+    writeFileSync(join(dir, '.loops', 'fix.yaml'), 'name: fix\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '--quiet', '-m', 'loops');
+    const source = await itemWorktreeActivities.itemWorktreeSource({ cwd: dir });
+    if ('error' in source) throw new Error(source.error);
+    const branch = 'll-loop/fan-1/0';
+    const place = await itemWorktreeActivities.prepareItemWorktree({ source, branch, runId: 'fan-1.0' });
+    writeFileSync(join(place.dir, 'work.txt'), 'done by the item\n');
+    git(place.dir, 'add', 'work.txt');
+    git(place.dir, 'commit', '--quiet', '-m', 'item work');
+    expect(await itemWorktreeActivities.finishItemWorktree({ source, dir: place.dir, branch })).toMatchObject({
+      kept: true,
+    });
+    expect(status(dir)).toBe('');
+    git(dir, 'add', '.loops');
+    expect(git(dir, 'diff', '--cached', '--name-only')).toBe('');
+  });
+
   it('keeps a .gitignore that is there already', () => {
     const dir = join(tmp, 'own', '.loops', '.worker');
     mkdirSync(dir, { recursive: true });
@@ -55,6 +83,7 @@ describe('runtime directories', () => {
       'sub/.loops/.running/a/1-x.log',
       '.loops/.temporal/x',
       '.loops/.server-note.json',
+      '.loops/.worktrees/worktrees/fan-1.0/work.txt',
     ])
       expect(isRuntimePath(p)).toBe(true);
     for (const p of ['.loops/fix.yaml', '.loops/lib/common.yaml', 'x/.worker/a', '.loops/.workers/a'])
