@@ -5,7 +5,8 @@
  * or failed, and those with an environment file), its environment file written, its entry synced
  * to disk; then the command is answered and exits. The runs are started from the queue in order,
  * {@link IN_FLIGHT} at a time, each on the worker's client exactly as a start for `ll-loop run`
- * is (start-requested.ts: the same memo, lock precheck, payload checks), with its id fixed.
+ * is (start-requested.ts: the same memo, lock precheck, payload checks), with its id fixed. The
+ * scope precheck is made before the start is accepted too, so a busy scope is the command's error.
  *
  * - A worker killed before a queued run started leaves its entry; the next worker of the
  *   checkout starts it. One killed after the start, before the entry went, finds the id taken by
@@ -30,7 +31,9 @@ import { someCause } from '../error-causes.js';
 import { EXIT } from '../exit-codes.js';
 import { GRPC } from '../grpc-status.js';
 import { claimAttempt, withSuffix } from '../start/instance-id.js';
-import { startRequested } from '../start/start-requested.js';
+import { lockOf, startRequested } from '../start/start-requested.js';
+import { precheckScopes } from '../scopes/scope-lock.js';
+import { scopesSettled } from '../scopes/scopes-settled.js';
 import type { WorkerStartRequest } from '../start/worker-start-wire.js';
 import type { Session } from '../temporal/session.js';
 import { errorReply } from './start-error-reply.js';
@@ -75,8 +78,15 @@ export class StartQueueRunner {
     return this.pending.length + this.running;
   }
 
-  /** Accept `request`'s run; returns its id once the start is queued for good. */
-  accept(request: WorkerStartRequest): string {
+  /**
+   * Accept `request`'s run; returns its id once the start is queued for good. A run its scope lock
+   * would refuse now (the precheck: one describe of the lock workflow, bounded) is refused here
+   * with its ScopeBusyError, so the command that asked reports it (exit 8); only a denial after
+   * the precheck (a race) is left to `status` and `list --failed`.
+   */
+  async accept(request: WorkerStartRequest): Promise<string> {
+    const lock = lockOf(request, this.o.checkout);
+    if (lock) await precheckScopes(this.o.session.client, lock);
     const root = this.o.checkout.root;
     const { address, namespace } = this.o.session.endpoint;
     const server = serverKey(address, namespace);
@@ -185,6 +195,12 @@ export class StartQueueRunner {
       );
       this.o.log(`${id}: started for ll-loop run --background (queued ${Date.now() - Date.parse(start.queued_at)} ms)`);
       dropQueued(root, id);
+      // Denied its scopes after the precheck (a race): nobody follows it, so its environment file
+      // goes here (scopesSettled removes it), not at the next sweep; status and list --failed show it.
+      const lock = lockOf(start, this.o.checkout);
+      void scopesSettled(this.o.session.client, id, lock).catch((err: unknown) =>
+        this.o.log(`${id}: ${(err as Error).message}`),
+      );
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError && (await this.isOurs(start))) {
         this.o.log(`${id}: had started before this worker took over its queued start`);

@@ -298,21 +298,21 @@ function serveOne(socket: Socket, serving: Serving): void {
       }
       // `--background`: answered once the start is queued for good; the run starts from the queue.
       if (prepared.background) {
-        let id: string;
-        try {
-          id = queue.accept(prepared.request);
-        } catch (err) {
-          return answer(errorReply(err));
-        }
-        log(`${id}: queued for ll-loop run --background`);
-        const url = runInfo(session.endpoint, prepared.request.cwd, id).uiUrl;
-        return answer({
-          kind: 'queued',
-          instance_id: id,
-          task_queue: checkout.queue,
-          json: prepared.json,
-          ...(url ? { run_url: url } : {}),
-        });
+        const { request: started, json } = prepared;
+        return void queue.accept(started).then(
+          (id) => {
+            log(`${id}: queued for ll-loop run --background`);
+            const url = runInfo(session.endpoint, started.cwd, id).uiUrl;
+            answer({
+              kind: 'queued',
+              instance_id: id,
+              task_queue: checkout.queue,
+              json,
+              ...(url ? { run_url: url } : {}),
+            });
+          },
+          (err: unknown) => answer(errorReply(err)),
+        );
       }
       return void startPrepared(prepared.request, session, checkout, starter).then(
         (reply) => {

@@ -7,9 +7,27 @@ import { scopesSettled } from '../scopes/scopes-settled.js';
 import type { Client } from '@temporalio/client';
 import type { Checkout } from '../../host/checkout.js';
 import { lockRequestFor } from '../scopes/scope-lock.js';
+import type { ScopeLockRequest } from '../../workflows/definitions.js';
 import type { Session } from '../temporal/session.js';
 import { searchAttributesAvailable, startLoopRun } from './start-run.js';
 import type { WorkerStartReply, WorkerStartRequest } from './worker-start-wire.js';
+
+/** The scope lock the requested run takes, on this checkout; undefined with `--no-lock`. */
+export function lockOf(
+  r: Pick<WorkerStartRequest, 'definition' | 'lock'>,
+  checkout: Checkout,
+): ScopeLockRequest | undefined {
+  return r.lock.none
+    ? undefined
+    : lockRequestFor(
+        r.definition,
+        { root: checkout.root, lockDomain: checkout.lockDomain, queue: checkout.queue },
+        {
+          wait: r.lock.wait,
+          ...(r.lock.queue_timeout_s === undefined ? {} : { queueTimeoutS: r.lock.queue_timeout_s }),
+        },
+      );
+}
 
 /** Start the requested run; its errors are the command's (the caller sends them back). */
 export async function startRequested(
@@ -21,16 +39,7 @@ export async function startRequested(
   /** A queued start's own id (client/start/start-queue-runner.ts) and the mark its memo carries. */
   fixed?: { workflowId: string; memo: Record<string, unknown> },
 ): Promise<WorkerStartReply & { kind: 'started' }> {
-  const lock = r.lock.none
-    ? undefined
-    : lockRequestFor(
-        r.definition,
-        { root: checkout.root, lockDomain: checkout.lockDomain, queue: checkout.queue },
-        {
-          wait: r.lock.wait,
-          ...(r.lock.queue_timeout_s === undefined ? {} : { queueTimeoutS: r.lock.queue_timeout_s }),
-        },
-      );
+  const lock = lockOf(r, checkout);
   const searchAttributes = await searchAttributesAvailable(session.endpoint, session.connection);
   const { handle, instanceId, taskQueue } = await startLoopRun({
     client: session.client,

@@ -2,8 +2,9 @@
  * `ll-loop run --background` with the checkout's worker up, end to end with the built binary on
  * an embedded dev server of this file's own: the worker accepts the start, queues it on disk
  * (host/start-queue.ts) and answers at once; the run starts from the queue
- * (client/hosting/start-queue-runner.ts). A start that fails afterwards is shown by `status` and
- * `list --failed`, and its environment file is removed; one left queued by a worker that is gone
+ * (client/hosting/start-queue-runner.ts). A start its scope lock refuses at once is the command's
+ * error; one that fails afterwards is shown by `status` and `list --failed`, and its environment
+ * file is removed; one left queued by a worker that is gone
  * is started by the next worker.
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -67,32 +68,57 @@ describe('run --background through the checkout worker’s start queue', () => {
     expect(human.stdout).toContain(`follow: ll-loop status ${humanId} --follow`);
   }, 120_000);
 
-  it('a queued start that fails (its scope busy) is shown by status (exit 8) and list --failed, its environment file removed', async () => {
-    const dir = server.project('failing', { held: HELD_LOOP, quick: QUICK });
-    const holder = await server.cli(dir, ['run', 'held', '--background', '--json']);
-    expect(holder.code, holder.stderr).toBe(0);
-    const holderId = (JSON.parse(holder.stdout) as { instance_id: string }).instance_id;
-    await waitFor(
-      'the holder to hold its scope',
-      async () => (await server.cli(dir, ['queue', 'list', '--json'])).stdout.includes(holderId),
-      60_000,
-      250,
-    );
-    // The worker is up now: the second start of the same loop is queued, and refused its scope when started.
+  it('a --background start its scope lock refuses now is the command’s error (exit 8, the holder, the fix): nothing queued', async () => {
+    const dir = server.project('busy', { held: HELD_LOOP });
+    const holderId = await holding(dir);
+    const queuedLines = () => workerLog(dir).split('queued for ll-loop run --background').length;
+    const before = queuedLines();
+    // The worker is up: the second start of the same loop reaches its queue, whose precheck refuses it.
+    const second = await server.cli(dir, ['run', 'held', '--background']);
+    expect(second.code, second.stdout).toBe(8);
+    expect(second.stderr).toContain('scope');
+    expect(second.stderr).toContain(holderId);
+    expect(second.stderr).toMatch(/fix: .*--queue/);
+    expect(queuedLines()).toBe(before);
+    expect(queued(dir)).toEqual([]);
+    writeFileSync(join(dir, 'held.go'), '');
+  }, 120_000);
+
+  it('a queued start the lock denies after the precheck is shown by status and list --failed, its environment file removed', async () => {
+    const dir = server.project('failing', { held: HELD_LOOP });
+    const holderId = await holding(dir);
+    // The lock workflow gone (terminated by hand): the precheck finds no lock and lets the start
+    // into the queue; the fresh lock, rebuilt from the open runs, denies it there.
+    const queues = JSON.parse((await server.cli(dir, ['queue', 'list', '--json'])).stdout) as {
+      lock_workflow_id: string;
+      holders: { run: string }[];
+    }[];
+    const lockId = queues.find((q) => q.holders.some((h) => h.run === holderId))!.lock_workflow_id;
+    const { Connection, Client } = await import('@temporalio/client');
+    const connection = await Connection.connect({ address: `127.0.0.1:${server.port}` });
+    try {
+      await new Client({ connection }).workflow.getHandle(lockId).terminate('test: the lock vanished');
+    } finally {
+      await connection.close();
+    }
     const second = await server.cli(dir, ['run', 'held', '--background', '--json']);
     expect(second.code, second.stderr).toBe(0);
     const id = (JSON.parse(second.stdout) as { instance_id: string }).instance_id;
-    await waitFor('the queued start to fail', () => workerLog(dir).includes(`${id}: its queued start failed`), 60_000);
+    await waitFor(
+      'the queued run to be denied its scope',
+      async () => (await server.cli(dir, ['status', id])).stdout.includes('did not start'),
+      60_000,
+      250,
+    );
     const status = await server.cli(dir, ['status', id]);
-    expect(status.code).toBe(8);
-    expect(status.stderr).toContain(`run ${id} never started:`);
-    expect(status.stderr).toMatch(/scope/);
+    expect(status.stdout).toContain(`run ${id} did not start: scope`);
+    expect(status.stdout).toContain(holderId);
     const failed = await server.cli(dir, ['list', '--failed', '--json']);
     expect(failed.code, failed.stderr).toBe(0);
-    expect(JSON.parse(failed.stdout)).toEqual(
-      expect.arrayContaining([expect.objectContaining({ id, loop: 'held', outcome: 'not started' })]),
-    );
-    expect(existsSync(envFile(id))).toBe(false);
+    expect((JSON.parse(failed.stdout) as { id: string; outcome: string }[]).filter((r) => r.id === id)).toEqual([
+      expect.objectContaining({ id, loop: 'held', outcome: 'scope busy' }),
+    ]);
+    await waitFor('its environment file to go', () => !existsSync(envFile(id)), 60_000);
     expect(queued(dir)).toEqual([]);
     writeFileSync(join(dir, 'held.go'), '');
   }, 120_000);
@@ -130,6 +156,20 @@ describe('run --background through the checkout worker’s start queue', () => {
     expect(queued(dir)).toEqual([]);
   }, 120_000);
 });
+
+/** Starts `held` in the background and waits until it holds its scope; its run id. */
+async function holding(dir: string): Promise<string> {
+  const holder = await server.cli(dir, ['run', 'held', '--background', '--json']);
+  expect(holder.code, holder.stderr).toBe(0);
+  const holderId = (JSON.parse(holder.stdout) as { instance_id: string }).instance_id;
+  await waitFor(
+    'the holder to hold its scope',
+    async () => (await server.cli(dir, ['queue', 'list', '--json'])).stdout.includes(holderId),
+    60_000,
+    250,
+  );
+  return holderId;
+}
 
 function isAlive(pid: number): boolean {
   try {
