@@ -26,10 +26,10 @@ import { scheduleEnvFor } from '../host/schedule-env.js';
  * home, which user, shell, language and time zone, where temporary files go. Nothing that is
  * anyone's secret.
  */
-export const MINIMAL_ENV_NAMES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR'];
+const MINIMAL_ENV_NAMES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR'];
 
 /** Set in the minimal environment (and only there): the run has no environment of its own. */
-export const MINIMAL_ENV_MARK = 'LL_RUN_ENV';
+const MINIMAL_ENV_MARK = 'LL_RUN_ENV';
 
 /** The worker's minimal environment: {@link MINIMAL_ENV_NAMES} and `LC_*` of `env`, marked. */
 export function minimalEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {

@@ -29,12 +29,12 @@ import { spawnerStartEnv } from './spawner-env.js';
 export type Launch = (opts: RunProcessOptions) => Promise<ActionResult>;
 
 /** With no action running for this long, the spawner is let go. */
-export const SPAWNER_IDLE_MS = 30_000;
+const SPAWNER_IDLE_MS = 30_000;
 
 /** Spawners in a row that end before they are up, after which actions run in the worker for a while. */
 const MAX_FAILED_STARTS = 3;
 /** How long actions run in the worker after the spawner could not start, before it is tried again. */
-export const SPAWNER_RETRY_MS = 60_000;
+const SPAWNER_RETRY_MS = 60_000;
 
 /** Node options of the spawner: it holds little, so a small young generation is enough. */
 const SPAWNER_NODE_ARGS = ['--max-semi-space-size=1'];
@@ -330,7 +330,7 @@ export class ActionSpawner {
  * compiled module beside this one when this code runs from dist/; undefined otherwise, and
  * actions then run in the worker itself.
  */
-export function spawnerEntry(env: NodeJS.ProcessEnv = process.env): string | undefined {
+function spawnerEntry(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const given = env.LL_ACTION_SPAWNER_ENTRY;
   if (given) return existsSync(given) ? given : undefined;
   const here = fileURLToPath(import.meta.url);
@@ -365,7 +365,10 @@ export function actionLaunch(env: NodeJS.ProcessEnv = process.env): Launch {
   return sharedSpawner(env)?.launchWhenReady ?? runProcess;
 }
 
-/** The pid of this worker's spawner while it runs (benchmarks: its CPU is part of a quick action's cost). */
+/**
+ * The pid of this worker's spawner while it runs (benchmarks: its CPU is part of a quick action's cost).
+ * @public read by bench/transitions.mjs from dist/ (an import the dead-code check cannot follow)
+ */
 export function quickSpawnerPid(): number | undefined {
   return shared?.pid;
 }

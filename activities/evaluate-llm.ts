@@ -14,9 +14,9 @@ import { HEARTBEAT_MS } from './heartbeat.js';
 import { type ActivityDeps, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
 
 /** The question asked when the state gives no `prompt`. */
-export const DEFAULT_EVAL_PROMPT = 'Evaluate whether this action succeeded based on its output.';
+const DEFAULT_EVAL_PROMPT = 'Evaluate whether this action succeeded based on its output.';
 /** How much of the action's output the judge sees (its end, where results usually are). */
-export const EVAL_OUTPUT_CHARS = 4000;
+const EVAL_OUTPUT_CHARS = 4000;
 /** How much of the host CLI's output an error message quotes. */
 const QUOTE_CHARS = 300;
 
@@ -127,7 +127,7 @@ function judgedReply(input: EvaluateLlmInput, result: ActionResult, binary: stri
  * `structured_output`, else `result` (an object, or text holding JSON, possibly in a ```json
  * fence), else the envelope itself. Throws a descriptive Error when there is none.
  */
-export function extractJudgement(stdout: string): Record<string, unknown> {
+function extractJudgement(stdout: string): Record<string, unknown> {
   const envelope = parseJsonText(stdout);
   if (!isRecord(envelope)) throw new Error('host CLI output is not a JSON object');
   if (envelope['is_error'] === true) {

@@ -7,7 +7,7 @@
 import { execa } from 'execa';
 
 /** Local operations (status, rev-parse, worktree add) take far less; a hung one must not hold an activity. */
-export const GIT_TIMEOUT_MS = 60_000;
+const GIT_TIMEOUT_MS = 60_000;
 /** A clone may copy a large repository over the network. */
 export const CLONE_TIMEOUT_MS = 15 * 60_000;
 

@@ -21,11 +21,11 @@ import { dirname } from 'node:path';
 import { ensureRuntimeDirOf } from '../loader/runtime-dir.js';
 
 /** The live file starts over past this many bytes. */
-export const LIVE_OUTPUT_CAP = 4 * 1024 * 1024;
+const LIVE_OUTPUT_CAP = 4 * 1024 * 1024;
 /** An action that ends sooner gets no live file (nobody could watch it run anyway). */
-export const LIVE_DELAY_MS = 250;
+const LIVE_DELAY_MS = 250;
 /** Output held before the file exists; past it, the file is made at once. */
-export const LIVE_EARLY_BYTES = 64 * 1024;
+const LIVE_EARLY_BYTES = 64 * 1024;
 
 /** The suffix that marks a live output file (see {@link liveOutputPath}). */
 export const LIVE_SUFFIX = '.live.log';

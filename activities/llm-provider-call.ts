@@ -136,7 +136,7 @@ export function shown(value: unknown): string {
  * Turns an SDK error into a {@link ProviderError}: HTTP status and the API's message, a 429 with
  * its retry-after, an unreachable server or a timeout in plain words.
  */
-export function sdkFailure(
+function sdkFailure(
   e: unknown,
   o: {
     status?: number;

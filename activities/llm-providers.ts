@@ -22,7 +22,7 @@ import { providerLimitFact } from './rate-limit.js';
  * The registry: one file per provider, each loaded on its first call. The SDKs are some 400 modules
  * together: a worker whose runs never ask a provider (most of them) does not hold them.
  */
-export const PROVIDERS: Record<ApiProvider, ProviderFn> = {
+const PROVIDERS: Record<ApiProvider, ProviderFn> = {
   anthropic: async (call) => (await import('./llm-anthropic.js')).askAnthropic(call),
   'openai-compatible': async (call) => (await import('./llm-openai.js')).askOpenAiCompatible(call),
 };
@@ -136,7 +136,7 @@ function withUsage(reply: LlmReply, usage: LlmUsage | undefined): LlmReply {
 }
 
 /** The judgement object in an answer: an object, or text that is one JSON object (possibly fenced). */
-export function answerObject(answer: unknown): Record<string, unknown> {
+function answerObject(answer: unknown): Record<string, unknown> {
   if (isRecord(answer)) return answer;
   if (typeof answer !== 'string') throw new Error('the answer holds no JSON object');
   const fence = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(answer);
@@ -156,6 +156,6 @@ function quote(answer: unknown): string {
   return text.trim().slice(0, 300);
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
+function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -15,11 +15,10 @@ import { currentContext, definedEnv, injectedEnv, type ActivityDeps } from './ru
 
 /** How long a hook may run. */
 const NOTIFY_TIMEOUT_MS = 60_000;
-const PLACEHOLDERS = ['prompt', 'run_id', 'state', 'command'] as const;
 const HOOK = '__ll_human';
 
 /** The hook with its placeholders as data references, ready for bash. */
-export function renderNotify(
+function renderNotify(
   command: string,
   input: NotifyHumanInput,
   runEnv: NodeJS.ProcessEnv = process.env,

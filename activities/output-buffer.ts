@@ -39,7 +39,7 @@ export interface OutputCaptureOptions {
 }
 
 /** The stderr file that goes with stdout's `logPath`. */
-export function stderrLogPath(logPath: string): string {
+function stderrLogPath(logPath: string): string {
   return logPath.endsWith('.log') ? `${logPath.slice(0, -'.log'.length)}.stderr.log` : `${logPath}.stderr`;
 }
 

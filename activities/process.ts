@@ -9,11 +9,11 @@ import { findExecutable, gatedSpawn, openGate } from './spawn-gate.js';
 
 /** Default tail sizes kept in memory (and in Temporal history). */
 export const STDOUT_TAIL_BYTES = 64 * 1024;
-export const STDERR_TAIL_BYTES = 16 * 1024;
+const STDERR_TAIL_BYTES = 16 * 1024;
 /** Time between SIGTERM and SIGKILL of a process group. */
-export const KILL_GRACE_MS = 2000;
+const KILL_GRACE_MS = 2000;
 /** After the main process exited, how long background children may keep its pipes open. */
-export const LINGER_MS = 200;
+const LINGER_MS = 200;
 /** After killing lingering children, how long to wait before giving up on the pipes. */
 const DRAIN_AFTER_KILL_MS = 2500;
 

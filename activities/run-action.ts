@@ -152,7 +152,7 @@ export function makeRunAction(
  * here, or the action spawner's (activities/action-spawner.ts), which runs the same code in a
  * small process of its own.
  */
-export function runActionOnce(
+function runActionOnce(
   deps: ActivityDeps,
   startProcess: (opts: RunProcessOptions) => Promise<ActionResult> = runProcess,
 ): (input: RunActionInput, stop?: AbortSignal) => Promise<ActionResult> {

@@ -18,7 +18,7 @@
 export const MIN_MASKED_LENGTH = 4;
 
 /** What a masked value is replaced with. */
-export const MASK = '***';
+const MASK = '***';
 const MASK_BYTES = Buffer.from(MASK);
 
 /** The distinct values worth masking, longest first, as bytes. */

@@ -28,7 +28,7 @@ import { sweepDeadPidDirs } from './spawn-gate.js';
 /** Larger values go through a file. */
 export const INLINE_VALUE_BYTES = 32 * 1024;
 /** Once the values in the environment would exceed this, the rest go through files. */
-export const INLINE_TOTAL_BYTES = 256 * 1024;
+const INLINE_TOTAL_BYTES = 256 * 1024;
 /** A larger script is sourced from a file rather than passed as `bash -c` argument. */
 export const INLINE_SCRIPT_BYTES = 64 * 1024;
 

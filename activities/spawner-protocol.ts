@@ -6,7 +6,7 @@ import type { BurstEnd, BurstStopReason } from './burst-loop.js';
 import type { RunProcessOptions, SpawnFailureReason } from './process.js';
 
 /** {@link RunProcessOptions} as they cross the channel: no callbacks, secrets as base64. */
-export type SpawnerOptions = Omit<RunProcessOptions, 'signal' | 'onHeartbeat' | 'heartbeatMs' | 'secrets'> & {
+type SpawnerOptions = Omit<RunProcessOptions, 'signal' | 'onHeartbeat' | 'heartbeatMs' | 'secrets'> & {
   secrets: string[];
 };
 

@@ -14,9 +14,9 @@
 import type { Client } from '@temporalio/client';
 import { onStopRequest, stopWasRequested } from '../host/stop-requests.js';
 
-export const LOOK_AFTER_MS = 1_000;
-export const LOOK_EVERY_MS = 500;
-export const MAX_LOOKING = 16;
+const LOOK_AFTER_MS = 1_000;
+const LOOK_EVERY_MS = 500;
+const MAX_LOOKING = 16;
 
 let looking = 0;
 

@@ -1,7 +1,7 @@
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** Decodes bytes as UTF-8, replacing invalid sequences with U+FFFD and removing NUL characters. */
-export function decodeUtf8Lossy(buf: Uint8Array): string {
+function decodeUtf8Lossy(buf: Uint8Array): string {
   const s = decoder.decode(buf);
   return s.includes('\0') ? s.replace(/\0/g, '') : s;
 }

@@ -20,7 +20,7 @@ export interface OutputSink {
 }
 
 /** What `out` writes to: whether it is a terminal, and how wide. */
-export type Terminal = Pick<OutputSink, 'isTTY' | 'columns'>;
+type Terminal = Pick<OutputSink, 'isTTY' | 'columns'>;
 
 export interface CommandContext {
   /** The project root (the nearest `.loops/` or git root above where ll-loop was started). */

@@ -2,6 +2,4 @@
 import type { Linter } from 'eslint';
 
 export function placeOf(file: string): string;
-export function judgeImport(fromFile: string, spec: string, typeOnly: boolean): string | undefined;
-export const ALLOWED: Record<string, readonly string[]>;
 export const layersConfig: Linter.Config;

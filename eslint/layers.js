@@ -31,7 +31,7 @@ const CLIENT_OUTER = ['loader', 'host', 'workflows', ...FSM_ALL];
  * the loop language at its top (schema, templates, evaluators' dispatch) is shared; definition-time
  * code never reaches run-time code, run-time code may read definition-time helpers, tools read both.
  */
-export const ALLOWED = {
+const ALLOWED = {
   fsm: ['fsm/evaluators', 'type:fsm/run'],
   'fsm/evaluators': ['fsm'],
   'fsm/definition': ['fsm', 'fsm/evaluators'],
@@ -151,7 +151,7 @@ export const ALLOWED = {
 };
 
 /** The verdict on one import: undefined when allowed, else the message. */
-export function judgeImport(fromFile, spec, typeOnly) {
+function judgeImport(fromFile, spec, typeOnly) {
   if (!spec.startsWith('.')) return undefined;
   const from = placeOf(fromFile);
   const allowed = ALLOWED[from];
@@ -190,7 +190,7 @@ const layerImports = {
   },
 };
 
-export const layersPlugin = { rules: { 'layer-imports': layerImports } };
+const layersPlugin = { rules: { 'layer-imports': layerImports } };
 
 /** The block eslint.config.js applies: every source file outside tests/ and the tooling. */
 export const layersConfig = {

@@ -3,7 +3,7 @@
  * when there is one), what is wrong, and how to fix it. The loader adds file, line and column.
  */
 
-export type Severity = 'error' | 'warning';
+type Severity = 'error' | 'warning';
 
 export interface Diagnostic {
   severity: Severity;

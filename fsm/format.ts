@@ -11,11 +11,6 @@ export function formatDuration(ms: number): string {
   return hours > 0 ? `${hours}h ${minutes}m` : `${minutes}m ${seconds}s`;
 }
 
-/** Cut text to at most `max` characters, keeping the end (where errors usually are). */
-export function tail(text: string, max: number): string {
-  return text.length <= max ? text : text.slice(text.length - max);
-}
-
 /** One line, at most `max` characters, for progress displays. */
 export function oneLine(text: string, max = 100): string {
   const flat = text.replace(/\s+/g, ' ').trim();

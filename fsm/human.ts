@@ -66,7 +66,7 @@ export function replyAnswer(reply: HumanReply): unknown {
 }
 
 /** The kinds of answer each `ask:` takes, as the answering command spells them. */
-export function answerForms(state: StateConfig): string {
+function answerForms(state: StateConfig): string {
   switch (humanAsk(state)) {
     case 'approval':
       return routeFor(state, 'edit') === undefined ? 'yes | no' : 'yes | no | --edit TEXT';

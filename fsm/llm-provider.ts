@@ -28,7 +28,7 @@ export interface LlmProviderRequest {
 }
 
 /** The key variable each API provider reads when `api_key_env` is not given. */
-export const DEFAULT_KEY_ENV: Record<ApiProvider, string> = {
+const DEFAULT_KEY_ENV: Record<ApiProvider, string> = {
   anthropic: 'ANTHROPIC_API_KEY',
   'openai-compatible': 'OPENAI_API_KEY',
 };
@@ -57,7 +57,7 @@ export function mergedLlm(def: LoopDefinition, config?: EvaluateConfig): LlmOver
 }
 
 /** The loop's provider fields with `own` (an evaluation's or a prompt state's `llm:`) on top. */
-export function mergedOver(def: LoopDefinition, own: LlmOverride | undefined): LlmOverride {
+function mergedOver(def: LoopDefinition, own: LlmOverride | undefined): LlmOverride {
   const out: LlmOverride = {};
   for (const key of MERGED_KEYS) {
     const v = own?.[key] ?? def.llm[key];
@@ -178,10 +178,7 @@ export interface ProviderUse {
 }
 
 /** Every API provider use of the loop (evaluations of `judged`, prompt states), in state order. */
-export function providerUses(
-  def: LoopDefinition,
-  judged: Array<{ state: string; config: EvaluateConfig }>,
-): ProviderUse[] {
+function providerUses(def: LoopDefinition, judged: Array<{ state: string; config: EvaluateConfig }>): ProviderUse[] {
   const out: ProviderUse[] = [];
   for (const [name, state] of Object.entries(def.states)) {
     const p = promptProviderRequest(def, state);

@@ -19,7 +19,7 @@ export const DEFAULT_LLM_SCHEMA: Record<string, unknown> = {
  * What an answer to the default schema is checked against: the same verdicts, but only `verdict`
  * required — seed 001 makes `confidence` (taken as 1.0) and `reason` optional, and runs relied on it.
  */
-export const DEFAULT_LLM_ANSWER_CHECK: Record<string, unknown> = { ...DEFAULT_LLM_SCHEMA, required: ['verdict'] };
+const DEFAULT_LLM_ANSWER_CHECK: Record<string, unknown> = { ...DEFAULT_LLM_SCHEMA, required: ['verdict'] };
 
 /** The schema an answer is checked against: a loop's own as written, the default leniently. */
 export function answerCheckSchema(schema: Record<string, unknown>): Record<string, unknown> {

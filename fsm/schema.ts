@@ -7,7 +7,6 @@
  */
 import { z } from 'zod';
 import { COMPARISON_OPERATORS, DEFAULT_SCHEMA_RETRIES } from './schema-constants.js';
-export { COMPARISON_OPERATORS, DEFAULT_SCHEMA_RETRIES, type ComparisonOperator } from './schema-constants.js';
 
 /** A number, or a `${…}` template that must render to one when it is used. */
 const numberOrTemplate = z.union([z.number(), z.string()]);
@@ -73,7 +72,7 @@ export const convergenceEvaluate = z.strictObject({
 });
 
 /** Who answers LLM evaluations (fsm/llm-provider.ts): the host CLI (default) or an HTTP API. */
-export const LLM_PROVIDERS = ['host-cli', 'anthropic', 'openai-compatible'] as const;
+const LLM_PROVIDERS = ['host-cli', 'anthropic', 'openai-compatible'] as const;
 
 /**
  * Provider fields, at loop level (`llm:`) and per evaluation (`evaluate.llm:`, which overrides
@@ -96,7 +95,7 @@ const llmProviderShape = {
 export const llmOverride = z.strictObject(llmProviderShape);
 export type LlmOverride = z.output<typeof llmOverride>;
 
-export const llmStructuredEvaluate = z.strictObject({
+const llmStructuredEvaluate = z.strictObject({
   type: z.literal('llm_structured'),
   ...sourceField,
   prompt: z.string().optional(),
@@ -109,7 +108,7 @@ export const llmStructuredEvaluate = z.strictObject({
 export const harborScorerEvaluate = z.strictObject({ type: z.literal('harbor_scorer'), ...sourceField });
 
 /** Compares `git diff --stat` of `scope` (default: the whole repository) between passes. */
-export const diffStallEvaluate = z.strictObject({
+const diffStallEvaluate = z.strictObject({
   type: z.literal('diff_stall'),
   scope: z.array(z.string().min(1)).optional(),
   /** Consecutive unchanged passes before the verdict is `no`. */
@@ -136,17 +135,17 @@ export type EvaluatorType = EvaluateConfig['type'];
 /** Evaluator types seed 001 names that this version does not run; validation says so plainly. */
 export const UNSUPPORTED_EVALUATORS: readonly string[] = [];
 
-export const ACTION_TYPES = ['shell', 'prompt', 'slash_command', 'mcp_tool', 'human', 'human_approval'] as const;
+const ACTION_TYPES = ['shell', 'prompt', 'slash_command', 'mcp_tool', 'human', 'human_approval'] as const;
 
 /** What a `human` state asks a person (fsm/run/human.ts): approve (yes/no/edit), pick an option, write text, or give JSON. */
-export const HUMAN_ASKS = ['approval', 'choice', 'text', 'json'] as const;
+const HUMAN_ASKS = ['approval', 'choice', 'text', 'json'] as const;
 export type HumanAsk = (typeof HUMAN_ASKS)[number];
 
 /**
  * Author retries of a flaky action (`retry:` on a state; semantics in fsm/run/retry.ts and
  * docs/loop-format.md#retry). Separate from Temporal's retries of infrastructure faults.
  */
-export const retryConfig = z.strictObject({
+const retryConfig = z.strictObject({
   /** Total attempts, the first included: 1 never retries. */
   attempts: z.number().int().min(1).default(1),
   /** Seconds before the second attempt (a durable sleep). */
@@ -166,7 +165,7 @@ export const RETRY_KEYS = Object.keys(retryConfig.shape);
  * state (fsm/run/budget.ts, docs/loop-format.md#budgets). Each limit is reached when the spend is at
  * least the maximum; a run whose budget is spent routes `on_budget:` or ends `terminated_by: budget`.
  */
-export const budgetConfig = z.strictObject({
+const budgetConfig = z.strictObject({
   /** US dollars, as the host CLI's JSON envelope or the provider's usage states them. */
   max_cost_usd: z.number().positive().optional(),
   /** Input plus output tokens. */
@@ -174,10 +173,9 @@ export const budgetConfig = z.strictObject({
   /** Wall time of agent calls, in seconds. */
   max_agent_seconds: z.number().positive().optional(),
 });
-export type BudgetConfig = z.output<typeof budgetConfig>;
 
 /** One static branch of a `parallel:` state: a loop's name, or the loop with its parameters. */
-export const parallelBranch = z.union([
+const parallelBranch = z.union([
   z.string().min(1),
   z.strictObject({ loop: z.string().min(1), with: z.record(z.string(), z.unknown()).optional() }),
 ]);
@@ -186,14 +184,14 @@ export const parallelBranch = z.union([
  * Temporal allows 2,000 pending child workflows per run; the cap leaves room for the parent's
  * other work and keeps one fan-out from holding a worker's every slot.
  */
-export const MAX_PARALLEL_WORKERS = 1000;
+const MAX_PARALLEL_WORKERS = 1000;
 
 /**
  * A `parallel:` state (fsm/run/parallel.ts, docs/loop-format.md#parallel-states): each item (or
  * branch) runs a loop as a child run, at most `max_workers` at once, joined in item order.
  * Which of `items`/`branches` is given, and with what, is checked in fsm/definition/parallel-checks.ts.
  */
-export const parallelConfig = z.strictObject({
+const parallelConfig = z.strictObject({
   /** A template rendering to a JSON array (or lines, with `items_from: lines`), or a YAML list. */
   items: z.union([z.string(), z.array(z.unknown())]).optional(),
   /** How a rendered `items` string is read: a JSON array (default) or one item per non-empty line. */
@@ -211,7 +209,7 @@ export const parallelConfig = z.strictObject({
 export type ParallelConfig = z.output<typeof parallelConfig>;
 export const PARALLEL_KEYS = Object.keys(parallelConfig.shape);
 
-export const stateShape = {
+const stateShape = {
   description: z.string().optional(),
   action: z.string().optional(),
   /**
@@ -278,9 +276,9 @@ export const stateShape = {
 
 export const STATE_KEYS = Object.keys(stateShape);
 /** Any `on_<verdict>` key is a shorthand route; everything else unknown is an error. */
-export const CUSTOM_ROUTE_KEY = /^on_[A-Za-z0-9_]+$/;
+const CUSTOM_ROUTE_KEY = /^on_[A-Za-z0-9_]+$/;
 
-export const stateConfig = z.looseObject(stateShape).superRefine((state, ctx) => {
+const stateConfig = z.looseObject(stateShape).superRefine((state, ctx) => {
   for (const [key, value] of Object.entries(state)) {
     if (key in stateShape) continue;
     if (CUSTOM_ROUTE_KEY.test(key)) {
@@ -341,7 +339,7 @@ const loopConfig = z.looseObject({
   continuation: continuationConfig.optional(),
 });
 
-export const loopShape = {
+const loopShape = {
   name: z.string().min(1),
   description: z.string().optional(),
   initial: stateName,
@@ -373,19 +371,18 @@ export const LOOP_KEYS = Object.keys(loopShape);
 
 export const loopDefinition = z.strictObject(loopShape);
 export type LoopDefinition = z.output<typeof loopDefinition>;
-export type LoopInput = z.input<typeof loopDefinition>;
 
 /**
  * Reuse keys (docs/reuse.md): part of the file a user writes, consumed by the loader before
  * validation (client/reuse.ts). They are deliberately not in `loopDefinition`: a definition never
  * holds them, so one that reaches validation unexpanded is an error, not silently ignored.
  */
-export const reuseLoopShape = {
+const reuseLoopShape = {
   from: z.string().min(1),
   import: z.array(z.string().min(1)),
   fragments: z.record(z.string(), z.record(z.string(), z.unknown())),
 };
-export const reuseStateShape = {
+const reuseStateShape = {
   fragment: z.string().min(1),
 };
 export const REUSE_LOOP_KEYS = Object.keys(reuseLoopShape);

@@ -8,7 +8,7 @@
  */
 
 /** The whole checkout: what a loop without `scope:` claims. */
-export const WHOLE_CHECKOUT = '.';
+const WHOLE_CHECKOUT = '.';
 
 /** A scope, normalised, or why the path cannot be one. */
 export type ScopeCheck = { scope: string } | { problem: 'empty' | 'outside'; message: string };

@@ -13,7 +13,7 @@
  * output, the unit tests run it on tables.
  */
 
-export type StdoutSignalKind = 'handoff' | 'fatal_error' | 'loop_stop';
+type StdoutSignalKind = 'handoff' | 'fatal_error' | 'loop_stop';
 
 /** A signal found in an action's output (ActionResult.stdout_signal). */
 export interface StdoutSignal {
@@ -30,7 +30,7 @@ const MARKERS: ReadonlyArray<{ kind: StdoutSignalKind; marker: string; needsPayl
 ];
 
 /** A payload is kept to this many characters (it goes into the run's history and into a prompt). */
-export const MAX_SIGNAL_PAYLOAD_CHARS = 16 * 1024;
+const MAX_SIGNAL_PAYLOAD_CHARS = 16 * 1024;
 
 /** The signal `output` gives, if any (see the module comment for the rules). */
 export function detectStdoutSignal(output: string): StdoutSignal | undefined {

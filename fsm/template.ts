@@ -21,7 +21,7 @@ export const NAMESPACES = [
 const WHOLE_VALUES: readonly string[] = ['result', 'prev', 'item', 'item_index'];
 export type Namespace = (typeof NAMESPACES)[number];
 
-export interface TextSegment {
+interface TextSegment {
   kind: 'text';
   text: string;
 }

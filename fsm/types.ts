@@ -126,7 +126,7 @@ export interface PrevResult {
   exit_code: number;
 }
 
-export const TERMINATED_BY = [
+const TERMINATED_BY = [
   'terminal',
   'max_iterations',
   'max_steps',
@@ -302,7 +302,7 @@ export interface ParallelRequest {
  * How one item ended: `yes` / `no` / `error` as a sub-loop state would judge its child;
  * `cancelled` when fail_fast stopped it, `skipped` when fail_fast stopped the fan-out before it began.
  */
-export type ItemOutcome = 'yes' | 'no' | 'error' | 'cancelled' | 'skipped';
+type ItemOutcome = 'yes' | 'no' | 'error' | 'cancelled' | 'skipped';
 
 /** One item's result in a parallel state's join. */
 export interface ParallelItemResult {

@@ -16,12 +16,12 @@ export interface BuildInfo {
 let cached: { path: string; info: BuildInfo } | undefined;
 
 /** The package version from package.json. */
-export function packageVersion(): string {
+function packageVersion(): string {
   return (JSON.parse(readFileSync(`${PACKAGE_ROOT}/package.json`, 'utf8')) as { version: string }).version;
 }
 
 /** The bundle workers load: LL_WORKFLOW_BUNDLE (tests), else the prebuilt one. */
-export function bundlePath(): string {
+function bundlePath(): string {
   return process.env.LL_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE;
 }
 

@@ -23,9 +23,9 @@ export function shortHash(text: string): string {
 /** Prefix of every checkout queue: `ll-loop.checkout.<host>.<hash of the path>`. */
 export const CHECKOUT_QUEUE_PREFIX = 'll-loop.checkout.';
 /** Prefix of pool queues: `ll-loop.pool.<name>` (workflow tasks of pool runs). */
-export const POOL_QUEUE_PREFIX = 'll-loop.pool.';
+const POOL_QUEUE_PREFIX = 'll-loop.pool.';
 /** Prefix of a pool worker's own host queue: `ll-loop.host.<pool>.<host>` (actions of portable runs it took). */
-export const HOST_QUEUE_PREFIX = 'll-loop.host.';
+const HOST_QUEUE_PREFIX = 'll-loop.host.';
 
 /** A checkout on a host: the unit one worker serves and one lock domain guards. */
 export interface Checkout {
@@ -38,7 +38,7 @@ export interface Checkout {
   lockDomain: string;
 }
 
-export function checkoutQueue(host: string, root: string): string {
+function checkoutQueue(host: string, root: string): string {
   return `${CHECKOUT_QUEUE_PREFIX}${host}.${shortHash(root)}`;
 }
 

@@ -52,7 +52,7 @@ export function serverKey(address: string, namespace: string): string {
 const FORMAT_KEY = 'll_loop_run_env';
 
 /** A run's environment file: the variables and the server (`address/namespace`) the run was started on. */
-export interface RunEnvFile {
+interface RunEnvFile {
   [FORMAT_KEY]: 2;
   server?: string;
   /** A schedule's file (host/schedule-env.ts): the schedule's id. */

@@ -7,7 +7,6 @@ import {
   createWriteStream,
   existsSync,
   fstatSync,
-  mkdirSync,
   openSync,
   readSync,
   renameSync,

@@ -54,7 +54,7 @@ export interface FailedStart {
 }
 
 /** How long a failed start stays listed. */
-export const FAILED_KEPT_MS = 7 * 24 * 3600_000;
+const FAILED_KEPT_MS = 7 * 24 * 3600_000;
 
 export function startQueueDir(root: string): string {
   return join(workerDir(root), 'start-queue');
@@ -123,7 +123,7 @@ export function queuedStarts(root: string): QueuedStart[] {
   return readAll<QueuedStart>(queuedDir(root)).sort((a, b) => a.queued_at.localeCompare(b.queued_at));
 }
 
-export function queuedStart(root: string, id: string): QueuedStart | undefined {
+function queuedStart(root: string, id: string): QueuedStart | undefined {
   return readOne<QueuedStart>(queuedDir(root), id);
 }
 

@@ -19,7 +19,7 @@ export function startSocketPath(root: string): string {
  * Unix socket paths are limited (108 bytes on Linux, 104 on macOS, with the terminating NUL): a
  * checkout deeper than that gets no socket, and its commands do their work themselves.
  */
-export const MAX_SOCKET_PATH_BYTES = 103;
+const MAX_SOCKET_PATH_BYTES = 103;
 
 export function socketPathUsable(path: string): boolean {
   return Buffer.byteLength(path, 'utf8') <= MAX_SOCKET_PATH_BYTES;

@@ -24,7 +24,7 @@ export function sizeText(bytes: number): string {
 }
 
 /** The size of `definition` as Temporal receives it (JSON, UTF-8). */
-export function definitionBytes(definition: LoopDefinition): number {
+function definitionBytes(definition: LoopDefinition): number {
   return Buffer.byteLength(JSON.stringify(definition), 'utf8');
 }
 

@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** The directories under `.loops/` that hold only ll-loop's runtime files. */
-export const RUNTIME_DIRS = ['.running', '.worker', '.temporal', '.worktrees'] as const;
+const RUNTIME_DIRS = ['.running', '.worker', '.temporal', '.worktrees'] as const;
 
 const IGNORE_ALL = '# written by ll-loop: everything here is its runtime state, never to commit\n*\n';
 

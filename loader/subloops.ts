@@ -13,7 +13,7 @@ import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '
 import { LoadError } from './errors.js';
 
 /** Loads a child loop file (loader/load.ts), carrying the chain of files for cycle detection. */
-export type ChildLoader = (
+type ChildLoader = (
   file: string,
   chain: readonly string[],
 ) => { definition?: LoopDefinition; diagnostics: Diagnostic[] };

@@ -8,7 +8,7 @@ import { CST, isAlias, Parser, visit, type Document, type LineCounter } from 'ya
 import { error, type Diagnostic } from '../fsm/diagnostics.js';
 
 /** Alias expansions allowed in one loop file; loop files use a few, a hostile one millions. */
-export const MAX_ALIAS_COUNT = 100;
+const MAX_ALIAS_COUNT = 100;
 
 const SYNTAX_FIX = 'fix the YAML syntax at this position';
 

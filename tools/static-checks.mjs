@@ -4,7 +4,8 @@
  * - typecheck: the project (tsconfig.json), the `ll-loop ui` page (ui/page/tsconfig.json) and the
  *   sandboxed code without Node's types (tsconfig.core.json), by TypeScript 7's native compiler;
  * - lint: oxlint's type-aware rule (no floating promises, .oxlintrc.json), ESLint's determinism
- *   boundary and layer tables (eslint.config.js, on the syntax alone), and Prettier's check.
+ *   boundary and layer tables (eslint.config.js, on the syntax alone), Prettier's check, and the
+ *   dead-code check (knip, knip.jsonc: unused files, exports, types and dependencies).
  *
  * Why oxlint for the type-aware rule: ESLint's type-aware rules need TypeScript's JavaScript API,
  * which TypeScript 7 does not have, so they ran on TypeScript 5 programs of the project: 54 s of
@@ -16,7 +17,7 @@
  * Usage: node tools/static-checks.mjs [--lint] [--typecheck] [--low-priority]   (neither: both)
  * `--low-priority`: this process and the tools it starts run at the lowest CPU priority (nice 19),
  * set before any of them starts (they inherit it); how `npm test` runs them beside the tests.
- * Output: each check's findings, as tsc, oxlint, ESLint and Prettier print them; exit 1 if any failed.
+ * Output: each check's findings, as tsc, oxlint, ESLint, Prettier and knip print them; exit 1 if any failed.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
@@ -159,12 +160,23 @@ function prettierCheck() {
   return check('prettier --check', bin, ['--check', ...cache, '--log-level', 'warn', '.']);
 }
 
+/**
+ * knip (knip.jsonc): files nothing loads, exports and exported types nothing imports, and
+ * dependencies nothing uses. ~3 s of CPU; with its cache of each file's imports and exports
+ * (node_modules/.cache/knip, by file), ~0.8 s when few files changed.
+ */
+function knip() {
+  const bin = join(root, 'node_modules', 'knip', 'bin', 'knip.js');
+  return check('knip (dead code)', bin, ['--no-progress', '--cache']);
+}
+
 const checks = [];
 if (wantTypecheck) checks.push(typecheckAll());
 if (wantLint) {
   checks.push(report(oxlint()));
   checks.push(report(eslint()));
   checks.push(report(prettierCheck()));
+  checks.push(report(knip()));
 }
 const results = await Promise.all(checks);
 process.exitCode = results.every(Boolean) ? 0 : 1;

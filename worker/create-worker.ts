@@ -68,12 +68,12 @@ export interface LoopWorkerOptions {
 export const WORKFLOW_DEADLOCK_TIMEOUT = '5s';
 
 /** The worker's cache of runs: see the comment where it is set in {@link createLoopWorker}. */
-export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
+const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
 
 let runtimeInstalled = false;
 
 /** The native core's retrying gRPC client: the log target of its "retried N times" lines. */
-export const CORE_RETRY_TARGET = 'temporalio_client::retry';
+const CORE_RETRY_TARGET = 'temporalio_client::retry';
 
 /**
  * The SDK logs every failed workflow and activity at WARN, with its stack. Some failures are

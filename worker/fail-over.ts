@@ -33,7 +33,7 @@ export interface FailedOver {
 }
 
 /** Whether `identity` is an ll-loop worker of `host` that is no longer alive. */
-export function isDeadWorker(identity: string | null | undefined, host: string): boolean {
+function isDeadWorker(identity: string | null | undefined, host: string): boolean {
   const parsed = parseWorkerIdentity(identity ?? '');
   return parsed !== undefined && parsed.host === host && parsed.pid !== process.pid && !pidAlive(parsed.pid);
 }

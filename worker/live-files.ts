@@ -6,8 +6,6 @@ import { dirname } from 'node:path';
 import { fileSafe, runningLogPath } from '../activities/run-action.js';
 import { LIVE_SUFFIX } from '../activities/live-output.js';
 
-export { LIVE_SUFFIX };
-
 /** The directory the run's action outputs are written to. */
 export function actionOutputDir(cwd: string, instanceId: string): string {
   return dirname(runningLogPath(cwd, instanceId, 'x.log'));

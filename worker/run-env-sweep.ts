@@ -24,7 +24,7 @@ import { sweepDeadActionDirs } from '../activities/shell-launch.js';
 /** A file whose run this worker's server does not know is kept this long after it was written. */
 export const NOT_FOUND_GRACE_MS = 10 * 60_000;
 /** How often a long-running worker sweeps again. */
-export const SWEEP_INTERVAL_MS = 5 * 60_000;
+const SWEEP_INTERVAL_MS = 5 * 60_000;
 
 export interface SweepOptions {
   client: Client;

@@ -14,6 +14,7 @@ const ACTIVITY_TIMEOUT_SLACK_S = 60;
 /**
  * A worker that stops heartbeating for this long is presumed dead; the action is retried once.
  * A run's `heartbeatTimeoutS` replaces it; runs without it (every run before it) keep 30 s.
+ * @public read by bench/transitions.mjs from dist/ (an import the dead-code check cannot follow)
  */
 export const DEFAULT_HEARTBEAT_TIMEOUT_S = 30;
 

@@ -11,13 +11,13 @@ import type { PortableCheckout } from './run-options.js';
 import type { ScopeLockInput, ScopeRequest } from './scope-lock-definitions.js';
 
 /** Which sub-loop to load, resolved like `ll-loop run <name>` from `cwd`. */
-export interface LoadSubloopInput {
+interface LoadSubloopInput {
   name: string;
   cwd: string;
 }
 
 /** The child's definition, or why it could not be loaded (routed as `error` by the parent). */
-export type LoadSubloopResult = { definition: LoopDefinition; file: string } | { error: string };
+type LoadSubloopResult = { definition: LoopDefinition; file: string } | { error: string };
 
 /** Signal-with-start the lock workflow of a domain with a run's request. */
 export interface RequestScopesInput {

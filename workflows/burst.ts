@@ -22,7 +22,7 @@ export interface BurstDone {
 const BURST_TIMEOUT_SLACK_S = 60;
 
 /** The local activity of a burst: the retry policy and cancellation of a quick action's. */
-export function burstActivity(bounds: BurstBounds): LoopActivities['runBurst'] {
+function burstActivity(bounds: BurstBounds): LoopActivities['runBurst'] {
   // No action starts once `maxMs` of action time is spent, and each lasts at most `localMaxS`.
   const longest = bounds.localMaxS + Math.ceil(bounds.maxMs / 1000);
   return proxyLocalActivities<LoopActivities>({

@@ -25,18 +25,6 @@ export const LOOP_FAILED = 'LoopFailed';
  */
 export type LoopRunResult = ExecutionResult & { snapshot?: DoneSnapshot };
 
-/** Memo keys every run carries: which ll-loop started it (shown by `list` and the Web UI). */
-export interface RunMemo {
-  cwd: string;
-  /** The ll-loop package version. */
-  version?: string;
-  /** The version plus a hash of the workflow bundle: the code that interprets the run. */
-  build_id?: string;
-  file?: string;
-  loop?: string;
-  parent?: string;
-}
-
 /**
  * A run's scope lock (seed 001 "Concurrency and Locking"): the run asks the lock workflow of its
  * domain for `scopes` before its first action and releases them when it ends in any way.
@@ -67,7 +55,7 @@ export interface ScopeLockRequest {
  * Where a run continued as new picks up: the snapshot and the effect it was about to carry out
  * (`command` in runs of 0.1.0, whose snapshot has the old shape: see fsm/run/snapshot-upgrade.ts).
  */
-export interface LoopResumePoint {
+interface LoopResumePoint {
   snapshot: Snapshot;
   effect?: Effect;
   command?: Effect;
@@ -132,7 +120,7 @@ export interface LoopWorkflowInput {
 }
 
 /** A sub-loop's inputs from its parent state (see fsm/run/subloop.ts). */
-export interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindings' | 'budget'> {
+interface ChildRunInput extends Pick<RunLoopInput, 'passthrough' | 'bindings' | 'budget'> {
   /** 1 for a child of a top-level run. */
   depth: number;
   /** The parent run's workflow id. */

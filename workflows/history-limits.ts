@@ -5,8 +5,8 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { LoopWorkflowInput } from './definitions.js';
 
-export const MAX_HISTORY_EVENTS = 20_000;
-export const MAX_HISTORY_BYTES = 20 * 1024 * 1024;
+const MAX_HISTORY_EVENTS = 20_000;
+const MAX_HISTORY_BYTES = 20 * 1024 * 1024;
 
 export function historyFull(input: LoopWorkflowInput): boolean {
   const info = workflowInfo();

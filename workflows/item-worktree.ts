@@ -22,7 +22,7 @@ export function worktreeSource(parent: LoopWorkflowInput): Promise<ItemWorktreeS
 }
 
 /** The branch of item `index`: `ll-loop/<run>/<index>`. */
-export function itemBranch(parentId: string, index: number): string {
+function itemBranch(parentId: string, index: number): string {
   return `ll-loop/${parentId}/${index}`;
 }
 

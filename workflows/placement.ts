@@ -21,12 +21,12 @@ import {
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { LoopActivities, PlacementActivities } from './activity-types.js';
+import type { PlacementActivities } from './activity-types.js';
 import type { LoopWorkflowInput } from './definitions.js';
 import type { PortableCheckout } from './run-options.js';
 
 /** How long an action may wait for its host before the run says the host is gone (default). */
-export const WAIT_NOTICE_S = 60;
+const WAIT_NOTICE_S = 60;
 
 /** Where actions go now: the queue (undefined: the workflow's own) and the directory. */
 export interface Place {
@@ -189,9 +189,4 @@ export class Placement {
       throw err;
     }
   }
-}
-
-/** The activity proxies of a place (pinned and portable places never run local activities). */
-export function activitiesAt(placement: Placement, base: Parameters<typeof proxyActivities>[0]): LoopActivities {
-  return proxyActivities<LoopActivities>({ ...base, ...placement.activityOptions() });
 }

@@ -42,7 +42,7 @@ export interface FanoutHooks {
 }
 
 /** The child run id of one item: stable across replays and continue-as-new. */
-export function itemRunId(parentId: string, request: ParallelRequest, index: number): string {
+function itemRunId(parentId: string, request: ParallelRequest, index: number): string {
   return `${parentId}.${request.state}.${request.step}.${index}`;
 }
 

@@ -112,7 +112,7 @@ function personDetails(snapshot: Snapshot, instanceId: string): string {
  * `waiting` while a human state waits for a person's answer (only runs with human states have that
  * phase, so no earlier history shows it).
  */
-export function loopStatusOf(
+function loopStatusOf(
   snapshot: Snapshot,
   outcome: boolean,
 ): LoopOutcome | 'done' | 'rate_limited' | 'paused' | 'waiting' {
@@ -190,7 +190,7 @@ function humanDetails(def: LoopDefinition, snapshot: Snapshot, runId: string): s
 }
 
 /** The `human` part of the status: the question, since when, the deadline, the command that answers. */
-export function humanStatus(def: LoopDefinition, snapshot: Snapshot, runId: string): Pick<LoopStatus, 'human'> {
+function humanStatus(def: LoopDefinition, snapshot: Snapshot, runId: string): Pick<LoopStatus, 'human'> {
   const wait = snapshot.phase === 'human' ? snapshot.human : undefined;
   const state = wait ? def.states[wait.state] : undefined;
   if (!wait || !state) return {};
@@ -208,7 +208,7 @@ export function humanStatus(def: LoopDefinition, snapshot: Snapshot, runId: stri
   };
 }
 
-export function rateLimitedStatus(p: RateLimitPause): NonNullable<LoopStatus['rate_limited']> {
+function rateLimitedStatus(p: RateLimitPause): NonNullable<LoopStatus['rate_limited']> {
   return {
     source: p.source,
     kind: p.kind,

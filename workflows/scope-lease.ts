@@ -54,7 +54,7 @@ const MAX_RECHECK_S = 600;
 /** A run that would not wait is not left hanging by a lock nobody serves: it fails after this. */
 const NO_WAIT_ANSWER_TIMEOUT_S = 60;
 /** The ApplicationFailure type of a run whose lock never answered. */
-export const SCOPE_LOCK_UNAVAILABLE = 'ScopeLockUnavailable';
+const SCOPE_LOCK_UNAVAILABLE = 'ScopeLockUnavailable';
 
 const REQUEST_RETRY = { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 10 } as const;
 const { requestScopes } = proxyActivities<LoopActivities>({

@@ -7,9 +7,9 @@
  * only) and the client.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { Blocker, ScopeAnswer, ScopeClaim, ScopeHolder, ScopeQueue } from '../fsm/run/scope-queue.js';
+import type { Blocker, ScopeAnswer, ScopeQueue } from '../fsm/run/scope-queue.js';
 
-export type { Blocker, ScopeAnswer, ScopeClaim, ScopeHolder, ScopeQueue };
+export type { Blocker, ScopeAnswer };
 
 export const SCOPE_LOCK_WORKFLOW_TYPE = 'scopeLockWorkflow';
 

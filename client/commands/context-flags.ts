@@ -28,7 +28,7 @@ export const CONTEXT_FLAGS = {
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** One `--context-file KEY=PATH`, read: `[KEY, contents]`. */
-export function readContextFile(pair: string, baseDir: string): [string, string] {
+function readContextFile(pair: string, baseDir: string): [string, string] {
   const at = pair.indexOf('=');
   if (at <= 0 || at === pair.length - 1) {
     throw new UsageError(

@@ -15,7 +15,7 @@ import type { LoopListing } from './list.js';
 type ParameterSpec = NonNullable<LoopDefinition['parameters']>[string];
 
 /** One built-in loop as `list --builtin` shows it: a listing like `list`'s, with its parameters. */
-export interface BuiltinListing extends LoopListing {
+interface BuiltinListing extends LoopListing {
   parameters: Record<string, ParameterSpec>;
   /** A project loop of the same name runs instead of this one. */
   shadowed: boolean;
@@ -24,7 +24,7 @@ export interface BuiltinListing extends LoopListing {
 }
 
 /** Every built-in loop, with whether `cwd`'s `.loops/` shadows it. */
-export function builtinListings(cwd: string): BuiltinListing[] {
+function builtinListings(cwd: string): BuiltinListing[] {
   return builtinLoopNames().map((name) => {
     const file = builtinLoopFile(name)!;
     const projectFile = projectLoopCopy(cwd, name);

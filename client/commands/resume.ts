@@ -1,6 +1,6 @@
 /** `ll-loop resume <name|run-id>` flags → resumeCommand. */
 import { colourWanted } from '../reporters/style.js';
-import { bool, list, str, type CommandSpec } from '../command-table.js';
+import { bool, str, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { positiveInt } from './argument-errors.js';
 import { UsageError } from '../errors.js';

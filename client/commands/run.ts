@@ -1,6 +1,6 @@
 /** `ll-loop run <name|path>` flags → runCommand. */
 import { parseArgs } from 'node:util';
-import { bool, list, oneLoopTarget, str, type CommandContext, type CommandSpec } from '../command-table.js';
+import { bool, oneLoopTarget, str, type CommandContext, type CommandSpec } from '../command-table.js';
 import { projectInvocation } from './project-root.js';
 import { negativeValuesJoined, positiveInt } from './argument-errors.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';

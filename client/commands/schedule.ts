@@ -8,7 +8,7 @@
  * Scheduled runs execute on a shared task queue (`ll-loop` unless `--task-queue`): they need an
  * `ll-loop worker` polling it.
  */
-import { bool, list, str, type CommandContext, type CommandSpec } from '../command-table.js';
+import { bool, str, type CommandContext, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';

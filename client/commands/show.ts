@@ -9,7 +9,7 @@ import { isAbsolute, relative } from 'node:path';
 import { parse } from 'yaml';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import { didYouMean } from '../../fsm/suggest.js';
-import { bool, list, oneLoopTarget, str, type CommandSpec } from '../command-table.js';
+import { bool, oneLoopTarget, str, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { builtinLoopFile } from '../../loader/catalog.js';
 import { UsageError } from '../errors.js';

@@ -23,7 +23,7 @@ import {
 import { workerState } from '../service/worker-control.js';
 
 /** A service manager command failed after it answered the probe. */
-export class ServiceCommandError extends CliError {
+class ServiceCommandError extends CliError {
   override readonly name = 'ServiceCommandError';
   constructor(what: string, command: string, why: string, toRun: readonly ServiceCommand[], manager: ServiceManager) {
     const logs =

@@ -132,7 +132,7 @@ export async function workerStatus(ctx: ServiceContext): Promise<number> {
 }
 
 /** The worker did not exit within the wait, and `--force` was not given. */
-export class WorkerStillStoppingError extends CliError {
+class WorkerStillStoppingError extends CliError {
   override readonly name = 'WorkerStillStoppingError';
   constructor(pid: number, waitS: number) {
     super(

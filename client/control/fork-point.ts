@@ -96,7 +96,7 @@ export async function forkPoint(client: Client, id: string, target: ForkTarget, 
 }
 
 /** The same, from the histories of the run's executions (first to last). */
-export async function forkPointIn(
+async function forkPointIn(
   histories: HistoryEvent[][],
   id: string,
   target: ForkTarget,

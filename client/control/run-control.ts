@@ -21,7 +21,7 @@ import { withSession } from '../temporal/session.js';
 import { whoAmI } from './who.js';
 
 /** How long a command waits for the run's worker to take its update. */
-export const UPDATE_TIMEOUT_MS = 30_000;
+const UPDATE_TIMEOUT_MS = 30_000;
 
 /**
  * A run refuses pause and steer until it holds its scope lock. One started a moment ago (`run
@@ -46,7 +46,7 @@ export interface ControlOptions {
 }
 
 /** The workflow refused the update (its validator's reason). */
-export class ControlRefusedError extends CliError {
+class ControlRefusedError extends CliError {
   override readonly name = 'ControlRefusedError';
 }
 

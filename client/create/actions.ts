@@ -4,7 +4,6 @@
  * steps are prompts unless written `shell: <command>`.
  */
 import { textKind } from '../../fsm/action.js';
-import type { StateConfig } from '../../fsm/schema.js';
 import { UsageError } from '../errors.js';
 
 export type ActionKind = 'shell' | 'prompt';
@@ -46,7 +45,7 @@ export function parseActionArg(value: string, flag: string): ActionSpec {
  * How the loop format would run `text` without an `action_type` (fsm/action.ts): a leading
  * single-segment `/word` is a slash command (a prompt), anything else is shell.
  */
-export function inferredKind(text: string): ActionKind {
+function inferredKind(text: string): ActionKind {
   return textKind(text);
 }
 

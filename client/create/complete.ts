@@ -21,7 +21,7 @@ import { defaultImprove } from './fixes.js';
 import type { Preset } from './preset.js';
 
 /** Example invocations, shown with "missing flags" errors. */
-export const EXAMPLES: Record<string, string> = {
+const EXAMPLES: Record<string, string> = {
   fix: 'll-loop create --kind fix --check "npx tsc --noEmit" --check "npm run lint" --max-attempts 10',
   constraints: 'll-loop create --kind constraints --check "npm test" --interval 5m',
   metric: 'll-loop create --kind metric --measure "npx eslint . -f json | jq length" --toward min --target 0',

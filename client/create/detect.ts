@@ -133,7 +133,7 @@ export function checkFor(command: string, taken: ReadonlySet<string>, fix?: Acti
 }
 
 /** A name not yet in `taken`: `base`, else `base_2`, `base_3`, … */
-export function uniqueId(base: string, taken: ReadonlySet<string>): string {
+function uniqueId(base: string, taken: ReadonlySet<string>): string {
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}_${n}`)) return `${base}_${n}`;
 }

@@ -11,7 +11,7 @@ import type { AnswersOf } from './answers.js';
  * The parameter of `loop` that receives each item: its first required parameter, else its first;
  * undefined when it takes none (or cannot be read: `validate` then says why).
  */
-export function itemParameter(loop: string, cwd: string): string | undefined {
+function itemParameter(loop: string, cwd: string): string | undefined {
   let parameters: Record<string, { required?: boolean }> | undefined;
   try {
     resolveLoopFile(loop, cwd);

@@ -29,7 +29,7 @@ export const KIND_INFO: Record<LoopKind, KindInfo> = {
   },
 };
 
-export function isLoopKind(value: string): value is LoopKind {
+function isLoopKind(value: string): value is LoopKind {
   return (LOOP_KINDS as readonly string[]).includes(value);
 }
 

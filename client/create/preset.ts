@@ -75,7 +75,7 @@ function given(flags: CreateFlags, flag: string): boolean {
   return Array.isArray(value) ? value.length > 0 : value !== undefined;
 }
 
-export function positiveInteger(value: string, flag: string): number {
+function positiveInteger(value: string, flag: string): number {
   const n = Number(value.trim());
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1)
     throw new UsageError(`${flag} must be a whole number of 1 or more, got "${value}"`, `e.g. ${flag} 10`);
@@ -101,7 +101,7 @@ export function parseInterval(value: string, flag = '--interval'): number {
   return Number(m[1]) * UNIT_S[m[2]!.toLowerCase()]!;
 }
 
-export function parseDirection(value: string): Direction {
+function parseDirection(value: string): Direction {
   const v = value.trim().toLowerCase();
   if (['min', 'minimize', 'down', 'lower'].includes(v)) return 'minimize';
   if (['max', 'maximize', 'up', 'higher'].includes(v)) return 'maximize';
@@ -111,7 +111,7 @@ export function parseDirection(value: string): Direction {
   );
 }
 
-export function parseIsolation(value: string): 'none' | 'worktree' {
+function parseIsolation(value: string): 'none' | 'worktree' {
   const v = value.trim().toLowerCase();
   if (v === 'none' || v === 'worktree') return v;
   throw new UsageError(
@@ -120,7 +120,7 @@ export function parseIsolation(value: string): 'none' | 'worktree' {
   );
 }
 
-export function checkName(name: string, flag = '--name'): string {
+function checkName(name: string, flag = '--name'): string {
   const problem = nameProblem(name);
   if (problem) throw new UsageError(`${flag}: ${problem}`, `e.g. ${flag} fix-types-and-lint`);
   return name;

@@ -56,7 +56,7 @@ export interface StreamCut {
 const CUT_NOTE = /\n\[ll-loop: (\d+) bytes cut here; this log keeps the first \d+ and the last \d+ of (\d+) bytes\]\n/;
 
 /** What the file text `text` says it cut, if it cut anything. */
-export function cutOf(text: string | undefined): StreamCut | undefined {
+function cutOf(text: string | undefined): StreamCut | undefined {
   const m = text === undefined ? null : CUT_NOTE.exec(text);
   return m ? { total_bytes: Number(m[2]), cut_bytes: Number(m[1]) } : undefined;
 }

@@ -12,7 +12,7 @@ import type { FollowedRun } from './follow-events.js';
 import type { FollowCancel, FollowMessage, FollowRequest } from './follow-wire.js';
 import { disconnectNote, RECONNECT_NOTE } from './run-end.js';
 
-export type WorkerFollow =
+type WorkerFollow =
   | { kind: 'followed'; followed: FollowedRun }
   /** The worker stopped serving (or never did): `shown` holds the events already delivered. */
   | { kind: 'fallback'; why: string; shown: Set<string> };

@@ -8,7 +8,7 @@ import { askCheckoutWorker } from '../worker-ask.js';
 import type { HistoryQuery, HistoryReport, WorkerHistoryReply, WorkerHistoryRequest } from './history-wire.js';
 
 /** How long the worker may take before the command reads the history itself (a long run replays). */
-export const HISTORY_ANSWER_MS = 60_000;
+const HISTORY_ANSWER_MS = 60_000;
 
 export async function historyThroughWorker(
   query: HistoryQuery,

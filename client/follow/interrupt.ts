@@ -16,10 +16,7 @@ export interface Interrupt {
 export const STOPPING_NOTE = '\nstopping: cancelling the running action (Ctrl-C again to exit at once)\n';
 
 /** Install the handlers; returns the function that removes them. */
-export function onInterrupt(
-  cancel: () => void,
-  err: (text: string) => void = (t) => process.stderr.write(t),
-): () => void {
+function onInterrupt(cancel: () => void, err: (text: string) => void = (t) => process.stderr.write(t)): () => void {
   let count = 0;
   const handler = () => {
     count += 1;

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { actionOutputDir, liveSuffixOf } from '../../worker/live-files.js';
 
 /** How often the file is looked for and read. */
-export const LIVE_POLL_MS = 100;
+const LIVE_POLL_MS = 100;
 const READ_CHUNK = 64 * 1024;
 
 export interface LiveOutputTarget {

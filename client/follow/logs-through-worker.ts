@@ -11,7 +11,7 @@ import type { LogsQuery, LogsReport, WorkerLogsReply, WorkerLogsRequest } from '
  * How long the worker may take before the command reads the run itself: a long run's history is
  * replayed to find its actions, which the command would have to do too.
  */
-export const LOGS_ANSWER_MS = 60_000;
+const LOGS_ANSWER_MS = 60_000;
 
 export async function logsThroughWorker(
   query: LogsQuery,

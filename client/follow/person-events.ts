@@ -8,7 +8,7 @@ import type { TimedEvent } from '../../fsm/run/events.js';
 import { safeText } from '../reporters/safe-text.js';
 
 /** The events that are a person's doing (or waiting). */
-export const PERSON_EVENTS = ['human_wait', 'human_answer', 'human_timeout', 'paused', 'unpaused', 'steered'] as const;
+const PERSON_EVENTS = ['human_wait', 'human_answer', 'human_timeout', 'paused', 'unpaused', 'steered'] as const;
 
 export interface PersonRecord {
   ts: string;

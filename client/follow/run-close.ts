@@ -19,14 +19,14 @@ export type RunEnd =
     };
 
 /** A failed run's ApplicationFailure: its type and first detail (e.g. `ScopeBusy` and who was in the way). */
-export interface FailureInfo {
+interface FailureInfo {
   type: string;
   message: string;
   details?: unknown;
 }
 
 /** A workflow's result without the snapshot it carries for `resume`. */
-export function resultOf(value: LoopRunResult | undefined): ExecutionResult | undefined {
+function resultOf(value: LoopRunResult | undefined): ExecutionResult | undefined {
   if (!value) return undefined;
   const { snapshot: _snapshot, ...result } = value;
   return result;

@@ -7,7 +7,7 @@
  * open runs of a checkout continue by themselves after a crash or a reboot.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { buildInfo, codeId, isNewerBuild, thisBuild } from '../../host/build-info.js';
 import { findCheckoutRoot, workerDir, workerLogPath, type WorkerRecord } from '../../host/checkout.js';
 import { liveClaimOwner, liveWorkerRecord, ownerBuild, pidAlive } from '../../host/checkout-claim.js';

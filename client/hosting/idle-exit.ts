@@ -18,7 +18,7 @@ import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
 import { listLoopSchedules } from '../schedules/schedules.js';
 import { spawnCheckoutWorker } from './checkout-worker.js';
 
-export const DEFAULT_IDLE_S = 900;
+const DEFAULT_IDLE_S = 900;
 
 /** `LL_WORKER_IDLE_S`: seconds of nothing to do before an on-demand worker exits; undefined: never. */
 export function idleSeconds(env: NodeJS.ProcessEnv = process.env): number | undefined {

@@ -25,7 +25,7 @@ export interface WorkerOptions {
 }
 
 /** `--until-closed` names a workflow that does not exist. */
-export class WorkerTargetNotFoundError extends CliError {
+class WorkerTargetNotFoundError extends CliError {
   override readonly name = 'WorkerTargetNotFoundError';
   constructor(id: string) {
     super(

@@ -12,7 +12,7 @@ import type { WorkerRunningReply, WorkerRunningRequest } from './running-wire.js
  * How long the worker may take before the command lists the runs itself: each run's status query
  * waits at most 2 s for its worker, all of them at once.
  */
-export const RUNNING_ANSWER_MS = 15_000;
+const RUNNING_ANSWER_MS = 15_000;
 
 export async function runningThroughWorker(
   cwd: string,

@@ -59,7 +59,7 @@ export interface ServeCheckoutOptions {
 }
 
 /** `ll-loop worker` outside any checkout. */
-export class NotACheckoutError extends CliError {
+class NotACheckoutError extends CliError {
   override readonly name = 'NotACheckoutError';
   constructor(cwd: string) {
     super(
@@ -71,7 +71,7 @@ export class NotACheckoutError extends CliError {
 }
 
 /** A second worker for a checkout that already has one. */
-export class CheckoutAlreadyServedError extends CliError {
+class CheckoutAlreadyServedError extends CliError {
   override readonly name = 'CheckoutAlreadyServedError';
   constructor(root: string, pid: number) {
     super(

@@ -24,7 +24,7 @@ export interface ServePoolOptions {
 }
 
 /** `LL_WORKER_DATA_DIR`, else `<state dir>/pools/<pool>/<host>`: where portable runs' checkouts go. */
-export function poolDataDir(pool: string, host: string, env: NodeJS.ProcessEnv = process.env): string {
+function poolDataDir(pool: string, host: string, env: NodeJS.ProcessEnv = process.env): string {
   return env.LL_WORKER_DATA_DIR || join(stateDir(env), 'pools', pool, host);
 }
 

@@ -21,7 +21,7 @@ import { queryStatus } from '../runs/run-target.js';
 import { AnswerRefusedError } from './human-errors.js';
 
 /** The search attribute value of a run waiting for a person (workflows/run-status.ts). */
-export const WAITING = 'waiting';
+const WAITING = 'waiting';
 
 /**
  * The run `target` names for an answer: that run id (of any project), or the one run of loop
@@ -76,7 +76,7 @@ async function lastWaitEnded(client: Client, id: string): Promise<HumanEnded | u
 }
 
 /** Where a closed run ended, from its search attributes: `in state "done" (succeeded)`. */
-export function endedWhere(run: RunSummary): string {
+function endedWhere(run: RunSummary): string {
   const outcome = run.loopStatus ?? run.status.toLowerCase();
   return run.loopState === undefined ? `(${outcome})` : `in state "${run.loopState}" (${outcome})`;
 }

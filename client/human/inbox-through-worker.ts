@@ -17,7 +17,7 @@ import type { WorkerInboxReply, WorkerInboxRequest } from './inbox-wire.js';
  * How long the worker may take to answer before the command lists the runs itself: far longer
  * than a listing takes (tens of ms), short enough that a wedged worker costs little.
  */
-export const INBOX_ANSWER_MS = 15_000;
+const INBOX_ANSWER_MS = 15_000;
 
 export interface InboxAsk {
   /** The command's checkout directory. */

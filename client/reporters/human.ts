@@ -26,9 +26,9 @@ const INDENT = '       ';
 export type Detail = 'quiet' | 'normal' | 'verbose';
 
 /** Lines of each stream shown under a failing action without `--verbose`. */
-export const FAILURE_TAIL_LINES = 5;
+const FAILURE_TAIL_LINES = 5;
 /** Lines of each stream shown under every action with `--verbose`. */
-export const VERBOSE_TAIL_LINES = 10;
+const VERBOSE_TAIL_LINES = 10;
 /** Longer output lines are cut (a 64 KiB line without a newline is one line). */
 const MAX_LINE_CHARS = 400;
 /** Verdicts after which the action's output explains what went wrong. */
@@ -45,7 +45,7 @@ function attachedOutput(event: TimedEvent): AttachedOutput | undefined {
 }
 
 /** The last `n` lines of `text` (without the final newline), and how many lines came before them. */
-export function lastLines(text: string, n: number): { lines: string[]; more: number } {
+function lastLines(text: string, n: number): { lines: string[]; more: number } {
   const body = text.endsWith('\n') ? text.slice(0, -1) : text;
   if (body === '') return { lines: [], more: 0 };
   const all = body.split('\n');

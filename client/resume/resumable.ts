@@ -53,7 +53,7 @@ export class AlreadyBeingResumedError extends CliError {
 }
 
 /** The run's project directory is not on this machine. */
-export class RunDirectoryMissingError extends CliError {
+class RunDirectoryMissingError extends CliError {
   override readonly name = 'RunDirectoryMissingError';
   constructor(id: string, cwd: string | undefined) {
     super(
@@ -69,7 +69,7 @@ export class RunDirectoryMissingError extends CliError {
 }
 
 /** The snapshot of a closed run could not be read back. */
-export class SnapshotUnavailableError extends CliError {
+class SnapshotUnavailableError extends CliError {
   override readonly name = 'SnapshotUnavailableError';
   constructor(id: string, why: string, fix: string) {
     super(`cannot read where run ${id} stopped: ${why}`, fix, EXIT.runError);

@@ -31,7 +31,7 @@ export interface ResumeDefinitionRequest {
 }
 
 /** Neither the loop file nor the run's own input is available. */
-export class NoDefinitionError extends CliError {
+class NoDefinitionError extends CliError {
   override readonly name = 'NoDefinitionError';
   constructor(runId: string, file: string | undefined) {
     super(

@@ -16,7 +16,7 @@ const SCAN_LIMIT = 50;
 export type ResumeChoice = Extract<RunCondition, { kind: 'open' | 'stopped' }>;
 
 /** The loop has runs, but none that could be continued. */
-export class NothingToResumeError extends CliError {
+class NothingToResumeError extends CliError {
   override readonly name = 'NothingToResumeError';
   constructor(loop: string, latest: RunCondition | undefined) {
     const detail =

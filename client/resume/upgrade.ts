@@ -30,7 +30,7 @@ export interface UpgradePlan {
 }
 
 /** The run can be neither replayed nor moved: no snapshot of it was kept. */
-export class NotUpgradableError extends CliError {
+class NotUpgradableError extends CliError {
   override readonly name = 'NotUpgradableError';
   constructor(id: string, why: string, build: string | undefined) {
     super(

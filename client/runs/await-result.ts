@@ -27,7 +27,7 @@ const PERMANENT_CODES = new Set<number>([
 const RETRY_EVERY_MS = 1_000;
 
 /** The workflow closed without a result: terminated, failed or timed out at the Temporal level. */
-export class RunClosedAbnormallyError extends CliError {
+class RunClosedAbnormallyError extends CliError {
   override readonly name = 'RunClosedAbnormallyError';
   constructor(
     readonly workflowId: string,
@@ -64,7 +64,7 @@ export interface AwaitOptions {
  * The run's ExecutionResult, following continue-as-new, retrying through server outages.
  * @throws RunClosedAbnormallyError when the workflow was terminated or failed
  */
-export async function awaitResult(handle: WorkflowHandle, opts: AwaitOptions = {}): Promise<ExecutionResult> {
+async function awaitResult(handle: WorkflowHandle, opts: AwaitOptions = {}): Promise<ExecutionResult> {
   let disconnected = false;
   for (;;) {
     try {

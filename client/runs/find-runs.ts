@@ -306,10 +306,3 @@ function dedupe(runs: RunSummary[]): RunSummary[] {
   }
   return [...byId.values()];
 }
-
-/** Exactly one run, or an error that lists the candidates (or says there are none). */
-export function exactlyOne(target: string, runs: RunSummary[], what: string): RunSummary {
-  if (runs.length === 0) throw new RunNotFoundError(target, what);
-  if (runs.length > 1) throw new AmbiguousRunError(target, runs, what);
-  return runs[0]!;
-}

@@ -10,9 +10,9 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 
 /** How long a command waits for a queued run to start before it says it has not yet. */
-export const QUEUED_WAIT_MS = 30_000;
+const QUEUED_WAIT_MS = 30_000;
 
-export class StartFailedError extends CliError {
+class StartFailedError extends CliError {
   override readonly name = 'StartFailedError';
   constructor(readonly failed: FailedStart) {
     super(

@@ -13,7 +13,7 @@ import { LOOP_FAILED, type LoopRunResult } from '../../workflows/definitions.js'
 import { decodeFirst, type HistoryEvent } from './temporal-history.js';
 
 /** The memo key of a stopped run's result. */
-export const OUTCOME_MEMO = 'outcome';
+const OUTCOME_MEMO = 'outcome';
 
 /** The result in a `WorkflowFailedError` from `handle.result()` (a LoopFailed failure's details). */
 export function resultInFailure(err: unknown): LoopRunResult | undefined {

@@ -22,10 +22,7 @@ import {
 } from './find-runs.js';
 import { resultInFailure, resultInMemo } from './run-result.js';
 import { queuedStartsMade } from './queued-runs.js';
-
 import { QUERY_TIMEOUT_MS } from './status-text.js';
-
-export { describePhase, QUERY_TIMEOUT_MS } from './status-text.js';
 
 /** The run exists but is closed, where an open one was needed (stop). */
 export class RunNotOpenError extends CliError {

@@ -11,7 +11,7 @@ import type { StatusReport, WorkerStatusReply, WorkerStatusRequest } from './sta
  * How long the worker may take before the command asks Temporal itself: a report waits at most a
  * status query's 2 s for the run's worker (longer only on a server that has just restarted).
  */
-export const STATUS_ANSWER_MS = 15_000;
+const STATUS_ANSWER_MS = 15_000;
 
 export async function statusThroughWorker(
   cwd: string,

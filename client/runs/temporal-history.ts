@@ -1,7 +1,7 @@
 /**
  * Reading a loop run's Temporal history: the pages of every execution of a workflow id, from the
  * first run of a continue-as-new chain to the last (optionally following a run that is still
- * open), and decoding what the events carry (payloads, timestamps, failures).
+ * open), and decoding what the events carry (payloads, failures).
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -13,25 +13,7 @@ export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchH
 
 type Payloads =
   { payloads?: Array<Parameters<typeof defaultPayloadConverter.fromPayload>[0]> | null } | null | undefined;
-type Timestamp = { seconds?: unknown; nanos?: number | null } | null | undefined;
-type Failure = { message?: string | null; cause?: Failure | null; canceledFailureInfo?: unknown } | null | undefined;
-
-/** Epoch milliseconds of a protobuf timestamp, truncated as the workflow's `Date.now()` is. */
-export function timestampMs(ts: Timestamp): number | undefined {
-  if (!ts) return undefined;
-  const seconds = ts.seconds === undefined || ts.seconds === null ? 0 : Number(String(ts.seconds));
-  return seconds * 1000 + Math.floor((ts.nanos ?? 0) / 1_000_000);
-}
-
-/** Milliseconds of a protobuf duration (timers' `startToFireTimeout`). */
-export function durationMs(d: Timestamp): number {
-  return timestampMs(d) ?? 0;
-}
-
-/** When the event was recorded, in epoch milliseconds. */
-export function eventTimeMs(event: HistoryEvent): number {
-  return timestampMs(event.eventTime as Timestamp) ?? 0;
-}
+type Failure = { message?: string | null; cause?: Failure | null } | null | undefined;
 
 /** The first value of a payload list, decoded with the SDK's default converter. */
 export function decodeFirst<T>(payloads: Payloads): T | undefined {
@@ -46,13 +28,8 @@ export function failureMessages(failure: Failure): string[] {
   return out;
 }
 
-/** True for a failure that reports a cancellation (not a result to feed back to the loop). */
-export function isCancelledFailure(failure: Failure): boolean {
-  return !!failure?.canceledFailureInfo;
-}
-
 /** The run id of the first execution of `workflowId`'s continue-as-new chain. */
-export async function firstRunId(client: Client, workflowId: string): Promise<string | undefined> {
+async function firstRunId(client: Client, workflowId: string): Promise<string | undefined> {
   const res = await client.workflowService.getWorkflowExecutionHistory({
     namespace: client.options.namespace,
     execution: { workflowId },
@@ -91,7 +68,7 @@ export interface HistoryPage {
  * run whose next events its worker had already written) costs about 4 s, and an idle follower
  * asks every 4 s. Below ~1.5 s the server would answer at once: a busy loop.
  */
-export const LONG_POLL_SLICE_MS = 5_000;
+const LONG_POLL_SLICE_MS = 5_000;
 
 const MIN_POLL_SLICE_MS = 1_500;
 

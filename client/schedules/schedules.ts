@@ -24,13 +24,11 @@ import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { detailsDescription } from '../start/start-limits.js';
 import { parseDuration } from './durations.js';
+// Every ll-loop schedule id starts with this; the rest is the loop's name. Its runs' environment
+// file is found from their ids (host/schedule-env.ts), so the prefix is named there.
 import { SCHEDULE_ID_PREFIX } from '../../host/schedule-env.js';
 
 export { parseDuration };
-
-// Every ll-loop schedule id starts with this; the rest is the loop's name. Its runs' environment
-// file is found from their ids (host/schedule-env.ts), so the prefix is named there.
-export { SCHEDULE_ID_PREFIX };
 
 /** When a schedule fires: a fixed interval or a cron expression. */
 export type ScheduleWhen = { every: string; everyMs: number } | { cron: string };
@@ -44,7 +42,7 @@ export class LoopScheduleNotFoundError extends CliError {
 }
 
 /** A schedule with this id exists already. */
-export class LoopScheduleExistsError extends CliError {
+class LoopScheduleExistsError extends CliError {
   override readonly name = 'LoopScheduleExistsError';
   constructor(
     readonly scheduleId: string,
@@ -95,7 +93,7 @@ export interface CreateScheduleRequest {
 }
 
 /** `--overlap` names, Temporal's schedule overlap policies. */
-export const OVERLAP_POLICIES = {
+const OVERLAP_POLICIES = {
   skip: ScheduleOverlapPolicy.SKIP,
   'buffer-one': ScheduleOverlapPolicy.BUFFER_ONE,
   'buffer-all': ScheduleOverlapPolicy.BUFFER_ALL,

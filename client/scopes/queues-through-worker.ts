@@ -9,7 +9,7 @@ import type { WorkerQueuesReply, WorkerQueuesRequest } from './queues-wire.js';
 import type { LockQueueReport } from './scope-queues.js';
 
 /** How long the worker may take before the command lists the locks itself: one describe per lock. */
-export const QUEUES_ANSWER_MS = 15_000;
+const QUEUES_ANSWER_MS = 15_000;
 
 export async function queuesThroughWorker(
   cwd: string,

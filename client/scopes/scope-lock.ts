@@ -14,7 +14,6 @@ import {
   SCOPE_LOCK_ID_PREFIX,
   SCOPE_QUEUE_MEMO_KEY,
   scopeBusyMessage,
-  type ScopeBusyDetails,
 } from '../../workflows/scope-lock-definitions.js';
 import { UsageError } from '../errors.js';
 import { bounded } from '../runs/run-target.js';
@@ -26,7 +25,7 @@ export { ScopeBusyError };
 const PRECHECK_TIMEOUT_MS = 2_000;
 
 /** The lock workflow of a domain. */
-export function lockWorkflowId(domain: string): string {
+function lockWorkflowId(domain: string): string {
   return `${SCOPE_LOCK_ID_PREFIX}${shortHash(domain)}`;
 }
 

@@ -66,7 +66,7 @@ export async function listLockQueues(client: Client, now = Date.now()): Promise<
 }
 
 /** `queue remove` could not remove the run. */
-export class QueueRemoveError extends CliError {
+class QueueRemoveError extends CliError {
   override readonly name = 'QueueRemoveError';
   constructor(message: string, fix: string) {
     super(message, fix, EXIT.usage);

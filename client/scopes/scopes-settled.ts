@@ -20,7 +20,7 @@ import { removeRunEnv } from '../../host/run-env.js';
  * moments (one round trip through the lock workflow); past this the command says what it knows:
  * the run started (it holds nothing yet, or its worker is slow), as before.
  */
-export const SETTLE_TIMEOUT_MS = 10_000;
+const SETTLE_TIMEOUT_MS = 10_000;
 const LOOK_MS = 100;
 
 /**

@@ -8,7 +8,7 @@ import { workerLogPath } from '../../host/checkout.js';
 import { LL_LOOP_BIN } from '../hosting/bin-path.js';
 
 /** Tells the worker it runs under the user service (its record's `started_by`). */
-export const STARTED_BY_ENV = 'LL_WORKER_STARTED_BY';
+const STARTED_BY_ENV = 'LL_WORKER_STARTED_BY';
 
 export interface ServiceDefinition {
   /** The checkout's absolute root: the working directory. */

@@ -20,7 +20,7 @@ export function launchdLabel(root: string): string {
 }
 
 /** Text as XML character data; control characters other than tab, newline and return cannot be written at all. */
-export function xmlText(text: string): string {
+function xmlText(text: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(text))
     throw new CliError(

@@ -8,7 +8,7 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 
 /** The user's home from `env`; a service file needs one. */
-export function homeOf(env: NodeJS.ProcessEnv): string {
+function homeOf(env: NodeJS.ProcessEnv): string {
   const home = env.HOME;
   if (!home || !isAbsolute(home))
     throw new CliError(

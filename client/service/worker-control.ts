@@ -14,7 +14,7 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 
 /** The record at `root`, or undefined when there is none or it cannot be read as one. */
-export function readWorkerRecord(root: string): WorkerRecord | undefined {
+function readWorkerRecord(root: string): WorkerRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(workerRecordPath(root), 'utf8')) as Partial<WorkerRecord>;
     return typeof record.pid === 'number' && Number.isInteger(record.pid) && record.pid > 0
@@ -26,7 +26,7 @@ export function readWorkerRecord(root: string): WorkerRecord | undefined {
 }
 
 /** Whether `pid` exists and is not a zombie (EPERM: it exists, owned by someone else). */
-export function pidAlive(pid: number): boolean {
+function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (err) {
@@ -40,7 +40,7 @@ export function pidAlive(pid: number): boolean {
 }
 
 /** The command line of `pid` (arguments), from /proc, else `ps`; undefined when neither tells. */
-export function commandLineOf(pid: number): string[] | undefined {
+function commandLineOf(pid: number): string[] | undefined {
   if (existsSync('/proc/self/cmdline')) {
     try {
       return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
@@ -99,7 +99,7 @@ export function workerState(root: string, env: NodeJS.ProcessEnv = process.env):
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Poll until `pid` is gone or `timeoutMs` has passed; whether it is gone. */
-export async function waitForExit(pid: number, timeoutMs: number, intervalMs = 200): Promise<boolean> {
+async function waitForExit(pid: number, timeoutMs: number, intervalMs = 200): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (pidAlive(pid)) {
     if (Date.now() >= deadline) return false;

@@ -8,7 +8,7 @@ import type { EvaluateConfig, LoopDefinition, StateConfig } from '../../fsm/sche
 import type { Exit } from './graph.js';
 
 /** Shown where a state has nothing of that kind (no action, no evaluation). */
-export const NONE = '—';
+const NONE = '—';
 
 /** Names and labels as one printable line: control characters (newlines, ESC) become spaces. */
 export function printable(text: string): string {

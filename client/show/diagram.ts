@@ -25,7 +25,7 @@ const INDENT = '  ';
 const EXIT_GAP = '    ';
 
 /** Fits the narrowest width `ll-loop show` draws for (60 columns). */
-export const LEGEND = '▶ start  ○ state  ◉ end  ✗ failure end  ↺ loops back';
+const LEGEND = '▶ start  ○ state  ◉ end  ✗ failure end  ↺ loops back';
 
 /** Text with its printed width (no ANSI codes counted) and its styled form. */
 interface Piece {

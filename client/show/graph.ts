@@ -9,7 +9,7 @@ import { humanAsk, isHumanState } from '../../fsm/human.js';
 import { branchLoops, fanOutText } from './describe.js';
 
 /** Where an exit goes: a state (`$current` resolves to the state itself), or a `${…}` template. */
-export type Target = { kind: 'state'; name: string; viaCurrent: boolean } | { kind: 'dynamic'; template: string };
+type Target = { kind: 'state'; name: string; viaCurrent: boolean } | { kind: 'dynamic'; template: string };
 
 /** One exit of a state: every verdict label that leads to the same target, in declared order. */
 export interface Exit {
@@ -51,7 +51,7 @@ export interface LoopGraph {
 }
 
 /** The label the route-table key `_` is shown with; `_error` is shown as `error`. */
-export const DEFAULT_LABEL = 'otherwise';
+const DEFAULT_LABEL = 'otherwise';
 
 /** Labels the main path prefers, best first: the unconditional and the "it worked" verdicts. */
 const PREFERRED = ['next', 'yes', 'success', 'target'];
@@ -103,7 +103,7 @@ function parseTarget(from: string, target: string): Target {
 }
 
 /** A key identifying a target, for grouping labels that go to the same place. */
-export function targetKey(target: Target): string {
+function targetKey(target: Target): string {
   return target.kind === 'state' ? `state:${target.name}:${target.viaCurrent}` : `dynamic:${target.template}`;
 }
 

@@ -15,7 +15,7 @@ export interface ShowTarget {
   builtin: boolean;
 }
 
-export interface Command {
+interface Command {
   cmd: string;
   comment?: string;
 }
@@ -23,7 +23,7 @@ export interface Command {
 /** Words that need no quoting in a POSIX shell; anything else is single-quoted. */
 const SHELL_SAFE = /^[A-Za-z0-9_./:=@%+,-]+$/;
 
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   return SHELL_SAFE.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
@@ -33,14 +33,14 @@ const DESCRIPTION_MAX = 60;
 type Parameter = NonNullable<LoopDefinition['parameters']>[string];
 
 /** Required parameters without a default: a run cannot start without them (`--context NAME=…`). */
-export function requiredParameters(def: LoopDefinition): string[] {
+function requiredParameters(def: LoopDefinition): string[] {
   return Object.entries(def.parameters ?? {})
     .filter(([, spec]) => spec.required && spec.default === undefined)
     .map(([name]) => name);
 }
 
 /** The generated commands: run (with required parameters), dry run, validate, Mermaid, install. */
-export function defaultCommands(def: LoopDefinition, target: ShowTarget): Command[] {
+function defaultCommands(def: LoopDefinition, target: ShowTarget): Command[] {
   const arg = shellQuote(target.arg);
   const required = requiredParameters(def);
   const context = required.map((name) => ` --context ${shellQuote(name)}=…`).join('');

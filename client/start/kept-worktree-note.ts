@@ -12,7 +12,7 @@ import type { KeptWorktree } from '../../worker/portable.js';
 type Outcome = KeptWorktree | { kept: false; branch: string };
 
 /** The note about a kept worktree, for people. */
-export function keptWorktreeText(kept: KeptWorktree, commit: string): string {
+function keptWorktreeText(kept: KeptWorktree, commit: string): string {
   const held = [
     ...(kept.commits > 0
       ? [`${kept.commits} commit${kept.commits === 1 ? '' : 's'} beyond ${commit.slice(0, 12)}`]

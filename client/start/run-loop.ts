@@ -25,8 +25,6 @@ import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
 import type { LoadedRun } from './run-connected.js';
 
-export { instanceIdFor } from './instance-id.js';
-
 export interface RunOptions {
   cwd: string;
   target: string;

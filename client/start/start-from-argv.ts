@@ -67,18 +67,6 @@ export function prepareFromArgv(
   };
 }
 
-/** Start the run `r.argv` asks for, or say why the command must do it itself. */
-export async function startFromArgv(
-  r: WorkerArgvStartRequest,
-  parse: RunArgvParser,
-  session: Pick<Session, 'client' | 'connection' | 'endpoint'>,
-  checkout: Checkout,
-  starter?: Client,
-): Promise<WorkerArgvStartReply> {
-  const prepared = prepareFromArgv(r, parse, checkout);
-  return 'kind' in prepared ? prepared : startPrepared(prepared.request, session, checkout, starter);
-}
-
 /** Start a prepared request; the answer carries the loop as loaded (the command follows that one). */
 export async function startPrepared(
   request: WorkerStartRequest,

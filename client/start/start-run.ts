@@ -43,7 +43,7 @@ const LOOP_WORKFLOW_TYPE: typeof LoopWorkflowType = 'loopWorkflow';
 export type LoopHandle = WorkflowHandleWithFirstExecutionRunId<typeof loopWorkflow>;
 
 /** Prefix of the per-run task queues (`ll-loop-run.<workflow id>`), polled by one process. */
-export const PER_RUN_QUEUE_PREFIX = 'll-loop-run.';
+const PER_RUN_QUEUE_PREFIX = 'll-loop-run.';
 
 /** The task queue `ll-loop worker` polls by default (a shared pool of workers). */
 export const DEFAULT_SHARED_QUEUE = 'll-loop';
@@ -52,12 +52,7 @@ export const DEFAULT_SHARED_QUEUE = 'll-loop';
  * Shell actions whose timeout is at most this many seconds run as local activities: in the
  * worker's workflow task, without a server round trip per action (docs/architecture.md).
  */
-export const DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S = 30;
-
-/** The task queue only the process that runs `instanceId` polls. */
-export function perRunQueue(instanceId: string): string {
-  return `${PER_RUN_QUEUE_PREFIX}${instanceId}`;
-}
+const DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S = 30;
 
 /** Whether a task queue is a per-run one (as opposed to a shared worker pool's). */
 export function isPerRunQueue(taskQueue: string): boolean {
@@ -65,7 +60,7 @@ export function isPerRunQueue(taskQueue: string): boolean {
 }
 
 /** `LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S`, or the default. */
-export function localActivityMax(env: NodeJS.ProcessEnv = process.env): number {
+function localActivityMax(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.LL_LOCAL_ACTIVITY_MAX_TIMEOUT_S;
   const n = raw === undefined ? DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S : Number(raw);
   return Number.isFinite(n) && n >= 0 ? n : DEFAULT_LOCAL_ACTIVITY_MAX_TIMEOUT_S;

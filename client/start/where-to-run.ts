@@ -14,7 +14,7 @@ import type { RunPlacement, RunTuning } from '../../workflows/run-options.js';
 import { CliError } from '../errors.js';
 import type { RunPlace } from './run-place.js';
 
-export { checkPoolName, runPlaceOf, type RunPlace } from './run-place.js';
+export { checkPoolName, type RunPlace } from './run-place.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, checkoutWorkerForStart } from '../hosting/checkout-worker.js';
 

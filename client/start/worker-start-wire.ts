@@ -10,7 +10,7 @@
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
 
-export { MAX_SOCKET_PATH_BYTES, socketPathUsable, startSocketDir, startSocketPath } from '../../host/worker-socket.js';
+export { socketPathUsable, startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 
 /** `ll-loop run`'s request: a loop already loaded and validated by the command. */
 export interface WorkerStartRequest {
@@ -79,7 +79,7 @@ export interface WorkerArgvStartRequest {
  * (client/hosting/start-queue-runner.ts); the workflow exists a moment later. All the bin needs
  * to print the command's output and exit without loading the CLI (early-start.ts).
  */
-export interface WorkerQueuedReply {
+interface WorkerQueuedReply {
   kind: 'queued';
   instance_id: string;
   task_queue: string;

@@ -50,7 +50,7 @@ function reason(err: unknown): string {
 }
 
 /** The credentials do not allow the call (or the service offers it elsewhere, as Cloud does). */
-export function isRefusal(err: unknown): boolean {
+function isRefusal(err: unknown): boolean {
   const code = (err as CodedError)?.code;
   return code === GRPC.permissionDenied || code === GRPC.unauthenticated || code === GRPC.unimplemented;
 }
@@ -66,7 +66,7 @@ const PROBE_QUERY = Object.keys(SEARCH_ATTRIBUTES)
   .join(' AND ');
 
 /** undefined when the frontend serves the namespace and ll-loop's attributes, else its refusal. */
-export async function probeServed(connection: Connection, namespace: string): Promise<string | undefined> {
+async function probeServed(connection: Connection, namespace: string): Promise<string | undefined> {
   try {
     await connection.workflowService.countWorkflowExecutions({ namespace, query: PROBE_QUERY });
     return undefined;

@@ -26,7 +26,7 @@ export interface TemporalTlsSpec {
 }
 
 /** An external server, from `TEMPORAL_ADDRESS` and friends. */
-export interface ExternalTemporalTarget {
+interface ExternalTemporalTarget {
   mode: 'external';
   address: string;
   namespace: string;
@@ -36,7 +36,7 @@ export interface ExternalTemporalTarget {
 }
 
 /** The embedded dev server ll-loop manages itself. */
-export interface EmbeddedTemporalTarget {
+interface EmbeddedTemporalTarget {
   mode: 'embedded';
 }
 
@@ -54,7 +54,7 @@ export interface TemporalEndpoint {
 }
 
 /** The Temporal connection settings in the environment are inconsistent. */
-export class TemporalConfigError extends Error {
+class TemporalConfigError extends Error {
   override readonly name = 'TemporalConfigError';
 }
 
@@ -77,7 +77,7 @@ export class TemporalUnavailableError extends Error {
 }
 
 /** The TLS handshake with the server fails: the server's certificate, or ours, is refused. */
-export class TemporalTlsError extends Error {
+class TemporalTlsError extends Error {
   override readonly name = 'TemporalTlsError';
   constructor(
     message: string,
@@ -225,7 +225,7 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
  * minute after the server was back (measured: 62–68 s after a 100 s outage); an attempt is one
  * TCP connect, cheap for a local server and a cluster alike.
  */
-export const RECONNECT_BACKOFF_MAX_MS = 2_000;
+const RECONNECT_BACKOFF_MAX_MS = 2_000;
 
 /**
  * Open a client connection (verified with GetSystemInfo) and a Client bound

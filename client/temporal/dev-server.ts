@@ -15,12 +15,12 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 import type { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES, ensureSearchAttributes, searchAttributeFlags } from './search-attributes.js';
+import { ensureSearchAttributes, searchAttributeFlags } from './search-attributes.js';
 import { findTemporalCli } from './temporal-cli.js';
 import { devServerTuningFlags, persistenceFlags } from './dev-server-flags.js';
 
 export { devServerTuningFlags, persistenceFlags };
-import { pidAlive, sleep, withDirLock } from './dir-lock.js';
+import { sleep, withDirLock } from './dir-lock.js';
 import { readServerHome, recordServerHome, type ServerHome } from './server-home.js';
 import { sdkAdmin, type NamespaceAdmin } from './namespace-admin.js';
 import { wireAdmin } from './namespace-wire.js';
@@ -29,11 +29,8 @@ import { probeTemporal, tcpOpen } from './grpc-probe.js';
 import { killGroup, stopDevServer } from './stop-dev-server.js';
 
 export { probeTemporal, stopDevServer, tcpOpen };
-export type { TemporalProbe } from './grpc-probe.js';
 
 export { diedWithoutStop } from './server-pid.js';
-
-export { SEARCH_ATTRIBUTES, ensureSearchAttributes };
 
 /** Options for {@link ensureDevServer}. */
 export interface DevServerOptions {

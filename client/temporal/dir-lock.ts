@@ -17,7 +17,7 @@ export interface DirLockOptions {
 }
 
 /** Waiting for an inter-process lock took longer than the holder could legitimately need. */
-export class LockTimeoutError extends Error {
+class LockTimeoutError extends Error {
   override readonly name = 'LockTimeoutError';
   constructor(
     readonly lockDir: string,

@@ -11,7 +11,7 @@ import { foreignServerNote, type ServerHome } from './server-home.js';
  * Where a project remembers the foreign server it was told about: in `.loops/.temporal/`, a
  * runtime directory ll-loop ignores for git (loader/runtime-dir.ts), never beside the loop files.
  */
-export function serverNoteFile(cwd: string): string {
+function serverNoteFile(cwd: string): string {
   return join(cwd, '.loops', '.temporal', 'server-note.json');
 }
 

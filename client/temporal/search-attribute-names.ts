@@ -16,6 +16,3 @@ export const SEARCH_ATTRIBUTES = {
   /** The checkout the run was started in (host/checkout.ts checkoutKey): names resolve per checkout. */
   LoopCheckout: 'Keyword',
 } as const satisfies Record<string, SearchAttributeKind>;
-
-/** Name of one of ll-loop's custom search attributes. */
-export type LoopSearchAttributeName = keyof typeof SEARCH_ATTRIBUTES;

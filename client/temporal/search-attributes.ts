@@ -10,9 +10,9 @@
 import type { Connection } from '@temporalio/client';
 import { GRPC } from '../grpc-status.js';
 import { sdkAdmin, type IndexedValueTypeNumber, type NamespaceAdmin } from './namespace-admin.js';
-import { SEARCH_ATTRIBUTES, type LoopSearchAttributeName, type SearchAttributeKind } from './search-attribute-names.js';
+import { SEARCH_ATTRIBUTES, type SearchAttributeKind } from './search-attribute-names.js';
 
-export { SEARCH_ATTRIBUTES, type LoopSearchAttributeName, type SearchAttributeKind };
+export { SEARCH_ATTRIBUTES, type SearchAttributeKind };
 
 /**
  * CLI type name → the server's `temporal.api.enums.v1.IndexedValueType` number, written out so

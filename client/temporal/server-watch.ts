@@ -15,7 +15,7 @@ import { diedWithoutStop, ensureDevServer, tcpOpen } from './dev-server.js';
 import { embeddedServerOptions } from './embedded.js';
 
 /** Where the embedded server this watch may restart lives (as for {@link ensureDevServer}). */
-export interface RestartableServer {
+interface RestartableServer {
   dataDir: string;
   port: number;
   uiPort: number;

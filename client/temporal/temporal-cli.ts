@@ -24,7 +24,7 @@ import { withDirLock } from './dir-lock.js';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 
 /** Where a Temporal CLI binary was found. */
-export type TemporalCliSource = 'LL_TEMPORAL_CLI' | 'TEMPORAL_CLI_PATH' | 'PATH' | 'cache' | 'pip' | 'download';
+type TemporalCliSource = 'LL_TEMPORAL_CLI' | 'TEMPORAL_CLI_PATH' | 'PATH' | 'cache' | 'pip' | 'download';
 
 /** One step of the search and its outcome (for logs and error messages). */
 export interface TemporalCliAttempt {
@@ -151,7 +151,7 @@ export async function findTemporalCli(opts: FindTemporalCliOptions = {}): Promis
  * The directory holding cached CLI installs: `$LL_CACHE_DIR/temporal-cli`, or
  * `<ll-loop package root>/.cache/temporal-cli` (git-ignored).
  */
-export function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.LL_CACHE_DIR || join(packageRoot() ?? join(homedir(), '.cache', 'll-loop'), '.cache');
   return join(base, 'temporal-cli');
 }
@@ -159,7 +159,7 @@ export function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): strin
 let cachedRoot: string | null | undefined;
 
 /** Directory of ll-loop's own package.json, found by walking up from this file. */
-export function packageRoot(): string | null {
+function packageRoot(): string | null {
   if (cachedRoot !== undefined) return cachedRoot;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {

@@ -21,7 +21,7 @@ export interface FragmentDef<O> {
 export type FragmentTable<O> = Map<string, FragmentDef<O>>;
 
 /** A diagnostic and the layer (index into the composed layers) whose document it belongs to. */
-export interface Finding {
+interface Finding {
   diagnostic: Diagnostic;
   layer: number;
 }

@@ -7,7 +7,7 @@ import { evalError } from './error-result.js';
 import type { EvalInput } from './eval-input.js';
 
 /** Why the action's output cannot be judged, or undefined when it can. */
-export function abnormalExitReason(input: Pick<EvalInput, 'exitCode' | 'abnormal'>): string | undefined {
+function abnormalExitReason(input: Pick<EvalInput, 'exitCode' | 'abnormal'>): string | undefined {
   const { exitCode, abnormal } = input;
   if (exitCode === 124) return 'the action timed out (exit 124)';
   if (exitCode === 126) return 'the action command is not executable (exit 126)';

@@ -20,32 +20,10 @@ export type { EvalInput, Evaluator } from './eval-input.js';
 export {
   PURE_EVALUATOR_TYPES,
   isPureEvaluator,
-  type ConvergenceConfig,
-  type ExitCodeConfig,
-  type HarborScorerConfig,
-  type McpResultConfig,
-  type OutputContainsConfig,
-  type OutputJsonConfig,
-  type OutputNumericConfig,
   type PureEvaluatorConfig,
   type PureEvaluatorType,
 } from './pure-config.js';
-export { abnormalExitReason } from './abnormal-exit.js';
-export {
-  formatJsonPath,
-  parseJsonPath,
-  resolveJsonPath,
-  type JsonPathLookup,
-  type JsonPathParse,
-  type JsonPathSegment,
-} from './json-path.js';
-export { evaluateConvergence } from './convergence.js';
-export { evaluateExitCode } from './exit-code.js';
-export { evaluateHarborScorer } from './harbor-scorer.js';
-export { evaluateMcpResult, MCP_EXIT } from './mcp-result.js';
-export { evaluateOutputContains } from './output-contains.js';
-export { evaluateOutputJson } from './output-json.js';
-export { evaluateOutputNumeric } from './output-numeric.js';
+export { parseJsonPath } from './json-path.js';
 
 /** The registry: one pure evaluator per type, each taking the config of its own type. */
 export const pureEvaluators: {

@@ -122,7 +122,7 @@ export function resolveJsonPath(root: unknown, segments: readonly JsonPathSegmen
 }
 
 /** The canonical text of a path, e.g. `.a[0]["b c"]`; `.` for the whole document. */
-export function formatJsonPath(segments: readonly JsonPathSegment[]): string {
+function formatJsonPath(segments: readonly JsonPathSegment[]): string {
   if (segments.length === 0) return '.';
   return segments
     .map((segment) => {

@@ -17,7 +17,7 @@ export function evaluateOutputContains(config: OutputContainsConfig, input: Eval
 }
 
 /** True when `text` matches `pattern` as a regex, or contains it literally if it is not a valid regex. */
-export function containsPattern(text: string, pattern: string): boolean {
+function containsPattern(text: string, pattern: string): boolean {
   let regex: RegExp;
   try {
     regex = new RegExp(pattern);

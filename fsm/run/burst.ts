@@ -16,7 +16,7 @@ import type { LoopDefinition } from '../schema.js';
 import type { ActionResult } from '../types.js';
 
 /** Quick actions: shell actions whose timeout is at most `localMaxS` seconds (run as local activities). */
-export function isQuickAction(input: Pick<ActionRequest, 'kind' | 'timeout_s'>, localMaxS: number): boolean {
+function isQuickAction(input: Pick<ActionRequest, 'kind' | 'timeout_s'>, localMaxS: number): boolean {
   return input.kind === 'shell' && input.timeout_s <= localMaxS;
 }
 

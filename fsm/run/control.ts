@@ -98,11 +98,6 @@ export function control(
   return { snapshot: next, events: d.events };
 }
 
-/** Whether a running snapshot waits for a person (pause asked for, or holding). */
-export function isPaused(snapshot: Snapshot): boolean {
-  return snapshot.status === 'running' && (snapshot.pause !== undefined || snapshot.phase === 'paused');
-}
-
 /**
  * The run is about to enter `d.goto`: a pending steer replaces it (with its context values set),
  * then a pause holds the run there. True when the run holds (the transition's effect is decided).

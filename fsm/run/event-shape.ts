@@ -17,7 +17,7 @@ type Kind<V> = [V] extends [string]
 type Spec<F> = { [K in keyof F]-?: object extends Pick<F, K> ? `${Kind<Exclude<F[K], undefined>>}?` : Kind<F[K]> };
 /** Each event's fields and their JSON kinds (`?`: may be absent), checked against the union by the compiler. */
 type EventSpecs = { [E in EventName]: Spec<EventFields<E>> };
-export type FieldKind = 'string' | 'number' | 'boolean' | 'string[]' | 'object';
+type FieldKind = 'string' | 'number' | 'boolean' | 'string[]' | 'object';
 
 /**
  * The runtime list of the union: every event, every field, its kind and whether it may be absent.

@@ -10,9 +10,9 @@ import type { RateLimitFact, Spend, TerminatedBy } from '../types.js';
 
 type Fact<E extends string, F> = { event: E } & F;
 
-export type LoopStartEvent = Fact<'loop_start', { loop: string; initial: string; max_iterations: number }>;
-export type LoopResumeEvent = Fact<'loop_resume', { loop: string; from_run: string; state: string; iteration: number }>;
-export type LoopUpgradedEvent = Fact<
+type LoopStartEvent = Fact<'loop_start', { loop: string; initial: string; max_iterations: number }>;
+type LoopResumeEvent = Fact<'loop_resume', { loop: string; from_run: string; state: string; iteration: number }>;
+type LoopUpgradedEvent = Fact<
   'loop_upgraded',
   {
     loop: string;
@@ -24,13 +24,13 @@ export type LoopUpgradedEvent = Fact<
     reason: string;
   }
 >;
-export type StateEnterEvent = Fact<'state_enter', { state: string; iteration: number }>;
-export type ActionStartEvent = Fact<
+type StateEnterEvent = Fact<'state_enter', { state: string; iteration: number }>;
+type ActionStartEvent = Fact<
   'action_start',
   { state: string; action: string; action_type: 'shell' | 'prompt' | 'mcp'; attempt?: number }
 >;
-export type SubloopStartEvent = Fact<'subloop_start', { state: string; loop: string; passthrough: boolean }>;
-export type ActionCompleteEvent = Fact<
+type SubloopStartEvent = Fact<'subloop_start', { state: string; loop: string; passthrough: boolean }>;
+type ActionCompleteEvent = Fact<
   'action_complete',
   {
     state: string;
@@ -44,15 +44,15 @@ export type ActionCompleteEvent = Fact<
 >;
 /** Why the attempt failed: its exit code, its verdict (with `retry.on`), or why it could not run. */
 export type RetryCause = { exit_code?: number; verdict?: string; error?: string };
-export type ActionRetryEvent = Fact<
+type ActionRetryEvent = Fact<
   'action_retry',
   { state: string; attempt: number; attempts: number; delay_ms: number } & RetryCause
 >;
-export type ActionErrorEvent = Fact<'action_error', { state: string; error: string }>;
-export type OutputReaskEvent = Fact<'output_reask', { state: string; ask: number; asks: number; errors: string[] }>;
-export type LlmReaskEvent = Fact<'llm_reask', { state: string; ask: number; asks: number; errors: string[] }>;
+type ActionErrorEvent = Fact<'action_error', { state: string; error: string }>;
+type OutputReaskEvent = Fact<'output_reask', { state: string; ask: number; asks: number; errors: string[] }>;
+type LlmReaskEvent = Fact<'llm_reask', { state: string; ask: number; asks: number; errors: string[] }>;
 /** An evaluator's verdict, or (type `error`, with `error` and no `details`) the error verdict after `action_error`. */
-export type EvaluateEvent = Fact<
+type EvaluateEvent = Fact<
   'evaluate',
   {
     state: string;
@@ -63,7 +63,7 @@ export type EvaluateEvent = Fact<
     error?: string;
   }
 >;
-export type RateLimitedEvent = Fact<
+type RateLimitedEvent = Fact<
   'rate_limited',
   {
     state: string;
@@ -75,11 +75,8 @@ export type RateLimitedEvent = Fact<
     pause: number;
   }
 >;
-export type RateLimitResumeEvent = Fact<
-  'rate_limit_resume',
-  { state: string; source: 'action' | 'llm'; pause: number }
->;
-export type HandoffEvent = Fact<
+type RateLimitResumeEvent = Fact<'rate_limit_resume', { state: string; source: 'action' | 'llm'; pause: number }>;
+type HandoffEvent = Fact<
   'handoff',
   {
     state: string;
@@ -89,20 +86,20 @@ export type HandoffEvent = Fact<
     continuation?: number;
   }
 >;
-export type HandoffResumedEvent = Fact<'handoff_resumed', { state: string; waited_ms: number }>;
-export type HumanWaitEvent = Fact<
+type HandoffResumedEvent = Fact<'handoff_resumed', { state: string; waited_ms: number }>;
+type HumanWaitEvent = Fact<
   'human_wait',
   { state: string; prompt: string; ask: string; options?: string[]; deadline?: string }
 >;
-export type HumanAnswerEvent = Fact<'human_answer', { state: string; verdict: string; by: string; latency_ms: number }>;
-export type HumanTimeoutEvent = Fact<'human_timeout', { state: string; waited_ms: number }>;
-export type FatalErrorEvent = Fact<'fatal_error', { state: string; message: string }>;
-export type LoopStopEvent = Fact<'loop_stop', { state: string; message: string }>;
-export type BudgetSpentEvent = Fact<
+type HumanAnswerEvent = Fact<'human_answer', { state: string; verdict: string; by: string; latency_ms: number }>;
+type HumanTimeoutEvent = Fact<'human_timeout', { state: string; waited_ms: number }>;
+type FatalErrorEvent = Fact<'fatal_error', { state: string; message: string }>;
+type LoopStopEvent = Fact<'loop_stop', { state: string; message: string }>;
+type BudgetSpentEvent = Fact<
   'budget_spent',
   { state: string; scope: 'loop' | 'state'; limit: BudgetLimit; spent: number; max: number; needed?: number }
 >;
-export type SubloopCompleteEvent = Fact<
+type SubloopCompleteEvent = Fact<
   'subloop_complete',
   {
     state: string;
@@ -114,9 +111,9 @@ export type SubloopCompleteEvent = Fact<
     error?: string;
   }
 >;
-export type RouteEvent = Fact<'route', { from: string; to: string; verdict?: string }>;
-export type MaintainRestartEvent = Fact<'maintain_restart', { state: string; cycle: number; to: string }>;
-export type LoopCompleteEvent = Fact<
+type RouteEvent = Fact<'route', { from: string; to: string; verdict?: string }>;
+type MaintainRestartEvent = Fact<'maintain_restart', { state: string; cycle: number; to: string }>;
+type LoopCompleteEvent = Fact<
   'loop_complete',
   {
     final_state: string;
@@ -131,35 +128,35 @@ export type LoopCompleteEvent = Fact<
   }
 >;
 /** `ll-loop pause`: the run holds before its next transition (fsm/run/control.ts). */
-export type PausedEvent = Fact<'paused', { state: string; by: string }>;
-export type UnpausedEvent = Fact<'unpaused', { state: string; by: string; paused_ms: number }>;
+type PausedEvent = Fact<'paused', { state: string; by: string }>;
+type UnpausedEvent = Fact<'unpaused', { state: string; by: string; paused_ms: number }>;
 /** `ll-loop steer`: the run went to `to` instead of `replaced` (the route it had decided). */
-export type SteeredEvent = Fact<
+type SteeredEvent = Fact<
   'steered',
   { from: string; to: string; replaced: string; by: string; note?: string; context?: string[] }
 >;
 /** `ll-loop rerun`: the first event of a run started from an earlier run's snapshot (`<run>@<seq>`). */
-export type LoopForkEvent = Fact<
+type LoopForkEvent = Fact<
   'loop_fork',
   { loop: string; forked_from: string; state: string; iteration: number; context?: string[] }
 >;
 /** A parallel state starts its items (fsm/run/parallel.ts); `loop` absent for branches. */
-export type FanoutStartEvent = Fact<
+type FanoutStartEvent = Fact<
   'fanout_start',
   { state: string; count: number; max_workers: number; fail_mode: string; loop?: string }
 >;
 /** One item of a parallel state ended (or was skipped by fail_fast); `run_id` is its child run. */
-export type ItemDoneEvent = Fact<
+type ItemDoneEvent = Fact<
   'item_done',
   { state: string; index: number; outcome: string; run_id?: string; error?: string }
 >;
 /** A parallel state's items are joined: how many, how many succeeded, the verdict it routes on. */
-export type FanoutJoinEvent = Fact<
+type FanoutJoinEvent = Fact<
   'fanout_join',
   { state: string; count: number; succeeded: number; failed: number; verdict: string }
 >;
 /** Where a portable run's checkout moved (fsm/run/notes.ts); the first claim has no `from_host`. */
-export type HostChangeEvent = Fact<
+type HostChangeEvent = Fact<
   'host_change',
   { state: string; from_host?: string; to_host: string; dir: string; reason: string }
 >;
@@ -212,7 +209,7 @@ export type RunStreamEvent = LoopEvent & { seq: number; ts: string };
  * An event this release does not know, or a known name without the fields it has now: a line
  * of an earlier release's `.events.jsonl`. Readers show it as it is (its name and fields).
  */
-export interface UnknownEvent {
+interface UnknownEvent {
   event: string;
   seq: number;
   ts: string;
@@ -220,7 +217,7 @@ export interface UnknownEvent {
 }
 
 /** Where a sub-loop's event comes from, when it is delivered to an ancestor run's listeners. */
-export interface SubloopOrigin {
+interface SubloopOrigin {
   /** 1 for a child of the listened run, 2 for a grandchild, … */
   depth: number;
   workflow_id: string;
@@ -239,7 +236,7 @@ export interface ActionOutput {
 }
 
 /** What delivery adds to an event for its listeners (never in the core's stream or the files). */
-export type Delivery = {
+type Delivery = {
   subloop?: SubloopOrigin;
   /** Only on `action_complete`, when the follower was asked for what the action printed. */
   action_output?: ActionOutput;

@@ -20,15 +20,15 @@ import type { LoopDefinition } from '../schema.js';
 import type { StdoutSignal } from '../stdout-signals.js';
 import type { ActionResult } from '../types.js';
 
-export type HandoffMode = 'pause' | 'spawn' | 'terminate';
+type HandoffMode = 'pause' | 'spawn' | 'terminate';
 
 /** The loop's `on_handoff`, defaulted. */
-export function handoffMode(def: LoopDefinition): HandoffMode {
+function handoffMode(def: LoopDefinition): HandoffMode {
   return def.on_handoff ?? 'pause';
 }
 
 /** `config.automation.max_continuations` (or its alias `config.continuation.max_continuations`); undefined: no cap. */
-export function maxContinuations(def: LoopDefinition): number | undefined {
+function maxContinuations(def: LoopDefinition): number | undefined {
   return def.config?.automation?.max_continuations ?? def.config?.continuation?.max_continuations;
 }
 

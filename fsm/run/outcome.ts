@@ -12,7 +12,7 @@
 import type { ExecutionResult } from '../types.js';
 
 /** Every value of the `LoopStatus` search attribute (runs of 0.3.0 and older wrote `running`/`done`). */
-export const LOOP_OUTCOMES = [
+const LOOP_OUTCOMES = [
   'running',
   'succeeded',
   'failed',
@@ -29,7 +29,7 @@ export type LoopOutcome = (typeof LOOP_OUTCOMES)[number];
 export const FAILED_OUTCOMES: readonly LoopOutcome[] = ['failed', 'limit', 'timed_out', 'error', 'budget'];
 
 /** True when the run ended in a terminal state not marked `failure: true`. */
-export function succeeded(result: ExecutionResult): boolean {
+function succeeded(result: ExecutionResult): boolean {
   return result.terminated_by === 'terminal' && !result.failure;
 }
 
@@ -96,7 +96,7 @@ export function isLoopFailedMessage(message: string): boolean {
 }
 
 /** One line saying how a run that did not succeed ended. */
-export function whyItFailed(result: ExecutionResult): string {
+function whyItFailed(result: ExecutionResult): string {
   if (result.error) return result.error;
   if (result.terminated_by === 'terminal') return `ended in failure state "${result.final_state}"`;
   if (result.terminated_by === 'max_iterations')

@@ -14,7 +14,7 @@ import { unavailableText, failureText } from './facts.js';
 import { carriesData, subloopVerdict } from './subloop.js';
 
 /** Items that cannot be read (not a list, not JSON): the state's `error` verdict says why. */
-export class ItemsError extends Error {
+class ItemsError extends Error {
   override readonly name = 'ItemsError';
 }
 

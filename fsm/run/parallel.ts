@@ -33,7 +33,7 @@ export function onParallelEvent(
 }
 
 /** The join's verdict: every item succeeded (or none to run), some did, none did. */
-export function joinVerdict(succeeded: number, count: number): 'yes' | 'partial' | 'no' {
+function joinVerdict(succeeded: number, count: number): 'yes' | 'partial' | 'no' {
   if (succeeded === count) return 'yes';
   return succeeded > 0 ? 'partial' : 'no';
 }

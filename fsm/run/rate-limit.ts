@@ -27,7 +27,7 @@ const MIN_PAUSE_MS = 1000;
 
 export type RateLimitSettings = { [K in keyof typeof RATE_LIMIT_DEFAULTS]: number };
 
-export function rateLimitSettings(def: LoopDefinition): RateLimitSettings {
+function rateLimitSettings(def: LoopDefinition): RateLimitSettings {
   return { ...RATE_LIMIT_DEFAULTS, ...def.llm.rate_limit };
 }
 

@@ -15,7 +15,7 @@
 import { claimsOverlap } from '../scopes.js';
 
 /** A run asking for scopes. `wait`: queue behind conflicts (`--queue`) rather than be denied. */
-export interface ScopeClaim {
+interface ScopeClaim {
   /** The run's workflow id (continue-as-new keeps it, so a continued run keeps its lock). */
   run: string;
   scopes: string[];
@@ -23,7 +23,7 @@ export interface ScopeClaim {
   requestedAtMs: number;
 }
 
-export interface ScopeHolder extends ScopeClaim {
+interface ScopeHolder extends ScopeClaim {
   grantedAtMs: number;
 }
 

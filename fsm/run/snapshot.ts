@@ -26,7 +26,7 @@ import type { HumanReply } from '../human.js';
 import type { HumanAsk } from '../schema.js';
 
 /** What a running loop waits for. */
-export type WaitPhase =
+type WaitPhase =
   | 'action'
   | 'llm'
   | 'git_diff'
@@ -43,7 +43,7 @@ export type WaitPhase =
  * Phases that hold the action result while its evaluation is being made on the worker (or, rate
  * limited, waits to be made again; an action paused by a rate limit holds none).
  */
-export type EvaluatingPhase = 'llm' | 'git_diff' | 'rate_limited';
+type EvaluatingPhase = 'llm' | 'git_diff' | 'rate_limited';
 /** Every phase a status line can show. */
 export type Phase = WaitPhase | 'done';
 
@@ -123,13 +123,13 @@ export interface RunData {
 }
 
 /** Who paused the run (user@host), and since when. */
-export interface PauseRequest {
+interface PauseRequest {
   by: string;
   since_ms: number;
 }
 
 /** Where a steer sends the run, with the context values it sets, who asked and why. */
-export interface SteerRequest {
+interface SteerRequest {
   to: string;
   by: string;
   at_ms: number;
@@ -138,7 +138,7 @@ export interface SteerRequest {
 }
 
 /** A run waiting on a handoff: which state handed off, with what, since when. */
-export interface HandoffPause {
+interface HandoffPause {
   state: string;
   payload: string;
   since_ms: number;
@@ -154,7 +154,7 @@ export interface HumanEnded {
 }
 
 /** A run waiting for a person: the question as asked, since when, until when. */
-export interface HumanWait {
+interface HumanWait {
   state: string;
   prompt: string;
   ask: HumanAsk;
@@ -214,7 +214,7 @@ export interface Upgrade {
   fromBuild?: string;
 }
 
-export type { LlmUsage, RateLimitFact } from '../types.js';
+export type { LlmUsage } from '../types.js';
 
 /**
  * What the LLM activity returns: the answer as read, why there is none (`details`: facts for the
@@ -308,7 +308,7 @@ export type SubloopUnavailable =
 export type CoreEvent = StartEvent | RunEvent;
 
 export type ActionRequest = Omit<RunActionInput, 'instanceId' | 'cwd'>;
-export type LlmRequest = Omit<EvaluateLlmInput, 'instanceId' | 'cwd'>;
+type LlmRequest = Omit<EvaluateLlmInput, 'instanceId' | 'cwd'>;
 /** A diff_stall state asks the worker for `git diff --stat -- <scope>` in the run's directory. */
 export interface DiffStatRequest {
   state: string;

@@ -4,7 +4,7 @@ import { effectiveEvaluator } from '../evaluate-state.js';
 import { declaredTargets } from '../routing.js';
 import type { LoopDefinition } from '../schema.js';
 
-export interface PlannedState {
+interface PlannedState {
   name: string;
   terminal: boolean;
   failure: boolean;

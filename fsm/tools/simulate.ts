@@ -26,7 +26,7 @@ export const SCENARIOS = ['all-pass', 'all-fail', 'first-fail', 'alternating'] a
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** Whether the `n`-th evaluation (0-based) of the run passes under `scenario`. */
-export function scenarioPasses(scenario: Scenario, n: number): boolean {
+function scenarioPasses(scenario: Scenario, n: number): boolean {
   switch (scenario) {
     case 'all-pass':
       return true;
@@ -40,7 +40,7 @@ export function scenarioPasses(scenario: Scenario, n: number): boolean {
 }
 
 /** One state execution of the trace. */
-export interface SimulatedStep {
+interface SimulatedStep {
   step: number;
   iteration: number;
   state: string;

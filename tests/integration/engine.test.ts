@@ -2,7 +2,7 @@
  * The loop workflow's promises, on the real dev server with real processes: injection safety,
  * secrets out of history, timeouts at each level, cancellation, huge and odd output, run files.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import proto from '@temporalio/proto';
 import { afterAll, describe, expect, it } from 'vitest';

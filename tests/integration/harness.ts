@@ -146,7 +146,7 @@ export async function runLoop(def: LoopDefinition, opts: RunLoopOptions): Promis
     ...(opts.continueFrom ? { continueFrom: opts.continueFrom } : {}),
   };
   const { snapshot, ...result } = await worker.runUntil(async () => {
-    const handle = await client.workflow.start(LOOP_WORKFLOW_TYPE, {
+    await client.workflow.start(LOOP_WORKFLOW_TYPE, {
       workflowId,
       taskQueue,
       args: [input],

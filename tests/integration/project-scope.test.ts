@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { historyCommand } from '../../client/commands/history.js';
 import { controlCommand } from '../../client/control/run-control.js';
 import { answerRun } from '../../client/human/answer-run.js';

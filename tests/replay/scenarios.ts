@@ -13,7 +13,7 @@ import { waitFor } from '../support/processes.js';
 import { pauseUpdate, steerUpdate } from '../../workflows/control-definitions.js';
 import { answerHumanUpdate, resumeHandoffUpdate, statusQuery } from '../../workflows/definitions.js';
 
-export interface ScenarioProject {
+interface ScenarioProject {
   cwd: string;
   toolsDir: string;
 }

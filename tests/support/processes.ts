@@ -64,7 +64,7 @@ export function killIfAlive(pid: number | undefined, signal: NodeJS.Signals = 'S
   }
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Check every `intervalMs` until `check` holds; throws "timed out waiting for <what>" after `timeoutMs`. */
 export async function waitFor(

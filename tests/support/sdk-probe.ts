@@ -84,7 +84,7 @@ export interface SdkLoaded {
 }
 
 /** The probe, written to `<dir>/probe.mjs`: give it to a command with `NODE_OPTIONS=--import=<it>`. */
-export function writeSdkProbe(dir: string): { probe: string; read: (out: string) => SdkLoaded } {
+function writeSdkProbe(dir: string): { probe: string; read: (out: string) => SdkLoaded } {
   const probe = join(dir, 'probe.mjs');
   writeFileSync(probe, PROBE);
   return {

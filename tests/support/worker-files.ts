@@ -12,7 +12,7 @@ export function workerLog(dir: string): string {
 }
 
 /** The checkout worker's record, or undefined while there is none (or it is being rewritten). */
-export function workerRecord(dir: string): { pid: number; code_id: string } | undefined {
+function workerRecord(dir: string): { pid: number; code_id: string } | undefined {
   try {
     return JSON.parse(readFileSync(join(dir, '.loops', '.worker', 'worker.json'), 'utf8')) as {
       pid: number;

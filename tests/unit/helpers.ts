@@ -45,8 +45,8 @@ export function loop(states: Record<string, unknown>, extra: Record<string, unkn
   };
 }
 
-export type ScriptedAction = Partial<ActionResult>;
-export type ScriptedVerdict = string | EvalResult;
+type ScriptedAction = Partial<ActionResult>;
+type ScriptedVerdict = string | EvalResult;
 
 export interface Script {
   /** Action results per state, consumed in order; the last one repeats; default exit 0, no output. */
@@ -62,7 +62,7 @@ export interface Script {
 }
 
 /** An effect, or an event in the trace of a run (`emit`). */
-export type Traced = Effect | { type: 'emit'; event: LoopEvent };
+type Traced = Effect | { type: 'emit'; event: LoopEvent };
 
 export interface Run {
   result: ExecutionResult;

@@ -20,7 +20,6 @@ import { runCliInProcess } from '../support/cli.js';
 import { loop } from './helpers.js';
 
 const ROUTE_WARNING = /can answer .* which no route handles/;
-const PREVIOUS_WARNING = /previous|own capture/;
 
 /** The warnings of this feature (not "no description" and the like). */
 function verdictWarnings(diagnostics: readonly Diagnostic[]): Diagnostic[] {

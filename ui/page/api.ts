@@ -6,10 +6,10 @@
 import type { ActionAnswer, ActRequest, RunStatusView } from '../server/wire.js';
 import { retryDelay } from './retry.js';
 
-export const TOKEN = new URLSearchParams(location.search).get('token') ?? '';
+const TOKEN = new URLSearchParams(location.search).get('token') ?? '';
 
 /** A path of the server with the token. */
-export function withToken(path: string): string {
+function withToken(path: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(TOKEN)}`;
 }
 

@@ -132,7 +132,7 @@ function num(e: TimedEvent, key: string): number | undefined {
 }
 
 /** Folds one event into the model. */
-export function applyEvent(model: RunModel, e: TimedEvent): void {
+function applyEvent(model: RunModel, e: TimedEvent): void {
   model.events.push(e);
   if (!e.subloop) model.lastSeq = e.seq;
   const id = e.subloop?.workflow_id ?? '';

@@ -15,7 +15,7 @@ import { listedRows, type ListedRow } from './runs-tree.js';
 const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
 
 /** A row's height in pixels (app.css gives `tr.run` the same). */
-export const RUN_ROW_HEIGHT = 30;
+const RUN_ROW_HEIGHT = 30;
 const MARGIN_ROWS = 15;
 
 function row(listed: ListedRow, now: number, toggle: (id: string) => void): HTMLElement {

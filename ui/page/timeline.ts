@@ -7,14 +7,14 @@ import type { TimedEvent } from '../../fsm/run/events.js';
 import { safeLine } from '../../client/reporters/safe-text.js';
 import { h } from './dom.js';
 
-export const ROW_HEIGHT = 22;
+const ROW_HEIGHT = 22;
 const MARGIN_ROWS = 10;
 const DETAIL_CHARS = 240;
 
 const SKIP = new Set(['event', 'ts', 'seq', 'subloop', 'action_output']);
 
 /** `state=check exit_code=1 …`: the event's fields, shown safely on one line. */
-export function detailOf(e: TimedEvent): string {
+function detailOf(e: TimedEvent): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(e)) {
     if (SKIP.has(k) || v === undefined) continue;

@@ -16,7 +16,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** The header a state-changing request carries its token in. */
-export const TOKEN_HEADER = 'x-ll-token';
+const TOKEN_HEADER = 'x-ll-token';
 
 /** A fresh token: 32 random bytes, URL-safe. */
 export function newToken(): string {
@@ -24,7 +24,7 @@ export function newToken(): string {
 }
 
 /** Whether `given` is `token` (constant time). */
-export function tokenMatches(token: string, given: string | undefined | null): boolean {
+function tokenMatches(token: string, given: string | undefined | null): boolean {
   if (typeof given !== 'string') return false;
   const a = Buffer.from(token);
   const b = Buffer.from(given);
@@ -32,7 +32,7 @@ export function tokenMatches(token: string, given: string | undefined | null): b
 }
 
 /** Whether the request's `Host` is this server on the loopback interface. */
-export function hostAllowed(host: string | undefined, port: number): boolean {
+function hostAllowed(host: string | undefined, port: number): boolean {
   if (host === undefined) return false;
   return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host.toLowerCase());
 }

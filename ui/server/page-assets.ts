@@ -10,7 +10,7 @@ import { PACKAGE_ROOT } from '../../host/paths.js';
 import { plain, SECURITY_HEADERS } from './guard.js';
 
 /** Where the built page is. */
-export const PAGE_DIR = join(PACKAGE_ROOT, 'dist', 'ui', 'page');
+const PAGE_DIR = join(PACKAGE_ROOT, 'dist', 'ui', 'page');
 
 const TYPES: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -18,7 +18,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** `&`, `<`, `>`, `"` and `'` as entities: text safe anywhere in HTML, attributes included. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,

@@ -30,7 +30,7 @@ type Handler = (
   body: string,
 ) => Promise<void> | void;
 
-export interface Route {
+interface Route {
   method: 'GET' | 'POST';
   /** Matched against the URL's path; its groups are the handler's params (URL-decoded). */
   path: RegExp;
@@ -40,7 +40,7 @@ export interface Route {
 const RUN_ID = '([^/]+)';
 
 /** Every route of the server. */
-export const ROUTES: Route[] = [
+const ROUTES: Route[] = [
   { method: 'GET', path: /^\/$/, handler: (_req, res, _p, ctx) => ctx.assets.sendPage(res, ctx.token) },
   { method: 'GET', path: /^\/app\.js$/, handler: (_req, res, _p, ctx) => ctx.assets.sendFile(res, 'app.js') },
   { method: 'GET', path: /^\/app\.css$/, handler: (_req, res, _p, ctx) => ctx.assets.sendFile(res, 'app.css') },

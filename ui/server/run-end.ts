@@ -12,7 +12,7 @@ import type { ExecutionResult } from '../../fsm/types.js';
 import type { RunEndView } from './run-source.js';
 
 /** The end line of a loop result, as `ll-loop status` (and `run`) print it, without colour. */
-export function endLineOf(result: ExecutionResult, id: string): string {
+function endLineOf(result: ExecutionResult, id: string): string {
   let text = '';
   createHumanReporter((t) => (text += t), createStyle(false), 0, 'quiet').onResult(result, { instanceId: id });
   return text.trim();

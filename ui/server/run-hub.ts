@@ -15,7 +15,7 @@ import type { RunEndView, RunFollowSink, RunSource } from './run-source.js';
 import type { RunMessage } from './wire.js';
 
 /** How much of a running action's output a late page is given. */
-export const OUTPUT_KEEP = 256 * 1024;
+const OUTPUT_KEEP = 256 * 1024;
 
 /** Whatever receives a run's messages: an event stream to a page. */
 export interface RunSubscriber {

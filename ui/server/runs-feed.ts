@@ -11,9 +11,9 @@
 import type { RunSource } from './run-source.js';
 import type { RunRow, RunsMessage } from './wire.js';
 
-export const RUNS_POLL_MS = 500;
+const RUNS_POLL_MS = 500;
 /** How often the list is read while no page watches it: a page that comes finds it nearly fresh. */
-export const RUNS_IDLE_MS = 2000;
+const RUNS_IDLE_MS = 2000;
 
 export interface RunsSubscriber {
   send(message: RunsMessage): void;

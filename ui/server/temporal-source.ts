@@ -27,13 +27,13 @@ import { runEndView, stopAnswer } from './run-end.js';
 import type { ActionAnswer, RunRow } from './wire.js';
 
 /** How many runs the list shows at most. */
-export const RUNS_LIMIT = 1000;
+const RUNS_LIMIT = 1000;
 
 /**
  * How long one reading of the list may take. Unbounded, a reading while the server is down took
  * 20 s to fail (the client's retries), so the page said so only some 40 s after the outage began.
  */
-export const LIST_DEADLINE_MS = 8_000;
+const LIST_DEADLINE_MS = 8_000;
 
 /** What the state file says, or undefined when it is not on this machine. */
 function readState(cwd: string, id: string): Partial<RunStateFile> | undefined {

@@ -15,7 +15,7 @@ import { handle } from './routes.js';
 import { RunsFeed } from './runs-feed.js';
 
 /** The address the server binds: this machine only. */
-export const UI_HOST = '127.0.0.1';
+const UI_HOST = '127.0.0.1';
 
 /** The port asked for is in use. */
 export class PortTakenError extends CliError {

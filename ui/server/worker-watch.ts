@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { queueWorkers } from '../../client/hosting/queue-pollers.js';
 
-export const WATCH_MS = 3_000;
+const WATCH_MS = 3_000;
 
 /** Starts watching `taskQueue`; `onChange(true)` when no worker serves it, `(false)` once one does. */
 export function watchWorkers(client: Client, taskQueue: string, onChange: (gone: boolean) => void): () => void {

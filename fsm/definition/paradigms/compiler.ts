@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { Diagnostic } from '../../diagnostics.js';
 import { fieldDiagnostics, shapeKeysAt, type FieldHelp } from './fields.js';
 
-export type FsmDocument = Record<string, unknown>;
+type FsmDocument = Record<string, unknown>;
 
 export interface ParadigmCompiler<Spec> {
   paradigm: string;

@@ -16,7 +16,7 @@ type Path = Diagnostic['path'];
  * required here; a paradigm that derives its name (goal) makes it optional.
  */
 export const settingsSchema = loopDefinition.omit({ initial: true, states: true });
-export const SETTING_KEYS = Object.keys(settingsSchema.shape);
+const SETTING_KEYS = Object.keys(settingsSchema.shape);
 
 /**
  * The loop-level settings a paradigm document wrote, as written (no defaults added: the compiled
@@ -78,7 +78,7 @@ export interface FieldHelp {
 }
 
 /** Help for the loop-level settings (paradigm fields add their own). */
-export const SETTING_HELP: Record<string, FieldHelp> = {
+const SETTING_HELP: Record<string, FieldHelp> = {
   name: { expected: 'a non-empty name', example: 'my-loop' },
   description: { expected: 'text', example: '"what this loop does"' },
   context: { expected: 'a mapping of names to values', example: '{ src: "src/" }' },
@@ -99,7 +99,7 @@ export const SETTING_HELP: Record<string, FieldHelp> = {
 };
 
 /** `constraints[0].check` */
-export function formatPath(path: Path): string {
+function formatPath(path: Path): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('') || 'the document';
 }
 

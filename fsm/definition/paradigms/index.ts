@@ -27,7 +27,7 @@ const COMPILERS: Record<string, ParadigmCompiler<never>> = Object.fromEntries(
 );
 
 /** `fsm` is the native format: nothing to compile. */
-export const PARADIGMS = [...Object.keys(COMPILERS), 'fsm'];
+const PARADIGMS = [...Object.keys(COMPILERS), 'fsm'];
 
 /** A document without `paradigm:` is already an FSM; `paradigm: fsm` is too, once the key is gone. */
 export function compileParadigm(raw: Record<string, unknown>): ParadigmOutput {

@@ -15,7 +15,6 @@
 import { z } from 'zod';
 import { error, type Diagnostic } from '../../diagnostics.js';
 import { textKind } from '../../action.js';
-import type { StateConfig } from '../../schema.js';
 import { TemplateSyntaxError, templateRefs } from '../../template.js';
 import type { ParadigmCompiler } from './compiler.js';
 import { settingsOf, settingsSchema } from './fields.js';
@@ -36,7 +35,7 @@ const schema = settingsSchema.extend({
 type IterativeSpec = z.output<typeof schema>;
 
 /** Ends the here-document that prints the initial input (a line of the input may not equal it). */
-export const INPUT_DELIMITER = 'LL_INPUT_END';
+const INPUT_DELIMITER = 'LL_INPUT_END';
 
 /** The reply the controller must give. `verdict` is what the engine routes on (llm_structured). */
 export const CONTROLLER_SCHEMA: Record<string, unknown> = {
@@ -64,7 +63,7 @@ export const CONTROLLER_SCHEMA: Record<string, unknown> = {
 };
 
 /** The controller's instructions when the loop file gives none. */
-export const DEFAULT_CONTROLLER =
+const DEFAULT_CONTROLLER =
   'Decide whether the task in the current input is done. The validator exiting with 0 means its checks pass.';
 
 /** The controller's question: the author's instructions, then the loop's protocol. */

@@ -20,7 +20,7 @@ export interface PostgresInstance {
 }
 
 /** The directory holding initdb, pg_ctl and postgres: PATH first, then Debian's layout. */
-export function findPostgresBin(): string | undefined {
+function findPostgresBin(): string | undefined {
   const candidates = (process.env.PATH ?? '').split(':').filter(Boolean);
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian))
@@ -29,7 +29,7 @@ export function findPostgresBin(): string | undefined {
 }
 
 /** The binaries, installing Debian's `postgresql` package when missing and we may. */
-export function ensurePostgresBin(log: (m: string) => void): string {
+function ensurePostgresBin(log: (m: string) => void): string {
   const found = findPostgresBin();
   if (found) return found;
   if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {

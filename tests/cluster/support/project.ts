@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { BIN, runCliBinary, type CliResult } from '../../support/cli.js';
 
-export interface Running {
+interface Running {
   child: ChildProcess;
   out: { stdout: string; stderr: string };
   exited: Promise<{ code: number | null; stdout: string; stderr: string }>;

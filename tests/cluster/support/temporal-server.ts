@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Connection, type TLSConfig } from '@temporalio/client';
 
 /** The server version the cluster tier runs (docs/temporal.md, "Tested server versions"). */
-export const TEMPORAL_SERVER_VERSION = process.env.LL_CLUSTER_TEMPORAL_VERSION ?? '1.30.1';
+const TEMPORAL_SERVER_VERSION = process.env.LL_CLUSTER_TEMPORAL_VERSION ?? '1.30.1';
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
 
@@ -84,7 +84,7 @@ export interface ServerPorts {
 }
 
 /** A development config for PostgreSQL 12+ (the server's config/development-postgres12.yaml, trimmed). */
-export function serverConfig(
+function serverConfig(
   ports: ServerPorts,
   pgPort: number,
   dynamicConfig: string,

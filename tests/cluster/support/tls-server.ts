@@ -11,7 +11,7 @@ import { freePort, pidAlive, waitFor } from '../../support/processes.js';
 import type { ClusterState } from './cluster.js';
 import { setupSchemas, spawnServer, waitForServer, writeServerConfig, type ServerPorts } from './temporal-server.js';
 
-export interface TlsFiles {
+interface TlsFiles {
   ca: string;
   serverCert: string;
   serverKey: string;
@@ -82,7 +82,7 @@ function authority(dir: string, name: string): [string, string] {
 }
 
 /** The certificates, in `dir`. */
-export function makeCertificates(dir: string): TlsFiles {
+function makeCertificates(dir: string): TlsFiles {
   mkdirSync(dir, { recursive: true });
   const ca = authority(dir, 'll-loop-test-ca');
   const stranger = authority(dir, 'another-ca');
