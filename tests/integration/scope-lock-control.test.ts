@@ -104,7 +104,8 @@ describe('scope locks and run control', () => {
       30_000,
     );
     release(cwd, 'whole');
-    expect((await holding).code).toBe(EXIT.ok);
+    const held = await holding;
+    expect(held.code, `${held.stdout}${held.stderr}`).toBe(EXIT.ok);
     const rerun = await queued;
     expect(rerun.code, rerun.stderr).toBe(EXIT.ok);
     expect((JSON.parse(rerun.stdout) as { instance_id: string }).instance_id).toBe(`${id}-f1`);
