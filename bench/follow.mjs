@@ -104,9 +104,18 @@ async function workerCpuOver(work) {
 }
 
 async function waitClosed(client, workflowId) {
+  // A `--background` start the checkout's worker queued is made a moment after the command
+  // answered: until then the server has no such workflow (bounded: a start never made fails here).
+  const madeBy = Date.now() + 60_000;
   for (;;) {
-    const d = await client.workflow.getHandle(workflowId).describe();
-    if (d.status.name !== 'RUNNING') return;
+    const d = await client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch((err) => {
+        if (err?.name !== 'WorkflowNotFoundError' || Date.now() > madeBy) throw err;
+        return undefined;
+      });
+    if (d !== undefined && d.status.name !== 'RUNNING') return;
     await sleep(50);
   }
 }
