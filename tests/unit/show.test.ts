@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { showCommand, type ShowFormat } from '../../client/commands/show.js';
-import { validateCommand } from '../../client/commands/validate.js';
+import { validateLoop as validateCommand } from '../../client/commands/validate-report.js';
 import { LoadError } from '../../loader/errors.js';
 import { EXIT } from '../../client/exit-codes.js';
 import { loadLoop } from '../../loader/load.js';
