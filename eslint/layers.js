@@ -202,6 +202,21 @@ function judgeImport(fromFile, spec, typeOnly) {
   return `${from} may not import ${to}${typeNote}: see the layer tables of docs/architecture.md`;
 }
 
+/**
+ * A command's implementation kept in its room (`resumeCommand`, `rerunCommand`, `controlCommand`,
+ * `runCommand`, …: it prints and returns an exit code) is the command's too: outside client/commands/
+ * nothing imports one; it calls the room's typed function (`resumeInBackground`, `controlRun`, …).
+ */
+function judgeCommandNames(fromFile, spec, node) {
+  if (!spec.startsWith('.') || placeOf(fromFile) === 'client/commands' || ENTRY_FILES.has(fromFile)) return undefined;
+  if (node.importKind === 'type' || !placeOf(join(dirname(fromFile), spec)).startsWith('client')) return undefined;
+  const names = node.specifiers
+    .filter((s) => s.type === 'ImportSpecifier' && s.importKind !== 'type' && /^[a-z]+Command$/.test(s.imported.name))
+    .map((s) => s.imported.name);
+  if (names.length === 0) return undefined;
+  return `${names.join(', ')}: a command's implementation (it prints, and returns an exit code) is for its command alone; call the typed function of its room, which returns what happened`;
+}
+
 const layerImports = {
   meta: {
     type: 'problem',
@@ -216,13 +231,16 @@ const layerImports = {
       if (message) context.report({ node, message: `${message} (${source.value})` });
     };
     return {
-      ImportDeclaration: (node) =>
+      ImportDeclaration: (node) => {
         check(
           node,
           node.source,
           node.importKind === 'type' ||
             (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type')),
-        ),
+        );
+        const named = judgeCommandNames(file, node.source.value, node);
+        if (named) context.report({ node, message: `${named} (${node.source.value})` });
+      },
       ExportNamedDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
       ExportAllDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
       ImportExpression: (node) => check(node, node.source, false),

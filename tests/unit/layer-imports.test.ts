@@ -100,6 +100,7 @@ describe('layer and room imports (eslint/layers.js)', () => {
     const stop = "import { stopCommand } from '../../client/commands/stop.js';\n";
     expect(await lintAt('ui/server/x.ts', stop)).toEqual([
       expect.stringMatching(/^1: ui\/server may not import client\/commands: commands are no library/),
+      expect.stringContaining("stopCommand: a command's implementation"),
     ]);
     expect(await lintAt('worker/x.ts', "import { runSpec } from '../client/commands/run.js';\n")).toEqual([
       expect.stringContaining('worker may not import client/commands'),
@@ -143,6 +144,27 @@ describe('layer and room imports (eslint/layers.js)', () => {
       "import { runOptionsFromArgv } from './run-flags.js';\nimport { CONTEXT_FLAGS } from './context-flags.js';\n";
     expect(await lintAt('client/commands/worker.ts', shared)).toEqual([]);
     expect(await lintAt('client/commands/index.ts', "export const run = () => import('./run.js');\n")).toEqual([]);
+  });
+
+  it("refuses a command's implementation kept in its room to anyone but the commands", async () => {
+    const code =
+      "import { resumeCommand, resumeInBackground } from '../../client/resume/resume-run.js';\nimport { rerunCommand } from '../../client/control/rerun.js';\n";
+    expect(await lintAt('ui/server/x.ts', code)).toEqual([
+      expect.stringMatching(/^1: resumeCommand: a command's implementation .* call the typed function of its room/),
+      expect.stringMatching(/^2: rerunCommand: a command's implementation/),
+    ]);
+    expect(await lintAt('client/hosting/x.ts', "import { runCommand } from '../start/run-loop.js';\n")).toEqual([
+      expect.stringContaining("runCommand: a command's implementation"),
+    ]);
+    // The commands call them; a type, or a name that only ends so elsewhere (fsm's answerCommand), is no call.
+    expect(await lintAt('client/commands/x.ts', "import { resumeCommand } from '../resume/resume-run.js';\n")).toEqual(
+      [],
+    );
+    expect(
+      await lintAt('ui/server/x.ts', "import type { resumeCommand } from '../../client/resume/resume-run.js';\n"),
+    ).toEqual([]);
+    expect(await lintAt('workflows/x.ts', "import { answerCommand } from '../fsm/human.js';\n")).toEqual([]);
+    expect(await lintAt('client/create/x.ts', "import { idForCommand } from './answers.js';\n")).toEqual([]);
   });
 
   it('lets the ui command start the ui server, and no other room of the client reach ui/', async () => {
