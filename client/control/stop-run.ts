@@ -15,7 +15,7 @@ import { withSession } from '../temporal/session.js';
 import { releaseScopesOf } from './release-scopes.js';
 
 /** How long `stop` waits for the run to close, by default. */
-export const DEFAULT_STOP_WAIT_S = 30;
+const DEFAULT_STOP_WAIT_S = 30;
 
 /** Nothing picked up the cancellation: the run has no worker. */
 export class NoWorkerError extends CliError {
@@ -30,7 +30,7 @@ export class NoWorkerError extends CliError {
 }
 
 /** The worker took the cancellation but the run has not closed yet (a long local action). */
-export class StopPendingError extends CliError {
+class StopPendingError extends CliError {
   override readonly name = 'StopPendingError';
   constructor(id: string, waitS: number) {
     super(
