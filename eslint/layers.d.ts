@@ -3,3 +3,5 @@ import type { Linter } from 'eslint';
 
 export function placeOf(file: string): string;
 export const layersConfig: Linter.Config;
+/** The command files (absolute paths) that a command table's text loads. */
+export function commandFilesOf(tableText: string): Set<string>;

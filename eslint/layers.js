@@ -5,6 +5,7 @@
  * The import is resolved against the importing file, so the rule judges places, not spellings.
  * (What fsm/ and workflows/ may import from outside the repository is eslint/boundary.js's business.)
  */
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import tseslint from 'typescript-eslint';
 
@@ -42,7 +43,8 @@ const ALLOWED = {
   host: ['loader', ...FSM_ALL.map((p) => `type:${p}`), 'type:workflows'],
   activities: ['loader', 'host', ...FSM_ALL, 'type:workflows'],
   worker: ['activities', 'loader', 'host', 'workflows', ...FSM_ALL],
-  client: ['client/commands', 'client/temporal', ...CLIENT_OUTER],
+  // `client/commands` only from the entry (ENTRY_FILES below), not from the other top-level files.
+  client: ['client/temporal', ...CLIENT_OUTER],
   'client/commands': [
     'client',
     'client/runs',
@@ -58,6 +60,8 @@ const ALLOWED = {
     'client/show',
     'client/create',
     'client/service',
+    // The `ui` command starts the ui server (ui/server/ui-server.ts) over its run source: the server
+    // sits beside the commands, over the client's rooms, and imports no command.
     'ui/server',
     'client/human',
     'worker',
@@ -133,7 +137,6 @@ const ALLOWED = {
   // shares only the wire types, fsm's event types and the terminal-safe text of client/reporters.
   'ui/server': [
     'client',
-    'client/commands',
     'client/runs',
     'client/follow',
     'client/resume',
@@ -150,16 +153,68 @@ const ALLOWED = {
   'client/human': ['client', 'client/runs', 'client/temporal', 'client/reporters', ...CLIENT_OUTER],
 };
 
+/** The files outside client/commands/ that may import it: the CLI's entry and its command table. */
+const ENTRY_FILES = new Set(['client/cli.ts', 'client/command-table.ts'].map((f) => join(ROOT, f)));
+
+const COMMANDS_DIR = join(ROOT, 'client', 'commands');
+const TABLE_FILE = join(COMMANDS_DIR, 'index.ts');
+let commandFiles;
+
+/**
+ * The command files: those the command table (client/commands/index.ts) loads, `import('./x.js')`.
+ * Every other file of client/commands/ is a helper (flags, argument errors, a command's parts).
+ */
+export function commandFilesOf(tableText) {
+  return new Set([...tableText.matchAll(/import\('\.\/([\w-]+)\.js'\)/g)].map((m) => join(COMMANDS_DIR, `${m[1]}.ts`)));
+}
+
+function isCommandFile(file) {
+  commandFiles ??= commandFilesOf(readFileSync(TABLE_FILE, 'utf8'));
+  return commandFiles.has(file);
+}
+
+/**
+ * Commands are not a library: nothing but the CLI's entry imports client/commands/, and inside it
+ * only the table imports a command's file. What two commands share is a helper file of
+ * client/commands/ (run-flags.ts, validate-report.ts, …) or a function of the room that owns it.
+ */
+function judgeCommandImport(fromFile, target, from) {
+  if (from !== 'client/commands') {
+    if (ENTRY_FILES.has(fromFile)) return undefined;
+    return `${from} may not import client/commands: commands are no library; only client/cli.ts and client/command-table.ts import them. Call the function of the room the command calls (client/control/, client/resume/, …), which returns a typed result`;
+  }
+  const file = target.replace(/\.js$/, '.ts');
+  if (fromFile === TABLE_FILE || fromFile === file || !isCommandFile(file)) return undefined;
+  return `client/commands/${relative(COMMANDS_DIR, file)} is a command (the table loads it): a command imports no other command; move what both need into a helper file of client/commands/ or into the room that owns it`;
+}
+
 /** The verdict on one import: undefined when allowed, else the message. */
 function judgeImport(fromFile, spec, typeOnly) {
   if (!spec.startsWith('.')) return undefined;
   const from = placeOf(fromFile);
   const allowed = ALLOWED[from];
   if (!allowed) return `${from}/ is in no table of docs/architecture.md: add its row to eslint/layers.js and the docs`;
-  const to = placeOf(join(dirname(fromFile), spec));
+  const target = join(dirname(fromFile), spec);
+  const to = placeOf(target);
+  if (to === 'client/commands') return judgeCommandImport(fromFile, target, from);
   if (to === from || allowed.includes(to) || (typeOnly && allowed.includes(`type:${to}`))) return undefined;
   const typeNote = allowed.includes(`type:${to}`) ? ' (types only: use `import type`)' : '';
   return `${from} may not import ${to}${typeNote}: see the layer tables of docs/architecture.md`;
+}
+
+/**
+ * A command's implementation kept in its room (`resumeCommand`, `rerunCommand`, `controlCommand`,
+ * `runCommand`, …: it prints and returns an exit code) is the command's too: outside client/commands/
+ * nothing imports one; it calls the room's typed function (`resumeInBackground`, `controlRun`, …).
+ */
+function judgeCommandNames(fromFile, spec, node) {
+  if (!spec.startsWith('.') || placeOf(fromFile) === 'client/commands' || ENTRY_FILES.has(fromFile)) return undefined;
+  if (node.importKind === 'type' || !placeOf(join(dirname(fromFile), spec)).startsWith('client')) return undefined;
+  const names = node.specifiers
+    .filter((s) => s.type === 'ImportSpecifier' && s.importKind !== 'type' && /^[a-z]+Command$/.test(s.imported.name))
+    .map((s) => s.imported.name);
+  if (names.length === 0) return undefined;
+  return `${names.join(', ')}: a command's implementation (it prints, and returns an exit code) is for its command alone; call the typed function of its room, which returns what happened`;
 }
 
 const layerImports = {
@@ -176,13 +231,16 @@ const layerImports = {
       if (message) context.report({ node, message: `${message} (${source.value})` });
     };
     return {
-      ImportDeclaration: (node) =>
+      ImportDeclaration: (node) => {
         check(
           node,
           node.source,
           node.importKind === 'type' ||
             (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type')),
-        ),
+        );
+        const named = judgeCommandNames(file, node.source.value, node);
+        if (named) context.report({ node, message: `${named} (${node.source.value})` });
+      },
       ExportNamedDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
       ExportAllDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
       ImportExpression: (node) => check(node, node.source, false),

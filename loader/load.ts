@@ -50,6 +50,11 @@ export function loopsDir(cwd: string): string {
   return join(cwd, '.loops');
 }
 
+/** The project's loop file named `name` (`.loops/<name>.yaml`, else `.yml`), if there is one. */
+export function projectLoopCopy(cwd: string, name: string): string | undefined {
+  return [`${name}.yaml`, `${name}.yml`].map((f) => join(loopsDir(cwd), f)).find((f) => existsSync(f));
+}
+
 /** Names of the loops in `.loops/` (files ending in .yaml or .yml). */
 export function listLoopNames(cwd: string): string[] {
   const dir = loopsDir(cwd);

@@ -16,7 +16,7 @@ import { presetFromFlags, type CreateFlags } from '../create/preset.js';
 import { checkLoopText, InvalidLoopError, saveLoop } from '../create/save.js';
 import { askAnswers, askName } from '../create/wizard.js';
 import { runCommand } from '../start/run-loop.js';
-import { validateCommand } from './validate.js';
+import { validateLoop } from './validate-report.js';
 
 type Next = 'validate' | 'run' | 'none';
 
@@ -82,7 +82,7 @@ function askNext(name: string): Promise<Next> {
 
 async function afterWrite(next: Next, name: string, opts: CreateOptions): Promise<number> {
   if (next === 'validate')
-    return validateCommand({
+    return validateLoop({
       cwd: opts.cwd,
       target: name,
       json: false,

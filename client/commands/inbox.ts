@@ -1,49 +1,11 @@
 /**
  * `ll-loop inbox [--all-projects] [--json]` (and `ll-loop list --waiting`): every run waiting for
  * a person — run, state, question, since when, deadline — newest wait first, with the command
- * that answers each.
+ * that answers each (printed by inbox-report.ts, which `list --waiting` shares).
  */
-import { oneLine } from '../../fsm/format.js';
 import { bool, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import type { WaitingRun } from '../human/find-waiting.js';
-
-export interface InboxOptions {
-  cwd: string;
-  json: boolean;
-  allProjects: boolean;
-  out: (text: string) => void;
-}
-
-export async function inboxCommand(opts: InboxOptions): Promise<number> {
-  const [waiting, { table, localTime }, { safeText }] = await Promise.all([
-    waitingRuns(opts),
-    import('../reporters/table.js'),
-    import('../reporters/safe-text.js'),
-  ]);
-  if (opts.json) {
-    opts.out(`${JSON.stringify(waiting, null, 2)}\n`);
-    return EXIT.ok;
-  }
-  if (waiting.length === 0) {
-    opts.out('no run is waiting for an answer\n');
-    return EXIT.ok;
-  }
-  const rows = [
-    ['RUN', 'STATE', 'WAITING SINCE', 'DEADLINE', 'QUESTION'],
-    ...waiting.map((w) => [
-      w.run,
-      w.state,
-      localTime(new Date(w.since)),
-      w.deadline === undefined ? '-' : localTime(new Date(w.deadline)),
-      safeText(oneLine(w.prompt, 60)),
-    ]),
-  ];
-  opts.out(table(rows));
-  opts.out(`\nanswer with:\n${waiting.map((w) => `  ${w.answer}`).join('\n')}\n`);
-  return EXIT.ok;
-}
+import { printInbox } from './inbox-report.js';
 
 export const inboxSpec: CommandSpec = {
   usage: 'inbox [--all-projects] [--json]   runs waiting for a person, newest first',
@@ -51,7 +13,7 @@ export const inboxSpec: CommandSpec = {
   run(ctx) {
     if (ctx.positionals.length > 0)
       throw new UsageError(`unexpected arguments: ${ctx.positionals.join(' ')}`, 'll-loop inbox [--json]');
-    return inboxCommand({
+    return printInbox({
       cwd: ctx.cwd,
       json: bool(ctx, 'json'),
       allProjects: bool(ctx, 'all-projects'),
@@ -59,23 +21,3 @@ export const inboxSpec: CommandSpec = {
     });
   },
 };
-
-/**
- * The inbox from the checkout's worker when it can answer (no Temporal client loaded here), else
- * listed by this command on a session of its own.
- */
-async function waitingRuns(opts: InboxOptions): Promise<WaitingRun[]> {
-  const [{ inboxThroughWorker }, { projectScope }] = await Promise.all([
-    import('../human/inbox-through-worker.js'),
-    import('../runs/project-scope.js'),
-  ]);
-  const here = projectScope(opts.cwd);
-  const project = opts.allProjects ? undefined : here;
-  const answered = await inboxThroughWorker({ cwd: opts.cwd, project, here });
-  if (answered) return answered;
-  const [{ waitingRuns: list }, { withSession }] = await Promise.all([
-    import('../human/find-waiting.js'),
-    import('../temporal/session.js'),
-  ]);
-  return withSession(opts.cwd, ({ client, connection }) => list(client, connection, project, here));
-}

@@ -2,7 +2,7 @@
  * `ll-loop install <name> [--as <new-name>] [--force] [--json]`: copy a built-in loop into
  * `.loops/`, where the project can edit it. The copy then takes precedence over the built-in.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isMap, isPair, isScalar, parse, parseDocument, stringify } from 'yaml';
 import { didYouMean } from '../../fsm/suggest.js';
@@ -10,7 +10,7 @@ import { bool, str, type CommandSpec } from '../command-table.js';
 import { builtinLoopFile, builtinLoopNames, isLoopName } from '../../loader/catalog.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { loopsDir } from '../../loader/load.js';
+import { loopsDir, projectLoopCopy } from '../../loader/load.js';
 import { table } from '../reporters/table.js';
 
 export interface InstallOptions {
@@ -31,11 +31,6 @@ export interface InstallResult {
   source: string;
   file: string;
   overwritten: boolean;
-}
-
-/** The project's loop file named `name` (`.loops/<name>.yaml`, else `.yml`), if there is one. */
-export function projectLoopCopy(cwd: string, name: string): string | undefined {
-  return [`${name}.yaml`, `${name}.yml`].map((f) => join(loopsDir(cwd), f)).find((f) => existsSync(f));
 }
 
 function unknownBuiltin(name: string): UsageError {

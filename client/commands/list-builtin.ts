@@ -6,11 +6,10 @@
 import { relative } from 'node:path';
 import { builtinLoopFile, builtinLoopNames } from '../../loader/catalog.js';
 import { EXIT } from '../exit-codes.js';
-import { loadLoopFile } from '../../loader/load.js';
+import { loadLoopFile, projectLoopCopy } from '../../loader/load.js';
 import { table } from '../reporters/table.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { projectLoopCopy } from './install.js';
-import type { LoopListing } from './list.js';
+import type { LoopListing } from './list-tables.js';
 
 type ParameterSpec = NonNullable<LoopDefinition['parameters']>[string];
 

@@ -11,7 +11,7 @@ import { FAILED_OUTCOMES } from '../../fsm/run/outcome.js';
 import { EXIT } from '../exit-codes.js';
 import { localTime, table } from '../reporters/table.js';
 import { listRuns, projectScope, type RunSummary } from '../runs/find-runs.js';
-import { withProjects } from './list.js';
+import { withProjects } from './list-tables.js';
 import { resumesOf } from './list-resumed.js';
 import { withSession } from '../temporal/session.js';
 import { closedFailure } from '../runs/closed-failure.js';

@@ -15,20 +15,9 @@ import { localTime, table } from '../reporters/table.js';
 import type { RunningListing } from '../hosting/running-listings.js';
 import { runningThroughWorker } from '../hosting/running-through-worker.js';
 import { printBuiltins } from './list-builtin.js';
+import { underParents, withProjects, type LoopListing } from './list-tables.js';
 
 export type { RunningListing };
-
-/** One loop file as `list` shows it. */
-export interface LoopListing {
-  name: string;
-  file: string;
-  valid: boolean;
-  description?: string;
-  category?: string;
-  labels: string[];
-  /** The first error, for an invalid file. */
-  error?: string;
-}
 
 /** Options of {@link listCommand}; `out` receives stdout. */
 export interface ListOptions {
@@ -168,42 +157,6 @@ async function printRunning(opts: ListOptions): Promise<number> {
   return EXIT.ok;
 }
 
-/**
- * The runs in the order `list --running` shows them: each run's children (sub-loops, parallel
- * items) right under it, indented by their depth; a child whose parent is not listed stands alone.
- */
-export function underParents<R extends { id: string; parent?: string }>(runs: R[]): Array<R & { depth: number }> {
-  const ids = new Set(runs.map((r) => r.id));
-  const children = new Map<string, R[]>();
-  for (const r of runs)
-    if (r.parent !== undefined && ids.has(r.parent)) children.set(r.parent, [...(children.get(r.parent) ?? []), r]);
-  const out: Array<R & { depth: number }> = [];
-  const visit = (r: R, depth: number): void => {
-    out.push({ ...r, depth });
-    for (const child of children.get(r.id) ?? []) visit(child, depth + 1);
-  };
-  for (const r of runs) if (r.parent === undefined || !ids.has(r.parent)) visit(r, 0);
-  return out;
-}
-
-/**
- * The table with a PROJECT column (each run's directory) after LOOP with `--all-projects`, even
- * when every run listed is of one project: that project may not be this one; as it is otherwise.
- */
-export function withProjects(
-  header: string[],
-  rows: string[][],
-  runs: { cwd?: string }[],
-  allProjects: boolean,
-): string[][] {
-  if (!allProjects) return [header, ...rows];
-  const at = 2;
-  return [
-    [...header.slice(0, at), 'PROJECT', ...header.slice(at)],
-    ...rows.map((row, i) => [...row.slice(0, at), runs[i]!.cwd ?? '-', ...row.slice(at)]),
-  ];
-}
-
 /** `ll-loop list`. Returns the exit code. */
 export async function listCommand(opts: ListOptions): Promise<number> {
   if (opts.allProjects && !opts.running && !opts.failed) {
@@ -275,8 +228,8 @@ export const listSpec: CommandSpec = {
     const category = str(ctx, 'category');
     // The runs waiting for a person: `ll-loop inbox`'s list.
     if (bool(ctx, 'waiting'))
-      return import('./inbox.js').then(({ inboxCommand }) =>
-        inboxCommand({ cwd: ctx.cwd, json: bool(ctx, 'json'), allProjects: bool(ctx, 'all-projects'), out: ctx.out }),
+      return import('./inbox-report.js').then(({ printInbox }) =>
+        printInbox({ cwd: ctx.cwd, json: bool(ctx, 'json'), allProjects: bool(ctx, 'all-projects'), out: ctx.out }),
       );
     return listCommand({
       cwd: ctx.cwd,

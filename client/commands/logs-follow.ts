@@ -11,7 +11,7 @@ import { logsRunOf } from '../follow/logs-report.js';
 import { runDefinition, runsSubloops, unknownState } from '../follow/logs-state.js';
 import { withSession } from '../temporal/session.js';
 import { streamedLines } from './follow-lines.js';
-import { headerOf, printRecord, type LogsOptions } from './logs.js';
+import { headerOf, printRecord, type LogsOptions } from './logs-print.js';
 
 export async function followLogs(opts: LogsOptions): Promise<number> {
   return withSession(opts.cwd, async (session) => {

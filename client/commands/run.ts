@@ -1,117 +1,14 @@
-/** `ll-loop run <name|path>` flags → runCommand. */
-import { parseArgs } from 'node:util';
-import { bool, oneLoopTarget, str, type CommandContext, type CommandSpec } from '../command-table.js';
-import { projectInvocation } from './project-root.js';
-import { negativeValuesJoined, positiveInt } from './argument-errors.js';
-import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
-import { UsageError } from '../errors.js';
-import { runCommand, type RunOptions } from '../start/run-loop.js';
+/** `ll-loop run <name|path>` flags → runCommand (the flags and their reading: run-flags.ts). */
+import type { CommandSpec } from '../command-table.js';
+import { runCommand } from '../start/run-loop.js';
+import { RUN_FLAGS, RUN_USAGE, runOptionsOf } from './run-flags.js';
 
 export type { EarlyStart } from '../start/early-start.js';
-import { runPlaceOf } from '../start/run-place.js';
-import { parseDuration } from '../schedules/durations.js';
-import { colourWanted } from '../reporters/style.js';
 
 export const runSpec: CommandSpec = {
-  usage:
-    'run <name|path> [--max-iterations N] [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json]',
-  flags: {
-    'max-iterations': { type: 'string' },
-    ...CONTEXT_FLAGS,
-    'context-allow-unknown': { type: 'boolean' },
-    'dry-run': { type: 'boolean' },
-    'no-llm': { type: 'boolean' },
-    'llm-model': { type: 'string' },
-    json: { type: 'boolean' },
-    background: { type: 'boolean' },
-    'task-queue': { type: 'string' },
-    pool: { type: 'string' },
-    checkout: { type: 'string' },
-    worktree: { type: 'boolean' },
-    // Scope locks: wait for busy scopes in FIFO order (optionally bounded), or take none at all.
-    queue: { type: 'boolean' },
-    'queue-timeout': { type: 'string' },
-    'no-lock': { type: 'boolean' },
-    // How much progress: every action's last lines, or only the end line.
-    verbose: { type: 'boolean' },
-    quiet: { type: 'boolean' },
-  },
+  usage: RUN_USAGE,
+  flags: RUN_FLAGS,
   run(ctx) {
     return runCommand({ ...runOptionsOf(ctx), ...(ctx.early ? { early: ctx.early } : {}) });
   },
 };
-
-/** `run`'s options from its parsed command line (also the worker's, for an early start: start-from-argv.ts). */
-export function runOptionsOf(ctx: CommandContext): RunOptions {
-  const target = oneLoopTarget(ctx, 'run', 'quote values that contain spaces');
-  const maxIterations = positiveInt(str(ctx, 'max-iterations'), '--max-iterations');
-  const llmModel = str(ctx, 'llm-model');
-  const taskQueue = str(ctx, 'task-queue');
-  if (taskQueue !== undefined && taskQueue.trim() === '')
-    throw new UsageError(
-      '--task-queue needs a task queue name',
-      'e.g. --task-queue ll-loop (the default queue of ll-loop worker)',
-    );
-  const queueTimeout = str(ctx, 'queue-timeout');
-  // --queue-timeout implies --queue: a bound on waiting only makes sense when waiting.
-  const queueTimeoutS = queueTimeout === undefined ? undefined : parseDuration(queueTimeout, '--queue-timeout') / 1000;
-  const queue = bool(ctx, 'queue') || queueTimeoutS !== undefined;
-  if (bool(ctx, 'no-lock') && queue)
-    throw new UsageError(
-      '--no-lock takes no scope lock, so there is nothing to queue for',
-      'drop --queue/--queue-timeout, or --no-lock',
-    );
-  if (bool(ctx, 'verbose') && bool(ctx, 'quiet'))
-    throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
-  return {
-    cwd: ctx.cwd,
-    target,
-    context: contextPairs(ctx),
-    allowUnknownContext: bool(ctx, 'context-allow-unknown'),
-    dryRun: bool(ctx, 'dry-run'),
-    noLlm: bool(ctx, 'no-llm'),
-    json: bool(ctx, 'json'),
-    background: bool(ctx, 'background'),
-    queue,
-    noLock: bool(ctx, 'no-lock'),
-    colour: colourWanted(ctx.terminal),
-    ask: ctx.terminal.isTTY === true && process.stdin.isTTY === true,
-    detail: bool(ctx, 'verbose') ? 'verbose' : bool(ctx, 'quiet') ? 'quiet' : 'normal',
-    out: ctx.out,
-    err: ctx.err,
-    ...(maxIterations === undefined ? {} : { maxIterations }),
-    ...(llmModel === undefined ? {} : { llmModel }),
-    place: runPlaceOf({
-      taskQueue,
-      pool: str(ctx, 'pool'),
-      checkout: str(ctx, 'checkout'),
-      worktree: bool(ctx, 'worktree'),
-    }),
-    ...(queueTimeoutS === undefined ? {} : { queueTimeoutS }),
-  };
-}
-
-/**
- * `run`'s options from its command line (`run …` as typed, in `invokedIn`), parsed as the CLI
- * parses it (client/cli.ts dispatch): how the checkout's worker reads an early start
- * (client/start/start-from-argv.ts, handed this by the `worker` command). Throws what the
- * command would report.
- */
-export function runOptionsFromArgv(argv: readonly string[], invokedIn: string): RunOptions {
-  if (argv[0] !== 'run') throw new UsageError(`not a run: ${argv[0] ?? '(nothing)'}`);
-  const parsed = parseArgs({
-    args: negativeValuesJoined(argv.slice(1), runSpec.flags),
-    allowPositionals: true,
-    options: runSpec.flags,
-  });
-  const invocation = projectInvocation(invokedIn, parsed.positionals);
-  return runOptionsOf({
-    cwd: invocation.root,
-    invokedIn,
-    positionals: invocation.positionals,
-    values: parsed.values as CommandContext['values'],
-    out: () => undefined,
-    err: () => undefined,
-    terminal: {},
-  });
-}

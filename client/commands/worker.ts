@@ -1,11 +1,11 @@
 /** `ll-loop worker` flags → workerCommand. */
-import { runOptionsFromArgv } from './run.js';
 import { str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SHARED_QUEUE } from '../start/start-run.js';
 import { serveCheckout } from '../hosting/serve-checkout.js';
 import { servePool } from '../hosting/serve-pool.js';
 import { workerCommand } from '../hosting/queue-worker.js';
+import { runOptionsFromArgv } from './run-flags.js';
 import { runWorkerService, WORKER_SERVICE_FLAGS, WORKER_SERVICE_USAGE } from './worker-service.js';
 
 export const workerSpec: CommandSpec = {

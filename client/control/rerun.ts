@@ -26,7 +26,8 @@ import { forkPoint, HistoryGoneError, parseFrom } from './fork-point.js';
 import { lockWithQueueChoice } from '../scopes/queue-choice.js';
 import { scopesSettled } from '../scopes/scopes-settled.js';
 
-export interface RerunOptions {
+/** What to rerun: the run `target` names, from which visit of which state, with which context values. */
+export interface RerunRequest {
   cwd: string;
   target: string;
   /** `STATE` or `STATE#N`. */
@@ -35,6 +36,9 @@ export interface RerunOptions {
   /** `--queue` / `--queue-timeout`: the new run waits for its scopes (client/commands/queue-flags.ts). */
   queue?: true;
   queueTimeoutS?: number;
+}
+
+export interface RerunOptions extends RerunRequest {
   background?: boolean;
   json: boolean;
   colour?: boolean;
@@ -61,8 +65,40 @@ async function nextForkId(client: Client, id: string): Promise<string> {
   }
 }
 
+/** A rerun left running in the background: the new run, and what `rerun --background` says of it. */
+export interface RerunInBackground {
+  id: string;
+  /** `<run>@<event>`: the run and the event it was forked at. */
+  forkedFrom: string;
+  line: string;
+}
+
 /** Rerun; returns the exit code of the new run (or 0 with --background). */
 export async function rerunCommand(opts: RerunOptions): Promise<number> {
+  const started = await rerun(opts);
+  if (typeof started === 'number') return started;
+  if (opts.json) opts.out(`${JSON.stringify({ instance_id: started.id, forked_from: started.forkedFrom })}\n`);
+  else
+    opts.out(
+      `${started.line}\n  follow: ll-loop status ${started.id} --follow\n  stop:   ll-loop stop ${started.id}\n`,
+    );
+  return EXIT.ok;
+}
+
+/**
+ * Rerun in the background, as `rerun --background --json` does, printing nothing: the new run.
+ * Throws what the command would report (the same errors).
+ */
+export async function rerunInBackground(req: RerunRequest): Promise<RerunInBackground> {
+  const quiet = (): void => undefined;
+  const started = await rerun({ ...req, background: true, json: true, out: quiet, err: quiet });
+  // With `background`, rerun() returns the new run or throws: a number here is a defect of it.
+  if (typeof started === 'number') throw new Error(`rerun in the background followed its run (exit ${started})`);
+  return started;
+}
+
+/** Rerun: the exit code of the new run it followed, or the new run it left running (`background`). */
+async function rerun(opts: RerunOptions): Promise<number | RerunInBackground> {
   const target = parseFrom(opts.from);
   const edits = parseContextArgs(opts.context);
   installQuietRuntime();
@@ -132,12 +168,7 @@ export async function rerunCommand(opts: RerunOptions): Promise<number> {
       if (opts.background) {
         // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
         await scopesSettled(client, newId, lock);
-        if (opts.json) opts.out(`${JSON.stringify({ instance_id: newId, forked_from: forkedFrom })}\n`);
-        else
-          opts.out(
-            `${line}, in the background\n  follow: ll-loop status ${newId} --follow\n  stop:   ll-loop stop ${newId}\n`,
-          );
-        return EXIT.ok;
+        return { id: newId, forkedFrom, line: `${line}, in the background` };
       }
       if (!opts.json) opts.out(`${line}\n`);
       return await followRun({

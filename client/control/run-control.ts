@@ -120,15 +120,30 @@ async function send(
   }
 }
 
-/** Send one control update to the run `opts.target` names; returns the exit code. */
-export async function controlCommand(opts: ControlOptions, req: ControlRequest): Promise<number> {
+/** A control update the run took: which run, what it was asked, by whom, and its answer. */
+export interface ControlOutcome {
+  id: string;
+  by: string;
+  answer: ControlAnswer;
+}
+
+/** Send one control update to the run `opts.target` names, printing nothing; throws its refusal. */
+export async function controlRun(
+  opts: Pick<ControlOptions, 'cwd' | 'target' | 'by'>,
+  req: ControlRequest,
+): Promise<ControlOutcome> {
   const by = opts.by ?? whoAmI();
   const project = projectScope(opts.cwd);
-  const { id, answer } = await withSession(opts.cwd, async ({ client, connection }) => {
+  return withSession(opts.cwd, async ({ client, connection }) => {
     // A run id reaches a run of any project; a loop name, this project's runs (client/runs/find-runs.ts).
     const run = await resolveRun(client, opts.target, { latest: false, project });
-    return { id: run.id, answer: await send(client, connection, run, req, by) };
+    return { id: run.id, by, answer: await send(client, connection, run, req, by) };
   });
+}
+
+/** Send one control update to the run `opts.target` names and say how it went; returns the exit code. */
+export async function controlCommand(opts: ControlOptions, req: ControlRequest): Promise<number> {
+  const { id, by, answer } = await controlRun(opts, req);
   if (opts.json) {
     opts.out(`${JSON.stringify({ id, action: req.kind, by, ...answer }, null, 2)}\n`);
     return EXIT.ok;

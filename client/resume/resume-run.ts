@@ -46,18 +46,22 @@ import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { CHECKOUT_QUEUE_PREFIX, checkoutAt } from '../../host/checkout.js';
 import { checkoutRootOf, checkoutWorkerForStart, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
 
-export interface ResumeOptions {
+/** What to resume and how: the run `target` names, the context and limits a stopped run's continuation gets. */
+export interface ResumeRequest {
   cwd: string;
   target: string;
   context: string[];
   /** `--context-allow-unknown`: hand the loop `--context` keys it does not use. */
   allowUnknownContext?: boolean;
-  /** `--background`: start (or hand over) the resumed run and return at once, like `run --background`. */
-  background?: boolean;
   maxIterations?: number;
   /** `--queue` / `--queue-timeout`: a stopped run's continuation waits for its scopes (client/scopes/queue-choice.ts). */
   queue?: true;
   queueTimeoutS?: number;
+}
+
+export interface ResumeOptions extends ResumeRequest {
+  /** `--background`: start (or hand over) the resumed run and return at once, like `run --background`. */
+  background?: boolean;
   json: boolean;
   /** Colour in the progress display. */
   colour?: boolean;
@@ -65,6 +69,15 @@ export interface ResumeOptions {
   detail?: Detail;
   out: (text: string) => void;
   err: (text: string) => void;
+}
+
+/** A run resumed in the background: the run that goes on, and what `resume --background` says of it. */
+export interface ResumedRun {
+  /** The stopped run's continuation (`<id>-r<n>`), or the open run itself. */
+  id: string;
+  /** The stopped run it continues; undefined for an open run. */
+  resumedFrom: string | undefined;
+  line: string;
 }
 
 /** An open run on a shared queue belongs to that queue's worker pool. */
@@ -79,8 +92,28 @@ export class SharedQueueRunError extends CliError {
   }
 }
 
-/** Resume a run; returns the exit code of the run it ends up following. */
+/** Resume a run; returns the exit code of the run it ends up following (0 with --background). */
 export async function resumeCommand(opts: ResumeOptions): Promise<number> {
+  const resumed = await resume(opts);
+  if (typeof resumed === 'number') return resumed;
+  printResumedInBackground(opts, resumed);
+  return EXIT.ok;
+}
+
+/**
+ * Resume a run in the background, as `resume --background --json` does, printing nothing: the run
+ * that goes on. Throws what the command would report (the same errors).
+ */
+export async function resumeInBackground(req: ResumeRequest): Promise<ResumedRun> {
+  const quiet = (): void => undefined;
+  const resumed = await resume({ ...req, background: true, json: true, out: quiet, err: quiet });
+  // With `background`, every path returns the run or throws: a number here is a defect of resume().
+  if (typeof resumed === 'number') throw new Error(`resume in the background followed its run (exit ${resumed})`);
+  return resumed;
+}
+
+/** Resume a run: the exit code of the run it followed, or the run it left running (`background`). */
+async function resume(opts: ResumeOptions): Promise<number | ResumedRun> {
   const cliContext = parseContextArgs(opts.context);
   installQuietRuntime();
   const session = await openSession(opts.cwd);
@@ -162,20 +195,23 @@ async function attach(
 }
 
 /** An open run of a checkout: its worker (started now if it was gone) runs it; follow it here. */
-async function followServed(session: Session, run: ResumeChoice, cwd: string, opts: ResumeOptions): Promise<number> {
+async function followServed(
+  session: Session,
+  run: ResumeChoice,
+  cwd: string,
+  opts: ResumeOptions,
+): Promise<number | ResumedRun> {
   const worker = await ensureCheckoutWorker(cwd, session.endpoint.address);
   // Waiting on a handoff (`on_handoff: pause`): this is the command that continues it.
   const handedOff = await continueHandoff(session.client, run.id);
   if (handedOff && !opts.json)
     opts.out(`${run.id} was paused on a handoff: state ${handedOff.state} runs again, continuing from it\n`);
-  if (opts.background) {
-    printResumedInBackground(opts, {
+  if (opts.background)
+    return {
       id: run.id,
       resumedFrom: undefined,
       line: `${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it`,
-    });
-    return EXIT.ok;
-  }
+    };
   const input = await startInputOf(session.client, run.id);
   if (!opts.json)
     opts.out(`${run.id} is still open: the worker pid ${worker.pid} on ${worker.host} serves it; following it\n`);
@@ -211,7 +247,7 @@ async function continueStopped(
   cwd: string,
   context: Record<string, string>,
   opts: ResumeOptions,
-): Promise<number> {
+): Promise<number | ResumedRun> {
   const { client, connection, endpoint } = session;
   const newId = await nextResumeId(client, run.id);
   const memo = memoOf(run.description);
@@ -276,8 +312,7 @@ async function continueStopped(
     if (opts.background) {
       // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
       await scopesSettled(client, newId, lock);
-      printResumedInBackground(opts, { id: newId, resumedFrom: run.id, line: `${line}, in the background` });
-      return EXIT.ok;
+      return { id: newId, resumedFrom: run.id, line: `${line}, in the background` };
     }
     if (!opts.json) opts.out(`${line}\n`);
     return await followRun({
@@ -295,10 +330,7 @@ async function continueStopped(
 }
 
 /** `--background`: what was started (or is still running) and how to follow or stop it. */
-function printResumedInBackground(
-  opts: ResumeOptions,
-  r: { id: string; resumedFrom: string | undefined; line: string },
-): void {
+function printResumedInBackground(opts: ResumeOptions, r: ResumedRun): void {
   if (opts.json) {
     opts.out(
       `${JSON.stringify({ instance_id: r.id, ...(r.resumedFrom === undefined ? {} : { resumed_from: r.resumedFrom }) })}\n`,

@@ -14,7 +14,7 @@ import { loadForRun, lockOptionsOf, type RunOptions } from './run-loop.js';
 import { startRequested } from './start-requested.js';
 import type { WorkerArgvStartReply, WorkerArgvStartRequest, WorkerStartRequest } from './worker-start-wire.js';
 
-/** How the worker reads `run`'s command line: the command's own parser (client/commands/run.ts), handed down. */
+/** How the worker reads `run`'s command line: the CLI's own parser (client/commands/run-flags.ts), handed down. */
 export type RunArgvParser = (argv: readonly string[], invokedIn: string) => RunOptions;
 
 /** The start `r.argv` asks for, as a `start` request, and whether it is a `--background` one. */

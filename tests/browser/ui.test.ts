@@ -172,6 +172,23 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui in a browser', () => {
     await page.close();
   }, 180_000);
 
+  it('resumes a stopped run from the page and shows the run that continues it', async () => {
+    const { id, release } = await startDemo();
+    const page = await newPage();
+    await page.goto(`${url}#/run/${encodeURIComponent(id)}`);
+    await page.locator('.node.lit[data-state="work"]').waitFor({ timeout: 30_000 });
+    const stopped = await cli(['stop', id]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    await expect.poll(() => page.locator('#run-status').textContent(), { timeout: 30_000 }).toBe('stopped');
+    await page.locator('#resume:not([disabled])').click();
+    // The page goes to the run the server's resume returned: the stopped run's continuation.
+    await page.locator('#run-id', { hasText: `${id}-r1` }).waitFor({ timeout: 60_000 });
+    await page.locator('.node.lit[data-state="work"]').waitFor({ timeout: 30_000 });
+    writeFileSync(release, '');
+    await expect.poll(() => page.locator('#run-status').textContent(), { timeout: 60_000 }).toBe('succeeded');
+    await page.close();
+  }, 180_000);
+
   it('lights the state of a run of quick actions as its worker enters it, ahead of its history', async () => {
     // A quick action runs as a local activity: the workflow task that enters its state completes
     // (and the history shows the state) only when the action ends, or at the task's heartbeat (80%

@@ -4,11 +4,12 @@
  * import, `export … from`, a dynamic import, a type where only types are allowed, a folder in no
  * table — placed as real files of the repository would be.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
-import { layersConfig, placeOf } from '../../eslint/layers.js';
+import { commandFilesOf, layersConfig, placeOf } from '../../eslint/layers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const eslint = new ESLint({
@@ -93,5 +94,84 @@ describe('layer and room imports (eslint/layers.js)', () => {
   it('names a folder that is in no table', async () => {
     const messages = await lintAt('client/newroom/x.ts', "import { EXIT } from '../exit-codes.js';\n");
     expect(messages).toEqual([expect.stringContaining('client/newroom/ is in no table')]);
+  });
+
+  it('keeps commands from being a library: only the CLI entry imports client/commands/', async () => {
+    const stop = "import { stopCommand } from '../../client/commands/stop.js';\n";
+    expect(await lintAt('ui/server/x.ts', stop)).toEqual([
+      expect.stringMatching(/^1: ui\/server may not import client\/commands: commands are no library/),
+      expect.stringContaining("stopCommand: a command's implementation"),
+    ]);
+    expect(await lintAt('worker/x.ts', "import { runSpec } from '../client/commands/run.js';\n")).toEqual([
+      expect.stringContaining('worker may not import client/commands'),
+    ]);
+    const fromRoom = "import { resumeSpec } from '../commands/resume.js';\n";
+    expect(await lintAt('client/control/x.ts', fromRoom)).toEqual([
+      expect.stringContaining('client/control may not import client/commands'),
+    ]);
+    // A top-level file of client/ other than the entry, even for a type or a helper.
+    expect(await lintAt('client/x.ts', "import type { EarlyStart } from './commands/run.js';\n")).toEqual([
+      expect.stringContaining('client may not import client/commands'),
+    ]);
+    expect(await lintAt('client/x.ts', "import { positiveInt } from './commands/argument-errors.js';\n")).toHaveLength(
+      1,
+    );
+    // The entry and the command table do.
+    const entry =
+      "import { COMMANDS } from './commands/index.js';\nimport type { EarlyStart } from './commands/run.js';\n";
+    expect(await lintAt('client/cli.ts', entry)).toEqual([]);
+    expect(await lintAt('client/command-table.ts', entry)).toEqual([]);
+  });
+
+  it('refuses a command imported by another command or a helper; the table and helpers are shared', async () => {
+    const commands = commandFilesOf(readFileSync(join(ROOT, 'client', 'commands', 'index.ts'), 'utf8'));
+    for (const name of ['run', 'stop', 'validate', 'install', 'inbox', 'list', 'logs', 'ui'])
+      expect(commands.has(join(ROOT, 'client', 'commands', `${name}.ts`)), name).toBe(true);
+    for (const helper of ['run-flags', 'argument-errors', 'list-tables', 'logs-print', 'index'])
+      expect(commands.has(join(ROOT, 'client', 'commands', `${helper}.ts`)), helper).toBe(false);
+
+    expect(await lintAt('client/commands/worker.ts', "import { runOptionsFromArgv } from './run.js';\n")).toEqual([
+      expect.stringContaining('client/commands/run.ts is a command (the table loads it)'),
+    ]);
+    // A helper may not reach a command either, statically, dynamically or for a type.
+    const fromHelper =
+      "import type { LoopListing } from './list.js';\nexport const inbox = () => import('./inbox.js');\n";
+    expect(await lintAt('client/commands/list-builtin.ts', fromHelper)).toEqual([
+      expect.stringContaining('client/commands/list.ts is a command'),
+      expect.stringContaining('client/commands/inbox.ts is a command'),
+    ]);
+    const shared =
+      "import { runOptionsFromArgv } from './run-flags.js';\nimport { CONTEXT_FLAGS } from './context-flags.js';\n";
+    expect(await lintAt('client/commands/worker.ts', shared)).toEqual([]);
+    expect(await lintAt('client/commands/index.ts', "export const run = () => import('./run.js');\n")).toEqual([]);
+  });
+
+  it("refuses a command's implementation kept in its room to anyone but the commands", async () => {
+    const code =
+      "import { resumeCommand, resumeInBackground } from '../../client/resume/resume-run.js';\nimport { rerunCommand } from '../../client/control/rerun.js';\n";
+    expect(await lintAt('ui/server/x.ts', code)).toEqual([
+      expect.stringMatching(/^1: resumeCommand: a command's implementation .* call the typed function of its room/),
+      expect.stringMatching(/^2: rerunCommand: a command's implementation/),
+    ]);
+    expect(await lintAt('client/hosting/x.ts', "import { runCommand } from '../start/run-loop.js';\n")).toEqual([
+      expect.stringContaining("runCommand: a command's implementation"),
+    ]);
+    // The commands call them; a type, or a name that only ends so elsewhere (fsm's answerCommand), is no call.
+    expect(await lintAt('client/commands/x.ts', "import { resumeCommand } from '../resume/resume-run.js';\n")).toEqual(
+      [],
+    );
+    expect(
+      await lintAt('ui/server/x.ts', "import type { resumeCommand } from '../../client/resume/resume-run.js';\n"),
+    ).toEqual([]);
+    expect(await lintAt('workflows/x.ts', "import { answerCommand } from '../fsm/human.js';\n")).toEqual([]);
+    expect(await lintAt('client/create/x.ts', "import { idForCommand } from './answers.js';\n")).toEqual([]);
+  });
+
+  it('lets the ui command start the ui server, and no other room of the client reach ui/', async () => {
+    const code = "import { startUiServer } from '../../ui/server/ui-server.js';\n";
+    expect(await lintAt('client/commands/x.ts', code)).toEqual([]);
+    expect(await lintAt('client/control/x.ts', code)).toEqual([
+      expect.stringContaining('client/control may not import ui/server'),
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 /** `list --running` shows each run's children (sub-loops, parallel items) right under it, indented. */
 import { describe, expect, it } from 'vitest';
-import { underParents, withProjects } from '../../client/commands/list.js';
+import { underParents, withProjects } from '../../client/commands/list-tables.js';
 
 describe('list --running nesting', () => {
   it('puts children under their parent by depth; a child whose parent is not listed stands alone', () => {

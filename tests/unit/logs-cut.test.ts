@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CappedLogFile } from '../../activities/capped-log.js';
 import { actionLogCollector, type ActionLogRecord } from '../../client/follow/action-logs.js';
-import { printRecord } from '../../client/commands/logs.js';
+import { printRecord } from '../../client/commands/logs-print.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 
 /** A stream's file as the worker writes it, after `bytes` bytes of `z`. */

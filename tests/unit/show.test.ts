@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { showCommand, type ShowFormat } from '../../client/commands/show.js';
-import { validateCommand } from '../../client/commands/validate.js';
+import { validateLoop } from '../../client/commands/validate-report.js';
 import { LoadError } from '../../loader/errors.js';
 import { EXIT } from '../../client/exit-codes.js';
 import { loadLoop } from '../../loader/load.js';
@@ -343,9 +343,9 @@ describe('ll-loop show: bad input', () => {
     const cwd = project({ broken: FIX_LOOP.replace('on_no: fix', 'on_no: fixx') });
     const shown = show(cwd, 'broken', 'text');
     let validated = '';
-    expect(
-      validateCommand({ cwd, target: 'broken', json: false, out: () => {}, err: (t) => void (validated += t) }),
-    ).toBe(EXIT.usage);
+    expect(validateLoop({ cwd, target: 'broken', json: false, out: () => {}, err: (t) => void (validated += t) })).toBe(
+      EXIT.usage,
+    );
     expect(shown.code).toBe(EXIT.usage);
     expect(shown.out).toBe('');
     const diagnostics = (text: string) => text.split('\n').filter((l) => !l.startsWith('✗'));

@@ -7,8 +7,8 @@
  * own error text (what and fix), never as a crash.
  */
 import { CliError } from '../../client/errors.js';
-import { controlCommand, type ControlRequest } from '../../client/control/run-control.js';
-import { rerunCommand } from '../../client/control/rerun.js';
+import { controlReport, controlRun, type ControlRequest } from '../../client/control/run-control.js';
+import { rerunInBackground } from '../../client/control/rerun.js';
 import { answerRun } from '../../client/human/answer-run.js';
 import { projectScope } from '../../client/runs/find-runs.js';
 import { queryStatus } from '../../client/runs/run-target.js';
@@ -33,10 +33,13 @@ export function errorText(err: unknown): string {
   return (err as Error).message;
 }
 
+/** The run took the update: the first line of what `ll-loop pause`/`unpause`/`steer` says of it. */
 async function control(root: string, id: string, req: ControlRequest): Promise<ActionAnswer> {
-  let out = '';
-  await controlCommand({ cwd: root, target: id, json: false, out: (t) => (out += t) }, req);
-  return { ok: true, message: out.trim().split('\n')[0] ?? `${req.kind} sent` };
+  const taken = await controlRun({ cwd: root, target: id }, req);
+  return {
+    ok: true,
+    message: controlReport(taken.id, req, taken.answer, taken.by).split('\n')[0] ?? `${req.kind} sent`,
+  };
 }
 
 /** Carries out one request of the page; never throws (a refusal is `ok: false` with its reason). */
@@ -63,23 +66,8 @@ export async function actOnRun(session: Session, root: string, id: string, req: 
         };
       }
       case 'rerun': {
-        let out = '';
-        await rerunCommand({
-          cwd: root,
-          target: id,
-          from: req.from,
-          context: req.context ?? [],
-          background: true,
-          json: true,
-          out: (t) => (out += t),
-          err: () => undefined,
-        });
-        const started = (JSON.parse(out) as { instance_id?: string }).instance_id;
-        return {
-          ok: true,
-          message: `rerunning ${id} from ${req.from} as ${started}`,
-          ...(started ? { run: started } : {}),
-        };
+        const started = await rerunInBackground({ cwd: root, target: id, from: req.from, context: req.context ?? [] });
+        return { ok: true, message: `rerunning ${id} from ${req.from} as ${started.id}`, run: started.id };
       }
     }
   } catch (err) {

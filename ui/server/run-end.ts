@@ -4,7 +4,7 @@
  * error, with its fix, whole), and what Stop answers (as `ll-loop stop` says it).
  */
 import type { RunEnd } from '../../client/follow/run-close.js';
-import type { StopReport } from '../../client/commands/stop.js';
+import type { StopReport } from '../../client/control/stop-run.js';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { loopOutcome, outcomeOfStatus } from '../../client/reporters/outcome-words.js';
 import { createStyle } from '../../client/reporters/style.js';
@@ -32,8 +32,8 @@ export function runEndView(id: string, end: RunEnd | undefined): RunEndView {
   };
 }
 
-/** What the page's Stop answers, from `ll-loop stop --json`'s report (as `ll-loop stop` says it). */
-export function stopAnswer(report: Partial<StopReport> & { id: string }): string {
+/** What the page's Stop answers, from the stop's report (as `ll-loop stop` says it). */
+export function stopAnswer(report: StopReport): string {
   if (report.outcome === 'terminated') return `stopped ${report.id} (terminated: no loop result was recorded)`;
   if (report.result) {
     const line = endLineOf(report.result, report.id);
@@ -41,5 +41,5 @@ export function stopAnswer(report: Partial<StopReport> & { id: string }): string
       ? `stopped ${report.id}: ${line}`
       : `${report.id} ended before the stop took effect (${loopOutcome(report.result)}): ${line}`;
   }
-  return `${report.id} closed (${outcomeOfStatus(report.status ?? 'unknown')})`;
+  return `${report.id} closed (${outcomeOfStatus(report.status)})`;
 }

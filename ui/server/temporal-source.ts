@@ -2,18 +2,19 @@
  * The runs of a project as `ll-loop ui` shows them, through the same client code as the CLI:
  * listing (runs/find-runs.ts), following a run's events by replaying its history
  * (runs/follow-events.ts, with each action's output attached), its running action's output as it
- * is written (runs/live-actions.ts), stop (`ll-loop stop`'s command) and resume (`ll-loop resume
- * --background`'s command). Iteration, state and captured values come from the run's state file
- * when the run's worker is on this machine.
+ * is written (runs/live-actions.ts), stop (control/stop-run.ts, as `ll-loop stop`) and resume
+ * (resume/resume-run.ts, as `ll-loop resume --background`), typed results, never a command's
+ * printed output. Iteration, state and captured values come from the run's state file when the
+ * run's worker is on this machine.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { listRuns, projectScope, type RunSummary } from '../../client/runs/find-runs.js';
 import { followEvents } from '../../client/follow/follow-events.js';
 import { liveActionWatcher } from '../../client/follow/live-actions.js';
-import { stopCommand, type StopReport } from '../../client/commands/stop.js';
+import { stopRun } from '../../client/control/stop-run.js';
 import { listedOutcome } from '../../client/reporters/outcome-words.js';
-import { resumeCommand } from '../../client/resume/resume-run.js';
+import { resumeInBackground } from '../../client/resume/resume-run.js';
 import type { Session } from '../../client/temporal/session.js';
 import { statePath } from '../../host/run-files.js';
 import type { RunStateFile } from '../../workflows/definitions.js';
@@ -151,31 +152,17 @@ export function temporalRunSource(session: Session, root: string): RunSource {
     },
 
     async stop(id): Promise<ActionAnswer> {
-      let out = '';
       try {
-        await stopCommand({ cwd: root, target: id, force: false, json: true, out: (t) => (out += t) });
-        return { ok: true, message: stopAnswer({ id, ...(JSON.parse(out) as Partial<StopReport>) }) };
+        return { ok: true, message: stopAnswer(await stopRun({ cwd: root, target: id, force: false })) };
       } catch (err) {
         return { ok: false, message: errorText(err) };
       }
     },
 
     async resume(id): Promise<ActionAnswer> {
-      let out = '';
       try {
-        await resumeCommand({
-          cwd: root,
-          target: id,
-          context: [],
-          background: true,
-          json: true,
-          out: (t) => (out += t),
-          err: () => undefined,
-        });
-        const started = /"instance_id":\s*"([^"]+)"/.exec(out)?.[1];
-        return started
-          ? { ok: true, message: `resumed as ${started}`, run: started }
-          : { ok: true, message: `resumed ${id}` };
+        const resumed = await resumeInBackground({ cwd: root, target: id, context: [] });
+        return { ok: true, message: `resumed as ${resumed.id}`, run: resumed.id };
       } catch (err) {
         return { ok: false, message: errorText(err) };
       }
