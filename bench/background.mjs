@@ -40,9 +40,12 @@ function timed(args) {
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => {
+    // 'close', not 'exit': a command that writes and exits at once can exit before its stdout is read.
+    child.on('close', (code) => {
       const ms = wall() - t0;
       if (code !== 0) reject(new Error(`${args.slice(1).join(' ')} exited ${code}: ${err.slice(-500)}`));
+      else if (args.includes('--json') && out.trim() === '')
+        reject(new Error(`${args.slice(1).join(' ')} exited 0 and printed nothing on stdout; stderr: ${err.slice(-500)}`));
       else resolve({ ms, out, spawnedAt: t0 });
     });
   });

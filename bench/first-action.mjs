@@ -32,7 +32,8 @@ function runCli(cwd, loop, probeOut) {
     });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => {
+    // 'close', not 'exit': its stdout may still be unread when the process has exited.
+    child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`ll-loop run ${loop} exited ${code}: ${out.slice(-500)}`));
       try {
         resolve(JSON.parse(out).instance_id);
