@@ -84,6 +84,37 @@ describe('run --background through the checkout worker’s start queue', () => {
     writeFileSync(join(dir, 'held.go'), '');
   }, 120_000);
 
+  it('starts of one scope asked at the same moment: one runs, every other is its command’s exit 8, none is said started and then denied', async () => {
+    const dir = server.project('batch', { held: HELD_LOOP });
+    const first = await server.cli(dir, ['run', 'held', '--background', '--no-lock', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    // The worker up; six starts at once all pass the lock's precheck (no holder yet).
+    const starts = await Promise.all(
+      Array.from({ length: 6 }, () => server.cli(dir, ['run', 'held', '--background', '--json'])),
+    );
+    const started = starts.filter((s) => s.code === 0);
+    const refused = starts.filter((s) => s.code !== 0);
+    expect(started.map((s) => s.stderr)).toHaveLength(1);
+    for (const r of refused) {
+      expect(r.code, r.stderr).toBe(8);
+      expect(r.stderr).toMatch(/^error: scope .* is busy: .*nothing was started\nfix: .*--queue/);
+    }
+    const id = (JSON.parse(started[0]!.stdout) as { instance_id: string }).instance_id;
+    await waitFor(
+      'the one started to hold its scope',
+      async () => (await server.cli(dir, ['queue', 'list', '--json'])).stdout.includes(id),
+      60_000,
+      250,
+    );
+    writeFileSync(join(dir, 'held.go'), '');
+    await waitFor(
+      'it to succeed',
+      async () => /"final_state": "done"/.test((await server.cli(dir, ['status', id, '--json'])).stdout),
+      60_000,
+      250,
+    );
+  }, 120_000);
+
   it('a queued start the lock denies after the precheck is shown by status and list --failed, its environment file removed', async () => {
     const dir = server.project('failing', { held: HELD_LOOP });
     const holderId = await holding(dir);
