@@ -7,11 +7,13 @@
  * file is removed; one left queued by a worker that is gone
  * is started by the next worker.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
+import { BIN } from '../support/cli.js';
 import { workerLog, workerPid } from '../support/worker-files.js';
 import { killIfAlive, waitFor } from '../support/processes.js';
 import { loadLoopFile } from '../../loader/load.js';
@@ -66,6 +68,25 @@ describe('run --background through the checkout worker’s start queue', () => {
     expect(humanId, human.stdout).toBeDefined();
     expect(workerLog(dir)).toContain(`${humanId}: queued for ll-loop run --background`);
     expect(human.stdout).toContain(`follow: ll-loop status ${humanId} --follow`);
+  }, 120_000);
+
+  it('a reader gone before the queued start is printed (run --background | head -0) is no crash', async () => {
+    const dir = server.project('piped', { quick: QUICK });
+    const first = await server.cli(dir, ['run', 'quick']);
+    expect(first.code, first.stderr).toBe(0);
+    const child = spawn(process.execPath, [BIN, 'run', 'quick', '--background'], {
+      cwd: dir,
+      env: server.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closed before the command writes a line: its writes fail with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    await waitFor('its run to be queued', () => workerLog(dir).split('queued for ll-loop run --background').length > 1);
   }, 120_000);
 
   it('a --background start its scope lock refuses now is the command’s error (exit 8, the holder, the fix): nothing queued', async () => {
