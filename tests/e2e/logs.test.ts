@@ -289,6 +289,26 @@ states:
 });
 
 describe('hostile output never reaches the terminal raw', () => {
+  it('a run stopped in its first action: logs says no action finished before it ended, not "yet"', async () => {
+    loop(
+      'stopped-early',
+      `name: stopped-early\ninitial: work\nstates:\n  work:\n    action: "echo working; sleep 300"\n    timeout: 400\n    next: done\n  done:\n    terminal: true\n`,
+    );
+    const started = await cli(['run', 'stopped-early', '--background', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await waitFor('its action to run', async () => /action running/.test((await cli(['status', id])).stdout), 45_000);
+    const stopped = await cli(['stop', id]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    const logs = await cli(['logs', id]);
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout).toMatch(
+      new RegExp(
+        `^no action of ${id} finished before the run ended \\(\\w+\\); an action its end cut short keeps no output\\n$`,
+      ),
+    );
+  });
+
   it('escape sequences, CR, BEL and C1 controls are shown as escapes by run, logs and history', async () => {
     loop(
       'hostile',
