@@ -95,7 +95,7 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
       ? [
           [
             'paused',
-            `by ${safeText(live.paused.by)} since ${localTime(new Date(live.paused.since))}${live.paused.holding ? `, holding before ${live.paused.next ?? '?'}` : ', holds once its action ends'}\n${''.padEnd(14)}let it go on: ${live.paused.unpause}`,
+            `by ${safeText(live.paused.by)} since ${localTime(new Date(live.paused.since))}, ${pausedUntil(live.paused, live.phase)}\n${''.padEnd(14)}let it go on: ${live.paused.unpause}`,
           ] as [string, string],
         ]
       : []),
@@ -158,6 +158,17 @@ function describeLock(lock: LockStatus): string {
  * The first line of a closed run's status: its outcome in the outcome words (the list's and the
  * web view's, client/reporters/outcome-words.ts), not Temporal's status (`--json` has that).
  */
+/**
+ * When a paused run holds: it does already, or once what it is doing ends — an action, a question
+ * waiting for its answer, a handoff waiting for `resume` (as `pause` said it: run-control.ts).
+ */
+export function pausedUntil(paused: NonNullable<LoopStatus['paused']>, phase: string): string {
+  if (paused.holding) return `holding before ${paused.next ?? '?'}`;
+  if (phase === 'human') return 'holds once its question is answered';
+  if (phase === 'handoff') return 'holds once ll-loop resume continues it (a handoff)';
+  return 'holds once its action ends';
+}
+
 export function closedHeadline(report: StatusReport): string {
   const outcome = report.result ? loopOutcome(report.result) : outcomeOfStatus(report.status);
   const closed = report.closed_at ? `, closed ${localTime(new Date(report.closed_at))}` : '';
