@@ -6,6 +6,7 @@
  */
 import type { Client, Connection } from '@temporalio/client';
 import { outcomeOf } from '../../fsm/run/outcome.js';
+import { outcomeOfStatus } from '../reporters/outcome-words.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { listLoopNames } from '../../loader/load.js';
 import { UsageError } from '../errors.js';
@@ -55,8 +56,11 @@ async function entryFor({ client, connection }: Reader, run: RunSummary): Promis
         final_state: live.state,
         ...(live.spent ? { spent: live.spent } : {}),
       });
-  } else if (mayHaveResult(run.status)) {
-    const result = await closedResult(connection, handle);
+  } else {
+    // Without a loop result (terminated, failed before it began: a scope denied), the outcome its
+    // workflow's status means, as `status` and `list` say it.
+    entry.outcome = outcomeOfStatus(run.status);
+    const result = mayHaveResult(run.status) ? await closedResult(connection, handle) : undefined;
     if (result) {
       Object.assign(entry, {
         iterations: result.iterations,

@@ -309,6 +309,22 @@ describe('hostile output never reaches the terminal raw', () => {
     );
   });
 
+  it('history gives a run ended without a loop result (stop --force) the outcome its status means', async () => {
+    const started = await cli(['run', 'stopped-early', '--background', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await waitFor('its action to run', async () => /action running/.test((await cli(['status', id])).stdout), 45_000);
+    expect((await cli(['stop', id, '--force'])).code).toBe(0);
+    const json = JSON.parse((await cli(['history', 'stopped-early', '--json'])).stdout) as {
+      id: string;
+      status: string;
+      outcome: string | null;
+    }[];
+    expect(json.find((r) => r.id === id)).toMatchObject({ status: 'terminated', outcome: 'stopped' });
+    const row = (await cli(['history', 'stopped-early'])).stdout.split('\n').find((l) => l.startsWith(id));
+    expect(row).toMatch(/\bterminated\b.*\bstopped\b/);
+  });
+
   it('escape sequences, CR, BEL and C1 controls are shown as escapes by run, logs and history', async () => {
     loop(
       'hostile',
