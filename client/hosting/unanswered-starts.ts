@@ -24,7 +24,7 @@ import type { WorkerStartRequest } from '../start/worker-start-wire.js';
 export interface StartTicket {
   /**
    * The start was made as run `id`: counted until its lock has answered it (granted, denied, or
-   * 10 s passed). Rejects with the ScopeBusyError of a denial.
+   * 10 s passed; one that waits, for 2 s). Rejects with the ScopeBusyError of a denial.
    */
   started(id: string): Promise<void>;
   /** The start's run id is decided: refusals behind it name that. */
@@ -32,6 +32,9 @@ export interface StartTicket {
   /** It was not started (failed, or left to the next worker): no longer counted. */
   drop(): void;
 }
+
+/** How long a start that waits for its scopes is counted once made: its request reaches the lock within it. */
+const WAITER_COUNTED_MS = 2_000;
 
 const NOT_COUNTED: StartTicket = { started: async () => undefined, rename: () => undefined, drop: () => undefined };
 
@@ -59,9 +62,14 @@ export class UnansweredStarts {
     return {
       started: (id) => {
         entry.run = id;
-        // One that waits (--queue) is counted until it holds its scopes, or for 10 s: by then the
-        // lock has it among its waiters, which the precheck reads.
-        return scopesSettled(this.client, id, { ...lock, wait: false }).finally(() => this.starts.delete(key));
+        // One that waits (--queue) may wait long without holding anything: not watched, it is
+        // counted for a moment, by the end of which the lock has it among its waiters (which the
+        // precheck reads); a batch of waiting runs costs the server no looks.
+        if (lock.wait) {
+          setTimeout(() => this.starts.delete(key), WAITER_COUNTED_MS).unref();
+          return Promise.resolve();
+        }
+        return scopesSettled(this.client, id, lock).finally(() => this.starts.delete(key));
       },
       rename: (id) => void (entry.run = id),
       drop: () => void this.starts.delete(key),
