@@ -310,18 +310,22 @@ describe('hostile output never reaches the terminal raw', () => {
   });
 
   it('history gives a run ended without a loop result (stop --force) the outcome its status means', async () => {
-    const started = await cli(['run', 'stopped-early', '--background', '--json']);
+    loop(
+      'forced',
+      `name: forced\ninitial: work\nstates:\n  work:\n    action: "sleep 300"\n    timeout: 400\n    next: done\n  done:\n    terminal: true\n`,
+    );
+    const started = await cli(['run', 'forced', '--background', '--json']);
     expect(started.code, started.stderr).toBe(0);
     const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
     await waitFor('its action to run', async () => /action running/.test((await cli(['status', id])).stdout), 45_000);
     expect((await cli(['stop', id, '--force'])).code).toBe(0);
-    const json = JSON.parse((await cli(['history', 'stopped-early', '--json'])).stdout) as {
+    const json = JSON.parse((await cli(['history', 'forced', '--json'])).stdout) as {
       id: string;
       status: string;
       outcome: string | null;
     }[];
     expect(json.find((r) => r.id === id)).toMatchObject({ status: 'terminated', outcome: 'stopped' });
-    const row = (await cli(['history', 'stopped-early'])).stdout.split('\n').find((l) => l.startsWith(id));
+    const row = (await cli(['history', 'forced'])).stdout.split('\n').find((l) => l.startsWith(id));
     expect(row).toMatch(/\bterminated\b.*\bstopped\b/);
   });
 
