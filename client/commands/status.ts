@@ -155,10 +155,6 @@ function describeLock(lock: LockStatus): string {
 }
 
 /**
- * The first line of a closed run's status: its outcome in the outcome words (the list's and the
- * web view's, client/reporters/outcome-words.ts), not Temporal's status (`--json` has that).
- */
-/**
  * When a paused run holds: it does already, or once what it is doing ends — an action, a question
  * waiting for its answer, a handoff waiting for `resume` (as `pause` said it: run-control.ts).
  */
@@ -169,6 +165,10 @@ export function pausedUntil(paused: NonNullable<LoopStatus['paused']>, phase: st
   return 'holds once its action ends';
 }
 
+/**
+ * The first line of a closed run's status: its outcome in the outcome words (the list's and the
+ * web view's, client/reporters/outcome-words.ts), not Temporal's status (`--json` has that).
+ */
 export function closedHeadline(report: StatusReport): string {
   const outcome = report.result ? loopOutcome(report.result) : outcomeOfStatus(report.status);
   const closed = report.closed_at ? `, closed ${localTime(new Date(report.closed_at))}` : '';
