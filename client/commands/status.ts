@@ -179,16 +179,24 @@ function printClosed(report: StatusReport, out: (t: string) => void): void {
   out(`${closedHeadline(report)}\n`);
   if (report.result) createHumanReporter(out, createStyle(false), 0).onResult(report.result, { instanceId: report.id });
   else if (report.status === 'completed') out('its result could not be read\n');
-  else if (report.failure?.type === SCOPE_BUSY) {
-    const busy = ScopeBusyError.fromFailure(
-      report.id,
-      report.failure.message,
-      report.failure.details as ScopeBusyDetails | undefined,
-    );
-    out(`${busy.message}: nothing of the loop ran\nfix: ${busy.fix ?? ''}\n`);
-  } else if (report.failure)
-    out(`it ended without a loop result (${report.status} in Temporal: ${report.failure.message})\n`);
-  else out(`it ended without a loop result (${report.status} in Temporal)\n`);
+  else out(`${closedWithoutResult(report.id, report.status, report.failure)}\n`);
+}
+
+/**
+ * How a closed run without a loop result ended, as `status` says it (and the web view, whole):
+ * refused its scopes (what was in the way, and the fix), else Temporal's status and reason.
+ */
+export function closedWithoutResult(
+  id: string,
+  status: string,
+  failure: { type: string; message: string; details?: unknown } | undefined,
+): string {
+  if (failure?.type === SCOPE_BUSY) {
+    const busy = ScopeBusyError.fromFailure(id, failure.message, failure.details as ScopeBusyDetails | undefined);
+    return `${busy.message}: nothing of the loop ran\nfix: ${busy.fix ?? ''}`;
+  }
+  if (failure) return `it ended without a loop result (${status} in Temporal: ${failure.message})`;
+  return `it ended without a loop result (${status} in Temporal)`;
 }
 
 /** `ll-loop status`. Returns the exit code (0 whenever the status could be read). */
