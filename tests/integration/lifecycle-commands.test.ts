@@ -170,7 +170,9 @@ describe('a running loop: list --running, status, stop, status of the finished r
 
     const after = output();
     await statusCommand({ cwd, target: name, json: false, out: after.out });
-    expect(after.text()).toContain('cancelled'); // a stopped run's workflow is Canceled (fsm/run/outcome.ts)
+    // Headed by its outcome in the outcome words (its workflow is Canceled: `--json`'s status says that).
+    expect(after.text()).toMatch(new RegExp(`^run ${id} · stopped \\(`));
+    expect(after.text()).toContain('Loop stopped in state wait');
     expect(after.text()).toContain('Loop stopped in state wait');
     expect((await runStatus(cwd, id)).result?.terminated_by).toBe('cancelled');
 
