@@ -45,7 +45,9 @@ function timed(args) {
       const ms = wall() - t0;
       if (code !== 0) reject(new Error(`${args.slice(1).join(' ')} exited ${code}: ${err.slice(-500)}`));
       else if (args.includes('--json') && out.trim() === '')
-        reject(new Error(`${args.slice(1).join(' ')} exited 0 and printed nothing on stdout; stderr: ${err.slice(-500)}`));
+        reject(
+          new Error(`${args.slice(1).join(' ')} exited 0 and printed nothing on stdout; stderr: ${err.slice(-500)}`),
+        );
       else resolve({ ms, out, spawnedAt: t0 });
     });
   });

@@ -62,12 +62,16 @@ export const answerSpec: CommandSpec = {
       ...(flag('text') === undefined ? {} : { text: flag('text')! }),
       ...(flag('json') === undefined ? {} : { json: flag('json')! }),
     });
-    const [{ answerRun }, { withSession }, { projectScope }] = await Promise.all([
+    const [{ answerRun }, { withSession }, { projectScope }, { reviveRunCheckout }] = await Promise.all([
       import('../human/answer-run.js'),
       import('../temporal/session.js'),
       import('../runs/find-runs.js'),
+      import('../hosting/revive-run-checkout.js'),
     ]);
-    const report = await withSession(ctx.cwd, (session) => answerRun(session, target, reply, projectScope(ctx.cwd)));
+    // A run of another project of this host: its checkout's worker is brought back if it is gone.
+    const report = await withSession(ctx.cwd, (session) =>
+      answerRun(session, target, reply, projectScope(ctx.cwd), (run) => reviveRunCheckout(run, ctx.cwd)),
+    );
     if (bool(ctx, 'json-output')) ctx.out(`${JSON.stringify(report, null, 2)}\n`);
     else ctx.out(`answered ${report.run} in state ${report.state}: ${report.verdict} (by ${report.by})\n`);
     return EXIT.ok;

@@ -37,6 +37,12 @@ function readContextFile(pair: string, baseDir: string): [string, string] {
     );
   }
   const key = pair.slice(0, at);
+  // Refused here, by this flag: the loader's refusal would quote the pair, the file's contents.
+  if (key === '__proto__')
+    throw new UsageError(
+      `--context-file ${pair}: "__proto__" cannot be a context key (JavaScript reserves the name)`,
+      'give the value another key',
+    );
   const path = resolve(baseDir, pair.slice(at + 1));
   let bytes: Buffer;
   try {

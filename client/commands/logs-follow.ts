@@ -59,7 +59,7 @@ export async function followLogs(opts: LogsOptions): Promise<number> {
     if (actions === 0 && people === 0) {
       opts.out(
         opts.state === undefined
-          ? `no action of ${run.id} has finished yet\n`
+          ? `no action of ${run.id} finished before the run ended; an action its end cut short keeps no output\n`
           : `no action of state ${safeText(opts.state)} in ${run.id}\n`,
       );
     }

@@ -55,9 +55,12 @@ function printReport(report: LogsReport, opts: LogsOptions): void {
   for (const s of shown) s.print();
   if (report.actions.length === 0 && report.people.length === 0) {
     opts.out(
-      opts.state === undefined
-        ? `no action of ${report.id} has finished yet\n`
-        : `no action of state ${safeText(opts.state)} in ${report.id}\n`,
+      opts.state !== undefined
+        ? `no action of state ${safeText(opts.state)} in ${report.id}\n`
+        : report.open
+          ? `no action of ${report.id} has finished yet\n`
+          : // An action the run's end cut short (a stop) left no result, and no output is kept of it.
+            `no action of ${report.id} finished before the run ended (${report.status}); an action its end cut short keeps no output\n`,
     );
   }
   if (report.open)

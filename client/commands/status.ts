@@ -5,9 +5,7 @@
  * The report (client/runs/status-report.ts) is made by the checkout's worker when it is up
  * (client/runs/status-through-worker.ts), so the command then loads no Temporal SDK.
  */
-import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
-import type { ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
-import { ScopeBusyError } from '../scopes/scope-busy-error.js';
+import { closedWithoutResult } from '../follow/closed-without-result.js';
 import { fanoutLines } from '../reporters/fanout-line.js';
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import { spendLine } from '../../fsm/run/budget.js';
@@ -95,7 +93,7 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
       ? [
           [
             'paused',
-            `by ${safeText(live.paused.by)} since ${localTime(new Date(live.paused.since))}${live.paused.holding ? `, holding before ${live.paused.next ?? '?'}` : ', holds once its action ends'}\n${''.padEnd(14)}let it go on: ${live.paused.unpause}`,
+            `by ${safeText(live.paused.by)} since ${localTime(new Date(live.paused.since))}, ${pausedUntil(live.paused, live.phase)}\n${''.padEnd(14)}let it go on: ${live.paused.unpause}`,
           ] as [string, string],
         ]
       : []),
@@ -155,6 +153,17 @@ function describeLock(lock: LockStatus): string {
 }
 
 /**
+ * When a paused run holds: it does already, or once what it is doing ends — an action, a question
+ * waiting for its answer, a handoff waiting for `resume` (as `pause` said it: run-control.ts).
+ */
+export function pausedUntil(paused: NonNullable<LoopStatus['paused']>, phase: string): string {
+  if (paused.holding) return `holding before ${paused.next ?? '?'}`;
+  if (phase === 'human') return 'holds once its question is answered';
+  if (phase === 'handoff') return 'holds once ll-loop resume continues it (a handoff)';
+  return 'holds once its action ends';
+}
+
+/**
  * The first line of a closed run's status: its outcome in the outcome words (the list's and the
  * web view's, client/reporters/outcome-words.ts), not Temporal's status (`--json` has that).
  */
@@ -168,16 +177,7 @@ function printClosed(report: StatusReport, out: (t: string) => void): void {
   out(`${closedHeadline(report)}\n`);
   if (report.result) createHumanReporter(out, createStyle(false), 0).onResult(report.result, { instanceId: report.id });
   else if (report.status === 'completed') out('its result could not be read\n');
-  else if (report.failure?.type === SCOPE_BUSY) {
-    const busy = ScopeBusyError.fromFailure(
-      report.id,
-      report.failure.message,
-      report.failure.details as ScopeBusyDetails | undefined,
-    );
-    out(`${busy.message}: nothing of the loop ran\nfix: ${busy.fix ?? ''}\n`);
-  } else if (report.failure)
-    out(`it ended without a loop result (${report.status} in Temporal: ${report.failure.message})\n`);
-  else out(`it ended without a loop result (${report.status} in Temporal)\n`);
+  else out(`${closedWithoutResult(report.id, report.status, report.failure)}\n`);
 }
 
 /** `ll-loop status`. Returns the exit code (0 whenever the status could be read). */

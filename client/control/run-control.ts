@@ -17,6 +17,7 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { projectScope, type RunSummary } from '../runs/find-runs.js';
 import { bounded, isTimeout, resolveRun } from '../runs/run-target.js';
+import { reviveRunCheckout } from '../hosting/revive-run-checkout.js';
 import { withSession } from '../temporal/session.js';
 import { whoAmI } from './who.js';
 
@@ -137,6 +138,7 @@ export async function controlRun(
   return withSession(opts.cwd, async ({ client, connection }) => {
     // A run id reaches a run of any project; a loop name, this project's runs (client/runs/find-runs.ts).
     const run = await resolveRun(client, opts.target, { latest: false, project });
+    reviveRunCheckout(run, opts.cwd);
     return { id: run.id, by, answer: await send(client, connection, run, req, by) };
   });
 }

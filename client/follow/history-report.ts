@@ -5,7 +5,8 @@
  * (serve-history.ts).
  */
 import type { Client, Connection } from '@temporalio/client';
-import { outcomeOf } from '../../fsm/run/outcome.js';
+import { outcomeOf, type LoopOutcome } from '../../fsm/run/outcome.js';
+import { outcomeOfStatus } from '../reporters/outcome-words.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { listLoopNames } from '../../loader/load.js';
 import { UsageError } from '../errors.js';
@@ -55,8 +56,11 @@ async function entryFor({ client, connection }: Reader, run: RunSummary): Promis
         final_state: live.state,
         ...(live.spent ? { spent: live.spent } : {}),
       });
-  } else if (mayHaveResult(run.status)) {
-    const result = await closedResult(connection, handle);
+  } else {
+    // Without a loop result (terminated, failed before it began: a scope denied), the outcome its
+    // workflow's status means, as `status` and `list` say it.
+    entry.outcome = outcomeOfClosed(run.status);
+    const result = mayHaveResult(run.status) ? await closedResult(connection, handle) : undefined;
     if (result) {
       Object.assign(entry, {
         iterations: result.iterations,
@@ -70,6 +74,12 @@ async function entryFor({ client, connection }: Reader, run: RunSummary): Promis
     }
   }
   return entry;
+}
+
+/** A closed run's outcome by its workflow's status alone: stopped, timed out, failed (or succeeded). */
+function outcomeOfClosed(status: string): LoopOutcome {
+  const outcome = outcomeOfStatus(status);
+  return outcome === 'succeeded' || outcome === 'stopped' || outcome === 'timed_out' ? outcome : 'failed';
 }
 
 /** Whether an event concerns a state (its `state`, a route's `from`, the end's `final_state`). */

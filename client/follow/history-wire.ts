@@ -33,7 +33,7 @@ export interface RunHistoryEntry {
   duration_ms: number | null;
   terminated_by: TerminatedBy | null;
   final_state: string | null;
-  /** How it ended (fsm/run/outcome.ts); null while open or when the run left no result. */
+  /** How it ended (fsm/run/outcome.ts); without a loop result, what its workflow's status means; `running` while open. */
   outcome: LoopOutcome | null;
   /** True when it ended in a terminal state marked `failure: true`. */
   failure: boolean | null;

@@ -6,7 +6,9 @@
  * to disk; then the command is answered and exits. The runs are started from the queue in order,
  * {@link IN_FLIGHT} at a time, each on the worker's client exactly as a start for `ll-loop run`
  * is (start-requested.ts: the same memo, lock precheck, payload checks), with its id fixed. The
- * scope precheck is made before the start is accepted too, so a busy scope is the command's error.
+ * scope precheck is made before the start is accepted too, so a busy scope is the command's error,
+ * and so is a scope a start made through this worker a moment before asks for while its lock has
+ * not answered it yet (unanswered-starts.ts).
  *
  * - A worker killed before a queued run started leaves its entry; the next worker of the
  *   checkout starts it. One killed after the start, before the entry went, finds the id taken by
@@ -33,10 +35,10 @@ import { GRPC } from '../grpc-status.js';
 import { claimAttempt, withSuffix } from '../start/instance-id.js';
 import { lockOf, startRequested } from '../start/start-requested.js';
 import { precheckScopes } from '../scopes/scope-lock.js';
-import { scopesSettled } from '../scopes/scopes-settled.js';
 import type { WorkerStartRequest } from '../start/worker-start-wire.js';
 import type { Session } from '../temporal/session.js';
 import { errorReply } from './start-error-reply.js';
+import { UnansweredStarts, type StartTicket } from './unanswered-starts.js';
 
 /** Starts made at once: enough to keep the server busy, few enough not to starve the runs. */
 const IN_FLIGHT = 4;
@@ -49,6 +51,8 @@ interface Pending {
   start: QueuedStart;
   tries: number;
   notBefore: number;
+  /** Counted among the starts its scope lock has not answered yet (unanswered-starts.ts). */
+  ticket: StartTicket;
 }
 
 export class StartQueueRunner {
@@ -57,6 +61,8 @@ export class StartQueueRunner {
   private open = true;
   private timer: NodeJS.Timeout | undefined;
   private readonly idleWaiters = new Set<() => void>();
+  /** The starts made through this worker that their scope lock has not answered yet. */
+  readonly unanswered: UnansweredStarts;
 
   constructor(
     private readonly o: {
@@ -67,10 +73,23 @@ export class StartQueueRunner {
       log: (line: string) => void;
     },
   ) {
-    // What a predecessor accepted and did not start.
-    for (const start of queuedStarts(o.checkout.root)) this.pending.push({ start, tries: 0, notBefore: 0 });
+    this.unanswered = new UnansweredStarts(o.session.client);
+    // What a predecessor accepted and did not start (ahead of any start asked from now on).
+    for (const start of queuedStarts(o.checkout.root)) {
+      const ticket = this.unanswered.reserve(start.instance_id, this.lockOrNone(start), false);
+      this.pending.push({ start, tries: 0, notBefore: 0, ticket });
+    }
     if (this.pending.length) o.log(`${this.pending.length} queued start(s) left by an earlier worker: starting them`);
     this.kick();
+  }
+
+  /** A queued start's lock request; undefined for none, or one it cannot make (its start fails with why). */
+  private lockOrNone(start: QueuedStart) {
+    try {
+      return lockOf(start, this.o.checkout);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Starts accepted and not yet made (or failed). */
@@ -81,12 +100,16 @@ export class StartQueueRunner {
   /**
    * Accept `request`'s run; returns its id once the start is queued for good. A run its scope lock
    * would refuse now (the precheck: one describe of the lock workflow, bounded) is refused here
-   * with its ScopeBusyError, so the command that asked reports it (exit 8); only a denial after
-   * the precheck (a race) is left to `status` and `list --failed`.
+   * with its ScopeBusyError, so the command that asked reports it (exit 8), as is one behind a
+   * start made through this worker that the lock has not answered yet; only a denial the worker
+   * cannot see coming (a start made elsewhere at the same moment) is left to `status` and
+   * `list --failed`.
    */
   async accept(request: WorkerStartRequest): Promise<string> {
     const lock = lockOf(request, this.o.checkout);
     if (lock) await precheckScopes(this.o.session.client, lock);
+    // From here to the queueing nothing waits: two starts asked at once are counted one by one.
+    const ticket = this.unanswered.reserve(request.id_base, lock);
     const root = this.o.checkout.root;
     const { address, namespace } = this.o.session.endpoint;
     const server = serverKey(address, namespace);
@@ -95,6 +118,7 @@ export class StartQueueRunner {
       if (startKnown(root, id)) continue;
       // Only where no file is: one there is the environment of a run that has this id.
       if (!writeRunEnv(id, request.env, { exclusive: true, server })) continue;
+      ticket.rename(id);
       const start: QueuedStart = {
         instance_id: id,
         queued_at: new Date().toISOString(),
@@ -108,12 +132,14 @@ export class StartQueueRunner {
         queueStart(root, start);
       } catch (err) {
         removeRunEnv(id);
+        ticket.drop();
         throw err;
       }
-      this.pending.push({ start, tries: 0, notBefore: 0 });
+      this.pending.push({ start, tries: 0, notBefore: 0, ticket });
       this.kick();
       return id;
     }
+    ticket.drop();
     throw new CliError(
       `no free run id for ${request.definition.name}: ${request.id_base} and ${MAX_ID_TRIES - 1} of its suffixes are taken`,
       'run it again: the next second has ids of its own',
@@ -171,8 +197,10 @@ export class StartQueueRunner {
     const id = start.instance_id;
     const root = this.o.checkout.root;
     const env = runEnvFor(id);
-    if (env === undefined)
+    if (env === undefined) {
+      p.ticket.drop();
       return this.failed(start, new CliError(`its environment file is gone (swept after a long wait)`));
+    }
     try {
       await startRequested(
         {
@@ -195,26 +223,33 @@ export class StartQueueRunner {
       );
       this.o.log(`${id}: started for ll-loop run --background (queued ${Date.now() - Date.parse(start.queued_at)} ms)`);
       dropQueued(root, id);
-      // Denied its scopes after the precheck (a race): nobody follows it, so its environment file
-      // goes here (scopesSettled removes it), not at the next sweep; status and list --failed show it.
-      const lock = lockOf(start, this.o.checkout);
-      void scopesSettled(this.o.session.client, id, lock).catch((err: unknown) =>
-        this.o.log(`${id}: ${(err as Error).message}`),
-      );
+      this.settle(p);
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError && (await this.isOurs(start))) {
         this.o.log(`${id}: had started before this worker took over its queued start`);
+        this.settle(p);
         return dropQueued(root, id);
       }
       if (unreachable(err) && this.open) {
         const wait = RETRY_MS[Math.min(p.tries, RETRY_MS.length - 1)]!;
         this.o.log(`${id}: the server did not take the start (${(err as Error).message}); trying again in ${wait} ms`);
-        this.pending.unshift({ start, tries: p.tries + 1, notBefore: Date.now() + wait });
+        this.pending.unshift({ ...p, tries: p.tries + 1, notBefore: Date.now() + wait });
         return;
       }
+      p.ticket.drop();
       if (unreachable(err)) return; // draining: left on disk for the next worker
       this.failed(start, err);
     }
+  }
+
+  /**
+   * Counted until its lock answers it. Denied its scopes all the same (a start made elsewhere at
+   * the same moment): nobody follows it, so its environment file goes here (scopesSettled removes
+   * it), not at the next sweep; status and list --failed show it.
+   */
+  private settle(p: Pending): void {
+    const id = p.start.instance_id;
+    void p.ticket.started(id).catch((err: unknown) => this.o.log(`${id}: ${(err as Error).message}`));
   }
 
   /** Whether the run that has the start's id is the one this queue started (its memo's mark). */

@@ -314,23 +314,28 @@ function serveOne(socket: Socket, serving: Serving): void {
           (err: unknown) => answer(errorReply(err)),
         );
       }
-      return void startPrepared(prepared.request, session, checkout, starter).then(
-        (reply) => {
-          log(`${reply.instance_id}: started for ll-loop run (early start)`);
+      const { request: early } = prepared;
+      return void queue.unanswered
+        .followed(early, checkout, () => startPrepared(early, session, checkout, starter))
+        .then(
+          (reply) => {
+            log(`${reply.instance_id}: started for ll-loop run (early start)`);
+            const { namespace, uiUrl } = session.endpoint;
+            answer({ ...reply, namespace, ...(uiUrl ? { ui_url: uiUrl } : {}) });
+          },
+          (err: unknown) => answer(errorReply(err)),
+        );
+    }
+    queue.unanswered
+      .followed(request, checkout, () => startRequested(request, session, checkout, starter))
+      .then(
+        (started) => {
+          log(`${started.instance_id}: started for ll-loop run (start socket)`);
           const { namespace, uiUrl } = session.endpoint;
-          answer({ ...reply, namespace, ...(uiUrl ? { ui_url: uiUrl } : {}) });
+          answer({ ...started, namespace, ...(uiUrl ? { ui_url: uiUrl } : {}) });
         },
         (err: unknown) => answer(errorReply(err)),
       );
-    }
-    startRequested(request, session, checkout, starter).then(
-      (started) => {
-        log(`${started.instance_id}: started for ll-loop run (start socket)`);
-        const { namespace, uiUrl } = session.endpoint;
-        answer({ ...started, namespace, ...(uiUrl ? { ui_url: uiUrl } : {}) });
-      },
-      (err: unknown) => answer(errorReply(err)),
-    );
   };
   socket.on('data', onData);
 }

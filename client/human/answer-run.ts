@@ -14,7 +14,7 @@ import {
 import type { HumanReply } from '../../fsm/human.js';
 import { schemaErrors } from '../../loader/json-schema.js';
 import { answerHumanUpdate, type HumanAnswerAck } from '../../workflows/definitions.js';
-import type { ProjectScope } from '../runs/find-runs.js';
+import type { ProjectScope, RunSummary } from '../runs/find-runs.js';
 import { closedResult, queryStatus } from '../runs/run-target.js';
 import { outcomeOf } from '../../fsm/run/outcome.js';
 import { answerer } from './answerer.js';
@@ -54,9 +54,12 @@ export async function answerRun(
   target: string,
   reply: HumanReply,
   project: ProjectScope,
+  /** Told the run found before it is asked (the command brings its checkout's worker back). */
+  onFound: (run: RunSummary) => void = () => undefined,
 ): Promise<AnswerReport> {
   const { client, connection } = session;
   const run = await answerTarget(client, target, project);
+  onFound(run);
   const handle = client.workflow.getHandle(run.id);
   const status = await statusWithin(connection, handle, STATUS_WAIT_MS);
   if (status === null) throw new NoAnswerFromRunError(run.id);

@@ -91,7 +91,12 @@ export async function precheckScopes(
     return;
   }
   if (blockers.length === 0) return;
-  throw new ScopeBusyError(`${scopeBusyMessage(lock.scopes, describeBlocker(blockers[0]))}; nothing was started`, {
+  throw busyBefore(lock, blockers);
+}
+
+/** The refusal of a start whose scopes `blockers` hold or are ahead for: nothing was started (exit 8). */
+export function busyBefore(lock: ScopeLockRequest, blockers: Blocker[]): ScopeBusyError {
+  return new ScopeBusyError(`${scopeBusyMessage(lock.scopes, describeBlocker(blockers[0]))}; nothing was started`, {
     scopes: lock.scopes,
     blockers,
     reason: 'busy',

@@ -44,6 +44,18 @@ export interface EarlyStart {
   printQueued(out?: (text: string) => void): Promise<boolean>;
 }
 
+/**
+ * Writes to stdout; a reader that went away (`ll-loop run x --background | head -0`) is not the
+ * command's error, as in the CLI (client/cli.ts runCli): what is left to print is dropped.
+ */
+function toStdout(text: string): void {
+  if (process.stdout.listenerCount('error') === 0)
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  process.stdout.write(text);
+}
+
 /** Arguments after which the command does something else than start a run: never asked early. */
 const NOT_A_START = new Set(['--help', '-h', '--dry-run']);
 
@@ -104,7 +116,7 @@ export function earlyStart(
       process.off('SIGTERM', onSignal);
       return interrupts > 0;
     },
-    async printQueued(out = (text) => void process.stdout.write(text)) {
+    async printQueued(out = toStdout) {
       if (!background) return false;
       // A lost answer is the CLI's to report (run-loop.ts startedEarly).
       const answer = await reply.catch(() => undefined);

@@ -138,6 +138,10 @@ describe.skipIf(SKIP_BROWSER)('acting on runs from ll-loop ui', () => {
     await page.locator('#human-prompt', { hasText: 'Apply the plan <b>now</b>?' }).waitFor(T);
     expect(await page.locator('#human-prompt b').count()).toBe(0);
     expect(await page.locator('#human-deadline').textContent()).toContain('deadline');
+    // An empty edit is told in the page's words (the box), not the CLI's flag.
+    await page.locator('#answer-edit').click();
+    await page.locator('#act-answer.bad', { hasText: 'write the edit in the box' }).waitFor(T);
+    expect(await page.locator('#act-answer').textContent()).not.toContain('--edit');
     await page.locator('#answer-text').fill('apply it, but smaller');
     await page.locator('#answer-edit').click();
     await page.locator('#act-answer', { hasText: `answered ${id} in state review: edit` }).waitFor(T);

@@ -114,6 +114,10 @@ describe.skipIf(SKIP_BROWSER)('ll-loop ui as a new user meets it', () => {
     await page.locator('#run-status.stopped').waitFor(T);
     await expect.poll(() => work.textContent(), T).toContain('ended with the run (stopped)');
     expect(await page.locator('#outputs .action.running').count()).toBe(0);
+    // It printed "working": what a stop cut short keeps no output, which is not "no output".
+    expect(await page.locator('#outputs .action[data-state="work"] pre').textContent()).toBe(
+      '(its output is not kept: the end of the run cut it short)',
+    );
     writeFileSync(release, '');
     await page.close();
   }, 120_000);

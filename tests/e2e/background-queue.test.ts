@@ -7,11 +7,13 @@
  * file is removed; one left queued by a worker that is gone
  * is started by the next worker.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
+import { BIN } from '../support/cli.js';
 import { workerLog, workerPid } from '../support/worker-files.js';
 import { killIfAlive, waitFor } from '../support/processes.js';
 import { loadLoopFile } from '../../loader/load.js';
@@ -68,6 +70,25 @@ describe('run --background through the checkout worker’s start queue', () => {
     expect(human.stdout).toContain(`follow: ll-loop status ${humanId} --follow`);
   }, 120_000);
 
+  it('a reader gone before the queued start is printed (run --background | head -0) is no crash', async () => {
+    const dir = server.project('piped', { quick: QUICK });
+    const first = await server.cli(dir, ['run', 'quick']);
+    expect(first.code, first.stderr).toBe(0);
+    const child = spawn(process.execPath, [BIN, 'run', 'quick', '--background'], {
+      cwd: dir,
+      env: server.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closed before the command writes a line: its writes fail with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    await waitFor('its run to be queued', () => workerLog(dir).split('queued for ll-loop run --background').length > 1);
+  }, 120_000);
+
   it('a --background start its scope lock refuses now is the command’s error (exit 8, the holder, the fix): nothing queued', async () => {
     const dir = server.project('busy', { held: HELD_LOOP });
     const holderId = await holding(dir);
@@ -82,6 +103,37 @@ describe('run --background through the checkout worker’s start queue', () => {
     expect(queuedLines()).toBe(before);
     expect(queued(dir)).toEqual([]);
     writeFileSync(join(dir, 'held.go'), '');
+  }, 120_000);
+
+  it('starts of one scope asked at the same moment: one runs, every other is its command’s exit 8, none is said started and then denied', async () => {
+    const dir = server.project('batch', { held: HELD_LOOP });
+    const first = await server.cli(dir, ['run', 'held', '--background', '--no-lock', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    // The worker up; six starts at once all pass the lock's precheck (no holder yet).
+    const starts = await Promise.all(
+      Array.from({ length: 6 }, () => server.cli(dir, ['run', 'held', '--background', '--json'])),
+    );
+    const started = starts.filter((s) => s.code === 0);
+    const refused = starts.filter((s) => s.code !== 0);
+    expect(started.map((s) => s.stderr)).toHaveLength(1);
+    for (const r of refused) {
+      expect(r.code, r.stderr).toBe(8);
+      expect(r.stderr).toMatch(/^error: scope .* is busy: .*nothing was started\nfix: .*--queue/);
+    }
+    const id = (JSON.parse(started[0]!.stdout) as { instance_id: string }).instance_id;
+    await waitFor(
+      'the one started to hold its scope',
+      async () => (await server.cli(dir, ['queue', 'list', '--json'])).stdout.includes(id),
+      60_000,
+      250,
+    );
+    writeFileSync(join(dir, 'held.go'), '');
+    await waitFor(
+      'it to succeed',
+      async () => /"final_state": "done"/.test((await server.cli(dir, ['status', id, '--json'])).stdout),
+      60_000,
+      250,
+    );
   }, 120_000);
 
   it('a queued start the lock denies after the precheck is shown by status and list --failed, its environment file removed', async () => {

@@ -289,6 +289,46 @@ states:
 });
 
 describe('hostile output never reaches the terminal raw', () => {
+  it('a run stopped in its first action: logs says no action finished before it ended, not "yet"', async () => {
+    loop(
+      'stopped-early',
+      `name: stopped-early\ninitial: work\nstates:\n  work:\n    action: "echo working; sleep 300"\n    timeout: 400\n    next: done\n  done:\n    terminal: true\n`,
+    );
+    const started = await cli(['run', 'stopped-early', '--background', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await waitFor('its action to run', async () => /action running/.test((await cli(['status', id])).stdout), 45_000);
+    const stopped = await cli(['stop', id]);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    const logs = await cli(['logs', id]);
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout).toMatch(
+      new RegExp(
+        `^no action of ${id} finished before the run ended \\(\\w+\\); an action its end cut short keeps no output\\n$`,
+      ),
+    );
+  });
+
+  it('history gives a run ended without a loop result (stop --force) the outcome its status means', async () => {
+    loop(
+      'forced',
+      `name: forced\ninitial: work\nstates:\n  work:\n    action: "sleep 300"\n    timeout: 400\n    next: done\n  done:\n    terminal: true\n`,
+    );
+    const started = await cli(['run', 'forced', '--background', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await waitFor('its action to run', async () => /action running/.test((await cli(['status', id])).stdout), 45_000);
+    expect((await cli(['stop', id, '--force'])).code).toBe(0);
+    const json = JSON.parse((await cli(['history', 'forced', '--json'])).stdout) as {
+      id: string;
+      status: string;
+      outcome: string | null;
+    }[];
+    expect(json.find((r) => r.id === id)).toMatchObject({ status: 'terminated', outcome: 'stopped' });
+    const row = (await cli(['history', 'forced'])).stdout.split('\n').find((l) => l.startsWith(id));
+    expect(row).toMatch(/\bterminated\b.*\bstopped\b/);
+  });
+
   it('escape sequences, CR, BEL and C1 controls are shown as escapes by run, logs and history', async () => {
     loop(
       'hostile',

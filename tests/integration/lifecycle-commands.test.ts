@@ -171,7 +171,7 @@ describe('a running loop: list --running, status, stop, status of the finished r
 
     const after = output();
     await statusCommand({ cwd, target: name, json: false, out: after.out });
-    // A stopped run's workflow is Canceled; status heads with its outcome word (client/reporters/outcome-words.ts).
+    // Headed by its outcome in the outcome words (its workflow is Canceled: `--json`'s status says that).
     expect(after.text()).toMatch(new RegExp(`^run ${id} · stopped \\(`));
     expect(after.text()).toContain('Loop stopped in state wait');
     expect((await runStatus(cwd, id)).result?.terminated_by).toBe('cancelled');

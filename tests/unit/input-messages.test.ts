@@ -56,6 +56,18 @@ describe('bad input is refused with the thing given and a fix that fits', () => 
     expect(ctor.stderr).toContain('error: --context "constructor": loop "greet" does not use this key');
   });
 
+  it('--context-file __proto__=… is refused against that flag, without the file’s contents', async () => {
+    writeFileSync(join(root, 'secret.txt'), 'TOKEN=s3cr3t\n');
+    const r = await runCliInProcess(['run', 'greet', '--dry-run', '--context-file', '__proto__=secret.txt'], {
+      cwd: root,
+    });
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toBe(
+      'error: --context-file __proto__=secret.txt: "__proto__" cannot be a context key (JavaScript reserves the name)\nfix: give the value another key\n',
+    );
+    expect(r.stderr).not.toContain('s3cr3t');
+  });
+
   it('--max-iterations: a negative or huge value is refused against the flag', async () => {
     for (const command of ['run', 'resume'])
       for (const value of ['-1', '99999999999999999999', '2.5', '1e3']) {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { closedHeadline } from '../../client/commands/status.js';
+import { closedWithoutResult } from '../../client/follow/closed-without-result.js';
 import { itemOutcome, listedOutcome, loopOutcome, outcomeOfStatus } from '../../client/reporters/outcome-words.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { runEndView, stopAnswer } from '../../ui/server/run-end.js';
@@ -77,6 +78,21 @@ describe('the outcome words', () => {
       outcome: 'stopped',
       summary: 'it ended without a loop result (terminated in Temporal: stopped with ll-loop stop --force)',
     });
+  });
+
+  it('gives the page the end of a run refused its scopes as ll-loop status says it, with the fix', () => {
+    const failure = {
+      type: 'ScopeBusy',
+      message: 'scope . is busy: held by demo-0 (scope .)',
+      details: { scopes: ['.'], blockers: [{ run: 'demo-0', scopes: ['.'], holds: true }], reason: 'busy' },
+    };
+    const view = runEndView('demo-4', { status: 'failed', reason: failure.message, failure });
+    expect(view.outcome).toBe('failed');
+    expect(view.summary).toBe(
+      'run demo-4 did not start: scope . is busy: held by demo-0 (scope .): nothing of the loop ran\n' +
+        'fix: wait for your turn instead: run it again with --queue (or --queue-timeout 10m); see who holds what with ll-loop queue list, or stop demo-0 with ll-loop stop demo-0',
+    );
+    expect(view.summary).toBe(closedWithoutResult('demo-4', 'failed', failure));
   });
 
   it("answers Stop as ll-loop stop says it, never with the loop's cancelled", () => {

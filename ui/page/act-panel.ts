@@ -158,9 +158,14 @@ export class ActPanel {
           h(
             'div',
             { class: 'row' },
-            button('answer-edit', 'Answer with this edit', (b) =>
-              this.send(b, { action: 'answer', reply: { kind: 'edit', text: text.value } }),
-            ),
+            button('answer-edit', 'Answer with this edit', (b) => {
+              // The run refuses an empty edit in the CLI's words (--edit TEXT): said here in the page's.
+              if (text.value === '') {
+                this.say({ ok: false, message: 'write the edit in the box above first (or answer Yes or No)' }, b);
+                return;
+              }
+              this.send(b, { action: 'answer', reply: { kind: 'edit', text: text.value } });
+            }),
           ),
         );
     } else if (human.ask === 'choice') {

@@ -34,8 +34,17 @@ function actionBlock(a: ActionView, outcome: string | undefined): HTMLElement {
     'section',
     { class: `action ${cls}`, 'data-state': a.state },
     h('h4', {}, bits.join(' · ')),
-    h('pre', { class: 'output' }, a.text === '' ? (a.running ? '' : '(no output)') : safeText(a.text)),
+    h('pre', { class: 'output' }, a.text === '' ? emptyOutput(a) : safeText(a.text)),
   );
+}
+
+/**
+ * An action's output when none was received: nothing yet while it runs; for one the run's end cut
+ * short, what it printed is kept nowhere (only a page that watched it live saw it): not "no output".
+ */
+function emptyOutput(a: ActionView): string {
+  if (a.running) return '';
+  return a.cut ? '(its output is not kept: the end of the run cut it short)' : '(no output)';
 }
 
 export function showRun(root: HTMLElement, runId: string): () => void {

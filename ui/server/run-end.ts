@@ -5,6 +5,7 @@
  */
 import type { RunEnd } from '../../client/follow/run-close.js';
 import type { StopReport } from '../../client/control/stop-run.js';
+import { closedWithoutResult } from '../../client/follow/closed-without-result.js';
 import { createHumanReporter } from '../../client/reporters/human.js';
 import { loopOutcome, outcomeOfStatus } from '../../client/reporters/outcome-words.js';
 import { createStyle } from '../../client/reporters/style.js';
@@ -23,12 +24,14 @@ export function runEndView(id: string, end: RunEnd | undefined): RunEndView {
   if (!end) return { status: 'unknown', outcome: 'unknown', summary: 'how the run ended is not in its history' };
   const result = end.result;
   if (result) return { status: end.status, outcome: loopOutcome(result), summary: endLineOf(result, id) };
-  // As `ll-loop status` says it of a run without a loop result, with Temporal's reason.
-  const reason = 'reason' in end && end.reason ? `: ${end.reason}` : '';
+  // As `ll-loop status` says it of a run without a loop result: refused its scopes (with the fix),
+  // else with Temporal's reason.
+  const reason = 'reason' in end && end.reason ? end.reason : undefined;
+  const failure = 'failure' in end && end.failure ? end.failure : reason ? { type: '', message: reason } : undefined;
   return {
     status: end.status,
     outcome: outcomeOfStatus(end.status),
-    summary: `it ended without a loop result (${end.status} in Temporal${reason})`,
+    summary: closedWithoutResult(id, end.status, failure),
   };
 }
 
