@@ -71,6 +71,15 @@ function cli(args, extraEnv = {}) {
   });
 }
 
+/**
+ * The pairs' commands start their runs the same way, without the early start: the command loads
+ * the CLI and the loop, and hands the worker the loaded loop (LL_EARLY_START=0, docs/cli.md). With
+ * it, a followed run's loop is loaded by the worker while a `--background` start is queued and
+ * printed by the bin alone, so their difference would not be following. (The prompt figure above
+ * is the default path's.)
+ */
+const NO_EARLY_START = { LL_EARLY_START: '0' };
+
 function workerPid() {
   return JSON.parse(readFileSync(join(project, '.loops', '.worker', 'worker.json'), 'utf8')).pid;
 }
@@ -143,7 +152,7 @@ export async function followCost() {
     const bg = [];
     const foreground = async () => {
       // The human progress display (what a user follows), not --json.
-      const { result: f, cpu } = await workerCpuOver(() => cli(['run', 'follow-many']));
+      const { result: f, cpu } = await workerCpuOver(() => cli(['run', 'follow-many'], NO_EARLY_START));
       const fgId = /^run (\S+)/m.exec(f.stdout)?.[1];
       fg.push({
         run_ms: await runDuration(client, fgId),
@@ -155,10 +164,7 @@ export async function followCost() {
     const background = async () => {
       const t0 = wall();
       const { result: b, cpu } = await workerCpuOver(async () => {
-        // Without the early start, so that the command loads the CLI and starts the run through the
-        // worker as the followed one does: a `--background` start the worker queues is printed by
-        // the bin alone, and its CPU would count loading the CLI as following.
-        const started = await cli(['run', 'follow-many', '--background', '--json'], { LL_EARLY_START: '0' });
+        const started = await cli(['run', 'follow-many', '--background', '--json'], NO_EARLY_START);
         await waitClosed(client, JSON.parse(started.stdout.trim()).instance_id);
         return started;
       });

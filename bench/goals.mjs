@@ -123,7 +123,8 @@ export function judgeGoals(report) {
   for (const [id, what, figure, limit, kind, unit, applies] of GOALS) {
     const value = figure(report);
     if (value === undefined || Number.isNaN(value)) continue;
-    const met = kind === 'max' ? value <= limit : value >= limit;
+    // A ratio below zero (a CPU difference gone negative) is a broken measurement, never a goal met.
+    const met = kind === 'max' ? value <= limit && !(unit === 'ratio' && value < 0) : value >= limit;
     rows.push({ id, what, value, limit, kind, unit, met, applies: applies ? applies(report) : true });
   }
   return rows;
