@@ -147,7 +147,12 @@ describe.concurrent('a run outlives the terminal that started it', () => {
     loop(dir, 'crash', threeStates('crash'));
     const run = start(dir, ['run', 'crash', '--context', 'tag=kept']);
     // The project's first command starts its checkout worker: on a loaded machine that alone can take 30 s.
-    await waitFor('state b to start', () => run.out.stdout.includes('b → echo start'), 90_000);
+    await waitFor('state b to start', () => run.out.stdout.includes('b → echo start'), 90_000).catch((err: Error) => {
+      // What the command had printed, and whether b had started at all (the progress, or the run).
+      throw new Error(
+        `${err.message} (crash-b.log: ${lines(dir, 'crash-b.log').length} lines)\nstdout: ${run.out.stdout}\nstderr: ${run.out.stderr}`,
+      );
+    });
     run.child.kill('SIGKILL');
     await run.exited;
     const following = start(dir, ['resume', 'crash']);
