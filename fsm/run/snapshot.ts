@@ -19,10 +19,10 @@ import type {
   RunLoopInput,
   ParallelItemResult,
   ParallelRequest,
+  BudgetHit,
 } from '../types.js';
 import type { RunStreamEvent } from './events.js';
-import type { BudgetHit } from './budget.js';
-import type { HumanReply } from '../human.js';
+import type { HumanEnded, HumanReply } from '../human.js';
 import type { HumanAsk } from '../schema.js';
 
 /** What a running loop waits for. */
@@ -142,15 +142,6 @@ interface HandoffPause {
   state: string;
   payload: string;
   since_ms: number;
-}
-
-/** How a wait for a person ended: answered (by whom), its deadline, or a steer (by whom, to where). */
-export interface HumanEnded {
-  state: string;
-  how: 'answered' | 'timeout' | 'steered';
-  by?: string;
-  to?: string;
-  at_ms: number;
 }
 
 /** A run waiting for a person: the question as asked, since when, until when. */
