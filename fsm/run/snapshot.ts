@@ -49,7 +49,7 @@ export type Phase = WaitPhase | 'done';
 
 /**
  * The `semantics` every snapshot carries. Versioned core semantics were replaced by run rules
- * (docs/decisions.md, "One way to change a run's behaviour"); no release recorded another value.
+ * (docs/decisions.md, "Upgrades, history and events"); no release recorded another value.
  */
 export const SNAPSHOT_SEMANTICS = 1;
 
