@@ -6,7 +6,7 @@
  */
 import { UsageError } from '../errors.js';
 
-export const VISIBILITIES = ['public', 'internal', 'example', 'all'] as const;
+const VISIBILITIES = ['public', 'internal', 'example', 'all'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
 /** The `--visibility` value, checked (default `public`). */

@@ -13,7 +13,7 @@
  */
 import { LoadError } from '../../loader/errors.js';
 import { resolveLoopFile } from '../../loader/load.js';
-import { loopInputs, type LoopInputs } from '../../loader/loop-inputs.js';
+import { DEFAULT_INPUT_KEY, loopInputs, type LoopInputs } from '../../loader/loop-inputs.js';
 import { didYouMean } from '../../fsm/suggest.js';
 import { UsageError } from '../errors.js';
 import { programMdFile, readProgramMd } from './program-md.js';
@@ -96,7 +96,7 @@ export function runInputPairs(opts: RunInputOptions): string[] {
   }
   const pairs: Array<[string, string]> = [];
   if (opts.input !== undefined) {
-    const given = inputPairs(opts.input, inputs ?? { inputKey: 'input' });
+    const given = inputPairs(opts.input, inputs ?? { inputKey: DEFAULT_INPUT_KEY });
     if (inputs && !opts.allowUnknown) checkUsed(given, opts.input, inputs);
     pairs.push(...given);
   }

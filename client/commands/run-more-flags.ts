@@ -21,7 +21,7 @@ export const MORE_RUN_FLAGS: Flags = {
 };
 
 /** `--delay`: seconds (`2`, `0.5`, as little-loops takes it) or a duration (`30s`, `2m`); 0 is no delay. */
-export function delaySeconds(value: string | undefined): number | undefined {
+function delaySeconds(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Number(value);
   if (/^\s*[\d.]+[smhd]/.test(value)) return parseDuration(value, '--delay') / 1000;
@@ -32,7 +32,7 @@ export function delaySeconds(value: string | undefined): number | undefined {
 }
 
 /** `--handoff-threshold`: a whole percentage from 1 to 100. */
-export function handoffThreshold(value: string | undefined): number | undefined {
+function handoffThreshold(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!/^\s*\+?\d+\s*$/.test(value) || n < 1 || n > 100)
