@@ -5,7 +5,7 @@
  * `--status running` is `list --running`. Sub-loops are left out, as in `list --failed`.
  */
 import { LOOP_OUTCOMES } from '../../fsm/run/outcome.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { didYouMean } from '../../fsm/suggest.js';
 import { localTime, table } from '../reporters/table.js';
@@ -51,7 +51,15 @@ export async function printStatus(opts: {
   ]);
   const runs = await withSession(opts.cwd, ({ client }) =>
     listRuns(client, { where: `LoopStatus = '${opts.status}'`, project: projectScope(opts.cwd), limit: 200 }),
-  );
+  ).catch((err: unknown) => {
+    // A server without ll-loop's search attributes rejects the query naming LoopStatus.
+    if (!/LoopStatus/.test((err as Error).message ?? '')) throw err;
+    throw new CliError(
+      "--status needs the server's LoopStatus search attribute, which this server lacks",
+      'run ll-loop cluster setup (or use list --running / list --failed)',
+      EXIT.infrastructure,
+    );
+  });
   const rows: StatusListing[] = runs
     .filter((r) => r.parent === undefined)
     .map((r) => ({
