@@ -1,8 +1,8 @@
 /**
  * little-loops' command line through the `ll-loop` binary on an embedded dev server of its own:
  * `run <loop> '{"k": "v"}'` and `run <loop> text` reaching the context, `-n`, `--delay`,
- * `--follow`, `next-loop`, `fragments`, and each alias doing what its command does. Runs the built
- * package (dist/).
+ * `--follow`, `next-loop`, `list --status`, `fragments`, and each alias doing what its command
+ * does. Runs the built package (dist/).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -139,7 +139,7 @@ describe("run's little-loops flags", () => {
 });
 
 describe('next-loop and fragments', () => {
-  it("next-loop suggests this project's loops from their past runs", async () => {
+  it("next-loop suggests this project's loops from their past runs; list --status lists them by outcome", async () => {
     loop('greet', GREET);
     loop('task', TASK);
     for (let i = 0; i < 2; i += 1) expect((await cli(['run', 'greet', '--quiet'])).code).toBe(0);
@@ -149,6 +149,12 @@ describe('next-loop and fragments', () => {
     const greet = suggestions.find((s) => s.loop === 'greet');
     expect(greet).toMatchObject({ command: 'll-loop run greet' });
     expect(greet!.rationale).toMatch(/^\d+ runs; last run today; \d+% success$/);
+    // list --status, through the alias and little-loops' word for a success.
+    const ended = await cli(['l', '--status', 'completed', '--json']);
+    expect(ended.code, ended.stderr).toBe(0);
+    const listed = JSON.parse(ended.stdout) as Array<{ loop: string; outcome: string }>;
+    expect(listed.filter((r) => r.loop === 'greet').length).toBeGreaterThanOrEqual(2);
+    expect(new Set(listed.map((r) => r.outcome))).toEqual(new Set(['succeeded']));
     const human = await cli(['next-loop', '--exclude', 'spin']);
     expect(human.stdout).toMatch(/^Next loop suggestion:\n\n {2}#1 {2}\S+ {2}score=0\.\d{3}\n/);
     expect(human.stdout).not.toContain('spin');
