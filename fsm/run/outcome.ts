@@ -12,7 +12,7 @@
 import type { ExecutionResult } from '../types.js';
 
 /** Every value of the `LoopStatus` search attribute (runs of 0.3.0 and older wrote `running`/`done`). */
-const LOOP_OUTCOMES = [
+export const LOOP_OUTCOMES = [
   'running',
   'succeeded',
   'failed',
