@@ -70,7 +70,10 @@ function ruleInputs(def: LoopDefinition) {
   const detectLimits = { detect_rate_limits: true as const };
   // Act on stdout signals (fsm/run/on-signal.ts).
   const threshold = def.config?.handoff_threshold;
-  const detectSignals = { detect_signals: true as const, ...(threshold === undefined ? {} : { handoff_threshold: threshold }) };
+  const detectSignals = {
+    detect_signals: true as const,
+    ...(threshold === undefined ? {} : { handoff_threshold: threshold }),
+  };
   return { maskEnv, checkAnswers, detectLimits, detectSignals };
 }
 

@@ -41,7 +41,11 @@ const OPTIONS_OF_0_6_0 = {
   quickBursts: true,
   actionCallKeys: true,
 };
-const OPTIONS_OF_0_1_0: LoopRunOptions = { cwd: '/tmp/ll-loop-it-lE109B', searchAttributes: true, localActivityMaxTimeoutS: 0 };
+const OPTIONS_OF_0_1_0: LoopRunOptions = {
+  cwd: '/tmp/ll-loop-it-lE109B',
+  searchAttributes: true,
+  localActivityMaxTimeoutS: 0,
+};
 
 describe('the retirement table', () => {
   it('names a release for every rule: a minor release (x.y.0), no later than this one', () => {

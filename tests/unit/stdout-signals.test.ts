@@ -101,8 +101,7 @@ describe('a CONTEXT_HANDOFF: by on_handoff', () => {
     expect(t.events[1]).toMatchObject({ state: 'work', mode: 'terminate', payload: 'step 3 of 5' });
     expect(t.snapshot.continuation).toBe('step 3 of 5');
     // Neither failed nor cancelled from outside: the workflow completes.
-    if (t.effect.type === 'finish')
-      expect(closing(t.effect.result)).toEqual({ kind: 'complete' });
+    if (t.effect.type === 'finish') expect(closing(t.effect.result)).toEqual({ kind: 'complete' });
   });
 
   it('pause (the default): the run waits on a handoff, unevaluated; resuming runs the state again with the payload in its prompt', () => {
@@ -207,8 +206,7 @@ describe('FATAL_ERROR: and LOOP_STOP:', () => {
         error: 'LOOP_STOP: nothing left',
       },
     });
-    if (t.effect.type === 'finish')
-      expect(closing(t.effect.result)).toEqual({ kind: 'complete' });
+    if (t.effect.type === 'finish') expect(closing(t.effect.result)).toEqual({ kind: 'complete' });
   });
 
   it('LOOP_STOP: waits for an LLM evaluation to route', () => {
