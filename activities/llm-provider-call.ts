@@ -8,7 +8,7 @@
  * A call is a judgement (`schema` given: the answer is a JSON object constrained to it) or a
  * plain completion (`schema` absent: a prompt state's text, fsm/llm-provider.ts).
  */
-import type { LlmProviderRequest } from '../fsm/llm-provider.js';
+import type { LlmProviderRequest } from '../fsm/types.js';
 import type { LlmUsage } from '../fsm/run/snapshot.js';
 
 /** One question to a provider: a prompt, and for a judgement the JSON schema its answer follows. */

@@ -10,7 +10,7 @@
  *   `retry_after`, for the workflow to decide (issue 13 §1 turns it into a durable pause);
  * - usage (tokens, cost when the answer states it) is returned whenever the provider sent it.
  */
-import type { ApiProvider } from '../fsm/llm-provider.js';
+import type { ApiProvider } from '../fsm/types.js';
 import type { LlmReply, LlmUsage } from '../fsm/run/snapshot.js';
 import { ProviderError, type ProviderCall, type ProviderFn } from './llm-provider-call.js';
 import { checkedAnswer } from './checked-answer.js';

@@ -14,7 +14,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { LlmProviderRequest } from '../fsm/llm-provider.js';
+import type { LlmProviderRequest } from '../fsm/types.js';
 import type { ActionResult, EnvRef, RunActionInput } from '../fsm/types.js';
 import { resolveEnvRef, secretValues } from './env-refs.js';
 import { callProvider } from './llm-providers.js';

@@ -11,7 +11,7 @@ import { hostRateLimit } from './rate-limit.js';
 import { runPromptByProvider } from './prompt-provider.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
 import { fromEnvelope } from './host-envelope.js';
-import type { LlmProviderRequest } from '../fsm/llm-provider.js';
+import type { LlmProviderRequest } from '../fsm/types.js';
 import type { WorkerPlace } from './placement.js';
 import { readJournal, writeJournal } from './action-journal.js';
 import { actionLaunch, type Launch } from './action-spawner.js';

@@ -7,7 +7,6 @@
 import { routeFor } from './routing.js';
 import type { HumanAsk, StateConfig } from './schema.js';
 import type { VerdictSet } from './evaluators/verdicts.js';
-import type { HumanEnded } from './run/snapshot.js';
 
 /** True for a state that asks a person instead of running an action. */
 export function isHumanState(state: Pick<StateConfig, 'action_type'>): boolean {
@@ -156,4 +155,13 @@ export function humanEndedText(runId: string, ended: HumanEnded): string {
         ? `it was steered to "${ended.to ?? '?'}" by ${ended.by ?? '?'} at ${at}`
         : `it was already answered by ${ended.by ?? '?'} at ${at} (the first answer wins)`;
   return `run ${runId} no longer waits in state "${ended.state}": ${how}`;
+}
+
+/** How a wait for a person ended: answered (by whom), its deadline, or a steer (by whom, to where). */
+export interface HumanEnded {
+  state: string;
+  how: 'answered' | 'timeout' | 'steered';
+  by?: string;
+  to?: string;
+  at_ms: number;
 }

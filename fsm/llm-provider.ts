@@ -11,21 +11,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { error } from './diagnostics.js';
 import type { EvaluateConfig, LlmOverride, LoopDefinition, StateConfig } from './schema.js';
 import { actionKind } from './action.js';
-
-export type ApiProvider = 'anthropic' | 'openai-compatible';
-
-/** What the activity needs to ask an HTTP API provider. */
-export interface LlmProviderRequest {
-  provider: ApiProvider;
-  model: string;
-  /** Omitted: the provider's public API. */
-  base_url?: string;
-  /** The variable holding the key (worker side). */
-  api_key_env: string;
-  /** Whether a missing key is an error (see {@link keyRequired}). */
-  key_required: boolean;
-  max_tokens: number;
-}
+import type { ApiProvider, LlmProviderRequest } from './types.js';
 
 /** The key variable each API provider reads when `api_key_env` is not given. */
 const DEFAULT_KEY_ENV: Record<ApiProvider, string> = {

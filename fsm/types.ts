@@ -2,8 +2,6 @@
  * Runtime data shapes shared by the pure core, the workflow, the activities and the client.
  * Every value here is plain JSON: it crosses Temporal payloads and is stored in history.
  */
-import type { LlmProviderRequest } from './llm-provider.js';
-
 import type { OutputCheck } from './answer-check.js';
 import type { StdoutSignal } from './stdout-signals.js';
 
@@ -347,4 +345,34 @@ export interface EvaluateLlmInput {
   schema_errors?: string[];
   /** An HTTP API provider answers instead of the host CLI (fsm/llm-provider.ts); absent: the host CLI. */
   llm?: LlmProviderRequest;
+}
+
+/** The HTTP API providers an LLM evaluation or a prompt state may call (fsm/llm-provider.ts chooses). */
+export type ApiProvider = 'anthropic' | 'openai-compatible';
+
+/** What the activity needs to ask an HTTP API provider. */
+export interface LlmProviderRequest {
+  provider: ApiProvider;
+  model: string;
+  /** Omitted: the provider's public API. */
+  base_url?: string;
+  /** The variable holding the key (worker side). */
+  api_key_env: string;
+  /** Whether a missing key is an error (see {@link keyRequired}). */
+  key_required: boolean;
+  max_tokens: number;
+}
+
+/** A budget limit's name (fsm/run/budget.ts BUDGET_LIMITS lists them). */
+export type BudgetLimit = 'max_cost_usd' | 'max_tokens' | 'max_agent_seconds';
+
+/** A reached limit: which, whose (the loop's or the state's), the spend against it and its maximum. */
+export interface BudgetHit {
+  scope: 'loop' | 'state';
+  limit: BudgetLimit;
+  /** The spend in the limit's unit (dollars, tokens, seconds). */
+  spent: number;
+  max: number;
+  /** Set when the limit is not yet reached but the next call may need more than is left (its stated maximum). */
+  needed?: number;
 }

@@ -14,8 +14,8 @@
  *   at its end is the final word for it.
  */
 import { setHandler } from '@temporalio/workflow';
-import { addSpend, BUDGET_LIMITS, NO_SPEND, reachedLimit, spentIn, type BudgetHit } from '../fsm/run/budget.js';
-import type { BudgetLimits, ParallelItemResult, Spend } from '../fsm/types.js';
+import { addSpend, BUDGET_LIMITS, NO_SPEND, reachedLimit, spentIn } from '../fsm/run/budget.js';
+import type { BudgetHit, BudgetLimits, ParallelItemResult, Spend } from '../fsm/types.js';
 import type { FanoutChildren } from './fanout-children.js';
 import { fanoutBudgetSpentSignal, itemSpentSignal } from './fanout-signals.js';
 

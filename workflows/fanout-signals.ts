@@ -3,7 +3,7 @@
  * they can signal). Their names are recorded in histories: never rename them.
  */
 import { defineSignal } from '@temporalio/workflow';
-import type { BudgetHit } from '../fsm/run/budget.js';
+import type { BudgetHit } from '../fsm/types.js';
 import type { Spend } from '../fsm/types.js';
 
 /** An item's whole spend so far (not the increment: a report that arrives late or twice changes nothing). */

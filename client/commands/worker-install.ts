@@ -13,13 +13,8 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, requireCheckoutRoot, type ServiceContext } from '../service/context.js';
 import { serviceDefinition } from '../service/definition.js';
-import {
-  displayCommand,
-  managerFor,
-  runCommands,
-  type ServiceCommand,
-  type ServiceManager,
-} from '../service/manager.js';
+import { displayCommand, managerFor, runCommands } from '../service/manager.js';
+import type { ServiceCommand, ServiceManager } from '../service/service-manager.js';
 import { workerState } from '../service/worker-control.js';
 
 /** A service manager command failed after it answered the probe. */

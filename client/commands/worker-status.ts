@@ -13,7 +13,8 @@ import { buildInfo } from '../../host/build-info.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutRootOf, type ServiceContext } from '../service/context.js';
-import { managerFor, UnsupportedPlatformError, type ServiceManager } from '../service/manager.js';
+import { managerFor, UnsupportedPlatformError } from '../service/manager.js';
+import type { ServiceManager } from '../service/service-manager.js';
 import { stopWorker, workerState, type WorkerState } from '../service/worker-control.js';
 import { probeTemporal } from '../temporal/grpc-probe.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Client, Connection } from '@temporalio/client';
 import { humanEndedText } from '../../fsm/human.js';
-import type { HumanEnded } from '../../fsm/run/snapshot.js';
+import type { HumanEnded } from '../../fsm/human.js';
 import { snapshotQuery, type LoopStatus } from '../../workflows/definitions.js';
 import {
   AmbiguousRunError,

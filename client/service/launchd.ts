@@ -10,9 +10,8 @@ import { shortHash } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { ServiceDefinition } from './definition.js';
-import type { Probe, ServiceCommand, ServiceManager } from './manager.js';
+import { STOP_TIMEOUT_S, type Probe, type ServiceCommand, type ServiceManager } from './service-manager.js';
 import { findProgram, runProgram } from './programs.js';
-import { STOP_TIMEOUT_S } from './systemd.js';
 import { launchAgentsDir } from './user-dirs.js';
 
 export function launchdLabel(root: string): string {

@@ -12,12 +12,9 @@ import { shortHash } from '../../host/checkout.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { ServiceDefinition } from './definition.js';
-import type { Probe, ServiceCommand, ServiceManager } from './manager.js';
+import { STOP_TIMEOUT_S, type Probe, type ServiceCommand, type ServiceManager } from './service-manager.js';
 import { findProgram, runProgram } from './programs.js';
 import { systemdUserDir } from './user-dirs.js';
-
-/** How long systemd lets a stopping worker drain before it SIGKILLs what is left. */
-export const STOP_TIMEOUT_S = 90;
 
 export function systemdUnitName(root: string): string {
   return `ll-loop-worker-${shortHash(root)}.service`;

@@ -5,7 +5,7 @@ import { effectiveEvaluator } from '../../fsm/evaluate-state.js';
 import { mergedLlm, promptProviderRequest, providerRequest, type ProviderChoice } from '../../fsm/llm-provider.js';
 import { oneLine } from '../../fsm/format.js';
 import type { EvaluateConfig, LoopDefinition, StateConfig } from '../../fsm/schema.js';
-import type { Exit } from './graph.js';
+import { fanOutText, type Exit } from './graph.js';
 
 /** Shown where a state has nothing of that kind (no action, no evaluation). */
 const NONE = '—';
@@ -23,24 +23,6 @@ export function kindText(state: StateConfig): string {
   if (state.parallel !== undefined) return 'parallel';
   if (state.action === undefined) return NONE;
   return actionKind(state);
-}
-
-/** The loops a parallel state's branches run, in order. */
-export function branchLoops(state: StateConfig): string[] {
-  return (state.parallel?.branches ?? []).map((b) => (typeof b === 'string' ? b : b.loop));
-}
-
-/** What a parallel state runs: `fix-one × each item (max 4, worktree, fail_fast)` or `lint | test | typecheck (max 4)`. */
-export function fanOutText(state: StateConfig): string | undefined {
-  const parallel = state.parallel;
-  if (parallel === undefined) return undefined;
-  const how = [
-    `max ${parallel.max_workers}`,
-    ...(parallel.isolation === 'worktree' ? ['worktree'] : []),
-    ...(parallel.fail_mode === 'fail_fast' ? ['fail_fast'] : []),
-  ].join(', ');
-  const what = parallel.branches !== undefined ? branchLoops(state).join(' | ') : `${parallel.loop ?? '?'} × each item`;
-  return `${what} (${how})`;
 }
 
 /** How a sub-loop state feeds its child: `with: a, b`, passthrough, or isolated. */

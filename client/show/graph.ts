@@ -6,7 +6,24 @@
 import { CURRENT, declaredTargets, NOT_VERDICT_ROUTES } from '../../fsm/routing.js';
 import type { HumanAsk, LoopDefinition, StateConfig } from '../../fsm/schema.js';
 import { humanAsk, isHumanState } from '../../fsm/human.js';
-import { branchLoops, fanOutText } from './describe.js';
+
+/** The loops a parallel state's branches run, in order. */
+function branchLoops(state: StateConfig): string[] {
+  return (state.parallel?.branches ?? []).map((b) => (typeof b === 'string' ? b : b.loop));
+}
+
+/** What a parallel state runs: `fix-one × each item (max 4, worktree, fail_fast)` or `lint | test | typecheck (max 4)`. */
+export function fanOutText(state: StateConfig): string | undefined {
+  const parallel = state.parallel;
+  if (parallel === undefined) return undefined;
+  const how = [
+    `max ${parallel.max_workers}`,
+    ...(parallel.isolation === 'worktree' ? ['worktree'] : []),
+    ...(parallel.fail_mode === 'fail_fast' ? ['fail_fast'] : []),
+  ].join(', ');
+  const what = parallel.branches !== undefined ? branchLoops(state).join(' | ') : `${parallel.loop ?? '?'} × each item`;
+  return `${what} (${how})`;
+}
 
 /** Where an exit goes: a state (`$current` resolves to the state itself), or a `${…}` template. */
 type Target = { kind: 'state'; name: string; viaCurrent: boolean } | { kind: 'dynamic'; template: string };

@@ -13,21 +13,13 @@
  */
 import type { LoopDefinition, StateConfig } from '../schema.js';
 import type { RunData } from './snapshot.js';
-import type { BudgetLimits, LlmUsage, Spend } from '../types.js';
+import type { BudgetHit, BudgetLimit, BudgetLimits, LlmUsage, Spend } from '../types.js';
 
-export const BUDGET_LIMITS = ['max_cost_usd', 'max_tokens', 'max_agent_seconds'] as const;
-export type BudgetLimit = (typeof BUDGET_LIMITS)[number];
-
-/** A reached limit: which, whose (the loop's or the state's), the spend against it and its maximum. */
-export interface BudgetHit {
-  scope: 'loop' | 'state';
-  limit: BudgetLimit;
-  /** The spend in the limit's unit (dollars, tokens, seconds). */
-  spent: number;
-  max: number;
-  /** Set when the limit is not yet reached but the next call may need more than is left (its stated maximum). */
-  needed?: number;
-}
+export const BUDGET_LIMITS = [
+  'max_cost_usd',
+  'max_tokens',
+  'max_agent_seconds',
+] as const satisfies readonly BudgetLimit[];
 
 export const NO_SPEND: Spend = { cost_usd: 0, tokens: 0, agent_ms: 0 };
 

@@ -5,8 +5,7 @@
  * compares that table with EVENT_FIELDS (event-shape.ts), which the compiler holds equal to the
  * union.
  */
-import type { BudgetLimit } from './budget.js';
-import type { RateLimitFact, Spend, TerminatedBy } from '../types.js';
+import type { BudgetLimit, RateLimitFact, Spend, TerminatedBy } from '../types.js';
 
 type Fact<E extends string, F> = { event: E } & F;
 

@@ -9,7 +9,7 @@
  *   `terminated_by: budget`). A call already in flight finishes and is charged.
  * - Runs that are no item of a ledger-keeping fan-out never get the note: they decide as before.
  */
-import type { BudgetHit } from './budget.js';
+import type { BudgetHit } from '../types.js';
 import type { RunData, RunningSnapshot } from './snapshot.js';
 
 /** The hit a fan-out's ledger reported, once it was noted (the first note stands). */

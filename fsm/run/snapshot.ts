@@ -19,10 +19,10 @@ import type {
   RunLoopInput,
   ParallelItemResult,
   ParallelRequest,
+  BudgetHit,
 } from '../types.js';
 import type { RunStreamEvent } from './events.js';
-import type { BudgetHit } from './budget.js';
-import type { HumanReply } from '../human.js';
+import type { HumanEnded, HumanReply } from '../human.js';
 import type { HumanAsk } from '../schema.js';
 
 /** What a running loop waits for. */
@@ -49,7 +49,7 @@ export type Phase = WaitPhase | 'done';
 
 /**
  * The `semantics` every snapshot carries. Versioned core semantics were replaced by run rules
- * (docs/decisions.md, "One way to change a run's behaviour"); no release recorded another value.
+ * (docs/decisions.md, "Upgrades, history and events"); no release recorded another value.
  */
 export const SNAPSHOT_SEMANTICS = 1;
 
@@ -142,15 +142,6 @@ interface HandoffPause {
   state: string;
   payload: string;
   since_ms: number;
-}
-
-/** How a wait for a person ended: answered (by whom), its deadline, or a steer (by whom, to where). */
-export interface HumanEnded {
-  state: string;
-  how: 'answered' | 'timeout' | 'steered';
-  by?: string;
-  to?: string;
-  at_ms: number;
 }
 
 /** A run waiting for a person: the question as asked, since when, until when. */

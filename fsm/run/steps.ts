@@ -9,12 +9,12 @@ import { renderPrompt } from '../interpolate.js';
 import { resolveTarget, routeFor } from '../routing.js';
 import { emit, endAsks, finish, messageOf, scopeOf, setEffect, setPrev, stateOf, type Draft } from './draft.js';
 import type { LoopDefinition, StateConfig } from '../schema.js';
-import { promptProviderRequest, type LlmProviderRequest } from '../llm-provider.js';
+import { promptProviderRequest } from '../llm-provider.js';
 import { renderShell } from '../shell-render.js';
 import { renderMcpCall } from '../mcp-call.js';
 import type { ActionRequest } from './snapshot.js';
 import type { RetryCause } from './events.js';
-import type { ActionResult, EvalResult, PromptText, ShellCommand } from '../types.js';
+import type { ActionResult, BudgetHit, EvalResult, LlmProviderRequest, PromptText, ShellCommand } from '../types.js';
 import { CONTINUATION_VAR, continuationText, stopAfterRoute, takeContinuation } from './on-signal.js';
 import { reaskText } from '../answer-check.js';
 import { subloopInput } from './subloop.js';
@@ -23,7 +23,7 @@ import { askHuman } from './human-wait.js';
 import { startParallel } from './parallel-start.js';
 import { actionKind, actionTimeout, displayAction } from '../action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
-import { budgetMessage, cannotCover, childBudget, type BudgetHit } from './budget.js';
+import { budgetMessage, cannotCover, childBudget } from './budget.js';
 import { sharedBudgetHit } from './shared-budget.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeEvaluateLlm } from '../../activities/evaluate-llm.js';
 import { retryAfterSeconds } from '../../activities/llm-provider-call.js';
-import type { LlmProviderRequest } from '../../fsm/llm-provider.js';
+import type { LlmProviderRequest } from '../../fsm/types.js';
 import type { LlmReply } from '../../fsm/run/snapshot.js';
 import { RETRY_AFTER_S } from '../support/fake-llm-api.js';
 import { useFakeLlmApi } from '../support/fake-llm-suite.js';

@@ -9,7 +9,7 @@ import { providerRateLimit, ProviderError } from '../../activities/llm-provider-
 import { askProvider } from '../../activities/llm-providers.js';
 import { runPromptByProvider } from '../../activities/prompt-provider.js';
 import { makeRunAction } from '../../activities/run-action.js';
-import type { ApiProvider, LlmProviderRequest } from '../../fsm/llm-provider.js';
+import type { ApiProvider, LlmProviderRequest } from '../../fsm/types.js';
 import type { RunActionInput } from '../../fsm/types.js';
 import { RETRY_AFTER_S } from '../support/fake-llm-api.js';
 import { useFakeLlmApi } from '../support/fake-llm-suite.js';

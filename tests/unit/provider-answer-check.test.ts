@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { makeEvaluateLlm } from '../../activities/evaluate-llm.js';
-import type { LlmProviderRequest } from '../../fsm/llm-provider.js';
+import type { LlmProviderRequest } from '../../fsm/types.js';
 import type { EvaluateLlmInput } from '../../fsm/types.js';
 import { useFakeLlmApi } from '../support/fake-llm-suite.js';
 

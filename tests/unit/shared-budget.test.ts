@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { noteSharedBudgetSpent, sharedBudgetHit } from '../../fsm/run/shared-budget.js';
-import type { BudgetHit } from '../../fsm/run/budget.js';
+import type { BudgetHit } from '../../fsm/types.js';
 import type { RunningSnapshot, Transition } from '../../fsm/run/snapshot.js';
 import { begin, def, loop, next } from './helpers.js';
 
