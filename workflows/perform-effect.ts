@@ -56,7 +56,6 @@ export interface EffectContext {
   watchStop: () => boolean;
 }
 
-/** The event for an LLM activity's answer; histories of 0.1.0 hold an already judged result. */
 /**
  * What the run's rules add to its activities' inputs (rules every served release sets:
  * workflows/run-rules.ts): the variables to mask, the schema check, rate-limit and stdout-signal

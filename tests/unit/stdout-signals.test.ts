@@ -1,8 +1,8 @@
 /**
  * Stdout signals (little-loops' CONTEXT_HANDOFF:, FATAL_ERROR:, LOOP_STOP:): how the worker reads
  * them from an action's output, and what the core does with each, for each `on_handoff` mode.
- * A result without `stdout_signal` (every result of a run without the stdoutSignals rule) is
- * plain output, whatever it prints.
+ * A result without `stdout_signal` (an MCP tool's, whose output is not read for signals) is plain
+ * output, whatever it prints.
  */
 import { describe, expect, it } from 'vitest';
 import { detectStdoutSignal } from '../../fsm/stdout-signals.js';
@@ -232,7 +232,7 @@ describe('FATAL_ERROR: and LOOP_STOP:', () => {
   });
 });
 
-describe('a run without the stdoutSignals rule', () => {
+describe('a result the worker did not read for signals', () => {
   it.each(['CONTEXT_HANDOFF: x', 'FATAL_ERROR: y', 'LOOP_STOP: z'])(
     'treats %s as plain output (its results carry no stdout_signal)',
     (line) => {
