@@ -29,7 +29,7 @@ export interface RetiredRun {
 const MAX_LISTED = 10;
 
 /** The visibility query for the open loop runs on `queues`. */
-export function openRunsQuery(queues: readonly string[]): string {
+function openRunsQuery(queues: readonly string[]): string {
   const quoted = queues.map((q) => `TaskQueue = '${q.replaceAll("'", "\\'")}'`).join(' OR ');
   return `WorkflowType = '${LOOP_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND (${quoted})`;
 }
