@@ -33,7 +33,7 @@ export type RunRuleName = keyof typeof CURRENT_RUN_RULES;
 export const THIS_RELEASE = '0.9.0';
 
 /** Minor release lines before this release's whose runs it still serves (0.9.x serves 0.7.x and 0.8.x). */
-export const SUPPORTED_LINES_BEFORE = 2;
+const SUPPORTED_LINES_BEFORE = 2;
 
 /** The release each rule was introduced in: the first whose runs set it (a minor release: x.y.0). */
 export const RUN_RULE_SINCE: Readonly<Record<RunRuleName, string>> = {
@@ -55,7 +55,7 @@ export const RUN_RULE_SINCE: Readonly<Record<RunRuleName, string>> = {
 };
 
 /** `[major, minor, patch]` of a version such as `0.8.1` (a pre-release or build suffix is ignored); undefined if it is none. */
-export function versionParts(version: string): [number, number, number] | undefined {
+function versionParts(version: string): [number, number, number] | undefined {
   const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
 }
