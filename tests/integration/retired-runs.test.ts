@@ -4,14 +4,16 @@
  * started through the Temporal client with no worker, as a 0.6.0 client started it (its memo's
  * version, its input without the rules retired since), and `ll-loop worker` on its queue is
  * refused, naming the run, its release and how to finish it; once the run is closed the same
- * worker starts and serves a run of a supported release to its end.
+ * worker starts and serves a run of a supported release to its end. The checkout's worker and a
+ * pool's are refused the same way.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../client/exit-codes.js';
+import { checkoutAt, poolQueue } from '../../host/checkout.js';
 import { openRetiredRuns, refuseRetiredRuns, RetiredRunsOpenError } from '../../client/hosting/retired-runs.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES, missingRetiredRules } from '../../workflows/run-rules.js';
@@ -99,6 +101,39 @@ describe('a worker start while an open run needs a retired rule', () => {
     expect(served.code, served.stdout + served.stderr).toBe(EXIT.ok);
     expect(served.stdout).toContain(`${currentId} closed`);
     expect((await client.workflow.getHandle(currentId).describe()).status.name).toBe('COMPLETED');
+  });
+
+  it("the checkout's worker and a pool's worker are refused too, and the checkout's claims nothing", async () => {
+    const { client } = await temporal();
+    const { cwd } = project();
+    mkdirSync(join(cwd, '.loops'));
+    const pool = `retired-${randomUUID().slice(0, 8)}`;
+    const started: string[] = [];
+    for (const taskQueue of [checkoutAt(cwd).queue, poolQueue(pool)]) {
+      const id = `retired-${randomUUID().slice(0, 8)}`;
+      await client.workflow.start(LOOP_WORKFLOW_TYPE, {
+        workflowId: id,
+        taskQueue,
+        args: [{ definition: loop, options: { cwd } } satisfies LoopWorkflowInput],
+        memo: { cwd, version: '0.5.0' },
+      });
+      started.push(id);
+    }
+    try {
+      await waitFor('both runs in visibility', async () => {
+        const open = await openRetiredRuns(client, [checkoutAt(cwd).queue, poolQueue(pool)]);
+        return open.length === 2;
+      });
+      const checkout = await runCliInProcess(['worker'], { cwd });
+      expect(checkout.code, checkout.stderr).toBe(EXIT.usage);
+      expect(checkout.stderr).toContain(`npx ll-loop@0.5.0 resume ${started[0]}`);
+      expect(existsSync(join(cwd, '.loops', '.worker', 'worker.json'))).toBe(false);
+      const pooled = await runCliInProcess(['worker', '--pool', pool], { cwd });
+      expect(pooled.code, pooled.stderr).toBe(EXIT.usage);
+      expect(pooled.stderr).toContain(`${started[1]} (started by ll-loop 0.5.0, queue ${poolQueue(pool)})`);
+    } finally {
+      for (const id of started) await client.workflow.getHandle(id).terminate('test over');
+    }
   });
 
   it('a run whose memo names no release (before 0.3.0) is refused too; visibility unavailable lets the worker start', async () => {
