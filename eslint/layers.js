@@ -46,6 +46,7 @@ const ALLOWED = {
   // `client/commands` only from the entry (ENTRY_FILES below), not from the other top-level files.
   client: ['client/temporal', ...CLIENT_OUTER],
   'client/commands': [
+    'client/runs-service',
     'client',
     'client/runs',
     'client/follow',
@@ -69,6 +70,7 @@ const ALLOWED = {
   ],
   'client/runs': ['client', 'client/temporal', 'client/reporters', ...CLIENT_OUTER],
   'client/follow': [
+    'client/transport',
     'client',
     'client/runs',
     'client/scopes',
@@ -78,6 +80,7 @@ const ALLOWED = {
     ...CLIENT_OUTER,
   ],
   'client/start': [
+    'client/transport',
     'client',
     'client/human',
     'client/runs',
@@ -117,6 +120,7 @@ const ALLOWED = {
   'client/schedules': ['client', 'client/runs', 'client/start', 'client/temporal', ...CLIENT_OUTER],
   'client/scopes': ['client', 'client/runs', 'client/temporal', ...CLIENT_OUTER],
   'client/hosting': [
+    'client/transport',
     'client',
     'client/human',
     'client/runs',
@@ -126,6 +130,28 @@ const ALLOWED = {
     'client/scopes',
     'client/temporal',
     'worker',
+    ...CLIENT_OUTER,
+  ],
+  'client/transport': [
+    'client',
+    'client/runs',
+    'client/follow',
+    'client/start',
+    'client/human',
+    'client/scopes',
+    'client/hosting',
+    'client/temporal',
+    ...CLIENT_OUTER,
+  ],
+  'client/runs-service': [
+    'client',
+    'client/transport',
+    'client/runs',
+    'client/follow',
+    'client/human',
+    'client/scopes',
+    'client/hosting',
+    'client/temporal',
     ...CLIENT_OUTER,
   ],
   'client/temporal': ['client', 'loader'],

@@ -18,7 +18,7 @@ import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
 import { workerLog } from '../support/worker-files.js';
 import { waitFor } from '../support/processes.js';
-import { askWorkerOnce } from '../../client/worker-ask.js';
+import { askWorkerOnce } from '../../client/transport/ask.js';
 import { liveWorkerRecord } from '../../host/checkout-claim.js';
 import { startSocketPath } from '../../host/worker-socket.js';
 

@@ -1,0 +1,55 @@
+/**
+ * What a command (and `ll-loop ui`'s server, and the worker's socket) does to runs, behind one
+ * typed interface, with two implementations chosen in one place ({@link runsService}): `direct`,
+ * on the Temporal SDK with a session of the caller's own (direct.ts), and through the checkout's
+ * worker, which already holds one (via-worker.ts: the command then loads no Temporal SDK). The
+ * worker's handlers make the same reports as `direct` (client/transport/requests.ts).
+ *
+ * Today the reads: status, logs, history, the open runs, the inbox and the scope queues.
+ * Light on purpose: a command loads this before it knows whether it needs the SDK.
+ */
+import type { StatusReport } from '../runs/status-report.js';
+import type { LogsQuery, LogsReport } from '../follow/logs-report.js';
+import type { HistoryQuery, HistoryReport } from '../follow/history-report.js';
+import type { RunningListing } from '../hosting/running-listings.js';
+import type { WaitingRun } from '../human/find-waiting.js';
+import type { ProjectScope } from '../runs/project-scope.js';
+import type { LockQueueReport } from '../scopes/scope-queues.js';
+import { viaWorker } from './via-worker.js';
+
+export interface InboxQuery {
+  /** The command's directory. */
+  cwd: string;
+  /** The runs of this project only; undefined: of every project (`--all-projects`). */
+  project: ProjectScope | undefined;
+  /** The command's project: a run of another one is answered from its own directory. */
+  here: ProjectScope;
+}
+
+export interface RunsService {
+  /** The run `target` names (a run id, or a loop's open run, else its latest), as `status` reports it. */
+  status(cwd: string, target: string): Promise<StatusReport>;
+  /** A run's ended actions and a person's part, as `logs` reports them. */
+  logs(query: LogsQuery): Promise<LogsReport>;
+  /** A loop's past runs, or one run's events, as `history` reports them (never `--write`). */
+  history(query: HistoryQuery): Promise<HistoryReport>;
+  /** The open runs of the project at `cwd` (of every project with `allProjects`). */
+  running(cwd: string, allProjects: boolean): Promise<RunningListing[]>;
+  /** The runs waiting for a person. */
+  inbox(query: InboxQuery): Promise<WaitingRun[]>;
+  /** The scope locks: who holds, who waits. */
+  queues(cwd: string): Promise<LockQueueReport[]>;
+}
+
+/**
+ * The runs service a command uses: through the checkout's worker, which delegates to `direct`
+ * whenever the worker cannot serve (no worker of this build, an external server, a refusal).
+ */
+export function runsService(env: NodeJS.ProcessEnv = process.env): RunsService {
+  return viaWorker(env);
+}
+
+/** The implementation on the Temporal SDK, loaded when first needed. */
+export async function directRunsService(): Promise<RunsService> {
+  return (await import('./direct.js')).direct;
+}
