@@ -162,6 +162,7 @@ const ALLOWED = {
   // `ll-loop ui`: its server acts on runs through the client's rooms; its page (browser code)
   // shares only the wire types, fsm's event types and the terminal-safe text of client/reporters.
   'ui/server': [
+    'client/runs-service',
     'client',
     'client/runs',
     'client/follow',

@@ -5,8 +5,9 @@
  * worker, which already holds one (via-worker.ts: the command then loads no Temporal SDK). The
  * worker's handlers make the same reports as `direct` (client/transport/requests.ts).
  *
- * Today the reads: status, logs, history, the open runs, the inbox and the scope queues.
- * Light on purpose: a command loads this before it knows whether it needs the SDK.
+ * The worker serves the reads; the writes (stop, pause, unpause, steer, answer, rerun, resume)
+ * are `direct`'s in both. Light on purpose: a command loads this before it knows whether it
+ * needs the SDK.
  */
 import type { StatusReport } from '../runs/status-report.js';
 import type { LogsQuery, LogsReport } from '../follow/logs-report.js';
@@ -15,6 +16,14 @@ import type { RunningListing } from '../hosting/running-listings.js';
 import type { WaitingRun } from '../human/find-waiting.js';
 import type { ProjectScope } from '../runs/project-scope.js';
 import type { LockQueueReport } from '../scopes/scope-queues.js';
+import type { StopReport, StopRequest } from '../control/stop-run.js';
+import type { ControlOutcome, ControlRequest } from '../control/run-control.js';
+import type { RerunInBackground, RerunRequest } from '../control/rerun.js';
+import type { ResumedRun, ResumeRequest } from '../resume/resume-run.js';
+import type { AnswerReport } from '../human/answer-run.js';
+import type { HumanReply } from '../../fsm/human.js';
+import type { RunSummary } from '../runs/find-runs.js';
+import type { Session } from '../temporal/session.js';
 import { viaWorker } from './via-worker.js';
 
 export interface InboxQuery {
@@ -39,6 +48,37 @@ export interface RunsService {
   inbox(query: InboxQuery): Promise<WaitingRun[]>;
   /** The scope locks: who holds, who waits. */
   queues(cwd: string): Promise<LockQueueReport[]>;
+
+  /** Stop the run: cancel it (its action killed, its outcome recorded), or terminate it with `force`. */
+  stop(req: StopRequest): Promise<StopReport>;
+  /** Pause, unpause or steer the run (its update taken); throws the run's refusal. */
+  pause(target: RunTarget): Promise<ControlOutcome>;
+  unpause(target: RunTarget): Promise<ControlOutcome>;
+  steer(target: RunTarget, steer: Omit<Extract<ControlRequest, { kind: 'steer' }>, 'kind'>): Promise<ControlOutcome>;
+  /** Answer the run waiting for a person. */
+  answer(req: AnswerRequest): Promise<AnswerReport>;
+  /** Start a run again from a state of an earlier one, in the background. */
+  rerun(req: RerunRequest): Promise<RerunInBackground>;
+  /** Continue a stopped or failed run, in the background. */
+  resume(req: ResumeRequest): Promise<ResumedRun>;
+}
+
+/** The run an update goes to: a run id or a loop name, from a project's directory. */
+export interface RunTarget {
+  cwd: string;
+  target: string;
+  /** `user@host` (defaults to this process's). */
+  by?: string;
+}
+
+export interface AnswerRequest {
+  cwd: string;
+  target: string;
+  reply: HumanReply;
+  /** The project whose runs a loop name means. */
+  project: ProjectScope;
+  /** Told the run found before it is asked (the command brings its checkout's worker back). */
+  onFound?: (run: RunSummary) => void;
 }
 
 /**
@@ -49,7 +89,10 @@ export function runsService(env: NodeJS.ProcessEnv = process.env): RunsService {
   return viaWorker(env);
 }
 
-/** The implementation on the Temporal SDK, loaded when first needed. */
-export async function directRunsService(): Promise<RunsService> {
-  return (await import('./direct.js')).direct;
+/**
+ * The implementation on the Temporal SDK, loaded when first needed: on `session` when given (a
+ * long-lived caller's, `ll-loop ui`'s), else each operation on a session of its own.
+ */
+export async function directRunsService(session?: Session): Promise<RunsService> {
+  return (await import('./direct.js')).directRuns(session);
 }

@@ -4,7 +4,8 @@
  * Temporal SDK. When the worker cannot serve — none of this build for this checkout and server,
  * no socket, a refusal, no answer in time — the operation is `direct`'s: a read changes nothing,
  * so making it again is safe. An error the worker's report ended in (an unknown run) is thrown
- * as the command's own, and the report is not made twice.
+ * as the command's own, and the report is not made twice. The worker serves no write: those are
+ * `direct`'s.
  */
 import { askCheckoutWorker } from '../transport/ask.js';
 import type { HistoryReport } from '../follow/history-report.js';
@@ -53,5 +54,12 @@ export function viaWorker(env: NodeJS.ProcessEnv): RunsService {
       const answer = await askCheckoutWorker('queues', { cwd }, at(cwd, 'queues'));
       return answer?.reports ?? (await directRunsService()).queues(cwd);
     },
+    stop: async (req) => (await directRunsService()).stop(req),
+    pause: async (target) => (await directRunsService()).pause(target),
+    unpause: async (target) => (await directRunsService()).unpause(target),
+    steer: async (target, steer) => (await directRunsService()).steer(target, steer),
+    answer: async (req) => (await directRunsService()).answer(req),
+    rerun: async (req) => (await directRunsService()).rerun(req),
+    resume: async (req) => (await directRunsService()).resume(req),
   };
 }

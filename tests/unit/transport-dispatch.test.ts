@@ -46,7 +46,6 @@ afterAll(async () => {
 });
 
 const addressed = () => ({ code_id: codeId(), address: ADDRESS, root: dir });
-const DEFINITION = { name: 'two', initial: 'a', states: { a: { terminal: true } } };
 
 /** Per kind: a request that matches its schema but one field, and that field's path. */
 const malformed = (): Record<RequestKind, { request: Record<string, unknown>; path: string }> => ({
@@ -80,10 +79,10 @@ const KINDS = Object.keys(REQUESTS) as RequestKind[];
 const ask = (request: object | string) =>
   typeof request === 'string'
     ? askRaw(request)
-    : askWorkerOnce<Refused & Record<string, unknown>>(path, request, 10_000);
+    : askWorkerOnce<Refused>(path, request, 10_000);
 
 /** A raw line (not JSON), answered as any other. */
-function askRaw(line: string): Promise<(Refused & Record<string, unknown>) | undefined> {
+function askRaw(line: string): Promise<Refused | undefined> {
   return new Promise((resolve) => {
     const socket = createConnection(path);
     let text = '';
