@@ -26,7 +26,7 @@ import type { RunSummary } from '../runs/find-runs.js';
 import type { Session } from '../temporal/session.js';
 import { viaWorker } from './via-worker.js';
 
-export interface InboxQuery {
+interface InboxQuery {
   /** The command's directory. */
   cwd: string;
   /** The runs of this project only; undefined: of every project (`--all-projects`). */
@@ -64,14 +64,14 @@ export interface RunsService {
 }
 
 /** The run an update goes to: a run id or a loop name, from a project's directory. */
-export interface RunTarget {
+interface RunTarget {
   cwd: string;
   target: string;
   /** `user@host` (defaults to this process's). */
   by?: string;
 }
 
-export interface AnswerRequest {
+interface AnswerRequest {
   cwd: string;
   target: string;
   reply: HumanReply;

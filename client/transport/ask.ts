@@ -11,14 +11,14 @@ import { createConnection } from 'node:net';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutWorkerTarget } from '../worker-ask.js';
-import type { ReplyOf, RequestOf, UnaryKind } from './requests.js';
+import type { MessageOf, ReplyOf, RequestOf, StreamKind, UnaryKind } from './requests.js';
 import type { WorkerError } from './replies.js';
 
 /** What addresses a request to the checkout's worker: filled in by {@link askCheckoutWorker}. */
 type Addressing = 'code_id' | 'address' | 'root';
 
 /** The answer of its own kind to `K` (a report, a listing), as opposed to a refusal or an error. */
-export type AnswerOf<K extends UnaryKind> = Extract<ReplyOf<K>, { kind: K }>;
+type AnswerOf<K extends UnaryKind> = Extract<ReplyOf<K>, { kind: K }>;
 
 /**
  * Ask this checkout's worker for `kind`: its answer, or undefined when there is no such worker,
@@ -40,7 +40,7 @@ export async function askCheckoutWorker<K extends UnaryKind>(
 }
 
 /** An error the worker answered, as the command would have thrown it (client/cli.ts prints the same). */
-export function workerError(reply: WorkerError): CliError {
+function workerError(reply: WorkerError): CliError {
   return new CliError(reply.message, reply.fix, reply.exit_code);
 }
 
@@ -111,8 +111,59 @@ export function askToStart<Reply extends ReplyOf<'start'> | ReplyOf<'start_argv'
   });
 }
 
+/** A stream of the worker's messages (`follow`), and the one kind of line the command may add. */
+export interface WorkerStream<Up> {
+  /** Write a line after the request (buffered until connected, so it always comes after it). */
+  write(line: Up): void;
+  /** Stop reading: nothing more is delivered. */
+  close(): void;
+}
+
+/**
+ * Open a stream of `kind` on the worker listening on `path`: each message to `message`, in order;
+ * `broken` once when the stream ends otherwise — no listener, a line that is not a message, the
+ * worker gone — after which nothing more is delivered. The request is written at once.
+ */
+export function openStream<K extends StreamKind, Up extends object = never>(
+  path: string,
+  request: RequestOf<K>,
+  on: { message(message: MessageOf<K>): void; broken(why: string): void },
+): WorkerStream<Up> {
+  const socket = createConnection(path);
+  socket.write(`${JSON.stringify(request)}\n`);
+  let closed = false;
+  const close = (): void => {
+    closed = true;
+    socket.destroy();
+  };
+  const broken = (why: string): void => {
+    if (closed) return;
+    close();
+    on.broken(why);
+  };
+  let buffer = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf('\n'); end >= 0 && !closed; end = buffer.indexOf('\n')) {
+      const message = parseLine<MessageOf<K>>(buffer.slice(0, end));
+      buffer = buffer.slice(end + 1);
+      if (message === undefined) return broken('the worker sent a line that is not JSON');
+      on.message(message);
+    }
+  });
+  socket.on('error', (err) => broken(err.message));
+  socket.on('close', () => broken('the worker closed the connection before the run ended'));
+  return {
+    write: (line) => {
+      if (!socket.destroyed) socket.write(`${JSON.stringify(line)}\n`);
+    },
+    close,
+  };
+}
+
 /** A line the worker wrote: an object with a `kind`, else undefined. */
-export function parseLine<Reply>(line: string): Reply | undefined {
+function parseLine<Reply>(line: string): Reply | undefined {
   try {
     const value: unknown = JSON.parse(line);
     return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string'

@@ -110,7 +110,7 @@ async function serveUnary(entry: AnyUnary, request: unknown, d: Dispatching): Pr
 type Parsed = { kind: RequestKind; entry: AnyEntry; request: unknown } | { refused: Refused; label: string };
 
 /** The request of a line: its kind's entry and the request as its schema read it, or why it is none. */
-export function parseRequest(line: string): Parsed {
+function parseRequest(line: string): Parsed {
   let json: unknown;
   try {
     json = JSON.parse(line);

@@ -411,10 +411,14 @@ export const followCancel = z.object({ kind: z.literal('cancel') });
 export type RequestKind = keyof typeof REQUESTS;
 /** The kinds answered with one line. */
 export type UnaryKind = { [K in RequestKind]: (typeof REQUESTS)[K] extends { stream: true } ? never : K }[RequestKind];
+/** The kinds answered with a stream of messages. */
+export type StreamKind = Exclude<RequestKind, UnaryKind>;
 /** What a command writes for `kind` (the first line of a connection). */
 export type RequestOf<K extends RequestKind> = z.input<(typeof REQUESTS)[K]['request']>;
 /** The worker's one-line answer to `kind`. */
 export type ReplyOf<K extends UnaryKind> = z.output<(typeof REQUESTS)[K]['reply']>;
+/** The worker's messages on a stream of `kind`. */
+export type MessageOf<K extends StreamKind> = z.output<(typeof REQUESTS)[K]['message']>;
 
 export type WorkerStartRequest = z.input<typeof startRequest>;
 export type WorkerStartReply = z.output<typeof startReplies>;
