@@ -133,6 +133,7 @@ const ALLOWED = {
     ...CLIENT_OUTER,
   ],
   'client/transport': [
+    'client/runs-service',
     'client',
     'client/runs',
     'client/follow',

@@ -1,7 +1,8 @@
 /**
  * The runs service on the Temporal SDK (runs-service.ts): each operation by its room's function,
- * on the caller's session when it has one (`ll-loop ui`), else on a session of its own; the
- * checkout's worker makes its reports with the same functions (client/transport/requests.ts).
+ * on the caller's session when it has one (`ll-loop ui`, the checkout's worker answering its
+ * socket: client/transport/requests.ts), else on a session of its own. The writes' modules are
+ * loaded when first used: the worker, which serves only the reads, does not load them.
  */
 import { withSession, type Session } from '../temporal/session.js';
 import { runStatus, statusReportOf } from '../runs/status-report.js';
@@ -9,12 +10,8 @@ import { logsReportOf } from '../follow/logs-report.js';
 import { historyReportOf } from '../follow/history-report.js';
 import { runningListingsOn } from '../hosting/running-listings.js';
 import { waitingRuns } from '../human/find-waiting.js';
-import { answerRun } from '../human/answer-run.js';
 import { listLockQueues } from '../scopes/scope-queues.js';
-import { stopRun } from '../control/stop-run.js';
-import { controlRun } from '../control/run-control.js';
-import { rerunInBackground } from '../control/rerun.js';
-import { resumeInBackground } from '../resume/resume-run.js';
+import type { ControlRequest } from '../control/run-control.js';
 import type { RunsService } from './runs-service.js';
 
 export function directRuns(session?: Session): RunsService {
@@ -27,12 +24,20 @@ export function directRuns(session?: Session): RunsService {
     running: (cwd, allProjects) => on(cwd, (s) => runningListingsOn(s, cwd, { allProjects })),
     inbox: ({ cwd, project, here }) => on(cwd, (s) => waitingRuns(s.client, s.connection, project, here)),
     queues: (cwd) => on(cwd, (s) => listLockQueues(s.client)),
-    stop: (req) => stopRun(req),
-    pause: (target) => controlRun(target, { kind: 'pause' }),
-    unpause: (target) => controlRun(target, { kind: 'unpause' }),
-    steer: (target, steer) => controlRun(target, { kind: 'steer', ...steer }),
-    answer: ({ cwd, target, reply, project, onFound }) => on(cwd, (s) => answerRun(s, target, reply, project, onFound)),
-    rerun: (req) => rerunInBackground(req),
-    resume: (req) => resumeInBackground(req),
+    stop: async (req) => (await import('../control/stop-run.js')).stopRun(req),
+    pause: (target) => control(target, { kind: 'pause' }),
+    unpause: (target) => control(target, { kind: 'unpause' }),
+    steer: (target, steer) => control(target, { kind: 'steer', ...steer }),
+    answer: async ({ cwd, target, reply, project, onFound }) => {
+      const { answerRun } = await import('../human/answer-run.js');
+      return on(cwd, (s) => answerRun(s, target, reply, project, onFound));
+    },
+    rerun: async (req) => (await import('../control/rerun.js')).rerunInBackground(req),
+    resume: async (req) => (await import('../resume/resume-run.js')).resumeInBackground(req),
   };
+}
+
+/** Pause, unpause or steer: one update to the run (client/control/run-control.ts). */
+async function control(target: Parameters<RunsService['pause']>[0], req: ControlRequest) {
+  return (await import('../control/run-control.js')).controlRun(target, req);
 }

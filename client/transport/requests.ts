@@ -2,7 +2,8 @@
  * Every request a command may make of its checkout's worker over the worker's socket, one entry
  * per kind: the zod schema the worker checks the request with where it receives it (dispatch.ts),
  * the schema its answer must match before the worker sends it, what the worker's log calls it,
- * and the handler that does the work on the worker's session. Adding a kind is one entry here;
+ * and the handler that does the work on the worker's session (a read: the runs service's `direct`
+ * on that session, client/runs-service/direct.ts). Adding a kind is one entry here;
  * the command asks with ask.ts, typed from this table (types only: a command loads neither zod
  * nor the handlers).
  *
@@ -28,12 +29,7 @@ import type { LockQueueReport } from '../scopes/scope-queues.js';
 import { serveArgvStart, serveStart } from './serve-starts.js';
 import { serveFollow } from '../follow/serve-follow.js';
 import { noteWhileQueued } from '../start/queue-note.js';
-import { statusReportOf } from '../runs/status-report.js';
-import { logsReportOf } from '../follow/logs-report.js';
-import { historyReportOf } from '../follow/history-report.js';
-import { waitingRuns } from '../human/find-waiting.js';
-import { runningListingsOn } from '../hosting/running-listings.js';
-import { listLockQueues } from '../scopes/scope-queues.js';
+import { directRuns } from '../runs-service/direct.js';
 
 /** What a handler works with: the worker's session and checkout, and its start queue. */
 export interface ServeContext {
@@ -277,7 +273,10 @@ export const REQUESTS = {
     // restarted is read from its pid file, as the command reads it.
     serve: async (r, { session }) => ({
       kind: 'status' as const,
-      report: await statusReportOf({ ...session, endpoint: { ...session.endpoint, started: false } }, r.cwd, r.target),
+      report: await directRuns({ ...session, endpoint: { ...session.endpoint, started: false } }).status(
+        r.cwd,
+        r.target,
+      ),
     }),
   }),
   logs: unary({
@@ -298,7 +297,7 @@ export const REQUESTS = {
         : undefined,
     serve: async ({ cwd, target, state, item }, { session }) => ({
       kind: 'logs' as const,
-      report: await logsReportOf(session, {
+      report: await directRuns(session).logs({
         cwd,
         target,
         ...(state === undefined ? {} : { state }),
@@ -329,7 +328,7 @@ export const REQUESTS = {
           } (start socket)`,
     serve: async ({ cwd, loop, runId, events, state }, { session }) => ({
       kind: 'history' as const,
-      report: await historyReportOf(session, {
+      report: await directRuns(session).history({
         cwd,
         loop,
         ...(runId === undefined ? {} : { runId }),
@@ -354,7 +353,7 @@ export const REQUESTS = {
     said: (_q, r) => (r.kind === 'inbox' ? `ll-loop inbox: ${r.waiting.length} waiting (start socket)` : undefined),
     serve: async (r, { session }) => ({
       kind: 'inbox' as const,
-      waiting: await waitingRuns(session.client, session.connection, r.project ?? undefined, r.here),
+      waiting: await directRuns(session).inbox({ cwd: r.here.root, project: r.project ?? undefined, here: r.here }),
     }),
   }),
   /** `ll-loop list --running`. */
@@ -374,7 +373,7 @@ export const REQUESTS = {
         : undefined,
     serve: async (r, { session }) => ({
       kind: 'running' as const,
-      runs: await runningListingsOn(session, r.cwd, { allProjects: r.all_projects }),
+      runs: await directRuns(session).running(r.cwd, r.all_projects),
     }),
   }),
   /** `ll-loop queue list`: the scope locks, who holds and who waits. */
@@ -389,7 +388,7 @@ export const REQUESTS = {
     ),
     what: () => 'll-loop queue list',
     said: (_q, r) => (r.kind === 'queues' ? `ll-loop queue list: ${r.reports.length} locks (start socket)` : undefined),
-    serve: async (_r, { session }) => ({ kind: 'queues' as const, reports: await listLockQueues(session.client) }),
+    serve: async (r, { session }) => ({ kind: 'queues' as const, reports: await directRuns(session).queues(r.cwd) }),
   }),
   /** Following a run for a command on this host (client/follow/serve-follow.ts): its events, then its end. */
   follow: streamed({
