@@ -12,7 +12,8 @@ import type { Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { runFileStem } from '../../host/run-files.js';
 import { followEvents } from './follow-events.js';
-import { followCancel, type FollowMessage, type FollowRequest } from '../transport/requests.js';
+import type { FollowMessage, FollowRequest } from '../transport/requests.js';
+import { followCancel } from '../transport/schemas.js';
 
 export interface FollowServing {
   client: Client;

@@ -24,7 +24,11 @@ export interface Dispatching extends ServeContext {
   track: { begin(): void; end(): void };
 }
 
-/** Any entry of the table, as the dispatcher handles it (each was checked against its own types there). */
+/**
+ * Any entry of the table, as the dispatcher handles it: each entry's handler, log lines and
+ * schemas were checked against one another in requests.ts; here an entry and the request its own
+ * schema parsed go together, which TypeScript cannot follow across the union of entries.
+ */
 type AnyEntry = (typeof REQUESTS)[RequestKind];
 type AnyUnary = Extract<AnyEntry, { stream?: undefined }>;
 
@@ -59,9 +63,14 @@ export function dispatch(socket: Socket, d: Dispatching): void {
     const { kind, entry, request } = parsed;
     const why = scopeRefusal(kind, request, d);
     if (entry.stream) {
+      // A stream is activity (the idle clock), not a request to wait for while draining.
+      d.track.begin();
+      d.track.end();
       if (why) return answer({ kind: 'refused', why } satisfies Refused);
       answered = true;
-      // The stream's handler reads what follows the request line (a follower's cancel).
+      // The stream's handler reads what follows the request line (a follower's cancel). The
+      // request is what this entry's schema made of the line (parseRequest): TypeScript cannot
+      // tie the two across the union of entries, hence `never`.
       return entry.serve(request as never, socket, buffer.slice(end + 1), d);
     }
     d.track.begin();
