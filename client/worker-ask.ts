@@ -25,14 +25,22 @@ export interface CheckoutWorkerTarget {
 }
 
 /**
- * Where this checkout's worker would listen, when a command may ask it at all: not with
- * `LL_START_SOCKET=0`, nor on an external server, nor when the socket's path is too long.
+ * Whether a command may ask its checkout's worker at all: not with `LL_START_SOCKET=0`, nor on an
+ * external server (its connection settings are the command's own).
+ */
+export function mayAskWorker(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.LL_START_SOCKET !== '0' && !env.TEMPORAL_ADDRESS?.trim();
+}
+
+/**
+ * Where this checkout's worker would listen, when a command may ask it at all ({@link
+ * mayAskWorker}), and the socket's path is not too long.
  */
 export function checkoutWorkerRoute(
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Omit<CheckoutWorkerTarget, 'worker'> | undefined {
-  if (env.LL_START_SOCKET === '0' || env.TEMPORAL_ADDRESS?.trim()) return undefined;
+  if (!mayAskWorker(env)) return undefined;
   const address = `127.0.0.1:${embeddedServerOptions(cwd, env).port}`;
   const root = findCheckoutRoot(cwd) ?? cwd;
   const path = startSocketPath(root);

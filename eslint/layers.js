@@ -145,6 +145,8 @@ const ALLOWED = {
     ...CLIENT_OUTER,
   ],
   'client/runs-service': [
+    'client/control',
+    'client/resume',
     'client',
     'client/transport',
     'client/runs',

@@ -9,7 +9,7 @@
  */
 import { askCheckoutWorker } from '../transport/ask.js';
 import type { HistoryReport } from '../follow/history-report.js';
-import { directRunsService, type RunsService } from './runs-service.js';
+import type { RunsService } from './runs-service.js';
 
 /** How long the worker may take before the command asks Temporal itself, by what it does. */
 const ANSWER_MS = {
@@ -26,40 +26,35 @@ const ANSWER_MS = {
   queues: 15_000,
 };
 
-export function viaWorker(env: NodeJS.ProcessEnv): RunsService {
+/** The reads asked of the worker; everything else, and every read it cannot serve, `direct`'s. */
+export function viaWorker(env: NodeJS.ProcessEnv, direct: RunsService): RunsService {
   const at = (cwd: string, kind: keyof typeof ANSWER_MS) => ({ cwd, env, timeoutMs: ANSWER_MS[kind] });
   return {
+    ...direct,
     async status(cwd, target) {
       const answer = await askCheckoutWorker('status', { cwd, target }, at(cwd, 'status'));
-      return answer?.report ?? (await directRunsService()).status(cwd, target);
+      return answer?.report ?? direct.status(cwd, target);
     },
     async logs(query) {
       const answer = await askCheckoutWorker('logs', query, at(query.cwd, 'logs'));
-      return answer?.report ?? (await directRunsService()).logs(query);
+      return answer?.report ?? direct.logs(query);
     },
     async history(query): Promise<HistoryReport> {
       const answer = await askCheckoutWorker('history', query, at(query.cwd, 'history'));
-      return answer?.report ?? (await directRunsService()).history(query);
+      return answer?.report ?? direct.history(query);
     },
     async running(cwd, allProjects) {
       const answer = await askCheckoutWorker('running', { cwd, all_projects: allProjects }, at(cwd, 'running'));
-      return answer?.runs ?? (await directRunsService()).running(cwd, allProjects);
+      return answer?.runs ?? direct.running(cwd, allProjects);
     },
     async inbox(query) {
       const { cwd, project, here } = query;
       const answer = await askCheckoutWorker('inbox', { project: project ?? null, here }, at(cwd, 'inbox'));
-      return answer?.waiting ?? (await directRunsService()).inbox(query);
+      return answer?.waiting ?? direct.inbox(query);
     },
     async queues(cwd) {
       const answer = await askCheckoutWorker('queues', { cwd }, at(cwd, 'queues'));
-      return answer?.reports ?? (await directRunsService()).queues(cwd);
+      return answer?.reports ?? direct.queues(cwd);
     },
-    stop: async (req) => (await directRunsService()).stop(req),
-    pause: async (target) => (await directRunsService()).pause(target),
-    unpause: async (target) => (await directRunsService()).unpause(target),
-    steer: async (target, steer) => (await directRunsService()).steer(target, steer),
-    answer: async (req) => (await directRunsService()).answer(req),
-    rerun: async (req) => (await directRunsService()).rerun(req),
-    resume: async (req) => (await directRunsService()).resume(req),
   };
 }
