@@ -77,9 +77,7 @@ const malformed = (): Record<RequestKind, { request: Record<string, unknown>; pa
 const KINDS = Object.keys(REQUESTS) as RequestKind[];
 
 const ask = (request: object | string) =>
-  typeof request === 'string'
-    ? askRaw(request)
-    : askWorkerOnce<Refused>(path, request, 10_000);
+  typeof request === 'string' ? askRaw(request) : askWorkerOnce<Refused>(path, request, 10_000);
 
 /** A raw line (not JSON), answered as any other. */
 function askRaw(line: string): Promise<Refused | undefined> {
