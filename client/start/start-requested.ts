@@ -1,6 +1,6 @@
 /**
  * The checkout worker's half of `ll-loop run`'s start through its socket
- * (client/hosting/start-socket-server.ts): the scope lock and the start the command would have
+ * (client/transport/requests.ts `start`): the scope lock and the start the command would have
  * made itself (run-connected.ts), on the worker's client, on the worker's own queue.
  */
 import { scopesSettled } from '../scopes/scopes-settled.js';

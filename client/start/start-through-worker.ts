@@ -1,8 +1,8 @@
 /**
  * `ll-loop run`'s fast start: when this checkout's worker of this very build is up and polls the
- * server this command would use, the command hands it the loaded loop over the worker's start
- * socket (client/transport/requests.ts `start`) and the worker starts the run with the client it already holds;
- * when none is up, the command starts it, waits for it and does the same. The command then
+ * server this command would use, the command hands it the loaded loop over the worker's socket
+ * (the `start` request of client/transport/requests.ts) and the worker starts the run with the
+ * client it already holds; when none is up, the command starts it, waits for it and does the same. The command then
  * follows the run through the worker, or loads the Temporal client while the first action runs.
  *
  * Undefined means "start it yourself": no such worker (client/worker-ask.ts says which may be
