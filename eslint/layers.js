@@ -105,6 +105,7 @@ const ALLOWED = {
     ...CLIENT_OUTER,
   ],
   'client/control': [
+    'client/runs-service',
     'client',
     'client/runs',
     'client/follow',
