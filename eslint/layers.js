@@ -46,6 +46,7 @@ const ALLOWED = {
   // `client/commands` only from the entry (ENTRY_FILES below), not from the other top-level files.
   client: ['client/temporal', ...CLIENT_OUTER],
   'client/commands': [
+    'client/runs-service',
     'client',
     'client/runs',
     'client/follow',
@@ -69,6 +70,7 @@ const ALLOWED = {
   ],
   'client/runs': ['client', 'client/temporal', 'client/reporters', ...CLIENT_OUTER],
   'client/follow': [
+    'client/transport',
     'client',
     'client/runs',
     'client/scopes',
@@ -78,6 +80,7 @@ const ALLOWED = {
     ...CLIENT_OUTER,
   ],
   'client/start': [
+    'client/transport',
     'client',
     'client/human',
     'client/runs',
@@ -102,6 +105,7 @@ const ALLOWED = {
     ...CLIENT_OUTER,
   ],
   'client/control': [
+    'client/runs-service',
     'client',
     'client/runs',
     'client/follow',
@@ -117,6 +121,7 @@ const ALLOWED = {
   'client/schedules': ['client', 'client/runs', 'client/start', 'client/temporal', ...CLIENT_OUTER],
   'client/scopes': ['client', 'client/runs', 'client/temporal', ...CLIENT_OUTER],
   'client/hosting': [
+    'client/transport',
     'client',
     'client/human',
     'client/runs',
@@ -128,6 +133,31 @@ const ALLOWED = {
     'worker',
     ...CLIENT_OUTER,
   ],
+  'client/transport': [
+    'client/runs-service',
+    'client',
+    'client/runs',
+    'client/follow',
+    'client/start',
+    'client/human',
+    'client/scopes',
+    'client/hosting',
+    'client/temporal',
+    ...CLIENT_OUTER,
+  ],
+  'client/runs-service': [
+    'client/control',
+    'client/resume',
+    'client',
+    'client/transport',
+    'client/runs',
+    'client/follow',
+    'client/human',
+    'client/scopes',
+    'client/hosting',
+    'client/temporal',
+    ...CLIENT_OUTER,
+  ],
   'client/temporal': ['client', 'loader'],
   'client/reporters': [...FSM_ALL, 'type:worker', 'type:host', 'type:workflows'],
   'client/show': ['client/reporters', ...FSM_ALL],
@@ -136,6 +166,7 @@ const ALLOWED = {
   // `ll-loop ui`: its server acts on runs through the client's rooms; its page (browser code)
   // shares only the wire types, fsm's event types and the terminal-safe text of client/reporters.
   'ui/server': [
+    'client/runs-service',
     'client',
     'client/runs',
     'client/follow',

@@ -62,16 +62,19 @@ export const answerSpec: CommandSpec = {
       ...(flag('text') === undefined ? {} : { text: flag('text')! }),
       ...(flag('json') === undefined ? {} : { json: flag('json')! }),
     });
-    const [{ answerRun }, { withSession }, { projectScope }, { reviveRunCheckout }] = await Promise.all([
-      import('../human/answer-run.js'),
-      import('../temporal/session.js'),
+    const [{ runsService }, { projectScope }, { reviveRunCheckout }] = await Promise.all([
+      import('../runs-service/runs-service.js'),
       import('../runs/find-runs.js'),
       import('../hosting/revive-run-checkout.js'),
     ]);
     // A run of another project of this host: its checkout's worker is brought back if it is gone.
-    const report = await withSession(ctx.cwd, (session) =>
-      answerRun(session, target, reply, projectScope(ctx.cwd), (run) => reviveRunCheckout(run, ctx.cwd)),
-    );
+    const report = await runsService().answer({
+      cwd: ctx.cwd,
+      target,
+      reply,
+      project: projectScope(ctx.cwd),
+      onFound: (run) => reviveRunCheckout(run, ctx.cwd),
+    });
     if (bool(ctx, 'json-output')) ctx.out(`${JSON.stringify(report, null, 2)}\n`);
     else ctx.out(`answered ${report.run} in state ${report.state}: ${report.verdict} (by ${report.by})\n`);
     return EXIT.ok;

@@ -15,13 +15,14 @@ import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { plainFields } from '../reporters/plain-event.js';
 import { localTime, table } from '../reporters/table.js';
-import { historyThroughWorker } from '../follow/history-through-worker.js';
-import type { HistoryQuery, HistoryReport, Lineage, RunEventsReport, RunHistoryEntry } from '../follow/history-wire.js';
+import { runsService } from '../runs-service/runs-service.js';
+import type { HistoryQuery, HistoryReport, RunEventsReport, RunHistoryEntry } from '../follow/history-report.js';
+import type { Lineage } from '../runs/lineage.js';
 import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
 import type { ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
 import { ScopeBusyError } from '../scopes/scope-busy-error.js';
 
-export type { RunEventsReport, RunHistoryEntry } from '../follow/history-wire.js';
+export type { RunEventsReport, RunHistoryEntry } from '../follow/history-report.js';
 
 /** Options of {@link historyCommand}; `out` receives stdout, `err` warnings. */
 export interface HistoryOptions {
@@ -90,8 +91,8 @@ function lineageLines(l: Lineage): string[] {
   return lines;
 }
 
-/** The report on this command's own session; with `--write`, the run's events file rewritten. */
-async function ownReport(opts: HistoryOptions, query: HistoryQuery): Promise<HistoryReport> {
+/** `--write`: the report made here, and the run's rebuilt events written to this project's events file. */
+async function writtenReport(opts: HistoryOptions, query: HistoryQuery): Promise<HistoryReport> {
   const [{ withSession }, { historyReportOf }] = await Promise.all([
     import('../temporal/session.js'),
     import('../follow/history-report.js'),
@@ -102,9 +103,7 @@ async function ownReport(opts: HistoryOptions, query: HistoryQuery): Promise<His
       written = eventsPath(opts.cwd, runId);
       writeEvents(written, events);
     };
-    const report = await historyReportOf(session, query, {
-      ...(opts.write ? { write: true, onRebuilt: write } : {}),
-    });
+    const report = await historyReportOf(session, query, { write: true, onRebuilt: write });
     if (report.kind === 'events' && written !== undefined) report.report.written = written;
     return report;
   });
@@ -134,7 +133,7 @@ export async function historyCommand(opts: HistoryOptions): Promise<number> {
   };
   // Made by the checkout's worker when it can (no Temporal SDK, no replay here), else on this
   // command's session; `--write` writes this project's events file, so the command does it.
-  const made = (opts.write ? undefined : await historyThroughWorker(query)) ?? (await ownReport(opts, query));
+  const made = opts.write ? await writtenReport(opts, query) : await runsService().history(query);
   if (made.kind === 'runs') {
     if (opts.json) opts.out(`${JSON.stringify(made.entries, null, 2)}\n`);
     else printRuns(opts.loop, made.entries, opts.out);

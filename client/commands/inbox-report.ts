@@ -49,17 +49,10 @@ export async function printInbox(opts: InboxOptions): Promise<number> {
  * listed by this command on a session of its own.
  */
 async function waitingRuns(opts: InboxOptions): Promise<WaitingRun[]> {
-  const [{ inboxThroughWorker }, { projectScope }] = await Promise.all([
-    import('../human/inbox-through-worker.js'),
+  const [{ runsService }, { projectScope }] = await Promise.all([
+    import('../runs-service/runs-service.js'),
     import('../runs/project-scope.js'),
   ]);
   const here = projectScope(opts.cwd);
-  const project = opts.allProjects ? undefined : here;
-  const answered = await inboxThroughWorker({ cwd: opts.cwd, project, here });
-  if (answered) return answered;
-  const [{ waitingRuns: list }, { withSession }] = await Promise.all([
-    import('../human/find-waiting.js'),
-    import('../temporal/session.js'),
-  ]);
-  return withSession(opts.cwd, ({ client, connection }) => list(client, connection, project, here));
+  return runsService().inbox({ cwd: opts.cwd, project: opts.allProjects ? undefined : here, here });
 }

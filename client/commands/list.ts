@@ -15,7 +15,7 @@ import { builtinLoopNames } from '../../loader/catalog.js';
 import { listLoopNames, loadLoopFile, loopsDir } from '../../loader/load.js';
 import { localTime, table } from '../reporters/table.js';
 import type { RunningListing } from '../hosting/running-listings.js';
-import { runningThroughWorker } from '../hosting/running-through-worker.js';
+import { runsService } from '../runs-service/runs-service.js';
 import { printBuiltins } from './list-builtin.js';
 import { underParents, withProjects, type LoopListing } from './list-tables.js';
 import { hiddenNote, shown, visibilityOf, visibilityWanted, type Visibility } from './list-visibility.js';
@@ -106,25 +106,10 @@ function printLoops(opts: ListOptions): number {
   return EXIT.ok;
 }
 
-/**
- * The open loop runs of the project at `cwd` (of every project with `allProjects`), on a
- * connection of this command's own (client/hosting/running-listings.ts).
- */
-export async function runningListings(cwd: string, opts: { allProjects?: boolean } = {}): Promise<RunningListing[]> {
-  // Loaded here, not at the top: listing the loop files, or the runs through the checkout's
-  // worker, must not pay for the Temporal SDK.
-  const [{ runningListingsOn }, { withSession }] = await Promise.all([
-    import('../hosting/running-listings.js'),
-    import('../temporal/session.js'),
-  ]);
-  return withSession(cwd, (session) => runningListingsOn(session, cwd, opts));
-}
-
 async function printRunning(opts: ListOptions): Promise<number> {
   const allProjects = opts.allProjects === true;
   // The checkout's worker lists them when it can (no SDK here); otherwise this command does.
-  const listed =
-    (await runningThroughWorker(opts.cwd, allProjects)) ?? (await runningListings(opts.cwd, { allProjects }));
+  const listed = await runsService().running(opts.cwd, allProjects);
   const runs = underParents(listed);
   const [{ describePhase }, { describeWorker }] = await Promise.all([
     import('../runs/status-text.js'),

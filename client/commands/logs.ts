@@ -10,8 +10,8 @@ import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { safeText } from '../reporters/safe-text.js';
 import { personLine } from '../follow/person-events.js';
-import { logsThroughWorker } from '../follow/logs-through-worker.js';
-import type { LogsQuery, LogsReport } from '../follow/logs-wire.js';
+import type { LogsQuery, LogsReport } from '../follow/logs-report.js';
+import { runsService } from '../runs-service/runs-service.js';
 import { printRecord, type LogsOptions } from './logs-print.js';
 
 /** `ll-loop logs`. Returns the exit code. */
@@ -25,15 +25,7 @@ export async function logsCommand(opts: LogsOptions): Promise<number> {
   };
   // Made by the checkout's worker when it can (no Temporal SDK, no replay here), else on this
   // command's session.
-  const report =
-    (await logsThroughWorker(query)) ??
-    (await (async () => {
-      const [{ withSession }, { logsReportOf }] = await Promise.all([
-        import('../temporal/session.js'),
-        import('../follow/logs-report.js'),
-      ]);
-      return withSession(opts.cwd, (session) => logsReportOf(session, query));
-    })());
+  const report = await runsService().logs(query);
   printReport(report, opts);
   return EXIT.ok;
 }

@@ -9,7 +9,7 @@ import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { table } from '../reporters/table.js';
 import type { LockQueueReport } from '../scopes/scope-queues.js';
-import { queuesThroughWorker } from '../scopes/queues-through-worker.js';
+import { runsService } from '../runs-service/runs-service.js';
 import { removeRunEnv } from '../../host/run-env.js';
 
 const USAGE = 'queue list [--json] | queue remove <run-id> [--json]   scope locks: who holds, who waits (in order)';
@@ -38,19 +38,11 @@ function printQueues(reports: LockQueueReport[], out: (t: string) => void): void
 }
 
 /** The locks listed on a connection of this command's own (the SDK loaded only now). */
-async function listItself(cwd: string): Promise<LockQueueReport[]> {
-  const [{ listLockQueues }, { withSession }] = await Promise.all([
-    import('../scopes/scope-queues.js'),
-    import('../temporal/session.js'),
-  ]);
-  return withSession(cwd, ({ client }) => listLockQueues(client));
-}
-
 async function list(ctx: CommandContext): Promise<number> {
   if (ctx.positionals.length > 1)
     throw new UsageError(`unexpected arguments: ${ctx.positionals.slice(1).join(' ')}`, 'll-loop queue list [--json]');
   // The checkout's worker lists them when it can (no SDK here); otherwise this command does.
-  const reports = (await queuesThroughWorker(ctx.cwd)) ?? (await listItself(ctx.cwd));
+  const reports = await runsService().queues(ctx.cwd);
   if (bool(ctx, 'json')) ctx.out(`${JSON.stringify(reports, null, 2)}\n`);
   else printQueues(reports, ctx.out);
   return EXIT.ok;

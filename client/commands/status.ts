@@ -3,7 +3,7 @@
  * itself (its `status` query) while it is open, or its result once it has closed.
  * `--follow` (and `ll-loop monitor`) streams its progress instead (client/commands/follow.ts).
  * The report (client/runs/status-report.ts) is made by the checkout's worker when it is up
- * (client/runs/status-through-worker.ts), so the command then loads no Temporal SDK.
+ * (client/runs-service/), so the command then loads no Temporal SDK.
  */
 import { closedWithoutResult } from '../follow/closed-without-result.js';
 import { fanoutLines } from '../reporters/fanout-line.js';
@@ -19,10 +19,10 @@ import { colourWanted, createStyle } from '../reporters/style.js';
 import { localTime } from '../reporters/table.js';
 import { safeText } from '../reporters/safe-text.js';
 import { describePhase, QUERY_TIMEOUT_MS } from '../runs/status-text.js';
-import type { StatusReport } from '../runs/status-wire.js';
-import { statusThroughWorker } from '../runs/status-through-worker.js';
+import type { StatusReport } from '../runs/status-report.js';
+import { runsService } from '../runs-service/runs-service.js';
 
-export type { StatusReport } from '../runs/status-wire.js';
+export type { StatusReport } from '../runs/status-report.js';
 
 /** Options of {@link statusCommand}; `out` receives stdout, `err` stderr. */
 export interface StatusOptions {
@@ -184,9 +184,7 @@ function printClosed(report: StatusReport, out: (t: string) => void): void {
 export async function statusCommand(opts: StatusOptions): Promise<number> {
   if (opts.follow) return (await import('./follow.js')).followCommand(opts);
   // Made by the checkout's worker when it can (no Temporal SDK here), else on this command's session.
-  const report =
-    (await statusThroughWorker(opts.cwd, opts.target)) ??
-    (await (await import('../runs/status-report.js')).runStatus(opts.cwd, opts.target));
+  const report = await runsService().status(opts.cwd, opts.target);
   if (opts.json) opts.out(`${JSON.stringify(report, null, 2)}\n`);
   else if (report.open) printOpen(report, opts.out);
   else printClosed(report, opts.out);

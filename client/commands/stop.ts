@@ -1,6 +1,6 @@
 /**
- * `ll-loop stop <name|run-id> [--force] [--wait S] [--json]`: stop an open run (client/control/
- * stop-run.ts does it) and say how it ended: gracefully, the run completes with `terminated_by:
+ * `ll-loop stop <name|run-id> [--force] [--wait S] [--json]`: stop an open run (the runs service
+ * does it: client/control/stop-run.ts) and say how it ended: gracefully, the run completes with `terminated_by:
  * cancelled`; `--force` terminates it in Temporal.
  */
 import { bool, str, type CommandSpec } from '../command-table.js';
@@ -8,7 +8,8 @@ import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { createHumanReporter } from '../reporters/human.js';
 import { createStyle } from '../reporters/style.js';
-import { stopRun, type StopRequest } from '../control/stop-run.js';
+import type { StopRequest } from '../control/stop-run.js';
+import { runsService } from '../runs-service/runs-service.js';
 
 /** Options of {@link stopCommand}; `out` receives stdout. */
 export interface StopOptions extends StopRequest {
@@ -18,7 +19,7 @@ export interface StopOptions extends StopRequest {
 
 /** `ll-loop stop`. Returns the exit code: 0 once the run has closed. */
 export async function stopCommand(opts: StopOptions): Promise<number> {
-  const report = await stopRun(opts);
+  const report = await runsService().stop(opts);
   if (opts.json) {
     opts.out(`${JSON.stringify(report, null, 2)}\n`);
     return EXIT.ok;

@@ -6,6 +6,7 @@
  * whose worker does not take the update in time is exit 5.
  */
 import { WorkflowUpdateFailedError, type Client, type Connection } from '@temporalio/client';
+import { runsService } from '../runs-service/runs-service.js';
 import {
   pauseUpdate,
   steerUpdate,
@@ -143,9 +144,14 @@ export async function controlRun(
   });
 }
 
-/** Send one control update to the run `opts.target` names and say how it went; returns the exit code. */
+/**
+ * Send one control update to the run `opts.target` names (through the runs service, which sends
+ * it with {@link controlRun}) and say how it went; returns the exit code.
+ */
 export async function controlCommand(opts: ControlOptions, req: ControlRequest): Promise<number> {
-  const { id, by, answer } = await controlRun(opts, req);
+  const runs = runsService();
+  const target = { cwd: opts.cwd, target: opts.target, ...(opts.by === undefined ? {} : { by: opts.by }) };
+  const { id, by, answer } = req.kind === 'steer' ? await runs.steer(target, req) : await runs[req.kind](target);
   if (opts.json) {
     opts.out(`${JSON.stringify({ id, action: req.kind, by, ...answer }, null, 2)}\n`);
     return EXIT.ok;

@@ -1,15 +1,15 @@
 /**
- * The command's half of following a run through the checkout's worker (follow-wire.ts,
+ * The command's half of following a run through the checkout's worker (client/transport/requests.ts `follow`,
  * serve-follow.ts): one request on the worker's socket, then its events as the worker reads them,
  * and the run's end. No Temporal SDK is loaded. When the worker cannot serve (no socket, a
  * refusal, an error before anything was shown) or the stream breaks (the worker died), the caller
  * follows the ordinary way, skipping what was already shown ({@link eventKey}).
  */
-import { createConnection } from 'node:net';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import type { LoopWorkflowInput } from '../../workflows/definitions.js';
 import type { FollowedRun } from './follow-events.js';
-import type { FollowCancel, FollowMessage, FollowRequest } from './follow-wire.js';
+import { openStream } from '../transport/ask.js';
+import type { FollowCancel, FollowMessage, FollowRequest } from '../transport/requests.js';
 import { disconnectNote, RECONNECT_NOTE } from './run-end.js';
 
 type WorkerFollow =
@@ -37,67 +37,38 @@ export function eventKey(event: TimedEvent): string {
 
 /** Follow a run through the worker listening on `path`. */
 export function followThroughWorker(path: string, request: FollowRequest, on: WorkerFollowHandlers): WorkerFollowing {
-  const socket = createConnection(path);
-  // Written at once (buffered until connected), so that a cancel always comes after it.
-  socket.write(`${JSON.stringify(request)}\n`);
   const shown = new Set<string>();
   const events: TimedEvent[] = [];
   let input: LoopWorkflowInput | undefined;
-  const done = new Promise<WorkerFollow>((resolve) => {
-    let settled = false;
-    const settle = (outcome: WorkerFollow): void => {
-      if (settled) return;
-      settled = true;
-      socket.destroy();
-      resolve(outcome);
-    };
-    const fallback = (why: string) => settle({ kind: 'fallback', why, shown });
-    const handle = (m: FollowMessage): void => {
-      switch (m.kind) {
-        case 'event':
-          shown.add(eventKey(m.event));
-          if (m.event.subloop === undefined) events.push(m.event);
-          return on.onEvent(m.event);
-        case 'input':
-          input = m.input;
-          return on.onInput?.(m.input);
-        case 'disconnect':
-          return on.err(disconnectNote(m.why));
-        case 'reconnect':
-          return on.err(RECONNECT_NOTE);
-        case 'note':
-          return on.err(m.text);
-        case 'end':
-          return settle({ kind: 'followed', followed: { ...m.followed, events, input: m.followed.input ?? input } });
-        case 'error':
-          return fallback(`the worker could not follow the run: ${m.message}`);
-        case 'refused':
-          return fallback(m.why);
-      }
-    };
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let end = buffer.indexOf('\n'); end >= 0 && !settled; end = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, end);
-        buffer = buffer.slice(end + 1);
-        let message: FollowMessage;
-        try {
-          message = JSON.parse(line) as FollowMessage;
-        } catch {
-          return fallback('the worker sent a line that is not JSON');
-        }
-        handle(message);
-      }
-    });
-    socket.on('error', (err) => fallback(err.message));
-    socket.on('close', () => fallback('the worker closed the connection before the run ended'));
-  });
-  return {
-    cancel: () => {
-      if (!socket.destroyed) socket.write(`${JSON.stringify({ kind: 'cancel' } satisfies FollowCancel)}\n`);
-    },
-    done,
+  let settle: (outcome: WorkerFollow) => void = () => undefined;
+  const done = new Promise<WorkerFollow>((resolve) => (settle = resolve));
+  const fallback = (why: string) => settle({ kind: 'fallback', why, shown });
+  const handle = (m: FollowMessage): void => {
+    switch (m.kind) {
+      case 'event':
+        shown.add(eventKey(m.event));
+        if (m.event.subloop === undefined) events.push(m.event);
+        return on.onEvent(m.event);
+      case 'input':
+        input = m.input;
+        return on.onInput?.(m.input);
+      case 'disconnect':
+        return on.err(disconnectNote(m.why));
+      case 'reconnect':
+        return on.err(RECONNECT_NOTE);
+      case 'note':
+        return on.err(m.text);
+      case 'end':
+        stream.close();
+        return settle({ kind: 'followed', followed: { ...m.followed, events, input: m.followed.input ?? input } });
+      case 'error':
+        stream.close();
+        return fallback(`the worker could not follow the run: ${m.message}`);
+      case 'refused':
+        stream.close();
+        return fallback(m.why);
+    }
   };
+  const stream = openStream<'follow', FollowCancel>(path, request, { message: handle, broken: fallback });
+  return { cancel: () => stream.write({ kind: 'cancel' }), done };
 }

@@ -2,7 +2,7 @@
  * The report `ll-loop history` prints: a loop's past runs (visibility, each closed run's result,
  * each open run's status query), or one run's events rebuilt from its history (followEvents) with
  * its lineage. Made by the command on its own session, or by the checkout's worker for it
- * (serve-history.ts).
+ * (client/transport/requests.ts).
  */
 import type { Client, Connection } from '@temporalio/client';
 import { outcomeOf, type LoopOutcome } from '../../fsm/run/outcome.js';
@@ -14,7 +14,57 @@ import { findRuns, projectScope, RunNotFoundError, runNotFound, type RunSummary 
 import { lineageOf } from '../runs/lineage.js';
 import { closedResult, mayHaveResult, queryStatus } from '../runs/run-target.js';
 import { followEvents } from './follow-events.js';
-import type { HistoryQuery, HistoryReport, RunEventsReport, RunHistoryEntry } from './history-wire.js';
+import type { Spend, TerminatedBy } from '../../fsm/types.js';
+import type { Lineage } from '../runs/lineage.js';
+import type { RunEnd } from './run-close.js';
+
+/** What `history` is asked for. */
+export interface HistoryQuery {
+  /** The command's directory (its project: a loop name means this project's runs). */
+  cwd: string;
+  /** A loop name, or a run id in its place. */
+  loop: string;
+  runId?: string;
+  /** Only these event types (`--event`, repeatable). */
+  events?: string[];
+  /** Only events of this state (`--state`). */
+  state?: string;
+}
+
+/** One past run, as `history <name>` lists it. */
+export interface RunHistoryEntry {
+  id: string;
+  status: string;
+  started_at: string;
+  closed_at?: string;
+  iterations: number | null;
+  duration_ms: number | null;
+  terminated_by: TerminatedBy | null;
+  final_state: string | null;
+  /** How it ended (fsm/run/outcome.ts); without a loop result, what its workflow's status means; `running` while open. */
+  outcome: LoopOutcome | null;
+  /** True when it ended in a terminal state marked `failure: true`. */
+  failure: boolean | null;
+  /** Open runs: false when no worker answered. */
+  worker?: boolean;
+  /** What its agent calls spent (runs whose calls reported usage). */
+  spent?: Spend;
+}
+
+/** One run's rebuilt events (after filters), as `history <name> <run-id> --json` prints them. */
+export interface RunEventsReport extends Lineage {
+  id: string;
+  loop: string;
+  status: string;
+  end?: RunEnd;
+  events: TimedEvent[];
+  warnings: string[];
+  written?: string;
+}
+
+/** A loop's past runs, or one run's events. */
+export type HistoryReport =
+  { kind: 'runs'; loop: string; entries: RunHistoryEntry[] } | { kind: 'events'; report: RunEventsReport };
 
 type Reader = { client: Client; connection: Connection };
 

@@ -2,7 +2,7 @@
  * The report `ll-loop logs` prints (without --follow): the run the target names (a run id, or a
  * loop name: its open run, else its latest; with an item, that item's child run), then every
  * action that ended and a person's part, read from the run's history and its files on this host.
- * Made by the command on its own session, or by the checkout's worker for it (serve-logs.ts).
+ * Made by the command on its own session, or by the checkout's worker for it (client/transport/requests.ts).
  */
 import type { Client, Connection } from '@temporalio/client';
 import { UsageError } from '../errors.js';
@@ -10,10 +10,37 @@ import { actionLogCollector, type ActionLogRecord } from './action-logs.js';
 import { followEvents } from './follow-events.js';
 import { personRecord, type PersonRecord } from './person-events.js';
 import type { LoopWorkflowInput } from '../../workflows/definitions.js';
-import type { LogsQuery, LogsReport } from './logs-wire.js';
 import { unknownState } from './logs-state.js';
 import { projectScope, type RunSummary } from '../runs/find-runs.js';
 import { queryStatus, resolveRun } from '../runs/run-target.js';
+
+/** Which run's logs, and which of them. */
+export interface LogsQuery {
+  /** The command's directory (its project: a loop name means this project's runs). */
+  cwd: string;
+  /** A run id or a loop name, as given to the command. */
+  target: string;
+  /** Only actions (and a person's events) of this state. */
+  state?: string;
+  /** A parallel state's item: that item's child run instead. */
+  item?: number;
+}
+
+/** What `logs --json` prints, and what the human output is made from. */
+export interface LogsReport {
+  id: string;
+  loop: string;
+  /** Temporal's execution status, lower case. */
+  status: string;
+  /** The run was still open when its history was read. */
+  open: boolean;
+  /** The actions that ended, in time order (a sub-loop's among its parent's). */
+  actions: ActionLogRecord[];
+  /** A person's part: waits, answers, deadlines, pauses, steers. */
+  people: PersonRecord[];
+  /** Notes for stderr (e.g. a sub-loop whose history could not be read). */
+  warnings: string[];
+}
 
 /** The run a query names: the target's, or its item's child run. */
 export async function logsRunOf(

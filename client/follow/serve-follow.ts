@@ -1,5 +1,6 @@
 /**
- * The checkout worker's half of following a run for a command on its host (follow-wire.ts): the
+ * The checkout worker's half of following a run for a command on its host (the `follow` request
+ * of client/transport/requests.ts): the
  * worker follows the run exactly as the command would (followEvents over the worker's own client,
  * its events file read as it is written, the history for the run's end and the actions' output)
  * and streams each event and the end. The command then needs no Temporal SDK: loading it was most
@@ -11,7 +12,8 @@ import type { Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { runFileStem } from '../../host/run-files.js';
 import { followEvents } from './follow-events.js';
-import type { FollowCancel, FollowMessage, FollowRequest } from './follow-wire.js';
+import type { FollowMessage, FollowRequest } from '../transport/requests.js';
+import { followCancel } from '../transport/schemas.js';
 
 export interface FollowServing {
   client: Client;
@@ -21,7 +23,7 @@ export interface FollowServing {
 }
 
 /** Serve one follow request on `socket`; `rest` is what the command wrote after the request line. */
-export function serveFollow(socket: Socket, request: FollowRequest, rest: string, serving: FollowServing): void {
+export function serveFollow(request: FollowRequest, socket: Socket, rest: string, serving: FollowServing): void {
   const { client } = serving;
   const send = (message: FollowMessage): void => {
     if (!socket.destroyed && socket.writable) socket.write(`${JSON.stringify(message)}\n`);
@@ -67,9 +69,10 @@ function finish(socket: Socket, last: FollowMessage): void {
   if (!socket.destroyed && socket.writable) socket.end(`${JSON.stringify(last)}\n`);
 }
 
+/** A line the follower wrote: a cancel, checked against its schema (anything else is ignored). */
 function isCancel(line: string): boolean {
   try {
-    return (JSON.parse(line) as FollowCancel | undefined)?.kind === 'cancel';
+    return followCancel.safeParse(JSON.parse(line)).success;
   } catch {
     return false;
   }

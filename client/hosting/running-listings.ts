@@ -2,7 +2,7 @@
  * The open runs as `ll-loop list --running` shows them, each asked for its status (a bounded
  * query: no worker → `worker: false`) and named with the workers that poll its actions' queue.
  * Made on a client the caller holds: the command's own, or the checkout worker's when the command
- * asks it (running-wire.ts, serve-running.ts).
+ * asks it (client/transport/requests.ts `running`).
  */
 import type { Client, Connection } from '@temporalio/client';
 import { listRuns, projectScope } from '../runs/find-runs.js';

@@ -1,20 +1,59 @@
 /**
- * The report `ll-loop status` prints (status-wire.ts): a run named by its id or its loop's name,
+ * The report `ll-loop status` prints: a run named by its id or its loop's name,
  * answered by the run itself (its `status` query) while it is open, or its result once closed.
  * Made by the command on its own session, or by the checkout's worker on its own
- * (serve-status.ts); both make it here.
+ * (client/transport/requests.ts); both make it here.
  */
 import { closedFailure } from './closed-failure.js';
 import { closedResult, mayHaveResult, resolveRun, runUrl, workflowTaskInFlight } from './run-target.js';
 import { projectScope, type RunSummary } from './find-runs.js';
 import { awaitNamespace, queryStatusSettled, retryTransient, SERVER_SETTLE_MS } from './server-settle.js';
-import type { StatusReport } from './status-wire.js';
+import type { ExecutionResult } from '../../fsm/types.js';
+import type { LiveStatus } from './run-target.js';
 import { withSession, type Session } from '../temporal/session.js';
 import { embeddedServerOptions } from '../temporal/embedded.js';
 import { startedWithin } from '../temporal/server-pid.js';
 import { statePath } from '../../host/run-files.js';
 import type { RunStateFile } from '../../workflows/definitions.js';
 import { readFileSync, statSync } from 'node:fs';
+
+/** What `status --json` prints. */
+export interface StatusReport {
+  id: string;
+  loop: string;
+  open: boolean;
+  /** Temporal's execution status, lower case: running, completed, terminated, failed, … */
+  status: string;
+  started_at: string;
+  closed_at?: string;
+  /** Open runs: false when no worker answered the status query. */
+  worker?: boolean;
+  /** No answer, but a worker holds the run's workflow task (busy in a local action, or just died). */
+  busy?: boolean;
+  /**
+   * A busy run whose worker on this machine keeps its state file (`.loops/.running/<id>.state.json`):
+   * where the run was when that file was last written — in a quick action, which holds the run's
+   * workflow task (so its `status` query) until the action ends.
+   */
+  in_action?: {
+    state: string;
+    phase: string;
+    iteration: number;
+    steps: number;
+    captured: string[];
+    updated_at?: string;
+  };
+  /** Open runs with a worker: the workflow's own answer. */
+  live?: LiveStatus;
+  /** Closed runs that completed: the loop's result. */
+  result?: ExecutionResult;
+  /**
+   * Closed runs that failed in Temporal without a loop result: the failure's type and message
+   * (`ScopeBusy`: its scope lock denied it, and `details` say who was in the way).
+   */
+  failure?: { type: string; message: string; details?: unknown };
+  url?: string;
+}
 
 /** The status of the run `target` names (a run id, or a loop's open run, else its latest). */
 export async function runStatus(cwd: string, target: string): Promise<StatusReport> {

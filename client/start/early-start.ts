@@ -15,8 +15,8 @@ import { EXIT } from '../exit-codes.js';
 import { STOPPING_NOTE } from '../follow/interrupt.js';
 import { checkoutWorkerTarget } from '../worker-ask.js';
 import { localStamp } from './instance-id.js';
-import { askToStart } from './start-ask.js';
-import type { WorkerArgvStartReply, WorkerArgvStartRequest } from './worker-start-wire.js';
+import { askToStart } from '../transport/ask.js';
+import type { WorkerArgvStartReply, WorkerArgvStartRequest } from '../transport/requests.js';
 import { printBackgroundStart } from './background-start.js';
 
 export interface EarlyStart {

@@ -14,7 +14,7 @@ import { createReporter, endOfRun, LOCAL_WRITER_WAIT_MS } from '../follow/run-en
 import type { Reporter } from '../reporters/reporter.js';
 import type { RunOptions } from './run-loop.js';
 import { runInfoOfStarted, type StartedByWorker } from './start-through-worker.js';
-import { startSocketPath } from './worker-start-wire.js';
+import { startSocketPath } from '../../host/worker-socket.js';
 
 /** What the ordinary follower takes over with when the worker could not follow to the end. */
 export interface FollowFallback {

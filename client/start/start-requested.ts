@@ -1,6 +1,6 @@
 /**
  * The checkout worker's half of `ll-loop run`'s start through its socket
- * (client/hosting/start-socket-server.ts): the scope lock and the start the command would have
+ * (client/transport/requests.ts `start`): the scope lock and the start the command would have
  * made itself (run-connected.ts), on the worker's client, on the worker's own queue.
  */
 import { scopesSettled } from '../scopes/scopes-settled.js';
@@ -10,7 +10,7 @@ import { lockRequestFor } from '../scopes/scope-lock.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
 import type { Session } from '../temporal/session.js';
 import { searchAttributesAvailable, startLoopRun } from './start-run.js';
-import type { WorkerStartReply, WorkerStartRequest } from './worker-start-wire.js';
+import type { WorkerStartReply, WorkerStartRequest } from '../transport/requests.js';
 
 /** The scope lock the requested run takes, on this checkout; undefined with `--no-lock`. */
 export function lockOf(

@@ -1,11 +1,11 @@
 /**
  * `ll-loop status`, `logs` and `history` ask the checkout's worker for their report over the
- * worker's socket (client/runs/status-through-worker.ts, serve-status.ts; client/follow/
- * logs-through-worker.ts, serve-logs.ts, history-through-worker.ts, serve-history.ts), end to end
+ * worker's socket (client/runs-service/via-worker.ts, client/transport/requests.ts), end to end
  * with the built binary on an embedded dev server of this file's own: the command then loads no
  * Temporal SDK (and replays nothing), and prints what it prints when it asks Temporal itself
  * (`LL_START_SOCKET=0`) — an open run and a closed one, in words and as JSON — and an unknown run
- * is the same error with the same exit code; `list --running` too. Each command's tests share one
+ * is the same error with the same exit code, answered by the worker and not made again by the
+ * command; `list --running` too. Each command's tests share one
  * checkout and worker.
  */
 import { existsSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
 import { workerLog } from '../support/worker-files.js';
 import { waitFor } from '../support/processes.js';
-import { askWorkerOnce } from '../../client/worker-ask.js';
+import { askWorkerOnce } from '../../client/transport/ask.js';
 import { liveWorkerRecord } from '../../host/checkout-claim.js';
 import { startSocketPath } from '../../host/worker-socket.js';
 
@@ -177,9 +177,11 @@ describe('ll-loop status through the checkout worker', () => {
     }
   }, 180_000);
 
-  it('an unknown run: the worker declines, and the command gives its own error and exit code', async () => {
+  it("an unknown run: the worker's report ends in the command's own error and exit code, made once", async () => {
     const dir = await checkout();
-    const socket = await server.cli(dir, ['status', 'nosuch']);
+    const socket = await probed(dir, ['status', 'nosuch']);
+    // The worker's answer is the error: the command does not make the report again (no SDK loaded).
+    expect(socket.sdk).toEqual([]);
     const itself = await itselfAsks(dir, ['status', 'nosuch']);
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);
@@ -236,9 +238,11 @@ describe('ll-loop logs through the checkout worker', () => {
     writeFileSync(join(dir, 'held.go'), '');
   }, 180_000);
 
-  it('an unknown run: the worker declines, and the command gives its own error and exit code', async () => {
+  it("an unknown run: the worker's report ends in the command's own error and exit code, made once", async () => {
     const dir = await checkout();
-    const socket = await server.cli(dir, ['logs', 'nosuch']);
+    const socket = await probed(dir, ['logs', 'nosuch']);
+    // The worker's answer is the error: the command does not make the report again (no SDK loaded).
+    expect(socket.sdk).toEqual([]);
     const itself = await itselfAsks(dir, ['logs', 'nosuch']);
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);
@@ -280,9 +284,10 @@ describe('ll-loop history through the checkout worker', () => {
     expect(historyServed(dir)).toBe(before);
   }, 180_000);
 
-  it('a name that is neither a loop nor a run: the worker declines, and the command gives its own error', async () => {
+  it("a name that is neither a loop nor a run: the worker's report ends in the command's own error, made once", async () => {
     const dir = await checkout();
-    const socket = await server.cli(dir, ['history', 'nosuch']);
+    const socket = await probed(dir, ['history', 'nosuch']);
+    expect(socket.sdk).toEqual([]);
     const itself = await itselfAsks(dir, ['history', 'nosuch']);
     expect(socket.code).toBe(1);
     expect(socket.code).toBe(itself.code);

@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { earlyStart, type EarlyStart } from '../../client/start/early-start.js';
 import { runCommand } from '../../client/start/run-loop.js';
 import { EXIT } from '../../client/exit-codes.js';
-import { startSocketDir, startSocketPath } from '../../client/start/worker-start-wire.js';
+import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 import { buildInfo, codeId } from '../../host/build-info.js';
 import { BUILD_STAMP, PREBUILT_BUNDLE } from '../../host/paths.js';
 import { hostId } from '../../host/checkout.js';

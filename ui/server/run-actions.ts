@@ -1,16 +1,15 @@
 /**
- * Acting on a run from the page, through the same client code as the CLI: `ll-loop pause`,
- * `unpause` and `steer` (client/control/run-control.ts), `answer` (client/human/answer-run.ts,
- * which checks a JSON answer against the state's schema first), `rerun --from STATE#N
- * --background` (client/control/rerun.ts); and the run's live status (its status query) the page
+ * Acting on a run from the page, through the runs service the CLI uses (client/runs-service/):
+ * `ll-loop pause`, `unpause` and `steer`, `answer` (which checks a JSON answer against the
+ * state's schema first), `rerun --from STATE#N --background`; and the run's live status (its
+ * status query) the page
  * shows a waiting question, a pause and a rate limit from. Every refusal comes back as the CLI's
  * own error text (what and fix), never as a crash.
  */
 import { CliError } from '../../client/errors.js';
-import { controlReport, controlRun, type ControlRequest } from '../../client/control/run-control.js';
-import { rerunInBackground } from '../../client/control/rerun.js';
-import { answerRun } from '../../client/human/answer-run.js';
+import { controlReport, type ControlRequest } from '../../client/control/run-control.js';
 import { projectScope } from '../../client/runs/find-runs.js';
+import type { RunsService } from '../../client/runs-service/runs-service.js';
 import { queryStatus } from '../../client/runs/run-target.js';
 import type { Session } from '../../client/temporal/session.js';
 import { parseContextArgs } from '../../loader/load.js';
@@ -34,8 +33,9 @@ export function errorText(err: unknown): string {
 }
 
 /** The run took the update: the first line of what `ll-loop pause`/`unpause`/`steer` says of it. */
-async function control(root: string, id: string, req: ControlRequest): Promise<ActionAnswer> {
-  const taken = await controlRun({ cwd: root, target: id }, req);
+async function control(runs: RunsService, root: string, id: string, req: ControlRequest): Promise<ActionAnswer> {
+  const target = { cwd: root, target: id };
+  const taken = req.kind === 'steer' ? await runs.steer(target, req) : await runs[req.kind](target);
   return {
     ok: true,
     message: controlReport(taken.id, req, taken.answer, taken.by).split('\n')[0] ?? `${req.kind} sent`,
@@ -43,15 +43,15 @@ async function control(root: string, id: string, req: ControlRequest): Promise<A
 }
 
 /** Carries out one request of the page; never throws (a refusal is `ok: false` with its reason). */
-export async function actOnRun(session: Session, root: string, id: string, req: ActRequest): Promise<ActionAnswer> {
+export async function actOnRun(runs: RunsService, root: string, id: string, req: ActRequest): Promise<ActionAnswer> {
   try {
     switch (req.action) {
       case 'pause':
       case 'unpause':
-        return await control(root, id, { kind: req.action });
+        return await control(runs, root, id, { kind: req.action });
       case 'steer': {
         const context = parseContextArgs(req.context ?? []);
-        return await control(root, id, {
+        return await control(runs, root, id, {
           kind: 'steer',
           to: req.to,
           ...(req.note ? { note: req.note } : {}),
@@ -59,14 +59,14 @@ export async function actOnRun(session: Session, root: string, id: string, req: 
         });
       }
       case 'answer': {
-        const report = await answerRun(session, id, req.reply, projectScope(root));
+        const report = await runs.answer({ cwd: root, target: id, reply: req.reply, project: projectScope(root) });
         return {
           ok: true,
           message: `answered ${report.run} in state ${report.state}: ${report.verdict} (by ${report.by})`,
         };
       }
       case 'rerun': {
-        const started = await rerunInBackground({ cwd: root, target: id, from: req.from, context: req.context ?? [] });
+        const started = await runs.rerun({ cwd: root, target: id, from: req.from, context: req.context ?? [] });
         return { ok: true, message: `rerunning ${id} from ${req.from} as ${started.id}`, run: started.id };
       }
     }

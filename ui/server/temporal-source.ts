@@ -2,8 +2,8 @@
  * The runs of a project as `ll-loop ui` shows them, through the same client code as the CLI:
  * listing (runs/find-runs.ts), following a run's events by replaying its history
  * (runs/follow-events.ts, with each action's output attached), its running action's output as it
- * is written (runs/live-actions.ts), stop (control/stop-run.ts, as `ll-loop stop`) and resume
- * (resume/resume-run.ts, as `ll-loop resume --background`), typed results, never a command's
+ * is written (runs/live-actions.ts), stop (as `ll-loop stop`) and resume (as `ll-loop resume
+ * --background`) through the runs service on this server's session, typed results, never a command's
  * printed output. Iteration, state and captured values come from the run's state file when the
  * run's worker is on this machine.
  */
@@ -12,9 +12,8 @@ import type { TimedEvent } from '../../fsm/run/events.js';
 import { listRuns, projectScope, type RunSummary } from '../../client/runs/find-runs.js';
 import { followEvents } from '../../client/follow/follow-events.js';
 import { liveActionWatcher } from '../../client/follow/live-actions.js';
-import { stopRun } from '../../client/control/stop-run.js';
 import { listedOutcome } from '../../client/reporters/outcome-words.js';
-import { resumeInBackground } from '../../client/resume/resume-run.js';
+import { directRuns } from '../../client/runs-service/direct.js';
 import type { Session } from '../../client/temporal/session.js';
 import { statePath } from '../../host/run-files.js';
 import type { RunStateFile } from '../../workflows/definitions.js';
@@ -49,6 +48,7 @@ function readState(cwd: string, id: string): Partial<RunStateFile> | undefined {
 
 export function temporalRunSource(session: Session, root: string): RunSource {
   const project = projectScope(root);
+  const runs = directRuns(session);
   // Closed runs do not change: their rows' state-file part is read once.
   const closedRows = new Map<string, Pick<RunRow, 'state' | 'iteration'>>();
   const fromStateFile = (run: RunSummary): Pick<RunRow, 'state' | 'iteration'> => {
@@ -153,7 +153,7 @@ export function temporalRunSource(session: Session, root: string): RunSource {
 
     async stop(id): Promise<ActionAnswer> {
       try {
-        return { ok: true, message: stopAnswer(await stopRun({ cwd: root, target: id, force: false })) };
+        return { ok: true, message: stopAnswer(await runs.stop({ cwd: root, target: id, force: false })) };
       } catch (err) {
         return { ok: false, message: errorText(err) };
       }
@@ -161,14 +161,14 @@ export function temporalRunSource(session: Session, root: string): RunSource {
 
     async resume(id): Promise<ActionAnswer> {
       try {
-        const resumed = await resumeInBackground({ cwd: root, target: id, context: [] });
+        const resumed = await runs.resume({ cwd: root, target: id, context: [] });
         return { ok: true, message: `resumed as ${resumed.id}`, run: resumed.id };
       } catch (err) {
         return { ok: false, message: errorText(err) };
       }
     },
 
-    act: (id, request) => actOnRun(session, root, id, request),
+    act: (id, request) => actOnRun(runs, root, id, request),
     status: (id) => runStatus(session, id),
   };
 }

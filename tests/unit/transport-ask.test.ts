@@ -1,8 +1,9 @@
 /**
- * The command's side of the inbox over the checkout worker's socket: a listener that speaks the
- * wire (one JSON line each way) stands in for the worker. What it answers is the inbox; anything
- * else — a refusal, garbage, a close without an answer, another build's record, an external
- * server, `LL_START_SOCKET=0` — is undefined, and the command lists the runs itself.
+ * The command's side of the checkout worker's socket (client/transport/ask.ts askCheckoutWorker),
+ * asking for the inbox: a listener that speaks the wire (one JSON line each way) stands in for
+ * the worker. What it answers is the inbox; anything else — a refusal, garbage, a close without
+ * an answer, another build's record, an external server, `LL_START_SOCKET=0` — is undefined, and
+ * the command lists the runs itself; an error the worker answers is the command's error.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -13,8 +14,10 @@ import { codeId } from '../../host/build-info.js';
 import { workerRecordPath } from '../../host/checkout.js';
 import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 import type { WaitingRun } from '../../client/human/find-waiting.js';
-import { inboxThroughWorker } from '../../client/human/inbox-through-worker.js';
-import type { WorkerInboxRequest } from '../../client/human/inbox-wire.js';
+import { askCheckoutWorker } from '../../client/transport/ask.js';
+import type { RequestOf } from '../../client/transport/requests.js';
+
+type WorkerInboxRequest = RequestOf<'inbox'>;
 
 const PORT = 27999;
 const ENV = { LL_TEMPORAL_PORT: String(PORT) };
@@ -62,8 +65,14 @@ function listen(reply: (r: WorkerInboxRequest) => string | undefined): Promise<v
   return new Promise((resolve) => server!.listen(startSocketPath(dir), resolve));
 }
 
-const ask = (env: NodeJS.ProcessEnv = ENV) =>
-  inboxThroughWorker({ cwd: dir, project: { key: 'h:/p', root: dir }, here: { key: 'h:/p', root: dir }, env });
+const ask = async (env: NodeJS.ProcessEnv = ENV) =>
+  (
+    await askCheckoutWorker(
+      'inbox',
+      { project: { key: 'h:/p', root: dir }, here: { key: 'h:/p', root: dir } },
+      { cwd: dir, env, timeoutMs: 15_000 },
+    )
+  )?.waiting;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'll-ib-'));
@@ -77,7 +86,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the inbox through the checkout worker (command side)', () => {
+describe('asking the checkout worker for the inbox (command side)', () => {
   it("is the worker's list, asked with the command's build, server, checkout and scopes", async () => {
     record();
     await listen(() => `${JSON.stringify({ kind: 'inbox', waiting: [RUN] })}\n`);
@@ -121,6 +130,14 @@ describe('the inbox through the checkout worker (command side)', () => {
     expect(await ask({ ...ENV, TEMPORAL_ADDRESS: 'temporal.example:7233' })).toBeUndefined();
     expect(requests).toHaveLength(0);
     expect(await ask()).toEqual([RUN]);
+  });
+
+  it("throws the error the worker's report ended in, as the command's own error (not made twice)", async () => {
+    record();
+    const error = { kind: 'error', name: 'UsageError', message: 'no run nosuch', fix: 'll-loop list', exit_code: 1 };
+    await listen(() => `${JSON.stringify(error)}\n`);
+    await expect(ask()).rejects.toMatchObject({ message: 'no run nosuch', fix: 'll-loop list', exitCode: 1 });
+    expect(requests).toHaveLength(1);
   });
 
   it('is undefined when nobody listens on the socket (a stale one)', async () => {
