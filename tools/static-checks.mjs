@@ -5,7 +5,9 @@
  *   sandboxed code without Node's types (tsconfig.core.json), by TypeScript 7's native compiler;
  * - lint: oxlint's type-aware rule (no floating promises, .oxlintrc.json), ESLint's determinism
  *   boundary and layer tables (eslint.config.js, on the syntax alone), Prettier's check, and the
- *   dead-code check (knip, knip.jsonc: unused files, exports, types and dependencies).
+ *   dead-code check (knip, knip.jsonc: unused files, exports, types and dependencies) and the
+ *   import-cycle check (madge: no two source files import each other at run time, directly or
+ *   round a circle).
  *
  * Why oxlint for the type-aware rule: ESLint's type-aware rules need TypeScript's JavaScript API,
  * which TypeScript 7 does not have, so they ran on TypeScript 5 programs of the project: 54 s of
@@ -170,6 +172,42 @@ function knip() {
   return check('knip (dead code)', bin, ['--no-progress', '--cache']);
 }
 
+/** The package's sources, the tools and the bench: every folder whose files import one another. */
+const CYCLE_CHECKED = [
+  'fsm',
+  'workflows',
+  'loader',
+  'host',
+  'activities',
+  'worker',
+  'client',
+  join('ui', 'server'),
+  join('ui', 'page'),
+  'bin',
+  'tools',
+  'bench',
+];
+
+/**
+ * madge: no two files import each other, directly or round a circle, resolved as TypeScript
+ * resolves them (tsconfig.json), dynamic `import()` included. Type-only imports are left out
+ * (package.json's `madge` settings): they load nothing, and the layer tables (eslint/layers.js)
+ * judge them. ~8 s of CPU.
+ */
+function cycles() {
+  const bin = join(root, 'node_modules', 'madge', 'bin', 'cli.js');
+  const flags = [
+    '--circular',
+    '--no-spinner',
+    '--no-color',
+    '--extensions',
+    'ts,js,mjs',
+    '--ts-config',
+    'tsconfig.json',
+  ];
+  return check('madge --circular (import cycles)', bin, [...flags, ...CYCLE_CHECKED]);
+}
+
 const checks = [];
 if (wantTypecheck) checks.push(typecheckAll());
 if (wantLint) {
@@ -177,6 +215,7 @@ if (wantLint) {
   checks.push(report(eslint()));
   checks.push(report(prettierCheck()));
   checks.push(report(knip()));
+  checks.push(report(cycles()));
 }
 const results = await Promise.all(checks);
 process.exitCode = results.every(Boolean) ? 0 : 1;

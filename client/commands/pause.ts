@@ -1,4 +1,4 @@
-/** `ll-loop pause <name|run-id>` and `ll-loop unpause <name|run-id>` → client/control/run-control.ts. */
+/** `ll-loop pause <name|run-id>` and `ll-loop unpause <name|run-id>` → client/commands/control-command.ts. */
 import { bool, type CommandContext, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 
@@ -13,7 +13,7 @@ export const pauseSpec: CommandSpec = {
   usage: 'pause <name|run-id> [--json]   hold a running loop before its next state (its action finishes)',
   flags: { json: { type: 'boolean' } },
   async run(ctx) {
-    const { controlCommand } = await import('../control/run-control.js');
+    const { controlCommand } = await import('./control-command.js');
     return controlCommand(
       { cwd: ctx.cwd, target: target(ctx, 'pause'), json: bool(ctx, 'json'), out: ctx.out },
       { kind: 'pause' },
@@ -25,7 +25,7 @@ export const unpauseSpec: CommandSpec = {
   usage: 'unpause <name|run-id> [--json]   let a paused loop go on',
   flags: { json: { type: 'boolean' } },
   async run(ctx) {
-    const { controlCommand } = await import('../control/run-control.js');
+    const { controlCommand } = await import('./control-command.js');
     return controlCommand(
       { cwd: ctx.cwd, target: target(ctx, 'unpause'), json: bool(ctx, 'json'), out: ctx.out },
       { kind: 'unpause' },

@@ -1,4 +1,4 @@
-/** `ll-loop steer <name|run-id> --goto STATE [--context K=V]… [--note TEXT]` → client/control/run-control.ts. */
+/** `ll-loop steer <name|run-id> --goto STATE [--context K=V]… [--note TEXT]` → client/commands/control-command.ts. */
 import { bool, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../errors.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
@@ -17,7 +17,7 @@ export const steerSpec: CommandSpec = {
     if (to === undefined || to === '') throw new UsageError('steer needs --goto STATE', usage);
     const context = parseContextArgs(contextPairs(ctx));
     const note = str(ctx, 'note');
-    const { controlCommand } = await import('../control/run-control.js');
+    const { controlCommand } = await import('./control-command.js');
     return controlCommand(
       { cwd: ctx.cwd, target, json: bool(ctx, 'json'), out: ctx.out },
       {

@@ -6,7 +6,6 @@
  * whose worker does not take the update in time is exit 5.
  */
 import { WorkflowUpdateFailedError, type Client, type Connection } from '@temporalio/client';
-import { runsService } from '../runs-service/runs-service.js';
 import {
   pauseUpdate,
   steerUpdate,
@@ -142,22 +141,6 @@ export async function controlRun(
     reviveRunCheckout(run, opts.cwd);
     return { id: run.id, by, answer: await send(client, connection, run, req, by) };
   });
-}
-
-/**
- * Send one control update to the run `opts.target` names (through the runs service, which sends
- * it with {@link controlRun}) and say how it went; returns the exit code.
- */
-export async function controlCommand(opts: ControlOptions, req: ControlRequest): Promise<number> {
-  const runs = runsService();
-  const target = { cwd: opts.cwd, target: opts.target, ...(opts.by === undefined ? {} : { by: opts.by }) };
-  const { id, by, answer } = req.kind === 'steer' ? await runs.steer(target, req) : await runs[req.kind](target);
-  if (opts.json) {
-    opts.out(`${JSON.stringify({ id, action: req.kind, by, ...answer }, null, 2)}\n`);
-    return EXIT.ok;
-  }
-  opts.out(`${controlReport(id, req, answer, by)}\n`);
-  return EXIT.ok;
 }
 
 /** What a person is told when the run took their request (`a`: the run's answer to it). */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { historyCommand } from '../../client/commands/history.js';
-import { controlCommand } from '../../client/control/run-control.js';
+import { controlCommand } from '../../client/commands/control-command.js';
 import { answerRun } from '../../client/human/answer-run.js';
 import { listCommand } from '../../client/commands/list.js';
 import { logsCommand } from '../../client/commands/logs.js';
