@@ -11,6 +11,7 @@ import { providerDiagnostics } from '../llm-provider.js';
 import { maxTokensWarnings } from './max-tokens.js';
 import { parseMcpTarget } from '../mcp-call.js';
 import { foldMcpTools } from './mcp-tool-field.js';
+import { originalFields } from './original-fields.js';
 import { CURRENT, declaredTargets, hasShorthand } from '../routing.js';
 import { specProblems } from './parameters.js';
 import { REUSE_LOOP_KEYS, REUSE_STATE_KEYS, loopDefinition, type LoopDefinition, type StateConfig } from '../schema.js';
@@ -396,7 +397,7 @@ export function validateLoop(raw: unknown): ValidationResult {
   if (!parsed.success) return { diagnostics: schemaDiagnostics(parsed.error.issues, raw) };
   const def = parsed.data;
   if (def.llm.model === DEFAULT_MODEL_PLACEHOLDER) delete def.llm.model;
-  const diagnostics: Diagnostic[] = foldMcpTools(def);
+  const diagnostics: Diagnostic[] = [...originalFields(def), ...foldMcpTools(def)];
   checkGraph(def, diagnostics);
   checkTemplates(def, diagnostics);
   checkShellActions(def, diagnostics);
