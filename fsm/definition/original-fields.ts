@@ -7,6 +7,7 @@
 import { error, note, type Diagnostic } from '../diagnostics.js';
 import { ACKNOWLEDGEMENTS } from '../original-fields.js';
 import type { LoopDefinition } from '../schema.js';
+import { didYouMean } from '../suggest.js';
 
 /** An agent field of the original: its value type is checked, its meaning comes later. */
 const AGENT = 'an agent field; its value is checked, its meaning is not yet enforced';
@@ -109,10 +110,29 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
         `${acks.join(', ')}: accepted; they acknowledge little-loops' validator warnings, which ll-loop does not give`,
       ),
     );
+  for (const key of ['on_max_steps', 'on_max_iterations'] as const) {
+    const target = def[key];
+    if (target === undefined || target in def.states) continue;
+    const names = Object.keys(def.states);
+    out.push(
+      error(
+        [key],
+        `${key} goes to "${target}", which is not a state${didYouMean(target, names)}`,
+        `define states.${target} or set ${key}: to one of ${names.join(', ')}`,
+      ),
+    );
+  }
   for (const [name, state] of Object.entries(def.states)) {
     const path: Path = ['states', name];
     foldState(path, state, out);
     checkState(path, state, out);
+    if (state.evaluate?.type === 'score_stall' && state.evaluate.source === undefined)
+      out.push(
+        note(
+          [...path, 'evaluate'],
+          "score_stall: ll-loop judges the score history in source: (or the action's output), one number a line; it does not read history_file",
+        ),
+      );
     const fields = state as Record<string, unknown>;
     for (const [key, why] of Object.entries(STATE_NOTES)) {
       if (given(fields[key])) out.push(note([...path, key], `${key}: accepted: ${why}`));

@@ -310,8 +310,12 @@ function checkRetryAndMaintain(def: LoopDefinition, path: Path, state: StateConf
 function warnUnreachable(def: LoopDefinition, out: Diagnostic[]): void {
   const all = Object.values(def.states).flatMap((s) => declaredTargets(s));
   if (!(def.initial in def.states) || all.some((t) => t.target.includes('${'))) return;
-  const seen = new Set([def.initial]);
-  const queue = [def.initial];
+  // The caps' handlers (little-loops' on_max_steps/on_max_iterations) are reached from any state.
+  const starts = [def.initial, def.on_max_steps, def.on_max_iterations].filter(
+    (s): s is string => s !== undefined && s in def.states,
+  );
+  const seen = new Set(starts);
+  const queue = [...seen];
   while (queue.length) {
     const state = def.states[queue.shift()!];
     for (const { target } of state ? declaredTargets(state) : []) {
