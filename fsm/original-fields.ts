@@ -93,6 +93,7 @@ export const originalLoopShape = {
   pruning_profile: pruningProfile.optional(),
   tamper_guard: tamperGuard.optional(),
   session_mode: z.string().min(1).optional(),
+  default_idle_timeout: z.number().nonnegative().optional(),
   ...acknowledgementShape,
 };
 
@@ -106,8 +107,8 @@ export const originalStateShape = {
   max_rate_limit_retries: z.number().int().min(0).optional(),
   /** The first rate-limit pause in seconds (doubled each time). */
   rate_limit_backoff_base_seconds: positiveSeconds.optional(),
-  /** The longest this state may stay rate limited, in seconds. */
-  rate_limit_max_wait_seconds: positiveSeconds.optional(),
+  /** The longest this state may stay rate limited, in seconds (0: no long wait, only max_rate_limit_retries pauses). */
+  rate_limit_max_wait_seconds: z.number().nonnegative().optional(),
   /** little-loops' pauses of its long-wait tier, in seconds. */
   rate_limit_long_wait_ladder: z.array(positiveSeconds).min(1).optional(),
   /** The original's spelling of `with:` (folded into `with` at load). */
@@ -126,7 +127,7 @@ export const originalStateShape = {
   append_to_messages: z.string().optional(),
   /** Agent fields: accepted with their value types; their meaning is not yet enforced. */
   session_mode: z.string().min(1).optional(),
-  idle_timeout: z.union([positiveSeconds, z.string().min(1)]).optional(),
+  idle_timeout: z.union([z.number().nonnegative(), z.string().min(1)]).optional(),
   tamper_guard: tamperGuard.optional(),
   prepatch_check: z.union([z.boolean(), z.string(), z.record(z.string(), z.unknown())]).optional(),
   cannot_judge: z.union([z.boolean(), z.string().min(1)]).optional(),

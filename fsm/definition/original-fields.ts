@@ -23,11 +23,12 @@ const LOOP_NOTES: Record<string, string> = {
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
   tamper_guard: AGENT,
   session_mode: AGENT,
+  default_idle_timeout: AGENT,
 };
 
 /** State fields read by nothing here, and why. */
 const STATE_NOTES: Record<string, string> = {
-  parameters: 'the parameters of the fragment this state came from; its with: values are already applied',
+  parameters: "a fragment's parameters; on a state that is not expanded from a fragment they bind nothing",
   type: "little-loops' state kind; ll-loop runs the state's action as written",
   learning: "little-loops' learning-tests registry is not part of ll-loop",
   worktree: "not yet enforced: the state runs in the run's directory (parallel: isolation: worktree isolates children)",

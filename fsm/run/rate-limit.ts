@@ -37,7 +37,10 @@ function rateLimitSettings(def: LoopDefinition, state: StateConfig): RateLimitSe
     ...RATE_LIMIT_DEFAULTS,
     ...def.llm.rate_limit,
     ...(state.rate_limit_backoff_base_seconds === undefined ? {} : { backoff: state.rate_limit_backoff_base_seconds }),
-    ...(state.rate_limit_max_wait_seconds === undefined ? {} : { max_wait: state.rate_limit_max_wait_seconds }),
+    // 0 opts out of the long wait: the state's pauses are bounded by max_rate_limit_retries alone.
+    ...(state.rate_limit_max_wait_seconds === undefined || state.rate_limit_max_wait_seconds === 0
+      ? {}
+      : { max_wait: state.rate_limit_max_wait_seconds }),
   };
 }
 

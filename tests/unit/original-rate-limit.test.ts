@@ -57,6 +57,19 @@ describe('per-state rate-limit fields', () => {
     expect(out.events).toContainEqual(expect.objectContaining({ event: 'route', to: 'limited_out' }));
   });
 
+  it('rate_limit_max_wait_seconds: 0 opts out of the long wait: only the pause count bounds it', () => {
+    const d = agent({
+      rate_limit_max_wait_seconds: 0,
+      max_rate_limit_retries: 1,
+      on_rate_limit_exhausted: 'limited_out',
+    });
+    const first = next(d, begin(d, T0), { type: 'action_done', result: limited, now: T0 });
+    expect(first.effect).toMatchObject({ type: 'sleep', reason: 'rate_limit' });
+    const again = next(d, first, { type: 'sleep_done', now: T0 + 60_000 });
+    const out = next(d, again, { type: 'action_done', result: limited, now: T0 + 61_000 });
+    expect(out.events).toContainEqual(expect.objectContaining({ event: 'route', to: 'limited_out' }));
+  });
+
   it('a state without them pauses as the loop says', () => {
     const d = agent({});
     const first = next(d, begin(d, T0), { type: 'action_done', result: limited, now: T0 });
