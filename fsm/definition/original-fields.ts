@@ -123,6 +123,8 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
       ),
     );
   }
+  // One note per field however many states use it, at its first use.
+  const noted = new Map<string, { path: Path; states: string[] }>();
   for (const [name, state] of Object.entries(def.states)) {
     const path: Path = ['states', name];
     foldState(path, state, out);
@@ -135,9 +137,16 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
         ),
       );
     const fields = state as Record<string, unknown>;
-    for (const [key, why] of Object.entries(STATE_NOTES)) {
-      if (given(fields[key])) out.push(note([...path, key], `${key}: accepted: ${why}`));
+    for (const key of Object.keys(STATE_NOTES)) {
+      if (!given(fields[key])) continue;
+      const seen = noted.get(key);
+      if (seen) seen.states.push(name);
+      else noted.set(key, { path: [...path, key], states: [name] });
     }
+  }
+  for (const [key, { path, states }] of noted) {
+    const where = states.length > 1 ? ` (states ${states.join(', ')})` : '';
+    out.push(note(path, `${key}${where}: accepted: ${STATE_NOTES[key]}`));
   }
   return out;
 }

@@ -145,6 +145,23 @@ describe('notes for fields that mean nothing here', () => {
     expect(notes.join('\n')).toMatch(/note: state "b": session_mode: accepted: an agent field/);
   });
 
+  it('a field on several states is noted once, naming them', () => {
+    const raw = base({
+      b: { action: 'make', next: 'c', pruning_profile: 'p' },
+      c: { action: 'make', next: 'done', pruning_profile: 'p' },
+    });
+    (raw.states.a as Record<string, unknown>).on_no = 'b';
+    const notes = bySeverity(raw, 'note').map((d) => d.message);
+    expect(notes).toEqual([expect.stringMatching(/^pruning_profile \(states b, c\): accepted/)]);
+  });
+
+  it('score_stall without source: says where it reads the history', () => {
+    const raw = base({ a: { action: 'make', evaluate: { type: 'score_stall' }, on_yes: 'a', on_no: 'done' } });
+    expect(bySeverity(raw, 'note').map((d) => d.message)).toEqual([
+      expect.stringMatching(/does not read history_file/),
+    ]);
+  });
+
   it('a loop without them has no notes', () => {
     expect(bySeverity(base(), 'note')).toEqual([]);
   });
