@@ -85,7 +85,11 @@ export function evaluateState(
   } catch (err) {
     return { kind: 'pure', type, result: errorResult(`source: ${(err as Error).message}`) };
   }
-  const output = source ?? action?.output ?? '';
+  // score_stall without source: judges the history file the worker read after the action.
+  const read = config.type === 'score_stall' && source === undefined ? action?.read_after : undefined;
+  if (read !== undefined && 'error' in read)
+    return { kind: 'pure', type, result: errorResult(`score_stall: ${read.error}`) };
+  const output = source ?? (read !== undefined ? read.text : undefined) ?? action?.output ?? '';
   if (config.type === 'llm_structured') {
     if (!def.llm.enabled) {
       return {

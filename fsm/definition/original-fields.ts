@@ -129,11 +129,12 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
     const path: Path = ['states', name];
     foldState(path, state, out);
     checkState(path, state, out);
-    if (state.evaluate?.type === 'score_stall' && state.evaluate.source === undefined)
+    const stall = state.evaluate;
+    if (stall?.type === 'score_stall' && stall.source === undefined && stall.history_file === undefined)
       out.push(
         note(
           [...path, 'evaluate'],
-          "score_stall: ll-loop judges the score history in source: (or the action's output), one number a line; it does not read history_file",
+          "score_stall without source: or history_file: judges ${context.run_dir}/.score_history when the run's context has run_dir, else the action's output",
         ),
       );
     const fields = state as Record<string, unknown>;

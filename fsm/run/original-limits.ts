@@ -13,6 +13,7 @@
  *
  * Pure, like the rest of the core: the counts live in the run's snapshot.
  */
+import { interpolate, type InterpolationScope } from '../interpolate.js';
 import type { ActionResult } from '../types.js';
 import type { StateConfig } from '../schema.js';
 import type { Draft } from './draft.js';
@@ -70,4 +71,18 @@ export function capHandler(d: Draft, cap: Cap): string | undefined {
   if (target === undefined) return undefined;
   d.snap.capRouted = { cap, steps: d.snap.steps };
   return target;
+}
+
+/**
+ * The score history a `score_stall` state without `source:` judges: its `history_file` (a
+ * template), else little-loops' default `${context.run_dir}/.score_history` when the run has a
+ * `run_dir`; undefined when neither (the action's output is judged). Throws on an undefined
+ * variable in `history_file`.
+ */
+export function scoreHistoryFile(state: StateConfig, scope: InterpolationScope): string | undefined {
+  const config = state.evaluate;
+  if (config?.type !== 'score_stall' || config.source !== undefined) return undefined;
+  if (config.history_file !== undefined) return interpolate(config.history_file, scope);
+  const runDir = scope.context.run_dir;
+  return typeof runDir === 'string' && runDir !== '' ? `${runDir}/.score_history` : undefined;
 }

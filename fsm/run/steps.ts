@@ -25,7 +25,7 @@ import { actionKind, actionTimeout, displayAction } from '../action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget } from './budget.js';
 import { sharedBudgetHit } from './shared-budget.js';
-import { capHandler, capReached, reentryTarget } from './original-limits.js';
+import { capHandler, capReached, reentryTarget, scoreHistoryFile } from './original-limits.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 export function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -121,6 +121,14 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   if (short !== undefined) return budgetSpent(d, state, short, null);
   // Only definitions written with output_schema: carry it, so older runs issue the inputs they did.
   if (state.output_schema !== undefined) Object.assign(input, { output_schema: state.output_schema });
+  // A score_stall state's history file is read by the worker after the action (original-limits.ts).
+  let history: string | undefined;
+  try {
+    history = scoreHistoryFile(state, scope);
+  } catch (err) {
+    return failState(d, state, messageOf(err));
+  }
+  if (history !== undefined) Object.assign(input, { read_after: history });
   const attempt = snap.attempt ?? 1;
   emit(d, 'action_start', {
     state: snap.current,

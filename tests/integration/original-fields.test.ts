@@ -13,8 +13,9 @@ afterAll(closeTemporal);
 
 /** Exits 75 (retryable) on its first two calls, then 0. */
 const FLAKY = 'n=$(cat tries 2>/dev/null || echo 0); n=$((n + 1)); echo $n > tries; [ "$n" -ge 3 ] || exit 75';
-/** Appends the next of the scores 1, 5, 5.1 and prints the whole history. */
-const SCORE = 'n=$(wc -l < scores 2>/dev/null || echo 0); set -- 1 5 5.1; shift "$n"; echo "$1" >> scores; cat scores';
+/** Appends the next of the scores 1, 5, 5.1 to the history file (and prints something else). */
+const SCORE =
+  'n=$(wc -l < scores 2>/dev/null || echo 0); set -- 1 5 5.1; shift "$n"; echo "$1" >> scores; echo "scored $1"';
 
 describe("little-loops' run-time fields on the real server", () => {
   it('retries, stalls, classifies and quotes as the original means them', async () => {
@@ -25,7 +26,7 @@ describe("little-loops' run-time fields on the real server", () => {
       initial: 'quote',
       input_key: 'issue_id',
       required_inputs: ['issue_id'],
-      context: { issue_id: 'FEAT 1; touch pwned' },
+      context: { issue_id: 'FEAT 1; touch pwned', history: 'scores' },
       states: {
         quote: {
           action:
@@ -43,7 +44,8 @@ describe("little-loops' run-time fields on the real server", () => {
         },
         score: {
           action: SCORE,
-          evaluate: { type: 'score_stall', epsilon: 0.5, max_stall: 1 },
+          // The worker reads the history file after the action; the output is not judged.
+          evaluate: { type: 'score_stall', history_file: '${context.history}', epsilon: 0.5, max_stall: 1 },
           on_yes: 'score',
           on_no: 'decide',
         },

@@ -158,7 +158,7 @@ describe('notes for fields that mean nothing here', () => {
   it('score_stall without source: says where it reads the history', () => {
     const raw = base({ a: { action: 'make', evaluate: { type: 'score_stall' }, on_yes: 'a', on_no: 'done' } });
     expect(bySeverity(raw, 'note').map((d) => d.message)).toEqual([
-      expect.stringMatching(/does not read history_file/),
+      expect.stringMatching(/judges \$\{context.run_dir\}\/.score_history when the run's context has run_dir/),
     ]);
   });
 

@@ -155,3 +155,52 @@ describe('on_max_steps / on_max_iterations', () => {
     expect(good.diagnostics.filter((d) => /unreachable/.test(d.message))).toEqual([]);
   });
 });
+
+describe('score_stall reads its history file on the worker', () => {
+  const scored = (evaluate: Record<string, unknown>, context: Record<string, unknown> = {}) =>
+    def(
+      loop(
+        {
+          score: {
+            action: 'make score',
+            evaluate: { type: 'score_stall', ...evaluate },
+            on_yes: 'score',
+            on_no: 'done',
+          },
+        },
+        { context },
+      ),
+    );
+
+  it('history_file (a template) is asked of the worker, and its text is judged instead of the output', () => {
+    const run = drive(scored({ history_file: '${context.dir}/h.txt' }, { dir: 'out' }), {
+      actions: {
+        score: [
+          { output: 'not a number', read_after: { text: '1\n5\n' } },
+          { output: 'not a number', read_after: { text: '1\n5\n5.1\n' } },
+        ],
+      },
+    });
+    expect(run.actions.map((a) => (a as { read_after?: string }).read_after)).toEqual(['out/h.txt', 'out/h.txt']);
+    expect(eventsNamed(run, 'evaluate').map((e) => e.verdict)).toEqual(['yes', 'no']);
+  });
+
+  it("little-loops' default is ${context.run_dir}/.score_history when the run has one", () => {
+    const run = drive(scored({}, { run_dir: 'rd' }), { actions: { score: [{ read_after: { text: '3\n3\n' } }] } });
+    expect((run.actions[0] as { read_after?: string }).read_after).toBe('rd/.score_history');
+    expect(eventsNamed(run, 'evaluate').map((e) => e.verdict)).toEqual(['no']);
+  });
+
+  it('without either, the output is judged and nothing is read', () => {
+    const run = drive(scored({}), { actions: { score: [{ output: '2\n2\n' }] } });
+    expect(run.actions[0]).not.toHaveProperty('read_after');
+    expect(eventsNamed(run, 'evaluate').map((e) => e.verdict)).toEqual(['no']);
+  });
+
+  it('a file the worker could not read is an error verdict', () => {
+    const run = drive(scored({ history_file: 'h' }), {
+      actions: { score: [{ read_after: { error: 'cannot read h: EACCES' } }] },
+    });
+    expect(eventsNamed(run, 'evaluate')[0]).toMatchObject({ verdict: 'error' });
+  });
+});
