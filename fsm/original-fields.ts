@@ -31,6 +31,7 @@ const acknowledgementShape = {
   parse_swallow_ok: ack,
   policy_dims_scored_ok: ack,
   pruning_profile_ok: ack,
+  prepatch_check_ok: ack,
   tamper_guard_ok: ack,
 };
 export const ACKNOWLEDGEMENTS = Object.keys(acknowledgementShape);
@@ -63,8 +64,15 @@ const throttleConfig = z.strictObject({
   hard_max: z.number().int().positive().optional(),
 });
 
-/** `tamper_guard:` (agent field): what happens when a verification step edits the files it verifies. */
-const tamperGuard = z.enum(['revert', 'fail', 'allow']);
+/**
+ * `tamper_guard:` and `prepatch_check:` (agent fields) take one of a few words; little-loops warns
+ * about another word and runs no guard, so any text loads (fsm/definition/original-fields.ts warns).
+ */
+export const GUARD_VALUES = {
+  tamper_guard: ['revert', 'fail', 'allow'],
+  prepatch_check: ['fail', 'warn', 'allow'],
+} as const;
+const guardWord = z.string().min(1);
 
 /** Loop-level fields of the original. */
 export const originalLoopShape = {
@@ -91,7 +99,8 @@ export const originalLoopShape = {
   /** little-loops' host memory-pressure guard. */
   host_guard: z.record(z.string(), z.unknown()).nullish(),
   pruning_profile: pruningProfile.optional(),
-  tamper_guard: tamperGuard.optional(),
+  tamper_guard: guardWord.optional(),
+  prepatch_check: guardWord.optional(),
   session_mode: z.string().min(1).optional(),
   default_idle_timeout: z.number().nonnegative().optional(),
   ...acknowledgementShape,
@@ -128,8 +137,8 @@ export const originalStateShape = {
   /** Agent fields: accepted with their value types; their meaning is not yet enforced. */
   session_mode: z.string().min(1).optional(),
   idle_timeout: z.union([z.number().nonnegative(), z.string().min(1)]).optional(),
-  tamper_guard: tamperGuard.optional(),
-  prepatch_check: z.union([z.boolean(), z.string(), z.record(z.string(), z.unknown())]).optional(),
+  tamper_guard: guardWord.optional(),
+  prepatch_check: guardWord.optional(),
   cannot_judge: z.union([z.boolean(), z.string().min(1)]).optional(),
 };
 

@@ -4,8 +4,8 @@
  * field that means nothing on ll-loop (or whose meaning is not enforced yet) gets a one-line note
  * saying so (docs/migrating.md has the reasons).
  */
-import { error, note, type Diagnostic } from '../diagnostics.js';
-import { ACKNOWLEDGEMENTS } from '../original-fields.js';
+import { error, note, warning, type Diagnostic } from '../diagnostics.js';
+import { ACKNOWLEDGEMENTS, GUARD_VALUES } from '../original-fields.js';
 import type { LoopDefinition } from '../schema.js';
 import { didYouMean } from '../suggest.js';
 
@@ -24,6 +24,7 @@ const LOOP_NOTES: Record<string, string> = {
   tamper_guard: AGENT,
   session_mode: AGENT,
   default_idle_timeout: AGENT,
+  prepatch_check: AGENT,
 };
 
 /** State fields read by nothing here, and why. */
@@ -96,6 +97,21 @@ function checkState(path: Path, state: LoopDefinition['states'][string], out: Di
     );
 }
 
+/** A guard word outside its set: little-loops warns and runs no guard; so does ll-loop. */
+function guardWarnings(path: Path, fields: Record<string, unknown>, out: Diagnostic[]): void {
+  for (const [key, words] of Object.entries(GUARD_VALUES)) {
+    const value = fields[key];
+    if (typeof value === 'string' && !(words as readonly string[]).includes(value))
+      out.push(
+        warning(
+          [...path, key],
+          `${key}: "${value}" is not one of ${words.join(', ')}; no guard applies`,
+          `set ${key}: to one of ${words.join(', ')}`,
+        ),
+      );
+  }
+}
+
 /** Folds the original's spellings into ours and notes the fields that mean nothing here. */
 export function originalFields(def: LoopDefinition): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -103,6 +119,7 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
   for (const [key, why] of Object.entries(LOOP_NOTES)) {
     if (given(loop[key])) out.push(note([key], `${key}: accepted: ${why}`));
   }
+  guardWarnings([], loop, out);
   const acks = ACKNOWLEDGEMENTS.filter((key) => given(loop[key]));
   if (acks.length)
     out.push(
@@ -138,6 +155,7 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
         ),
       );
     const fields = state as Record<string, unknown>;
+    guardWarnings(path, fields, out);
     for (const key of Object.keys(STATE_NOTES)) {
       if (!given(fields[key])) continue;
       const seen = noted.get(key);

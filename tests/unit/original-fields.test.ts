@@ -57,7 +57,7 @@ describe('state fields of the original load', () => {
     [{ pruning_profile: 'decide-issue-auto' }],
     [{ worktree: true }],
     [{ type: 'learning', learning: { targets: ['Some SDK'], max_retries: 2 } }],
-    [{ session_mode: 'fresh', idle_timeout: 300, tamper_guard: 'fail', prepatch_check: true, cannot_judge: true }],
+    [{ session_mode: 'fresh', idle_timeout: 300, tamper_guard: 'fail', prepatch_check: 'warn', cannot_judge: true }],
     [{ throttle: { normal_max: 3, warn_max: 8, hard_max: 12 }, append_to_messages: 'x' }],
   ])('%j', (fields) => {
     const raw = base({ b: { action: 'make', next: 'done', ...fields } }, {});
@@ -113,13 +113,21 @@ describe("the original's constraints", () => {
     expect(found[0]!.path).toEqual(path);
   });
 
-  it('a wrong state value says what the field takes', () => {
+  it('a guard word outside its set loads with a warning, as in the original', () => {
+    const raw = base({ a: { action: 'make', on_yes: 'done', on_no: 'a', tamper_guard: 'maybe' } });
+    expect(bySeverity(raw, 'error')).toEqual([]);
+    expect(bySeverity(raw, 'warning').map((d) => d.message)).toContain(
+      'tamper_guard: "maybe" is not one of revert, fail, allow; no guard applies',
+    );
+  });
+
+  it('a wrong state value points at it', () => {
     const found = bySeverity(
-      base({ a: { action: 'make', on_yes: 'done', on_no: 'a', tamper_guard: 'maybe' } }),
+      base({ a: { action: 'make', on_yes: 'done', on_no: 'a', retryable_exit_codes: ['1'], on_error: 'done' } }),
       'error',
     );
     expect(found).toHaveLength(1);
-    expect(found[0]!.message).toMatch(/revert.*fail.*allow/);
+    expect(found[0]!.path).toEqual(['states', 'a', 'retryable_exit_codes', 0]);
   });
 
   it('an unknown field still gets a did-you-mean', () => {
