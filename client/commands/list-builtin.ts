@@ -9,7 +9,7 @@ import { EXIT } from '../exit-codes.js';
 import { loadLoopFile, projectLoopCopy } from '../../loader/load.js';
 import { table } from '../reporters/table.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { visibilityMatches, type LoopListing, type VisibilityFilter } from './list-tables.js';
+import type { LoopListing } from './list-tables.js';
 
 type ParameterSpec = NonNullable<LoopDefinition['parameters']>[string];
 
@@ -49,7 +49,6 @@ function builtinListings(cwd: string): BuiltinListing[] {
       ...(def.description === undefined ? {} : { description: def.description }),
       ...(def.category === undefined ? {} : { category: def.category }),
       labels: def.labels,
-      ...(def.visibility === undefined ? {} : { visibility: def.visibility }),
       parameters: def.parameters ?? {},
       ...shadow,
     };
@@ -61,8 +60,6 @@ export interface BuiltinListOptions {
   json: boolean;
   category?: string;
   labels?: string[];
-  /** `--visibility`: which audiences are listed (default `public`). */
-  visibility?: VisibilityFilter;
   out: (text: string) => void;
 }
 
@@ -72,8 +69,7 @@ export function printBuiltins(opts: BuiltinListOptions): number {
   const loops = builtinListings(opts.cwd).filter(
     (l) =>
       (opts.category === undefined || l.category === opts.category) &&
-      labels.every((label) => l.labels.includes(label)) &&
-      visibilityMatches(opts.visibility ?? 'public', l),
+      labels.every((label) => l.labels.includes(label)),
   );
   if (opts.json) {
     opts.out(`${JSON.stringify(loops, null, 2)}\n`);
@@ -81,7 +77,7 @@ export function printBuiltins(opts: BuiltinListOptions): number {
   }
   if (loops.length === 0) {
     opts.out(
-      opts.category !== undefined || labels.length > 0 || opts.visibility !== undefined
+      opts.category !== undefined || labels.length > 0
         ? 'no built-in loops match\n'
         : 'this installation has no built-in loops\n',
     );

@@ -3,8 +3,6 @@
  * list-failed.ts, list-builtin.ts): a loop's listing, runs under their parents, the PROJECT column.
  * A helper of the `list` command.
  */
-import { VISIBILITIES, type Visibility } from '../../fsm/original-fields.js';
-import { UsageError } from '../errors.js';
 
 /** One loop file as `list` shows it. */
 export interface LoopListing {
@@ -14,32 +12,8 @@ export interface LoopListing {
   description?: string;
   category?: string;
   labels: string[];
-  /** little-loops' audience of the loop, when the file gives one (`public` otherwise). */
-  visibility?: Visibility;
   /** The first error, for an invalid file. */
   error?: string;
-}
-
-/**
- * `--visibility`: which audiences `list` shows — `public` (the default: loops without the field
- * are public), `internal`, `example`, or `all`. An invalid file is always shown (it has none).
- */
-export type VisibilityFilter = Visibility | 'all';
-
-export function visibilityWanted(given: string | undefined): VisibilityFilter {
-  if (given === undefined) return 'public';
-  if (given === 'all' || (VISIBILITIES as readonly string[]).includes(given)) return given as VisibilityFilter;
-  throw new UsageError(
-    `--visibility "${given}": use one of ${VISIBILITIES.join(', ')} or all`,
-    'll-loop list --visibility internal (sub-loops run by other loops), or --visibility all',
-  );
-}
-
-export function visibilityMatches(
-  filter: VisibilityFilter,
-  listing: { valid: boolean; visibility?: Visibility },
-): boolean {
-  return filter === 'all' || !listing.valid || (listing.visibility ?? 'public') === filter;
 }
 
 /**

@@ -1,6 +1,5 @@
 /**
- * `ll-loop list [--category C] [--label L] [--visibility V] [--json]`: the loops in `.loops/` (public
- *   ones unless `--visibility` says otherwise: little-loops' audience field).
+ * `ll-loop list [--category C] [--label L] [--json]`: the loops in `.loops/`.
  * `ll-loop list --builtin [--category C] [--label L] [--json]`: the built-in catalog (list-builtin.ts).
  * `ll-loop list --running [--json]`: the open runs in Temporal, each answering for itself.
  * `ll-loop list --failed [--json]`: the runs that did not succeed (list-failed.ts).
@@ -16,14 +15,7 @@ import { localTime, table } from '../reporters/table.js';
 import type { RunningListing } from '../hosting/running-listings.js';
 import { runningThroughWorker } from '../hosting/running-through-worker.js';
 import { printBuiltins } from './list-builtin.js';
-import {
-  underParents,
-  visibilityMatches,
-  visibilityWanted,
-  withProjects,
-  type LoopListing,
-  type VisibilityFilter,
-} from './list-tables.js';
+import { underParents, withProjects, type LoopListing } from './list-tables.js';
 
 export type { RunningListing };
 
@@ -38,8 +30,6 @@ export interface ListOptions {
   builtin?: boolean;
   category?: string;
   labels?: string[];
-  /** `--visibility`: which audiences are listed (default `public`). */
-  visibility?: VisibilityFilter;
   /** `--running`/`--failed`: the runs of every project on the server, not only this one's. */
   allProjects?: boolean;
   out: (text: string) => void;
@@ -65,7 +55,6 @@ export function loopListings(cwd: string): LoopListing[] {
       labels: def.labels,
       ...(def.description === undefined ? {} : { description: def.description }),
       ...(def.category === undefined ? {} : { category: def.category }),
-      ...(def.visibility === undefined ? {} : { visibility: def.visibility }),
     };
   });
 }
@@ -76,14 +65,13 @@ function printLoops(opts: ListOptions): number {
   const loops = all.filter(
     (l) =>
       (opts.category === undefined || l.category === opts.category) &&
-      labels.every((label) => l.labels.includes(label)) &&
-      visibilityMatches(opts.visibility ?? 'public', l),
+      labels.every((label) => l.labels.includes(label)),
   );
   if (opts.json) {
     opts.out(`${JSON.stringify(loops, null, 2)}\n`);
     return EXIT.ok;
   }
-  const filtered = opts.category !== undefined || labels.length > 0 || opts.visibility !== undefined;
+  const filtered = opts.category !== undefined || labels.length > 0;
   // A file that cannot be read is skipped with a warning (its name and first error), never
   // stopping the listing; `--json` keeps it as `valid: false` for scripts.
   const err = opts.err ?? ((t: string) => void process.stderr.write(t));
@@ -178,13 +166,7 @@ export async function listCommand(opts: ListOptions): Promise<number> {
     );
   }
   if (opts.failed) {
-    if (
-      opts.running ||
-      opts.builtin ||
-      opts.category !== undefined ||
-      (opts.labels ?? []).length > 0 ||
-      opts.visibility !== undefined
-    ) {
+    if (opts.running || opts.builtin || opts.category !== undefined || (opts.labels ?? []).length > 0) {
       throw new UsageError(
         '--failed lists runs; it takes no other filter',
         'use ll-loop list --failed alone (with --json if wanted)',
@@ -198,9 +180,9 @@ export async function listCommand(opts: ListOptions): Promise<number> {
         '--running and --builtin cannot be combined',
         'use ll-loop list --running or ll-loop list --builtin',
       );
-    if (opts.category !== undefined || (opts.labels ?? []).length > 0 || opts.visibility !== undefined) {
+    if (opts.category !== undefined || (opts.labels ?? []).length > 0) {
       throw new UsageError(
-        '--category, --label and --visibility filter the loops in .loops/, not --running',
+        '--category and --label filter the loops in .loops/, not --running',
         'use ll-loop list --running alone',
       );
     }
@@ -226,7 +208,7 @@ export function labelsWanted(given: readonly string[]): string[] {
 /** `ll-loop list` in the command table. */
 export const listSpec: CommandSpec = {
   usage:
-    'list [--running|--waiting|--failed [--all-projects]|--builtin] [--category C] [--label L]… [--visibility V] [--json]   loops in .loops/, live or failed runs, or the built-ins',
+    'list [--running|--waiting|--failed [--all-projects]|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
   flags: {
     running: { type: 'boolean' },
     waiting: { type: 'boolean' },
@@ -235,7 +217,6 @@ export const listSpec: CommandSpec = {
     builtin: { type: 'boolean' },
     category: { type: 'string' },
     label: { type: 'string', multiple: true },
-    visibility: { type: 'string' },
     json: { type: 'boolean' },
   },
   run(ctx) {
@@ -245,7 +226,6 @@ export const listSpec: CommandSpec = {
         'll-loop list [--running|--builtin] [--category C] [--label L]',
       );
     const category = str(ctx, 'category');
-    const visibility = str(ctx, 'visibility');
     // The runs waiting for a person: `ll-loop inbox`'s list.
     if (bool(ctx, 'waiting'))
       return import('./inbox-report.js').then(({ printInbox }) =>
@@ -262,7 +242,6 @@ export const listSpec: CommandSpec = {
       out: ctx.out,
       err: ctx.err,
       ...(category === undefined ? {} : { category }),
-      ...(visibility === undefined ? {} : { visibility: visibilityWanted(visibility) }),
     });
   },
 };
