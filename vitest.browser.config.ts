@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * (Debian's Chromium, driven by playwright-core; tests/support/chromium.ts). Not part of
  * `npm test`, like the cluster tier: it needs a system package (installed on demand only where
  * the tests run as root), and Chromium rendering the pages was a sixth of the suite's CPU on two
- * cores (docs/decisions.md, "The browser tier on its own"). CI runs it after `npm test`.
+ * cores (docs/decisions.md, "Tests and the bench"). CI runs it after `npm test`.
  *
  * The files run their own embedded servers; the shared setup is kept for the run's id, by which
  * its teardown stops the checkout workers the files' commands started, and for finding (or

@@ -11,8 +11,7 @@ const SERVER_AND_BUNDLE = ['tests/setup/temporal-server.ts', 'tests/setup/workfl
  * How many test files run at once: LL_TEST_FORKS (a whole number from 1), else 4. The files of
  * the server tiers mostly wait (on servers, deadlines, processes): with two forks the 2-core
  * machine was busy 1.35 cores on average, with three 1.58–1.72, with four 1.93, and four passed
- * beside a busy loop (docs/decisions.md, "`server start`, `list --running` and `queue list`
- * without the SDK; four forks").
+ * beside a busy loop (docs/decisions.md, "Tests and the bench").
  */
 function testForks(): number {
   const n = Number(process.env.LL_TEST_FORKS);

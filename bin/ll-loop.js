@@ -3,9 +3,9 @@
 // prepare, else the compiled modules in dist/client/ (LL_NO_CLI_BUNDLE=1 chooses those).
 // The commands that load much of the bundle run its CommonJS build with V8's code cache
 // (bin/code-cache.js); LL_NO_CODE_CACHE=1 gives them the split ES-module bundle like the rest.
-// CommonJS (bin/package.json): Node starts a CommonJS file without its ES module loader, some
-// 13 ms of CPU sooner, and `run` asks its worker for the start from here (and `run --background`
-// is done here when the worker queued its start: client/start/early-start.ts).
+// CommonJS (bin/package.json): Node starts a CommonJS file without its ES module loader, so
+// sooner, and `run` asks its worker for the start from here (and `run --background` is done here
+// when the worker queued its start: client/start/early-start.ts).
 'use strict';
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
@@ -16,15 +16,12 @@ const compiled = join(root, 'dist', 'client', 'cli.js');
 const bundled = join(root, 'dist', 'cli', 'cli.js');
 const whole = join(root, 'dist', 'cli', 'whole.cjs');
 /**
- * The commands that run faster from the whole file with the code cache, by the CPU of one
- * command measured (cache against split bundle, seconds): a worker's start 1.1 / 1.42,
- * `worker status` 0.42 / 0.75, `run` 0.22 / 0.33, `resume` 0.75 / 0.98, `rerun` 1.0 / 1.37, `ui`
- * 0.65 / 1.05–1.6, `monitor` 0.83 / 1.14, `schedule list` 0.48 / 0.68, `test` 0.4 / 0.67,
- * `simulate` 0.22 / 0.3, `compile` 0.23 / 0.3, `validate`, `show` and `list` 0.22 / 0.26. The
- * commands the checkout's worker answers (`status`, `logs`, `history`, `inbox`) and `--help`
- * take 0.01–0.04 s more from the whole file, and stay on the split bundle with the rest (those
- * answered by the worker: unless they answer themselves, below). The
- * command's name keys its cache (a known name only: no cache file for a typo).
+ * The commands that load most of the bundle, and so run faster from the whole file with the code
+ * cache than from the split bundle (each was measured so; the worker and `worker status` too, in
+ * codeCached). The commands the checkout's worker answers (`status`, `logs`, `history`, `inbox`)
+ * and `--help` read only their chunks and stay on the split bundle with the rest (unless they
+ * answer themselves, below). The command's name keys its cache (a known name only: no cache file
+ * for a typo).
  */
 const CODE_CACHED = new Set([
   'run',
@@ -44,8 +41,7 @@ const CODE_CACHED = new Set([
 /**
  * The commands the checkout's worker answers, when they answer themselves instead: on an external
  * server (TEMPORAL_ADDRESS) or with LL_START_SOCKET=0 they never ask the worker
- * (client/worker-ask.ts) and load the SDK. So measured: `status` 0.45 / 0.6, `logs` 1.0 / 1.3,
- * `history` 0.89 / 1.25, `inbox` 0.46 / 0.56, `queue list` 0.55 / 0.75.
+ * (client/worker-ask.ts) and load the SDK, which runs faster from the code cache.
  */
 const WORKER_ANSWERED = new Set(['status', 'logs', 'history', 'inbox', 'queue']);
 

@@ -12,6 +12,7 @@ import { beforeCommand, COMMANDS } from './commands/index.js';
 import { usageLines, usageOf } from './commands/usage-index.js';
 import { argumentError, negativeValuesJoined, unknownCommandError } from './commands/argument-errors.js';
 import { projectInvocation } from './commands/project-root.js';
+import { aliasesLine, aliasesOf, commandOf } from './commands/aliases.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +25,8 @@ ${lines.join('\n')}
   ll-loop <name> [run options]    same as ll-loop run <name>
   ll-loop help [command]
   ll-loop --version
+
+Aliases (little-loops' short names): ${aliasesLine()}
 
 Environment: TEMPORAL_ADDRESS (use that cluster instead of the embedded dev server),
 TEMPORAL_NAMESPACE, LL_TEMPORAL_CLI, LL_HOST_CLI. Docs: ${docsPath('loop-format.md')}, ${docsPath('cli.md')}.
@@ -79,7 +82,9 @@ async function notALoop(word: string, root: string): Promise<CliError | undefine
 
 /** One command's usage line, with where its full description lives. */
 async function commandHelp(name: string): Promise<string> {
-  return `Usage:\n  ll-loop ${await usageOf(name)}\n\nAll commands: ll-loop help. Details: ${docsPath('cli.md')}\n`;
+  const aliases = aliasesOf(name);
+  const also = aliases.length ? `\nAlias: ${aliases.map((a) => `ll-loop ${a}`).join(', ')}\n` : '';
+  return `Usage:\n  ll-loop ${await usageOf(name)}\n${also}\nAll commands: ll-loop help. Details: ${docsPath('cli.md')}\n`;
 }
 
 /** Where {@link main} runs and writes: the bin passes the process's own, tests pass buffers. */
@@ -111,7 +116,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 
 /** Help, or parse the arguments of one command and run it. */
 async function dispatch(argv: string[], io: CliIo): Promise<number> {
-  const [first, ...rest] = argv;
+  // An alias (`r`, `st`, `s`…: client/commands/aliases.ts) is its command, here and after `help`.
+  const [typed, ...given] = argv;
+  const first = typed === undefined ? undefined : commandOf(typed);
+  const rest = first === 'help' && given[0] !== undefined ? [commandOf(given[0]), ...given.slice(1)] : given;
   const isCommand = (name: string | undefined): name is string => name !== undefined && Object.hasOwn(COMMANDS, name);
   if (first === 'help' && isCommand(rest[0])) {
     io.stdout.write(await commandHelp(rest[0]));

@@ -218,8 +218,8 @@ export interface RunActionInput {
   timeout_s: number;
   /**
    * Names of the environment variables the loop references anywhere (`${env.NAME}`): their values
-   * are masked in the action's output. Set by the workflow for runs that ask for it
-   * (LoopRunOptions.maskLoopEnv); absent in older runs, which mask the action's own references only.
+   * are masked in the action's output. Set by the workflow (the `maskLoopEnv` run rule); absent,
+   * the worker masks the action's own references only.
    */
   mask_env?: string[];
   /** The state's `output_schema:`: the worker parses the output as JSON and checks it (ActionResult.output_check). */
@@ -231,25 +231,25 @@ export interface RunActionInput {
   read_after?: string;
   /**
    * A prompt action's answer is read for a rate limit or spent quota (ActionResult.rate_limit).
-   * Set by the workflow for runs started with LoopRunOptions.pauseOnRateLimit.
+   * Set by the workflow (the `pauseOnRateLimit` run rule).
    */
   detect_rate_limits?: boolean;
   /**
-   * The output is read for stdout signals (ActionResult.stdout_signal). Set by the workflow for
-   * runs started with LoopRunOptions.stdoutSignals; older runs treat such lines as plain output.
+   * The output is read for stdout signals (ActionResult.stdout_signal). Set by the workflow (the
+   * `stdoutSignals` run rule) for shell and prompt actions; absent, such lines are plain output.
    */
   detect_signals?: boolean;
   /**
    * The loop's `config.handoff_threshold`: given to shell and prompt processes as
    * `LL_HANDOFF_THRESHOLD`, which the agent's context monitor reads. Set by the workflow, with
-   * detect_signals, for runs started with LoopRunOptions.stdoutSignals.
+   * detect_signals.
    */
   handoff_threshold?: number;
   /**
    * The run's name for this action call, the same for every schedule of it while its place is
    * the same (workflows/action-calls.ts): the worker's journal of completed actions is keyed by it
-   * (activities/action-journal.ts). Set by the workflow for runs with LoopRunOptions.actionCallKeys;
-   * older runs' journal entries are keyed by activity id.
+   * (activities/action-journal.ts). Set by the workflow (the `actionCallKeys` run rule); absent,
+   * the journal entry is keyed by activity id.
    */
   call_key?: string;
   /**
@@ -343,7 +343,7 @@ export interface EvaluateLlmInput {
   mask_env?: string[];
   /**
    * Check the answer against `schema` (ajv) and reply `invalid` when it misses. Set by the workflow
-   * for runs started with LoopRunOptions.checkAnswers; older runs take any answer with a verdict.
+   * (the `checkAnswers` run rule); absent, any answer with a verdict is taken.
    */
   check_schema?: boolean;
   /** As RunActionInput.detect_rate_limits: a rate limit is replied as `rate_limit`, not as an error. */

@@ -27,6 +27,12 @@ export interface LoadOverrides {
   /** `--context KEY=VALUE`, already split. */
   context?: Record<string, string>;
   maxIterations?: number;
+  /** `--max-steps N` (`-n`): the loop's `max_steps`. */
+  maxSteps?: number;
+  /** `--delay S`: the loop's `backoff` (seconds before each new pass). */
+  backoff?: number;
+  /** `--handoff-threshold N`: the loop's `config.handoff_threshold`. */
+  handoffThreshold?: number;
   noLlm?: boolean;
   llmModel?: string;
   /** A run is about to start: required parameters must have values (`--context NAME=VALUE`). */
@@ -167,6 +173,12 @@ function applyOverrides(raw: Record<string, unknown>, overrides: LoadOverrides):
     raw.context = { ...context, ...overrides.context };
   }
   if (overrides.maxIterations !== undefined) raw.max_iterations = overrides.maxIterations;
+  if (overrides.maxSteps !== undefined) raw.max_steps = overrides.maxSteps;
+  if (overrides.backoff !== undefined) raw.backoff = overrides.backoff;
+  if (overrides.handoffThreshold !== undefined) {
+    const config = raw.config && typeof raw.config === 'object' ? (raw.config as Record<string, unknown>) : {};
+    raw.config = { ...config, handoff_threshold: overrides.handoffThreshold };
+  }
   if (overrides.noLlm || overrides.llmModel) {
     const llm = raw.llm && typeof raw.llm === 'object' ? { ...(raw.llm as Record<string, unknown>) } : {};
     if (overrides.noLlm) llm.enabled = false;

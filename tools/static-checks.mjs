@@ -10,8 +10,8 @@
  * Why oxlint for the type-aware rule: ESLint's type-aware rules need TypeScript's JavaScript API,
  * which TypeScript 7 does not have, so they ran on TypeScript 5 programs of the project: 54 s of
  * CPU, two thirds of the checks. oxlint hands type-aware rules to tsgolint, typescript-eslint's
- * rules ported onto TypeScript 7's compiler: the same rule in ~7 s (docs/decisions.md, "No
- * floating promises by oxlint"). The compilers run single-threaded or on few threads and the
+ * rules ported onto TypeScript 7's compiler: the same rule in ~7 s (docs/decisions.md, "Code
+ * and checks"). The compilers run single-threaded or on few threads and the
  * processes side by side: `npm test` runs the checks at the lowest priority beside the tests.
  *
  * Usage: node tools/static-checks.mjs [--lint] [--typecheck] [--low-priority]   (neither: both)

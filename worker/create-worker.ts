@@ -171,7 +171,7 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     // Workflows run on the worker's main thread, in the SDK's reusable V8 context (the same sandbox
     // its workflow thread runs): a second thread is a second V8 isolate and Node environment, some
     // 17–24 MB of an idle worker's 135–150, and hands every activation across by message. Measured
-    // (docs/decisions.md, "Workflows on the worker's main thread"): idle RSS 147 → 116 MB with the
+    // (docs/decisions.md, "Running on Temporal"): idle RSS 147 → 116 MB with the
     // memory settings of client/hosting/checkout-worker.ts, a remote transition 21.5 → 19.2 ms,
     // 1,000 concurrent loops at the same 241–251 transitions/s. The SDK calls this mode `debugMode`
     // because a debugger can then attach to workflows; its only other effect is to lift the
@@ -195,7 +195,7 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     // checkout worker had no practical bound; it serves one checkout, where a few hundred runs
     // open at once is already a lot. An evicted run is replayed from its history on its next
     // task. Measured with the same 1,000 parked runs: 1.08 GB steady (1.5 GB peak: V8 collects
-    // the evicted runs late), against 1.7 GB. docs/decisions.md, "The checkout worker's cache".
+    // the evicted runs late), against 1.7 GB. docs/decisions.md, "The checkout's worker".
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
     ...(options.stickyQueueScheduleToStartTimeout === undefined
       ? {}

@@ -1,5 +1,5 @@
 /**
- * The run's names for its action calls (LoopRunOptions.actionCallKeys), which key the worker's
+ * The run's names for its action calls (the `actionCallKeys` rule), which key the worker's
  * journal of completed actions (activities/action-journal.ts, RunActionInput.call_key).
  *
  * One logical call is one `run_action` effect the workflow carries out. Placement.run
@@ -24,17 +24,13 @@ import type { Placement } from './placement.js';
 export class ActionCalls {
   private issued = 0;
 
-  constructor(
-    private readonly enabled: boolean,
-    private readonly placement: Pick<Placement, 'claims'>,
-  ) {}
+  constructor(private readonly placement: Pick<Placement, 'claims'>) {}
 
   /**
    * A new logical call: what each schedule of it adds to its activity input, read at scheduling
-   * time (a claim made in between renames it). Nothing for runs without the rule.
+   * time (a claim made in between renames it).
    */
-  next(): () => { call_key?: string } {
-    if (!this.enabled) return () => ({});
+  next(): () => { call_key: string } {
     this.issued += 1;
     const n = this.issued;
     return () => ({ call_key: `${n}.${this.placement.claims}` });

@@ -7,7 +7,7 @@ import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from 
 import type { LoopActivities } from './activity-types.js';
 import type { Placement } from './placement.js';
 import type { LlmReply, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
-import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
+import type { ActionResult, RunActionInput } from '../fsm/types.js';
 
 /** Grace beyond an action's own timeout before Temporal gives up on the activity. */
 const ACTIVITY_TIMEOUT_SLACK_S = 60;
@@ -51,7 +51,7 @@ export function llmActivity(
   state: string,
   at: ReturnType<Placement['activityOptions']>,
   heartbeatS = DEFAULT_HEARTBEAT_TIMEOUT_S,
-): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply | EvalResult> {
+): (input: Parameters<LoopActivities['evaluateLlm']>[0]) => Promise<LlmReply> {
   return proxyActivities<LoopActivities>({
     ...at,
     startToCloseTimeout: `${timeoutS + ACTIVITY_TIMEOUT_SLACK_S}s`,

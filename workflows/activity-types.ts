@@ -85,7 +85,7 @@ export interface LoopActivities {
   runAction: (input: RunActionInput) => Promise<ActionResult>;
   /** Quick actions back to back, the core deciding between them; their facts in order. */
   runBurst: (input: RunBurstInput) => Promise<BurstOutcome>;
-  /** The answer as read; the core judges it (histories of 0.1.0 hold an already judged EvalResult). */
+  /** The answer as read; the core judges it. */
   evaluateLlm: (input: EvaluateLlmInput) => Promise<LlmReply>;
   loadSubloop: (input: LoadSubloopInput) => Promise<LoadSubloopResult>;
   /** diff_stall: `git diff --stat -- <scope>` in `cwd`, or why there is none (the core compares). */

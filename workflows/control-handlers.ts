@@ -1,7 +1,7 @@
 /**
  * The loop workflow's side of pause, unpause and steer: it validates each update with the core
- * (fsm/run/control.ts), applies the accepted fact to the snapshot and delivers its events. Only
- * runs with the `steering` run rule accept them; older runs refuse (and so replay as they ran).
+ * (fsm/run/control.ts), applies the accepted fact to the snapshot and delivers its events (the
+ * `steering` run rule, set by every release served: workflows/run-rules.ts).
  */
 import { proxySinks, setHandler } from '@temporalio/workflow';
 import { control, refuseControl, type ControlFact } from '../fsm/run/control.js';
@@ -28,10 +28,6 @@ export interface ControlHost {
 /** Register the three updates on the running workflow. */
 export function installControl(host: ControlHost): void {
   const refuse = (fact: ControlFact): void => {
-    if (!host.input.options.steering)
-      throw new Error(
-        `run ${host.instanceId} was started by an ll-loop without pause and steer; stop it and rerun it with ll-loop rerun ${host.instanceId} --from STATE`,
-      );
     if (!host.begun())
       throw new Error(
         `run ${host.instanceId} is waiting for its scope lock and has not begun; pause or steer it once it runs (ll-loop queue shows the queue)`,

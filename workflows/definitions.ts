@@ -13,8 +13,8 @@ import type { LoopRunOptions } from './run-options.js';
 export const LOOP_WORKFLOW_TYPE = 'loopWorkflow';
 
 /**
- * The ApplicationFailure type of a run that ended other than at a success terminal (`closeAsOutcome`,
- * or `failOnNonTerminal`); its details are the LoopRunResult.
+ * The ApplicationFailure type of a run that ended other than at a success terminal or by a stop
+ * (fsm/run/outcome.ts); its details are the LoopRunResult.
  */
 export const LOOP_FAILED = 'LoopFailed';
 
@@ -51,14 +51,10 @@ export interface ScopeLockRequest {
   lockWorkflow?: { livenessIntervalS?: number; historyEventLimit?: number; idleCloseS?: number };
 }
 
-/**
- * Where a run continued as new picks up: the snapshot and the effect it was about to carry out
- * (`command` in runs of 0.1.0, whose snapshot has the old shape: see fsm/run/snapshot-upgrade.ts).
- */
+/** Where a run continued as new picks up: the snapshot and the effect it was about to carry out. */
 interface LoopResumePoint {
   snapshot: Snapshot;
-  effect?: Effect;
-  command?: Effect;
+  effect: Effect;
   /** Continued as new in the middle of a parallel state: the items that had ended (workflows/run-fanout.ts). */
   fanout?: FanoutProgress;
 }

@@ -21,7 +21,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { closing } from '../fsm/run/outcome.js';
-import { upgradeSnapshot } from '../fsm/run/snapshot-upgrade.js';
 import { childStart } from '../fsm/run/subloop.js';
 import { transition } from '../fsm/run/transition.js';
 import { noteHostChange } from '../fsm/run/notes.js';
@@ -64,11 +63,7 @@ const { loopEvents } = proxySinks<LoopSinks>();
  */
 function settle(snapshot: DoneSnapshot, input: LoopWorkflowInput): LoopRunResult {
   const result: LoopRunResult = { ...snapshot.outcome, snapshot };
-  const close = closing(snapshot.outcome, {
-    failOnNonTerminal: input.options.failOnNonTerminal,
-    closeAsOutcome: input.options.closeAsOutcome,
-    child: input.child !== undefined,
-  });
+  const close = closing(snapshot.outcome, { child: input.child !== undefined });
   if (close.kind === 'fail') throw ApplicationFailure.nonRetryable(close.message, LOOP_FAILED, result);
   if (close.kind === 'cancel') {
     const outcome = snapshot.outcome;
@@ -112,11 +107,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   /** Where the run is: the last transition (its snapshot, its effect, its events not yet delivered). */
   let at: Transition = input.resume
     ? // Continued as new: the same run, its snapshot and the effect it was about to carry out.
-      ({
-        snapshot: upgradeSnapshot(input.resume.snapshot),
-        effect: (input.resume.effect ?? input.resume.command)!,
-        events: [],
-      } as Transition)
+      ({ snapshot: input.resume.snapshot, effect: input.resume.effect, events: [] } as Transition)
     : begin(def, input, childStarted, Date.now());
 
   // Where actions run (the checkout's queue, a pinned host's, or a portable run's claimed checkout).
@@ -165,7 +156,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   }));
 
   const report = statusReporter(def, input, instanceId, () => at.snapshot);
-  // `ll-loop pause`, `unpause`, `steer` (runs with the `steering` rule; others refuse them).
+  // `ll-loop pause`, `unpause`, `steer`.
   installControl({
     def,
     input,

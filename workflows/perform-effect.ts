@@ -8,9 +8,9 @@
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import { loopEnvNames } from '../fsm/definition/env-names.js';
 import { llmReplyFact } from '../fsm/run/facts.js';
-import type { LlmReply, RunEvent, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
+import type { RunEvent, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { ActionResult, EvalResult, RunActionInput } from '../fsm/types.js';
+import type { ActionResult, RunActionInput } from '../fsm/types.js';
 import { ActionCalls } from './action-calls.js';
 import { actionActivity, diffStatActivity, isLocal, llmActivity, sleepSummary } from './activity-proxies.js';
 import type { FanoutProgress, LoopWorkflowInput } from './definitions.js';
@@ -56,27 +56,23 @@ export interface EffectContext {
   watchStop: () => boolean;
 }
 
-/** The event for an LLM activity's answer; histories of 0.1.0 hold an already judged result. */
-function llmEvent(reply: LlmReply | EvalResult, now: number): RunEvent {
-  if ('verdict' in reply) return { type: 'llm_done', result: reply, now };
-  return llmReplyFact(reply, now);
-}
-
 /**
- * What the run's rules add to its activities' inputs. Each is absent for runs whose histories
- * predate its rule, so their activity inputs stay as they were.
+ * What the run's rules add to its activities' inputs (rules every served release sets:
+ * workflows/run-rules.ts): the variables to mask, the schema check, rate-limit and stdout-signal
+ * detection. A retried or journaled activity carries them as it was scheduled.
  */
-function ruleInputs(def: LoopDefinition, input: LoopWorkflowInput) {
+function ruleInputs(def: LoopDefinition) {
   // Mask every variable the loop names in what the worker returns.
-  const maskEnv = input.options.maskLoopEnv ? { mask_env: loopEnvNames(def) } : {};
-  const checkAnswers = input.options.checkAnswers ? { check_schema: true } : {};
-  // Pause on rate limits (fsm/run/rate-limit.ts); older runs judge them as they did.
-  const detectLimits = input.options.pauseOnRateLimit ? { detect_rate_limits: true } : {};
-  // Act on stdout signals (fsm/run/on-signal.ts); older runs read them as plain output.
+  const maskEnv = { mask_env: loopEnvNames(def) };
+  const checkAnswers = { check_schema: true as const };
+  // Pause on rate limits (fsm/run/rate-limit.ts).
+  const detectLimits = { detect_rate_limits: true as const };
+  // Act on stdout signals (fsm/run/on-signal.ts).
   const threshold = def.config?.handoff_threshold;
-  const detectSignals = input.options.stdoutSignals
-    ? { detect_signals: true, ...(threshold === undefined ? {} : { handoff_threshold: threshold }) }
-    : {};
+  const detectSignals = {
+    detect_signals: true as const,
+    ...(threshold === undefined ? {} : { handoff_threshold: threshold }),
+  };
   return { maskEnv, checkAnswers, detectLimits, detectSignals };
 }
 
@@ -85,9 +81,9 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
   const { input, instanceId, placement } = ctx;
   const localMaxS = input.options.localActivityMaxTimeoutS ?? 0;
   const heartbeatS = input.options.heartbeatTimeoutS;
-  const { maskEnv, checkAnswers, detectLimits, detectSignals } = ruleInputs(ctx.def, input);
+  const { maskEnv, checkAnswers, detectLimits, detectSignals } = ruleInputs(ctx.def);
   const unflushed = { actions: 0, ms: 0 };
-  const calls = new ActionCalls(input.options.actionCallKeys === true, placement);
+  const calls = new ActionCalls(placement);
 
   /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
   const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {
@@ -134,12 +130,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
     try {
       const local = !placement.remote && isLocal(work.input, localMaxS);
       const snapshot = ctx.snapshot();
-      if (
-        input.options.quickBursts &&
-        local &&
-        snapshot.status === 'running' &&
-        mayBurst(ctx.def, snapshot, work.input, localMaxS)
-      )
+      if (local && snapshot.status === 'running' && mayBurst(ctx.def, snapshot, work.input, localMaxS))
         return await burst(work);
       // Every schedule of this call carries its name (workflows/action-calls.ts).
       const call = calls.next();
@@ -173,7 +164,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
           heartbeatS,
         )({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers, ...detectLimits }),
       );
-      return llmEvent(reply, Date.now());
+      return llmReplyFact(reply, Date.now());
     } catch (err) {
       if (isCancellation(err)) throw err;
       return { type: 'llm_failed', failure: failureOf(err), now: Date.now() };

@@ -82,8 +82,8 @@ export function childInput(
 ): LoopWorkflowInput {
   return {
     definition,
-    // A child's end is reported to its parent as a result: with the parent's `closeAsOutcome` a
-    // child that did not succeed fails with it (LoopFailed), never otherwise.
+    // A child that did not succeed fails with LoopFailed; its parent reads the result from it.
+    // `failOnNonTerminal: false` is ignored today, written as every release wrote it.
     options: { ...parent.options, failOnNonTerminal: false },
     child: {
       depth,
@@ -124,7 +124,7 @@ export function childOptions(
           searchAttributes: {
             LoopName: [definition.name],
             LoopCategory: [definition.category ?? ''],
-            ...inheritedCheckout(parent),
+            ...inheritedCheckout(),
           },
         }
       : {}),
@@ -191,11 +191,10 @@ export function resultOfFailedChild(err: unknown): LoopRunResult | undefined {
 }
 
 /**
- * The parent's checkout (its `LoopCheckout`) for the child's search attributes, under the
- * `childCheckout` rule: a sub-loop run belongs to the project its parent was started in.
+ * The parent's checkout (its `LoopCheckout`) for the child's search attributes (the
+ * `childCheckout` rule): a sub-loop run belongs to the project its parent was started in.
  */
-function inheritedCheckout(parent: LoopWorkflowInput): { LoopCheckout?: string[] } {
-  if (!parent.options.childCheckout) return {};
+function inheritedCheckout(): { LoopCheckout?: string[] } {
   const checkout = workflowInfo().searchAttributes?.LoopCheckout?.[0];
   return typeof checkout === 'string' && checkout !== '' ? { LoopCheckout: [checkout] } : {};
 }

@@ -15,7 +15,7 @@
  *   so stopping the parent stops every running child and its processes first. `fail_fast`
  *   cancels the running items on the first that does not succeed and skips the rest.
  */
-import { CancellationScope, CancelledFailure, executeChild, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, isCancellation } from '@temporalio/workflow';
 import { itemResult, stoppedItem } from '../fsm/run/parallel-items.js';
 import { unavailableText } from '../fsm/run/facts.js';
 import type { RunEvent } from '../fsm/run/snapshot.js';
@@ -72,12 +72,12 @@ export async function runFanout(
     return { type: 'parallel_unavailable', error: source.error, now: Date.now() };
   // Under a budget, the items spend from one ledger (the `sharedBudget` rule); a rate-limit pause
   // of one holds the others (`shareRateLimits`). Both signal the running items through their handles.
-  const shareBudget = parent.options.sharedBudget === true && request.budget !== undefined;
-  const children = shareBudget || parent.options.shareRateLimits ? new FanoutChildren() : undefined;
-  const ledger = shareBudget ? new FanoutLedger(request.budget!, [...results.values()], children!) : undefined;
-  const pauses = parent.options.shareRateLimits ? new FanoutPauses(children!) : undefined;
+  const children = new FanoutChildren();
+  const ledger =
+    request.budget !== undefined ? new FanoutLedger(request.budget, [...results.values()], children) : undefined;
+  const pauses = new FanoutPauses(children);
   // Items on the parent's checkout hold their loops' scopes (the `itemScopes` rule).
-  const scopes = parent.options.itemScopes ? new FanoutScopes(parent.options.cwd) : undefined;
+  const scopes = new FanoutScopes(parent.options.cwd);
   const failFast = request.fail_mode === 'fail_fast';
   const outer = CancellationScope.current();
   const running = new Map<number, { scope: CancellationScope; runId: string }>();
@@ -99,7 +99,7 @@ export async function runFanout(
   const settle = (result: ParallelItemResult): void => {
     if (results.has(result.index)) return;
     results.set(result.index, result);
-    children?.ended(result.run_id);
+    children.ended(result.run_id);
     ledger?.ended(result);
     hooks.itemDone(result);
     if (failFast && result.outcome !== 'yes' && !stopping) {
@@ -115,10 +115,8 @@ export async function runFanout(
         checkpoint = true;
         return;
       }
-      if (pauses) {
-        await pauses.beforeStart();
-        if (cursor >= todo.length || stopping || checkpoint || ledger?.exhausted()) return;
-      }
+      await pauses.beforeStart();
+      if (cursor >= todo.length || stopping || checkpoint || ledger?.exhausted()) return;
       const item = todo[cursor++]!;
       const runId = itemRunId(parentId, request, item.index);
       const child = loaded.get(item.loop)!;
@@ -128,7 +126,7 @@ export async function runFanout(
       }
       // An item on the parent's checkout that declares scopes waits for them (the items after
       // it in this lane wait too; lanes keep item order). Given up: the end settles it.
-      const claim = scopes && !source ? scopes.claimOf(child.definition) : undefined;
+      const claim = source ? undefined : scopes.claimOf(child.definition);
       if (claim && !(await holdScopes(item.index, runId, claim))) return;
       const scope = new CancellationScope({
         cancellable: true,
@@ -148,7 +146,7 @@ export async function runFanout(
         ? await inItemWorktree(parent, source, parentId, item, start)
         : await start(parent.options.cwd);
       running.delete(item.index);
-      if (claim) scopes!.release(runId);
+      if (claim) scopes.release(runId);
       settle(result);
     }
   };
@@ -160,7 +158,7 @@ export async function runFanout(
       waiting.set(index, claim);
       report();
     };
-    const held = await scopes!.acquire(runId, claim, giveUp, queued);
+    const held = await scopes.acquire(runId, claim, giveUp, queued);
     waiting.delete(index);
     return held;
   };
@@ -176,7 +174,7 @@ export async function runFanout(
   if (checkpoint && !stopping && results.size < request.items.length)
     return hooks.continueAsNew({ state: request.state, step: request.step, results: [...results.values()] });
   ledger?.close();
-  pauses?.close();
+  pauses.close();
   for (const item of todo)
     if (!results.has(item.index)) settle(ledger?.exhausted() ? budgetSkipped(item) : stoppedItem(item, undefined));
   hooks.status(undefined);
@@ -217,7 +215,7 @@ interface ItemRun {
   parentId: string;
   runId: string;
   ledger: FanoutLedger | undefined;
-  children: FanoutChildren | undefined;
+  children: FanoutChildren;
 }
 
 async function runItem(
@@ -230,7 +228,7 @@ async function runItem(
   const budget = ledger ? ledger.remaining() : request.budget;
   const input = childInput(parent, { ...item, ...(budget ? { budget } : {}) }, child.definition, depth, parentId);
   if (ledger) input.child = { ...input.child!, ledger: true };
-  if (parent.options.shareRateLimits) input.child = { ...input.child!, pauses: true };
+  input.child = { ...input.child!, pauses: true };
   ledger?.starting(runId);
   const options = childOptions(parent, input, child.file, {
     parentId,
@@ -240,7 +238,7 @@ async function runItem(
   });
   try {
     const result = await scope.run(() =>
-      (children ? children.run(runId, options) : executeChild('loopWorkflow', options)).catch((err: unknown) => {
+      children.run(runId, options).catch((err: unknown) => {
         const failed = resultOfFailedChild(err);
         if (failed) return failed;
         throw err;

@@ -50,97 +50,93 @@ export interface RunTuning {
 }
 
 /**
- * The behaviour gates (docs/architecture.md, "Changing workflow or core behaviour"): each rule is
- * absent from the runs of releases before it, which keep the behaviour they had. New runs get
- * CURRENT_RUN_RULES (workflows/run-rules.ts); `failOnNonTerminal`, which closeAsOutcome
- * supersedes, is in the runs of schedules of 0.1.0 to 0.3.0 created with `--pause-on-failure`.
+ * The behaviour gates (docs/architecture.md, "Run rules"): each rule is absent from the runs of
+ * releases before it, which keep the behaviour they had. New runs get CURRENT_RUN_RULES
+ * (workflows/run-rules.ts). A retired rule (RUN_RULE_SINCE there: every release this one serves
+ * sets it) is still written into every run's input, and the workflow no longer reads it: its
+ * behaviour is the only one. `failOnNonTerminal` is ignored.
  */
 export interface RunRules {
   /**
    * Close the workflow the way the run ended (fsm/run/outcome.ts): Completed at a success terminal,
-   * Failed (`LoopFailed`) otherwise, Canceled when stopped; `LoopStatus` holds the outcome. Set on
-   * every run started by 0.4.0 and later; absent from older histories, which replay as they ran.
+   * Failed (`LoopFailed`) otherwise, Canceled when stopped; `LoopStatus` holds the outcome. Since
+   * 0.4.0; retired: the only behaviour.
    */
   closeAsOutcome?: boolean;
   /**
-   * Fail the workflow (ApplicationFailure of type `LoopFailed`, the ExecutionResult as its details)
-   * when the run ends other than in a success terminal or by cancellation. Schedules of 0.1.0 to
-   * 0.3.0 set it with `--pause-on-failure`; closeAsOutcome has done its work since.
+   * Ignored. Schedules of 0.1.0 to 0.3.0 set it with `--pause-on-failure` (fail the workflow
+   * unless the run reached a success terminal), what closeAsOutcome does for every run since;
+   * every sub-loop's input still carries it as `false`, as every release wrote it.
    */
   failOnNonTerminal?: boolean;
   /**
    * Mask the values of every variable the loop references (`${env.NAME}` anywhere) in each action's
-   * and judge's output (RunActionInput.mask_env). Set by the client for new runs; runs of older
-   * releases lack it and replay with the activity inputs they had.
+   * and judge's output (RunActionInput.mask_env). Since 0.4.0; retired: the only behaviour.
    */
   maskLoopEnv?: boolean;
   /**
    * Check each LLM answer against its evaluator's JSON Schema and ask again when it misses
-   * (EvaluateLlmInput.check_schema, `llm.schema_retries`). Set by the client for new runs; runs of
-   * older releases lack it and take any answer with a verdict, as they did.
+   * (EvaluateLlmInput.check_schema, `llm.schema_retries`). Since 0.5.0; retired: the only
+   * behaviour.
    */
   checkAnswers?: boolean;
   /**
-   * Read prompt actions' and LLM evaluations' answers for rate limits and spent quotas and pause
-   * on them (RunActionInput.detect_rate_limits, fsm/run/rate-limit.ts). Set by the client for new runs;
-   * runs of older releases lack it and judge such answers as they did.
+   * Read prompt actions' and LLM evaluations' answers for rate limits and spent quotas and pause on
+   * them (RunActionInput.detect_rate_limits, fsm/run/rate-limit.ts). Since 0.5.0; retired: the only
+   * behaviour.
    */
   pauseOnRateLimit?: boolean;
   /**
    * Read shell and prompt actions' output for `CONTEXT_HANDOFF:`, `FATAL_ERROR:` and `LOOP_STOP:`
-   * and act on them (RunActionInput.detect_signals, fsm/run/on-signal.ts, `on_handoff`). Set by the
-   * client for new runs; runs of older releases lack it and treat such lines as plain output.
+   * and act on them (RunActionInput.detect_signals, fsm/run/on-signal.ts, `on_handoff`). Since
+   * 0.6.0; retired: the only behaviour.
    */
   stdoutSignals?: boolean;
   /**
    * Start each sub-loop's child run with this run's `LoopCheckout` search attribute, so a child
-   * belongs to the checkout its parent was started in (loop names resolve per checkout). Set by
-   * the client for new runs; runs of older releases lack it and start children as they did.
+   * belongs to the checkout its parent was started in (loop names resolve per checkout). Since
+   * 0.6.0; retired: the only behaviour.
    */
   childCheckout?: boolean;
   /**
-   * Accept `ll-loop pause`, `unpause` and `steer` (workflows/control-handlers.ts, fsm/run/control.ts).
-   * Set by the client for new runs; runs of older releases lack it and refuse them, so their
-   * histories replay as they ran.
+   * Accept `ll-loop pause`, `unpause` and `steer` (workflows/control-handlers.ts,
+   * fsm/run/control.ts). Since 0.6.0; retired: the only behaviour.
    */
   steering?: boolean;
   /**
-   * Run chains of quick shell actions (those run as local activities) as bursts: one local
-   * activity (`runBurst`) runs them back to back, the pure core deciding between them, and the
-   * workflow feeds their facts to the core in order (workflows/burst.ts): the same events, routes
-   * and captured values, one marker per burst instead of one per action, and the loop deadline
-   * enforced inside the burst. Set by the client for new runs; runs of older releases lack it and
-   * run one local activity per action, as they did.
+   * Run chains of quick shell actions (those run as local activities) as bursts: one local activity
+   * (`runBurst`) runs them back to back, the pure core deciding between them, and the workflow
+   * feeds their facts to the core in order (workflows/burst.ts): the same events, routes and
+   * captured values, one marker per burst instead of one per action, and the loop deadline enforced
+   * inside the burst. Since 0.6.0; retired: the only behaviour.
    */
   quickBursts?: boolean;
   /**
    * Number each action call of the run (RunActionInput.call_key, workflows/action-calls.ts), so a
    * call the run schedules anew while its host is unreachable (workflows/placement.ts) is known to
    * the worker's journal as the same call, and a completion the host could not report is delivered
-   * rather than run again. Set by the client for new runs; runs of older releases lack it and key
-   * their journal entries by activity id, as they did.
+   * rather than run again. Since 0.6.0; retired: the only behaviour.
    */
   actionCallKeys?: boolean;
   /**
-   * A parallel state under a budget keeps one ledger for all its items (workflows/fanout-ledger.ts):
-   * each item reports what it spent by signal, each item started gets what is left of the
-   * fan-out's budget, and once the items together spent it the running ones make no further
-   * agent call and no further item starts. Set by the client for new runs; runs of older
-   * releases lack it and give every item what was left when the fan-out started, as they did.
+   * A parallel state under a budget keeps one ledger for all its items
+   * (workflows/fanout-ledger.ts): each item reports what it spent by signal, each item started gets
+   * what is left of the fan-out's budget, and once the items together spent it the running ones
+   * make no further agent call and no further item starts. Since 0.7.0; retired: the only
+   * behaviour.
    */
   sharedBudget?: boolean;
   /**
    * A fan-out's items share rate-limit pauses (workflows/fanout-pauses.ts): when one pauses for a
    * rate limit it tells the parent, which tells the other running items to make no agent call
-   * before the same instant and starts no further item before it. Set by the client for new
-   * runs; runs of older releases lack it and let each item meet the limit on its own, as they did.
+   * before the same instant and starts no further item before it. Since 0.7.0; retired: the only
+   * behaviour.
    */
   shareRateLimits?: boolean;
   /**
    * A fan-out's items on the parent's checkout (no `isolation: worktree`) whose loop declares
-   * `scope:` hold those scopes while they run (workflows/fanout-scopes.ts): items on the same
-   * files queue and run one after the other. Set by the client for new runs; runs of older
-   * releases lack it and run such items at once, as they did.
+   * `scope:` hold those scopes while they run (workflows/fanout-scopes.ts): items on the same files
+   * queue and run one after the other. Since 0.7.0; retired: the only behaviour.
    */
   itemScopes?: boolean;
   /**

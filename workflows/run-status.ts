@@ -50,7 +50,7 @@ export function statusReporter(
     if (input.options.searchAttributes) {
       upsertSearchAttributes({
         LoopState: [snapshot.current],
-        LoopStatus: [loopStatusOf(snapshot, input.options.closeAsOutcome === true)],
+        LoopStatus: [loopStatusOf(snapshot)],
       });
     }
   };
@@ -106,16 +106,13 @@ function personDetails(snapshot: Snapshot, instanceId: string): string {
 }
 
 /**
- * The `LoopStatus` search attribute: the outcome (0.4.0 and later), or `running`/`done` as before;
- * `rate_limited` while paused by one; `paused` while a run waits for a person to let it go on — on
+ * The `LoopStatus` search attribute: `running`, then the outcome (runs of 0.3.0 and older wrote
+ * `done`; closed ones still show it); `rate_limited` while paused by one; `paused` while a run waits for a person to let it go on — on
  * a handoff (`ll-loop resume`) or holding after `ll-loop pause` (status and details tell which);
  * `waiting` while a human state waits for a person's answer (only runs with human states have that
  * phase, so no earlier history shows it).
  */
-function loopStatusOf(
-  snapshot: Snapshot,
-  outcome: boolean,
-): LoopOutcome | 'done' | 'rate_limited' | 'paused' | 'waiting' {
+function loopStatusOf(snapshot: Snapshot): LoopOutcome | 'rate_limited' | 'paused' | 'waiting' {
   if (snapshot.status === 'running')
     return snapshot.phase === 'rate_limited'
       ? 'rate_limited'
@@ -124,7 +121,7 @@ function loopStatusOf(
         : snapshot.phase === 'human'
           ? 'waiting'
           : 'running';
-  return outcome ? outcomeOf(snapshot.outcome) : 'done';
+  return outcomeOf(snapshot.outcome);
 }
 
 export function statusOf(def: LoopDefinition, snapshot: Snapshot, runId: string): LoopStatus {

@@ -37,6 +37,8 @@ export const COMMANDS: Record<string, LoadCommand> = {
   cluster: async () => (await import('./cluster.js')).clusterSpec,
   answer: async () => (await import('./answer.js')).answerSpec,
   inbox: async () => (await import('./inbox.js')).inboxSpec,
+  fragments: async () => (await import('./fragments.js')).fragmentsSpec,
+  'next-loop': async () => (await import('./next-loop.js')).nextLoopSpec,
 };
 
 /** Every command's spec, in the table's order (for `ll-loop help`). */

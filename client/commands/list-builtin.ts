@@ -10,6 +10,7 @@ import { loadLoopFile, projectLoopCopy } from '../../loader/load.js';
 import { table } from '../reporters/table.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { LoopListing } from './list-tables.js';
+import { hiddenNote, shown, visibilityOf, type Visibility } from './list-visibility.js';
 
 type ParameterSpec = NonNullable<LoopDefinition['parameters']>[string];
 
@@ -49,6 +50,7 @@ function builtinListings(cwd: string): BuiltinListing[] {
       ...(def.description === undefined ? {} : { description: def.description }),
       ...(def.category === undefined ? {} : { category: def.category }),
       labels: def.labels,
+      visibility: visibilityOf(def),
       parameters: def.parameters ?? {},
       ...shadow,
     };
@@ -60,24 +62,27 @@ export interface BuiltinListOptions {
   json: boolean;
   category?: string;
   labels?: string[];
+  visibility?: Visibility;
   out: (text: string) => void;
 }
 
 /** Print the built-ins as a table or `--json`. Returns the exit code. */
 export function printBuiltins(opts: BuiltinListOptions): number {
   const labels = opts.labels ?? [];
-  const loops = builtinListings(opts.cwd).filter(
+  const wanted = opts.visibility ?? 'public';
+  const matching = builtinListings(opts.cwd).filter(
     (l) =>
       (opts.category === undefined || l.category === opts.category) &&
       labels.every((label) => l.labels.includes(label)),
   );
+  const loops = matching.filter((l) => !l.valid || shown(l.visibility, wanted));
   if (opts.json) {
     opts.out(`${JSON.stringify(loops, null, 2)}\n`);
     return EXIT.ok;
   }
   if (loops.length === 0) {
     opts.out(
-      opts.category !== undefined || labels.length > 0
+      opts.category !== undefined || labels.length > 0 || opts.visibility !== undefined
         ? 'no built-in loops match\n'
         : 'this installation has no built-in loops\n',
     );
@@ -90,6 +95,7 @@ export function printBuiltins(opts: BuiltinListOptions): number {
     l.valid ? (l.description?.split('\n')[0] ?? '') : (l.error ?? ''),
   ]);
   opts.out(table([['NAME', 'CATEGORY', 'SHADOWED BY', 'DESCRIPTION'], ...rows]));
+  opts.out(hiddenNote(matching.length - loops.length, wanted, opts.visibility !== undefined));
   opts.out(
     'run one as is: ll-loop run <name> [--context param=value]; copy one into .loops/ to edit it: ll-loop install <name>\n',
   );

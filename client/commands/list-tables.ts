@@ -12,6 +12,8 @@ export interface LoopListing {
   description?: string;
   category?: string;
   labels: string[];
+  /** Its audience: `public` (the default), `internal` or `example` (list-visibility.ts). */
+  visibility?: string;
   /** The first error, for an invalid file. */
   error?: string;
 }

@@ -3,6 +3,8 @@
  * `ll-loop list --builtin [--category C] [--label L] [--json]`: the built-in catalog (list-builtin.ts).
  * `ll-loop list --running [--json]`: the open runs in Temporal, each answering for itself.
  * `ll-loop list --failed [--json]`: the runs that did not succeed (list-failed.ts).
+ * `ll-loop list --status S [--json]`: the runs that ended so (list-status.ts).
+ * The loops listed are the public ones unless `--visibility` asks for others (list-visibility.ts).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +18,7 @@ import type { RunningListing } from '../hosting/running-listings.js';
 import { runningThroughWorker } from '../hosting/running-through-worker.js';
 import { printBuiltins } from './list-builtin.js';
 import { underParents, withProjects, type LoopListing } from './list-tables.js';
+import { hiddenNote, shown, visibilityOf, visibilityWanted, type Visibility } from './list-visibility.js';
 
 export type { RunningListing };
 
@@ -30,6 +33,10 @@ export interface ListOptions {
   builtin?: boolean;
   category?: string;
   labels?: string[];
+  /** `--visibility`: which audience's loops (default: the public ones). */
+  visibility?: Visibility;
+  /** `--status S`: the runs that ended so, instead of the loops. */
+  status?: string;
   /** `--running`/`--failed`: the runs of every project on the server, not only this one's. */
   allProjects?: boolean;
   out: (text: string) => void;
@@ -53,6 +60,7 @@ export function loopListings(cwd: string): LoopListing[] {
       file,
       valid: true,
       labels: def.labels,
+      visibility: visibilityOf(def),
       ...(def.description === undefined ? {} : { description: def.description }),
       ...(def.category === undefined ? {} : { category: def.category }),
     };
@@ -61,17 +69,20 @@ export function loopListings(cwd: string): LoopListing[] {
 
 function printLoops(opts: ListOptions): number {
   const labels = opts.labels ?? [];
+  const wanted = opts.visibility ?? 'public';
   const all = loopListings(opts.cwd);
-  const loops = all.filter(
+  const matching = all.filter(
     (l) =>
       (opts.category === undefined || l.category === opts.category) &&
       labels.every((label) => l.labels.includes(label)),
   );
+  // An invalid file has no visibility to read: it is listed (with a warning) whatever is asked.
+  const loops = matching.filter((l) => !l.valid || shown(l.visibility, wanted));
   if (opts.json) {
     opts.out(`${JSON.stringify(loops, null, 2)}\n`);
     return EXIT.ok;
   }
-  const filtered = opts.category !== undefined || labels.length > 0;
+  const filtered = opts.category !== undefined || labels.length > 0 || opts.visibility !== undefined;
   // A file that cannot be read is skipped with a warning (its name and first error), never
   // stopping the listing; `--json` keeps it as `valid: false` for scripts.
   const err = opts.err ?? ((t: string) => void process.stderr.write(t));
@@ -89,6 +100,7 @@ function printLoops(opts: ListOptions): number {
     ]);
     opts.out(table([['NAME', 'CATEGORY', 'LABELS', 'DESCRIPTION'], ...rows]));
   }
+  opts.out(hiddenNote(matching.length - loops.length, wanted, opts.visibility !== undefined));
   const builtins = builtinLoopNames();
   if (!filtered && builtins.length) opts.out(`built-in: ${builtins.join(', ')} (ll-loop list --builtin)\n`);
   return EXIT.ok;
@@ -165,6 +177,21 @@ export async function listCommand(opts: ListOptions): Promise<number> {
       'use ll-loop list --running --all-projects or ll-loop list --failed --all-projects',
     );
   }
+  if (opts.status !== undefined) {
+    if (opts.failed || opts.builtin || opts.category !== undefined || (opts.labels ?? []).length > 0)
+      throw new UsageError(
+        '--status lists runs; it takes no other filter',
+        'use ll-loop list --status S alone (with --json if wanted)',
+      );
+    if (opts.status !== 'running')
+      return (await import('./list-status.js')).printStatus({ ...opts, status: opts.status });
+  }
+  const runsListed = opts.running || opts.failed || opts.status !== undefined;
+  if (opts.visibility !== undefined && runsListed)
+    throw new UsageError(
+      '--visibility filters the loops, not runs',
+      'use ll-loop list --visibility V, or list the runs without it',
+    );
   if (opts.failed) {
     if (opts.running || opts.builtin || opts.category !== undefined || (opts.labels ?? []).length > 0) {
       throw new UsageError(
@@ -188,6 +215,7 @@ export async function listCommand(opts: ListOptions): Promise<number> {
     }
     return printRunning(opts);
   }
+  if (opts.status === 'running') return printRunning(opts);
   return opts.builtin ? printBuiltins(opts) : printLoops(opts);
 }
 
@@ -208,7 +236,7 @@ export function labelsWanted(given: readonly string[]): string[] {
 /** `ll-loop list` in the command table. */
 export const listSpec: CommandSpec = {
   usage:
-    'list [--running|--waiting|--failed [--all-projects]|--builtin] [--category C] [--label L]… [--json]   loops in .loops/, live or failed runs, or the built-ins',
+    'list [--running|--waiting|--failed|--status S [--all-projects]|--builtin] [--category C] [--label L]… [--visibility V] [--json]   loops in .loops/, live, failed or ended runs, or the built-ins',
   flags: {
     running: { type: 'boolean' },
     waiting: { type: 'boolean' },
@@ -217,15 +245,19 @@ export const listSpec: CommandSpec = {
     builtin: { type: 'boolean' },
     category: { type: 'string' },
     label: { type: 'string', multiple: true },
+    status: { type: 'string' },
+    visibility: { type: 'string' },
     json: { type: 'boolean' },
   },
-  run(ctx) {
+  async run(ctx) {
     if (ctx.positionals.length > 0)
       throw new UsageError(
         `unexpected arguments: ${ctx.positionals.join(' ')}`,
         'll-loop list [--running|--builtin] [--category C] [--label L]',
       );
     const category = str(ctx, 'category');
+    const status = str(ctx, 'status');
+    const visibility = str(ctx, 'visibility');
     // The runs waiting for a person: `ll-loop inbox`'s list.
     if (bool(ctx, 'waiting'))
       return import('./inbox-report.js').then(({ printInbox }) =>
@@ -242,6 +274,8 @@ export const listSpec: CommandSpec = {
       out: ctx.out,
       err: ctx.err,
       ...(category === undefined ? {} : { category }),
+      ...(status === undefined ? {} : { status: (await import('./list-status.js')).statusWanted(status) }),
+      ...(visibility === undefined ? {} : { visibility: visibilityWanted(visibility) }),
     });
   },
 };

@@ -4,7 +4,7 @@
  * runOptionsFromArgv by the `worker` command). A flag helper, not a command: both commands import it.
  */
 import { parseArgs } from 'node:util';
-import { bool, oneLoopTarget, str, type CommandContext, type Flags } from '../command-table.js';
+import { bool, str, type CommandContext, type Flags } from '../command-table.js';
 import { projectInvocation } from './project-root.js';
 import { negativeValuesJoined, positiveInt } from './argument-errors.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
@@ -13,9 +13,11 @@ import type { RunOptions } from '../start/run-loop.js';
 import { runPlaceOf } from '../start/run-place.js';
 import { parseDuration } from '../schedules/durations.js';
 import { colourWanted } from '../reporters/style.js';
+import { checkFollow, definitionOverridesOf, MORE_RUN_FLAGS, runTarget } from './run-more-flags.js';
+import { runInputPairs } from './run-input.js';
 
 export const RUN_USAGE =
-  'run <name|path> [--max-iterations N] [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json]';
+  'run <name|path> [input] [--max-iterations N] [-n|--max-steps N] [--delay S] [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json] [--builtin] [--program-md PATH] [--handoff-threshold N]';
 
 export const RUN_FLAGS: Flags = {
   'max-iterations': { type: 'string' },
@@ -37,11 +39,29 @@ export const RUN_FLAGS: Flags = {
   // How much progress: every action's last lines, or only the end line.
   verbose: { type: 'boolean' },
   quiet: { type: 'boolean' },
+  // little-loops' run flags (run-more-flags.ts).
+  ...MORE_RUN_FLAGS,
 };
+
+/**
+ * The loop and the input of `run <loop> [input]`: one positional more than the input is refused
+ * (an input of several words is one quoted argument).
+ */
+function targetAndInput(ctx: CommandContext): { target: string; input?: string } {
+  const [target, input, ...extra] = ctx.positionals;
+  if (target === undefined) throw new UsageError('run needs a loop name or path', 'll-loop run <name>');
+  if (extra.length > 0)
+    throw new UsageError(
+      `unexpected arguments: ${extra.join(' ')} (run takes a loop and one input)`,
+      `quote an input of several words: ll-loop run ${target} '${[input, ...extra].join(' ')}'`,
+    );
+  return { target, ...(input === undefined ? {} : { input }) };
+}
 
 /** `run`'s options from its parsed command line (also the worker's, for an early start: start-from-argv.ts). */
 export function runOptionsOf(ctx: CommandContext): RunOptions {
-  const target = oneLoopTarget(ctx, 'run', 'quote values that contain spaces');
+  const given = targetAndInput(ctx);
+  const target = runTarget(ctx, given.target);
   const maxIterations = positiveInt(str(ctx, 'max-iterations'), '--max-iterations');
   const llmModel = str(ctx, 'llm-model');
   const taskQueue = str(ctx, 'task-queue');
@@ -61,10 +81,22 @@ export function runOptionsOf(ctx: CommandContext): RunOptions {
     );
   if (bool(ctx, 'verbose') && bool(ctx, 'quiet'))
     throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
+  checkFollow(ctx);
+  const definitionOverrides = definitionOverridesOf(ctx);
+  const programMd = str(ctx, 'program-md');
+  // The input and the steering file go first: `--context` wins over both.
+  const inputs = runInputPairs({
+    target,
+    cwd: ctx.cwd,
+    invokedIn: ctx.invokedIn ?? ctx.cwd,
+    allowUnknown: bool(ctx, 'context-allow-unknown'),
+    ...(given.input === undefined ? {} : { input: given.input }),
+    ...(programMd === undefined ? {} : { programMd }),
+  });
   return {
     cwd: ctx.cwd,
     target,
-    context: contextPairs(ctx),
+    context: [...inputs, ...contextPairs(ctx)],
     allowUnknownContext: bool(ctx, 'context-allow-unknown'),
     dryRun: bool(ctx, 'dry-run'),
     noLlm: bool(ctx, 'no-llm'),
@@ -78,6 +110,7 @@ export function runOptionsOf(ctx: CommandContext): RunOptions {
     out: ctx.out,
     err: ctx.err,
     ...(maxIterations === undefined ? {} : { maxIterations }),
+    ...(Object.keys(definitionOverrides).length ? { definitionOverrides } : {}),
     ...(llmModel === undefined ? {} : { llmModel }),
     place: runPlaceOf({
       taskQueue,

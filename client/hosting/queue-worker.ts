@@ -12,6 +12,7 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { openSession } from '../temporal/session.js';
 import { hostWorkers, workerLog } from './host-workers.js';
+import { refuseRetiredRuns } from './retired-runs.js';
 
 /** How long a queue's worker lets running actions finish when it stops. */
 const QUEUE_WORKER_GRACE_S = 2;
@@ -52,6 +53,7 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
         return EXIT.ok;
       }
     }
+    await refuseRetiredRuns(session.client, [opts.taskQueue], log);
     return await hostWorkers(session, opts.cwd, log, {
       // Running actions of a queue's worker are retried by the next one; they need not outlive it.
       graceSeconds: QUEUE_WORKER_GRACE_S,

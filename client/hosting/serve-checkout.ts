@@ -44,6 +44,7 @@ import { drainSeconds } from './serve-until-stopped.js';
 import { hostWorkers, workerLog, type HostContext } from './host-workers.js';
 import { handOverIfBusy, idleSeconds, watchIdle, type IdleWatch } from './idle-exit.js';
 import { listenForStarts, type StartSocket } from './start-socket-server.js';
+import { refuseRetiredRuns } from './retired-runs.js';
 import type { RunArgvParser } from '../start/start-from-argv.js';
 
 /** How long a replaced worker may take to stop polling before this one gives up. */
@@ -141,6 +142,8 @@ export async function serveCheckout(opts: ServeCheckoutOptions): Promise<number>
   let startSocket: StartSocket | undefined;
   try {
     try {
+      // Before the serving worker is asked to drain: it may be the one that can finish those runs.
+      await refuseRetiredRuns(session.client, [checkout.queue], log);
       await claim(root, me, log);
     } catch (err) {
       clearSpawnNote(root, process.pid);

@@ -16,6 +16,7 @@ import { openSession } from '../temporal/session.js';
 import { drainSeconds } from './serve-until-stopped.js';
 import { hostWorkers, workerLog } from './host-workers.js';
 import { checkPoolName } from '../start/where-to-run.js';
+import { refuseRetiredRuns } from './retired-runs.js';
 
 export interface ServePoolOptions {
   cwd: string;
@@ -38,6 +39,7 @@ export async function servePool(opts: ServePoolOptions): Promise<number> {
   try {
     const identity = workerIdentity(process.pid, host, build.version);
     const place = { host, queue: hostQueue(pool, host), dataDir: poolDataDir(pool, host) };
+    await refuseRetiredRuns(session.client, [poolQueue(pool), place.queue], log);
     return await hostWorkers(session, opts.cwd, log, {
       graceSeconds: drainSeconds(),
       workers: async ({ connection, events }) => {

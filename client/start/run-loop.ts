@@ -11,7 +11,7 @@ import type { RunPlace } from './run-place.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { interruptible } from '../follow/interrupt.js';
-import { loadLoop, parseContextArgs } from '../../loader/load.js';
+import { loadLoop, parseContextArgs, type LoadOverrides } from '../../loader/load.js';
 import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
@@ -29,6 +29,8 @@ export interface RunOptions {
   cwd: string;
   target: string;
   maxIterations?: number;
+  /** More of the loop's fields the command line sets (`--max-steps`, `--delay`, `--handoff-threshold`). */
+  definitionOverrides?: Pick<LoadOverrides, 'maxSteps' | 'backoff' | 'handoffThreshold'>;
   context: string[];
   /** `--context-allow-unknown`: hand the loop `--context` keys it does not use. */
   allowUnknownContext?: boolean;
@@ -70,6 +72,7 @@ export function loadForRun(
     refuseUnusedContext: opts.allowUnknownContext !== true,
     ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
     ...(opts.llmModel === undefined ? {} : { llmModel: opts.llmModel }),
+    ...opts.definitionOverrides,
   };
   const loaded = loadLoop(opts.target, opts.cwd, overrides);
   if (!loaded.definition) return { file: loaded.file, diagnostics: loaded.diagnostics };

@@ -1,6 +1,6 @@
 /**
  * What a stdout signal in an action's output does to the run (fsm/stdout-signals.ts says what one
- * is; the worker finds it only for runs that ask: LoopRunOptions.stdoutSignals):
+ * is; the worker finds it when the action's input asks: RunActionInput.detect_signals):
  * - `FATAL_ERROR: <msg>` ends the run with `terminated_by: error` and that message; the output is
  *   not evaluated.
  * - `CONTEXT_HANDOFF: <payload>`: the state's work is unfinished and its output is not evaluated.

@@ -2,17 +2,15 @@
  * How a run's end looks from outside: its outcome (the `LoopStatus` search attribute, `list
  * --failed`), and how it closes its workflow.
  *
- * Runs started by 0.4.0 and later (`closeAsOutcome`) close the way they ended, so the Temporal Web
- * UI's list and its Failures counter tell the truth: Completed only at a success terminal, Failed
- * (a non-retryable `LoopFailed` carrying the result and the final snapshot) at a failure terminal,
- * a limit, a timeout or an error, Canceled when stopped. Earlier runs completed with their result
- * unless `failOnNonTerminal` (schedules' `--pause-on-failure`) asked for the failure; their
- * histories replay that way.
+ * A run closes the way it ended, so the Temporal Web UI's list and its Failures counter tell the
+ * truth: Completed only at a success terminal, Failed (a non-retryable `LoopFailed` carrying the
+ * result and the final snapshot) at a failure terminal, a limit, a timeout or an error, Canceled
+ * when stopped (the `closeAsOutcome` rule, set by every release served: workflows/run-rules.ts).
  */
 import type { ExecutionResult } from '../types.js';
 
 /** Every value of the `LoopStatus` search attribute (runs of 0.3.0 and older wrote `running`/`done`). */
-const LOOP_OUTCOMES = [
+export const LOOP_OUTCOMES = [
   'running',
   'succeeded',
   'failed',
@@ -58,10 +56,6 @@ export type Closing = { kind: 'complete' } | { kind: 'fail'; message: string } |
 
 /** How the workflow of a finished run closes. */
 export interface CloseRules {
-  /** Fail the workflow unless the run reached a success terminal or was stopped (schedules, 0.3.0). */
-  failOnNonTerminal?: boolean;
-  /** Close as the run ended: fail unless a success terminal, cancel when stopped (0.4.0 and later). */
-  closeAsOutcome?: boolean;
   /**
    * A sub-loop completes with its result when stopped: its parent needs what it captured when
    * the state's own timeout stopped it (a parent stopped from outside ends Canceled itself).
@@ -69,22 +63,13 @@ export interface CloseRules {
   child?: boolean;
 }
 
-export function closing(result: ExecutionResult, rules: CloseRules): Closing {
+export function closing(result: ExecutionResult, rules: CloseRules = {}): Closing {
   if (succeeded(result)) return { kind: 'complete' };
   // Ended by the loop's own stdout signal (`LOOP_STOP:`, a `CONTEXT_HANDOFF:` under `on_handoff:
   // terminate`): nobody cancelled the workflow, and the run did not fail; `resume` continues it.
   if (result.stopped_by === 'loop_stop' || result.terminated_by === 'handoff') return { kind: 'complete' };
-  if (result.terminated_by === 'cancelled')
-    return rules.closeAsOutcome && !rules.child ? { kind: 'cancel' } : { kind: 'complete' };
-  if (!rules.closeAsOutcome && !rules.failOnNonTerminal) return { kind: 'complete' };
-  // The text runs of 0.3.0 and older failed with (kept: their histories replay unchanged).
-  const why = rules.closeAsOutcome
-    ? whyItFailed(result)
-    : (result.error ??
-      (result.failure
-        ? `ended in failure state "${result.final_state}"`
-        : `${result.terminated_by} reached in state "${result.final_state}"`));
-  return { kind: 'fail', message: `loop ${result.loop}: ${why}` };
+  if (result.terminated_by === 'cancelled') return rules.child ? { kind: 'complete' } : { kind: 'cancel' };
+  return { kind: 'fail', message: `loop ${result.loop}: ${whyItFailed(result)}` };
 }
 
 /**

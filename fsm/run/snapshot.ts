@@ -49,7 +49,7 @@ export type Phase = WaitPhase | 'done';
 
 /**
  * The `semantics` every snapshot carries. Versioned core semantics were replaced by run rules
- * (docs/decisions.md, "One way to change a run's behaviour"); no release recorded another value.
+ * (docs/decisions.md, "Upgrades, history and events"); no release recorded another value.
  */
 export const SNAPSHOT_SEMANTICS = 1;
 
@@ -262,7 +262,7 @@ export type RunEvent =
   | { type: 'llm_invalid'; invalid: InvalidAnswer; usage?: LlmUsage; now: number }
   /** The LLM answered with a rate limit or spent quota (only runs that detect them): pause, then ask again. */
   | { type: 'llm_rate_limited'; rate_limit: RateLimitFact; now: number }
-  /** Histories of 0.1.0: the activity judged the answer itself. */
+  /** An answer already judged (the unit tests' driver; no activity returns one since 0.1.0). */
   | { type: 'llm_done'; result: EvalResult; now: number }
   /** The child run ended; `timedOut` when the state's `timeout:` stopped it. */
   | { type: 'subloop_done'; result: ExecutionResult; timedOut: boolean; now: number }

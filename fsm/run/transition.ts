@@ -63,7 +63,7 @@ function onActionDone(d: Draft, result: ActionResult): void {
   const timed = actionKind(state) === 'prompt' && result.error === undefined && hasBudget(d.def, d.snap, state);
   const usage = result.usage ?? (timed ? {} : undefined);
   if (chargeAgentCall(d, state, usage, result.duration_ms, result)) return;
-  // Only runs that detect stdout signals have one (LoopRunOptions.stdoutSignals).
+  // Found by the worker when the action asked (RunActionInput.detect_signals).
   if (result.stdout_signal !== undefined && onStdoutSignal(d, result.stdout_signal, result)) return;
   if (result.error !== undefined) {
     if (retryIfFailed(d, state, { kind: 'could_not_run' }, { exit_code: result.exit_code, error: result.error }))

@@ -130,7 +130,7 @@ describe('fix-lint', () => {
   });
 
   it('ends in agent_failed when the host CLI fails', async () => {
-    const p = sandbox({ ...LINT, 'agent.sh': 'echo "rate limited" >&2; exit 3' }, { 'lint.txt': 'manual: x\n' });
+    const p = sandbox({ ...LINT, 'agent.sh': 'echo "agent crashed" >&2; exit 3' }, { 'lint.txt': 'manual: x\n' });
     const { result, states } = await run(p, builtin(p, 'fix-lint', { lint_cmd: './lint.sh', fix_cmd: 'true' }));
     expect(states.slice(-2)).toEqual(['fix', 'agent_failed']);
     expect(result).toMatchObject({ final_state: 'agent_failed', failure: true });

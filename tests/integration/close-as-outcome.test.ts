@@ -216,46 +216,6 @@ describe('a run closes its workflow the way the loop ended', () => {
     expect(await described(`${parent.workflowId}.sub.1`)).toMatchObject({ status: 'FAILED', loopStatus: 'failed' });
   });
 
-  it('a run without closeAsOutcome (started by 0.3.0) completes at a failure terminal and at max_iterations', async () => {
-    const failing = await runLoop(
-      definition({
-        name: `old-bad-${unique()}`,
-        initial: 'a',
-        states: { a: { action: 'true', next: 'broken' }, broken: { terminal: true, failure: true } },
-      }),
-      { cwd, closeAsOutcome: false },
-    );
-    expect(failing.result).toMatchObject({ terminated_by: 'terminal', failure: true });
-    expect((await described(failing.workflowId)).status).toBe('COMPLETED');
-    const spinning = await runLoop(
-      definition({
-        name: `old-spin-${unique()}`,
-        initial: 'a',
-        max_iterations: 2,
-        states: { a: { action: 'false', on_yes: 'done', on_no: 'a' }, done: { terminal: true } },
-      }),
-      { cwd, closeAsOutcome: false },
-    );
-    expect(spinning.result.terminated_by).toBe('max_iterations');
-    expect((await described(spinning.workflowId)).status).toBe('COMPLETED');
-  });
-
-  it("failOnNonTerminal (a schedule's --pause-on-failure) fails a run at max_iterations that would complete without it", async () => {
-    const def = () =>
-      definition({
-        name: `sched-${unique()}`,
-        initial: 'a',
-        max_iterations: 2,
-        states: { a: { action: 'false', on_yes: 'done', on_no: 'a' }, done: { terminal: true } },
-      });
-    const without = await runLoop(def(), { cwd, closeAsOutcome: false });
-    expect((await described(without.workflowId)).status).toBe('COMPLETED');
-    const withRule = await runLoop(def(), { cwd, closeAsOutcome: false, failOnNonTerminal: true });
-    expect(withRule.result.terminated_by).toBe('max_iterations');
-    expect((await described(withRule.workflowId)).status).toBe('FAILED');
-    expect((await failureOf(withRule.workflowId)).type).toBe('LoopFailed');
-  });
-
   it('list --failed finds the runs that did not succeed, and history tells a failure terminal apart', async () => {
     const name = `hist-${unique()}`;
     const good = await runLoop(

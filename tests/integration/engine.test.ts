@@ -289,6 +289,9 @@ describe('quick shell actions run as local activities', () => {
       name: 'quick',
       initial: 'a',
       max_iterations: 150,
+      // Under a budget quick actions run one local activity each, not in bursts (fsm/run/burst.ts
+      // mayBurst; bursts are tests/integration/quick-bursts.test.ts's).
+      budget: { max_cost_usd: 100 },
       default_timeout: 5,
       states: {
         a: { action: 'echo ${state.iteration}', capture: 'a', on_yes: 'b' },

@@ -2,9 +2,7 @@
  * A fan-out's items spend from their parent's budget (the `sharedBudget` rule) on the real dev
  * server: LLM evaluations answered by the fake Anthropic API state a cost per call. With the rule
  * the items spend from one ledger: once they together reach the budget, a running item makes no
- * further agent call and no further item starts; without it (a run of an older release) every
- * item may spend what was left when the fan-out began. Either way the join charges the sum and
- * routes `on_budget`.
+ * further agent call and no further item starts; the join charges the sum and routes `on_budget`.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,15 +89,6 @@ async function signalled(id: string, name: string): Promise<boolean> {
   }
 }
 
-async function closed(id: string): Promise<boolean> {
-  const { client } = await temporal();
-  try {
-    return (await client.workflow.getHandle(id).describe()).status.name !== 'RUNNING';
-  } catch {
-    return false;
-  }
-}
-
 describe('a fan-out under a budget', () => {
   it('with sharedBudget its items spend from one ledger: a running item makes no further call, no further item starts, on_budget routes', async () => {
     const p = fanProject();
@@ -144,29 +133,5 @@ describe('a fan-out under a budget', () => {
       cause?: { details?: Array<{ error?: string }> };
     };
     expect(gated.cause?.details?.[0]?.error).toBe('budget spent in state "work": $1 of max_cost_usd 1');
-  }, 120_000);
-
-  it('without sharedBudget (an older release) every item may spend what was left when the fan-out began', async () => {
-    const p = fanProject();
-    const run = await runLoop(fan, {
-      cwd: p.cwd,
-      env: KEY,
-      onStarted: async (id) => {
-        try {
-          await until('the first item to end', () => closed(`${id}.fan.1.0`));
-        } finally {
-          writeFileSync(p.go, '');
-        }
-      },
-    });
-    const items = results(run);
-    expect(items.map((r) => [r.outcome, r.terminated_by])).toEqual([
-      ['no', 'budget'],
-      ['no', 'budget'],
-      ['no', 'budget'],
-    ]);
-    expect(items.map((r) => r.spent?.cost_usd)).toEqual([1, 1, 1]);
-    expect(run.result).toMatchObject({ final_state: 'over', failure: true, spent: { cost_usd: 3 } });
-    expect(await signalled(`${run.workflowId}.fan.1.1`, 'fanoutBudgetSpent')).toBe(false);
   }, 120_000);
 });

@@ -2,8 +2,7 @@
  * A rate-limit pause of one fan-out item holds its running siblings (the `shareRateLimits` rule)
  * on the real dev server: the host CLI (a scripted fake) answers the first item's prompt with a
  * 429 and `retry-after: 6`; the second item, let go only once that pause began, makes its own
- * prompt call no earlier than the instant the first waits for. Without the rule (a run of an
- * older release) the second item calls at once.
+ * prompt call no earlier than the instant the first waits for.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,30 +110,5 @@ describe('a rate-limit pause in a fan-out', () => {
     // The first item paused once, as it would alone.
     const first = await history(`${run.workflowId}.fan.1.0`);
     expect(first.filter((e) => e.timerStartedEventAttributes)).toHaveLength(1);
-  }, 120_000);
-
-  it('without shareRateLimits (an older release) the siblings call at once', async () => {
-    const p = fanProject();
-    const run = await runLoop(fan, {
-      cwd: p.cwd,
-      env: toolEnv(p, { LL_HOST_CLI: 'agent' }),
-      pauseOnRateLimit: true,
-      onStarted: async (id) => {
-        try {
-          await until('the first item to pause', async () =>
-            (await history(`${id}.fan.1.0`)).some((e) => e.timerStartedEventAttributes),
-          );
-        } finally {
-          writeFileSync(p.go, '');
-        }
-      },
-    });
-    expect(items(run).map((r) => r.outcome)).toEqual(['yes', 'yes']);
-    const first = await history(`${run.workflowId}.fan.1.0`);
-    const second = await history(`${run.workflowId}.fan.1.1`);
-    const resumed = ms(first.find((e) => e.timerFiredEventAttributes)!);
-    expect(signalled(second, 'fanoutPause')).toEqual([]);
-    expect(second.some((e) => e.timerStartedEventAttributes)).toBe(false);
-    expect(ms(lastActivity(second))).toBeLessThan(resumed);
   }, 120_000);
 });

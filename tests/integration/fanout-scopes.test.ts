@@ -1,8 +1,7 @@
 /**
  * Scope locks of a fan-out's items (the `itemScopes` rule) on the real dev server: two items
  * whose loop declares `scope: [src]` on the parent's checkout run one after the other, never at
- * once, and neither is refused; an item on `docs` runs beside them. Without the rule (a run of an
- * older release) the two `src` items run at once. Each item's action marks itself running, looks
+ * once, and neither is refused; an item on `docs` runs beside them. Each item's action marks itself running, looks
  * for another running item, and says whom it saw.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -126,16 +125,5 @@ describe('scope locks of fan-out items', () => {
     const first = span(p.cwd, 'src-a');
     const second = span(p.cwd, 'src-b');
     expect(second.start).toBeGreaterThan(first.end);
-  }, 120_000);
-
-  it('without itemScopes (an older release) items on the same scope run at once', async () => {
-    const p = fanProject(15);
-    const run = await runLoop(fan, { cwd: p.cwd, env: toolEnv(p) });
-    // The first to see the other stops looking and leaves: at least one saw the other running.
-    const [a, b] = seen(run);
-    expect([a === 'seen=src-b', b === 'seen=src-a']).toContain(true);
-    const first = span(p.cwd, 'src-a');
-    const second = span(p.cwd, 'src-b');
-    expect(second.start < first.end && first.start < second.end).toBe(true);
   }, 120_000);
 });

@@ -25,6 +25,7 @@ import { snapshotOfClosedRun } from '../../client/resume/resumable.js';
 import { resultInFailure } from '../../client/runs/run-result.js';
 import { LOOP_WORKFLOW_TYPE, type LoopRunResult, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { RUN_RULE_KEYS, type RunRules } from '../../workflows/run-options.js';
+import { retiredRunRules } from '../../workflows/run-rules.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
@@ -100,8 +101,8 @@ export interface RunOutcome {
 
 /**
  * How a test runs a loop: where, with what environment, and which run rules (RunRules,
- * workflows/run-options.ts, says what each means), each `true` as a release sets it.
- * `closeAsOutcome` is on unless set `false` (a run of 0.3.0).
+ * workflows/run-options.ts, says what each means), each `true` as a release sets it. The retired
+ * rules (workflows/run-rules.ts) are always on, as in every run a worker of this release serves.
  */
 export interface RunLoopOptions extends RunRules {
   cwd: string;
@@ -117,9 +118,10 @@ export interface RunLoopOptions extends RunRules {
   continueFrom?: LoopWorkflowInput['continueFrom'];
 }
 
-/** The rules `opts` asks for, as the workflow input carries them (absent, never `false`). */
+/** The rules `opts` asks for and the retired ones, as the workflow input carries them (absent, never `false`). */
 function rulesOf(opts: RunLoopOptions): RunRules {
-  const on = RUN_RULE_KEYS.filter((key) => (key === 'closeAsOutcome' ? opts[key] !== false : opts[key] === true));
+  const retired = new Set<string>(retiredRunRules());
+  const on = RUN_RULE_KEYS.filter((key) => retired.has(key) || opts[key] === true);
   return Object.fromEntries(on.map((key) => [key, true]));
 }
 
@@ -180,7 +182,7 @@ export async function loopRunResult(client: Client, workflowId: string): Promise
 
 /** How a run's workflow closes for its result (fsm/run/outcome.ts), as a follower's `end.status` reads it. */
 export function closedAs(result: ExecutionResult): 'completed' | 'failed' | 'canceled' {
-  const close = closing(result, { closeAsOutcome: true });
+  const close = closing(result);
   return close.kind === 'complete' ? 'completed' : close.kind === 'cancel' ? 'canceled' : 'failed';
 }
 

@@ -3,8 +3,7 @@
  * host CLI's are (llm-schema-check.test.ts): a schema whose `verdict` enum is [clean, noisy,
  * broken], answered `dirty` by the fake API (the real wire formats, through the official SDKs).
  * A run that checks answers asks again, with the errors in the prompt, and routes on the valid
- * answer; when every ask misses, the verdict is `error` after `llm.schema_retries` more asks. A run
- * without LoopRunOptions.checkAnswers (started by 0.4.0) routes the answer as it did.
+ * answer; when every ask misses, the verdict is `error` after `llm.schema_retries` more asks.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../support/fake-llm-api.js';
@@ -127,14 +126,5 @@ describe.each(PROVIDERS)('$provider answers checked against the schema', ({ prov
     const asked = requestsSince(before);
     expect(asked).toHaveLength(2);
     expect(question(asked[1]!)).toContain(`<schema_errors>\n- ${ENUM_ERROR}`);
-  });
-
-  it('a run without checkAnswers (started by 0.4.0) routes "dirty" to _ as it did', async () => {
-    const p = project();
-    const before = api.requests.length;
-    const run = await runLoop(judged('verdicts-dirty,noisy'), { cwd: p.cwd, env });
-    expect(requestsSince(before)).toHaveLength(1);
-    expect(run.states).toEqual(['check', 'fallback']);
-    expect(run.events.some((e) => e.event === 'llm_reask')).toBe(false);
   });
 });

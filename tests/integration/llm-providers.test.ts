@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RETRY_AFTER_S } from '../support/fake-llm-api.js';
 import { useFakeLlmApi } from '../support/fake-llm-suite.js';
 import { filesUnder, historyText } from '../support/leak-scan.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
@@ -70,7 +69,8 @@ describe('LLM evaluations by API providers', () => {
     }
   });
 
-  it('a 429, garbage, an unreachable server and a missing key are error verdicts with their reasons', async () => {
+  // A 429 pauses the run and asks again (rate-limits.test.ts, "an API provider's 429").
+  it('garbage, an unreachable server and a missing key are error verdicts with their reasons', async () => {
     const p = project();
     const judged = (llm: Record<string, unknown>, next: string) => ({
       action: 'echo out',
@@ -81,9 +81,8 @@ describe('LLM evaluations by API providers', () => {
     });
     const def = definition({
       name: 'failing-judges',
-      initial: 'limited',
+      initial: 'garbled',
       states: {
-        limited: judged({ provider: 'anthropic', model: 'rate-limited', base_url: api.url }, 'garbled'),
         garbled: judged(
           { provider: 'openai-compatible', model: 'garbage', base_url: `${api.url}/v1`, api_key_env: 'OAI' },
           'gone',
@@ -101,21 +100,16 @@ describe('LLM evaluations by API providers', () => {
       },
     });
     const run = await runLoop(def, { cwd: p.cwd, env: { ANTHROPIC_API_KEY: 'k-anthropic-1234', OAI: 'k-oai-1234' } });
-    expect(run.states).toEqual(['limited', 'garbled', 'gone', 'keyless', 'done']);
+    expect(run.states).toEqual(['garbled', 'gone', 'keyless', 'done']);
     const errors = run.events.filter((e) => e.event === 'evaluate').map((e) => e['details'] as Record<string, unknown>);
     expect(errors[0]).toMatchObject({
-      status: 429,
-      retry_after: RETRY_AFTER_S,
-      error: expect.stringContaining('rate limited (HTTP 429)'),
-    });
-    expect(errors[1]).toMatchObject({
       error: expect.stringContaining('the answer is not a Chat Completions response'),
     });
-    expect(errors[2]).toMatchObject({
+    expect(errors[1]).toMatchObject({
       reason: 'unreachable',
       error: expect.stringContaining('cannot reach the server'),
     });
-    expect(errors[3]).toMatchObject({
+    expect(errors[2]).toMatchObject({
       api_key_env: 'NOT_SET_ANYWHERE',
       error: expect.stringContaining('NOT_SET_ANYWHERE is not set'),
     });

@@ -2,7 +2,6 @@
  * LLM answers checked against their schema on a real workflow (issue 13 §4): fake-claude answers
  * `maybe`, outside the schema's enum; the run asks again (a second activity, the errors in its
  * prompt) and routes on the valid answer, or gives `error` with the errors once every ask missed.
- * Runs without LoopRunOptions.checkAnswers (started by 0.4.0) take the answer as they did.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -87,13 +86,5 @@ describe('llm_structured answers checked against their schema', () => {
     expect(String((evaluate?.details as Record<string, unknown>).error)).toMatch(
       /does not match the evaluator's schema after 2 asks/,
     );
-  });
-
-  it('a run without checkAnswers (started by 0.4.0) routes the answer as before', async () => {
-    const p = project();
-    const file = verdicts(p.cwd, [{ verdict: 'maybe', confidence: 0.9 }]);
-    const run = await runLoop(judged(), { cwd: p.cwd, env: toolEnv(p, { FAKE_CLAUDE_VERDICTS: file }) });
-    expect(run.events.filter((e) => e.event === 'evaluate').map((e) => e.verdict)).toEqual(['maybe']);
-    expect(run.events.some((e) => e.event === 'llm_reask')).toBe(false);
   });
 });

@@ -1,8 +1,7 @@
 /**
  * Long loops (issue 3): thousands of transitions with quick local activities, continuing as new
- * many times, with captured values, counters and the event stream carried across the runs; both
- * as runs start today (chains of quick actions in bursts, the `quickBursts` rule) and as runs
- * started before bursts still run (one local activity per action).
+ * many times, with captured values, counters and the event stream carried across the runs, in
+ * chains of quick actions in bursts (the `quickBursts` rule).
  * The 20,000-transition run is in the benchmark (`BENCH_LONG=1 npm run bench`).
  */
 import { readFileSync } from 'node:fs';
@@ -100,18 +99,4 @@ describe('long loops', () => {
     // task's own events.
     await expectBoundedChain(run.workflowId, limit, limit + 20);
   }, 300_000);
-
-  it('600 transitions of a run started before bursts (one local activity per action) complete across many continue-as-new runs', async () => {
-    const p = project();
-    const limit = 100;
-    const run = await runLoop(alternate(600), {
-      cwd: p.cwd,
-      localActivityMaxTimeoutS: 30,
-      historyEventLimit: limit,
-    });
-    expectCompleteChain(run, p.cwd, 600);
-    // A history holds the limit plus at most one workflow task of local results: up to 100 quick
-    // actions (the flush threshold), each a marker and a LoopState upsert.
-    await expectBoundedChain(run.workflowId, limit, limit + 2 * 100 + 20);
-  }, 300_000); // CPU-bound: 600 spawned actions, each its own local activity
 });

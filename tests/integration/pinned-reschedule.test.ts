@@ -40,7 +40,7 @@ function journalEntries(dir: string): string[] {
  * Run `a` (notes its start, waits for a gate) → `b` pinned to a host worker; cut the host while
  * `a` runs, open the gate, wait until the run says it waits for its host, restore the host.
  */
-async function cutOffMidAction(actionCallKeys: boolean): Promise<{
+async function cutOffMidAction(): Promise<{
   result: LoopRunResult;
   starts: string[];
   journal: string[];
@@ -87,7 +87,7 @@ async function cutOffMidAction(actionCallKeys: boolean): Promise<{
       actionQueue,
       hostNoticeS: 2,
       heartbeatTimeoutS: 8,
-      ...(actionCallKeys ? { actionCallKeys: true } : {}),
+      actionCallKeys: true,
     },
   };
   const workflowId = `pinned-cut-${randomUUID().slice(0, 8)}`;
@@ -135,7 +135,7 @@ async function cutOffMidAction(actionCallKeys: boolean): Promise<{
 
 describe('a pinned action that ended while its host was cut off', () => {
   it('is delivered from the host journal, not run again, once the host is back (actionCallKeys)', async () => {
-    const { result, starts, journal, redelivered, heartbeatTimeouts } = await cutOffMidAction(true);
+    const { result, starts, journal, redelivered, heartbeatTimeouts } = await cutOffMidAction();
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'b' });
     // The run's heartbeatTimeoutS, on every schedule of its actions: a, a again, b. When the host
     // comes back late (a loaded machine), `a`'s second schedule times out too and is scheduled
@@ -150,12 +150,5 @@ describe('a pinned action that ended while its host was cut off', () => {
     expect(redelivered).toBe(true);
     // Named by the run's call, not by an activity id: both schedules of `a` are one entry.
     expect(journal.sort()).toEqual(['call-1.0.json', 'call-2.0.json']);
-  }, 180_000);
-
-  it('in a run without actionCallKeys (an older release) runs again once the host is back, as it did', async () => {
-    const { result, starts, redelivered } = await cutOffMidAction(false);
-    expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'b' });
-    expect(starts).toEqual(['start', 'start']);
-    expect(redelivered).toBe(false);
   }, 180_000);
 });

@@ -78,18 +78,6 @@ describe('a rate-limited prompt action', () => {
     );
   });
 
-  it('in a run of an older release (no pauseOnRateLimit) is judged as it was', async () => {
-    const p = project(['agent']);
-    script(p.toolsDir, 'agent', [
-      [1, LIMIT_429],
-      [0, 'fixed it'],
-    ]);
-    const run = await runLoop(agentLoop(), { cwd: p.cwd, env: toolEnv(p, { LL_HOST_CLI: 'agent' }) });
-    expect(run.result).toMatchObject({ final_state: 'failed' });
-    expect(run.events.some((e) => e.event === 'rate_limited')).toBe(false);
-    expect(calls(p.toolsDir, 'agent')).toBe(1);
-  });
-
   it('a quota announced to reset past llm.rate_limit.max_wait is an error verdict at once, naming the reset', async () => {
     const p = project(['agent']);
     const resets = Math.floor(Date.now() / 1000) + 2 * 3600;

@@ -30,7 +30,7 @@ import {
   type ScopeQueueView,
 } from '../../workflows/scope-lock-definitions.js';
 import { settle, until, waitFor } from '../support/processes.js';
-import { definition, project, temporal } from './harness.js';
+import { definition, loopRunResult, project, temporal } from './harness.js';
 import { useServedProject } from './served-project.js';
 
 const QUEUE = `locks-${randomUUID()}`;
@@ -101,6 +101,12 @@ async function queueOf(lock: ScopeLockRequest): Promise<ScopeQueueView> {
   return client.workflow.getHandle(lock.workflowId).query(scopeQueueQuery);
 }
 
+/** The run's result however its workflow closed (a stopped run is Canceled, a failed one Failed: fsm/run/outcome.ts). */
+const resultOf = async (handle: WorkflowHandle): Promise<LoopRunResult> => {
+  const { client } = await temporal();
+  return loopRunResult(client, handle.workflowId);
+};
+
 const holdersOf = async (lock: ScopeLockRequest) => (await queueOf(lock)).holders.map((h) => h.run);
 const waitersOf = async (lock: ScopeLockRequest) => (await queueOf(lock)).waiters.map((w) => w.run);
 
@@ -145,7 +151,7 @@ describe('scope locks', () => {
       blockers: [{ run: holder.workflowId, scopes: ['src'], holds: true }],
     });
     release(domain);
-    expect(((await holder.result()) as LoopRunResult).terminated_by).toBe('terminal');
+    expect(((await resultOf(holder)) as LoopRunResult).terminated_by).toBe('terminal');
     await waitFor('the lock to be free', async () => (await holdersOf(lockIn(domain, []))).length === 0);
   });
 
@@ -183,7 +189,7 @@ describe('scope locks', () => {
       start(pair('a', 'b'), lockIn(domain, ['src/a'])),
       start(pair('b', 'a'), lockIn(domain, ['src/ab', 'docs'])),
     ]);
-    const results = (await Promise.all([a.result(), b.result()])) as LoopRunResult[];
+    const results = (await Promise.all([resultOf(a), resultOf(b)])) as LoopRunResult[];
     expect(results.map((r) => [r.terminated_by, r.final_state])).toEqual([
       ['terminal', 'done'],
       ['terminal', 'done'],
@@ -205,7 +211,7 @@ describe('scope locks', () => {
     release(domain);
     await holding(waiter);
     release(`${domain}-w`);
-    expect(((await waiter.result()) as LoopRunResult).terminated_by).toBe('terminal');
+    expect(((await resultOf(waiter)) as LoopRunResult).terminated_by).toBe('terminal');
   });
 
   it('releases when the holder completes, is stopped, or is terminated (liveness)', async () => {
@@ -217,13 +223,13 @@ describe('scope locks', () => {
     await waitFor('next1 to queue', async () => (await waitersOf(lock())).includes(next1.workflowId));
     // Completes.
     release(`${domain}-0`);
-    expect(((await first.result()) as LoopRunResult).terminated_by).toBe('terminal');
+    expect(((await resultOf(first)) as LoopRunResult).terminated_by).toBe('terminal');
     await holding(next1);
     // Stopped: cancel the holder; its action is killed and it releases on the way out.
     const next2 = await start(blocker(`${domain}-2`), lock(true));
     await waitFor('next2 to queue', async () => (await waitersOf(lock())).includes(next2.workflowId));
     await next1.cancel();
-    expect(((await next1.result()) as LoopRunResult).terminated_by).toBe('cancelled');
+    expect(((await resultOf(next1)) as LoopRunResult).terminated_by).toBe('cancelled');
     await holding(next2);
     // Terminated: no code runs; the lock's liveness check (1 s here) frees the scope.
     const next3 = await start(blocker(`${domain}-3`), lock(true));
@@ -232,7 +238,7 @@ describe('scope locks', () => {
     await holding(next3);
     expect(await holdersOf(lock())).toEqual([next3.workflowId]);
     release(`${domain}-3`);
-    await next3.result();
+    await resultOf(next3);
   });
 
   it('a failing holder (LoopFailed) releases too', async () => {
@@ -250,7 +256,7 @@ describe('scope locks', () => {
         failed: { terminal: true, failure: true },
       },
     });
-    const holder = await start(failing, lockIn(domain, ['src']), { failOnNonTerminal: true });
+    const holder = await start(failing, lockIn(domain, ['src']));
     await holding(holder);
     const waiter = await start(blocker(`${domain}-w`), lockIn(domain, ['src'], { wait: true }));
     await waitFor('the waiter to queue', async () => (await waitersOf(lockIn(domain, []))).includes(waiter.workflowId));
@@ -258,7 +264,7 @@ describe('scope locks', () => {
     await expect(holder.result()).rejects.toThrow();
     await holding(waiter);
     release(`${domain}-w`);
-    await waiter.result();
+    await resultOf(waiter);
   });
 
   it('a stopped waiter leaves the queue and ends as stopped', async () => {
@@ -268,10 +274,10 @@ describe('scope locks', () => {
     const waiter = await start(blocker(`${domain}-w`), lockIn(domain, ['src/x'], { wait: true }));
     await waitFor('the waiter to queue', async () => (await waitersOf(lockIn(domain, []))).includes(waiter.workflowId));
     await waiter.cancel();
-    expect(((await waiter.result()) as LoopRunResult).terminated_by).toBe('cancelled');
+    expect(((await resultOf(waiter)) as LoopRunResult).terminated_by).toBe('cancelled');
     await waitFor('the waiter to leave', async () => (await waitersOf(lockIn(domain, []))).length === 0);
     release(domain);
-    await holder.result();
+    await resultOf(holder);
   });
 
   it('--queue-timeout gives up waiting with ScopeBusy (reason timeout)', async () => {
@@ -284,7 +290,7 @@ describe('scope locks', () => {
     expect(message).toContain('gave up waiting');
     expect(await waitersOf(lockIn(domain, []))).toEqual([]);
     release(domain);
-    await holder.result();
+    await resultOf(holder);
   });
 
   it('a lock workflow terminated by hand is rebuilt from the running holders; its waiters ask the new one', async () => {
@@ -306,7 +312,7 @@ describe('scope locks', () => {
     release(domain);
     await holding(waiter);
     release(`${domain}-w`);
-    await waiter.result();
+    await resultOf(waiter);
   });
 
   it('a run continued as new keeps its scopes', async () => {
@@ -328,7 +334,7 @@ describe('scope locks', () => {
     const busy = await start(blocker(`${domain}-b`), lockIn(domain, ['src']));
     expect((await busyFailure(busy)).details.blockers[0]?.run).toBe(holder.workflowId);
     release(domain);
-    expect(((await holder.result()) as LoopRunResult).terminated_by).toBe('terminal');
+    expect(((await resultOf(holder)) as LoopRunResult).terminated_by).toBe('terminal');
     await waitFor('the lock to be free', async () => (await holdersOf(lockIn(domain, []))).length === 0);
   });
 
@@ -337,14 +343,14 @@ describe('scope locks', () => {
     const { client } = await temporal();
     const lock = lockIn(domain, ['src'], { lockWorkflow: { livenessIntervalS: 1, idleCloseS: 1 } });
     release(domain);
-    await start(blocker(domain), lock).then((h) => h.result());
+    await start(blocker(domain), lock).then((h) => resultOf(h));
     await waitFor(
       'the idle lock to close',
       async () => (await client.workflow.getHandle(lock.workflowId).describe()).status.name === 'COMPLETED',
     );
     release(`${domain}-2`);
     const again = await start(blocker(`${domain}-2`), lock);
-    expect(((await again.result()) as LoopRunResult).terminated_by).toBe('terminal');
+    expect(((await resultOf(again)) as LoopRunResult).terminated_by).toBe('terminal');
   });
 
   it('a sub-loop runs under its parent lock (no lock of its own, no deadlock)', async () => {
@@ -377,7 +383,7 @@ describe('scope locks', () => {
       ],
       memo: { cwd: p.cwd },
     });
-    const result = (await handle.result()) as LoopRunResult;
+    const result = (await resultOf(handle)) as LoopRunResult;
     expect([result.terminated_by, result.final_state]).toEqual(['terminal', 'done']);
   });
 });
@@ -436,7 +442,7 @@ describe('50 runs contending for overlapping scopes, with --queue', () => {
       }
       if (i === lastStop) writeFileSync(`${log}.go`, '');
     }
-    const results = (await Promise.all(runs.map((r) => r.handle.result()))) as LoopRunResult[];
+    const results = (await Promise.all(runs.map((r) => resultOf(r.handle)))) as LoopRunResult[];
     // A stop sent just as the lock granted the run can lose the race: that run holds its scopes and
     // finishes like any other (the span checks below then cover it); every other stopped waiter
     // ends cancelled without ever running.

@@ -2,8 +2,7 @@
  * Stdout signals on a real run: an agent (the host CLI, a scripted fake) or a shell action prints
  * `CONTEXT_HANDOFF:`, `FATAL_ERROR:` or `LOOP_STOP:`. Under `on_handoff: pause` the workflow waits
  * durably until its resumeHandoff update (what `ll-loop resume` sends) continues it; `spawn`
- * continues at once; `terminate` ends the run. A run without the stdoutSignals rule (an older
- * release's) treats the lines as plain output.
+ * continues at once; `terminate` ends the run.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -296,7 +295,7 @@ describe('FATAL_ERROR: and LOOP_STOP:', () => {
     expect((await client.workflow.getHandle(run.workflowId).describe()).status.name).toBe('COMPLETED');
   });
 
-  it('config.handoff_threshold reaches the action as LL_HANDOFF_THRESHOLD (runs with the rule only)', async () => {
+  it('config.handoff_threshold reaches the action as LL_HANDOFF_THRESHOLD', async () => {
     const p = project();
     const d = definition({
       name: 'threshold',
@@ -309,15 +308,5 @@ describe('FATAL_ERROR: and LOOP_STOP:', () => {
     });
     const run = await runLoop(d, { cwd: p.cwd, stdoutSignals: true });
     expect(run.result.captured.t).toMatchObject({ output: 't=70' });
-    const old = await runLoop(d, { cwd: p.cwd });
-    expect(old.result.captured.t).toMatchObject({ output: 't=unset' });
-  });
-
-  it('in a run without the stdoutSignals rule, the lines are plain output', async () => {
-    const p = project(['prober']);
-    script(p.toolsDir, 'prober', [[0, 'FATAL_ERROR: x\\nLOOP_STOP: y\\nCONTEXT_HANDOFF: z']]);
-    const run = await runLoop(shellLoop, { cwd: p.cwd, env: toolEnv(p) });
-    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
-    expect(run.events.some((e) => ['handoff', 'fatal_error', 'loop_stop'].includes(e.event))).toBe(false);
   });
 });

@@ -2,13 +2,12 @@
  * A person steering a run on the real dev server: `pause` holds a run after its action (and across
  * a worker restart: the pause is workflow state), `unpause` lets it go on, `steer` sends its next
  * transition elsewhere (a state, a terminal) with context values, a refused update changes
- * nothing, a run without the `steering` rule refuses them all; `rerun`'s fork point is read from
+ * nothing; `rerun`'s fork point is read from
  * a finished run's history by replay and a new run starts there with its edits.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
 import { forkPoint, HistoryGoneError } from '../../client/control/fork-point.js';
@@ -111,30 +110,6 @@ describe('pause and unpause', () => {
     await second.events.close();
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
     expect(ran(p.cwd)).toEqual(['plan', 'build all', 'check']);
-  });
-
-  it('a run without the steering rule refuses pause and steer, and runs as before', async () => {
-    const p = project();
-    const { client } = await temporal();
-    const refusals: unknown[] = [];
-    const run = await runLoop(gatedLoop(), {
-      cwd: p.cwd,
-      onStarted: async (id) => {
-        const handle = client.workflow.getHandle(id);
-        refusals.push(await handle.executeUpdate(pauseUpdate, { args: [by] }).catch((e: unknown) => e));
-        refusals.push(
-          await handle.executeUpdate(steerUpdate, { args: [{ ...by, to: 'review' }] }).catch((e: unknown) => e),
-        );
-        writeFileSync(join(p.cwd, 'go'), '');
-      },
-    });
-    for (const refused of refusals) {
-      expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
-      expect(String((refused as Error).cause)).toMatch(/without pause and steer/);
-    }
-    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
-    expect(ran(p.cwd)).toEqual(['plan', 'build all', 'check']);
-    expect(run.events.some((e) => ['paused', 'steered'].includes(e.event))).toBe(false);
   });
 });
 

@@ -279,7 +279,7 @@ describe('runs with a budget', () => {
     expect(eventsNamed(run, 'loop_complete')[0]).toMatchObject({ terminated_by: 'budget', spent: { cost_usd: 1.2 } });
     expect(outcomeOf(run.result)).toBe('budget');
     expect(FAILED_OUTCOMES).toContain('budget');
-    expect(closing(run.result, { closeAsOutcome: true })).toEqual({
+    expect(closing(run.result)).toEqual({
       kind: 'fail',
       message: 'loop test-loop: budget spent in state "fix": $1.20 of max_cost_usd 1',
     });

@@ -17,8 +17,8 @@ describe('how a run ends, from outside', () => {
     expect(outcomeOf(result('cancelled'))).toBe('stopped');
   });
 
-  it('closeAsOutcome: completes only a success terminal, cancels a stopped run, fails the rest', () => {
-    const rules = { closeAsOutcome: true };
+  it('completes only a success terminal, cancels a stopped run, fails the rest', () => {
+    const rules = {};
     expect(closing(result('terminal'), rules)).toEqual({ kind: 'complete' });
     expect(closing(result('cancelled'), rules)).toEqual({ kind: 'cancel' });
     expect(closing(result('terminal', true), rules)).toEqual({
@@ -37,16 +37,7 @@ describe('how a run ends, from outside', () => {
   });
 
   it('a stopped sub-loop completes (its parent needs what it captured), its failures still fail', () => {
-    expect(closing(result('cancelled'), { closeAsOutcome: true, child: true })).toEqual({ kind: 'complete' });
-    expect(closing(result('terminal', true), { closeAsOutcome: true, child: true })).toMatchObject({ kind: 'fail' });
-  });
-
-  it('runs of 0.3.0 and older close as they did: complete, or fail only with failOnNonTerminal (old text)', () => {
-    expect(closing(result('max_iterations'), {})).toEqual({ kind: 'complete' });
-    expect(closing(result('cancelled'), { failOnNonTerminal: true })).toEqual({ kind: 'complete' });
-    expect(closing(result('max_iterations'), { failOnNonTerminal: true })).toEqual({
-      kind: 'fail',
-      message: 'loop l: max_iterations reached in state "s"',
-    });
+    expect(closing(result('cancelled'), { child: true })).toEqual({ kind: 'complete' });
+    expect(closing(result('terminal', true), { child: true })).toMatchObject({ kind: 'fail' });
   });
 });

@@ -1,13 +1,15 @@
 /**
- * Every run rule is tested on both sides (docs/architecture.md, "Changing workflow or core
- * behaviour"): RULE_TESTS names, for each rule, an integration test of a run with it and one of a
- * run without it; the committed histories that predate it (their runs' inputs lack it) replay in
- * `npm run test:replay`. A rule added to CURRENT_RUN_RULES without an entry here fails this test.
+ * Every run rule is tested on both sides (docs/architecture.md, "Run rules"): RULE_TESTS names,
+ * for each rule, an integration test of a run with it and, while the rule is not retired
+ * (workflows/run-rules.ts), one of a run without it; the committed histories that predate it
+ * (their runs' inputs lack it) replay in `npm run test:replay`. A retired rule has no "without"
+ * side left: its branch is gone, and so are the histories of the releases before it. A rule added
+ * to CURRENT_RUN_RULES without an entry here fails this test.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
+import { CURRENT_RUN_RULES, retiredRunRules } from '../../workflows/run-rules.js';
 import type { LoopRunOptions } from '../../workflows/run-options.js';
 import { committedInputs, committedSets } from '../replay/histories.js';
 
@@ -17,10 +19,10 @@ interface TestRef {
   title: string;
 }
 
-/** The rules a run's input can carry: every current rule, and the schedules' own. */
-type RuleName = keyof typeof CURRENT_RUN_RULES | 'failOnNonTerminal';
+/** The rules a run's input can carry. */
+type RuleName = keyof typeof CURRENT_RUN_RULES;
 
-const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
+const RULE_TESTS: Record<RuleName, { with: TestRef; without?: TestRef }> = {
   approvalEdit: {
     with: {
       file: 'integration/approval-edit.test.ts',
@@ -58,19 +60,11 @@ const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
       file: 'integration/fanout-scopes.test.ts',
       title: 'with itemScopes items on the same scope run one after the other; others run at once',
     },
-    without: {
-      file: 'integration/fanout-scopes.test.ts',
-      title: 'without itemScopes (an older release) items on the same scope run at once',
-    },
   },
   shareRateLimits: {
     with: {
       file: 'integration/fanout-rate-limit.test.ts',
       title: 'with shareRateLimits holds the running siblings: their next agent call waits for the same instant',
-    },
-    without: {
-      file: 'integration/fanout-rate-limit.test.ts',
-      title: 'without shareRateLimits (an older release) the siblings call at once',
     },
   },
   sharedBudget: {
@@ -79,19 +73,11 @@ const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
       title:
         'with sharedBudget its items spend from one ledger: a running item makes no further call, no further item starts, on_budget routes',
     },
-    without: {
-      file: 'integration/fanout-budget.test.ts',
-      title: 'without sharedBudget (an older release) every item may spend what was left when the fan-out began',
-    },
   },
   quickBursts: {
     with: {
       file: 'integration/quick-bursts.test.ts',
       title: 'the loop timeout is exact inside a burst: the running action is killed at it, no later one starts',
-    },
-    without: {
-      file: 'integration/quick-bursts.test.ts',
-      title: 'a run without quickBursts runs one local activity per action; with it, one marker per burst',
     },
   },
   steering: {
@@ -99,19 +85,11 @@ const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
       file: 'integration/steer.test.ts',
       title: 'pause holds the run after its action; unpause lets it enter the routed state',
     },
-    without: {
-      file: 'integration/steer.test.ts',
-      title: 'a run without the steering rule refuses pause and steer, and runs as before',
-    },
   },
   actionCallKeys: {
     with: {
       file: 'integration/pinned-reschedule.test.ts',
       title: 'is delivered from the host journal, not run again, once the host is back (actionCallKeys)',
-    },
-    without: {
-      file: 'integration/pinned-reschedule.test.ts',
-      title: 'in a run without actionCallKeys (an older release) runs again once the host is back, as it did',
     },
   },
   closeAsOutcome: {
@@ -119,19 +97,11 @@ const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
       file: 'integration/close-as-outcome.test.ts',
       title: 'a failure terminal fails with a non-retryable LoopFailed carrying the result and the final snapshot',
     },
-    without: {
-      file: 'integration/close-as-outcome.test.ts',
-      title: 'a run without closeAsOutcome (started by 0.3.0) completes at a failure terminal and at max_iterations',
-    },
   },
   maskLoopEnv: {
     with: {
       file: 'integration/secrets.test.ts',
       title: 'masks ${env.*} values an action prints (stdout, stderr, captured, full log) in history and under .loops/',
-    },
-    without: {
-      file: 'integration/secrets.test.ts',
-      title: 'a run without maskLoopEnv (started by 0.3.0) masks only what an action itself references, as it did',
     },
   },
   checkAnswers: {
@@ -139,19 +109,11 @@ const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
       file: 'integration/llm-schema-check.test.ts',
       title: 'asks again after an answer outside the enum and routes on the valid one',
     },
-    without: {
-      file: 'integration/llm-schema-check.test.ts',
-      title: 'a run without checkAnswers (started by 0.4.0) routes the answer as before',
-    },
   },
   pauseOnRateLimit: {
     with: {
       file: 'integration/rate-limits.test.ts',
       title: 'pauses, then runs the same action again: not a step, a verdict or a capture',
-    },
-    without: {
-      file: 'integration/rate-limits.test.ts',
-      title: 'in a run of an older release (no pauseOnRateLimit) is judged as it was',
     },
   },
   stdoutSignals: {
@@ -159,34 +121,11 @@ const RULE_TESTS: Record<RuleName, { with: TestRef; without: TestRef }> = {
       file: 'integration/stdout-signals.test.ts',
       title: 'FATAL_ERROR: ends the run as an error with its message (workflow Failed)',
     },
-    without: {
-      file: 'integration/stdout-signals.test.ts',
-      title: 'in a run without the stdoutSignals rule, the lines are plain output',
-    },
   },
   childCheckout: {
-    // One test runs a parent with the rule and one without, and compares their children.
     with: {
       file: 'integration/project-scope.test.ts',
-      title:
-        "a sub-loop run carries its parent's checkout (childCheckout); without the rule it is still found by its memo",
-    },
-    without: {
-      file: 'integration/project-scope.test.ts',
-      title:
-        "a sub-loop run carries its parent's checkout (childCheckout); without the rule it is still found by its memo",
-    },
-  },
-  failOnNonTerminal: {
-    with: {
-      file: 'integration/close-as-outcome.test.ts',
-      title:
-        "failOnNonTerminal (a schedule's --pause-on-failure) fails a run at max_iterations that would complete without it",
-    },
-    without: {
-      file: 'integration/close-as-outcome.test.ts',
-      title:
-        "failOnNonTerminal (a schedule's --pause-on-failure) fails a run at max_iterations that would complete without it",
+      title: "a sub-loop run carries its parent's checkout (childCheckout) and is the project's run by name",
     },
   },
 };
@@ -207,29 +146,36 @@ function recordedOptions(): Array<{ where: string; options: Partial<LoopRunOptio
 }
 
 describe('run rules are tested on both sides', () => {
-  it('every rule of CURRENT_RUN_RULES (and failOnNonTerminal) has a test of a run with it and one without', () => {
-    expect(Object.keys(RULE_TESTS).sort()).toEqual([...Object.keys(CURRENT_RUN_RULES), 'failOnNonTerminal'].sort());
+  it('every rule of CURRENT_RUN_RULES has a test of a run with it, and one without unless it is retired', () => {
+    expect(Object.keys(RULE_TESTS).sort()).toEqual(Object.keys(CURRENT_RUN_RULES).sort());
+    const retired = new Set<string>(retiredRunRules());
+    for (const [rule, { without }] of Object.entries(RULE_TESTS))
+      expect(
+        without === undefined,
+        `${rule}: a "without" test ${retired.has(rule) ? 'of a retired rule' : 'missing'}`,
+      ).toBe(retired.has(rule));
   });
 
   for (const [rule, { with: withRule, without }] of Object.entries(RULE_TESTS)) {
     it(`${rule}: the tests it names exist`, () => {
       expect(titlesIn(withRule.file), withRule.file).toContain(withRule.title);
-      expect(titlesIn(without.file), without.file).toContain(without.title);
+      if (without) expect(titlesIn(without.file), without.file).toContain(without.title);
     });
   }
 
-  it("for every rule, a committed history predates it (its run's input lacks the rule), and is replayed", () => {
+  it("for every rule not retired, a committed history predates it (its run's input lacks the rule), and is replayed", () => {
     const recorded = recordedOptions();
     expect(recorded.length).toBeGreaterThan(0);
+    const retired = new Set<string>(retiredRunRules());
     for (const rule of Object.keys(RULE_TESTS) as RuleName[]) {
-      if (rule === 'failOnNonTerminal') continue; // set by schedules only: most runs lack it
+      if (retired.has(rule)) continue;
       expect(
         recorded.filter((r) => r.options[rule] === undefined).map((r) => r.where),
         rule,
       ).not.toEqual([]);
     }
     // Both sides of a rule are in the committed histories once a release has recorded it.
-    expect(recorded.some((r) => r.options.closeAsOutcome === true)).toBe(true);
+    expect(recorded.some((r) => r.options.localScopeRequest === true)).toBe(true);
   });
 
   it('no committed history holds a patch marker (the removed core-semantics gate never recorded one)', () => {

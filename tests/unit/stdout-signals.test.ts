@@ -1,8 +1,8 @@
 /**
  * Stdout signals (little-loops' CONTEXT_HANDOFF:, FATAL_ERROR:, LOOP_STOP:): how the worker reads
  * them from an action's output, and what the core does with each, for each `on_handoff` mode.
- * A result without `stdout_signal` (every result of a run without the stdoutSignals rule) is
- * plain output, whatever it prints.
+ * A result without `stdout_signal` (an MCP tool's, whose output is not read for signals) is plain
+ * output, whatever it prints.
  */
 import { describe, expect, it } from 'vitest';
 import { detectStdoutSignal } from '../../fsm/stdout-signals.js';
@@ -101,8 +101,7 @@ describe('a CONTEXT_HANDOFF: by on_handoff', () => {
     expect(t.events[1]).toMatchObject({ state: 'work', mode: 'terminate', payload: 'step 3 of 5' });
     expect(t.snapshot.continuation).toBe('step 3 of 5');
     // Neither failed nor cancelled from outside: the workflow completes.
-    if (t.effect.type === 'finish')
-      expect(closing(t.effect.result, { closeAsOutcome: true })).toEqual({ kind: 'complete' });
+    if (t.effect.type === 'finish') expect(closing(t.effect.result)).toEqual({ kind: 'complete' });
   });
 
   it('pause (the default): the run waits on a handoff, unevaluated; resuming runs the state again with the payload in its prompt', () => {
@@ -207,8 +206,7 @@ describe('FATAL_ERROR: and LOOP_STOP:', () => {
         error: 'LOOP_STOP: nothing left',
       },
     });
-    if (t.effect.type === 'finish')
-      expect(closing(t.effect.result, { closeAsOutcome: true })).toEqual({ kind: 'complete' });
+    if (t.effect.type === 'finish') expect(closing(t.effect.result)).toEqual({ kind: 'complete' });
   });
 
   it('LOOP_STOP: waits for an LLM evaluation to route', () => {
@@ -234,7 +232,7 @@ describe('FATAL_ERROR: and LOOP_STOP:', () => {
   });
 });
 
-describe('a run without the stdoutSignals rule', () => {
+describe('a result the worker did not read for signals', () => {
   it.each(['CONTEXT_HANDOFF: x', 'FATAL_ERROR: y', 'LOOP_STOP: z'])(
     'treats %s as plain output (its results carry no stdout_signal)',
     (line) => {
