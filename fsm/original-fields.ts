@@ -37,8 +37,7 @@ const acknowledgementShape = {
 export const ACKNOWLEDGEMENTS = Object.keys(acknowledgementShape);
 
 /** `visibility:`, little-loops' audience of a loop in `ll-loop list` (public by default). */
-export const VISIBILITIES = ['public', 'internal', 'example'] as const;
-export type Visibility = (typeof VISIBILITIES)[number];
+const VISIBILITIES = ['public', 'internal', 'example'] as const;
 
 /** `pruning_profile:` names a context-pruning profile of little-loops' host integration. */
 const pruningProfile = z.union([
