@@ -151,6 +151,16 @@ export const scoreStallEvaluate = z.strictObject({
   max_stall: z.number().int().positive().default(1),
 });
 
+/** `open_question_stall`: the same over a count of open questions, where lower is better (epsilon 0 by default). */
+export const openQuestionStallEvaluate = z.strictObject({
+  type: z.literal('open_question_stall'),
+  source: z.string().optional(),
+  /** Default `${context.run_dir}/.open_questions_history`. */
+  history_file: z.string().min(1).optional(),
+  epsilon: z.number().nonnegative().default(0),
+  max_stall: z.number().int().positive().default(1),
+});
+
 /** `classify`: the verdict is a line of the output (the last by default), e.g. `RUN_CHILD`. */
 export const classifyEvaluate = z.strictObject({
   type: z.literal('classify'),

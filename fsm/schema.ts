@@ -7,7 +7,13 @@
  */
 import { z } from 'zod';
 import { COMPARISON_OPERATORS, DEFAULT_SCHEMA_RETRIES } from './schema-constants.js';
-import { classifyEvaluate, originalLoopShape, originalStateShape, scoreStallEvaluate } from './original-fields.js';
+import {
+  classifyEvaluate,
+  openQuestionStallEvaluate,
+  originalLoopShape,
+  originalStateShape,
+  scoreStallEvaluate,
+} from './original-fields.js';
 
 /** A number, or a `${…}` template that must render to one when it is used. */
 const numberOrTemplate = z.union([z.number(), z.string()]);
@@ -130,6 +136,7 @@ export const evaluateConfig = z.discriminatedUnion('type', [
   diffStallEvaluate,
   mcpResultEvaluate,
   scoreStallEvaluate,
+  openQuestionStallEvaluate,
   classifyEvaluate,
 ]);
 export type EvaluateConfig = z.output<typeof evaluateConfig>;

@@ -147,13 +147,19 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
     foldState(path, state, out);
     checkState(path, state, out);
     const stall = state.evaluate;
-    if (stall?.type === 'score_stall' && stall.source === undefined && stall.history_file === undefined)
+    if (
+      (stall?.type === 'score_stall' || stall?.type === 'open_question_stall') &&
+      stall.source === undefined &&
+      stall.history_file === undefined
+    ) {
+      const file = stall.type === 'score_stall' ? '.score_history' : '.open_questions_history';
       out.push(
         note(
           [...path, 'evaluate'],
-          "score_stall without source: or history_file: judges ${context.run_dir}/.score_history when the run's context has run_dir, else the action's output",
+          `${stall.type} without source: or history_file: judges \${context.run_dir}/${file} when the run's context has run_dir, else the action's output`,
         ),
       );
+    }
     const fields = state as Record<string, unknown>;
     guardWarnings(path, fields, out);
     for (const key of Object.keys(STATE_NOTES)) {

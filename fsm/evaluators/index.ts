@@ -40,6 +40,7 @@ export const pureEvaluators: {
   mcp_result: evaluateMcpResult,
   classify: evaluateClassify,
   score_stall: evaluateScoreStall,
+  open_question_stall: evaluateScoreStall,
 };
 
 /**

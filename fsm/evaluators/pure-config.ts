@@ -14,7 +14,7 @@ import type {
   outputJsonEvaluate,
   outputNumericEvaluate,
 } from '../schema.js';
-import type { classifyEvaluate, scoreStallEvaluate } from '../original-fields.js';
+import type { classifyEvaluate, openQuestionStallEvaluate, scoreStallEvaluate } from '../original-fields.js';
 
 /** Evaluator types judged here, without I/O. `llm_structured` is not one of them. */
 export const PURE_EVALUATOR_TYPES = [
@@ -27,6 +27,7 @@ export const PURE_EVALUATOR_TYPES = [
   'mcp_result',
   'classify',
   'score_stall',
+  'open_question_stall',
 ] as const;
 export type PureEvaluatorType = (typeof PURE_EVALUATOR_TYPES)[number];
 
@@ -41,7 +42,7 @@ export type ConvergenceConfig = Omit<z.input<typeof convergenceEvaluate>, 'previ
 export type HarborScorerConfig = z.input<typeof harborScorerEvaluate>;
 export type McpResultConfig = z.input<typeof mcpResultEvaluate>;
 export type ClassifyConfig = z.input<typeof classifyEvaluate>;
-export type ScoreStallConfig = z.input<typeof scoreStallEvaluate>;
+export type ScoreStallConfig = z.input<typeof scoreStallEvaluate> | z.input<typeof openQuestionStallEvaluate>;
 
 /** Any config `evaluatePure` accepts. */
 export type PureEvaluatorConfig =

@@ -81,8 +81,10 @@ export function capHandler(d: Draft, cap: Cap): string | undefined {
  */
 export function scoreHistoryFile(state: StateConfig, scope: InterpolationScope): string | undefined {
   const config = state.evaluate;
-  if (config?.type !== 'score_stall' || config.source !== undefined) return undefined;
+  if (config?.type !== 'score_stall' && config?.type !== 'open_question_stall') return undefined;
+  if (config.source !== undefined) return undefined;
   if (config.history_file !== undefined) return interpolate(config.history_file, scope);
   const runDir = scope.context.run_dir;
-  return typeof runDir === 'string' && runDir !== '' ? `${runDir}/.score_history` : undefined;
+  const name = config.type === 'score_stall' ? '.score_history' : '.open_questions_history';
+  return typeof runDir === 'string' && runDir !== '' ? `${runDir}/${name}` : undefined;
 }

@@ -58,3 +58,18 @@ describe('score_stall', () => {
     expect(String(result.details.error)).toMatch(/"score: 6" is not a score/);
   });
 });
+
+describe('open_question_stall', () => {
+  it.each([
+    ['one count never stalls', '4\n', {}, 'yes', 0],
+    ['a lower count is progress', '4\n3\n', {}, 'yes', 0],
+    ['the same count is a stalled round (epsilon 0: strictly lower)', '4\n4\n', {}, 'no', 1],
+    ['a higher count is a stalled round', '4\n6\n', {}, 'no', 1],
+    ['progress is against the lowest so far', '4\n2\n3\n', { max_stall: 2 }, 'yes', 1],
+    ['epsilon asks for a larger drop', '4\n3\n', { epsilon: 1 }, 'no', 1],
+  ] as const)('%s', (_, output, extra, verdict, stall) => {
+    const result = run({ type: 'open_question_stall', ...extra }, output);
+    expect(result.verdict).toBe(verdict);
+    expect(result.details.stall_count).toBe(stall);
+  });
+});

@@ -204,3 +204,19 @@ describe('score_stall reads its history file on the worker', () => {
     expect(eventsNamed(run, 'evaluate')[0]).toMatchObject({ verdict: 'error' });
   });
 });
+
+describe('open_question_stall reads its history file like score_stall', () => {
+  it("little-loops' default is ${context.run_dir}/.open_questions_history", () => {
+    const d = def(
+      loop(
+        {
+          ask: { action: 'count', evaluate: { type: 'open_question_stall' }, on_yes: 'ask', on_no: 'done' },
+        },
+        { context: { run_dir: 'rd' } },
+      ),
+    );
+    const run = drive(d, { actions: { ask: [{ read_after: { text: '3\n3\n' } }] } });
+    expect((run.actions[0] as { read_after?: string }).read_after).toBe('rd/.open_questions_history');
+    expect(eventsNamed(run, 'evaluate').map((e) => e.verdict)).toEqual(['no']);
+  });
+});
