@@ -10,7 +10,7 @@
  * as an `ActionSetupError`) or as a plain error (a fault, retried).
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ActionResult, RunActionInput } from '../fsm/types.js';
 import { detectStdoutSignal } from '../fsm/stdout-signals.js';
 import { UndefinedEnvError, resolveEnvRefs, secretValues } from './env-refs.js';
@@ -160,8 +160,24 @@ function fullShellOutput(input: RunActionInput, result: ActionResult): string | 
  * process that never checks one (the action spawner, mostly) never holds it.
  */
 export async function checkedResult(input: RunActionInput, result: ActionResult): Promise<ActionResult> {
-  if (input.output_schema === undefined || result.exit_code !== 0 || result.timed_out || result.signal !== undefined)
-    return result;
+  const read =
+    input.read_after === undefined ? result : { ...result, read_after: readAfter(input.cwd, input.read_after) };
+  if (input.output_schema === undefined || read.exit_code !== 0 || read.timed_out || read.signal !== undefined)
+    return read;
   const { checkOutput } = await import('./output-check.js');
-  return { ...result, output_check: checkOutput(input.output_schema, result) };
+  return { ...read, output_check: checkOutput(input.output_schema, read) };
+}
+
+/** A score history is small; its tail is what is judged, so a runaway file stays out of history. */
+const READ_AFTER_MAX = 64 * 1024;
+
+/** The file a state reads after its action (RunActionInput.read_after): its tail, empty when absent. */
+function readAfter(cwd: string, file: string): { text: string } | { error: string } {
+  try {
+    const text = readFileSync(resolve(cwd, file), 'utf8');
+    return { text: text.length > READ_AFTER_MAX ? text.slice(-READ_AFTER_MAX) : text };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { text: '' };
+    return { error: `cannot read ${file}: ${(err as Error).message}` };
+  }
 }

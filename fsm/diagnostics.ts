@@ -3,7 +3,8 @@
  * when there is one), what is wrong, and how to fix it. The loader adds file, line and column.
  */
 
-type Severity = 'error' | 'warning';
+/** `note`: a field accepted for compatibility that ll-loop does not use (said once, never a problem). */
+type Severity = 'error' | 'warning' | 'note';
 
 export interface Diagnostic {
   severity: Severity;
@@ -23,6 +24,10 @@ export function error(path: Diagnostic['path'], message: string, fix?: string): 
 
 export function warning(path: Diagnostic['path'], message: string, fix?: string): Diagnostic {
   return withState({ severity: 'warning', path, message, ...(fix ? { fix } : {}) });
+}
+
+export function note(path: Diagnostic['path'], message: string): Diagnostic {
+  return withState({ severity: 'note', path, message });
 }
 
 function withState(d: Diagnostic): Diagnostic {

@@ -85,7 +85,12 @@ export function evaluateState(
   } catch (err) {
     return { kind: 'pure', type, result: errorResult(`source: ${(err as Error).message}`) };
   }
-  const output = source ?? action?.output ?? '';
+  // score_stall/open_question_stall without source: judge the history file the worker read after the action.
+  const stall = config.type === 'score_stall' || config.type === 'open_question_stall';
+  const read = stall && source === undefined ? action?.read_after : undefined;
+  if (read !== undefined && 'error' in read)
+    return { kind: 'pure', type, result: errorResult(`${type}: ${read.error}`) };
+  const output = source ?? (read !== undefined ? read.text : undefined) ?? action?.output ?? '';
   if (config.type === 'llm_structured') {
     if (!def.llm.enabled) {
       return {

@@ -88,11 +88,23 @@ export function renderValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** `text` as one POSIX shell word: single-quoted unless it is plainly safe (as Python's shlex.quote). */
+export function shellQuote(text: string): string {
+  if (text !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(text)) return text;
+  return `'${text.replaceAll("'", `'"'"'`)}'`;
+}
+
 /**
- * Resolve one non-env reference to its text, applying `:-default`. Throws InterpolationError
- * when the value is missing and there is no default.
+ * Resolve one non-env reference to its text, applying `:-default` and `:shell` (the text as one
+ * shell word). Throws InterpolationError when the value is missing and there is no default.
  */
 export function resolveRef(ref: RefSegment, scope: InterpolationScope): string {
+  const text = resolveValue(ref, scope);
+  return ref.shell ? shellQuote(text) : text;
+}
+
+/** Resolve one non-env reference to its text, applying `:-default` only. */
+export function resolveValue(ref: RefSegment, scope: InterpolationScope): string {
   if (ref.namespace === 'env') {
     throw new InterpolationError(
       `${ref.raw} can only be used in an action: environment values are read on the worker when the action runs, ` +

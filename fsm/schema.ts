@@ -7,6 +7,13 @@
  */
 import { z } from 'zod';
 import { COMPARISON_OPERATORS, DEFAULT_SCHEMA_RETRIES } from './schema-constants.js';
+import {
+  classifyEvaluate,
+  openQuestionStallEvaluate,
+  originalLoopShape,
+  originalStateShape,
+  scoreStallEvaluate,
+} from './original-fields.js';
 
 /** A number, or a `${…}` template that must render to one when it is used. */
 const numberOrTemplate = z.union([z.number(), z.string()]);
@@ -128,6 +135,9 @@ export const evaluateConfig = z.discriminatedUnion('type', [
   harborScorerEvaluate,
   diffStallEvaluate,
   mcpResultEvaluate,
+  scoreStallEvaluate,
+  openQuestionStallEvaluate,
+  classifyEvaluate,
 ]);
 export type EvaluateConfig = z.output<typeof evaluateConfig>;
 export type EvaluatorType = EvaluateConfig['type'];
@@ -272,6 +282,8 @@ const stateShape = {
   with: z.record(z.string(), z.unknown()).optional(),
   /** Fan-out: run a loop per item (or per branch) as child runs, joined (fsm/run/parallel.ts). */
   parallel: parallelConfig.optional(),
+  /** little-loops' fields (fsm/original-fields.ts). */
+  ...originalStateShape,
 };
 
 export const STATE_KEYS = Object.keys(stateShape);
@@ -366,6 +378,8 @@ const loopShape = {
   budget: budgetConfig.optional(),
   /** The default `notify:` of the loop's human states. */
   notify: z.string().optional(),
+  /** little-loops' fields (fsm/original-fields.ts). */
+  ...originalLoopShape,
 };
 export const LOOP_KEYS = Object.keys(loopShape);
 

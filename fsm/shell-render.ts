@@ -19,7 +19,7 @@
  * the quote, expands, and reopens it. So the seed's `echo 'Fixed: ${result.details.reason}'` prints
  * the reason verbatim, whatever it contains.
  */
-import { envRefOf, InterpolationError, resolveRef, type InterpolationScope } from './interpolate.js';
+import { envRefOf, InterpolationError, resolveRef, resolveValue, type InterpolationScope } from './interpolate.js';
 import { parseTemplate, type RefSegment } from './template.js';
 import type { ShellCommand } from './types.js';
 
@@ -220,8 +220,12 @@ function arithmeticError(ref: RefSegment): InterpolationError {
   );
 }
 
-/** The bash text that stands for variable `name` at the current quoting. */
+/**
+ * The bash text that stands for variable `name` at the current quoting. A `${…:shell}` reference
+ * outside quotes is one word (`"${LL_V1}"`), as little-loops' shell quoting made it.
+ */
 function reference(name: string, where: QuoteTracker['context'], ref: RefSegment): string {
+  if (ref.shell && where === 'plain') return `"\${${name}}"`;
   switch (where) {
     case 'single':
       return `'"\${${name}}"'`;
@@ -244,7 +248,8 @@ function reference(name: string, where: QuoteTracker['context'], ref: RefSegment
  * module comment); author-controlled values are spliced as code.
  */
 export function renderShell(template: string, scope: InterpolationScope): ShellCommand {
-  return render(template, (ref) => resolveRef(ref, scope), scope.dataContext);
+  // A `${…:shell}` value travels as data like captured values: its variable holds the text itself.
+  return render(template, (ref) => (ref.shell ? resolveValue(ref, scope) : resolveRef(ref, scope)), scope.dataContext);
 }
 
 /**
@@ -271,7 +276,9 @@ function render(
   dataContext: readonly string[] = [],
 ): ShellCommand {
   const trusted = (ref: RefSegment): boolean =>
-    TRUSTED.has(ref.namespace) && !(ref.namespace === 'context' && dataContext.includes(ref.path[0] ?? ''));
+    ref.shell !== true &&
+    TRUSTED.has(ref.namespace) &&
+    !(ref.namespace === 'context' && dataContext.includes(ref.path[0] ?? ''));
   const tracker = new QuoteTracker();
   const command: ShellCommand = { script: '', vars: {}, env: {} };
   let counter = 0;

@@ -2,8 +2,10 @@
  * `${namespace.path}` templates: parsing only. Resolution is in interpolate.ts, shell rendering in
  * shell-render.ts.
  *
- * Grammar: `$${` is a literal `${`; `${ns.a.b}` is a reference; `${ns.a.b:-text}` falls back to
- * `text` when the value is missing or empty. References do not nest: the first `}` closes one.
+ * Grammar: `$${` is a literal `${`; `${ns.a.b}` is a reference; `${ns.a.b:-text}` (or
+ * little-loops' `${ns.a.b:default=text}`) falls back to `text` when the value is missing or empty;
+ * `${ns.a.b:shell}` is the value as one shell word (little-loops' spelling of quoting). References
+ * do not nest: the first `}` closes one.
  */
 
 export const NAMESPACES = [
@@ -31,8 +33,10 @@ export interface RefSegment {
   namespace: Namespace;
   /** Path below the namespace, e.g. `['errors', 'output']` for `${captured.errors.output}`. */
   path: string[];
-  /** Present when written as `${…:-default}` (may be the empty string). */
+  /** Present when written as `${…:-default}` or `${…:default=default}` (may be the empty string). */
   fallback?: string;
+  /** Written as `${…:shell}`: the value is one shell word (data, quoted), wherever it appears. */
+  shell?: true;
   /** The reference as written, e.g. `${captured.errors.output}`. */
   raw: string;
   /** Offset of `${` in the template. */
@@ -59,9 +63,21 @@ function isNamespace(value: string): value is Namespace {
   return (NAMESPACES as readonly string[]).includes(value);
 }
 
+/** The text after the first `:` of a reference: a fallback, or `shell`. */
+function parseModifier(modifier: string, raw: string, template: string, offset: number): Partial<RefSegment> {
+  if (modifier.startsWith('-')) return { fallback: modifier.slice(1) };
+  if (modifier.startsWith('default=')) return { fallback: modifier.slice('default='.length) };
+  if (modifier.trim() === 'shell') return { shell: true };
+  throw new TemplateSyntaxError(
+    `unknown modifier ":${modifier}" in ${raw}: use :-default, :default=default or :shell`,
+    template,
+    offset,
+  );
+}
+
 function parseRef(body: string, raw: string, template: string, offset: number): RefSegment {
-  const fallbackAt = body.indexOf(':-');
-  const expr = (fallbackAt >= 0 ? body.slice(0, fallbackAt) : body).trim();
+  const colon = body.indexOf(':');
+  const expr = (colon >= 0 ? body.slice(0, colon) : body).trim();
   const parts = expr.split('.');
   const [namespace, ...path] = parts;
   if (!namespace || !isNamespace(namespace)) {
@@ -92,7 +108,7 @@ function parseRef(body: string, raw: string, template: string, offset: number): 
     throw new TemplateSyntaxError(`${raw}: environment references take one name, e.g. \${env.HOME}`, template, offset);
   }
   const ref: RefSegment = { kind: 'ref', namespace, path, raw, offset };
-  if (fallbackAt >= 0) ref.fallback = body.slice(fallbackAt + 2);
+  if (colon >= 0) Object.assign(ref, parseModifier(body.slice(colon + 1), raw, template, offset));
   return ref;
 }
 

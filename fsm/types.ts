@@ -26,6 +26,8 @@ export interface ActionResult {
   error?: string;
   /** With RunActionInput.output_schema: the output parsed and checked. */
   output_check?: OutputCheck;
+  /** With RunActionInput.read_after: the file's text (its last 64 KiB; empty when it does not exist), or why it could not be read. */
+  read_after?: { text: string } | { error: string };
   /** A prompt action: what the agent call used, as the host CLI's envelope or the provider reported it. */
   usage?: LlmUsage;
   /**
@@ -222,6 +224,11 @@ export interface RunActionInput {
   mask_env?: string[];
   /** The state's `output_schema:`: the worker parses the output as JSON and checks it (ActionResult.output_check). */
   output_schema?: Record<string, unknown>;
+  /**
+   * A file the worker reads once the action is done (relative to `cwd`): little-loops'
+   * `score_stall` history file (ActionResult.read_after). Only such states carry it.
+   */
+  read_after?: string;
   /**
    * A prompt action's answer is read for a rate limit or spent quota (ActionResult.rate_limit).
    * Set by the workflow (the `pauseOnRateLimit` run rule).

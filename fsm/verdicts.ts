@@ -35,6 +35,8 @@ export function stateVerdicts(def: LoopDefinition, state: StateConfig): VerdictS
   // Without an action or a source, exit_code judges exit 0: the answer is always yes.
   if (config.type === 'exit_code' && state.action === undefined && config.source === undefined)
     return { verdicts: ['yes'], pass: 'yes', fail: 'yes' };
+  // classify answers whatever word the action prints: its verdicts cannot be known.
+  if (config.type === 'classify') return undefined;
   if (config.type !== 'llm_structured') return EVALUATOR_VERDICTS[config.type];
   const declared = config.schema === undefined ? schemaVerdicts(DEFAULT_LLM_SCHEMA) : schemaVerdicts(config.schema);
   if (declared === undefined) return undefined;

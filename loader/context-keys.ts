@@ -34,7 +34,14 @@ export function usedContextKeys(
   resolve: ResolveLoop,
   seen: ReadonlySet<string> = new Set(),
 ): Set<string> | undefined {
-  const used = new Set([...keysOf(raw.context), ...keysOf(raw.parameters), ...referencedIn(JSON.stringify(raw))]);
+  const used = new Set([
+    ...keysOf(raw.context),
+    ...keysOf(raw.parameters),
+    ...referencedIn(JSON.stringify(raw)),
+    // little-loops' input fields name context keys too.
+    ...(Array.isArray(raw.required_inputs) ? raw.required_inputs.filter((k) => typeof k === 'string') : []),
+    ...(typeof raw.input_key === 'string' ? [raw.input_key] : []),
+  ]);
   for (const state of Object.values(
     raw.states && typeof raw.states === 'object' ? (raw.states as Record<string, unknown>) : {},
   )) {

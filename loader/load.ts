@@ -235,7 +235,9 @@ export function loadLoopFile(
     strict: false,
     requireAll: overrides.requireParameters === true,
   });
-  diagnostics.push(...parameters.problems.map((p) => locate(error(['parameters', p.parameter], p.message, p.fix))));
+  diagnostics.push(
+    ...parameters.problems.map((p) => locate(error(p.at ?? ['parameters', p.parameter], p.message, p.fix))),
+  );
   diagnostics.push(
     ...checkSubloops(result.definition, {
       cwd,

@@ -73,7 +73,7 @@ export function showCommand(opts: ShowOptions): number {
       opts.out(`${JSON.stringify({ file: loaded.file, valid: false, diagnostics: loaded.diagnostics }, null, 2)}\n`);
     } else {
       printDiagnostics(loaded.diagnostics, false, opts.out, opts.err);
-      const errors = loaded.diagnostics.filter((d) => d.severity !== 'warning').length;
+      const errors = loaded.diagnostics.filter((d) => d.severity === 'error').length;
       opts.err(`✗ ${loaded.file}: ${errors} error${errors === 1 ? '' : 's'}; nothing to show\n`);
     }
     return EXIT.usage;

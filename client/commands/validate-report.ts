@@ -45,7 +45,7 @@ export function validateLoop(opts: ValidateOptions): number {
       err,
     );
     const warnings = loaded.diagnostics.filter((d) => d.severity === 'warning').length;
-    const errors = loaded.diagnostics.length - warnings;
+    const errors = loaded.diagnostics.filter((d) => d.severity === 'error').length;
     if (valid) {
       const states = Object.keys(loaded.definition!.states).length;
       out(

@@ -3,7 +3,7 @@
  * context values (`metric_cmd: "mypy ${context.target_dir}"`); nothing else, since the run has
  * produced nothing yet. A reference cycle is an error naming the chain.
  */
-import { renderValue, walkPath } from '../interpolate.js';
+import { renderValue, shellQuote, walkPath } from '../interpolate.js';
 import { parseTemplate } from '../template.js';
 
 /** A context problem found before the run starts; `key` is the context entry. */
@@ -59,7 +59,7 @@ export function resolveContext(context: Record<string, unknown>): Record<string,
           `context.${key} references ${segment.raw}, which is not defined: add it under context: or pass --context ${head}=VALUE`,
           key,
         );
-      } else out += renderValue(value);
+      } else out += segment.shell ? shellQuote(renderValue(value)) : renderValue(value);
     }
     visiting.pop();
     return (resolved[key] = out);

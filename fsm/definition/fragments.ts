@@ -10,6 +10,7 @@ import { error, type Diagnostic } from '../diagnostics.js';
 import { cloneValue, isPlainObject, mergeLayers, setOwn, type PlainObject } from './merge.js';
 import { REUSE_LOOP_KEYS } from '../schema.js';
 import { didYouMean } from '../suggest.js';
+import { bindFragmentParameters } from './fragment-params.js';
 
 /** A named partial state, with where it was defined (opaque here; the loader's file reference). */
 export interface FragmentDef<O> {
@@ -176,6 +177,8 @@ function composeState<O>(
   // depth. A fragment's description documents the fragment, not the states that use it.
   const merged = mergeLayers([omit(def.body, ['description']), ...bodies]);
   delete merged.fragment;
+  for (const diagnostic of bindFragmentParameters(name, fragment, merged))
+    composed.findings.push({ layer: setter.layer, diagnostic });
   return merged;
 }
 

@@ -17,6 +17,8 @@ export interface ParameterProblem {
   fix: string;
   /** Worth saying, but the loop still runs. */
   warning?: boolean;
+  /** Where in the file (default: the parameter's declaration). */
+  at?: Array<string | number>;
 }
 
 const INTEGER = /^[+-]?\d+$/;
@@ -161,7 +163,29 @@ export function bindParameters(
       });
     } else values[name] = coerced.value;
   }
+  if (options.requireAll && options.source === 'command line') problems.push(...missingInputs(def, given));
   return { values, problems };
+}
+
+/**
+ * little-loops' `required_inputs`: context keys a run started from the command line must be given
+ * (or have in the loop's `context:`), not empty. A sub-loop's come from its parent's routes, which
+ * validation checks instead.
+ */
+function missingInputs(def: LoopDefinition, given: Record<string, unknown>): ParameterProblem[] {
+  const problems: ParameterProblem[] = [];
+  for (const key of def.required_inputs ?? []) {
+    const value = Object.hasOwn(given, key) ? given[key] : def.context[key];
+    if (value !== undefined && value !== null && String(value).trim() !== '') continue;
+    const positional = key === (def.input_key ?? 'input') ? ` (its input: ll-loop run ${def.name} "<text>")` : '';
+    problems.push({
+      parameter: key,
+      at: ['required_inputs', (def.required_inputs ?? []).indexOf(key)],
+      message: `loop "${def.name}" needs "${key}"${positional}: it is in required_inputs and ${value === undefined ? 'was not given' : 'is empty'}`,
+      fix: `pass --context ${key}=VALUE`,
+    });
+  }
+  return problems;
 }
 
 /** Problems in the declarations themselves (enum without values, a default of the wrong type). */

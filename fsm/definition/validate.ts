@@ -11,6 +11,7 @@ import { providerDiagnostics } from '../llm-provider.js';
 import { maxTokensWarnings } from './max-tokens.js';
 import { parseMcpTarget } from '../mcp-call.js';
 import { foldMcpTools } from './mcp-tool-field.js';
+import { originalFields } from './original-fields.js';
 import { CURRENT, declaredTargets, hasShorthand } from '../routing.js';
 import { specProblems } from './parameters.js';
 import { REUSE_LOOP_KEYS, REUSE_STATE_KEYS, loopDefinition, type LoopDefinition, type StateConfig } from '../schema.js';
@@ -309,8 +310,12 @@ function checkRetryAndMaintain(def: LoopDefinition, path: Path, state: StateConf
 function warnUnreachable(def: LoopDefinition, out: Diagnostic[]): void {
   const all = Object.values(def.states).flatMap((s) => declaredTargets(s));
   if (!(def.initial in def.states) || all.some((t) => t.target.includes('${'))) return;
-  const seen = new Set([def.initial]);
-  const queue = [def.initial];
+  // The caps' handlers (little-loops' on_max_steps/on_max_iterations) are reached from any state.
+  const starts = [def.initial, def.on_max_steps, def.on_max_iterations].filter(
+    (s): s is string => s !== undefined && s in def.states,
+  );
+  const seen = new Set(starts);
+  const queue = [...seen];
   while (queue.length) {
     const state = def.states[queue.shift()!];
     for (const { target } of state ? declaredTargets(state) : []) {
@@ -396,7 +401,7 @@ export function validateLoop(raw: unknown): ValidationResult {
   if (!parsed.success) return { diagnostics: schemaDiagnostics(parsed.error.issues, raw) };
   const def = parsed.data;
   if (def.llm.model === DEFAULT_MODEL_PLACEHOLDER) delete def.llm.model;
-  const diagnostics: Diagnostic[] = foldMcpTools(def);
+  const diagnostics: Diagnostic[] = [...originalFields(def), ...foldMcpTools(def)];
   checkGraph(def, diagnostics);
   checkTemplates(def, diagnostics);
   checkShellActions(def, diagnostics);

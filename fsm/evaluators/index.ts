@@ -5,6 +5,7 @@
  * `{ verdict: 'error', details: { error } }`, never a throw.
  */
 import type { EvalResult } from '../types.js';
+import { evaluateClassify } from './classify.js';
 import { evaluateConvergence } from './convergence.js';
 import { errorMessage, evalError } from './error-result.js';
 import type { EvalInput, Evaluator } from './eval-input.js';
@@ -14,6 +15,7 @@ import { evaluateMcpResult } from './mcp-result.js';
 import { evaluateOutputContains } from './output-contains.js';
 import { evaluateOutputJson } from './output-json.js';
 import { evaluateOutputNumeric } from './output-numeric.js';
+import { evaluateScoreStall } from './score-stall.js';
 import { isPureEvaluator, type PureEvaluatorConfig, type PureEvaluatorType } from './pure-config.js';
 
 export type { EvalInput, Evaluator } from './eval-input.js';
@@ -36,6 +38,9 @@ export const pureEvaluators: {
   convergence: evaluateConvergence,
   harbor_scorer: evaluateHarborScorer,
   mcp_result: evaluateMcpResult,
+  classify: evaluateClassify,
+  score_stall: evaluateScoreStall,
+  open_question_stall: evaluateScoreStall,
 };
 
 /**

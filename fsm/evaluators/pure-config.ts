@@ -14,6 +14,7 @@ import type {
   outputJsonEvaluate,
   outputNumericEvaluate,
 } from '../schema.js';
+import type { classifyEvaluate, openQuestionStallEvaluate, scoreStallEvaluate } from '../original-fields.js';
 
 /** Evaluator types judged here, without I/O. `llm_structured` is not one of them. */
 export const PURE_EVALUATOR_TYPES = [
@@ -24,6 +25,9 @@ export const PURE_EVALUATOR_TYPES = [
   'convergence',
   'harbor_scorer',
   'mcp_result',
+  'classify',
+  'score_stall',
+  'open_question_stall',
 ] as const;
 export type PureEvaluatorType = (typeof PURE_EVALUATOR_TYPES)[number];
 
@@ -37,6 +41,8 @@ export type ConvergenceConfig = Omit<z.input<typeof convergenceEvaluate>, 'previ
 };
 export type HarborScorerConfig = z.input<typeof harborScorerEvaluate>;
 export type McpResultConfig = z.input<typeof mcpResultEvaluate>;
+export type ClassifyConfig = z.input<typeof classifyEvaluate>;
+export type ScoreStallConfig = z.input<typeof scoreStallEvaluate> | z.input<typeof openQuestionStallEvaluate>;
 
 /** Any config `evaluatePure` accepts. */
 export type PureEvaluatorConfig =
@@ -46,7 +52,9 @@ export type PureEvaluatorConfig =
   | OutputContainsConfig
   | ConvergenceConfig
   | HarborScorerConfig
-  | McpResultConfig;
+  | McpResultConfig
+  | ClassifyConfig
+  | ScoreStallConfig;
 
 /** True when `type` names an evaluator that `evaluatePure` runs. */
 export function isPureEvaluator(type: string): type is PureEvaluatorType {

@@ -34,6 +34,12 @@ export const EVALUATOR_VERDICTS: { readonly [K in EvaluatorType]: VerdictSet } =
   convergence: { verdicts: ['target', 'progress', 'stall'], pass: 'target', fail: 'progress' },
   // The default schema's enum (fsm/llm-schema.ts); a custom schema declares its own.
   llm_structured: { verdicts: ['yes', 'no', 'blocked', 'partial'], pass: 'yes', fail: 'no' },
+  // `no` once the score stopped improving for max_stall rounds.
+  score_stall: YES_NO,
+  // `no` once the count of open questions stopped falling for max_stall rounds.
+  open_question_stall: YES_NO,
+  // The words the action prints; stateVerdicts reads them from the state's routes.
+  classify: { verdicts: [], pass: '', fail: '' },
 };
 
 /** A sub-loop state's verdicts: the child ended in a success terminal (yes) or did not (no). */

@@ -10,14 +10,19 @@
  * `llm.rate_limit.max_wait` bounds how long one call may stay limited, counted from its first
  * pause: a reset announced beyond it, or a limit still there when it has passed, makes the
  * state's verdict `error` with the reason.
+ *
+ * little-loops' per-state fields, read only in states that give them: `rate_limit_backoff_base_seconds`
+ * and `rate_limit_max_wait_seconds` are this state's `backoff` and `max_wait`; after
+ * `max_rate_limit_retries` pauses of one call, or past its max_wait, a state with
+ * `on_rate_limit_exhausted` goes there (verdict `rate_limit_exhausted`) instead of judging `error`.
  */
 import { formatDuration } from '../format.js';
 import { errorResult, evaluateState } from '../evaluate-state.js';
 import { emit, endAsks, scopeOf, setEffect, stateOf, type Draft } from './draft.js';
-import type { LoopDefinition } from '../schema.js';
+import type { LoopDefinition, StateConfig } from '../schema.js';
 import type { RateLimitPause } from './snapshot.js';
 import type { ActionResult, RateLimitFact } from '../types.js';
-import { afterEvaluation, failState, runAction } from './steps.js';
+import { afterEvaluation, failState, routeTo, runAction } from './steps.js';
 
 /** Defaults of `llm.rate_limit`, in seconds. */
 export const RATE_LIMIT_DEFAULTS = { max_wait: 6 * 3600, backoff: 60, max_backoff: 30 * 60, margin: 60 } as const;
@@ -27,8 +32,22 @@ const MIN_PAUSE_MS = 1000;
 
 export type RateLimitSettings = { [K in keyof typeof RATE_LIMIT_DEFAULTS]: number };
 
-function rateLimitSettings(def: LoopDefinition): RateLimitSettings {
-  return { ...RATE_LIMIT_DEFAULTS, ...def.llm.rate_limit };
+function rateLimitSettings(def: LoopDefinition, state: StateConfig): RateLimitSettings {
+  return {
+    ...RATE_LIMIT_DEFAULTS,
+    ...def.llm.rate_limit,
+    ...(state.rate_limit_backoff_base_seconds === undefined ? {} : { backoff: state.rate_limit_backoff_base_seconds }),
+    // 0 opts out of the long wait: the state's pauses are bounded by max_rate_limit_retries alone.
+    ...(state.rate_limit_max_wait_seconds === undefined || state.rate_limit_max_wait_seconds === 0
+      ? {}
+      : { max_wait: state.rate_limit_max_wait_seconds }),
+  };
+}
+
+/** little-loops' `on_rate_limit_exhausted` of a state (an `on_<verdict>` key here), if it has one. */
+function exhaustedRoute(state: StateConfig): string | undefined {
+  const target = (state as Record<string, unknown>).on_rate_limit_exhausted;
+  return typeof target === 'string' ? target : undefined;
 }
 
 /** How long to pause for `fact`, given the call's earlier pauses; or why it may not wait longer. */
@@ -80,10 +99,21 @@ export function onRateLimited(
 ): void {
   const state = stateOf(d);
   const prior = d.snap.rateLimit;
-  const decided = pauseFor(rateLimitSettings(d.def), fact, prior?.source === source ? prior : undefined, d.now);
+  const earlier = prior?.source === source ? prior.pauses : 0;
+  const cap = state.max_rate_limit_retries;
+  const decided =
+    cap !== undefined && earlier >= cap
+      ? { error: `rate limited after ${cap} pause${cap === 1 ? '' : 's'} (max_rate_limit_retries)` }
+      : pauseFor(rateLimitSettings(d.def, state), fact, prior?.source === source ? prior : undefined, d.now);
   if ('error' in decided) {
     delete d.snap.rateLimit;
     endAsks(d);
+    const exhausted = exhaustedRoute(state);
+    if (exhausted !== undefined) {
+      d.snap.pending = null;
+      emit(d, 'action_error', { state: d.snap.current, error: decided.error });
+      return routeTo(d, state, exhausted, 'rate_limit_exhausted', action);
+    }
     const details = {
       rate_limit: {
         kind: fact.kind,
@@ -96,7 +126,7 @@ export function onRateLimited(
     return afterEvaluation(d, state, 'llm_structured', errorResult(decided.error, details), action);
   }
   const resumes = d.now + decided.wait_ms;
-  const pauses = (prior?.source === source ? prior.pauses : 0) + 1;
+  const pauses = earlier + 1;
   d.snap.rateLimit = {
     source,
     kind: fact.kind,

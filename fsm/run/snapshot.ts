@@ -120,6 +120,10 @@ export interface RunData {
   held?: { name: string; newCycle?: boolean };
   /** Context values set by a steer or a rerun's edits, over the definition's `context`. */
   context?: Record<string, string>;
+  /** `max_retries`: the state re-entering itself, and how many times in a row (fsm/run/original-limits.ts). */
+  reentries?: { state: string; count: number };
+  /** `on_max_steps`/`on_max_iterations`: which cap sent the run to its handler, at which step. */
+  capRouted?: { cap: 'max_steps' | 'max_iterations'; steps: number };
 }
 
 /** Who paused the run (user@host), and since when. */

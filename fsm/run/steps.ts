@@ -25,15 +25,19 @@ import { actionKind, actionTimeout, displayAction } from '../action.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget } from './budget.js';
 import { sharedBudgetHit } from './shared-budget.js';
+import { capHandler, capReached, reentryTarget, scoreHistoryFile } from './original-limits.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 export function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
   const { snap, def } = d;
   const repeat = options.newCycle !== true && snap.visited.includes(name);
-  if (def.max_steps !== undefined && snap.steps >= def.max_steps) {
+  const cap = capReached(d);
+  if (cap !== undefined) {
     // Checked first: a pass that never executes a state is not counted.
+    const handler = capHandler(d, cap);
+    if (handler !== undefined) return toCapHandler(d, cap, handler, options);
     snap.current = name;
-    return finish(d, 'max_steps');
+    return finish(d, cap);
   }
   if (options.newCycle) {
     snap.iteration = 1;
@@ -45,9 +49,11 @@ export function enter(d: Draft, name: string, options: { newCycle?: boolean } = 
     snap.visited = [...snap.visited, name];
   }
   snap.current = name;
-  if (snap.iteration > def.max_iterations) {
+  if (snap.iteration > def.max_iterations && snap.capRouted === undefined) {
     // The pass that would exceed the cap never starts.
     snap.iteration = def.max_iterations;
+    const handler = capHandler(d, 'max_iterations');
+    if (handler !== undefined) return toCapHandler(d, 'max_iterations', handler, options);
     return finish(d, 'max_iterations');
   }
   if (repeat && def.backoff) {
@@ -56,6 +62,12 @@ export function enter(d: Draft, name: string, options: { newCycle?: boolean } = 
     return;
   }
   execute(d);
+}
+
+/** A cap was reached the first time and the loop names its handler: the run goes there instead. */
+function toCapHandler(d: Draft, cap: string, handler: string, options: { newCycle?: boolean }): void {
+  emit(d, 'route', { from: d.snap.current, to: handler, verdict: cap });
+  enter(d, handler, options);
 }
 
 /** Run the current state: its action, or (without one) its decision. */
@@ -109,6 +121,14 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   if (short !== undefined) return budgetSpent(d, state, short, null);
   // Only definitions written with output_schema: carry it, so older runs issue the inputs they did.
   if (state.output_schema !== undefined) Object.assign(input, { output_schema: state.output_schema });
+  // A score_stall state's history file is read by the worker after the action (original-limits.ts).
+  let history: string | undefined;
+  try {
+    history = scoreHistoryFile(state, scope);
+  } catch (err) {
+    return failState(d, state, messageOf(err));
+  }
+  if (history !== undefined) Object.assign(input, { read_after: history });
   const attempt = snap.attempt ?? 1;
   emit(d, 'action_start', {
     state: snap.current,
@@ -225,7 +245,7 @@ export function budgetSpent(d: Draft, state: StateConfig, hit: BudgetHit, action
 /** Follow `target` (uninterpolated) from the current state. */
 export function routeTo(
   d: Draft,
-  _state: StateConfig,
+  state: StateConfig,
   target: string,
   verdict: string | undefined,
   action: ActionResult | null,
@@ -236,8 +256,15 @@ export function routeTo(
     setPrev(d, action);
     return finish(d, 'error', resolved.error);
   }
-  const { to } = resolved;
-  emit(d, 'route', { from, to, ...(verdict === undefined ? {} : { verdict }) });
+  // max_retries/retryable_exit_codes may send a re-entry to on_retry_exhausted (original-limits.ts).
+  const reentry = reentryTarget(d, state, resolved.to, action);
+  if ('error' in reentry) {
+    setPrev(d, action);
+    return finish(d, 'error', reentry.error);
+  }
+  const { to } = reentry;
+  const shown = reentry.exhausted === undefined ? verdict : 'retry_exhausted';
+  emit(d, 'route', { from, to, ...(shown === undefined ? {} : { verdict: shown }) });
   setPrev(d, action);
   if (stopAfterRoute(d, to)) return;
   d.goto = { name: to };

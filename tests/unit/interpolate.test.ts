@@ -297,3 +297,37 @@ describe('formatDuration (loop.elapsed)', () => {
     expect(formatDuration(ms)).toBe(text);
   });
 });
+
+describe("the original's modifiers", () => {
+  it.each([
+    ['${context.x:default=fallback}', { namespace: 'context', path: ['x'], fallback: 'fallback' }],
+    ['${captured.a.output:default=}', { namespace: 'captured', path: ['a', 'output'], fallback: '' }],
+    ['${context.x:default=a:b c}', { namespace: 'context', path: ['x'], fallback: 'a:b c' }],
+    ['${context.x:shell}', { namespace: 'context', path: ['x'], shell: true }],
+  ])('%s', (template, expected) => {
+    expect(parseTemplate(template)).toEqual([{ kind: 'ref', raw: template, offset: 0, ...expected }]);
+  });
+
+  it('an unknown modifier names the ones there are', () => {
+    expect(() => parseTemplate('${context.x:upper}')).toThrow(
+      /unknown modifier ":upper".*:-default, :default=default or :shell/,
+    );
+  });
+
+  it.each([
+    ['${context.nothing:default=none}', 'none'],
+    ['${context.empty:default=none}', 'none'],
+    ['${context.dir:default=none}', 'src/'],
+    ['${context.dir:shell}', 'src/'],
+    ['${context.n:shell}', '10'],
+    ['${captured.lint.output:shell}', "'E1 E2'"],
+    ['${context.empty:shell}', "''"],
+  ])('%s renders %s', (template, expected) => {
+    expect(interpolate(template, full)).toBe(expected);
+  });
+
+  it(':shell quotes a quote', () => {
+    const s = scope({ context: { q: "it's" } });
+    expect(interpolate('${context.q:shell}', s)).toBe(`'it'"'"'s'`);
+  });
+});

@@ -234,3 +234,21 @@ describe('data in bash arithmetic is refused', () => {
     expect(() => renderShell('echo $(( ${state.iteration} + 1 ))', s)).not.toThrow();
   });
 });
+
+describe("the original's :shell modifier", () => {
+  it('a context value with :shell is data and one word', () => {
+    expect(renderShell('cmd ${context.metric_cmd:shell} --x', s)).toEqual({
+      script: `cmd "${V(1)}" --x`,
+      vars: { LL_V1: "ruff check | jq '.count'" },
+      env: {},
+    });
+  });
+
+  it('inside quotes it is the variable as other data is', () => {
+    expect(renderShell(`echo "a \${captured.evil.output:shell}" '\${context.dir:shell}'`, s)).toEqual({
+      script: `echo "a ${V(1)}" '${SQ(V(2))}'`,
+      vars: { LL_V1: EVIL, LL_V2: 'src/' },
+      env: {},
+    });
+  });
+});
