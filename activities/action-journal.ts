@@ -15,6 +15,9 @@
  *   retry of the same call — a new attempt, a replayed workflow task — and the run's name is also
  *   the same for the re-schedules of a pinned run waiting for its host (a new activity id each);
  *   each FSM step or `retry:` attempt is a new call, and a reset or continued run has a new run id;
+ * - a burst's actions (activities/run-burst.ts) are journaled one by one as they end, each under
+ *   the burst's activity id and its place in the burst ({@link burstActionKey}); a retried burst
+ *   is given the results of those that completed, in order, and runs only the rest;
  * - an entry is written (to a temporary name, then renamed: never half-written) before the
  *   result is returned, so every result Temporal could have lost is on file. It is not fsynced:
  *   it must outlive the server and the worker process, which the page cache does; a machine that
@@ -60,6 +63,11 @@ export function journalFile(dir: string, key: JournalKey): string {
 
 /** The journaled result of this call, when it completed before (an unreadable entry counts as none). */
 export function readJournal(dir: string, key: JournalKey): ActionResult | undefined {
+  return readEntry(dir, key)?.result;
+}
+
+/** This call's entry, when it completed before. */
+function readEntry(dir: string, key: JournalKey): JournalEntry | undefined {
   let entry: JournalEntry;
   try {
     entry = JSON.parse(readFileSync(journalFile(dir, key), 'utf8')) as JournalEntry;
@@ -69,7 +77,34 @@ export function readJournal(dir: string, key: JournalKey): ActionResult | undefi
   // The file name is a hash: the entry must name this very call.
   if (entry.workflow_id !== key.workflowId || entry.run_id !== key.runId || entry.activity_id !== key.activityId)
     return undefined;
-  return entry.result;
+  return entry;
+}
+
+/** A burst's action that completed before: its state and its result as it was returned. */
+export interface JournaledAction {
+  state: string;
+  result: ActionResult;
+}
+
+/**
+ * The key of a burst's `index`th action (from 0). A burst is one local activity: its activity id
+ * is the workflow's sequence number for it, the same for each attempt and for its schedule in a
+ * replayed workflow task; a retry starts from the same workflow state, so the same actions come
+ * up in the same order as long as each gets the result it had, which the journal gives back.
+ */
+export function burstActionKey(burst: JournalKey, index: number): JournalKey {
+  return { ...burst, activityId: `burst-${burst.activityId}-${index}` };
+}
+
+/** The actions of burst `burst` journaled before, from its first on, at most `max`. */
+export function readBurstJournal(dir: string, burst: JournalKey, max: number): JournaledAction[] {
+  const done: JournaledAction[] = [];
+  for (let i = 0; i < max; i += 1) {
+    const entry = readEntry(dir, burstActionKey(burst, i));
+    if (entry === undefined) break;
+    done.push({ state: entry.state, result: entry.result });
+  }
+  return done;
 }
 
 /** Record a completed call, atomically. */

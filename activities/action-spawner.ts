@@ -22,6 +22,7 @@ import { SpawnError, runProcess, type RunProcessOptions } from './process.js';
 import type { SpawnerFault, SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
 import type { BurstFact } from '../fsm/run/burst.js';
 import type { RunBurstInput } from '../workflows/activity-types.js';
+import type { JournaledAction } from './action-journal.js';
 import type { BurstControl, BurstEnd } from './burst-loop.js';
 import { spawnerStartEnv } from './spawner-env.js';
 
@@ -44,7 +45,7 @@ interface Pending {
   resolve: (r: ActionResult | BurstEnd<SpawnerFault>) => void;
   reject: (e: Error) => void;
   /** A burst's facts as they come. */
-  onFact?: (fact: BurstFact) => void;
+  onFact?: (fact: BurstFact, state: string) => void;
   /** The spawner the request was sent to (it fails with it); undefined while it waits for one to be up. */
   child: ChildProcess | undefined;
 }
@@ -139,7 +140,8 @@ export class ActionSpawner {
 
   /**
    * A whole burst in the spawner (activities/burst-loop.ts), waiting for it to start; its facts go
-   * to `onFact` as its actions end; `env` is its actions' whole environment (their run's).
+   * to `onFact` as its actions end; `env` is its actions' whole environment (their run's);
+   * `journaled`: its first actions as an earlier attempt completed them (runBurstLoop's).
    * `control`'s stop is passed on. Resolves to undefined when there is no spawner to run it (it
    * could not start): the caller runs the burst itself. Rejects when the spawner goes away under it.
    */
@@ -147,7 +149,8 @@ export class ActionSpawner {
     input: RunBurstInput,
     env: Record<string, string>,
     control: BurstControl,
-    onFact: (fact: BurstFact) => void,
+    onFact: (fact: BurstFact, state: string) => void,
+    journaled: JournaledAction[] = [],
   ): Promise<BurstEnd<SpawnerFault> | undefined> {
     if (this.broken) return Promise.resolve(undefined);
     this.ensureChild();
@@ -185,7 +188,7 @@ export class ActionSpawner {
           return;
         }
         entry.child = this.child;
-        this.send({ t: 'burst', id, input, env });
+        this.send({ t: 'burst', id, input, env, ...(journaled.length > 0 ? { journaled } : {}) });
         control.signal.addEventListener('abort', onAbort, { once: true });
         if (control.signal.aborted) onAbort();
       };
@@ -271,7 +274,7 @@ export class ActionSpawner {
     }
     const p = this.pending.get(m.id);
     if (p === undefined) return;
-    if (m.t === 'fact') p.onFact?.(m.fact);
+    if (m.t === 'fact') p.onFact?.(m.fact, m.state);
     else if (m.t === 'burst_end') p.resolve(m.end);
     else if (m.t === 'done') p.resolve(m.result);
     else if (m.spawn !== undefined) p.reject(new SpawnError(m.message, m.spawn.reason, m.spawn.code));

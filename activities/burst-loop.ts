@@ -21,6 +21,7 @@ import { endsBurst, nextBurstAction, type BurstFact } from '../fsm/run/burst.js'
 import type { ActionRequest, RunningSnapshot } from '../fsm/run/snapshot.js';
 import type { ActionResult, RunActionInput } from '../fsm/types.js';
 import type { RunBurstInput } from '../workflows/activity-types.js';
+import type { JournaledAction } from './action-journal.js';
 
 /** Why a burst is stopped from outside: the run's stop (`watch_stop`), or the activity's cancellation. */
 export type BurstStopReason = 'stop' | 'cancel';
@@ -66,26 +67,41 @@ export class BurstControl {
 /** Runs one action of the burst to its result; `stop` kills its process group. */
 export type RunBurstAction = (action: RunActionInput, stop: AbortSignal) => Promise<ActionResult>;
 
-/** Runs the burst to its end; its facts go to `onFact` in order, as each action ends. */
+/**
+ * Runs the burst to its end; its facts go to `onFact` in order, as each action ends, with the
+ * state whose action it is (the journal's entry names it). `journaled`: the burst's first actions
+ * as they completed in an earlier attempt whose outcome was lost (activities/action-journal.ts):
+ * each is delivered again (`redelivered`), not run, while it is the action the burst comes to —
+ * already done, it is the run's whatever the deadline or a stop.
+ */
 export async function runBurstLoop(
   input: RunBurstInput,
   runAction: RunBurstAction,
   control: BurstControl,
-  onFact: (fact: BurstFact) => void,
+  onFact: (fact: BurstFact, state: string) => void,
+  journaled: readonly JournaledAction[] = [],
 ): Promise<BurstEnd> {
   let snapshot: RunningSnapshot = input.snapshot;
   let request: ActionRequest | undefined = input.first;
   let actions = 0;
   let ms = 0;
+  let replaying = true;
   while (request !== undefined) {
-    const reached = deadlineReached(input);
-    if (reached !== undefined) return { ended: 'deadline', at: reached };
-    const stopped = stoppedEnd(input, control);
-    if (stopped !== undefined) return stopped;
-    const done = await runOne(runAction, { ...request, ...input.action }, input, control, actions === 0);
+    const again: JournaledAction | undefined = replaying ? journaled[actions] : undefined;
+    // The same state's action at the same place: the same call (a journal that no longer fits is left).
+    replaying = again !== undefined && again.state === request.state;
+    let done: BurstFact | BurstEnd | 'fault';
+    if (replaying) done = { type: 'action_done', result: { ...again!.result, redelivered: true }, now: now(input) };
+    else {
+      const reached = deadlineReached(input);
+      if (reached !== undefined) return { ended: 'deadline', at: reached };
+      const stopped = stoppedEnd(input, control);
+      if (stopped !== undefined) return stopped;
+      done = await runOne(runAction, { ...request, ...input.action }, input, control, actions === 0);
+    }
     if (done === 'fault') break;
     if ('ended' in done) return done;
-    onFact(done);
+    onFact(done, request.state);
     actions += 1;
     ms += done.result.duration_ms;
     if (endsBurst(done.result)) break;

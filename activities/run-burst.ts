@@ -11,14 +11,18 @@
  * activity's cancellation and the run's stop on to the burst, and turns how the burst ended into
  * its outcome or its failure.
  *
+ * Each action's result is journaled as it ends (activities/action-journal.ts), and a retried burst
+ * (its outcome lost with its workflow task's completion) delivers those again and runs the rest.
+ *
  * A stop of the run is seen here too (`watch_stop`, activities/stop-watch.ts), since the run itself
  * hears of it only when the burst's workflow task ends: the running action is killed, its result
  * dropped, and the burst returns what ran before it with `stopped_at`.
  */
-import { CancelledFailure } from '@temporalio/activity';
+import { CancelledFailure, type Context } from '@temporalio/activity';
 import type { BurstFact, BurstOutcome } from '../fsm/run/burst.js';
 import type { RunBurstInput } from '../workflows/activity-types.js';
 import { currentContext, injectedEnv, type ActivityDeps } from './run-action.js';
+import { burstActionKey, readBurstJournal, writeJournal, type JournaledAction } from './action-journal.js';
 import { burstSpawner, type ActionSpawner } from './action-spawner.js';
 import { BurstControl, runBurstLoop, type BurstEnd } from './burst-loop.js';
 import { expectedFailure } from './expected-failure.js';
@@ -55,13 +59,17 @@ export function makeRunBurst(
     const watch = input.watch_stop
       ? watchForStop(runOf(input), deps.client, () => control.abort('stop', now(input)))
       : undefined;
+    const journal = burstJournal(deps.journalDir, ctx, input);
     const facts: BurstFact[] = [];
-    const onFact = (fact: BurstFact): void => void facts.push(fact);
+    const onFact = (fact: BurstFact, state: string): void => {
+      journal?.record(facts.length, state, fact);
+      facts.push(fact);
+    };
     try {
       let end: BurstEnd<SpawnerFault> | BurstEnd | undefined;
       try {
         if (spawner !== undefined && (spawner.up || inWorker > 0))
-          end = await spawner.burst(input, definedEnv(injected ?? process.env), control, onFact);
+          end = await spawner.burst(input, definedEnv(injected ?? process.env), control, onFact, journal?.done);
         // Here when there is no spawner (or it could not start), and for one burst at a time while
         // it starts: the first run after a pause does not wait for it.
         if (end === undefined) {
@@ -73,6 +81,7 @@ export function makeRunBurst(
               (action, stop) => runShellAction(action, injected, runProcess, { signal: stop }),
               control,
               onFact,
+              journal?.done,
             );
           } finally {
             inWorker -= 1;
@@ -118,6 +127,39 @@ function failureOf(error: unknown): Error {
   const fault = error as SpawnerFault;
   if (fault.setup) return expectedFailure(fault.message, 'ActionSetupError');
   return new Error(fault.message);
+}
+
+/**
+ * This burst's journal: its actions that completed in an earlier attempt, and how a new one is
+ * recorded (before the burst returns: every fact Temporal could lose is on file). Undefined when
+ * the worker keeps none (direct calls).
+ */
+function burstJournal(
+  dir: string | undefined,
+  ctx: Context | undefined,
+  input: RunBurstInput,
+): { done: JournaledAction[]; record: (index: number, state: string, fact: BurstFact) => void } | undefined {
+  const execution = ctx?.info.workflowExecution;
+  if (dir === undefined || ctx === undefined || execution === undefined) return undefined;
+  const burst = { workflowId: execution.workflowId, runId: execution.runId, activityId: ctx.info.activityId };
+  const done = readBurstJournal(dir, burst, input.bounds.maxActions);
+  if (done.length > 0)
+    ctx.log.warn(
+      `state ${input.first.state}: this burst's first ${done.length} action(s) completed before (attempt ${ctx.info.attempt}); their results are delivered again from the journal, not run again`,
+      { workflowId: burst.workflowId, activityId: burst.activityId },
+    );
+  const record = (index: number, state: string, fact: BurstFact): void => {
+    if (fact.result.redelivered === true) return;
+    try {
+      writeJournal(dir, burstActionKey(burst, index), state, fact.result);
+    } catch (err) {
+      // The result still goes to the run; only a lost completion of it could run it again.
+      ctx.log.warn(
+        `state ${state}: could not journal the action's result (${(err as Error).message}); should its burst's completion be lost, it runs again`,
+      );
+    }
+  };
+  return { done, record };
 }
 
 /** The workflow id of the run the burst is for (a sub-loop's own, not its parent's instance id). */

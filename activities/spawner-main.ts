@@ -63,7 +63,7 @@ async function run(request: Extract<SpawnerRequest, { t: 'run' }>): Promise<void
 }
 
 async function burst(request: Extract<SpawnerRequest, { t: 'burst' }>): Promise<void> {
-  const { id, input, env } = request;
+  const { id, input, env, journaled } = request;
   const control = new BurstControl();
   running.set(id, { abort: (why = 'cancel', at = Date.now()) => control.abort(why, at) });
   try {
@@ -71,7 +71,8 @@ async function burst(request: Extract<SpawnerRequest, { t: 'burst' }>): Promise<
       input,
       (action, stop) => runShellAction(action, env, runProcess, { signal: stop }),
       control,
-      (fact) => reply({ t: 'fact', id, fact }),
+      (fact, state) => reply({ t: 'fact', id, fact, state }),
+      journaled,
     );
     reply({ t: 'burst_end', id, end: end.ended === 'fault' ? { ended: 'fault', error: faultOf(end.error) } : end });
   } catch (e) {

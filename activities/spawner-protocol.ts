@@ -2,6 +2,7 @@
 import type { ActionResult } from '../fsm/types.js';
 import type { BurstFact } from '../fsm/run/burst.js';
 import type { RunBurstInput } from '../workflows/activity-types.js';
+import type { JournaledAction } from './action-journal.js';
 import type { BurstEnd, BurstStopReason } from './burst-loop.js';
 import type { RunProcessOptions, SpawnFailureReason } from './process.js';
 
@@ -20,9 +21,10 @@ export type SpawnerRequest =
   | { t: 'run'; id: number; opts: SpawnerOptions }
   /**
    * A whole burst (activities/burst-loop.ts); `env`: its run's environment (activities/action-env.ts),
-   * its actions' whole environment and the source of their `${env.*}`.
+   * its actions' whole environment and the source of their `${env.*}`; `journaled`: its first
+   * actions as an earlier attempt completed them (delivered again, not run).
    */
-  | { t: 'burst'; id: number; input: RunBurstInput; env: Record<string, string> }
+  | { t: 'burst'; id: number; input: RunBurstInput; env: Record<string, string>; journaled?: JournaledAction[] }
   /** Stop action or burst `id`; a burst's `why` and its time. */
   | { t: 'abort'; id: number; why?: BurstStopReason; at?: number };
 
@@ -30,7 +32,7 @@ export type SpawnerReply =
   | { t: 'ready' }
   | { t: 'done'; id: number; result: ActionResult }
   | { t: 'failed'; id: number; message: string; spawn?: { reason: SpawnFailureReason; code?: string } }
-  /** One action of burst `id` ended: its fact, in order. */
-  | { t: 'fact'; id: number; fact: BurstFact }
+  /** One action of burst `id` ended: its fact, in order, and its state. */
+  | { t: 'fact'; id: number; fact: BurstFact; state: string }
   /** Burst `id` ended (after its last fact). */
   | { t: 'burst_end'; id: number; end: BurstEnd<SpawnerFault> };

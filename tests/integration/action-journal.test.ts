@@ -4,12 +4,13 @@
  * its work, so its result cannot be reported; once the worker has given the completion up, the
  * test restarts the server on the same database,
  * and the run must finish with the action's work done exactly once — for a quick action (a local
- * activity of its own, as under a budget: its workflow task completion is lost) and a slow one (a remote activity: its
+ * activity of its own, as under a budget: its workflow task completion is lost), quick actions run
+ * back to back in one burst (one local activity: the same) and a slow one (a remote activity: its
  * completion RPC is lost).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -90,12 +91,13 @@ afterAll(async () => {
 });
 
 /**
- * Run `a` (appends a line to `ran.log`, then kills the server once) → `b`, restarting the
- * server after the kill; returns the run's result and the lines `a` appended.
+ * Run a loop whose states `loop(killed)` gives (one of them kills the server `killed` once, after
+ * its work), restarting the server after the kill; returns the run's result, the lines its actions
+ * appended to `ran.log`, its journal and the action results its history holds.
  */
 async function runAcrossServerKill(
   name: string,
-  opts: { timeoutS: number; localMaxS: number },
+  opts: { localMaxS: number; loop: (killed: number) => Record<string, unknown>; env?: NodeJS.ProcessEnv },
 ): Promise<{ result: LoopRunResult; lines: string[]; journal: string; delivered: string[] }> {
   sdkLog.length = 0;
   server = await startServer();
@@ -105,24 +107,13 @@ async function runAcrossServerKill(
   const native = await NativeConnection.connect({ address: `127.0.0.1:${port}` });
   connections.push(native);
   const taskQueue = `journal-${randomUUID()}`;
-  const { worker } = await createLoopWorker({ connection: native, taskQueue, activityDeps: { journalDir: journal } });
-  const running = worker.run();
-  const def = definition({
-    name,
-    initial: 'a',
-    // Under a budget a quick action runs as a local activity of its own, not in a burst
-    // (fsm/run/burst.ts mayBurst): the path the journal serves for quick actions.
-    budget: { max_cost_usd: 100 },
-    states: {
-      a: {
-        action: `echo ran >> ran.log; if [ ! -e killed ]; then touch killed; kill -9 ${killed}; fi; echo done-a`,
-        timeout: opts.timeoutS,
-        capture: 'a',
-        next: 'b',
-      },
-      b: { action: 'echo "b saw ${captured.a.output}"', terminal: true },
-    },
+  const { worker } = await createLoopWorker({
+    connection: native,
+    taskQueue,
+    activityDeps: { journalDir: journal, ...(opts.env ? { env: opts.env } : {}) },
   });
+  const running = worker.run();
+  const def = definition({ name, ...opts.loop(killed) });
   const input: LoopWorkflowInput = {
     definition: def,
     options: {
@@ -172,11 +163,30 @@ async function runAcrossServerKill(
   };
 }
 
+/** `a` (appends a line to `ran.log`, then kills the server once) → `b`; `a` times out after `timeoutS`. */
+const killInA =
+  (timeoutS: number) =>
+  (killed: number): Record<string, unknown> => ({
+    initial: 'a',
+    // Under a budget a quick action runs as a local activity of its own, not in a burst
+    // (fsm/run/burst.ts mayBurst).
+    budget: { max_cost_usd: 100 },
+    states: {
+      a: {
+        action: `echo ran >> ran.log; if [ ! -e killed ]; then touch killed; kill -9 ${killed}; fi; echo done-a`,
+        timeout: timeoutS,
+        capture: 'a',
+        next: 'b',
+      },
+      b: { action: 'echo "b saw ${captured.a.output}"', terminal: true },
+    },
+  });
+
 describe('a completed action whose completion was lost', () => {
   it('a quick action of a run that names its calls (actionCallKeys) is journaled by its call and not run again', async () => {
     const { result, lines, journal, delivered } = await runAcrossServerKill('journal-calls', {
-      timeoutS: 10,
       localMaxS: 60,
+      loop: killInA(10),
     });
     expect(result.final_state).toBe('b');
     expect(lines).toEqual(['ran']);
@@ -188,12 +198,59 @@ describe('a completed action whose completion was lost', () => {
   }, 180_000);
 
   it('a slow action (remote activity) is not run again when its completion cannot reach the server', async () => {
-    const { result, lines, delivered } = await runAcrossServerKill('journal-remote', { timeoutS: 600, localMaxS: 0 });
+    const { result, lines, delivered } = await runAcrossServerKill('journal-remote', {
+      localMaxS: 0,
+      loop: killInA(600),
+    });
     expect(result.final_state).toBe('b');
     expect(lines).toEqual(['ran']);
     expect(delivered.filter((d) => d.includes('"output":"done-a'))).toEqual([
       expect.stringContaining('"redelivered":true'),
     ]);
     expect(result.captured.a?.output).toBe('done-a');
+  }, 180_000);
+
+  it("a burst's quick actions are journaled and not run again when the burst's workflow task completion is lost", async () => {
+    // No budget: a, b and c run as one burst (one local activity); d, the terminal, alone after it.
+    // b kills the server after its work, and c runs before the burst's completion is lost. a's
+    // output holds a secret, which the journal holds masked, as the history does.
+    const { result, lines, journal, delivered } = await runAcrossServerKill('journal-burst', {
+      localMaxS: 60,
+      env: { ...process.env, LL_JOURNAL_SECRET: 'the-journal-secret' },
+      loop: (killed) => ({
+        initial: 'a',
+        states: {
+          a: { action: 'echo a >> ran.log; echo "done-a ${env.LL_JOURNAL_SECRET}"', timeout: 10, next: 'b' },
+          b: {
+            action: `echo b >> ran.log; if [ ! -e killed ]; then touch killed; kill -9 ${killed}; fi; echo done-b`,
+            timeout: 10,
+            capture: 'b',
+            next: 'c',
+          },
+          c: { action: 'echo c >> ran.log; echo done-c', timeout: 10, next: 'd' },
+          d: { action: 'echo d >> ran.log; echo "d saw ${captured.b.output}"', terminal: true },
+        },
+      }),
+    });
+    expect(result.final_state).toBe('d');
+    expect(result.captured.b?.output).toBe('done-b');
+    expect(lines).toEqual(['a', 'b', 'c', 'd']);
+    // One burst marker, holding the three results as the journal delivered them again.
+    const bursts = delivered.filter((d) => d.includes('"output":"done-a'));
+    expect(bursts).toHaveLength(1);
+    const facts = (JSON.parse(bursts[0]!) as { facts: Array<{ result: { output: string; redelivered?: boolean } }> })
+      .facts;
+    expect(facts.map((f) => [f.result.output.trim(), f.result.redelivered])).toEqual([
+      ['done-a ***', true],
+      ['done-b', true],
+      ['done-c', true],
+    ]);
+    const [run] = readdirSync(journal);
+    const entries = readdirSync(join(journal, run!));
+    expect(entries.filter((e) => e.startsWith('burst-'))).toHaveLength(3);
+    for (const e of entries) {
+      expect(statSync(join(journal, run!, e)).mode & 0o777).toBe(0o600);
+      expect(readFileSync(join(journal, run!, e), 'utf8')).not.toContain('the-journal-secret');
+    }
   }, 180_000);
 });

@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  burstActionKey,
   journalFile,
+  readBurstJournal,
   readJournal,
   sweepJournal,
   SWEEP_EVERY_MS,
@@ -29,6 +31,31 @@ describe('the action journal', () => {
     expect(readJournal(dir, { ...key, activityId: '8' })).toBeUndefined();
     expect(readJournal(dir, { ...key, runId: 'r-2' })).toBeUndefined();
     expect(readJournal(dir, { ...key, workflowId: 'other' })).toBeUndefined();
+  });
+
+  it("a burst's journal is its actions in order from its first, up to the first missing, at most `max`", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'll-journal-'));
+    const burst = { ...key, activityId: '3' };
+    expect(readBurstJournal(dir, burst, 100)).toEqual([]);
+    writeJournal(dir, burstActionKey(burst, 0), 'a', result);
+    writeJournal(dir, burstActionKey(burst, 1), 'b', { ...result, exit_code: 1 });
+    writeJournal(dir, burstActionKey(burst, 3), 'd', result);
+    // Another burst of the run, and a single action under the burst's activity id, are not this burst's.
+    writeJournal(dir, burstActionKey({ ...burst, activityId: '4' }, 2), 'c', result);
+    writeJournal(dir, burst, 'c', result);
+    expect(readBurstJournal(dir, burst, 100)).toEqual([
+      { state: 'a', result },
+      { state: 'b', result: { ...result, exit_code: 1 } },
+    ]);
+    expect(readBurstJournal(dir, burst, 1)).toEqual([{ state: 'a', result }]);
+    expect(readBurstJournal(dir, { ...burst, runId: 'r-2' }, 100)).toEqual([]);
+    expect(readdirSync(dirname(journalFile(dir, burst))).sort()).toEqual([
+      '3.json',
+      'burst-3-0.json',
+      'burst-3-1.json',
+      'burst-3-3.json',
+      'burst-4-2.json',
+    ]);
   });
 
   it("entries are the user's alone and leave no temporary file behind", () => {
