@@ -105,9 +105,7 @@ export function listenForStarts(
   };
   // Started on the worker's own connection, the server may hand the run's first workflow task
   // back with the start's answer (eager start): no dispatch through matching.
-  const starter = eagerStart()
-    ? new Client({ connection: workerConnection, namespace: session.endpoint.namespace })
-    : undefined;
+  const starter = new Client({ connection: workerConnection, namespace: session.endpoint.namespace });
   // `run --background`'s starts, queued and made from here (start-queue-runner.ts).
   const queue = new StartQueueRunner({ checkout, session, starter, log });
   const server: Server = createServer((socket) =>
@@ -150,11 +148,6 @@ export function listenForStarts(
 
 /** An early start this worker cannot read (it was given no parser of `run`'s command line). */
 const noParser = { kind: 'refused', why: "this worker does not read run's command line" } as const;
-
-/** `LL_EAGER_START=0` turns eager starts off. */
-function eagerStart(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.LL_EAGER_START !== '0';
-}
 
 /** Every request a command may write on the socket (the first line of a connection). */
 type WorkerRequest =
