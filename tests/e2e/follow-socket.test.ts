@@ -2,8 +2,8 @@
  * `ll-loop run` in the foreground follows its run through the checkout worker's socket when that
  * worker started it (client/start/run-followed.ts, client/follow/serve-follow.ts), end to end with
  * the built binary on an embedded dev server of this file's own: the command loads no Temporal SDK
- * at all, and shows, exits and answers exactly as the command that follows the run's history
- * itself (`LL_FOLLOW_SOCKET=0`): the progress display with the actions' output and a sub-loop's
+ * at all, and shows, exits and answers exactly as the command that starts the run and follows its
+ * history itself (`LL_START_SOCKET=0`): the progress display with the actions' output and a sub-loop's
  * lines, `--json`, a failing run's exit code, the `--queue` note, Ctrl-C; and `run --background`,
  * which prints what the worker answered.
  */
@@ -20,7 +20,7 @@ import { HELD_LOOP } from '../support/held-loop.js';
 import { sdkProbe } from '../support/sdk-probe.js';
 
 const server = useServerWithProjects('ll-follow-sock-', {
-  drop: ['LL_START_SOCKET', 'LL_FOLLOW_SOCKET'],
+  drop: ['LL_START_SOCKET'],
   env: { TZ: 'UTC' },
 });
 
@@ -126,7 +126,7 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
       ['run', 'fails', '--json'],
     ]) {
       const socket = await probed(dir, args);
-      const plain = await cli(dir, args, { LL_FOLLOW_SOCKET: '0' });
+      const plain = await cli(dir, args, { LL_START_SOCKET: '0' });
       expect(followedByWorker(dir, idIn(socket.stdout)), socket.stdout).toBe(true);
       expect(followedByWorker(dir, idIn(plain.stdout))).toBe(false);
       expect(socket.sdk, args.join(' ')).toEqual([]);
