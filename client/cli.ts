@@ -168,8 +168,6 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     err: (t) => void io.stderr.write(t),
     terminal: io.stdout,
     ...(io.early && command === 'run' && known ? { early: io.early } : {}),
-    // The bare form (`ll-loop <loop> …`) is `run <loop> …` to the worker that starts it.
-    ...(command === 'run' ? { argv: known ? [...argv] : ['run', ...argv] } : {}),
   });
 }
 

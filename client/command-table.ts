@@ -35,8 +35,6 @@ export interface CommandContext {
   terminal: Terminal;
   /** `run`'s start, already asked of the checkout's worker by the bin (client/start/early-start.ts). */
   early?: EarlyStart;
-  /** `run`'s command line as typed (`run …`): what the checkout's worker is handed to start the run. */
-  argv?: readonly string[];
 }
 
 export interface CommandSpec {

@@ -9,10 +9,6 @@ export const runSpec: CommandSpec = {
   usage: RUN_USAGE,
   flags: RUN_FLAGS,
   run(ctx) {
-    return runCommand({
-      ...runOptionsOf(ctx),
-      ...(ctx.early ? { early: ctx.early } : {}),
-      ...(ctx.argv ? { commandLine: { argv: ctx.argv, invokedIn: ctx.invokedIn ?? ctx.cwd } } : {}),
-    });
+    return runCommand({ ...runOptionsOf(ctx), ...(ctx.early ? { early: ctx.early } : {}) });
   },
 };

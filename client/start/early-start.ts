@@ -1,21 +1,19 @@
 /**
- * `ll-loop run`'s start through the checkout's worker: the command line as typed goes to the
- * worker over its start socket, and the worker parses it, loads the loop and starts the run
- * (start-from-argv.ts). The bin asks before it loads the CLI (bin/ll-loop.js) when this
- * checkout's worker of this very build is up, so the worker starts the run while this process
- * loads the rest: loading the CLI is most of a command's own time to its start (some 90 ms of
- * CPU), and on a busy machine the command gets only its share of a core; the worker is already
- * warm. When no worker was up, the command brings one up and asks it the same way (run-loop.ts).
- * The command takes the answer over: a run started, the error the start met, or a refusal, after
- * which it does everything on its own connection and reports what the worker would not
- * (docs/decisions.md, "The early start").
+ * `ll-loop run`'s early start, asked by the bin before it loads the CLI (bin/ll-loop.js): when
+ * this checkout's worker of this very build is up, the command line goes to it at once over its
+ * start socket, and the worker parses it, loads the loop and starts the run (start-from-argv.ts)
+ * while this process loads the rest of the CLI. Loading the CLI is most of a command's own time
+ * to its start (some 90 ms of CPU), and on a busy machine the command gets only its share of a
+ * core; the worker is already warm. The command takes the answer over (run-loop.ts): a run
+ * started, the error the start met, or a refusal, after which it does everything the ordinary way
+ * and reports what the worker would not (docs/decisions.md, "The early start").
  *
  * Light on purpose: bundled on its own as dist/cli/early-start.cjs, it loads none of the CLI.
  */
 import type { WorkerRecord } from '../../host/checkout.js';
 import { EXIT } from '../exit-codes.js';
 import { STOPPING_NOTE } from '../follow/interrupt.js';
-import { checkoutWorkerTarget, type CheckoutWorkerTarget } from '../worker-ask.js';
+import { checkoutWorkerTarget } from '../worker-ask.js';
 import { localStamp } from './instance-id.js';
 import { askToStart } from './start-ask.js';
 import type { WorkerArgvStartReply, WorkerArgvStartRequest } from './worker-start-wire.js';
@@ -62,35 +60,9 @@ function toStdout(text: string): void {
 const NOT_A_START = new Set(['--help', '-h', '--dry-run']);
 
 /**
- * Ask `target` (the checkout's worker) to start `argv` (`run …`, as typed in `cwd`, with the
- * environment `env` and the time `now`): the worker's answer, undefined when the request never
- * reached it; `sent` is called once the worker has the request.
- */
-export function askArgvStart(
-  target: CheckoutWorkerTarget,
-  argv: readonly string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  now: Date,
-  sent?: () => void,
-): Promise<WorkerArgvStartReply | undefined> {
-  const request: WorkerArgvStartRequest = {
-    kind: 'start_argv',
-    code_id: target.code_id,
-    address: target.address,
-    root: target.root,
-    argv: [...argv],
-    cwd,
-    env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
-    stamp: localStamp(now),
-  };
-  return askToStart<WorkerArgvStartReply>(target.path, request, sent);
-}
-
-/**
- * Ask the checkout's worker to start `argv` (`run …`, as typed in `cwd`) before the CLI loads, or
- * undefined when it may not be asked now: another command, a dry run, help, or no worker of this
- * build for this checkout and server (client/worker-ask.ts).
+ * Ask the checkout's worker to start `argv` (`run …`, as typed in `cwd`), or undefined when it
+ * may not be asked: another command, a dry run, no worker of this build for this checkout and
+ * server (client/worker-ask.ts), or `LL_START_SOCKET=0`.
  */
 export function earlyStart(
   argv: readonly string[],
@@ -102,6 +74,16 @@ export function earlyStart(
   if (argv.some((a) => NOT_A_START.has(a))) return undefined;
   const target = checkoutWorkerTarget(cwd, env);
   if (target === undefined) return undefined;
+  const request: WorkerArgvStartRequest = {
+    kind: 'start_argv',
+    code_id: target.code_id,
+    address: target.address,
+    root: target.root,
+    argv: [...argv],
+    cwd,
+    env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
+    stamp: localStamp(now),
+  };
   // From the moment the run may exist, Ctrl-C means "stop it", as it does once the command
   // follows (client/follow/interrupt.ts): noted here, acted on by the command. A background start
   // is not followed: Ctrl-C ends the command as it would without this.
@@ -119,7 +101,7 @@ export function earlyStart(
   };
   let written: () => void = () => undefined;
   const sent = new Promise<void>((resolve) => (written = resolve));
-  const reply = askArgvStart(target, argv, cwd, env, now, () => {
+  const reply = askToStart<WorkerArgvStartReply>(target.path, request, () => {
     listen();
     written();
   });

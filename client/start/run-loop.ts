@@ -1,11 +1,10 @@
 /**
- * `ll-loop run <name|path>`: start the loop — by the checkout's worker, handed the command line
- * (early-start.ts: by the bin before the CLI loaded when the worker was up, else here once it is
- * up; no Temporal SDK loaded before the start), or on this command's own connection where no
- * checkout worker serves the run (a pool, a task queue, an external server) or it refused — and
- * follow it: through the same worker when it started the run (run-followed.ts: no Temporal SDK at
- * all), else on the command's own connection (run-connected.ts, loaded after the start was handed
- * over). Nothing here may import the Temporal SDK: it is `run`'s path to the start.
+ * `ll-loop run <name|path>`: load and validate the loop, then start it — through the checkout's
+ * worker when it is up (start-through-worker.ts: no Temporal SDK loaded before the start), else
+ * on this command's own connection — and follow it: through the same worker when it started the
+ * run (run-followed.ts: no Temporal SDK at all), else on the command's own connection
+ * (run-connected.ts, loaded after the start was handed over). Nothing here may import the
+ * Temporal SDK: it is `run`'s path to the start.
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { RunPlace } from './run-place.js';
@@ -18,11 +17,9 @@ import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
 import type { Detail } from '../reporters/human.js';
 import { checkProviderKeys } from './provider-keys.js';
-import { startedOf, type StartedByWorker } from './start-through-worker.js';
-import { askArgvStart, type EarlyStart } from './early-start.js';
-import type { WorkerArgvStartReply, WorkerStartRequest } from './worker-start-wire.js';
-import { checkoutWorkerRoute, checkoutWorkerTarget } from '../worker-ask.js';
-import { ensureCheckoutWorker } from '../hosting/checkout-worker.js';
+import { startedInBackground, startedOf, startThroughWorker, type StartedByWorker } from './start-through-worker.js';
+import type { EarlyStart } from './early-start.js';
+import type { WorkerStartRequest } from './worker-start-wire.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
@@ -59,8 +56,6 @@ export interface RunOptions {
   err?: (text: string) => void;
   /** The start the bin already asked the checkout's worker for (early-start.ts), if it did. */
   early?: EarlyStart;
-  /** The command line as typed (`run …`) and where: what the checkout's worker is handed to start the run. */
-  commandLine?: { argv: readonly string[]; invokedIn: string };
 }
 
 /** The loop `run` would start, or what is wrong with it (nothing printed). */
@@ -113,60 +108,26 @@ export function lockOptionsOf(opts: RunOptions): WorkerStartRequest['lock'] {
   };
 }
 
-/** The run the checkout's worker started, with the loop as it loaded it. */
-type StartedThere = { started: StartedByWorker; definition: LoopDefinition; file: string; dataContext: string[] };
-
-/** A `--background` start the checkout's worker queued (it starts the run from its queue). */
-type Queued = Extract<WorkerArgvStartReply, { kind: 'queued' }>;
-
 /**
- * The run the checkout's worker started for its answer `reply`; undefined when it was not asked
- * or refused (the command then does it all). The worker's error is the command's.
+ * The run the checkout's worker started from the bin's early start (early-start.ts), with the loop
+ * as it loaded it; undefined when it was not asked or refused (the command then does it all). The
+ * worker's error is the command's.
  */
-function startedBy(reply: WorkerArgvStartReply | undefined, worker: EarlyStart['worker']): StartedThere | undefined {
-  if (reply === undefined || reply.kind === 'refused') return undefined;
+async function startedEarly(
+  early: EarlyStart | undefined,
+): Promise<{ started: StartedByWorker; definition: LoopDefinition; file: string; dataContext: string[] } | undefined> {
+  const reply = await early?.reply;
+  if (early === undefined || reply === undefined || reply.kind === 'refused') return undefined;
   if (reply.kind === 'error') throw new CliError(reply.message, reply.fix, reply.exit_code);
-  // Only a `--background` start is queued, and it is printed before asking here.
+  // Only a `--background` start is queued, and runCommand prints it before asking here.
   if (reply.kind === 'queued')
     throw new CliError(`the checkout's worker queued run ${reply.instance_id} for a command that follows its run`);
   return {
-    started: startedOf(reply, worker),
+    started: startedOf(reply, early.worker),
     definition: reply.definition,
     file: reply.file,
     dataContext: reply.data_context,
   };
-}
-
-/**
- * Hand the command line to the checkout's worker now, bringing it up first when none is (the run
- * needs it either way, and waiting for it costs this command less than starting the run itself,
- * which loads the Temporal client SDK: about a second of CPU on the machine the worker is
- * starting on). Undefined when the command may not ask a worker (client/worker-ask.ts), the
- * worker did not come up, or it refused: the command then starts the run itself and reports what
- * stands in the way in its own words (a server that cannot start, a newer worker).
- */
-async function startAskedNow(
-  opts: RunOptions,
-  env: NodeJS.ProcessEnv,
-  sent: () => void,
-): Promise<StartedThere | { queued: Queued; worker: EarlyStart['worker'] } | undefined> {
-  const line = opts.commandLine;
-  if (line === undefined || (opts.place ?? { kind: 'checkout' }).kind !== 'checkout') return undefined;
-  let target = checkoutWorkerTarget(opts.cwd, env);
-  if (target === undefined) {
-    const route = checkoutWorkerRoute(opts.cwd, env);
-    if (route === undefined) return undefined;
-    try {
-      await ensureCheckoutWorker(opts.cwd, route.address);
-    } catch {
-      return undefined;
-    }
-    target = checkoutWorkerTarget(opts.cwd, env);
-    if (target === undefined) return undefined;
-  }
-  const reply = await askArgvStart(target, line.argv, line.invokedIn, env, new Date(), sent);
-  if (reply?.kind === 'queued' && opts.background) return { queued: reply, worker: target.worker };
-  return startedBy(reply, target.worker);
 }
 
 /** Run a loop (to its end, unless `--background`). Returns the process exit code. */
@@ -176,7 +137,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   const env = { ...process.env };
   // Queued by the checkout's worker (`--background`): printed as the bin prints it (early-start.ts).
   if (opts.background && (await opts.early?.printQueued(out))) return EXIT.ok;
-  const early = opts.early ? startedBy(await opts.early.reply, opts.early.worker) : undefined;
+  const early = await startedEarly(opts.early);
   const { definition, file, dataContext } = early ?? load(opts);
   if (opts.dryRun) {
     printPlan(definition, opts.json, out);
@@ -201,26 +162,28 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     let followed: Promise<typeof import('./run-followed.js')> | undefined;
     const loadFollowed = () => (followed ??= import('./run-followed.js'));
     const viaWorker = followableByWorker(opts, definition);
-    // No early start (no worker was up then) or a refused one: the worker is asked now.
-    const now = early
-      ? undefined
-      : await startAskedNow(opts, env, () =>
-          // In the background the worker's answer is all the command needs: nothing to load.
-          opts.background ? undefined : void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
-        );
-    // Queued in the background by the worker: it said all there is to print (no Temporal SDK).
-    if (now !== undefined && 'queued' in now) {
-      const { queued, worker } = now;
-      printBackgroundStart(out, queued.json, {
-        instanceId: queued.instance_id,
-        taskQueue: queued.task_queue,
-        worker,
-        cwd: opts.cwd,
-        uiUrl: queued.run_url,
-      });
+    const startedByWorker =
+      early?.started ??
+      ((opts.place ?? { kind: 'checkout' }).kind === 'checkout'
+        ? await startThroughWorker({
+            cwd: opts.cwd,
+            definition,
+            file,
+            env,
+            dataContext,
+            started: new Date(),
+            lock: lockOptionsOf(opts),
+            background: opts.background === true,
+            // In the background the worker's answer is all the command needs: nothing to load.
+            sent: () =>
+              opts.background ? undefined : void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
+          })
+        : undefined);
+    // Started in the background by the worker: it said all there is to print (no Temporal SDK).
+    if (startedByWorker && opts.background) {
+      printBackgroundStart(out, opts.json, startedInBackground(opts.cwd, startedByWorker));
       return EXIT.ok;
     }
-    const startedByWorker = (early ?? now)?.started;
     let reporter: LoadedRun['reporter'];
     if (startedByWorker && viaWorker) {
       const { followThroughItsWorker } = await loadFollowed();

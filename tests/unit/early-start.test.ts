@@ -1,8 +1,7 @@
 /**
  * When the bin asks the checkout's worker for `run`'s start before loading the CLI
  * (client/start/early-start.ts): only for a start (`run`, not a dry run nor help), only when a
- * worker of this build serves the checkout, and never with `LL_START_SOCKET=0`; when none was up
- * then, the command hands the worker the same command line once it is; and the stamp of the build names the workflow bundle's hash without the
+ * worker of this build serves the checkout, and never with `LL_START_SOCKET=0`; and the stamp of the build names the workflow bundle's hash without the
  * command hashing it. No Temporal: the worker is a listener on the socket that answers as a
  * worker would, with a worker record (tests/support/dummy-worker.ts). The early start against a
  * real worker: tests/e2e/start-socket.test.ts.
@@ -12,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { earlyStart, type EarlyStart } from '../../client/start/early-start.js';
 import { runCommand } from '../../client/start/run-loop.js';
 import { EXIT } from '../../client/exit-codes.js';
@@ -25,7 +24,6 @@ import { startDummyWorker, type DummyWorker } from '../support/dummy-worker.js';
 const tmp = mkdtempSync(join(tmpdir(), 'll-early-'));
 const servers: Server[] = [];
 const dummies: DummyWorker[] = [];
-afterEach(() => vi.unstubAllEnvs());
 afterAll(() => {
   for (const s of servers) s.close();
   for (const d of dummies) d.kill();
@@ -35,10 +33,7 @@ afterAll(() => {
 const ENV: NodeJS.ProcessEnv = { LL_TEMPORAL_PORT: '17999' };
 
 /** A checkout whose worker (a dummy process with a record of this build) listens on the start socket; what it was sent. */
-async function servedCheckout(
-  name: string,
-  reply: object = { kind: 'refused', why: 'a test' },
-): Promise<{ dir: string; requests: object[] }> {
+async function servedCheckout(name: string): Promise<{ dir: string; requests: object[] }> {
   const dir = join(tmp, name);
   mkdirSync(join(dir, '.loops'), { recursive: true });
   dummies.push(await startDummyWorker(dir, { host: hostId(), code_id: codeId(), address: '127.0.0.1:17999' }));
@@ -50,7 +45,7 @@ async function servedCheckout(
       text += d.toString();
       if (!text.includes('\n')) return;
       requests.push(JSON.parse(text.slice(0, text.indexOf('\n'))) as object);
-      socket.end(`${JSON.stringify(reply)}\n`);
+      socket.end(`${JSON.stringify({ kind: 'refused', why: 'a test' })}\n`);
     });
   });
   servers.push(server);
@@ -130,63 +125,6 @@ describe('the command with an early start', () => {
     expect(err).toBe('');
     // Nothing reached for a worker either: none was started for the run.
     expect(existsSync(join(dir, '.loops', '.worker', 'worker.json'))).toBe(false);
-  });
-});
-
-/** A loop `one` in a new project `name` (its worker a dummy answering `reply`), and `run`'s options for it. */
-async function oneLoop(name: string, reply: object) {
-  const served = await servedCheckout(name, reply);
-  writeFileSync(
-    join(served.dir, '.loops', 'one.yaml'),
-    'name: one\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n',
-  );
-  return served;
-}
-
-describe('the command without an early start (no worker was up then)', () => {
-  it('hands the worker its command line, as the bin would have; the start’s error is the command’s', async () => {
-    vi.stubEnv('LL_TEMPORAL_PORT', ENV.LL_TEMPORAL_PORT);
-    vi.stubEnv('TEMPORAL_ADDRESS', '');
-    const busy = { kind: 'error', message: 'scope busy', fix: 'wait', exit_code: EXIT.scopeBusy };
-    const { dir, requests } = await oneLoop('asked-later', busy);
-    const run = runCommand({
-      cwd: dir,
-      target: 'one',
-      context: [],
-      dryRun: false,
-      noLlm: false,
-      json: true,
-      commandLine: { argv: ['run', 'one', '--json'], invokedIn: dir },
-      out: () => undefined,
-      err: () => undefined,
-    });
-    await expect(run).rejects.toMatchObject({ message: 'scope busy', exitCode: EXIT.scopeBusy });
-    expect(requests).toEqual([
-      expect.objectContaining({ kind: 'start_argv', argv: ['run', 'one', '--json'], cwd: dir, root: dir }),
-    ]);
-  });
-
-  it('--background: the start the worker queued is printed as the bin prints it', async () => {
-    vi.stubEnv('LL_TEMPORAL_PORT', ENV.LL_TEMPORAL_PORT);
-    vi.stubEnv('TEMPORAL_ADDRESS', '');
-    const queued = { kind: 'queued', instance_id: 'one-20261129T070509', task_queue: 'q', json: true };
-    const { dir, requests } = await oneLoop('queued-later', queued);
-    let out = '';
-    const code = await runCommand({
-      cwd: dir,
-      target: 'one',
-      context: [],
-      dryRun: false,
-      noLlm: false,
-      json: true,
-      background: true,
-      commandLine: { argv: ['run', 'one', '--background', '--json'], invokedIn: dir },
-      out: (t) => (out += t),
-      err: () => undefined,
-    });
-    expect(code).toBe(EXIT.ok);
-    expect(JSON.parse(out)).toMatchObject({ instance_id: 'one-20261129T070509', task_queue: 'q' });
-    expect(requests).toEqual([expect.objectContaining({ kind: 'start_argv' })]);
   });
 });
 
