@@ -2,8 +2,8 @@
  * `ll-loop run` once its loop is loaded (run-loop.ts): connect (embedded dev server by default),
  * start the loop workflow on the queue of the checkout's worker (started on demand:
  * client/hosting/checkout-worker.ts) or of a `--task-queue` pool — unless the checkout's worker
- * already started it (early-start.ts, start-through-worker.ts) —, then follow it to its end and exit with its
- * outcome, or return at once with `--background`. The run never depends on this process:
+ * already started it (early-start.ts, start-through-worker.ts) —, then follow it to its end and
+ * exit with its outcome, or return at once with `--background`. The run never depends on this process:
  * closing the terminal leaves it going; Ctrl-C stops it. The progress shown is the run's event
  * stream (client/follow/follow-run.ts).
  */
