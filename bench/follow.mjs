@@ -71,15 +71,6 @@ function cli(args, extraEnv = {}) {
   });
 }
 
-/**
- * The pairs' commands start their runs the same way, without the early start: the command loads
- * the CLI and the loop, and hands the worker the loaded loop (LL_EARLY_START=0, docs/cli.md). With
- * it, a followed run's loop is loaded by the worker while a `--background` start is queued and
- * printed by the bin alone, so their difference would not be following. (The prompt figure above
- * is the default path's.)
- */
-const NO_EARLY_START = { LL_EARLY_START: '0' };
-
 function workerPid() {
   return JSON.parse(readFileSync(join(project, '.loops', '.worker', 'worker.json'), 'utf8')).pid;
 }
@@ -152,7 +143,7 @@ export async function followCost() {
     const bg = [];
     const foreground = async () => {
       // The human progress display (what a user follows), not --json.
-      const { result: f, cpu } = await workerCpuOver(() => cli(['run', 'follow-many'], NO_EARLY_START));
+      const { result: f, cpu } = await workerCpuOver(() => cli(['run', 'follow-many']));
       const fgId = /^run (\S+)/m.exec(f.stdout)?.[1];
       fg.push({
         run_ms: await runDuration(client, fgId),
@@ -164,7 +155,7 @@ export async function followCost() {
     const background = async () => {
       const t0 = wall();
       const { result: b, cpu } = await workerCpuOver(async () => {
-        const started = await cli(['run', 'follow-many', '--background', '--json'], NO_EARLY_START);
+        const started = await cli(['run', 'follow-many', '--background', '--json']);
         await waitClosed(client, JSON.parse(started.stdout.trim()).instance_id);
         return started;
       });
@@ -172,7 +163,7 @@ export async function followCost() {
       bg.push({
         run_ms: await runDuration(client, bgId),
         command_ms: wall() - t0,
-        // The same command but following: node, the loop's loading and validation, the start.
+        // Node and the start the worker queued, printed by the bin alone (no CLI loaded).
         command_cpu_s: b.cpu_s,
         ...cpu,
       });
@@ -207,18 +198,14 @@ export async function followCost() {
     const mean = (rows, k) => rows.reduce((a, r) => a + r[k], 0) / rows.length;
     out.foreground_over_background_run_means = round(mean(fg, 'run_ms') / mean(bg, 'run_ms'), 3);
     out.follower_cpu_over_worker_cpu = round(m(fg, 'follower_cpu_s') / m(fg, 'worker_cpu_s'), 3);
+    // Following itself: the foreground command's CPU beyond a one-state run's in the foreground,
+    // which loads the CLI, has its run started the same way (the worker loads the loop, whatever
+    // its size) and follows one state. (A `--background` start is printed by the bin alone: against
+    // it, loading the CLI counted as following.)
+    const following = m(fg, 'follower_cpu_s') - median(promptCpu);
+    out.following_cpu_over_worker_cpu = round(following / m(fg, 'worker_cpu_s'), 3);
     // The same against the worker's process alone (its spawner's CPU left out).
-    out.following_cpu_over_worker_process_cpu = round(
-      (m(fg, 'follower_cpu_s') - m(bg, 'command_cpu_s')) / m(fg, 'worker_process_cpu_s'),
-      3,
-    );
-    // Following itself: the foreground command's CPU beyond the same command with --background,
-    // which loads the same loop and starts it the same way (through the worker) but follows
-    // nothing. (Measured against a one-state run instead, it counted loading 300 states as following.)
-    out.following_cpu_over_worker_cpu = round(
-      (m(fg, 'follower_cpu_s') - m(bg, 'command_cpu_s')) / m(fg, 'worker_cpu_s'),
-      3,
-    );
+    out.following_cpu_over_worker_process_cpu = round(following / m(fg, 'worker_process_cpu_s'), 3);
     // The worker's memory once the runs are over: 5 s after (V8 has not yet given back what the
     // busy spell grew), and idle, 30 s after (V8's memory reducer shrinks an isolate that stopped
     // allocating some 10-20 s later; docs/decisions.md, "Workflows on the worker's main thread").

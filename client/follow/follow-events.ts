@@ -1,9 +1,12 @@
 /**
- * The one way to see a run's events, live or past, whoever runs its worker: read its Temporal
- * history (long-polled while it is open), replay it through the workflow bundle
- * (worker/replay-events.ts) and hand on each event once, by its sequence number. Sub-loops are
+ * How a run's events are read, live or past, whoever runs its worker: from its Temporal history
+ * (long-polled while it is open), with the live events from its events file when a worker on this
+ * host writes it (events-tail.ts), else replayed through the workflow bundle
+ * (worker/replay-events.ts); each event is handed on once, by its sequence number. Sub-loops are
  * followed the same way and their events delivered, marked with their depth, before the parent's
- * `subloop_complete`. Used by `run`, `resume`, `status --follow`/`monitor` and `history`.
+ * `subloop_complete`. Used by `resume`, `status --follow`/`monitor`, `history` and `logs`, and by
+ * `run`: in the checkout's worker when it started the run (serve-follow.ts streams what this reads
+ * to the command), else on the command's own connection (follow-run.ts).
  */
 import type { Client } from '@temporalio/client';
 import type { RunStreamEvent, TimedEvent } from '../../fsm/run/events.js';

@@ -72,9 +72,7 @@ export function listenForStarts(
   };
   // Started on the worker's own connection, the server may hand the run's first workflow task
   // back with the start's answer (eager start): no dispatch through matching.
-  const starter = eagerStart()
-    ? new Client({ connection: workerConnection, namespace: session.endpoint.namespace })
-    : undefined;
+  const starter = new Client({ connection: workerConnection, namespace: session.endpoint.namespace });
   // `run --background`'s starts, queued and made from here (start-queue-runner.ts).
   const queue = new StartQueueRunner({ checkout, session, starter, log });
   const server: Server = createServer((socket) =>
@@ -113,9 +111,4 @@ export function listenForStarts(
           idleWaiters.add(done);
         });
   }
-}
-
-/** `LL_EAGER_START=0` turns eager starts off. */
-function eagerStart(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.LL_EAGER_START !== '0';
 }

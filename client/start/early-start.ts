@@ -62,7 +62,7 @@ const NOT_A_START = new Set(['--help', '-h', '--dry-run']);
 /**
  * Ask the checkout's worker to start `argv` (`run …`, as typed in `cwd`), or undefined when it
  * may not be asked: another command, a dry run, no worker of this build for this checkout and
- * server (client/worker-ask.ts), `LL_START_SOCKET=0` or `LL_EARLY_START=0`.
+ * server (client/worker-ask.ts), or `LL_START_SOCKET=0`.
  */
 export function earlyStart(
   argv: readonly string[],
@@ -70,7 +70,7 @@ export function earlyStart(
   env: NodeJS.ProcessEnv,
   now: Date = new Date(),
 ): EarlyStart | undefined {
-  if (argv[0] !== 'run' || env.LL_EARLY_START === '0') return undefined;
+  if (argv[0] !== 'run') return undefined;
   if (argv.some((a) => NOT_A_START.has(a))) return undefined;
   const target = checkoutWorkerTarget(cwd, env);
   if (target === undefined) return undefined;

@@ -2,8 +2,8 @@
  * `ll-loop run` once its loop is loaded (run-loop.ts): connect (embedded dev server by default),
  * start the loop workflow on the queue of the checkout's worker (started on demand:
  * client/hosting/checkout-worker.ts) or of a `--task-queue` pool — unless the checkout's worker
- * already started it (start-through-worker.ts) —, then follow it to its end and exit with its
- * outcome, or return at once with `--background`. The run never depends on this process:
+ * already started it (early-start.ts, start-through-worker.ts) —, then follow it to its end and
+ * exit with its outcome, or return at once with `--background`. The run never depends on this process:
  * closing the terminal leaves it going; Ctrl-C stops it. The progress shown is the run's event
  * stream (client/follow/follow-run.ts).
  */
@@ -12,6 +12,7 @@ import type { Client, Connection } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { hostId, type WorkerRecord } from '../../host/checkout.js';
 import { placeRun, type Placed, type RunPlace } from './where-to-run.js';
+import { ensureCheckoutWorker } from '../hosting/checkout-worker.js';
 import { queueWorkers } from '../hosting/queue-pollers.js';
 import {
   clientFor,
@@ -90,7 +91,12 @@ async function startHere(
       firstExecutionRunId: byWorker.runId,
     }) as LoopHandle;
     const { instanceId, taskQueue, lock, worker } = byWorker;
-    return { handle, instanceId, taskQueue, lock, place: { kind: 'checkout' }, worker: Promise.resolve(worker) };
+    // The worker's stream broke (run.reporter): that worker may be gone, and the run needs one to
+    // go on. The checkout's worker is brought up again, as every command brings it (none else would).
+    const serving = run.reporter
+      ? ensureCheckoutWorker(opts.cwd, endpoint.address).catch(() => worker)
+      : Promise.resolve(worker);
+    return { handle, instanceId, taskQueue, lock, place: { kind: 'checkout' }, worker: serving };
   }
   // The checkout's worker (when it must serve the run) starts concurrently: time to the first action counts.
   const placed = await placeRun(opts.place ?? { kind: 'checkout' }, opts.cwd, endpoint.address);

@@ -4,11 +4,11 @@ import { isHumanState } from '../../fsm/human.js';
 import type { RunOptions } from './run-loop.js';
 
 /**
- * Whether the worker may follow this run for the command: not with `LL_FOLLOW_SOCKET=0`, nor when
- * the command asks human states' questions inline (that needs the command's own client).
+ * Whether the worker may follow this run for the command: not in the background (nobody follows),
+ * nor when the command asks human states' questions inline (that needs the command's own client).
  */
 export function followableByWorker(opts: RunOptions, definition: LoopDefinition): boolean {
-  if (process.env.LL_FOLLOW_SOCKET === '0' || opts.background) return false;
+  if (opts.background) return false;
   const asks = opts.ask === true && !opts.json;
   return !(asks && Object.values(definition.states).some((state) => isHumanState(state)));
 }

@@ -2,14 +2,16 @@
  * The CLI bundle (tools/bundle-cli.mjs) carries the Temporal SDK inside, worker and client alike:
  * no command loads an `@temporalio/*` module from node_modules (one copy of each package in the
  * process), a command loads only the parts of the SDK it uses (`inbox` the client, never the
- * worker), and a worker finds the native core in its package. The compiled modules
- * (`LL_NO_CLI_BUNDLE=1`) load the SDK from node_modules, which shows the probe sees both.
+ * worker), and a worker finds the native core in its package. The compiled modules (dist/client/,
+ * which the bundle is made of), run directly, load the SDK from node_modules, which shows the
+ * probe sees both.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
+import { runCliBinary, type CliResult } from '../support/cli.js';
 import { freePort } from '../support/processes.js';
 import { sdkProbe } from '../support/sdk-probe.js';
 
@@ -23,6 +25,32 @@ beforeAll(async () => {
   env = { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` };
 });
 const probed = sdkProbe(dir, (cwd, args, extraEnv = {}) => runCliBinary(args, { cwd, env: { ...env, ...extraEnv } }));
+
+/** The compiled CLI module (dist/client/cli.js) run directly, not through the bin and its bundle. */
+const COMPILED = join(import.meta.dirname, '..', '..', 'dist', 'client', 'cli.js');
+const probedCompiled = sdkProbe(
+  dir,
+  (cwd, args, extraEnv = {}) =>
+    new Promise<CliResult>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `(await import(process.argv[1])).runCli(process.argv.slice(2))`,
+          COMPILED,
+          ...args,
+        ],
+        { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    }),
+);
 
 describe('the CLI bundle', () => {
   it('runs `inbox` on the client inside the bundle, without the worker SDK', async () => {
@@ -53,8 +81,8 @@ describe('the CLI bundle', () => {
     expect(worker.native).toEqual(['@temporalio/core-bridge']);
   });
 
-  it('the compiled modules (LL_NO_CLI_BUNDLE=1) load the SDK from node_modules', async () => {
-    const status = await probed(dir, ['status', 'some-run'], { LL_NO_CLI_BUNDLE: '1' });
+  it('the compiled modules, run directly, load the SDK from node_modules', async () => {
+    const status = await probedCompiled(dir, ['status', 'some-run']);
     expect(status.code, status.stderr).toBe(7);
     expect(status.sdk).toContain('@temporalio/client');
     expect(status.sdk.filter((p) => p.endsWith('(bundled)'))).toEqual([]);

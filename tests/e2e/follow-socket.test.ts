@@ -2,25 +2,26 @@
  * `ll-loop run` in the foreground follows its run through the checkout worker's socket when that
  * worker started it (client/start/run-followed.ts, client/follow/serve-follow.ts), end to end with
  * the built binary on an embedded dev server of this file's own: the command loads no Temporal SDK
- * at all, and shows, exits and answers exactly as the command that follows the run's history
- * itself (`LL_FOLLOW_SOCKET=0`): the progress display with the actions' output and a sub-loop's
- * lines, `--json`, a failing run's exit code, the `--queue` note, Ctrl-C; and `run --background`,
- * which prints what the worker answered.
+ * at all, and shows, exits and answers exactly as the command that starts the run and follows its
+ * history itself (`LL_START_SOCKET=0`): the progress display with the actions' output and a sub-loop's
+ * lines, `--json`, a failing run's exit code, the `--queue` note, Ctrl-C; the worker killed
+ * mid-run, after which the command brings it back and follows the run's history to its end; and
+ * `run --background`, which prints what the worker answered.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/cli.js';
 import { waitFor } from '../support/processes.js';
 import { waitForRunEvent } from '../support/run-events.js';
-import { workerLog } from '../support/worker-files.js';
+import { workerLog, workerPid } from '../support/worker-files.js';
 import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
 import { sdkProbe } from '../support/sdk-probe.js';
 
 const server = useServerWithProjects('ll-follow-sock-', {
-  drop: ['LL_START_SOCKET', 'LL_FOLLOW_SOCKET'],
+  drop: ['LL_START_SOCKET'],
   env: { TZ: 'UTC' },
 });
 
@@ -74,6 +75,21 @@ states:
     failure: true
 `,
   held: HELD_LOOP,
+  killed: `name: killed
+description: a, then b held until killed.go
+initial: a
+default_timeout: 10
+states:
+  a:
+    action: "echo shown-a"
+    next: b
+  b:
+    action: "echo start >> killed-b.log; while [ ! -e killed.go ]; do sleep 0.05; done; echo shown-b"
+    timeout: 600
+    next: done
+  done:
+    terminal: true
+`,
   long: `name: long
 description: runs until stopped
 initial: a
@@ -106,7 +122,7 @@ function sleeping(): number {
   return ps.stdout.trim().split('\n').filter(Boolean).length;
 }
 
-const idIn = (text: string) => /\b((?:parent|fails|long|held)-\d{8}T\d{6}(?:-\d+)?)\b/.exec(text)?.[1] ?? '';
+const idIn = (text: string) => /\b((?:parent|fails|long|held|killed)-\d{8}T\d{6}(?:-\d+)?)\b/.exec(text)?.[1] ?? '';
 
 /** `ll-loop …` with the probe preloaded: the result and the Temporal SDK modules it loaded. */
 let probed: ReturnType<typeof sdkProbe>;
@@ -126,7 +142,7 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
       ['run', 'fails', '--json'],
     ]) {
       const socket = await probed(dir, args);
-      const plain = await cli(dir, args, { LL_FOLLOW_SOCKET: '0' });
+      const plain = await cli(dir, args, { LL_START_SOCKET: '0' });
       expect(followedByWorker(dir, idIn(socket.stdout)), socket.stdout).toBe(true);
       expect(followedByWorker(dir, idIn(plain.stdout))).toBe(false);
       expect(socket.sdk, args.join(' ')).toEqual([]);
@@ -205,5 +221,34 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
     expect(out).toContain('Loop stopped in state a');
     expect(workerLog(dir)).toContain(`${id}: cancelled for its follower`);
     await waitFor('the action to be killed', () => sleeping() === 0, 30_000, 50);
+  }, 180_000);
+
+  it('the worker killed mid-run: the command brings the checkout’s worker back and follows the run to its end, each line once', async () => {
+    const dir = project('killed');
+    expect((await cli(dir, ['run', 'fails'])).code).toBe(2); // starts the worker
+    const killed = workerPid(dir)!;
+    // A short heartbeat timeout: the killed attempt of b is retried on the next worker within seconds.
+    const child = spawn(process.execPath, [BIN, 'run', 'killed'], {
+      cwd: dir,
+      env: { ...server.env, LL_HEARTBEAT_TIMEOUT_S: '8' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const starts = () => (existsSync(join(dir, 'killed-b.log')) ? readFileSync(join(dir, 'killed-b.log'), 'utf8') : '');
+    await waitFor('b to run', () => starts().length > 0, 60_000, 50);
+    await waitFor('the worker to follow it', () => followedByWorker(dir, idIn(out)), 60_000, 50);
+    process.kill(killed, 'SIGKILL');
+    // Nothing but the command brings a worker back for the checkout; the run needs one to go on.
+    await waitFor('a new worker', () => (workerPid(dir) ?? killed) !== killed, 60_000, 50);
+    await waitFor('b to run again on it', () => starts().split('\n').filter(Boolean).length === 2, 60_000, 50);
+    writeFileSync(join(dir, 'killed.go'), '');
+    expect(await exited, err).toBe(0);
+    expect(out).toContain('Loop completed: done');
+    // Each action's line once: the display went on from where the worker's stream broke.
+    for (const line of ['echo shown-a', 'echo start >> killed-b.log', 'Loop completed'])
+      expect(out.split(line).length - 1, `${line} in:\n${out}`).toBe(1);
   }, 180_000);
 });

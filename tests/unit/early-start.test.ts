@@ -1,8 +1,7 @@
 /**
  * When the bin asks the checkout's worker for `run`'s start before loading the CLI
  * (client/start/early-start.ts): only for a start (`run`, not a dry run nor help), only when a
- * worker of this build serves the checkout, and never with `LL_START_SOCKET=0` or
- * `LL_EARLY_START=0`; and the stamp of the build names the workflow bundle's hash without the
+ * worker of this build serves the checkout, and never with `LL_START_SOCKET=0`; and the stamp of the build names the workflow bundle's hash without the
  * command hashing it. No Temporal: the worker is a listener on the socket that answers as a
  * worker would, with a worker record (tests/support/dummy-worker.ts). The early start against a
  * real worker: tests/e2e/start-socket.test.ts.
@@ -81,7 +80,6 @@ describe('the early start', () => {
     const { dir, requests } = await servedCheckout('not-asked');
     for (const argv of [['list'], ['run', 'fix', '--dry-run'], ['run', '--help'], ['run', 'fix', '-h'], ['fix']])
       expect(earlyStart(argv, dir, ENV), argv.join(' ')).toBeUndefined();
-    expect(earlyStart(['run', 'fix'], dir, { ...ENV, LL_EARLY_START: '0' })).toBeUndefined();
     expect(earlyStart(['run', 'fix'], dir, { ...ENV, LL_START_SOCKET: '0' })).toBeUndefined();
     expect(earlyStart(['run', 'fix'], dir, { ...ENV, TEMPORAL_ADDRESS: 'elsewhere:7233' })).toBeUndefined();
     // Another server's worker is not this command's.
