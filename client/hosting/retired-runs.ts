@@ -16,6 +16,7 @@ import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';
 import { isSupportedRelease, oldestSupportedRelease, THIS_RELEASE } from '../../workflows/run-rules.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { clusterProblemOf } from '../temporal/cluster-errors.js';
 
 /** An open run this release does not serve. */
 export interface RetiredRun {
@@ -68,7 +69,7 @@ export class RetiredRunsOpenError extends CliError {
 
 /**
  * Throw RetiredRunsOpenError while an open run on `queues` needs a release before the supported
- * ones. Visibility unavailable: log why and go on (the worker starts).
+ * ones. Visibility unavailable: log why and go on (the worker starts); a missing namespace is thrown.
  */
 export async function refuseRetiredRuns(
   client: Client,
@@ -79,6 +80,9 @@ export async function refuseRetiredRuns(
   try {
     runs = await openRetiredRuns(client, queues);
   } catch (err) {
+    // A namespace the server lacks is no visibility trouble: the worker cannot serve at all, and
+    // says so as it would without this check.
+    if (clusterProblemOf(err)) throw err;
     log(
       `could not list the open runs on ${queues.join(', ')} (${(err as Error).message}); starting without checking for runs of releases before ${oldestSupportedRelease()}`,
     );
