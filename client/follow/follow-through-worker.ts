@@ -9,7 +9,7 @@ import type { TimedEvent } from '../../fsm/run/events.js';
 import type { LoopWorkflowInput } from '../../workflows/definitions.js';
 import type { FollowedRun } from './follow-events.js';
 import { openStream } from '../transport/ask.js';
-import type { FollowCancel, FollowMessage, FollowRequest } from '../transport/requests.js';
+import type { FollowCancel, FollowMessage, FollowRequest } from '../transport/schemas.js';
 import { disconnectNote, RECONNECT_NOTE } from './run-end.js';
 
 type WorkerFollow =

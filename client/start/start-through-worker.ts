@@ -18,7 +18,7 @@ import { ensureCheckoutWorker } from '../hosting/checkout-worker.js';
 import { instanceIdFor } from './instance-id.js';
 import type { RunInfo } from '../reporters/reporter.js';
 import { runInfo } from '../runs/run-info.js';
-import type { WorkerStartReply, WorkerStartRequest } from '../transport/requests.js';
+import type { WorkerStartReply, WorkerStartRequest } from '../transport/schemas.js';
 import { askToStart } from '../transport/ask.js';
 import type { BackgroundStart } from './background-start.js';
 

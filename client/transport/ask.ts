@@ -11,7 +11,7 @@ import { createConnection } from 'node:net';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutWorkerTarget } from '../worker-ask.js';
-import type { MessageOf, ReplyOf, RequestOf, StreamKind, UnaryKind } from './requests.js';
+import type { MessageOf, ReplyOf, RequestOf, StreamKind, UnaryKind } from './schemas.js';
 import type { WorkerError } from './replies.js';
 
 /** What addresses a request to the checkout's worker: filled in by {@link askCheckoutWorker}. */

@@ -11,7 +11,9 @@ import type { z } from 'zod';
 import { codeId } from '../../host/build-info.js';
 import { CliError } from '../errors.js';
 import { errorReply } from '../hosting/start-error-reply.js';
-import { REQUESTS, type RequestKind, type ServeContext } from './requests.js';
+import { REQUESTS } from './requests.js';
+import type { RequestKind } from './schemas.js';
+import type { ServeContext } from './serve-context.js';
 import type { Refused, RequestIssue } from './replies.js';
 
 /** A request larger than this is not one a command sends (Temporal refuses far less). */
