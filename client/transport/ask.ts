@@ -1,7 +1,7 @@
 /**
- * The command's side of the worker's socket: one stub for every kind of requests.ts, typed from
- * its table (types only: the command loads neither zod nor the handlers, which would cost every
- * `status` its time), and one for a stream. The worker checked its answer against the kind's
+ * The command's side of the worker's socket: one stub for every kind of schemas.ts's KINDS, typed
+ * from it (types only: the command loads neither zod nor the worker's handlers, requests.ts, which
+ * would cost every `status` its time), and one for a stream. The worker checked its answer against the kind's
  * reply schema before sending it (dispatch.ts), and only a worker of this very build is asked
  * (client/worker-ask.ts), so the command reads the answer by its `kind`.
  *
