@@ -1,5 +1,5 @@
 /**
- * The command's half of following a run through the checkout's worker (client/transport/requests.ts `follow`,
+ * The command's half of following a run through the checkout's worker (client/transport/schemas.ts `follow`,
  * serve-follow.ts): one request on the worker's socket, then its events as the worker reads them,
  * and the run's end. No Temporal SDK is loaded. When the worker cannot serve (no socket, a
  * refusal, an error before anything was shown) or the stream breaks (the worker died), the caller
@@ -9,7 +9,7 @@ import type { TimedEvent } from '../../fsm/run/events.js';
 import type { LoopWorkflowInput } from '../../workflows/definitions.js';
 import type { FollowedRun } from './follow-events.js';
 import { openStream } from '../transport/ask.js';
-import type { FollowCancel, FollowMessage, FollowRequest } from '../transport/requests.js';
+import type { FollowCancel, FollowMessage, FollowRequest } from '../transport/schemas.js';
 import { disconnectNote, RECONNECT_NOTE } from './run-end.js';
 
 type WorkerFollow =

@@ -12,8 +12,7 @@ import type { Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { runFileStem } from '../../host/run-files.js';
 import { followEvents } from './follow-events.js';
-import type { FollowMessage, FollowRequest } from '../transport/requests.js';
-import { followCancel } from '../transport/schemas.js';
+import { followCancel, type FollowMessage, type FollowRequest } from '../transport/schemas.js';
 
 export interface FollowServing {
   client: Client;

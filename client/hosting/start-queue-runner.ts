@@ -35,7 +35,7 @@ import { GRPC } from '../grpc-status.js';
 import { claimAttempt, withSuffix } from '../start/instance-id.js';
 import { lockOf, startRequested } from '../start/start-requested.js';
 import { precheckScopes } from '../scopes/scope-lock.js';
-import type { WorkerStartRequest } from '../transport/requests.js';
+import type { WorkerStartRequest } from '../transport/schemas.js';
 import type { Session } from '../temporal/session.js';
 import { errorReply } from './start-error-reply.js';
 import { UnansweredStarts, type StartTicket } from './unanswered-starts.js';

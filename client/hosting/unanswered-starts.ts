@@ -18,7 +18,7 @@ import { busyBefore } from '../scopes/scope-lock.js';
 import { scopesSettled } from '../scopes/scopes-settled.js';
 import type { Checkout } from '../../host/checkout.js';
 import { lockOf } from '../start/start-requested.js';
-import type { WorkerStartRequest } from '../transport/requests.js';
+import type { WorkerStartRequest } from '../transport/schemas.js';
 
 /** One counted start. */
 export interface StartTicket {

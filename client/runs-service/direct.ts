@@ -1,5 +1,5 @@
 /**
- * The runs service on the Temporal SDK (runs-service.ts): each operation by its room's function,
+ * The runs service on the Temporal SDK (interface.ts): each operation by its room's function,
  * on the caller's session when it has one (`ll-loop ui`, the checkout's worker answering its
  * socket: client/transport/requests.ts), else on a session of its own. The writes' modules are
  * loaded when first used: the worker, which serves only the reads, does not load them.
@@ -12,7 +12,7 @@ import { runningListingsOn } from '../hosting/running-listings.js';
 import { waitingRuns } from '../human/find-waiting.js';
 import { listLockQueues } from '../scopes/scope-queues.js';
 import type { ControlRequest } from '../control/run-control.js';
-import type { RunsService } from './runs-service.js';
+import type { RunsService } from './interface.js';
 
 export function directRuns(session?: Session): RunsService {
   const on = <T>(cwd: string, work: (s: Session) => Promise<T>): Promise<T> =>

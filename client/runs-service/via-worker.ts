@@ -9,7 +9,7 @@
  */
 import { askCheckoutWorker } from '../transport/ask.js';
 import type { HistoryReport } from '../follow/history-report.js';
-import type { RunsService } from './runs-service.js';
+import type { RunsService } from './interface.js';
 
 /** How long the worker may take before the command asks Temporal itself, by what it does. */
 const ANSWER_MS = {

@@ -16,7 +16,7 @@ import { STOPPING_NOTE } from '../follow/interrupt.js';
 import { checkoutWorkerTarget } from '../worker-ask.js';
 import { localStamp } from './instance-id.js';
 import { askToStart } from '../transport/ask.js';
-import type { WorkerArgvStartReply, WorkerArgvStartRequest } from '../transport/requests.js';
+import type { WorkerArgvStartReply, WorkerArgvStartRequest } from '../transport/schemas.js';
 import { printBackgroundStart } from './background-start.js';
 
 export interface EarlyStart {

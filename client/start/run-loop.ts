@@ -19,7 +19,7 @@ import type { Detail } from '../reporters/human.js';
 import { checkProviderKeys } from './provider-keys.js';
 import { startedInBackground, startedOf, startThroughWorker, type StartedByWorker } from './start-through-worker.js';
 import type { EarlyStart } from './early-start.js';
-import type { WorkerStartRequest } from '../transport/requests.js';
+import type { WorkerStartRequest } from '../transport/schemas.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';

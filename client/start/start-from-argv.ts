@@ -12,7 +12,7 @@ import { checkProviderKeys } from './provider-keys.js';
 import { idBaseAt } from './instance-id.js';
 import { loadForRun, lockOptionsOf, type RunOptions } from './run-loop.js';
 import { startRequested } from './start-requested.js';
-import type { WorkerArgvStartReply, WorkerArgvStartRequest, WorkerStartRequest } from '../transport/requests.js';
+import type { WorkerArgvStartReply, WorkerArgvStartRequest, WorkerStartRequest } from '../transport/schemas.js';
 
 /** How the worker reads `run`'s command line: the CLI's own parser (client/commands/run-flags.ts), handed down. */
 export type RunArgvParser = (argv: readonly string[], invokedIn: string) => RunOptions;

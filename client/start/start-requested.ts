@@ -10,7 +10,7 @@ import { lockRequestFor } from '../scopes/scope-lock.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
 import type { Session } from '../temporal/session.js';
 import { searchAttributesAvailable, startLoopRun } from './start-run.js';
-import type { WorkerStartReply, WorkerStartRequest } from '../transport/requests.js';
+import type { WorkerStartReply, WorkerStartRequest } from '../transport/schemas.js';
 
 /** The scope lock the requested run takes, on this checkout; undefined with `--no-lock`. */
 export function lockOf(

@@ -1,7 +1,7 @@
 /**
  * `ll-loop run`'s fast start: when this checkout's worker of this very build is up and polls the
  * server this command would use, the command hands it the loaded loop over the worker's socket
- * (the `start` request of client/transport/requests.ts) and the worker starts the run with the
+ * (the `start` request of client/transport/schemas.ts) and the worker starts the run with the
  * client it already holds; when none is up, the command starts it, waits for it and does the same. The command then
  * follows the run through the worker, or loads the Temporal client while the first action runs.
  *
@@ -18,7 +18,7 @@ import { ensureCheckoutWorker } from '../hosting/checkout-worker.js';
 import { instanceIdFor } from './instance-id.js';
 import type { RunInfo } from '../reporters/reporter.js';
 import { runInfo } from '../runs/run-info.js';
-import type { WorkerStartReply, WorkerStartRequest } from '../transport/requests.js';
+import type { WorkerStartReply, WorkerStartRequest } from '../transport/schemas.js';
 import { askToStart } from '../transport/ask.js';
 import type { BackgroundStart } from './background-start.js';
 

@@ -1,7 +1,7 @@
 /**
- * The command's side of the worker's socket: one stub for every kind of requests.ts, typed from
- * its table (types only: the command loads neither zod nor the handlers, which would cost every
- * `status` its time), and one for a stream. The worker checked its answer against the kind's
+ * The command's side of the worker's socket: one stub for every kind of schemas.ts's KINDS, typed
+ * from it (types only: the command loads neither zod nor the worker's handlers, requests.ts, which
+ * would cost every `status` its time), and one for a stream. The worker checked its answer against the kind's
  * reply schema before sending it (dispatch.ts), and only a worker of this very build is asked
  * (client/worker-ask.ts), so the command reads the answer by its `kind`.
  *
@@ -11,7 +11,7 @@ import { createConnection } from 'node:net';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { checkoutWorkerTarget } from '../worker-ask.js';
-import type { MessageOf, ReplyOf, RequestOf, StreamKind, UnaryKind } from './requests.js';
+import type { MessageOf, ReplyOf, RequestOf, StreamKind, UnaryKind } from './schemas.js';
 import type { WorkerError } from './replies.js';
 
 /** What addresses a request to the checkout's worker: filled in by {@link askCheckoutWorker}. */

@@ -1,6 +1,6 @@
 /**
  * The worker's side of its socket: one connection, one request line, checked against the schema
- * of its kind (requests.ts) and handled; or refused, typed, and said in the worker's log. A line
+ * of its kind (schemas.ts) and handled by its entry (requests.ts); or refused, typed, and said in the worker's log. A line
  * that is not JSON, an unknown kind or a request that does not match its schema is refused with
  * its issues (`bad_request`), never cast; so is a request of another build, server or checkout,
  * one for a directory outside the checkout, and every request while the worker drains.
@@ -11,7 +11,9 @@ import type { z } from 'zod';
 import { codeId } from '../../host/build-info.js';
 import { CliError } from '../errors.js';
 import { errorReply } from '../hosting/start-error-reply.js';
-import { REQUESTS, type RequestKind, type ServeContext } from './requests.js';
+import { REQUESTS } from './requests.js';
+import type { RequestKind } from './schemas.js';
+import type { ServeContext } from './serve-context.js';
 import type { Refused, RequestIssue } from './replies.js';
 
 /** A request larger than this is not one a command sends (Temporal refuses far less). */

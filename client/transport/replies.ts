@@ -1,8 +1,8 @@
 /**
- * The answers every request kind of the worker's socket shares (requests.ts has each kind's own):
+ * The answers every request kind of the worker's socket shares (schemas.ts has each kind's own):
  * a refusal — nothing was done, the command does the work itself — and an error the work ended
  * in, which the command reports as its own. Light on purpose: the command reads these without
- * loading zod or the Temporal SDK (types only here; the schemas are in requests.ts).
+ * loading zod or the Temporal SDK (types only here; the schemas are in schemas.ts).
  */
 
 /** One problem of a malformed request: where in it (`definition.states`, `target`) and what. */

@@ -8,13 +8,8 @@ import { runInfo } from '../runs/run-info.js';
 import { startRequested } from '../start/start-requested.js';
 import { prepareFromArgv, startPrepared } from '../start/start-from-argv.js';
 import { errorReply } from '../hosting/start-error-reply.js';
-import type {
-  ServeContext,
-  WorkerArgvStartReply,
-  WorkerArgvStartRequest,
-  WorkerStartReply,
-  WorkerStartRequest,
-} from './requests.js';
+import type { ServeContext } from './serve-context.js';
+import type { WorkerArgvStartReply, WorkerArgvStartRequest, WorkerStartReply, WorkerStartRequest } from './schemas.js';
 
 /** The worker's server, for the follower's RunInfo without connecting. */
 function serverOf({ session }: ServeContext): { namespace: string; ui_url?: string } {

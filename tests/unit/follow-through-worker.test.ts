@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { eventKey, followThroughWorker } from '../../client/follow/follow-through-worker.js';
-import type { FollowMessage, FollowRequest } from '../../client/transport/requests.js';
+import type { FollowMessage, FollowRequest } from '../../client/transport/schemas.js';
 
 const dirs: string[] = [];
 const servers: Server[] = [];

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/run/events.js';
-import type { FollowMessage } from '../../client/transport/requests.js';
+import type { FollowMessage } from '../../client/transport/schemas.js';
 import { followThroughItsWorker } from '../../client/start/run-followed.js';
 import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 import type { WorkerRecord } from '../../host/checkout.js';

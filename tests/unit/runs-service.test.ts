@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codeId } from '../../host/build-info.js';
 import { workerRecordPath } from '../../host/checkout.js';
 import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
-import type { RunsService } from '../../client/runs-service/runs-service.js';
+import type { RunsService } from '../../client/runs-service/interface.js';
 import { viaWorker } from '../../client/runs-service/via-worker.js';
 import type { StatusReport } from '../../client/runs/status-report.js';
 

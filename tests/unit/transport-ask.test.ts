@@ -15,7 +15,7 @@ import { workerRecordPath } from '../../host/checkout.js';
 import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 import type { WaitingRun } from '../../client/human/find-waiting.js';
 import { askCheckoutWorker } from '../../client/transport/ask.js';
-import type { RequestOf } from '../../client/transport/requests.js';
+import type { RequestOf } from '../../client/transport/schemas.js';
 
 type WorkerInboxRequest = RequestOf<'inbox'>;
 

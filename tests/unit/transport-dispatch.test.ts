@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeId } from '../../host/build-info.js';
 import { askWorkerOnce } from '../../client/transport/ask.js';
 import { dispatch, type Dispatching } from '../../client/transport/dispatch.js';
-import { REQUESTS, type RequestKind } from '../../client/transport/requests.js';
+import { REQUESTS } from '../../client/transport/requests.js';
+import type { RequestKind } from '../../client/transport/schemas.js';
 import type { Refused } from '../../client/transport/replies.js';
 
 const ADDRESS = '127.0.0.1:27998';

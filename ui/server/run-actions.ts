@@ -9,7 +9,7 @@
 import { CliError } from '../../client/errors.js';
 import { controlReport, type ControlRequest } from '../../client/control/run-control.js';
 import { projectScope } from '../../client/runs/find-runs.js';
-import type { RunsService } from '../../client/runs-service/runs-service.js';
+import type { RunsService } from '../../client/runs-service/interface.js';
 import { queryStatus } from '../../client/runs/run-target.js';
 import type { Session } from '../../client/temporal/session.js';
 import { parseContextArgs } from '../../loader/load.js';
