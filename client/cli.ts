@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { CliError, toCliError, UsageError } from './errors.js';
 import type { OutputSink } from './command-table.js';
-import type { EarlyStart } from './commands/run.js';
+import type { EarlyStart } from './start/early-start.js';
 import { EXIT } from './exit-codes.js';
 import { beforeCommand, COMMANDS } from './commands/index.js';
 import { usageLines, usageOf } from './commands/usage-index.js';

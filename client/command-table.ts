@@ -4,7 +4,7 @@
  * adding one file under client/commands/ and one entry here.
  */
 import type { ParseArgsConfig } from 'node:util';
-import type { EarlyStart } from './commands/run.js';
+import type { EarlyStart } from './start/early-start.js';
 import { UsageError } from './errors.js';
 
 export type Flags = NonNullable<ParseArgsConfig['options']>;

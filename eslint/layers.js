@@ -44,7 +44,8 @@ const ALLOWED = {
   activities: ['loader', 'host', ...FSM_ALL, 'type:workflows'],
   worker: ['activities', 'loader', 'host', 'workflows', ...FSM_ALL],
   // `client/commands` only from the entry (ENTRY_FILES below), not from the other top-level files.
-  client: ['client/temporal', ...CLIENT_OUTER],
+  // The command table's context carries `run`'s early start (a type of client/start).
+  client: ['client/temporal', 'type:client/start', ...CLIENT_OUTER],
   'client/commands': [
     'client/runs-service',
     'client',

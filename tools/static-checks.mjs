@@ -6,8 +6,7 @@
  * - lint: oxlint's type-aware rule (no floating promises, .oxlintrc.json), ESLint's determinism
  *   boundary and layer tables (eslint.config.js, on the syntax alone), Prettier's check, and the
  *   dead-code check (knip, knip.jsonc: unused files, exports, types and dependencies) and the
- *   import-cycle check (madge: no two source files import each other at run time, directly or
- *   round a circle).
+ *   import-cycle check (madge: no two source files import each other, directly or round a circle).
  *
  * Why oxlint for the type-aware rule: ESLint's type-aware rules need TypeScript's JavaScript API,
  * which TypeScript 7 does not have, so they ran on TypeScript 5 programs of the project: 54 s of
@@ -190,9 +189,8 @@ const CYCLE_CHECKED = [
 
 /**
  * madge: no two files import each other, directly or round a circle, resolved as TypeScript
- * resolves them (tsconfig.json), dynamic `import()` included. Type-only imports are left out
- * (package.json's `madge` settings): they load nothing, and the layer tables (eslint/layers.js)
- * judge them. ~8 s of CPU.
+ * resolves them (tsconfig.json), dynamic `import()` and type-only imports included (a cycle of
+ * types still ties two files into one concept). ~8 s of CPU.
  */
 function cycles() {
   const bin = join(root, 'node_modules', 'madge', 'bin', 'cli.js');

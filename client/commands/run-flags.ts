@@ -9,7 +9,7 @@ import { projectInvocation } from './project-root.js';
 import { negativeValuesJoined, positiveInt } from './argument-errors.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { UsageError } from '../errors.js';
-import type { RunOptions } from '../start/run-loop.js';
+import type { RunOptions } from '../start/run-options.js';
 import { runPlaceOf } from '../start/run-place.js';
 import { parseDuration } from '../schedules/durations.js';
 import { colourWanted } from '../reporters/style.js';

@@ -3,8 +3,6 @@ import type { CommandSpec } from '../command-table.js';
 import { runCommand } from '../start/run-loop.js';
 import { RUN_FLAGS, RUN_USAGE, runOptionsOf } from './run-flags.js';
 
-export type { EarlyStart } from '../start/early-start.js';
-
 export const runSpec: CommandSpec = {
   usage: RUN_USAGE,
   flags: RUN_FLAGS,

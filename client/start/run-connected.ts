@@ -31,7 +31,7 @@ import { EXIT } from '../exit-codes.js';
 import { armInterrupt, type Interrupt } from '../follow/interrupt.js';
 import { runInfo } from '../runs/run-info.js';
 import { searchAttributesAvailable, startLoopRun, type LoopHandle } from './start-run.js';
-import type { RunOptions } from './run-loop.js';
+import type { RunOptions } from './run-options.js';
 import type { PortableCheckout } from '../../workflows/run-options.js';
 import type { StartedByWorker } from './start-through-worker.js';
 import type { Reporter } from '../reporters/reporter.js';

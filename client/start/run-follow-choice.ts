@@ -1,7 +1,7 @@
 /** Whether `ll-loop run`'s checkout worker follows the run for it (run-followed.ts). */
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { isHumanState } from '../../fsm/human.js';
-import type { RunOptions } from './run-loop.js';
+import type { RunOptions } from './run-options.js';
 
 /**
  * Whether the worker may follow this run for the command: not in the background (nobody follows),

@@ -12,7 +12,7 @@ import { armInterrupt, type Interrupt } from '../follow/interrupt.js';
 import { eventKey, followThroughWorker } from '../follow/follow-through-worker.js';
 import { createReporter, endOfRun, LOCAL_WRITER_WAIT_MS } from '../follow/run-end.js';
 import type { Reporter } from '../reporters/reporter.js';
-import type { RunOptions } from './run-loop.js';
+import type { RunOptions } from './run-options.js';
 import { runInfoOfStarted, type StartedByWorker } from './start-through-worker.js';
 import { startSocketPath } from '../../host/worker-socket.js';
 

@@ -7,58 +7,22 @@
  * Temporal SDK: it is `run`'s path to the start.
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
-import type { RunPlace } from './run-place.js';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { interruptible } from '../follow/interrupt.js';
-import { loadLoop, parseContextArgs, type LoadOverrides } from '../../loader/load.js';
+import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../reporters/diagnostics.js';
-import type { Detail } from '../reporters/human.js';
 import { checkProviderKeys } from './provider-keys.js';
 import { startedInBackground, startedOf, startThroughWorker, type StartedByWorker } from './start-through-worker.js';
-import type { EarlyStart } from './early-start.js';
 import type { WorkerStartRequest } from '../transport/schemas.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
 import type { LoadedRun } from './run-connected.js';
-
-export interface RunOptions {
-  cwd: string;
-  target: string;
-  maxIterations?: number;
-  /** More of the loop's fields the command line sets (`--max-steps`, `--delay`, `--handoff-threshold`). */
-  definitionOverrides?: Pick<LoadOverrides, 'maxSteps' | 'backoff' | 'handoffThreshold'>;
-  context: string[];
-  /** `--context-allow-unknown`: hand the loop `--context` keys it does not use. */
-  allowUnknownContext?: boolean;
-  dryRun: boolean;
-  noLlm: boolean;
-  llmModel?: string;
-  json: boolean;
-  /** Start, hand the run to a worker outside this process, and return at once. */
-  background?: boolean;
-  /** Where the run goes (client/start/where-to-run.ts); default: the checkout's worker. */
-  place?: RunPlace;
-  /** `--queue`: wait in FIFO order for busy scopes (else a busy scope ends the run, exit 8). */
-  queue?: boolean;
-  /** `--queue-timeout`: give up waiting after this many seconds. */
-  queueTimeoutS?: number;
-  /** `--no-lock`: take no scope lock at all (dangerous: overlapping runs work at once). */
-  noLock?: boolean;
-  /** Ask human states' questions inline (stdin and stdout are a terminal; client/human/inline-ask.ts). */
-  ask?: boolean;
-  /** Colour in the progress display (stdout is a terminal that wants it). */
-  colour?: boolean;
-  /** `--verbose` / `--quiet`: how much of the progress display (client/reporters/human.ts). */
-  detail?: Detail;
-  out?: (text: string) => void;
-  err?: (text: string) => void;
-  /** The start the bin already asked the checkout's worker for (early-start.ts), if it did. */
-  early?: EarlyStart;
-}
+import type { EarlyStart } from './early-start.js';
+import type { RunOptions } from './run-options.js';
 
 /** The loop `run` would start, or what is wrong with it (nothing printed). */
 export function loadForRun(

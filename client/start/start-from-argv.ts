@@ -10,7 +10,8 @@ import type { Checkout } from '../../host/checkout.js';
 import type { Session } from '../temporal/session.js';
 import { checkProviderKeys } from './provider-keys.js';
 import { idBaseAt } from './instance-id.js';
-import { loadForRun, lockOptionsOf, type RunOptions } from './run-loop.js';
+import { loadForRun, lockOptionsOf } from './run-loop.js';
+import type { RunOptions } from './run-options.js';
 import { startRequested } from './start-requested.js';
 import type { WorkerArgvStartReply, WorkerArgvStartRequest, WorkerStartRequest } from '../transport/schemas.js';
 
