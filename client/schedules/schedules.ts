@@ -12,6 +12,7 @@ import {
   ScheduleOverlapPolicy,
   type Client,
   type ScheduleDescription,
+  type ScheduleExecutionResult,
   type ScheduleSummary,
 } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
@@ -296,15 +297,19 @@ export async function triggerLoopSchedule(client: Client, loop: string, waitMs =
   const id = scheduleIdFor(loop);
   const handle = client.schedule.getHandle(id);
   const before = await onSchedule(id, () => handle.describe());
-  const seen = new Set(before.info.recentActions.map((a) => a.action.workflow.workflowId));
+  // By run: two triggers within one second start runs of the same workflow id (a scheduled run's
+  // id is the schedule's and the second it was due), each with its own first run id.
+  const key = (a: ScheduleExecutionResult) =>
+    `${a.action.workflow.workflowId}/${a.action.workflow.firstExecutionRunId}`;
+  const seen = new Set(before.info.recentActions.map(key));
   // The SDK's default for a trigger is ALLOW_ALL, whose runs the schedule does not track (no
   // pause-on-failure, no overlap check): use the schedule's own policy.
   await onSchedule(id, () => handle.trigger(ScheduleOverlapPolicy.SKIP));
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     const now = await handle.describe();
-    const started = now.info.recentActions.map((a) => a.action.workflow.workflowId).find((w) => !seen.has(w));
-    if (started) return started;
+    const started = now.info.recentActions.find((a) => !seen.has(key(a)));
+    if (started) return started.action.workflow.workflowId;
     await new Promise((r) => setTimeout(r, 100));
   }
   return undefined;

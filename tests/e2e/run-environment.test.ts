@@ -114,6 +114,13 @@ describe("a run's actions see its command's environment, never the worker's", ()
 
     const scheduled = async (): Promise<string[]> => {
       rmSync(join(project.cwd, 'seen.txt'), { force: true });
+      // The schedule skips a trigger while it still counts a run of its own as going (its overlap
+      // policy): it learns that the last one ended a moment after the run has.
+      const schedule = (await client()).schedule.getHandle('ll-loop-b');
+      await waitFor(
+        'the schedule to count no run going',
+        async () => (await schedule.describe()).info.runningActions.length === 0,
+      );
       const triggered = await cli(['schedule', 'trigger', 'b', '--json']);
       expect(triggered.code, triggered.stderr).toBe(0);
       const id = (JSON.parse(triggered.stdout) as { run?: string }).run;

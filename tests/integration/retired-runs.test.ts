@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../client/exit-codes.js';
 import { checkoutAt, poolQueue } from '../../host/checkout.js';
@@ -152,13 +153,24 @@ describe('a worker start while an open run needs a retired rule', () => {
       const err = await refuseRetiredRuns(client, [taskQueue], () => undefined).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RetiredRunsOpenError);
       expect((err as Error).message).toContain(`${id} (started by ll-loop older than 0.3.0, queue ${taskQueue})`);
-      // A namespace the server does not have: the list fails, the start goes on, and the log says why.
+      // A namespace the server does not have is no visibility trouble: the worker cannot serve at
+      // all, and the error goes up to say so (tests/e2e/missing-namespace.test.ts).
       const lines: string[] = [];
-      const elsewhere = new (client.constructor as typeof import('@temporalio/client').Client)({
+      const elsewhere = new Client({
         connection: client.connection,
         namespace: `no-such-namespace-${randomUUID().slice(0, 8)}`,
       });
-      await expect(refuseRetiredRuns(elsewhere, [taskQueue], (l) => lines.push(l))).resolves.toBeUndefined();
+      await expect(refuseRetiredRuns(elsewhere, [taskQueue], (l) => lines.push(l))).rejects.toThrow(
+        /Namespace not found/,
+      );
+      expect(lines).toEqual([]);
+      // A server that cannot be asked (here: a connection already closed): the list fails, the
+      // start goes on, and the log says why.
+      const closed = await Connection.connect({ address: inject('temporalAddress') });
+      await closed.close();
+      await expect(
+        refuseRetiredRuns(new Client({ connection: closed }), [taskQueue], (l) => lines.push(l)),
+      ).resolves.toBeUndefined();
       expect(lines.join('\n')).toMatch(/could not list the open runs on .*; starting without checking/);
     } finally {
       await run.terminate('test over');

@@ -107,6 +107,13 @@ describe('ll-loop schedule', () => {
     const result = (await client.workflow.getHandle(run).result()) as ExecutionResult;
     expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
     expect(result.captured.greeting?.output).toBe('scheduled hello');
+    // Triggered again at once (often within the same second, so the new run has the same workflow
+    // id as the last, a run of its own): the command still names the run it started.
+    const retriggered = await cli('trigger', name, '--json');
+    expect(retriggered.code, retriggered.stderr).toBe(0);
+    const { run: second } = JSON.parse(retriggered.stdout) as { run?: string };
+    expect(second, retriggered.stdout).toBeDefined();
+    await client.workflow.getHandle(second!).result();
     const description = await client.workflow.getHandle(run).describe();
     expect(description.memo).toMatchObject({ loop: name, cwd: served.cwd });
     // The scheduled run belongs to the checkout the schedule was made in: found there by name.
