@@ -34,8 +34,8 @@ export async function concurrentLoops(
 ) {
   const { endpoint, project, serverPid } = target;
   const { checkoutAt } = await dist('host/checkout.js');
-  const { ensureCheckoutWorker } = await dist('client/hosting/checkout-worker.js');
-  const { startLoopRun, searchAttributesAvailable } = await dist('client/start/start-run.js');
+  const { ensureCheckoutWorker } = await dist('runs/workers/checkout-worker.js');
+  const { startLoopRun, searchAttributesAvailable } = await dist('runs/start/start-run.js');
   const { loadLoop } = await dist('loader/load.js');
   // s1 → s2 → … → s10 → done, each a quick shell action (local activities).
   const states = Array.from(

@@ -97,10 +97,10 @@ process.env.LL_TEMPORAL_UI_PORT = String(await freePort());
 process.env.LL_STATE_DIR = join(tmp, 'state');
 
 export const dist = (p) => import(join(root, 'dist', p));
-export const { resolveEndpoint, resolveTemporalTarget, connectClient } = await dist('client/temporal/connection.js');
-export const { connectWorkerConnection } = await dist('client/temporal/worker-connection.js');
-export const { embeddedServerOptions } = await dist('client/temporal/embedded.js');
-export const { stopDevServer } = await dist('client/temporal/dev-server.js');
+export const { resolveEndpoint, resolveTemporalTarget, connectClient } = await dist('temporal/connection.js');
+export const { connectWorkerConnection } = await dist('temporal/worker-connection.js');
+export const { embeddedServerOptions } = await dist('temporal/embedded.js');
+export const { stopDevServer } = await dist('temporal/dev-server.js');
 export const { createLoopWorker, installQuietRuntime } = await dist('worker/create-worker.js');
 export const { validateLoop } = await dist('fsm/definition/validate.js');
 export const { CURRENT_RUN_RULES } = await dist('workflows/run-rules.js');
@@ -296,7 +296,7 @@ export async function stopWorker(pid) {
  */
 export async function startRuns(client, loaded, count, prefix) {
   const { checkoutAt } = await dist('host/checkout.js');
-  const { startLoopRun } = await dist('client/start/start-run.js');
+  const { startLoopRun } = await dist('runs/start/start-run.js');
   let next = 0;
   const ids = [];
   const one = async () => {

@@ -4,7 +4,7 @@
 //   preload       when Node has booted and runs this file;
 //   sockets       each connection the process opens (diagnostics channel `net.client.socket`): the
 //                 checkout worker's start socket first when `run` asks it for the start before it
-//                 loads the CLI (client/start/early-start.ts), then any TCP connection;
+//                 loads the CLI (runs/start/early-start.ts), then any TCP connection;
 //   cli_compiled  when the CLI's CommonJS bundle (dist/cli/whole.cjs, bin/code-cache.js) is read
 //                 and compiled, its modules about to run (undefined: the split ES-module bundle);
 //   worker_sdk    when @temporalio/worker's code is first loaded (undefined: never loaded): required

@@ -70,7 +70,7 @@ async function breakdownOf(client, run, probe) {
     const firstSocket = probe.sockets[0];
     Object.assign(b, {
       node_startup_ms: probe.preload - run.spawnedAt,
-      // Node up → the first connection: the early start's request (client/start/early-start.ts),
+      // Node up → the first connection: the early start's request (runs/start/early-start.ts),
       // or, without it, the CLI loaded and the loop loaded and checked first.
       before_connect_ms: firstSocket - probe.preload,
       connect_to_start_ms: startedAt - firstSocket,

@@ -164,7 +164,7 @@ export async function humanBench({
   waiting = 100,
   inboxRuns = 5,
 } = {}) {
-  const { ensureCheckoutWorker } = await dist('client/hosting/checkout-worker.js');
+  const { ensureCheckoutWorker } = await dist('runs/workers/checkout-worker.js');
   // The checkout's worker, up before the first answer; the bench stops it by its pid at the end.
   spawnProfiledWorker();
   benchWorker.pid = (await ensureCheckoutWorker(project, endpoint.address)).pid;

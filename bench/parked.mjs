@@ -16,7 +16,7 @@ import {
 } from './context.mjs';
 
 export async function parkedLoops(count) {
-  const { ensureCheckoutWorker } = await dist('client/hosting/checkout-worker.js');
+  const { ensureCheckoutWorker } = await dist('runs/workers/checkout-worker.js');
   const { loadLoop } = await dist('loader/load.js');
   // One quick action, then a new pass: a 900 s backoff (a durable timer) keeps the run open.
   writeFileSync(

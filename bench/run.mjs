@@ -22,7 +22,7 @@
 //      versus exit_code, per pass) and the activity alone (bench/llm-overhead.mjs).
 // Each part is a module of bench/; bench/context.mjs holds the flags, the server and the helpers.
 //   4. concurrent: N (default 1,000) 10-state loops of quick actions started at once on the
-//      checkout's worker (client/start/start-run.ts, the queue of host/checkout.ts): all must end
+//      checkout's worker (runs/start/start-run.ts, the queue of host/checkout.ts): all must end
 //      in their terminal state; transitions per second, peak RSS of the worker (VmHWM) and CPU
 //      time of the worker and the server.
 //   4b. ui (only with --only ui): `ll-loop ui` in Chromium: transition → lit state in the page, and

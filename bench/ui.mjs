@@ -39,9 +39,9 @@ function stateEnters(id) {
 export async function uiBench() {
   const transitions = Number(process.env.BENCH_UI_TRANSITIONS ?? 20);
   const runs = Number(process.env.BENCH_UI_RUNS ?? (QUICK ? 200 : 1000));
-  const { ensureCheckoutWorker } = await dist('client/hosting/checkout-worker.js');
+  const { ensureCheckoutWorker } = await dist('runs/workers/checkout-worker.js');
   const { loadLoop } = await dist('loader/load.js');
-  const { openSession } = await dist('client/temporal/session.js');
+  const { openSession } = await dist('temporal/session.js');
   const { startUiServer } = await dist('ui/server/ui-server.js');
   const { temporalRunSource } = await dist('ui/server/temporal-source.js');
   const { chromium } = await import('playwright-core');

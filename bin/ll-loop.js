@@ -4,7 +4,7 @@
 // (bin/code-cache.js); the rest run its split ES-module build, which reads only their chunks.
 // CommonJS (bin/package.json): Node starts a CommonJS file without its ES module loader, some
 // 13 ms of CPU sooner, and `run` asks its worker for the start from here (and `run --background`
-// is done here when the worker queued its start: client/start/early-start.ts).
+// is done here when the worker queued its start: runs/start/early-start.ts).
 'use strict';
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
@@ -39,7 +39,7 @@ const CODE_CACHED = new Set([
 /**
  * The commands the checkout's worker answers, when they answer themselves instead: on an external
  * server (TEMPORAL_ADDRESS) or with LL_START_SOCKET=0 they never ask the worker
- * (client/worker-ask.ts) and load the SDK, which runs faster from the code cache.
+ * (runs/worker-ask.ts) and load the SDK, which runs faster from the code cache.
  */
 const WORKER_ANSWERED = new Set(['status', 'logs', 'history', 'inbox', 'queue']);
 
@@ -58,7 +58,7 @@ function codeCached(args) {
 const args = process.argv.slice(2);
 /**
  * `run` first asks the checkout's worker to start the run, before loading the CLI
- * (client/start/early-start.ts): the worker starts it while this process loads the rest.
+ * (runs/start/early-start.ts): the worker starts it while this process loads the rest.
  */
 const earlyFile = join(root, 'dist', 'cli', 'early-start.cjs');
 const early = args[0] === 'run' && existsSync(earlyFile) ? askEarly() : undefined;

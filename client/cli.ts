@@ -4,10 +4,10 @@
  * unless LL_DEBUG is set).
  */
 import { parseArgs } from 'node:util';
-import { CliError, toCliError, UsageError } from './errors.js';
+import { CliError, toCliError, UsageError } from '../errors/errors.js';
 import type { OutputSink } from './command-table.js';
-import type { EarlyStart } from './start/early-start.js';
-import { EXIT } from './exit-codes.js';
+import type { EarlyStart } from '../runs/start/early-start.js';
+import { EXIT } from '../errors/exit-codes.js';
 import { beforeCommand, COMMANDS } from './commands/index.js';
 import { usageLines, usageOf } from './commands/usage-index.js';
 import { argumentError, negativeValuesJoined, unknownCommandError } from './commands/argument-errors.js';
@@ -180,7 +180,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 }
 
 /**
- * Errors of client/temporal/ that mean Temporal is out of reach (exit 7), told by their names:
+ * Errors of temporal/ that mean Temporal is out of reach (exit 7), told by their names:
  * importing their classes would load the Temporal SDK (~0.3 s) for every command, even `--help`.
  */
 const INFRASTRUCTURE_ERRORS = new Set([

@@ -4,8 +4,8 @@
  * adding one file under client/commands/ and one entry here.
  */
 import type { ParseArgsConfig } from 'node:util';
-import type { EarlyStart } from './start/early-start.js';
-import { UsageError } from './errors.js';
+import type { EarlyStart } from '../runs/start/early-start.js';
+import { UsageError } from '../errors/errors.js';
 
 export type Flags = NonNullable<ParseArgsConfig['options']>;
 
@@ -33,7 +33,7 @@ export interface CommandContext {
   err: (text: string) => void;
   /** The sink behind `out`, for colour and width decisions; commands never write to it directly. */
   terminal: Terminal;
-  /** `run`'s start, already asked of the checkout's worker by the bin (client/start/early-start.ts). */
+  /** `run`'s start, already asked of the checkout's worker by the bin (runs/start/early-start.ts). */
   early?: EarlyStart;
 }
 

@@ -11,12 +11,12 @@ import tseslint from 'typescript-eslint';
 
 const ROOT = join(import.meta.dirname, '..');
 
-/** Folders whose sub-folders are rooms of their own: `fsm/run`, `client/follow`, … */
-const ROOMED = new Set(['fsm', 'client', 'ui']);
+/** Folders whose sub-folders are rooms of their own: `fsm/run`, `runs/follow`, `worker/hosting`, … */
+const ROOMED = new Set(['fsm', 'runs', 'worker', 'client', 'ui']);
 /** Sub-folders that belong to their parent's room (the paradigm compilers are definition-time code). */
 const FOLDED = { 'fsm/definition/paradigms': 'fsm/definition' };
 
-/** Where a file belongs: a layer (`loader`), or a room (`fsm/run`, `client/start`); top-level files of a roomed layer are the layer itself. */
+/** Where a file belongs: a layer (`loader`), or a room (`fsm/run`, `runs/start`); top-level files of a roomed layer are the layer itself. */
 export function placeOf(file) {
   const parts = relative(ROOT, file).split(sep);
   if (parts.length > 3 && FOLDED[parts.slice(0, 3).join('/')]) return FOLDED[parts.slice(0, 3).join('/')];
@@ -25,12 +25,30 @@ export function placeOf(file) {
 }
 
 const FSM_ALL = ['fsm', 'fsm/evaluators', 'fsm/definition', 'fsm/run', 'fsm/tools'];
-const CLIENT_OUTER = ['loader', 'host', 'workflows', ...FSM_ALL];
+/** What every place above the engine may import: the loop language, loading, this machine, errors, the server. */
+const BELOW_RUNS = ['loader', 'host', 'workflows', 'errors', 'temporal', 'worker', 'reporters', ...FSM_ALL];
+/** The rooms of the runs service, lowest first: each may import the ones before it (and `runs`). */
+const RUNS_ROOMS = [
+  'runs/workers',
+  'runs/find',
+  'runs/scopes',
+  'runs/human',
+  'runs/transport',
+  'runs/follow',
+  'runs/start',
+  'runs/schedules',
+  'runs/resume',
+  'runs/control',
+  'runs/service',
+];
+const runsRoom = (room) => ['runs', ...RUNS_ROOMS.slice(0, RUNS_ROOMS.indexOf(room)), ...BELOW_RUNS];
 
 /**
- * What each place may import besides itself; `type:` entries allow type-only imports. Inside fsm/:
- * the loop language at its top (schema, templates, evaluators' dispatch) is shared; definition-time
- * code never reaches run-time code, run-time code may read definition-time helpers, tools read both.
+ * What each place may import besides itself, lowest floor first; `type:` entries allow type-only
+ * imports. Inside fsm/: the loop language at its top (schema, templates, evaluators' dispatch) is
+ * shared; definition-time code never reaches run-time code, run-time code may read definition-time
+ * helpers, tools read both. Above the engine: the runs service (runs/), then the worker's
+ * processes (worker/hosting, worker/service), then the web view's server, then the CLI.
  */
 const ALLOWED = {
   fsm: ['fsm/evaluators', 'type:fsm/run'],
@@ -41,148 +59,47 @@ const ALLOWED = {
   workflows: FSM_ALL,
   loader: FSM_ALL,
   host: ['loader', ...FSM_ALL.map((p) => `type:${p}`), 'type:workflows'],
+  // The typed errors every layer above throws, and the exit codes they map to.
+  errors: ['loader', 'workflows', ...FSM_ALL],
+  // Reaching and running the Temporal server: connections, the embedded dev server, the CLI's install.
+  temporal: ['errors', 'loader', 'host', 'workflows'],
   activities: ['loader', 'host', ...FSM_ALL, 'type:workflows'],
-  worker: ['activities', 'loader', 'host', 'workflows', ...FSM_ALL],
-  // `client/commands` only from the entry (ENTRY_FILES below), not from the other top-level files.
-  // The command table's context carries `run`'s early start (a type of client/start).
-  client: ['client/temporal', 'type:client/start', ...CLIENT_OUTER],
+  // Temporal workers of this code: the workflow bundle, the activities, the replay of histories.
+  worker: ['activities', 'loader', 'host', 'workflows', 'errors', 'temporal', ...FSM_ALL],
+  // The human and JSON reporters over the one event stream (the web page shares their safe text).
+  reporters: [...FSM_ALL, 'type:worker', 'type:host', 'type:workflows'],
+  runs: BELOW_RUNS,
+  ...Object.fromEntries(RUNS_ROOMS.map((room) => [room, runsRoom(room)])),
+  // The worker's side of the transport: its wire types come from the report types of the rooms
+  // that make them (a type only: those rooms ask the worker through it).
+  'runs/transport': [...runsRoom('runs/transport'), 'type:runs/follow'],
+  // The worker's socket: the request table's handlers, the dispatcher, the queue of starts.
+  'worker/socket': ['runs', ...RUNS_ROOMS, ...BELOW_RUNS],
+  // The worker's processes (the checkout's, a pool's, one queue's).
+  'worker/hosting': ['worker/socket', 'runs', ...RUNS_ROOMS, ...BELOW_RUNS],
+  // The worker as a user service (systemd, launchd).
+  'worker/service': ['worker/hosting', ...BELOW_RUNS],
+  'client/show': ['reporters', ...FSM_ALL],
+  'client/create': ['errors', 'loader', ...FSM_ALL],
+  // `ll-loop ui`: its server acts on runs through the runs service; its page (browser code) shares
+  // only the wire types, fsm's event types and the reporters' terminal-safe text.
+  'ui/server': ['runs', ...RUNS_ROOMS, 'client/show', ...BELOW_RUNS],
+  'ui/page': ['type:ui/server', 'reporters', ...FSM_ALL.map((p) => `type:${p}`)],
+  // The CLI: its entry and command table, and the commands (only the entry imports those).
+  // The command table's context carries `run`'s early start (a type of runs/start).
+  client: ['errors', 'temporal', 'loader', 'host', 'type:runs/start', ...FSM_ALL],
   'client/commands': [
-    'client/runs-service',
     'client',
-    'client/runs',
-    'client/follow',
-    'client/start',
-    'client/resume',
-    'client/control',
-    'client/schedules',
-    'client/scopes',
-    'client/hosting',
-    'client/temporal',
-    'client/reporters',
     'client/show',
     'client/create',
-    'client/service',
-    // The `ui` command starts the ui server (ui/server/ui-server.ts) over its run source: the server
-    // sits beside the commands, over the client's rooms, and imports no command.
     'ui/server',
-    'client/human',
-    'worker',
-    ...CLIENT_OUTER,
+    'worker/hosting',
+    'worker/socket',
+    'worker/service',
+    'runs',
+    ...RUNS_ROOMS,
+    ...BELOW_RUNS,
   ],
-  'client/runs': ['client', 'client/temporal', 'client/reporters', ...CLIENT_OUTER],
-  'client/follow': [
-    'client/transport',
-    'client',
-    'client/runs',
-    'client/scopes',
-    'client/temporal',
-    'client/reporters',
-    'worker',
-    ...CLIENT_OUTER,
-  ],
-  'client/start': [
-    'client/transport',
-    'client',
-    'client/human',
-    'client/runs',
-    'client/follow',
-    'client/scopes',
-    'client/hosting',
-    'client/temporal',
-    'client/reporters',
-    'worker',
-    ...CLIENT_OUTER,
-  ],
-  'client/resume': [
-    'client',
-    'client/runs',
-    'client/follow',
-    'client/start',
-    'client/scopes',
-    'client/hosting',
-    'client/temporal',
-    'client/reporters',
-    'worker',
-    ...CLIENT_OUTER,
-  ],
-  'client/control': [
-    'client/runs-service',
-    'client',
-    'client/runs',
-    'client/follow',
-    'client/start',
-    'client/resume',
-    'client/scopes',
-    'client/hosting',
-    'client/temporal',
-    'client/reporters',
-    'worker',
-    ...CLIENT_OUTER,
-  ],
-  'client/schedules': ['client', 'client/runs', 'client/start', 'client/temporal', ...CLIENT_OUTER],
-  'client/scopes': ['client', 'client/runs', 'client/temporal', ...CLIENT_OUTER],
-  'client/hosting': [
-    'client/transport',
-    'client',
-    'client/human',
-    'client/runs',
-    'client/follow',
-    'client/start',
-    'client/schedules',
-    'client/scopes',
-    'client/temporal',
-    'worker',
-    ...CLIENT_OUTER,
-  ],
-  'client/transport': [
-    'client/runs-service',
-    'client',
-    'client/runs',
-    'client/follow',
-    'client/start',
-    'client/human',
-    'client/scopes',
-    'client/hosting',
-    'client/temporal',
-    ...CLIENT_OUTER,
-  ],
-  'client/runs-service': [
-    'client/control',
-    'client/resume',
-    'client',
-    'client/transport',
-    'client/runs',
-    'client/follow',
-    'client/human',
-    'client/scopes',
-    'client/hosting',
-    'client/temporal',
-    ...CLIENT_OUTER,
-  ],
-  'client/temporal': ['client', 'loader'],
-  'client/reporters': [...FSM_ALL, 'type:worker', 'type:host', 'type:workflows'],
-  'client/show': ['client/reporters', ...FSM_ALL],
-  'client/create': ['client', 'loader', ...FSM_ALL],
-  'client/service': ['client', 'client/hosting', 'host'],
-  // `ll-loop ui`: its server acts on runs through the client's rooms; its page (browser code)
-  // shares only the wire types, fsm's event types and the terminal-safe text of client/reporters.
-  'ui/server': [
-    'client/runs-service',
-    'client',
-    'client/runs',
-    'client/follow',
-    'client/resume',
-    'client/control',
-    'client/human',
-    'client/hosting',
-    'client/temporal',
-    'client/show',
-    'client/reporters',
-    'worker',
-    ...CLIENT_OUTER,
-  ],
-  'ui/page': ['type:ui/server', 'client/reporters', ...FSM_ALL.map((p) => `type:${p}`)],
-  'client/human': ['client', 'client/runs', 'client/temporal', 'client/reporters', ...CLIENT_OUTER],
 };
 
 /** The files outside client/commands/ that may import it: the CLI's entry and its command table. */
@@ -213,7 +130,7 @@ function isCommandFile(file) {
 function judgeCommandImport(fromFile, target, from) {
   if (from !== 'client/commands') {
     if (ENTRY_FILES.has(fromFile)) return undefined;
-    return `${from} may not import client/commands: commands are no library; only client/cli.ts and client/command-table.ts import them. Call the function of the room the command calls (client/control/, client/resume/, …), which returns a typed result`;
+    return `${from} may not import client/commands: commands are no library; only client/cli.ts and client/command-table.ts import them. Call the function of the room the command calls (runs/control/, runs/resume/, …), which returns a typed result`;
   }
   const file = target.replace(/\.js$/, '.ts');
   if (fromFile === TABLE_FILE || fromFile === file || !isCommandFile(file)) return undefined;
@@ -241,7 +158,8 @@ function judgeImport(fromFile, spec, typeOnly) {
  */
 function judgeCommandNames(fromFile, spec, node) {
   if (!spec.startsWith('.') || placeOf(fromFile) === 'client/commands' || ENTRY_FILES.has(fromFile)) return undefined;
-  if (node.importKind === 'type' || !placeOf(join(dirname(fromFile), spec)).startsWith('client')) return undefined;
+  if (node.importKind === 'type' || !/^(client|runs|ui)\b/.test(placeOf(join(dirname(fromFile), spec))))
+    return undefined;
   const names = node.specifiers
     .filter((s) => s.type === 'ImportSpecifier' && s.importKind !== 'type' && /^[a-z]+Command$/.test(s.imported.name))
     .map((s) => s.imported.name);
@@ -285,7 +203,7 @@ const layersPlugin = { rules: { 'layer-imports': layerImports } };
 /** The block eslint.config.js applies: every source file outside tests/ and the tooling. */
 export const layersConfig = {
   name: 'll-loop/layers',
-  files: ['{fsm,workflows,loader,activities,worker,host,client,ui}/**/*.ts'],
+  files: ['{fsm,workflows,loader,activities,worker,host,errors,temporal,reporters,runs,client,ui}/**/*.ts'],
   plugins: { 'll-loop': layersPlugin },
   languageOptions: { parser: tseslint.parser },
   rules: { 'll-loop/layer-imports': 'error' },

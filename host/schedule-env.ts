@@ -43,7 +43,7 @@ export function removeScheduleEnv(scheduleId: string, server: string, env: NodeJ
 
 /**
  * The schedule a run of it belongs to, from its id: Temporal names a scheduled run after the
- * schedule's action id (the loop's name, client/schedules/schedules.ts) plus `-` and the time it
+ * schedule's action id (the loop's name, runs/schedules/schedules.ts) plus `-` and the time it
  * was due in RFC 3339 (`fix-lint-2026-11-24T03:00:00Z`). Undefined for any other id.
  */
 export function scheduleIdOfRun(workflowId: string): string | undefined {

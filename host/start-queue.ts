@@ -1,6 +1,6 @@
 /**
  * The checkout worker's queue of accepted starts (`ll-loop run --background`, handed over by the
- * bin's early start: client/start/start-queue-runner.ts), on disk in `.loops/.worker/start-queue/`:
+ * bin's early start: runs/start/start-queue-runner.ts), on disk in `.loops/.worker/start-queue/`:
  *
  * - `queued/<id>.json`: a run the worker has accepted and told its command about, whose workflow
  *   may not exist yet. Written durably (the file synced, renamed into place, the directory synced)

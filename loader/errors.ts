@@ -2,7 +2,7 @@
  * The loader's typed errors. A bad loop *file* is never an exception (its problems are
  * diagnostics with file, line and column); a LoadError means there is no file to read at all, or a
  * value handed to the loader cannot be used. Callers decide what it means for them: the CLI maps
- * it to a usage error (client/errors.ts), the `loadSubloop` activity to an `error` verdict.
+ * it to a usage error (errors/errors.ts), the `loadSubloop` activity to an `error` verdict.
  */
 
 /** What went wrong, as a stable string a caller can branch on. */

@@ -224,13 +224,13 @@ await build({
 });
 reportModuleInits(join(outdir, WHOLE));
 /**
- * `ll-loop run`'s early start on its own (client/start/early-start.ts): the bin asks the
+ * `ll-loop run`'s early start on its own (runs/start/early-start.ts): the bin asks the
  * checkout's worker to start the run with it before it loads either bundle above, so it must
  * stay small (a few hundred lines, no package).
  */
 await build({
   ...common,
-  entryPoints: [join(root, 'dist', 'client', 'start', 'early-start.js')],
+  entryPoints: [join(root, 'dist', 'runs', 'start', 'early-start.js')],
   format: 'cjs',
   banner: { js: WHOLE_BANNER },
   define: { 'import.meta.url': '__llMetaUrl' },

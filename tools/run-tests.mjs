@@ -37,7 +37,7 @@ const { NODE_EXTRA_CA_CERTS: extraCaCerts, ...testEnv } = process.env;
 
 /** Find (or install) the Temporal CLI before the tests run without the extra certificates. */
 async function ensureTemporalCli() {
-  const module = join(root, 'dist', 'client', 'temporal', 'temporal-cli.js');
+  const module = join(root, 'dist', 'temporal', 'temporal-cli.js');
   const { findTemporalCli } = await import(pathToFileURL(module).href);
   await findTemporalCli({ install: true, log: (m) => process.stdout.write(`[run-tests] ${m}\n`) });
 }

@@ -15,7 +15,20 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The package's code: not the tests, the bench or the browser page (tools/bundle-ui.mjs). */
-const SOURCES = ['fsm', 'workflows', 'loader', 'activities', 'worker', 'host', 'client', join('ui', 'server')];
+const SOURCES = [
+  'fsm',
+  'workflows',
+  'loader',
+  'activities',
+  'worker',
+  'host',
+  'errors',
+  'temporal',
+  'reporters',
+  'runs',
+  'client',
+  join('ui', 'server'),
+];
 
 function modulesUnder(dir) {
   const found = [];

@@ -110,7 +110,7 @@ export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
     // explains lost connections itself; its errors still show. Its retrying client reports every
     // poll retry past the 15th as an ERROR (`gRPC call poll_… retried N times … tcp connect error`,
     // some 150 lines a minute from a worker's pollers while the server is down): those are off too;
-    // a worker logs an outage itself (client/temporal/server-watch.ts).
+    // a worker logs an outage itself (temporal/server-watch.ts).
     const filter = `${makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' })},${CORE_RETRY_TARGET}=off`;
     Runtime.install({ logger: new QuietLogger(level), shutdownSignals: [], telemetryOptions: { logging: { filter } } });
   } catch {
@@ -172,7 +172,7 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
     // its workflow thread runs): a second thread is a second V8 isolate and Node environment, some
     // 17–24 MB of an idle worker's 135–150, and hands every activation across by message. Measured
     // (docs/decisions.md, "Running on Temporal"): idle RSS 147 → 116 MB with the
-    // memory settings of client/hosting/checkout-worker.ts, a remote transition 21.5 → 19.2 ms,
+    // memory settings of runs/workers/checkout-worker.ts, a remote transition 21.5 → 19.2 ms,
     // 1,000 concurrent loops at the same 241–251 transitions/s. The SDK calls this mode `debugMode`
     // because a debugger can then attach to workflows; its only other effect is to lift the
     // deadlock detector's default, which is set here again: workflow code that runs 5 s without

@@ -99,7 +99,7 @@ export interface LoopWorkflowInput {
     fork?: Fork;
     /**
      * Resumed in the middle of a parallel state: the items whose children had ended in the
-     * stopped run (client/resume/fanout-progress.ts). The new run's fan-out of that state, its
+     * stopped run (runs/resume/fanout-progress.ts). The new run's fan-out of that state, its
      * first effect, runs only the rest; absent in runs of older releases.
      */
     fanout?: FanoutProgress;

@@ -1,12 +1,12 @@
 /**
  * `ll-loop answer <run|loop> yes|no|--edit TEXT|--choice X|--text TEXT|--json '{…}' [--json-output]`:
- * answer the human state a run waits in (client/human/answer-run.ts). Refused answers change
+ * answer the human state a run waits in (runs/human/answer-run.ts). Refused answers change
  * nothing: an error line says why, with the fix (exit 1).
  */
 import type { HumanReply } from '../../fsm/human.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 
 const USAGE = "ll-loop answer <run|loop> yes | no | --edit TEXT | --choice X | --text TEXT | --json '{…}'";
 
@@ -63,9 +63,9 @@ export const answerSpec: CommandSpec = {
       ...(flag('json') === undefined ? {} : { json: flag('json')! }),
     });
     const [{ runsService }, { projectScope }, { reviveRunCheckout }] = await Promise.all([
-      import('../runs-service/runs-service.js'),
-      import('../runs/find-runs.js'),
-      import('../hosting/revive-run-checkout.js'),
+      import('../../runs/service/runs-service.js'),
+      import('../../runs/find/find-runs.js'),
+      import('../../runs/workers/revive-run-checkout.js'),
     ]);
     // A run of another project of this host: its checkout's worker is brought back if it is gone.
     const report = await runsService().answer({

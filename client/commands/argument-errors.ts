@@ -5,7 +5,7 @@
  */
 import { closest } from '../../fsm/suggest.js';
 import type { Flags } from '../command-table.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 /** How each flag of `flags` is written: `--name` and, when it has one, `-x`. */
 function spellings(flags: Flags): string[] {

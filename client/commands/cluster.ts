@@ -6,10 +6,10 @@
  * administrator runs. Exit 0 ready, 7 not ready (or out of reach).
  */
 import { bool, JSON_FLAG, str, type CommandContext, type CommandSpec } from '../command-table.js';
-import { InfrastructureError, UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { parseDuration } from '../schedules/schedules.js';
-import { CLUSTER_SETUP_FIX } from '../temporal/cluster-errors.js';
+import { InfrastructureError, UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { parseDuration } from '../../runs/schedules/schedules.js';
+import { CLUSTER_SETUP_FIX } from '../../errors/cluster-errors.js';
 import {
   adminCommands,
   inspectCluster,
@@ -18,8 +18,8 @@ import {
   setupCluster,
   type ClusterStatus,
   type SetupOutcome,
-} from '../temporal/cluster-setup.js';
-import { connectClient, resolveTemporalTarget, TemporalUnavailableError } from '../temporal/connection.js';
+} from '../../temporal/cluster-setup.js';
+import { connectClient, resolveTemporalTarget, TemporalUnavailableError } from '../../temporal/connection.js';
 
 /** Retention of closed runs in a namespace setup creates: long enough for `history` and `list --failed`. */
 const DEFAULT_RETENTION = '30d';

@@ -10,12 +10,12 @@ import { relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { compileParadigm } from '../../fsm/definition/paradigms/index.js';
 import { str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { toFsmYaml } from '../../loader/fsm-yaml.js';
 import { loadLoop } from '../../loader/load.js';
 import { expandReuse } from '../../loader/reuse.js';
-import { printDiagnostics } from '../reporters/diagnostics.js';
+import { printDiagnostics } from '../../reporters/diagnostics.js';
 
 /**
  * The authoring stages of loader/load.ts (reuse, then the paradigm) without validation and

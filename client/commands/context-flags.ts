@@ -17,7 +17,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
 import { resolve } from 'node:path';
 import { MAX_DEFINITION_BYTES, sizeText } from '../../loader/payload-limit.js';
 import { list, type CommandContext } from '../command-table.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 /** The flags every command that takes context declares. */
 export const CONTEXT_FLAGS = {

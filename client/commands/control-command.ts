@@ -1,10 +1,10 @@
 /**
  * `ll-loop pause`, `unpause` and `steer`'s shared work: send the update through the runs service
- * (which sends it with client/control/run-control.ts controlRun) and print what the run answered.
+ * (which sends it with runs/control/run-control.ts controlRun) and print what the run answered.
  */
-import { EXIT } from '../exit-codes.js';
-import { controlReport, type ControlOptions, type ControlRequest } from '../control/run-control.js';
-import { runsService } from '../runs-service/runs-service.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { controlReport, type ControlOptions, type ControlRequest } from '../../runs/control/run-control.js';
+import { runsService } from '../../runs/service/runs-service.js';
 
 /** Send one control update to the run `opts.target` names and say how it went; returns the exit code. */
 export async function controlCommand(opts: ControlOptions, req: ControlRequest): Promise<number> {

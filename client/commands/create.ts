@@ -7,15 +7,15 @@
 import { relative } from 'node:path';
 import { confirm, select } from '@inquirer/prompts';
 import { bool, list, str, type CommandContext, type CommandSpec } from '../command-table.js';
-import { CliError, UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { existingLoopFile, loopFilePath, type Answers } from '../create/answers.js';
 import { completePreset } from '../create/complete.js';
 import { generateLoop } from '../create/generate.js';
 import { presetFromFlags, type CreateFlags } from '../create/preset.js';
 import { checkLoopText, InvalidLoopError, saveLoop } from '../create/save.js';
 import { askAnswers, askName } from '../create/wizard.js';
-import { runCommand } from '../start/run-loop.js';
+import { runCommand } from '../../runs/start/run-loop.js';
 import { validateLoop } from './validate-report.js';
 
 type Next = 'validate' | 'run' | 'none';

@@ -5,8 +5,8 @@
  * Lines are made safe for a terminal (reporters/safe-text.ts) like every action-provided text.
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
-import { safeText } from '../reporters/safe-text.js';
-import { liveActionWatcher, type LiveAction } from '../follow/live-actions.js';
+import { safeText } from '../../reporters/safe-text.js';
+import { liveActionWatcher, type LiveAction } from '../../runs/follow/live-actions.js';
 
 export interface StreamedLines {
   onEvent: (event: TimedEvent) => void;

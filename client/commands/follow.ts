@@ -3,13 +3,13 @@
  * run started anywhere: its events, read from its Temporal history as it grows (runs/follow-run.ts,
  * the same way `ll-loop run` shows its own), until the run closes; then the end line.
  */
-import { createHumanReporter } from '../reporters/human.js';
-import type { Reporter, RunInfo } from '../reporters/reporter.js';
-import { colourWanted, createStyle } from '../reporters/style.js';
-import { followRun } from '../follow/follow-run.js';
-import { queryStatus, resolveRun, runUrl } from '../runs/run-target.js';
-import { projectScope } from '../runs/find-runs.js';
-import { withSession } from '../temporal/session.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import type { Reporter, RunInfo } from '../../reporters/reporter.js';
+import { colourWanted, createStyle } from '../../reporters/style.js';
+import { followRun } from '../../runs/follow/follow-run.js';
+import { queryStatus, resolveRun, runUrl } from '../../runs/find/run-target.js';
+import { projectScope } from '../../runs/find/find-runs.js';
+import { withSession } from '../../temporal/session.js';
 
 /** Options of {@link followCommand}; `out` receives the progress display, `err` notes. */
 export interface FollowOptions {

@@ -7,13 +7,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { bool, type CommandSpec } from '../command-table.js';
-import { CliError, UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { BUILTIN_LOOPS_DIR } from '../../loader/catalog.js';
 import { display, readSource, resolveReference } from '../../loader/reuse-files.js';
 import { fragmentsBlockProblems } from '../../fsm/definition/fragments.js';
 import { didYouMean } from '../../fsm/suggest.js';
-import { table } from '../reporters/table.js';
+import { table } from '../../reporters/table.js';
 
 /** One fragment as listed. */
 export interface FragmentListing {

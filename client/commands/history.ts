@@ -11,18 +11,23 @@ import { spendLine } from '../../fsm/run/budget.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { eventsPath } from '../../host/run-files.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { plainFields } from '../reporters/plain-event.js';
-import { localTime, table } from '../reporters/table.js';
-import { runsService } from '../runs-service/runs-service.js';
-import type { HistoryQuery, HistoryReport, RunEventsReport, RunHistoryEntry } from '../follow/history-report.js';
-import type { Lineage } from '../runs/lineage.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { plainFields } from '../../reporters/plain-event.js';
+import { localTime, table } from '../../reporters/table.js';
+import { runsService } from '../../runs/service/runs-service.js';
+import type {
+  HistoryQuery,
+  HistoryReport,
+  RunEventsReport,
+  RunHistoryEntry,
+} from '../../runs/follow/history-report.js';
+import type { Lineage } from '../../runs/find/lineage.js';
 import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
 import type { ScopeBusyDetails } from '../../workflows/scope-lock-definitions.js';
-import { ScopeBusyError } from '../scopes/scope-busy-error.js';
+import { ScopeBusyError } from '../../runs/scopes/scope-busy-error.js';
 
-export type { RunEventsReport, RunHistoryEntry } from '../follow/history-report.js';
+export type { RunEventsReport, RunHistoryEntry } from '../../runs/follow/history-report.js';
 
 /** Options of {@link historyCommand}; `out` receives stdout, `err` warnings. */
 export interface HistoryOptions {
@@ -94,8 +99,8 @@ function lineageLines(l: Lineage): string[] {
 /** `--write`: the report made here, and the run's rebuilt events written to this project's events file. */
 async function writtenReport(opts: HistoryOptions, query: HistoryQuery): Promise<HistoryReport> {
   const [{ withSession }, { historyReportOf }] = await Promise.all([
-    import('../temporal/session.js'),
-    import('../follow/history-report.js'),
+    import('../../temporal/session.js'),
+    import('../../runs/follow/history-report.js'),
   ]);
   return withSession(opts.cwd, async (session) => {
     let written: string | undefined;

@@ -4,8 +4,8 @@
  * A helper of both commands.
  */
 import { oneLine } from '../../fsm/format.js';
-import { EXIT } from '../exit-codes.js';
-import type { WaitingRun } from '../human/find-waiting.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import type { WaitingRun } from '../../runs/human/find-waiting.js';
 
 export interface InboxOptions {
   cwd: string;
@@ -18,8 +18,8 @@ export interface InboxOptions {
 export async function printInbox(opts: InboxOptions): Promise<number> {
   const [waiting, { table, localTime }, { safeText }] = await Promise.all([
     waitingRuns(opts),
-    import('../reporters/table.js'),
-    import('../reporters/safe-text.js'),
+    import('../../reporters/table.js'),
+    import('../../reporters/safe-text.js'),
   ]);
   if (opts.json) {
     opts.out(`${JSON.stringify(waiting, null, 2)}\n`);
@@ -50,8 +50,8 @@ export async function printInbox(opts: InboxOptions): Promise<number> {
  */
 async function waitingRuns(opts: InboxOptions): Promise<WaitingRun[]> {
   const [{ runsService }, { projectScope }] = await Promise.all([
-    import('../runs-service/runs-service.js'),
-    import('../runs/project-scope.js'),
+    import('../../runs/service/runs-service.js'),
+    import('../../runs/find/project-scope.js'),
   ]);
   const here = projectScope(opts.cwd);
   return runsService().inbox({ cwd: opts.cwd, project: opts.allProjects ? undefined : here, here });

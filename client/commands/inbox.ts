@@ -4,7 +4,7 @@
  * that answers each (printed by inbox-report.ts, which `list --waiting` shares).
  */
 import { bool, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { printInbox } from './inbox-report.js';
 
 export const inboxSpec: CommandSpec = {

@@ -60,5 +60,5 @@ export async function allCommands(): Promise<Array<[string, CommandSpec]>> {
 export async function beforeCommand(name: string, cwd: string): Promise<void> {
   // `cluster` neither: it prepares the server a worker needs.
   if (name !== 'worker' && name !== 'server' && name !== 'cluster')
-    (await import('../hosting/checkout-worker.js')).reviveCheckoutWorker(cwd);
+    (await import('../../runs/workers/checkout-worker.js')).reviveCheckoutWorker(cwd);
 }

@@ -8,10 +8,10 @@ import { isMap, isPair, isScalar, parse, parseDocument, stringify } from 'yaml';
 import { didYouMean } from '../../fsm/suggest.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
 import { builtinLoopFile, builtinLoopNames, isLoopName } from '../../loader/catalog.js';
-import { CliError, UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { loopsDir, projectLoopCopy } from '../../loader/load.js';
-import { table } from '../reporters/table.js';
+import { table } from '../../reporters/table.js';
 
 export interface InstallOptions {
   cwd: string;

@@ -5,9 +5,9 @@
  */
 import { relative } from 'node:path';
 import { builtinLoopFile, builtinLoopNames } from '../../loader/catalog.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { loadLoopFile, projectLoopCopy } from '../../loader/load.js';
-import { table } from '../reporters/table.js';
+import { table } from '../../reporters/table.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { LoopListing } from './list-tables.js';
 import { hiddenNote, shown, visibilityOf, type Visibility } from './list-visibility.js';

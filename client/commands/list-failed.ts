@@ -8,13 +8,13 @@
  * was resumed stays listed (it did fail), with its resume and how that ended (list-resumed.ts).
  */
 import { FAILED_OUTCOMES } from '../../fsm/run/outcome.js';
-import { EXIT } from '../exit-codes.js';
-import { localTime, table } from '../reporters/table.js';
-import { listRuns, projectScope, type RunSummary } from '../runs/find-runs.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { localTime, table } from '../../reporters/table.js';
+import { listRuns, projectScope, type RunSummary } from '../../runs/find/find-runs.js';
 import { withProjects } from './list-tables.js';
 import { resumesOf } from './list-resumed.js';
-import { withSession } from '../temporal/session.js';
-import { closedFailure } from '../runs/closed-failure.js';
+import { withSession } from '../../temporal/session.js';
+import { closedFailure } from '../../runs/find/closed-failure.js';
 import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
 import { failedStarts } from '../../host/start-queue.js';
 

@@ -1,11 +1,11 @@
 /**
  * What became of a failed run that was resumed, for `list --failed`: a resume is a new run,
- * `<id>-r<n>` (client/resume/resumable.ts `nextResumeId`), so a failed run stays failed while its
+ * `<id>-r<n>` (runs/resume/resumable.ts `nextResumeId`), so a failed run stays failed while its
  * resume may have completed. Each failed run is shown with its latest resume, followed down the
  * chain (`<id>-r1-r1`, a resume of the resume) to the run that has none, and how that one ended.
  */
 import type { Client } from '@temporalio/client';
-import { listRuns, type ProjectScope, type RunSummary } from '../runs/find-runs.js';
+import { listRuns, type ProjectScope, type RunSummary } from '../../runs/find/find-runs.js';
 
 /** The failed runs asked about in one visibility query. */
 const IDS_PER_QUERY = 25;

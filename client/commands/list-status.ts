@@ -5,10 +5,10 @@
  * `--status running` is `list --running`. Sub-loops are left out, as in `list --failed`.
  */
 import { LOOP_OUTCOMES } from '../../fsm/run/outcome.js';
-import { CliError, UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { didYouMean } from '../../fsm/suggest.js';
-import { localTime, table } from '../reporters/table.js';
+import { localTime, table } from '../../reporters/table.js';
 
 /** little-loops' run statuses, as our outcomes. */
 const THEIR_WORDS: Readonly<Record<string, string>> = {
@@ -46,8 +46,8 @@ export async function printStatus(opts: {
   out: (text: string) => void;
 }): Promise<number> {
   const [{ listRuns, projectScope }, { withSession }] = await Promise.all([
-    import('../runs/find-runs.js'),
-    import('../temporal/session.js'),
+    import('../../runs/find/find-runs.js'),
+    import('../../temporal/session.js'),
   ]);
   const runs = await withSession(opts.cwd, ({ client }) =>
     listRuns(client, { where: `LoopStatus = '${opts.status}'`, project: projectScope(opts.cwd), limit: 200 }),

@@ -4,7 +4,7 @@
  * `example` for a template). `list` shows the public loops unless asked for others, and says how
  * many it left out.
  */
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 const VISIBILITIES = ['public', 'internal', 'example', 'all'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];

@@ -9,13 +9,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { builtinLoopNames } from '../../loader/catalog.js';
 import { listLoopNames, loadLoopFile, loopsDir } from '../../loader/load.js';
-import { localTime, table } from '../reporters/table.js';
-import type { RunningListing } from '../hosting/running-listings.js';
-import { runsService } from '../runs-service/runs-service.js';
+import { localTime, table } from '../../reporters/table.js';
+import type { RunningListing } from '../../runs/find/running-listings.js';
+import { runsService } from '../../runs/service/runs-service.js';
 import { printBuiltins } from './list-builtin.js';
 import { underParents, withProjects, type LoopListing } from './list-tables.js';
 import { hiddenNote, shown, visibilityOf, visibilityWanted, type Visibility } from './list-visibility.js';
@@ -112,8 +112,8 @@ async function printRunning(opts: ListOptions): Promise<number> {
   const listed = await runsService().running(opts.cwd, allProjects);
   const runs = underParents(listed);
   const [{ describePhase }, { describeWorker }] = await Promise.all([
-    import('../runs/status-text.js'),
-    import('../hosting/queue-pollers.js'),
+    import('../../runs/find/status-text.js'),
+    import('../../runs/workers/queue-pollers.js'),
   ]);
   if (opts.json) {
     opts.out(`${JSON.stringify(runs, null, 2)}\n`);

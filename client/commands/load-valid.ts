@@ -1,9 +1,9 @@
 /** Load a loop for a command that only reads it (`simulate`, `test`): an invalid file is exit 1. */
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { printDiagnostics } from '../reporters/diagnostics.js';
+import { CliError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { printDiagnostics } from '../../reporters/diagnostics.js';
 
 export interface ValidLoop {
   file: string;

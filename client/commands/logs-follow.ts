@@ -2,14 +2,14 @@
  * `ll-loop logs --follow`: each action's output as it finishes (line by line on the worker's host,
  * follow-lines.ts), and a person's part between them, until the run ends; JSON Lines with --json.
  */
-import { EXIT } from '../exit-codes.js';
-import { safeText } from '../reporters/safe-text.js';
-import { actionLogCollector, type ActionLogRecord } from '../follow/action-logs.js';
-import { followEvents } from '../follow/follow-events.js';
-import { personLine, personRecord } from '../follow/person-events.js';
-import { logsRunOf } from '../follow/logs-report.js';
-import { runDefinition, runsSubloops, unknownState } from '../follow/logs-state.js';
-import { withSession } from '../temporal/session.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { safeText } from '../../reporters/safe-text.js';
+import { actionLogCollector, type ActionLogRecord } from '../../runs/follow/action-logs.js';
+import { followEvents } from '../../runs/follow/follow-events.js';
+import { personLine, personRecord } from '../../runs/follow/person-events.js';
+import { logsRunOf } from '../../runs/follow/logs-report.js';
+import { runDefinition, runsSubloops, unknownState } from '../../runs/follow/logs-state.js';
+import { withSession } from '../../temporal/session.js';
 import { streamedLines } from './follow-lines.js';
 import { headerOf, printRecord, type LogsOptions } from './logs-print.js';
 

@@ -3,9 +3,9 @@
  * its output came from, and its streams, marked and made safe. A helper of the `logs` command.
  */
 import { formatDuration } from '../../fsm/format.js';
-import type { ActionLogRecord, StreamCut } from '../follow/action-logs.js';
+import type { ActionLogRecord, StreamCut } from '../../runs/follow/action-logs.js';
 import { sizeText } from '../../loader/payload-limit.js';
-import { safeText } from '../reporters/safe-text.js';
+import { safeText } from '../../reporters/safe-text.js';
 
 export interface LogsOptions {
   cwd: string;

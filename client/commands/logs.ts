@@ -6,12 +6,12 @@
  * Temporal keeps only a tail, else from that result (runs/action-logs.ts).
  */
 import { bool, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { safeText } from '../reporters/safe-text.js';
-import { personLine } from '../follow/person-events.js';
-import type { LogsQuery, LogsReport } from '../follow/logs-report.js';
-import { runsService } from '../runs-service/runs-service.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { safeText } from '../../reporters/safe-text.js';
+import { personLine } from '../../runs/follow/person-events.js';
+import type { LogsQuery, LogsReport } from '../../runs/follow/logs-report.js';
+import { runsService } from '../../runs/service/runs-service.js';
 import { printRecord, type LogsOptions } from './logs-print.js';
 
 /** `ll-loop logs`. Returns the exit code. */

@@ -7,8 +7,8 @@
  * exist. `--execute` runs the best one, as `ll-loop run <loop>` would.
  */
 import { bool, list, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { resolveLoopFile } from '../../loader/load.js';
 import { positiveInt } from './argument-errors.js';
 
@@ -67,8 +67,8 @@ export function rankLoops(runs: readonly PastRun[], now: Date, exclude: Readonly
 /** The finished top-level runs of the project at `cwd`, from Temporal. */
 async function pastRuns(cwd: string): Promise<PastRun[]> {
   const [{ listRuns, projectScope }, { withSession }] = await Promise.all([
-    import('../runs/find-runs.js'),
-    import('../temporal/session.js'),
+    import('../../runs/find/find-runs.js'),
+    import('../../temporal/session.js'),
   ]);
   const runs = await withSession(cwd, ({ client }) => listRuns(client, { project: projectScope(cwd), limit: 1000 }));
   return runs
@@ -128,7 +128,7 @@ export const nextLoopSpec: CommandSpec = {
     );
     if (!bool(ctx, 'execute')) return EXIT.ok;
     const [{ runCommand }, { runOptionsOf }] = await Promise.all([
-      import('../start/run-loop.js'),
+      import('../../runs/start/run-loop.js'),
       import('./run-flags.js'),
     ]);
     ctx.out(`running: ${ranked[0]!.command}\n`);

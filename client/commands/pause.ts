@@ -1,6 +1,6 @@
 /** `ll-loop pause <name|run-id>` and `ll-loop unpause <name|run-id>` → client/commands/control-command.ts. */
 import { bool, type CommandContext, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 function target(ctx: CommandContext, verb: string): string {
   const [run, ...rest] = ctx.positionals;

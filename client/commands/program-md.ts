@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 /** The sections whose whole text is a value, and the key each gives. */
 const PROSE: Record<string, string> = { directive: 'directive', budget: 'budget', constraints: 'constraints' };

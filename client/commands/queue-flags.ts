@@ -5,8 +5,8 @@
  * new run asks for its scopes the way the earlier run asked.
  */
 import { bool, str, type CommandContext } from '../command-table.js';
-import { parseDuration } from '../schedules/durations.js';
-import type { QueueChoice } from '../scopes/queue-choice.js';
+import { parseDuration } from '../../runs/schedules/durations.js';
+import type { QueueChoice } from '../../runs/scopes/queue-choice.js';
 
 /** The flags such a command declares. */
 export const QUEUE_FLAGS = {

@@ -5,11 +5,11 @@
  */
 import { formatDuration } from '../../fsm/format.js';
 import { bool, JSON_FLAG, type CommandContext, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { table } from '../reporters/table.js';
-import type { LockQueueReport } from '../scopes/scope-queues.js';
-import { runsService } from '../runs-service/runs-service.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { table } from '../../reporters/table.js';
+import type { LockQueueReport } from '../../runs/scopes/scope-queues.js';
+import { runsService } from '../../runs/service/runs-service.js';
 import { removeRunEnv } from '../../host/run-env.js';
 
 const USAGE = 'queue list [--json] | queue remove <run-id> [--json]   scope locks: who holds, who waits (in order)';
@@ -56,8 +56,8 @@ async function remove(ctx: CommandContext): Promise<number> {
       'll-loop queue remove <run-id> (see ll-loop queue list)',
     );
   const [{ removeFromQueue }, { withSession }] = await Promise.all([
-    import('../scopes/scope-queues.js'),
-    import('../temporal/session.js'),
+    import('../../runs/scopes/scope-queues.js'),
+    import('../../temporal/session.js'),
   ]);
   const removed = await withSession(ctx.cwd, ({ client }) => removeFromQueue(client, run));
   // It never starts: the environment its command left (secrets included) goes now.

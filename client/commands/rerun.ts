@@ -1,7 +1,7 @@
-/** `ll-loop rerun <name|run-id> --from STATE[#N] [--context K=V]… [--background]` → client/control/rerun.ts. */
-import { colourWanted } from '../reporters/style.js';
+/** `ll-loop rerun <name|run-id> --from STATE[#N] [--context K=V]… [--background]` → runs/control/rerun.ts. */
+import { colourWanted } from '../../reporters/style.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { QUEUE_FLAGS, queueChoiceOf } from './queue-flags.js';
 
@@ -26,7 +26,7 @@ export const rerunSpec: CommandSpec = {
     if (from === undefined || from === '') throw new UsageError('rerun needs --from STATE (or STATE#N)', usage);
     if (bool(ctx, 'verbose') && bool(ctx, 'quiet'))
       throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
-    const { rerunCommand } = await import('../control/rerun.js');
+    const { rerunCommand } = await import('../../runs/control/rerun.js');
     return rerunCommand({
       cwd: ctx.cwd,
       target,

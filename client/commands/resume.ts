@@ -1,10 +1,10 @@
 /** `ll-loop resume <name|run-id>` flags → resumeCommand. */
-import { colourWanted } from '../reporters/style.js';
+import { colourWanted } from '../../reporters/style.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { positiveInt } from './argument-errors.js';
-import { UsageError } from '../errors.js';
-import { resumeCommand } from '../resume/resume-run.js';
+import { UsageError } from '../../errors/errors.js';
+import { resumeCommand } from '../../runs/resume/resume-run.js';
 import { QUEUE_FLAGS, queueChoiceOf } from './queue-flags.js';
 
 export const resumeSpec: CommandSpec = {

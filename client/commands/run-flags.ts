@@ -1,6 +1,6 @@
 /**
  * `ll-loop run`'s flags and how its command line becomes RunOptions: the `run` command's, and the
- * checkout worker's reading of an early start (client/start/start-from-argv.ts, handed
+ * checkout worker's reading of an early start (runs/start/start-from-argv.ts, handed
  * runOptionsFromArgv by the `worker` command). A flag helper, not a command: both commands import it.
  */
 import { parseArgs } from 'node:util';
@@ -8,11 +8,11 @@ import { bool, str, type CommandContext, type Flags } from '../command-table.js'
 import { projectInvocation } from './project-root.js';
 import { negativeValuesJoined, positiveInt } from './argument-errors.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
-import { UsageError } from '../errors.js';
-import type { RunOptions } from '../start/run-options.js';
-import { runPlaceOf } from '../start/run-place.js';
-import { parseDuration } from '../schedules/durations.js';
-import { colourWanted } from '../reporters/style.js';
+import { UsageError } from '../../errors/errors.js';
+import type { RunOptions } from '../../runs/start/run-options.js';
+import { runPlaceOf } from '../../runs/start/run-place.js';
+import { parseDuration } from '../../runs/schedules/durations.js';
+import { colourWanted } from '../../reporters/style.js';
 import { checkFollow, definitionOverridesOf, MORE_RUN_FLAGS, runTarget } from './run-more-flags.js';
 import { runInputPairs } from './run-input.js';
 
@@ -125,7 +125,7 @@ export function runOptionsOf(ctx: CommandContext): RunOptions {
 /**
  * `run`'s options from its command line (`run …` as typed, in `invokedIn`), parsed as the CLI
  * parses it (client/cli.ts dispatch): how the checkout's worker reads an early start
- * (client/start/start-from-argv.ts, handed this by the `worker` command). Throws what the
+ * (runs/start/start-from-argv.ts, handed this by the `worker` command). Throws what the
  * command would report.
  */
 export function runOptionsFromArgv(argv: readonly string[], invokedIn: string): RunOptions {

@@ -15,7 +15,7 @@ import { LoadError } from '../../loader/errors.js';
 import { resolveLoopFile } from '../../loader/load.js';
 import { DEFAULT_INPUT_KEY, loopInputs, type LoopInputs } from '../../loader/loop-inputs.js';
 import { didYouMean } from '../../fsm/suggest.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { programMdFile, readProgramMd } from './program-md.js';
 
 export interface RunInputOptions {

@@ -7,9 +7,9 @@ import { bool, str, type CommandContext, type Flags } from '../command-table.js'
 import { builtinLoopFile, builtinLoopNames } from '../../loader/catalog.js';
 import { didYouMean } from '../../fsm/suggest.js';
 import type { LoadOverrides } from '../../loader/load.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { positiveInt } from './argument-errors.js';
-import { parseDuration } from '../schedules/durations.js';
+import { parseDuration } from '../../runs/schedules/durations.js';
 
 export const MORE_RUN_FLAGS: Flags = {
   'max-steps': { type: 'string', short: 'n' },

@@ -1,6 +1,6 @@
 /** `ll-loop run <name|path>` flags → runCommand (the flags and their reading: run-flags.ts). */
 import type { CommandSpec } from '../command-table.js';
-import { runCommand } from '../start/run-loop.js';
+import { runCommand } from '../../runs/start/run-loop.js';
 import { RUN_FLAGS, RUN_USAGE, runOptionsOf } from './run-flags.js';
 
 export const runSpec: CommandSpec = {

@@ -1,5 +1,5 @@
 /**
- * `ll-loop schedule`: Temporal Schedules that run a loop on a timer (client/schedules/schedules.ts).
+ * `ll-loop schedule`: Temporal Schedules that run a loop on a timer (runs/schedules/schedules.ts).
  *
  *   schedule <name|path> --every D | --cron "EXPR" [--context K=V]… [--context-file K=PATH]… [--task-queue Q] [--pause-on-failure] [--json]
  *   schedule list [--json]
@@ -10,8 +10,8 @@
  */
 import { bool, str, type CommandContext, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
-import { CliError, UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import {
@@ -29,13 +29,13 @@ import {
   triggerLoopSchedule,
   type LoopScheduleInfo,
   type ScheduleWhen,
-} from '../schedules/schedules.js';
-import { withSession } from '../temporal/session.js';
-import { lockRequestFor } from '../scopes/scope-lock.js';
+} from '../../runs/schedules/schedules.js';
+import { withSession } from '../../temporal/session.js';
+import { lockRequestFor } from '../../runs/scopes/scope-lock.js';
 import { checkoutAt, type WorkerRecord } from '../../host/checkout.js';
-import { checkoutRootOf, ensureCheckoutWorker } from '../hosting/checkout-worker.js';
-import { DEFAULT_SHARED_QUEUE, runTuning, searchAttributesAvailable } from '../start/start-run.js';
-import { printDiagnostics } from '../reporters/diagnostics.js';
+import { checkoutRootOf, ensureCheckoutWorker } from '../../runs/workers/checkout-worker.js';
+import { DEFAULT_SHARED_QUEUE, runTuning, searchAttributesAvailable } from '../../runs/start/start-run.js';
+import { printDiagnostics } from '../../reporters/diagnostics.js';
 import { serverKey } from '../../host/run-env.js';
 import { removeScheduleEnv, scheduleEnvFile, writeScheduleEnv } from '../../host/schedule-env.js';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /** `ll-loop schema`: the loop format as JSON Schema, for editors. */
 import { loopJsonSchema } from '../../fsm/schema.js';
 import type { CommandSpec } from '../command-table.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../errors/exit-codes.js';
 
 export const schemaSpec: CommandSpec = {
   usage: 'schema                                       the loop format as JSON Schema (for editors)',

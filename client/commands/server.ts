@@ -1,12 +1,12 @@
 /** `ll-loop server start|status|stop`: the embedded dev server (data in .loops/.temporal/). */
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
-import { probeTemporal } from '../temporal/grpc-probe.js';
-import { stopDevServer } from '../temporal/stop-dev-server.js';
+import { probeTemporal } from '../../temporal/grpc-probe.js';
+import { stopDevServer } from '../../temporal/stop-dev-server.js';
 import { bool, JSON_FLAG, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { embeddedServerOptions } from '../temporal/embedded.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { embeddedServerOptions } from '../../temporal/embedded.js';
 
 /** A port from `--port`/`--ui-port`, checked. */
 function portOf(value: string | undefined, flag: string): number | undefined {
@@ -36,7 +36,7 @@ export async function serverCommand(
   switch (action) {
     case 'start': {
       // Loaded here: starting (or reusing) a server uses the Temporal SDK; status and stop need none.
-      const { ensureDevServer } = await import('../temporal/dev-server.js');
+      const { ensureDevServer } = await import('../../temporal/dev-server.js');
       const server = await ensureDevServer(opts);
       const text = `${server.started ? 'started' : 'already running'}: ${server.address} · Web UI ${server.uiUrl} · data ${opts.dataDir}`;
       const { connection: _connection, ...shown } = server;

@@ -12,13 +12,13 @@ import { didYouMean } from '../../fsm/suggest.js';
 import { bool, oneLoopTarget, str, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { builtinLoopFile } from '../../loader/catalog.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { loadLoopFile, parseContextArgs, resolveLoopFile } from '../../loader/load.js';
-import { colourWanted, createStyle } from '../reporters/style.js';
+import { colourWanted, createStyle } from '../../reporters/style.js';
 import { renderMermaid } from '../show/mermaid.js';
 import { renderShow } from '../show/render.js';
-import { printDiagnostics } from '../reporters/diagnostics.js';
+import { printDiagnostics } from '../../reporters/diagnostics.js';
 
 export const SHOW_FORMATS = ['text', 'mermaid', 'json'] as const;
 export type ShowFormat = (typeof SHOW_FORMATS)[number];

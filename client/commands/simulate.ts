@@ -6,9 +6,9 @@
 import { SCENARIOS, simulate, type Scenario, type Simulation } from '../../fsm/tools/simulate.js';
 import { didYouMean } from '../../fsm/suggest.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { table } from '../reporters/table.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT, exitCodeFor } from '../../errors/exit-codes.js';
+import { table } from '../../reporters/table.js';
 import { loadValidLoop } from './load-valid.js';
 
 /** State executions traced when `--max-steps` is not given: enough for any loop that ends. */

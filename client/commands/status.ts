@@ -2,27 +2,27 @@
  * `ll-loop status <name|run-id> [--follow] [--json]`: where a run is, answered by the workflow
  * itself (its `status` query) while it is open, or its result once it has closed.
  * `--follow` (and `ll-loop monitor`) streams its progress instead (client/commands/follow.ts).
- * The report (client/runs/status-report.ts) is made by the checkout's worker when it is up
- * (client/runs-service/), so the command then loads no Temporal SDK.
+ * The report (runs/find/status-report.ts) is made by the checkout's worker when it is up
+ * (runs/service/), so the command then loads no Temporal SDK.
  */
-import { closedWithoutResult } from '../follow/closed-without-result.js';
-import { fanoutLines } from '../reporters/fanout-line.js';
+import { closedWithoutResult } from '../../runs/follow/closed-without-result.js';
+import { fanoutLines } from '../../reporters/fanout-line.js';
 import { formatDuration, oneLine } from '../../fsm/format.js';
 import { spendLine } from '../../fsm/run/budget.js';
 import type { LockStatus, LoopStatus } from '../../workflows/definitions.js';
 import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { createHumanReporter } from '../reporters/human.js';
-import { loopOutcome, outcomeOfStatus } from '../reporters/outcome-words.js';
-import { colourWanted, createStyle } from '../reporters/style.js';
-import { localTime } from '../reporters/table.js';
-import { safeText } from '../reporters/safe-text.js';
-import { describePhase, QUERY_TIMEOUT_MS } from '../runs/status-text.js';
-import type { StatusReport } from '../runs/status-report.js';
-import { runsService } from '../runs-service/runs-service.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import { loopOutcome, outcomeOfStatus } from '../../reporters/outcome-words.js';
+import { colourWanted, createStyle } from '../../reporters/style.js';
+import { localTime } from '../../reporters/table.js';
+import { safeText } from '../../reporters/safe-text.js';
+import { describePhase, QUERY_TIMEOUT_MS } from '../../runs/find/status-text.js';
+import type { StatusReport } from '../../runs/find/status-report.js';
+import { runsService } from '../../runs/service/runs-service.js';
 
-export type { StatusReport } from '../runs/status-report.js';
+export type { StatusReport } from '../../runs/find/status-report.js';
 
 /** Options of {@link statusCommand}; `out` receives stdout, `err` stderr. */
 export interface StatusOptions {
@@ -165,7 +165,7 @@ export function pausedUntil(paused: NonNullable<LoopStatus['paused']>, phase: st
 
 /**
  * The first line of a closed run's status: its outcome in the outcome words (the list's and the
- * web view's, client/reporters/outcome-words.ts), not Temporal's status (`--json` has that).
+ * web view's, reporters/outcome-words.ts), not Temporal's status (`--json` has that).
  */
 export function closedHeadline(report: StatusReport): string {
   const outcome = report.result ? loopOutcome(report.result) : outcomeOfStatus(report.status);

@@ -1,6 +1,6 @@
 /** `ll-loop steer <name|run-id> --goto STATE [--context K=V]… [--note TEXT]` → client/commands/control-command.ts. */
 import { bool, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { parseContextArgs } from '../../loader/load.js';
 

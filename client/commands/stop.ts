@@ -1,15 +1,15 @@
 /**
  * `ll-loop stop <name|run-id> [--force] [--wait S] [--json]`: stop an open run (the runs service
- * does it: client/control/stop-run.ts) and say how it ended: gracefully, the run completes with `terminated_by:
+ * does it: runs/control/stop-run.ts) and say how it ended: gracefully, the run completes with `terminated_by:
  * cancelled`; `--force` terminates it in Temporal.
  */
 import { bool, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { createHumanReporter } from '../reporters/human.js';
-import { createStyle } from '../reporters/style.js';
-import type { StopRequest } from '../control/stop-run.js';
-import { runsService } from '../runs-service/runs-service.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import { createStyle } from '../../reporters/style.js';
+import type { StopRequest } from '../../runs/control/stop-run.js';
+import { runsService } from '../../runs/service/runs-service.js';
 
 /** Options of {@link stopCommand}; `out` receives stdout. */
 export interface StopOptions extends StopRequest {

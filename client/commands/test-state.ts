@@ -12,8 +12,8 @@ import type { CapturedValue } from '../../fsm/types.js';
 import { stateTemplates } from '../../fsm/definition/template-checks.js';
 import { testState, type StateTestResult, type TestedAction } from '../../worker/test-state.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
+import { UsageError } from '../../errors/errors.js';
+import { EXIT, exitCodeFor } from '../../errors/exit-codes.js';
 import { loadValidLoop } from './load-valid.js';
 
 /** Lines of stdout/stderr shown per action (the log file has all of it). */

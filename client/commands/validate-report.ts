@@ -4,9 +4,9 @@
  * checks the loop it wrote the same way.
  */
 import { relative, sep } from 'node:path';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { loadLoop } from '../../loader/load.js';
-import { printDiagnostics } from '../reporters/diagnostics.js';
+import { printDiagnostics } from '../../reporters/diagnostics.js';
 
 export interface ValidateOptions {
   cwd: string;

@@ -1,6 +1,6 @@
 /** `ll-loop validate <name|path>`: schema, graph and template checks, as text or `--json` (validate-report.ts). */
 import { bool, JSON_FLAG, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { validateLoop } from './validate-report.js';
 
 export const validateSpec: CommandSpec = {

@@ -9,13 +9,13 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname } from 'node:path';
 import { workerDir } from '../../host/checkout.js';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { checkoutRootOf, requireCheckoutRoot, type ServiceContext } from '../service/context.js';
-import { serviceDefinition } from '../service/definition.js';
-import { displayCommand, managerFor, runCommands } from '../service/manager.js';
-import type { ServiceCommand, ServiceManager } from '../service/service-manager.js';
-import { workerState } from '../service/worker-control.js';
+import { CliError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { checkoutRootOf, requireCheckoutRoot, type ServiceContext } from '../../worker/service/context.js';
+import { serviceDefinition } from '../../worker/service/definition.js';
+import { displayCommand, managerFor, runCommands } from '../../worker/service/manager.js';
+import type { ServiceCommand, ServiceManager } from '../../worker/service/service-manager.js';
+import { workerState } from '../../worker/service/worker-control.js';
 
 /** A service manager command failed after it answered the probe. */
 class ServiceCommandError extends CliError {

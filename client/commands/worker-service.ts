@@ -4,8 +4,8 @@
  * when its first argument is one of these actions.
  */
 import { bool, str, type CommandContext, type Flags } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import type { ServiceContext } from '../service/context.js';
+import { UsageError } from '../../errors/errors.js';
+import type { ServiceContext } from '../../worker/service/context.js';
 import { workerInstall, workerUninstall } from './worker-install.js';
 import { DEFAULT_WORKER_STOP_WAIT_S, workerStatus, workerStop } from './worker-status.js';
 

@@ -10,13 +10,13 @@ import { existsSync } from 'node:fs';
 import type { WorkerRecord } from '../../host/checkout.js';
 import { hostId, workerLogPath, workerRecordPath } from '../../host/checkout.js';
 import { buildInfo } from '../../host/build-info.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
-import { checkoutRootOf, type ServiceContext } from '../service/context.js';
-import { managerFor, UnsupportedPlatformError } from '../service/manager.js';
-import type { ServiceManager } from '../service/service-manager.js';
-import { stopWorker, workerState, type WorkerState } from '../service/worker-control.js';
-import { probeTemporal } from '../temporal/grpc-probe.js';
+import { CliError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { checkoutRootOf, type ServiceContext } from '../../worker/service/context.js';
+import { managerFor, UnsupportedPlatformError } from '../../worker/service/manager.js';
+import type { ServiceManager } from '../../worker/service/service-manager.js';
+import { stopWorker, workerState, type WorkerState } from '../../worker/service/worker-control.js';
+import { probeTemporal } from '../../temporal/grpc-probe.js';
 
 /** How long `worker stop` waits for the worker to drain, by default. */
 export const DEFAULT_WORKER_STOP_WAIT_S = 60;

@@ -1,10 +1,10 @@
 /** `ll-loop worker` flags → workerCommand. */
 import { str, type CommandSpec } from '../command-table.js';
-import { UsageError } from '../errors.js';
-import { DEFAULT_SHARED_QUEUE } from '../start/start-run.js';
-import { serveCheckout } from '../hosting/serve-checkout.js';
-import { servePool } from '../hosting/serve-pool.js';
-import { workerCommand } from '../hosting/queue-worker.js';
+import { UsageError } from '../../errors/errors.js';
+import { DEFAULT_SHARED_QUEUE } from '../../runs/start/start-run.js';
+import { serveCheckout } from '../../worker/hosting/serve-checkout.js';
+import { servePool } from '../../worker/hosting/serve-pool.js';
+import { workerCommand } from '../../worker/hosting/queue-worker.js';
 import { runOptionsFromArgv } from './run-flags.js';
 import { runWorkerService, WORKER_SERVICE_FLAGS, WORKER_SERVICE_USAGE } from './worker-service.js';
 

@@ -4,7 +4,7 @@
  * steps are prompts unless written `shell: <command>`.
  */
 import { textKind } from '../../fsm/action.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 export type ActionKind = 'shell' | 'prompt';
 

@@ -4,7 +4,7 @@
  * instead (an approval with a durable deadline): yes → that terminal; no → `not_approved`, a
  * failure terminal; nobody answering by the deadline counts as no (the `no` route).
  */
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 export interface ApprovalAnswer {
   /** The deadline of the question, in seconds. */

@@ -5,7 +5,7 @@
  * `--yes` the wizard's defaults stand in where it has one (kind fix, the detected checks, target
  * 0 when minimizing). All missing flags are reported at once.
  */
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import {
   baseName,
   DEFAULT_INTERVAL_S,

@@ -7,7 +7,7 @@ import { parseActionArg, type ActionSpec } from './actions.js';
 import { nameProblem, type CheckAnswer, type Direction } from './answers.js';
 import { checkFor } from './detect.js';
 import { LOOP_KINDS, parseLoopKind, type LoopKind } from './kinds.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 /** The raw flag values (strings as typed; repeatable flags as lists). */
 export interface CreateFlags {

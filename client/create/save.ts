@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../../fsm/diagnostics.js';
-import { CliError } from '../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { CliError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { loadLoopFile } from '../../loader/load.js';
 import { existingLoopFile, loopFilePath } from './answers.js';
 

@@ -15,7 +15,7 @@
  *        next ──▶ test ↺
  */
 import { oneLine } from '../../fsm/format.js';
-import type { Style } from '../reporters/style.js';
+import type { Style } from '../../reporters/style.js';
 import { labelsText, printable, targetText } from './describe.js';
 import type { Exit, LoopGraph, StateNode } from './graph.js';
 import { wrapText } from './wrap.js';

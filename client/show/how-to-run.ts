@@ -3,7 +3,7 @@
  * A loop's own `commands:` list (seed 001) replaces the generated commands entirely.
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { table } from '../reporters/table.js';
+import { table } from '../../reporters/table.js';
 import { oneLine } from '../../fsm/format.js';
 import { printable } from './describe.js';
 

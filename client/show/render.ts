@@ -4,7 +4,7 @@
  * supplies the style (colour or not) and the width.
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
-import type { Style } from '../reporters/style.js';
+import type { Style } from '../../reporters/style.js';
 import { printable } from './describe.js';
 import { renderDiagram } from './diagram.js';
 import { buildGraph } from './graph.js';

@@ -4,7 +4,7 @@
  * evaluator wrapped to share what is left of `maxWidth` (a few lines each, then "…").
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { table } from '../reporters/table.js';
+import { table } from '../../reporters/table.js';
 import { actionText, evaluatorText, kindText, labelsText, printable, targetText } from './describe.js';
 import type { LoopGraph, StateNode } from './graph.js';
 import { wrapText } from './wrap.js';

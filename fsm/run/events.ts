@@ -222,7 +222,7 @@ interface SubloopOrigin {
   workflow_id: string;
 }
 
-/** What the follower attached to `action_complete`: the action's result from history (client/follow/action-results.ts). */
+/** What the follower attached to `action_complete`: the action's result from history (runs/follow/action-results.ts). */
 export interface ActionOutput {
   output: string;
   stderr: string;

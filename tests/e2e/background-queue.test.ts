@@ -2,7 +2,7 @@
  * `ll-loop run --background` with the checkout's worker up, end to end with the built binary on
  * an embedded dev server of this file's own: the worker accepts the start, queues it on disk
  * (host/start-queue.ts) and answers at once; the run starts from the queue
- * (client/hosting/start-queue-runner.ts). A start its scope lock refuses at once is the command's
+ * (worker/socket/start-queue-runner.ts). A start its scope lock refuses at once is the command's
  * error; one that fails afterwards is shown by `status` and `list --failed`, and its environment
  * file is removed; one left queued by a worker that is gone
  * is started by the next worker.

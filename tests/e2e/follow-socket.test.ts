@@ -1,6 +1,6 @@
 /**
  * `ll-loop run` in the foreground follows its run through the checkout worker's socket when that
- * worker started it (client/start/run-followed.ts, client/follow/serve-follow.ts), end to end with
+ * worker started it (runs/start/run-followed.ts, runs/follow/serve-follow.ts), end to end with
  * the built binary on an embedded dev server of this file's own: the command loads no Temporal SDK
  * at all, and shows, exits and answers exactly as the command that starts the run and follows its
  * history itself (`LL_START_SOCKET=0`): the progress display with the actions' output and a sub-loop's

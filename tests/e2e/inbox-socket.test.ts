@@ -1,6 +1,6 @@
 /**
  * `ll-loop inbox` asks the checkout's worker for the runs waiting for a person over the worker's
- * socket (client/runs-service/via-worker.ts, client/transport/), end to end with the built binary on an embedded
+ * socket (runs/service/via-worker.ts, runs/transport/), end to end with the built binary on an embedded
  * dev server of this file's own. Through the socket the inbox is exactly the one the command lists
  * itself (`LL_START_SOCKET=0`): same JSON, same table, `list --waiting` and `--all-projects` too;
  * and with no worker, a worker of another build or a stale socket, the command lists it itself.

@@ -1,7 +1,7 @@
 /**
  * `ll-loop run` starts its run through the checkout worker's start socket when that worker is up
- * (client/start/start-through-worker.ts, and the bin's early start before the CLI is loaded:
- * client/start/early-start.ts), end to end with the built binary on an embedded dev server of
+ * (runs/start/start-through-worker.ts, and the bin's early start before the CLI is loaded:
+ * runs/start/early-start.ts), end to end with the built binary on an embedded dev server of
  * this file's own. Through the socket, a run looks exactly as one the command started itself
  * (`LL_START_SOCKET=0`): same output, exit code, events, environment (secrets never in history),
  * instance id in the command's time zone, same refusal of a busy scope; what the early start

@@ -1,6 +1,6 @@
 /**
  * `ll-loop status`, `logs` and `history` ask the checkout's worker for their report over the
- * worker's socket (client/runs-service/via-worker.ts, client/transport/requests.ts), end to end
+ * worker's socket (runs/service/via-worker.ts, worker/socket/requests.ts), end to end
  * with the built binary on an embedded dev server of this file's own: the command then loads no
  * Temporal SDK (and replays nothing), and prints what it prints when it asks Temporal itself
  * (`LL_START_SOCKET=0`) — an open run and a closed one, in words and as JSON — and an unknown run
@@ -18,7 +18,7 @@ import { useServerWithProjects } from '../support/server-with-projects.js';
 import { HELD_LOOP } from '../support/held-loop.js';
 import { workerLog } from '../support/worker-files.js';
 import { waitFor } from '../support/processes.js';
-import { askWorkerOnce } from '../../client/transport/ask.js';
+import { askWorkerOnce } from '../../runs/transport/ask.js';
 import { liveWorkerRecord } from '../../host/checkout-claim.js';
 import { startSocketPath } from '../../host/worker-socket.js';
 

@@ -1,6 +1,6 @@
 /**
  * A checkout's worker started on demand exits once it has had nothing to do for LL_WORKER_IDLE_S
- * (client/hosting/idle-exit.ts): never while a run of its queue is open, even one whose action
+ * (worker/hosting/idle-exit.ts): never while a run of its queue is open, even one whose action
  * outlasts the idle time; and the next command starts it again.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { historyCommand } from '../../client/commands/history.js';
 import { listCommand } from '../../client/commands/list.js';
 import { statusCommand } from '../../client/commands/status.js';
-import { inspectRun } from '../../client/resume/resumable.js';
+import { inspectRun } from '../../runs/resume/resumable.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 let cwd: string;

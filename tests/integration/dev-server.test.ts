@@ -15,21 +15,16 @@ import {
   connectClient,
   resolveTemporalTarget,
   type TemporalTarget,
-} from '../../client/temporal/connection.js';
-import { connectWorkerConnection } from '../../client/temporal/worker-connection.js';
-import {
-  DevServerStartError,
-  ensureDevServer,
-  probeTemporal,
-  stopDevServer,
-} from '../../client/temporal/dev-server.js';
-import { TRANSFER_READS_PER_SECOND } from '../../client/temporal/dev-server-flags.js';
-import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../client/temporal/search-attributes.js';
-import { GRPC } from '../../client/grpc-status.js';
-import { sdkAdmin } from '../../client/temporal/namespace-admin.js';
-import { GrpcCallError, wireAdmin } from '../../client/temporal/namespace-wire.js';
+} from '../../temporal/connection.js';
+import { connectWorkerConnection } from '../../temporal/worker-connection.js';
+import { DevServerStartError, ensureDevServer, probeTemporal, stopDevServer } from '../../temporal/dev-server.js';
+import { TRANSFER_READS_PER_SECOND } from '../../temporal/dev-server-flags.js';
+import { SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../../temporal/search-attributes.js';
+import { GRPC } from '../../errors/grpc-status.js';
+import { sdkAdmin } from '../../temporal/namespace-admin.js';
+import { GrpcCallError, wireAdmin } from '../../temporal/namespace-wire.js';
 import type { Connection } from '@temporalio/client';
-import { TemporalCliNotFoundError, findTemporalCli, runCommand } from '../../client/temporal/temporal-cli.js';
+import { TemporalCliNotFoundError, findTemporalCli, runCommand } from '../../temporal/temporal-cli.js';
 import { freePort } from '../support/processes.js';
 
 const SLOW = { timeout: 120_000 };

@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fanoutLines } from '../../client/reporters/fanout-line.js';
+import { fanoutLines } from '../../reporters/fanout-line.js';
 import type { ParallelItemResult } from '../../fsm/types.js';
 import type { FanoutStatus } from '../../workflows/definitions.js';
 import { statusQuery } from '../../workflows/definitions.js';

@@ -1,6 +1,6 @@
 /**
  * Following a run whose worker writes its events file on this host reads the file instead of
- * replaying the history on each update (client/follow/events-tail.ts): the events delivered are
+ * replaying the history on each update (runs/follow/events-tail.ts): the events delivered are
  * the file's, in order, with each action's output from the history; a file with a gap in its
  * numbering is left for the replay from the gap on, and nothing is lost or shown twice.
  */
@@ -8,7 +8,7 @@ import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { followEvents } from '../../client/follow/follow-events.js';
+import { followEvents } from '../../runs/follow/follow-events.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { closeTemporal, definition, project, runLoop, temporal, type RunOutcome } from './harness.js';
 

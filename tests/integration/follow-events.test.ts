@@ -1,5 +1,5 @@
 /**
- * The events `history`, `status --follow` and `run` read (client/follow/follow-events.ts: the
+ * The events `history`, `status --follow` and `run` read (runs/follow/follow-events.ts: the
  * history replayed through the bundle) equal the live events the worker emitted, byte for byte
  * and with the same end, for the shapes tests/integration/replay-events.test.ts does not run:
  * local actions with backoff and flushes, remote backoff, actions that could not run, the loop
@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { followEvents, type FollowedRun } from '../../client/follow/follow-events.js';
+import { followEvents, type FollowedRun } from '../../runs/follow/follow-events.js';
 import {
   closedAs,
   closeTemporal,

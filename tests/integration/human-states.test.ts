@@ -12,8 +12,8 @@ import {
   type HumanAnswerRequest,
   type LoopWorkflowInput,
 } from '../../workflows/definitions.js';
-import { answerRun } from '../../client/human/answer-run.js';
-import { listRuns, projectScope } from '../../client/runs/find-runs.js';
+import { answerRun } from '../../runs/human/answer-run.js';
+import { listRuns, projectScope } from '../../runs/find/find-runs.js';
 import { waitFor } from '../support/processes.js';
 import { closeTemporal, definition, loopRunResult, project, runLoop, temporal } from './harness.js';
 import { createLoopWorker } from '../../worker/create-worker.js';

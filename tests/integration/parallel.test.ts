@@ -13,10 +13,10 @@ import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ParallelItemResult } from '../../fsm/types.js';
 import { loadLoopFile } from '../../loader/load.js';
-import { fanoutLines } from '../../client/reporters/fanout-line.js';
+import { fanoutLines } from '../../reporters/fanout-line.js';
 import { statusQuery } from '../../workflows/definitions.js';
 import { replayExecution } from '../../worker/replay-events.js';
-import { followEvents } from '../../client/follow/follow-events.js';
+import { followEvents } from '../../runs/follow/follow-events.js';
 import { liveProcesses, waitFor } from '../support/processes.js';
 import { closeTemporal, project, runLoop as runWith, temporal, toolEnv, type RunOutcome } from './harness.js';
 

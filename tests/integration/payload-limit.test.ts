@@ -3,7 +3,7 @@
  * loader checks) becomes one plain error with the size, the limit and the fix, at once.
  */
 import { afterAll, expect, it } from 'vitest';
-import { payloadRefusal } from '../../client/start/start-limits.js';
+import { payloadRefusal } from '../../runs/start/start-limits.js';
 import { closeTemporal, temporal } from './harness.js';
 
 afterAll(closeTemporal);

@@ -1,13 +1,13 @@
 /**
  * One interpreter: the event stream a replay of a run's history gives (worker/replay-events.ts,
- * both directly and through the follower every command uses, client/follow/follow-events.ts) is
+ * both directly and through the follower every command uses, runs/follow/follow-events.ts) is
  * the stream the live run emitted, byte for byte — for every loop shape of the committed
  * histories — and the run's events file holds that stream once.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { eventsPath } from '../../host/run-files.js';
-import { followEvents } from '../../client/follow/follow-events.js';
+import { followEvents } from '../../runs/follow/follow-events.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';
 import { SCENARIOS } from '../replay/scenarios.js';
 import { closedAs, closeTemporal, definition, project, runLoop, temporal, toolEnv } from './harness.js';

@@ -1,6 +1,6 @@
 /**
  * A worker of this release is not started while an open run on its queue was started by a
- * release it no longer serves (client/hosting/retired-runs.ts, workflows/run-rules.ts): the run is
+ * release it no longer serves (worker/hosting/retired-runs.ts, workflows/run-rules.ts): the run is
  * started through the Temporal client with no worker, as a 0.6.0 client started it (its memo's
  * version, its input without the rules retired since), and `ll-loop worker` on its queue is
  * refused, naming the run, its release and how to finish it; once the run is closed the same
@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { EXIT } from '../../client/exit-codes.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { checkoutAt, poolQueue } from '../../host/checkout.js';
-import { openRetiredRuns, refuseRetiredRuns, RetiredRunsOpenError } from '../../client/hosting/retired-runs.js';
+import { openRetiredRuns, refuseRetiredRuns, RetiredRunsOpenError } from '../../worker/hosting/retired-runs.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES, missingRetiredRules } from '../../workflows/run-rules.js';
 import { runCliInProcess } from '../support/cli.js';

@@ -10,8 +10,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it, vi } from 'vitest';
-import { runCommand } from '../../client/start/run-loop.js';
-import { instanceIdFor, startLoopRun } from '../../client/start/start-run.js';
+import { runCommand } from '../../runs/start/run-loop.js';
+import { instanceIdFor, startLoopRun } from '../../runs/start/start-run.js';
 import { checkoutAt } from '../../host/checkout.js';
 import { closeTemporal, definition, project, temporal } from './harness.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { describe, expect, inject, it } from 'vitest';
-import { describeLoopSchedule, LoopScheduleNotFoundError } from '../../client/schedules/schedules.js';
+import { describeLoopSchedule, LoopScheduleNotFoundError } from '../../runs/schedules/schedules.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { checkoutAt, checkoutKey } from '../../host/checkout.js';
 import { runCliInProcess } from '../support/cli.js';

@@ -15,7 +15,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claimsOverlap } from '../../fsm/scopes.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
-import { precheckScopes, ScopeBusyError } from '../../client/scopes/scope-lock.js';
+import { precheckScopes, ScopeBusyError } from '../../runs/scopes/scope-lock.js';
 import {
   LOOP_WORKFLOW_TYPE,
   statusQuery,

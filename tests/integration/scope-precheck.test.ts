@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { precheckScopes, ScopeBusyError } from '../../client/scopes/scope-lock.js';
+import { precheckScopes, ScopeBusyError } from '../../runs/scopes/scope-lock.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput, type ScopeLockRequest } from '../../workflows/definitions.js';
 import { SCOPE_QUEUE_MEMO_KEY } from '../../workflows/scope-lock-definitions.js';

@@ -7,8 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { connectClient } from '../../client/temporal/connection.js';
-import { ensureDevServer, stopDevServer } from '../../client/temporal/dev-server.js';
+import { connectClient } from '../../temporal/connection.js';
+import { ensureDevServer, stopDevServer } from '../../temporal/dev-server.js';
 import { freePort, until } from '../support/processes.js';
 
 let dir: string | undefined;

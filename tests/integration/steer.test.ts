@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
-import { forkPoint, HistoryGoneError } from '../../client/control/fork-point.js';
+import { forkPoint, HistoryGoneError } from '../../runs/control/fork-point.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { pauseUpdate, steerUpdate, unpauseUpdate } from '../../workflows/control-definitions.js';
 import { LOOP_WORKFLOW_TYPE, statusQuery, type LoopWorkflowInput } from '../../workflows/definitions.js';

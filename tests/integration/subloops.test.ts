@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { loadLoopFile } from '../../loader/load.js';
-import { followEvents } from '../../client/follow/follow-events.js';
+import { followEvents } from '../../runs/follow/follow-events.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { liveProcesses } from '../support/processes.js';
 import { closeTemporal, project, runLoop, temporal, toolEnv } from './harness.js';

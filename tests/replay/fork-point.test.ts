@@ -1,6 +1,6 @@
 /**
  * `ll-loop rerun` of runs of earlier releases: their snapshots come from their histories by replay
- * (client/control/fork-point.ts). For each committed set's stopped (cancel), failed and
+ * (runs/control/fork-point.ts). For each committed set's stopped (cancel), failed and
  * continued-as-new runs, the fork point of a state's first and last visit is the snapshot at that
  * `state_enter`, and a run begun from it starts there with `loop_fork`.
  */
@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { describe, expect, it } from 'vitest';
-import { forkPointOf, replayRun } from '../../client/control/fork-point.js';
-import type { HistoryEvent } from '../../client/runs/temporal-history.js';
+import { forkPointOf, replayRun } from '../../runs/control/fork-point.js';
+import type { HistoryEvent } from '../../runs/find/temporal-history.js';
 import { upgradeSnapshot } from '../../fsm/run/snapshot-upgrade.js';
 import { transition } from '../../fsm/run/transition.js';
 import { HistoryReplayer } from '../../worker/replay-events.js';
@@ -23,7 +23,7 @@ describe('rerun of a run recorded by an earlier release', () => {
     it(`forks the stopped, failed and continued runs of ll-loop ${manifest.version}`, async () => {
       let forked = 0;
       // One replayer for the set, one replay per run for both of its visits (what `rerun` does
-      // for one: client/control/fork-point.ts forkPointIn).
+      // for one: runs/control/fork-point.ts forkPointIn).
       const replayer = new HistoryReplayer({ everyState: true });
       try {
         for (const scenario of manifest.scenarios.filter((s) => SCENARIOS.includes(s.name))) {

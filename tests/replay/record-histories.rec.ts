@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lockRequestFor } from '../../client/scopes/scope-lock.js';
+import { lockRequestFor } from '../../runs/scopes/scope-lock.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { LOOP_WORKFLOW_TYPE, type LoopWorkflowInput } from '../../workflows/definitions.js';
 import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';

@@ -11,7 +11,7 @@
  *   collector, `history`'s lines — reads them all without throwing.
  * - **Action results.** The progress display and `ll-loop logs` pair each `action_complete` event
  *   with the n-th `runAction` result of the same execution's history
- *   (client/follow/action-results.ts): remote and local activities, retries, cancel, timeout,
+ *   (runs/follow/action-results.ts): remote and local activities, retries, cancel, timeout,
  *   continue-as-new, sub-loops. The replay emits exactly as many `action_complete` events as the
  *   history holds results, and each pair agrees on the exit code.
  *
@@ -23,12 +23,12 @@ import { historyFromJSON, type History } from '@temporalio/common/lib/proto-util
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { EVENT_FIELDS, isCompleteEvent } from '../../fsm/run/event-shape.js';
-import { actionResultsOf } from '../../client/follow/action-results.js';
-import { actionLogCollector } from '../../client/follow/action-logs.js';
-import { createHumanReporter } from '../../client/reporters/human.js';
-import { plainFields } from '../../client/reporters/plain-event.js';
-import { createStyle } from '../../client/reporters/style.js';
-import type { HistoryEvent } from '../../client/runs/temporal-history.js';
+import { actionResultsOf } from '../../runs/follow/action-results.js';
+import { actionLogCollector } from '../../runs/follow/action-logs.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import { plainFields } from '../../reporters/plain-event.js';
+import { createStyle } from '../../reporters/style.js';
+import type { HistoryEvent } from '../../runs/find/temporal-history.js';
 import { HistoryReplayer, type ReplayedExecution } from '../../worker/replay-events.js';
 import { committedSets, type RecordedExecution } from './histories.js';
 

@@ -12,9 +12,9 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { checkoutWorkersOf, freePort } from '../support/processes.js';
 import type { TestProject } from 'vitest/node';
-import { devServerTuningFlags, probeTemporal } from '../../client/temporal/dev-server.js';
-import { searchAttributeFlags } from '../../client/temporal/search-attributes.js';
-import { findTemporalCli } from '../../client/temporal/temporal-cli.js';
+import { devServerTuningFlags, probeTemporal } from '../../temporal/dev-server.js';
+import { searchAttributeFlags } from '../../temporal/search-attributes.js';
+import { findTemporalCli } from '../../temporal/temporal-cli.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -9,8 +9,8 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../support/cli.js';
 import { stateTransitions } from '../../client/show/graph.js';
-import { createHumanReporter } from '../../client/reporters/human.js';
-import { createStyle } from '../../client/reporters/style.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import { createStyle } from '../../reporters/style.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import {
   addSpend,

@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_LOOPS_DIR, builtinLoopNames } from '../../loader/catalog.js';
-import { EXIT } from '../../client/exit-codes.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { loadLoop } from '../../loader/load.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { runCliInProcess } from '../support/cli.js';

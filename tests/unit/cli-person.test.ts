@@ -8,9 +8,9 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { EXIT } from '../../client/exit-codes.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { eventsPath, runFileStem, statePath } from '../../host/run-files.js';
-import { scheduledRunId } from '../../client/runs/find-runs.js';
+import { scheduledRunId } from '../../runs/find/find-runs.js';
 import { runCliInProcess } from '../support/cli.js';
 
 let root: string;

@@ -6,9 +6,9 @@
 import { ServiceError } from '@temporalio/client';
 import { NamespaceNotFoundError } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { CliError, toCliError } from '../../client/errors.js';
-import { EXIT } from '../../client/exit-codes.js';
-import { adminCommands, retentionFlag } from '../../client/temporal/cluster-setup.js';
+import { CliError, toCliError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { adminCommands, retentionFlag } from '../../temporal/cluster-setup.js';
 
 /** A gRPC status error as @grpc/grpc-js builds it: code, details, message. */
 function grpcError(code: number, details: string): Error {

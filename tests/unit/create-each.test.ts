@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createCommand } from '../../client/commands/create.js';
 import { parseLoopKind } from '../../client/create/kinds.js';
 import { presetFromFlags, type CreateFlags } from '../../client/create/preset.js';
-import { UsageError } from '../../client/errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { loadLoopFile } from '../../loader/load.js';
 
 function project(): string {

@@ -10,7 +10,7 @@ import { createCommand, createSpec, type CreateOptions } from '../../client/comm
 import { completePreset } from '../../client/create/complete.js';
 import { parseInterval, presetFromFlags, type CreateFlags } from '../../client/create/preset.js';
 import { InvalidLoopError, LoopExistsError } from '../../client/create/save.js';
-import { UsageError } from '../../client/errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { loadLoopFile } from '../../loader/load.js';
 
 function dir(files: Record<string, string> = {}): string {

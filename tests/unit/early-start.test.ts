@@ -1,6 +1,6 @@
 /**
  * When the bin asks the checkout's worker for `run`'s start before loading the CLI
- * (client/start/early-start.ts): only for a start (`run`, not a dry run nor help), only when a
+ * (runs/start/early-start.ts): only for a start (`run`, not a dry run nor help), only when a
  * worker of this build serves the checkout, and never with `LL_START_SOCKET=0`; and the stamp of the build names the workflow bundle's hash without the
  * command hashing it. No Temporal: the worker is a listener on the socket that answers as a
  * worker would, with a worker record (tests/support/dummy-worker.ts). The early start against a
@@ -12,9 +12,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { earlyStart, type EarlyStart } from '../../client/start/early-start.js';
-import { runCommand } from '../../client/start/run-loop.js';
-import { EXIT } from '../../client/exit-codes.js';
+import { earlyStart, type EarlyStart } from '../../runs/start/early-start.js';
+import { runCommand } from '../../runs/start/run-loop.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 import { buildInfo, codeId } from '../../host/build-info.js';
 import { BUILD_STAMP, PREBUILT_BUNDLE } from '../../host/paths.js';

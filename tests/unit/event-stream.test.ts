@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { EVENT_FIELDS, isCompleteEvent, isKnownEvent, parseEvent } from '../../fsm/run/event-shape.js';
-import { createHumanReporter } from '../../client/reporters/human.js';
-import { plainEvent } from '../../client/reporters/plain-event.js';
-import { createStyle } from '../../client/reporters/style.js';
-import { actionLogCollector } from '../../client/follow/action-logs.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import { plainEvent } from '../../reporters/plain-event.js';
+import { createStyle } from '../../reporters/style.js';
+import { actionLogCollector } from '../../runs/follow/action-logs.js';
 
 /** The events.jsonl table of docs/cli.md: event name → its fields as listed (`name` or `name?`). */
 function documentedEvents(): Map<string, string[]> {

@@ -1,7 +1,7 @@
 /**
- * The command's half of following a run through the checkout worker (client/follow/
+ * The command's half of following a run through the checkout worker (runs/follow/
  * follow-through-worker.ts), against a listener on a real Unix socket speaking the follow wire
- * (client/transport/requests.ts `follow`) as the worker does: the request comes first, then each message
+ * (worker/socket/requests.ts `follow`) as the worker does: the request comes first, then each message
  * is handed on; the end returns the followed run; a refusal, an error or a broken stream hand
  * over to the ordinary follower with what was already shown; Ctrl-C's cancel follows the request.
  */
@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/run/events.js';
-import { eventKey, followThroughWorker } from '../../client/follow/follow-through-worker.js';
-import type { FollowMessage, FollowRequest } from '../../client/transport/schemas.js';
+import { eventKey, followThroughWorker } from '../../runs/follow/follow-through-worker.js';
+import type { FollowMessage, FollowRequest } from '../../runs/transport/schemas.js';
 
 const dirs: string[] = [];
 const servers: Server[] = [];

@@ -4,7 +4,7 @@
  * event once, in id order, the newer page's version winning.
  */
 import { describe, expect, it } from 'vitest';
-import { appendPage, type HistoryEvent } from '../../client/runs/temporal-history.js';
+import { appendPage, type HistoryEvent } from '../../runs/find/temporal-history.js';
 
 function ev(id: number, type: string): HistoryEvent {
   return { eventId: id, eventType: type } as unknown as HistoryEvent;

@@ -117,7 +117,7 @@ describe('ll-loop test and a human state', () => {
 
 describe('the inline question of ll-loop run', () => {
   it('reads a typed line as the answer the question takes', async () => {
-    const { lineReply } = await import('../../client/human/inline-ask.js');
+    const { lineReply } = await import('../../runs/human/inline-ask.js');
     expect(lineReply('approval', 'Y')).toEqual({ kind: 'yes' });
     expect(lineReply('approval', 'no')).toEqual({ kind: 'no' });
     expect(lineReply('approval', 'edit only the docs')).toEqual({ kind: 'edit', text: 'only the docs' });
@@ -131,7 +131,7 @@ describe('the inline question of ll-loop run', () => {
   });
 
   it('offers the forms the prompt reads, not the flags of ll-loop answer', async () => {
-    const { inlineForms, lineReply } = await import('../../client/human/inline-ask.js');
+    const { inlineForms, lineReply } = await import('../../runs/human/inline-ask.js');
     const withEdit = inlineForms('approval', 'll-loop answer r-1 yes | no | --edit TEXT');
     expect(withEdit).toBe('yes | no | edit <text>');
     expect(lineReply('approval', 'edit <text>'.replace('<text>', 'the docs'))).toEqual({

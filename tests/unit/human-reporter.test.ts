@@ -1,7 +1,7 @@
 /** The progress display: a run's lines, and a sub-loop's lines indented under its parent state. */
 import { describe, expect, it } from 'vitest';
-import { createHumanReporter } from '../../client/reporters/human.js';
-import { createStyle } from '../../client/reporters/style.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import { createStyle } from '../../reporters/style.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 
 const ts = '2026-11-23T00:00:00.000Z';

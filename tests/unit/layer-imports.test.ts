@@ -37,6 +37,12 @@ describe('layer and room imports (eslint/layers.js)', () => {
       'activities/action-spawner.ts',
       'worker/create-worker.ts',
       'host/checkout.ts',
+      'errors/errors.ts',
+      'temporal/connection.ts',
+      'reporters/human.ts',
+      'runs/worker-ask.ts',
+      'runs/start/start-run.ts',
+      'worker/hosting/serve-checkout.ts',
       'client/cli.ts',
       'ui/server/guard.ts',
     ];
@@ -44,11 +50,16 @@ describe('layer and room imports (eslint/layers.js)', () => {
       const config = (await project.calculateConfigForFile(join(ROOT, file))) as { rules?: Record<string, unknown> };
       expect(config.rules?.['ll-loop/layer-imports'], file).toEqual([2]);
     }
-    expect(layersConfig.files).toEqual(['{fsm,workflows,loader,activities,worker,host,client,ui}/**/*.ts']);
+    expect(layersConfig.files).toEqual([
+      '{fsm,workflows,loader,activities,worker,host,errors,temporal,reporters,runs,client,ui}/**/*.ts',
+    ]);
   });
 
   it('places files in layers and rooms', () => {
-    expect(placeOf(join(ROOT, 'client', 'start', 'start-run.ts'))).toBe('client/start');
+    expect(placeOf(join(ROOT, 'runs', 'start', 'start-run.ts'))).toBe('runs/start');
+    expect(placeOf(join(ROOT, 'runs', 'worker-ask.ts'))).toBe('runs');
+    expect(placeOf(join(ROOT, 'worker', 'hosting', 'serve-checkout.ts'))).toBe('worker/hosting');
+    expect(placeOf(join(ROOT, 'worker', 'create-worker.ts'))).toBe('worker');
     expect(placeOf(join(ROOT, 'client', 'cli.ts'))).toBe('client');
     expect(placeOf(join(ROOT, 'fsm', 'schema.ts'))).toBe('fsm');
     expect(placeOf(join(ROOT, 'fsm', 'run', 'transition.ts'))).toBe('fsm/run');
@@ -58,12 +69,22 @@ describe('layer and room imports (eslint/layers.js)', () => {
 
   it('refuses an outer room imported from an inner one', async () => {
     const messages = await lintAt(
-      'client/reporters/x.ts',
-      "import { findRuns } from '../runs/find-runs.js';\nexport { startRun } from '../start/start-run.js';\n",
+      'reporters/x.ts',
+      "import { findRuns } from '../runs/find/find-runs.js';\nexport { startRun } from '../runs/start/start-run.js';\n",
     );
     expect(messages).toHaveLength(2);
-    expect(messages[0]).toContain('client/reporters may not import client/runs');
-    expect(messages[1]).toContain('client/reporters may not import client/start');
+    expect(messages[0]).toContain('reporters may not import runs/find');
+    expect(messages[1]).toContain('reporters may not import runs/start');
+    // Inside the runs service, a lower room never reaches a higher one, nor the worker's processes.
+    expect(await lintAt('runs/find/x.ts', "import { followRun } from '../follow/follow-run.js';\n")).toEqual([
+      expect.stringContaining('runs/find may not import runs/follow'),
+    ]);
+    expect(
+      await lintAt('runs/start/x.ts', "import { serve } from '../../worker/hosting/serve-checkout.js';\n"),
+    ).toEqual([expect.stringContaining('runs/start may not import worker/hosting')]);
+    expect(await lintAt('temporal/x.ts', "import { findRuns } from '../runs/find/find-runs.js';\n")).toEqual([
+      expect.stringContaining('temporal may not import runs/find'),
+    ]);
   });
 
   it('refuses a dynamic import as a static one', async () => {
@@ -83,16 +104,16 @@ describe('layer and room imports (eslint/layers.js)', () => {
     expect(await lintAt('fsm/run/x.ts', "import { validateLoop } from '../definition/validate.js';\n")).toEqual([]);
   });
 
-  it('refuses the client to the worker outside the rooms that host or replay it', async () => {
+  it('refuses the worker core to the CLI outside the rooms that host or replay it', async () => {
     const code = "import { createLoopWorker } from '../../worker/create-worker.js';\n";
-    expect(await lintAt('client/hosting/x.ts', code)).toEqual([]);
+    expect(await lintAt('worker/hosting/x.ts', code)).toEqual([]);
     expect(await lintAt('client/show/x.ts', code)).toEqual([
       expect.stringContaining('client/show may not import worker'),
     ]);
   });
 
   it('names a folder that is in no table', async () => {
-    const messages = await lintAt('client/newroom/x.ts', "import { EXIT } from '../exit-codes.js';\n");
+    const messages = await lintAt('client/newroom/x.ts', "import { EXIT } from '../../errors/exit-codes.js';\n");
     expect(messages).toEqual([expect.stringContaining('client/newroom/ is in no table')]);
   });
 
@@ -105,10 +126,9 @@ describe('layer and room imports (eslint/layers.js)', () => {
     expect(await lintAt('worker/x.ts', "import { runSpec } from '../client/commands/run.js';\n")).toEqual([
       expect.stringContaining('worker may not import client/commands'),
     ]);
-    const fromRoom = "import { resumeSpec } from '../commands/resume.js';\n";
-    expect(await lintAt('client/control/x.ts', fromRoom)).toEqual([
-      expect.stringContaining('client/control may not import client/commands'),
-    ]);
+    expect(
+      await lintAt('runs/control/x.ts', "import { resumeSpec } from '../../client/commands/resume.js';\n"),
+    ).toEqual([expect.stringContaining('runs/control may not import client/commands')]);
     // A top-level file of client/ other than the entry, even for a type or a helper.
     expect(await lintAt('client/x.ts', "import type { EarlyStart } from './commands/run.js';\n")).toEqual([
       expect.stringContaining('client may not import client/commands'),
@@ -148,30 +168,30 @@ describe('layer and room imports (eslint/layers.js)', () => {
 
   it("refuses a command's implementation kept in its room to anyone but the commands", async () => {
     const code =
-      "import { resumeCommand, resumeInBackground } from '../../client/resume/resume-run.js';\nimport { rerunCommand } from '../../client/control/rerun.js';\n";
+      "import { resumeCommand, resumeInBackground } from '../../runs/resume/resume-run.js';\nimport { rerunCommand } from '../../runs/control/rerun.js';\n";
     expect(await lintAt('ui/server/x.ts', code)).toEqual([
       expect.stringMatching(/^1: resumeCommand: a command's implementation .* call the typed function of its room/),
       expect.stringMatching(/^2: rerunCommand: a command's implementation/),
     ]);
-    expect(await lintAt('client/hosting/x.ts', "import { runCommand } from '../start/run-loop.js';\n")).toEqual([
-      expect.stringContaining("runCommand: a command's implementation"),
-    ]);
-    // The commands call them; a type, or a name that only ends so elsewhere (fsm's answerCommand), is no call.
-    expect(await lintAt('client/commands/x.ts', "import { resumeCommand } from '../resume/resume-run.js';\n")).toEqual(
-      [],
+    expect(await lintAt('worker/hosting/x.ts', "import { runCommand } from '../../runs/start/run-loop.js';\n")).toEqual(
+      [expect.stringContaining("runCommand: a command's implementation")],
     );
+    // The commands call them; a type, or a name that only ends so elsewhere (fsm's answerCommand), is no call.
     expect(
-      await lintAt('ui/server/x.ts', "import type { resumeCommand } from '../../client/resume/resume-run.js';\n"),
+      await lintAt('client/commands/x.ts', "import { resumeCommand } from '../../runs/resume/resume-run.js';\n"),
+    ).toEqual([]);
+    expect(
+      await lintAt('ui/server/x.ts', "import type { resumeCommand } from '../../runs/resume/resume-run.js';\n"),
     ).toEqual([]);
     expect(await lintAt('workflows/x.ts', "import { answerCommand } from '../fsm/human.js';\n")).toEqual([]);
     expect(await lintAt('client/create/x.ts', "import { idForCommand } from './answers.js';\n")).toEqual([]);
   });
 
-  it('lets the ui command start the ui server, and no other room of the client reach ui/', async () => {
+  it('lets the ui command start the ui server, and nothing below the CLI reach ui/', async () => {
     const code = "import { startUiServer } from '../../ui/server/ui-server.js';\n";
     expect(await lintAt('client/commands/x.ts', code)).toEqual([]);
-    expect(await lintAt('client/control/x.ts', code)).toEqual([
-      expect.stringContaining('client/control may not import ui/server'),
+    expect(await lintAt('runs/control/x.ts', code)).toEqual([
+      expect.stringContaining('runs/control may not import ui/server'),
     ]);
   });
 });

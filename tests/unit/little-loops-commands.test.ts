@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ALIASES, commandOf } from '../../client/commands/aliases.js';
 import { COMMANDS } from '../../client/commands/index.js';
-import { EXIT } from '../../client/exit-codes.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { statusWanted } from '../../client/commands/list-status.js';
 import { shown, visibilityWanted } from '../../client/commands/list-visibility.js';
 import { rankLoops } from '../../client/commands/next-loop.js';

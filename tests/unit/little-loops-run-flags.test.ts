@@ -15,7 +15,7 @@ import { programMdValues } from '../../client/commands/program-md.js';
 import { loopInputs } from '../../loader/loop-inputs.js';
 import { builtinLoopFile } from '../../loader/catalog.js';
 import { parseContextArgs } from '../../loader/load.js';
-import { UsageError } from '../../client/errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 /** A project with `greet` (uses who, mood and input) and `plain` (uses no context key). */
 function project(): string {

@@ -1,5 +1,5 @@
 /**
- * A running action's live output (activities/live-output.ts) and its reader (client/runs/
+ * A running action's live output (activities/live-output.ts) and its reader (runs/find/
  * live-output.ts): written as it comes, removed at the end, bounded, and read in order to its last
  * byte even when the file is removed under the reader.
  */
@@ -11,7 +11,7 @@ import { CappedLogFile } from '../../activities/capped-log.js';
 import { LiveOutputFile, liveOutputPath } from '../../activities/live-output.js';
 import { OutputCapture } from '../../activities/output-buffer.js';
 import { runningLogPath } from '../../activities/run-action.js';
-import { findLiveFile, LiveOutputReader } from '../../client/follow/live-output.js';
+import { findLiveFile, LiveOutputReader } from '../../runs/follow/live-output.js';
 
 let cwd: string;
 beforeEach(() => {

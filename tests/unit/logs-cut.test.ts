@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CappedLogFile } from '../../activities/capped-log.js';
-import { actionLogCollector, type ActionLogRecord } from '../../client/follow/action-logs.js';
+import { actionLogCollector, type ActionLogRecord } from '../../runs/follow/action-logs.js';
 import { printRecord } from '../../client/commands/logs-print.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 

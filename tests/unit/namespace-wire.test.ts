@@ -1,18 +1,18 @@
 /**
- * The search attribute types ll-loop writes out as numbers (client/temporal/search-attributes.ts,
+ * The search attribute types ll-loop writes out as numbers (temporal/search-attributes.ts,
  * so that the namespace calls without the SDK load no protobuf descriptors) are the SDK's own
  * `IndexedValueType` values, and a conflict names the type the server has as the proto does.
  * The calls themselves against a real server: tests/integration/dev-server.test.ts.
  */
 import proto from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import type { NamespaceAdmin } from '../../client/temporal/namespace-admin.js';
+import type { NamespaceAdmin } from '../../temporal/namespace-admin.js';
 import {
   INDEXED_VALUE_TYPE,
   SEARCH_ATTRIBUTES,
   SearchAttributeConflictError,
   ensureSearchAttributes,
-} from '../../client/temporal/search-attributes.js';
+} from '../../temporal/search-attributes.js';
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
 

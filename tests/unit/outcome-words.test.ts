@@ -1,12 +1,12 @@
 /**
- * One set of outcome words (client/reporters/outcome-words.ts) for the CLI, the ui server and its
+ * One set of outcome words (reporters/outcome-words.ts) for the CLI, the ui server and its
  * page: a listed run's outcome, a closed run's without a loop result, the end line and Stop's
  * answer the page shows, and `ll-loop status`'s first line of a closed run.
  */
 import { describe, expect, it } from 'vitest';
 import { closedHeadline } from '../../client/commands/status.js';
-import { closedWithoutResult } from '../../client/follow/closed-without-result.js';
-import { itemOutcome, listedOutcome, loopOutcome, outcomeOfStatus } from '../../client/reporters/outcome-words.js';
+import { closedWithoutResult } from '../../runs/follow/closed-without-result.js';
+import { itemOutcome, listedOutcome, loopOutcome, outcomeOfStatus } from '../../reporters/outcome-words.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { runEndView, stopAnswer } from '../../ui/server/run-end.js';
 

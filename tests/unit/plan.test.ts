@@ -1,5 +1,5 @@
 /**
- * The plan of a loop (fsm/tools/plan.ts), what `run --dry-run` prints (client/start/dry-run.ts):
+ * The plan of a loop (fsm/tools/plan.ts), what `run --dry-run` prints (runs/start/dry-run.ts):
  * its states in the order a run meets them, with their transitions, evaluators, sub-loops and
  * limits.
  */

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { checkProviderKeys } from '../../client/start/provider-keys.js';
+import { checkProviderKeys } from '../../runs/start/provider-keys.js';
 import { showCommand } from '../../client/commands/show.js';
 import { llmJudged } from '../../fsm/evaluate-state.js';
 import { PROMPT_MAX_TOKENS, requiredKeys } from '../../fsm/llm-provider.js';

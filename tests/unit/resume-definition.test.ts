@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { definitionForResume } from '../../client/resume/resume-definition.js';
+import { definitionForResume } from '../../runs/resume/resume-definition.js';
 import type { LoopWorkflowInput } from '../../workflows/definitions.js';
 import { resolvedDef } from './helpers.js';
 

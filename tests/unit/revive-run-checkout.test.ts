@@ -1,6 +1,6 @@
-/** Which project's worker a command brings back for a run of another project (client/hosting/revive-run-checkout.ts). */
+/** Which project's worker a command brings back for a run of another project (runs/workers/revive-run-checkout.ts). */
 import { describe, expect, it } from 'vitest';
-import { rootOnThisHost } from '../../client/hosting/revive-run-checkout.js';
+import { rootOnThisHost } from '../../runs/workers/revive-run-checkout.js';
 
 describe('rootOnThisHost', () => {
   it('is the root of a run’s checkout on this host, and nothing for another host or none', () => {

@@ -8,11 +8,11 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { endOfRun } from '../../client/follow/follow-run.js';
-import { EXIT } from '../../client/exit-codes.js';
+import { endOfRun } from '../../runs/follow/follow-run.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { runEnvDir, runEnvFor, writeRunEnv } from '../../host/run-env.js';
 import { SCOPE_BUSY } from '../../workflows/scope-lock-definitions.js';
-import type { RunInfo } from '../../client/reporters/reporter.js';
+import type { RunInfo } from '../../reporters/reporter.js';
 
 let saved: string | undefined;
 beforeEach(() => {

@@ -1,5 +1,5 @@
 /**
- * `ll-loop run` following through the checkout worker (client/start/run-followed.ts), against a
+ * `ll-loop run` following through the checkout worker (runs/start/run-followed.ts), against a
  * listener on the worker's real socket path speaking the follow wire: the run's end becomes the
  * exit code; when the stream breaks, the display the ordinary follower takes over shows neither
  * the header again nor the events already shown.
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/run/events.js';
-import type { FollowMessage } from '../../client/transport/schemas.js';
-import { followThroughItsWorker } from '../../client/start/run-followed.js';
+import type { FollowMessage } from '../../runs/transport/schemas.js';
+import { followThroughItsWorker } from '../../runs/start/run-followed.js';
 import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 import type { WorkerRecord } from '../../host/checkout.js';
 import { def, loop } from './helpers.js';

@@ -1,6 +1,6 @@
 /** The tuning a run records from the environment of the command that starts it. */
 import { describe, expect, it } from 'vitest';
-import { heartbeatTimeout, MIN_HEARTBEAT_TIMEOUT_S, runTuning } from '../../client/start/start-run.js';
+import { heartbeatTimeout, MIN_HEARTBEAT_TIMEOUT_S, runTuning } from '../../runs/start/start-run.js';
 
 describe('runTuning', () => {
   it('records the local-activity bound, and no heartbeat timeout unless one is set (the workflow keeps 30 s)', () => {

@@ -1,5 +1,5 @@
 /**
- * The runs service through the checkout's worker (client/runs-service/via-worker.ts): a listener
+ * The runs service through the checkout's worker (runs/service/via-worker.ts): a listener
  * on the checkout's real socket stands in for the worker, and a second implementation of the
  * interface records what is left to `direct`. The worker's report is the answer; a refusal or no
  * worker leaves the read to `direct`; an error the worker's report ended in is thrown and the
@@ -14,9 +14,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codeId } from '../../host/build-info.js';
 import { workerRecordPath } from '../../host/checkout.js';
 import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
-import type { RunsService } from '../../client/runs-service/interface.js';
-import { viaWorker } from '../../client/runs-service/via-worker.js';
-import type { StatusReport } from '../../client/runs/status-report.js';
+import type { RunsService } from '../../runs/service/interface.js';
+import { viaWorker } from '../../runs/service/via-worker.js';
+import type { StatusReport } from '../../runs/find/status-report.js';
 
 const PORT = 27997;
 const ENV = { LL_TEMPORAL_PORT: String(PORT) };

@@ -11,7 +11,7 @@ import { ensureRuntimeDir, isRuntimePath } from '../../loader/runtime-dir.js';
 import { RunFiles } from '../../host/run-files.js';
 import { tryClaim } from '../../host/checkout-claim.js';
 import { runningLogPath } from '../../activities/run-action.js';
-import { noteForeignServer } from '../../client/temporal/embedded.js';
+import { noteForeignServer } from '../../temporal/embedded.js';
 import { itemWorktreeActivities } from '../../activities/item-worktrees.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'll-runtime-dir-'));

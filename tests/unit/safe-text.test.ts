@@ -1,6 +1,6 @@
 /** Untrusted text for the terminal: escape sequences and controls shown, never acted on. */
 import { describe, expect, it } from 'vitest';
-import { safeLine, safeText } from '../../client/reporters/safe-text.js';
+import { safeLine, safeText } from '../../reporters/safe-text.js';
 
 /** Any character a terminal would act on (besides tab and newline). */
 // eslint-disable-next-line no-control-regex

@@ -1,5 +1,5 @@
 /**
- * The worker's watch over its Temporal server (client/temporal/server-watch.ts) against a real
+ * The worker's watch over its Temporal server (temporal/server-watch.ts) against a real
  * TCP listener the test opens and closes: an outage is one line when it begins, one per reminder
  * while it lasts and one when it ends; a server stopped on purpose (no pid file) is not started.
  * Also the pid-file reading (server-pid.ts) and which errors a command waits out (server-settle.ts).
@@ -10,10 +10,10 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { watchServer } from '../../client/temporal/server-watch.js';
-import { diedWithoutStop, startedWithin } from '../../client/temporal/server-pid.js';
-import { isTransientServerError } from '../../client/runs/server-settle.js';
-import { isNoPoller } from '../../client/runs/run-target.js';
+import { watchServer } from '../../temporal/server-watch.js';
+import { diedWithoutStop, startedWithin } from '../../temporal/server-pid.js';
+import { isTransientServerError } from '../../runs/find/server-settle.js';
+import { isNoPoller } from '../../runs/find/run-target.js';
 import { freePort, waitFor } from '../support/processes.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'll-server-watch-'));

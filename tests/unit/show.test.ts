@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { showCommand, type ShowFormat } from '../../client/commands/show.js';
 import { validateLoop } from '../../client/commands/validate-report.js';
 import { LoadError } from '../../loader/errors.js';
-import { EXIT } from '../../client/exit-codes.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { loadLoop } from '../../loader/load.js';
 import { runCliInProcess } from '../support/cli.js';
 import { checkMermaid } from '../support/mermaid-check.js';

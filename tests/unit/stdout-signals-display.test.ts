@@ -1,8 +1,8 @@
 /** How stdout signals look to a person (progress lines, end line) and to a shell (exit codes). */
 import { describe, expect, it } from 'vitest';
-import { createHumanReporter } from '../../client/reporters/human.js';
-import { createStyle } from '../../client/reporters/style.js';
-import { EXIT, exitCodeFor } from '../../client/exit-codes.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import { createStyle } from '../../reporters/style.js';
+import { EXIT, exitCodeFor } from '../../errors/exit-codes.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 

@@ -1,5 +1,5 @@
 /**
- * The command's side of the checkout worker's socket (client/transport/ask.ts askCheckoutWorker),
+ * The command's side of the checkout worker's socket (runs/transport/ask.ts askCheckoutWorker),
  * asking for the inbox: a listener that speaks the wire (one JSON line each way) stands in for
  * the worker. What it answers is the inbox; anything else — a refusal, garbage, a close without
  * an answer, another build's record, an external server, `LL_START_SOCKET=0` — is undefined, and
@@ -13,9 +13,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codeId } from '../../host/build-info.js';
 import { workerRecordPath } from '../../host/checkout.js';
 import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
-import type { WaitingRun } from '../../client/human/find-waiting.js';
-import { askCheckoutWorker } from '../../client/transport/ask.js';
-import type { RequestOf } from '../../client/transport/schemas.js';
+import type { WaitingRun } from '../../runs/human/find-waiting.js';
+import { askCheckoutWorker } from '../../runs/transport/ask.js';
+import type { RequestOf } from '../../runs/transport/schemas.js';
 
 type WorkerInboxRequest = RequestOf<'inbox'>;
 

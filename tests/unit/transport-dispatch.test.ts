@@ -1,6 +1,6 @@
 /**
- * The worker's side of its socket (client/transport/dispatch.ts) on a real Unix socket in this
- * process: every request kind of the table (client/transport/requests.ts) is checked against its
+ * The worker's side of its socket (worker/socket/dispatch.ts) on a real Unix socket in this
+ * process: every request kind of the table (worker/socket/requests.ts) is checked against its
  * schema where it is received, and a malformed one — of each kind — is refused with its kind and
  * its issues (never cast, never handled), and said in the worker's log; so are a line that is not
  * JSON and an unknown kind. A request that matches its schema but comes from another build is
@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeId } from '../../host/build-info.js';
-import { askWorkerOnce } from '../../client/transport/ask.js';
-import { dispatch, type Dispatching } from '../../client/transport/dispatch.js';
-import { REQUESTS } from '../../client/transport/requests.js';
-import type { RequestKind } from '../../client/transport/schemas.js';
-import type { Refused } from '../../client/transport/replies.js';
+import { askWorkerOnce } from '../../runs/transport/ask.js';
+import { dispatch, type Dispatching } from '../../worker/socket/dispatch.js';
+import { REQUESTS } from '../../worker/socket/requests.js';
+import type { RequestKind } from '../../runs/transport/schemas.js';
+import type { Refused } from '../../runs/transport/replies.js';
 
 const ADDRESS = '127.0.0.1:27998';
 let dir: string;

@@ -3,8 +3,8 @@
  * error and fix, except where the fix is a flag the page has no control for.
  */
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../client/errors.js';
-import { ScopeBusyError } from '../../client/scopes/scope-busy-error.js';
+import { CliError } from '../../errors/errors.js';
+import { ScopeBusyError } from '../../runs/scopes/scope-busy-error.js';
 import { errorText } from '../../ui/server/run-actions.js';
 
 describe("the page's refusals", () => {

@@ -4,7 +4,7 @@
  * the closed ones it has; the whole list again after a while.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../client/runs/find-runs.js';
+import type { RunSummary } from '../../runs/find/find-runs.js';
 import { changedSince, FULL_EVERY_MS, MARGIN_MS, RunsIndex } from '../../ui/server/runs-index.js';
 
 const run = (id: string, started: number, open = false): RunSummary => ({

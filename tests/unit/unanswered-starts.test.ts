@@ -1,13 +1,13 @@
 /**
- * The worker's count of starts its scope lock has not answered yet (client/hosting/unanswered-starts.ts):
+ * The worker's count of starts its scope lock has not answered yet (worker/socket/unanswered-starts.ts):
  * which later starts it refuses before they are made. The lock's answer itself (started()) is the
  * e2e tier's (tests/e2e/background-queue.test.ts).
  */
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { UnansweredStarts } from '../../client/hosting/unanswered-starts.js';
-import { ScopeBusyError } from '../../client/scopes/scope-busy-error.js';
-import { EXIT } from '../../client/exit-codes.js';
+import { UnansweredStarts } from '../../worker/socket/unanswered-starts.js';
+import { ScopeBusyError } from '../../runs/scopes/scope-busy-error.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
 
 const lock = (scopes: string[], over: Partial<ScopeLockRequest> = {}): ScopeLockRequest => ({

@@ -1,5 +1,5 @@
 /**
- * askWorkerOnce (client/transport/ask.ts): one request line to a local socket, one answer line back,
+ * askWorkerOnce (runs/transport/ask.ts): one request line to a local socket, one answer line back,
  * however the answer is cut into pieces; anything else is undefined. A real socket, a real server.
  */
 import { mkdtempSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { askWorkerOnce } from '../../client/transport/ask.js';
+import { askWorkerOnce } from '../../runs/transport/ask.js';
 
 /** A server on a fresh socket that answers each request with `answer(request line, socket)`. */
 async function serving(answer: (line: string, socket: Socket) => void): Promise<{ path: string; close: () => void }> {

@@ -11,7 +11,7 @@ import {
   ensureCheckoutWorker,
   NewerWorkerServesError,
   reviveCheckoutWorker,
-} from '../../client/hosting/checkout-worker.js';
+} from '../../runs/workers/checkout-worker.js';
 import { buildInfo, compareVersions, isNewerBuild } from '../../host/build-info.js';
 import { claimDir } from '../../host/checkout-claim.js';
 import { hostId, workerLogPath, workerRecordPath, type WorkerRecord } from '../../host/checkout.js';

@@ -1,6 +1,6 @@
-/** The Node flags an on-demand checkout worker starts with (client/hosting/checkout-worker.ts). */
+/** The Node flags an on-demand checkout worker starts with (runs/workers/checkout-worker.ts). */
 import { describe, expect, it } from 'vitest';
-import { workerEnv, workerNodeFlags } from '../../client/hosting/checkout-worker.js';
+import { workerEnv, workerNodeFlags } from '../../runs/workers/checkout-worker.js';
 
 describe('an on-demand checkout worker’s Node flags', () => {
   it('cap the young generation and drop code not run lately, by default', () => {

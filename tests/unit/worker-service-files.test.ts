@@ -8,10 +8,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copiedEnv, serviceDefinition } from '../../client/service/definition.js';
-import { launchdLabel, renderLaunchdPlist } from '../../client/service/launchd.js';
-import { findProgram } from '../../client/service/programs.js';
-import { environmentAssignment, execWord, renderSystemdUnit, systemdUnitName } from '../../client/service/systemd.js';
+import { copiedEnv, serviceDefinition } from '../../worker/service/definition.js';
+import { launchdLabel, renderLaunchdPlist } from '../../worker/service/launchd.js';
+import { findProgram } from '../../worker/service/programs.js';
+import { environmentAssignment, execWord, renderSystemdUnit, systemdUnitName } from '../../worker/service/systemd.js';
 import { shortHash } from '../../host/checkout.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'll-service-files-'));

@@ -5,7 +5,7 @@
  * visit of a state on its path (the page then shows the new run). Each is a POST with the token,
  * carried out by the server through the CLI's own client code.
  */
-import { safeText } from '../../client/reporters/safe-text.js';
+import { safeText } from '../../reporters/safe-text.js';
 import type { HumanReply } from '../../fsm/human.js';
 import type { ActionAnswer, ActRequest, RunStatusView } from '../server/wire.js';
 import { act } from './api.js';

@@ -4,7 +4,7 @@
  * code and duration on one line, and any other field (a parsed `json`, a person's answer, a
  * join's counts) by name. Never the value's JSON with its strings escaped inside strings.
  */
-import { safeText } from '../../client/reporters/safe-text.js';
+import { safeText } from '../../reporters/safe-text.js';
 import { capturedParts } from './captured-text.js';
 import { duration, h } from './dom.js';
 

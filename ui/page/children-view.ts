@@ -3,7 +3,7 @@
  * parallel states, each with its counts (done, failed, running, waiting) and a link to every item's
  * child run known.
  */
-import { itemOutcome, outcomeLabel } from '../../client/reporters/outcome-words.js';
+import { itemOutcome, outcomeLabel } from '../../reporters/outcome-words.js';
 import type { RunStatusView } from '../server/wire.js';
 import { h } from './dom.js';
 import { fanoutCounts, itemSucceeded } from './fanout-model.js';

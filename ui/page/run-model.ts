@@ -5,7 +5,7 @@
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
 import type { TerminatedBy } from '../../fsm/types.js';
-import { loopOutcome } from '../../client/reporters/outcome-words.js';
+import { loopOutcome } from '../../reporters/outcome-words.js';
 import type { RunGraph, RunMessage } from '../server/wire.js';
 import { applyFanoutEvent, type FanoutView } from './fanout-model.js';
 
@@ -37,7 +37,7 @@ export interface RunModel {
   /** How the run closed, as the server says once it has (Temporal's status, the outcome, the end line). */
   end: { status: string; outcome: string; summary: string } | undefined;
   /**
-   * How the run ended, in the outcome words (client/reporters/outcome-words.ts): from its
+   * How the run ended, in the outcome words (reporters/outcome-words.ts): from its
    * `loop_complete` as soon as that comes, then from the server's end message.
    */
   outcome: string | undefined;

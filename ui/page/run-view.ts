@@ -4,8 +4,8 @@
  * timeline, and stop/resume. Live from the run's event stream; a cut stream is shown and comes
  * back by itself (the server then sends the whole backlog again and the page starts over).
  */
-import { BAD_OUTCOMES, outcomeLabel } from '../../client/reporters/outcome-words.js';
-import { safeText } from '../../client/reporters/safe-text.js';
+import { BAD_OUTCOMES, outcomeLabel } from '../../reporters/outcome-words.js';
+import { safeText } from '../../reporters/safe-text.js';
 import type { RunMessage, RunStatusView } from '../server/wire.js';
 import { ActPanel } from './act-panel.js';
 import { act, openStream, runStatus } from './api.js';

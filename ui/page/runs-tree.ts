@@ -4,7 +4,7 @@
  * runs stay in view. A run whose parent is not listed (filtered out, or beyond the list's limit)
  * is a row of its own. Pure: unit-tested.
  */
-import { outcomeLabel } from '../../client/reporters/outcome-words.js';
+import { outcomeLabel } from '../../reporters/outcome-words.js';
 import type { RunRow } from '../server/wire.js';
 
 export interface ListedRow {

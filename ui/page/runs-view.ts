@@ -5,7 +5,7 @@
  * height and only those in view (plus a margin) exist in the DOM, so 1,000 runs draw their first
  * screen at once and a redraw (each new list, each second for the durations) costs one screen.
  */
-import { outcomeLabel } from '../../client/reporters/outcome-words.js';
+import { outcomeLabel } from '../../reporters/outcome-words.js';
 import type { RunRow, RunsMessage } from '../server/wire.js';
 import { openStream } from './api.js';
 import { duration, fill, h } from './dom.js';

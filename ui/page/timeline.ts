@@ -4,7 +4,7 @@
  * the newest event while the reader is at the bottom, and stays put when they scrolled up.
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
-import { safeLine } from '../../client/reporters/safe-text.js';
+import { safeLine } from '../../reporters/safe-text.js';
 import { h } from './dom.js';
 
 const ROW_HEIGHT = 22;

@@ -1,17 +1,17 @@
 /**
- * Acting on a run from the page, through the runs service the CLI uses (client/runs-service/):
+ * Acting on a run from the page, through the runs service the CLI uses (runs/service/):
  * `ll-loop pause`, `unpause` and `steer`, `answer` (which checks a JSON answer against the
  * state's schema first), `rerun --from STATE#N --background`; and the run's live status (its
  * status query) the page
  * shows a waiting question, a pause and a rate limit from. Every refusal comes back as the CLI's
  * own error text (what and fix), never as a crash.
  */
-import { CliError } from '../../client/errors.js';
-import { controlReport, type ControlRequest } from '../../client/control/run-control.js';
-import { projectScope } from '../../client/runs/find-runs.js';
-import type { RunsService } from '../../client/runs-service/interface.js';
-import { queryStatus } from '../../client/runs/run-target.js';
-import type { Session } from '../../client/temporal/session.js';
+import { CliError } from '../../errors/errors.js';
+import { controlReport, type ControlRequest } from '../../runs/control/run-control.js';
+import { projectScope } from '../../runs/find/find-runs.js';
+import type { RunsService } from '../../runs/service/interface.js';
+import { queryStatus } from '../../runs/find/run-target.js';
+import type { Session } from '../../temporal/session.js';
 import { parseContextArgs } from '../../loader/load.js';
 import type { ActionAnswer, ActRequest, RunStatusView } from './wire.js';
 

@@ -1,14 +1,14 @@
 /**
- * How `ll-loop ui` says a run ended, in the CLI's words: its outcome (client/reporters/
- * outcome-words.ts) and the end line `ll-loop status` prints (client/reporters/human.ts: the
+ * How `ll-loop ui` says a run ended, in the CLI's words: its outcome (reporters/
+ * outcome-words.ts) and the end line `ll-loop status` prints (reporters/human.ts: the
  * error, with its fix, whole), and what Stop answers (as `ll-loop stop` says it).
  */
-import type { RunEnd } from '../../client/follow/run-close.js';
-import type { StopReport } from '../../client/control/stop-run.js';
-import { closedWithoutResult } from '../../client/follow/closed-without-result.js';
-import { createHumanReporter } from '../../client/reporters/human.js';
-import { loopOutcome, outcomeOfStatus } from '../../client/reporters/outcome-words.js';
-import { createStyle } from '../../client/reporters/style.js';
+import type { RunEnd } from '../../runs/follow/run-close.js';
+import type { StopReport } from '../../runs/control/stop-run.js';
+import { closedWithoutResult } from '../../runs/follow/closed-without-result.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import { loopOutcome, outcomeOfStatus } from '../../reporters/outcome-words.js';
+import { createStyle } from '../../reporters/style.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import type { RunEndView } from './run-source.js';
 

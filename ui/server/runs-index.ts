@@ -6,14 +6,14 @@
  * new ones. The whole list is read again every {@link FULL_EVERY_MS} (runs removed by retention,
  * a record the store showed later than the margin).
  */
-import type { RunSummary } from '../../client/runs/find-runs.js';
+import type { RunSummary } from '../../runs/find/find-runs.js';
 
 /** How far before the previous reading's start a poll looks back. */
 export const MARGIN_MS = 10_000;
 /** How often the whole list is read again. */
 export const FULL_EVERY_MS = 5 * 60_000;
 
-/** Lists runs, narrowed by a visibility query when `where` is given (client/runs/find-runs.ts `listRuns`). */
+/** Lists runs, narrowed by a visibility query when `where` is given (runs/find/find-runs.ts `listRuns`). */
 export type ListRuns = (where?: string) => Promise<RunSummary[]>;
 
 /** The visibility query of a poll: what may have changed since `since` (ms). */

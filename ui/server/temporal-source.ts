@@ -9,12 +9,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { TimedEvent } from '../../fsm/run/events.js';
-import { listRuns, projectScope, type RunSummary } from '../../client/runs/find-runs.js';
-import { followEvents } from '../../client/follow/follow-events.js';
-import { liveActionWatcher } from '../../client/follow/live-actions.js';
-import { listedOutcome } from '../../client/reporters/outcome-words.js';
-import { directRuns } from '../../client/runs-service/direct.js';
-import type { Session } from '../../client/temporal/session.js';
+import { listRuns, projectScope, type RunSummary } from '../../runs/find/find-runs.js';
+import { followEvents } from '../../runs/follow/follow-events.js';
+import { liveActionWatcher } from '../../runs/follow/live-actions.js';
+import { listedOutcome } from '../../reporters/outcome-words.js';
+import { directRuns } from '../../runs/service/direct.js';
+import type { Session } from '../../temporal/session.js';
 import { statePath } from '../../host/run-files.js';
 import type { RunStateFile } from '../../workflows/definitions.js';
 import type { RunSource } from './run-source.js';

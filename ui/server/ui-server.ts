@@ -4,8 +4,8 @@
  * another way (`--port`), never a crash.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { CliError } from '../../client/errors.js';
-import { EXIT } from '../../client/exit-codes.js';
+import { CliError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { BODY_LIMIT } from './act-request.js';
 import { newToken, plain } from './guard.js';
 import { pageAssets, type PageAssets } from './page-assets.js';

@@ -13,7 +13,7 @@ export interface RunRow {
   /** Temporal's execution status, lower case (`running`, `completed`, `failed`, `canceled`, …). */
   status: string;
   open: boolean;
-  /** How the run stands or ended, in the outcome words (client/reporters/outcome-words.ts). */
+  /** How the run stands or ended, in the outcome words (reporters/outcome-words.ts). */
   outcome: string;
   state?: string;
   iteration?: number;
@@ -63,7 +63,7 @@ export type RunMessage =
   | { type: 'live_state'; seq: number; state: string }
   | { type: 'captured'; captured: Record<string, unknown> }
   /**
-   * The run closed: Temporal's status (lower case), its outcome (client/reporters/outcome-words.ts)
+   * The run closed: Temporal's status (lower case), its outcome (reporters/outcome-words.ts)
    * and how it ended as `ll-loop status` says it (the end line, with the error and its fix).
    */
   | { type: 'end'; status: string; outcome: string; summary: string }

@@ -1,10 +1,10 @@
 /**
  * Whether anything serves an open run: every {@link WATCH_MS}, the workers that poll its task
- * queue (client/runs/queue-pollers.ts, as `ll-loop worker status` sees them). When none does, the
+ * queue (runs/find/queue-pollers.ts, as `ll-loop worker status` sees them). When none does, the
  * page says so (the run waits, safe, until a worker comes back); when one does again, it clears.
  */
 import type { Client } from '@temporalio/client';
-import { queueWorkers } from '../../client/hosting/queue-pollers.js';
+import { queueWorkers } from '../../runs/workers/queue-pollers.js';
 
 const WATCH_MS = 3_000;
 

@@ -1,0 +1,187 @@
+/**
+ * `ll-loop rerun <run> --from STATE[#N] [--context K=V]… [--background]`: a NEW run `<run>-f<n>`
+ * starts from the snapshot the old run had when it entered the N-th visit of STATE (fork-point.ts),
+ * with the context values set, under the definition the old run started with. The old run is not
+ * touched (it may even be open). The new run records `forked_from: <run>@<event>` in its memo and
+ * its first event (`loop_fork`); `history` shows the lineage both ways (lineage.ts).
+ */
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { closest } from '../../fsm/suggest.js';
+import { installQuietRuntime } from '../../worker/create-worker.js';
+import { parseContextArgs } from '../../loader/load.js';
+import { checkoutAt } from '../../host/checkout.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { createReporter, followRun, runInfo } from '../follow/follow-run.js';
+import { armInterrupt, interruptible } from '../follow/interrupt.js';
+import type { Detail } from '../../reporters/human.js';
+import { checkoutRootOf, checkoutWorkerForStart } from '../workers/checkout-worker.js';
+import { projectScope } from '../find/find-runs.js';
+import { resolveRun } from '../find/run-target.js';
+import { memoOf, requireRunDirectory, startInputOf } from '../resume/resumable.js';
+import { checkProviderKeys } from '../start/provider-keys.js';
+import { searchAttributesAvailable, startLoopRun } from '../start/start-run.js';
+import { openSession } from '../../temporal/session.js';
+import { forkPoint, HistoryGoneError, parseFrom } from './fork-point.js';
+import { lockWithQueueChoice } from '../scopes/queue-choice.js';
+import { scopesSettled } from '../scopes/scopes-settled.js';
+
+/** What to rerun: the run `target` names, from which visit of which state, with which context values. */
+export interface RerunRequest {
+  cwd: string;
+  target: string;
+  /** `STATE` or `STATE#N`. */
+  from: string;
+  context: string[];
+  /** `--queue` / `--queue-timeout`: the new run waits for its scopes (client/commands/queue-flags.ts). */
+  queue?: true;
+  queueTimeoutS?: number;
+}
+
+export interface RerunOptions extends RerunRequest {
+  background?: boolean;
+  json: boolean;
+  colour?: boolean;
+  detail?: Detail;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** The first free `<id>-f<n>`. */
+async function nextForkId(client: Client, id: string): Promise<string> {
+  for (let n = 1; ; n += 1) {
+    const candidate = `${id}-f${n}`;
+    const taken = await client.workflow
+      .getHandle(candidate)
+      .describe()
+      .then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof WorkflowNotFoundError) return false;
+          throw err;
+        },
+      );
+    if (!taken) return candidate;
+  }
+}
+
+/** A rerun left running in the background: the new run, and what `rerun --background` says of it. */
+export interface RerunInBackground {
+  id: string;
+  /** `<run>@<event>`: the run and the event it was forked at. */
+  forkedFrom: string;
+  line: string;
+}
+
+/** Rerun; returns the exit code of the new run (or 0 with --background). */
+export async function rerunCommand(opts: RerunOptions): Promise<number> {
+  const started = await rerun(opts);
+  if (typeof started === 'number') return started;
+  if (opts.json) opts.out(`${JSON.stringify({ instance_id: started.id, forked_from: started.forkedFrom })}\n`);
+  else
+    opts.out(
+      `${started.line}\n  follow: ll-loop status ${started.id} --follow\n  stop:   ll-loop stop ${started.id}\n`,
+    );
+  return EXIT.ok;
+}
+
+/**
+ * Rerun in the background, as `rerun --background --json` does, printing nothing: the new run.
+ * Throws what the command would report (the same errors).
+ */
+export async function rerunInBackground(req: RerunRequest): Promise<RerunInBackground> {
+  const quiet = (): void => undefined;
+  const started = await rerun({ ...req, background: true, json: true, out: quiet, err: quiet });
+  // With `background`, rerun() returns the new run or throws: a number here is a defect of it.
+  if (typeof started === 'number') throw new Error(`rerun in the background followed its run (exit ${started})`);
+  return started;
+}
+
+/** Rerun: the exit code of the new run it followed, or the new run it left running (`background`). */
+async function rerun(opts: RerunOptions): Promise<number | RerunInBackground> {
+  const target = parseFrom(opts.from);
+  const edits = parseContextArgs(opts.context);
+  installQuietRuntime();
+  const project = projectScope(opts.cwd);
+  const session = await openSession(opts.cwd);
+  try {
+    const { client, connection, endpoint } = session;
+    const run = await resolveRun(client, opts.target, { latest: true, project });
+    const description = await client.workflow.getHandle(run.id).describe();
+    const cwd = requireRunDirectory(run.id, description);
+    const previous = await startInputOf(client, run.id).catch(() => undefined);
+    if (!previous) throw new HistoryGoneError(run.id, 'its history is gone (no start input)');
+    const definition = previous.definition;
+    const keys = Object.keys(definition.context ?? {});
+    for (const key of Object.keys(edits)) {
+      if (keys.includes(key)) continue;
+      const near = closest(key, keys);
+      throw new UsageError(
+        `loop "${definition.name}" has no context key "${key}"${near ? ` (did you mean "${near}"?)` : ''}`,
+        `--context only keys the loop declares: ${keys.join(', ') || '(none)'}`,
+      );
+    }
+    const point = await forkPoint(client, run.id, target, Object.keys(definition.states));
+    checkProviderKeys(definition, process.env, 'resume');
+    const newId = await nextForkId(client, run.id);
+    const forkedFrom = `${run.id}@${point.event}`;
+    // The checkout's worker runs the new run, as for `resume`.
+    const taskQueue = checkoutAt(checkoutRootOf(cwd)).queue;
+    // Waited for first only when it replaces a worker of another build (checkoutWorkerForStart).
+    const { ready: workerReady } = await checkoutWorkerForStart(cwd, endpoint.address);
+    const lock = previous.lock ? lockWithQueueChoice(previous.lock, opts) : undefined;
+    const { interrupt, stop } = interruptible(opts.err);
+    try {
+      const { handle } = await startLoopRun({
+        client,
+        definition,
+        file: memoOf(description).file ?? '',
+        cwd,
+        taskQueue,
+        searchAttributes: await searchAttributesAvailable(endpoint, connection),
+        started: new Date(),
+        workflowId: newId,
+        continueFrom: {
+          runId: run.id,
+          snapshot: point.snapshot,
+          fork: { event: point.event, ...(Object.keys(edits).length ? { context: edits } : {}) },
+        },
+        memo: { forked_from: forkedFrom },
+        ...(lock ? { lock } : {}),
+      }).catch((err: unknown) => {
+        if (err instanceof WorkflowExecutionAlreadyStartedError)
+          throw new CliError(
+            `another rerun of ${run.id} started as ${newId} at the same moment`,
+            `follow it (ll-loop status ${newId} --follow) or run this again`,
+            EXIT.usage,
+          );
+        throw err;
+      });
+      armInterrupt(interrupt, () => handle.cancel());
+      await workerReady.catch(async (err: unknown) => {
+        await handle
+          .terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`)
+          .catch(() => undefined);
+        throw err;
+      });
+      const line = `rerunning ${run.id} from state ${target.state}#${point.visit} of ${point.visits} (event ${point.event}) as ${newId}`;
+      if (opts.background) {
+        // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
+        await scopesSettled(client, newId, lock);
+        return { id: newId, forkedFrom, line: `${line}, in the background` };
+      }
+      if (!opts.json) opts.out(`${line}\n`);
+      return await followRun({
+        client,
+        workflowId: newId,
+        reporter: createReporter(opts.json, opts.out, definition.max_iterations, opts.colour, opts.detail),
+        info: runInfo(endpoint, cwd, newId),
+        err: opts.err,
+      });
+    } finally {
+      stop();
+    }
+  } finally {
+    await session.close();
+  }
+}
