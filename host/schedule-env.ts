@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readEnvFile, runEnvDir, writeEnvFile } from './run-env.js';
 
-/** Every ll-loop schedule id starts with this; the rest is the loop's name (client/schedules). */
+/** Every ll-loop schedule id starts with this; the rest is the loop's name (runs/schedules). */
 export const SCHEDULE_ID_PREFIX = 'll-loop-';
 
 /** Where schedules' environment files go: `<run-env dir>/schedules` (a run's sweep skips it). */

@@ -24,7 +24,7 @@ const STATUS_QUERY_MS = 5_000;
  */
 export function errorText(err: unknown): string {
   if ((err as Error | undefined)?.name === 'ScopeBusyError') {
-    // By name: client/scopes is not this room's neighbour (eslint/layers.js).
+    // By name: runs/scopes is reached through the runs service (eslint/layers.js).
     const holder = (err as { details?: { blockers?: Array<{ run?: string }> } }).details?.blockers?.[0]?.run;
     return `${(err as Error).message} (try again once ${holder ?? 'the run that holds its scope'} has ended${holder ? `, or stop ${holder} from its page` : ''})`;
   }
