@@ -318,3 +318,15 @@ export async function startRuns(client, loaded, count, prefix) {
   await Promise.all(Array.from({ length: Math.min(20, count) }, one));
   return ids;
 }
+
+/**
+ * The run's result once it ended at its `max_steps`, how the bench's loops end: a run closes as its
+ * outcome, and a step limit is a failed workflow whose details are the result.
+ */
+export async function ended(handle) {
+  return handle.result().catch((err) => {
+    const details = err?.cause?.details?.[0];
+    if (err?.cause?.type === 'LoopFailed' && details?.terminated_by === 'max_steps') return details;
+    throw err;
+  });
+}

@@ -12,6 +12,7 @@ import {
   connectWorkerConnection,
   createLoopWorker,
   endpoint,
+  ended,
   median,
   project,
   round,
@@ -59,7 +60,7 @@ async function passTimes(def, env) {
       taskQueue,
       args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: 30 } }],
     });
-    return handle.result();
+    return ended(handle);
   });
   await events.close();
   await native.close();

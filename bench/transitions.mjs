@@ -9,6 +9,7 @@ import {
   createLoopWorker,
   dist,
   endpoint,
+  ended,
   median,
   project,
   round,
@@ -20,7 +21,6 @@ export const { DEFAULT_HEARTBEAT_TIMEOUT_S: REMOTE_HEARTBEAT_S } = await dist('w
 
 /**
  * `quick`: actions with a 10 s timeout (the quick lane); `rules`: the run rules `ll-loop run` gives
- * (but closeAsOutcome: the loop ends at max_steps, which would fail the workflow)
  * (with them, quick actions run in bursts: workflows/burst.ts), else none (one local activity per action).
  * `at`: the server to measure (default: the bench's dev server); `cwd`: the project the runs name.
  */
@@ -78,13 +78,13 @@ export async function transitions(quick, rules = false, at = endpoint, cwd = pro
           options: {
             cwd,
             localActivityMaxTimeoutS: localMax,
-            ...(rules ? { ...CURRENT_RUN_RULES, closeAsOutcome: false } : {}),
+            ...(rules ? CURRENT_RUN_RULES : {}),
           },
         },
       ],
       memo: process.env.BENCH_NO_FILES ? {} : { cwd },
     });
-    return handle.result();
+    return ended(handle);
   });
   const total = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
@@ -140,7 +140,7 @@ export async function longLoop(count) {
       args: [{ definition: def, options: { cwd: project, localActivityMaxTimeoutS: 30 } }],
       memo: { cwd: project },
     });
-    return handle.result();
+    return ended(handle);
   });
   const total = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
