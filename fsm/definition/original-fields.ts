@@ -41,7 +41,6 @@ const STATE_NOTES: Record<string, string> = {
   idle_timeout: AGENT,
   tamper_guard: AGENT,
   prepatch_check: AGENT,
-  cannot_judge: AGENT,
 };
 
 type Path = Diagnostic['path'];
