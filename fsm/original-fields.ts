@@ -66,9 +66,10 @@ const throttleConfig = z.strictObject({
 /**
  * `tamper_guard:` and `prepatch_check:` (agent fields) take one of a few words; little-loops warns
  * about another word and runs no guard, so any text loads (fsm/definition/original-fields.ts warns).
+ * `tamper_guard` takes little-loops' words and `warn` (fsm/tamper-guard.ts).
  */
 export const GUARD_VALUES = {
-  tamper_guard: ['revert', 'fail', 'allow'],
+  tamper_guard: ['revert', 'fail', 'warn', 'allow'],
   prepatch_check: ['fail', 'warn', 'allow'],
 } as const;
 const guardWord = z.string().min(1);
@@ -136,8 +137,10 @@ export const originalStateShape = {
   /** Agent fields: accepted with their value types; their meaning is not yet enforced. */
   session_mode: z.string().min(1).optional(),
   idle_timeout: z.union([z.number().nonnegative(), z.string().min(1)]).optional(),
-  tamper_guard: guardWord.optional(),
   prepatch_check: guardWord.optional(),
+  /** Compare the test files around the action: fail | warn | revert | allow (fsm/tamper-guard.ts). */
+  tamper_guard: guardWord.optional(),
+  /** Let the state's llm_structured judge answer `cannot_judge` (fsm/cannot-judge.ts). */
   cannot_judge: z.union([z.boolean(), z.string().min(1)]).optional(),
 };
 

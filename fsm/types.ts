@@ -46,6 +46,26 @@ export interface ActionResult {
    * server was unreachable), and it was not run a second time.
    */
   redelivered?: boolean;
+  /** With RunActionInput.tamper_guard: how the action changed the test files (activities/tamper-guard.ts). */
+  tamper?: TamperReport;
+}
+
+/** `tamper_guard:` words that run a guard (fsm/tamper-guard.ts); `allow` runs none. */
+export type TamperPolicy = 'fail' | 'warn' | 'revert';
+
+/** A test file (or test configuration) the action added, changed or deleted. */
+export interface TamperFinding {
+  path: string;
+  kind: 'added' | 'modified' | 'deleted';
+}
+
+/** The worker's comparison of the test files before and after a guarded action. */
+export interface TamperReport {
+  findings: TamperFinding[];
+  /** Policy `revert`: the files put back as they were before the action. */
+  reverted?: string[];
+  /** Why the files could not be compared (nothing else is then set). */
+  error?: string;
 }
 
 /** What one agent call (a prompt action or an LLM evaluation) used, as reported; for budgets. */
@@ -257,6 +277,12 @@ export interface RunActionInput {
    * prompt is a plain completion by that provider instead of a host CLI run. Absent: the host CLI.
    */
   llm?: LlmProviderRequest;
+  /**
+   * The state's `tamper_guard:` policy (fsm/tamper-guard.ts): the worker snapshots the test files
+   * before the action, compares after (ActionResult.tamper) and, for `revert`, puts them back.
+   * Only guarded states carry it.
+   */
+  tamper_guard?: TamperPolicy;
 }
 
 /** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */

@@ -277,6 +277,15 @@ function createLane(
         pending = undefined;
         line(`${INDENT}${style.red(`✗ FATAL_ERROR: ${safeText(oneLine(event.message ?? '', 200))}`)}`);
         break;
+      case 'tamper_guard': {
+        if (!headerShown) header(event);
+        const changed = event.findings?.length ? (event.findings ?? []).join(', ') : (event.error ?? '?');
+        const reverted = event.reverted?.length ? `; reverted ${event.reverted.length}` : '';
+        line(
+          `${INDENT}${style.yellow(`⚠ tamper_guard (${safeText(event.policy ?? '?')}): ${safeText(oneLine(changed, 300))}${reverted}`)}`,
+        );
+        break;
+      }
       case 'action_error':
         if (!headerShown) header(event);
         line(`${INDENT}${style.yellow(`⚠ ${safeText(oneLine(event.error ?? '', 200))}`)}`);

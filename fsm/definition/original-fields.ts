@@ -21,7 +21,6 @@ const LOOP_NOTES: Record<string, string> = {
   circuit: "little-loops' stall detector; use diff_stall/score_stall evaluators or max_iterations",
   host_guard: "little-loops' host memory guard; the worker's slots bound concurrency here",
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
-  tamper_guard: AGENT,
   session_mode: AGENT,
   default_idle_timeout: AGENT,
   prepatch_check: AGENT,
@@ -39,7 +38,6 @@ const STATE_NOTES: Record<string, string> = {
   rate_limit_long_wait_ladder: "ll-loop's pauses double up to llm.rate_limit.max_backoff instead of a ladder",
   session_mode: AGENT,
   idle_timeout: AGENT,
-  tamper_guard: AGENT,
   prepatch_check: AGENT,
 };
 

@@ -57,6 +57,13 @@ export const EVENT_FIELDS = {
     error: 'string?',
   },
   action_error: { state: 'string', error: 'string' },
+  tamper_guard: {
+    state: 'string',
+    policy: 'string',
+    findings: 'string[]',
+    reverted: 'string[]?',
+    error: 'string?',
+  },
   output_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
   llm_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
   evaluate: {

@@ -48,6 +48,11 @@ type ActionRetryEvent = Fact<
   { state: string; attempt: number; attempts: number; delay_ms: number } & RetryCause
 >;
 type ActionErrorEvent = Fact<'action_error', { state: string; error: string }>;
+/** A guarded action changed test files (fsm/tamper-guard.ts): `findings` are `<kind>: <path>` lines. */
+type TamperGuardEvent = Fact<
+  'tamper_guard',
+  { state: string; policy: string; findings: string[]; reverted?: string[]; error?: string }
+>;
 type OutputReaskEvent = Fact<'output_reask', { state: string; ask: number; asks: number; errors: string[] }>;
 type LlmReaskEvent = Fact<'llm_reask', { state: string; ask: number; asks: number; errors: string[] }>;
 /** An evaluator's verdict, or (type `error`, with `error` and no `details`) the error verdict after `action_error`. */
@@ -171,6 +176,7 @@ export type LoopEvent =
   | ActionCompleteEvent
   | ActionRetryEvent
   | ActionErrorEvent
+  | TamperGuardEvent
   | OutputReaskEvent
   | LlmReaskEvent
   | EvaluateEvent

@@ -26,6 +26,7 @@ import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget } from './budget.js';
 import { sharedBudgetHit } from './shared-budget.js';
 import { capHandler, capReached, reentryTarget, scoreHistoryFile } from './original-limits.js';
+import { tamperPolicy } from '../tamper-guard.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 export function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -121,6 +122,9 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   if (short !== undefined) return budgetSpent(d, state, short, null);
   // Only definitions written with output_schema: carry it, so older runs issue the inputs they did.
   if (state.output_schema !== undefined) Object.assign(input, { output_schema: state.output_schema });
+  // Only guarded states carry a tamper_guard policy, so others issue the inputs they did (fsm/tamper-guard.ts).
+  const guard = tamperPolicy(def, state);
+  if (guard !== undefined) Object.assign(input, { tamper_guard: guard });
   // A score_stall state's history file is read by the worker after the action (original-limits.ts).
   let history: string | undefined;
   try {
