@@ -137,6 +137,7 @@ export const originalStateShape = {
   /** Agent fields: accepted with their value types; their meaning is not yet enforced. */
   session_mode: z.string().min(1).optional(),
   idle_timeout: z.union([z.number().nonnegative(), z.string().min(1)]).optional(),
+  /** Run a passing check again before the patch: fail | warn | allow (fsm/prepatch-check.ts). */
   prepatch_check: guardWord.optional(),
   /** Compare the test files around the action: fail | warn | revert | allow (fsm/tamper-guard.ts). */
   tamper_guard: guardWord.optional(),

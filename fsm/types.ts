@@ -48,7 +48,20 @@ export interface ActionResult {
   redelivered?: boolean;
   /** With RunActionInput.tamper_guard: how the action changed the test files (activities/tamper-guard.ts). */
   tamper?: TamperReport;
+  /** With RunActionInput.prepatch_check: the check run again before the patch (activities/prepatch.ts). */
+  prepatch?: PrepatchReport;
 }
+
+/** `prepatch_check:` words that run a check (fsm/prepatch-check.ts); `allow` runs none. */
+export type PrepatchPolicy = 'fail' | 'warn';
+
+/**
+ * The worker's pre-patch run of a check that exited 0: whether the checkout had a patch at all,
+ * and how the same command exited on `base` (the checkout's commit) with the current tests; or
+ * why it was not run.
+ */
+export type PrepatchReport =
+  { applied: false } | { applied: true; base: string; exit_code: number } | { skipped: string } | { error: string };
 
 /** `tamper_guard:` words that run a guard (fsm/tamper-guard.ts); `allow` runs none. */
 export type TamperPolicy = 'fail' | 'warn' | 'revert';
@@ -283,6 +296,12 @@ export interface RunActionInput {
    * Only guarded states carry it.
    */
   tamper_guard?: TamperPolicy;
+  /**
+   * The state's `prepatch_check:` policy (fsm/prepatch-check.ts): when the check exits 0 the
+   * worker runs it again on the checkout's commit with the current tests (ActionResult.prepatch).
+   * Only such states carry it.
+   */
+  prepatch_check?: PrepatchPolicy;
 }
 
 /** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */

@@ -286,6 +286,12 @@ function createLane(
         );
         break;
       }
+      case 'prepatch_check':
+        if (!headerShown) header(event);
+        line(
+          `${INDENT}${(event.outcome === 'flagged' ? style.yellow : style.dim)(`${event.outcome === 'flagged' ? '⚠' : '·'} prepatch_check (${safeText(event.policy ?? '?')}): ${safeText(oneLine(event.message ?? '?', 300))}`)}`,
+        );
+        break;
       case 'action_error':
         if (!headerShown) header(event);
         line(`${INDENT}${style.yellow(`⚠ ${safeText(oneLine(event.error ?? '', 200))}`)}`);

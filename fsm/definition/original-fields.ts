@@ -8,6 +8,7 @@ import { error, note, warning, type Diagnostic } from '../diagnostics.js';
 import { ACKNOWLEDGEMENTS, GUARD_VALUES } from '../original-fields.js';
 import type { LoopDefinition } from '../schema.js';
 import { didYouMean } from '../suggest.js';
+import { actionKind } from '../action.js';
 
 /** An agent field of the original: its value type is checked, its meaning comes later. */
 const AGENT = 'an agent field; its value is checked, its meaning is not yet enforced';
@@ -23,7 +24,6 @@ const LOOP_NOTES: Record<string, string> = {
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
   session_mode: AGENT,
   default_idle_timeout: AGENT,
-  prepatch_check: AGENT,
 };
 
 /** State fields read by nothing here, and why. */
@@ -38,7 +38,6 @@ const STATE_NOTES: Record<string, string> = {
   rate_limit_long_wait_ladder: "ll-loop's pauses double up to llm.rate_limit.max_backoff instead of a ladder",
   session_mode: AGENT,
   idle_timeout: AGENT,
-  prepatch_check: AGENT,
 };
 
 type Path = Diagnostic['path'];
@@ -82,6 +81,17 @@ function checkState(path: Path, state: LoopDefinition['states'][string], out: Di
         [...path, 'retryable_exit_codes'],
         'retryable_exit_codes requires on_error (the codes not listed route there)',
         'add on_error: <state>',
+      ),
+    );
+  if (
+    (state.prepatch_check === 'fail' || state.prepatch_check === 'warn') &&
+    (state.action === undefined || actionKind(state) !== 'shell')
+  )
+    out.push(
+      warning(
+        [...path, 'prepatch_check'],
+        "prepatch_check runs the state's shell action again before the patch; this state has none, so no check runs",
+        'put prepatch_check: on the state that runs the tests',
       ),
     );
   if (state.max_rate_limit_retries !== undefined && routes.on_rate_limit_exhausted === undefined)

@@ -64,6 +64,7 @@ export const EVENT_FIELDS = {
     reverted: 'string[]?',
     error: 'string?',
   },
+  prepatch_check: { state: 'string', policy: 'string', outcome: 'string', message: 'string' },
   output_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
   llm_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
   evaluate: {

@@ -53,6 +53,8 @@ type TamperGuardEvent = Fact<
   'tamper_guard',
   { state: string; policy: string; findings: string[]; reverted?: string[]; error?: string }
 >;
+/** A passing check run again before the patch (fsm/prepatch-check.ts): `outcome` flagged, clean or skipped. */
+type PrepatchCheckEvent = Fact<'prepatch_check', { state: string; policy: string; outcome: string; message: string }>;
 type OutputReaskEvent = Fact<'output_reask', { state: string; ask: number; asks: number; errors: string[] }>;
 type LlmReaskEvent = Fact<'llm_reask', { state: string; ask: number; asks: number; errors: string[] }>;
 /** An evaluator's verdict, or (type `error`, with `error` and no `details`) the error verdict after `action_error`. */
@@ -177,6 +179,7 @@ export type LoopEvent =
   | ActionRetryEvent
   | ActionErrorEvent
   | TamperGuardEvent
+  | PrepatchCheckEvent
   | OutputReaskEvent
   | LlmReaskEvent
   | EvaluateEvent
