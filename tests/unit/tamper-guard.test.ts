@@ -148,3 +148,25 @@ describe('which files count as tests', () => {
     expect(fingerprint('package.json', gutted)).not.toBe(fingerprint('package.json', a));
   });
 });
+
+describe('validate', () => {
+  it('no longer notes the enforced agent fields as "not yet enforced"', async () => {
+    const { validateLoop } = await import('../../fsm/definition/validate.js');
+    const raw = loop(
+      {
+        a: {
+          action: 'pytest',
+          tamper_guard: 'warn',
+          prepatch_check: 'warn',
+          cannot_judge: true,
+          on_yes: 'done',
+          on_no: 'a',
+          on_cannot_judge: 'a',
+        },
+      },
+      { tamper_guard: 'fail', prepatch_check: 'fail' },
+    );
+    const notes = validateLoop(raw).diagnostics.filter((d) => /not yet enforced/.test(d.message));
+    expect(notes).toEqual([]);
+  });
+});
