@@ -33,7 +33,7 @@ function changedPaths(porcelain: string): string[] {
 }
 
 /** Runs the check before the patch (see the module comment), with `run` in the worktree. */
-export async function prepatchRun(
+async function prepatchRun(
   input: RunActionInput,
   run: (input: RunActionInput) => Promise<ActionResult>,
   spentMs: number,

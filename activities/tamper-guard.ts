@@ -14,14 +14,14 @@ interface Entry {
   print: string | null;
   bytes?: Buffer;
 }
-export type TestSnapshot = Map<string, Entry>;
+type TestSnapshot = Map<string, Entry>;
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
 /** The guarded files under `cwd` now (their bytes too when `keep`, for a revert). */
-export async function snapshotTests(cwd: string, keep: boolean): Promise<TestSnapshot> {
+async function snapshotTests(cwd: string, keep: boolean): Promise<TestSnapshot> {
   const snapshot: TestSnapshot = new Map();
   for (const path of await guardedFiles(cwd)) {
     const bytes = await readBytes(cwd, path);
@@ -32,7 +32,7 @@ export async function snapshotTests(cwd: string, keep: boolean): Promise<TestSna
 }
 
 /** What changed since `before`; with `revert`, the changed and deleted files are put back. */
-export async function compareTests(cwd: string, before: TestSnapshot, policy: TamperPolicy): Promise<TamperReport> {
+async function compareTests(cwd: string, before: TestSnapshot, policy: TamperPolicy): Promise<TamperReport> {
   const after = await snapshotTests(cwd, false);
   const findings: TamperFinding[] = [];
   for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {

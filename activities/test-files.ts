@@ -58,7 +58,7 @@ export function isGuardedFile(path: string): boolean {
  * test runner's part (an edit elsewhere in `pyproject.toml` is no tampering). Undefined: the
  * file has no such part.
  */
-export function guardedText(path: string, bytes: Buffer): string | undefined {
+function guardedText(path: string, bytes: Buffer): string | undefined {
   const name = posix.basename(path);
   if (name === 'package.json') {
     try {

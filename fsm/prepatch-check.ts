@@ -12,7 +12,7 @@ import type { PrepatchPolicy, PrepatchReport } from './types.js';
 import { actionKind } from './action.js';
 
 /** The words that run a check; `allow` is accepted too, and runs none. */
-export const PREPATCH_POLICIES: readonly PrepatchPolicy[] = ['fail', 'warn'];
+const PREPATCH_POLICIES: readonly PrepatchPolicy[] = ['fail', 'warn'];
 
 /** The state's policy (its own, else the loop's), or undefined when no check runs (only shell actions are re-run). */
 export function prepatchPolicy(def: LoopDefinition, state: StateConfig): PrepatchPolicy | undefined {

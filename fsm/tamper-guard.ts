@@ -11,7 +11,7 @@ import type { LoopDefinition, StateConfig } from './schema.js';
 import type { TamperPolicy, TamperReport } from './types.js';
 
 /** The words that run a guard; `allow` is accepted too, and runs none. */
-export const TAMPER_POLICIES: readonly TamperPolicy[] = ['fail', 'warn', 'revert'];
+const TAMPER_POLICIES: readonly TamperPolicy[] = ['fail', 'warn', 'revert'];
 
 /** The state's policy (its own, else the loop's), or undefined when no guard runs. */
 export function tamperPolicy(def: LoopDefinition, state: StateConfig): TamperPolicy | undefined {
