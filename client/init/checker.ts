@@ -56,6 +56,6 @@ export function findChecker(tool: string, cwd: string, env: NodeJS.ProcessEnv = 
     if (isExecutable(join(dir, tool))) return { found: true, tool, where: label };
   const inNode = /^(eslint|tsc|vitest|jest|mocha|prettier|biome|oxlint|ava|tap|c8|nyc|tsx|vue-tsc)$/.test(tool);
   const fix =
-    INSTALL[tool] ?? (inNode ? `npm install (or npm install -D ${tool})` : `install ${tool} or put it on PATH`);
+    INSTALL[tool] ?? (inNode ? `npm install -D ${tool}` : `install ${tool} or put it on PATH`);
   return { found: false, tool, fix };
 }
