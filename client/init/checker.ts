@@ -20,9 +20,9 @@ function isExecutable(file: string): boolean {
 
 /** How to install a tool the plan names as missing. */
 const INSTALL: Record<string, string> = {
-  pytest: 'pip install pytest (in the project venv)',
-  ruff: 'pip install ruff (in the project venv)',
-  mypy: 'pip install mypy (in the project venv)',
+  pytest: "pip install pytest in the project's venv",
+  ruff: "pip install ruff in the project's venv",
+  mypy: "pip install mypy in the project's venv",
   pyright: 'pip install pyright, or npm install -D pyright',
   'pre-commit': 'pip install pre-commit',
   cargo: 'install Rust with rustup (https://rustup.rs)',
@@ -55,7 +55,6 @@ export function findChecker(tool: string, cwd: string, env: NodeJS.ProcessEnv = 
   for (const [dir, label] of searchPath(cwd, env))
     if (isExecutable(join(dir, tool))) return { found: true, tool, where: label };
   const inNode = /^(eslint|tsc|vitest|jest|mocha|prettier|biome|oxlint|ava|tap|c8|nyc|tsx|vue-tsc)$/.test(tool);
-  const fix =
-    INSTALL[tool] ?? (inNode ? `npm install -D ${tool}` : `install ${tool} or put it on PATH`);
+  const fix = INSTALL[tool] ?? (inNode ? `npm install -D ${tool}` : `install ${tool} or put it on PATH`);
   return { found: false, tool, fix };
 }

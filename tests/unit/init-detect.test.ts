@@ -224,7 +224,7 @@ describe('checker and plan', () => {
     expect(findChecker('mypy', dir, env)).toEqual({
       found: false,
       tool: 'mypy',
-      fix: 'pip install mypy (in the project venv)',
+      fix: "pip install mypy in the project's venv",
     });
   });
 
