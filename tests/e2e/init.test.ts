@@ -5,11 +5,12 @@
  * the message and exit code 1; without a terminal and without `--yes` the plan is printed, the
  * hint given, and nothing written.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
+import { BIN, runCliBinary } from '../support/cli.js';
 
 function projectWith(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'll-init-e2e-'));
@@ -28,6 +29,62 @@ const NODE_PROJECT = {
 function cli(cwd: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
   return runCliBinary(args, { cwd, env: { ...rest, NO_COLOR: '1', ...extra } });
+}
+
+const HAVE_PTY = spawnSync('python3', ['-c', 'import pty'], { stdio: 'ignore' }).status === 0;
+
+/** Runs argv[1:] on a pseudo-terminal, copies our stdin to it and its output to our stdout. */
+const PTY_BRIDGE = `
+import os, pty, select, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+stdin_open = True
+while True:
+    ready, _, _ = select.select([fd] + ([0] if stdin_open else []), [], [])
+    if 0 in ready:
+        data = os.read(0, 4096)
+        if data:
+            os.write(fd, data)
+        else:
+            stdin_open = False
+    if fd in ready:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            data = b''
+        if not data:
+            break
+        os.write(1, data)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+`;
+
+/**
+ * `ll-loop init` on a terminal: answers `key` (then Enter) as soon as the question is on screen,
+ * and resolves with the exit code and everything the terminal showed.
+ */
+function initOnTerminal(cwd: string, key: string): Promise<{ code: number; text: string }> {
+  const child = spawn('python3', ['-c', PTY_BRIDGE, process.execPath, BIN, 'init'], {
+    cwd,
+    env: { ...process.env, TERM: 'xterm-256color', NO_COLOR: '1' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let raw = '';
+  let answered = false;
+  child.stdout.on('data', (d: Buffer) => {
+    raw += d.toString();
+    if (!answered && raw.includes('(y/N)')) {
+      answered = true;
+      child.stdin.write(`${key}\r`);
+    }
+  });
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      child.stdin.end();
+      resolve({ code: code ?? -1, text: raw.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '') });
+    }),
+  );
 }
 
 /** Each file of .loops/ with its text and modification time. */
@@ -50,7 +107,9 @@ describe('ll-loop init', () => {
     expect(first.stdout).toMatch(
       /build\s+npm run build\s+package\.json scripts\.build\s+\(no built-in loop works on build/,
     );
-    expect(first.stdout).toMatch(/never-installed-linter: not installed \(install never-installed-linter or put it on PATH\)/);
+    expect(first.stdout).toMatch(
+      /never-installed-linter: not installed \(install never-installed-linter or put it on PATH\)/,
+    );
     expect(first.stdout).toContain('wrote .loops/test-until-pass.yaml\nwrote .loops/fix-lint.yaml\n');
     const written = snapshot(cwd);
     expect(Object.keys(written).sort()).toEqual(['fix-lint.yaml', 'test-until-pass.yaml']);
@@ -135,5 +194,20 @@ describe('ll-loop init', () => {
     expect(readdirSync(cwd)).toEqual(['go.mod']);
     const wrote = JSON.parse((await cli(cwd, ['init', '--json', '--yes'])).stdout) as { written: string[] };
     expect(wrote.written).toEqual(['.loops/test-until-pass.yaml', '.loops/fix-lint.yaml']);
+  });
+
+  it.skipIf(!HAVE_PTY)('on a terminal it asks y/N: "y" writes the loops, "n" writes nothing', async () => {
+    const no = projectWith(NODE_PROJECT);
+    const declined = await initOnTerminal(no, 'n');
+    expect(declined.text).toContain('Write 2 loops into .loops/?');
+    expect(declined.text).toContain('nothing written');
+    expect(declined.code).toBe(0);
+    expect(readdirSync(no)).toEqual(['package.json']);
+
+    const yes = projectWith(NODE_PROJECT);
+    const accepted = await initOnTerminal(yes, 'y');
+    expect(accepted.text).toContain('wrote .loops/test-until-pass.yaml');
+    expect(accepted.code).toBe(0);
+    expect(Object.keys(snapshot(yes)).sort()).toEqual(['fix-lint.yaml', 'test-until-pass.yaml']);
   });
 });
