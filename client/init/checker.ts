@@ -33,7 +33,7 @@ const INSTALL: Record<string, string> = {
 };
 
 /** The directories searched, in order, each with how the plan names it. */
-export function searchPath(cwd: string, env: NodeJS.ProcessEnv = process.env): Array<[string, string]> {
+function searchPath(cwd: string, env: NodeJS.ProcessEnv = process.env): Array<[string, string]> {
   const dirs: Array<[string, string]> = [
     [join(cwd, 'node_modules', '.bin'), 'node_modules/.bin'],
     [join(cwd, '.venv', 'bin'), '.venv/bin'],

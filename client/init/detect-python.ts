@@ -85,7 +85,7 @@ export function readPyproject(text: string): PyprojectFacts {
 }
 
 /** The section names of an INI file (setup.cfg, tox.ini). */
-export function iniSections(text: string): Set<string> {
+function iniSections(text: string): Set<string> {
   return new Set([...text.matchAll(/^\s*\[([^\]]+)\]\s*$/gm)].map((m) => (m[1] ?? '').trim()));
 }
 

@@ -131,7 +131,7 @@ function makeChecks(cwd: string): DetectedCheck[] {
 }
 
 /** The hook ids of a .pre-commit-config.yaml (`repos[].hooks[].id`); [] when it lists none. */
-export function preCommitHooks(text: string): string[] {
+function preCommitHooks(text: string): string[] {
   let doc: unknown;
   try {
     doc = parse(text);

@@ -14,7 +14,7 @@ export interface ProposalRule {
   parameters: (check: DetectedCheck) => Record<string, string>;
 }
 
-export const PROPOSAL_RULES: readonly ProposalRule[] = [
+const PROPOSAL_RULES: readonly ProposalRule[] = [
   { kind: 'tests', builtin: 'test-until-pass', parameters: (c) => ({ test_cmd: c.command }) },
   { kind: 'types', builtin: 'fix-types', parameters: (c) => ({ type_cmd: c.command }) },
   // `true`: a linter without an autofix of its own skips that step.
