@@ -145,7 +145,8 @@ function preCommitHooks(text: string): string[] {
     return Array.isArray(hooks)
       ? hooks.flatMap((h: unknown) => {
           const id = (h as { id?: unknown } | null)?.id;
-          return typeof id === 'string' ? [id] : [];
+          // A hook id is shown in the plan and in the written file's comment: one line, no control characters.
+          return typeof id === 'string' && /^[^\x00-\x1f\x7f]+$/.test(id) ? [id] : [];
         })
       : [];
   });

@@ -136,6 +136,14 @@ describe('detectProjectChecks', () => {
     expect(detectProjectChecks(dir)).toEqual([]);
   });
 
+  it('a hook id with a line break or control character is left out of the plan', () => {
+    const dir = projectWith({
+      '.pre-commit-config.yaml':
+        'repos:\n  - repo: local\n    hooks:\n      - id: "x\\nstates: {}"\n      - id: "\\e[31mred"\n      - id: ok\n',
+    });
+    expect(detectProjectChecks(dir).map((c) => c.source)).toEqual(['.pre-commit-config.yaml hooks ok']);
+  });
+
   it('the program behind an npm script is the checker; ruff has its own fix', () => {
     const checks = detectProjectChecks(
       projectWith({
