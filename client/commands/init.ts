@@ -4,7 +4,7 @@
  * terminal) or at once with `--yes`. Existing files are kept; a second run changes nothing.
  */
 import { confirm } from '@inquirer/prompts';
-import { UsageError } from '../../errors/errors.js';
+import { CliError, UsageError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { table } from '../../reporters/table.js';
 import { planInit, writePlan, type InitPlan, type PlannedLoop } from '../init/plan.js';
@@ -99,6 +99,21 @@ function nextSteps(plan: InitPlan, out: (text: string) => void): void {
   out(`next:\n  ll-loop validate ${first.name}\n  ll-loop run ${first.name} --dry-run\n  ll-loop run ${first.name}\n`);
 }
 
+/** The y/N question; Ctrl-C or a closed terminal (inquirer's ExitPromptError) is a cancel. */
+async function ask(message: string): Promise<boolean> {
+  try {
+    return await confirm({ message, default: false });
+  } catch (err) {
+    if (err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError'))
+      throw new CliError(
+        'cancelled; nothing was written',
+        'run ll-loop init again, or ll-loop init --yes',
+        EXIT.cancelled,
+      );
+    throw err;
+  }
+}
+
 /** `ll-loop init`. Returns the exit code. */
 export async function initCommand(opts: InitOptions): Promise<number> {
   const plan = planInit(opts.cwd);
@@ -127,7 +142,7 @@ export async function initCommand(opts: InitOptions): Promise<number> {
         're-run with --yes to write the loops above: ll-loop init --yes',
       );
     const files = toWrite.length === 1 ? toWrite[0]?.file : `${toWrite.length} loops into .loops/`;
-    if (!(await confirm({ message: `Write ${files}?`, default: false }))) {
+    if (!(await ask(`Write ${files}?`))) {
       opts.out('nothing written\n');
       return EXIT.ok;
     }

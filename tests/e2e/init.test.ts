@@ -210,4 +210,12 @@ describe('ll-loop init', () => {
     expect(accepted.code).toBe(0);
     expect(Object.keys(snapshot(yes)).sort()).toEqual(['fix-lint.yaml', 'test-until-pass.yaml']);
   });
+
+  it.skipIf(!HAVE_PTY)('Ctrl-C at the question writes nothing and exits as cancelled (6)', async () => {
+    const cwd = projectWith(NODE_PROJECT);
+    const r = await initOnTerminal(cwd, '\x03');
+    expect(r.text).toContain('error: cancelled; nothing was written');
+    expect(r.code).toBe(6);
+    expect(readdirSync(cwd)).toEqual(['package.json']);
+  });
 });
