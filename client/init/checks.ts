@@ -18,7 +18,7 @@ export interface DetectedCheck {
   tool: string;
   /** Where it was found, e.g. `package.json scripts.test`, `pyproject.toml [tool.ruff]`. */
   source: string;
-  /** The ecosystem, used to name a second loop of the same kind: `node`, `python`, `make`, … */
+  /** The ecosystem: `node`, `python`, `rust`, `go`, `make`, `pre-commit`. */
   ecosystem: string;
 }
 

@@ -38,7 +38,8 @@ export interface UnmatchedCheck {
 /**
  * One loop per check that a rule covers, in the order found. The first loop from a built-in takes
  * the built-in's name (so `ll-loop run test-until-pass` runs the project's tests); another check
- * of the same kind gets `<built-in>-<ecosystem>` (`test-until-pass-python`).
+ * of the same kind is named by its program (`fix-types-pyright`, `test-until-pass-make`), or by
+ * its ecosystem when the program is no plain word (`./run-tests.sh`).
  */
 export function proposeLoops(
   checks: readonly DetectedCheck[],
@@ -54,8 +55,9 @@ export function proposeLoops(
       unmatched.push({ check, reason: `no built-in loop works on ${check.kind} checks yet` });
       continue;
     }
-    let name = names.has(rule.builtin) ? `${rule.builtin}-${check.ecosystem}` : rule.builtin;
-    for (let n = 2; names.has(name); n++) name = `${rule.builtin}-${check.ecosystem}-${n}`;
+    const by = /^[a-z0-9][a-z0-9_.-]*$/i.test(check.tool) ? check.tool : check.ecosystem;
+    let name = names.has(rule.builtin) ? `${rule.builtin}-${by}` : rule.builtin;
+    for (let n = 2; names.has(name); n++) name = `${rule.builtin}-${by}-${n}`;
     names.add(name);
     loops.push({ name, from: rule.builtin, parameters: rule.parameters(check), check });
   }

@@ -194,7 +194,24 @@ describe('proposeLoops (the proposal table)', () => {
     ]);
   });
 
-  it('a second check of a kind is named by its ecosystem', () => {
+  it('a second check of a kind is named by its program, or its ecosystem when that is no plain word', () => {
+    const checks = detectProjectChecks(
+      projectWith({
+        'package.json': pkg({ test: './run-tests.sh' }),
+        'pyproject.toml': '[tool.mypy]\n[tool.pyright]\n[tool.pytest]\n',
+      }),
+    );
+    expect(proposeLoops(checks).loops.map((l) => l.name)).toEqual([
+      'test-until-pass',
+      'test-until-pass-pytest',
+      'fix-types',
+      'fix-types-pyright',
+    ]);
+    const scriptFirst = proposeLoops([...checks.slice(1), checks[0]!]).loops.map((l) => l.name);
+    expect(scriptFirst).toContain('test-until-pass-node');
+  });
+
+  it('a Makefile test beside an npm test is test-until-pass-make', () => {
     const checks = detectProjectChecks(
       projectWith({ 'package.json': pkg({ test: 'jest' }), Makefile: 'test:\n\tjest\ncheck:\n\ttrue\n' }),
     );
