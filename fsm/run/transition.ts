@@ -45,6 +45,8 @@ function onActionDone(d: Draft, result: ActionResult): void {
     exit_code: result.exit_code,
     duration_ms: result.duration_ms,
     ...(result.timed_out ? { timed_out: true } : {}),
+    // Only an idle kill says so: every other action's event is as it was.
+    ...(result.timeout_kind === 'idle' ? { timeout_kind: 'idle' as const } : {}),
     ...(result.signal ? { signal: result.signal } : {}),
     ...(result.log_file ? { log_file: result.log_file } : {}),
     ...(result.rate_limit ? { rate_limited: true } : {}),

@@ -148,8 +148,13 @@ describe('idle_timeout on the real server', () => {
     expect(run.states).toEqual(['silent', 'was_idle', 'slow', 'was_wall', 'chatty', 'was_fine', 'done']);
     expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
     const completes = run.events.filter((e) => e.event === 'action_complete');
-    expect(completes.find((e) => e.state === 'silent')).toMatchObject({ exit_code: 124, timed_out: true });
+    expect(completes.find((e) => e.state === 'silent')).toMatchObject({
+      exit_code: 124,
+      timed_out: true,
+      timeout_kind: 'idle',
+    });
     expect(completes.find((e) => e.state === 'slow')).toMatchObject({ exit_code: 124, timed_out: true });
+    expect(completes.find((e) => e.state === 'slow')).not.toHaveProperty('timeout_kind');
     expect(completes.find((e) => e.state === 'chatty')).toMatchObject({ exit_code: 0 });
     // Neither 60 s sleep ran out (a bound for a busy machine, far below them).
     expect(Date.now() - started).toBeLessThan(55_000);

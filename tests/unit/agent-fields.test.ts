@@ -13,6 +13,9 @@ import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import { validateLoop } from '../../fsm/definition/validate.js';
 import { interpolate, type InterpolationScope } from '../../fsm/interpolate.js';
 import { SUMMARY_CHARS } from '../../fsm/run/agent-session.js';
+import type { TimedEvent } from '../../fsm/run/events.js';
+import { createHumanReporter } from '../../reporters/human.js';
+import { createStyle } from '../../reporters/style.js';
 import type { ActionResult, PrevResult } from '../../fsm/types.js';
 import { def, drive, loop } from './helpers.js';
 
@@ -254,5 +257,45 @@ describe('the host CLI: arguments and the session id of its envelope', () => {
     const stdout = `${JSON.stringify({ type: 'assistant', session_id: 's' })}\nnot json\n`;
     expect(parseEnvelope(stdout)).toBeUndefined();
     expect(fromEnvelope({ output: stdout, stderr: '', exit_code: 0, duration_ms: 1 })).not.toHaveProperty('session_id');
+  });
+});
+
+describe('the progress display tells an idle kill from a timeout', () => {
+  it.each([
+    ['idle', { timeout_kind: 'idle' }, '⏱ killed after 1.0s: no output for its idle_timeout'],
+    ['wall', {}, '⏱ timed out after 1.0s'],
+  ])('%s', (_name, extra, shown) => {
+    let text = '';
+    const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10);
+    const ts = '2026-11-23T00:00:00.000Z';
+    const ev = (event: string, fields: Record<string, unknown>) => ({ event, ts, ...fields }) as TimedEvent;
+    reporter.onEvent(ev('state_enter', { state: 'work', iteration: 1 }));
+    reporter.onEvent(ev('action_start', { state: 'work', action: 'sleep 60' }));
+    reporter.onEvent(
+      ev('action_complete', { state: 'work', exit_code: 124, duration_ms: 1000, timed_out: true, ...extra }),
+    );
+    expect(text).toContain(shown);
+    if (_name === 'wall') expect(text).not.toContain('idle');
+  });
+
+  it('the action_complete event says idle only for an idle kill', () => {
+    const run = drive(
+      def(
+        loop({
+          a: { action: 'make', next: 'b', on_error: 'b' },
+          b: { action: 'make', next: 'done', on_error: 'done' },
+        }),
+      ),
+      {
+        actions: {
+          a: [{ exit_code: 124, timed_out: true, timeout_kind: 'idle' }],
+          b: [{ exit_code: 124, timed_out: true, timeout_kind: 'wall' }],
+        },
+      },
+    );
+    const completes = run.events.filter((e) => e.event === 'action_complete');
+    expect(completes[0]).toMatchObject({ state: 'a', timed_out: true, timeout_kind: 'idle' });
+    expect(completes[1]).toMatchObject({ state: 'b', timed_out: true });
+    expect(completes[1]).not.toHaveProperty('timeout_kind');
   });
 });
