@@ -9,7 +9,7 @@
  *   `timeout` firing first gives `wall`; an action that did not time out gives ''. The test waits
  *   on the run's end, never on a fixed sleep.
  */
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeTemporal, definition, project, runLoop, script, toolEnv } from './harness.js';
@@ -158,5 +158,36 @@ describe('idle_timeout on the real server', () => {
     expect(completes.find((e) => e.state === 'chatty')).toMatchObject({ exit_code: 0 });
     // Neither 60 s sleep ran out (a bound for a busy machine, far below them).
     expect(Date.now() - started).toBeLessThan(55_000);
+  });
+
+  it('a host CLI that goes silent is killed after the prompt state’s idle limit', async () => {
+    const p = project();
+    // Streams its first message, then hangs; records its argv.
+    const cli = join(p.bin, 'stuck-agent');
+    writeFileSync(
+      cli,
+      `#!/bin/sh\necho "$*" > ${join(p.toolsDir, 'stuck-args')}\necho '{"type":"system","subtype":"init","session_id":"s"}'\nexec sleep 60\n`,
+    );
+    chmodSync(cli, 0o755);
+    const def = definition({
+      name: 'idle-agent',
+      description: 'an agent that stops answering',
+      initial: 'ask',
+      states: {
+        ask: { action: 'Do it', action_type: 'prompt', idle_timeout: 1, timeout: 120, next: 'why', on_error: 'why' },
+        why: {
+          action: 'echo "ask:${prev.timeout_kind}:"',
+          evaluate: { type: 'output_contains', pattern: 'ask:idle:' },
+          on_yes: 'done',
+          on_no: 'failed',
+        },
+        done: { terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    });
+    const run = await runLoop(def, { cwd: p.cwd, env: toolEnv(p, { LL_HOST_CLI: 'stuck-agent' }) });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(run.events.find((e) => e.event === 'action_complete')).toMatchObject({ state: 'ask', timeout_kind: 'idle' });
+    expect(readFileSync(join(p.toolsDir, 'stuck-args'), 'utf8')).toContain('--output-format stream-json --verbose');
   });
 });
