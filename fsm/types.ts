@@ -59,7 +59,7 @@ export interface ActionResult {
 }
 
 /** Which limit ended an action that timed out (ActionResult.timeout_kind). */
-export type TimeoutKind = 'idle' | 'wall';
+type TimeoutKind = 'idle' | 'wall';
 
 /** What one agent call (a prompt action or an LLM evaluation) used, as reported; for budgets. */
 export interface LlmUsage {

@@ -27,12 +27,12 @@ import type { AgentSession } from './snapshot.js';
 export const SUMMARY_CHARS = 2000;
 
 /** The state's effective session mode. */
-export function sessionMode(def: LoopDefinition, state: StateConfig): 'fresh' | 'continue' {
+function sessionMode(def: LoopDefinition, state: StateConfig): 'fresh' | 'continue' {
   return (state.session_mode ?? def.session_mode) === 'continue' ? 'continue' : 'fresh';
 }
 
 /** Whether any prompt state of the loop continues a session (only such loops keep one). */
-export function continuesSessions(def: LoopDefinition): boolean {
+function continuesSessions(def: LoopDefinition): boolean {
   return Object.values(def.states).some((s) => actionKind(s) === 'prompt' && sessionMode(def, s) === 'continue');
 }
 
@@ -63,7 +63,7 @@ export function withSession<T extends Pick<RunActionInput, 'prompt' | 'llm' | 'r
 }
 
 /** The summary as it opens the prompt. */
-export function summaryText(session: AgentSession): string {
+function summaryText(session: AgentSession): string {
   const cut = session.summary.length >= SUMMARY_CHARS ? ` (its last ${SUMMARY_CHARS} characters)` : '';
   return `Your previous step (state "${session.state}") answered${cut}:\n${session.summary}\n\nContinue from there.\n\n`;
 }
