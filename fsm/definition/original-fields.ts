@@ -5,7 +5,7 @@
  * saying so (docs/migrating.md has the reasons).
  */
 import { error, note, warning, type Diagnostic } from '../diagnostics.js';
-import { ACKNOWLEDGEMENTS, GUARD_VALUES } from '../original-fields.js';
+import { ACKNOWLEDGEMENTS, GUARD_VALUES, SESSION_MODES } from '../original-fields.js';
 import type { LoopDefinition } from '../schema.js';
 import { didYouMean } from '../suggest.js';
 
@@ -22,8 +22,6 @@ const LOOP_NOTES: Record<string, string> = {
   host_guard: "little-loops' host memory guard; the worker's slots bound concurrency here",
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
   tamper_guard: AGENT,
-  session_mode: AGENT,
-  default_idle_timeout: AGENT,
   prepatch_check: AGENT,
 };
 
@@ -37,8 +35,6 @@ const STATE_NOTES: Record<string, string> = {
   throttle: "little-loops' tool-call throttle of its own host integration",
   append_to_messages: "little-loops' message log; use capture: to keep a state's output",
   rate_limit_long_wait_ladder: "ll-loop's pauses double up to llm.rate_limit.max_backoff instead of a ladder",
-  session_mode: AGENT,
-  idle_timeout: AGENT,
   tamper_guard: AGENT,
   prepatch_check: AGENT,
   cannot_judge: AGENT,
@@ -112,6 +108,18 @@ function guardWarnings(path: Path, fields: Record<string, unknown>, out: Diagnos
   }
 }
 
+/** A `session_mode:` other than fresh or continue: little-loops' two; any other runs as fresh. */
+function sessionModeWarning(path: Path, value: unknown, out: Diagnostic[]): void {
+  if (typeof value !== 'string' || (SESSION_MODES as readonly string[]).includes(value)) return;
+  out.push(
+    warning(
+      [...path, 'session_mode'],
+      `session_mode: "${value}" is not one of ${SESSION_MODES.join(', ')}; the state runs as fresh`,
+      `set session_mode: to ${SESSION_MODES.join(' or ')}`,
+    ),
+  );
+}
+
 /** Folds the original's spellings into ours and notes the fields that mean nothing here. */
 export function originalFields(def: LoopDefinition): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -120,6 +128,7 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
     if (given(loop[key])) out.push(note([key], `${key}: accepted: ${why}`));
   }
   guardWarnings([], loop, out);
+  sessionModeWarning([], loop['session_mode'], out);
   const acks = ACKNOWLEDGEMENTS.filter((key) => given(loop[key]));
   if (acks.length)
     out.push(
@@ -162,6 +171,7 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
     }
     const fields = state as Record<string, unknown>;
     guardWarnings(path, fields, out);
+    sessionModeWarning(path, fields['session_mode'], out);
     for (const key of Object.keys(STATE_NOTES)) {
       if (!given(fields[key])) continue;
       const seen = noted.get(key);
