@@ -215,7 +215,16 @@ async function runHostPrompt(
   const secrets = maskableSecrets(secretValues(own, input.mask_env, workerEnv));
   const cli = hostCli(workerEnv);
   const file = cli.binary;
-  const args = hostArgs(cli, promptArgs({ agent: input.agent, tools: input.tools, model: input.model }));
+  const args = hostArgs(
+    cli,
+    promptArgs({
+      agent: input.agent,
+      tools: input.tools,
+      model: input.model,
+      resume: input.resume_session,
+      stream: input.idle_timeout_s !== undefined,
+    }),
+  );
   // The agent's context monitor hands off at this percentage (the loop's config.handoff_threshold).
   if (input.handoff_threshold !== undefined) env['LL_HANDOFF_THRESHOLD'] = String(input.handoff_threshold);
   const logPath = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
@@ -231,6 +240,7 @@ async function runHostPrompt(
       input: prompt,
       secrets,
       timeoutMs: input.timeout_s * 1000,
+      ...(input.idle_timeout_s === undefined ? {} : { idleTimeoutMs: input.idle_timeout_s * 1000 }),
       signal: hooks.signal,
       onHeartbeat: hooks.onHeartbeat,
       heartbeatMs: HEARTBEAT_MS,

@@ -74,6 +74,9 @@ export const GUARD_VALUES = {
 } as const;
 const guardWord = z.string().min(1);
 
+/** little-loops' two session modes; `validate` warns about another word, which runs as `fresh`. */
+export const SESSION_MODES = ['fresh', 'continue'] as const;
+
 /** Loop-level fields of the original. */
 export const originalLoopShape = {
   /** The context key the positional input of `ll-loop run <loop> <input>` goes to (default `input`). */
@@ -101,7 +104,9 @@ export const originalLoopShape = {
   pruning_profile: pruningProfile.optional(),
   tamper_guard: guardWord.optional(),
   prepatch_check: guardWord.optional(),
+  /** The session mode of prompt states without their own (`fresh` by default): fsm/run/agent-session.ts. */
   session_mode: z.string().min(1).optional(),
+  /** The idle limit in seconds of actions without their own `idle_timeout` (0: none). */
   default_idle_timeout: z.number().nonnegative().optional(),
   ...acknowledgementShape,
 };
@@ -134,8 +139,9 @@ export const originalStateShape = {
   pruning_profile: pruningProfile.optional(),
   throttle: throttleConfig.optional(),
   append_to_messages: z.string().optional(),
-  /** Agent fields: accepted with their value types; their meaning is not yet enforced. */
+  /** `continue`: the prompt carries on the run's previous prompt action's agent session (fsm/run/agent-session.ts). */
   session_mode: z.string().min(1).optional(),
+  /** Seconds without output after which the action is killed (`${prev.timeout_kind}` is then `idle`); a text is interpolated. */
   idle_timeout: z.union([z.number().nonnegative(), z.string().min(1)]).optional(),
   /** Run a passing check again before the patch: fail | warn | allow (fsm/prepatch-check.ts). */
   prepatch_check: guardWord.optional(),

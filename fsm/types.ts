@@ -15,6 +15,16 @@ export interface ActionResult {
   signal?: string;
   timed_out?: boolean;
   /**
+   * With `timed_out`: which limit killed it. `wall` is the state's `timeout`; `idle` is its
+   * `idle_timeout` (no output for that long: RunActionInput.idle_timeout_s). The first to fire names it.
+   */
+  timeout_kind?: TimeoutKind;
+  /**
+   * A prompt action run by the host CLI: the agent session its JSON envelope names (`session_id`),
+   * which a later `session_mode: continue` state resumes (fsm/run/agent-session.ts).
+   */
+  session_id?: string;
+  /**
    * True when output or stderr was cut to its tail; then stdout is in `log_file` and stderr in
    * `stderr_file` on the worker's machine (each capped to its first and last MiB; 0.3.0 and earlier wrote one
    * file held both, whole).
@@ -80,6 +90,9 @@ export interface TamperReport {
   /** Why the files could not be compared (nothing else is then set). */
   error?: string;
 }
+
+/** Which limit ended an action that timed out (ActionResult.timeout_kind). */
+type TimeoutKind = 'idle' | 'wall';
 
 /** What one agent call (a prompt action or an LLM evaluation) used, as reported; for budgets. */
 export interface LlmUsage {
@@ -157,6 +170,8 @@ export interface PrevResult {
   output: string;
   stderr: string;
   exit_code: number;
+  /** Set only when the action timed out (`${prev.timeout_kind}` is then `idle` or `wall`, else empty). */
+  timeout_kind?: TimeoutKind;
 }
 
 const TERMINATED_BY = [
@@ -249,6 +264,17 @@ export interface RunActionInput {
   model?: string;
   cwd: string;
   timeout_s: number;
+  /**
+   * The state's `idle_timeout` (or the loop's `default_idle_timeout`) in seconds: a shell or host
+   * CLI action that prints nothing (stdout or stderr) for this long is killed, as at its
+   * `timeout_s` (ActionResult.timeout_kind says which). Only states with one carry it.
+   */
+  idle_timeout_s?: number;
+  /**
+   * A `session_mode: continue` prompt state: the host CLI resumes this agent session
+   * (`--resume <id>`), the one the run's previous prompt action ended in (fsm/run/agent-session.ts).
+   */
+  resume_session?: string;
   /**
    * Names of the environment variables the loop references anywhere (`${env.NAME}`): their values
    * are masked in the action's output. Set by the workflow (the `maskLoopEnv` run rule); absent,

@@ -189,7 +189,11 @@ function createLane(
       }
       case 'action_complete':
         exitCode = event.exit_code;
-        if (event.timed_out)
+        if (event.timed_out && event.timeout_kind === 'idle')
+          line(
+            `${INDENT}${style.yellow(`⏱ killed after ${formatDuration(event.duration_ms ?? 0)}: no output for its idle_timeout`)}`,
+          );
+        else if (event.timed_out)
           line(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(event.duration_ms ?? 0)}`)}`);
         pending = attachedOutput(event);
         if (detail === 'verbose' && pending) {

@@ -5,13 +5,10 @@
  * saying so (docs/migrating.md has the reasons).
  */
 import { error, note, warning, type Diagnostic } from '../diagnostics.js';
-import { ACKNOWLEDGEMENTS, GUARD_VALUES } from '../original-fields.js';
+import { ACKNOWLEDGEMENTS, GUARD_VALUES, SESSION_MODES } from '../original-fields.js';
 import type { LoopDefinition } from '../schema.js';
 import { didYouMean } from '../suggest.js';
 import { actionKind } from '../action.js';
-
-/** An agent field of the original: its value type is checked, its meaning comes later. */
-const AGENT = 'an agent field; its value is checked, its meaning is not yet enforced';
 
 /** Loop fields read by nothing here, and why. */
 const LOOP_NOTES: Record<string, string> = {
@@ -22,8 +19,6 @@ const LOOP_NOTES: Record<string, string> = {
   circuit: "little-loops' stall detector; use diff_stall/score_stall evaluators or max_iterations",
   host_guard: "little-loops' host memory guard; the worker's slots bound concurrency here",
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
-  session_mode: AGENT,
-  default_idle_timeout: AGENT,
 };
 
 /** State fields read by nothing here, and why. */
@@ -36,8 +31,6 @@ const STATE_NOTES: Record<string, string> = {
   throttle: "little-loops' tool-call throttle of its own host integration",
   append_to_messages: "little-loops' message log; use capture: to keep a state's output",
   rate_limit_long_wait_ladder: "ll-loop's pauses double up to llm.rate_limit.max_backoff instead of a ladder",
-  session_mode: AGENT,
-  idle_timeout: AGENT,
 };
 
 type Path = Diagnostic['path'];
@@ -119,6 +112,18 @@ function guardWarnings(path: Path, fields: Record<string, unknown>, out: Diagnos
   }
 }
 
+/** A `session_mode:` other than fresh or continue: little-loops' two; any other runs as fresh. */
+function sessionModeWarning(path: Path, value: unknown, out: Diagnostic[]): void {
+  if (typeof value !== 'string' || (SESSION_MODES as readonly string[]).includes(value)) return;
+  out.push(
+    warning(
+      [...path, 'session_mode'],
+      `session_mode: "${value}" is not one of ${SESSION_MODES.join(', ')}; the state runs as fresh`,
+      `set session_mode: to ${SESSION_MODES.join(' or ')}`,
+    ),
+  );
+}
+
 /** Folds the original's spellings into ours and notes the fields that mean nothing here. */
 export function originalFields(def: LoopDefinition): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -127,6 +132,7 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
     if (given(loop[key])) out.push(note([key], `${key}: accepted: ${why}`));
   }
   guardWarnings([], loop, out);
+  sessionModeWarning([], loop['session_mode'], out);
   const acks = ACKNOWLEDGEMENTS.filter((key) => given(loop[key]));
   if (acks.length)
     out.push(
@@ -169,6 +175,7 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
     }
     const fields = state as Record<string, unknown>;
     guardWarnings(path, fields, out);
+    sessionModeWarning(path, fields['session_mode'], out);
     for (const key of Object.keys(STATE_NOTES)) {
       if (!given(fields[key])) continue;
       const seen = noted.get(key);

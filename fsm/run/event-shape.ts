@@ -43,6 +43,7 @@ export const EVENT_FIELDS = {
     exit_code: 'number',
     duration_ms: 'number',
     timed_out: 'boolean?',
+    timeout_kind: 'string?',
     signal: 'string?',
     log_file: 'string?',
     rate_limited: 'boolean?',

@@ -36,6 +36,8 @@ type ActionCompleteEvent = Fact<
     exit_code: number;
     duration_ms: number;
     timed_out?: true;
+    /** The action printed nothing for its `idle_timeout` (absent for its `timeout`). */
+    timeout_kind?: 'idle';
     signal?: string;
     log_file?: string;
     rate_limited?: true;

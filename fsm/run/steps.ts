@@ -21,7 +21,8 @@ import { subloopInput } from './subloop.js';
 import { isHumanState } from '../human.js';
 import { askHuman } from './human-wait.js';
 import { startParallel } from './parallel-start.js';
-import { actionKind, actionTimeout, displayAction } from '../action.js';
+import { actionIdleTimeout, actionKind, actionTimeout, displayAction } from '../action.js';
+import { withSession } from './agent-session.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget } from './budget.js';
 import { sharedBudgetHit } from './shared-budget.js';
@@ -96,7 +97,9 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   const kind = actionKind(state);
   const scope = scopeOf(def, snap, d.now);
   let input;
+  let idle: number | undefined;
   try {
+    idle = actionIdleTimeout(def, state, scope);
     input =
       kind === 'shell'
         ? { kind, shell: renderShell(action, scope) }
@@ -112,6 +115,8 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
+  // `session_mode: continue`: the previous prompt action's session, resumed or summarized (agent-session.ts).
+  if (input.kind === 'prompt') input = withSession(d, state, input);
   // A handed-off session's payload goes to the next action that can take it (fsm/run/on-signal.ts).
   if (d.snap.continuation !== undefined && input.kind !== 'mcp')
     input = withContinuation(input, takeContinuation(d) ?? '');
@@ -137,6 +142,8 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
     return failState(d, state, messageOf(err));
   }
   if (history !== undefined) Object.assign(input, { read_after: history });
+  // Only states with an idle limit carry one, so every other action's input is as it was.
+  if (idle !== undefined) Object.assign(input, { idle_timeout_s: idle });
   const attempt = snap.attempt ?? 1;
   emit(d, 'action_start', {
     state: snap.current,

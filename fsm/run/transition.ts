@@ -32,6 +32,7 @@ import { actionKind } from '../action.js';
 import { hasBudget } from './budget.js';
 import { chargeAgentCall, llmUsage } from './on-budget.js';
 import { continueHandoff, onStdoutSignal } from './on-signal.js';
+import { recordSession } from './agent-session.js';
 import { beforeEntering, release } from './control.js';
 import { onHumanAnswered, onHumanTimeout } from './on-human.js';
 
@@ -46,6 +47,8 @@ function onActionDone(d: Draft, result: ActionResult): void {
     exit_code: result.exit_code,
     duration_ms: result.duration_ms,
     ...(result.timed_out ? { timed_out: true } : {}),
+    // Only an idle kill says so: every other action's event is as it was.
+    ...(result.timeout_kind === 'idle' ? { timeout_kind: 'idle' as const } : {}),
     ...(result.signal ? { signal: result.signal } : {}),
     ...(result.log_file ? { log_file: result.log_file } : {}),
     ...(result.rate_limit ? { rate_limited: true } : {}),
@@ -53,6 +56,7 @@ function onActionDone(d: Draft, result: ActionResult): void {
   // A rate limit is no answer: nothing is captured or judged; the call is made again after a pause.
   if (result.rate_limit !== undefined) return onRateLimited(d, 'action', result.rate_limit, null);
   delete d.snap.rateLimit;
+  recordSession(d, state, result);
   const check = result.output_check;
   if (state.capture) {
     const { exit_code, duration_ms } = result;
