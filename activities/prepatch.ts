@@ -11,7 +11,8 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import type { ActionResult, PrepatchReport, RunActionInput } from '../fsm/types.js';
+import type { ActionResult, RunActionInput } from '../fsm/types.js';
+import type { PrepatchReport } from '../fsm/check-reports.js';
 import { tryGit } from './git.js';
 import { guardedFiles } from './test-files.js';
 

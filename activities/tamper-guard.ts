@@ -7,7 +7,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { ActionResult, RunActionInput, TamperFinding, TamperPolicy, TamperReport } from '../fsm/types.js';
+import type { ActionResult, RunActionInput } from '../fsm/types.js';
+import type { TamperFinding, TamperPolicy, TamperReport } from '../fsm/check-reports.js';
 import { fingerprint, guardedFiles, readBytes } from './test-files.js';
 
 interface Entry {

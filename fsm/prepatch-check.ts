@@ -8,7 +8,7 @@
  * it always did.
  */
 import type { LoopDefinition, StateConfig } from './schema.js';
-import type { PrepatchPolicy, PrepatchReport } from './types.js';
+import type { PrepatchPolicy, PrepatchReport } from './check-reports.js';
 import { actionKind } from './action.js';
 
 /** The words that run a check; `allow` is accepted too, and runs none. */

@@ -8,7 +8,7 @@
  * without a policy issues exactly the action input it always did.
  */
 import type { LoopDefinition, StateConfig } from './schema.js';
-import type { TamperPolicy, TamperReport } from './types.js';
+import type { TamperPolicy, TamperReport } from './check-reports.js';
 
 /** The words that run a guard; `allow` is accepted too, and runs none. */
 const TAMPER_POLICIES: readonly TamperPolicy[] = ['fail', 'warn', 'revert'];

@@ -4,6 +4,7 @@
  */
 import type { OutputCheck } from './answer-check.js';
 import type { StdoutSignal } from './stdout-signals.js';
+import type { PrepatchPolicy, PrepatchReport, TamperPolicy, TamperReport } from './check-reports.js';
 
 /** What an action produced. `output`/`stderr` are tails; the full text is in `log_file`/`stderr_file` when cut. */
 export interface ActionResult {
@@ -60,35 +61,6 @@ export interface ActionResult {
   tamper?: TamperReport;
   /** With RunActionInput.prepatch_check: the check run again before the patch (activities/prepatch.ts). */
   prepatch?: PrepatchReport;
-}
-
-/** `prepatch_check:` words that run a check (fsm/prepatch-check.ts); `allow` runs none. */
-export type PrepatchPolicy = 'fail' | 'warn';
-
-/**
- * The worker's pre-patch run of a check that exited 0: whether the checkout had a patch at all,
- * and how the same command exited on `base` (the checkout's commit) with the current tests; or
- * why it was not run.
- */
-export type PrepatchReport =
-  { applied: false } | { applied: true; base: string; exit_code: number } | { skipped: string } | { error: string };
-
-/** `tamper_guard:` words that run a guard (fsm/tamper-guard.ts); `allow` runs none. */
-export type TamperPolicy = 'fail' | 'warn' | 'revert';
-
-/** A test file (or test configuration) the action added, changed or deleted. */
-export interface TamperFinding {
-  path: string;
-  kind: 'added' | 'modified' | 'deleted';
-}
-
-/** The worker's comparison of the test files before and after a guarded action. */
-export interface TamperReport {
-  findings: TamperFinding[];
-  /** Policy `revert`: the files put back as they were before the action. */
-  reverted?: string[];
-  /** Why the files could not be compared (nothing else is then set). */
-  error?: string;
 }
 
 /** Which limit ended an action that timed out (ActionResult.timeout_kind). */
@@ -316,17 +288,9 @@ export interface RunActionInput {
    * prompt is a plain completion by that provider instead of a host CLI run. Absent: the host CLI.
    */
   llm?: LlmProviderRequest;
-  /**
-   * The state's `tamper_guard:` policy (fsm/tamper-guard.ts): the worker snapshots the test files
-   * before the action, compares after (ActionResult.tamper) and, for `revert`, puts them back.
-   * Only guarded states carry it.
-   */
+  /** Guarded states only: compare the test files around the action (ActionResult.tamper, fsm/tamper-guard.ts). */
   tamper_guard?: TamperPolicy;
-  /**
-   * The state's `prepatch_check:` policy (fsm/prepatch-check.ts): when the check exits 0 the
-   * worker runs it again on the checkout's commit with the current tests (ActionResult.prepatch).
-   * Only such states carry it.
-   */
+  /** Checked states only: a check that exits 0 is run again before the patch (ActionResult.prepatch). */
   prepatch_check?: PrepatchPolicy;
 }
 

@@ -13,6 +13,7 @@ import { isKnownEvent } from '../fsm/run/event-shape.js';
 import { plainEvent } from './plain-event.js';
 import type { Reporter } from './reporter.js';
 import { safeText } from './safe-text.js';
+import { checkLine } from './check-lines.js';
 import type { Style } from './style.js';
 import { localTime } from './table.js';
 
@@ -281,20 +282,10 @@ function createLane(
         pending = undefined;
         line(`${INDENT}${style.red(`✗ FATAL_ERROR: ${safeText(oneLine(event.message ?? '', 200))}`)}`);
         break;
-      case 'tamper_guard': {
-        if (!headerShown) header(event);
-        const changed = event.findings?.length ? (event.findings ?? []).join(', ') : (event.error ?? '?');
-        const reverted = event.reverted?.length ? `; reverted ${event.reverted.length}` : '';
-        line(
-          `${INDENT}${style.yellow(`⚠ tamper_guard (${safeText(event.policy ?? '?')}): ${safeText(oneLine(changed, 300))}${reverted}`)}`,
-        );
-        break;
-      }
+      case 'tamper_guard':
       case 'prepatch_check':
         if (!headerShown) header(event);
-        line(
-          `${INDENT}${(event.outcome === 'flagged' ? style.yellow : style.dim)(`${event.outcome === 'flagged' ? '⚠' : '·'} prepatch_check (${safeText(event.policy ?? '?')}): ${safeText(oneLine(event.message ?? '?', 300))}`)}`,
-        );
+        line(`${INDENT}${checkLine(event, style)}`);
         break;
       case 'action_error':
         if (!headerShown) header(event);

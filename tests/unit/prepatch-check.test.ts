@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateLoop } from '../../fsm/definition/validate.js';
 import { prepatchFinding, prepatchPolicy } from '../../fsm/prepatch-check.js';
-import type { PrepatchReport } from '../../fsm/types.js';
+import type { PrepatchReport } from '../../fsm/check-reports.js';
 import { def, drive, eventsNamed, loop } from './helpers.js';
 
 const unpatched: PrepatchReport = { applied: false };

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint, isGuardedFile } from '../../activities/test-files.js';
 import { tamperFailure, tamperPolicy } from '../../fsm/tamper-guard.js';
-import type { TamperReport } from '../../fsm/types.js';
+import type { TamperReport } from '../../fsm/check-reports.js';
 import { def, drive, eventsNamed, loop } from './helpers.js';
 
 const deleted: TamperReport = { findings: [{ path: 'tests/a.test.ts', kind: 'deleted' }] };
