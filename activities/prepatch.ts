@@ -7,6 +7,7 @@
  * under `.loops/` aside); ignored files are not in the worktree, so `node_modules`, `.venv` and
  * `venv` are linked into it.
  */
+import { CancelledFailure, Context } from '@temporalio/activity';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -75,6 +76,15 @@ async function prepatchRun(
   }
 }
 
+/** True inside an activity whose cancellation was asked for. */
+function cancelled(): boolean {
+  try {
+    return Context.current().cancellationSignal.aborted;
+  } catch {
+    return false; // not in an activity
+  }
+}
+
 /** `run` with a passing check run again before the patch when its input asks (RunActionInput.prepatch_check). */
 export function prepatchAction(
   run: (input: RunActionInput) => Promise<ActionResult>,
@@ -87,6 +97,8 @@ export function prepatchAction(
     try {
       return { ...result, prepatch: await prepatchRun(plain, run, result.duration_ms) };
     } catch (err) {
+      // The activity's cancellation ends it, as for any action; anything else is a report.
+      if (err instanceof CancelledFailure || cancelled()) throw err;
       return { ...result, prepatch: { error: err instanceof Error ? err.message : String(err) } };
     }
   };
