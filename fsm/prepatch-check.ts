@@ -14,11 +14,13 @@ import { actionKind } from './action.js';
 /** The words that run a check; `allow` is accepted too, and runs none. */
 const PREPATCH_POLICIES: readonly PrepatchPolicy[] = ['fail', 'warn'];
 
-/** The state's policy (its own, else the loop's), or undefined when no check runs (only shell actions are re-run). */
+/** The state's policy (its own, else the loop's), or undefined when no check runs (only gates of shell actions are re-run). */
 export function prepatchPolicy(def: LoopDefinition, state: StateConfig): PrepatchPolicy | undefined {
   const word = state.prepatch_check ?? def.prepatch_check;
   if (!(PREPATCH_POLICIES as readonly string[]).includes(word ?? '')) return undefined;
-  if (state.action === undefined || actionKind(state) !== 'shell' || state.terminal) return undefined;
+  // A gate is a shell action whose verdict routes: not a terminal's, not a `next:` state's.
+  if (state.action === undefined || actionKind(state) !== 'shell' || state.terminal || state.next !== undefined)
+    return undefined;
   return word as PrepatchPolicy;
 }
 

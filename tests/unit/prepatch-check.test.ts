@@ -21,8 +21,10 @@ describe('which states run a check', () => {
     [{ prepatch_check: 'fail' }, { action: 'pytest', prepatch_check: 'allow' }, undefined],
     [{ prepatch_check: 'fail' }, { action: '/ll:verify' }, undefined],
     [{ prepatch_check: 'nope' }, { action: 'pytest' }, undefined],
+    [{ prepatch_check: 'fail' }, { action: 'make patch', next: 'done' }, undefined],
   ])('loop %j, state %j → %s', (loopFields, stateFields, expected) => {
-    const d = def(loop({ a: { ...stateFields, on_yes: 'done', on_no: 'a' } }, loopFields));
+    const routes = 'next' in stateFields ? {} : { on_yes: 'done', on_no: 'a' };
+    const d = def(loop({ a: { ...stateFields, ...routes } }, loopFields));
     expect(prepatchPolicy(d, d.states.a!)).toBe(expected);
   });
 
