@@ -156,7 +156,8 @@ export async function createCommand(opts: CreateOptions): Promise<number> {
 
 export const createSpec: CommandSpec = {
   usage:
-    'create [--describe TEXT [--provider P --model M --base-url U] [--timeout D]] [--kind K] [--check CMD]… [--fix ACTION]… [--items CMD --loop L [--max-workers N]] [--max-attempts N] [--approve D] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)',
+    'create [--kind K] [--check CMD]… [--fix ACTION]… [--items CMD --loop L [--max-workers N]] [--max-attempts N] [--approve D] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)\n' +
+    '  ll-loop create --describe TEXT [--provider P --model M [--base-url U]] [--timeout D] [--name N] [--yes] [--force] [--dry-run]   an LLM drafts the loop',
   flags: {
     kind: { type: 'string' },
     check: { type: 'string', multiple: true },

@@ -11,6 +11,7 @@ import { checkDraft, extractYaml } from '../../client/create/describe-check.js';
 import { costText, draftLoop, DraftStopped, MAX_TRIES, type Ask } from '../../client/create/describe-draft.js';
 import { AUTHORING_RULES, draftPrompt } from '../../client/create/describe-prompt.js';
 import { loadLoopFile } from '../../loader/load.js';
+import { runCliInProcess } from '../support/cli.js';
 
 const VALID = `name: lint-until-clean
 description: Run the linter; while it fails, have the coding agent fix it.
@@ -232,5 +233,21 @@ describe('describeCommand', () => {
     );
     await expect(describeCommand(options(cwd, { provider: 'anthropic' }))).rejects.toThrow(/needs a --model/);
     await expect(describeCommand(options(cwd, { provider: 'gemini' }))).rejects.toThrow(/not a provider/);
+  });
+});
+
+describe('ll-loop create --describe: flags', () => {
+  it('refuses wizard flags with --describe, and the drafting flags without it, before any ask', async () => {
+    const cwd = project();
+    const withKind = await runCliInProcess(['create', '--describe', 'lint it', '--kind', 'fix', '--yes'], { cwd });
+    expect(withKind.code).toBe(1);
+    expect(withKind.stderr).toContain('--kind cannot be used with --describe');
+    const alone = await runCliInProcess(['create', '--model', 'm', '--yes'], { cwd });
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain('--model goes with --describe');
+    const timeout = await runCliInProcess(['create', '--describe', 'x', '--timeout', 'soon', '--yes'], { cwd });
+    expect(timeout.stderr).toContain('--timeout "soon" is not a duration');
+    const help = await runCliInProcess(['help', 'create'], { cwd });
+    expect(help.stdout).toContain('\n  ll-loop create --describe TEXT');
   });
 });
