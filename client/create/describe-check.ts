@@ -17,10 +17,10 @@ import { loadLoopFile } from '../../loader/load.js';
 import { loopFilePath } from './answers.js';
 
 /** The scenarios a draft must end cleanly in. */
-export const CHECKED_SCENARIOS: readonly Scenario[] = ['all-pass', 'all-fail', 'alternating'];
+const CHECKED_SCENARIOS: readonly Scenario[] = ['all-pass', 'all-fail', 'alternating'];
 
 /** State executions simulated before a draft counts as never ending. */
-export const SIMULATION_STEPS = 1000;
+const SIMULATION_STEPS = 1000;
 
 /** How a simulated run may end for the draft to pass: a terminal or a limit the loop declares. */
 const CLEAN_ENDS = new Set(['terminal', 'max_iterations', 'max_steps', 'budget', 'timeout']);
@@ -34,7 +34,7 @@ const CLEAN_ENDS = new Set(['terminal', 'max_iterations', 'max_steps', 'budget',
 const ERROR_WEIGHT =
   /no route|would end|unreachable|ignored|has no effect|never (retries|improves|checked)|not defined in context|wrong/;
 
-export function errorWeight(d: Diagnostic): boolean {
+function errorWeight(d: Diagnostic): boolean {
   return d.severity === 'error' || (d.severity === 'warning' && ERROR_WEIGHT.test(d.message));
 }
 

@@ -17,7 +17,7 @@ import { draftPrompt, retryPrompt } from './describe-prompt.js';
 export const MAX_TRIES = 3;
 
 /** One answer of the LLM: its text and what it cost, when the LLM said. */
-export interface AskAnswer {
+interface AskAnswer {
   text: string;
   usage?: LlmUsage;
 }

@@ -94,6 +94,15 @@ describe('checkDraft', () => {
     expect(checkDraft(endless, cwd, 'x').problems).toEqual([]);
   });
 
+  it('a warning of error weight (an unreachable state) is a problem; advice (no description) is not', () => {
+    const unreachable = `${VALID}  orphan:\n    terminal: true\n`;
+    expect(checkDraft(unreachable, cwd, 'x').problems).toEqual([
+      expect.stringMatching(/warning: state "orphan": state is unreachable/),
+    ]);
+    const bare = VALID.replace(/^description: .*\n/m, '');
+    expect(checkDraft(bare, cwd, 'x').problems).toEqual([]);
+  });
+
   it('an answer that is not YAML is a problem that quotes it', () => {
     const { problems } = checkDraft('I would rather not write YAML today.', cwd, 'x');
     expect(problems).toEqual([
