@@ -5,13 +5,14 @@
  * Completions) through their official SDKs. A valid draft is saved with --yes and accepted by
  * `ll-loop validate`; an invalid first draft is asked again with its exact problems; a draft
  * never valid, a refusal and an answer that never comes each end with their exit code and
- * nothing saved.
+ * nothing saved. On a terminal the draft is shown and saved only on confirmation.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCliBinary } from '../support/cli.js';
+import { BIN, runCliBinary } from '../support/cli.js';
 import { useFakeLlmApi } from '../support/fake-llm-suite.js';
 
 const VALID = `name: lint-until-clean
@@ -138,6 +139,46 @@ describe('ll-loop create --describe with the host CLI', () => {
     expect(r.stderr).toMatch(/error: host CLI '.*host-cli\.mjs': no answer within 1s; nothing was saved/);
     expect(r.code).toBe(4);
     expect(saved(cwd)).toEqual([]);
+  });
+});
+
+const HAVE_PTY = spawnSync('python3', ['-c', 'import pty'], { stdio: 'ignore' }).status === 0;
+
+/** `ll-loop <args>` on a pseudo-terminal (tests/support/pty-run.py), typing `reply` and Enter at `question`. */
+function onTerminal(cwd: string, args: string[], question: string, reply: string, env: NodeJS.ProcessEnv) {
+  const pty = join(import.meta.dirname, '..', 'support', 'pty-run.py');
+  // Asynchronously: a blocked test process cannot report to its runner.
+  const child = spawn('python3', [pty, question, reply, '60', process.execPath, BIN, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  return new Promise<{ code: number | null; stdout: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout })),
+  );
+}
+
+describe.skipIf(!HAVE_PTY)('ll-loop create --describe on a terminal (python3 pty; skipped without python3)', () => {
+  it.each([
+    ['', true],
+    ['n', false],
+  ])('shows the draft, asks "Save to …?" and saves on yes only (typed: "%s")', async (reply, kept) => {
+    const { cwd, hostDir, host } = project();
+    writeFileSync(join(hostDir, 'answers.json'), JSON.stringify([fenced(VALID)]));
+    const r = await onTerminal(
+      cwd,
+      ['create', '--describe', 'lint until clean'],
+      'Save to .loops/lint-until-clean.yaml?',
+      reply,
+      { LL_HOST_CLI: host, HOST_DIR: hostDir },
+    );
+    expect(r.stdout).toMatch(
+      /Diagram[\s\S]*States[\s\S]*npx eslint \.[\s\S]*Save to \.loops\/lint-until-clean\.yaml\?/,
+    );
+    expect(r.code).toBe(0);
+    expect(saved(cwd)).toEqual(kept ? ['lint-until-clean.yaml'] : []);
+    expect(r.stdout).toContain(kept ? '✓ Wrote .loops/lint-until-clean.yaml' : 'Nothing was written.');
   });
 });
 
