@@ -218,6 +218,16 @@ describe('describeCommand', () => {
     expect(o.printed()).toContain('✓ Wrote .loops/my-lint.yaml');
   });
 
+  it("--dry-run prints the valid draft's YAML and writes nothing (no terminal needed)", async () => {
+    const cwd = project();
+    let stdout = '';
+    const { ask } = scripted([fenced(VALID)]);
+    const o = { ...options(cwd, { ask, yes: false, dryRun: true }), out: (t: string) => void (stdout += t) };
+    expect(await describeCommand(o)).toBe(0);
+    expect(stdout).toBe(VALID);
+    expect(existsSync(join(cwd, '.loops', 'lint-until-clean.yaml'))).toBe(false);
+  });
+
   it('never valid: exit 1 with the problems, nothing saved', async () => {
     const cwd = project();
     const { ask } = scripted([fenced(MISSING_STATE), fenced(MISSING_STATE), fenced(MISSING_STATE)]);
