@@ -1,5 +1,5 @@
 /**
- * The task built-ins (general-task, dead-code): conventions beyond the catalog's (the agent's
+ * The task built-ins (general-task, dead-code) and bisect-regression: conventions beyond the catalog's (the agent's
  * code-editing state is guarded, silent actions are limited, scope is declared), how general-task
  * takes its task, and the paths `simulate` gives. Their runs on the real server with a scripted
  * agent are in tests/integration/catalog-tasks.test.ts.
@@ -92,5 +92,21 @@ describe('dead-code', () => {
 
   it('simulate: a dirty tree stops at once', () => {
     expect(trace('dead-code', 'all-fail')).toEqual(['clean:no>dirty', 'dirty:->-']);
+  });
+});
+
+describe('bisect-regression', () => {
+  it('simulate: a first bad commit found → found; anything else → a failure terminal', () => {
+    expect(trace('bisect-regression', 'all-pass')).toEqual(['bisect:yes>found', 'found:->-']);
+    expect(trace('bisect-regression', 'all-fail')).toEqual(['bisect:no>outcome', 'outcome:error>failed', 'failed:->-']);
+  });
+
+  it('every terminal but found is a failure, and each failure resets a bisect that may be in progress', () => {
+    const loop = raw('bisect-regression') as unknown as {
+      states: Record<string, { terminal?: boolean; failure?: boolean; action?: string }>;
+    };
+    const terminals = Object.entries(loop.states).filter(([, s]) => s.terminal);
+    expect(terminals.filter(([, s]) => !s.failure).map(([n]) => n)).toEqual(['found']);
+    for (const [, s] of terminals.filter(([, t]) => t.failure)) expect(s.action).toMatch(/^git bisect reset /);
   });
 });
