@@ -1,10 +1,11 @@
 /**
- * The gate built-ins (format, build, check-matrix, security-advisories): what an agent may touch
+ * The gate built-ins (format, build, check-matrix, security-advisories, perf-guard): what an agent may touch
  * is guarded (`tamper_guard: fail` on every prompt state), a silent action has an idle limit, the
  * loop declares its scope, and `simulate` gives the paths the catalog documents: all checks pass
  * at once, every check fails until the budget is spent, the checker cannot run. Their runs on the
- * real server with a scripted agent are in tests/integration/catalog-gates.test.ts.
+ * real server with a scripted agent are in tests/integration/catalog-gates.test.ts (perf-guard: catalog-perf).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,5 +109,38 @@ describe('simulate', () => {
     const loaded = loadLoop('check-matrix', cwd, { requireParameters: true });
     expect(loaded.definition?.states.fix?.next).toBe('build');
     expect(loaded.definition?.states.tests?.route).toMatchObject({ yes: 'done' });
+  });
+});
+
+describe('perf-guard', () => {
+  const limit = (figure: string, tolerance: string) => {
+    const loaded = loadLoop('perf-guard', cwd, {
+      context: { bench_cmd: `echo ${figure}`, tolerance },
+      requireParameters: true,
+    });
+    // Outside a git repository nothing is stashed: the figure is the baseline.
+    const r = spawnSync('bash', ['-c', String(loaded.definition?.context.baseline_cmd)], { cwd, encoding: 'utf8' });
+    return { out: r.stdout.trim(), code: r.status };
+  };
+
+  it('allows the baseline plus the tolerance in percent, also for a negated higher-is-better figure', () => {
+    expect(limit('200', '5').out).toBe('210');
+    expect(limit('-200', '5').out).toBe('-190');
+    expect(limit('0.5', '0').out).toBe('0.5');
+    expect(limit('fast', '5')).toEqual({ out: '', code: 1 });
+  });
+
+  it('guards the fix and simulates: within the limit → done; no number at the baseline → baseline_failed', () => {
+    const raw = parse(readFileSync(join(BUILTIN_LOOPS_DIR, 'perf-guard.yaml'), 'utf8'), { version: '1.2' }) as {
+      states: Record<string, RawState>;
+    };
+    expect(raw.states.fix?.tamper_guard).toBe('fail');
+    expect(trace('perf-guard', 'all-pass')).toEqual(['baseline:yes>measure', 'measure:yes>done', 'done:->-']);
+    expect(trace('perf-guard', 'all-fail')).toEqual([
+      'baseline:no>measure',
+      'measure:no>budget',
+      'budget:no>gave_up',
+      'gave_up:->-',
+    ]);
   });
 });

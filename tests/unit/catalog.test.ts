@@ -27,6 +27,7 @@ const EXPECTED = [
   'fix-types',
   'format',
   'general-task',
+  'perf-guard',
   'reduce-errors',
   'security-advisories',
   'test-until-pass',
