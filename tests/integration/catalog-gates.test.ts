@@ -25,6 +25,16 @@ describe('build', () => {
     expect(prompts(p)[0]).toContain('The build `./build.sh` fails (fix attempt 1 of 5).');
   });
 
+  it('ends in agent_failed when the host CLI fails (its message renders without an error text)', async () => {
+    const p = sandbox(
+      { 'build.sh': failsWhile('errors.txt'), 'agent.sh': 'echo "agent crashed" >&2; exit 3' },
+      { 'errors.txt': 'e\n' },
+    );
+    const { result, states } = await runIn(p, builtin(p, 'build', { build_cmd: './build.sh' }));
+    expect(states.slice(-2)).toEqual(['fix', 'agent_failed']);
+    expect(result).toMatchObject({ terminated_by: 'terminal', final_state: 'agent_failed', failure: true });
+  });
+
   it('ends at once in not_runnable when the build command is missing (exit 127), without the agent', async () => {
     const p = sandbox({});
     const { result, states } = await runIn(p, builtin(p, 'build', { build_cmd: './no-such-build' }));
