@@ -325,16 +325,19 @@ describe('interpolation failures in actions', () => {
     },
   );
 
-  it('a quoted heredoc around a data reference is an error verdict too (definitions that skipped validation)', () => {
-    // Validation refuses this action up front; the run-time check still guards direct callers.
-    const d = loopDefinition.parse(
+  it('a data value in a quoted heredoc is written into its body; one that would close it is an error verdict', () => {
+    const d = def(
       loop({
         a: { action: 'true', capture: 'x', next: 'b' },
-        b: { action: "cat <<'EOF'\n${captured.x.output}\nEOF", on_yes: 'done', on_error: 'done' },
+        b: { action: "cat <<'EOF'\n${captured.x.output}\nEOF", on_yes: 'a', on_error: 'done' },
       }),
     );
-    const run = drive(d);
-    expect(eventsNamed(run, 'action_error')[0]?.error).toMatch(/quoted here-document/);
+    const run = drive(d, { actions: { a: [{ output: "it's $(x)" }, { output: 'ok\nEOF\ntouch pwned' }] } });
+    expect(scriptOf(run, 1)).toBe("cat <<'EOF'\nit's $(x)\nEOF");
+    // The second value would end the here-document: b issues no action and takes its error route.
+    expect(run.entered).toEqual(['a', 'b', 'a', 'b', 'done']);
+    expect(run.actions).toHaveLength(3);
+    expect(eventsNamed(run, 'action_error')[0]?.error).toMatch(/ends its quoted here-document/);
     expect(run.result.terminated_by).toBe('terminal');
   });
 

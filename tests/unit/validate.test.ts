@@ -508,9 +508,25 @@ describe('editor JSON Schema', () => {
 });
 
 describe('shell actions are checked for unsafe data placement before the run', () => {
+  it('a captured value in a quoted here-document is valid (it is written into the body as it is)', async () => {
+    const { validateLoop } = await import('../../fsm/definition/validate.js');
+    const result = validateLoop({
+      name: 'x',
+      description: 'd',
+      initial: 'a',
+      states: {
+        a: { action: 'echo 1', capture: 'n', next: 'b' },
+        b: { action: "cat > notes.md <<'EOF'\n${captured.n.output}\nEOF\n", next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    expect(result.diagnostics.filter((x) => x.severity === 'error')).toEqual([]);
+    expect(result.definition).toBeDefined();
+  });
+
   it.each([
     ['echo $(( ${captured.n.output} + 1 ))', 'arithmetic'],
-    ["cat <<'EOF'\n${captured.n.output}\nEOF\n", 'quoted here-document'],
+    ["cat <<'EOF'\n${env.TOKEN}\nEOF\n", 'quoted here-document'],
   ])('%s', async (action, message) => {
     const { validateLoop } = await import('../../fsm/definition/validate.js');
     const result = validateLoop({
