@@ -160,6 +160,14 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
         ),
       );
     }
+    if (stall?.type === 'output_numeric' && stall.path !== undefined) {
+      out.push(
+        note(
+          [...path, 'evaluate', 'path'],
+          'path: on output_numeric: accepted and read by nothing, as in little-loops; key: reads a <key>=<number> field',
+        ),
+      );
+    }
     const fields = state as Record<string, unknown>;
     guardWarnings(path, fields, out);
     for (const key of Object.keys(STATE_NOTES)) {
