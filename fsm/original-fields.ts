@@ -89,7 +89,7 @@ export const originalLoopShape = {
   max_edge_revisits: z.number().int().positive().optional(),
   /** little-loops' artifact versioning of run files; a run's files here are kept per run anyway. */
   artifact_versioning: z.boolean().optional(),
-  /** A description of the loop's flow for little-loops' diagrams and docs. */
+  /** little-loops' list of states in order; the loader expands it into `states:` (fsm/definition/flow.ts). */
   flow: z.unknown().optional(),
   /** little-loops' harness-optimize targets (read by its `harness-optimize` loop's tools). */
   targets: z.array(z.unknown()).optional(),

@@ -14,6 +14,7 @@ import { didYouMean } from '../fsm/suggest.js';
 import { validateLoop } from '../fsm/definition/validate.js';
 import { bindParameters } from '../fsm/definition/parameters.js';
 import { compileParadigm } from '../fsm/definition/paradigms/index.js';
+import { expandFlow, flowSourcePath } from '../fsm/definition/flow.js';
 import { builtinLoopFile, builtinLoopNames } from './catalog.js';
 import { LOAD_ERROR_KIND, LoadError } from './errors.js';
 import { expandReuse } from './reuse.js';
@@ -204,15 +205,22 @@ export function loadLoopFile(
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
   const parsed = yamlValue(doc, lines, file, text);
   if ('diagnostics' in parsed) return { file, diagnostics: parsed.diagnostics };
+  // A state that flow: generated is written under state_defs: (or as a flow: entry).
+  let written = (path: Diagnostic['path']): Diagnostic['path'] => path;
   const locate = (d: Diagnostic): Diagnostic =>
-    d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, d.path, lines) };
+    d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, written(d.path), lines) };
   let raw: unknown = parsed.value;
+  // Warnings of the authoring forms (flow:, from:, fragments, paradigms) stay with the result.
+  let early: Diagnostic[] = [];
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     // Authoring forms become the FSM in this order: inherit (`from:`) and expand fragments, then
     // compile a paradigm; the command line's overrides apply to the result.
-    const reused = expandReuse(raw as Record<string, unknown>, file, cwd);
+    const flowed = expandFlow(raw as Record<string, unknown>);
+    const asWritten = raw as Record<string, unknown>;
+    if (flowed.raw !== asWritten) written = (path) => flowSourcePath(path, asWritten);
+    const reused = expandReuse(flowed.raw, file, cwd);
     const compiled = reused.raw ? compileParadigm(reused.raw) : { diagnostics: [] };
-    const early = [...reused.diagnostics, ...compiled.diagnostics].map(locate);
+    early = [...flowed.diagnostics, ...reused.diagnostics, ...compiled.diagnostics].map(locate);
     if (!compiled.raw || hasErrors(early)) return { file, diagnostics: early };
     raw = compiled.raw;
     const accepted = new Set(overrides.acceptedContext ?? []);
@@ -224,7 +232,7 @@ export function loadLoopFile(
     applyOverrides(compiled.raw, overrides);
   }
   const result = validateLoop(raw);
-  const diagnostics = result.diagnostics.map(locate);
+  const diagnostics = [...early, ...result.diagnostics.map(locate)];
   if (!result.definition || hasErrors(diagnostics)) return { file, diagnostics };
   // Scopes are paths of the checkout the run works in: the directory it runs from.
   const scoped = checkScopes(result.definition, cwd);

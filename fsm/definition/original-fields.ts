@@ -16,7 +16,6 @@ const AGENT = 'an agent field; its value is checked, its meaning is not yet enfo
 const LOOP_NOTES: Record<string, string> = {
   max_edge_revisits: "little-loops' cap on revisits of one transition; ll-loop's caps are max_iterations and max_steps",
   artifact_versioning: "a run's files are kept per run (.loops/.running/<run>) already",
-  flow: "little-loops' flow description for its diagrams; ll-loop show draws the states themselves",
   targets: "read by little-loops' harness-optimize tools, not by the runner",
   circuit: "little-loops' stall detector; use diff_stall/score_stall evaluators or max_iterations",
   host_guard: "little-loops' host memory guard; the worker's slots bound concurrency here",
