@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateLoop } from '../../fsm/definition/validate.js';
 import { evaluatePure, type PureEvaluatorConfig } from '../../fsm/evaluators/index.js';
+import type { OutputContainsConfig } from '../../fsm/evaluators/pure-config.js';
 
 const run = (config: PureEvaluatorConfig, output: string) =>
   evaluatePure(config, { output, exitCode: 0, abnormal: false });
@@ -58,11 +59,11 @@ describe('output_numeric key: the last <key>=<number> field of the output', () =
 });
 
 describe('output_contains error_patterns: an error verdict when the pattern is not found', () => {
-  const config = {
+  const config: OutputContainsConfig = {
     type: 'output_contains',
     pattern: 'LIMIT_EXCEEDED',
     error_patterns: ['AUTH_FAILURE', '401'],
-  } as const;
+  };
 
   it.each([
     ['RETRY 2 of 3', 'no'],

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { loopDefinition } from '../../fsm/schema.js';
 import { DEFAULT_LLM_SCHEMA } from '../../fsm/llm-schema.js';
 import type { Transition } from '../../fsm/run/snapshot.js';
 import { begin, def, drive, eventsNamed, loop, next, resolvedDef, scriptOf } from './helpers.js';
