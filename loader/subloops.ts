@@ -101,7 +101,7 @@ function childRefs(def: LoopDefinition): ChildRef[] {
 function checkReturnedCaptures(def: LoopDefinition, ctx: SubloopContext): Diagnostic[] {
   const available = returnedCaptures(def, ctx, ctx.chain);
   if (!available) return [];
-  return uncapturedRefs(def, available).map(({ path, ref }) => uncapturedError(path, ref, available));
+  return uncapturedRefs(def, available).map(({ path, ref }) => uncapturedError(path, ref, available, def));
 }
 
 /** What a loop's captured values can hold when it ends: its own captures and its passthrough children's. */

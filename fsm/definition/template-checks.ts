@@ -78,12 +78,35 @@ function parallelTemplates(base: Path, state: StateConfig): StateTemplate[] {
 /** Names the states of `def` capture (a parallel state captures its join under its own name). */
 export function capturedNames(def: LoopDefinition): Set<string> {
   // A human state captures its answer under its `capture:`, else its own name (fsm/run/on-human.ts);
-  // a parallel state its join under its own name.
+  // a parallel state its join under its own name; a sub-loop state with with:/passthrough its
+  // child's captured values under its own name (subloopCapturesUnderName).
   return new Set(
     Object.entries(def.states).flatMap(([name, s]) => [
       ...(s.capture ? [s.capture] : isHumanState(s) ? [name] : []),
-      ...(s.parallel !== undefined ? [name] : []),
+      ...(s.parallel !== undefined || subloopCapturesUnderName(def, name) ? [name] : []),
     ]),
+  );
+}
+
+/**
+ * Whether sub-loop state `name` keeps its child's captured values under its own name
+ * (`${captured.<name>.<child capture>.output}`, and `${captured.<name>.terminated_by}`), as
+ * little-loops does for a child given `with:` or `context_passthrough`: when the loop reads
+ * `${captured.<name>…}` and no state of it writes `capture: <name>` (that value is the author's).
+ * A loop that reads no such value keeps the captured values it always had.
+ */
+export function subloopCapturesUnderName(def: LoopDefinition, name: string): boolean {
+  const state = def.states[name];
+  if (state?.loop === undefined || (state.with === undefined && state.context_passthrough !== true)) return false;
+  if (Object.values(def.states).some((s) => s.capture === name)) return false;
+  return Object.entries(def.states).some(([stateName, s]) =>
+    stateTemplates(stateName, s).some(({ text }) => {
+      try {
+        return templateRefs(text).some((ref) => ref.namespace === 'captured' && ref.path[0] === name);
+      } catch {
+        return false; // reported by checkTemplates
+      }
+    }),
   );
 }
 
@@ -123,13 +146,28 @@ export function uncapturedRefs(
   return out;
 }
 
-export function uncapturedError(path: Path, ref: RefSegment, captures: ReadonlySet<string>): Diagnostic {
+/**
+ * A `${captured.x}` no state captures: an error, or a warning in a loop that acknowledges it with
+ * little-loops' `capture_reachability_ok: true` (a parent's passthrough brings the value; the state
+ * takes its error route when it is missing).
+ */
+export function uncapturedError(
+  path: Path,
+  ref: RefSegment,
+  captures: ReadonlySet<string>,
+  def?: LoopDefinition,
+): Diagnostic {
   const head = ref.path[0] ?? '';
-  return error(
-    path,
-    `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`,
-    `add capture: "${head}" to the state that produces it, or write \${captured.${head}.output:-default} if a parent loop passes it in`,
-  );
+  const message = `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`;
+  const fix = `add capture: "${head}" to the state that produces it, or write \${captured.${head}.output:-default} if a parent loop passes it in`;
+  if (def?.capture_reachability_ok === true) {
+    return warning(
+      path,
+      `${message}; capture_reachability_ok: true accepts it: the state takes its error route if it is missing when it runs`,
+      fix,
+    );
+  }
+  return error(path, message, fix);
 }
 
 export function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
@@ -196,7 +234,7 @@ function checkRef(
       ),
     );
   } else if (ref.namespace === 'captured' && head !== undefined && !captures.has(head)) {
-    if (!deferCaptures && ref.fallback === undefined) out.push(uncapturedError(path, ref, captures));
+    if (!deferCaptures && ref.fallback === undefined) out.push(uncapturedError(path, ref, captures, def));
   } else if (
     ref.namespace === 'context' &&
     head !== undefined &&
