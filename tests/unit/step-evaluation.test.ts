@@ -397,3 +397,18 @@ describe('LLM answers are judged by the core', () => {
     });
   });
 });
+
+describe('a state without an action that evaluates (little-loops routing states)', () => {
+  it("judges an empty output, not the previous state's: output_contains REPLAN is no", () => {
+    const d = def(
+      loop({
+        a: { action: 'echo REPLAN', next: 'route' },
+        route: { evaluate: { type: 'output_contains', pattern: 'REPLAN' }, on_yes: 'replan', on_no: 'done' },
+        replan: { terminal: true },
+      }),
+    );
+    const run = drive(d, { actions: { a: [{ output: 'REPLAN\n' }] } });
+    expect(run.entered).toEqual(['a', 'route', 'done']);
+    expect(run.actions).toHaveLength(1);
+  });
+});

@@ -329,11 +329,6 @@ describe('errors', () => {
       { path: ['states', 'a', 'evaluate'], state: 'a', message: /convergence needs a target/, fix: /toward/ },
     ],
     [
-      'a decision state without source',
-      base({ a: { evaluate: { type: 'exit_code' }, on_yes: 'done' } }),
-      { path: ['states', 'a', 'evaluate'], state: 'a', message: /nothing to evaluate/, fix: /source:/ },
-    ],
-    [
       '${captured.X} that no state captures',
       base({ a: { action: 'echo ${captured.erors.output}', capture: 'errors', next: 'done' } }),
       {
@@ -457,6 +452,16 @@ describe('warnings', () => {
         { llm: { enabled: false } },
       ),
       { path: ['states', 'a', 'evaluate'], state: 'a', message: /LLM evaluation disabled gives an error verdict/ },
+    ],
+    [
+      'a decision state without source (it judges an empty output, as in little-loops)',
+      base({ a: { evaluate: { type: 'exit_code' }, on_yes: 'done' } }),
+      {
+        path: ['states', 'a', 'evaluate'],
+        state: 'a',
+        message: /nothing to evaluate: it judges an empty output, as in little-loops/,
+        fix: /source: "\$\{prev\.output\}"/,
+      },
     ],
     [
       'a prompt with the LLM disabled',
