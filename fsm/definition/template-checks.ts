@@ -149,7 +149,8 @@ export function uncapturedRefs(
 /**
  * A `${captured.x}` no state captures: an error, or a warning in a loop that acknowledges it with
  * little-loops' `capture_reachability_ok: true` (a parent's passthrough brings the value; the state
- * takes its error route when it is missing).
+ * takes its error route when it is missing), or in a sub-loop state's `with:`/`loop:`, which
+ * little-loops does not check.
  */
 export function uncapturedError(
   path: Path,
@@ -164,6 +165,21 @@ export function uncapturedError(
     return warning(
       path,
       `${message}; capture_reachability_ok: true accepts it: the state takes its error route if it is missing when it runs`,
+      fix,
+    );
+  }
+  // little-loops checks no template of a sub-loop state (its with: values, its loop:): it loads,
+  // and fails when it runs. So here, with a warning that says so.
+  const [root, stateName, field] = path;
+  if (
+    root === 'states' &&
+    typeof stateName === 'string' &&
+    def?.states[stateName]?.loop !== undefined &&
+    field !== 'route'
+  ) {
+    return warning(
+      path,
+      `${message}; the sub-loop state takes its error route if it is missing when it runs (little-loops does not check a sub-loop's with: either)`,
       fix,
     );
   }

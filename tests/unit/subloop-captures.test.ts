@@ -105,3 +105,36 @@ describe('capture_reachability_ok: true', () => {
     ]);
   });
 });
+
+describe("a sub-loop state's with: reading a value no state captures", () => {
+  const raw = loop({
+    resolve: { action: 'echo task', capture: 'resolved', next: 'run' },
+    run: { loop: 'child', with: { input: '${captured.resolve_task.output}' }, on_success: 'done', on_failure: 'done' },
+  });
+
+  it('is a warning, as little-loops does not check it; the loop loads', () => {
+    const result = validateLoop(raw);
+    expect(result.definition).toBeDefined();
+    expect(result.diagnostics.filter((d) => d.severity === 'warning').map((d) => d.message)).toEqual([
+      expect.stringMatching(
+        /\$\{captured\.resolve_task\.output\} refers to "resolve_task", which no state captures; the sub-loop state takes its error route/,
+      ),
+    ]);
+  });
+
+  it('when it runs, the state fails with the undefined reference named', () => {
+    const d = def(raw);
+    const out = next(d, begin(d, 1000), {
+      type: 'action_done',
+      result: { output: 'task', stderr: '', exit_code: 0, duration_ms: 1 },
+      now: 1010,
+    });
+    expect(out.snapshot.status).not.toBe('running');
+    expect(JSON.stringify(out.events)).toMatch(/undefined variable \$\{captured\.resolve_task\.output\}/);
+  });
+
+  it('the same reference in an action is still an error', () => {
+    const inAction = loop({ a: { action: 'echo ${captured.resolve_task.output}', next: 'done' } });
+    expect(validateLoop(inAction).definition).toBeUndefined();
+  });
+});
