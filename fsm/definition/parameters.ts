@@ -156,7 +156,9 @@ export function bindParameters(
     if (provided === undefined && Object.hasOwn(def.context, name)) {
       const own = def.context[name];
       if (typeof own === 'string' && hasRefs(own)) continue;
-      provided = own;
+      // An empty value there is a placeholder (little-loops writes `run_dir: ""` beside a
+      // required parameter): the parameter is not given by it.
+      if (own !== '') provided = own;
     }
     if (provided === undefined) {
       if (spec.default !== undefined) values[name] = spec.default;
