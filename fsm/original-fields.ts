@@ -133,6 +133,8 @@ export const originalStateShape = {
   pruning_profile: pruningProfile.optional(),
   throttle: throttleConfig.optional(),
   append_to_messages: z.string().optional(),
+  /** What a terminal state says it returns (little-loops' rlhf-svg-generate); read by neither runner. */
+  output: z.unknown().optional(),
   /** Agent fields: accepted with their value types; their meaning is not yet enforced. */
   session_mode: z.string().min(1).optional(),
   idle_timeout: z.union([z.number().nonnegative(), z.string().min(1)]).optional(),

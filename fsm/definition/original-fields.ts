@@ -35,6 +35,8 @@ const STATE_NOTES: Record<string, string> = {
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
   throttle: "little-loops' tool-call throttle of its own host integration",
   append_to_messages: "little-loops' message log; use capture: to keep a state's output",
+  output:
+    "read by nothing, as in little-loops (which ignores it); a parent reads a child's captured values under the state's name",
   rate_limit_long_wait_ladder: "ll-loop's pauses double up to llm.rate_limit.max_backoff instead of a ladder",
   session_mode: AGENT,
   idle_timeout: AGENT,

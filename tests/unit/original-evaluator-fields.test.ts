@@ -91,3 +91,27 @@ describe('output_contains error_patterns: an error verdict when the pattern is n
     expect(result.definition).toBeDefined();
   });
 });
+
+describe("a terminal state's output: (little-loops ignores it)", () => {
+  it('loads with a note; a misspelling of a state field is still an error', () => {
+    const raw = {
+      name: 'x',
+      description: 'd',
+      initial: 'a',
+      states: {
+        a: { action: 'make', next: 'done' },
+        done: { terminal: true, output: { plan: '${captured.plan.output:-}' } },
+      },
+    };
+    const result = validateLoop(raw);
+    expect(result.definition).toBeDefined();
+    expect(result.diagnostics.map((d) => `${d.severity}: ${d.message}`)).toEqual([
+      expect.stringMatching(/^note: output: accepted: read by nothing, as in little-loops/),
+    ]);
+    const typo = validateLoop({ ...raw, states: { ...raw.states, done: { terminal: true, outptu: 1 } } });
+    expect(typo.definition).toBeUndefined();
+    expect(typo.diagnostics.map((d) => d.message).join('\n')).toMatch(
+      /unknown state field "outptu" \(did you mean "output"/,
+    );
+  });
+});
