@@ -97,6 +97,8 @@ export const originalLoopShape = {
   circuit: z.record(z.string(), z.unknown()).nullish(),
   /** little-loops' host memory-pressure guard. */
   host_guard: z.record(z.string(), z.unknown()).nullish(),
+  /** little-loops' lock on the loop's name: no two runs of it at once. */
+  singleton: z.boolean().optional(),
   pruning_profile: pruningProfile.optional(),
   tamper_guard: guardWord.optional(),
   prepatch_check: guardWord.optional(),

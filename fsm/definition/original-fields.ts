@@ -19,6 +19,8 @@ const LOOP_NOTES: Record<string, string> = {
   targets: "read by little-loops' harness-optimize tools, not by the runner",
   circuit: "little-loops' stall detector; use diff_stall/score_stall evaluators or max_iterations",
   host_guard: "little-loops' host memory guard; the worker's slots bound concurrency here",
+  singleton:
+    'not enforced yet: two runs of this loop may overlap; scope: locks still keep runs with overlapping scopes apart',
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
   tamper_guard: AGENT,
   session_mode: AGENT,
