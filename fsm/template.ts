@@ -53,6 +53,8 @@ export class TemplateSyntaxError extends Error {
     message: string,
     readonly template: string,
     readonly offset: number,
+    /** `modifier`: a well-formed reference with a modifier that does not exist (`${x.y:0:19}`). */
+    readonly kind: 'modifier' | 'syntax' = 'syntax',
   ) {
     super(message);
   }
@@ -73,6 +75,7 @@ function parseModifier(modifier: string, raw: string, template: string, offset: 
     `unknown modifier ":${modifier}" in ${raw}: use :-default, :default=default or :shell`,
     template,
     offset,
+    'modifier',
   );
 }
 
