@@ -23,6 +23,7 @@ import { checkScopes } from './scope-check.js';
 import { checkSubloops } from './subloops.js';
 import { yamlValue } from './yaml-value.js';
 import { checkContextKeys, usedContextKeys } from './context-keys.js';
+import { addRunContext } from './run-context.js';
 
 export interface LoadOverrides {
   /** `--context KEY=VALUE`, already split. */
@@ -45,6 +46,8 @@ export interface LoadOverrides {
   refuseUnusedContext?: boolean;
   /** Keys accepted even when unused: a resumed run's context from when it started. */
   acceptedContext?: readonly string[];
+  /** A run starts from this load: give it `run_dir`/`input_hash` if it reads them (loader/run-context.ts). */
+  runContext?: boolean;
 }
 
 export interface LoadedLoop {
@@ -230,6 +233,7 @@ export function loadLoopFile(
       checkContextKeys(given, usedContextKeys({ ...reused.raw, ...compiled.raw }, cwd, resolveLoopFile), name);
     }
     applyOverrides(compiled.raw, overrides);
+    if (overrides.runContext) addRunContext(compiled.raw, cwd);
   }
   const result = validateLoop(raw);
   const diagnostics = [...early, ...result.diagnostics.map(locate)];
