@@ -165,6 +165,13 @@ export const openQuestionStallEvaluate = z.strictObject({
   max_stall: z.number().int().positive().default(1),
 });
 
+/** `action_stall`: `no` once the tracked values repeat `max_repeat` evaluations in a row (fsm/evaluators/action-stall.ts). */
+export const actionStallEvaluate = z.strictObject({
+  type: z.literal('action_stall'),
+  track: z.array(z.string().min(1)).min(1).optional(),
+  max_repeat: z.number().int().positive().default(2),
+});
+
 /** `classify`: the verdict is a line of the output (the last by default), e.g. `RUN_CHILD`. */
 export const classifyEvaluate = z.strictObject({
   type: z.literal('classify'),

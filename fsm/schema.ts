@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { COMPARISON_OPERATORS, DEFAULT_SCHEMA_RETRIES } from './schema-constants.js';
 import {
+  actionStallEvaluate,
   classifyEvaluate,
   openQuestionStallEvaluate,
   originalLoopShape,
@@ -144,6 +145,7 @@ export const evaluateConfig = z.discriminatedUnion('type', [
   scoreStallEvaluate,
   openQuestionStallEvaluate,
   classifyEvaluate,
+  actionStallEvaluate,
 ]);
 export type EvaluateConfig = z.output<typeof evaluateConfig>;
 export type EvaluatorType = EvaluateConfig['type'];
