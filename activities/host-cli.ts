@@ -23,6 +23,13 @@ export interface PromptArgsOptions {
   agent?: string;
   tools?: string[];
   model?: string;
+  /** Continue this agent session (`--resume <id>`): a `session_mode: continue` state. */
+  resume?: string;
+  /**
+   * The answer streamed as JSON lines (`--output-format stream-json --verbose`): the agent prints
+   * as it works, so a state's `idle_timeout` measures silence, not the length of the answer.
+   */
+  stream?: boolean;
 }
 
 /**
@@ -38,8 +45,8 @@ export function promptArgs(o: PromptArgsOptions): string[] {
   return [
     '--dangerously-skip-permissions',
     // The answer comes in a JSON envelope with its cost and tokens (activities/host-envelope.ts).
-    '--output-format',
-    'json',
+    ...(o.stream ? ['--output-format', 'stream-json', '--verbose'] : ['--output-format', 'json']),
+    ...(o.resume ? ['--resume', o.resume] : []),
     ...(o.model ? ['--model', o.model] : []),
     ...(o.agent ? ['--agent', o.agent] : []),
     ...(o.tools ? ['--tools', o.tools.join(',')] : []),

@@ -6,7 +6,8 @@
  *    "result":"…the answer…","session_id":"…","total_cost_usd":0.1046,
  *    "usage":{"input_tokens":2,"cache_creation_input_tokens":7924,"cache_read_input_tokens":13368,"output_tokens":9}}
  *
- * (with `--verbose`, an array of the session's messages whose last `type: "result"` is this).
+ * (with `--verbose`, an array of the session's messages whose last `type: "result"` is this; with
+ * `--output-format stream-json`, the messages one JSON object a line, the envelope the last of them).
  * Error subtypes (`error_max_turns`, `error_during_execution`) carry `is_error` and may lack `result`.
  *
  * Invariant: anything else on stdout (another host CLI, a fake, a crash's text) is not an
@@ -27,6 +28,8 @@ export interface HostEnvelope {
   isError: boolean;
   subtype?: string;
   usage?: LlmUsage;
+  /** `session_id`: the agent session the call ran in (what `--resume` continues). */
+  sessionId?: string;
 }
 
 /** The envelope in `stdout`, or undefined when stdout is not one. */
@@ -35,13 +38,15 @@ export function parseEnvelope(stdout: string): HostEnvelope | undefined {
   try {
     parsed = JSON.parse(stdout.trim());
   } catch {
-    return undefined;
+    parsed = lastJsonLine(stdout);
+    if (parsed === undefined) return undefined;
   }
   // `--verbose` prints the whole session as an array; the envelope is its last result message.
   const env = Array.isArray(parsed) ? [...parsed].reverse().find((m) => isRecord(m) && m['type'] === 'result') : parsed;
   if (!isRecord(env) || env['type'] !== 'result') return undefined;
   const out: HostEnvelope = { isError: env['is_error'] === true };
   if (typeof env['subtype'] === 'string') out.subtype = env['subtype'];
+  if (typeof env['session_id'] === 'string' && env['session_id'] !== '') out.sessionId = env['session_id'];
   const result = env['result'];
   if (typeof result === 'string') out.text = result;
   else if (result !== undefined && result !== null) out.value = result;
@@ -49,6 +54,20 @@ export function parseEnvelope(stdout: string): HostEnvelope | undefined {
   const usage = envelopeUsage(env);
   if (usage !== undefined) out.usage = usage;
   return out;
+}
+
+/** JSON Lines (`--output-format stream-json`): the last line that is a JSON value, or undefined. */
+function lastJsonLine(stdout: string): unknown {
+  const lines = stdout.split('\n').filter((l) => l.trim() !== '');
+  if (lines.length < 2) return undefined;
+  for (let i = lines.length - 1; i >= 0; i -= 1) {
+    try {
+      return JSON.parse(lines[i]!) as unknown;
+    } catch {
+      // Not a message line (a crash's text after the stream): the one before it may be.
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -97,6 +116,7 @@ export function fromEnvelope(result: ActionResult, secrets: readonly Buffer[] = 
   else delete out.truncated;
   const usage = runUsage(envelope, result);
   if (usage !== undefined) out.usage = usage;
+  if (envelope.sessionId !== undefined) out.session_id = envelope.sessionId;
   if (envelope.isError) {
     const why = `host CLI reported an error${envelope.subtype ? ` (${envelope.subtype})` : ''}`;
     out.stderr = result.stderr === '' ? why : `${result.stderr.replace(/\n$/, '')}\n${why}`;

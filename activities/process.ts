@@ -28,6 +28,11 @@ export interface RunProcessOptions {
    */
   env: Record<string, string>;
   timeoutMs: number;
+  /**
+   * Killed, as at `timeoutMs`, once the process has printed nothing (stdout or stderr) for this
+   * long; the result then has `timeout_kind: 'idle'`. Unset or 0: no idle limit.
+   */
+  idleTimeoutMs?: number;
   /** Aborting kills the process group; the result then has exit_code 130 and error 'cancelled'. */
   signal?: AbortSignal;
   onHeartbeat?: () => void;
@@ -69,7 +74,8 @@ export class SpawnError extends Error {
  * Runs `file args` in a new process group and reports its exit as an {@link ActionResult}.
  *
  * Invariants:
- * - a non-zero exit, a signal death, a timeout (124, `timed_out`) and an abort (130, `error:
+ * - a non-zero exit, a signal death, a timeout (124, `timed_out`, `timeout_kind` `wall` or `idle`:
+ *   whichever of `timeoutMs` and `idleTimeoutMs` fired first) and an abort (130, `error:
  *   'cancelled'`) are results; only a failure to start throws ({@link SpawnError});
  * - on timeout/abort the WHOLE group gets SIGTERM, then SIGKILL after {@link KILL_GRACE_MS};
  * - once the main process exited, children still holding its pipes get {@link LINGER_MS}, then the
@@ -123,20 +129,30 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   });
   stdout.on('error', () => undefined);
   stderr.on('error', () => undefined);
-  stdout.on('data', (c: Buffer) => capture.push('stdout', c));
-  stderr.on('data', (c: Buffer) => capture.push('stderr', c));
+  // Any output, on either stream, restarts the idle limit (armed below).
+  const idle = idleWatch(opts.idleTimeoutMs, () => terminate('idle'));
+  stdout.on('data', (c: Buffer) => {
+    idle.touch();
+    capture.push('stdout', c);
+  });
+  stderr.on('data', (c: Buffer) => {
+    idle.touch();
+    capture.push('stderr', c);
+  });
   const pipesDone = Promise.all([streamDone(stdout), streamDone(stderr)]);
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
     child.once('exit', (code, sig) => resolve([code, sig]));
   });
 
-  let ended: 'timeout' | 'cancel' | undefined;
+  let ended: 'timeout' | 'idle' | 'cancel' | undefined;
   let escalation: NodeJS.Timeout | undefined;
-  const terminate = (why: 'timeout' | 'cancel'): void => {
+  const terminate = (why: 'timeout' | 'idle' | 'cancel'): void => {
     if (ended !== undefined) return;
     ended = why;
+    idle.stop();
     escalation = killGroup(pid);
   };
+  idle.touch();
   const timer = setTimeout(() => terminate('timeout'), Math.max(0, opts.timeoutMs));
   const onAbort = (): void => terminate('cancel');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -159,6 +175,7 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
       [code, sig] = await exited;
     } finally {
       clearTimeout(timer);
+      idle.stop();
       if (beat !== undefined) clearInterval(beat);
       opts.signal?.removeEventListener('abort', onAbort);
     }
@@ -179,9 +196,10 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
 
   const captured = await capture.finish();
   const result: ActionResult = { ...captured, exit_code: 0, duration_ms: elapsed() };
-  if (ended === 'timeout') {
+  if (ended === 'timeout' || ended === 'idle') {
     result.exit_code = 124;
     result.timed_out = true;
+    result.timeout_kind = ended === 'idle' ? 'idle' : 'wall';
   } else if (ended === 'cancel') {
     result.exit_code = 130;
     result.error = 'cancelled';
@@ -192,6 +210,24 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
     result.exit_code = code ?? 1;
   }
   return result;
+}
+
+/** A timer that fires `onIdle` once `ms` pass without a `touch()`; inert without `ms`. */
+function idleWatch(ms: number | undefined, onIdle: () => void): { touch: () => void; stop: () => void } {
+  if (ms === undefined || ms <= 0) return { touch: () => undefined, stop: () => undefined };
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  return {
+    touch: () => {
+      if (stopped) return;
+      clearTimeout(timer);
+      timer = setTimeout(onIdle, ms);
+    },
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /** SIGTERM to the group now, SIGKILL after the grace; returns the escalation timer. */

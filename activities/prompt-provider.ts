@@ -65,7 +65,7 @@ export async function runPromptByProvider(
       exit_code: timedOut ? EXIT_TIMED_OUT : EXIT_FAILED,
       duration_ms,
       error: message,
-      ...(timedOut ? { timed_out: true } : {}),
+      ...(timedOut ? { timed_out: true, timeout_kind: 'wall' as const } : {}),
       ...usage,
     };
   }

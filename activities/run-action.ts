@@ -15,6 +15,8 @@ import type { LlmProviderRequest } from '../fsm/types.js';
 import type { WorkerPlace } from './placement.js';
 import { readJournal, writeJournal } from './action-journal.js';
 import { actionLaunch, type Launch } from './action-spawner.js';
+import { guardedAction } from './tamper-guard.js';
+import { prepatchAction } from './prepatch.js';
 import {
   ShellSetupFault,
   checkedResult,
@@ -113,7 +115,9 @@ export function makeRunAction(
 ): (input: RunActionInput) => Promise<ActionResult> {
   // A shell action's process is started by the worker's action spawner once it is up (action-spawner.ts).
   const runOnce = runActionOnce(deps, launch);
-  const once = (input: RunActionInput): Promise<ActionResult> => runOnce(input);
+  // A guarded state's test files are compared around its action (activities/tamper-guard.ts), and
+  // a check with prepatch_check is run again before the patch (activities/prepatch.ts).
+  const once = guardedAction(prepatchAction((input: RunActionInput): Promise<ActionResult> => runOnce(input)));
   const journalDir = deps.journalDir;
   if (journalDir === undefined) return once;
   return async function runAction(input: RunActionInput): Promise<ActionResult> {
@@ -211,7 +215,16 @@ async function runHostPrompt(
   const secrets = maskableSecrets(secretValues(own, input.mask_env, workerEnv));
   const cli = hostCli(workerEnv);
   const file = cli.binary;
-  const args = hostArgs(cli, promptArgs({ agent: input.agent, tools: input.tools, model: input.model }));
+  const args = hostArgs(
+    cli,
+    promptArgs({
+      agent: input.agent,
+      tools: input.tools,
+      model: input.model,
+      resume: input.resume_session,
+      stream: input.idle_timeout_s !== undefined,
+    }),
+  );
   // The agent's context monitor hands off at this percentage (the loop's config.handoff_threshold).
   if (input.handoff_threshold !== undefined) env['LL_HANDOFF_THRESHOLD'] = String(input.handoff_threshold);
   const logPath = runningLogPath(input.cwd, input.instanceId, `${input.step}-${fileSafe(input.state)}.log`);
@@ -227,6 +240,7 @@ async function runHostPrompt(
       input: prompt,
       secrets,
       timeoutMs: input.timeout_s * 1000,
+      ...(input.idle_timeout_s === undefined ? {} : { idleTimeoutMs: input.idle_timeout_s * 1000 }),
       signal: hooks.signal,
       onHeartbeat: hooks.onHeartbeat,
       heartbeatMs: HEARTBEAT_MS,

@@ -110,6 +110,7 @@ export async function runShellAction(
       env,
       secrets,
       timeoutMs: input.timeout_s * 1000,
+      ...(input.idle_timeout_s === undefined ? {} : { idleTimeoutMs: input.idle_timeout_s * 1000 }),
       ...hooks,
       logPath,
       // Watched while it runs (ll-loop ui, logs --follow): activities/live-output.ts.

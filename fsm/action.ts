@@ -1,5 +1,5 @@
 /** How a state's action runs: its kind, its timeout, and how it is shown in events. */
-import { resolveRef, type InterpolationScope } from './interpolate.js';
+import { interpolate, resolveRef, type InterpolationScope } from './interpolate.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
 import { DEFAULT_MCP_TIMEOUT_S } from './mcp-call.js';
 import { parseTemplate } from './template.js';
@@ -34,6 +34,29 @@ export function actionTimeout(def: LoopDefinition, state: StateConfig): number {
     def.default_timeout ??
     (state.action_type === 'mcp_tool' ? DEFAULT_MCP_TIMEOUT_S : DEFAULT_ACTION_TIMEOUT_S)
   );
+}
+
+/**
+ * The effective idle limit in seconds (little-loops' `idle_timeout`): the state's, else the loop's
+ * `default_idle_timeout`; undefined when neither is set, when it is 0, and for an MCP tool call
+ * (which prints nothing while it waits). A text value is interpolated, then read as seconds.
+ * @throws Error naming the field and the fix when the value is not a number of seconds
+ * (InterpolationError for an unresolvable reference).
+ */
+export function actionIdleTimeout(
+  def: LoopDefinition,
+  state: StateConfig,
+  scope: InterpolationScope,
+): number | undefined {
+  if (actionKind(state) === 'mcp') return undefined;
+  const raw = state.idle_timeout ?? def.default_idle_timeout;
+  if (raw === undefined) return undefined;
+  const seconds = typeof raw === 'number' ? raw : Number(interpolate(raw, scope).trim());
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new Error(
+      `idle_timeout: "${String(raw)}" is not a number of seconds; write a number (e.g. idle_timeout: 300) or a reference to one`,
+    );
+  return seconds > 0 ? seconds : undefined;
 }
 
 /**

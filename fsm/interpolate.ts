@@ -113,13 +113,20 @@ export function resolveValue(ref: RefSegment, scope: InterpolationScope): string
       'env_not_here',
     );
   }
-  const value = walkPath(namespaceRoot(scope, ref.namespace), ref.path);
+  const value = isTimeoutKind(ref, scope)
+    ? (scope.prev?.timeout_kind ?? '')
+    : walkPath(namespaceRoot(scope, ref.namespace), ref.path);
   const missing = value === undefined || value === null;
   if (ref.fallback !== undefined && (missing || value === '')) return ref.fallback;
   if (missing) {
     throw new InterpolationError(`undefined variable ${ref.raw}: ${fixFor(ref)}`, ref.raw, 'undefined');
   }
   return renderValue(value);
+}
+
+/** `${prev.timeout_kind}` after an action: `idle` or `wall` when it timed out, else empty (never undefined). */
+function isTimeoutKind(ref: RefSegment, scope: InterpolationScope): boolean {
+  return ref.namespace === 'prev' && scope.prev !== null && ref.path.length === 1 && ref.path[0] === 'timeout_kind';
 }
 
 function envRef(ref: RefSegment): EnvRef {

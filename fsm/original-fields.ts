@@ -66,12 +66,16 @@ const throttleConfig = z.strictObject({
 /**
  * `tamper_guard:` and `prepatch_check:` (agent fields) take one of a few words; little-loops warns
  * about another word and runs no guard, so any text loads (fsm/definition/original-fields.ts warns).
+ * `tamper_guard` takes little-loops' words and `warn` (fsm/tamper-guard.ts).
  */
 export const GUARD_VALUES = {
-  tamper_guard: ['revert', 'fail', 'allow'],
+  tamper_guard: ['revert', 'fail', 'warn', 'allow'],
   prepatch_check: ['fail', 'warn', 'allow'],
 } as const;
 const guardWord = z.string().min(1);
+
+/** little-loops' two session modes; `validate` warns about another word, which runs as `fresh`. */
+export const SESSION_MODES = ['fresh', 'continue'] as const;
 
 /** Loop-level fields of the original. */
 export const originalLoopShape = {
@@ -102,7 +106,9 @@ export const originalLoopShape = {
   pruning_profile: pruningProfile.optional(),
   tamper_guard: guardWord.optional(),
   prepatch_check: guardWord.optional(),
+  /** The session mode of prompt states without their own (`fresh` by default): fsm/run/agent-session.ts. */
   session_mode: z.string().min(1).optional(),
+  /** The idle limit in seconds of actions without their own `idle_timeout` (0: none). */
   default_idle_timeout: z.number().nonnegative().optional(),
   ...acknowledgementShape,
 };
@@ -137,11 +143,15 @@ export const originalStateShape = {
   append_to_messages: z.string().optional(),
   /** What a terminal state says it returns (little-loops' rlhf-svg-generate); read by neither runner. */
   output: z.unknown().optional(),
-  /** Agent fields: accepted with their value types; their meaning is not yet enforced. */
+  /** `continue`: the prompt carries on the run's previous prompt action's agent session (fsm/run/agent-session.ts). */
   session_mode: z.string().min(1).optional(),
+  /** Seconds without output after which the action is killed (`${prev.timeout_kind}` is then `idle`); a text is interpolated. */
   idle_timeout: z.union([z.number().nonnegative(), z.string().min(1)]).optional(),
-  tamper_guard: guardWord.optional(),
+  /** Run a passing check again before the patch: fail | warn | allow (fsm/prepatch-check.ts). */
   prepatch_check: guardWord.optional(),
+  /** Compare the test files around the action: fail | warn | revert | allow (fsm/tamper-guard.ts). */
+  tamper_guard: guardWord.optional(),
+  /** Let the state's llm_structured judge answer `cannot_judge` (fsm/cannot-judge.ts). */
   cannot_judge: z.union([z.boolean(), z.string().min(1)]).optional(),
 };
 

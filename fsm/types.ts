@@ -4,6 +4,7 @@
  */
 import type { OutputCheck } from './answer-check.js';
 import type { StdoutSignal } from './stdout-signals.js';
+import type { PrepatchPolicy, PrepatchReport, TamperPolicy, TamperReport } from './check-reports.js';
 
 /** What an action produced. `output`/`stderr` are tails; the full text is in `log_file`/`stderr_file` when cut. */
 export interface ActionResult {
@@ -14,6 +15,16 @@ export interface ActionResult {
   /** Set when the process died by a signal (exit_code is then 128 + signal number). */
   signal?: string;
   timed_out?: boolean;
+  /**
+   * With `timed_out`: which limit killed it. `wall` is the state's `timeout`; `idle` is its
+   * `idle_timeout` (no output for that long: RunActionInput.idle_timeout_s). The first to fire names it.
+   */
+  timeout_kind?: TimeoutKind;
+  /**
+   * A prompt action run by the host CLI: the agent session its JSON envelope names (`session_id`),
+   * which a later `session_mode: continue` state resumes (fsm/run/agent-session.ts).
+   */
+  session_id?: string;
   /**
    * True when output or stderr was cut to its tail; then stdout is in `log_file` and stderr in
    * `stderr_file` on the worker's machine (each capped to its first and last MiB; 0.3.0 and earlier wrote one
@@ -46,7 +57,14 @@ export interface ActionResult {
    * server was unreachable), and it was not run a second time.
    */
   redelivered?: boolean;
+  /** With RunActionInput.tamper_guard: how the action changed the test files (activities/tamper-guard.ts). */
+  tamper?: TamperReport;
+  /** With RunActionInput.prepatch_check: the check run again before the patch (activities/prepatch.ts). */
+  prepatch?: PrepatchReport;
 }
+
+/** Which limit ended an action that timed out (ActionResult.timeout_kind). */
+type TimeoutKind = 'idle' | 'wall';
 
 /** What one agent call (a prompt action or an LLM evaluation) used, as reported; for budgets. */
 export interface LlmUsage {
@@ -124,6 +142,8 @@ export interface PrevResult {
   output: string;
   stderr: string;
   exit_code: number;
+  /** Set only when the action timed out (`${prev.timeout_kind}` is then `idle` or `wall`, else empty). */
+  timeout_kind?: TimeoutKind;
 }
 
 const TERMINATED_BY = [
@@ -217,6 +237,17 @@ export interface RunActionInput {
   cwd: string;
   timeout_s: number;
   /**
+   * The state's `idle_timeout` (or the loop's `default_idle_timeout`) in seconds: a shell or host
+   * CLI action that prints nothing (stdout or stderr) for this long is killed, as at its
+   * `timeout_s` (ActionResult.timeout_kind says which). Only states with one carry it.
+   */
+  idle_timeout_s?: number;
+  /**
+   * A `session_mode: continue` prompt state: the host CLI resumes this agent session
+   * (`--resume <id>`), the one the run's previous prompt action ended in (fsm/run/agent-session.ts).
+   */
+  resume_session?: string;
+  /**
    * Names of the environment variables the loop references anywhere (`${env.NAME}`): their values
    * are masked in the action's output. Set by the workflow (the `maskLoopEnv` run rule); absent,
    * the worker masks the action's own references only.
@@ -257,6 +288,10 @@ export interface RunActionInput {
    * prompt is a plain completion by that provider instead of a host CLI run. Absent: the host CLI.
    */
   llm?: LlmProviderRequest;
+  /** Guarded states only: compare the test files around the action (ActionResult.tamper, fsm/tamper-guard.ts). */
+  tamper_guard?: TamperPolicy;
+  /** Checked states only: a check that exits 0 is run again before the patch (ActionResult.prepatch). */
+  prepatch_check?: PrepatchPolicy;
 }
 
 /** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */

@@ -13,6 +13,7 @@ import { isKnownEvent } from '../fsm/run/event-shape.js';
 import { plainEvent } from './plain-event.js';
 import type { Reporter } from './reporter.js';
 import { safeText } from './safe-text.js';
+import { checkLine } from './check-lines.js';
 import type { Style } from './style.js';
 import { localTime } from './table.js';
 
@@ -189,7 +190,11 @@ function createLane(
       }
       case 'action_complete':
         exitCode = event.exit_code;
-        if (event.timed_out)
+        if (event.timed_out && event.timeout_kind === 'idle')
+          line(
+            `${INDENT}${style.yellow(`⏱ killed after ${formatDuration(event.duration_ms ?? 0)}: no output for its idle_timeout`)}`,
+          );
+        else if (event.timed_out)
           line(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(event.duration_ms ?? 0)}`)}`);
         pending = attachedOutput(event);
         if (detail === 'verbose' && pending) {
@@ -276,6 +281,11 @@ function createLane(
         if (pending) showOutput(pending, FAILURE_TAIL_LINES);
         pending = undefined;
         line(`${INDENT}${style.red(`✗ FATAL_ERROR: ${safeText(oneLine(event.message ?? '', 200))}`)}`);
+        break;
+      case 'tamper_guard':
+      case 'prepatch_check':
+        if (!headerShown) header(event);
+        line(`${INDENT}${checkLine(event, style)}`);
         break;
       case 'action_error':
         if (!headerShown) header(event);

@@ -18,6 +18,7 @@ export const COMMANDS: Record<string, LoadCommand> = {
   schema: async () => (await import('./schema.js')).schemaSpec,
   list: async () => (await import('./list.js')).listSpec,
   install: async () => (await import('./install.js')).installSpec,
+  init: async () => (await import('./init.js')).initSpec,
   status: async () => (await import('./status.js')).statusSpec,
   monitor: async () => (await import('./status.js')).monitorSpec,
   stop: async () => (await import('./stop.js')).stopSpec,

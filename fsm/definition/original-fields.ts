@@ -5,12 +5,10 @@
  * saying so (docs/migrating.md has the reasons).
  */
 import { error, note, warning, type Diagnostic } from '../diagnostics.js';
-import { ACKNOWLEDGEMENTS, GUARD_VALUES } from '../original-fields.js';
+import { ACKNOWLEDGEMENTS, GUARD_VALUES, SESSION_MODES } from '../original-fields.js';
 import type { LoopDefinition } from '../schema.js';
 import { didYouMean } from '../suggest.js';
-
-/** An agent field of the original: its value type is checked, its meaning comes later. */
-const AGENT = 'an agent field; its value is checked, its meaning is not yet enforced';
+import { actionKind } from '../action.js';
 
 /** Loop fields read by nothing here, and why. */
 const LOOP_NOTES: Record<string, string> = {
@@ -22,10 +20,6 @@ const LOOP_NOTES: Record<string, string> = {
   singleton:
     'not enforced yet: two runs of this loop may overlap; scope: locks still keep runs with overlapping scopes apart',
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
-  tamper_guard: AGENT,
-  session_mode: AGENT,
-  default_idle_timeout: AGENT,
-  prepatch_check: AGENT,
 };
 
 /** State fields read by nothing here, and why. */
@@ -40,11 +34,6 @@ const STATE_NOTES: Record<string, string> = {
   output:
     "read by nothing, as in little-loops (which ignores it); a parent reads a child's captured values under the state's name",
   rate_limit_long_wait_ladder: "ll-loop's pauses double up to llm.rate_limit.max_backoff instead of a ladder",
-  session_mode: AGENT,
-  idle_timeout: AGENT,
-  tamper_guard: AGENT,
-  prepatch_check: AGENT,
-  cannot_judge: AGENT,
 };
 
 type Path = Diagnostic['path'];
@@ -90,6 +79,17 @@ function checkState(path: Path, state: LoopDefinition['states'][string], out: Di
         'add on_error: <state>',
       ),
     );
+  if (
+    (state.prepatch_check === 'fail' || state.prepatch_check === 'warn') &&
+    (state.action === undefined || actionKind(state) !== 'shell')
+  )
+    out.push(
+      warning(
+        [...path, 'prepatch_check'],
+        "prepatch_check runs the state's shell action again before the patch; this state has none, so no check runs",
+        'put prepatch_check: on the state that runs the tests',
+      ),
+    );
   if (state.max_rate_limit_retries !== undefined && routes.on_rate_limit_exhausted === undefined)
     out.push(
       error(
@@ -115,6 +115,18 @@ function guardWarnings(path: Path, fields: Record<string, unknown>, out: Diagnos
   }
 }
 
+/** A `session_mode:` other than fresh or continue: little-loops' two; any other runs as fresh. */
+function sessionModeWarning(path: Path, value: unknown, out: Diagnostic[]): void {
+  if (typeof value !== 'string' || (SESSION_MODES as readonly string[]).includes(value)) return;
+  out.push(
+    warning(
+      [...path, 'session_mode'],
+      `session_mode: "${value}" is not one of ${SESSION_MODES.join(', ')}; the state runs as fresh`,
+      `set session_mode: to ${SESSION_MODES.join(' or ')}`,
+    ),
+  );
+}
+
 /** Folds the original's spellings into ours and notes the fields that mean nothing here. */
 export function originalFields(def: LoopDefinition): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -123,6 +135,7 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
     if (given(loop[key])) out.push(note([key], `${key}: accepted: ${why}`));
   }
   guardWarnings([], loop, out);
+  sessionModeWarning([], loop['session_mode'], out);
   const acks = ACKNOWLEDGEMENTS.filter((key) => given(loop[key]));
   if (acks.length)
     out.push(
@@ -173,6 +186,7 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
     }
     const fields = state as Record<string, unknown>;
     guardWarnings(path, fields, out);
+    sessionModeWarning(path, fields['session_mode'], out);
     for (const key of Object.keys(STATE_NOTES)) {
       if (!given(fields[key])) continue;
       const seen = noted.get(key);

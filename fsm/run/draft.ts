@@ -132,5 +132,7 @@ export function setPrev(d: Draft, action: ActionResult | null): void {
     output: chomp(action?.output ?? ''),
     stderr: chomp(action?.stderr ?? ''),
     exit_code: action?.exit_code ?? 0,
+    // Only a timed-out action has one, so prev of every other action is as it always was.
+    ...(action?.timed_out ? { timeout_kind: action.timeout_kind ?? 'wall' } : {}),
   };
 }

@@ -43,6 +43,7 @@ export const EVENT_FIELDS = {
     exit_code: 'number',
     duration_ms: 'number',
     timed_out: 'boolean?',
+    timeout_kind: 'string?',
     signal: 'string?',
     log_file: 'string?',
     rate_limited: 'boolean?',
@@ -57,6 +58,14 @@ export const EVENT_FIELDS = {
     error: 'string?',
   },
   action_error: { state: 'string', error: 'string' },
+  tamper_guard: {
+    state: 'string',
+    policy: 'string',
+    findings: 'string[]',
+    reverted: 'string[]?',
+    error: 'string?',
+  },
+  prepatch_check: { state: 'string', policy: 'string', outcome: 'string', message: 'string' },
   output_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
   llm_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
   evaluate: {

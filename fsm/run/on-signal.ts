@@ -8,7 +8,7 @@
  *   `terminate` ends the run with `terminated_by: handoff` (`ll-loop resume` runs the state again);
  *   `pause` waits, durably, until `ll-loop resume` continues it; `spawn` continues at once. A run
  *   that continues enters the state again, its next action carrying the payload (a prompt: appended;
- *   a shell action: `$LL_CONTINUATION`) — every prompt action is a fresh agent session already.
+ *   a shell action: `$LL_CONTINUATION`) in a fresh agent session (even under `session_mode: continue`).
  *   `config.automation.max_continuations` caps how many handoffs a run continues; past it the run
  *   ends as under `terminate`.
  * - `LOOP_STOP: [reason]`: the output is evaluated and routed as usual; then, instead of entering
@@ -69,6 +69,8 @@ function handOff(d: Draft, payload: string): void {
   });
   // The payload stays with the run: whoever continues it (now, after a pause, or `ll-loop resume`) gets it.
   snap.continuation = payload;
+  // The handed-off session is spent: no `session_mode: continue` state carries it on (agent-session.ts).
+  delete snap.agentSession;
   if (mode === 'terminate' || capped) {
     const why = capped ? `; config.automation.max_continuations (${cap}) reached` : '';
     return finish(d, 'handoff', `state "${state}" handed off (CONTEXT_HANDOFF: ${payload})${why}`);

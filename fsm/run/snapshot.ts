@@ -112,6 +112,11 @@ export interface RunData {
   continuation?: string;
   /** Handoffs the run continued (spawned or resumed); `config.automation.max_continuations` caps them. */
   continuations?: number;
+  /**
+   * The agent session of the run's last prompt action, for a `session_mode: continue` state
+   * (fsm/run/agent-session.ts); kept only by loops that have one, dropped at a handoff.
+   */
+  agentSession?: AgentSession;
   /** A `LOOP_STOP:` seen: the run ends once the state has routed (its reason, possibly ''). */
   stopping?: string;
   /** `ll-loop pause`: the run holds before its next transition until unpaused (fsm/run/control.ts). */
@@ -126,6 +131,15 @@ export interface RunData {
   reentries?: { state: string; count: number };
   /** `on_max_steps`/`on_max_iterations`: which cap sent the run to its handler, at which step. */
   capRouted?: { cap: 'max_steps' | 'max_iterations'; steps: number };
+}
+
+/** The id the host CLI gave a prompt action's session (if any), and the tail of its answer. */
+export interface AgentSession {
+  /** The prompt state that ran it. */
+  state: string;
+  id?: string;
+  /** The answer's last characters (fsm/run/agent-session.ts SUMMARY_CHARS), for a call that cannot resume it. */
+  summary: string;
 }
 
 /** Who paused the run (user@host), and since when. */

@@ -22,11 +22,15 @@ import { actionStallKey, DEFAULT_TRACK, judgeActionStall } from '../evaluators/a
 import { isHumanState } from '../human.js';
 import { askHuman } from './human-wait.js';
 import { startParallel } from './parallel-start.js';
-import { actionKind, actionTimeout, displayAction } from '../action.js';
+import { actionIdleTimeout, actionKind, actionTimeout, displayAction } from '../action.js';
+import { withSession } from './agent-session.js';
 import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget } from './budget.js';
 import { sharedBudgetHit } from './shared-budget.js';
 import { capHandler, capReached, reentryTarget, scoreHistoryFile } from './original-limits.js';
+import { tamperPolicy } from '../tamper-guard.js';
+import { prepatchPolicy } from '../prepatch-check.js';
+import { prepatchGate } from './prepatch.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 export function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -94,7 +98,9 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   const kind = actionKind(state);
   const scope = scopeOf(def, snap, d.now);
   let input;
+  let idle: number | undefined;
   try {
+    idle = actionIdleTimeout(def, state, scope);
     input =
       kind === 'shell'
         ? { kind, shell: renderShell(action, scope) }
@@ -110,6 +116,8 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   } catch (err) {
     return failState(d, state, messageOf(err));
   }
+  // `session_mode: continue`: the previous prompt action's session, resumed or summarized (agent-session.ts).
+  if (input.kind === 'prompt') input = withSession(d, state, input);
   // A handed-off session's payload goes to the next action that can take it (fsm/run/on-signal.ts).
   if (d.snap.continuation !== undefined && input.kind !== 'mcp')
     input = withContinuation(input, takeContinuation(d) ?? '');
@@ -122,6 +130,11 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   if (short !== undefined) return budgetSpent(d, state, short, null);
   // Only definitions written with output_schema: carry it, so older runs issue the inputs they did.
   if (state.output_schema !== undefined) Object.assign(input, { output_schema: state.output_schema });
+  // Only guarded states carry a tamper_guard policy, so others issue the inputs they did (fsm/tamper-guard.ts).
+  const guard = tamperPolicy(def, state);
+  if (guard !== undefined) Object.assign(input, { tamper_guard: guard });
+  const prepatch = prepatchPolicy(def, state);
+  if (prepatch !== undefined) Object.assign(input, { prepatch_check: prepatch });
   // A score_stall state's history file is read by the worker after the action (original-limits.ts).
   let history: string | undefined;
   try {
@@ -130,6 +143,8 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
     return failState(d, state, messageOf(err));
   }
   if (history !== undefined) Object.assign(input, { read_after: history });
+  // Only states with an idle limit carry one, so every other action's input is as it was.
+  if (idle !== undefined) Object.assign(input, { idle_timeout_s: idle });
   const attempt = snap.attempt ?? 1;
   emit(d, 'action_start', {
     state: snap.current,
@@ -337,6 +352,9 @@ export function afterEvaluation(
     ...(typeof confidence === 'number' ? { confidence } : {}),
     details: result.details,
   });
+  // A check that passes without the patch does not pass the gate (fsm/prepatch-check.ts).
+  const notPatched = prepatchGate(d, state, action, result.verdict);
+  if (notPatched !== undefined) return failState(d, state, notPatched, action ?? undefined);
   if (action && retryIfFailed(d, state, { kind: 'verdict', verdict: result.verdict }, { verdict: result.verdict }))
     return;
   const target = routeFor(state, result.verdict);

@@ -4,13 +4,18 @@
  * running loop. Each run finishes; no completed action runs again (each action appends a line to
  * a file of its own when it starts and when it ends).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/processes.js';
-import { killServer, loadCluster, restartPostgres, restartServer } from './support/cluster.js';
+import { ensureServerUp, killServer, loadCluster, restartPostgres, restartServer } from './support/cluster.js';
 import { startPostgres, stopPostgres } from './support/postgres.js';
 import { useClusterProject } from './support/project.js';
 
 const project = useClusterProject('ll-loop-cluster-faults-');
+
+// Every later test and file uses the one server: a test that failed with it down starts it again.
+afterEach(async () => {
+  await ensureServerUp(loadCluster());
+}, 200_000);
 
 /** a (quick) → b (slow) → c; every action logs its start and end to `<name>-<state>.log`. */
 function threeStates(name: string, seconds: number): string {

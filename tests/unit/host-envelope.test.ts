@@ -50,6 +50,7 @@ describe('parseEnvelope', () => {
       subtype: 'success',
       text: SUCCESS.result,
       usage: { cost_usd: 0.10457895, input_tokens: 2 + 7924 + 13368, output_tokens: 9 },
+      sessionId: SUCCESS.session_id,
     });
   });
 
@@ -77,6 +78,7 @@ describe('parseEnvelope', () => {
       isError: true,
       subtype: 'error_max_turns',
       usage: { cost_usd: 0.02, input_tokens: 10, output_tokens: 3 },
+      sessionId: 's',
     });
   });
 
@@ -100,6 +102,7 @@ describe('fromEnvelope (a prompt state run by the host CLI)', () => {
       exit_code: 0,
       duration_ms: 4100,
       usage: { cost_usd: 0.10457895, input_tokens: 21294, output_tokens: 9, duration_ms: 4100 },
+      session_id: SUCCESS.session_id,
     });
   });
 

@@ -4,7 +4,7 @@
  * it through the state file named by LL_CLUSTER_STATE (they run in forks) to inject faults:
  * SIGKILL the server and start it again, restart PostgreSQL.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, pidAlive, waitFor } from '../../support/processes.js';
@@ -98,11 +98,78 @@ export async function killServer(state: ClusterState): Promise<void> {
   await waitFor('the Temporal server to die', () => !pidAlive(state.serverPid), 10_000);
 }
 
-/** Start the server again on the same config and database; waits until it answers. */
+/**
+ * Start the server again on the same config and database; waits until it answers. A start that
+ * exits or does not answer within a minute is ended and tried again (twice at most); the error
+ * after the last names each try's end and the server's last log lines, for the server's log is
+ * gone with the cluster's directory when the run ends.
+ */
 export async function restartServer(state: ClusterState): Promise<void> {
-  state.serverPid = spawnServer(state.server, state.configFile, state.serverLog);
-  save(state);
-  await waitForServer(state.address);
+  const tries: string[] = [];
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    const logStart = logSize(state.serverLog);
+    state.serverPid = spawnServer(state.server, state.configFile, state.serverLog);
+    save(state);
+    try {
+      await waitForServer(state.address, 60_000, undefined, () => pidAlive(state.serverPid));
+      return;
+    } catch (err) {
+      const alive = pidAlive(state.serverPid);
+      tries.push(
+        `try ${attempt}: ${(err as Error).message} (server ${alive ? 'running' : 'exited'}); its log: ${logTail(state.serverLog, logStart)}`,
+      );
+      signalGroup(state.serverPid, 'SIGKILL');
+      await waitFor('the Temporal server to die', () => !pidAlive(state.serverPid), 10_000);
+    }
+  }
+  throw new Error(`the Temporal server did not start again:\n${tries.join('\n')}`);
+}
+
+/**
+ * Start PostgreSQL and the server again when they are down (a fault test that failed midway
+ * leaves them so).
+ */
+export async function ensureServerUp(state: ClusterState): Promise<void> {
+  if (!existsSync(join(state.postgres.dataDir, 'postmaster.pid'))) startPostgres(state.postgres);
+  try {
+    await waitForServer(state.address, 5_000);
+  } catch {
+    signalGroup(state.serverPid, 'SIGKILL');
+    await waitFor('the Temporal server to die', () => !pidAlive(state.serverPid), 10_000);
+    await restartServer(state);
+  }
+}
+
+function logSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The distinct messages (`msg: error`) of the server's JSON log written since `from`, the last 8. */
+function logTail(file: string, from: number): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').slice(from);
+  } catch {
+    return '(no log)';
+  }
+  const seen = new Set<string>();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let entry: string;
+    try {
+      const j = JSON.parse(line) as { msg?: string; error?: string };
+      entry = `${j.msg ?? ''}${j.error ? `: ${j.error}` : ''}`.slice(0, 200);
+    } catch {
+      entry = line.slice(0, 200);
+    }
+    seen.delete(entry);
+    seen.add(entry);
+  }
+  return seen.size === 0 ? '(empty)' : [...seen].slice(-8).join(' | ');
 }
 
 /** Restart PostgreSQL under the running server (fast shutdown: its connections drop). */

@@ -185,11 +185,20 @@ export function spawnServer(server: string, configFile: string, logFile: string)
   }
 }
 
-/** Wait until the frontend answers and lists namespaces (its persistence is reachable). */
-export async function waitForServer(address: string, timeoutMs = 90_000, tls?: TLSConfig): Promise<void> {
+/**
+ * Wait until the frontend answers and lists namespaces (its persistence is reachable); gives up
+ * early when `running` says the server's process is gone.
+ */
+export async function waitForServer(
+  address: string,
+  timeoutMs = 90_000,
+  tls?: TLSConfig,
+  running: () => boolean = () => true,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   for (;;) {
+    if (!running()) throw new Error(`Temporal server on ${address} exited before it answered: ${last}`);
     const connection = Connection.lazy({ address, connectTimeout: '2s', ...(tls ? { tls } : {}) });
     try {
       await connection.withDeadline(Date.now() + 3_000, () =>
