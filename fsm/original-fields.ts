@@ -93,7 +93,7 @@ export const originalLoopShape = {
   max_edge_revisits: z.number().int().positive().optional(),
   /** little-loops' artifact versioning of run files; a run's files here are kept per run anyway. */
   artifact_versioning: z.boolean().optional(),
-  /** A description of the loop's flow for little-loops' diagrams and docs. */
+  /** little-loops' list of states in order; the loader expands it into `states:` (fsm/definition/flow.ts). */
   flow: z.unknown().optional(),
   /** little-loops' harness-optimize targets (read by its `harness-optimize` loop's tools). */
   targets: z.array(z.unknown()).optional(),
@@ -101,6 +101,8 @@ export const originalLoopShape = {
   circuit: z.record(z.string(), z.unknown()).nullish(),
   /** little-loops' host memory-pressure guard. */
   host_guard: z.record(z.string(), z.unknown()).nullish(),
+  /** little-loops' lock on the loop's name: no two runs of it at once. */
+  singleton: z.boolean().optional(),
   pruning_profile: pruningProfile.optional(),
   tamper_guard: guardWord.optional(),
   prepatch_check: guardWord.optional(),
@@ -139,6 +141,8 @@ export const originalStateShape = {
   pruning_profile: pruningProfile.optional(),
   throttle: throttleConfig.optional(),
   append_to_messages: z.string().optional(),
+  /** What a terminal state says it returns (little-loops' rlhf-svg-generate); read by neither runner. */
+  output: z.unknown().optional(),
   /** `continue`: the prompt carries on the run's previous prompt action's agent session (fsm/run/agent-session.ts). */
   session_mode: z.string().min(1).optional(),
   /** Seconds without output after which the action is killed (`${prev.timeout_kind}` is then `idle`); a text is interpolated. */
@@ -169,6 +173,13 @@ export const openQuestionStallEvaluate = z.strictObject({
   history_file: z.string().min(1).optional(),
   epsilon: z.number().nonnegative().default(0),
   max_stall: z.number().int().positive().default(1),
+});
+
+/** `action_stall`: `no` once the tracked values repeat `max_repeat` evaluations in a row (fsm/evaluators/action-stall.ts). */
+export const actionStallEvaluate = z.strictObject({
+  type: z.literal('action_stall'),
+  track: z.array(z.string().min(1)).min(1).optional(),
+  max_repeat: z.number().int().positive().default(2),
 });
 
 /** `classify`: the verdict is a line of the output (the last by default), e.g. `RUN_CHILD`. */

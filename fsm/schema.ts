@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { COMPARISON_OPERATORS, DEFAULT_SCHEMA_RETRIES } from './schema-constants.js';
 import {
+  actionStallEvaluate,
   classifyEvaluate,
   openQuestionStallEvaluate,
   originalLoopShape,
@@ -49,6 +50,10 @@ export const outputNumericEvaluate = z.strictObject({
   ...sourceField,
   operator: operator.default('eq'),
   target: numberOrTemplate,
+  /** Read the number of the output's last `<key>=<number>` field instead of the whole output. */
+  key: z.string().min(1).optional(),
+  /** little-loops accepts `path` here and reads nothing from it; so does ll-loop (noted). */
+  path: z.string().optional(),
 });
 
 export const outputJsonEvaluate = z.strictObject({
@@ -65,6 +70,8 @@ export const outputContainsEvaluate = z.strictObject({
   ...sourceField,
   pattern: z.string().min(1),
   negate: z.boolean().default(false),
+  /** Substrings that make the verdict `error` when the pattern is not found (not with `negate`). */
+  error_patterns: z.array(z.string().min(1)).optional(),
 });
 
 export const convergenceEvaluate = z.strictObject({
@@ -138,6 +145,7 @@ export const evaluateConfig = z.discriminatedUnion('type', [
   scoreStallEvaluate,
   openQuestionStallEvaluate,
   classifyEvaluate,
+  actionStallEvaluate,
 ]);
 export type EvaluateConfig = z.output<typeof evaluateConfig>;
 export type EvaluatorType = EvaluateConfig['type'];

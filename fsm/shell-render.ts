@@ -12,6 +12,9 @@
  *   (except `command` parameters) in runs that carry them (LoopWorkflowInput.dataContext).
  * - `${env.NAME}` becomes a reference too (`${LL_E1}`); the worker looks the value up when the
  *   action runs, so secrets never enter workflow history.
+ * - Inside a quoted here-document (`cat <<'EOF'`) bash expands nothing, so a variable cannot
+ *   reach it: a data value is written into the body verbatim (no character of it is code there),
+ *   unless a line of it would close the here-document (`spliceIntoQuotedHeredoc`).
  *
  * Each reference is written to fit the quoting where it appears: `${LL_V1}` unquoted or inside
  * double quotes (bash expands variables there without re-parsing them; unquoted values are split
@@ -40,7 +43,9 @@ class QuoteTracker {
   private prev = '\n';
   /** A pending here-document: its delimiter and whether it was quoted (no expansion inside). */
   private pendingHeredoc: { delimiter: string; quoted: boolean } | null = null;
-  private heredoc: { delimiter: string; quoted: boolean; line: string } | null = null;
+  private heredoc: { delimiter: string; quoted: boolean; line: string; data: string | null } | null = null;
+  /** The reference whose spliced value was on the line that closed a here-document, if any. */
+  closedByData: string | null = null;
   private heredocWord = '';
   private readingHeredocWord = false;
 
@@ -113,7 +118,7 @@ class QuoteTracker {
     this.structural(c, next, next2);
     this.prevEscaped = false;
     if (c === '\n' && (this.top === 'plain' || this.top === 'subst') && this.pendingHeredoc) {
-      this.heredoc = { ...this.pendingHeredoc, line: '' };
+      this.heredoc = { ...this.pendingHeredoc, line: '', data: null };
       this.pendingHeredoc = null;
     }
     this.prev = c;
@@ -198,14 +203,24 @@ class QuoteTracker {
     }
   }
 
+  /** The text fed next is data spliced into a here-document body: its line may not close it. */
+  markData(raw: string): void {
+    if (this.heredoc) this.heredoc.data = raw;
+  }
+
   private heredocChar(c: string): void {
     const doc = this.heredoc!;
     if (c !== '\n') {
       doc.line += c;
       return;
     }
-    if (doc.line.replace(/^\t+/, '') === doc.delimiter) this.heredoc = null;
-    else doc.line = '';
+    if (doc.line.replace(/^\t+/, '') === doc.delimiter) {
+      if (doc.data !== null) this.closedByData ??= doc.data;
+      this.heredoc = null;
+    } else {
+      doc.line = '';
+      doc.data = null;
+    }
   }
 }
 
@@ -216,6 +231,37 @@ function arithmeticError(ref: RefSegment): InterpolationError {
       `an expression and could run commands hidden in it; compare with [ "${ref.raw}" -eq N ] instead, ` +
       `or judge the number with an output_numeric evaluator`,
     ref.raw,
+    'syntax',
+  );
+}
+
+/**
+ * A data value inside a quoted here-document (`cat <<'EOF'`) is written into the body as it is:
+ * bash expands nothing there, so no character of it can become code, and the body holds exactly
+ * the value, as little-loops wrote it. The one way out is a line equal to the delimiter, which
+ * ends the body and makes the lines after it commands; a value that puts the delimiter on a line
+ * of its own is refused (checked once the script is whole, see `heredocCloseError`).
+ */
+function spliceIntoQuotedHeredoc(
+  ref: RefSegment,
+  value: string,
+  tracker: QuoteTracker,
+  append: (code: string) => void,
+): void {
+  const lines = value.split('\n');
+  lines.forEach((line, i) => {
+    tracker.markData(ref.raw);
+    append(i < lines.length - 1 ? `${line}\n` : line);
+  });
+}
+
+/** A data value closed its quoted here-document: what followed would run as commands. */
+function heredocCloseError(raw: string): InterpolationError {
+  return new InterpolationError(
+    `the value of ${raw} ends its quoted here-document: a line of it is the here-document's delimiter, ` +
+      `so the lines after it would run as commands; choose a delimiter the value cannot contain, ` +
+      `such as <<'LL_END_7f3a'`,
+    raw,
     'syntax',
   );
 }
@@ -232,9 +278,11 @@ function reference(name: string, where: QuoteTracker['context'], ref: RefSegment
     case 'ansi':
       return `'"\${${name}}"$'`;
     case 'quoted-heredoc':
+      // Only `${env.*}` gets here: data is spliced (see render). A secret's value may not be
+      // written into the script, which is recorded in the run's history.
       throw new InterpolationError(
-        `${ref.raw} is inside a quoted here-document (<<'EOF'), where bash expands nothing; ` +
-          `use an unquoted delimiter (<<EOF) so the value can be passed safely`,
+        `${ref.raw} is inside a quoted here-document (<<'EOF'), where bash expands nothing, and a ` +
+          `secret is never written into the script; use an unquoted delimiter (<<EOF)`,
         ref.raw,
         'syntax',
       );
@@ -296,6 +344,10 @@ function render(
       append(resolve(segment));
       continue;
     }
+    if (segment.namespace !== 'env' && tracker.context === 'quoted-heredoc') {
+      spliceIntoQuotedHeredoc(segment, resolve(segment), tracker, append);
+      continue;
+    }
     counter += 1;
     const isEnv = segment.namespace === 'env';
     const name = isEnv ? `LL_E${counter}` : `LL_V${counter}`;
@@ -306,6 +358,7 @@ function render(
     // A reference is plain text to the tracker: it never changes the quoting around it.
     command.script += reference(name, tracker.context, segment);
   }
+  if (tracker.closedByData !== null) throw heredocCloseError(tracker.closedByData);
   for (const { at, ref } of conditionals) {
     const open = command.script.lastIndexOf('[[', at);
     const close = command.script.indexOf(']]', at);

@@ -4,7 +4,8 @@
  *
  * Grammar: `$${` is a literal `${`; `${ns.a.b}` is a reference; `${ns.a.b:-text}` (or
  * little-loops' `${ns.a.b:default=text}`) falls back to `text` when the value is missing or empty;
- * `${ns.a.b:shell}` is the value as one shell word (little-loops' spelling of quoting). References
+ * `${ns.a.b:shell}` is the value as one shell word (little-loops' spelling of quoting); little-loops'
+ * `${ns.a.b?}` is `${ns.a.b:-}` (empty when missing). References
  * do not nest: the first `}` closes one.
  */
 
@@ -52,6 +53,8 @@ export class TemplateSyntaxError extends Error {
     message: string,
     readonly template: string,
     readonly offset: number,
+    /** `modifier`: a well-formed reference with a modifier that does not exist (`${x.y:0:19}`). */
+    readonly kind: 'modifier' | 'syntax' = 'syntax',
   ) {
     super(message);
   }
@@ -72,12 +75,16 @@ function parseModifier(modifier: string, raw: string, template: string, offset: 
     `unknown modifier ":${modifier}" in ${raw}: use :-default, :default=default or :shell`,
     template,
     offset,
+    'modifier',
   );
 }
 
 function parseRef(body: string, raw: string, template: string, offset: number): RefSegment {
   const colon = body.indexOf(':');
-  const expr = (colon >= 0 ? body.slice(0, colon) : body).trim();
+  let expr = (colon >= 0 ? body.slice(0, colon) : body).trim();
+  // little-loops' `${ns.a.b?}`: the empty string when the value is missing (`${ns.a.b:-}`).
+  const optional = colon < 0 && expr.endsWith('?');
+  if (optional) expr = expr.slice(0, -1);
   const parts = expr.split('.');
   const [namespace, ...path] = parts;
   if (!namespace || !isNamespace(namespace)) {
@@ -109,6 +116,7 @@ function parseRef(body: string, raw: string, template: string, offset: number): 
   }
   const ref: RefSegment = { kind: 'ref', namespace, path, raw, offset };
   if (colon >= 0) Object.assign(ref, parseModifier(body.slice(colon + 1), raw, template, offset));
+  if (optional) ref.fallback = '';
   return ref;
 }
 

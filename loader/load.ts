@@ -14,6 +14,7 @@ import { didYouMean } from '../fsm/suggest.js';
 import { validateLoop } from '../fsm/definition/validate.js';
 import { bindParameters, commandLineDataKeys } from '../fsm/definition/parameters.js';
 import { compileParadigm } from '../fsm/definition/paradigms/index.js';
+import { expandFlow, flowSourcePath } from '../fsm/definition/flow.js';
 import { builtinLoopFile, builtinLoopNames } from './catalog.js';
 import { LOAD_ERROR_KIND, LoadError } from './errors.js';
 import { expandReuse } from './reuse.js';
@@ -22,6 +23,7 @@ import { checkScopes } from './scope-check.js';
 import { checkSubloops } from './subloops.js';
 import { yamlValue } from './yaml-value.js';
 import { checkContextKeys, usedContextKeys } from './context-keys.js';
+import { addRunContext } from './run-context.js';
 
 export interface LoadOverrides {
   /** `--context KEY=VALUE`, already split. */
@@ -44,6 +46,8 @@ export interface LoadOverrides {
   refuseUnusedContext?: boolean;
   /** Keys accepted even when unused: a resumed run's context from when it started. */
   acceptedContext?: readonly string[];
+  /** A run starts from this load: give it `run_dir`/`input_hash` if it reads them (loader/run-context.ts). */
+  runContext?: boolean;
 }
 
 export interface LoadedLoop {
@@ -209,15 +213,22 @@ export function loadLoopFile(
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, version: '1.2' });
   const parsed = yamlValue(doc, lines, file, text);
   if ('diagnostics' in parsed) return { file, diagnostics: parsed.diagnostics };
+  // A state that flow: generated is written under state_defs: (or as a flow: entry).
+  let written = (path: Diagnostic['path']): Diagnostic['path'] => path;
   const locate = (d: Diagnostic): Diagnostic =>
-    d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, d.path, lines) };
+    d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, written(d.path), lines) };
   let raw: unknown = parsed.value;
+  // Warnings of the authoring forms (flow:, from:, fragments, paradigms) stay with the result.
+  let early: Diagnostic[] = [];
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     // Authoring forms become the FSM in this order: inherit (`from:`) and expand fragments, then
     // compile a paradigm; the command line's overrides apply to the result.
-    const reused = expandReuse(raw as Record<string, unknown>, file, cwd);
+    const flowed = expandFlow(raw as Record<string, unknown>);
+    const asWritten = raw as Record<string, unknown>;
+    if (flowed.raw !== asWritten) written = (path) => flowSourcePath(path, asWritten);
+    const reused = expandReuse(flowed.raw, file, cwd);
     const compiled = reused.raw ? compileParadigm(reused.raw) : { diagnostics: [] };
-    const early = [...reused.diagnostics, ...compiled.diagnostics].map(locate);
+    early = [...flowed.diagnostics, ...reused.diagnostics, ...compiled.diagnostics].map(locate);
     if (!compiled.raw || hasErrors(early)) return { file, diagnostics: early };
     raw = compiled.raw;
     const accepted = new Set(overrides.acceptedContext ?? []);
@@ -227,9 +238,10 @@ export function loadLoopFile(
       checkContextKeys(given, usedContextKeys({ ...reused.raw, ...compiled.raw }, cwd, resolveLoopFile), name);
     }
     applyOverrides(compiled.raw, overrides);
+    if (overrides.runContext) addRunContext(compiled.raw, cwd);
   }
   const result = validateLoop(raw);
-  const diagnostics = result.diagnostics.map(locate);
+  const diagnostics = [...early, ...result.diagnostics.map(locate)];
   if (!result.definition || hasErrors(diagnostics)) return { file, diagnostics };
   // Scopes are paths of the checkout the run works in: the directory it runs from.
   const scoped = checkScopes(result.definition, cwd);

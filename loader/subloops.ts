@@ -5,7 +5,7 @@
  * starts; the child is loaded again by the worker when the state runs (activities/load-subloop.ts).
  */
 import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
-import { coerceParameter, typeNoun } from '../fsm/definition/parameters.js';
+import { coerceParameter, isContextInput, typeNoun } from '../fsm/definition/parameters.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { hasRefs } from '../fsm/template.js';
@@ -101,7 +101,7 @@ function childRefs(def: LoopDefinition): ChildRef[] {
 function checkReturnedCaptures(def: LoopDefinition, ctx: SubloopContext): Diagnostic[] {
   const available = returnedCaptures(def, ctx, ctx.chain);
   if (!available) return [];
-  return uncapturedRefs(def, available).map(({ path, ref }) => uncapturedError(path, ref, available));
+  return uncapturedRefs(def, available).map(({ path, ref }) => uncapturedError(path, ref, available, def));
 }
 
 /** What a loop's captured values can hold when it ends: its own captures and its passthrough children's. */
@@ -174,14 +174,16 @@ function checkBindings(
   if (state.with) {
     for (const [key, value] of Object.entries(state.with)) {
       const spec = specs[key];
+      if (!spec && isContextInput(child, key)) continue; // sets the child's context key, as given
       if (!spec) {
-        const fix = names.length
-          ? `bind one of its parameters: ${names.join(', ')}`
-          : `"${child.name}" declares no parameters; add parameters: to it, or use context_passthrough: true`;
+        const inputs = [...names, ...Object.keys(child.context).filter((k) => !names.includes(k))];
+        const fix = inputs.length
+          ? `bind one of its parameters or context keys: ${inputs.join(', ')}`
+          : `"${child.name}" declares no parameters or context; add parameters: to it, or use context_passthrough: true`;
         out.push(
           error(
             [...base, 'with', key],
-            `sub-loop "${child.name}" has no parameter "${key}"${didYouMean(key, names)}`,
+            `sub-loop "${child.name}" has no parameter "${key}"${didYouMean(key, inputs)}`,
             fix,
           ),
         );

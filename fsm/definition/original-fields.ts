@@ -14,10 +14,11 @@ import { actionKind } from '../action.js';
 const LOOP_NOTES: Record<string, string> = {
   max_edge_revisits: "little-loops' cap on revisits of one transition; ll-loop's caps are max_iterations and max_steps",
   artifact_versioning: "a run's files are kept per run (.loops/.running/<run>) already",
-  flow: "little-loops' flow description for its diagrams; ll-loop show draws the states themselves",
   targets: "read by little-loops' harness-optimize tools, not by the runner",
   circuit: "little-loops' stall detector; use diff_stall/score_stall evaluators or max_iterations",
   host_guard: "little-loops' host memory guard; the worker's slots bound concurrency here",
+  singleton:
+    'not enforced yet: two runs of this loop may overlap; scope: locks still keep runs with overlapping scopes apart',
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
 };
 
@@ -30,6 +31,8 @@ const STATE_NOTES: Record<string, string> = {
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
   throttle: "little-loops' tool-call throttle of its own host integration",
   append_to_messages: "little-loops' message log; use capture: to keep a state's output",
+  output:
+    "read by nothing, as in little-loops (which ignores it); a parent reads a child's captured values under the state's name",
   rate_limit_long_wait_ladder: "ll-loop's pauses double up to llm.rate_limit.max_backoff instead of a ladder",
 };
 
@@ -170,6 +173,14 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
         note(
           [...path, 'evaluate'],
           `${stall.type} without source: or history_file: judges \${context.run_dir}/${file} when the run's context has run_dir, else the action's output`,
+        ),
+      );
+    }
+    if (stall?.type === 'output_numeric' && stall.path !== undefined) {
+      out.push(
+        note(
+          [...path, 'evaluate', 'path'],
+          'path: on output_numeric: accepted and read by nothing, as in little-loops; key: reads a <key>=<number> field',
         ),
       );
     }

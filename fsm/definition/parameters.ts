@@ -108,6 +108,18 @@ function fixFor(name: string, spec: ParameterSpec, source: BindingSource): strin
 }
 
 /**
+ * Whether `with:` may set context key `key` of a loop that has no parameter of that name: it is a
+ * key of the loop's `context:` or a `${context.key}` the loop reads. little-loops binds `with:`
+ * keys into the child's context this way (its catalog passes `targets`, `goals`, `plan_file` to
+ * children that declare them under `context:`); a name the child never reads is still refused.
+ */
+export function isContextInput(def: Pick<LoopDefinition, 'context' | 'states'>, key: string): boolean {
+  if (Object.hasOwn(def.context, key)) return true;
+  const read = new RegExp(`\\$\\{\\s*context\\.${key.replace(/[^A-Za-z0-9_-]/g, '')}(?![A-Za-z0-9_-])`);
+  return read.test(JSON.stringify(def.states));
+}
+
+/**
  * Bind `given` to the loop's parameters: every given name must be declared, every required
  * parameter given (or defaulted), every value of the declared type. Returns the context entries.
  * `given` may hold keys that are not parameters when `strict` is false (plain `--context` keys).
@@ -124,6 +136,10 @@ export function bindParameters(
   if (options.strict) {
     for (const key of Object.keys(given)) {
       if (key in specs) continue;
+      if (options.source === 'with' && isContextInput(def, key)) {
+        values[key] = given[key];
+        continue;
+      }
       problems.push({
         parameter: key,
         message: `loop "${def.name}" has no parameter "${key}"`,
@@ -140,7 +156,9 @@ export function bindParameters(
     if (provided === undefined && Object.hasOwn(def.context, name)) {
       const own = def.context[name];
       if (typeof own === 'string' && hasRefs(own)) continue;
-      provided = own;
+      // An empty value there is a placeholder (little-loops writes `run_dir: ""` beside a
+      // required parameter): the parameter is not given by it.
+      if (own !== '') provided = own;
     }
     if (provided === undefined) {
       if (spec.default !== undefined) values[name] = spec.default;

@@ -78,12 +78,35 @@ function parallelTemplates(base: Path, state: StateConfig): StateTemplate[] {
 /** Names the states of `def` capture (a parallel state captures its join under its own name). */
 export function capturedNames(def: LoopDefinition): Set<string> {
   // A human state captures its answer under its `capture:`, else its own name (fsm/run/on-human.ts);
-  // a parallel state its join under its own name.
+  // a parallel state its join under its own name; a sub-loop state with with:/passthrough its
+  // child's captured values under its own name (subloopCapturesUnderName).
   return new Set(
     Object.entries(def.states).flatMap(([name, s]) => [
       ...(s.capture ? [s.capture] : isHumanState(s) ? [name] : []),
-      ...(s.parallel !== undefined ? [name] : []),
+      ...(s.parallel !== undefined || subloopCapturesUnderName(def, name) ? [name] : []),
     ]),
+  );
+}
+
+/**
+ * Whether sub-loop state `name` keeps its child's captured values under its own name
+ * (`${captured.<name>.<child capture>.output}`, and `${captured.<name>.terminated_by}`), as
+ * little-loops does for a child given `with:` or `context_passthrough`: when the loop reads
+ * `${captured.<name>…}` and no state of it writes `capture: <name>` (that value is the author's).
+ * A loop that reads no such value keeps the captured values it always had.
+ */
+export function subloopCapturesUnderName(def: LoopDefinition, name: string): boolean {
+  const state = def.states[name];
+  if (state?.loop === undefined || (state.with === undefined && state.context_passthrough !== true)) return false;
+  if (Object.values(def.states).some((s) => s.capture === name)) return false;
+  return Object.entries(def.states).some(([stateName, s]) =>
+    stateTemplates(stateName, s).some(({ text }) => {
+      try {
+        return templateRefs(text).some((ref) => ref.namespace === 'captured' && ref.path[0] === name);
+      } catch {
+        return false; // reported by checkTemplates
+      }
+    }),
   );
 }
 
@@ -123,14 +146,48 @@ export function uncapturedRefs(
   return out;
 }
 
-export function uncapturedError(path: Path, ref: RefSegment, captures: ReadonlySet<string>): Diagnostic {
+/**
+ * A `${captured.x}` no state captures: an error, or a warning in a loop that acknowledges it with
+ * little-loops' `capture_reachability_ok: true` (a parent's passthrough brings the value; the state
+ * takes its error route when it is missing), or in a sub-loop state's `with:`/`loop:`, which
+ * little-loops does not check.
+ */
+export function uncapturedError(
+  path: Path,
+  ref: RefSegment,
+  captures: ReadonlySet<string>,
+  def?: LoopDefinition,
+): Diagnostic {
   const head = ref.path[0] ?? '';
-  return error(
-    path,
-    `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`,
-    `add capture: "${head}" to the state that produces it, or write \${captured.${head}.output:-default} if a parent loop passes it in`,
-  );
+  const message = `${ref.raw} refers to "${head}", which no state captures${didYouMean(head, [...captures])}`;
+  const fix = `add capture: "${head}" to the state that produces it, or write \${captured.${head}.output:-default} if a parent loop passes it in`;
+  if (def?.capture_reachability_ok === true) {
+    return warning(
+      path,
+      `${message}; capture_reachability_ok: true accepts it: the state takes its error route if it is missing when it runs`,
+      fix,
+    );
+  }
+  // little-loops checks no template of a sub-loop state (its with: values, its loop:): it loads,
+  // and fails when it runs. So here, with a warning that says so.
+  const [root, stateName, field] = path;
+  if (
+    root === 'states' &&
+    typeof stateName === 'string' &&
+    def?.states[stateName]?.loop !== undefined &&
+    field !== 'route'
+  ) {
+    return warning(
+      path,
+      `${message}; the sub-loop state takes its error route if it is missing when it runs (little-loops does not check a sub-loop's with: either)`,
+      fix,
+    );
+  }
+  return error(path, message, fix);
 }
+
+/** Context keys `ll-loop run` gives a loop that reads them (loader/run-context.ts). */
+const RUN_GIVEN: ReadonlySet<string> = new Set(['run_dir', 'input_hash']);
 
 export function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
   const captures = capturedNames(def);
@@ -142,8 +199,12 @@ export function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
       try {
         refs = templateRefs(text);
       } catch (err) {
-        if (err instanceof TemplateSyntaxError) out.push(error(path, err.message));
-        else throw err;
+        if (!(err instanceof TemplateSyntaxError)) throw err;
+        // little-loops reads a reference only when the state runs, so a loop with an unknown
+        // modifier loads there and the state fails then: a warning here, the same failure then.
+        if (err.kind === 'modifier')
+          out.push(warning(path, `${err.message}; the state fails when it runs, as in little-loops`));
+        else out.push(error(path, err.message));
         continue;
       }
       for (const ref of refs) {
@@ -196,10 +257,11 @@ function checkRef(
       ),
     );
   } else if (ref.namespace === 'captured' && head !== undefined && !captures.has(head)) {
-    if (!deferCaptures && ref.fallback === undefined) out.push(uncapturedError(path, ref, captures));
+    if (!deferCaptures && ref.fallback === undefined) out.push(uncapturedError(path, ref, captures, def));
   } else if (
     ref.namespace === 'context' &&
     head !== undefined &&
+    !RUN_GIVEN.has(head) &&
     !Object.hasOwn(def.context, head) &&
     !Object.hasOwn(def.parameters ?? {}, head) &&
     ref.fallback === undefined

@@ -166,11 +166,12 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
     state.evaluate.type !== 'diff_stall' &&
     !state.terminal
   ) {
+    // little-loops runs such a state too, judging an empty output (exit code 0).
     out.push(
-      error(
+      warning(
         [...path, 'evaluate'],
-        'a state without an action has nothing to evaluate',
-        'add source: "${captured.<name>.output}" to evaluate, or an action:',
+        'a state without an action has nothing to evaluate: it judges an empty output, as in little-loops',
+        'add source: "${prev.output}" (or "${captured.<name>.output}") to evaluate, or an action:',
       ),
     );
   }

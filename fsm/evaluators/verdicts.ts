@@ -38,6 +38,8 @@ export const EVALUATOR_VERDICTS: { readonly [K in EvaluatorType]: VerdictSet } =
   score_stall: YES_NO,
   // `no` once the count of open questions stopped falling for max_stall rounds.
   open_question_stall: YES_NO,
+  // `no` once the tracked values repeated max_repeat evaluations in a row.
+  action_stall: YES_NO,
   // The words the action prints; stateVerdicts reads them from the state's routes.
   classify: { verdicts: [], pass: '', fail: '' },
 };

@@ -6,7 +6,6 @@
 import { failureText, unavailableText } from './facts.js';
 import { emit, stateOf, type Draft } from './draft.js';
 import type { RunEvent } from './snapshot.js';
-import type { ExecutionResult } from '../types.js';
 import {
   subloopAsAction,
   subloopDetails,
@@ -16,6 +15,20 @@ import {
 } from './subloop.js';
 import { afterEvaluation, failState, routeTo } from './steps.js';
 import { chargeSpend } from './on-budget.js';
+import { subloopCapturesUnderName } from '../definition/template-checks.js';
+import type { ActionResult, CapturedValue, ExecutionResult } from '../types.js';
+
+/**
+ * What a sub-loop state keeps under its own name: the child's captured values by their names
+ * (`${captured.<state>.<name>.output}`), how the child ended (`terminated_by`), and, so that it
+ * reads like any captured value, the state's own result (output = the child's final state).
+ */
+function underStateName(result: ExecutionResult, action: ActionResult): CapturedValue {
+  const { output, stderr, exit_code, duration_ms } = action;
+  const nested: Record<string, unknown> = { ...result.captured, output, stderr, exit_code, duration_ms };
+  nested.terminated_by = result.terminated_by;
+  return nested as unknown as CapturedValue;
+}
 
 /** The child loop ended: merge what it shares back, then judge and route like an action. */
 function onSubloopDone(d: Draft, result: ExecutionResult): void {
@@ -32,6 +45,10 @@ function onSubloopDone(d: Draft, result: ExecutionResult): void {
     ...(result.error === undefined ? {} : { error: result.error }),
   });
   if (state.context_passthrough) d.snap.captured = { ...d.snap.captured, ...result.captured };
+  // A passthrough child's own capture of that name, merged above, is left as it is.
+  if (subloopCapturesUnderName(d.def, d.snap.current) && !Object.hasOwn(result.captured, d.snap.current)) {
+    d.snap.captured = { ...d.snap.captured, [d.snap.current]: underStateName(result, action) };
+  }
   if (state.capture) {
     const { output, stderr, exit_code, duration_ms } = action;
     d.snap.captured = { ...d.snap.captured, [state.capture]: { output, stderr, exit_code, duration_ms } };

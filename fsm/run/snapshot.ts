@@ -88,6 +88,8 @@ export interface RunData {
   schemaAsks?: number;
   /** What each diff_stall state saw last (absent until one is evaluated). */
   diffStats?: Record<string, DiffStallMemory>;
+  /** What each set of action_stall keys hashed to last (absent until one is evaluated). */
+  actionStalls?: Record<string, DiffStallMemory>;
   /** What agent calls (and sub-loops) spent (fsm/run/budget.ts); absent until one reports usage. */
   spent?: Spend;
   /** The same, by state name. */

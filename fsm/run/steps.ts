@@ -18,6 +18,7 @@ import type { ActionResult, BudgetHit, EvalResult, LlmProviderRequest, PromptTex
 import { CONTINUATION_VAR, continuationText, stopAfterRoute, takeContinuation } from './on-signal.js';
 import { reaskText } from '../answer-check.js';
 import { subloopInput } from './subloop.js';
+import { actionStallKey, DEFAULT_TRACK, judgeActionStall } from '../evaluators/action-stall.js';
 import { isHumanState } from '../human.js';
 import { askHuman } from './human-wait.js';
 import { startParallel } from './parallel-start.js';
@@ -296,6 +297,13 @@ export function decide(d: Draft, state: StateConfig, action: ActionResult | null
       return failState(d, state, `action exited with code ${action.exit_code}`, action);
     }
     return routeTo(d, state, state.next, undefined, action);
+  }
+  if (state.evaluate?.type === 'action_stall') {
+    const { track = DEFAULT_TRACK, max_repeat } = state.evaluate;
+    const key = actionStallKey(track);
+    const judged = judgeActionStall(track, max_repeat, d.snap.actionStalls?.[key], scopeOf(d.def, d.snap, d.now));
+    d.snap.actionStalls = { ...d.snap.actionStalls, [key]: judged.memory };
+    return afterEvaluation(d, state, 'action_stall', judged.result, action);
   }
   const evaluation = evaluateState(d.def, state, action, d.snap, scopeOf(d.def, d.snap, d.now));
   if (evaluation.kind === 'llm') {

@@ -32,6 +32,7 @@ export function loadForRun(
     context,
     noLlm: opts.noLlm,
     requireParameters: true,
+    runContext: true,
     refuseUnusedContext: opts.allowUnknownContext !== true,
     ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
     ...(opts.llmModel === undefined ? {} : { llmModel: opts.llmModel }),

@@ -304,8 +304,15 @@ describe("the original's modifiers", () => {
     ['${captured.a.output:default=}', { namespace: 'captured', path: ['a', 'output'], fallback: '' }],
     ['${context.x:default=a:b c}', { namespace: 'context', path: ['x'], fallback: 'a:b c' }],
     ['${context.x:shell}', { namespace: 'context', path: ['x'], shell: true }],
+    ['${captured.a.output?}', { namespace: 'captured', path: ['a', 'output'], fallback: '' }],
+    ['${prev.output?}', { namespace: 'prev', path: ['output'], fallback: '' }],
+    ['${context.x:default=why?}', { namespace: 'context', path: ['x'], fallback: 'why?' }],
   ])('%s', (template, expected) => {
     expect(parseTemplate(template)).toEqual([{ kind: 'ref', raw: template, offset: 0, ...expected }]);
+  });
+
+  it('? is only a suffix of the path: elsewhere it is still an invalid segment', () => {
+    expect(() => parseTemplate('${context.a?b}')).toThrow(/invalid path segment "a\?b"/);
   });
 
   it('an unknown modifier names the ones there are', () => {
@@ -322,6 +329,10 @@ describe("the original's modifiers", () => {
     ['${context.n:shell}', '10'],
     ['${captured.lint.output:shell}', "'E1 E2'"],
     ['${context.empty:shell}', "''"],
+    ['${context.nothing?}', ''],
+    ['${context.missing?}', ''],
+    ['${captured.gone.output?}', ''],
+    ['${context.dir?}', 'src/'],
   ])('%s renders %s', (template, expected) => {
     expect(interpolate(template, full)).toBe(expected);
   });

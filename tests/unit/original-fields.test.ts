@@ -140,14 +140,14 @@ describe('notes for fields that mean nothing here', () => {
   it('one note each, naming the field, and the loop stays valid', () => {
     const raw = base(
       { b: { action: 'make', next: 'done', worktree: true, session_mode: 'fresh' } },
-      { flow: 'x', max_edge_revisits: 3, meta_self_eval_ok: true, shared_state_ok: true },
+      { targets: ['x'], max_edge_revisits: 3, meta_self_eval_ok: true, shared_state_ok: true },
     );
     (raw.states.a as Record<string, unknown>).on_no = 'b';
     const result = validateLoop(raw);
     expect(result.definition).toBeDefined();
     const notes = bySeverity(raw, 'note').map(formatDiagnostic);
     expect(notes).toHaveLength(4);
-    expect(notes.join('\n')).toMatch(/note: flow: accepted/);
+    expect(notes.join('\n')).toMatch(/note: targets: accepted/);
     expect(notes.join('\n')).toMatch(/note: meta_self_eval_ok, shared_state_ok: accepted/);
     expect(notes.join('\n')).toMatch(/note: state "b": worktree: accepted/);
     // session_mode means what the original means (fsm/run/agent-session.ts): not noted.

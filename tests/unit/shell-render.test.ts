@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { InterpolationError } from '../../fsm/interpolate.js';
 import { renderShell } from '../../fsm/shell-render.js';
@@ -18,6 +20,7 @@ const s = scope({
 const V = (n: number) => `\${LL_V${n}}`;
 const E = (n: number) => `\${LL_E${n}}`;
 const SQ = (ref: string) => `'"${ref}"'`;
+const withV = (output: string) => scope({ captured: { v: { output, stderr: '', exit_code: 0, duration_ms: 1 } } });
 
 describe('trusted values are code', () => {
   it.each([
@@ -156,14 +159,43 @@ describe('references fit the quoting where they appear', () => {
   });
 
   it.each([
-    ["cat <<'EOF'\n${captured.x.output}\nEOF"],
-    ['cat <<"EOF"\n${captured.x.output}\nEOF'],
-    ['cat <<\\EOF\n${captured.x.output}\nEOF'],
-    ["cat <<-'END'\n\t${result.verdict}\n\tEND"],
-    ["cat <<'EOF'\n${env.HOME}\nEOF"],
-  ])('a data or env reference in a quoted heredoc is an InterpolationError: %j', (template) => {
-    expect(() => renderShell(template, s)).toThrow(InterpolationError);
-    expect(() => renderShell(template, s)).toThrow(/quoted here-document/);
+    ["cat <<'EOF'\n${captured.evil.output}\nEOF", `cat <<'EOF'\n${EVIL}\nEOF`],
+    ['cat <<"EOF"\n${captured.evil.output}\nEOF', `cat <<"EOF"\n${EVIL}\nEOF`],
+    ['cat <<\\EOF\n${captured.evil.output}\nEOF', `cat <<\\EOF\n${EVIL}\nEOF`],
+    ["cat <<-'END'\n\t${result.verdict}\n\tEND", "cat <<-'END'\n\tno\n\tEND"],
+    [
+      "cat <<'EOF' > f\nA ${captured.x.output} B\nEOF\necho ${captured.x.output}",
+      `cat <<'EOF' > f\nA DATA B\nEOF\necho ${V(1)}`,
+    ],
+  ])('a data value in a quoted heredoc is written into its body as it is: %j', (template, script) => {
+    expect(renderShell(template, s).script).toBe(script);
+  });
+
+  it('bash prints a spliced value in a quoted heredoc verbatim, whatever it holds', () => {
+    const value = `${EVIL}\nsecond line $PATH\n  EOF  \nEOFX`;
+    const out = renderShell("cat <<'EOF'\n${captured.v.output}\nEOF", withV(value));
+    const printed = spawnSync('bash', ['-c', out.script], { encoding: 'utf8', cwd: tmpdir() });
+    expect(printed.stdout).toBe(`${value}\n`);
+  });
+
+  it.each([
+    ['a line of the value', "cat <<'EOF'\n${captured.v.output}\nEOF", 'x\nEOF\ntouch pwned'],
+    ['its first line after text', "cat <<'EOF'\nEO${captured.v.output}\nEOF", 'F\ntouch pwned'],
+    ['its last line before text', "cat <<'EOF'\n${captured.v.output}F\nEOF", 'x\nEO'],
+    ['a tab-indented line in <<-', "cat <<-'END'\n${captured.v.output}\nEND", 'x\n\t\tEND\ntouch pwned'],
+  ])('a value that would close its quoted heredoc is refused: %s', (_label, template, value) => {
+    const run = () => renderShell(template, withV(value));
+    expect(run).toThrow(InterpolationError);
+    expect(run).toThrow(/\$\{captured\.v\.output\} ends its quoted here-document/);
+  });
+
+  it('the delimiter inside a longer line of the value does not close the heredoc', () => {
+    const out = renderShell("cat <<'EOF'\n${captured.v.output}\nEOF", withV('EOF x\n EOF'));
+    expect(out.script).toBe("cat <<'EOF'\nEOF x\n EOF\nEOF");
+  });
+
+  it('an env reference in a quoted heredoc is an InterpolationError: a secret is never written into the script', () => {
+    expect(() => renderShell("cat <<'EOF'\n${env.HOME}\nEOF", s)).toThrow(/quoted here-document.*secret/);
   });
 
   it('trusted values may appear in a quoted heredoc', () => {
@@ -190,7 +222,10 @@ describe('quote tracking edge cases (once bugs)', () => {
   const ref = '${captured.x.output}';
 
   it(' a quoted heredoc inside $(…) is not recognised (value printed as a literal ${LL_V1})', () => {
-    expect(() => renderShell(`git commit -m "$(cat <<'EOF'\nmsg ${ref}\nEOF\n)"`, s)).toThrow(InterpolationError);
+    // Recognised, the value is written into the body (a variable would print as literal text).
+    expect(renderShell(`git commit -m "$(cat <<'EOF'\nmsg ${ref}\nEOF\n)"`, s).script).toBe(
+      `git commit -m "$(cat <<'EOF'\nmsg DATA\nEOF\n)"`,
+    );
   });
 
   it(' an apostrophe in an unquoted heredoc inside $(…) is taken for a quote (value wrapped in \'"…"\')', () => {

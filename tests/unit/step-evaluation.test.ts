@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { loopDefinition } from '../../fsm/schema.js';
 import { DEFAULT_LLM_SCHEMA } from '../../fsm/llm-schema.js';
 import type { Transition } from '../../fsm/run/snapshot.js';
 import { begin, def, drive, eventsNamed, loop, next, resolvedDef, scriptOf } from './helpers.js';
@@ -325,16 +324,19 @@ describe('interpolation failures in actions', () => {
     },
   );
 
-  it('a quoted heredoc around a data reference is an error verdict too (definitions that skipped validation)', () => {
-    // Validation refuses this action up front; the run-time check still guards direct callers.
-    const d = loopDefinition.parse(
+  it('a data value in a quoted heredoc is written into its body; one that would close it is an error verdict', () => {
+    const d = def(
       loop({
         a: { action: 'true', capture: 'x', next: 'b' },
-        b: { action: "cat <<'EOF'\n${captured.x.output}\nEOF", on_yes: 'done', on_error: 'done' },
+        b: { action: "cat <<'EOF'\n${captured.x.output}\nEOF", on_yes: 'a', on_error: 'done' },
       }),
     );
-    const run = drive(d);
-    expect(eventsNamed(run, 'action_error')[0]?.error).toMatch(/quoted here-document/);
+    const run = drive(d, { actions: { a: [{ output: "it's $(x)" }, { output: 'ok\nEOF\ntouch pwned' }] } });
+    expect(scriptOf(run, 1)).toBe("cat <<'EOF'\nit's $(x)\nEOF");
+    // The second value would end the here-document: b issues no action and takes its error route.
+    expect(run.entered).toEqual(['a', 'b', 'a', 'b', 'done']);
+    expect(run.actions).toHaveLength(3);
+    expect(eventsNamed(run, 'action_error')[0]?.error).toMatch(/ends its quoted here-document/);
     expect(run.result.terminated_by).toBe('terminal');
   });
 
@@ -393,5 +395,20 @@ describe('LLM answers are judged by the core', () => {
       verdict: 'error',
       details: { error: 'LLM evaluation failed: Activity task timed out' },
     });
+  });
+});
+
+describe('a state without an action that evaluates (little-loops routing states)', () => {
+  it("judges an empty output, not the previous state's: output_contains REPLAN is no", () => {
+    const d = def(
+      loop({
+        a: { action: 'echo REPLAN', next: 'route' },
+        route: { evaluate: { type: 'output_contains', pattern: 'REPLAN' }, on_yes: 'replan', on_no: 'done' },
+        replan: { terminal: true },
+      }),
+    );
+    const run = drive(d, { actions: { a: [{ output: 'REPLAN\n' }] } });
+    expect(run.entered).toEqual(['a', 'route', 'done']);
+    expect(run.actions).toHaveLength(1);
   });
 });

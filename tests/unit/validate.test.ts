@@ -329,11 +329,6 @@ describe('errors', () => {
       { path: ['states', 'a', 'evaluate'], state: 'a', message: /convergence needs a target/, fix: /toward/ },
     ],
     [
-      'a decision state without source',
-      base({ a: { evaluate: { type: 'exit_code' }, on_yes: 'done' } }),
-      { path: ['states', 'a', 'evaluate'], state: 'a', message: /nothing to evaluate/, fix: /source:/ },
-    ],
-    [
       '${captured.X} that no state captures',
       base({ a: { action: 'echo ${captured.erors.output}', capture: 'errors', next: 'done' } }),
       {
@@ -459,6 +454,16 @@ describe('warnings', () => {
       { path: ['states', 'a', 'evaluate'], state: 'a', message: /LLM evaluation disabled gives an error verdict/ },
     ],
     [
+      'a decision state without source (it judges an empty output, as in little-loops)',
+      base({ a: { evaluate: { type: 'exit_code' }, on_yes: 'done' } }),
+      {
+        path: ['states', 'a', 'evaluate'],
+        state: 'a',
+        message: /nothing to evaluate: it judges an empty output, as in little-loops/,
+        fix: /source: "\$\{prev\.output\}"/,
+      },
+    ],
+    [
       'a prompt with the LLM disabled',
       base({ a: { action: '/ll:check', on_yes: 'done', on_no: 'a' } }, { llm: { enabled: false } }),
       { path: ['states', 'a'], state: 'a', message: /judged by the host CLI exit code/ },
@@ -508,9 +513,25 @@ describe('editor JSON Schema', () => {
 });
 
 describe('shell actions are checked for unsafe data placement before the run', () => {
+  it('a captured value in a quoted here-document is valid (it is written into the body as it is)', async () => {
+    const { validateLoop } = await import('../../fsm/definition/validate.js');
+    const result = validateLoop({
+      name: 'x',
+      description: 'd',
+      initial: 'a',
+      states: {
+        a: { action: 'echo 1', capture: 'n', next: 'b' },
+        b: { action: "cat > notes.md <<'EOF'\n${captured.n.output}\nEOF\n", next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    expect(result.diagnostics.filter((x) => x.severity === 'error')).toEqual([]);
+    expect(result.definition).toBeDefined();
+  });
+
   it.each([
     ['echo $(( ${captured.n.output} + 1 ))', 'arithmetic'],
-    ["cat <<'EOF'\n${captured.n.output}\nEOF\n", 'quoted here-document'],
+    ["cat <<'EOF'\n${env.TOKEN}\nEOF\n", 'quoted here-document'],
   ])('%s', async (action, message) => {
     const { validateLoop } = await import('../../fsm/definition/validate.js');
     const result = validateLoop({
