@@ -1,0 +1,127 @@
+/**
+ * `ll-loop review <name|path> [--json] [--llm …]`: judgement findings about a loop that `validate`
+ * accepts (fsm/review/rules.ts), each naming its state and the fix; `--llm` adds an LLM's review
+ * (client/review/llm-review.ts). Exit 1 when a rule finds an error (or the loop is invalid, or the
+ * LLM review asked for failed), else 0. An LLM's findings are advice: they never change the exit code.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { bool, str, type CommandSpec } from '../command-table.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import type { Finding } from '../../fsm/review/finding.js';
+import { reviewLoop } from '../../fsm/review/rules.js';
+import { llmOverride, type LlmOverride } from '../../fsm/schema.js';
+import { loadLoop } from '../../loader/load.js';
+import { printDiagnostics } from '../../reporters/diagnostics.js';
+import { llmReview, type LlmReview } from '../review/llm-review.js';
+
+/** The program names that run the host CLI: `claude`, and `LL_HOST_CLI`'s when set. */
+function hostClis(env: NodeJS.ProcessEnv): string[] {
+  const configured = env['LL_HOST_CLI']?.trim();
+  return configured ? ['claude', basename(configured)] : ['claude'];
+}
+
+/** `--provider`/`--model`/`--base-url`, checked as an `llm:` block's fields are. */
+function overrideOf(provider: string | undefined, model: string | undefined, baseUrl: string | undefined): LlmOverride {
+  const given = {
+    ...(provider === undefined ? {} : { provider }),
+    ...(model === undefined ? {} : { model }),
+    ...(baseUrl === undefined ? {} : { base_url: baseUrl }),
+  };
+  const parsed = llmOverride.safeParse(given);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const flag = issue.path[0] === 'base_url' ? 'base-url' : String(issue.path[0]);
+  throw new UsageError(
+    `--${flag} ${String((given as Record<string, unknown>)[String(issue.path[0])])}: ${issue.message}`,
+    'e.g. ll-loop review <loop> --llm --provider anthropic --model claude-sonnet-4-5, or --provider openai-compatible --base-url http://localhost:11434/v1 --model llama3',
+  );
+}
+
+function timeoutOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(`--timeout ${text} is not a number of seconds`, 'e.g. --timeout 120');
+  return n;
+}
+
+function printFindings(findings: readonly Finding[], out: (t: string) => void): void {
+  for (const f of findings) {
+    const where = f.state === undefined ? '' : `state "${f.state}": `;
+    out(`${f.severity}: ${where}${f.message} [${f.rule}]\n  fix: ${f.fix}\n`);
+  }
+}
+
+function count(findings: readonly Finding[], severity: Finding['severity']): string {
+  const n = findings.filter((f) => f.severity === severity).length;
+  return `${n} ${severity}${n === 1 ? '' : 's'}`;
+}
+
+export const reviewSpec: CommandSpec = {
+  usage:
+    'review <name|path> [--json] [--llm [--provider P --model M --base-url U --timeout S]]   judge a loop and suggest fixes',
+  flags: {
+    json: { type: 'boolean' },
+    llm: { type: 'boolean' },
+    provider: { type: 'string' },
+    model: { type: 'string' },
+    'base-url': { type: 'string' },
+    timeout: { type: 'string' },
+  },
+  async run(ctx) {
+    const target = ctx.positionals[0];
+    if (target === undefined) throw new UsageError('review needs a loop name or path', 'll-loop review <name>');
+    const llm = bool(ctx, 'llm');
+    const llmOnly = ['provider', 'model', 'base-url', 'timeout'].filter((f) => ctx.values[f] !== undefined);
+    if (!llm && llmOnly.length)
+      throw new UsageError(
+        `--${llmOnly[0]} is for the LLM review`,
+        `add --llm: ll-loop review ${target} --llm --${llmOnly[0]} …`,
+      );
+    const override = overrideOf(str(ctx, 'provider'), str(ctx, 'model'), str(ctx, 'base-url'));
+    const timeoutS = timeoutOf(str(ctx, 'timeout'));
+    const json = bool(ctx, 'json');
+    const loaded = loadLoop(target, ctx.cwd);
+    if (!loaded.definition) {
+      printDiagnostics(loaded.diagnostics, json, ctx.out, ctx.err);
+      throw new CliError(
+        `${loaded.file} is not a valid loop; nothing was reviewed`,
+        `fix the errors above (ll-loop validate ${target} shows them), then review it`,
+        EXIT.usage,
+      );
+    }
+    const def = loaded.definition;
+    const findings = reviewLoop(def, { hostClis: hostClis(process.env) });
+    let asked: LlmReview | undefined;
+    if (llm)
+      asked = await llmReview({
+        def,
+        source: readFileSync(loaded.file, 'utf8'),
+        found: findings,
+        override,
+        ...(timeoutS === undefined ? {} : { timeoutS }),
+        env: process.env,
+      });
+    const failed = findings.some((f) => f.severity === 'error') || (asked !== undefined && 'error' in asked);
+    if (json) {
+      ctx.out(
+        `${JSON.stringify({ file: loaded.file, findings, ...(asked === undefined ? {} : { llm: asked }) }, null, 2)}\n`,
+      );
+      return failed ? EXIT.usage : EXIT.ok;
+    }
+    printFindings(findings, ctx.out);
+    const summary = `${def.name}: ${count(findings, 'error')}, ${count(findings, 'warning')}`;
+    if (findings.some((f) => f.severity === 'error')) ctx.err(`✗ ${summary}\n`);
+    else ctx.out(`${findings.length ? '✓' : '✓ nothing to improve:'} ${summary}\n`);
+    if (asked !== undefined && 'error' in asked) ctx.err(`LLM review failed: ${asked.error}\n  fix: ${asked.fix}\n`);
+    else if (asked !== undefined) {
+      ctx.out(
+        `\nLLM review (${asked.findings.length} finding${asked.findings.length === 1 ? '' : 's'}, advice only):\n`,
+      );
+      printFindings(asked.findings, ctx.out);
+    }
+    return failed ? EXIT.usage : EXIT.ok;
+  },
+};
