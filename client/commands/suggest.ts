@@ -1,0 +1,110 @@
+/**
+ * `ll-loop suggest "TASK" [--json] [--limit N] [--run [--yes]]`: the project's and the built-in
+ * loops ranked for a task described in words (client/suggest/rank.ts), each with its score and
+ * why. When none fits it prints the `create --describe` command line for the same text. `--run`
+ * starts the best one after a y/N question on a terminal (or with `--yes`).
+ */
+import { confirm } from '@inquirer/prompts';
+import { bool, str, type CommandContext, type CommandSpec } from '../command-table.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { shellQuote } from '../../fsm/interpolate.js';
+import { suggestCandidates } from '../suggest/candidates.js';
+import { MIN_FIT, rankLoops, type Ranked } from '../suggest/rank.js';
+
+const DEFAULT_LIMIT = 5;
+
+function limitOf(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_LIMIT;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--limit ${text} is not a positive whole number`, 'e.g. --limit 3');
+  return n;
+}
+
+/** The y/N question; Ctrl-C or a closed terminal is a cancel. */
+async function ask(message: string): Promise<boolean> {
+  try {
+    return await confirm({ message, default: false });
+  } catch (err) {
+    if (err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError'))
+      throw new CliError(
+        'cancelled; nothing was started',
+        'run ll-loop suggest again, or ll-loop run <loop>',
+        EXIT.cancelled,
+      );
+    throw err;
+  }
+}
+
+/** Start `name` as `ll-loop run <name>` does. */
+async function startRun(ctx: CommandContext, name: string): Promise<number> {
+  const { runSpec } = await import('./run.js');
+  return runSpec.run({ ...ctx, positionals: [name], values: {} });
+}
+
+function printRanked(task: string, fits: readonly Ranked[], out: (t: string) => void): void {
+  out(`Loops for ${JSON.stringify(task)}:\n`);
+  fits.forEach((r, i) => {
+    const where = r.source === 'builtin' ? 'built-in' : '.loops/';
+    out(`  ${i + 1}. ${r.name} (${where}, score ${r.score.toFixed(2)}): ${r.why.join(', ')}\n`);
+  });
+}
+
+export const suggestSpec: CommandSpec = {
+  usage: 'suggest "TASK" [--json] [--limit N] [--run [--yes]]   find the loops that fit a task',
+  flags: {
+    json: { type: 'boolean' },
+    limit: { type: 'string' },
+    run: { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' },
+  },
+  async run(ctx) {
+    const task = ctx.positionals.join(' ').trim();
+    if (task === '') throw new UsageError('suggest needs the task in words', 'll-loop suggest "fix the failing tests"');
+    const limit = limitOf(str(ctx, 'limit'));
+    const runIt = bool(ctx, 'run');
+    const yes = bool(ctx, 'yes');
+    if (yes && !runIt)
+      throw new UsageError('--yes answers the question of --run', `ll-loop suggest ${shellQuote(task)} --run --yes`);
+    if (runIt && bool(ctx, 'json'))
+      throw new UsageError('--run and --json do not go together', 'ask with --json, then ll-loop run <name>');
+    const fits = rankLoops(task, suggestCandidates(ctx.cwd))
+      .filter((r) => r.score >= MIN_FIT)
+      .slice(0, limit);
+    if (bool(ctx, 'json')) {
+      ctx.out(
+        `${JSON.stringify(
+          fits.map(({ name, score, why }) => ({ name, score, why })),
+          null,
+          2,
+        )}\n`,
+      );
+      return EXIT.ok;
+    }
+    const create = `ll-loop create --describe ${shellQuote(task)}`;
+    if (fits.length === 0) {
+      ctx.out(`No loop here fits ${JSON.stringify(task)}.\nWrite one for it:\n  ${create}\n`);
+      return EXIT.ok;
+    }
+    printRanked(task, fits, ctx.out);
+    const best = fits[0]!;
+    if (!runIt) {
+      ctx.out(`\nRun the best: ll-loop run ${best.name}\nNone of these? ${create}\n`);
+      return EXIT.ok;
+    }
+    if (!yes) {
+      const interactive = process.stdin.isTTY === true && ctx.terminal.isTTY === true;
+      if (!interactive)
+        throw new UsageError(
+          'nothing started: there is no terminal to confirm on',
+          `re-run with --yes to start ${best.name}: ll-loop suggest ${shellQuote(task)} --run --yes`,
+        );
+      if (!(await ask(`Run ${best.name}?`))) {
+        ctx.out('nothing started\n');
+        return EXIT.ok;
+      }
+    }
+    return startRun(ctx, best.name);
+  },
+};
