@@ -58,7 +58,11 @@ export async function askAnthropic(call: ProviderCall): Promise<ProviderAnswer> 
   if (typeof message !== 'object' || message === null || !Array.isArray((message as { content?: unknown }).content)) {
     throw new ProviderError(`the answer is not a Messages API response: ${shown(message)}`);
   }
-  const m = message as { content: Array<{ type?: unknown; input?: unknown; text?: unknown }>; usage?: unknown };
+  const m = message as {
+    content: Array<{ type?: unknown; input?: unknown; text?: unknown }>;
+    usage?: unknown;
+    stop_reason?: unknown;
+  };
   // Cache reads and writes are input tokens too (billed at their own rates).
   const usage = usageFrom(m.usage, {
     input: ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'],
@@ -66,6 +70,14 @@ export async function askAnthropic(call: ProviderCall): Promise<ProviderAnswer> 
     cost: 'cost_usd',
   });
   const texts = m.content.filter((b) => b.type === 'text');
+  // A declined request ends with stop_reason "refusal" (any text is the model's explanation), as OpenAI's `refusal` field.
+  if (m.stop_reason === 'refusal') {
+    const said = texts
+      .map((b) => String(b.text))
+      .join('')
+      .trim();
+    throw new ProviderError(`the model refused${said ? `: ${said.slice(0, 300)}` : ''}`, { reason: 'refusal' }, usage);
+  }
   const tool = m.content.find((b) => b.type === 'tool_use');
   if (call.schema === undefined && texts.length === 0) {
     throw new ProviderError(
