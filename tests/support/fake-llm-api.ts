@@ -17,6 +17,10 @@
  * - `no-text`: a well-formed response without text (Anthropic: no content blocks; OpenAI: null content);
  * - `slow-<ms>`: like `prose`, answered after <ms> milliseconds (a request in flight; `closed`
  *   counts the requests whose client went away before the answer).
+ * - `findings-<state>`: a review (`ll-loop review --llm`): `{"findings": [one warning about <state>]}`,
+ *   given as a verdict is;
+ * - `refusal`: the model declines (Anthropic: `stop_reason: "refusal"` and no content; OpenAI:
+ *   the message's `refusal` text with null content).
  * - any of these with `+cost-<usd>` appended: the usage also states that cost (Anthropic's
  *   `cost_usd`, OpenAI-compatible gateways' `cost`), for budgets.
  * Every request is recorded (path, headers, parsed body) for the test to inspect.
@@ -170,6 +174,34 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
         });
         return;
       }
+      if (model === 'refusal') {
+        return anthropic
+          ? json(200, {
+              id: 'msg_fake',
+              type: 'message',
+              role: 'assistant',
+              model,
+              content: [],
+              stop_reason: 'refusal',
+              stop_sequence: null,
+              usage: { input_tokens: 120, output_tokens: 0 },
+            })
+          : json(200, {
+              id: 'chatcmpl-fake',
+              object: 'chat.completion',
+              created: 1_700_000_000,
+              model,
+              choices: [
+                {
+                  index: 0,
+                  message: { role: 'assistant', content: null, refusal: "I can't help with that request." },
+                  logprobs: null,
+                  finish_reason: 'stop',
+                },
+              ],
+              usage: { prompt_tokens: 130, completion_tokens: 8, total_tokens: 138 },
+            });
+      }
       if (model === 'garbage') {
         res.writeHead(200, { 'content-type': 'text/html' });
         return res.end('<html><body>502 upstream garbage</body></html>');
@@ -199,7 +231,18 @@ function answer(
 ): void {
   const verdict = model.startsWith('verdict-')
     ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' }
-    : undefined;
+    : model.startsWith('findings-')
+      ? {
+          findings: [
+            {
+              state: model.slice('findings-'.length),
+              severity: 'warning',
+              message: 'from the fake API: this state could say more',
+              fix: 'add a description: to it',
+            },
+          ],
+        }
+      : undefined;
   const prose = model.startsWith('echo:') ? model : 'I think it went fine.';
   if (anthropic) {
     // A verdict is the forced tool's input when the request forces one; asked for plain text (a prompt state), its JSON as text.
