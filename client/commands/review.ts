@@ -1,7 +1,7 @@
 /**
  * `ll-loop review <name|path> [--json] [--llm …]`: judgement findings about a loop that `validate`
- * accepts (fsm/review/rules.ts), each naming its state and the fix; `--llm` adds an LLM's review
- * (client/review/llm-review.ts). Exit 1 when a rule finds an error (or the loop is invalid, or the
+ * accepts (fsm/tools/review/rules.ts), each naming its state and the fix; `--llm` adds an LLM's review
+ * (worker/llm-review.ts). Exit 1 when a rule finds an error (or the loop is invalid, or the
  * LLM review asked for failed), else 0. An LLM's findings are advice: they never change the exit code.
  */
 import { readFileSync } from 'node:fs';
@@ -9,12 +9,12 @@ import { basename } from 'node:path';
 import { bool, str, type CommandSpec } from '../command-table.js';
 import { CliError, UsageError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
-import type { Finding } from '../../fsm/review/finding.js';
-import { reviewLoop } from '../../fsm/review/rules.js';
+import type { Finding } from '../../fsm/tools/review/finding.js';
+import { reviewLoop } from '../../fsm/tools/review/rules.js';
 import { llmOverride, type LlmOverride } from '../../fsm/schema.js';
 import { loadLoop } from '../../loader/load.js';
 import { printDiagnostics } from '../../reporters/diagnostics.js';
-import { llmReview, type LlmReview } from '../review/llm-review.js';
+import type { LlmReview } from '../../worker/llm-review.js';
 
 /** The program names that run the host CLI: `claude`, and `LL_HOST_CLI`'s when set. */
 function hostClis(env: NodeJS.ProcessEnv): string[] {
@@ -96,7 +96,9 @@ export const reviewSpec: CommandSpec = {
     const findings = reviewLoop(def, { hostClis: hostClis(process.env) });
     let asked: LlmReview | undefined;
     if (llm)
-      asked = await llmReview({
+      asked = await (
+        await import('../../worker/llm-review.js')
+      ).llmReview({
         def,
         source: readFileSync(loaded.file, 'utf8'),
         found: findings,

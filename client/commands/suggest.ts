@@ -1,6 +1,6 @@
 /**
  * `ll-loop suggest "TASK" [--json] [--limit N] [--run [--yes]]`: the project's and the built-in
- * loops ranked for a task described in words (client/suggest/rank.ts), each with its score and
+ * loops ranked for a task described in words (client/commands/suggest-rank.ts), each with its score and
  * why. When none fits it prints the `create --describe` command line for the same text. `--run`
  * starts the best one after a y/N question on a terminal (or with `--yes`).
  */
@@ -9,8 +9,8 @@ import { bool, str, type CommandContext, type CommandSpec } from '../command-tab
 import { CliError, UsageError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { shellQuote } from '../../fsm/interpolate.js';
-import { suggestCandidates } from '../suggest/candidates.js';
-import { MIN_FIT, rankLoops, type Ranked } from '../suggest/rank.js';
+import { suggestCandidates } from './suggest-candidates.js';
+import { MIN_FIT, rankLoops, type Ranked } from './suggest-rank.js';
 
 const DEFAULT_LIMIT = 5;
 
@@ -39,8 +39,12 @@ async function ask(message: string): Promise<boolean> {
 
 /** Start `name` as `ll-loop run <name>` does. */
 async function startRun(ctx: CommandContext, name: string): Promise<number> {
-  const { runSpec } = await import('./run.js');
-  return runSpec.run({ ...ctx, positionals: [name], values: {} });
+  const [{ runCommand }, { runOptionsOf }] = await Promise.all([
+    import('../../runs/start/run-loop.js'),
+    import('./run-flags.js'),
+  ]);
+  ctx.out(`running: ll-loop run ${name}\n`);
+  return runCommand(runOptionsOf({ ...ctx, positionals: [name], values: {} }));
 }
 
 function printRanked(task: string, fits: readonly Ranked[], out: (t: string) => void): void {
@@ -80,12 +84,13 @@ export const suggestSpec: CommandSpec = {
           2,
         )}\n`,
       );
-      return EXIT.ok;
+      // Nothing fits is exit 1, as next-loop's nothing to suggest: a script can tell it from a suggestion.
+      return fits.length ? EXIT.ok : EXIT.usage;
     }
     const create = `ll-loop create --describe ${shellQuote(task)}`;
     if (fits.length === 0) {
       ctx.out(`No loop here fits ${JSON.stringify(task)}.\nWrite one for it:\n  ${create}\n`);
-      return EXIT.ok;
+      return EXIT.usage;
     }
     printRanked(task, fits, ctx.out);
     const best = fits[0]!;

@@ -3,7 +3,7 @@
  * build` first) in projects written here. review: exit 1 on an error finding, 0 on warnings only,
  * `--json`, and `--llm` against a fake provider speaking the real wire formats (an answer, a
  * timeout, a refusal). suggest: `--json` ranks the project's and the built-in loops; a task nothing
- * fits prints the `create --describe` command line; `--run` without a terminal needs `--yes`.
+ * fits prints the `create --describe` command line (exit 1); `--run` without a terminal needs `--yes`.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -230,10 +230,12 @@ states:
 
   it('when nothing fits, it prints the create --describe command for the same text', async () => {
     const r = await cli(dir, ['suggest', "bake Grandma's chocolate cake"]);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(r.stdout).toContain(`No loop here fits "bake Grandma's chocolate cake".`);
     expect(r.stdout).toContain(`  ll-loop create --describe 'bake Grandma'"'"'s chocolate cake'`);
-    expect(JSON.parse((await cli(dir, ['suggest', '--json', 'bake a cake'])).stdout)).toEqual([]);
+    const json = await cli(dir, ['suggest', '--json', 'bake a cake']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual([]);
   });
 
   it('--run without a terminal and without --yes starts nothing and says how', async () => {

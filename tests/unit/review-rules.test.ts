@@ -1,12 +1,12 @@
 /**
- * `ll-loop review`'s rules (fsm/review/): for each rule a loop written here where it fires, naming
+ * `ll-loop review`'s rules (fsm/tools/review/): for each rule a loop written here where it fires, naming
  * the state and giving a fix, and the same loop fixed, where it does not. Every built-in loop is
  * reviewed with no error finding.
  */
 import { describe, expect, it } from 'vitest';
 import { builtinLoopFile, builtinLoopNames } from '../../loader/catalog.js';
 import { loadLoopFile } from '../../loader/load.js';
-import { REVIEW_RULES, reviewLoop } from '../../fsm/review/rules.js';
+import { REVIEW_RULES, reviewLoop } from '../../fsm/tools/review/rules.js';
 import { defFromYaml } from './helpers.js';
 
 const OPTS = { hostClis: ['claude'] };

@@ -1,9 +1,9 @@
 /**
- * `ll-loop suggest`'s ranking (client/suggest/rank.ts): scores from matched words, explained in
+ * `ll-loop suggest`'s ranking (client/commands/suggest-rank.ts): scores from matched words, explained in
  * `why`, best first, project loops shadowing built-ins of the same name. Loops written here.
  */
 import { describe, expect, it } from 'vitest';
-import { MIN_FIT, rankLoops, scoreCandidate, stem, type Candidate } from '../../client/suggest/rank.js';
+import { MIN_FIT, rankLoops, scoreCandidate, stem, type Candidate } from '../../client/commands/suggest-rank.js';
 
 const loop = (name: string, extra: Partial<Candidate> = {}): Candidate => ({
   name,

@@ -3,7 +3,7 @@
  * names its rule, its severity, the state it is about (absent for the loop as a whole), what is
  * wrong and the fix. Pure data; the rules are in this folder (rules.ts lists them).
  */
-import type { LoopDefinition } from '../schema.js';
+import type { LoopDefinition } from '../../schema.js';
 
 export type FindingSeverity = 'error' | 'warning' | 'info';
 

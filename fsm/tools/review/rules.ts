@@ -3,7 +3,7 @@
  * (docs/decisions.md, "Review"): the generator-evaluator back-route (seed 001) and a cycle no
  * route leaves are errors, the rest warnings. Pure.
  */
-import type { LoopDefinition } from '../schema.js';
+import type { LoopDefinition } from '../../schema.js';
 import type { Finding, ReviewOptions, ReviewRule } from './finding.js';
 import { generatorBackRoute, unboundedCycle, unreachableState } from './route-rules.js';
 import { agentTamperGuard, lowMaxIterations, missingOnError, unusedCapture } from './state-rules.js';

@@ -5,10 +5,10 @@
  * `validate` already reports states with no route into them at all; these rules report what it
  * accepts.
  */
-import { effectiveEvaluator } from '../evaluate-state.js';
-import { isHumanState } from '../human.js';
-import type { LoopDefinition, StateConfig } from '../schema.js';
-import { stateVerdicts } from '../verdicts.js';
+import { effectiveEvaluator } from '../../evaluate-state.js';
+import { isHumanState } from '../../human.js';
+import type { LoopDefinition, StateConfig } from '../../schema.js';
+import { stateVerdicts } from '../../verdicts.js';
 import type { Finding, ReviewRule } from './finding.js';
 import { cycles, edges, hasDynamicTargets, isFailureRoute, verdictOf, type Edge } from './graph.js';
 

@@ -5,7 +5,7 @@
  */
 import { builtinLoopFile, builtinLoopNames } from '../../loader/catalog.js';
 import { listLoopNames, loadLoop, loadLoopFile, type LoadedLoop } from '../../loader/load.js';
-import type { Candidate } from './rank.js';
+import type { Candidate } from './suggest-rank.js';
 
 function candidate(name: string, source: Candidate['source'], loaded: LoadedLoop): Candidate[] {
   const def = loaded.definition;

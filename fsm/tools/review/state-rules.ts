@@ -3,9 +3,9 @@
  * actions that may fail with no `on_error`, captures nothing reads, and a `max_iterations` that
  * ends the run before a declared budget of attempts is spent. Pure.
  */
-import { actionKind } from '../action.js';
-import { routeFor } from '../routing.js';
-import type { LoopDefinition, StateConfig } from '../schema.js';
+import { actionKind } from '../../action.js';
+import { routeFor } from '../../routing.js';
+import type { LoopDefinition, StateConfig } from '../../schema.js';
 import type { ReviewOptions, ReviewRule } from './finding.js';
 
 /**

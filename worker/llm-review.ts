@@ -5,10 +5,10 @@
  * read from the environment and never printed. The answer is JSON findings, checked here; a
  * timeout, a refusal or an answer that is not findings is an error naming the provider and why.
  */
-import { callProvider } from '../../activities/llm-providers.js';
-import { providerRequest } from '../../fsm/llm-provider.js';
-import type { Finding } from '../../fsm/review/finding.js';
-import type { LlmOverride, LoopDefinition } from '../../fsm/schema.js';
+import { callProvider } from '../activities/llm-providers.js';
+import { providerRequest } from '../fsm/llm-provider.js';
+import type { Finding } from '../fsm/tools/review/finding.js';
+import type { LlmOverride, LoopDefinition } from '../fsm/schema.js';
 
 /** The answer asked for: the findings, each with the state it is about and the fix. */
 const FINDINGS_SCHEMA = {

@@ -2,8 +2,8 @@
  * The state graph as the review rules see it: every declared transition (fsm/routing.ts), the
  * verdict a transition is taken on, and the graph's cycles (strongly connected components). Pure.
  */
-import { CURRENT, declaredTargets, NOT_VERDICT_ROUTES } from '../routing.js';
-import type { LoopDefinition, StateConfig } from '../schema.js';
+import { CURRENT, declaredTargets, NOT_VERDICT_ROUTES } from '../../routing.js';
+import type { LoopDefinition, StateConfig } from '../../schema.js';
 
 export interface Edge {
   from: string;
