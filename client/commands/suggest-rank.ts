@@ -50,7 +50,7 @@ export function stem(word: string): string {
 }
 
 /** The text's words (letters and digits), without filler words. */
-export function words(text: string): string[] {
+function words(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !FILLER.has(w) && w.length > 1);
 }
 

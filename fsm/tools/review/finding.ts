@@ -5,7 +5,7 @@
  */
 import type { LoopDefinition } from '../../schema.js';
 
-export type FindingSeverity = 'error' | 'warning' | 'info';
+type FindingSeverity = 'error' | 'warning' | 'info';
 
 export interface Finding {
   rule: string;

@@ -12,7 +12,7 @@ import type { ReviewOptions, ReviewRule } from './finding.js';
  * An agent state: a prompt action (the host CLI or an API provider runs it), or a shell action
  * that runs the host CLI itself (a command word that is one of `hostClis`, path or not).
  */
-export function isAgentState(state: StateConfig, opts: ReviewOptions): boolean {
+function isAgentState(state: StateConfig, opts: ReviewOptions): boolean {
   if (state.action === undefined || state.loop !== undefined) return false;
   const kind = actionKind(state);
   if (kind === 'prompt') return true;
