@@ -3,12 +3,13 @@
  * build` first) in projects written here. review: exit 1 on an error finding, 0 on warnings only,
  * `--json`, and `--llm` against a fake provider speaking the real wire formats (an answer, a
  * timeout, a refusal). suggest: `--json` ranks the project's and the built-in loops; a task nothing
- * fits prints the `create --describe` command line (exit 1); `--run` without a terminal needs `--yes`.
+ * fits prints the `create --describe` command line (exit 1); `--run` without a terminal needs `--yes`,
+ * and with it runs the best loop on the test run's Temporal server.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCliBinary } from '../support/cli.js';
 import { startFakeLlmApi, type FakeLlmApi } from '../support/fake-llm-api.js';
 
@@ -21,11 +22,11 @@ function project(loops: Record<string, string>): string {
   return dir;
 }
 
-function cli(cwd: string, args: string[]) {
+function cli(cwd: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
   const { TEMPORAL_ADDRESS: _drop, ...rest } = process.env;
   return runCliBinary(args, {
     cwd,
-    env: { ...rest, NO_COLOR: '1', ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: KEY },
+    env: { ...rest, NO_COLOR: '1', ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: KEY, ...extra },
   });
 }
 
@@ -213,7 +214,7 @@ description: Keep the markdown docs in step with the code.
 labels: [docs]
 initial: check
 states:
-  check: { action: "make docs-check", on_yes: done, on_no: done }
+  check: { action: "echo docs in step > checked.txt", on_yes: done, on_no: done }
   done: { terminal: true }
 `,
   });
@@ -243,5 +244,16 @@ states:
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('nothing started: there is no terminal to confirm on');
     expect(r.stderr).toContain("ll-loop suggest 'update the docs' --run --yes");
+  });
+
+  it('--run --yes starts the best loop as ll-loop run does, on the Temporal server', async () => {
+    const r = await cli(dir, ['suggest', 'update the docs', '--run', '--yes'], {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('1. docs-sync (.loops/, score 0.50): name: docs');
+    expect(r.stdout).toContain('running: ll-loop run docs-sync');
+    expect(readFileSync(join(dir, 'checked.txt'), 'utf8')).toBe('docs in step\n');
   });
 });
