@@ -1,11 +1,14 @@
 /**
- * `ll-loop review --llm`: an LLM's review of a loop, asked of the same HTTP API providers the runs
- * use (activities/llm-providers.ts), chosen as an LLM evaluation's provider is: the loop's `llm:`
- * with the command's `--provider`/`--model`/`--base-url` on top (fsm/llm-provider.ts). The key is
- * read from the environment and never printed. The answer is JSON findings, checked here; a
- * timeout, a refusal or an answer that is not findings is an error naming the provider and why.
+ * `ll-loop review --llm`: an LLM's review of a loop, asked of the providers the runs use, chosen
+ * as an LLM evaluation's provider is: the loop's `llm:` with the command's `--provider`/`--model`/
+ * `--base-url` on top (fsm/llm-provider.ts): an HTTP API (activities/llm-providers.ts), or the host
+ * CLI (worker/llm-review-host.ts). An API key is read from the environment and never printed. The
+ * answer is JSON findings, checked here; a timeout, a refusal or an answer that is not findings is
+ * an error naming the provider and why.
  */
+import { hostCli } from '../activities/host-cli.js';
 import { callProvider } from '../activities/llm-providers.js';
+import { askHostCli } from './llm-review-host.js';
 import { providerRequest } from '../fsm/llm-provider.js';
 import type { Finding } from '../fsm/tools/review/finding.js';
 import type { LlmOverride, LoopDefinition } from '../fsm/schema.js';
@@ -83,10 +86,23 @@ export interface LlmReviewOptions {
   found: readonly Finding[];
   override: LlmOverride;
   timeoutS?: number;
+  /** Where the host CLI runs (the project). */
+  cwd: string;
   env: NodeJS.ProcessEnv;
 }
 
-/** Ask the provider for its review. */
+/** Findings from an answer, or the error saying the answer is not a review. */
+function reviewOf(answer: unknown, def: LoopDefinition, where: string): LlmReview {
+  const findings = parseFindings(answer, Object.keys(def.states));
+  if (findings !== undefined) return { findings };
+  const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+  return {
+    error: `${where}: the answer is not a review (JSON with findings): ${String(text).slice(0, 200)}`,
+    fix: 'try again, or another --model',
+  };
+}
+
+/** Ask the provider (an HTTP API, or the host CLI when the loop and flags name none) for its review. */
 export async function llmReview(o: LlmReviewOptions): Promise<LlmReview> {
   const request = providerRequest(o.def, {
     type: 'llm_structured',
@@ -94,22 +110,30 @@ export async function llmReview(o: LlmReviewOptions): Promise<LlmReview> {
     min_confidence: 0.5,
     uncertain_suffix: false,
   });
-  const how =
-    "give one with --provider anthropic|openai-compatible --model NAME (and --base-url URL), or in the loop's llm: block";
-  if (request === undefined)
-    return { error: '--llm needs an HTTP API provider; the host CLI does not review loops', fix: how };
-  if ('invalid' in request) return { error: request.invalid, fix: request.fix };
+  if (request !== undefined && 'invalid' in request) return { error: request.invalid, fix: request.fix };
   const timeoutS = o.timeoutS ?? o.def.llm.timeout;
+  const question = prompt(o.source, o.found);
+  if (request === undefined) {
+    const model = o.override.model ?? o.def.llm.model;
+    const host = await askHostCli({
+      prompt: question,
+      schema: FINDINGS_SCHEMA,
+      ...(model === undefined ? {} : { model }),
+      timeoutS,
+      cwd: o.cwd,
+      env: o.env,
+    });
+    return 'error' in host ? host : reviewOf(host.answer, o.def, `host CLI '${hostCli(o.env).binary}'`);
+  }
   const outcome = await callProvider(
     {
       request: { ...request, max_tokens: Math.max(request.max_tokens, 4096) },
-      prompt: prompt(o.source, o.found),
+      prompt: question,
       schema: FINDINGS_SCHEMA,
       timeoutMs: timeoutS * 1000,
     },
     o.env,
   );
-  const where = `${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`;
   if ('error' in outcome) {
     const timedOut = outcome.details['reason'] === 'timeout';
     return {
@@ -119,11 +143,9 @@ export async function llmReview(o: LlmReviewOptions): Promise<LlmReview> {
         : 'check the provider, its model and its key variable, then try again',
     };
   }
-  const findings = parseFindings(outcome.answer, Object.keys(o.def.states));
-  if (findings === undefined)
-    return {
-      error: `LLM provider ${where}: the answer is not a review (JSON with findings): ${String(typeof outcome.answer === 'string' ? outcome.answer : JSON.stringify(outcome.answer)).slice(0, 200)}`,
-      fix: 'try again, or another --model',
-    };
-  return { findings };
+  return reviewOf(
+    outcome.answer,
+    o.def,
+    `LLM provider ${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`,
+  );
 }

@@ -102,6 +102,7 @@ export const reviewSpec: CommandSpec = {
         def,
         source: readFileSync(loaded.file, 'utf8'),
         found: findings,
+        cwd: ctx.cwd,
         override,
         ...(timeoutS === undefined ? {} : { timeoutS }),
         env: process.env,
