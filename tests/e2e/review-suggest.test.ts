@@ -2,7 +2,7 @@
  * `ll-loop review` and `ll-loop suggest` as a user meets them: the built binary (run `npm run
  * build` first) in projects written here. review: exit 1 on an error finding, 0 on warnings only,
  * `--json`, and `--llm` against a fake provider speaking the real wire formats (an answer, a
- * timeout, a refusal). suggest: `--json` ranks the project's and the built-in loops; a task nothing
+ * timeout, a refusal), and the host CLI (tests/fixtures/fake-claude). suggest: `--json` ranks the project's and the built-in loops; a task nothing
  * fits prints the `create --describe` command line (exit 1); `--run` without a terminal needs `--yes`,
  * and with it runs the best loop on the test run's Temporal server.
  */
@@ -14,6 +14,7 @@ import { runCliBinary } from '../support/cli.js';
 import { startFakeLlmApi, type FakeLlmApi } from '../support/fake-llm-api.js';
 
 const KEY = 'sk-review-test-0123456789';
+const FAKE_CLAUDE = join(import.meta.dirname, '..', 'fixtures', 'fake-claude');
 
 function project(loops: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'll-review-e2e-'));
@@ -197,10 +198,26 @@ describe('ll-loop review', () => {
     expect(r.stdout + r.stderr).not.toContain(KEY);
   });
 
-  it('--llm with the host CLI, or a provider flag without --llm, is a usage error with the fix', async () => {
-    const host = await cli(dir, ['review', 'count-lines', '--llm']);
-    expect(host.code).toBe(1);
-    expect(host.stderr).toContain('--llm needs an HTTP API provider');
+  it('--llm without an API provider asks the host CLI (LL_HOST_CLI), the review on stdin', async () => {
+    const verdicts = join(dir, 'host-answers.jsonl');
+    const finding = { state: 'count', severity: 'info', message: 'from the host CLI', fix: 'none needed' };
+    writeFileSync(verdicts, `${JSON.stringify({ findings: [finding] })}\n`);
+    const log = join(dir, 'host-prompts.jsonl');
+    const host = { LL_HOST_CLI: FAKE_CLAUDE, FAKE_CLAUDE_VERDICTS: verdicts, FAKE_CLAUDE_JUDGE_LOG: log };
+    const r = await cli(dir, ['review', 'count-lines', '--llm', '--json'], host);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).llm).toEqual({ findings: [{ rule: 'llm', ...finding }] });
+    expect(readFileSync(log, 'utf8')).toContain('wc -l < log');
+    const slow = await cli(dir, ['review', 'count-lines', '--llm', '--timeout', '1'], {
+      ...host,
+      FAKE_CLAUDE_SLEEP_MS: '60000',
+    });
+    expect(slow.code).toBe(1);
+    expect(slow.stderr).toContain(`LLM review failed: host CLI '${FAKE_CLAUDE}': no answer before the timeout (1s)`);
+  });
+
+  it('a provider flag without --llm is a usage error with the fix', async () => {
     const stray = await cli(dir, ['review', 'count-lines', '--model', 'x']);
     expect(stray.code).toBe(1);
     expect(stray.stderr).toContain('--model is for the LLM review');
