@@ -90,8 +90,8 @@ export const unusedCapture: ReviewRule = {
           rule: this.id,
           severity: this.severity,
           state: name,
-          message: `capture: ${s.capture} is stored in every run but no template reads \${captured.${s.capture}…}`,
-          fix: `use it (e.g. \${captured.${s.capture}.output} in a later prompt or evaluate source), or remove capture: from "${name}"`,
+          message: `capture: ${s.capture} is stored in every run but no template of the loop reads \${captured.${s.capture}…}: it only reaches the run's result (run --json, a parent's context_passthrough)`,
+          fix: `use it (e.g. \${captured.${s.capture}.output} in a later prompt or evaluate source), or remove capture: from "${name}" unless a script or a parent loop reads it`,
         },
       ];
     });
