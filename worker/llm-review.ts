@@ -1,15 +1,9 @@
 /**
- * `ll-loop review --llm`: an LLM's review of a loop, asked of the providers the runs use, chosen
- * as an LLM evaluation's provider is: the loop's `llm:` with the command's `--provider`/`--model`/
- * `--base-url` on top (fsm/llm-provider.ts): an HTTP API (activities/llm-providers.ts), or the host
- * CLI (worker/llm-review-host.ts). An API key is read from the environment and never printed. The
- * answer is JSON findings, checked here; a timeout, a refusal or an answer that is not findings is
- * an error naming the provider and why.
+ * `ll-loop review --llm`: an LLM's review of a loop, asked of the provider an LLM evaluation of the
+ * loop would use (worker/llm-ask.ts). The answer is JSON findings, checked here; a timeout, a
+ * refusal or an answer that is not findings is an error naming the provider and why.
  */
-import { hostCli } from '../activities/host-cli.js';
-import { callProvider } from '../activities/llm-providers.js';
-import { askHostCli } from './llm-review-host.js';
-import { providerRequest } from '../fsm/llm-provider.js';
+import { askLlm } from './llm-ask.js';
 import type { Finding } from '../fsm/tools/review/finding.js';
 import type { LlmOverride, LoopDefinition } from '../fsm/schema.js';
 
@@ -91,61 +85,23 @@ export interface LlmReviewOptions {
   env: NodeJS.ProcessEnv;
 }
 
-/** Findings from an answer, or the error saying the answer is not a review. */
-function reviewOf(answer: unknown, def: LoopDefinition, where: string): LlmReview {
-  const findings = parseFindings(answer, Object.keys(def.states));
+/** Ask the LLM (worker/llm-ask.ts) for its review. */
+export async function llmReview(o: LlmReviewOptions): Promise<LlmReview> {
+  const asked = await askLlm({
+    llm: o.def.llm,
+    override: o.override,
+    prompt: prompt(o.source, o.found),
+    schema: FINDINGS_SCHEMA,
+    ...(o.timeoutS === undefined ? {} : { timeoutS: o.timeoutS }),
+    cwd: o.cwd,
+    env: o.env,
+  });
+  if ('error' in asked) return asked;
+  const findings = parseFindings(asked.answer, Object.keys(o.def.states));
   if (findings !== undefined) return { findings };
-  const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+  const text = typeof asked.answer === 'string' ? asked.answer : JSON.stringify(asked.answer);
   return {
-    error: `${where}: the answer is not a review (JSON with findings): ${String(text).slice(0, 200)}`,
+    error: `${asked.where}: the answer is not a review (JSON with findings): ${String(text).slice(0, 200)}`,
     fix: 'try again, or another --model',
   };
-}
-
-/** Ask the provider (an HTTP API, or the host CLI when the loop and flags name none) for its review. */
-export async function llmReview(o: LlmReviewOptions): Promise<LlmReview> {
-  const request = providerRequest(o.def, {
-    type: 'llm_structured',
-    llm: o.override,
-    min_confidence: 0.5,
-    uncertain_suffix: false,
-  });
-  if (request !== undefined && 'invalid' in request) return { error: request.invalid, fix: request.fix };
-  const timeoutS = o.timeoutS ?? o.def.llm.timeout;
-  const question = prompt(o.source, o.found);
-  if (request === undefined) {
-    const model = o.override.model ?? o.def.llm.model;
-    const host = await askHostCli({
-      prompt: question,
-      schema: FINDINGS_SCHEMA,
-      ...(model === undefined ? {} : { model }),
-      timeoutS,
-      cwd: o.cwd,
-      env: o.env,
-    });
-    return 'error' in host ? host : reviewOf(host.answer, o.def, `host CLI '${hostCli(o.env).binary}'`);
-  }
-  const outcome = await callProvider(
-    {
-      request: { ...request, max_tokens: Math.max(request.max_tokens, 4096) },
-      prompt: question,
-      schema: FINDINGS_SCHEMA,
-      timeoutMs: timeoutS * 1000,
-    },
-    o.env,
-  );
-  if ('error' in outcome) {
-    const timedOut = outcome.details['reason'] === 'timeout';
-    return {
-      error: timedOut ? `${outcome.error} (${timeoutS}s)` : outcome.error,
-      fix: timedOut
-        ? 'try again, or give it longer with --timeout SECONDS'
-        : 'check the provider, its model and its key variable, then try again',
-    };
-  }
-  return reviewOf(
-    outcome.answer,
-    o.def,
-    `LLM provider ${request.provider}${request.base_url ? ` at ${request.base_url}` : ''}`,
-  );
 }

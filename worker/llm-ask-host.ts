@@ -1,7 +1,7 @@
 /**
- * The host CLI's side of `ll-loop review --llm` (worker/llm-review.ts): the review asked as an LLM
- * evaluation asks it — `claude -p --output-format json --json-schema …` (activities/host-cli.ts),
- * the prompt on stdin, no tools — and the answer read from its JSON envelope.
+ * The host CLI's side of worker/llm-ask.ts (`review --llm`, `suggest --llm`): the question asked as
+ * an LLM evaluation asks it — `claude -p --output-format json --json-schema …`
+ * (activities/host-cli.ts), the prompt on stdin, no tools — and the answer read from its envelope.
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
