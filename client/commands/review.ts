@@ -6,12 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { bool, str, type CommandSpec } from '../command-table.js';
+import { bool, type CommandSpec } from '../command-table.js';
+import { LLM_FLAGS, llmFlags } from './llm-flags.js';
 import { CliError, UsageError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import type { Finding } from '../../fsm/tools/review/finding.js';
 import { reviewLoop } from '../../fsm/tools/review/rules.js';
-import { llmOverride, type LlmOverride } from '../../fsm/schema.js';
 import { loadLoop } from '../../loader/load.js';
 import { printDiagnostics } from '../../reporters/diagnostics.js';
 import type { LlmReview } from '../../worker/llm-review.js';
@@ -20,31 +20,6 @@ import type { LlmReview } from '../../worker/llm-review.js';
 function hostClis(env: NodeJS.ProcessEnv): string[] {
   const configured = env['LL_HOST_CLI']?.trim();
   return configured ? ['claude', basename(configured)] : ['claude'];
-}
-
-/** `--provider`/`--model`/`--base-url`, checked as an `llm:` block's fields are. */
-function overrideOf(provider: string | undefined, model: string | undefined, baseUrl: string | undefined): LlmOverride {
-  const given = {
-    ...(provider === undefined ? {} : { provider }),
-    ...(model === undefined ? {} : { model }),
-    ...(baseUrl === undefined ? {} : { base_url: baseUrl }),
-  };
-  const parsed = llmOverride.safeParse(given);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const flag = issue.path[0] === 'base_url' ? 'base-url' : String(issue.path[0]);
-  throw new UsageError(
-    `--${flag} ${String((given as Record<string, unknown>)[String(issue.path[0])])}: ${issue.message}`,
-    'e.g. ll-loop review <loop> --llm --provider anthropic --model claude-sonnet-4-5, or --provider openai-compatible --base-url http://localhost:11434/v1 --model llama3',
-  );
-}
-
-function timeoutOf(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new UsageError(`--timeout ${text} is not a number of seconds`, 'e.g. --timeout 120');
-  return n;
 }
 
 function printFindings(findings: readonly Finding[], out: (t: string) => void): void {
@@ -62,26 +37,11 @@ function count(findings: readonly Finding[], severity: Finding['severity']): str
 export const reviewSpec: CommandSpec = {
   usage:
     'review <name|path> [--json] [--llm [--provider P --model M --base-url U --timeout S]]   judge a loop and suggest fixes',
-  flags: {
-    json: { type: 'boolean' },
-    llm: { type: 'boolean' },
-    provider: { type: 'string' },
-    model: { type: 'string' },
-    'base-url': { type: 'string' },
-    timeout: { type: 'string' },
-  },
+  flags: { json: { type: 'boolean' }, ...LLM_FLAGS },
   async run(ctx) {
     const target = ctx.positionals[0];
     if (target === undefined) throw new UsageError('review needs a loop name or path', 'll-loop review <name>');
-    const llm = bool(ctx, 'llm');
-    const llmOnly = ['provider', 'model', 'base-url', 'timeout'].filter((f) => ctx.values[f] !== undefined);
-    if (!llm && llmOnly.length)
-      throw new UsageError(
-        `--${llmOnly[0]} is for the LLM review`,
-        `add --llm: ll-loop review ${target} --llm --${llmOnly[0]} …`,
-      );
-    const override = overrideOf(str(ctx, 'provider'), str(ctx, 'model'), str(ctx, 'base-url'));
-    const timeoutS = timeoutOf(str(ctx, 'timeout'));
+    const { llm, override, timeoutS } = llmFlags(ctx, `ll-loop review ${target}`);
     const json = bool(ctx, 'json');
     const loaded = loadLoop(target, ctx.cwd);
     if (!loaded.definition) {
