@@ -1,8 +1,9 @@
 /**
- * `ll-loop suggest "TASK" [--json] [--limit N] [--run [--yes]]`: the project's and the built-in
- * loops ranked for a task described in words (client/commands/suggest-rank.ts), each with its score and
- * why. When none fits it prints the `create --describe` command line for the same text. `--run`
- * starts the best one after a y/N question on a terminal (or with `--yes`).
+ * `ll-loop suggest "TASK" [--json] [--limit N] [--run [--yes]] [--llm …]`: the project's and the
+ * built-in loops ranked for a task described in words (client/commands/suggest-rank.ts), or by an
+ * LLM with `--llm` (client/commands/suggest-llm.ts), each with its score and why. When none fits
+ * it prints the `create --describe` command line for the same text. `--run` starts the best one
+ * after a y/N question on a terminal (or with `--yes`).
  */
 import { confirm } from '@inquirer/prompts';
 import { bool, str, type CommandContext, type CommandSpec } from '../command-table.js';
@@ -10,7 +11,10 @@ import { CliError, UsageError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { shellQuote } from '../../fsm/interpolate.js';
 import { suggestCandidates } from './suggest-candidates.js';
-import { MIN_FIT, rankLoops, type Ranked } from './suggest-rank.js';
+import { MIN_FIT, rankLoops, type Candidate, type Ranked } from './suggest-rank.js';
+import { LLM_FLAGS, llmFlags } from './llm-flags.js';
+import { mergeRanking, rankingPrompt, RANKING_SCHEMA } from './suggest-llm.js';
+import { loopDefinition, type LlmOverride } from '../../fsm/schema.js';
 
 const DEFAULT_LIMIT = 5;
 
@@ -47,6 +51,32 @@ async function startRun(ctx: CommandContext, name: string): Promise<number> {
   return runCommand(runOptionsOf({ ...ctx, positionals: [name], values: {} }));
 }
 
+/** The LLM's ranking (client/commands/suggest-llm.ts), or the words' one with the reason it failed on stderr. */
+async function llmRanking(
+  ctx: CommandContext,
+  task: string,
+  candidates: readonly Candidate[],
+  byWords: Ranked[],
+  override: LlmOverride,
+  timeoutS: number | undefined,
+): Promise<Ranked[]> {
+  const { askLlm } = await import('../../worker/llm-ask.js');
+  const asked = await askLlm({
+    llm: loopDefinition.shape.llm.parse(undefined),
+    override,
+    prompt: rankingPrompt(task, candidates),
+    schema: RANKING_SCHEMA,
+    ...(timeoutS === undefined ? {} : { timeoutS }),
+    cwd: ctx.cwd,
+    env: process.env,
+  });
+  const merged = 'error' in asked ? undefined : mergeRanking(asked.answer, byWords, candidates);
+  if (merged !== undefined) return merged;
+  const why = 'error' in asked ? asked.error : `${asked.where}: the answer is not a ranking (JSON with ranking)`;
+  ctx.err(`warning: LLM ranking failed, ranked by words alone: ${why}\n`);
+  return byWords;
+}
+
 function printRanked(task: string, fits: readonly Ranked[], out: (t: string) => void): void {
   out(`Loops for ${JSON.stringify(task)}:\n`);
   fits.forEach((r, i) => {
@@ -56,8 +86,10 @@ function printRanked(task: string, fits: readonly Ranked[], out: (t: string) => 
 }
 
 export const suggestSpec: CommandSpec = {
-  usage: 'suggest "TASK" [--json] [--limit N] [--run [--yes]]   find the loops that fit a task',
+  usage:
+    'suggest "TASK" [--json] [--limit N] [--run [--yes]] [--llm [--provider P --model M --base-url U --timeout S]]   find the loops that fit a task',
   flags: {
+    ...LLM_FLAGS,
     json: { type: 'boolean' },
     limit: { type: 'string' },
     run: { type: 'boolean' },
@@ -73,9 +105,11 @@ export const suggestSpec: CommandSpec = {
       throw new UsageError('--yes answers the question of --run', `ll-loop suggest ${shellQuote(task)} --run --yes`);
     if (runIt && bool(ctx, 'json'))
       throw new UsageError('--run and --json do not go together', 'ask with --json, then ll-loop run <name>');
-    const fits = rankLoops(task, suggestCandidates(ctx.cwd))
-      .filter((r) => r.score >= MIN_FIT)
-      .slice(0, limit);
+    const { llm, override, timeoutS } = llmFlags(ctx, `ll-loop suggest ${shellQuote(task)}`);
+    const candidates = suggestCandidates(ctx.cwd);
+    let ranked = rankLoops(task, candidates);
+    if (llm) ranked = await llmRanking(ctx, task, candidates, ranked, override, timeoutS);
+    const fits = ranked.filter((r) => r.score >= MIN_FIT).slice(0, limit);
     if (bool(ctx, 'json')) {
       ctx.out(
         `${JSON.stringify(
