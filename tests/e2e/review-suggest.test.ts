@@ -2,9 +2,10 @@
  * `ll-loop review` and `ll-loop suggest` as a user meets them: the built binary (run `npm run
  * build` first) in projects written here. review: exit 1 on an error finding, 0 on warnings only,
  * `--json`, and `--llm` against a fake provider speaking the real wire formats (an answer, a
- * timeout, a refusal), and the host CLI (tests/fixtures/fake-claude). suggest: `--json` ranks the project's and the built-in loops; a task nothing
- * fits prints the `create --describe` command line (exit 1); `--run` without a terminal needs `--yes`,
- * and with it runs the best loop on the test run's Temporal server.
+ * timeout, a refusal) and through the host CLI (tests/fixtures/fake-claude). suggest: `--json`
+ * ranks the project's and the built-in loops; a task nothing fits prints the `create --describe`
+ * command line (exit 1); `--llm` ranks by the host CLI's answer, or by words when it fails; `--run`
+ * without a terminal needs `--yes`, and with it runs the best loop on the test Temporal server.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -220,7 +221,7 @@ describe('ll-loop review', () => {
   it('a provider flag without --llm is a usage error with the fix', async () => {
     const stray = await cli(dir, ['review', 'count-lines', '--model', 'x']);
     expect(stray.code).toBe(1);
-    expect(stray.stderr).toContain('--model is for the LLM review');
+    expect(stray.stderr).toContain("--model is for the LLM's answer");
   });
 });
 
@@ -254,6 +255,28 @@ states:
     const json = await cli(dir, ['suggest', '--json', 'bake a cake']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual([]);
+  });
+
+  it('--llm ranks by the LLM (the host CLI here); when it fails, the words rank with a warning', async () => {
+    const answers = join(dir, 'rank-answers.jsonl');
+    writeFileSync(
+      answers,
+      `${JSON.stringify({ ranking: [{ name: 'fix-lint', score: 0.9, why: 'docs are linted' }] })}\n`,
+    );
+    const host = { LL_HOST_CLI: FAKE_CLAUDE, FAKE_CLAUDE_VERDICTS: answers };
+    const r = await cli(dir, ['suggest', '--json', '--llm', 'update the docs'], host);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([{ name: 'fix-lint', score: 0.9, why: ['llm: docs are linted'] }]);
+    const failed = await cli(dir, ['suggest', '--json', '--llm', 'update the docs'], {
+      ...host,
+      FAKE_CLAUDE_EXIT: '3',
+    });
+    expect(failed.code).toBe(0);
+    expect(failed.stderr).toContain(
+      `warning: LLM ranking failed, ranked by words alone: host CLI '${FAKE_CLAUDE}' exited with code 3`,
+    );
+    expect((JSON.parse(failed.stdout) as Array<{ name: string }>)[0]!.name).toBe('docs-sync');
   });
 
   it('--run without a terminal and without --yes starts nothing and says how', async () => {

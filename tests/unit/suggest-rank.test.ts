@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MIN_FIT, rankLoops, scoreCandidate, stem, type Candidate } from '../../client/commands/suggest-rank.js';
+import { mergeRanking, rankingPrompt } from '../../client/commands/suggest-llm.js';
 
 const loop = (name: string, extra: Partial<Candidate> = {}): Candidate => ({
   name,
@@ -81,5 +82,43 @@ describe('suggest ranking', () => {
     expect(score).toBeGreaterThanOrEqual(MIN_FIT);
     const weak = scoreCandidate('lint these five other words', loop('x', { parameters: { lint: undefined } })).score;
     expect(weak).toBeLessThan(MIN_FIT);
+  });
+});
+
+describe('suggest --llm: the LLM ranking over the words', () => {
+  const byWords = rankLoops('fix the failing tests', CATALOG);
+
+  it('takes the LLM scores and reasons, keeps the matched words, drops unknown names, best first', () => {
+    const answer = {
+      ranking: [
+        { name: 'lint-clean', score: 0.2, why: 'fixes lint, not tests' },
+        { name: 'tests-green', score: 1.4, why: 'exactly this' },
+        { name: 'no-such-loop', score: 0.9, why: 'made up' },
+      ],
+    };
+    expect(mergeRanking(answer, byWords, CATALOG)).toEqual([
+      {
+        name: 'tests-green',
+        source: 'builtin',
+        score: 1,
+        why: ['llm: exactly this', 'description: fix', 'name: tests'],
+      },
+      { name: 'lint-clean', source: 'builtin', score: 0.2, why: ['llm: fixes lint, not tests', 'description: fix'] },
+    ]);
+    expect(mergeRanking(JSON.stringify(answer), byWords, CATALOG)).toHaveLength(2);
+  });
+
+  it('an answer that is not a ranking is undefined (the words then stand)', () => {
+    expect(mergeRanking('I think tests-green', byWords, CATALOG)).toBeUndefined();
+    expect(mergeRanking({ verdict: 'yes' }, byWords, CATALOG)).toBeUndefined();
+    expect(mergeRanking({ ranking: [{ name: 'tests-green' }] }, byWords, CATALOG)).toBeUndefined();
+  });
+
+  it('asks with the task and every loop in a line', () => {
+    const text = rankingPrompt('fix the failing tests', CATALOG);
+    expect(text).toContain('Task: fix the failing tests');
+    expect(text).toContain(
+      '- docs-sync: Keep the docs in step with the code; parameters: docs_dir (Where the markdown lives)',
+    );
   });
 });
