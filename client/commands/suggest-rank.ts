@@ -92,7 +92,8 @@ export function scoreCandidate(task: string, c: Candidate): Ranked {
 }
 
 /**
- * Every candidate that matched anything, best first (ties: project loops first, then by name).
+ * Every candidate that matched anything, best first (ties: more task words in the loop's name, then
+ * project loops, then by name).
  * A project loop shadows a built-in of the same name, as names resolve (`.loops/` first).
  */
 export function rankLoops(task: string, candidates: readonly Candidate[]): Ranked[] {
@@ -103,6 +104,13 @@ export function rankLoops(task: string, candidates: readonly Candidate[]): Ranke
     .filter((r) => r.score > 0)
     .sort(
       (a, b) =>
-        b.score - a.score || (a.source === b.source ? a.name.localeCompare(b.name) : a.source === 'project' ? -1 : 1),
+        b.score - a.score ||
+        inName(b) - inName(a) ||
+        (a.source === b.source ? a.name.localeCompare(b.name) : a.source === 'project' ? -1 : 1),
     );
+}
+
+/** How many task words a ranked loop matched in its name. */
+function inName(r: Ranked): number {
+  return r.why.filter((w) => w.startsWith('name: ')).length;
 }

@@ -122,3 +122,13 @@ describe('suggest --llm: the LLM ranking over the words', () => {
     );
   });
 });
+
+describe('suggest ranking ties', () => {
+  it('an equal score goes first to the loop with more task words in its name', () => {
+    const byLabel = loop('a-gate', { labels: ['tests'], description: 'fixes what fails' });
+    const byName = loop('tests-fixer', { description: 'fixes what fails' });
+    const ranked = rankLoops('fix failing tests', [byLabel, byName]);
+    expect(ranked[0]!.score).toBe(ranked[1]!.score);
+    expect(ranked.map((r) => r.name)).toEqual(['tests-fixer', 'a-gate']);
+  });
+});
