@@ -70,7 +70,7 @@ export async function askAnthropic(call: ProviderCall): Promise<ProviderAnswer> 
     cost: 'cost_usd',
   });
   const texts = m.content.filter((b) => b.type === 'text');
-  // A declined request ends with stop_reason "refusal" (any text is the model's explanation), as OpenAI's `refusal` field.
+  // The model declined (the API's `refusal` stop reason): whatever text came is no answer.
   if (m.stop_reason === 'refusal') {
     const said = texts
       .map((b) => String(b.text))

@@ -56,7 +56,7 @@ export async function askOpenAiCompatible(call: ProviderCall): Promise<ProviderA
   // OpenAI does not state a cost; some compatible gateways (OpenRouter) do, as `cost` in USD.
   const usage = usageFrom(c?.usage, { input: ['prompt_tokens'], output: 'completion_tokens', cost: 'cost' });
   if (typeof choice.message.refusal === 'string' && choice.message.refusal !== '') {
-    throw new ProviderError(`the model refused: ${choice.message.refusal.slice(0, 300)}`, {}, usage);
+    throw new ProviderError(`the model refused: ${choice.message.refusal.slice(0, 300)}`, { reason: 'refusal' }, usage);
   }
   const content = choice.message.content;
   if (call.schema === undefined && (typeof content !== 'string' || content === '')) {

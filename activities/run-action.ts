@@ -15,6 +15,8 @@ import type { LlmProviderRequest } from '../fsm/types.js';
 import type { WorkerPlace } from './placement.js';
 import { readJournal, writeJournal } from './action-journal.js';
 import { actionLaunch, type Launch } from './action-spawner.js';
+import { guardedAction } from './tamper-guard.js';
+import { prepatchAction } from './prepatch.js';
 import {
   ShellSetupFault,
   checkedResult,
@@ -113,7 +115,9 @@ export function makeRunAction(
 ): (input: RunActionInput) => Promise<ActionResult> {
   // A shell action's process is started by the worker's action spawner once it is up (action-spawner.ts).
   const runOnce = runActionOnce(deps, launch);
-  const once = (input: RunActionInput): Promise<ActionResult> => runOnce(input);
+  // A guarded state's test files are compared around its action (activities/tamper-guard.ts), and
+  // a check with prepatch_check is run again before the patch (activities/prepatch.ts).
+  const once = guardedAction(prepatchAction((input: RunActionInput): Promise<ActionResult> => runOnce(input)));
   const journalDir = deps.journalDir;
   if (journalDir === undefined) return once;
   return async function runAction(input: RunActionInput): Promise<ActionResult> {

@@ -80,7 +80,8 @@ const ALLOWED = {
   // The worker as a user service (systemd, launchd).
   'worker/service': ['worker/hosting', ...BELOW_RUNS],
   'client/show': ['reporters', ...FSM_ALL],
-  'client/create': ['errors', 'loader', ...FSM_ALL],
+  // `create --describe` asks the LLM in the CLI process, through the host CLI and provider code.
+  'client/create': ['errors', 'loader', 'activities', ...FSM_ALL],
   'client/init': ['errors', 'loader', ...FSM_ALL],
   // `ll-loop ui`: its server acts on runs through the runs service; its page (browser code) shares
   // only the wire types, fsm's event types and the reporters' terminal-safe text.

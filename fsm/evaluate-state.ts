@@ -6,6 +6,7 @@ import { actionKind } from './action.js';
 import { evaluatePure, type EvalInput } from './evaluators/index.js';
 import { interpolate, type InterpolationScope } from './interpolate.js';
 import { DEFAULT_LLM_SCHEMA } from './llm-schema.js';
+import { judgeSchema } from './cannot-judge.js';
 import { mergedLlm, providerRequest } from './llm-provider.js';
 import type { EvaluateConfig, LoopDefinition, StateConfig } from './schema.js';
 import type { RunData } from './run/snapshot.js';
@@ -103,7 +104,7 @@ export function evaluateState(
     }
     const input: Omit<EvaluateLlmInput, 'instanceId' | 'cwd' | 'state'> = {
       output,
-      schema: config.schema ?? DEFAULT_LLM_SCHEMA,
+      schema: judgeSchema(state, config.schema ?? DEFAULT_LLM_SCHEMA),
       min_confidence: config.min_confidence,
       uncertain_suffix: config.uncertain_suffix,
       timeout_s: def.llm.timeout,

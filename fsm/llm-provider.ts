@@ -73,6 +73,14 @@ export function promptProviderRequest(def: LoopDefinition, state: StateConfig): 
   return requestOf(mergedOver(def, state.llm), state.llm?.max_tokens ?? PROMPT_MAX_TOKENS);
 }
 
+/**
+ * The request for provider fields given outside any loop (`ll-loop create --describe --provider …`):
+ * the same defaults and key variables as a loop's `llm:`.
+ */
+export function fieldsProviderRequest(fields: LlmOverride, maxTokens: number): ProviderChoice {
+  return requestOf(fields, maxTokens);
+}
+
 function requestOf(m: LlmOverride, maxTokens: number): ProviderChoice {
   if (m.provider === undefined || m.provider === 'host-cli') {
     const stray = (['base_url', 'api_key_env'] as const).find((k) => m[k] !== undefined);

@@ -66,9 +66,10 @@ const throttleConfig = z.strictObject({
 /**
  * `tamper_guard:` and `prepatch_check:` (agent fields) take one of a few words; little-loops warns
  * about another word and runs no guard, so any text loads (fsm/definition/original-fields.ts warns).
+ * `tamper_guard` takes little-loops' words and `warn` (fsm/tamper-guard.ts).
  */
 export const GUARD_VALUES = {
-  tamper_guard: ['revert', 'fail', 'allow'],
+  tamper_guard: ['revert', 'fail', 'warn', 'allow'],
   prepatch_check: ['fail', 'warn', 'allow'],
 } as const;
 const guardWord = z.string().min(1);
@@ -142,9 +143,11 @@ export const originalStateShape = {
   session_mode: z.string().min(1).optional(),
   /** Seconds without output after which the action is killed (`${prev.timeout_kind}` is then `idle`); a text is interpolated. */
   idle_timeout: z.union([z.number().nonnegative(), z.string().min(1)]).optional(),
-  /** Agent fields: accepted with their value types; their meaning is not yet enforced. */
-  tamper_guard: guardWord.optional(),
+  /** Run a passing check again before the patch: fail | warn | allow (fsm/prepatch-check.ts). */
   prepatch_check: guardWord.optional(),
+  /** Compare the test files around the action: fail | warn | revert | allow (fsm/tamper-guard.ts). */
+  tamper_guard: guardWord.optional(),
+  /** Let the state's llm_structured judge answer `cannot_judge` (fsm/cannot-judge.ts). */
   cannot_judge: z.union([z.boolean(), z.string().min(1)]).optional(),
 };
 

@@ -4,6 +4,7 @@
  */
 import type { OutputCheck } from './answer-check.js';
 import type { StdoutSignal } from './stdout-signals.js';
+import type { PrepatchPolicy, PrepatchReport, TamperPolicy, TamperReport } from './check-reports.js';
 
 /** What an action produced. `output`/`stderr` are tails; the full text is in `log_file`/`stderr_file` when cut. */
 export interface ActionResult {
@@ -56,6 +57,10 @@ export interface ActionResult {
    * server was unreachable), and it was not run a second time.
    */
   redelivered?: boolean;
+  /** With RunActionInput.tamper_guard: how the action changed the test files (activities/tamper-guard.ts). */
+  tamper?: TamperReport;
+  /** With RunActionInput.prepatch_check: the check run again before the patch (activities/prepatch.ts). */
+  prepatch?: PrepatchReport;
 }
 
 /** Which limit ended an action that timed out (ActionResult.timeout_kind). */
@@ -283,6 +288,10 @@ export interface RunActionInput {
    * prompt is a plain completion by that provider instead of a host CLI run. Absent: the host CLI.
    */
   llm?: LlmProviderRequest;
+  /** Guarded states only: compare the test files around the action (ActionResult.tamper, fsm/tamper-guard.ts). */
+  tamper_guard?: TamperPolicy;
+  /** Checked states only: a check that exits 0 is run again before the patch (ActionResult.prepatch). */
+  prepatch_check?: PrepatchPolicy;
 }
 
 /** What a sub-loop state asks the runtime to run (a child workflow in Temporal). */

@@ -5,6 +5,7 @@
  */
 import { effectiveEvaluator } from './evaluate-state.js';
 import { DEFAULT_LLM_SCHEMA } from './llm-schema.js';
+import { judgeSchema } from './cannot-judge.js';
 import { EVALUATOR_VERDICTS, SUBLOOP_VERDICTS, type VerdictSet } from './evaluators/verdicts.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
 import { humanVerdicts, isHumanState } from './human.js';
@@ -38,7 +39,7 @@ export function stateVerdicts(def: LoopDefinition, state: StateConfig): VerdictS
   // classify answers whatever word the action prints: its verdicts cannot be known.
   if (config.type === 'classify') return undefined;
   if (config.type !== 'llm_structured') return EVALUATOR_VERDICTS[config.type];
-  const declared = config.schema === undefined ? schemaVerdicts(DEFAULT_LLM_SCHEMA) : schemaVerdicts(config.schema);
+  const declared = schemaVerdicts(judgeSchema(state, config.schema ?? DEFAULT_LLM_SCHEMA));
   if (declared === undefined) return undefined;
   const base = EVALUATOR_VERDICTS.llm_structured;
   const verdicts = config.uncertain_suffix ? declared.flatMap((v) => [v, `${v}_uncertain`]) : declared;

@@ -12,7 +12,7 @@ import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { validateLoop } from '../fsm/definition/validate.js';
-import { bindParameters } from '../fsm/definition/parameters.js';
+import { bindParameters, commandLineDataKeys } from '../fsm/definition/parameters.js';
 import { compileParadigm } from '../fsm/definition/paradigms/index.js';
 import { builtinLoopFile, builtinLoopNames } from './catalog.js';
 import { LOAD_ERROR_KIND, LoadError } from './errors.js';
@@ -49,6 +49,11 @@ export interface LoadOverrides {
 export interface LoadedLoop {
   file: string;
   definition?: LoopDefinition;
+  /**
+   * With `definition`: the context keys that are data in shell actions, the `--context` keys
+   * given (except `command` parameters) and the context values built from them.
+   */
+  dataContext?: string[];
   diagnostics: Diagnostic[];
 }
 
@@ -248,13 +253,18 @@ export function loadLoopFile(
     }).map(locate),
   );
   if (hasErrors(diagnostics)) return { file, diagnostics };
+  const given = overrides.context ?? {};
+  const data = {
+    keys: new Set(commandLineDataKeys(result.definition, given)),
+    isCode: (key: string) => result.definition!.parameters?.[key]?.type === 'command',
+  };
   const definition = {
     ...scoped.definition,
-    context: resolveContext({ ...result.definition.context, ...parameters.values }),
+    context: resolveContext({ ...result.definition.context, ...parameters.values }, data),
   };
   const tooLarge = payloadProblem(definition);
   if (tooLarge) return { file, diagnostics: [...diagnostics, { ...tooLarge, file, line: 1, column: 1 }] };
-  return { file, definition, diagnostics };
+  return { file, definition, dataContext: [...data.keys], diagnostics };
 }
 
 /** Resolve a name or path and load it. */

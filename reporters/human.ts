@@ -13,6 +13,7 @@ import { isKnownEvent } from '../fsm/run/event-shape.js';
 import { plainEvent } from './plain-event.js';
 import type { Reporter } from './reporter.js';
 import { safeText } from './safe-text.js';
+import { checkLine } from './check-lines.js';
 import type { Style } from './style.js';
 import { localTime } from './table.js';
 
@@ -280,6 +281,11 @@ function createLane(
         if (pending) showOutput(pending, FAILURE_TAIL_LINES);
         pending = undefined;
         line(`${INDENT}${style.red(`✗ FATAL_ERROR: ${safeText(oneLine(event.message ?? '', 200))}`)}`);
+        break;
+      case 'tamper_guard':
+      case 'prepatch_check':
+        if (!headerShown) header(event);
+        line(`${INDENT}${checkLine(event, style)}`);
         break;
       case 'action_error':
         if (!headerShown) header(event);

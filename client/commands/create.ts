@@ -17,6 +17,9 @@ import { checkLoopText, InvalidLoopError, saveLoop } from '../create/save.js';
 import { askAnswers, askName } from '../create/wizard.js';
 import { runCommand } from '../../runs/start/run-loop.js';
 import { validateLoop } from './validate-report.js';
+import { DEFAULT_DRAFT_TIMEOUT_MS, describeCommand } from './create-describe.js';
+import { parseDuration } from '../../runs/schedules/durations.js';
+import { colourWanted } from '../../reporters/style.js';
 
 type Next = 'validate' | 'run' | 'none';
 
@@ -153,7 +156,8 @@ export async function createCommand(opts: CreateOptions): Promise<number> {
 
 export const createSpec: CommandSpec = {
   usage:
-    'create [--kind K] [--check CMD]… [--fix ACTION]… [--items CMD --loop L [--max-workers N]] [--max-attempts N] [--approve D] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)',
+    'create [--kind K] [--check CMD]… [--fix ACTION]… [--items CMD --loop L [--max-workers N]] [--max-attempts N] [--approve D] [--name N] [--yes] [--force] [--dry-run] [--validate|--run]   write .loops/<name>.yaml (a wizard on a terminal; docs/create.md)\n' +
+    '  ll-loop create --describe TEXT [--provider P --model M [--base-url U]] [--timeout D] [--name N] [--yes] [--force] [--dry-run]   an LLM drafts the loop',
   flags: {
     kind: { type: 'string' },
     check: { type: 'string', multiple: true },
@@ -177,6 +181,11 @@ export const createSpec: CommandSpec = {
     'dry-run': { type: 'boolean' },
     validate: { type: 'boolean' },
     run: { type: 'boolean' },
+    describe: { type: 'string' },
+    provider: { type: 'string' },
+    model: { type: 'string' },
+    'base-url': { type: 'string' },
+    timeout: { type: 'string' },
   },
   run(ctx: CommandContext) {
     if (ctx.positionals.length > 1)
@@ -200,6 +209,10 @@ export const createSpec: CommandSpec = {
       throw new UsageError(`two names given: "${positionalName}" and --name "${flagName}"`, 'give the name once');
     }
     const name = flagName ?? positionalName;
+    const description = str(ctx, 'describe');
+    if (description !== undefined) return describe(ctx, description, name);
+    const stray = DESCRIBE_ONLY.find((f) => ctx.values[f] !== undefined);
+    if (stray) throw new UsageError(`--${stray} goes with --describe`, 'add --describe "what the loop should do"');
     const optional = (flag: string) => {
       const value = str(ctx, flag);
       const key = flag === 'max-attempts' ? 'maxAttempts' : flag === 'max-workers' ? 'maxWorkers' : flag;
@@ -239,3 +252,48 @@ export const createSpec: CommandSpec = {
     });
   },
 };
+
+/** Flags that only `--describe` reads. */
+const DESCRIBE_ONLY = ['provider', 'model', 'base-url', 'timeout'] as const;
+
+/** Flags of the wizard and its presets, which `--describe` does not take. */
+const PRESET_FLAGS = Object.keys(createSpec.flags).filter(
+  (f) => !['describe', 'name', 'yes', 'force', 'dry-run', ...DESCRIBE_ONLY].includes(f),
+);
+
+/** `create --describe TEXT`: the flags checked here, the drafting in create-describe.ts. */
+function describe(ctx: CommandContext, description: string, name: string | undefined): Promise<number> {
+  const preset = PRESET_FLAGS.find((f) => {
+    const v = ctx.values[f];
+    return v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0);
+  });
+  if (preset)
+    throw new UsageError(
+      `--${preset} cannot be used with --describe: the LLM drafts the whole loop`,
+      'put it into the description, or drop --describe and use the wizard flags',
+    );
+  const timeout = str(ctx, 'timeout');
+  const yes = bool(ctx, 'yes');
+  return describeCommand({
+    cwd: ctx.cwd,
+    description,
+    ...optionalString('provider', str(ctx, 'provider')),
+    ...optionalString('baseUrl', str(ctx, 'base-url')),
+    ...optionalString('model', str(ctx, 'model')),
+    ...optionalString('name', name),
+    timeoutMs: timeout === undefined ? DEFAULT_DRAFT_TIMEOUT_MS : parseDuration(timeout, '--timeout'),
+    yes,
+    force: bool(ctx, 'force'),
+    dryRun: bool(ctx, 'dry-run'),
+    interactive: !yes && process.stdin.isTTY === true && ctx.terminal.isTTY === true,
+    colour: colourWanted(ctx.terminal),
+    width: ctx.terminal.isTTY && ctx.terminal.columns ? ctx.terminal.columns : 80,
+    env: process.env,
+    out: ctx.out,
+    err: ctx.err,
+  });
+}
+
+function optionalString<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}

@@ -19,6 +19,7 @@ const PROPOSAL_RULES: readonly ProposalRule[] = [
   { kind: 'types', builtin: 'fix-types', parameters: (c) => ({ type_cmd: c.command }) },
   // `true`: a linter without an autofix of its own skips that step.
   { kind: 'lint', builtin: 'fix-lint', parameters: (c) => ({ lint_cmd: c.command, fix_cmd: c.fix ?? 'true' }) },
+  { kind: 'build', builtin: 'build', parameters: (c) => ({ build_cmd: c.command }) },
 ];
 
 export interface ProposedLoop {

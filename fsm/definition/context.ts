@@ -18,10 +18,24 @@ export class ContextError extends Error {
 }
 
 /**
- * Resolve string context values that reference `${context.*}`, in dependency order.
- * Non-string values are returned as they are.
+ * Which context values are data (docs/loop-format.md "Interpolation in shell actions"): values
+ * given on the command line, except `command` parameters, which the operator gives as code.
  */
-export function resolveContext(context: Record<string, unknown>): Record<string, unknown> {
+export interface ContextData {
+  /** The keys whose values are data; {@link resolveContext} adds the keys whose values it built from data. */
+  readonly keys: Set<string>;
+  /** Whether `key`'s value is code to run (a `command` parameter). */
+  isCode(key: string): boolean;
+}
+
+/**
+ * Resolve string context values that reference `${context.*}`, in dependency order.
+ * Non-string values are returned as they are. With `data`, a data value never becomes code: in
+ * a `command` parameter's value it is written shell-quoted (`cmd: "git show ${context.ref}"`
+ * gets the ref as one argument, whatever it holds); any other value built from it becomes data
+ * itself (added to `data.keys`), so shell actions receive it as a variable, not as script.
+ */
+export function resolveContext(context: Record<string, unknown>, data?: ContextData): Record<string, unknown> {
   const resolved: Record<string, unknown> = {};
   const visiting: string[] = [];
 
@@ -37,6 +51,7 @@ export function resolveContext(context: Record<string, unknown>): Record<string,
     if (typeof raw !== 'string') return (resolved[key] = raw);
     visiting.push(key);
     let out = '';
+    let fromData = false;
     for (const segment of parseTemplate(raw)) {
       if (segment.kind === 'text') {
         out += segment.text;
@@ -59,9 +74,15 @@ export function resolveContext(context: Record<string, unknown>): Record<string,
           `context.${key} references ${segment.raw}, which is not defined: add it under context: or pass --context ${head}=VALUE`,
           key,
         );
-      } else out += segment.shell ? shellQuote(renderValue(value)) : renderValue(value);
+      } else {
+        const isData = data?.keys.has(head ?? '') === true;
+        const quote = segment.shell === true || (isData && data.isCode(key));
+        if (isData && !quote) fromData = true;
+        out += quote ? shellQuote(renderValue(value)) : renderValue(value);
+      }
     }
     visiting.pop();
+    if (fromData) data?.keys.add(key);
     return (resolved[key] = out);
   };
 

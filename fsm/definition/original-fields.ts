@@ -8,9 +8,7 @@ import { error, note, warning, type Diagnostic } from '../diagnostics.js';
 import { ACKNOWLEDGEMENTS, GUARD_VALUES, SESSION_MODES } from '../original-fields.js';
 import type { LoopDefinition } from '../schema.js';
 import { didYouMean } from '../suggest.js';
-
-/** An agent field of the original: its value type is checked, its meaning comes later. */
-const AGENT = 'an agent field; its value is checked, its meaning is not yet enforced';
+import { actionKind } from '../action.js';
 
 /** Loop fields read by nothing here, and why. */
 const LOOP_NOTES: Record<string, string> = {
@@ -21,8 +19,6 @@ const LOOP_NOTES: Record<string, string> = {
   circuit: "little-loops' stall detector; use diff_stall/score_stall evaluators or max_iterations",
   host_guard: "little-loops' host memory guard; the worker's slots bound concurrency here",
   pruning_profile: "little-loops' context-pruning profile of its own host integration",
-  tamper_guard: AGENT,
-  prepatch_check: AGENT,
 };
 
 /** State fields read by nothing here, and why. */
@@ -35,9 +31,6 @@ const STATE_NOTES: Record<string, string> = {
   throttle: "little-loops' tool-call throttle of its own host integration",
   append_to_messages: "little-loops' message log; use capture: to keep a state's output",
   rate_limit_long_wait_ladder: "ll-loop's pauses double up to llm.rate_limit.max_backoff instead of a ladder",
-  tamper_guard: AGENT,
-  prepatch_check: AGENT,
-  cannot_judge: AGENT,
 };
 
 type Path = Diagnostic['path'];
@@ -81,6 +74,17 @@ function checkState(path: Path, state: LoopDefinition['states'][string], out: Di
         [...path, 'retryable_exit_codes'],
         'retryable_exit_codes requires on_error (the codes not listed route there)',
         'add on_error: <state>',
+      ),
+    );
+  if (
+    (state.prepatch_check === 'fail' || state.prepatch_check === 'warn') &&
+    (state.action === undefined || actionKind(state) !== 'shell')
+  )
+    out.push(
+      warning(
+        [...path, 'prepatch_check'],
+        "prepatch_check runs the state's shell action again before the patch; this state has none, so no check runs",
+        'put prepatch_check: on the state that runs the tests',
       ),
     );
   if (state.max_rate_limit_retries !== undefined && routes.on_rate_limit_exhausted === undefined)

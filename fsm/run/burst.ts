@@ -38,7 +38,7 @@ export interface BurstProgress {
 
 /**
  * Whether a run may start a burst here: a quick action of a run no person has paused or steered,
- * under no budget (budgets are checked step by step). Otherwise the action runs alone, as before.
+ * under no budget (budgets are checked step by step), without a tamper guard or prepatch check. Otherwise the action runs alone, as before.
  */
 export function mayBurst(
   def: LoopDefinition,
@@ -47,6 +47,8 @@ export function mayBurst(
   localMaxS: number,
 ): boolean {
   if (!isQuickAction(first, localMaxS)) return false;
+  // A guarded action's test files are compared (and a prepatch check re-run) by the runAction activity alone.
+  if (first.tamper_guard !== undefined || first.prepatch_check !== undefined) return false;
   if (snapshot.pause !== undefined || snapshot.steer !== undefined) return false;
   return !hasBudget(def, snapshot, def.states[first.state]);
 }

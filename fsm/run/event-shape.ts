@@ -58,6 +58,14 @@ export const EVENT_FIELDS = {
     error: 'string?',
   },
   action_error: { state: 'string', error: 'string' },
+  tamper_guard: {
+    state: 'string',
+    policy: 'string',
+    findings: 'string[]',
+    reverted: 'string[]?',
+    error: 'string?',
+  },
+  prepatch_check: { state: 'string', policy: 'string', outcome: 'string', message: 'string' },
   output_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
   llm_reask: { state: 'string', ask: 'number', asks: 'number', errors: 'string[]' },
   evaluate: {

@@ -50,6 +50,13 @@ type ActionRetryEvent = Fact<
   { state: string; attempt: number; attempts: number; delay_ms: number } & RetryCause
 >;
 type ActionErrorEvent = Fact<'action_error', { state: string; error: string }>;
+/** A guarded action changed test files (fsm/tamper-guard.ts): `findings` are `<kind>: <path>` lines. */
+type TamperGuardEvent = Fact<
+  'tamper_guard',
+  { state: string; policy: string; findings: string[]; reverted?: string[]; error?: string }
+>;
+/** A passing check run again before the patch (fsm/prepatch-check.ts): `outcome` flagged, clean or skipped. */
+type PrepatchCheckEvent = Fact<'prepatch_check', { state: string; policy: string; outcome: string; message: string }>;
 type OutputReaskEvent = Fact<'output_reask', { state: string; ask: number; asks: number; errors: string[] }>;
 type LlmReaskEvent = Fact<'llm_reask', { state: string; ask: number; asks: number; errors: string[] }>;
 /** An evaluator's verdict, or (type `error`, with `error` and no `details`) the error verdict after `action_error`. */
@@ -173,6 +180,8 @@ export type LoopEvent =
   | ActionCompleteEvent
   | ActionRetryEvent
   | ActionErrorEvent
+  | TamperGuardEvent
+  | PrepatchCheckEvent
   | OutputReaskEvent
   | LlmReaskEvent
   | EvaluateEvent

@@ -27,6 +27,9 @@ import { attemptFailed, retryDelayMs, type AttemptOutcome } from './retry.js';
 import { budgetMessage, cannotCover, childBudget } from './budget.js';
 import { sharedBudgetHit } from './shared-budget.js';
 import { capHandler, capReached, reentryTarget, scoreHistoryFile } from './original-limits.js';
+import { tamperPolicy } from '../tamper-guard.js';
+import { prepatchPolicy } from '../prepatch-check.js';
+import { prepatchGate } from './prepatch.js';
 
 /** Move into `name`, counting passes and applying limits and backoff. */
 export function enter(d: Draft, name: string, options: { newCycle?: boolean } = {}): void {
@@ -126,6 +129,11 @@ export function runAction(d: Draft, state: StateConfig, action: string, schemaEr
   if (short !== undefined) return budgetSpent(d, state, short, null);
   // Only definitions written with output_schema: carry it, so older runs issue the inputs they did.
   if (state.output_schema !== undefined) Object.assign(input, { output_schema: state.output_schema });
+  // Only guarded states carry a tamper_guard policy, so others issue the inputs they did (fsm/tamper-guard.ts).
+  const guard = tamperPolicy(def, state);
+  if (guard !== undefined) Object.assign(input, { tamper_guard: guard });
+  const prepatch = prepatchPolicy(def, state);
+  if (prepatch !== undefined) Object.assign(input, { prepatch_check: prepatch });
   // A score_stall state's history file is read by the worker after the action (original-limits.ts).
   let history: string | undefined;
   try {
@@ -336,6 +344,9 @@ export function afterEvaluation(
     ...(typeof confidence === 'number' ? { confidence } : {}),
     details: result.details,
   });
+  // A check that passes without the patch does not pass the gate (fsm/prepatch-check.ts).
+  const notPatched = prepatchGate(d, state, action, result.verdict);
+  if (notPatched !== undefined) return failState(d, state, notPatched, action ?? undefined);
   if (action && retryIfFailed(d, state, { kind: 'verdict', verdict: result.verdict }, { verdict: result.verdict }))
     return;
   const target = routeFor(state, result.verdict);

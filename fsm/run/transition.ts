@@ -20,6 +20,9 @@ import { chomp, emit, endAsks, finish, stateOf, type Draft } from './draft.js';
 import type { LoopDefinition } from '../schema.js';
 import type { CoreEvent, RunEvent, RunningSnapshot, StartEvent, Transition } from './snapshot.js';
 import type { ActionResult, CapturedValue, EvalResult } from '../types.js';
+import type { TamperReport } from '../check-reports.js';
+import type { StateConfig } from '../schema.js';
+import { tamperFailure, tamperFindings, tamperPolicy } from '../tamper-guard.js';
 import { compareDiffStall, DEFAULT_MAX_STALL } from '../evaluators/diff-stall.js';
 import { afterEvaluation, decide, enter, execute, failState, retryIfFailed, runAction } from './steps.js';
 import { onInvalidAnswer, onInvalidOutput } from './reask.js';
@@ -67,6 +70,8 @@ function onActionDone(d: Draft, result: ActionResult): void {
   const timed = actionKind(state) === 'prompt' && result.error === undefined && hasBudget(d.def, d.snap, state);
   const usage = result.usage ?? (timed ? {} : undefined);
   if (chargeAgentCall(d, state, usage, result.duration_ms, result)) return;
+  // What the action did to the test files is judged before what it printed (fsm/tamper-guard.ts).
+  if (result.tamper !== undefined && onTamper(d, state, result, result.tamper)) return;
   // Found by the worker when the action asked (RunActionInput.detect_signals).
   if (result.stdout_signal !== undefined && onStdoutSignal(d, result.stdout_signal, result)) return;
   if (result.error !== undefined) {
@@ -79,6 +84,27 @@ function onActionDone(d: Draft, result: ActionResult): void {
     return onInvalidOutput(d, state, result, check.errors);
   endAsks(d);
   decide(d, state, result);
+}
+
+/**
+ * A guarded action's test files compared (fsm/tamper-guard.ts): a `tamper_guard` event names what
+ * changed; true when the state fails for it (then it is routed as `error`, or the run ends).
+ */
+function onTamper(d: Draft, state: StateConfig, result: ActionResult, report: TamperReport): boolean {
+  const policy = tamperPolicy(d.def, state);
+  if (policy === undefined) return false;
+  if (report.findings.length === 0 && report.error === undefined) return false;
+  emit(d, 'tamper_guard', {
+    state: d.snap.current,
+    policy,
+    findings: tamperFindings(report),
+    ...(report.reverted?.length ? { reverted: report.reverted } : {}),
+    ...(report.error !== undefined ? { error: report.error } : {}),
+  });
+  const failure = tamperFailure(policy, report);
+  if (failure === undefined) return false;
+  failState(d, state, failure, result);
+  return true;
 }
 
 /** The diff_stall verdict for the worker's snapshot (remembered for the state's next pass), or its error. */

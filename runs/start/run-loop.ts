@@ -11,7 +11,6 @@ import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { interruptible } from '../follow/interrupt.js';
 import { loadLoop, parseContextArgs } from '../../loader/load.js';
-import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../../reporters/diagnostics.js';
 import { checkProviderKeys } from './provider-keys.js';
@@ -41,11 +40,7 @@ export function loadForRun(
   const loaded = loadLoop(opts.target, opts.cwd, overrides);
   if (!loaded.definition) return { file: loaded.file, diagnostics: loaded.diagnostics };
   // Values from the command line are data in shell actions, not code (docs/decisions.md).
-  return {
-    definition: loaded.definition,
-    file: loaded.file,
-    dataContext: commandLineDataKeys(loaded.definition, context),
-  };
+  return { definition: loaded.definition, file: loaded.file, dataContext: loaded.dataContext ?? [] };
 }
 
 function load(opts: RunOptions): { definition: LoopDefinition; file: string; dataContext: string[] } {

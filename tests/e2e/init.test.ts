@@ -104,20 +104,21 @@ describe('ll-loop init', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/tests\s+npm test\s+package\.json scripts\.test/);
-    expect(first.stdout).toMatch(
-      /build\s+npm run build\s+package\.json scripts\.build\s+\(no built-in loop works on build/,
-    );
+    expect(first.stdout).toMatch(/build\s+npm run build\s+package\.json scripts\.build/);
+    expect(first.stdout).toMatch(/\.loops\/build\.yaml\s+from build\s+build_cmd="npm run build"\s+new/);
     expect(first.stdout).toMatch(
       /never-installed-linter: not installed \(install never-installed-linter or put it on PATH\)/,
     );
-    expect(first.stdout).toContain('wrote .loops/test-until-pass.yaml\nwrote .loops/fix-lint.yaml\n');
+    expect(first.stdout).toContain(
+      'wrote .loops/test-until-pass.yaml\nwrote .loops/fix-lint.yaml\nwrote .loops/build.yaml\n',
+    );
     const written = snapshot(cwd);
-    expect(Object.keys(written).sort()).toEqual(['fix-lint.yaml', 'test-until-pass.yaml']);
+    expect(Object.keys(written).sort()).toEqual(['build.yaml', 'fix-lint.yaml', 'test-until-pass.yaml']);
     expect(written['test-until-pass.yaml']?.[0]).toContain(
       'from: test-until-pass\nparameters:\n  test_cmd:\n    default: npm test\n',
     );
 
-    for (const name of ['test-until-pass', 'fix-lint']) {
+    for (const name of ['test-until-pass', 'fix-lint', 'build']) {
       const valid = await cli(cwd, ['validate', name]);
       expect(valid.stdout + valid.stderr).toContain(`.loops/${name}.yaml is valid`);
       expect(valid.code).toBe(0);
@@ -153,7 +154,9 @@ describe('ll-loop init', () => {
     const r = await cli(cwd, ['init', '--yes']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\.loops\/fix-lint\.yaml\s+from fix-lint\s+.*kept \(already there\)/);
-    expect(r.stdout).toContain('wrote .loops/test-until-pass.yaml\nkept .loops/fix-lint.yaml');
+    expect(r.stdout).toContain(
+      'wrote .loops/test-until-pass.yaml\nwrote .loops/build.yaml\nkept .loops/fix-lint.yaml (already there',
+    );
     expect(readFileSync(join(cwd, '.loops', 'fix-lint.yaml'), 'utf8')).toBe('name: fix-lint\n# mine\n');
   });
 
@@ -189,17 +192,18 @@ describe('ll-loop init', () => {
     expect(parsed.loops.map((l) => [l.name, l.status, l.parameters])).toEqual([
       ['test-until-pass', 'new', { test_cmd: 'go test ./...' }],
       ['fix-lint', 'new', { lint_cmd: 'go vet ./...', fix_cmd: 'true' }],
+      ['build', 'new', { build_cmd: 'go build ./...' }],
     ]);
     expect(parsed.written).toEqual([]);
     expect(readdirSync(cwd)).toEqual(['go.mod']);
     const wrote = JSON.parse((await cli(cwd, ['init', '--json', '--yes'])).stdout) as { written: string[] };
-    expect(wrote.written).toEqual(['.loops/test-until-pass.yaml', '.loops/fix-lint.yaml']);
+    expect(wrote.written).toEqual(['.loops/test-until-pass.yaml', '.loops/fix-lint.yaml', '.loops/build.yaml']);
   });
 
   it.skipIf(!HAVE_PTY)('on a terminal it asks y/N: "y" writes the loops, "n" writes nothing', async () => {
     const no = projectWith(NODE_PROJECT);
     const declined = await initOnTerminal(no, 'n');
-    expect(declined.text).toContain('Write 2 loops into .loops/?');
+    expect(declined.text).toContain('Write 3 loops into .loops/?');
     expect(declined.text).toContain('nothing written');
     expect(declined.code).toBe(0);
     expect(readdirSync(no)).toEqual(['package.json']);
@@ -208,7 +212,7 @@ describe('ll-loop init', () => {
     const accepted = await initOnTerminal(yes, 'y');
     expect(accepted.text).toContain('wrote .loops/test-until-pass.yaml');
     expect(accepted.code).toBe(0);
-    expect(Object.keys(snapshot(yes)).sort()).toEqual(['fix-lint.yaml', 'test-until-pass.yaml']);
+    expect(Object.keys(snapshot(yes)).sort()).toEqual(['build.yaml', 'fix-lint.yaml', 'test-until-pass.yaml']);
   });
 
   it.skipIf(!HAVE_PTY)('Ctrl-C at the question writes nothing and exits as cancelled (6)', async () => {

@@ -52,6 +52,32 @@ states:
     expect(readFileSync(join(cwd, 'H'), 'utf8')).toBe('ran\n');
   });
 
+  it('a --context value that a command parameter’s default or a context value is built from stays data', async () => {
+    writeFileSync(
+      join(cwd, '.loops', 'derived.yaml'),
+      `name: derived
+parameters:
+  ref: { type: string, default: v1 }
+  show_cmd: { type: command, default: "printf '%s|' start \${context.ref} > shown.txt" }
+context:
+  note: "ref is \${context.ref}"
+initial: show
+states:
+  show:
+    action: "\${context.show_cmd}; echo \${context.note} > note.txt"
+    next: done
+  done:
+    terminal: true
+`,
+    );
+    const r = await cli(['run', 'derived', '--context', 'ref=v2; touch P; $(touch Q)', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(cwd, 'shown.txt'), 'utf8')).toBe('start|v2; touch P; $(touch Q)|');
+    expect(readFileSync(join(cwd, 'note.txt'), 'utf8')).toBe('ref is v2; touch P; $(touch Q)\n');
+    expect(existsSync(join(cwd, 'P'))).toBe(false);
+    expect(existsSync(join(cwd, 'Q'))).toBe(false);
+  });
+
   it('a secret the action prints is in no file under .loops/ (the server database included)', async () => {
     const secret = `e2e-${Date.now()}-TOPSECRET`;
     writeFileSync(

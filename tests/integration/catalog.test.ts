@@ -101,6 +101,25 @@ describe('test-until-pass', () => {
     expect(prompts(p)).toHaveLength(2);
   });
 
+  it('an agent that rewrites the test instead of fixing the code ends the run at agent_failed, naming the file', async () => {
+    // The test fails while bugs.txt has lines; the "agent" makes the test print ok instead.
+    const p = sandbox({ 'agent.sh': "printf 'echo ok\\n' > tests/test_add.sh" }, { 'bugs.txt': 'add() subtracts\n' });
+    mkdirSync(join(p.cwd, 'tests'));
+    writeFileSync(
+      join(p.cwd, 'tests', 'test_add.sh'),
+      'if [ -s bugs.txt ]; then echo "FAIL: add(2, 2) == 0"; exit 1; fi\n',
+    );
+    const { result, states, events } = await run(
+      p,
+      builtin(p, 'test-until-pass', { test_cmd: 'sh tests/test_add.sh' }),
+    );
+    expect(states).toEqual(['test', 'triage', 'budget', 'fix', 'agent_failed']);
+    expect(result).toMatchObject({ final_state: 'agent_failed', failure: true });
+    const guard = events.find((e) => e.event === 'tamper_guard');
+    expect(JSON.stringify(guard)).toContain('tests/test_add.sh');
+    expect(result.captured.tests).toMatchObject({ exit_code: 1 });
+  });
+
   it('stops without asking the agent when the test command cannot run (exit 127)', async () => {
     const p = sandbox({});
     const { result } = await run(p, builtin(p, 'test-until-pass', { test_cmd: './no-such-runner' }));

@@ -17,10 +17,12 @@
  * - `no-text`: a well-formed response without text (Anthropic: no content blocks; OpenAI: null content);
  * - `slow-<ms>`: like `prose`, answered after <ms> milliseconds (a request in flight; `closed`
  *   counts the requests whose client went away before the answer).
+ * - `refusal`: the model declines (Anthropic: `stop_reason: "refusal"`, no content; OpenAI: the
+ *   message's `refusal` text, null content);
+ * - a model given answers with `script(model, texts)`: the n-th request for it answers the n-th
+ *   text as prose (the last one repeating), e.g. loop drafts for `ll-loop create --describe`;
  * - `findings-<state>`: a review (`ll-loop review --llm`): `{"findings": [one warning about <state>]}`,
  *   given as a verdict is;
- * - `refusal`: the model declines (Anthropic: `stop_reason: "refusal"` and no content; OpenAI:
- *   the message's `refusal` text with null content).
  * - any of these with `+cost-<usd>` appended: the usage also states that cost (Anthropic's
  *   `cost_usd`, OpenAI-compatible gateways' `cost`), for budgets.
  * Every request is recorded (path, headers, parsed body) for the test to inspect.
@@ -40,6 +42,8 @@ export interface FakeLlmApi {
   requests: RecordedRequest[];
   /** Requests whose connection closed before they were answered (a cancelled call). */
   closed: () => number;
+  /** Answer the requests for `model` with `texts` in turn (the last one repeating), per API. */
+  script: (model: string, texts: string[]) => void;
   close: () => Promise<void>;
 }
 
@@ -52,6 +56,8 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
   const limitedOnce = new Set<string>();
   /** How many requests each `verdicts-…` model (per API path) has had. */
   const asked = new Map<string, number>();
+  /** Texts scripted per model (`script`). */
+  const scripts = new Map<string, string[]>();
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -98,6 +104,41 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
             );
       }
       if (once) return answer(json, anthropic, once[2]!, body, cost);
+      const scripted = scripts.get(model);
+      if (scripted) {
+        const key = `${path} ${model}`;
+        const n = asked.get(key) ?? 0;
+        asked.set(key, n + 1);
+        return answer(json, anthropic, model, body, cost, scripted[Math.min(n, scripted.length - 1)]);
+      }
+      if (model === 'refusal') {
+        return anthropic
+          ? json(200, {
+              id: 'msg_fake',
+              type: 'message',
+              role: 'assistant',
+              model,
+              content: [],
+              stop_reason: 'refusal',
+              stop_sequence: null,
+              usage: { input_tokens: 40, output_tokens: 0 },
+            })
+          : json(200, {
+              id: 'chatcmpl-fake',
+              object: 'chat.completion',
+              created: 1_700_000_000,
+              model,
+              choices: [
+                {
+                  index: 0,
+                  message: { role: 'assistant', content: null, refusal: "I can't help with that." },
+                  logprobs: null,
+                  finish_reason: 'stop',
+                },
+              ],
+              usage: { prompt_tokens: 40, completion_tokens: 6, total_tokens: 46 },
+            });
+      }
       const sequence = /^verdicts-([^#]*)/.exec(model);
       if (sequence) {
         const key = `${path} ${model}`;
@@ -174,34 +215,6 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
         });
         return;
       }
-      if (model === 'refusal') {
-        return anthropic
-          ? json(200, {
-              id: 'msg_fake',
-              type: 'message',
-              role: 'assistant',
-              model,
-              content: [],
-              stop_reason: 'refusal',
-              stop_sequence: null,
-              usage: { input_tokens: 120, output_tokens: 0 },
-            })
-          : json(200, {
-              id: 'chatcmpl-fake',
-              object: 'chat.completion',
-              created: 1_700_000_000,
-              model,
-              choices: [
-                {
-                  index: 0,
-                  message: { role: 'assistant', content: null, refusal: "I can't help with that request." },
-                  logprobs: null,
-                  finish_reason: 'stop',
-                },
-              ],
-              usage: { prompt_tokens: 130, completion_tokens: 8, total_tokens: 138 },
-            });
-      }
       if (model === 'garbage') {
         res.writeHead(200, { 'content-type': 'text/html' });
         return res.end('<html><body>502 upstream garbage</body></html>');
@@ -215,19 +228,21 @@ export async function startFakeLlmApi(): Promise<FakeLlmApi> {
     url: `http://127.0.0.1:${port}`,
     requests,
     closed: () => closed,
+    script: (model, texts) => void scripts.set(model, texts),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
 type Json = (status: number, value: unknown, headers?: Record<string, string>) => void;
 
-/** The well-formed answers: a verdict for `verdict-<v>`, else prose (or the echoed text). */
+/** The well-formed answers: a verdict for `verdict-<v>`, else prose (the scripted text, or the echoed one). */
 function answer(
   json: Json,
   anthropic: boolean,
   model: string,
   body: Record<string, unknown>,
   cost: number | undefined,
+  text?: string,
 ): void {
   const verdict = model.startsWith('verdict-')
     ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' }
@@ -243,7 +258,7 @@ function answer(
           ],
         }
       : undefined;
-  const prose = model.startsWith('echo:') ? model : 'I think it went fine.';
+  const prose = text ?? (model.startsWith('echo:') ? model : 'I think it went fine.');
   if (anthropic) {
     // A verdict is the forced tool's input when the request forces one; asked for plain text (a prompt state), its JSON as text.
     const tool = (body['tool_choice'] as { name?: string } | undefined)?.name;

@@ -25,6 +25,7 @@ export function useFakeLlmApi(): FakeLlmApi {
       return running().requests;
     },
     closed: () => running().closed(),
+    script: (model, texts) => running().script(model, texts),
     close: () => running().close(),
   };
 }

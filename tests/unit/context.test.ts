@@ -99,3 +99,34 @@ describe('resolveContext', () => {
     expect(() => resolveContext({ a: '${nope.b}' })).toThrow(TemplateSyntaxError);
   });
 });
+
+describe('resolveContext: values given as data stay data', () => {
+  const given = (keys: string[], code: string[] = []) => ({
+    keys: new Set(keys),
+    isCode: (key: string) => code.includes(key),
+  });
+
+  it('a data value in a command parameter’s value is one shell-quoted argument', () => {
+    const data = given(['ref'], ['cmd']);
+    const out = resolveContext({ ref: 'v1; touch pwned', cmd: 'git show ${context.ref}' }, data);
+    expect(out.cmd).toBe(`git show 'v1; touch pwned'`);
+    expect([...data.keys]).toEqual(['ref']);
+  });
+
+  it('a value built from data (not a command parameter) becomes data itself, verbatim', () => {
+    const data = given(['ref']);
+    const out = resolveContext({ ref: '$(id)', msg: 'checking ${context.ref}', chained: '<${context.msg}>' }, data);
+    expect(out).toMatchObject({ msg: 'checking $(id)', chained: '<checking $(id)>' });
+    expect(new Set(data.keys)).toEqual(new Set(['ref', 'msg', 'chained']));
+  });
+
+  it('the author’s own values stay code, and :shell is quoted once', () => {
+    const data = given(['ref'], ['cmd']);
+    const out = resolveContext(
+      { dir: 'src', ref: 'a b', cmd: 'ls ${context.dir} ${context.ref:shell}', other: 'in ${context.dir}' },
+      data,
+    );
+    expect(out).toMatchObject({ cmd: `ls src 'a b'`, other: 'in src' });
+    expect([...data.keys]).toEqual(['ref']);
+  });
+});

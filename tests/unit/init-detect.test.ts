@@ -179,7 +179,7 @@ describe('small readers', () => {
 });
 
 describe('proposeLoops (the proposal table)', () => {
-  it('tests, types and lint get their built-ins with the commands as parameters; build gets none', () => {
+  it('tests, types, lint and build get their built-ins with the commands as parameters', () => {
     const checks = detectProjectChecks(
       projectWith({ 'package.json': pkg({ test: 'vitest run', lint: 'eslint .', typecheck: 'tsc', build: 'tsc' }) }),
     );
@@ -188,10 +188,9 @@ describe('proposeLoops (the proposal table)', () => {
       ['test-until-pass', 'test-until-pass', { test_cmd: 'npm test' }],
       ['fix-lint', 'fix-lint', { lint_cmd: 'npm run lint', fix_cmd: 'true' }],
       ['fix-types', 'fix-types', { type_cmd: 'npm run typecheck' }],
+      ['build', 'build', { build_cmd: 'npm run build' }],
     ]);
-    expect(unmatched.map((u) => [u.check.kind, u.reason])).toEqual([
-      ['build', 'no built-in loop works on build checks yet'],
-    ]);
+    expect(unmatched).toEqual([]);
   });
 
   it('a second check of a kind is named by its program, or its ecosystem when that is no plain word', () => {
@@ -259,6 +258,7 @@ describe('checker and plan', () => {
     expect(plan.loops.map((l) => [l.file, l.status, l.checker.found])).toEqual([
       ['.loops/test-until-pass.yaml', 'kept', false],
       ['.loops/fix-lint.yaml', 'new', false],
+      ['.loops/build.yaml', 'new', false],
     ]);
     expect(plan.agent).toMatchObject({ found: false, tool: 'claude' });
   });

@@ -47,18 +47,34 @@ describe('ll-loop list --label', () => {
 
   it('filters the built-in catalog', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'll-loop-labels-'));
+    // Every built-in but bisect-regression, which runs no agent.
     expect(await names(['list', '--builtin', '--label', 'agent'], cwd)).toEqual([
+      'build',
+      'check-matrix',
       'coverage-up',
+      'dead-code',
       'fix-lint',
       'fix-types',
+      'format',
+      'general-task',
+      'perf-guard',
       'reduce-errors',
+      'security-advisories',
       'test-until-pass',
     ]);
     expect(await names(['list', '--builtin', '--label', 'agent,tests'], cwd)).toEqual([
+      'check-matrix',
       'coverage-up',
+      'dead-code',
+      'general-task',
+      'perf-guard',
+      'security-advisories',
       'test-until-pass',
     ]);
-    expect(await names(['list', '--builtin', '--label', 'until-pass', '--label', 'types'], cwd)).toEqual(['fix-types']);
+    expect(await names(['list', '--builtin', '--label', 'until-pass', '--label', 'types'], cwd)).toEqual([
+      'check-matrix',
+      'fix-types',
+    ]);
     expect((await runCliInProcess(['list', '--builtin', '--label', 'nothing-has-this'], { cwd })).stdout).toBe(
       'no built-in loops match\n',
     );

@@ -117,7 +117,7 @@ describe("the original's constraints", () => {
     const raw = base({ a: { action: 'make', on_yes: 'done', on_no: 'a', tamper_guard: 'maybe' } });
     expect(bySeverity(raw, 'error')).toEqual([]);
     expect(bySeverity(raw, 'warning').map((d) => d.message)).toContain(
-      'tamper_guard: "maybe" is not one of revert, fail, allow; no guard applies',
+      'tamper_guard: "maybe" is not one of revert, fail, warn, allow; no guard applies',
     );
   });
 
