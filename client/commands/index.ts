@@ -11,6 +11,8 @@ export type LoadCommand = () => Promise<CommandSpec>;
 export const COMMANDS: Record<string, LoadCommand> = {
   run: async () => (await import('./run.js')).runSpec,
   validate: async () => (await import('./validate.js')).validateSpec,
+  review: async () => (await import('./review.js')).reviewSpec,
+  suggest: async () => (await import('./suggest.js')).suggestSpec,
   compile: async () => (await import('./compile.js')).compileSpec,
   create: async () => (await import('./create.js')).createSpec,
   show: async () => (await import('./show.js')).showSpec,

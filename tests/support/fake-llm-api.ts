@@ -21,6 +21,8 @@
  *   message's `refusal` text, null content);
  * - a model given answers with `script(model, texts)`: the n-th request for it answers the n-th
  *   text as prose (the last one repeating), e.g. loop drafts for `ll-loop create --describe`;
+ * - `findings-<state>`: a review (`ll-loop review --llm`): `{"findings": [one warning about <state>]}`,
+ *   given as a verdict is;
  * - any of these with `+cost-<usd>` appended: the usage also states that cost (Anthropic's
  *   `cost_usd`, OpenAI-compatible gateways' `cost`), for budgets.
  * Every request is recorded (path, headers, parsed body) for the test to inspect.
@@ -244,7 +246,18 @@ function answer(
 ): void {
   const verdict = model.startsWith('verdict-')
     ? { verdict: model.slice('verdict-'.length), confidence: 0.9, reason: 'from the fake API' }
-    : undefined;
+    : model.startsWith('findings-')
+      ? {
+          findings: [
+            {
+              state: model.slice('findings-'.length),
+              severity: 'warning',
+              message: 'from the fake API: this state could say more',
+              fix: 'add a description: to it',
+            },
+          ],
+        }
+      : undefined;
   const prose = text ?? (model.startsWith('echo:') ? model : 'I think it went fine.');
   if (anthropic) {
     // A verdict is the forced tool's input when the request forces one; asked for plain text (a prompt state), its JSON as text.
