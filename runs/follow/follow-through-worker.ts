@@ -20,6 +20,8 @@ type WorkerFollow =
 export interface WorkerFollowing {
   /** Ctrl-C: ask the worker to cancel the run. */
   cancel(): void;
+  /** Stop following: the stream is closed, and `done` is what was delivered, without the run's end. */
+  stop(): void;
   done: Promise<WorkerFollow>;
 }
 
@@ -70,5 +72,12 @@ export function followThroughWorker(path: string, request: FollowRequest, on: Wo
     }
   };
   const stream = openStream<'follow', FollowCancel>(path, request, { message: handle, broken: fallback });
-  return { cancel: () => stream.write({ kind: 'cancel' }), done };
+  const stop = (): void => {
+    stream.close();
+    settle({
+      kind: 'followed',
+      followed: { workflowId: request.workflow_id, events, end: undefined, input, warnings: [] },
+    });
+  };
+  return { cancel: () => stream.write({ kind: 'cancel' }), stop, done };
 }

@@ -17,7 +17,7 @@ import { followCancel, type FollowMessage, type FollowRequest } from '../transpo
 export interface FollowServing {
   client: Client;
   log: (line: string) => void;
-  /** `--queue`: report once that the run waits for its scopes (runs/start/queue-note.ts). */
+  /** `--queue`: report once that the run waits for its scopes (queue-note.ts). */
   whileQueued?: (note: (text: string) => void) => void;
 }
 

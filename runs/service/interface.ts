@@ -21,6 +21,8 @@ import type { ResumedRun, ResumeRequest } from '../resume/resume-run.js';
 import type { AnswerReport } from '../human/answer-run.js';
 import type { HumanReply } from '../../fsm/human.js';
 import type { RunSummary } from '../find/find-runs.js';
+import type { FollowedRun } from '../follow/follow-events.js';
+import type { RunFollow } from '../follow/follow-run.js';
 
 interface InboxQuery {
   /** The command's directory. */
@@ -44,6 +46,11 @@ export interface RunsService {
   inbox(query: InboxQuery): Promise<WaitingRun[]>;
   /** The scope locks: who holds, who waits. */
   queues(cwd: string): Promise<LockQueueReport[]>;
+  /**
+   * A run's events, each handed to `req.onEvent` as it happens, until the run closes: its end
+   * (result or how it closed), the events and the run's input. Nothing is printed.
+   */
+  follow(req: RunFollow): Promise<FollowedRun>;
 
   /** Stop the run: cancel it (its action killed, its outcome recorded), or terminate it with `force`. */
   stop(req: StopRequest): Promise<StopReport>;

@@ -12,7 +12,6 @@ import type { Client, Connection } from '@temporalio/client';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import { hostId, type WorkerRecord } from '../../host/checkout.js';
 import { placeRun, type Placed, type RunPlace } from './where-to-run.js';
-import { ensureCheckoutWorker } from '../workers/checkout-worker.js';
 import { queueWorkers } from '../workers/queue-pollers.js';
 import {
   clientFor,
@@ -23,7 +22,7 @@ import {
 } from '../../temporal/connection.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
-import { noteWhileQueued } from './queue-note.js';
+import { noteWhileQueued } from '../follow/queue-note.js';
 import { lockRequestFor } from '../scopes/scope-lock.js';
 import { embeddedServerOptions } from '../../temporal/embedded.js';
 import { CliError, InfrastructureError } from '../../errors/errors.js';
@@ -48,8 +47,6 @@ export interface LoadedRun {
   env: NodeJS.ProcessEnv;
   interruption: { interrupt: Interrupt } | undefined;
   startedByWorker: StartedByWorker | undefined;
-  /** The display the worker's follower started (run-followed.ts), when it could not go on. */
-  reporter?: Reporter;
 }
 
 /**
@@ -91,12 +88,7 @@ async function startHere(
       firstExecutionRunId: byWorker.runId,
     }) as LoopHandle;
     const { instanceId, taskQueue, lock, worker } = byWorker;
-    // The worker's stream broke (run.reporter): that worker may be gone, and the run needs one to
-    // go on. The checkout's worker is brought up again, as every command brings it (none else would).
-    const serving = run.reporter
-      ? ensureCheckoutWorker(opts.cwd, endpoint.address).catch(() => worker)
-      : Promise.resolve(worker);
-    return { handle, instanceId, taskQueue, lock, place: { kind: 'checkout' }, worker: serving };
+    return { handle, instanceId, taskQueue, lock, place: { kind: 'checkout' }, worker: Promise.resolve(worker) };
   }
   // The checkout's worker (when it must serve the run) starts concurrently: time to the first action counts.
   const placed = await placeRun(opts.place ?? { kind: 'checkout' }, opts.cwd, endpoint.address);
@@ -163,12 +155,12 @@ export async function runLoaded(opts: RunOptions, run: LoadedRun): Promise<numbe
     }
     const { createReporter, followRun } = await (following ?? loadFollowing());
     const asker = opts.ask && !opts.json ? await inlineQuestions(client, connection, instanceId, opts.cwd) : undefined;
-    const shown = run.reporter ?? createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail);
+    const shown = createReporter(opts.json, out, definition.max_iterations, opts.colour, opts.detail);
     const kept =
       place.kind === 'worktree' && portable ? await keptWorktreeReport(shown, opts.json, out, portable) : undefined;
     try {
       return await followRun({
-        client,
+        via: client,
         workflowId: instanceId,
         reporter: kept?.reporter ?? shown,
         info: runInfo(endpoint, opts.cwd, instanceId),
@@ -221,7 +213,9 @@ async function inlineQuestions(client: Client, connection: Connection, runId: st
  * runtime it then installs has no signal handlers of its own (Ctrl-C is ours: follow/interrupt.ts).
  */
 async function loadFollowing(): Promise<typeof import('../follow/follow-run.js')> {
-  return import('../follow/follow-run.js');
+  // What follow-run.ts loads to follow on this command's client, loaded beside it.
+  const [following] = await Promise.all([import('../follow/follow-run.js'), import('../follow/follow-on.js')]);
+  return following;
 }
 
 /** Say at once when no worker polls a pool's or shared queue: the run waits there until one does. */

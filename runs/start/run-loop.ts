@@ -1,9 +1,9 @@
 /**
  * `ll-loop run <name|path>`: load and validate the loop, then start it — through the checkout's
  * worker when it is up (start-through-worker.ts: no Temporal SDK loaded before the start), else
- * on this command's own connection — and follow it: through the same worker when it started the
- * run (run-followed.ts: no Temporal SDK at all), else on the command's own connection
- * (run-connected.ts, loaded after the start was handed over). Nothing here may import the
+ * on this command's own connection — and follow it: by the runs service's `follow` when that
+ * worker started the run (run-followed.ts: through the worker, no Temporal SDK at all), else on
+ * the command's own connection (run-connected.ts, loaded after the start was handed over). Nothing here may import the
  * Temporal SDK: it is `run`'s path to the start.
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
@@ -20,7 +20,6 @@ import type { WorkerStartRequest } from '../transport/schemas.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
-import type { LoadedRun } from './run-connected.js';
 import type { EarlyStart } from './early-start.js';
 import type { RunOptions } from './run-options.js';
 
@@ -128,7 +127,8 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     // Followed through the worker too when it can (run-followed.ts): then no Temporal SDK at all.
     let followed: Promise<typeof import('./run-followed.js')> | undefined;
     const loadFollowed = () => (followed ??= import('./run-followed.js'));
-    const viaWorker = followableByWorker(opts, definition);
+    const runs = opts.runs;
+    const viaWorker = runs !== undefined && followableByWorker(opts, definition);
     const startedByWorker =
       early?.started ??
       ((opts.place ?? { kind: 'checkout' }).kind === 'checkout'
@@ -151,23 +151,17 @@ export async function runCommand(opts: RunOptions): Promise<number> {
       printBackgroundStart(out, opts.json, startedInBackground(opts.cwd, startedByWorker));
       return EXIT.ok;
     }
-    let reporter: LoadedRun['reporter'];
-    if (startedByWorker && viaWorker) {
+    if (startedByWorker && viaWorker && runs) {
       const { followThroughItsWorker } = await loadFollowed();
-      const outcome = await followThroughItsWorker(opts, { definition, started: startedByWorker, interruption });
-      if (typeof outcome === 'number') return outcome;
-      reporter = outcome.reporter;
+      return await followThroughItsWorker(opts, {
+        definition,
+        started: startedByWorker,
+        interruption,
+        follow: (req) => runs.follow(req),
+      });
     }
     const { runLoaded } = await loadConnected();
-    return await runLoaded(opts, {
-      definition,
-      file,
-      dataContext,
-      env,
-      interruption,
-      startedByWorker,
-      ...(reporter ? { reporter } : {}),
-    });
+    return await runLoaded(opts, { definition, file, dataContext, env, interruption, startedByWorker });
   } finally {
     interruption?.stop();
   }

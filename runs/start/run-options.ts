@@ -3,6 +3,8 @@ import type { LoadOverrides } from '../../loader/load.js';
 import type { Detail } from '../../reporters/human.js';
 import type { EarlyStart } from './early-start.js';
 import type { RunPlace } from './run-place.js';
+import type { FollowedRun } from '../follow/follow-events.js';
+import type { RunFollow } from '../follow/follow-run.js';
 
 export interface RunOptions {
   cwd: string;
@@ -37,4 +39,9 @@ export interface RunOptions {
   err?: (text: string) => void;
   /** The start the bin already asked the checkout's worker for (early-start.ts), if it did. */
   early?: EarlyStart;
+  /**
+   * The runs service (client/commands/run.ts passes runsService()): a run the checkout's worker
+   * started is followed by its `follow`. Without it the command follows on its own connection.
+   */
+  runs?: { follow(req: RunFollow): Promise<FollowedRun> };
 }

@@ -50,6 +50,7 @@ function recordingDirect(): RunsService {
     running: called('running', []),
     inbox: called('inbox', []),
     queues: called('queues', []),
+    follow: called('follow', { workflowId: 'two-1', events: [], end: undefined, input: undefined, warnings: [] }),
     stop: called('stop', { id: 'two-1', outcome: 'cancelled', status: 'completed' }),
     pause: called('pause', { id: 'two-1', by: 'me', answer: {} as never }),
     unpause: called('unpause', { id: 'two-1', by: 'me', answer: {} as never }),

@@ -20,7 +20,7 @@ import {
 import type { ServeContext } from './serve-context.js';
 import { serveArgvStart, serveStart } from './serve-starts.js';
 import { serveFollow } from '../../runs/follow/serve-follow.js';
-import { noteWhileQueued } from '../../runs/start/queue-note.js';
+import { noteWhileQueued } from '../../runs/follow/queue-note.js';
 import { directRuns } from '../../runs/service/direct.js';
 
 /** What the worker does for a kind answered with one line. */
