@@ -29,6 +29,7 @@ function deferred(load: () => Promise<RunsService>): RunsService {
     running: async (cwd, allProjects) => (await load()).running(cwd, allProjects),
     inbox: async (query) => (await load()).inbox(query),
     queues: async (cwd) => (await load()).queues(cwd),
+    start: async (req) => (await load()).start(req),
     follow: async (req) => (await load()).follow(req),
     stop: async (req) => (await load()).stop(req),
     pause: async (target) => (await load()).pause(target),

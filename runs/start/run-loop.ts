@@ -15,8 +15,9 @@ import { commandLineDataKeys } from '../../fsm/definition/parameters.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../../reporters/diagnostics.js';
 import { checkProviderKeys } from './provider-keys.js';
-import { startedInBackground, startedOf, startThroughWorker, type StartedByWorker } from './start-through-worker.js';
-import type { WorkerStartRequest } from '../transport/schemas.js';
+import { startedInBackground, startedOf, type StartedByWorker } from './start-through-worker.js';
+import type { StartOutcome } from './run-start.js';
+import { lockOptionsOf } from './run-start.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
@@ -65,15 +66,6 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string; dat
   return loaded;
 }
 
-/** The scope lock `run`'s options ask for (a start through the worker names it so). */
-export function lockOptionsOf(opts: RunOptions): WorkerStartRequest['lock'] {
-  return {
-    none: opts.noLock === true,
-    wait: opts.queue === true,
-    ...(opts.queueTimeoutS === undefined ? {} : { queue_timeout_s: opts.queueTimeoutS }),
-  };
-}
-
 /**
  * The run the checkout's worker started from the bin's early start (early-start.ts), with the loop
  * as it loaded it; undefined when it was not asked or refused (the command then does it all). The
@@ -94,6 +86,13 @@ async function startedEarly(
     file: reply.file,
     dataContext: reply.data_context,
   };
+}
+
+/** The run the checkout's worker started, or undefined when it did not. */
+function byWorker(outcome: StartOutcome): StartedByWorker | undefined {
+  if (outcome.kind !== 'started') return undefined;
+  const { run } = outcome;
+  return run.by === 'worker' && run.worker ? { ...run, by: 'worker', worker: run.worker } : undefined;
 }
 
 /** Run a loop (to its end, unless `--background`). Returns the process exit code. */
@@ -131,20 +130,27 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     const viaWorker = runs !== undefined && followableByWorker(opts, definition);
     const startedByWorker =
       early?.started ??
-      ((opts.place ?? { kind: 'checkout' }).kind === 'checkout'
-        ? await startThroughWorker({
-            cwd: opts.cwd,
-            definition,
-            file,
-            env,
-            dataContext,
-            started: new Date(),
-            lock: lockOptionsOf(opts),
-            background: opts.background === true,
-            // In the background the worker's answer is all the command needs: nothing to load.
-            sent: () =>
-              opts.background ? undefined : void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
-          })
+      (runs
+        ? byWorker(
+            await runs.start({
+              cwd: opts.cwd,
+              definition,
+              file,
+              env,
+              dataContext,
+              started: new Date(),
+              lock: lockOptionsOf(opts),
+              ...(opts.place ? { place: opts.place } : {}),
+              background: opts.background === true,
+              // In the background the worker's answer is all the command needs: nothing to load.
+              sent: () =>
+                opts.background
+                  ? undefined
+                  : void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
+              // Else the command starts it on the connection it follows on (run-connected.ts).
+              workerOnly: true,
+            }),
+          )
         : undefined);
     // Started in the background by the worker: it said all there is to print (no Temporal SDK).
     if (startedByWorker && opts.background) {

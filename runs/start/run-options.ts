@@ -5,6 +5,7 @@ import type { EarlyStart } from './early-start.js';
 import type { RunPlace } from './run-place.js';
 import type { FollowedRun } from '../follow/follow-events.js';
 import type { RunFollow } from '../follow/follow-run.js';
+import type { RunStart, StartOutcome } from './run-start.js';
 
 export interface RunOptions {
   cwd: string;
@@ -40,8 +41,9 @@ export interface RunOptions {
   /** The start the bin already asked the checkout's worker for (early-start.ts), if it did. */
   early?: EarlyStart;
   /**
-   * The runs service (client/commands/run.ts passes runsService()): a run the checkout's worker
-   * started is followed by its `follow`. Without it the command follows on its own connection.
+   * The runs service (the commands that run a loop pass runsService()): the run is started by its
+   * `start` when the checkout's worker can start it, and then followed by its `follow`; else the
+   * command starts it and follows it on its own connection, as it does without a service.
    */
-  runs?: { follow(req: RunFollow): Promise<FollowedRun> };
+  runs?: { start(req: RunStart): Promise<StartOutcome>; follow(req: RunFollow): Promise<FollowedRun> };
 }
