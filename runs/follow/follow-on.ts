@@ -11,12 +11,10 @@ import { followEvents, type FollowedRun } from './follow-events.js';
 import type { RunFollow } from './follow-run.js';
 import { onAbort } from './interrupt.js';
 import { noteWhileQueued } from './queue-note.js';
-import { disconnectNote, LOCAL_WRITER_WAIT_MS, RECONNECT_NOTE } from './run-end.js';
 
 /** Follow one run on `client` until it closes (the runs service's `follow` on the Temporal SDK). */
 export function followOn(client: Client, req: Omit<RunFollow, 'cwd'>): Promise<FollowedRun> {
   const { workflowId, eventsFile } = req;
-  const note = req.onNote ?? (() => undefined);
   onAbort(req.cancelRun, () => {
     const chain = req.firstRunId === undefined ? undefined : { firstExecutionRunId: req.firstRunId };
     void client.workflow
@@ -24,7 +22,7 @@ export function followOn(client: Client, req: Omit<RunFollow, 'cwd'>): Promise<F
       .cancel()
       .catch(() => undefined);
   });
-  noteWhileQueued(client, workflowId, req.lock, note);
+  noteWhileQueued(client, workflowId, req.lock, req.onNote ?? (() => undefined));
   return followEvents(client, workflowId, {
     follow: true,
     actionOutput: req.actionOutput,
@@ -32,14 +30,14 @@ export function followOn(client: Client, req: Omit<RunFollow, 'cwd'>): Promise<F
     ...(eventsFile === undefined
       ? {}
       : {
-          ...(req.localWriter ? { fileWaitMs: LOCAL_WRITER_WAIT_MS } : {}),
+          ...(req.fileWaitMs === undefined ? {} : { fileWaitMs: req.fileWaitMs }),
           eventsFileOf: (id: string) =>
             id === workflowId ? eventsFile : join(dirname(eventsFile), `${runFileStem(id)}.events.jsonl`),
         }),
     ...(req.onInput ? { onInput: req.onInput } : {}),
     onEvent: req.onEvent,
-    onDisconnect: (why) => note(disconnectNote(why)),
-    onReconnect: () => note(RECONNECT_NOTE),
+    ...(req.onDisconnect ? { onDisconnect: req.onDisconnect } : {}),
+    ...(req.onReconnect ? { onReconnect: req.onReconnect } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
   });
 }

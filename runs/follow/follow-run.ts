@@ -11,7 +11,7 @@ import type { Worker } from '@temporalio/worker';
 import type { LoopWorkflowInput, ScopeLockRequest } from '../../workflows/definitions.js';
 import type { Reporter, RunInfo } from '../../reporters/reporter.js';
 import type { FollowedRun } from './follow-events.js';
-import { endOfRun } from './run-end.js';
+import { disconnectNote, endOfRun, LOCAL_WRITER_WAIT_MS, RECONNECT_NOTE } from './run-end.js';
 
 export { runInfo } from '../find/run-info.js';
 export { createReporter, endOfRun } from './run-end.js';
@@ -25,8 +25,12 @@ export interface RunFollow {
   firstRunId?: string;
   /** The run's events file on this host (RunInfo.eventsFile): its live events are read from it. */
   eventsFile?: string;
-  /** This host's worker serves the run, so it writes that file (FollowEventsOptions.fileWaitMs). */
-  localWriter?: boolean;
+  /**
+   * How long to wait for this host's worker to write the events a history update announces,
+   * before replaying (FollowEventsOptions.fileWaitMs: LOCAL_WRITER_WAIT_MS when this host's worker
+   * serves the run).
+   */
+  fileWaitMs?: number;
   /** Add to each `action_complete` what the action printed (the progress display shows it). */
   actionOutput: boolean;
   /** The run's scope lock: with `wait` (`--queue`), a note says once that it waits, and behind whom. */
@@ -34,8 +38,11 @@ export interface RunFollow {
   onEvent: (event: TimedEvent) => void;
   /** The run's input (its definition), once known. */
   onInput?: (input: LoopWorkflowInput) => void;
-  /** A line for a person, not one of the run's events (the connection to Temporal lost and back, the queue note). */
+  /** A line for a person, not one of the run's events (`--queue`: the run waits, and behind whom). */
   onNote?: (text: string) => void;
+  /** The connection to Temporal was lost (`why`) / is back: the run is safe meanwhile, the follower waits. */
+  onDisconnect?: (why: string) => void;
+  onReconnect?: () => void;
   /** Aborted: the run is cancelled (its action killed, its outcome recorded); following goes on to its end. */
   cancelRun?: AbortSignal;
   /** Aborted: stop following; what was read so far is returned. */
@@ -78,7 +85,7 @@ export async function followRun(f: FollowRun): Promise<number> {
     workflowId: f.workflowId,
     ...(f.firstRunId === undefined ? {} : { firstRunId: f.firstRunId }),
     ...(f.info.eventsFile === undefined ? {} : { eventsFile: f.info.eventsFile }),
-    ...(f.localWriter ? { localWriter: true } : {}),
+    ...(f.localWriter ? { fileWaitMs: LOCAL_WRITER_WAIT_MS } : {}),
     // The progress display shows what actions printed; a JSON Lines stream stays as recorded.
     actionOutput: f.json === undefined,
     ...(f.lock ? { lock: f.lock } : {}),
@@ -97,6 +104,8 @@ export async function followRun(f: FollowRun): Promise<number> {
       f.onEvent?.(event);
     },
     onNote: f.err,
+    onDisconnect: (why) => f.err(disconnectNote(why)),
+    onReconnect: () => f.err(RECONNECT_NOTE),
   };
   const via = f.via;
   const follow = async (): Promise<FollowedRun> =>

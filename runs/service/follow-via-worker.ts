@@ -9,7 +9,6 @@
 import { checkoutWorkerTarget } from '../worker-ask.js';
 import type { FollowedRun } from '../follow/follow-events.js';
 import { eventKey, followThroughWorker } from '../follow/follow-through-worker.js';
-import { LOCAL_WRITER_WAIT_MS } from '../follow/run-end.js';
 import type { RunFollow } from '../follow/follow-run.js';
 import { onAbort } from '../follow/interrupt.js';
 import type { RunsService } from './interface.js';
@@ -32,7 +31,6 @@ export async function followViaWorker(
 ): Promise<FollowedRun> {
   const target = checkoutWorkerTarget(req.cwd, env);
   if (target === undefined) return direct.follow(req);
-  const note = req.onNote ?? (() => undefined);
   const following = followThroughWorker(
     target.path,
     {
@@ -43,12 +41,17 @@ export async function followViaWorker(
       ...(req.firstRunId === undefined ? {} : { first_run_id: req.firstRunId }),
       ...(req.eventsFile === undefined ? {} : { events_file: req.eventsFile }),
       action_output: req.actionOutput,
-      // The worker that writes the run's events file is the one reading it.
-      ...(req.localWriter ? { file_wait_ms: LOCAL_WRITER_WAIT_MS } : {}),
+      ...(req.fileWaitMs === undefined ? {} : { file_wait_ms: req.fileWaitMs }),
       ...(req.onInput ? { want_input: true } : {}),
       ...(req.lock?.wait ? { lock: req.lock } : {}),
     },
-    { onEvent: req.onEvent, ...(req.onInput ? { onInput: req.onInput } : {}), err: note },
+    {
+      onEvent: req.onEvent,
+      ...(req.onInput ? { onInput: req.onInput } : {}),
+      ...(req.onNote ? { onNote: req.onNote } : {}),
+      ...(req.onDisconnect ? { onDisconnect: req.onDisconnect } : {}),
+      ...(req.onReconnect ? { onReconnect: req.onReconnect } : {}),
+    },
   );
   onAbort(req.cancelRun, () => following.cancel());
   onAbort(req.signal, () => following.stop());

@@ -2,7 +2,7 @@
  * `ll-loop run` following the run its checkout worker started (runs/start/run-followed.ts) by the
  * runs service's `follow` through that worker (runs/service/follow-via-worker.ts), against a
  * listener on the worker's real socket path speaking the follow wire: the run's end becomes the
- * exit code; when the stream breaks, the worker is brought back and `direct` follows on, and the
+ * exit code, the worker's notes are the history follower's on stderr; when the stream breaks, the worker is brought back and `direct` follows on, and the
  * display shows neither the header again nor the events already shown.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,6 +91,7 @@ function followingDirect(asked: RunFollow[]): RunsService {
 
 function follow(root: string, runs: RunsService) {
   let out = '';
+  let err = '';
   const run = followThroughItsWorker(
     {
       cwd: root,
@@ -100,7 +101,7 @@ function follow(root: string, runs: RunsService) {
       noLlm: false,
       json: false,
       out: (t) => (out += t),
-      err: () => undefined,
+      err: (t) => (err += t),
     },
     {
       definition: def(
@@ -122,7 +123,7 @@ function follow(root: string, runs: RunsService) {
       follow: (req) => runs.follow(req),
     },
   );
-  return { run, out: () => out };
+  return { run, out: () => out, err: () => err };
 }
 
 describe('ll-loop run followed through the worker', () => {
@@ -132,6 +133,9 @@ describe('ll-loop run followed through the worker', () => {
       root,
       [
         ...EVENTS.map((event) => line({ kind: 'event', event })),
+        line({ kind: 'disconnect', why: 'down' }),
+        line({ kind: 'reconnect' }),
+        line({ kind: 'note', text: 'note: waiting\n' }),
         line({
           kind: 'end',
           followed: {
@@ -154,6 +158,11 @@ describe('ll-loop run followed through the worker', () => {
     expect(f.out()).toContain('echo shown-once');
     expect(f.out()).toContain('Loop completed: done');
     expect(asked).toEqual([]);
+    // The worker's notes on stderr, in the words of the history follower.
+    expect(f.err()).toBe(
+      'note: lost the connection to Temporal (down); the run is safe on the server, waiting for it to come back\n' +
+        'note: reconnected to Temporal\nnote: waiting\n',
+    );
     expect(JSON.parse(requests[0]!)).toMatchObject({
       kind: 'follow',
       workflow_id: 'one-1',
@@ -176,7 +185,7 @@ describe('ll-loop run followed through the worker', () => {
     const f = follow(root, runs);
     expect(await f.run).toBe(0);
     expect(back).toEqual([`${root} 127.0.0.1:${PORT}`]);
-    expect(asked.map((r) => [r.workflowId, r.firstRunId, r.localWriter])).toEqual([['one-1', 'r', true]]);
+    expect(asked.map((r) => [r.workflowId, r.firstRunId, r.fileWaitMs])).toEqual([['one-1', 'r', 2000]]);
     const out = f.out();
     expect(out.match(/run one-1/g)).toHaveLength(1);
     expect(out.match(/echo shown-once/g)).toHaveLength(1);
