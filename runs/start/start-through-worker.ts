@@ -6,7 +6,7 @@
  * follows the run through the worker, or loads the Temporal client while the first action runs.
  *
  * Undefined means "start it yourself": no such worker (runs/worker-ask.ts says which may be
- * asked), no socket (a stale one: nobody listens), a refusal, or `LL_START_SOCKET=0`. Once the
+ * asked), no socket (a stale one: nobody listens), or a refusal. Once the
  * request is sent, an error of the start is the command's error (the run may exist: starting it
  * again would make a second one).
  */

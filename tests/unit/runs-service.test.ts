@@ -3,8 +3,9 @@
  * on the checkout's real socket stands in for the worker, and a second implementation of the
  * interface records what is left to `direct`. The worker's report is the answer; a refusal or no
  * worker leaves the read to `direct`; an error the worker's report ended in is thrown and the
- * report not made again; the writes are always `direct`'s. The factory picks `direct` alone on an
- * external server or with `LL_START_SOCKET=0`.
+ * report not made again; the writes are always `direct`'s; a start on the checkout's queue is
+ * the worker's, else `direct`'s. The factory picks `direct` alone on an external server or with
+ * `LL_START_SOCKET=0`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -18,6 +19,7 @@ import type { RunsService } from '../../runs/service/interface.js';
 import { viaWorker } from '../../runs/service/via-worker.js';
 import type { StatusReport } from '../../runs/find/status-report.js';
 import { directRuns } from '../../runs/service/direct.js';
+import { runsService } from '../../runs/service/runs-service.js';
 import type { RunStart } from '../../runs/start/run-start.js';
 import { def, loop } from './helpers.js';
 
@@ -188,5 +190,21 @@ describe('the runs service through the checkout worker', () => {
       kind: 'refused',
       why: 'no checkout worker is asked',
     });
+  });
+});
+
+describe('the choice of implementation (runs-service.ts)', () => {
+  it('through the checkout worker by default; direct alone on an external server or with LL_START_SOCKET=0', async () => {
+    record();
+    await listen({ kind: 'started', instance_id: 'two-1', task_queue: 'q', run_id: 'r1' });
+    // A start only the worker may make: direct refuses it before it connects, so the choice shows.
+    const only = startOf({ workerOnly: true });
+    expect(await runsService({ ...ENV, LL_START_SOCKET: '0' }).start(only)).toMatchObject({ kind: 'refused' });
+    expect(await runsService({ ...ENV, TEMPORAL_ADDRESS: 'temporal.example:7233' }).start(only)).toMatchObject({
+      kind: 'refused',
+    });
+    expect(asked).toBe(0);
+    expect(await runsService(ENV).start(only)).toMatchObject({ kind: 'started', run: { instanceId: 'two-1' } });
+    expect(asked).toBe(1);
   });
 });
