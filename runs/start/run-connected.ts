@@ -1,8 +1,10 @@
 /**
  * `ll-loop run` once its loop is loaded (run-loop.ts): connect (embedded dev server by default),
  * start the loop workflow on the queue of the checkout's worker (started on demand:
- * runs/workers/checkout-worker.ts) or of a `--task-queue` pool — unless the checkout's worker
- * already started it (early-start.ts, start-through-worker.ts) —, then follow it to its end and
+ * runs/workers/checkout-worker.ts) or of a `--task-queue` pool, with the code of the runs
+ * service's start on the SDK (start-on.ts) — unless the checkout's worker already started it
+ * (early-start.ts, the service's start through the worker) —, then follow it on the same
+ * connection to its end and
  * exit with its outcome, or return at once with `--background`. The run never depends on this process:
  * closing the terminal leaves it going; Ctrl-C stops it. The progress shown is the run's event
  * stream (runs/follow/follow-run.ts).
