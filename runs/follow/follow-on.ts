@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { runFileStem } from '../../host/run-files.js';
 import { followEvents, type FollowedRun } from './follow-events.js';
-import type { RunFollow } from './follow-run.js';
+import type { RunFollow } from './run-follow.js';
 import { onAbort } from './interrupt.js';
 import { noteWhileQueued } from './queue-note.js';
 

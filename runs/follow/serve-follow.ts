@@ -9,7 +9,7 @@ import { stopRequested } from '../../host/stop-requests.js';
 import type { Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { FollowedRun } from './follow-events.js';
-import type { RunFollow } from './follow-run.js';
+import type { RunFollow } from './run-follow.js';
 import { followCancel, type FollowMessage, type FollowRequest } from '../transport/schemas.js';
 
 export interface FollowServing {

@@ -9,7 +9,7 @@
 import { checkoutWorkerTarget } from '../worker-ask.js';
 import type { FollowedRun } from '../follow/follow-events.js';
 import { eventKey, followThroughWorker } from '../follow/follow-through-worker.js';
-import type { RunFollow } from '../follow/follow-run.js';
+import type { RunFollow } from '../follow/run-follow.js';
 import { onAbort } from '../follow/interrupt.js';
 import type { RunsService } from './interface.js';
 

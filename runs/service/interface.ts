@@ -22,7 +22,7 @@ import type { AnswerReport } from '../human/answer-run.js';
 import type { HumanReply } from '../../fsm/human.js';
 import type { RunSummary } from '../find/find-runs.js';
 import type { FollowedRun } from '../follow/follow-events.js';
-import type { RunFollow } from '../follow/follow-run.js';
+import type { RunFollow } from '../follow/run-follow.js';
 import type { RunStart, StartOutcome } from '../start/run-start.js';
 
 interface InboxQuery {

@@ -17,7 +17,7 @@ import { printDiagnostics } from '../../reporters/diagnostics.js';
 import { checkProviderKeys } from './provider-keys.js';
 import { startedInBackground, startedOf, type StartedByWorker } from './start-through-worker.js';
 import type { StartOutcome } from './run-start.js';
-import { lockOptionsOf } from './run-start.js';
+import { lockOptionsOf } from './run-options.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';

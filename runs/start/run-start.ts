@@ -1,7 +1,7 @@
 /**
  * The runs service's `start` (runs/service/interface.ts): what it is asked — a loop the caller
  * loaded and validated, and how to run it — and what it answers: the started run (its id, where
- * it runs, who serves it) or the checkout worker's refusal. Light: every caller loads it.
+ * it runs, who serves it) or the checkout worker's refusal. Types only: every caller loads it.
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { WorkerRecord } from '../../host/checkout.js';
@@ -9,7 +9,6 @@ import type { ScopeLockRequest } from '../../workflows/definitions.js';
 import type { PortableCheckout } from '../../workflows/run-options.js';
 import type { WorkerStartRequest } from '../transport/schemas.js';
 import type { RunPlace } from './run-place.js';
-import type { RunOptions } from './run-options.js';
 
 export interface RunStart {
   /** The caller's directory: its checkout and project. */
@@ -62,12 +61,3 @@ export interface StartedRun {
 }
 
 export type StartOutcome = { kind: 'started'; run: StartedRun } | { kind: 'refused'; why: string };
-
-/** The scope lock `run`'s options ask for. */
-export function lockOptionsOf(opts: RunOptions): RunStart['lock'] {
-  return {
-    none: opts.noLock === true,
-    wait: opts.queue === true,
-    ...(opts.queueTimeoutS === undefined ? {} : { queue_timeout_s: opts.queueTimeoutS }),
-  };
-}

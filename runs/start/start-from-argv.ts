@@ -11,7 +11,7 @@ import type { Session } from '../../temporal/session.js';
 import { checkProviderKeys } from './provider-keys.js';
 import { idBaseAt } from './instance-id.js';
 import { loadForRun } from './run-loop.js';
-import { lockOptionsOf } from './run-start.js';
+import { lockOptionsOf } from './run-options.js';
 import type { RunOptions } from './run-options.js';
 import { startRequested } from './start-requested.js';
 import type { WorkerArgvStartReply, WorkerArgvStartRequest, WorkerStartRequest } from '../transport/schemas.js';

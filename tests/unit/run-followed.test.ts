@@ -15,7 +15,7 @@ import type { FollowMessage } from '../../runs/transport/schemas.js';
 import { followThroughItsWorker } from '../../runs/start/run-followed.js';
 import { viaWorker } from '../../runs/service/via-worker.js';
 import type { RunsService } from '../../runs/service/interface.js';
-import type { RunFollow } from '../../runs/follow/follow-run.js';
+import type { RunFollow } from '../../runs/follow/run-follow.js';
 import type { FollowedRun } from '../../runs/follow/follow-events.js';
 import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 import { workerRecordPath, type WorkerRecord } from '../../host/checkout.js';
