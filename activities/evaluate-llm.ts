@@ -5,11 +5,12 @@ import type { ActionResult, EvaluateLlmInput } from '../fsm/types.js';
 import { checkedAnswer } from './checked-answer.js';
 import { hostArgs, hostCli, hostNotFoundMessage, llmJsonArgs } from './host-cli.js';
 import { secretValues } from './env-refs.js';
-import { askProvider } from './llm-providers.js';
+import { answerObject, askProvider, callProvider } from './llm-providers.js';
+import { isFileJudgeInput, judgeFiles, type JudgeAnswer } from './file-judges.js';
 import { hostRateLimit } from './rate-limit.js';
 import { parseEnvelope, runUsage } from './host-envelope.js';
 import { SpawnError, runProcess } from './process.js';
-import { maskableSecrets } from './secret-mask.js';
+import { maskValue, maskableSecrets } from './secret-mask.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
 import { type ActivityDeps, activityHooks, definedEnv, fileSafe, injectedEnv, runningLogPath } from './run-action.js';
 
@@ -47,6 +48,9 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
   return async function evaluateLlm(input: EvaluateLlmInput): Promise<LlmReply> {
     const injected = injectedEnv(deps, input.instanceId);
     const workerEnv = injected ?? process.env;
+    // `contract` and `comparator`: several questions, the verdict decided from their answers.
+    if (isFileJudgeInput(input))
+      return judgeFiles(input, (prompt, schema, timeoutS) => askOnce(input, workerEnv, prompt, schema, timeoutS));
     if (input.llm !== undefined) {
       const hooks = activityHooks(input.state);
       // Asked again, the question carries the previous answer's schema errors, as for the host CLI.
@@ -104,6 +108,68 @@ export function makeEvaluateLlm(deps: ActivityDeps = {}): (input: EvaluateLlmInp
     }
     return { ...judgedReply(input, result, cli.binary), ...(usage === undefined ? {} : { usage }) };
   };
+}
+
+/**
+ * One question whose answer the caller reads itself (activities/file-judges.ts): the same host CLI
+ * or API provider call as a judgement, returning the answer object or the reason there is none.
+ */
+async function askOnce(
+  input: EvaluateLlmInput,
+  env: NodeJS.ProcessEnv,
+  prompt: string,
+  schema: Record<string, unknown>,
+  timeoutS: number,
+): Promise<JudgeAnswer> {
+  const hooks = activityHooks(input.state);
+  const secrets = secretValues([], input.mask_env, env);
+  if (input.llm !== undefined) {
+    const call = { request: input.llm, prompt, schema, timeoutMs: timeoutS * 1000 };
+    const out = await callProvider(call, env, {
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
+      ...(hooks.onHeartbeat ? { onHeartbeat: hooks.onHeartbeat } : {}),
+      secrets,
+    });
+    const usage = out.usage === undefined ? {} : { usage: out.usage };
+    if ('error' in out) return { error: out.error, ...usage };
+    try {
+      return { answer: answerObject(maskValue(out.answer, out.secrets)), ...usage };
+    } catch (e) {
+      return { error: `LLM provider ${input.llm.provider}: ${(e as Error).message}`, ...usage };
+    }
+  }
+  const cli = hostCli(env);
+  let result: ActionResult;
+  try {
+    result = await runProcess({
+      file: cli.binary,
+      args: hostArgs(cli, llmJsonArgs({ schema, model: input.model })),
+      cwd: input.cwd,
+      env: definedEnv(env),
+      input: prompt,
+      secrets: maskableSecrets(secrets),
+      timeoutMs: timeoutS * 1000,
+      signal: hooks.signal,
+      onHeartbeat: hooks.onHeartbeat,
+      heartbeatMs: HEARTBEAT_MS,
+      logPath: runningLogPath(input.cwd, input.instanceId, `llm-${fileSafe(input.state)}.log`),
+    });
+  } catch (e) {
+    if (e instanceof SpawnError && e.reason === 'not_found') return { error: hostNotFoundMessage(cli.binary) };
+    return { error: `LLM evaluation could not start: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  hooks.rethrowIfCancelled(result);
+  const envelope = parseEnvelope(result.output);
+  const used = envelope === undefined ? undefined : runUsage(envelope, result);
+  const usage = used === undefined ? {} : { usage: used };
+  if (result.timed_out) return { error: `the judge timed out after ${timeoutS}s (host CLI '${cli.binary}')`, ...usage };
+  if (result.exit_code !== 0)
+    return { error: `host CLI '${cli.binary}' exited with code ${result.exit_code}${quote(result)}`, ...usage };
+  try {
+    return { answer: extractJudgement(result.output), ...usage };
+  } catch (e) {
+    return { error: `${(e as Error).message}${quote(result)}`, ...usage };
+  }
 }
 
 /** The reply to a host CLI judgement that ran: the judgement, `invalid`, or an `error` with the reason. */

@@ -136,7 +136,7 @@ function withUsage(reply: LlmReply, usage: LlmUsage | undefined): LlmReply {
 }
 
 /** The judgement object in an answer: an object, or text that is one JSON object (possibly fenced). */
-function answerObject(answer: unknown): Record<string, unknown> {
+export function answerObject(answer: unknown): Record<string, unknown> {
   if (isRecord(answer)) return answer;
   if (typeof answer !== 'string') throw new Error('the answer holds no JSON object');
   const fence = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(answer);

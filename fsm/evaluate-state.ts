@@ -8,6 +8,7 @@ import { interpolate, type InterpolationScope } from './interpolate.js';
 import { DEFAULT_LLM_SCHEMA } from './llm-schema.js';
 import { judgeSchema } from './cannot-judge.js';
 import { mergedLlm, providerRequest } from './llm-provider.js';
+import { fileJudgeInput, isFileJudge } from './file-judges-input.js';
 import type { EvaluateConfig, LoopDefinition, StateConfig } from './schema.js';
 import type { RunData } from './run/snapshot.js';
 import type { ActionResult, EvalResult, EvaluateLlmInput } from './types.js';
@@ -39,13 +40,15 @@ export function llmJudged(def: LoopDefinition): Array<{ state: string; config: E
   const out: Array<{ state: string; config: EvaluateConfig }> = [];
   for (const [name, state] of Object.entries(def.states)) {
     if (state.terminal || state.next !== undefined || state.loop !== undefined) continue;
+    // A contract reads its files: it asks the judge with or without an action.
     if (
       state.action === undefined &&
+      state.evaluate?.type !== 'contract' &&
       (state.evaluate === undefined || !('source' in state.evaluate) || state.evaluate.source === undefined)
     )
       continue;
     const config = effectiveEvaluator(def, state);
-    if (config.type === 'llm_structured') out.push({ state: name, config });
+    if (config.type === 'llm_structured' || isFileJudge(config)) out.push({ state: name, config });
   }
   return out;
 }
@@ -92,6 +95,12 @@ export function evaluateState(
   if (read !== undefined && 'error' in read)
     return { kind: 'pure', type, result: errorResult(`${type}: ${read.error}`) };
   const output = source ?? (read !== undefined ? read.text : undefined) ?? action?.output ?? '';
+  if (isFileJudge(config)) {
+    const judged = fileJudgeInput(def, config, output, action, source !== undefined, scope);
+    return 'error' in judged
+      ? { kind: 'pure', type, result: errorResult(judged.error, judged.details) }
+      : { kind: 'llm', input: judged.input };
+  }
   if (config.type === 'llm_structured') {
     if (!def.llm.enabled) {
       return {

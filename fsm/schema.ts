@@ -15,6 +15,7 @@ import {
   originalStateShape,
   scoreStallEvaluate,
 } from './original-fields.js';
+import { comparatorEvaluate, contractEvaluate } from './file-judges-schema.js';
 
 /** A number, or a `${…}` template that must render to one when it is used. */
 const numberOrTemplate = z.union([z.number(), z.string()]);
@@ -146,6 +147,8 @@ export const evaluateConfig = z.discriminatedUnion('type', [
   openQuestionStallEvaluate,
   classifyEvaluate,
   actionStallEvaluate,
+  comparatorEvaluate,
+  contractEvaluate,
 ]);
 export type EvaluateConfig = z.output<typeof evaluateConfig>;
 export type EvaluatorType = EvaluateConfig['type'];

@@ -5,6 +5,7 @@
 import type { OutputCheck } from './answer-check.js';
 import type { StdoutSignal } from './stdout-signals.js';
 import type { PrepatchPolicy, PrepatchReport, TamperPolicy, TamperReport } from './check-reports.js';
+import type { ContractPair } from './file-judges-schema.js';
 
 /** What an action produced. `output`/`stderr` are tails; the full text is in `log_file`/`stderr_file` when cut. */
 export interface ActionResult {
@@ -387,6 +388,10 @@ export interface EvaluateLlmInput {
   schema_errors?: string[];
   /** An HTTP API provider answers instead of the host CLI (fsm/llm-provider.ts); absent: the host CLI. */
   llm?: LlmProviderRequest;
+  /** `contract` evaluations only: the pairs to judge, paths relative to `cwd` (activities/file-judges.ts). */
+  contract?: { pairs: ContractPair[] };
+  /** `comparator` evaluations only: the baseline directory and the number of blind comparisons. */
+  comparator?: { baseline_path: string; auto_promote: boolean; min_pairs: number };
 }
 
 /** The HTTP API providers an LLM evaluation or a prompt state may call (fsm/llm-provider.ts chooses). */

@@ -150,11 +150,12 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
   ) {
     out.push(error([...path, 'evaluate'], 'convergence needs a target', 'add target: <number> (or toward:)'));
   }
-  if (state.evaluate?.type === 'llm_structured' && !def.llm.enabled) {
+  const judged = state.evaluate?.type;
+  if ((judged === 'llm_structured' || judged === 'contract' || judged === 'comparator') && !def.llm.enabled) {
     out.push(
       warning(
         [...path, 'evaluate'],
-        'llm_structured with LLM evaluation disabled gives an error verdict',
+        `${judged} with LLM evaluation disabled gives an error verdict`,
         'route _error:/on_error:, or use a deterministic evaluator',
       ),
     );
@@ -164,6 +165,7 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
     state.evaluate &&
     !('source' in state.evaluate && state.evaluate.source !== undefined) &&
     state.evaluate.type !== 'diff_stall' &&
+    state.evaluate.type !== 'contract' &&
     !state.terminal
   ) {
     // little-loops runs such a state too, judging an empty output (exit code 0).

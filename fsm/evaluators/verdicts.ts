@@ -42,6 +42,10 @@ export const EVALUATOR_VERDICTS: { readonly [K in EvaluatorType]: VerdictSet } =
   action_stall: YES_NO,
   // The words the action prints; stateVerdicts reads them from the state's routes.
   classify: { verdicts: [], pass: '', fail: '' },
+  // `yes` only when every producer/consumer pair is aligned.
+  contract: YES_NO,
+  // `no_baseline` while there is no baseline (without auto_promote); `tie` when both passed as often.
+  comparator: { verdicts: ['yes', 'no', 'tie', 'no_baseline'], pass: 'yes', fail: 'no' },
 };
 
 /** A sub-loop state's verdicts: the child ended in a success terminal (yes) or did not (no). */

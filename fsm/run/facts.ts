@@ -31,6 +31,7 @@ export function llmReplyFact(reply: LlmReply, now: number): RunEvent {
   // What the call used goes with the fact (budgets: fsm/run/budget.ts); replies without usage give the fact they always did.
   const usage = reply.usage === undefined ? {} : { usage: reply.usage };
   if ('judgement' in reply) return { type: 'llm_replied', judgement: reply.judgement, ...usage, now };
+  if ('result' in reply) return { type: 'llm_done', result: reply.result, ...usage, now };
   if ('invalid' in reply) return { type: 'llm_invalid', invalid: reply.invalid, ...usage, now };
   if ('rate_limit' in reply) return { type: 'llm_rate_limited', rate_limit: reply.rate_limit, now };
   // `details` only in replies of API providers (0.5.0): older histories give the event they always did.
@@ -72,4 +73,10 @@ export function llmResult(
       return judge(event.judgement, minConfidence, suffix);
     }
   }
+}
+
+/** The evaluator an LLM evaluation reports in its `evaluate` event: `contract`, `comparator`, else `llm_structured`. */
+export function llmEvaluatorType(def: LoopDefinition, state: StateConfig): string {
+  const type = effectiveEvaluator(def, state).type;
+  return type === 'contract' || type === 'comparator' ? type : 'llm_structured';
 }

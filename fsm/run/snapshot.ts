@@ -234,6 +234,8 @@ export type { LlmUsage } from '../types.js';
  */
 export type LlmReply = (
   | { judgement: Judgement }
+  /** A verdict the activity decided itself (`contract`, `comparator`: several answers make it). */
+  | { result: EvalResult }
   | { error: string; details?: Record<string, unknown> }
   | { invalid: InvalidAnswer }
   | { rate_limit: RateLimitFact }
@@ -278,8 +280,8 @@ export type RunEvent =
   | { type: 'llm_invalid'; invalid: InvalidAnswer; usage?: LlmUsage; now: number }
   /** The LLM answered with a rate limit or spent quota (only runs that detect them): pause, then ask again. */
   | { type: 'llm_rate_limited'; rate_limit: RateLimitFact; now: number }
-  /** An answer already judged (the unit tests' driver; no activity returns one since 0.1.0). */
-  | { type: 'llm_done'; result: EvalResult; now: number }
+  /** An evaluation already decided: the `contract` and `comparator` activities' result (and the unit tests' driver). */
+  | { type: 'llm_done'; result: EvalResult; usage?: LlmUsage; now: number }
   /** The child run ended; `timedOut` when the state's `timeout:` stopped it. */
   | { type: 'subloop_done'; result: ExecutionResult; timedOut: boolean; now: number }
   /** The child workflow failed, or never started; `timedOut` as above. */

@@ -14,7 +14,7 @@
  * - Failures to interpolate or evaluate are `error` verdicts, routed like any other.
  */
 import { errorResult } from '../evaluate-state.js';
-import { failureText, llmResult } from './facts.js';
+import { failureText, llmEvaluatorType, llmResult } from './facts.js';
 import { begin } from './begin.js';
 import { chomp, emit, endAsks, finish, stateOf, type Draft } from './draft.js';
 import type { LoopDefinition } from '../schema.js';
@@ -157,7 +157,13 @@ function advance(d: Draft, event: RunEvent): void {
       endAsks(d);
       delete d.snap.rateLimit;
       if (chargeAgentCall(d, stateOf(d), llmUsage(event), undefined, action)) return;
-      return afterEvaluation(d, stateOf(d), 'llm_structured', llmResult(d.def, stateOf(d), event), action);
+      return afterEvaluation(
+        d,
+        stateOf(d),
+        llmEvaluatorType(d.def, stateOf(d)),
+        llmResult(d.def, stateOf(d), event),
+        action,
+      );
     }
     case 'diff_stat_done':
     case 'diff_stat_error':
