@@ -22,6 +22,7 @@ import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import { recordedRunOptions, type RunTuning } from '../../workflows/run-options.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { checkoutKey } from '../../host/checkout.js';
+import { loopVersion } from '../../loader/loop-version.js';
 import { waitUntilServed } from '../../temporal/cluster-setup.js';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.js';
 import { precheckScopes } from '../scopes/scope-lock.js';
@@ -196,7 +197,16 @@ export async function startLoopRun(
       ...(req.eagerOn ? { requestEagerStart: true } : {}),
       taskQueue: queueOf(),
       args: [inputFor(workflowId)],
-      memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
+      memo: {
+        cwd,
+        file,
+        loop: definition.name,
+        // The loop's own version (loader/loop-version.ts), for `history` and `report`.
+        loop_version: loopVersion(definition),
+        version: build.version,
+        build_id: build.build_id,
+        ...(req.memo ?? {}),
+      },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
       staticDetails:
         `${detailsDescription(definition.description)}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),
