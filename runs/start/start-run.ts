@@ -173,6 +173,8 @@ export async function startLoopRun(
   });
   // Which ll-loop started the run (shown by `list --running` and in the Web UI's memo and details).
   const build = buildInfo();
+  // The loop's own version (loader/loop-version.ts), for `history` and `report`.
+  const version = loopVersion(definition);
   const queueOf = (): string => req.taskQueue;
   // Which server the run is on, so that only a worker of that server sweeps its file.
   const address = (client.connection as { options?: { address?: string } }).options?.address;
@@ -201,8 +203,7 @@ export async function startLoopRun(
         cwd,
         file,
         loop: definition.name,
-        // The loop's own version (loader/loop-version.ts), for `history` and `report`.
-        loop_version: loopVersion(definition),
+        loop_version: version,
         version: build.version,
         build_id: build.build_id,
         ...(req.memo ?? {}),
