@@ -1,15 +1,15 @@
 /**
  * `ll-loop report <loop> [--since D] [--limit N] [--json]`: how a loop's runs of this checkout
  * went, per loop version — outcomes, what a success takes, cost, per state its visits, errors and
- * time, where failed runs ended and runs stalled, and suggestions (runs/report/).
+ * time, where failed runs ended and runs stalled, and suggestions (runs/follow/).
  */
 import { formatDuration } from '../../fsm/format.js';
 import { UsageError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { table } from '../../reporters/table.js';
 import { parseDuration } from '../../runs/schedules/durations.js';
-import type { ReportFigures } from '../../runs/report/report-figures.js';
-import type { LoopReport, VersionComparison } from '../../runs/report/loop-report.js';
+import type { ReportFigures } from '../../runs/follow/report-figures.js';
+import type { LoopReport, VersionComparison } from '../../runs/follow/loop-report.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
 
 /** How many of the newest runs are read without `--limit`. */
@@ -104,8 +104,8 @@ export async function reportCommand(opts: {
   const limit = limitOf(opts.limit);
   const [{ withSession }, { reportRuns }, { loopReport }] = await Promise.all([
     import('../../temporal/session.js'),
-    import('../../runs/report/report-runs.js'),
-    import('../../runs/report/loop-report.js'),
+    import('../../runs/follow/report-runs.js'),
+    import('../../runs/follow/loop-report.js'),
   ]);
   const { runs, found } = await withSession(opts.cwd, (s) =>
     reportRuns(s.client, { cwd: opts.cwd, loop: opts.loop, limit, ...(since ? { since } : {}) }),

@@ -1,12 +1,12 @@
 /**
- * `ll-loop report`'s figures, suggestions and version groups (runs/report/), from event lists
+ * `ll-loop report`'s figures, suggestions and version groups (runs/follow/), from event lists
  * written here: no Temporal, no mocks.
  */
 import { describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/run/events.js';
-import { loopReport } from '../../runs/report/loop-report.js';
-import { median, reportFigures, type ReportRun } from '../../runs/report/report-figures.js';
-import { failuresEndIn, limitAlwaysHit, stateErrors, suggestionsFor } from '../../runs/report/report-suggestions.js';
+import { loopReport } from '../../runs/follow/loop-report.js';
+import { median, reportFigures, type ReportRun } from '../../runs/follow/report-figures.js';
+import { failuresEndIn, limitAlwaysHit, stateErrors, suggestionsFor } from '../../runs/follow/report-suggestions.js';
 
 const T0 = Date.parse('2026-11-01T10:00:00.000Z');
 

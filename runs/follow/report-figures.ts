@@ -22,7 +22,7 @@ export interface ReportRun {
 }
 
 /** One state's figures: each `state_enter` is a visit; a visit errors on an action error, an error verdict or a fatal error. */
-export interface StateFigures {
+interface StateFigures {
   state: string;
   visits: number;
   errors: number;

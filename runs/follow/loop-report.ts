@@ -6,7 +6,7 @@
 import { reportFigures, type ReportFigures, type ReportRun } from './report-figures.js';
 import { suggestionsFor, type Suggestion } from './report-suggestions.js';
 
-export interface VersionReport {
+interface VersionReport {
   version: string;
   first_started: string;
   last_started: string;

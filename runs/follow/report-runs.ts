@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import { listLoopNames } from '../../loader/load.js';
 import { UNKNOWN_VERSION } from '../../loader/loop-version.js';
 import { findRuns, projectScope, runNotFound } from '../find/find-runs.js';
-import { followEvents } from '../follow/follow-events.js';
+import { followEvents } from './follow-events.js';
 import type { ReportRun } from './report-figures.js';
 
 /** The most runs the window is counted over (visibility is read up to this many). */
