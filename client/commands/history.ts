@@ -65,6 +65,9 @@ function printRuns(loop: string, entries: RunHistoryEntry[], out: (t: string) =>
     header.push('SPENT');
     rows.forEach((row, i) => row.push(spendLine(entries[i]!.spent, undefined) ?? '-'));
   }
+  // Last: the loop version each run ran (loader/loop-version.ts).
+  header.push('VERSION');
+  rows.forEach((row, i) => row.push(entries[i]!.loop_version));
   out(table([header, ...rows]));
 }
 

@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, LoadCommand> = {
   monitor: async () => (await import('./status.js')).monitorSpec,
   stop: async () => (await import('./stop.js')).stopSpec,
   history: async () => (await import('./history.js')).historySpec,
+  report: async () => (await import('./report.js')).reportSpec,
   logs: async () => (await import('./logs.js')).logsSpec,
   resume: async () => (await import('./resume.js')).resumeSpec,
   pause: async () => (await import('./pause.js')).pauseSpec,

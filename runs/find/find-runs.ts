@@ -28,6 +28,8 @@ export interface RunSummary {
   cwd?: string;
   /** The ll-loop release that started the run and its build id (memo; absent for 0.1.0 runs). */
   version?: string;
+  /** The version of the loop it ran (memo `loop_version`, loader/loop-version.ts; absent for earlier runs). */
+  loopVersion?: string;
   /** Where its actions go when not its own queue (pinned pool runs). */
   actionQueue?: string;
   buildId?: string;
@@ -126,6 +128,7 @@ function summarize(info: Omit<WorkflowExecutionInfo, 'raw'>): RunSummary {
     loop?: unknown;
     cwd?: unknown;
     version?: unknown;
+    loop_version?: unknown;
     build_id?: unknown;
     action_queue?: unknown;
     parent?: unknown;
@@ -152,6 +155,7 @@ function summarize(info: Omit<WorkflowExecutionInfo, 'raw'>): RunSummary {
   if (typeof memo.cwd === 'string') summary.cwd = memo.cwd;
   if (typeof memo.version === 'string') summary.version = memo.version;
   if (typeof memo.build_id === 'string') summary.buildId = memo.build_id;
+  if (typeof memo.loop_version === 'string') summary.loopVersion = memo.loop_version;
   if (typeof memo.action_queue === 'string') summary.actionQueue = memo.action_queue;
   if (typeof memo.parent === 'string') summary.parent = memo.parent;
   if (isHumanMemo(memo.human)) summary.human = memo.human;

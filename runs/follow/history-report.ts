@@ -10,6 +10,7 @@ import { outcomeOfStatus } from '../../reporters/outcome-words.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { listLoopNames } from '../../loader/load.js';
 import { UsageError } from '../../errors/errors.js';
+import { UNKNOWN_VERSION } from '../../loader/loop-version.js';
 import { findRuns, projectScope, RunNotFoundError, runNotFound, type RunSummary } from '../find/find-runs.js';
 import { lineageOf } from '../find/lineage.js';
 import { closedResult, mayHaveResult, queryStatus } from '../find/run-target.js';
@@ -37,6 +38,8 @@ export interface RunHistoryEntry {
   status: string;
   started_at: string;
   closed_at?: string;
+  /** The version of the loop it ran (loader/loop-version.ts); `unknown` for runs of earlier releases. */
+  loop_version: string;
   iterations: number | null;
   duration_ms: number | null;
   terminated_by: TerminatedBy | null;
@@ -88,6 +91,7 @@ async function entryFor({ client, connection }: Reader, run: RunSummary): Promis
     id: run.id,
     status: run.status.toLowerCase(),
     started_at: run.startTime.toISOString(),
+    loop_version: run.loopVersion ?? UNKNOWN_VERSION,
     iterations: null,
     duration_ms: run.closeTime ? run.closeTime.getTime() - run.startTime.getTime() : null,
     terminated_by: null,

@@ -4,6 +4,7 @@
  * definition on a shared task queue (the one `ll-loop worker` polls). Overlap policy SKIP: a
  * cycle is skipped while the previous run is still going.
  */
+import { loopVersion } from '../../loader/loop-version.js';
 import { buildInfo } from '../../host/build-info.js';
 import { checkoutKey } from '../../host/checkout.js';
 import {
@@ -155,7 +156,14 @@ export async function createLoopSchedule(req: CreateScheduleRequest): Promise<Lo
   };
   // The release that created the schedule; each run it starts carries it (see start-run.ts).
   const build = buildInfo();
-  const memo = { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id };
+  const memo = {
+    cwd,
+    file,
+    loop: definition.name,
+    loop_version: loopVersion(definition),
+    version: build.version,
+    build_id: build.build_id,
+  };
   try {
     await client.schedule.create<typeof loopWorkflow>({
       scheduleId,

@@ -22,6 +22,7 @@ import { CURRENT_RUN_RULES } from '../../workflows/run-rules.js';
 import { recordedRunOptions, type RunTuning } from '../../workflows/run-options.js';
 import type { loopWorkflow } from '../../workflows/loop-workflow.js';
 import { checkoutKey } from '../../host/checkout.js';
+import { loopVersion } from '../../loader/loop-version.js';
 import { waitUntilServed } from '../../temporal/cluster-setup.js';
 import { ensureSearchAttributes } from '../../temporal/search-attributes.js';
 import { precheckScopes } from '../scopes/scope-lock.js';
@@ -172,6 +173,8 @@ export async function startLoopRun(
   });
   // Which ll-loop started the run (shown by `list --running` and in the Web UI's memo and details).
   const build = buildInfo();
+  // The loop's own version (loader/loop-version.ts), for `history` and `report`.
+  const version = loopVersion(definition);
   const queueOf = (): string => req.taskQueue;
   // Which server the run is on, so that only a worker of that server sweeps its file.
   const address = (client.connection as { options?: { address?: string } }).options?.address;
@@ -196,7 +199,15 @@ export async function startLoopRun(
       ...(req.eagerOn ? { requestEagerStart: true } : {}),
       taskQueue: queueOf(),
       args: [inputFor(workflowId)],
-      memo: { cwd, file, loop: definition.name, version: build.version, build_id: build.build_id, ...(req.memo ?? {}) },
+      memo: {
+        cwd,
+        file,
+        loop: definition.name,
+        loop_version: version,
+        version: build.version,
+        build_id: build.build_id,
+        ...(req.memo ?? {}),
+      },
       staticSummary: `ll-loop: ${definition.name}`.slice(0, 190),
       staticDetails:
         `${detailsDescription(definition.description)}\n\nfile: ${file}\ncwd: ${cwd}\nll-loop ${build.version} (build ${build.build_id})`.trim(),

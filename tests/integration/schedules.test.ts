@@ -12,6 +12,8 @@ import { describe, expect, inject, it } from 'vitest';
 import { describeLoopSchedule, LoopScheduleNotFoundError } from '../../runs/schedules/schedules.js';
 import type { ExecutionResult } from '../../fsm/types.js';
 import { checkoutAt, checkoutKey } from '../../host/checkout.js';
+import { loadLoop } from '../../loader/load.js';
+import { loopVersion } from '../../loader/loop-version.js';
 import { runCliInProcess } from '../support/cli.js';
 import { settle } from '../support/processes.js';
 import { temporal } from './harness.js';
@@ -116,6 +118,8 @@ describe('ll-loop schedule', () => {
     await client.workflow.getHandle(second!).result();
     const description = await client.workflow.getHandle(run).describe();
     expect(description.memo).toMatchObject({ loop: name, cwd: served.cwd });
+    // The loop's version, as a run started by hand records it (its `--context` values left out).
+    expect(description.memo?.loop_version).toBe(loopVersion(loadLoop(name, served.cwd).definition!));
     // The scheduled run belongs to the checkout the schedule was made in: found there by name.
     expect(description.typedSearchAttributes.get(defineSearchAttributeKey('LoopCheckout', 'KEYWORD'))).toBe(
       checkoutKey(served.cwd),
