@@ -41,7 +41,7 @@ export function directRuns(session?: Session): RunsService {
       const { answerRun } = await import('../human/answer-run.js');
       return on(cwd, (s) => answerRun(s, target, reply, project, onFound));
     },
-    rerun: async (req) => (await import('../control/rerun.js')).rerunInBackground(req),
+    rerun: async (req) => (await import('../control/rerun.js')).rerun(req),
     resume: async (req) => (await import('../resume/resume-run.js')).resumeInBackground(req),
   };
 }
