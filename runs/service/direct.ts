@@ -42,7 +42,7 @@ export function directRuns(session?: Session): RunsService {
       return on(cwd, (s) => answerRun(s, target, reply, project, onFound));
     },
     rerun: async (req) => (await import('../control/rerun.js')).rerun(req),
-    resume: async (req) => (await import('../resume/resume-run.js')).resumeInBackground(req),
+    resume: async (req) => (await import('../resume/resume-run.js')).resume(req),
   };
 }
 

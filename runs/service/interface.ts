@@ -72,7 +72,11 @@ export interface RunsService {
    * the caller follows it (`follow`) or leaves it running.
    */
   rerun(req: RerunRequest): Promise<RerunStarted>;
-  /** Continue a stopped or failed run, in the background. */
+  /**
+   * Continue a stopped or failed run, or give an open one its worker: the run that goes on, and
+   * whether it is a new run or the open one (`kind`). Nothing is printed; what was done on the
+   * way is told `req.onNote`. The caller follows it (`follow`) or leaves it running.
+   */
   resume(req: ResumeRequest): Promise<ResumedRun>;
 }
 
