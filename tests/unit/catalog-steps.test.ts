@@ -1,9 +1,9 @@
 /**
- * The built-ins flaky-tests, incremental-refactor, dependency-upgrades, docs-sync and
- * review-and-fix: their gates (which agent state is guarded and
+ * The built-ins flaky-tests, incremental-refactor, dependency-upgrades, docs-sync, review-and-fix,
+ * fan-out-files and file-task: their gates (which agent state is guarded and
  * how, silent actions limited, scope declared), how incremental-refactor takes its goal, and the
  * paths `simulate` gives. Their runs on the real server with a scripted agent are in
- * tests/integration/catalog-steps.test.ts.
+ * tests/integration/catalog-steps.test.ts and catalog-fanout.test.ts.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,7 @@ describe.each([
   ['dependency-upgrades', ['upgrade'], 'fail'],
   ['docs-sync', ['fix'], 'fail'],
   ['review-and-fix', ['fix', 'repair'], 'fail'],
+  ['file-task', ['work'], 'fail'],
 ])('built-in %s', (name, editing, guard) => {
   it(`guards every state where the agent acts (${editing.join(', ')}: ${guard}), limits silent actions, declares its scope`, () => {
     const loop = raw(name);
@@ -208,5 +209,42 @@ describe('review-and-fix', () => {
     }
     expect([review.route?.no, review.route?.partial]).toEqual(['fix', 'fix']);
     expect([last.route?.no, last.route?.partial]).toEqual(['gave_up', 'gave_up']);
+  });
+});
+
+describe('fan-out-files', () => {
+  it('fans the listed files out to file-task, one worktree each, passing each its file and the commands', () => {
+    const def = loadLoop('fan-out-files', cwd, { context: { task: 't' }, requireParameters: true }).definition!;
+    expect(def.states.fan_out?.parallel).toMatchObject({
+      items_from: 'lines',
+      loop: 'file-task',
+      isolation: 'worktree',
+      with: { task: '${context.task}', file: '${item}', test_cmd: '${context.test_cmd}' },
+    });
+    expect(def.states.fan_out).toMatchObject({ on_yes: 'done', on_partial: 'some_failed', on_no: 'none_done' });
+  });
+
+  it('simulate: tests that cannot run stop before the fan-out; every item done ends in done', () => {
+    expect(trace('fan-out-files', 'all-pass', { task: 't' })).toEqual([
+      'baseline:yes>list',
+      'list:yes>fan_out',
+      'fan_out:yes>done',
+      'done:->-',
+    ]);
+    expect(trace('fan-out-files', 'first-fail', { task: 't' })).toEqual([
+      'baseline:no>tests_triage',
+      'tests_triage:yes>not_runnable',
+      'not_runnable:->-',
+    ]);
+  });
+});
+
+describe('file-task', () => {
+  it('needs the task and the file', () => {
+    expect(loadLoop('file-task', cwd, { context: { task: 't' }, requireParameters: true }).definition).toBeUndefined();
+    expect(
+      loadLoop('file-task', cwd, { context: { task: 't', file: 'src/a.ts' }, requireParameters: true }).definition
+        ?.input_key,
+    ).toBe('task');
   });
 });

@@ -25,6 +25,8 @@ const EXPECTED = [
   'dead-code',
   'dependency-upgrades',
   'docs-sync',
+  'fan-out-files',
+  'file-task',
   'fix-lint',
   'fix-types',
   'flaky-tests',
