@@ -23,12 +23,19 @@ const EXPECTED = [
   'check-matrix',
   'coverage-up',
   'dead-code',
+  'dependency-upgrades',
+  'docs-sync',
+  'fan-out-files',
+  'file-task',
   'fix-lint',
   'fix-types',
+  'flaky-tests',
   'format',
   'general-task',
+  'incremental-refactor',
   'perf-guard',
   'reduce-errors',
+  'review-and-fix',
   'security-advisories',
   'test-until-pass',
 ];
@@ -183,6 +190,7 @@ describe('ll-loop list', () => {
     const filtered = await runCliInProcess(['list', '--builtin', '--category', 'testing', '--json'], { cwd: cwd });
     expect((JSON.parse(filtered.stdout) as Array<{ name: string }>).map((l) => l.name)).toEqual([
       'coverage-up',
+      'flaky-tests',
       'test-until-pass',
     ]);
   });
