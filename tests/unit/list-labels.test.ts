@@ -80,7 +80,6 @@ describe('ll-loop list --label', () => {
       'general-task',
       'incremental-refactor',
       'perf-guard',
-      'review-and-fix',
       'security-advisories',
       'test-until-pass',
     ]);
