@@ -101,12 +101,13 @@ export function earlyStart(
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   };
+  // Listening before the request is written: a Ctrl-C between the write and its callback (a busy
+  // machine) would otherwise meet no handler and kill the command with the run started. One that
+  // comes before the run exists is noted all the same: the command then starts nothing.
+  listen();
   let written: () => void = () => undefined;
   const sent = new Promise<void>((resolve) => (written = resolve));
-  const reply = askToStart<WorkerArgvStartReply>(target.path, request, () => {
-    listen();
-    written();
-  });
+  const reply = askToStart<WorkerArgvStartReply>(target.path, request, written);
   // Not reached, or refused before the write: nothing to wait for.
   void reply.then(written, written);
   return {
