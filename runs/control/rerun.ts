@@ -172,7 +172,7 @@ async function rerun(opts: RerunOptions): Promise<number | RerunInBackground> {
       }
       if (!opts.json) opts.out(`${line}\n`);
       return await followRun({
-        client,
+        via: client,
         workflowId: newId,
         reporter: createReporter(opts.json, opts.out, definition.max_iterations, opts.colour, opts.detail),
         info: runInfo(endpoint, cwd, newId),

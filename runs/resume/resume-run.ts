@@ -181,7 +181,7 @@ async function attach(
   armInterrupt(interrupt, () => handle.cancel());
   try {
     return await followRun({
-      client: session.client,
+      via: session.client,
       workflowId: run.id,
       worker,
       reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour, opts.detail),
@@ -219,7 +219,7 @@ async function followServed(
   armInterrupt(interrupt, () => session.client.workflow.getHandle(run.id).cancel());
   try {
     return await followRun({
-      client: session.client,
+      via: session.client,
       workflowId: run.id,
       reporter: createReporter(opts.json, opts.out, input?.definition.max_iterations ?? 0, opts.colour, opts.detail),
       info: runInfo(session.endpoint, cwd, run.id),
@@ -316,7 +316,7 @@ async function continueStopped(
     }
     if (!opts.json) opts.out(`${line}\n`);
     return await followRun({
-      client,
+      via: client,
       workflowId: newId,
       reporter: opts.json
         ? resumedJsonReporter(opts.out, run.id)
