@@ -14,7 +14,6 @@ import type { Reporter, RunInfo } from '../../reporters/reporter.js';
 import type { FollowedRun } from './follow-events.js';
 import { disconnectNote, endOfRun, LOCAL_WRITER_WAIT_MS, RECONNECT_NOTE } from './run-end.js';
 
-export { runInfo } from '../find/run-info.js';
 export { createReporter, endOfRun } from './run-end.js';
 export type { RunFollow } from './run-follow.js';
 

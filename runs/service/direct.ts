@@ -41,8 +41,8 @@ export function directRuns(session?: Session): RunsService {
       const { answerRun } = await import('../human/answer-run.js');
       return on(cwd, (s) => answerRun(s, target, reply, project, onFound));
     },
-    rerun: async (req) => (await import('../control/rerun.js')).rerunInBackground(req),
-    resume: async (req) => (await import('../resume/resume-run.js')).resumeInBackground(req),
+    rerun: async (req) => (await import('../control/rerun.js')).rerun(req),
+    resume: async (req) => (await import('../resume/resume-run.js')).resume(req),
   };
 }
 

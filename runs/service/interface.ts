@@ -16,7 +16,7 @@ import type { ProjectScope } from '../find/project-scope.js';
 import type { LockQueueReport } from '../scopes/scope-queues.js';
 import type { StopReport, StopRequest } from '../control/stop-run.js';
 import type { ControlOutcome, ControlRequest } from '../control/run-control.js';
-import type { RerunInBackground, RerunRequest } from '../control/rerun.js';
+import type { RerunRequest, RerunStarted } from '../control/rerun.js';
 import type { ResumedRun, ResumeRequest } from '../resume/resume-run.js';
 import type { AnswerReport } from '../human/answer-run.js';
 import type { HumanReply } from '../../fsm/human.js';
@@ -67,9 +67,16 @@ export interface RunsService {
   steer(target: RunTarget, steer: Omit<Extract<ControlRequest, { kind: 'steer' }>, 'kind'>): Promise<ControlOutcome>;
   /** Answer the run waiting for a person. */
   answer(req: AnswerRequest): Promise<AnswerReport>;
-  /** Start a run again from a state of an earlier one, in the background. */
-  rerun(req: RerunRequest): Promise<RerunInBackground>;
-  /** Continue a stopped or failed run, in the background. */
+  /**
+   * Start a run again from a state of an earlier one: the new run, started. Nothing is printed;
+   * the caller follows it (`follow`) or leaves it running.
+   */
+  rerun(req: RerunRequest): Promise<RerunStarted>;
+  /**
+   * Continue a stopped or failed run, or give an open one its worker: the run that goes on, and
+   * whether it is a new run or the open one (`kind`). Nothing is printed; what was done on the
+   * way is told `req.onNote`. The caller follows it (`follow`) or leaves it running.
+   */
   resume(req: ResumeRequest): Promise<ResumedRun>;
 }
 
