@@ -26,8 +26,8 @@ import { runBurst, type BurstDone } from './burst.js';
  * work (or this many actions) the workflow takes a 1 ms durable timer, which completes the task
  * and records them, so a crash re-runs at most this much completed quick work.
  */
-const LOCAL_FLUSH_AFTER_MS = 1000;
-const LOCAL_FLUSH_AFTER_ACTIONS = 100;
+export const LOCAL_FLUSH_AFTER_MS = 1000;
+export const LOCAL_FLUSH_AFTER_ACTIONS = 100;
 
 /** What the loop's deadline resolves with when it passes. */
 export const TIMED_OUT = Symbol('timed-out');
