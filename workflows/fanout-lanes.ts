@@ -13,9 +13,10 @@
  *   however the results were grouped into activations.
  * - Bounded: at most `max_workers` items run at once.
  * - Flushed: local activities are recorded when the workflow task completes, and a task with a
- *   local activity still running does not. Once the bursts ran 100 actions or 1 s of action time
- *   since the last flush, no burst starts until every running one ended; a 1 ms timer then
- *   completes the task (a crash re-runs at most that much completed work, as a run's bursts do).
+ *   local activity still running does not. Once the bursts ran 100 actions, or 1 s of action time
+ *   per lane, since the last flush, no burst starts until every running one ended; a 1 ms timer
+ *   then completes the task (a crash re-runs at most about 1 s of each lane's completed work, as
+ *   a run's bursts do, and one task records at most about 100 bursts).
  *   A burst that saw the run's stop (`stopped_at`) holds the lanes the same way, and the timer
  *   lets the stop in.
  * - Exact: a burst scheduled again after a crash is given the results its actions journaled
@@ -50,7 +51,7 @@ export interface LaneFanout {
   /** The items to run, in order, each with its loop's definition. */
   todo: ReadonlyArray<{ item: ParallelItem; definition: LoopDefinition; itemId: string }>;
   /** The fan-out's running items (fail_fast cancels their scopes), shown by the status query. */
-  running: Map<number, { scope: CancellationScope; runId: string }>;
+  running: Map<number, { scope: CancellationScope; runId: string; lane?: true }>;
   settle: (result: ParallelItemResult, now: number) => void;
   report: () => void;
   stopping: () => boolean;
@@ -82,6 +83,8 @@ export async function runLanes(fan: LaneFanout): Promise<boolean> {
   const pending: Pending[] = [];
   const held: ItemRun[] = [];
   const unflushed = { actions: 0, ms: 0 };
+  // Lanes run side by side: 1 s of action time each, at most 100 actions in all (one task's markers).
+  const flushAfterMs = LOCAL_FLUSH_AFTER_MS * Math.max(1, Math.min(request.max_workers, fan.todo.length));
   let holding = false;
   let stopSeen = false;
   let watch = parent.options.stopInBursts === true;
@@ -172,7 +175,7 @@ export async function runLanes(fan: LaneFanout): Promise<boolean> {
           ...(threshold === undefined ? {} : { handoff_threshold: threshold }),
         },
       };
-      running.set(item.index, { scope: run.scope, runId: itemId });
+      running.set(item.index, { scope: run.scope, runId: itemId, lane: true });
       advance(run);
     }
     fan.report();
@@ -205,7 +208,7 @@ export async function runLanes(fan: LaneFanout): Promise<boolean> {
     run.at = feedBurst(run.def, run.at, outcome);
     if (outcome.stopped_at !== undefined) holding = stopSeen = true;
     else if (outcome.facts.length === 0) return finish(run, failed(run, new Error('its burst ran no action')));
-    if (unflushed.actions >= LOCAL_FLUSH_AFTER_ACTIONS || unflushed.ms >= LOCAL_FLUSH_AFTER_MS) holding = true;
+    if (unflushed.actions >= LOCAL_FLUSH_AFTER_ACTIONS || unflushed.ms >= flushAfterMs) holding = true;
     if (fan.stopping() && run.at.effect.type !== 'finish') {
       const { run_id: _none, ...cancelled } = stoppedItem(run.item, run.itemId);
       return finish(run, cancelled);

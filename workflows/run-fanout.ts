@@ -84,7 +84,7 @@ export async function runFanout(
   // Items whose loops need no run of their own run in the parent itself (the `laneItems` rule).
   const inLane = laneLoops(parent, request, loaded);
   const outer = CancellationScope.current();
-  const running = new Map<number, { scope: CancellationScope; runId: string }>();
+  const running = new Map<number, { scope: CancellationScope; runId: string; lane?: true }>();
   const waiting = new Map<number, string[]>();
   let stopping = failFast && [...results.values()].some((r) => r.outcome !== 'yes');
   let checkpoint = false;
@@ -96,7 +96,11 @@ export async function runFanout(
       total: request.items.length,
       done: results.size,
       failed: [...results.values()].filter((r) => r.outcome !== 'yes').length,
-      running: [...running.entries()].map(([index, r]) => ({ index, run_id: r.runId })),
+      running: [...running.entries()].map(([index, r]) => ({
+        index,
+        run_id: r.runId,
+        ...(r.lane ? { lane: r.lane } : {}),
+      })),
       ...(waiting.size > 0 ? { waiting: [...waiting.entries()].map(([index, scopes]) => ({ index, scopes })) } : {}),
     });
 

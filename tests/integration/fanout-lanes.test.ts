@@ -3,18 +3,21 @@
  * server: the items of a quick loop run inside the parent's workflow, their actions as bursts, no
  * child run started; each once, never more than `max_workers` at once (from the actions' own start
  * and end times), joined in item order with their captured values; a failing item; fail_fast; a
- * stopped parent; a continue-as-new mid-fan-out; the history replays. Without the rule (a run of
+ * stopped parent; a continue-as-new mid-fan-out; the history replays; `logs --item` names where an
+ * item's result is. Without the rule (a run of
  * an older release) the same items are child workflows, as they were.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal as temporal_ } from '@temporalio/proto';
+import type { Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { ParallelItemResult } from '../../fsm/types.js';
 import { loadLoopFile } from '../../loader/load.js';
 import { replayExecution } from '../../worker/replay-events.js';
+import { logsRunOf } from '../../runs/follow/logs-report.js';
 import { liveProcesses, waitFor } from '../support/processes.js';
 import { closeTemporal, project, runLoop, temporal, toolEnv, type RunOutcome } from './harness.js';
 
@@ -159,6 +162,13 @@ describe('fan-out items in lanes', () => {
     );
     expect(replayed.error).toBeUndefined();
     expect(replayed.events).toEqual(run.events);
+    // `ll-loop logs --item` says the item has no run of its own, and where its result is.
+    await expect(
+      logsRunOf(
+        { client, connection: client.connection as Connection },
+        { cwd: p.cwd, target: run.workflowId, item: 2 },
+      ),
+    ).rejects.toThrow(`item 2 of run ${run.workflowId} runs inside the run`);
   });
 
   it('without laneItems (an older release) the same items run as child workflows', async () => {
@@ -208,8 +218,8 @@ describe('fan-out items in lanes', () => {
 
   it('with laneItems a fan-out longer than the history limit continues as new and runs each item once', async () => {
     const items = Array.from({ length: 14 }, (_, i) => `n${i}`);
-    // 0.2 s items: the lanes flush after 1 s of action time, and the history grows with each flush.
-    const { p, def } = setUp({ work: work(0.2), fan: fan(items) });
+    // 0.5 s items: the lanes flush after 1 s of action time a lane, and the history grows with each flush.
+    const { p, def } = setUp({ work: work(0.5), fan: fan(items) });
     const run = await runLoop(def, { cwd: p.cwd, env: toolEnv(p), ...QUICK, laneItems: true, historyEventLimit: 20 });
     expect(run.result.final_state).toBe('done');
     const seen = marks(p.cwd);
