@@ -36,10 +36,9 @@ import type { LoopDefinition } from '../fsm/schema.js';
 import type { ParallelItem, ParallelItemResult, ParallelRequest } from '../fsm/types.js';
 import type { RunBurstInput } from './activity-types.js';
 import { begin } from './begin-run.js';
-import { feedBurst, runBurst } from './burst.js';
+import { feedBurst, LOCAL_FLUSH_AFTER_ACTIONS, LOCAL_FLUSH_AFTER_MS, runBurst } from './burst.js';
 import type { LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
-import { LOCAL_FLUSH_AFTER_ACTIONS, LOCAL_FLUSH_AFTER_MS } from './perform-effect.js';
 import { childInput } from './run-child.js';
 
 /** What the fan-out gives its lanes. */
