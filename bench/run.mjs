@@ -228,11 +228,17 @@ async function standardBenchmarks() {
     );
   }
   if (PARTS.has('parallel')) {
+    // Items of `true` against quick transitions measured in this run (issue 55's goal: at most 2x).
+    const perTransition = report.transitions?.bursts?.mean_ms;
+    const vsTransition = (r) =>
+      perTransition === undefined || r.ideal_s !== 0
+        ? ''
+        : ` (${(r.ms_per_item / perTransition).toFixed(1)}x a quick transition's ${perTransition.toFixed(2)} ms)`;
     report.parallel = await parallelBench();
     for (const r of report.parallel)
       say(
-        `  parallel: ${r.items} items of \`${r.action}\` (${r.actions}), max_workers ${r.max_workers}, load ${r.load.join(' ')}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
-          `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
+        `  parallel: ${r.items} items of \`${r.action}\` (${r.actions}, as ${r.items_as}), max_workers ${r.max_workers}, load ${r.load.join(' ')}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
+          `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item, ${r.ms_per_item} ms/item${vsTransition(r)}; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
       );
   }
   if (PARTS.has('cluster')) {
