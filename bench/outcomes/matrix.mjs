@@ -23,7 +23,7 @@ const claims = (project, loop) => CLAIMS[loop] ?? Object.keys(project.checks);
  * Writes the case's project under `dir` (dir/project, beside it the agent's case file and log)
  * and its loops: init's (deps.planInit, deps.writePlan) and check-matrix (deps.loopText).
  */
-export function prepareCase(deps, project, agent, dir) {
+function prepareCase(deps, project, agent, dir) {
   const cwd = join(dir, 'project');
   mkdirSync(cwd, { recursive: true });
   writeProject(project, cwd);
@@ -62,7 +62,7 @@ function passes(command, cwd) {
  * source files a fix may change. A test the agent edited or a configuration it weakened stays
  * behind, so such a "pass" is no pass here.
  */
-export function oracle(project, loop, dir) {
+function oracle(project, loop, dir) {
   const fresh = join(dir, 'oracle');
   mkdirSync(fresh, { recursive: true });
   writeProject(project, fresh);
@@ -76,7 +76,7 @@ export function oracle(project, loop, dir) {
  * ll-loop's own time: the run's duration less the time its actions' processes ran (the checks,
  * the agent and the terminal states' messages), from loop_complete and action_complete.
  */
-export function figures(events, log) {
+function figures(events, log) {
   const end = events.find((e) => e.event === 'loop_complete');
   const actions = events.filter((e) => e.event === 'action_complete');
   const inProcesses = actions.reduce((sum, e) => sum + Number(e.duration_ms ?? 0), 0);
