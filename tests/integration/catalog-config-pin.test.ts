@@ -1,5 +1,5 @@
 /**
- * fix-types and fix-lint pin the checkers' configuration (their `config_cmd` checksum) before the
+ * fix-types, fix-lint and check-matrix pin the checkers' configuration (their `config_cmd` checksum) before the
  * first fix and compare it once the check passes: an agent that makes the check pass by weakening
  * the configuration ends the run in `weakened`, never in `done`; an edit elsewhere in a shared
  * file (pyproject.toml's dependencies) is no weakening. On the test server, with a scripted agent.
@@ -26,6 +26,19 @@ describe('fix-types', () => {
     expect(states).toEqual(['pin', 'check', 'triage', 'budget', 'fix', 'check', 'unchanged', 'weakened']);
     expect(result).toMatchObject({ final_state: 'weakened', failure: true });
     expect(prompts(p)).toHaveLength(1);
+  });
+});
+
+describe('check-matrix', () => {
+  it("ends in weakened when the agent turns the type checker's strictness off and every check then passes", async () => {
+    const p = sandbox(
+      { ...STRICT_TSC, 'agent.sh': 'sed -i \'s/"strict": true/"strict": false/\' tsconfig.json' },
+      TSCONFIG,
+    );
+    const commands = { build_cmd: 'true', type_cmd: './typecheck.sh', lint_cmd: 'true', test_cmd: 'true' };
+    const { result, states } = await runIn(p, builtin(p, 'check-matrix', commands));
+    expect(states.slice(-3)).toEqual(['tests', 'unchanged', 'weakened']);
+    expect(result).toMatchObject({ final_state: 'weakened', failure: true });
   });
 });
 
