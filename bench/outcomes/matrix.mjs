@@ -31,20 +31,14 @@ function prepareCase(deps, project, agent, dir) {
   deps.writePlan(plan);
   if (project.loops.includes('check-matrix')) {
     const parameters = matrixCommands(project);
-    const check = {
-      source: 'the bench, from the checks init found',
-      kind: 'tests',
-      command: '',
-      tool: '',
-      ecosystem: '',
-    };
+    const check = { source: 'the checks init found' };
     const text = deps.loopText({ name: 'check-matrix', from: 'check-matrix', parameters, check });
     writeFileSync(join(cwd, '.loops', 'check-matrix.yaml'), text);
   }
   const log = join(dir, 'agent.log');
   const { defects, cheats } = project;
   writeFileSync(join(dir, 'bench-agent.json'), JSON.stringify({ agent, log, defects, cheats }));
-  return { cwd, log, written: plan.loops.map((l) => l.name) };
+  return { cwd, log };
 }
 
 /** True when `command` exits 0 in `cwd` (its output is not kept). */
