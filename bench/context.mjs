@@ -23,6 +23,7 @@ const PART_NAMES = [
   'parallel',
   'cluster',
   'human',
+  'outcomes',
   'cold',
 ];
 export const DEFAULT_PARTS = 'cli,transitions,first-action,follow,background,spawn,llm,concurrent,cold';
