@@ -3,7 +3,7 @@
  * `ll-loop init` writes for them, scripted agents as the host CLI, an oracle that judges the
  * project on a fresh copy) on the test server. A representative part of `npm run bench -- --only
  * outcomes`'s matrix, kept well under a minute on 2 cores: every agent on the Python project's
- * test-until-pass; the cheater that weakens tsconfig.json on the TypeScript project's fix-types
+ * test-until-pass (the reader too: the loop's prompt carries the failure output it needs); the cheater that weakens tsconfig.json on the TypeScript project's fix-types
  * (real tsc); the fixer on the Go project's fix-lint (real go vet). The bench runs all 40 cases.
  */
 import { mkdtempSync } from 'node:fs';
@@ -63,6 +63,11 @@ describe('python: test-until-pass (pytest)', () => {
   it('the no-op spends its five attempts and gives up: no green', async () => {
     const r = await run('python', 'test-until-pass', 'noop');
     expect(r).toMatchObject({ final_state: 'gave_up', succeeded: false, oracle_green: false, agent_calls: 5 });
+  });
+
+  it('the reader, which finds the fix only in the failure output its prompt carries, brings it to green', async () => {
+    const r = await run('python', 'test-until-pass', 'reader');
+    expect(r).toMatchObject({ final_state: 'done', green: true, agent_calls: 1, iterations: 2 });
   });
 
   it('the flaky agent gets there on its second call', async () => {
