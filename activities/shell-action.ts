@@ -18,6 +18,7 @@ import { liveOutputPath } from './live-output.js';
 import { SpawnError, type RunProcessOptions } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { prepareShell } from './shell-launch.js';
+import { npxMissingAsNotFound } from './npx-missing.js';
 
 /** How an action's process is started: runProcess itself, or through the action spawner. */
 export type StartProcess = (opts: RunProcessOptions) => Promise<ActionResult>;
@@ -131,7 +132,8 @@ export async function runShellAction(
   } finally {
     launch.cleanup();
   }
-  return checkedResult(input, withSignal(input, result));
+  // npx's exit 1 for a tool it would have to install is a command not found (npx-missing.ts).
+  return checkedResult(input, withSignal(input, npxMissingAsNotFound(result)));
 }
 
 /**
