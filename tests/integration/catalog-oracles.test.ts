@@ -40,9 +40,12 @@ describe('code-run-gate', () => {
   });
 
   it('without an expected file, exit 0 is the gate', async () => {
-    const p = sandbox({ 'prog.sh': '[ ! -e broken ] || { echo "crash: broken"; exit 3; }', 'agent.sh': 'rm broken' }, {
-      broken: '',
-    });
+    const p = sandbox(
+      { 'prog.sh': '[ ! -e broken ] || { echo "crash: broken"; exit 3; }', 'agent.sh': 'rm broken' },
+      {
+        broken: '',
+      },
+    );
     const { result, states } = await runIn(p, builtin(p, 'code-run-gate', { run_cmd: './prog.sh', expected_file: '' }));
     expect(states.at(-1)).toBe('done');
     expect(result).toMatchObject({ final_state: 'done', iterations: 2 });
@@ -77,7 +80,8 @@ describe('fix-bug', () => {
   const agent = (reproduce: string, fix: string) => ({
     'agent.sh': `case "$1" in *"Do not fix the bug yet"*) ${reproduce} ;; *) ${fix} ;; esac`,
   });
-  const run = (p: ReturnType<typeof repo>) => runIn(p, builtin(p, 'fix-bug', { bug: BUG, test_cmd: 'sh tests/run.sh' }));
+  const run = (p: ReturnType<typeof repo>) =>
+    runIn(p, builtin(p, 'fix-bug', { bug: BUG, test_cmd: 'sh tests/run.sh' }));
 
   it('reproduces the bug with a failing test, fixes the code, proves the test fails without the fix: done', async () => {
     const p = repo(agent(REPRODUCE, FIX), FILES, IGNORE);

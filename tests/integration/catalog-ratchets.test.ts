@@ -20,12 +20,16 @@ const staged = (p: ReturnType<typeof repo>) => git(p, 'diff', '--cached', '--nam
 
 describe('stricter-types', () => {
   // The "strict checker": one error per line with IMPLICIT, unless the line has a @ts-ignore.
-  const TYPES = 'grep -n IMPLICIT src/*.ts | grep -v @ts-ignore | sed "s/:\\([0-9]*\\):.*/(\\1,1): error TS7006: implicit any/" | grep . && exit 2; exit 0';
+  const TYPES =
+    'grep -n IMPLICIT src/*.ts | grep -v @ts-ignore | sed "s/:\\([0-9]*\\):.*/(\\1,1): error TS7006: implicit any/" | grep . && exit 2; exit 0';
   const FILES = { 'src/a.ts': 'let x: IMPLICIT;\nlet y: IMPLICIT;\n', 'src/b.ts': 'let z: IMPLICIT;\n' };
   const params = { type_cmd: './types.sh', test_cmd: './tests.sh' };
 
   it('fixes one file per step, stages each step that lowers the count, and ends in done', async () => {
-    const p = repo({ 'types.sh': TYPES, 'tests.sh': 'exit 0', 'agent.sh': `${FIRST_FILE}; sed -i s/IMPLICIT/number/ "$f"` }, FILES);
+    const p = repo(
+      { 'types.sh': TYPES, 'tests.sh': 'exit 0', 'agent.sh': `${FIRST_FILE}; sed -i s/IMPLICIT/number/ "$f"` },
+      FILES,
+    );
     const { result, states } = await runIn(p, builtin(p, 'stricter-types', params));
     const step = ['measure', 'budget', 'step', 'verify', 'recount', 'keep'];
     expect(states).toEqual(['clean', 'baseline', ...step, ...step, 'measure', 'done']);
@@ -54,7 +58,10 @@ describe('stricter-types', () => {
 
   it('ends at once in measure_failed when the checker is not installed, without the agent', async () => {
     const p = repo({ 'tests.sh': 'exit 0', 'agent.sh': 'exit 0' }, FILES);
-    const { result, states } = await runIn(p, builtin(p, 'stricter-types', { ...params, type_cmd: 'no-such-mypy --strict' }));
+    const { result, states } = await runIn(
+      p,
+      builtin(p, 'stricter-types', { ...params, type_cmd: 'no-such-mypy --strict' }),
+    );
     expect(states).toEqual(['clean', 'baseline', 'measure', 'measure_failed']);
     expect(result).toMatchObject({ final_state: 'measure_failed', failure: true });
     expect(prompts(p)).toEqual([]);

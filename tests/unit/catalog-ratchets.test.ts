@@ -65,8 +65,19 @@ describe.each([
 describe('simulate', () => {
   it.each([
     ['code-run-gate', ['fingerprint:yes>run', 'run:yes>done', 'done:->-']],
-    ['fix-bug', ['clean:yes>baseline', 'baseline:yes>reproduce', 'reproduce:->reproduced', 'reproduced:yes>not_reproduced', 'not_reproduced:->-']],
-    ...RATCHETS.map((name) => [name, ['clean:yes>baseline', 'baseline:yes>measure', 'measure:yes>done', 'done:->-']] as const),
+    [
+      'fix-bug',
+      [
+        'clean:yes>baseline',
+        'baseline:yes>reproduce',
+        'reproduce:->reproduced',
+        'reproduced:yes>not_reproduced',
+        'not_reproduced:->-',
+      ],
+    ],
+    ...RATCHETS.map(
+      (name) => [name, ['clean:yes>baseline', 'baseline:yes>measure', 'measure:yes>done', 'done:->-']] as const,
+    ),
   ])('%s: every check passes at once', (name, expected) => {
     expect(trace(name, 'all-pass')).toEqual(expected);
   });
@@ -81,10 +92,26 @@ describe('simulate', () => {
 
   it.each([
     ['code-run-gate', ['fingerprint:yes>run', 'run:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']],
-    ['fix-bug', ['clean:yes>baseline', 'baseline:no>tests_triage', 'tests_triage:yes>tests_not_runnable', 'tests_not_runnable:->-']],
+    [
+      'fix-bug',
+      [
+        'clean:yes>baseline',
+        'baseline:no>tests_triage',
+        'tests_triage:yes>tests_not_runnable',
+        'tests_not_runnable:->-',
+      ],
+    ],
     ...RATCHETS.map(
       (name) =>
-        [name, ['clean:yes>baseline', 'baseline:no>tests_triage', 'tests_triage:yes>tests_not_runnable', 'tests_not_runnable:->-']] as const,
+        [
+          name,
+          [
+            'clean:yes>baseline',
+            'baseline:no>tests_triage',
+            'tests_triage:yes>tests_not_runnable',
+            'tests_not_runnable:->-',
+          ],
+        ] as const,
     ),
   ])('%s: the check after a passing one cannot run (alternating) → not runnable, no agent call', (name, expected) => {
     expect(trace(name, 'alternating')).toEqual(expected);
@@ -104,7 +131,9 @@ describe('fix-bug', () => {
   });
 
   it('takes the bug as the run input and refuses to start without one', async () => {
-    expect(loadLoop('fix-bug', cwd, { context: { bug: 'x' }, requireParameters: true }).definition?.input_key).toBe('bug');
+    expect(loadLoop('fix-bug', cwd, { context: { bug: 'x' }, requireParameters: true }).definition?.input_key).toBe(
+      'bug',
+    );
     const r = await runCliInProcess(['run', 'fix-bug', '--dry-run'], { cwd });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('loop "fix-bug" needs "bug"');
