@@ -18,7 +18,7 @@ import { liveOutputPath } from './live-output.js';
 import { SpawnError, type RunProcessOptions } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { prepareShell } from './shell-launch.js';
-import { npxMissingAsNotFound } from './npx-missing.js';
+import { npmNothingToRunAsNotFound } from './npm-nothing-to-run.js';
 
 /** How an action's process is started: runProcess itself, or through the action spawner. */
 export type StartProcess = (opts: RunProcessOptions) => Promise<ActionResult>;
@@ -132,8 +132,8 @@ export async function runShellAction(
   } finally {
     launch.cleanup();
   }
-  // npx's exit 1 for a tool it would have to install is a command not found (npx-missing.ts).
-  return checkedResult(input, withSignal(input, npxMissingAsNotFound(result)));
+  // npm having nothing to run (a tool npx --no would install, a missing script) is a command not found (npm-nothing-to-run.ts).
+  return checkedResult(input, withSignal(input, npmNothingToRunAsNotFound(result)));
 }
 
 /**
