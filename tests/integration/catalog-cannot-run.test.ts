@@ -5,7 +5,8 @@
  * that is not installed (exit 127): the run ends in a failure terminal and calls the agent no
  * more once a command could not run; when the first command it runs is the missing one, it calls
  * no agent at all and its last words name the parameter to set. With the host CLI missing
- * (LL_HOST_CLI), the run ends at the first agent call, naming LL_HOST_CLI.
+ * (LL_HOST_CLI), the run ends at the first agent call, naming LL_HOST_CLI. Run as shipped in a
+ * project without Node's tools, no built-in calls its agent.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinLoopNames } from '../../loader/catalog.js';
@@ -154,6 +155,24 @@ describe('a built-in that cannot run', () => {
       expect(r.terminal, `${name} ended in ${r.result.final_state}`).toContain(
         param.replace(/^clean_check_cmd$/, 'git'),
       );
+    });
+  });
+
+  // bisect-regression runs no agent, and its test_cmd inside git bisect.
+  describe.each(builtinLoopNames().filter((n) => n !== 'bisect-regression'))('%s as shipped', (name) => {
+    it('in a project without its Node tools (no package.json, no node_modules): no agent call', async () => {
+      const required = Object.fromEntries(
+        Object.entries(HEALTHY[name]!).filter(([k]) =>
+          ['task', 'file', 'goal', 'bug', 'migration', 'pattern'].includes(k),
+        ),
+      );
+      const p = project();
+      const def = builtin(p, name, required);
+      const outcome = await runLoop(def, { cwd: p.cwd, env: toolEnv(p) });
+      expect(prompts(p), `${name}: ${outcome.states.join(' ')}`).toEqual([]);
+      expect(outcome.result.terminated_by).toBe('terminal');
+      // docs-sync's own link check needs only git, and it has no examples to run here: done.
+      expect(outcome.result.failure).toBe(name !== 'docs-sync');
     });
   });
 
