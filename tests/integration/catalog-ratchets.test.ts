@@ -8,7 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { runCliInProcess } from '../support/cli.js';
 import { closeTemporal } from './harness.js';
 import { builtin, git, prompts, repo, runIn } from './catalog-sandbox.js';
 
@@ -114,6 +115,44 @@ describe('migrate-usage', () => {
     expect(states).toEqual(['clean', 'baseline', 'measure', 'measure_failed']);
     expect(result).toMatchObject({ final_state: 'measure_failed', failure: true });
     expect(prompts(p)).toEqual([]);
+  });
+});
+
+describe('ll-loop run migrate-usage', () => {
+  const saved = { address: process.env.TEMPORAL_ADDRESS, host: process.env.LL_HOST_CLI };
+  afterAll(() => {
+    for (const [key, value] of [
+      ['TEMPORAL_ADDRESS', saved.address],
+      ['LL_HOST_CLI', saved.host],
+    ] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+
+  it('takes the migration as its input and the pattern as data (spaces, quotes and parentheses)', async () => {
+    const p = repo(
+      { 'agent.sh': `sed -i "s/old 'Api'(/newApi(/g" src/a.js`, 'tests.sh': 'exit 0' },
+      { 'src/a.js': "old 'Api'(1)\nold 'Api'(2)\n" },
+    );
+    process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
+    process.env.LL_HOST_CLI = join(p.bin, 'claude');
+    const args = [
+      'run',
+      'migrate-usage',
+      "Use newApi( instead of old 'Api'(",
+      '--context',
+      "pattern=old 'Api'\\(",
+      '--context',
+      'test_cmd=./tests.sh',
+      '--json',
+    ];
+    const { code, stdout } = await runCliInProcess(args, { cwd: p.cwd });
+    expect(code, stdout).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ final_state: 'done', failure: false });
+    expect(prompts(p)[0]).toContain("Migration: Use newApi( instead of old 'Api'(");
+    expect(prompts(p)[0]).toContain("src/a.js:2:old 'Api'(2)");
+    expect(readFileSync(join(p.cwd, 'src', 'a.js'), 'utf8')).toBe('newApi(1)\nnewApi(2)\n');
   });
 });
 
