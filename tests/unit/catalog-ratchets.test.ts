@@ -45,6 +45,10 @@ const raw = (name: string) =>
 
 const RATCHETS = ['stricter-types', 'migrate-usage', 'complexity-ratchet'];
 
+/** Rows of `simulate` traces: the loop, and each step as `state:verdict>next`. */
+type Traces = Array<[string, string[]]>;
+const ratchets = (expected: string[]): Traces => RATCHETS.map((name) => [name, expected]);
+
 describe.each([
   ['code-run-gate', { fix: 'fail' }],
   ['fix-bug', { reproduce: 'allow', fix: 'fail' }],
@@ -63,7 +67,7 @@ describe.each([
 });
 
 describe('simulate', () => {
-  it.each([
+  it.each<[string, string[]]>([
     ['code-run-gate', ['fingerprint:yes>run', 'run:yes>done', 'done:->-']],
     [
       'fix-bug',
@@ -75,22 +79,20 @@ describe('simulate', () => {
         'not_reproduced:->-',
       ],
     ],
-    ...RATCHETS.map(
-      (name) => [name, ['clean:yes>baseline', 'baseline:yes>measure', 'measure:yes>done', 'done:->-']] as const,
-    ),
+    ...ratchets(['clean:yes>baseline', 'baseline:yes>measure', 'measure:yes>done', 'done:->-']),
   ])('%s: every check passes at once', (name, expected) => {
     expect(trace(name, 'all-pass')).toEqual(expected);
   });
 
-  it.each([
+  it.each<[string, string[]]>([
     ['code-run-gate', ['fingerprint:no>no_oracle', 'no_oracle:->-']],
     ['fix-bug', ['clean:no>dirty', 'dirty:->-']],
-    ...RATCHETS.map((name) => [name, ['clean:no>dirty', 'dirty:->-']] as const),
+    ...ratchets(['clean:no>dirty', 'dirty:->-']),
   ])('%s: everything fails → a failure terminal before any agent call', (name, expected) => {
     expect(trace(name, 'all-fail')).toEqual(expected);
   });
 
-  it.each([
+  it.each<[string, string[]]>([
     ['code-run-gate', ['fingerprint:yes>run', 'run:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']],
     [
       'fix-bug',
@@ -101,18 +103,12 @@ describe('simulate', () => {
         'tests_not_runnable:->-',
       ],
     ],
-    ...RATCHETS.map(
-      (name) =>
-        [
-          name,
-          [
-            'clean:yes>baseline',
-            'baseline:no>tests_triage',
-            'tests_triage:yes>tests_not_runnable',
-            'tests_not_runnable:->-',
-          ],
-        ] as const,
-    ),
+    ...ratchets([
+      'clean:yes>baseline',
+      'baseline:no>tests_triage',
+      'tests_triage:yes>tests_not_runnable',
+      'tests_not_runnable:->-',
+    ]),
   ])('%s: the check after a passing one cannot run (alternating) → not runnable, no agent call', (name, expected) => {
     expect(trace(name, 'alternating')).toEqual(expected);
   });
