@@ -6,10 +6,11 @@
  * kept; one that edits a test ends in agent_failed; a checker that cannot run ends the run
  * before any agent call.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { runCliInProcess } from '../support/cli.js';
+import { PACKAGE_ROOT } from '../../host/paths.js';
 import { closeTemporal } from './harness.js';
 import { builtin, git, prompts, repo, runIn } from './catalog-sandbox.js';
 
@@ -55,6 +56,24 @@ describe('stricter-types', () => {
     expect(prompts(p)[1]).toMatch(/src\/a\.ts +\| /);
     expect(staged(p)).toBe('');
     expect(readFileSync(join(p.cwd, 'src', 'a.ts'), 'utf8')).toBe(FILES['src/a.ts']);
+  });
+
+  it('an agent that excludes a file in the checker configuration is reverted: step_limit', async () => {
+    // This checker skips the files tsconfig.json names, as an "exclude" would.
+    const checker = [
+      'for f in src/*.ts; do grep -q "$f" tsconfig.json && continue',
+      '  grep -n IMPLICIT "$f" | sed "s|^\\([0-9]*\\):.*|$f(\\1,1): error TS7006: implicit any|"',
+      'done | grep . && exit 2; exit 0',
+    ].join('\n');
+    const p = repo(
+      { 'types.sh': checker, 'tests.sh': 'exit 0', 'agent.sh': `${FIRST_FILE}; echo "$f" >> tsconfig.json` },
+      { ...FILES, 'tsconfig.json': '{ "exclude": [] }\n' },
+    );
+    const { result, states } = await runIn(p, builtin(p, 'stricter-types', { ...params, max_steps: '2' }));
+    expect(prompts(p)[0]).toContain('src/a.ts(1,1): error TS7006: implicit any');
+    expect(states.filter((s) => s === 'revert')).toHaveLength(2);
+    expect(result).toMatchObject({ final_state: 'step_limit', failure: true });
+    expect(readFileSync(join(p.cwd, 'tsconfig.json'), 'utf8')).toBe('{ "exclude": [] }\n');
   });
 
   it('ends at once in measure_failed when the checker is not installed, without the agent', async () => {
@@ -154,6 +173,41 @@ describe('ll-loop run migrate-usage', () => {
     expect(prompts(p)[0]).toContain("src/a.js:2:old 'Api'(2)");
     expect(readFileSync(join(p.cwd, 'src', 'a.js'), 'utf8')).toBe('newApi(1)\nnewApi(2)\n');
   });
+});
+
+describe("complexity-ratchet with its default metric (the project's ESLint)", () => {
+  // 11 branches: complexity 12, above the default limit of 10.
+  const COMPLEX = `export function code(x) {\n${Array.from({ length: 11 }, (_, i) => `  if (x === ${i}) return ${i * 2};`).join('\n')}\n  return -1;\n}\n`;
+  const SIMPLE = 'export function code(x) {\n  return x >= 0 && x <= 10 ? x * 2 : -1;\n}\n';
+  const FILES = {
+    'src/code.js': COMPLEX,
+    'eslint.config.mjs': 'export default [];\n',
+    'package.json': '{ "type": "module" }\n',
+  };
+  const project = (agent: string) => {
+    const p = repo({ 'tests.sh': 'exit 0', 'agent.sh': agent }, FILES, '/*.sh\nbin/\ntools/\nprompts/\nnode_modules\n');
+    symlinkSync(join(PACKAGE_ROOT, 'node_modules'), join(p.cwd, 'node_modules'));
+    return p;
+  };
+
+  it('lists the complex function, keeps the refactoring, ends in done', async () => {
+    const p = project(`printf '%s' '${SIMPLE}' > src/code.js`);
+    const { result, states } = await runIn(p, builtin(p, 'complexity-ratchet', { test_cmd: './tests.sh' }));
+    expect(states.filter((s) => s === 'keep')).toHaveLength(1);
+    expect(result).toMatchObject({ final_state: 'done', failure: false });
+    expect(prompts(p)[0]).toMatch(/src\/code\.js:1: Function 'code' has a complexity of 12/);
+  }, 60_000);
+
+  it('an agent that makes ESLint ignore the file is reverted: step_limit', async () => {
+    const p = project(`echo 'export default [{ ignores: ["src/**"] }];' > eslint.config.mjs`);
+    const { result, states } = await runIn(
+      p,
+      builtin(p, 'complexity-ratchet', { test_cmd: './tests.sh', max_steps: '1' }),
+    );
+    expect(states).toContain('revert');
+    expect(result).toMatchObject({ final_state: 'step_limit', failure: true });
+    expect(readFileSync(join(p.cwd, 'eslint.config.mjs'), 'utf8')).toBe('export default [];\n');
+  }, 60_000);
 });
 
 describe('complexity-ratchet', () => {
