@@ -18,6 +18,7 @@ import { liveOutputPath } from './live-output.js';
 import { SpawnError, type RunProcessOptions } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { prepareShell } from './shell-launch.js';
+import { npmNothingToRunAsNotFound } from './npm-nothing-to-run.js';
 
 /** How an action's process is started: runProcess itself, or through the action spawner. */
 export type StartProcess = (opts: RunProcessOptions) => Promise<ActionResult>;
@@ -131,7 +132,8 @@ export async function runShellAction(
   } finally {
     launch.cleanup();
   }
-  return checkedResult(input, withSignal(input, result));
+  // npm having nothing to run (a tool npx --no would install, a missing script) is a command not found (npm-nothing-to-run.ts).
+  return checkedResult(input, withSignal(input, npmNothingToRunAsNotFound(result)));
 }
 
 /**

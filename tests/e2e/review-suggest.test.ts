@@ -242,7 +242,7 @@ states:
     expect(docs.code).toBe(0);
     const ranked = JSON.parse(docs.stdout) as Array<{ name: string; score: number; why: string[] }>;
     expect(ranked[0]).toEqual({ name: 'docs-sync', score: 0.5, why: ['name: docs'] });
-    // With twenty built-ins, "fix the failing tests" fits flaky-tests as well as test-until-pass by
+    // Among the built-ins, "fix the failing tests" fits flaky-tests as well as test-until-pass by
     // words alone (the LLM tells them apart: --llm); the loop named for the whole task goes first.
     const tests = JSON.parse(
       (await cli(dir, ['suggest', '--json', 'make the failing tests pass'])).stdout,

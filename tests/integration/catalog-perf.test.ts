@@ -52,6 +52,7 @@ describe('perf-guard', () => {
       'budget',
       'fix',
       'verify',
+      'tests_triage',
       'budget',
       'fix',
       'verify',

@@ -3,7 +3,8 @@
  * shell scripts, its coding agent a fake host CLI (`claude` on PATH) that records each prompt and
  * makes the project's scripted fix (./agent.sh, with the prompt as $1).
  */
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { loadLoop } from '../../loader/load.js';
@@ -60,3 +61,34 @@ export const runIn = (p: Sandbox, def: LoopDefinition) => runLoop(def, { cwd: p.
 
 /** A check that fails, printing its problems, while `file` has lines. */
 export const failsWhile = (file: string, exit = 1) => `if [ -s ${file} ]; then cat ${file}; exit ${exit}; fi`;
+
+/** git in the sandbox (as a fixed author); fails the test when git does. */
+export const git = (p: Sandbox, ...args: string[]): string => {
+  const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+    cwd: p.cwd,
+    encoding: 'utf8',
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout;
+};
+
+/**
+ * A committed repository: the executable `scripts` at its top (ignored, as are the fakes' files,
+ * unless `ignore` says otherwise) and the committed `files` (paths may name directories).
+ */
+export function repo(
+  scripts: Record<string, string>,
+  files: Record<string, string>,
+  ignore = '/*.sh\nbin/\ntools/\nprompts/\n',
+): Sandbox {
+  const p = sandbox(scripts);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(p.cwd, name, '..'), { recursive: true });
+    writeFileSync(join(p.cwd, name), text);
+  }
+  writeFileSync(join(p.cwd, '.gitignore'), ignore);
+  git(p, 'init', '-q');
+  git(p, 'add', '-A');
+  git(p, 'commit', '-qm', 'start');
+  return p;
+}

@@ -21,22 +21,27 @@ const EXPECTED = [
   'bisect-regression',
   'build',
   'check-matrix',
+  'code-run-gate',
+  'complexity-ratchet',
   'coverage-up',
   'dead-code',
   'dependency-upgrades',
   'docs-sync',
   'fan-out-files',
   'file-task',
+  'fix-bug',
   'fix-lint',
   'fix-types',
   'flaky-tests',
   'format',
   'general-task',
   'incremental-refactor',
+  'migrate-usage',
   'perf-guard',
   'reduce-errors',
   'review-and-fix',
   'security-advisories',
+  'stricter-types',
   'test-until-pass',
 ];
 
@@ -189,7 +194,9 @@ describe('ll-loop list', () => {
     expect(text.stdout).toContain('ll-loop install <name>');
     const filtered = await runCliInProcess(['list', '--builtin', '--category', 'testing', '--json'], { cwd: cwd });
     expect((JSON.parse(filtered.stdout) as Array<{ name: string }>).map((l) => l.name)).toEqual([
+      'code-run-gate',
       'coverage-up',
+      'fix-bug',
       'flaky-tests',
       'test-until-pass',
     ]);
