@@ -70,7 +70,7 @@ describe('simulate', () => {
     [
       'check-matrix',
       [
-        'pin:->build',
+        'pin:yes>build',
         'build:yes>types',
         'types:yes>lint',
         'lint:yes>tests',
@@ -98,7 +98,8 @@ describe('simulate', () => {
         'gave_up:->-',
       ],
     ],
-    ['check-matrix', ['pin:->build', 'build:no>triage', 'triage:no>budget', 'budget:no>gave_up', 'gave_up:->-']],
+    // The configuration pin is the first gate: a config_cmd that fails ends the run before any check.
+    ['check-matrix', ['pin:no>config_not_runnable', 'config_not_runnable:->-']],
     ['security-advisories', ['baseline:no>tests_triage', 'tests_triage:no>tests_fail_before', 'tests_fail_before:->-']],
   ])('%s: everything fails → its failure terminal', (name, expected) => {
     expect(trace(name, 'all-fail')).toEqual(expected);
@@ -107,7 +108,7 @@ describe('simulate', () => {
   it.each([
     ['build', ['build:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']],
     ['format', ['check:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']],
-    ['check-matrix', ['pin:->build', 'build:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']],
+    ['check-matrix', ['pin:no>config_not_runnable', 'config_not_runnable:->-']],
     [
       'security-advisories',
       ['baseline:no>tests_triage', 'tests_triage:yes>tests_not_runnable', 'tests_not_runnable:->-'],
