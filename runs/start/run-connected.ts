@@ -152,13 +152,15 @@ export async function runLoaded(opts: RunOptions, run: LoadedRun): Promise<numbe
     if (opts.background) {
       // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
       await scopesSettled(client, instanceId, lock);
-      printBackgroundStart(out, opts.json, {
+      const started = {
         instanceId,
         taskQueue,
         worker,
         cwd: opts.cwd,
         uiUrl: runInfo(endpoint, opts.cwd, instanceId).uiUrl,
-      });
+      };
+      if (opts.onBackgroundStart) opts.onBackgroundStart(started);
+      else printBackgroundStart(out, opts.json, started);
       return EXIT.ok;
     }
     const { createReporter, followRun } = await (following ?? loadFollowing());

@@ -1,6 +1,7 @@
 /** What `ll-loop run` is asked to do: its command line read (client/commands/run-flags.ts). */
 import type { LoadOverrides } from '../../loader/load.js';
 import type { Detail } from '../../reporters/human.js';
+import type { BackgroundStart } from './background-start.js';
 import type { EarlyStart } from './early-start.js';
 import type { RunPlace } from './run-place.js';
 
@@ -35,6 +36,8 @@ export interface RunOptions {
   detail?: Detail;
   out?: (text: string) => void;
   err?: (text: string) => void;
+  /** `--background`: told the started run instead of printing it (a caller that is not the command). */
+  onBackgroundStart?: (started: BackgroundStart) => void;
   /** The start the bin already asked the checkout's worker for (early-start.ts), if it did. */
   early?: EarlyStart;
 }
