@@ -1,0 +1,282 @@
+/**
+ * `ll-loop mcp` through the built binary, driven by the MCP SDK's own client over both
+ * transports, on the test run's dev server (TEMPORAL_ADDRESS): the tools and their schemas and
+ * annotations, a run started with start_run and followed to its end with run_status and
+ * run_logs, a tool error with its fix, `--read-only`, the HTTP token, and a run read and
+ * subscribed to as a resource.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BIN } from '../support/cli.js';
+import { waitFor } from '../support/processes.js';
+
+let cwd: string;
+let env: Record<string, string>;
+const clients: Client[] = [];
+const children: ChildProcess[] = [];
+
+const TOOLS = [
+  'answer',
+  'inbox',
+  'list_loops',
+  'list_runs',
+  'pause',
+  'rerun',
+  'run_logs',
+  'run_status',
+  'show_loop',
+  'start_run',
+  'steer',
+  'stop_run',
+  'unpause',
+  'validate_loop',
+];
+const READ_ONLY = ['inbox', 'list_loops', 'list_runs', 'run_logs', 'run_status', 'show_loop', 'validate_loop'];
+
+/** A client of `ll-loop mcp <args>` over stdio, started in the project. */
+async function stdioClient(args: string[] = []): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...args],
+    cwd,
+    env,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'll-loop-e2e', version: '1' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+/** `ll-loop mcp --http 0` started beside the test, once it printed its URL. */
+async function httpServer(token: string): Promise<{ url: URL }> {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '0'], {
+    cwd,
+    env: { ...env, LL_MCP_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /^ll-loop mcp: (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`ll-loop mcp --http exited (${code}): ${out}${err}`)));
+  });
+  return { url: new URL(url) };
+}
+
+async function httpClient(url: URL, token: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'll-loop-e2e-http', version: '1' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** A tool's structured output, after checking it did not fail. */
+async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await call(client, name, args);
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  return result.structuredContent!;
+}
+
+const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+beforeAll(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-mcp-'));
+  mkdirSync(join(cwd, '.loops'));
+  writeFileSync(
+    join(cwd, '.loops', 'quick.yaml'),
+    [
+      'name: quick',
+      'initial: say',
+      'context:',
+      '  word: hello',
+      'states:',
+      '  say:',
+      '    action: "echo said ${context.word}"',
+      '    next: done',
+      '  done:',
+      '    terminal: true',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(cwd, '.loops', 'gated.yaml'),
+    [
+      'name: gated',
+      'initial: wait',
+      'states:',
+      '  wait:',
+      '    action: "while [ ! -f go ]; do sleep 0.05; done; echo went"',
+      '    next: done',
+      '  done:',
+      '    terminal: true',
+      '',
+    ].join('\n'),
+  );
+  const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  env = { ...base, TEMPORAL_ADDRESS: inject('temporalAddress'), NO_COLOR: '1', LL_MCP_POLL_MS: '200' };
+});
+
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  for (const child of children) child.kill('SIGTERM');
+});
+
+describe('ll-loop mcp over stdio', () => {
+  it('lists its tools with input and output schemas and read-only or destructive annotations', async () => {
+    const client = await stdioClient();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(READ_ONLY.includes(tool.name));
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get('stop_run')!.annotations?.destructiveHint).toBe(true);
+    expect(byName.get('steer')!.annotations?.destructiveHint).toBe(true);
+    expect(byName.get('start_run')!.annotations?.destructiveHint).toBe(false);
+    expect(byName.get('start_run')!.inputSchema.required).toEqual(['loop']);
+    expect(Object.keys(byName.get('run_status')!.outputSchema!.properties!)).toEqual(
+      expect.arrayContaining(['id', 'loop', 'open', 'status']),
+    );
+    const loops = await ok(client, 'list_loops', {});
+    expect((loops.loops as Array<{ name: string; source: string }>).filter((l) => l.source === 'project')).toEqual([
+      expect.objectContaining({ name: 'gated', valid: true }),
+      expect.objectContaining({ name: 'quick', valid: true }),
+    ]);
+    const shown = await ok(client, 'show_loop', { loop: 'quick', context: { word: 'hi' } });
+    expect(shown.mermaid).toContain('say');
+    expect((shown.definition as { context: Record<string, string> }).context.word).toBe('hi');
+  });
+
+  it('start_run returns the run id at once; run_status follows it to completed; run_logs has its output', async () => {
+    const client = await stdioClient();
+    const started = await ok(client, 'start_run', { loop: 'quick', context: { word: 'mcp' } });
+    const id = started.run_id as string;
+    expect(id).toMatch(/^quick-/);
+    expect(started.resource).toBe(`ll-loop://runs/${id}`);
+    let status: Record<string, unknown> = {};
+    await waitFor(
+      'the run to complete',
+      async () => (status = await ok(client, 'run_status', { run: id })).status === 'completed',
+      60_000,
+      200,
+    );
+    expect(status).toMatchObject({ id, loop: 'quick', open: false });
+    const logs = await ok(client, 'run_logs', { run: id });
+    expect(JSON.stringify(logs.actions)).toContain('said mcp');
+    const past = await ok(client, 'list_runs', { loop: 'quick' });
+    expect((past.runs as Array<{ id: string }>).map((r) => r.id)).toContain(id);
+  });
+
+  it('a tool error is a tool result with the error and its fix, and the server goes on', async () => {
+    const client = await stdioClient();
+    const unknown = await call(client, 'start_run', { loop: 'nope' });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toMatch(/^error: no loop named "nope"/);
+    expect(textOf(unknown)).toMatch(/\nfix: create \.loops\/nope\.yaml/);
+    const bad = await call(client, 'start_run', { loop: 'quick', context: { wrod: 'x' } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain('wrod');
+    const missing = await call(client, 'run_status', { run: 'no-such-run-20000101-000000' });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toContain('fix:');
+    expect((await ok(client, 'validate_loop', { loop: 'quick' })).valid).toBe(true);
+  });
+
+  it('--read-only serves only the tools that read', async () => {
+    const client = await stdioClient(['--read-only']);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(READ_ONLY);
+    const refused = await call(client, 'start_run', { loop: 'quick' }).catch((e: Error) => e);
+    expect(refused instanceof Error ? refused.message : textOf(refused)).toContain('start_run');
+    expect(existsSync(join(cwd, 'go'))).toBe(false);
+  });
+});
+
+describe('ll-loop mcp --http', () => {
+  const token = 'e2e-token-0123456789abcdef';
+
+  it('refuses a wrong token (401) and a foreign Host (403)', async () => {
+    const { url } = await httpServer(token);
+    await expect(httpClient(url, 'wrong-token')).rejects.toThrow(/missing or wrong token/);
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const noToken = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(init),
+    });
+    expect(noToken.status).toBe(401);
+    // A page of another site whose name was rebound to 127.0.0.1 sends its own Host.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const req = request(url, {
+        method: 'POST',
+        headers: {
+          Host: `evil.example:${url.port}`,
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+        },
+      });
+      req.once('response', (res) => resolve(res.statusCode ?? 0)).once('error', reject);
+      req.end(JSON.stringify(init));
+    });
+    expect(rebound).toBe(403);
+    const client = await httpClient(url, token);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(TOOLS);
+  });
+
+  it('a run is a resource: read, subscribed to, and its status change notified', async () => {
+    const { url } = await httpServer(token);
+    const client = await httpClient(url, token);
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    const id = (await ok(client, 'start_run', { loop: 'gated' })).run_id as string;
+    const uri = `ll-loop://runs/${id}`;
+    const read = await client.readResource({ uri });
+    const first = JSON.parse((read.contents[0] as { text: string }).text) as { id: string; open: boolean };
+    expect(first).toMatchObject({ id, open: true });
+    const listed = await client.listResources();
+    expect(listed.resources.map((r) => r.uri)).toContain(uri);
+    await client.subscribeResource({ uri });
+    writeFileSync(join(cwd, 'go'), '');
+    await waitFor('a resources/updated notification', () => updated.includes(uri), 60_000, 50);
+    let now = { status: '' };
+    await waitFor(
+      'the resource to read completed',
+      async () =>
+        (now = JSON.parse(((await client.readResource({ uri })).contents[0] as { text: string }).text) as {
+          status: string;
+        }).status === 'completed',
+      60_000,
+      200,
+    );
+    expect(now.status).toBe('completed');
+  });
+});
