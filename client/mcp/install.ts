@@ -96,7 +96,7 @@ function codexText(file: string, table: string): string {
   const kept: string[] = [];
   let ours = false;
   for (const line of old.split('\n')) {
-    const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(line);
+    const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(line);
     if (header) ours = /^mcp_servers\.("ll-loop"|ll-loop)(\.|$)/.test(header[1]!);
     if (!ours) kept.push(line);
   }
