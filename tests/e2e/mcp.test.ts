@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BIN } from '../support/cli.js';
+import { useOwnServerProject } from '../support/own-server-project.js';
 import { waitFor } from '../support/processes.js';
 
 let cwd: string;
@@ -41,13 +42,16 @@ const TOOLS = [
 ];
 const READ_ONLY = ['inbox', 'list_loops', 'list_runs', 'run_logs', 'run_status', 'show_loop', 'validate_loop'];
 
-/** A client of `ll-loop mcp <args>` over stdio, started in the project. */
-async function stdioClient(args: string[] = []): Promise<Client> {
+/** A client of `ll-loop mcp <args>` over stdio, started in the project (or in `where`). */
+async function stdioClient(
+  args: string[] = [],
+  where: { cwd: string; env: Record<string, string> } = { cwd, env },
+): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', ...args],
-    cwd,
-    env,
+    cwd: where.cwd,
+    env: where.env,
     stderr: 'pipe',
   });
   const client = new Client({ name: 'll-loop-e2e', version: '1' });
@@ -99,27 +103,27 @@ async function ok(client: Client, name: string, args: Record<string, unknown>): 
   return result.structuredContent!;
 }
 
+/** A one-state loop that echoes its context value. */
+const QUICK = [
+  'name: quick',
+  'initial: say',
+  'context:',
+  '  word: hello',
+  'states:',
+  '  say:',
+  '    action: "echo said ${context.word}"',
+  '    next: done',
+  '  done:',
+  '    terminal: true',
+  '',
+].join('\n');
+
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 beforeAll(() => {
   cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-mcp-'));
   mkdirSync(join(cwd, '.loops'));
-  writeFileSync(
-    join(cwd, '.loops', 'quick.yaml'),
-    [
-      'name: quick',
-      'initial: say',
-      'context:',
-      '  word: hello',
-      'states:',
-      '  say:',
-      '    action: "echo said ${context.word}"',
-      '    next: done',
-      '  done:',
-      '    terminal: true',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(join(cwd, '.loops', 'quick.yaml'), QUICK);
   writeFileSync(
     join(cwd, '.loops', 'gated.yaml'),
     [
@@ -278,5 +282,27 @@ describe('ll-loop mcp --http', () => {
       200,
     );
     expect(now.status).toBe('completed');
+  });
+});
+
+describe("through the checkout's worker (an embedded server of this file's own)", () => {
+  const project = useOwnServerProject('ll-loop-e2e-mcp-worker-', { startServer: true });
+
+  it("start_run hands the run to the checkout's worker, which runs it to its end", async () => {
+    writeFileSync(join(project.cwd, '.loops', 'quick.yaml'), QUICK);
+    const own = Object.fromEntries(
+      Object.entries(project.env).filter((e): e is [string, string] => e[1] !== undefined),
+    );
+    const client = await stdioClient([], { cwd: project.cwd, env: own });
+    const started = await ok(client, 'start_run', { loop: 'quick' });
+    expect(started.worker_pid).toEqual(expect.any(Number));
+    const id = started.run_id as string;
+    await waitFor(
+      'the run to complete',
+      async () => (await ok(client, 'run_status', { run: id })).status === 'completed',
+      60_000,
+      200,
+    );
+    expect(JSON.stringify((await ok(client, 'run_logs', { run: id })).actions)).toContain('said hello');
   });
 });
