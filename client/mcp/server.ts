@@ -10,6 +10,7 @@ import { buildInfo } from '../../host/build-info.js';
 import type { RunsService } from '../../runs/service/interface.js';
 import { runsService } from '../../runs/service/runs-service.js';
 import { registerControlTools } from './control-tools.js';
+import { registerCreateTool } from './create-tool.js';
 import { registerLoopTools } from './loop-tools.js';
 import { registerRunResources } from './run-resources.js';
 import { registerRunTools } from './run-tools.js';
@@ -39,6 +40,7 @@ export function createMcpServer(opts: McpOptions): { server: McpServer; stop: ()
   registerLoopTools(host, opts.cwd);
   registerRunTools(host, opts.cwd, runs);
   registerControlTools(host, opts.cwd, runs, opts.env);
+  registerCreateTool(host, opts.cwd, opts.env);
   const stop = registerRunResources(server, opts.cwd, runs, opts.env);
   return { server, stop };
 }

@@ -6,7 +6,7 @@
  * subscribed to as a resource.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ const children: ChildProcess[] = [];
 
 const TOOLS = [
   'answer',
+  'create_loop',
   'inbox',
   'list_loops',
   'list_runs',
@@ -217,6 +218,35 @@ describe('ll-loop mcp over stdio', () => {
     const refused = await call(client, 'start_run', { loop: 'quick' }).catch((e: Error) => e);
     expect(refused instanceof Error ? refused.message : textOf(refused)).toContain('start_run');
     expect(existsSync(join(cwd, 'go'))).toBe(false);
+  });
+});
+
+/** A host CLI (LL_HOST_CLI) answering every prompt with one fenced loop, in Claude Code's JSON envelope. */
+const HOST_CLI = `#!/usr/bin/env node
+const yaml = ['name: echo-twice', 'description: Echo twice.', 'initial: one', 'states:',
+  '  one:', '    action: "echo one"', '    next: two', '  two:', '    action: "echo two"', '    next: done',
+  '  done:', '    terminal: true', ''].join('\\n');
+process.stdout.write(JSON.stringify({ type: 'result', subtype: 'success', is_error: false,
+  result: 'Here it is:\\n\\n\\u0060\\u0060\\u0060yaml\\n' + yaml + '\\u0060\\u0060\\u0060\\n', session_id: 's',
+  total_cost_usd: 0.05, usage: { input_tokens: 900, output_tokens: 300 } }));
+`;
+
+describe('ll-loop mcp: create_loop', () => {
+  it('drafts a loop with the host CLI, saves it, and refuses to overwrite it', async () => {
+    const host = join(mkdtempSync(join(tmpdir(), 'll-loop-e2e-mcp-host-')), 'host-cli.mjs');
+    writeFileSync(host, HOST_CLI);
+    chmodSync(host, 0o755);
+    const client = await stdioClient([], { cwd, env: { ...env, LL_HOST_CLI: host } });
+    const dry = await ok(client, 'create_loop', { description: 'echo one, then two', dry_run: true });
+    expect(dry).toMatchObject({ name: 'echo-twice', saved: false, cost: expect.stringContaining('0.05') });
+    expect(existsSync(join(cwd, '.loops', 'echo-twice.yaml'))).toBe(false);
+    const saved = await ok(client, 'create_loop', { description: 'echo one, then two', name: 'echo-two' });
+    expect(saved).toMatchObject({ name: 'echo-two', saved: true, file: join(cwd, '.loops', 'echo-two.yaml') });
+    expect(readFileSync(join(cwd, '.loops', 'echo-two.yaml'), 'utf8')).toContain('name: echo-two');
+    expect((await ok(client, 'validate_loop', { loop: 'echo-two' })).valid).toBe(true);
+    const again = await call(client, 'create_loop', { description: 'echo one, then two', name: 'echo-two' });
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toContain('already exists');
   });
 });
 
