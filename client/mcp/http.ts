@@ -14,7 +14,7 @@ import { createMcpServer, type McpOptions } from './server.js';
 
 const HOST = '127.0.0.1';
 /** The endpoint's path: `http://127.0.0.1:<port>/mcp`. */
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 const BODY_LIMIT = 4 * 1024 * 1024;
 
 export interface McpHttpServer {

@@ -14,7 +14,7 @@ import { CliError, UsageError } from '../../errors/errors.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 
 export const MCP_CLIENTS = ['claude-code', 'cursor', 'vscode', 'codex', 'gemini'] as const;
-export type McpClient = (typeof MCP_CLIENTS)[number];
+type McpClient = (typeof MCP_CLIENTS)[number];
 
 /** The entry's name in every client's file. */
 const ENTRY = 'll-loop';
@@ -34,7 +34,7 @@ export interface InstallPlan {
 }
 
 /** `ll-loop` when the PATH finds it, else this Node and this package's bin (an unlinked checkout). */
-export function launchCommand(readOnly: boolean, env: NodeJS.ProcessEnv = process.env): Launch {
+function launchCommand(readOnly: boolean, env: NodeJS.ProcessEnv = process.env): Launch {
   const args = ['mcp', ...(readOnly ? ['--read-only'] : [])];
   const onPath = (env.PATH ?? '').split(delimiter).some((dir) => {
     try {

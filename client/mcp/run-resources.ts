@@ -15,7 +15,7 @@ const PREFIX = 'll-loop://runs/';
 const DEFAULT_POLL_MS = 1_000;
 
 /** The run a resource URI names, or undefined. */
-export function runIdOf(uri: string): string | undefined {
+function runIdOf(uri: string): string | undefined {
   if (!uri.startsWith(PREFIX)) return undefined;
   const id = decodeURIComponent(uri.slice(PREFIX.length));
   return id === '' || id.includes('/') ? undefined : id;

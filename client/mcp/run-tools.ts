@@ -10,7 +10,7 @@ import { registerTool, report, type ToolHost } from './tool-kit.js';
 const runInput = z.string().describe("a run id, or a loop name (that loop's open run, else its latest)");
 
 /** What `run_status` returns: `ll-loop status --json`'s report. */
-export const statusShape = {
+const statusShape = {
   id: z.string(),
   loop: z.string(),
   open: z.boolean(),

@@ -38,7 +38,7 @@ export interface ToolHost {
 }
 
 /** A tool's error as the client sees it: the message, then `fix: …` when there is one. */
-export function errorResult(err: unknown): CallToolResult {
+function errorResult(err: unknown): CallToolResult {
   const e = toCliError(err);
   const message = e instanceof Error ? e.message : String(e);
   const fix = e instanceof CliError || e instanceof LoadError ? e.fix : undefined;
