@@ -50,7 +50,12 @@ async function serve(ctx: CommandContext, readOnly: boolean): Promise<number> {
       import('@modelcontextprotocol/sdk/server/stdio.js'),
     ]);
     const { server, stop } = createMcpServer(options);
-    const transport = new StdioServerTransport();
+    // stdout is the protocol's: the transport keeps its own handle on it, and anything else this
+    // process would print there (a note of a layer below) goes to stderr instead.
+    const stdout = process.stdout;
+    const protocol = { write: stdout.write.bind(stdout), once: stdout.once.bind(stdout) };
+    stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
+    const transport = new StdioServerTransport(process.stdin, protocol as unknown as typeof stdout);
     // The client closing stdin (or the transport) ends the server.
     const closed = new Promise<void>((resolve) => {
       transport.onclose = () => resolve();

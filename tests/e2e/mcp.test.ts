@@ -211,6 +211,26 @@ describe('ll-loop mcp over stdio', () => {
     expect((await ok(client, 'validate_loop', { loop: 'quick' })).valid).toBe(true);
   });
 
+  it("a stray line printed to stdout goes to stderr: the protocol's stream stays whole", async () => {
+    // A preload that prints with console.log when told (SIGUSR2), as a layer below might.
+    const preload = `data:text/javascript,process.on('SIGUSR2', () => console.log('stray-line'))`;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', preload, BIN, 'mcp'],
+      cwd,
+      env,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: 'll-loop-e2e', version: '1' });
+    await client.connect(transport);
+    clients.push(client);
+    process.kill(transport.pid!, 'SIGUSR2');
+    await waitFor('the stray line on stderr', () => stderr.includes('stray-line'), 20_000, 20);
+    expect((await client.listTools()).tools.length).toBe(TOOLS.length);
+  });
+
   it('--read-only serves only the tools that read', async () => {
     const client = await stdioClient(['--read-only']);
     const { tools } = await client.listTools();
