@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BIN } from '../support/cli.js';
+import { filesUnder } from '../support/leak-scan.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
 import { waitFor } from '../support/processes.js';
 
@@ -354,5 +355,46 @@ describe("through the checkout's worker (an embedded server of this file's own)"
       200,
     );
     expect(JSON.stringify((await ok(client, 'run_logs', { run: id })).actions)).toContain('said hello');
+  });
+
+  it("a started run's actions see the environment of ll-loop mcp; a secret is in no file of the project", async () => {
+    const secret = `mcp-e2e-${Date.now()}-TOPSECRET`;
+    writeFileSync(
+      join(project.cwd, '.loops', 'leak.yaml'),
+      [
+        'name: leak',
+        'initial: use',
+        'states:',
+        '  use:',
+        '    action: "echo \\"token ${env.API_TOKEN} $MCP_PLAIN\\""',
+        '    capture: out',
+        '    next: done',
+        '  done:',
+        '    terminal: true',
+        '',
+      ].join('\n'),
+    );
+    const own = Object.fromEntries(
+      Object.entries(project.env).filter((e): e is [string, string] => e[1] !== undefined),
+    );
+    const client = await stdioClient([], {
+      cwd: project.cwd,
+      env: { ...own, API_TOKEN: secret, MCP_PLAIN: 'plain-value' },
+    });
+    const id = (await ok(client, 'start_run', { loop: 'leak' })).run_id as string;
+    let status: Record<string, unknown> = {};
+    await waitFor(
+      'the run to complete',
+      async () => (status = await ok(client, 'run_status', { run: id })).status === 'completed',
+      60_000,
+      200,
+    );
+    expect(JSON.stringify(status.result)).toContain('token *** plain-value');
+    const logs = JSON.stringify(await ok(client, 'run_logs', { run: id }));
+    expect(logs).toContain('plain-value');
+    expect(logs + JSON.stringify(status)).not.toContain(secret);
+    const files = filesUnder(join(project.cwd, '.loops'));
+    expect(files.some((f) => f.endsWith('temporal.db'))).toBe(true);
+    for (const f of files) expect(readFileSync(f).includes(Buffer.from(secret)), f).toBe(false);
   });
 });
