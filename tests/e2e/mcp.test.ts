@@ -252,6 +252,89 @@ process.stdout.write(JSON.stringify({ type: 'result', subtype: 'success', is_err
   total_cost_usd: 0.05, usage: { input_tokens: 900, output_tokens: 300 } }));
 `;
 
+describe('ll-loop mcp: acting on runs', () => {
+  it('inbox and answer a waiting run, rerun it; pause, unpause, steer and stop_run a run', async () => {
+    writeFileSync(
+      join(cwd, '.loops', 'ask.yaml'),
+      [
+        'name: ask',
+        'initial: review',
+        'states:',
+        '  review:',
+        '    action_type: human',
+        '    prompt: "Ship it?"',
+        '    timeout: 3600',
+        '    on_yes: shipped',
+        '    on_no: done',
+        '  shipped:',
+        '    terminal: true',
+        '  done:',
+        '    terminal: true',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(cwd, '.loops', 'held.yaml'),
+      [
+        'name: held',
+        'initial: wait',
+        'states:',
+        '  wait:',
+        '    action: "while [ ! -f never ]; do sleep 0.05; done"',
+        '    next: done',
+        '  done:',
+        '    terminal: true',
+        '',
+      ].join('\n'),
+    );
+    const client = await stdioClient([], { cwd, env: { ...env, LL_USER: 'ann' } });
+    const asking = (await ok(client, 'start_run', { loop: 'ask' })).run_id as string;
+    let waiting: Array<{ run: string; ask: string }> = [];
+    await waitFor(
+      'the run in the inbox',
+      async () => (waiting = (await ok(client, 'inbox', {})).waiting as typeof waiting).some((w) => w.run === asking),
+      60_000,
+      200,
+    );
+    expect(waiting.find((w) => w.run === asking)).toMatchObject({ run: asking, ask: 'approval' });
+    const answered = await ok(client, 'answer', { run: asking, reply: 'yes' });
+    expect(answered).toMatchObject({
+      run: asking,
+      state: 'review',
+      verdict: 'yes',
+      by: expect.stringContaining('@'),
+    });
+    const noText = await call(client, 'answer', { run: asking, reply: 'text' });
+    expect(textOf(noText)).toContain('fix: add text');
+
+    const held = (await ok(client, 'start_run', { loop: 'held' })).run_id as string;
+    expect(await ok(client, 'pause', { run: held })).toMatchObject({ id: held, by: expect.stringMatching(/^ann@/) });
+    const twice = await call(client, 'pause', { run: held });
+    expect(twice.isError).toBe(true);
+    expect(textOf(twice)).toContain(`fix: ll-loop unpause ${held}`);
+    expect(await ok(client, 'unpause', { run: held })).toMatchObject({ id: held });
+    const listed = (await ok(client, 'list_runs', {})).runs as Array<{ id: string }>;
+    expect(listed.map((r) => r.id)).toContain(held);
+    const typo = await call(client, 'steer', { run: held, to: 'dnoe' });
+    expect(textOf(typo)).toContain('has no state "dnoe" (did you mean "done"?)');
+    expect(await ok(client, 'steer', { run: held, to: 'done', note: 'enough' })).toMatchObject({ id: held });
+    expect(await ok(client, 'stop_run', { run: held })).toMatchObject({ id: held, outcome: 'cancelled' });
+    await waitFor(
+      'the answered run to complete',
+      async () => (await ok(client, 'run_status', { run: asking })).status === 'completed',
+      60_000,
+      200,
+    );
+    const again = await ok(client, 'rerun', { run: asking, from: 'review' });
+    expect(again.forkedFrom).toContain(asking);
+    expect(again.id).not.toBe(asking);
+    const rerunWaits = async () =>
+      ((await ok(client, 'inbox', {})).waiting as Array<{ run: string }>).some((w) => w.run === again.id);
+    await waitFor('the rerun to wait in review', rerunWaits, 60_000, 200);
+    expect(await ok(client, 'stop_run', { run: again.id, force: true })).toMatchObject({ outcome: 'terminated' });
+  });
+});
+
 describe('ll-loop mcp: create_loop', () => {
   it('drafts a loop with the host CLI, saves it, and refuses to overwrite it', async () => {
     const host = join(mkdtempSync(join(tmpdir(), 'll-loop-e2e-mcp-host-')), 'host-cli.mjs');
