@@ -2,128 +2,27 @@
  * `ll-loop mcp` through the built binary, driven by the MCP SDK's own client over both
  * transports, on the test run's dev server (TEMPORAL_ADDRESS): the tools and their schemas and
  * annotations, a run started with start_run and followed to its end with run_status and
- * run_logs, a tool error with its fix, `--read-only`, the HTTP token, and a run read and
- * subscribed to as a resource.
+ * run_logs, a tool error with its fix, `--read-only`, create_loop, the HTTP token and Host
+ * check, and a run read and subscribed to as a resource.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BIN } from '../support/cli.js';
-import { filesUnder } from '../support/leak-scan.js';
-import { useOwnServerProject } from '../support/own-server-project.js';
+import { call, definedEnv, mcpClients, ok, QUICK, READ_ONLY, textOf, TOOLS } from '../support/mcp-clients.js';
 import { waitFor } from '../support/processes.js';
 
+const PREFIX = 'll-loop-e2e-mcp-';
 let cwd: string;
 let env: Record<string, string>;
-const clients: Client[] = [];
-const children: ChildProcess[] = [];
-
-const TOOLS = [
-  'answer',
-  'create_loop',
-  'inbox',
-  'list_loops',
-  'list_runs',
-  'pause',
-  'rerun',
-  'run_logs',
-  'run_status',
-  'show_loop',
-  'start_run',
-  'steer',
-  'stop_run',
-  'unpause',
-  'validate_loop',
-];
-const READ_ONLY = ['inbox', 'list_loops', 'list_runs', 'run_logs', 'run_status', 'show_loop', 'validate_loop'];
-
-/** A client of `ll-loop mcp <args>` over stdio, started in the project (or in `where`). */
-async function stdioClient(
-  args: string[] = [],
-  where: { cwd: string; env: Record<string, string> } = { cwd, env },
-): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', ...args],
-    cwd: where.cwd,
-    env: where.env,
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'll-loop-e2e', version: '1' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-/** `ll-loop mcp --http 0` started beside the test, once it printed its URL. */
-async function httpServer(token: string): Promise<{ url: URL }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '0'], {
-    cwd,
-    env: { ...env, LL_MCP_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /^ll-loop mcp: (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`ll-loop mcp --http exited (${code}): ${out}${err}`)));
-  });
-  return { url: new URL(url) };
-}
-
-async function httpClient(url: URL, token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(url, {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'll-loop-e2e-http', version: '1' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-/** A tool's structured output, after checking it did not fail. */
-async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = await call(client, name, args);
-  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-  return result.structuredContent!;
-}
-
-/** A one-state loop that echoes its context value. */
-const QUICK = [
-  'name: quick',
-  'initial: say',
-  'context:',
-  '  word: hello',
-  'states:',
-  '  say:',
-  '    action: "echo said ${context.word}"',
-  '    next: done',
-  '  done:',
-  '    terminal: true',
-  '',
-].join('\n');
-
-const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+const mcp = mcpClients();
 
 beforeAll(() => {
-  cwd = mkdtempSync(join(tmpdir(), 'll-loop-e2e-mcp-'));
+  cwd = mkdtempSync(join(tmpdir(), PREFIX));
   mkdirSync(join(cwd, '.loops'));
   writeFileSync(join(cwd, '.loops', 'quick.yaml'), QUICK);
   writeFileSync(
@@ -140,18 +39,19 @@ beforeAll(() => {
       '',
     ].join('\n'),
   );
-  const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-  env = { ...base, TEMPORAL_ADDRESS: inject('temporalAddress'), NO_COLOR: '1', LL_MCP_POLL_MS: '200' };
+  env = {
+    ...definedEnv(process.env),
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    NO_COLOR: '1',
+    LL_MCP_POLL_MS: '200',
+  };
 });
 
-afterAll(async () => {
-  for (const c of clients) await c.close().catch(() => undefined);
-  for (const child of children) child.kill('SIGTERM');
-});
+afterAll(() => mcp.closeAll());
 
 describe('ll-loop mcp over stdio', () => {
   it('lists its tools with input and output schemas and read-only or destructive annotations', async () => {
-    const client = await stdioClient();
+    const client = await mcp.stdio({ cwd, env });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     for (const tool of tools) {
@@ -178,7 +78,7 @@ describe('ll-loop mcp over stdio', () => {
   });
 
   it('start_run returns the run id at once; run_status follows it to completed; run_logs has its output', async () => {
-    const client = await stdioClient();
+    const client = await mcp.stdio({ cwd, env });
     const started = await ok(client, 'start_run', { loop: 'quick', context: { word: 'mcp' } });
     const id = started.run_id as string;
     expect(id).toMatch(/^quick-/);
@@ -198,7 +98,7 @@ describe('ll-loop mcp over stdio', () => {
   });
 
   it('a tool error is a tool result with the error and its fix, and the server goes on', async () => {
-    const client = await stdioClient();
+    const client = await mcp.stdio({ cwd, env });
     const unknown = await call(client, 'start_run', { loop: 'nope' });
     expect(unknown.isError).toBe(true);
     expect(textOf(unknown)).toMatch(/^error: no loop named "nope"/);
@@ -224,16 +124,14 @@ describe('ll-loop mcp over stdio', () => {
     });
     let stderr = '';
     transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const client = new Client({ name: 'll-loop-e2e', version: '1' });
-    await client.connect(transport);
-    clients.push(client);
+    const client = await mcp.stdio({ cwd, env }, [], transport);
     process.kill(transport.pid!, 'SIGUSR2');
     await waitFor('the stray line on stderr', () => stderr.includes('stray-line'), 20_000, 20);
     expect((await client.listTools()).tools.length).toBe(TOOLS.length);
   });
 
   it('--read-only serves only the tools that read', async () => {
-    const client = await stdioClient(['--read-only']);
+    const client = await mcp.stdio({ cwd, env }, ['--read-only']);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(READ_ONLY);
     const refused = await call(client, 'start_run', { loop: 'quick' }).catch((e: Error) => e);
@@ -252,95 +150,12 @@ process.stdout.write(JSON.stringify({ type: 'result', subtype: 'success', is_err
   total_cost_usd: 0.05, usage: { input_tokens: 900, output_tokens: 300 } }));
 `;
 
-describe('ll-loop mcp: acting on runs', () => {
-  it('inbox and answer a waiting run, rerun it; pause, unpause, steer and stop_run a run', async () => {
-    writeFileSync(
-      join(cwd, '.loops', 'ask.yaml'),
-      [
-        'name: ask',
-        'initial: review',
-        'states:',
-        '  review:',
-        '    action_type: human',
-        '    prompt: "Ship it?"',
-        '    timeout: 3600',
-        '    on_yes: shipped',
-        '    on_no: done',
-        '  shipped:',
-        '    terminal: true',
-        '  done:',
-        '    terminal: true',
-        '',
-      ].join('\n'),
-    );
-    writeFileSync(
-      join(cwd, '.loops', 'held.yaml'),
-      [
-        'name: held',
-        'initial: wait',
-        'states:',
-        '  wait:',
-        '    action: "while [ ! -f never ]; do sleep 0.05; done"',
-        '    next: done',
-        '  done:',
-        '    terminal: true',
-        '',
-      ].join('\n'),
-    );
-    const client = await stdioClient([], { cwd, env: { ...env, LL_USER: 'ann' } });
-    const asking = (await ok(client, 'start_run', { loop: 'ask' })).run_id as string;
-    let waiting: Array<{ run: string; ask: string }> = [];
-    await waitFor(
-      'the run in the inbox',
-      async () => (waiting = (await ok(client, 'inbox', {})).waiting as typeof waiting).some((w) => w.run === asking),
-      60_000,
-      200,
-    );
-    expect(waiting.find((w) => w.run === asking)).toMatchObject({ run: asking, ask: 'approval' });
-    const answered = await ok(client, 'answer', { run: asking, reply: 'yes' });
-    expect(answered).toMatchObject({
-      run: asking,
-      state: 'review',
-      verdict: 'yes',
-      by: expect.stringContaining('@'),
-    });
-    const noText = await call(client, 'answer', { run: asking, reply: 'text' });
-    expect(textOf(noText)).toContain('fix: add text');
-
-    const held = (await ok(client, 'start_run', { loop: 'held' })).run_id as string;
-    expect(await ok(client, 'pause', { run: held })).toMatchObject({ id: held, by: expect.stringMatching(/^ann@/) });
-    const twice = await call(client, 'pause', { run: held });
-    expect(twice.isError).toBe(true);
-    expect(textOf(twice)).toContain(`fix: ll-loop unpause ${held}`);
-    expect(await ok(client, 'unpause', { run: held })).toMatchObject({ id: held });
-    const listed = (await ok(client, 'list_runs', {})).runs as Array<{ id: string }>;
-    expect(listed.map((r) => r.id)).toContain(held);
-    const typo = await call(client, 'steer', { run: held, to: 'dnoe' });
-    expect(textOf(typo)).toContain('has no state "dnoe" (did you mean "done"?)');
-    expect(await ok(client, 'steer', { run: held, to: 'done', note: 'enough' })).toMatchObject({ id: held });
-    expect(await ok(client, 'stop_run', { run: held })).toMatchObject({ id: held, outcome: 'cancelled' });
-    await waitFor(
-      'the answered run to complete',
-      async () => (await ok(client, 'run_status', { run: asking })).status === 'completed',
-      60_000,
-      200,
-    );
-    const again = await ok(client, 'rerun', { run: asking, from: 'review' });
-    expect(again.forkedFrom).toContain(asking);
-    expect(again.id).not.toBe(asking);
-    const rerunWaits = async () =>
-      ((await ok(client, 'inbox', {})).waiting as Array<{ run: string }>).some((w) => w.run === again.id);
-    await waitFor('the rerun to wait in review', rerunWaits, 60_000, 200);
-    expect(await ok(client, 'stop_run', { run: again.id, force: true })).toMatchObject({ outcome: 'terminated' });
-  });
-});
-
 describe('ll-loop mcp: create_loop', () => {
   it('drafts a loop with the host CLI, saves it, and refuses to overwrite it', async () => {
     const host = join(mkdtempSync(join(tmpdir(), 'll-loop-e2e-mcp-host-')), 'host-cli.mjs');
     writeFileSync(host, HOST_CLI);
     chmodSync(host, 0o755);
-    const client = await stdioClient([], { cwd, env: { ...env, LL_HOST_CLI: host } });
+    const client = await mcp.stdio({ cwd, env: { ...env, LL_HOST_CLI: host } });
     const dry = await ok(client, 'create_loop', { description: 'echo one, then two', dry_run: true });
     expect(dry).toMatchObject({ name: 'echo-twice', saved: false, cost: expect.stringContaining('0.05') });
     expect(existsSync(join(cwd, '.loops', 'echo-twice.yaml'))).toBe(false);
@@ -358,8 +173,8 @@ describe('ll-loop mcp --http', () => {
   const token = 'e2e-token-0123456789abcdef';
 
   it('refuses a wrong token (401) and a foreign Host (403)', async () => {
-    const { url } = await httpServer(token);
-    await expect(httpClient(url, 'wrong-token')).rejects.toThrow(/missing or wrong token/);
+    const url = await mcp.httpServer({ cwd, env }, token);
+    await expect(mcp.http(url, 'wrong-token')).rejects.toThrow(/missing or wrong token/);
     const init = {
       jsonrpc: '2.0',
       id: 1,
@@ -386,13 +201,13 @@ describe('ll-loop mcp --http', () => {
       req.end(JSON.stringify(init));
     });
     expect(rebound).toBe(403);
-    const client = await httpClient(url, token);
+    const client = await mcp.http(url, token);
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(TOOLS);
   });
 
   it('a run is a resource: read, subscribed to, and its status change notified', async () => {
-    const { url } = await httpServer(token);
-    const client = await httpClient(url, token);
+    const url = await mcp.httpServer({ cwd, env }, token);
+    const client = await mcp.http(url, token);
     const updated: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
     const id = (await ok(client, 'start_run', { loop: 'gated' })).run_id as string;
@@ -416,68 +231,5 @@ describe('ll-loop mcp --http', () => {
       200,
     );
     expect(now.status).toBe('completed');
-  });
-});
-
-describe("through the checkout's worker (an embedded server of this file's own)", () => {
-  const project = useOwnServerProject('ll-loop-e2e-mcp-worker-', { startServer: true });
-
-  it("start_run hands the run to the checkout's worker, which runs it to its end", async () => {
-    writeFileSync(join(project.cwd, '.loops', 'quick.yaml'), QUICK);
-    const own = Object.fromEntries(
-      Object.entries(project.env).filter((e): e is [string, string] => e[1] !== undefined),
-    );
-    const client = await stdioClient([], { cwd: project.cwd, env: own });
-    const started = await ok(client, 'start_run', { loop: 'quick' });
-    expect(started.worker_pid).toEqual(expect.any(Number));
-    const id = started.run_id as string;
-    await waitFor(
-      'the run to complete',
-      async () => (await ok(client, 'run_status', { run: id })).status === 'completed',
-      60_000,
-      200,
-    );
-    expect(JSON.stringify((await ok(client, 'run_logs', { run: id })).actions)).toContain('said hello');
-  });
-
-  it("a started run's actions see the environment of ll-loop mcp; a secret is in no file of the project", async () => {
-    const secret = `mcp-e2e-${Date.now()}-TOPSECRET`;
-    writeFileSync(
-      join(project.cwd, '.loops', 'leak.yaml'),
-      [
-        'name: leak',
-        'initial: use',
-        'states:',
-        '  use:',
-        '    action: "echo \\"token ${env.API_TOKEN} $MCP_PLAIN\\""',
-        '    capture: out',
-        '    next: done',
-        '  done:',
-        '    terminal: true',
-        '',
-      ].join('\n'),
-    );
-    const own = Object.fromEntries(
-      Object.entries(project.env).filter((e): e is [string, string] => e[1] !== undefined),
-    );
-    const client = await stdioClient([], {
-      cwd: project.cwd,
-      env: { ...own, API_TOKEN: secret, MCP_PLAIN: 'plain-value' },
-    });
-    const id = (await ok(client, 'start_run', { loop: 'leak' })).run_id as string;
-    let status: Record<string, unknown> = {};
-    await waitFor(
-      'the run to complete',
-      async () => (status = await ok(client, 'run_status', { run: id })).status === 'completed',
-      60_000,
-      200,
-    );
-    expect(JSON.stringify(status.result)).toContain('token *** plain-value');
-    const logs = JSON.stringify(await ok(client, 'run_logs', { run: id }));
-    expect(logs).toContain('plain-value');
-    expect(logs + JSON.stringify(status)).not.toContain(secret);
-    const files = filesUnder(join(project.cwd, '.loops'));
-    expect(files.some((f) => f.endsWith('temporal.db'))).toBe(true);
-    for (const f of files) expect(readFileSync(f).includes(Buffer.from(secret)), f).toBe(false);
   });
 });
