@@ -70,7 +70,7 @@ export function registerRunResources(
 
   const watched = new Map<string, Watched>();
   const low = server.server;
-  low.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+  low.registerCapabilities({ resources: { subscribe: true } });
   let timer: NodeJS.Timeout | undefined;
   let busy = false;
 
