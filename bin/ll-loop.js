@@ -38,13 +38,13 @@ const CODE_CACHED = new Set([
 
 /**
  * The commands the checkout's worker answers, when they answer themselves instead: on an external
- * server (TEMPORAL_ADDRESS) or with LL_START_SOCKET=0 they never ask the worker
- * (runs/worker-ask.ts) and load the SDK, which runs faster from the code cache.
+ * server (TEMPORAL_ADDRESS) they never ask the worker (runs/worker-ask.ts) and load the SDK,
+ * which runs faster from the code cache.
  */
 const WORKER_ANSWERED = new Set(['status', 'logs', 'history', 'inbox', 'queue']);
 
 function answersItself(env) {
-  return env.LL_START_SOCKET === '0' || (env.TEMPORAL_ADDRESS ?? '').trim() !== '';
+  return (env.TEMPORAL_ADDRESS ?? '').trim() !== '';
 }
 
 function codeCached(args) {

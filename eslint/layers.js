@@ -158,9 +158,9 @@ function judgeImport(fromFile, spec, typeOnly) {
 }
 
 /**
- * A command's implementation kept in its room (`resumeCommand`, `rerunCommand`, `controlCommand`,
- * `runCommand`, …: it prints and returns an exit code) is the command's too: outside client/commands/
- * nothing imports one; it calls the room's typed function (`resumeInBackground`, `controlRun`, …).
+ * A command's implementation kept in its room (`runCommand`, …: it prints and returns an exit
+ * code) is the command's too: outside client/commands/ nothing imports one; it calls the room's
+ * typed function (`resume`, `controlRun`, …).
  */
 function judgeCommandNames(fromFile, spec, node) {
   if (!spec.startsWith('.') || placeOf(fromFile) === 'client/commands' || ENTRY_FILES.has(fromFile)) return undefined;

@@ -2,8 +2,8 @@
  * Whether a command may ask this checkout's worker over its socket (host/worker-socket.ts;
  * the asking: runs/transport/ask.ts) instead of connecting to Temporal: only a worker of this
  * very build, serving this checkout and polling the embedded server this command would use; an
- * external server's connection settings (TLS, API key, namespace) are the command's own.
- * `LL_START_SOCKET=0` never asks.
+ * external server's connection settings (TLS, API key, namespace) are the command's own. Whether
+ * to ask at all is the runs service's choice ({@link choosesWorker}).
  */
 import { codeId } from '../host/build-info.js';
 import { liveWorkerRecord } from '../host/checkout-claim.js';
@@ -24,23 +24,28 @@ export interface CheckoutWorkerTarget {
   worker: WorkerRecord;
 }
 
-/**
- * Whether a command may ask its checkout's worker at all: not with `LL_START_SOCKET=0`, nor on an
- * external server (its connection settings are the command's own).
- */
-export function mayAskWorker(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.LL_START_SOCKET !== '0' && !env.TEMPORAL_ADDRESS?.trim();
+/** On an external server (TEMPORAL_ADDRESS) the checkout's worker is never asked: its connection settings are the command's own. */
+function onEmbeddedServer(env: NodeJS.ProcessEnv): boolean {
+  return !env.TEMPORAL_ADDRESS?.trim();
 }
 
 /**
- * Where this checkout's worker would listen, when a command may ask it at all ({@link
- * mayAskWorker}), and the socket's path is not too long.
+ * The runs service's choice of implementation (runs/service/runs-service.ts), which the bin's
+ * early start (runs/start/early-start.ts, the service's start asked before the CLI loads) follows
+ * too: through the checkout's worker, unless on an external server or with `LL_START_SOCKET=0`
+ * (a switch for comparing both implementations, not for users). The one place it is read; here,
+ * not in runs-service.ts, because the early start may not import the service (eslint/layers.js).
  */
+export function choosesWorker(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.LL_START_SOCKET !== '0' && onEmbeddedServer(env);
+}
+
+/** Where this checkout's worker would listen (on the embedded server only), when the socket's path is not too long. */
 export function checkoutWorkerRoute(
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Omit<CheckoutWorkerTarget, 'worker'> | undefined {
-  if (!mayAskWorker(env)) return undefined;
+  if (!onEmbeddedServer(env)) return undefined;
   const address = `127.0.0.1:${embeddedServerOptions(cwd, env).port}`;
   const root = findCheckoutRoot(cwd) ?? cwd;
   const path = startSocketPath(root);

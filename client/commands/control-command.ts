@@ -3,7 +3,8 @@
  * (which sends it with runs/control/run-control.ts controlRun) and print what the run answered.
  */
 import { EXIT } from '../../errors/exit-codes.js';
-import { controlReport, type ControlOptions, type ControlRequest } from '../../runs/control/run-control.js';
+import type { ControlOptions, ControlRequest } from '../../runs/control/run-control.js';
+import { controlReport } from '../../reporters/control-report.js';
 import { runsService } from '../../runs/service/runs-service.js';
 
 /** Send one control update to the run `opts.target` names and say how it went; returns the exit code. */

@@ -16,6 +16,7 @@ import { presetFromFlags, type CreateFlags } from '../create/preset.js';
 import { checkLoopText, InvalidLoopError, saveLoop } from '../create/save.js';
 import { askAnswers, askName } from '../create/wizard.js';
 import { runCommand } from '../../runs/start/run-loop.js';
+import { runsService } from '../../runs/service/runs-service.js';
 import { validateLoop } from './validate-report.js';
 import { describeCommand } from './create-describe.js';
 import { DEFAULT_DRAFT_TIMEOUT_MS } from '../create/describe-run.js';
@@ -104,6 +105,7 @@ async function afterWrite(next: Next, name: string, opts: CreateOptions): Promis
       json: false,
       out: opts.out,
       err: opts.err,
+      runs: runsService(),
     });
   opts.out(`Run it with: ll-loop run ${name}   (or look at it first: ll-loop show ${name})\n`);
   return EXIT.ok;

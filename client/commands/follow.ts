@@ -41,7 +41,7 @@ export async function followCommand(opts: FollowOptions): Promise<number> {
       err(`note: no worker is running ${run.id}; it makes no progress until one does (ll-loop resume ${run.id})\n`);
     }
     return followRun({
-      client,
+      via: client,
       workflowId: run.id,
       info,
       err,

@@ -127,11 +127,12 @@ export const nextLoopSpec: CommandSpec = {
       ctx.out(`  #${i + 1}  ${s.loop}  score=${s.score.toFixed(3)}\n       ${s.rationale}\n       $ ${s.command}\n\n`),
     );
     if (!bool(ctx, 'execute')) return EXIT.ok;
-    const [{ runCommand }, { runOptionsOf }] = await Promise.all([
+    const [{ runCommand }, { runOptionsOf }, { runsService }] = await Promise.all([
       import('../../runs/start/run-loop.js'),
       import('./run-flags.js'),
+      import('../../runs/service/runs-service.js'),
     ]);
     ctx.out(`running: ${ranked[0]!.command}\n`);
-    return runCommand(runOptionsOf({ ...ctx, positionals: [ranked[0]!.loop], values: {} }));
+    return runCommand({ ...runOptionsOf({ ...ctx, positionals: [ranked[0]!.loop], values: {} }), runs: runsService() });
   },
 };

@@ -1,9 +1,72 @@
-/** `ll-loop rerun <name|run-id> --from STATE[#N] [--context K=V]… [--background]` → runs/control/rerun.ts. */
+/**
+ * `ll-loop rerun <name|run-id> --from STATE[#N] [--context K=V]… [--background]`: the runs service
+ * starts the new run (runs/control/rerun.ts, printing nothing); this command says so and, unless
+ * `--background`, follows it as `run` does.
+ */
 import { colourWanted } from '../../reporters/style.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import type { Detail } from '../../reporters/human.js';
+import { createReporter } from '../../runs/follow/follow-run.js';
+import type { RerunRequest, RerunStarted } from '../../runs/control/rerun.js';
+import { runsService } from '../../runs/service/runs-service.js';
+import type { RunsService } from '../../runs/service/interface.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
 import { QUEUE_FLAGS, queueChoiceOf } from './queue-flags.js';
+import { backgroundText, followMadeRun, interruptionAtStart } from './follow-made-run.js';
+
+/** Options of {@link rerunCommand}: what to rerun, and how to show it. */
+interface RerunOptions extends Omit<RerunRequest, 'follows' | 'onStarting' | 'onStarted'> {
+  /** `--background`: start the new run and return at once, like `run --background`. */
+  background?: boolean;
+  json: boolean;
+  colour?: boolean;
+  detail?: Detail;
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** The runs service (runsService() when not given). */
+  runs?: RunsService;
+}
+
+/** `ll-loop rerun`: the exit code of the new run (0 with `--background`). */
+export async function rerunCommand(opts: RerunOptions): Promise<number> {
+  const { background, json, colour, detail, out, err, runs: given, ...req } = opts;
+  const runs = given ?? runsService();
+  const atStart = interruptionAtStart(err);
+  try {
+    const started = await runs.rerun({
+      ...req,
+      follows: background !== true,
+      onStarting: atStart.onStarting,
+      onStarted: atStart.onStarted,
+    });
+    if (background) {
+      out(
+        json
+          ? `${JSON.stringify({ instance_id: started.id, forked_from: started.forkedFrom })}\n`
+          : backgroundText(`${rerunLine(started)}, in the background`, started.id),
+      );
+      return EXIT.ok;
+    }
+    if (!json) out(`${rerunLine(started)}\n`);
+    return await followMadeRun({
+      runs,
+      cwd: req.cwd,
+      id: started.id,
+      info: started.info,
+      reporter: createReporter(json, out, started.maxIterations, colour, detail),
+      err,
+      interruption: atStart.installed(),
+    });
+  } finally {
+    atStart.installed()?.stop();
+  }
+}
+
+function rerunLine(r: RerunStarted): string {
+  return `rerunning ${r.runId} from state ${r.state}#${r.visit} of ${r.visits} (event ${r.event}) as ${r.id}`;
+}
 
 export const rerunSpec: CommandSpec = {
   usage:
@@ -26,7 +89,6 @@ export const rerunSpec: CommandSpec = {
     if (from === undefined || from === '') throw new UsageError('rerun needs --from STATE (or STATE#N)', usage);
     if (bool(ctx, 'verbose') && bool(ctx, 'quiet'))
       throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
-    const { rerunCommand } = await import('../../runs/control/rerun.js');
     return rerunCommand({
       cwd: ctx.cwd,
       target,

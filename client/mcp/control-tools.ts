@@ -49,14 +49,17 @@ export function registerControlTools(host: ToolHost, cwd: string, runs: RunsServ
     },
     readOnly: false,
     run: async ({ loop, context, max_iterations }) => {
-      const started = await startInBackground({
-        cwd,
-        target: loop,
-        context: contextPairs(context),
-        noLlm: false,
-        env: { ...env },
-        ...(max_iterations === undefined ? {} : { maxIterations: max_iterations }),
-      });
+      const started = await startInBackground(
+        {
+          cwd,
+          target: loop,
+          context: contextPairs(context),
+          noLlm: false,
+          env: { ...env },
+          ...(max_iterations === undefined ? {} : { maxIterations: max_iterations }),
+        },
+        runs,
+      );
       return {
         run_id: started.instanceId,
         task_queue: started.taskQueue,

@@ -1,5 +1,6 @@
 /**
- * `ll-loop rerun <run> --from STATE[#N] [--context K=V]… [--background]`: a NEW run `<run>-f<n>`
+ * Rerunning a run (the runs service's `rerun`; `ll-loop rerun <run> --from STATE[#N] [--context K=V]…`
+ * prints and follows what it returns), printing nothing: a NEW run `<run>-f<n>`
  * starts from the snapshot the old run had when it entered the N-th visit of STATE (fork-point.ts),
  * with the context values set, under the definition the old run started with. The old run is not
  * touched (it may even be open). The new run records `forked_from: <run>@<event>` in its memo and
@@ -12,9 +13,8 @@ import { parseContextArgs } from '../../loader/load.js';
 import { checkoutAt } from '../../host/checkout.js';
 import { CliError, UsageError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
-import { createReporter, followRun, runInfo } from '../follow/follow-run.js';
-import { armInterrupt, interruptible } from '../follow/interrupt.js';
-import type { Detail } from '../../reporters/human.js';
+import { runInfo } from '../find/run-info.js';
+import type { RunInfo } from '../../reporters/reporter.js';
 import { checkoutRootOf, checkoutWorkerForStart } from '../workers/checkout-worker.js';
 import { projectScope } from '../find/find-runs.js';
 import { resolveRun } from '../find/run-target.js';
@@ -36,15 +36,12 @@ export interface RerunRequest {
   /** `--queue` / `--queue-timeout`: the new run waits for its scopes (client/commands/queue-flags.ts). */
   queue?: true;
   queueTimeoutS?: number;
-}
-
-export interface RerunOptions extends RerunRequest {
-  background?: boolean;
-  json: boolean;
-  colour?: boolean;
-  detail?: Detail;
-  out: (text: string) => void;
-  err: (text: string) => void;
+  /** The caller follows the new run: it is not first waited on for its scopes (the follow shows them). */
+  follows?: boolean;
+  /** Just before the new run is started (the command's Ctrl-C handling starts here). */
+  onStarting?: () => void;
+  /** The new run exists; `cancel` cancels it, until this call returns. */
+  onStarted?: (cancel: () => Promise<unknown>) => void;
 }
 
 /** The first free `<id>-f<n>`. */
@@ -65,40 +62,27 @@ async function nextForkId(client: Client, id: string): Promise<string> {
   }
 }
 
-/** A rerun left running in the background: the new run, and what `rerun --background` says of it. */
-export interface RerunInBackground {
+/** A rerun started: the new run, where it was forked, and what a follower needs to show it. */
+export interface RerunStarted {
   id: string;
+  /** The run it was forked from. */
+  runId: string;
   /** `<run>@<event>`: the run and the event it was forked at. */
   forkedFrom: string;
-  line: string;
-}
-
-/** Rerun; returns the exit code of the new run (or 0 with --background). */
-export async function rerunCommand(opts: RerunOptions): Promise<number> {
-  const started = await rerun(opts);
-  if (typeof started === 'number') return started;
-  if (opts.json) opts.out(`${JSON.stringify({ instance_id: started.id, forked_from: started.forkedFrom })}\n`);
-  else
-    opts.out(
-      `${started.line}\n  follow: ll-loop status ${started.id} --follow\n  stop:   ll-loop stop ${started.id}\n`,
-    );
-  return EXIT.ok;
+  /** The state it starts from, which of its visits, of how many, and that visit's event. */
+  state: string;
+  visit: number;
+  visits: number;
+  event: number;
+  maxIterations: number;
+  info: RunInfo;
 }
 
 /**
- * Rerun in the background, as `rerun --background --json` does, printing nothing: the new run.
- * Throws what the command would report (the same errors).
+ * Rerun, printing nothing: the new run, started (and, unless the caller `follows` it, settled on
+ * its scopes). Throws what the command reports (no such state, an unknown context key…).
  */
-export async function rerunInBackground(req: RerunRequest): Promise<RerunInBackground> {
-  const quiet = (): void => undefined;
-  const started = await rerun({ ...req, background: true, json: true, out: quiet, err: quiet });
-  // With `background`, rerun() returns the new run or throws: a number here is a defect of it.
-  if (typeof started === 'number') throw new Error(`rerun in the background followed its run (exit ${started})`);
-  return started;
-}
-
-/** Rerun: the exit code of the new run it followed, or the new run it left running (`background`). */
-async function rerun(opts: RerunOptions): Promise<number | RerunInBackground> {
+export async function rerun(opts: RerunRequest): Promise<RerunStarted> {
   const target = parseFrom(opts.from);
   const edits = parseContextArgs(opts.context);
   installQuietRuntime();
@@ -130,57 +114,52 @@ async function rerun(opts: RerunOptions): Promise<number | RerunInBackground> {
     // Waited for first only when it replaces a worker of another build (checkoutWorkerForStart).
     const { ready: workerReady } = await checkoutWorkerForStart(cwd, endpoint.address);
     const lock = previous.lock ? lockWithQueueChoice(previous.lock, opts) : undefined;
-    const { interrupt, stop } = interruptible(opts.err);
-    try {
-      const { handle } = await startLoopRun({
-        client,
-        definition,
-        file: memoOf(description).file ?? '',
-        cwd,
-        taskQueue,
-        searchAttributes: await searchAttributesAvailable(endpoint, connection),
-        started: new Date(),
-        workflowId: newId,
-        continueFrom: {
-          runId: run.id,
-          snapshot: point.snapshot,
-          fork: { event: point.event, ...(Object.keys(edits).length ? { context: edits } : {}) },
-        },
-        memo: { forked_from: forkedFrom },
-        ...(lock ? { lock } : {}),
-      }).catch((err: unknown) => {
-        if (err instanceof WorkflowExecutionAlreadyStartedError)
-          throw new CliError(
-            `another rerun of ${run.id} started as ${newId} at the same moment`,
-            `follow it (ll-loop status ${newId} --follow) or run this again`,
-            EXIT.usage,
-          );
-        throw err;
-      });
-      armInterrupt(interrupt, () => handle.cancel());
-      await workerReady.catch(async (err: unknown) => {
-        await handle
-          .terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`)
-          .catch(() => undefined);
-        throw err;
-      });
-      const line = `rerunning ${run.id} from state ${target.state}#${point.visit} of ${point.visits} (event ${point.event}) as ${newId}`;
-      if (opts.background) {
-        // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
-        await scopesSettled(client, newId, lock);
-        return { id: newId, forkedFrom, line: `${line}, in the background` };
-      }
-      if (!opts.json) opts.out(`${line}\n`);
-      return await followRun({
-        client,
-        workflowId: newId,
-        reporter: createReporter(opts.json, opts.out, definition.max_iterations, opts.colour, opts.detail),
-        info: runInfo(endpoint, cwd, newId),
-        err: opts.err,
-      });
-    } finally {
-      stop();
-    }
+    opts.onStarting?.();
+    const { handle } = await startLoopRun({
+      client,
+      definition,
+      file: memoOf(description).file ?? '',
+      cwd,
+      taskQueue,
+      searchAttributes: await searchAttributesAvailable(endpoint, connection),
+      started: new Date(),
+      workflowId: newId,
+      continueFrom: {
+        runId: run.id,
+        snapshot: point.snapshot,
+        fork: { event: point.event, ...(Object.keys(edits).length ? { context: edits } : {}) },
+      },
+      memo: { forked_from: forkedFrom },
+      ...(lock ? { lock } : {}),
+    }).catch((err: unknown) => {
+      if (err instanceof WorkflowExecutionAlreadyStartedError)
+        throw new CliError(
+          `another rerun of ${run.id} started as ${newId} at the same moment`,
+          `follow it (ll-loop status ${newId} --follow) or run this again`,
+          EXIT.usage,
+        );
+      throw err;
+    });
+    opts.onStarted?.(() => handle.cancel());
+    await workerReady.catch(async (err: unknown) => {
+      await handle
+        .terminate(`ll-loop could not start a worker for it: ${(err as Error).message}`)
+        .catch(() => undefined);
+      throw err;
+    });
+    // Nobody follows it: a denial of its scopes is reported here (exit 8), not left for status.
+    if (!opts.follows) await scopesSettled(client, newId, lock);
+    return {
+      id: newId,
+      runId: run.id,
+      forkedFrom,
+      state: target.state,
+      visit: point.visit,
+      visits: point.visits,
+      event: point.event,
+      maxIterations: definition.max_iterations,
+      info: runInfo(endpoint, cwd, newId),
+    };
   } finally {
     await session.close();
   }

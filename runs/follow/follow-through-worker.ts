@@ -10,7 +10,6 @@ import type { LoopWorkflowInput } from '../../workflows/definitions.js';
 import type { FollowedRun } from './follow-events.js';
 import { openStream } from '../transport/ask.js';
 import type { FollowCancel, FollowMessage, FollowRequest } from '../transport/schemas.js';
-import { disconnectNote, RECONNECT_NOTE } from './run-end.js';
 
 type WorkerFollow =
   | { kind: 'followed'; followed: FollowedRun }
@@ -20,14 +19,19 @@ type WorkerFollow =
 export interface WorkerFollowing {
   /** Ctrl-C: ask the worker to cancel the run. */
   cancel(): void;
+  /** Stop following: the stream is closed, and `done` is what was delivered, without the run's end. */
+  stop(): void;
   done: Promise<WorkerFollow>;
 }
 
 export interface WorkerFollowHandlers {
   onEvent: (event: TimedEvent) => void;
   onInput?: (input: LoopWorkflowInput) => void;
-  /** Notes for stderr. */
-  err: (text: string) => void;
+  /** A line for a person (the run waits for its scopes, and behind whom). */
+  onNote?: (text: string) => void;
+  /** The worker lost / regained its connection to Temporal. */
+  onDisconnect?: (why: string) => void;
+  onReconnect?: () => void;
 }
 
 /** An event's identity across followers: its run (a sub-loop's own id) and number. */
@@ -53,11 +57,11 @@ export function followThroughWorker(path: string, request: FollowRequest, on: Wo
         input = m.input;
         return on.onInput?.(m.input);
       case 'disconnect':
-        return on.err(disconnectNote(m.why));
+        return on.onDisconnect?.(m.why);
       case 'reconnect':
-        return on.err(RECONNECT_NOTE);
+        return on.onReconnect?.();
       case 'note':
-        return on.err(m.text);
+        return on.onNote?.(m.text);
       case 'end':
         stream.close();
         return settle({ kind: 'followed', followed: { ...m.followed, events, input: m.followed.input ?? input } });
@@ -70,5 +74,12 @@ export function followThroughWorker(path: string, request: FollowRequest, on: Wo
     }
   };
   const stream = openStream<'follow', FollowCancel>(path, request, { message: handle, broken: fallback });
-  return { cancel: () => stream.write({ kind: 'cancel' }), done };
+  const stop = (): void => {
+    stream.close();
+    settle({
+      kind: 'followed',
+      followed: { workflowId: request.workflow_id, events, end: undefined, input, warnings: [] },
+    });
+  };
+  return { cancel: () => stream.write({ kind: 'cancel' }), stop, done };
 }

@@ -51,3 +51,9 @@ export function armInterrupt(interrupt: Interrupt, cancel: () => Promise<unknown
   interrupt.cancel = () => void cancel().catch(() => undefined);
   if (interrupt.requested) interrupt.cancel();
 }
+
+/** Call `then` once `signal` is aborted (at once when it already is). */
+export function onAbort(signal: AbortSignal | undefined, then: () => void): void {
+  if (signal?.aborted) then();
+  else signal?.addEventListener('abort', then, { once: true });
+}

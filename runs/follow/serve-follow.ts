@@ -1,24 +1,23 @@
 /**
  * The checkout worker's half of following a run for a command on its host (the `follow` request
- * of worker/socket/requests.ts): the
- * worker follows the run exactly as the command would (followEvents over the worker's own client,
- * its events file read as it is written, the history for the run's end and the actions' output)
- * and streams each event and the end. The command then needs no Temporal SDK: loading it was most
+ * of worker/socket/requests.ts): the worker follows the run exactly as the command would (the runs
+ * service's `follow` on the worker's own session: its events file read as it is written, the
+ * history for the run's end and the actions' output) and streams each event and the end. The command then needs no Temporal SDK: loading it was most
  * of a short run's CPU. Following stops when the command goes away.
  */
 import { stopRequested } from '../../host/stop-requests.js';
-import { dirname, join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { Client } from '@temporalio/client';
-import { runFileStem } from '../../host/run-files.js';
-import { followEvents } from './follow-events.js';
+import type { FollowedRun } from './follow-events.js';
+import type { RunFollow } from './run-follow.js';
 import { followCancel, type FollowMessage, type FollowRequest } from '../transport/schemas.js';
 
 export interface FollowServing {
+  /** The worker's client (the follower's Ctrl-C cancels the run on it). */
   client: Client;
+  /** The runs service's `follow` on the worker's session (runs/service/direct.ts). */
+  follow: (req: RunFollow) => Promise<FollowedRun>;
   log: (line: string) => void;
-  /** `--queue`: report once that the run waits for its scopes (runs/start/queue-note.ts). */
-  whileQueued?: (note: (text: string) => void) => void;
 }
 
 /** Serve one follow request on `socket`; `rest` is what the command wrote after the request line. */
@@ -41,27 +40,25 @@ export function serveFollow(request: FollowRequest, socket: Socket, rest: string
   socket.on('data', onData);
   onData('');
   serving.log(`${request.workflow_id}: followed for ll-loop run (start socket)`);
-  serving.whileQueued?.((text) => send({ kind: 'note', text }));
-  const file = request.events_file;
-  followEvents(client, request.workflow_id, {
-    follow: true,
-    actionOutput: request.action_output,
-    signal: stop.signal,
-    ...(file === undefined
-      ? {}
-      : {
-          ...(request.file_wait_ms === undefined ? {} : { fileWaitMs: request.file_wait_ms }),
-          eventsFileOf: (id: string) =>
-            id === request.workflow_id ? file : join(dirname(file), `${runFileStem(id)}.events.jsonl`),
-        }),
-    ...(request.want_input ? { onInput: (input) => send({ kind: 'input', input }) } : {}),
-    onEvent: (event) => send({ kind: 'event', event }),
-    onDisconnect: (why) => send({ kind: 'disconnect', why }),
-    onReconnect: () => send({ kind: 'reconnect' }),
-  }).then(
-    ({ events: _events, ...followed }) => finish(socket, { kind: 'end', followed }),
-    (err: unknown) => finish(socket, { kind: 'error', message: (err as Error)?.message ?? String(err) }),
-  );
+  serving
+    .follow({
+      cwd: request.root,
+      workflowId: request.workflow_id,
+      actionOutput: request.action_output,
+      signal: stop.signal,
+      ...(request.events_file === undefined ? {} : { eventsFile: request.events_file }),
+      ...(request.file_wait_ms === undefined ? {} : { fileWaitMs: request.file_wait_ms }),
+      // `--queue`: said once on the stream that the run waits for its scopes (queue-note.ts).
+      ...(request.lock ? { lock: request.lock, onNote: (text: string) => send({ kind: 'note', text }) } : {}),
+      ...(request.want_input ? { onInput: (input) => send({ kind: 'input', input }) } : {}),
+      onEvent: (event) => send({ kind: 'event', event }),
+      onDisconnect: (why) => send({ kind: 'disconnect', why }),
+      onReconnect: () => send({ kind: 'reconnect' }),
+    })
+    .then(
+      ({ events: _events, ...followed }) => finish(socket, { kind: 'end', followed }),
+      (err: unknown) => finish(socket, { kind: 'error', message: (err as Error)?.message ?? String(err) }),
+    );
 }
 
 function finish(socket: Socket, last: FollowMessage): void {

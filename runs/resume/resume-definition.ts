@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolveContext } from '../../fsm/definition/context.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
 import type { LoopWorkflowInput } from '../../workflows/definitions.js';
-import { printDiagnostics } from '../../reporters/diagnostics.js';
+import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { loadLoopFile, resolveLoopFile } from '../../loader/load.js';
@@ -25,9 +25,8 @@ export interface ResumeDefinitionRequest {
   /** Refuse `context` keys the loop does not use (not `--context-allow-unknown`). */
   refuseUnusedContext?: boolean;
   maxIterations?: number;
-  json: boolean;
-  out: (text: string) => void;
-  err: (text: string) => void;
+  /** Told why the loop file is no longer valid, before the error is thrown. */
+  onInvalid?: (diagnostics: Diagnostic[]) => void;
 }
 
 /** Neither the loop file nor the run's own input is available. */
@@ -59,7 +58,7 @@ function previousContext(previous: LoopWorkflowInput | undefined): Record<string
 /**
  * The definition for the resumed run, and the file it came from (the memo file, even when the
  * run's own definition had to be used).
- * @throws CliError when the file is there but no longer valid (diagnostics are printed first)
+ * @throws CliError when the file is there but no longer valid (its diagnostics told `onInvalid` first)
  */
 export function definitionForResume(req: ResumeDefinitionRequest): {
   definition: LoopDefinition;
@@ -79,7 +78,7 @@ export function definitionForResume(req: ResumeDefinitionRequest): {
       ...(req.maxIterations === undefined ? {} : { maxIterations: req.maxIterations }),
     });
     if (!loaded.definition) {
-      printDiagnostics(loaded.diagnostics, req.json, req.out, req.err);
+      req.onInvalid?.(loaded.diagnostics);
       throw new CliError(
         `${req.file} is not a valid loop any more; nothing was resumed`,
         'fix the errors above, then resume again',

@@ -24,6 +24,15 @@ export function directRuns(session?: Session): RunsService {
     running: (cwd, allProjects) => on(cwd, (s) => runningListingsOn(s, cwd, { allProjects })),
     inbox: ({ cwd, project, here }) => on(cwd, (s) => waitingRuns(s.client, s.connection, project, here)),
     queues: (cwd) => on(cwd, (s) => listLockQueues(s.client)),
+    start: async (req) => {
+      if (req.workerOnly) return { kind: 'refused', why: 'no checkout worker is asked' };
+      const { startOn, servedRun } = await import('../start/start-on.js');
+      return on(req.cwd, async (s) => ({ kind: 'started', run: await servedRun(s, await startOn(s, req), req) }));
+    },
+    follow: async (req) => {
+      const { followOn } = await import('../follow/follow-on.js');
+      return on(req.cwd, (s) => followOn(s.client, req));
+    },
     stop: async (req) => (await import('../control/stop-run.js')).stopRun(req),
     pause: (target) => control(target, { kind: 'pause' }),
     unpause: (target) => control(target, { kind: 'unpause' }),
@@ -32,8 +41,8 @@ export function directRuns(session?: Session): RunsService {
       const { answerRun } = await import('../human/answer-run.js');
       return on(cwd, (s) => answerRun(s, target, reply, project, onFound));
     },
-    rerun: async (req) => (await import('../control/rerun.js')).rerunInBackground(req),
-    resume: async (req) => (await import('../resume/resume-run.js')).resumeInBackground(req),
+    rerun: async (req) => (await import('../control/rerun.js')).rerun(req),
+    resume: async (req) => (await import('../resume/resume-run.js')).resume(req),
   };
 }
 

@@ -6,18 +6,18 @@
  * command loads this before it knows whether it needs the SDK.
  */
 import type { Session } from '../../temporal/session.js';
-import { mayAskWorker } from '../worker-ask.js';
+import { choosesWorker } from '../worker-ask.js';
 import type { RunsService } from './interface.js';
 import { viaWorker } from './via-worker.js';
 
 /**
  * The runs service a command uses, chosen here: `direct` on an external server or with
- * `LL_START_SOCKET=0` (runs/worker-ask.ts mayAskWorker), else through the checkout's worker,
+ * `LL_START_SOCKET=0` (runs/worker-ask.ts choosesWorker), else through the checkout's worker,
  * which delegates to `direct` whenever the worker cannot serve (none of this build, a refusal).
  */
 export function runsService(env: NodeJS.ProcessEnv = process.env): RunsService {
   const direct = deferred(() => directRunsService());
-  return mayAskWorker(env) ? viaWorker(env, direct) : direct;
+  return choosesWorker(env) ? viaWorker(env, direct) : direct;
 }
 
 /** A runs service whose implementation is loaded by its first operation (the SDK only when needed). */
@@ -29,6 +29,8 @@ function deferred(load: () => Promise<RunsService>): RunsService {
     running: async (cwd, allProjects) => (await load()).running(cwd, allProjects),
     inbox: async (query) => (await load()).inbox(query),
     queues: async (cwd) => (await load()).queues(cwd),
+    start: async (req) => (await load()).start(req),
+    follow: async (req) => (await load()).follow(req),
     stop: async (req) => (await load()).stop(req),
     pause: async (target) => (await load()).pause(target),
     unpause: async (target) => (await load()).unpause(target),

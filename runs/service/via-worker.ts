@@ -4,12 +4,15 @@
  * Temporal SDK. When the worker cannot serve — none of this build for this checkout and server,
  * no socket, a refusal, no answer in time — the operation is `direct`'s: a read changes nothing,
  * so making it again is safe. An error the worker's report ended in (an unknown run) is thrown
- * as the command's own, and the report is not made twice. The worker serves no write: those are
- * `direct`'s.
+ * as the command's own, and the report is not made twice. A run on the checkout's queue is
+ * started by the worker (runs/start/start-through-worker.ts: it is brought up when none is), else
+ * by `direct`; a run is followed through the worker too (follow-via-worker.ts). The worker serves
+ * no write: those are `direct`'s.
  */
 import { askCheckoutWorker } from '../transport/ask.js';
 import type { HistoryReport } from '../follow/history-report.js';
 import type { RunsService } from './interface.js';
+import type { WorkerBack } from './follow-via-worker.js';
 
 /** How long the worker may take before the command asks Temporal itself, by what it does. */
 const ANSWER_MS = {
@@ -26,8 +29,8 @@ const ANSWER_MS = {
   queues: 15_000,
 };
 
-/** The reads asked of the worker; everything else, and every read it cannot serve, `direct`'s. */
-export function viaWorker(env: NodeJS.ProcessEnv, direct: RunsService): RunsService {
+/** The reads and following asked of the worker; everything else, and what it cannot serve, `direct`'s. */
+export function viaWorker(env: NodeJS.ProcessEnv, direct: RunsService, workerBack?: WorkerBack): RunsService {
   const at = (cwd: string, kind: keyof typeof ANSWER_MS) => ({ cwd, env, timeoutMs: ANSWER_MS[kind] });
   return {
     ...direct,
@@ -56,5 +59,15 @@ export function viaWorker(env: NodeJS.ProcessEnv, direct: RunsService): RunsServ
       const answer = await askCheckoutWorker('queues', { cwd }, at(cwd, 'queues'));
       return answer?.reports ?? direct.queues(cwd);
     },
+    async start(req) {
+      if ((req.place ?? { kind: 'checkout' }).kind === 'checkout') {
+        const { startThroughWorker } = await import('../start/start-through-worker.js');
+        const run = await startThroughWorker(req, env);
+        if (run) return { kind: 'started', run };
+      }
+      return direct.start(req);
+    },
+    // Loaded when a run is followed: the reads need none of it.
+    follow: async (req) => (await import('./follow-via-worker.js')).followViaWorker(env, direct, req, workerBack),
   };
 }

@@ -13,7 +13,7 @@
 import type { WorkerRecord } from '../../host/checkout.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { STOPPING_NOTE } from '../follow/interrupt.js';
-import { checkoutWorkerTarget } from '../worker-ask.js';
+import { checkoutWorkerTarget, choosesWorker } from '../worker-ask.js';
 import { localStamp } from './instance-id.js';
 import { askToStart } from '../transport/ask.js';
 import type { WorkerArgvStartReply, WorkerArgvStartRequest } from '../transport/schemas.js';
@@ -61,8 +61,8 @@ const NOT_A_START = new Set(['--help', '-h', '--dry-run']);
 
 /**
  * Ask the checkout's worker to start `argv` (`run …`, as typed in `cwd`), or undefined when it
- * may not be asked: another command, a dry run, no worker of this build for this checkout and
- * server (runs/worker-ask.ts), or `LL_START_SOCKET=0`.
+ * may not be asked: another command, a dry run, the runs service's choice of `direct`
+ * (runs/worker-ask.ts choosesWorker), or no worker of this build for this checkout and server.
  */
 export function earlyStart(
   argv: readonly string[],
@@ -72,6 +72,8 @@ export function earlyStart(
 ): EarlyStart | undefined {
   if (argv[0] !== 'run') return undefined;
   if (argv.some((a) => NOT_A_START.has(a))) return undefined;
+  // The runs service's choice: the command's service would not ask the worker either.
+  if (!choosesWorker(env)) return undefined;
   const target = checkoutWorkerTarget(cwd, env);
   if (target === undefined) return undefined;
   const request: WorkerArgvStartRequest = {

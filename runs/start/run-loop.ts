@@ -1,9 +1,9 @@
 /**
  * `ll-loop run <name|path>`: load and validate the loop, then start it — through the checkout's
  * worker when it is up (start-through-worker.ts: no Temporal SDK loaded before the start), else
- * on this command's own connection — and follow it: through the same worker when it started the
- * run (run-followed.ts: no Temporal SDK at all), else on the command's own connection
- * (run-connected.ts, loaded after the start was handed over). Nothing here may import the
+ * on this command's own connection — and follow it: by the runs service's `follow` when that
+ * worker started the run (run-followed.ts: through the worker, no Temporal SDK at all), else on
+ * the command's own connection (run-connected.ts, loaded after the start was handed over). Nothing here may import the
  * Temporal SDK: it is `run`'s path to the start.
  */
 import type { LoopDefinition } from '../../fsm/schema.js';
@@ -14,12 +14,12 @@ import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import { printPlan } from './dry-run.js';
 import { printDiagnostics } from '../../reporters/diagnostics.js';
 import { checkProviderKeys } from './provider-keys.js';
-import { startedInBackground, startedOf, startThroughWorker, type StartedByWorker } from './start-through-worker.js';
-import type { WorkerStartRequest } from '../transport/schemas.js';
+import { startedInBackground, startedOf, type StartedByWorker } from './start-through-worker.js';
+import type { StartOutcome } from './run-start.js';
+import { lockOptionsOf } from './run-options.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
-import type { LoadedRun } from './run-connected.js';
 import type { EarlyStart } from './early-start.js';
 import type { RunOptions } from './run-options.js';
 
@@ -62,15 +62,6 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string; dat
   return loaded;
 }
 
-/** The scope lock `run`'s options ask for (a start through the worker names it so). */
-export function lockOptionsOf(opts: RunOptions): WorkerStartRequest['lock'] {
-  return {
-    none: opts.noLock === true,
-    wait: opts.queue === true,
-    ...(opts.queueTimeoutS === undefined ? {} : { queue_timeout_s: opts.queueTimeoutS }),
-  };
-}
-
 /**
  * The run the checkout's worker started from the bin's early start (early-start.ts), with the loop
  * as it loaded it; undefined when it was not asked or refused (the command then does it all). The
@@ -91,6 +82,13 @@ async function startedEarly(
     file: reply.file,
     dataContext: reply.data_context,
   };
+}
+
+/** The run the checkout's worker started, or undefined when it did not. */
+function byWorker(outcome: StartOutcome): StartedByWorker | undefined {
+  if (outcome.kind !== 'started') return undefined;
+  const { run } = outcome;
+  return run.by === 'worker' && run.worker ? { ...run, by: 'worker', worker: run.worker } : undefined;
 }
 
 /** Run a loop (to its end, unless `--background`). Returns the process exit code. */
@@ -124,46 +122,48 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     // Followed through the worker too when it can (run-followed.ts): then no Temporal SDK at all.
     let followed: Promise<typeof import('./run-followed.js')> | undefined;
     const loadFollowed = () => (followed ??= import('./run-followed.js'));
-    const viaWorker = followableByWorker(opts, definition);
+    const runs = opts.runs;
+    const viaWorker = runs !== undefined && followableByWorker(opts, definition);
     const startedByWorker =
       early?.started ??
-      ((opts.place ?? { kind: 'checkout' }).kind === 'checkout'
-        ? await startThroughWorker({
-            cwd: opts.cwd,
-            definition,
-            file,
-            env,
-            dataContext,
-            started: new Date(),
-            lock: lockOptionsOf(opts),
-            background: opts.background === true,
-            // In the background the worker's answer is all the command needs: nothing to load.
-            sent: () =>
-              opts.background ? undefined : void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
-          })
+      (runs
+        ? byWorker(
+            await runs.start({
+              cwd: opts.cwd,
+              definition,
+              file,
+              env,
+              dataContext,
+              started: new Date(),
+              lock: lockOptionsOf(opts),
+              ...(opts.place ? { place: opts.place } : {}),
+              background: opts.background === true,
+              // In the background the worker's answer is all the command needs: nothing to load.
+              sent: () =>
+                opts.background
+                  ? undefined
+                  : void (viaWorker ? loadFollowed() : loadConnected()).catch(() => undefined),
+              // Else the command starts it on the connection it follows on (run-connected.ts).
+              workerOnly: true,
+            }),
+          )
         : undefined);
     // Started in the background by the worker: it said all there is to print (no Temporal SDK).
     if (startedByWorker && opts.background) {
       printBackgroundStart(out, opts.json, startedInBackground(opts.cwd, startedByWorker));
       return EXIT.ok;
     }
-    let reporter: LoadedRun['reporter'];
-    if (startedByWorker && viaWorker) {
+    if (startedByWorker && viaWorker && runs) {
       const { followThroughItsWorker } = await loadFollowed();
-      const outcome = await followThroughItsWorker(opts, { definition, started: startedByWorker, interruption });
-      if (typeof outcome === 'number') return outcome;
-      reporter = outcome.reporter;
+      return await followThroughItsWorker(opts, {
+        definition,
+        started: startedByWorker,
+        interruption,
+        follow: (req) => runs.follow(req),
+      });
     }
     const { runLoaded } = await loadConnected();
-    return await runLoaded(opts, {
-      definition,
-      file,
-      dataContext,
-      env,
-      interruption,
-      startedByWorker,
-      ...(reporter ? { reporter } : {}),
-    });
+    return await runLoaded(opts, { definition, file, dataContext, env, interruption, startedByWorker });
   } finally {
     interruption?.stop();
   }

@@ -1,9 +1,11 @@
-/** What `ll-loop run` is asked to do: its command line read (client/commands/run-flags.ts). */
+/** What `ll-loop run` is asked to do: its command line read (client/commands/run-flags.ts), and the scope lock it asks for. */
 import type { LoadOverrides } from '../../loader/load.js';
 import type { Detail } from '../../reporters/human.js';
-import type { BackgroundStart } from './background-start.js';
 import type { EarlyStart } from './early-start.js';
 import type { RunPlace } from './run-place.js';
+import type { FollowedRun } from '../follow/follow-events.js';
+import type { RunFollow } from '../follow/run-follow.js';
+import type { RunStart, StartOutcome } from './run-start.js';
 
 export interface RunOptions {
   cwd: string;
@@ -36,8 +38,21 @@ export interface RunOptions {
   detail?: Detail;
   out?: (text: string) => void;
   err?: (text: string) => void;
-  /** `--background`: told the started run instead of printing it (a caller that is not the command). */
-  onBackgroundStart?: (started: BackgroundStart) => void;
   /** The start the bin already asked the checkout's worker for (early-start.ts), if it did. */
   early?: EarlyStart;
+  /**
+   * The runs service (the commands that run a loop pass runsService()): the run is started by its
+   * `start` when the checkout's worker can start it, and then followed by its `follow`; else the
+   * command starts it and follows it on its own connection, as it does without a service.
+   */
+  runs?: { start(req: RunStart): Promise<StartOutcome>; follow(req: RunFollow): Promise<FollowedRun> };
+}
+
+/** The scope lock `run`'s options ask for. */
+export function lockOptionsOf(opts: RunOptions): RunStart['lock'] {
+  return {
+    none: opts.noLock === true,
+    wait: opts.queue === true,
+    ...(opts.queueTimeoutS === undefined ? {} : { queue_timeout_s: opts.queueTimeoutS }),
+  };
 }

@@ -6,7 +6,7 @@
  * follows the run through the worker, or loads the Temporal client while the first action runs.
  *
  * Undefined means "start it yourself": no such worker (runs/worker-ask.ts says which may be
- * asked), no socket (a stale one: nobody listens), a refusal, or `LL_START_SOCKET=0`. Once the
+ * asked), no socket (a stale one: nobody listens), or a refusal. Once the
  * request is sent, an error of the start is the command's error (the run may exist: starting it
  * again would make a second one).
  */
@@ -21,23 +21,16 @@ import { runInfo } from '../find/run-info.js';
 import type { WorkerStartReply, WorkerStartRequest } from '../transport/schemas.js';
 import { askToStart } from '../transport/ask.js';
 import type { BackgroundStart } from './background-start.js';
+import type { StartedRun } from './run-start.js';
 
-export interface StartedByWorker {
-  instanceId: string;
-  taskQueue: string;
-  runId: string;
-  lock: (WorkerStartReply & { kind: 'started' })['lock'];
-  worker: WorkerRecord;
-  /** The worker's server: its namespace and Web UI (the run's page), when it said. */
-  namespace?: string;
-  uiUrl?: string;
-}
+/** A run the checkout's worker started: on that worker's server (its namespace and Web UI, when it said). */
+export type StartedByWorker = StartedRun & { by: 'worker'; worker: WorkerRecord };
 
 /** Where to find a run the worker started: its events file, and its Web UI page on the worker's server. */
 export function runInfoOfStarted(cwd: string, started: StartedByWorker): RunInfo {
   const endpoint = {
-    address: started.worker.address,
-    namespace: started.namespace ?? 'default',
+    address: started.address,
+    namespace: started.namespace,
     ...(started.uiUrl ? { uiUrl: started.uiUrl } : {}),
   };
   return runInfo(endpoint, cwd, started.instanceId);
@@ -64,8 +57,12 @@ export interface WorkerStartInput {
 }
 
 /** Start the run through the checkout's worker, or undefined when the command must start it. */
-export async function startThroughWorker(input: WorkerStartInput): Promise<StartedByWorker | undefined> {
-  const target = checkoutWorkerTarget(input.cwd, input.env) ?? (await workerBroughtUp(input.cwd, input.env));
+export async function startThroughWorker(
+  input: WorkerStartInput,
+  /** The environment that says which worker to ask (runs/worker-ask.ts; the run's own by default). */
+  asking: NodeJS.ProcessEnv = input.env,
+): Promise<StartedByWorker | undefined> {
+  const target = checkoutWorkerTarget(input.cwd, asking) ?? (await workerBroughtUp(input.cwd, asking));
   if (target === undefined) return undefined;
   const { path, address, root, worker } = target;
   const request: WorkerStartRequest = {
@@ -95,8 +92,11 @@ export function startedOf(reply: WorkerStartReply & { kind: 'started' }, worker:
     taskQueue: reply.task_queue,
     runId: reply.run_id,
     lock: reply.lock,
+    place: { kind: 'checkout' },
     worker,
-    ...(reply.namespace === undefined ? {} : { namespace: reply.namespace }),
+    by: 'worker',
+    address: worker.address,
+    namespace: reply.namespace ?? 'default',
     ...(reply.ui_url === undefined ? {} : { uiUrl: reply.ui_url }),
   };
 }

@@ -122,6 +122,44 @@ function sleeping(): number {
   return ps.stdout.trim().split('\n').filter(Boolean).length;
 }
 
+/**
+ * `ll-loop <args>` in `dir`, its output gathered as it comes. Its `waitFor` fails at once, with
+ * the command's output, when the command has exited before what it waits for: a refused start
+ * (exit 8) says why instead of timing out on a line that never comes.
+ */
+function command(dir: string, args: string[], env: NodeJS.ProcessEnv = server.env) {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env });
+  let out = '';
+  let err = '';
+  let code: number | null | undefined;
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (c) => {
+      code = c;
+      resolve(c);
+    }),
+  );
+  return {
+    child,
+    exited,
+    out: () => out,
+    err: () => err,
+    waitFor: (what: string, check: () => boolean, timeoutMs: number, intervalMs: number) =>
+      waitFor(
+        what,
+        () => {
+          if (check()) return true;
+          if (code !== undefined)
+            throw new Error(`ll-loop ${args.join(' ')} exited (${code}) before ${what}:\n${err}${out}`);
+          return false;
+        },
+        timeoutMs,
+        intervalMs,
+      ),
+  };
+}
+
 const idIn = (text: string) => /\b((?:parent|fails|long|held|killed)-\d{8}T\d{6}(?:-\d+)?)\b/.exec(text)?.[1] ?? '';
 
 /** `ll-loop …` with the probe preloaded: the result and the Temporal SDK modules it loaded. */
@@ -168,10 +206,12 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
       expect(socket.code, socket.stderr).toBe(0);
       expect(socket.sdk, args.join(' ')).toEqual([]);
       // Each run ends before the next starts (they share the checkout's scope).
-      expect((await cli(dir, ['status', idIn(socket.stdout), '--follow'])).code).toBe(2);
+      const followed = await cli(dir, ['status', idIn(socket.stdout), '--follow']);
+      expect(followed.code, followed.stderr + followed.stdout).toBe(2);
       const plain = await cli(dir, args, { LL_START_SOCKET: '0' });
       expect(plain.code, plain.stderr).toBe(0);
-      expect((await cli(dir, ['status', idIn(plain.stdout), '--follow'])).code).toBe(2);
+      const followedPlain = await cli(dir, ['status', idIn(plain.stdout), '--follow']);
+      expect(followedPlain.code, followedPlain.stderr + followedPlain.stdout).toBe(2);
       expect(normal(socket.stdout)).toBe(normal(plain.stdout));
       expect(normal(socket.stderr)).toBe(normal(plain.stderr));
     }
@@ -207,18 +247,15 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
   it('Ctrl-C stops the run through the worker: the action is killed, the run recorded as stopped, exit 6', async () => {
     const dir = project('interrupt');
     expect((await cli(dir, ['run', 'fails'])).code).toBe(2);
-    const child = spawn(process.execPath, [BIN, 'run', 'long'], { cwd: dir, env: server.env });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    await waitFor('the action to be shown', () => out.includes(SLEEP), 60_000, 50);
+    const run = command(dir, ['run', 'long']);
+    await run.waitFor('the action to be shown', () => run.out().includes(SLEEP), 60_000, 50);
     // Interrupted while the action runs: its sleep is a live process.
-    await waitFor('the action to run', () => sleeping() > 0, 60_000, 50);
-    const id = idIn(out);
-    await waitFor('the worker to follow it', () => followedByWorker(dir, id), 60_000, 50);
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(code).toBe(6);
-    expect(out).toContain('Loop stopped in state a');
+    await run.waitFor('the action to run', () => sleeping() > 0, 60_000, 50);
+    const id = idIn(run.out());
+    await run.waitFor('the worker to follow it', () => followedByWorker(dir, id), 60_000, 50);
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.err()).toBe(6);
+    expect(run.out()).toContain('Loop stopped in state a');
     expect(workerLog(dir)).toContain(`${id}: cancelled for its follower`);
     await waitFor('the action to be killed', () => sleeping() === 0, 30_000, 50);
   }, 180_000);
@@ -228,24 +265,17 @@ describe.concurrent('ll-loop run followed through the checkout worker', () => {
     expect((await cli(dir, ['run', 'fails'])).code).toBe(2); // starts the worker
     const killed = workerPid(dir)!;
     // A short heartbeat timeout: the killed attempt of b is retried on the next worker within seconds.
-    const child = spawn(process.execPath, [BIN, 'run', 'killed'], {
-      cwd: dir,
-      env: { ...server.env, LL_HEARTBEAT_TIMEOUT_S: '8' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const run = command(dir, ['run', 'killed'], { ...server.env, LL_HEARTBEAT_TIMEOUT_S: '8' });
     const starts = () => (existsSync(join(dir, 'killed-b.log')) ? readFileSync(join(dir, 'killed-b.log'), 'utf8') : '');
-    await waitFor('b to run', () => starts().length > 0, 60_000, 50);
-    await waitFor('the worker to follow it', () => followedByWorker(dir, idIn(out)), 60_000, 50);
+    await run.waitFor('b to run', () => starts().length > 0, 60_000, 50);
+    await run.waitFor('the worker to follow it', () => followedByWorker(dir, idIn(run.out())), 60_000, 50);
     process.kill(killed, 'SIGKILL');
     // Nothing but the command brings a worker back for the checkout; the run needs one to go on.
-    await waitFor('a new worker', () => (workerPid(dir) ?? killed) !== killed, 60_000, 50);
-    await waitFor('b to run again on it', () => starts().split('\n').filter(Boolean).length === 2, 60_000, 50);
+    await run.waitFor('a new worker', () => (workerPid(dir) ?? killed) !== killed, 60_000, 50);
+    await run.waitFor('b to run again on it', () => starts().split('\n').filter(Boolean).length === 2, 60_000, 50);
     writeFileSync(join(dir, 'killed.go'), '');
-    expect(await exited, err).toBe(0);
+    expect(await run.exited, run.err()).toBe(0);
+    const out = run.out();
     expect(out).toContain('Loop completed: done');
     // Each action's line once: the display went on from where the worker's stream broke.
     for (const line of ['echo shown-a', 'echo start >> killed-b.log', 'Loop completed'])

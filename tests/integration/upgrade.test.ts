@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { resumeCommand } from '../../runs/resume/resume-run.js';
+import { resumeCommand } from '../../client/commands/resume.js';
 import { createLoopWorker } from '../../worker/create-worker.js';
 import { eventsPath } from '../../host/run-files.js';
 import { LOOP_WORKFLOW_TYPE } from '../../workflows/definitions.js';

@@ -4,7 +4,7 @@
  * acts when its state ends.
  */
 import { describe, expect, it } from 'vitest';
-import { controlReport } from '../../runs/control/run-control.js';
+import { controlReport } from '../../reporters/control-report.js';
 
 const steer = { kind: 'steer' as const, to: 'stopped' };
 

@@ -76,16 +76,17 @@ describe('following a run through the checkout worker (the command side)', () =>
       );
     });
     const seen: TimedEvent[] = [];
-    const err: string[] = [];
-    const f = followThroughWorker(w.path, REQUEST, { onEvent: (e) => seen.push(e), err: (t) => err.push(t) });
+    const said: string[] = [];
+    const f = followThroughWorker(w.path, REQUEST, {
+      onEvent: (e) => seen.push(e),
+      onDisconnect: (why) => said.push(`disconnect: ${why}`),
+      onReconnect: () => said.push('reconnect'),
+      onNote: (text) => said.push(text),
+    });
     const outcome = await f.done;
     expect(JSON.parse(w.lines[0]!)).toEqual(REQUEST);
     expect(seen.map(eventKey)).toEqual(['#1', 'child#1']);
-    expect(err).toEqual([
-      'note: lost the connection to Temporal (down); the run is safe on the server, waiting for it to come back\n',
-      'note: reconnected to Temporal\n',
-      'note: waiting\n',
-    ]);
+    expect(said).toEqual(['disconnect: down', 'reconnect', 'note: waiting\n']);
     expect(outcome.kind).toBe('followed');
     if (outcome.kind !== 'followed') return;
     // The run's own events, not its sub-loops', as the history follower gives them.
@@ -99,7 +100,7 @@ describe('following a run through the checkout worker (the command side)', () =>
       socket.write(line({ kind: 'event', event: event(2) }));
       setImmediate(() => socket.destroy());
     });
-    const outcome = await followThroughWorker(w.path, REQUEST, { onEvent: () => undefined, err: () => undefined }).done;
+    const outcome = await followThroughWorker(w.path, REQUEST, { onEvent: () => undefined }).done;
     expect(outcome.kind).toBe('fallback');
     if (outcome.kind === 'fallback') expect([...outcome.shown]).toEqual(['#1', '#2']);
   });
@@ -111,13 +112,11 @@ describe('following a run through the checkout worker (the command side)', () =>
       'x\n',
     ]) {
       const w = await worker((socket) => socket.end(answer));
-      const outcome = await followThroughWorker(w.path, REQUEST, { onEvent: () => undefined, err: () => undefined })
-        .done;
+      const outcome = await followThroughWorker(w.path, REQUEST, { onEvent: () => undefined }).done;
       expect(outcome.kind, answer).toBe('fallback');
     }
     const none = await followThroughWorker(join(tmpdir(), 'll-fw-none', 's.sock'), REQUEST, {
       onEvent: () => undefined,
-      err: () => undefined,
     }).done;
     expect(none).toMatchObject({ kind: 'fallback', shown: new Set() });
   });
@@ -135,7 +134,7 @@ describe('following a run through the checkout worker (the command side)', () =>
         );
       }, 5);
     });
-    const f = followThroughWorker(w.path, REQUEST, { onEvent: () => undefined, err: () => undefined });
+    const f = followThroughWorker(w.path, REQUEST, { onEvent: () => undefined });
     f.cancel();
     await got;
     expect(w.lines.map((l) => (JSON.parse(l) as { kind: string }).kind)).toEqual(['follow', 'cancel']);

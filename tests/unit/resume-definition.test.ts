@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { definitionForResume } from '../../runs/resume/resume-definition.js';
 import type { LoopWorkflowInput } from '../../workflows/definitions.js';
+import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { resolvedDef } from './helpers.js';
 
 const LOOP = `name: fix
@@ -43,8 +44,6 @@ function setup(text = LOOP): string {
   return file;
 }
 
-const io = { json: false, out: () => undefined, err: () => undefined };
-
 describe('definitionForResume', () => {
   it('re-reads the file (a fix is picked up) and keeps the run context, with --context on top', () => {
     const file = setup(LOOP.replace('on_no: check', 'on_no: done'));
@@ -53,7 +52,6 @@ describe('definitionForResume', () => {
       file,
       previous: previous({ target: 'lib', cmd: 'lint lib', extra: 'a $${b}' }),
       context: { target: 'app' },
-      ...io,
     });
     expect(r.fromFile).toBe(true);
     expect(r.definition.states.check!.on_no).toBe('done');
@@ -68,7 +66,6 @@ describe('definitionForResume', () => {
       previous: previous({}),
       context: {},
       maxIterations: 7,
-      ...io,
     });
     expect(r.definition.max_iterations).toBe(7);
     expect(r.definition.context).toMatchObject({ target: 'src', cmd: 'lint src' });
@@ -80,28 +77,25 @@ describe('definitionForResume', () => {
       file: '/nonexistent/fix.yaml',
       previous: previous({ target: 'lib', cmd: 'lint lib' }),
       context: { cmd: 'lint ${context.target} --fix' },
-      ...io,
     });
     expect(r.fromFile).toBe(false);
     expect(r.definition.context).toMatchObject({ target: 'lib', cmd: 'lint lib --fix' });
   });
 
   it('refuses a file that is no longer valid, and a run with neither file nor input', () => {
-    const errors: string[] = [];
+    const told: Diagnostic[] = [];
     expect(() =>
       definitionForResume({
         runId: 'fix-1',
         file: setup('name: fix\ninitial: nope\nstates: {}\n'),
         previous: undefined,
         context: {},
-        json: false,
-        out: () => undefined,
-        err: (t) => errors.push(t),
+        onInvalid: (diagnostics) => told.push(...diagnostics),
       }),
     ).toThrow(/is not a valid loop any more; nothing was resumed/);
-    expect(errors.join('')).toContain('error');
-    expect(() =>
-      definitionForResume({ runId: 'fix-1', file: undefined, previous: undefined, context: {}, ...io }),
-    ).toThrow(/its loop file \(none recorded\) is gone/);
+    expect(told.some((d) => d.severity === 'error')).toBe(true);
+    expect(() => definitionForResume({ runId: 'fix-1', file: undefined, previous: undefined, context: {} })).toThrow(
+      /its loop file \(none recorded\) is gone/,
+    );
   });
 });

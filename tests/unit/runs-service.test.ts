@@ -3,8 +3,9 @@
  * on the checkout's real socket stands in for the worker, and a second implementation of the
  * interface records what is left to `direct`. The worker's report is the answer; a refusal or no
  * worker leaves the read to `direct`; an error the worker's report ended in is thrown and the
- * report not made again; the writes are always `direct`'s. The factory picks `direct` alone on an
- * external server or with `LL_START_SOCKET=0`.
+ * report not made again; the writes are always `direct`'s; a start on the checkout's queue is
+ * the worker's, else `direct`'s. The factory picks `direct` alone on an external server or with
+ * `LL_START_SOCKET=0`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -17,6 +18,10 @@ import { startSocketDir, startSocketPath } from '../../host/worker-socket.js';
 import type { RunsService } from '../../runs/service/interface.js';
 import { viaWorker } from '../../runs/service/via-worker.js';
 import type { StatusReport } from '../../runs/find/status-report.js';
+import { directRuns } from '../../runs/service/direct.js';
+import { runsService } from '../../runs/service/runs-service.js';
+import type { RunStart } from '../../runs/start/run-start.js';
+import { def, loop } from './helpers.js';
 
 const PORT = 27997;
 const ENV = { LL_TEMPORAL_PORT: String(PORT) };
@@ -50,6 +55,8 @@ function recordingDirect(): RunsService {
     running: called('running', []),
     inbox: called('inbox', []),
     queues: called('queues', []),
+    start: called('start', { kind: 'refused' as const, why: 'made by direct' }),
+    follow: called('follow', { workflowId: 'two-1', events: [], end: undefined, input: undefined, warnings: [] }),
     stop: called('stop', { id: 'two-1', outcome: 'cancelled', status: 'completed' }),
     pause: called('pause', { id: 'two-1', by: 'me', answer: {} as never }),
     unpause: called('unpause', { id: 'two-1', by: 'me', answer: {} as never }),
@@ -68,6 +75,22 @@ function record(): void {
   );
 }
 
+/** A start of a one-state loop from the checkout at `dir`. */
+function startOf(more: Partial<RunStart> = {}): RunStart {
+  return {
+    cwd: dir,
+    definition: def(loop({ done: { terminal: true } }, { name: 'two', initial: 'done' })),
+    file: join(dir, '.loops', 'two.yaml'),
+    env: {},
+    dataContext: [],
+    started: new Date('2026-12-01T00:00:00Z'),
+    lock: { none: false, wait: false },
+    ...more,
+  };
+}
+
+let lines: string[] = [];
+
 /** The worker's stand-in: answers every request line with `reply`. */
 function listen(reply: object): Promise<void> {
   mkdirSync(startSocketDir(dir), { recursive: true });
@@ -76,6 +99,7 @@ function listen(reply: object): Promise<void> {
     socket.on('data', (chunk: string) => {
       if (!chunk.includes('\n')) return;
       asked += 1;
+      lines.push(chunk);
       socket.end(`${JSON.stringify(reply)}\n`);
     });
   });
@@ -87,6 +111,7 @@ beforeEach(() => {
   mkdirSync(join(dir, '.loops'));
   asked = 0;
   directCalls = [];
+  lines = [];
 });
 
 afterEach(async () => {
@@ -137,5 +162,49 @@ describe('the runs service through the checkout worker', () => {
     await runs.pause({ cwd: dir, target: 'two-1' });
     await runs.steer({ cwd: dir, target: 'two-1' }, { to: 'a' });
     expect([asked, directCalls]).toEqual([0, ['stop', 'pause', 'steer']]);
+  });
+
+  it('a run on the checkout’s queue is started by the worker; direct is not asked', async () => {
+    record();
+    await listen({ kind: 'started', instance_id: 'two-1', task_queue: 'q', run_id: 'r1', namespace: 'default' });
+    const outcome = await viaWorker(ENV, recordingDirect()).start(startOf());
+    expect(outcome).toMatchObject({
+      kind: 'started',
+      run: { instanceId: 'two-1', runId: 'r1', taskQueue: 'q', by: 'worker', place: { kind: 'checkout' } },
+    });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ kind: 'start', cwd: dir, lock: { none: false, wait: false } });
+    expect([asked, directCalls]).toEqual([1, []]);
+  });
+
+  it('a refusal, or a run for a pool: direct starts it (the worker is not asked for the pool’s)', async () => {
+    record();
+    await listen({ kind: 'refused', why: 'the worker is draining' });
+    const runs = viaWorker(ENV, recordingDirect());
+    await runs.start(startOf());
+    await runs.start(startOf({ place: { kind: 'pinned', pool: 'p' } }));
+    expect([asked, directCalls]).toEqual([1, ['start', 'start']]);
+  });
+
+  it('direct refuses a start only the checkout’s worker may make, before it connects', async () => {
+    expect(await directRuns().start(startOf({ workerOnly: true }))).toEqual({
+      kind: 'refused',
+      why: 'no checkout worker is asked',
+    });
+  });
+});
+
+describe('the choice of implementation (runs-service.ts)', () => {
+  it('through the checkout worker by default; direct alone on an external server or with LL_START_SOCKET=0', async () => {
+    record();
+    await listen({ kind: 'started', instance_id: 'two-1', task_queue: 'q', run_id: 'r1' });
+    // A start only the worker may make: direct refuses it before it connects, so the choice shows.
+    const only = startOf({ workerOnly: true });
+    expect(await runsService({ ...ENV, LL_START_SOCKET: '0' }).start(only)).toMatchObject({ kind: 'refused' });
+    expect(await runsService({ ...ENV, TEMPORAL_ADDRESS: 'temporal.example:7233' }).start(only)).toMatchObject({
+      kind: 'refused',
+    });
+    expect(asked).toBe(0);
+    expect(await runsService(ENV).start(only)).toMatchObject({ kind: 'started', run: { instanceId: 'two-1' } });
+    expect(asked).toBe(1);
   });
 });

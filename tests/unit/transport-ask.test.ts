@@ -2,7 +2,7 @@
  * The command's side of the checkout worker's socket (runs/transport/ask.ts askCheckoutWorker),
  * asking for the inbox: a listener that speaks the wire (one JSON line each way) stands in for
  * the worker. What it answers is the inbox; anything else — a refusal, garbage, a close without
- * an answer, another build's record, an external server, `LL_START_SOCKET=0` — is undefined, and
+ * an answer, another build's record, an external server — is undefined, and
  * the command lists the runs itself; an error the worker answers is the command's error.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -118,7 +118,7 @@ describe('asking the checkout worker for the inbox (command side)', () => {
     expect(requests).toHaveLength(3);
   });
 
-  it('does not ask without a live worker of this build on this server, nor when told not to', async () => {
+  it('does not ask without a live worker of this build on this server, nor on an external server', async () => {
     await listen(() => `${JSON.stringify({ kind: 'inbox', waiting: [RUN] })}\n`);
     expect(await ask()).toBeUndefined(); // no record
     record({ code_id: 'another-build' });
@@ -126,7 +126,6 @@ describe('asking the checkout worker for the inbox (command side)', () => {
     record({ address: '127.0.0.1:1' });
     expect(await ask()).toBeUndefined();
     record();
-    expect(await ask({ ...ENV, LL_START_SOCKET: '0' })).toBeUndefined();
     expect(await ask({ ...ENV, TEMPORAL_ADDRESS: 'temporal.example:7233' })).toBeUndefined();
     expect(requests).toHaveLength(0);
     expect(await ask()).toEqual([RUN]);

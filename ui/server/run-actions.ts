@@ -7,7 +7,8 @@
  * own error text (what and fix), never as a crash.
  */
 import { CliError } from '../../errors/errors.js';
-import { controlReport, type ControlRequest } from '../../runs/control/run-control.js';
+import type { ControlRequest } from '../../runs/control/run-control.js';
+import { controlReport } from '../../reporters/control-report.js';
 import { projectScope } from '../../runs/find/find-runs.js';
 import type { RunsService } from '../../runs/service/interface.js';
 import { queryStatus } from '../../runs/find/run-target.js';

@@ -1,16 +1,15 @@
 /**
  * The runs of a project as `ll-loop ui` shows them, through the same client code as the CLI:
- * listing (runs/find-runs.ts), following a run's events by replaying its history
- * (runs/follow-events.ts, with each action's output attached), its running action's output as it
- * is written (runs/live-actions.ts), stop (as `ll-loop stop`) and resume (as `ll-loop resume
- * --background`) through the runs service on this server's session, typed results, never a command's
- * printed output. Iteration, state and captured values come from the run's state file when the
+ * listing (runs/find-runs.ts), and through the runs service on this server's session (`direct`:
+ * runs/service/direct.ts) following a run's events (from its history, with each action's output
+ * attached), stop (as `ll-loop stop`), resume (as `ll-loop resume --background`) and the page's
+ * other acts (run-actions.ts): typed results, never a command's printed output. A running
+ * action's output is read as it is written (runs/follow/live-actions.ts). Iteration, state and captured values come from the run's state file when the
  * run's worker is on this machine.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { listRuns, projectScope, type RunSummary } from '../../runs/find/find-runs.js';
-import { followEvents } from '../../runs/follow/follow-events.js';
 import { liveActionWatcher } from '../../runs/follow/live-actions.js';
 import { listedOutcome } from '../../reporters/outcome-words.js';
 import { directRuns } from '../../runs/service/direct.js';
@@ -125,9 +124,9 @@ export function temporalRunSource(session: Session, root: string): RunSource {
         }
       };
       try {
-        const followed = await followEvents(session.client, id, {
-          follow: true,
-          children: true,
+        const followed = await runs.follow({
+          cwd,
+          workflowId: id,
           actionOutput: true,
           onInput: (input) => sink.graph(runGraph(input.definition)),
           onEvent: (event: TimedEvent) => {

@@ -20,7 +20,6 @@ import {
 import type { ServeContext } from './serve-context.js';
 import { serveArgvStart, serveStart } from './serve-starts.js';
 import { serveFollow } from '../../runs/follow/serve-follow.js';
-import { noteWhileQueued } from '../../runs/start/queue-note.js';
 import { directRuns } from '../../runs/service/direct.js';
 
 /** What the worker does for a kind answered with one line. */
@@ -160,14 +159,10 @@ export const REQUESTS: { [K in RequestKind]: Entry<K> } = {
     said: (_q, r) => (r.kind === 'queues' ? `ll-loop queue list: ${r.reports.length} locks (start socket)` : undefined),
     serve: async (r, { session }) => ({ kind: 'queues' as const, reports: await directRuns(session).queues(r.cwd) }),
   },
-  /** Following a run for a command on this host (runs/follow/serve-follow.ts): its events, then its end. */
+  /** Following a run for a command on this host (runs/follow/serve-follow.ts, by `direct`'s follow): its events, then its end. */
   follow: {
     ...KINDS.follow,
     serve: (r, socket, rest, { session, log }) =>
-      serveFollow(r, socket, rest, {
-        client: session.client,
-        log,
-        ...(r.lock ? { whileQueued: (note) => noteWhileQueued(session.client, r.workflow_id, r.lock, note) } : {}),
-      }),
+      serveFollow(r, socket, rest, { client: session.client, follow: directRuns(session).follow, log }),
   },
 };

@@ -107,9 +107,12 @@ export class StartQueueRunner {
    */
   async accept(request: WorkerStartRequest): Promise<string> {
     const lock = lockOf(request, this.o.checkout);
-    if (lock) await precheckScopes(this.o.session.client, lock);
-    // From here to the queueing nothing waits: two starts asked at once are counted one by one.
-    const ticket = this.unanswered.reserve(request.id_base, lock);
+    const precheck = async () => {
+      if (lock) await precheckScopes(this.o.session.client, lock);
+    };
+    await precheck();
+    // From the count to the queueing nothing waits: two starts asked at once are counted one by one.
+    const ticket = await this.unanswered.reserveAfterLook(request.id_base, lock, precheck);
     const root = this.o.checkout.root;
     const { address, namespace } = this.o.session.endpoint;
     const server = serverKey(address, namespace);

@@ -9,8 +9,17 @@
  * answered "started": the run never began and nobody was told. So the worker counts its own starts
  * until the lock has answered them, and refuses a later start behind one of them as the precheck
  * refuses one behind a holder (exit 8, naming it). Runs that wait (`--queue`) are never refused.
+ *
+ * The count follows each run by looking at it (scopes-settled.ts), which a busy machine can leave
+ * behind: a run that has long ended, or holds its scopes, may still be counted when the next start
+ * comes (a command run right after another one of the same checkout). So before refusing, the
+ * worker looks at the counted runs in the way once more: one that has ended or holds its scopes
+ * has had its answer and is no longer counted (a holder is then the lock's memo's, which the
+ * precheck reads); only a start still without its answer refuses the new one.
  */
 import type { Client } from '@temporalio/client';
+import { SCOPE_LOCK_MEMO_KEY } from '../../workflows/scope-lock-definitions.js';
+import { bounded } from '../../runs/find/run-target.js';
 import type { Blocker } from '../../fsm/run/scope-queue.js';
 import { claimsOverlap } from '../../fsm/scopes.js';
 import type { ScopeLockRequest } from '../../workflows/definitions.js';
@@ -35,11 +44,33 @@ export interface StartTicket {
 
 /** How long a start that waits for its scopes is counted once made: its request reaches the lock within it. */
 const WAITER_COUNTED_MS = 2_000;
+/** How long the look at a counted run may take; one not seen within it counts as unanswered. */
+const LOOK_TIMEOUT_MS = 2_000;
+
+/**
+ * Whether run `id` has had its lock's answer: it has ended, or it holds its scopes (its memo says
+ * so). A run not seen (not started yet, no answer in time) has not.
+ */
+async function answered(client: Client, id: string): Promise<boolean> {
+  try {
+    const d = await bounded(client, LOOK_TIMEOUT_MS, () => client.workflow.getHandle(id).describe());
+    return d.status.name !== 'RUNNING' || d.memo?.[SCOPE_LOCK_MEMO_KEY] !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+interface Counted {
+  run: string;
+  lock: ScopeLockRequest;
+}
+
+const blocker = (s: Counted): Blocker => ({ run: s.run, scopes: s.lock.scopes, holds: false });
 
 const NOT_COUNTED: StartTicket = { started: async () => undefined, rename: () => undefined, drop: () => undefined };
 
 export class UnansweredStarts {
-  private readonly starts = new Map<symbol, { run: string; lock: ScopeLockRequest }>();
+  private readonly starts = new Map<symbol, Counted>();
 
   constructor(private readonly client: Client) {}
 
@@ -50,11 +81,13 @@ export class UnansweredStarts {
    */
   reserve(run: string, lock: ScopeLockRequest | undefined, check = true): StartTicket {
     if (lock === undefined) return NOT_COUNTED;
-    if (check && !lock.wait) {
-      const blockers: Blocker[] = [...this.starts.values()]
-        .filter((s) => s.lock.workflowId === lock.workflowId && claimsOverlap(s.lock.scopes, lock.scopes))
-        .map((s) => ({ run: s.run, scopes: s.lock.scopes, holds: false }));
-      if (blockers.length) throw busyBefore(lock, blockers);
+    if (check) {
+      const inWay = this.inWay(lock);
+      if (inWay.length)
+        throw busyBefore(
+          lock,
+          inWay.map(([, s]) => blocker(s)),
+        );
     }
     const key = Symbol(run);
     const entry = { run, lock };
@@ -77,6 +110,39 @@ export class UnansweredStarts {
   }
 
   /**
+   * As {@link reserve}, after a look at the counted runs in the way: those that have had their
+   * answer are no longer counted, and `again` (the precheck, which now sees a run that holds) is
+   * made once more before the start is counted. Refused only behind a start still unanswered.
+   */
+  async reserveAfterLook(
+    run: string,
+    lock: ScopeLockRequest | undefined,
+    again: () => Promise<void> = async () => undefined,
+  ): Promise<StartTicket> {
+    if (lock === undefined) return NOT_COUNTED;
+    for (;;) {
+      const inWay = this.inWay(lock);
+      if (inWay.length === 0) return this.reserve(run, lock);
+      const looks = await Promise.all(inWay.map(([, s]) => answered(this.client, s.run)));
+      if (!looks.some(Boolean))
+        throw busyBefore(
+          lock,
+          inWay.map(([, s]) => blocker(s)),
+        );
+      inWay.forEach(([key], i) => looks[i] && this.starts.delete(key));
+      await again();
+    }
+  }
+
+  /** The counted starts a start asking for `lock` would be refused behind (none for one that waits). */
+  private inWay(lock: ScopeLockRequest): Array<[symbol, Counted]> {
+    if (lock.wait) return [];
+    return [...this.starts].filter(
+      ([, s]) => s.lock.workflowId === lock.workflowId && claimsOverlap(s.lock.scopes, lock.scopes),
+    );
+  }
+
+  /**
    * Make `start`, a start of `r` its command follows (the command reports a denial itself),
    * counted while its lock has not answered it; refused first behind a counted one.
    */
@@ -85,7 +151,7 @@ export class UnansweredStarts {
     checkout: Checkout,
     start: () => Promise<T>,
   ): Promise<T> {
-    const ticket = this.reserve(r.id_base, lockOf(r, checkout));
+    const ticket = await this.reserveAfterLook(r.id_base, lockOf(r, checkout));
     try {
       const started = await start();
       void ticket.started(started.instance_id).catch(() => undefined);
