@@ -143,7 +143,13 @@ export function registerControlTools(host: ToolHost, cwd: string, runs: RunsServ
       from: z.string().describe('`STATE`, or `STATE#N` for its Nth visit'),
       context: contextInput.describe('context values changed for the new run'),
     },
-    output: { id: z.string(), forkedFrom: z.string(), line: z.string() },
+    output: {
+      id: z.string().describe('the new run'),
+      runId: z.string().describe('the run it was forked from'),
+      forkedFrom: z.string().describe('`<run>@<event>`'),
+      state: z.string(),
+      visit: z.number(),
+    },
     readOnly: false,
     run: ({ run, from, context }) => runs.rerun({ cwd, target: run, from, context: contextPairs(context) }),
   });
