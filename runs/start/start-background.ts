@@ -1,9 +1,9 @@
 /**
  * `run --background` for a caller that is not the command (the MCP server, client/mcp/),
  * printing nothing: the loop loaded and checked as `run` loads it (run-loop.ts loadForRun, the
- * provider keys), then started by the runs service's `start` in the background (through the
- * checkout's worker when it serves, else on a connection of the caller's: runs/service/), which
- * answers once the run's scope lock has. The started run is returned.
+ * provider keys), then started in the background by the runs service's `start`, handed in by
+ * the caller (runs/service/: through the checkout's worker when it serves, else on a connection
+ * of the caller's), which answers once the run's scope lock has. The started run is returned.
  *
  * The run's actions see `env` (the caller's environment as it was invoked: host/run-env.ts keeps
  * it out of the run's history, as for every start).
@@ -11,11 +11,10 @@
 import { formatDiagnostic } from '../../fsm/diagnostics.js';
 import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
-import type { RunsService } from '../service/interface.js';
 import { checkProviderKeys } from './provider-keys.js';
 import { loadForRun } from './run-loop.js';
 import { lockOptionsOf, type RunOptions } from './run-options.js';
-import type { StartedRun } from './run-start.js';
+import type { RunStart, StartedRun, StartOutcome } from './run-start.js';
 
 /** What a background start needs: `run`'s options without its output, and the run's environment. */
 export type BackgroundStartOptions = Omit<RunOptions, 'background' | 'json' | 'out' | 'early' | 'dryRun' | 'runs'> & {
@@ -23,7 +22,10 @@ export type BackgroundStartOptions = Omit<RunOptions, 'background' | 'json' | 'o
 };
 
 /** Start the loop `opts.target` names in the background; the started run. */
-export async function startInBackground(opts: BackgroundStartOptions, runs: RunsService): Promise<StartedRun> {
+export async function startInBackground(
+  opts: BackgroundStartOptions,
+  runs: { start(req: RunStart): Promise<StartOutcome> },
+): Promise<StartedRun> {
   const runOpts: RunOptions = { ...opts, background: true, json: true, dryRun: false };
   const loaded = loadForRun(runOpts);
   if ('diagnostics' in loaded)
