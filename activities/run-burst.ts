@@ -141,7 +141,12 @@ function burstJournal(
 ): { done: JournaledAction[]; record: (index: number, state: string, fact: BurstFact) => void } | undefined {
   const execution = ctx?.info.workflowExecution;
   if (dir === undefined || ctx === undefined || execution === undefined) return undefined;
-  const burst = { workflowId: execution.workflowId, runId: execution.runId, activityId: ctx.info.activityId };
+  // A lane's item: by the item (its `<state>.<step>.<index>`) and its action's step and attempt.
+  const activityId =
+    input.lane_item === undefined
+      ? ctx.info.activityId
+      : `lane-${input.lane_item}-${input.first.step}-${input.snapshot.attempt}`;
+  const burst = { workflowId: execution.workflowId, runId: execution.runId, activityId };
   const done = readBurstJournal(dir, burst, input.bounds.maxActions);
   if (done.length > 0)
     ctx.log.warn(

@@ -24,6 +24,7 @@ const PART_NAMES = [
   'cluster',
   'human',
   'mcp',
+  'outcomes',
   'cold',
 ];
 export const DEFAULT_PARTS = 'cli,transitions,first-action,mcp,follow,background,spawn,llm,concurrent,cold';

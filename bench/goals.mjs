@@ -118,6 +118,30 @@ const GOALS = [
     'runs',
   ],
   ['llm_added', 'what an LLM evaluation adds end to end', (r) => r.llm_end_to_end?.added_median_ms, 50, 'max', 'ms'],
+  [
+    'outcomes_fixer',
+    'outcomes: projects the fixer brought to green',
+    (r) => r.outcomes?.fixer_green_pct,
+    100,
+    'min',
+    '%',
+  ],
+  [
+    'outcomes_false_greens',
+    'outcomes: false greens with the cheater and the no-op',
+    (r) => r.outcomes?.false_greens,
+    0,
+    'max',
+    'runs',
+  ],
+  [
+    'outcomes_own_time',
+    "outcomes: ll-loop's own time per pass beyond the agent's and the checks' (mean)",
+    (r) => r.outcomes?.own_per_pass_ms?.mean,
+    50,
+    'max',
+    'ms',
+  ],
 ];
 
 function slowestCli(cli) {

@@ -1,7 +1,10 @@
 // `npm run bench -- --only parallel`: a parallel state's fan-out on a worker in this process.
 // 100 items whose sub-loop is one state `sleep 0.5`, max_workers 10 (ideal 5 s, goal 7.5 s from
-// fanout_start to fanout_join on 2 cores), and 1,000 items of `true`: wall time, overhead per item
-// ((wall - ideal) / items a lane runs, and / items), and this process's peak RSS (VmHWM: the worker runs here).
+// fanout_start to fanout_join on 2 cores), and 1,000 items of `true` at max_workers 50: wall time,
+// overhead per item ((wall - ideal) / items a lane runs, and / items), ms per item (against a quick
+// transition: `--only transitions,parallel`), and this process's peak RSS (VmHWM: the worker runs here).
+// Quick items run in the parent's lanes (the `laneItems` rule); each size also runs as child runs
+// (the rule off, as older releases ran them) and with remote actions (child runs: not quick).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +32,7 @@ function peakRssMb() {
  * child instead of two and an activity round trip. Without it the action is an ordinary activity
  * (the default timeout of 3600 s), as a long action would be.
  */
-async function fanOut({ items, action, workers, seconds, local }) {
+async function fanOut({ items, action, workers, seconds, local, lanes }) {
   mkdirSync(join(project, '.loops'), { recursive: true });
   const loop = `bench-item-${local ? 'local' : 'remote'}`;
   writeFileSync(
@@ -52,7 +55,7 @@ async function fanOut({ items, action, workers, seconds, local }) {
   const { client, connection } = await connectClient(endpoint);
   const native = await connectWorkerConnection(endpoint);
   const taskQueue = `bench-parallel-${process.pid}-${items}`;
-  const workflowId = `bench-parallel-${Date.now()}-${items}-${local ? 'local' : 'remote'}`;
+  const workflowId = `bench-parallel-${Date.now()}-${items}-${local ? 'local' : 'remote'}-${lanes ? 'lanes' : 'children'}`;
   const { worker, events } = await createLoopWorker({ connection: native, namespace: endpoint.namespace, taskQueue });
   const at = {};
   events.subscribe(workflowId, (e) => {
@@ -63,7 +66,12 @@ async function fanOut({ items, action, workers, seconds, local }) {
       workflowId,
       taskQueue,
       // As `ll-loop run` starts a run: this release's rules, local activities up to 30 s.
-      args: [{ definition: def, options: { ...CURRENT_RUN_RULES, cwd: project, localActivityMaxTimeoutS: 30 } }],
+      args: [
+        {
+          definition: def,
+          options: { ...CURRENT_RUN_RULES, laneItems: lanes, cwd: project, localActivityMaxTimeoutS: 30 },
+        },
+      ],
       memo: { cwd: project },
     });
     return handle.result();
@@ -79,6 +87,7 @@ async function fanOut({ items, action, workers, seconds, local }) {
     max_workers: workers,
     action,
     actions: local ? 'local (timeout: 10)' : 'activity (default timeout)',
+    items_as: lanes && local ? 'lanes' : 'child runs',
     load: loadavg().map((l) => round(l, 1)),
     succeeded: joined?.succeeded,
     wall_s: round(wallS, 2),
@@ -88,15 +97,21 @@ async function fanOut({ items, action, workers, seconds, local }) {
     // 2.5 s over 10 items a lane); and the excess spread over every item.
     overhead_per_item_s: round((wallS - ideal) / Math.ceil(items / workers), 3),
     overhead_per_item_spread_s: round((wallS - ideal) / items, 3),
+    ms_per_item: round((wallS * 1000) / items, 2),
     worker_peak_rss_mb: peakRssMb(),
   };
 }
 
 export async function parallelBench() {
   const out = [];
-  for (const local of [false, true]) {
-    out.push(await fanOut({ items: 100, action: 'sleep 0.5', workers: 10, seconds: 0.5, local }));
-    out.push(await fanOut({ items: 1000, action: 'true', workers: 10, seconds: 0, local }));
+  // Lanes first: right after the quick transitions they are compared with, on the same load.
+  for (const [local, lanes] of [
+    [true, true],
+    [true, false],
+    [false, false],
+  ]) {
+    out.push(await fanOut({ items: 100, action: 'sleep 0.5', workers: 10, seconds: 0.5, local, lanes }));
+    out.push(await fanOut({ items: 1000, action: 'true', workers: 50, seconds: 0, local, lanes }));
   }
   return out;
 }

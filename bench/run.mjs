@@ -31,6 +31,9 @@
 //      the runs page's first load with 1,000 runs (bench/ui.mjs).
 //   5. parked (only with --parked N or --only parked, before cold): N loops parked on a 15-minute backoff, each held in the
 //      checkout worker's cache (up to its limit): the worker's RSS with that many open runs.
+//   5b. outcomes (only with --only outcomes): the built-in loops on fixture projects in Python,
+//      TypeScript and Go with scripted agents (fixer, reader, noop, cheater, flaky): projects
+//      brought to green, false greens, agent calls, ll-loop's own time per pass (bench/outcomes.mjs).
 //   6. cold (last: it stops the bench's server): a one-state loop from `ll-loop run` to the prompt
 //      with the checkout's worker down, and with the server down too (bench/cold.mjs).
 // Flags (--help lists them): --json (one JSON object on stdout, with the goals it judges:
@@ -61,6 +64,7 @@ import { uiBench } from './ui.mjs';
 import { parallelBench } from './parallel.mjs';
 import { clusterBench } from './cluster.mjs';
 import { mcpStart } from './mcp.mjs';
+import { outcomesBench } from './outcomes.mjs';
 import { REMOTE_HEARTBEAT_S, longLoop, transitions } from './transitions.mjs';
 import { goalLines, judgeGoals } from './goals.mjs';
 import {
@@ -238,11 +242,17 @@ async function standardBenchmarks() {
     );
   }
   if (PARTS.has('parallel')) {
+    // Items of `true` against quick transitions measured in this run (issue 55's goal: at most 2x).
+    const perTransition = report.transitions?.bursts?.mean_ms;
+    const vsTransition = (r) =>
+      perTransition === undefined || r.ideal_s !== 0
+        ? ''
+        : ` (${(r.ms_per_item / perTransition).toFixed(1)}x a quick transition's ${perTransition.toFixed(2)} ms)`;
     report.parallel = await parallelBench();
     for (const r of report.parallel)
       say(
-        `  parallel: ${r.items} items of \`${r.action}\` (${r.actions}), max_workers ${r.max_workers}, load ${r.load.join(' ')}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
-          `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
+        `  parallel: ${r.items} items of \`${r.action}\` (${r.actions}, as ${r.items_as}), max_workers ${r.max_workers}, load ${r.load.join(' ')}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
+          `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item, ${r.ms_per_item} ms/item${vsTransition(r)}; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
       );
   }
   if (PARTS.has('cluster')) {
@@ -260,6 +270,22 @@ async function standardBenchmarks() {
     say(
       `  ll-loop inbox with ${h.inbox.waiting_runs} waiting runs (listed ${h.inbox.listed}, goal ${h.inbox.goal_ms} ms): median ${h.inbox.median_ms} ms (${h.inbox.runs_ms.join(', ')} ms); with none waiting ${h.inbox.empty_median_ms} ms${h.inbox.within_goal ? '' : ' over'}`,
     );
+  }
+  if (PARTS.has('outcomes')) {
+    const o = await outcomesBench();
+    report.outcomes = o;
+    say(
+      `  outcomes, ${o.cases} cases (${o.projects.join(', ')} × their loops × 5 agents): fixer brought ${o.fixer_green_pct}% to green; ` +
+        `false greens: ${o.false_greens} of the cheater's and no-op's (${o.false_greens_any_agent} of any agent's); ` +
+        `ll-loop's own time per pass mean ${o.own_per_pass_ms.mean} ms (of the cases: median ${o.own_per_pass_ms.median} ms, p95 ${o.own_per_pass_ms.p95} ms, max ${o.own_per_pass_ms.max} ms)`,
+    );
+    for (const [agent, a] of Object.entries(o.per_agent))
+      say(
+        `    ${agent}: ${a.green_pct}% green over ${a.cases} cases, ${a.false_greens} false greens, mean ${a.mean_agent_calls} agent calls and ${a.mean_iterations} passes; ends: ` +
+          Object.entries(a.ends)
+            .map(([s, k]) => `${s} ${k}`)
+            .join(', '),
+      );
   }
   if (PARKED > 0) {
     const p = await parkedLoops(PARKED);

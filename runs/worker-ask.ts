@@ -53,6 +53,16 @@ export function checkoutWorkerRoute(
   return { path, address, root, code_id: codeId() };
 }
 
+/**
+ * The worker that started a run for this command (its record as it answered the start), to
+ * follow the run through; undefined when it is of another build or its socket path is unusable.
+ */
+export function startingWorkerTarget(worker: WorkerRecord): CheckoutWorkerTarget | undefined {
+  const path = startSocketPath(worker.root);
+  if (worker.code_id !== codeId() || !socketPathUsable(path)) return undefined;
+  return { path, address: worker.address, root: worker.root, code_id: codeId(), worker };
+}
+
 /** The worker to ask, or undefined when the command must do the work itself. */
 export function checkoutWorkerTarget(
   cwd: string,

@@ -78,6 +78,12 @@ export interface RunBurstInput {
   now: number;
   /** Watch for the run's stop while an action runs (activities/stop-watch.ts; the `stopInBursts` rule). */
   watch_stop?: true;
+  /**
+   * A fan-out item run in a lane (workflows/fanout-lanes.ts): `<state>.<step>.<index>`. Its burst's
+   * journal is keyed by it and by the first action's step and attempt, not by the activity's sequence number, which
+   * lanes side by side need not keep when their unrecorded bursts are scheduled again after a crash.
+   */
+  lane_item?: string;
 }
 
 /** For `proxyActivities<LoopActivities>()` / `proxyLocalActivities`; the keys are the activity type names. */

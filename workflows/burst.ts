@@ -18,6 +18,14 @@ export interface BurstDone {
   outcome: BurstOutcome;
 }
 
+/**
+ * Local activities are recorded when the workflow task completes. After this much local-activity
+ * work (or this many actions) the workflow takes a 1 ms durable timer, which completes the task
+ * and records them, so a crash re-runs at most this much completed quick work.
+ */
+export const LOCAL_FLUSH_AFTER_MS = 1000;
+export const LOCAL_FLUSH_AFTER_ACTIONS = 100;
+
 /** Grace beyond the burst's longest possible run before Temporal gives up on it (as for `runAction`). */
 const BURST_TIMEOUT_SLACK_S = 60;
 

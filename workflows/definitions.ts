@@ -72,8 +72,11 @@ export interface FanoutStatus {
   total: number;
   done: number;
   failed: number;
-  /** Indexes of the items running now, and their child runs' ids. */
-  running: Array<{ index: number; run_id: string }>;
+  /**
+   * Indexes of the items running now, and their child runs' ids; `lane`: the item runs inside
+   * this run (workflows/fanout-lanes.ts) and `run_id` is only the id its actions' logs go by.
+   */
+  running: Array<{ index: number; run_id: string; lane?: true }>;
   /**
    * Items whose turn came but whose loop's scopes another item holds (the `itemScopes` rule):
    * they start when it ends. Absent when none waits (and in runs without the rule).

@@ -29,10 +29,10 @@ export function fanoutHooks(run: FanoutRun): { resumed: () => FanoutProgress | u
       resumed = undefined;
       return progress;
     },
-    itemDone: (result) => {
+    itemDone: (result, now = Date.now()) => {
       const at = run.at();
       if (at.snapshot.status !== 'running') return;
-      const noted = noteItemDone(at.snapshot, result, Date.now());
+      const noted = noteItemDone(at.snapshot, result, now);
       run.setAt({ ...at, snapshot: noted.snapshot } as Transition);
       run.emit(noted.event);
     },

@@ -19,15 +19,7 @@ import type { Placement } from './placement.js';
 import { runChild } from './run-child.js';
 import { runFanout, type FanoutHooks } from './run-fanout.js';
 import { mayBurst } from '../fsm/run/burst.js';
-import { runBurst, type BurstDone } from './burst.js';
-
-/**
- * Local activities are recorded when the workflow task completes. After this much local-activity
- * work (or this many actions) the workflow takes a 1 ms durable timer, which completes the task
- * and records them, so a crash re-runs at most this much completed quick work.
- */
-const LOCAL_FLUSH_AFTER_MS = 1000;
-const LOCAL_FLUSH_AFTER_ACTIONS = 100;
+import { LOCAL_FLUSH_AFTER_ACTIONS, LOCAL_FLUSH_AFTER_MS, runBurst, type BurstDone } from './burst.js';
 
 /** What the loop's deadline resolves with when it passes. */
 export const TIMED_OUT = Symbol('timed-out');

@@ -27,12 +27,14 @@ import { FanoutChildren } from './fanout-children.js';
 import { FanoutLedger } from './fanout-ledger.js';
 import { FanoutPauses } from './fanout-pauses.js';
 import { FanoutScopes } from './fanout-scopes.js';
+import { runLanes } from './fanout-lanes.js';
+import { laneRefusal } from '../fsm/run/lane-items.js';
 import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
 
 /** What the fan-out tells its run while it goes on. */
 export interface FanoutHooks {
-  /** An item ended (or was skipped): note `item_done`, once per item. */
-  itemDone(result: ParallelItemResult): void;
+  /** An item ended (or was skipped): note `item_done`, once per item (timed `now`: by default the workflow's clock). */
+  itemDone(result: ParallelItemResult, now?: number): void;
   /** The live counts, for the status query (undefined once the fan-out is over). */
   status(status: FanoutStatus | undefined): void;
   /** Whether the history is long enough to continue as new. */
@@ -79,8 +81,10 @@ export async function runFanout(
   // Items on the parent's checkout hold their loops' scopes (the `itemScopes` rule).
   const scopes = new FanoutScopes(parent.options.cwd);
   const failFast = request.fail_mode === 'fail_fast';
+  // Items whose loops need no run of their own run in the parent itself (the `laneItems` rule).
+  const inLane = laneLoops(parent, request, loaded);
   const outer = CancellationScope.current();
-  const running = new Map<number, { scope: CancellationScope; runId: string }>();
+  const running = new Map<number, { scope: CancellationScope; runId: string; lane?: true }>();
   const waiting = new Map<number, string[]>();
   let stopping = failFast && [...results.values()].some((r) => r.outcome !== 'yes');
   let checkpoint = false;
@@ -92,16 +96,20 @@ export async function runFanout(
       total: request.items.length,
       done: results.size,
       failed: [...results.values()].filter((r) => r.outcome !== 'yes').length,
-      running: [...running.entries()].map(([index, r]) => ({ index, run_id: r.runId })),
+      running: [...running.entries()].map(([index, r]) => ({
+        index,
+        run_id: r.runId,
+        ...(r.lane ? { lane: r.lane } : {}),
+      })),
       ...(waiting.size > 0 ? { waiting: [...waiting.entries()].map(([index, scopes]) => ({ index, scopes })) } : {}),
     });
 
-  const settle = (result: ParallelItemResult): void => {
+  const settle = (result: ParallelItemResult, now?: number): void => {
     if (results.has(result.index)) return;
     results.set(result.index, result);
     children.ended(result.run_id);
     ledger?.ended(result);
-    hooks.itemDone(result);
+    hooks.itemDone(result, now);
     if (failFast && result.outcome !== 'yes' && !stopping) {
       stopping = true;
       for (const other of running.values()) other.scope.cancel();
@@ -164,13 +172,33 @@ export async function runFanout(
   };
 
   report();
-  // Every lane ends before the fan-out does: a stopped parent's children all record their
-  // cancelled end (WAIT_CANCELLATION_COMPLETED) before the parent records its own.
-  const lanes = await Promise.allSettled(
-    Array.from({ length: Math.min(request.max_workers, todo.length) }, () => lane()),
-  );
-  const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
-  if (failed) throw failed.reason;
+  if (todo.every((item) => inLane.has(item.loop))) {
+    checkpoint = await runLanes({
+      parent,
+      request,
+      parentId,
+      depth,
+      todo: todo.map((item) => ({
+        item,
+        definition: (loaded.get(item.loop) as LoadedChild).definition,
+        itemId: itemRunId(parentId, request, item.index),
+      })),
+      running,
+      settle,
+      report,
+      stopping: () => stopping,
+      historyFull: hooks.historyFull,
+      outer,
+    });
+  } else {
+    // Every lane ends before the fan-out does: a stopped parent's children all record their
+    // cancelled end (WAIT_CANCELLATION_COMPLETED) before the parent records its own.
+    const lanes = await Promise.allSettled(
+      Array.from({ length: Math.min(request.max_workers, todo.length) }, () => lane()),
+    );
+    const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
   if (checkpoint && !stopping && results.size < request.items.length)
     return hooks.continueAsNew({ state: request.state, step: request.step, results: [...results.values()] });
   ledger?.close();
@@ -194,6 +222,20 @@ function budgetSkipped(item: ParallelItem): ParallelItemResult {
 
 function joined(results: Map<number, ParallelItemResult>): RunEvent {
   return { type: 'parallel_done', results: [...results.values()].sort((a, b) => a.index - b.index), now: Date.now() };
+}
+
+/** The loops (by name) whose items run in lanes: none without the `laneItems` rule or when actions leave this queue. */
+function laneLoops(
+  parent: LoopWorkflowInput,
+  request: ParallelRequest,
+  loaded: Map<string, LoadedChild | RunEvent>,
+): Set<string> {
+  const out = new Set<string>();
+  if (parent.options.laneItems !== true || parent.options.actionQueue !== undefined) return out;
+  const localMaxS = parent.options.localActivityMaxTimeoutS ?? 0;
+  for (const [name, child] of loaded)
+    if (!('type' in child) && laneRefusal(child.definition, request, localMaxS) === undefined) out.add(name);
+  return out;
 }
 
 /** Each distinct loop read once (in item order), or why it cannot run. */

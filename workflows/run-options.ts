@@ -162,6 +162,13 @@ export interface RunRules {
    * for new runs; runs of older releases lack it and capture `edit` only for an edit, as they did.
    */
   approvalEdit?: boolean;
+  /**
+   * A fan-out's items whose loop needs no run of its own (quick shell actions and pure decisions:
+   * fsm/run/lane-items.ts) run inside the parent's workflow, their actions as bursts
+   * (workflows/fanout-lanes.ts), not as child workflows. Set by the client for new runs; runs of
+   * older releases lack it and start a child per item, as they did.
+   */
+  laneItems?: boolean;
 }
 
 /**
@@ -201,6 +208,7 @@ export const RUN_RULE_KEYS = [
   'localScopeRequest',
   'stopInBursts',
   'approvalEdit',
+  'laneItems',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -25,6 +25,7 @@ export const CURRENT_RUN_RULES = {
   localScopeRequest: true,
   stopInBursts: true,
   approvalEdit: true,
+  laneItems: true,
 } as const satisfies RunRules;
 
 export type RunRuleName = keyof typeof CURRENT_RUN_RULES;
@@ -52,6 +53,7 @@ export const RUN_RULE_SINCE: Readonly<Record<RunRuleName, string>> = {
   localScopeRequest: '0.8.0',
   stopInBursts: '0.9.0',
   approvalEdit: '0.9.0',
+  laneItems: '0.9.0',
 };
 
 /** `[major, minor, patch]` of a version such as `0.8.1` (a pre-release or build suffix is ignored); undefined if it is none. */

@@ -26,6 +26,8 @@ export interface FollowRun {
   workflowId: string;
   /** The first run of its chain, when the caller started it. */
   firstRunId?: string;
+  /** The checkout's worker that started it for the caller (RunFollow.startedBy). */
+  startedBy?: RunFollow['startedBy'];
   /** Made once the run's definition is known (from its history) when not given. */
   reporter: Reporter | ((maxIterations: number) => Reporter);
   info: RunInfo;
@@ -52,6 +54,7 @@ export async function followRun(f: FollowRun): Promise<number> {
   const req: Omit<RunFollow, 'cwd'> = {
     workflowId: f.workflowId,
     ...(f.firstRunId === undefined ? {} : { firstRunId: f.firstRunId }),
+    ...(f.startedBy === undefined ? {} : { startedBy: f.startedBy }),
     ...(f.info.eventsFile === undefined ? {} : { eventsFile: f.info.eventsFile }),
     ...(f.localWriter ? { fileWaitMs: LOCAL_WRITER_WAIT_MS } : {}),
     // The progress display shows what actions printed; a JSON Lines stream stays as recorded.

@@ -103,8 +103,10 @@ export async function logsReportOf(
 async function itemRunId(client: Client, connection: Connection, id: string, index: number): Promise<string> {
   const live = await queryStatus(connection, client.workflow.getHandle(id)).catch(() => null);
   const running = live?.fanout?.running.find((r) => r.index === index);
+  if (running?.lane) throw inLane(id, index);
   if (running) return running.run_id;
   let ended: string | undefined;
+  let laneEnded = false;
   let items = 0;
   let input: LoopWorkflowInput | undefined;
   await followEvents(client, id, {
@@ -114,9 +116,11 @@ async function itemRunId(client: Client, connection: Connection, id: string, ind
       if (event.event === 'fanout_start') items = Math.max(items, Number(event.count));
       if (event.event === 'item_done' && event.index === index && typeof event.run_id === 'string')
         ended = event.run_id;
+      else if (event.event === 'item_done' && event.index === index && event.outcome !== 'skipped') laneEnded = true;
     },
   });
   if (ended !== undefined) return ended;
+  if (laneEnded) throw inLane(id, index);
   // An item a resumed run carried from the run it resumed ended there, under that run's id.
   const carried = input?.continueFrom?.fanout?.results.find((r) => r.index === index);
   if (carried?.run_id !== undefined) return carried.run_id;
@@ -129,5 +133,14 @@ async function itemRunId(client: Client, connection: Connection, id: string, ind
     items === 0
       ? `ll-loop logs ${id} shows its own actions`
       : `ll-loop status ${id} shows which items run and which ended`,
+  );
+}
+
+/** Item `index` of run `id` ran inside it (a quick loop's item: workflows/fanout-lanes.ts), with no run of its own. */
+function inLane(id: string, index: number): UsageError {
+  return new UsageError(
+    `item ${index} of run ${id} runs inside the run (its loop is quick shell actions), with no run or logs of its own`,
+    `its result (captured values included) is entry ${index} of the join, \${captured.<state>.results}; ` +
+      'an action timeout over 30 s gives each item a run of its own',
   );
 }

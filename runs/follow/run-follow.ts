@@ -1,6 +1,7 @@
 /** What following one run is asked (the runs service's `follow`): types only. */
 import type { TimedEvent } from '../../fsm/run/events.js';
 import type { LoopWorkflowInput, ScopeLockRequest } from '../../workflows/definitions.js';
+import type { WorkerRecord } from '../../host/checkout.js';
 
 /** Following one run (the runs service's `follow`: runs/service/interface.ts). */
 export interface RunFollow {
@@ -9,6 +10,12 @@ export interface RunFollow {
   workflowId: string;
   /** The first run of its chain, when the caller started it (a cancel goes to that chain). */
   firstRunId?: string;
+  /**
+   * The checkout's worker that started the run, when the caller had it started there: followed
+   * through that worker, and when it is gone, the checkout's worker is brought back (the run needs
+   * one to go on) and the run followed on the caller's connection.
+   */
+  startedBy?: WorkerRecord;
   /** The run's events file on this host (RunInfo.eventsFile): its live events are read from it. */
   eventsFile?: string;
   /**

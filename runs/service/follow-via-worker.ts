@@ -4,9 +4,12 @@
  * (runs/follow/follow-through-worker.ts), so the caller loads no Temporal SDK. When no worker of
  * this build serves the checkout, or it refuses, `direct` follows; when its stream breaks (the
  * worker died), the checkout's worker is brought back — the run needs one to go on — and `direct`
- * follows on, without the events already delivered.
+ * follows on, without the events already delivered. A run the worker started is followed through
+ * that worker even when the checkout's record no longer shows it (it is exiting, or died just
+ * now): the stream then breaks at once and the same fallback brings the worker back; following
+ * such a run on the caller's connection alone would wait for a worker that nobody starts.
  */
-import { checkoutWorkerTarget } from '../worker-ask.js';
+import { checkoutWorkerTarget, startingWorkerTarget } from '../worker-ask.js';
 import type { FollowedRun } from '../follow/follow-events.js';
 import { eventKey, followThroughWorker } from '../follow/follow-through-worker.js';
 import type { RunFollow } from '../follow/run-follow.js';
@@ -29,7 +32,8 @@ export async function followViaWorker(
   req: RunFollow,
   workerBack: WorkerBack = bringWorkerBack,
 ): Promise<FollowedRun> {
-  const target = checkoutWorkerTarget(req.cwd, env);
+  const target =
+    checkoutWorkerTarget(req.cwd, env) ?? (req.startedBy ? startingWorkerTarget(req.startedBy) : undefined);
   if (target === undefined) return direct.follow(req);
   const following = followThroughWorker(
     target.path,

@@ -35,6 +35,7 @@ export async function followThroughItsWorker(
     via: (req) => run.follow({ ...req, cwd: opts.cwd }),
     workflowId: started.instanceId,
     firstRunId: started.runId,
+    startedBy: started.worker,
     reporter: createReporter(opts.json, out, run.definition.max_iterations, opts.colour, opts.detail),
     info: runInfoOfStarted(opts.cwd, started),
     err,

@@ -156,7 +156,9 @@ function command(dir: string, args: string[], env: NodeJS.ProcessEnv = server.en
         },
         timeoutMs,
         intervalMs,
-      ),
+      ).catch((e: unknown) => {
+        throw code === undefined ? new Error(`${(e as Error).message}; the command so far:\n${err}${out}`) : e;
+      }),
   };
 }
 

@@ -2,7 +2,7 @@
  * A fan-out (parallel state) under crashes, end to end with the built binary on an embedded dev
  * server of this file's own (free ports, its own data directory, a temporary project):
  * - SIGKILL of the checkout's worker, and separately of the Temporal server, in the middle of a
- *   fan-out: every item runs to its end exactly once (each action appends its start and end to a
+ *   fan-out (the worker's also of a quick loop's items, run in the parent's lanes): every item runs to its end exactly once (each action appends its start and end to a
  *   file of its item), the join counts each item once, and `max_workers` is never exceeded
  *   (checked from the actions' own start and end times);
  * - `ll-loop stop <parent>` stops every child and its process tree.
@@ -36,7 +36,7 @@ async function client(): Promise<Client> {
  * An item's loop: its action writes "start <ns>" and "end <ns>" to marks/<tag>/<item>, one line
  * each per run, sleeping `secs` between; a `sleep` tagged with `marker` so a test can find it.
  */
-function work(name: string, secs: number | string, marker: string): string {
+function work(name: string, secs: number | string, marker: string, quick = false): string {
   return `name: ${name}
 description: one item
 initial: run
@@ -49,7 +49,7 @@ states:
       echo "item \${context.item} ran"
       sleep ${secs} # ${marker}
       echo "end $(date +%s%N)" >> "marks/${name}/\${context.item}"
-    next: done
+    next: done${quick ? '\n    timeout: 10' : ''}
   done: { terminal: true }
 `;
 }
@@ -206,6 +206,28 @@ describe('a fan-out survives crashes', () => {
     // Any command brings the checkout's worker back; the run goes on by itself.
     expect((await cli(['list'])).code).toBe(0);
     exactlyOnce('wk', ITEMS, 3, await finished(id));
+  }, 240_000);
+
+  it("SIGKILL of the worker mid-fan-out of a quick loop's items (in the parent's lanes): each item runs to its end once, joined once", async () => {
+    const marker = `pfan-lanes-${process.pid}`;
+    mkdirSync(join(dir, 'marks', 'ln'), { recursive: true });
+    writeFileSync(join(dir, '.loops', 'ln.yaml'), work('ln', 1.5, marker, true));
+    writeFileSync(join(dir, '.loops', 'fan-ln.yaml'), fan('fan-ln', 'ln', ITEMS, 3));
+    const id = await started('fan-ln');
+    await waitFor(
+      'two items to end',
+      () => [...marks('ln').values()].filter((m) => m.spans.length > 0).length >= 2,
+      60_000,
+    );
+    await waitFor('three running', () => liveProcesses(marker) === 3, 30_000);
+    const killed = workerPid();
+    process.kill(killed, 'SIGKILL');
+    await waitFor('the worker to die', () => !pidAlive(killed));
+    expect((await cli(['list'])).code).toBe(0);
+    const run = await finished(id);
+    exactlyOnce('ln', ITEMS, 3, run);
+    // In lanes: no item had a child run.
+    expect(run.joined.results.map((r) => (r as { run_id?: string }).run_id)).toEqual(ITEMS.map(() => undefined));
   }, 240_000);
 
   it('SIGKILL of the server mid-fan-out: each item runs to its end once, joined once, never more than max_workers at once', async () => {

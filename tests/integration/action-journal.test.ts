@@ -5,12 +5,12 @@
  * test restarts the server on the same database,
  * and the run must finish with the action's work done exactly once — for a quick action (a local
  * activity of its own, as under a budget: its workflow task completion is lost), quick actions run
- * back to back in one burst (one local activity: the same) and a slow one (a remote activity: its
- * completion RPC is lost).
+ * back to back in one burst (one local activity: the same), a fan-out's quick items in the parent's
+ * lanes (bursts side by side: the same) and a slow one (a remote activity: its completion RPC is lost).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -97,13 +97,23 @@ afterAll(async () => {
  */
 async function runAcrossServerKill(
   name: string,
-  opts: { localMaxS: number; loop: (killed: number) => Record<string, unknown>; env?: NodeJS.ProcessEnv },
+  opts: {
+    localMaxS: number;
+    loop: (killed: number) => Record<string, unknown>;
+    env?: NodeJS.ProcessEnv;
+    /** Loop files the run reads (`.loops/<name>.yaml`), by name. */
+    loops?: (killed: number) => Record<string, string>;
+    rules?: { laneItems?: true };
+  },
 ): Promise<{ result: LoopRunResult; lines: string[]; journal: string; delivered: string[] }> {
   sdkLog.length = 0;
   server = await startServer();
   const killed = server.pid!;
   const cwd = mkdtempSync(join(dir, `${name}-`));
   const journal = join(cwd, 'journal');
+  if (opts.loops) mkdirSync(join(cwd, '.loops'));
+  for (const [loop, text] of Object.entries(opts.loops?.(killed) ?? {}))
+    writeFileSync(join(cwd, '.loops', `${loop}.yaml`), text);
   const native = await NativeConnection.connect({ address: `127.0.0.1:${port}` });
   connections.push(native);
   const taskQueue = `journal-${randomUUID()}`;
@@ -124,6 +134,7 @@ async function runAcrossServerKill(
       heartbeatTimeoutS: 8,
       closeAsOutcome: true,
       actionCallKeys: true,
+      ...opts.rules,
     },
   };
   const workflowId = `${name}-${randomUUID().slice(0, 8)}`;
@@ -252,5 +263,49 @@ describe('a completed action whose completion was lost', () => {
       expect(statSync(join(journal, run!, e)).mode & 0o777).toBe(0o600);
       expect(readFileSync(join(journal, run!, e), 'utf8')).not.toContain('the-journal-secret');
     }
+  }, 180_000);
+
+  it("a fan-out's quick items in lanes are journaled and not run again when their workflow task completion is lost", async () => {
+    // Three items side by side, each one burst; b kills the server after its work, a and c end
+    // beside it: none of the three bursts' markers reaches the history, and the task is run again.
+    const { result, lines, delivered } = await runAcrossServerKill('journal-lanes', {
+      localMaxS: 60,
+      rules: { laneItems: true },
+      loops: (killed) => ({
+        item: `name: item
+description: one item
+initial: run
+parameters:
+  name: { type: string, required: true }
+states:
+  run:
+    action: |
+      echo \${context.name} >> ran.log
+      if [ \${context.name} = b ] && [ ! -e killed ]; then touch killed; kill -9 ${killed}; fi
+      echo done-\${context.name}
+    timeout: 10
+    next: done
+  done: { terminal: true }
+`,
+      }),
+      loop: () => ({
+        initial: 'fan',
+        states: {
+          fan: {
+            parallel: { items: ['a', 'b', 'c'], loop: 'item', with: { name: '${item}' }, max_workers: 3 },
+            on_yes: 'kill',
+            on_no: 'kill',
+          },
+          kill: { action: 'echo joined', timeout: 10, terminal: true },
+        },
+      }),
+    });
+    expect(result.final_state).toBe('kill');
+    expect((result.captured.fan as unknown as { succeeded: number }).succeeded).toBe(3);
+    expect([...lines].sort()).toEqual(['a', 'b', 'c']);
+    // Every item's burst was delivered again from the journal once the history had lost it.
+    const bursts = delivered.filter((d) => d.includes('"facts"') && d.includes('done-'));
+    expect(bursts).toHaveLength(3);
+    expect(bursts.every((b) => b.includes('"redelivered":true'))).toBe(true);
   }, 180_000);
 });

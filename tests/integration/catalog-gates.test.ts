@@ -128,10 +128,10 @@ describe('check-matrix', () => {
     const { result, states } = await runIn(p, builtin(p, 'check-matrix', COMMANDS));
     const fixStart = (s: string[]) => s.join(' ').split(' fix ');
     expect(fixStart(states)).toEqual([
-      'build types lint triage budget', // lint fails → fix (which breaks the build)
+      'pin build types lint triage budget', // lint fails → fix (which breaks the build)
       'build triage budget', // the build is caught at once → fix
       'build types lint tests triage budget', // tests fail → fix
-      'build types lint tests done', // all four in one pass
+      'build types lint tests unchanged done', // all four in one pass, the configuration as it was
     ]);
     expect(result).toMatchObject({ final_state: 'done', failure: false, iterations: 4 });
     const asked = prompts(p);
@@ -146,7 +146,7 @@ describe('check-matrix', () => {
   it('ends at once in not_runnable when a check cannot run, without the agent and without the later checks', async () => {
     const p = sandbox(CHECKS, { 'build.txt': '', 'types.txt': '', 'lint.txt': '', 'tests.txt': 'FAIL\n' });
     const { result, states } = await runIn(p, builtin(p, 'check-matrix', { ...COMMANDS, type_cmd: 'no-such-tsc' }));
-    expect(states).toEqual(['build', 'types', 'triage', 'not_runnable']);
+    expect(states).toEqual(['pin', 'build', 'types', 'triage', 'not_runnable']);
     expect(result).toMatchObject({ final_state: 'not_runnable', failure: true });
     expect(result.captured.check?.exit_code).toBe(127);
     expect(prompts(p)).toEqual([]);

@@ -140,7 +140,7 @@ describe('fix-lint', () => {
   it('runs the autofix first, then the agent fixes what remains, and ends in done', async () => {
     const p = sandbox(LINT, { 'lint.txt': 'auto: semicolon\nmanual: unused variable x\nauto: quotes\n' });
     const { result, states } = await run(p, builtin(p, 'fix-lint', { lint_cmd: './lint.sh', fix_cmd: './autofix.sh' }));
-    expect(states).toEqual(['autofix', 'lint', 'triage', 'budget', 'fix', 'lint', 'done']);
+    expect(states).toEqual(['pin', 'autofix', 'lint', 'triage', 'budget', 'fix', 'lint', 'unchanged', 'done']);
     expect(result).toMatchObject({ final_state: 'done', failure: false });
     const asked = prompts(p);
     expect(asked).toHaveLength(1);
@@ -163,7 +163,7 @@ describe('fix-types', () => {
       { 'types.txt': "src/a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.\n" },
     );
     const { result, states } = await run(p, builtin(p, 'fix-types', { type_cmd: './typecheck.sh' }));
-    expect(states).toEqual(['check', 'triage', 'budget', 'fix', 'check', 'done']);
+    expect(states).toEqual(['pin', 'check', 'triage', 'budget', 'fix', 'check', 'unchanged', 'done']);
     expect(result).toMatchObject({ final_state: 'done', failure: false });
     expect(prompts(p)).toHaveLength(1);
     expect(prompts(p)[0]).toContain('The type checker `./typecheck.sh` reports errors (fix attempt 1 of 5).');

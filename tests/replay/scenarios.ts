@@ -675,6 +675,40 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'fanout-lanes',
+    covers:
+      "laneItems: a quick loop's items run in the parent's lanes (max_workers 3, one failing), bursts side by side taken in schedule order, a flush between",
+    localActivityMaxTimeoutS: 30,
+    prepare: (p) => {
+      mkdirSync(join(p.cwd, '.loops'), { recursive: true });
+      const quick = PARALLEL_ITEM.replace('    on_yes: done', '    timeout: 10\n    capture: out\n    on_yes: done');
+      writeFileSync(
+        join(p.cwd, '.loops', 'item.yaml'),
+        quick.replace('echo item-', 'sleep 0.$((RANDOM % 4)); echo item-'),
+      );
+      return {};
+    },
+    definition: {
+      name: 'fanout-lanes',
+      initial: 'fan',
+      states: {
+        fan: {
+          parallel: {
+            items: ['a', 'b', 'bad-c', 'd', 'e', 'f', 'g', 'h'],
+            loop: 'item',
+            with: { name: '${item}' },
+            max_workers: 3,
+          },
+          on_yes: 'done',
+          on_partial: 'done',
+          on_no: 'failed',
+        },
+        done: { action: 'echo "${captured.fan.succeeded}/${captured.fan.count}"', terminal: true },
+        failed: { terminal: true, failure: true },
+      },
+    },
+  },
+  {
     name: 'action-calls',
     covers:
       "actionCallKeys: every action call named by the run (RunActionInput.call_key), a pinned run's retried and re-entered states each a new call",

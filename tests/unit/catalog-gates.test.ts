@@ -67,7 +67,18 @@ describe('simulate', () => {
   it.each([
     ['build', ['build:yes>done', 'done:->-']],
     ['format', ['check:yes>done', 'done:->-']],
-    ['check-matrix', ['build:yes>types', 'types:yes>lint', 'lint:yes>tests', 'tests:yes>done', 'done:->-']],
+    [
+      'check-matrix',
+      [
+        'pin:->build',
+        'build:yes>types',
+        'types:yes>lint',
+        'lint:yes>tests',
+        'tests:yes>unchanged',
+        'unchanged:yes>done',
+        'done:->-',
+      ],
+    ],
     ['security-advisories', ['baseline:yes>audit', 'audit:yes>done', 'done:->-']],
   ])('%s: every check passes at once → done, no agent call', (name, expected) => {
     expect(trace(name, 'all-pass')).toEqual(expected);
@@ -87,7 +98,7 @@ describe('simulate', () => {
         'gave_up:->-',
       ],
     ],
-    ['check-matrix', ['build:no>triage', 'triage:no>budget', 'budget:no>gave_up', 'gave_up:->-']],
+    ['check-matrix', ['pin:->build', 'build:no>triage', 'triage:no>budget', 'budget:no>gave_up', 'gave_up:->-']],
     ['security-advisories', ['baseline:no>tests_triage', 'tests_triage:no>tests_fail_before', 'tests_fail_before:->-']],
   ])('%s: everything fails → its failure terminal', (name, expected) => {
     expect(trace(name, 'all-fail')).toEqual(expected);
@@ -96,7 +107,7 @@ describe('simulate', () => {
   it.each([
     ['build', ['build:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']],
     ['format', ['check:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']],
-    ['check-matrix', ['build:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']],
+    ['check-matrix', ['pin:->build', 'build:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']],
     [
       'security-advisories',
       ['baseline:no>tests_triage', 'tests_triage:yes>tests_not_runnable', 'tests_not_runnable:->-'],
@@ -108,7 +119,9 @@ describe('simulate', () => {
   it('check-matrix: a fix goes back to the first check, so done needs all four in one pass', () => {
     const loaded = loadLoop('check-matrix', cwd, { requireParameters: true });
     expect(loaded.definition?.states.fix?.next).toBe('build');
-    expect(loaded.definition?.states.tests?.route).toMatchObject({ yes: 'done' });
+    // Passing tests lead to done only through the configuration's comparison.
+    expect(loaded.definition?.states.tests?.route).toMatchObject({ yes: 'unchanged' });
+    expect(loaded.definition?.states.unchanged).toMatchObject({ on_yes: 'done', on_no: 'weakened' });
   });
 });
 

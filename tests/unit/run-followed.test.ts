@@ -89,7 +89,7 @@ function followingDirect(asked: RunFollow[]): RunsService {
   return { follow } as Partial<RunsService> as RunsService;
 }
 
-function follow(root: string, runs: RunsService) {
+function follow(root: string, runs: RunsService, worker = { root, address: `127.0.0.1:${PORT}` } as WorkerRecord) {
   let out = '';
   let err = '';
   const run = followThroughItsWorker(
@@ -113,7 +113,7 @@ function follow(root: string, runs: RunsService) {
         runId: 'r',
         lock: undefined,
         place: { kind: 'checkout' },
-        worker: { root, address: `127.0.0.1:${PORT}` } as WorkerRecord,
+        worker,
         by: 'worker',
         address: `127.0.0.1:${PORT}`,
         namespace: 'default',
@@ -203,6 +203,56 @@ describe('ll-loop run followed through the worker', () => {
     );
     expect(await f.run).toBe(0);
     expect([asked.length, back]).toEqual([1, []]);
+    expect(f.out().match(/echo shown-once/g)).toHaveLength(1);
+  });
+
+  /** The worker of this build that started the run, as its start answered. */
+  const starter = (root: string) => ({ root, address: `127.0.0.1:${PORT}`, code_id: codeId() }) as WorkerRecord;
+
+  it("the worker that started the run is followed through though the checkout's record no longer shows it", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'll-rf-'));
+    roots.push(root);
+    const requests = await workerAt(
+      root,
+      [
+        ...EVENTS.map((event) => line({ kind: 'event', event })),
+        line({
+          kind: 'end',
+          followed: {
+            workflowId: 'one-1',
+            end: { status: 'completed', result: RESULT } as never,
+            input: undefined,
+            warnings: [],
+          },
+        }),
+      ],
+      'end',
+    );
+    const asked: RunFollow[] = [];
+    const back: string[] = [];
+    const f = follow(
+      root,
+      viaWorker(ENV, followingDirect(asked), async (cwd) => void back.push(cwd)),
+      starter(root),
+    );
+    expect(await f.run).toBe(0);
+    expect([requests.length, asked.length, back]).toEqual([1, 0, []]);
+    expect(f.out()).toContain('Loop completed: done');
+  });
+
+  it('the worker that started the run is gone, its record with it: the worker is brought back, and direct follows', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'll-rf-'));
+    roots.push(root);
+    const asked: RunFollow[] = [];
+    const back: string[] = [];
+    const f = follow(
+      root,
+      viaWorker(ENV, followingDirect(asked), async (cwd) => void back.push(cwd)),
+      starter(root),
+    );
+    expect(await f.run).toBe(0);
+    // Followed on the caller's connection alone, the run would wait for a worker nobody starts.
+    expect([asked.length, back]).toEqual([1, [root]]);
     expect(f.out().match(/echo shown-once/g)).toHaveLength(1);
   });
 });

@@ -23,6 +23,17 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES;
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without?: TestRef }> = {
+  laneItems: {
+    with: {
+      file: 'integration/fanout-lanes.test.ts',
+      title:
+        "with laneItems a quick loop's items run in the parent's lanes: each once, max_workers at once, joined in order, no child run",
+    },
+    without: {
+      file: 'integration/fanout-lanes.test.ts',
+      title: 'without laneItems (an older release) the same items run as child workflows',
+    },
+  },
   approvalEdit: {
     with: {
       file: 'integration/approval-edit.test.ts',
