@@ -23,10 +23,11 @@ const PART_NAMES = [
   'parallel',
   'cluster',
   'human',
+  'mcp',
   'outcomes',
   'cold',
 ];
-export const DEFAULT_PARTS = 'cli,transitions,first-action,follow,background,spawn,llm,concurrent,cold';
+export const DEFAULT_PARTS = 'cli,transitions,first-action,mcp,follow,background,spawn,llm,concurrent,cold';
 const USAGE = `usage: npm run -s bench -- [--json] [--quick] [--only PARTS] [--loops N] [--first-runs N] [--parked N]
   --json          one JSON object on stdout (the figures and the goals they meet), progress on stderr
   --quick         development figures: 100 loops, 200 transitions, one follow pair (goals not judged)

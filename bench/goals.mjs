@@ -39,6 +39,14 @@ const GOALS = [
     'ms',
   ],
   [
+    'mcp_first_action',
+    'MCP `start_run` → first action, quick action, worker up',
+    (r) => r.mcp?.median_ms,
+    300,
+    'max',
+    'ms',
+  ],
+  [
     'background_start',
     '100 `ll-loop run --background`, one per 0.1 s: slowest command',
     (r) => r.background?.command?.max_ms,

@@ -10,6 +10,8 @@
 //      already running; for a quick action (a local activity) and a default one (an activity),
 //      the same with every core held by a busy process (the machine loaded), and a breakdown of
 //      where the time goes (bench/first-action-probe.mjs, the run's history).
+//   2a. mcp: an MCP client's start_run (`ll-loop mcp` over stdio) → the run's first action, the
+//      worker up (bench/mcp.mjs), goal 0.3 s.
 //   2b. follow: a 300-state quick loop followed in the foreground and run in the background, by
 //      turns (run time, the follower's and the worker's CPU), a one-state loop from `ll-loop run`
 //      to the prompt, and the checkout worker's RSS once idle (bench/follow.mjs).
@@ -61,6 +63,7 @@ import { humanBench } from './human.mjs';
 import { uiBench } from './ui.mjs';
 import { parallelBench } from './parallel.mjs';
 import { clusterBench } from './cluster.mjs';
+import { mcpStart } from './mcp.mjs';
 import { outcomesBench } from './outcomes.mjs';
 import { REMOTE_HEARTBEAT_S, longLoop, transitions } from './transitions.mjs';
 import { goalLines, judgeGoals } from './goals.mjs';
@@ -160,6 +163,13 @@ async function standardBenchmarks() {
       `    where it goes (median of ${f.breakdown_runs.length} probed runs, ms): node ${b.node_startup_ms}, node up → first connection ${b.before_connect_ms}, ` +
         `connecting → workflow started ${b.connect_to_start_ms} (${b.connections_before_start} connections; the CLI compiled ${b.cli_compiled_ms} ms after node was up), ` +
         `→ worker has the task ${b.dispatch_ms}, → action ${b.worker_ms}; @temporalio/worker loaded before the start: ${b.worker_sdk_before_start ? 'yes' : 'no'}`,
+    );
+  }
+  if (PARTS.has('mcp')) {
+    const m = await mcpStart();
+    report.mcp = m;
+    say(
+      `  MCP start_run → first action (ll-loop mcp over stdio, worker up), quick action: median ${m.median_ms} ms, max ${m.max_ms} ms (runs: ${m.runs_ms.join(', ')} ms; the call returned after ${m.returned_median_ms} ms median; goal ${m.goal_ms} ms)`,
     );
   }
   if (PARTS.has('follow')) {

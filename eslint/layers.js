@@ -83,6 +83,8 @@ const ALLOWED = {
   // `create --describe` asks the LLM in the CLI process, through the host CLI and provider code.
   'client/create': ['errors', 'loader', 'activities', ...FSM_ALL],
   'client/init': ['errors', 'loader', ...FSM_ALL],
+  // `ll-loop mcp`: its tools act through the runs service and the loader, never a command.
+  'client/mcp': ['runs', ...RUNS_ROOMS, 'client/show', 'client/create', ...BELOW_RUNS],
   // `ll-loop ui`: its server acts on runs through the runs service; its page (browser code) shares
   // only the wire types, fsm's event types and the reporters' terminal-safe text.
   'ui/server': ['runs', ...RUNS_ROOMS, 'client/show', ...BELOW_RUNS],
@@ -95,6 +97,7 @@ const ALLOWED = {
     'client/show',
     'client/create',
     'client/init',
+    'client/mcp',
     'ui/server',
     'worker/hosting',
     'worker/socket',

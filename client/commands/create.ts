@@ -18,7 +18,8 @@ import { askAnswers, askName } from '../create/wizard.js';
 import { runCommand } from '../../runs/start/run-loop.js';
 import { runsService } from '../../runs/service/runs-service.js';
 import { validateLoop } from './validate-report.js';
-import { DEFAULT_DRAFT_TIMEOUT_MS, describeCommand } from './create-describe.js';
+import { describeCommand } from './create-describe.js';
+import { DEFAULT_DRAFT_TIMEOUT_MS } from '../create/describe-run.js';
 import { parseDuration } from '../../runs/schedules/durations.js';
 import { colourWanted } from '../../reporters/style.js';
 

@@ -38,6 +38,7 @@ export const COMMANDS: Record<string, LoadCommand> = {
   simulate: async () => (await import('./simulate.js')).simulateSpec,
   test: async () => (await import('./test-state.js')).testSpec,
   ui: async () => (await import('./ui.js')).uiSpec,
+  mcp: async () => (await import('./mcp.js')).mcpSpec,
   cluster: async () => (await import('./cluster.js')).clusterSpec,
   answer: async () => (await import('./answer.js')).answerSpec,
   inbox: async () => (await import('./inbox.js')).inboxSpec,
