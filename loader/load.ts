@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { resolveContext } from '../fsm/definition/context.js';
+import { ContextError, resolveContext } from '../fsm/definition/context.js';
 import { setOwn } from '../fsm/definition/merge.js';
 import { checkJsonSchemas } from './json-schema.js';
 import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
@@ -270,10 +270,20 @@ export function loadLoopFile(
     keys: new Set(commandLineDataKeys(result.definition, given)),
     isCode: (key: string) => result.definition!.parameters?.[key]?.type === 'command',
   };
-  const definition = {
-    ...scoped.definition,
-    context: resolveContext({ ...result.definition.context, ...parameters.values }, data),
-  };
+  const unresolved = { ...result.definition.context, ...parameters.values };
+  let context: Record<string, unknown>;
+  try {
+    context = resolveContext(unresolved, data);
+  } catch (err) {
+    if (!(err instanceof ContextError)) throw err;
+    // A value built from a parameter this command was not given (validate, show): a run must
+    // give it (requireParameters refuses one that does not), and resolves the value then.
+    const declared = err.missing !== undefined && Object.hasOwn(result.definition.parameters ?? {}, err.missing);
+    if (!declared || overrides.requireParameters === true)
+      return { file, diagnostics: [...diagnostics, locate(error(['context', err.key], err.message))] };
+    context = unresolved;
+  }
+  const definition = { ...scoped.definition, context };
   const tooLarge = payloadProblem(definition);
   if (tooLarge) return { file, diagnostics: [...diagnostics, { ...tooLarge, file, line: 1, column: 1 }] };
   return { file, definition, dataContext: [...data.keys], diagnostics };

@@ -6,12 +6,16 @@
 import { renderValue, shellQuote, walkPath } from '../interpolate.js';
 import { parseTemplate } from '../template.js';
 
-/** A context problem found before the run starts; `key` is the context entry. */
+/**
+ * A context problem found before the run starts; `key` is the context entry, `missing` the
+ * context value it references that has none.
+ */
 export class ContextError extends Error {
   override readonly name = 'ContextError';
   constructor(
     message: string,
     readonly key: string,
+    readonly missing?: string,
   ) {
     super(message);
   }
@@ -73,6 +77,7 @@ export function resolveContext(context: Record<string, unknown>, data?: ContextD
         throw new ContextError(
           `context.${key} references ${segment.raw}, which is not defined: add it under context: or pass --context ${head}=VALUE`,
           key,
+          head,
         );
       } else {
         const isData = data?.keys.has(head ?? '') === true;

@@ -347,7 +347,10 @@ function checkLoop(def: LoopDefinition, out: Diagnostic[]): void {
     resolveContext(def.context);
   } catch (err) {
     if (!(err instanceof ContextError || err instanceof TemplateSyntaxError)) throw err;
-    out.push(error(['context', ...(err instanceof ContextError ? [err.key] : [])], err.message));
+    // A value built from a parameter without a default resolves when a run gives it.
+    const fromParameter =
+      err instanceof ContextError && err.missing !== undefined && Object.hasOwn(def.parameters ?? {}, err.missing);
+    if (!fromParameter) out.push(error(['context', ...(err instanceof ContextError ? [err.key] : [])], err.message));
   }
   for (const problem of specProblems(def)) {
     const at: Path = ['parameters', problem.parameter];
