@@ -140,7 +140,18 @@ describe('fix-lint', () => {
   it('runs the autofix first, then the agent fixes what remains, and ends in done', async () => {
     const p = sandbox(LINT, { 'lint.txt': 'auto: semicolon\nmanual: unused variable x\nauto: quotes\n' });
     const { result, states } = await run(p, builtin(p, 'fix-lint', { lint_cmd: './lint.sh', fix_cmd: './autofix.sh' }));
-    expect(states).toEqual(['pin', 'autofix', 'autofix_triage', 'lint', 'triage', 'budget', 'fix', 'lint', 'unchanged', 'done']);
+    expect(states).toEqual([
+      'pin',
+      'autofix',
+      'autofix_triage',
+      'lint',
+      'triage',
+      'budget',
+      'fix',
+      'lint',
+      'unchanged',
+      'done',
+    ]);
     expect(result).toMatchObject({ final_state: 'done', failure: false });
     const asked = prompts(p);
     expect(asked).toHaveLength(1);
