@@ -25,17 +25,14 @@ export interface PromptArgsOptions {
   model?: string;
   /** Continue this agent session (`--resume <id>`): a `session_mode: continue` state. */
   resume?: string;
-  /**
-   * The answer streamed as JSON lines (`--output-format stream-json --verbose`): the agent prints
-   * as it works, so a state's `idle_timeout` measures silence, not the length of the answer.
-   */
-  stream?: boolean;
 }
 
 /**
  * Arguments for running a prompt state (without the extra args; see {@link hostArgs}). Prompt
  * states act unattended, so permissions are skipped: the loop author chose to run an agent here.
- * The output is the JSON envelope, whose `result` text becomes the action's output.
+ * The answer is streamed as JSON lines (`--output-format stream-json --verbose`): the agent's work
+ * shows in the live output as it goes (stream-json-live.ts), any output restarts a state's
+ * `idle_timeout`, and the last line, the `json` format's envelope, is the action's result.
  *
  * The prompt is NOT an argument: `claude -p` without one reads it from stdin, and the caller writes
  * it there. In argv it would be readable by every local user (`ps`, /proc/<pid>/cmdline) with the
@@ -44,8 +41,10 @@ export interface PromptArgsOptions {
 export function promptArgs(o: PromptArgsOptions): string[] {
   return [
     '--dangerously-skip-permissions',
-    // The answer comes in a JSON envelope with its cost and tokens (activities/host-envelope.ts).
-    ...(o.stream ? ['--output-format', 'stream-json', '--verbose'] : ['--output-format', 'json']),
+    // The last line is the envelope with its text, cost and tokens (activities/host-envelope.ts).
+    '--output-format',
+    'stream-json',
+    '--verbose',
     ...(o.resume ? ['--resume', o.resume] : []),
     ...(o.model ? ['--model', o.model] : []),
     ...(o.agent ? ['--agent', o.agent] : []),

@@ -112,8 +112,14 @@ export function fromEnvelope(result: ActionResult, secrets: readonly Buffer[] = 
   const text = maskText(envelope.text ?? (envelope.value === undefined ? '' : JSON.stringify(envelope.value)), secrets);
   const cut = textTail(text);
   const out: ActionResult = { ...result, output: cut.output };
-  if (cut.truncated || result.stderr_file !== undefined) out.truncated = true;
-  else delete out.truncated;
+  // The output is the text now: a long stream (stream-json's transcript) cut nothing of it, and its
+  // files are no output's whole (`logs` would show the transcript's JSON for the answer).
+  if (cut.truncated || stderrCut(result)) out.truncated = true;
+  else {
+    delete out.truncated;
+    delete out.log_file;
+    delete out.stderr_file;
+  }
   const usage = runUsage(envelope, result);
   if (usage !== undefined) out.usage = usage;
   if (envelope.sessionId !== undefined) out.session_id = envelope.sessionId;
@@ -123,6 +129,16 @@ export function fromEnvelope(result: ActionResult, secrets: readonly Buffer[] = 
     if (out.exit_code === 0) out.exit_code = 1;
   }
   return out;
+}
+
+/** Whether stderr was cut to its tail: its file (whole from its first byte) holds more than the tail. */
+function stderrCut(result: ActionResult): boolean {
+  if (result.stderr_file === undefined) return false;
+  try {
+    return statSync(result.stderr_file).size !== Buffer.byteLength(result.stderr, 'utf8');
+  } catch {
+    return true;
+  }
 }
 
 /** stdout whole: the result's output, or its log file when the output was cut (and the file is whole). */

@@ -36,6 +36,15 @@ export interface OutputCaptureOptions {
    * removed at {@link OutputCapture.finish}. Unset: no live copy.
    */
   livePath?: string;
+  /** What the live copy shows of stdout, when not its bytes (a prompt action's: stream-json-live.ts). */
+  liveView?: LiveView;
+}
+
+/** Turns stdout's (masked) bytes into what the live copy shows, chunk by chunk. */
+export interface LiveView {
+  stdout(chunk: Buffer): Buffer;
+  /** What is left to show once stdout ended. */
+  end(): Buffer;
 }
 
 /** The stderr file that goes with stdout's `logPath`. */
@@ -84,7 +93,8 @@ export class OutputCapture {
       this.spill();
     tail.push(chunk);
     this.logs?.[stream].write(chunk);
-    this.live?.write(chunk);
+    const view = this.opts.liveView;
+    this.live?.write(view !== undefined && stream === 'stdout' ? view.stdout(chunk) : chunk);
   }
 
   /** Closes the log files (if any) and returns the tails. Call once, after both streams ended. */
@@ -94,6 +104,7 @@ export class OutputCapture {
       this.record('stdout', this.maskers.stdout.end());
       this.record('stderr', this.maskers.stderr.end());
     }
+    if (this.opts.liveView) this.live?.write(this.opts.liveView.end());
     this.live?.close();
     const logs = this.logs;
     if (logs !== undefined) {

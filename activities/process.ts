@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ActionResult } from '../fsm/types.js';
 import { trackGroup, untrackGroup } from './group-reaper.js';
-import { OutputCapture } from './output-buffer.js';
+import { OutputCapture, type LiveView } from './output-buffer.js';
 import { findExecutable, gatedSpawn, openGate } from './spawn-gate.js';
 
 /** Default tail sizes kept in memory (and in Temporal history). */
@@ -42,6 +42,8 @@ export interface RunProcessOptions {
   logPath: string;
   /** Where the output is copied while the process runs (activities/live-output.ts); unset: nowhere. */
   livePath?: string;
+  /** What the live copy shows of stdout (output-buffer.ts LiveView); unset: its bytes. */
+  liveView?: LiveView;
   /** stdout tail size in bytes; default {@link STDOUT_TAIL_BYTES}. */
   tailBytes?: number;
   /** stderr tail size in bytes; default {@link STDERR_TAIL_BYTES}. */
@@ -115,6 +117,7 @@ export async function runProcess(opts: RunProcessOptions): Promise<ActionResult>
   const capture = new OutputCapture({
     logPath: opts.logPath,
     ...(opts.livePath === undefined ? {} : { livePath: opts.livePath }),
+    ...(opts.liveView === undefined ? {} : { liveView: opts.liveView }),
     stdoutTailBytes: opts.tailBytes ?? STDOUT_TAIL_BYTES,
     stderrTailBytes: opts.stderrTailBytes ?? STDERR_TAIL_BYTES,
     ...(opts.secrets ? { secrets: opts.secrets } : {}),

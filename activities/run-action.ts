@@ -6,6 +6,7 @@ import { UndefinedEnvError, resolveEnvRef, secretValues } from './env-refs.js';
 import { hostArgs, hostCli, hostNotFoundMessage, promptArgs } from './host-cli.js';
 import { SpawnError, runProcess, type RunProcessOptions } from './process.js';
 import { liveOutputPath } from './live-output.js';
+import { StreamJsonLive } from './stream-json-live.js';
 import { maskableSecrets } from './secret-mask.js';
 import { hostRateLimit } from './rate-limit.js';
 import { runPromptByProvider } from './prompt-provider.js';
@@ -222,7 +223,6 @@ async function runHostPrompt(
       tools: input.tools,
       model: input.model,
       resume: input.resume_session,
-      stream: input.idle_timeout_s !== undefined,
     }),
   );
   // The agent's context monitor hands off at this percentage (the loop's config.handoff_threshold).
@@ -246,6 +246,8 @@ async function runHostPrompt(
       heartbeatMs: HEARTBEAT_MS,
       logPath,
       livePath: liveOutputPath(logPath),
+      // The agent's stream-json lines shown as text, tool calls and errors.
+      liveView: new StreamJsonLive(secrets),
     });
   } catch (e) {
     if (!(e instanceof SpawnError)) throw e;
@@ -262,8 +264,8 @@ async function runHostPrompt(
     throw new Error(e.message, { cause: e });
   }
   hooks.rethrowIfCancelled(result);
-  // A host CLI's JSON envelope (--output-format json): its result text is the output, with usage;
-  // an error envelope is a failed run (exit 1).
+  // The host CLI's envelope (stream-json's last line, or a `json` envelope from another host CLI):
+  // its result text is the output, with usage; an error envelope is a failed run (exit 1).
   result = fromEnvelope(result, secrets);
   if (input.detect_rate_limits && !result.timed_out) {
     const limit = hostRateLimit(result.output, result.stderr, {

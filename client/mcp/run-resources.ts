@@ -1,15 +1,17 @@
 /**
  * Runs as MCP resources: `ll-loop://runs/<id>` reads as the run's status report (JSON, as
- * `run_status` returns it); the open runs are listed. A client may subscribe to a run
+ * `run_status` returns it), with `live_output`, the end of its running action's output, while there
+ * is one (client/mcp/live-tail.ts); the open runs are listed. A client may subscribe to a run
  * (resources/subscribe): the server then asks the runs service for its status every poll
  * interval (`LL_MCP_POLL_MS`, default 1000 ms; through the checkout's worker when it serves, a
  * query over its socket) and sends notifications/resources/updated when its status, state, phase
- * or iteration changed. A closed run is no longer asked: its status cannot change again.
+ * or iteration, or its running action's output changed. A closed run is no longer asked: its status cannot change again.
  */
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { StatusReport } from '../../runs/find/status-report.js';
 import type { RunsService } from '../../runs/service/interface.js';
+import { liveOutputTail, type LiveOutputTail } from './live-tail.js';
 
 const PREFIX = 'll-loop://runs/';
 const DEFAULT_POLL_MS = 1_000;
@@ -21,10 +23,10 @@ function runIdOf(uri: string): string | undefined {
   return id === '' || id.includes('/') ? undefined : id;
 }
 
-/** What a subscriber is told about: a change of any of these. */
-function signature(r: StatusReport): string {
+/** What a subscriber is told about: a change of any of these (the running action's output included). */
+function signature(r: StatusReport, output: LiveOutputTail | undefined): string {
   const live = r.live as { state?: string; phase?: string; iteration?: number } | undefined;
-  return JSON.stringify([r.status, r.open, live?.state, live?.phase, live?.iteration]);
+  return JSON.stringify([r.status, r.open, live?.state, live?.phase, live?.iteration, output?.text]);
 }
 
 function pollMs(env: NodeJS.ProcessEnv): number {
@@ -64,7 +66,9 @@ export function registerRunResources(
     },
     async (uri, { id }) => {
       const report = await runs.status(cwd, String(id));
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(report, null, 2) }] };
+      const output = liveOutputTail(cwd, report);
+      const shown = output === undefined ? report : { ...report, live_output: output };
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(shown, null, 2) }] };
     },
   );
 
@@ -77,7 +81,7 @@ export function registerRunResources(
   const look = async (uri: string, w: Watched): Promise<void> => {
     const report = await runs.status(cwd, w.id).catch(() => undefined);
     if (!report || watched.get(uri) !== w) return;
-    const now = signature(report);
+    const now = signature(report, liveOutputTail(cwd, report));
     const changed = w.seen !== undefined && w.seen !== now;
     w.seen = now;
     w.closed = !report.open;
@@ -109,7 +113,7 @@ export function registerRunResources(
     if (id === undefined) throw new Error(`${uri} is not a run: subscribe to ${PREFIX}<run id>`);
     // The run as it is now (an unknown run is refused): the first change after this is told.
     const report = await runs.status(cwd, id);
-    watched.set(uri, { id, seen: signature(report), closed: !report.open });
+    watched.set(uri, { id, seen: signature(report, liveOutputTail(cwd, report)), closed: !report.open });
     ensureTimer();
     return {};
   });

@@ -232,4 +232,47 @@ describe('ll-loop mcp --http', () => {
     );
     expect(now.status).toBe('completed');
   });
+
+  it("a run's resource carries its running action's output while it runs", async () => {
+    // Written here: the first test lists the project's loops.
+    writeFileSync(
+      join(cwd, '.loops', 'talky.yaml'),
+      [
+        'name: talky',
+        'initial: work',
+        'states:',
+        '  work:',
+        '    action: "echo working on it; while [ ! -f go-talky ]; do sleep 0.05; done; echo finished"',
+        '    next: done',
+        '  done:',
+        '    terminal: true',
+        '',
+      ].join('\n'),
+    );
+    const client = await mcp.stdio({ cwd, env });
+    const id = (await ok(client, 'start_run', { loop: 'talky' })).run_id as string;
+    const uri = `ll-loop://runs/${id}`;
+    type Read = { open: boolean; live_output?: { state: string; text: string } };
+    let now: Read = { open: true };
+    await waitFor(
+      "the resource to show the action's output",
+      async () =>
+        (now = JSON.parse(
+          ((await client.readResource({ uri })).contents[0] as { text: string }).text,
+        ) as Read).live_output?.text.includes('working on it') === true,
+      60_000,
+      100,
+    );
+    // The action still waits for go-talky: what it printed so far, not its end.
+    expect(now).toMatchObject({ open: true, live_output: { state: 'work', text: 'working on it\n' } });
+    writeFileSync(join(cwd, 'go-talky'), '');
+    await waitFor(
+      'the run to complete',
+      async () => (await ok(client, 'run_status', { run: id })).status === 'completed',
+      60_000,
+      200,
+    );
+    const closed = JSON.parse(((await client.readResource({ uri })).contents[0] as { text: string }).text) as Read;
+    expect(closed.live_output).toBeUndefined();
+  });
 });

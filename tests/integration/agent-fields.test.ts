@@ -83,7 +83,7 @@ describe('session_mode on the real server', () => {
     expect(build.stdin).toBe('Make the change');
     // fresh: a new session.
     expect(review.args).not.toContain('--resume');
-    expect(after(review.args, '--output-format')).toBe('json');
+    expect(after(review.args, '--output-format')).toBe('stream-json');
     // review's envelope named no session: merge is told its answer instead.
     expect(merge.args).not.toContain('--resume');
     expect(merge.stdin).toMatch(/^Your previous step \(state "review"\) answered:\nthe split looks right\n/);

@@ -227,9 +227,8 @@ describe('${prev.timeout_kind}', () => {
 
 describe('the host CLI: arguments and the session id of its envelope', () => {
   it.each([
-    ['plain', {}, ['--output-format', 'json'], ['--resume', 'stream-json']],
-    ['resuming', { resume: 'sess-1' }, ['--resume', 'sess-1'], ['stream-json']],
-    ['streamed (an idle limit)', { stream: true }, ['--output-format', 'stream-json', '--verbose'], ['--resume']],
+    ['plain (streamed)', {}, ['--output-format', 'stream-json', '--verbose'], ['--resume', 'json']],
+    ['resuming', { resume: 'sess-1' }, ['--resume', 'sess-1'], ['json']],
   ])('%s', (_name, options, has, hasNot) => {
     const args = promptArgs(options);
     const joined = ` ${args.join(' ')} `;

@@ -148,6 +148,24 @@ describe('fromEnvelope (a prompt state run by the host CLI)', () => {
     expect(r.usage?.output_tokens).toBe(9);
   });
 
+  it('a stream whose transcript outgrew the tail, with a short answer, is not truncated', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'll-loop-envelope-'));
+    const [log, errLog] = [join(dir, 'out.log'), join(dir, 'out.stderr.log')];
+    const tool = { type: 'user', message: { content: [{ type: 'tool_result', content: 'y'.repeat(80 * 1024) }] } };
+    const stream = `${JSON.stringify(tool)}\n${JSON.stringify(SUCCESS)}\n`;
+    writeFileSync(log, stream);
+    writeFileSync(errLog, 'a warning\n');
+    const spilled = { truncated: true as const, log_file: log, stderr_file: errLog, stderr: 'a warning\n' };
+    const r = fromEnvelope(run(stream.slice(-1000), spilled));
+    expect(r.output).toBe(SUCCESS.result);
+    expect(r).not.toHaveProperty('truncated');
+    expect(r).not.toHaveProperty('log_file');
+    expect(r).not.toHaveProperty('stderr_file');
+    // stderr cut to its tail: still truncated, its files kept.
+    writeFileSync(errLog, `${'w'.repeat(20 * 1024)}a warning\n`);
+    expect(fromEnvelope(run(stream.slice(-1000), spilled))).toMatchObject({ truncated: true, stderr_file: errLog });
+  });
+
   it('a secret escaped in the JSON (so not masked in the stream) is masked in the text', () => {
     const secret = 'pa"ss\\word-1234';
     const r = fromEnvelope(
