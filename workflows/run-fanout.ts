@@ -27,6 +27,7 @@ import { FanoutChildren } from './fanout-children.js';
 import { FanoutLedger } from './fanout-ledger.js';
 import { FanoutPauses } from './fanout-pauses.js';
 import { FanoutScopes } from './fanout-scopes.js';
+import { FanoutTally } from './fanout-tally.js';
 import { runLanes } from './fanout-lanes.js';
 import { laneRefusal } from '../fsm/run/lane-items.js';
 import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
@@ -57,10 +58,10 @@ export async function runFanout(
   hooks: FanoutHooks,
 ): Promise<RunEvent> {
   // Carried results are for these items (by index); the item itself is as resolved now.
-  const results = new Map<number, ParallelItemResult>(
+  const results = new FanoutTally(
     done
       .filter((r) => request.items[r.index] !== undefined)
-      .map((r) => [r.index, { ...r, item: request.items[r.index]!.item, loop: request.items[r.index]!.loop }]),
+      .map((r) => ({ ...r, item: request.items[r.index]!.item, loop: request.items[r.index]!.loop })),
   );
   const todo = request.items.filter((item) => !results.has(item.index));
   if (todo.length === 0) return joined(results);
@@ -86,7 +87,7 @@ export async function runFanout(
   const outer = CancellationScope.current();
   const running = new Map<number, { scope: CancellationScope; runId: string; lane?: true }>();
   const waiting = new Map<number, string[]>();
-  let stopping = failFast && [...results.values()].some((r) => r.outcome !== 'yes');
+  let stopping = failFast && results.failed > 0;
   let checkpoint = false;
   let cursor = 0;
 
@@ -95,7 +96,7 @@ export async function runFanout(
       state: request.state,
       total: request.items.length,
       done: results.size,
-      failed: [...results.values()].filter((r) => r.outcome !== 'yes').length,
+      failed: results.failed,
       running: [...running.entries()].map(([index, r]) => ({
         index,
         run_id: r.runId,
@@ -105,8 +106,7 @@ export async function runFanout(
     });
 
   const settle = (result: ParallelItemResult, now?: number): void => {
-    if (results.has(result.index)) return;
-    results.set(result.index, result);
+    if (!results.add(result)) return;
     children.ended(result.run_id);
     ledger?.ended(result);
     hooks.itemDone(result, now);
@@ -220,7 +220,7 @@ function budgetSkipped(item: ParallelItem): ParallelItemResult {
   };
 }
 
-function joined(results: Map<number, ParallelItemResult>): RunEvent {
+function joined(results: FanoutTally): RunEvent {
   return { type: 'parallel_done', results: [...results.values()].sort((a, b) => a.index - b.index), now: Date.now() };
 }
 
