@@ -37,7 +37,7 @@ export function onParallelEvent(
  * snapshot (continue-as-new, the run's result), and Temporal refuses a payload over 2 MB: 10,000
  * results, each twice, came to about 10 MB.
  */
-export const JOIN_LISTED = 1000;
+const JOIN_LISTED = 1000;
 
 /**
  * Every result (in item order) up to JOIN_LISTED; past that the items that did not succeed first,

@@ -90,7 +90,7 @@ export function fanoutCounts(
 }
 
 /** How many ended items a parallel state lists in the page (the counts cover all of them). */
-export const LISTED_ITEMS = 50;
+const LISTED_ITEMS = 50;
 
 /**
  * The ended items the page lists: those that did not succeed first (what a person looks for),
