@@ -28,6 +28,7 @@ import { FanoutLedger } from './fanout-ledger.js';
 import { FanoutPauses } from './fanout-pauses.js';
 import { FanoutScopes } from './fanout-scopes.js';
 import { FanoutTally } from './fanout-tally.js';
+import { carryOf } from './fanout-carry.js';
 import { runLanes } from './fanout-lanes.js';
 import { laneRefusal } from '../fsm/run/lane-items.js';
 import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
@@ -200,7 +201,9 @@ export async function runFanout(
     if (failed) throw failed.reason;
   }
   if (checkpoint && !stopping && results.size < request.items.length)
-    return hooks.continueAsNew({ state: request.state, step: request.step, results: [...results.values()] });
+    return hooks.continueAsNew(
+      carryOf(request.state, request.step, itemRunId(parentId, request, 0).slice(0, -1), [...results.values()]),
+    );
   ledger?.close();
   pauses.close();
   for (const item of todo)
