@@ -305,7 +305,10 @@ states:
     };
     expect(carried.resume.fanout.prefix).toBe(prefix);
     expect(carried.resume.fanout.results.length).toBeGreaterThan(0);
-    for (const r of carried.resume.fanout.results) expect(r.run_id).toBe(String(r.index));
+    for (const r of carried.resume.fanout.results) {
+      expect(r.run_id).toBe(String(r.index));
+      expect(r).not.toHaveProperty('item');
+    }
   });
 
   it('isolation: worktree runs each item in its own worktree, keeps those with work on ll-loop/<run>/<index>, removes the rest', async () => {
