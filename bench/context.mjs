@@ -21,6 +21,7 @@ const PART_NAMES = [
   'parked',
   'ui',
   'parallel',
+  'fanout10k',
   'cluster',
   'human',
   'mcp',
@@ -35,7 +36,7 @@ const USAGE = `usage: npm run -s bench -- [--json] [--quick] [--only PARTS] [--l
   --loops N       concurrent loops (default 1000), or parked runs with --only parked
   --first-runs N  runs of \`ll-loop run\` per first-action and prompt figure (default 5)
   --parked N      also measure N runs parked on a timer
-env: BENCH_TRANSITIONS, BENCH_SKIP_REMOTE, BENCH_FOLLOW_STATES, BENCH_LONG=1, BENCH_KEEP=1, LL_TEMPORAL_CLI`;
+env: BENCH_TRANSITIONS, BENCH_SKIP_REMOTE, BENCH_FANOUT10K_ITEMS, BENCH_FANOUT10K_CHILDREN, BENCH_FOLLOW_STATES, BENCH_LONG=1, BENCH_KEEP=1, LL_TEMPORAL_CLI`;
 
 /** A wrong flag ends the bench with the usage, not a stack trace. */
 function usageError(message) {

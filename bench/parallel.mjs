@@ -32,7 +32,7 @@ function peakRssMb() {
  * child instead of two and an activity round trip. Without it the action is an ordinary activity
  * (the default timeout of 3600 s), as a long action would be.
  */
-async function fanOut({ items, action, workers, seconds, local, lanes }) {
+export async function fanOut({ items, action, workers, seconds, local, lanes, histories = false }) {
   mkdirSync(join(project, '.loops'), { recursive: true });
   const loop = `bench-item-${local ? 'local' : 'remote'}`;
   writeFileSync(
@@ -76,6 +76,12 @@ async function fanOut({ items, action, workers, seconds, local, lanes }) {
     });
     return handle.result();
   });
+  // Every run of the chain (continue-as-new) by its history's length and size: Temporal's limits
+  // are 51,200 events and 50 MB per run.
+  const runs = [];
+  if (histories)
+    for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+      runs.push({ events: run.historyLength, mb: round(Number(run.historySize ?? 0) / 1e6, 2) });
   await events.close();
   await native.close();
   await connection.close();
@@ -99,6 +105,13 @@ async function fanOut({ items, action, workers, seconds, local, lanes }) {
     overhead_per_item_spread_s: round((wallS - ideal) / items, 3),
     ms_per_item: round((wallS * 1000) / items, 2),
     worker_peak_rss_mb: peakRssMb(),
+    ...(histories
+      ? {
+          runs: runs.length,
+          largest_history_events: Math.max(...runs.map((r) => r.events)),
+          largest_history_mb: Math.max(...runs.map((r) => r.mb)),
+        }
+      : {}),
   };
 }
 
@@ -113,5 +126,22 @@ export async function parallelBench() {
     out.push(await fanOut({ items: 100, action: 'sleep 0.5', workers: 10, seconds: 0.5, local, lanes }));
     out.push(await fanOut({ items: 1000, action: 'true', workers: 50, seconds: 0, local, lanes }));
   }
+  return out;
+}
+
+/**
+ * `npm run bench -- --only fanout10k`: 10,000 items of `true` in lanes (max_workers 50), then as
+ * child runs at max_workers 50 with `BENCH_FANOUT10K_CHILDREN=1`: wall time, each item once
+ * (succeeded), this process's peak RSS, and the chain's runs with the largest history.
+ */
+export async function fanout10kBench() {
+  const items = Number(process.env.BENCH_FANOUT10K_ITEMS ?? 10_000);
+  const out = [
+    await fanOut({ items, action: 'true', workers: 50, seconds: 0, local: true, lanes: true, histories: true }),
+  ];
+  if (process.env.BENCH_FANOUT10K_CHILDREN)
+    out.push(
+      await fanOut({ items, action: 'true', workers: 50, seconds: 0, local: true, lanes: false, histories: true }),
+    );
   return out;
 }

@@ -39,7 +39,7 @@
 // Flags (--help lists them): --json (one JSON object on stdout, with the goals it judges:
 // bench/goals.mjs; progress on stderr), --quick (development: 100 loops, 200 transitions),
 // --loops N, --only a,b (default cli, transitions, first-action, follow, background, spawn, llm, concurrent, cold;
-// also parked, ui, parallel: a parallel state's fan-out, bench/parallel.mjs; human),
+// also parked, ui, parallel: a parallel state's fan-out, bench/parallel.mjs; fanout10k: 10,000 items; human),
 // --first-runs N (default 5), --parked N.
 // --only cluster: transitions, first action and --loops N (default 100) concurrent loops on a real
 // cluster (Temporal server on PostgreSQL, as `npm run test:cluster` starts it) and on the dev
@@ -61,7 +61,7 @@ import { backgroundStarts } from './background.mjs';
 import { parkedLoops } from './parked.mjs';
 import { humanBench } from './human.mjs';
 import { uiBench } from './ui.mjs';
-import { parallelBench } from './parallel.mjs';
+import { fanout10kBench, parallelBench } from './parallel.mjs';
 import { clusterBench } from './cluster.mjs';
 import { mcpStart } from './mcp.mjs';
 import { outcomesBench } from './outcomes.mjs';
@@ -253,6 +253,15 @@ async function standardBenchmarks() {
       say(
         `  parallel: ${r.items} items of \`${r.action}\` (${r.actions}, as ${r.items_as}), max_workers ${r.max_workers}, load ${r.load.join(' ')}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
           `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item, ${r.ms_per_item} ms/item${vsTransition(r)}; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
+      );
+  }
+  if (PARTS.has('fanout10k')) {
+    report.fanout10k = await fanout10kBench();
+    for (const r of report.fanout10k)
+      say(
+        `  fanout10k: ${r.items} items of \`${r.action}\` as ${r.items_as}, max_workers ${r.max_workers}, load ${r.load.join(' ')}: ${r.succeeded}/${r.items} succeeded; ` +
+          `fanout_start → fanout_join ${r.wall_s} s (${r.ms_per_item} ms/item); worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process); ` +
+          `${r.runs} run(s), largest history ${r.largest_history_events} events, ${r.largest_history_mb} MB`,
       );
   }
   if (PARTS.has('cluster')) {

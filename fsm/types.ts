@@ -123,8 +123,13 @@ export interface CapturedValue {
   /** A human state's answerer (user@host) and when they answered (ISO time). */
   by?: string;
   at?: string;
-  /** A parallel state's join (fsm/run/parallel.ts): every item's result, in item order. */
+  /**
+   * A parallel state's join (fsm/run/parallel.ts): every item's result, in item order; past
+   * JOIN_LISTED items, those that did not succeed first, then the first that did.
+   */
   results?: ParallelItemResult[];
+  /** A join of more than JOIN_LISTED items: how many items' results it does not list. */
+  unlisted?: number;
   /** A parallel state's join: items that ended in a success terminal, the others, all of them. */
   succeeded?: number;
   failed?: number;

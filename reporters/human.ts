@@ -26,6 +26,8 @@ const INDENT = '       ';
  */
 export type Detail = 'quiet' | 'normal' | 'verbose';
 
+/** A fan-out's succeeded items listed without `--verbose` (every item that did not succeed is). */
+const LISTED_SUCCEEDED = 10;
 /** Lines of each stream shown under a failing action without `--verbose`. */
 const FAILURE_TAIL_LINES = 5;
 /** Lines of each stream shown under every action with `--verbose`. */
@@ -130,6 +132,7 @@ function createLane(
   let exitCode: number | undefined;
   /** The last action's output, until its verdict says whether a failure shows it. */
   let pending: AttachedOutput | undefined;
+  let itemsShown = 0; // succeeded items of the fan-out under way seen (past LISTED_SUCCEEDED, counted)
   const line = (text: string) => write(`${prefix}${text}\n`);
   /** The last lines of each stream, marked `out│`/`err│`, made safe for the terminal. */
   const showOutput = (o: AttachedOutput, n: number) => {
@@ -329,6 +332,7 @@ function createLane(
         line(style.dim(`rerun of ${safeText(event.forked_from ?? '?')} from state ${safeText(event.state ?? '?')}`));
         break;
       case 'fanout_start':
+        itemsShown = 0;
         header(
           event,
           `${event.count ?? '?'} item${event.count === 1 ? '' : 's'}${event.loop === undefined ? '' : ` of loop ${event.loop}`}, ${event.max_workers ?? '?'} at once`,
@@ -336,15 +340,18 @@ function createLane(
         break;
       case 'item_done': {
         const ok = event.outcome === 'yes';
+        if (ok && detail !== 'verbose' && ++itemsShown > LISTED_SUCCEEDED) break;
         const text = `item ${event.index ?? '?'}: ${event.outcome ?? '?'}${event.error === undefined ? '' : ` (${oneLine(event.error, 100)})`}`;
         line(`${INDENT}${ok ? style.dim(safeText(text)) : style.yellow(safeText(text))}`);
         break;
       }
-      case 'fanout_join':
-        line(
-          `${INDENT}${style.dim(`joined: ${event.succeeded ?? '?'}/${event.count ?? '?'} succeeded, ${event.failed ?? '?'} failed`)}`,
-        );
+      case 'fanout_join': {
+        const more = detail === 'verbose' ? 0 : itemsShown - LISTED_SUCCEEDED;
+        const unlisted = more > 0 ? ` (${more} succeeded items not listed: --verbose lists every item)` : '';
+        const counts = `${event.succeeded ?? '?'}/${event.count ?? '?'} succeeded, ${event.failed ?? '?'} failed`;
+        line(`${INDENT}${style.dim(`joined: ${counts}${unlisted}`)}`);
         break;
+      }
       case 'host_change':
         line(
           style.dim(

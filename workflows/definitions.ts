@@ -64,6 +64,8 @@ export interface FanoutProgress {
   state: string;
   step: number;
   results: ParallelItemResult[];
+  /** Across continue-as-new: the child runs' id prefix, each result's `run_id` what follows it (workflows/fanout-carry.ts). */
+  prefix?: string;
 }
 
 /** A parallel state under way, for `status`: "fix_all: 37/100 done (3 failed), 4 running". */

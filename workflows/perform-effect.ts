@@ -17,6 +17,7 @@ import type { FanoutProgress, LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
 import type { Placement } from './placement.js';
 import { runChild } from './run-child.js';
+import { carriedResults } from './fanout-carry.js';
 import { runFanout, type FanoutHooks } from './run-fanout.js';
 import { mayBurst } from '../fsm/run/burst.js';
 import { LOCAL_FLUSH_AFTER_ACTIONS, LOCAL_FLUSH_AFTER_MS, runBurst, type BurstDone } from './burst.js';
@@ -211,7 +212,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
         const resumed = ctx.fanout.resumed();
         const done =
           resumed !== undefined && resumed.state === work.input.state && resumed.step === work.input.step
-            ? resumed.results
+            ? carriedResults(resumed)
             : [];
         const parent = { ...input, options: { ...placement.carried(), portable: undefined } };
         return runFanout(parent, work.input, instanceId, done, ctx.fanout);

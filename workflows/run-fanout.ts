@@ -27,6 +27,8 @@ import { FanoutChildren } from './fanout-children.js';
 import { FanoutLedger } from './fanout-ledger.js';
 import { FanoutPauses } from './fanout-pauses.js';
 import { FanoutScopes } from './fanout-scopes.js';
+import { FanoutTally } from './fanout-tally.js';
+import { carryOf } from './fanout-carry.js';
 import { runLanes } from './fanout-lanes.js';
 import { laneRefusal } from '../fsm/run/lane-items.js';
 import { childDepth, childInput, childOptions, loadChild, resultOfFailedChild, type LoadedChild } from './run-child.js';
@@ -57,10 +59,10 @@ export async function runFanout(
   hooks: FanoutHooks,
 ): Promise<RunEvent> {
   // Carried results are for these items (by index); the item itself is as resolved now.
-  const results = new Map<number, ParallelItemResult>(
+  const results = new FanoutTally(
     done
       .filter((r) => request.items[r.index] !== undefined)
-      .map((r) => [r.index, { ...r, item: request.items[r.index]!.item, loop: request.items[r.index]!.loop }]),
+      .map((r) => ({ ...r, item: request.items[r.index]!.item, loop: request.items[r.index]!.loop })),
   );
   const todo = request.items.filter((item) => !results.has(item.index));
   if (todo.length === 0) return joined(results);
@@ -86,7 +88,7 @@ export async function runFanout(
   const outer = CancellationScope.current();
   const running = new Map<number, { scope: CancellationScope; runId: string; lane?: true }>();
   const waiting = new Map<number, string[]>();
-  let stopping = failFast && [...results.values()].some((r) => r.outcome !== 'yes');
+  let stopping = failFast && results.failed > 0;
   let checkpoint = false;
   let cursor = 0;
 
@@ -95,7 +97,7 @@ export async function runFanout(
       state: request.state,
       total: request.items.length,
       done: results.size,
-      failed: [...results.values()].filter((r) => r.outcome !== 'yes').length,
+      failed: results.failed,
       running: [...running.entries()].map(([index, r]) => ({
         index,
         run_id: r.runId,
@@ -105,8 +107,7 @@ export async function runFanout(
     });
 
   const settle = (result: ParallelItemResult, now?: number): void => {
-    if (results.has(result.index)) return;
-    results.set(result.index, result);
+    if (!results.add(result)) return;
     children.ended(result.run_id);
     ledger?.ended(result);
     hooks.itemDone(result, now);
@@ -200,7 +201,9 @@ export async function runFanout(
     if (failed) throw failed.reason;
   }
   if (checkpoint && !stopping && results.size < request.items.length)
-    return hooks.continueAsNew({ state: request.state, step: request.step, results: [...results.values()] });
+    return hooks.continueAsNew(
+      carryOf(request.state, request.step, itemRunId(parentId, request, 0).slice(0, -1), [...results.values()]),
+    );
   ledger?.close();
   pauses.close();
   for (const item of todo)
@@ -220,7 +223,7 @@ function budgetSkipped(item: ParallelItem): ParallelItemResult {
   };
 }
 
-function joined(results: Map<number, ParallelItemResult>): RunEvent {
+function joined(results: FanoutTally): RunEvent {
   return { type: 'parallel_done', results: [...results.values()].sort((a, b) => a.index - b.index), now: Date.now() };
 }
 

@@ -32,6 +32,28 @@ export function onParallelEvent(
   );
 }
 
+/**
+ * How many items' results a join keeps (`results`, `output`). The join travels in the run's
+ * snapshot (continue-as-new, the run's result), and Temporal refuses a payload over 2 MB: 10,000
+ * results, each twice, came to about 10 MB.
+ */
+const JOIN_LISTED = 1000;
+
+/**
+ * Every result (in item order) up to JOIN_LISTED; past that the items that did not succeed first,
+ * then the first that did, JOIN_LISTED in all, each group in item order. The counts cover them all.
+ */
+function listedResults(results: ParallelItemResult[]): ParallelItemResult[] {
+  if (results.length <= JOIN_LISTED) return results;
+  const failed = results.filter((r) => r.outcome !== 'yes');
+  const kept = failed.slice(0, JOIN_LISTED);
+  for (const r of results) {
+    if (kept.length >= JOIN_LISTED) break;
+    if (r.outcome === 'yes') kept.push(r);
+  }
+  return kept;
+}
+
 /** The join's verdict: every item succeeded (or none to run), some did, none did. */
 function joinVerdict(succeeded: number, count: number): 'yes' | 'partial' | 'no' {
   if (succeeded === count) return 'yes';
@@ -47,17 +69,19 @@ function join(d: Draft, state: StateConfig, results: ParallelItemResult[]): void
   const verdict = joinVerdict(succeeded, count);
   const duration_ms = results.reduce((most, r) => Math.max(most, r.duration_ms ?? 0), 0);
   emit(d, 'fanout_join', { state: name, count, succeeded, failed, verdict });
-  const output = JSON.stringify(results);
+  const kept = listedResults(results);
+  const output = JSON.stringify(kept);
   const action: ActionResult = { output, stderr: '', exit_code: verdict === 'yes' ? 0 : 1, duration_ms };
   const joined: CapturedValue = {
     output,
     stderr: '',
     exit_code: action.exit_code,
     duration_ms,
-    results,
+    results: kept,
     succeeded,
     failed,
     count,
+    ...(kept.length < count ? { unlisted: count - kept.length } : {}),
   };
   snap.captured = { ...snap.captured, [name]: joined, ...(state.capture ? { [state.capture]: joined } : {}) };
   // The children spent from this run's budget: charged to the run and to this state.

@@ -293,6 +293,22 @@ states:
     const executions = [];
     for await (const e of client.workflow.list({ query: `WorkflowId = '${run.workflowId}'` })) executions.push(e);
     expect(executions.length).toBeGreaterThan(1);
+    // The join names each item's child run whole; a carry across continue-as-new names the
+    // prefix once and each run by what follows it (Temporal caps the payload at 2 MB).
+    const prefix = `${run.workflowId}.fan.${joined(run).results[0]!.run_id!.split('.').at(-2)}.`;
+    expect(joined(run).results.map((r) => r.run_id)).toEqual(items.map((_, i) => `${prefix}${i}`));
+    const continued = executions.find((e) => e.status.name === 'CONTINUED_AS_NEW')!;
+    const history = await client.workflow.getHandle(run.workflowId, continued.runId).fetchHistory();
+    const attrs = history.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!;
+    const carried = JSON.parse(Buffer.from(attrs.input!.payloads![0]!.data!).toString()) as {
+      resume: { fanout: { prefix: string; results: ParallelItemResult[] } };
+    };
+    expect(carried.resume.fanout.prefix).toBe(prefix);
+    expect(carried.resume.fanout.results.length).toBeGreaterThan(0);
+    for (const r of carried.resume.fanout.results) {
+      expect(r.run_id).toBe(String(r.index));
+      expect(r).not.toHaveProperty('item');
+    }
   });
 
   it('isolation: worktree runs each item in its own worktree, keeps those with work on ll-loop/<run>/<index>, removes the rest', async () => {

@@ -222,4 +222,32 @@ describe('a question in the progress display', () => {
     expect(text).toContain('answer with ll-loop answer ask-20261125T101010 …; ll-loop inbox lists what waits');
     expect(text).toContain('answer with ll-loop answer <run> …; ll-loop inbox lists what waits');
   });
+
+  it("lists a 10,000-item fan-out's failures and its first 10 successes, and counts the rest at the join", () => {
+    const run = (detail: 'normal' | 'verbose') => {
+      let text = '';
+      const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10, detail);
+      reporter.onEvent(ev('loop_start', { loop: 'fan', max_iterations: 10 }));
+      reporter.onEvent(ev('state_enter', { state: 'fix_all', iteration: 1 }));
+      reporter.onEvent(ev('fanout_start', { state: 'fix_all', count: 10_000, loop: 'one', max_workers: 50 }));
+      for (let index = 0; index < 10_000; index++)
+        reporter.onEvent(
+          ev('item_done', { state: 'fix_all', index, outcome: index === 5_000 ? 'no' : 'yes', run_id: `r.${index}` }),
+        );
+      reporter.onEvent(
+        ev('fanout_join', { state: 'fix_all', count: 10_000, succeeded: 9_999, failed: 1, verdict: 'partial' }),
+      );
+      return text.split('\n');
+    };
+    const lines = run('normal');
+    const items = lines.filter((l) => l.includes('item '));
+    expect(items.map((l) => l.trim())).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `item ${i}: yes`),
+      'item 5000: no',
+    ]);
+    expect(lines.find((l) => l.includes('joined:'))?.trim()).toBe(
+      'joined: 9999/10000 succeeded, 1 failed (9989 succeeded items not listed: --verbose lists every item)',
+    );
+    expect(run('verbose').filter((l) => l.includes('item '))).toHaveLength(10_000);
+  });
 });

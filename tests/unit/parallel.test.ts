@@ -195,6 +195,27 @@ describe('parallel states: the join', () => {
     });
   });
 
+  it('keeps at most 1,000 results of a 10,000-item join, those that did not succeed first, within 2 MB', () => {
+    const outcomes = Array.from({ length: 10_000 }, (_, i) => (i % 100 === 99 ? 'no' : 'yes') as 'yes' | 'no');
+    const t = next(d, toFanout(d, ''), { type: 'parallel_done', results: results(outcomes), now: 5 });
+    const joined = t.snapshot.captured.fix_all!;
+    expect(joined).toMatchObject({ count: 10_000, succeeded: 9_900, failed: 100, unlisted: 9_000 });
+    expect(joined.results).toHaveLength(1_000);
+    expect(joined.results!.slice(0, 100).every((r) => r.outcome === 'no')).toBe(true);
+    expect(joined.results!.slice(100, 103).map((r) => r.index)).toEqual([0, 1, 2]);
+    expect(JSON.parse(joined.output)).toHaveLength(1_000);
+    expect(JSON.stringify(t.snapshot).length).toBeLessThan(2 * 1024 * 1024);
+    expect(t.snapshot.current).toBe('report');
+    // Up to 1,000 items, every result in item order and no `unlisted`, as before.
+    const small = next(d, toFanout(d, ''), {
+      type: 'parallel_done',
+      results: results(outcomes.slice(0, 1_000)),
+      now: 5,
+    });
+    expect(small.snapshot.captured.fix_all!.results!.map((r) => r.index)).toEqual([...Array(1_000).keys()]);
+    expect(small.snapshot.captured.fix_all).not.toHaveProperty('unlisted');
+  });
+
   it('joins an empty list as on_yes with count 0', () => {
     const empty = fanLoop({ items: '${captured.failing.output}', loop: 'fix-one' });
     const started = toFanout(empty, '[]');

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { contextLines, visitsOf } from '../../ui/page/act-forms.js';
-import { applyFanoutEvent, fanoutCounts, type FanoutView } from '../../ui/page/fanout-model.js';
+import { applyFanoutEvent, fanoutCounts, listedItems, type FanoutView } from '../../ui/page/fanout-model.js';
 import { liveBadge } from '../../ui/page/live-badge.js';
 import { retryDelay } from '../../ui/page/retry.js';
 
@@ -106,5 +106,25 @@ describe('the ui page', () => {
     expect(counts).toMatchObject({ running: 6, waiting: 0 });
     applyFanoutEvent(fanouts, ev({ event: 'item_done', state: 'fix', index: 1, outcome: 'yes', run_id: 'r.fix.1' }));
     expect(fanoutCounts(view, null).runningIds.map((r) => r.index)).toEqual([0, 2, 3, 4, 5]);
+  });
+
+  it('lists at most 50 ended items of 10,000, those that did not succeed first', () => {
+    const fanouts = new Map<string, FanoutView>();
+    applyFanoutEvent(fanouts, ev({ event: 'fanout_start', state: 'fix', count: 10_000, loop: 'one' }));
+    for (let index = 0; index < 10_000; index++)
+      applyFanoutEvent(
+        fanouts,
+        ev({ event: 'item_done', state: 'fix', index, outcome: index % 1000 === 999 ? 'no' : 'yes' }),
+      );
+    const view = fanouts.get('fix')!;
+    const listed = listedItems(view);
+    expect(listed.items).toHaveLength(50);
+    expect(listed.more).toBe(9_950);
+    expect(listed.items.slice(0, 10).map((i) => [i.index, i.outcome])).toEqual(
+      Array.from({ length: 10 }, (_, k) => [k * 1000 + 999, 'no']),
+    );
+    expect(listed.items.slice(10, 13).map((i) => i.index)).toEqual([0, 1, 2]);
+    expect(fanoutCounts(view, null)).toMatchObject({ done: 9_990, failed: 10 });
+    expect(listedItems(view, 20_000)).toMatchObject({ more: 0 });
   });
 });

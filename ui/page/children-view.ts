@@ -1,12 +1,12 @@
 /**
  * A run's children as links: its sub-loops (with how each ended, in the outcome words) and its
- * parallel states, each with its counts (done, failed, running, waiting) and a link to every item's
- * child run known.
+ * parallel states, each with its counts (done, failed, running, waiting), a link to each running
+ * item's child run, and the ended items that did not succeed first (at most LISTED_ITEMS listed).
  */
 import { itemOutcome, outcomeLabel } from '../../reporters/outcome-words.js';
 import type { RunStatusView } from '../server/wire.js';
 import { h } from './dom.js';
-import { fanoutCounts, itemSucceeded } from './fanout-model.js';
+import { fanoutCounts, itemSucceeded, listedItems } from './fanout-model.js';
 import type { RunModel } from './run-model.js';
 
 function link(id: string, text = id): HTMLElement {
@@ -19,18 +19,20 @@ export function childrenList(model: RunModel, status: RunStatusView | null): HTM
     const c = fanoutCounts(f, status);
     const counts = [`${c.done} done`, `${c.failed} failed`, `${c.running} running`];
     if (c.waiting > 0) counts.push(`${c.waiting} waiting`);
+    const listed = listedItems(f);
     const links = [
-      ...[...f.ended.values()]
-        .sort((a, b) => a.index - b.index)
-        .map((i) =>
-          h(
-            'li',
-            { class: itemSucceeded(i) ? 'ok' : 'bad', 'data-index': String(i.index) },
-            `#${i.index} `,
-            i.runId ? link(i.runId) : '(no child run)',
-            ` · ${itemOutcome(i.outcome)}`,
-          ),
+      ...listed.items.map((i) =>
+        h(
+          'li',
+          { class: itemSucceeded(i) ? 'ok' : 'bad', 'data-index': String(i.index) },
+          `#${i.index} `,
+          i.runId ? link(i.runId) : '(no child run)',
+          ` · ${itemOutcome(i.outcome)}`,
         ),
+      ),
+      ...(listed.more > 0
+        ? [h('li', { class: 'muted' }, `… and ${listed.more} more ended (\`ll-loop logs --item N\` for one)`)]
+        : []),
       ...c.runningIds.map((r) =>
         h('li', { class: 'running', 'data-index': String(r.index) }, `#${r.index} `, link(r.runId), ' · running'),
       ),

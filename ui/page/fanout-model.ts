@@ -88,3 +88,20 @@ export function fanoutCounts(
   const waiting = view.verdict === undefined ? Math.max(0, view.count - ended.length - running) : 0;
   return { done, failed, running, waiting, runningIds };
 }
+
+/** How many ended items a parallel state lists in the page (the counts cover all of them). */
+const LISTED_ITEMS = 50;
+
+/**
+ * The ended items the page lists: those that did not succeed first (what a person looks for),
+ * then the succeeded ones, each group by index, at most `limit` in all; `more`: how many are not
+ * listed. A fan-out of 10,000 items lists 50 links, not 10,000.
+ */
+export function listedItems(view: FanoutView, limit = LISTED_ITEMS): { items: FanoutItem[]; more: number } {
+  const failed: FanoutItem[] = [];
+  const succeeded: FanoutItem[] = [];
+  for (const item of view.ended.values()) (itemSucceeded(item) ? succeeded : failed).push(item);
+  const byIndex = (a: FanoutItem, b: FanoutItem) => a.index - b.index;
+  const items = [...failed.sort(byIndex), ...succeeded.sort(byIndex)].slice(0, limit);
+  return { items, more: view.ended.size - items.length };
+}
