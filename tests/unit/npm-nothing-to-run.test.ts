@@ -24,7 +24,15 @@ const shell = (cwd: string, script: string): RunActionInput =>
     shell: { script, vars: {}, env: {} },
   }) as unknown as RunActionInput;
 
-const run = makeRunAction({ envFor: () => ({ PATH: process.env.PATH, HOME: process.env.HOME }) }, runProcess);
+/**
+ * Offline: npx looks the missing tool up in the registry before it refuses to install it, and a
+ * unit test must not wait on the network (CI's Node 24 tier waited out 60 s on it). The lookup
+ * is answered from npm's cache, which the project's own install filled.
+ */
+const run = makeRunAction(
+  { envFor: () => ({ PATH: process.env.PATH, HOME: process.env.HOME, npm_config_offline: 'true' }) },
+  runProcess,
+);
 
 const nodeProject = (scripts: Record<string, string> = {}) => {
   const cwd = mkdtempSync(join(tmpdir(), 'll-npm-nothing-'));
