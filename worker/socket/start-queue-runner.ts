@@ -2,7 +2,7 @@
  * The checkout worker's queue of `ll-loop run --background` starts (host/start-queue.ts holds it
  * on disk). A start handed over by the bin's early start is accepted at once: its run id decided
  * here (the loop's name and the command's time, `-2`, `-3`… past the ids this worker gave, queued
- * or failed, and those with an environment file), its environment file written, its entry synced
+ * or failed, those with an environment file and those the server has), its environment file written, its entry synced
  * to disk; then the command is answered and exits. The runs are started from the queue in order,
  * {@link IN_FLIGHT} at a time, each on the worker's client exactly as a start for `ll-loop run`
  * is (start-requested.ts: the same memo, lock precheck, payload checks), with its id fixed. The
@@ -35,6 +35,7 @@ import { GRPC } from '../../errors/grpc-status.js';
 import { claimAttempt, withSuffix } from '../../runs/start/instance-id.js';
 import { lockOf, startRequested } from '../../runs/start/start-requested.js';
 import { precheckScopes } from '../../runs/scopes/scope-lock.js';
+import { bounded } from '../../runs/find/run-target.js';
 import type { WorkerStartRequest } from '../../runs/transport/schemas.js';
 import type { Session } from '../../temporal/session.js';
 import { errorReply } from './start-error-reply.js';
@@ -44,6 +45,8 @@ import { UnansweredStarts, type StartTicket } from './unanswered-starts.js';
 const IN_FLIGHT = 4;
 /** The waits between tries of a start while the server is unreachable (the last repeats). */
 const RETRY_MS = [500, 1_000, 2_000, 5_000, 10_000, 30_000];
+/** How long the look for a taken id may take. */
+const ID_LOOK_MS = 2_000;
 /** As startLoopRun: past this many suffixes of one base, no id is free. */
 const MAX_ID_TRIES = 1000;
 
@@ -119,6 +122,9 @@ export class StartQueueRunner {
     for (let tries = 1; tries <= MAX_ID_TRIES; tries += 1) {
       const id = withSuffix(request.id_base, claimAttempt(request.id_base));
       if (startKnown(root, id)) continue;
+      // Taken by a run another process started in this second (the command that started this
+      // worker, say): the id is promised to the command now, so it must be free on the server.
+      if (await this.takenOnServer(id)) continue;
       // Only where no file is: one there is the environment of a run that has this id.
       if (!writeRunEnv(id, request.env, { exclusive: true, server })) continue;
       ticket.rename(id);
@@ -148,6 +154,17 @@ export class StartQueueRunner {
       'run it again: the next second has ids of its own',
       EXIT.infrastructure,
     );
+  }
+
+  /** Whether a run with this id exists on the server (a look bounded to 2 s; unknown counts as free: the start decides). */
+  private async takenOnServer(id: string): Promise<boolean> {
+    const { client } = this.o.session;
+    try {
+      await bounded(client, ID_LOOK_MS, () => client.workflow.getHandle(id).describe());
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Stop starting runs (the worker drains): what is still queued stays on disk for the next worker. */
