@@ -10,6 +10,7 @@ import { actionLogCollector, type ActionLogRecord } from './action-logs.js';
 import { followEvents } from './follow-events.js';
 import { personRecord, type PersonRecord } from './person-events.js';
 import type { LoopWorkflowInput } from '../../workflows/definitions.js';
+import { carriedResults } from '../../workflows/fanout-carry.js';
 import { unknownState } from './logs-state.js';
 import { projectScope, type RunSummary } from '../find/find-runs.js';
 import { queryStatus, resolveRun } from '../find/run-target.js';
@@ -122,7 +123,8 @@ async function itemRunId(client: Client, connection: Connection, id: string, ind
   if (ended !== undefined) return ended;
   if (laneEnded) throw inLane(id, index);
   // An item a resumed run carried from the run it resumed ended there, under that run's id.
-  const carried = input?.continueFrom?.fanout?.results.find((r) => r.index === index);
+  const fanout = input?.continueFrom?.fanout;
+  const carried = fanout ? carriedResults(fanout).find((r) => r.index === index) : undefined;
   if (carried?.run_id !== undefined) return carried.run_id;
   throw new UsageError(
     items === 0

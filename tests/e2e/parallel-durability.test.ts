@@ -343,6 +343,20 @@ describe('resuming a fan-out', () => {
       expect.arrayContaining([3, 4]),
     );
     expect(run.events.filter((e) => e.event === 'item_done')).toHaveLength(2);
+    // The carry into the new run is compact, as a continue-as-new's (one payload, capped at 2 MB):
+    // the ended children's id prefix once, each result without its item and loop.
+    const history = await (await client()).workflow.getHandle(`${id}-r1`).fetchHistory();
+    const start = history.events![0]!.workflowExecutionStartedEventAttributes!;
+    const input = JSON.parse(Buffer.from(start.input!.payloads![0]!.data!).toString()) as {
+      continueFrom: { fanout: { prefix: string; results: Record<string, unknown>[] } };
+    };
+    expect(input.continueFrom.fanout.prefix).toBe(`${id}.fix_all.1.`);
+    expect(input.continueFrom.fanout.results.map((r) => [r.index, r.run_id])).toEqual([
+      [0, '0'],
+      [1, '1'],
+      [2, '2'],
+    ]);
+    for (const r of input.continueFrom.fanout.results) expect(r).not.toHaveProperty('item');
     // `logs <run> --item N`: that item's child run's output, whichever run ran it.
     const item3 = await cli(['logs', `${id}-r1`, '--item', '3']);
     expect(item3.code, item3.stderr).toBe(0);
