@@ -13,6 +13,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { LOOP_WORKFLOW_TYPE, type LoopStatus } from '../../workflows/definitions.js';
+import { recentLocalRunIds } from './local-run-ids.js';
 
 export interface RunSummary {
   /** The run id users type: the workflow id (`<loop>-<YYYYMMDDTHHMMSS>`). */
@@ -270,7 +271,25 @@ export async function findRuns(
       await collectIn(client, `${base} AND WorkflowId STARTS_WITH ${quote(`${target}-`)}`, limit, opts.project)
     ).filter((r) => r.loop === target);
   }
-  return dedupe(byName).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+  if (opts.project) byName.push(...(await unlistedRecentRuns(client, target, byName, opts.project)));
+  const found = opts.openOnly ? byName.filter((r) => r.open) : byName;
+  return dedupe(found).sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+}
+
+/**
+ * The runs of loop `name` started in `project` lately that `listed` (the visibility listing)
+ * does not show yet, asked of the server by the ids their files name (local-run-ids.ts).
+ */
+async function unlistedRecentRuns(
+  client: Client,
+  name: string,
+  listed: RunSummary[],
+  project: ProjectScope,
+): Promise<RunSummary[]> {
+  const since = Math.max(0, ...listed.map((r) => r.startTime.getTime()));
+  const ids = recentLocalRunIds(project.root, name, since, new Set(listed.map((r) => r.id)));
+  const described = await Promise.all(ids.map((id) => describedRun(client, id).catch(() => undefined)));
+  return described.filter((r): r is RunSummary => r !== undefined && r.loop === name && inProject(r, project));
 }
 
 /**

@@ -419,4 +419,43 @@ describe('a loop name in another project', () => {
     expect((await runStatus(a, name)).id).toBe(inA);
     expect((await runStatus(b, name)).id).toBe(inB);
   });
+
+  it('status <loop> right after a run ended finds it while the listing does not show it yet (visibility lags)', async () => {
+    const { client } = await temporal();
+    // A run without search attributes is never listed by loop name: it stands for a run the
+    // visibility index has not caught up with, as it had not a moment after a run (once in CI).
+    const runIn = async (name: string, listed: boolean) => {
+      const raw = { name, initial: 'done', states: { done: { terminal: true } } };
+      mkdirSync(join(b, '.loops'), { recursive: true });
+      const file = join(b, '.loops', `${name}.yaml`);
+      writeFileSync(file, JSON.stringify(raw));
+      const { handle, instanceId } = await startLoopRun({
+        client,
+        definition: definition(raw),
+        file,
+        cwd: b,
+        taskQueue: QUEUE,
+        searchAttributes: listed,
+        started: new Date(),
+      });
+      await handle.result();
+      return instanceId;
+    };
+    // The loop's only run is not listed yet.
+    const alone = `lagged-${unique()}`;
+    const unlisted = await runIn(alone, false);
+    const report = await runStatus(b, alone);
+    expect(report).toMatchObject({ id: unlisted, open: false, status: 'completed' });
+    expect(report.result?.final_state).toBe('done');
+    await expect(runStatus(a, alone)).rejects.toBeInstanceOf(RunNotFoundError); // another project's
+    // The listing shows an earlier run of the loop, not the one that just ended.
+    const name = `lagged-${unique()}`;
+    const earlier = await runIn(name, true);
+    await until('the earlier run listed by name', async () =>
+      (await runStatus(b, name)).id === earlier ? true : undefined,
+    );
+    const latest = await runIn(name, false);
+    expect(latest).not.toBe(earlier);
+    expect((await runStatus(b, name)).id).toBe(latest);
+  });
 });
