@@ -45,6 +45,8 @@ describe('npm with nothing to run', () => {
     ['npx --no -- eslint .', 'a tool that is not installed', nodeProject()],
     ['npm test', 'no test script', nodeProject({ build: 'true' })],
     ['npm test', 'no package.json', mkdtempSync(join(tmpdir(), 'll-npm-nothing-'))],
+    // npm's advice after "Missing script" lists similar commands (`npm star`, `npm stars`).
+    ['npm start', 'no start script', nodeProject({ build: 'true' })],
   ])(
     '`%s` with %s ends a shell action with exit 127 and says why',
     async (command, _why, cwd) => {
