@@ -10,11 +10,11 @@ import { projectScope } from '../../runs/find/project-scope.js';
 import type { RunsService } from '../../runs/service/interface.js';
 import { startInBackground } from '../../runs/start/start-background.js';
 import { reviveRunCheckout } from '../../runs/workers/revive-run-checkout.js';
-import { contextPairs } from './loop-tools.js';
+import { contextPairs, contextStrings, contextValues } from './loop-tools.js';
 import { registerTool, report, type ToolHost } from './tool-kit.js';
 
 const runInput = z.string().describe('a run id, or a loop name (its open run)');
-const contextInput = z.record(z.string(), z.string()).optional();
+const contextInput = contextValues;
 const controlOutput = { id: z.string(), by: z.string(), answer: report({}) };
 
 /** The reply an `answer` call gives, or a usage error naming what is missing. */
@@ -130,7 +130,11 @@ export function registerControlTools(host: ToolHost, cwd: string, runs: RunsServ
     run: ({ run, to, note, context }) =>
       runs.steer(
         { cwd, target: run },
-        { to, ...(note === undefined ? {} : { note }), ...(context === undefined ? {} : { context }) },
+        {
+          to,
+          ...(note === undefined ? {} : { note }),
+          ...(context === undefined ? {} : { context: contextStrings(context)! }),
+        },
       ),
   });
 

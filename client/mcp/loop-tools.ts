@@ -34,15 +34,24 @@ const listing = report({
   error: z.string().optional().describe('the first error of an invalid file'),
 });
 
-/** `KEY=VALUE` pairs from a context object. */
-export function contextPairs(context: Record<string, string> | undefined): string[] {
-  return Object.entries(context ?? {}).map(([k, v]) => `${k}=${v}`);
+/**
+ * Context values as a tool takes them: text, or a JSON number or boolean taken as its text (an
+ * agent passes an integer parameter as 3, not "3"; `--context n=3` is text too).
+ */
+export const contextValues = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional();
+type ContextValues = z.infer<typeof contextValues>;
+
+/** The context values as text, as `--context` gives them. */
+export function contextStrings(context: ContextValues): Record<string, string> | undefined {
+  return context && Object.fromEntries(Object.entries(context).map(([k, v]) => [k, String(v)]));
 }
 
-const contextInput = z
-  .record(z.string(), z.string())
-  .optional()
-  .describe('context values (parameters), as `--context KEY=VALUE` gives them');
+/** `KEY=VALUE` pairs from a context object. */
+export function contextPairs(context: ContextValues): string[] {
+  return Object.entries(contextStrings(context) ?? {}).map(([k, v]) => `${k}=${v}`);
+}
+
+const contextInput = contextValues.describe('context values (parameters), as `--context KEY=VALUE` gives them');
 
 /** One loop file as `list_loops` lists it. */
 function listingOf(name: string, file: string, source: 'project' | 'builtin', cwd: string): z.infer<typeof listing> {

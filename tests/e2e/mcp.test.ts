@@ -97,6 +97,26 @@ describe('ll-loop mcp over stdio', () => {
     expect((past.runs as Array<{ id: string }>).map((r) => r.id)).toContain(id);
   });
 
+  it('takes a context value given as a JSON number or boolean as its text, as `--context` gives it', async () => {
+    const client = await mcp.stdio({ cwd, env });
+    const shown = await ok(client, 'show_loop', { loop: 'quick', context: { word: true } });
+    expect((shown.definition as { context: Record<string, string> }).context.word).toBe('true');
+    const started = await ok(client, 'start_run', { loop: 'quick', context: { word: 42 } });
+    const id = started.run_id as string;
+    await waitFor(
+      'the run to complete',
+      async () => (await ok(client, 'run_status', { run: id })).status === 'completed',
+      60_000,
+      200,
+    );
+    expect(JSON.stringify((await ok(client, 'run_logs', { run: id })).actions)).toContain('said 42');
+    // Anything else is refused by the schema, naming the key.
+    const nested = await call(client, 'start_run', { loop: 'quick', context: { word: { a: 1 } } }).catch(
+      (e: Error) => e,
+    );
+    expect(nested instanceof Error ? nested.message : textOf(nested)).toContain('word');
+  });
+
   it('a tool error is a tool result with the error and its fix, and the server goes on', async () => {
     const client = await mcp.stdio({ cwd, env });
     const unknown = await call(client, 'start_run', { loop: 'nope' });
