@@ -6,7 +6,7 @@
 import { WorkflowFailedError, type Client, type Connection, type WorkflowHandle } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import type { ExecutionResult } from '../../fsm/types.js';
-import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
+import { statusQuery, type LoopRunResult, type LoopStatus } from '../../workflows/definitions.js';
 import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { someCause } from '../../errors/error-causes.js';
@@ -124,14 +124,23 @@ export async function closedResult(
   timeoutMs = 5_000,
 ): Promise<ExecutionResult | undefined> {
   try {
-    return (await bounded(connection, timeoutMs, () => handle.result())) as ExecutionResult;
+    return withoutSnapshot((await bounded(connection, timeoutMs, () => handle.result())) as LoopRunResult);
   } catch (err) {
     const failed = resultInFailure(err);
-    if (failed) return failed;
+    if (failed) return withoutSnapshot(failed);
     if (!(err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure)) return undefined;
     const description = await bounded(connection, timeoutMs, () => handle.describe()).catch(() => undefined);
     return resultInMemo(description?.memo);
   }
+}
+
+/**
+ * The loop's result without the final snapshot the workflow returns with it for `resume`
+ * (runs/resume reads it on its own): the run's internals, and its captured values once more.
+ */
+function withoutSnapshot(result: LoopRunResult): ExecutionResult {
+  const { snapshot: _snapshot, ...outcome } = result;
+  return outcome;
 }
 
 /** Run `fn` with a gRPC deadline, and a timer in case the call ignores it. */

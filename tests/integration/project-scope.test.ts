@@ -447,6 +447,8 @@ describe('a loop name in another project', () => {
     const report = await runStatus(b, alone);
     expect(report).toMatchObject({ id: unlisted, open: false, status: 'completed' });
     expect(report.result?.final_state).toBe('done');
+    // The result as the loop gave it, without the final snapshot `resume` reads for itself.
+    expect(report.result).not.toHaveProperty('snapshot');
     await expect(runStatus(a, alone)).rejects.toBeInstanceOf(RunNotFoundError); // another project's
     // The listing shows an earlier run of the loop, not the one that just ended.
     const name = `lagged-${unique()}`;
