@@ -176,6 +176,22 @@ describe('a built-in that cannot run', () => {
     });
   });
 
+  // npm with --silent says nothing when it has nothing to run, and exits 1 as a broken program does.
+  it.each([
+    ['a package.json without a start script', { 'package.json': '{"name":"p","version":"1.0.0","scripts":{}}\n' }],
+    ['no package.json', {}],
+  ])(
+    'code-run-gate as shipped, with its expected output, in a project with %s: no agent call, names run_cmd',
+    async (_, files) => {
+      const p = repo(SCRIPTS, { 'expected-output.txt': '5\n', ...files });
+      const def = builtin(p, 'code-run-gate', {});
+      const outcome = await runLoop(def, { cwd: p.cwd, env: toolEnv(p) });
+      expect(prompts(p), outcome.states.join(' ')).toEqual([]);
+      expect(outcome.result).toMatchObject({ final_state: 'not_runnable', failure: true, terminated_by: 'terminal' });
+      expect(terminalWords(outcome)).toContain('set run_cmd');
+    },
+  );
+
   describe.each(builtinLoopNames().filter((n) => n !== 'bisect-regression'))('%s without its agent', (name) => {
     it('ends at the first agent call, naming LL_HOST_CLI', async () => {
       const r = await run(name, {}, { LL_HOST_CLI: '/nonexistent/claude' });
