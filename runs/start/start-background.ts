@@ -8,7 +8,7 @@
  * The run's actions see `env` (the caller's environment as it was invoked: host/run-env.ts keeps
  * it out of the run's history, as for every start).
  */
-import { formatDiagnostic } from '../../fsm/diagnostics.js';
+import { formatDiagnostic, type Diagnostic } from '../../fsm/diagnostics.js';
 import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { checkProviderKeys } from './provider-keys.js';
@@ -28,12 +28,20 @@ export async function startInBackground(
 ): Promise<StartedRun> {
   const runOpts: RunOptions = { ...opts, background: true, json: true, dryRun: false };
   const loaded = loadForRun(runOpts);
-  if ('diagnostics' in loaded)
+  if ('diagnostics' in loaded) {
+    const values = contextValuesToGive(loaded.diagnostics);
+    if (values)
+      throw new CliError(
+        `${values.problems.join('; ')}; nothing was run`,
+        `start it again with context: ${JSON.stringify(values.example)}`,
+        EXIT.usage,
+      );
     throw new CliError(
       `${loaded.file} is not a valid loop; nothing was run:\n${loaded.diagnostics.map((d) => formatDiagnostic(d)).join('\n')}`,
       'fix the errors above (validate_loop, or ll-loop validate, shows them), then start it again',
       EXIT.usage,
     );
+  }
   const { definition, file, dataContext } = loaded;
   checkProviderKeys(definition, opts.env);
   const outcome = await runs.start({
@@ -52,4 +60,21 @@ export async function startInBackground(
   if (outcome.kind === 'refused')
     throw new CliError(`the run of ${definition.name} was not started: ${outcome.why}`, undefined, EXIT.runError);
   return outcome.run;
+}
+
+/**
+ * When every error is a context value missing or of the wrong type (its fix `pass --context
+ * KEY=VALUE`), the caller's values are what to change, not the loop file: the problems, and the
+ * context that fixes them as the caller gives it.
+ */
+function contextValuesToGive(
+  diagnostics: Diagnostic[],
+): { problems: string[]; example: Record<string, string> } | undefined {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const fixes = errors.map((d) => /^pass --context ([^=\s]+)=(\S*)$/.exec(d.fix ?? ''));
+  if (errors.length === 0 || fixes.some((m) => m === null)) return undefined;
+  return {
+    problems: errors.map((d) => d.message),
+    example: Object.fromEntries(fixes.map((m) => [m![1]!, m![2] === 'VALUE' ? '…' : m![2]!])),
+  };
 }

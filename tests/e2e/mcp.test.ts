@@ -126,6 +126,12 @@ describe('ll-loop mcp over stdio', () => {
     const bad = await call(client, 'start_run', { loop: 'quick', context: { wrod: 'x' } });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toContain('wrod');
+    // A required input not given: the call's context is what to fix, not the (built-in) loop file.
+    const needs = await call(client, 'start_run', { loop: 'fix-bug' });
+    expect(needs.isError).toBe(true);
+    expect(textOf(needs)).toContain('loop "fix-bug" needs "bug"');
+    expect(textOf(needs)).toContain('fix: start it again with context: {"bug":"…"}');
+    expect(textOf(needs)).not.toContain('not a valid loop');
     const missing = await call(client, 'run_status', { run: 'no-such-run-20000101-000000' });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain('fix:');
