@@ -234,7 +234,7 @@ export function requireTarget(target: string): void {
   if (target.trim() === '')
     throw new CliError(
       `the run id or loop name is empty (${JSON.stringify(target)})`,
-      'give a run id or a loop name; ll-loop list --running shows the open runs, ll-loop history the latest ones',
+      'give a run id or a loop name; ll-loop list --running shows the open runs, ll-loop list --failed the failed ones, ll-loop history <loop> the runs of a loop',
       EXIT.usage,
     );
 }

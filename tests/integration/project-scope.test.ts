@@ -235,6 +235,10 @@ describe('a loop name in another project', () => {
       await expect(statusCommand({ cwd: b, target, json: true, out: ignore })).rejects.toThrow(
         /^the run id or loop name is empty/,
       );
+      // Each command the fix names runs as written (`ll-loop history` alone needs a loop name).
+      await expect(statusCommand({ cwd: b, target, json: true, out: ignore })).rejects.toMatchObject({
+        fix: expect.not.stringMatching(/ll-loop history(?! <loop>)/),
+      });
       await expect(stopCommand({ cwd: b, target, force: false, json: true, out: ignore })).rejects.toMatchObject({
         exitCode: 1,
       });
