@@ -22,6 +22,7 @@ import {
 } from './find-runs.js';
 import { resultInFailure, resultInMemo } from './run-result.js';
 import { queuedStartsMade } from './queued-runs.js';
+import { loopNameOfPath } from './loop-path-name.js';
 import { QUERY_TIMEOUT_MS } from './status-text.js';
 
 /** The run exists but is closed, where an open one was needed (stop). */
@@ -45,9 +46,11 @@ export class RunNotOpenError extends CliError {
  */
 export async function resolveRun(
   client: Client,
-  target: string,
+  given: string,
   opts: { latest: boolean; project?: ProjectScope },
 ): Promise<RunSummary> {
+  // A loop file's path, as `run` took it, means the runs of the loop it names.
+  const target = (opts.project && loopNameOfPath(given, opts.project.root)) ?? given;
   // A `run --background` the checkout's worker has queued is looked for once it has started (or
   // its failure is the error).
   if (opts.project) await queuedStartsMade(opts.project.root, target);

@@ -463,5 +463,7 @@ describe('a loop name in another project', () => {
     const latest = await runIn(name, false);
     expect(latest).not.toBe(earlier);
     expect((await runStatus(b, name)).id).toBe(latest);
+    // The loop file's path, as `ll-loop run .loops/<file>` took it, means the same runs.
+    expect((await runStatus(b, join('.loops', `${name}.yaml`))).id).toBe(latest);
   });
 });
