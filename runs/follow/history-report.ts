@@ -12,6 +12,7 @@ import { listLoopNames } from '../../loader/load.js';
 import { UsageError } from '../../errors/errors.js';
 import { UNKNOWN_VERSION } from '../../loader/loop-version.js';
 import { findRuns, projectScope, RunNotFoundError, runNotFound, type RunSummary } from '../find/find-runs.js';
+import { loopNameOfPath } from '../find/loop-path-name.js';
 import { lineageOf } from '../find/lineage.js';
 import { closedResult, mayHaveResult, queryStatus } from '../find/run-target.js';
 import { followEvents } from './follow-events.js';
@@ -189,6 +190,8 @@ export async function historyReportOf(
   q: HistoryQuery,
   opts: { write?: boolean; onRebuilt?: (runId: string, events: TimedEvent[]) => void } = {},
 ): Promise<HistoryReport> {
+  // A loop file's path, as `run` took it, means the loop it names.
+  q = { ...q, loop: loopNameOfPath(q.loop, q.cwd) ?? q.loop };
   let runId = q.runId;
   let runs: RunSummary[] | undefined;
   // A loop name means this project's runs; a run id, any project's.

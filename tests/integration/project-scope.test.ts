@@ -465,5 +465,8 @@ describe('a loop name in another project', () => {
     expect((await runStatus(b, name)).id).toBe(latest);
     // The loop file's path, as `ll-loop run .loops/<file>` took it, means the same runs.
     expect((await runStatus(b, join('.loops', `${name}.yaml`))).id).toBe(latest);
+    const history = output();
+    await historyCommand({ cwd: b, loop: join('.loops', `${name}.yaml`), json: true, out: history.out });
+    expect(history.json<Array<{ id: string }>>().map((r) => r.id)).toEqual(expect.arrayContaining([earlier]));
   });
 });
