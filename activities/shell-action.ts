@@ -19,6 +19,7 @@ import { SpawnError, type RunProcessOptions } from './process.js';
 import { maskableSecrets } from './secret-mask.js';
 import { prepareShell } from './shell-launch.js';
 import { npmNothingToRunAsNotFound } from './npm-nothing-to-run.js';
+import { notConfiguredAsNotRunnable } from './checker-not-configured.js';
 
 /** How an action's process is started: runProcess itself, or through the action spawner. */
 export type StartProcess = (opts: RunProcessOptions) => Promise<ActionResult>;
@@ -132,8 +133,9 @@ export async function runShellAction(
   } finally {
     launch.cleanup();
   }
-  // npm having nothing to run (a tool npx --no would install, a missing script) is a command not found (npm-nothing-to-run.ts).
-  return checkedResult(input, withSignal(input, npmNothingToRunAsNotFound(result)));
+  // npm having nothing to run (a tool npx --no would install, a missing script) is a command not
+  // found (npm-nothing-to-run.ts); a linter without its configuration cannot run either.
+  return checkedResult(input, withSignal(input, notConfiguredAsNotRunnable(npmNothingToRunAsNotFound(result))));
 }
 
 /**
