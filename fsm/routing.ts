@@ -6,7 +6,12 @@ import { interpolate, type InterpolationScope } from './interpolate.js';
 import type { LoopDefinition, StateConfig } from './schema.js';
 
 /** `on_success`/`on_failure` (seed 000) are aliases of `on_yes`/`on_no`, in both directions. */
-const VERDICT_ALIASES: Record<string, string> = { yes: 'success', success: 'yes', no: 'failure', failure: 'no' };
+export const VERDICT_ALIASES: Readonly<Record<string, string>> = {
+  yes: 'success',
+  success: 'yes',
+  no: 'failure',
+  failure: 'no',
+};
 
 /** The special target that re-enters the current state. */
 export const CURRENT = '$current';

@@ -1,5 +1,6 @@
 /**
- * `validate` warns about verdicts an evaluator can produce that no route handles, and about a
+ * `validate` warns about verdicts an evaluator can produce that no route handles, routes for a
+ * verdict it never answers (an `on_sucess:` typo), and about a
  * convergence `previous:` that reads another state's output; the wizard's loops, the paradigm
  * compilers' output and the bundled loops get none of these warnings.
  */
@@ -19,7 +20,7 @@ import { loadLoopFile } from '../../loader/load.js';
 import { runCliInProcess } from '../support/cli.js';
 import { loop } from './helpers.js';
 
-const ROUTE_WARNING = /can answer .* which no route handles/;
+const ROUTE_WARNING = /can answer .* which no route handles|that no run gives/;
 
 /** The warnings of this feature (not "no description" and the like). */
 function verdictWarnings(diagnostics: readonly Diagnostic[]): Diagnostic[] {
@@ -35,6 +36,44 @@ function warningsOf(raw: Record<string, unknown>): Diagnostic[] {
 }
 
 const CONVERGENCE = { type: 'convergence', target: 0 };
+
+describe('routes no verdict takes', () => {
+  it('an on_ typo is named, with the route it likely meant', () => {
+    const result = validateLoop(
+      loop({ a: { action: 'true', on_sucess: 'done', on_no: 'done' }, done: { terminal: true } }),
+    );
+    const dead = result.diagnostics.filter((d) => /that no run gives/.test(d.message));
+    expect(dead).toHaveLength(1);
+    expect(dead[0]!.path).toEqual(['states', 'a', 'on_sucess']);
+    expect(dead[0]!.message).toContain('"sucess"');
+    expect(dead[0]!.fix).toBe('did you mean on_success:? rename it');
+  });
+
+  it('a route: key the evaluator never answers is named; its own verdicts, _ and _error are not', () => {
+    const result = validateLoop(
+      loop({
+        a: {
+          action: 'echo 3',
+          evaluate: CONVERGENCE,
+          route: { target: 'done', progress: '$current', stal: 'done', _error: 'done' },
+        },
+        done: { terminal: true },
+      }),
+    );
+    const dead = result.diagnostics.filter((d) => /that no run gives/.test(d.message));
+    expect(dead.map((d) => d.path)).toEqual([['states', 'a', 'route', 'stal']]);
+    expect(dead[0]!.fix).toBe('did you mean stall:? rename it');
+  });
+
+  it("an evaluator's own words are routes (on_target, on_stall); classify's words are the loop's", () => {
+    const raw = loop({
+      a: { action: 'echo 3', evaluate: CONVERGENCE, on_target: 'b', on_progress: 'a', on_stall: 'b' },
+      b: { action: 'echo flaky', evaluate: { type: 'classify' }, on_flaky: 'a', on_real: 'done' },
+      done: { terminal: true },
+    });
+    expect(warningsOf(raw)).toEqual([]);
+  });
+});
 
 describe('verdicts nothing routes', () => {
   it('a convergence state with only on_yes/on_no: target, progress and stall are unrouted', () => {
