@@ -27,6 +27,8 @@ export const LATE_TIMER_MS = 200;
 export interface SpeedWarning {
   setting: string;
   found: string;
+  /** What it costs a run. */
+  cost: string;
   fix: string;
 }
 
@@ -69,7 +71,8 @@ async function timerLateness(connection: Connection, namespace: string, workflow
       const events = history?.events ?? [];
       const started = events.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED);
       const scheduled = events.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED);
-      if (started && scheduled) return { runId, lateMs: Math.max(0, tsMs(scheduled.eventTime) - tsMs(started.eventTime) - 1) };
+      if (started && scheduled)
+        return { runId, lateMs: Math.max(0, tsMs(scheduled.eventTime) - tsMs(started.eventTime) - 1) };
       // The timer has not fired within 10 s: far later than any setting makes it.
       if (Date.now() > deadline) return { runId, lateMs: 10_000 };
       await new Promise((r) => setTimeout(r, 20));
@@ -130,6 +133,7 @@ export async function inspectServerSpeed(
     out.warnings.push({
       setting: 'history.timerProcessorMaxTimeShift',
       found: `a 1 ms timer fired ${out.timerLateMs} ms late`,
+      cost: "each short durable sleep of a run (a burst's flush of quick actions, backoff, retry and maintain delays) waits up to 1 s",
       fix: 'set history.timerProcessorMaxTimeShift to 10ms and history.transferProcessorMaxPollRPS to 1000 in the server’s dynamic config (docs/temporal.md, "What an operator sets for speed")',
     });
   return out;
