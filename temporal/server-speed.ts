@@ -24,7 +24,7 @@ const { EventType, WorkflowIdReusePolicy } = proto.temporal.api.enums.v1;
 export const LATE_TIMER_MS = 200;
 
 /** A setting that costs speed: what was found and what to set. */
-export interface SpeedWarning {
+interface SpeedWarning {
   setting: string;
   found: string;
   /** What it costs a run. */
