@@ -2,16 +2,31 @@
 // built from its Go module on PostgreSQL, started as the cluster test tier starts it
 // (tests/cluster/support/cluster.ts, binaries cached under .cache/) and set up with
 // `ll-loop cluster setup` — and on the bench's dev server, in the same run, side by side:
-// per-transition cost (activities and local activities), `ll-loop run` → first action (the
-// checkout's worker up), and N (default 100) concurrent 10-state loops.
+// per-transition cost (quick actions in bursts, local activities, activities) and the cluster's
+// over the dev server's, `ll-loop run` → first action (the checkout's worker up), and N
+// (default 100) concurrent 10-state loops.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { concurrentLoops } from './concurrent.mjs';
 import { firstAction } from './first-action.mjs';
 import { transitions } from './transitions.mjs';
-import { BIN, benchWorker, endpoint, flags, note, project, root, say, serverPid, stopWorker, tmp } from './context.mjs';
+import {
+  BIN,
+  benchWorker,
+  endpoint,
+  flags,
+  note,
+  project,
+  root,
+  round,
+  say,
+  serverPid,
+  stopWorker,
+  tmp,
+} from './context.mjs';
 
 /** The cluster tier's support code, bundled from its TypeScript for this plain Node script. */
 async function clusterSupport() {
@@ -76,17 +91,28 @@ async function on(target, fn) {
  */
 async function sideBySide(targets, loops) {
   const out = Object.fromEntries(targets.map((t) => [t.key, { transitions: {} }]));
-  for (const [key, quick] of [
-    ['remote', false],
-    ['local', true],
-  ])
+  // Quick transitions as `ll-loop run` runs them (its rules: bursts) first, the remote lane last:
+  // its activities leave heartbeat-timeout timers that the shards read later (bench/run.mjs).
+  const lanes = [
+    ['bursts', true, true, "quick actions, ll-loop run's rules (bursts)"],
+    ['local', true, false, 'quick actions, one local activity each'],
+    ['remote', false, false, 'activities'],
+  ];
+  for (const [key, quick, rules, label] of lanes)
     for (const t of targets) {
-      const r = await on(t, () => transitions(quick, false, t.endpoint, t.project));
+      const r = await on(t, () => transitions(quick, rules, t.endpoint, t.project));
       out[t.key].transitions[key] = r;
-      say(
-        `  ${t.label}: transitions, ${quick ? 'local activities' : 'activities'}: median ${r.median_ms} ms (mean ${r.mean_ms} ms over ${r.steps} steps)`,
-      );
+      say(`  ${t.label}: transitions, ${label}: mean ${r.mean_ms} ms over ${r.steps} steps (median ${r.median_ms} ms)`);
     }
+  // The issue's measure: the cluster's mean time per transition over the dev server's, each lane.
+  out.ratio = Object.fromEntries(
+    lanes.map(([key]) => [key, round(out.cluster.transitions[key].mean_ms / out.dev.transitions[key].mean_ms, 2)]),
+  );
+  say(
+    `  cluster / dev server per transition: ${lanes.map(([key]) => `${key} ${out.ratio[key]}×`).join(', ')} (load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
   for (const t of targets) {
     const f = await on(t, () => firstAction(t));
     out[t.key].first_action = f;

@@ -2,7 +2,8 @@
  * `ll-loop cluster setup [--check] [--retention D] [--json]`: make the Temporal cluster named by
  * TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE (TLS and API key as the SDK reads them) ready for
  * ll-loop — the namespace, ll-loop's search attributes, served — or, with `--check`, only say
- * whether it is. Without the rights, it prints the `temporal operator` commands an
+ * whether it is, and warn of the server's settings that cost speed (temporal/server-speed.ts;
+ * never a failure). Without the rights, it prints the `temporal operator` commands an
  * administrator runs. Exit 0 ready, 7 not ready (or out of reach).
  */
 import { bool, JSON_FLAG, str, type CommandContext, type CommandSpec } from '../command-table.js';
@@ -20,6 +21,8 @@ import {
   type SetupOutcome,
 } from '../../temporal/cluster-setup.js';
 import { connectClient, resolveTemporalTarget, TemporalUnavailableError } from '../../temporal/connection.js';
+import { inspectServerSpeed, type ServerSpeed } from '../../temporal/server-speed.js';
+import { checkoutAt } from '../../host/checkout.js';
 
 /** Retention of closed runs in a namespace setup creates: long enough for `history` and `list --failed`. */
 const DEFAULT_RETENTION = '30d';
@@ -68,7 +71,10 @@ async function setup(ctx: CommandContext): Promise<number> {
   try {
     if (bool(ctx, 'check')) {
       const status = await inspectCluster(connection, target.namespace);
-      return report(ctx, json, target.address, status, undefined, retentionMs);
+      const speed = status.namespaceExists
+        ? await inspectServerSpeed(connection, target.namespace, checkoutAt(ctx.cwd).queue)
+        : undefined;
+      return report(ctx, json, target.address, status, undefined, retentionMs, speed);
     }
     const log = json ? undefined : (line: string) => ctx.out(`${line}\n`);
     const outcome = await setupCluster(connection, target.namespace, { retentionMs, ...(log ? { log } : {}) });
@@ -85,6 +91,7 @@ function report(
   status: ClusterStatus,
   outcome: SetupOutcome | undefined,
   retentionMs: number,
+  speed?: ServerSpeed,
 ): number {
   const ready = isReady(status);
   const commands = ready || status.conflicts.length ? [] : adminCommands(address, status, retentionMs);
@@ -99,11 +106,13 @@ function report(
           ? { created_namespace: outcome.createdNamespace, added_attributes: outcome.addedAttributes, refused }
           : {}),
         ...(commands.length ? { admin_commands: commands } : {}),
+        ...(speed ? { speed } : {}),
       })}\n`,
     );
     return ready ? EXIT.ok : EXIT.infrastructure;
   }
   for (const line of describe(status)) ctx.out(`${line}\n`);
+  if (speed) reportSpeed(ctx, speed);
   if (ready) {
     const changed = outcome && (outcome.createdNamespace || outcome.addedAttributes.length);
     ctx.out(`ready: ${address} namespace ${status.namespace}${outcome && !changed ? ' (nothing to change)' : ''}\n`);
@@ -129,6 +138,19 @@ function report(
   }
   for (const command of commands) ctx.out(`  ${command}\n`);
   return EXIT.infrastructure;
+}
+
+/** The server's settings that cost speed: a line of what was found, a warning and its fix per setting (stderr). */
+function reportSpeed(ctx: CommandContext, speed: ServerSpeed): void {
+  const found = [
+    speed.serverVersion ? `Temporal ${speed.serverVersion}` : undefined,
+    speed.taskQueuePartitions ? `${speed.taskQueuePartitions} task queue partitions` : undefined,
+    speed.timerLateMs !== undefined
+      ? `a 1 ms timer fired ${speed.timerLateMs} ms late`
+      : `timers not probed (${speed.probeError ?? 'no answer'})`,
+  ].filter(Boolean);
+  ctx.out(`server: ${found.join('; ')}\n`);
+  for (const w of speed.warnings) ctx.err(`warning: ${w.found} (${w.setting}): ${w.cost}\nfix: ${w.fix}\n`);
 }
 
 export const clusterSpec: CommandSpec = {
