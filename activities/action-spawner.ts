@@ -25,6 +25,7 @@ import type { RunBurstInput } from '../workflows/activity-types.js';
 import type { JournaledAction } from './action-journal.js';
 import type { BurstControl, BurstEnd } from './burst-loop.js';
 import { spawnerStartEnv } from './spawner-env.js';
+import { listCheckoutFiles, type ListFiles } from './checkout-files.js';
 
 /** How actions are started: {@link runProcess} itself, or through the spawner. */
 export type Launch = (opts: RunProcessOptions) => Promise<ActionResult>;
@@ -41,8 +42,8 @@ const SPAWNER_RETRY_MS = 60_000;
 const SPAWNER_NODE_ARGS = ['--max-semi-space-size=1'];
 
 interface Pending {
-  /** An action's result, or a burst's end. */
-  resolve: (r: ActionResult | BurstEnd<SpawnerFault>) => void;
+  /** An action's result, a burst's end, or a listing's files (null: git could not list them). */
+  resolve: (r: ActionResult | BurstEnd<SpawnerFault> | string[] | null) => void;
   reject: (e: Error) => void;
   /** A burst's facts as they come. */
   onFact?: (fact: BurstFact, state: string) => void;
@@ -197,6 +198,35 @@ export class ActionSpawner {
     });
   }
 
+  /**
+   * A checkout's files (activities/checkout-files.ts), listed by the spawner when it is up (its
+   * fork of `git` is cheap), else here; here too should the spawner go away meanwhile.
+   */
+  readonly listFiles: ListFiles = (cwd) => {
+    if (!this.up) return listCheckoutFiles(cwd);
+    const listed = new Promise<string[] | undefined>((resolve, reject) => {
+      const id = this.nextId++;
+      const done = (): void => {
+        this.pending.delete(id);
+        this.settleIdle();
+      };
+      this.pending.set(id, {
+        child: this.child,
+        resolve: (files) => {
+          done();
+          resolve((files as string[] | null) ?? undefined);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      });
+      this.settleIdle();
+      this.send({ t: 'list', id, cwd });
+    });
+    return listed.catch(() => listCheckoutFiles(cwd));
+  };
+
   /** Whether what is sent now starts at once: the spawner is up. */
   get up(): boolean {
     return this.ready && !this.broken;
@@ -277,6 +307,7 @@ export class ActionSpawner {
     if (m.t === 'fact') p.onFact?.(m.fact, m.state);
     else if (m.t === 'burst_end') p.resolve(m.end);
     else if (m.t === 'done') p.resolve(m.result);
+    else if (m.t === 'listed') p.resolve(m.files);
     else if (m.spawn !== undefined) p.reject(new SpawnError(m.message, m.spawn.reason, m.spawn.code));
     else p.reject(new Error(m.message));
   }
@@ -366,6 +397,11 @@ export function burstSpawner(env: NodeJS.ProcessEnv = process.env): ActionSpawne
  */
 export function actionLaunch(env: NodeJS.ProcessEnv = process.env): Launch {
   return sharedSpawner(env)?.launchWhenReady ?? runProcess;
+}
+
+/** How `tamper_guard:` lists a checkout's files: through the worker's spawner when it is up, else here. */
+export function checkoutLister(env: NodeJS.ProcessEnv = process.env): ListFiles {
+  return sharedSpawner(env)?.listFiles ?? listCheckoutFiles;
 }
 
 /**

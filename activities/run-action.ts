@@ -15,7 +15,8 @@ import { fromEnvelope } from './host-envelope.js';
 import type { LlmProviderRequest } from '../fsm/types.js';
 import type { WorkerPlace } from './placement.js';
 import { readJournal, writeJournal } from './action-journal.js';
-import { actionLaunch, type Launch } from './action-spawner.js';
+import { actionLaunch, checkoutLister, type Launch } from './action-spawner.js';
+import type { ListFiles } from './checkout-files.js';
 import { guardedAction } from './tamper-guard.js';
 import { prepatchAction } from './prepatch.js';
 import {
@@ -113,12 +114,17 @@ export { definedEnv, fileSafe, runningLogPath } from './shell-action.js';
 export function makeRunAction(
   deps: ActivityDeps = {},
   launch: Launch = actionLaunch(),
+  list: ListFiles = checkoutLister(),
 ): (input: RunActionInput) => Promise<ActionResult> {
   // A shell action's process is started by the worker's action spawner once it is up (action-spawner.ts).
   const runOnce = runActionOnce(deps, launch);
   // A guarded state's test files are compared around its action (activities/tamper-guard.ts), and
-  // a check with prepatch_check is run again before the patch (activities/prepatch.ts).
-  const once = guardedAction(prepatchAction((input: RunActionInput): Promise<ActionResult> => runOnce(input)));
+  // a check with prepatch_check is run again before the patch (activities/prepatch.ts); the test
+  // files are listed by the spawner too when it is up.
+  const once = guardedAction(
+    prepatchAction((input: RunActionInput): Promise<ActionResult> => runOnce(input)),
+    list,
+  );
   const journalDir = deps.journalDir;
   if (journalDir === undefined) return once;
   return async function runAction(input: RunActionInput): Promise<ActionResult> {

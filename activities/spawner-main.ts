@@ -4,6 +4,8 @@
  * gate, process group, watchdog, timeout, kill, output capture and secret masking — and sends the
  * result back over the IPC channel. A whole burst runs here too (activities/burst-loop.ts): its
  * facts go back one by one as its actions end, and no action waits for the worker in between.
+ * It also lists a checkout's files for `tamper_guard:` (activities/checkout-files.ts): a `git` forked
+ * from here rather than from the worker.
  *
  * Why a process of its own: starting a child costs the parent a fork whose price grows with the
  * parent's resident memory (page tables copied): measured 1.4 ms of CPU from a 57 MB process,
@@ -19,6 +21,7 @@ import { startGroupWatchdog } from './group-reaper.js';
 import { SpawnError, runProcess } from './process.js';
 import { BurstControl, runBurstLoop } from './burst-loop.js';
 import { ShellSetupFault, runShellAction } from './shell-action.js';
+import { listCheckoutFiles } from './checkout-files.js';
 import type { SpawnerFault, SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
 
 /** What stops each running action or burst, by id. */
@@ -84,6 +87,15 @@ async function burst(request: Extract<SpawnerRequest, { t: 'burst' }>): Promise<
   }
 }
 
+async function list(request: Extract<SpawnerRequest, { t: 'list' }>): Promise<void> {
+  running.set(request.id, { abort: () => undefined });
+  try {
+    reply({ t: 'listed', id: request.id, files: (await listCheckoutFiles(request.cwd)) ?? null });
+  } finally {
+    ended(request.id);
+  }
+}
+
 function faultOf(error: unknown): SpawnerFault {
   const message = error instanceof Error ? error.message : String(error);
   return error instanceof ShellSetupFault ? { message, setup: true } : { message };
@@ -92,6 +104,7 @@ function faultOf(error: unknown): SpawnerFault {
 process.on('message', (message: SpawnerRequest) => {
   if (message.t === 'run') void run(message);
   else if (message.t === 'burst') void burst(message);
+  else if (message.t === 'list') void list(message);
   else if (message.t === 'abort') running.get(message.id)?.abort(message.why, message.at);
 });
 

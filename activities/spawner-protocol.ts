@@ -25,12 +25,16 @@ export type SpawnerRequest =
    * actions as an earlier attempt completed them (delivered again, not run).
    */
   | { t: 'burst'; id: number; input: RunBurstInput; env: Record<string, string>; journaled?: JournaledAction[] }
+  /** List the checkout's files under `cwd` (activities/checkout-files.ts), for `tamper_guard:`. */
+  | { t: 'list'; id: number; cwd: string }
   /** Stop action or burst `id`; a burst's `why` and its time. */
   | { t: 'abort'; id: number; why?: BurstStopReason; at?: number };
 
 export type SpawnerReply =
   | { t: 'ready' }
   | { t: 'done'; id: number; result: ActionResult }
+  /** Listing `id`'s files; null when git could not list them (the worker walks the directory). */
+  | { t: 'listed'; id: number; files: string[] | null }
   | { t: 'failed'; id: number; message: string; spawn?: { reason: SpawnFailureReason; code?: string } }
   /** One action of burst `id` ended: its fact, in order, and its state. */
   | { t: 'fact'; id: number; fact: BurstFact; state: string }

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import type { ActionResult, RunActionInput } from '../fsm/types.js';
 import type { TamperFinding, TamperPolicy, TamperReport } from '../fsm/check-reports.js';
 import { fingerprint, guardedFiles, readBytes } from './test-files.js';
+import { listCheckoutFiles, type ListFiles } from './checkout-files.js';
 
 interface Entry {
   print: string | null;
@@ -22,9 +23,9 @@ function messageOf(err: unknown): string {
 }
 
 /** The guarded files under `cwd` now (their bytes too when `keep`, for a revert). */
-async function snapshotTests(cwd: string, keep: boolean): Promise<TestSnapshot> {
+async function snapshotTests(cwd: string, keep: boolean, list: ListFiles): Promise<TestSnapshot> {
   const snapshot: TestSnapshot = new Map();
-  for (const path of await guardedFiles(cwd)) {
+  for (const path of await guardedFiles(cwd, list)) {
     const bytes = await readBytes(cwd, path);
     const print = fingerprint(path, bytes);
     if (print !== null) snapshot.set(path, keep && bytes !== undefined ? { print, bytes } : { print });
@@ -33,8 +34,13 @@ async function snapshotTests(cwd: string, keep: boolean): Promise<TestSnapshot> 
 }
 
 /** What changed since `before`; with `revert`, the changed and deleted files are put back. */
-async function compareTests(cwd: string, before: TestSnapshot, policy: TamperPolicy): Promise<TamperReport> {
-  const after = await snapshotTests(cwd, false);
+async function compareTests(
+  cwd: string,
+  before: TestSnapshot,
+  policy: TamperPolicy,
+  list: ListFiles,
+): Promise<TamperReport> {
+  const after = await snapshotTests(cwd, false, list);
   const findings: TamperFinding[] = [];
   for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {
     const was = before.get(path)?.print ?? null;
@@ -58,22 +64,26 @@ async function compareTests(cwd: string, before: TestSnapshot, policy: TamperPol
   return { findings, reverted };
 }
 
-/** `run` with the state's test files compared around it when its input asks (RunActionInput.tamper_guard). */
+/**
+ * `run` with the state's test files compared around it when its input asks (RunActionInput.tamper_guard);
+ * `list` lists a checkout's files (the action spawner's when the worker has one up).
+ */
 export function guardedAction(
   run: (input: RunActionInput) => Promise<ActionResult>,
+  list: ListFiles = listCheckoutFiles,
 ): (input: RunActionInput) => Promise<ActionResult> {
   return async (input) => {
     const policy = input.tamper_guard;
     if (policy === undefined) return run(input);
     let before: TestSnapshot;
     try {
-      before = await snapshotTests(input.cwd, policy === 'revert');
+      before = await snapshotTests(input.cwd, policy === 'revert', list);
     } catch (err) {
       return { ...(await run(input)), tamper: { findings: [], error: `before the action: ${messageOf(err)}` } };
     }
     const result = await run(input);
     try {
-      return { ...result, tamper: await compareTests(input.cwd, before, policy) };
+      return { ...result, tamper: await compareTests(input.cwd, before, policy, list) };
     } catch (err) {
       return { ...result, tamper: { findings: [], error: `after the action: ${messageOf(err)}` } };
     }

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { tryGit } from './git.js';
+import { listCheckoutFiles, type ListFiles } from './checkout-files.js';
 
 const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec', 'specs']);
 const TEST_NAMES = [
@@ -90,15 +90,12 @@ export function fingerprint(path: string, bytes: Buffer | undefined): string | n
   return compared === undefined ? null : createHash('sha256').update(compared).digest('hex');
 }
 
-/** The guarded files under `cwd`, relative and `/`-separated: by git in a checkout, else by a walk. */
-export async function guardedFiles(cwd: string): Promise<string[]> {
-  let listed: string[] | undefined;
-  try {
-    const r = await tryGit(['-C', cwd, 'ls-files', '-z', '--cached', '--others', '--exclude-standard']);
-    if (r.ok) listed = r.stdout.split('\0').filter((p) => p !== '');
-  } catch {
-    // git is not installed: walk.
-  }
+/**
+ * The guarded files under `cwd`, relative and `/`-separated: by git in a checkout (`list`: here,
+ * or through the action spawner), else (not a checkout, or no git) by a walk.
+ */
+export async function guardedFiles(cwd: string, list: ListFiles = listCheckoutFiles): Promise<string[]> {
+  const listed = await list(cwd);
   return (listed ?? (await walk(cwd))).filter(isGuardedFile).sort();
 }
 

@@ -6,11 +6,13 @@
 // A run is one workflow on the bench's server, served by a worker in this process with the run
 // rules `ll-loop run` gives. Figures: the projects brought to green (loop done, the oracle agrees),
 // false greens (loop done, the oracle does not), agent calls and passes per case, and ll-loop's
-// own time per pass: the run's duration less the time its actions' processes ran, from its events.
+// own time per pass: the run's duration less the time its actions' processes ran, from its events,
+// and where it goes (workflow tasks, activities around their processes: bench/outcomes/own-split.mjs).
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT, AGENTS, allCases, runCase } from './outcomes/matrix.mjs';
 import { PROJECTS } from './outcomes/projects.mjs';
+import { ownSplit } from './outcomes/own-split.mjs';
 import {
   CURRENT_RUN_RULES,
   connectClient,
@@ -68,6 +70,8 @@ export function summarise(cases) {
   const passes = cases.reduce((sum, c) => sum + Math.max(1, c.iterations ?? 1), 0);
   const ownTotal = cases.reduce((sum, c) => sum + (c.own_ms ?? 0), 0);
   const gamed = cases.filter((c) => c.agent === 'cheater' || c.agent === 'noop');
+  const split = (part) =>
+    round(cases.reduce((sum, c) => sum + (c.own_split_ms?.[part] ?? 0), 0) / Math.max(1, passes), 1);
   return {
     cases: cases.length,
     projects: PROJECTS.map((p) => p.name),
@@ -79,6 +83,11 @@ export function summarise(cases) {
       median: round(median(own), 1),
       p95: round(p95(own), 1),
       max: round(Math.max(...own), 1),
+    },
+    own_split_per_pass_ms: {
+      workflow_tasks: split('workflow_tasks_ms'),
+      activities: split('activities_ms'),
+      rest: split('rest_ms'),
     },
     per_agent: perAgent,
     per_case: cases,
@@ -100,6 +109,9 @@ export async function outcomesBench({ only = () => true } = {}) {
     activityDeps: { env },
   });
   let n = 0;
+  /** The last run's history, for its own time's split. */
+  let lastHistory = [];
+  let lastSeen = [];
   const runLoop = async (definition, cwd) => {
     const workflowId = `bench-outcomes-${process.pid}-${(n += 1)}`;
     const seen = [];
@@ -120,6 +132,8 @@ export async function outcomesBench({ only = () => true } = {}) {
     // whose last may be delivered just after the close (a run without one is reported as such).
     await handle.result().catch(() => undefined);
     await Promise.race([complete, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    lastHistory = (await handle.fetchHistory()).events ?? [];
+    lastSeen = seen;
     return seen;
   };
   const deps = { planInit, writePlan, loopText, loadLoop, runLoop };
@@ -129,9 +143,11 @@ export async function outcomesBench({ only = () => true } = {}) {
       for (const c of allCases(PROJECTS).filter(only)) {
         const dir = mkdtempSync(join(tmp, `outcome-${c.project.name}-${c.loop}-${c.agent}-`));
         const r = await runCase(deps, { ...c, dir });
+        if (r.own_ms !== undefined) r.own_split_ms = ownSplit(lastHistory, r.own_ms, lastSeen);
         note(
           `    ${r.project} ${r.loop} ${r.agent}: ${r.final_state}${r.false_green ? ' (FALSE GREEN)' : ''}, ` +
-            `${r.agent_calls} agent calls, ${r.iterations} passes, own ${r.own_per_pass_ms} ms/pass`,
+            `${r.agent_calls} agent calls, ${r.iterations} passes, own ${r.own_per_pass_ms} ms/pass ` +
+            `(tasks ${r.own_split_ms?.workflow_tasks_ms}, activities ${r.own_split_ms?.activities_ms}, rest ${r.own_split_ms?.rest_ms} ms)`,
         );
         cases.push(r);
       }

@@ -6,7 +6,7 @@
  * Runs the built package (dist/): the spawner's entry is compiled JavaScript.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -203,6 +203,42 @@ describe('the action spawner', () => {
       own.close();
       if (before === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
       else process.env.NODE_EXTRA_CA_CERTS = before;
+    }
+  });
+
+  it('lists a checkout’s files for tamper_guard with its own git once it is up, as the worker would; not a checkout: undefined (walked)', async () => {
+    const repo = join(dir, 'listed');
+    mkdirSync(join(repo, 'tests'), { recursive: true });
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(join(repo, '.gitignore'), 'build/\n');
+    writeFileSync(join(repo, 'tracked.py'), '');
+    git('add', '.');
+    writeFileSync(join(repo, 'tests', 'test_new.py'), '');
+    mkdirSync(join(repo, 'build'));
+    writeFileSync(join(repo, 'build', 'ignored.py'), '');
+    // A `git` first on the spawner's PATH that notes which process started it.
+    const bin = join(dir, 'git-bin');
+    const who = join(dir, 'git-callers');
+    mkdirSync(bin, { recursive: true });
+    const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho $PPID >> ${who}\nexec ${realGit} "$@"\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    const own = new ActionSpawner(ENTRY);
+    try {
+      // Not up yet: listed here, by this process.
+      const here = await own.listFiles(repo);
+      expect(here?.sort()).toEqual(['.gitignore', 'tests/test_new.py', 'tracked.py']);
+      expect(readFileSync(who, 'utf8').trim().split('\n')).toEqual([String(process.pid)]);
+      expect((await own.launch(opts('true'))).exit_code).toBe(0);
+      expect(own.up).toBe(true);
+      expect((await own.listFiles(repo))?.sort()).toEqual(here?.sort());
+      expect(readFileSync(who, 'utf8').trim().split('\n')).toEqual([String(process.pid), String(own.pid)]);
+      expect(await own.listFiles(dir)).toBeUndefined();
+    } finally {
+      own.close();
+      process.env.PATH = path;
     }
   });
 });

@@ -1,0 +1,62 @@
+// Where a run's own time goes (bench/outcomes.mjs), from its history and its events. Own time is
+// the run's duration less its actions' (bench/outcomes/matrix.mjs figures); here it is split into
+//   workflow_tasks: each workflow task from scheduled to completed (the server's hand-off to the
+//     worker, the workflow's code, the completion), less the quick actions run inside them as
+//     local activities;
+//   activities: each remote activity from scheduled to completed less its action's process time
+//     (the hand-off to the worker, the activity's own work around the process — tamper_guard's
+//     listings, log and journal files —, the completion);
+//   rest: what neither holds (durable timers; a workflow task's time beyond the run's clock).
+const ms = (t) => Number(String(t.seconds)) * 1000 + (t.nanos ?? 0) / 1e6;
+
+/** The JSON of a Temporal payload list's first payload, or undefined. */
+function firstPayload(payloads) {
+  const data = payloads?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  try {
+    return JSON.parse(Buffer.from(data).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `history`: the run's history events; `own`: its own time (ms); `events`: its run events. The
+ * run's clock runs from its first workflow task's start to its last one's (the workflow's time),
+ * so the tasks are counted within that window.
+ */
+export function ownSplit(history, own, events) {
+  const starts = history.filter((e) => e.workflowTaskStartedEventAttributes).map((e) => ms(e.eventTime));
+  const from = starts[0] ?? 0;
+  const to = starts.at(-1) ?? 0;
+  const within = (a, b) => Math.max(0, Math.min(b, to) - Math.max(a, from));
+  const at = new Map();
+  let tasks = 0;
+  let activities = 0;
+  let remoteActions = 0;
+  for (const e of history) {
+    const t = ms(e.eventTime);
+    const id = Number(String(e.eventId));
+    if (e.workflowTaskScheduledEventAttributes || e.activityTaskScheduledEventAttributes) at.set(id, t);
+    const wft = e.workflowTaskCompletedEventAttributes ?? e.workflowTaskFailedEventAttributes;
+    if (wft) tasks += within(at.get(Number(String(wft.scheduledEventId))) ?? t, t);
+    const done = e.activityTaskCompletedEventAttributes;
+    const act = done ?? e.activityTaskFailedEventAttributes;
+    if (act) activities += t - (at.get(Number(String(act.scheduledEventId))) ?? t);
+    // runAction's result carries its process's time (a failed attempt's is not known).
+    if (done) {
+      const duration = Number(firstPayload(done.result)?.duration_ms ?? 0);
+      if (Number.isFinite(duration)) remoteActions += duration;
+    }
+  }
+  const allActions = events
+    .filter((e) => e.event === 'action_complete')
+    .reduce((sum, e) => sum + Number(e.duration_ms ?? 0), 0);
+  const workflowTasks = tasks - Math.max(0, allActions - remoteActions);
+  const inActivities = activities - remoteActions;
+  return {
+    workflow_tasks_ms: Math.round(workflowTasks),
+    activities_ms: Math.round(inActivities),
+    rest_ms: Math.round(own - workflowTasks - inActivities),
+  };
+}
