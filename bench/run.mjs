@@ -63,6 +63,7 @@ import { humanBench } from './human.mjs';
 import { uiBench } from './ui.mjs';
 import { fanout10kBench, parallelBench } from './parallel.mjs';
 import { clusterBench } from './cluster.mjs';
+import { tracingBench } from './tracing.mjs';
 import { mcpStart } from './mcp.mjs';
 import { outcomesBench } from './outcomes.mjs';
 import { REMOTE_HEARTBEAT_S, longLoop, transitions } from './transitions.mjs';
@@ -254,6 +255,15 @@ async function standardBenchmarks() {
         `  parallel: ${r.items} items of \`${r.action}\` (${r.actions}, as ${r.items_as}), max_workers ${r.max_workers}, load ${r.load.join(' ')}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
           `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item, ${r.ms_per_item} ms/item${vsTransition(r)}; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
       );
+  }
+  if (PARTS.has('tracing')) {
+    const t = await tracingBench();
+    report.tracing = t;
+    for (const lane of ['remote', 'bursts'])
+      say(
+        `  tracing (OpenTelemetry into Jaeger), ${t.transitions}-transition loop, ${lane}: off ${t[lane].off_ms} ms, on ${t[lane].on_ms} ms per transition (medians of ${t.rounds} runs each, by turns): +${t[lane].overhead_pct}% (goal ≤ 5%)`,
+      );
+    say(`    ${t.spans} spans in ${t.traces} traces reached Jaeger (${t.spans_per_transition} per transition)`);
   }
   if (PARTS.has('fanout10k')) {
     report.fanout10k = await fanout10kBench();

@@ -181,7 +181,12 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
       journalDir,
       client:
         options.activityDeps?.client ??
-        new Client({ connection: options.connection, namespace: options.namespace ?? 'default' }),
+        new Client({
+          connection: options.connection,
+          namespace: options.namespace ?? 'default',
+          // Traced: the scope lock's signals carry the asking run's trace.
+          ...(tracing ? { interceptors: { workflow: tracing.client } } : {}),
+        }),
     }),
     sinks: { ...events.sinks(), ...tracing?.sinks },
     // Workflows run on the worker's main thread, in the SDK's reusable V8 context (the same sandbox

@@ -8,6 +8,7 @@
  * worker restart does not export its spans twice.
  */
 import { trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { envDetectorSync, Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -25,6 +26,8 @@ import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
 export interface WorkerTracing {
   interceptors: WorkerInterceptors;
   sinks: InjectedSinks<OpenTelemetrySinks>;
+  /** The interceptors of the activities' own client (the scope lock's signals). */
+  client: WorkflowClientInterceptor[];
 }
 
 interface Tracing {
@@ -42,7 +45,9 @@ function start(): Tracing {
     .merge(envDetectorSync.detect());
   const processor = new BatchSpanProcessor(new OTLPTraceExporter());
   const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
-  provider.register();
+  // The interceptors carry a span's context across Temporal's headers through the active
+  // context: without a context manager, an activity's span and a started run's would lose their parent.
+  provider.register({ contextManager: new AsyncLocalStorageContextManager().enable() });
   tracing = { provider, processor, resource };
   return tracing;
 }
@@ -61,6 +66,7 @@ export function workerTracing(): WorkerTracing {
       ],
     },
     sinks: { exporter: makeWorkflowExporter(processor, resource) },
+    client: clientTracing(),
   };
 }
 
