@@ -55,6 +55,15 @@ const GOALS = [
     'ms',
     (r) => r.background?.runs === 100,
   ],
+  [
+    'tracing_overhead',
+    'tracing on (OpenTelemetry into Jaeger): time added to a 1,000-transition loop',
+    (r) => r.tracing?.remote?.overhead_pct,
+    5,
+    'max',
+    '%',
+    (r) => r.tracing?.transitions === 1000,
+  ],
   ['quick_transition', 'quick transition in bursts (mean)', (r) => r.transitions?.bursts?.mean_ms, 5, 'max', 'ms'],
   [
     'quick_history',

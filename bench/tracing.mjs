@@ -27,7 +27,7 @@ async function jaegerSupport() {
 
 const TRACE_VARS = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'OTEL_BSP_SCHEDULE_DELAY'];
 
-export async function tracingBench(rounds = 2) {
+export async function tracingBench(rounds = Number(process.env.BENCH_TRACING_ROUNDS ?? 2)) {
   const { startJaeger } = await jaegerSupport();
   const jaeger = await startJaeger(
     { otlpHttp: await freePort(), query: await freePort(), queryGrpc: await freePort(), health: await freePort() },
@@ -35,7 +35,10 @@ export async function tracingBench(rounds = 2) {
   );
   const service = `ll-loop-bench-${process.pid}`;
   const saved = Object.fromEntries(TRACE_VARS.map((k) => [k, process.env[k]]));
-  const lanes = { remote: { off: [], on: [] }, bursts: { off: [], on: [] } };
+  const lanes = {
+    remote: { off: [], on: [], offCpu: [], onCpu: [] },
+    bursts: { off: [], on: [], offCpu: [], onCpu: [] },
+  };
   try {
     // Off and on by turns, so that a machine growing busier weighs on both alike.
     for (let i = 0; i < rounds; i++)
@@ -49,7 +52,10 @@ export async function tracingBench(rounds = 2) {
         ]) {
           const r = await transitions(quick, quick);
           lanes[lane][traced ? 'on' : 'off'].push(r.mean_ms);
-          note(`  tracing ${traced ? 'on ' : 'off'} ${lane}: ${r.mean_ms} ms per transition`);
+          lanes[lane][traced ? 'onCpu' : 'offCpu'].push(r.worker_cpu_ms);
+          note(
+            `  tracing ${traced ? 'on ' : 'off'} ${lane}: ${r.mean_ms} ms per transition (this process's CPU ${r.worker_cpu_ms} ms)`,
+          );
         }
       }
     const { flushTracing } = await dist('worker/tracing.js');
