@@ -126,7 +126,8 @@ export class RunTrace {
         this.endAction(at);
         return;
       case 'action_error':
-        this.action?.span.setStatus({ code: SpanStatusCode.ERROR, message: event.error });
+        // Its message may quote the action's output: the status alone, never the text.
+        this.action?.span.setStatus({ code: SpanStatusCode.ERROR });
         this.endAction(at);
         return;
       case 'subloop_start':
