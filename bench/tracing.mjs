@@ -65,12 +65,19 @@ export async function tracingBench(rounds = Number(process.env.BENCH_TRACING_ROU
     const of = (l) => {
       const off = median(l.off);
       const on = median(l.on);
+      const offCpu = median(l.offCpu);
+      const onCpu = median(l.onCpu);
       return {
         off_ms: round(off, 2),
         on_ms: round(on, 2),
         overhead_pct: round(((on - off) / off) * 100, 1),
         off_runs_ms: l.off,
         on_runs_ms: l.on,
+        // The worker's own CPU per transition (its spans are made and sent there): steadier than
+        // the wall time on a machine that others load.
+        cpu_off_ms: round(offCpu, 2),
+        cpu_on_ms: round(onCpu, 2),
+        cpu_overhead_pct: round(((onCpu - offCpu) / offCpu) * 100, 1),
       };
     };
     return {
