@@ -57,8 +57,17 @@ const GOALS = [
   ],
   [
     'tracing_overhead',
-    'tracing on (OpenTelemetry into Jaeger): time added to a 1,000-transition loop',
+    'tracing on (OpenTelemetry into Jaeger): time added to a 1,000-transition loop, default actions',
     (r) => r.tracing?.remote?.overhead_pct,
+    5,
+    'max',
+    '%',
+    (r) => r.tracing?.transitions === 1000,
+  ],
+  [
+    'tracing_overhead_bursts',
+    'tracing on (OpenTelemetry into Jaeger): time added to a 1,000-transition loop, quick actions in bursts',
+    (r) => r.tracing?.bursts?.overhead_pct,
     5,
     'max',
     '%',
