@@ -26,6 +26,7 @@ const PART_NAMES = [
   'human',
   'mcp',
   'outcomes',
+  'tracing',
   'cold',
 ];
 export const DEFAULT_PARTS = 'cli,transitions,first-action,mcp,follow,background,spawn,llm,concurrent,cold';

@@ -39,7 +39,8 @@
 // Flags (--help lists them): --json (one JSON object on stdout, with the goals it judges:
 // bench/goals.mjs; progress on stderr), --quick (development: 100 loops, 200 transitions),
 // --loops N, --only a,b (default cli, transitions, first-action, follow, background, spawn, llm, concurrent, cold;
-// also parked, ui, parallel: a parallel state's fan-out, bench/parallel.mjs; fanout10k: 10,000 items; human),
+// also parked, ui, parallel: a parallel state's fan-out, bench/parallel.mjs; fanout10k: 10,000 items; human;
+// tracing: the 1,000-transition loop untraced and traced into a real Jaeger, bench/tracing.mjs),
 // --first-runs N (default 5), --parked N.
 // --only cluster: transitions, first action and --loops N (default 100) concurrent loops on a real
 // cluster (Temporal server on PostgreSQL, as `npm run test:cluster` starts it) and on the dev
@@ -63,6 +64,7 @@ import { humanBench } from './human.mjs';
 import { uiBench } from './ui.mjs';
 import { fanout10kBench, parallelBench } from './parallel.mjs';
 import { clusterBench } from './cluster.mjs';
+import { tracingBench } from './tracing.mjs';
 import { mcpStart } from './mcp.mjs';
 import { outcomesBench } from './outcomes.mjs';
 import { REMOTE_HEARTBEAT_S, longLoop, transitions } from './transitions.mjs';
@@ -254,6 +256,15 @@ async function standardBenchmarks() {
         `  parallel: ${r.items} items of \`${r.action}\` (${r.actions}, as ${r.items_as}), max_workers ${r.max_workers}, load ${r.load.join(' ')}: ${r.succeeded}/${r.items} succeeded; fanout_start → fanout_join ${r.wall_s} s ` +
           `(ideal ${r.ideal_s} s), overhead ${r.overhead_per_item_s} s/item, ${r.ms_per_item} ms/item${vsTransition(r)}; worker peak RSS ${r.worker_peak_rss_mb} MB (VmHWM, this process)`,
       );
+  }
+  if (PARTS.has('tracing')) {
+    const t = await tracingBench();
+    report.tracing = t;
+    for (const lane of ['remote', 'bursts'])
+      say(
+        `  tracing (OpenTelemetry into Jaeger), ${t.transitions}-transition loop, ${lane}: off ${t[lane].off_ms} ms, on ${t[lane].on_ms} ms per transition (medians of ${t.rounds} runs each, by turns): ${t[lane].overhead_pct}% (goal ≤ 5%); the worker's CPU ${t[lane].cpu_off_ms} → ${t[lane].cpu_on_ms} ms (${t[lane].cpu_overhead_pct}%)`,
+      );
+    say(`    ${t.spans} spans in ${t.traces} traces reached Jaeger (${t.spans_per_transition} per transition)`);
   }
   if (PARTS.has('fanout10k')) {
     report.fanout10k = await fanout10kBench();

@@ -9,6 +9,17 @@ export { PACKAGE_ROOT };
 /** The prebuilt workflow bundle written by `npm run build`. */
 export const PREBUILT_BUNDLE = join(PACKAGE_ROOT, 'dist', 'workflow-bundle.js');
 
+/**
+ * The same workflows with Temporal's OpenTelemetry workflow interceptors, which a worker that
+ * traces runs (worker/tracing.ts): beside a bundle, its name with `-traced` before `.js`.
+ */
+export function tracedBundle(bundle: string): string {
+  return bundle.replace(/(\.js)?$/, '-traced.js');
+}
+
+/** The module of Temporal's OpenTelemetry workflow interceptors that a traced bundle includes. */
+export const TRACING_WORKFLOW_MODULE = '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
+
 /** Written by every `npm run build`: which build of the whole code (not only the bundle) this is. */
 export const BUILD_STAMP = join(PACKAGE_ROOT, 'dist', 'build-stamp.json');
 

@@ -43,6 +43,11 @@ function otherFigures(r) {
     ],
     ['`runAction(bash -c true)` without Temporal (mean)', fmt(r.run_action_ms, ' ms')],
     [
+      'tracing on, 1,000 transitions: bursts (time; worker CPU), remote (worker CPU)',
+      r.tracing &&
+        `${r.tracing.bursts.overhead_pct}%; ${r.tracing.bursts.cpu_overhead_pct}%, ${r.tracing.remote.cpu_overhead_pct}%`,
+    ],
+    [
       `${r.concurrent?.loops} concurrent loops: CPU s worker / spawner / actions / server; machine busy`,
       r.concurrent?.cpu_s &&
         `${r.concurrent.cpu_s.worker} / ${r.concurrent.cpu_s.spawner} / ${r.concurrent.cpu_s.actions} / ${r.concurrent.cpu_s.server}; ${r.concurrent.machine_busy_pct} %`,

@@ -2,7 +2,7 @@
  * `npm run build`: the package's build steps, each its own Node process, side by side where
  * one does not need another's output:
  *
- *   transpile (dist/ from the sources) ─┬─ workflow bundle (webpack)
+ *   transpile (dist/ from the sources) ─┬─ workflow bundles (webpack: plain and traced, worker/build-bundle.ts)
  *                                       └─ usage text ── CLI bundles
  *   UI page bundle (from ui/page/, needs nothing of dist/)
  *

@@ -6,14 +6,24 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { BUILD_STAMP, PACKAGE_ROOT, PREBUILT_BUNDLE } from '../host/paths.js';
+import { createRequire } from 'node:module';
+import { BUILD_STAMP, PACKAGE_ROOT, PREBUILT_BUNDLE, tracedBundle, TRACING_WORKFLOW_MODULE } from '../host/paths.js';
 import { slimBundle } from './slim-bundle.js';
 
-const { code } = await bundleWorkflowCode({
-  workflowsPath: join(PACKAGE_ROOT, 'dist', 'workflows', 'index.js'),
-  logger: new DefaultLogger('WARN'),
-});
+const workflowsPath = join(PACKAGE_ROOT, 'dist', 'workflows', 'index.js');
+const logger = new DefaultLogger('WARN');
+// The traced bundle (host/paths.ts tracedBundle) is made beside the plain one: a worker that does
+// not trace loads nothing of OpenTelemetry.
+const [{ code }, traced] = await Promise.all([
+  bundleWorkflowCode({ workflowsPath, logger }),
+  bundleWorkflowCode({
+    workflowsPath,
+    logger,
+    workflowInterceptorModules: [createRequire(import.meta.url).resolve(TRACING_WORKFLOW_MODULE)],
+  }),
+]);
 mkdirSync(dirname(PREBUILT_BUNDLE), { recursive: true });
+writeFileSync(tracedBundle(PREBUILT_BUNDLE), slimBundle(traced.code));
 const slim = slimBundle(code);
 writeFileSync(PREBUILT_BUNDLE, slim);
 const written = statSync(PREBUILT_BUNDLE);

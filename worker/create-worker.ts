@@ -3,6 +3,7 @@
  * sinks. Used in-process by `ll-loop run`, by tests, and (later) by `ll-loop worker`.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Context } from '@temporalio/activity';
 import { Client } from '@temporalio/client';
 import {
@@ -27,7 +28,8 @@ import { minimalEnvNote, runEnvSource } from '../activities/action-env.js';
 import { join } from 'node:path';
 import { sweepJournal } from '../activities/action-journal.js';
 import { sweepDeadActionDirs } from '../activities/shell-launch.js';
-import { PREBUILT_BUNDLE, workflowsEntry } from '../host/paths.js';
+import { PREBUILT_BUNDLE, tracedBundle, TRACING_WORKFLOW_MODULE, workflowsEntry } from '../host/paths.js';
+import { loadTracing } from './tracing-config.js';
 import { withoutWorkflowStackTraces } from './workflow-stack-traces.js';
 
 export interface LoopWorkerOptions {
@@ -132,11 +134,21 @@ function activityLog(line: string): void {
   }
 }
 
-/** The prebuilt bundle (LL_WORKFLOW_BUNDLE in tests), else a bundle made from source now. */
-export async function workflowBundle(bundlePath?: string): Promise<WorkflowBundleOption> {
-  const path = bundlePath ?? process.env.LL_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE;
+/**
+ * The prebuilt bundle (LL_WORKFLOW_BUNDLE in tests), else a bundle made from source now; with
+ * `traced`, the one with Temporal's OpenTelemetry workflow interceptors beside it.
+ */
+export async function workflowBundle(bundlePath?: string, traced = false): Promise<WorkflowBundleOption> {
+  const plain = bundlePath ?? process.env.LL_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE;
+  const path = traced ? tracedBundle(plain) : plain;
   if (existsSync(path)) return { codePath: path };
-  return bundleWorkflowCode({ workflowsPath: workflowsEntry(), logger: new DefaultLogger('WARN') });
+  return bundleWorkflowCode({
+    workflowsPath: workflowsEntry(),
+    logger: new DefaultLogger('WARN'),
+    ...(traced
+      ? { workflowInterceptorModules: [createRequire(import.meta.url).resolve(TRACING_WORKFLOW_MODULE)] }
+      : {}),
+  });
 }
 
 export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ worker: Worker; events: EventHub }> {
@@ -149,11 +161,15 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
   // Large values' files of actions whose worker or spawner was killed (activities/shell-launch.ts).
   sweepDeadActionDirs();
   withoutWorkflowStackTraces();
+  // Traced only when the OpenTelemetry variables say so; nothing of it is loaded otherwise.
+  const tracing = (await loadTracing())?.workerTracing();
+  const traced = tracing !== undefined;
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue,
-    workflowBundle: await workflowBundle(options.bundlePath),
+    workflowBundle: await workflowBundle(options.bundlePath, traced),
+    ...(tracing ? { interceptors: tracing.interceptors } : {}),
     // Each run's processes see its environment, never the worker's (activities/action-env.ts); the
     // scope lock's activities call Temporal, on the worker's own connection unless given a client.
     activities: createActivities({
@@ -165,9 +181,14 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
       journalDir,
       client:
         options.activityDeps?.client ??
-        new Client({ connection: options.connection, namespace: options.namespace ?? 'default' }),
+        new Client({
+          connection: options.connection,
+          namespace: options.namespace ?? 'default',
+          // Traced: the scope lock's signals carry the asking run's trace.
+          ...(tracing ? { interceptors: { workflow: tracing.client } } : {}),
+        }),
     }),
-    sinks: events.sinks(),
+    sinks: { ...events.sinks(), ...tracing?.sinks },
     // Workflows run on the worker's main thread, in the SDK's reusable V8 context (the same sandbox
     // its workflow thread runs): a second thread is a second V8 isolate and Node environment, some
     // 17–24 MB of an idle worker's 135–150, and hands every activation across by message. Measured

@@ -35,6 +35,7 @@ import { showFanout, statusOf, statusReporter } from './run-status.js';
 import { installControl } from './control-handlers.js';
 import { SCOPE_BUSY } from './scope-lock-definitions.js';
 import { ScopeLease } from './scope-lease.js';
+import { RunTrace } from './run-trace.js';
 import { HumanDesk } from './human-desk.js';
 import { itemLedger } from './item-ledger.js';
 import { itemPauses } from './item-pauses.js';
@@ -139,6 +140,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       },
     },
   );
+  // The run's spans (workflows/run-trace.ts): no-ops unless the worker traces.
+  const spans = new RunTrace(def.name, instanceId, input);
   const humans = new HumanDesk(def, instanceId, () => at.snapshot, input.options.approvalEdit === true);
   // An item of a fan-out with a shared budget reports its spend to the parent (workflows/item-ledger.ts).
   const ledger = itemLedger(
@@ -169,7 +172,10 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
 
   /** Hand the last transition's events to the sink (each once). */
   const deliver = (): void => {
-    for (const event of at.events) loopEvents.emit(event);
+    for (const event of at.events) {
+      loopEvents.emit(event);
+      spans.observe(event);
+    }
     at = { ...at, events: [] };
   };
 
@@ -222,6 +228,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       },
       continueAsNew: async (progress) => {
         timeoutScope.cancel();
+        spans.end();
         return continueAsNew<typeof loopWorkflow>({
           ...input,
           options: placement.carried(),
@@ -242,6 +249,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       const { snapshot, effect } = at;
       if (historyFull(input)) {
         timeoutScope.cancel();
+        spans.end();
         await continueAsNew<typeof loopWorkflow>({
           ...input,
           options: placement.carried(),
@@ -249,7 +257,9 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
         });
       }
       await pauses?.beforeEffect(effect);
-      const fact = await perform(effect);
+      if (effect.type === 'run_action' && effect.input.kind === 'prompt') spans.agentCall(effect.input.model);
+      const fact = await spans.within(() => perform(effect));
+      if (fact.type === 'action_done' && fact.result.usage) spans.agentCall(undefined, fact.result.usage);
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
       at = isBurst(fact) ? feedBurst(def, at, fact.outcome) : transition(def, at.snapshot as typeof snapshot, fact);
       // The burst saw the run's stop: its events out first, then the stop is let in (thrown below).

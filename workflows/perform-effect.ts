@@ -17,6 +17,7 @@ import type { FanoutProgress, LoopWorkflowInput } from './definitions.js';
 import { failureOf } from './error-text.js';
 import type { Placement } from './placement.js';
 import { runChild } from './run-child.js';
+import { inSpan, usageAttributes } from './run-trace.js';
 import { carriedResults } from './fanout-carry.js';
 import { runFanout, type FanoutHooks } from './run-fanout.js';
 import { mayBurst } from '../fsm/run/burst.js';
@@ -148,15 +149,22 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
   };
 
   const evaluateLlm = async (work: Extract<WorkEffect, { type: 'evaluate_llm' }>): Promise<RunEvent> => {
+    const model = work.input.llm?.model ?? work.input.model;
+    const attributes = { 'gen_ai.operation.name': 'chat', 'll_loop.state': work.input.state };
     try {
-      const reply = await placement.run((place) =>
-        llmActivity(
-          work.input.timeout_s,
-          work.input.state,
-          placement.activityOptions(),
-          heartbeatS,
-        )({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers, ...detectLimits }),
-      );
+      // Its span (workflows/run-trace.ts) carries the model and what the call used.
+      const reply = await inSpan(`evaluate ${work.input.state}`, attributes, async (span) => {
+        const r = await placement.run((place) =>
+          llmActivity(
+            work.input.timeout_s,
+            work.input.state,
+            placement.activityOptions(),
+            heartbeatS,
+          )({ ...work.input, instanceId, cwd: place.cwd, ...maskEnv, ...checkAnswers, ...detectLimits }),
+        );
+        span.setAttributes(usageAttributes(r.usage, model));
+        return r;
+      });
       return llmReplyFact(reply, Date.now());
     } catch (err) {
       if (isCancellation(err)) throw err;

@@ -15,6 +15,7 @@
  *   so stopping the parent stops every running child and its processes first. `fail_fast`
  *   cancels the running items on the first that does not succeed and skips the rest.
  */
+import { inSpan } from './run-trace.js';
 import { CancellationScope, CancelledFailure, isCancellation } from '@temporalio/workflow';
 import { itemResult, stoppedItem } from '../fsm/run/parallel-items.js';
 import { unavailableText } from '../fsm/run/facts.js';
@@ -151,9 +152,12 @@ export async function runFanout(
           outer,
           () => stopping,
         );
-      const result = source
-        ? await inItemWorktree(parent, source, parentId, item, start)
-        : await start(parent.options.cwd);
+      // Each item's span holds its child run's (workflows/run-trace.ts).
+      const result = await inSpan(
+        `item ${request.state}[${item.index}]`,
+        { 'll_loop.state': request.state, 'll_loop.item.index': item.index, 'll_loop.run_id': runId },
+        () => (source ? inItemWorktree(parent, source, parentId, item, start) : start(parent.options.cwd)),
+      );
       running.delete(item.index);
       if (claim) scopes.release(runId);
       settle(result);

@@ -6,6 +6,7 @@
  */
 import type { Worker } from '@temporalio/worker';
 import { createLoopWorker } from '../../worker/create-worker.js';
+import { loadedTracing } from '../../worker/tracing-config.js';
 import { connectWorkerConnection } from '../../temporal/worker-connection.js';
 import type { Session } from '../../temporal/session.js';
 
@@ -29,6 +30,7 @@ export async function hostRunWorker(session: Session, taskQueue: string): Promis
       worker,
       close: async () => {
         await events.close();
+        await loadedTracing()?.flushTracing();
         await connection.close().catch(() => undefined);
       },
     };

@@ -6,6 +6,7 @@
  * then everything closed in reverse order. A kind says only what it serves and what it does when
  * polling starts and stops.
  */
+import { loadedTracing } from '../tracing-config.js';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { serverKey } from '../../host/run-env.js';
 import { startRunEnvSweeps } from '../run-env-sweep.js';
@@ -81,6 +82,8 @@ export async function hostWorkers(
       await watch?.stop();
       stopSweeps();
       await events.close();
+      // The spans still buffered (a traced worker: worker/tracing.ts) go before the process ends.
+      await loadedTracing()?.flushTracing();
     }
     log('stopped');
     return EXIT.ok;

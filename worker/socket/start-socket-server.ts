@@ -6,6 +6,7 @@
  * connection. This file opens the socket, counts the requests in flight (a draining worker
  * answers them first) and closes it.
  */
+import { loadedTracing } from '../tracing-config.js';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { Client } from '@temporalio/client';
@@ -72,7 +73,13 @@ export function listenForStarts(
   };
   // Started on the worker's own connection, the server may hand the run's first workflow task
   // back with the start's answer (eager start): no dispatch through matching.
-  const starter = new Client({ connection: workerConnection, namespace: session.endpoint.namespace });
+  // A traced worker (worker/tracing.ts): each start is the root span of its run's trace.
+  const traced = loadedTracing()?.clientTracing();
+  const starter = new Client({
+    connection: workerConnection,
+    namespace: session.endpoint.namespace,
+    ...(traced ? { interceptors: { workflow: traced } } : {}),
+  });
   // `run --background`'s starts, queued and made from here (start-queue-runner.ts).
   const queue = new StartQueueRunner({ checkout, session, starter, log });
   const server: Server = createServer((socket) =>
