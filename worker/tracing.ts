@@ -4,7 +4,7 @@
  * (`OTEL_EXPORTER_OTLP_ENDPOINT`, `…_TRACES_ENDPOINT`, `…_HEADERS`, `OTEL_SERVICE_NAME`,
  * `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_BSP_*`). Temporal's own interceptors make the workflow and
  * activity spans; workflow code's spans (the interceptors' and workflows/run-trace.ts's) reach the
- * provider through the `exporter` sink, which a replay does not call: a run replayed after a
+ * provider through the `exporter` sink (worker/span-sink.ts), which a replay does not call: a run replayed after a
  * worker restart does not export its spans twice.
  */
 import { trace } from '@opentelemetry/api';
@@ -13,7 +13,6 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { envDetectorSync, Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
-  makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,
@@ -21,6 +20,7 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
+import { workflowSpanSink, type WorkflowSpanSink } from './span-sink.js';
 
 /** What a traced worker adds to its options. */
 export interface WorkerTracing {
@@ -32,8 +32,8 @@ export interface WorkerTracing {
 
 interface Tracing {
   provider: BasicTracerProvider;
-  processor: BatchSpanProcessor;
-  resource: Resource;
+  /** The workflows' spans' way in (worker/span-sink.ts): one per process, as the processor. */
+  sink: WorkflowSpanSink;
 }
 
 let tracing: Tracing | undefined;
@@ -48,13 +48,13 @@ function start(): Tracing {
   // The interceptors carry a span's context across Temporal's headers through the active
   // context: without a context manager, an activity's span and a started run's would lose their parent.
   provider.register({ contextManager: new AsyncLocalStorageContextManager().enable() });
-  tracing = { provider, processor, resource };
+  tracing = { provider, sink: workflowSpanSink(processor, resource) };
   return tracing;
 }
 
 /** The interceptors and the workflow spans' sink of a traced worker. */
 export function workerTracing(): WorkerTracing {
-  const { processor, resource } = start();
+  const { sink } = start();
   const tracer = trace.getTracer('ll-loop');
   return {
     interceptors: {
@@ -65,7 +65,7 @@ export function workerTracing(): WorkerTracing {
         }),
       ],
     },
-    sinks: { exporter: makeWorkflowExporter(processor, resource) },
+    sinks: sink.sinks,
     client: clientTracing(),
   };
 }
@@ -78,5 +78,6 @@ export function clientTracing(): WorkflowClientInterceptor[] {
 
 /** Send what is buffered (before a process exits, and as the bench measures). */
 export async function flushTracing(): Promise<void> {
+  tracing?.sink.drain();
   await tracing?.provider.forceFlush();
 }
