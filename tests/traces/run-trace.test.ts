@@ -248,6 +248,11 @@ describe('a run is a trace', () => {
     expect(tag(ask, 'gen_ai.usage.output_tokens')).toBe(30);
     expect(tag(ask, 'll_loop.cost_usd')).toBe(0.25);
     expect(tag(ask, 'gen_ai.operation.name')).toBe('invoke_agent');
+    // A workflow's spans carry its run's ids (worker/span-sink.ts), not the rest of its WorkflowInfo.
+    const run = one('ll-loop.run traced');
+    expect(tag(run, 'workflowType')).toBe('loopWorkflow');
+    expect(tag(run, 'runId')).toEqual(expect.any(String));
+    expect(run.tags.map((t) => t.key)).not.toContain('historyLength');
     // Names and numbers only: the prompt's text is in no span.
     expect(JSON.stringify(spans)).not.toContain('Say done');
   });
