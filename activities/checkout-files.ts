@@ -7,21 +7,12 @@
  * the spawner).
  */
 import { execFile } from 'node:child_process';
+import { GIT_ENV } from './git-env.js';
 
 /** A local listing takes far less; a hung one must not hold the action. */
 const LIST_TIMEOUT_MS = 60_000;
 /** A listing of a very large checkout (a million paths of 100 bytes) still fits. */
 const LIST_MAX_BYTES = 128 * 1024 * 1024;
-
-/** As for every git call of ll-loop (activities/git.ts): no prompt, C locale, no optional locks. */
-const GIT_ENV = {
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_ASKPASS: 'true',
-  SSH_ASKPASS: 'true',
-  GCM_INTERACTIVE: 'never',
-  LC_ALL: 'C',
-  GIT_OPTIONAL_LOCKS: '0',
-};
 
 /**
  * The checkout's files under `cwd`, relative and `/`-separated; undefined when git cannot list

@@ -5,6 +5,7 @@
  * not take its index lock). Failures are typed: {@link GitCheckoutError} says what, where and the fix.
  */
 import { execa } from 'execa';
+import { GIT_ENV } from './git-env.js';
 
 /** Local operations (status, rev-parse, worktree add) take far less; a hung one must not hold an activity. */
 const GIT_TIMEOUT_MS = 60_000;
@@ -61,15 +62,6 @@ export interface GitResult {
   /** One line: git's last stderr line, or the timeout. */
   why: string;
 }
-
-const GIT_ENV = {
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_ASKPASS: 'true',
-  SSH_ASKPASS: 'true',
-  GCM_INTERACTIVE: 'never',
-  LC_ALL: 'C',
-  GIT_OPTIONAL_LOCKS: '0',
-};
 
 /** `git args…`; a failure is a result, except git missing, which is a {@link GitCheckoutError}. */
 export async function tryGit(args: readonly string[], opts: GitOptions = {}): Promise<GitResult> {
