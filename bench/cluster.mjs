@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { concurrentLoops } from './concurrent.mjs';
+import { importTestSupport } from './support-bundle.mjs';
 import { firstAction } from './first-action.mjs';
 import { transitions } from './transitions.mjs';
 import {
@@ -20,7 +20,6 @@ import {
   flags,
   note,
   project,
-  root,
   round,
   say,
   serverPid,
@@ -29,22 +28,7 @@ import {
 } from './context.mjs';
 
 /** The cluster tier's support code, bundled from its TypeScript for this plain Node script. */
-async function clusterSupport() {
-  const outfile = join(root, '.cache', 'bench', 'cluster-support.mjs');
-  await build({
-    entryPoints: [join(root, 'tests', 'cluster', 'support', 'cluster.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    // Its modules find the repository (and .cache/) from where their source is, not the bundle.
-    define: { 'import.meta.dirname': JSON.stringify(join(root, 'tests', 'cluster', 'support')) },
-    logLevel: 'warning',
-  });
-  return import(outfile);
-}
+const clusterSupport = () => importTestSupport('tests/cluster/support/cluster.ts', 'cluster-support');
 
 /** The postmaster (first line of postmaster.pid) and its children: the database's processes. */
 function postgresPids(dataDir) {

@@ -3,27 +3,12 @@
 // by turns untraced and traced (OTEL_EXPORTER_OTLP_ENDPOINT set: Temporal's interceptors, the
 // traced bundle, ll-loop's spans) into a real Jaeger v2 (tests/support/jaeger.ts, built from its Go
 // module into .cache/ once); every span is counted in Jaeger before the figure is given.
-import { join } from 'node:path';
-import { build } from 'esbuild';
+import { importTestSupport } from './support-bundle.mjs';
 import { transitions } from './transitions.mjs';
-import { dist, freePort, median, note, root, round, TRANSITIONS } from './context.mjs';
+import { dist, freePort, median, note, round, TRANSITIONS } from './context.mjs';
 
 /** tests/support/jaeger.ts, bundled from its TypeScript for this plain Node script. */
-async function jaegerSupport() {
-  const outfile = join(root, '.cache', 'bench', 'jaeger-support.mjs');
-  await build({
-    entryPoints: [join(root, 'tests', 'support', 'jaeger.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    define: { 'import.meta.dirname': JSON.stringify(join(root, 'tests', 'support')) },
-    logLevel: 'warning',
-  });
-  return import(outfile);
-}
+const jaegerSupport = () => importTestSupport('tests/support/jaeger.ts', 'jaeger-support');
 
 const TRACE_VARS = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'OTEL_BSP_SCHEDULE_DELAY'];
 
