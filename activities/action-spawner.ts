@@ -7,7 +7,8 @@
  * - the result is {@link runProcess}'s, computed by the same code in the spawner: this module only
  *   carries options, aborts and results; heartbeats are beaten here, while the action runs;
  * - one spawner per worker process, forked on first use and told to leave (its channel closed)
- *   after {@link SPAWNER_IDLE_MS} with no action running, so an idle worker holds no second process;
+ *   after {@link SPAWNER_IDLE_MS} with no action running — in it, or in the worker itself (a
+ *   prompt's agent: {@link ActionSpawner.hold}) —, so an idle worker holds no second process;
  * - it never keeps the worker's event loop alive by itself (child and channel unref'd when idle);
  * - should it fail to start, actions run in the worker as before; should it die under running
  *   actions, those fail as faults of the activity (retried as any), never as results.
@@ -61,6 +62,8 @@ export class ActionSpawner {
   private idle: NodeJS.Timeout | undefined;
   /** Spawners in a row that ended before they were up. */
   private failedStarts = 0;
+  /** Actions the worker runs itself (a prompt's agent), during which the spawner is kept. */
+  private holds = 0;
   /**
    * Until when (epoch ms) there is no spawner: it could not start {@link MAX_FAILED_STARTS} times
    * in a row, and actions run in the worker for {@link SPAWNER_RETRY_MS} before it is tried again.
@@ -227,6 +230,23 @@ export class ActionSpawner {
     return listed.catch(() => listCheckoutFiles(cwd));
   };
 
+  /**
+   * Keeps the spawner while the worker runs an action of its own (a prompt's agent, minutes
+   * long): what comes after it — the guard's listing, the next check — finds the spawner up, not
+   * forked anew or run from the worker. Never keeps the worker's event loop alive. Returns the release.
+   */
+  hold(): () => void {
+    this.holds += 1;
+    this.settleIdle();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds -= 1;
+      this.settleIdle();
+    };
+  }
+
   /** Whether what is sent now starts at once: the spawner is up. */
   get up(): boolean {
     return this.ready && !this.broken;
@@ -353,6 +373,7 @@ export class ActionSpawner {
     }
     child.unref();
     channel?.unref?.();
+    if (this.holds > 0) return;
     this.idle = setTimeout(() => this.close(), this.idleMs);
     this.idle.unref();
   }
@@ -397,6 +418,12 @@ export function burstSpawner(env: NodeJS.ProcessEnv = process.env): ActionSpawne
  */
 export function actionLaunch(env: NodeJS.ProcessEnv = process.env): Launch {
   return sharedSpawner(env)?.launchWhenReady ?? runProcess;
+}
+
+/** Keeps this worker's spawner while the worker runs an action itself ({@link ActionSpawner.hold}); returns the release. */
+export function spawnerHold(env: NodeJS.ProcessEnv = process.env): () => () => void {
+  const spawner = sharedSpawner(env);
+  return spawner ? () => spawner.hold() : () => () => undefined;
 }
 
 /** How `tamper_guard:` lists a checkout's files: through the worker's spawner when it is up, else here. */

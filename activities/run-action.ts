@@ -15,7 +15,7 @@ import { fromEnvelope } from './host-envelope.js';
 import type { LlmProviderRequest } from '../fsm/types.js';
 import type { WorkerPlace } from './placement.js';
 import { readJournal, writeJournal } from './action-journal.js';
-import { actionLaunch, checkoutLister, type Launch } from './action-spawner.js';
+import { actionLaunch, checkoutLister, spawnerHold, type Launch } from './action-spawner.js';
 import type { ListFiles } from './checkout-files.js';
 import { guardedAction } from './tamper-guard.js';
 import { prepatchAction } from './prepatch.js';
@@ -115,16 +115,27 @@ export function makeRunAction(
   deps: ActivityDeps = {},
   launch: Launch = actionLaunch(),
   list: ListFiles = checkoutLister(),
+  hold: () => () => void = spawnerHold(),
 ): (input: RunActionInput) => Promise<ActionResult> {
   // A shell action's process is started by the worker's action spawner once it is up (action-spawner.ts).
   const runOnce = runActionOnce(deps, launch);
   // A guarded state's test files are compared around its action (activities/tamper-guard.ts), and
   // a check with prepatch_check is run again before the patch (activities/prepatch.ts); the test
   // files are listed by the spawner too when it is up.
-  const once = guardedAction(
+  const guarded = guardedAction(
     prepatchAction((input: RunActionInput): Promise<ActionResult> => runOnce(input)),
     list,
   );
+  // The spawner stays while an action runs here (a prompt's agent): the guard's listing after it
+  // and the next shell action find it up, instead of a fork from the worker and a new spawner.
+  const once = async (input: RunActionInput): Promise<ActionResult> => {
+    const release = input.kind === 'shell' ? undefined : hold();
+    try {
+      return await guarded(input);
+    } finally {
+      release?.();
+    }
+  };
   const journalDir = deps.journalDir;
   if (journalDir === undefined) return once;
   return async function runAction(input: RunActionInput): Promise<ActionResult> {

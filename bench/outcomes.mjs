@@ -72,6 +72,8 @@ export function summarise(cases) {
   const gamed = cases.filter((c) => c.agent === 'cheater' || c.agent === 'noop');
   const split = (part) =>
     round(cases.reduce((sum, c) => sum + (c.own_split_ms?.[part] ?? 0), 0) / Math.max(1, passes), 1);
+  const hop = (part) =>
+    round(cases.reduce((sum, c) => sum + (c.own_split_ms?.hops_ms?.[part] ?? 0), 0) / Math.max(1, passes), 1);
   return {
     cases: cases.length,
     projects: PROJECTS.map((p) => p.name),
@@ -88,6 +90,12 @@ export function summarise(cases) {
       workflow_tasks: split('workflow_tasks_ms'),
       activities: split('activities_ms'),
       rest: split('rest_ms'),
+      hops: {
+        task_dispatch: hop('task_dispatch'),
+        task_run: hop('task_run'),
+        activity_dispatch: hop('activity_dispatch'),
+        activity_work: hop('activity_work'),
+      },
     },
     per_agent: perAgent,
     per_case: cases,

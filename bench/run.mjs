@@ -298,7 +298,8 @@ async function standardBenchmarks() {
       `  outcomes, ${o.cases} cases (${o.projects.join(', ')} × their loops × 5 agents): fixer brought ${o.fixer_green_pct}% to green; ` +
         `false greens: ${o.false_greens} of the cheater's and no-op's (${o.false_greens_any_agent} of any agent's); ` +
         `ll-loop's own time per pass mean ${o.own_per_pass_ms.mean} ms (of the cases: median ${o.own_per_pass_ms.median} ms, p95 ${o.own_per_pass_ms.p95} ms, max ${o.own_per_pass_ms.max} ms; ` +
-        `per pass in workflow tasks ${o.own_split_per_pass_ms.workflow_tasks} ms, in activities around their processes ${o.own_split_per_pass_ms.activities} ms, rest ${o.own_split_per_pass_ms.rest} ms)`,
+        `per pass in workflow tasks ${o.own_split_per_pass_ms.workflow_tasks} ms, in activities around their processes ${o.own_split_per_pass_ms.activities} ms, rest ${o.own_split_per_pass_ms.rest} ms; ` +
+        `by hop: tasks' dispatch ${o.own_split_per_pass_ms.hops.task_dispatch} and run ${o.own_split_per_pass_ms.hops.task_run} ms, activities' dispatch ${o.own_split_per_pass_ms.hops.activity_dispatch} and work ${o.own_split_per_pass_ms.hops.activity_work} ms)`,
     );
     for (const [agent, a] of Object.entries(o.per_agent))
       say(

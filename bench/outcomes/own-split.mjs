@@ -7,6 +7,10 @@
 //     (the hand-off to the worker, the activity's own work around the process — tamper_guard's
 //     listings, log and journal files —, the completion);
 //   rest: what neither holds (durable timers; a workflow task's time beyond the run's clock).
+// And each hop of those (`hops`): a task's dispatch (scheduled → started: the server's hand-off,
+// on the worker's sticky queue) and run (started → completed: the worker's activation and the
+// completion's way back), an activity's dispatch (scheduled → started: none when the server hands
+// it over eagerly with the task's completion) and work (started → completed less its process).
 const ms = (t) => Number(String(t.seconds)) * 1000 + (t.nanos ?? 0) / 1e6;
 
 /** The JSON of a Temporal payload list's first payload, or undefined. */
@@ -31,18 +35,34 @@ export function ownSplit(history, own, events) {
   const to = starts.at(-1) ?? 0;
   const within = (a, b) => Math.max(0, Math.min(b, to) - Math.max(a, from));
   const at = new Map();
+  /** Started times by the scheduled event's id. */
+  const started = new Map();
   let tasks = 0;
+  let taskDispatch = 0;
   let activities = 0;
+  let activityDispatch = 0;
   let remoteActions = 0;
   for (const e of history) {
     const t = ms(e.eventTime);
     const id = Number(String(e.eventId));
     if (e.workflowTaskScheduledEventAttributes || e.activityTaskScheduledEventAttributes) at.set(id, t);
+    const start = e.workflowTaskStartedEventAttributes ?? e.activityTaskStartedEventAttributes;
+    if (start?.scheduledEventId !== undefined) started.set(Number(String(start.scheduledEventId)), t);
     const wft = e.workflowTaskCompletedEventAttributes ?? e.workflowTaskFailedEventAttributes;
-    if (wft) tasks += within(at.get(Number(String(wft.scheduledEventId))) ?? t, t);
+    if (wft) {
+      const scheduled = Number(String(wft.scheduledEventId));
+      const from = at.get(scheduled) ?? t;
+      tasks += within(from, t);
+      taskDispatch += within(from, started.get(scheduled) ?? from);
+    }
     const done = e.activityTaskCompletedEventAttributes;
     const act = done ?? e.activityTaskFailedEventAttributes;
-    if (act) activities += t - (at.get(Number(String(act.scheduledEventId))) ?? t);
+    if (act) {
+      const scheduled = Number(String(act.scheduledEventId));
+      const from = at.get(scheduled) ?? t;
+      activities += t - from;
+      activityDispatch += (started.get(scheduled) ?? from) - from;
+    }
     // runAction's result carries its process's time (a failed attempt's is not known).
     if (done) {
       const duration = Number(firstPayload(done.result)?.duration_ms ?? 0);
@@ -58,5 +78,11 @@ export function ownSplit(history, own, events) {
     workflow_tasks_ms: Math.round(workflowTasks),
     activities_ms: Math.round(inActivities),
     rest_ms: Math.round(own - workflowTasks - inActivities),
+    hops_ms: {
+      task_dispatch: Math.round(taskDispatch),
+      task_run: Math.round(workflowTasks - taskDispatch),
+      activity_dispatch: Math.round(activityDispatch),
+      activity_work: Math.round(inActivities - activityDispatch),
+    },
   };
 }

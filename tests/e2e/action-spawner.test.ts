@@ -181,6 +181,21 @@ describe('the action spawner', () => {
     own.close();
   });
 
+  it('stays while the worker runs an action itself (a prompt’s agent, longer than the idle time), and goes once that ends', async () => {
+    const own = new ActionSpawner(ENTRY, 50);
+    expect((await own.launch(opts('true'))).exit_code).toBe(0);
+    const pid = own.pid!;
+    const release = own.hold();
+    // An agent running in the worker: far longer than the spawner's idle time.
+    expect((await runProcess(opts('sleep 0.5'))).exit_code).toBe(0);
+    expect(own.pid).toBe(pid);
+    expect(alive(pid)).toBe(true);
+    release();
+    release(); // a second release changes nothing
+    await waitFor('the idle spawner to exit', () => !alive(pid), 20_000);
+    own.close();
+  });
+
   it('starts without NODE_EXTRA_CA_CERTS (Node would parse the file as it starts); its actions have it as their own environment has it, never the worker’s', async () => {
     const certs = join(dir, 'extra-ca.pem');
     const before = process.env.NODE_EXTRA_CA_CERTS;

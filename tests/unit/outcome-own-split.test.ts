@@ -12,7 +12,7 @@ const payload = (value: unknown) => ({ payloads: [{ data: new TextEncoder().enco
 const history = [
   { eventId: '1', eventTime: at(1000), workflowExecutionStartedEventAttributes: {} },
   { eventId: '2', eventTime: at(1000), workflowTaskScheduledEventAttributes: {} },
-  { eventId: '3', eventTime: at(1010), workflowTaskStartedEventAttributes: {} },
+  { eventId: '3', eventTime: at(1010), workflowTaskStartedEventAttributes: { scheduledEventId: '2' } },
   // 70 ms of task, 40 of them the quick action's process (a local activity).
   { eventId: '4', eventTime: at(1070), workflowTaskCompletedEventAttributes: { scheduledEventId: '2' } },
   { eventId: '5', eventTime: at(1070), markerRecordedEventAttributes: { markerName: 'core_local_activity' } },
@@ -28,7 +28,7 @@ const history = [
     },
   },
   { eventId: '9', eventTime: at(1370), workflowTaskScheduledEventAttributes: {} },
-  { eventId: '10', eventTime: at(1375), workflowTaskStartedEventAttributes: {} },
+  { eventId: '10', eventTime: at(1375), workflowTaskStartedEventAttributes: { scheduledEventId: '9' } },
   { eventId: '11', eventTime: at(1390), workflowTaskCompletedEventAttributes: { scheduledEventId: '9' } },
 ];
 const events = [
@@ -41,7 +41,21 @@ describe('own time split', () => {
     // The run's clock: first task started (1010) to last task started (1375), less 290 ms of actions;
     // its tasks within it: 60 ms of the first (less its 40 ms action) and 5 of the last.
     const own = 1375 - 1010 - 290;
-    expect(ownSplit(history, own, events)).toEqual({ workflow_tasks_ms: 60 - 40 + 5, activities_ms: 50, rest_ms: 0 });
+    expect(ownSplit(history, own, events)).toMatchObject({
+      workflow_tasks_ms: 60 - 40 + 5,
+      activities_ms: 50,
+      rest_ms: 0,
+    });
+  });
+
+  it('by hop: the tasks’ dispatch and run, the activities’ dispatch and work around their processes', () => {
+    // The first task's dispatch is before the run's clock starts; the last one's run after it ends.
+    expect(ownSplit(history, 1375 - 1010 - 290, events).hops_ms).toEqual({
+      task_dispatch: 5,
+      task_run: 60 - 40,
+      activity_dispatch: 1,
+      activity_work: 300 - 1 - 250,
+    });
   });
 
   it('a failed activity counts whole: no process time of it is known', () => {
@@ -50,6 +64,10 @@ describe('own time split', () => {
         ? { eventId: '8', eventTime: at(1370), activityTaskFailedEventAttributes: { scheduledEventId: '6' } }
         : e,
     );
-    expect(ownSplit(failed, 325, [events[0]!])).toEqual({ workflow_tasks_ms: 25, activities_ms: 300, rest_ms: 0 });
+    expect(ownSplit(failed, 325, [events[0]!])).toMatchObject({
+      workflow_tasks_ms: 25,
+      activities_ms: 300,
+      rest_ms: 0,
+    });
   });
 });
