@@ -240,7 +240,7 @@ export function loadLoopFile(
     applyOverrides(compiled.raw, overrides);
     if (overrides.runContext) addRunContext(compiled.raw, cwd);
   }
-  const result = validateLoop(raw);
+  const result = validateLoop(raw, { runStarts: overrides.requireParameters === true });
   const diagnostics = [...early, ...result.diagnostics.map(locate)];
   if (!result.definition || hasErrors(diagnostics)) return { file, diagnostics };
   // Scopes are paths of the checkout the run works in: the directory it runs from.
@@ -262,6 +262,7 @@ export function loadLoopFile(
       resolve: resolveLoopFile,
       load: (childFile, childChain) => loadLoopFile(childFile, {}, cwd, childChain),
       extraContext: Object.keys(overrides.context ?? {}),
+      runStarts: overrides.requireParameters === true,
     }).map(locate),
   );
   if (hasErrors(diagnostics)) return { file, diagnostics };
