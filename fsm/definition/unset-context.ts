@@ -61,7 +61,7 @@ export function checkUnsetContext(def: LoopDefinition, runStarts: boolean, out: 
       out.push(
         error(
           path,
-          `${ref.raw} has no value: the loop's context: does not set "${key}", no parameter declares it, and it was not given; the run would fail at this state, so it was not started`,
+          `${ref.raw} has no value: the loop's context: does not set "${key}", no parameter declares it, and it was not given; a run would fail at this state`,
           `pass --context ${key}=VALUE, or give it a value under context: (or a parameter with a default) in the loop file`,
         ),
       );
