@@ -66,7 +66,7 @@ export async function followLogs(opts: LogsOptions): Promise<number> {
       opts.out(
         opts.state === undefined
           ? `no action of ${run.id} finished before the run ended; an action its end cut short keeps no output\n`
-          : `no action of state ${safeText(opts.state)} in ${run.id}\n`,
+          : `no action of state ${safeText(opts.state)} in ${run.id} finished before the run ended; an action its end cut short keeps no output\n`,
       );
     }
     return EXIT.ok;
