@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, definedEnv, mcpClients, textOf } from '../support/mcp-clients.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
+import { waitFor } from '../support/processes.js';
 
 const project = useOwnServerProject('ll-loop-e2e-unset-context-', { startServer: true });
 const cli = (args: string[]) => project.cli(args);
@@ -112,6 +113,42 @@ describe('an undefined ${context.x}', () => {
     const ok = await cli(['run', 'passes', '--context', 'who=ann']);
     expect(ok.code, ok.stderr).toBe(0);
   }, 120_000);
+
+  it('resume refuses it too, when the loop file was edited to read it while the run was stopped; given, the run goes on', async () => {
+    const v1 = (extra: string[]) =>
+      [
+        'name: edited',
+        'description: waits, then maybe greets',
+        'initial: wait',
+        'states:',
+        '  wait:',
+        '    action: "while [ ! -f edited.go ]; do sleep 0.05; done"',
+        '    timeout: 600',
+        `    next: ${extra.length ? 'greet' : 'done'}`,
+        ...extra,
+        '  done:',
+        '    terminal: true',
+        '',
+      ].join('\n');
+    writeFileSync(join(project.cwd, '.loops', 'edited.yaml'), v1([]));
+    const started = await cli(['run', 'edited', '--background', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const id = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await waitFor('its action to run', async () => /action running/.test((await cli(['status', id])).stdout), 60_000);
+    expect((await cli(['stop', id])).code).toBe(0);
+    writeFileSync(
+      join(project.cwd, '.loops', 'edited.yaml'),
+      v1(['  greet:', '    action: echo "hello ${context.who}"', '    next: done']),
+    );
+    writeFileSync(join(project.cwd, 'edited.go'), '');
+    const refused = await cli(['resume', id]);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toMatch(/edited\.yaml:\d+:5: error: state "greet": \$\{context\.who\} has no value/);
+    expect(refused.stderr).toContain('fix: pass --context who=VALUE');
+    const resumed = await cli(['resume', id, '--context', 'who=ann', '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ instance_id: `${id}-r1`, final_state: 'done' });
+  }, 180_000);
 
   it('MCP start_run refuses it with the same message, and starts nothing', async () => {
     const before = runFiles().length;
