@@ -28,8 +28,8 @@ export interface SubloopContext {
   /** Context keys the command line adds (they count as present for passthrough). */
   extraContext?: readonly string[];
   /**
-   * A run is about to start with every value it will have: a passthrough child's `${context.KEY}`
-   * the parent's context lacks is an error, not a warning (the command line could still give it).
+   * A run is about to start with every value it will have: a child's `${context.KEY}` its state
+   * does not give is an error, not a warning.
    */
   runStarts?: boolean;
 }
@@ -169,8 +169,8 @@ function shortName(file: string): string {
 /**
  * The child's `${context.KEY}` references that its own file gives no value (unset-context.ts) must
  * come from the state: its `with:`, or with `context_passthrough:` the parent's context. Else the
- * child fails at that state when it runs. Without passthrough nothing else can give the key: an
- * error; with it, `--context` still can until a run starts: a warning then.
+ * child fails at that state when it runs: refused when a run starts, a warning otherwise (as for
+ * the loop's own references; `validate` accepts little-loops' catalog, which does not check this).
  */
 function checkChildContext(
   parent: LoopDefinition,
@@ -197,9 +197,7 @@ function checkChildContext(
       : `add with: { ${key}: <value> } to ${base.length > 2 ? `${base.slice(2).join('.')} of ` : ''}state "${stateName}", or give ${key} a value under context: in ${file}`;
     const message = `sub-loop "${child.name}" reads ${read.raw} (${at}), which nothing gives it; it would fail there`;
     const where = [...base, state.with ? 'with' : base.length > 2 ? '' : 'loop'].filter((k) => k !== '');
-    out.push(
-      state.context_passthrough && ctx.runStarts !== true ? warning(where, message, fix) : error(where, message, fix),
-    );
+    out.push(ctx.runStarts === true ? error(where, message, fix) : warning(where, message, fix));
   }
   return out;
 }
