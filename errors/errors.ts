@@ -3,6 +3,7 @@
  * bin prints `error: <message>` and `fix: <fix>`, never a stack trace.
  */
 import { LoadError } from '../loader/errors.js';
+import { RuntimeDirError } from '../loader/runtime-dir.js';
 import { EXIT } from './exit-codes.js';
 import { clusterProblemOf, withServerReason } from './cluster-errors.js';
 
@@ -39,6 +40,7 @@ export class InfrastructureError extends CliError {
  */
 export function toCliError(err: unknown): unknown {
   if (err instanceof LoadError) return new UsageError(err.message, err.fix);
+  if (err instanceof RuntimeDirError) return new CliError(err.message, err.fix, EXIT.usage);
   if (err instanceof CliError) return err;
   // temporal/connection.ts TemporalTlsError, told by name: its class would load the SDK.
   const tls = err as { name?: unknown; message?: unknown; fix?: unknown };

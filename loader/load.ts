@@ -48,6 +48,11 @@ export interface LoadOverrides {
   acceptedContext?: readonly string[];
   /** A run starts from this load: give it `run_dir`/`input_hash` if it reads them (loader/run-context.ts). */
   runContext?: boolean;
+  /**
+   * A run continues from this load (`resume`): a `${context.KEY}` nothing gives is an error, as
+   * for a start (`requireParameters` implies it; fsm/definition/unset-context.ts).
+   */
+  refuseUnsetContext?: boolean;
 }
 
 export interface LoadedLoop {
@@ -240,7 +245,8 @@ export function loadLoopFile(
     applyOverrides(compiled.raw, overrides);
     if (overrides.runContext) addRunContext(compiled.raw, cwd);
   }
-  const result = validateLoop(raw);
+  const runStarts = overrides.requireParameters === true || overrides.refuseUnsetContext === true;
+  const result = validateLoop(raw, { runStarts });
   const diagnostics = [...early, ...result.diagnostics.map(locate)];
   if (!result.definition || hasErrors(diagnostics)) return { file, diagnostics };
   // Scopes are paths of the checkout the run works in: the directory it runs from.
@@ -262,6 +268,7 @@ export function loadLoopFile(
       resolve: resolveLoopFile,
       load: (childFile, childChain) => loadLoopFile(childFile, {}, cwd, childChain),
       extraContext: Object.keys(overrides.context ?? {}),
+      runStarts,
     }).map(locate),
   );
   if (hasErrors(diagnostics)) return { file, diagnostics };

@@ -17,12 +17,52 @@ const RUNTIME_DIRS = ['.running', '.worker', '.temporal', '.worktrees'] as const
 const IGNORE_ALL = '# written by ll-loop: everything here is its runtime state, never to commit\n*\n';
 
 /**
+ * A runtime directory ll-loop cannot make: a file in its place, a read-only `.loops/`, a full
+ * disk. Its message names the path and the cause, its fix what to do (the CLI: exit 1, errors.ts).
+ */
+export class RuntimeDirError extends Error {
+  override readonly name = 'RuntimeDirError';
+  constructor(
+    readonly path: string,
+    message: string,
+    readonly fix: string,
+  ) {
+    super(message);
+  }
+}
+
+function makeDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const cause =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'a file is in the way (a directory is needed there)'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'the directory above it is not writable'
+          : code === 'ENOSPC' || code === 'EDQUOT'
+            ? 'the disk is full'
+            : (err as Error).message;
+    throw new RuntimeDirError(
+      dir,
+      `cannot create ${dir}, where ll-loop keeps its runtime files (the checkout's worker, runs' events and output): ${cause}`,
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? `move the file out of the way (a runtime path under .loops/ is ll-loop's own), then run the command again`
+        : code === 'ENOSPC' || code === 'EDQUOT'
+          ? 'free some space, then run the command again'
+          : `make ${dirname(dir)} writable for this user, then run the command again`,
+    );
+  }
+}
+
+/**
  * Create `dir` (and its parents) if missing, and its `.gitignore` of `*` if it has none. Only for
  * directories that hold nothing but ll-loop's runtime files. Never throws for the `.gitignore`:
  * a directory that cannot hold one still works.
  */
 export function ensureRuntimeDir(dir: string): void {
-  mkdirSync(dir, { recursive: true });
+  makeDir(dir);
   try {
     writeFileSync(join(dir, '.gitignore'), IGNORE_ALL, { flag: 'wx' });
   } catch {
@@ -42,7 +82,7 @@ export function ensureRuntimeDirOf(file: string): void {
       break;
     }
   }
-  mkdirSync(dirname(file), { recursive: true });
+  makeDir(dirname(file));
 }
 
 /**

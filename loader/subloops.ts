@@ -4,12 +4,13 @@
  * state's `with:` fits the child's `parameters:`. Everything here is reported before the parent
  * starts; the child is loaded again by the worker when the state runs (activities/load-subloop.ts).
  */
-import { error, hasErrors, type Diagnostic } from '../fsm/diagnostics.js';
+import { error, hasErrors, warning, type Diagnostic } from '../fsm/diagnostics.js';
 import { coerceParameter, isContextInput, typeNoun } from '../fsm/definition/parameters.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import { didYouMean } from '../fsm/suggest.js';
 import { hasRefs } from '../fsm/template.js';
 import { capturedNames, hasPassthrough, uncapturedError, uncapturedRefs } from '../fsm/definition/template-checks.js';
+import { unsetContextRefs } from '../fsm/definition/unset-context.js';
 import { LoadError } from './errors.js';
 
 /** Loads a child loop file (loader/load.ts), carrying the chain of files for cycle detection. */
@@ -26,6 +27,11 @@ export interface SubloopContext {
   load: ChildLoader;
   /** Context keys the command line adds (they count as present for passthrough). */
   extraContext?: readonly string[];
+  /**
+   * A run is about to start with every value it will have: a child's `${context.KEY}` its state
+   * does not give is an error, not a warning.
+   */
+  runStarts?: boolean;
 }
 
 /** Diagnostics for every static sub-loop state of `def` (loaded from `ctx.chain`'s last file). */
@@ -48,6 +54,7 @@ export function checkSubloops(def: LoopDefinition, ctx: SubloopContext): Diagnos
       continue;
     }
     out.push(...checkBindings(def, ref.stateName, ref.state, child.definition, ctx, ref.base));
+    out.push(...checkChildContext(def, ref, child.definition, child.file, ctx));
   }
   if (hasPassthrough(def)) out.push(...checkReturnedCaptures(def, ctx));
   return out;
@@ -157,6 +164,42 @@ function loadChild(
 
 function shortName(file: string): string {
   return (file.split('/').pop() ?? file).replace(/\.ya?ml$/, '');
+}
+
+/**
+ * The child's `${context.KEY}` references that its own file gives no value (unset-context.ts) must
+ * come from the state: its `with:`, or with `context_passthrough:` the parent's context. Else the
+ * child fails at that state when it runs: refused when a run starts, a warning otherwise (as for
+ * the loop's own references; `validate` accepts little-loops' catalog, which does not check this).
+ */
+function checkChildContext(
+  parent: LoopDefinition,
+  ref: ChildRef,
+  child: LoopDefinition,
+  file: string,
+  ctx: SubloopContext,
+): Diagnostic[] {
+  const { state, stateName, base } = ref;
+  const present = new Set([
+    ...Object.keys(state.with ?? {}),
+    ...(state.context_passthrough
+      ? [...Object.keys(parent.context), ...Object.keys(parent.parameters ?? {}), ...(ctx.extraContext ?? [])]
+      : []),
+  ]);
+  const out: Diagnostic[] = [];
+  const reported = new Set<string>();
+  for (const { key, ref: read, path } of unsetContextRefs(child)) {
+    if (present.has(key) || reported.has(key)) continue;
+    reported.add(key);
+    const at = `${shortName(file)}'s state "${String(path[1])}"`;
+    const fix = state.context_passthrough
+      ? `add ${key}: to this loop's context: (or pass --context ${key}=VALUE), or give ${key} a value in ${file}`
+      : `add with: { ${key}: <value> } to ${base.length > 2 ? `${base.slice(2).join('.')} of ` : ''}state "${stateName}", or give ${key} a value under context: in ${file}`;
+    const message = `sub-loop "${child.name}" reads ${read.raw} (${at}), which nothing gives it; it would fail there`;
+    const where = [...base, state.with ? 'with' : base.length > 2 ? '' : 'loop'].filter((k) => k !== '');
+    out.push(ctx.runStarts === true ? error(where, message, fix) : warning(where, message, fix));
+  }
+  return out;
 }
 
 /** `with:` against the child's parameters; with passthrough, the parent's context must hold them. */

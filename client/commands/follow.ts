@@ -10,6 +10,7 @@ import { followRun } from '../../runs/follow/follow-run.js';
 import { queryStatus, resolveRun, runUrl } from '../../runs/find/run-target.js';
 import { projectScope } from '../../runs/find/find-runs.js';
 import { withSession } from '../../temporal/session.js';
+import { keepCheckoutWorker } from '../../runs/follow/keep-worker.js';
 
 /** Options of {@link followCommand}; `out` receives the progress display, `err` notes. */
 export interface FollowOptions {
@@ -40,6 +41,8 @@ export async function followCommand(opts: FollowOptions): Promise<number> {
     if (run.open && (await queryStatus(connection, client.workflow.getHandle(run.id)).catch(() => null)) === null) {
       err(`note: no worker is running ${run.id}; it makes no progress until one does (ll-loop resume ${run.id})\n`);
     }
+    // The run's checkout (this one when it has no record of it): its worker is kept up while followed.
+    const stopKeeping = run.open ? keepCheckoutWorker(run.cwd ?? opts.cwd, err) : () => undefined;
     return followRun({
       via: client,
       workflowId: run.id,
@@ -50,6 +53,6 @@ export async function followCommand(opts: FollowOptions): Promise<number> {
           ? jsonLinesReporter(opts.out)
           : createHumanReporter(opts.out, createStyle(opts.colour ?? colourWanted(process.stdout)), maxIterations),
       ...(opts.json ? { json: opts.out } : {}),
-    });
+    }).finally(stopKeeping);
   });
 }

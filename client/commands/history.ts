@@ -12,6 +12,7 @@ import type { TimedEvent } from '../../fsm/run/events.js';
 import { eventsPath } from '../../host/run-files.js';
 import { bool, list, str, type CommandSpec } from '../command-table.js';
 import { UsageError } from '../../errors/errors.js';
+import { positiveInt } from './argument-errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { plainFields } from '../../reporters/plain-event.js';
 import { localTime, table } from '../../reporters/table.js';
@@ -41,6 +42,8 @@ export interface HistoryOptions {
   state?: string;
   /** Rewrite the run's events file from the rebuild. */
   write?: boolean;
+  /** Only the last N events of the run, or the N newest runs (`--tail N`/`-n N`, little-loops'). */
+  tail?: number;
   out: (text: string) => void;
   err?: (text: string) => void;
 }
@@ -143,11 +146,13 @@ export async function historyCommand(opts: HistoryOptions): Promise<number> {
   // command's session; `--write` writes this project's events file, so the command does it.
   const made = opts.write ? await writtenReport(opts, query) : await runsService().history(query);
   if (made.kind === 'runs') {
+    if (opts.tail !== undefined) made.entries = made.entries.slice(0, opts.tail);
     if (opts.json) opts.out(`${JSON.stringify(made.entries, null, 2)}\n`);
     else printRuns(opts.loop, made.entries, opts.out);
     return EXIT.ok;
   }
   const report = made.report;
+  if (opts.tail !== undefined) report.events = report.events.slice(-opts.tail);
   for (const warning of report.warnings) err(`warning: ${warning}\n`);
   if (opts.json) {
     opts.out(`${JSON.stringify(report, null, 2)}\n`);
@@ -164,8 +169,10 @@ export async function historyCommand(opts: HistoryOptions): Promise<number> {
 
 /** `ll-loop history` in the command table. */
 export const historySpec: CommandSpec = {
-  usage: "history <name> [run-id] [--event T]… [--state S] [--write] [--json]   past runs, or one run's events",
+  usage:
+    "history <name> [run-id] [--event T]… [--state S] [-n|--tail N] [--write] [--json]   past runs, or one run's events",
   flags: {
+    tail: { type: 'string', short: 'n' },
     event: { type: 'string', multiple: true },
     state: { type: 'string' },
     write: { type: 'boolean' },
@@ -176,6 +183,7 @@ export const historySpec: CommandSpec = {
     if (loop === undefined) throw new UsageError('history needs a loop name', 'll-loop history <name> [run-id]');
     if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'll-loop history <name> [run-id]');
     const state = str(ctx, 'state');
+    const tail = positiveInt(str(ctx, 'tail'), '--tail');
     return historyCommand({
       cwd: ctx.cwd,
       loop,
@@ -186,6 +194,7 @@ export const historySpec: CommandSpec = {
       err: ctx.err,
       ...(runId === undefined ? {} : { runId }),
       ...(state === undefined ? {} : { state }),
+      ...(tail === undefined ? {} : { tail }),
     });
   },
 };

@@ -106,6 +106,10 @@ function printLoops(opts: ListOptions): number {
   return EXIT.ok;
 }
 
+/** Under `list --running` when a run has no worker (docs/cli.md shows it as printed). */
+export const NO_WORKER_NOTE =
+  "no worker: nothing runs it at this moment; any ll-loop command in its checkout starts the checkout's worker again (this one did for this checkout), and the run carries on (ll-loop resume <run id> for runs of ll-loop 0.2.0)";
+
 async function printRunning(opts: ListOptions): Promise<number> {
   const allProjects = opts.allProjects === true;
   // The checkout's worker lists them when it can (no SDK here); otherwise this command does.
@@ -147,10 +151,7 @@ async function printRunning(opts: ListOptions): Promise<number> {
       ),
     ),
   );
-  if (runs.some((r) => !r.worker))
-    opts.out(
-      "no worker: nothing runs it now; a checkout's worker is started by any ll-loop command in it (ll-loop resume <run id> for runs of ll-loop 0.2.0)\n",
-    );
+  if (runs.some((r) => !r.worker)) opts.out(`${NO_WORKER_NOTE}\n`);
   return EXIT.ok;
 }
 

@@ -10,6 +10,7 @@ import { personLine, personRecord } from '../../runs/follow/person-events.js';
 import { logsRunOf } from '../../runs/follow/logs-report.js';
 import { runDefinition, runsSubloops, unknownState } from '../../runs/follow/logs-state.js';
 import { withSession } from '../../temporal/session.js';
+import { keepCheckoutWorker } from '../../runs/follow/keep-worker.js';
 import { streamedLines } from './follow-lines.js';
 import { headerOf, printRecord, type LogsOptions } from './logs-print.js';
 
@@ -41,6 +42,8 @@ export async function followLogs(opts: LogsOptions): Promise<number> {
       else printRecord(r, opts.out);
     };
     const collect = actionLogCollector(run.id, onAction);
+    // Its checkout's worker is kept up while the run is followed (runs/follow/keep-worker.ts).
+    const stopKeeping = keepCheckoutWorker(run.cwd ?? opts.cwd, opts.err);
     const followed = await followEvents(session.client, run.id, {
       follow: true,
       children: true,
@@ -53,14 +56,17 @@ export async function followLogs(opts: LogsOptions): Promise<number> {
         people += 1;
         opts.out(opts.json ? `${JSON.stringify(p)}\n` : personLine(p));
       },
-    }).finally(() => live?.close());
+    }).finally(() => {
+      stopKeeping();
+      live?.close();
+    });
     for (const warning of followed.warnings) opts.err(`warning: ${warning}\n`);
     if (opts.json) return EXIT.ok;
     if (actions === 0 && people === 0) {
       opts.out(
         opts.state === undefined
           ? `no action of ${run.id} finished before the run ended; an action its end cut short keeps no output\n`
-          : `no action of state ${safeText(opts.state)} in ${run.id}\n`,
+          : `no action of state ${safeText(opts.state)} in ${run.id} finished before the run ended; an action its end cut short keeps no output\n`,
       );
     }
     return EXIT.ok;

@@ -48,7 +48,7 @@ function printReport(report: LogsReport, opts: LogsOptions): void {
   if (report.actions.length === 0 && report.people.length === 0) {
     opts.out(
       opts.state !== undefined
-        ? `no action of state ${safeText(opts.state)} in ${report.id}\n`
+        ? `no action of state ${safeText(opts.state)} in ${report.id} ${report.open ? 'has finished yet' : `finished before the run ended (${report.status}); an action its end cut short keeps no output`}\n`
         : report.open
           ? `no action of ${report.id} has finished yet\n`
           : // An action the run's end cut short (a stop) left no result, and no output is kept of it.

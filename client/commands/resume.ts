@@ -5,6 +5,7 @@
  * of ll-loop 0.2.0 on its own task queue is served by this process while it is followed
  * (runs/resume/serve-here.ts).
  */
+import { basename } from 'node:path';
 import { colourWanted } from '../../reporters/style.js';
 import { bool, str, type CommandSpec } from '../command-table.js';
 import { CONTEXT_FLAGS, contextPairs } from './context-flags.js';
@@ -173,21 +174,37 @@ function phaseText(phase: RunStateFile['phase']): string {
   }
 }
 
+/**
+ * little-loops' `resume <loop> --instance-id ID`: the run ID, which must be a run of that loop
+ * (`<loop>-<time>…`), so a mistyped id never resumes another loop's run.
+ */
+function instanceTarget(loop: string | undefined, id: string | undefined): string | undefined {
+  if (id === undefined) return loop;
+  const name = loop === undefined ? undefined : basename(loop).replace(/\.ya?ml$/, '');
+  if (name !== undefined && !id.startsWith(`${name}-`))
+    throw new UsageError(
+      `--instance-id ${id} is not a run of loop "${name}" (its runs are ${name}-<time>…)`,
+      `ll-loop resume ${id}, or give the id of a run of ${name} (ll-loop history ${name} lists them)`,
+    );
+  return id;
+}
+
 export const resumeSpec: CommandSpec = {
   usage:
-    'resume <name|run-id> [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--max-iterations N] [--queue [--queue-timeout D]] [--background] [--verbose|--quiet] [--json]   continue a stopped run, or one that lost its worker',
+    'resume <name|run-id> [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--max-iterations N] [--queue [--queue-timeout D]] [-b|--background] [--verbose|--quiet] [--json] [<name> --instance-id ID]   continue a stopped run, or one that lost its worker',
   flags: {
     ...CONTEXT_FLAGS,
     ...QUEUE_FLAGS,
     'context-allow-unknown': { type: 'boolean' },
     'max-iterations': { type: 'string' },
     json: { type: 'boolean' },
-    background: { type: 'boolean' },
+    background: { type: 'boolean', short: 'b' },
     verbose: { type: 'boolean' },
     quiet: { type: 'boolean' },
+    'instance-id': { type: 'string' },
   },
   run(ctx) {
-    const target = ctx.positionals[0];
+    const target = instanceTarget(ctx.positionals[0], str(ctx, 'instance-id'));
     if (target === undefined)
       throw new UsageError('resume needs a loop name or a run id', 'll-loop resume <name|run-id>');
     if (ctx.positionals.length > 1)

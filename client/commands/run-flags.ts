@@ -17,7 +17,7 @@ import { checkFollow, definitionOverridesOf, MORE_RUN_FLAGS, runTarget } from '.
 import { runInputPairs } from './run-input.js';
 
 export const RUN_USAGE =
-  'run <name|path> [input] [--max-iterations N] [-n|--max-steps N] [--delay S] [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [--queue [--queue-timeout D]] [--no-lock] [--verbose|--quiet] [--json] [--builtin] [--program-md PATH] [--handoff-threshold N]';
+  'run <name|path> [input] [--max-iterations N] [-n|--max-steps N] [--delay S] [--context K=V]… [--context-file K=PATH]… [--context-allow-unknown] [--dry-run] [--no-llm] [--llm-model M] [-b|--background] [--pool NAME [--checkout git] | --worktree | --task-queue Q] [-q|--queue [--queue-timeout D]] [--no-lock] [-v|--verbose|--quiet] [--json] [--builtin] [--program-md PATH] [--handoff-threshold N]';
 
 export const RUN_FLAGS: Flags = {
   'max-iterations': { type: 'string' },
@@ -27,18 +27,20 @@ export const RUN_FLAGS: Flags = {
   'no-llm': { type: 'boolean' },
   'llm-model': { type: 'string' },
   json: { type: 'boolean' },
-  background: { type: 'boolean' },
+  // little-loops' short forms: -b, -q (its --queue), -v; --qt is its second name of --quiet.
+  background: { type: 'boolean', short: 'b' },
   'task-queue': { type: 'string' },
   pool: { type: 'string' },
   checkout: { type: 'string' },
   worktree: { type: 'boolean' },
   // Scope locks: wait for busy scopes in FIFO order (optionally bounded), or take none at all.
-  queue: { type: 'boolean' },
+  queue: { type: 'boolean', short: 'q' },
   'queue-timeout': { type: 'string' },
   'no-lock': { type: 'boolean' },
   // How much progress: every action's last lines, or only the end line.
-  verbose: { type: 'boolean' },
+  verbose: { type: 'boolean', short: 'v' },
   quiet: { type: 'boolean' },
+  qt: { type: 'boolean' },
   // little-loops' run flags (run-more-flags.ts).
   ...MORE_RUN_FLAGS,
 };
@@ -79,7 +81,8 @@ export function runOptionsOf(ctx: CommandContext): RunOptions {
       '--no-lock takes no scope lock, so there is nothing to queue for',
       'drop --queue/--queue-timeout, or --no-lock',
     );
-  if (bool(ctx, 'verbose') && bool(ctx, 'quiet'))
+  const quiet = bool(ctx, 'quiet') || bool(ctx, 'qt');
+  if (bool(ctx, 'verbose') && quiet)
     throw new UsageError('--verbose and --quiet contradict each other', 'use one of them');
   checkFollow(ctx);
   const definitionOverrides = definitionOverridesOf(ctx);
@@ -106,7 +109,7 @@ export function runOptionsOf(ctx: CommandContext): RunOptions {
     noLock: bool(ctx, 'no-lock'),
     colour: colourWanted(ctx.terminal),
     ask: ctx.terminal.isTTY === true && process.stdin.isTTY === true,
-    detail: bool(ctx, 'verbose') ? 'verbose' : bool(ctx, 'quiet') ? 'quiet' : 'normal',
+    detail: bool(ctx, 'verbose') ? 'verbose' : quiet ? 'quiet' : 'normal',
     out: ctx.out,
     err: ctx.err,
     ...(maxIterations === undefined ? {} : { maxIterations }),

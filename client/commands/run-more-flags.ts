@@ -80,7 +80,7 @@ export function runTarget(ctx: CommandContext, target: string): string {
  */
 export function checkFollow(ctx: CommandContext): void {
   if (!bool(ctx, 'follow')) return;
-  const against = ['background', 'json', 'quiet'].find((f) => bool(ctx, f));
+  const against = ['background', 'json', 'quiet', 'qt'].find((f) => bool(ctx, f));
   if (against === 'background')
     throw new UsageError(
       '--follow and --background contradict each other: a background run returns at once',

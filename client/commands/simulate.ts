@@ -10,6 +10,8 @@ import { UsageError } from '../../errors/errors.js';
 import { EXIT, exitCodeFor } from '../../errors/exit-codes.js';
 import { table } from '../../reporters/table.js';
 import { loadValidLoop } from './load-valid.js';
+import type { LoopDefinition } from '../../fsm/schema.js';
+import { unsetContextRefs } from '../../fsm/definition/unset-context.js';
 
 /** State executions traced when `--max-steps` is not given: enough for any loop that ends. */
 export const DEFAULT_SIMULATION_STEPS = 100;
@@ -38,7 +40,16 @@ function parseMaxSteps(value: string | undefined): number {
   return n;
 }
 
-function printSimulation(s: Simulation, maxSteps: number, out: (t: string) => void): void {
+/** What `ll-loop run` would refuse before starting: each `${context.KEY}` nothing gives (fsm/definition/unset-context.ts). */
+function refusal(definition: LoopDefinition): string | undefined {
+  const unset = unsetContextRefs(definition);
+  if (!unset.length) return undefined;
+  const keys = [...new Set(unset.map((u) => u.key))];
+  const where = unset.map((u) => `${u.ref.raw} in state "${String(u.path[1])}"`).join(', ');
+  return `ll-loop run would not start it: nothing gives ${where} a value; pass ${keys.map((k) => `--context ${k}=VALUE`).join(' ')}`;
+}
+
+function printSimulation(s: Simulation, maxSteps: number, out: (t: string) => void, refused?: string): void {
   out(`Simulation of ${s.loop}: ${SCENARIO_TEXT[s.scenario]} (--scenario ${s.scenario}); nothing runs.\n\n`);
   const rows = s.steps.map((step) => [
     String(step.step),
@@ -49,11 +60,13 @@ function printSimulation(s: Simulation, maxSteps: number, out: (t: string) => vo
     step.to === undefined ? '(end)' : `→ ${step.to}`,
   ]);
   out(`${table([['STEP', 'PASS', 'STATE', 'EVALUATOR', 'VERDICT', 'NEXT'], ...rows])}\n`);
+  if (refused !== undefined) out(`The path above is what the states would do, but ${refused}.\n`);
   if (s.truncated || !s.outcome) {
     out(`Stopped after ${maxSteps} steps (--max-steps) without reaching an end; the loop would go on.\n`);
     return;
   }
   const o = s.outcome;
+  if (refused !== undefined) return;
   const how =
     o.terminated_by === 'terminal'
       ? `reaches ${o.failure ? 'the failure terminal' : 'the terminal'} "${o.final_state}"`
@@ -89,11 +102,14 @@ export const simulateSpec: CommandSpec = {
       'simulated',
     );
     const simulation = simulate(definition, scenario, maxSteps);
+    const refused = refusal(definition);
+    const exitCode =
+      refused !== undefined ? EXIT.usage : simulation.outcome ? exitCodeFor(simulation.outcome) : undefined;
     if (json)
       ctx.out(
-        `${JSON.stringify({ file, ...simulation, ...(simulation.outcome ? { exit_code: exitCodeFor(simulation.outcome) } : {}) }, null, 2)}\n`,
+        `${JSON.stringify({ file, ...simulation, ...(exitCode === undefined ? {} : { exit_code: exitCode }), ...(refused === undefined ? {} : { not_started: refused }) }, null, 2)}\n`,
       );
-    else printSimulation(simulation, maxSteps, ctx.out);
+    else printSimulation(simulation, maxSteps, ctx.out, refused);
     return EXIT.ok;
   },
 };

@@ -186,9 +186,6 @@ export function uncapturedError(
   return error(path, message, fix);
 }
 
-/** Context keys `ll-loop run` gives a loop that reads them (loader/run-context.ts). */
-const RUN_GIVEN: ReadonlySet<string> = new Set(['run_dir', 'input_hash']);
-
 export function checkTemplates(def: LoopDefinition, out: Diagnostic[]): void {
   const captures = capturedNames(def);
   // With passthrough, names may come back from a child: client/subloops.ts checks them.
@@ -258,20 +255,5 @@ function checkRef(
     );
   } else if (ref.namespace === 'captured' && head !== undefined && !captures.has(head)) {
     if (!deferCaptures && ref.fallback === undefined) out.push(uncapturedError(path, ref, captures, def));
-  } else if (
-    ref.namespace === 'context' &&
-    head !== undefined &&
-    !RUN_GIVEN.has(head) &&
-    !Object.hasOwn(def.context, head) &&
-    !Object.hasOwn(def.parameters ?? {}, head) &&
-    ref.fallback === undefined
-  ) {
-    out.push(
-      warning(
-        path,
-        `${ref.raw} is not defined in context:`,
-        `add ${head}: to context: or pass --context ${head}=VALUE when running`,
-      ),
-    );
   }
 }

@@ -20,6 +20,7 @@ import { didYouMean } from '../suggest.js';
 import { verdictWarnings } from './verdict-checks.js';
 import { checkHumanState } from './human-checks.js';
 import { checkShellActions, checkTemplates } from './template-checks.js';
+import { checkUnsetContext } from './unset-context.js';
 import { TemplateSyntaxError } from '../template.js';
 
 export interface ValidationResult {
@@ -388,7 +389,11 @@ function loopMaxTokensGiven(raw: Record<string, unknown>): boolean {
   return typeof llm === 'object' && llm !== null && (llm as Record<string, unknown>)['max_tokens'] !== undefined;
 }
 
-export function validateLoop(raw: unknown): ValidationResult {
+/**
+ * `runStarts`: the loop is loaded for a run about to start, with the command line's values in
+ * its `context:`: a `${context.KEY}` nothing gives is an error, not a warning (unset-context.ts).
+ */
+export function validateLoop(raw: unknown, options: { runStarts?: boolean } = {}): ValidationResult {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     const got = raw === null ? 'an empty document' : Array.isArray(raw) ? 'a list' : `a ${typeof raw}`;
     return {
@@ -410,6 +415,7 @@ export function validateLoop(raw: unknown): ValidationResult {
   const diagnostics: Diagnostic[] = [...originalFields(def), ...foldMcpTools(def)];
   checkGraph(def, diagnostics);
   checkTemplates(def, diagnostics);
+  checkUnsetContext(def, options.runStarts === true, diagnostics);
   checkShellActions(def, diagnostics);
   checkLoop(def, diagnostics);
   diagnostics.push(...verdictWarnings(def));

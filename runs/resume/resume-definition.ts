@@ -75,6 +75,7 @@ export function definitionForResume(req: ResumeDefinitionRequest): {
     const loaded = loadLoopFile(req.file, {
       context,
       ...checked,
+      refuseUnsetContext: true,
       ...(req.maxIterations === undefined ? {} : { maxIterations: req.maxIterations }),
     });
     if (!loaded.definition) {

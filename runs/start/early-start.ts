@@ -60,6 +60,23 @@ function toStdout(text: string): void {
 const NOT_A_START = new Set(['--help', '-h', '--dry-run']);
 
 /**
+ * Whether `argv` asks for a background run: `--background`, or `-b` alone or grouped (`-bq`) as
+ * the CLI's parser reads it; a short flag that takes a value (`-c`, `-n`) ends its group.
+ */
+export function asksBackground(argv: readonly string[]): boolean {
+  for (const arg of argv) {
+    if (arg === '--') return false;
+    if (arg === '--background') return true;
+    if (!/^-[A-Za-z]+$/.test(arg)) continue;
+    for (const letter of arg.slice(1)) {
+      if (letter === 'b') return true;
+      if (letter === 'c' || letter === 'n') break;
+    }
+  }
+  return false;
+}
+
+/**
  * Ask the checkout's worker to start `argv` (`run …`, as typed in `cwd`), or undefined when it
  * may not be asked: another command, a dry run, the runs service's choice of `direct`
  * (runs/worker-ask.ts choosesWorker), or no worker of this build for this checkout and server.
@@ -89,7 +106,7 @@ export function earlyStart(
   // From the moment the run may exist, Ctrl-C means "stop it", as it does once the command
   // follows (runs/follow/interrupt.ts): noted here, acted on by the command. A background start
   // is not followed: Ctrl-C ends the command as it would without this.
-  const background = argv.includes('--background');
+  const background = asksBackground(argv);
   let interrupts = 0;
   const onSignal = () => {
     interrupts += 1;

@@ -272,6 +272,39 @@ describe.concurrent('a worker that dies', () => {
     expect(events.filter((e) => e.event === 'loop_complete')).toHaveLength(1);
   }, 120_000);
 
+  it('SIGKILL of the checkout worker while `status --follow` and `logs --follow` follow the run: they bring it back, say so, and follow it to its end', async () => {
+    const dir = project('followed-worker');
+    loop(dir, 'watched', threeStates('watched'));
+    const started = await cli(dir, ['run', 'watched', '--background', '--json'], { LL_HEARTBEAT_TIMEOUT_S: '8' });
+    expect(started.code, started.stderr).toBe(0);
+    const { instance_id: id, worker_pid: workerPid } = JSON.parse(started.stdout) as {
+      instance_id: string;
+      worker_pid: number;
+    };
+    await waitFor('state b to start', () => lines(dir, 'watched-b.log').length === 1);
+    const status = start(dir, ['status', id, '--follow']);
+    const logs = start(dir, ['logs', id, '--follow']);
+    await waitFor('status --follow to show b', () => status.out.stdout.includes('b → echo start'), 60_000);
+    await waitFor('logs --follow to show a', () => logs.out.stdout.includes('=== a · pass 1'), 60_000);
+    process.kill(workerPid, 'SIGKILL');
+    // No other command runs in the checkout: only the followers can bring a worker back.
+    await waitFor(
+      'a new worker to serve the checkout',
+      () => (workerRecord(dir)?.pid ?? workerPid) !== workerPid && pidAlive(workerRecord(dir)!.pid),
+      60_000,
+    );
+    await waitFor('the action to run again on the new worker', () => lines(dir, 'watched-b.log').length === 2, 60_000);
+    release(dir, 'watched');
+    const [s, l] = await Promise.all([status.exited, logs.exited]);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stdout).toContain('Loop completed: c');
+    expect(l.code, l.stderr).toBe(0);
+    expect(l.stdout).toContain('=== b · pass 1 · exit 0');
+    const note = `note: the checkout's worker (pid ${workerPid}) is gone; starting another: the run goes on`;
+    expect(s.stderr + l.stderr).toContain(note);
+    expect(readFileSync(join(dir, 'watched-c.out'), 'utf8').trim()).toBe('first-none+second');
+  }, 180_000);
+
   it('one worker per checkout: a second `ll-loop worker` says which one serves it; outside a checkout it says why not', async () => {
     const dir = project('single');
     loop(

@@ -115,3 +115,23 @@ describe('another server on the port', () => {
     expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
   }, 60_000);
 });
+
+describe('a runtime directory that cannot be made', () => {
+  it('a file where .loops/.worker belongs: run exits 1 naming the path, the cause and the fix, without a stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'll-loop-e2e-blocked-'));
+    mkdirSync(join(dir, '.loops'));
+    writeFileSync(
+      join(dir, '.loops', 'hi.yaml'),
+      'name: hi\ninitial: a\nstates:\n  a:\n    action: "echo hi"\n    next: done\n  done:\n    terminal: true\n',
+    );
+    writeFileSync(join(dir, '.loops', '.worker'), 'not a directory');
+    const r = await cli(['run', 'hi'], dir);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(
+      `error: cannot create ${join(dir, '.loops', '.worker')}, where ll-loop keeps its runtime files`,
+    );
+    expect(r.stderr).toContain('a file is in the way (a directory is needed there)');
+    expect(r.stderr).toContain('fix: move the file out of the way');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 90_000);
+});

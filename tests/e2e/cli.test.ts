@@ -169,18 +169,28 @@ describe('bad input never crashes', () => {
     expect(c.stderr).toContain('--context "who" is not KEY=VALUE');
   });
 
-  it('an undefined variable ends the run naming the variable, the state and the fix; events stay on disk', async () => {
+  it('an undefined ${context.x} is refused before the run; one only the run meets ends it naming the variable, the state and the fix; events stay on disk', async () => {
     loop(
       'undef',
       'name: undef\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo ${context.target_dir}"\n    next: done\n  done:\n    terminal: true\n',
     );
+    const refused = await cli(['run', 'undef']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/undef\.yaml:6:5: error: state "a": \$\{context\.target_dir\} has no value/);
+    expect(refused.stderr).toContain('fix: pass --context target_dir=VALUE');
+    // `later` is captured by b, which runs after a: only the run can tell.
+    loop(
+      'undef',
+      'name: undef\ndescription: d\ninitial: a\nstates:\n  a:\n    action: "echo ${captured.later.output}"\n    next: b\n  b:\n    action: "echo x"\n    capture: later\n    next: done\n  done:\n    terminal: true\n',
+    );
     const r = await cli(['run', 'undef']);
     expect(r.code).toBe(5);
-    expect(r.stdout).toContain('state "a": undefined variable ${context.target_dir}');
-    expect(r.stdout).toContain('--context target_dir=VALUE');
+    expect(r.stdout).toContain('state "a": undefined variable ${captured.later.output}');
+    expect(r.stdout).toContain('write ${captured.later.output:-default} for a fallback');
     const files = readdirSync(join(cwd, '.loops', '.running')).filter(
       (f) => f.startsWith('undef-') && f.endsWith('.events.jsonl'),
     );
+    expect(files).toHaveLength(1);
     const events = readFileSync(join(cwd, '.loops', '.running', files[0]!), 'utf8');
     expect(events).toContain('"loop_complete"');
   });

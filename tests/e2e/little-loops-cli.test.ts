@@ -138,6 +138,48 @@ describe("run's little-loops flags", () => {
   }, 120_000);
 });
 
+describe("little-loops' short flags, history --tail and resume --instance-id", () => {
+  it('run -b starts in the background; history -n/--tail shows the last events; resume <loop> --instance-id resumes that run', async () => {
+    loop('greet', GREET);
+    const bg = await cli(['run', 'greet', '-b', '--json']);
+    expect(bg.code, bg.stderr).toBe(0);
+    const started = (JSON.parse(bg.stdout) as { instance_id: string }).instance_id;
+    await waitFor(
+      'the background run to end',
+      async () => /Loop completed/.test((await cli(['status', started])).stdout),
+      60_000,
+      200,
+    );
+    const all = await cli(['history', 'greet', started]);
+    expect(all.code, all.stderr).toBe(0);
+    const lines = all.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(3);
+    for (const flag of ['-n', '--tail']) {
+      const tail = await cli(['history', 'greet', started, flag, '2']);
+      expect(tail.code, tail.stderr).toBe(0);
+      expect(tail.stdout.trim().split('\n')).toEqual(lines.slice(-2));
+    }
+    const runs = await cli(['history', 'greet', '--tail', '1', '--json']);
+    expect(JSON.parse(runs.stdout)).toHaveLength(1);
+    expect((await cli(['history', 'greet', '--tail', '0'])).stderr).toContain('--tail must be a whole number');
+    // A run that failed, resumed by its loop's name and --instance-id (little-loops' form).
+    loop(
+      'gate',
+      'name: gate\ninitial: a\nstates:\n  a:\n    action: "test -f gate-open"\n    on_yes: done\n  done:\n    terminal: true\n',
+    );
+    const failed = await runJson(['run', 'gate']);
+    expect(failed.code).toBe(5);
+    const id = failed.result.instance_id;
+    const wrong = await cli(['resume', 'greet', '--instance-id', id]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`error: --instance-id ${id} is not a run of loop "greet"`);
+    writeFileSync(join(project.cwd, 'gate-open'), '');
+    const resumed = await cli(['resume', 'gate', '--instance-id', id, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ instance_id: `${id}-r1`, final_state: 'done' });
+  }, 180_000);
+});
+
 describe('next-loop and fragments', () => {
   it("next-loop suggests this project's loops from their past runs; list --status lists them by outcome", async () => {
     loop('greet', GREET);

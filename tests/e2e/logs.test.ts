@@ -307,6 +307,14 @@ describe('hostile output never reaches the terminal raw', () => {
         `^no action of ${id} finished before the run ended \\(\\w+\\); an action its end cut short keeps no output\\n$`,
       ),
     );
+    // With --state naming the state its end cut short, the same reason, not "no action of state".
+    const byState = await cli(['logs', id, '--state', 'work']);
+    expect(byState.code, byState.stderr).toBe(0);
+    expect(byState.stdout).toMatch(
+      new RegExp(
+        `^no action of state work in ${id} finished before the run ended \\(\\w+\\); an action its end cut short keeps no output\\n$`,
+      ),
+    );
   });
 
   it('history gives a run ended without a loop result (stop --force) the outcome its status means', async () => {

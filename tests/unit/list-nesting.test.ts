@@ -1,5 +1,8 @@
 /** `list --running` shows each run's children (sub-loops, parallel items) right under it, indented. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { NO_WORKER_NOTE } from '../../client/commands/list.js';
 import { underParents, withProjects } from '../../client/commands/list-tables.js';
 
 describe('list --running nesting', () => {
@@ -33,5 +36,15 @@ describe('the PROJECT column', () => {
   });
   it('is not shown for this project alone', () => {
     expect(withProjects(header, [['a-1', 'a', 'x']], [{ cwd: '/here' }], false)).toEqual([header, ['a-1', 'a', 'x']]);
+  });
+});
+
+describe('the note under a run with no worker', () => {
+  it('is what docs/cli.md shows, and does not send a person to resume a run that goes on by itself', () => {
+    const docs = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'cli.md'), 'utf8');
+    expect(docs).toContain(`${NO_WORKER_NOTE}\n`);
+    expect(NO_WORKER_NOTE).toMatch(
+      /^no worker: nothing runs it at this moment; any ll-loop command in its checkout starts/,
+    );
   });
 });

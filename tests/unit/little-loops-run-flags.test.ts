@@ -16,6 +16,7 @@ import { loopInputs } from '../../loader/loop-inputs.js';
 import { builtinLoopFile } from '../../loader/catalog.js';
 import { parseContextArgs } from '../../loader/load.js';
 import { UsageError } from '../../errors/errors.js';
+import { asksBackground } from '../../runs/start/early-start.js';
 
 /** A project with `greet` (uses who, mood and input) and `plain` (uses no context key). */
 function project(): string {
@@ -208,5 +209,33 @@ not a value
     writeFileSync(join(cwd, '.ll', 'program.md'), '## Benchmark\nmood: from-default\n');
     expect(contextOf(cwd, 'greet')).toEqual({ mood: 'from-default' });
     expect(contextOf(cwd, 'plain')).toEqual({});
+  });
+});
+
+describe("little-loops' short forms of run's flags: -b, -q, -v and --qt", () => {
+  const cwd = project();
+  it.each([
+    ['-b', ['greet', '-b'], { background: true }],
+    ['-q (its --queue)', ['greet', '-q'], { queue: true }],
+    ['-v', ['greet', '-v'], { detail: 'verbose' }],
+    ['--qt (its second name of --quiet)', ['greet', '--qt'], { detail: 'quiet' }],
+    ['-bq grouped', ['greet', '-bq'], { background: true, queue: true }],
+  ])('%s', (_what, args, want) => {
+    expect(parse(cwd, ...args)).toMatchObject(want);
+  });
+
+  it('-v with --qt contradict each other; -f with --qt too', () => {
+    expect(() => parse(cwd, 'greet', '-v', '--qt')).toThrow(/--verbose and --quiet contradict each other/);
+    expect(() => parse(cwd, 'greet', '-f', '--qt')).toThrow(/--follow and --qt contradict each other/);
+  });
+
+  it("the early start tells a background run as the parser does (it prints the worker's queued answer)", () => {
+    expect(asksBackground(['run', 'greet', '-b'])).toBe(true);
+    expect(asksBackground(['run', 'greet', '-qb'])).toBe(true);
+    expect(asksBackground(['run', 'greet', '--background'])).toBe(true);
+    expect(asksBackground(['run', 'greet', '-q', '-v'])).toBe(false);
+    // -c and -n take a value: a "b" after them in the group is that value.
+    expect(asksBackground(['run', 'greet', '-cb=1'])).toBe(false);
+    expect(asksBackground(['run', 'greet', '--', '-b'])).toBe(false);
   });
 });

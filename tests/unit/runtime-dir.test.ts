@@ -7,7 +7,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureRuntimeDir, isRuntimePath } from '../../loader/runtime-dir.js';
+import { ensureRuntimeDir, ensureRuntimeDirOf, isRuntimePath, RuntimeDirError } from '../../loader/runtime-dir.js';
+import { CliError, toCliError } from '../../errors/errors.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import { RunFiles } from '../../host/run-files.js';
 import { tryClaim } from '../../host/checkout-claim.js';
 import { runningLogPath } from '../../activities/run-action.js';
@@ -88,5 +90,30 @@ describe('runtime directories', () => {
       expect(isRuntimePath(p)).toBe(true);
     for (const p of ['.loops/fix.yaml', '.loops/lib/common.yaml', 'x/.worker/a', '.loops/.workers/a'])
       expect(isRuntimePath(p)).toBe(false);
+  });
+});
+
+describe('a runtime directory ll-loop cannot make', () => {
+  it('is a RuntimeDirError naming the path, the cause and the fix, which the CLI reports as exit 1', () => {
+    const root = mkdtempSync(join(tmpdir(), 'll-loop-runtime-blocked-'));
+    mkdirSync(join(root, '.loops'));
+    writeFileSync(join(root, '.loops', '.worker'), 'not a directory');
+    const dir = join(root, '.loops', '.worker');
+    let thrown: unknown;
+    try {
+      ensureRuntimeDir(dir);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(RuntimeDirError);
+    expect((thrown as Error).message).toBe(
+      `cannot create ${dir}, where ll-loop keeps its runtime files (the checkout's worker, runs' events and output): a file is in the way (a directory is needed there)`,
+    );
+    const cli = toCliError(thrown) as CliError;
+    expect(cli).toBeInstanceOf(CliError);
+    expect(cli.exitCode).toBe(EXIT.usage);
+    expect(cli.fix).toMatch(/^move the file out of the way/);
+    // Below it too: an action's log under the blocked directory.
+    expect(() => ensureRuntimeDirOf(join(dir, 'x', 'out.log'))).toThrow(RuntimeDirError);
   });
 });
