@@ -32,7 +32,7 @@ export async function tracingBench(rounds = Number(process.env.BENCH_TRACING_ROU
           Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: service });
         else for (const k of TRACE_VARS) delete process.env[k];
         for (const [lane, quick] of [
-          ['remote', false],
+          ...(process.env.BENCH_SKIP_REMOTE ? [] : [['remote', false]]),
           ['bursts', true],
         ]) {
           const r = await transitions(quick, quick);
@@ -68,11 +68,11 @@ export async function tracingBench(rounds = Number(process.env.BENCH_TRACING_ROU
     return {
       transitions: TRANSITIONS,
       rounds,
-      remote: of(lanes.remote),
+      ...(process.env.BENCH_SKIP_REMOTE ? {} : { remote: of(lanes.remote) }),
       bursts: of(lanes.bursts),
       traces: traces.length,
       spans,
-      spans_per_transition: round(spans / (traces.length > 0 ? rounds * 2 * TRANSITIONS : 1), 2),
+      spans_per_transition: round(spans / (traces.length > 0 ? rounds * Object.keys(lanes).length * TRANSITIONS : 1), 2),
     };
   } finally {
     for (const [k, v] of Object.entries(saved))
