@@ -31,10 +31,7 @@ export async function tracingBench(rounds = Number(process.env.BENCH_TRACING_ROU
         if (traced)
           Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: service });
         else for (const k of TRACE_VARS) delete process.env[k];
-        for (const [lane, quick] of [
-          ...(process.env.BENCH_SKIP_REMOTE ? [] : [['remote', false]]),
-          ['bursts', true],
-        ]) {
+        for (const [lane, quick] of [...(process.env.BENCH_SKIP_REMOTE ? [] : [['remote', false]]), ['bursts', true]]) {
           const r = await transitions(quick, quick);
           lanes[lane][traced ? 'on' : 'off'].push(r.mean_ms);
           lanes[lane][traced ? 'onCpu' : 'offCpu'].push(r.worker_cpu_ms);
@@ -72,7 +69,10 @@ export async function tracingBench(rounds = Number(process.env.BENCH_TRACING_ROU
       bursts: of(lanes.bursts),
       traces: traces.length,
       spans,
-      spans_per_transition: round(spans / (traces.length > 0 ? rounds * (process.env.BENCH_SKIP_REMOTE ? 1 : 2) * TRANSITIONS : 1), 2),
+      spans_per_transition: round(
+        spans / (traces.length > 0 ? rounds * (process.env.BENCH_SKIP_REMOTE ? 1 : 2) * TRANSITIONS : 1),
+        2,
+      ),
     };
   } finally {
     for (const [k, v] of Object.entries(saved))
