@@ -1,14 +1,16 @@
 /**
  * The trace of a burst (workflows/burst.ts): a burst's first state and action have their spans,
  * as any state's (the burst's local activity runs under that action's); the states it then ran
- * back to back are events of one span, `burst <state>`, under the run: `state <name>` at the
- * state's entry, with its iteration and exit code (its action's duration is the gap to the next). A state the burst
- * entered but did not complete (the next burst's first, a terminal, a non-quick state) gets its
- * spans as usual. *Why:* a span per state and per action cost quick transitions in bursts ~0.15 ms
- * of worker CPU each (+20–28%; docs/decisions.md "Traces"), and a thousand spans are no easier to
- * read than a timeline of a thousand events. Workflow code: deterministic, no Node built-ins.
+ * back to back are one span, `burst <state>`, under the run, from the first one's entry to the
+ * last one's result, whose attributes list them in order: `ll_loop.burst.states`, and beside them
+ * their actions' `ll_loop.burst.exit_codes` and `ll_loop.burst.duration_ms` (`ll_loop.iteration`:
+ * the first one's). A state the burst entered but did not complete (the next burst's first, a
+ * terminal, a non-quick state) gets its spans as usual. *Why* (docs/decisions.md "Traces"): a span
+ * per state and per action cost quick transitions in bursts ~0.15 ms of worker CPU each (+20–30%),
+ * a span event per state ~0.035 ms; three arrays cost next to nothing, and name what ran, what it
+ * returned and how long it took. Workflow code: deterministic, no Node built-ins.
  */
-import type { Attributes, Context, Span } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
 import type { RunStreamEvent } from '../fsm/run/events.js';
 import { open } from './trace-span.js';
 
@@ -30,7 +32,14 @@ export class BurstTrace {
   private span: Span | undefined;
   /** The state entered in this burst whose action has not completed yet. */
   private pending: { enter: Of<'state_enter'>; start?: Of<'action_start'> } | undefined;
-  private states = 0;
+  /** The states the burst ran, in order, and their actions' exit codes and durations (ms). */
+  private ran: { states: string[]; exitCodes: number[]; durations: number[]; timedOut: number; first: number } = {
+    states: [],
+    exitCodes: [],
+    durations: [],
+    timedOut: 0,
+    first: 0,
+  };
   private last: Of<'action_complete'> | undefined;
 
   constructor(private readonly host: BurstHost) {}
@@ -51,7 +60,7 @@ export class BurstTrace {
         break;
       case 'action_complete':
         if (!this.host.actionOpen() && this.pending?.start) {
-          this.ran(this.pending.enter, event);
+          this.record(this.pending.enter, event);
           this.pending = undefined;
           return;
         }
@@ -67,21 +76,29 @@ export class BurstTrace {
   end(): void {
     this.flush();
     if (!this.span) return;
-    this.span.setAttribute('ll_loop.burst.states', this.states);
+    const { states, exitCodes, durations, timedOut, first } = this.ran;
+    this.span.setAttributes({
+      'll_loop.burst.states': states,
+      'll_loop.burst.exit_codes': exitCodes,
+      'll_loop.burst.duration_ms': durations,
+      'll_loop.iteration': first,
+      ...(timedOut > 0 ? { 'll_loop.burst.timed_out': timedOut } : {}),
+    });
     this.span.end(this.last === undefined ? undefined : new Date(this.last.ts));
     this.span = undefined;
-    this.states = 0;
+    this.ran = { states: [], exitCodes: [], durations: [], timedOut: 0, first: 0 };
     this.last = undefined;
   }
 
-  private ran(enter: Of<'state_enter'>, done: Of<'action_complete'>): void {
-    const at = new Date(enter.ts);
-    this.span ??= open(`burst ${enter.state}`, this.host.run(), { 'll_loop.state': enter.state }, at.getTime()).span;
-    // Two attributes: each costs its encoding per state (the duration is the gap to the next event).
-    const attributes: Attributes = { 'll_loop.iteration': enter.iteration, 'll_loop.action.exit_code': done.exit_code };
-    if (done.timed_out) attributes['ll_loop.action.timed_out'] = true;
-    this.span.addEvent(`state ${enter.state}`, attributes, at);
-    this.states += 1;
+  private record(enter: Of<'state_enter'>, done: Of<'action_complete'>): void {
+    if (!this.span) {
+      this.span = open(`burst ${enter.state}`, this.host.run(), {}, Date.parse(enter.ts)).span;
+      this.ran.first = enter.iteration;
+    }
+    this.ran.states.push(enter.state);
+    this.ran.exitCodes.push(done.exit_code);
+    this.ran.durations.push(done.duration_ms);
+    if (done.timed_out) this.ran.timedOut += 1;
     this.last = done;
   }
 

@@ -7,7 +7,7 @@
  * other worker has no tracer, and each call here is a no-op. Work started inside {@link RunTrace.within}
  * (activities, child runs) carries the innermost open span, so a child run's spans join the
  * parent's trace. Attributes are names, counts and usage: never a command, a prompt or a value.
- * The states a burst of quick actions ran back to back are events of one span (workflows/burst-trace.ts).
+ * The states a burst of quick actions ran back to back are one span (workflows/burst-trace.ts).
  */
 import { context, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 import type { RunStreamEvent } from '../fsm/run/events.js';
@@ -77,7 +77,7 @@ export class RunTrace {
 
   /**
    * Delivered events: spans open and end with the run's own timestamps. `burst`: the events of a
-   * burst's facts (workflows/burst.ts), whose states that ran in it are events of one span.
+   * burst's facts (workflows/burst.ts), whose states that ran in it are one span.
    */
   observe(events: readonly RunStreamEvent[], burst = false): void {
     if (!burst) {
