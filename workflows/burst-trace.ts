@@ -17,7 +17,7 @@ import { open } from './trace-span.js';
 type Of<E extends RunStreamEvent['event']> = Extract<RunStreamEvent, { event: E }>;
 
 /** What a burst's trace needs of the run's (workflows/run-trace.ts). */
-export interface BurstHost {
+interface BurstHost {
   /** The run's span's context: the burst span's parent. */
   run(): Context;
   /** Whether an action's span is open (the burst's first action, until its result). */
