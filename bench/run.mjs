@@ -260,7 +260,7 @@ async function standardBenchmarks() {
   if (PARTS.has('tracing')) {
     const t = await tracingBench();
     report.tracing = t;
-    for (const lane of ['remote', 'bursts'])
+    for (const lane of ['remote', 'bursts'].filter((l) => t[l]))
       say(
         `  tracing (OpenTelemetry into Jaeger), ${t.transitions}-transition loop, ${lane}: off ${t[lane].off_ms} ms, on ${t[lane].on_ms} ms per transition (medians of ${t.rounds} runs each, by turns): ${t[lane].overhead_pct}% (goal ≤ 5%); the worker's CPU ${t[lane].cpu_off_ms} → ${t[lane].cpu_on_ms} ms (${t[lane].cpu_overhead_pct}%)`,
       );

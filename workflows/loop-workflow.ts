@@ -170,12 +170,13 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     begun: () => !lease || input.resume !== undefined || lease.status().state === 'held',
   });
 
+  /** Whether `at`'s events are a burst's (their trace is folded: workflows/burst-trace.ts). */
+  let fedBurst = false;
   /** Hand the last transition's events to the sink (each once). */
   const deliver = (): void => {
-    for (const event of at.events) {
-      loopEvents.emit(event);
-      spans.observe(event);
-    }
+    for (const event of at.events) loopEvents.emit(event);
+    spans.observe(at.events, fedBurst);
+    fedBurst = false;
     at = { ...at, events: [] };
   };
 
@@ -262,6 +263,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       if (fact.type === 'action_done' && fact.result.usage) spans.agentCall(undefined, fact.result.usage);
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
       at = isBurst(fact) ? feedBurst(def, at, fact.outcome) : transition(def, at.snapshot as typeof snapshot, fact);
+      fedBurst = isBurst(fact);
       // The burst saw the run's stop: its events out first, then the stop is let in (thrown below).
       // Not when the run has ended meanwhile (the loop deadline, which cancels a burst too).
       if (isBurst(fact) && fact.outcome.stopped_at !== undefined && !isFinished(at)) {

@@ -7,31 +7,14 @@
  * other worker has no tracer, and each call here is a no-op. Work started inside {@link RunTrace.within}
  * (activities, child runs) carries the innermost open span, so a child run's spans join the
  * parent's trace. Attributes are names, counts and usage: never a command, a prompt or a value.
+ * The states a burst of quick actions ran back to back are one span (workflows/burst-trace.ts).
  */
-import { context, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { LlmUsage } from '../fsm/types.js';
+import { BurstTrace } from './burst-trace.js';
+import { endAt, open, type Open } from './trace-span.js';
 import type { LoopWorkflowInput } from './definitions.js';
-
-const tracer = () => trace.getTracer('ll-loop');
-
-interface Open {
-  span: Span;
-  ctx: Context;
-}
-
-/** Times are Dates: a number before the SDK's time origin would be read as a monotonic offset. */
-function open(name: string, parent: Context, attributes: Attributes, startMs?: number): Open {
-  const span = tracer().startSpan(
-    name,
-    { attributes, ...(startMs === undefined ? {} : { startTime: new Date(startMs) }) },
-    parent,
-  );
-  return { span, ctx: trace.setSpan(parent, span) };
-}
-
-const endAt = (span: Span | undefined, ms: number | undefined): void =>
-  span?.end(ms === undefined ? undefined : new Date(ms));
 
 /** A span of its own around `fn`, under the active one: an LLM evaluation, a fan-out item. */
 export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
@@ -64,6 +47,12 @@ export class RunTrace {
   private nested: Open | undefined;
   /** The model and usage of the prompt action under way, set as its result comes back. */
   private agent: { model?: string; usage?: LlmUsage } | undefined;
+  private readonly burst = new BurstTrace({
+    run: () => this.run.ctx,
+    actionOpen: () => this.action !== undefined,
+    endState: (at) => this.endState(at),
+    observe: (event) => this.observeOne(event),
+  });
 
   constructor(loop: string, instanceId: string, input: LoopWorkflowInput) {
     const kind = input.child === undefined ? 'run' : 'child';
@@ -86,8 +75,20 @@ export class RunTrace {
     this.agent = { ...this.agent, ...(model === undefined ? {} : { model }), ...(usage ? { usage } : {}) };
   }
 
-  /** One delivered event: spans open and end with the run's own timestamps. */
-  observe(event: RunStreamEvent): void {
+  /**
+   * Delivered events: spans open and end with the run's own timestamps. `burst`: the events of a
+   * burst's facts (workflows/burst.ts), whose states that ran in it are one span.
+   */
+  observe(events: readonly RunStreamEvent[], burst = false): void {
+    if (!burst) {
+      for (const event of events) this.observeOne(event);
+      return;
+    }
+    for (const event of events) this.burst.observe(event);
+    this.burst.end();
+  }
+
+  private observeOne(event: RunStreamEvent): void {
     const at = Date.parse(event.ts);
     const parentOf = () => (this.state ?? this.run).ctx;
     switch (event.event) {
@@ -179,6 +180,7 @@ export class RunTrace {
 
   /** End every open span (the run closed, or continues as new: the next execution opens its own). */
   end(at?: number): void {
+    this.burst.end();
     this.endState(at);
     endAt(this.run.span, at);
   }

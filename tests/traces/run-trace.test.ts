@@ -6,6 +6,8 @@
  *   sub-loop and a fan-out is one trace: the start, the run, its states and actions, the
  *   sub-loop's and each item's child run, Temporal's workflow and activity spans, each span's
  *   parent in the same trace, the prompt action's GenAI attributes;
+ * - quick actions in bursts: a burst's first state and action are spans, the states it then ran
+ *   one `burst <state>` span listing them (workflows/burst-trace.ts), the terminal a span;
  * - SIGKILL of the worker mid-run: the new worker replays the run and exports no span twice.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -69,6 +71,23 @@ states:
     action: "echo item \${context.item}"
     next: finish
   finish: { terminal: true }
+`,
+  quick: `name: quick
+description: quick actions, which \`ll-loop run\` runs in bursts
+initial: a
+default_timeout: 10
+states:
+  a:
+    action: "true"
+    next: b
+  b:
+    action: "false"
+    on_yes: c
+    on_no: c
+  c:
+    action: "true"
+    next: done
+  done: { terminal: true }
 `,
   restart: `name: restart
 description: waits in its second state for the test to let it go
@@ -255,6 +274,35 @@ describe('a run is a trace', () => {
     expect(run.tags.map((t) => t.key)).not.toContain('historyLength');
     // Names and numbers only: the prompt's text is in no span.
     expect(JSON.stringify(spans)).not.toContain('Say done');
+  });
+
+  it('quick actions in bursts: the states a burst ran are one span listing them', async () => {
+    const id = await started('quick');
+    await finished(id);
+    const names = (spans: JaegerSpan[]) => spans.map((s) => s.operationName);
+    const [trace] = await traceOf(id, (spans) =>
+      ['ll-loop.run quick', 'state done', 'burst b'].every((n) => names(spans).includes(n)),
+    );
+    const spans = trace!.spans;
+    const byId = new Map(spans.map((s) => [s.spanID, s]));
+    const parentName = (s: JaegerSpan) => byId.get(parentOf(s) ?? '')?.operationName;
+    const ours = names(spans).filter((n) => /^(state|action|burst) /.test(n));
+    expect(ours.sort()).toEqual(['action a', 'burst b', 'state a', 'state done']);
+    const burst = spans.find((s) => s.operationName === 'burst b')!;
+    expect(parentName(burst)).toBe('ll-loop.run quick');
+    // Jaeger shows an array attribute as its JSON.
+    const list = (key: string) => {
+      const v = tag(burst, key);
+      return typeof v === 'string' ? (JSON.parse(v) as unknown) : v;
+    };
+    expect(list('ll_loop.burst.states')).toEqual(['b', 'c']);
+    expect(list('ll_loop.burst.exit_codes')).toEqual([1, 0]);
+    expect(list('ll_loop.burst.duration_ms')).toEqual([expect.any(Number), expect.any(Number)]);
+    expect(tag(burst, 'll_loop.iteration')).toEqual(expect.any(Number));
+    // The burst's local activity runs under its first action's span.
+    expect(
+      spans.some((s) => /^(Start|Run)Activity:runBurst$/.test(s.operationName) && parentName(s) === 'action a'),
+    ).toBe(true);
   });
 
   it('SIGKILL of the worker mid-run: the replay exports no span twice', async () => {
