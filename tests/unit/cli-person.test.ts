@@ -143,7 +143,7 @@ describe('--context keys the loop does not use', () => {
 
   it('are passed on with --context-allow-unknown', async () => {
     const r = await runCliInProcess(
-      ['run', 'greet', '--context', 'moood=happy', '--context-allow-unknown', '--dry-run'],
+      ['run', 'greet', '--context', 'moood=happy', '--context', 'mood=ok', '--context-allow-unknown', '--dry-run'],
       { cwd: root },
     );
     expect(r.code, r.stderr).toBe(EXIT.ok);
@@ -200,8 +200,9 @@ describe('from a subdirectory', () => {
     // A bare word is a name even beside a file of that name: only paths are read from here.
     writeFileSync(join(sub, 'greet'), 'not a loop');
     expect((await runCliInProcess(['validate', 'greet'], { cwd: sub })).code).toBe(EXIT.ok);
-    // `ll-loop <name>` from the subdirectory is the project's loop.
-    expect((await runCliInProcess(['greet', '--dry-run'], { cwd: sub })).stdout).toContain('Execution plan for greet');
+    // `ll-loop <name>` from the subdirectory is the project's loop (its mood has no value: given here).
+    const planned = await runCliInProcess(['greet', '--context', 'mood=ok', '--dry-run'], { cwd: sub });
+    expect(planned.stdout, planned.stderr).toContain('Execution plan for greet');
   });
 });
 
