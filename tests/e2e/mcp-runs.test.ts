@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { filesUnder } from '../support/leak-scan.js';
-import { call, definedEnv, mcpClients, ok, QUICK, textOf } from '../support/mcp-clients.js';
+import { call, completedStatus, definedEnv, mcpClients, ok, QUICK, textOf } from '../support/mcp-clients.js';
 import { useOwnServerProject } from '../support/own-server-project.js';
 import { waitFor } from '../support/processes.js';
 
@@ -126,12 +126,7 @@ describe("through the checkout's worker (an embedded server of this file's own)"
     const started = await ok(client, 'start_run', { loop: 'quick' });
     expect(started.worker_pid).toEqual(expect.any(Number));
     const id = started.run_id as string;
-    await waitFor(
-      'the run to complete',
-      async () => (await ok(client, 'run_status', { run: id })).status === 'completed',
-      60_000,
-      200,
-    );
+    await completedStatus(client, id);
     expect(JSON.stringify((await ok(client, 'run_logs', { run: id })).actions)).toContain('said hello');
   });
 
@@ -158,13 +153,7 @@ describe("through the checkout's worker (an embedded server of this file's own)"
       env: { ...own, API_TOKEN: secret, MCP_PLAIN: 'plain-value' },
     });
     const id = (await ok(client, 'start_run', { loop: 'leak' })).run_id as string;
-    let status: Record<string, unknown> = {};
-    await waitFor(
-      'the run to complete',
-      async () => (status = await ok(client, 'run_status', { run: id })).status === 'completed',
-      60_000,
-      200,
-    );
+    const status = await completedStatus(client, id);
     expect(JSON.stringify(status.result)).toContain('token *** plain-value');
     const logs = JSON.stringify(await ok(client, 'run_logs', { run: id }));
     expect(logs).toContain('plain-value');

@@ -13,7 +13,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BIN } from '../support/cli.js';
-import { call, definedEnv, mcpClients, ok, QUICK, READ_ONLY, textOf, TOOLS } from '../support/mcp-clients.js';
+import {
+  call,
+  completedStatus,
+  definedEnv,
+  mcpClients,
+  ok,
+  QUICK,
+  READ_ONLY,
+  textOf,
+  TOOLS,
+} from '../support/mcp-clients.js';
 import { waitFor } from '../support/processes.js';
 
 const PREFIX = 'll-loop-e2e-mcp-';
@@ -83,13 +93,7 @@ describe('ll-loop mcp over stdio', () => {
     const id = started.run_id as string;
     expect(id).toMatch(/^quick-/);
     expect(started.resource).toBe(`ll-loop://runs/${id}`);
-    let status: Record<string, unknown> = {};
-    await waitFor(
-      'the run to complete',
-      async () => (status = await ok(client, 'run_status', { run: id })).status === 'completed',
-      60_000,
-      200,
-    );
+    const status = await completedStatus(client, id);
     expect(status).toMatchObject({ id, loop: 'quick', open: false });
     const logs = await ok(client, 'run_logs', { run: id });
     expect(JSON.stringify(logs.actions)).toContain('said mcp');
@@ -103,12 +107,7 @@ describe('ll-loop mcp over stdio', () => {
     expect((shown.definition as { context: Record<string, string> }).context.word).toBe('true');
     const started = await ok(client, 'start_run', { loop: 'quick', context: { word: 42 } });
     const id = started.run_id as string;
-    await waitFor(
-      'the run to complete',
-      async () => (await ok(client, 'run_status', { run: id })).status === 'completed',
-      60_000,
-      200,
-    );
+    await completedStatus(client, id);
     expect(JSON.stringify((await ok(client, 'run_logs', { run: id })).actions)).toContain('said 42');
     // Anything else is refused by the schema, naming the key.
     const nested = await call(client, 'start_run', { loop: 'quick', context: { word: { a: 1 } } }).catch(
@@ -292,12 +291,7 @@ describe('ll-loop mcp --http', () => {
     // The action still waits for go-talky: what it printed so far, not its end.
     expect(now).toMatchObject({ open: true, live_output: { state: 'work', text: 'working on it\n' } });
     writeFileSync(join(cwd, 'go-talky'), '');
-    await waitFor(
-      'the run to complete',
-      async () => (await ok(client, 'run_status', { run: id })).status === 'completed',
-      60_000,
-      200,
-    );
+    await completedStatus(client, id);
     const closed = JSON.parse(((await client.readResource({ uri })).contents[0] as { text: string }).text) as Read;
     expect(closed.live_output).toBeUndefined();
   });

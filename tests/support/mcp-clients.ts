@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { BIN } from './cli.js';
+import { waitFor } from './processes.js';
 
 /** Where a server runs: the project and its whole environment. */
 export interface McpPlace {
@@ -70,6 +71,18 @@ export async function ok(
   const result = await call(client, name, args);
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
   return result.structuredContent!;
+}
+
+/** Waits (on `run_status`, not on time) for the run to complete; returns its last status. */
+export async function completedStatus(client: Client, run: string): Promise<Record<string, unknown>> {
+  let status: Record<string, unknown> = {};
+  await waitFor(
+    'the run to complete',
+    async () => (status = await ok(client, 'run_status', { run })).status === 'completed',
+    60_000,
+    200,
+  );
+  return status;
 }
 
 export const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
