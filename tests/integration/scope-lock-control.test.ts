@@ -173,6 +173,26 @@ describe('scope locks and run control', () => {
     expect(end.stdout).toContain('Loop completed: done');
   });
 
+  it('a run stopped while it waits for its scopes says so, before its first state (text and --json)', async () => {
+    const cwd = checkout();
+    const src = await backgroundRun(cwd, 'src');
+    await holderId(cwd, 'src');
+    const text = live(cwd, 'run', 'api', '--queue');
+    await waitFor('the note that it waits', () => text.stderr().includes(`behind ${src} (--queue)`), 30_000);
+    const json = live(cwd, 'run', 'api', '--queue', '--json');
+    await waitFor('both runs to queue', async () => (await queueOf(cwd))?.waiters.length === 2, 30_000);
+    for (const w of (await queueOf(cwd))!.waiters) expect((await cli(cwd, 'stop', w.run)).code).toBe(EXIT.ok);
+
+    const shown = await text.done;
+    expect(shown.code, shown.stderr).toBe(EXIT.cancelled);
+    expect(shown.stdout).toMatch(/Loop stopped while waiting for its scope src\/api, before its first state \(\d/);
+    expect(shown.stdout).not.toContain('in state work');
+    const ended = await json.done;
+    expect(ended.code, ended.stderr).toBe(EXIT.cancelled);
+    expect(JSON.parse(ended.stdout)).toMatchObject({ terminated_by: 'cancelled', stopped_waiting_for: ['src/api'] });
+    release(cwd, 'src');
+  });
+
   it('run and resume --background of a run the lock denies after the precheck: exit 8 naming the scope, the holder and the fix', async () => {
     const cwd = checkout();
     const api = await backgroundRun(cwd, 'api');
