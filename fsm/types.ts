@@ -182,6 +182,11 @@ export interface ExecutionResult {
   spent?: Spend;
   /** `terminated_by: cancelled` asked for by the loop itself (a `LOOP_STOP:` line), not from outside. */
   stopped_by?: 'loop_stop';
+  /**
+   * `terminated_by: cancelled` while the run waited for these scopes (`--queue`): no action of it
+   * ran (its counters still count the initial state it was about to enter).
+   */
+  stopped_waiting_for?: string[];
 }
 
 /** A `${env.NAME}` reference, resolved on the worker when the action runs (never in history). */

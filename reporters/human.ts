@@ -101,6 +101,10 @@ function endLineOf(result: ExecutionResult, style: Style): string {
         `Loop stopped: ${safeText(result.error ?? `budget spent in state ${result.final_state}`)} (${passes})`,
       );
     case 'cancelled':
+      if (result.stopped_waiting_for)
+        return style.yellow(
+          `Loop stopped while waiting for its scope${result.stopped_waiting_for.length === 1 ? '' : 's'} ${safeText(result.stopped_waiting_for.join(', '))}, before its first state (${formatDuration(result.duration_ms)})`,
+        );
       return style.yellow(
         `Loop stopped in state ${result.final_state}${result.stopped_by === 'loop_stop' ? ` by ${safeText(oneLine(result.error ?? 'LOOP_STOP:', 160))}` : ''} (${passes})`,
       );

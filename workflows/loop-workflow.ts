@@ -14,6 +14,7 @@ import {
   ContinueAsNew,
   continueAsNew,
   isCancellation,
+  patched,
   proxySinks,
   setHandler,
   sleep,
@@ -78,6 +79,19 @@ function settle(snapshot: DoneSnapshot, input: LoopWorkflowInput): LoopRunResult
     throw new CancelledFailure(`loop ${outcome.loop} stopped in state "${outcome.final_state}"`);
   }
   return result;
+}
+
+/** The patch marking the result of a run stopped while it waited for its scopes. */
+const STOPPED_WAITING_PATCH = 'stopped-waiting-for-scopes';
+
+/** A run stopped before it held its scopes: its result names the scopes it waited for. */
+function stoppedWaiting(t: Transition, scopes: string[]): Transition {
+  const snapshot = t.snapshot as DoneSnapshot;
+  if (snapshot.outcome.terminated_by !== 'cancelled') return t;
+  return {
+    ...t,
+    snapshot: { ...snapshot, outcome: { ...snapshot.outcome, stopped_waiting_for: scopes } },
+  } as Transition;
 }
 
 export async function loopWorkflow(input: LoopWorkflowInput): Promise<LoopRunResult> {
@@ -187,6 +201,8 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     if (!granted) {
       // Stopped while waiting: it has left the queue; it ends as stopped, like any stopped run.
       if (!isFinished(at)) at = transition(def, at.snapshot, { type: 'cancel', now: Date.now() });
+      // Its result says it never held its scopes (runs before this marker replay without it).
+      if (isFinished(at) && patched(STOPPED_WAITING_PATCH)) at = stoppedWaiting(at, lease.status().scopes);
       deliver();
       report();
       if (isFinished(at)) return settle(at.snapshot, input);

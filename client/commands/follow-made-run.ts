@@ -8,6 +8,7 @@ import { armInterrupt, interruptible, type Interrupt } from '../../runs/follow/i
 import { followRun } from '../../runs/follow/follow-run.js';
 import type { RunsService } from '../../runs/service/interface.js';
 import type { Reporter, RunInfo } from '../../reporters/reporter.js';
+import type { ScopeLockRequest } from '../../workflows/definitions.js';
 
 /** The command's Ctrl-C handling (runs/follow/interrupt.ts), once installed. */
 type Interruption = { interrupt: Interrupt; stop: () => void };
@@ -51,6 +52,8 @@ export async function followMadeRun(f: {
   reporter: Reporter;
   err: (text: string) => void;
   interruption?: Interruption | undefined;
+  /** The run's scope lock: with `--queue` (given or inherited), a note says once that it waits. */
+  lock?: ScopeLockRequest | undefined;
 }): Promise<number> {
   const interruption = f.interruption ?? interruptible(f.err);
   const cancel = new AbortController();
@@ -63,6 +66,7 @@ export async function followMadeRun(f: {
       info: f.info,
       err: f.err,
       cancelRun: cancel.signal,
+      ...(f.lock ? { lock: f.lock } : {}),
     });
   } finally {
     interruption.stop();

@@ -56,6 +56,7 @@ export async function rerunCommand(opts: RerunOptions): Promise<number> {
       id: started.id,
       info: started.info,
       reporter: createReporter(json, out, started.maxIterations, colour, detail),
+      lock: started.lock,
       err,
       interruption: atStart.installed(),
     });

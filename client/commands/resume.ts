@@ -69,6 +69,7 @@ export async function resumeCommand(opts: ResumeOptions): Promise<number> {
           : createReporter(json, out, resumed.maxIterations, colour, detail),
       err,
       interruption: atStart.installed(),
+      lock: resumed.kind === 'resumed' ? resumed.lock : undefined,
     });
   } finally {
     atStart.installed()?.stop();

@@ -17,6 +17,12 @@ function portOf(value: string | undefined, flag: string): number | undefined {
   return n;
 }
 
+/** What becomes of the runs open on a stopped server (its data keeps them). */
+function openRunsNote(n: number, dataDir: string): string {
+  const runs = n === 1 ? '1 run is open on it: kept in its data' : `${n} runs are open on it: kept in its data`;
+  return `${runs} (${dataDir}), ${n === 1 ? 'it continues' : 'they continue'} when the server runs again (ll-loop server start, or any ll-loop command that uses it starts it; ll-loop list --running shows them)`;
+}
+
 export async function serverCommand(
   action: string | undefined,
   cwd: string,
@@ -66,12 +72,18 @@ export async function serverCommand(
       return running ? EXIT.ok : EXIT.infrastructure;
     }
     case 'stop': {
+      // Counted first (the SDK loaded only when a server answers): the runs it leaves open.
+      const open =
+        (await probeTemporal(address)).kind === 'temporal'
+          ? await (await import('../../runs/find/open-runs-count.js')).countOpenRuns(address)
+          : undefined;
       const stopped = await stopDevServer(opts.dataDir);
+      const openRuns = stopped ? open : undefined;
       out(
         json
-          ? `${JSON.stringify({ stopped })}\n`
+          ? `${JSON.stringify({ stopped, ...(openRuns === undefined ? {} : { open_runs: openRuns }) })}\n`
           : stopped
-            ? 'stopped\n'
+            ? `stopped${openRuns ? `; ${openRunsNote(openRuns, opts.dataDir)}` : ''}\n`
             : `no server started from ${opts.dataDir} is running\n`,
       );
       return EXIT.ok;

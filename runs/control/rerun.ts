@@ -25,6 +25,7 @@ import { openSession } from '../../temporal/session.js';
 import { forkPoint, HistoryGoneError, parseFrom } from './fork-point.js';
 import { lockWithQueueChoice } from '../scopes/queue-choice.js';
 import { scopesSettled } from '../scopes/scopes-settled.js';
+import type { ScopeLockRequest } from '../../workflows/definitions.js';
 
 /** What to rerun: the run `target` names, from which visit of which state, with which context values. */
 export interface RerunRequest {
@@ -76,6 +77,8 @@ export interface RerunStarted {
   event: number;
   maxIterations: number;
   info: RunInfo;
+  /** The scopes the new run asks for (with `wait`: its follower notes that it waits, as run's does). */
+  lock?: ScopeLockRequest;
 }
 
 /**
@@ -159,6 +162,7 @@ export async function rerun(opts: RerunRequest): Promise<RerunStarted> {
       event: point.event,
       maxIterations: definition.max_iterations,
       info: runInfo(endpoint, cwd, newId),
+      ...(lock ? { lock } : {}),
     };
   } finally {
     await session.close();

@@ -14,7 +14,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Snapshot } from '../../fsm/run/snapshot.js';
 import type { Diagnostic } from '../../fsm/diagnostics.js';
 import { installQuietRuntime } from '../../worker/create-worker.js';
-import type { RunStateFile } from '../../workflows/definitions.js';
+import type { RunStateFile, ScopeLockRequest } from '../../workflows/definitions.js';
 import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { runInfo } from '../find/run-info.js';
@@ -96,6 +96,8 @@ export type ResumedRun =
       iteration: number;
       maxIterations: number;
       info: RunInfo;
+      /** The scopes the new run asks for (with `wait`: its follower notes that it waits, as run's does). */
+      lock?: ScopeLockRequest;
     }
   /** An open run of a checkout: its worker (`pid` on `host`, started if it was gone) serves it. */
   | { kind: 'following'; id: string; worker: { pid: number; host: string }; maxIterations: number; info: RunInfo }
@@ -269,5 +271,6 @@ async function continueStopped(
     iteration: snapshot.iteration,
     maxIterations: definition.max_iterations,
     info: runInfo(endpoint, cwd, newId),
+    ...(lock ? { lock } : {}),
   };
 }

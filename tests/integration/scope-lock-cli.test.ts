@@ -151,6 +151,11 @@ describe('ll-loop run with scope locks', () => {
     expect(hasty.stderr).toMatch(
       /scope src is busy: gave up waiting after \d+ s \(--queue-timeout\); it was held by api-/,
     );
+    // Its fix names the holder and the next steps, not the same --queue-timeout again.
+    expect(hasty.stderr).toContain(`fix: ${holder} holds scope src/api: run this again once it has ended`);
+    expect(hasty.stderr).toContain(`stop it with ll-loop stop ${holder}`);
+    expect(hasty.stderr).toMatch(/a --queue-timeout longer than the \d+ s it waited/);
+    expect(hasty.stderr).not.toContain('--queue-timeout 10m');
     const hastyId = /run (\S+) did not start/.exec(hasty.stderr)?.[1] ?? '';
     expect(hastyId).toMatch(/^waiter-/);
     expect(envFileOf(hastyId)).toBe(false);

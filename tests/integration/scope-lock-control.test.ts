@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../errors/exit-codes.js';
 import type { LockQueueReport } from '../../runs/scopes/scope-queues.js';
-import { runCliInProcess } from '../support/cli.js';
+import { main } from '../../client/cli.js';
+import { runCliInProcess, type CliResult } from '../support/cli.js';
 import { settle, waitFor } from '../support/processes.js';
 import { closeTemporal, project, temporal } from './harness.js';
 
@@ -48,6 +49,18 @@ function checkout(): string {
 }
 
 const cli = (cwd: string, ...args: string[]) => runCliInProcess(args, { cwd });
+
+/** `ll-loop <args…>` in process, its stderr readable while it runs (a note said while it waits). */
+function live(cwd: string, ...args: string[]): { done: Promise<CliResult>; stderr: () => string } {
+  let stdout = '';
+  let stderr = '';
+  const done = main(args, {
+    cwd,
+    stdout: { write: (text: string) => void (stdout += text) },
+    stderr: { write: (text: string) => void (stderr += text) },
+  }).then((code) => ({ code, stdout, stderr }));
+  return { done, stderr: () => stderr };
+}
 const release = (cwd: string, name: string) => writeFileSync(join(cwd, `release-${name}`), '');
 
 /** The scope queue of this checkout (its domain ends with its path). */
@@ -97,16 +110,19 @@ describe('scope locks and run control', () => {
     expect(busy.stderr).toContain(`held by ${id}`);
     expect(busy.stderr).toMatch(/fix: .*--queue/);
 
-    const queued = cli(cwd, 'rerun', id, '--from', 'work', '--queue', '--json');
+    const queued = live(cwd, 'rerun', id, '--from', 'work', '--queue', '--json');
     await waitFor(
       'the rerun to queue behind its run',
       async () => (await queueOf(cwd))?.waiters.some((w) => w.run === `${id}-f1`) === true,
       30_000,
     );
+    // It says that it waits, and behind whom, as run --queue does.
+    await waitFor('the note that it waits', () => queued.stderr().includes(`behind ${id} (--queue)`), 30_000);
+    expect(queued.stderr()).toContain(`note: waiting for scope . behind ${id} (--queue)`);
     release(cwd, 'whole');
     const held = await holding;
     expect(held.code, `${held.stdout}${held.stderr}`).toBe(EXIT.ok);
-    const rerun = await queued;
+    const rerun = await queued.done;
     expect(rerun.code, rerun.stderr).toBe(EXIT.ok);
     expect((JSON.parse(rerun.stdout) as { instance_id: string }).instance_id).toBe(`${id}-f1`);
   });
@@ -135,6 +151,46 @@ describe('scope locks and run control', () => {
     const resumed = await queued;
     expect(resumed.code, resumed.stderr).toBe(EXIT.ok);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ resumed_from: api, final_state: 'done' });
+  });
+
+  it('resume of a run started with --queue waits as it did, and says so as run --queue does', async () => {
+    const cwd = checkout();
+    const started = await cli(cwd, 'run', 'api', '--queue', '--background', '--json');
+    expect(started.code, started.stderr).toBe(EXIT.ok);
+    const api = (JSON.parse(started.stdout) as { instance_id: string }).instance_id;
+    await holderId(cwd, 'api');
+    expect((await cli(cwd, 'stop', api)).code).toBe(EXIT.ok);
+
+    const src = await backgroundRun(cwd, 'src');
+    await holderId(cwd, 'src');
+    const resumed = live(cwd, 'resume', api);
+    await waitFor('the note that it waits', () => resumed.stderr().includes(`behind ${src} (--queue)`), 30_000);
+    expect(resumed.stderr()).toContain(`note: waiting for scope src/api behind ${src} (--queue)`);
+    release(cwd, 'src');
+    release(cwd, 'api');
+    const end = await resumed.done;
+    expect(end.code, end.stderr).toBe(EXIT.ok);
+    expect(end.stdout).toContain('Loop completed: done');
+  });
+
+  it('a run stopped while it waits for its scopes says so, before its first state (text and --json)', async () => {
+    const cwd = checkout();
+    const src = await backgroundRun(cwd, 'src');
+    await holderId(cwd, 'src');
+    const text = live(cwd, 'run', 'api', '--queue');
+    await waitFor('the note that it waits', () => text.stderr().includes(`behind ${src} (--queue)`), 30_000);
+    const json = live(cwd, 'run', 'api', '--queue', '--json');
+    await waitFor('both runs to queue', async () => (await queueOf(cwd))?.waiters.length === 2, 30_000);
+    for (const w of (await queueOf(cwd))!.waiters) expect((await cli(cwd, 'stop', w.run)).code).toBe(EXIT.ok);
+
+    const shown = await text.done;
+    expect(shown.code, shown.stderr).toBe(EXIT.cancelled);
+    expect(shown.stdout).toMatch(/Loop stopped while waiting for its scope src\/api, before its first state \(\d/);
+    expect(shown.stdout).not.toContain('in state work');
+    const ended = await json.done;
+    expect(ended.code, ended.stderr).toBe(EXIT.cancelled);
+    expect(JSON.parse(ended.stdout)).toMatchObject({ terminated_by: 'cancelled', stopped_waiting_for: ['src/api'] });
+    release(cwd, 'src');
   });
 
   it('run and resume --background of a run the lock denies after the precheck: exit 8 naming the scope, the holder and the fix', async () => {

@@ -54,8 +54,8 @@ class TestSource implements RunSource {
     this.acts.push([id, request]);
     return Promise.resolve({ ok: true, message: `${request.action} ${id}` });
   }
-  status() {
-    return Promise.resolve(null);
+  status(id: string) {
+    return Promise.resolve(id === 'demo-1' ? null : ('unknown' as const));
   }
 }
 
@@ -213,6 +213,14 @@ describe('ll-loop ui routes', () => {
 
   it('answer an unknown path with 404', async () => {
     expect((await call('GET', `/api/nothing?${q()}`)).status).toBe(404);
+  });
+
+  it("answer an unknown run's status with 404 naming it, a known one with 200", async () => {
+    const unknown = await call('GET', `/api/run/nobody-7/status?${q()}`);
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body)).toEqual({ ok: false, message: 'no run nobody-7 on this Temporal server' });
+    const known = await call('GET', `/api/run/demo-1/status?${q()}`);
+    expect([known.status, JSON.parse(known.body)]).toEqual([200, { status: null }]);
   });
 
   it('follow a run once for every page, and keep its output data', async () => {

@@ -81,7 +81,12 @@ const ROUTES: Route[] = [
   {
     method: 'GET',
     path: new RegExp(`^/api/run/${RUN_ID}/status$`),
-    handler: async (_req, res, [id], ctx) => json(res, 200, { status: await ctx.source.status(id!) }),
+    handler: async (_req, res, [id], ctx) => {
+      const status = await ctx.source.status(id!);
+      // An unknown run is 404, naming it, as the action routes name the run they refuse.
+      if (status === 'unknown') json(res, 404, { ok: false, message: `no run ${id!} on this Temporal server` });
+      else json(res, 200, { status });
+    },
   },
   ...BODY_ACTIONS.map((action): Route => ({
     method: 'POST',

@@ -6,6 +6,7 @@
  * shows a waiting question, a pause and a rate limit from. Every refusal comes back as the CLI's
  * own error text (what and fix), never as a crash.
  */
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { CliError } from '../../errors/errors.js';
 import type { ControlRequest } from '../../runs/control/run-control.js';
 import { controlReport } from '../../reporters/control-report.js';
@@ -76,11 +77,12 @@ export async function actOnRun(runs: RunsService, root: string, id: string, req:
   }
 }
 
-/** The open run's status (null when it does not answer in time, or is closed). */
-export async function runStatus(session: Session, id: string): Promise<RunStatusView | null> {
+/** The open run's status (null when it does not answer in time, or is closed; `unknown` when the server has no such run). */
+export async function runStatus(session: Session, id: string): Promise<RunStatusView | null | 'unknown'> {
   const status = await queryStatus(session.connection, session.client.workflow.getHandle(id), STATUS_QUERY_MS).catch(
-    () => null,
+    (err: unknown) => (err instanceof WorkflowNotFoundError ? ('unknown' as const) : null),
   );
+  if (status === 'unknown') return status;
   if (!status || status.result) return null;
   return {
     phase: status.phase,

@@ -33,6 +33,6 @@ export interface RunSource {
   resume(id: string): Promise<ActionAnswer>;
   /** Pause, unpause, steer, answer, rerun: as the CLI's commands do; never throws. */
   act(id: string, request: ActRequest): Promise<ActionAnswer>;
-  /** What the open run waits for (a person, an unpause, a rate limit); null when closed or silent. */
-  status(id: string): Promise<RunStatusView | null>;
+  /** What the open run waits for (a person, an unpause, a rate limit); null when closed or silent; `unknown` when no such run. */
+  status(id: string): Promise<RunStatusView | null | 'unknown'>;
 }

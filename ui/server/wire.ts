@@ -93,7 +93,7 @@ export type ActRequest =
   /** `from`: `STATE` or `STATE#N` (its N-th visit). */
   | { action: 'rerun'; from: string; context?: string[] };
 
-/** `GET /api/run/<id>/status`: what an open run waits for (its status query), null when it is closed or does not answer. */
+/** `GET /api/run/<id>/status`: what an open run waits for (its status query), null when it is closed or does not answer (404 for no such run). */
 export interface RunStatusView {
   phase: string;
   state: string;
