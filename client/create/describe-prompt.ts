@@ -1,5 +1,5 @@
 /**
- * The prompts of `ll-loop create --describe` (docs/create.md#the-drafting-prompt): what the LLM
+ * The prompts of `ll-loop create --describe` (docs/create.md, "The drafting prompt" under "Drafting with an LLM"): what the LLM
  * is told to write a loop from a description, and what it is told when its draft did not pass.
  *
  * A prompt carries everything the model needs and nothing it must remember: the loop format's
