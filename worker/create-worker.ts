@@ -72,8 +72,6 @@ export const WORKFLOW_DEADLOCK_TIMEOUT = '5s';
 /** The worker's cache of runs: see the comment where it is set in {@link createLoopWorker}. */
 const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
 
-let runtimeInstalled = false;
-
 /** The native core's retrying gRPC client: the log target of its "retried N times" lines. */
 const CORE_RETRY_TARGET = 'temporalio_client::retry';
 
@@ -102,10 +100,12 @@ function isOutcomeFailure(error: unknown): boolean {
   );
 }
 
-/** Keep the SDK's own logging to warnings so it does not interleave with the CLI's output. */
+/**
+ * Keep the SDK's own logging to warnings so it does not interleave with the CLI's output. Called
+ * before each worker and replay worker is made: the SDK ends its runtime when no worker holds it,
+ * and the next one made would otherwise get a default (loud) runtime.
+ */
 export function installQuietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
   try {
     // No shutdown signals: the CLI handles Ctrl-C itself (it cancels the run, then waits for it).
     // The native core's own retry warnings (a flood while the server restarts) stay quiet: the CLI

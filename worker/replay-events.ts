@@ -57,6 +57,20 @@ class HistoryQueue implements AsyncIterable<{ history: History; workflowId: stri
   }
 }
 
+/**
+ * The SDK's runtime ends once no native worker holds it, and a replay worker takes it
+ * (`Runtime.instance()`) well before its native worker holds it (the bundle is loaded between):
+ * a replayer closed in that window ends the runtime under the one being made ("replay_worker_new
+ * ... failed to downcast"). So in one process (`ll-loop mcp`, `ui`, a command following two runs)
+ * a replay worker's making — up to its first replay — and a replay worker's end take turns.
+ */
+let lifecycle: Promise<unknown> = Promise.resolve();
+function inTurn<T>(step: () => Promise<T>): Promise<T> {
+  const done = lifecycle.then(step);
+  lifecycle = done.catch(() => undefined);
+  return done;
+}
+
 /** Replays histories through the bundle, one at a time, and collects what the sinks receive. */
 export class HistoryReplayer {
   private readonly queue = new HistoryQueue();
@@ -101,10 +115,15 @@ export class HistoryReplayer {
   /** The events and last state of one execution's history (complete or still growing). */
   replay(history: History, workflowId: string): Promise<ReplayedExecution> {
     const run = this.busy.then(async () => {
-      this.results ??= await this.start();
       this.current = { events: [], state: undefined, ...(this.opts.everyState ? { states: [] } : {}) };
       this.queue.push({ history, workflowId });
-      const next = await this.results.next();
+      let next: IteratorResult<ReplayResult>;
+      if (this.results) next = await this.results.next();
+      else
+        next = await inTurn(async () => {
+          this.results = await this.start();
+          return this.results.next();
+        });
       const out = this.current;
       if (next.done) return { ...out, error: new Error('the replay worker stopped') };
       return next.value.error ? { ...out, error: next.value.error } : out;
@@ -116,7 +135,8 @@ export class HistoryReplayer {
   async close(): Promise<void> {
     this.queue.close();
     await this.busy;
-    await this.results?.return?.();
+    const results = this.results;
+    if (results?.return) await inTurn(() => results.return!());
   }
 }
 
