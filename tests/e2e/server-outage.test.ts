@@ -143,6 +143,14 @@ describe('the embedded server dies under a running loop', () => {
       () => workerLog().includes(`finished ${id}: terminal in state c`),
       30_000,
     );
+    // The log line comes from the run's last step; the run closes after it has given its scope
+    // back, and the next test starts a run on the same scope.
+    await waitFor(
+      'the run to close',
+      async () =>
+        (JSON.parse((await cli(['status', id, '--json'])).stdout) as { status: string }).status === 'completed',
+      30_000,
+    );
 
     // 5. One line when each outage the worker saw began and one when it ended, none of the SDK's
     // retry errors. It saw the first (it restarted the server itself); the second it sees only if

@@ -270,14 +270,19 @@ describe.concurrent('ll-loop run through the checkout worker', () => {
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code, `${out}\n${err}`).toBe(6);
-    expect(out).toContain('Loop stopped in state wait');
     expect(err).toContain('stopping: cancelling the running action');
     const id = /(held-\d{8}T\d{6}(-\d+)?): started for ll-loop run \(early start\)/.exec(workerLog(dir))![1]!;
     const status = JSON.parse((await cli(dir, ['status', id, '--json'])).stdout) as {
       status: string;
-      result: { terminated_by: string; final_state: string };
+      result: { terminated_by: string; final_state: string; stopped_waiting_for?: string[] };
     };
     expect(status).toMatchObject({ status: 'cancelled', result: { terminated_by: 'cancelled', final_state: 'wait' } });
+    // The stop may land before the run's scope lock has answered (the run waits for scope `.`
+    // before its first state) or after: the command says what the run records.
+    if (status.result.stopped_waiting_for) {
+      expect(status.result.stopped_waiting_for).toEqual(['.']);
+      expect(out).toContain('Loop stopped while waiting for its scope ., before its first state');
+    } else expect(out).toContain('Loop stopped in state wait');
   }, 120_000);
 
   it('a stale socket (nobody listens) or a worker of another build: the command starts the run itself', async () => {
