@@ -27,6 +27,7 @@ import type { JournaledAction } from './action-journal.js';
 import type { BurstControl, BurstEnd } from './burst-loop.js';
 import { spawnerStartEnv } from './spawner-env.js';
 import { listCheckoutFiles, type ListFiles } from './checkout-files.js';
+import { StreamJsonLive } from './stream-json-live.js';
 
 /** How actions are started: {@link runProcess} itself, or through the spawner. */
 export type Launch = (opts: RunProcessOptions) => Promise<ActionResult>;
@@ -85,11 +86,14 @@ export class ActionSpawner {
   ) {}
 
   readonly launch: Launch = (opts) => {
-    if (this.broken || opts.signal?.aborted) return runProcess(opts);
+    // A live view the spawner cannot make again is the worker's to run.
+    const view =
+      opts.liveView === undefined ? undefined : opts.liveView instanceof StreamJsonLive ? 'stream-json' : false;
+    if (this.broken || opts.signal?.aborted || view === false) return runProcess(opts);
     this.ensureChild();
     return new Promise<ActionResult>((resolve, reject) => {
       const id = this.nextId++;
-      const { signal, onHeartbeat, heartbeatMs, secrets, ...rest } = opts;
+      const { signal, onHeartbeat, heartbeatMs, secrets, liveView: _made, ...rest } = opts;
       const beat =
         onHeartbeat === undefined
           ? undefined
@@ -122,7 +126,11 @@ export class ActionSpawner {
       const request: SpawnerRequest = {
         t: 'run',
         id,
-        opts: { ...rest, secrets: (secrets ?? []).map((s) => s.toString('base64')) },
+        opts: {
+          ...rest,
+          secrets: (secrets ?? []).map((s) => s.toString('base64')),
+          ...(view === undefined ? {} : { liveView: view }),
+        },
       };
       const start = (): void => {
         const entry = this.pending.get(id);

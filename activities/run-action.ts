@@ -126,8 +126,9 @@ export function makeRunAction(
     prepatchAction((input: RunActionInput): Promise<ActionResult> => runOnce(input)),
     list,
   );
-  // The spawner stays while an action runs here (a prompt's agent): the guard's listing after it
-  // and the next shell action find it up, instead of a fork from the worker and a new spawner.
+  // The spawner stays while any other action runs (an MCP tool, a provider's prompt, or a host
+  // prompt's agent started here while the spawner was not up yet): the guard's listing after it
+  // and the next action find it up, instead of a fork from the worker and a new spawner.
   const once = async (input: RunActionInput): Promise<ActionResult> => {
     const release = input.kind === 'shell' ? undefined : hold();
     try {
@@ -170,9 +171,10 @@ export function makeRunAction(
 /**
  * One action, run once (no journal): `runAction`'s body. A shell action is
  * activities/shell-action.ts's, as each action of a burst is. `stop` kills the action's process
- * group as a cancellation does. `startProcess` starts a shell action's process: {@link runProcess}
- * here, or the action spawner's (activities/action-spawner.ts), which runs the same code in a
- * small process of its own.
+ * group as a cancellation does. `startProcess` starts a shell action's or a host prompt's
+ * process: {@link runProcess} here, or the action spawner's (activities/action-spawner.ts), which
+ * runs the same code in a small process of its own (a fork from the worker cost 12 ms of its main
+ * thread per agent call at 200 MB).
  */
 function runActionOnce(
   deps: ActivityDeps,
@@ -208,7 +210,7 @@ function runActionOnce(
       hooks.rethrowIfCancelled(result);
       return result;
     }
-    return runHostPrompt(input, injected, hooks);
+    return runHostPrompt(input, injected, hooks, startProcess);
   };
 }
 
@@ -217,6 +219,7 @@ async function runHostPrompt(
   input: RunActionInput,
   injected: NodeJS.ProcessEnv | undefined,
   hooks: ReturnType<typeof activityHooks>,
+  startProcess: (opts: RunProcessOptions) => Promise<ActionResult>,
 ): Promise<ActionResult> {
   const workerEnv = injected ?? process.env;
   // The host CLI's whole environment: the run's (activities/action-env.ts).
@@ -248,7 +251,7 @@ async function runHostPrompt(
   let result: ActionResult;
   try {
     // Prompts run in the worker: only shell actions are quick enough for the spawn to matter.
-    result = await runProcess({
+    result = await startProcess({
       file,
       args,
       cwd: input.cwd,

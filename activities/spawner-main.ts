@@ -22,6 +22,7 @@ import { SpawnError, runProcess } from './process.js';
 import { BurstControl, runBurstLoop } from './burst-loop.js';
 import { ShellSetupFault, runShellAction } from './shell-action.js';
 import { listCheckoutFiles } from './checkout-files.js';
+import { StreamJsonLive } from './stream-json-live.js';
 import type { SpawnerFault, SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
 
 /** What stops each running action or burst, by id. */
@@ -45,10 +46,12 @@ async function run(request: Extract<SpawnerRequest, { t: 'run' }>): Promise<void
   const stop = new AbortController();
   running.set(request.id, { abort: () => stop.abort() });
   try {
-    const { secrets, ...opts } = request.opts;
+    const { secrets: sent, liveView, ...opts } = request.opts;
+    const secrets = sent.map((s) => Buffer.from(s, 'base64'));
     const result = await runProcess({
       ...opts,
-      secrets: secrets.map((s) => Buffer.from(s, 'base64')),
+      secrets,
+      ...(liveView === 'stream-json' ? { liveView: new StreamJsonLive(secrets) } : {}),
       signal: stop.signal,
     });
     reply({ t: 'done', id: request.id, result });

@@ -6,9 +6,14 @@ import type { JournaledAction } from './action-journal.js';
 import type { BurstEnd, BurstStopReason } from './burst-loop.js';
 import type { RunProcessOptions, SpawnFailureReason } from './process.js';
 
-/** {@link RunProcessOptions} as they cross the channel: no callbacks, secrets as base64. */
-type SpawnerOptions = Omit<RunProcessOptions, 'signal' | 'onHeartbeat' | 'heartbeatMs' | 'secrets'> & {
+/**
+ * {@link RunProcessOptions} as they cross the channel: no callbacks, secrets as base64, and the
+ * live view by its name (`stream-json`: a host CLI's stream, activities/stream-json-live.ts), made
+ * again in the spawner.
+ */
+type SpawnerOptions = Omit<RunProcessOptions, 'signal' | 'onHeartbeat' | 'heartbeatMs' | 'secrets' | 'liveView'> & {
   secrets: string[];
+  liveView?: 'stream-json';
 };
 
 /** A burst's first action's fault as it crosses the channel: `setup` when retrying cannot help. */

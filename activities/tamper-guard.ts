@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ActionResult, RunActionInput } from '../fsm/types.js';
 import type { TamperFinding, TamperPolicy, TamperReport } from '../fsm/check-reports.js';
-import { fingerprint, guardedFiles, readBytes } from './test-files.js';
+import { fingerprint, guardedFiles, readEach } from './test-files.js';
 import { listCheckoutFiles, type ListFiles } from './checkout-files.js';
 
 interface Entry {
@@ -25,11 +25,10 @@ function messageOf(err: unknown): string {
 /** The guarded files under `cwd` now (their bytes too when `keep`, for a revert). */
 async function snapshotTests(cwd: string, keep: boolean, list: ListFiles): Promise<TestSnapshot> {
   const snapshot: TestSnapshot = new Map();
-  for (const path of await guardedFiles(cwd, list)) {
-    const bytes = await readBytes(cwd, path);
+  await readEach(cwd, await guardedFiles(cwd, list), (path, bytes) => {
     const print = fingerprint(path, bytes);
     if (print !== null) snapshot.set(path, keep && bytes !== undefined ? { print, bytes } : { print });
-  }
+  });
   return snapshot;
 }
 

@@ -11,6 +11,7 @@
  * `node_modules` and dot-directories).
  */
 import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { listCheckoutFiles, type ListFiles } from './checkout-files.js';
@@ -118,11 +119,36 @@ async function walk(root: string): Promise<string[]> {
   return out;
 }
 
-/** A file's bytes, or undefined when it cannot be read (gone). */
-export async function readBytes(cwd: string, path: string): Promise<Buffer | undefined> {
-  try {
-    return await readFile(join(cwd, path));
-  } catch {
-    return undefined;
+/** Files at most this large are read in one synchronous call; larger ones without holding the thread. */
+const SYNC_READ_MAX_BYTES = 1024 * 1024;
+/** Reading yields to the worker's other work (workflow tasks, heartbeats) after this long. */
+const READ_SLICE_MS = 4;
+
+/**
+ * Each of `paths` under `cwd` handed to `each` with its bytes, or undefined when it cannot be read
+ * (gone, a directory), in order. Small files are read synchronously, in slices of a few ms: an
+ * asynchronous read costs four trips through libuv's thread pool (a guarded action's snapshot of
+ * eight test files took 6 ms so, 0.8 ms at once), and the snapshot is taken while the action does
+ * not run, so nothing changes the files between the reads either way.
+ */
+export async function readEach(
+  cwd: string,
+  paths: readonly string[],
+  each: (path: string, bytes: Buffer | undefined) => void,
+): Promise<void> {
+  let slice = performance.now();
+  for (const path of paths) {
+    const full = join(cwd, path);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = statSync(full).size <= SYNC_READ_MAX_BYTES ? readFileSync(full) : await readFile(full);
+    } catch {
+      bytes = undefined;
+    }
+    each(path, bytes);
+    if (performance.now() - slice > READ_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
   }
 }

@@ -30,9 +30,10 @@ export const LOCAL_FLUSH_AFTER_ACTIONS = 100;
 const BURST_TIMEOUT_SLACK_S = 60;
 
 /** The local activity of a burst: the retry policy and cancellation of a quick action's. */
-function burstActivity(bounds: BurstBounds): LoopActivities['runBurst'] {
-  // No action starts once `maxMs` of action time is spent, and each lasts at most `localMaxS`.
-  const longest = bounds.localMaxS + Math.ceil(bounds.maxMs / 1000);
+function burstActivity(bounds: BurstBounds, firstTimeoutS: number): LoopActivities['runBurst'] {
+  // No action starts once `maxMs` of action time is spent, and each lasts at most `localMaxS`,
+  // but the first: one the run saw quick (workflows/quick-record.ts) may take its whole timeout.
+  const longest = Math.max(bounds.localMaxS, firstTimeoutS) + Math.ceil(bounds.maxMs / 1000);
   return proxyLocalActivities<LoopActivities>({
     startToCloseTimeout: `${longest + BURST_TIMEOUT_SLACK_S}s`,
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ActionSetupError'] },
@@ -42,7 +43,7 @@ function burstActivity(bounds: BurstBounds): LoopActivities['runBurst'] {
 
 /** Run a burst; its outcome as the loop's next input. */
 export async function runBurst(input: RunBurstInput): Promise<BurstDone> {
-  return { type: 'burst', outcome: await burstActivity(input.bounds)(input) };
+  return { type: 'burst', outcome: await burstActivity(input.bounds, input.first.timeout_s)(input) };
 }
 
 export function isBurst(fact: RunEvent | BurstDone): fact is BurstDone {

@@ -20,7 +20,8 @@ import { runChild } from './run-child.js';
 import { inSpan, usageAttributes } from './run-trace.js';
 import { carriedResults } from './fanout-carry.js';
 import { runFanout, type FanoutHooks } from './run-fanout.js';
-import { mayBurst } from '../fsm/run/burst.js';
+import { burstAllowed, mayBurst } from '../fsm/run/burst.js';
+import { QuickRecord } from './quick-record.js';
 import { LOCAL_FLUSH_AFTER_ACTIONS, LOCAL_FLUSH_AFTER_MS, runBurst, type BurstDone } from './burst.js';
 
 /** What the loop's deadline resolves with when it passes. */
@@ -78,6 +79,8 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
   const { maskEnv, checkAnswers, detectLimits, detectSignals } = ruleInputs(ctx.def);
   const unflushed = { actions: 0, ms: 0 };
   const calls = new ActionCalls(placement);
+  // Local activities run on the worker that has the run's task: none where actions run elsewhere.
+  const seen = new QuickRecord(input.options.learnedQuick === true && localMaxS > 0 && !placement.remote);
 
   /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
   const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {
@@ -113,6 +116,8 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
       now: Date.now(),
       ...(ctx.watchStop() ? { watch_stop: true as const } : {}),
     });
+    const first = done.outcome.facts[0];
+    if (first) seen.saw(work.input, first.result.duration_ms);
     // The facts are the run's now: a deadline or stop during the flush's timer must not lose them.
     await CancellationScope.nonCancellable(async () => {
       for (const fact of done.outcome.facts) await flushLocal(fact.result, true);
@@ -125,6 +130,9 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
       const local = !placement.remote && isLocal(work.input, localMaxS);
       const snapshot = ctx.snapshot();
       if (local && snapshot.status === 'running' && mayBurst(ctx.def, snapshot, work.input, localMaxS))
+        return await burst(work);
+      // An action the run saw quick runs in a burst where one may run; else as an activity, as its timeout says.
+      if (seen.quick(work.input) && snapshot.status === 'running' && burstAllowed(ctx.def, snapshot, work.input))
         return await burst(work);
       // Every schedule of this call carries its name (workflows/action-calls.ts).
       const call = calls.next();
@@ -140,6 +148,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
         };
         return actionActivity(full, local, placement.activityOptions(), heartbeatS)(full);
       });
+      seen.saw(work.input, result.duration_ms);
       await flushLocal(result, local);
       return { type: 'action_done', result, now: Date.now() };
     } catch (err) {

@@ -169,6 +169,13 @@ export interface RunRules {
    * older releases lack it and start a child per item, as they did.
    */
   laneItems?: boolean;
+  /**
+   * A shell action whose timeout makes it an ordinary activity runs as a burst (a local activity)
+   * once this run has seen the same state's action finish within 1 s (workflows/quick-record.ts):
+   * a check the run repeats after each agent pass costs no round trip through the server. Set by
+   * the client for new runs; runs of older releases lack it and run such actions as activities.
+   */
+  learnedQuick?: boolean;
 }
 
 /**
@@ -209,6 +216,7 @@ export const RUN_RULE_KEYS = [
   'stopInBursts',
   'approvalEdit',
   'laneItems',
+  'learnedQuick',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -24,15 +24,29 @@ function firstPayload(payloads) {
   }
 }
 
+/** The process time of the quick actions a local activity's marker records (a burst's facts, or one action). */
+function localActionsMs(marker) {
+  const result = firstPayload(marker.details?.result);
+  if (Array.isArray(result?.facts)) return result.facts.reduce((sum, f) => sum + Number(f.result?.duration_ms ?? 0), 0);
+  const one = Number(result?.duration_ms ?? 0);
+  return Number.isFinite(one) ? one : 0;
+}
+
 /**
  * `history`: the run's history events; `own`: its own time (ms); `events`: its run events. The
  * run's clock runs from its first workflow task's start to its last one's (the workflow's time),
- * so the tasks are counted within that window.
+ * and on through the quick actions that last task ran as local activities (their markers follow
+ * its completion), so the tasks are counted within that window.
  */
 export function ownSplit(history, own, events) {
   const starts = history.filter((e) => e.workflowTaskStartedEventAttributes).map((e) => ms(e.eventTime));
+  const lastDone = history.findLastIndex((e) => e.workflowTaskCompletedEventAttributes);
+  const lastLocal = history
+    .slice(lastDone + 1)
+    .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+    .reduce((sum, e) => sum + localActionsMs(e.markerRecordedEventAttributes), 0);
   const from = starts[0] ?? 0;
-  const to = starts.at(-1) ?? 0;
+  const to = (starts.at(-1) ?? 0) + lastLocal;
   const within = (a, b) => Math.max(0, Math.min(b, to) - Math.max(a, from));
   const at = new Map();
   /** Started times by the scheduled event's id. */

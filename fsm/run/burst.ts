@@ -46,7 +46,16 @@ export function mayBurst(
   first: ActionRequest,
   localMaxS: number,
 ): boolean {
-  if (!isQuickAction(first, localMaxS)) return false;
+  return isQuickAction(first, localMaxS) && burstAllowed(def, snapshot, first);
+}
+
+/**
+ * Whether `first`, a shell action the run takes for quick (declared so, or seen quick:
+ * workflows/quick-record.ts), may run in a burst now: no tamper guard or prepatch check, no
+ * person's pause or steer, no budget.
+ */
+export function burstAllowed(def: LoopDefinition, snapshot: RunningSnapshot, first: ActionRequest): boolean {
+  if (first.kind !== 'shell') return false;
   // A guarded action's test files are compared (and a prepatch check re-run) by the runAction activity alone.
   if (first.tamper_guard !== undefined || first.prepatch_check !== undefined) return false;
   if (snapshot.pause !== undefined || snapshot.steer !== undefined) return false;

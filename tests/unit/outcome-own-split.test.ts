@@ -70,4 +70,26 @@ describe('own time split', () => {
       rest_ms: 0,
     });
   });
+
+  it('a quick action the last task ran (its marker after that task) is within the run, not taken from the tasks before it', () => {
+    // The last task (1375 to 1430) ran the check `pin` again as a burst of 45 ms before the run ended.
+    const burst = { facts: [{ type: 'action_done', result: { exit_code: 0, duration_ms: 45 } }] };
+    const last = [
+      ...history.slice(0, -1),
+      { eventId: '11', eventTime: at(1430), workflowTaskCompletedEventAttributes: { scheduledEventId: '9' } },
+      {
+        eventId: '12',
+        eventTime: at(1430),
+        markerRecordedEventAttributes: { markerName: 'core_local_activity', details: { result: payload(burst) } },
+      },
+    ];
+    const withPin = [...events, { event: 'action_complete', state: 'pin', duration_ms: 45 }];
+    // The clock runs to 1375 + 45; the last task counts 45 ms of it, all of them its action's.
+    const own = 1375 + 45 - 1010 - 290 - 45;
+    expect(ownSplit(last, own, withPin)).toMatchObject({
+      workflow_tasks_ms: 60 - 40 + 5,
+      activities_ms: 50,
+      rest_ms: 0,
+    });
+  });
 });

@@ -23,6 +23,16 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES;
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without?: TestRef }> = {
+  learnedQuick: {
+    with: {
+      file: 'integration/learned-quick.test.ts',
+      title: 'with learnedQuick a check seen quick runs as a local activity; one seen slow runs as an activity again',
+    },
+    without: {
+      file: 'integration/learned-quick.test.ts',
+      title: 'without learnedQuick (an older release) every pass of the check is an activity',
+    },
+  },
   laneItems: {
     with: {
       file: 'integration/fanout-lanes.test.ts',
