@@ -192,7 +192,9 @@ describe.skipIf(SKIP_BROWSER)('acting on runs from ll-loop ui', () => {
     await page.locator('#steer-context').fill('mode=fast');
     await page.locator('#steer-note').fill('enough');
     await page.locator('#steer:not([disabled])').click();
-    await page.locator('#act-answer.ok', { hasText: `steered ${steadyId}` }).waitFor(T);
+    // Steered to c, the run may end before the answer is seen: the controls of an open run (the
+    // answer among them) are hidden once it closes, so the answer is waited for in the page.
+    await page.locator('#act-answer.ok', { hasText: `steered ${steadyId}` }).waitFor({ ...T, state: 'attached' });
     await page.locator('#run-status.succeeded').waitFor(T);
     await page.locator('.action[data-state="c"] pre', { hasText: 'mode=fast' }).waitFor(T);
     await page.locator('.timeline').evaluate((el) => (el.scrollTop = el.scrollHeight));
