@@ -434,6 +434,20 @@ export function spawnerHold(env: NodeJS.ProcessEnv = process.env): () => () => v
   return spawner ? () => spawner.hold() : () => () => undefined;
 }
 
+/**
+ * How a checkout is listed ahead of a guarded action (activities/listing-ahead.ts): by the
+ * worker's spawner when it is up; else not at all (undefined), since a listing forked from the
+ * worker holds its main thread.
+ */
+export function aheadLister(
+  env: NodeJS.ProcessEnv = process.env,
+): (cwd: string) => Promise<string[] | undefined> | undefined {
+  return (cwd) => {
+    const spawner = sharedSpawner(env);
+    return spawner?.up ? spawner.listFiles(cwd) : undefined;
+  };
+}
+
 /** How `tamper_guard:` lists a checkout's files: through the worker's spawner when it is up, else here. */
 export function checkoutLister(env: NodeJS.ProcessEnv = process.env): ListFiles {
   return sharedSpawner(env)?.listFiles ?? listCheckoutFiles;

@@ -8,6 +8,8 @@ import type { ItemWorktreeActivities, LoopActivities, PlacementActivities } from
 import { itemWorktreeActivities } from './item-worktrees.js';
 import { makeScopeLockActivities } from './scope-lock.js';
 import { makeNotifyHuman } from './notify-human.js';
+import { ListingAhead } from './listing-ahead.js';
+import { actionLaunch, aheadLister, burstSpawner, checkoutLister, spawnerHold } from './action-spawner.js';
 
 export type { ActivityDeps } from './run-action.js';
 export type { LoopActivities } from '../workflows/activity-types.js';
@@ -19,15 +21,20 @@ export type { LoopActivities } from '../workflows/activity-types.js';
 export function createActivities(
   deps: ActivityDeps = {},
 ): LoopActivities & PlacementActivities & ItemWorktreeActivities {
+  // Every activity that runs processes in a checkout counts itself in, so that a listing made
+  // ahead for a guarded action is taken only while nothing else ran (activities/listing-ahead.ts).
+  const ahead = new ListingAhead(aheadLister());
   return {
-    runAction: makeRunAction(deps),
-    runBurst: makeRunBurst(deps),
-    evaluateLlm: makeEvaluateLlm(deps),
+    runAction: makeRunAction(deps, actionLaunch(), checkoutLister(), spawnerHold(), ahead),
+    runBurst: makeRunBurst(deps, { spawner: burstSpawner() }, ahead),
+    evaluateLlm: ahead.around(makeEvaluateLlm(deps)),
     diffStat: makeDiffStat(),
     loadSubloop,
-    notifyHuman: makeNotifyHuman(process.env, deps),
+    notifyHuman: ahead.around(makeNotifyHuman(process.env, deps)),
     ...makePlacementActivities(deps.place),
     ...makeScopeLockActivities(deps.client),
-    ...itemWorktreeActivities,
+    prepareItemWorktree: ahead.around(itemWorktreeActivities.prepareItemWorktree),
+    finishItemWorktree: ahead.around(itemWorktreeActivities.finishItemWorktree),
+    itemWorktreeSource: itemWorktreeActivities.itemWorktreeSource,
   };
 }

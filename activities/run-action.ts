@@ -18,6 +18,7 @@ import { readJournal, writeJournal } from './action-journal.js';
 import { actionLaunch, checkoutLister, spawnerHold, type Launch } from './action-spawner.js';
 import type { ListFiles } from './checkout-files.js';
 import { guardedAction } from './tamper-guard.js';
+import { ListingAhead } from './listing-ahead.js';
 import { prepatchAction } from './prepatch.js';
 import {
   ShellSetupFault,
@@ -116,6 +117,7 @@ export function makeRunAction(
   launch: Launch = actionLaunch(),
   list: ListFiles = checkoutLister(),
   hold: () => () => void = spawnerHold(),
+  ahead: ListingAhead = new ListingAhead(() => undefined),
 ): (input: RunActionInput) => Promise<ActionResult> {
   // A shell action's process is started by the worker's action spawner once it is up (action-spawner.ts).
   const runOnce = runActionOnce(deps, launch);
@@ -129,12 +131,19 @@ export function makeRunAction(
   // The spawner stays while any other action runs (an MCP tool, a provider's prompt, or a host
   // prompt's agent started here while the spawner was not up yet): the guard's listing after it
   // and the next action find it up, instead of a fork from the worker and a new spawner.
+  // A guarded action takes the listing made ahead of it (activities/listing-ahead.ts); a shell
+  // action's end may have one made for the guarded action that comes next.
   const once = async (input: RunActionInput): Promise<ActionResult> => {
+    const isGuarded = input.tamper_guard !== undefined;
+    let listedAhead: Promise<string[] | undefined> | undefined;
+    if (isGuarded) listedAhead = ahead.enterGuarded(input.cwd);
+    else ahead.enter();
     const release = input.kind === 'shell' ? undefined : hold();
     try {
-      return await guarded(input);
+      return await guarded(input, listedAhead);
     } finally {
       release?.();
+      ahead.leave(isGuarded || input.kind === 'shell' ? input.cwd : undefined, isGuarded);
     }
   };
   const journalDir = deps.journalDir;

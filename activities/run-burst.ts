@@ -30,6 +30,7 @@ import { runProcess } from './process.js';
 import { ShellSetupFault, definedEnv, runShellAction } from './shell-action.js';
 import type { SpawnerFault } from './spawner-protocol.js';
 import { watchForStop } from './stop-watch.js';
+import { ListingAhead } from './listing-ahead.js';
 
 /**
  * Bursts running in this worker's process while its spawner starts (it leaves after 30 s without
@@ -47,9 +48,10 @@ let inWorker = 0;
 export function makeRunBurst(
   deps: ActivityDeps = {},
   where: { spawner?: ActionSpawner } = { spawner: burstSpawner() },
+  ahead: ListingAhead = new ListingAhead(() => undefined),
 ): (input: RunBurstInput) => Promise<BurstOutcome> {
   const { spawner } = where;
-  return async function runBurst(input: RunBurstInput): Promise<BurstOutcome> {
+  const burst = async (input: RunBurstInput): Promise<BurstOutcome> => {
     const ctx = currentContext();
     const injected = injectedEnv(deps, input.action.instanceId);
     const control = new BurstControl();
@@ -61,9 +63,11 @@ export function makeRunBurst(
       : undefined;
     const journal = burstJournal(deps.journalDir, ctx, input);
     const facts: BurstFact[] = [];
+    const states: string[] = [];
     const onFact = (fact: BurstFact, state: string): void => {
       journal?.record(facts.length, state, fact);
       facts.push(fact);
+      states.push(state);
     };
     try {
       let end: BurstEnd<SpawnerFault> | BurstEnd | undefined;
@@ -92,30 +96,43 @@ export function makeRunBurst(
         // before it are the run's; it runs again as the first of the next step (or, the first,
         // the burst is retried), as any action whose activity failed.
         if (facts.length === 0) throw err;
-        return { facts };
+        return { facts, states };
       }
-      return outcomeOf(end, facts, ctx?.cancellationSignal.reason);
+      return outcomeOf(end, { facts, states }, ctx?.cancellationSignal.reason);
     } finally {
       watch?.dispose();
       ctx?.cancellationSignal.removeEventListener('abort', onCancel);
     }
   };
+  // Its checks' end may have the checkout listed for the guarded action that comes next (activities/listing-ahead.ts).
+  return async function runBurst(input: RunBurstInput): Promise<BurstOutcome> {
+    ahead.enter();
+    try {
+      return await burst(input);
+    } finally {
+      ahead.leave(input.action.cwd);
+    }
+  };
 }
 
 /** The activity's outcome for a burst that ended so; its failure for a cancelled one or a first action's fault. */
-function outcomeOf(end: BurstEnd<SpawnerFault> | BurstEnd, facts: BurstFact[], cancelReason: unknown): BurstOutcome {
+function outcomeOf(
+  end: BurstEnd<SpawnerFault> | BurstEnd,
+  ran: Pick<BurstOutcome, 'facts' | 'states'>,
+  cancelReason: unknown,
+): BurstOutcome {
   switch (end.ended) {
     case 'done':
-      return { facts };
+      return ran;
     case 'deadline':
-      return { facts, deadline_at: end.at };
+      return { ...ran, deadline_at: end.at };
     case 'stopped':
-      return { facts, stopped_at: end.at };
+      return { ...ran, stopped_at: end.at };
     case 'cancelled':
       throw cancelReason instanceof Error ? cancelReason : new CancelledFailure('activity cancelled');
     case 'fault':
       // Only a burst's first action's fault ends it so; a later one's is a fault of the loop itself.
-      if (facts.length > 0) return { facts };
+      if (ran.facts.length > 0) return ran;
       throw failureOf(end.error);
   }
 }

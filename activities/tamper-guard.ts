@@ -65,18 +65,22 @@ async function compareTests(
 
 /**
  * `run` with the state's test files compared around it when its input asks (RunActionInput.tamper_guard);
- * `list` lists a checkout's files (the action spawner's when the worker has one up).
+ * `list` lists a checkout's files (the action spawner's when the worker has one up). `listedAhead`:
+ * the checkout's files as listed since the worker's last action ended (activities/listing-ahead.ts),
+ * taken for the "before" listing unless git could not make it.
  */
 export function guardedAction(
   run: (input: RunActionInput) => Promise<ActionResult>,
   list: ListFiles = listCheckoutFiles,
-): (input: RunActionInput) => Promise<ActionResult> {
-  return async (input) => {
+): (input: RunActionInput, listedAhead?: Promise<string[] | undefined>) => Promise<ActionResult> {
+  return async (input, listedAhead) => {
     const policy = input.tamper_guard;
     if (policy === undefined) return run(input);
+    const listBefore: ListFiles =
+      listedAhead === undefined ? list : async (cwd) => (await listedAhead) ?? (await list(cwd));
     let before: TestSnapshot;
     try {
-      before = await snapshotTests(input.cwd, policy === 'revert', list);
+      before = await snapshotTests(input.cwd, policy === 'revert', listBefore);
     } catch (err) {
       return { ...(await run(input)), tamper: { findings: [], error: `before the action: ${messageOf(err)}` } };
     }
