@@ -176,13 +176,6 @@ export interface RunRules {
    * the client for new runs; runs of older releases lack it and run such actions as activities.
    */
   learnedQuick?: boolean;
-  /**
-   * Under `learnedQuick`, a burst goes on through the actions of states the run saw quick as it
-   * does through quick ones (fsm/run/burst.ts BurstBounds.learned): a pass of build, type check,
-   * lint and tests is one local activity, not four. Set by the client for new runs; runs of older
-   * releases lack it and run each such action as a burst of its own.
-   */
-  learnedChains?: boolean;
 }
 
 /**
@@ -224,7 +217,6 @@ export const RUN_RULE_KEYS = [
   'approvalEdit',
   'laneItems',
   'learnedQuick',
-  'learnedChains',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -27,7 +27,6 @@ export const CURRENT_RUN_RULES = {
   approvalEdit: true,
   laneItems: true,
   learnedQuick: true,
-  learnedChains: true,
 } as const satisfies RunRules;
 
 export type RunRuleName = keyof typeof CURRENT_RUN_RULES;
@@ -57,7 +56,6 @@ export const RUN_RULE_SINCE: Readonly<Record<RunRuleName, string>> = {
   approvalEdit: '0.9.0',
   laneItems: '0.9.0',
   learnedQuick: '0.9.0',
-  learnedChains: '0.9.0',
 };
 
 /** `[major, minor, patch]` of a version such as `0.8.1` (a pre-release or build suffix is ignored); undefined if it is none. */

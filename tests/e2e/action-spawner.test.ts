@@ -14,23 +14,12 @@ import type { ActionResult } from '../../fsm/types.js';
 import type { BurstOutcome } from '../../fsm/run/burst.js';
 import type { RunBurstInput } from '../../workflows/activity-types.js';
 import { waitFor } from '../support/processes.js';
+import { DIST, burstInputOf, fromDist } from '../support/dist-burst.js';
 
-const DIST = join(import.meta.dirname, '..', '..', 'dist');
-const { ActionSpawner } = (await import(
-  join(DIST, 'activities', 'action-spawner.js')
-)) as typeof import('../../activities/action-spawner.js');
-const { runProcess } = (await import(
-  join(DIST, 'activities', 'process.js')
-)) as typeof import('../../activities/process.js');
-const { makeRunBurst } = (await import(
-  join(DIST, 'activities', 'run-burst.js')
-)) as typeof import('../../activities/run-burst.js');
-const { validateLoop } = (await import(
-  join(DIST, 'fsm', 'definition', 'validate.js')
-)) as typeof import('../../fsm/definition/validate.js');
-const { transition } = (await import(
-  join(DIST, 'fsm', 'run', 'transition.js')
-)) as typeof import('../../fsm/run/transition.js');
+const { ActionSpawner } =
+  await fromDist<typeof import('../../activities/action-spawner.js')>('activities/action-spawner.js');
+const { runProcess } = await fromDist<typeof import('../../activities/process.js')>('activities/process.js');
+const { makeRunBurst } = await fromDist<typeof import('../../activities/run-burst.js')>('activities/run-burst.js');
 const ENTRY = join(DIST, 'activities', 'spawner-main.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'll-spawner-'));
@@ -260,19 +249,11 @@ describe('the action spawner', () => {
 
 /** A burst's input: the loop's first action on, within `bounds`, before `deadline_ms`. */
 function burstInput(loop: Record<string, unknown>, extra: Partial<RunBurstInput> = {}): RunBurstInput {
-  const { definition: def, diagnostics } = validateLoop({ name: 'burst', description: 'a burst', ...loop });
-  if (def === undefined) throw new Error(`invalid test loop: ${JSON.stringify(diagnostics)}`);
-  const start = transition(def, null, { type: 'start', now: Date.now() });
-  if (start.effect.type !== 'run_action' || start.snapshot.status !== 'running') throw new Error('no first action');
-  return {
-    definition: def,
-    snapshot: start.snapshot,
-    first: start.effect.input,
-    action: { instanceId: 'burst-test', cwd: dir, mask_env: ['LL_BURST_SECRET'] },
-    bounds: { maxActions: 100, maxMs: 10_000, localMaxS: 30 },
-    now: Date.now(),
-    ...extra,
-  };
+  return burstInputOf(
+    { name: 'burst', description: 'a burst', ...loop },
+    { instanceId: 'burst-test', cwd: dir, mask_env: ['LL_BURST_SECRET'] },
+    extra,
+  );
 }
 
 describe('a burst in the spawner', () => {

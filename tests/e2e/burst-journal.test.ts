@@ -13,26 +13,15 @@ import type { BurstFact } from '../../fsm/run/burst.js';
 import type { ActionResult } from '../../fsm/types.js';
 import type { JournaledAction } from '../../activities/action-journal.js';
 import type { RunBurstInput } from '../../workflows/activity-types.js';
+import { DIST, burstInputOf, fromDist } from '../support/dist-burst.js';
 
-const DIST = join(import.meta.dirname, '..', '..', 'dist');
-const { ActionSpawner } = (await import(
-  join(DIST, 'activities', 'action-spawner.js')
-)) as typeof import('../../activities/action-spawner.js');
-const { BurstControl, runBurstLoop } = (await import(
-  join(DIST, 'activities', 'burst-loop.js')
-)) as typeof import('../../activities/burst-loop.js');
-const { runShellAction } = (await import(
-  join(DIST, 'activities', 'shell-action.js')
-)) as typeof import('../../activities/shell-action.js');
-const { runProcess } = (await import(
-  join(DIST, 'activities', 'process.js')
-)) as typeof import('../../activities/process.js');
-const { validateLoop } = (await import(
-  join(DIST, 'fsm', 'definition', 'validate.js')
-)) as typeof import('../../fsm/definition/validate.js');
-const { transition } = (await import(
-  join(DIST, 'fsm', 'run', 'transition.js')
-)) as typeof import('../../fsm/run/transition.js');
+const { ActionSpawner } =
+  await fromDist<typeof import('../../activities/action-spawner.js')>('activities/action-spawner.js');
+const { BurstControl, runBurstLoop } =
+  await fromDist<typeof import('../../activities/burst-loop.js')>('activities/burst-loop.js');
+const { runShellAction } =
+  await fromDist<typeof import('../../activities/shell-action.js')>('activities/shell-action.js');
+const { runProcess } = await fromDist<typeof import('../../activities/process.js')>('activities/process.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'll-burst-journal-'));
 const spawner = new ActionSpawner(join(DIST, 'activities', 'spawner-main.js'));
@@ -43,29 +32,21 @@ afterAll(() => {
 
 /** a → b → c → done, each appending its name to `log`; a and b capture their output. */
 function burstInput(log: string): RunBurstInput {
-  const { definition: def, diagnostics } = validateLoop({
-    name: 'burst-journal',
-    description: 'a burst retried',
-    initial: 'a',
-    default_timeout: 10,
-    states: {
-      a: { action: `echo a >> ${log}; echo ran-a`, capture: 'a', next: 'b' },
-      b: { action: `echo b >> ${log}; echo "ran-b after \${captured.a.output}"`, next: 'c' },
-      c: { action: `echo c >> ${log}; echo "ran-c after \${captured.a.output}"`, next: 'done' },
-      done: { terminal: true },
+  return burstInputOf(
+    {
+      name: 'burst-journal',
+      description: 'a burst retried',
+      initial: 'a',
+      default_timeout: 10,
+      states: {
+        a: { action: `echo a >> ${log}; echo ran-a`, capture: 'a', next: 'b' },
+        b: { action: `echo b >> ${log}; echo "ran-b after \${captured.a.output}"`, next: 'c' },
+        c: { action: `echo c >> ${log}; echo "ran-c after \${captured.a.output}"`, next: 'done' },
+        done: { terminal: true },
+      },
     },
-  });
-  if (def === undefined) throw new Error(`invalid test loop: ${JSON.stringify(diagnostics)}`);
-  const start = transition(def, null, { type: 'start', now: Date.now() });
-  if (start.effect.type !== 'run_action' || start.snapshot.status !== 'running') throw new Error('no first action');
-  return {
-    definition: def,
-    snapshot: start.snapshot,
-    first: start.effect.input,
-    action: { instanceId: 'burst-journal-test', cwd: dir },
-    bounds: { maxActions: 100, maxMs: 10_000, localMaxS: 30 },
-    now: Date.now(),
-  };
+    { instanceId: 'burst-journal-test', cwd: dir },
+  );
 }
 
 const done = (output: string): ActionResult => ({ output, stderr: '', exit_code: 0, duration_ms: 5 });

@@ -12,26 +12,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunActionInput } from '../../fsm/types.js';
 import type { RunBurstInput } from '../../workflows/activity-types.js';
+import { DIST, burstInputOf, fromDist } from '../support/dist-burst.js';
 
-const DIST = join(import.meta.dirname, '..', '..', 'dist');
-const { ActionSpawner } = (await import(
-  join(DIST, 'activities', 'action-spawner.js')
-)) as typeof import('../../activities/action-spawner.js');
-const { makeRunAction } = (await import(
-  join(DIST, 'activities', 'run-action.js')
-)) as typeof import('../../activities/run-action.js');
-const { makeRunBurst } = (await import(
-  join(DIST, 'activities', 'run-burst.js')
-)) as typeof import('../../activities/run-burst.js');
-const { ListingAhead } = (await import(
-  join(DIST, 'activities', 'listing-ahead.js')
-)) as typeof import('../../activities/listing-ahead.js');
-const { validateLoop } = (await import(
-  join(DIST, 'fsm', 'definition', 'validate.js')
-)) as typeof import('../../fsm/definition/validate.js');
-const { transition } = (await import(
-  join(DIST, 'fsm', 'run', 'transition.js')
-)) as typeof import('../../fsm/run/transition.js');
+const { ActionSpawner } =
+  await fromDist<typeof import('../../activities/action-spawner.js')>('activities/action-spawner.js');
+const { makeRunAction } = await fromDist<typeof import('../../activities/run-action.js')>('activities/run-action.js');
+const { makeRunBurst } = await fromDist<typeof import('../../activities/run-burst.js')>('activities/run-burst.js');
+const { ListingAhead } =
+  await fromDist<typeof import('../../activities/listing-ahead.js')>('activities/listing-ahead.js');
 const ENTRY = join(DIST, 'activities', 'spawner-main.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'll-listing-ahead-'));
@@ -84,24 +72,15 @@ const guarded = (script: string, step: number): RunActionInput =>
   }) as unknown as RunActionInput;
 
 /** A burst of the loop's check (`true`) in the checkout. */
-function checkBurst(): RunBurstInput {
-  const { definition: def } = validateLoop({
-    name: 'check',
-    initial: 'check',
-    states: { check: { action: 'true', timeout: 10, next: 'done' }, done: { terminal: true } },
-  });
-  if (def === undefined) throw new Error('invalid test loop');
-  const start = transition(def, null, { type: 'start', now: Date.now() });
-  if (start.effect.type !== 'run_action' || start.snapshot.status !== 'running') throw new Error('no first action');
-  return {
-    definition: def,
-    snapshot: start.snapshot,
-    first: start.effect.input,
-    action: { instanceId: 'listing-ahead', cwd: repo },
-    bounds: { maxActions: 100, maxMs: 10_000, localMaxS: 30 },
-    now: Date.now(),
-  };
-}
+const checkBurst = (): RunBurstInput =>
+  burstInputOf(
+    {
+      name: 'check',
+      initial: 'check',
+      states: { check: { action: 'true', timeout: 10, next: 'done' }, done: { terminal: true } },
+    },
+    { instanceId: 'listing-ahead', cwd: repo },
+  );
 
 describe('a guarded action after a check', () => {
   it('takes the listing the check left, lists once after its agent, and still finds what it changed', async () => {

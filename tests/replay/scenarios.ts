@@ -675,6 +675,28 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'learned-checks',
+    covers:
+      'learnedQuick: two checks with long timeouts run as activities first, then (seen quick) as bursts; one seen slow is an activity again',
+    localActivityMaxTimeoutS: 30,
+    definition: {
+      name: 'learned-checks',
+      initial: 'build',
+      max_iterations: 10,
+      states: {
+        build: { action: 'echo built', timeout: 1800, next: 'check' },
+        check: {
+          action:
+            'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; if [ $n -eq 2 ]; then sleep 1.1; fi; [ $n -ge 5 ]',
+          timeout: 1800,
+          on_yes: 'done',
+          on_no: 'build',
+        },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
     name: 'fanout-lanes',
     covers:
       "laneItems: a quick loop's items run in the parent's lanes (max_workers 3, one failing), bursts side by side taken in schedule order, a flush between",
