@@ -7,7 +7,7 @@
  */
 import { ActivityCancellationType, log, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
-import type { RunEvent, Transition } from '../fsm/run/snapshot.js';
+import type { RunEvent, RunningSnapshot, Snapshot, Transition } from '../fsm/run/snapshot.js';
 import { transition } from '../fsm/run/transition.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { LoopActivities, RunBurstInput } from './activity-types.js';
@@ -52,20 +52,43 @@ export function isBurst(fact: RunEvent | BurstDone): fact is BurstDone {
 
 /**
  * Feed a burst's facts to the core from `at` (whose effect is the burst's first action), then, when
- * the burst stopped at the loop deadline, the `timeout` fact. Each fact must meet the action it is
- * the result of: a fact that would meet anything else (a person's pause that reached the run during
- * the burst) is not fed, and the burst ends there.
+ * the burst stopped at the loop deadline, the `timeout` fact.
+ *
+ * With `controlsAtEnd` (the `controlsAfterBursts` rule) a person's pause or steer that reached the
+ * run while the burst ran (or while its facts waited for the flush's timer) acts at the burst's
+ * end: its facts but the last are fed to the run as the burst saw it, without the control, and
+ * the control acts on the route after the last (fsm/run/control.ts: on entering). So every action
+ * that ran is recorded as the result of the action it was, none is dropped to run again, and the
+ * n-th result is the n-th action's (runs/follow/action-results.ts pairs them so). A burst runs at
+ * most LOCAL_FLUSH_AFTER_MS of actions past its first: that is how late a control can act.
+ *
+ * Without it (runs of older releases) a fact that would meet anything but an action (a pause) is
+ * not fed and the burst ends there; a steer's state took the next fact as its own action's.
  */
-export function feedBurst(def: LoopDefinition, at: Transition, outcome: BurstOutcome): Transition {
-  let t = at;
+export function feedBurst(
+  def: LoopDefinition,
+  at: Transition,
+  outcome: BurstOutcome,
+  controlsAtEnd = false,
+): Transition {
+  const held = controlsAtEnd ? heldControls(at.snapshot) : undefined;
+  let t = held === undefined ? at : ({ ...at, snapshot: held.without } as Transition);
+  let restored = held === undefined;
+  const restore = (): void => {
+    if (restored) return;
+    restored = true;
+    if (t.snapshot.status === 'running') t = { ...t, snapshot: { ...t.snapshot, ...held!.controls } } as Transition;
+  };
   const events = [];
   let fed = 0;
   for (const fact of outcome.facts) {
     if (t.snapshot.status !== 'running' || t.effect.type !== 'run_action') break;
+    if (fed === outcome.facts.length - 1) restore();
     t = transition(def, t.snapshot, fact);
     events.push(...t.events);
     fed += 1;
   }
+  restore();
   if (fed < outcome.facts.length)
     log.warn(`a burst's last ${outcome.facts.length - fed} action result(s) no longer fit the run; not recorded`);
   if (outcome.deadline_at !== undefined && t.snapshot.status === 'running') {
@@ -73,6 +96,18 @@ export function feedBurst(def: LoopDefinition, at: Transition, outcome: BurstOut
     events.push(...t.events);
   }
   return { ...t, events } as Transition;
+}
+
+/** A running snapshot's pause and steer, and the snapshot without them (undefined: it has neither). */
+function heldControls(
+  snapshot: Snapshot,
+): { without: RunningSnapshot; controls: Pick<RunningSnapshot, 'pause' | 'steer'> } | undefined {
+  if (snapshot.status !== 'running' || (snapshot.pause === undefined && snapshot.steer === undefined)) return undefined;
+  const { pause, steer, ...without } = snapshot;
+  return {
+    without: without as RunningSnapshot,
+    controls: { ...(pause === undefined ? {} : { pause }), ...(steer === undefined ? {} : { steer }) },
+  };
 }
 
 /**

@@ -176,6 +176,14 @@ export interface RunRules {
    * the client for new runs; runs of older releases lack it and run such actions as activities.
    */
   learnedQuick?: boolean;
+  /**
+   * A person's pause or steer that reaches the run while a burst runs acts at the burst's end
+   * (workflows/burst.ts feedBurst): every action the burst ran is recorded as its own, and the
+   * steered state's action runs. Set by the client for new runs; runs of older releases lack it:
+   * their burst's facts after the control's were dropped (a pause) or taken for the steered
+   * state's action (a steer), as they were.
+   */
+  controlsAfterBursts?: boolean;
 }
 
 /**
@@ -217,6 +225,7 @@ export const RUN_RULE_KEYS = [
   'approvalEdit',
   'laneItems',
   'learnedQuick',
+  'controlsAfterBursts',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -8,8 +8,11 @@
  * makes that fact exactly when a `runAction` activity (remote, or local: a `core_local_activity`
  * marker) completes with a result; actions run one at a time. So within one execution the n-th
  * successful `runAction` result belongs to the n-th `action_complete` event. A burst of quick actions
- * (`runBurst`) is one marker whose result lists its actions' facts in order, each one `action_done`. (The one exception, an
- * action finishing as the loop's deadline fires, ends the run: nothing comes after it to misalign.)
+ * (`runBurst`) is one marker whose result lists its actions' facts in order, each one `action_done`,
+ * and the workflow feeds them all (a person's pause or steer during the burst acts after its last:
+ * the `controlsAfterBursts` rule; runs of older releases dropped the facts after such a control,
+ * and their outputs after it pair one off). The one exception, an action finishing as the loop's
+ * deadline fires, ends the run: nothing comes after it to misalign.
  */
 import type { ActionResult } from '../../fsm/types.js';
 import type { ActionOutput } from '../../fsm/run/events.js';

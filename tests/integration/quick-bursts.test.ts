@@ -3,13 +3,16 @@
  * one action at a time (an activity each: no quick lane, so no burst) and in bursts give the same
  * events, routes, captured values and endings; a burst writes one marker for its actions, keeps
  * `${env.*}` values out of its facts, and stops exactly at the loop deadline; with the
- * `stopInBursts` rule a stop reaches a running burst at once, without it at the task's heartbeat.
+ * `stopInBursts` rule a stop reaches a running burst at once, without it at the task's heartbeat;
+ * with the `controlsAfterBursts` rule a steer that reaches a burst acts at its end.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pauseUpdate, unpauseUpdate } from '../../workflows/control-definitions.js';
+import { pauseUpdate, steerUpdate, unpauseUpdate } from '../../workflows/control-definitions.js';
+import { actionResultsOf } from '../../runs/follow/action-results.js';
+import type { HistoryEvent } from '../../runs/find/temporal-history.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { liveProcesses, waitFor } from '../support/processes.js';
 import { closeTemporal, definition, project, runLoop, temporal, type RunOutcome } from './harness.js';
@@ -305,6 +308,105 @@ describe('quick states in bursts', () => {
     expect(names.indexOf('paused')).toBeLessThan(names.indexOf('action_complete'));
     expect(names.indexOf('paused')).toBeLessThan(names.indexOf('unpaused'));
   }, 180_000);
+
+  /**
+   * Steer a run whose `a` loops on itself in bursts (five 0.1 s actions make the flush's second)
+   * to `c`, once `a` has run three times. The steer reaches the run at its task's next completion:
+   * the flush's timer after a burst, whose facts then wait to be fed. What ran (the `ran` file),
+   * the run, and the outputs paired with its actions from the history (`ll-loop logs`, the UI).
+   */
+  async function steerMidBurst(controlsAfterBursts: boolean) {
+    const p = project();
+    const def = definition({
+      name: 'conf-steer',
+      initial: 'a',
+      default_timeout: 10,
+      max_iterations: 1000,
+      context: { mode: 'slow' },
+      states: {
+        a: { action: 'sleep 0.1; echo a >> ran; echo a-out', next: 'a' },
+        c: { action: 'echo "c ${context.mode}" >> ran; echo c-out', next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const { client } = await temporal();
+    let id = '';
+    const run = await runLoop(def, {
+      cwd: p.cwd,
+      ...QUICK,
+      quickBursts: true,
+      steering: true,
+      controlsAfterBursts,
+      onStarted: async (workflowId) => {
+        id = workflowId;
+        await waitFor('a to run three times', () => linesOf(p.cwd, 'ran').length >= 3, 60_000);
+        await client.workflow
+          .getHandle(workflowId)
+          .executeUpdate(steerUpdate, { args: [{ by: 'ann@test', to: 'c', context: { mode: 'fast' } }] });
+      },
+    });
+    const history = ((await client.workflow.getHandle(id).fetchHistory()).events ?? []) as HistoryEvent[];
+    const completed = run.events.filter((e) => e.event === 'action_complete');
+    return { run, ran: linesOf(p.cwd, 'ran'), completed, outputs: actionResultsOf(history).map((r) => r.output.trim()) };
+  }
+
+  it('with controlsAfterBursts a steer that reaches a burst acts at its end: every action that ran is recorded, the steered state runs its own', async () => {
+    const { run, ran, completed, outputs } = await steerMidBurst(true);
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(ran.at(-1)).toBe('c fast');
+    expect(ran.slice(0, -1).every((line) => line === 'a')).toBe(true);
+    // One recorded action per action that ran, each the state's own, in order.
+    expect(completed.map((e) => e.state)).toEqual([...ran.slice(0, -1).map(() => 'a'), 'c']);
+    expect(run.events.find((e) => e.event === 'steered')).toMatchObject({ from: 'a', to: 'c', replaced: 'a' });
+    // The history's outputs pair with those actions one to one.
+    expect(outputs).toEqual([...ran.slice(0, -1).map(() => 'a-out'), 'c-out']);
+  }, 120_000);
+
+  it('with controlsAfterBursts a pause that reaches a burst holds at its end: no action that ran is dropped or run again', async () => {
+    const p = project();
+    const def = definition({
+      name: 'conf-pause-burst',
+      initial: 'a',
+      default_timeout: 10,
+      max_iterations: 1000,
+      states: {
+        a: { action: 'sleep 0.1; echo a >> ran', next: 'a' },
+        c: { action: 'echo c >> ran', next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const { client } = await temporal();
+    let whenHeld: string[] = [];
+    const run = await runLoop(def, {
+      cwd: p.cwd,
+      ...QUICK,
+      quickBursts: true,
+      steering: true,
+      controlsAfterBursts: true,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waitFor('a to run three times', () => linesOf(p.cwd, 'ran').length >= 3, 60_000);
+        await handle.executeUpdate(pauseUpdate, { args: [{ by: 'ann@test' }] });
+        await waitFor('the run to hold', async () => (await handle.query(statusQuery)).phase === 'paused', 60_000);
+        whenHeld = linesOf(p.cwd, 'ran');
+        await handle.executeUpdate(steerUpdate, { args: [{ by: 'ann@test', to: 'c' }] });
+      },
+    });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    // Nothing ran while the run held, and every `a` that ran is recorded once.
+    expect(linesOf(p.cwd, 'ran')).toEqual([...whenHeld, 'c']);
+    const completed = run.events.filter((e) => e.event === 'action_complete').map((e) => e.state);
+    expect(completed).toEqual([...whenHeld.map(() => 'a'), 'c']);
+  }, 120_000);
+
+  it('without controlsAfterBursts (an older release) the steered state takes the burst\'s next result as its own', async () => {
+    const { run, ran, completed } = await steerMidBurst(false);
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    // `c` is recorded as run, but its action never ran: the result fed to it was one of `a`'s.
+    expect(completed.at(-1)).toMatchObject({ state: 'c' });
+    expect(ran).not.toContain('c fast');
+    expect(completed.length).toBeLessThanOrEqual(ran.length);
+  }, 120_000);
 
   /** The file `b` waits for, which nobody writes: only a stop (or its 25 s timeout) ends it. Its name marks its process. */
   const never = (stopInBursts: boolean) => `never-${stopInBursts ? 'with' : 'without'}-stop-watch`;

@@ -5,7 +5,7 @@
  * fake tools it scripts, the run options, and for stop/timeout shapes what to do once started).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { FIXTURES, script, verdicts } from '../integration/harness.js';
@@ -74,6 +74,9 @@ const JUDGE_SCHEMA = {
 };
 
 /** Waits until the run's status says `ready`. */
+/** How many lines an action appended to `file` (none before it wrote one). */
+const lineCount = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').length : 0);
+
 async function until(handle: WorkflowHandle, what: string, ready: (s: Awaited<ReturnType<typeof status>>) => boolean) {
   await waitFor(what, async () => ready(await status(handle)), 60_000);
 }
@@ -694,6 +697,28 @@ export const SCENARIOS: Scenario[] = [
         },
         done: { terminal: true },
       },
+    },
+  },
+  {
+    name: 'steer-in-burst',
+    covers:
+      'controlsAfterBursts: a steer that reaches a self-looping state while its burst runs acts at the burst\'s end (all its facts fed), then the steered state runs its own action',
+    localActivityMaxTimeoutS: 30,
+    definition: {
+      name: 'steer-in-burst',
+      initial: 'a',
+      default_timeout: 10,
+      max_iterations: 1000,
+      context: { mode: 'slow' },
+      states: {
+        a: { action: 'sleep 0.1; echo a >> ran', next: 'a' },
+        c: { action: 'echo "c ${context.mode}"', next: 'done' },
+        done: { terminal: true },
+      },
+    },
+    drive: async (handle, p) => {
+      await waitFor('a to run three times', () => lineCount(join(p.cwd, 'ran')) >= 3, 60_000);
+      await handle.executeUpdate(steerUpdate, { args: [{ ...BY, to: 'c', context: { mode: 'fast' } }] });
     },
   },
   {

@@ -23,6 +23,17 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES;
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without?: TestRef }> = {
+  controlsAfterBursts: {
+    with: {
+      file: 'integration/quick-bursts.test.ts',
+      title:
+        'with controlsAfterBursts a steer that reaches a burst acts at its end: every action that ran is recorded, the steered state runs its own',
+    },
+    without: {
+      file: 'integration/quick-bursts.test.ts',
+      title: "without controlsAfterBursts (an older release) the steered state takes the burst's next result as its own",
+    },
+  },
   learnedQuick: {
     with: {
       file: 'integration/learned-quick.test.ts',
