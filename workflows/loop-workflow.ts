@@ -280,7 +280,9 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       const fact = await spans.within(() => perform(effect));
       if (fact.type === 'action_done' && fact.result.usage) spans.agentCall(undefined, fact.result.usage);
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
-      at = isBurst(fact) ? feedBurst(def, at, fact.outcome, controlsAtEnd) : transition(def, at.snapshot as typeof snapshot, fact);
+      at = isBurst(fact)
+        ? feedBurst(def, at, fact.outcome, controlsAtEnd)
+        : transition(def, at.snapshot as typeof snapshot, fact);
       fedBurst = isBurst(fact);
       // The burst saw the run's stop: its events out first, then the stop is let in (thrown below).
       // Not when the run has ended meanwhile (the loop deadline, which cancels a burst too).

@@ -347,7 +347,12 @@ describe('quick states in bursts', () => {
     });
     const history = ((await client.workflow.getHandle(id).fetchHistory()).events ?? []) as HistoryEvent[];
     const completed = run.events.filter((e) => e.event === 'action_complete');
-    return { run, ran: linesOf(p.cwd, 'ran'), completed, outputs: actionResultsOf(history).map((r) => r.output.trim()) };
+    return {
+      run,
+      ran: linesOf(p.cwd, 'ran'),
+      completed,
+      outputs: actionResultsOf(history).map((r) => r.output.trim()),
+    };
   }
 
   it('with controlsAfterBursts a steer that reaches a burst acts at its end: every action that ran is recorded, the steered state runs its own', async () => {
@@ -399,7 +404,7 @@ describe('quick states in bursts', () => {
     expect(completed).toEqual([...whenHeld.map(() => 'a'), 'c']);
   }, 120_000);
 
-  it('without controlsAfterBursts (an older release) the steered state takes the burst\'s next result as its own', async () => {
+  it("without controlsAfterBursts (an older release) the steered state takes the burst's next result as its own", async () => {
     const { run, ran, completed } = await steerMidBurst(false);
     expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
     // `c` is recorded as run, but its action never ran: the result fed to it was one of `a`'s.

@@ -75,7 +75,8 @@ const JUDGE_SCHEMA = {
 
 /** Waits until the run's status says `ready`. */
 /** How many lines an action appended to `file` (none before it wrote one). */
-const lineCount = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').length : 0);
+const lineCount = (file: string): number =>
+  existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').length : 0;
 
 async function until(handle: WorkflowHandle, what: string, ready: (s: Awaited<ReturnType<typeof status>>) => boolean) {
   await waitFor(what, async () => ready(await status(handle)), 60_000);
@@ -702,7 +703,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'steer-in-burst',
     covers:
-      'controlsAfterBursts: a steer that reaches a self-looping state while its burst runs acts at the burst\'s end (all its facts fed), then the steered state runs its own action',
+      "controlsAfterBursts: a steer that reaches a self-looping state while its burst runs acts at the burst's end (all its facts fed), then the steered state runs its own action",
     localActivityMaxTimeoutS: 30,
     definition: {
       name: 'steer-in-burst',

@@ -31,7 +31,8 @@ const RULE_TESTS: Record<RuleName, { with: TestRef; without?: TestRef }> = {
     },
     without: {
       file: 'integration/quick-bursts.test.ts',
-      title: "without controlsAfterBursts (an older release) the steered state takes the burst's next result as its own",
+      title:
+        "without controlsAfterBursts (an older release) the steered state takes the burst's next result as its own",
     },
   },
   learnedQuick: {
