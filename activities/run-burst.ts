@@ -63,9 +63,11 @@ export function makeRunBurst(
       : undefined;
     const journal = burstJournal(deps.journalDir, ctx, input);
     const facts: BurstFact[] = [];
+    const states: string[] = [];
     const onFact = (fact: BurstFact, state: string): void => {
       journal?.record(facts.length, state, fact);
       facts.push(fact);
+      states.push(state);
     };
     try {
       let end: BurstEnd<SpawnerFault> | BurstEnd | undefined;
@@ -94,9 +96,9 @@ export function makeRunBurst(
         // before it are the run's; it runs again as the first of the next step (or, the first,
         // the burst is retried), as any action whose activity failed.
         if (facts.length === 0) throw err;
-        return { facts };
+        return { facts, states };
       }
-      return outcomeOf(end, facts, ctx?.cancellationSignal.reason);
+      return outcomeOf(end, { facts, states }, ctx?.cancellationSignal.reason);
     } finally {
       watch?.dispose();
       ctx?.cancellationSignal.removeEventListener('abort', onCancel);
@@ -114,19 +116,23 @@ export function makeRunBurst(
 }
 
 /** The activity's outcome for a burst that ended so; its failure for a cancelled one or a first action's fault. */
-function outcomeOf(end: BurstEnd<SpawnerFault> | BurstEnd, facts: BurstFact[], cancelReason: unknown): BurstOutcome {
+function outcomeOf(
+  end: BurstEnd<SpawnerFault> | BurstEnd,
+  ran: Pick<BurstOutcome, 'facts' | 'states'>,
+  cancelReason: unknown,
+): BurstOutcome {
   switch (end.ended) {
     case 'done':
-      return { facts };
+      return ran;
     case 'deadline':
-      return { facts, deadline_at: end.at };
+      return { ...ran, deadline_at: end.at };
     case 'stopped':
-      return { facts, stopped_at: end.at };
+      return { ...ran, stopped_at: end.at };
     case 'cancelled':
       throw cancelReason instanceof Error ? cancelReason : new CancelledFailure('activity cancelled');
     case 'fault':
       // Only a burst's first action's fault ends it so; a later one's is a fault of the loop itself.
-      if (facts.length > 0) return { facts };
+      if (ran.facts.length > 0) return ran;
       throw failureOf(end.error);
   }
 }

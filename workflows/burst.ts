@@ -32,8 +32,10 @@ const BURST_TIMEOUT_SLACK_S = 60;
 /** The local activity of a burst: the retry policy and cancellation of a quick action's. */
 function burstActivity(bounds: BurstBounds, firstTimeoutS: number): LoopActivities['runBurst'] {
   // No action starts once `maxMs` of action time is spent, and each lasts at most `localMaxS`,
-  // but the first: one the run saw quick (workflows/quick-record.ts) may take its whole timeout.
-  const longest = Math.max(bounds.localMaxS, firstTimeoutS) + Math.ceil(bounds.maxMs / 1000);
+  // but the first and those of states the run saw quick (workflows/quick-record.ts): such an
+  // action may take its whole timeout (and, having taken more than `maxMs`, is the burst's last).
+  const learned = Object.values(bounds.learned ?? {});
+  const longest = Math.max(bounds.localMaxS, firstTimeoutS, ...learned) + Math.ceil(bounds.maxMs / 1000);
   return proxyLocalActivities<LoopActivities>({
     startToCloseTimeout: `${longest + BURST_TIMEOUT_SLACK_S}s`,
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ActionSetupError'] },

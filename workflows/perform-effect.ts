@@ -81,6 +81,8 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
   const calls = new ActionCalls(placement);
   // Local activities run on the worker that has the run's task: none where actions run elsewhere.
   const seen = new QuickRecord(input.options.learnedQuick === true && localMaxS > 0 && !placement.remote);
+  // States the run saw quick go on in a burst one after another (the `learnedChains` rule).
+  const chains = input.options.learnedChains === true;
 
   /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
   const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {
@@ -111,6 +113,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
         maxActions: Math.max(1, LOCAL_FLUSH_AFTER_ACTIONS - unflushed.actions),
         maxMs: Math.max(1, LOCAL_FLUSH_AFTER_MS - unflushed.ms),
         localMaxS,
+        ...(chains ? { learned: seen.learned() } : {}),
       },
       ...(ctx.deadline === undefined ? {} : { deadline_ms: ctx.deadline }),
       now: Date.now(),
@@ -118,6 +121,11 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
     });
     const first = done.outcome.facts[0];
     if (first) seen.saw(work.input, first.result.duration_ms);
+    if (chains)
+      done.outcome.facts.forEach((fact, i) => {
+        const state = done.outcome.states?.[i];
+        if (i > 0 && state !== undefined) seen.sawInBurst(state, fact.result.duration_ms);
+      });
     // The facts are the run's now: a deadline or stop during the flush's timer must not lose them.
     await CancellationScope.nonCancellable(async () => {
       for (const fact of done.outcome.facts) await flushLocal(fact.result, true);

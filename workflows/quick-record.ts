@@ -3,7 +3,9 @@
  * action last finished within {@link LEARNED_QUICK_MS} runs its next action as a burst (a local
  * activity, workflows/burst.ts) even though its timeout makes it an ordinary activity. A check a
  * loop runs after each agent pass (`npm test` with `timeout: 1800` that takes 0.4 s) then costs no
- * round trip through the server: no activity task, no second workflow task.
+ * round trip through the server: no activity task, no second workflow task. Under the
+ * `learnedChains` rule such states also go on in a burst one after another (build, type check,
+ * lint, tests in one local activity: {@link QuickRecord.learned}).
  *
  * Decided from results the history holds, so a replay decides the same; the record is the
  * workflow's memory of this run only (a continue-as-new starts it afresh: each state's first
@@ -16,21 +18,42 @@ import type { ActionRequest } from '../fsm/run/snapshot.js';
 /** A state's action that last finished within this many ms is taken for quick (the flush's bound: workflows/burst.ts). */
 export const LEARNED_QUICK_MS = 1000;
 
+interface Seen {
+  /** Its last shell action's duration (ms). */
+  ms: number;
+  /** The longest timeout its actions had (s): a burst that may go on through it allows that long. */
+  timeoutS: number;
+}
+
 export class QuickRecord {
-  /** Each state's last shell action's duration (ms). */
-  private readonly last = new Map<string, number>();
+  private readonly last = new Map<string, Seen>();
 
   constructor(private readonly on: boolean) {}
 
-  /** What the run saw: `state`'s shell action took `durationMs`. */
-  saw(request: Pick<ActionRequest, 'state' | 'kind'>, durationMs: number): void {
-    if (this.on && request.kind === 'shell') this.last.set(request.state, durationMs);
+  /** What the run saw: `request`'s shell action took `durationMs`. */
+  saw(request: Pick<ActionRequest, 'state' | 'kind' | 'timeout_s'>, durationMs: number): void {
+    if (!this.on || request.kind !== 'shell') return;
+    const timeoutS = Math.max(request.timeout_s, this.last.get(request.state)?.timeoutS ?? 0);
+    this.last.set(request.state, { ms: durationMs, timeoutS });
+  }
+
+  /** What the run saw of a burst's later action, known by its state only (its timeout is the burst's to check). */
+  sawInBurst(state: string, durationMs: number): void {
+    const seen = this.last.get(state);
+    if (this.on && seen !== undefined) this.last.set(state, { ...seen, ms: durationMs });
   }
 
   /** Whether `request`'s state was quick the last time its action ran in this run. */
   quick(request: Pick<ActionRequest, 'state' | 'kind'>): boolean {
     if (!this.on || request.kind !== 'shell') return false;
-    const ms = this.last.get(request.state);
-    return ms !== undefined && ms <= LEARNED_QUICK_MS;
+    const seen = this.last.get(request.state);
+    return seen !== undefined && seen.ms <= LEARNED_QUICK_MS;
+  }
+
+  /** The states quick the last time, each with the longest timeout its actions had (fsm/run/burst.ts BurstBounds.learned). */
+  learned(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [state, seen] of this.last) if (seen.ms <= LEARNED_QUICK_MS) out[state] = seen.timeoutS;
+    return out;
   }
 }

@@ -184,6 +184,13 @@ export interface RunRules {
    * state's action (a steer), as they were.
    */
   controlsAfterBursts?: boolean;
+  /**
+   * Under `learnedQuick`, a burst goes on through the actions of states the run saw quick as it
+   * does through quick ones (fsm/run/burst.ts BurstBounds.learned): a pass of build, type check,
+   * lint and tests is one local activity, not four. Set by the client for new runs; runs of older
+   * releases lack it and run each such action as a burst of its own.
+   */
+  learnedChains?: boolean;
 }
 
 /**
@@ -226,6 +233,7 @@ export const RUN_RULE_KEYS = [
   'laneItems',
   'learnedQuick',
   'controlsAfterBursts',
+  'learnedChains',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -28,6 +28,12 @@ export interface BurstBounds {
   maxMs: number;
   /** The quick lane's limit (RunTuning.localActivityMaxTimeoutS). */
   localMaxS: number;
+  /**
+   * The states whose shell action the run saw finish quick (workflows/quick-record.ts, the
+   * `learnedChains` rule), each with the longest timeout the burst's local activity allows for
+   * it: such an action within that timeout goes on in the burst as a quick one does.
+   */
+  learned?: Readonly<Record<string, number>>;
 }
 
 /** The burst's facts so far. */
@@ -83,7 +89,16 @@ export function nextBurstAction(
   if (done.actions >= bounds.maxActions || done.ms >= bounds.maxMs) return undefined;
   const request = next.effect.input;
   if (def.states[request.state]?.terminal) return undefined;
-  return mayBurst(def, next.snapshot, request, bounds.localMaxS) ? request : undefined;
+  if (mayBurst(def, next.snapshot, request, bounds.localMaxS)) return request;
+  return seenQuick(request, bounds) && burstAllowed(def, next.snapshot, request) ? request : undefined;
+}
+
+/** Whether `request` is a shell action of a state the run saw quick, within the timeout the burst allows it. */
+function seenQuick(request: ActionRequest, bounds: BurstBounds): boolean {
+  if (request.kind !== 'shell') return false;
+  const learned = bounds.learned;
+  if (learned === undefined || !Object.hasOwn(learned, request.state)) return false;
+  return request.timeout_s <= learned[request.state]!;
 }
 
 /** One fact of a burst: an action's result, timed when it ended. */
@@ -95,6 +110,8 @@ export type BurstFact = Extract<RunEvent, { type: 'action_done' }>;
  */
 export interface BurstOutcome {
   facts: BurstFact[];
+  /** The state of each fact's action, in order (absent from bursts of older releases). */
+  states?: string[];
   deadline_at?: number;
   /**
    * The run's stop was seen while the burst ran (`watch_stop`): the action running then was killed

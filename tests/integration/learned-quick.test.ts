@@ -2,7 +2,8 @@
  * The `learnedQuick` run rule on the real dev server: a check whose timeout makes it an ordinary
  * activity runs as a burst (a local activity, one marker) once the run has seen its state's action
  * finish within 1 s, and as an activity again after it took longer; without the rule every pass is
- * an activity. Both ways record the same events, routes and ending.
+ * an activity. And the `learnedChains` rule: two such checks in a row run in one burst; without it,
+ * in a burst each. Every way records the same events, routes and ending.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TimedEvent } from '../../fsm/run/events.js';
@@ -79,6 +80,41 @@ async function run(learnedQuick: boolean) {
   return runLoop(definition(LOOP), { cwd: p.cwd, localActivityMaxTimeoutS: 30, learnedQuick });
 }
 
+/** A gate of two checks (30-minute timeouts, both quick), the second passing on its third pass. */
+const GATE = {
+  name: 'learned-chains',
+  initial: 'build',
+  max_iterations: 10,
+  states: {
+    build: { action: 'echo built', timeout: 1800, next: 'check' },
+    check: {
+      action: 'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; [ $n -ge 3 ]',
+      timeout: 1800,
+      on_yes: 'done',
+      on_no: 'build',
+    },
+    done: { terminal: true },
+  },
+};
+
+async function runGate(learnedChains: boolean) {
+  const p = project();
+  return runLoop(definition(GATE), { cwd: p.cwd, localActivityMaxTimeoutS: 30, learnedQuick: true, learnedChains });
+}
+
+/** The local activities' markers of a run: how many actions each one's burst ran. */
+async function burstSizes(workflowId: string): Promise<number[]> {
+  const { client } = await temporal();
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  return events
+    .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+    .map((e) => {
+      const data = e.markerRecordedEventAttributes?.details?.result?.payloads?.[0]?.data;
+      const outcome = JSON.parse(Buffer.from(data ?? []).toString('utf8')) as { facts: unknown[] };
+      return outcome.facts.length;
+    });
+}
+
 describe('actions the run saw quick', () => {
   it('with learnedQuick a check seen quick runs as a local activity; one seen slow runs as an activity again', async () => {
     const withRule = await run(true);
@@ -101,5 +137,24 @@ describe('actions the run saw quick', () => {
     expect(without.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
     expect(await kindsOf(without.workflowId)).toEqual(['activity', 'activity', 'activity', 'activity']);
     expect(timeless(without.events)).toEqual(EVENTS);
+  }, 60_000);
+
+  it('with learnedChains two checks the run saw quick run back to back in one local activity', async () => {
+    const chained = await runGate(true);
+    expect(chained.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(chained.states).toEqual(['build', 'check', 'build', 'check', 'build', 'check', 'done']);
+    // Pass 1: each check an activity (nothing seen yet). Then one burst goes on through both
+    // checks and round the gate's loop (passes 2 and 3) until the terminal state.
+    expect(await kindsOf(chained.workflowId)).toEqual(['activity', 'activity', 'local']);
+    expect(await burstSizes(chained.workflowId)).toEqual([4]);
+    const unchained = await runGate(false);
+    expect(timeless(chained.events)).toEqual(timeless(unchained.events));
+  }, 120_000);
+
+  it('without learnedChains (an older release) each check the run saw quick is a burst of its own', async () => {
+    const unchained = await runGate(false);
+    expect(unchained.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(await kindsOf(unchained.workflowId)).toEqual(['activity', 'activity', 'local', 'local', 'local', 'local']);
+    expect(await burstSizes(unchained.workflowId)).toEqual([1, 1, 1, 1]);
   }, 60_000);
 });

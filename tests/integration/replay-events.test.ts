@@ -52,12 +52,15 @@ describe.concurrent('events by replay equal the live events', () => {
         localActivityMaxTimeoutS: scenario.localActivityMaxTimeoutS ?? 0,
         ...(scenario.historyEventLimit === undefined ? {} : { historyEventLimit: scenario.historyEventLimit }),
         // The rules the scenarios' paths need (a person's updates, stdout signals, bursts and their
-        // stops, a person's controls during them, a quick loop's fan-out items in lanes).
+        // stops, a person's controls during them, checks seen quick and their chains, a quick
+        // loop's fan-out items in lanes).
         steering: true,
         stdoutSignals: true,
         quickBursts: true,
         stopInBursts: true,
         controlsAfterBursts: true,
+        learnedQuick: true,
+        learnedChains: true,
         laneItems: true,
         onStarted: async (id: string) => {
           await scenario.drive?.(client.workflow.getHandle(id), p);

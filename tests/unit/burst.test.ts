@@ -70,6 +70,40 @@ describe('bursts', () => {
     expect(nextBurstAction(ended.def, ended.next, { actions: 1, ms: 1 }, bounds)).toBeUndefined();
   });
 
+  it('go on through a state the run saw quick, within the timeout the burst allows it, but not through a guarded one', () => {
+    const { def, next } = afterFirst({
+      initial: 'a',
+      states: {
+        a: { action: 'true', next: 'b' },
+        b: { action: 'npm test', timeout: 1800, next: 'c' },
+        c: { action: 'fix it', action_type: 'prompt', next: 'z' },
+        z: { terminal: true },
+      },
+    });
+    expect(nextBurstAction(def, next, { actions: 1, ms: 1 }, bounds)).toBeUndefined();
+    const learned = { ...bounds, learned: { b: 1800 } };
+    expect(nextBurstAction(def, next, { actions: 1, ms: 1 }, learned)).toMatchObject({ state: 'b', timeout_s: 1800 });
+    // Allowed less than its timeout (another action of it had a shorter one): not in this burst.
+    expect(nextBurstAction(def, next, { actions: 1, ms: 1 }, { ...bounds, learned: { b: 900 } })).toBeUndefined();
+    // The flush's bounds hold for it as for any.
+    expect(nextBurstAction(def, next, { actions: 1, ms: 1000 }, learned)).toBeUndefined();
+    // Only its own state's record counts (not an inherited name of a plain object).
+    expect(
+      nextBurstAction(def, next, { actions: 1, ms: 1 }, { ...bounds, learned: { toString: 1800 } }),
+    ).toBeUndefined();
+    const guarded = afterFirst({
+      initial: 'a',
+      states: {
+        a: { action: 'true', next: 'b' },
+        b: { action: 'npm test', timeout: 1800, tamper_guard: 'fail', next: 'z' },
+        z: { terminal: true },
+      },
+    });
+    expect(
+      nextBurstAction(guarded.def, guarded.next, { actions: 1, ms: 1 }, { ...bounds, learned: { b: 1800 } }),
+    ).toBeUndefined();
+  });
+
   it('do not start under a budget, or in a run a person paused or steered', () => {
     const def = defOf({
       initial: 'a',

@@ -23,6 +23,16 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES;
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without?: TestRef }> = {
+  learnedChains: {
+    with: {
+      file: 'integration/learned-quick.test.ts',
+      title: 'with learnedChains two checks the run saw quick run back to back in one local activity',
+    },
+    without: {
+      file: 'integration/learned-quick.test.ts',
+      title: 'without learnedChains (an older release) each check the run saw quick is a burst of its own',
+    },
+  },
   controlsAfterBursts: {
     with: {
       file: 'integration/quick-bursts.test.ts',
