@@ -12,7 +12,8 @@ import { maxTokensWarnings } from './max-tokens.js';
 import { parseMcpTarget } from '../mcp-call.js';
 import { foldMcpTools } from './mcp-tool-field.js';
 import { originalFields } from './original-fields.js';
-import { CURRENT, declaredTargets, hasShorthand } from '../routing.js';
+import { CURRENT, declaredTargets, hasShorthand, NOT_VERDICT_ROUTES } from '../routing.js';
+import { isHumanState } from '../human.js';
 import { specProblems } from './parameters.js';
 import { REUSE_LOOP_KEYS, REUSE_STATE_KEYS, loopDefinition, type LoopDefinition, type StateConfig } from '../schema.js';
 import { schemaDiagnostics } from './schema-issues.js';
@@ -144,6 +145,7 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
       ),
     );
   }
+  warnRoutesBesideNext(path, state, out);
   if (
     state.evaluate?.type === 'convergence' &&
     state.evaluate.target === undefined &&
@@ -309,6 +311,30 @@ function checkRetryAndMaintain(def: LoopDefinition, path: Path, state: StateConf
         ),
       );
   }
+}
+
+/**
+ * Routes a state with `next:` never takes: `next:` is unconditional, so only `on_error:` (an action
+ * that fails) is read beside it (fsm/run/steps.ts `decide`). A human state takes its answers' routes
+ * first and `next:` for the rest, and a parallel state routes on its join: neither is warned.
+ */
+function warnRoutesBesideNext(path: Path, state: StateConfig, out: Diagnostic[]): void {
+  if (state.next === undefined || state.terminal || state.parallel !== undefined || isHumanState(state)) return;
+  const ignored = [
+    ...(state.route ? ['route'] : []),
+    ...Object.entries(state)
+      .filter(([k, v]) => k.startsWith('on_') && typeof v === 'string' && k !== 'on_error')
+      .filter(([k]) => !NOT_VERDICT_ROUTES.includes(k))
+      .map(([k]) => k),
+  ];
+  if (!ignored.length) return;
+  out.push(
+    warning(
+      [...path, ignored[0]!],
+      `${ignored.join(', ')} ${ignored.length === 1 ? 'is' : 'are'} never used: this state has next: ${state.next}, which it always takes (only on_error: is read beside it)`,
+      `remove next: to route on the verdict, or remove ${ignored.join(', ')}`,
+    ),
+  );
 }
 
 function warnUnreachable(def: LoopDefinition, out: Diagnostic[]): void {

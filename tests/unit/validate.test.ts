@@ -409,6 +409,10 @@ describe('errors', () => {
 });
 
 describe('warnings', () => {
+  it('not for on_error beside next: (an action that fails takes it)', () => {
+    expect(warnings(base({ a: { action: 'true', on_error: 'done', next: 'done' } }))).toEqual([]);
+  });
+
   it.each<[string, Record<string, unknown>, Expected]>([
     [
       'an unreachable state',
@@ -424,6 +428,21 @@ describe('warnings', () => {
       'route and shorthand both set',
       base({ a: { action: 'x', route: { yes: 'done' }, on_no: 'a' } }),
       { path: ['states', 'a'], state: 'a', message: /both route: and on_\* shorthand/, fix: /into route:/ },
+    ],
+    [
+      'a verdict route beside next: (next always wins)',
+      base({ a: { action: 'true', on_yes: 'done', next: 'a' } }),
+      {
+        path: ['states', 'a', 'on_yes'],
+        state: 'a',
+        message: /on_yes is never used: this state has next: a, which it always takes/,
+        fix: /remove next: to route on the verdict, or remove on_yes/,
+      },
+    ],
+    [
+      'a misspelt route beside next:',
+      base({ a: { action: 'true', on_sucess: 'done', next: 'done' } }),
+      { path: ['states', 'a', 'on_sucess'], state: 'a', message: /on_sucess is never used/ },
     ],
     [
       'evaluate on a next: state',
