@@ -351,6 +351,8 @@ const parameterSpec = z.strictObject({
   values: z.array(z.string()).optional(),
 });
 
+export const PARAMETER_KEYS = Object.keys(parameterSpec.shape);
+
 const continuationConfig = z.looseObject({ max_continuations: z.number().int().positive().optional() });
 /**
  * `config:`, little-loops' per-loop overrides of its global settings. The keys ll-loop reads are

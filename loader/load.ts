@@ -220,8 +220,12 @@ export function loadLoopFile(
   if ('diagnostics' in parsed) return { file, diagnostics: parsed.diagnostics };
   // A state that flow: generated is written under state_defs: (or as a flow: entry).
   let written = (path: Diagnostic['path']): Diagnostic['path'] => path;
-  const locate = (d: Diagnostic): Diagnostic =>
-    d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, written(d.path), lines) };
+  // A value an inherited loop wrote (`from:`) is placed in that loop's file (loader/reuse.ts).
+  let inherited = (d: Diagnostic): Diagnostic => d;
+  const locate = (diagnostic: Diagnostic): Diagnostic => {
+    const d = inherited(diagnostic);
+    return d.file !== undefined && d.file !== file ? d : { ...d, file, ...positionOf(doc, written(d.path), lines) };
+  };
   let raw: unknown = parsed.value;
   // Warnings of the authoring forms (flow:, from:, fragments, paradigms) stay with the result.
   let early: Diagnostic[] = [];
@@ -232,6 +236,7 @@ export function loadLoopFile(
     const asWritten = raw as Record<string, unknown>;
     if (flowed.raw !== asWritten) written = (path) => flowSourcePath(path, asWritten);
     const reused = expandReuse(flowed.raw, file, cwd);
+    if (reused.locate) inherited = reused.locate;
     const compiled = reused.raw ? compileParadigm(reused.raw) : { diagnostics: [] };
     early = [...flowed.diagnostics, ...reused.diagnostics, ...compiled.diagnostics].map(locate);
     if (!compiled.raw || hasErrors(early)) return { file, diagnostics: early };

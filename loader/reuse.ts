@@ -309,6 +309,37 @@ function rootLayer(raw: PlainObject, file: string): Layer {
   return { source, raw, root: true };
 }
 
+/**
+ * Parameters the loaded file declares that no loop it inherits from declares and nothing reads
+ * (`${context.<name>}` nowhere in the composed loop): most often a misspelt override of an
+ * inherited one (`test_cmnd:` for `test_cmd:`), whose value the run would never use while the
+ * inherited default runs instead.
+ */
+function unreadParameters(layers: readonly Layer[], composed: PlainObject, cwd: string): Diagnostic[] {
+  const own = layers[0]?.raw.parameters;
+  if (!isPlainObject(own)) return [];
+  const inherited = new Set<string>();
+  for (const layer of layers.slice(1))
+    if (isPlainObject(layer.raw.parameters)) for (const name of Object.keys(layer.raw.parameters)) inherited.add(name);
+  if (inherited.size === 0) return [];
+  const { parameters: _declared, ...rest } = composed;
+  const text = JSON.stringify(rest);
+  const from = typeof layers[0]!.raw.from === 'string' ? layers[0]!.raw.from : display(layers[1]!.source.file, cwd);
+  return Object.keys(own)
+    .filter((name) => !inherited.has(name) && !new RegExp(`context\\.${escapeRegExp(name)}\\b`).test(text))
+    .map((name) =>
+      warning(
+        ['parameters', name],
+        `parameter "${name}" is not one that ${from} (from:) declares, and nothing reads it${didYouMean(name, [...inherited])}: the run would not use its value`,
+        `rename it to the inherited parameter it overrides (${[...inherited].join(', ')}), or use \${context.${name}} in a state`,
+      ),
+    );
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** Expand `from:`, `import:`, `fragments:` and `fragment:` in the document read from `file`. */
 export function expandReuse(raw: Record<string, unknown>, file: string, cwd: string): ReuseOutput {
   if (!usesReuse(raw)) return { raw, diagnostics: [] };
@@ -334,6 +365,7 @@ export function expandReuse(raw: Record<string, unknown>, file: string, cwd: str
       ),
     );
   }
+  reuse.diagnostics.push(...unreadParameters(layers, composed.raw, cwd));
   if (hasErrors(reuse.diagnostics)) return { diagnostics: reuse.diagnostics };
   return { raw: composed.raw, diagnostics: reuse.diagnostics, locate: reuse.locator(layers, composed) };
 }

@@ -5,6 +5,7 @@ import {
   LOOP_KEYS,
   PARALLEL_KEYS,
   RETRY_KEYS,
+  PARAMETER_KEYS,
   STATE_KEYS,
   UNSUPPORTED_EVALUATORS,
   evaluateConfig,
@@ -47,6 +48,7 @@ function knownKeysAt(raw: unknown, path: Path): string[] {
     return ['provider', 'model', 'base_url', 'api_key_env', 'max_tokens', 'timeout', 'enabled', 'schema_retries'];
   if (path[path.length - 1] === 'llm') return Object.keys(llmOverride.shape);
   if (path.length === 2 && path[0] === 'commands') return COMMAND_KEYS;
+  if (path.length === 2 && path[0] === 'parameters') return PARAMETER_KEYS;
   return [];
 }
 
@@ -153,7 +155,11 @@ export function schemaDiagnostics(issues: readonly z.core.$ZodIssue[], raw: unkn
     }
     const value = at(raw, path);
     // A missing field whose type is a union (e.g. `target`, a number or a template) fails as invalid_union.
-    if (value === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) {
+    // An enum field left out (a parameter's `type`) fails as invalid_value.
+    if (
+      value === undefined &&
+      (issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'invalid_value')
+    ) {
       const field = path[path.length - 1];
       out.push(
         error(

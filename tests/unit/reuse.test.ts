@@ -33,10 +33,7 @@ function loaded(cwd: string, path: string) {
   return result.definition;
 }
 
-/**
- * expandReuse on a file, as the loader calls it. Used where the loader does not pass the result on
- * yet: its warnings, and `locate` for problems validation finds in the composed document.
- */
+/** expandReuse on a file, as the loader calls it: its warnings, and `locate` on its own. */
 function expanded(cwd: string, path: string) {
   const file = join(cwd, path);
   return expandReuse(parseYaml(readFileSync(file, 'utf8')) as Record<string, unknown>, file, cwd);
@@ -222,6 +219,46 @@ describe('from: inheritance', () => {
     const d = onlyError(load(cwd, 'child.yaml').diagnostics);
     expect(d).toMatchObject({ file: join(cwd, 'base.yaml') });
     expect(d.message).toMatch(/a parent loop must be a mapping of loop fields, but this file is a list/);
+  });
+
+  it("a problem validation finds in a parent's field is reported in the parent's file, with the near field", () => {
+    const cwd = projectWith({
+      'base.yaml': `name: base\ndescription: d\ninitial: check\nparameters:\n  target:\n    type: string\n    defualt: src\nstates:\n  check: { action: "true", on_yes: done, on_no: fix }${LOOP_TAIL}`,
+      'child.yaml': 'name: c\nfrom: base\n',
+    });
+    const d = onlyError(load(cwd, 'child.yaml').diagnostics);
+    expect(d).toMatchObject({ file: join(cwd, 'base.yaml'), line: 7 });
+    expect(d.message).toBe('unknown field "defualt" (did you mean "default"?)');
+    expect(d.fix).toBe('rename it "default"');
+  });
+
+  it('a parameter the child declares that its parent lacks and nothing reads is a warning naming the near one', () => {
+    const base = `name: base\ndescription: d\ninitial: check\nparameters:\n  test_cmd:\n    type: command\n    default: npm test\nstates:\n  check: { action: "\${context.test_cmd}", on_yes: done, on_no: fix }${LOOP_TAIL}`;
+    const cwd = projectWith({
+      'base.yaml': base,
+      'typo.yaml': 'name: c\nfrom: base\nparameters:\n  test_cmnd:\n    type: command\n    default: pytest -q\n',
+      'used.yaml':
+        'name: u\nfrom: base\nparameters:\n  extra:\n    type: string\n    default: x\nstates:\n  fix: { action: "echo \${context.extra}", next: check }\n',
+    });
+    const typo = load(cwd, 'typo.yaml');
+    expect(typo.definition?.context).toMatchObject({ test_cmd: 'npm test' });
+    const warned = typo.diagnostics.filter((d) => d.severity === 'warning');
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ file: join(cwd, 'typo.yaml'), line: 4 });
+    expect(warned[0]!.message).toBe(
+      'parameter "test_cmnd" is not one that base (from:) declares, and nothing reads it (did you mean "test_cmd"?): the run would not use its value',
+    );
+    // A parameter of the child's own that its states read is no problem.
+    expect(load(cwd, 'used.yaml').diagnostics).toEqual([]);
+  });
+
+  it('a parameter written without its type is a missing field, not a list of allowed values', () => {
+    const cwd = projectWith({
+      'p.yaml': `name: p\ndescription: d\ninitial: check\nparameters:\n  target:\n    default: src\nstates:\n  check: { action: "true", on_yes: done, on_no: fix }${LOOP_TAIL}`,
+    });
+    const d = onlyError(load(cwd, 'p.yaml').diagnostics);
+    expect(d.message).toBe('missing required field "type"');
+    expect(d.fix).toBe('add type: to parameters.target');
   });
 
   it('validation of the merged loop still runs: a child that removes the initial state is refused', () => {
