@@ -16,6 +16,8 @@ export interface Diagnostic {
   file?: string;
   line?: number;
   column?: number;
+  /** `--context`: a value given on the command line is at fault, not the file (no file or line). */
+  given?: 'context';
 }
 
 export function error(path: Diagnostic['path'], message: string, fix?: string): Diagnostic {
@@ -35,13 +37,25 @@ function withState(d: Diagnostic): Diagnostic {
   return d;
 }
 
+/**
+ * Why a loaded loop is refused, for the command's one-line error: "<file> is not a valid loop", or,
+ * when only values given with `--context` are at fault, that they are not valid for it.
+ */
+export function refusalOf(file: string, diagnostics: readonly Diagnostic[]): string {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  return errors.length > 0 && errors.every((d) => d.given === 'context')
+    ? `the --context values are not valid for ${file}`
+    : `${file} is not a valid loop`;
+}
+
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === 'error');
 }
 
 /** `file:line:col: error: [state x] message — fix`, one line per diagnostic. */
 export function formatDiagnostic(d: Diagnostic): string {
-  const where = d.file ? `${d.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: ` : '';
+  const where =
+    d.given === 'context' ? '--context: ' : d.file ? `${d.file}${d.line ? `:${d.line}:${d.column ?? 1}` : ''}: ` : '';
   const state = d.state ? `state "${d.state}": ` : '';
   const fix = d.fix ? `\n    fix: ${d.fix}` : '';
   return `${where}${d.severity}: ${state}${d.message}${fix}`;

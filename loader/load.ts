@@ -264,7 +264,12 @@ export function loadLoopFile(
     requireAll: overrides.requireParameters === true,
   });
   diagnostics.push(
-    ...parameters.problems.map((p) => locate(error(p.at ?? ['parameters', p.parameter], p.message, p.fix))),
+    ...parameters.problems.map((p) =>
+      // A value the command line gave is at fault there, not in the file.
+      Object.hasOwn(overrides.context ?? {}, p.parameter) && p.at === undefined
+        ? { ...error(['parameters', p.parameter], p.message, p.fix), given: 'context' as const }
+        : locate(error(p.at ?? ['parameters', p.parameter], p.message, p.fix)),
+    ),
   );
   diagnostics.push(
     ...checkSubloops(result.definition, {

@@ -4,6 +4,7 @@ import { loadLoop, parseContextArgs } from '../../loader/load.js';
 import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { printDiagnostics } from '../../reporters/diagnostics.js';
+import { refusalOf } from '../../fsm/diagnostics.js';
 
 export interface ValidLoop {
   file: string;
@@ -27,7 +28,7 @@ export function loadValidLoop(
   if (!loaded.definition) {
     printDiagnostics(loaded.diagnostics, json, out, err);
     throw new CliError(
-      `${loaded.file} is not a valid loop; nothing was ${what}`,
+      `${refusalOf(loaded.file, loaded.diagnostics)}; nothing was ${what}`,
       'fix the errors above (ll-loop validate shows them), then try again',
       EXIT.usage,
     );

@@ -17,7 +17,7 @@ import { checkProviderKeys } from './provider-keys.js';
 import { startedInBackground, startedOf, type StartedByWorker } from './start-through-worker.js';
 import type { StartOutcome } from './run-start.js';
 import { lockOptionsOf } from './run-options.js';
-import type { Diagnostic } from '../../fsm/diagnostics.js';
+import { refusalOf, type Diagnostic } from '../../fsm/diagnostics.js';
 import { printBackgroundStart } from './background-start.js';
 import { followableByWorker } from './run-follow-choice.js';
 import type { EarlyStart } from './early-start.js';
@@ -54,7 +54,7 @@ function load(opts: RunOptions): { definition: LoopDefinition; file: string; dat
       opts.err ?? ((t) => process.stderr.write(t)),
     );
     throw new CliError(
-      `${loaded.file} is not a valid loop; nothing was run`,
+      `${refusalOf(loaded.file, loaded.diagnostics)}; nothing was run`,
       'fix the errors above, then run again',
       EXIT.usage,
     );

@@ -8,7 +8,7 @@
  * The run's actions see `env` (the caller's environment as it was invoked: host/run-env.ts keeps
  * it out of the run's history, as for every start).
  */
-import { formatDiagnostic, type Diagnostic } from '../../fsm/diagnostics.js';
+import { formatDiagnostic, refusalOf, type Diagnostic } from '../../fsm/diagnostics.js';
 import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { checkProviderKeys } from './provider-keys.js';
@@ -37,7 +37,7 @@ export async function startInBackground(
         EXIT.usage,
       );
     throw new CliError(
-      `${loaded.file} is not a valid loop; nothing was run:\n${loaded.diagnostics.map((d) => formatDiagnostic(d)).join('\n')}`,
+      `${refusalOf(loaded.file, loaded.diagnostics)}; nothing was run:\n${loaded.diagnostics.map((d) => formatDiagnostic(d)).join('\n')}`,
       'fix the errors above (validate_loop, or ll-loop validate, shows them), then start it again',
       EXIT.usage,
     );

@@ -9,6 +9,7 @@ import type { Client } from '@temporalio/client';
 import type { Checkout } from '../../host/checkout.js';
 import type { Session } from '../../temporal/session.js';
 import { checkProviderKeys } from './provider-keys.js';
+import { refusalOf } from '../../fsm/diagnostics.js';
 import { idBaseAt } from './instance-id.js';
 import { loadForRun } from './run-loop.js';
 import { lockOptionsOf } from './run-options.js';
@@ -43,7 +44,7 @@ export function prepareFromArgv(
   if (opts.place !== undefined && opts.place.kind !== 'checkout') return refused('the run goes elsewhere');
   if (opts.cwd !== checkout.root) return refused(`the command's project is ${opts.cwd}`);
   const loaded = loadForRun(opts);
-  if ('diagnostics' in loaded) return refused(`${loaded.file} is not a valid loop`);
+  if ('diagnostics' in loaded) return refused(refusalOf(loaded.file, loaded.diagnostics));
   try {
     checkProviderKeys(loaded.definition, r.env);
   } catch (err) {

@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILTIN_LOOPS_DIR, builtinLoopNames } from '../../loader/catalog.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { loadLoop } from '../../loader/load.js';
+import { error, formatDiagnostic, refusalOf } from '../../fsm/diagnostics.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { runCliInProcess } from '../support/cli.js';
 
@@ -134,7 +135,15 @@ describe('the built-in loops', () => {
     expect(bad.definition).toBeUndefined();
     const problem = bad.diagnostics.find((d) => d.severity === 'error');
     expect(problem?.message).toBe('parameter "max_fixes" of loop "test-until-pass": expected an integer, got "many"');
-    expect(problem?.file).toBe(join(BUILTIN_LOOPS_DIR, 'test-until-pass.yaml'));
+    // The command line's value is at fault, not the file: no file or line, and the refusal says so.
+    expect(problem).toMatchObject({ given: 'context', fix: 'pass --context max_fixes=3' });
+    expect(problem?.file).toBeUndefined();
+    expect(formatDiagnostic(problem!)).toMatch(/^--context: error: parameter "max_fixes"/);
+    expect(refusalOf(bad.file, bad.diagnostics)).toBe(
+      `the --context values are not valid for ${join(BUILTIN_LOOPS_DIR, 'test-until-pass.yaml')}`,
+    );
+    // A file that is itself invalid is still the file's fault.
+    expect(refusalOf('x.yaml', [error(['initial'], 'missing'), problem!])).toBe('x.yaml is not a valid loop');
   });
 
   it('ship with the package (npm pack lists loops/*.yaml and the fragment libraries in loops/lib/, and no code cache of this machine)', () => {
