@@ -32,6 +32,17 @@ function parseScenario(value: string | undefined): Scenario {
   );
 }
 
+function parseExitCode(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 255)
+    throw new UsageError(
+      `--exit-code "${value}" is not an exit code a failing command gives (1 to 255)`,
+      'write --exit-code 127 (command not found) or --exit-code 2',
+    );
+  return n;
+}
+
 function parseMaxSteps(value: string | undefined): number {
   if (value === undefined) return DEFAULT_SIMULATION_STEPS;
   const n = Number(value);
@@ -49,8 +60,15 @@ function refusal(definition: LoopDefinition): string | undefined {
   return `ll-loop run would not start it: nothing gives ${where} a value; pass ${keys.map((k) => `--context ${k}=VALUE`).join(' ')}`;
 }
 
-function printSimulation(s: Simulation, maxSteps: number, out: (t: string) => void, refused?: string): void {
-  out(`Simulation of ${s.loop}: ${SCENARIO_TEXT[s.scenario]} (--scenario ${s.scenario}); nothing runs.\n\n`);
+function printSimulation(
+  s: Simulation,
+  maxSteps: number,
+  out: (t: string) => void,
+  refused: string | undefined,
+  failExitCode: number | undefined,
+): void {
+  const exit = failExitCode === undefined ? '' : `, a failing command exiting ${failExitCode}`;
+  out(`Simulation of ${s.loop}: ${SCENARIO_TEXT[s.scenario]}${exit} (--scenario ${s.scenario}); nothing runs.\n\n`);
   const rows = s.steps.map((step) => [
     String(step.step),
     String(step.iteration),
@@ -78,10 +96,11 @@ function printSimulation(s: Simulation, maxSteps: number, out: (t: string) => vo
 
 export const simulateSpec: CommandSpec = {
   usage:
-    'simulate <loop> [--scenario all-pass|all-fail|first-fail|alternating] [--max-steps N] [--json]   trace the path without running anything',
+    'simulate <loop> [--scenario all-pass|all-fail|first-fail|alternating] [--exit-code N] [--max-steps N] [--json]   trace the path without running anything',
   flags: {
     scenario: { type: 'string' },
     'max-steps': { type: 'string' },
+    'exit-code': { type: 'string' },
     context: { type: 'string', multiple: true },
     json: { type: 'boolean' },
   },
@@ -91,6 +110,7 @@ export const simulateSpec: CommandSpec = {
       throw new UsageError('simulate needs a loop name or path', 'll-loop simulate <loop> --scenario all-fail');
     const scenario = parseScenario(str(ctx, 'scenario'));
     const maxSteps = parseMaxSteps(str(ctx, 'max-steps'));
+    const failExitCode = parseExitCode(str(ctx, 'exit-code'));
     const json = bool(ctx, 'json');
     const { definition, file } = loadValidLoop(
       target,
@@ -101,7 +121,7 @@ export const simulateSpec: CommandSpec = {
       ctx.err,
       'simulated',
     );
-    const simulation = simulate(definition, scenario, maxSteps);
+    const simulation = simulate(definition, scenario, maxSteps, failExitCode === undefined ? {} : { failExitCode });
     const refused = refusal(definition);
     const exitCode =
       refused !== undefined ? EXIT.usage : simulation.outcome ? exitCodeFor(simulation.outcome) : undefined;
@@ -109,7 +129,7 @@ export const simulateSpec: CommandSpec = {
       ctx.out(
         `${JSON.stringify({ file, ...simulation, ...(exitCode === undefined ? {} : { exit_code: exitCode }), ...(refused === undefined ? {} : { not_started: refused }) }, null, 2)}\n`,
       );
-    else printSimulation(simulation, maxSteps, ctx.out, refused);
+    else printSimulation(simulation, maxSteps, ctx.out, refused, failExitCode);
     return EXIT.ok;
   },
 };

@@ -9,13 +9,23 @@
  * answers the verdict the scenario picks from the evaluator's declared verdicts
  * (fsm/evaluators/verdicts.ts). The state's routes are untouched, so the route taken is the one
  * that verdict would take in a run. Its action exits 0 for a pass and 1 for a fail (retries on a
- * non-zero exit happen as in a run); a sub-loop ends in a success terminal or a failure one.
+ * non-zero exit happen as in a run; `failExitCode` makes it another code, 127 for "not found");
+ * a sub-loop ends in a success terminal or a failure one.
+ *
+ * A check of what the simulation knows is judged for real, by its own evaluator: one whose `source:`
+ * (and every other templated field) reads only the loop's counters and parameters (`state.*`,
+ * `context.*`, `loop.*`) and exit codes (`captured.X.exit_code`, `prev.exit_code`, which the
+ * scenario set). A budget (`${state.iteration}` le `${context.max_fixes}`) or a triage of the exit
+ * code then answers as in a run: "all-fail" means the checks keep failing until the budget is spent,
+ * not that the budget is spent at once. A check of output (which nothing printed) takes the scenario's
+ * verdict.
  */
 import { HUMAN_TIMEOUT_VERDICT, isHumanState } from '../human.js';
 import { effectiveEvaluator } from '../evaluate-state.js';
 import type { LoopDefinition, StateConfig } from '../schema.js';
 import type { CoreEvent, RunEvent, Transition } from '../run/snapshot.js';
 import { transition } from '../run/transition.js';
+import { templateRefs, type RefSegment } from '../template.js';
 import type { ExecutionResult, TerminatedBy } from '../types.js';
 import { stateVerdicts, type VerdictSet } from '../verdicts.js';
 
@@ -64,12 +74,45 @@ export interface Simulation {
   truncated: boolean;
 }
 
+/** A reference whose value the simulation knows: a counter, a parameter, or an exit code the scenario set. */
+function knownInSimulation(ref: RefSegment): boolean {
+  if (ref.namespace === 'state' || ref.namespace === 'context' || ref.namespace === 'loop') return true;
+  if (ref.namespace === 'prev') return ref.path.length === 1 && ref.path[0] === 'exit_code';
+  if (ref.namespace === 'captured') return ref.path.length === 2 && ref.path[1] === 'exit_code';
+  return false;
+}
+
+/** Every string below `value` (an evaluator's fields). */
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(strings);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(strings);
+  return [];
+}
+
+/**
+ * True when the state's evaluator judges only what the simulation knows (see the header), so it
+ * runs for real: a pure evaluator with a `source:` whose templated fields read known values only.
+ */
+function judgedForReal(state: StateConfig): boolean {
+  const config = state.evaluate;
+  if (config === undefined || state.loop !== undefined || state.parallel !== undefined || isHumanState(state))
+    return false;
+  if (!['exit_code', 'output_numeric', 'output_contains', 'output_json'].includes(config.type)) return false;
+  if (!('source' in config) || typeof config.source !== 'string') return false;
+  try {
+    return strings(config).every((text) => templateRefs(text).every(knownInSimulation));
+  } catch {
+    return false;
+  }
+}
+
 /** The states whose verdict the scenario decides, with the verdicts their evaluator can give. */
 function decidedStates(def: LoopDefinition): Map<string, VerdictSet> {
   const out = new Map<string, VerdictSet>();
   for (const [name, state] of Object.entries(def.states)) {
     const set = stateVerdicts(def, state);
-    if (set && set.pass !== set.fail) out.set(name, set);
+    if (set && set.pass !== set.fail && !judgedForReal(state)) out.set(name, set);
   }
   return out;
 }
@@ -107,8 +150,19 @@ function simulatedParallel(state: StateConfig): Partial<StateConfig> {
   return { parallel: { ...rest, items: Array.isArray(parallel.items) ? parallel.items : ['simulated item'] } };
 }
 
+export interface SimulateOptions {
+  /** The exit code of an action whose check fails (default 1; 127 asks what happens when a command is not found). */
+  failExitCode?: number;
+}
+
 /** Trace `def` under `scenario`, for at most `maxSteps` state executions. */
-export function simulate(def: LoopDefinition, scenario: Scenario, maxSteps: number): Simulation {
+export function simulate(
+  def: LoopDefinition,
+  scenario: Scenario,
+  maxSteps: number,
+  options: SimulateOptions = {},
+): Simulation {
+  const failExitCode = options.failExitCode ?? 1;
   const decided = decidedStates(def);
   const sim = simulationDefinition(def, decided);
   const steps: SimulatedStep[] = [];
@@ -126,7 +180,10 @@ export function simulate(def: LoopDefinition, scenario: Scenario, maxSteps: numb
       if (e.event === 'state_enter') {
         const state = String(e.state);
         const original = def.states[state]!;
-        const evaluated = decided.has(state) && original.loop === undefined && original.parallel === undefined;
+        const evaluated =
+          (decided.has(state) || judgedForReal(original)) &&
+          original.loop === undefined &&
+          original.parallel === undefined;
         steps.push({
           step: steps.length + 1,
           iteration: Number(e.iteration),
@@ -159,7 +216,7 @@ export function simulate(def: LoopDefinition, scenario: Scenario, maxSteps: numb
   while (t.snapshot.status === 'running' && steps.length <= maxSteps) {
     now += 1;
     const state = t.snapshot.current;
-    const fact = factFor(t, state, verdictFor(state), decided.get(state), now);
+    const fact = factFor(t, state, verdictFor(state), decided.get(state), now, failExitCode);
     t = transition(sim, t.snapshot, fact);
     record(t);
   }
@@ -204,7 +261,14 @@ function humanFact(
 }
 
 /** The synthetic fact that answers the transition's effect. */
-function factFor(t: Transition, state: string, verdict: string, set: VerdictSet | undefined, now: number): RunEvent {
+function factFor(
+  t: Transition,
+  state: string,
+  verdict: string,
+  set: VerdictSet | undefined,
+  now: number,
+  failExitCode: number,
+): RunEvent {
   const effect = t.effect;
   const passes = set === undefined || verdict === set.pass;
   switch (effect.type) {
@@ -212,7 +276,7 @@ function factFor(t: Transition, state: string, verdict: string, set: VerdictSet 
       // Only a decided state's action fails; `next:` and terminal states' actions succeed.
       return {
         type: 'action_done',
-        result: { output: '', stderr: '', exit_code: passes ? 0 : 1, duration_ms: 0 },
+        result: { output: '', stderr: '', exit_code: passes ? 0 : failExitCode, duration_ms: 0 },
         now,
       };
     case 'evaluate_llm':

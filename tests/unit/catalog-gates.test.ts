@@ -13,16 +13,16 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_LOOPS_DIR } from '../../loader/catalog.js';
 import { loadLoop } from '../../loader/load.js';
-import { simulate, type Scenario } from '../../fsm/tools/simulate.js';
+import { simulate, type Scenario, type SimulateOptions } from '../../fsm/tools/simulate.js';
 
 const GATES = ['build', 'check-matrix', 'format', 'security-advisories'];
 
 const cwd = mkdtempSync(join(tmpdir(), 'll-loop-catalog-gates-'));
 
-function trace(name: string, scenario: Scenario): string[] {
+function trace(name: string, scenario: Scenario, options: SimulateOptions = {}): string[] {
   const loaded = loadLoop(name, cwd, { requireParameters: true });
   if (!loaded.definition) throw new Error(JSON.stringify(loaded.diagnostics));
-  const s = simulate(loaded.definition, scenario, 200);
+  const s = simulate(loaded.definition, scenario, 200, options);
   return s.steps.map((x) => `${x.state}:${x.verdict ?? '-'}>${x.to ?? '-'}`);
 }
 
@@ -85,16 +85,32 @@ describe('simulate', () => {
   });
 
   it.each([
-    ['build', ['build:no>triage', 'triage:no>budget', 'budget:no>gave_up', 'gave_up:->-']],
+    // The budget is judged for real: five fix attempts (max_fixes), then gave_up.
+    [
+      'build',
+      [
+        ...Array.from({ length: 5 }, () => [
+          'build:no>triage',
+          'triage:no>budget',
+          'budget:yes>fix',
+          'fix:->build',
+        ]).flat(),
+        ...['build:no>triage', 'triage:no>budget', 'budget:no>gave_up', 'gave_up:->-'],
+      ],
+    ],
     [
       'format',
       [
         'check:no>triage',
         'triage:no>autofix',
-        'autofix:->autofix_triage',
-        'autofix_triage:no>recheck',
-        'recheck:no>budget',
-        'budget:no>gave_up',
+        ...Array.from({ length: 2 }, () => [
+          'autofix:->autofix_triage',
+          'autofix_triage:no>recheck',
+          'recheck:no>budget',
+          'budget:yes>fix',
+          'fix:->autofix',
+        ]).flat(),
+        ...['autofix:->autofix_triage', 'autofix_triage:no>recheck', 'recheck:no>budget', 'budget:no>gave_up'],
         'gave_up:->-',
       ],
     ],
@@ -113,7 +129,24 @@ describe('simulate', () => {
       'security-advisories',
       ['baseline:no>tests_triage', 'tests_triage:yes>tests_not_runnable', 'tests_not_runnable:->-'],
     ],
-  ])('%s: the first check fails and cannot run (first-fail) → not runnable, no agent call', (name, expected) => {
+  ])('%s: the first check cannot run (first-fail, exit 127) → not runnable, no agent call', (name, expected) => {
+    expect(trace(name, 'first-fail', { failExitCode: 127 })).toEqual(expected);
+  });
+
+  it.each([
+    ['build', ['build:no>triage', 'triage:no>budget', 'budget:yes>fix', 'fix:->build', 'build:yes>done', 'done:->-']],
+    [
+      'format',
+      [
+        'check:no>triage',
+        'triage:no>autofix',
+        'autofix:->autofix_triage',
+        'autofix_triage:no>recheck',
+        'recheck:yes>done',
+        'done:->-',
+      ],
+    ],
+  ])('%s: the first check fails and can run (first-fail) → one fix, then done', (name, expected) => {
     expect(trace(name, 'first-fail')).toEqual(expected);
   });
 
@@ -144,7 +177,7 @@ describe('perf-guard', () => {
     expect(limit('fast', '5')).toEqual({ out: '', code: 1 });
   });
 
-  it('guards the fix and simulates: within the limit → done; no number at the baseline → baseline_failed', () => {
+  it('guards the fix and simulates: within the limit → done; still over it → fixes until the budget is spent', () => {
     const raw = parse(readFileSync(join(BUILTIN_LOOPS_DIR, 'perf-guard.yaml'), 'utf8'), { version: '1.2' }) as {
       states: Record<string, RawState>;
     };
@@ -153,7 +186,14 @@ describe('perf-guard', () => {
     expect(trace('perf-guard', 'all-fail')).toEqual([
       'baseline:no>measure',
       'measure:no>budget',
-      'budget:no>gave_up',
+      'budget:yes>fix',
+      ...Array.from({ length: 2 }, () => [
+        'fix:->verify',
+        'verify:no>tests_triage',
+        'tests_triage:no>budget',
+        'budget:yes>fix',
+      ]).flat(),
+      ...['fix:->verify', 'verify:no>tests_triage', 'tests_triage:no>budget', 'budget:no>gave_up'],
       'gave_up:->-',
     ]);
   });

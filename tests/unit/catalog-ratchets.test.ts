@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_LOOPS_DIR } from '../../loader/catalog.js';
 import { loadLoop } from '../../loader/load.js';
-import { simulate, type Scenario } from '../../fsm/tools/simulate.js';
+import { simulate, type Scenario, type SimulateOptions } from '../../fsm/tools/simulate.js';
 import { runCliInProcess } from '../support/cli.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'll-loop-catalog-ratchets-'));
@@ -22,10 +22,12 @@ const INPUTS: Record<string, Record<string, string>> = {
   'migrate-usage': { migration: 'm', pattern: 'p' },
 };
 
-function trace(name: string, scenario: Scenario): string[] {
+function trace(name: string, scenario: Scenario, options: SimulateOptions = {}): string[] {
   const loaded = loadLoop(name, cwd, { context: INPUTS[name] ?? {}, requireParameters: true });
   if (!loaded.definition) throw new Error(JSON.stringify(loaded.diagnostics));
-  return simulate(loaded.definition, scenario, 200).steps.map((x) => `${x.state}:${x.verdict ?? '-'}>${x.to ?? '-'}`);
+  return simulate(loaded.definition, scenario, 200, options).steps.map(
+    (x) => `${x.state}:${x.verdict ?? '-'}>${x.to ?? '-'}`,
+  );
 }
 
 interface RawState {
@@ -109,9 +111,12 @@ describe('simulate', () => {
       'tests_triage:yes>tests_not_runnable',
       'tests_not_runnable:->-',
     ]),
-  ])('%s: the check after a passing one cannot run (alternating) → not runnable, no agent call', (name, expected) => {
-    expect(trace(name, 'alternating')).toEqual(expected);
-  });
+  ])(
+    '%s: the check after a passing one cannot run (alternating, exit 127) → not runnable, no agent call',
+    (name, expected) => {
+      expect(trace(name, 'alternating', { failExitCode: 127 })).toEqual(expected);
+    },
+  );
 
   it('every terminal but the success ones is failure: true (a ratchet short of its target included)', () => {
     for (const name of ['code-run-gate', 'fix-bug', ...RATCHETS]) {

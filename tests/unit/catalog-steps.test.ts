@@ -12,15 +12,22 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_LOOPS_DIR } from '../../loader/catalog.js';
 import { loadLoop } from '../../loader/load.js';
-import { simulate, type Scenario } from '../../fsm/tools/simulate.js';
+import { simulate, type Scenario, type SimulateOptions } from '../../fsm/tools/simulate.js';
 import { runCliInProcess } from '../support/cli.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'll-loop-catalog-steps-'));
 
-function trace(name: string, scenario: Scenario, context: Record<string, string> = {}): string[] {
+function trace(
+  name: string,
+  scenario: Scenario,
+  context: Record<string, string> = {},
+  options: SimulateOptions = {},
+): string[] {
   const loaded = loadLoop(name, cwd, { context, requireParameters: true });
   if (!loaded.definition) throw new Error(JSON.stringify(loaded.diagnostics));
-  return simulate(loaded.definition, scenario, 200).steps.map((x) => `${x.state}:${x.verdict ?? '-'}>${x.to ?? '-'}`);
+  return simulate(loaded.definition, scenario, 200, options).steps.map(
+    (x) => `${x.state}:${x.verdict ?? '-'}>${x.to ?? '-'}`,
+  );
 }
 
 const raw = (name: string) =>
@@ -65,20 +72,22 @@ describe('flaky-tests', () => {
   });
 
   it('simulate: a test command that cannot run ends at once in not_runnable', () => {
-    expect(trace('flaky-tests', 'first-fail')).toEqual([
+    expect(trace('flaky-tests', 'first-fail', {}, { failExitCode: 127 })).toEqual([
       'probe:no>triage',
       'triage:yes>not_runnable',
       'not_runnable:->-',
     ]);
   });
 
-  it('simulate: failures on some runs with no attempt left end in gave_up', () => {
+  it('simulate: failures on some runs go to the agent, whose fix must leave the report', () => {
     expect(trace('flaky-tests', 'alternating')).toEqual([
       'probe:yes>rerun',
       'rerun:no>some_or_all',
       'some_or_all:yes>budget',
-      'budget:no>gave_up',
-      'gave_up:->-',
+      'budget:yes>fix',
+      'fix:->reported',
+      'reported:no>no_report',
+      'no_report:->-',
     ]);
   });
 
@@ -119,7 +128,7 @@ describe('incremental-refactor', () => {
 
   it('simulate: a dirty tree stops at once; a test command that cannot run stops before the agent', () => {
     expect(trace('incremental-refactor', 'all-fail', { goal: 'g' })).toEqual(['clean:no>dirty', 'dirty:->-']);
-    expect(trace('incremental-refactor', 'alternating', { goal: 'g' })).toEqual([
+    expect(trace('incremental-refactor', 'alternating', { goal: 'g' }, { failExitCode: 127 })).toEqual([
       'clean:yes>baseline',
       'baseline:no>triage',
       'triage:yes>not_runnable',
@@ -146,7 +155,7 @@ describe('dependency-upgrades', () => {
   });
 
   it('simulate: a test command that cannot run ends in tests_not_runnable before the agent', () => {
-    expect(trace('dependency-upgrades', 'alternating')).toEqual([
+    expect(trace('dependency-upgrades', 'alternating', {}, { failExitCode: 127 })).toEqual([
       'clean:yes>baseline',
       'baseline:no>tests_triage',
       'tests_triage:yes>tests_not_runnable',
@@ -160,17 +169,21 @@ describe('docs-sync', () => {
     expect(trace('docs-sync', 'all-pass')).toEqual(['links:yes>examples', 'examples:yes>done', 'done:->-']);
   });
 
-  it('simulate: a link check that cannot run ends in not_runnable; no attempt left ends in gave_up', () => {
-    expect(trace('docs-sync', 'first-fail')).toEqual([
+  it('simulate: a link check that cannot run ends in not_runnable; links still broken after every attempt end in gave_up', () => {
+    expect(trace('docs-sync', 'first-fail', {}, { failExitCode: 127 })).toEqual([
       'links:no>links_triage',
       'links_triage:yes>not_runnable',
       'not_runnable:->-',
     ]);
+    // The budget is judged for real: three fix attempts (max_fixes), then gave_up.
     expect(trace('docs-sync', 'all-fail')).toEqual([
-      'links:no>links_triage',
-      'links_triage:no>budget',
-      'budget:no>gave_up',
-      'gave_up:->-',
+      ...Array.from({ length: 3 }, () => [
+        'links:no>links_triage',
+        'links_triage:no>budget',
+        'budget:yes>fix',
+        'fix:->links',
+      ]).flat(),
+      ...['links:no>links_triage', 'links_triage:no>budget', 'budget:no>gave_up', 'gave_up:->-'],
     ]);
   });
 });
@@ -185,7 +198,7 @@ describe('review-and-fix', () => {
       'review:yes>done',
       'done:->-',
     ]);
-    expect(trace('review-and-fix', 'first-fail')).toEqual([
+    expect(trace('review-and-fix', 'first-fail', {}, { failExitCode: 127 })).toEqual([
       'baseline:no>tests_triage',
       'tests_triage:yes>tests_not_runnable',
       'tests_not_runnable:->-',
@@ -231,7 +244,7 @@ describe('fan-out-files', () => {
       'fan_out:yes>done',
       'done:->-',
     ]);
-    expect(trace('fan-out-files', 'first-fail', { task: 't' })).toEqual([
+    expect(trace('fan-out-files', 'first-fail', { task: 't' }, { failExitCode: 127 })).toEqual([
       'baseline:no>tests_triage',
       'tests_triage:yes>not_runnable',
       'not_runnable:->-',

@@ -11,15 +11,22 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_LOOPS_DIR } from '../../loader/catalog.js';
 import { loadLoop } from '../../loader/load.js';
-import { simulate, type Scenario } from '../../fsm/tools/simulate.js';
+import { simulate, type Scenario, type SimulateOptions } from '../../fsm/tools/simulate.js';
 import { runCliInProcess } from '../support/cli.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'll-loop-catalog-tasks-'));
 
-function trace(name: string, scenario: Scenario, context: Record<string, string> = {}): string[] {
+function trace(
+  name: string,
+  scenario: Scenario,
+  context: Record<string, string> = {},
+  options: SimulateOptions = {},
+): string[] {
   const loaded = loadLoop(name, cwd, { context, requireParameters: true });
   if (!loaded.definition) throw new Error(JSON.stringify(loaded.diagnostics));
-  return simulate(loaded.definition, scenario, 200).steps.map((x) => `${x.state}:${x.verdict ?? '-'}>${x.to ?? '-'}`);
+  return simulate(loaded.definition, scenario, 200, options).steps.map(
+    (x) => `${x.state}:${x.verdict ?? '-'}>${x.to ?? '-'}`,
+  );
 }
 
 const raw = (name: string) =>
@@ -70,11 +77,10 @@ describe('general-task', () => {
       'before_work:no>defined',
       'defined:no>work',
     ]);
+    // The budget is judged for real: two rounds of work (max_rounds), then gave_up.
     expect(t.slice(5)).toEqual([
-      'work:->check',
-      'check:no>still_defined',
-      'still_defined:no>budget',
-      'budget:no>gave_up',
+      ...['work:->check', 'check:no>still_defined', 'still_defined:no>budget', 'budget:yes>work'],
+      ...['work:->check', 'check:no>still_defined', 'still_defined:no>budget', 'budget:no>gave_up'],
       'gave_up:->-',
     ]);
   });

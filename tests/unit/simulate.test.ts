@@ -72,11 +72,29 @@ describe('bundled loop reduce-errors (convergence: pass = target, fail = progres
   });
 });
 
-describe('bundled loop test-until-pass (exit_code and triage states)', () => {
+describe('bundled loop test-until-pass (exit_code and triage states; the budget and triage are judged for real)', () => {
   it.each([
     ['all-pass', ['test:yes>done', 'done:->-'], 'done', 0],
-    ['all-fail', ['test:no>triage', 'triage:no>budget', 'budget:no>gave_up', 'gave_up:->-'], 'gave_up', 2],
-    ['first-fail', ['test:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-'], 'not_runnable', 2],
+    [
+      'all-fail',
+      [
+        ...Array.from({ length: 5 }, () => [
+          'test:no>triage',
+          'triage:no>budget',
+          'budget:yes>fix',
+          'fix:->test',
+        ]).flat(),
+        ...['test:no>triage', 'triage:no>budget', 'budget:no>gave_up', 'gave_up:->-'],
+      ],
+      'gave_up',
+      2,
+    ],
+    [
+      'first-fail',
+      ['test:no>triage', 'triage:no>budget', 'budget:yes>fix', 'fix:->test', 'test:yes>done', 'done:->-'],
+      'done',
+      0,
+    ],
     ['alternating', ['test:yes>done', 'done:->-'], 'done', 0],
   ])('%s', async (scenario, expected, final, exit) => {
     const o = await sim('test-until-pass', '--scenario', scenario);
@@ -101,6 +119,38 @@ describe('the engine decides, not the simulator', () => {
       ['check', 'yes', 'done', undefined],
       ['done', undefined, undefined, undefined],
     ]);
+  });
+
+  it('a check of counters, parameters and exit codes is judged for real; a check of output takes the scenario', () => {
+    const d = def(
+      loop(
+        {
+          check: { action: 'make test', capture: 'out', on_yes: 'done', on_no: 'count' },
+          // reads printed output: nothing printed it, so the scenario decides (all-fail: no)
+          count: {
+            evaluate: { type: 'output_numeric', source: '${captured.out.output}', operator: 'eq', target: 0 },
+            on_yes: 'done',
+            on_no: 'budget',
+          },
+          budget: {
+            evaluate: { type: 'output_numeric', source: '${state.iteration}', operator: 'le', target: '${context.n}' },
+            on_yes: 'fix',
+            on_no: 'failed',
+          },
+          fix: { action: 'Fix it', action_type: 'prompt', next: 'check' },
+          failed: { terminal: true, failure: true },
+        },
+        { context: { n: 2 } },
+      ),
+    );
+    const s = simulate(d, 'all-fail', 100);
+    expect(s.steps.filter((x) => x.state === 'budget').map((x) => [x.iteration, x.evaluator, x.verdict])).toEqual([
+      [1, 'output_numeric', 'yes'],
+      [2, 'output_numeric', 'yes'],
+      [3, 'output_numeric', 'no'],
+    ]);
+    expect(s.steps.filter((x) => x.state === 'count').every((x) => x.verdict === 'no')).toBe(true);
+    expect(s.outcome).toMatchObject({ final_state: 'failed', iterations: 3 });
   });
 
   it("a verdict the state does not route ends the run with the engine's error", () => {
@@ -154,6 +204,19 @@ describe('the command', () => {
     expect(r.stdout).toContain(
       'The run reaches the terminal "done" after 2 passes and 4 steps (ll-loop run would exit 0).',
     );
+  });
+
+  it('--exit-code 127: a check that cannot run takes the triage for real, and the header says so', async () => {
+    const o = await sim('test-until-pass', '--scenario', 'first-fail', '--exit-code', '127');
+    expect(trace(o)).toEqual(['test:no>triage', 'triage:yes>not_runnable', 'not_runnable:->-']);
+    expect(o.exit_code).toBe(2);
+    const r = await runCliInProcess(['simulate', 'test-until-pass', '--scenario', 'all-fail', '--exit-code', '127'], {
+      cwd: dir,
+    });
+    expect(r.stdout).toContain('every check fails, a failing command exiting 127 (--scenario all-fail)');
+    const bad = await runCliInProcess(['simulate', 'test-until-pass', '--exit-code', '0'], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--exit-code "0" is not an exit code a failing command gives (1 to 255)');
   });
 
   it('--max-steps stops the trace and says so', async () => {
