@@ -80,7 +80,10 @@ export function hostArgs(cli: HostCli, args: string[]): string[] {
   return cli.extraArgs.length === 0 ? args : [...cli.extraArgs, ...args];
 }
 
-/** The message for a host CLI that is not installed. */
+/** The message for a host CLI that is not installed: the default one, or the one LL_HOST_CLI names. */
 export function hostNotFoundMessage(binary: string): string {
-  return `host CLI '${binary}' not found on PATH; install Claude Code or set LL_HOST_CLI`;
+  if (binary === 'claude') return `host CLI 'claude' not found on PATH; install Claude Code or set LL_HOST_CLI`;
+  return binary.includes('/')
+    ? `host CLI '${binary}' (LL_HOST_CLI) does not exist; set LL_HOST_CLI to the agent's path or a command on PATH`
+    : `host CLI '${binary}' (LL_HOST_CLI) not found on PATH; install it, or set LL_HOST_CLI to the agent's path`;
 }

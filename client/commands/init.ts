@@ -60,7 +60,7 @@ function printPlan(plan: InitPlan, out: (text: string) => void): void {
   out(
     plan.agent.found
       ? `agent for the fix steps: ${plan.agent.tool} (${plan.agent.where})\n`
-      : `warning: the fix steps need the agent ${plan.agent.tool}, which is not installed: ${plan.agent.fix}\n`,
+      : `warning: the fix steps need the agent ${plan.agent.tool}, which is not found: ${plan.agent.fix}\n`,
   );
 }
 

@@ -31,17 +31,25 @@ export interface InitPlan {
   agent: CheckerStatus;
 }
 
+/** How to get the agent: set LL_HOST_CLI (to the one that is meant, when it is set to one not found). */
+function agentFix(chosen: string | undefined): string {
+  if (!chosen) return 'install Claude Code (the default agent) or set LL_HOST_CLI to your coding agent';
+  return chosen.includes('/')
+    ? `LL_HOST_CLI is "${chosen}", which is not an executable file: set LL_HOST_CLI to the agent's path (chmod +x it) or to a command on PATH`
+    : `LL_HOST_CLI is "${chosen}", which is not on PATH: install it, or set LL_HOST_CLI to the agent's path or a command on PATH`;
+}
+
 /** What `init` would do in the project at `root`; reads files only. */
 export function planInit(root: string, env: NodeJS.ProcessEnv = process.env): InitPlan {
   const checks = detectProjectChecks(root);
   const { loops, unmatched } = proposeLoops(checks);
-  const agentName = env.LL_HOST_CLI?.trim() || 'claude';
-  const agent = findChecker(agentName, root, env);
+  const chosen = env.LL_HOST_CLI?.trim();
+  const agent = findChecker(chosen || 'claude', root, env);
   return {
     root,
     checks,
     unmatched,
-    agent: agent.found ? agent : { ...agent, fix: 'install Claude Code (the default agent) or set LL_HOST_CLI' },
+    agent: agent.found ? agent : { ...agent, fix: agentFix(chosen) },
     loops: loops.map((loop) => {
       const existing = projectLoopCopy(root, loop.name);
       return {

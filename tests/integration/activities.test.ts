@@ -416,7 +416,9 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
     const acts = createActivities({ env: { ...process.env, LL_HOST_CLI: 'no-such-claude-xyz', LL_T_TARGET: 'x' } });
     const r = await acts.runAction(prompt());
     expect(r.exit_code).toBe(127);
-    expect(r.error).toBe("host CLI 'no-such-claude-xyz' not found on PATH; install Claude Code or set LL_HOST_CLI");
+    expect(r.error).toBe(
+      "host CLI 'no-such-claude-xyz' (LL_HOST_CLI) not found on PATH; install it, or set LL_HOST_CLI to the agent's path",
+    );
   });
 
   it('parses verdicts in order, with confidence and the uncertain suffix', async () => {
@@ -491,7 +493,7 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
       { FAKE_CLAUDE_EXIT: '4', FAKE_CLAUDE_RAW: 'rate limited' },
       'exited with code 4; stdout: rate limited',
     ],
-    ['a missing host CLI', { LL_HOST_CLI: 'no-such-claude-xyz' }, "host CLI 'no-such-claude-xyz' not found"],
+    ['a missing host CLI', { LL_HOST_CLI: 'no-such-claude-xyz' }, "host CLI 'no-such-claude-xyz' (LL_HOST_CLI) not found"],
   ])('turns %s into the error verdict', async (_name, env, message) => {
     const r = await createActivities({ env: hostEnv(env) }).evaluateLlm(judge());
     expect('error' in r && r.error).toContain(message);

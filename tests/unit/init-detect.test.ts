@@ -262,4 +262,25 @@ describe('checker and plan', () => {
     ]);
     expect(plan.agent).toMatchObject({ found: false, tool: 'claude' });
   });
+
+  it('the agent: the default names LL_HOST_CLI; one set that is not found is named with its fix', () => {
+    const dir = projectWith({ 'go.mod': 'module m\n', 'bin/agent': '#!/bin/sh\n' });
+    expect(planInit(dir, { PATH: '/nonexistent' }).agent).toMatchObject({
+      found: false,
+      tool: 'claude',
+      fix: 'install Claude Code (the default agent) or set LL_HOST_CLI to your coding agent',
+    });
+    expect(planInit(dir, { PATH: '/nonexistent', LL_HOST_CLI: 'myagent' }).agent).toMatchObject({
+      found: false,
+      tool: 'myagent',
+      fix: 'LL_HOST_CLI is "myagent", which is not on PATH: install it, or set LL_HOST_CLI to the agent\'s path or a command on PATH',
+    });
+    // bin/agent exists but is not executable
+    expect(planInit(dir, { PATH: '/nonexistent', LL_HOST_CLI: './bin/agent' }).agent).toMatchObject({
+      found: false,
+      fix: expect.stringMatching(/^LL_HOST_CLI is "\.\/bin\/agent", which is not an executable file: /),
+    });
+    chmodSync(join(dir, 'bin/agent'), 0o755);
+    expect(planInit(dir, { PATH: '/nonexistent', LL_HOST_CLI: './bin/agent' }).agent).toMatchObject({ found: true });
+  });
 });
