@@ -136,7 +136,8 @@ export function originalFields(def: LoopDefinition): Diagnostic[] {
   }
   guardWarnings([], loop, out);
   sessionModeWarning([], loop['session_mode'], out);
-  const acks = ACKNOWLEDGEMENTS.filter((key) => given(loop[key]));
+  // capture_reachability_ok is read: it silences the warnings of captures (capture-order.ts, template-checks.ts).
+  const acks = ACKNOWLEDGEMENTS.filter((key) => key !== 'capture_reachability_ok' && given(loop[key]));
   if (acks.length)
     out.push(
       note(

@@ -77,15 +77,20 @@ function parallelTemplates(base: Path, state: StateConfig): StateTemplate[] {
 
 /** Names the states of `def` capture (a parallel state captures its join under its own name). */
 export function capturedNames(def: LoopDefinition): Set<string> {
-  // A human state captures its answer under its `capture:`, else its own name (fsm/run/on-human.ts);
-  // a parallel state its join under its own name; a sub-loop state with with:/passthrough its
-  // child's captured values under its own name (subloopCapturesUnderName).
-  return new Set(
-    Object.entries(def.states).flatMap(([name, s]) => [
-      ...(s.capture ? [s.capture] : isHumanState(s) ? [name] : []),
-      ...(s.parallel !== undefined || subloopCapturesUnderName(def, name) ? [name] : []),
-    ]),
-  );
+  return new Set(Object.entries(def.states).flatMap(([name, s]) => namesCapturedBy(def, name, s)));
+}
+
+/**
+ * The names state `name` captures: its `capture:`; a human state its answer under its `capture:`,
+ * else its own name (fsm/run/on-human.ts); a parallel state its join under its own name; a sub-loop
+ * state with with:/passthrough its child's captured values under its own name
+ * (subloopCapturesUnderName).
+ */
+export function namesCapturedBy(def: LoopDefinition, name: string, state: StateConfig): string[] {
+  return [
+    ...(state.capture ? [state.capture] : isHumanState(state) ? [name] : []),
+    ...(state.parallel !== undefined || subloopCapturesUnderName(def, name) ? [name] : []),
+  ];
 }
 
 /**
@@ -127,9 +132,18 @@ export function uncapturedRefs(
   def: LoopDefinition,
   captures: ReadonlySet<string>,
 ): Array<{ path: Path; ref: RefSegment }> {
-  const out: Array<{ path: Path; ref: RefSegment }> = [];
-  for (const [name, state] of Object.entries(def.states)) {
-    for (const { path, text } of stateTemplates(name, state)) {
+  return requiredCapturedRefs(def)
+    .filter(({ name }) => !captures.has(name))
+    .map(({ path, ref }) => ({ path, ref }));
+}
+
+/** Every `${captured.x…}` without a `:-default` in the loop's templates: the state, the field, `x`. */
+export function requiredCapturedRefs(
+  def: LoopDefinition,
+): Array<{ state: string; path: Path; ref: RefSegment; name: string }> {
+  const out: Array<{ state: string; path: Path; ref: RefSegment; name: string }> = [];
+  for (const [state, config] of Object.entries(def.states)) {
+    for (const { path, text } of stateTemplates(state, config)) {
       let refs: RefSegment[];
       try {
         refs = templateRefs(text);
@@ -137,9 +151,9 @@ export function uncapturedRefs(
         continue; // reported by checkTemplates
       }
       for (const ref of refs) {
-        const [head] = ref.path;
-        if (ref.namespace === 'captured' && head !== undefined && ref.fallback === undefined && !captures.has(head))
-          out.push({ path, ref });
+        const [name] = ref.path;
+        if (ref.namespace === 'captured' && name !== undefined && ref.fallback === undefined)
+          out.push({ state, path, ref, name });
       }
     }
   }

@@ -21,6 +21,7 @@ import { didYouMean } from '../suggest.js';
 import { verdictWarnings } from './verdict-checks.js';
 import { checkHumanState } from './human-checks.js';
 import { checkShellActions, checkTemplates } from './template-checks.js';
+import { checkCaptureOrder } from './capture-order.js';
 import { checkUnsetContext } from './unset-context.js';
 import { TemplateSyntaxError } from '../template.js';
 
@@ -441,6 +442,7 @@ export function validateLoop(raw: unknown, options: { runStarts?: boolean } = {}
   const diagnostics: Diagnostic[] = [...originalFields(def), ...foldMcpTools(def)];
   checkGraph(def, diagnostics);
   checkTemplates(def, diagnostics);
+  checkCaptureOrder(def, diagnostics);
   checkUnsetContext(def, options.runStarts === true, diagnostics);
   checkShellActions(def, diagnostics);
   checkLoop(def, diagnostics);
