@@ -15,6 +15,7 @@ export function controlReport(id: string, req: ControlAsked, a: ControlAnswer, b
     case 'unpause':
       return `unpaused ${id} (by ${by}): it goes on from state ${a.state}`;
     case 'steer':
+      if (a.after_quick) return `steered ${id} (by ${by}): ${QUICK_NOW(a)}; then the run goes to ${req.to}`;
       // A run waiting for an answer is let go at once (docs/decisions.md), its question unanswered.
       if (a.phase === 'human')
         return `steered ${id} to ${req.to} (by ${by}): the question of state ${a.state} is dropped unanswered`;
@@ -37,9 +38,14 @@ const WORK: Record<string, string> = {
   maintain_delay: 'its wait and its next pass',
 };
 
+/** Quick actions running back to back when the update came (workflows/burst.ts): they end first. */
+const QUICK_NOW = (a: ControlAnswer): string =>
+  `quick actions run back to back from state ${a.state}: the one running, and any that start within a second, finish first`;
+
 /** When a paused run holds, in plain words (`a`: the run's answer to the pause). */
 function pauseWhen(id: string, a: ControlAnswer): string {
   if (a.holding) return `it holds in state ${a.state}`;
+  if (a.after_quick) return `${QUICK_NOW(a)}; then the run holds before its next state`;
   // A pause never drops a question: the run still takes its answer (or its deadline), then holds.
   if (a.phase === 'human')
     return `state ${a.state} still waits for its answer (ll-loop answer ${id} … works as before); once it is answered, the run holds before its next state`;

@@ -7,6 +7,8 @@
  */
 import { ActivityCancellationType, log, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
+import { control, refuseControl, type ControlFact } from '../fsm/run/control.js';
+import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { RunEvent, RunningSnapshot, Snapshot, Transition } from '../fsm/run/snapshot.js';
 import { transition } from '../fsm/run/transition.js';
 import type { LoopDefinition } from '../fsm/schema.js';
@@ -58,8 +60,10 @@ export function isBurst(fact: RunEvent | BurstDone): fact is BurstDone {
  *
  * With `controlsAtEnd` (the `controlsAfterBursts` rule) a person's pause or steer that reached the
  * run while the burst ran (or while its facts waited for the flush's timer) acts at the burst's
- * end: its facts but the last are fed to the run as the burst saw it, without the control, and
- * the control acts on the route after the last (fsm/run/control.ts: on entering). So every action
+ * end. Such a fact was accepted but kept (`kept`, workflows/control-handlers.ts); a pause or steer
+ * the run had before the burst began is held back. The burst's facts but the last are fed to the
+ * run as the burst saw it, then the controls are applied (a `paused` event is recorded there), and
+ * they act on the route after the last (fsm/run/control.ts: on entering). So every action
  * that ran is recorded as the result of the action it was, none is dropped to run again, and the
  * n-th result is the n-th action's (runs/follow/action-results.ts pairs them so). A burst runs at
  * most LOCAL_FLUSH_AFTER_MS of actions past its first: that is how late a control can act.
@@ -72,16 +76,25 @@ export function feedBurst(
   at: Transition,
   outcome: BurstOutcome,
   controlsAtEnd = false,
+  kept: readonly ControlFact[] = [],
 ): Transition {
   const held = controlsAtEnd ? heldControls(at.snapshot) : undefined;
   let t = held === undefined ? at : ({ ...at, snapshot: held.without } as Transition);
-  let restored = held === undefined;
+  let restored = false;
+  const events: RunStreamEvent[] = [];
+  // The controls the run had, then those accepted while the burst ran, in order.
   const restore = (): void => {
     if (restored) return;
     restored = true;
-    if (t.snapshot.status === 'running') t = { ...t, snapshot: { ...t.snapshot, ...held!.controls } } as Transition;
+    if (t.snapshot.status !== 'running') return;
+    if (held !== undefined) t = { ...t, snapshot: { ...t.snapshot, ...held.controls } } as Transition;
+    for (const fact of kept) {
+      if (refuseControl(def, t.snapshot, fact) !== undefined) continue;
+      const out = control(def, t.snapshot as RunningSnapshot, fact);
+      t = { ...t, snapshot: out.snapshot } as Transition;
+      events.push(...out.events);
+    }
   };
-  const events = [];
   let fed = 0;
   for (const fact of outcome.facts) {
     if (t.snapshot.status !== 'running' || t.effect.type !== 'run_action') break;

@@ -24,6 +24,12 @@ export interface ControlAnswer {
   phase: string;
   /** The run holds (phase `paused`): it has finished its state's work and waits. */
   holding: boolean;
+  /**
+   * The update reached the run while quick actions ran back to back (a burst, with the
+   * `controlsAfterBursts` rule): it acts once they end, after at most a second more of them
+   * (workflows/burst.ts), in the state the last one routes from; `state` is where they began.
+   */
+  after_quick?: true;
 }
 
 export const pauseUpdate = defineUpdate<ControlAnswer, [ControlBy]>('pause');

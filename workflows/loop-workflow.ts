@@ -165,7 +165,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   );
   const pauses = itemPauses(input);
   setHandler(statusQuery, (): LoopStatus => ({
-    ...statusOf(def, at.snapshot, instanceId),
+    ...statusOf(def, keptControls.planned(), instanceId),
     ...(lease ? { lock: lease.status() } : {}),
     ...(placement.waitingFor ? { waiting_for: placement.waitingFor } : {}),
     ...(placement.current.host ? { host: placement.current.host } : {}),
@@ -173,8 +173,11 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
   }));
 
   const report = statusReporter(def, input, instanceId, () => at.snapshot);
+  // A pause or steer that reached the run during a burst acts at its end (workflows/burst.ts feedBurst).
+  const controlsAtEnd = input.options.controlsAfterBursts === true;
+  let bursting = false;
   // `ll-loop pause`, `unpause`, `steer`.
-  installControl({
+  const keptControls = installControl({
     def,
     input,
     instanceId,
@@ -182,6 +185,7 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
     set: (t) => (at = t),
     report,
     begun: () => !lease || input.resume !== undefined || lease.status().state === 'held',
+    bursting: () => controlsAtEnd && bursting,
   });
 
   /** Whether `at`'s events are a burst's (their trace is folded: workflows/burst-trace.ts). */
@@ -219,11 +223,10 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       : timeoutScope.run(() => sleep(Math.max(1, deadline - Date.now()))).then(() => TIMED_OUT);
 
   const burstStops = new BurstStops(input.options.stopInBursts === true);
-  // A pause or steer that reached the run during a burst acts at its end (workflows/burst.ts feedBurst).
-  const controlsAtEnd = input.options.controlsAfterBursts === true;
   const perform = effectRunner({
     input,
     watchStop: () => burstStops.watch,
+    bursting: (on) => (bursting = on),
     instanceId,
     placement,
     timedOut,
@@ -279,9 +282,11 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       if (effect.type === 'run_action' && effect.input.kind === 'prompt') spans.agentCall(effect.input.model);
       const fact = await spans.within(() => perform(effect));
       if (fact.type === 'action_done' && fact.result.usage) spans.agentCall(undefined, fact.result.usage);
+      // Controls kept while a burst ran that gave no results to feed act now, before its fact.
+      if (!isBurst(fact)) keptControls.applyNow();
       // The snapshot as it is now: a note made during the effect (host_change) took a number.
       at = isBurst(fact)
-        ? feedBurst(def, at, fact.outcome, controlsAtEnd)
+        ? feedBurst(def, at, fact.outcome, controlsAtEnd, keptControls.take())
         : transition(def, at.snapshot as typeof snapshot, fact);
       fedBurst = isBurst(fact);
       // The burst saw the run's stop: its events out first, then the stop is let in (thrown below).

@@ -8,7 +8,7 @@
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import { loopEnvNames } from '../fsm/definition/env-names.js';
 import { llmReplyFact } from '../fsm/run/facts.js';
-import type { RunEvent, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
+import type { RunEvent, RunningSnapshot, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { ActionResult, RunActionInput } from '../fsm/types.js';
 import { ActionCalls } from './action-calls.js';
@@ -49,6 +49,8 @@ export interface EffectContext {
   fanout: { resumed: () => FanoutProgress | undefined } & FanoutHooks;
   /** Whether a burst watches for the run's stop (the `stopInBursts` rule, workflows/burst.ts BurstStops). */
   watchStop: () => boolean;
+  /** Told when a burst begins (`true`) and when its facts are the run's to feed (`false`). */
+  bursting: (on: boolean) => void;
 }
 
 /**
@@ -104,6 +106,18 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
   const burst = async (work: Extract<WorkEffect, { type: 'run_action' }>): Promise<BurstDone> => {
     const snapshot = ctx.snapshot();
     if (snapshot.status !== 'running') throw new Error('internal: a burst of a finished run');
+    ctx.bursting(true);
+    try {
+      return await burstOf(work, snapshot);
+    } finally {
+      ctx.bursting(false);
+    }
+  };
+
+  const burstOf = async (
+    work: Extract<WorkEffect, { type: 'run_action' }>,
+    snapshot: RunningSnapshot,
+  ): Promise<BurstDone> => {
     const done = await runBurst({
       definition: ctx.def,
       snapshot,

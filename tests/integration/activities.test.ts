@@ -493,7 +493,11 @@ describe('prompt actions and LLM evaluation (fake host CLI)', () => {
       { FAKE_CLAUDE_EXIT: '4', FAKE_CLAUDE_RAW: 'rate limited' },
       'exited with code 4; stdout: rate limited',
     ],
-    ['a missing host CLI', { LL_HOST_CLI: 'no-such-claude-xyz' }, "host CLI 'no-such-claude-xyz' (LL_HOST_CLI) not found"],
+    [
+      'a missing host CLI',
+      { LL_HOST_CLI: 'no-such-claude-xyz' },
+      "host CLI 'no-such-claude-xyz' (LL_HOST_CLI) not found",
+    ],
   ])('turns %s into the error verdict', async (_name, env, message) => {
     const r = await createActivities({ env: hostEnv(env) }).evaluateLlm(judge());
     expect('error' in r && r.error).toContain(message);

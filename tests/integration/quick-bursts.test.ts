@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pauseUpdate, steerUpdate, unpauseUpdate } from '../../workflows/control-definitions.js';
+import { pauseUpdate, steerUpdate, unpauseUpdate, type ControlAnswer } from '../../workflows/control-definitions.js';
 import { actionResultsOf } from '../../runs/follow/action-results.js';
 import type { HistoryEvent } from '../../runs/find/temporal-history.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
@@ -382,6 +382,7 @@ describe('quick states in bursts', () => {
     });
     const { client } = await temporal();
     let whenHeld: string[] = [];
+    let answer: ControlAnswer | undefined;
     const run = await runLoop(def, {
       cwd: p.cwd,
       ...QUICK,
@@ -391,17 +392,27 @@ describe('quick states in bursts', () => {
       onStarted: async (id) => {
         const handle = client.workflow.getHandle(id);
         await waitFor('a to run three times', () => linesOf(p.cwd, 'ran').length >= 3, 60_000);
-        await handle.executeUpdate(pauseUpdate, { args: [{ by: 'ann@test' }] });
+        answer = await handle.executeUpdate(pauseUpdate, { args: [{ by: 'ann@test' }] });
         await waitFor('the run to hold', async () => (await handle.query(statusQuery)).phase === 'paused', 60_000);
         whenHeld = linesOf(p.cwd, 'ran');
         await handle.executeUpdate(steerUpdate, { args: [{ by: 'ann@test', to: 'c' }] });
       },
     });
     expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    // The pause reached quick actions running back to back, and was told so.
+    expect(answer).toEqual({ state: 'a', phase: 'action', holding: false, after_quick: true });
     // Nothing ran while the run held, and every `a` that ran is recorded once.
     expect(linesOf(p.cwd, 'ran')).toEqual([...whenHeld, 'c']);
     const completed = run.events.filter((e) => e.event === 'action_complete').map((e) => e.state);
     expect(completed).toEqual([...whenHeld.map(() => 'a'), 'c']);
+    // `paused` is recorded where the pause acted: before the route of the burst's last action
+    // (one action completes after it), not when it was accepted ahead of the burst's results;
+    // and so no earlier event bears a later time.
+    const names = run.events.map((e) => e.event);
+    const at = names.indexOf('paused');
+    expect(names.slice(at, names.indexOf('steered')).filter((n) => n === 'action_complete')).toHaveLength(1);
+    const times = run.events.slice(0, at + 1).map((e) => Date.parse(String(e.ts)));
+    expect(times.every((t, i) => i === 0 || t >= times[i - 1]!)).toBe(true);
   }, 120_000);
 
   it("without controlsAfterBursts (an older release) the steered state takes the burst's next result as its own", async () => {

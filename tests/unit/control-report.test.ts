@@ -50,3 +50,17 @@ describe('the report of a pause', () => {
     );
   });
 });
+
+describe('the report of a control that reached quick actions running back to back (a burst)', () => {
+  const quick = { state: 'a', phase: 'action', holding: false, after_quick: true as const };
+  it('a pause: they finish first, then the run holds', () => {
+    expect(controlReport('r1', { kind: 'pause' }, quick, 'ann@host')).toBe(
+      'paused r1 (by ann@host): quick actions run back to back from state a: the one running, and any that start within a second, finish first; then the run holds before its next state\n  unpause: ll-loop unpause r1',
+    );
+  });
+  it('a steer: they finish first, then the run goes where it was steered', () => {
+    expect(controlReport('r1', steer, quick, 'ann@host')).toBe(
+      'steered r1 (by ann@host): quick actions run back to back from state a: the one running, and any that start within a second, finish first; then the run goes to stopped',
+    );
+  });
+});
