@@ -90,6 +90,29 @@ export function commandLineDataKeys(def: Pick<LoopDefinition, 'parameters'>, giv
   return Object.keys(given).filter((key) => def.parameters?.[key]?.type !== 'command');
 }
 
+/**
+ * The given context values (command-line strings: `--context` of `steer`, `rerun`, `resume`) that
+ * a declared parameter's type refuses, worded as binding them at the start of a run is.
+ */
+export function contextTypeProblems(
+  def: Pick<LoopDefinition, 'name' | 'parameters'>,
+  given: Record<string, unknown>,
+): Array<{ key: string; message: string; fix: string }> {
+  const out: Array<{ key: string; message: string; fix: string }> = [];
+  for (const [key, value] of Object.entries(given)) {
+    const spec = def.parameters?.[key];
+    if (spec === undefined) continue;
+    const coerced = coerceParameter(spec, value);
+    if ('error' in coerced)
+      out.push({
+        key,
+        message: `parameter "${key}" of loop "${def.name}": ${coerced.error}`,
+        fix: fixFor(key, spec, 'command line'),
+      });
+  }
+  return out;
+}
+
 /** How to give parameter `name` a value, for messages. */
 export type BindingSource = 'command line' | 'with';
 

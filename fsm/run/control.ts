@@ -16,6 +16,7 @@
  */
 import { closest } from '../suggest.js';
 import type { LoopDefinition } from '../schema.js';
+import { contextTypeProblems } from '../definition/parameters.js';
 import { emit, setEffect, type Draft, type WorkSnapshot } from './draft.js';
 import type { RunStreamEvent } from './events.js';
 import type { RunningSnapshot, Snapshot } from './snapshot.js';
@@ -52,7 +53,8 @@ export function refuseControl(def: LoopDefinition, snapshot: Snapshot, fact: Con
     if (!keys.includes(key))
       return `loop "${def.name}" has no context key "${key}"${didYouMean(key, keys)}; its keys: ${keys.join(', ') || '(none)'}`;
   }
-  return undefined;
+  // A typed parameter takes a value of its type, as at the start of a run.
+  return contextTypeProblems(def, fact.context ?? {})[0]?.message;
 }
 
 /** A draft over the snapshot, for emitting numbered events (only control fields are read back). */

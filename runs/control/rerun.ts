@@ -6,6 +6,7 @@
  * touched (it may even be open). The new run records `forked_from: <run>@<event>` in its memo and
  * its first event (`loop_fork`); `history` shows the lineage both ways (lineage.ts).
  */
+import { contextTypeProblems } from '../../fsm/definition/parameters.js';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { closest } from '../../fsm/suggest.js';
 import { installQuietRuntime } from '../../worker/create-worker.js';
@@ -108,6 +109,8 @@ export async function rerun(opts: RerunRequest): Promise<RerunStarted> {
         `--context only keys the loop declares: ${keys.join(', ') || '(none)'}`,
       );
     }
+    const [typed] = contextTypeProblems(definition, edits);
+    if (typed) throw new UsageError(`--context: ${typed.message}`, typed.fix);
     const point = await forkPoint(client, run.id, target, Object.keys(definition.states));
     checkProviderKeys(definition, process.env, 'resume');
     const newId = await nextForkId(client, run.id);

@@ -56,6 +56,8 @@ function fixFor(req: ControlRequest, run: RunSummary, why: string): string {
   const id = run.id;
   if (/has no state/.test(why)) return `steer to one of the states listed (ll-loop show ${run.loop} draws them)`;
   if (/has no context key/.test(why)) return 'set only keys the loop declares under context:';
+  const typed = /^parameter "([^"]+)" of loop .*: expected (.*), got /.exec(why);
+  if (typed) return `give --context ${typed[1]} ${typed[2]} (ll-loop show ${run.loop} lists its parameters)`;
   if (/already paused/.test(why))
     return `ll-loop unpause ${id} lets it go on; ll-loop status ${id} shows who paused it`;
   if (/waits on a handoff/.test(why))

@@ -3,6 +3,7 @@
  * picked up), with the context the stopped run had and `--context` on top. When the file is gone,
  * the definition the run started with, from its workflow input.
  */
+import { contextTypeProblems } from '../../fsm/definition/parameters.js';
 import { existsSync } from 'node:fs';
 import { resolveContext } from '../../fsm/definition/context.js';
 import type { LoopDefinition } from '../../fsm/schema.js';
@@ -80,6 +81,13 @@ export function definitionForResume(req: ResumeDefinitionRequest): {
     });
     if (!loaded.definition) {
       req.onInvalid?.(loaded.diagnostics);
+      const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
+      if (errors.length > 0 && errors.every((d) => d.given === 'context'))
+        throw new CliError(
+          `the --context values are not valid for ${req.file}; nothing was resumed`,
+          'give each parameter a value of its type (ll-loop show lists them), then resume again',
+          EXIT.usage,
+        );
       throw new CliError(
         `${req.file} is not a valid loop any more; nothing was resumed`,
         'fix the errors above, then resume again',
@@ -90,6 +98,8 @@ export function definitionForResume(req: ResumeDefinitionRequest): {
   }
   if (!req.previous) throw new NoDefinitionError(req.runId, req.file);
   const old = req.previous.definition;
+  const [typed] = contextTypeProblems(old, req.context);
+  if (typed) throw new CliError(`--context: ${typed.message}; nothing was resumed`, typed.fix, EXIT.usage);
   if (req.refuseUnusedContext) {
     const fresh = Object.keys(req.context).filter((k) => !Object.hasOwn(old.context, k));
     checkContextKeys(

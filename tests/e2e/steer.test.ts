@@ -23,6 +23,8 @@ beforeAll(() => {
     [
       'name: gated',
       'initial: plan',
+      'parameters:',
+      '  rounds: { type: integer, default: 1 }',
       'context:',
       '  target: all',
       'states:',
@@ -75,6 +77,10 @@ describe('pause, steer and rerun a run', () => {
     const badKey = await cli(['steer', id, '--goto', 'review', '--context', 'tagret=docs']);
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toContain('has no context key "tagret" (did you mean "target"?)');
+    const badType = await cli(['steer', id, '--goto', 'review', '--context', 'rounds=many']);
+    expect(badType.code).toBe(1);
+    expect(badType.stderr).toContain('parameter "rounds" of loop "gated": expected an integer, got "many"');
+    expect(badType.stderr).toContain('fix: give --context rounds an integer');
 
     const steered = await cli([
       'steer',
@@ -111,6 +117,13 @@ describe('pause, steer and rerun a run', () => {
     );
     expect(byName.stderr).toContain(`fix: a loop name means the runs of the project you are in: pass the run id`);
 
+    const badRerun = await project.cli(['rerun', id, '--from', 'plan', '--context', 'rounds=many'], elsewhere, {
+      LL_USER: 'ann',
+    });
+    expect(badRerun.code).toBe(1);
+    expect(badRerun.stderr).toContain(
+      'error: --context: parameter "rounds" of loop "gated": expected an integer, got "many"',
+    );
     const rerun = await project.cli(['rerun', id, '--from', 'plan', '--context', 'target=again'], elsewhere, {
       LL_USER: 'ann',
     });

@@ -150,6 +150,17 @@ describe('steer', () => {
     expect(refuseControl(definition, s, { type: 'steer', to: 'review', by: 'a', now: 0 })).toBeUndefined();
   });
 
+  it("refuses a value a typed parameter's type does not take, as the start of a run does", () => {
+    const typed = { ...definition, parameters: { target: { type: 'integer' as const } } };
+    const s = begin(typed, 0).snapshot;
+    expect(refuseControl(typed, s, { type: 'steer', to: 'review', context: { target: 'zz' }, by: 'a', now: 0 })).toBe(
+      'parameter "target" of loop "test-loop": expected an integer, got "zz"',
+    );
+    expect(
+      refuseControl(typed, s, { type: 'steer', to: 'review', context: { target: '7' }, by: 'a', now: 0 }),
+    ).toBeUndefined();
+  });
+
   it('refuses every fact once the run has ended', () => {
     let t: Transition = begin(definition, 0);
     t = next(definition, t, { type: 'cancel', now: 1 });

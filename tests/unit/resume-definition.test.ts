@@ -98,4 +98,28 @@ describe('definitionForResume', () => {
       /its loop file \(none recorded\) is gone/,
     );
   });
+
+  it("refuses a --context value a parameter's type does not take as the command line's, the file's or not", () => {
+    const typed = LOOP.replace('context:\n', 'parameters:\n  tries: { type: integer, default: 3 }\ncontext:\n');
+    const told: Diagnostic[] = [];
+    const file = setup(typed);
+    expect(() =>
+      definitionForResume({
+        runId: 'fix-1',
+        file,
+        previous: undefined,
+        context: { tries: 'abc' },
+        onInvalid: (diagnostics) => told.push(...diagnostics),
+      }),
+    ).toThrow(`the --context values are not valid for ${file}; nothing was resumed`);
+    expect(told.filter((d) => d.severity === 'error').map((d) => [d.given, d.message])).toEqual([
+      ['context', 'parameter "tries" of loop "fix": expected an integer, got "abc"'],
+    ]);
+    // The file is gone: the run's own definition declares the parameter.
+    const gone = previous({ target: 'lib', cmd: 'lint lib' });
+    gone.definition = { ...gone.definition, parameters: { tries: { type: 'integer', default: 3 } } };
+    expect(() =>
+      definitionForResume({ runId: 'fix-1', file: '/nonexistent/fix.yaml', previous: gone, context: { tries: 'abc' } }),
+    ).toThrow('--context: parameter "tries" of loop "fix": expected an integer, got "abc"; nothing was resumed');
+  });
 });
