@@ -119,6 +119,38 @@ function endLineOf(result: ExecutionResult, style: Style): string {
   }
 }
 
+/** The run ended in a terminal state marked `failure: true`. */
+function failureTerminal(event: Extract<ReadEvent, { event: 'loop_complete' }>): boolean {
+  return event.terminated_by === 'terminal' && event.failure === true;
+}
+
+/**
+ * `--quiet`: the end line, and under it what a failure terminal's action printed (why the run
+ * failed), as the progress display shows it.
+ */
+function quietReporter(write: (text: string) => void, style: Style): Reporter {
+  let last: AttachedOutput | undefined;
+  let why: AttachedOutput | undefined;
+  return {
+    onEvent: (event) => {
+      if (event.subloop || !isKnownEvent(event)) return;
+      // A terminal state's action is judged by nothing: the last output no verdict took is its.
+      if (event.event === 'action_complete') last = attachedOutput(event);
+      else if (event.event === 'evaluate' || event.event === 'state_enter') last = undefined;
+      else if (event.event === 'loop_complete') why = failureTerminal(event) ? last : undefined;
+    },
+    onResult: (result) => {
+      write(`${endLine(result, style)}\n`);
+      for (const [mark, text] of [
+        ['out│', why?.output ?? ''],
+        ['err│', why?.stderr ?? ''],
+      ] as const)
+        for (const l of lastLines(text, FAILURE_TAIL_LINES).lines)
+          write(`${INDENT}${style.dim(mark)} ${safeText(l)}\n`);
+    },
+  };
+}
+
 /** One run's progress lines (the run itself, or a sub-loop of it, indented by `prefix`). */
 function createLane(
   write: (text: string) => void,
@@ -136,6 +168,8 @@ function createLane(
   let exitCode: number | undefined;
   /** The last action's output, until its verdict says whether a failure shows it. */
   let pending: AttachedOutput | undefined;
+  /** The state whose action printed `pending`. */
+  let pendingOf = '';
   let itemsShown = 0; // succeeded items of the fan-out under way seen (past LISTED_SUCCEEDED, counted)
   const line = (text: string) => write(`${prefix}${text}\n`);
   /** The last lines of each stream, marked `out│`/`err│`, made safe for the terminal. */
@@ -204,6 +238,7 @@ function createLane(
         else if (event.timed_out)
           line(`${INDENT}${style.yellow(`⏱ timed out after ${formatDuration(event.duration_ms ?? 0)}`)}`);
         pending = attachedOutput(event);
+        pendingOf = state;
         if (detail === 'verbose' && pending) {
           showOutput(pending, VERBOSE_TAIL_LINES);
           pending = undefined;
@@ -316,6 +351,12 @@ function createLane(
         if (!headerShown) header(event);
         line(`${INDENT}→ ${safeText(event.to ?? '?')}`);
         break;
+      case 'loop_complete':
+        // A failure terminal's action says why the run failed (the catalog's `echo` messages).
+        if (pending && failureTerminal(event) && pendingOf === event.final_state)
+          showOutput(pending, FAILURE_TAIL_LINES);
+        pending = undefined;
+        break;
       case 'maintain_restart':
         line(style.dim(`maintain: cycle ${event.cycle} complete, restarting`));
         break;
@@ -381,8 +422,7 @@ export function createHumanReporter(
   maxIterations: number,
   detail: Detail = 'normal',
 ): Reporter {
-  if (detail === 'quiet')
-    return { onEvent: () => undefined, onResult: (result) => write(`${endLine(result, style)}\n`) };
+  if (detail === 'quiet') return quietReporter(write, style);
   let instanceId: string | undefined;
   const main = createLane(write, style, maxIterations, '', detail, () => instanceId);
   const children = new Map<string, (event: TimedEvent) => void>();

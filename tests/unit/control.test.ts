@@ -151,7 +151,7 @@ describe('steer', () => {
   });
 
   it("refuses a value a typed parameter's type does not take, as the start of a run does", () => {
-    const typed = { ...definition, parameters: { target: { type: 'integer' as const } } };
+    const typed = { ...definition, parameters: { target: { type: 'integer' as const, required: false } } };
     const s = begin(typed, 0).snapshot;
     expect(refuseControl(typed, s, { type: 'steer', to: 'review', context: { target: 'zz' }, by: 'a', now: 0 })).toBe(
       'parameter "target" of loop "test-loop": expected an integer, got "zz"',

@@ -149,6 +149,59 @@ describe('human progress display', () => {
     it('--quiet prints only the end line', () => {
       expect(run('quiet')).toBe('Loop completed: done (2 iterations, 1.2s)\n');
     });
+
+    /** A run whose failure terminal's action says why (the catalog's messages), at each detail. */
+    const gaveUp = (detail?: 'quiet' | 'normal') => {
+      let text = '';
+      const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10, detail);
+      for (const e of [
+        ev('state_enter', { state: 'gave_up', iteration: 2 }),
+        ev('action_start', { state: 'gave_up', action: "echo 'the tests still fail'" }),
+        ev('action_complete', {
+          state: 'gave_up',
+          exit_code: 0,
+          action_output: { output: 'the tests still fail after 1 fix attempt\n', stderr: '' },
+        }),
+        ev('loop_complete', { terminated_by: 'terminal', failure: true, final_state: 'gave_up' }),
+      ])
+        reporter.onEvent(e);
+      reporter.onResult({ ...result, final_state: 'gave_up', failure: true } as typeof result, { instanceId: 'x' });
+      return text;
+    };
+
+    it("a failure terminal without an action shows nothing more (a check's output is not repeated)", () => {
+      for (const detail of ['quiet', 'normal'] as const) {
+        let text = '';
+        const reporter = createHumanReporter((t) => (text += t), createStyle(false), 10, detail);
+        for (const e of [
+          ev('state_enter', { state: 'check', iteration: 1 }),
+          ev('action_start', { state: 'check', action: 'npm test' }),
+          ev('action_complete', { state: 'check', exit_code: 1, action_output: { output: 'boom\n', stderr: '' } }),
+          ev('evaluate', { type: 'exit_code', verdict: 'no' }),
+          ev('route', { from: 'check', to: 'failed' }),
+          ev('state_enter', { state: 'failed', iteration: 1 }),
+          ev('loop_complete', { terminated_by: 'terminal', failure: true, final_state: 'failed' }),
+        ])
+          reporter.onEvent(e);
+        reporter.onResult({ ...result, final_state: 'failed', failure: true } as typeof result, { instanceId: 'x' });
+        expect(text.split('out│ boom').length - 1).toBe(detail === 'quiet' ? 0 : 1);
+      }
+    });
+
+    it("a failure terminal's output says why the run failed: shown, also with --quiet", () => {
+      expect(gaveUp()).toBe(
+        [
+          "[2/10] gave_up → echo 'the tests still fail'",
+          '       out│ the tests still fail after 1 fix attempt',
+          '',
+          'Loop ended in failure state: gave_up (2 iterations, 1.2s)',
+          '',
+        ].join('\n'),
+      );
+      expect(gaveUp('quiet')).toBe(
+        'Loop ended in failure state: gave_up (2 iterations, 1.2s)\n       out│ the tests still fail after 1 fix attempt\n',
+      );
+    });
   });
 
   it('says when an answer or an output missed its schema and is asked for again', () => {

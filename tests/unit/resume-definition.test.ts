@@ -117,7 +117,7 @@ describe('definitionForResume', () => {
     ]);
     // The file is gone: the run's own definition declares the parameter.
     const gone = previous({ target: 'lib', cmd: 'lint lib' });
-    gone.definition = { ...gone.definition, parameters: { tries: { type: 'integer', default: 3 } } };
+    gone.definition = { ...gone.definition, parameters: { tries: { type: 'integer', required: false, default: 3 } } };
     expect(() =>
       definitionForResume({ runId: 'fix-1', file: '/nonexistent/fix.yaml', previous: gone, context: { tries: 'abc' } }),
     ).toThrow('--context: parameter "tries" of loop "fix": expected an integer, got "abc"; nothing was resumed');
