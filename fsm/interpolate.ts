@@ -7,6 +7,7 @@
  * `${env.*}` never resolves here: env values are looked up on the worker (see shell-render.ts and
  * `renderPrompt`), so they never enter workflow history.
  */
+import { closest } from './suggest.js';
 import { parseTemplate, type Namespace, type RefSegment } from './template.js';
 import type { CapturedValue, EnvRef, EvalResult, PrevResult, PromptText } from './types.js';
 
@@ -83,6 +84,29 @@ function fixFor(ref: RefSegment): string {
   }
 }
 
+/**
+ * For a captured value that is there but lacks the field a reference names (`${captured.n.outptu}`):
+ * which field is missing, what the value has, and the near name. Undefined when the value itself
+ * is missing (the state that captures it has not run).
+ */
+function missingField(ref: RefSegment, scope: InterpolationScope): string | undefined {
+  if (ref.namespace !== 'captured' || ref.path.length < 2) return undefined;
+  let at: unknown = scope.captured;
+  for (const [i, key] of ref.path.entries()) {
+    const next = walkPath(at, [key]);
+    if (next !== undefined && next !== null) {
+      at = next;
+      continue;
+    }
+    if (i === 0 || at === null || typeof at !== 'object' || Array.isArray(at)) return undefined;
+    const has = Object.keys(at);
+    const near = closest(key, has);
+    const owner = ref.path.slice(0, i).join('.');
+    return `captured "${owner}" has no field "${key}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; it has ${has.join(', ')}`;
+  }
+  return undefined;
+}
+
 /** Render a resolved value as text: strings as they are, everything else as JSON. */
 export function renderValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -119,7 +143,11 @@ export function resolveValue(ref: RefSegment, scope: InterpolationScope): string
   const missing = value === undefined || value === null;
   if (ref.fallback !== undefined && (missing || value === '')) return ref.fallback;
   if (missing) {
-    throw new InterpolationError(`undefined variable ${ref.raw}: ${fixFor(ref)}`, ref.raw, 'undefined');
+    throw new InterpolationError(
+      `undefined variable ${ref.raw}: ${missingField(ref, scope) ?? fixFor(ref)}`,
+      ref.raw,
+      'undefined',
+    );
   }
   return renderValue(value);
 }

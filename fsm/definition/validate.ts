@@ -22,6 +22,7 @@ import { verdictWarnings } from './verdict-checks.js';
 import { checkHumanState } from './human-checks.js';
 import { checkShellActions, checkTemplates } from './template-checks.js';
 import { checkCaptureOrder } from './capture-order.js';
+import { checkCapturedFields } from './captured-fields.js';
 import { checkUnsetContext } from './unset-context.js';
 import { TemplateSyntaxError } from '../template.js';
 
@@ -443,6 +444,7 @@ export function validateLoop(raw: unknown, options: { runStarts?: boolean } = {}
   checkGraph(def, diagnostics);
   checkTemplates(def, diagnostics);
   checkCaptureOrder(def, diagnostics);
+  checkCapturedFields(def, diagnostics);
   checkUnsetContext(def, options.runStarts === true, diagnostics);
   checkShellActions(def, diagnostics);
   checkLoop(def, diagnostics);

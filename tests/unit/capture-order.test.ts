@@ -114,3 +114,46 @@ it('capture_reachability_ok is read here, so validate does not note it as unread
   });
   expect(r.diagnostics.filter((d) => d.message.includes('capture_reachability_ok'))).toEqual([]);
 });
+
+describe("a captured value's field", () => {
+  it('a misspelt field of an action capture is warned with the near name and the fix', () => {
+    const r = validateLoop({
+      name: 'c',
+      description: 'c',
+      initial: 'count',
+      states: {
+        count: { action: 'echo 3', capture: 'n', next: 'check' },
+        check: {
+          evaluate: { type: 'output_numeric', source: '${captured.n.outptu}', operator: 'ge', target: 3 },
+          on_yes: 'done',
+          on_no: 'done',
+        },
+        show: { action: 'echo ${captured.n.json.items.0} ${captured.n.exit_code} ${captured.n.oops:-x}', next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    const fields = r.diagnostics.filter((d) => d.message.includes('has no field'));
+    expect(fields.map((d) => [d.path.join('.'), d.message, d.fix])).toEqual([
+      [
+        'states.check.evaluate.source',
+        '${captured.n.outptu}: a capture has no field "outptu" (did you mean "output"?); it has output, stderr, exit_code, duration_ms, json, so this is undefined when the state runs',
+        'write ${captured.n.output}',
+      ],
+    ]);
+  });
+
+  it("a human state's answer and a join have fields of their own: not checked", () => {
+    const r = validateLoop({
+      name: 'c',
+      description: 'c',
+      initial: 'ask',
+      states: {
+        ask: { action_type: 'human', ask: 'approval', prompt: 'ok?', on_yes: 'show', on_no: 'done' },
+        show: { action: 'echo ${captured.ask.answer} ${captured.ask.by}', next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    expect(r.definition, JSON.stringify(r.diagnostics)).toBeDefined();
+    expect(r.diagnostics.filter((d) => d.message.includes('has no field'))).toEqual([]);
+  });
+});

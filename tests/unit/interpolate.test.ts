@@ -165,7 +165,9 @@ describe('interpolate', () => {
       '${captured.nope.output}',
       'the state that captures "nope" has not run yet; write ${captured.nope.output:-default} for a fallback',
     ],
-    ['${captured.lint.bogus}', 'the state that captures "lint"'],
+    // "lint" was captured: the field is what is missing, not the state's run.
+    ['${captured.lint.bogus}', 'captured "lint" has no field "bogus"; it has output, '],
+    ['${captured.lint.outptu}', 'captured "lint" has no field "outptu" (did you mean "output"?)'],
     ['${result.details.missing}', 'no evaluation has produced this value yet'],
     ['${state.bogus}', 'available: state.name, state.iteration'],
     ['${context.dir.sub}', '--context dir=VALUE'],
