@@ -13,10 +13,10 @@ export class UndefinedEnvError extends Error {
     minimal = false,
   ) {
     super(
-      `environment variable ${variable} is not set on the worker (used as \${env.${variable}} in state ${state}); ` +
+      `environment variable ${variable} is not set for this run (used as \${env.${variable}} in state ${state}); ` +
         (minimal
           ? `this run has no environment of its own here (no file of its command or schedule on this machine), so it sees only the worker's minimal one: start it, or make its schedule, from a command that has ${variable}, or write \${env.${variable}:-default}`
-          : `set it or write \${env.${variable}:-default}`),
+          : `set it where you run ll-loop run (a run sees its command's environment), or write \${env.${variable}:-default}`),
     );
   }
 }

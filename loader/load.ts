@@ -86,7 +86,7 @@ export function listLoopNames(cwd: string): string[] {
 }
 
 /** The project's loop file for `nameOrPath` (a path, or `.loops/<name>.yaml`/.yml), if any. */
-function projectLoopFile(nameOrPath: string, cwd: string): string | undefined {
+export function projectLoopFile(nameOrPath: string, cwd: string): string | undefined {
   const candidates = [
     resolve(cwd, nameOrPath),
     join(loopsDir(cwd), `${nameOrPath}.yaml`),

@@ -3,6 +3,8 @@
  * (visibility for the runs; for the events, its history replayed through the workflow bundle:
  * runs/follow-events.ts), so it works for runs started on other machines. `--write` (re)writes `.loops/.running/<id>.events.jsonl`.
  */
+import { EVENT_FIELDS } from '../../fsm/run/event-shape.js';
+import { didYouMean } from '../../fsm/suggest.js';
 import { renameSync, writeFileSync } from 'node:fs';
 import { ensureRuntimeDir } from '../../loader/runtime-dir.js';
 import { dirname } from 'node:path';
@@ -184,6 +186,13 @@ export const historySpec: CommandSpec = {
     if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`, 'll-loop history <name> [run-id]');
     const state = str(ctx, 'state');
     const tail = positiveInt(str(ctx, 'tail'), '--tail');
+    const known = Object.keys(EVENT_FIELDS);
+    for (const name of list(ctx, 'event'))
+      if (!known.includes(name))
+        throw new UsageError(
+          `--event ${name}: no event is named so${didYouMean(name, known)}`,
+          `name one of the run's events, e.g. --event action_complete (docs/cli.md lists them)`,
+        );
     return historyCommand({
       cwd: ctx.cwd,
       loop,

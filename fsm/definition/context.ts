@@ -16,6 +16,8 @@ export class ContextError extends Error {
     message: string,
     readonly key: string,
     readonly missing?: string,
+    /** How to fix it, when the message does not say. */
+    readonly fix?: string,
   ) {
     super(message);
   }
@@ -66,6 +68,10 @@ export function resolveContext(context: Record<string, unknown>, data?: ContextD
           `context.${key} references ${segment.raw}: context values may only reference other context values ` +
             `(they are resolved before the first state runs)`,
           key,
+          undefined,
+          segment.namespace === 'env'
+            ? `write ${segment.raw} in the action that needs it (actions read the environment when they run), or pass the value with --context ${key}=VALUE`
+            : `move ${segment.raw} into the state that reads context.${key}, where it has a value`,
         );
       }
       const [head, ...rest] = segment.path;

@@ -148,6 +148,7 @@ function checkState(def: LoopDefinition, name: string, state: StateConfig, out: 
     );
   }
   warnRoutesBesideNext(path, state, out);
+  warnEndFields(path, state, out);
   if (
     state.evaluate?.type === 'convergence' &&
     state.evaluate.target === undefined &&
@@ -339,6 +340,40 @@ function warnRoutesBesideNext(path: Path, state: StateConfig, out: Diagnostic[])
   );
 }
 
+/**
+ * Fields of a loop's end on a state that is not one, and routes on one that is: `failure: true`
+ * marks only a terminal state (elsewhere no run ever ends failed by it), and a terminal state ends
+ * the run once its action ran, so its `next:` and verdict routes are never taken (`on_maintain`
+ * restarts a maintain loop, and is checked with it).
+ */
+function warnEndFields(path: Path, state: StateConfig, out: Diagnostic[]): void {
+  if (state.failure && !state.terminal)
+    out.push(
+      warning(
+        [...path, 'failure'],
+        'failure: true only marks a terminal state; this state is not one, so no run ends failed by it',
+        'add terminal: true, or remove failure:',
+      ),
+    );
+  if (!state.terminal) return;
+  const routes = [
+    ...(state.next !== undefined ? ['next'] : []),
+    ...(state.route ? ['route'] : []),
+    ...Object.entries(state)
+      .filter(([k, v]) => k.startsWith('on_') && typeof v === 'string' && k !== 'on_error')
+      .filter(([k]) => !NOT_VERDICT_ROUTES.includes(k))
+      .map(([k]) => k),
+  ];
+  if (routes.length)
+    out.push(
+      warning(
+        [...path, routes[0]!],
+        `${routes.join(', ')} ${routes.length === 1 ? 'is' : 'are'} never taken: a terminal state ends the run once its action ran`,
+        `remove ${routes.join(', ')}, or remove terminal: true to go on from here`,
+      ),
+    );
+}
+
 function warnUnreachable(def: LoopDefinition, out: Diagnostic[]): void {
   const all = Object.values(def.states).flatMap((s) => declaredTargets(s));
   if (!(def.initial in def.states) || all.some((t) => t.target.includes('${'))) return;
@@ -379,7 +414,14 @@ function checkLoop(def: LoopDefinition, out: Diagnostic[]): void {
     // A value built from a parameter without a default resolves when a run gives it.
     const fromParameter =
       err instanceof ContextError && err.missing !== undefined && Object.hasOwn(def.parameters ?? {}, err.missing);
-    if (!fromParameter) out.push(error(['context', ...(err instanceof ContextError ? [err.key] : [])], err.message));
+    if (!fromParameter)
+      out.push(
+        error(
+          ['context', ...(err instanceof ContextError ? [err.key] : [])],
+          err.message,
+          err instanceof ContextError ? err.fix : undefined,
+        ),
+      );
   }
   for (const problem of specProblems(def)) {
     const at: Path = ['parameters', problem.parameter];

@@ -14,6 +14,8 @@ import { CliError } from '../../errors/errors.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { LOOP_WORKFLOW_TYPE, type LoopStatus } from '../../workflows/definitions.js';
 import { recentLocalRunIds } from './local-run-ids.js';
+import { builtinLoopFile } from '../../loader/catalog.js';
+import { projectLoopFile } from '../../loader/load.js';
 
 export interface RunSummary {
   /** The run id users type: the workflow id (`<loop>-<YYYYMMDDTHHMMSS>`). */
@@ -78,17 +80,23 @@ export class RunNotFoundError extends CliError {
     target: string,
     what: string,
     readonly elsewhere: RunSummary[] = [],
+    /** The loop file `target` names in the project, when it names one (a loop that never ran). */
+    loopHere?: string,
   ) {
     super(
-      elsewhere.length === 0
-        ? `no ${what} matches "${target}"`
-        : `no ${what} of this project matches "${target}"; runs of that name in other projects:\n${elsewhere
-            .slice(0, 5)
-            .map((r) => `  ${r.id}  ${r.status.toLowerCase()}  ${r.cwd ?? 'unknown project'}`)
-            .join('\n')}${elsewhere.length > 5 ? `\n  … and ${elsewhere.length - 5} more` : ''}`,
-      elsewhere.length === 0
-        ? 'check the loop name or run id with ll-loop history <name> or ll-loop list --running'
-        : "a loop name means the runs of the project you are in: pass the run id (it works from any project), run the command in that project, or see every project's runs with ll-loop list --running --all-projects",
+      elsewhere.length === 0 && loopHere !== undefined
+        ? `loop ${target} has no ${what === 'run' ? 'runs' : `${what}s`} here yet`
+        : elsewhere.length === 0
+          ? `no ${what} matches "${target}"`
+          : `no ${what} of this project matches "${target}"; runs of that name in other projects:\n${elsewhere
+              .slice(0, 5)
+              .map((r) => `  ${r.id}  ${r.status.toLowerCase()}  ${r.cwd ?? 'unknown project'}`)
+              .join('\n')}${elsewhere.length > 5 ? `\n  … and ${elsewhere.length - 5} more` : ''}`,
+      elsewhere.length === 0 && loopHere !== undefined
+        ? `start one: ll-loop run ${target} (ll-loop list --running shows the runs under way)`
+        : elsewhere.length === 0
+          ? 'check the loop name or run id with ll-loop history <name> or ll-loop list --running'
+          : "a loop name means the runs of the project you are in: pass the run id (it works from any project), run the command in that project, or see every project's runs with ll-loop list --running --all-projects",
       EXIT.usage,
     );
   }
@@ -109,7 +117,8 @@ export async function runNotFound(
     (runs) => runs.filter((r) => !inProject(r, project)),
     () => [],
   );
-  return new RunNotFoundError(target, what, elsewhere);
+  const loopHere = projectLoopFile(target, project.root) ?? builtinLoopFile(target);
+  return new RunNotFoundError(target, what, elsewhere, loopHere);
 }
 
 function quote(value: string): string {

@@ -24,13 +24,14 @@ import { resultInFailure, resultInMemo } from './run-result.js';
 import { queuedStartsMade } from './queued-runs.js';
 import { loopNameOfPath } from './loop-path-name.js';
 import { QUERY_TIMEOUT_MS } from './status-text.js';
+import { listedOutcome, outcomeLabel } from '../../reporters/outcome-words.js';
 
 /** The run exists but is closed, where an open one was needed (stop). */
 export class RunNotOpenError extends CliError {
   override readonly name = 'RunNotOpenError';
   constructor(target: string, run: RunSummary) {
     super(
-      `${run.id === target ? `run ${target}` : `loop "${target}" has no open run; its latest run ${run.id}`} has already finished (${run.status.toLowerCase()})`,
+      `${run.id === target ? `run ${target}` : `loop "${target}" has no open run; its latest run ${run.id}`} has already finished (${outcomeLabel(listedOutcome({ status: run.status, open: false, ...(run.loopStatus === undefined ? {} : { loopStatus: run.loopStatus }) }))})`,
       `see how it ended with ll-loop status ${run.id}`,
       EXIT.usage,
     );

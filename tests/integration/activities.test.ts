@@ -221,7 +221,7 @@ describe('runAction: shell', () => {
     input.shell!.env = { LL_E1: { name: 'LL_T_DEFINITELY_UNSET' } };
     const r = await runAction(input);
     expect(r.exit_code).toBe(2);
-    expect(r.error).toContain('LL_T_DEFINITELY_UNSET is not set on the worker');
+    expect(r.error).toContain('LL_T_DEFINITELY_UNSET is not set for this run');
     expect(r.error).toContain('in state deploy');
     expect(r.error).toContain('${env.LL_T_DEFINITELY_UNSET:-default}');
   });

@@ -150,7 +150,7 @@ describe("a run's processes get exactly its environment", () => {
       shell: { script: 'echo "$LL_E1"', vars: {}, env: { LL_E1: { name: 'TOKEN' } } },
     } as unknown as RunActionInput);
     expect(r.exit_code).toBe(2);
-    expect(r.error).toContain('environment variable TOKEN is not set on the worker');
+    expect(r.error).toContain('environment variable TOKEN is not set for this run');
     expect(r.error).toContain('this run has no environment of its own here');
   });
 });

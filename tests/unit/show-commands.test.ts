@@ -77,3 +77,12 @@ describe('commands: in ll-loop show', () => {
     }
   });
 });
+
+describe('history --event', () => {
+  it('an event name no event has is a usage error with the near name, before any server is asked', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'll-loop-history-event-'));
+    const r = await runCliInProcess(['history', 'x', 'x-1', '--event', 'action_complet'], { cwd });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: --event action_complet: no event is named so (did you mean "action_complete"?)');
+  });
+});

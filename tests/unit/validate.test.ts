@@ -389,7 +389,20 @@ describe('errors', () => {
     [
       'a context value referencing captured',
       base({}, { context: { cmd: '${captured.x.output}' } }),
-      { path: ['context', 'cmd'], message: /may only reference other context values/ },
+      {
+        path: ['context', 'cmd'],
+        message: /may only reference other context values/,
+        fix: /move \$\{captured\.x\.output\} into the state that reads context\.cmd/,
+      },
+    ],
+    [
+      'a context value referencing the environment',
+      base({}, { context: { home: '${env.HOME}' } }),
+      {
+        path: ['context', 'home'],
+        message: /context\.home references \$\{env\.HOME\}: context values may only reference other context values/,
+        fix: /write \$\{env\.HOME\} in the action that needs it .* or pass the value with --context home=VALUE/,
+      },
     ],
     [
       'a context syntax error',
@@ -443,6 +456,26 @@ describe('warnings', () => {
       'a misspelt route beside next:',
       base({ a: { action: 'true', on_sucess: 'done', next: 'done' } }),
       { path: ['states', 'a', 'on_sucess'], state: 'a', message: /on_sucess is never used/ },
+    ],
+    [
+      'failure: true on a state that is not terminal',
+      base({ a: { action: 'true', on_yes: 'done', on_no: 'a', failure: true } }),
+      {
+        path: ['states', 'a', 'failure'],
+        state: 'a',
+        message: /failure: true only marks a terminal state; this state is not one/,
+        fix: /add terminal: true, or remove failure:/,
+      },
+    ],
+    [
+      'routes on a terminal state',
+      base({ done: { terminal: true, next: 'a', on_no: 'a' } }),
+      {
+        path: ['states', 'done', 'next'],
+        state: 'done',
+        message: /next, on_no are never taken: a terminal state ends the run once its action ran/,
+        fix: /remove next, on_no, or remove terminal: true/,
+      },
     ],
     [
       'evaluate on a next: state',
