@@ -78,7 +78,9 @@ function printOpen(report: StatusReport, out: (t: string) => void): void {
     ['loop', live.loop],
     [
       'state',
-      live.human ? `${live.state} (${waitingForYou(live.human)})` : `${live.state} (${describePhase(live.phase)})`,
+      live.human
+        ? `${live.state} (${waitingForYou(live.human)})`
+        : `${live.state} (${describePhase(live.phase)}${live.paused && !live.paused.holding ? '; pausing' : ''})`,
     ],
     ['iteration', `${live.iteration}/${live.max_iterations} · ${live.steps} step${live.steps === 1 ? '' : 's'}`],
     ['last verdict', live.last_verdict ?? '-'],

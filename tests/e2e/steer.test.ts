@@ -58,6 +58,8 @@ describe('pause, steer and rerun a run', () => {
     expect(again.stderr).toMatch(/^error: cannot pause run .*already paused \(by ann@/);
     expect(again.stderr).toContain(`fix: ll-loop unpause ${id}`);
 
+    // Paused while its action runs: the state line says it is pausing.
+    expect((await cli(['status', id])).stdout).toContain('plan (action running; pausing)');
     writeFileSync(join(cwd, 'go'), '');
     let status = await cli(['status', id]);
     await waitFor(
