@@ -30,7 +30,14 @@ function parseExitCode(value: string | undefined): number | undefined {
   return n;
 }
 
-/** `--captured NAME=VALUE`: what the state that captures NAME would have printed. */
+/** The fields `--captured NAME.FIELD=VALUE` may set (the others of a capture come from its action). */
+const SETTABLE_FIELDS = ['output', 'stderr', 'exit_code'] as const;
+
+/**
+ * `--captured NAME=VALUE`: what the state that captures NAME would have printed; `NAME.FIELD=VALUE`
+ * sets one field of it (`output`, `stderr`, `exit_code`), the others as an action that printed
+ * nothing and exited 0.
+ */
 function parseCaptured(pairs: readonly string[]): Record<string, CapturedValue> {
   const out: Record<string, CapturedValue> = {};
   for (const pair of pairs) {
@@ -40,7 +47,21 @@ function parseCaptured(pairs: readonly string[]): Record<string, CapturedValue> 
         `--captured "${pair}" is not NAME=VALUE`,
         'write --captured errors=3 (the output the capturing state would have had)',
       );
-    out[pair.slice(0, at)] = { output: pair.slice(at + 1), stderr: '', exit_code: 0, duration_ms: 0 };
+    const [name = '', field = 'output', ...deeper] = pair.slice(0, at).split('.');
+    const value = pair.slice(at + 1);
+    const settable: readonly string[] = SETTABLE_FIELDS;
+    if (deeper.length > 0 || !settable.includes(field))
+      throw new UsageError(
+        `--captured "${pair}": a capture's field to set is one of ${SETTABLE_FIELDS.join(', ')}, not "${pair.slice(name.length + 1, at)}"${didYouMean(field, SETTABLE_FIELDS)}`,
+        `write --captured ${name}=VALUE for its output, or --captured ${name}.exit_code=1`,
+      );
+    if (field === 'exit_code' && !/^\d+$/.test(value))
+      throw new UsageError(
+        `--captured "${pair}": an exit code is a whole number`,
+        `write --captured ${name}.exit_code=1`,
+      );
+    const captured = out[name] ?? { output: '', stderr: '', exit_code: 0, duration_ms: 0 };
+    out[name] = field === 'exit_code' ? { ...captured, exit_code: Number(value) } : { ...captured, [field]: value };
   }
   return out;
 }

@@ -226,6 +226,17 @@ describe('ll-loop test: what it refuses, with the fix', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('| errors were 7');
     expect(ok.stdout).toContain('route: report → done (next)');
+    // One field of it, by name; a field a capture does not have is refused with the near name.
+    const field = await test('report', '--captured', 'count.output=8', '--captured', 'count.exit_code=1');
+    expect(field.code, field.stderr).toBe(0);
+    expect(field.stdout).toContain('| errors were 8');
+    const typo = await test('report', '--captured', 'count.outptu=8');
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain(
+      'error: --captured "count.outptu=8": a capture\'s field to set is one of output, stderr, exit_code, not "outptu" (did you mean "output"?)',
+    );
+    const code = await test('report', '--captured', 'count.exit_code=one');
+    expect(code.stderr).toContain('an exit code is a whole number');
   });
 
   it('the previous state and the last evaluation: says where, and how to write a fallback', async () => {
