@@ -29,6 +29,8 @@ function shellQuote(word: string): string {
 
 /** Parameter descriptions are cut to one line of this many characters. */
 const DESCRIPTION_MAX = 60;
+/** Characters of a parameter's value shown (longer ones end in …). */
+const VALUE_MAX = 60;
 
 type Parameter = NonNullable<LoopDefinition['parameters']>[string];
 
@@ -88,7 +90,8 @@ export function renderParameters(def: LoopDefinition): string[] {
     ...entries.map(([name, spec]) => [
       printable(name),
       typeText(spec),
-      defaultText(name, spec, def),
+      // A long value (a command) is cut: the table stays readable; `show --json` has all of it.
+      oneLine(defaultText(name, spec, def), VALUE_MAX),
       oneLine(printable(spec.description ?? ''), DESCRIPTION_MAX),
     ]),
   ];
