@@ -252,7 +252,7 @@ function checkBindings(
     if (!spec.required || spec.default !== undefined || present.has(key)) continue;
     const fix = state.context_passthrough
       ? `add ${key}: to this loop's context:`
-      : `add with: { ${key}: <value> } to ${base.slice(2).join('.') || 'state'} of state "${stateName}"`;
+      : `add with: { ${key}: <value> } to ${base.length > 2 ? `${base.slice(2).join('.')} of ` : ''}state "${stateName}"`;
     out.push(
       error(
         [...base, state.with ? 'with' : base.length > 2 ? '' : 'loop'].filter((k) => k !== ''),

@@ -124,7 +124,7 @@ async function create(ctx: CommandContext, target: string): Promise<number> {
         ? {}
         : {
             lock: lockRequestFor(definition, checkoutAt(checkoutRootOf(ctx.cwd)), {
-              wait: scheduledRunsWait(overlap),
+              wait: scheduledRunsWait(overlap, bool(ctx, 'pause-on-failure')),
               ...(named === undefined ? {} : { taskQueue: named }),
             }),
           }),

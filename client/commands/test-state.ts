@@ -32,6 +32,8 @@ function parseExitCode(value: string | undefined): number | undefined {
 
 /** The fields `--captured NAME.FIELD=VALUE` may set (the others of a capture come from its action). */
 const SETTABLE_FIELDS = ['output', 'stderr', 'exit_code'] as const;
+/** The fields of a capture `--captured` gives (duration_ms is 0). */
+const GIVABLE_FIELDS: readonly string[] = [...SETTABLE_FIELDS, 'duration_ms'];
 
 /**
  * `--captured NAME=VALUE`: what the state that captures NAME would have printed; `NAME.FIELD=VALUE`
@@ -84,16 +86,18 @@ function missingValues(def: LoopDefinition, name: string, captured: Record<strin
     const ownCaptureExists = path[2] !== 'action' && state.capture !== undefined;
     for (const ref of refs) {
       if (ref.fallback !== undefined) continue;
-      const [head] = ref.path;
-      if (
-        ref.namespace === 'captured' &&
-        head !== undefined &&
-        !Object.hasOwn(captured, head) &&
-        !(ownCaptureExists && head === state.capture)
-      ) {
-        problems.add(
-          `${ref.raw} (${path.slice(2).join('.')}): no state has run before this one in a test, so nothing is captured; pass --captured ${head}=VALUE`,
-        );
+      const [head, field] = ref.path;
+      const givable = field === undefined || GIVABLE_FIELDS.includes(field);
+      if (ref.namespace === 'captured' && head !== undefined && !(ownCaptureExists && head === state.capture)) {
+        // A join's count, an answer, a child's values, a schema's json: nothing a test is given makes them.
+        if (!givable)
+          problems.add(
+            `${ref.raw} (${path.slice(2).join('.')}): a test cannot give a capture's "${field}" (--captured gives ${SETTABLE_FIELDS.join(', ')}); write ${ref.raw.slice(0, -1)}:-default} in the loop, or run the loop`,
+          );
+        else if (!Object.hasOwn(captured, head))
+          problems.add(
+            `${ref.raw} (${path.slice(2).join('.')}): no state has run before this one in a test, so nothing is captured; pass --captured ${head}=VALUE`,
+          );
       } else if (ref.namespace === 'prev') {
         problems.add(
           `${ref.raw} (${path.slice(2).join('.')}): the state run before this one does not exist in a test; write ${ref.raw.slice(0, -1)}:-default} in the loop, or run the loop`,

@@ -174,6 +174,7 @@ export function bindParameters(
   }
   for (const [name, spec] of Object.entries(specs)) {
     let provided = Object.hasOwn(given, name) ? given[name] : undefined;
+    let fromContext = false;
     // The loop's own `context:` value (a `from:` child setting its parent's parameter, say) comes
     // before the declared default; a template there is filled in when the loop runs.
     if (provided === undefined && Object.hasOwn(def.context, name)) {
@@ -181,7 +182,10 @@ export function bindParameters(
       if (typeof own === 'string' && hasRefs(own)) continue;
       // An empty value there is a placeholder (little-loops writes `run_dir: ""` beside a
       // required parameter): the parameter is not given by it.
-      if (own !== '') provided = own;
+      if (own !== '') {
+        provided = own;
+        fromContext = true;
+      }
     }
     if (provided === undefined) {
       if (spec.default !== undefined) values[name] = spec.default;
@@ -200,7 +204,10 @@ export function bindParameters(
       problems.push({
         parameter: name,
         message: `parameter "${name}" of loop "${def.name}": ${coerced.error}`,
-        fix: fixFor(name, spec, options.source),
+        // A value the loop's own context: gives is wrong where it is written (a child's file).
+        ...(fromContext
+          ? { at: ['context', name], fix: `make context.${name} ${typeNoun(spec)}` }
+          : { fix: fixFor(name, spec, options.source) }),
       });
     } else values[name] = coerced.value;
   }

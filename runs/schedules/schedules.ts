@@ -116,10 +116,11 @@ export function overlapOf(name: string | undefined): OverlapName {
 /**
  * Whether a scheduled run whose scopes are busy waits for them: it skips (ends at once as scope
  * busy) under `skip`, like a run due while the previous one still runs; it waits its turn under
- * every other policy.
+ * every other policy, and under `--pause-on-failure`, where Temporal would take the skip for a
+ * failed run and pause the schedule.
  */
-export function scheduledRunsWait(overlap: OverlapName): boolean {
-  return overlap !== 'skip';
+export function scheduledRunsWait(overlap: OverlapName, pauseOnFailure = false): boolean {
+  return overlap !== 'skip' || pauseOnFailure;
 }
 
 /** One schedule as the CLI shows it. */

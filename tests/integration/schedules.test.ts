@@ -63,6 +63,21 @@ describe('ll-loop schedule', () => {
     await cli('delete', name);
   }, 60_000);
 
+  it("a schedule's runs skip busy scopes under skip, and wait for them with --pause-on-failure (a skip would pause it)", async () => {
+    const { client } = await temporal();
+    const waits = async (name: string, ...flags: string[]) => {
+      writeLoop(name, 'initial: a\nstates:\n  a:\n    action: "true"\n    next: done\n  done:\n    terminal: true\n');
+      const created = await cli(name, '--every', '1h', '--task-queue', taskQueue, ...flags);
+      expect(created.code, created.stderr).toBe(0);
+      const d = await client.schedule.getHandle(`ll-loop-${name}`).describe();
+      await cli('delete', name);
+      const action = d.action as unknown as { args: Array<{ lock?: { wait?: boolean } }> };
+      return action.args[0]?.lock?.wait === true;
+    };
+    expect(await waits(`skips-${suffix}`)).toBe(false);
+    expect(await waits(`pauses-${suffix}`, '--pause-on-failure')).toBe(true);
+  }, 60_000);
+
   it('creates, lists, triggers, pauses, unpauses and deletes a schedule', async () => {
     const name = `greet-${suffix}`;
     writeLoop(

@@ -232,6 +232,17 @@ describe('from: inheritance', () => {
     expect(d.fix).toBe('rename it "default"');
   });
 
+  it("a child's context: value of the wrong type for its parent's parameter is the child's error, at its line", () => {
+    const cwd = projectWith({
+      'base.yaml': `name: base\ndescription: d\ninitial: check\nparameters:\n  tries:\n    type: integer\n    default: 3\nstates:\n  check: { action: "echo \${context.tries}", on_yes: done, on_no: fix }${LOOP_TAIL}`,
+      'child.yaml': 'name: c\nfrom: base\ncontext:\n  tries: abc\n',
+    });
+    const d = onlyError(load(cwd, 'child.yaml').diagnostics);
+    expect(d).toMatchObject({ file: join(cwd, 'child.yaml'), line: 4 });
+    expect(d.message).toBe('parameter "tries" of loop "c": expected an integer, got "abc"');
+    expect(d.fix).toBe('make context.tries an integer');
+  });
+
   it('a parameter the child declares that its parent lacks and nothing reads is a warning naming the near one', () => {
     const base = `name: base\ndescription: d\ninitial: check\nparameters:\n  test_cmd:\n    type: command\n    default: npm test\nstates:\n  check: { action: "\${context.test_cmd}", on_yes: done, on_no: fix }${LOOP_TAIL}`;
     const cwd = projectWith({

@@ -58,6 +58,7 @@ describe('sub-loop problems are reported before anything runs', () => {
     expect(errors).toContain('sub-loop "child" has no parameter "m"');
     expect(errors).toContain('parameter "n" of sub-loop "child": expected an integer, got "lots"');
     expect(errors).toMatch(/state "b": sub-loop "child" needs parameter "n"/);
+    expect(errors).toContain('fix: add with: { n: <value> } to state "b"');
   });
 
   it('captured values a parent reads must be captured by it or returned by a passthrough child', () => {

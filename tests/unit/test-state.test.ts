@@ -51,6 +51,9 @@ states:
   report:
     action: "echo errors were \${captured.count.output}"
     next: done
+  parsed:
+    action: "echo first \${captured.count.json.items}"
+    next: done
   judged:
     action: "echo 1"
     evaluate: { type: output_numeric, operator: lt, target: "\${result.details.current}" }
@@ -237,6 +240,12 @@ describe('ll-loop test: what it refuses, with the fix', () => {
     );
     const code = await test('report', '--captured', 'count.exit_code=one');
     expect(code.stderr).toContain('an exit code is a whole number');
+    // A field no --captured gives (a schema's json, a join's count): refused with what to do instead.
+    const parsed = await test('parsed', '--captured', 'count=7');
+    expect(parsed.code).toBe(1);
+    expect(parsed.stderr).toContain(
+      '${captured.count.json.items} (action): a test cannot give a capture\'s "json" (--captured gives output, stderr, exit_code); write ${captured.count.json.items:-default} in the loop, or run the loop',
+    );
   });
 
   it('the previous state and the last evaluation: says where, and how to write a fallback', async () => {
