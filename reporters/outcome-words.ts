@@ -75,3 +75,6 @@ export function itemOutcome(outcome: string): string {
       return outcome;
   }
 }
+
+/** The outcome a run denied its scopes shows (it never began: no state, no loop outcome). */
+export const SCOPE_BUSY_OUTCOME = 'scope busy';

@@ -16,6 +16,7 @@ import { resumesOf } from './list-resumed.js';
 import { withSession } from '../../temporal/session.js';
 import { closedFailure } from '../../runs/find/closed-failure.js';
 import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
+import { SCOPE_BUSY_OUTCOME } from '../../reporters/outcome-words.js';
 import { failedStarts } from '../../host/start-queue.js';
 
 /** One run as `list --failed` shows it. */
@@ -91,9 +92,6 @@ export async function failedListings(
     return [...notStarted, ...started].sort((a, b) => b.started_at.localeCompare(a.started_at));
   });
 }
-
-/** The outcome a run denied its scopes shows (it never began: no state, no loop outcome). */
-export const SCOPE_BUSY_OUTCOME = 'scope busy';
 
 /** The run recorded no outcome of its own (LoopStatus): its workflow's status is all there is. */
 function noOutcome(run: RunSummary): boolean {

@@ -6,7 +6,9 @@
  */
 import type { Client, Connection } from '@temporalio/client';
 import { outcomeOf, type LoopOutcome } from '../../fsm/run/outcome.js';
-import { outcomeOfStatus } from '../../reporters/outcome-words.js';
+import { outcomeOfStatus, SCOPE_BUSY_OUTCOME } from '../../reporters/outcome-words.js';
+import { closedFailure } from '../find/closed-failure.js';
+import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { listLoopNames } from '../../loader/load.js';
 import { UsageError } from '../../errors/errors.js';
@@ -46,7 +48,7 @@ export interface RunHistoryEntry {
   terminated_by: TerminatedBy | null;
   final_state: string | null;
   /** How it ended (fsm/run/outcome.ts); without a loop result, what its workflow's status means; `running` while open. */
-  outcome: LoopOutcome | null;
+  outcome: LoopOutcome | typeof SCOPE_BUSY_OUTCOME | null;
   /** True when it ended in a terminal state marked `failure: true`. */
   failure: boolean | null;
   /** Open runs: false when no worker answered. */
@@ -116,6 +118,11 @@ async function entryFor({ client, connection }: Reader, run: RunSummary): Promis
     // workflow's status means, as `status` and `list` say it.
     entry.outcome = outcomeOfClosed(run.status);
     const result = mayHaveResult(run.status) ? await closedResult(connection, handle) : undefined;
+    // Failed with no loop result: one its scope lock refused never began, as `list --failed` says.
+    if (!result && run.status === 'FAILED') {
+      const failure = await closedFailure(handle).catch(() => undefined);
+      if (failure?.type === SCOPE_BUSY) entry.outcome = SCOPE_BUSY_OUTCOME;
+    }
     if (result) {
       Object.assign(entry, {
         iterations: result.iterations,

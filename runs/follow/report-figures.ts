@@ -6,7 +6,8 @@
  */
 import type { TimedEvent } from '../../fsm/run/events.js';
 import { FAILED_OUTCOMES, type LoopOutcome } from '../../fsm/run/outcome.js';
-import { loopOutcome, outcomeOfStatus } from '../../reporters/outcome-words.js';
+import { loopOutcome, outcomeOfStatus, SCOPE_BUSY_OUTCOME } from '../../reporters/outcome-words.js';
+import { SCOPE_BUSY } from '../../workflows/scope-busy.js';
 import type { TerminatedBy } from '../../fsm/types.js';
 
 /** One run as the report reads it. */
@@ -19,6 +20,8 @@ export interface ReportRun {
   status: string;
   /** Its events, as `history <loop> <run-id>` rebuilds them. */
   events: readonly TimedEvent[];
+  /** The type of the failure its workflow closed with, if any (`ScopeBusy`: its scopes were refused). */
+  failure_type?: string;
 }
 
 /** One state's figures: each `state_enter` is a visit; a visit errors on an action error, an error verdict or a fatal error. */
@@ -96,7 +99,8 @@ function factsOf(run: ReportRun): RunFacts {
   }
   const lastEntered = visits[visits.length - 1]?.state;
   if (!end) {
-    const outcome = outcomeOfStatus(run.status);
+    // A run its scope lock refused never began: no outcome of the loop's, as `list --failed` says.
+    const outcome = run.failure_type === SCOPE_BUSY ? SCOPE_BUSY_OUTCOME : outcomeOfStatus(run.status);
     return { outcome, visits, ...(lastEntered ? { last_state: lastEntered } : {}) };
   }
   const terminated_by = end.terminated_by as TerminatedBy;
@@ -167,7 +171,8 @@ export function reportFigures(runs: readonly ReportRun[]): ReportFigures {
   }
   const wins = facts.filter((f) => f.outcome === 'succeeded');
   const running = by_outcome.running ?? 0;
-  const ended = runs.length - running;
+  // A run refused its scopes neither succeeded nor failed: the rates leave it out.
+  const ended = runs.length - running - (by_outcome[SCOPE_BUSY_OUTCOME] ?? 0);
   const costs = facts.flatMap((f) => (f.cost_usd === undefined ? [] : [f.cost_usd]));
   const cost = costs.length
     ? round(

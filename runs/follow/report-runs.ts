@@ -44,6 +44,9 @@ export async function reportRuns(client: Client, q: ReportQuery): Promise<{ runs
         started_at: r.startTime.toISOString(),
         status: r.status,
         events: events[j]!.events,
+        ...(events[j]!.end?.status === 'failed' && events[j]!.end.failure
+          ? { failure_type: events[j]!.end.failure.type }
+          : {}),
       }),
     );
   }

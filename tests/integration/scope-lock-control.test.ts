@@ -227,6 +227,12 @@ describe('scope locks and run control', () => {
     expect(history.code, history.stderr).toBe(EXIT.ok);
     expect(history.stdout).toContain(`run ${denied} did not start: scope src/api is busy`);
     expect(history.stdout).not.toContain('no events match');
+    // The loop's runs list it as scope busy, as list --failed does, not as failed.
+    const runs = await cli(cwd, 'history', 'api', '--json');
+    expect(runs.code, runs.stderr).toBe(EXIT.ok);
+    expect(
+      (JSON.parse(runs.stdout) as Array<{ id: string; outcome: string }>).find((r) => r.id === denied),
+    ).toMatchObject({ outcome: 'scope busy' });
     const failed = await cli(cwd, 'list', '--failed', '--json');
     expect(failed.code, failed.stderr).toBe(EXIT.ok);
     expect(

@@ -137,6 +137,15 @@ describe('reportFigures', () => {
   });
 });
 
+describe('runs refused their scopes', () => {
+  it('count as scope busy, neither failed nor in the success rate', () => {
+    const refused = { ...run('v', [], 'FAILED'), failure_type: 'ScopeBusy' };
+    const f = reportFigures([refused, run('v', win(300, 1)), run('v', failAt('check'), 'FAILED')]);
+    expect(f.by_outcome).toMatchObject({ 'scope busy': 1, succeeded: 1, failed: 1 });
+    expect([f.runs, f.succeeded, f.failed, f.success_rate]).toEqual([3, 1, 1, 0.5]);
+  });
+});
+
 describe('suggestions', () => {
   it.each([
     {
