@@ -50,7 +50,7 @@ function figureLines(f: ReportFigures, indent: string): string[] {
   const lines = [
     `runs ${f.runs} (running ${f.running}), succeeded ${f.succeeded}, failed ${f.failed}, success rate ${percent(f.success_rate)}`,
     `outcomes: ${counts(f.by_outcome)}`,
-    `to success: median ${num(f.median_iterations_to_success)} iterations, ${ms(f.median_duration_ms_to_success)}`,
+    `to success: median ${num(f.median_iterations_to_success)} iteration${f.median_iterations_to_success === 1 ? '' : 's'}, ${ms(f.median_duration_ms_to_success)}`,
     `cost: ${usd(f.cost_usd)} in all, ${usd(f.cost_per_run)} a run, ${usd(f.cost_per_success)} a success`,
     `failed runs ended in: ${counts(f.failed_ended_in)}`,
     `stalled in: ${counts(f.stalled_in)}`,
@@ -79,7 +79,7 @@ function reportText(r: LoopReport): string {
   const read =
     r.runs_read < r.runs_found
       ? `the newest ${r.runs_read} of ${r.runs_found} runs${window} (--limit ${r.limit})`
-      : `${r.runs_read} runs${window}`;
+      : `${r.runs_read} run${r.runs_read === 1 ? '' : 's'}${window}`;
   const out = [`report of ${r.loop}: ${read}, ${r.versions.length} loop version(s)`, 'all versions:'];
   out.push(...figureLines(r.all, '  '));
   for (const v of r.versions) {
