@@ -12,7 +12,7 @@ import { closest } from '../suggest.js';
 import { namesCapturedBy, requiredCapturedRefs } from './template-checks.js';
 
 /** The fields of an action's captured value (fsm/types.ts CapturedValue). */
-export const ACTION_CAPTURE_FIELDS = ['output', 'stderr', 'exit_code', 'duration_ms', 'json'] as const;
+const ACTION_CAPTURE_FIELDS = ['output', 'stderr', 'exit_code', 'duration_ms', 'json'] as const;
 
 /** The names only action states capture. */
 function actionCaptures(def: LoopDefinition): Set<string> {
