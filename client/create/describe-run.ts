@@ -131,7 +131,9 @@ function failure(result: Extract<DraftResult, { ok: false }>): CliError {
   if (s !== undefined)
     return new CliError(
       `${s.message}; nothing was saved`,
-      'check the provider flags and that the LLM answers',
+      /host CLI .* not found|does not exist/.test(s.message)
+        ? 'install Claude Code or set LL_HOST_CLI to your coding agent, or draft with an API: --provider anthropic --model M (ANTHROPIC_API_KEY)'
+        : 'check the provider flags and that the LLM answers',
       EXIT.runError,
     );
   return new CliError(

@@ -240,6 +240,19 @@ describe('describeCommand', () => {
     expect(o.printed()).toContain('Drafting cost: 3 asks');
   });
 
+  it('no host CLI: the error names it, and the fix names the ways to get one (or an API)', async () => {
+    const cwd = project();
+    const o = options(cwd, { env: { PATH: '/nonexistent', LL_HOST_CLI: 'no-such-agent-xyz' } });
+    await expect(describeCommand(o)).rejects.toMatchObject({
+      message: expect.stringMatching(
+        /host CLI 'no-such-agent-xyz' \(LL_HOST_CLI\) not found on PATH.*nothing was saved/,
+      ),
+      fix: expect.stringMatching(
+        /^install Claude Code or set LL_HOST_CLI to your coding agent, or draft with an API: --provider/,
+      ),
+    });
+  });
+
   it('refuses before asking: a taken --name, no terminal without --yes, a provider without its key', async () => {
     const cwd = project();
     writeFileSync(join(cwd, '.loops', 'taken.yaml'), VALID);
