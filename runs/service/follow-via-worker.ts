@@ -62,11 +62,20 @@ export async function followViaWorker(
   const outcome = await following.done;
   if (outcome.kind === 'followed') return outcome.followed;
   await workerBack(req.cwd, target.address);
+  // The worker whose stream broke may still look alive for a moment (its socket closes before it
+  // is gone), and then no worker was brought back: keep the checkout's worker up while following
+  // on, as `status --follow` does (runs/follow/keep-worker.ts).
+  const { keepCheckoutWorker } = await import('../follow/keep-worker.js');
+  const stopKeeping = keepCheckoutWorker(req.cwd, () => undefined);
   const { shown } = outcome;
-  return direct.follow({
-    ...req,
-    onEvent: (event) => {
-      if (!shown.has(eventKey(event))) req.onEvent(event);
-    },
-  });
+  try {
+    return await direct.follow({
+      ...req,
+      onEvent: (event) => {
+        if (!shown.has(eventKey(event))) req.onEvent(event);
+      },
+    });
+  } finally {
+    stopKeeping();
+  }
 }
