@@ -3,7 +3,7 @@ import { makeEvaluateLlm } from './evaluate-llm.js';
 import { loadSubloop } from './load-subloop.js';
 import { type ActivityDeps, makeRunAction } from './run-action.js';
 import { makePlacementActivities } from './placement.js';
-import { makeRunBurst } from './run-burst.js';
+import { burstRunner } from './run-burst.js';
 import type { ItemWorktreeActivities, LoopActivities, PlacementActivities } from '../workflows/activity-types.js';
 import { itemWorktreeActivities } from './item-worktrees.js';
 import { makeScopeLockActivities } from './scope-lock.js';
@@ -24,9 +24,11 @@ export function createActivities(
   // Every activity that runs processes in a checkout counts itself in, so that a listing made
   // ahead for a guarded action is taken only while nothing else ran (activities/listing-ahead.ts).
   const ahead = new ListingAhead(aheadLister());
+  // Bursts run as local activities, and after an action in its own activity (activities/burst-after.ts).
+  const burst = burstRunner(deps, { spawner: burstSpawner() }, ahead);
   return {
-    runAction: makeRunAction(deps, actionLaunch(), checkoutLister(), spawnerHold(), ahead),
-    runBurst: makeRunBurst(deps, { spawner: burstSpawner() }, ahead),
+    runAction: makeRunAction(deps, actionLaunch(), checkoutLister(), spawnerHold(), ahead, burst),
+    runBurst: (input) => burst(input),
     evaluateLlm: ahead.around(makeEvaluateLlm(deps)),
     diffStat: makeDiffStat(),
     loadSubloop,

@@ -20,6 +20,8 @@ import type { ListFiles } from './checkout-files.js';
 import { guardedAction } from './tamper-guard.js';
 import { ListingAhead } from './listing-ahead.js';
 import { prepatchAction } from './prepatch.js';
+import { runBurstAfter, type BurstRunner } from './burst-after.js';
+import type { ActionCall, ActionOutcome } from '../workflows/activity-types.js';
 import {
   ShellSetupFault,
   checkedResult,
@@ -118,7 +120,8 @@ export function makeRunAction(
   list: ListFiles = checkoutLister(),
   hold: () => () => void = spawnerHold(),
   ahead: ListingAhead = new ListingAhead(() => undefined),
-): (input: RunActionInput) => Promise<ActionResult> {
+  burst?: BurstRunner,
+): (input: ActionCall) => Promise<ActionOutcome> {
   // A shell action's process is started by the worker's action spawner once it is up (action-spawner.ts).
   const runOnce = runActionOnce(deps, launch);
   // A guarded state's test files are compared around its action (activities/tamper-guard.ts), and
@@ -146,12 +149,18 @@ export function makeRunAction(
       ahead.leave(isGuarded || input.kind === 'shell' ? input.cwd : undefined, isGuarded);
     }
   };
+  // The quick actions after the action, when the run asks for them (activities/burst-after.ts).
+  const withBurstAfter = async (input: ActionCall, result: ActionResult, id: string): Promise<ActionOutcome> => {
+    if (burst === undefined || input.burst_after === undefined) return result;
+    const after = await runBurstAfter(input, result, `after-${id}`, burst, currentContext());
+    return after === undefined ? result : { ...result, burst_after: after };
+  };
   const journalDir = deps.journalDir;
-  if (journalDir === undefined) return once;
-  return async function runAction(input: RunActionInput): Promise<ActionResult> {
+  return async function runAction(input: ActionCall): Promise<ActionOutcome> {
     const ctx = currentContext();
     const workflowExecution = ctx?.info.workflowExecution;
-    if (ctx === undefined || workflowExecution === undefined) return once(input);
+    if (journalDir === undefined || ctx === undefined || workflowExecution === undefined)
+      return withBurstAfter(input, await once(input), ctx?.info.activityId ?? input.state);
     // The run's name for the call when it gives one (every schedule of the call shares it), else
     // the activity id (shared by Temporal's retries of one schedule only).
     const activityId = input.call_key === undefined ? ctx.info.activityId : `call-${input.call_key}`;
@@ -162,7 +171,7 @@ export function makeRunAction(
         `state ${input.state}: this action completed before (attempt ${ctx.info.attempt}); its result is delivered again from the journal, not run again`,
         { workflowId: key.workflowId, activityId },
       );
-      return { ...done, redelivered: true };
+      return withBurstAfter(input, { ...done, redelivered: true }, activityId);
     }
     const result = await once(input);
     try {
@@ -173,7 +182,7 @@ export function makeRunAction(
         `state ${input.state}: could not journal the action's result (${(err as Error).message}); should its completion be lost, it runs again`,
       );
     }
-    return result;
+    return withBurstAfter(input, result, activityId);
   };
 }
 

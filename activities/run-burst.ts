@@ -31,6 +31,7 @@ import { ShellSetupFault, definedEnv, runShellAction } from './shell-action.js';
 import type { SpawnerFault } from './spawner-protocol.js';
 import { watchForStop } from './stop-watch.js';
 import { ListingAhead } from './listing-ahead.js';
+import type { BurstRunner } from './burst-after.js';
 
 /**
  * Bursts running in this worker's process while its spawner starts (it leaves after 30 s without
@@ -41,17 +42,17 @@ import { ListingAhead } from './listing-ahead.js';
 let inWorker = 0;
 
 /**
- * Builds `runBurst`. Infrastructure faults of its first action throw (Temporal retries the burst,
- * as it retries `runAction`). `where.spawner`: the spawner bursts run in (by default the worker's,
- * when it has one); none: in the worker.
+ * Builds the burst runner (`runBurst`, activities/index.ts). Infrastructure faults of a burst's
+ * first action throw (Temporal retries the burst, as it retries `runAction`). `where.spawner`: the
+ * spawner bursts run in (by default the worker's, when it has one); none: in the worker.
  */
-export function makeRunBurst(
+export function burstRunner(
   deps: ActivityDeps = {},
   where: { spawner?: ActionSpawner } = { spawner: burstSpawner() },
   ahead: ListingAhead = new ListingAhead(() => undefined),
-): (input: RunBurstInput) => Promise<BurstOutcome> {
+): BurstRunner {
   const { spawner } = where;
-  const burst = async (input: RunBurstInput): Promise<BurstOutcome> => {
+  const burst = async (input: RunBurstInput, journalId?: string): Promise<BurstOutcome> => {
     const ctx = currentContext();
     const injected = injectedEnv(deps, input.action.instanceId);
     const control = new BurstControl();
@@ -61,7 +62,7 @@ export function makeRunBurst(
     const watch = input.watch_stop
       ? watchForStop(runOf(input), deps.client, () => control.abort('stop', now(input)))
       : undefined;
-    const journal = burstJournal(deps.journalDir, ctx, input);
+    const journal = burstJournal(deps.journalDir, ctx, input, journalId);
     const facts: BurstFact[] = [];
     const states: string[] = [];
     const onFact = (fact: BurstFact, state: string): void => {
@@ -105,10 +106,10 @@ export function makeRunBurst(
     }
   };
   // Its checks' end may have the checkout listed for the guarded action that comes next (activities/listing-ahead.ts).
-  return async function runBurst(input: RunBurstInput): Promise<BurstOutcome> {
+  return async (input, journalId) => {
     ahead.enter();
     try {
-      return await burst(input);
+      return await burst(input, journalId);
     } finally {
       ahead.leave(input.action.cwd);
     }
@@ -155,14 +156,16 @@ function burstJournal(
   dir: string | undefined,
   ctx: Context | undefined,
   input: RunBurstInput,
+  journalId: string | undefined,
 ): { done: JournaledAction[]; record: (index: number, state: string, fact: BurstFact) => void } | undefined {
   const execution = ctx?.info.workflowExecution;
   if (dir === undefined || ctx === undefined || execution === undefined) return undefined;
   // A lane's item: by the item (its `<state>.<step>.<index>`) and its action's step and attempt.
   const activityId =
-    input.lane_item === undefined
+    journalId ??
+    (input.lane_item === undefined
       ? ctx.info.activityId
-      : `lane-${input.lane_item}-${input.first.step}-${input.snapshot.attempt}`;
+      : `lane-${input.lane_item}-${input.first.step}-${input.snapshot.attempt}`);
   const burst = { workflowId: execution.workflowId, runId: execution.runId, activityId };
   const done = readBurstJournal(dir, burst, input.bounds.maxActions);
   if (done.length > 0)

@@ -10,6 +10,7 @@ import type { InjectedSinks } from '@temporalio/worker';
 import type { RunStreamEvent, TimedEvent } from '../fsm/run/events.js';
 import type { LoopSinks, RunStateFile } from '../workflows/definitions.js';
 import { RunFiles, stateFileOf } from '../host/run-files.js';
+import { noteControls } from '../host/control-requests.js';
 
 const STATE_WRITE_INTERVAL_MS = 200;
 /** A long-lived worker closes the events file of a run idle this long, checking every IDLE_SWEEP_MS. */
@@ -158,7 +159,14 @@ export class EventHub {
     return {
       loopEvents: {
         emit: { fn: (info, event) => this.emit(info, event), callDuringReplay: false },
-        state: { fn: (info, report) => this.state(info, stateFileOf(report)), callDuringReplay: false },
+        state: {
+          fn: (info, report) => {
+            // A pause or steer ends the quick actions an action's activity would run after it (host/control-requests.ts).
+            noteControls(info.workflowId, report.snapshot);
+            this.state(info, stateFileOf(report));
+          },
+          callDuringReplay: false,
+        },
       },
     };
   }

@@ -4,10 +4,10 @@
  * the summary of a durable sleep. Workflow code: deterministic, no Node built-ins.
  */
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { LoopActivities } from './activity-types.js';
+import type { ActionCall, ActionOutcome, LoopActivities } from './activity-types.js';
 import type { Placement } from './placement.js';
 import type { LlmReply, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
-import type { ActionResult, RunActionInput } from '../fsm/types.js';
+import type { RunActionInput } from '../fsm/types.js';
 
 /** Grace beyond an action's own timeout before Temporal gives up on the activity. */
 const ACTIVITY_TIMEOUT_SLACK_S = 60;
@@ -28,9 +28,11 @@ export function actionActivity(
   local: boolean,
   at: ReturnType<Placement['activityOptions']>,
   heartbeatS = DEFAULT_HEARTBEAT_TIMEOUT_S,
-): (input: RunActionInput) => Promise<ActionResult> {
+  afterS = 0,
+): (input: ActionCall) => Promise<ActionOutcome> {
   const common = {
-    startToCloseTimeout: `${input.timeout_s + ACTIVITY_TIMEOUT_SLACK_S}s`,
+    // `afterS`: the longest the quick actions after the action may take in its activity (RunActionInput.burst_after).
+    startToCloseTimeout: `${input.timeout_s + afterS + ACTIVITY_TIMEOUT_SLACK_S}s`,
     // A dead worker's action is re-run at most once (at-least-once delivery of actions).
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ActionSetupError'] },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,

@@ -5,7 +5,7 @@
  */
 import type { LoopDefinition } from '../fsm/schema.js';
 import type { ActionRequest, DiffStatRequest, LlmReply, RunningSnapshot } from '../fsm/run/snapshot.js';
-import type { BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
+import type { BurstAfter, BurstAfterOutcome, BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
 import type { ActionResult, EvaluateLlmInput, RunActionInput } from '../fsm/types.js';
 import type { PortableCheckout } from './run-options.js';
 import type { ScopeLockInput, ScopeRequest } from './scope-lock-definitions.js';
@@ -63,6 +63,16 @@ export interface NotifyHumanInput {
   cwd: string;
 }
 
+/**
+ * What `runAction` is asked: the action and, with `burst_after`, to run the quick actions that
+ * follow it, the core deciding them (the `burstsAfterActions` run rule, activities/burst-after.ts):
+ * set by the workflow for an activity whose state routes to one that may run in a burst.
+ */
+export type ActionCall = RunActionInput & { burst_after?: BurstAfter };
+
+/** What `runAction` returns: the action's result, and the burst of quick actions it ran after it when asked. */
+export type ActionOutcome = ActionResult & { burst_after?: BurstAfterOutcome };
+
 /** A burst of quick actions (activities/run-burst.ts, fsm/run/burst.ts), from the run's place now. */
 export interface RunBurstInput {
   definition: LoopDefinition;
@@ -88,7 +98,8 @@ export interface RunBurstInput {
 
 /** For `proxyActivities<LoopActivities>()` / `proxyLocalActivities`; the keys are the activity type names. */
 export interface LoopActivities {
-  runAction: (input: RunActionInput) => Promise<ActionResult>;
+  /** The action's result; with `burst_after`, the quick actions after it too. */
+  runAction: (input: ActionCall) => Promise<ActionOutcome>;
   /** Quick actions back to back, the core deciding between them; their facts in order. */
   runBurst: (input: RunBurstInput) => Promise<BurstOutcome>;
   /** The answer as read; the core judges it. */

@@ -6,7 +6,7 @@
  * would record one action at a time. Workflow code: deterministic, no Node built-ins.
  */
 import { ActivityCancellationType, log, proxyLocalActivities, sleep } from '@temporalio/workflow';
-import type { BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
+import type { BurstAfter, BurstBounds, BurstOutcome } from '../fsm/run/burst.js';
 import { control, refuseControl, type ControlFact } from '../fsm/run/control.js';
 import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { RunEvent, RunningSnapshot, Snapshot, Transition } from '../fsm/run/snapshot.js';
@@ -31,13 +31,25 @@ export const LOCAL_FLUSH_AFTER_ACTIONS = 100;
 /** Grace beyond the burst's longest possible run before Temporal gives up on it (as for `runAction`). */
 const BURST_TIMEOUT_SLACK_S = 60;
 
+/**
+ * The longest a burst within `bounds` runs (s): no action starts once `maxMs` of action time is
+ * spent, and each lasts at most `localMaxS`, but the first (`firstTimeoutS`) and those of states the
+ * run saw quick (workflows/quick-record.ts): such an action may take its whole timeout (and,
+ * having taken more than `maxMs`, is the burst's last).
+ */
+function longestBurstS(bounds: BurstBounds, firstTimeoutS: number): number {
+  const learned = Object.values(bounds.learned ?? {});
+  return Math.max(bounds.localMaxS, firstTimeoutS, ...learned) + Math.ceil(bounds.maxMs / 1000);
+}
+
+/** What the quick actions after an action may add to its activity's time (s; activities/burst-after.ts). */
+export function burstAfterS(after: BurstAfter): number {
+  return longestBurstS(after.bounds, 0);
+}
+
 /** The local activity of a burst: the retry policy and cancellation of a quick action's. */
 function burstActivity(bounds: BurstBounds, firstTimeoutS: number): LoopActivities['runBurst'] {
-  // No action starts once `maxMs` of action time is spent, and each lasts at most `localMaxS`,
-  // but the first and those of states the run saw quick (workflows/quick-record.ts): such an
-  // action may take its whole timeout (and, having taken more than `maxMs`, is the burst's last).
-  const learned = Object.values(bounds.learned ?? {});
-  const longest = Math.max(bounds.localMaxS, firstTimeoutS, ...learned) + Math.ceil(bounds.maxMs / 1000);
+  const longest = longestBurstS(bounds, firstTimeoutS);
   return proxyLocalActivities<LoopActivities>({
     startToCloseTimeout: `${longest + BURST_TIMEOUT_SLACK_S}s`,
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ActionSetupError'] },
@@ -98,6 +110,10 @@ export function feedBurst(
   let fed = 0;
   for (const fact of outcome.facts) {
     if (t.snapshot.status !== 'running' || t.effect.type !== 'run_action') break;
+    // Each fact is its state's action's result: one that is not the action the run comes to is
+    // not taken for it (runs of older releases took it: a steer's state took the burst's next).
+    const state = outcome.states?.[fed];
+    if (controlsAtEnd && state !== undefined && state !== t.effect.input.state) break;
     if (fed === outcome.facts.length - 1) restore();
     t = transition(def, t.snapshot, fact);
     events.push(...t.events);

@@ -281,7 +281,9 @@ async function runLoop(input: LoopWorkflowInput, lease: ScopeLease | undefined):
       await pauses?.beforeEffect(effect);
       if (effect.type === 'run_action' && effect.input.kind === 'prompt') spans.agentCall(effect.input.model);
       const fact = await spans.within(() => perform(effect));
-      if (fact.type === 'action_done' && fact.result.usage) spans.agentCall(undefined, fact.result.usage);
+      // What the agent used (an action followed by quick actions in its activity is a burst's first fact).
+      const done = isBurst(fact) ? fact.outcome.facts[0] : fact.type === 'action_done' ? fact : undefined;
+      if (done?.result.usage) spans.agentCall(undefined, done.result.usage);
       // Controls kept while a burst ran that gave no results to feed act now, before its fact.
       if (!isBurst(fact)) keptControls.applyNow();
       // The snapshot as it is now: a note made during the effect (host_change) took a number.

@@ -10,7 +10,8 @@ import { loopEnvNames } from '../fsm/definition/env-names.js';
 import { llmReplyFact } from '../fsm/run/facts.js';
 import type { RunEvent, RunningSnapshot, Snapshot, WorkEffect } from '../fsm/run/snapshot.js';
 import type { LoopDefinition } from '../fsm/schema.js';
-import type { ActionResult, RunActionInput } from '../fsm/types.js';
+import type { ActionResult } from '../fsm/types.js';
+import type { ActionCall } from './activity-types.js';
 import { ActionCalls } from './action-calls.js';
 import { actionActivity, diffStatActivity, isLocal, llmActivity, sleepSummary } from './activity-proxies.js';
 import type { FanoutProgress, LoopWorkflowInput } from './definitions.js';
@@ -20,9 +21,9 @@ import { runChild } from './run-child.js';
 import { inSpan, usageAttributes } from './run-trace.js';
 import { carriedResults } from './fanout-carry.js';
 import { runFanout, type FanoutHooks } from './run-fanout.js';
-import { burstAllowed, mayBurst } from '../fsm/run/burst.js';
+import { burstAllowed, mayBurst, mayBurstAfter, type BurstAfter } from '../fsm/run/burst.js';
 import { QuickRecord } from './quick-record.js';
-import { LOCAL_FLUSH_AFTER_ACTIONS, LOCAL_FLUSH_AFTER_MS, runBurst, type BurstDone } from './burst.js';
+import { LOCAL_FLUSH_AFTER_ACTIONS, LOCAL_FLUSH_AFTER_MS, burstAfterS, runBurst, type BurstDone } from './burst.js';
 
 /** What the loop's deadline resolves with when it passes. */
 export const TIMED_OUT = Symbol('timed-out');
@@ -85,6 +86,8 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
   const seen = new QuickRecord(input.options.learnedQuick === true && localMaxS > 0 && !placement.remote);
   // States the run saw quick go on in a burst one after another (the `learnedChains` rule).
   const chains = input.options.learnedChains === true;
+  // An action's activity runs the quick actions after it (the `burstsAfterActions` rule).
+  const burstsAfter = input.options.burstsAfterActions === true;
 
   /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
   const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {
@@ -147,6 +150,33 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
     return done;
   };
 
+  /**
+   * What an action's activity needs to run the quick actions after it (the `burstsAfterActions`
+   * rule, activities/burst-after.ts): only where a burst could run (the run's own worker, a quick
+   * lane), with no person's pause or steer on the run, and when the state routes to one whose
+   * action may run in a burst (the definition goes into the activity's input, and so its history).
+   */
+  const burstAfterOf = (
+    work: Extract<WorkEffect, { type: 'run_action' }>,
+    snapshot: Snapshot,
+  ): BurstAfter | undefined => {
+    if (!burstsAfter || placement.remote || localMaxS <= 0 || snapshot.status !== 'running') return undefined;
+    if (snapshot.pause !== undefined || snapshot.steer !== undefined) return undefined;
+    const bounds = {
+      maxActions: LOCAL_FLUSH_AFTER_ACTIONS,
+      maxMs: LOCAL_FLUSH_AFTER_MS,
+      localMaxS,
+      learned: seen.learned(),
+    };
+    if (!mayBurstAfter(ctx.def, work.input.state, bounds)) return undefined;
+    return {
+      definition: ctx.def,
+      snapshot,
+      bounds,
+      ...(ctx.deadline === undefined ? {} : { deadline_ms: ctx.deadline }),
+    };
+  };
+
   const runAction = async (work: Extract<WorkEffect, { type: 'run_action' }>): Promise<RunEvent | BurstDone> => {
     try {
       const local = !placement.remote && isLocal(work.input, localMaxS);
@@ -158,8 +188,9 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
         return await burst(work);
       // Every schedule of this call carries its name (workflows/action-calls.ts).
       const call = calls.next();
-      const result = await placement.run((place) => {
-        const full: RunActionInput = {
+      const after = local ? undefined : burstAfterOf(work, snapshot);
+      const { burst_after: ran, ...result } = await placement.run((place) => {
+        const full: ActionCall = {
           ...work.input,
           instanceId,
           cwd: place.cwd,
@@ -167,12 +198,27 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
           ...(work.input.kind === 'prompt' ? detectLimits : {}),
           ...(work.input.kind === 'mcp' ? {} : detectSignals),
           ...call(),
+          ...(after === undefined ? {} : { burst_after: after }),
         };
-        return actionActivity(full, local, placement.activityOptions(), heartbeatS)(full);
+        return actionActivity(full, local, placement.activityOptions(), heartbeatS, after && burstAfterS(after))(full);
       });
       seen.saw(work.input, result.duration_ms);
       await flushLocal(result, local);
-      return { type: 'action_done', result, now: Date.now() };
+      if (ran === undefined) return { type: 'action_done', result, now: Date.now() };
+      // The quick actions its activity ran after it: the action's fact first, as the activity fed it to the core.
+      ran.facts.forEach((fact, i) => {
+        const state = ran.states?.[i];
+        if (state !== undefined) seen.sawInBurst(state, fact.result.duration_ms);
+      });
+      const { now, ...rest } = ran;
+      return {
+        type: 'burst',
+        outcome: {
+          ...rest,
+          facts: [{ type: 'action_done', result, now }, ...ran.facts],
+          states: [work.input.state, ...(ran.states ?? [])],
+        },
+      };
     } catch (err) {
       if (isCancellation(err)) throw err;
       return { type: 'action_failed', failure: failureOf(err), now: Date.now() };

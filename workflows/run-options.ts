@@ -191,6 +191,13 @@ export interface RunRules {
    * releases lack it and run each such action as a burst of its own.
    */
   learnedChains?: boolean;
+  /**
+   * An action's activity (an agent's fix) runs the quick actions that follow it, deciding them
+   * with the pure core (activities/burst-after.ts): a pass of fix and check is one activity and
+   * one workflow task, not two activations and a local activity. Set by the client for new runs;
+   * runs of older releases lack it and run what follows an action as a burst of its own.
+   */
+  burstsAfterActions?: boolean;
 }
 
 /**
@@ -234,6 +241,7 @@ export const RUN_RULE_KEYS = [
   'learnedQuick',
   'controlsAfterBursts',
   'learnedChains',
+  'burstsAfterActions',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -3,9 +3,10 @@
 //   workflow_tasks: each workflow task from scheduled to completed (the server's hand-off to the
 //     worker, the workflow's code, the completion), less the quick actions run inside them as
 //     local activities;
-//   activities: each remote activity from scheduled to completed less its action's process time
-//     (the hand-off to the worker, the activity's own work around the process — tamper_guard's
-//     listings, log and journal files —, the completion);
+//   activities: each remote activity from scheduled to completed less its actions' process time
+//     (its action's, and the quick actions it ran after it: the hand-off to the worker, the
+//     activity's own work around the processes — tamper_guard's listings, log and journal files,
+//     the core deciding the quick actions —, the completion);
 //   rest: what neither holds (durable timers; a workflow task's time beyond the run's clock).
 // And each hop of those (`hops`): a task's dispatch (scheduled → started: the server's hand-off,
 // on the worker's sticky queue) and run (started → completed: the worker's activation and the
@@ -77,9 +78,12 @@ export function ownSplit(history, own, events) {
       activities += t - from;
       activityDispatch += (started.get(scheduled) ?? from) - from;
     }
-    // runAction's result carries its process's time (a failed attempt's is not known).
+    // runAction's result carries its process's time (a failed attempt's is not known), and that
+    // of the quick actions it ran after it (`burst_after`).
     if (done) {
-      const duration = Number(firstPayload(done.result)?.duration_ms ?? 0);
+      const result = firstPayload(done.result);
+      const after = (result?.burst_after?.facts ?? []).reduce((sum, f) => sum + Number(f.result?.duration_ms ?? 0), 0);
+      const duration = Number(result?.duration_ms ?? 0) + after;
       if (Number.isFinite(duration)) remoteActions += duration;
     }
   }

@@ -11,7 +11,10 @@
  * step by step.
  */
 import { hasBudget } from './budget.js';
+import { transition } from './transition.js';
 import type { ActionRequest, RunEvent, RunningSnapshot, Transition } from './snapshot.js';
+import { actionKind, actionTimeout } from '../action.js';
+import { CURRENT, declaredTargets } from '../routing.js';
 import type { LoopDefinition } from '../schema.js';
 import type { ActionResult } from '../types.js';
 
@@ -119,4 +122,64 @@ export interface BurstOutcome {
    * that Temporal hands it the stop.
    */
   stopped_at?: number;
+}
+
+/**
+ * The quick actions that follow an action, run in that action's own activity (the
+ * `burstsAfterActions` rule): what the activity needs to decide them with this core. The
+ * workflow feeds the action's fact and theirs to the same core in the same order
+ * (workflows/perform-effect.ts), as it feeds a burst's.
+ */
+export interface BurstAfter {
+  definition: LoopDefinition;
+  /** The snapshot whose effect is the action (no person's pause or steer on it). */
+  snapshot: RunningSnapshot;
+  bounds: BurstBounds;
+  /** The loop deadline (epoch ms), if the loop has a timeout. */
+  deadline_ms?: number;
+}
+
+/**
+ * What an action's activity returns beside the action's result when it ran the quick actions
+ * after it: the time the action's own fact was taken at (the core was fed it so), and the quick
+ * actions' burst, as a burst reports it.
+ */
+export interface BurstAfterOutcome extends BurstOutcome {
+  now: number;
+}
+
+/**
+ * The burst that follows `fact`, the result of the action `after.snapshot` ran: the snapshot
+ * whose effect is its first action, and that action; undefined where none may follow in the
+ * action's activity (the run is done, a rate limit or a stdout signal must reach the workflow
+ * first, or the next state's action may not run in a burst: {@link nextBurstAction}).
+ */
+export function burstAfter(
+  after: BurstAfter,
+  fact: BurstFact,
+): { snapshot: RunningSnapshot; first: ActionRequest } | undefined {
+  if (endsBurst(fact.result)) return undefined;
+  const next = transition(after.definition, after.snapshot, fact);
+  if (next.snapshot.status !== 'running') return undefined;
+  const first = nextBurstAction(after.definition, next, { actions: 0, ms: 0 }, after.bounds);
+  return first === undefined ? undefined : { snapshot: next.snapshot, first };
+}
+
+/**
+ * Whether a quick action may follow `state`'s action at all: one of the states it routes to (a
+ * `${…}` target: any) is a shell state that is not a terminal, whose timeout is within the quick
+ * lane or which the run saw quick. Only then does the action's input carry the definition
+ * ({@link BurstAfter}), which its history keeps.
+ */
+export function mayBurstAfter(def: LoopDefinition, state: string, bounds: BurstBounds): boolean {
+  const config = def.states[state];
+  if (config === undefined) return false;
+  return declaredTargets(config).some(({ target }) => {
+    if (target.includes('${')) return true;
+    const name = target === CURRENT ? state : target;
+    const next = def.states[name];
+    if (next === undefined || next.terminal || next.action === undefined || actionKind(next) !== 'shell') return false;
+    const timeout = actionTimeout(def, next);
+    return timeout <= bounds.localMaxS || (bounds.learned !== undefined && Object.hasOwn(bounds.learned, name));
+  });
 }

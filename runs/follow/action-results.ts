@@ -9,7 +9,8 @@
  * marker) completes with a result; actions run one at a time. So within one execution the n-th
  * successful `runAction` result belongs to the n-th `action_complete` event. A burst of quick actions
  * (`runBurst`) is one marker whose result lists its actions' facts in order, each one `action_done`,
- * and the workflow feeds them all (a person's pause or steer during the burst acts after its last:
+ * and the workflow feeds them all; so are the quick actions a `runAction` activity ran after its
+ * action (`burst_after`), fed after it (a person's pause or steer during the burst acts after its last:
  * the `controlsAfterBursts` rule; runs of older releases dropped the facts after such a control,
  * and their outputs after it pair one off). The one exception, an action finishing as the loop's
  * deadline fires, ends the run: nothing comes after it to misalign.
@@ -22,6 +23,9 @@ const RUN_ACTION = 'runAction';
 /** A burst of quick actions (workflows/burst.ts): its marker's result holds their facts, in order. */
 const RUN_BURST = 'runBurst';
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+/** A burst's results as a history holds them (a `runBurst` marker's, a `runAction` result's `burst_after`). */
+type BurstResults = { facts?: Array<{ result?: ActionResult }> };
 
 /** The results of the execution's completed `runAction` activities, in the order they completed. */
 export function actionResultsOf(history: HistoryEvent[]): ActionOutput[] {
@@ -58,8 +62,11 @@ export class ActionResults {
     }
     const done = e.activityTaskCompletedEventAttributes;
     if (done) {
-      if (this.scheduled.get(String(done.scheduledEventId)) === RUN_ACTION)
-        pushResult(this.out, decodeFirst<ActionResult>(done.result));
+      if (this.scheduled.get(String(done.scheduledEventId)) !== RUN_ACTION) return;
+      const result = decodeFirst<ActionResult & { burst_after?: BurstResults }>(done.result);
+      pushResult(this.out, result);
+      // The quick actions it ran after the action (the `burstsAfterActions` rule), fed after its own.
+      for (const fact of result?.burst_after?.facts ?? []) pushResult(this.out, fact.result);
       return;
     }
     const marker = e.markerRecordedEventAttributes;
@@ -67,7 +74,7 @@ export class ActionResults {
       const data = decodeFirst<{ activity_type?: string }>(marker.details?.data);
       if (data?.activity_type === RUN_ACTION) pushResult(this.out, decodeFirst<ActionResult>(marker.details?.result));
       if (data?.activity_type === RUN_BURST) {
-        const burst = decodeFirst<{ facts?: Array<{ result?: ActionResult }> }>(marker.details?.result);
+        const burst = decodeFirst<BurstResults>(marker.details?.result);
         for (const fact of burst?.facts ?? []) pushResult(this.out, fact.result);
       }
     }

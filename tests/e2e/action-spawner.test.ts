@@ -19,7 +19,8 @@ import { DIST, burstInputOf, fromDist } from '../support/dist-burst.js';
 const { ActionSpawner } =
   await fromDist<typeof import('../../activities/action-spawner.js')>('activities/action-spawner.js');
 const { runProcess } = await fromDist<typeof import('../../activities/process.js')>('activities/process.js');
-const { makeRunBurst } = await fromDist<typeof import('../../activities/run-burst.js')>('activities/run-burst.js');
+const { burstRunner: makeRunBurst } =
+  await fromDist<typeof import('../../activities/run-burst.js')>('activities/run-burst.js');
 const ENTRY = join(DIST, 'activities', 'spawner-main.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'll-spawner-'));

@@ -17,7 +17,8 @@ import { DIST, burstInputOf, fromDist } from '../support/dist-burst.js';
 const { ActionSpawner } =
   await fromDist<typeof import('../../activities/action-spawner.js')>('activities/action-spawner.js');
 const { makeRunAction } = await fromDist<typeof import('../../activities/run-action.js')>('activities/run-action.js');
-const { makeRunBurst } = await fromDist<typeof import('../../activities/run-burst.js')>('activities/run-burst.js');
+const { burstRunner: makeRunBurst } =
+  await fromDist<typeof import('../../activities/run-burst.js')>('activities/run-burst.js');
 const { ListingAhead } =
   await fromDist<typeof import('../../activities/listing-ahead.js')>('activities/listing-ahead.js');
 const ENTRY = join(DIST, 'activities', 'spawner-main.js');

@@ -3,7 +3,14 @@
  * that is not quick, a terminal, a budget, a person's pause, at its bounds, after a signal.
  */
 import { describe, expect, it } from 'vitest';
-import { endsBurst, mayBurst, nextBurstAction } from '../../fsm/run/burst.js';
+import {
+  burstAfter,
+  endsBurst,
+  mayBurst,
+  mayBurstAfter,
+  nextBurstAction,
+  type BurstAfter,
+} from '../../fsm/run/burst.js';
 import { transition } from '../../fsm/run/transition.js';
 import type { RunningSnapshot, Transition } from '../../fsm/run/snapshot.js';
 import type { ActionResult } from '../../fsm/types.js';
@@ -128,5 +135,78 @@ describe('bursts', () => {
     expect(
       endsBurst({ ...ok, rate_limit: { kind: 'rate_limit', message: 'slow down' } } as unknown as ActionResult),
     ).toBe(true);
+  });
+});
+
+describe('quick actions after an action, in its activity', () => {
+  const FIX_CHECK = {
+    initial: 'fix',
+    states: {
+      fix: { action: 'fix it', action_type: 'prompt', timeout: 1800, next: 'check' },
+      check: { action: 'pytest', timeout: 600, on_yes: 'done', on_no: 'fix' },
+      done: { terminal: true },
+    },
+  };
+
+  /** What the fix's activity is given: the snapshot whose effect is the fix. */
+  function afterFix(raw: Record<string, unknown>, learned?: Record<string, number>): BurstAfter {
+    const definition = defOf(raw);
+    const start = transition(definition, null, { type: 'start', now: 1 });
+    return {
+      definition,
+      snapshot: start.snapshot as RunningSnapshot,
+      bounds: { ...bounds, ...(learned ? { learned } : {}) },
+    };
+  }
+
+  it('are asked for only where the state routes to a quick shell state or one the run saw quick', () => {
+    const fresh = afterFix(FIX_CHECK);
+    // pytest's 600 s is beyond the quick lane until the run saw it quick.
+    expect(mayBurstAfter(fresh.definition, 'fix', fresh.bounds)).toBe(false);
+    const seen = afterFix(FIX_CHECK, { check: 600 });
+    expect(mayBurstAfter(seen.definition, 'fix', seen.bounds)).toBe(true);
+    const quick = afterFix({
+      ...FIX_CHECK,
+      states: { ...FIX_CHECK.states, check: { ...FIX_CHECK.states.check, timeout: 20 } },
+    });
+    expect(mayBurstAfter(quick.definition, 'fix', quick.bounds)).toBe(true);
+    // A terminal, a prompt or a state without an action never runs in a burst.
+    const toPrompt = afterFix({
+      initial: 'fix',
+      states: {
+        fix: { action: 'fix it', action_type: 'prompt', next: 'judge' },
+        judge: { action: 'judge it', action_type: 'prompt', next: 'done' },
+        done: { terminal: true },
+      },
+    });
+    expect(mayBurstAfter(toPrompt.definition, 'fix', toPrompt.bounds)).toBe(false);
+    expect(mayBurstAfter(toPrompt.definition, 'judge', toPrompt.bounds)).toBe(false);
+    // A target known only at run time may be one.
+    const dynamic = afterFix({
+      initial: 'fix',
+      context: { to: 'done' },
+      states: { fix: { action: 'fix it', action_type: 'prompt', next: '${context.to}' }, done: { terminal: true } },
+    });
+    expect(mayBurstAfter(dynamic.definition, 'fix', dynamic.bounds)).toBe(true);
+  });
+
+  it('start with the state the action routes to, in the snapshot after its result', () => {
+    const after = afterFix(FIX_CHECK, { check: 600 });
+    const next = burstAfter(after, { type: 'action_done', result: ok, now: 2 });
+    expect(next?.first).toMatchObject({ state: 'check', kind: 'shell' });
+    expect(next?.snapshot).toMatchObject({ current: 'check', phase: 'action' });
+  });
+
+  it('do not start after a result the workflow must see first, nor where the next state may not burst', () => {
+    const after = afterFix(FIX_CHECK, { check: 600 });
+    const signal: ActionResult = { ...ok, stdout_signal: { kind: 'handoff', payload: 'x' } };
+    expect(burstAfter(after, { type: 'action_done', result: signal, now: 2 })).toBeUndefined();
+    expect(burstAfter(afterFix(FIX_CHECK), { type: 'action_done', result: ok, now: 2 })).toBeUndefined();
+    // The run ends with the action (a terminal comes next): nothing follows it in the activity.
+    const last = afterFix({
+      initial: 'fix',
+      states: { fix: { action: 'fix it', action_type: 'prompt', next: 'done' }, done: { terminal: true } },
+    });
+    expect(burstAfter(last, { type: 'action_done', result: ok, now: 2 })).toBeUndefined();
   });
 });

@@ -23,6 +23,16 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES;
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without?: TestRef }> = {
+  burstsAfterActions: {
+    with: {
+      file: 'integration/bursts-after.test.ts',
+      title: 'with burstsAfterActions the check after each fix runs in the fix’s activity',
+    },
+    without: {
+      file: 'integration/bursts-after.test.ts',
+      title: 'without burstsAfterActions (an older release) the check after each fix is a burst of its own',
+    },
+  },
   learnedChains: {
     with: {
       file: 'integration/learned-quick.test.ts',

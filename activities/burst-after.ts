@@ -1,0 +1,84 @@
+/**
+ * The quick actions that follow an action, run in the action's own activity (the
+ * `burstsAfterActions` run rule; fsm/run/burst.ts BurstAfter). A loop's pass is an agent's fix
+ * and then its check: the check ran as a burst in the workflow task that the fix's result
+ * started, a local activity and a second workflow activation on every pass. Here the fix's
+ * activity feeds the fix's result to the pure core itself and runs the check at once, as a burst
+ * runs it (activities/run-burst.ts: the spawner, the journal, the loop deadline, the run's stop);
+ * the workflow feeds the fix's fact and the burst's to the same core in the same order.
+ *
+ * None runs when a person's pause or steer reached the run while the action ran (seen in this
+ * process: host/control-requests.ts): it acts when the action ends, as it does without this rule.
+ * The burst keeps the activity's heartbeat going, which is how a stop reaches it; a stop ends it
+ * as it ends a burst that watches for one: the actions that completed are the run's.
+ */
+import type { BurstAfterOutcome, BurstFact } from '../fsm/run/burst.js';
+import { burstAfter } from '../fsm/run/burst.js';
+import type { ActionResult } from '../fsm/types.js';
+import type { ActionCall } from '../workflows/activity-types.js';
+import { controlledSince } from '../host/control-requests.js';
+import { HEARTBEAT_MS } from './heartbeat.js';
+import type { Context } from '@temporalio/activity';
+import type { BurstOutcome } from '../fsm/run/burst.js';
+import type { RunBurstInput } from '../workflows/activity-types.js';
+
+/**
+ * A burst run in the current activity (activities/run-burst.ts burstRunner): `runBurst`'s body,
+ * and the quick actions an action's activity runs after it. `journalId`: the burst's name in the
+ * journal when it is not the activity's own (default: the activity id, or the lane item's).
+ */
+export type BurstRunner = (input: RunBurstInput, journalId?: string) => Promise<BurstOutcome>;
+
+/**
+ * The burst after the action of `input` whose result is `result`, run with `burst` under the
+ * journal name `journalId` in the activity `ctx` (undefined: a direct call); undefined when none ran (none was asked for, none may follow, a
+ * person's control came, or its first action could not be started: the workflow then runs what
+ * comes next itself, as without the rule).
+ */
+export async function runBurstAfter(
+  input: ActionCall,
+  result: ActionResult,
+  journalId: string,
+  burst: BurstRunner,
+  ctx: Context | undefined,
+): Promise<BurstAfterOutcome | undefined> {
+  const after = input.burst_after;
+  if (after === undefined || result.error === 'cancelled') return undefined;
+  const workflowId = ctx?.info.workflowExecution?.workflowId ?? input.instanceId;
+  if (controlledSince(workflowId, ctx?.info.currentAttemptScheduledTimestampMs ?? 0)) return undefined;
+  const now = Date.now();
+  const fact: BurstFact = { type: 'action_done', result, now };
+  const next = burstAfter(after, fact);
+  if (next === undefined) return undefined;
+  const beat = ctx
+    ? setInterval(() => ctx.heartbeat({ state: next.first.state, after: input.state }), HEARTBEAT_MS)
+    : undefined;
+  try {
+    const outcome = await burst(
+      {
+        definition: after.definition,
+        snapshot: next.snapshot,
+        first: next.first,
+        action: {
+          instanceId: input.instanceId,
+          cwd: input.cwd,
+          ...(input.mask_env === undefined ? {} : { mask_env: input.mask_env }),
+          ...(input.detect_signals === undefined ? {} : { detect_signals: input.detect_signals }),
+          ...(input.handoff_threshold === undefined ? {} : { handoff_threshold: input.handoff_threshold }),
+        },
+        bounds: after.bounds,
+        ...(after.deadline_ms === undefined ? {} : { deadline_ms: after.deadline_ms }),
+        now,
+        // A cancellation of the activity is the run's stop: what ran before it is the run's.
+        watch_stop: true,
+      },
+      journalId,
+    );
+    return { now, ...outcome };
+  } catch {
+    // Its first action could not be started: the run starts it itself, under the retry policy of any.
+    return undefined;
+  } finally {
+    if (beat !== undefined) clearInterval(beat);
+  }
+}
