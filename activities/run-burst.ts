@@ -99,7 +99,8 @@ export function burstRunner(
         if (facts.length === 0) throw err;
         return { facts, states };
       }
-      return outcomeOf(end, { facts, states }, ctx?.cancellationSignal.reason);
+      const outcome = outcomeOf(end, { facts, states }, ctx?.cancellationSignal.reason);
+      return input.lane_item === undefined ? outcome : { ...outcome, lane_item: input.lane_item };
     } finally {
       watch?.dispose();
       ctx?.cancellationSignal.removeEventListener('abort', onCancel);

@@ -122,6 +122,12 @@ export interface BurstOutcome {
    * that Temporal hands it the stop.
    */
   stopped_at?: number;
+  /**
+   * A fan-out item's burst in a lane (RunBurstInput.lane_item): its facts are the item's, not the
+   * run's own actions', and whoever reads the run's history for its actions' outputs skips them
+   * (runs/follow/action-results.ts).
+   */
+  lane_item?: string;
 }
 
 /**

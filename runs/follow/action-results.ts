@@ -10,10 +10,11 @@
  * successful `runAction` result belongs to the n-th `action_complete` event. A burst of quick actions
  * (`runBurst`) is one marker whose result lists its actions' facts in order, each one `action_done`,
  * and the workflow feeds them all; so are the quick actions a `runAction` activity ran after its
- * action (`burst_after`), fed after it (a person's pause or steer during the burst acts after its last:
- * the `controlsAfterBursts` rule; runs of older releases dropped the facts after such a control,
- * and their outputs after it pair one off). The one exception, an action finishing as the loop's
- * deadline fires, ends the run: nothing comes after it to misalign.
+ * action (`burst_after`), fed after it (a person's pause or steer during the burst acts after its
+ * last: the `controlsAfterBursts` rule; runs of older releases dropped the facts after such a
+ * control, and their outputs after it pair one off). A fan-out item's burst in a lane
+ * (`lane_item`) holds the item's actions, not the run's: it is skipped. The one exception, an
+ * action finishing as the loop's deadline fires, ends the run: nothing comes after it to misalign.
  */
 import type { ActionResult } from '../../fsm/types.js';
 import type { ActionOutput } from '../../fsm/run/events.js';
@@ -74,7 +75,9 @@ export class ActionResults {
       const data = decodeFirst<{ activity_type?: string }>(marker.details?.data);
       if (data?.activity_type === RUN_ACTION) pushResult(this.out, decodeFirst<ActionResult>(marker.details?.result));
       if (data?.activity_type === RUN_BURST) {
-        const burst = decodeFirst<BurstResults>(marker.details?.result);
+        const burst = decodeFirst<BurstResults & { lane_item?: string }>(marker.details?.result);
+        // A fan-out item's burst in a lane: the item's actions, which record no events of the run's.
+        if (burst?.lane_item !== undefined) return;
         for (const fact of burst?.facts ?? []) pushResult(this.out, fact.result);
       }
     }

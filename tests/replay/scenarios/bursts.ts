@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import { waitFor } from '../../support/processes.js';
 import { steerUpdate } from '../../../workflows/control-definitions.js';
-import { BY, FLAKY, lineCount, type Scenario } from './support.js';
+import { script } from '../../integration/harness.js';
+import { BY, FLAKY, lineCount, tool, type Scenario } from './support.js';
 
 export const BURST_SCENARIOS: Scenario[] = [
   {
@@ -79,6 +80,35 @@ export const BURST_SCENARIOS: Scenario[] = [
           on_yes: 'done',
           on_no: 'build',
         },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
+    name: 'checks-after-fix',
+    covers:
+      "burstsAfterActions: the quick check after each agent's fix runs in the fix's activity (its result carries the check's burst), the first check a burst of its own",
+    localActivityMaxTimeoutS: 30,
+    prepare: (p) => {
+      tool(p, 'agent');
+      script(p.toolsDir, 'agent', [
+        [0, 'fixed'],
+        [0, 'fixed'],
+      ]);
+      return { LL_HOST_CLI: 'agent' };
+    },
+    definition: {
+      name: 'checks-after-fix',
+      initial: 'check',
+      max_iterations: 10,
+      states: {
+        check: {
+          action: 'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; [ $n -ge 3 ]',
+          timeout: 20,
+          on_yes: 'done',
+          on_no: 'fix',
+        },
+        fix: { action: 'fix it', action_type: 'prompt', timeout: 1800, next: 'check' },
         done: { terminal: true },
       },
     },
