@@ -18,6 +18,8 @@ import type { ParallelItemResult } from '../../fsm/types.js';
 import { loadLoopFile } from '../../loader/load.js';
 import { replayExecution } from '../../worker/replay-events.js';
 import { logsRunOf } from '../../runs/follow/logs-report.js';
+import { actionResultsOf } from '../../runs/follow/action-results.js';
+import type { HistoryEvent } from '../../runs/find/temporal-history.js';
 import { liveProcesses, waitFor } from '../support/processes.js';
 import { closeTemporal, project, runLoop, temporal, toolEnv, type RunOutcome } from './harness.js';
 
@@ -162,6 +164,10 @@ describe('fan-out items in lanes', () => {
     );
     expect(replayed.error).toBeUndefined();
     expect(replayed.events).toEqual(run.events);
+    // `ll-loop logs` pairs the run's own actions with their outputs: the items' bursts are not among them.
+    const history = await client.workflow.getHandle(run.workflowId).fetchHistory();
+    const completes = run.events.filter((e) => e.event === 'action_complete').map((e) => e.exit_code);
+    expect(actionResultsOf((history.events ?? []) as HistoryEvent[]).map((r) => r.exit_code)).toEqual(completes);
     // `ll-loop logs --item` says the item has no run of its own, and where its result is.
     await expect(
       logsRunOf(
