@@ -25,6 +25,9 @@ import { burstAllowed, mayBurst, mayBurstAfter, type BurstAfter } from '../fsm/r
 import { QuickRecord } from './quick-record.js';
 import { LOCAL_FLUSH_AFTER_ACTIONS, LOCAL_FLUSH_AFTER_MS, burstAfterS, runBurst, type BurstDone } from './burst.js';
 
+/** A definition whose JSON is longer runs what follows an action as bursts of their own (`burstsAfterActions`). */
+const MAX_BURST_AFTER_DEFINITION_CHARS = 64 * 1024;
+
 /** What the loop's deadline resolves with when it passes. */
 export const TIMED_OUT = Symbol('timed-out');
 
@@ -87,7 +90,10 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
   // States the run saw quick go on in a burst one after another (the `learnedChains` rule).
   const chains = input.options.learnedChains === true;
   // An action's activity runs the quick actions after it (the `burstsAfterActions` rule).
-  const burstsAfter = input.options.burstsAfterActions === true;
+  // Not for a definition so large that carrying it in every such action's input would swell the
+  // history (its JSON, measured once: the definition does not change within a run).
+  const burstsAfter =
+    input.options.burstsAfterActions === true && JSON.stringify(ctx.def).length <= MAX_BURST_AFTER_DEFINITION_CHARS;
 
   /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
   const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {

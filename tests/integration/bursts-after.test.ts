@@ -142,6 +142,14 @@ describe('quick actions after an action, in its activity', () => {
     expect(timeless(run.events)).toEqual(EVENTS);
   }, 120_000);
 
+  it('a definition too large to carry in every fix’s input runs each check as a burst of its own', async () => {
+    const p = agentProject();
+    const big = { ...loop(), description: 'x'.repeat(70 * 1024) };
+    const run = await runLoop(definition(big), { ...p, ...RULES, burstsAfterActions: true });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(await carriedIn(run.workflowId)).toEqual(['local', 'activity', 'local', 'activity', 'local']);
+  }, 120_000);
+
   it('a pause that reaches the run while the fix runs acts when the fix ends: the check waits for the unpause', async () => {
     const p = agentProject(true);
     const { client } = await temporal();
