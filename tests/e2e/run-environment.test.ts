@@ -33,7 +33,10 @@ const seen = (): string[] => {
   return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n') : [];
 };
 
-/** Each kind of action says what TOKEN is: a plain activity, two quick ones (a burst), a sub-loop's. */
+/**
+ * Each kind of action says what TOKEN is: two quick ones (a burst), a plain activity, a quick one
+ * after it (run in its activity: the `burstsAfterActions` rule), a sub-loop's.
+ */
 const SAYS = (who: string) => `echo "${who} got=$\${TOKEN:-unset}" >> seen.txt; echo "got=$\${TOKEN:-unset}"`;
 
 beforeAll(() => {
@@ -46,13 +49,8 @@ beforeAll(() => {
     join(loops, 'b.yaml'),
     `name: b
 description: every kind of action says what TOKEN is
-initial: plain
+initial: quick1
 states:
-  plain:
-    action: '${SAYS('plain')}'
-    timeout: 300
-    capture: plain
-    next: quick1
   quick1:
     action: '${SAYS('quick1')}'
     timeout: 20
@@ -62,6 +60,15 @@ states:
     action: '${SAYS('quick2')}'
     timeout: 20
     capture: quick2
+    next: plain
+  plain:
+    action: '${SAYS('plain')}'
+    timeout: 300
+    capture: plain
+    next: quick3
+  quick3:
+    action: '${SAYS('quick3')}'
+    timeout: 20
     next: sub
   sub:
     loop: child
@@ -89,12 +96,20 @@ describe("a run's actions see its command's environment, never the worker's", ()
     const r = await cli(['run', 'b', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as { instance_id: string; captured: Record<string, { output: string }> };
-    expect(seen()).toEqual(['plain got=unset', 'quick1 got=unset', 'quick2 got=unset', 'child got=unset']);
+    expect(seen()).toEqual([
+      'quick1 got=unset',
+      'quick2 got=unset',
+      'plain got=unset',
+      'quick3 got=unset',
+      'child got=unset',
+    ]);
     expect(result.captured.plain?.output).toBe('got=unset');
     expect(result.captured.quick2?.output).toBe('got=unset');
     const history = await historyText(await client(), result.instance_id);
-    // The quick actions ran as one burst (a local activity), the path of its own.
+    // The first quick actions ran as one burst (a local activity), the last in the plain action's
+    // activity after it: paths of their own.
     expect(history).toContain('runBurst');
+    expect(history).toContain('burst_after');
     expect(history).not.toContain(SECRET);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
     for (const f of filesUnder(join(project.cwd, '.loops'))) expect(readFileSync(f).includes(SECRET), f).toBe(false);
@@ -103,7 +118,13 @@ describe("a run's actions see its command's environment, never the worker's", ()
     rmSync(join(project.cwd, 'seen.txt'));
     const mine = await cli(['run', 'b', '--json'], { TOKEN: 'mine' });
     expect(mine.code, mine.stderr).toBe(0);
-    expect(seen()).toEqual(['plain got=mine', 'quick1 got=mine', 'quick2 got=mine', 'child got=mine']);
+    expect(seen()).toEqual([
+      'quick1 got=mine',
+      'quick2 got=mine',
+      'plain got=mine',
+      'quick3 got=mine',
+      'child got=mine',
+    ]);
   }, 180_000);
 
   it("a scheduled run sees the environment of the command that made the schedule; without that file, the worker's minimal one", async () => {
@@ -129,15 +150,22 @@ describe("a run's actions see its command's environment, never the worker's", ()
       return seen();
     };
     expect(await scheduled()).toEqual([
-      'plain got=of-the-schedule',
       'quick1 got=of-the-schedule',
       'quick2 got=of-the-schedule',
+      'plain got=of-the-schedule',
+      'quick3 got=of-the-schedule',
       'child got=of-the-schedule',
     ]);
 
     // As on a machine without the file: the worker's minimal environment, not its TOKEN.
     for (const f of readdirSync(envFiles)) rmSync(join(envFiles, f));
-    expect(await scheduled()).toEqual(['plain got=unset', 'quick1 got=unset', 'quick2 got=unset', 'child got=unset']);
+    expect(await scheduled()).toEqual([
+      'quick1 got=unset',
+      'quick2 got=unset',
+      'plain got=unset',
+      'quick3 got=unset',
+      'child got=unset',
+    ]);
     const log = readFileSync(join(project.cwd, '.loops', '.worker', 'worker.log'), 'utf8');
     expect(log).toContain('has no environment file');
 
