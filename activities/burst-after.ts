@@ -7,7 +7,9 @@
  * runs it (activities/run-burst.ts: the spawner, the journal, the loop deadline, the run's stop);
  * the workflow feeds the fix's fact and the burst's to the same core in the same order.
  *
- * None runs when a person's pause or steer reached the run while the action ran (seen in this
+ * The events of the action's end and the burst's first state go to the worker's live copy of the
+ * run's events at once (worker/event-hub.ts `ahead`), as a burst's first state's do when the
+ * workflow starts it. None runs when a person's pause or steer reached the run while the action ran (seen in this
  * process: host/control-requests.ts): it acts when the action ends, as it does without this rule.
  * The burst keeps the activity's heartbeat going, which is how a stop reaches it; a stop ends it
  * as it ends a burst that watches for one: the actions that completed are the run's.
@@ -20,6 +22,7 @@ import { controlledSince } from '../host/control-requests.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
 import type { Context } from '@temporalio/activity';
 import type { BurstOutcome } from '../fsm/run/burst.js';
+import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { RunBurstInput } from '../workflows/activity-types.js';
 
 /**
@@ -41,6 +44,7 @@ export async function runBurstAfter(
   journalId: string,
   burst: BurstRunner,
   ctx: Context | undefined,
+  eventsAhead?: (workflowId: string, events: readonly RunStreamEvent[]) => void,
 ): Promise<BurstAfterOutcome | undefined> {
   const after = input.burst_after;
   if (after === undefined || result.error === 'cancelled') return undefined;
@@ -50,6 +54,9 @@ export async function runBurstAfter(
   const fact: BurstFact = { type: 'action_done', result, now };
   const next = burstAfter(after, fact);
   if (next === undefined) return undefined;
+  // The state the burst enters shows in the run's live events now, not once the burst has ended
+  // (the run records the same events, numbered the same, when it feeds the facts).
+  eventsAhead?.(workflowId, next.events);
   const beat = ctx
     ? setInterval(() => ctx.heartbeat({ state: next.first.state, after: input.state }), HEARTBEAT_MS)
     : undefined;

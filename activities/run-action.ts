@@ -13,6 +13,7 @@ import { runPromptByProvider } from './prompt-provider.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
 import { fromEnvelope } from './host-envelope.js';
 import type { LlmProviderRequest } from '../fsm/types.js';
+import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { WorkerPlace } from './placement.js';
 import { readJournal, writeJournal } from './action-journal.js';
 import { actionLaunch, checkoutLister, spawnerHold, type Launch } from './action-spawner.js';
@@ -59,6 +60,12 @@ export interface ActivityDeps {
    * completion was lost is not run again; unset: no journal (direct calls, tests of one action).
    */
   journalDir?: string;
+  /**
+   * The events a run records once its workflow feeds what an activity decided ahead of it (the
+   * state the quick actions after an action enter: activities/burst-after.ts), for the worker's
+   * live copy of the run's events (worker/event-hub.ts `ahead`); unset: none are shown ahead.
+   */
+  eventsAhead?: (workflowId: string, events: readonly RunStreamEvent[]) => void;
 }
 
 /** The environment one call of an activity sees for run `workflowId` (undefined: process.env). */
@@ -152,7 +159,7 @@ export function makeRunAction(
   // The quick actions after the action, when the run asks for them (activities/burst-after.ts).
   const withBurstAfter = async (input: ActionCall, result: ActionResult, id: string): Promise<ActionOutcome> => {
     if (burst === undefined || input.burst_after === undefined) return result;
-    const after = await runBurstAfter(input, result, `after-${id}`, burst, currentContext());
+    const after = await runBurstAfter(input, result, `after-${id}`, burst, currentContext(), deps.eventsAhead);
     return after === undefined ? result : { ...result, burst_after: after };
   };
   const journalDir = deps.journalDir;

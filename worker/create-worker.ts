@@ -179,6 +179,8 @@ export async function createLoopWorker(options: LoopWorkerOptions): Promise<{ wo
       }),
       ...options.activityDeps,
       journalDir,
+      // What an activity decided ahead of the run shows in the run's live events at once.
+      eventsAhead: (workflowId, list) => events.ahead(workflowId, list),
       client:
         options.activityDeps?.client ??
         new Client({

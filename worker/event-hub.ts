@@ -63,8 +63,23 @@ export class EventHub {
   /** The last event number delivered per run (listeners get each number once, like the files). */
   private readonly delivered = new Map<string, number>();
 
+  /** The run's info as its workflow last gave it, for events an activity hands on ahead of it. */
+  private readonly infos = new Map<string, WorkflowInfo>();
+
+  /**
+   * Events of run `workflowId` an activity decided ahead of the workflow (activities/burst-after.ts):
+   * written and delivered now, and not again when the workflow records them (same numbers). Only
+   * for a run whose workflow gives its events here: another worker's copy is its own.
+   */
+  ahead(workflowId: string, events: readonly RunStreamEvent[]): void {
+    const info = this.infos.get(workflowId);
+    if (info === undefined) return;
+    for (const event of events) this.emit(info, event);
+  }
+
   emit(info: WorkflowInfo, event: RunStreamEvent): void {
     const timed: TimedEvent = event;
+    this.infos.set(info.workflowId, info);
     try {
       this.filesFor(info)?.appendEvent(event);
     } catch {
@@ -79,6 +94,7 @@ export class EventHub {
       this.files.delete(info.workflowId);
       this.parents.delete(info.workflowId);
       this.delivered.delete(info.workflowId);
+      this.infos.delete(info.workflowId);
       void files?.close();
     }
   }

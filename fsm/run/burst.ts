@@ -163,12 +163,12 @@ export interface BurstAfterOutcome extends BurstOutcome {
 export function burstAfter(
   after: BurstAfter,
   fact: BurstFact,
-): { snapshot: RunningSnapshot; first: ActionRequest } | undefined {
+): { snapshot: RunningSnapshot; first: ActionRequest; events: Transition['events'] } | undefined {
   if (endsBurst(fact.result)) return undefined;
   const next = transition(after.definition, after.snapshot, fact);
   if (next.snapshot.status !== 'running') return undefined;
   const first = nextBurstAction(after.definition, next, { actions: 0, ms: 0 }, after.bounds);
-  return first === undefined ? undefined : { snapshot: next.snapshot, first };
+  return first === undefined ? undefined : { snapshot: next.snapshot, first, events: next.events };
 }
 
 /**
