@@ -154,8 +154,9 @@ export class ActionSpawner {
    * A whole burst in the spawner (activities/burst-loop.ts), waiting for it to start; its facts go
    * to `onFact` as its actions end; `env` is its actions' whole environment (their run's);
    * `journaled`: its first actions as an earlier attempt completed them (runBurstLoop's).
-   * `control`'s stop is passed on. Resolves to undefined when there is no spawner to run it (it
-   * could not start): the caller runs the burst itself. Rejects when the spawner goes away under it.
+   * `control`'s stop and drain are passed on. Resolves to undefined when there is no spawner to run
+   * it (it could not start): the caller runs the burst itself. Rejects when the spawner goes away
+   * under it.
    */
   burst(
     input: RunBurstInput,
@@ -172,8 +173,10 @@ export class ActionSpawner {
         const why = control.stopped;
         this.send({ t: 'abort', id, ...(why ? { why: why.reason, at: why.at } : {}) });
       };
+      const onDrain = (): void => this.send({ t: 'drain', id });
       const done = (): void => {
         control.signal.removeEventListener('abort', onAbort);
+        control.drained.removeEventListener('abort', onDrain);
         this.pending.delete(id);
         this.settleIdle();
       };
@@ -203,6 +206,8 @@ export class ActionSpawner {
         this.send({ t: 'burst', id, input, env, ...(journaled.length > 0 ? { journaled } : {}) });
         control.signal.addEventListener('abort', onAbort, { once: true });
         if (control.signal.aborted) onAbort();
+        control.drained.addEventListener('abort', onDrain, { once: true });
+        if (control.drained.aborted) onDrain();
       };
       if (this.ready) start();
       else this.queued.push(start);

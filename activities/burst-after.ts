@@ -18,7 +18,7 @@ import type { BurstAfterOutcome, BurstFact } from '../fsm/run/burst.js';
 import { burstAfter } from '../fsm/run/burst.js';
 import type { ActionResult } from '../fsm/types.js';
 import type { ActionCall } from '../workflows/activity-types.js';
-import { controlledSince } from '../host/control-requests.js';
+import { controlledSince, onControl } from '../host/control-requests.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
 import type { Context } from '@temporalio/activity';
 import type { BurstOutcome } from '../fsm/run/burst.js';
@@ -28,9 +28,10 @@ import type { RunBurstInput } from '../workflows/activity-types.js';
 /**
  * A burst run in the current activity (activities/run-burst.ts burstRunner): `runBurst`'s body,
  * and the quick actions an action's activity runs after it. `journalId`: the burst's name in the
- * journal when it is not the activity's own (default: the activity id, or the lane item's).
+ * journal when it is not the activity's own (default: the activity id, or the lane item's);
+ * `drain`: once aborted, no action of the burst starts after the running one.
  */
-export type BurstRunner = (input: RunBurstInput, journalId?: string) => Promise<BurstOutcome>;
+export type BurstRunner = (input: RunBurstInput, journalId?: string, drain?: AbortSignal) => Promise<BurstOutcome>;
 
 /**
  * The burst after the action of `input` whose result is `result`, run with `burst` under the
@@ -60,6 +61,10 @@ export async function runBurstAfter(
   const beat = ctx
     ? setInterval(() => ctx.heartbeat({ state: next.first.state, after: input.state }), HEARTBEAT_MS)
     : undefined;
+  // A person's pause or steer that reaches the run now acts after the running action, as it does
+  // between actions run one at a time (the run feeds the facts up to it, then the control).
+  const drain = new AbortController();
+  const unwatch = onControl(workflowId, () => drain.abort());
   try {
     const outcome = await burst(
       {
@@ -80,12 +85,14 @@ export async function runBurstAfter(
         watch_stop: true,
       },
       journalId,
+      drain.signal,
     );
     return { now, ...outcome };
   } catch {
     // Its first action could not be started: the run starts it itself, under the retry policy of any.
     return undefined;
   } finally {
+    unwatch();
     if (beat !== undefined) clearInterval(beat);
   }
 }

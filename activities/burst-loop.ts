@@ -28,8 +28,9 @@ export type BurstStopReason = 'stop' | 'cancel';
 
 /**
  * How a burst ended, its facts aside:
- * - `done`: the core, a bound, a stdout signal or a rate limit ended it, or a later action's fault
- *   did (that action runs again as the first of the next step, under the retry policy of any);
+ * - `done`: the core, a bound, a stdout signal, a rate limit or a drain ended it, or a later
+ *   action's fault did (that action runs again as the first of the next step, under the retry
+ *   policy of any);
  * - `deadline`, `stopped`: at the loop deadline, or at the run's stop (the running action killed,
  *   its result dropped);
  * - `cancelled`: the activity was cancelled and the run does not watch for stops: the activity
@@ -43,13 +44,27 @@ export type BurstEnd<Fault = unknown> =
   | { ended: 'cancelled' }
   | { ended: 'fault'; error: Fault };
 
-/** What stops a running burst from outside: once aborted, the running action is killed. */
+/**
+ * What stops a running burst from outside: once aborted, the running action is killed; once
+ * drained, no action starts after the running one (a person's pause or steer reached the run:
+ * activities/burst-after.ts).
+ */
 export class BurstControl {
   private readonly controller = new AbortController();
+  private readonly drainer = new AbortController();
   private why: { reason: BurstStopReason; at: number } | undefined;
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** Aborted once the burst is drained. */
+  get drained(): AbortSignal {
+    return this.drainer.signal;
+  }
+
+  drain(): void {
+    this.drainer.abort();
   }
 
   /** The first reason given, and when (epoch ms); undefined while the burst may go on. */
@@ -93,6 +108,8 @@ export async function runBurstLoop(
     let done: BurstFact | BurstEnd | 'fault';
     if (replaying) done = { type: 'action_done', result: { ...again!.result, redelivered: true }, now: now(input) };
     else {
+      // Drained: the actions that ran are the burst's; the run decides what comes next.
+      if (actions > 0 && control.drained.aborted) break;
       const reached = deadlineReached(input);
       if (reached !== undefined) return { ended: 'deadline', at: reached };
       const stopped = stoppedEnd(input, control);

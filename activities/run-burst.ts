@@ -52,13 +52,16 @@ export function burstRunner(
   ahead: ListingAhead = new ListingAhead(() => undefined),
 ): BurstRunner {
   const { spawner } = where;
-  const burst = async (input: RunBurstInput, journalId?: string): Promise<BurstOutcome> => {
+  const burst = async (input: RunBurstInput, journalId?: string, drain?: AbortSignal): Promise<BurstOutcome> => {
     const ctx = currentContext();
     const injected = injectedEnv(deps, input.action.instanceId);
     const control = new BurstControl();
     const onCancel = (): void => control.abort('cancel', now(input));
     ctx?.cancellationSignal.addEventListener('abort', onCancel, { once: true });
     if (ctx?.cancellationSignal.aborted) onCancel();
+    const onDrain = (): void => control.drain();
+    drain?.addEventListener('abort', onDrain, { once: true });
+    if (drain?.aborted) onDrain();
     const watch = input.watch_stop
       ? watchForStop(runOf(input), deps.client, () => control.abort('stop', now(input)))
       : undefined;
@@ -104,13 +107,14 @@ export function burstRunner(
     } finally {
       watch?.dispose();
       ctx?.cancellationSignal.removeEventListener('abort', onCancel);
+      drain?.removeEventListener('abort', onDrain);
     }
   };
   // Its checks' end may have the checkout listed for the guarded action that comes next (activities/listing-ahead.ts).
-  return async (input, journalId) => {
+  return async (input, journalId, drain) => {
     ahead.enter();
     try {
-      return await burst(input, journalId);
+      return await burst(input, journalId, drain);
     } finally {
       ahead.leave(input.action.cwd);
     }

@@ -25,8 +25,8 @@ import { listCheckoutFiles } from './checkout-files.js';
 import { StreamJsonLive } from './stream-json-live.js';
 import type { SpawnerFault, SpawnerReply, SpawnerRequest } from './spawner-protocol.js';
 
-/** What stops each running action or burst, by id. */
-const running = new Map<number, { abort: (why?: 'stop' | 'cancel', at?: number) => void }>();
+/** What stops each running action or burst (and drains a burst), by id. */
+const running = new Map<number, { abort: (why?: 'stop' | 'cancel', at?: number) => void; drain?: () => void }>();
 let leaving = false;
 
 function reply(message: SpawnerReply): void {
@@ -71,7 +71,7 @@ async function run(request: Extract<SpawnerRequest, { t: 'run' }>): Promise<void
 async function burst(request: Extract<SpawnerRequest, { t: 'burst' }>): Promise<void> {
   const { id, input, env, journaled } = request;
   const control = new BurstControl();
-  running.set(id, { abort: (why = 'cancel', at = Date.now()) => control.abort(why, at) });
+  running.set(id, { abort: (why = 'cancel', at = Date.now()) => control.abort(why, at), drain: () => control.drain() });
   try {
     const end = await runBurstLoop(
       input,
@@ -109,6 +109,7 @@ process.on('message', (message: SpawnerRequest) => {
   else if (message.t === 'burst') void burst(message);
   else if (message.t === 'list') void list(message);
   else if (message.t === 'abort') running.get(message.id)?.abort(message.why, message.at);
+  else if (message.t === 'drain') running.get(message.id)?.drain?.();
 });
 
 process.on('disconnect', () => {

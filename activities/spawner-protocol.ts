@@ -33,7 +33,9 @@ export type SpawnerRequest =
   /** List the checkout's files under `cwd` (activities/checkout-files.ts), for `tamper_guard:`. */
   | { t: 'list'; id: number; cwd: string }
   /** Stop action or burst `id`; a burst's `why` and its time. */
-  | { t: 'abort'; id: number; why?: BurstStopReason; at?: number };
+  | { t: 'abort'; id: number; why?: BurstStopReason; at?: number }
+  /** Start no action of burst `id` after the running one (activities/burst-loop.ts BurstControl.drain). */
+  | { t: 'drain'; id: number };
 
 export type SpawnerReply =
   | { t: 'ready' }

@@ -22,11 +22,16 @@ import { inSpan, usageAttributes } from './run-trace.js';
 import { carriedResults } from './fanout-carry.js';
 import { runFanout, type FanoutHooks } from './run-fanout.js';
 import { burstAllowed, mayBurst, mayBurstAfter, type BurstAfter } from '../fsm/run/burst.js';
-import { QuickRecord } from './quick-record.js';
+import { LEARNED_BRIEF_MS, QuickRecord } from './quick-record.js';
 import { LOCAL_FLUSH_AFTER_ACTIONS, LOCAL_FLUSH_AFTER_MS, burstAfterS, runBurst, type BurstDone } from './burst.js';
 
 /** A definition whose JSON is longer runs what follows an action as bursts of their own (`burstsAfterActions`). */
 const MAX_BURST_AFTER_DEFINITION_CHARS = 64 * 1024;
+/**
+ * Under `briefAfterActions`, no action starts in an action's activity after this much of the
+ * actions after it (ms): how far the run's history and status may lag behind what runs.
+ */
+const BRIEF_AFTER_MAX_MS = 10_000;
 
 /** What the loop's deadline resolves with when it passes. */
 export const TIMED_OUT = Symbol('timed-out');
@@ -94,6 +99,8 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
   // history (its JSON, measured once: the definition does not change within a run).
   const burstsAfter =
     input.options.burstsAfterActions === true && JSON.stringify(ctx.def).length <= MAX_BURST_AFTER_DEFINITION_CHARS;
+  // ... and those the run saw brief too (the `briefAfterActions` rule).
+  const briefAfter = input.options.briefAfterActions === true;
 
   /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
   const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {
@@ -170,9 +177,9 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
     if (snapshot.pause !== undefined || snapshot.steer !== undefined) return undefined;
     const bounds = {
       maxActions: LOCAL_FLUSH_AFTER_ACTIONS,
-      maxMs: LOCAL_FLUSH_AFTER_MS,
+      maxMs: briefAfter ? BRIEF_AFTER_MAX_MS : LOCAL_FLUSH_AFTER_MS,
       localMaxS,
-      learned: seen.learned(),
+      learned: briefAfter ? seen.learned(LEARNED_BRIEF_MS) : seen.learned(),
     };
     if (!mayBurstAfter(ctx.def, work.input.state, bounds)) return undefined;
     return {

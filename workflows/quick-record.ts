@@ -17,6 +17,13 @@ import type { ActionRequest } from '../fsm/run/snapshot.js';
 
 /** A state's action that last finished within this many ms is taken for quick (the flush's bound: workflows/burst.ts). */
 export const LEARNED_QUICK_MS = 1000;
+/**
+ * Within this many ms it is brief: under the `briefAfterActions` rule an action's activity goes on
+ * through it (activities/burst-after.ts). A round trip through the server costs 10–25 ms, a
+ * share worth saving of an action this short; past it the run's history and status, which learn
+ * of the actions only when the activity ends, would lag too long behind what runs.
+ */
+export const LEARNED_BRIEF_MS = 5000;
 
 interface Seen {
   /** Its last shell action's duration (ms). */
@@ -50,10 +57,13 @@ export class QuickRecord {
     return seen !== undefined && seen.ms <= LEARNED_QUICK_MS;
   }
 
-  /** The states quick the last time, each with the longest timeout its actions had (fsm/run/burst.ts BurstBounds.learned). */
-  learned(): Record<string, number> {
+  /**
+   * The states quick the last time (within `withinMs`: {@link LEARNED_BRIEF_MS} for the actions
+   * after an action), each with the longest timeout its actions had (fsm/run/burst.ts BurstBounds.learned).
+   */
+  learned(withinMs: number = LEARNED_QUICK_MS): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const [state, seen] of this.last) if (seen.ms <= LEARNED_QUICK_MS) out[state] = seen.timeoutS;
+    for (const [state, seen] of this.last) if (seen.ms <= withinMs) out[state] = seen.timeoutS;
     return out;
   }
 }

@@ -198,6 +198,15 @@ export interface RunRules {
    * runs of older releases lack it and run what follows an action as a burst of its own.
    */
   burstsAfterActions?: boolean;
+  /**
+   * Under `burstsAfterActions`, an action's activity also goes on through the shell actions of
+   * states the run saw finish within 5 s (workflows/quick-record.ts LEARNED_BRIEF_MS), not only
+   * the quick ones, up to 10 s of them: a type check or test run of a few seconds after an agent's
+   * fix costs no round trip through the server either (a pass of build, type check, lint and
+   * tests after a fix is one activity). Set by the client for new runs; runs of older releases
+   * lack it and run such actions as activities of their own.
+   */
+  briefAfterActions?: boolean;
 }
 
 /**
@@ -242,6 +251,7 @@ export const RUN_RULE_KEYS = [
   'controlsAfterBursts',
   'learnedChains',
   'burstsAfterActions',
+  'briefAfterActions',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

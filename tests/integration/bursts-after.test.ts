@@ -25,12 +25,12 @@ const linesOf = (dir: string, file: string): string[] =>
 
 /** `check` fails twice, then passes; `fix`, an agent's prompt (never quick), runs after each failure. */
 const CHECK = 'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; echo check >> ran; [ $n -ge 3 ]';
-const loop = (check = CHECK) => ({
+const loop = (check = CHECK, checkTimeout = 20) => ({
   name: 'bursts-after',
   initial: 'check',
   max_iterations: 10,
   states: {
-    check: { action: check, timeout: 20, on_yes: 'done', on_no: 'fix' },
+    check: { action: check, timeout: checkTimeout, on_yes: 'done', on_no: 'fix' },
     fix: { action: 'fix it', action_type: 'prompt', timeout: 1800, next: 'check' },
     done: { terminal: true },
   },
@@ -62,10 +62,14 @@ const RULES = {
   steering: true,
 };
 
-type Carried = 'activity' | 'activity+check' | 'local';
+type Carried = 'activity' | 'activity+check' | 'local' | `activity+${string}`;
 
-/** How each step of the run was carried out, in order, from its history. */
-async function carriedIn(workflowId: string): Promise<Carried[]> {
+/**
+ * How each step of the run was carried out, in order, from its history: a local activity, an
+ * activity, or one that ran actions after its own (`activity+check`; with `states`, the states
+ * whose actions it ran after its own: `activity+prep+check`).
+ */
+async function carriedIn(workflowId: string, states = false): Promise<Carried[]> {
   const { client } = await temporal();
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   const out: Carried[] = [];
@@ -73,8 +77,12 @@ async function carriedIn(workflowId: string): Promise<Carried[]> {
     if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') out.push('local');
     const done = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
     if (done) {
-      const result = JSON.parse(Buffer.from(done).toString('utf8')) as { burst_after?: { facts: unknown[] } };
-      out.push(result.burst_after?.facts.length ? 'activity+check' : 'activity');
+      const result = JSON.parse(Buffer.from(done).toString('utf8')) as {
+        burst_after?: { facts: unknown[]; states?: string[] };
+      };
+      const after = result.burst_after;
+      if (!after?.facts.length) out.push('activity');
+      else out.push(states ? `activity+${(after.states ?? []).join('+')}` : 'activity+check');
     }
   }
   return out;
@@ -203,5 +211,89 @@ describe('quick actions after an action, in its activity', () => {
     const completed = run.events.filter((e) => e.event === 'action_complete').map((e) => e.state);
     expect(completed).toEqual(['check', 'fix']);
     expect(run.snapshot).toMatchObject({ current: 'check' });
+  }, 120_000);
+});
+
+/** A check of over a second (not quick), with a timeout that makes it an ordinary activity. */
+const BRIEF_CHECK = `${CHECK.replace('; [ $n -ge 3 ]', '')}; sleep 1.1; [ $n -ge 3 ]`;
+
+describe('brief actions after an action, in its activity', () => {
+  it('with briefAfterActions a check the run saw take over a second runs after each fix in the fix’s activity', async () => {
+    const p = agentProject();
+    const run = await runLoop(definition(loop(BRIEF_CHECK, 1800)), {
+      ...p,
+      ...RULES,
+      burstsAfterActions: true,
+      briefAfterActions: true,
+    });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(linesOf(p.cwd, 'ran')).toEqual(['check', 'fix', 'check', 'fix', 'check']);
+    // The first check is an activity of its own (the run has not seen it yet); the later ones ran after their fix.
+    expect(await carriedIn(run.workflowId)).toEqual(['activity', 'activity+check', 'activity+check']);
+    const checks = run.events.filter((e) => e.event === 'action_complete' && e.state === 'check');
+    expect(checks.map((e) => e.exit_code)).toEqual([1, 1, 0]);
+  }, 120_000);
+
+  it('without briefAfterActions (an older release) a check of over a second after each fix is an activity of its own', async () => {
+    const p = agentProject();
+    const run = await runLoop(definition(loop(BRIEF_CHECK, 1800)), { ...p, ...RULES, burstsAfterActions: true });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(await carriedIn(run.workflowId)).toEqual(['activity', 'activity', 'activity', 'activity', 'activity']);
+  }, 120_000);
+
+  it('a pause that reaches the run while a brief action runs after the fix acts once that action ends', async () => {
+    const p = agentProject();
+    const { client } = await temporal();
+    // fix → prep (over a second; held by the test on its second run) → check; the check is quick.
+    const prep =
+      'echo prep >> ran; if [ $(grep -c prep ran) -eq 2 ]; then while [ ! -f go2 ]; do sleep 0.02; done; fi; sleep 1.1';
+    const def = {
+      name: 'brief-after-pause',
+      initial: 'check',
+      max_iterations: 10,
+      states: {
+        check: { action: CHECK, timeout: 1800, on_yes: 'done', on_no: 'fix' },
+        fix: { action: 'fix it', action_type: 'prompt', timeout: 1800, next: 'prep' },
+        prep: { action: prep, timeout: 1800, next: 'check' },
+        done: { terminal: true },
+      },
+    };
+    let held: LoopStatus | undefined;
+    let ranWhenHeld: string[] = [];
+    const run = await runLoop(definition(def), {
+      ...p,
+      ...RULES,
+      burstsAfterActions: true,
+      briefAfterActions: true,
+      onStarted: async (id) => {
+        const handle = client.workflow.getHandle(id);
+        await waitFor('the second prep to run', () => linesOf(p.cwd, 'ran').length === 6, 60_000);
+        await handle.executeUpdate(pauseUpdate, { args: [{ by: 'ann@test' }] });
+        writeFileSync(join(p.cwd, 'go2'), '');
+        await waitFor('the run to hold', async () => (await handle.query(statusQuery)).phase === 'paused', 60_000);
+        held = await handle.query(statusQuery);
+        ranWhenHeld = linesOf(p.cwd, 'ran');
+        await handle.executeUpdate(unpauseUpdate, { args: [{ by: 'ann@test' }] });
+      },
+    });
+    // The fix's activity ran prep after it, and no action after prep: the run held before the check.
+    expect(ranWhenHeld).toEqual(['check', 'fix', 'prep', 'check', 'fix', 'prep']);
+    expect(held).toMatchObject({
+      state: 'prep',
+      phase: 'paused',
+      paused: { by: 'ann@test', holding: true, next: 'check' },
+    });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(linesOf(p.cwd, 'ran')).toEqual(['check', 'fix', 'prep', 'check', 'fix', 'prep', 'check']);
+    // The first check, fix and prep are activities of their own (nothing seen yet), the check
+    // after prep ran in prep's activity; then the second fix ran prep after it, drained there;
+    // the check after the unpause is a burst (the run saw it quick).
+    expect(await carriedIn(run.workflowId, true)).toEqual([
+      'activity',
+      'activity',
+      'activity+check',
+      'activity+prep',
+      'local',
+    ]);
   }, 120_000);
 });

@@ -3,7 +3,7 @@
  * an action's activity runs no quick actions after it once its run had one since it was scheduled.
  */
 import { describe, expect, it } from 'vitest';
-import { controlledSince, noteControls } from '../../host/control-requests.js';
+import { controlledSince, noteControls, onControl } from '../../host/control-requests.js';
 import type { Snapshot } from '../../fsm/run/snapshot.js';
 
 const running = (extra: Record<string, unknown> = {}) =>
@@ -27,5 +27,23 @@ describe('controls a run reported', () => {
     noteControls('run-d', running({ pause: { by: 'ann', since_ms: 5_000 } }), 5_000);
     expect(controlledSince('run-d', 0, 5_000 + 24 * 3600 * 1000 + 1)).toBe(false);
     expect(controlledSince('run-d', 0, 5_000)).toBe(false);
+  });
+
+  it('tell who waits for a run each control it reports, that run only, until they stop waiting', () => {
+    const heard: string[] = [];
+    const stopA = onControl('run-e', () => heard.push('a'));
+    const stopB = onControl('run-e', () => heard.push('b'));
+    const stopOther = onControl('run-f', () => heard.push('other'));
+    noteControls('run-e', running(), 6_000);
+    expect(heard).toEqual([]);
+    noteControls('run-e', running({ pause: { by: 'ann', since_ms: 6_000 } }), 6_100);
+    expect(heard).toEqual(['a', 'b']);
+    stopA();
+    noteControls('run-e', running({ steer: { to: 'done', by: 'ann', since_ms: 6_200 } }), 6_200);
+    expect(heard).toEqual(['a', 'b', 'b']);
+    stopB();
+    stopOther();
+    noteControls('run-e', running({ pause: { by: 'ann', since_ms: 6_300 } }), 6_300);
+    expect(heard).toEqual(['a', 'b', 'b']);
   });
 });

@@ -23,6 +23,17 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES;
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without?: TestRef }> = {
+  briefAfterActions: {
+    with: {
+      file: 'integration/bursts-after.test.ts',
+      title: 'with briefAfterActions a check the run saw take over a second runs after each fix in the fix’s activity',
+    },
+    without: {
+      file: 'integration/bursts-after.test.ts',
+      title:
+        'without briefAfterActions (an older release) a check of over a second after each fix is an activity of its own',
+    },
+  },
   burstsAfterActions: {
     with: {
       file: 'integration/bursts-after.test.ts',

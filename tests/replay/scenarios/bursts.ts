@@ -114,6 +114,35 @@ export const BURST_SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'brief-checks-after-fix',
+    covers:
+      "briefAfterActions: a check of over a second after each agent's fix runs in the fix's activity once the run saw it (the first check an activity of its own)",
+    localActivityMaxTimeoutS: 30,
+    prepare: (p) => {
+      tool(p, 'agent');
+      script(p.toolsDir, 'agent', [
+        [0, 'fixed'],
+        [0, 'fixed'],
+      ]);
+      return { LL_HOST_CLI: 'agent' };
+    },
+    definition: {
+      name: 'brief-checks-after-fix',
+      initial: 'check',
+      max_iterations: 10,
+      states: {
+        check: {
+          action: 'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; sleep 1.1; [ $n -ge 3 ]',
+          timeout: 1800,
+          on_yes: 'done',
+          on_no: 'fix',
+        },
+        fix: { action: 'fix it', action_type: 'prompt', timeout: 1800, next: 'check' },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
     name: 'steer-in-burst',
     covers:
       "controlsAfterBursts: a steer that reaches a self-looping state while its burst runs acts at the burst's end (all its facts fed), then the steered state runs its own action",
