@@ -15,7 +15,9 @@
  * as it ends a burst that watches for one: the actions that completed are the run's.
  */
 import type { BurstAfterOutcome, BurstFact } from '../fsm/run/burst.js';
-import { burstAfter } from '../fsm/run/burst.js';
+import { burstAfter, endsBurst, nextBurstAction } from '../fsm/run/burst.js';
+import { transition } from '../fsm/run/transition.js';
+import type { Snapshot } from '../fsm/run/snapshot.js';
 import type { ActionResult } from '../fsm/types.js';
 import type { ActionCall } from '../workflows/activity-types.js';
 import { controlledSince, onControl } from '../host/control-requests.js';
@@ -25,13 +27,21 @@ import type { BurstOutcome } from '../fsm/run/burst.js';
 import type { RunStreamEvent } from '../fsm/run/events.js';
 import type { RunBurstInput } from '../workflows/activity-types.js';
 
+/** How the actions after an action run their burst (activities/run-burst.ts burstRunner). */
+export interface BurstRunOptions {
+  /** The burst's name in the journal when it is not the activity's own (default: the activity id, or the lane item's). */
+  journalId?: string;
+  /** Once aborted, no action of the burst starts after the running one. */
+  drain?: AbortSignal;
+  /** Each fact as it comes, with its state, after it is journaled. */
+  onFact?: (fact: BurstFact, state: string) => void;
+}
+
 /**
  * A burst run in the current activity (activities/run-burst.ts burstRunner): `runBurst`'s body,
- * and the quick actions an action's activity runs after it. `journalId`: the burst's name in the
- * journal when it is not the activity's own (default: the activity id, or the lane item's);
- * `drain`: once aborted, no action of the burst starts after the running one.
+ * and the actions an action's activity runs after it.
  */
-export type BurstRunner = (input: RunBurstInput, journalId?: string, drain?: AbortSignal) => Promise<BurstOutcome>;
+export type BurstRunner = (input: RunBurstInput, options?: BurstRunOptions) => Promise<BurstOutcome>;
 
 /**
  * The burst after the action of `input` whose result is `result`, run with `burst` under the
@@ -65,6 +75,25 @@ export async function runBurstAfter(
   // between actions run one at a time (the run feeds the facts up to it, then the control).
   const drain = new AbortController();
   const unwatch = onControl(workflowId, () => drain.abort());
+  // Each action's end and the state after it show in the live events as it ends, while the burst
+  // goes on: the burst decides with the same core, so the run records the same events, numbered
+  // the same, when it feeds the facts. Not the burst's last fact's: the run applies a control
+  // that reached it meanwhile before that one (workflows/burst.ts feedBurst), and the burst goes
+  // on past a fact only when it was not drained before the fact was sent.
+  let snapshot: Snapshot = next.snapshot;
+  const progress = { actions: 0, ms: 0 };
+  const onFact = (fact: BurstFact): void => {
+    if (snapshot.status !== 'running') return;
+    const t = transition(after.definition, snapshot, fact);
+    snapshot = t.snapshot;
+    progress.actions += 1;
+    progress.ms += fact.result.duration_ms;
+    const goesOn =
+      !drain.signal.aborted &&
+      !endsBurst(fact.result) &&
+      nextBurstAction(after.definition, t, progress, after.bounds) !== undefined;
+    if (goesOn) eventsAhead?.(workflowId, t.events);
+  };
   try {
     const outcome = await burst(
       {
@@ -84,8 +113,7 @@ export async function runBurstAfter(
         // A cancellation of the activity is the run's stop: what ran before it is the run's.
         watch_stop: true,
       },
-      journalId,
-      drain.signal,
+      { journalId, drain: drain.signal, onFact },
     );
     return { now, ...outcome };
   } catch {

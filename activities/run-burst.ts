@@ -31,7 +31,7 @@ import { ShellSetupFault, definedEnv, runShellAction } from './shell-action.js';
 import type { SpawnerFault } from './spawner-protocol.js';
 import { watchForStop } from './stop-watch.js';
 import { ListingAhead } from './listing-ahead.js';
-import type { BurstRunner } from './burst-after.js';
+import type { BurstRunOptions, BurstRunner } from './burst-after.js';
 
 /**
  * Bursts running in this worker's process while its spawner starts (it leaves after 30 s without
@@ -52,7 +52,8 @@ export function burstRunner(
   ahead: ListingAhead = new ListingAhead(() => undefined),
 ): BurstRunner {
   const { spawner } = where;
-  const burst = async (input: RunBurstInput, journalId?: string, drain?: AbortSignal): Promise<BurstOutcome> => {
+  const burst = async (input: RunBurstInput, options: BurstRunOptions = {}): Promise<BurstOutcome> => {
+    const { journalId, drain } = options;
     const ctx = currentContext();
     const injected = injectedEnv(deps, input.action.instanceId);
     const control = new BurstControl();
@@ -72,6 +73,7 @@ export function burstRunner(
       journal?.record(facts.length, state, fact);
       facts.push(fact);
       states.push(state);
+      options.onFact?.(fact, state);
     };
     try {
       let end: BurstEnd<SpawnerFault> | BurstEnd | undefined;
@@ -111,10 +113,10 @@ export function burstRunner(
     }
   };
   // Its checks' end may have the checkout listed for the guarded action that comes next (activities/listing-ahead.ts).
-  return async (input, journalId, drain) => {
+  return async (input, options) => {
     ahead.enter();
     try {
-      return await burst(input, journalId, drain);
+      return await burst(input, options);
     } finally {
       ahead.leave(input.action.cwd);
     }

@@ -15,6 +15,7 @@ import type { HistoryEvent } from '../../runs/find/temporal-history.js';
 import { pauseUpdate, unpauseUpdate } from '../../workflows/control-definitions.js';
 import { statusQuery, type LoopStatus } from '../../workflows/definitions.js';
 import { liveProcesses, waitFor } from '../support/processes.js';
+import { runEvents, type FileEvent } from '../support/run-events.js';
 import { closeTemporal, definition, project, runLoop, temporal } from './harness.js';
 
 afterAll(closeTemporal);
@@ -295,5 +296,50 @@ describe('brief actions after an action, in its activity', () => {
       'activity+prep',
       'local',
     ]);
+  }, 120_000);
+
+  it('each action after the fix shows in the run’s live events as it ends, while the next runs', async () => {
+    const p = agentProject();
+    // fix → prep → post → check, prep and post over a second; post's second run waits for the test.
+    const prep = 'echo prep >> ran; sleep 1.1';
+    const post =
+      'echo post >> ran; if [ $(grep -c post ran) -eq 2 ]; then while [ ! -f go2 ]; do sleep 0.02; done; fi; sleep 1.1';
+    const def = {
+      name: 'brief-after-events',
+      initial: 'check',
+      max_iterations: 10,
+      states: {
+        check: { action: CHECK, timeout: 1800, on_yes: 'done', on_no: 'fix' },
+        fix: { action: 'fix it', action_type: 'prompt', timeout: 1800, next: 'prep' },
+        prep: { action: prep, timeout: 1800, next: 'post' },
+        post: { action: post, timeout: 1800, next: 'check' },
+        done: { terminal: true },
+      },
+    };
+    let shown: string[] = [];
+    const run = await runLoop(definition(def), {
+      ...p,
+      ...RULES,
+      burstsAfterActions: true,
+      briefAfterActions: true,
+      onStarted: async (id) => {
+        // While the second fix's activity runs post after prep, the events file has prep's end
+        // and post's start (the activity gave them), though the run has not recorded them yet.
+        const started = (): FileEvent | undefined =>
+          runEvents(p.cwd, id).find((e) => e.event === 'action_start' && e.state === 'post' && e.seq > 20);
+        await waitFor('the second post to show as started', () => started() !== undefined, 60_000);
+        shown = runEvents(p.cwd, id)
+          .filter((e) => e.seq > 20)
+          .map((e) => `${e.event}:${String(e.state ?? e.to ?? '')}`);
+        writeFileSync(join(p.cwd, 'go2'), '');
+      },
+    });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'done' });
+    expect(await carriedIn(run.workflowId, true)).toContain('activity+prep+post+check');
+    expect(shown).toContain('action_complete:prep');
+    expect(shown.at(-1)).toBe('action_start:post');
+    // The run recorded them so, numbered so: the live copy showed nothing the history does not hold.
+    const recorded = run.events.filter((e) => e.seq > 20).map((e) => `${e.event}:${String(e.state ?? e.to ?? '')}`);
+    expect(recorded.slice(0, shown.length)).toEqual(shown);
   }, 120_000);
 });

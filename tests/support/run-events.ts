@@ -14,7 +14,7 @@ export interface FileEvent {
 }
 
 /** The events of run `id` of the checkout `cwd` written so far (a line still being written is left out). */
-function runEvents(cwd: string, id: string): FileEvent[] {
+export function runEvents(cwd: string, id: string): FileEvent[] {
   const file = eventsPath(cwd, id);
   if (!existsSync(file)) return [];
   const events: FileEvent[] = [];
