@@ -101,6 +101,8 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
     input.options.burstsAfterActions === true && JSON.stringify(ctx.def).length <= MAX_BURST_AFTER_DEFINITION_CHARS;
   // ... and those the run saw brief too (the `briefAfterActions` rule).
   const briefAfter = input.options.briefAfterActions === true;
+  // A terminal's quick action is a burst's last, not a burst of its own (the `terminalsInBursts` rule).
+  const terminals = input.options.terminalsInBursts === true ? { terminals: true } : {};
 
   /** Record pending local-activity results in history (see LOCAL_FLUSH_AFTER_MS). */
   const flushLocal = async (result: ActionResult, local: boolean): Promise<void> => {
@@ -144,6 +146,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
         maxMs: Math.max(1, LOCAL_FLUSH_AFTER_MS - unflushed.ms),
         localMaxS,
         ...(chains ? { learned: seen.learned() } : {}),
+        ...terminals,
       },
       ...(ctx.deadline === undefined ? {} : { deadline_ms: ctx.deadline }),
       now: Date.now(),
@@ -180,6 +183,7 @@ export function effectRunner(ctx: EffectContext): (work: WorkEffect) => Promise<
       maxMs: briefAfter ? BRIEF_AFTER_MAX_MS : LOCAL_FLUSH_AFTER_MS,
       localMaxS,
       learned: briefAfter ? seen.learned(LEARNED_BRIEF_MS) : seen.learned(),
+      ...terminals,
     };
     if (!mayBurstAfter(ctx.def, work.input.state, bounds)) return undefined;
     return {

@@ -207,6 +207,13 @@ export interface RunRules {
    * lack it and run such actions as activities of their own.
    */
   briefAfterActions?: boolean;
+  /**
+   * A terminal state's quick action (a loop's closing message: `gave_up`, `agent_failed`) runs as
+   * the last action of the burst that comes to it (fsm/run/burst.ts BurstBounds.terminals), after
+   * an agent's fix in its activity too, not as a burst of its own in a workflow task of its own.
+   * Set by the client for new runs; runs of older releases lack it and run it alone, as they did.
+   */
+  terminalsInBursts?: boolean;
 }
 
 /**
@@ -252,6 +259,7 @@ export const RUN_RULE_KEYS = [
   'learnedChains',
   'burstsAfterActions',
   'briefAfterActions',
+  'terminalsInBursts',
 ] as const satisfies ReadonlyArray<keyof RunRules>;
 export const PLACEMENT_KEYS = [
   'cwd',

@@ -31,6 +31,7 @@ export const CURRENT_RUN_RULES = {
   learnedChains: true,
   burstsAfterActions: true,
   briefAfterActions: true,
+  terminalsInBursts: true,
 } as const satisfies RunRules;
 
 export type RunRuleName = keyof typeof CURRENT_RUN_RULES;
@@ -64,6 +65,7 @@ export const RUN_RULE_SINCE: Readonly<Record<RunRuleName, string>> = {
   learnedChains: '0.9.0',
   burstsAfterActions: '0.9.0',
   briefAfterActions: '0.9.0',
+  terminalsInBursts: '0.9.0',
 };
 
 /** `[major, minor, patch]` of a version such as `0.8.1` (a pre-release or build suffix is ignored); undefined if it is none. */

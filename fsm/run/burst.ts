@@ -37,6 +37,11 @@ export interface BurstBounds {
    * it: such an action within that timeout goes on in the burst as a quick one does.
    */
   learned?: Readonly<Record<string, number>>;
+  /**
+   * A terminal state's quick action goes on in the burst too, as its last (the `terminalsInBursts`
+   * rule): a loop's closing message costs no workflow task of its own.
+   */
+  terminals?: boolean;
 }
 
 /** The burst's facts so far. */
@@ -79,8 +84,8 @@ export function endsBurst(result: ActionResult): boolean {
 /**
  * The action a burst runs next after `next` (the transition its last fact led to), or undefined
  * where the burst must end: the run is done, the next effect is not a quick action, its state is a
- * terminal (its action runs alone, as the run's last), the bounds are reached, or a person's
- * control or a budget now applies.
+ * terminal (unless the bounds take terminals: then its action runs as the burst's last), the
+ * bounds are reached, or a person's control or a budget now applies.
  */
 export function nextBurstAction(
   def: LoopDefinition,
@@ -91,7 +96,7 @@ export function nextBurstAction(
   if (next.effect.type !== 'run_action' || next.snapshot.status !== 'running') return undefined;
   if (done.actions >= bounds.maxActions || done.ms >= bounds.maxMs) return undefined;
   const request = next.effect.input;
-  if (def.states[request.state]?.terminal) return undefined;
+  if (def.states[request.state]?.terminal && bounds.terminals !== true) return undefined;
   if (mayBurst(def, next.snapshot, request, bounds.localMaxS)) return request;
   return seenQuick(request, bounds) && burstAllowed(def, next.snapshot, request) ? request : undefined;
 }
@@ -173,9 +178,9 @@ export function burstAfter(
 
 /**
  * Whether a quick action may follow `state`'s action at all: one of the states it routes to (a
- * `${…}` target: any) is a shell state that is not a terminal, whose timeout is within the quick
- * lane or which the run saw quick. Only then does the action's input carry the definition
- * ({@link BurstAfter}), which its history keeps.
+ * `${…}` target: any) is a shell state (a terminal only when the bounds take terminals), whose
+ * timeout is within the quick lane or which the run saw quick. Only then does the action's input
+ * carry the definition ({@link BurstAfter}), which its history keeps.
  */
 export function mayBurstAfter(def: LoopDefinition, state: string, bounds: BurstBounds): boolean {
   const config = def.states[state];
@@ -184,7 +189,8 @@ export function mayBurstAfter(def: LoopDefinition, state: string, bounds: BurstB
     if (target.includes('${')) return true;
     const name = target === CURRENT ? state : target;
     const next = def.states[name];
-    if (next === undefined || next.terminal || next.action === undefined || actionKind(next) !== 'shell') return false;
+    if (next === undefined || next.action === undefined || actionKind(next) !== 'shell') return false;
+    if (next.terminal && bounds.terminals !== true) return false;
     const timeout = actionTimeout(def, next);
     return timeout <= bounds.localMaxS || (bounds.learned !== undefined && Object.hasOwn(bounds.learned, name));
   });

@@ -343,3 +343,47 @@ describe('brief actions after an action, in its activity', () => {
     expect(recorded.slice(0, shown.length)).toEqual(shown);
   }, 120_000);
 });
+
+/** check always fails; after two fixes the budget is spent and the run closes with a message. */
+const closing = {
+  name: 'terminal-in-burst',
+  initial: 'check',
+  max_iterations: 10,
+  states: {
+    check: { action: 'echo check >> ran; false', timeout: 20, on_yes: 'done', on_no: 'budget' },
+    budget: {
+      evaluate: { type: 'output_numeric', source: '${state.iteration}', operator: 'le', target: 2 },
+      on_yes: 'fix',
+      on_no: 'gave_up',
+    },
+    fix: { action: 'fix it', action_type: 'prompt', timeout: 1800, next: 'check' },
+    gave_up: { action: 'echo gave up >> ran', timeout: 10, terminal: true, failure: true },
+    done: { terminal: true },
+  },
+};
+
+describe('a terminal’s action in a burst', () => {
+  it('with terminalsInBursts the closing message after the last fix’s check runs in the fix’s activity', async () => {
+    const p = agentProject();
+    const run = await runLoop(definition(closing), {
+      ...p,
+      ...RULES,
+      burstsAfterActions: true,
+      terminalsInBursts: true,
+    });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'gave_up' });
+    expect(linesOf(p.cwd, 'ran')).toEqual(['check', 'fix', 'check', 'fix', 'check', 'gave up']);
+    expect(await carriedIn(run.workflowId, true)).toEqual(['local', 'activity+check', 'activity+check+gave_up']);
+    const ends = run.events.filter((e) => e.event === 'action_complete').map((e) => e.state);
+    expect(ends).toEqual(['check', 'fix', 'check', 'fix', 'check', 'gave_up']);
+    expect(run.events.at(-1)).toMatchObject({ event: 'loop_complete', final_state: 'gave_up', failure: true });
+  }, 120_000);
+
+  it('without terminalsInBursts (an older release) the closing message is a burst of its own', async () => {
+    const p = agentProject();
+    const run = await runLoop(definition(closing), { ...p, ...RULES, burstsAfterActions: true });
+    expect(run.result).toMatchObject({ terminated_by: 'terminal', final_state: 'gave_up' });
+    expect(linesOf(p.cwd, 'ran')).toEqual(['check', 'fix', 'check', 'fix', 'check', 'gave up']);
+    expect(await carriedIn(run.workflowId, true)).toEqual(['local', 'activity+check', 'activity+check', 'local']);
+  }, 120_000);
+});

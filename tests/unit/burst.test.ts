@@ -48,6 +48,11 @@ describe('bursts', () => {
       states: { a: { action: 'true', next: 'z' }, z: { action: 'echo bye', terminal: true } },
     });
     expect(nextBurstAction(terminal.def, terminal.next, { actions: 1, ms: 1 }, bounds)).toBeUndefined();
+    // ... unless the bounds take terminals (terminalsInBursts): its action is the burst's last.
+    const withTerminals = { ...bounds, terminals: true };
+    expect(nextBurstAction(terminal.def, terminal.next, { actions: 1, ms: 1 }, withTerminals)).toMatchObject({
+      state: 'z',
+    });
     const slow = afterFirst({
       initial: 'a',
       states: {
@@ -170,7 +175,7 @@ describe('quick actions after an action, in its activity', () => {
       states: { ...FIX_CHECK.states, check: { ...FIX_CHECK.states.check, timeout: 20 } },
     });
     expect(mayBurstAfter(quick.definition, 'fix', quick.bounds)).toBe(true);
-    // A terminal, a prompt or a state without an action never runs in a burst.
+    // A prompt or a state without an action never runs in a burst.
     const toPrompt = afterFix({
       initial: 'fix',
       states: {
@@ -181,6 +186,16 @@ describe('quick actions after an action, in its activity', () => {
     });
     expect(mayBurstAfter(toPrompt.definition, 'fix', toPrompt.bounds)).toBe(false);
     expect(mayBurstAfter(toPrompt.definition, 'judge', toPrompt.bounds)).toBe(false);
+    // A terminal's quick action (a closing message) only where the bounds take terminals.
+    const toClosing = afterFix({
+      initial: 'fix',
+      states: {
+        fix: { action: 'fix it', action_type: 'prompt', next: 'gave_up' },
+        gave_up: { action: 'echo gave up', timeout: 10, terminal: true },
+      },
+    });
+    expect(mayBurstAfter(toClosing.definition, 'fix', toClosing.bounds)).toBe(false);
+    expect(mayBurstAfter(toClosing.definition, 'fix', { ...toClosing.bounds, terminals: true })).toBe(true);
     // A target known only at run time may be one.
     const dynamic = afterFix({
       initial: 'fix',

@@ -23,6 +23,16 @@ interface TestRef {
 type RuleName = keyof typeof CURRENT_RUN_RULES;
 
 const RULE_TESTS: Record<RuleName, { with: TestRef; without?: TestRef }> = {
+  terminalsInBursts: {
+    with: {
+      file: 'integration/bursts-after.test.ts',
+      title: 'with terminalsInBursts the closing message after the last fix’s check runs in the fix’s activity',
+    },
+    without: {
+      file: 'integration/bursts-after.test.ts',
+      title: 'without terminalsInBursts (an older release) the closing message is a burst of its own',
+    },
+  },
   briefAfterActions: {
     with: {
       file: 'integration/bursts-after.test.ts',

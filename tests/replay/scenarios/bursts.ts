@@ -143,6 +143,36 @@ export const BURST_SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'closing-in-burst',
+    covers:
+      "terminalsInBursts: the closing message (a failure terminal's quick action) after the last fix's check runs in the fix's activity, as the burst's last",
+    localActivityMaxTimeoutS: 30,
+    prepare: (p) => {
+      tool(p, 'agent');
+      script(p.toolsDir, 'agent', [
+        [0, 'fixed'],
+        [0, 'fixed'],
+      ]);
+      return { LL_HOST_CLI: 'agent' };
+    },
+    definition: {
+      name: 'closing-in-burst',
+      initial: 'check',
+      max_iterations: 10,
+      states: {
+        check: { action: 'false', timeout: 20, on_yes: 'done', on_no: 'budget' },
+        budget: {
+          evaluate: { type: 'output_numeric', source: '${state.iteration}', operator: 'le', target: 2 },
+          on_yes: 'fix',
+          on_no: 'gave_up',
+        },
+        fix: { action: 'fix it', action_type: 'prompt', timeout: 1800, next: 'check' },
+        gave_up: { action: 'echo gave up', timeout: 10, terminal: true, failure: true },
+        done: { terminal: true },
+      },
+    },
+  },
+  {
     name: 'steer-in-burst',
     covers:
       "controlsAfterBursts: a steer that reaches a self-looping state while its burst runs acts at the burst's end (all its facts fed), then the steered state runs its own action",
