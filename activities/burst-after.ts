@@ -1,18 +1,21 @@
 /**
- * The quick actions that follow an action, run in the action's own activity (the
- * `burstsAfterActions` run rule; fsm/run/burst.ts BurstAfter). A loop's pass is an agent's fix
- * and then its check: the check ran as a burst in the workflow task that the fix's result
- * started, a local activity and a second workflow activation on every pass. Here the fix's
- * activity feeds the fix's result to the pure core itself and runs the check at once, as a burst
- * runs it (activities/run-burst.ts: the spawner, the journal, the loop deadline, the run's stop);
- * the workflow feeds the fix's fact and the burst's to the same core in the same order.
+ * The actions that follow an action, run in the action's own activity (the `burstsAfterActions`
+ * run rule, with `briefAfterActions` and `terminalsInBursts` widening what may follow;
+ * fsm/run/burst.ts BurstAfter). A loop's pass is an agent's fix and then its check: the check ran
+ * as a burst in the workflow task that the fix's result started, a local activity and a second
+ * workflow activation on every pass. Here the fix's activity feeds the fix's result to the pure
+ * core itself and runs the check at once, as a burst runs it (activities/run-burst.ts: the
+ * spawner, the journal, the loop deadline, the run's stop); the workflow feeds the fix's fact and
+ * the burst's to the same core in the same order.
  *
- * The events of the action's end and the burst's first state go to the worker's live copy of the
- * run's events at once (worker/event-hub.ts `ahead`), as a burst's first state's do when the
- * workflow starts it. None runs when a person's pause or steer reached the run while the action ran (seen in this
- * process: host/control-requests.ts): it acts when the action ends, as it does without this rule.
- * The burst keeps the activity's heartbeat going, which is how a stop reaches it; a stop ends it
- * as it ends a burst that watches for one: the actions that completed are the run's.
+ * The events of the action's end and of each state the burst enters go to the worker's live copy
+ * of the run's events as they happen (worker/event-hub.ts `ahead`); this activity feeds the facts
+ * to the core for that as the burst does (a transition each, in the worker: the burst runs in the
+ * spawner). None runs when a person's pause or steer reached the run while the action ran (seen in
+ * this process: host/control-requests.ts): it acts when the action ends, as it does without this
+ * rule; one that reaches it while the burst runs drains it. The burst keeps the activity's
+ * heartbeat going, which is how a stop reaches it; a stop ends it as it ends a burst that watches
+ * for one: the actions that completed are the run's.
  */
 import type { BurstAfterOutcome, BurstFact } from '../fsm/run/burst.js';
 import { burstAfter, endsBurst, nextBurstAction } from '../fsm/run/burst.js';

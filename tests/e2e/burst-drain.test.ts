@@ -11,16 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { BurstControl as Control } from '../../activities/burst-loop.js';
 import type { BurstFact } from '../../fsm/run/burst.js';
 import type { RunBurstInput } from '../../workflows/activity-types.js';
-import { DIST, burstInputOf, fromDist } from '../support/dist-burst.js';
+import { ActionSpawner, BurstControl, DIST, burstInWorker, burstInputOf } from '../support/dist-burst.js';
 import { waitFor } from '../support/processes.js';
-
-const { ActionSpawner } =
-  await fromDist<typeof import('../../activities/action-spawner.js')>('activities/action-spawner.js');
-const { BurstControl, runBurstLoop } =
-  await fromDist<typeof import('../../activities/burst-loop.js')>('activities/burst-loop.js');
-const { runShellAction } =
-  await fromDist<typeof import('../../activities/shell-action.js')>('activities/shell-action.js');
-const { runProcess } = await fromDist<typeof import('../../activities/process.js')>('activities/process.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'll-burst-drain-'));
 const spawner = new ActionSpawner(join(DIST, 'activities', 'spawner-main.js'));
@@ -56,13 +48,7 @@ type Run = (
 
 const inSpawner: Run = (input, control, onFact) =>
   spawner.burst(input, { PATH: process.env.PATH ?? '' }, control, onFact);
-const inWorker: Run = (input, control, onFact) =>
-  runBurstLoop(
-    input,
-    (action, stop) => runShellAction(action, { PATH: process.env.PATH ?? '' }, runProcess, { signal: stop }),
-    control,
-    onFact,
-  );
+const inWorker: Run = burstInWorker;
 
 const ran = (log: string): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
 

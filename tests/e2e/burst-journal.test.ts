@@ -13,15 +13,7 @@ import type { BurstFact } from '../../fsm/run/burst.js';
 import type { ActionResult } from '../../fsm/types.js';
 import type { JournaledAction } from '../../activities/action-journal.js';
 import type { RunBurstInput } from '../../workflows/activity-types.js';
-import { DIST, burstInputOf, fromDist } from '../support/dist-burst.js';
-
-const { ActionSpawner } =
-  await fromDist<typeof import('../../activities/action-spawner.js')>('activities/action-spawner.js');
-const { BurstControl, runBurstLoop } =
-  await fromDist<typeof import('../../activities/burst-loop.js')>('activities/burst-loop.js');
-const { runShellAction } =
-  await fromDist<typeof import('../../activities/shell-action.js')>('activities/shell-action.js');
-const { runProcess } = await fromDist<typeof import('../../activities/process.js')>('activities/process.js');
+import { ActionSpawner, BurstControl, DIST, burstInWorker, burstInputOf } from '../support/dist-burst.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'll-burst-journal-'));
 const spawner = new ActionSpawner(join(DIST, 'activities', 'spawner-main.js'));
@@ -59,14 +51,7 @@ type Run = (
 
 const inSpawner: Run = (input, onFact, journaled) =>
   spawner.burst(input, { PATH: process.env.PATH ?? '' }, new BurstControl(), onFact, journaled);
-const inWorker: Run = (input, onFact, journaled) =>
-  runBurstLoop(
-    input,
-    (action, stop) => runShellAction(action, { PATH: process.env.PATH ?? '' }, runProcess, { signal: stop }),
-    new BurstControl(),
-    onFact,
-    journaled,
-  );
+const inWorker: Run = (input, onFact, journaled) => burstInWorker(input, new BurstControl(), onFact, journaled);
 
 /** The burst's facts as (state, output, redelivered), and the actions it ran. */
 async function burst(

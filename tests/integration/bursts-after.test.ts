@@ -89,6 +89,30 @@ async function carriedIn(workflowId: string, states = false): Promise<Carried[]>
   return out;
 }
 
+/**
+ * A run's `onStarted` that pauses it once `ran` has `lines` lines, then writes `release` (the
+ * held action may end), waits for the run to hold and unpauses it; `seen` gets the status and the
+ * lines of `ran` while it held.
+ */
+function pauseOnce(
+  cwd: string,
+  lines: number,
+  release: string,
+  seen: { held?: LoopStatus; ran?: string[] },
+): (id: string) => Promise<void> {
+  return async (id) => {
+    const { client } = await temporal();
+    const handle = client.workflow.getHandle(id);
+    await waitFor(`${lines} actions to have started`, () => linesOf(cwd, 'ran').length === lines, 60_000);
+    await handle.executeUpdate(pauseUpdate, { args: [{ by: 'ann@test' }] });
+    writeFileSync(join(cwd, release), '');
+    await waitFor('the run to hold', async () => (await handle.query(statusQuery)).phase === 'paused', 60_000);
+    seen.held = await handle.query(statusQuery);
+    seen.ran = linesOf(cwd, 'ran');
+    await handle.executeUpdate(unpauseUpdate, { args: [{ by: 'ann@test' }] });
+  };
+}
+
 /** Events without the clock's readings. */
 const timeless = (events: TimedEvent[]) =>
   events.map((e) =>
@@ -161,24 +185,15 @@ describe('quick actions after an action, in its activity', () => {
 
   it('a pause that reaches the run while the fix runs acts when the fix ends: the check waits for the unpause', async () => {
     const p = agentProject(true);
-    const { client } = await temporal();
-    let held: LoopStatus | undefined;
-    let ranWhenHeld: string[] = [];
+    const seen: { held?: LoopStatus; ran?: string[] } = {};
+    // Paused while the fix runs (it waits for `go`).
     const run = await runLoop(definition(loop()), {
       ...p,
       ...RULES,
       burstsAfterActions: true,
-      onStarted: async (id) => {
-        const handle = client.workflow.getHandle(id);
-        await waitFor('the fix to run', () => linesOf(p.cwd, 'ran').length === 2, 60_000);
-        await handle.executeUpdate(pauseUpdate, { args: [{ by: 'ann@test' }] });
-        writeFileSync(join(p.cwd, 'go'), '');
-        await waitFor('the run to hold', async () => (await handle.query(statusQuery)).phase === 'paused', 60_000);
-        held = await handle.query(statusQuery);
-        ranWhenHeld = linesOf(p.cwd, 'ran');
-        await handle.executeUpdate(unpauseUpdate, { args: [{ by: 'ann@test' }] });
-      },
+      onStarted: pauseOnce(p.cwd, 2, 'go', seen),
     });
+    const { held, ran: ranWhenHeld } = seen;
     // It held after the fix, before the check ran again.
     expect(held).toMatchObject({
       state: 'fix',
@@ -244,7 +259,6 @@ describe('brief actions after an action, in its activity', () => {
 
   it('a pause that reaches the run while a brief action runs after the fix acts once that action ends', async () => {
     const p = agentProject();
-    const { client } = await temporal();
     // fix → prep (over a second; held by the test on its second run) → check; the check is quick.
     const prep =
       'echo prep >> ran; if [ $(grep -c prep ran) -eq 2 ]; then while [ ! -f go2 ]; do sleep 0.02; done; fi; sleep 1.1';
@@ -259,24 +273,16 @@ describe('brief actions after an action, in its activity', () => {
         done: { terminal: true },
       },
     };
-    let held: LoopStatus | undefined;
-    let ranWhenHeld: string[] = [];
+    const seen: { held?: LoopStatus; ran?: string[] } = {};
+    // Paused while the second prep runs (it waits for `go2`).
     const run = await runLoop(definition(def), {
       ...p,
       ...RULES,
       burstsAfterActions: true,
       briefAfterActions: true,
-      onStarted: async (id) => {
-        const handle = client.workflow.getHandle(id);
-        await waitFor('the second prep to run', () => linesOf(p.cwd, 'ran').length === 6, 60_000);
-        await handle.executeUpdate(pauseUpdate, { args: [{ by: 'ann@test' }] });
-        writeFileSync(join(p.cwd, 'go2'), '');
-        await waitFor('the run to hold', async () => (await handle.query(statusQuery)).phase === 'paused', 60_000);
-        held = await handle.query(statusQuery);
-        ranWhenHeld = linesOf(p.cwd, 'ran');
-        await handle.executeUpdate(unpauseUpdate, { args: [{ by: 'ann@test' }] });
-      },
+      onStarted: pauseOnce(p.cwd, 6, 'go2', seen),
     });
+    const { held, ran: ranWhenHeld } = seen;
     // The fix's activity ran prep after it, and no action after prep: the run held before the check.
     expect(ranWhenHeld).toEqual(['check', 'fix', 'prep', 'check', 'fix', 'prep']);
     expect(held).toMatchObject({

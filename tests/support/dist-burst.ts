@@ -5,6 +5,9 @@
  */
 import { join } from 'node:path';
 import type { RunBurstInput } from '../../workflows/activity-types.js';
+import type { BurstControl as Control } from '../../activities/burst-loop.js';
+import type { JournaledAction } from '../../activities/action-journal.js';
+import type { BurstFact } from '../../fsm/run/burst.js';
 
 export const DIST = join(import.meta.dirname, '..', '..', 'dist');
 
@@ -35,3 +38,26 @@ export function burstInputOf(
     ...extra,
   };
 }
+
+export const { ActionSpawner } =
+  await fromDist<typeof import('../../activities/action-spawner.js')>('activities/action-spawner.js');
+export const { BurstControl, runBurstLoop } =
+  await fromDist<typeof import('../../activities/burst-loop.js')>('activities/burst-loop.js');
+const { runShellAction } =
+  await fromDist<typeof import('../../activities/shell-action.js')>('activities/shell-action.js');
+const { runProcess } = await fromDist<typeof import('../../activities/process.js')>('activities/process.js');
+
+/** A burst run in the worker itself, as the activity runs one when there is no spawner; its actions see only PATH. */
+export const burstInWorker = (
+  input: RunBurstInput,
+  control: Control,
+  onFact: (fact: BurstFact, state: string) => void,
+  journaled: JournaledAction[] = [],
+): ReturnType<typeof runBurstLoop> =>
+  runBurstLoop(
+    input,
+    (action, stop) => runShellAction(action, { PATH: process.env.PATH ?? '' }, runProcess, { signal: stop }),
+    control,
+    onFact,
+    journaled,
+  );

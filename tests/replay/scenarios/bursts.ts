@@ -7,6 +7,16 @@ import { steerUpdate } from '../../../workflows/control-definitions.js';
 import { script } from '../../integration/harness.js';
 import { BY, FLAKY, lineCount, tool, type Scenario } from './support.js';
 
+/** The host CLI is an agent that reports two fixes, one per call. */
+const twoFixes: NonNullable<Scenario['prepare']> = (p) => {
+  tool(p, 'agent');
+  script(p.toolsDir, 'agent', [
+    [0, 'fixed'],
+    [0, 'fixed'],
+  ]);
+  return { LL_HOST_CLI: 'agent' };
+};
+
 export const BURST_SCENARIOS: Scenario[] = [
   {
     name: 'quick-bursts',
@@ -89,14 +99,7 @@ export const BURST_SCENARIOS: Scenario[] = [
     covers:
       "burstsAfterActions: the quick check after each agent's fix runs in the fix's activity (its result carries the check's burst), the first check a burst of its own",
     localActivityMaxTimeoutS: 30,
-    prepare: (p) => {
-      tool(p, 'agent');
-      script(p.toolsDir, 'agent', [
-        [0, 'fixed'],
-        [0, 'fixed'],
-      ]);
-      return { LL_HOST_CLI: 'agent' };
-    },
+    prepare: twoFixes,
     definition: {
       name: 'checks-after-fix',
       initial: 'check',
@@ -118,14 +121,7 @@ export const BURST_SCENARIOS: Scenario[] = [
     covers:
       "briefAfterActions: a check of over a second after each agent's fix runs in the fix's activity once the run saw it (the first check an activity of its own)",
     localActivityMaxTimeoutS: 30,
-    prepare: (p) => {
-      tool(p, 'agent');
-      script(p.toolsDir, 'agent', [
-        [0, 'fixed'],
-        [0, 'fixed'],
-      ]);
-      return { LL_HOST_CLI: 'agent' };
-    },
+    prepare: twoFixes,
     definition: {
       name: 'brief-checks-after-fix',
       initial: 'check',
@@ -147,14 +143,7 @@ export const BURST_SCENARIOS: Scenario[] = [
     covers:
       "terminalsInBursts: the closing message (a failure terminal's quick action) after the last fix's check runs in the fix's activity, as the burst's last",
     localActivityMaxTimeoutS: 30,
-    prepare: (p) => {
-      tool(p, 'agent');
-      script(p.toolsDir, 'agent', [
-        [0, 'fixed'],
-        [0, 'fixed'],
-      ]);
-      return { LL_HOST_CLI: 'agent' };
-    },
+    prepare: twoFixes,
     definition: {
       name: 'closing-in-burst',
       initial: 'check',
